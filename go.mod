@@ -1,0 +1,3 @@
+module epsim
+
+go 1.26

@@ -1,0 +1,316 @@
+package model
+
+import "time"
+
+// AddressType is the address family of an EndpointSlice (discovery/v1 AddressType).
+type AddressType string
+
+// Address types produced by the EndpointSlice controller. FQDN is never produced.
+const (
+	AddressTypeIPv4 AddressType = "IPv4"
+	AddressTypeIPv6 AddressType = "IPv6"
+)
+
+// IPFamily is a Service's IP family (core/v1 IPFamily).
+type IPFamily string
+
+// IP families a Service may list in spec.ipFamilies.
+const (
+	IPv4 IPFamily = "IPv4"
+	IPv6 IPFamily = "IPv6"
+)
+
+// Protocol is a port's L4 protocol (core/v1 Protocol).
+type Protocol string
+
+// Protocols a Service port may use.
+const (
+	ProtocolTCP  Protocol = "TCP"
+	ProtocolUDP  Protocol = "UDP"
+	ProtocolSCTP Protocol = "SCTP"
+)
+
+// PodPhase is a pod's lifecycle phase (core/v1 PodPhase).
+type PodPhase string
+
+// Pod phases. Succeeded and Failed pods never become endpoints.
+const (
+	PodPending   PodPhase = "Pending"
+	PodRunning   PodPhase = "Running"
+	PodSucceeded PodPhase = "Succeeded"
+	PodFailed    PodPhase = "Failed"
+)
+
+// Well-known label and annotation keys (upstream: k8s.io/api/discovery/v1 and core/v1 constants).
+const (
+	LabelServiceName         = "kubernetes.io/service-name"
+	LabelManagedBy           = "endpointslice.kubernetes.io/managed-by"
+	LabelHeadless            = "service.kubernetes.io/headless"
+	LabelServiceProxyName    = "service.kubernetes.io/service-proxy-name"
+	LabelSkipMirror          = "endpointslice.kubernetes.io/skip-mirror"
+	LabelZone                = "topology.kubernetes.io/zone"
+	LabelRegion              = "topology.kubernetes.io/region"
+	AnnotationTriggerTime    = "endpoints.kubernetes.io/last-change-trigger-time"
+	AnnotationOverCapacity   = "endpoints.kubernetes.io/over-capacity"
+	AnnotationTopologyMode   = "service.kubernetes.io/topology-mode"
+	AnnotationTopologyHints  = "service.kubernetes.io/topology-aware-hints"
+	AnnotationLeaderElection = "control-plane.alpha.kubernetes.io/leader"
+
+	// ControllerName is the managed-by value of slices written by the EndpointSlice controller.
+	ControllerName = "endpointslice-controller.k8s.io"
+	// MirroringControllerName is the managed-by value of slices written by the mirroring controller.
+	MirroringControllerName = "endpointslicemirroring-controller.k8s.io"
+)
+
+// Traffic distribution values of spec.trafficDistribution.
+const (
+	TrafficDistributionPreferClose    = "PreferClose"
+	TrafficDistributionPreferSameZone = "PreferSameZone"
+	TrafficDistributionPreferSameNode = "PreferSameNode"
+)
+
+// Limits and defaults taken from upstream.
+const (
+	// DefaultMaxEndpointsPerSlice is kube-controller-manager's --max-endpoints-per-slice default.
+	DefaultMaxEndpointsPerSlice = 100
+	// MaxEndpointsPerSliceLimit is the largest value the flag accepts (and the API's limit).
+	MaxEndpointsPerSliceLimit = 1000
+	// EndpointsMaxCapacity is the legacy Endpoints controller's truncation threshold
+	// (upstream: endpoints_controller.go maxCapacity).
+	EndpointsMaxCapacity = 1000
+	// MirroringMaxEndpointsPerSubset is --mirroring-max-endpoints-per-subset's default.
+	MirroringMaxEndpointsPerSubset = 1000
+)
+
+// Timestamp is a point in (virtual or recorded) time, as Unix nanoseconds in UTC.
+// The zero value is Kubernetes' zero time: "not set".
+type Timestamp int64
+
+// IsZero reports whether t is unset.
+func (t Timestamp) IsZero() bool { return t == 0 }
+
+// Time converts t to a time.Time in UTC. It reads no clock.
+func (t Timestamp) Time() time.Time { return time.Unix(0, int64(t)).UTC() }
+
+// RFC3339Nano formats t as the trigger-time annotation does (trailing zeros trimmed).
+// upstream: utils.go addTriggerTimeAnnotation (triggerTime.UTC().Format(time.RFC3339Nano)).
+func (t Timestamp) RFC3339Nano() string { return t.Time().Format(time.RFC3339Nano) }
+
+// RFC3339 formats t at second precision, as metav1.Time serializes in JSON.
+func (t Timestamp) RFC3339() string { return t.Time().Format(time.RFC3339) }
+
+// IntOrString is a targetPort: a number, or the name of a container port.
+type IntOrString struct {
+	IsString bool
+	IntVal   int32
+	StrVal   string
+}
+
+// IntPort returns a numeric targetPort.
+func IntPort(p int32) IntOrString { return IntOrString{IntVal: p} }
+
+// NamedPort returns a named targetPort.
+func NamedPort(name string) IntOrString { return IntOrString{IsString: true, StrVal: name} }
+
+// ServicePort is one entry of a Service's spec.ports.
+type ServicePort struct {
+	Name        string
+	Protocol    Protocol
+	Port        int32
+	TargetPort  IntOrString
+	AppProtocol *string
+}
+
+// Service is the part of a core/v1 Service the controllers read.
+type Service struct {
+	Namespace         string
+	Name              string
+	UID               string
+	CreationTimestamp Timestamp
+	// Deleting is true when the Service has a deletionTimestamp.
+	Deleting    bool
+	Labels      map[string]string
+	Annotations map[string]string
+	// Selector is spec.selector; nil means "no selector" (Endpoints are user-managed).
+	Selector                 map[string]string
+	ClusterIP                string // "None" for headless
+	IPFamilies               []IPFamily
+	Ports                    []ServicePort
+	PublishNotReadyAddresses bool
+	// TrafficDistribution is spec.trafficDistribution; "" means unset.
+	TrafficDistribution string
+	// ExternalName is true for type ExternalName, which no controller reconciles.
+	ExternalName bool
+}
+
+// Key returns "namespace/name".
+func (s *Service) Key() string { return s.Namespace + "/" + s.Name }
+
+// IsHeadless reports whether the Service has no cluster IP ("None" or "").
+// upstream: utils.go isServiceIPSet (negated), endpoints_controller.go headless label.
+func (s *Service) IsHeadless() bool { return s.ClusterIP == "None" || s.ClusterIP == "" }
+
+// ContainerPort is a named port a container exposes.
+type ContainerPort struct {
+	Name          string
+	ContainerPort int32
+	Protocol      Protocol
+}
+
+// Pod is the part of a core/v1 Pod the controllers read.
+type Pod struct {
+	Namespace string
+	Name      string
+	UID       string
+	Labels    map[string]string
+	NodeName  string
+	Hostname  string
+	Subdomain string
+	Phase     PodPhase
+	// IPs is status.podIPs in order (status.podIP is IPs[0]).
+	IPs []string
+	// Ready is the truth of the Ready condition.
+	Ready bool
+	// ReadyTransition is the Ready condition's lastTransitionTime (zero: no condition).
+	ReadyTransition Timestamp
+	// Terminating is true when the pod has a deletionTimestamp.
+	Terminating bool
+	// ContainerPorts are the regular containers' ports, in container order.
+	ContainerPorts []ContainerPort
+	// SidecarPorts are the ports of init containers with restartPolicy Always.
+	SidecarPorts []ContainerPort
+	// ResourceVersion changes on every stored update (used only by update filters).
+	ResourceVersion string
+}
+
+// Key returns "namespace/name".
+func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }
+
+// Node is the part of a core/v1 Node the controllers read.
+type Node struct {
+	Name   string
+	Zone   string // topology.kubernetes.io/zone, "" if unlabelled
+	Region string
+	// AllocatableMilliCPU is status.allocatable.cpu in millicores (0: unknown).
+	AllocatableMilliCPU int64
+	Ready               bool
+	// ControlPlane is true for nodes labelled node-role.kubernetes.io/control-plane or master.
+	ControlPlane bool
+}
+
+// ObjectReference is an endpoint's targetRef (kind, namespace, name, uid only).
+type ObjectReference struct {
+	Kind      string
+	Namespace string
+	Name      string
+	UID       string
+}
+
+// OwnerReference is a metadata.ownerReferences entry.
+type OwnerReference struct {
+	APIVersion         string
+	Kind               string
+	Name               string
+	UID                string
+	Controller         *bool
+	BlockOwnerDeletion *bool
+}
+
+// EndpointConditions are an endpoint's ready/serving/terminating conditions; nil is unknown.
+type EndpointConditions struct {
+	Ready       *bool
+	Serving     *bool
+	Terminating *bool
+}
+
+// EndpointHints are topology hints (forZones and forNodes names).
+type EndpointHints struct {
+	ForZones []string
+	ForNodes []string
+}
+
+// Endpoint is one discovery/v1 Endpoint.
+type Endpoint struct {
+	Addresses  []string
+	Conditions EndpointConditions
+	Hostname   *string
+	TargetRef  *ObjectReference
+	NodeName   *string
+	Zone       *string
+	Hints      *EndpointHints
+}
+
+// EndpointPort is one discovery/v1 EndpointPort. Every field is a pointer, as upstream.
+type EndpointPort struct {
+	Name        *string
+	Protocol    *Protocol
+	Port        *int32
+	AppProtocol *string
+}
+
+// ObjectMeta is the metadata the simulator tracks for sizes and identity.
+type ObjectMeta struct {
+	Name              string
+	GenerateName      string
+	Namespace         string
+	UID               string
+	ResourceVersion   string
+	Generation        int64
+	CreationTimestamp Timestamp
+	Labels            map[string]string
+	Annotations       map[string]string
+	OwnerReferences   []OwnerReference
+	// ManagedFields is the managedFields entries as the API server stores them.
+	ManagedFields []ManagedFieldsEntry
+}
+
+// ManagedFieldsEntry is one metadata.managedFields entry. FieldsV1 is the raw JSON of the
+// field set; for the controllers' atomic lists it is small and constant.
+type ManagedFieldsEntry struct {
+	Manager    string
+	Operation  string // "Update" or "Apply"
+	APIVersion string
+	Time       Timestamp
+	FieldsType string // "FieldsV1"
+	FieldsV1   string
+}
+
+// EndpointSlice is one discovery/v1 EndpointSlice.
+type EndpointSlice struct {
+	ObjectMeta
+	AddressType AddressType
+	Endpoints   []Endpoint
+	Ports       []EndpointPort
+}
+
+// EndpointAddress is one core/v1 EndpointAddress of a legacy Endpoints subset.
+type EndpointAddress struct {
+	IP        string
+	Hostname  string
+	NodeName  *string
+	TargetRef *ObjectReference
+}
+
+// EndpointsPort is one core/v1 EndpointPort of a legacy Endpoints subset.
+type EndpointsPort struct {
+	Name        string
+	Port        int32
+	Protocol    Protocol
+	AppProtocol *string
+}
+
+// EndpointSubset is one core/v1 EndpointSubset.
+type EndpointSubset struct {
+	Addresses         []EndpointAddress
+	NotReadyAddresses []EndpointAddress
+	Ports             []EndpointsPort
+}
+
+// Endpoints is one legacy core/v1 Endpoints object.
+type Endpoints struct {
+	ObjectMeta
+	Subsets []EndpointSubset
+}
+
+// Ptr returns a pointer to v (a helper for the many pointer fields of the API types).
+func Ptr[T any](v T) *T { return &v }

@@ -1,0 +1,222 @@
+package sim
+
+import "time"
+
+// Config is a fully resolved, validated scenario: what the engine runs. The scenarios package
+// builds it from YAML (defaults applied); tests may build it directly.
+type Config struct {
+	// Name is the scenario name, carried into every output.
+	Name string
+	// Seed seeds every random stream of the run.
+	Seed uint64
+
+	Cluster      ClusterConfig
+	ControlPlane ControlPlaneConfig
+	APIServer    APIServerConfig
+	Network      NetworkConfig
+	Services     []ServiceConfig
+	Timeline     []Action
+
+	// Modes selects which control planes run ("both" when both are true).
+	RunEndpoints      bool
+	RunEndpointSlices bool
+
+	// Guards end a runaway run with an error.
+	MaxEvents int64
+	EndTime   time.Duration
+	// SLO is the propagation-latency p99 objective (default 30s).
+	SLO time.Duration
+}
+
+// ClusterConfig describes the nodes.
+type ClusterConfig struct {
+	Nodes int
+	Zones []string
+	// Region labels every node (topology.kubernetes.io/region).
+	Region string
+	// NodeNameFormat is a fmt pattern with one %d (the node index), e.g. "ip-10-0-%d.ec2.internal".
+	NodeNameFormat string
+	// NodeMilliCPU is each node's allocatable CPU (topology-aware hints weigh zones by it).
+	NodeMilliCPU int64
+}
+
+// ControllerConfig is one controller's machinery: workqueue, workers, client rate limit.
+type ControllerConfig struct {
+	Workers     int
+	BatchPeriod time.Duration
+	QPS         float64
+	Burst       int
+	// APILatency is the time one API call takes, from send to response.
+	APILatency Distribution
+}
+
+// ControlPlaneConfig configures both controllers.
+type ControlPlaneConfig struct {
+	EndpointSlice        ControllerConfig
+	Endpoints            ControllerConfig
+	MaxEndpointsPerSlice int
+	// EndpointsTruncation enables the 1000-address truncation of legacy Endpoints
+	// (on = upstream since 1.22; off = the pre-1.22 behaviour).
+	EndpointsTruncation bool
+}
+
+// Encoding is the wire encoding watchers ask for.
+type Encoding string
+
+// Encodings a watcher may use.
+const (
+	EncodingProtobuf Encoding = "protobuf"
+	EncodingJSON     Encoding = "json"
+)
+
+// WatcherConfig is a group of extra watchers (besides the kube-proxy on every node).
+type WatcherConfig struct {
+	Name  string
+	Count int
+	// Resources the watcher watches: "endpointslices", "endpoints" or both.
+	EndpointSlices bool
+	Endpoints      bool
+	Encoding       Encoding
+	// IncludeHeadless is true for watchers without kube-proxy's headless filter (e.g. CoreDNS).
+	IncludeHeadless bool
+}
+
+// APIServerConfig configures the API servers and their watchers.
+type APIServerConfig struct {
+	Replicas int
+	// KubeProxyEncoding is the encoding of the kube-proxy on every node.
+	KubeProxyEncoding Encoding
+	// KubeProxyWatches says whether kube-proxies watch EndpointSlices (modern) in the
+	// EndpointSlice mode and Endpoints in the Endpoints mode. Always true today.
+	Watchers []WatcherConfig
+	// ObjectSizeLimitBytes rejects writes of larger objects (etcd --max-request-bytes, 1.5 MiB).
+	ObjectSizeLimitBytes int64
+	// EgressBitsPerSec is each replica's egress bandwidth; 0 means unlimited.
+	EgressBitsPerSec float64
+}
+
+// NetworkConfig configures delivery to nodes.
+type NetworkConfig struct {
+	// Enabled turns on the fluid network model (propagation latency from bandwidth).
+	Enabled bool
+	// NodeIngressBitsPerSec is each node's ingress bandwidth; 0 means unlimited.
+	NodeIngressBitsPerSec float64
+	// TransportOverhead adds HTTP/2 and TLS framing bytes to every event.
+	TransportOverhead bool
+}
+
+// ServicePortConfig is one Service port.
+type ServicePortConfig struct {
+	Name        string
+	Protocol    string
+	Port        int32
+	TargetPort  int32
+	AppProtocol string
+}
+
+// PodTiming holds the kubelet's sampled delays for a service's pods.
+type PodTiming struct {
+	// Schedule is creation → scheduled onto a node.
+	Schedule Distribution
+	// Start is scheduled → running with an IP.
+	Start Distribution
+	// Ready is running → Ready condition true.
+	Ready Distribution
+	// Stop is deletion → containers stopped (Ready false, still terminating).
+	Stop Distribution
+	// GracePeriod is deletion → pod object gone (terminationGracePeriodSeconds bound).
+	GracePeriod Distribution
+}
+
+// ServiceConfig describes a Service and its Deployment; Count stamps many alike.
+type ServiceConfig struct {
+	Name                     string
+	Namespace                string
+	Count                    int
+	Replicas                 int
+	Ports                    []ServicePortConfig
+	IPFamilies               []string
+	Headless                 bool
+	PublishNotReadyAddresses bool
+	TrafficDistribution      string
+	TopologyMode             string
+	Labels                   map[string]string
+	MinReadySeconds          time.Duration
+	Timing                   PodTiming
+}
+
+// IntOrPercent is maxSurge/maxUnavailable: an absolute number or a percentage.
+type IntOrPercent struct {
+	Value     int
+	IsPercent bool
+}
+
+// ActionKind names a timeline action.
+type ActionKind string
+
+// Timeline action kinds.
+const (
+	ActionCreate        ActionKind = "create"
+	ActionRollout       ActionKind = "rollout"
+	ActionScale         ActionKind = "scale"
+	ActionRestartPods   ActionKind = "restartPods"
+	ActionFlipReadiness ActionKind = "flipReadiness"
+	ActionFailNodes     ActionKind = "failNodes"
+	ActionDrainNodes    ActionKind = "drainNodes"
+	ActionLabelService  ActionKind = "labelService"
+	ActionWait          ActionKind = "wait"
+)
+
+// Action is one named timeline step; it is a phase in the results. The phase ends when the
+// action's work and everything it caused have settled (or after Duration for wait), plus Settle.
+type Action struct {
+	Name string
+	Kind ActionKind
+	// Services selects target services by name (the stamped names, or the base name for all
+	// stamped copies); empty means all.
+	Services []string
+	// rollout
+	MaxSurge       IntOrPercent
+	MaxUnavailable IntOrPercent
+	// scale
+	Replicas int
+	// restartPods, flipReadiness: how many pods (per service)
+	Pods int
+	// flipReadiness: how long the endpoints stay not-ready
+	NotReadyFor time.Duration
+	// failNodes, drainNodes: how many nodes, or which zone
+	Nodes int
+	Zone  string
+	// labelService
+	Labels map[string]string
+	// wait
+	Duration time.Duration
+	// Settle is extra idle time after the action's work is done before the next phase.
+	Settle time.Duration
+}
+
+// DistributionKind names a delay distribution.
+type DistributionKind string
+
+// Distribution kinds.
+const (
+	DistFixed       DistributionKind = "fixed"
+	DistUniform     DistributionKind = "uniform"
+	DistLognormal   DistributionKind = "lognormal"
+	DistExponential DistributionKind = "exponential"
+)
+
+// Distribution is a delay distribution. Fixed uses Value; Uniform uses Min and Max; Lognormal
+// uses Median and P99; Exponential uses Mean.
+type Distribution struct {
+	Kind   DistributionKind
+	Value  time.Duration
+	Min    time.Duration
+	Max    time.Duration
+	Median time.Duration
+	P99    time.Duration
+	Mean   time.Duration
+}
+
+// Fixed returns a constant delay.
+func Fixed(d time.Duration) Distribution { return Distribution{Kind: DistFixed, Value: d} }

@@ -1,0 +1,141 @@
+package sim
+
+// Mode names one control plane in the results.
+type Mode string
+
+// The two modes run side by side.
+const (
+	ModeEndpoints      Mode = "endpoints"
+	ModeEndpointSlices Mode = "endpointslices"
+)
+
+// Results is everything one run produced. Reports render it; it holds no wall-clock data.
+type Results struct {
+	Scenario string `json:"scenario"`
+	Seed     uint64 `json:"seed"`
+	Nodes    int    `json:"nodes"`
+	// Watchers is the number of watchers per mode (kube-proxies plus extra watchers).
+	Watchers int `json:"watchers"`
+	// Phases are the timeline's actions in order.
+	Phases []PhaseResult `json:"phases"`
+	// Total sums every phase.
+	Total PhaseResult `json:"total"`
+	// Series holds per-second buckets for charts (not in summary.json).
+	Series []Bucket `json:"-"`
+	// Writes is the API-write log (not in summary.json).
+	Writes []WriteRecord `json:"-"`
+	// Layout samples the EndpointSlice layout over time (not in summary.json).
+	Layout []LayoutSample `json:"-"`
+	// Events is the number of events the engine processed.
+	Events int64 `json:"events"`
+	// EndTime is the virtual time the run ended.
+	EndTime Time `json:"-"`
+}
+
+// PhaseResult is the accounting for one phase, per mode.
+type PhaseResult struct {
+	Name           string     `json:"name"`
+	Start          Time       `json:"-"`
+	End            Time       `json:"-"`
+	Endpoints      ModeResult `json:"endpoints"`
+	EndpointSlices ModeResult `json:"endpointslices"`
+}
+
+// Mode returns the result of mode m.
+func (p *PhaseResult) Mode(m Mode) *ModeResult {
+	if m == ModeEndpoints {
+		return &p.Endpoints
+	}
+	return &p.EndpointSlices
+}
+
+// WriteCounts counts API writes by verb.
+type WriteCounts struct {
+	Create int64 `json:"create"`
+	Update int64 `json:"update"`
+	Delete int64 `json:"delete"`
+}
+
+// Total returns all writes.
+func (w WriteCounts) Total() int64 { return w.Create + w.Update + w.Delete }
+
+// ModeResult is one mode's accounting over a phase. Bytes are exact integers.
+type ModeResult struct {
+	Writes WriteCounts `json:"writes"`
+	// NoopWrites are updates the API server dropped because nothing changed (§7.1).
+	NoopWrites   int64 `json:"noopWrites"`
+	FailedWrites int64 `json:"failedWrites"`
+	// Syncs is the number of controller syncs.
+	Syncs int64 `json:"syncs"`
+	// Objects is the number of live objects at the phase's end.
+	Objects int64 `json:"objects"`
+	// EtcdBytes is the bytes of every committed object as stored.
+	EtcdBytes int64 `json:"etcdBytes"`
+	// RequestBytes is the bytes of request bodies the controller sent.
+	RequestBytes int64 `json:"requestBytes"`
+	// WatchEvents is the number of watch events delivered (events × watchers).
+	WatchEvents int64 `json:"watchEvents"`
+	// FanoutBytes is the bytes delivered to all watchers.
+	FanoutBytes int64 `json:"fanoutBytes"`
+	// PerNodeBytes is the bytes one kube-proxy received.
+	PerNodeBytes int64 `json:"perNodeBytes"`
+	// MaxObjectBytes is the largest object written.
+	MaxObjectBytes int64 `json:"maxObjectBytes"`
+	// PeakEgressBytesPerSec is the largest fan-out in any 1 s window (all API servers).
+	PeakEgressBytesPerSec int64 `json:"peakEgressBytesPerSec"`
+	// TruncatedObjects counts writes of truncated Endpoints.
+	TruncatedObjects int64 `json:"truncatedObjects"`
+	// Propagation summarises trigger-to-last-watcher latency of this phase's writes.
+	Propagation Latency `json:"propagation"`
+}
+
+// Latency summarises a latency distribution in seconds.
+type Latency struct {
+	Count      int64   `json:"count"`
+	P50Seconds float64 `json:"p50Seconds"`
+	P90Seconds float64 `json:"p90Seconds"`
+	P99Seconds float64 `json:"p99Seconds"`
+	MaxSeconds float64 `json:"maxSeconds"`
+}
+
+// Bucket is one second of virtual time, per mode.
+type Bucket struct {
+	Second         int64
+	Endpoints      BucketMode
+	EndpointSlices BucketMode
+}
+
+// BucketMode is one mode's traffic in one bucket.
+type BucketMode struct {
+	Writes      int64
+	FanoutBytes int64
+	EtcdBytes   int64
+}
+
+// WriteRecord is one API write, for writes.jsonl.
+type WriteRecord struct {
+	At          Time   `json:"-"`
+	Mode        Mode   `json:"mode"`
+	Verb        string `json:"verb"`
+	Kind        string `json:"kind"`
+	Namespace   string `json:"namespace"`
+	Name        string `json:"name"`
+	Endpoints   int    `json:"endpoints"`
+	ObjectBytes int64  `json:"objectBytes"`
+	EventBytes  int64  `json:"eventBytes"`
+	Watchers    int64  `json:"watchers"`
+	// Outcome is "ok", "noop" or "failed".
+	Outcome string `json:"outcome"`
+	Phase   string `json:"phase"`
+	// Latency is trigger → last watcher has it (0 when unknown).
+	Latency Time `json:"-"`
+}
+
+// LayoutSample is the EndpointSlice layout at one instant (all services).
+type LayoutSample struct {
+	At        Time
+	Slices    int
+	Endpoints int
+	// Min, Median and Max endpoints per slice.
+	Min, Median, Max int
+}
