@@ -1,0 +1,245 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"epsim/sim"
+)
+
+// Summary is the content of summary.json, the stable machine interface of a run (DESIGN.md
+// "Results contract"). Field order is the JSON order. A mode that did not run is omitted
+// (nil), and so is every ratio whose denominator is zero.
+type Summary struct {
+	Scenario string `json:"scenario"`
+	Seed     uint64 `json:"seed"`
+	Nodes    int    `json:"nodes"`
+	// Watchers is the number of watchers per mode (kube-proxies plus extra watchers).
+	Watchers int `json:"watchers"`
+	// Modes lists the modes that ran, Endpoints first.
+	Modes []sim.Mode `json:"modes"`
+	// Events is the number of events the engine processed.
+	Events int64 `json:"events"`
+	// EndTime is the virtual time the run ended, as a Go duration and in seconds.
+	EndTime        string  `json:"endTime"`
+	EndTimeSeconds float64 `json:"endTimeSeconds"`
+	// Phases are the scenario's timeline actions in order.
+	Phases []PhaseSummary `json:"phases"`
+	// Total sums every phase.
+	Total PhaseSummary `json:"total"`
+}
+
+// PhaseSummary is one phase (or the total) for every mode that ran.
+type PhaseSummary struct {
+	Name         string  `json:"name"`
+	Start        string  `json:"start"`
+	End          string  `json:"end"`
+	StartSeconds float64 `json:"startSeconds"`
+	EndSeconds   float64 `json:"endSeconds"`
+	// Endpoints and EndpointSlices are nil when the mode did not run.
+	Endpoints      *ModeSummary `json:"endpoints,omitempty"`
+	EndpointSlices *ModeSummary `json:"endpointslices,omitempty"`
+	// Ratio is Endpoints / EndpointSlices; nil unless both modes ran.
+	Ratio *RatioSummary `json:"ratio,omitempty"`
+}
+
+// Mode returns the summary of mode m, or nil when m did not run.
+func (p *PhaseSummary) Mode(m sim.Mode) *ModeSummary {
+	if m == sim.ModeEndpoints {
+		return p.Endpoints
+	}
+	return p.EndpointSlices
+}
+
+// WritesSummary counts API writes by verb, with their total.
+type WritesSummary struct {
+	Create int64 `json:"create"`
+	Update int64 `json:"update"`
+	Delete int64 `json:"delete"`
+	Total  int64 `json:"total"`
+}
+
+// ModeSummary is one mode's accounting over a phase. Bytes are exact integers.
+type ModeSummary struct {
+	Writes                WritesSummary  `json:"writes"`
+	NoopWrites            int64          `json:"noopWrites"`
+	FailedWrites          int64          `json:"failedWrites"`
+	Syncs                 int64          `json:"syncs"`
+	Objects               int64          `json:"objects"`
+	EtcdBytes             int64          `json:"etcdBytes"`
+	RequestBytes          int64          `json:"requestBytes"`
+	WatchEvents           int64          `json:"watchEvents"`
+	FanoutBytes           int64          `json:"fanoutBytes"`
+	PerNodeBytes          int64          `json:"perNodeBytes"`
+	MaxObjectBytes        int64          `json:"maxObjectBytes"`
+	PeakEgressBytesPerSec int64          `json:"peakEgressBytesPerSec"`
+	TruncatedObjects      int64          `json:"truncatedObjects"`
+	Propagation           LatencySummary `json:"propagation"`
+}
+
+// LatencySummary is a latency distribution: each quantile as a Go duration string and in
+// seconds.
+type LatencySummary struct {
+	Count      int64   `json:"count"`
+	P50        string  `json:"p50"`
+	P50Seconds float64 `json:"p50Seconds"`
+	P90        string  `json:"p90"`
+	P90Seconds float64 `json:"p90Seconds"`
+	P99        string  `json:"p99"`
+	P99Seconds float64 `json:"p99Seconds"`
+	Max        string  `json:"max"`
+	MaxSeconds float64 `json:"maxSeconds"`
+}
+
+// RatioSummary is Endpoints / EndpointSlices for each figure, rounded to 3 decimal places. A
+// field is nil (omitted) when the EndpointSlices figure is zero.
+type RatioSummary struct {
+	Writes                *float64 `json:"writes,omitempty"`
+	EtcdBytes             *float64 `json:"etcdBytes,omitempty"`
+	WatchEvents           *float64 `json:"watchEvents,omitempty"`
+	FanoutBytes           *float64 `json:"fanoutBytes,omitempty"`
+	PerNodeBytes          *float64 `json:"perNodeBytes,omitempty"`
+	MaxObjectBytes        *float64 `json:"maxObjectBytes,omitempty"`
+	PeakEgressBytesPerSec *float64 `json:"peakEgressBytesPerSec,omitempty"`
+}
+
+// AllModes is both modes in report order.
+var AllModes = []sim.Mode{sim.ModeEndpoints, sim.ModeEndpointSlices}
+
+// NewSummary builds the summary of res for the modes that ran (nil means both).
+func NewSummary(res *sim.Results, modes []sim.Mode) *Summary {
+	modes = normalizeModes(modes)
+	s := &Summary{
+		Scenario:       res.Scenario,
+		Seed:           res.Seed,
+		Nodes:          res.Nodes,
+		Watchers:       res.Watchers,
+		Modes:          modes,
+		Events:         res.Events,
+		EndTime:        res.EndTime.String(),
+		EndTimeSeconds: res.EndTime.Seconds(),
+		Phases:         make([]PhaseSummary, 0, len(res.Phases)),
+	}
+	for i := range res.Phases {
+		s.Phases = append(s.Phases, newPhaseSummary(&res.Phases[i], modes))
+	}
+	s.Total = newPhaseSummary(&res.Total, modes)
+	return s
+}
+
+// normalizeModes returns modes deduplicated in report order (Endpoints first); nil or empty
+// means both.
+func normalizeModes(modes []sim.Mode) []sim.Mode {
+	var out []sim.Mode
+	for _, m := range AllModes {
+		if len(modes) == 0 || slices.Contains(modes, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func newPhaseSummary(p *sim.PhaseResult, modes []sim.Mode) PhaseSummary {
+	ps := PhaseSummary{
+		Name:         p.Name,
+		Start:        p.Start.String(),
+		End:          p.End.String(),
+		StartSeconds: p.Start.Seconds(),
+		EndSeconds:   p.End.Seconds(),
+	}
+	if slices.Contains(modes, sim.ModeEndpoints) {
+		ps.Endpoints = newModeSummary(&p.Endpoints)
+	}
+	if slices.Contains(modes, sim.ModeEndpointSlices) {
+		ps.EndpointSlices = newModeSummary(&p.EndpointSlices)
+	}
+	if ps.Endpoints != nil && ps.EndpointSlices != nil {
+		ps.Ratio = newRatioSummary(ps.Endpoints, ps.EndpointSlices)
+	}
+	return ps
+}
+
+func newModeSummary(m *sim.ModeResult) *ModeSummary {
+	return &ModeSummary{
+		Writes: WritesSummary{
+			Create: m.Writes.Create,
+			Update: m.Writes.Update,
+			Delete: m.Writes.Delete,
+			Total:  m.Writes.Total(),
+		},
+		NoopWrites:            m.NoopWrites,
+		FailedWrites:          m.FailedWrites,
+		Syncs:                 m.Syncs,
+		Objects:               m.Objects,
+		EtcdBytes:             m.EtcdBytes,
+		RequestBytes:          m.RequestBytes,
+		WatchEvents:           m.WatchEvents,
+		FanoutBytes:           m.FanoutBytes,
+		PerNodeBytes:          m.PerNodeBytes,
+		MaxObjectBytes:        m.MaxObjectBytes,
+		PeakEgressBytesPerSec: m.PeakEgressBytesPerSec,
+		TruncatedObjects:      m.TruncatedObjects,
+		Propagation:           newLatencySummary(m.Propagation),
+	}
+}
+
+func newLatencySummary(l sim.Latency) LatencySummary {
+	return LatencySummary{
+		Count:      l.Count,
+		P50:        secondsDuration(l.P50Seconds).String(),
+		P50Seconds: l.P50Seconds,
+		P90:        secondsDuration(l.P90Seconds).String(),
+		P90Seconds: l.P90Seconds,
+		P99:        secondsDuration(l.P99Seconds).String(),
+		P99Seconds: l.P99Seconds,
+		Max:        secondsDuration(l.MaxSeconds).String(),
+		MaxSeconds: l.MaxSeconds,
+	}
+}
+
+func newRatioSummary(e, s *ModeSummary) *RatioSummary {
+	return &RatioSummary{
+		Writes:                roundedRatio(e.Writes.Total, s.Writes.Total),
+		EtcdBytes:             roundedRatio(e.EtcdBytes, s.EtcdBytes),
+		WatchEvents:           roundedRatio(e.WatchEvents, s.WatchEvents),
+		FanoutBytes:           roundedRatio(e.FanoutBytes, s.FanoutBytes),
+		PerNodeBytes:          roundedRatio(e.PerNodeBytes, s.PerNodeBytes),
+		MaxObjectBytes:        roundedRatio(e.MaxObjectBytes, s.MaxObjectBytes),
+		PeakEgressBytesPerSec: roundedRatio(e.PeakEgressBytesPerSec, s.PeakEgressBytesPerSec),
+	}
+}
+
+// roundedRatio returns num/den rounded to 3 decimal places, or nil when den is 0. Rounding
+// keeps summary.json short and stable; the exact figures are the integers beside it.
+func roundedRatio(num, den int64) *float64 {
+	r, ok := ratio(num, den)
+	if !ok {
+		return nil
+	}
+	r = math.Round(r*1000) / 1000
+	return &r
+}
+
+// WriteSummaryJSON writes s as indented JSON with a trailing newline. It fails (writing
+// nothing) if s holds a NaN or infinite number.
+func WriteSummaryJSON(w io.Writer, s *Summary) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("reports: summary.json: %w", err)
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// ReadSummaryJSON decodes a summary.json written by WriteSummaryJSON.
+func ReadSummaryJSON(r io.Reader) (*Summary, error) {
+	var s Summary
+	if err := json.NewDecoder(r).Decode(&s); err != nil {
+		return nil, fmt.Errorf("reports: reading summary.json: %w", err)
+	}
+	return &s, nil
+}

@@ -1,0 +1,214 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"epsim/sim"
+)
+
+// WriteTable writes the side-by-side text table of s: a header naming the scenario and seed,
+// then one block per phase and one for the total, each with a one-line headline and a row per
+// figure (Endpoints, EndpointSlices and their ratio). The text is deterministic and fits an
+// 80-column terminal.
+func WriteTable(w io.Writer, s *Summary) error {
+	tw := &errWriter{w: w}
+	fmt.Fprintf(tw, "scenario %s, seed %d: %s nodes, %s watchers per mode, %s, %s of virtual time\n",
+		s.Scenario, s.Seed, formatCount(int64(s.Nodes)), formatCount(int64(s.Watchers)),
+		plural(len(s.Phases), "phase"), s.EndTime)
+	fmt.Fprintf(tw, "bytes in SI units (1 KB = 1000 B)")
+	if len(s.Modes) == 2 {
+		fmt.Fprintf(tw, "; ratio = Endpoints / EndpointSlices")
+	}
+	fmt.Fprintln(tw)
+	for i := range s.Phases {
+		p := &s.Phases[i]
+		fmt.Fprintf(tw, "\nphase %d/%d: %s (%s → %s)\n", i+1, len(s.Phases), p.Name, p.Start, p.End)
+		writePhaseBlock(tw, p, s.Modes)
+	}
+	fmt.Fprintf(tw, "\ntotal (%s → %s)\n", s.Total.Start, s.Total.End)
+	writePhaseBlock(tw, &s.Total, s.Modes)
+	return tw.err
+}
+
+// tableRow is one figure of a phase block.
+type tableRow struct {
+	label string
+	// value formats the figure of one mode.
+	value func(m *ModeSummary) string
+	// ratio picks the figure's ratio; nil for rows without one.
+	ratio func(r *RatioSummary) *float64
+	// show decides whether the row is printed at all (nil: always).
+	show func(p *PhaseSummary) bool
+}
+
+var tableRows = []tableRow{
+	{"API writes", func(m *ModeSummary) string { return formatCount(m.Writes.Total) },
+		func(r *RatioSummary) *float64 { return r.Writes }, nil},
+	{"  create/update/delete", func(m *ModeSummary) string {
+		return fmt.Sprintf("%s/%s/%s", formatCount(m.Writes.Create), formatCount(m.Writes.Update), formatCount(m.Writes.Delete))
+	}, nil, nil},
+	{"failed writes", func(m *ModeSummary) string { return formatCount(m.FailedWrites) }, nil, nil},
+	{"etcd bytes", func(m *ModeSummary) string { return FormatBytes(m.EtcdBytes) },
+		func(r *RatioSummary) *float64 { return r.EtcdBytes }, nil},
+	{"watch events", func(m *ModeSummary) string { return formatCount(m.WatchEvents) },
+		func(r *RatioSummary) *float64 { return r.WatchEvents }, nil},
+	{"bytes fanned out", func(m *ModeSummary) string { return FormatBytes(m.FanoutBytes) },
+		func(r *RatioSummary) *float64 { return r.FanoutBytes }, nil},
+	{"bytes per node", func(m *ModeSummary) string { return FormatBytes(m.PerNodeBytes) },
+		func(r *RatioSummary) *float64 { return r.PerNodeBytes }, nil},
+	{"largest object", func(m *ModeSummary) string { return FormatBytes(m.MaxObjectBytes) },
+		func(r *RatioSummary) *float64 { return r.MaxObjectBytes }, nil},
+	{"peak apiserver egress", func(m *ModeSummary) string { return FormatRate(m.PeakEgressBytesPerSec) },
+		func(r *RatioSummary) *float64 { return r.PeakEgressBytesPerSec }, nil},
+	{"truncated objects", func(m *ModeSummary) string { return formatCount(m.TruncatedObjects) }, nil,
+		func(p *PhaseSummary) bool {
+			return anyMode(p, func(m *ModeSummary) bool { return m.TruncatedObjects != 0 })
+		}},
+	{"propagation p99", func(m *ModeSummary) string { return FormatSeconds(m.Propagation.P99Seconds) }, nil,
+		func(p *PhaseSummary) bool {
+			return anyMode(p, func(m *ModeSummary) bool { return m.Propagation.P99Seconds != 0 })
+		}},
+}
+
+// anyMode reports whether f holds for any mode of p that ran.
+func anyMode(p *PhaseSummary, f func(m *ModeSummary) bool) bool {
+	return (p.Endpoints != nil && f(p.Endpoints)) || (p.EndpointSlices != nil && f(p.EndpointSlices))
+}
+
+// modeTitle is a mode's column heading.
+func modeTitle(m sim.Mode) string {
+	if m == sim.ModeEndpoints {
+		return "Endpoints"
+	}
+	return "EndpointSlices"
+}
+
+func writePhaseBlock(w io.Writer, p *PhaseSummary, modes []sim.Mode) {
+	if h := Headline(p); h != "" {
+		fmt.Fprintf(w, "  %s\n", h)
+	}
+	labelWidth := 0
+	for _, r := range tableRows {
+		labelWidth = max(labelWidth, len(r.label))
+	}
+	both := p.Ratio != nil
+	// Right-aligned columns with the gap inside each cell (padding 0), so the left-aligned
+	// label column gets no extra padding; trailing blanks are trimmed afterwards.
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 0, ' ', tabwriter.AlignRight)
+	const gap = "   "
+	fmt.Fprintf(tw, "  %-*s\t", labelWidth, "")
+	for _, m := range modes {
+		fmt.Fprintf(tw, "%s%s\t", gap, modeTitle(m))
+	}
+	if both {
+		fmt.Fprintf(tw, "%sratio\t", gap)
+	}
+	fmt.Fprintln(tw)
+	for _, r := range tableRows {
+		if r.show != nil && !r.show(p) {
+			continue
+		}
+		fmt.Fprintf(tw, "  %-*s\t", labelWidth, r.label)
+		for _, m := range modes {
+			fmt.Fprintf(tw, "%s%s\t", gap, r.value(p.Mode(m)))
+		}
+		if both {
+			cell := ""
+			if r.ratio != nil {
+				rv := r.ratio(p.Ratio)
+				cell = FormatRatio(deref(rv), rv != nil)
+			}
+			fmt.Fprintf(tw, "%s%s\t", gap, cell)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	for line := range strings.Lines(buf.String()) {
+		fmt.Fprintln(w, strings.TrimRight(line, " \n"))
+	}
+}
+
+func deref(f *float64) float64 {
+	if f == nil {
+		return 0
+	}
+	return *f
+}
+
+// Headline is a one-line summary of a phase's fan-out ("Endpoints fan out 5.8 GB,
+// EndpointSlices 76.0 MB (77×)"), or "" when nothing was fanned out. Failed writes are
+// called out because they mean the Endpoints object outgrew the size limit.
+func Headline(p *PhaseSummary) string {
+	var parts []string
+	e, s := p.Endpoints, p.EndpointSlices
+	switch {
+	case e != nil && s != nil:
+		if e.FanoutBytes == 0 && s.FanoutBytes == 0 {
+			break
+		}
+		h := fmt.Sprintf("Endpoints fan out %s, EndpointSlices %s", FormatBytes(e.FanoutBytes), FormatBytes(s.FanoutBytes))
+		if r, ok := ratio(e.FanoutBytes, s.FanoutBytes); ok {
+			h += " (" + FormatRatio(r, true) + ")"
+		}
+		parts = append(parts, h)
+	case e != nil && e.FanoutBytes != 0:
+		parts = append(parts, "Endpoints fan out "+FormatBytes(e.FanoutBytes))
+	case s != nil && s.FanoutBytes != 0:
+		parts = append(parts, "EndpointSlices fan out "+FormatBytes(s.FanoutBytes))
+	}
+	for _, m := range AllModes {
+		if ms := p.Mode(m); ms != nil && ms.FailedWrites != 0 {
+			parts = append(parts, fmt.Sprintf("%s %s writes failed", formatCount(ms.FailedWrites), modeTitle(m)))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// plural formats n with noun, adding an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return formatCount(int64(n)) + " " + noun + "s"
+}
+
+// formatCount formats n with thousands separators ("1,234,567").
+func formatCount(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// errWriter remembers the first write error so renderers can check once at the end.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}

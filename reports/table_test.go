@@ -1,0 +1,138 @@
+package reports
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"epsim/sim"
+)
+
+func TestFormatBytes(t *testing.T) {
+	// Reference: SI prefixes, 1 KB = 1000 B (the table header says so).
+	for _, tc := range []struct {
+		in   int64
+		want string
+	}{
+		{0, "0 B"}, {999, "999 B"}, {1000, "1.0 KB"}, {1_572_864, "1.6 MB"}, {76_700_000, "76.7 MB"},
+		{999_960, "1.0 MB"}, {5_903_000_000, "5.9 GB"}, {22_500_000_000_000, "22.5 TB"}, {-2048, "-2.0 KB"},
+	} {
+		if got := FormatBytes(tc.in); got != tc.want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestFormatRatio(t *testing.T) {
+	for _, tc := range []struct {
+		r    float64
+		ok   bool
+		want string
+	}{{76.96, true, "77×"}, {7.7, true, "7.7×"}, {0.0617, true, "0.06×"}, {1, true, "1.0×"}, {1, false, "-"}} {
+		if got := FormatRatio(tc.r, tc.ok); got != tc.want {
+			t.Errorf("FormatRatio(%v, %v) = %q, want %q", tc.r, tc.ok, got, tc.want)
+		}
+	}
+}
+
+func TestFormatCount(t *testing.T) {
+	for in, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 100_370_070: "100,370,070", -1234: "-1,234"} {
+		if got := formatCount(in); got != want {
+			t.Errorf("formatCount(%d) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestTableGolden(t *testing.T) {
+	for _, tc := range []struct {
+		golden string
+		modes  []sim.Mode
+	}{
+		{"table.golden", nil},
+		{"table-endpointslices.golden", []sim.Mode{sim.ModeEndpointSlices}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WriteTable(&buf, NewSummary(fixtureResults(), tc.modes)); err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, tc.golden, buf.Bytes())
+			for i, line := range strings.Split(buf.String(), "\n") {
+				if n := utf8.RuneCountInString(line); n > 100 {
+					t.Errorf("line %d is %d columns wide (limit 100): %q", i+1, n, line)
+				}
+			}
+		})
+	}
+}
+
+func TestHeadline(t *testing.T) {
+	s := NewSummary(fixtureResults(), nil)
+	// 5,903,000,000 / 76,700,000 = 76.96 → "77×".
+	want := "Endpoints fan out 5.9 GB, EndpointSlices 76.7 MB (77×)"
+	if got := Headline(&s.Phases[1]); got != want {
+		t.Errorf("Headline = %q, want %q", got, want)
+	}
+	if got := Headline(&s.Phases[2]); !strings.HasSuffix(got, "; 3 Endpoints writes failed") {
+		t.Errorf("Headline of a phase with failed writes = %q, want the failures called out", got)
+	}
+}
+
+func TestTableEmptyResults(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, NewSummary(&sim.Results{Scenario: "empty"}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "total (0s → 0s)") {
+		t.Errorf("empty results table lacks the total block:\n%s", buf.String())
+	}
+}
+
+func ExampleWriteTable() {
+	res := &sim.Results{
+		Scenario: "tiny", Seed: 1, Nodes: 3, Watchers: 3,
+		Phases: []sim.PhaseResult{{
+			Name: "flip", End: sim.Time(10e9),
+			Endpoints: sim.ModeResult{Writes: sim.WriteCounts{Update: 1}, EtcdBytes: 300_000,
+				WatchEvents: 3, FanoutBytes: 900_000, PerNodeBytes: 300_000, MaxObjectBytes: 300_000,
+				PeakEgressBytesPerSec: 900_000},
+			EndpointSlices: sim.ModeResult{Writes: sim.WriteCounts{Update: 1}, EtcdBytes: 15_000,
+				WatchEvents: 3, FanoutBytes: 45_000, PerNodeBytes: 15_000, MaxObjectBytes: 15_000,
+				PeakEgressBytesPerSec: 45_000},
+		}},
+	}
+	res.Total = res.Phases[0]
+	res.EndTime = sim.Time(10e9)
+	WriteTable(os.Stdout, NewSummary(res, nil))
+	// Output:
+	// scenario tiny, seed 1: 3 nodes, 3 watchers per mode, 1 phase, 10s of virtual time
+	// bytes in SI units (1 KB = 1000 B); ratio = Endpoints / EndpointSlices
+	//
+	// phase 1/1: flip (0s → 10s)
+	//   Endpoints fan out 900.0 KB, EndpointSlices 45.0 KB (20×)
+	//                             Endpoints   EndpointSlices   ratio
+	//   API writes                        1                1    1.0×
+	//     create/update/delete        0/1/0            0/1/0
+	//   failed writes                     0                0
+	//   etcd bytes                 300.0 KB          15.0 KB     20×
+	//   watch events                      3                3    1.0×
+	//   bytes fanned out           900.0 KB          45.0 KB     20×
+	//   bytes per node             300.0 KB          15.0 KB     20×
+	//   largest object             300.0 KB          15.0 KB     20×
+	//   peak apiserver egress    900.0 KB/s        45.0 KB/s     20×
+	//
+	// total (0s → 10s)
+	//   Endpoints fan out 900.0 KB, EndpointSlices 45.0 KB (20×)
+	//                             Endpoints   EndpointSlices   ratio
+	//   API writes                        1                1    1.0×
+	//     create/update/delete        0/1/0            0/1/0
+	//   failed writes                     0                0
+	//   etcd bytes                 300.0 KB          15.0 KB     20×
+	//   watch events                      3                3    1.0×
+	//   bytes fanned out           900.0 KB          45.0 KB     20×
+	//   bytes per node             300.0 KB          15.0 KB     20×
+	//   largest object             300.0 KB          15.0 KB     20×
+	//   peak apiserver egress    900.0 KB/s        45.0 KB/s     20×
+}
