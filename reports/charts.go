@@ -131,22 +131,25 @@ func Charts(s *Summary, series []sim.Bucket, layout []sim.LayoutSample) ([]*Char
 	return charts, nil
 }
 
-// newPlot returns a plot with the common title (chart title, scenario, seed) and grid.
-func newPlot(s *Summary, title, xLabel, yLabel string) *plot.Plot {
+// newPlot returns a plot with the common title (chart title, scenario, seed) and grid;
+// timeAxis adds the shaded, labelled phases underneath the grid.
+func newPlot(s *Summary, title, xLabel, yLabel string, timeAxis bool) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s\n%s, seed %d, %d nodes", title, s.Scenario, s.Seed, s.Nodes)
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = yLabel
 	p.Legend.Top = true
 	p.Legend.Left = true
+	if timeAxis {
+		p.Add(newPhaseBands(s))
+	}
 	p.Add(plotter.NewGrid())
 	return p
 }
 
 func cumulativeFanoutChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 	c := &Chart{Name: "cumulative-fanout", Title: "Bytes fanned out to watchers, cumulative"}
-	p := newPlot(s, c.Title, "virtual time (s)", "bytes (log scale, SI)")
-	p.Add(newPhaseBands(s))
+	p := newPlot(s, c.Title, "virtual time (s)", "bytes (log scale, SI)", true)
 	positive := false
 	for _, m := range s.Modes {
 		// A point at the end of each second; zero totals are left out because the axis is
@@ -180,8 +183,7 @@ func cumulativeFanoutChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 
 func egressChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 	c := &Chart{Name: "egress-rate", Title: "API server egress (1 s buckets)"}
-	p := newPlot(s, c.Title, "virtual time (s)", "bytes/s (SI)")
-	p.Add(newPhaseBands(s))
+	p := newPlot(s, c.Title, "virtual time (s)", "bytes/s (SI)", true)
 	p.Y.Min = 0
 	p.Y.Tick.Marker = byteTicks{suffix: "/s"}
 	for _, m := range s.Modes {
@@ -197,9 +199,11 @@ func egressChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 			return nil, err
 		}
 	}
-	if len(dense) == 0 {
-		p.Y.Max = 1
+	top := 0.0
+	for _, sr := range c.Series {
+		top = max(top, headroom(sr.XYs))
 	}
+	p.Y.Max = max(top, 1)
 	c.Plots = [][]*plot.Plot{{p}}
 	return c, nil
 }
@@ -208,7 +212,7 @@ func egressChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 // Endpoints/EndpointSlices ratio above each group.
 func phaseBarsChart(s *Summary, name, title, yLabel string, value func(*ModeSummary) int64, format func(int64) string) (*Chart, error) {
 	c := &Chart{Name: name, Title: title}
-	p := newPlot(s, title, "phase", yLabel)
+	p := newPlot(s, title, "phase", yLabel, false)
 	names := make([]string, len(s.Phases))
 	for i, ph := range s.Phases {
 		names[i] = ph.Name
@@ -271,10 +275,8 @@ func phaseBarsChart(s *Summary, name, title, yLabel string, value func(*ModeSumm
 // minimum, median and maximum endpoints per slice.
 func layoutChart(s *Summary, layout []sim.LayoutSample) (*Chart, error) {
 	c := &Chart{Name: "slice-layout", Title: "EndpointSlice layout", Height: 7 * vg.Inch}
-	count := newPlot(s, "EndpointSlices (all services)", "virtual time (s)", "slices")
-	count.Add(newPhaseBands(s))
-	fill := newPlot(s, "Endpoints per EndpointSlice", "virtual time (s)", "endpoints per slice")
-	fill.Add(newPhaseBands(s))
+	count := newPlot(s, "EndpointSlices (all services)", "virtual time (s)", "slices", true)
+	fill := newPlot(s, "Endpoints per EndpointSlice", "virtual time (s)", "endpoints per slice", true)
 	slicesXY := make(plotter.XYs, len(layout))
 	minXY := make(plotter.XYs, len(layout))
 	medXY := make(plotter.XYs, len(layout))
@@ -301,9 +303,21 @@ func layoutChart(s *Summary, layout []sim.LayoutSample) (*Chart, error) {
 	if err := addStyledLine(fill, "min", grey, nil, minXY); err != nil {
 		return nil, err
 	}
+	// Headroom above the data keeps the legend (top left) off the lines.
 	count.Y.Min, fill.Y.Min = 0, 0
+	count.Y.Max = headroom(slicesXY)
+	fill.Y.Max = headroom(maxXY)
 	c.Plots = [][]*plot.Plot{{count}, {fill}}
 	return c, nil
+}
+
+// headroom returns 1.3 × the largest y of xys (at least 1).
+func headroom(xys plotter.XYs) float64 {
+	top := 1.0
+	for _, p := range xys {
+		top = max(top, p.Y)
+	}
+	return top * 1.3
 }
 
 func addLine(p *plot.Plot, m sim.Mode, xys plotter.XYs) error {

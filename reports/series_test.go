@@ -1,0 +1,77 @@
+package reports
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	"epsim/sim"
+)
+
+func TestTimeseriesCSVGolden(t *testing.T) {
+	res := fixtureResults()
+	var buf bytes.Buffer
+	if err := WriteTimeseriesCSV(&buf, res.Series[:4]); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "timeseries.golden", buf.Bytes())
+}
+
+func TestTimeseriesCSVRoundTrip(t *testing.T) {
+	res := fixtureResults()
+	var buf bytes.Buffer
+	if err := WriteTimeseriesCSV(&buf, res.Series); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadTimeseriesCSV(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := DenseSeries(res.Series); !reflect.DeepEqual(got, want) {
+		t.Errorf("timeseries.csv does not round-trip: got %d buckets, want %d", len(got), len(want))
+	}
+}
+
+func TestReadTimeseriesCSVErrors(t *testing.T) {
+	for name, in := range map[string]string{
+		"empty":      "",
+		"bad header": "a,b,c,d,e,f,g\n",
+		"bad number": strings.Join(timeseriesHeader, ",") + "\n0,1,2,x,4,5,6\n",
+		"short row":  strings.Join(timeseriesHeader, ",") + "\n0,1\n",
+	} {
+		if _, err := ReadTimeseriesCSV(strings.NewReader(in)); err == nil {
+			t.Errorf("%s: ReadTimeseriesCSV accepted %q", name, in)
+		}
+	}
+}
+
+func TestDenseSeries(t *testing.T) {
+	got := DenseSeries([]sim.Bucket{
+		{Second: 2, Endpoints: sim.BucketMode{Writes: 1}},
+		{Second: 0, EndpointSlices: sim.BucketMode{FanoutBytes: 5}},
+		{Second: 2, Endpoints: sim.BucketMode{Writes: 2}},
+	})
+	want := []sim.Bucket{
+		{Second: 0, EndpointSlices: sim.BucketMode{FanoutBytes: 5}},
+		{Second: 1},
+		{Second: 2, Endpoints: sim.BucketMode{Writes: 3}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("DenseSeries = %+v, want %+v", got, want)
+	}
+	if DenseSeries(nil) != nil {
+		t.Error("DenseSeries(nil) != nil")
+	}
+}
+
+func TestWritesJSONLGolden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteWritesJSONL(&buf, fixtureResults().Writes); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "writes.golden", buf.Bytes())
+	if n := strings.Count(buf.String(), "\n"); n != 3 {
+		t.Errorf("writes.jsonl has %d lines, want 3", n)
+	}
+}

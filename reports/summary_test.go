@@ -1,0 +1,124 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"epsim/sim"
+)
+
+// Reference: DESIGN.md "Results contract".
+func TestSummaryJSONGolden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSummaryJSON(&buf, NewSummary(fixtureResults(), nil)); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "summary.golden", buf.Bytes())
+	if !bytes.HasSuffix(buf.Bytes(), []byte("}\n")) {
+		t.Error("summary.json lacks its trailing newline")
+	}
+}
+
+func TestSummaryJSONRoundTrip(t *testing.T) {
+	want := NewSummary(fixtureResults(), nil)
+	var buf bytes.Buffer
+	if err := WriteSummaryJSON(&buf, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadSummaryJSON(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("summary.json does not round-trip:\ngot  %+v\nwant %+v", got, want)
+	}
+}
+
+// The contract's field names: lowerCamelCase, durations as strings and seconds.
+func TestSummaryJSONFields(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSummaryJSON(&buf, NewSummary(fixtureResults(), nil)); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"scenario", "seed", "nodes", "watchers", "phases", "total"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("summary.json lacks top-level %q", k)
+		}
+	}
+	phase := doc["phases"].([]any)[1].(map[string]any)
+	if phase["start"] != "40s" || phase["startSeconds"] != 40.0 || phase["end"] != "1m15s" || phase["endSeconds"] != 75.0 {
+		t.Errorf("phase times = %v %v %v %v, want 40s 40 1m15s 75", phase["start"], phase["startSeconds"], phase["end"], phase["endSeconds"])
+	}
+	ep := phase["endpoints"].(map[string]any)
+	for _, k := range []string{"writes", "failedWrites", "etcdBytes", "watchEvents", "fanoutBytes", "perNodeBytes",
+		"maxObjectBytes", "peakEgressBytesPerSec", "truncatedObjects", "propagation"} {
+		if _, ok := ep[k]; !ok {
+			t.Errorf("phase endpoints lacks %q", k)
+		}
+	}
+	prop := ep["propagation"].(map[string]any)
+	if prop["p99"] != "750ms" || prop["p99Seconds"] != 0.75 {
+		t.Errorf("propagation p99 = %v / %v, want 750ms / 0.75", prop["p99"], prop["p99Seconds"])
+	}
+	ratio := phase["ratio"].(map[string]any)
+	// 5,903,000,000 / 76,700,000 = 76.962… → 76.962.
+	if ratio["fanoutBytes"] != 76.962 {
+		t.Errorf("ratio.fanoutBytes = %v, want 76.962", ratio["fanoutBytes"])
+	}
+}
+
+func TestSummaryRatioOmittedWhenDenominatorZero(t *testing.T) {
+	res := &sim.Results{Scenario: "x", Phases: []sim.PhaseResult{{Name: "p",
+		Endpoints: sim.ModeResult{EtcdBytes: 10, FanoutBytes: 30}, EndpointSlices: sim.ModeResult{EtcdBytes: 5}}}}
+	var buf bytes.Buffer
+	if err := WriteSummaryJSON(&buf, NewSummary(res, nil)); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Phases []struct {
+			Ratio map[string]float64 `json:"ratio"`
+		} `json:"phases"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := doc.Phases[0].Ratio
+	if !reflect.DeepEqual(got, map[string]float64{"etcdBytes": 2}) {
+		t.Errorf("ratio = %v, want only etcdBytes: 2 (every other denominator is 0)", got)
+	}
+}
+
+func TestSummaryOneMode(t *testing.T) {
+	s := NewSummary(fixtureResults(), []sim.Mode{sim.ModeEndpoints})
+	if s.Phases[0].EndpointSlices != nil || s.Phases[0].Ratio != nil || s.Total.Endpoints == nil {
+		t.Errorf("one-mode summary: endpointslices=%v ratio=%v endpoints=%v; want only endpoints",
+			s.Phases[0].EndpointSlices, s.Phases[0].Ratio, s.Total.Endpoints)
+	}
+	var buf bytes.Buffer
+	if err := WriteSummaryJSON(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), `"endpointslices"`) || strings.Contains(buf.String(), `"ratio"`) {
+		t.Error("one-mode summary.json mentions endpointslices or ratio")
+	}
+}
+
+func TestSummaryJSONRejectsNaN(t *testing.T) {
+	res := fixtureResults()
+	res.Total.Endpoints.Propagation.P99Seconds = math.NaN()
+	var buf bytes.Buffer
+	if err := WriteSummaryJSON(&buf, NewSummary(res, nil)); err == nil {
+		t.Fatal("WriteSummaryJSON accepted a NaN")
+	}
+	if buf.Len() != 0 {
+		t.Errorf("WriteSummaryJSON wrote %d bytes before failing", buf.Len())
+	}
+}
