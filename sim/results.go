@@ -65,8 +65,13 @@ type ModeResult struct {
 	// NoopWrites are updates the API server dropped because nothing changed (§7.1).
 	NoopWrites   int64 `json:"noopWrites"`
 	FailedWrites int64 `json:"failedWrites"`
+	// Conflicts are updates refused because they carried a stale resourceVersion.
+	Conflicts int64 `json:"conflicts"`
 	// Syncs is the number of controller syncs.
 	Syncs int64 `json:"syncs"`
+	// StaleSyncs are syncs refused because the informer cache lagged the controller's own
+	// writes (upstream: the EndpointSlice tracker's StaleSlices).
+	StaleSyncs int64 `json:"staleSyncs"`
 	// Objects is the number of live objects at the phase's end.
 	Objects int64 `json:"objects"`
 	// EtcdBytes is the bytes of every committed object as stored.

@@ -1,0 +1,199 @@
+package sim
+
+import (
+	"strconv"
+
+	"epsim/model"
+)
+
+// committed is the accounting of one write as the API server stores and sends it.
+type committed struct {
+	kind      string // "EndpointSlice" or "Endpoints"
+	namespace string
+	name      string
+	endpoints int
+	// objectBytes is the stored object (managedFields included) per encoding; for a delete,
+	// the last stored state, which DELETED events carry.
+	objectBytes model.ByEncoding
+	// oldBytes is the previously stored object (updates and deletes).
+	oldBytes model.ByEncoding
+	// requestBytes is the request body the controller sent (protobuf, no managedFields).
+	requestBytes int64
+	// selected and wasSelected say whether kube-proxy's label selector matches the new and
+	// the old object, and selectedAll/wasSelectedAll the same for watchers without the
+	// headless filter.
+	selected, wasSelected       bool
+	selectedAll, wasSelectedAll bool
+	// noop is an update whose encoding equals the stored bytes: no revision, no event.
+	noop      bool
+	truncated bool
+}
+
+// watchGroup is a set of identical watchers: they receive the same events.
+type watchGroup struct {
+	name            string
+	count           int // fixed count (extra watchers)
+	kubeProxy       bool
+	encoding        model.Encoding
+	slices          bool
+	endpoints       bool
+	includeHeadless bool
+}
+
+// apiServer commits writes and fans each one out to the watchers that select it. Fan-out is
+// accounted once per write and group (bytes × watchers), never per node.
+type apiServer struct {
+	e               *Engine
+	resourceVersion int64
+	groups          []watchGroup
+	needJSON        bool
+	limit           int64
+	liveNodes       int
+	net             *network
+}
+
+func newAPIServer(e *Engine) *apiServer {
+	a := &apiServer{e: e, resourceVersion: 1000, limit: e.cfg.APIServer.ObjectSizeLimitBytes, liveNodes: len(e.nodes)}
+	enc := encodingOf(e.cfg.APIServer.KubeProxyEncoding)
+	a.groups = append(a.groups, watchGroup{name: "kube-proxy", kubeProxy: true, encoding: enc, slices: true, endpoints: true})
+	for _, w := range e.cfg.APIServer.Watchers {
+		a.groups = append(a.groups, watchGroup{
+			name: w.Name, count: w.Count, encoding: encodingOf(w.Encoding),
+			slices: w.EndpointSlices, endpoints: w.Endpoints, includeHeadless: w.IncludeHeadless,
+		})
+	}
+	for _, g := range a.groups {
+		if g.encoding == model.JSON {
+			a.needJSON = true
+		}
+	}
+	a.net = newNetwork(e)
+	return a
+}
+
+func encodingOf(e Encoding) model.Encoding {
+	if e == EncodingJSON {
+		return model.JSON
+	}
+	return model.Protobuf
+}
+
+// watchers returns how many watchers of mode m exist now.
+func (a *apiServer) watchers(m Mode) int64 {
+	var n int64
+	for i := range a.groups {
+		g := &a.groups[i]
+		if g.watches(m) {
+			n += int64(a.groupCount(g))
+		}
+	}
+	return n
+}
+
+func (g *watchGroup) watches(m Mode) bool {
+	if g.kubeProxy {
+		return true // kube-proxy watches EndpointSlices in one mode and Endpoints in the other
+	}
+	if m == ModeEndpoints {
+		return g.endpoints
+	}
+	return g.slices
+}
+
+func (a *apiServer) groupCount(g *watchGroup) int {
+	if g.kubeProxy {
+		return a.liveNodes
+	}
+	return g.count
+}
+
+func (a *apiServer) nextResourceVersion() string {
+	a.resourceVersion++
+	return strconv.FormatInt(a.resourceVersion, 10)
+}
+
+// commit applies w for controller c: assigns metadata, enforces the size limit, drops no-op
+// updates, and fans the event out. It reports whether the write succeeded.
+func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time) bool {
+	e := a.e
+	meta := apiMeta{now: timestamp(e.now)}
+	if w.verb != "delete" {
+		meta.resourceVersion = a.nextResourceVersion()
+	}
+	if w.verb == "create" {
+		meta.uid = e.names.uid()
+		meta.created = timestamp(e.now)
+		meta.generation = 1
+	}
+	cm := c.syncer.commit(s, w, meta)
+	rec := WriteRecord{
+		At: e.now, Mode: c.mode, Verb: w.verb, Kind: cm.kind, Namespace: cm.namespace, Name: cm.name,
+		Endpoints: cm.endpoints, ObjectBytes: cm.objectBytes[model.Protobuf], Outcome: "ok",
+	}
+	if w.verb != "delete" && a.limit > 0 && cm.objectBytes[model.Protobuf] > a.limit {
+		// etcd refuses requests over --max-request-bytes; the controller gets an error.
+		rec.Outcome = "failed"
+		e.stats.write(rec, cm, 0)
+		return false
+	}
+	if cm.noop {
+		rec.Outcome = "noop"
+		e.stats.write(rec, cm, 0)
+		return true
+	}
+	var fanout, perNode, events int64
+	var kubeProxyEvent int64
+	for i := range a.groups {
+		g := &a.groups[i]
+		if !g.watches(c.mode) {
+			continue
+		}
+		sel, was := cm.selected, cm.wasSelected
+		if g.includeHeadless {
+			sel, was = cm.selectedAll, cm.wasSelectedAll
+		}
+		typ, bytes, ok := eventFor(w.verb, sel, was, cm)
+		if !ok {
+			continue
+		}
+		n := int64(a.groupCount(g))
+		ev := model.WatchEventSize(bytes[g.encoding], typ, g.encoding)
+		fanout += ev * n
+		events += n
+		if g.kubeProxy {
+			perNode = ev
+			kubeProxyEvent = ev
+		}
+	}
+	rec.EventBytes = kubeProxyEvent
+	rec.Watchers = events
+	var latency Time
+	if events > 0 {
+		latency = a.net.deliver(c.mode, fanout, kubeProxyEvent) - since
+	}
+	rec.Latency = latency
+	e.stats.committed(rec, cm, fanout, perNode, events, latency)
+	return true
+}
+
+// eventFor returns the watch event a watcher gets for a write, given whether its selector
+// matches the new and the old object. upstream: apiserver storage/cacher/cache_watcher.go
+// convertToWatchEvent (selector transitions become ADDED/DELETED; DELETED carries the last
+// stored object).
+func eventFor(verb string, sel, was bool, cm committed) (model.EventType, model.ByEncoding, bool) {
+	switch verb {
+	case "create":
+		return model.EventAdded, cm.objectBytes, sel
+	case "delete":
+		return model.EventDeleted, cm.objectBytes, was
+	}
+	switch {
+	case sel && was:
+		return model.EventModified, cm.objectBytes, true
+	case sel:
+		return model.EventAdded, cm.objectBytes, true
+	case was:
+		return model.EventDeleted, cm.oldBytes, true
+	}
+	return "", cm.objectBytes, false
+}

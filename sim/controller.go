@@ -1,0 +1,379 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"epsim/model"
+)
+
+// Controller machinery constants (upstream values).
+const (
+	// maxRetries is how often a failing key is retried before it is dropped.
+	// upstream: endpointslice_controller.go maxRetries; endpoints_controller.go maxRetries.
+	maxRetries = 15
+	// informerLag is how long after a committed write the controller's own informer has it.
+	// A sync that starts sooner sees a stale cache (an assumption: watch delivery on a
+	// healthy control plane takes milliseconds).
+	informerLag = Time(20 * time.Millisecond)
+)
+
+// write is one API call a sync wants to make, in the order upstream makes them.
+type write struct {
+	verb string // "create", "update" or "delete"
+	// slice is the EndpointSlice to write (EndpointSlice mode).
+	slice *model.EndpointSlice
+	// addressType of a slice write, for finalize's stop-at-first-error rule.
+	addressType model.AddressType
+	// legacy marks an Endpoints write (Endpoints mode).
+	legacy bool
+}
+
+// syncer is what differs between the two controllers: which pod changes matter and what a
+// sync computes. It wraps the pure model reconcilers.
+type syncer interface {
+	// serviceAdded prepares per-service state.
+	serviceAdded(s *serviceState)
+	// podChanged updates the reconciler's view and reports whether the service must sync.
+	podChanged(p *podState, old *model.Pod, deleted bool) bool
+	// serviceChanged updates the reconciler's view of the Service.
+	serviceChanged(s *serviceState)
+	// nodeChanged updates the reconciler's view of a node (zone, readiness).
+	nodeChanged(s *serviceState, node string)
+	// sync computes the writes for s. A non-nil error means the sync must be retried.
+	sync(s *serviceState, trigger model.Timestamp) ([]write, error)
+	// commit turns a write into the object the API server stores (metadata assigned by the
+	// API server is set by the caller first) and returns its accounting.
+	commit(s *serviceState, w *write, meta apiMeta) committed
+	// applied tells the reconciler that w is now stored (ok) or failed.
+	applied(s *serviceState, w *write, ok bool)
+	// backoff returns the per-item retry delay after n failures.
+	backoff(n int) Time
+	// staleGuard reports whether this controller refuses to sync on a stale cache (the
+	// EndpointSlice tracker) rather than sending a conflicting write.
+	staleGuard() bool
+}
+
+// apiMeta is what the API server assigns on a write.
+type apiMeta struct {
+	name            string
+	uid             string
+	resourceVersion string
+	generation      int64
+	created         model.Timestamp
+	now             model.Timestamp
+}
+
+// keyState is one service's place in a controller's workqueue.
+type keyState struct {
+	queued     bool // in the ready queue
+	processing bool // a worker holds it
+	dirty      bool // changed while processing: requeue on Done
+	delayedAt  Time // pending AddAfter deadline (valid when delayed)
+	delayed    bool
+	requeues   int
+	// trigger is the earliest Ready transition seen since the last sync (0: none).
+	trigger model.Timestamp
+	// firstSeen is false until the first sync (the trigger is then the service creation).
+	synced bool
+	// pendingSince is the earliest change not yet synced (for propagation latency).
+	pendingSince Time
+	pending      bool
+	lastCommit   Time
+}
+
+// controller is one controller's workqueue, workers and client, on virtual time.
+type controller struct {
+	e           *Engine
+	mode        Mode
+	cfg         ControllerConfig
+	syncer      syncer
+	keys        []keyState
+	ready       []int // FIFO of service indices
+	idle        int
+	bucket      *tokenBucket
+	retryBucket *tokenBucket
+	latency     *sampler
+}
+
+func newController(e *Engine, mode Mode, cfg ControllerConfig, rng *rand.Rand) *controller {
+	c := &controller{
+		e:           e,
+		mode:        mode,
+		cfg:         cfg,
+		keys:        make([]keyState, len(e.services)),
+		idle:        max(cfg.Workers, 1),
+		bucket:      newTokenBucket(cfg.QPS, max(cfg.Burst, 1)),
+		retryBucket: newTokenBucket(10, 100),
+		latency:     newSampler(cfg.APILatency, rng),
+	}
+	if mode == ModeEndpointSlices {
+		c.syncer = newSliceSyncer(e)
+	} else {
+		c.syncer = newEndpointsSyncer(e)
+	}
+	return c
+}
+
+// modeIndex indexes per-mode state.
+func modeIndex(m Mode) int {
+	if m == ModeEndpoints {
+		return 1
+	}
+	return 0
+}
+
+func (c *controller) serviceAdded(s *serviceState) {
+	c.syncer.serviceAdded(s)
+	c.markPending(s)
+	c.add(s.idx)
+}
+
+// serviceUpdated is a Service update event: always an immediate Add.
+func (c *controller) serviceUpdated(s *serviceState) {
+	c.syncer.serviceChanged(s)
+	c.markPending(s)
+	c.add(s.idx)
+}
+
+func (c *controller) nodeChanged(s *serviceState, node string) { c.syncer.nodeChanged(s, node) }
+
+func (c *controller) podAdded(p *podState) {
+	if c.syncer.podChanged(p, nil, false) {
+		c.podEvent(p)
+	}
+}
+
+func (c *controller) podUpdated(p *podState, old *model.Pod) {
+	if t := p.pod.ReadyTransition; t != old.ReadyTransition && !t.IsZero() {
+		// The trigger time of the next sync is the earliest Ready transition newer than what
+		// the last sync saw. upstream: util/trigger_time_tracker.go
+		// ComputeEndpointLastChangeTriggerTime.
+		if k := &c.keys[p.svc.idx]; k.trigger == 0 || t < k.trigger {
+			k.trigger = t
+		}
+	}
+	if c.syncer.podChanged(p, old, false) {
+		c.podEvent(p)
+	}
+}
+
+func (c *controller) podDeleted(p *podState) {
+	if c.syncer.podChanged(p, p.pod, true) {
+		c.podEvent(p)
+	}
+}
+
+func (c *controller) podEvent(p *podState) {
+	s := p.svc
+	if !s.created {
+		return
+	}
+	c.markPending(s)
+	c.addAfter(s.idx, Time(c.cfg.BatchPeriod))
+}
+
+func (c *controller) markPending(s *serviceState) {
+	k := &c.keys[s.idx]
+	if !k.pending {
+		k.pending = true
+		k.pendingSince = c.e.now
+	}
+}
+
+// add is workqueue Add: dedup while queued; mark dirty while processing.
+// upstream: client-go util/workqueue/queue.go Add.
+func (c *controller) add(i int) {
+	k := &c.keys[i]
+	if k.processing {
+		k.dirty = true
+		return
+	}
+	if k.queued {
+		return
+	}
+	k.queued = true
+	c.ready = append(c.ready, i)
+	if c.idle > 0 {
+		c.e.after(0, evWorkerStart{c})
+	}
+}
+
+// addAfter is workqueue AddAfter: the earliest deadline wins; d <= 0 adds at once.
+// upstream: client-go util/workqueue/delaying_queue.go AddAfter, insert.
+func (c *controller) addAfter(i int, d Time) {
+	if d <= 0 {
+		c.add(i)
+		return
+	}
+	k := &c.keys[i]
+	at := c.e.now + d
+	if k.delayed && k.delayedAt <= at {
+		return
+	}
+	k.delayed = true
+	k.delayedAt = at
+	c.e.schedule(at, evDelayedAdd{c, i, at})
+}
+
+type evDelayedAdd struct {
+	c  *controller
+	i  int
+	at Time
+}
+
+func (ev evDelayedAdd) String() string { return fmt.Sprintf("%s add service %d", ev.c.mode, ev.i) }
+func (ev evDelayedAdd) apply(e *Engine) {
+	k := &ev.c.keys[ev.i]
+	if !k.delayed || k.delayedAt != ev.at {
+		return // superseded by an earlier deadline
+	}
+	k.delayed = false
+	ev.c.add(ev.i)
+}
+
+// evWorkerStart lets an idle worker take the next key.
+type evWorkerStart struct{ c *controller }
+
+func (ev evWorkerStart) String() string { return string(ev.c.mode) + " worker start" }
+func (ev evWorkerStart) apply(e *Engine) {
+	c := ev.c
+	if c.idle == 0 || len(c.ready) == 0 {
+		return
+	}
+	i := c.ready[0]
+	c.ready = c.ready[1:]
+	k := &c.keys[i]
+	k.queued = false
+	k.processing = true
+	c.idle--
+	c.startSync(e.services[i])
+}
+
+// startSync runs one sync of s: the reconciler's plan, then its writes one after another
+// through the client's token bucket, each taking one API latency.
+func (c *controller) startSync(s *serviceState) {
+	e := c.e
+	k := &c.keys[s.idx]
+	e.stats.sync(c.mode)
+	if e.now < k.lastCommit+informerLag && c.syncer.staleGuard() {
+		// upstream: endpointslice_controller.go syncService → StaleSlices → a
+		// StaleInformerCache error, retried with backoff.
+		e.stats.stale(c.mode)
+		c.done(s, true)
+		return
+	}
+	trigger := k.trigger
+	if !k.synced {
+		trigger = s.svc.CreationTimestamp
+		k.synced = true
+	}
+	k.trigger = 0
+	since, had := k.pendingSince, k.pending
+	k.pending = false
+	writes, err := c.syncer.sync(s, trigger)
+	if len(writes) == 0 {
+		c.done(s, err != nil)
+		return
+	}
+	if !had {
+		since = e.now
+	}
+	run := &syncRun{c: c, s: s, writes: writes, since: since, failed: err != nil}
+	run.next(e.now)
+}
+
+// syncRun is a sync's writes in flight.
+type syncRun struct {
+	c      *controller
+	s      *serviceState
+	writes []write
+	i      int
+	since  Time
+	failed bool
+	// stopType is an address type whose finalize stopped at an error.
+	stopType model.AddressType
+}
+
+// next sends the next write at or after t, waiting for a token.
+func (r *syncRun) next(t Time) {
+	for r.i < len(r.writes) && r.stopType != "" && r.writes[r.i].addressType == r.stopType {
+		r.c.syncer.applied(r.s, &r.writes[r.i], false)
+		r.i++
+	}
+	if r.i >= len(r.writes) {
+		r.c.done(r.s, r.failed)
+		return
+	}
+	send := r.c.bucket.reserve(t)
+	r.c.e.schedule(send+r.c.latency.sample(), evWriteCommit{r})
+}
+
+// evWriteCommit is the API server committing (or refusing) one write and answering.
+type evWriteCommit struct{ r *syncRun }
+
+func (ev evWriteCommit) String() string { return string(ev.r.c.mode) + " write commit" }
+func (ev evWriteCommit) apply(e *Engine) {
+	r := ev.r
+	w := &r.writes[r.i]
+	ok := e.api.commit(r.c, r.s, w, r.since)
+	r.c.syncer.applied(r.s, w, ok)
+	if ok {
+		r.c.keys[r.s.idx].lastCommit = e.now
+	} else {
+		r.failed = true
+		r.stopType = w.addressType
+		if w.legacy {
+			r.stopType = "legacy"
+		}
+	}
+	r.i++
+	r.next(e.now)
+}
+
+// done is workqueue Done plus handleErr: requeue a dirty key, retry a failed one with backoff.
+func (c *controller) done(s *serviceState, failed bool) {
+	e := c.e
+	k := &c.keys[s.idx]
+	k.processing = false
+	c.idle++
+	if failed && k.requeues < maxRetries {
+		k.requeues++
+		d := max(c.syncer.backoff(k.requeues), c.retryBucket.reserve(e.now)-e.now)
+		c.markPending(s)
+		c.addAfter(s.idx, d)
+	} else {
+		k.requeues = 0
+	}
+	if k.dirty {
+		k.dirty = false
+		c.add(s.idx)
+	}
+	if len(c.ready) > 0 {
+		e.after(0, evWorkerStart{c})
+	}
+}
+
+// exponentialBackoff is client-go's ItemExponentialFailureRateLimiter delay for the n-th failure.
+func exponentialBackoff(base, limit Time, n int) Time {
+	d := base
+	for i := 1; i < n; i++ {
+		d *= 2
+		if d >= limit {
+			return limit
+		}
+	}
+	return min(d, limit)
+}
+
+// sortedNames is a helper for deterministic iteration over string sets.
+func sortedNames(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,205 @@
+package sim
+
+import (
+	"slices"
+	"time"
+
+	"epsim/model"
+)
+
+// sliceSyncer adapts the model's EndpointSlice reconciler to the engine.
+type sliceSyncer struct {
+	e    *Engine
+	opts model.ReconcilerOptions
+	// per service (by index): the slices the API server stores, by name.
+	stored []map[string]*storedSlice
+}
+
+// storedSlice is a slice as the API server stores it, with its cached sizes.
+type storedSlice struct {
+	slice *model.EndpointSlice
+	bytes model.ByEncoding
+}
+
+func newSliceSyncer(e *Engine) *sliceSyncer {
+	return &sliceSyncer{
+		e:      e,
+		opts:   model.ReconcilerOptions{MaxEndpointsPerSlice: e.cfg.ControlPlane.MaxEndpointsPerSlice},
+		stored: make([]map[string]*storedSlice, len(e.services)),
+	}
+}
+
+func (y *sliceSyncer) serviceAdded(s *serviceState) {
+	y.stored[s.idx] = map[string]*storedSlice{}
+}
+
+func (y *sliceSyncer) serviceChanged(*serviceState)      {}
+func (y *sliceSyncer) nodeChanged(*serviceState, string) {}
+func (y *sliceSyncer) staleGuard() bool                  { return true }
+
+// backoff is the EndpointSlice controller's per-item limiter: 1 s doubling to 1000 s.
+// upstream: endpointslice_controller.go defaultSyncBackOff, maxSyncBackOff.
+func (y *sliceSyncer) backoff(n int) Time {
+	return exponentialBackoff(Time(time.Second), Time(1000*time.Second), n)
+}
+
+// podChanged is the EndpointSlice controller's pod event filter.
+// upstream: util/controller_utils.go GetPodUpdateProjectionKey, podEndpointsChanged.
+func (y *sliceSyncer) podChanged(p *podState, old *model.Pod, deleted bool) bool {
+	if old == nil || deleted {
+		return true
+	}
+	return podEndpointsChanged(old, p.pod)
+}
+
+// podEndpointsChanged reports whether an update can change a pod's endpoints: deletion
+// timestamp, readiness, IPs, labels, hostname or subdomain.
+func podEndpointsChanged(old, cur *model.Pod) bool {
+	if old.ResourceVersion == cur.ResourceVersion && old.ResourceVersion != "" {
+		return false
+	}
+	if old.Terminating != cur.Terminating || old.Terminating && cur.Terminating {
+		// Both set: upstream compares deletionTimestamp pointers, which always differ.
+		return true
+	}
+	if old.Ready != cur.Ready || !slices.Equal(old.IPs, cur.IPs) {
+		return true
+	}
+	return old.Hostname != cur.Hostname || old.Subdomain != cur.Subdomain
+}
+
+func (y *sliceSyncer) pods(s *serviceState) []*model.Pod {
+	out := make([]*model.Pod, 0, len(s.pods))
+	for _, p := range s.pods {
+		out = append(out, p.pod)
+	}
+	return out
+}
+
+func (y *sliceSyncer) sync(s *serviceState, trigger model.Timestamp) ([]write, error) {
+	st := y.stored[s.idx]
+	existing := make([]*model.EndpointSlice, 0, len(st))
+	for _, ss := range st {
+		existing = append(existing, ss.slice)
+	}
+	slices.SortFunc(existing, func(a, b *model.EndpointSlice) int { return cmpString(a.Name, b.Name) })
+	res := model.ReconcileFull(s.svc, y.pods(s), existing, y.e, y.opts, trigger)
+	var writes []write
+	for i := range res.Plans {
+		p := &res.Plans[i]
+		for _, sl := range p.ToCreate {
+			writes = append(writes, write{verb: "create", slice: sl, addressType: p.AddressType})
+		}
+		for _, sl := range p.ToUpdate {
+			writes = append(writes, write{verb: "update", slice: sl, addressType: p.AddressType})
+		}
+		for _, sl := range p.ToDelete {
+			writes = append(writes, write{verb: "delete", slice: sl, addressType: p.AddressType})
+		}
+	}
+	return writes, res.Err
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// commit completes the slice as the API server stores it and sizes it.
+func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed {
+	st := y.stored[s.idx]
+	cm := committed{kind: "EndpointSlice", namespace: s.svc.Namespace}
+	if w.verb == "delete" {
+		old := st[w.slice.Name]
+		if old == nil {
+			old = &storedSlice{slice: w.slice, bytes: sliceBytes(w.slice, y.e.api.needJSON)}
+		}
+		cm.name = old.slice.Name
+		cm.endpoints = len(old.slice.Endpoints)
+		cm.objectBytes, cm.oldBytes = old.bytes, old.bytes
+		cm.wasSelected, cm.wasSelectedAll = proxySelects(old.slice.Labels), proxySelectsAll(old.slice.Labels)
+		return cm
+	}
+	obj := *w.slice
+	if w.verb == "create" {
+		obj.Name = y.e.names.generate(obj.GenerateName)
+		obj.UID = meta.uid
+		obj.CreationTimestamp = meta.created
+		obj.Generation = 1
+	} else if old := st[obj.Name]; old != nil {
+		obj.UID = old.slice.UID
+		obj.CreationTimestamp = old.slice.CreationTimestamp
+		obj.Generation = old.slice.Generation + 1
+		cm.oldBytes = old.bytes
+		cm.wasSelected, cm.wasSelectedAll = proxySelects(old.slice.Labels), proxySelectsAll(old.slice.Labels)
+	}
+	obj.ResourceVersion = meta.resourceVersion
+	obj.ManagedFields = sliceManagedFields(meta.now)
+	w.slice = &obj
+	cm.name = obj.Name
+	cm.endpoints = len(obj.Endpoints)
+	cm.objectBytes = sliceBytes(&obj, y.e.api.needJSON)
+	req := obj
+	req.ManagedFields = nil
+	cm.requestBytes = model.EndpointSliceSize(&req, model.Protobuf)
+	cm.selected, cm.selectedAll = proxySelects(obj.Labels), proxySelectsAll(obj.Labels)
+	return cm
+}
+
+func sliceBytes(s *model.EndpointSlice, needJSON bool) model.ByEncoding {
+	var b model.ByEncoding
+	b[model.Protobuf] = model.EndpointSliceSize(s, model.Protobuf)
+	if needJSON {
+		b[model.JSON] = model.EndpointSliceSize(s, model.JSON)
+	}
+	return b
+}
+
+func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
+	if !ok {
+		return
+	}
+	st := y.stored[s.idx]
+	old := -1
+	if prev := st[w.slice.Name]; prev != nil {
+		old = len(prev.slice.Endpoints)
+	}
+	if w.verb == "delete" {
+		delete(st, w.slice.Name)
+		y.e.stats.sliceResized(old, -1)
+		return
+	}
+	st[w.slice.Name] = &storedSlice{slice: w.slice, bytes: sliceBytes(w.slice, y.e.api.needJSON)}
+	y.e.stats.sliceResized(old, len(w.slice.Endpoints))
+}
+
+// proxySelects is kube-proxy's informer selector:
+// !service.kubernetes.io/service-proxy-name,!service.kubernetes.io/headless.
+// upstream: cmd/kube-proxy/app/server.go.
+func proxySelects(labels map[string]string) bool {
+	_, named := labels[model.LabelServiceProxyName]
+	_, headless := labels[model.LabelHeadless]
+	return !named && !headless
+}
+
+// proxySelectsAll is the selector of watchers that also take headless services (CoreDNS).
+func proxySelectsAll(labels map[string]string) bool {
+	_, named := labels[model.LabelServiceProxyName]
+	return !named
+}
+
+// sliceManagedFields is the managedFields entry the API server records for an Update by
+// kube-controller-manager of a controller-written EndpointSlice.
+func sliceManagedFields(t model.Timestamp) []model.ManagedFieldsEntry {
+	return []model.ManagedFieldsEntry{{
+		Manager: "kube-controller-manager", Operation: "Update", APIVersion: "discovery.k8s.io/v1",
+		Time: t, FieldsType: "FieldsV1", FieldsV1: sliceFieldsV1,
+	}}
+}
+
+const sliceFieldsV1 = `{"f:addressType":{},"f:endpoints":{},"f:metadata":{"f:annotations":{".":{},"f:endpoints.kubernetes.io/last-change-trigger-time":{}},"f:generateName":{},"f:labels":{".":{},"f:endpointslice.kubernetes.io/managed-by":{},"f:kubernetes.io/service-name":{}},"f:ownerReferences":{".":{},"k:{\"uid\":\"00000000-0000-0000-0000-000000000000\"}":{}}},"f:ports":{}}`

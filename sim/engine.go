@@ -1,0 +1,183 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"epsim/model"
+)
+
+// Errors a run can end with.
+var (
+	ErrEventBudget = errors.New("sim: event budget exhausted (raise guards.maxEvents or shorten the timeline)")
+	ErrEndTime     = errors.New("sim: end time reached before the timeline finished (raise guards.endTime)")
+)
+
+// epoch is the wall-clock instant virtual time 0 stands for in object timestamps. It is a
+// fixed date, never the host's clock, so outputs are reproducible.
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+
+// timestamp converts virtual time to an object timestamp truncated to whole seconds, as
+// metav1.Time fields (creationTimestamp, lastTransitionTime) are stored.
+func timestamp(t Time) model.Timestamp {
+	return model.Timestamp(epoch + int64(t)/1e9*1e9)
+}
+
+// Engine is one run in progress. It is not safe for concurrent use; a run has no goroutines.
+type Engine struct {
+	cfg    Config
+	now    Time
+	q      eventQueue
+	events int64
+	obs    Observer
+
+	names     *nameGenerator
+	ips       *ipAllocator
+	placement *placer
+	kubelet   *kubeletTiming
+
+	nodes      []*model.Node
+	nodeByName map[string]*model.Node
+	nodeDown   []bool
+	cordoned   []bool
+	podsOnNode [][]*podState
+
+	services      []*serviceState
+	serviceByName map[string][]*serviceState
+
+	api   *apiServer
+	ctls  []*controller // the controllers that run in this mode set, in a fixed order
+	stats *collector
+
+	phase      int
+	phaseStart Time
+}
+
+// Run executes cfg and returns its results. The same Config (and seed) always gives the same
+// Results. obs may be nil.
+func Run(cfg Config, obs Observer) (*Results, error) {
+	e, err := newEngine(cfg, obs)
+	if err != nil {
+		return nil, err
+	}
+	return e.run()
+}
+
+func newEngine(cfg Config, obs Observer) (*Engine, error) {
+	if cfg.Cluster.Nodes <= 0 {
+		return nil, fmt.Errorf("sim: cluster.nodes must be positive, got %d", cfg.Cluster.Nodes)
+	}
+	if !cfg.RunEndpoints && !cfg.RunEndpointSlices {
+		cfg.RunEndpoints, cfg.RunEndpointSlices = true, true
+	}
+	if cfg.MaxEvents <= 0 {
+		cfg.MaxEvents = 50_000_000
+	}
+	if cfg.SLO <= 0 {
+		cfg.SLO = 30 * time.Second
+	}
+	if cfg.ControlPlane.MaxEndpointsPerSlice <= 0 {
+		cfg.ControlPlane.MaxEndpointsPerSlice = model.DefaultMaxEndpointsPerSlice
+	}
+	e := &Engine{
+		cfg:           cfg,
+		obs:           obs,
+		names:         newNameGenerator(newStream(cfg.Seed, streamNames)),
+		nodeByName:    make(map[string]*model.Node, cfg.Cluster.Nodes),
+		serviceByName: map[string][]*serviceState{},
+	}
+	e.buildNodes()
+	e.placement = newPlacer(cfg.Cluster.Nodes, newStream(cfg.Seed, streamPlacement))
+	e.kubelet = newKubeletTiming(newStream(cfg.Seed, streamKubelet))
+	e.buildServices()
+	e.api = newAPIServer(e)
+	e.stats = newCollector(e)
+	if cfg.RunEndpointSlices {
+		e.ctls = append(e.ctls, newController(e, ModeEndpointSlices, cfg.ControlPlane.EndpointSlice, newStream(cfg.Seed, streamEndpointSliceAPI)))
+	}
+	if cfg.RunEndpoints {
+		e.ctls = append(e.ctls, newController(e, ModeEndpoints, cfg.ControlPlane.Endpoints, newStream(cfg.Seed, streamEndpointsAPI)))
+	}
+	return e, nil
+}
+
+// Get implements model.NodeGetter for the reconcilers.
+func (e *Engine) Node(name string) (*model.Node, bool) {
+	n, ok := e.nodeByName[name]
+	return n, ok
+}
+
+func (e *Engine) buildNodes() {
+	c := e.cfg.Cluster
+	format := c.NodeNameFormat
+	if format == "" {
+		format = "node-%d"
+	}
+	zones := c.Zones
+	e.nodes = make([]*model.Node, c.Nodes)
+	e.nodeDown = make([]bool, c.Nodes)
+	e.cordoned = make([]bool, c.Nodes)
+	e.podsOnNode = make([][]*podState, c.Nodes)
+	for i := range c.Nodes {
+		n := &model.Node{
+			Name:                fmt.Sprintf(format, i),
+			Region:              c.Region,
+			AllocatableMilliCPU: c.NodeMilliCPU,
+			Ready:               true,
+		}
+		if len(zones) > 0 {
+			n.Zone = zones[i%len(zones)]
+		}
+		e.nodes[i] = n
+		e.nodeByName[n.Name] = n
+	}
+}
+
+// schedule queues ev at time at (never in the past).
+func (e *Engine) schedule(at Time, ev event) {
+	if at < e.now {
+		at = e.now
+	}
+	e.q.schedule(at, ev)
+}
+
+// after queues ev d after now.
+func (e *Engine) after(d Time, ev event) { e.schedule(e.now+d, ev) }
+
+// run is the event loop: the only place the clock moves.
+func (e *Engine) run() (*Results, error) {
+	if len(e.cfg.Timeline) == 0 {
+		return nil, errors.New("sim: the timeline is empty; add at least one action")
+	}
+	e.startPhase(0)
+	endTime := Time(e.cfg.EndTime)
+	lastReport := Time(-1)
+	for {
+		if e.q.Len() == 0 {
+			// Quiescent: the current phase's work and all it caused have settled.
+			if !e.endPhase() {
+				break
+			}
+			continue
+		}
+		it := e.q.pop()
+		if it.at < e.now {
+			panic(fmt.Sprintf("sim: time went backwards: %v < %v (%s)", it.at, e.now, it.ev))
+		}
+		e.now = it.at
+		if endTime > 0 && e.now > endTime {
+			return nil, fmt.Errorf("%w: at %v in phase %q", ErrEndTime, e.now, e.cfg.Timeline[e.phase].Name)
+		}
+		e.events++
+		if e.events > e.cfg.MaxEvents {
+			return nil, fmt.Errorf("%w: %d events by %v in phase %q", ErrEventBudget, e.cfg.MaxEvents, e.now, e.cfg.Timeline[e.phase].Name)
+		}
+		it.ev.apply(e)
+		if e.obs != nil && e.now/Time(time.Second) != lastReport {
+			lastReport = e.now / Time(time.Second)
+			e.obs.Progress(e.now, e.phase, len(e.cfg.Timeline))
+		}
+	}
+	return e.stats.results(), nil
+}

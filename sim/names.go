@@ -1,0 +1,92 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"strconv"
+)
+
+// alphanums is the alphabet of names.SimpleNameGenerator and of ReplicaSet template hashes
+// (upstream: apiserver storage/names/generate.go, apimachinery util/rand).
+const alphanums = "bcdfghjklmnpqrstvwxz2456789"
+
+// nameGenerator makes API-server-style random name suffixes from the run's name stream.
+type nameGenerator struct{ rng *rand.Rand }
+
+func newNameGenerator(rng *rand.Rand) *nameGenerator { return &nameGenerator{rng: rng} }
+
+// suffix returns n random characters of the upstream alphabet.
+func (g *nameGenerator) suffix(n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alphanums[g.rng.IntN(len(alphanums))]
+	}
+	return string(b)
+}
+
+// generate completes a generateName as the API server does: the prefix cut to 58 characters
+// plus 5 random characters (upstream: names.SimpleNameGenerator.GenerateName).
+func (g *nameGenerator) generate(prefix string) string {
+	if len(prefix) > 58 {
+		prefix = prefix[:58]
+	}
+	return prefix + g.suffix(5)
+}
+
+// templateHash returns a pod-template-hash-like string (10 characters, as Deployments make).
+func (g *nameGenerator) templateHash() string { return g.suffix(10) }
+
+// uid returns a UUID-shaped identifier (36 characters, as the API server assigns).
+func (g *nameGenerator) uid() string {
+	const hex = "0123456789abcdef"
+	b := make([]byte, 36)
+	for i := range b {
+		switch i {
+		case 8, 13, 18, 23:
+			b[i] = '-'
+		default:
+			b[i] = hex[g.rng.IntN(16)]
+		}
+	}
+	return string(b)
+}
+
+// ipAllocator hands out pod IPs from per-node ranges, IPv4 from 10.64.0.0/10 and IPv6 from
+// fd00:10:64::/48, the shape most CNIs give (a /24 or /64 per node).
+type ipAllocator struct {
+	next []int // next host number per node
+}
+
+func newIPAllocator(nodes int) *ipAllocator { return &ipAllocator{next: make([]int, nodes)} }
+
+// allocate returns the IPv4 and IPv6 addresses for a new pod on node i.
+func (a *ipAllocator) allocate(node int) (v4, v6 string) {
+	host := a.next[node]%250 + 2
+	a.next[node]++
+	hi, lo := 64+node/256, node%256
+	v4 = "10." + strconv.Itoa(hi) + "." + strconv.Itoa(lo) + "." + strconv.Itoa(host)
+	v6 = "fd00:10:" + strconv.FormatInt(int64(hi), 16) + ":" + strconv.FormatInt(int64(lo), 16) + "::" + strconv.FormatInt(int64(host), 16)
+	return v4, v6
+}
+
+// placer spreads pods over schedulable nodes, round-robin from a random start, as the default
+// scheduler's spreading does for pods of many replicas.
+type placer struct {
+	nodes  int
+	cursor int
+}
+
+func newPlacer(nodes int, rng *rand.Rand) *placer {
+	return &placer{nodes: nodes, cursor: rng.IntN(nodes)}
+}
+
+// place returns the next schedulable node, or -1 if none is.
+func (p *placer) place(schedulable func(int) bool) int {
+	for range p.nodes {
+		n := p.cursor
+		p.cursor = (p.cursor + 1) % p.nodes
+		if schedulable(n) {
+			return n
+		}
+	}
+	return -1
+}

@@ -1,0 +1,36 @@
+package sim
+
+// tokenBucket is client-go's client-side rate limiter (a token bucket of QPS and burst) on
+// virtual time. Tokens may be reserved ahead: a caller learns when its request may go.
+// upstream: client-go util/flowcontrol NewTokenBucketRateLimiter (golang.org/x/time/rate).
+type tokenBucket struct {
+	qps    float64
+	burst  float64
+	tokens float64
+	last   Time
+}
+
+func newTokenBucket(qps float64, burst int) *tokenBucket {
+	return &tokenBucket{qps: qps, burst: float64(burst), tokens: float64(burst)}
+}
+
+// reserve takes one token for a request wanting to go at t and returns when it may go.
+// A QPS of 0 or less means unlimited.
+func (b *tokenBucket) reserve(t Time) Time {
+	if b.qps <= 0 {
+		return t
+	}
+	if t > b.last {
+		b.tokens += (t - b.last).Seconds() * b.qps
+		if b.tokens > b.burst {
+			b.tokens = b.burst
+		}
+		b.last = t
+	}
+	b.tokens--
+	if b.tokens >= 0 {
+		return t
+	}
+	wait := Time(-b.tokens / b.qps * 1e9)
+	return b.last + wait
+}

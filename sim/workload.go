@@ -1,0 +1,552 @@
+package sim
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"epsim/model"
+)
+
+// podStage is where a pod is in its lifecycle.
+type podStage uint8
+
+const (
+	stagePending   podStage = iota // created, not yet scheduled
+	stageScheduled                 // on a node, no IP yet
+	stageRunning                   // has an IP
+	stageGone                      // deleted from the API
+)
+
+// podState is one pod of the simulation and the engine's bookkeeping around it.
+type podState struct {
+	pod   *model.Pod
+	svc   *serviceState
+	hash  string // pod-template-hash: which ReplicaSet it belongs to
+	node  int    // -1 until scheduled
+	stage podStage
+	// available is Ready for at least minReadySeconds (Deployment availability).
+	available bool
+	// epoch invalidates lifecycle events scheduled before a later change (e.g. deletion).
+	epoch int
+	// stuck is true on failed nodes: the kubelet no longer reports, so the pod never stops.
+	stuck bool
+	seq   int // creation order within the service
+}
+
+// serviceState is one Service and the Deployment behind it.
+type serviceState struct {
+	idx      int
+	cfg      *ServiceConfig
+	svc      *model.Service
+	replicas int
+	hash     string // current pod-template-hash
+	pods     []*podState
+	podSeq   int
+	rollout  *Action // the rollout in progress, nil when settled
+	surge    int
+	unavail  int
+	families []model.IPFamily
+	ctl      [2]any // per-mode controller state (model reconcilers), indexed by modeIndex
+	timing   *serviceTiming
+	// created is true once the create action ran.
+	created bool
+}
+
+// serviceTiming holds the kubelet samplers of one ServiceConfig (shared by its stamped copies).
+type serviceTiming struct {
+	schedule, start, ready, stop, grace *sampler
+}
+
+// kubeletTiming owns the kubelet's random stream.
+type kubeletTiming struct {
+	rng    *rand.Rand
+	byConf map[*ServiceConfig]*serviceTiming
+}
+
+func newKubeletTiming(rng *rand.Rand) *kubeletTiming {
+	return &kubeletTiming{rng: rng, byConf: map[*ServiceConfig]*serviceTiming{}}
+}
+
+func (k *kubeletTiming) forService(c *ServiceConfig) *serviceTiming {
+	if t, ok := k.byConf[c]; ok {
+		return t
+	}
+	t := &serviceTiming{
+		schedule: newSampler(c.Timing.Schedule, k.rng),
+		start:    newSampler(c.Timing.Start, k.rng),
+		ready:    newSampler(c.Timing.Ready, k.rng),
+		stop:     newSampler(c.Timing.Stop, k.rng),
+		grace:    newSampler(c.Timing.GracePeriod, k.rng),
+	}
+	k.byConf[c] = t
+	return t
+}
+
+// buildServices stamps every ServiceConfig Count times, in config order.
+func (e *Engine) buildServices() {
+	e.ips = newIPAllocator(e.cfg.Cluster.Nodes)
+	for ci := range e.cfg.Services {
+		c := &e.cfg.Services[ci]
+		count := max(c.Count, 1)
+		for k := range count {
+			name := c.Name
+			if c.Count > 1 {
+				name = fmt.Sprintf("%s-%d", c.Name, k)
+			}
+			s := &serviceState{idx: len(e.services), cfg: c, replicas: c.Replicas, timing: e.kubelet.forService(c)}
+			s.svc = e.newService(c, name)
+			s.families = s.svc.IPFamilies
+			e.services = append(e.services, s)
+			e.serviceByName[c.Name] = append(e.serviceByName[c.Name], s)
+			if name != c.Name {
+				e.serviceByName[name] = append(e.serviceByName[name], s)
+			}
+		}
+	}
+}
+
+func (e *Engine) newService(c *ServiceConfig, name string) *model.Service {
+	ns := c.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	svc := &model.Service{
+		Namespace:                ns,
+		Name:                     name,
+		UID:                      e.names.uid(),
+		Labels:                   maps.Clone(c.Labels),
+		Selector:                 map[string]string{"app": name},
+		ClusterIP:                "10.96.0.10",
+		PublishNotReadyAddresses: c.PublishNotReadyAddresses,
+		TrafficDistribution:      c.TrafficDistribution,
+	}
+	if c.Headless {
+		svc.ClusterIP = "None"
+	}
+	if c.TopologyMode != "" {
+		svc.Annotations = map[string]string{model.AnnotationTopologyMode: c.TopologyMode}
+	}
+	for _, f := range c.IPFamilies {
+		svc.IPFamilies = append(svc.IPFamilies, model.IPFamily(f))
+	}
+	if len(svc.IPFamilies) == 0 {
+		svc.IPFamilies = []model.IPFamily{model.IPv4}
+	}
+	if svc.IPFamilies[0] == model.IPv6 && !c.Headless {
+		svc.ClusterIP = "fd00:10:96::a"
+	}
+	for _, p := range c.Ports {
+		proto := model.Protocol(p.Protocol)
+		if proto == "" {
+			proto = model.ProtocolTCP
+		}
+		target := p.TargetPort
+		if target == 0 {
+			target = p.Port
+		}
+		sp := model.ServicePort{Name: p.Name, Protocol: proto, Port: p.Port, TargetPort: model.IntPort(target)}
+		if p.AppProtocol != "" {
+			sp.AppProtocol = model.Ptr(p.AppProtocol)
+		}
+		svc.Ports = append(svc.Ports, sp)
+	}
+	return svc
+}
+
+// resolveIntOrPercent scales maxSurge/maxUnavailable against replicas, rounding surge up and
+// unavailability down, and forcing unavailability to 1 when both are 0.
+// upstream: pkg/controller/deployment/util ResolveFenceposts.
+func resolveFenceposts(surge, unavail IntOrPercent, replicas int) (int, int) {
+	scale := func(v IntOrPercent, up bool) int {
+		if !v.IsPercent {
+			return v.Value
+		}
+		x := float64(v.Value) * float64(replicas) / 100
+		if up {
+			return int(math.Ceil(x))
+		}
+		return int(math.Floor(x))
+	}
+	s, u := scale(surge, true), scale(unavail, false)
+	if s == 0 && u == 0 {
+		u = 1
+	}
+	return s, u
+}
+
+// createService makes the Service exist and its Deployment start creating pods.
+func (e *Engine) createService(s *serviceState) {
+	if s.created {
+		return
+	}
+	s.created = true
+	s.svc.CreationTimestamp = timestamp(e.now)
+	s.hash = e.names.templateHash()
+	s.surge, s.unavail = resolveFenceposts(IntOrPercent{Value: 25, IsPercent: true}, IntOrPercent{Value: 25, IsPercent: true}, s.replicas)
+	for _, c := range e.ctls {
+		c.serviceAdded(s)
+	}
+	e.reconcileDeployment(s)
+}
+
+// livePods returns the pods that count as ReplicaSet replicas (not terminating), new and old.
+func (s *serviceState) livePods() (newPods, oldPods []*podState) {
+	for _, p := range s.pods {
+		if p.stage == stageGone || p.pod.Terminating {
+			continue
+		}
+		if p.hash == s.hash {
+			newPods = append(newPods, p)
+		} else {
+			oldPods = append(oldPods, p)
+		}
+	}
+	return newPods, oldPods
+}
+
+// reconcileDeployment is the Deployment + ReplicaSet controllers' reaction to any change: it
+// creates and deletes pods following the rolling-update rules.
+// upstream: pkg/controller/deployment/rolling.go reconcileNewReplicaSet, reconcileOldReplicaSets
+// (cleanupUnhealthyReplicas, scaleDownOldReplicaSetsForRollingUpdate); replicaset getPodsToDelete.
+func (e *Engine) reconcileDeployment(s *serviceState) {
+	if !s.created {
+		return
+	}
+	newPods, oldPods := s.livePods()
+	replicas := s.replicas
+	total := len(newPods) + len(oldPods)
+	// Scale the new ReplicaSet up, within maxSurge.
+	if len(newPods) < replicas {
+		allowed := replicas + s.surge - total
+		if len(oldPods) == 0 {
+			allowed = replicas - len(newPods) // a plain ReplicaSet replacing lost pods
+		}
+		for range min(allowed, replicas-len(newPods)) {
+			e.createPod(s)
+		}
+	} else if len(newPods) > replicas {
+		e.deletePods(rankForDeletion(newPods)[:len(newPods)-replicas])
+	}
+	if len(oldPods) == 0 {
+		if s.rollout != nil {
+			s.rollout = nil
+		}
+		return
+	}
+	newPods, oldPods = s.livePods()
+	total = len(newPods) + len(oldPods)
+	minAvailable := replicas - s.unavail
+	newUnavailable := 0
+	for _, p := range newPods {
+		if !p.available {
+			newUnavailable++
+		}
+	}
+	maxScaledDown := total - minAvailable - newUnavailable
+	if maxScaledDown <= 0 {
+		return
+	}
+	ranked := rankForDeletion(oldPods)
+	var victims []*podState
+	// cleanupUnhealthyReplicas: unavailable old pods go first, up to maxScaledDown.
+	rest := ranked[:0:0]
+	for _, p := range ranked {
+		if !p.available && len(victims) < maxScaledDown {
+			victims = append(victims, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	// scaleDownOldReplicaSetsForRollingUpdate: then as many as availability allows.
+	available := 0
+	for _, p := range newPods {
+		if p.available {
+			available++
+		}
+	}
+	for _, p := range oldPods {
+		if p.available {
+			available++
+		}
+	}
+	if canScaleDown := available - minAvailable; canScaleDown > 0 {
+		victims = append(victims, rest[:min(canScaleDown, len(rest))]...)
+	}
+	e.deletePods(victims)
+}
+
+// rankForDeletion orders pods as the ReplicaSet controller picks victims: unscheduled before
+// scheduled, not-ready before ready, newer before older.
+// upstream: pkg/controller/controller_utils.go ActivePodsWithRanks (simplified to these keys).
+func rankForDeletion(pods []*podState) []*podState {
+	out := slices.Clone(pods)
+	slices.SortStableFunc(out, func(a, b *podState) int {
+		if (a.node < 0) != (b.node < 0) {
+			if a.node < 0 {
+				return -1
+			}
+			return 1
+		}
+		if a.pod.Ready != b.pod.Ready {
+			if !a.pod.Ready {
+				return -1
+			}
+			return 1
+		}
+		return b.seq - a.seq
+	})
+	return out
+}
+
+// createPod creates one pod of the current template; the kubelet takes it from there.
+func (e *Engine) createPod(s *serviceState) {
+	s.podSeq++
+	name := s.svc.Name + "-" + s.hash + "-" + e.names.suffix(5)
+	p := &podState{
+		svc:  s,
+		hash: s.hash,
+		node: -1,
+		seq:  s.podSeq,
+		pod: &model.Pod{
+			Namespace:      s.svc.Namespace,
+			Name:           name,
+			UID:            e.names.uid(),
+			Labels:         map[string]string{"app": s.svc.Name, "pod-template-hash": s.hash},
+			Phase:          model.PodPending,
+			ContainerPorts: containerPorts(s.svc),
+		},
+	}
+	s.pods = append(s.pods, p)
+	e.podAdded(p)
+	e.after(s.timing.schedule.sample(), evPodScheduled{p, p.epoch})
+}
+
+func containerPorts(svc *model.Service) []model.ContainerPort {
+	ports := make([]model.ContainerPort, 0, len(svc.Ports))
+	for _, sp := range svc.Ports {
+		ports = append(ports, model.ContainerPort{Name: sp.Name, ContainerPort: sp.TargetPort.IntVal, Protocol: sp.Protocol})
+	}
+	return ports
+}
+
+// deletePods starts graceful deletion of each pod.
+func (e *Engine) deletePods(pods []*podState) {
+	for _, p := range pods {
+		e.deletePod(p)
+	}
+}
+
+// deletePod sets the deletionTimestamp; the kubelet stops the containers and then the pod is
+// removed. A pod that never got a node is removed at once.
+func (e *Engine) deletePod(p *podState) {
+	if p.stage == stageGone || p.pod.Terminating {
+		return
+	}
+	p.epoch++
+	if p.node < 0 {
+		e.podGone(p)
+		return
+	}
+	e.updatePod(p, func(pod *model.Pod) { pod.Terminating = true })
+	if p.stuck {
+		return // the kubelet is gone; the pod stays Terminating until its node is removed
+	}
+	t := p.svc.timing
+	stop := t.stop.sample()
+	if g := t.grace.sample(); g < stop {
+		stop = g
+	}
+	e.after(stop, evPodStopped{p, p.epoch})
+}
+
+// podGone removes a pod from the API.
+func (e *Engine) podGone(p *podState) {
+	if p.stage == stageGone {
+		return
+	}
+	p.stage = stageGone
+	p.epoch++
+	s := p.svc
+	if p.node >= 0 {
+		on := e.podsOnNode[p.node]
+		if i := slices.Index(on, p); i >= 0 {
+			e.podsOnNode[p.node] = slices.Delete(on, i, i+1)
+		}
+	}
+	if i := slices.Index(s.pods, p); i >= 0 {
+		s.pods = slices.Delete(s.pods, i, i+1)
+	}
+	e.podDeleted(p)
+	e.reconcileDeployment(s)
+}
+
+// updatePod applies change to a copy of the pod, so that controllers see an old and a new
+// object as informers do, and notifies them.
+func (e *Engine) updatePod(p *podState, change func(*model.Pod)) {
+	old := p.pod
+	next := *old
+	change(&next)
+	next.ResourceVersion = e.api.nextResourceVersion()
+	p.pod = &next
+	e.podUpdated(p, old)
+}
+
+// Pod lifecycle events (the kubelet's and the node lifecycle controller's).
+type (
+	evPodScheduled struct {
+		p     *podState
+		epoch int
+	}
+	evPodStarted struct {
+		p     *podState
+		epoch int
+	}
+	evPodReady struct {
+		p     *podState
+		epoch int
+	}
+	evPodAvailable struct {
+		p     *podState
+		epoch int
+	}
+	evPodStopped struct {
+		p     *podState
+		epoch int
+	}
+	evPodGone struct {
+		p     *podState
+		epoch int
+	}
+	evPodSetReady struct {
+		p     *podState
+		epoch int
+		ready bool
+	}
+)
+
+func (ev evPodScheduled) String() string { return "pod scheduled " + ev.p.pod.Name }
+func (ev evPodStarted) String() string   { return "pod started " + ev.p.pod.Name }
+func (ev evPodReady) String() string     { return "pod ready " + ev.p.pod.Name }
+func (ev evPodAvailable) String() string { return "pod available " + ev.p.pod.Name }
+func (ev evPodStopped) String() string   { return "pod stopped " + ev.p.pod.Name }
+func (ev evPodGone) String() string      { return "pod gone " + ev.p.pod.Name }
+func (ev evPodSetReady) String() string {
+	return fmt.Sprintf("pod ready=%v %s", ev.ready, ev.p.pod.Name)
+}
+
+func (ev evPodScheduled) apply(e *Engine) {
+	p := ev.p
+	if p.epoch != ev.epoch || p.stage != stagePending {
+		return
+	}
+	n := e.placement.place(func(i int) bool { return !e.nodeDown[i] && !e.cordoned[i] })
+	if n < 0 {
+		return // unschedulable: stays Pending
+	}
+	p.node = n
+	p.stage = stageScheduled
+	e.podsOnNode[n] = append(e.podsOnNode[n], p)
+	name := e.nodes[n].Name
+	e.updatePod(p, func(pod *model.Pod) { pod.NodeName = name })
+	e.after(p.svc.timing.start.sample(), evPodStarted{p, p.epoch})
+}
+
+func (ev evPodStarted) apply(e *Engine) {
+	p := ev.p
+	if p.epoch != ev.epoch || p.stage != stageScheduled {
+		return
+	}
+	p.stage = stageRunning
+	v4, v6 := e.ips.allocate(p.node)
+	var ips []string
+	for _, f := range p.svc.families {
+		if f == model.IPv6 {
+			ips = append(ips, v6)
+		} else {
+			ips = append(ips, v4)
+		}
+	}
+	now := timestamp(e.now)
+	e.updatePod(p, func(pod *model.Pod) { pod.Phase = model.PodRunning; pod.IPs = ips; pod.ReadyTransition = now })
+	e.after(p.svc.timing.ready.sample(), evPodReady{p, p.epoch})
+}
+
+func (ev evPodReady) apply(e *Engine) {
+	p := ev.p
+	if p.epoch != ev.epoch || p.stage != stageRunning || p.pod.Ready {
+		return
+	}
+	e.setReady(p, true)
+}
+
+func (e *Engine) setReady(p *podState, ready bool) {
+	now := timestamp(e.now)
+	e.updatePod(p, func(pod *model.Pod) { pod.Ready = ready; pod.ReadyTransition = now })
+	if ready {
+		e.after(Time(p.svc.cfg.MinReadySeconds), evPodAvailable{p, p.epoch})
+	} else if p.available {
+		p.available = false
+		e.reconcileDeployment(p.svc)
+	}
+}
+
+func (ev evPodAvailable) apply(e *Engine) {
+	p := ev.p
+	if p.epoch != ev.epoch || p.stage == stageGone || !p.pod.Ready || p.available {
+		return
+	}
+	p.available = true
+	e.reconcileDeployment(p.svc)
+}
+
+// podDeleteAfterStop is the time from containers stopped (the kubelet reports Ready=false) to
+// the kubelet's final delete of the pod object.
+const podDeleteAfterStop = Time(500e6)
+
+func (ev evPodStopped) apply(e *Engine) {
+	p := ev.p
+	if p.epoch != ev.epoch || p.stage == stageGone {
+		return
+	}
+	if p.pod.Ready {
+		e.updatePod(p, func(pod *model.Pod) { pod.Ready = false; pod.ReadyTransition = timestamp(e.now) })
+	}
+	e.after(podDeleteAfterStop, evPodGone{p, p.epoch})
+}
+
+func (ev evPodGone) apply(e *Engine) {
+	if ev.p.epoch != ev.epoch {
+		return
+	}
+	e.podGone(ev.p)
+}
+
+func (ev evPodSetReady) apply(e *Engine) {
+	p := ev.p
+	if p.epoch != ev.epoch || p.stage != stageRunning || p.pod.Terminating || p.pod.Ready == ev.ready {
+		return
+	}
+	e.setReady(p, ev.ready)
+}
+
+// podAdded, podUpdated and podDeleted are the informer notifications every controller gets.
+func (e *Engine) podAdded(p *podState) {
+	for _, c := range e.ctls {
+		c.podAdded(p)
+	}
+}
+
+func (e *Engine) podUpdated(p *podState, old *model.Pod) {
+	for _, c := range e.ctls {
+		c.podUpdated(p, old)
+	}
+}
+
+func (e *Engine) podDeleted(p *podState) {
+	for _, c := range e.ctls {
+		c.podDeleted(p)
+	}
+}
