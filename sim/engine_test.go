@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -51,5 +53,129 @@ func TestRunSmoke(t *testing.T) {
 	}
 	if res.Total.EndpointSlices.Writes.Total() == 0 {
 		t.Fatal("no EndpointSlice writes")
+	}
+}
+
+// TestRunIsDeterministic runs the same config twice and requires identical results and
+// write logs. Reference: DESIGN.md "The engine" (deterministic).
+func TestRunIsDeterministic(t *testing.T) {
+	cfg := testConfig(50, 120)
+	a, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("two runs of the same config differ")
+	}
+	cfg.Seed = 2
+	c, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(a.Writes, c.Writes) {
+		t.Fatal("a different seed gave the same write log")
+	}
+}
+
+// TestEndOfRunInvariants checks that when a run ends every running pod with an IP is in
+// exactly one slice of its service, with the right readiness, and that the summary counts
+// equal the write log.
+func TestEndOfRunInvariants(t *testing.T) {
+	for _, cfg := range []Config{testConfig(30, 250), withMax(testConfig(20, 57), 7)} {
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		y := e.ctls[0].syncer.(*sliceSyncer)
+		for _, s := range e.services {
+			inSlices := map[string]bool{}
+			for _, st := range y.stored[s.idx] {
+				for _, ep := range st.slice.Endpoints {
+					name := ep.TargetRef.Name
+					if inSlices[name] {
+						t.Errorf("%s: pod %s is in two slices", s.svc.Name, name)
+					}
+					inSlices[name] = true
+				}
+			}
+			for _, p := range s.pods {
+				if len(p.pod.IPs) > 0 && !inSlices[p.pod.Name] {
+					t.Errorf("%s: pod %s has an IP but is in no slice", s.svc.Name, p.pod.Name)
+				}
+				delete(inSlices, p.pod.Name)
+			}
+			for name := range inSlices {
+				t.Errorf("%s: slice endpoint for pod %s, which is gone", s.svc.Name, name)
+			}
+		}
+		var counts [2]WriteCounts
+		for _, w := range res.Writes {
+			if w.Outcome != "ok" {
+				continue
+			}
+			c := &counts[modeIndex(w.Mode)]
+			switch w.Verb {
+			case "create":
+				c.Create++
+			case "update":
+				c.Update++
+			case "delete":
+				c.Delete++
+			}
+		}
+		if counts[0] != res.Total.EndpointSlices.Writes || counts[1] != res.Total.Endpoints.Writes {
+			t.Errorf("write log %+v disagrees with totals %+v / %+v", counts, res.Total.EndpointSlices.Writes, res.Total.Endpoints.Writes)
+		}
+	}
+}
+
+func withMax(c Config, max int) Config {
+	c.ControlPlane.MaxEndpointsPerSlice = max
+	return c
+}
+
+// TestWorkDoesNotGrowWithNodes runs the same change stream on 50 and 5,000 nodes: the engine
+// must process the same events and writes (fan-out is bytes × watchers, not a loop over
+// nodes), while fan-out bytes scale with the watcher count.
+func TestWorkDoesNotGrowWithNodes(t *testing.T) {
+	small, err := Run(testConfig(50, 100), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := Run(testConfig(5000, 100), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small.Events != big.Events {
+		t.Errorf("events: %d on 50 nodes, %d on 5000", small.Events, big.Events)
+	}
+	if small.Total.EndpointSlices.Writes != big.Total.EndpointSlices.Writes {
+		t.Errorf("writes: %+v on 50 nodes, %+v on 5000", small.Total.EndpointSlices.Writes, big.Total.EndpointSlices.Writes)
+	}
+	ratio := float64(big.Total.EndpointSlices.FanoutBytes) / float64(small.Total.EndpointSlices.FanoutBytes)
+	if ratio < 90 || ratio > 110 {
+		t.Errorf("fan-out ratio 5000/50 nodes = %.1f, want about 100", ratio)
+	}
+}
+
+func BenchmarkRun(b *testing.B) {
+	for _, nodes := range []int{500, 50000} {
+		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+			cfg := testConfig(nodes, 1000)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Run(cfg, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -135,15 +135,18 @@ func (e *Engine) targets(a *Action) []*serviceState {
 	return out
 }
 
-// firstRunning returns up to n running, non-terminating pods of s, oldest first.
+// firstRunning returns up to n running, non-terminating pods of s: ready ones first, then
+// oldest first.
 func firstRunning(s *serviceState, n int) []*podState {
 	var out []*podState
-	for _, p := range s.pods {
-		if len(out) == n {
-			break
-		}
-		if p.stage == stageRunning && !p.pod.Terminating {
-			out = append(out, p)
+	for _, wantReady := range []bool{true, false} {
+		for _, p := range s.pods {
+			if len(out) == n {
+				return out
+			}
+			if p.stage == stageRunning && !p.pod.Terminating && p.pod.Ready == wantReady {
+				out = append(out, p)
+			}
 		}
 	}
 	return out
