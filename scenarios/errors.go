@@ -1,0 +1,139 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Error is one problem found in a scenario. It prints as
+// "file:line:column: field.path: problem (what is allowed)"; a problem that came from a
+// --set override prints the flag instead of a line and column.
+type Error struct {
+	// File is the scenario's file name as the user gave it (or "scenarios/NAME.yaml" for an
+	// embedded scenario).
+	File string
+	// Line and Column are 1-based; 0 when unknown.
+	Line, Column int
+	// Set is the --set flag (path=value) the faulty value came from; empty for the file.
+	Set string
+	// Path is the field path, e.g. "services[0].ports[1].port"; empty for the document.
+	Path string
+	// Msg says what is wrong and what is allowed.
+	Msg string
+}
+
+// Error formats the problem on one line.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	switch {
+	case e.Set != "":
+		fmt.Fprintf(&b, ": --set %s", e.Set)
+	case e.Line > 0:
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
+	}
+	if e.Path != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Path)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Errors is every problem found in one scenario, in file order (then --set order). Load
+// returns it (as an error) whenever a scenario has at least one problem.
+type Errors []*Error
+
+// Error prints one problem per line.
+func (es Errors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap exposes the individual problems to errors.Is and errors.As.
+func (es Errors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// sortErrors orders problems by position: file problems by line and column, then --set
+// problems in flag order (their index is kept in Column by the decoder, see setOrder).
+func sortErrors(es Errors, setOrder map[string]int) {
+	slices.SortStableFunc(es, func(a, b *Error) int {
+		ai, bi := 0, 0
+		if a.Set != "" {
+			ai = 1
+		}
+		if b.Set != "" {
+			bi = 1
+		}
+		if ai != bi {
+			return ai - bi
+		}
+		if ai == 1 {
+			return setOrder[a.Set] - setOrder[b.Set]
+		}
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Column - b.Column
+	})
+}
+
+// suggest returns the allowed name closest to got (case-insensitive edit distance), or ""
+// when none is close enough to be a likely typo.
+func suggest(got string, allowed []string) string {
+	best, bestDist := "", -1
+	g := strings.ToLower(got)
+	for _, a := range allowed {
+		d := editDistance(g, strings.ToLower(a))
+		if bestDist < 0 || d < bestDist {
+			best, bestDist = a, d
+		}
+	}
+	limit := max(2, len(got)/3)
+	if bestDist < 0 || bestDist > limit {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, over bytes. Inputs longer than
+// 64 bytes are compared on their first 64 bytes (names in the schema are shorter).
+func editDistance(a, b string) int {
+	a, b = a[:min(len(a), 64)], b[:min(len(b), 64)]
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// unknownField is the message for a key the schema does not have.
+func unknownField(key string, allowed []string) string {
+	msg := fmt.Sprintf("unknown field %q", key)
+	if s := suggest(key, allowed); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return msg + "; allowed: " + strings.Join(allowed, ", ")
+}

@@ -1,0 +1,145 @@
+package scenarios
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"epsim/sim"
+)
+
+// shipped holds the scenarios that come with epsim, runnable by name.
+//
+//go:embed *.yaml
+var shipped embed.FS
+
+// maxFileBytes bounds a scenario file; real ones are a few kilobytes.
+const maxFileBytes = 4 << 20
+
+// Names lists the shipped scenarios by name (file name without .yaml), sorted.
+func Names() []string {
+	entries, _ := fs.ReadDir(shipped, ".")
+	var names []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// ErrNotFound is returned (wrapped, naming the path) when a scenario is neither a file on
+// disk nor a shipped scenario.
+var ErrNotFound = errors.New("scenarios: no such scenario")
+
+// Load reads a scenario by path or by shipped name, applies the --set overrides (each
+// "path=value"), validates it and returns it with its engine configuration (the same value
+// as Scenario.Config). A file on disk wins; otherwise a bare name ("5000-nodes", with or
+// without .yaml, or as scenarios/NAME.yaml) selects a shipped scenario. Problems in the
+// scenario come back as Errors, every one of them at once.
+func Load(nameOrPath string, sets []string) (*Scenario, sim.Config, error) {
+	data, file, embedded, err := read(nameOrPath)
+	if err != nil {
+		return nil, sim.Config{}, err
+	}
+	sc, err := Parse(file, data, sets)
+	if err != nil {
+		return nil, sim.Config{}, err
+	}
+	sc.Embedded = embedded
+	return sc, sc.Config, nil
+}
+
+// read finds a scenario's bytes: on disk first, then among the shipped ones.
+func read(nameOrPath string) (data []byte, file string, embedded bool, err error) {
+	f, openErr := os.Open(nameOrPath)
+	if openErr == nil {
+		defer f.Close()
+		data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+		if err != nil {
+			return nil, "", false, fmt.Errorf("scenario %s: %w", nameOrPath, err)
+		}
+		if len(data) > maxFileBytes {
+			return nil, "", false, fmt.Errorf("scenario %s: file larger than %d bytes", nameOrPath, maxFileBytes)
+		}
+		return data, nameOrPath, false, nil
+	}
+	name := filepath.ToSlash(nameOrPath)
+	name = strings.TrimPrefix(name, "scenarios/")
+	name = strings.TrimSuffix(name, ".yaml")
+	if name != "" && !strings.ContainsAny(name, "/\\") && slices.Contains(Names(), name) {
+		data, err := shipped.ReadFile(name + ".yaml")
+		if err == nil {
+			return data, path.Join("scenarios", name+".yaml"), true, nil
+		}
+	}
+	if errors.Is(openErr, fs.ErrNotExist) {
+		return nil, "", false, fmt.Errorf("scenario %s: %w (not a file, and not a shipped scenario: %s)", nameOrPath, ErrNotFound, strings.Join(Names(), ", "))
+	}
+	return nil, "", false, fmt.Errorf("scenario %s: %w", nameOrPath, openErr)
+}
+
+// yamlLine picks the line number out of a YAML syntax error ("yaml: line 3: …").
+var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+
+// Parse decodes and validates scenario text. file names the source in error messages.
+// sets are --set overrides ("path=value") applied to the YAML tree before validation, so
+// they are checked like the file. On any problem it returns Errors (and no scenario).
+func Parse(file string, data []byte, sets []string) (*Scenario, error) {
+	d := newDecoder(file)
+	root, err := parseYAML(data)
+	if err != nil {
+		e := &Error{File: file, Msg: err.Error()}
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			e.Line, _ = strconv.Atoi(m[1])
+			e.Msg = "YAML syntax: " + m[2]
+		}
+		return nil, Errors{e}
+	}
+	root = d.applySets(root, sets)
+	sc := d.decodeScenario(root)
+	if len(d.errs) > 0 {
+		order := map[string]int{}
+		for i, s := range sets {
+			if _, ok := order[s]; !ok {
+				order[s] = i
+			}
+		}
+		sortErrors(d.errs, order)
+		return nil, d.errs
+	}
+	return sc, nil
+}
+
+// Validate loads each scenario (path or shipped name) with the --set overrides and writes a
+// verdict per scenario to w: "ok NAME (…)" or its problems, one per line. It returns the
+// exit code for `sim validate`: 0 when all are valid, 1 otherwise.
+func Validate(paths []string, sets []string, w io.Writer) int {
+	code := 0
+	for _, p := range paths {
+		sc, cfg, err := Load(p, sets)
+		if err != nil {
+			fmt.Fprintln(w, err)
+			code = 1
+			continue
+		}
+		services, pods := 0, 0
+		for _, s := range cfg.Services {
+			services += s.Count
+			pods += s.Count * s.Replicas
+		}
+		fmt.Fprintf(w, "ok %s: %s (%d nodes, %d services, %d pods, %d phases)\n",
+			sc.File, sc.Name, cfg.Cluster.Nodes, services, pods, len(cfg.Timeline))
+	}
+	return code
+}

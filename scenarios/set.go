@@ -1,0 +1,195 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// setStep is one step of a --set path: a field name or a list index.
+type setStep struct {
+	key   string
+	index int
+	isKey bool
+}
+
+// parseSetPath splits "services[0].ports[1].port" into steps. A key holding dots is
+// written in brackets and quotes: expect["rolling-update.endpoints.fanoutBytes"].max.
+func parseSetPath(path string) ([]setStep, error) {
+	var steps []setStep
+	i := 0
+	for i < len(path) {
+		switch c := path[i]; {
+		case c == '.':
+			if i == 0 || i == len(path)-1 || path[i+1] == '.' || path[i+1] == '[' {
+				return nil, fmt.Errorf("misplaced '.' at offset %d", i)
+			}
+			i++
+		case c == '[':
+			end := strings.IndexByte(path[i:], ']')
+			if end < 0 {
+				return nil, fmt.Errorf("unclosed '[' at offset %d", i)
+			}
+			inner := path[i+1 : i+end]
+			if strings.HasPrefix(inner, `"`) {
+				// A quoted key may itself hold ']'; find the closing quote first.
+				q, err := strconv.QuotedPrefix(path[i+1:])
+				if err != nil || i+1+len(q) >= len(path) || path[i+1+len(q)] != ']' {
+					return nil, fmt.Errorf("bad quoted key at offset %d", i)
+				}
+				key, _ := strconv.Unquote(q)
+				steps = append(steps, setStep{key: key, isKey: true})
+				i += 1 + len(q) + 1
+				continue
+			}
+			n, err := strconv.Atoi(inner)
+			if err != nil || n < 0 || strings.TrimLeft(inner, "0123456789") != "" {
+				return nil, fmt.Errorf("list index %q is not a non-negative integer", inner)
+			}
+			steps = append(steps, setStep{index: n})
+			i += end + 1
+		default:
+			j := i
+			for j < len(path) && path[j] != '.' && path[j] != '[' && path[j] != ']' {
+				j++
+			}
+			if j == i {
+				return nil, fmt.Errorf("unexpected %q at offset %d", c, i)
+			}
+			steps = append(steps, setStep{key: path[i:j], isKey: true})
+			i = j
+		}
+	}
+	if len(steps) == 0 {
+		return nil, fmt.Errorf("empty path")
+	}
+	return steps, nil
+}
+
+// applySets applies --set flags to the document (creating it when the file is empty) and
+// returns the new root. Values are YAML ("500", "[a, b]", "{median: 1s, p99: 2s}"). Every
+// node a flag adds is remembered, so that a problem with it names the flag.
+func (d *decoder) applySets(root *yaml.Node, sets []string) *yaml.Node {
+	if len(sets) == 0 {
+		return root
+	}
+	if root == nil {
+		root = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 1, Column: 1}
+	}
+	for _, set := range sets {
+		fail := func(path, format string, args ...any) {
+			d.errs = append(d.errs, &Error{File: d.file, Set: set, Path: path, Msg: fmt.Sprintf(format, args...)})
+		}
+		path, value, ok := strings.Cut(set, "=")
+		if !ok {
+			fail("", "expected path=value, like cluster.nodes=500")
+			continue
+		}
+		steps, err := parseSetPath(path)
+		if err != nil {
+			fail("", "bad path %q: %v (like services[0].replicas or controlPlane.maxEndpointsPerSlice)", path, err)
+			continue
+		}
+		val, err := parseYAML([]byte(value))
+		if err != nil {
+			fail(path, "bad value %q: %v", value, err)
+			continue
+		}
+		if val == nil {
+			val = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
+		}
+		d.markSet(val, set)
+		cur := root
+		walked := ""
+		for si, st := range steps {
+			cur = resolveAliases(cur)
+			last := si == len(steps)-1
+			if !st.isKey {
+				walkedNext := index(walked, st.index)
+				if cur.Kind != yaml.SequenceNode {
+					fail(walkedNext, "%s is not a list", orDocument(walked))
+					cur = nil
+					break
+				}
+				if st.index >= len(cur.Content) {
+					fail(walkedNext, "index %d out of range (the list has %d items)", st.index, len(cur.Content))
+					cur = nil
+					break
+				}
+				if last {
+					cur.Content[st.index] = val
+				} else {
+					cur = cur.Content[st.index]
+				}
+				walked = walkedNext
+				continue
+			}
+			walkedNext := join(walked, st.key)
+			if isNull(cur) && cur != root {
+				cur.Kind, cur.Tag, cur.Value = yaml.MappingNode, "!!map", ""
+				d.setOf[cur] = set
+			}
+			if cur.Kind != yaml.MappingNode {
+				fail(walkedNext, "%s is not a mapping", orDocument(walked))
+				cur = nil
+				break
+			}
+			var next *yaml.Node
+			for k := 0; k+1 < len(cur.Content); k += 2 {
+				if key := resolveAliases(cur.Content[k]); key.Kind == yaml.ScalarNode && key.Value == st.key {
+					if last {
+						cur.Content[k+1] = val
+					}
+					next = cur.Content[k+1]
+					break
+				}
+			}
+			if next == nil {
+				if !last && !steps[si+1].isKey {
+					fail(index(walkedNext, steps[si+1].index), "%s is not in the file, so it has no items to index; set the whole list instead (%s=[…])", walkedNext, walkedNext)
+					cur = nil
+					break
+				}
+				key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: st.key}
+				d.setOf[key] = set
+				next = val
+				if !last {
+					next = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+					d.setOf[next] = set
+				}
+				cur.Content = append(cur.Content, key, next)
+			}
+			cur = next
+			walked = walkedNext
+		}
+	}
+	return root
+}
+
+// markSet records every node of a --set value as coming from that flag.
+func (d *decoder) markSet(n *yaml.Node, set string) {
+	if n == nil || d.setOf[n] != "" {
+		return
+	}
+	d.setOf[n] = set
+	for _, c := range n.Content {
+		d.markSet(c, set)
+	}
+}
+
+// resolveAliases follows aliases (bounded, for --set navigation).
+func resolveAliases(n *yaml.Node) *yaml.Node {
+	for i := 0; i < 100 && n.Kind == yaml.AliasNode && n.Alias != nil; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+func orDocument(path string) string {
+	if path == "" {
+		return "the document"
+	}
+	return path
+}

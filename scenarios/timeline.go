@@ -1,0 +1,244 @@
+package scenarios
+
+import (
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"epsim/sim"
+)
+
+// timeline decodes the list of actions. Services and the cluster must be decoded already:
+// actions name services and zones, and restart or fail at most what exists.
+func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Action {
+	items, ok := d.list(n, path, "actions")
+	if !ok {
+		return nil
+	}
+	if len(items) == 0 {
+		d.errorf(n, path, "need at least one action")
+		return nil
+	}
+	// Service names an action may use: each entry's base name, and its stamped copies.
+	counts := map[string]int{}
+	for _, s := range cfg.Services {
+		counts[s.Name] = max(counts[s.Name], s.Count)
+	}
+	created := map[string]bool{}
+	createdAll := false
+	seen := map[string]int{}
+	var out []sim.Action
+	for i, it := range items {
+		p := index(path, i)
+		a, ok := d.action(it, p, cfg)
+		if !ok {
+			continue
+		}
+		if line, dup := seen[a.Name]; dup {
+			d.errorf(it, p+".name", "duplicate action name %q (first at line %d); each action is a phase and needs its own name", a.Name, line)
+			continue
+		}
+		seen[a.Name] = it.Line
+		// Resolve service references to entry names.
+		var bases []string
+		for j, ref := range a.Services {
+			base, ok := resolveService(ref, counts)
+			if !ok {
+				names := make([]string, 0, len(counts))
+				for k := range counts {
+					names = append(names, k)
+				}
+				slices.Sort(names)
+				d.errorf(it, index(p+".services", j), "%s", notOneOf("service", ref, names))
+				continue
+			}
+			bases = append(bases, base)
+		}
+		switch a.Kind {
+		case sim.ActionCreate:
+			if len(a.Services) == 0 {
+				createdAll = true
+			}
+			for _, b := range bases {
+				created[b] = true
+			}
+		case sim.ActionFailNodes, sim.ActionDrainNodes, sim.ActionWait:
+		default:
+			if !createdAll && len(created) == 0 {
+				d.errorf(it, p, "action %s comes before any create action; put a create action first", a.Kind)
+			} else if !createdAll {
+				for j, b := range bases {
+					if !created[b] {
+						d.errorf(it, index(p+".services", j), "service %q is not created by an earlier create action", a.Services[j])
+					}
+				}
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// resolveService maps a reference (a base name, or "base-i" for a stamped copy) to its
+// entry's base name.
+func resolveService(ref string, counts map[string]int) (string, bool) {
+	if _, ok := counts[ref]; ok {
+		return ref, true
+	}
+	cut := strings.LastIndexByte(ref, '-')
+	if cut <= 0 {
+		return "", false
+	}
+	base := ref[:cut]
+	c, ok := counts[base]
+	if !ok || c <= 1 {
+		return "", false
+	}
+	if i, ok := stampIndex(ref, base); ok && i < c {
+		return base, true
+	}
+	return "", false
+}
+
+func (d *decoder) action(n *yaml.Node, path string, cfg *sim.Config) (sim.Action, bool) {
+	var a sim.Action
+	f, ok := d.fields(n, path, actionFields)
+	if !ok {
+		return a, false
+	}
+	before := len(d.errs)
+	if e, ok := f["name"]; ok {
+		p := join(path, "name")
+		if v, ok := d.str(e.val, p); ok {
+			switch {
+			case len(v) > 63 || !dns1123Label.MatchString(v):
+				d.errorf(e.val, p, "%q must be lowercase a-z, 0-9 and '-' (at most 63 characters): it names a phase, and expect keys are phase.mode.figure", v)
+			case v == "total":
+				d.errorf(e.val, p, `"total" is reserved for the sum of all phases`)
+			}
+			a.Name = v
+		}
+	} else {
+		d.missing(n, path, "name")
+	}
+	e, ok := f["action"]
+	if !ok {
+		d.missing(n, path, "action")
+		return a, false
+	}
+	kind, ok := d.enum(e.val, join(path, "action"), actionKinds)
+	if !ok {
+		return a, false
+	}
+	a.Kind = sim.ActionKind(kind)
+	allowed := actionKindFields[a.Kind]
+	for _, name := range actionFields {
+		e, present := f[name]
+		if !present || name == "name" || name == "action" || name == "settle" || slices.Contains(allowed, name) {
+			continue
+		}
+		d.errorf(e.key, join(path, name), "field %q does not apply to action %s (its fields: %s)", name, kind, strings.Join(append([]string{"name", "action", "settle"}, allowed...), ", "))
+	}
+	if e, ok := f["services"]; ok && slices.Contains(allowed, "services") {
+		p := join(path, "services")
+		items, _ := d.list(e.val, p, "service names")
+		for i, it := range items {
+			if v, ok := d.str(it, index(p, i)); ok {
+				if slices.Contains(a.Services, v) {
+					d.errorf(it, index(p, i), "duplicate service %q", v)
+					continue
+				}
+				a.Services = append(a.Services, v)
+			}
+		}
+	}
+	if e, ok := f["settle"]; ok {
+		a.Settle, _ = d.durationIn(e.val, join(path, "settle"), 0, maxLongDuration)
+	}
+	switch a.Kind {
+	case sim.ActionRollout:
+		a.MaxSurge, a.MaxUnavailable = DefaultRollout()
+		if e, ok := f["maxSurge"]; ok {
+			a.MaxSurge, _ = d.intOrPercent(e.val, join(path, "maxSurge"))
+		}
+		if e, ok := f["maxUnavailable"]; ok {
+			p := join(path, "maxUnavailable")
+			if v, ok := d.intOrPercent(e.val, p); ok {
+				// upstream: pkg/apis/apps/validation ValidateRollingUpdateDeployment,
+				// IsNotMoreThan100Percent.
+				if v.IsPercent && v.Value > 100 {
+					d.errorf(e.val, p, "%s out of range (0%%..100%%)", FormatIntOrPercent(v))
+				}
+				a.MaxUnavailable = v
+			}
+		}
+		if a.MaxSurge.Value == 0 && a.MaxUnavailable.Value == 0 {
+			// upstream: ValidateRollingUpdateDeployment, "may not be 0 when `maxSurge` is 0".
+			at := n
+			if e, ok := f["maxUnavailable"]; ok {
+				at = e.val
+			}
+			d.errorf(at, join(path, "maxUnavailable"), "may not be 0 when maxSurge is 0 (the rollout could never progress)")
+		}
+	case sim.ActionScale:
+		if e, ok := f["replicas"]; ok {
+			v, _ := d.integer(e.val, join(path, "replicas"), 0, maxReplicas)
+			a.Replicas = int(v)
+		} else {
+			d.missing(n, path, "replicas")
+		}
+	case sim.ActionRestartPods, sim.ActionFlipReadiness:
+		a.Pods = 1
+		if e, ok := f["pods"]; ok {
+			v, _ := d.integer(e.val, join(path, "pods"), 1, maxReplicas)
+			a.Pods = int(v)
+		}
+		if e, ok := f["notReadyFor"]; ok && a.Kind == sim.ActionFlipReadiness {
+			a.NotReadyFor, _ = d.durationIn(e.val, join(path, "notReadyFor"), 0, maxLongDuration)
+		}
+	case sim.ActionFailNodes, sim.ActionDrainNodes:
+		en, hasNodes := f["nodes"]
+		ez, hasZone := f["zone"]
+		switch {
+		case hasNodes && hasZone:
+			d.errorf(ez.key, join(path, "zone"), "give nodes or zone, not both")
+		case !hasNodes && !hasZone:
+			d.errorf(n, path, "action %s needs nodes (how many) or zone (which zone)", kind)
+		case hasNodes:
+			v, _ := d.integer(en.val, join(path, "nodes"), 1, int64(max(cfg.Cluster.Nodes, 1)))
+			a.Nodes = int(v)
+		default:
+			p := join(path, "zone")
+			if v, ok := d.str(ez.val, p); ok {
+				if !slices.Contains(cfg.Cluster.Zones, v) {
+					d.errorf(ez.val, p, "%s", notOneOf("zone", v, cfg.Cluster.Zones))
+				}
+				a.Zone = v
+			}
+		}
+	case sim.ActionLabelService:
+		if e, ok := f["labels"]; ok {
+			p := join(path, "labels")
+			a.Labels, _ = d.stringMap(e.val, p, checkLabel)
+			if len(a.Labels) == 0 && len(d.errs) == before {
+				d.errorf(e.val, p, "need at least one label")
+			}
+		} else {
+			d.missing(n, path, "labels")
+		}
+	case sim.ActionWait:
+		if e, ok := f["duration"]; ok {
+			p := join(path, "duration")
+			if v, ok := d.durationIn(e.val, p, 0, maxLongDuration); ok {
+				if v == 0 {
+					d.errorf(e.val, p, "must be > 0")
+				}
+				a.Duration = v
+			}
+		} else {
+			d.missing(n, path, "duration")
+		}
+	}
+	return a, len(d.errs) == before
+}
