@@ -67,7 +67,7 @@ var (
 	trafficDistributions = []string{"PreferClose", "PreferSameZone", "PreferSameNode"}
 	// topologyModes: upstream enables hints for "Auto" or "auto" (k8s.io/endpointslice
 	// utils.go hintsEnabled); "Disabled" is the documented way to say no.
-	topologyModes = []string{"Auto", "auto", "Disabled"}
+	topologyModes  = []string{"Auto", "auto", "Disabled"}
 	watchResources = []string{"endpointslices", "endpoints"}
 	modeNames      = []string{"both", "endpoints", "endpointslices"}
 	actionKinds    = []string{
