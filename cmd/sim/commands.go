@@ -1,0 +1,267 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"golang.org/x/term"
+
+	"epsim/sim"
+)
+
+// env is everything a command touches outside itself. Tests build one with fakes, so no test
+// needs the real engine, a terminal or the process's standard streams.
+type env struct {
+	stdout, stderr io.Writer
+	// runSim runs a scenario (sim.Run outside tests).
+	runSim func(cfg sim.Config, obs sim.Observer) (*sim.Results, error)
+	// load resolves a scenario path or embedded name with --set overrides.
+	load func(nameOrPath string, sets []string) (*loadedScenario, error)
+	// names lists the embedded scenarios.
+	names func() []string
+	// stderrIsTerminal enables the progress bar.
+	stderrIsTerminal bool
+}
+
+// newEnv returns the real environment writing to stdout and stderr.
+func newEnv(stdout, stderr io.Writer) *env {
+	e := &env{stdout: stdout, stderr: stderr, runSim: sim.Run, load: loadScenario, names: scenarioNames}
+	if f, ok := stderr.(*os.File); ok {
+		e.stderrIsTerminal = term.IsTerminal(int(f.Fd()))
+	}
+	return e
+}
+
+// command is one subcommand. setup registers the command's flags on fs and returns the
+// function that runs it once fs is parsed, so the doc test can parse examples without running
+// anything.
+type command struct {
+	name  string
+	usage string // the usage line after "sim "
+	short string // one line for the command list
+	long  string // the help text: what it does, then examples
+	setup func(fs *flag.FlagSet) func(e *env, args []string) error
+}
+
+// commands are listed in this order by 'sim help'.
+var commands []*command
+
+func init() {
+	commands = []*command{cmdRun, cmdValidate, cmdScenarios,
+		stub("check", "check SCENARIO...", "fail when update volume regresses past a baseline or budget", 6),
+		stub("plan", "plan PLAN.yaml", "capacity-planning report over a grid of cluster shapes", 5),
+		stub("plot", "plot DIR", "redraw the charts of a run from DIR/summary.json and DIR/timeseries.csv", 5),
+		stub("replay", "replay FILE", "account recorded pod churn (kubectl get pods --watch -o json)", 7),
+		stub("record", "record", "record pod churn from a cluster for replay", 7),
+		cmdHelp, cmdVersion}
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// main runs the command line args and returns the exit status. Errors are printed once, as
+// "sim: …", on stderr.
+func (e *env) main(args []string) int {
+	err := e.dispatch(args)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "sim: %v\n", err)
+		var ee *exitError
+		if errors.As(err, &ee) && ee.hint != "" {
+			fmt.Fprintln(e.stderr, ee.hint)
+		}
+	}
+	return exitCode(err)
+}
+
+func (e *env) dispatch(args []string) error {
+	if len(args) == 0 {
+		writeOverview(e.stderr)
+		return &exitError{code: exitBadInput, err: errors.New("no command given")}
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help":
+		writeOverview(e.stdout)
+		return nil
+	case "-version", "--version":
+		name = "version"
+	}
+	c := lookup(name)
+	if c == nil {
+		return usageErrorf("", "unknown command %q", name)
+	}
+	fs := newFlagSet(c)
+	runFn := c.setup(fs)
+	pos, err := parseArgs(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		writeCommandHelp(e.stdout, c)
+		return nil
+	}
+	if err != nil {
+		return usageErrorf(c.name, "%s: %v", c.name, err)
+	}
+	return runFn(e, pos)
+}
+
+func newFlagSet(c *command) *flag.FlagSet {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are returned and printed once by main
+	return fs
+}
+
+// parseArgs parses flags anywhere among the arguments ("sim run x.yaml --out d" and
+// "sim run --out d x.yaml" both work) and returns the positional arguments. "--" ends the
+// flags.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// stub is a command that exists in the design but is not built yet.
+func stub(name, usage, short string, issue int) *command {
+	return &command{
+		name: name, usage: usage, short: short + " (not implemented yet)",
+		long: fmt.Sprintf("%s.\n\nNot implemented yet (issue %d).", upperFirst(short), issue),
+		setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
+			return func(e *env, args []string) error {
+				return fmt.Errorf("%s: not implemented yet (issue %d)", name, issue)
+			}
+		},
+	}
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+var cmdHelp = &command{
+	name:  "help",
+	usage: "help [command]",
+	short: "explain a command, its flags and examples",
+	long: `Help prints the list of commands, or, given a command, what it does, its flags with
+their defaults, and examples.
+
+Examples:
+
+    sim help
+    sim help run`,
+	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
+		return func(e *env, args []string) error {
+			switch len(args) {
+			case 0:
+				writeOverview(e.stdout)
+				return nil
+			case 1:
+				c := lookup(args[0])
+				if c == nil {
+					return usageErrorf("", "help: unknown command %q", args[0])
+				}
+				writeCommandHelp(e.stdout, c)
+				return nil
+			}
+			return usageErrorf("help", "help takes at most one command")
+		}
+	},
+}
+
+var cmdVersion = &command{
+	name:  "version",
+	usage: "version",
+	short: "print the version of sim and of Go",
+	long: `Version prints the module version sim was built from and the Go version.
+
+Examples:
+
+    sim version`,
+	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
+		return func(e *env, args []string) error {
+			if len(args) > 0 {
+				return usageErrorf("version", "version takes no arguments")
+			}
+			v := "(devel)"
+			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+				v = bi.Main.Version
+			}
+			fmt.Fprintf(e.stdout, "sim (epsim) %s %s %s/%s\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return nil
+		}
+	},
+}
+
+// writeOverview prints the command list.
+func writeOverview(w io.Writer) {
+	fmt.Fprint(w, `sim simulates what an endpoint change costs — API writes, etcd bytes, watch events and
+bytes fanned out to every kube-proxy — with legacy Endpoints and with EndpointSlices.
+
+usage: sim <command> [flags] [arguments]
+
+commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.short)
+	}
+	fmt.Fprint(w, `
+Run 'sim help <command>' for a command's flags and examples. Exit status: 0 ok, 1 the run
+failed, 2 bad input (usage or scenario errors).
+`)
+}
+
+// writeCommandHelp prints a command's usage, its help text and its flags with defaults.
+func writeCommandHelp(w io.Writer, c *command) {
+	fs := newFlagSet(c)
+	c.setup(fs)
+	hasFlags := false
+	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	usage := c.usage
+	if hasFlags {
+		usage = strings.Replace(usage, c.name, c.name+" [flags]", 1)
+	}
+	fmt.Fprintf(w, "usage: sim %s\n\n%s\n", usage, c.long)
+	if !hasFlags {
+		return
+	}
+	fmt.Fprint(w, "\nFlags:\n\n")
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		head := "  --" + f.Name
+		if name != "" {
+			head += " " + name
+		}
+		fmt.Fprintf(w, "%s\n        %s", head, usage)
+		switch f.DefValue {
+		case "", "0", "false", "[]":
+		default:
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
+}

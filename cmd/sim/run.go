@@ -1,0 +1,213 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
+	"slices"
+	"strings"
+
+	"epsim/reports"
+	"epsim/sim"
+)
+
+var cmdRun = &command{
+	name:  "run",
+	usage: "run SCENARIO",
+	short: "run a scenario and compare Endpoints with EndpointSlices",
+	long: `Run simulates SCENARIO — a YAML file, or the name of a scenario built into sim (see
+'sim scenarios') — with both control planes on the same pod timeline, and prints a
+side-by-side table per phase and in total: API writes by verb, failed writes, etcd bytes,
+watch events, bytes fanned out to watchers, bytes per node, the largest object, peak API
+server egress and propagation latency, with the ratio Endpoints / EndpointSlices.
+
+The same scenario and seed always give the same output, byte for byte. --out DIR also writes
+summary.json (the stable machine interface), timeseries.csv (1 s buckets), writes.jsonl (one
+line per API write) and charts (PNG and SVG). Files are written atomically: on any error
+nothing in DIR is replaced or left half-written.
+
+A progress bar is shown on stderr when stderr is a terminal (not with --quiet).
+
+Examples:
+
+    sim run scenarios/5000-nodes.yaml
+    sim run 5000-nodes --out results/5000 --seed 7
+    sim run scenarios/5000-nodes.yaml --mode endpointslices --format json
+    sim run scenarios/5000-nodes.yaml --set controlPlane.maxEndpointsPerSlice=500`,
+	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
+		o := &runOptions{}
+		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl and charts into `DIR`")
+		fs.StringVar(&o.format, "format", "table", "stdout `format`: table, or json (the content of summary.json)")
+		fs.Uint64Var(&o.seed, "seed", 0, "override the scenario's seed with `N` (default: the scenario's seed)")
+		fs.StringVar(&o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices")
+		fs.Var(&o.sets, "set", "override a scenario field, `path=value` (repeatable), e.g. cluster.nodes=1000")
+		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
+		fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the run to `FILE`")
+		return func(e *env, args []string) error {
+			o.set = map[string]bool{}
+			fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
+			return o.run(e, args)
+		}
+	},
+}
+
+// runOptions are the parsed flags of 'sim run'.
+type runOptions struct {
+	out, format, mode, cpuprofile string
+	seed                          uint64
+	// set holds the names of the flags given on the command line.
+	set           map[string]bool
+	sets          stringList
+	quiet, charts bool
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// parseMode maps --mode to the modes that run.
+func parseMode(s string) ([]sim.Mode, error) {
+	switch s {
+	case "both":
+		return []sim.Mode{sim.ModeEndpoints, sim.ModeEndpointSlices}, nil
+	case string(sim.ModeEndpoints):
+		return []sim.Mode{sim.ModeEndpoints}, nil
+	case string(sim.ModeEndpointSlices):
+		return []sim.Mode{sim.ModeEndpointSlices}, nil
+	}
+	return nil, fmt.Errorf("--mode %q: want both, endpoints or endpointslices", s)
+}
+
+func (o *runOptions) run(e *env, args []string) error {
+	if len(args) != 1 {
+		return usageErrorf("run", "run takes exactly one scenario (a file or an embedded name), got %d", len(args))
+	}
+	modes, err := parseMode(o.mode)
+	if err != nil {
+		return usageErrorf("run", "%v", err)
+	}
+	if o.format != "table" && o.format != "json" {
+		return usageErrorf("run", "--format %q: want table or json", o.format)
+	}
+	sc, err := e.load(args[0], o.sets)
+	if err != nil {
+		return badInput(err)
+	}
+	cfg := sc.Config
+	if o.set["seed"] {
+		cfg.Seed = o.seed
+	}
+	// --mode overrides the scenario's modes; a scenario that names none runs both.
+	if o.set["mode"] || !(cfg.RunEndpoints || cfg.RunEndpointSlices) {
+		cfg.RunEndpoints = slices.Contains(modes, sim.ModeEndpoints)
+		cfg.RunEndpointSlices = slices.Contains(modes, sim.ModeEndpointSlices)
+	}
+	modes = configModes(cfg)
+	if o.out != "" {
+		// Fail before a long run, not after it.
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+
+	res, err := o.simulate(e, cfg)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", sc.File, err)
+	}
+	summary := reports.NewSummary(res, modes)
+	if o.out != "" {
+		if err := writeOutputs(o.out, res, summary, o.charts); err != nil {
+			return err
+		}
+	}
+	if o.format == "json" {
+		return reports.WriteSummaryJSON(e.stdout, summary)
+	}
+	return reports.WriteTable(e.stdout, summary)
+}
+
+// configModes returns the modes cfg runs, Endpoints first.
+func configModes(cfg sim.Config) []sim.Mode {
+	var modes []sim.Mode
+	if cfg.RunEndpoints {
+		modes = append(modes, sim.ModeEndpoints)
+	}
+	if cfg.RunEndpointSlices {
+		modes = append(modes, sim.ModeEndpointSlices)
+	}
+	return modes
+}
+
+// simulate runs cfg with the progress bar and CPU profile the flags ask for.
+func (o *runOptions) simulate(e *env, cfg sim.Config) (res *sim.Results, err error) {
+	if o.cpuprofile != "" {
+		f, err := os.Create(o.cpuprofile)
+		if err != nil {
+			return nil, fmt.Errorf("--cpuprofile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			if cerr := f.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("--cpuprofile: %w", cerr)
+			}
+		}()
+	}
+	var obs sim.Observer
+	if !o.quiet && e.stderrIsTerminal {
+		p := newProgress(e.stderr, cfg.Name, len(cfg.Timeline))
+		defer p.finish()
+		obs = p
+	}
+	res, err = e.runSim(cfg, obs)
+	if err == nil && res == nil {
+		err = errors.New("the engine returned no results")
+	}
+	return res, err
+}
+
+// writeOutputs renders every --out file. Each is written to a temporary file in dir and they
+// are renamed into place only when all of them rendered, so an error leaves dir as it was.
+func writeOutputs(dir string, res *sim.Results, summary *reports.Summary, charts bool) error {
+	out := &outputDir{dir: dir}
+	err := func() error {
+		if err := out.write("summary.json", func(w io.Writer) error { return reports.WriteSummaryJSON(w, summary) }); err != nil {
+			return err
+		}
+		if err := out.write("timeseries.csv", func(w io.Writer) error { return reports.WriteTimeseriesCSV(w, res.Series) }); err != nil {
+			return err
+		}
+		if err := out.write("writes.jsonl", func(w io.Writer) error { return reports.WriteWritesJSONL(w, res.Writes) }); err != nil {
+			return err
+		}
+		if !charts {
+			return nil
+		}
+		all, err := reports.Charts(summary, res.Series, res.Layout)
+		if err != nil {
+			return err
+		}
+		for _, c := range all {
+			for _, format := range reports.ChartFormats {
+				if err := out.write(c.Name+"."+format, func(w io.Writer) error { return c.Render(w, format) }); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		out.abort()
+		return fmt.Errorf("--out %s: %w (no files written)", dir, err)
+	}
+	return out.commit()
+}
