@@ -288,37 +288,41 @@ func writeAddressListHashDump(w hashDumpWriter, list []EndpointAddress) {
 	}
 	w.WriteString("[")
 	for i := range list {
-		a := &list[i]
 		if i > 0 {
 			w.WriteString(" ")
 		}
-		w.WriteString("{IP:(string)")
-		w.WriteString(a.IP)
-		w.WriteString(" Hostname:(string)")
-		w.WriteString(a.Hostname)
-		w.WriteString(" NodeName:(*string)")
-		if a.NodeName == nil {
-			w.WriteString("<nil>")
-		} else {
-			w.WriteString(*a.NodeName)
-		}
-		w.WriteString(" TargetRef:(*v1.ObjectReference)")
-		if r := a.TargetRef; r == nil {
-			w.WriteString("<nil>")
-		} else {
-			w.WriteString("{Kind:(string)")
-			w.WriteString(r.Kind)
-			w.WriteString(" Namespace:(string)")
-			w.WriteString(r.Namespace)
-			w.WriteString(" Name:(string)")
-			w.WriteString(r.Name)
-			w.WriteString(" UID:(types.UID)")
-			w.WriteString(r.UID)
-			w.WriteString(" APIVersion:(string) ResourceVersion:(string) FieldPath:(string)}")
-		}
-		w.WriteString("}")
+		writeAddressHashDump(w, &list[i])
 	}
 	w.WriteString("]")
+}
+
+// writeAddressHashDump writes one core/v1 EndpointAddress as a slice element of a hash dump.
+func writeAddressHashDump(w hashDumpWriter, a *EndpointAddress) {
+	w.WriteString("{IP:(string)")
+	w.WriteString(a.IP)
+	w.WriteString(" Hostname:(string)")
+	w.WriteString(a.Hostname)
+	w.WriteString(" NodeName:(*string)")
+	if a.NodeName == nil {
+		w.WriteString("<nil>")
+	} else {
+		w.WriteString(*a.NodeName)
+	}
+	w.WriteString(" TargetRef:(*v1.ObjectReference)")
+	if r := a.TargetRef; r == nil {
+		w.WriteString("<nil>")
+	} else {
+		w.WriteString("{Kind:(string)")
+		w.WriteString(r.Kind)
+		w.WriteString(" Namespace:(string)")
+		w.WriteString(r.Namespace)
+		w.WriteString(" Name:(string)")
+		w.WriteString(r.Name)
+		w.WriteString(" UID:(types.UID)")
+		w.WriteString(r.UID)
+		w.WriteString(" APIVersion:(string) ResourceVersion:(string) FieldPath:(string)}")
+	}
+	w.WriteString("}")
 }
 
 // writePortHashDump writes a core/v1 EndpointPort as dump.ForHash prints it; topLevel adds the

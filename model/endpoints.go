@@ -1,0 +1,358 @@
+package model
+
+import (
+	"maps"
+	"net"
+	"strings"
+)
+
+// Endpoints write verbs, as returned in EndpointsDecision.Verb. The empty string means "no write".
+const (
+	EndpointsCreate = "create"
+	EndpointsUpdate = "update"
+	EndpointsDelete = "delete"
+)
+
+// EndpointsOptions configures the legacy Endpoints controller model.
+type EndpointsOptions struct {
+	// Truncate enables today's upstream behaviour (Kubernetes 1.22+): at most
+	// EndpointsMaxCapacity addresses, the over-capacity annotation, and the capacity check in
+	// the skip test. False models the controller before the over-capacity work (before 1.21):
+	// no cap, no annotation and no capacity check — the behaviour the published 5 GB figures
+	// describe.
+	Truncate bool
+}
+
+// EndpointsDecision is what one sync of the legacy Endpoints controller decides for a Service.
+type EndpointsDecision struct {
+	// Verb is EndpointsCreate, EndpointsUpdate, EndpointsDelete or "" (no write).
+	Verb string
+	// Truncated is true when the object to write was cut to EndpointsMaxCapacity addresses
+	// (and so carries the over-capacity annotation).
+	Truncated bool
+	// Subsets, Addresses and NotReadyAddresses count the object to write, after truncation.
+	Subsets           int
+	Addresses         int
+	NotReadyAddresses int
+	// DesiredAddresses and DesiredNotReadyAddresses count the subsets before truncation.
+	DesiredAddresses         int
+	DesiredNotReadyAddresses int
+}
+
+// EndpointsPlan is the full builder's result: the decision plus the object to write.
+type EndpointsPlan struct {
+	EndpointsDecision
+	// Object is the object to POST or PUT; for a delete it is the current object (nil if none);
+	// for no write it is nil.
+	Object *Endpoints
+}
+
+// BuildEndpoints is one sync of the legacy Endpoints controller for svc, rebuilding the desired
+// object from every pod: the straightforward twin of ServiceEndpoints. pods are the pods the
+// Service's selector matches in its namespace, in lister order; current is the stored
+// Endpoints (nil: not found); trigger is the trigger time computed for this sync (zero: none).
+// svc == nil means the Service was not found, which deletes the Endpoints.
+//
+// upstream: pkg/controller/endpoint/endpoints_controller.go syncService.
+func BuildEndpoints(svc *Service, pods []*Pod, current *Endpoints, opts EndpointsOptions, trigger Timestamp) EndpointsPlan {
+	// upstream step 1: the Service is gone; DELETE (NotFound ignored).
+	if svc == nil {
+		return EndpointsPlan{EndpointsDecision: EndpointsDecision{Verb: EndpointsDelete}, Object: current}
+	}
+	// upstream step 2: ExternalName services and services without a selector are left alone.
+	if svc.ExternalName || svc.Selector == nil {
+		return EndpointsPlan{}
+	}
+
+	// upstream step 4: one single-address, single-port subset per (pod, resolved port).
+	subsets := []EndpointSubset{}
+	for _, pod := range pods {
+		if !legacyPodIncluded(pod, svc.PublishNotReadyAddresses) {
+			continue
+		}
+		addr, ok := legacyPodAddress(svc, pod)
+		if !ok {
+			continue
+		}
+		ready := svc.PublishNotReadyAddresses || pod.Ready
+		add := func(ports []EndpointsPort) {
+			s := EndpointSubset{Ports: ports}
+			if ready {
+				s.Addresses = []EndpointAddress{addr}
+			} else {
+				s.NotReadyAddresses = []EndpointAddress{addr}
+			}
+			subsets = append(subsets, s)
+		}
+		if len(svc.Ports) == 0 {
+			// Headless services may have no ports (ClusterIP exactly "None"); others get nothing.
+			if svc.ClusterIP == "None" {
+				add([]EndpointsPort{})
+			}
+			continue
+		}
+		for i := range svc.Ports {
+			sp := &svc.Ports[i]
+			port, ok := resolveTargetPortForEndpoints(pod, sp)
+			if !ok {
+				continue
+			}
+			add([]EndpointsPort{{Name: sp.Name, Port: port, Protocol: sp.Protocol, AppProtocol: sp.AppProtocol}})
+		}
+	}
+	// upstream step 5.
+	subsets = RepackSubsets(subsets)
+
+	var d EndpointsDecision
+	for _, s := range subsets {
+		d.DesiredAddresses += len(s.Addresses)
+		d.DesiredNotReadyAddresses += len(s.NotReadyAddresses)
+	}
+
+	// upstream step 6: the current object, or a stub that means "create".
+	create := current == nil
+	if create {
+		current = &Endpoints{ObjectMeta: ObjectMeta{Name: svc.Name, Namespace: svc.Namespace, Labels: svc.Labels}}
+	}
+
+	// upstream step 7: the skip test.
+	if !create &&
+		legacySubsetsEqual(current.Subsets, subsets) &&
+		stringMapsEqual(withoutKey(current.Labels, LabelHeadless), svc.Labels) &&
+		(!opts.Truncate || capacityAnnotationSetCorrectly(current.Annotations, current.Subsets)) {
+		return EndpointsPlan{EndpointsDecision: EndpointsDecision{
+			Subsets: len(subsets), Addresses: d.DesiredAddresses, NotReadyAddresses: d.DesiredNotReadyAddresses,
+			DesiredAddresses: d.DesiredAddresses, DesiredNotReadyAddresses: d.DesiredNotReadyAddresses,
+		}}
+	}
+
+	// upstream step 8: a copy of the current object with the new subsets, labels, annotations.
+	obj := &Endpoints{ObjectMeta: cloneEndpointsMeta(&current.ObjectMeta), Subsets: subsets}
+	obj.Labels = legacyEndpointsLabels(svc)
+	if obj.Annotations == nil {
+		obj.Annotations = map[string]string{}
+	}
+	if trigger.IsZero() {
+		delete(obj.Annotations, AnnotationTriggerTime)
+	} else {
+		obj.Annotations[AnnotationTriggerTime] = trigger.RFC3339Nano()
+	}
+	if opts.Truncate {
+		if truncateEndpoints(obj) {
+			d.Truncated = true
+			obj.Annotations[AnnotationOverCapacity] = truncatedAnnotationValue
+		} else {
+			delete(obj.Annotations, AnnotationOverCapacity)
+		}
+	}
+	d.Verb = EndpointsUpdate
+	if create {
+		d.Verb = EndpointsCreate
+	}
+	d.Subsets = len(obj.Subsets)
+	for _, s := range obj.Subsets {
+		d.Addresses += len(s.Addresses)
+		d.NotReadyAddresses += len(s.NotReadyAddresses)
+	}
+	return EndpointsPlan{EndpointsDecision: d, Object: obj}
+}
+
+// legacyEndpointsLabels is the label set the Endpoints controller writes: the Service's labels,
+// plus service.kubernetes.io/headless: "" for a Service without a cluster IP, else that label
+// removed. upstream: endpoints_controller.go syncService (CloneAndAddLabel/CloneAndRemoveLabel).
+func legacyEndpointsLabels(svc *Service) map[string]string {
+	out := make(map[string]string, len(svc.Labels)+1)
+	maps.Copy(out, svc.Labels)
+	if svc.IsHeadless() {
+		out[LabelHeadless] = ""
+	} else {
+		delete(out, LabelHeadless)
+	}
+	return out
+}
+
+// legacyPodIncluded reports whether a pod may be an Endpoints address: not Succeeded or
+// Failed, has an IP, and not terminating unless includeTerminating (publishNotReadyAddresses).
+// upstream: k8s.io/endpointslice util/controller_utils.go ShouldPodBeInEndpoints.
+func legacyPodIncluded(pod *Pod, includeTerminating bool) bool {
+	if pod.Phase == PodSucceeded || pod.Phase == PodFailed {
+		return false
+	}
+	if len(pod.IPs) == 0 {
+		return false
+	}
+	if !includeTerminating && pod.Terminating {
+		return false
+	}
+	return true
+}
+
+// legacyPodAddress builds a pod's EndpointAddress for svc; ok is false when the pod has no IP
+// of the Service's (first) family. The family is spec.ipFamilies[0], so Endpoints are
+// single-stack even for dual-stack Services; without ipFamilies it comes from the cluster IP,
+// or for a headless Service from the pod's first IP. The IP is used as the pod reports it.
+// upstream: endpoints_controller.go podToEndpointAddressForService; util ShouldSetHostname.
+func legacyPodAddress(svc *Service, pod *Pod) (EndpointAddress, bool) {
+	wantIPv6 := false
+	switch {
+	case len(svc.IPFamilies) > 0:
+		wantIPv6 = svc.IPFamilies[0] == IPv6
+	case svc.ClusterIP != "" && svc.ClusterIP != "None":
+		wantIPv6 = legacyIsIPv6String(svc.ClusterIP)
+	case len(pod.IPs) > 0:
+		wantIPv6 = legacyIsIPv6String(pod.IPs[0])
+	}
+	for _, ip := range pod.IPs {
+		if wantIPv6 == legacyIsIPv6String(ip) {
+			a := EndpointAddress{
+				IP:        ip,
+				NodeName:  Ptr(pod.NodeName),
+				TargetRef: &ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
+			}
+			if len(pod.Hostname) > 0 && pod.Subdomain == svc.Name && svc.Namespace == pod.Namespace {
+				a.Hostname = pod.Hostname
+			}
+			return a, true
+		}
+	}
+	return EndpointAddress{}, false
+}
+
+// resolveTargetPortForEndpoints resolves a Service port's targetPort against a pod: a number
+// is used as-is; a name is looked up (name and protocol) in the regular containers' ports, then
+// in the sidecar (restartable init) containers' ports; ok is false when nothing matches.
+// upstream: k8s.io/endpointslice utils.go FindPort (the same rules as podutil.FindPort).
+func resolveTargetPortForEndpoints(pod *Pod, sp *ServicePort) (int32, bool) {
+	if !sp.TargetPort.IsString {
+		return sp.TargetPort.IntVal, true
+	}
+	for _, list := range [][]ContainerPort{pod.ContainerPorts, pod.SidecarPorts} {
+		for _, cp := range list {
+			if cp.Name == sp.TargetPort.StrVal && cp.Protocol == sp.Protocol {
+				return cp.ContainerPort, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// legacyParseIPSloppy parses an IP address as k8s.io/utils/net ParseIPSloppy does: like
+// net.ParseIP, but dotted-decimal IPv4 may have leading zeros ("010.0.0.1" is 10.0.0.1).
+// Known gap: an IPv4 part with leading zeros inside an IPv6 address is rejected here.
+func legacyParseIPSloppy(s string) net.IP {
+	if strings.Contains(s, ":") {
+		return net.ParseIP(s)
+	}
+	var b [4]byte
+	rest := s
+	for i := range 4 {
+		if i > 0 {
+			if len(rest) == 0 || rest[0] != '.' {
+				return nil
+			}
+			rest = rest[1:]
+		}
+		n, digits := 0, 0
+		for digits < len(rest) && rest[digits] >= '0' && rest[digits] <= '9' && n < 0xFFFFFF {
+			n = n*10 + int(rest[digits]-'0')
+			digits++
+		}
+		if digits == 0 || n > 0xFF {
+			return nil
+		}
+		rest = rest[digits:]
+		b[i] = byte(n)
+	}
+	if len(rest) != 0 {
+		return nil
+	}
+	return net.IPv4(b[0], b[1], b[2], b[3])
+}
+
+// legacyIsIPv6String reports whether s is a valid IPv6 (not IPv4) address.
+// upstream: k8s.io/utils/net IsIPv6String.
+func legacyIsIPv6String(s string) bool {
+	ip := legacyParseIPSloppy(s)
+	return ip != nil && ip.To4() == nil
+}
+
+// legacySubsetsEqual is apimachinery's semantic deep equality of two subset lists (nil and
+// empty lists are equal; pointers compare by value); targetRef resourceVersion, which the
+// model does not carry, is ignored as upstream ignores it.
+// upstream: endpoints_controller.go endpointSubsetsEqualIgnoreResourceVersion.
+func legacySubsetsEqual(a, b []EndpointSubset) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !legacyAddressListsEqual(a[i].Addresses, b[i].Addresses) ||
+			!legacyAddressListsEqual(a[i].NotReadyAddresses, b[i].NotReadyAddresses) ||
+			len(a[i].Ports) != len(b[i].Ports) {
+			return false
+		}
+		for j := range a[i].Ports {
+			if !legacyPortsEqual(&a[i].Ports[j], &b[i].Ports[j]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func legacyAddressListsEqual(a, b []EndpointAddress) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !legacyAddressesEqual(&a[i], &b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func legacyAddressesEqual(a, b *EndpointAddress) bool {
+	if a.IP != b.IP || a.Hostname != b.Hostname {
+		return false
+	}
+	if (a.NodeName == nil) != (b.NodeName == nil) || (a.NodeName != nil && *a.NodeName != *b.NodeName) {
+		return false
+	}
+	if (a.TargetRef == nil) != (b.TargetRef == nil) || (a.TargetRef != nil && *a.TargetRef != *b.TargetRef) {
+		return false
+	}
+	return true
+}
+
+func legacyPortsEqual(a, b *EndpointsPort) bool {
+	return repackPortValueOf(a) == repackPortValueOf(b)
+}
+
+// stringMapsEqual is semantic equality of two string maps: nil equals empty.
+func stringMapsEqual(a, b map[string]string) bool {
+	return maps.Equal(a, b)
+}
+
+// withoutKey returns m without key, copying only when key is present.
+func withoutKey(m map[string]string, key string) map[string]string {
+	if _, ok := m[key]; !ok {
+		return m
+	}
+	out := maps.Clone(m)
+	delete(out, key)
+	return out
+}
+
+// cloneEndpointsMeta deep-copies object metadata (maps and lists are not shared).
+func cloneEndpointsMeta(m *ObjectMeta) ObjectMeta {
+	out := *m
+	out.Labels = maps.Clone(m.Labels)
+	out.Annotations = maps.Clone(m.Annotations)
+	if m.OwnerReferences != nil {
+		out.OwnerReferences = append([]OwnerReference(nil), m.OwnerReferences...)
+	}
+	if m.ManagedFields != nil {
+		out.ManagedFields = append([]ManagedFieldsEntry(nil), m.ManagedFields...)
+	}
+	return out
+}

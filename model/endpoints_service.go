@@ -1,0 +1,717 @@
+package model
+
+import (
+	"crypto/md5"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ServiceEndpoints is the incremental legacy Endpoints controller for one Service. It receives
+// the Service and its pods as they change (SetService, SetPod, DeletePod, DeleteService) and on
+// Sync returns the same decision as BuildEndpoints would for the same inputs, doing work
+// proportional to what changed: each distinct resolved port keeps its ready and not-ready
+// addresses in sorted lists with running byte sums, and a per-(port, address) record of what is
+// stored makes the skip test O(1).
+//
+// Call Applied after the engine has stored the write a Sync decided (not after a failed write):
+// the skip test compares against the stored object.
+//
+// Preconditions: the pods given are the ones the Service's selector matches in its namespace,
+// and distinct pods have distinct UIDs (upstream deduplicates addresses by (IP, UID); two pods
+// sharing both would be one address upstream). The caller must not modify a *Pod after passing
+// it; pass a new one for every change.
+//
+// Costs: SetPod is O(ports × log n) plus a memmove of a pointer slice; Sync is O(subsets ×
+// ports), except that with two or more subsets upstream orders them by an md5 of their full
+// dump, which costs O(addresses) and is done only when truncating (or in Object).
+type ServiceEndpoints struct {
+	svc          *Service
+	opts         EndpointsOptions
+	addressBytes func(*EndpointAddress) ByEncoding
+	deleted      bool
+
+	pods      map[string]*endpointsPodState
+	ports     []*endpointsPortState
+	portIndex map[repackPortValue]int
+	sigs      map[string]*endpointsSignature
+
+	entries  map[endpointsEntryKey]*endpointsEntry
+	mismatch int
+	touched  []*endpointsEntry
+
+	stored             bool
+	storedLabels       map[string]string
+	storedOverCapacity bool
+	storedCount        int
+	storedTrigger      Timestamp
+
+	last          EndpointsDecision
+	lastTrigger   Timestamp
+	layout        []endpointsSubsetLayout
+	layoutOrdered bool
+	truncateReady bool
+}
+
+// endpointsPodState is what one pod contributes; it is immutable once built.
+type endpointsPodState struct {
+	pod      *Pod
+	included bool
+	addr     EndpointAddress
+	ready    bool
+	bytes    ByEncoding
+	portIDs  []int
+	sig      *endpointsSignature
+}
+
+// endpointsPortState is one distinct resolved port (or the no-ports sentinel) with the sorted
+// addresses that offer it.
+type endpointsPortState struct {
+	port          EndpointsPort
+	sentinel      bool
+	digest        [md5.Size]byte
+	ready         []*endpointsPodState
+	notReady      []*endpointsPodState
+	readyBytes    ByEncoding
+	notReadyBytes ByEncoding
+}
+
+// endpointsSignature is a distinct set of resolved ports and how many pods resolve exactly it.
+// Ports offered by exactly the same signatures have identical address sets, so RepackSubsets
+// would merge them into one subset.
+type endpointsSignature struct {
+	key     string
+	portIDs []int
+	pods    int
+}
+
+// endpointsSubsetLayout is one subset of the object: its ports (in hash order) and the port
+// whose address lists it shares; keep is the kept count of the truncated list (-1: all).
+type endpointsSubsetLayout struct {
+	portIDs []int
+	list    *endpointsPortState
+	keep    int
+	digest  [md5.Size]byte
+}
+
+type endpointsEntryKey struct {
+	port    int
+	ip, uid string
+}
+
+type endpointsEntrySide struct {
+	present, ready bool
+	addr           *EndpointAddress
+}
+
+// endpointsEntry records one (port, address) of the current desired state and of the stored
+// object; mismatch counts the entries where the two differ.
+type endpointsEntry struct {
+	key         endpointsEntryKey
+	cur, stored endpointsEntrySide
+	touched     bool
+}
+
+func (e *endpointsEntry) equal() bool {
+	a, b := &e.cur, &e.stored
+	if a.present != b.present {
+		return false
+	}
+	if !a.present {
+		return true
+	}
+	return a.ready == b.ready && legacyAddressesEqual(a.addr, b.addr)
+}
+
+// NewServiceEndpoints returns the incremental builder for svc, with no pods and no stored
+// Endpoints object. addressBytes gives an address's encoded size per encoding (the size model's
+// EndpointAddressSize); SubsetSizes sums it.
+func NewServiceEndpoints(svc *Service, opts EndpointsOptions, addressBytes func(*EndpointAddress) ByEncoding) *ServiceEndpoints {
+	return &ServiceEndpoints{
+		svc:          svc,
+		opts:         opts,
+		addressBytes: addressBytes,
+		pods:         map[string]*endpointsPodState{},
+		portIndex:    map[repackPortValue]int{},
+		sigs:         map[string]*endpointsSignature{},
+		entries:      map[endpointsEntryKey]*endpointsEntry{},
+	}
+}
+
+// SetService replaces the Service (also after DeleteService: a Service recreated with the same
+// name). A change of ports, families, cluster IP or publishNotReadyAddresses recomputes every
+// pod's contribution (O(pods)); label changes are O(1).
+func (s *ServiceEndpoints) SetService(svc *Service) {
+	old := s.svc
+	s.svc = svc
+	s.deleted = false
+	if old != nil && !endpointsInputsChanged(old, svc) {
+		return
+	}
+	keys := make([]string, 0, len(s.pods))
+	for k := range s.pods {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		ps := s.pods[k]
+		s.removeContribution(ps)
+		nps := s.podState(ps.source())
+		s.pods[k] = nps
+		s.addContribution(nps)
+	}
+}
+
+// endpointsInputsChanged reports whether a Service change can change any pod's address.
+func endpointsInputsChanged(a, b *Service) bool {
+	if a.Name != b.Name || a.Namespace != b.Namespace || a.ClusterIP != b.ClusterIP ||
+		a.PublishNotReadyAddresses != b.PublishNotReadyAddresses ||
+		!slices.Equal(a.IPFamilies, b.IPFamilies) || len(a.Ports) != len(b.Ports) {
+		return true
+	}
+	for i := range a.Ports {
+		pa, pb := &a.Ports[i], &b.Ports[i]
+		if pa.Name != pb.Name || pa.Protocol != pb.Protocol || pa.TargetPort != pb.TargetPort ||
+			(pa.AppProtocol == nil) != (pb.AppProtocol == nil) ||
+			(pa.AppProtocol != nil && *pa.AppProtocol != *pb.AppProtocol) {
+			return true
+		}
+	}
+	return false
+}
+
+// DeleteService records that the Service is gone: the next Sync returns EndpointsDelete.
+func (s *ServiceEndpoints) DeleteService() { s.deleted = true }
+
+// SetPod adds or replaces a pod (keyed by namespace/name).
+func (s *ServiceEndpoints) SetPod(pod *Pod) {
+	key := pod.Key()
+	if old := s.pods[key]; old != nil {
+		s.removeContribution(old)
+	}
+	cp := *pod
+	ps := s.podState(&cp)
+	s.pods[key] = ps
+	s.addContribution(ps)
+}
+
+// DeletePod removes the pod with key "namespace/name", if present.
+func (s *ServiceEndpoints) DeletePod(podKey string) {
+	if old := s.pods[podKey]; old != nil {
+		s.removeContribution(old)
+		delete(s.pods, podKey)
+	}
+}
+
+// source returns the pod a state was built from (kept for SetService recomputes).
+func (ps *endpointsPodState) source() *Pod { return ps.pod }
+
+// podState computes what a pod contributes under the current Service.
+// upstream: endpoints_controller.go syncService, the per-pod loop.
+func (s *ServiceEndpoints) podState(pod *Pod) *endpointsPodState {
+	ps := &endpointsPodState{pod: pod}
+	svc := s.svc
+	if !legacyPodIncluded(pod, svc.PublishNotReadyAddresses) {
+		return ps
+	}
+	addr, ok := legacyPodAddress(svc, pod)
+	if !ok {
+		return ps
+	}
+	ps.addr = addr
+	ps.ready = svc.PublishNotReadyAddresses || pod.Ready
+	if len(svc.Ports) == 0 {
+		if svc.ClusterIP == "None" {
+			ps.portIDs = []int{s.portID(EndpointsPort{Port: -1}, true)}
+		}
+	} else {
+		for i := range svc.Ports {
+			sp := &svc.Ports[i]
+			port, ok := resolveTargetPortForEndpoints(pod, sp)
+			if !ok {
+				continue
+			}
+			ps.portIDs = append(ps.portIDs, s.portID(EndpointsPort{Name: sp.Name, Port: port, Protocol: sp.Protocol, AppProtocol: sp.AppProtocol}, false))
+		}
+		slices.Sort(ps.portIDs)
+		ps.portIDs = slices.Compact(ps.portIDs)
+	}
+	if len(ps.portIDs) == 0 {
+		return ps
+	}
+	ps.included = true
+	ps.bytes = s.addressBytes(&ps.addr)
+	return ps
+}
+
+// portID returns the dense id of a port value, creating its state on first use.
+func (s *ServiceEndpoints) portID(p EndpointsPort, sentinel bool) int {
+	v := repackPortValueOf(&p)
+	if id, ok := s.portIndex[v]; ok {
+		return id
+	}
+	id := len(s.ports)
+	st := &endpointsPortState{port: p, sentinel: sentinel}
+	if p.AppProtocol != nil {
+		st.port.AppProtocol = Ptr(*p.AppProtocol)
+	}
+	var b strings.Builder
+	writePortHashDump(&b, &st.port, true)
+	st.digest = md5.Sum([]byte(b.String()))
+	s.ports = append(s.ports, st)
+	s.portIndex[v] = id
+	return id
+}
+
+func (s *ServiceEndpoints) signature(portIDs []int) *endpointsSignature {
+	var b strings.Builder
+	for _, id := range portIDs {
+		b.WriteString(strconv.Itoa(id))
+		b.WriteByte(',')
+	}
+	k := b.String()
+	sig := s.sigs[k]
+	if sig == nil {
+		sig = &endpointsSignature{key: k, portIDs: portIDs}
+		s.sigs[k] = sig
+	}
+	return sig
+}
+
+func (s *ServiceEndpoints) addContribution(ps *endpointsPodState) {
+	if !ps.included {
+		return
+	}
+	ps.sig = s.signature(ps.portIDs)
+	ps.sig.pods++
+	for _, id := range ps.portIDs {
+		p := s.ports[id]
+		if ps.ready {
+			p.ready = endpointsListInsert(p.ready, ps)
+			endpointsBytesAdd(&p.readyBytes, ps.bytes)
+		} else {
+			p.notReady = endpointsListInsert(p.notReady, ps)
+			endpointsBytesAdd(&p.notReadyBytes, ps.bytes)
+		}
+		s.setEntry(id, ps, true)
+	}
+}
+
+func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState) {
+	if !ps.included {
+		return
+	}
+	ps.sig.pods--
+	if ps.sig.pods == 0 {
+		delete(s.sigs, ps.sig.key)
+	}
+	for _, id := range ps.portIDs {
+		p := s.ports[id]
+		if ps.ready {
+			p.ready = endpointsListRemove(p.ready, ps)
+			endpointsBytesSub(&p.readyBytes, ps.bytes)
+		} else {
+			p.notReady = endpointsListRemove(p.notReady, ps)
+			endpointsBytesSub(&p.notReadyBytes, ps.bytes)
+		}
+		s.setEntry(id, ps, false)
+	}
+}
+
+func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, present bool) {
+	k := endpointsEntryKey{port: port, ip: ps.addr.IP, uid: ps.addr.TargetRef.UID}
+	e := s.entries[k]
+	if e == nil {
+		e = &endpointsEntry{key: k}
+		s.entries[k] = e
+	}
+	if !e.equal() {
+		s.mismatch--
+	}
+	if present {
+		e.cur = endpointsEntrySide{present: true, ready: ps.ready, addr: &ps.addr}
+	} else {
+		e.cur = endpointsEntrySide{}
+	}
+	if !e.equal() {
+		s.mismatch++
+	}
+	if !e.touched {
+		e.touched = true
+		s.touched = append(s.touched, e)
+	}
+}
+
+// commitTouched makes the stored side of every touched entry equal to the current side.
+func (s *ServiceEndpoints) commitTouched() {
+	for _, e := range s.touched {
+		e.stored = e.cur
+		e.touched = false
+		if !e.cur.present {
+			delete(s.entries, e.key)
+		}
+	}
+	clear(s.touched)
+	s.touched = s.touched[:0]
+	s.mismatch = 0
+}
+
+func endpointsListCompare(a, b *endpointsPodState) int {
+	return compareEndpointAddress(a.addr, b.addr)
+}
+
+func endpointsListInsert(list []*endpointsPodState, ps *endpointsPodState) []*endpointsPodState {
+	i, _ := slices.BinarySearchFunc(list, ps, endpointsListCompare)
+	return slices.Insert(list, i, ps)
+}
+
+func endpointsListRemove(list []*endpointsPodState, ps *endpointsPodState) []*endpointsPodState {
+	i, found := slices.BinarySearchFunc(list, ps, endpointsListCompare)
+	if !found || list[i] != ps {
+		panic("model: ServiceEndpoints address list lost a pod's address")
+	}
+	return slices.Delete(list, i, i+1)
+}
+
+func endpointsBytesAdd(a *ByEncoding, b ByEncoding) {
+	for i := range a {
+		a[i] += b[i]
+	}
+}
+
+func endpointsBytesSub(a *ByEncoding, b ByEncoding) {
+	for i := range a {
+		a[i] -= b[i]
+	}
+}
+
+// Sync decides this sync's write, as BuildEndpoints would with the pods given so far and the
+// stored object as of the last Applied. trigger is the trigger time for this sync.
+// upstream: endpoints_controller.go syncService.
+func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
+	s.lastTrigger = trigger
+	s.layout, s.layoutOrdered, s.truncateReady = s.layout[:0], false, false
+	if s.deleted {
+		s.last = EndpointsDecision{Verb: EndpointsDelete}
+		return s.last
+	}
+	svc := s.svc
+	if svc.ExternalName || svc.Selector == nil {
+		s.last = EndpointsDecision{}
+		return s.last
+	}
+	s.buildLayout()
+
+	var d EndpointsDecision
+	for _, l := range s.layout {
+		d.DesiredAddresses += len(l.list.ready)
+		d.DesiredNotReadyAddresses += len(l.list.notReady)
+	}
+	d.Subsets, d.Addresses, d.NotReadyAddresses = len(s.layout), d.DesiredAddresses, d.DesiredNotReadyAddresses
+
+	// upstream step 7: the skip test.
+	if s.stored && s.mismatch == 0 &&
+		stringMapsEqual(withoutKey(s.storedLabels, LabelHeadless), svc.Labels) &&
+		(!s.opts.Truncate || (s.storedCount <= EndpointsMaxCapacity && !s.storedOverCapacity)) {
+		s.commitTouched()
+		s.last = d
+		return d
+	}
+	d.Verb = EndpointsUpdate
+	if !s.stored {
+		d.Verb = EndpointsCreate
+	}
+	if s.opts.Truncate && d.DesiredAddresses+d.DesiredNotReadyAddresses > EndpointsMaxCapacity {
+		s.orderLayout()
+		ready := make([]int, len(s.layout))
+		notReady := make([]int, len(s.layout))
+		for i, l := range s.layout {
+			ready[i], notReady[i] = len(l.list.ready), len(l.list.notReady)
+		}
+		_, truncateReady, keep := truncateKeepCounts(ready, notReady)
+		s.truncateReady = truncateReady
+		d.Truncated = true
+		d.Addresses, d.NotReadyAddresses = 0, 0
+		for i := range s.layout {
+			s.layout[i].keep = keep[i]
+			if truncateReady {
+				d.Addresses += keep[i]
+			} else {
+				d.Addresses += ready[i]
+				d.NotReadyAddresses += keep[i]
+			}
+		}
+	}
+	s.last = d
+	return d
+}
+
+// buildLayout groups the ports into subsets: ports offered by the same set of pod signatures
+// have identical address sets (upstream: util.go RepackSubsets merges them). The order is a
+// fixed one (by the first port's digest); orderLayout puts it into upstream's hash order.
+func (s *ServiceEndpoints) buildLayout() {
+	sigs := make([]*endpointsSignature, 0, len(s.sigs))
+	for _, sig := range s.sigs {
+		sigs = append(sigs, sig)
+	}
+	slices.SortFunc(sigs, func(a, b *endpointsSignature) int { return strings.Compare(a.key, b.key) })
+	membership := map[int][]int{}
+	var portIDs []int
+	for si, sig := range sigs {
+		for _, id := range sig.portIDs {
+			if _, ok := membership[id]; !ok {
+				portIDs = append(portIDs, id)
+			}
+			membership[id] = append(membership[id], si)
+		}
+	}
+	slices.Sort(portIDs)
+	classIndex := map[string]int{}
+	for _, id := range portIDs {
+		var b strings.Builder
+		for _, si := range membership[id] {
+			b.WriteString(strconv.Itoa(si))
+			b.WriteByte(',')
+		}
+		ci, ok := classIndex[b.String()]
+		if !ok {
+			ci = len(s.layout)
+			classIndex[b.String()] = ci
+			s.layout = append(s.layout, endpointsSubsetLayout{list: s.ports[id], keep: -1})
+		}
+		if !s.ports[id].sentinel {
+			s.layout[ci].portIDs = append(s.layout[ci].portIDs, id)
+		}
+	}
+	for i := range s.layout {
+		slices.SortFunc(s.layout[i].portIDs, func(a, b int) int {
+			return slices.Compare(s.ports[a].digest[:], s.ports[b].digest[:])
+		})
+	}
+	slices.SortFunc(s.layout, func(a, b endpointsSubsetLayout) int {
+		return slices.Compare(s.layoutKey(&a), s.layoutKey(&b))
+	})
+}
+
+func (s *ServiceEndpoints) layoutKey(l *endpointsSubsetLayout) []byte {
+	if len(l.portIDs) == 0 {
+		return nil
+	}
+	return s.ports[l.portIDs[0]].digest[:]
+}
+
+// orderLayout sorts the subsets by the md5 of their dump, as upstream's SortSubsets does. It
+// costs O(addresses) and is needed only when there are two or more subsets.
+func (s *ServiceEndpoints) orderLayout() {
+	if s.layoutOrdered {
+		return
+	}
+	s.layoutOrdered = true
+	if len(s.layout) < 2 {
+		return
+	}
+	h := md5.New()
+	w := &digestWriter{h: h}
+	for i := range s.layout {
+		l := &s.layout[i]
+		h.Reset()
+		w.WriteString("(v1.EndpointSubset){Addresses:([]v1.EndpointAddress)")
+		endpointsWriteListDump(w, l.list.ready)
+		w.WriteString(" NotReadyAddresses:([]v1.EndpointAddress)")
+		endpointsWriteListDump(w, l.list.notReady)
+		w.WriteString(" Ports:([]v1.EndpointPort)")
+		if len(l.portIDs) == 0 {
+			w.WriteString("<nil>")
+		} else {
+			w.WriteString("[")
+			for j, id := range l.portIDs {
+				if j > 0 {
+					w.WriteString(" ")
+				}
+				writePortHashDump(w, &s.ports[id].port, false)
+			}
+			w.WriteString("]")
+		}
+		w.WriteString("}")
+		copy(l.digest[:], h.Sum(nil))
+	}
+	slices.SortStableFunc(s.layout, func(a, b endpointsSubsetLayout) int {
+		return slices.Compare(a.digest[:], b.digest[:])
+	})
+}
+
+// endpointsWriteListDump writes a list as RepackSubsets leaves it: empty lists are nil.
+func endpointsWriteListDump(w hashDumpWriter, list []*endpointsPodState) {
+	if len(list) == 0 {
+		w.WriteString("<nil>")
+		return
+	}
+	w.WriteString("[")
+	for i, ps := range list {
+		if i > 0 {
+			w.WriteString(" ")
+		}
+		writeAddressHashDump(w, &ps.addr)
+	}
+	w.WriteString("]")
+}
+
+// Applied tells the builder that the write the last Sync decided has been stored (for a
+// delete: the object is gone). Without it, the next Sync compares against the older object.
+func (s *ServiceEndpoints) Applied() {
+	switch s.last.Verb {
+	case EndpointsCreate, EndpointsUpdate:
+		s.stored = true
+		s.storedLabels = legacyEndpointsLabels(s.svc)
+		s.storedOverCapacity = s.last.Truncated
+		s.storedCount = s.last.Addresses + s.last.NotReadyAddresses
+		s.storedTrigger = s.lastTrigger
+		s.commitTouched()
+	case EndpointsDelete:
+		s.stored = false
+		s.storedLabels = nil
+		s.storedOverCapacity = false
+		s.storedCount = 0
+		s.storedTrigger = 0
+		s.mismatch = 0
+		for _, e := range s.entries {
+			e.stored = endpointsEntrySide{}
+			e.touched = true
+			if !e.equal() {
+				s.mismatch++
+			}
+		}
+		s.touched = s.touched[:0]
+		for _, e := range s.entries {
+			s.touched = append(s.touched, e)
+		}
+	}
+}
+
+// Decision returns the last Sync's decision.
+func (s *ServiceEndpoints) Decision() EndpointsDecision { return s.last }
+
+// Object materialises the Endpoints object of the last Sync: the object to write for a
+// create or update; for a skipped sync, the stored object (its labels and trigger annotation);
+// nil after a delete or a no-op for a Service the controller ignores. Its metadata carries
+// name, namespace, labels and annotations only (the engine owns resourceVersion, uid, …).
+// It costs O(addresses).
+func (s *ServiceEndpoints) Object() *Endpoints {
+	if s.deleted || s.svc.ExternalName || s.svc.Selector == nil || (s.last.Verb == "" && !s.stored) {
+		return nil
+	}
+	s.orderLayout()
+	obj := &Endpoints{ObjectMeta: ObjectMeta{Name: s.svc.Name, Namespace: s.svc.Namespace}}
+	trigger := s.lastTrigger
+	if s.last.Verb == "" {
+		obj.Labels = legacyEndpointsLabelsCopy(s.storedLabels)
+		trigger = s.storedTrigger
+	} else {
+		obj.Labels = legacyEndpointsLabels(s.svc)
+	}
+	obj.Annotations = map[string]string{}
+	if !trigger.IsZero() {
+		obj.Annotations[AnnotationTriggerTime] = trigger.RFC3339Nano()
+	}
+	if s.last.Truncated {
+		obj.Annotations[AnnotationOverCapacity] = truncatedAnnotationValue
+	}
+	obj.Subsets = make([]EndpointSubset, 0, len(s.layout))
+	for _, l := range s.layout {
+		var sub EndpointSubset
+		ready, notReady := l.list.ready, l.list.notReady
+		if s.last.Truncated {
+			if s.truncateReady {
+				ready, notReady = ready[:l.keep], nil
+			} else {
+				notReady = notReady[:l.keep]
+			}
+		}
+		sub.Addresses = endpointsMaterialise(ready)
+		sub.NotReadyAddresses = endpointsMaterialise(notReady)
+		if s.last.Truncated && s.truncateReady {
+			sub.NotReadyAddresses = []EndpointAddress{}
+		}
+		for _, id := range l.portIDs {
+			p := s.ports[id].port
+			if p.AppProtocol != nil {
+				p.AppProtocol = Ptr(*p.AppProtocol)
+			}
+			sub.Ports = append(sub.Ports, p)
+		}
+		obj.Subsets = append(obj.Subsets, sub)
+	}
+	return obj
+}
+
+func legacyEndpointsLabelsCopy(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func endpointsMaterialise(list []*endpointsPodState) []EndpointAddress {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]EndpointAddress, len(list))
+	for i, ps := range list {
+		a := ps.addr
+		a.NodeName = Ptr(*ps.addr.NodeName)
+		r := *ps.addr.TargetRef
+		a.TargetRef = &r
+		out[i] = a
+	}
+	return out
+}
+
+// SubsetSizes summarises the object of the last Sync per subset (counts, ports and Σ address
+// bytes per list) for the size model. When the object was truncated the subsets are in the
+// object's order; otherwise they are in a fixed order that may differ from the object's, which
+// the encoded size does not depend on. Cost: O(subsets × ports), plus O(min(k, n−k)) per
+// truncated list.
+func (s *ServiceEndpoints) SubsetSizes() []SubsetSize {
+	if s.last.Verb == EndpointsDelete || s.svc.ExternalName || s.svc.Selector == nil {
+		return nil
+	}
+	out := make([]SubsetSize, 0, len(s.layout))
+	for _, l := range s.layout {
+		ss := SubsetSize{
+			Addresses:            len(l.list.ready),
+			NotReadyAddresses:    len(l.list.notReady),
+			AddressBytes:         l.list.readyBytes,
+			NotReadyAddressBytes: l.list.notReadyBytes,
+		}
+		if s.last.Truncated {
+			if s.truncateReady {
+				ss.Addresses, ss.AddressBytes = l.keep, endpointsPrefixBytes(l.list.ready, l.list.readyBytes, l.keep)
+				ss.NotReadyAddresses, ss.NotReadyAddressBytes = 0, ByEncoding{}
+			} else {
+				ss.NotReadyAddresses, ss.NotReadyAddressBytes = l.keep, endpointsPrefixBytes(l.list.notReady, l.list.notReadyBytes, l.keep)
+			}
+		}
+		for _, id := range l.portIDs {
+			ss.Ports = append(ss.Ports, s.ports[id].port)
+		}
+		out = append(out, ss)
+	}
+	return out
+}
+
+// endpointsPrefixBytes is Σ bytes of list[:k], walking the shorter of the head and the tail.
+func endpointsPrefixBytes(list []*endpointsPodState, total ByEncoding, k int) ByEncoding {
+	var sum ByEncoding
+	if k <= len(list)-k {
+		for _, ps := range list[:k] {
+			endpointsBytesAdd(&sum, ps.bytes)
+		}
+		return sum
+	}
+	sum = total
+	for _, ps := range list[k:] {
+		endpointsBytesSub(&sum, ps.bytes)
+	}
+	return sum
+}
