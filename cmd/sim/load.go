@@ -4,9 +4,7 @@ package main
 // one-file change.
 
 import (
-	"errors"
-	"fmt"
-
+	"epsim/scenarios"
 	"epsim/sim"
 )
 
@@ -18,16 +16,14 @@ type loadedScenario struct {
 }
 
 // loadScenario resolves nameOrPath (a file path, or the name of an embedded scenario) and
-// applies the --set path=value overrides.
+// applies the --set path=value overrides. Every problem in the scenario is in the error.
 func loadScenario(nameOrPath string, sets []string) (*loadedScenario, error) {
-	// TODO(#2): call scenarios.Load once it lands.
-	return nil, fmt.Errorf("%s: %w", nameOrPath, errLoaderMissing)
+	sc, cfg, err := scenarios.Load(nameOrPath, sets)
+	if err != nil {
+		return nil, err
+	}
+	return &loadedScenario{File: sc.File, Config: cfg}, nil
 }
 
 // scenarioNames lists the embedded scenarios, sorted.
-func scenarioNames() []string {
-	// TODO(#2): scenarios.Names().
-	return nil
-}
-
-var errLoaderMissing = errors.New("the scenario loader is not built yet")
+func scenarioNames() []string { return scenarios.Names() }

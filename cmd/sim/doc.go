@@ -1,0 +1,105 @@
+/*
+Sim is the command-line interface of epsim, a discrete-event simulator of what an endpoint
+change costs in a Kubernetes cluster — API writes, bytes written to etcd, watch events and
+bytes fanned out to every kube-proxy — with legacy Endpoints and with EndpointSlices, side
+by side on the same pod timeline.
+
+Usage:
+
+	sim <command> [flags] [arguments]
+
+The commands are:
+
+	run        run a scenario and compare Endpoints with EndpointSlices
+	validate   check scenario files without running them
+	scenarios  list the scenarios built into sim
+	help       explain a command, its flags and examples
+	version    print the version of sim and of Go
+	check      CI gate against a baseline or budget (not implemented yet, issue 6)
+	plan       capacity-planning report (not implemented yet, issue 5)
+	plot       redraw charts from an --out directory (not implemented yet, issue 5)
+	replay     account recorded pod churn (not implemented yet, issue 7)
+	record     record pod churn for replay (not implemented yet, issue 7)
+
+Flags may come before or after the arguments. 'sim help COMMAND' lists a command's flags
+with their defaults.
+
+# Running a scenario
+
+A scenario is a YAML file describing a cluster, its Services and a timeline of actions
+(rollouts, scaling, node failures…); each action is a phase of the results. The scenarios
+shipped with epsim are built into the binary and can be run by name:
+
+	$ sim scenarios
+	$ sim run scenarios/5000-nodes.yaml
+	$ sim run 5000-nodes
+
+Run prints one block per phase and one for the whole run. Each block starts with a headline
+and then compares the two modes figure by figure:
+
+	phase 2/4: one-endpoint-not-ready (2m10s → 2m41s)
+	  Endpoints fan out 7.0 GB, EndpointSlices 84.5 MB (83×)
+	                           Endpoints   EndpointSlices   ratio
+	  API writes                       2                2    1.0×
+	  bytes fanned out            7.0 GB          84.5 MB     83×
+	  …
+
+Bytes are in SI units (1 KB = 1000 B). The ratio is Endpoints / EndpointSlices; "-" means
+the EndpointSlices figure is zero.
+
+The same scenario and seed give the same output byte for byte. Change the seed, the modes
+or any scenario field from the command line:
+
+	$ sim run 5000-nodes --seed 7
+	$ sim run 5000-nodes --mode endpointslices
+	$ sim run 5000-nodes --set cluster.nodes=1000 --set controlPlane.maxEndpointsPerSlice=500
+
+# Outputs
+
+--out DIR writes the machine-readable results next to the table:
+
+	$ sim run 5000-nodes --out results/5000-nodes
+	$ sim run 5000-nodes --out results/5000-nodes --charts=false --quiet
+
+	summary.json            per phase and in total, per mode: writes {create, update, delete,
+	                        total}, failedWrites, etcdBytes, watchEvents, fanoutBytes,
+	                        perNodeBytes, maxObjectBytes, peakEgressBytesPerSec,
+	                        truncatedObjects, propagation {p50, p90, p99, max}; and ratio
+	                        (Endpoints / EndpointSlices) for each figure
+	timeseries.csv          one row per second of virtual time: each mode's writes,
+	                        fanoutBytes and etcdBytes in that second
+	writes.jsonl            one JSON object per API write (time, mode, verb, object, sizes,
+	                        watchers, outcome, latency)
+	cumulative-fanout.*     bytes fanned out over time, log scale, phases shaded
+	egress-rate.*           API server egress per second
+	phases-writes.*         API writes per phase, with the ratio
+	phases-bytes.*          bytes fanned out per phase, with the ratio
+	slice-layout.*          EndpointSlice count and endpoints per slice over time
+
+Charts are written as PNG and SVG. Every file is written to a temporary file first and
+renamed into place only when all of them rendered, so a failed run never leaves a
+half-written result behind.
+
+--format json prints summary.json on stdout instead of the table:
+
+	$ sim run 5000-nodes --format json --quiet
+
+# Checking scenarios
+
+Validate reports every problem of a scenario at once, with file, line and field:
+
+	$ sim validate scenarios/5000-nodes.yaml scenarios/quick.yaml
+	$ sim validate --set cluster.nodes=100 scenarios/quick.yaml
+
+# Profiling
+
+	$ sim run 5000-nodes --quiet --cpuprofile cpu.out
+
+# Exit status
+
+0 success; 1 the run failed (or its outputs could not be written); 2 bad input: an unknown
+command or flag, a bad flag value, or an invalid or missing scenario. Errors are printed once
+on stderr, prefixed "sim: ". Progress (a bar, only when stderr is a terminal) and anything
+measured in wall-clock time go to stderr only; stdout carries the results.
+*/
+package main

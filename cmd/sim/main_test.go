@@ -1,0 +1,359 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"epsim/reports"
+	"epsim/sim"
+)
+
+// fakeResults is a small hand-made run; the CLI tests check plumbing, not the engine.
+func fakeResults(cfg sim.Config) *sim.Results {
+	phase := sim.PhaseResult{
+		Name: "flip", End: sim.Time(10 * time.Second),
+		Endpoints: sim.ModeResult{Writes: sim.WriteCounts{Update: 2}, EtcdBytes: 2_000_000,
+			WatchEvents: 200, FanoutBytes: 200_000_000, PerNodeBytes: 2_000_000, MaxObjectBytes: 1_000_000,
+			PeakEgressBytesPerSec: 100_000_000},
+		EndpointSlices: sim.ModeResult{Writes: sim.WriteCounts{Update: 2}, EtcdBytes: 30_000,
+			WatchEvents: 200, FanoutBytes: 3_000_000, PerNodeBytes: 30_000, MaxObjectBytes: 15_000,
+			PeakEgressBytesPerSec: 1_500_000},
+	}
+	return &sim.Results{
+		Scenario: cfg.Name, Seed: cfg.Seed, Nodes: 100, Watchers: 100,
+		Phases: []sim.PhaseResult{phase}, Total: phase, EndTime: sim.Time(10 * time.Second),
+		Series: []sim.Bucket{{Second: 1, Endpoints: sim.BucketMode{Writes: 1, FanoutBytes: 100_000_000, EtcdBytes: 1_000_000},
+			EndpointSlices: sim.BucketMode{Writes: 1, FanoutBytes: 1_500_000, EtcdBytes: 15_000}}},
+		Writes: []sim.WriteRecord{{At: sim.Time(time.Second), Mode: sim.ModeEndpoints, Verb: "update", Kind: "Endpoints",
+			Namespace: "default", Name: "web", Outcome: "ok", Phase: "flip"}},
+		Layout: []sim.LayoutSample{{At: 0, Slices: 1, Endpoints: 100, Min: 100, Median: 100, Max: 100}},
+	}
+}
+
+// testEnv is an env with captured streams, a fake loader (any name but "bad" and
+// "missing.yaml" loads) and a fake engine that records the config it ran.
+type testEnv struct {
+	*env
+	stdout, stderr bytes.Buffer
+	ran            []sim.Config
+	runErr         error
+	// mutate edits the fake results before they are returned.
+	mutate func(*sim.Results)
+}
+
+func newTestEnv() *testEnv {
+	te := &testEnv{}
+	te.env = &env{
+		stdout: &te.stdout, stderr: &te.stderr,
+		load: func(nameOrPath string, sets []string) (*loadedScenario, error) {
+			if nameOrPath == "bad" {
+				return nil, errors.New("bad.yaml:3:5: cluster.nodes: -1 out of range")
+			}
+			if nameOrPath == "missing.yaml" {
+				return loadScenario(nameOrPath, sets) // the real loader's not-found error
+			}
+			return &loadedScenario{File: nameOrPath, Config: sim.Config{Name: "fake", Seed: 1,
+				Timeline: []sim.Action{{Name: "flip"}}}}, nil
+		},
+		names: func() []string { return []string{"a", "b"} },
+		runSim: func(cfg sim.Config, obs sim.Observer) (*sim.Results, error) {
+			if obs != nil {
+				obs.Progress(sim.Time(time.Second), 0, len(cfg.Timeline))
+			}
+			te.ran = append(te.ran, cfg)
+			if te.runErr != nil {
+				return nil, te.runErr
+			}
+			res := fakeResults(cfg)
+			if te.mutate != nil {
+				te.mutate(res)
+			}
+			return res, nil
+		},
+	}
+	return te
+}
+
+// Reference: cmd/sim/doc.go "Exit status".
+func TestExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		runErr error
+		want   int
+	}{
+		{"no command", nil, nil, exitBadInput},
+		{"unknown command", []string{"frobnicate"}, nil, exitBadInput},
+		{"run without scenario", []string{"run"}, nil, exitBadInput},
+		{"run with two scenarios", []string{"run", "a", "b"}, nil, exitBadInput},
+		{"missing file", []string{"run", "missing.yaml"}, nil, exitBadInput},
+		{"invalid scenario", []string{"run", "bad"}, nil, exitBadInput},
+		{"unknown flag", []string{"run", "--bogus", "x.yaml"}, nil, exitBadInput},
+		{"unknown flag after scenario", []string{"run", "x.yaml", "--bogus"}, nil, exitBadInput},
+		{"bad --mode", []string{"run", "--mode", "neither", "x.yaml"}, nil, exitBadInput},
+		{"bad --format", []string{"run", "--format=xml", "x.yaml"}, nil, exitBadInput},
+		{"bad --seed", []string{"run", "--seed", "-3", "x.yaml"}, nil, exitBadInput},
+		{"run ok", []string{"run", "x.yaml"}, nil, exitOK},
+		{"run fails", []string{"run", "x.yaml"}, errors.New("sim: event budget exhausted"), exitFailed},
+		{"validate missing", []string{"validate", "missing.yaml"}, nil, exitBadInput},
+		{"validate mixed", []string{"validate", "x.yaml", "bad"}, nil, exitBadInput},
+		{"validate ok", []string{"validate", "x.yaml", "y.yaml"}, nil, exitOK},
+		{"validate nothing", []string{"validate"}, nil, exitBadInput},
+		{"scenarios", []string{"scenarios"}, nil, exitOK},
+		{"help", []string{"help"}, nil, exitOK},
+		{"help run", []string{"help", "run"}, nil, exitOK},
+		{"help unknown", []string{"help", "nope"}, nil, exitBadInput},
+		{"run --help", []string{"run", "--help"}, nil, exitOK},
+		{"version", []string{"version"}, nil, exitOK},
+		{"stub", []string{"check", "x.yaml"}, nil, exitFailed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			te := newTestEnv()
+			te.runErr = tc.runErr
+			got := te.main(tc.args)
+			if got != tc.want {
+				t.Fatalf("sim %s: exit %d, want %d\nstderr: %s", strings.Join(tc.args, " "), got, tc.want, te.stderr.String())
+			}
+			if got != exitOK {
+				// The error is printed once, prefixed "sim: ".
+				if n := strings.Count(te.stderr.String(), "sim: "); n < 1 || !strings.HasPrefix(lastErrorLine(te.stderr.String()), "sim: ") {
+					t.Errorf("stderr has %d 'sim: ' errors, want one:\n%s", n, te.stderr.String())
+				}
+			}
+		})
+	}
+}
+
+// lastErrorLine returns the first stderr line that starts with "sim: ".
+func lastErrorLine(stderr string) string {
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "sim: ") {
+			return l
+		}
+	}
+	return ""
+}
+
+func TestStubNamesIssue(t *testing.T) {
+	te := newTestEnv()
+	te.main([]string{"plan", "plan.yaml"})
+	if !strings.Contains(te.stderr.String(), "not implemented yet (issue 5)") {
+		t.Errorf("plan stub says %q", te.stderr.String())
+	}
+}
+
+func TestRunOverrides(t *testing.T) {
+	for _, tc := range []struct {
+		args                 []string
+		seed                 uint64
+		endpoints, endslices bool
+	}{
+		{[]string{"run", "x.yaml"}, 1, true, true},
+		{[]string{"run", "x.yaml", "--seed", "7"}, 7, true, true},
+		{[]string{"run", "--mode=endpoints", "x.yaml"}, 1, true, false},
+		{[]string{"run", "x.yaml", "--mode", "endpointslices", "--seed=0"}, 0, false, true},
+	} {
+		te := newTestEnv()
+		if code := te.main(tc.args); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, te.stderr.String())
+		}
+		cfg := te.ran[0]
+		if cfg.Seed != tc.seed || cfg.RunEndpoints != tc.endpoints || cfg.RunEndpointSlices != tc.endslices {
+			t.Errorf("%v: ran seed=%d endpoints=%v endpointslices=%v, want %d %v %v",
+				tc.args, cfg.Seed, cfg.RunEndpoints, cfg.RunEndpointSlices, tc.seed, tc.endpoints, tc.endslices)
+		}
+	}
+}
+
+func TestRunSetPassedToLoader(t *testing.T) {
+	te := newTestEnv()
+	var got []string
+	te.load = func(name string, sets []string) (*loadedScenario, error) {
+		got = sets
+		return &loadedScenario{File: name}, nil
+	}
+	te.main([]string{"run", "--set", "cluster.nodes=10", "x.yaml", "--set=seed=3"})
+	if want := []string{"cluster.nodes=10", "seed=3"}; !slices.Equal(got, want) {
+		t.Errorf("loader got sets %q, want %q", got, want)
+	}
+}
+
+func TestRunTableAndJSON(t *testing.T) {
+	te := newTestEnv()
+	if code := te.main([]string{"run", "x.yaml"}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, te.stderr.String())
+	}
+	if !strings.Contains(te.stdout.String(), "Endpoints fan out 200.0 MB, EndpointSlices 3.0 MB (67×)") {
+		t.Errorf("table lacks the headline:\n%s", te.stdout.String())
+	}
+	if te.stderr.Len() != 0 {
+		t.Errorf("stderr is not empty without a terminal: %q", te.stderr.String())
+	}
+
+	te = newTestEnv()
+	if code := te.main([]string{"run", "x.yaml", "--format", "json"}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, te.stderr.String())
+	}
+	s, err := reports.ReadSummaryJSON(&te.stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Scenario != "fake" || s.Total.Ratio == nil || *s.Total.Ratio.FanoutBytes != 66.667 {
+		t.Errorf("json summary = %+v", s)
+	}
+}
+
+func TestProgressOnlyOnTerminal(t *testing.T) {
+	te := newTestEnv()
+	te.stderrIsTerminal = true
+	if code := te.main([]string{"run", "x.yaml"}); code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	if te.stderr.Len() == 0 {
+		t.Error("no progress on a terminal")
+	}
+	if strings.Contains(te.stdout.String(), "phase 1/1, virtual") {
+		t.Error("progress leaked into stdout")
+	}
+	te = newTestEnv()
+	te.stderrIsTerminal = true
+	te.main([]string{"run", "--quiet", "x.yaml"})
+	if te.stderr.Len() != 0 {
+		t.Errorf("--quiet still drew progress: %q", te.stderr.String())
+	}
+}
+
+// expectedOutFiles is the --out contract (doc.go "Outputs").
+var expectedOutFiles = []string{
+	"cumulative-fanout.png", "cumulative-fanout.svg", "egress-rate.png", "egress-rate.svg",
+	"phases-bytes.png", "phases-bytes.svg", "phases-writes.png", "phases-writes.svg",
+	"slice-layout.png", "slice-layout.svg", "summary.json", "timeseries.csv", "writes.jsonl",
+}
+
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestRunOutWritesExactlyTheExpectedFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	te := newTestEnv()
+	if code := te.main([]string{"run", "x.yaml", "--out", dir}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, te.stderr.String())
+	}
+	if got := listDir(t, dir); !slices.Equal(got, expectedOutFiles) {
+		t.Errorf("--out wrote %q, want %q", got, expectedOutFiles)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("summary.json: %v", err)
+	}
+	if doc["scenario"] != "fake" {
+		t.Errorf("summary.json scenario = %v", doc["scenario"])
+	}
+
+	dir2 := filepath.Join(t.TempDir(), "out")
+	te = newTestEnv()
+	if code := te.main([]string{"run", "x.yaml", "--out", dir2, "--charts=false"}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, te.stderr.String())
+	}
+	if got, want := listDir(t, dir2), []string{"summary.json", "timeseries.csv", "writes.jsonl"}; !slices.Equal(got, want) {
+		t.Errorf("--charts=false wrote %q, want %q", got, want)
+	}
+}
+
+// A rendering failure (here a NaN latency, which JSON cannot hold) must leave the output
+// directory exactly as it was: no new files, no temporary files, old files untouched.
+func TestRunOutNothingPartialOnRenderFailure(t *testing.T) {
+	dir := t.TempDir()
+	old := []byte("{\"from\": \"an earlier run\"}\n")
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	te := newTestEnv()
+	te.mutate = func(r *sim.Results) { r.Total.Endpoints.Propagation.P99Seconds = math.NaN() }
+	if code := te.main([]string{"run", "x.yaml", "--out", dir}); code != exitFailed {
+		t.Fatalf("exit %d, want %d", code, exitFailed)
+	}
+	if got := listDir(t, dir); !slices.Equal(got, []string{"summary.json"}) {
+		t.Errorf("after a failed render the directory holds %q, want only the old summary.json", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "summary.json")); !bytes.Equal(b, old) {
+		t.Errorf("the old summary.json was replaced: %q", b)
+	}
+}
+
+// A failure late in the set (a chart) must not leave the files rendered before it.
+func TestOutputDirAbortRemovesEverything(t *testing.T) {
+	dir := t.TempDir()
+	out := &outputDir{dir: dir}
+	if err := out.write("a.txt", func(w io.Writer) error { _, err := w.Write([]byte("a")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.write("b.txt", func(w io.Writer) error { return errors.New("chart failed") }); err == nil {
+		t.Fatal("write did not report the render error")
+	}
+	out.abort()
+	if got := listDir(t, dir); len(got) != 0 {
+		t.Errorf("abort left %q", got)
+	}
+}
+
+func TestRunEngineFailureWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	te := newTestEnv()
+	te.runErr = errors.New("sim: event budget exhausted")
+	if code := te.main([]string{"run", "x.yaml", "--out", dir}); code != exitFailed {
+		t.Fatalf("exit %d", code)
+	}
+	if got := listDir(t, dir); len(got) != 0 {
+		t.Errorf("failed run wrote %q", got)
+	}
+	if te.stdout.Len() != 0 {
+		t.Errorf("failed run printed %q on stdout", te.stdout.String())
+	}
+}
+
+func TestHelpTeaches(t *testing.T) {
+	for _, c := range commands {
+		te := newTestEnv()
+		if code := te.main([]string{"help", c.name}); code != exitOK {
+			t.Fatalf("help %s: exit %d", c.name, code)
+		}
+		out := te.stdout.String()
+		if !strings.HasPrefix(out, "usage: sim "+c.name) {
+			t.Errorf("help %s does not start with its usage line:\n%s", c.name, out)
+		}
+		if !strings.Contains(c.short, "not implemented") && !strings.Contains(out, "Examples:") {
+			t.Errorf("help %s has no examples", c.name)
+		}
+	}
+	te := newTestEnv()
+	te.main([]string{"help", "run"})
+	for _, f := range []string{"--out DIR", "--format", "--seed N", "--mode", "--set path=value", "--quiet", "--charts", "--cpuprofile FILE", "(default table)", "(default both)"} {
+		if !strings.Contains(te.stdout.String(), f) {
+			t.Errorf("help run does not mention %q", f)
+		}
+	}
+}
