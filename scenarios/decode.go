@@ -61,6 +61,8 @@ type decoder struct {
 	// setOf maps nodes that came from a --set flag to that flag's text.
 	setOf  map[*yaml.Node]string
 	visits int
+	// phases are the names of the timeline's actions, valid or not (for expect keys).
+	phases []string
 }
 
 func newDecoder(file string) *decoder {

@@ -30,8 +30,10 @@ func (e *Error) Error() string {
 	switch {
 	case e.Set != "":
 		fmt.Fprintf(&b, ": --set %s", e.Set)
-	case e.Line > 0:
+	case e.Line > 0 && e.Column > 0:
 		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
+	case e.Line > 0:
+		fmt.Fprintf(&b, ":%d", e.Line)
 	}
 	if e.Path != "" {
 		b.WriteString(": ")
@@ -65,7 +67,7 @@ func (es Errors) Unwrap() []error {
 }
 
 // sortErrors orders problems by position: file problems by line and column, then --set
-// problems in flag order (their index is kept in Column by the decoder, see setOrder).
+// problems in flag order (setOrder maps a flag to its index).
 func sortErrors(es Errors, setOrder map[string]int) {
 	slices.SortStableFunc(es, func(a, b *Error) int {
 		ai, bi := 0, 0

@@ -168,11 +168,7 @@ func (d *decoder) decodeScenario(root *yaml.Node) *Scenario {
 		cfg.SLO, _ = d.durationIn(e.val, "slo", time.Millisecond, maxLongDuration)
 	}
 	if e, ok := f["expect"]; ok {
-		phases := make([]string, len(cfg.Timeline))
-		for i, a := range cfg.Timeline {
-			phases[i] = a.Name
-		}
-		sc.Expect = d.expect(e.val, "expect", phases)
+		sc.Expect = d.expect(e.val, "expect", d.phases)
 	}
 	return sc
 }
@@ -414,7 +410,7 @@ func (d *decoder) services(n *yaml.Node, path string) []sim.ServiceConfig {
 		return nil
 	}
 	var out []sim.ServiceConfig
-	var outNodes []*yaml.Node
+	var outIndex []int
 	type where struct {
 		node  *yaml.Node
 		count int
@@ -442,7 +438,7 @@ func (d *decoder) services(n *yaml.Node, path string) []sim.ServiceConfig {
 		}
 		byName[s.Name] = where{it, s.Count}
 		out = append(out, s)
-		outNodes = append(outNodes, it)
+		outIndex = append(outIndex, i)
 	}
 	// A plain name "base-N" clashes with a stamped base when N < its count; the only
 	// candidate base is the name up to its last '-'.
@@ -457,7 +453,8 @@ func (d *decoder) services(n *yaml.Node, path string) []sim.ServiceConfig {
 			continue
 		}
 		if idx, ok := stampIndex(s.Name, base); ok && idx < w.count {
-			d.errorf(outNodes[i], "services", "service %s/%s clashes with copy %d of %q (count %d, line %d)", s.Namespace, s.Name, idx, base, w.count, w.node.Line)
+			j := outIndex[i]
+			d.errorf(items[j], index(path, j)+".name", "service %s/%s clashes with copy %d of %q (count %d, line %d)", s.Namespace, s.Name, idx, base, w.count, w.node.Line)
 		}
 	}
 	if totalServices > maxServices {

@@ -51,6 +51,9 @@ func parseSetPath(path string) ([]setStep, error) {
 			steps = append(steps, setStep{index: n})
 			i += end + 1
 		default:
+			if i > 0 && path[i-1] != '.' {
+				return nil, fmt.Errorf("unexpected %q at offset %d (a field name follows '.')", c, i)
+			}
 			j := i
 			for j < len(path) && path[j] != '.' && path[j] != '[' && path[j] != ']' {
 				j++

@@ -32,14 +32,18 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 	for i, it := range items {
 		p := index(path, i)
 		a, ok := d.action(it, p, cfg)
-		if !ok {
+		if a.Name != "" {
+			if line, dup := seen[a.Name]; dup {
+				d.errorf(it, p+".name", "duplicate action name %q (first at line %d); each action is a phase and needs its own name", a.Name, line)
+				ok = false
+			} else {
+				seen[a.Name] = it.Line
+				d.phases = append(d.phases, a.Name)
+			}
+		}
+		if a.Kind == "" {
 			continue
 		}
-		if line, dup := seen[a.Name]; dup {
-			d.errorf(it, p+".name", "duplicate action name %q (first at line %d); each action is a phase and needs its own name", a.Name, line)
-			continue
-		}
-		seen[a.Name] = it.Line
 		// Resolve service references to entry names.
 		var bases []string
 		for j, ref := range a.Services {
@@ -75,7 +79,9 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 				}
 			}
 		}
-		out = append(out, a)
+		if ok {
+			out = append(out, a)
+		}
 	}
 	return out
 }

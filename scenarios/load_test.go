@@ -1,0 +1,440 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"epsim/sim"
+)
+
+// minimal is the smallest valid scenario; bad inputs below change one thing in it.
+const minimal = `name: t
+cluster:
+  nodes: 10
+services:
+  - name: web
+    replicas: 20
+timeline:
+  - name: create
+    action: create
+  - name: roll
+    action: rollout
+`
+
+// Reference: STYLE.md §7 "Errors": file:line:column: field.path: problem (what is allowed),
+// every problem at once.
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		doc  string
+		sets []string
+		want []string // every line of the error, in order
+	}{
+		{
+			name: "unknown field with suggestion",
+			doc:  strings.Replace(minimal, "  nodes: 10", "  nodes: 10\n  zonez: [a]", 1),
+			want: []string{`x.yaml:4:3: cluster.zonez: unknown field "zonez" (did you mean "zones"?); allowed: nodes, zones, region, nodeNameFormat, nodeMilliCPU`},
+		},
+		{
+			name: "unknown top-level field, case typo",
+			doc:  minimal + "controlplane: {}\n",
+			want: []string{`x.yaml:12:1: controlplane: unknown field "controlplane" (did you mean "controlPlane"?); allowed: name, description, seed, cluster, controlPlane, apiServer, network, services, timeline, modes, guards, slo, expect`},
+		},
+		{
+			name: "wrong type",
+			doc:  strings.Replace(minimal, "nodes: 10", "nodes: ten", 1),
+			want: []string{`x.yaml:3:10: cluster.nodes: expected an integer (1..1000000), got "ten"`},
+		},
+		{
+			name: "negative replicas",
+			doc:  strings.Replace(minimal, "replicas: 20", "replicas: -1", 1),
+			want: []string{`x.yaml:6:15: services[0].replicas: -1 out of range (0..1000000)`},
+		},
+		{
+			name: "port out of range",
+			doc:  strings.Replace(minimal, "replicas: 20", "replicas: 20\n    ports: [{port: 70000}]", 1),
+			want: []string{`x.yaml:7:20: services[0].ports[0].port: 70000 out of range (1..65535)`},
+		},
+		{
+			name: "maxEndpointsPerSlice 0",
+			doc:  minimal + "controlPlane:\n  maxEndpointsPerSlice: 0\n",
+			want: []string{`x.yaml:13:25: controlPlane.maxEndpointsPerSlice: 0 out of range (1..1000)`},
+		},
+		{
+			name: "maxEndpointsPerSlice 1001",
+			doc:  minimal + "controlPlane:\n  maxEndpointsPerSlice: 1001\n",
+			want: []string{`x.yaml:13:25: controlPlane.maxEndpointsPerSlice: 1001 out of range (1..1000)`},
+		},
+		{
+			// upstream: pkg/apis/apps/validation ValidateRollingUpdateDeployment.
+			name: "maxSurge and maxUnavailable both 0",
+			doc:  minimal + "    maxSurge: 0\n    maxUnavailable: 0%\n",
+			want: []string{`x.yaml:13:21: timeline[1].maxUnavailable: may not be 0 when maxSurge is 0 (the rollout could never progress)`},
+		},
+		{
+			name: "maxUnavailable over 100%",
+			doc:  minimal + "    maxUnavailable: 120%\n",
+			want: []string{`x.yaml:12:21: timeline[1].maxUnavailable: 120% out of range (0%..100%)`},
+		},
+		{
+			name: "duplicate phase name",
+			doc:  minimal + "  - name: create\n    action: wait\n    duration: 1s\n",
+			want: []string{`x.yaml:12:5: timeline[2].name: duplicate action name "create" (first at line 8); each action is a phase and needs its own name`},
+		},
+		{
+			name: "missing required fields",
+			doc:  "name: t\ncluster: {}\n",
+			want: []string{
+				`x.yaml:1:1: services: required field is missing`,
+				`x.yaml:1:1: timeline: required field is missing`,
+				`x.yaml:2:10: cluster.nodes: required field is missing`,
+			},
+		},
+		{
+			name: "field that does not apply to the action",
+			doc:  strings.Replace(minimal, "    action: create\n", "    action: create\n    replicas: 3\n", 1),
+			want: []string{`x.yaml:10:5: timeline[0].replicas: field "replicas" does not apply to action create (its fields: name, action, settle, services)`},
+		},
+		{
+			name: "unknown action with suggestion",
+			doc:  strings.Replace(minimal, "action: rollout", "action: rolout", 1),
+			want: []string{`x.yaml:11:13: timeline[1].action: "rolout" is not allowed (did you mean "rollout"?); allowed: create, rollout, scale, restartPods, flipReadiness, failNodes, drainNodes, labelService, wait`},
+		},
+		{
+			name: "unknown service and zone",
+			doc:  minimal + "  - name: fail\n    action: failNodes\n    zone: zone-d\n  - name: s\n    action: scale\n    services: [wbe]\n    replicas: 3\n",
+			want: []string{
+				`x.yaml:14:11: timeline[2].zone: unknown zone "zone-d" (did you mean "zone-a"?); allowed: zone-a, zone-b, zone-c`,
+				`x.yaml:15:5: timeline[3].services[0]: unknown service "wbe" (did you mean "web"?); allowed: web`,
+			},
+		},
+		{
+			name: "action before create",
+			doc:  strings.Replace(minimal, "action: create", "action: wait\n    duration: 1s", 1),
+			want: []string{`x.yaml:11:5: timeline[1]: action rollout comes before any create action; put a create action first`},
+		},
+		{
+			name: "bad distribution",
+			doc:  strings.Replace(minimal, "replicas: 20", "replicas: 20\n    timing:\n      start: {lognormal: {median: 8s, p99: 4s}}", 1),
+			want: []string{`x.yaml:8:44: services[0].timing.start.lognormal.p99: p99 4s is below median 8s (need p99 >= median)`},
+		},
+		{
+			name: "bad units",
+			doc:  minimal + "apiServer:\n  objectSizeLimit: 1.5MB/s\n  egressBandwidth: 10GB\n",
+			want: []string{
+				`x.yaml:13:20: apiServer.objectSizeLimit: invalid byte size "1.5MB/s": unknown unit "MB/s" (B, KB, MB, GB, TB, PB, EB, KiB, MiB, GiB, TiB, PiB, EiB)`,
+				`x.yaml:14:20: apiServer.egressBandwidth: invalid bandwidth "10GB" (a rate like 10Gbit, 1Gbps, 500Mbit/s, 100MB/s; or 0 / unlimited)`,
+			},
+		},
+		{
+			name: "stamped name clash",
+			doc:  strings.Replace(minimal, "  - name: web\n", "  - name: web\n    count: 3\n  - name: web-2\n", 1),
+			want: []string{`x.yaml:7:5: services[1].name: service default/web-2 clashes with copy 2 of "web" (count 3, line 5)`},
+		},
+		{
+			name: "expect key",
+			doc:  minimal + "expect:\n  roll.endpointslice.fanoutBytes: {max: 1s}\n",
+			want: []string{
+				`x.yaml:13:3: expect["roll.endpointslice.fanoutBytes"]: unknown mode "endpointslice" (did you mean "endpointslices"?); allowed: endpoints, endpointslices, ratio`,
+				`x.yaml:13:41: expect["roll.endpointslice.fanoutBytes"].max: invalid byte size "1s": unknown unit "s" (B, KB, MB, GB, TB, PB, EB, KiB, MiB, GiB, TiB, PiB, EiB)`,
+			},
+		},
+		{
+			name: "duplicate key",
+			doc:  minimal + "seed: 1\nseed: 2\n",
+			want: []string{`x.yaml:13:1: seed: duplicate field (first at line 12)`},
+		},
+		{
+			name: "syntax error",
+			doc:  "name: [\n",
+			want: []string{`x.yaml:1: YAML syntax: did not find expected node content`},
+		},
+		{
+			name: "empty",
+			doc:  "",
+			want: []string{`x.yaml: empty scenario (required fields: name, cluster, services, timeline)`},
+		},
+		{
+			name: "not a mapping",
+			doc:  "- a\n",
+			want: []string{`x.yaml:1:1: expected a mapping with fields name, description, seed, cluster, controlPlane, apiServer, network, services, timeline, modes, guards, slo, expect, got a list`},
+		},
+		{
+			name: "bad --set path and values",
+			doc:  minimal,
+			sets: []string{"services[3].replicas=5", "cluster.nodes=-5", "cluster.nodez=5", "services[0]replicas=1", "nodes"},
+			want: []string{
+				`x.yaml: --set services[3].replicas=5: services[3]: index 3 out of range (the list has 1 items)`,
+				`x.yaml: --set cluster.nodes=-5: cluster.nodes: -5 out of range (1..1000000)`,
+				`x.yaml: --set cluster.nodez=5: cluster.nodez: unknown field "nodez" (did you mean "nodes"?); allowed: nodes, zones, region, nodeNameFormat, nodeMilliCPU`,
+				`x.yaml: --set services[0]replicas=1: bad path "services[0]replicas": unexpected 'r' at offset 11 (a field name follows '.') (like services[0].replicas or controlPlane.maxEndpointsPerSlice)`,
+				`x.yaml: --set nodes: expected path=value, like cluster.nodes=500`,
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := Parse("x.yaml", []byte(tc.doc), tc.sets)
+			if err == nil {
+				t.Fatalf("no error; scenario %+v", sc)
+			}
+			var es Errors
+			if !errors.As(err, &es) {
+				t.Fatalf("error %T is not Errors: %v", err, err)
+			}
+			got := strings.Split(err.Error(), "\n")
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestMissingFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "nope.yaml")
+	_, _, err := Load(p, nil)
+	if err == nil || !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), p) {
+		t.Fatalf("Load(%q) error = %v; want ErrNotFound naming the path", p, err)
+	}
+	_, _, err = Load("5000-nodez", nil)
+	if err == nil || !strings.Contains(err.Error(), "5000-nodez") || !strings.Contains(err.Error(), "5000-nodes") {
+		t.Fatalf("Load(5000-nodez) error = %v; want it to name the input and list shipped scenarios", err)
+	}
+}
+
+// Reference: DESIGN.md "Scenarios"; every shipped scenario loads and validates, by name and
+// by path, and is described by comments.
+func TestShippedScenarios(t *testing.T) {
+	want := []string{"5000-nodes", "dual-stack", "many-services", "quick", "truncation", "zone-outage"}
+	if got := Names(); !slices.Equal(got, want) {
+		t.Fatalf("Names() = %v, want %v", got, want)
+	}
+	for _, name := range Names() {
+		sc, cfg, err := Load(name, nil)
+		if err != nil {
+			t.Fatalf("Load(%q): %v", name, err)
+		}
+		if !sc.Embedded || sc.File != "scenarios/"+name+".yaml" || sc.Name != name || cfg.Name != name {
+			t.Errorf("%s: File %q, Name %q, Embedded %v", name, sc.File, sc.Name, sc.Embedded)
+		}
+		if !reflect.DeepEqual(sc.Config, cfg) {
+			t.Errorf("%s: Load's config differs from Scenario.Config", name)
+		}
+		data, err := os.ReadFile(name + ".yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(data, []byte("# ")) || sc.Description == "" {
+			t.Errorf("%s: must open with an explaining comment and have a description", name)
+		}
+		fromDisk, _, err := Load(name+".yaml", nil)
+		if err != nil || fromDisk.Embedded || !reflect.DeepEqual(fromDisk.Config, cfg) {
+			t.Errorf("%s: loading from disk: %v", name, err)
+		}
+	}
+}
+
+// Reference: DESIGN.md "Quality bars": the headline figures come from 5000-nodes.yaml; its
+// phase names are part of the contract (KEP-752's rows).
+func TestFiveThousandNodes(t *testing.T) {
+	_, cfg, err := Load("5000-nodes", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Cluster.Nodes != 5000 || len(cfg.Cluster.Zones) != 3 || cfg.ControlPlane.EndpointsTruncation {
+		t.Errorf("cluster %+v truncation %v", cfg.Cluster, cfg.ControlPlane.EndpointsTruncation)
+	}
+	if len(cfg.Services) != 1 || cfg.Services[0].Name != "web" || cfg.Services[0].Replicas != 10000 || cfg.Services[0].Count != 1 {
+		t.Errorf("services %+v", cfg.Services)
+	}
+	wantPhases := []struct {
+		name string
+		kind sim.ActionKind
+	}{{"create", sim.ActionCreate}, {"one-endpoint-not-ready", sim.ActionFlipReadiness}, {"one-pod-restart", sim.ActionRestartPods}, {"rolling-update", sim.ActionRollout}}
+	if len(cfg.Timeline) != len(wantPhases) {
+		t.Fatalf("timeline %+v", cfg.Timeline)
+	}
+	for i, w := range wantPhases {
+		if a := cfg.Timeline[i]; a.Name != w.name || a.Kind != w.kind {
+			t.Errorf("phase %d = %s/%s, want %s/%s", i, a.Name, a.Kind, w.name, w.kind)
+		}
+	}
+	if a := cfg.Timeline[1]; a.Pods != 1 || a.NotReadyFor != 0 {
+		t.Errorf("one-endpoint-not-ready: %+v", a)
+	}
+	pct25 := sim.IntOrPercent{Value: 25, IsPercent: true}
+	if a := cfg.Timeline[3]; a.MaxSurge != pct25 || a.MaxUnavailable != pct25 {
+		t.Errorf("rolling-update: %+v", a)
+	}
+	tr, trCfg, err := Load("truncation", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !trCfg.ControlPlane.EndpointsTruncation || trCfg.Cluster.Nodes != 5000 || trCfg.Services[0].Replicas != 10000 || len(tr.Expect) != 0 {
+		t.Errorf("truncation: %+v", trCfg)
+	}
+	_, ms, err := Load("many-services", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	services := 0
+	for _, s := range ms.Services {
+		services += s.Count
+	}
+	if services != 10000 || ms.Cluster.Nodes != 5000 {
+		t.Errorf("many-services: %d services, %d nodes", services, ms.Cluster.Nodes)
+	}
+}
+
+// Reference: UPSTREAM.md §1 and FACTS.md §4 (each value's source is cited in defaults.go).
+func TestDefaultsAreUpstream(t *testing.T) {
+	sc, err := Parse("x.yaml", []byte(minimal), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sc.Config
+	ctl := sim.ControllerConfig{Workers: 5, BatchPeriod: 0, QPS: 20, Burst: 30, APILatency: sim.Fixed(5 * time.Millisecond)}
+	if cfg.ControlPlane.EndpointSlice != ctl || cfg.ControlPlane.Endpoints != ctl {
+		t.Errorf("controllers %+v", cfg.ControlPlane)
+	}
+	if cfg.ControlPlane.MaxEndpointsPerSlice != 100 || !cfg.ControlPlane.EndpointsTruncation {
+		t.Errorf("control plane %+v", cfg.ControlPlane)
+	}
+	if a := cfg.APIServer; a.Replicas != 1 || a.KubeProxyEncoding != sim.EncodingProtobuf || a.ObjectSizeLimitBytes != 1572864 || len(a.Watchers) != 0 {
+		t.Errorf("apiserver %+v", a)
+	}
+	if !slices.Equal(cfg.Cluster.Zones, []string{"zone-a", "zone-b", "zone-c"}) || cfg.Cluster.NodeNameFormat != "ip-10-0-%d.ec2.internal" {
+		t.Errorf("cluster %+v", cfg.Cluster)
+	}
+	s := cfg.Services[0]
+	if s.Namespace != "default" || s.Count != 1 || len(s.Ports) != 1 || s.Ports[0] != (sim.ServicePortConfig{Protocol: "TCP", Port: 80, TargetPort: 80}) || !slices.Equal(s.IPFamilies, []string{"IPv4"}) {
+		t.Errorf("service %+v", s)
+	}
+	if s.Timing.GracePeriod != sim.Fixed(30*time.Second) {
+		t.Errorf("grace period %+v", s.Timing.GracePeriod)
+	}
+	roll := cfg.Timeline[1]
+	pct25 := sim.IntOrPercent{Value: 25, IsPercent: true}
+	if roll.MaxSurge != pct25 || roll.MaxUnavailable != pct25 {
+		t.Errorf("rollout %+v", roll)
+	}
+	if cfg.SLO != 30*time.Second || cfg.MaxEvents != 50_000_000 || !cfg.RunEndpoints || !cfg.RunEndpointSlices || cfg.Seed != 1 {
+		t.Errorf("config %+v", cfg)
+	}
+}
+
+func TestSetOverrides(t *testing.T) {
+	sc, err := Parse("x.yaml", []byte(minimal), []string{
+		"controlPlane.maxEndpointsPerSlice=500",
+		"services[0].replicas=2000",
+		"cluster.nodes=500",
+		"cluster.zones=[a, b]",
+		"controlPlane.endpointSlice.apiLatency={lognormal: {median: 5ms, p99: 50ms}}",
+		"timeline[1].maxSurge=1",
+		"modes=endpointslices",
+		`expect["roll.ratio.fanoutBytes"].min=10`,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sc.Config
+	if cfg.ControlPlane.MaxEndpointsPerSlice != 500 || cfg.Services[0].Replicas != 2000 || cfg.Cluster.Nodes != 500 || !slices.Equal(cfg.Cluster.Zones, []string{"a", "b"}) {
+		t.Errorf("config %+v", cfg)
+	}
+	if want := (sim.Distribution{Kind: sim.DistLognormal, Median: 5 * time.Millisecond, P99: 50 * time.Millisecond}); cfg.ControlPlane.EndpointSlice.APILatency != want {
+		t.Errorf("apiLatency %+v", cfg.ControlPlane.EndpointSlice.APILatency)
+	}
+	if cfg.Timeline[1].MaxSurge != (sim.IntOrPercent{Value: 1}) || cfg.RunEndpoints || !cfg.RunEndpointSlices {
+		t.Errorf("timeline %+v modes %v/%v", cfg.Timeline[1], cfg.RunEndpoints, cfg.RunEndpointSlices)
+	}
+	if len(sc.Expect) != 1 || sc.Expect[0].Figure != "fanoutBytes" || sc.Expect[0].Min.Value() != 10 || sc.Expect[0].Line != 0 {
+		t.Errorf("expect %+v", sc.Expect)
+	}
+}
+
+func TestExpect(t *testing.T) {
+	doc := minimal + `expect:
+  roll.endpoints.fanoutBytes: {max: 5GB, min: 1MiB}
+  total.endpointslices.propagationP99: {max: 30s}
+  roll.ratio.etcdBytes: {min: 50}
+  create.endpoints.writes: {max: 3}
+`
+	sc, err := Parse("x.yaml", []byte(doc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Expect) != 4 {
+		t.Fatalf("expect %+v", sc.Expect)
+	}
+	b := sc.Expect[0]
+	if b.Key != "roll.endpoints.fanoutBytes" || b.Phase != "roll" || b.Mode != "endpoints" || b.Line != 13 || b.Column != 3 ||
+		b.Max.Kind != KindBytes || b.Max.Bytes != 5e9 || b.Min.Bytes != 1<<20 || b.Max.Text != "5GB" {
+		t.Errorf("budget 0 = %+v max %+v min %+v", b, b.Max, b.Min)
+	}
+	if q := sc.Expect[1].Max; q.Kind != KindDuration || q.Duration != 30*time.Second || q.Value() != 30 {
+		t.Errorf("budget 1 max %+v", q)
+	}
+	if q := sc.Expect[2].Min; q.Kind != KindNumber || q.Number != 50 {
+		t.Errorf("budget 2 min %+v", q)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte(strings.Replace(minimal, "nodes: 10", "nodes: 0", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if code := Validate([]string{"quick", bad}, nil, &out); code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	want := "ok scenarios/quick.yaml: quick (100 nodes, 1 services, 200 pods, 4 phases)\n" + bad + ":3:10: cluster.nodes: 0 out of range (1..1000000)\n"
+	if out.String() != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
+	}
+	out.Reset()
+	if code := Validate(Names(), []string{"seed=7"}, &out); code != 0 {
+		t.Errorf("shipped scenarios: exit code %d:\n%s", code, out.String())
+	}
+}
+
+// FuzzParse checks the loader never panics: any bytes and any --set give a scenario or
+// Errors, and a scenario it accepts is within the documented ranges.
+func FuzzParse(f *testing.F) {
+	for _, name := range Names() {
+		data, err := shipped.ReadFile(name + ".yaml")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, "cluster.nodes=7")
+	}
+	f.Add([]byte(minimal), "services[0].ports=[{port: 1}]")
+	f.Add([]byte("a: &a [*a, *a]\nname: *a\n"), "x[0].y=1")
+	f.Add([]byte("name: &x\n  b: *x\n"), `expect["a.b.c"].max=1`)
+	f.Fuzz(func(t *testing.T, data []byte, set string) {
+		sc, err := Parse("f.yaml", data, []string{set})
+		if err != nil {
+			var es Errors
+			if !errors.As(err, &es) || len(es) == 0 {
+				t.Fatalf("error is not a non-empty Errors: %v", err)
+			}
+			return
+		}
+		c := sc.Config
+		if c.Cluster.Nodes < 1 || len(c.Services) == 0 || len(c.Timeline) == 0 ||
+			c.ControlPlane.MaxEndpointsPerSlice < 1 || c.ControlPlane.MaxEndpointsPerSlice > 1000 {
+			t.Fatalf("accepted an invalid config: %+v", c)
+		}
+		for _, s := range c.Services {
+			if s.Count < 1 || s.Replicas < 0 || s.Name == "" {
+				t.Fatalf("accepted an invalid service: %+v", s)
+			}
+		}
+	})
+}
