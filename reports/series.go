@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 
@@ -161,4 +162,60 @@ func WriteWritesJSONL(w io.Writer, writes []sim.WriteRecord) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// layoutHeader is the first line of layout.csv.
+var layoutHeader = []string{"timeSeconds", "slices", "endpoints", "minPerSlice", "medianPerSlice", "maxPerSlice"}
+
+// WriteLayoutCSV writes layout.csv: the EndpointSlice layout samples (all services), one row
+// per sample, with the virtual time in seconds.
+func WriteLayoutCSV(w io.Writer, layout []sim.LayoutSample) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(layoutHeader); err != nil {
+		return err
+	}
+	for _, l := range layout {
+		if err := cw.Write([]string{
+			strconv.FormatFloat(l.At.Seconds(), 'f', -1, 64), strconv.Itoa(l.Slices), strconv.Itoa(l.Endpoints),
+			strconv.Itoa(l.Min), strconv.Itoa(l.Median), strconv.Itoa(l.Max),
+		}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// ReadLayoutCSV parses a layout.csv written by WriteLayoutCSV.
+func ReadLayoutCSV(r io.Reader) ([]sim.LayoutSample, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = len(layoutHeader)
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("reports: layout.csv: %w", err)
+	}
+	if !slices.Equal(header, layoutHeader) {
+		return nil, fmt.Errorf("reports: layout.csv: unexpected header %q", header)
+	}
+	var out []sim.LayoutSample
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reports: layout.csv: %w", err)
+		}
+		secs, err := strconv.ParseFloat(rec[0], 64)
+		if err != nil || secs < 0 || secs > 1e9 {
+			return nil, fmt.Errorf("reports: layout.csv:%d: bad time %q", line, rec[0])
+		}
+		var v [5]int
+		for i := range v {
+			if v[i], err = strconv.Atoi(rec[i+1]); err != nil {
+				return nil, fmt.Errorf("reports: layout.csv:%d: column %s: %w", line, layoutHeader[i+1], err)
+			}
+		}
+		out = append(out, sim.LayoutSample{At: sim.Time(math.Round(secs * 1e9)), Slices: v[0], Endpoints: v[1], Min: v[2], Median: v[3], Max: v[4]})
+	}
 }

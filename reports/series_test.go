@@ -75,3 +75,24 @@ func TestWritesJSONLGolden(t *testing.T) {
 		t.Errorf("writes.jsonl has %d lines, want 3", n)
 	}
 }
+
+func TestLayoutCSVRoundTrip(t *testing.T) {
+	want := fixtureResults().Layout
+	var buf bytes.Buffer
+	if err := WriteLayoutCSV(&buf, want); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "layout.golden", buf.Bytes())
+	got, err := ReadLayoutCSV(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("layout.csv does not round-trip:\ngot  %+v\nwant %+v", got, want)
+	}
+	for _, bad := range []string{"", "x\n", strings.Join(layoutHeader, ",") + "\n-1,1,1,1,1,1\n", strings.Join(layoutHeader, ",") + "\n1,a,1,1,1,1\n"} {
+		if _, err := ReadLayoutCSV(strings.NewReader(bad)); err == nil {
+			t.Errorf("ReadLayoutCSV accepted %q", bad)
+		}
+	}
+}

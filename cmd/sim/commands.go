@@ -56,7 +56,7 @@ func init() {
 	commands = []*command{cmdRun, cmdValidate, cmdScenarios,
 		stub("check", "check SCENARIO...", "fail when update volume regresses past a baseline or budget", 6),
 		stub("plan", "plan PLAN.yaml", "capacity-planning report over a grid of cluster shapes", 5),
-		stub("plot", "plot DIR", "redraw the charts of a run from DIR/summary.json and DIR/timeseries.csv", 5),
+		cmdPlot,
 		stub("replay", "replay FILE", "account recorded pod churn (kubectl get pods --watch -o json)", 7),
 		stub("record", "record", "record pod churn from a cluster for replay", 7),
 		cmdHelp, cmdVersion}

@@ -15,9 +15,9 @@ The commands are:
 	scenarios  list the scenarios built into sim
 	help       explain a command, its flags and examples
 	version    print the version of sim and of Go
+	plot       redraw the charts of a run from its --out directory
 	check      CI gate against a baseline or budget (not implemented yet, issue 6)
 	plan       capacity-planning report (not implemented yet, issue 5)
-	plot       redraw charts from an --out directory (not implemented yet, issue 5)
 	replay     account recorded pod churn (not implemented yet, issue 7)
 	record     record pod churn for replay (not implemented yet, issue 7)
 
@@ -70,6 +70,8 @@ or any scenario field from the command line:
 	                        fanoutBytes and etcdBytes in that second
 	writes.jsonl            one JSON object per API write (time, mode, verb, object, sizes,
 	                        watchers, outcome, latency)
+	layout.csv              EndpointSlice layout samples: slices, endpoints, and min, median
+	                        and max endpoints per slice
 	cumulative-fanout.*     bytes fanned out over time, log scale, phases shaded
 	egress-rate.*           API server egress per second
 	phases-writes.*         API writes per phase, with the ratio
@@ -79,6 +81,11 @@ or any scenario field from the command line:
 Charts are written as PNG and SVG. Every file is written to a temporary file first and
 renamed into place only when all of them rendered, so a failed run never leaves a
 half-written result behind.
+
+Plot redraws the charts from those files without running the simulation again:
+
+	$ sim plot results/5000-nodes
+	$ sim plot results/5000-nodes --out charts
 
 --format json prints summary.json on stdout instead of the table:
 

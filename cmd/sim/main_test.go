@@ -143,6 +143,41 @@ func lastErrorLine(stderr string) string {
 	return ""
 }
 
+// sim plot redraws exactly the charts sim run drew, from the files sim run wrote.
+func TestPlotRedrawsCharts(t *testing.T) {
+	runDir := filepath.Join(t.TempDir(), "run")
+	te := newTestEnv()
+	if code := te.main([]string{"run", "x.yaml", "--out", runDir}); code != exitOK {
+		t.Fatalf("run: exit %d: %s", code, te.stderr.String())
+	}
+	plotDir := filepath.Join(t.TempDir(), "plot")
+	if code := te.main([]string{"plot", runDir, "--out", plotDir}); code != exitOK {
+		t.Fatalf("plot: exit %d: %s", code, te.stderr.String())
+	}
+	var charts []string
+	for _, f := range expectedOutFiles {
+		if strings.HasSuffix(f, ".png") || strings.HasSuffix(f, ".svg") {
+			charts = append(charts, f)
+		}
+	}
+	if got := listDir(t, plotDir); !slices.Equal(got, charts) {
+		t.Errorf("plot wrote %q, want %q", got, charts)
+	}
+	for _, f := range charts {
+		if !strings.HasSuffix(f, ".svg") {
+			continue
+		}
+		a, _ := os.ReadFile(filepath.Join(runDir, f))
+		b, _ := os.ReadFile(filepath.Join(plotDir, f))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s redrawn by plot differs from the one run drew", f)
+		}
+	}
+	if code := te.main([]string{"plot", t.TempDir()}); code != exitBadInput {
+		t.Errorf("plot of an empty directory: exit %d, want %d", code, exitBadInput)
+	}
+}
+
 func TestStubNamesIssue(t *testing.T) {
 	te := newTestEnv()
 	te.main([]string{"plan", "plan.yaml"})
@@ -235,7 +270,7 @@ func TestProgressOnlyOnTerminal(t *testing.T) {
 // expectedOutFiles is the --out contract (doc.go "Outputs").
 var expectedOutFiles = []string{
 	"cumulative-fanout.png", "cumulative-fanout.svg", "egress-rate.png", "egress-rate.svg",
-	"phases-bytes.png", "phases-bytes.svg", "phases-writes.png", "phases-writes.svg",
+	"layout.csv", "phases-bytes.png", "phases-bytes.svg", "phases-writes.png", "phases-writes.svg",
 	"slice-layout.png", "slice-layout.svg", "summary.json", "timeseries.csv", "writes.jsonl",
 }
 
@@ -278,7 +313,7 @@ func TestRunOutWritesExactlyTheExpectedFiles(t *testing.T) {
 	if code := te.main([]string{"run", "x.yaml", "--out", dir2, "--charts=false"}); code != exitOK {
 		t.Fatalf("exit %d: %s", code, te.stderr.String())
 	}
-	if got, want := listDir(t, dir2), []string{"summary.json", "timeseries.csv", "writes.jsonl"}; !slices.Equal(got, want) {
+	if got, want := listDir(t, dir2), []string{"layout.csv", "summary.json", "timeseries.csv", "writes.jsonl"}; !slices.Equal(got, want) {
 		t.Errorf("--charts=false wrote %q, want %q", got, want)
 	}
 }

@@ -26,7 +26,7 @@ server egress and propagation latency, with the ratio Endpoints / EndpointSlices
 
 The same scenario and seed always give the same output, byte for byte. --out DIR also writes
 summary.json (the stable machine interface), timeseries.csv (1 s buckets), writes.jsonl (one
-line per API write) and charts (PNG and SVG). Files are written atomically: on any error
+line per API write), layout.csv (EndpointSlice layout samples) and charts (PNG and SVG). Files are written atomically: on any error
 nothing in DIR is replaced or left half-written.
 
 A progress bar is shown on stderr when stderr is a terminal (not with --quiet).
@@ -39,7 +39,7 @@ Examples:
     sim run scenarios/5000-nodes.yaml --set controlPlane.maxEndpointsPerSlice=500`,
 	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
 		o := &runOptions{}
-		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl and charts into `DIR`")
+		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv and charts into `DIR`")
 		fs.StringVar(&o.format, "format", "table", "stdout `format`: table, or json (the content of summary.json)")
 		fs.Uint64Var(&o.seed, "seed", 0, "override the scenario's seed with `N` (default: the scenario's seed)")
 		fs.StringVar(&o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices")
@@ -175,6 +175,22 @@ func (o *runOptions) simulate(e *env, cfg sim.Config) (res *sim.Results, err err
 	return res, err
 }
 
+// writeCharts renders every chart in every format into out.
+func writeCharts(out *outputDir, summary *reports.Summary, series []sim.Bucket, layout []sim.LayoutSample) error {
+	all, err := reports.Charts(summary, series, layout)
+	if err != nil {
+		return err
+	}
+	for _, c := range all {
+		for _, format := range reports.ChartFormats {
+			if err := out.write(c.Name+"."+format, func(w io.Writer) error { return c.Render(w, format) }); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // writeOutputs renders every --out file. Each is written to a temporary file in dir and they
 // are renamed into place only when all of them rendered, so an error leaves dir as it was.
 func writeOutputs(dir string, res *sim.Results, summary *reports.Summary, charts bool) error {
@@ -189,21 +205,13 @@ func writeOutputs(dir string, res *sim.Results, summary *reports.Summary, charts
 		if err := out.write("writes.jsonl", func(w io.Writer) error { return reports.WriteWritesJSONL(w, res.Writes) }); err != nil {
 			return err
 		}
+		if err := out.write("layout.csv", func(w io.Writer) error { return reports.WriteLayoutCSV(w, res.Layout) }); err != nil {
+			return err
+		}
 		if !charts {
 			return nil
 		}
-		all, err := reports.Charts(summary, res.Series, res.Layout)
-		if err != nil {
-			return err
-		}
-		for _, c := range all {
-			for _, format := range reports.ChartFormats {
-				if err := out.write(c.Name+"."+format, func(w io.Writer) error { return c.Render(w, format) }); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
+		return writeCharts(out, summary, res.Series, res.Layout)
 	}()
 	if err != nil {
 		out.abort()

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"epsim/reports"
+	"epsim/sim"
+)
+
+var cmdPlot = &command{
+	name:  "plot",
+	usage: "plot DIR",
+	short: "redraw the charts of a run from its --out directory",
+	long: `Plot redraws the charts of an earlier 'sim run --out DIR' from DIR/summary.json,
+DIR/timeseries.csv and, when present, DIR/layout.csv, without running the simulation
+again. The charts are written into DIR, or into --out. As with 'sim run', the files are
+written atomically: on any error none is replaced.
+
+Examples:
+
+    sim plot results/5000-nodes
+    sim plot results/5000-nodes --out /tmp/charts`,
+	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
+		var out string
+		fs.StringVar(&out, "out", "", "write the charts into `DIR` instead of the input directory")
+		return func(e *env, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf("plot", "plot takes exactly one directory, got %d", len(args))
+			}
+			if out == "" {
+				out = args[0]
+			}
+			return plotDir(args[0], out)
+		}
+	},
+}
+
+// plotDir reads a run's outputs from in and writes its charts into out.
+func plotDir(in, out string) error {
+	summary, series, layout, err := readRunDir(in)
+	if err != nil {
+		return badInput(err)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	o := &outputDir{dir: out}
+	if err := writeCharts(o, summary, series, layout); err != nil {
+		o.abort()
+		return fmt.Errorf("plot %s: %w (no files written)", in, err)
+	}
+	return o.commit()
+}
+
+// readRunDir reads summary.json, timeseries.csv and the optional layout.csv of a run.
+func readRunDir(dir string) (*reports.Summary, []sim.Bucket, []sim.LayoutSample, error) {
+	f, err := os.Open(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer f.Close()
+	summary, err := reports.ReadSummaryJSON(f)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	g, err := os.Open(filepath.Join(dir, "timeseries.csv"))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer g.Close()
+	series, err := reports.ReadTimeseriesCSV(g)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", g.Name(), err)
+	}
+	var layout []sim.LayoutSample
+	h, err := os.Open(filepath.Join(dir, "layout.csv"))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, nil, nil, err
+	default:
+		defer h.Close()
+		if layout, err = reports.ReadLayoutCSV(h); err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", h.Name(), err)
+		}
+	}
+	return summary, series, layout, nil
+}
