@@ -1,0 +1,687 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// testEndpointsService is UPSTREAM.md §8's common service: IPv4 "web", port http 80 → 8080.
+func testEndpointsService() *Service {
+	return &Service{
+		Namespace: "ns", Name: "web", UID: "svc-uid",
+		Labels:     map[string]string{"app": "web"},
+		Selector:   map[string]string{"app": "web"},
+		ClusterIP:  "10.96.0.10",
+		IPFamilies: []IPFamily{IPv4},
+		Ports:      []ServicePort{{Name: "http", Protocol: ProtocolTCP, Port: 80, TargetPort: IntPort(8080)}},
+	}
+}
+
+func testEndpointsPod(i int, ready bool) *Pod {
+	return &Pod{
+		Namespace: "ns", Name: fmt.Sprintf("web-%d", i), UID: fmt.Sprintf("uid-%d", i),
+		NodeName: fmt.Sprintf("node-%d", i%7), Phase: PodRunning,
+		IPs:   []string{fmt.Sprintf("10.%d.%d.%d", i/65536, (i/256)%256, i%256)},
+		Ready: ready,
+	}
+}
+
+// testAddressBytes is a stand-in for the size model's EndpointAddressSize.
+func testAddressBytes(a *EndpointAddress) ByEncoding {
+	n := int64(len(a.IP) + len(a.Hostname))
+	if a.NodeName != nil {
+		n += int64(len(*a.NodeName))
+	}
+	if a.TargetRef != nil {
+		n += int64(len(a.TargetRef.Name) + len(a.TargetRef.UID))
+	}
+	return ByEncoding{n, 2*n + 7}
+}
+
+func countAddresses(ep *Endpoints) (ready, notReady int) {
+	for _, s := range ep.Subsets {
+		ready += len(s.Addresses)
+		notReady += len(s.NotReadyAddresses)
+	}
+	return
+}
+
+// stored simulates the API server storing a plan's object (what the lister returns next).
+func stored(p EndpointsPlan, current *Endpoints) *Endpoints {
+	switch p.Verb {
+	case EndpointsCreate, EndpointsUpdate:
+		return p.Object
+	case EndpointsDelete:
+		return nil
+	}
+	return current
+}
+
+// TestEndpointsExample9 replays UPSTREAM.md §8 example 9, Endpoints column: replacing one pod
+// of a 250-pod service costs 3 writes (removal on deletionTimestamp, add as not-ready, ready).
+func TestEndpointsExample9(t *testing.T) {
+	svc := testEndpointsService()
+	var pods []*Pod
+	for i := range 250 {
+		pods = append(pods, testEndpointsPod(i, true))
+	}
+	opts := EndpointsOptions{Truncate: true}
+	p := BuildEndpoints(svc, pods, nil, opts, 1)
+	if p.Verb != EndpointsCreate || p.Addresses != 250 {
+		t.Fatalf("initial: %+v", p.EndpointsDecision)
+	}
+	cur := p.Object
+	se := NewServiceEndpoints(svc, opts, testAddressBytes)
+	for _, pod := range pods {
+		se.SetPod(pod)
+	}
+	if d := se.Sync(1); d != p.EndpointsDecision {
+		t.Fatalf("incremental initial %+v, full %+v", d, p.EndpointsDecision)
+	}
+	se.Applied()
+
+	old := pods[0]
+	newPod := testEndpointsPod(1000, false)
+	newPod.IPs = nil
+	steps := []struct {
+		name  string
+		apply func()
+		want  string
+	}{
+		{"old pod gets deletionTimestamp (still Ready)", func() { c := *old; c.Terminating = true; pods[0] = &c }, EndpointsUpdate},
+		{"old pod's Ready becomes false", func() { c := *pods[0]; c.Ready = false; pods[0] = &c }, ""},
+		{"new pod created, no IP yet", func() { pods = append(pods, newPod) }, ""},
+		{"new pod has an IP, not Ready", func() { c := *newPod; c.IPs = []string{"10.0.9.1"}; pods[250] = &c }, EndpointsUpdate},
+		{"new pod Ready", func() { c := *pods[250]; c.Ready = true; pods[250] = &c }, EndpointsUpdate},
+		{"old pod object deleted", func() { pods = pods[1:] }, ""},
+	}
+	writes := 0
+	for i, st := range steps {
+		st.apply()
+		for _, pod := range pods {
+			se.SetPod(pod)
+		}
+		if i == len(steps)-1 {
+			se.DeletePod(old.Key())
+		}
+		p := BuildEndpoints(svc, pods, cur, opts, 0)
+		if p.Verb != st.want {
+			t.Fatalf("%s: verb %q, want %q", st.name, p.Verb, st.want)
+		}
+		if d := se.Sync(0); d != p.EndpointsDecision {
+			t.Fatalf("%s: incremental %+v, full %+v", st.name, d, p.EndpointsDecision)
+		}
+		se.Applied()
+		if p.Verb != "" {
+			writes++
+		}
+		cur = stored(p, cur)
+	}
+	if writes != 3 {
+		t.Fatalf("writes = %d, want 3 (UPSTREAM.md §8 example 9)", writes)
+	}
+	r, nr := countAddresses(cur)
+	if r != 250 || nr != 0 {
+		t.Fatalf("final addresses %d/%d, want 250/0", r, nr)
+	}
+}
+
+// TestEndpointsExample10 covers UPSTREAM.md §8 example 10 (truncation, [code] §3).
+func TestEndpointsExample10(t *testing.T) {
+	opts := EndpointsOptions{Truncate: true}
+	t.Run("a: 900 ready + 200 not-ready", func(t *testing.T) {
+		svc := testEndpointsService()
+		var pods []*Pod
+		for i := range 1100 {
+			pods = append(pods, testEndpointsPod(i, i < 900))
+		}
+		p := BuildEndpoints(svc, pods, nil, opts, 5)
+		if !p.Truncated || p.Addresses != 900 || p.NotReadyAddresses != 100 || p.Object.Annotations[AnnotationOverCapacity] != "truncated" {
+			t.Fatalf("got %+v annotations %v", p.EndpointsDecision, p.Object.Annotations)
+		}
+		// The kept not-ready addresses are the first 100 in byte-wise IP order.
+		var all []string
+		for _, pod := range pods[900:] {
+			all = append(all, pod.IPs[0])
+		}
+		slices.Sort(all)
+		var got []string
+		for _, a := range p.Object.Subsets[0].NotReadyAddresses {
+			got = append(got, a.IP)
+		}
+		if !slices.Equal(got, all[:100]) {
+			t.Fatalf("kept not-ready %v…, want %v…", got[:3], all[:3])
+		}
+		// c: a resync with nothing changed still PUTs (the annotation fails the skip test).
+		p2 := BuildEndpoints(svc, pods, p.Object, opts, 0)
+		if p2.Verb != EndpointsUpdate || !p2.Truncated {
+			t.Fatalf("resync of an over-capacity object: %+v, want an update", p2.EndpointsDecision)
+		}
+		// Without truncation (pre-1.21) the same resync is skipped.
+		off := EndpointsOptions{}
+		p3 := BuildEndpoints(svc, pods, nil, off, 0)
+		if p3.Truncated || p3.Addresses != 900 || p3.NotReadyAddresses != 200 {
+			t.Fatalf("truncation off: %+v", p3.EndpointsDecision)
+		}
+		if p4 := BuildEndpoints(svc, pods, p3.Object, off, 0); p4.Verb != "" {
+			t.Fatalf("truncation off, resync: %+v, want skip", p4.EndpointsDecision)
+		}
+	})
+	t.Run("b: 1200 ready over two subsets 800/400", func(t *testing.T) {
+		svc := testEndpointsService()
+		svc.Ports[0].TargetPort = NamedPort("web")
+		var pods []*Pod
+		for i := range 1200 {
+			pod := testEndpointsPod(i, true)
+			port := int32(8080)
+			if i >= 800 {
+				port = 9090
+			}
+			pod.ContainerPorts = []ContainerPort{{Name: "web", ContainerPort: port, Protocol: ProtocolTCP}}
+			pods = append(pods, pod)
+		}
+		p := BuildEndpoints(svc, pods, nil, opts, 0)
+		if len(p.Object.Subsets) != 2 || p.Addresses != 1000 || p.NotReadyAddresses != 0 {
+			t.Fatalf("got %+v", p.EndpointsDecision)
+		}
+		a, b := len(p.Object.Subsets[0].Addresses), len(p.Object.Subsets[1].Addresses)
+		first := p.Object.Subsets[0].Ports[0].Port
+		switch {
+		case first == 8080 && (a != 667 || b != 333):
+			t.Fatalf("800-subset first: split %d+%d, want 667+333", a, b)
+		case first == 9090 && (a != 334 || b != 666):
+			t.Fatalf("400-subset first: split %d+%d, want 334+666", a, b)
+		}
+		se := NewServiceEndpoints(svc, opts, testAddressBytes)
+		for _, pod := range pods {
+			se.SetPod(pod)
+		}
+		if d := se.Sync(0); d != p.EndpointsDecision {
+			t.Fatalf("incremental %+v, full %+v", d, p.EndpointsDecision)
+		}
+		if obj := se.Object(); !reflect.DeepEqual(obj.Subsets, p.Object.Subsets) {
+			t.Fatalf("incremental truncated object differs from the full builder's")
+		}
+		checkSubsetSizes(t, se)
+	})
+}
+
+// TestTruncateKeepCounts ports the cases of upstream's endpoints_controller_test.go
+// TestTruncateEndpoints (expected counts from upstream).
+func TestTruncateKeepCounts(t *testing.T) {
+	tests := []struct {
+		name                                               string
+		ready, notReady, expectedReady, expectedNotReady []int
+	}{
+		{"empty", []int{}, []int{}, []int{}, []int{}},
+		{"total < max", []int{50, 100, 100, 100, 100}, []int{50, 100, 100, 100, 100}, []int{50, 100, 100, 100, 100}, []int{50, 100, 100, 100, 100}},
+		{"total = max", []int{100, 100, 100, 100, 100}, []int{100, 100, 100, 100, 100}, []int{100, 100, 100, 100, 100}, []int{100, 100, 100, 100, 100}},
+		{"ready < max < total", []int{90, 110, 50, 10, 20}, []int{101, 200, 200, 201, 298}, []int{90, 110, 50, 10, 20}, []int{73, 144, 144, 145, 214}},
+		{"ready > max", []int{205, 400, 402, 400, 693}, []int{100, 200, 200, 200, 300}, []int{98, 191, 192, 191, 328}, []int{0, 0, 0, 0, 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ep := &Endpoints{}
+			for i := range tc.ready {
+				ep.Subsets = append(ep.Subsets, EndpointSubset{
+					Addresses:         make([]EndpointAddress, tc.ready[i]),
+					NotReadyAddresses: make([]EndpointAddress, tc.notReady[i]),
+				})
+			}
+			truncateEndpoints(ep)
+			for i, s := range ep.Subsets {
+				if len(s.Addresses) != tc.expectedReady[i] || len(s.NotReadyAddresses) != tc.expectedNotReady[i] {
+					t.Fatalf("subset %d: %d/%d, want %d/%d", i, len(s.Addresses), len(s.NotReadyAddresses), tc.expectedReady[i], tc.expectedNotReady[i])
+				}
+			}
+		})
+	}
+}
+
+// TestEndpointsPodInclusion ports upstream's endpoints_controller_test.go
+// TestSyncServiceAddresses: which pods become ready / not-ready addresses.
+func TestEndpointsPodInclusion(t *testing.T) {
+	tests := []struct {
+		name                   string
+		phase                  PodPhase
+		ready, terminating     bool
+		publishNotReady        bool
+		wantReady, wantUnready int
+	}{
+		{"running", PodRunning, true, false, false, 1, 0},
+		{"running, terminating", PodRunning, true, true, false, 0, 0},
+		{"pending ready", PodPending, true, false, false, 1, 0},
+		{"pending ready, terminating", PodPending, true, true, false, 0, 0},
+		{"pending not ready", PodPending, false, false, false, 0, 1},
+		{"failed", PodFailed, false, false, false, 0, 0},
+		{"succeeded", PodSucceeded, false, false, false, 0, 0},
+		{"running, tolerate unready", PodRunning, false, false, true, 1, 0},
+		{"running, tolerate unready, terminating", PodRunning, false, true, true, 1, 0},
+		{"pending, tolerate unready, terminating", PodPending, false, true, true, 1, 0},
+		{"failed, tolerate unready", PodFailed, false, false, true, 0, 0},
+		{"succeeded, tolerate unready", PodSucceeded, false, false, true, 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := testEndpointsService()
+			svc.PublishNotReadyAddresses = tc.publishNotReady
+			pod := testEndpointsPod(1, tc.ready)
+			pod.Phase, pod.Terminating = tc.phase, tc.terminating
+			p := BuildEndpoints(svc, []*Pod{pod}, nil, EndpointsOptions{Truncate: true}, 0)
+			if p.Addresses != tc.wantReady || p.NotReadyAddresses != tc.wantUnready {
+				t.Fatalf("got %d/%d, want %d/%d", p.Addresses, p.NotReadyAddresses, tc.wantReady, tc.wantUnready)
+			}
+		})
+	}
+}
+
+// TestEndpointsAddressShape checks the address fields, single-family selection and the
+// headless rules of UPSTREAM.md §3 step 4.
+func TestEndpointsAddressShape(t *testing.T) {
+	t.Run("fields", func(t *testing.T) {
+		svc := testEndpointsService()
+		pod := testEndpointsPod(3, true)
+		pod.NodeName = ""
+		pod.Hostname, pod.Subdomain = "h", "web"
+		p := BuildEndpoints(svc, []*Pod{pod}, nil, EndpointsOptions{}, 0)
+		want := EndpointAddress{IP: pod.IPs[0], Hostname: "h", NodeName: Ptr(""), TargetRef: &ObjectReference{Kind: "Pod", Namespace: "ns", Name: pod.Name, UID: pod.UID}}
+		if got := p.Object.Subsets[0].Addresses[0]; !legacyAddressesEqual(&got, &want) {
+			t.Fatalf("address %+v, want %+v", got, want)
+		}
+		pod.Subdomain = "other"
+		p = BuildEndpoints(svc, []*Pod{pod}, nil, EndpointsOptions{}, 0)
+		if h := p.Object.Subsets[0].Addresses[0].Hostname; h != "" {
+			t.Fatalf("hostname %q set although subdomain differs", h)
+		}
+	})
+	t.Run("dual-stack service gets one family", func(t *testing.T) {
+		for _, fam := range []IPFamily{IPv4, IPv6} {
+			svc := testEndpointsService()
+			svc.IPFamilies = []IPFamily{fam, IPv4}
+			if fam == IPv4 {
+				svc.IPFamilies[1] = IPv6
+			}
+			pod := testEndpointsPod(1, true)
+			pod.IPs = []string{"10.0.0.1", "fd00::1"}
+			p := BuildEndpoints(svc, []*Pod{pod}, nil, EndpointsOptions{}, 0)
+			want := map[IPFamily]string{IPv4: "10.0.0.1", IPv6: "fd00::1"}[fam]
+			if p.Addresses != 1 || p.Object.Subsets[0].Addresses[0].IP != want {
+				t.Fatalf("family %s: %+v", fam, p.Object.Subsets)
+			}
+			// A pod without an IP of the first family is skipped.
+			pod.IPs = []string{map[IPFamily]string{IPv4: "fd00::1", IPv6: "10.0.0.1"}[fam]}
+			if p := BuildEndpoints(svc, []*Pod{pod}, nil, EndpointsOptions{}, 0); p.Addresses != 0 {
+				t.Fatalf("family %s: pod without that family included", fam)
+			}
+		}
+	})
+	t.Run("headless without ports", func(t *testing.T) {
+		svc := testEndpointsService()
+		svc.ClusterIP, svc.Ports = "None", nil
+		pods := []*Pod{testEndpointsPod(1, true), testEndpointsPod(2, false)}
+		p := BuildEndpoints(svc, pods, nil, EndpointsOptions{}, 0)
+		if len(p.Object.Subsets) != 1 || p.Object.Subsets[0].Ports != nil || p.Addresses != 1 || p.NotReadyAddresses != 1 {
+			t.Fatalf("got %+v", p.Object.Subsets)
+		}
+		if _, ok := p.Object.Labels[LabelHeadless]; !ok {
+			t.Fatalf("headless label missing: %v", p.Object.Labels)
+		}
+		// A non-headless service without ports gets no subsets.
+		svc.ClusterIP = "10.0.0.1"
+		if p := BuildEndpoints(svc, pods, nil, EndpointsOptions{}, 0); len(p.Object.Subsets) != 0 {
+			t.Fatalf("non-headless portless service got subsets")
+		}
+	})
+	t.Run("named port resolving to two numbers gives two subsets", func(t *testing.T) {
+		svc := testEndpointsService()
+		svc.Ports[0].TargetPort = NamedPort("web")
+		a, b, c := testEndpointsPod(1, true), testEndpointsPod(2, true), testEndpointsPod(3, true)
+		a.ContainerPorts = []ContainerPort{{Name: "web", ContainerPort: 8080, Protocol: ProtocolTCP}}
+		b.ContainerPorts = []ContainerPort{{Name: "web", ContainerPort: 9090, Protocol: ProtocolTCP}}
+		c.SidecarPorts = []ContainerPort{{Name: "web", ContainerPort: 9090, Protocol: ProtocolTCP}}
+		p := BuildEndpoints(svc, []*Pod{a, b, c}, nil, EndpointsOptions{}, 0)
+		if len(p.Object.Subsets) != 2 || p.Addresses != 3 {
+			t.Fatalf("got %+v", p.Object.Subsets)
+		}
+	})
+	t.Run("ExternalName and selector-less services are ignored; missing service deletes", func(t *testing.T) {
+		svc := testEndpointsService()
+		svc.Selector = nil
+		if p := BuildEndpoints(svc, nil, nil, EndpointsOptions{}, 0); p.Verb != "" {
+			t.Fatalf("selector-less: %q", p.Verb)
+		}
+		svc = testEndpointsService()
+		svc.ExternalName = true
+		if p := BuildEndpoints(svc, nil, nil, EndpointsOptions{}, 0); p.Verb != "" {
+			t.Fatalf("ExternalName: %q", p.Verb)
+		}
+		if p := BuildEndpoints(nil, nil, nil, EndpointsOptions{}, 0); p.Verb != EndpointsDelete {
+			t.Fatalf("missing service: %q", p.Verb)
+		}
+	})
+}
+
+// TestEndpointsSkipTest covers UPSTREAM.md §3 step 7 and the label and annotation rules of
+// step 8.
+func TestEndpointsSkipTest(t *testing.T) {
+	svc := testEndpointsService()
+	pods := []*Pod{testEndpointsPod(1, true), testEndpointsPod(2, false)}
+	opts := EndpointsOptions{Truncate: true}
+	p := BuildEndpoints(svc, pods, nil, opts, 10)
+	cur := p.Object
+	if cur.Annotations[AnnotationTriggerTime] != Timestamp(10).RFC3339Nano() || len(cur.OwnerReferences) != 0 {
+		t.Fatalf("object metadata %+v", cur.ObjectMeta)
+	}
+	if p := BuildEndpoints(svc, pods, cur, opts, 20); p.Verb != "" {
+		t.Fatalf("unchanged: %q, want skip", p.Verb)
+	}
+	svc2 := testEndpointsService()
+	svc2.Labels = map[string]string{"app": "web", "tier": "x"}
+	p2 := BuildEndpoints(svc2, pods, cur, opts, 0)
+	if p2.Verb != EndpointsUpdate || p2.Object.Labels["tier"] != "x" {
+		t.Fatalf("label change: %+v", p2.EndpointsDecision)
+	}
+	if _, ok := p2.Object.Annotations[AnnotationTriggerTime]; ok {
+		t.Fatalf("zero trigger time must remove the annotation")
+	}
+	// The headless label is ignored by the compare.
+	withHeadless := *cur
+	withHeadless.Labels = map[string]string{"app": "web", LabelHeadless: ""}
+	if p := BuildEndpoints(svc, pods, &withHeadless, opts, 0); p.Verb != "" {
+		t.Fatalf("headless label only: %q, want skip", p.Verb)
+	}
+	// A stale over-capacity annotation forces a write that removes it.
+	over := *cur
+	over.Annotations = map[string]string{AnnotationOverCapacity: "truncated"}
+	p3 := BuildEndpoints(svc, pods, &over, opts, 0)
+	if _, ok := p3.Object.Annotations[AnnotationOverCapacity]; p3.Verb != EndpointsUpdate || ok {
+		t.Fatalf("stale annotation: %+v %v", p3.EndpointsDecision, p3.Object.Annotations)
+	}
+}
+
+// checkSubsetSizes checks SubsetSizes against the materialised object: the sums must equal
+// Σ addressBytes over the lists, in any subset order.
+func checkSubsetSizes(t *testing.T, se *ServiceEndpoints) {
+	t.Helper()
+	obj := se.Object()
+	sizes := se.SubsetSizes()
+	if obj == nil {
+		if len(sizes) != 0 {
+			t.Fatalf("sizes without an object")
+		}
+		return
+	}
+	if len(sizes) != len(obj.Subsets) {
+		t.Fatalf("%d sizes for %d subsets", len(sizes), len(obj.Subsets))
+	}
+	key := func(ports []EndpointsPort) string { return fmt.Sprint(ports) }
+	bySubset := map[string]SubsetSize{}
+	for _, s := range obj.Subsets {
+		var ss SubsetSize
+		ss.Addresses, ss.NotReadyAddresses = len(s.Addresses), len(s.NotReadyAddresses)
+		for i := range s.Addresses {
+			endpointsBytesAdd(&ss.AddressBytes, testAddressBytes(&s.Addresses[i]))
+		}
+		for i := range s.NotReadyAddresses {
+			endpointsBytesAdd(&ss.NotReadyAddressBytes, testAddressBytes(&s.NotReadyAddresses[i]))
+		}
+		bySubset[key(s.Ports)] = ss
+	}
+	for _, got := range sizes {
+		want, ok := bySubset[key(got.Ports)]
+		if !ok || got.Addresses != want.Addresses || got.NotReadyAddresses != want.NotReadyAddresses ||
+			got.AddressBytes != want.AddressBytes || got.NotReadyAddressBytes != want.NotReadyAddressBytes {
+			t.Fatalf("subset size %+v, want %+v", got, want)
+		}
+	}
+	if se.last.Truncated {
+		for i, s := range obj.Subsets {
+			if key(s.Ports) != key(sizes[i].Ports) {
+				t.Fatalf("truncated: SubsetSizes not in object order")
+			}
+		}
+	}
+}
+
+// TestServiceEndpointsTwin drives the incremental builder and the full builder with the same
+// long random change sequences and requires, after every sync, the same decision and an
+// identical materialised object, and SubsetSizes equal to the sums over that object.
+// Reference: DESIGN.md "Incremental, same answer"; UPSTREAM.md §3.
+func TestServiceEndpointsTwin(t *testing.T) {
+	seeds := 24
+	steps := 200
+	if testing.Short() {
+		seeds, steps = 8, 100
+	}
+	var cov endpointsTwinCoverage
+	for seed := range uint64(seeds) {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			runEndpointsTwin(t, seed, steps, &cov)
+		})
+	}
+	t.Logf("coverage: %+v", cov)
+	if cov.truncated == 0 || cov.multiSubset == 0 || cov.skips == 0 || cov.writes == 0 || cov.truncatedMulti == 0 {
+		t.Fatalf("the random sequences missed a case: %+v", cov)
+	}
+}
+
+// endpointsTwinCoverage counts what the random sequences exercised.
+type endpointsTwinCoverage struct {
+	writes, skips, truncated, multiSubset, truncatedMulti int
+}
+
+func runEndpointsTwin(t *testing.T, seed uint64, steps int, cov *endpointsTwinCoverage) {
+	r := rand.New(rand.NewPCG(seed, 99))
+	svc := testEndpointsService()
+	svc.Ports = append(svc.Ports, ServicePort{Name: "metrics", Protocol: ProtocolTCP, Port: 9100, TargetPort: NamedPort("metrics")})
+	if seed%3 == 1 {
+		svc.Ports[0].TargetPort = NamedPort("web")
+	}
+	if seed%5 == 2 {
+		svc.ClusterIP, svc.Ports = "None", nil
+	}
+	opts := EndpointsOptions{Truncate: seed%2 == 0}
+	// A small capacity is reached only with many pods; use up to 1400 pods in some seeds.
+	maxPods := 60
+	if seed%4 == 0 {
+		maxPods = 1400
+	}
+	se := NewServiceEndpoints(svc, opts, testAddressBytes)
+	pods := map[string]*Pod{}
+	var cur *Endpoints
+	nextID := 0
+	newPod := func() *Pod {
+		nextID++
+		p := testEndpointsPod(nextID, r.IntN(3) > 0)
+		if r.IntN(6) == 0 {
+			p.IPs = nil
+		}
+		if r.IntN(4) == 0 {
+			p.IPs = append(p.IPs, fmt.Sprintf("fd00::%x", nextID))
+		}
+		if r.IntN(3) > 0 {
+			p.ContainerPorts = append(p.ContainerPorts, ContainerPort{Name: "web", ContainerPort: []int32{8080, 9090}[r.IntN(2)], Protocol: ProtocolTCP})
+		}
+		if r.IntN(2) == 0 {
+			p.ContainerPorts = append(p.ContainerPorts, ContainerPort{Name: "metrics", ContainerPort: 9100, Protocol: ProtocolTCP})
+		}
+		if r.IntN(10) == 0 {
+			p.Hostname, p.Subdomain = "h", svc.Name
+		}
+		return p
+	}
+	if maxPods > 1000 {
+		for range 1000 + r.IntN(300) {
+			p := newPod()
+			pods[p.Key()] = p
+			se.SetPod(p)
+		}
+	}
+	trigger := Timestamp(0)
+	for step := range steps {
+		// A few random changes.
+		for range 1 + r.IntN(4) {
+			keys := make([]string, 0, len(pods))
+			for k := range pods {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			switch op := r.IntN(10); {
+			case op < 3 && len(pods) < maxPods || len(keys) == 0:
+				p := newPod()
+				pods[p.Key()] = p
+				se.SetPod(p)
+			case op < 5:
+				k := keys[r.IntN(len(keys))]
+				c := *pods[k]
+				c.Ready = !c.Ready
+				pods[k] = &c
+				se.SetPod(&c)
+			case op < 6:
+				k := keys[r.IntN(len(keys))]
+				c := *pods[k]
+				c.Terminating = true
+				pods[k] = &c
+				se.SetPod(&c)
+			case op < 7:
+				k := keys[r.IntN(len(keys))]
+				c := *pods[k]
+				if len(c.IPs) == 0 {
+					c.IPs = []string{fmt.Sprintf("10.200.%d.%d", r.IntN(256), r.IntN(256))}
+				} else if r.IntN(2) == 0 {
+					c.Phase = PodSucceeded
+				}
+				pods[k] = &c
+				se.SetPod(&c)
+			case op < 9:
+				k := keys[r.IntN(len(keys))]
+				delete(pods, k)
+				se.DeletePod(k)
+			default:
+				s2 := *svc
+				switch r.IntN(4) {
+				case 0:
+					s2.Labels = map[string]string{"app": "web", "v": fmt.Sprint(r.IntN(2))}
+				case 1:
+					s2.PublishNotReadyAddresses = !s2.PublishNotReadyAddresses
+				case 2:
+					if s2.ClusterIP != "None" {
+						s2.IPFamilies = []IPFamily{[]IPFamily{IPv4, IPv6}[r.IntN(2)]}
+					}
+				case 3:
+					if len(s2.Ports) > 0 {
+						ports := slices.Clone(s2.Ports)
+						ports[0].TargetPort = []IntOrString{IntPort(8080), NamedPort("web")}[r.IntN(2)]
+						s2.Ports = ports
+					}
+				}
+				svc = &s2
+				se.SetService(svc)
+			}
+		}
+		if r.IntN(3) == 0 {
+			trigger += Timestamp(1 + r.IntN(1e9))
+		}
+		keys := make([]string, 0, len(pods))
+		for k := range pods {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		list := make([]*Pod, 0, len(keys))
+		for _, k := range keys {
+			list = append(list, pods[k])
+		}
+		full := BuildEndpoints(svc, list, cur, opts, trigger)
+		inc := se.Sync(trigger)
+		if inc != full.EndpointsDecision {
+			t.Fatalf("seed %d step %d: incremental %+v, full %+v", seed, step, inc, full.EndpointsDecision)
+		}
+		switch {
+		case full.Verb == "":
+			cov.skips++
+		default:
+			cov.writes++
+		}
+		if full.Truncated {
+			cov.truncated++
+		}
+		if full.Subsets > 1 {
+			cov.multiSubset++
+			if full.Truncated {
+				cov.truncatedMulti++
+			}
+		}
+		if full.Verb != "" {
+			obj := se.Object()
+			if !reflect.DeepEqual(obj.Subsets, full.Object.Subsets) && !(len(obj.Subsets) == 0 && len(full.Object.Subsets) == 0) {
+				t.Fatalf("seed %d step %d: objects differ\n inc %+v\nfull %+v", seed, step, obj.Subsets, full.Object.Subsets)
+			}
+			if !reflect.DeepEqual(obj.Labels, full.Object.Labels) || !reflect.DeepEqual(obj.Annotations, full.Object.Annotations) {
+				t.Fatalf("seed %d step %d: metadata differs\n inc %v %v\nfull %v %v", seed, step, obj.Labels, obj.Annotations, full.Object.Labels, full.Object.Annotations)
+			}
+			checkSubsetSizes(t, se)
+		}
+		// Occasionally the write fails (no Applied), so the next sync retries.
+		if r.IntN(15) != 0 {
+			se.Applied()
+			cur = stored(full, cur)
+		}
+	}
+}
+
+// BenchmarkEndpointsReadinessFlip measures one pod readiness change plus Sync in a
+// 10,000-address Service: the incremental builder against the full rebuild.
+func BenchmarkEndpointsReadinessFlip(b *testing.B) {
+	svc := testEndpointsService()
+	const n = 10000
+	pods := make([]*Pod, n)
+	for i := range pods {
+		pods[i] = testEndpointsPod(i, true)
+	}
+	for _, truncate := range []bool{false, true} {
+		opts := EndpointsOptions{Truncate: truncate}
+		b.Run(fmt.Sprintf("incremental/truncate=%v", truncate), func(b *testing.B) {
+			se := NewServiceEndpoints(svc, opts, testAddressBytes)
+			for _, p := range pods {
+				se.SetPod(p)
+			}
+			se.Sync(0)
+			se.Applied()
+			flipped := [2]*Pod{}
+			for j := range flipped {
+				c := *pods[n/2]
+				c.Ready = j == 1
+				flipped[j] = &c
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				se.SetPod(flipped[i%2])
+				if d := se.Sync(Timestamp(i)); d.Verb == "" {
+					b.Fatal("expected a write")
+				}
+				se.Applied()
+				_ = se.SubsetSizes()
+			}
+		})
+		b.Run(fmt.Sprintf("full/truncate=%v", truncate), func(b *testing.B) {
+			list := slices.Clone(pods)
+			cur := BuildEndpoints(svc, list, nil, opts, 0).Object
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				c := *pods[n/2]
+				c.Ready = i%2 == 1
+				list[n/2] = &c
+				p := BuildEndpoints(svc, list, cur, opts, Timestamp(i))
+				if p.Verb == "" {
+					b.Fatal("expected a write")
+				}
+				cur = p.Object
+			}
+		})
+	}
+}
