@@ -213,7 +213,7 @@ func TestEndpointsExample10(t *testing.T) {
 // TestTruncateEndpoints (expected counts from upstream).
 func TestTruncateKeepCounts(t *testing.T) {
 	tests := []struct {
-		name                                               string
+		name                                             string
 		ready, notReady, expectedReady, expectedNotReady []int
 	}{
 		{"empty", []int{}, []int{}, []int{}, []int{}},
