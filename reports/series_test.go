@@ -96,3 +96,25 @@ func TestLayoutCSVRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// The readers take files from disk (sim plot): bad input gives an error, never a panic.
+func FuzzReadTimeseriesCSV(f *testing.F) {
+	var buf bytes.Buffer
+	WriteTimeseriesCSV(&buf, fixtureResults().Series[:3])
+	f.Add(buf.String())
+	f.Add("")
+	f.Add(strings.Join(timeseriesHeader, ",") + "\n1,2,3\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		ReadTimeseriesCSV(strings.NewReader(in))
+	})
+}
+
+func FuzzReadLayoutCSV(f *testing.F) {
+	var buf bytes.Buffer
+	WriteLayoutCSV(&buf, fixtureResults().Layout)
+	f.Add(buf.String())
+	f.Add(strings.Join(layoutHeader, ",") + "\n1e308,1,1,1,1,1\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		ReadLayoutCSV(strings.NewReader(in))
+	})
+}

@@ -12,6 +12,7 @@ import (
 )
 
 // WriteTable writes the side-by-side text table of s: a header naming the scenario and seed,
+// times rounded to the millisecond,
 // then one block per phase and one for the total, each with a one-line headline and a row per
 // figure (Endpoints, EndpointSlices and their ratio). The text is deterministic and fits an
 // 80-column terminal.
@@ -19,7 +20,7 @@ func WriteTable(w io.Writer, s *Summary) error {
 	tw := &errWriter{w: w}
 	fmt.Fprintf(tw, "scenario %s, seed %d: %s nodes, %s watchers per mode, %s, %s of virtual time\n",
 		s.Scenario, s.Seed, formatCount(int64(s.Nodes)), formatCount(int64(s.Watchers)),
-		plural(len(s.Phases), "phase"), s.EndTime)
+		plural(len(s.Phases), "phase"), FormatSeconds(s.EndTimeSeconds))
 	fmt.Fprintf(tw, "bytes in SI units (1 KB = 1000 B)")
 	if len(s.Modes) == 2 {
 		fmt.Fprintf(tw, "; ratio = Endpoints / EndpointSlices")
@@ -27,10 +28,11 @@ func WriteTable(w io.Writer, s *Summary) error {
 	fmt.Fprintln(tw)
 	for i := range s.Phases {
 		p := &s.Phases[i]
-		fmt.Fprintf(tw, "\nphase %d/%d: %s (%s → %s)\n", i+1, len(s.Phases), p.Name, p.Start, p.End)
+		fmt.Fprintf(tw, "\nphase %d/%d: %s (%s → %s)\n", i+1, len(s.Phases), p.Name,
+			FormatSeconds(p.StartSeconds), FormatSeconds(p.EndSeconds))
 		writePhaseBlock(tw, p, s.Modes)
 	}
-	fmt.Fprintf(tw, "\ntotal (%s → %s)\n", s.Total.Start, s.Total.End)
+	fmt.Fprintf(tw, "\ntotal (%s → %s)\n", FormatSeconds(s.Total.StartSeconds), FormatSeconds(s.Total.EndSeconds))
 	writePhaseBlock(tw, &s.Total, s.Modes)
 	return tw.err
 }

@@ -1,0 +1,80 @@
+package reports
+
+import (
+	"io"
+	"testing"
+	"time"
+
+	"epsim/sim"
+)
+
+// benchResults is a large run for the renderers: an hour of 1 s buckets and 200,000 writes.
+func benchResults() *sim.Results {
+	res := fixtureResults()
+	res.Series = res.Series[:0]
+	for s := int64(0); s < 3600; s++ {
+		res.Series = append(res.Series, sim.Bucket{Second: s,
+			Endpoints:      sim.BucketMode{Writes: 3, FanoutBytes: 3 * 7_000_000_000, EtcdBytes: 4_200_000},
+			EndpointSlices: sim.BucketMode{Writes: 30, FanoutBytes: 30 * 84_000_000, EtcdBytes: 500_000}})
+	}
+	w := res.Writes[0]
+	res.Writes = make([]sim.WriteRecord, 200_000)
+	for i := range res.Writes {
+		res.Writes[i] = w
+		res.Writes[i].At = sim.Time(time.Duration(i) * 18 * time.Millisecond)
+	}
+	return res
+}
+
+func BenchmarkWriteTable(b *testing.B) {
+	s := NewSummary(fixtureResults(), nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		WriteTable(io.Discard, s)
+	}
+}
+
+func BenchmarkWriteSummaryJSON(b *testing.B) {
+	s := NewSummary(fixtureResults(), nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		WriteSummaryJSON(io.Discard, s)
+	}
+}
+
+func BenchmarkWriteTimeseriesCSV(b *testing.B) {
+	res := benchResults()
+	b.ReportAllocs()
+	for b.Loop() {
+		WriteTimeseriesCSV(io.Discard, res.Series)
+	}
+}
+
+func BenchmarkWriteWritesJSONL(b *testing.B) {
+	res := benchResults()
+	b.ReportAllocs()
+	for b.Loop() {
+		WriteWritesJSONL(io.Discard, res.Writes)
+	}
+}
+
+func BenchmarkCharts(b *testing.B) {
+	res := benchResults()
+	s := NewSummary(res, nil)
+	for _, format := range ChartFormats {
+		b.Run(format, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				charts, err := Charts(s, res.Series, res.Layout)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, c := range charts {
+					if err := c.Render(io.Discard, format); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
