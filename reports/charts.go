@@ -369,19 +369,30 @@ func (b *phaseBands) Plot(c draw.Canvas, p *plot.Plot) {
 	sty.Color = color.Gray{Y: 0x55}
 	sty.XAlign = draw.XLeft
 	sty.YAlign = draw.YTop
-	for i := range b.names {
+	// Labels sit along the bottom, off the legend; each goes on the lowest row where it does
+	// not overlap the label before it, so short phases stay readable.
+	for i := 0; i < len(b.names); i += 2 {
 		x0, x1 := trX(b.start[i]), trX(b.end[i])
-		if i%2 == 0 {
-			band := c.ClipPolygonX([]vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
-			if len(band) > 0 {
-				c.FillPolygon(shade, band)
-			}
+		band := c.ClipPolygonX([]vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
+		if len(band) > 0 {
+			c.FillPolygon(shade, band)
 		}
-		// Labels go along the bottom so they do not collide with the legend.
-		pt := vg.Point{X: x0 + vg.Points(2), Y: c.Min.Y + vg.Points(10)*vg.Length(1+i%2)}
-		if c.ContainsX(pt.X) {
-			c.FillText(sty, pt, b.names[i])
+	}
+	var rowEnds []vg.Length
+	for i := range b.names {
+		x := trX(b.start[i]) + vg.Points(2)
+		if !c.ContainsX(x) {
+			continue
 		}
+		row := 0
+		for row < len(rowEnds) && rowEnds[row] > x {
+			row++
+		}
+		if row == len(rowEnds) {
+			rowEnds = append(rowEnds, 0)
+		}
+		rowEnds[row] = x + sty.Width(b.names[i]) + vg.Points(4)
+		c.FillText(sty, vg.Point{X: x, Y: c.Min.Y + vg.Points(10)*vg.Length(row+1)}, b.names[i])
 	}
 }
 
@@ -404,13 +415,39 @@ type byteTicks struct {
 func (t byteTicks) Ticks(min, max float64) []plot.Tick {
 	var ticks []plot.Tick
 	if t.log {
-		ticks = plot.LogTicks{}.Ticks(min, max)
+		ticks = logTicks(min, max)
 	} else {
 		ticks = plot.DefaultTicks{}.Ticks(min, max)
 	}
 	for i := range ticks {
 		if ticks[i].Label != "" {
 			ticks[i].Label = FormatBytes(int64(math.Round(ticks[i].Value))) + t.suffix
+		}
+	}
+	return ticks
+}
+
+// logTicks returns ticks for a log axis: every power of ten labelled, and 2× and 5× labelled
+// too when the axis spans fewer than three decades (otherwise it may show one label or none).
+func logTicks(min, max float64) []plot.Tick {
+	if min <= 0 || max <= 0 || min > max {
+		return nil
+	}
+	lo, hi := math.Floor(math.Log10(min)), math.Ceil(math.Log10(max))
+	dense := hi-lo < 3
+	var ticks []plot.Tick
+	for e := lo; e <= hi; e++ {
+		decade := math.Pow(10, e)
+		for m := 1; m < 10; m++ {
+			v := decade * float64(m)
+			if v < min*(1-1e-9) || v > max*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || (dense && (m == 2 || m == 5)) {
+				t.Label = "x" // relabelled by the caller
+			}
+			ticks = append(ticks, t)
 		}
 	}
 	return ticks
