@@ -392,3 +392,18 @@ func TestHelpTeaches(t *testing.T) {
 		}
 	}
 }
+
+func TestRunCPUProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.out")
+	te := newTestEnv()
+	if code := te.main([]string{"run", "x.yaml", "--quiet", "--cpuprofile", path}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, te.stderr.String())
+	}
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+		t.Errorf("--cpuprofile wrote no profile: %v", err)
+	}
+	te = newTestEnv()
+	if code := te.main([]string{"run", "x.yaml", "--cpuprofile", filepath.Join(t.TempDir(), "no", "such", "dir", "cpu.out")}); code != exitFailed {
+		t.Errorf("unwritable --cpuprofile: exit %d, want %d", code, exitFailed)
+	}
+}
