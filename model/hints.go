@@ -1,0 +1,162 @@
+package model
+
+// hintsMode is how a sync sets hints for one address type (UPSTREAM.md §2.9).
+type hintsMode uint8
+
+const (
+	// hintsStrip (mode C): strip every hint.
+	hintsStrip hintsMode = iota
+	// hintsTopology (mode A): the topology-mode annotation, allocated by the TopologyCache.
+	hintsTopology
+	// hintsPreferClose (mode B): trafficDistribution PreferClose or PreferSameZone.
+	hintsPreferClose
+	// hintsPreferSameNode (mode B): trafficDistribution PreferSameNode (zone and node hints).
+	hintsPreferSameNode
+)
+
+// hintsModeFor decides the hints mode of svc.
+// upstream: reconciler.go reconcileByAddressType (validTrafficDistribution, hintsEnabled)
+func hintsModeFor(svc *Service, opts *ReconcilerOptions) hintsMode {
+	annotated := hintsAnnotationEnabled(svc.Annotations)
+	if annotated && opts.Topology != nil {
+		return hintsTopology
+	}
+	if annotated {
+		return hintsStrip
+	}
+	switch svc.TrafficDistribution {
+	case TrafficDistributionPreferClose:
+		return hintsPreferClose
+	case TrafficDistributionPreferSameZone:
+		if !opts.DisablePreferSameTrafficDistribution {
+			return hintsPreferClose
+		}
+	case TrafficDistributionPreferSameNode:
+		if !opts.DisablePreferSameTrafficDistribution {
+			return hintsPreferSameNode
+		}
+	}
+	return hintsStrip
+}
+
+// sliceHasHints reports whether any endpoint of s carries hints.
+// upstream: trafficdist/trafficdist.go defaultHeuristic.needsUpdate
+func sliceHasHints(s *EndpointSlice) bool {
+	for i := range s.Endpoints {
+		if s.Endpoints[i].Hints != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// stripHints clears every endpoint's hints in place.
+func stripHints(s *EndpointSlice) {
+	for i := range s.Endpoints {
+		s.Endpoints[i].Hints = nil
+	}
+}
+
+// preferCloseNeedsUpdate reports whether some ready endpoint of s lacks the exact expected
+// zone (and, for sameNode, node) hint, or carries a stale one.
+// upstream: trafficdist/trafficdist.go preferCloseHeuristic.needsUpdate
+func preferCloseNeedsUpdate(s *EndpointSlice, sameNode bool) bool {
+	for i := range s.Endpoints {
+		ep := &s.Endpoints[i]
+		if !endpointReady(ep) {
+			continue
+		}
+		if ep.Zone != nil {
+			if ep.Hints == nil || len(ep.Hints.ForZones) != 1 || ep.Hints.ForZones[0] != *ep.Zone {
+				return true
+			}
+		} else if ep.Hints != nil && len(ep.Hints.ForZones) > 0 {
+			return true
+		}
+		if ep.NodeName != nil && sameNode {
+			if ep.Hints == nil || len(ep.Hints.ForNodes) != 1 || ep.Hints.ForNodes[0] != *ep.NodeName {
+				return true
+			}
+		} else if ep.Hints != nil && len(ep.Hints.ForNodes) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// preferCloseUpdate sets the hints of every ready endpoint of s in place; non-ready endpoints
+// are left alone. upstream: trafficdist/trafficdist.go preferCloseHeuristic.update
+func preferCloseUpdate(s *EndpointSlice, sameNode bool) {
+	for i := range s.Endpoints {
+		ep := &s.Endpoints[i]
+		if !endpointReady(ep) {
+			continue
+		}
+		var h EndpointHints
+		if ep.Zone != nil {
+			h.ForZones = []string{*ep.Zone}
+		}
+		if ep.NodeName != nil && sameNode {
+			h.ForNodes = []string{*ep.NodeName}
+		}
+		if h.ForZones != nil || h.ForNodes != nil {
+			ep.Hints = &h
+		} else {
+			ep.Hints = nil
+		}
+	}
+}
+
+// copySlice returns a copy of s whose Endpoints array may be modified in place (endpoint
+// field pointers stay shared; they are never written through).
+func copySlice(s *EndpointSlice) *EndpointSlice {
+	c := *s
+	c.Endpoints = append(make([]Endpoint, 0, len(s.Endpoints)), s.Endpoints...)
+	return &c
+}
+
+// sliceInfo is the hint passes' view of one address type: what is being written and what is
+// not. upstream: topologycache/sliceinfo.go SliceInfo
+type sliceInfo struct {
+	serviceKey  string
+	addressType AddressType
+	toCreate    []*EndpointSlice
+	toUpdate    []*EndpointSlice
+	unchanged   []*EndpointSlice
+}
+
+// removeHintsFromSlices (mode C): strip hints from what is written, and move unchanged slices
+// that carry any hint to toUpdate (stripped copies).
+// upstream: topologycache/utils.go RemoveHintsFromSlices
+func removeHintsFromSlices(si *sliceInfo) {
+	for _, s := range si.toCreate {
+		stripHints(s)
+	}
+	for _, s := range si.toUpdate {
+		stripHints(s)
+	}
+	for _, s := range si.unchanged {
+		if sliceHasHints(s) {
+			c := copySlice(s)
+			stripHints(c)
+			si.toUpdate = append(si.toUpdate, c)
+		}
+	}
+}
+
+// reconcileTrafficDistribution (mode B): move unchanged slices whose hints are wrong to
+// toUpdate, then set the hints of everything written.
+// upstream: trafficdist/trafficdist.go ReconcileHints
+func reconcileTrafficDistribution(si *sliceInfo, sameNode bool) {
+	for _, s := range si.unchanged {
+		if preferCloseNeedsUpdate(s, sameNode) {
+			si.toUpdate = append(si.toUpdate, copySlice(s))
+		}
+	}
+	for _, s := range si.toCreate {
+		preferCloseUpdate(s, sameNode)
+	}
+	for _, s := range si.toUpdate {
+		preferCloseUpdate(s, sameNode)
+	}
+}

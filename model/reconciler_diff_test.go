@@ -1,0 +1,412 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// world is a randomly evolving Service with its pods and nodes, shared by the differential
+// tests (against upstream, and incremental against full).
+type world struct {
+	rng      *rand.Rand
+	svc      *Service
+	pods     map[string]*Pod
+	nodes    map[string]*Node // every node ever known, with present[name] saying if it exists
+	present  map[string]bool
+	max      int
+	topo     bool
+	nextPod  int
+	nextIP   int
+	ops      []string
+	hasNamed bool
+}
+
+var zones = []string{"zone-a", "zone-b", "zone-c"}
+
+func newWorld(seed uint64, topo bool) *world {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	w := &world{rng: rng, pods: map[string]*Pod{}, nodes: map[string]*Node{}, present: map[string]bool{}, topo: topo}
+	switch r := rng.IntN(10); {
+	case r < 5:
+		w.max = 1 + rng.IntN(6)
+	case r < 9:
+		w.max = 5 + rng.IntN(30)
+	default:
+		w.max = 100 + rng.IntN(901)
+	}
+	fams := [][]IPFamily{{IPv4}, {IPv4}, {IPv4}, {IPv6}, {IPv4, IPv6}, {IPv6, IPv4}, nil}[rng.IntN(7)]
+	w.svc = &Service{
+		Namespace: "ns", Name: "web", UID: "uid-1", Labels: map[string]string{"app": "web"},
+		Selector: map[string]string{"app": "web"}, ClusterIP: "10.96.0.10", IPFamilies: fams,
+		Ports: []ServicePort{{Name: "http", Protocol: ProtocolTCP, Port: 80, TargetPort: IntPort(8080)}},
+	}
+	if fams == nil || rng.IntN(8) == 0 {
+		w.svc.ClusterIP = "None"
+		if rng.IntN(2) == 0 {
+			w.svc.Ports = nil
+		}
+	}
+	for i := 0; i < 6; i++ {
+		n := &Node{Name: fmt.Sprintf("node-%d", i), Zone: zones[i%3], Ready: true, AllocatableMilliCPU: 4000}
+		if i == 5 {
+			n.Zone = zones[0]
+		}
+		w.nodes[n.Name] = n
+		w.present[n.Name] = i < 5
+	}
+	w.ops = append(w.ops, fmt.Sprintf("world max=%d fams=%v clusterIP=%s ports=%d", w.max, fams, w.svc.ClusterIP, len(w.svc.Ports)))
+	return w
+}
+
+func (w *world) nodeGetter() mapNodes {
+	m := mapNodes{}
+	for name, n := range w.nodes {
+		if w.present[name] {
+			m[name] = n
+		}
+	}
+	return m
+}
+
+func (w *world) presentNodes() []*Node {
+	var out []*Node
+	for name, n := range w.nodes {
+		if w.present[name] {
+			out = append(out, n)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Node) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+func (w *world) podList() []*Pod {
+	out := make([]*Pod, 0, len(w.pods))
+	for _, p := range w.pods {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b *Pod) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+func (w *world) randomPod() *Pod {
+	if len(w.pods) == 0 {
+		return nil
+	}
+	l := w.podList()
+	return l[w.rng.IntN(len(l))]
+}
+
+func (w *world) newIPs() []string {
+	w.nextIP++
+	v4 := fmt.Sprintf("10.%d.%d.%d", w.nextIP/65536, (w.nextIP/256)%256, w.nextIP%256)
+	v6 := fmt.Sprintf("fd00::%x", w.nextIP)
+	switch w.rng.IntN(10) {
+	case 0:
+		return []string{v6}
+	case 1, 2:
+		return []string{v4}
+	case 3:
+		return []string{v6, v4}
+	default:
+		return []string{v4, v6}
+	}
+}
+
+func (w *world) addPod() *Pod {
+	w.nextPod++
+	p := &Pod{
+		Namespace: "ns", Name: fmt.Sprintf("pod-%d", w.nextPod), UID: fmt.Sprintf("puid-%d", w.nextPod),
+		Labels: map[string]string{"app": "web"}, NodeName: fmt.Sprintf("node-%d", w.rng.IntN(6)),
+		Phase: PodRunning, IPs: w.newIPs(), Ready: w.rng.IntN(4) != 0,
+	}
+	switch w.rng.IntN(20) {
+	case 0:
+		p.IPs = nil
+		p.Phase = PodPending
+	case 1:
+		p.NodeName = ""
+	}
+	if w.rng.IntN(10) == 0 {
+		p.Hostname = p.Name
+		p.Subdomain = []string{"web", "other"}[w.rng.IntN(2)]
+	}
+	switch w.rng.IntN(10) {
+	case 0:
+	case 1, 2:
+		p.ContainerPorts = []ContainerPort{{Name: "web", ContainerPort: 9090, Protocol: ProtocolTCP}}
+	default:
+		p.ContainerPorts = []ContainerPort{{Name: "web", ContainerPort: 8080, Protocol: ProtocolTCP}}
+	}
+	if w.rng.IntN(3) == 0 {
+		p.SidecarPorts = []ContainerPort{{Name: "metrics", ContainerPort: 9100, Protocol: ProtocolTCP}}
+	}
+	w.pods[p.Name] = p
+	return p
+}
+
+// step applies one random change and returns what it did (for failure reports).
+func (w *world) step() string {
+	r := w.rng.IntN(100)
+	p := w.randomPod()
+	clone := func(p *Pod) *Pod { c := *p; w.pods[p.Name] = &c; return &c }
+	switch {
+	case r < 25 || p == nil:
+		n := 1
+		if w.rng.IntN(4) == 0 {
+			n = 1 + w.rng.IntN(2*w.max+2)
+			if n > 60 {
+				n = 60
+			}
+		}
+		for i := 0; i < n; i++ {
+			w.addPod()
+		}
+		return fmt.Sprintf("add %d pods", n)
+	case r < 40:
+		n := 1 + w.rng.IntN(1+len(w.pods)/3)
+		for i := 0; i < n && len(w.pods) > 0; i++ {
+			delete(w.pods, w.randomPod().Name)
+		}
+		return fmt.Sprintf("remove %d pods", n)
+	case r < 52:
+		c := clone(p)
+		c.Ready = !c.Ready
+		return "ready flip " + c.Name
+	case r < 58:
+		c := clone(p)
+		c.Terminating = true
+		return "terminating " + c.Name
+	case r < 60:
+		c := clone(p)
+		c.Phase = PodFailed
+		return "failed " + c.Name
+	case r < 64:
+		c := clone(p)
+		c.NodeName = fmt.Sprintf("node-%d", w.rng.IntN(6))
+		return "move " + c.Name + " to " + c.NodeName
+	case r < 68:
+		c := clone(p)
+		c.IPs = w.newIPs()
+		return "new IPs " + c.Name
+	case r < 71:
+		c := clone(p)
+		c.ContainerPorts = []ContainerPort{{Name: "web", ContainerPort: int32(8080 + 1010*w.rng.IntN(2)), Protocol: ProtocolTCP}}
+		return "container port " + c.Name
+	case r < 74:
+		n := w.nodes[fmt.Sprintf("node-%d", w.rng.IntN(6))]
+		c := *n
+		c.Zone = zones[w.rng.IntN(3)]
+		w.nodes[n.Name] = &c
+		return "zone " + n.Name + "=" + c.Zone
+	case r < 76:
+		name := fmt.Sprintf("node-%d", 3+w.rng.IntN(3))
+		w.present[name] = !w.present[name]
+		return fmt.Sprintf("node %s present=%v", name, w.present[name])
+	case r < 80:
+		s := *w.svc
+		s.Labels = map[string]string{"app": "web"}
+		switch w.rng.IntN(4) {
+		case 0:
+			s.Labels["tier"] = fmt.Sprint(w.rng.IntN(3))
+		case 1:
+			s.Labels[LabelManagedBy] = "someone"
+		case 2:
+			s.Labels[LabelServiceName] = "x"
+		}
+		w.svc = &s
+		return "svc labels " + mapString(s.Labels)
+	case r < 85:
+		s := *w.svc
+		switch w.rng.IntN(5) {
+		case 0:
+			s.Ports = []ServicePort{{Name: "http", Protocol: ProtocolTCP, Port: 80, TargetPort: IntPort(8080)}}
+		case 1:
+			s.Ports = []ServicePort{{Name: "http", Protocol: ProtocolTCP, Port: 80, TargetPort: NamedPort("web")}}
+		case 2:
+			s.Ports = []ServicePort{{Name: "http", Protocol: ProtocolTCP, Port: 80, TargetPort: NamedPort("web")},
+				{Name: "metrics", Protocol: ProtocolTCP, Port: 9100, TargetPort: NamedPort("metrics"), AppProtocol: Ptr("http")}}
+		case 3:
+			s.Ports = []ServicePort{{Name: "metrics", Protocol: ProtocolTCP, Port: 9100, TargetPort: NamedPort("metrics")},
+				{Name: "http", Protocol: ProtocolTCP, Port: 80, TargetPort: IntPort(9090)}}
+		case 4:
+			s.Ports = []ServicePort{{Name: "http", Protocol: ProtocolUDP, Port: 80, TargetPort: NamedPort("web")}}
+		}
+		w.svc = &s
+		return fmt.Sprintf("svc ports variant %d", len(s.Ports))
+	case r < 92:
+		s := *w.svc
+		s.Annotations = nil
+		s.TrafficDistribution = ""
+		switch w.rng.IntN(6) {
+		case 1:
+			s.TrafficDistribution = TrafficDistributionPreferClose
+		case 2:
+			s.TrafficDistribution = TrafficDistributionPreferSameZone
+		case 3:
+			s.TrafficDistribution = TrafficDistributionPreferSameNode
+		case 4:
+			s.Annotations = map[string]string{AnnotationTopologyMode: "Auto"}
+			s.TrafficDistribution = TrafficDistributionPreferClose
+		case 5:
+			s.Annotations = map[string]string{AnnotationTopologyHints: "auto"}
+		}
+		w.svc = &s
+		return fmt.Sprintf("svc hints td=%q ann=%v", s.TrafficDistribution, s.Annotations)
+	case r < 94:
+		s := *w.svc
+		s.PublishNotReadyAddresses = !s.PublishNotReadyAddresses
+		w.svc = &s
+		return fmt.Sprintf("publishNotReady=%v", s.PublishNotReadyAddresses)
+	case r < 96:
+		s := *w.svc
+		s.IPFamilies = [][]IPFamily{{IPv4}, {IPv6}, {IPv4, IPv6}}[w.rng.IntN(3)]
+		w.svc = &s
+		return fmt.Sprintf("families %v", s.IPFamilies)
+	case r < 97:
+		s := *w.svc
+		s.UID = fmt.Sprintf("uid-%d", w.rng.IntN(1000))
+		w.svc = &s
+		return "svc recreated uid=" + s.UID
+	case r < 98:
+		s := *w.svc
+		s.Deleting = !s.Deleting
+		w.svc = &s
+		return fmt.Sprintf("svc deleting=%v", s.Deleting)
+	default:
+		// A pod recreated with the same name and IP (new UID).
+		c := clone(p)
+		c.UID = c.UID + "x"
+		return "uid change " + c.Name
+	}
+}
+
+// mangle changes the stored state as someone else might (foreign label, duplicate endpoint).
+func (w *world) mangle(stored []*EndpointSlice) ([]*EndpointSlice, string) {
+	if len(stored) == 0 || w.rng.IntN(25) != 0 {
+		return stored, ""
+	}
+	out := slices.Clone(stored)
+	i := w.rng.IntN(len(out))
+	c := *out[i]
+	switch w.rng.IntN(2) {
+	case 0:
+		c.Labels = map[string]string{}
+		for k, v := range out[i].Labels {
+			c.Labels[k] = v
+		}
+		c.Labels["foreign"] = "x"
+		out[i] = &c
+		return out, "mangle: foreign label on " + c.Name
+	default:
+		j := w.rng.IntN(len(out))
+		if len(out[j].Endpoints) == 0 || out[j].AddressType != c.AddressType {
+			return stored, ""
+		}
+		c.Endpoints = append(slices.Clone(c.Endpoints), out[j].Endpoints[0])
+		out[i] = &c
+		return out, "mangle: duplicate endpoint into " + c.Name
+	}
+}
+
+func TestReconcileFullMatchesUpstream(t *testing.T) {
+	seqs, steps := 1000, 8
+	if !testing.Short() {
+		seqs, steps = 1000, 12
+	}
+	for seed := uint64(1); seed <= uint64(seqs); seed++ {
+		diffOneSequence(t, seed, steps)
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+func TestReconcileFullMatchesUpstreamLong(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long sweep")
+	}
+	for seed := uint64(100001); seed <= 100200; seed++ {
+		diffOneSequence(t, seed, 60)
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+func diffOneSequence(t *testing.T, seed uint64, steps int) {
+	t.Helper()
+	topo := seed%4 == 0
+	w := newWorld(seed, topo)
+	h := newUpstreamHarness(w.max, w.presentNodes(), topo, false)
+	var ourTopo *TopologyCache
+	if topo {
+		ourTopo = NewTopologyCache()
+		ourTopo.SetNodes(w.presentNodes())
+	}
+	var log []string
+	log = append(log, w.ops...)
+	for sync := 0; sync < steps; sync++ {
+		nChanges := 1 + w.rng.IntN(3)
+		if sync == 0 {
+			nChanges = 0
+		}
+		for i := 0; i < nChanges; i++ {
+			log = append(log, w.step())
+		}
+		for name, n := range w.nodes {
+			h.setNode(n, w.present[name])
+		}
+		if topo {
+			ourTopo.SetNodes(w.presentNodes())
+			h.setTopologyNodes(w.presentNodes())
+		}
+		existing := h.stored(t, "ns")
+		mangled, what := w.mangle(existing)
+		if what != "" {
+			log = append(log, what)
+			h.seed(t, "ns", mangled)
+			existing = h.stored(t, "ns")
+		}
+		trigger := Timestamp(0)
+		if w.rng.IntN(4) != 0 {
+			trigger = Timestamp(1_700_000_000_000_000_000 + int64(sync)*123_000_000)
+		}
+		pods := w.podList()
+		res := ReconcileFull(w.svc, pods, existing, w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max, Topology: ourTopo}, trigger)
+		upCounts, _, upWritten, upErr := h.reconcile(t, w.svc, pods, trigger)
+		seq := 90000 + 1000*sync
+		ours := applyPlan(existing, res, &seq)
+		theirs := h.stored(t, "ns")
+		loose := hintsAnnotationEnabled(w.svc.Annotations) && topo
+		log = append(log, fmt.Sprintf("SYNC %d: upstream %v, ours %v", sync, upCounts, planCounts(res)))
+		fail := ""
+		switch {
+		case upCounts != planCounts(res):
+			fail = "write counts differ"
+		case (upErr != nil) != (res.Err != nil):
+			fail = fmt.Sprintf("errors differ: upstream %v, ours %v", upErr, res.Err)
+		case writtenSummary(upWritten) != writtenSummary(plannedWrites(res)):
+			fail = fmt.Sprintf("written metadata differs:\nupstream:\n%s\nours:\n%s", writtenSummary(upWritten), writtenSummary(plannedWrites(res)))
+		case skipped(res) > 0:
+			// Skipped creates (Service being deleted) make which endpoints and which port
+			// map stay unplaced a random choice upstream: only the counts are fixed.
+		case stateSummary(ours, loose) != stateSummary(theirs, loose):
+			fail = fmt.Sprintf("states differ:\nupstream:\n%s\nours:\n%s", stateSummary(theirs, loose), stateSummary(ours, loose))
+		}
+		if fail != "" {
+			t.Errorf("seed %d: sync %d: %s\nshortest failing prefix:\n  %s", seed, sync, fail, strings.Join(log, "\n  "))
+			return
+		}
+	}
+}
+
+func skipped(res SyncResult) int {
+	n := 0
+	for _, p := range res.Plans {
+		n += p.SkippedCreates
+	}
+	return n
+}

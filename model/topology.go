@@ -1,0 +1,306 @@
+package model
+
+import (
+	"math"
+	"slices"
+)
+
+// overloadThreshold: upstream: topologycache/topologycache.go overloadThreshold
+const overloadThreshold = 0.2
+
+// TopologyCache holds the zone weights the topology-mode annotation ("mode A" hints) allocates
+// endpoints by, and which Services currently have hints. One cache serves a whole controller.
+// upstream: topologycache/topologycache.go TopologyCache
+type TopologyCache struct {
+	// zones lists the zones with their CPU ratio, sorted by name; nil when hints are disabled
+	// cluster-wide (insufficient node information or fewer than 2 zones).
+	zones []zoneRatio
+	// hintsByService records, per "namespace/name", the address types that have hints.
+	hintsByService map[string]map[AddressType]map[string]int
+}
+
+type zoneRatio struct {
+	zone  string
+	ratio float64
+}
+
+// NewTopologyCache returns an empty cache (hints disabled until SetNodes sees ≥ 2 zones).
+func NewTopologyCache() *TopologyCache {
+	return &TopologyCache{hintsByService: map[string]map[AddressType]map[string]int{}}
+}
+
+// SetNodes recomputes the zone weights from the nodes: Ready nodes without a control-plane
+// role count; any counted node without a zone or allocatable CPU disables hints, as do fewer
+// than two zones. upstream: topologycache/topologycache.go SetNodes
+func (t *TopologyCache) SetNodes(nodes []*Node) {
+	cpuByZone := map[string]int64{}
+	var total int64
+	sufficient := true
+	for _, n := range nodes {
+		if n.ControlPlane || !n.Ready {
+			continue
+		}
+		if n.Zone == "" || n.AllocatableMilliCPU == 0 {
+			sufficient = false
+			break
+		}
+		total += n.AllocatableMilliCPU
+		cpuByZone[n.Zone] += n.AllocatableMilliCPU
+	}
+	if total == 0 || !sufficient || len(cpuByZone) < 2 {
+		t.zones = nil
+		return
+	}
+	t.zones = t.zones[:0]
+	for z, cpu := range cpuByZone {
+		t.zones = append(t.zones, zoneRatio{z, float64(cpu) / float64(total)})
+	}
+	slices.SortFunc(t.zones, func(a, b zoneRatio) int {
+		if a.zone < b.zone {
+			return -1
+		}
+		if a.zone > b.zone {
+			return 1
+		}
+		return 0
+	})
+}
+
+// HasPopulatedHints reports whether the Service has hints recorded.
+// upstream: topologycache/topologycache.go HasPopulatedHints
+func (t *TopologyCache) HasPopulatedHints(serviceKey string) bool {
+	return len(t.hintsByService[serviceKey]) > 0
+}
+
+// RemoveHints forgets the hints of one address type of a Service.
+// upstream: topologycache/topologycache.go RemoveHints
+func (t *TopologyCache) RemoveHints(serviceKey string, addressType AddressType) {
+	if m, ok := t.hintsByService[serviceKey]; ok {
+		delete(m, addressType)
+		if len(m) == 0 {
+			delete(t.hintsByService, serviceKey)
+		}
+	}
+}
+
+func (t *TopologyCache) setHints(serviceKey string, addressType AddressType, byZone map[string]int) {
+	m := t.hintsByService[serviceKey]
+	if m == nil {
+		m = map[AddressType]map[string]int{}
+		t.hintsByService[serviceKey] = m
+	}
+	m[addressType] = byZone
+}
+
+type allocation struct {
+	minimum, maximum int
+	desired          float64
+}
+
+// getAllocations: upstream: topologycache/topologycache.go getAllocations
+func (t *TopologyCache) getAllocations(numEndpoints int) (map[string]allocation, bool) {
+	if len(t.zones) < 2 || len(t.zones) > numEndpoints {
+		return nil, false
+	}
+	remaining := numEndpoints
+	minTotal := 0
+	out := make(map[string]allocation, len(t.zones))
+	for _, z := range t.zones {
+		desired := z.ratio * float64(numEndpoints)
+		minimum := int(math.Ceil(desired * (1 / (1 + overloadThreshold))))
+		out[z.zone] = allocation{minimum: minimum, desired: math.Max(desired, float64(minimum))}
+		minTotal += minimum
+		remaining -= minimum
+		if remaining < 0 {
+			return nil, false
+		}
+	}
+	for z, a := range out {
+		a.maximum = a.minimum + numEndpoints - minTotal
+		out[z] = a
+	}
+	return out, true
+}
+
+// addHints (mode A) assigns zone hints to what is written, moving unchanged slices with
+// invalid hints to toUpdate. On failure it falls back to mode C. Non-ready endpoints keep
+// whatever hints they carry (upstream clears a loop copy, not the endpoint).
+// upstream: topologycache/topologycache.go AddHints
+func (t *TopologyCache) addHints(si *sliceInfo) {
+	total := 0
+	for _, l := range [][]*EndpointSlice{si.toCreate, si.toUpdate, si.unchanged} {
+		for _, s := range l {
+			for i := range s.Endpoints {
+				if endpointReady(&s.Endpoints[i]) {
+					total++
+				}
+			}
+		}
+	}
+	allocations, ok := t.getAllocations(total)
+	if !ok {
+		t.RemoveHints(si.serviceKey, si.addressType)
+		removeHintsFromSlices(si)
+		return
+	}
+	// upstream: topologycache/sliceinfo.go getAllocatedHintsByZone
+	allocated := map[string]int{}
+	var keep []*EndpointSlice
+	for _, s := range si.unchanged {
+		byZone := hintsByZone(s, allocated, allocations)
+		if byZone == nil {
+			si.toUpdate = append(si.toUpdate, copySlice(s))
+			continue
+		}
+		keep = append(keep, s)
+		for z, n := range byZone {
+			allocated[z] += n
+		}
+	}
+	si.unchanged = keep
+	allocatable := append(append([]*EndpointSlice(nil), si.toCreate...), si.toUpdate...)
+	for _, s := range allocatable {
+		for i := range s.Endpoints {
+			ep := &s.Endpoints[i]
+			if !endpointReady(ep) {
+				continue
+			}
+			if ep.Zone == nil || *ep.Zone == "" {
+				t.RemoveHints(si.serviceKey, si.addressType)
+				removeHintsFromSlices(si)
+				return
+			}
+			allocated[*ep.Zone]++
+			ep.Hints = &EndpointHints{ForZones: []string{*ep.Zone}}
+		}
+	}
+	giving, receiving := t.givingAndReceivingZones(allocations, allocated)
+	for z, d := range redistributeHints(allocatable, giving, receiving) {
+		allocated[z] += d
+	}
+	if len(allocated) == 0 {
+		t.RemoveHints(si.serviceKey, si.addressType)
+		removeHintsFromSlices(si)
+		return
+	}
+	t.setHints(si.serviceKey, si.addressType, allocated)
+}
+
+// hintsByZone counts a slice's ready endpoints' hints per zone, or nil when they are invalid.
+// upstream: topologycache/utils.go getHintsByZone
+func hintsByZone(s *EndpointSlice, allocated map[string]int, allocations map[string]allocation) map[string]int {
+	out := map[string]int{}
+	for i := range s.Endpoints {
+		ep := &s.Endpoints[i]
+		if !endpointReady(ep) {
+			continue
+		}
+		if ep.Hints == nil || len(ep.Hints.ForZones) == 0 {
+			return nil
+		}
+		for _, z := range ep.Hints.ForZones {
+			if _, ok := allocations[z]; !ok {
+				return nil
+			}
+			out[z]++
+		}
+	}
+	for z, n := range out {
+		a, ok := allocations[z]
+		if !ok || n+allocated[z] > a.maximum {
+			return nil
+		}
+	}
+	return out
+}
+
+// givingAndReceivingZones: upstream: topologycache/utils.go getGivingAndReceivingZones.
+// Ties in getMost go to the first zone in name order.
+func (t *TopologyCache) givingAndReceivingZones(allocations map[string]allocation, allocated map[string]int) (giving, receiving map[string]int) {
+	givingDesired := map[string]float64{}
+	receivingDesired := map[string]float64{}
+	for _, z := range t.zones {
+		a := allocations[z.zone]
+		got := float64(allocated[z.zone])
+		if got > a.desired {
+			givingDesired[z.zone] = got - a.desired
+		} else if got < a.desired {
+			receivingDesired[z.zone] = a.desired - got
+		}
+	}
+	giving, receiving = map[string]int{}, map[string]int{}
+	for {
+		gz, ng := t.most(givingDesired)
+		rz, nr := t.most(receivingDesired)
+		if gz == "" || rz == "" || (ng < 1.0 && nr < 1.0) || ng < 0.5 || nr < 0.5 {
+			break
+		}
+		giving[gz]++
+		givingDesired[gz]--
+		receiving[rz]++
+		receivingDesired[rz]--
+	}
+	return giving, receiving
+}
+
+func (t *TopologyCache) most(m map[string]float64) (string, float64) {
+	zone, num := "", 0.0
+	for _, z := range t.zones {
+		if n, ok := m[z.zone]; ok && n > num {
+			zone, num = z.zone, n
+		}
+	}
+	return zone, num
+}
+
+// redistributeHints moves hints from giving to receiving zones, walking the slices in order.
+// The receiving zone chosen is the first in name order. upstream: topologycache/utils.go
+// redistributeHints
+func redistributeHints(slices []*EndpointSlice, giving, receiving map[string]int) map[string]int {
+	out := map[string]int{}
+	var recvOrder []string
+	for z := range receiving {
+		recvOrder = append(recvOrder, z)
+	}
+	slicesSortStrings(recvOrder)
+	for _, s := range slices {
+		for i := range s.Endpoints {
+			ep := &s.Endpoints[i]
+			if !endpointReady(ep) {
+				continue
+			}
+			if len(giving) == 0 || len(receiving) == 0 {
+				return out
+			}
+			if ep.Zone == nil || *ep.Zone == "" {
+				continue
+			}
+			gz := *ep.Zone
+			if n, ok := giving[gz]; ok && n > 0 {
+				for _, rz := range recvOrder {
+					nr, ok := receiving[rz]
+					if !ok || nr <= 0 {
+						continue
+					}
+					ep.Hints = &EndpointHints{ForZones: []string{rz}}
+					if n == 1 {
+						delete(giving, gz)
+					} else {
+						giving[gz]--
+					}
+					if nr == 1 {
+						delete(receiving, rz)
+					} else {
+						receiving[rz]--
+					}
+					out[rz]++
+					out[gz]--
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+func slicesSortStrings(s []string) { slices.Sort(s) }
