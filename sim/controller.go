@@ -27,8 +27,14 @@ type write struct {
 	slice *model.EndpointSlice
 	// addressType of a slice write, for finalize's stop-at-first-error rule.
 	addressType model.AddressType
-	// legacy marks an Endpoints write (Endpoints mode).
-	legacy bool
+	// legacy marks an Endpoints write (Endpoints mode); the fields after it are what the API
+	// server stored, filled in by commit.
+	legacy    bool
+	labels    map[string]string
+	uid       string
+	created   model.Timestamp
+	bytes     model.ByEncoding
+	addresses int
 }
 
 // syncer is what differs between the two controllers: which pod changes matter and what a

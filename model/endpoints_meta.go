@@ -1,0 +1,28 @@
+package model
+
+// ObjectMeta returns the metadata of the Endpoints object the last Sync decided to write
+// (name, namespace, labels, and the trigger-time and over-capacity annotations), without
+// materialising its addresses. The engine adds what the API server assigns.
+func (s *ServiceEndpoints) ObjectMeta() ObjectMeta {
+	meta := ObjectMeta{Name: s.svc.Name, Namespace: s.svc.Namespace, Labels: legacyEndpointsLabels(s.svc)}
+	if !s.lastTrigger.IsZero() || s.last.Truncated {
+		meta.Annotations = map[string]string{}
+	}
+	if !s.lastTrigger.IsZero() {
+		meta.Annotations[AnnotationTriggerTime] = s.lastTrigger.RFC3339Nano()
+	}
+	if s.last.Truncated {
+		meta.Annotations[AnnotationOverCapacity] = truncatedAnnotationValue
+	}
+	return meta
+}
+
+// Unchanged reports whether the object the last Sync decided to write encodes exactly as the
+// stored one: same addresses, labels, annotations. The API server then drops the PUT as a
+// no-op (UPSTREAM.md §7.1); this happens for over-capacity Endpoints, which never pass the
+// controller's own skip test (§3).
+func (s *ServiceEndpoints) Unchanged() bool {
+	return s.stored && s.mismatch == 0 && s.lastTrigger == s.storedTrigger &&
+		s.last.Truncated == s.storedOverCapacity &&
+		stringMapsEqual(s.storedLabels, legacyEndpointsLabels(s.svc))
+}
