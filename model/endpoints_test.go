@@ -685,3 +685,28 @@ func BenchmarkEndpointsReadinessFlip(b *testing.B) {
 		})
 	}
 }
+
+// TestServiceEndpointsDeleteAndRecreate checks the Service-not-found path (UPSTREAM.md §3
+// step 1) and that a Service recreated after the delete creates the Endpoints again.
+func TestServiceEndpointsDeleteAndRecreate(t *testing.T) {
+	svc := testEndpointsService()
+	se := NewServiceEndpoints(svc, EndpointsOptions{Truncate: true}, testAddressBytes)
+	se.SetPod(testEndpointsPod(1, true))
+	if d := se.Sync(0); d.Verb != EndpointsCreate {
+		t.Fatalf("first sync %+v", d)
+	}
+	se.Applied()
+	se.DeleteService()
+	if d := se.Sync(0); d.Verb != EndpointsDelete || se.Object() != nil || se.SubsetSizes() != nil {
+		t.Fatalf("after DeleteService: %+v", d)
+	}
+	se.Applied()
+	se.SetService(svc)
+	if d := se.Sync(0); d.Verb != EndpointsCreate || d.Addresses != 1 {
+		t.Fatalf("recreated service: %+v", d)
+	}
+	se.Applied()
+	if d := se.Sync(0); d.Verb != "" {
+		t.Fatalf("resync: %+v", d)
+	}
+}
