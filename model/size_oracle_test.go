@@ -212,6 +212,8 @@ func k8sEndpoints(e *Endpoints) *corev1.Endpoints {
 	return out
 }
 
+var discoveryGV = discoveryv1.SchemeGroupVersion
+
 var allEventTypes = []EventType{EventAdded, EventModified, EventDeleted}
 
 // checkSliceSizes asserts every size of s against the oracles; it returns false on a mismatch.

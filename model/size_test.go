@@ -1,0 +1,352 @@
+package model
+
+// Differential and property tests of the size model against the real apimachinery v0.37.2
+// serializers. Reference: DESIGN.md "Wire sizes"; UPSTREAM.md §7.2, §7.3.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// TestJSONStringMatchesEncodingJSON checks jsonString against encoding/json on random strings
+// built from awkward fragments and random bytes.
+func TestJSONStringMatchesEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 20000 {
+		var b strings.Builder
+		for range r.IntN(8) {
+			if r.IntN(2) == 0 {
+				b.WriteString(awkward[r.IntN(len(awkward))])
+			} else {
+				b.WriteByte(byte(r.IntN(256)))
+			}
+		}
+		s := b.String()
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := jsonString(s); got != int64(len(want)) {
+			t.Fatalf("case %d: jsonString(%q) = %d, encoding/json wrote %d (%s)", i, s, got, len(want), want)
+		}
+		var w strings.Builder
+		writeJSONString(&w, s)
+		if w.String() != string(want) {
+			t.Fatalf("case %d: writeJSONString(%q) = %s, encoding/json wrote %s", i, s, w.String(), want)
+		}
+	}
+}
+
+// FuzzJSONString: jsonString and writeJSONString agree with encoding/json on any string.
+func FuzzJSONString(f *testing.F) {
+	for _, s := range awkward {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := jsonString(s); got != int64(len(want)) {
+			t.Fatalf("jsonString(%q) = %d, encoding/json wrote %d", s, got, len(want))
+		}
+		var w strings.Builder
+		writeJSONString(&w, s)
+		if w.String() != string(want) {
+			t.Fatalf("writeJSONString(%q) = %s, want %s", s, w.String(), want)
+		}
+	})
+}
+
+// TestJSONIntMatchesEncodingJSON checks the decimal lengths at the edges.
+func TestJSONIntMatchesEncodingJSON(t *testing.T) {
+	for _, v := range []int64{0, 1, 9, 10, -1, -9, -10, 99, 100, 1<<31 - 1, -1 << 31, 1<<63 - 1, -1 << 63} {
+		want, _ := json.Marshal(v)
+		if got := jsonInt(v); got != int64(len(want)) {
+			t.Errorf("jsonInt(%d) = %d, want %d", v, got, len(want))
+		}
+	}
+}
+
+// TestJSONRawCompactMatchesEncodingJSON: a json.Marshaler's output is compacted and
+// HTML-escaped by encoding/json (the FieldsV1 path).
+func TestJSONRawCompactMatchesEncodingJSON(t *testing.T) {
+	for _, raw := range []string{
+		`{}`,
+		` { "a" : { } , "b<>&" : {"\"x\\" : {}} } `,
+		"{\"\u2028\u2029\":{}}\n",
+		`{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`,
+	} {
+		want, err := json.Marshal(json.RawMessage(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := jsonRawCompact(raw); got != int64(len(want)) {
+			t.Errorf("jsonRawCompact(%q) = %d, encoding/json wrote %d (%s)", raw, got, len(want), want)
+		}
+	}
+}
+
+// TestEndpointSliceSizeMatchesSerializers is the byte-exact differential test: random
+// slices, converted to discovery/v1 and encoded by the real serializers and watch encoder.
+func TestEndpointSliceSizeMatchesSerializers(t *testing.T) {
+	objects, big := 1500, 4
+	if testing.Short() {
+		objects, big = 400, 2
+	}
+	oracles := newOracles(t)
+	g := newObjectGen(42)
+	for i := range objects + big {
+		maxEndpoints := 12
+		switch {
+		case i >= objects:
+			maxEndpoints = 1000
+		case i%50 == 0:
+			maxEndpoints = 150
+		}
+		s := g.slice(maxEndpoints)
+		if !checkSliceSizes(t, oracles, s, fmt.Sprintf("seed 42 slice %d (%d endpoints)", i, len(s.Endpoints))) {
+			t.Fatalf("first mismatch at slice %d: %s", i, shrinkSlice(t, oracles, s))
+		}
+	}
+}
+
+// shrinkSlice reports the smallest failing variant found by dropping endpoints one by one.
+func shrinkSlice(t *testing.T, oracles [numEncodings]*wireOracle, s *EndpointSlice) string {
+	quiet := &testing.T{}
+	for len(s.Endpoints) > 1 {
+		smaller := *s
+		smaller.Endpoints = s.Endpoints[1:]
+		if checkSliceSizes(quiet, oracles, &smaller, "") {
+			break
+		}
+		s = &smaller
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestEndpointsSizeMatchesSerializers is the differential test for legacy Endpoints: random
+// objects with up to a few dozen addresses, some with hundreds, and a few with 10,000.
+func TestEndpointsSizeMatchesSerializers(t *testing.T) {
+	objects, big := 1500, 2
+	if testing.Short() {
+		objects, big = 400, 1
+	}
+	oracles := newOracles(t)
+	g := newObjectGen(7)
+	for i := range objects + big {
+		maxAddresses := 20
+		switch {
+		case i >= objects:
+			maxAddresses = 10000
+		case i%50 == 0:
+			maxAddresses = 600
+		}
+		e := g.endpoints(maxAddresses)
+		if !checkEndpointsSizes(t, oracles, e, fmt.Sprintf("seed 7 endpoints %d", i)) {
+			t.Fatalf("first mismatch at Endpoints %d", i)
+		}
+	}
+}
+
+// TestSizesAcrossVarintBoundaries sweeps object sizes across the 1→2 and 2→3 byte length
+// varints of the nested messages (the object inside runtime.Unknown, the RawExtension inside
+// WatchEvent) by growing an annotation one byte at a time.
+func TestSizesAcrossVarintBoundaries(t *testing.T) {
+	oracles := newOracles(t)
+	for _, n := range []int{0, 1, 114} { // ~0.4 KiB, ~0.55 KiB, ~16.2 KiB
+		base := realisticSlice(n, false, n == 114)
+		for extra := range 300 {
+			s := *base
+			s.Annotations = map[string]string{"pad": strings.Repeat("p", extra)}
+			if n == 0 {
+				s.ObjectMeta = ObjectMeta{Annotations: s.Annotations}
+				s.Ports = nil
+			}
+			if !checkSliceSizes(t, oracles, &s, fmt.Sprintf("n=%d pad=%d", n, extra)) {
+				t.FailNow()
+			}
+		}
+	}
+	e := realisticEndpoints(0, false)
+	e.ObjectMeta = ObjectMeta{}
+	for extra := range 200 {
+		e.Name = strings.Repeat("n", extra)
+		if !checkEndpointsSizes(t, oracles, e, fmt.Sprintf("endpoints name=%d", extra)) {
+			t.FailNow()
+		}
+	}
+}
+
+// TestSliceSizerIncremental: after every random add, remove and replace, the sizer's size
+// equals the from-scratch size (and, every 25 edits, the serializer's).
+func TestSliceSizerIncremental(t *testing.T) {
+	oracles := newOracles(t)
+	for seed := range uint64(20) {
+		g := newObjectGen(seed)
+		s := g.slice(30)
+		z := NewSliceSizer(s.Endpoints)
+		for step := range 300 {
+			applySliceEdit(g, s, &z, g.r.IntN(3))
+			for enc := range numEncodings {
+				if got, want := z.Size(s, enc), EndpointSliceSize(s, enc); got != want {
+					t.Fatalf("seed %d step %d: SliceSizer.Size(%v) = %d, from scratch %d", seed, step, enc, got, want)
+				}
+			}
+			if step%25 == 0 && !checkSliceSizes(t, oracles, s, fmt.Sprintf("seed %d step %d", seed, step)) {
+				t.FailNow()
+			}
+		}
+	}
+}
+
+// applySliceEdit applies one edit to s and reports it to z: 0 add, 1 remove, 2 replace.
+func applySliceEdit(g *objectGen, s *EndpointSlice, z *SliceSizer, op int) {
+	switch {
+	case op == 0 || len(s.Endpoints) == 0:
+		ep := g.endpoint(s.AddressType)
+		s.Endpoints = append(s.Endpoints, ep)
+		z.Add(&ep)
+	case op == 1:
+		i := g.r.IntN(len(s.Endpoints))
+		z.Remove(&s.Endpoints[i])
+		s.Endpoints = append(s.Endpoints[:i], s.Endpoints[i+1:]...)
+	default:
+		i := g.r.IntN(len(s.Endpoints))
+		ep := g.endpoint(s.AddressType)
+		z.Replace(&s.Endpoints[i], &ep)
+		s.Endpoints[i] = ep
+	}
+	if g.chance(0.05) { // metadata changes too, e.g. a new trigger time
+		s.Annotations = map[string]string{AnnotationTriggerTime: g.timestamp().RFC3339Nano()}
+	}
+}
+
+// FuzzSliceSizeIncremental: no sequence of edits makes the incremental size drift from the
+// from-scratch size.
+func FuzzSliceSizeIncremental(f *testing.F) {
+	f.Add(uint64(1), []byte{0, 0, 0, 2, 1, 2, 1, 1})
+	f.Add(uint64(99), []byte{0, 1, 0, 1, 0, 0, 2, 2, 2})
+	f.Fuzz(func(t *testing.T, seed uint64, ops []byte) {
+		g := newObjectGen(seed)
+		s := g.slice(5)
+		z := NewSliceSizer(s.Endpoints)
+		for step, op := range ops {
+			applySliceEdit(g, s, &z, int(op%3))
+			for enc := range numEncodings {
+				if got, want := z.Size(s, enc), EndpointSliceSize(s, enc); got != want {
+					t.Fatalf("step %d: SliceSizer.Size(%v) = %d, from scratch %d", step, enc, got, want)
+				}
+			}
+		}
+	})
+}
+
+// TestSubsetSizeIncremental: random address additions and removals across subsets keep
+// EndpointsSizeFrom equal to the from-scratch EndpointsSize.
+func TestSubsetSizeIncremental(t *testing.T) {
+	for seed := range uint64(20) {
+		g := newObjectGen(seed)
+		e := g.endpoints(20)
+		if len(e.Subsets) == 0 {
+			e.Subsets = []EndpointSubset{{Ports: []EndpointsPort{{Port: 80}}}}
+		}
+		sizes := make([]SubsetSize, len(e.Subsets))
+		for i := range e.Subsets {
+			sizes[i] = NewSubsetSize(&e.Subsets[i])
+		}
+		for step := range 300 {
+			i := g.r.IntN(len(e.Subsets))
+			sub := &e.Subsets[i]
+			notReady := g.chance(0.3)
+			list := &sub.Addresses
+			if notReady {
+				list = &sub.NotReadyAddresses
+			}
+			if len(*list) > 0 && g.chance(0.45) {
+				j := g.r.IntN(len(*list))
+				sizes[i].RemoveAddress(&(*list)[j], notReady)
+				*list = append((*list)[:j], (*list)[j+1:]...)
+			} else {
+				a := g.address(AddressTypeIPv4)
+				*list = append(*list, a)
+				sizes[i].AddAddress(&a, notReady)
+			}
+			for enc := range numEncodings {
+				if got, want := EndpointsSizeFrom(&e.ObjectMeta, sizes, enc), EndpointsSize(e, enc); got != want {
+					t.Fatalf("seed %d step %d: EndpointsSizeFrom(%v) = %d, from scratch %d", seed, step, enc, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestManagedFieldsMatchesStructuredMergeDiff: the helpers' FieldsV1 is byte-identical to
+// structured-merge-diff's serialization of the same field set.
+func TestManagedFieldsMatchesStructuredMergeDiff(t *testing.T) {
+	s := realisticSlice(3, false, false)
+	s.Labels["app.kubernetes.io/name"] = "web"
+	want := fieldpath.NewSet(
+		fieldpath.MakePathOrDie("addressType"),
+		fieldpath.MakePathOrDie("endpoints"),
+		fieldpath.MakePathOrDie("ports"),
+		fieldpath.MakePathOrDie("metadata", "generateName"),
+		fieldpath.MakePathOrDie("metadata", "annotations"),
+		fieldpath.MakePathOrDie("metadata", "annotations", AnnotationTriggerTime),
+		fieldpath.MakePathOrDie("metadata", "labels"),
+		fieldpath.MakePathOrDie("metadata", "labels", LabelServiceName),
+		fieldpath.MakePathOrDie("metadata", "labels", LabelManagedBy),
+		fieldpath.MakePathOrDie("metadata", "labels", "app.kubernetes.io/name"),
+		fieldpath.MakePathOrDie("metadata", "ownerReferences"),
+		fieldpath.MakePathOrDie("metadata", "ownerReferences", fieldpath.KeyByFields("uid", realisticServiceUID)),
+	)
+	checkFieldsV1(t, "EndpointSlice", EndpointSliceManagedFields(s, realisticTime).FieldsV1, want)
+
+	e := realisticEndpoints(2, false)
+	wantEndpoints := fieldpath.NewSet(
+		fieldpath.MakePathOrDie("subsets"),
+		fieldpath.MakePathOrDie("metadata", "annotations"),
+		fieldpath.MakePathOrDie("metadata", "annotations", AnnotationTriggerTime),
+		fieldpath.MakePathOrDie("metadata", "labels"),
+		fieldpath.MakePathOrDie("metadata", "labels", "app"),
+	)
+	checkFieldsV1(t, "Endpoints", EndpointsManagedFields(e, realisticTime).FieldsV1, wantEndpoints)
+
+	empty := &Endpoints{ObjectMeta: ObjectMeta{Name: "web"}}
+	checkFieldsV1(t, "empty Endpoints", EndpointsManagedFields(empty, realisticTime).FieldsV1, fieldpath.NewSet())
+}
+
+func checkFieldsV1(t *testing.T, what, got string, want *fieldpath.Set) {
+	t.Helper()
+	b, err := want.ToJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(b) {
+		t.Errorf("%s FieldsV1:\n got %s\nwant %s", what, got, b)
+	}
+}
+
+// TestEmptyVersusNilLists pins the JSON nil/empty distinctions against the serializer.
+func TestEmptyVersusNilLists(t *testing.T) {
+	oracles := newOracles(t)
+	nilSlice := &EndpointSlice{AddressType: AddressTypeIPv4}
+	emptySlice := &EndpointSlice{AddressType: AddressTypeIPv4, Endpoints: []Endpoint{}, Ports: []EndpointPort{}}
+	for _, s := range []*EndpointSlice{nilSlice, emptySlice} {
+		checkSliceSizes(t, oracles, s, "empty/nil")
+	}
+	if d := EndpointSliceSize(nilSlice, JSON) - EndpointSliceSize(emptySlice, JSON); d != 4 {
+		t.Errorf(`"endpoints":null,"ports":null is %d bytes longer than [] and [], want 4`, d)
+	}
+	if EndpointSliceSize(nilSlice, Protobuf) != EndpointSliceSize(emptySlice, Protobuf) {
+		t.Error("nil and empty lists differ in protobuf")
+	}
+	obj := oracles[JSON].objectBytes(t, k8sSlice(nilSlice), discoveryGV)
+	if !bytes.Contains(obj, []byte(`"endpoints":null`)) {
+		t.Errorf("JSON of a slice with nil endpoints: %s", obj)
+	}
+}
