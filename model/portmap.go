@@ -106,20 +106,3 @@ func endpointPorts(svc *Service, pod *Pod) []EndpointPort {
 	}
 	return ports
 }
-
-// portsResolveSame reports whether pod resolves every port of svc to the same numbers as
-// other; used to reuse a port list (and its key) across pods of one rollout revision.
-func portsResolveSame(svc *Service, pod, other *Pod) bool {
-	for i := range svc.Ports {
-		sp := &svc.Ports[i]
-		if !sp.TargetPort.IsString {
-			continue
-		}
-		a, okA := FindPort(pod, sp)
-		b, okB := FindPort(other, sp)
-		if a != b || okA != okB {
-			return false
-		}
-	}
-	return true
-}

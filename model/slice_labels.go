@@ -135,7 +135,6 @@ func placeholderEqual(slice, p *EndpointSlice) bool {
 	return len(slice.Ports) == 0 && len(slice.Endpoints) == 0 && len(p.Ports) == 0 && len(p.Endpoints) == 0
 }
 
-
 // addressTypesForService returns the address types svc supports, IPv4 first.
 // upstream: utils.go getAddressTypesForService
 func addressTypesForService(svc *Service) []AddressType {

@@ -1,0 +1,764 @@
+package model
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// ServiceSlices is the incremental EndpointSlice reconciler of one Service: it keeps the
+// slices the API server has (following only successful writes, reported through Applied) and
+// the desired endpoints (following SetPod/DeletePod), and Sync computes the same plan as
+// ReconcileFull would for the same inputs, with work proportional to what changed since the
+// last sync. Changes that touch every slice anyway (Service labels, ports, families, hint
+// settings, the topology-mode annotation) and states upstream treats specially (unowned or
+// foreign-labelled slices, duplicate endpoints) take the full path, which calls ReconcileFull.
+type ServiceSlices struct {
+	svc    *Service
+	nodes  NodeGetter
+	opts   ReconcilerOptions
+	max    int
+	labels map[string]string // SliceLabels(svc), shared by every slice written
+	types  []AddressType
+	mode   hintsMode
+	full   bool // the next sync takes the full path and rebuilds the indexes
+
+	pods       map[string]*podEntry // by namespace/name
+	podsByNode map[string]map[string]*podEntry
+	dirtyPods  map[string]*podEntry
+	dirtyNodes map[string]struct{}
+	keyPods    map[PortMapKey]int // pods passing the filter, per port map
+	missing    int                // pods skipped for a missing node
+
+	stored    map[string]*storedSlice
+	families  [2]*family // IPv4, IPv6 (stored slices of either type are indexed)
+	anomalies int        // stored slices that force the full path
+	dupHashes int        // endpoint identities stored more than once
+}
+
+type podEntry struct {
+	pod         *Pod
+	deleted     bool
+	in          bool
+	key         PortMapKey
+	ports       []EndpointPort
+	nodeMissing bool
+	eps         [2]*desiredEndpoint
+}
+
+type desiredEndpoint struct {
+	hash endpointHash
+	key  PortMapKey
+	ep   Endpoint
+}
+
+// family is the state of one address type.
+type family struct {
+	at       AddressType
+	desired  map[endpointHash]*desiredEndpoint
+	index    map[endpointHash]storedLoc
+	dirty    map[endpointHash]struct{}
+	groups   map[PortMapKey]*sliceGroup
+	hinted   map[string]*storedSlice // slices with any hint (mode C rewrites them)
+	badClose map[string]*storedSlice // slices PreferClose would rewrite
+	badNode  map[string]*storedSlice // slices PreferSameNode would rewrite
+	count    int
+}
+
+type storedLoc struct {
+	slice *storedSlice
+	pos   int
+	n     int // occurrences
+}
+
+type sliceGroup struct {
+	key    PortMapKey
+	slices map[string]*storedSlice
+	bySize map[int][]string // names of the group's slices by endpoint count, sorted
+}
+
+type storedSlice struct {
+	s       *EndpointSlice
+	fam     *family
+	group   *sliceGroup
+	anomaly bool
+	hashes  []endpointHash
+}
+
+func familyIndex(at AddressType) int {
+	if at == AddressTypeIPv6 {
+		return 1
+	}
+	return 0
+}
+
+// NewServiceSlices returns the incremental reconciler of svc, with no pods and no slices.
+func NewServiceSlices(svc *Service, nodes NodeGetter, opts ReconcilerOptions) *ServiceSlices {
+	s := &ServiceSlices{
+		nodes: nodes, opts: opts, max: opts.maxPerSlice(),
+		pods: map[string]*podEntry{}, podsByNode: map[string]map[string]*podEntry{},
+		dirtyPods: map[string]*podEntry{}, dirtyNodes: map[string]struct{}{},
+		stored: map[string]*storedSlice{},
+	}
+	s.setServiceFields(svc)
+	s.resetDesired()
+	s.resetStored(nil)
+	return s
+}
+
+func (s *ServiceSlices) setServiceFields(svc *Service) {
+	s.svc = svc
+	s.labels = SliceLabels(svc)
+	s.types = addressTypesForService(svc)
+	s.mode = hintsModeFor(svc, &s.opts)
+}
+
+func newFamily(at AddressType) *family {
+	return &family{
+		at: at, desired: map[endpointHash]*desiredEndpoint{}, index: map[endpointHash]storedLoc{},
+		dirty: map[endpointHash]struct{}{}, groups: map[PortMapKey]*sliceGroup{},
+		hinted: map[string]*storedSlice{}, badClose: map[string]*storedSlice{}, badNode: map[string]*storedSlice{},
+	}
+}
+
+// SetService records a new version of the Service. Changes that matter to slices make the
+// next Sync take the full path.
+func (s *ServiceSlices) SetService(svc *Service) {
+	old := s.svc
+	relevant := old.Namespace != svc.Namespace || old.Name != svc.Name || old.UID != svc.UID ||
+		!maps.Equal(old.Labels, svc.Labels) || old.ClusterIP != svc.ClusterIP ||
+		!slices.Equal(old.IPFamilies, svc.IPFamilies) || !servicePortsEqual(old.Ports, svc.Ports) ||
+		old.PublishNotReadyAddresses != svc.PublishNotReadyAddresses ||
+		old.TrafficDistribution != svc.TrafficDistribution ||
+		hintsAnnotationEnabled(old.Annotations) != hintsAnnotationEnabled(svc.Annotations)
+	s.setServiceFields(svc)
+	if relevant {
+		s.full = true
+	}
+}
+
+func servicePortsEqual(a, b []ServicePort) bool {
+	return slices.EqualFunc(a, b, func(x, y ServicePort) bool {
+		return x.Name == y.Name && x.Protocol == y.Protocol && x.Port == y.Port && x.TargetPort == y.TargetPort &&
+			!strPtrChanged(x.AppProtocol, y.AppProtocol)
+	})
+}
+
+// SetPod records a new or changed pod (selector-matched, in the Service's namespace).
+func (s *ServiceSlices) SetPod(p *Pod) {
+	key := p.Key()
+	pe := s.pods[key]
+	if pe == nil {
+		pe = &podEntry{}
+		s.pods[key] = pe
+	} else if pe.pod.NodeName != p.NodeName {
+		s.unlinkNode(pe)
+	}
+	pe.pod = p
+	pe.deleted = false
+	byNode := s.podsByNode[p.NodeName]
+	if byNode == nil {
+		byNode = map[string]*podEntry{}
+		s.podsByNode[p.NodeName] = byNode
+	}
+	byNode[key] = pe
+	s.dirtyPods[key] = pe
+}
+
+func (s *ServiceSlices) unlinkNode(pe *podEntry) {
+	if m := s.podsByNode[pe.pod.NodeName]; m != nil {
+		delete(m, pe.pod.Key())
+		if len(m) == 0 {
+			delete(s.podsByNode, pe.pod.NodeName)
+		}
+	}
+}
+
+// DeletePod records that a pod is gone (or no longer matches the selector).
+func (s *ServiceSlices) DeletePod(namespace, name string) {
+	key := namespace + "/" + name
+	pe := s.pods[key]
+	if pe == nil {
+		return
+	}
+	s.unlinkNode(pe)
+	delete(s.pods, key)
+	pe.deleted = true
+	s.dirtyPods[key] = pe
+}
+
+// NodeChanged records that a Node was added, removed or relabelled. As upstream, this does not
+// call for a sync by itself: the next sync re-reads the node for the pods on it.
+func (s *ServiceSlices) NodeChanged(name string) { s.dirtyNodes[name] = struct{}{} }
+
+// recomputePod brings the desired state of one pod up to date.
+func (s *ServiceSlices) recomputePod(pe *podEntry) {
+	for i, d := range pe.eps {
+		if d != nil {
+			f := s.families[i]
+			delete(f.desired, d.hash)
+			f.dirty[d.hash] = struct{}{}
+			pe.eps[i] = nil
+		}
+	}
+	if pe.in {
+		if s.keyPods[pe.key]--; s.keyPods[pe.key] == 0 {
+			delete(s.keyPods, pe.key)
+		}
+		pe.in = false
+	}
+	if pe.nodeMissing {
+		s.missing--
+		pe.nodeMissing = false
+	}
+	pod := pe.pod
+	if pe.deleted || !shouldPodBeInEndpoints(pod) {
+		return
+	}
+	pe.in = true
+	pe.ports = endpointPorts(s.svc, pod)
+	pe.key = NewPortMapKey(pe.ports)
+	s.keyPods[pe.key]++
+	node, ok := s.nodes.Node(pod.NodeName)
+	if !ok {
+		if !s.svc.PublishNotReadyAddresses {
+			pe.nodeMissing = true
+			s.missing++
+			return
+		}
+		node = nil
+	}
+	for _, at := range s.types {
+		ep := podToEndpoint(pod, node, s.svc, at)
+		if len(ep.Addresses) == 0 {
+			continue
+		}
+		i := familyIndex(at)
+		d := &desiredEndpoint{hash: hashEndpoint(&ep), key: pe.key, ep: ep}
+		pe.eps[i] = d
+		f := s.families[i]
+		f.desired[d.hash] = d
+		f.dirty[d.hash] = struct{}{}
+	}
+}
+
+// resetDesired recomputes every pod's desired state (after a Service change).
+func (s *ServiceSlices) resetDesired() {
+	for _, f := range s.families {
+		if f != nil {
+			for h := range f.desired {
+				f.dirty[h] = struct{}{}
+			}
+			clear(f.desired)
+		}
+	}
+	if s.families[0] == nil {
+		s.families = [2]*family{newFamily(AddressTypeIPv4), newFamily(AddressTypeIPv6)}
+	}
+	s.keyPods = map[PortMapKey]int{}
+	s.missing = 0
+	for _, pe := range s.dirtyPods { // includes deleted pods, whose counts are dropped here
+		pe.eps = [2]*desiredEndpoint{}
+		pe.in, pe.nodeMissing = false, false
+	}
+	for _, pe := range s.pods {
+		pe.eps = [2]*desiredEndpoint{}
+		pe.in, pe.nodeMissing, pe.ports = false, false, nil
+		s.dirtyPods[pe.pod.Key()] = pe
+	}
+}
+
+// SetStoredSlices replaces the stored state (O(N); for tests and reseeding).
+func (s *ServiceSlices) SetStoredSlices(stored []*EndpointSlice) { s.resetStored(stored) }
+
+func (s *ServiceSlices) resetStored(stored []*EndpointSlice) {
+	var oldDesired [2]map[endpointHash]*desiredEndpoint
+	for i, f := range s.families {
+		if f != nil {
+			oldDesired[i] = f.desired
+		}
+	}
+	s.stored = map[string]*storedSlice{}
+	s.anomalies, s.dupHashes = 0, 0
+	for i, at := range []AddressType{AddressTypeIPv4, AddressTypeIPv6} {
+		f := newFamily(at)
+		if oldDesired[i] != nil {
+			f.desired = oldDesired[i]
+		}
+		for h := range f.desired {
+			f.dirty[h] = struct{}{}
+		}
+		s.families[i] = f
+	}
+	for _, sl := range stored {
+		s.addStored(sl, nil)
+	}
+}
+
+// Stored returns the stored slices, sorted by name.
+func (s *ServiceSlices) Stored() []*EndpointSlice {
+	out := make([]*EndpointSlice, 0, len(s.stored))
+	for _, ss := range s.stored {
+		out = append(out, ss.s)
+	}
+	slices.SortFunc(out, byName)
+	return out
+}
+
+// Applied records one successful write: verb is "create", "update" or "delete"; slice is the
+// object as the API server now has it (for a create, with the name it assigned).
+func (s *ServiceSlices) Applied(verb string, slice *EndpointSlice) {
+	var touched []endpointHash
+	var fam *family
+	if old := s.stored[slice.Name]; old != nil {
+		fam = old.fam
+		touched = s.removeStored(old, touched)
+	}
+	if verb != "delete" {
+		touched = s.addStored(slice, touched)
+		fam = s.stored[slice.Name].fam
+	}
+	if fam != nil && s.dupHashes == 0 {
+		for _, h := range touched {
+			s.checkClean(fam, h)
+		}
+	}
+}
+
+func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash) []endpointHash {
+	f := s.families[familyIndex(sl.AddressType)]
+	ss := &storedSlice{s: sl, fam: f, hashes: make([]endpointHash, len(sl.Endpoints))}
+	s.stored[sl.Name] = ss
+	f.count++
+	supported := slices.Contains(s.types, sl.AddressType)
+	ss.anomaly = !supported || !ownedBy(sl, s.svc) || labelsChanged(sl.Labels, s.svc)
+	if ss.anomaly {
+		s.anomalies++
+	}
+	k := NewPortMapKey(sl.Ports)
+	g := f.groups[k]
+	if g == nil {
+		g = &sliceGroup{key: k, slices: map[string]*storedSlice{}, bySize: map[int][]string{}}
+		f.groups[k] = g
+	}
+	ss.group = g
+	g.slices[sl.Name] = ss
+	g.insertSize(len(sl.Endpoints), sl.Name)
+	for i := range sl.Endpoints {
+		h := hashEndpoint(&sl.Endpoints[i])
+		ss.hashes[i] = h
+		loc, ok := f.index[h]
+		if ok {
+			loc.n++
+			if loc.n == 2 {
+				s.dupHashes++
+			}
+		} else {
+			loc = storedLoc{slice: ss, pos: i, n: 1}
+		}
+		f.index[h] = loc
+		f.dirty[h] = struct{}{}
+		touched = append(touched, h)
+	}
+	if sliceHasHints(sl) {
+		f.hinted[sl.Name] = ss
+	}
+	if preferCloseNeedsUpdate(sl, false) {
+		f.badClose[sl.Name] = ss
+	}
+	if preferCloseNeedsUpdate(sl, true) {
+		f.badNode[sl.Name] = ss
+	}
+	return touched
+}
+
+func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash) []endpointHash {
+	f := ss.fam
+	name := ss.s.Name
+	delete(s.stored, name)
+	f.count--
+	if ss.anomaly {
+		s.anomalies--
+	}
+	g := ss.group
+	delete(g.slices, name)
+	g.removeSize(len(ss.s.Endpoints), name)
+	if len(g.slices) == 0 {
+		delete(f.groups, g.key)
+	}
+	reindex := false
+	for _, h := range ss.hashes {
+		loc := f.index[h]
+		loc.n--
+		switch {
+		case loc.n == 0:
+			delete(f.index, h)
+		case loc.n >= 1:
+			if loc.n == 1 {
+				s.dupHashes--
+			}
+			f.index[h] = loc
+			reindex = true
+		}
+		f.dirty[h] = struct{}{}
+		touched = append(touched, h)
+	}
+	delete(f.hinted, name)
+	delete(f.badClose, name)
+	delete(f.badNode, name)
+	if reindex {
+		s.reindex(f)
+	}
+	return touched
+}
+
+// reindex rebuilds a family's endpoint index (after duplicates are resolved; rare).
+func (s *ServiceSlices) reindex(f *family) {
+	clear(f.index)
+	s.dupHashes = 0
+	for _, ff := range s.families {
+		if ff != f {
+			for _, loc := range ff.index {
+				if loc.n > 1 {
+					s.dupHashes++
+				}
+			}
+		}
+	}
+	names := make([]string, 0, len(s.stored))
+	for name, ss := range s.stored {
+		if ss.fam == f {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		ss := s.stored[name]
+		for i, h := range ss.hashes {
+			loc, ok := f.index[h]
+			if ok {
+				loc.n++
+				if loc.n == 2 {
+					s.dupHashes++
+				}
+			} else {
+				loc = storedLoc{slice: ss, pos: i, n: 1}
+			}
+			f.index[h] = loc
+			f.dirty[h] = struct{}{}
+		}
+	}
+}
+
+func (g *sliceGroup) insertSize(size int, name string) {
+	l := g.bySize[size]
+	i, _ := slices.BinarySearch(l, name)
+	g.bySize[size] = slices.Insert(l, i, name)
+}
+
+func (g *sliceGroup) removeSize(size int, name string) {
+	l := g.bySize[size]
+	if i, ok := slices.BinarySearch(l, name); ok {
+		l = slices.Delete(l, i, i+1)
+	}
+	if len(l) == 0 {
+		delete(g.bySize, size)
+	} else {
+		g.bySize[size] = l
+	}
+}
+
+// checkClean drops h from the dirty set when the stored state already matches the desired
+// one for it: not desired and not stored, or stored once, under its port map, equal beyond
+// the hash.
+func (s *ServiceSlices) checkClean(f *family, h endpointHash) bool {
+	d := f.desired[h]
+	loc, stored := f.index[h]
+	clean := false
+	switch {
+	case d == nil && !stored:
+		clean = true
+	case d != nil && stored && loc.n == 1 && !loc.slice.anomaly && loc.slice.group.key == d.key:
+		clean = EndpointsEqualBeyondHash(&d.ep, &loc.slice.s.Endpoints[loc.pos])
+	}
+	if clean {
+		delete(f.dirty, h)
+	} else {
+		f.dirty[h] = struct{}{}
+	}
+	return clean
+}
+
+// Sync computes the writes that bring the stored slices to the desired state, as
+// ReconcileFull would. It does not change the stored state: report successful writes with
+// Applied.
+func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
+	if s.full {
+		s.full = false
+		stored := s.Stored()
+		s.resetDesired()
+		s.resetStored(stored)
+	}
+	for name := range s.dirtyNodes {
+		for key, pe := range s.podsByNode[name] {
+			s.dirtyPods[key] = pe
+		}
+	}
+	clear(s.dirtyNodes)
+	for _, pe := range s.dirtyPods {
+		s.recomputePod(pe)
+	}
+	clear(s.dirtyPods)
+	if s.anomalies > 0 || s.dupHashes > 0 || s.mode == hintsTopology {
+		return s.fullSync(trigger)
+	}
+	var res SyncResult
+	for _, at := range s.types {
+		plan := s.syncFamily(s.families[familyIndex(at)])
+		finalize(s.svc, &plan, trigger)
+		res.Plans = append(res.Plans, plan)
+	}
+	if s.missing > 0 {
+		res.Err = missingErr(s.svc, s.missing*len(s.types))
+	}
+	return res
+}
+
+func missingErr(svc *Service, n int) error {
+	return &nodeNotFoundError{svc.Key(), n}
+}
+
+type nodeNotFoundError struct {
+	service string
+	n       int
+}
+
+func (e *nodeNotFoundError) Error() string {
+	return "service " + e.service + ": pod endpoints skipped: " + ErrNodeNotFound.Error()
+}
+
+func (e *nodeNotFoundError) Unwrap() error { return ErrNodeNotFound }
+
+// fullSync runs ReconcileFull on the stored state (O(N)).
+func (s *ServiceSlices) fullSync(trigger Timestamp) SyncResult {
+	pods := make([]*Pod, 0, len(s.pods))
+	for _, pe := range s.pods {
+		pods = append(pods, pe.pod)
+	}
+	slices.SortFunc(pods, func(a, b *Pod) int { return strings.Compare(a.Name, b.Name) })
+	return ReconcileFull(s.svc, pods, s.Stored(), s.nodes, s.opts, trigger)
+}
+
+// syncFamily is reconcileAddressTypeFull restricted to what changed.
+// upstream: reconciler.go reconcileByAddressType
+func (s *ServiceSlices) syncFamily(f *family) SlicePlan {
+	plan := SlicePlan{AddressType: f.at}
+	touched := map[*storedSlice]struct{}{}
+	pending := map[PortMapKey][]*desiredEndpoint{}
+	for h := range f.dirty {
+		if s.checkClean(f, h) {
+			continue
+		}
+		d := f.desired[h]
+		loc, stored := f.index[h]
+		if stored {
+			touched[loc.slice] = struct{}{}
+		}
+		if d != nil && (!stored || loc.slice.group.key != d.key) {
+			pending[d.key] = append(pending[d.key], d)
+		}
+	}
+	touchedByKey := map[PortMapKey][]*storedSlice{}
+	for ss := range touched {
+		touchedByKey[ss.group.key] = append(touchedByKey[ss.group.key], ss)
+	}
+	var keys []PortMapKey
+	for k := range pending {
+		keys = append(keys, k)
+	}
+	for k := range touchedByKey {
+		if _, ok := pending[k]; !ok && s.keyPods[k] > 0 {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		c, u, d, added, removed := s.syncPortMap(f, k, touchedByKey[k], pending[k])
+		plan.ToCreate = append(plan.ToCreate, c...)
+		plan.ToUpdate = append(plan.ToUpdate, u...)
+		plan.ToDelete = append(plan.ToDelete, d...)
+		plan.Added += added
+		plan.Removed += removed
+	}
+	var oldKeys []PortMapKey
+	for k := range f.groups {
+		if s.keyPods[k] == 0 {
+			oldKeys = append(oldKeys, k)
+		}
+	}
+	slices.Sort(oldKeys)
+	for _, k := range oldKeys {
+		g := f.groups[k]
+		start := len(plan.ToDelete)
+		for _, ss := range g.slices {
+			plan.ToDelete = append(plan.ToDelete, ss.s)
+		}
+		slices.SortFunc(plan.ToDelete[start:], byName)
+	}
+	// upstream: reconciler.go reconcileByAddressType (placeholder)
+	if f.count == len(plan.ToDelete) && len(plan.ToCreate) == 0 {
+		p := newEndpointSlice(s.svc, []EndpointPort{}, f.at, s.labels)
+		if len(plan.ToDelete) == 1 && placeholderEqual(plan.ToDelete[0], p) {
+			plan.ToDelete = plan.ToDelete[:0]
+		} else {
+			plan.ToCreate = append(plan.ToCreate, p)
+		}
+	}
+	s.hintsFast(f, &plan)
+	return plan
+}
+
+// hintsFast applies hint modes B and C using the per-slice flags kept at Applied time.
+func (s *ServiceSlices) hintsFast(f *family, plan *SlicePlan) {
+	if s.opts.Topology != nil {
+		s.opts.Topology.RemoveHints(s.svc.Key(), f.at)
+	}
+	var flagged map[string]*storedSlice
+	switch s.mode {
+	case hintsStrip:
+		flagged = f.hinted
+	case hintsPreferClose:
+		flagged = f.badClose
+	case hintsPreferSameNode:
+		flagged = f.badNode
+	}
+	var moved []*EndpointSlice
+	if len(flagged) > 0 {
+		changed := make(map[string]bool, len(plan.ToUpdate)+len(plan.ToDelete))
+		for _, sl := range plan.ToUpdate {
+			changed[sl.Name] = true
+		}
+		for _, sl := range plan.ToDelete {
+			changed[sl.Name] = true
+		}
+		for name, ss := range flagged {
+			if !changed[name] {
+				moved = append(moved, ss.s)
+			}
+		}
+		slices.SortFunc(moved, byName)
+		for i, sl := range moved {
+			moved[i] = copySlice(sl)
+		}
+	}
+	plan.ToUpdate = append(plan.ToUpdate, moved...)
+	for _, l := range [][]*EndpointSlice{plan.ToCreate, plan.ToUpdate} {
+		for _, sl := range l {
+			switch s.mode {
+			case hintsStrip:
+				stripHints(sl)
+			case hintsPreferClose, hintsPreferSameNode:
+				preferCloseUpdate(sl, s.mode == hintsPreferSameNode)
+			}
+		}
+	}
+}
+
+// syncPortMap is reconcileByPortMappingFull for one port map, visiting only the touched
+// slices; every other slice of the group is unchanged.
+// upstream: reconciler.go reconcileByPortMapping
+func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSlice, pending []*desiredEndpoint) (toCreate, toUpdate, toDelete []*EndpointSlice, added, removed int) {
+	slices.SortFunc(touched, func(a, b *storedSlice) int { return strings.Compare(a.s.Name, b.s.Name) })
+	var changedNames map[string]bool
+	for _, ss := range touched {
+		sl := ss.s
+		kept := make([]Endpoint, 0, len(sl.Endpoints))
+		changed := false
+		for i := range sl.Endpoints {
+			d := f.desired[ss.hashes[i]]
+			if d != nil && d.key == k {
+				kept = append(kept, d.ep)
+				if !EndpointsEqualBeyondHash(&d.ep, &sl.Endpoints[i]) {
+					changed = true
+				}
+			}
+		}
+		if !changed && len(kept) == len(sl.Endpoints) {
+			continue
+		}
+		if changedNames == nil {
+			changedNames = map[string]bool{}
+		}
+		changedNames[sl.Name] = true
+		removed += len(sl.Endpoints) - len(kept)
+		if len(kept) == 0 {
+			toDelete = append(toDelete, sl)
+			continue
+		}
+		c := *sl
+		c.Endpoints = kept
+		c.Labels = s.labels
+		toUpdate = append(toUpdate, &c)
+	}
+	added = len(pending)
+	slices.SortFunc(pending, func(a, b *desiredEndpoint) int { return strings.Compare(string(a.hash), string(b.hash)) })
+	next := 0
+	// Step 2.
+	if len(pending) > 0 && len(toUpdate) > 0 {
+		order := slices.Clone(toUpdate)
+		slices.SortStableFunc(order, fillOrder)
+		for _, sl := range order {
+			for next < len(pending) && len(sl.Endpoints) < s.max {
+				sl.Endpoints = append(sl.Endpoints, pending[next].ep)
+				next++
+			}
+		}
+	}
+	// Step 3.
+	g := f.groups[k]
+	for next < len(pending) {
+		remaining := len(pending) - next
+		var target *EndpointSlice
+		if remaining < s.max && g != nil {
+			if ss := s.bestFitFast(g, remaining, changedNames); ss != nil {
+				target = copySlice(ss.s)
+				if changedNames == nil {
+					changedNames = map[string]bool{}
+				}
+				changedNames[ss.s.Name] = true
+			}
+		}
+		if target == nil {
+			var ports []EndpointPort
+			if len(pending) > 0 {
+				ports = s.pods[pending[0].ep.TargetRef.Namespace+"/"+pending[0].ep.TargetRef.Name].ports
+			}
+			target = newEndpointSlice(s.svc, ports, f.at, s.labels)
+		}
+		for next < len(pending) && len(target.Endpoints) < s.max {
+			target.Endpoints = append(target.Endpoints, pending[next].ep)
+			next++
+		}
+		if target.Name != "" {
+			toUpdate = append(toUpdate, target)
+		} else {
+			toCreate = append(toCreate, target)
+		}
+	}
+	slices.SortStableFunc(toUpdate, byName)
+	return toCreate, toUpdate, toDelete, added, removed
+}
+
+// bestFitFast finds, among the group's unchanged slices, the one that ends closest to full
+// after taking n endpoints, ties broken by name (as bestFit over name order).
+// upstream: utils.go getSliceToFill
+func (s *ServiceSlices) bestFitFast(g *sliceGroup, n int, changed map[string]bool) *storedSlice {
+	for size := s.max - n; size >= 0; size-- {
+		for _, name := range g.bySize[size] {
+			if !changed[name] {
+				return g.slices[name]
+			}
+		}
+	}
+	return nil
+}
