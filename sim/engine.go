@@ -52,6 +52,9 @@ type Engine struct {
 
 	phase      int
 	phaseStart Time
+
+	// replay is set when the run replays a recorded trace instead of a generated workload.
+	replay *replayState
 }
 
 // Run executes cfg and returns its results. The same Config (and seed) always gives the same

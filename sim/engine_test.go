@@ -2,9 +2,12 @@ package sim
 
 import (
 	"fmt"
+	"io"
 	"reflect"
 	"testing"
 	"time"
+
+	"epsim/model"
 )
 
 // testConfig is a small cluster: nodes nodes, one Service with replicas pods, and the four
@@ -177,5 +180,55 @@ func BenchmarkRun(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// recorder keeps every pod event and replays them as a TraceSource.
+type recorder struct {
+	events []TraceEvent
+	next   int
+}
+
+func (r *recorder) Progress(Time, int, int) {}
+func (r *recorder) PodEvent(ev TraceEvent)  { r.events = append(r.events, ev) }
+func (r *recorder) Next() (TraceEvent, error) {
+	if r.next >= len(r.events) {
+		return TraceEvent{}, io.EOF
+	}
+	r.next++
+	return r.events[r.next-1], nil
+}
+
+// TestReplayReproducesSimulation records the pod events of a generated run and replays them:
+// the controllers must make the same writes with the same bytes.
+func TestReplayReproducesSimulation(t *testing.T) {
+	cfg := testConfig(20, 150)
+	cfg.Timeline = cfg.Timeline[:2] // create + one-endpoint-not-ready, one continuous trace
+	rec := &recorder{}
+	e, err := newEngine(cfg, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := e.run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svcs []*model.Service
+	for _, s := range e.services {
+		svcs = append(svcs, s.svc)
+	}
+	rep, stats, err := Replay(cfg, svcs, e.nodes, rec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Events != int64(len(rec.events)) || stats.Unmatched != 0 {
+		t.Errorf("replay stats %+v, recorded %d events", stats, len(rec.events))
+	}
+	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
+		a, b := sim.Total.Mode(m), rep.Total.Mode(m)
+		if a.Writes != b.Writes || a.FanoutBytes != b.FanoutBytes || a.EtcdBytes != b.EtcdBytes {
+			t.Errorf("%s: simulated writes %+v fanout %d etcd %d; replayed %+v fanout %d etcd %d",
+				m, a.Writes, a.FanoutBytes, a.EtcdBytes, b.Writes, b.FanoutBytes, b.EtcdBytes)
+		}
 	}
 }

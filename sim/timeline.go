@@ -90,6 +90,8 @@ func (e *Engine) startPhase(i int) {
 		}
 	case ActionWait:
 		e.after(Time(a.Duration), evWaitDone{})
+	case ActionReplay:
+		e.startReplay()
 	default:
 		panic(fmt.Sprintf("sim: unknown action kind %q (the loader must reject it)", a.Kind))
 	}

@@ -212,7 +212,7 @@ func (s *serviceState) livePods() (newPods, oldPods []*podState) {
 // upstream: pkg/controller/deployment/rolling.go reconcileNewReplicaSet, reconcileOldReplicaSets
 // (cleanupUnhealthyReplicas, scaleDownOldReplicaSetsForRollingUpdate); replicaset getPodsToDelete.
 func (e *Engine) reconcileDeployment(s *serviceState) {
-	if !s.created {
+	if !s.created || s.cfg == nil {
 		return
 	}
 	newPods, oldPods := s.livePods()
@@ -534,19 +534,37 @@ func (ev evPodSetReady) apply(e *Engine) {
 
 // podAdded, podUpdated and podDeleted are the informer notifications every controller gets.
 func (e *Engine) podAdded(p *podState) {
+	e.record(model.EventAdded, p)
 	for _, c := range e.ctls {
 		c.podAdded(p)
 	}
 }
 
 func (e *Engine) podUpdated(p *podState, old *model.Pod) {
+	e.record(model.EventModified, p)
 	for _, c := range e.ctls {
 		c.podUpdated(p, old)
 	}
 }
 
 func (e *Engine) podDeleted(p *podState) {
+	e.record(model.EventDeleted, p)
 	for _, c := range e.ctls {
 		c.podDeleted(p)
+	}
+}
+
+// PodRecorder is an optional Observer extension that receives every pod event of a generated
+// workload, as a watch on pods would see it (used to record traces for replay tests).
+type PodRecorder interface {
+	PodEvent(TraceEvent)
+}
+
+func (e *Engine) record(t model.EventType, p *podState) {
+	if e.replay != nil {
+		return
+	}
+	if r, ok := e.obs.(PodRecorder); ok {
+		r.PodEvent(TraceEvent{At: e.now, Type: t, Pod: p.pod})
 	}
 }

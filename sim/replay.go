@@ -1,0 +1,237 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"epsim/model"
+)
+
+// ActionReplay is the single phase of a replay run: recorded pod churn, not generated.
+const ActionReplay ActionKind = "replay"
+
+// TraceEvent is one recorded pod change. At is virtual time since the start of the trace.
+type TraceEvent struct {
+	At   Time
+	Type model.EventType // ADDED, MODIFIED or DELETED
+	Pod  *model.Pod
+}
+
+// TraceSource yields recorded pod events in time order; Next returns io.EOF at the end.
+// Sources read their input incrementally, so a replay holds only live objects in memory.
+type TraceSource interface {
+	Next() (TraceEvent, error)
+}
+
+// ReplayStats counts what a replay skipped or clamped.
+type ReplayStats struct {
+	Events int64 `json:"events"`
+	// Unmatched counts pod events that matched no Service with a selector.
+	Unmatched int64 `json:"unmatched"`
+	// OutOfOrder counts events whose time was before the previous one (applied at once).
+	OutOfOrder int64 `json:"outOfOrder"`
+}
+
+// replayState is the engine's view of a trace being replayed.
+type replayState struct {
+	src   TraceSource
+	byKey map[string][]*podState
+	err   error
+	stats ReplayStats
+}
+
+// Replay runs recorded pod churn through both controllers, with the Services and Nodes of the
+// recording. cfg supplies the control plane, API server and network settings; its services
+// and timeline are ignored. The result has one phase, "replay".
+func Replay(cfg Config, services []*model.Service, nodes []*model.Node, src TraceSource, obs Observer) (*Results, *ReplayStats, error) {
+	if len(nodes) == 0 {
+		return nil, nil, errors.New("sim: replay needs at least one node")
+	}
+	cfg.Services = nil
+	cfg.Cluster.Nodes = len(nodes)
+	cfg.Timeline = []Action{{Name: "replay", Kind: ActionReplay}}
+	e, err := newEngine(cfg, obs)
+	if err != nil {
+		return nil, nil, err
+	}
+	e.nodes = e.nodes[:0]
+	clear(e.nodeByName)
+	for _, n := range nodes {
+		c := *n
+		e.nodes = append(e.nodes, &c)
+		e.nodeByName[c.Name] = &c
+	}
+	for _, svc := range services {
+		s := &serviceState{idx: len(e.services), svc: svc, families: svc.IPFamilies}
+		e.services = append(e.services, s)
+		e.serviceByName[svc.Name] = append(e.serviceByName[svc.Name], s)
+	}
+	// Controllers size their per-service state on construction: rebuild them.
+	e.api = newAPIServer(e)
+	e.stats = newCollector(e)
+	e.ctls = e.ctls[:0]
+	if cfg.RunEndpointSlices {
+		e.ctls = append(e.ctls, newController(e, ModeEndpointSlices, cfg.ControlPlane.EndpointSlice, newStream(cfg.Seed, streamEndpointSliceAPI)))
+	}
+	if cfg.RunEndpoints {
+		e.ctls = append(e.ctls, newController(e, ModeEndpoints, cfg.ControlPlane.Endpoints, newStream(cfg.Seed, streamEndpointsAPI)))
+	}
+	e.replay = &replayState{src: src, byKey: map[string][]*podState{}}
+	res, err := e.run()
+	if err == nil && e.replay.err != nil {
+		err = e.replay.err
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, &e.replay.stats, nil
+}
+
+// startReplay creates the recorded Services and schedules the first trace event.
+func (e *Engine) startReplay() {
+	for _, s := range e.services {
+		if s.svc.Selector == nil || s.svc.ExternalName {
+			continue // no controller-managed endpoints
+		}
+		s.created = true
+		for _, c := range e.ctls {
+			c.serviceAdded(s)
+		}
+	}
+	e.readTrace()
+}
+
+// readTrace schedules the next trace event, if any.
+func (e *Engine) readTrace() {
+	r := e.replay
+	ev, err := r.src.Next()
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			r.err = fmt.Errorf("sim: replay: %w", err)
+		}
+		return
+	}
+	r.stats.Events++
+	if ev.At < e.now {
+		r.stats.OutOfOrder++
+	}
+	e.schedule(ev.At, evTrace{ev})
+}
+
+type evTrace struct{ ev TraceEvent }
+
+func (ev evTrace) String() string { return fmt.Sprintf("trace %s %s", ev.ev.Type, ev.ev.Pod.Key()) }
+
+// apply applies this event and every following one recorded at the same instant, as one
+// informer burst: a recording cannot tell apart changes made in the same instant, and a
+// controller worker never runs between them.
+func (ev evTrace) apply(e *Engine) {
+	r := e.replay
+	e.applyTrace(ev.ev)
+	for {
+		next, err := r.src.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				r.err = fmt.Errorf("sim: replay: %w", err)
+			}
+			return
+		}
+		r.stats.Events++
+		if next.At > e.now {
+			e.schedule(next.At, evTrace{next})
+			return
+		}
+		if next.At < e.now {
+			r.stats.OutOfOrder++
+		}
+		e.applyTrace(next)
+	}
+}
+
+// applyTrace turns one recorded pod event into informer notifications for every Service the
+// pod belongs to (label selector semantics: every selector pair present, same namespace).
+func (e *Engine) applyTrace(ev TraceEvent) {
+	r := e.replay
+	key := ev.Pod.Key()
+	cur := r.byKey[key]
+	if ev.Type == model.EventDeleted {
+		for _, p := range cur {
+			e.dropReplayPod(p)
+		}
+		delete(r.byKey, key)
+		return
+	}
+	pod := *ev.Pod
+	if pod.ResourceVersion == "" {
+		pod.ResourceVersion = e.api.nextResourceVersion()
+	}
+	var next []*podState
+	matched := false
+	for _, s := range e.services {
+		if !s.created || s.svc.Namespace != pod.Namespace || !selectorMatches(s.svc.Selector, pod.Labels) {
+			continue
+		}
+		matched = true
+		var p *podState
+		for _, q := range cur {
+			if q.svc == s {
+				p = q
+			}
+		}
+		if p == nil {
+			s.podSeq++
+			p = &podState{svc: s, hash: "", node: -1, stage: stageRunning, seq: s.podSeq, pod: &pod}
+			s.pods = append(s.pods, p)
+			e.podAdded(p)
+		} else {
+			old := p.pod
+			p.pod = &pod
+			e.podUpdated(p, old)
+		}
+		next = append(next, p)
+	}
+	for _, q := range cur {
+		found := false
+		for _, p := range next {
+			found = found || p == q
+		}
+		if !found {
+			e.dropReplayPod(q)
+		}
+	}
+	if !matched {
+		r.stats.Unmatched++
+	}
+	if len(next) == 0 {
+		delete(r.byKey, key)
+	} else {
+		r.byKey[key] = next
+	}
+}
+
+func (e *Engine) dropReplayPod(p *podState) {
+	s := p.svc
+	p.stage = stageGone
+	for i, q := range s.pods {
+		if q == p {
+			s.pods = append(s.pods[:i], s.pods[i+1:]...)
+			break
+		}
+	}
+	e.podDeleted(p)
+}
+
+// selectorMatches is a Service's map selector against pod labels. An empty, non-nil selector
+// matches every pod (upstream: labels.Set(selector).AsSelectorPreValidated()).
+func selectorMatches(selector, labels map[string]string) bool {
+	if selector == nil {
+		return false
+	}
+	for k, v := range selector {
+		if lv, ok := labels[k]; !ok || lv != v {
+			return false
+		}
+	}
+	return true
+}
