@@ -1,4 +1,79 @@
 // Package scenarios loads, validates and embeds epsim scenarios (YAML) and turns them into a
-// sim.Config. Decoding is strict: unknown fields, wrong types and out-of-range values are
-// errors naming file:line:column and the field path, all reported at once.
+// sim.Config.
+//
+// It decodes and checks; it never runs a simulation, reads no clock and uses no randomness.
+// Decoding is strict: the YAML is parsed into a yaml.Node tree and walked against the
+// schema, so unknown fields (with a "did you mean" suggestion), wrong types, out-of-range
+// values and missing required fields are all errors naming the file, line, column and field
+// path, and every problem of a file is reported at once (as Errors):
+//
+//	scenarios/x.yaml:12:5: services[0].ports[1].port: 70000 out of range (1..65535)
+//
+// Defaults equal upstream Kubernetes defaults wherever upstream has one; defaults.go cites
+// the source of each, and marks the assumptions (API latency, bandwidths, kubelet timing).
+//
+// # Usage
+//
+//	sc, cfg, err := scenarios.Load("5000-nodes", []string{"cluster.nodes=500"})
+//	if err != nil {
+//		return err // scenarios.Errors: one problem per line
+//	}
+//	res, err := sim.Run(cfg, nil)
+//
+// Load takes a path or the name of a shipped scenario (Names lists them); a file on disk wins.
+// --set overrides ("path=value", the value in YAML) are applied to the YAML tree before
+// validation, so they are checked like the file, and a problem they cause names the flag:
+// cluster.nodes=500, services[0].replicas=2000, controlPlane.endpointSlice.batchPeriod=1s,
+// expect["rolling-update.endpoints.fanoutBytes"].max=5GB.
+//
+// # Units
+//
+// Durations are Go durations ("30s", "1m30s", "500ms"). Byte sizes are integers or take SI
+// (KB = 1000) or IEC (KiB = 1024) units ("1.5MiB"). Bandwidths end in bit, bit/s or bps
+// (bits per second) or B/s (bytes per second, ×8) and are stored in bits per second; 0 or
+// "unlimited" means no limit. maxSurge/maxUnavailable are integers or whole percentages.
+// A delay distribution is a bare duration (fixed) or one of
+// {fixed: 5s}, {uniform: {min: 1s, max: 3s}}, {lognormal: {median: 8s, p99: 40s}},
+// {exponential: {mean: 2s}}.
+//
+// # Schema (lowerCamelCase; defaults in brackets)
+//
+//	name (required), description, seed [1]
+//	cluster: nodes (required, 1..1e6), zones [zone-a, zone-b, zone-c], region [region-1],
+//	    nodeNameFormat [ip-10-0-%d.ec2.internal], nodeMilliCPU [4000]
+//	controlPlane: maxEndpointsPerSlice [100, 1..1000], endpointsTruncation [true],
+//	    endpointSlice / endpoints: workers [5, 1..50], batchPeriod [0], qps [20], burst [30],
+//	    apiLatency [fixed 5ms]
+//	apiServer: replicas [1], kubeProxyEncoding [protobuf | json], objectSizeLimit [1.5MiB],
+//	    egressBandwidth [10Gbit], watchers: [{name, count [1], resources: [endpointslices,
+//	    endpoints], encoding [protobuf], includeHeadless [false]}]
+//	network: enabled [true], nodeIngressBandwidth [1Gbit], transportOverhead [false]
+//	services (required, at least one): name (required), namespace [default], count [1],
+//	    replicas [1], ports [{port: 80}]: {name, protocol [TCP], port, targetPort [= port],
+//	    appProtocol}, ipFamilies [IPv4], headless, publishNotReadyAddresses,
+//	    trafficDistribution, topologyMode, labels, minReadySeconds (seconds or a duration),
+//	    timing: {schedule, start, ready, stop, gracePeriod} (see DefaultPodTiming)
+//	timeline (required, at least one): {name (required, unique), action, services, settle,
+//	    and per action: rollout maxSurge/maxUnavailable [25%/25%]; scale replicas;
+//	    restartPods pods [1]; flipReadiness pods [1], notReadyFor; failNodes/drainNodes
+//	    nodes or zone; labelService labels; wait duration}
+//	modes [both]: both | endpoints | endpointslices, or a list
+//	guards: maxEvents [50,000,000], endTime [24h]
+//	slo [30s]
+//	expect: {"phase.mode.figure": {max, min}} (see Expect)
+//
+// # Conventions the engine relies on
+//
+//   - A service entry with count N > 1 stands for N services named name-0 … name-(N-1)
+//     (StampName); with count 1 the name is used as is.
+//   - An action's services name entries (the base name selects every stamped copy) or single
+//     copies (name-3); an empty list means every service. An action naming several services
+//     acts on all of them at once (concurrent rollouts).
+//   - Every action other than failNodes, drainNodes and wait must come after a create
+//     action that created its services.
+//   - flipReadiness with notReadyFor 0 (the default) leaves the endpoints not-ready for the
+//     rest of the run (until their pods are replaced); with notReadyFor > 0 they turn ready
+//     again after that long.
+//   - Action names are phase names: lowercase DNS labels, so that expect keys
+//     "phase.mode.figure" split on dots; "total" is reserved for the sum of all phases.
 package scenarios

@@ -438,3 +438,25 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkLoad(b *testing.B) {
+	for _, name := range []string{"quick", "5000-nodes", "many-services"} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := Load(name, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkParseBytes(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseBytes("1.5MiB"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
