@@ -460,3 +460,108 @@ func BenchmarkParseBytes(b *testing.B) {
 		}
 	}
 }
+
+func TestFeatures(t *testing.T) {
+	doc := `name: features
+cluster:
+  nodes: 30
+  zones: [us-east-1a, us-east-1b]
+  nodeNameFormat: node-%d
+apiServer:
+  kubeProxyEncoding: json
+  egressBandwidth: 100MB/s
+  watchers:
+    - {name: coredns, count: 2, resources: [endpointslices], includeHeadless: true}
+    - {name: legacy, resources: [endpoints, endpointslices], encoding: json}
+network: {nodeIngressBandwidth: 1Gbps, transportOverhead: true}
+timing: &slow
+  start: {uniform: {min: 1s, max: 3s}}
+  stop: 2s
+services:
+  - name: web
+    count: 3
+    replicas: 5
+    ipFamilies: [IPv6, IPv4]
+    labels: {app: web, example.com/tier: front}
+    minReadySeconds: 10
+    timing: *slow
+    ports:
+      - {name: http, port: 80, targetPort: 8080, appProtocol: http}
+      - {name: dns, port: 53, protocol: UDP}
+  - name: db
+    headless: true
+    ports: []
+    minReadySeconds: 1m
+timeline:
+  - {name: create, action: create, services: [web]}
+  - {name: make-db, action: create, services: [db]}
+  - {name: scale, action: scale, services: [web-1], replicas: 0}
+  - {name: flip, action: flipReadiness, pods: 2, notReadyFor: 10s}
+  - {name: label, action: labelService, services: [db], labels: {x: "y"}, settle: 5s}
+  - {name: drain, action: drainNodes, nodes: 3}
+  - {name: pause, action: wait, duration: 1m}
+modes: [endpoints]
+guards: {maxEvents: 1000, endTime: 1h}
+slo: 20s
+`
+	// timing: at the top level is not a field; use it to check the alias works inside
+	// services once the stray key is gone.
+	_, err := Parse("f.yaml", []byte(doc), nil)
+	if err == nil || !strings.Contains(err.Error(), `f.yaml:13:1: timing: unknown field "timing"`) {
+		t.Fatalf("stray top-level field: %v", err)
+	}
+	doc = strings.Replace(doc, "timing: &slow", "description: &slow", 1)
+	doc = strings.Replace(doc, "description: &slow\n  start: {uniform: {min: 1s, max: 3s}}\n  stop: 2s\n", "", 1)
+	doc = strings.Replace(doc, "    timing: *slow\n", "    timing: &slow\n      start: {uniform: {min: 1s, max: 3s}}\n      stop: 2s\n", 1)
+	doc = strings.Replace(doc, "    minReadySeconds: 1m\n", "    minReadySeconds: 1m\n    timing: *slow\n", 1)
+	sc, err := Parse("f.yaml", []byte(doc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sc.Config
+	if c.Cluster.NodeNameFormat != "node-%d" || c.APIServer.KubeProxyEncoding != sim.EncodingJSON || c.APIServer.EgressBitsPerSec != 800e6 {
+		t.Errorf("cluster/apiserver %+v %+v", c.Cluster, c.APIServer)
+	}
+	wantW := []sim.WatcherConfig{
+		{Name: "coredns", Count: 2, EndpointSlices: true, Encoding: sim.EncodingProtobuf, IncludeHeadless: true},
+		{Name: "legacy", Count: 1, EndpointSlices: true, Endpoints: true, Encoding: sim.EncodingJSON},
+	}
+	if !reflect.DeepEqual(c.APIServer.Watchers, wantW) {
+		t.Errorf("watchers %+v", c.APIServer.Watchers)
+	}
+	if c.Network != (sim.NetworkConfig{Enabled: true, NodeIngressBitsPerSec: 1e9, TransportOverhead: true}) {
+		t.Errorf("network %+v", c.Network)
+	}
+	web, db := c.Services[0], c.Services[1]
+	if web.Count != 3 || web.MinReadySeconds != 10*time.Second || !slices.Equal(web.IPFamilies, []string{"IPv6", "IPv4"}) ||
+		web.Labels["example.com/tier"] != "front" || len(web.Ports) != 2 || web.Ports[1] != (sim.ServicePortConfig{Name: "dns", Protocol: "UDP", Port: 53, TargetPort: 53}) {
+		t.Errorf("web %+v", web)
+	}
+	wantStart := sim.Distribution{Kind: sim.DistUniform, Min: time.Second, Max: 3 * time.Second}
+	if web.Timing.Start != wantStart || db.Timing.Start != wantStart || db.Timing.Stop != sim.Fixed(2*time.Second) || db.Timing.Ready != DefaultPodTiming().Ready {
+		t.Errorf("timing via alias: web %+v db %+v", web.Timing, db.Timing)
+	}
+	if !db.Headless || len(db.Ports) != 0 || db.MinReadySeconds != time.Minute {
+		t.Errorf("db %+v", db)
+	}
+	if a := c.Timeline[3]; a.Pods != 2 || a.NotReadyFor != 10*time.Second || len(a.Services) != 0 {
+		t.Errorf("flip %+v", a)
+	}
+	if a := c.Timeline[4]; a.Labels["x"] != "y" || a.Settle != 5*time.Second {
+		t.Errorf("label %+v", a)
+	}
+	if c.Timeline[5].Nodes != 3 || c.Timeline[6].Duration != time.Minute {
+		t.Errorf("drain/wait %+v %+v", c.Timeline[5], c.Timeline[6])
+	}
+	if !c.RunEndpoints || c.RunEndpointSlices || c.MaxEvents != 1000 || c.EndTime != time.Hour || c.SLO != 20*time.Second {
+		t.Errorf("modes/guards %+v", c)
+	}
+	// --set can create fields the file leaves out, down several levels.
+	sc, err = Parse("f.yaml", []byte(minimal), []string{"controlPlane.endpoints.batchPeriod=500ms", "services[0].labels.app=web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Config.ControlPlane.Endpoints.BatchPeriod != 500*time.Millisecond || sc.Config.Services[0].Labels["app"] != "web" {
+		t.Errorf("--set created fields: %+v", sc.Config)
+	}
+}
