@@ -565,3 +565,17 @@ slo: 20s
 		t.Errorf("--set created fields: %+v", sc.Config)
 	}
 }
+
+func TestNotCreatedYet(t *testing.T) {
+	doc := strings.Replace(minimal, "    replicas: 20\n", "    replicas: 20\n  - name: db\n", 1)
+	doc = strings.Replace(doc, "    action: create\n", "    action: create\n    services: [web]\n", 1)
+	doc += "    services: [nope, db]\n"
+	_, err := Parse("x.yaml", []byte(doc), nil)
+	want := []string{
+		`x.yaml:12:5: timeline[1].services[0]: unknown service "nope"; allowed: db, web`,
+		`x.yaml:12:5: timeline[1].services[1]: service "db" is not created by an earlier create action`,
+	}
+	if err == nil || !slices.Equal(strings.Split(err.Error(), "\n"), want) {
+		t.Fatalf("got %v\nwant %s", err, strings.Join(want, "\n"))
+	}
+}

@@ -46,6 +46,7 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 		}
 		// Resolve service references to entry names.
 		var bases []string
+		var refIndex []int
 		for j, ref := range a.Services {
 			base, ok := resolveService(ref, counts)
 			if !ok {
@@ -58,6 +59,7 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 				continue
 			}
 			bases = append(bases, base)
+			refIndex = append(refIndex, j)
 		}
 		switch a.Kind {
 		case sim.ActionCreate:
@@ -74,7 +76,8 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 			} else if !createdAll {
 				for j, b := range bases {
 					if !created[b] {
-						d.errorf(it, index(p+".services", j), "service %q is not created by an earlier create action", a.Services[j])
+						r := refIndex[j]
+						d.errorf(it, index(p+".services", r), "service %q is not created by an earlier create action", a.Services[r])
 					}
 				}
 			}
