@@ -19,7 +19,7 @@ import (
 
 // maxNodeVisits bounds the work one scenario may cause through YAML aliases (an alias can
 // point at a big subtree, and aliases of aliases multiply).
-const maxNodeVisits = 1 << 22
+const maxNodeVisits = 500_000
 
 // parseYAML parses one YAML document into its root node; nil for an empty document. A
 // second document in the stream is an error. The YAML library is not supposed to panic on
