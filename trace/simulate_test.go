@@ -1,0 +1,165 @@
+package trace
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"epsim/model"
+	"epsim/sim"
+)
+
+// simEpoch is the instant virtual time 0 stands for in the engine's object timestamps
+// (sim/engine.go epoch), so that recorded times and object times agree.
+var simEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// recording is a simulated run written out as a cluster would show it: the pod watch stream
+// in kubectl's format, the arrival time of each of its events, and the Service and Node lists.
+type recording struct {
+	watch    bytes.Buffer
+	arrivals []time.Time
+	services []*model.Service
+	nodes    []*model.Node
+	// decorate, when set, dresses each API pod as a real cluster would show it.
+	decorate func(p *corev1.Pod, at time.Time)
+	created  map[string]model.Timestamp
+	deleting map[string]model.Timestamp
+	err      error
+}
+
+// Progress implements sim.Observer.
+func (r *recording) Progress(sim.Time, int, int) {}
+
+// PodEvent implements sim.PodRecorder: each generated pod event becomes a kubectl watch
+// event built from k8s.io/api types.
+func (r *recording) PodEvent(ev sim.TraceEvent) {
+	at := simEpoch.Add(time.Duration(ev.At))
+	key := ev.Pod.Key()
+	sec := model.Timestamp(at.Truncate(time.Second).UnixNano())
+	if ev.Type == model.EventAdded {
+		r.created[key] = sec
+		delete(r.deleting, key)
+	}
+	if ev.Pod.Terminating && r.deleting[key] == 0 {
+		r.deleting[key] = sec
+	}
+	p := PodToAPI(ev.Pod, r.created[key], r.deleting[key])
+	if r.decorate != nil {
+		r.decorate(p, at)
+	}
+	if err := WriteWatchEvent(&r.watch, ev.Type, p); err != nil && r.err == nil {
+		r.err = err
+	}
+	r.arrivals = append(r.arrivals, at)
+	if ev.Type == model.EventDeleted {
+		delete(r.created, key)
+		delete(r.deleting, key)
+	}
+}
+
+// clock returns a Record clock that gives each event its simulated arrival time.
+func (r *recording) clock() func() time.Time {
+	i := 0
+	return func() time.Time {
+		t := r.arrivals[i]
+		i++
+		return t
+	}
+}
+
+// simulate runs cfg, recording its pods, and returns the recording with the Services and
+// Nodes the engine built. Services and Nodes mirror sim/workload.go newService and
+// sim/engine.go buildNodes (the engine does not export them).
+func simulate(t testing.TB, cfg sim.Config, decorate func(*corev1.Pod, time.Time)) (*recording, *sim.Results) {
+	t.Helper()
+	rec := &recording{decorate: decorate, created: map[string]model.Timestamp{}, deleting: map[string]model.Timestamp{}}
+	res, err := sim.Run(cfg, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.err != nil {
+		t.Fatal(rec.err)
+	}
+	rec.services = servicesOf(cfg)
+	rec.nodes = nodesOf(cfg)
+	return rec, res
+}
+
+func servicesOf(cfg sim.Config) []*model.Service {
+	var out []*model.Service
+	for _, c := range cfg.Services {
+		for k := range max(c.Count, 1) {
+			name := c.Name
+			if c.Count > 1 {
+				name = fmt.Sprintf("%s-%d", c.Name, k)
+			}
+			ns := c.Namespace
+			if ns == "" {
+				ns = "default"
+			}
+			svc := &model.Service{
+				Namespace: ns, Name: name,
+				UID:                      fmt.Sprintf("00000000-0000-4000-8000-%012d", len(out)+1),
+				CreationTimestamp:        model.Timestamp(simEpoch.UnixNano()),
+				Labels:                   maps.Clone(c.Labels),
+				Selector:                 map[string]string{"app": name},
+				ClusterIP:                "10.96.0.10",
+				PublishNotReadyAddresses: c.PublishNotReadyAddresses,
+				TrafficDistribution:      c.TrafficDistribution,
+			}
+			if c.Headless {
+				svc.ClusterIP = "None"
+			}
+			if c.TopologyMode != "" {
+				svc.Annotations = map[string]string{model.AnnotationTopologyMode: c.TopologyMode}
+			}
+			for _, f := range c.IPFamilies {
+				svc.IPFamilies = append(svc.IPFamilies, model.IPFamily(f))
+			}
+			if len(svc.IPFamilies) == 0 {
+				svc.IPFamilies = []model.IPFamily{model.IPv4}
+			}
+			if svc.IPFamilies[0] == model.IPv6 && !c.Headless {
+				svc.ClusterIP = "fd00:10:96::a"
+			}
+			for _, p := range c.Ports {
+				proto := model.Protocol(p.Protocol)
+				if proto == "" {
+					proto = model.ProtocolTCP
+				}
+				target := p.TargetPort
+				if target == 0 {
+					target = p.Port
+				}
+				sp := model.ServicePort{Name: p.Name, Protocol: proto, Port: p.Port, TargetPort: model.IntPort(target)}
+				if p.AppProtocol != "" {
+					sp.AppProtocol = model.Ptr(p.AppProtocol)
+				}
+				svc.Ports = append(svc.Ports, sp)
+			}
+			out = append(out, svc)
+		}
+	}
+	return out
+}
+
+func nodesOf(cfg sim.Config) []*model.Node {
+	c := cfg.Cluster
+	format := c.NodeNameFormat
+	if format == "" {
+		format = "node-%d"
+	}
+	out := make([]*model.Node, c.Nodes)
+	for i := range c.Nodes {
+		n := &model.Node{Name: fmt.Sprintf(format, i), Region: c.Region, AllocatableMilliCPU: c.NodeMilliCPU, Ready: true}
+		if len(c.Zones) > 0 {
+			n.Zone = c.Zones[i%len(c.Zones)]
+		}
+		out[i] = n
+	}
+	return out
+}

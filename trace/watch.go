@@ -1,0 +1,322 @@
+package trace
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"epsim/model"
+	"epsim/sim"
+)
+
+// Stats describes a stream as it was read: how many events were used, what was skipped and
+// where the event times came from.
+type Stats struct {
+	// Events is the number of events of the wanted kind returned.
+	Events int64 `json:"events"`
+	// Skipped counts events left out, keyed "kind Service" for other kinds of object or
+	// "type BOOKMARK" for watch event types other than ADDED, MODIFIED and DELETED.
+	Skipped map[string]int64 `json:"skipped,omitempty"`
+	// RecordedTimes is true when the events carry the time they arrived ('sim record'), false
+	// when times were taken from the objects' own timestamps.
+	RecordedTimes bool `json:"recordedTimes"`
+	// Clamped counts events whose own timestamps were earlier than the previous event's time;
+	// stream order wins, so they were moved forward (object timestamps only).
+	Clamped int64 `json:"clamped"`
+	// Start is the wall-clock instant time 0 of the replay stands for.
+	Start time.Time `json:"start"`
+}
+
+// SkippedKeys returns the keys of Skipped, sorted.
+func (s *Stats) SkippedKeys() []string {
+	keys := make([]string, 0, len(s.Skipped))
+	for k := range s.Skipped {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func (s *Stats) skip(key string) {
+	if s.Skipped == nil {
+		s.Skipped = map[string]int64{}
+	}
+	s.Skipped[key]++
+}
+
+// wireEvent is one value of a watch stream: kubectl's {"type", "object"} with, in a trace
+// written by Record, the arrival "time". Kind and Items are only read to recognise a bare
+// object or a list given where a watch stream belongs.
+type wireEvent struct {
+	Time   string          `json:"time"`
+	Type   string          `json:"type"`
+	Object json.RawMessage `json:"object"`
+	Kind   string          `json:"kind"`
+}
+
+// typeMeta is an object's apiVersion and kind.
+type typeMeta struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
+// ErrFormat is wrapped by every error about malformed input.
+var ErrFormat = errors.New("trace: malformed input")
+
+// InputError locates a problem in an input stream.
+type InputError struct {
+	// Name is the input's name (a file name, or "stdin").
+	Name string
+	// Event is the 1-based number of the JSON value (watch event or object) in the stream.
+	Event int64
+	// Offset is the byte offset in the stream where the problem is.
+	Offset int64
+	// Msg says what was found and what was expected.
+	Msg string
+	// Truncated is true when the input ended in the middle of a value.
+	Truncated bool
+}
+
+func (e *InputError) Error() string {
+	return fmt.Sprintf("%s: event %d at byte %d: %s", e.Name, e.Event, e.Offset, e.Msg)
+}
+
+// Unwrap makes errors.Is(err, ErrFormat) true.
+func (e *InputError) Unwrap() error { return ErrFormat }
+
+// jsonStream reads one JSON value after another (pretty-printed and concatenated, as kubectl
+// writes them, or one per line) and turns decoding errors into InputErrors.
+type jsonStream struct {
+	name string
+	src  *errReader
+	dec  *json.Decoder
+	n    int64
+}
+
+// errReader remembers the last read error, so that an I/O failure is told apart from bad
+// input.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
+}
+
+func newJSONStream(r io.Reader, name string) *jsonStream {
+	src := &errReader{r: bufio.NewReaderSize(r, 64<<10)}
+	return &jsonStream{name: name, src: src, dec: json.NewDecoder(src)}
+}
+
+// next decodes the next value into v. It returns io.EOF at a clean end.
+func (s *jsonStream) next(v any) error {
+	start := s.dec.InputOffset()
+	if !s.dec.More() {
+		// More is false at EOF and before a stray closing bracket; Decode tells them apart.
+		var skip json.RawMessage
+		err := s.dec.Decode(&skip)
+		if errors.Is(err, io.EOF) && s.src.err == nil {
+			return io.EOF
+		}
+		if err == nil {
+			err = errors.New("unexpected value")
+		}
+		s.n++
+		return s.wrap(start, err)
+	}
+	s.n++
+	if err := s.dec.Decode(v); err != nil {
+		return s.wrap(start, err)
+	}
+	return nil
+}
+
+// errorf returns an InputError at offset for the current value.
+func (s *jsonStream) errorf(offset int64, format string, args ...any) error {
+	return &InputError{Name: s.name, Event: s.n, Offset: offset, Msg: fmt.Sprintf(format, args...)}
+}
+
+// wrap explains err, met while decoding the value that starts at byte start.
+func (s *jsonStream) wrap(start int64, err error) error {
+	if s.src.err != nil && errors.Is(err, s.src.err) {
+		return fmt.Errorf("%s: %w", s.name, err) // an I/O error, not bad input
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		e := s.errorf(s.dec.InputOffset(), "truncated input: the JSON value that starts at byte %d ends before it is complete (expected the rest of a watch event object)", start)
+		e.(*InputError).Truncated = true
+		return e
+	case errors.As(err, &syn):
+		return s.errorf(syn.Offset, "malformed JSON (expected a JSON object): %v", syn)
+	case errors.As(err, &typ):
+		return s.errorf(start+typ.Offset, "field %q: expected %s, got JSON %s", typ.Field, typ.Type, typ.Value)
+	}
+	return s.errorf(start, "%v", err)
+}
+
+// objectError explains an error decoding the object of the event that starts at byte start.
+// Offsets inside the object are relative to it, so the event's offset is given.
+func (s *jsonStream) objectError(start int64, kind string, err error) error {
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		return s.errorf(start, "%s field %q: expected %s, got JSON %s", kind, typ.Field, typ.Type, typ.Value)
+	}
+	return s.errorf(start, "%s: %v", kind, err)
+}
+
+// timeMode says where event times come from; the first event decides.
+type timeMode uint8
+
+const (
+	timesUnknown timeMode = iota
+	timesRecorded
+	timesFromObjects
+)
+
+// watchReader reads a watch stream of one kind of object and times its events.
+//
+// Recorded times (a trace from Record): time 0 is the first event's time.
+//
+// Object times (a raw kubectl stream): an event's time is the latest timestamp its object
+// carries (objectTime), but never earlier than the previous event's, since the stream's
+// order is the order things happened in. The leading ADDED events are the listing kubectl
+// prints when the watch starts (objects that existed before it): they are the state at time
+// 0, and time 0 is the latest timestamp among them, so old objects do not stretch the
+// replay back to when they were created.
+type watchReader struct {
+	s    *jsonStream
+	kind string
+	// objectTime decodes raw (an object of kind) and returns its own latest timestamp.
+	decode func(raw []byte) (time.Time, error)
+
+	mode    timeMode
+	start   time.Time
+	leading bool // still reading the initial listing (object times)
+	prevAt  sim.Time
+	stats   Stats
+}
+
+func newWatchReader(r io.Reader, name, kind string, decode func([]byte) (time.Time, error)) *watchReader {
+	return &watchReader{s: newJSONStream(r, name), kind: kind, decode: decode, leading: true}
+}
+
+// next reads up to the next event of the wanted kind, decodes its object (through decode)
+// and returns its type and time.
+func (r *watchReader) next() (model.EventType, sim.Time, error) {
+	for {
+		var ev wireEvent
+		start := r.s.dec.InputOffset()
+		if err := r.s.next(&ev); err != nil {
+			return "", 0, err
+		}
+		if ev.Object == nil {
+			return "", 0, r.notAnEvent(start, ev)
+		}
+		var tm typeMeta
+		if err := json.Unmarshal(ev.Object, &tm); err != nil {
+			return "", 0, r.s.errorf(start, "\"object\" is not a Kubernetes object: %v", err)
+		}
+		var typ model.EventType
+		switch ev.Type {
+		case string(model.EventAdded), string(model.EventModified), string(model.EventDeleted):
+			typ = model.EventType(ev.Type)
+		case "":
+			return "", 0, r.s.errorf(start, "watch event without \"type\" (expected ADDED, MODIFIED or DELETED)")
+		default:
+			r.stats.skip("type " + ev.Type)
+			continue
+		}
+		if tm.Kind != r.kind {
+			kind := tm.Kind
+			if kind == "" {
+				kind = "(none)"
+			}
+			r.stats.skip("kind " + kind)
+			continue
+		}
+		objTime, err := r.decode(ev.Object)
+		if err != nil {
+			return "", 0, r.s.objectError(start, r.kind, err)
+		}
+		at, err := r.time(start, ev, typ, objTime)
+		if err != nil {
+			return "", 0, err
+		}
+		r.stats.Events++
+		return typ, at, nil
+	}
+}
+
+// notAnEvent explains a value that is not a watch event.
+func (r *watchReader) notAnEvent(start int64, ev wireEvent) error {
+	switch {
+	case ev.Kind == r.kind:
+		return r.s.errorf(start, "a bare %s object, expected a watch event {\"type\": …, \"object\": …}: record with kubectl's --output-watch-events", r.kind)
+	case strings.HasSuffix(ev.Kind, "List"):
+		return r.s.errorf(start, "a %s, expected a watch event {\"type\": …, \"object\": …}: record with 'kubectl get … --watch --output-watch-events -o json'", ev.Kind)
+	}
+	return r.s.errorf(start, "expected a watch event {\"type\": …, \"object\": …}, found no \"object\"")
+}
+
+// time assigns an event its replay time (see watchReader).
+func (r *watchReader) time(offset int64, ev wireEvent, typ model.EventType, objTime time.Time) (sim.Time, error) {
+	recorded := ev.Time != ""
+	if r.mode == timesUnknown {
+		r.mode = timesFromObjects
+		if recorded {
+			r.mode = timesRecorded
+		}
+		r.stats.RecordedTimes = recorded
+	}
+	if recorded != (r.mode == timesRecorded) {
+		if recorded {
+			return 0, r.s.errorf(offset, "this event has a \"time\" but the first one had none: do not mix recorded traces and raw kubectl output")
+		}
+		return 0, r.s.errorf(offset, "this event has no \"time\" but the first one had one: do not mix recorded traces and raw kubectl output")
+	}
+	if recorded {
+		t, err := time.Parse(time.RFC3339Nano, ev.Time)
+		if err != nil {
+			return 0, r.s.errorf(offset, "\"time\" %q: expected an RFC 3339 time such as 2026-01-02T15:04:05.123456789Z", ev.Time)
+		}
+		if r.stats.Events == 0 {
+			r.start = t
+			r.stats.Start = t
+		}
+		return sim.Time(t.Sub(r.start)), nil
+	}
+	if r.leading && typ == model.EventAdded {
+		if objTime.After(r.start) || r.stats.Events == 0 {
+			r.start = objTime
+			r.stats.Start = objTime
+		}
+		return 0, nil
+	}
+	r.leading = false
+	if r.stats.Events == 0 {
+		r.start = objTime
+		r.stats.Start = objTime
+	}
+	at := sim.Time(objTime.Sub(r.start))
+	if at < r.prevAt {
+		if at < r.prevAt-sim.Time(time.Second) {
+			// Timestamps have second precision: only a full second back is out of order.
+			r.stats.Clamped++
+		}
+		at = r.prevAt
+	}
+	r.prevAt = at
+	return at, nil
+}
