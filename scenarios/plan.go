@@ -39,6 +39,8 @@ type Plan struct {
 	// Name and Description come from the plan file.
 	Name        string
 	Description string
+	// Notes is free text for the report (paragraphs separated by blank lines).
+	Notes string
 	// File is where the plan came from, as errors print it ("scenarios/plans/NAME.yaml" for a
 	// shipped plan).
 	File string
@@ -108,7 +110,7 @@ type GridPoint struct {
 const DefaultWriteWindow = 10 * time.Second
 
 var (
-	planFields   = []string{"name", "description", "scenario", "seed", "set", "grid", "churn", "budgets"}
+	planFields   = []string{"name", "description", "notes", "scenario", "seed", "set", "grid", "churn", "budgets"}
 	axisFields   = []string{"name", "set", "values"}
 	budgetFields = []string{"perNodeIngressPerDay", "peakEgress", "writesPerSecond", "writeWindow"}
 )
@@ -224,6 +226,9 @@ func (d *decoder) decodePlan(root *yaml.Node) *Plan {
 	}
 	if e, ok := f["description"]; ok {
 		p.Description, _ = d.str(e.val, "description")
+	}
+	if e, ok := f["notes"]; ok {
+		p.Notes, _ = d.str(e.val, "notes")
 	}
 	if e, ok := f["scenario"]; ok {
 		if v, ok := d.str(e.val, "scenario"); ok {

@@ -55,7 +55,7 @@ var commands []*command
 func init() {
 	commands = []*command{cmdRun, cmdValidate, cmdScenarios,
 		stub("check", "check SCENARIO...", "fail when update volume regresses past a baseline or budget", 6),
-		stub("plan", "plan PLAN.yaml", "capacity-planning report over a grid of cluster shapes", 5),
+		cmdPlan,
 		cmdPlot,
 		stub("replay", "replay FILE", "account recorded pod churn (kubectl get pods --watch -o json)", 7),
 		stub("record", "record", "record pod churn from a cluster for replay", 7),

@@ -1,0 +1,363 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"epsim/reports"
+	"epsim/scenarios"
+	"epsim/sim"
+)
+
+var cmdPlan = &command{
+	name:  "plan",
+	usage: "plan PLAN.yaml",
+	short: "capacity-planning report over a grid of cluster shapes",
+	long: `Plan runs a capacity plan: a base scenario and a grid of overrides (any scenario field,
+as with --set), every point of the grid with both control planes, and writes a report that
+answers the plan's budgets — per-node ingress per day, peak API server egress, write rate
+against the controllers' QPS — and, per service size, recommends the maxEndpointsPerSlice
+that fans out the fewest bytes within them. It lists every limit a layout hits: Endpoints
+over the etcd request limit, truncation at 1000 addresses, egress saturation, writes over
+the QPS budget. PLAN is a file or the name of a shipped plan (slice-size, cluster-size,
+kep-752).
+
+The points run in parallel (--jobs, default all cores); results are placed by grid index,
+so the same plan gives the same report byte for byte. A point whose run fails is listed in
+the report and the CSV; the others still count. A progress bar with an ETA is shown on
+stderr when it is a terminal.
+
+--out DIR writes report.md, report.html (self-contained, charts embedded), results.csv (one
+row per point, every summary figure), plan.json (all point results) and the charts as PNG
+and SVG, atomically. Without --out, report.md goes to stdout.
+
+To spread a big plan over machines, run each share with --shard i/n (i = 0..n-1); each
+writes partial-i-of-n.json into --out (or to stdout without --out). Then --merge builds the
+report from the partials (directories or files), identical to a one-machine run. See
+docs/plan.md for running the shards as a Kubernetes Indexed Job.
+
+Examples:
+
+    sim plan slice-size --out results/slice-size
+    sim plan scenarios/plans/cluster-size.yaml --jobs 2
+    sim plan kep-752 --shard 0/4 --out results/kep/0
+    sim plan --merge results/kep/0 results/kep/1 results/kep/2 results/kep/3 --out results/kep`,
+	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
+		o := &planOptions{}
+		fs.StringVar(&o.out, "out", "", "write the report, CSV, charts (or the shard's partial) into `DIR`")
+		fs.StringVar(&o.shard, "shard", "", "run only share `i/n` of the grid (points with index mod n = i) and write a partial")
+		fs.BoolVar(&o.merge, "merge", false, "build the report from partials (the arguments: directories or partial files)")
+		fs.IntVar(&o.jobs, "jobs", 0, "runs in parallel (`N`, default: the number of cores)")
+		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
+		return func(e *env, args []string) error { return o.run(e, args) }
+	},
+}
+
+// planOptions are the parsed flags of 'sim plan'.
+type planOptions struct {
+	out, shard   string
+	merge, quiet bool
+	charts       bool
+	jobs         int
+}
+
+func (o *planOptions) run(e *env, args []string) error {
+	if o.jobs < 0 {
+		return usageErrorf("plan", "--jobs %d: want 1 or more (0 = all cores)", o.jobs)
+	}
+	if o.merge {
+		if o.shard != "" {
+			return usageErrorf("plan", "--merge and --shard do not go together")
+		}
+		if len(args) == 0 {
+			return usageErrorf("plan", "plan --merge takes the partials: directories or files")
+		}
+		return o.runMerge(e, args)
+	}
+	if len(args) != 1 {
+		return usageErrorf("plan", "plan takes exactly one plan (a file or a shipped name), got %d", len(args))
+	}
+	shards := 1
+	shard := 0
+	if o.shard != "" {
+		var err error
+		if shard, shards, err = parseShard(o.shard); err != nil {
+			return usageErrorf("plan", "--shard %q: %v", o.shard, err)
+		}
+	}
+	plan, err := scenarios.LoadPlan(args[0])
+	if err != nil {
+		return badInput(err)
+	}
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	var points []scenarios.GridPoint
+	for _, p := range plan.Points {
+		if p.Index%shards == shard {
+			points = append(points, p)
+		}
+	}
+	res := &reports.PlanResults{Format: reports.PlanFormat, Plan: planSpec(plan), Shard: shard, Shards: shards}
+	started := time.Now()
+	res.Points = o.runPoints(e, plan, points)
+	failed := 0
+	for _, p := range res.Points {
+		if p.Error != "" {
+			failed++
+		}
+	}
+	if !o.quiet {
+		fmt.Fprintf(e.stderr, "plan %s: %d points in %s", plan.Name, len(points), time.Since(started).Round(time.Millisecond))
+		if failed > 0 {
+			fmt.Fprintf(e.stderr, ", %d failed (listed in the report)", failed)
+		}
+		fmt.Fprintln(e.stderr)
+	}
+	// The partial is what a report is built from, on one machine or after a merge: going
+	// through its bytes here makes both give the same report.
+	var buf bytes.Buffer
+	if err := reports.WritePlanPartial(&buf, res); err != nil {
+		return err
+	}
+	if o.shard != "" {
+		name := partialName(shard, shards)
+		if o.out == "" {
+			_, err := e.stdout.Write(buf.Bytes())
+			return err
+		}
+		out := &outputDir{dir: o.out}
+		if err := out.write(name, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+			out.abort()
+			return fmt.Errorf("--out %s: %w (no files written)", o.out, err)
+		}
+		return out.commit()
+	}
+	full, err := reports.ReadPlanPartial(&buf)
+	if err != nil {
+		return err
+	}
+	return o.writeReport(e, full)
+}
+
+// runMerge reads partials and writes the report of the whole grid.
+func (o *planOptions) runMerge(e *env, args []string) error {
+	var files []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return badInput(err)
+		}
+		if !st.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		found, err := filepath.Glob(filepath.Join(a, "partial-*-of-*.json"))
+		if err != nil {
+			return badInput(err)
+		}
+		if len(found) == 0 {
+			return badInput(fmt.Errorf("%s: no partial-*-of-*.json files (written by sim plan --shard i/n --out DIR)", a))
+		}
+		slices.Sort(found)
+		files = append(files, found...)
+	}
+	var parts []*reports.PlanResults
+	for _, f := range files {
+		part, err := readPartial(f)
+		if err != nil {
+			return badInput(err)
+		}
+		parts = append(parts, part)
+	}
+	merged, err := reports.MergePlanPartials(parts)
+	if err != nil {
+		return badInput(err)
+	}
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	return o.writeReport(e, merged)
+}
+
+func readPartial(name string) (*reports.PlanResults, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	part, err := reports.ReadPlanPartial(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return part, nil
+}
+
+// writeReport writes the report files into --out, or report.md to stdout.
+func (o *planOptions) writeReport(e *env, res *reports.PlanResults) error {
+	var charts []*reports.Chart
+	if o.charts || o.out == "" {
+		var err error
+		if charts, err = reports.PlanCharts(res); err != nil {
+			return err
+		}
+	}
+	if o.out == "" {
+		return reports.WritePlanMarkdown(e.stdout, res, charts)
+	}
+	out := &outputDir{dir: o.out}
+	err := func() error {
+		for _, f := range []struct {
+			name   string
+			render func(w io.Writer) error
+		}{
+			{"report.md", func(w io.Writer) error { return reports.WritePlanMarkdown(w, res, charts) }},
+			{"report.html", func(w io.Writer) error { return reports.WritePlanHTML(w, res, charts) }},
+			{"results.csv", func(w io.Writer) error { return reports.WritePlanCSV(w, res) }},
+			{"plan.json", func(w io.Writer) error { return reports.WritePlanPartial(w, res) }},
+		} {
+			if err := out.write(f.name, f.render); err != nil {
+				return err
+			}
+		}
+		for _, c := range charts {
+			for _, format := range reports.ChartFormats {
+				if err := out.write(c.Name+"."+format, func(w io.Writer) error { return c.Render(w, format) }); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		out.abort()
+		return fmt.Errorf("--out %s: %w (no files written)", o.out, err)
+	}
+	return out.commit()
+}
+
+// runPoints runs the points on --jobs workers and returns their records in grid order.
+func (o *planOptions) runPoints(e *env, plan *scenarios.Plan, points []scenarios.GridPoint) []reports.PlanPoint {
+	jobs := o.jobs
+	if jobs == 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	jobs = max(1, min(jobs, len(points)))
+	window := int(plan.Budgets.WriteWindow / time.Second)
+	out := make([]reports.PlanPoint, len(points))
+	var bar *progressbar.ProgressBar
+	if !o.quiet && e.stderrIsTerminal && len(points) > 0 {
+		bar = progressbar.NewOptions(len(points),
+			progressbar.OptionSetWriter(e.stderr),
+			progressbar.OptionSetDescription("plan "+plan.Name),
+			progressbar.OptionSetWidth(30),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+		defer bar.Finish()
+	}
+	next := make(chan int)
+	done := make(chan int)
+	for range jobs {
+		go func() {
+			for i := range next {
+				p := points[i]
+				res, err := runPoint(e, p.Config)
+				out[i] = reports.NewPlanPoint(p.Index, p.Values, p.Config, res, err, window)
+				done <- i
+			}
+		}()
+	}
+	go func() {
+		for i := range points {
+			next <- i
+		}
+		close(next)
+	}()
+	for range points {
+		<-done
+		if bar != nil {
+			bar.Add(1)
+		}
+	}
+	return out
+}
+
+// runPoint runs one configuration; a panic in the engine fails the point, not the plan.
+func runPoint(e *env, cfg sim.Config) (res *sim.Results, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("engine panic: %v", r)
+		}
+	}()
+	return e.runSim(cfg, nil)
+}
+
+// parseShard parses "i/n" with 0 <= i < n.
+func parseShard(s string) (int, int, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil {
+		return 0, 0, errors.New("want i/n, like 0/4")
+	}
+	if n < 1 || n > scenarios.MaxPlanPoints || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("want 0 <= i < n <= %d", scenarios.MaxPlanPoints)
+	}
+	return i, n, nil
+}
+
+// partialName is the file a shard writes: sortable, and naming its share.
+func partialName(shard, shards int) string {
+	return fmt.Sprintf("partial-%05d-of-%05d.json", shard, shards)
+}
+
+// planFileName is the plan's file as reports print it: as given, but never an absolute
+// path (outputs carry no host paths).
+func planFileName(file string) string {
+	if filepath.IsAbs(file) {
+		file = filepath.Base(file)
+	}
+	return filepath.ToSlash(file)
+}
+
+// planSpec turns a loaded plan into what the report needs to know about it.
+func planSpec(p *scenarios.Plan) reports.PlanSpec {
+	spec := reports.PlanSpec{
+		Name: p.Name, Description: p.Description, Notes: p.Notes,
+		File: planFileName(p.File), Scenario: p.Scenario, Set: p.Set,
+		GridPoints: len(p.Points),
+		Budgets: reports.PlanBudgets{
+			PerNodeBytesPerDay:    p.Budgets.PerNodeBytesPerDay,
+			PeakEgressBytesPerSec: int64(p.Budgets.PeakEgressBitsPerSec / 8),
+			WritesPerSec:          p.Budgets.WritesPerSec,
+			WriteWindowSeconds:    int(p.Budgets.WriteWindow / time.Second),
+		},
+	}
+	for _, ax := range p.Axes {
+		spec.Axes = append(spec.Axes, reports.PlanAxis{Name: ax.Name, Paths: ax.Paths, Values: ax.Values})
+	}
+	for _, c := range p.Churn {
+		spec.Churn = append(spec.Churn, reports.PlanPhaseRate{Phase: c.Phase, PerDay: c.PerDay})
+	}
+	return spec
+}

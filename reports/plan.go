@@ -1,0 +1,451 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"epsim/sim"
+)
+
+// PlanFormat names the version of the plan partial file format (PlanResults as JSON).
+const PlanFormat = "epsim-plan/1"
+
+// PlanResults is everything a capacity-planning report is rendered from: the plan and one
+// record per grid point that ran. It is also the partial file `sim plan --shard` writes, so
+// a report built from merged partials is the report of one machine, byte for byte.
+type PlanResults struct {
+	Format string   `json:"format"`
+	Plan   PlanSpec `json:"plan"`
+	// Shard and Shards say which share of the grid a partial holds (0 and 1 for all of it).
+	Shard  int `json:"shard"`
+	Shards int `json:"shards"`
+	// Points are in grid-index order.
+	Points []PlanPoint `json:"points"`
+}
+
+// PlanSpec is what a report needs to know about the plan itself.
+type PlanSpec struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Notes       string `json:"notes,omitempty"`
+	// File is the plan file; Scenario the base scenario as the plan names it.
+	File     string `json:"file"`
+	Scenario string `json:"scenario"`
+	// Set are the overrides applied to every point.
+	Set  []string   `json:"set,omitempty"`
+	Axes []PlanAxis `json:"axes"`
+	// Churn weighs phases for per-day figures.
+	Churn   []PlanPhaseRate `json:"churn,omitempty"`
+	Budgets PlanBudgets     `json:"budgets"`
+	// GridPoints is the number of points of the whole grid.
+	GridPoints int `json:"gridPoints"`
+}
+
+// PlanAxis is one grid dimension.
+type PlanAxis struct {
+	Name   string   `json:"name"`
+	Paths  []string `json:"paths"`
+	Values []string `json:"values"`
+}
+
+// PlanPhaseRate is how many times per day a phase happens.
+type PlanPhaseRate struct {
+	Phase  string  `json:"phase"`
+	PerDay float64 `json:"perDay"`
+}
+
+// PlanBudgets are the limits every point is held to; zero means none, except WritesPerSec,
+// where zero means each controller's own client QPS.
+type PlanBudgets struct {
+	PerNodeBytesPerDay    int64   `json:"perNodeBytesPerDay,omitempty"`
+	PeakEgressBytesPerSec int64   `json:"peakEgressBytesPerSec,omitempty"`
+	WritesPerSec          float64 `json:"writesPerSec,omitempty"`
+	// WriteWindowSeconds is the window of the sustained write rate.
+	WriteWindowSeconds int `json:"writeWindowSeconds"`
+}
+
+// PlanPoint is one grid point: its coordinates, the facts of its configuration the report
+// compares against, and its summary (nil when the run failed, with Error set).
+type PlanPoint struct {
+	Index  int      `json:"index"`
+	Values []string `json:"values"`
+	Seed   uint64   `json:"seed"`
+	// Facts of the configuration.
+	Nodes                int     `json:"nodes"`
+	Services             int     `json:"services"`
+	EndpointsPerService  int     `json:"endpointsPerService"`
+	MaxEndpointsPerSlice int     `json:"maxEndpointsPerSlice"`
+	BatchPeriodSeconds   float64 `json:"batchPeriodSeconds"`
+	Encoding             string  `json:"encoding"`
+	ObjectSizeLimitBytes int64   `json:"objectSizeLimitBytes"`
+	// EgressCapacityBytesPerSec is all API servers' egress bandwidth; 0 = unlimited.
+	EgressCapacityBytesPerSec int64   `json:"egressCapacityBytesPerSec"`
+	EndpointsQPS              float64 `json:"endpointsQPS"`
+	EndpointSliceQPS          float64 `json:"endpointSliceQPS"`
+	SLOSeconds                float64 `json:"sloSeconds"`
+	// RolloutPhase is the first rollout phase of the timeline ("" if none).
+	RolloutPhase string `json:"rolloutPhase,omitempty"`
+	// Error is why the run failed; Summary is nil then.
+	Error   string   `json:"error,omitempty"`
+	Summary *Summary `json:"summary,omitempty"`
+	// WritesPerSec is each mode's highest write rate sustained over the budget's window.
+	WritesPerSec PlanModeRates `json:"writesPerSec"`
+}
+
+// PlanModeRates is a rate per mode.
+type PlanModeRates struct {
+	Endpoints      float64 `json:"endpoints"`
+	EndpointSlices float64 `json:"endpointslices"`
+}
+
+func (r PlanModeRates) mode(m sim.Mode) float64 {
+	if m == sim.ModeEndpoints {
+		return r.Endpoints
+	}
+	return r.EndpointSlices
+}
+
+// NewPlanPoint records one grid point: the facts of cfg, and the summary of res (or runErr
+// when the run failed). windowSeconds is the sustained-write-rate window (at least 1).
+func NewPlanPoint(index int, values []string, cfg sim.Config, res *sim.Results, runErr error, windowSeconds int) PlanPoint {
+	p := PlanPoint{
+		Index:                index,
+		Values:               slices.Clone(values),
+		Seed:                 cfg.Seed,
+		Nodes:                cfg.Cluster.Nodes,
+		MaxEndpointsPerSlice: cfg.ControlPlane.MaxEndpointsPerSlice,
+		BatchPeriodSeconds:   cfg.ControlPlane.EndpointSlice.BatchPeriod.Seconds(),
+		Encoding:             string(cfg.APIServer.KubeProxyEncoding),
+		ObjectSizeLimitBytes: cfg.APIServer.ObjectSizeLimitBytes,
+		EndpointsQPS:         cfg.ControlPlane.Endpoints.QPS,
+		EndpointSliceQPS:     cfg.ControlPlane.EndpointSlice.QPS,
+		SLOSeconds:           cfg.SLO.Seconds(),
+	}
+	if cfg.APIServer.EgressBitsPerSec > 0 {
+		p.EgressCapacityBytesPerSec = int64(math.Round(cfg.APIServer.EgressBitsPerSec / 8 * float64(max(cfg.APIServer.Replicas, 1))))
+	}
+	for _, s := range cfg.Services {
+		p.Services += max(s.Count, 1)
+		p.EndpointsPerService = max(p.EndpointsPerService, s.Replicas)
+	}
+	for _, a := range cfg.Timeline {
+		if a.Kind == sim.ActionRollout {
+			p.RolloutPhase = a.Name
+			break
+		}
+	}
+	switch {
+	case runErr != nil:
+		p.Error = runErr.Error()
+	case res == nil:
+		p.Error = "the engine returned no results"
+	default:
+		var modes []sim.Mode
+		if cfg.RunEndpoints {
+			modes = append(modes, sim.ModeEndpoints)
+		}
+		if cfg.RunEndpointSlices {
+			modes = append(modes, sim.ModeEndpointSlices)
+		}
+		p.Summary = NewSummary(res, modes)
+		p.WritesPerSec = sustainedWrites(res.Series, max(windowSeconds, 1))
+	}
+	return p
+}
+
+// sustainedWrites returns each mode's largest number of writes in any window of w seconds,
+// divided by w.
+func sustainedWrites(series []sim.Bucket, w int) PlanModeRates {
+	dense := DenseSeries(series)
+	var best, cur [2]int64
+	for i, b := range dense {
+		cur[0] += b.Endpoints.Writes
+		cur[1] += b.EndpointSlices.Writes
+		if i >= w {
+			cur[0] -= dense[i-w].Endpoints.Writes
+			cur[1] -= dense[i-w].EndpointSlices.Writes
+		}
+		best[0], best[1] = max(best[0], cur[0]), max(best[1], cur[1])
+	}
+	return PlanModeRates{Endpoints: float64(best[0]) / float64(w), EndpointSlices: float64(best[1]) / float64(w)}
+}
+
+// ok reports whether the point ran.
+func (p *PlanPoint) ok() bool { return p.Error == "" && p.Summary != nil }
+
+// mode returns the point's total for mode m, or nil.
+func (p *PlanPoint) mode(m sim.Mode) *ModeSummary {
+	if !p.ok() {
+		return nil
+	}
+	return p.Summary.Total.Mode(m)
+}
+
+// phase returns the point's phase by name, or nil.
+func (p *PlanPoint) phase(name string) *PhaseSummary {
+	if !p.ok() {
+		return nil
+	}
+	for i := range p.Summary.Phases {
+		if p.Summary.Phases[i].Name == name {
+			return &p.Summary.Phases[i]
+		}
+	}
+	return nil
+}
+
+// rolloutBytes returns the bytes mode m fanned out in the point's rollout phase.
+func (p *PlanPoint) rolloutBytes(m sim.Mode) (int64, bool) {
+	ph := p.phase(p.RolloutPhase)
+	if ph == nil || ph.Mode(m) == nil {
+		return 0, false
+	}
+	return ph.Mode(m).FanoutBytes, true
+}
+
+// perNodeBytesPerDay weighs each phase's per-node bytes by the plan's churn.
+func (p *PlanPoint) perNodeBytesPerDay(churn []PlanPhaseRate, m sim.Mode) (int64, bool) {
+	if len(churn) == 0 || !p.ok() {
+		return 0, false
+	}
+	total := 0.0
+	for _, r := range churn {
+		if ph := p.phase(r.Phase); ph != nil && ph.Mode(m) != nil {
+			total += float64(ph.Mode(m).PerNodeBytes) * r.PerDay
+		}
+	}
+	return int64(math.Round(total)), true
+}
+
+// PlanLimit is one limit a layout hits at one grid point.
+type PlanLimit struct {
+	Mode sim.Mode
+	// Kind is a stable key: objectSize, truncated, egressSaturated, egressBudget, writeRate,
+	// perNodeIngress, slo.
+	Kind string
+	// Text says what happened, with the figures.
+	Text string
+}
+
+// Limits returns every limit mode m hits at point p, in a fixed order.
+func (r *PlanResults) Limits(p *PlanPoint, m sim.Mode) []PlanLimit {
+	ms := p.mode(m)
+	if ms == nil {
+		return nil
+	}
+	var out []PlanLimit
+	add := func(kind, format string, args ...any) {
+		out = append(out, PlanLimit{Mode: m, Kind: kind, Text: fmt.Sprintf(format, args...)})
+	}
+	if ms.FailedWrites > 0 || (p.ObjectSizeLimitBytes > 0 && ms.MaxObjectBytes > p.ObjectSizeLimitBytes) {
+		add("objectSize", "over the etcd request limit: largest object %s > %s; %s failed writes",
+			FormatBytes(ms.MaxObjectBytes), formatLimitBytes(p.ObjectSizeLimitBytes), formatCount(ms.FailedWrites))
+	}
+	if ms.TruncatedObjects > 0 {
+		add("truncated", "truncated at 1000 addresses (%s writes)", formatCount(ms.TruncatedObjects))
+	}
+	if p.EgressCapacityBytesPerSec > 0 && ms.PeakEgressBytesPerSec >= p.EgressCapacityBytesPerSec {
+		add("egressSaturated", "API server egress saturated: peak %s = capacity %s", FormatRate(ms.PeakEgressBytesPerSec), FormatRate(p.EgressCapacityBytesPerSec))
+	}
+	if b := r.Plan.Budgets.PeakEgressBytesPerSec; b > 0 && ms.PeakEgressBytesPerSec > b {
+		add("egressBudget", "peak egress %s > budget %s", FormatRate(ms.PeakEgressBytesPerSec), FormatRate(b))
+	}
+	if budget, name := r.writeBudget(p, m); budget > 0 && p.WritesPerSec.mode(m) >= budget {
+		add("writeRate", "writes/s at or over %s: %.1f/s sustained over %ds vs %.1f/s",
+			name, p.WritesPerSec.mode(m), r.Plan.Budgets.WriteWindowSeconds, budget)
+	}
+	if b := r.Plan.Budgets.PerNodeBytesPerDay; b > 0 {
+		if v, ok := p.perNodeBytesPerDay(r.Plan.Churn, m); ok && v > b {
+			add("perNodeIngress", "per-node ingress %s/day > budget %s/day", FormatBytes(v), FormatBytes(b))
+		}
+	}
+	if p.SLOSeconds > 0 && ms.Propagation.Count > 0 && ms.Propagation.P99Seconds > p.SLOSeconds {
+		add("slo", "propagation p99 %s > SLO %s", FormatSeconds(ms.Propagation.P99Seconds), FormatSeconds(p.SLOSeconds))
+	}
+	return out
+}
+
+// writeBudget returns the write-rate budget of mode m at p and how to name it.
+func (r *PlanResults) writeBudget(p *PlanPoint, m sim.Mode) (float64, string) {
+	if b := r.Plan.Budgets.WritesPerSec; b > 0 {
+		return b, "the budget"
+	}
+	if m == sim.ModeEndpoints {
+		return p.EndpointsQPS, "the controller's QPS"
+	}
+	return p.EndpointSliceQPS, "the controller's QPS"
+}
+
+// formatLimitBytes prints a byte limit in SI units, and in MiB when it is a whole number of
+// them (1.6 MB (1.5 MiB)).
+func formatLimitBytes(n int64) string {
+	if n >= 1<<20 && n%(1<<19) == 0 {
+		return fmt.Sprintf("%s (%g MiB)", FormatBytes(n), float64(n)/(1<<20))
+	}
+	return FormatBytes(n)
+}
+
+// PlanRecommendation is the advice for one group of points that differ only in
+// maxEndpointsPerSlice.
+type PlanRecommendation struct {
+	// Label names the group by its other axis values.
+	Label string
+	// EndpointsPerService is the group's service size.
+	EndpointsPerService int
+	// Points are the group's points, in grid order.
+	Points []*PlanPoint
+	// Best is the recommended point (nil when no point of the group ran); WithinBudget
+	// says it hits no limit.
+	Best         *PlanPoint
+	WithinBudget bool
+}
+
+// Recommendations groups the points by every axis that does not change
+// maxEndpointsPerSlice and, in each group, picks the EndpointSlice layout that fans out the
+// fewest bytes while hitting no limit (the same timeline, so the fewest bytes per change);
+// when every layout hits a limit, it picks the fewest bytes anyway and says so. Groups are
+// in grid order.
+func (r *PlanResults) Recommendations() []PlanRecommendation {
+	affects := r.axesAffecting(func(p *PlanPoint) int { return p.MaxEndpointsPerSlice })
+	var out []PlanRecommendation
+	byKey := map[string]int{}
+	for i := range r.Points {
+		p := &r.Points[i]
+		var parts []string
+		for a, ax := range r.Plan.Axes {
+			if !affects[a] && a < len(p.Values) {
+				parts = append(parts, ax.Name+"="+p.Values[a])
+			}
+		}
+		key := strings.Join(parts, ", ")
+		g, ok := byKey[key]
+		if !ok {
+			g = len(out)
+			byKey[key] = g
+			out = append(out, PlanRecommendation{Label: key, EndpointsPerService: p.EndpointsPerService})
+		}
+		out[g].Points = append(out[g].Points, p)
+	}
+	for g := range out {
+		rec := &out[g]
+		for _, p := range rec.Points {
+			ms := p.mode(sim.ModeEndpointSlices)
+			if ms == nil {
+				continue
+			}
+			within := len(r.Limits(p, sim.ModeEndpointSlices)) == 0
+			better := rec.Best == nil ||
+				(within && !rec.WithinBudget) ||
+				(within == rec.WithinBudget && ms.FanoutBytes < rec.Best.mode(sim.ModeEndpointSlices).FanoutBytes)
+			if better {
+				rec.Best, rec.WithinBudget = p, within
+			}
+		}
+	}
+	return out
+}
+
+// axesAffecting reports, per axis, whether changing only that axis changes f.
+func (r *PlanResults) axesAffecting(f func(*PlanPoint) int) []bool {
+	out := make([]bool, len(r.Plan.Axes))
+	for a := range r.Plan.Axes {
+		seen := map[string]int{}
+		for i := range r.Points {
+			p := &r.Points[i]
+			if len(p.Values) != len(r.Plan.Axes) {
+				continue
+			}
+			rest := slices.Clone(p.Values)
+			rest[a] = ""
+			key := strings.Join(rest, "\x00")
+			if v, ok := seen[key]; ok && v != f(p) {
+				out[a] = true
+				break
+			}
+			seen[key] = f(p)
+		}
+	}
+	return out
+}
+
+// WritePlanPartial writes r as indented JSON (the partial file of `sim plan --shard`).
+func WritePlanPartial(w io.Writer, r *PlanResults) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("reports: plan partial: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// ReadPlanPartial decodes a partial written by WritePlanPartial, strictly.
+func ReadPlanPartial(rd io.Reader) (*PlanResults, error) {
+	dec := json.NewDecoder(rd)
+	dec.DisallowUnknownFields()
+	var r PlanResults
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("reports: reading plan partial: %w", err)
+	}
+	if r.Format != PlanFormat {
+		return nil, fmt.Errorf("reports: plan partial has format %q, want %q", r.Format, PlanFormat)
+	}
+	if r.Shards < 1 || r.Shard < 0 || r.Shard >= r.Shards {
+		return nil, fmt.Errorf("reports: plan partial is shard %d of %d", r.Shard, r.Shards)
+	}
+	for _, p := range r.Points {
+		if p.Index < 0 || p.Index >= r.Plan.GridPoints || len(p.Values) != len(r.Plan.Axes) {
+			return nil, fmt.Errorf("reports: plan partial: point %d does not fit the grid (%d points, %d axes)", p.Index, r.Plan.GridPoints, len(r.Plan.Axes))
+		}
+	}
+	return &r, nil
+}
+
+// ErrPlanMerge is returned (wrapped) when partials do not add up to one plan's grid.
+var ErrPlanMerge = errors.New("reports: partials do not make up one plan")
+
+// MergePlanPartials joins partials of one plan into the results of the whole grid, points
+// in index order. Every point of the grid must be present exactly once.
+func MergePlanPartials(parts []*PlanResults) (*PlanResults, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("%w: no partials", ErrPlanMerge)
+	}
+	spec, err := json.Marshal(parts[0].Plan)
+	if err != nil {
+		return nil, err
+	}
+	out := &PlanResults{Format: PlanFormat, Plan: parts[0].Plan, Shard: 0, Shards: 1}
+	seen := make([]bool, parts[0].Plan.GridPoints)
+	for i, part := range parts {
+		other, err := json.Marshal(part.Plan)
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(spec, other) {
+			return nil, fmt.Errorf("%w: partial %d (shard %d/%d) is of another plan, or another version of it", ErrPlanMerge, i+1, part.Shard, part.Shards)
+		}
+		for _, p := range part.Points {
+			if seen[p.Index] {
+				return nil, fmt.Errorf("%w: grid point %d appears twice", ErrPlanMerge, p.Index)
+			}
+			seen[p.Index] = true
+			out.Points = append(out.Points, p)
+		}
+	}
+	var missing []string
+	for i, ok := range seen {
+		if !ok && len(missing) < 10 {
+			missing = append(missing, fmt.Sprint(i))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: grid points missing: %s (run every shard i/n for i = 0..n-1)", ErrPlanMerge, strings.Join(missing, ", "))
+	}
+	slices.SortFunc(out.Points, func(a, b PlanPoint) int { return a.Index - b.Index })
+	return out, nil
+}

@@ -1,0 +1,578 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/csv"
+	"fmt"
+	"html"
+	"io"
+	"strconv"
+	"strings"
+
+	"epsim/sim"
+)
+
+// The report is built once as a list of blocks and rendered twice, as Markdown and as HTML,
+// so both always say the same thing.
+type blockKind int
+
+const (
+	blockHeading blockKind = iota
+	blockPara
+	blockList
+	blockTable
+	blockChart
+)
+
+type block struct {
+	kind  blockKind
+	level int
+	text  string
+	items []string
+	rows  [][]string // rows[0] is the header
+	chart *Chart
+}
+
+// planDoc builds the report's blocks. charts are the charts to show (by name).
+func (r *PlanResults) planDoc(charts []*Chart) []block {
+	var doc []block
+	h := func(level int, text string) { doc = append(doc, block{kind: blockHeading, level: level, text: text}) }
+	para := func(format string, args ...any) {
+		doc = append(doc, block{kind: blockPara, text: fmt.Sprintf(format, args...)})
+	}
+	list := func(items []string) { doc = append(doc, block{kind: blockList, items: items}) }
+	table := func(rows [][]string) { doc = append(doc, block{kind: blockTable, rows: rows}) }
+	spec := &r.Plan
+
+	h(1, "Capacity plan: "+spec.Name)
+	if spec.Description != "" {
+		para("%s", strings.TrimSpace(spec.Description))
+	}
+	var axes []string
+	for _, ax := range spec.Axes {
+		axes = append(axes, fmt.Sprintf("%s ∈ {%s} (`%s`)", ax.Name, strings.Join(ax.Values, ", "), strings.Join(ax.Paths, "`, `")))
+	}
+	seeds := "seed " + r.seeds()
+	para("Plan `%s`, base scenario `%s`, %s; %d grid points: %s. Bytes are in SI units (1 KB = 1000 B).",
+		spec.File, spec.Scenario, seeds, spec.GridPoints, strings.Join(axes, "; "))
+	if len(spec.Set) > 0 {
+		para("Every point also sets `%s`.", strings.Join(spec.Set, "`, `"))
+	}
+
+	h(2, "Budgets")
+	list(r.budgetLines())
+
+	h(2, "Recommended maxEndpointsPerSlice")
+	recs := r.Recommendations()
+	para("Per service size: the EndpointSlice layout that fans out the fewest bytes over the same timeline (so the fewest per change) while hitting no limit below. The Endpoints column is the legacy object on the same pods.")
+	header := []string{"group", "endpoints per service", "recommended", "bytes fanned out", "per rolling update"}
+	if len(spec.Churn) > 0 {
+		header = append(header, "per node per day")
+	}
+	header = append(header, "Endpoints instead", "verdict")
+	rows := [][]string{header}
+	var why []string
+	for _, rec := range recs {
+		label := rec.Label
+		if label == "" {
+			label = "all"
+		}
+		row := []string{label, formatCount(int64(rec.EndpointsPerService))}
+		if rec.Best == nil {
+			row = append(row, "-", "-", "-")
+			if len(spec.Churn) > 0 {
+				row = append(row, "-")
+			}
+			row = append(row, "-", "no point of this group ran")
+			rows = append(rows, row)
+			continue
+		}
+		best := rec.Best
+		ms := best.mode(sim.ModeEndpointSlices)
+		row = append(row, fmt.Sprintf("%d per slice", best.MaxEndpointsPerSlice), FormatBytes(ms.FanoutBytes), r.rolloutText(best, sim.ModeEndpointSlices))
+		if len(spec.Churn) > 0 {
+			v, _ := best.perNodeBytesPerDay(spec.Churn, sim.ModeEndpointSlices)
+			row = append(row, FormatBytes(v))
+		}
+		endpoints := "-"
+		if em := best.mode(sim.ModeEndpoints); em != nil {
+			endpoints = FormatBytes(em.FanoutBytes)
+			if lim := r.Limits(best, sim.ModeEndpoints); len(lim) > 0 {
+				endpoints += " (" + limitKinds(lim) + ")"
+			}
+		}
+		verdict := "within budget"
+		if !rec.WithinBudget {
+			verdict = "no layout within budget; fewest bytes shown (" + limitKinds(r.Limits(best, sim.ModeEndpointSlices)) + ")"
+		}
+		row = append(row, endpoints, verdict)
+		rows = append(rows, row)
+		why = append(why, r.whyLine(rec))
+	}
+	table(rows)
+	if len(why) > 0 {
+		list(why)
+	}
+
+	h(2, "Limits hit")
+	// Endpoints do not depend on maxEndpointsPerSlice: their limits are listed once per
+	// group, the EndpointSlice ones per point.
+	var hits []string
+	for _, rec := range recs {
+		for k, p := range rec.Points {
+			for _, m := range AllModes {
+				if m == sim.ModeEndpoints && k > 0 {
+					continue
+				}
+				where := fmt.Sprintf("point %d (%s)", p.Index, r.label(p))
+				if m == sim.ModeEndpoints && len(rec.Points) > 1 {
+					where = groupName(rec.Label)
+				}
+				for _, l := range r.Limits(p, m) {
+					hits = append(hits, fmt.Sprintf("%s: %s: %s", where, modeTitle(m), l.Text))
+				}
+			}
+		}
+	}
+	if len(hits) == 0 {
+		para("No grid point hits a limit.")
+	} else {
+		list(hits)
+	}
+
+	var failed []string
+	for i := range r.Points {
+		if p := &r.Points[i]; !p.ok() {
+			failed = append(failed, fmt.Sprintf("point %d (%s): %s", p.Index, r.label(p), p.Error))
+		}
+	}
+	if len(failed) > 0 {
+		h(2, "Failed runs")
+		list(failed)
+	}
+
+	if len(charts) > 0 {
+		h(2, "Charts")
+		for _, c := range charts {
+			doc = append(doc, block{kind: blockChart, chart: c, text: chartCaption(c.Name)})
+		}
+	}
+	if spec.Notes != "" {
+		h(2, "Notes")
+		for _, p := range strings.Split(strings.TrimSpace(spec.Notes), "\n\n") {
+			para("%s", strings.Join(strings.Fields(p), " "))
+		}
+	}
+
+	h(2, "All grid points")
+	header = []string{"#"}
+	for _, ax := range spec.Axes {
+		header = append(header, ax.Name)
+	}
+	header = append(header, "mode", "writes", "failed", "bytes fanned out", "per rolling update", "per node", "peak egress", "largest object", "writes/s", "p99", "limits")
+	rows = [][]string{header}
+	for i := range r.Points {
+		p := &r.Points[i]
+		for _, m := range AllModes {
+			ms := p.mode(m)
+			if ms == nil && p.ok() {
+				continue
+			}
+			row := []string{strconv.Itoa(p.Index)}
+			row = append(row, p.Values...)
+			if ms == nil {
+				row = append(row, "-", "failed run", "", "", "", "", "", "", "", "", "")
+				rows = append(rows, row)
+				break
+			}
+			perNode := FormatBytes(ms.PerNodeBytes)
+			if v, ok := p.perNodeBytesPerDay(spec.Churn, m); ok {
+				perNode = FormatBytes(v) + "/day"
+			}
+			p99 := "-"
+			if ms.Propagation.Count > 0 {
+				p99 = FormatSeconds(ms.Propagation.P99Seconds)
+			}
+			row = append(row, modeTitle(m), formatCount(ms.Writes.Total), formatCount(ms.FailedWrites),
+				FormatBytes(ms.FanoutBytes), r.rolloutText(p, m), perNode, FormatRate(ms.PeakEgressBytesPerSec),
+				FormatBytes(ms.MaxObjectBytes), fmt.Sprintf("%.1f", p.WritesPerSec.mode(m)), p99, limitKinds(r.Limits(p, m)))
+			rows = append(rows, row)
+		}
+	}
+	table(rows)
+	return doc
+}
+
+// groupName names a recommendation group.
+func groupName(label string) string {
+	if label == "" {
+		return "all points"
+	}
+	return label
+}
+
+// seeds lists the distinct seeds of the points ("1", or "1, 2").
+func (r *PlanResults) seeds() string {
+	var out []string
+	for _, p := range r.Points {
+		s := strconv.FormatUint(p.Seed, 10)
+		if len(out) == 0 || out[len(out)-1] != s {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return "-"
+	}
+	return strings.Join(out, ", ")
+}
+
+func (r *PlanResults) label(p *PlanPoint) string {
+	parts := make([]string, 0, len(r.Plan.Axes))
+	for i, ax := range r.Plan.Axes {
+		if i < len(p.Values) {
+			parts = append(parts, ax.Name+"="+p.Values[i])
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (r *PlanResults) rolloutText(p *PlanPoint, m sim.Mode) string {
+	if v, ok := p.rolloutBytes(m); ok {
+		return FormatBytes(v)
+	}
+	return "-"
+}
+
+// budgetLines states each budget and how it is measured.
+func (r *PlanResults) budgetLines() []string {
+	b := r.Plan.Budgets
+	var out []string
+	if len(r.Plan.Churn) > 0 {
+		var parts []string
+		for _, c := range r.Plan.Churn {
+			parts = append(parts, fmt.Sprintf("%s × %s", c.Phase, strconv.FormatFloat(c.PerDay, 'f', -1, 64)))
+		}
+		line := "Churn per day: " + strings.Join(parts, ", ") + "; per-day figures add each phase's bytes per node that many times."
+		out = append(out, line)
+	}
+	if b.PerNodeBytesPerDay > 0 {
+		out = append(out, fmt.Sprintf("Per-node ingress ≤ %s/day.", FormatBytes(b.PerNodeBytesPerDay)))
+	}
+	if b.PeakEgressBytesPerSec > 0 {
+		out = append(out, fmt.Sprintf("Peak API server egress (all replicas, busiest second) ≤ %s (%s).", FormatRate(b.PeakEgressBytesPerSec), formatBits(b.PeakEgressBytesPerSec*8)))
+	}
+	if b.WritesPerSec > 0 {
+		out = append(out, fmt.Sprintf("Each controller's write rate, sustained over %ds, below %.1f writes/s.", b.WriteWindowSeconds, b.WritesPerSec))
+	} else {
+		out = append(out, fmt.Sprintf("Each controller's write rate, sustained over %ds, below its client QPS (at the QPS, its rate limiter is holding writes back).", b.WriteWindowSeconds))
+	}
+	out = append(out, "Always: objects within the etcd request limit (the scenario's objectSizeLimit), no Endpoints truncation at 1000 addresses, API server egress below its bandwidth, propagation p99 within the scenario's SLO.")
+	return out
+}
+
+// formatBits prints a bit rate in SI units ("1.0 Gbit/s").
+func formatBits(bitsPerSec int64) string {
+	s := FormatBytes(bitsPerSec)
+	s = strings.TrimSuffix(s, "B")
+	return strings.TrimSpace(s) + "bit/s"
+}
+
+// whyLine explains one recommendation against the other layouts of its group.
+func (r *PlanResults) whyLine(rec PlanRecommendation) string {
+	var others []string
+	for _, p := range rec.Points {
+		if p == rec.Best {
+			continue
+		}
+		ms := p.mode(sim.ModeEndpointSlices)
+		if ms == nil {
+			others = append(others, fmt.Sprintf("%d per slice: run failed", p.MaxEndpointsPerSlice))
+			continue
+		}
+		s := fmt.Sprintf("%d per slice: %s", p.MaxEndpointsPerSlice, FormatBytes(ms.FanoutBytes))
+		if lim := r.Limits(p, sim.ModeEndpointSlices); len(lim) > 0 {
+			s += ", " + lim[0].Text
+		}
+		others = append(others, s)
+	}
+	label := rec.Label
+	if label == "" {
+		label = "all points"
+	}
+	best := rec.Best
+	line := fmt.Sprintf("%s: %d per slice fans out %s over the run", label, best.MaxEndpointsPerSlice, FormatBytes(best.mode(sim.ModeEndpointSlices).FanoutBytes))
+	if len(others) > 0 {
+		line += " (" + strings.Join(others, "; ") + ")"
+	}
+	return line + "."
+}
+
+// limitKinds lists the kinds of limits hit, or "-".
+func limitKinds(ls []PlanLimit) string {
+	if len(ls) == 0 {
+		return "-"
+	}
+	kinds := make([]string, len(ls))
+	for i, l := range ls {
+		kinds[i] = l.Kind
+	}
+	return strings.Join(kinds, " ")
+}
+
+// csvLimits lists the kinds of limits hit, space-separated ("" for none).
+func csvLimits(ls []PlanLimit) string {
+	if len(ls) == 0 {
+		return ""
+	}
+	return limitKinds(ls)
+}
+
+// chartCaption says what a plan chart shows.
+func chartCaption(name string) string {
+	switch name {
+	case "bytes-per-rollout":
+		return "Bytes fanned out to all watchers during the rolling update, against endpoints per service: one line for legacy Endpoints, one per maxEndpointsPerSlice."
+	case "per-node-ingress":
+		return "Bytes one kube-proxy receives, against the number of nodes."
+	case "writes-vs-batch-period":
+		return "API writes over the whole run, against the controllers' batch period."
+	}
+	return name
+}
+
+// WritePlanMarkdown writes the report as Markdown; charts are linked as NAME.png beside it.
+func WritePlanMarkdown(w io.Writer, r *PlanResults, charts []*Chart) error {
+	var b bytes.Buffer
+	for i, bl := range r.planDoc(charts) {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		switch bl.kind {
+		case blockHeading:
+			fmt.Fprintf(&b, "%s %s\n", strings.Repeat("#", bl.level), bl.text)
+		case blockPara:
+			fmt.Fprintf(&b, "%s\n", bl.text)
+		case blockList:
+			for _, it := range bl.items {
+				fmt.Fprintf(&b, "- %s\n", it)
+			}
+		case blockTable:
+			for j, row := range bl.rows {
+				cells := make([]string, len(row))
+				for k, c := range row {
+					cells[k] = strings.ReplaceAll(c, "|", `\|`)
+				}
+				fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
+				if j == 0 {
+					fmt.Fprintf(&b, "|%s\n", strings.Repeat(" --- |", len(row)))
+				}
+			}
+		case blockChart:
+			fmt.Fprintf(&b, "![%s](%s.png)\n\n%s\n", bl.chart.Title, bl.chart.Name, bl.text)
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// WritePlanHTML writes the report as one self-contained HTML page: the charts are embedded
+// as SVG data URIs.
+func WritePlanHTML(w io.Writer, r *PlanResults, charts []*Chart) error {
+	var b bytes.Buffer
+	b.WriteString(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>` + html.EscapeString("Capacity plan: "+r.Plan.Name) + `</title>
+<style>
+body { font-family: system-ui, sans-serif; max-width: 70em; margin: 2em auto; padding: 0 1em; color: #222; }
+table { border-collapse: collapse; font-size: 90%; margin: 1em 0; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; }
+th { background: #f3f3f3; }
+td { font-variant-numeric: tabular-nums; }
+code { background: #f3f3f3; padding: 0 0.2em; }
+figure { margin: 1.5em 0; }
+img { max-width: 100%; }
+</style>
+</head>
+<body>
+`)
+	for _, bl := range r.planDoc(charts) {
+		switch bl.kind {
+		case blockHeading:
+			fmt.Fprintf(&b, "<h%d>%s</h%d>\n", bl.level, inlineHTML(bl.text), bl.level)
+		case blockPara:
+			fmt.Fprintf(&b, "<p>%s</p>\n", inlineHTML(bl.text))
+		case blockList:
+			b.WriteString("<ul>\n")
+			for _, it := range bl.items {
+				fmt.Fprintf(&b, "<li>%s</li>\n", inlineHTML(it))
+			}
+			b.WriteString("</ul>\n")
+		case blockTable:
+			b.WriteString("<table>\n")
+			for j, row := range bl.rows {
+				cell := "td"
+				if j == 0 {
+					cell = "th"
+				}
+				b.WriteString("<tr>")
+				for _, c := range row {
+					fmt.Fprintf(&b, "<%s>%s</%s>", cell, inlineHTML(c), cell)
+				}
+				b.WriteString("</tr>\n")
+			}
+			b.WriteString("</table>\n")
+		case blockChart:
+			var svg bytes.Buffer
+			if err := bl.chart.Render(&svg, "svg"); err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, "<figure><img alt=\"%s\" src=\"data:image/svg+xml;base64,%s\"><figcaption>%s</figcaption></figure>\n",
+				html.EscapeString(bl.chart.Title), base64.StdEncoding.EncodeToString(svg.Bytes()), inlineHTML(bl.text))
+		}
+	}
+	b.WriteString("</body>\n</html>\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// inlineHTML escapes text and turns `code` spans into <code>.
+func inlineHTML(s string) string {
+	parts := strings.Split(s, "`")
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 && i < len(parts)-1 {
+			b.WriteString("<code>" + html.EscapeString(p) + "</code>")
+			continue
+		}
+		if i%2 == 1 {
+			b.WriteString("`")
+		}
+		b.WriteString(html.EscapeString(p))
+	}
+	return b.String()
+}
+
+// planFigures are the per-mode columns of results.csv: every figure of summary.json.
+var planFigures = []struct {
+	name string
+	get  func(*ModeSummary) string
+}{
+	{"writes.create", func(m *ModeSummary) string { return itoa(m.Writes.Create) }},
+	{"writes.update", func(m *ModeSummary) string { return itoa(m.Writes.Update) }},
+	{"writes.delete", func(m *ModeSummary) string { return itoa(m.Writes.Delete) }},
+	{"writes.total", func(m *ModeSummary) string { return itoa(m.Writes.Total) }},
+	{"noopWrites", func(m *ModeSummary) string { return itoa(m.NoopWrites) }},
+	{"failedWrites", func(m *ModeSummary) string { return itoa(m.FailedWrites) }},
+	{"syncs", func(m *ModeSummary) string { return itoa(m.Syncs) }},
+	{"objects", func(m *ModeSummary) string { return itoa(m.Objects) }},
+	{"etcdBytes", func(m *ModeSummary) string { return itoa(m.EtcdBytes) }},
+	{"requestBytes", func(m *ModeSummary) string { return itoa(m.RequestBytes) }},
+	{"watchEvents", func(m *ModeSummary) string { return itoa(m.WatchEvents) }},
+	{"fanoutBytes", func(m *ModeSummary) string { return itoa(m.FanoutBytes) }},
+	{"perNodeBytes", func(m *ModeSummary) string { return itoa(m.PerNodeBytes) }},
+	{"maxObjectBytes", func(m *ModeSummary) string { return itoa(m.MaxObjectBytes) }},
+	{"peakEgressBytesPerSec", func(m *ModeSummary) string { return itoa(m.PeakEgressBytesPerSec) }},
+	{"truncatedObjects", func(m *ModeSummary) string { return itoa(m.TruncatedObjects) }},
+	{"propagation.count", func(m *ModeSummary) string { return itoa(m.Propagation.Count) }},
+	{"propagation.p50Seconds", func(m *ModeSummary) string { return ftoa(m.Propagation.P50Seconds) }},
+	{"propagation.p90Seconds", func(m *ModeSummary) string { return ftoa(m.Propagation.P90Seconds) }},
+	{"propagation.p99Seconds", func(m *ModeSummary) string { return ftoa(m.Propagation.P99Seconds) }},
+	{"propagation.maxSeconds", func(m *ModeSummary) string { return ftoa(m.Propagation.MaxSeconds) }},
+}
+
+func itoa(n int64) string   { return strconv.FormatInt(n, 10) }
+func ftoa(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// planPhaseNames lists "total" and the phases of the first point that ran.
+func (r *PlanResults) planPhaseNames() []string {
+	names := []string{"total"}
+	for i := range r.Points {
+		if p := &r.Points[i]; p.ok() {
+			for _, ph := range p.Summary.Phases {
+				names = append(names, ph.Name)
+			}
+			break
+		}
+	}
+	return names
+}
+
+// WritePlanCSV writes results.csv: one row per grid point with its axis values, the facts
+// of its configuration, the derived figures the budgets use, the limits hit, and every
+// summary figure per phase ("total" first) and mode ("phase.mode.figure"). A failed point
+// has its error and empty figures.
+func WritePlanCSV(w io.Writer, r *PlanResults) error {
+	cw := csv.NewWriter(w)
+	phases := r.planPhaseNames()
+	header := []string{"index"}
+	for _, ax := range r.Plan.Axes {
+		header = append(header, "grid."+ax.Name)
+	}
+	header = append(header, "seed", "nodes", "services", "endpointsPerService", "maxEndpointsPerSlice", "batchPeriodSeconds", "encoding", "error")
+	for _, m := range AllModes {
+		header = append(header, string(m)+".writesPerSecSustained", string(m)+".perNodeBytesPerDay", string(m)+".rolloutFanoutBytes", string(m)+".limits")
+	}
+	for _, ph := range phases {
+		for _, m := range AllModes {
+			for _, f := range planFigures {
+				header = append(header, ph+"."+string(m)+"."+f.name)
+			}
+		}
+	}
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	for i := range r.Points {
+		p := &r.Points[i]
+		row := []string{strconv.Itoa(p.Index)}
+		row = append(row, p.Values...)
+		row = append(row, strconv.FormatUint(p.Seed, 10), strconv.Itoa(p.Nodes), strconv.Itoa(p.Services),
+			strconv.Itoa(p.EndpointsPerService), strconv.Itoa(p.MaxEndpointsPerSlice), ftoa(p.BatchPeriodSeconds), p.Encoding, p.Error)
+		for _, m := range AllModes {
+			if p.mode(m) == nil {
+				row = append(row, "", "", "", "")
+				continue
+			}
+			perDay := ""
+			if v, ok := p.perNodeBytesPerDay(r.Plan.Churn, m); ok {
+				perDay = itoa(v)
+			}
+			rollout := ""
+			if v, ok := p.rolloutBytes(m); ok {
+				rollout = itoa(v)
+			}
+			row = append(row, ftoa(p.WritesPerSec.mode(m)), perDay, rollout, csvLimits(r.Limits(p, m)))
+		}
+		for _, name := range phases {
+			var ph *PhaseSummary
+			if name == "total" {
+				if p.ok() {
+					ph = &p.Summary.Total
+				}
+			} else {
+				ph = p.phase(name)
+			}
+			for _, m := range AllModes {
+				var ms *ModeSummary
+				if ph != nil {
+					ms = ph.Mode(m)
+				}
+				for _, f := range planFigures {
+					if ms == nil {
+						row = append(row, "")
+					} else {
+						row = append(row, f.get(ms))
+					}
+				}
+			}
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
