@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -11,22 +12,29 @@ import (
 
 // Expect is a scenario's `expect:` budgets, in file order. `sim check` compares them with a
 // run's results; the loader only checks their shape: each key is "phase.mode.figure", the
-// phase is a timeline action's name or "total", the mode and figure are known, and the
-// quantities have the figure's kind.
+// phase is a timeline action's name or "total", the mode is known, the figure is one that
+// mode has in summary.json (nested ones written with dots, like writes.update or
+// propagation.p99Seconds), and the quantities have the figure's kind.
 type Expect []Budget
 
 // Budget bounds one figure of one phase and mode. At least one of Max and Min is set.
 type Budget struct {
 	// Key is the key as written, "phase.mode.figure".
-	Key    string
-	Phase  string
-	Mode   string
+	Key   string
+	Phase string
+	Mode  string
+	// Figure is the figure's summary.json name (an alias as written is resolved: "creates"
+	// becomes "writes.create").
 	Figure string
 	Max    *Quantity
 	Min    *Quantity
 	// Line and Column locate the key in the scenario file (0 when it came from --set).
 	Line, Column int
 }
+
+// Name returns the budget's figure as summary.json addresses it: "phase.mode.figure" with
+// the figure's canonical name.
+func (b Budget) Name() string { return b.Phase + "." + b.Mode + "." + b.Figure }
 
 // QuantityKind says what a quantity measures.
 type QuantityKind string
@@ -63,40 +71,118 @@ func (q Quantity) Value() float64 {
 // ExpectModes are the modes a budget may name; "ratio" is endpoints ÷ endpointslices.
 var ExpectModes = []string{"endpoints", "endpointslices", "ratio"}
 
-// ExpectFigures maps each figure a budget may name to its kind. The names follow the
-// summary.json contract (DESIGN.md "Results contract"); propagation percentiles are
-// durations.
+// ExpectFigures maps each figure of the endpoints and endpointslices modes to its kind. The
+// names are the summary.json field paths of a mode (DESIGN.md "Results contract"; README
+// "summary.json"), nested fields joined with dots. Propagation quantiles are durations (the
+// figure is in seconds). reports.ModeFigures lists the same names; a test keeps them equal.
 var ExpectFigures = map[string]QuantityKind{
-	"writes":                KindNumber,
-	"creates":               KindNumber,
-	"updates":               KindNumber,
-	"deletes":               KindNumber,
-	"noopWrites":            KindNumber,
-	"failedWrites":          KindNumber,
-	"syncs":                 KindNumber,
-	"objects":               KindNumber,
-	"watchEvents":           KindNumber,
-	"truncatedObjects":      KindNumber,
-	"etcdBytes":             KindBytes,
-	"requestBytes":          KindBytes,
-	"fanoutBytes":           KindBytes,
-	"perNodeBytes":          KindBytes,
-	"maxObjectBytes":        KindBytes,
-	"peakEgressBytesPerSec": KindBytes,
-	"propagationP50":        KindDuration,
-	"propagationP90":        KindDuration,
-	"propagationP99":        KindDuration,
-	"propagationMax":        KindDuration,
+	"writes.create":          KindNumber,
+	"writes.update":          KindNumber,
+	"writes.delete":          KindNumber,
+	"writes.total":           KindNumber,
+	"noopWrites":             KindNumber,
+	"failedWrites":           KindNumber,
+	"syncs":                  KindNumber,
+	"objects":                KindNumber,
+	"etcdBytes":              KindBytes,
+	"requestBytes":           KindBytes,
+	"watchEvents":            KindNumber,
+	"fanoutBytes":            KindBytes,
+	"perNodeBytes":           KindBytes,
+	"maxObjectBytes":         KindBytes,
+	"peakEgressBytesPerSec":  KindBytes,
+	"truncatedObjects":       KindNumber,
+	"propagation.count":      KindNumber,
+	"propagation.p50Seconds": KindDuration,
+	"propagation.p90Seconds": KindDuration,
+	"propagation.p99Seconds": KindDuration,
+	"propagation.maxSeconds": KindDuration,
 }
 
-// figureNames returns the figure names, sorted.
-func figureNames() []string {
-	names := make([]string, 0, len(ExpectFigures))
-	for k := range ExpectFigures {
-		names = append(names, k)
+// ExpectRatioFigures are the figures of the ratio mode (summary.json "ratio"), in
+// summary.json order. Ratios are plain numbers.
+var ExpectRatioFigures = []string{"writes", "etcdBytes", "watchEvents", "fanoutBytes", "perNodeBytes", "maxObjectBytes", "peakEgressBytesPerSec"}
+
+// figureAliases are other names a budget may use for a mode figure: the short names of the
+// first loader and summary.json's duration-string quantiles. They resolve to ExpectFigures
+// names.
+var figureAliases = map[string]string{
+	"writes":          "writes.total",
+	"creates":         "writes.create",
+	"updates":         "writes.update",
+	"deletes":         "writes.delete",
+	"propagationP50":  "propagation.p50Seconds",
+	"propagationP90":  "propagation.p90Seconds",
+	"propagationP99":  "propagation.p99Seconds",
+	"propagationMax":  "propagation.maxSeconds",
+	"propagation.p50": "propagation.p50Seconds",
+	"propagation.p90": "propagation.p90Seconds",
+	"propagation.p99": "propagation.p99Seconds",
+	"propagation.max": "propagation.maxSeconds",
+}
+
+// CanonicalFigure resolves figure, a figure name of mode as a budget may write it, to its
+// summary.json name and kind. ok is false for an unknown mode or figure.
+func CanonicalFigure(mode, figure string) (name string, kind QuantityKind, ok bool) {
+	switch mode {
+	case "ratio":
+		if slices.Contains(ExpectRatioFigures, figure) {
+			return figure, KindNumber, true
+		}
+		return "", "", false
+	case "endpoints", "endpointslices":
+		if a, has := figureAliases[figure]; has {
+			figure = a
+		}
+		kind, ok = ExpectFigures[figure]
+		if !ok {
+			return "", "", false
+		}
+		return figure, kind, true
 	}
-	slices.Sort(names)
-	return names
+	return "", "", false
+}
+
+// FigureNames returns the summary.json names of mode's figures, sorted ("ratio" has its
+// own); nil for an unknown mode.
+func FigureNames(mode string) []string {
+	switch mode {
+	case "ratio":
+		names := slices.Clone(ExpectRatioFigures)
+		slices.Sort(names)
+		return names
+	case "endpoints", "endpointslices":
+		names := make([]string, 0, len(ExpectFigures))
+		for k := range ExpectFigures {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		return names
+	}
+	return nil
+}
+
+// ClosestNames returns up to n of allowed closest to got by edit distance (case-insensitive),
+// nearest first, ties in allowed's order; names too far from got to be a typo are left out.
+func ClosestNames(got string, allowed []string, n int) []string {
+	type cand struct {
+		name string
+		dist int
+	}
+	limit := max(2, len(got)/3)
+	var cands []cand
+	g := strings.ToLower(got)
+	for _, a := range allowed {
+		if d := editDistance(g, strings.ToLower(a)); d <= limit {
+			cands = append(cands, cand{a, d})
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int { return a.dist - b.dist })
+	out := make([]string, 0, min(n, len(cands)))
+	for _, c := range cands[:min(n, len(cands))] {
+		out = append(out, c.name)
+	}
+	return out
 }
 
 // expect decodes the expect: mapping. phases are the timeline's action names.
@@ -127,8 +213,10 @@ func (d *decoder) expect(n *yaml.Node, path string, phases []string) Expect {
 			continue
 		}
 		seen[k.Value] = k.Line
-		parts := strings.Split(k.Value, ".")
-		if len(parts) != 3 {
+		// Phase names have no dots (timeline.go), so the first two dots end the phase and
+		// the mode; the rest is the figure, which may be nested (writes.update).
+		parts := strings.SplitN(k.Value, ".", 3)
+		if len(parts) != 3 || parts[2] == "" {
 			d.errorf(k, p, `key must be "phase.mode.figure" (like rolling-update.endpointslices.fanoutBytes)`)
 			continue
 		}
@@ -145,13 +233,28 @@ func (d *decoder) expect(n *yaml.Node, path string, phases []string) Expect {
 			d.errorf(k, p, "%s", notOneOf("mode", b.Mode, ExpectModes))
 			ok = false
 		}
-		kind, known := ExpectFigures[b.Figure]
-		if !known {
-			d.errorf(k, p, "%s", notOneOf("figure", b.Figure, figureNames()))
-			ok = false
+		// With an unknown mode, the figure is still checked (as a mode figure, or failing
+		// that a ratio one) so that every problem of the key is reported at once.
+		figureMode := b.Mode
+		if !slices.Contains(ExpectModes, b.Mode) {
+			figureMode = "endpoints"
+			if _, _, isMode := CanonicalFigure("endpoints", b.Figure); !isMode {
+				if _, _, isRatio := CanonicalFigure("ratio", b.Figure); isRatio {
+					figureMode = "ratio"
+				}
+			}
 		}
-		if b.Mode == "ratio" {
+		name, kind, known := CanonicalFigure(figureMode, b.Figure)
+		if !known {
+			what := "figure"
+			if figureMode == "ratio" {
+				what = "ratio figure"
+			}
+			d.errorf(k, p, "%s", notOneOf(what, b.Figure, FigureNames(figureMode)))
 			kind = KindNumber
+			ok = false
+		} else {
+			b.Figure = name
 		}
 		f, fok := d.fields(n.Content[i+1], p, []string{"max", "min"})
 		if !fok {
@@ -192,7 +295,7 @@ func notOneOf(what, got string, allowed []string) string {
 }
 
 // quantity reads a bound of the given kind. Byte figures take sizes ("5GB", 5000000000);
-// durations take "30s"; numbers take any non-negative number.
+// durations take "30s" or a number of seconds; numbers take any non-negative number.
 func (d *decoder) quantity(n *yaml.Node, path string, kind QuantityKind) (Quantity, bool) {
 	s, ok := d.scalar(n, path, "a number")
 	if !ok {
@@ -205,6 +308,12 @@ func (d *decoder) quantity(n *yaml.Node, path string, kind QuantityKind) (Quanti
 		q.Bytes = v
 		return q, ok
 	case KindDuration:
+		if tag := s.ShortTag(); tag == "!!int" || tag == "!!float" {
+			// A bare number is seconds, as the figure's name (p99Seconds) says.
+			v, ok := d.number(s, path, 0, maxLongDuration.Seconds())
+			q.Duration = time.Duration(math.Round(v * 1e9))
+			return q, ok
+		}
 		v, ok := d.duration(s, path)
 		q.Duration = v
 		return q, ok
