@@ -244,14 +244,14 @@ func (r *PlanResults) Limits(p *PlanPoint, m sim.Mode) []PlanLimit {
 		out = append(out, PlanLimit{Mode: m, Kind: kind, Text: fmt.Sprintf(format, args...)})
 	}
 	if ms.FailedWrites > 0 || (p.ObjectSizeLimitBytes > 0 && ms.MaxObjectBytes > p.ObjectSizeLimitBytes) {
-		add("objectSize", "over the etcd request limit: largest object %s > %s; %s failed writes",
-			FormatBytes(ms.MaxObjectBytes), formatLimitBytes(p.ObjectSizeLimitBytes), formatCount(ms.FailedWrites))
+		add("objectSize", "over the etcd request limit of %s: %s failed writes, largest object written %s",
+			formatLimitBytes(p.ObjectSizeLimitBytes), formatCount(ms.FailedWrites), FormatBytes(ms.MaxObjectBytes))
 	}
 	if ms.TruncatedObjects > 0 {
 		add("truncated", "truncated at 1000 addresses (%s writes)", formatCount(ms.TruncatedObjects))
 	}
 	if p.EgressCapacityBytesPerSec > 0 && ms.PeakEgressBytesPerSec >= p.EgressCapacityBytesPerSec {
-		add("egressSaturated", "API server egress saturated: peak %s = capacity %s", FormatRate(ms.PeakEgressBytesPerSec), FormatRate(p.EgressCapacityBytesPerSec))
+		add("egressSaturated", "API server egress saturated: peak %s ≥ bandwidth %s", FormatRate(ms.PeakEgressBytesPerSec), FormatRate(p.EgressCapacityBytesPerSec))
 	}
 	if b := r.Plan.Budgets.PeakEgressBytesPerSec; b > 0 && ms.PeakEgressBytesPerSec > b {
 		add("egressBudget", "peak egress %s > budget %s", FormatRate(ms.PeakEgressBytesPerSec), FormatRate(b))

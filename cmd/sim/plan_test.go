@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"epsim/sim"
+)
+
+// tinyPlan is a 2×2 grid over the quick scenario made small (20 nodes, 30 and 60 pods), so
+// the real engine runs every point in a fraction of a second.
+const tinyPlan = `name: tiny
+scenario: quick
+set: [cluster.nodes=20]
+grid:
+  - name: pods
+    set: services[0].replicas
+    values: [30, 60]
+  - set: controlPlane.maxEndpointsPerSlice
+    values: [10, 100]
+churn: {rolling-update: 24}
+budgets: {perNodeIngressPerDay: 1MB}
+`
+
+func writePlan(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "plan.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// realEnv runs the real engine (plan tests need results that differ per point).
+func realEnv() *testEnv {
+	te := newTestEnv()
+	te.runSim = sim.Run
+	te.load = loadScenario
+	return te
+}
+
+// TestPlanShardsMergeEqualWholeRun: --shard partials merged give the one-machine report
+// byte for byte (every file), whatever the number of shards and jobs.
+// Reference: the sim plan issue (5), "Scale-out".
+func TestPlanShardsMergeEqualWholeRun(t *testing.T) {
+	plan := writePlan(t, tinyPlan)
+	whole := filepath.Join(t.TempDir(), "whole")
+	te := realEnv()
+	if code := te.main([]string{"plan", plan, "--out", whole, "--quiet", "--jobs", "2"}); code != exitOK {
+		t.Fatalf("plan: exit %d: %s", code, te.stderr.String())
+	}
+	shards := t.TempDir()
+	var dirs []string
+	for i := range 3 {
+		dir := filepath.Join(shards, string(rune('a'+i)))
+		dirs = append(dirs, dir)
+		te := realEnv()
+		if code := te.main([]string{"plan", plan, "--shard", []string{"0/3", "1/3", "2/3"}[i], "--out", dir, "--quiet", "--jobs", "1"}); code != exitOK {
+			t.Fatalf("shard %d: exit %d: %s", i, code, te.stderr.String())
+		}
+	}
+	merged := filepath.Join(t.TempDir(), "merged")
+	te = realEnv()
+	if code := te.main(append([]string{"plan", "--merge", "--out", merged}, dirs...)); code != exitOK {
+		t.Fatalf("merge: exit %d: %s", code, te.stderr.String())
+	}
+	names := listDir(t, whole)
+	for _, want := range []string{"report.md", "report.html", "results.csv", "plan.json", "bytes-per-rollout.png", "bytes-per-rollout.svg"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("--out lacks %s (has %q)", want, names)
+		}
+	}
+	if got := listDir(t, merged); !slices.Equal(got, names) {
+		t.Fatalf("merge wrote %q, whole run %q", got, names)
+	}
+	for _, f := range names {
+		a, _ := os.ReadFile(filepath.Join(whole, f))
+		b, _ := os.ReadFile(filepath.Join(merged, f))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between the whole run and the merged shards", f)
+		}
+	}
+	report, _ := os.ReadFile(filepath.Join(whole, "report.md"))
+	if !strings.Contains(string(report), "| pods=30 | 30 |") {
+		t.Errorf("report.md lacks the recommendation row for 30 pods:\n%s", report)
+	}
+}
+
+// TestPlanBadInput: a bad plan is exit 2 with file:line and the field; so are bad flags
+// and partials that do not add up.
+func TestPlanBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name, plan string
+		args       []string
+		want       string
+	}{
+		{"unknown field", "name: x\nscenario: quick\ngrid:\n  - set: cluster.nodes\n    valuez: [1]\n", nil, ":5:5: grid[0].valuez: unknown field \"valuez\" (did you mean \"values\"?)"},
+		{"bad point", "name: x\nscenario: quick\ngrid:\n  - set: cluster.nodes\n    values: [10, -1]\n", nil, "grid point 1 (cluster.nodes=-1)"},
+		{"bad churn phase", "name: x\nscenario: quick\ngrid:\n  - set: cluster.nodes\n    values: [10]\nchurn: {rollout: 1}\n", nil, ":6:9: churn.rollout: \"rollout\" is not a phase"},
+		{"bad shard", tinyPlan, []string{"--shard", "3/3"}, "--shard"},
+		{"missing", "", []string{"nope.yaml"}, "no such scenario"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"plan"}
+			if tc.plan != "" {
+				args = append(args, writePlan(t, tc.plan))
+			}
+			args = append(args, tc.args...)
+			te := realEnv()
+			if code := te.main(args); code != exitBadInput {
+				t.Fatalf("exit %d, want %d: %s", code, exitBadInput, te.stderr.String())
+			}
+			if !strings.Contains(te.stderr.String(), tc.want) {
+				t.Errorf("stderr lacks %q:\n%s", tc.want, te.stderr.String())
+			}
+		})
+	}
+	te := realEnv()
+	empty := t.TempDir()
+	if code := te.main([]string{"plan", "--merge", empty}); code != exitBadInput {
+		t.Errorf("merge of an empty directory: exit %d", code)
+	}
+}
+
+// TestPlanFailedPointIsReported: a run that fails is a row of the report, not a fatal error.
+func TestPlanFailedPointIsReported(t *testing.T) {
+	plan := writePlan(t, tinyPlan)
+	te := realEnv()
+	te.runSim = func(cfg sim.Config, obs sim.Observer) (*sim.Results, error) {
+		if cfg.ControlPlane.MaxEndpointsPerSlice == 10 && cfg.Services[0].Replicas == 60 {
+			panic("boom")
+		}
+		return sim.Run(cfg, obs)
+	}
+	if code := te.main([]string{"plan", plan, "--quiet"}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, te.stderr.String())
+	}
+	if !strings.Contains(te.stdout.String(), "point 2 (pods=60, controlPlane.maxEndpointsPerSlice=10): engine panic: boom") {
+		t.Errorf("report lacks the failed point:\n%s", te.stdout.String())
+	}
+}
