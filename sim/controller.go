@@ -88,6 +88,7 @@ type keyState struct {
 	pendingSince Time
 	pending      bool
 	lastCommit   Time
+	wrote        bool // lastCommit is set
 }
 
 // controller is one controller's workqueue, workers and client, on virtual time.
@@ -264,7 +265,7 @@ func (c *controller) startSync(s *serviceState) {
 	e := c.e
 	k := &c.keys[s.idx]
 	e.stats.sync(c.mode)
-	if e.now < k.lastCommit+informerLag && c.syncer.staleGuard() {
+	if k.wrote && e.now < k.lastCommit+informerLag && c.syncer.staleGuard() {
 		// upstream: endpointslice_controller.go syncService → StaleSlices → a
 		// StaleInformerCache error, retried with backoff.
 		e.stats.stale(c.mode)
@@ -328,6 +329,7 @@ func (ev evWriteCommit) apply(e *Engine) {
 	r.c.syncer.applied(r.s, w, ok)
 	if ok {
 		r.c.keys[r.s.idx].lastCommit = e.now
+		r.c.keys[r.s.idx].wrote = true
 	} else {
 		r.failed = true
 		r.stopType = w.addressType

@@ -11,8 +11,10 @@ import (
 type sliceSyncer struct {
 	e    *Engine
 	opts model.ReconcilerOptions
-	// per service (by index): the slices the API server stores, by name.
-	stored []map[string]*storedSlice
+	// per service (by index): the incremental reconciler, and the slices the API server
+	// stores, by name, with their sizes.
+	reconcilers []*model.ServiceSlices
+	stored      []map[string]*storedSlice
 }
 
 // storedSlice is a slice as the API server stores it, with its cached sizes.
@@ -23,19 +25,27 @@ type storedSlice struct {
 
 func newSliceSyncer(e *Engine) *sliceSyncer {
 	return &sliceSyncer{
-		e:      e,
-		opts:   model.ReconcilerOptions{MaxEndpointsPerSlice: e.cfg.ControlPlane.MaxEndpointsPerSlice},
-		stored: make([]map[string]*storedSlice, len(e.services)),
+		e:           e,
+		opts:        model.ReconcilerOptions{MaxEndpointsPerSlice: e.cfg.ControlPlane.MaxEndpointsPerSlice},
+		stored:      make([]map[string]*storedSlice, len(e.services)),
+		reconcilers: make([]*model.ServiceSlices, len(e.services)),
 	}
 }
 
 func (y *sliceSyncer) serviceAdded(s *serviceState) {
 	y.stored[s.idx] = map[string]*storedSlice{}
+	r := model.NewServiceSlices(s.svc, y.e, y.opts)
+	for _, p := range s.pods {
+		r.SetPod(p.pod)
+	}
+	y.reconcilers[s.idx] = r
 }
 
-func (y *sliceSyncer) serviceChanged(*serviceState)      {}
-func (y *sliceSyncer) nodeChanged(*serviceState, string) {}
-func (y *sliceSyncer) staleGuard() bool                  { return true }
+func (y *sliceSyncer) serviceChanged(s *serviceState) { y.reconcilers[s.idx].SetService(s.svc) }
+func (y *sliceSyncer) nodeChanged(s *serviceState, node string) {
+	y.reconcilers[s.idx].NodeChanged(node)
+}
+func (y *sliceSyncer) staleGuard() bool { return true }
 
 // backoff is the EndpointSlice controller's per-item limiter: 1 s doubling to 1000 s.
 // upstream: endpointslice_controller.go defaultSyncBackOff, maxSyncBackOff.
@@ -46,10 +56,16 @@ func (y *sliceSyncer) backoff(n int) Time {
 // podChanged is the EndpointSlice controller's pod event filter.
 // upstream: util/controller_utils.go GetPodUpdateProjectionKey, podEndpointsChanged.
 func (y *sliceSyncer) podChanged(p *podState, old *model.Pod, deleted bool) bool {
-	if old == nil || deleted {
+	r := y.reconcilers[p.svc.idx]
+	if r == nil {
+		return false
+	}
+	if deleted {
+		r.DeletePod(p.pod.Namespace, p.pod.Name)
 		return true
 	}
-	return podEndpointsChanged(old, p.pod)
+	r.SetPod(p.pod)
+	return old == nil || podEndpointsChanged(old, p.pod)
 }
 
 // podEndpointsChanged reports whether an update can change a pod's endpoints: deletion
@@ -68,22 +84,8 @@ func podEndpointsChanged(old, cur *model.Pod) bool {
 	return old.Hostname != cur.Hostname || old.Subdomain != cur.Subdomain
 }
 
-func (y *sliceSyncer) pods(s *serviceState) []*model.Pod {
-	out := make([]*model.Pod, 0, len(s.pods))
-	for _, p := range s.pods {
-		out = append(out, p.pod)
-	}
-	return out
-}
-
 func (y *sliceSyncer) sync(s *serviceState, trigger model.Timestamp) ([]write, error) {
-	st := y.stored[s.idx]
-	existing := make([]*model.EndpointSlice, 0, len(st))
-	for _, ss := range st {
-		existing = append(existing, ss.slice)
-	}
-	slices.SortFunc(existing, func(a, b *model.EndpointSlice) int { return cmpString(a.Name, b.Name) })
-	res := model.ReconcileFull(s.svc, y.pods(s), existing, y.e, y.opts, trigger)
+	res := y.reconcilers[s.idx].Sync(trigger)
 	var writes []write
 	for i := range res.Plans {
 		p := &res.Plans[i]
@@ -164,6 +166,7 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 	if !ok {
 		return
 	}
+	y.reconcilers[s.idx].Applied(w.verb, w.slice)
 	st := y.stored[s.idx]
 	old := -1
 	if prev := st[w.slice.Name]; prev != nil {

@@ -34,7 +34,7 @@ func (e *Engine) startPhase(i int) {
 			if !s.created {
 				continue
 			}
-			s.hash = e.names.templateHash()
+			e.newTemplate(s)
 			s.surge, s.unavail = resolveFenceposts(a.MaxSurge, a.MaxUnavailable, s.replicas)
 			s.rollout = a
 			e.reconcileDeployment(s)

@@ -29,6 +29,8 @@ type podState struct {
 	stage podStage
 	// available is Ready for at least minReadySeconds (Deployment availability).
 	available bool
+	// live is true while the pod counts as a ReplicaSet replica (created, not terminating).
+	live bool
 	// epoch invalidates lifecycle events scheduled before a later change (e.g. deletion).
 	epoch int
 	// stuck is true on failed nodes: the kubelet no longer reports, so the pod never stops.
@@ -46,6 +48,11 @@ type serviceState struct {
 	pods     []*podState
 	podSeq   int
 	rollout  *Action // the rollout in progress, nil when settled
+	// Replica counts of the new and the old ReplicaSets, kept up to date incrementally.
+	newLive, oldLive           int
+	newAvailable, oldAvailable int
+	// old holds pods of older templates in creation order; scale-down takes from the end.
+	old      []*podState
 	surge    int
 	unavail  int
 	families []model.IPFamily
@@ -184,7 +191,7 @@ func (e *Engine) createService(s *serviceState) {
 	}
 	s.created = true
 	s.svc.CreationTimestamp = timestamp(e.now)
-	s.hash = e.names.templateHash()
+	e.newTemplate(s)
 	s.surge, s.unavail = resolveFenceposts(IntOrPercent{Value: 25, IsPercent: true}, IntOrPercent{Value: 25, IsPercent: true}, s.replicas)
 	for _, c := range e.ctls {
 		c.serviceAdded(s)
@@ -192,90 +199,126 @@ func (e *Engine) createService(s *serviceState) {
 	e.reconcileDeployment(s)
 }
 
-// livePods returns the pods that count as ReplicaSet replicas (not terminating), new and old.
-func (s *serviceState) livePods() (newPods, oldPods []*podState) {
-	for _, p := range s.pods {
-		if p.stage == stageGone || p.pod.Terminating {
-			continue
+// isNew reports whether p belongs to the current pod template (the new ReplicaSet).
+func (s *serviceState) isNew(p *podState) bool { return p.hash == s.hash }
+
+// setLive counts p in or out of its ReplicaSet's replicas (pods that are not terminating).
+func (s *serviceState) setLive(p *podState, live bool) {
+	if p.live == live {
+		return
+	}
+	p.live = live
+	d := 1
+	if !live {
+		d = -1
+	}
+	if s.isNew(p) {
+		s.newLive += d
+		if p.available {
+			s.newAvailable += d
 		}
-		if p.hash == s.hash {
-			newPods = append(newPods, p)
-		} else {
-			oldPods = append(oldPods, p)
+	} else {
+		s.oldLive += d
+		if p.available {
+			s.oldAvailable += d
 		}
 	}
-	return newPods, oldPods
+}
+
+// setAvailable records a change of p's availability (Ready for minReadySeconds).
+func (s *serviceState) setAvailable(p *podState, available bool) {
+	if p.available == available {
+		return
+	}
+	p.available = available
+	if !p.live {
+		return
+	}
+	d := 1
+	if !available {
+		d = -1
+	}
+	if s.isNew(p) {
+		s.newAvailable += d
+	} else {
+		s.oldAvailable += d
+	}
+}
+
+// newTemplate starts a rollout: every current pod becomes an old one.
+func (e *Engine) newTemplate(s *serviceState) {
+	for _, p := range s.pods {
+		if p.live && s.isNew(p) {
+			s.old = append(s.old, p)
+		}
+	}
+	s.oldLive += s.newLive
+	s.oldAvailable += s.newAvailable
+	s.newLive, s.newAvailable = 0, 0
+	s.hash = e.names.templateHash()
 }
 
 // reconcileDeployment is the Deployment + ReplicaSet controllers' reaction to any change: it
-// creates and deletes pods following the rolling-update rules.
+// creates and deletes pods following the rolling-update rules. It keeps counts, so it costs
+// O(pods it creates or deletes), not O(replicas).
 // upstream: pkg/controller/deployment/rolling.go reconcileNewReplicaSet, reconcileOldReplicaSets
 // (cleanupUnhealthyReplicas, scaleDownOldReplicaSetsForRollingUpdate); replicaset getPodsToDelete.
 func (e *Engine) reconcileDeployment(s *serviceState) {
 	if !s.created || s.cfg == nil {
 		return
 	}
-	newPods, oldPods := s.livePods()
 	replicas := s.replicas
-	total := len(newPods) + len(oldPods)
-	// Scale the new ReplicaSet up, within maxSurge.
-	if len(newPods) < replicas {
-		allowed := replicas + s.surge - total
-		if len(oldPods) == 0 {
-			allowed = replicas - len(newPods) // a plain ReplicaSet replacing lost pods
+	// Scale the new ReplicaSet up within maxSurge (or down after a scale action).
+	if s.newLive < replicas {
+		allowed := replicas + s.surge - (s.newLive + s.oldLive)
+		if s.oldLive == 0 {
+			allowed = replicas - s.newLive // a plain ReplicaSet replacing lost pods
 		}
-		for range min(allowed, replicas-len(newPods)) {
+		for range min(allowed, replicas-s.newLive) {
 			e.createPod(s)
 		}
-	} else if len(newPods) > replicas {
-		e.deletePods(rankForDeletion(newPods)[:len(newPods)-replicas])
-	}
-	if len(oldPods) == 0 {
-		if s.rollout != nil {
-			s.rollout = nil
+	} else if s.newLive > replicas {
+		var live []*podState
+		for _, p := range s.pods {
+			if p.live && s.isNew(p) {
+				live = append(live, p)
+			}
 		}
+		e.deletePods(rankForDeletion(live)[:len(live)-replicas])
+	}
+	if s.oldLive == 0 {
+		s.old = s.old[:0]
+		s.rollout = nil
 		return
 	}
-	newPods, oldPods = s.livePods()
-	total = len(newPods) + len(oldPods)
 	minAvailable := replicas - s.unavail
-	newUnavailable := 0
-	for _, p := range newPods {
-		if !p.available {
-			newUnavailable++
-		}
-	}
-	maxScaledDown := total - minAvailable - newUnavailable
+	newUnavailable := s.newLive - s.newAvailable
+	maxScaledDown := s.newLive + s.oldLive - minAvailable - newUnavailable
 	if maxScaledDown <= 0 {
 		return
 	}
-	ranked := rankForDeletion(oldPods)
+	// cleanupUnhealthyReplicas: unavailable old pods go first (newest first), up to
+	// maxScaledDown, without regard to availability.
 	var victims []*podState
-	// cleanupUnhealthyReplicas: unavailable old pods go first, up to maxScaledDown.
-	rest := ranked[:0:0]
-	for _, p := range ranked {
-		if !p.available && len(victims) < maxScaledDown {
-			victims = append(victims, p)
-		} else {
-			rest = append(rest, p)
+	if s.oldLive > s.oldAvailable {
+		for i := len(s.old) - 1; i >= 0 && len(victims) < maxScaledDown; i-- {
+			if p := s.old[i]; p.live && !p.available {
+				victims = append(victims, p)
+			}
+		}
+		e.deletePods(victims)
+	}
+	// scaleDownOldReplicaSetsForRollingUpdate: then as many available old pods as
+	// availability allows, newest first.
+	canScaleDown := s.newAvailable + s.oldAvailable - minAvailable
+	for canScaleDown > 0 && len(s.old) > 0 {
+		p := s.old[len(s.old)-1]
+		s.old = s.old[:len(s.old)-1]
+		if p.live {
+			e.deletePod(p)
+			canScaleDown--
 		}
 	}
-	// scaleDownOldReplicaSetsForRollingUpdate: then as many as availability allows.
-	available := 0
-	for _, p := range newPods {
-		if p.available {
-			available++
-		}
-	}
-	for _, p := range oldPods {
-		if p.available {
-			available++
-		}
-	}
-	if canScaleDown := available - minAvailable; canScaleDown > 0 {
-		victims = append(victims, rest[:min(canScaleDown, len(rest))]...)
-	}
-	e.deletePods(victims)
 }
 
 // rankForDeletion orders pods as the ReplicaSet controller picks victims: unscheduled before
@@ -320,6 +363,7 @@ func (e *Engine) createPod(s *serviceState) {
 		},
 	}
 	s.pods = append(s.pods, p)
+	s.setLive(p, true)
 	e.podAdded(p)
 	e.after(s.timing.schedule.sample(), evPodScheduled{p, p.epoch})
 }
@@ -346,6 +390,7 @@ func (e *Engine) deletePod(p *podState) {
 		return
 	}
 	p.epoch++
+	p.svc.setLive(p, false)
 	if p.node < 0 {
 		e.podGone(p)
 		return
@@ -370,6 +415,7 @@ func (e *Engine) podGone(p *podState) {
 	p.stage = stageGone
 	p.epoch++
 	s := p.svc
+	s.setLive(p, false)
 	if p.node >= 0 {
 		on := e.podsOnNode[p.node]
 		if i := slices.Index(on, p); i >= 0 {
@@ -488,7 +534,7 @@ func (e *Engine) setReady(p *podState, ready bool) {
 	if ready {
 		e.after(Time(p.svc.cfg.MinReadySeconds), evPodAvailable{p, p.epoch})
 	} else if p.available {
-		p.available = false
+		p.svc.setAvailable(p, false)
 		e.reconcileDeployment(p.svc)
 	}
 }
@@ -498,7 +544,7 @@ func (ev evPodAvailable) apply(e *Engine) {
 	if p.epoch != ev.epoch || p.stage == stageGone || !p.pod.Ready || p.available {
 		return
 	}
-	p.available = true
+	p.svc.setAvailable(p, true)
 	e.reconcileDeployment(p.svc)
 }
 
