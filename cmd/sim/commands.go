@@ -57,8 +57,7 @@ func init() {
 		stub("check", "check SCENARIO...", "fail when update volume regresses past a baseline or budget", 6),
 		cmdPlan,
 		cmdPlot,
-		stub("replay", "replay FILE", "account recorded pod churn (kubectl get pods --watch -o json)", 7),
-		stub("record", "record", "record pod churn from a cluster for replay", 7),
+		cmdReplay, cmdRecord,
 		cmdHelp, cmdVersion}
 }
 

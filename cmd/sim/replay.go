@@ -1,0 +1,369 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"epsim/model"
+	"epsim/reports"
+	"epsim/scenarios"
+	"epsim/sim"
+	"epsim/trace"
+)
+
+var cmdReplay = &command{
+	name:  "replay",
+	usage: "replay --pods FILE --services FILE [--nodes FILE]",
+	short: "account recorded pod churn (kubectl get pods --watch -o json)",
+	long: `Replay runs pod churn recorded from a real cluster through both control planes and
+prints the same side-by-side table as 'sim run', with one phase, "replay".
+
+--pods is a trace written by 'sim record', or kubectl's own output of
+'kubectl get pods -A --watch --output-watch-events -o json' ("-" reads stdin). A trace
+carries the time each event arrived; kubectl's output does not, and then event times come
+from the objects' timestamps (second precision), which replay says on stderr. --services is
+'kubectl get services -A -o json' and --nodes 'kubectl get nodes -o json' (zones from the
+topology.kubernetes.io/zone label); without --nodes, the nodes are those the pods name, with
+no zone. Pods are matched to Services by selector; Services without a selector (user-managed
+Endpoints) and pods no Service selects are left out and counted.
+
+The control plane (controller workers, QPS, batch period, maxEndpointsPerSlice, API server
+and network) is the built-in defaults, a scenario file's (--scenario; its services and
+timeline are ignored), or either changed with --set.
+
+--endpointslices adds the cluster's real EndpointSlice stream ('kubectl get endpointslices
+-A --watch --output-watch-events -o json', or its 'sim record' trace) and compares it with
+the simulation: EndpointSlice writes (ADDED/MODIFIED/DELETED) and bytes fanned out, per
+Service and in total; each real slice is sized exactly as the simulation sizes its own
+(protobuf, kube-proxy's default) and multiplied by the watchers.
+
+--out DIR writes what 'sim run' writes, plus replay.json (events read, skipped, unmatched,
+out of order, where times came from, and the comparison).
+
+Examples:
+
+    sim replay --pods trace.jsonl --services services.json --nodes nodes.json
+    sim replay --pods watch.json --services services.json --out results/replay
+    sim replay --pods trace.jsonl --services services.json --set controlPlane.maxEndpointsPerSlice=500
+    sim replay --pods trace.jsonl --services services.json --scenario cp.yaml --format json
+    sim replay --pods trace.jsonl --services services.json --nodes nodes.json --endpointslices slices.jsonl`,
+	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
+		o := &replayOptions{}
+		fs.StringVar(&o.pods, "pods", "", "the pod watch stream or trace to replay, `FILE` (- for stdin)")
+		fs.StringVar(&o.services, "services", "", "the cluster's Services, `FILE` from 'kubectl get services -A -o json'")
+		fs.StringVar(&o.nodes, "nodes", "", "the cluster's Nodes, `FILE` from 'kubectl get nodes -o json' (default: the nodes the pods name)")
+		fs.StringVar(&o.slices, "endpointslices", "", "the real EndpointSlice watch stream or trace, `FILE`, to compare with")
+		fs.StringVar(&o.scenario, "scenario", "", "take control-plane settings from scenario `FILE` (default: built-in defaults)")
+		fs.Var(&o.sets, "set", "override a control-plane setting, `path=value` (repeatable), e.g. controlPlane.maxEndpointsPerSlice=500")
+		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv, replay.json and charts into `DIR`")
+		fs.StringVar(&o.format, "format", "table", "stdout `format`: table, or json (the content of summary.json)")
+		fs.StringVar(&o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices")
+		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
+		return func(e *env, args []string) error { return o.run(e, args) }
+	},
+}
+
+// replayOptions are the parsed flags of 'sim replay'.
+type replayOptions struct {
+	pods, services, nodes, slices, scenario string
+	out, format, mode                       string
+	sets                                    stringList
+	quiet, charts                           bool
+}
+
+// replayDefaults is the scenario the control-plane defaults and --set overrides are decoded
+// over when no --scenario is given. Its cluster, service and timeline are placeholders:
+// replay takes them from the recording.
+const replayDefaults = `name: replay
+cluster: {nodes: 1}
+services: [{name: replay}]
+timeline: [{name: replay, action: create, services: [replay]}]
+`
+
+// ReplayReport is replay.json: what was read and, with --endpointslices, the comparison.
+type ReplayReport struct {
+	Pods      string            `json:"pods"`
+	Replay    *sim.ReplayStats  `json:"replay"`
+	Stream    *trace.Stats      `json:"podStream"`
+	Services  int               `json:"services"`
+	Nodes     int               `json:"nodes"`
+	Skipped   map[string]int64  `json:"skippedObjects,omitempty"`
+	Compare   *trace.Comparison `json:"endpointSlices,omitempty"`
+	TimesFrom string            `json:"timesFrom"`
+}
+
+func (o *replayOptions) run(e *env, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("replay", "replay takes no arguments (use --pods FILE), got %q", args[0])
+	}
+	if o.pods == "" || o.services == "" {
+		return usageErrorf("replay", "replay needs --pods FILE and --services FILE")
+	}
+	if o.pods == "-" && o.nodes == "" {
+		return usageErrorf("replay", "--pods - (stdin) needs --nodes: nodes are otherwise found by reading the pods twice")
+	}
+	if o.format != "table" && o.format != "json" {
+		return usageErrorf("replay", "--format %q: want table or json", o.format)
+	}
+	modes, err := parseMode(o.mode)
+	if err != nil {
+		return usageErrorf("replay", "%v", err)
+	}
+	cfg, err := o.config(e)
+	if err != nil {
+		return badInput(err)
+	}
+	cfg.Name = "replay " + filepath.Base(o.pods)
+	cfg.RunEndpoints = slices.Contains(modes, sim.ModeEndpoints)
+	cfg.RunEndpointSlices = slices.Contains(modes, sim.ModeEndpointSlices)
+
+	services, svcStats, err := readFile(o.services, trace.ReadServices)
+	if err != nil {
+		return badInput(err)
+	}
+	var nodes []*model.Node
+	skipped := map[string]int64{}
+	merge(skipped, svcStats)
+	if o.nodes != "" {
+		var nodeStats *trace.Stats
+		nodes, nodeStats, err = readFile(o.nodes, trace.ReadNodes)
+		if err != nil {
+			return badInput(err)
+		}
+		merge(skipped, nodeStats)
+	} else {
+		nodes, err = nodesOfPods(o.pods)
+		if err != nil {
+			return badInput(err)
+		}
+		fmt.Fprintf(e.stderr, "sim: replay: no --nodes: %d nodes named by the pods, without zones\n", len(nodes))
+	}
+	if len(nodes) == 0 {
+		return badInput(errors.New("replay: no nodes (give --nodes, or pods scheduled to nodes)"))
+	}
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+
+	in, closeIn, err := openInput(o.pods)
+	if err != nil {
+		return badInput(err)
+	}
+	defer closeIn()
+	src := trace.NewPodReader(in, inputName(o.pods))
+	var obs sim.Observer
+	if !o.quiet && e.stderrIsTerminal {
+		p := newProgress(e.stderr, cfg.Name, 1)
+		defer p.finish()
+		obs = p
+	}
+	res, stats, err := sim.Replay(cfg, services, nodes, src, obs)
+	if err != nil {
+		if errors.Is(err, trace.ErrFormat) {
+			return badInput(fmt.Errorf("replay: %w", err))
+		}
+		return fmt.Errorf("replay: %w", err)
+	}
+	pstats := src.Stats()
+	report := &ReplayReport{Pods: filepath.Base(o.pods), Replay: stats, Stream: pstats, Services: len(services), Nodes: len(nodes), TimesFrom: "recorded"}
+	if len(skipped) > 0 {
+		report.Skipped = skipped
+	}
+	if !pstats.RecordedTimes {
+		report.TimesFrom = "objects"
+		fmt.Fprintf(e.stderr, "sim: replay: %s has no recorded times: event times come from the pods' own timestamps (creation, condition transitions, deletion; second precision). Record with 'sim record' for arrival times.\n", inputName(o.pods))
+	}
+	if o.slices != "" {
+		f, closeSlices, err := openInput(o.slices)
+		if err != nil {
+			return badInput(err)
+		}
+		defer closeSlices()
+		report.Compare, err = trace.CompareSlices(trace.NewSliceReader(f, inputName(o.slices)), services, res, int64(res.Watchers))
+		if err != nil {
+			return badInput(fmt.Errorf("--endpointslices: %w", err))
+		}
+	}
+
+	summary := reports.NewSummary(res, configModes(cfg))
+	if o.out != "" {
+		if err := writeReplayOutputs(o.out, res, summary, report, o.charts); err != nil {
+			return err
+		}
+	}
+	if o.format == "json" {
+		return reports.WriteSummaryJSON(e.stdout, summary)
+	}
+	if err := reports.WriteTable(e.stdout, summary); err != nil {
+		return err
+	}
+	return writeReplayReport(e.stdout, report)
+}
+
+// config returns the control-plane configuration: a scenario file's, or the defaults, with
+// the --set overrides.
+func (o *replayOptions) config(e *env) (sim.Config, error) {
+	if o.scenario != "" {
+		sc, err := e.load(o.scenario, o.sets)
+		if err != nil {
+			return sim.Config{}, err
+		}
+		return sc.Config, nil
+	}
+	sc, err := scenarios.Parse("(replay defaults)", []byte(replayDefaults), o.sets)
+	if err != nil {
+		return sim.Config{}, err
+	}
+	return sc.Config, nil
+}
+
+func merge(into map[string]int64, s *trace.Stats) {
+	if s == nil {
+		return
+	}
+	for k, v := range s.Skipped {
+		into[k] += v
+	}
+}
+
+// readFile opens path and reads it with read.
+func readFile[T any](path string, read func(io.Reader, string) (T, *trace.Stats, error)) (T, *trace.Stats, error) {
+	var zero T
+	in, closeIn, err := openInput(path)
+	if err != nil {
+		return zero, nil, err
+	}
+	defer closeIn()
+	return read(in, inputName(path))
+}
+
+// openInput opens path, or stdin for "-".
+func openInput(path string) (io.Reader, func(), error) {
+	if path == "-" {
+		return os.Stdin, func() {}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
+}
+
+func inputName(path string) string {
+	if path == "-" {
+		return "stdin"
+	}
+	return path
+}
+
+// nodesOfPods reads the pod stream once for the node names its pods are scheduled to, in
+// order of first appearance.
+func nodesOfPods(path string) ([]*model.Node, error) {
+	in, closeIn, err := openInput(path)
+	if err != nil {
+		return nil, err
+	}
+	defer closeIn()
+	src := trace.NewPodReader(in, inputName(path))
+	seen := map[string]bool{}
+	var nodes []*model.Node
+	for {
+		ev, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			return nodes, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n := ev.Pod.NodeName; n != "" && !seen[n] {
+			seen[n] = true
+			nodes = append(nodes, &model.Node{Name: n, Ready: true})
+		}
+	}
+}
+
+// writeReplayReport prints what was read and, with --endpointslices, the comparison.
+func writeReplayReport(w io.Writer, r *ReplayReport) error {
+	fmt.Fprintf(w, "\nreplay of %s: %d pod events, %d Services, %d nodes; times %s\n", r.Pods, r.Replay.Events, r.Services, r.Nodes, r.TimesFrom)
+	fmt.Fprintf(w, "  pod events matching no Service   %d\n", r.Replay.Unmatched)
+	fmt.Fprintf(w, "  events out of time order         %d\n", r.Replay.OutOfOrder+r.Stream.Clamped)
+	skipped := map[string]int64{}
+	for k, v := range r.Skipped {
+		skipped[k] += v
+	}
+	for k, v := range r.Stream.Skipped {
+		skipped[k] += v
+	}
+	keys := make([]string, 0, len(skipped))
+	for k := range skipped {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  skipped (%s)%*s %d\n", k, max(0, 20-len(k)), "", skipped[k])
+	}
+	c := r.Compare
+	if c == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "\nEndpointSlices, real vs simulated (bytes × %d watchers):\n", c.Watchers)
+	fmt.Fprintf(w, "  %-36s %17s %17s %11s %11s\n", "service", "real A/M/D", "sim A/M/D", "real bytes", "sim bytes")
+	row := func(name string, real, sim trace.Writes) {
+		fmt.Fprintf(w, "  %-36s %17s %17s %11s %11s\n", name,
+			fmt.Sprintf("%d/%d/%d", real.Added, real.Modified, real.Deleted),
+			fmt.Sprintf("%d/%d/%d", sim.Added, sim.Modified, sim.Deleted),
+			reports.FormatBytes(real.FanoutBytes), reports.FormatBytes(sim.FanoutBytes))
+	}
+	for _, s := range c.Services {
+		row(s.Namespace+"/"+s.Name, s.Real, s.Simulated)
+	}
+	row("total", c.Real, c.Simulated)
+	if c.OtherManagers > 0 {
+		fmt.Fprintf(w, "  real events of slices other controllers manage (not simulated): %d\n", c.OtherManagers)
+	}
+	return nil
+}
+
+// writeReplayOutputs writes 'sim run”s --out files and replay.json, all or nothing.
+func writeReplayOutputs(dir string, res *sim.Results, summary *reports.Summary, report *ReplayReport, charts bool) error {
+	out := &outputDir{dir: dir}
+	files := []struct {
+		name   string
+		render func(io.Writer) error
+	}{
+		{"summary.json", func(w io.Writer) error { return reports.WriteSummaryJSON(w, summary) }},
+		{"timeseries.csv", func(w io.Writer) error { return reports.WriteTimeseriesCSV(w, res.Series) }},
+		{"writes.jsonl", func(w io.Writer) error { return reports.WriteWritesJSONL(w, res.Writes) }},
+		{"layout.csv", func(w io.Writer) error { return reports.WriteLayoutCSV(w, res.Layout) }},
+		{"replay.json", func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(report)
+		}},
+	}
+	err := func() error {
+		for _, f := range files {
+			if err := out.write(f.name, f.render); err != nil {
+				return err
+			}
+		}
+		if !charts {
+			return nil
+		}
+		return writeCharts(out, summary, res.Series, res.Layout)
+	}()
+	if err != nil {
+		out.abort()
+		return fmt.Errorf("--out %s: %w (no files written)", dir, err)
+	}
+	return out.commit()
+}

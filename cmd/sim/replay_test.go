@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var updateReplay = flag.Bool("update-replay", false, "rewrite scenarios/testdata/replay-*.golden")
+
+const sampleDir = "../../scenarios/testdata"
+
+func sample(name string) string { return filepath.Join(sampleDir, name) }
+
+// replayEnv is the real environment (real engine and loader) with captured streams.
+func replayEnv() (*env, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	e := newEnv(&out, &errb)
+	return e, &out, &errb
+}
+
+// checkGolden compares got with scenarios/testdata/name, or rewrites it with -update-replay.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := sample(name)
+	if *updateReplay {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run: go test ./cmd/sim -run TestReplayGolden -update-replay)", err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Errorf("%s differs (run: go test ./cmd/sim -run TestReplayGolden -update-replay); got:\n%s", path, got)
+	}
+}
+
+// TestReplayGolden replays the sample recording (scenarios/testdata, made by
+// 'go test ./trace -run TestGenerateSample -update') as a trace and as kubectl's raw watch
+// output, and compares the tables with golden files.
+func TestReplayGolden(t *testing.T) {
+	for _, tc := range []struct {
+		pods, golden string
+		recorded     bool
+	}{
+		{"replay-trace.jsonl", "replay-trace.golden", true},
+		{"replay-watch.json", "replay-watch.golden", false},
+	} {
+		t.Run(tc.pods, func(t *testing.T) {
+			e, out, errb := replayEnv()
+			code := e.main([]string{"replay", "--pods", sample(tc.pods), "--services", sample("replay-services.json"), "--nodes", sample("replay-nodes.json"), "--quiet"})
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errb)
+			}
+			if said := strings.Contains(errb.String(), "no recorded times"); said == tc.recorded {
+				t.Errorf("stderr %q: note about object times present=%v, recorded=%v", errb, said, tc.recorded)
+			}
+			checkGolden(t, tc.golden, out.Bytes())
+		})
+	}
+}
+
+// TestReplayOut checks --out: the run's files plus replay.json, and --format json on stdout.
+func TestReplayOut(t *testing.T) {
+	dir := t.TempDir()
+	e, out, errb := replayEnv()
+	code := e.main([]string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"),
+		"--out", dir, "--charts=false", "--format", "json", "--set", "controlPlane.maxEndpointsPerSlice=5"})
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if !strings.Contains(errb.String(), "no --nodes") {
+		t.Errorf("stderr %q lacks the no --nodes note", errb)
+	}
+	var summary map[string]any
+	if err := json.Unmarshal(out.Bytes(), &summary); err != nil {
+		t.Fatalf("stdout is not JSON: %v", err)
+	}
+	for _, f := range []string{"summary.json", "timeseries.csv", "writes.jsonl", "layout.csv", "replay.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	var report ReplayReport
+	b, _ := os.ReadFile(filepath.Join(dir, "replay.json"))
+	if err := json.Unmarshal(b, &report); err != nil {
+		t.Fatal(err)
+	}
+	// The sample: one DaemonSet pod event matches no Service.
+	if report.Replay.Unmatched != 1 || report.TimesFrom != "recorded" || report.Nodes == 0 {
+		t.Errorf("replay.json %s", b)
+	}
+}
+
+// TestReplayErrors: bad flags and bad input exit 2 with a message naming the problem.
+func TestReplayErrors(t *testing.T) {
+	dir := t.TempDir()
+	trunc := filepath.Join(dir, "trunc.json")
+	full, err := os.ReadFile(sample("replay-watch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(trunc, full[:len(full)/2], 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no pods", []string{"replay", "--services", "x"}, "needs --pods"},
+		{"stdin without nodes", []string{"replay", "--pods", "-", "--services", "x"}, "needs --nodes"},
+		{"missing file", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", filepath.Join(dir, "none.json")}, "no such file"},
+		{"truncated", []string{"replay", "--pods", trunc, "--services", sample("replay-services.json"), "--nodes", sample("replay-nodes.json")}, "truncated input"},
+		{"pods as services", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-watch.json")}, "a watch event, expected a Service"},
+		{"bad set", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"), "--set", "controlPlane.maxEndpointsPerSlice=0"}, "maxEndpointsPerSlice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, _, errb := replayEnv()
+			if code := e.main(tc.args); code != exitBadInput {
+				t.Errorf("exit %d, want %d; stderr %s", code, exitBadInput, errb)
+			}
+			if !strings.Contains(errb.String(), tc.want) {
+				t.Errorf("stderr %q lacks %q", errb, tc.want)
+			}
+		})
+	}
+}
+
+// TestRecordCommand records the raw sample watch stream and replays the trace it wrote.
+func TestRecordCommand(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "trace.jsonl")
+	e, _, errb := replayEnv()
+	if code := e.main([]string{"record", "--out", tr, sample("replay-watch.json")}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	want, _ := os.ReadFile(sample("replay-trace.jsonl"))
+	got, _ := os.ReadFile(tr)
+	if bytes.Count(got, []byte("\n")) != bytes.Count(want, []byte("\n")) {
+		t.Errorf("recorded %d lines, the sample trace has %d", bytes.Count(got, []byte("\n")), bytes.Count(want, []byte("\n")))
+	}
+	if !strings.Contains(errb.String(), "events recorded") {
+		t.Errorf("stderr %q", errb)
+	}
+	e, _, errb = replayEnv()
+	if code := e.main([]string{"replay", "--pods", tr, "--services", sample("replay-services.json"), "--quiet"}); code != exitOK {
+		t.Fatalf("replaying the recorded trace: exit %d: %s", code, errb)
+	}
+}

@@ -1,0 +1,160 @@
+package trace
+
+import (
+	"cmp"
+	"errors"
+	"io"
+	"slices"
+
+	"epsim/model"
+	"epsim/sim"
+)
+
+// Writes counts EndpointSlice writes by the watch event they produce, and the bytes they fan
+// out to watchers.
+type Writes struct {
+	Added       int64 `json:"added"`
+	Modified    int64 `json:"modified"`
+	Deleted     int64 `json:"deleted"`
+	FanoutBytes int64 `json:"fanoutBytes"`
+}
+
+// Total returns all writes.
+func (w Writes) Total() int64 { return w.Added + w.Modified + w.Deleted }
+
+func (w *Writes) add(t model.EventType, fanout int64) {
+	switch t {
+	case model.EventAdded:
+		w.Added++
+	case model.EventModified:
+		w.Modified++
+	case model.EventDeleted:
+		w.Deleted++
+	}
+	w.FanoutBytes += fanout
+}
+
+// ServiceComparison is one Service's real and simulated EndpointSlice writes.
+type ServiceComparison struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Real      Writes `json:"real"`
+	Simulated Writes `json:"simulated"`
+}
+
+// Comparison sets the EndpointSlice writes a cluster really made beside the simulated ones.
+type Comparison struct {
+	// Watchers is what each real event's bytes are multiplied by: the simulation's watchers
+	// (one kube-proxy per node, plus configured extra watchers).
+	Watchers int64  `json:"watchers"`
+	Real     Writes `json:"real"`
+	// Simulated counts the replay's committed EndpointSlice writes (no-ops and failures
+	// excluded), the bytes being kube-proxy's event size times the write's watchers.
+	Simulated Writes `json:"simulated"`
+	// Services are sorted by namespace and name.
+	Services []ServiceComparison `json:"services"`
+	// OtherManagers counts real events of slices not written by the EndpointSlice
+	// controller (mirrored or custom slices), which the simulation does not model.
+	OtherManagers int64 `json:"otherManagers"`
+	// Stream describes the real stream as read.
+	Stream *Stats `json:"stream"`
+}
+
+// kubeProxySelects is kube-proxy's EndpointSlice label selector: no headless label and no
+// service-proxy-name label (upstream: cmd/kube-proxy/app/server.go, the informer's
+// LabelSelector "!service.kubernetes.io/service-proxy-name,!service.kubernetes.io/headless").
+func kubeProxySelects(labels map[string]string) bool {
+	_, headless := labels[model.LabelHeadless]
+	_, proxy := labels[model.LabelServiceProxyName]
+	return !headless && !proxy
+}
+
+// CompareSlices reads the real EndpointSlice stream src to its end and compares it with the
+// EndpointSlice writes of the replay res. Each real event is sized exactly as the
+// simulation sizes its own — model.EndpointSliceSize in protobuf (kube-proxy's default),
+// wrapped in a watch event — times watchers, when kube-proxy's selector matches the slice.
+func CompareSlices(src *SliceReader, services []*model.Service, res *sim.Results, watchers int64) (*Comparison, error) {
+	c := &Comparison{Watchers: watchers, Stream: src.Stats()}
+	byKey := map[string]*ServiceComparison{}
+	service := func(ns, name string) *ServiceComparison {
+		k := ns + "/" + name
+		s := byKey[k]
+		if s == nil {
+			s = &ServiceComparison{Namespace: ns, Name: name}
+			byKey[k] = s
+		}
+		return s
+	}
+	// byPrefix maps a slice's generateName to its Service, for the simulated writes, whose
+	// records name the slice only.
+	byPrefix := map[string]string{}
+	for _, svc := range services {
+		byPrefix[svc.Namespace+"/"+slicePrefix(svc.Name)] = svc.Name
+	}
+	for {
+		ev, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		s := ev.Slice
+		if s.Labels[model.LabelManagedBy] != model.ControllerName {
+			c.OtherManagers++
+			continue
+		}
+		var fanout int64
+		if kubeProxySelects(s.Labels) {
+			size := model.EndpointSliceSize(s, model.Protobuf)
+			fanout = model.WatchEventSize(size, ev.Type, model.Protobuf) * watchers
+		}
+		name := s.Labels[model.LabelServiceName]
+		service(s.Namespace, name).Real.add(ev.Type, fanout)
+		c.Real.add(ev.Type, fanout)
+	}
+	for _, w := range res.Writes {
+		if w.Mode != sim.ModeEndpointSlices || w.Kind != "EndpointSlice" || w.Outcome != "ok" {
+			continue
+		}
+		t := model.EventModified
+		switch w.Verb {
+		case "create":
+			t = model.EventAdded
+		case "delete":
+			t = model.EventDeleted
+		}
+		fanout := w.EventBytes * w.Watchers
+		name, ok := "", false
+		if len(w.Name) > generatedSuffix {
+			name, ok = byPrefix[w.Namespace+"/"+w.Name[:len(w.Name)-generatedSuffix]]
+		}
+		if !ok {
+			name = w.Name // not a generated name: keep the slice's own
+		}
+		service(w.Namespace, name).Simulated.add(t, fanout)
+		c.Simulated.add(t, fanout)
+	}
+	for _, s := range byKey {
+		c.Services = append(c.Services, *s)
+	}
+	slices.SortFunc(c.Services, func(a, b ServiceComparison) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	return c, nil
+}
+
+// generatedSuffix is the number of random characters the API server appends to a
+// generateName (upstream: apiserver names.SimpleNameGenerator, randomLength 5).
+const generatedSuffix = 5
+
+// slicePrefix is the generateName of a Service's slices as the API server uses it: the
+// Service name and "-" (upstream: utils.go getEndpointSlicePrefix), cut to 58 characters
+// (names.SimpleNameGenerator maxGeneratedNameLength = 63 - 5).
+func slicePrefix(service string) string {
+	p := service + "-"
+	if len(p) > 58 {
+		p = p[:58]
+	}
+	return p
+}
