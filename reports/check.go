@@ -1,0 +1,446 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+)
+
+// BaselineVersion is the version of the baseline file format WriteBaselineJSON writes.
+const BaselineVersion = 1
+
+// Baseline is a file of figures from an earlier run that `sim check` compares a new run
+// with. It holds every endpoints and endpointslices figure of every phase and the total, by
+// the names SummaryFigures gives them. Ratios are left out: they follow from the two modes'
+// figures, which are already compared; bound them with budgets instead.
+type Baseline struct {
+	Version  int    `json:"version"`
+	Scenario string `json:"scenario"`
+	Seed     uint64 `json:"seed"`
+	// Figures maps a figure name to its value (bytes and counts are exact integers).
+	Figures map[string]float64 `json:"figures"`
+}
+
+// NewBaseline returns the baseline of s.
+func NewBaseline(s *Summary) *Baseline {
+	b := &Baseline{Version: BaselineVersion, Scenario: s.Scenario, Seed: s.Seed, Figures: map[string]float64{}}
+	for _, f := range SummaryFigures(s) {
+		if f.Kind != KindRatio {
+			b.Figures[f.Name] = f.Value
+		}
+	}
+	return b
+}
+
+// WriteBaselineJSON writes b as indented JSON, figures sorted by name, with a trailing
+// newline: the same baseline always gives the same bytes.
+func WriteBaselineJSON(w io.Writer, b *Baseline) error {
+	out, err := json.MarshalIndent(b, "", "  ")
+	if err != nil {
+		return fmt.Errorf("reports: baseline: %w", err)
+	}
+	_, err = w.Write(append(out, '\n'))
+	return err
+}
+
+// ReadBaselineJSON decodes and validates a baseline. Errors say where the JSON is broken
+// (line:column), or which field or figure name is wrong, with the closest valid names.
+func ReadBaselineJSON(r io.Reader) (*Baseline, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var b Baseline
+	if err := dec.Decode(&b); err != nil {
+		return nil, jsonError(data, err)
+	}
+	if dec.More() {
+		return nil, errors.New("not a baseline: data after the JSON object")
+	}
+	var errs []error
+	if b.Version != BaselineVersion {
+		errs = append(errs, fmt.Errorf("version %d: want %d", b.Version, BaselineVersion))
+	}
+	if b.Scenario == "" {
+		errs = append(errs, errors.New(`no "scenario"`))
+	}
+	if len(b.Figures) == 0 {
+		errs = append(errs, errors.New(`no "figures"`))
+	}
+	names := make([]string, 0, len(b.Figures))
+	for name := range b.Figures {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if err := CheckFigureName(name); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if kind, _ := FigureKindOf(name); kind == KindRatio {
+			errs = append(errs, fmt.Errorf("figure %q: ratios are not baselined (they follow from the two modes' figures); bound them with an expect: budget", name))
+		}
+		if v := b.Figures[name]; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			errs = append(errs, fmt.Errorf("figure %q: %v is not a non-negative number", name, v))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return &b, nil
+}
+
+// jsonError turns a decoding error into one that says where the JSON went wrong.
+func jsonError(data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	off := int64(-1)
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		if errors.Is(err, io.EOF) {
+			return errors.New("not a baseline: empty file")
+		}
+		return fmt.Errorf("not a baseline: %w", err)
+	}
+	line, col := 1, 1
+	for _, c := range data[:min(int(off), len(data))] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Errorf("%d:%d: not a baseline: %w", line, col, err)
+}
+
+// Verdict is the outcome of checking one figure.
+type Verdict string
+
+// Verdicts. Regression, Broken and Missing always fail; Improvement and New fail only when
+// CheckOptions.Strict is set.
+const (
+	// VerdictOK: within the budget, or within the tolerance of the baseline.
+	VerdictOK Verdict = "ok"
+	// VerdictRegression: grew past the tolerance of the baseline.
+	VerdictRegression Verdict = "regression"
+	// VerdictBroken: outside a budget's max or min.
+	VerdictBroken Verdict = "broken"
+	// VerdictMissing: expected (by a budget or the baseline) but absent from the run.
+	VerdictMissing Verdict = "missing"
+	// VerdictImprovement: shrank past the tolerance of the baseline.
+	VerdictImprovement Verdict = "improvement"
+	// VerdictNew: in the run but not in the baseline.
+	VerdictNew Verdict = "new"
+)
+
+// Check sources: where an expectation came from.
+const (
+	SourceBudget   = "budget"
+	SourceBaseline = "baseline"
+)
+
+// CheckOptions tune the comparison with a baseline.
+type CheckOptions struct {
+	// Tolerance is the relative change allowed against the baseline, as a fraction
+	// (0.02 = 2%). Budgets are hard bounds and ignore it.
+	Tolerance float64
+	// Strict fails improvements and figures new to the baseline too, so that the baseline
+	// must be regenerated whenever figures move.
+	Strict bool
+}
+
+// BudgetSpec is one budget to check: bounds on one figure, in base units (bytes, seconds,
+// counts).
+type BudgetSpec struct {
+	// Figure is the figure's name as SummaryFigures gives it.
+	Figure   string
+	Min, Max *float64
+	// MinText and MaxText are the bounds as written ("2TB"), for messages; may be empty.
+	MinText, MaxText string
+	// Where locates the budget, like "scenarios/quick.yaml:40:3".
+	Where string
+}
+
+// CheckRow is the outcome of checking one figure against one expectation.
+type CheckRow struct {
+	Figure string     `json:"figure"`
+	Kind   FigureKind `json:"kind"`
+	// Source is "budget" or "baseline".
+	Source string `json:"source"`
+	// Where locates a budget in its scenario file.
+	Where string `json:"where,omitempty"`
+	// Expected is the baseline's value; Min and Max a budget's bounds.
+	Expected *float64 `json:"expected,omitempty"`
+	Min      *float64 `json:"min,omitempty"`
+	Max      *float64 `json:"max,omitempty"`
+	// Actual is the run's value; nil when the run has no such figure.
+	Actual *float64 `json:"actual,omitempty"`
+	// ChangePercent is (actual − expected) / expected × 100 against the baseline, or how far
+	// past the broken bound a budget's figure is; nil when undefined (expected 0).
+	ChangePercent *float64 `json:"changePercent,omitempty"`
+	Verdict       Verdict  `json:"verdict"`
+	// Failed says whether this row fails the check (exit status 1).
+	Failed  bool   `json:"failed"`
+	Message string `json:"message"`
+}
+
+// figureIndex maps the figures of s by name.
+func figureIndex(s *Summary) map[string]Figure {
+	byName := map[string]Figure{}
+	for _, f := range SummaryFigures(s) {
+		byName[f.Name] = f
+	}
+	return byName
+}
+
+// absentReason says why a well-formed figure name has no value in s.
+func absentReason(s *Summary, name string) string {
+	phase, mode, figure, _ := splitFigureName(name)
+	var p *PhaseSummary
+	if phase == "total" {
+		p = &s.Total
+	}
+	for i := range s.Phases {
+		if s.Phases[i].Name == phase {
+			p = &s.Phases[i]
+		}
+	}
+	switch {
+	case p == nil:
+		return fmt.Sprintf("the run has no phase %q", phase)
+	case mode == "endpoints" && p.Endpoints == nil, mode == "endpointslices" && p.EndpointSlices == nil:
+		return fmt.Sprintf("mode %s did not run", mode)
+	case mode == "ratio" && p.Ratio == nil:
+		return "the ratio needs both modes to run"
+	case mode == "ratio":
+		return fmt.Sprintf("the ratio is undefined: the EndpointSlices %s is 0", figure)
+	}
+	return "the run has no such figure"
+}
+
+// CheckBudgets checks every budget against s, in the order given.
+func CheckBudgets(s *Summary, budgets []BudgetSpec) []CheckRow {
+	byName := figureIndex(s)
+	rows := make([]CheckRow, 0, len(budgets))
+	for _, b := range budgets {
+		kind, _ := FigureKindOf(b.Figure)
+		row := CheckRow{Figure: b.Figure, Kind: kind, Source: SourceBudget, Where: b.Where, Min: b.Min, Max: b.Max, Verdict: VerdictOK}
+		f, ok := byName[b.Figure]
+		if !ok {
+			row.Verdict, row.Failed = VerdictMissing, true
+			row.Message = fmt.Sprintf("%s: no value: %s", b.Figure, absentReason(s, b.Figure))
+			rows = append(rows, row)
+			continue
+		}
+		v := f.Value
+		row.Actual = &v
+		switch {
+		case b.Max != nil && v > *b.Max:
+			row.Verdict, row.Failed = VerdictBroken, true
+			row.ChangePercent = changePercent(*b.Max, v)
+			row.Message = fmt.Sprintf("%s = %s, above max %s", b.Figure, FormatFigure(kind, v), boundText(kind, *b.Max, b.MaxText))
+		case b.Min != nil && v < *b.Min:
+			row.Verdict, row.Failed = VerdictBroken, true
+			row.ChangePercent = changePercent(*b.Min, v)
+			row.Message = fmt.Sprintf("%s = %s, below min %s", b.Figure, FormatFigure(kind, v), boundText(kind, *b.Min, b.MinText))
+		default:
+			row.Message = fmt.Sprintf("%s = %s, within %s", b.Figure, FormatFigure(kind, v), budgetText(kind, b.Min, b.Max))
+		}
+		if b.Where != "" {
+			row.Message += " (budget at " + b.Where + ")"
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func boundText(kind FigureKind, v float64, text string) string {
+	if text != "" {
+		return text
+	}
+	return FormatFigure(kind, v)
+}
+
+// CompareBaseline compares every figure of s with base: the baseline's figures in
+// SummaryFigures order, then those of the baseline the run lacks (sorted by name). Ratios
+// are not compared (see Baseline).
+func CompareBaseline(s *Summary, base *Baseline, opt CheckOptions) []CheckRow {
+	var rows []CheckRow
+	seen := map[string]bool{}
+	for _, f := range SummaryFigures(s) {
+		if f.Kind == KindRatio {
+			continue
+		}
+		seen[f.Name] = true
+		v := f.Value
+		row := CheckRow{Figure: f.Name, Kind: f.Kind, Source: SourceBaseline, Actual: &v}
+		want, ok := base.Figures[f.Name]
+		if !ok {
+			row.Verdict, row.Failed = VerdictNew, opt.Strict
+			row.Message = fmt.Sprintf("%s = %s, not in the baseline", f.Name, FormatFigure(f.Kind, v))
+			rows = append(rows, row)
+			continue
+		}
+		row.Expected = &want
+		row.ChangePercent = changePercent(want, v)
+		change := "unchanged"
+		if row.ChangePercent != nil && v != want {
+			change = fmt.Sprintf("%+.2f%%", *row.ChangePercent)
+		} else if v != want {
+			change = "from 0"
+		}
+		slack := opt.Tolerance*math.Abs(want) + 1e-9*math.Abs(want)
+		switch {
+		case v > want+slack:
+			row.Verdict, row.Failed = VerdictRegression, true
+		case v < want-slack:
+			row.Verdict, row.Failed = VerdictImprovement, opt.Strict
+		default:
+			row.Verdict = VerdictOK
+		}
+		row.Message = fmt.Sprintf("%s = %s, baseline %s (%s, tolerance %s)", f.Name, FormatFigure(f.Kind, v),
+			FormatFigure(f.Kind, want), change, formatPercent(opt.Tolerance*100))
+		rows = append(rows, row)
+	}
+	var gone []string
+	for name := range base.Figures {
+		if !seen[name] {
+			gone = append(gone, name)
+		}
+	}
+	slices.Sort(gone)
+	for _, name := range gone {
+		want := base.Figures[name]
+		kind, _ := FigureKindOf(name)
+		rows = append(rows, CheckRow{Figure: name, Kind: kind, Source: SourceBaseline, Expected: &want,
+			Verdict: VerdictMissing, Failed: true,
+			Message: fmt.Sprintf("%s: in the baseline but not in this run (%s); regenerate the baseline if that is intended", name, absentReason(s, name))})
+	}
+	return rows
+}
+
+// changePercent is (actual − expected) / expected × 100, or nil when expected is 0 and
+// actual is not.
+func changePercent(expected, actual float64) *float64 {
+	var p float64
+	switch {
+	case expected == actual:
+		p = 0
+	case expected == 0:
+		return nil
+	default:
+		p = (actual - expected) / math.Abs(expected) * 100
+	}
+	return &p
+}
+
+// verdictRank orders rows: failures first (regressions, broken budgets, missing figures,
+// then strict-mode improvements and new figures), then improvements, new figures, and the
+// figures within bounds.
+func verdictRank(r *CheckRow) int {
+	order := []Verdict{VerdictRegression, VerdictBroken, VerdictMissing, VerdictImprovement, VerdictNew, VerdictOK}
+	rank := slices.Index(order, r.Verdict)
+	if !r.Failed {
+		rank += len(order)
+	}
+	return rank
+}
+
+// SortCheckRows orders rows worst first, keeping the given order within a verdict.
+func SortCheckRows(rows []CheckRow) {
+	slices.SortStableFunc(rows, func(a, b CheckRow) int { return verdictRank(&a) - verdictRank(&b) })
+}
+
+// ScenarioCheck is the check of one scenario.
+type ScenarioCheck struct {
+	Scenario string `json:"scenario"`
+	File     string `json:"file"`
+	Seed     uint64 `json:"seed"`
+	// Baseline is the baseline file compared with; empty when none.
+	Baseline string `json:"baseline,omitempty"`
+	// BaselineWritten says the baseline was (re)written by this run instead of compared.
+	BaselineWritten bool       `json:"baselineWritten,omitempty"`
+	Rows            []CheckRow `json:"figures"`
+}
+
+// CheckReport is the outcome of `sim check` over one or more scenarios.
+type CheckReport struct {
+	// TolerancePercent is the baseline tolerance in percent.
+	TolerancePercent float64         `json:"tolerancePercent"`
+	Strict           bool            `json:"strict"`
+	Scenarios        []ScenarioCheck `json:"scenarios"`
+}
+
+// CheckCounts counts rows by verdict, and the failures.
+type CheckCounts struct {
+	Figures      int `json:"figures"`
+	Failed       int `json:"failed"`
+	Regressions  int `json:"regressions"`
+	Broken       int `json:"broken"`
+	Missing      int `json:"missing"`
+	Improvements int `json:"improvements"`
+	New          int `json:"new"`
+}
+
+// Counts counts the rows of every scenario.
+func (r *CheckReport) Counts() CheckCounts {
+	var c CheckCounts
+	for i := range r.Scenarios {
+		c.add(r.Scenarios[i].Rows)
+	}
+	return c
+}
+
+func (c *CheckCounts) add(rows []CheckRow) {
+	for _, row := range rows {
+		c.Figures++
+		if row.Failed {
+			c.Failed++
+		}
+		switch row.Verdict {
+		case VerdictRegression:
+			c.Regressions++
+		case VerdictBroken:
+			c.Broken++
+		case VerdictMissing:
+			c.Missing++
+		case VerdictImprovement:
+			c.Improvements++
+		case VerdictNew:
+			c.New++
+		}
+	}
+}
+
+// Failed reports whether any row failed.
+func (r *CheckReport) Failed() bool { return r.Counts().Failed > 0 }
+
+// String says what the counts amount to: "3 regressions, 1 broken budget, …".
+func (c CheckCounts) String() string {
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		noun string
+	}{{c.Regressions, "regression"}, {c.Broken, "broken budget"}, {c.Missing, "missing figure"},
+		{c.Improvements, "improvement"}, {c.New, "new figure"}} {
+		if p.n > 0 {
+			parts = append(parts, plural(p.n, p.noun))
+		}
+	}
+	if len(parts) == 0 {
+		return "all within bounds"
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,248 @@
+package reports
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// FormatFigure formats a figure's value for people: counts with thousands separators, bytes
+// in SI units, seconds as a duration to the millisecond, ratios with up to 3 decimals and ×.
+func FormatFigure(kind FigureKind, v float64) string {
+	switch kind {
+	case KindBytes:
+		return FormatBytes(int64(math.Round(v)))
+	case KindSeconds:
+		return FormatSeconds(v)
+	case KindRatio:
+		return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64) + "×"
+	case KindCount:
+		if v == math.Trunc(v) && math.Abs(v) < 1e18 {
+			return formatCount(int64(v))
+		}
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// budgetText formats a budget's bounds: "≤ 2.0 TB", "≥ 50×", "4.0 GB .. 10.0 GB".
+func budgetText(kind FigureKind, lo, hi *float64) string {
+	switch {
+	case lo != nil && hi != nil:
+		return FormatFigure(kind, *lo) + " .. " + FormatFigure(kind, *hi)
+	case hi != nil:
+		return "≤ " + FormatFigure(kind, *hi)
+	case lo != nil:
+		return "≥ " + FormatFigure(kind, *lo)
+	}
+	return "-"
+}
+
+// formatPercent formats a percentage with up to 2 decimals ("2%", "0.5%").
+func formatPercent(p float64) string {
+	return strconv.FormatFloat(math.Round(p*100)/100, 'f', -1, 64) + "%"
+}
+
+// expectedText is the EXPECTED column of a row.
+func (r *CheckRow) expectedText() string {
+	if r.Source == SourceBudget {
+		return budgetText(r.Kind, r.Min, r.Max)
+	}
+	if r.Expected == nil {
+		return "-"
+	}
+	return FormatFigure(r.Kind, *r.Expected)
+}
+
+// changeText is the CHANGE column of a row.
+func (r *CheckRow) changeText() string {
+	switch {
+	case r.ChangePercent != nil && *r.ChangePercent == 0:
+		return "0%"
+	case r.ChangePercent != nil:
+		return fmt.Sprintf("%+.2f%%", *r.ChangePercent)
+	case r.Actual != nil && r.Expected != nil:
+		return "from 0"
+	}
+	return "-"
+}
+
+// WriteCheckTable writes r for people: per scenario a headline and a table of every checked
+// figure (verdict, figure, expected, actual, change, source), failures first; then one line
+// with the outcome.
+func WriteCheckTable(w io.Writer, r *CheckReport) error {
+	ew := &errWriter{w: w}
+	for i := range r.Scenarios {
+		sc := &r.Scenarios[i]
+		var c CheckCounts
+		c.add(sc.Rows)
+		against := "budgets only"
+		switch {
+		case sc.BaselineWritten:
+			against = "wrote baseline " + sc.Baseline
+		case sc.Baseline != "":
+			against = fmt.Sprintf("baseline %s, tolerance %s", sc.Baseline, formatPercent(r.TolerancePercent))
+		}
+		if i > 0 {
+			fmt.Fprintln(ew)
+		}
+		fmt.Fprintf(ew, "check %s (%s, seed %d; %s): %s, %s\n", sc.Scenario, sc.File, sc.Seed, against,
+			plural(c.Figures, "figure"), c)
+		if len(sc.Rows) == 0 {
+			continue
+		}
+		cells := [][]string{{"VERDICT", "FIGURE", "EXPECTED", "ACTUAL", "CHANGE", "SOURCE"}}
+		for j := range sc.Rows {
+			row := &sc.Rows[j]
+			verdict := string(row.Verdict)
+			if row.Failed {
+				verdict = strings.ToUpper(verdict)
+			}
+			actual := "-"
+			if row.Actual != nil {
+				actual = FormatFigure(row.Kind, *row.Actual)
+			}
+			source := row.Source
+			if row.Where != "" {
+				source += " " + row.Where
+			}
+			cells = append(cells, []string{verdict, row.Figure, row.expectedText(), actual, row.changeText(), source})
+		}
+		writeColumns(ew, cells, []bool{false, false, true, true, true, false})
+	}
+	c := r.Counts()
+	outcome := "ok"
+	if c.Failed > 0 {
+		outcome = "FAIL"
+	}
+	fmt.Fprintf(ew, "\n%s: %s checked in %s: %s\n", outcome, plural(c.Figures, "figure"), plural(len(r.Scenarios), "scenario"), c)
+	return ew.err
+}
+
+// writeColumns writes cells as aligned columns two spaces apart, indented by two; right[i]
+// right-aligns column i. Widths count runes, so "≤" and "×" take one column.
+func writeColumns(w io.Writer, cells [][]string, right []bool) {
+	widths := make([]int, len(cells[0]))
+	for _, row := range cells {
+		for i, c := range row {
+			widths[i] = max(widths[i], len([]rune(c)))
+		}
+	}
+	for _, row := range cells {
+		var b strings.Builder
+		b.WriteString("  ")
+		for i, c := range row {
+			pad := strings.Repeat(" ", widths[i]-len([]rune(c)))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if right[i] {
+				b.WriteString(pad + c)
+			} else if i < len(row)-1 {
+				b.WriteString(c + pad)
+			} else {
+				b.WriteString(c)
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+}
+
+// checkJSON is the JSON form of a CheckReport, with its counts and outcome.
+type checkJSON struct {
+	Passed bool        `json:"passed"`
+	Counts CheckCounts `json:"counts"`
+	*CheckReport
+}
+
+// WriteCheckJSON writes r as indented JSON: passed, counts, tolerancePercent, strict and
+// scenarios, each with its figures in table order.
+func WriteCheckJSON(w io.Writer, r *CheckReport) error {
+	c := r.Counts()
+	b, err := json.MarshalIndent(checkJSON{Passed: c.Failed == 0, Counts: c, CheckReport: r}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("reports: check JSON: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// JUnit XML, the subset CI systems read (the Ant/Surefire schema): one testsuite per
+// scenario, one testcase per checked figure, a failure element for each failing one.
+type (
+	junitSuites struct {
+		XMLName  xml.Name     `xml:"testsuites"`
+		Name     string       `xml:"name,attr"`
+		Tests    int          `xml:"tests,attr"`
+		Failures int          `xml:"failures,attr"`
+		Suites   []junitSuite `xml:"testsuite"`
+	}
+	junitSuite struct {
+		Name     string      `xml:"name,attr"`
+		Tests    int         `xml:"tests,attr"`
+		Failures int         `xml:"failures,attr"`
+		Errors   int         `xml:"errors,attr"`
+		Skipped  int         `xml:"skipped,attr"`
+		Time     string      `xml:"time,attr"`
+		Cases    []junitCase `xml:"testcase"`
+	}
+	junitCase struct {
+		Name      string        `xml:"name,attr"`
+		ClassName string        `xml:"classname,attr"`
+		Time      string        `xml:"time,attr"`
+		Failure   *junitFailure `xml:"failure,omitempty"`
+		SystemOut string        `xml:"system-out,omitempty"`
+	}
+	junitFailure struct {
+		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr"`
+		Text    string `xml:",chardata"`
+	}
+)
+
+// WriteCheckJUnit writes r as JUnit XML: a testsuite per scenario and a testcase per
+// checked figure, named after the figure, with classname "<scenario>.budget" or
+// "<scenario>.baseline". A failing figure carries a failure whose type is its verdict and
+// whose message says what broke; every other figure has its message as system-out. Times
+// are 0: the output carries no wall-clock time.
+func WriteCheckJUnit(w io.Writer, r *CheckReport) error {
+	all := junitSuites{Name: "sim check"}
+	for _, sc := range r.Scenarios {
+		suite := junitSuite{Name: sc.Scenario, Time: "0"}
+		for _, row := range sc.Rows {
+			tc := junitCase{Name: row.Figure, ClassName: sc.Scenario + "." + row.Source, Time: "0"}
+			if row.Failed {
+				tc.Failure = &junitFailure{Message: row.Message, Type: string(row.Verdict),
+					Text: fmt.Sprintf("%s\nexpected: %s\nactual: %s\nchange: %s\n", row.Message, row.expectedText(), actualText(&row), row.changeText())}
+				suite.Failures++
+			} else {
+				tc.SystemOut = string(row.Verdict) + ": " + row.Message
+			}
+			suite.Cases = append(suite.Cases, tc)
+			suite.Tests++
+		}
+		all.Tests += suite.Tests
+		all.Failures += suite.Failures
+		all.Suites = append(all.Suites, suite)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(all); err != nil {
+		return fmt.Errorf("reports: JUnit XML: %w", err)
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func actualText(r *CheckRow) string {
+	if r.Actual == nil {
+		return "-"
+	}
+	return FormatFigure(r.Kind, *r.Actual)
+}
