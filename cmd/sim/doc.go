@@ -17,7 +17,7 @@ The commands are:
 	version    print the version of sim and of Go
 	plot       redraw the charts of a run from its --out directory
 	check      CI gate against a baseline or budget (not implemented yet, issue 6)
-	plan       capacity-planning report (not implemented yet, issue 5)
+	plan       capacity-planning report over a grid of cluster shapes
 	replay     account recorded pod churn (not implemented yet, issue 7)
 	record     record pod churn for replay (not implemented yet, issue 7)
 
@@ -90,6 +90,37 @@ Plot redraws the charts from those files without running the simulation again:
 --format json prints summary.json on stdout instead of the table:
 
 	$ sim run 5000-nodes --format json --quiet
+
+# Capacity planning
+
+Plan runs a scenario over a grid of --set overrides (any scenario field) and writes a report
+that answers budgets — per-node ingress per day, peak API server egress, writes per second
+against the controllers' QPS — recommends, per service size, the maxEndpointsPerSlice that
+fans out the fewest bytes within them, and lists every limit a layout hits (Endpoints over
+the etcd request limit, truncation at 1000, egress saturation, writes at the QPS). Plans
+shipped with sim run by name: slice-size and cluster-size (seconds), kep-752 (KEP-752's
+cost table: many minutes).
+
+	$ sim plan slice-size --out results/slice-size
+	$ sim plan scenarios/plans/cluster-size.yaml --jobs 2
+
+	report.md, report.html  the report; the HTML is self-contained (charts embedded)
+	results.csv             one row per grid point: axis values, limits hit and every
+	                        summary figure as phase.mode.figure
+	plan.json               every point's results (what the report is built from)
+	bytes-per-rollout.*     bytes per rolling update vs endpoints per service, one line
+	                        for Endpoints and one per maxEndpointsPerSlice
+	per-node-ingress.*      bytes per kube-proxy (per day with churn) vs nodes
+	writes-vs-batch-period.* API writes vs the controllers' batch period
+
+Points run in parallel (--jobs) and are placed by grid index: the same plan gives the same
+files byte for byte. A point whose run fails is listed in the report, not fatal. A plan too
+big for one machine runs in shards, each a partial, merged into the same report
+(docs/plan.md runs the shards as a Kubernetes Indexed Job):
+
+	$ sim plan kep-752 --shard 0/2 --out results/kep/0
+	$ sim plan kep-752 --shard 1/2 --out results/kep/1
+	$ sim plan --merge results/kep/0 results/kep/1 --out results/kep
 
 # Checking scenarios
 
