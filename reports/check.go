@@ -104,9 +104,11 @@ func jsonError(data []byte, err error) error {
 	off := int64(-1)
 	switch {
 	case errors.As(err, &se):
-		off = se.Offset
+		off = se.Offset - 1 // Offset counts the offending byte
 	case errors.As(err, &te):
 		off = te.Offset
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		off = int64(len(data))
 	}
 	if off < 0 {
 		if errors.Is(err, io.EOF) {
@@ -115,7 +117,7 @@ func jsonError(data []byte, err error) error {
 		return fmt.Errorf("not a baseline: %w", err)
 	}
 	line, col := 1, 1
-	for _, c := range data[:min(int(off), len(data))] {
+	for _, c := range data[:max(0, min(int(off), len(data)))] {
 		if c == '\n' {
 			line, col = line+1, 1
 		} else {

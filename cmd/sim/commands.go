@@ -25,13 +25,16 @@ type env struct {
 	load func(nameOrPath string, sets []string) (*loadedScenario, error)
 	// names lists the embedded scenarios.
 	names func() []string
+	// loadCheck loads a scenario with its expect: budgets for 'sim check' (nil: load,
+	// without budgets).
+	loadCheck func(nameOrPath string, sets []string) (*checkScenario, error)
 	// stderrIsTerminal enables the progress bar.
 	stderrIsTerminal bool
 }
 
 // newEnv returns the real environment writing to stdout and stderr.
 func newEnv(stdout, stderr io.Writer) *env {
-	e := &env{stdout: stdout, stderr: stderr, runSim: sim.Run, load: loadScenario, names: scenarioNames}
+	e := &env{stdout: stdout, stderr: stderr, runSim: sim.Run, load: loadScenario, names: scenarioNames, loadCheck: loadCheckScenario}
 	if f, ok := stderr.(*os.File); ok {
 		e.stderrIsTerminal = term.IsTerminal(int(f.Fd()))
 	}
@@ -54,7 +57,7 @@ var commands []*command
 
 func init() {
 	commands = []*command{cmdRun, cmdValidate, cmdScenarios,
-		stub("check", "check SCENARIO...", "fail when update volume regresses past a baseline or budget", 6),
+		cmdCheck,
 		cmdPlan,
 		cmdPlot,
 		cmdReplay, cmdRecord,

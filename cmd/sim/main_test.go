@@ -114,7 +114,7 @@ func TestExitCodes(t *testing.T) {
 		{"help unknown", []string{"help", "nope"}, nil, exitBadInput},
 		{"run --help", []string{"run", "--help"}, nil, exitOK},
 		{"version", []string{"version"}, nil, exitOK},
-		{"stub", []string{"check", "x.yaml"}, nil, exitFailed},
+		{"check with nothing to check", []string{"check", "x.yaml"}, nil, exitBadInput},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			te := newTestEnv()

@@ -1,0 +1,370 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"epsim/reports"
+	"epsim/scenarios"
+)
+
+var cmdCheck = &command{
+	name:  "check",
+	usage: "check SCENARIO...",
+	short: "fail when update volume regresses past a baseline or budget",
+	long: `Check runs each SCENARIO and compares its figures with two kinds of expectation, for CI:
+
+  budgets     the scenario's expect: section: bounds on any figure of a phase or the total,
+              e.g.  rolling-update.endpointslices.fanoutBytes: {max: 2TB}
+                    one-endpoint-not-ready.ratio.fanoutBytes: {min: 50}
+                    total.endpointslices.failedWrites: {max: 0}
+              Budgets are hard bounds: a figure outside one is a broken budget.
+  baselines   a JSON file of every figure of an earlier run (--baseline FILE, or
+              --baseline-dir DIR holding SCENARIO.json). A figure that grew by more than
+              --tolerance is a regression; one that shrank by more is an improvement
+              (reported, and a failure only with --strict). --update-baseline (re)writes
+              the baselines from this run instead of comparing, atomically.
+
+Figures are named as in summary.json: <phase|total>.<mode>.<figure>, where phase is a
+timeline action's name, mode is endpoints, endpointslices or ratio (Endpoints /
+EndpointSlices), and figure is a summary.json field, nested ones joined with dots:
+
+  endpoints, endpointslices:
+    writes.create writes.update writes.delete writes.total noopWrites failedWrites
+    syncs objects etcdBytes requestBytes watchEvents fanoutBytes perNodeBytes
+    maxObjectBytes peakEgressBytesPerSec truncatedObjects propagation.count
+    propagation.p50Seconds propagation.p90Seconds propagation.p99Seconds
+    propagation.maxSeconds
+  ratio:
+    writes etcdBytes watchEvents fanoutBytes perNodeBytes maxObjectBytes
+    peakEgressBytesPerSec
+
+Budgets take bytes with units (2TB, 1.5MiB), durations (30s, or a number of seconds) and
+plain numbers; they may also use the short names writes, creates, updates, deletes and
+propagationP99 (and P50, P90, Max). Baselines hold every endpoints and endpointslices
+figure; ratios follow from those, so only budgets bound them. An unknown figure name is an
+error that names the closest valid ones.
+
+The output is a table of every checked figure — verdict, figure, expected value or bounds,
+actual value, change in percent, and where the expectation came from — failures first
+(in capitals), one block per scenario; --format json gives the same as JSON, and --junit
+FILE also writes JUnit XML (one testcase per figure) for CI systems to display.
+
+Exit status: 0 every figure within bounds; 1 a regression, a broken budget or a figure
+missing from the run (with --strict also an improvement or a figure new to the baseline);
+2 bad input: a scenario error (with file:line), a missing, malformed or mismatched
+baseline, an unknown figure name, or a scenario with nothing to check.
+
+Examples:
+
+    sim check quick --baseline-dir scenarios/baselines
+    sim check quick dual-stack --baseline-dir scenarios/baselines --junit check.xml
+    sim check scenarios/quick.yaml --baseline quick.json --tolerance 5%
+    sim check quick --baseline-dir scenarios/baselines --update-baseline
+    sim check my-cluster.yaml --format json --strict`,
+	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
+		o := &checkOptions{}
+		fs.StringVar(&o.baseline, "baseline", "", "compare with the baseline `FILE` (one scenario only)")
+		fs.StringVar(&o.baselineDir, "baseline-dir", "", "compare each scenario with `DIR`/SCENARIO.json (SCENARIO is the file's base name)")
+		fs.StringVar(&o.tolerance, "tolerance", "2%", "relative change allowed against a baseline (`PERCENT`, like 2% or 0.5%)")
+		fs.StringVar(&o.junit, "junit", "", "also write JUnit XML to `FILE`")
+		fs.BoolVar(&o.update, "update-baseline", false, "write the baselines from this run instead of comparing with them")
+		fs.BoolVar(&o.strict, "strict", false, "fail on improvements and on figures new to the baseline too")
+		fs.StringVar(&o.format, "format", "table", "stdout `format`: table or json")
+		fs.Var(&o.sets, "set", "override a scenario field, `path=value` (repeatable), for every scenario")
+		fs.Uint64Var(&o.seed, "seed", 0, "override the scenarios' seeds with `N`")
+		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+		return func(e *env, args []string) error {
+			fs.Visit(func(f *flag.Flag) {
+				if f.Name == "seed" {
+					o.seedSet = true
+				}
+			})
+			return o.run(e, args)
+		}
+	},
+}
+
+// checkOptions are the parsed flags of 'sim check'.
+type checkOptions struct {
+	baseline, baselineDir, tolerance, junit, format string
+	update, strict, quiet, seedSet                  bool
+	seed                                            uint64
+	sets                                            stringList
+}
+
+// checkScenario is what check needs from a loaded scenario.
+type checkScenario struct {
+	loadedScenario
+	// Budgets are the scenario's expect: budgets.
+	Budgets []reports.BudgetSpec
+}
+
+// loadCheckScenario loads a scenario with its budgets (the real loader; tests inject
+// their own through env.loadCheck).
+func loadCheckScenario(nameOrPath string, sets []string) (*checkScenario, error) {
+	sc, cfg, err := scenarios.Load(nameOrPath, sets)
+	if err != nil {
+		return nil, err
+	}
+	return &checkScenario{loadedScenario: loadedScenario{File: sc.File, Config: cfg}, Budgets: budgetSpecs(sc.File, sc.Expect)}, nil
+}
+
+// budgetSpecs converts the loader's budgets to the comparison's.
+func budgetSpecs(file string, expect scenarios.Expect) []reports.BudgetSpec {
+	specs := make([]reports.BudgetSpec, 0, len(expect))
+	for _, b := range expect {
+		s := reports.BudgetSpec{Figure: b.Name(), Where: file}
+		if b.Line > 0 {
+			s.Where = fmt.Sprintf("%s:%d:%d", file, b.Line, b.Column)
+		} else {
+			s.Where = file + " (--set)"
+		}
+		if b.Max != nil {
+			v := b.Max.Value()
+			s.Max, s.MaxText = &v, b.Max.Text
+		}
+		if b.Min != nil {
+			v := b.Min.Value()
+			s.Min, s.MinText = &v, b.Min.Text
+		}
+		specs = append(specs, s)
+	}
+	return specs
+}
+
+// parseTolerance reads --tolerance: a percentage, with or without the % sign.
+func parseTolerance(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
+	if err != nil || v < 0 || v > 1000 || v != v {
+		return 0, fmt.Errorf("--tolerance %q: want a percentage from 0%% to 1000%%, like 2%%", s)
+	}
+	return v / 100, nil
+}
+
+// baselineName is the base name a scenario's baseline is filed under: the scenario file's
+// name without .yaml (an embedded scenario's name).
+func baselineName(nameOrPath string) string {
+	base := filepath.Base(nameOrPath)
+	for _, ext := range []string{".yaml", ".yml"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return base
+}
+
+// checkJob is one scenario to check.
+type checkJob struct {
+	arg          string
+	sc           *checkScenario
+	baselinePath string
+	baseline     *reports.Baseline
+}
+
+func (o *checkOptions) run(e *env, args []string) error {
+	if len(args) == 0 {
+		return usageErrorf("check", "check takes at least one scenario (a file or an embedded name)")
+	}
+	if o.baseline != "" && o.baselineDir != "" {
+		return usageErrorf("check", "--baseline and --baseline-dir exclude each other")
+	}
+	if o.baseline != "" && len(args) > 1 {
+		return usageErrorf("check", "--baseline FILE takes one scenario, got %d (use --baseline-dir for several)", len(args))
+	}
+	if o.update && o.baseline == "" && o.baselineDir == "" {
+		return usageErrorf("check", "--update-baseline needs --baseline FILE or --baseline-dir DIR")
+	}
+	if o.format != "table" && o.format != "json" {
+		return usageErrorf("check", "--format %q: want table or json", o.format)
+	}
+	tolerance, err := parseTolerance(o.tolerance)
+	if err != nil {
+		return usageErrorf("check", "%v", err)
+	}
+
+	// Everything that can be wrong with the input is found before anything runs, and all of
+	// it is reported at once.
+	var jobs []*checkJob
+	var problems []error
+	for _, arg := range args {
+		job, err := o.prepare(e, arg)
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		jobs = append(jobs, job)
+	}
+	if len(problems) > 0 {
+		return badInput(errors.Join(problems...))
+	}
+
+	opt := reports.CheckOptions{Tolerance: tolerance, Strict: o.strict}
+	report := &reports.CheckReport{TolerancePercent: tolerance * 100, Strict: o.strict}
+	var newBaselines []*reports.Baseline
+	for _, job := range jobs {
+		cfg := job.sc.Config
+		ro := &runOptions{quiet: o.quiet}
+		res, err := ro.simulate(e, cfg)
+		if err != nil {
+			return fmt.Errorf("check %s: %w", job.sc.File, err)
+		}
+		summary := reports.NewSummary(res, configModes(cfg))
+		rows := reports.CheckBudgets(summary, job.sc.Budgets)
+		sc := reports.ScenarioCheck{Scenario: summary.Scenario, File: job.sc.File, Seed: summary.Seed, Baseline: job.baselinePath}
+		switch {
+		case o.update:
+			sc.BaselineWritten = true
+			newBaselines = append(newBaselines, reports.NewBaseline(summary))
+		case job.baseline != nil:
+			rows = append(rows, reports.CompareBaseline(summary, job.baseline, opt)...)
+		}
+		reports.SortCheckRows(rows)
+		sc.Rows = rows
+		report.Scenarios = append(report.Scenarios, sc)
+	}
+
+	if o.update {
+		for i, job := range jobs {
+			changed, err := writeBaseline(job.baselinePath, newBaselines[i])
+			if err != nil {
+				return err
+			}
+			state := "unchanged"
+			if changed {
+				state = "written"
+			}
+			fmt.Fprintf(e.stderr, "sim: baseline %s %s (%d figures)\n", job.baselinePath, state, len(newBaselines[i].Figures))
+		}
+	}
+	if o.junit != "" {
+		if err := writeFileAtomic(o.junit, func(w io.Writer) error { return reports.WriteCheckJUnit(w, report) }); err != nil {
+			return fmt.Errorf("--junit: %w", err)
+		}
+	}
+	if o.format == "json" {
+		err = reports.WriteCheckJSON(e.stdout, report)
+	} else {
+		err = reports.WriteCheckTable(e.stdout, report)
+	}
+	if err != nil {
+		return err
+	}
+	if c := report.Counts(); c.Failed > 0 {
+		return &exitError{code: exitFailed, err: fmt.Errorf("check failed: %s", c)}
+	}
+	return nil
+}
+
+// prepare loads one scenario and its baseline and makes sure there is something to check.
+func (o *checkOptions) prepare(e *env, arg string) (*checkJob, error) {
+	var sc *checkScenario
+	if e.loadCheck != nil {
+		s, err := e.loadCheck(arg, o.sets)
+		if err != nil {
+			return nil, err
+		}
+		sc = s
+	} else {
+		// An env without a budget-aware loader (a test's) checks baselines only.
+		s, err := e.load(arg, o.sets)
+		if err != nil {
+			return nil, err
+		}
+		sc = &checkScenario{loadedScenario: *s}
+	}
+	if o.seedSet {
+		sc.Config.Seed = o.seed
+	}
+	// A scenario that names no modes runs both, as in 'sim run'.
+	if !sc.Config.RunEndpoints && !sc.Config.RunEndpointSlices {
+		sc.Config.RunEndpoints, sc.Config.RunEndpointSlices = true, true
+	}
+	job := &checkJob{arg: arg, sc: sc}
+	switch {
+	case o.baseline != "":
+		job.baselinePath = o.baseline
+	case o.baselineDir != "":
+		job.baselinePath = filepath.Join(o.baselineDir, baselineName(arg)+".json")
+	}
+	if job.baselinePath == "" {
+		if len(sc.Budgets) == 0 {
+			return nil, fmt.Errorf("%s: nothing to check: the scenario has no expect: budgets and no --baseline or --baseline-dir was given", sc.File)
+		}
+		return job, nil
+	}
+	if o.update {
+		return job, nil
+	}
+	base, err := readBaseline(job.baselinePath)
+	if err != nil {
+		return nil, err
+	}
+	if base.Scenario != sc.Config.Name || base.Seed != sc.Config.Seed {
+		return nil, fmt.Errorf("baseline %s was written for scenario %q seed %d, but %s is scenario %q seed %d; pass the right baseline, or rewrite it with --update-baseline",
+			job.baselinePath, base.Scenario, base.Seed, sc.File, sc.Config.Name, sc.Config.Seed)
+	}
+	job.baseline = base
+	return job, nil
+}
+
+// readBaseline reads and validates a baseline file.
+func readBaseline(path string) (*reports.Baseline, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("baseline %s does not exist; create it with --update-baseline", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+	defer f.Close()
+	base, err := reports.ReadBaselineJSON(f)
+	if err != nil {
+		return nil, fmt.Errorf("baseline %s: %w", path, indentJoined(err))
+	}
+	return base, nil
+}
+
+// indentJoined puts each problem of a joined error on its own indented line.
+func indentJoined(err error) error {
+	msg := err.Error()
+	if !strings.Contains(msg, "\n") {
+		return err
+	}
+	return fmt.Errorf("\n  %s", strings.ReplaceAll(msg, "\n", "\n  "))
+}
+
+// writeBaseline writes b to path (creating its directory) atomically, unless the file
+// already holds exactly these bytes. It reports whether the file changed.
+func writeBaseline(path string, b *reports.Baseline) (bool, error) {
+	var buf bytes.Buffer
+	if err := reports.WriteBaselineJSON(&buf, b); err != nil {
+		return false, err
+	}
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, buf.Bytes()) {
+		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, fmt.Errorf("baseline: %w", err)
+	}
+	if err := writeFileAtomic(path, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+		return false, fmt.Errorf("baseline %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// writeFileAtomic renders one file into a temporary file beside path and renames it into
+// place, so that path is never half-written.
+func writeFileAtomic(path string, render func(w io.Writer) error) error {
+	out := &outputDir{dir: filepath.Dir(path)}
+	if err := out.write(filepath.Base(path), render); err != nil {
+		out.abort()
+		return err
+	}
+	return out.commit()
+}

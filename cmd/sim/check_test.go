@@ -1,0 +1,419 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"epsim/reports"
+	"epsim/scenarios"
+	"epsim/sim"
+)
+
+// checkEnv is a testEnv whose scenarios carry the given budgets (in summary.json names).
+func checkEnv(budgets ...reports.BudgetSpec) *testEnv {
+	te := newTestEnv()
+	te.loadCheck = func(nameOrPath string, sets []string) (*checkScenario, error) {
+		s, err := te.load(nameOrPath, sets)
+		if err != nil {
+			return nil, err
+		}
+		cfg := s.Config
+		cfg.RunEndpoints, cfg.RunEndpointSlices = true, true
+		return &checkScenario{loadedScenario: loadedScenario{File: s.File, Config: cfg}, Budgets: budgets}, nil
+	}
+	return te
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// writeFakeBaseline writes the baseline of the unmutated fake run into dir/x.json.
+func writeFakeBaseline(t *testing.T, dir string) string {
+	t.Helper()
+	te := checkEnv()
+	if code := te.main([]string{"check", "x.yaml", "--baseline-dir", dir, "--update-baseline"}); code != exitOK {
+		t.Fatalf("update: exit %d\n%s", code, te.stderr.String())
+	}
+	return filepath.Join(dir, "x.json")
+}
+
+// Reference: issue 6 "Exit codes: 0 all within bounds, 1 any regression or broken budget".
+func TestCheckBudgetBroken(t *testing.T) {
+	te := checkEnv(
+		reports.BudgetSpec{Figure: "flip.endpoints.fanoutBytes", Max: ptr(100e6), MaxText: "100MB", Where: "x.yaml:40:3"},
+		reports.BudgetSpec{Figure: "flip.ratio.fanoutBytes", Min: ptr(50), Where: "x.yaml:41:3"},
+	)
+	code := te.main([]string{"check", "x.yaml"})
+	if code != exitFailed {
+		t.Fatalf("exit %d, want 1\n%s%s", code, te.stdout.String(), te.stderr.String())
+	}
+	out := te.stdout.String()
+	lines := strings.Split(out, "\n")
+	// The broken budget comes first, in capitals, with the figure and where the budget is.
+	if !strings.Contains(lines[2], "BROKEN") || !strings.Contains(lines[2], "flip.endpoints.fanoutBytes") || !strings.Contains(lines[2], "x.yaml:40:3") {
+		t.Errorf("first row %q\n%s", lines[2], out)
+	}
+	// 200 MB fanned out against a 100 MB max: +100%.
+	if !strings.Contains(lines[2], "+100.00%") || !strings.Contains(lines[2], "≤ 100.0 MB") || !strings.Contains(lines[2], "200.0 MB") {
+		t.Errorf("first row %q", lines[2])
+	}
+	// The ratio 200 MB / 3 MB = 66.667 is within min 50.
+	if !strings.Contains(out, "ok       flip.ratio.fanoutBytes") {
+		t.Errorf("ratio row missing:\n%s", out)
+	}
+	if !strings.Contains(te.stderr.String(), "sim: check failed: 1 broken budget") {
+		t.Errorf("stderr %q", te.stderr.String())
+	}
+}
+
+func TestCheckBudgetMissingMode(t *testing.T) {
+	te := checkEnv(reports.BudgetSpec{Figure: "total.ratio.writes", Max: ptr(2)})
+	te.mutate = func(r *sim.Results) { r.Total.EndpointSlices.Writes = sim.WriteCounts{} }
+	if code := te.main([]string{"check", "x.yaml"}); code != exitFailed || !strings.Contains(te.stdout.String(), "MISSING") {
+		t.Fatalf("exit %d\n%s", code, te.stdout.String())
+	}
+}
+
+func TestCheckBaselineTolerance(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		factor  float64 // applied to the total Endpoints fanoutBytes
+		flags   []string
+		want    int
+		verdict string
+	}{
+		{"unchanged", 1, nil, exitOK, "ok"},
+		{"within 2%", 1.015, nil, exitOK, "ok"},
+		{"regression past 2%", 1.03, nil, exitFailed, "REGRESSION"},
+		{"within a wider tolerance", 1.03, []string{"--tolerance", "5%"}, exitOK, "ok"},
+		{"improvement", 0.9, nil, exitOK, "improvement"},
+		{"improvement --strict", 0.9, []string{"--strict"}, exitFailed, "IMPROVEMENT"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFakeBaseline(t, dir)
+			te := checkEnv()
+			te.mutate = func(r *sim.Results) {
+				r.Total.Endpoints.FanoutBytes = int64(float64(r.Total.Endpoints.FanoutBytes) * tc.factor)
+			}
+			code := te.main(append([]string{"check", "x.yaml", "--baseline-dir", dir}, tc.flags...))
+			if code != tc.want {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tc.want, te.stdout.String(), te.stderr.String())
+			}
+			row := ""
+			for _, l := range strings.Split(te.stdout.String(), "\n") {
+				if strings.Contains(l, " total.endpoints.fanoutBytes ") {
+					row = l
+				}
+			}
+			if !strings.HasPrefix(strings.TrimSpace(row), tc.verdict+" ") {
+				t.Errorf("row %q, want verdict %s", row, tc.verdict)
+			}
+			if tc.verdict != "ok" && tc.verdict != "improvement" {
+				// Failures are listed first.
+				if first := strings.Split(te.stdout.String(), "\n")[2]; first != row {
+					t.Errorf("first row %q, want %q", first, row)
+				}
+			}
+		})
+	}
+}
+
+// Reference: issue 6 "--update-baseline writes it atomically"; a baseline round-trips and a
+// second update with the same results leaves the file untouched.
+func TestCheckBaselineRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFakeBaseline(t, dir)
+	first, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := reports.ReadBaselineJSON(bytes.NewReader(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := reports.NewBaseline(reports.NewSummary(fakeResults(sim.Config{Name: "fake", Seed: 1}), nil))
+	if base.Scenario != "fake" || base.Seed != 1 || len(base.Figures) != len(want.Figures) || base.Figures["total.endpoints.fanoutBytes"] != 200_000_000 {
+		t.Errorf("baseline %+v", base)
+	}
+	for name, v := range want.Figures {
+		if base.Figures[name] != v {
+			t.Errorf("%s = %v, want %v", name, base.Figures[name], v)
+		}
+	}
+	// No temporary files are left behind.
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("dir holds %v", entries)
+	}
+	te := checkEnv()
+	if code := te.main([]string{"check", "x.yaml", "--baseline-dir", dir, "--update-baseline"}); code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(te.stderr.String(), "unchanged") {
+		t.Errorf("second update: %q", te.stderr.String())
+	}
+	if second, _ := os.ReadFile(path); !bytes.Equal(first, second) {
+		t.Error("second update changed the baseline")
+	}
+}
+
+func TestCheckJSONFormat(t *testing.T) {
+	dir := t.TempDir()
+	writeFakeBaseline(t, dir)
+	te := checkEnv(reports.BudgetSpec{Figure: "total.endpointslices.failedWrites", Max: ptr(0)})
+	if code := te.main([]string{"check", "x.yaml", "--baseline-dir", dir, "--format", "json"}); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, te.stderr.String())
+	}
+	var got struct {
+		Passed    bool
+		Counts    reports.CheckCounts
+		Scenarios []reports.ScenarioCheck
+	}
+	if err := json.Unmarshal(te.stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Passed || got.Counts.Failed != 0 || len(got.Scenarios) != 1 || got.Counts.Figures != 1+2*21*2 {
+		t.Errorf("report %+v", got)
+	}
+	if r := got.Scenarios[0].Rows[0]; r.Source != reports.SourceBudget || r.Figure != "total.endpointslices.failedWrites" || r.Verdict != reports.VerdictOK {
+		t.Errorf("first row %+v", r)
+	}
+}
+
+// Reference: issue 6 "JUnit output parses as XML and names each figure".
+func TestCheckJUnit(t *testing.T) {
+	dir := t.TempDir()
+	writeFakeBaseline(t, dir)
+	te := checkEnv(reports.BudgetSpec{Figure: "flip.endpoints.writes.total", Max: ptr(1)})
+	junit := filepath.Join(dir, "out", "check.xml")
+	os.MkdirAll(filepath.Dir(junit), 0o755)
+	if code := te.main([]string{"check", "x.yaml", "--baseline-dir", dir, "--junit", junit}); code != exitFailed {
+		t.Fatalf("exit %d\n%s", code, te.stderr.String())
+	}
+	data, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Name      string `xml:"name,attr"`
+				ClassName string `xml:"classname,attr"`
+				Failure   *struct {
+					Message string `xml:"message,attr"`
+					Type    string `xml:"type,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("JUnit does not parse: %v\n%s", err, data)
+	}
+	if doc.Tests != 1+2*21*2 || doc.Failures != 1 || len(doc.Suites) != 1 || doc.Suites[0].Name != "fake" {
+		t.Fatalf("tests %d failures %d suites %d", doc.Tests, doc.Failures, len(doc.Suites))
+	}
+	var names []string
+	for _, c := range doc.Suites[0].Cases {
+		names = append(names, c.ClassName+"/"+c.Name)
+	}
+	for _, f := range reports.SummaryFigures(reports.NewSummary(fakeResults(sim.Config{Name: "fake"}), nil)) {
+		if f.Kind != reports.KindRatio && !slices.Contains(names, "fake.baseline/"+f.Name) {
+			t.Errorf("no testcase for %s", f.Name)
+		}
+	}
+	c := doc.Suites[0].Cases[0]
+	if c.Name != "flip.endpoints.writes.total" || c.ClassName != "fake.budget" || c.Failure == nil || c.Failure.Type != "broken" ||
+		!strings.Contains(c.Failure.Message, "above max") {
+		t.Errorf("first case %+v", c)
+	}
+}
+
+// Reference: issue 6 "corrupt baseline → 2 with a clear message; unknown figure → 2 with
+// suggestion".
+func TestCheckBadBaseline(t *testing.T) {
+	for _, tc := range []struct {
+		name, content string
+		want          []string
+	}{
+		{"truncated", `{"version": 1, "scenario": "fake", "seed": 1, "figures": {"total.endpoints.syncs": 3`,
+			[]string{"x.json: 1:", "not a baseline", "unexpected EOF"}},
+		{"not JSON", "hello\n", []string{"x.json: 1:1: not a baseline"}},
+		{"empty", "", []string{"x.json: not a baseline: empty file"}},
+		{"unknown field", `{"version": 1, "scenario": "fake", "seed": 1, "figurez": {}}`, []string{`unknown field "figurez"`}},
+		{"unknown figure", `{"version": 1, "scenario": "fake", "seed": 1, "figures": {"total.endpoints.fanoutByte": 3}}`,
+			[]string{`unknown figure "total.endpoints.fanoutByte"; did you mean "total.endpoints.fanoutBytes"`}},
+		{"nested typo", `{"version": 1, "scenario": "fake", "seed": 1, "figures": {"flip.endpointslices.propagation.p99seconds": 3}}`,
+			[]string{`did you mean "flip.endpointslices.propagation.p99Seconds"`}},
+		{"bad mode", `{"version": 1, "scenario": "fake", "seed": 1, "figures": {"flip.endpointslice.syncs": 3}}`,
+			[]string{`mode "endpointslice"`, `did you mean "flip.endpointslices.syncs"`}},
+		{"ratio", `{"version": 1, "scenario": "fake", "seed": 1, "figures": {"flip.ratio.writes": 3}}`,
+			[]string{"ratios are not baselined"}},
+		{"version", `{"version": 7, "scenario": "fake", "seed": 1, "figures": {"flip.endpoints.syncs": 3}}`, []string{"version 7: want 1"}},
+		{"other seed", `{"version": 1, "scenario": "fake", "seed": 9, "figures": {"flip.endpoints.syncs": 3}}`,
+			[]string{`written for scenario "fake" seed 9, but x.yaml is scenario "fake" seed 1`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "x.json"), []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			te := checkEnv()
+			code := te.main([]string{"check", "x.yaml", "--baseline-dir", dir})
+			if code != exitBadInput {
+				t.Fatalf("exit %d, want 2\n%s", code, te.stderr.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(te.stderr.String(), w) {
+					t.Errorf("stderr %q lacks %q", te.stderr.String(), w)
+				}
+			}
+			if len(te.ran) != 0 {
+				t.Error("ran the scenario despite bad input")
+			}
+		})
+	}
+}
+
+func TestCheckUsage(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no scenario", []string{"check"}, "at least one scenario"},
+		{"both baselines", []string{"check", "x.yaml", "--baseline", "a.json", "--baseline-dir", dir}, "exclude each other"},
+		{"one baseline file, two scenarios", []string{"check", "x.yaml", "y.yaml", "--baseline", "a.json"}, "takes one scenario"},
+		{"update without baseline", []string{"check", "x.yaml", "--update-baseline"}, "needs --baseline"},
+		{"bad tolerance", []string{"check", "x.yaml", "--tolerance", "lots"}, "--tolerance"},
+		{"bad format", []string{"check", "x.yaml", "--format", "xml"}, "--format"},
+		{"missing baseline", []string{"check", "x.yaml", "--baseline-dir", dir}, "create it with --update-baseline"},
+		{"scenario errors", []string{"check", "bad", "x.yaml", "--baseline-dir", dir}, "bad.yaml:3:5: cluster.nodes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			te := checkEnv()
+			if code := te.main(tc.args); code != exitBadInput || !strings.Contains(te.stderr.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q, want 2 and %q", code, te.stderr.String(), tc.want)
+			}
+		})
+	}
+}
+
+func TestParseTolerance(t *testing.T) {
+	for in, want := range map[string]float64{"2%": 0.02, "0.5%": 0.005, "10": 0.1, "0%": 0} {
+		if got, err := parseTolerance(in); err != nil || got != want {
+			t.Errorf("parseTolerance(%q) = %v, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"", "-1%", "x", "NaN", "5000%"} {
+		if _, err := parseTolerance(in); err == nil {
+			t.Errorf("parseTolerance(%q) accepted", in)
+		}
+	}
+}
+
+// The loader's figure names and the comparison's are the same list.
+func TestCheckFigureNamesAgree(t *testing.T) {
+	mode := reports.ModeFigures()
+	slices.Sort(mode)
+	if got := scenarios.FigureNames("endpoints"); !slices.Equal(got, mode) {
+		t.Errorf("scenarios %q\nreports %q", got, mode)
+	}
+	for _, name := range mode {
+		k, _ := reports.FigureKindOf("total.endpoints." + name)
+		want := map[scenarios.QuantityKind]reports.FigureKind{scenarios.KindNumber: reports.KindCount,
+			scenarios.KindBytes: reports.KindBytes, scenarios.KindDuration: reports.KindSeconds}[scenarios.ExpectFigures[name]]
+		if k != want {
+			t.Errorf("%s: kind %s vs %s", name, k, scenarios.ExpectFigures[name])
+		}
+	}
+	if !slices.Equal(reports.RatioFigures(), scenarios.ExpectRatioFigures) {
+		t.Errorf("ratio figures %q vs %q", reports.RatioFigures(), scenarios.ExpectRatioFigures)
+	}
+}
+
+// With the real loader and engine: a copy of the quick scenario with budgets, one of them
+// broken, and a baseline that a second run reproduces exactly (determinism makes a re-run
+// a no-op).
+func TestCheckQuickScenario(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the engine")
+	}
+	src, err := os.ReadFile("../../scenarios/quick.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	yaml := filepath.Join(dir, "my-quick.yaml")
+	doc := string(src) + `
+expect:
+  rolling-update.endpointslices.fanoutBytes: {max: 1MB}
+  total.endpoints.failedWrites: {max: 0}
+`
+	if err := os.WriteFile(yaml, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Count(string(src), "\n") + 3
+
+	te := newTestEnv()
+	te.env.runSim, te.env.loadCheck = sim.Run, loadCheckScenario
+	if code := te.main([]string{"check", yaml, "--baseline-dir", dir, "--update-baseline"}); code != exitFailed {
+		t.Fatalf("exit %d, want 1 (broken budget)\n%s%s", code, te.stdout.String(), te.stderr.String())
+	}
+	row := strings.Split(te.stdout.String(), "\n")[2]
+	if !strings.Contains(row, "BROKEN") || !strings.Contains(row, "rolling-update.endpointslices.fanoutBytes") ||
+		!strings.Contains(row, yaml+":"+strconv.Itoa(line)+":3") {
+		t.Errorf("first row %q (budget at line %d)", row, line)
+	}
+	base, err := os.ReadFile(filepath.Join(dir, "my-quick.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	te = newTestEnv()
+	te.env.runSim, te.env.loadCheck = sim.Run, loadCheckScenario
+	code := te.main([]string{"check", yaml, "--baseline-dir", dir, "--format", "json", "--tolerance", "0%",
+		"--set", `expect["rolling-update.endpointslices.fanoutBytes"].max=1TB`})
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, te.stdout.String(), te.stderr.String())
+	}
+	var got struct {
+		Scenarios []reports.ScenarioCheck
+	}
+	if err := json.Unmarshal(te.stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range got.Scenarios[0].Rows {
+		if r.Source == reports.SourceBaseline {
+			n++
+			if r.Verdict != reports.VerdictOK || r.ChangePercent == nil || *r.ChangePercent != 0 {
+				t.Errorf("re-run changed %s: %+v", r.Figure, r)
+			}
+		}
+	}
+	if n != 5*2*21 {
+		t.Errorf("%d baseline figures, want 210", n)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "my-quick.json")); !bytes.Equal(base, after) {
+		t.Error("check without --update-baseline changed the baseline")
+	}
+
+	// An unknown figure in a budget is bad input with file:line and a suggestion.
+	os.WriteFile(yaml, []byte(string(src)+"\nexpect:\n  total.endpoints.fanoutbyte: {max: 1GB}\n"), 0o644)
+	te = newTestEnv()
+	te.env.runSim, te.env.loadCheck = sim.Run, loadCheckScenario
+	if code := te.main([]string{"check", yaml}); code != exitBadInput ||
+		!strings.Contains(te.stderr.String(), yaml+":"+strconv.Itoa(line)+":3:") || !strings.Contains(te.stderr.String(), `did you mean "fanoutBytes"?`) {
+		t.Errorf("exit %d\n%s", code, te.stderr.String())
+	}
+}
