@@ -18,8 +18,8 @@ The commands are:
 	plot       redraw the charts of a run from its --out directory
 	check      CI gate against a baseline or budget (not implemented yet, issue 6)
 	plan       capacity-planning report over a grid of cluster shapes
-	replay     account recorded pod churn (not implemented yet, issue 7)
-	record     record pod churn for replay (not implemented yet, issue 7)
+	replay     account recorded pod churn (kubectl get pods --watch -o json)
+	record     record pod churn from a cluster for replay
 
 Flags may come before or after the arguments. 'sim help COMMAND' lists a command's flags
 with their defaults.
@@ -128,6 +128,34 @@ Validate reports every problem of a scenario at once, with file, line and field:
 
 	$ sim validate scenarios/5000-nodes.yaml scenarios/quick.yaml
 	$ sim validate --set cluster.nodes=100 scenarios/quick.yaml
+
+# Replaying pod churn recorded from a cluster
+
+Record the pod watch stream of a real cluster while something happens (a rollout, a
+scale-up, a node drain), and the Services and Nodes once:
+
+	kubectl get pods -A --watch --output-watch-events -o json | sim record --out trace.jsonl
+	kubectl get services -A -o json > services.json
+	kubectl get nodes -o json > nodes.json
+
+Record stamps each event with the time it arrived and keeps only what epsim reads (no
+annotations, images or env). Replay runs the recording through both control planes:
+
+	$ sim replay --pods trace.jsonl --services services.json --nodes nodes.json
+	$ sim replay --pods trace.jsonl --services services.json --set controlPlane.maxEndpointsPerSlice=500 --out results/replay
+
+kubectl's output can be replayed directly (--pods watch.json), with event times taken from
+the pods' own timestamps (second precision; replay says so on stderr). Without --nodes the
+nodes are those the pods name, without zones. Control-plane settings are the defaults, a
+scenario's (--scenario FILE) or --set overrides. Recording the real EndpointSlice stream as
+well adds a comparison of real and simulated EndpointSlice writes and bytes per Service:
+
+	kubectl get endpointslices -A --watch --output-watch-events -o json | sim record --out slices.jsonl
+	$ sim replay --pods trace.jsonl --services services.json --nodes nodes.json --endpointslices slices.jsonl
+
+Replay's table ends with what was read: pod events, those no Service selects, events out of
+time order, and objects of other kinds skipped. --out adds replay.json with the same and
+the comparison. The trace format: 'go doc epsim/trace'.
 
 # Profiling
 
