@@ -1,0 +1,250 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func benchService() *Service {
+	return &Service{
+		Namespace: "ns", Name: "web", UID: "uid-1", Labels: map[string]string{"app": "web"},
+		Selector: map[string]string{"app": "web"}, ClusterIP: "10.96.0.10", IPFamilies: []IPFamily{IPv4},
+		Ports: []ServicePort{{Name: "http", Protocol: ProtocolTCP, Port: 80, TargetPort: IntPort(8080)}},
+	}
+}
+
+func benchNodes() mapNodes {
+	m := mapNodes{}
+	for i := 0; i < 100; i++ {
+		m[fmt.Sprintf("node-%d", i)] = &Node{Name: fmt.Sprintf("node-%d", i), Zone: zones[i%3], Ready: true, AllocatableMilliCPU: 4000}
+	}
+	return m
+}
+
+func benchPod(i int, ready bool) *Pod {
+	return &Pod{
+		Namespace: "ns", Name: fmt.Sprintf("pod-%d", i), UID: fmt.Sprintf("uid-%d", i), Labels: map[string]string{"app": "web"},
+		NodeName: fmt.Sprintf("node-%d", i%100), Phase: PodRunning,
+		IPs: []string{fmt.Sprintf("10.%d.%d.%d", i/65536, (i/256)%256, i%256)}, Ready: ready,
+	}
+}
+
+// applyAll applies every write of res to s, naming creates from *seq.
+func applyAll(s *ServiceSlices, res SyncResult, seq *int) {
+	for _, p := range res.Plans {
+		for _, c := range p.ToCreate {
+			*seq++
+			cc := *c
+			cc.Name = fmt.Sprintf("%s%05d", c.GenerateName, *seq)
+			s.Applied("create", &cc)
+		}
+		for _, u := range p.ToUpdate {
+			s.Applied("update", u)
+		}
+		for _, d := range p.ToDelete {
+			s.Applied("delete", d)
+		}
+	}
+}
+
+// BenchmarkOneChangeSync: (a) one pod's readiness flips in a 10,000-endpoint Service, then
+// one sync (and, for ours, the Applied bookkeeping of its single write).
+func BenchmarkOneChangeSync(b *testing.B) {
+	const n = 10000
+	b.Run("incremental", func(b *testing.B) {
+		s := NewServiceSlices(benchService(), benchNodes(), ReconcilerOptions{})
+		pods := make([]*Pod, n)
+		for i := range pods {
+			pods[i] = benchPod(i, true)
+			s.SetPod(pods[i])
+		}
+		seq := 0
+		applyAll(s, s.Sync(1), &seq)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			p := *pods[i%n]
+			p.Ready = !p.Ready
+			pods[i%n] = &p
+			s.SetPod(&p)
+			res := s.Sync(Timestamp(2 + i))
+			if res.Writes() != 1 {
+				b.Fatalf("writes = %d, want 1", res.Writes())
+			}
+			applyAll(s, res, &seq)
+		}
+	})
+	b.Run("full", func(b *testing.B) {
+		pods := make([]*Pod, n)
+		for i := range pods {
+			pods[i] = benchPod(i, true)
+		}
+		nodes := benchNodes()
+		seq := 0
+		stored := applyPlan(nil, ReconcileFull(benchService(), pods, nil, nodes, ReconcilerOptions{}, 1), &seq)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			p := *pods[i%n]
+			p.Ready = !p.Ready
+			pods[i%n] = &p
+			res := ReconcileFull(benchService(), pods, stored, nodes, ReconcilerOptions{}, Timestamp(2+i))
+			b.StopTimer()
+			stored = applyPlan(stored, res, &seq)
+			b.StartTimer()
+		}
+	})
+	b.Run("upstream", func(b *testing.B) {
+		var nodes []*Node
+		for _, nd := range benchNodes() {
+			nodes = append(nodes, nd)
+		}
+		h := newUpstreamHarness(100, nodes, false, false)
+		svc := toK8sService(benchService())
+		kpods := make([]*corev1.Pod, n)
+		for i := range kpods {
+			kpods[i] = toK8sPod(benchPod(i, true))
+		}
+		ctx := context.TODO()
+		list := func() []*discovery.EndpointSlice {
+			l, _ := h.client.DiscoveryV1().EndpointSlices("ns").List(ctx, metav1.ListOptions{})
+			out := make([]*discovery.EndpointSlice, len(l.Items))
+			for i := range l.Items {
+				out[i] = &l.Items[i]
+			}
+			return out
+		}
+		if err := h.rec.Reconcile(logr.Discard(), svc, kpods, nil, time.Unix(1, 0)); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			existing := list()
+			p := kpods[i%n].DeepCopy()
+			if p.Status.Conditions[0].Status == corev1.ConditionTrue {
+				p.Status.Conditions[0].Status = corev1.ConditionFalse
+			} else {
+				p.Status.Conditions[0].Status = corev1.ConditionTrue
+			}
+			kpods[i%n] = p
+			h.client.ClearActions()
+			b.StartTimer()
+			if err := h.rec.Reconcile(logr.Discard(), svc, kpods, existing, time.Unix(int64(2+i), 0)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// rolloutSteps drives a 10,000-pod rollout as 17 syncs of 2,500 changes: the initial sync,
+// then 4 rounds of (surge 2,500 new pods not ready → make them ready → mark 2,500 old pods
+// terminating → remove them). sync is called with the pods after each step.
+func rolloutSteps(sync func(changed []*Pod, deleted []string, all map[string]*Pod)) {
+	const n, batch = 10000, 2500
+	all := map[string]*Pod{}
+	var initial []*Pod
+	for i := 0; i < n; i++ {
+		p := benchPod(i, true)
+		all[p.Name] = p
+		initial = append(initial, p)
+	}
+	sync(initial, nil, all)
+	next := n
+	old := 0
+	for round := 0; round < 4; round++ {
+		var fresh []*Pod
+		for j := 0; j < batch; j++ {
+			p := benchPod(next, false)
+			next++
+			all[p.Name] = p
+			fresh = append(fresh, p)
+		}
+		sync(fresh, nil, all)
+		var readied []*Pod
+		for _, p := range fresh {
+			c := *p
+			c.Ready = true
+			all[c.Name] = &c
+			readied = append(readied, &c)
+		}
+		sync(readied, nil, all)
+		var term []*Pod
+		var gone []string
+		for j := 0; j < batch; j++ {
+			name := fmt.Sprintf("pod-%d", old+j)
+			c := *all[name]
+			c.Terminating = true
+			all[name] = &c
+			term = append(term, &c)
+			gone = append(gone, name)
+		}
+		old += batch
+		sync(term, nil, all)
+		for _, name := range gone {
+			delete(all, name)
+		}
+		sync(nil, gone, all)
+	}
+}
+
+// BenchmarkRollout: (b) the 17-sync rollout, ours (incremental) vs upstream.
+func BenchmarkRollout(b *testing.B) {
+	b.Run("incremental", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			s := NewServiceSlices(benchService(), benchNodes(), ReconcilerOptions{})
+			seq := 0
+			rolloutSteps(func(changed []*Pod, deleted []string, _ map[string]*Pod) {
+				for _, p := range changed {
+					s.SetPod(p)
+				}
+				for _, name := range deleted {
+					s.DeletePod("ns", name)
+				}
+				applyAll(s, s.Sync(1), &seq)
+			})
+		}
+	})
+	b.Run("upstream", func(b *testing.B) {
+		var nodes []*Node
+		for _, nd := range benchNodes() {
+			nodes = append(nodes, nd)
+		}
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			h := newUpstreamHarness(100, nodes, false, false)
+			svc := toK8sService(benchService())
+			kByName := map[string]*corev1.Pod{}
+			ctx := context.TODO()
+			rolloutSteps(func(changed []*Pod, deleted []string, all map[string]*Pod) {
+				for _, p := range changed {
+					kByName[p.Name] = toK8sPod(p)
+				}
+				for _, name := range deleted {
+					delete(kByName, name)
+				}
+				kpods := make([]*corev1.Pod, 0, len(kByName))
+				for _, p := range kByName {
+					kpods = append(kpods, p)
+				}
+				l, _ := h.client.DiscoveryV1().EndpointSlices("ns").List(ctx, metav1.ListOptions{})
+				existing := make([]*discovery.EndpointSlice, len(l.Items))
+				for j := range l.Items {
+					existing[j] = &l.Items[j]
+				}
+				if err := h.rec.Reconcile(logr.Discard(), svc, kpods, existing, time.Unix(1, 0)); err != nil {
+					b.Fatal(err)
+				}
+			})
+		}
+	})
+}
