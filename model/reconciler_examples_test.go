@@ -283,7 +283,9 @@ func TestUpstreamExamples(t *testing.T) {
 		svc := *e.svc
 		svc.IPFamilies = []IPFamily{IPv4, IPv6}
 		e.setService(&svc)
-		names := e.add(150, func(p *Pod) { p.IPs = append(p.IPs, fmt.Sprintf("fd00::%x", len(p.Name)*1000+int(p.UID[len(p.UID)-1]))) })
+		names := e.add(150, func(p *Pod) {
+			p.IPs = append(p.IPs, fmt.Sprintf("fd00::%x", len(p.Name)*1000+int(p.UID[len(p.UID)-1])))
+		})
 		for i, n := range names {
 			e.change(n, func(p *Pod) { p.IPs = []string{p.IPs[0], fmt.Sprintf("fd00::%x", i+1)} })
 		}
