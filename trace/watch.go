@@ -103,10 +103,13 @@ type jsonStream struct {
 type errReader struct {
 	r   io.Reader
 	err error
+	// n counts the bytes read: at the end of the input, its length.
+	n int64
 }
 
 func (e *errReader) Read(p []byte) (int, error) {
 	n, err := e.r.Read(p)
+	e.n += int64(n)
 	if err != nil && err != io.EOF {
 		e.err = err
 	}
@@ -155,7 +158,7 @@ func (s *jsonStream) wrap(start int64, err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		e := s.errorf(s.dec.InputOffset(), "truncated input: the JSON value that starts at byte %d ends before it is complete (expected the rest of a watch event object)", start)
+		e := s.errorf(s.src.n, "truncated input: the JSON value that starts at byte %d ends before it is complete (expected the rest of a watch event object)", start)
 		e.(*InputError).Truncated = true
 		return e
 	case errors.As(err, &syn):

@@ -1,0 +1,224 @@
+package trace
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+
+	"epsim/model"
+	"epsim/sim"
+)
+
+// protobufSize is the real API server encoding of slice (versioning codec + protobuf
+// serializer, apimachinery v0.37.2): the oracle for SliceFromAPI + model.EndpointSliceSize.
+func protobufSize(t *testing.T, s *discoveryv1.EndpointSlice) int64 {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := discoveryv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	f := serializer.NewCodecFactory(scheme)
+	info, _ := runtime.SerializerInfoForMediaType(f.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
+	var buf bytes.Buffer
+	if err := f.EncoderForVersion(info.Serializer, discoveryv1.SchemeGroupVersion).Encode(s, &buf); err != nil {
+		t.Fatal(err)
+	}
+	return int64(buf.Len())
+}
+
+// realSlice is an EndpointSlice as the controller writes it, with n endpoints.
+func realSlice(name, service string, n int, extraLabels map[string]string) *discoveryv1.EndpointSlice {
+	ctrl := true
+	proto := "TCP"
+	port := int32(8080)
+	pname := "http"
+	at := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 5, 0, time.UTC))
+	s := &discoveryv1.EndpointSlice{
+		TypeMeta: metav1.TypeMeta{APIVersion: "discovery.k8s.io/v1", Kind: "EndpointSlice"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, GenerateName: service + "-", Namespace: "shop", UID: "1b4e28ba-2fa1-41d2-883f-0016d3cca427",
+			ResourceVersion: "12345", Generation: 3, CreationTimestamp: at,
+			Labels: map[string]string{model.LabelServiceName: service, model.LabelManagedBy: model.ControllerName,
+				"endpointslice.kubernetes.io/managed-by-setup": "x"},
+			Annotations: map[string]string{model.AnnotationTriggerTime: "2026-01-01T00:00:05Z"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: service,
+				UID: "7d3c9b1a-2e4f-4a6b-8c0d-9e8f7a6b5c4d", Controller: &ctrl, BlockOwnerDeletion: &ctrl}},
+		},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Ports:       []discoveryv1.EndpointPort{{Name: &pname, Protocol: (*corev1.Protocol)(&proto), Port: &port}},
+	}
+	delete(s.Labels, "endpointslice.kubernetes.io/managed-by-setup")
+	for k, v := range extraLabels {
+		s.Labels[k] = v
+	}
+	for i := range n {
+		ready := i%3 != 0
+		node := "ip-10-0-1.ec2.internal"
+		zone := "zone-a"
+		s.Endpoints = append(s.Endpoints, discoveryv1.Endpoint{
+			Addresses:  []string{"10.1.0." + string(rune('1'+i))},
+			Conditions: discoveryv1.EndpointConditions{Ready: &ready, Serving: &ready, Terminating: new(bool)},
+			NodeName:   &node, Zone: &zone,
+		})
+	}
+	return s
+}
+
+// TestSliceSizeMatchesSerializer: a real slice converted with SliceFromAPI is sized by the
+// model exactly as the API server's protobuf serializer encodes it, once the managedFields
+// kubectl hides are given back.
+func TestSliceSizeMatchesSerializer(t *testing.T) {
+	s := realSlice("web-abcde", "web", 5, nil)
+	m := SliceFromAPI(s)
+	if len(m.ManagedFields) != 1 {
+		t.Fatalf("managedFields not restored: %+v", m.ManagedFields)
+	}
+	// Give the API object the same managedFields, then both must agree byte for byte.
+	mf := m.ManagedFields[0]
+	ft := metav1.NewTime(mf.Time.Time())
+	s.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: mf.Manager, Operation: metav1.ManagedFieldsOperationType(mf.Operation),
+		APIVersion: mf.APIVersion, Time: &ft, FieldsType: mf.FieldsType, FieldsV1: &metav1.FieldsV1{Raw: []byte(mf.FieldsV1)}}}
+	if got, want := model.EndpointSliceSize(SliceFromAPI(s), model.Protobuf), protobufSize(t, s); got != want {
+		t.Errorf("model size %d, protobuf serializer %d", got, want)
+	}
+}
+
+// TestCompareSlices reads a small real stream and compares it with hand-made simulated
+// writes: counts per event type, bytes = watch event size × watchers for slices kube-proxy
+// selects, nothing for headless Services, other managers counted apart.
+func TestCompareSlices(t *testing.T) {
+	var stream bytes.Buffer
+	web := realSlice("web-abcde", "web", 4, nil)
+	WriteWatchEvent(&stream, model.EventAdded, web)
+	web2 := realSlice("web-abcde", "web", 5, nil)
+	WriteWatchEvent(&stream, model.EventModified, web2)
+	db := realSlice("db-xyz12", "db", 2, map[string]string{model.LabelHeadless: ""})
+	WriteWatchEvent(&stream, model.EventAdded, db)
+	mirrored := realSlice("legacy-q1w2e", "legacy", 1, map[string]string{model.LabelManagedBy: model.MirroringControllerName})
+	WriteWatchEvent(&stream, model.EventAdded, mirrored)
+	WriteWatchEvent(&stream, model.EventDeleted, web2)
+
+	res := &sim.Results{Writes: []sim.WriteRecord{
+		{Mode: sim.ModeEndpointSlices, Verb: "create", Kind: "EndpointSlice", Namespace: "shop", Name: "web-k9j8h", EventBytes: 100, Watchers: 10, Outcome: "ok"},
+		{Mode: sim.ModeEndpointSlices, Verb: "update", Kind: "EndpointSlice", Namespace: "shop", Name: "web-k9j8h", EventBytes: 120, Watchers: 10, Outcome: "ok"},
+		{Mode: sim.ModeEndpointSlices, Verb: "update", Kind: "EndpointSlice", Namespace: "shop", Name: "web-k9j8h", EventBytes: 120, Watchers: 10, Outcome: "noop"},
+		{Mode: sim.ModeEndpoints, Verb: "update", Kind: "Endpoints", Namespace: "shop", Name: "web", EventBytes: 500, Watchers: 10, Outcome: "ok"},
+	}}
+	svcs := []*model.Service{{Namespace: "shop", Name: "web"}, {Namespace: "shop", Name: "db"}}
+	c, err := CompareSlices(NewSliceReader(&stream, "slices.json"), svcs, res, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := func(s *discoveryv1.EndpointSlice, typ model.EventType) int64 {
+		return model.WatchEventSize(model.EndpointSliceSize(SliceFromAPI(s), model.Protobuf), typ, model.Protobuf) * 10
+	}
+	wantWeb := Writes{Added: 1, Modified: 1, Deleted: 1,
+		FanoutBytes: size(web, model.EventAdded) + size(web2, model.EventModified) + size(web2, model.EventDeleted)}
+	if len(c.Services) != 2 || c.Services[0].Name != "db" || c.Services[1].Name != "web" {
+		t.Fatalf("services %+v", c.Services)
+	}
+	if got := c.Services[1].Real; got != wantWeb {
+		t.Errorf("web real %+v, want %+v", got, wantWeb)
+	}
+	if got := c.Services[0].Real; got != (Writes{Added: 1}) {
+		t.Errorf("headless db real %+v, want one ADDED and no bytes", got)
+	}
+	if got := c.Services[1].Simulated; got != (Writes{Added: 1, Modified: 1, FanoutBytes: 2200}) {
+		t.Errorf("web simulated %+v", got)
+	}
+	if c.OtherManagers != 1 || c.Real.Total() != 4 {
+		t.Errorf("other managers %d, real total %d", c.OtherManagers, c.Real.Total())
+	}
+	if c.Stream.RecordedTimes {
+		t.Error("raw stream taken as recorded")
+	}
+}
+
+// TestStreamErrors: malformed input names the event and byte offset and says what was
+// expected; other kinds and BOOKMARKs are skipped and counted.
+func TestStreamErrors(t *testing.T) {
+	pod := `{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"a","namespace":"n"}}}`
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"truncated", pod + "\n" + pod[:40], "event 2 at byte 121: truncated input: the JSON value that starts at byte 80"},
+		{"syntax", pod + "\n{\"type\": ADDED}", "event 2 at byte 90: malformed JSON"},
+		{"bare pod", `{"kind":"Pod","metadata":{"name":"a"}}`, "a bare Pod object"},
+		{"list", `{"kind":"List","items":[]}`, "a List, expected a watch event"},
+		{"no type", `{"object":{"kind":"Pod"}}`, "without \"type\""},
+		{"wrong field type", `{"type":"ADDED","object":{"kind":"Pod","metadata":{"labels":[1]}}}`, "Pod field \"metadata.labels\""},
+		{"mixed times", `{"time":"2026-01-01T00:00:00Z",` + pod[1:] + pod, "has no \"time\" but the first one had one"},
+		{"bad time", `{"time":"yesterday",` + pod[1:], "expected an RFC 3339 time"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewPodReader(strings.NewReader(tc.in), "pods.json")
+			var err error
+			for err == nil {
+				_, err = r.Next()
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "pods.json: event ") {
+				t.Errorf("error %q, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+	in := `{"type":"BOOKMARK","object":{"kind":"Pod"}}` + pod + `{"type":"ADDED","object":{"kind":"Service"}}`
+	r := NewPodReader(strings.NewReader(in), "pods.json")
+	n := 0
+	for {
+		if _, err := r.Next(); err != nil {
+			break
+		}
+		n++
+	}
+	if s := r.Stats(); n != 1 || s.Skipped["type BOOKMARK"] != 1 || s.Skipped["kind Service"] != 1 {
+		t.Errorf("read %d, skipped %v", n, s.Skipped)
+	}
+}
+
+// TestObjectTimes: without recorded times the initial listing is time 0 at its latest
+// timestamp, later events take their latest timestamp (deletion request = deletionTimestamp
+// minus the grace period), and stream order wins over timestamps.
+func TestObjectTimes(t *testing.T) {
+	ev := func(typ, created, ready, deleted string) string {
+		s := `{"type":"` + typ + `","object":{"kind":"Pod","metadata":{"name":"p","namespace":"n","creationTimestamp":"` + created + `"`
+		if deleted != "" {
+			s += `,"deletionTimestamp":"` + deleted + `","deletionGracePeriodSeconds":30`
+		}
+		s += `},"status":{"conditions":[{"type":"Ready","status":"True","lastTransitionTime":"` + ready + `"}]}}}` + "\n"
+		return s
+	}
+	in := ev("ADDED", "2025-12-01T00:00:00Z", "2025-12-01T00:00:09Z", "") + // old pod in the listing
+		ev("ADDED", "2026-01-01T00:00:00Z", "2026-01-01T00:00:10Z", "") + // newest listed: time 0
+		ev("MODIFIED", "2026-01-01T00:00:00Z", "2026-01-01T00:00:15Z", "") + // 5s
+		ev("MODIFIED", "2026-01-01T00:00:00Z", "2026-01-01T00:00:15Z", "2026-01-01T00:00:50Z") + // deletion requested at 00:20: 10s
+		ev("DELETED", "2025-12-01T00:00:00Z", "2025-12-01T00:00:09Z", "") // old timestamps: clamped to 10s
+	r := NewPodReader(strings.NewReader(in), "pods.json")
+	var got []time.Duration
+	for {
+		e, err := r.Next()
+		if err != nil {
+			break
+		}
+		got = append(got, time.Duration(e.At))
+	}
+	want := []time.Duration{0, 0, 5 * time.Second, 10 * time.Second, 10 * time.Second}
+	if len(got) != len(want) {
+		t.Fatalf("times %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("times %v, want %v", got, want)
+			break
+		}
+	}
+	if s := r.Stats(); s.RecordedTimes || s.Clamped != 1 || !s.Start.Equal(time.Date(2026, 1, 1, 0, 0, 10, 0, time.UTC)) {
+		t.Errorf("stats %+v", s)
+	}
+}
