@@ -26,6 +26,10 @@ type Summary struct {
 	// EndTime is the virtual time the run ended, as a Go duration and in seconds.
 	EndTime        string  `json:"endTime"`
 	EndTimeSeconds float64 `json:"endTimeSeconds"`
+	// SLOSeconds is the propagation p99 objective each phase is judged against.
+	SLOSeconds float64 `json:"sloSeconds,omitempty"`
+	// NetworkModel is true when latencies include bandwidth (the fluid network model).
+	NetworkModel bool `json:"networkModel"`
 	// Phases are the scenario's timeline actions in order.
 	Phases []PhaseSummary `json:"phases"`
 	// Total sums every phase.
@@ -67,7 +71,9 @@ type ModeSummary struct {
 	Writes                WritesSummary  `json:"writes"`
 	NoopWrites            int64          `json:"noopWrites"`
 	FailedWrites          int64          `json:"failedWrites"`
+	Conflicts             int64          `json:"conflicts"`
 	Syncs                 int64          `json:"syncs"`
+	StaleSyncs            int64          `json:"staleSyncs"`
 	Objects               int64          `json:"objects"`
 	EtcdBytes             int64          `json:"etcdBytes"`
 	RequestBytes          int64          `json:"requestBytes"`
@@ -78,6 +84,11 @@ type ModeSummary struct {
 	PeakEgressBytesPerSec int64          `json:"peakEgressBytesPerSec"`
 	TruncatedObjects      int64          `json:"truncatedObjects"`
 	Propagation           LatencySummary `json:"propagation"`
+	WatcherTerminations   int64          `json:"watcherTerminations"`
+	Relists               int64          `json:"relists"`
+	ResentBytes           int64          `json:"resentBytes"`
+	// WithinSLO says whether propagation p99 met the SLO (absent when nothing propagated).
+	WithinSLO *bool `json:"withinSLO,omitempty"`
 }
 
 // LatencySummary is a latency distribution: each quantile as a Go duration string and in
@@ -121,12 +132,24 @@ func NewSummary(res *sim.Results, modes []sim.Mode) *Summary {
 		Events:         res.Events,
 		EndTime:        res.EndTime.String(),
 		EndTimeSeconds: res.EndTime.Seconds(),
+		SLOSeconds:     res.SLOSeconds,
+		NetworkModel:   res.NetworkModel,
 		Phases:         make([]PhaseSummary, 0, len(res.Phases)),
 	}
 	for i := range res.Phases {
 		s.Phases = append(s.Phases, newPhaseSummary(&res.Phases[i], modes))
 	}
 	s.Total = newPhaseSummary(&res.Total, modes)
+	if res.SLOSeconds > 0 {
+		for _, p := range append(slices.Clone(s.Phases), s.Total) {
+			for _, m := range modes {
+				if ms := p.Mode(m); ms != nil && ms.Propagation.Count > 0 {
+					ok := ms.Propagation.P99Seconds <= res.SLOSeconds
+					ms.WithinSLO = &ok
+				}
+			}
+		}
+	}
 	return s
 }
 
@@ -172,7 +195,9 @@ func newModeSummary(m *sim.ModeResult) *ModeSummary {
 		},
 		NoopWrites:            m.NoopWrites,
 		FailedWrites:          m.FailedWrites,
+		Conflicts:             m.Conflicts,
 		Syncs:                 m.Syncs,
+		StaleSyncs:            m.StaleSyncs,
 		Objects:               m.Objects,
 		EtcdBytes:             m.EtcdBytes,
 		RequestBytes:          m.RequestBytes,
@@ -183,6 +208,9 @@ func newModeSummary(m *sim.ModeResult) *ModeSummary {
 		PeakEgressBytesPerSec: m.PeakEgressBytesPerSec,
 		TruncatedObjects:      m.TruncatedObjects,
 		Propagation:           newLatencySummary(m.Propagation),
+		WatcherTerminations:   m.WatcherTerminations,
+		Relists:               m.Relists,
+		ResentBytes:           m.ResentBytes,
 	}
 }
 

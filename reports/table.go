@@ -75,6 +75,25 @@ var tableRows = []tableRow{
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.Propagation.P99Seconds != 0 })
 		}},
+	{"  meets latency SLO", func(m *ModeSummary) string {
+		switch {
+		case m.WithinSLO == nil:
+			return "-"
+		case *m.WithinSLO:
+			return "yes"
+		}
+		return "NO"
+	}, nil, func(p *PhaseSummary) bool {
+		return anyMode(p, func(m *ModeSummary) bool { return m.WithinSLO != nil })
+	}},
+	{"slow watchers closed", func(m *ModeSummary) string { return formatCount(m.WatcherTerminations) }, nil,
+		func(p *PhaseSummary) bool {
+			return anyMode(p, func(m *ModeSummary) bool { return m.WatcherTerminations != 0 })
+		}},
+	{"  bytes sent again", func(m *ModeSummary) string { return FormatBytes(m.ResentBytes) }, nil,
+		func(p *PhaseSummary) bool {
+			return anyMode(p, func(m *ModeSummary) bool { return m.ResentBytes != 0 })
+		}},
 }
 
 // anyMode reports whether f holds for any mode of p that ran.

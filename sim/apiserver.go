@@ -50,6 +50,9 @@ type apiServer struct {
 	limit           int64
 	liveNodes       int
 	net             *network
+	// listBytes is, per mode, the size of everything kube-proxy lists (protobuf): what a
+	// relist costs each watcher.
+	listBytes [2]int64
 }
 
 func newAPIServer(e *Engine) *apiServer {
@@ -167,12 +170,19 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	}
 	rec.EventBytes = kubeProxyEvent
 	rec.Watchers = events
-	var latency Time
-	if events > 0 {
-		latency = a.net.deliver(c.mode, fanout, kubeProxyEvent) - since
+	mi := modeIndex(c.mode)
+	if cm.wasSelected {
+		a.listBytes[mi] -= cm.oldBytes[model.Protobuf]
 	}
-	rec.Latency = latency
-	e.stats.committed(rec, cm, fanout, perNode, events, latency)
+	if cm.selected && w.verb != "delete" {
+		a.listBytes[mi] += cm.objectBytes[model.Protobuf]
+	}
+	var d delivery
+	if events > 0 {
+		d = a.net.deliver(c.mode, fanout, kubeProxyEvent, events, a.listBytes[mi])
+		rec.Latency = d.done - since
+	}
+	e.stats.committed(rec, cm, fanout, perNode, events, d)
 	return true
 }
 

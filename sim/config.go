@@ -103,6 +103,9 @@ type NetworkConfig struct {
 	NodeIngressBitsPerSec float64
 	// TransportOverhead adds HTTP/2 and TLS framing bytes to every event.
 	TransportOverhead bool
+	// ListCompressionRatio is compressed/uncompressed size of a relist's LIST response, which
+	// the API server gzips when it is at least 128 KiB. 0 or 1 means no compression.
+	ListCompressionRatio float64
 }
 
 // ServicePortConfig is one Service port.

@@ -182,6 +182,19 @@ func (c *controller) podEvent(p *podState) {
 	c.addAfter(s.idx, Time(c.cfg.BatchPeriod))
 }
 
+// busy reports whether any key has a change pending, is queued or is being processed.
+func (c *controller) busy() bool {
+	if len(c.ready) > 0 || c.idle < max(c.cfg.Workers, 1) {
+		return true
+	}
+	for i := range c.keys {
+		if c.keys[i].pending {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *controller) markPending(s *serviceState) {
 	k := &c.keys[s.idx]
 	if !k.pending {

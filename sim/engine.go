@@ -55,6 +55,8 @@ type Engine struct {
 
 	// replay is set when the run replays a recorded trace instead of a generated workload.
 	replay *replayState
+	// nonRetry counts queued events other than delayed workqueue adds.
+	nonRetry int
 }
 
 // Run executes cfg and returns its results. The same Config (and seed) always gives the same
@@ -142,7 +144,29 @@ func (e *Engine) schedule(at Time, ev event) {
 	if at < e.now {
 		at = e.now
 	}
+	if _, retry := ev.(evDelayedAdd); !retry {
+		e.nonRetry++
+	}
 	e.q.schedule(at, ev)
+}
+
+// quiescent reports whether the current phase's work has settled: nothing is queued but
+// delayed workqueue adds, and no controller has a change pending, queued or in flight.
+// Leftover retries of keys with nothing pending (the escalated backoff of stale syncs) do
+// not hold a phase open; they fire later as no-op syncs.
+func (e *Engine) quiescent() bool {
+	if e.q.Len() == 0 {
+		return true
+	}
+	if e.nonRetry > 0 {
+		return false
+	}
+	for _, c := range e.ctls {
+		if c.busy() {
+			return false
+		}
+	}
+	return true
 }
 
 // after queues ev d after now.
@@ -157,14 +181,17 @@ func (e *Engine) run() (*Results, error) {
 	endTime := Time(e.cfg.EndTime)
 	lastReport := Time(-1)
 	for {
-		if e.q.Len() == 0 {
-			// Quiescent: the current phase's work and all it caused have settled.
+		if e.quiescent() {
+			// The current phase's work and all it caused have settled.
 			if !e.endPhase() {
 				break
 			}
 			continue
 		}
 		it := e.q.pop()
+		if _, retry := it.ev.(evDelayedAdd); !retry {
+			e.nonRetry--
+		}
 		if it.at < e.now {
 			panic(fmt.Sprintf("sim: time went backwards: %v < %v (%s)", it.at, e.now, it.ev))
 		}

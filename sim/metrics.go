@@ -69,7 +69,8 @@ func (c *collector) write(rec WriteRecord, cm committed, _ int64) {
 }
 
 // committed records a write that the API server stored and fanned out.
-func (c *collector) committed(rec WriteRecord, cm committed, fanout, perNode, events int64, latency Time) {
+func (c *collector) committed(rec WriteRecord, cm committed, fanout, perNode, events int64, d delivery) {
+	latency := rec.Latency
 	rec.Phase = c.phases[c.e.phase].Name
 	r := c.mode(rec.Mode)
 	switch rec.Verb {
@@ -99,15 +100,47 @@ func (c *collector) committed(rec WriteRecord, cm committed, fanout, perNode, ev
 		bm = &b.Endpoints
 	}
 	bm.Writes++
-	bm.FanoutBytes += fanout
 	if rec.Verb != "delete" {
 		bm.EtcdBytes += cm.objectBytes[0]
 	}
+	r.WatcherTerminations += d.terminated
+	r.Relists += d.relists
+	r.ResentBytes += d.resentBytes
 	if events > 0 {
+		bm.MaxLatencySeconds = max(bm.MaxLatencySeconds, latency.Seconds())
 		mi := modeIndex(rec.Mode)
 		c.latency[c.e.phase][mi] = append(c.latency[c.e.phase][mi], latency.Seconds())
 	}
 	c.writes = append(c.writes, rec)
+}
+
+// egress records bytes leaving the API servers between start and end, spread evenly over
+// the 1 s buckets the interval covers.
+func (c *collector) egress(m Mode, start, end Time, bytes int64) {
+	add := func(t Time, b int64) {
+		bk := c.bucket(t)
+		if m == ModeEndpoints {
+			bk.Endpoints.FanoutBytes += b
+		} else {
+			bk.EndpointSlices.FanoutBytes += b
+		}
+	}
+	if end <= start || start/1e9 == (end-1)/1e9 {
+		add(start, bytes)
+		return
+	}
+	span := float64(end - start)
+	left := bytes
+	for t := start; t < end; {
+		next := min((t/1e9+1)*1e9, end)
+		b := int64(float64(bytes) * float64(next-t) / span)
+		if next == end {
+			b = left
+		}
+		add(t, b)
+		left -= b
+		t = next
+	}
 }
 
 // sliceResized updates the layout histogram when a slice goes from old to new endpoints
@@ -163,7 +196,11 @@ func (c *collector) phaseEnded(i int, start, end Time) {
 		mi := modeIndex(m)
 		r.Objects = c.objects[mi]
 		r.Propagation = summarize(c.latency[i][mi])
-		for sec := int64(start / 1e9); sec <= int64(end/1e9) && sec < int64(len(c.buckets)); sec++ {
+		last := int64(end / 1e9)
+		if i == len(c.phases)-1 {
+			last = int64(len(c.buckets)) // the last phase also owns the tail of deliveries
+		}
+		for sec := int64(start / 1e9); sec <= last && sec < int64(len(c.buckets)); sec++ {
 			b := &c.buckets[sec]
 			v := b.EndpointSlices.FanoutBytes
 			if m == ModeEndpoints {
@@ -205,6 +242,9 @@ func (c *collector) results() *Results {
 		Layout:   c.layout,
 		Events:   e.events,
 		EndTime:  e.now,
+
+		SLOSeconds:   e.cfg.SLO.Seconds(),
+		NetworkModel: e.cfg.Network.Enabled,
 	}
 	r.Total.Name = "total"
 	if len(c.phases) > 0 {
@@ -231,6 +271,9 @@ func (c *collector) results() *Results {
 			t.MaxObjectBytes = max(t.MaxObjectBytes, p.MaxObjectBytes)
 			t.PeakEgressBytesPerSec = max(t.PeakEgressBytesPerSec, p.PeakEgressBytesPerSec)
 			t.TruncatedObjects += p.TruncatedObjects
+			t.WatcherTerminations += p.WatcherTerminations
+			t.Relists += p.Relists
+			t.ResentBytes += p.ResentBytes
 			t.Objects = p.Objects
 			all = append(all, c.latency[i][modeIndex(m)]...)
 		}

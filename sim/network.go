@@ -1,17 +1,68 @@
 package sim
 
-// network is the delivery model: each API server replica sends every event to its share of the
-// watchers through its egress link, first come first served (a fluid queue); each node's
-// ingress link receives every event once. Watchers of one replica are alike, so one queue per
-// mode stands for all replicas, and cost is O(1) per write whatever the node count.
+import (
+	"math"
+	"time"
+)
+
+// Watch-path constants (upstream: k8s.io/apiserver pkg/storage/cacher).
+const (
+	// minWatchChanSize and maxWatchChanSizeWithoutIndex bound a cacheWatcher's buffered
+	// channels; kube-proxy's label-selected watches use no index.
+	// upstream: watch_cache.go suggestedWatchChannelSize.
+	minWatchChanSize             = 10
+	maxWatchChanSizeWithoutIndex = 100
+	// eventFreshDuration is how much history the watch cache keeps (its capacity grows to
+	// hold this many seconds of events, between 100 and 100×1024 events).
+	eventFreshDuration       = Time(75 * time.Second)
+	minWatchCacheCapacity    = 100
+	maxWatchCacheCapacity    = 100 * 1024
+	dispatchBudgetMax        = Time(100 * time.Millisecond)
+	dispatchBudgetRefillRate = 0.05 // seconds of budget per second (50 ms/s)
+	// gzipThresholdBytes: LIST responses at least this big are gzip-compressed.
+	// upstream: endpoints/handlers/responsewriters/writers.go defaultGzipThresholdBytes.
+	gzipThresholdBytes = 128 * 1024
+	// frameBytes and frameOverhead: an HTTP/2 DATA frame carries at most 16 KiB behind a
+	// 9-byte header, and a TLS 1.3 record at most 16 KiB with 22 bytes of header and tag.
+	frameBytes    = 16 * 1024
+	frameOverhead = 9 + 22
+)
+
+// fluidQueue is one mode's delivery path: each API server replica sends every event to its
+// share of the watchers through its egress link, first come first served, and each node
+// receives every event through its ingress link. Watchers of one replica receive identical
+// streams and so progress identically: one queue per stage stands for all of them, and the
+// cost is O(1) per write whatever the node count. When every watcher gets the same bytes,
+// this equals rate sharing (processor sharing) of the egress among the watchers, each also
+// capped by its node's ingress (a property test checks it against a per-watcher simulation).
+type fluidQueue struct {
+	egressBusy  Time // when the egress queue drains
+	ingressBusy Time // when a node's ingress queue drains
+	// pending holds the completion times and bytes of events still being delivered,
+	// oldest first, for the slow-watcher check.
+	pending []pendingEvent
+	budget  Time // the dispatcher's remaining blocking budget
+	refill  Time // when the budget was last refilled
+	// recent holds commit times of the last eventFreshDuration, for the channel size.
+	recent []Time
+	// stalled is true while a termination's backlog drains (one termination per stall).
+	stalled bool
+}
+
+type pendingEvent struct {
+	done  Time
+	bytes int64 // per watcher
+}
+
+// network is the delivery model of both modes.
 type network struct {
 	e          *Engine
 	enabled    bool
 	replicas   int64
 	egressBps  float64 // bits per second per replica
 	ingressBps float64 // bits per second per node
-	egressBusy [2]Time // per mode: when the egress queue drains
-	nodeBusy   [2]Time // per mode: when a node's ingress queue drains
+	overhead   bool
+	queues     [2]fluidQueue
 }
 
 func newNetwork(e *Engine) *network {
@@ -21,28 +72,147 @@ func newNetwork(e *Engine) *network {
 		replicas:   int64(max(e.cfg.APIServer.Replicas, 1)),
 		egressBps:  e.cfg.APIServer.EgressBitsPerSec,
 		ingressBps: e.cfg.Network.NodeIngressBitsPerSec,
+		overhead:   e.cfg.Network.TransportOverhead,
+		queues:     [2]fluidQueue{{budget: dispatchBudgetMax}, {budget: dispatchBudgetMax}},
 	}
 }
 
-// deliver queues a write's fan-out (fanoutBytes in all, perNodeBytes to each node) and returns
-// the time the last watcher has it.
-func (n *network) deliver(m Mode, fanoutBytes, perNodeBytes int64) Time {
+// wireBytes adds HTTP/2 and TLS framing to a message of n bytes when enabled.
+func (n *network) wireBytes(b int64) int64 {
+	if !n.overhead || b <= 0 {
+		return b
+	}
+	return b + (b+frameBytes-1)/frameBytes*frameOverhead
+}
+
+// transfer returns how long b bytes take at bps bits per second (0: instant).
+func transfer(b int64, bps float64) Time {
+	if bps <= 0 || b <= 0 {
+		return 0
+	}
+	return Time(math.Ceil(float64(b) * 8 / bps * 1e9))
+}
+
+// delivery is what the network did with one write's fan-out.
+type delivery struct {
+	done Time // the last watcher has the event
+	// terminated counts watchers whose watch was closed as too slow, and resentBytes the
+	// bytes they are sent again on re-watch (the events they missed) or by a relist.
+	terminated  int64
+	resentBytes int64
+	relists     int64
+}
+
+// deliver queues a write's fan-out: fanoutBytes in all over watchers watchers, perWatcher
+// bytes to each kube-proxy. listBytes is the size of a full LIST of the resource, sent to
+// every terminated watcher that must relist. It returns when the last watcher has it.
+func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers, listBytes int64) delivery {
 	now := n.e.now
-	if !n.enabled {
-		return now
+	if !n.enabled || watchers == 0 {
+		n.e.stats.egress(m, now, now, fanoutBytes)
+		return delivery{done: now}
 	}
-	mi := modeIndex(m)
-	done := now
-	if n.egressBps > 0 {
-		start := max(now, n.egressBusy[mi])
-		share := float64(fanoutBytes) / float64(n.replicas)
-		n.egressBusy[mi] = start + Time(share*8/n.egressBps*1e9)
-		done = n.egressBusy[mi]
+	q := &n.queues[modeIndex(m)]
+	var d delivery
+	// Slow watchers: if the backlog exceeds what the watchers' channels hold, the
+	// dispatcher blocks on the oldest event, within its time budget; past it, the
+	// watchers are closed (upstream: cacher.go dispatchEvent, cache_watcher.go add).
+	q.drain(now)
+	q.remember(now)
+	if q.stalled && len(q.pending) == 0 {
+		q.stalled = false
 	}
-	if n.ingressBps > 0 && perNodeBytes > 0 {
-		start := max(now, n.nodeBusy[mi])
-		n.nodeBusy[mi] = start + Time(float64(perNodeBytes)*8/n.ingressBps*1e9)
-		done = max(done, n.nodeBusy[mi])
+	if !q.stalled && len(q.pending) >= 2*q.chanSize() {
+		q.refillBudget(now)
+		wait := q.pending[0].done - now
+		if wait <= q.budget {
+			q.budget -= wait
+		} else {
+			q.budget = 0
+			q.stalled = true
+			d.terminated = watchers
+			// On re-watch from their last resourceVersion the watchers get the events they
+			// missed again; if that is older than the watch cache's history, they relist.
+			var missed int64
+			for _, p := range q.pending {
+				missed += p.bytes
+			}
+			if int64(len(q.pending)) > int64(q.capacity()) {
+				d.relists = watchers
+				missed = listBytes
+				if listBytes >= gzipThresholdBytes {
+					missed = int64(float64(listBytes) * n.e.cfg.Network.ListCompressionRatio)
+				}
+			}
+			d.resentBytes = missed * watchers
+		}
 	}
-	return done
+	bytes := n.wireBytes(fanoutBytes+d.resentBytes) / n.replicas
+	start := max(now, q.egressBusy)
+	q.egressBusy = start + transfer(bytes, n.egressBps)
+	done := q.egressBusy
+	n.e.stats.egress(m, start, q.egressBusy, fanoutBytes+d.resentBytes)
+	if n.ingressBps > 0 {
+		per := n.wireBytes(perWatcher)
+		if d.resentBytes > 0 {
+			per += n.wireBytes(d.resentBytes / watchers)
+		}
+		istart := max(now, q.ingressBusy)
+		q.ingressBusy = istart + transfer(per, n.ingressBps)
+		done = max(done, q.ingressBusy)
+	}
+	q.pending = append(q.pending, pendingEvent{done: done, bytes: perWatcher})
+	d.done = done
+	return d
+}
+
+// drain forgets events every watcher has received by now.
+func (q *fluidQueue) drain(now Time) {
+	i := 0
+	for i < len(q.pending) && q.pending[i].done <= now {
+		i++
+	}
+	if i > 0 {
+		q.pending = append(q.pending[:0], q.pending[i:]...)
+	}
+}
+
+// remember records a commit for the watch-cache sizing window.
+func (q *fluidQueue) remember(now Time) {
+	q.recent = append(q.recent, now)
+	i := 0
+	for i < len(q.recent) && q.recent[i] < now-eventFreshDuration {
+		i++
+	}
+	if i > 0 {
+		q.recent = append(q.recent[:0], q.recent[i:]...)
+	}
+}
+
+// capacity is the watch cache's history size: enough for eventFreshDuration of events.
+func (q *fluidQueue) capacity() int {
+	return min(max(len(q.recent), minWatchCacheCapacity), maxWatchCacheCapacity)
+}
+
+// chanSize is a watcher's buffered channel: about one second of history, within bounds.
+// upstream: watch_cache.go suggestedWatchChannelSize (no index).
+func (q *fluidQueue) chanSize() int {
+	c := int(math.Ceil(float64(q.capacity()) / eventFreshDuration.Seconds()))
+	return min(max(c, minWatchChanSize), maxWatchChanSizeWithoutIndex)
+}
+
+// refillBudget tops up the dispatcher's blocking budget at 50 ms per second, up to 100 ms.
+// upstream: cacher/time_budget.go.
+func (q *fluidQueue) refillBudget(now Time) {
+	q.budget = min(dispatchBudgetMax, q.budget+Time(float64(now-q.refill)*dispatchBudgetRefillRate))
+	q.refill = now
+}
+
+// drained returns when both modes' queues will have delivered everything sent so far.
+func (n *network) drained() Time {
+	var t Time
+	for i := range n.queues {
+		t = max(t, n.queues[i].egressBusy, n.queues[i].ingressBusy)
+	}
+	return t
 }

@@ -30,6 +30,10 @@ type Results struct {
 	Events int64 `json:"events"`
 	// EndTime is the virtual time the run ended.
 	EndTime Time `json:"-"`
+	// SLOSeconds is the propagation-latency p99 objective the run is judged against.
+	SLOSeconds float64 `json:"sloSeconds"`
+	// NetworkModel is true when propagation latency includes bandwidth (the fluid model).
+	NetworkModel bool `json:"networkModel"`
 }
 
 // PhaseResult is the accounting for one phase, per mode.
@@ -92,6 +96,13 @@ type ModeResult struct {
 	TruncatedObjects int64 `json:"truncatedObjects"`
 	// Propagation summarises trigger-to-last-watcher latency of this phase's writes.
 	Propagation Latency `json:"propagation"`
+	// WatcherTerminations counts watches the API server closed as too slow.
+	WatcherTerminations int64 `json:"watcherTerminations"`
+	// Relists counts terminated watchers whose resourceVersion had left the watch cache, so
+	// that they had to LIST every object again.
+	Relists int64 `json:"relists"`
+	// ResentBytes is what terminated watchers were sent again: missed events or a LIST.
+	ResentBytes int64 `json:"resentBytes"`
 }
 
 // Latency summarises a latency distribution in seconds.
@@ -112,9 +123,13 @@ type Bucket struct {
 
 // BucketMode is one mode's traffic in one bucket.
 type BucketMode struct {
-	Writes      int64
+	Writes int64
+	// FanoutBytes is what left the API servers in this second: spread over the time the
+	// links took to send it when the network model has a bandwidth, else at commit time.
 	FanoutBytes int64
 	EtcdBytes   int64
+	// MaxLatencySeconds is the largest propagation latency of a write committed this second.
+	MaxLatencySeconds float64
 }
 
 // WriteRecord is one API write, for writes.jsonl.

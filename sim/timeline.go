@@ -102,22 +102,28 @@ type evWaitDone struct{}
 func (evWaitDone) String() string { return "wait done" }
 func (evWaitDone) apply(*Engine)  {}
 
-// endPhase closes the current phase when the system is quiescent and starts the next one
+// endPhase closes the current phase when the system is quiescent and schedules the next one
 // after the action's settle time. It reports whether there is a next phase.
 func (e *Engine) endPhase() bool {
 	i := e.phase
-	e.stats.phaseEnded(i, e.phaseStart, e.now)
+	// A phase also waits for the network to deliver its last event to every watcher.
+	end := max(e.now, e.api.net.drained())
+	e.stats.phaseEnded(i, e.phaseStart, end)
 	if i+1 >= len(e.cfg.Timeline) {
 		return false
 	}
 	// The next phase starts on the next whole second after the settle time, so that 1 s
 	// buckets belong to one phase and no sync of the next phase sees a stale cache.
-	next := e.now + Time(e.cfg.Timeline[i].Settle)
+	next := end + Time(e.cfg.Timeline[i].Settle)
 	next = (next/Time(time.Second) + 1) * Time(time.Second)
-	e.now = next
-	e.startPhase(i + 1)
+	e.schedule(next, evPhaseStart{i + 1})
 	return true
 }
+
+type evPhaseStart struct{ phase int }
+
+func (ev evPhaseStart) String() string  { return fmt.Sprintf("phase %d starts", ev.phase) }
+func (ev evPhaseStart) apply(e *Engine) { e.startPhase(ev.phase) }
 
 // targets returns the services an action applies to, in creation order.
 func (e *Engine) targets(a *Action) []*serviceState {
