@@ -147,7 +147,9 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers, listBytes i
 			d.resentBytes = missed * watchers
 		}
 	}
-	bytes := n.wireBytes(fanoutBytes+d.resentBytes) / n.replicas
+	// Watchers are spread over the replicas; the replica with the most (⌈W/R⌉) is the last.
+	perReplica := (watchers + n.replicas - 1) / n.replicas
+	bytes := n.wireBytes(fanoutBytes+d.resentBytes) * perReplica / watchers
 	start := max(now, q.egressBusy)
 	q.egressBusy = start + transfer(bytes, n.egressBps)
 	done := q.egressBusy

@@ -1,0 +1,207 @@
+package sim
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// netEngine returns an engine whose network has the given links, with nothing scheduled.
+func netEngine(t *testing.T, nodes, replicas int, egressBps, ingressBps float64) *Engine {
+	t.Helper()
+	cfg := testConfig(nodes, 1)
+	cfg.Network.Enabled = true
+	cfg.APIServer.Replicas = replicas
+	cfg.APIServer.EgressBitsPerSec = egressBps
+	cfg.Network.NodeIngressBitsPerSec = ingressBps
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// TestFluidQueueHandComputed checks delivery times worked out by hand.
+// Reference: issue 8 "unit tests of the fluid queue against hand-computed cases".
+func TestFluidQueueHandComputed(t *testing.T) {
+	const gbit = 1e9
+	sec := func(s float64) Time { return Time(s * 1e9) }
+	t.Run("one write alone", func(t *testing.T) {
+		// 100 watchers on one replica, 1 MB each: 100 MB = 800 Mbit over 1 Gbit/s = 0.8 s.
+		e := netEngine(t, 100, 1, gbit, 0)
+		d := e.api.net.deliver(ModeEndpoints, 100e6, 1e6, 100, 0)
+		if d.done != sec(0.8) {
+			t.Fatalf("done %v, want 800ms", d.done)
+		}
+	})
+	t.Run("two writes overlapping", func(t *testing.T) {
+		// The second write arrives at 0.5 s while the first still has 0.3 s to go: it waits,
+		// then takes its own 0.4 s: done at 1.2 s.
+		e := netEngine(t, 100, 1, gbit, 0)
+		e.api.net.deliver(ModeEndpoints, 100e6, 1e6, 100, 0)
+		e.now = sec(0.5)
+		d := e.api.net.deliver(ModeEndpoints, 50e6, 0.5e6, 100, 0)
+		if d.done != sec(1.2) {
+			t.Fatalf("done %v, want 1.2s", d.done)
+		}
+	})
+	t.Run("a burst larger than the link", func(t *testing.T) {
+		// Ten 125 MB writes at once through 1 Gbit/s (125 MB/s): the k-th is done at k s,
+		// and the egress chart shows 125 MB in each of the ten seconds.
+		e := netEngine(t, 10, 1, gbit, 0)
+		for k := 1; k <= 10; k++ {
+			d := e.api.net.deliver(ModeEndpointSlices, 125e6, 12.5e6, 10, 0)
+			if d.done != sec(float64(k)) {
+				t.Fatalf("write %d done %v, want %ds", k, d.done, k)
+			}
+		}
+		for s := range 10 {
+			if got := e.stats.buckets[s].EndpointSlices.FanoutBytes; got != 125e6 {
+				t.Errorf("second %d: egress %d B, want 125 MB", s, got)
+			}
+		}
+	})
+	t.Run("node ingress is the bottleneck", func(t *testing.T) {
+		// 10 watchers × 10 MB on a fast egress, each node at 100 Mbit/s: 0.8 s.
+		e := netEngine(t, 10, 1, 100*gbit, 0.1*gbit)
+		d := e.api.net.deliver(ModeEndpoints, 100e6, 10e6, 10, 0)
+		if d.done != sec(0.8) {
+			t.Fatalf("done %v, want 800ms", d.done)
+		}
+	})
+	t.Run("replicas share the watchers", func(t *testing.T) {
+		// 10 watchers over 3 replicas: the busiest has 4, so 4 × 1 MB at 8 Mbit/s... = 4 s.
+		e := netEngine(t, 10, 3, 8e6, 0)
+		d := e.api.net.deliver(ModeEndpoints, 10e6, 1e6, 10, 0)
+		if d.done != sec(4) {
+			t.Fatalf("done %v, want 4s", d.done)
+		}
+	})
+}
+
+// naiveDelivery simulates every watcher one by one in small time steps: each replica's egress
+// is shared equally among its watchers that still have bytes queued (processor sharing),
+// each watcher also capped by its node's ingress. It returns, per event, the time the last
+// watcher had it.
+func naiveDelivery(watchers, replicas int, egressBps, ingressBps float64, at []Time, bytes []int64, step Time) []Time {
+	type watcher struct {
+		replica   int
+		delivered float64 // bytes received so far
+	}
+	ws := make([]watcher, watchers)
+	for i := range ws {
+		ws[i].replica = i % replicas
+	}
+	cum := make([]float64, len(bytes)) // cumulative bytes up to event k
+	var total float64
+	for k, b := range bytes {
+		total += float64(b)
+		cum[k] = total
+	}
+	done := make([]Time, len(bytes))
+	finished := make([]int, len(bytes))
+	dt := step.Seconds()
+	for now := Time(0); ; now += step {
+		// bytes queued for each watcher: events that arrived by now.
+		arrived := 0.0
+		for k := range at {
+			if at[k] <= now {
+				arrived = cum[k]
+			}
+		}
+		for r := range replicas {
+			var active []int
+			for i := range ws {
+				if ws[i].replica == r && ws[i].delivered < arrived-1e-9 {
+					active = append(active, i)
+				}
+			}
+			if len(active) == 0 {
+				continue
+			}
+			share := egressBps / 8 * dt / float64(len(active))
+			if ingressBps > 0 {
+				share = math.Min(share, ingressBps/8*dt)
+			}
+			for _, i := range active {
+				ws[i].delivered = math.Min(arrived, ws[i].delivered+share)
+			}
+		}
+		all := true
+		for k := range bytes {
+			if finished[k] == watchers {
+				continue
+			}
+			n := 0
+			for i := range ws {
+				if ws[i].delivered >= cum[k]-1e-6 {
+					n++
+				}
+			}
+			finished[k] = n
+			if n == watchers {
+				done[k] = now + step
+			} else {
+				all = false
+			}
+		}
+		if all {
+			return done
+		}
+	}
+}
+
+// TestFluidMatchesPerWatcherSimulation is the property test of the network model: on small
+// clusters, random write streams give the same last-watcher times as simulating every watcher.
+func TestFluidMatchesPerWatcherSimulation(t *testing.T) {
+	cases := []struct {
+		name                  string
+		watchers, replicas    int
+		egressBps, ingressBps float64
+	}{
+		{"egress-bound", 40, 1, 400e6, 1e9},
+		{"ingress-bound", 20, 2, 10e9, 50e6},
+		{"three replicas", 50, 3, 1e9, 0},
+	}
+	const step = Time(100 * time.Microsecond)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rng := newStream(7, 1)
+			var at []Time
+			var sizes []int64
+			now := Time(0)
+			for range 12 {
+				now += Time(rng.Int64N(int64(300 * time.Millisecond)))
+				at = append(at, now)
+				sizes = append(sizes, 100_000+rng.Int64N(900_000))
+			}
+			e := netEngine(t, c.watchers, c.replicas, c.egressBps, c.ingressBps)
+			want := naiveDelivery(c.watchers, c.replicas, c.egressBps, c.ingressBps, at, sizes, step)
+			for k := range at {
+				e.now = at[k]
+				d := e.api.net.deliver(ModeEndpoints, sizes[k]*int64(c.watchers), sizes[k], int64(c.watchers), 0)
+				if diff := d.done - want[k]; diff < -2*step || diff > 2*step {
+					t.Errorf("event %d at %v: fluid %v, per-watcher %v", k, at[k], d.done, want[k])
+				}
+			}
+		})
+	}
+}
+
+// TestSlowWatchersAreClosed drives a backlog far past the watchers' buffers: the watchers are
+// closed once per stall, and sent what they missed again.
+func TestSlowWatchersAreClosed(t *testing.T) {
+	e := netEngine(t, 100, 1, 1e9, 0)
+	var terminated, resent int64
+	for range 40 { // 40 writes of 100 MB at once: 32 s of backlog
+		d := e.api.net.deliver(ModeEndpoints, 100e6, 1e6, 100, 0)
+		terminated += d.terminated
+		resent += d.resentBytes
+	}
+	if terminated != 100 {
+		t.Errorf("terminated %d watchers, want 100 (one stall)", terminated)
+	}
+	if resent != 2*minWatchChanSize*1e6*100 {
+		t.Errorf("resent %d B, want the %d missed events to each watcher", resent, 2*minWatchChanSize)
+	}
+}
