@@ -16,7 +16,7 @@ The commands are:
 	help       explain a command, its flags and examples
 	version    print the version of sim and of Go
 	plot       redraw the charts of a run from its --out directory
-	check      CI gate against a baseline or budget (not implemented yet, issue 6)
+	check      fail when update volume regresses past a baseline or budget
 	plan       capacity-planning report over a grid of cluster shapes
 	replay     account recorded pod churn (kubectl get pods --watch -o json)
 	record     record pod churn from a cluster for replay
@@ -156,6 +156,29 @@ well adds a comparison of real and simulated EndpointSlice writes and bytes per 
 Replay's table ends with what was read: pod events, those no Service selects, events out of
 time order, and objects of other kinds skipped. --out adds replay.json with the same and
 the comparison. The trace format: 'go doc epsim/trace'.
+
+# CI checks
+
+Check runs scenarios and fails when a figure breaks a budget of the scenario's expect:
+section, or grows past --tolerance (default 2%) of a baseline written by an earlier run:
+
+	$ sim check quick --baseline-dir scenarios/baselines
+	$ sim check scenarios/quick.yaml --baseline quick.json --tolerance 5% --junit check.xml
+	$ sim check quick --baseline-dir scenarios/baselines --update-baseline
+	$ sim check my-cluster.yaml --format json --strict
+
+Budgets and baselines name figures as summary.json does, <phase|total>.<mode>.<figure>:
+
+	expect:
+	  rolling-update.endpointslices.fanoutBytes: {max: 2TB}
+	  one-endpoint-not-ready.ratio.fanoutBytes: {min: 50}
+	  total.endpointslices.propagation.p99Seconds: {max: 30s}
+
+'sim help check' lists every figure. Check prints every checked figure (verdict, expected,
+actual, change in percent) with failures first; it exits 1 on a regression or broken budget
+(and, with --strict, on an improvement), 2 on bad input: a scenario error, a missing or
+malformed baseline, or an unknown figure name (with the closest valid names). Baselines are
+written atomically and only when their content changes.
 
 # Profiling
 
