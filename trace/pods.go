@@ -23,12 +23,10 @@ type PodReader struct {
 // prefixes error messages.
 func NewPodReader(r io.Reader, name string) *PodReader {
 	p := &PodReader{}
-	p.w = newWatchReader(r, name, "Pod", func(raw []byte) (time.Time, error) {
+	p.w = newWatchReader(r, name, "Pod", func(raw []byte) (string, time.Time, error) {
 		p.pod = &corev1.Pod{}
-		if err := json.Unmarshal(raw, p.pod); err != nil {
-			return time.Time{}, err
-		}
-		return podTime(p.pod), nil
+		err := json.Unmarshal(raw, p.pod)
+		return p.pod.Kind, podTime(p.pod), err
 	})
 	return p
 }

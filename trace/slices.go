@@ -29,12 +29,10 @@ type SliceReader struct {
 // messages.
 func NewSliceReader(r io.Reader, name string) *SliceReader {
 	s := &SliceReader{}
-	s.w = newWatchReader(r, name, "EndpointSlice", func(raw []byte) (time.Time, error) {
+	s.w = newWatchReader(r, name, "EndpointSlice", func(raw []byte) (string, time.Time, error) {
 		s.slice = &discoveryv1.EndpointSlice{}
-		if err := json.Unmarshal(raw, s.slice); err != nil {
-			return time.Time{}, err
-		}
-		return sliceTime(s.slice), nil
+		err := json.Unmarshal(raw, s.slice)
+		return s.slice.Kind, sliceTime(s.slice), err
 	})
 	return s
 }

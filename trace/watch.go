@@ -201,8 +201,9 @@ const (
 type watchReader struct {
 	s    *jsonStream
 	kind string
-	// objectTime decodes raw (an object of kind) and returns its own latest timestamp.
-	decode func(raw []byte) (time.Time, error)
+	// decode decodes raw as an object of kind and returns the kind it names and its own
+	// latest timestamp.
+	decode func(raw []byte) (kind string, at time.Time, err error)
 
 	mode    timeMode
 	start   time.Time
@@ -211,7 +212,7 @@ type watchReader struct {
 	stats   Stats
 }
 
-func newWatchReader(r io.Reader, name, kind string, decode func([]byte) (time.Time, error)) *watchReader {
+func newWatchReader(r io.Reader, name, kind string, decode func([]byte) (string, time.Time, error)) *watchReader {
 	return &watchReader{s: newJSONStream(r, name), kind: kind, decode: decode, leading: true}
 }
 
@@ -227,10 +228,6 @@ func (r *watchReader) next() (model.EventType, sim.Time, error) {
 		if ev.Object == nil {
 			return "", 0, r.notAnEvent(start, ev)
 		}
-		var tm typeMeta
-		if err := json.Unmarshal(ev.Object, &tm); err != nil {
-			return "", 0, r.s.errorf(start, "\"object\" is not a Kubernetes object: %v", err)
-		}
 		var typ model.EventType
 		switch ev.Type {
 		case string(model.EventAdded), string(model.EventModified), string(model.EventDeleted):
@@ -241,15 +238,25 @@ func (r *watchReader) next() (model.EventType, sim.Time, error) {
 			r.stats.skip("type " + ev.Type)
 			continue
 		}
-		if tm.Kind != r.kind {
-			kind := tm.Kind
+		// One pass: decode as the wanted kind, then look at the kind it says it is. An
+		// object of another kind may not fit the wanted type; it is skipped all the same.
+		kind, objTime, err := r.decode(ev.Object)
+		if kind != r.kind {
 			if kind == "" {
-				kind = "(none)"
+				var tm typeMeta
+				if json.Unmarshal(ev.Object, &tm) != nil {
+					return "", 0, r.s.errorf(start, "\"object\" is not a Kubernetes object (expected a %s)", r.kind)
+				}
+				kind = tm.Kind
 			}
-			r.stats.skip("kind " + kind)
-			continue
+			if kind != r.kind {
+				if kind == "" {
+					kind = "(none)"
+				}
+				r.stats.skip("kind " + kind)
+				continue
+			}
 		}
-		objTime, err := r.decode(ev.Object)
 		if err != nil {
 			return "", 0, r.s.objectError(start, r.kind, err)
 		}
