@@ -163,7 +163,8 @@ func FigureNames(mode string) []string {
 }
 
 // ClosestNames returns up to n of allowed closest to got by edit distance (case-insensitive),
-// nearest first, ties in allowed's order; names too far from got to be a typo are left out.
+// the nearest ones only (ties in allowed's order); names too far from got to be a typo are
+// left out.
 func ClosestNames(got string, allowed []string, n int) []string {
 	type cand struct {
 		name string
@@ -173,11 +174,23 @@ func ClosestNames(got string, allowed []string, n int) []string {
 	var cands []cand
 	g := strings.ToLower(got)
 	for _, a := range allowed {
-		if d := editDistance(g, strings.ToLower(a)); d <= limit {
+		la := strings.ToLower(a)
+		d := editDistance(g, la)
+		if strings.HasPrefix(la, g) {
+			d = min(d, 1) // a name cut short (propagation.p99 for p99Seconds)
+		}
+		if d <= limit {
 			cands = append(cands, cand{a, d})
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b cand) int { return a.dist - b.dist })
+	// Only the nearest are worth suggesting.
+	for i, c := range cands {
+		if c.dist > cands[0].dist {
+			cands = cands[:i]
+			break
+		}
+	}
 	out := make([]string, 0, min(n, len(cands)))
 	for _, c := range cands[:min(n, len(cands))] {
 		out = append(out, c.name)

@@ -72,7 +72,7 @@ func TestClosestNames(t *testing.T) {
 	if got := ClosestNames("propagation.p99seconds", all, 3); len(got) == 0 || got[0] != "propagation.p99Seconds" {
 		t.Errorf("ClosestNames = %q", got)
 	}
-	if got := ClosestNames("propagation.p9Seconds", all, 3); !slices.Equal(got, []string{"propagation.p90Seconds", "propagation.p99Seconds", "propagation.p50Seconds"}) {
+	if got := ClosestNames("propagation.p9Seconds", all, 3); !slices.Equal(got, []string{"propagation.p90Seconds", "propagation.p99Seconds"}) {
 		t.Errorf("ClosestNames = %q", got)
 	}
 	if got := ClosestNames("zzzzzzzz", all, 3); len(got) != 0 {

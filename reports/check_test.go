@@ -1,0 +1,260 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"epsim/sim"
+)
+
+func fptr(v float64) *float64 { return &v }
+
+// Reference: README "summary.json": every figure is addressed by its field path.
+func TestSummaryFigures(t *testing.T) {
+	s := NewSummary(fixtureResults(), nil)
+	figs := SummaryFigures(s)
+	// 4 blocks (3 phases and the total) × (2 modes × 21 figures + 7 ratios).
+	if len(figs) != 4*(2*21+7) {
+		t.Fatalf("%d figures", len(figs))
+	}
+	byName := map[string]Figure{}
+	for _, f := range figs {
+		if _, dup := byName[f.Name]; dup {
+			t.Errorf("duplicate %s", f.Name)
+		}
+		byName[f.Name] = f
+	}
+	for _, tc := range []struct {
+		name  string
+		kind  FigureKind
+		value float64
+	}{
+		{"create.endpoints.writes.update", KindCount, 37},
+		{"rollout.endpointslices.writes.total", KindCount, 100 + 19_870 + 100},
+		{"rollout.endpoints.fanoutBytes", KindBytes, 7_107_000_000_000},
+		{"total.endpointslices.propagation.p99Seconds", KindSeconds, 1.5},
+		{"total.endpoints.failedWrites", KindCount, 3},
+		{"one-endpoint-not-ready.ratio.fanoutBytes", KindRatio, 76.962}, // 5.903e9 / 76.7e6 rounded
+	} {
+		f, ok := byName[tc.name]
+		if !ok || f.Kind != tc.kind || f.Value != tc.value {
+			t.Errorf("%s = %+v (present %v), want %v %v", tc.name, f, ok, tc.kind, tc.value)
+		}
+		if k, ok := FigureKindOf(tc.name); !ok || k != tc.kind {
+			t.Errorf("FigureKindOf(%s) = %v %v", tc.name, k, ok)
+		}
+	}
+	// A ratio whose EndpointSlices figure is 0 is absent, as in summary.json.
+	if _, ok := byName["total.ratio.fanoutBytes"]; !ok {
+		t.Error("total ratio missing")
+	}
+	res := fixtureResults()
+	res.Phases[0].EndpointSlices.FanoutBytes = 0
+	for _, f := range SummaryFigures(NewSummary(res, nil)) {
+		if f.Name == "create.ratio.fanoutBytes" {
+			t.Error("ratio over zero present")
+		}
+	}
+}
+
+func TestCheckBudgets(t *testing.T) {
+	s := NewSummary(fixtureResults(), nil)
+	rows := CheckBudgets(s, []BudgetSpec{
+		{Figure: "rollout.endpointslices.fanoutBytes", Max: fptr(2e12), MaxText: "2TB"},
+		{Figure: "rollout.endpointslices.fanoutBytes", Max: fptr(1e12), MaxText: "1TB", Where: "x.yaml:9:3"},
+		{Figure: "one-endpoint-not-ready.ratio.fanoutBytes", Min: fptr(100)},
+		{Figure: "total.endpoints.failedWrites", Max: fptr(0)},
+		{Figure: "total.endpointslices.propagation.p99Seconds", Min: fptr(0.5), Max: fptr(2)},
+	})
+	want := []struct {
+		verdict Verdict
+		msg     string
+		change  float64
+	}{
+		{VerdictOK, "rollout.endpointslices.fanoutBytes = 1.5 TB, within ≤ 2.0 TB", 0},
+		{VerdictBroken, "rollout.endpointslices.fanoutBytes = 1.5 TB, above max 1TB (budget at x.yaml:9:3)", 52.5},
+		{VerdictBroken, "one-endpoint-not-ready.ratio.fanoutBytes = 76.962×, below min 100×", -23.038},
+		{VerdictBroken, "total.endpoints.failedWrites = 3, above max 0", 0},
+		{VerdictOK, "total.endpointslices.propagation.p99Seconds = 1.5s, within 500ms .. 2s", 0},
+	}
+	for i, w := range want {
+		r := rows[i]
+		if r.Verdict != w.verdict || r.Message != w.msg || r.Failed != (w.verdict != VerdictOK) {
+			t.Errorf("row %d: %s %v %q, want %s %q", i, r.Verdict, r.Failed, r.Message, w.verdict, w.msg)
+		}
+		if w.change != 0 && (r.ChangePercent == nil || fmt.Sprintf("%.3f", *r.ChangePercent) != fmt.Sprintf("%.3f", w.change)) {
+			t.Errorf("row %d: change %v, want %v", i, r.ChangePercent, w.change)
+		}
+	}
+	// Broken from 0: the change is undefined.
+	if rows[3].ChangePercent != nil {
+		t.Errorf("change from a max of 0: %v", *rows[3].ChangePercent)
+	}
+
+	// Budgets on a mode that did not run are missing, and fail.
+	only := NewSummary(fixtureResults(), []sim.Mode{sim.ModeEndpointSlices})
+	rows = CheckBudgets(only, []BudgetSpec{{Figure: "total.ratio.writes", Min: fptr(1)}, {Figure: "total.endpoints.syncs", Max: fptr(1)}})
+	for _, r := range rows {
+		if r.Verdict != VerdictMissing || !r.Failed {
+			t.Errorf("%+v", r)
+		}
+	}
+	if !strings.Contains(rows[0].Message, "needs both modes") || !strings.Contains(rows[1].Message, "mode endpoints did not run") {
+		t.Errorf("messages %q / %q", rows[0].Message, rows[1].Message)
+	}
+}
+
+func TestCompareBaseline(t *testing.T) {
+	s := NewSummary(fixtureResults(), nil)
+	base := NewBaseline(s)
+	if len(base.Figures) != 4*2*21 {
+		t.Fatalf("%d baseline figures", len(base.Figures))
+	}
+	// The run against its own baseline: all ok, 0% change.
+	for _, r := range CompareBaseline(s, base, CheckOptions{}) {
+		if r.Verdict != VerdictOK || *r.ChangePercent != 0 {
+			t.Fatalf("%+v", r)
+		}
+	}
+	base.Figures["rollout.endpoints.fanoutBytes"] *= 0.9      // the run grew 11.1%
+	base.Figures["rollout.endpointslices.fanoutBytes"] *= 1.5 // the run shrank 33%
+	base.Figures["create.endpoints.syncs"] = 39               // +2.56%, within 3%
+	base.Figures["total.endpoints.failedWrites"] = 0          // from 0
+	delete(base.Figures, "total.endpointslices.objects")      // new
+	base.Figures["gone.endpoints.syncs"] = 1                  // missing
+	for _, strict := range []bool{false, true} {
+		rows := CompareBaseline(s, base, CheckOptions{Tolerance: 0.03, Strict: strict})
+		SortCheckRows(rows)
+		var got []string
+		for _, r := range rows[:6] {
+			got = append(got, fmt.Sprintf("%s %s %v", r.Verdict, r.Figure, r.Failed))
+		}
+		want := []string{
+			"regression rollout.endpoints.fanoutBytes true",
+			"regression total.endpoints.failedWrites true",
+			"missing gone.endpoints.syncs true",
+			"improvement rollout.endpointslices.fanoutBytes false",
+			"new total.endpointslices.objects false",
+			"ok create.endpoints.writes.create false",
+		}
+		if strict {
+			want[3] = "improvement rollout.endpointslices.fanoutBytes true"
+			want[4] = "new total.endpointslices.objects true"
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("strict=%v:\n got %q\nwant %q", strict, got, want)
+		}
+		for _, r := range rows {
+			switch r.Figure {
+			case "create.endpoints.syncs":
+				if r.Verdict != VerdictOK || !strings.Contains(r.Message, "+2.56%, tolerance 3%") {
+					t.Errorf("%+v", r)
+				}
+			case "total.endpoints.failedWrites":
+				if r.ChangePercent != nil || !strings.Contains(r.Message, "from 0") {
+					t.Errorf("%+v", r)
+				}
+			}
+		}
+	}
+}
+
+func TestBaselineRoundTrip(t *testing.T) {
+	base := NewBaseline(NewSummary(fixtureResults(), nil))
+	var a, b bytes.Buffer
+	if err := WriteBaselineJSON(&a, base); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadBaselineJSON(bytes.NewReader(a.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	WriteBaselineJSON(&b, got)
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("baseline does not round-trip byte for byte")
+	}
+	// Bytes stay exact integers in the file.
+	if !strings.Contains(a.String(), `"rollout.endpoints.fanoutBytes": 7107000000000,`) {
+		t.Errorf("fanoutBytes not an exact integer:\n%s", a.String()[:400])
+	}
+}
+
+func TestReadBaselineErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"{\n  \"version\": 1,\n  \"seed\": x\n}", "3:11: not a baseline: invalid character 'x'"},
+		{`{"version": "1"}`, "not a baseline: json: cannot unmarshal string"},
+		{`{"version": 1, "scenario": "s", "figures": {}} {}`, "data after the JSON object"},
+		{`{"version": 1, "scenario": "s"}`, `no "figures"`},
+		{`{"version": 1, "scenario": "s", "figures": {"total.endpoints.fanoutBytes": -1}}`, "-1 is not a non-negative number"},
+		{`{"version": 1, "scenario": "s", "figures": {"total.endpoints.writes.updat": 1}}`, `did you mean "total.endpoints.writes.update"?`},
+		{`{"version": 1, "scenario": "s", "figures": {"fanoutBytes": 1}}`, `want <phase|total>.<endpoints|endpointslices|ratio>.<figure>`},
+	} {
+		_, err := ReadBaselineJSON(strings.NewReader(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ReadBaselineJSON(%s) = %v, want …%s", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestCheckFigureName(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"total.endpoints.fanoutBytes", ""},
+		{"roll.ratio.peakEgressBytesPerSec", ""},
+		{"total.endpoints.propagation.p99", `did you mean "total.endpoints.propagation.p99Seconds"?`},
+		{"total.ratio.syncs", "ratios exist for writes, etcdBytes"},
+		{"total.endpoint.syncs", `did you mean "total.endpoints.syncs"?`},
+		{"total.endpoints.zzzzzzzz", `unknown figure "total.endpoints.zzzzzzzz"`},
+	} {
+		err := CheckFigureName(tc.name)
+		if (tc.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("CheckFigureName(%s) = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestWriteCheckTable(t *testing.T) {
+	s := NewSummary(fixtureResults(), nil)
+	base := NewBaseline(s)
+	base.Figures["rollout.endpoints.fanoutBytes"] = 7e12
+	r := &CheckReport{TolerancePercent: 1, Scenarios: []ScenarioCheck{{Scenario: "5000-nodes", File: "x.yaml", Seed: 42, Baseline: "b.json"}}}
+	rows := append(CheckBudgets(s, []BudgetSpec{{Figure: "total.ratio.fanoutBytes", Min: fptr(50), Where: "x.yaml:3:3"}}),
+		CompareBaseline(s, base, CheckOptions{Tolerance: 0.01})...)
+	SortCheckRows(rows)
+	r.Scenarios[0].Rows = rows[:3]
+	var buf bytes.Buffer
+	if err := WriteCheckTable(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	want := `check 5000-nodes (x.yaml, seed 42; baseline b.json, tolerance 1%): 3 figures, 1 regression, 1 broken budget
+  VERDICT     FIGURE                          EXPECTED  ACTUAL   CHANGE  SOURCE
+  REGRESSION  rollout.endpoints.fanoutBytes     7.0 TB  7.1 TB   +1.53%  baseline
+  BROKEN      total.ratio.fanoutBytes            ≥ 50×  4.678×  -90.64%  budget x.yaml:3:3
+  ok          create.endpoints.writes.create         1       1       0%  baseline
+
+FAIL: 3 figures checked in 1 scenario: 1 regression, 1 broken budget
+`
+	if buf.String() != want {
+		t.Errorf("table\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
+// Example of checking a run against a budget and a baseline of itself.
+func ExampleCheckBudgets() {
+	s := NewSummary(fixtureResults(), nil)
+	rows := CheckBudgets(s, []BudgetSpec{
+		{Figure: "one-endpoint-not-ready.endpoints.fanoutBytes", Min: fptr(4e9), Max: fptr(10e9), MinText: "4GB", MaxText: "10GB"},
+		{Figure: "total.endpoints.failedWrites", Max: fptr(0)},
+	})
+	rows = append(rows, CompareBaseline(s, NewBaseline(s), CheckOptions{Tolerance: 0.02})[:1]...)
+	SortCheckRows(rows)
+	for _, r := range rows {
+		fmt.Println(r.Verdict, r.Message)
+	}
+	// Output:
+	// broken total.endpoints.failedWrites = 3, above max 0
+	// ok one-endpoint-not-ready.endpoints.fanoutBytes = 5.9 GB, within 4.0 GB .. 10.0 GB
+	// ok create.endpoints.writes.create = 1, baseline 1 (unchanged, tolerance 2%)
+}
