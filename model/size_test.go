@@ -93,7 +93,7 @@ func TestJSONRawCompactMatchesEncodingJSON(t *testing.T) {
 // TestEndpointSliceSizeMatchesSerializers is the byte-exact differential test: random
 // slices, converted to discovery/v1 and encoded by the real serializers and watch encoder.
 func TestEndpointSliceSizeMatchesSerializers(t *testing.T) {
-	objects, big := 1500, 4
+	objects, big := 3000, 4
 	if testing.Short() {
 		objects, big = 400, 2
 	}
@@ -132,7 +132,7 @@ func shrinkSlice(t *testing.T, oracles [numEncodings]*wireOracle, s *EndpointSli
 // TestEndpointsSizeMatchesSerializers is the differential test for legacy Endpoints: random
 // objects with up to a few dozen addresses, some with hundreds, and a few with 10,000.
 func TestEndpointsSizeMatchesSerializers(t *testing.T) {
-	objects, big := 1500, 2
+	objects, big := 2000, 2
 	if testing.Short() {
 		objects, big = 400, 1
 	}
