@@ -20,9 +20,12 @@ package model
 //     the line {"type":"ADDED","object":{…}} plus "\n". Not included: HTTP/2 and TLS framing.
 //
 // The sizes describe the object exactly as given, including metadata and managedFields. The
-// API server stores and serves managedFields, so watchers receive them; the controllers'
-// request bodies do not carry them (kube-controller-manager strips managedFields from its
-// informer caches), so a request body is the size of the same object with ManagedFields nil.
+// API server stores and serves managedFields, so watchers receive them and etcd stores them.
+// The controllers' request bodies do not carry them: a create sends a freshly built object,
+// and an update sends a copy of kube-controller-manager's informer cache, from which
+// managedFields are trimmed (this is kube-controller-manager code, k8s.io/kubernetes, not in
+// the module cache; an empty managedFields in an update keeps the stored entries). So a
+// request body is the size of the same object with ManagedFields nil.
 //
 // Nil versus empty matters only in JSON, and only where upstream has no omitempty: an
 // EndpointSlice's endpoints and ports, an Endpoint's addresses ("null" when nil, "[]" when
