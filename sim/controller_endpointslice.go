@@ -130,6 +130,10 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	obj := *w.slice
 	if w.verb == "create" {
 		obj.Name = y.e.names.generate(obj.GenerateName)
+		for y.e.sliceNames[obj.Name] {
+			obj.Name = y.e.names.generate(obj.GenerateName)
+		}
+		y.e.sliceNames[obj.Name] = true
 		obj.UID = meta.uid
 		obj.CreationTimestamp = meta.created
 		obj.Generation = 1
@@ -174,6 +178,7 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 	}
 	if w.verb == "delete" {
 		delete(st, w.slice.Name)
+		delete(y.e.sliceNames, w.slice.Name)
 		y.e.stats.sliceResized(old, -1)
 		return
 	}

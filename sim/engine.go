@@ -37,6 +37,10 @@ type Engine struct {
 	placement *placer
 	kubelet   *kubeletTiming
 
+	// podNames and sliceNames hold the names in use, so generated names never collide.
+	podNames   map[string]bool
+	sliceNames map[string]bool
+
 	nodes      []*model.Node
 	nodeByName map[string]*model.Node
 	nodeDown   []bool
@@ -91,6 +95,8 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 		names:         newNameGenerator(newStream(cfg.Seed, streamNames)),
 		nodeByName:    make(map[string]*model.Node, cfg.Cluster.Nodes),
 		serviceByName: map[string][]*serviceState{},
+		podNames:      map[string]bool{},
+		sliceNames:    map[string]bool{},
 	}
 	e.buildNodes()
 	e.placement = newPlacer(cfg.Cluster.Nodes, newStream(cfg.Seed, streamPlacement))

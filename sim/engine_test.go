@@ -118,6 +118,18 @@ func TestEndOfRunInvariants(t *testing.T) {
 			for name := range inSlices {
 				t.Errorf("%s: slice endpoint for pod %s, which is gone", s.svc.Name, name)
 			}
+			// Legacy Endpoints list every pod with an IP that is not terminating.
+			want := 0
+			for _, p := range s.pods {
+				if len(p.pod.IPs) > 0 && !p.pod.Terminating {
+					want++
+				}
+			}
+			ep := e.ctls[1].syncer.(*endpointsSyncer)
+			if obj := ep.builders[s.idx].Object(); obj == nil || len(obj.Subsets) != 1 ||
+				len(obj.Subsets[0].Addresses)+len(obj.Subsets[0].NotReadyAddresses) != want {
+				t.Errorf("%s: Endpoints object does not list the %d running pods", s.svc.Name, want)
+			}
 		}
 		var counts [2]WriteCounts
 		for _, w := range res.Writes {

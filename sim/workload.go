@@ -347,7 +347,13 @@ func rankForDeletion(pods []*podState) []*podState {
 // createPod creates one pod of the current template; the kubelet takes it from there.
 func (e *Engine) createPod(s *serviceState) {
 	s.podSeq++
+	// Names are unique within the namespace: the API server refuses a duplicate and the
+	// ReplicaSet controller tries another random suffix.
 	name := s.svc.Name + "-" + s.hash + "-" + e.names.suffix(5)
+	for e.podNames[name] {
+		name = s.svc.Name + "-" + s.hash + "-" + e.names.suffix(5)
+	}
+	e.podNames[name] = true
 	p := &podState{
 		svc:  s,
 		hash: s.hash,
@@ -425,6 +431,7 @@ func (e *Engine) podGone(p *podState) {
 	if i := slices.Index(s.pods, p); i >= 0 {
 		s.pods = slices.Delete(s.pods, i, i+1)
 	}
+	delete(e.podNames, p.pod.Name)
 	e.podDeleted(p)
 	e.reconcileDeployment(s)
 }
