@@ -256,7 +256,7 @@ func (o *checkOptions) run(e *env, args []string) error {
 		return err
 	}
 	if c := report.Counts(); c.Failed > 0 {
-		return &exitError{code: exitFailed, err: fmt.Errorf("check failed: %s", c)}
+		return &exitError{code: exitFailed, err: fmt.Errorf("check failed: %d of %d figures out of bounds (%s)", c.Failed, c.Figures, c)}
 	}
 	return nil
 }

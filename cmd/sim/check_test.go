@@ -67,7 +67,7 @@ func TestCheckBudgetBroken(t *testing.T) {
 	if !strings.Contains(out, "ok       flip.ratio.fanoutBytes") {
 		t.Errorf("ratio row missing:\n%s", out)
 	}
-	if !strings.Contains(te.stderr.String(), "sim: check failed: 1 broken budget") {
+	if !strings.Contains(te.stderr.String(), "sim: check failed: 1 of 2 figures out of bounds (1 broken budget)") {
 		t.Errorf("stderr %q", te.stderr.String())
 	}
 }
