@@ -508,7 +508,13 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 	for _, pe := range s.dirtyPods {
 		s.recomputePod(pe)
 	}
-	clear(s.dirtyPods)
+	if len(s.dirtyPods) > 64 {
+		// Go maps never shrink, and clearing or ranging over a big empty map costs its peak
+		// size: start afresh after a big batch so that later small syncs stay O(change).
+		s.dirtyPods = map[string]*podEntry{}
+	} else {
+		clear(s.dirtyPods)
+	}
 	if s.anomalies > 0 || s.dupHashes > 0 || s.mode == hintsTopology {
 		return s.fullSync(trigger)
 	}
@@ -555,7 +561,9 @@ func (s *ServiceSlices) syncFamily(f *family) SlicePlan {
 	plan := SlicePlan{AddressType: f.at}
 	touched := map[*storedSlice]struct{}{}
 	pending := map[PortMapKey][]*desiredEndpoint{}
+	visited := 0
 	for h := range f.dirty {
+		visited++
 		if s.checkClean(f, h) {
 			continue
 		}
@@ -567,6 +575,14 @@ func (s *ServiceSlices) syncFamily(f *family) SlicePlan {
 		if d != nil && (!stored || loc.slice.group.key != d.key) {
 			pending[d.key] = append(pending[d.key], d)
 		}
+	}
+	if visited > 64 && len(f.dirty) < visited/4 {
+		// See Sync: a map that was big stays expensive to range over.
+		fresh := make(map[endpointHash]struct{}, len(f.dirty))
+		for h := range f.dirty {
+			fresh[h] = struct{}{}
+		}
+		f.dirty = fresh
 	}
 	touchedByKey := map[PortMapKey][]*storedSlice{}
 	for ss := range touched {

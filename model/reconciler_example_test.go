@@ -1,0 +1,43 @@
+package model_test
+
+import (
+	"fmt"
+
+	"epsim/model"
+)
+
+type oneNode struct{}
+
+func (oneNode) Node(name string) (*model.Node, bool) {
+	return &model.Node{Name: name, Zone: "zone-a", Ready: true}, true
+}
+
+// ExampleServiceSlices shows the incremental reconciler's cycle: feed changes, Sync, send the
+// writes, report the successful ones with Applied.
+func ExampleServiceSlices() {
+	svc := &model.Service{
+		Namespace: "default", Name: "web", UID: "u1", ClusterIP: "10.96.0.1",
+		IPFamilies: []model.IPFamily{model.IPv4},
+		Ports:      []model.ServicePort{{Name: "http", Protocol: model.ProtocolTCP, Port: 80, TargetPort: model.IntPort(8080)}},
+	}
+	s := model.NewServiceSlices(svc, oneNode{}, model.ReconcilerOptions{MaxEndpointsPerSlice: 2})
+	for i := 1; i <= 3; i++ {
+		s.SetPod(&model.Pod{Namespace: "default", Name: fmt.Sprintf("web-%d", i), NodeName: "n1",
+			Phase: model.PodRunning, IPs: []string{fmt.Sprintf("10.0.0.%d", i)}, Ready: true})
+	}
+	res := s.Sync(0)
+	for _, p := range res.Plans {
+		for i, c := range p.ToCreate {
+			c.Name = fmt.Sprintf("%sx%d", c.GenerateName, i) // the API server names it
+			s.Applied("create", c)
+			fmt.Println("create", c.Name, len(c.Endpoints), "endpoints")
+		}
+	}
+	s.DeletePod("default", "web-1")
+	res = s.Sync(0)
+	fmt.Println("writes after removing a pod:", res.Writes())
+	// Output:
+	// create web-x0 2 endpoints
+	// create web-x1 1 endpoints
+	// writes after removing a pod: 1
+}
