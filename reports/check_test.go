@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -257,4 +258,26 @@ func ExampleCheckBudgets() {
 	// broken total.endpoints.failedWrites = 3, above max 0
 	// ok one-endpoint-not-ready.endpoints.fanoutBytes = 5.9 GB, within 4.0 GB .. 10.0 GB
 	// ok create.endpoints.writes.create = 1, baseline 1 (unchanged, tolerance 2%)
+}
+
+func BenchmarkCheck(b *testing.B) {
+	s := NewSummary(fixtureResults(), nil)
+	base := NewBaseline(s)
+	budgets := []BudgetSpec{{Figure: "total.ratio.fanoutBytes", Min: fptr(50)}, {Figure: "rollout.endpoints.fanoutBytes", Max: fptr(1e13)}}
+	b.ReportAllocs()
+	for b.Loop() {
+		rows := append(CheckBudgets(s, budgets), CompareBaseline(s, base, CheckOptions{Tolerance: 0.02})...)
+		SortCheckRows(rows)
+	}
+}
+
+func BenchmarkWriteCheckJUnit(b *testing.B) {
+	s := NewSummary(fixtureResults(), nil)
+	r := &CheckReport{TolerancePercent: 2, Scenarios: []ScenarioCheck{{Scenario: "x", Rows: CompareBaseline(s, NewBaseline(s), CheckOptions{Tolerance: 0.02})}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := WriteCheckJUnit(io.Discard, r); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
