@@ -215,7 +215,6 @@ func (r *recorder) Next() (TraceEvent, error) {
 // the controllers must make the same writes with the same bytes.
 func TestReplayReproducesSimulation(t *testing.T) {
 	cfg := testConfig(20, 150)
-	cfg.Timeline = cfg.Timeline[:2] // create + one-endpoint-not-ready, one continuous trace
 	rec := &recorder{}
 	e, err := newEngine(cfg, rec)
 	if err != nil {

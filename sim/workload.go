@@ -539,7 +539,7 @@ func (e *Engine) setReady(p *podState, ready bool) {
 	now := timestamp(e.now)
 	e.updatePod(p, func(pod *model.Pod) { pod.Ready = ready; pod.ReadyTransition = now })
 	if ready {
-		e.after(Time(p.svc.cfg.MinReadySeconds), evPodAvailable{p, p.epoch})
+		e.after(Time(p.svc.cfg.MinReadySeconds)+deploymentReaction, evPodAvailable{p, p.epoch})
 	} else if p.available {
 		p.svc.setAvailable(p, false)
 		e.reconcileDeployment(p.svc)
@@ -554,6 +554,12 @@ func (ev evPodAvailable) apply(e *Engine) {
 	p.svc.setAvailable(p, true)
 	e.reconcileDeployment(p.svc)
 }
+
+// deploymentReaction is how long the ReplicaSet and Deployment controllers take to act on a
+// pod becoming available (status update, then a sync of each). An assumption: a few
+// milliseconds on a healthy control plane; it also keeps their reaction from coinciding
+// with the endpoint controllers' syncs of the same instant.
+const deploymentReaction = Time(10e6)
 
 // podDeleteAfterStop is the time from containers stopped (the kubelet reports Ready=false) to
 // the kubelet's final delete of the pod object.
