@@ -57,8 +57,9 @@ actual value, change in percent, and where the expectation came from — failure
 (in capitals), one block per scenario; --format json gives the same as JSON, and --junit
 FILE also writes JUnit XML (one testcase per figure) for CI systems to display.
 
-Exit status: 0 every figure within bounds; 1 a regression, a broken budget or a figure
-missing from the run (with --strict also an improvement or a figure new to the baseline);
+Exit status: 0 every figure within bounds; 1 a regression, a broken budget, a figure
+missing from the run (with --strict also an improvement or a figure new to the baseline),
+or a run that failed;
 2 bad input: a scenario error (with file:line), a missing, malformed or mismatched
 baseline, an unknown figure name, or a scenario with nothing to check.
 

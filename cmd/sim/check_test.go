@@ -417,3 +417,19 @@ expect:
 		t.Errorf("exit %d\n%s", code, te.stderr.String())
 	}
 }
+
+// Reference: issue 6 "document them in sim check --help and the README".
+func TestCheckFiguresDocumented(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range append(reports.ModeFigures(), reports.RatioFigures()...) {
+		if !strings.Contains(cmdCheck.long, " "+name) {
+			t.Errorf("sim help check does not list %s", name)
+		}
+		if !strings.Contains(string(readme), "`"+name+"`") {
+			t.Errorf("README does not list %s", name)
+		}
+	}
+}
