@@ -145,26 +145,6 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// stub is a command that exists in the design but is not built yet.
-func stub(name, usage, short string, issue int) *command {
-	return &command{
-		name: name, usage: usage, short: short + " (not implemented yet)",
-		long: fmt.Sprintf("%s.\n\nNot implemented yet (issue %d).", upperFirst(short), issue),
-		setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
-			return func(e *env, args []string) error {
-				return fmt.Errorf("%s: not implemented yet (issue %d)", name, issue)
-			}
-		},
-	}
-}
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
 var cmdHelp = &command{
 	name:  "help",
 	usage: "help [command]",
