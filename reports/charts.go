@@ -106,6 +106,7 @@ func Charts(s *Summary, series []sim.Bucket, layout []sim.LayoutSample) ([]*Char
 	for _, build := range []func() (*Chart, error){
 		func() (*Chart, error) { return cumulativeFanoutChart(s, dense) },
 		func() (*Chart, error) { return egressChart(s, dense) },
+		func() (*Chart, error) { return latencyChart(s, dense) },
 		func() (*Chart, error) {
 			return phaseBarsChart(s, "phases-writes", "API writes per phase", "API writes",
 				func(m *ModeSummary) int64 { return m.Writes.Total }, formatCount)
@@ -203,7 +204,50 @@ func egressChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 	for _, sr := range c.Series {
 		top = max(top, headroom(sr.XYs))
 	}
+	if cap := float64(s.EgressCapacityBytesPerSec); cap > 0 && len(dense) > 0 {
+		line := plotter.XYs{{X: 0, Y: cap}, {X: float64(dense[len(dense)-1].Second + 1), Y: cap}}
+		if err := addStyledLine(p, "egress capacity", color.Gray{Y: 90}, []vg.Length{vg.Points(6), vg.Points(3)}, line); err != nil {
+			return nil, err
+		}
+		top = max(top, cap*1.05)
+	}
 	p.Y.Max = max(top, 1)
+	c.Plots = [][]*plot.Plot{{p}}
+	return c, nil
+}
+
+// latencyChart draws, per mode, the largest propagation latency of the writes committed in
+// each second (trigger to last watcher), with the SLO as a dashed line.
+func latencyChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
+	c := &Chart{Name: "propagation-latency", Title: "Propagation latency (largest per second)"}
+	p := newPlot(s, c.Title, "virtual time (s)", "seconds", true)
+	p.Y.Min = 0
+	top := 0.0
+	for _, m := range s.Modes {
+		var xys plotter.XYs
+		for _, b := range dense {
+			bm := bucketMode(b, m)
+			if bm.Writes > 0 {
+				xys = append(xys, plotter.XY{X: float64(b.Second), Y: bm.MaxLatencySeconds})
+				top = max(top, bm.MaxLatencySeconds)
+			}
+		}
+		c.Series = append(c.Series, ChartSeries{Name: string(m), XYs: xys})
+		if len(xys) == 0 {
+			continue
+		}
+		if err := addLine(p, m, xys); err != nil {
+			return nil, err
+		}
+	}
+	if s.SLOSeconds > 0 && len(dense) > 0 {
+		line := plotter.XYs{{X: 0, Y: s.SLOSeconds}, {X: float64(dense[len(dense)-1].Second + 1), Y: s.SLOSeconds}}
+		if err := addStyledLine(p, fmt.Sprintf("SLO p99 %s", FormatSeconds(s.SLOSeconds)), color.Gray{Y: 90}, []vg.Length{vg.Points(6), vg.Points(3)}, line); err != nil {
+			return nil, err
+		}
+		top = max(top, s.SLOSeconds)
+	}
+	p.Y.Max = max(top*1.1, 1)
 	c.Plots = [][]*plot.Plot{{p}}
 	return c, nil
 }

@@ -46,6 +46,7 @@ func addBucketMode(dst *sim.BucketMode, b sim.BucketMode) {
 	dst.Writes += b.Writes
 	dst.FanoutBytes += b.FanoutBytes
 	dst.EtcdBytes += b.EtcdBytes
+	dst.MaxLatencySeconds = max(dst.MaxLatencySeconds, b.MaxLatencySeconds)
 }
 
 // timeseriesHeader is the first line of timeseries.csv.
@@ -53,11 +54,12 @@ var timeseriesHeader = []string{
 	"second",
 	"endpoints_writes", "endpoints_fanoutBytes", "endpoints_etcdBytes",
 	"endpointslices_writes", "endpointslices_fanoutBytes", "endpointslices_etcdBytes",
+	"endpoints_maxLatencySeconds", "endpointslices_maxLatencySeconds",
 }
 
 // WriteTimeseriesCSV writes timeseries.csv: a header, then one row per second of virtual time
-// (gaps filled with zeros) with each mode's API writes, bytes fanned out and etcd bytes in
-// that second. Both modes always have columns; a mode that did not run is all zeros.
+// (gaps filled with zeros) with each mode's API writes, bytes leaving the API servers and etcd
+// bytes in that second, and the largest propagation latency of a write committed in it. Both modes always have columns; a mode that did not run is all zeros.
 func WriteTimeseriesCSV(w io.Writer, series []sim.Bucket) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(timeseriesHeader); err != nil {
@@ -72,6 +74,8 @@ func WriteTimeseriesCSV(w io.Writer, series []sim.Bucket) error {
 		row[4] = strconv.FormatInt(b.EndpointSlices.Writes, 10)
 		row[5] = strconv.FormatInt(b.EndpointSlices.FanoutBytes, 10)
 		row[6] = strconv.FormatInt(b.EndpointSlices.EtcdBytes, 10)
+		row[7] = strconv.FormatFloat(b.Endpoints.MaxLatencySeconds, 'f', 3, 64)
+		row[8] = strconv.FormatFloat(b.EndpointSlices.MaxLatencySeconds, 'f', 3, 64)
 		if err := cw.Write(row); err != nil {
 			return err
 		}
@@ -101,15 +105,24 @@ func ReadTimeseriesCSV(r io.Reader) ([]sim.Bucket, error) {
 			return nil, fmt.Errorf("reports: timeseries.csv: %w", err)
 		}
 		var v [7]int64
+		var lat [2]float64
 		for i, f := range rec {
-			if v[i], err = strconv.ParseInt(f, 10, 64); err != nil {
+			if i < len(v) {
+				v[i], err = strconv.ParseInt(f, 10, 64)
+			} else {
+				lat[i-len(v)], err = strconv.ParseFloat(f, 64)
+				if err == nil && (math.IsNaN(lat[i-len(v)]) || lat[i-len(v)] < 0) {
+					err = fmt.Errorf("not a latency: %q", f)
+				}
+			}
+			if err != nil {
 				return nil, fmt.Errorf("reports: timeseries.csv:%d: column %s: %w", line, timeseriesHeader[i], err)
 			}
 		}
 		out = append(out, sim.Bucket{
 			Second:         v[0],
-			Endpoints:      sim.BucketMode{Writes: v[1], FanoutBytes: v[2], EtcdBytes: v[3]},
-			EndpointSlices: sim.BucketMode{Writes: v[4], FanoutBytes: v[5], EtcdBytes: v[6]},
+			Endpoints:      sim.BucketMode{Writes: v[1], FanoutBytes: v[2], EtcdBytes: v[3], MaxLatencySeconds: lat[0]},
+			EndpointSlices: sim.BucketMode{Writes: v[4], FanoutBytes: v[5], EtcdBytes: v[6], MaxLatencySeconds: lat[1]},
 		})
 	}
 }

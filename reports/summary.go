@@ -30,6 +30,8 @@ type Summary struct {
 	SLOSeconds float64 `json:"sloSeconds,omitempty"`
 	// NetworkModel is true when latencies include bandwidth (the fluid network model).
 	NetworkModel bool `json:"networkModel"`
+	// EgressCapacityBytesPerSec is all API servers' egress bandwidth (0: unlimited).
+	EgressCapacityBytesPerSec int64 `json:"egressCapacityBytesPerSec,omitempty"`
 	// Phases are the scenario's timeline actions in order.
 	Phases []PhaseSummary `json:"phases"`
 	// Total sums every phase.
@@ -134,7 +136,9 @@ func NewSummary(res *sim.Results, modes []sim.Mode) *Summary {
 		EndTimeSeconds: res.EndTime.Seconds(),
 		SLOSeconds:     res.SLOSeconds,
 		NetworkModel:   res.NetworkModel,
-		Phases:         make([]PhaseSummary, 0, len(res.Phases)),
+
+		EgressCapacityBytesPerSec: res.EgressCapacityBytesPerSec,
+		Phases:                    make([]PhaseSummary, 0, len(res.Phases)),
 	}
 	for i := range res.Phases {
 		s.Phases = append(s.Phases, newPhaseSummary(&res.Phases[i], modes))

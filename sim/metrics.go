@@ -246,6 +246,9 @@ func (c *collector) results() *Results {
 		SLOSeconds:   e.cfg.SLO.Seconds(),
 		NetworkModel: e.cfg.Network.Enabled,
 	}
+	if e.cfg.Network.Enabled {
+		r.EgressCapacityBytesPerSec = int64(e.cfg.APIServer.EgressBitsPerSec / 8 * float64(max(e.cfg.APIServer.Replicas, 1)))
+	}
 	r.Total.Name = "total"
 	if len(c.phases) > 0 {
 		r.Total.Start, r.Total.End = c.phases[0].Start, c.phases[len(c.phases)-1].End

@@ -34,6 +34,9 @@ type Results struct {
 	SLOSeconds float64 `json:"sloSeconds"`
 	// NetworkModel is true when propagation latency includes bandwidth (the fluid model).
 	NetworkModel bool `json:"networkModel"`
+	// EgressCapacityBytesPerSec is all API servers' egress bandwidth when the network model
+	// limits it (0: unlimited).
+	EgressCapacityBytesPerSec int64 `json:"egressCapacityBytesPerSec"`
 }
 
 // PhaseResult is the accounting for one phase, per mode.
