@@ -236,9 +236,16 @@ func latencyChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 		if len(xys) == 0 {
 			continue
 		}
-		if err := addLine(p, m, xys); err != nil {
-			return nil, err
+		// Points, not a line: seconds without writes have no latency to connect.
+		sc, err := plotter.NewScatter(xys)
+		if err != nil {
+			return nil, fmt.Errorf("reports: %s: %w", m, err)
 		}
+		sc.Color = modeColors[m]
+		sc.Radius = vg.Points(1.5)
+		sc.Shape = draw.CircleGlyph{}
+		p.Add(sc)
+		p.Legend.Add(modeTitle(m), sc)
 	}
 	if s.SLOSeconds > 0 && len(dense) > 0 {
 		line := plotter.XYs{{X: 0, Y: s.SLOSeconds}, {X: float64(dense[len(dense)-1].Second + 1), Y: s.SLOSeconds}}
