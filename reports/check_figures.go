@@ -40,7 +40,9 @@ var modeFigures = []modeFigure{
 	{"writes.total", KindCount, func(m *ModeSummary) float64 { return float64(m.Writes.Total) }},
 	{"noopWrites", KindCount, func(m *ModeSummary) float64 { return float64(m.NoopWrites) }},
 	{"failedWrites", KindCount, func(m *ModeSummary) float64 { return float64(m.FailedWrites) }},
+	{"conflicts", KindCount, func(m *ModeSummary) float64 { return float64(m.Conflicts) }},
 	{"syncs", KindCount, func(m *ModeSummary) float64 { return float64(m.Syncs) }},
+	{"staleSyncs", KindCount, func(m *ModeSummary) float64 { return float64(m.StaleSyncs) }},
 	{"objects", KindCount, func(m *ModeSummary) float64 { return float64(m.Objects) }},
 	{"etcdBytes", KindBytes, func(m *ModeSummary) float64 { return float64(m.EtcdBytes) }},
 	{"requestBytes", KindBytes, func(m *ModeSummary) float64 { return float64(m.RequestBytes) }},
@@ -55,6 +57,9 @@ var modeFigures = []modeFigure{
 	{"propagation.p90Seconds", KindSeconds, func(m *ModeSummary) float64 { return m.Propagation.P90Seconds }},
 	{"propagation.p99Seconds", KindSeconds, func(m *ModeSummary) float64 { return m.Propagation.P99Seconds }},
 	{"propagation.maxSeconds", KindSeconds, func(m *ModeSummary) float64 { return m.Propagation.MaxSeconds }},
+	{"watcherTerminations", KindCount, func(m *ModeSummary) float64 { return float64(m.WatcherTerminations) }},
+	{"relists", KindCount, func(m *ModeSummary) float64 { return float64(m.Relists) }},
+	{"resentBytes", KindBytes, func(m *ModeSummary) float64 { return float64(m.ResentBytes) }},
 }
 
 // ratioFigures are the figures of RatioSummary, in summary.json order; nil when undefined.

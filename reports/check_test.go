@@ -18,7 +18,7 @@ func TestSummaryFigures(t *testing.T) {
 	s := NewSummary(fixtureResults(), nil)
 	figs := SummaryFigures(s)
 	// 4 blocks (3 phases and the total) × (2 modes × 21 figures + 7 ratios).
-	if len(figs) != 4*(2*21+7) {
+	if len(figs) != 4*(2*modeFigureCount+7) {
 		t.Fatalf("%d figures", len(figs))
 	}
 	byName := map[string]Figure{}
@@ -111,7 +111,7 @@ func TestCheckBudgets(t *testing.T) {
 func TestCompareBaseline(t *testing.T) {
 	s := NewSummary(fixtureResults(), nil)
 	base := NewBaseline(s)
-	if len(base.Figures) != 4*2*21 {
+	if len(base.Figures) != 4*2*modeFigureCount {
 		t.Fatalf("%d baseline figures", len(base.Figures))
 	}
 	// The run against its own baseline: all ok, 0% change.
@@ -281,3 +281,6 @@ func BenchmarkWriteCheckJUnit(b *testing.B) {
 		}
 	}
 }
+
+// modeFigureCount is the number of figures per mode (len(ModeFigures())).
+var modeFigureCount = len(ModeFigures())

@@ -82,7 +82,9 @@ var ExpectFigures = map[string]QuantityKind{
 	"writes.total":           KindNumber,
 	"noopWrites":             KindNumber,
 	"failedWrites":           KindNumber,
+	"conflicts":              KindNumber,
 	"syncs":                  KindNumber,
+	"staleSyncs":             KindNumber,
 	"objects":                KindNumber,
 	"etcdBytes":              KindBytes,
 	"requestBytes":           KindBytes,
@@ -97,6 +99,9 @@ var ExpectFigures = map[string]QuantityKind{
 	"propagation.p90Seconds": KindDuration,
 	"propagation.p99Seconds": KindDuration,
 	"propagation.maxSeconds": KindDuration,
+	"watcherTerminations":    KindNumber,
+	"relists":                KindNumber,
+	"resentBytes":            KindBytes,
 }
 
 // ExpectRatioFigures are the figures of the ratio mode (summary.json "ratio"), in

@@ -38,10 +38,11 @@ EndpointSlices), and figure is a summary.json field, nested ones joined with dot
 
   endpoints, endpointslices:
     writes.create writes.update writes.delete writes.total noopWrites failedWrites
-    syncs objects etcdBytes requestBytes watchEvents fanoutBytes perNodeBytes
-    maxObjectBytes peakEgressBytesPerSec truncatedObjects propagation.count
-    propagation.p50Seconds propagation.p90Seconds propagation.p99Seconds
-    propagation.maxSeconds
+    conflicts syncs staleSyncs objects etcdBytes requestBytes watchEvents fanoutBytes
+    perNodeBytes maxObjectBytes peakEgressBytesPerSec truncatedObjects
+    propagation.count propagation.p50Seconds propagation.p90Seconds
+    propagation.p99Seconds propagation.maxSeconds watcherTerminations relists
+    resentBytes
   ratio:
     writes etcdBytes watchEvents fanoutBytes perNodeBytes maxObjectBytes
     peakEgressBytesPerSec

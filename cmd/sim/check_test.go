@@ -178,7 +178,7 @@ func TestCheckJSONFormat(t *testing.T) {
 	if err := json.Unmarshal(te.stdout.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if !got.Passed || got.Counts.Failed != 0 || len(got.Scenarios) != 1 || got.Counts.Figures != 1+2*21*2 {
+	if !got.Passed || got.Counts.Failed != 0 || len(got.Scenarios) != 1 || got.Counts.Figures != 1+2*modeFigureCount*2 {
 		t.Errorf("report %+v", got)
 	}
 	if r := got.Scenarios[0].Rows[0]; r.Source != reports.SourceBudget || r.Figure != "total.endpointslices.failedWrites" || r.Verdict != reports.VerdictOK {
@@ -218,7 +218,7 @@ func TestCheckJUnit(t *testing.T) {
 	if err := xml.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("JUnit does not parse: %v\n%s", err, data)
 	}
-	if doc.Tests != 1+2*21*2 || doc.Failures != 1 || len(doc.Suites) != 1 || doc.Suites[0].Name != "fake" {
+	if doc.Tests != 1+2*modeFigureCount*2 || doc.Failures != 1 || len(doc.Suites) != 1 || doc.Suites[0].Name != "fake" {
 		t.Fatalf("tests %d failures %d suites %d", doc.Tests, doc.Failures, len(doc.Suites))
 	}
 	var names []string
@@ -401,8 +401,8 @@ expect:
 			}
 		}
 	}
-	if n != 5*2*21 {
-		t.Errorf("%d baseline figures, want 210", n)
+	if n != 5*2*modeFigureCount {
+		t.Errorf("%d baseline figures, want %d", n, 5*2*modeFigureCount)
 	}
 	if after, _ := os.ReadFile(filepath.Join(dir, "my-quick.json")); !bytes.Equal(base, after) {
 		t.Error("check without --update-baseline changed the baseline")
@@ -433,3 +433,6 @@ func TestCheckFiguresDocumented(t *testing.T) {
 		}
 	}
 }
+
+// modeFigureCount is the number of figures per mode.
+var modeFigureCount = len(reports.ModeFigures())
