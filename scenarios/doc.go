@@ -47,7 +47,8 @@
 //	apiServer: replicas [1], kubeProxyEncoding [protobuf | json], objectSizeLimit [1.5MiB],
 //	    egressBandwidth [10Gbit], watchers: [{name, count [1], resources: [endpointslices,
 //	    endpoints], encoding [protobuf], includeHeadless [false]}]
-//	network: enabled [true], nodeIngressBandwidth [1Gbit], transportOverhead [false]
+//	network: enabled [true], nodeIngressBandwidth [1Gbit], transportOverhead [true],
+//	  listCompressionRatio [1] (compressed/uncompressed size of relist LISTs, 0.01..1)
 //	services (required, at least one): name (required), namespace [default], count [1],
 //	    replicas [1], ports [{port: 80}]: {name, protocol [TCP], port, targetPort [= port],
 //	    appProtocol}, ipFamilies [IPv4], headless, publishNotReadyAddresses,

@@ -529,7 +529,7 @@ slo: 20s
 	if !reflect.DeepEqual(c.APIServer.Watchers, wantW) {
 		t.Errorf("watchers %+v", c.APIServer.Watchers)
 	}
-	if c.Network != (sim.NetworkConfig{Enabled: true, NodeIngressBitsPerSec: 1e9, TransportOverhead: true}) {
+	if c.Network != (sim.NetworkConfig{Enabled: true, NodeIngressBitsPerSec: 1e9, TransportOverhead: true, ListCompressionRatio: 1}) {
 		t.Errorf("network %+v", c.Network)
 	}
 	web, db := c.Services[0], c.Services[1]

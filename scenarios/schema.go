@@ -54,7 +54,7 @@ var (
 	controllerFields = []string{"workers", "batchPeriod", "qps", "burst", "apiLatency"}
 	apiServerFields  = []string{"replicas", "kubeProxyEncoding", "objectSizeLimit", "egressBandwidth", "watchers"}
 	watcherFields    = []string{"name", "count", "resources", "encoding", "includeHeadless"}
-	networkFields    = []string{"enabled", "nodeIngressBandwidth", "transportOverhead"}
+	networkFields    = []string{"enabled", "nodeIngressBandwidth", "transportOverhead", "listCompressionRatio"}
 	serviceFields    = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "topologyMode", "labels", "minReadySeconds", "timing"}
 	portFields       = []string{"name", "protocol", "port", "targetPort", "appProtocol"}
 	timingFields     = []string{"schedule", "start", "ready", "stop", "gracePeriod"}
@@ -140,6 +140,9 @@ func (d *decoder) decodeScenario(root *yaml.Node) *Scenario {
 		}
 		if e, ok := g["transportOverhead"]; ok {
 			cfg.Network.TransportOverhead, _ = d.boolean(e.val, "network.transportOverhead")
+		}
+		if e, ok := g["listCompressionRatio"]; ok {
+			cfg.Network.ListCompressionRatio, _ = d.number(e.val, "network.listCompressionRatio", 0.01, 1)
 		}
 	}
 	if e, ok := f["services"]; ok {

@@ -140,8 +140,8 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers, listBytes i
 			if int64(len(q.pending)) > int64(q.capacity()) {
 				d.relists = watchers
 				missed = listBytes
-				if listBytes >= gzipThresholdBytes {
-					missed = int64(float64(listBytes) * n.e.cfg.Network.ListCompressionRatio)
+				if r := n.e.cfg.Network.ListCompressionRatio; listBytes >= gzipThresholdBytes && r > 0 && r < 1 {
+					missed = int64(float64(listBytes) * r)
 				}
 			}
 			d.resentBytes = missed * watchers
