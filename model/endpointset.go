@@ -1,43 +1,85 @@
 package model
 
 import (
+	"cmp"
+	"math/bits"
 	"net"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// endpointHash is an endpoint's identity: its sorted addresses, hostname and targetRef
-// namespace/name. UID, node, zone, conditions and hints are not part of it.
-// upstream: util/endpointset.go hashEndpoint (an fnv128a hash; this is the readable string).
-type endpointHash string
+// endpointHash is an endpoint's identity: the FNV-1a 128-bit hash of its sorted addresses,
+// hostname and targetRef namespace/name, as upstream keys its EndpointSet. UID, node, zone,
+// conditions and hints are not part of it. A fixed-size key keeps the reconciler's maps and
+// sorts cheap and allocation-free.
+// upstream: util/endpointset.go hashEndpoint (fnv128a of a deep dump of those fields).
+type endpointHash struct{ hi, lo uint64 }
+
+// compare orders identities (the fixed order in which the port places new endpoints; upstream's
+// is random map order).
+func (h endpointHash) compare(o endpointHash) int {
+	switch {
+	case h.hi != o.hi:
+		return cmp.Compare(h.hi, o.hi)
+	default:
+		return cmp.Compare(h.lo, o.lo)
+	}
+}
+
+// FNV-1a 128-bit parameters (offset basis and prime 2^88 + 2^8 + 0x3b).
+const (
+	fnv128OffsetHi = 0x6c62272e07bb0142
+	fnv128OffsetLo = 0x62b821756295c58d
+	fnv128PrimeLo  = 0x13b
+	fnv128PrimeHi  = 1 << 24
+)
+
+// fnv128 accumulates FNV-1a over strings and separator bytes without allocating.
+type fnv128 struct{ hi, lo uint64 }
+
+func newFNV128() fnv128 { return fnv128{fnv128OffsetHi, fnv128OffsetLo} }
+
+func (h *fnv128) byte(c byte) {
+	h.lo ^= uint64(c)
+	// (hi, lo) × prime mod 2^128.
+	carry, lo := bits.Mul64(h.lo, fnv128PrimeLo)
+	h.hi = h.hi*fnv128PrimeLo + h.lo*fnv128PrimeHi + carry
+	h.lo = lo
+}
+
+func (h *fnv128) string(s string) {
+	for i := 0; i < len(s); i++ {
+		h.byte(s[i])
+	}
+}
 
 // hashEndpoint returns ep's identity. ep.Addresses must already be sorted (every endpoint
 // this package builds is); upstream sorts them in place here.
 // upstream: util/endpointset.go hashEndpoint
 func hashEndpoint(ep *Endpoint) endpointHash {
-	var b strings.Builder
+	h := newFNV128()
 	addrs := ep.Addresses
 	if !slices.IsSorted(addrs) {
 		addrs = slices.Sorted(slices.Values(addrs))
 	}
 	for _, a := range addrs {
-		b.WriteString(a)
-		b.WriteByte(1)
+		h.string(a)
+		h.byte(1)
 	}
-	b.WriteByte(0)
+	h.byte(0)
 	if ep.Hostname != nil {
-		b.WriteString(*ep.Hostname)
+		h.string(*ep.Hostname)
 	}
-	b.WriteByte(0)
+	h.byte(0)
 	if ep.TargetRef != nil {
-		b.WriteString(ep.TargetRef.Namespace)
-		b.WriteByte(0)
-		b.WriteString(ep.TargetRef.Name)
+		h.string(ep.TargetRef.Namespace)
+		h.byte(0)
+		h.string(ep.TargetRef.Name)
 	} else {
-		b.WriteByte(0)
+		h.byte(0)
 	}
-	return endpointHash(b.String())
+	return endpointHash{h.hi, h.lo}
 }
 
 // EndpointsEqualBeyondHash reports whether two endpoints with the same identity also agree on
@@ -125,15 +167,23 @@ func endpointAddresses(pod *Pod, addressType AddressType) []string {
 // podToEndpoint builds the endpoint of pod for one address family. node may be nil.
 // upstream: utils.go podToEndpoint
 func podToEndpoint(pod *Pod, node *Node, svc *Service, addressType AddressType) Endpoint {
+	return podToEndpointWithAddresses(pod, node, svc, endpointAddresses(pod, addressType))
+}
+
+// podToEndpointWithAddresses is podToEndpoint with the pod's addresses of the family already
+// worked out (the incremental reconciler caches them per pod).
+func podToEndpointWithAddresses(pod *Pod, node *Node, svc *Service, addresses []string) Endpoint {
 	serving := pod.Ready
 	terminating := pod.Terminating
 	ready := svc.PublishNotReadyAddresses || (serving && !terminating)
+	// The condition pointers are shared (endpoints are read-only): that saves three
+	// allocations per endpoint on the reconciler's hot path.
 	ep := Endpoint{
-		Addresses: endpointAddresses(pod, addressType),
+		Addresses: addresses,
 		Conditions: EndpointConditions{
-			Ready:       &ready,
-			Serving:     &serving,
-			Terminating: &terminating,
+			Ready:       boolPtr(ready),
+			Serving:     boolPtr(serving),
+			Terminating: boolPtr(terminating),
 		},
 		TargetRef: &ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
 	}
@@ -147,6 +197,17 @@ func podToEndpoint(pod *Pod, node *Node, svc *Service, addressType AddressType) 
 		ep.Hostname = Ptr(pod.Hostname)
 	}
 	return ep
+}
+
+// sharedTrue and sharedFalse back every condition pointer the reconciler builds; nothing may
+// write through them.
+var sharedTrue, sharedFalse = true, false
+
+func boolPtr(b bool) *bool {
+	if b {
+		return &sharedTrue
+	}
+	return &sharedFalse
 }
 
 // endpointReady: upstream: topologycache/utils.go EndpointReady

@@ -318,7 +318,7 @@ func reconcileByPortMappingFull(svc *Service, existing []*EndpointSlice, ds *des
 	for h := range ds.endpoints {
 		pending = append(pending, h)
 	}
-	slices.Sort(pending)
+	slices.SortFunc(pending, endpointHash.compare)
 	next := 0
 	pop := func() Endpoint { e := ds.endpoints[pending[next]]; next++; return *e }
 	remaining := func() int { return len(pending) - next }

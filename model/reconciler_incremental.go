@@ -44,6 +44,21 @@ type podEntry struct {
 	ports       []EndpointPort
 	nodeMissing bool
 	eps         [2]*desiredEndpoint
+
+	// Caches of work that depends only on inputs a pod update rarely changes: the resolved
+	// ports and key (valid while portsValid, for the container port lists they were made
+	// from) and the canonical addresses per family (for the IP list they were made from).
+	portsValid             bool
+	portsFrom, sidecarFrom []ContainerPort
+	addrsFrom              []string
+	addrsValid             bool
+	addrs                  [2][]string
+}
+
+// sameSlice reports whether a and b are the same slice: same length and backing array. Pods
+// are immutable once passed, so an updated pod that still shares a list has not changed it.
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 type desiredEndpoint struct {
@@ -216,8 +231,16 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 		return
 	}
 	pe.in = true
-	pe.ports = endpointPorts(s.svc, pod)
-	pe.key = NewPortMapKey(pe.ports)
+	if !pe.portsValid || !sameSlice(pe.portsFrom, pod.ContainerPorts) || !sameSlice(pe.sidecarFrom, pod.SidecarPorts) {
+		pe.ports = endpointPorts(s.svc, pod)
+		pe.key = NewPortMapKey(pe.ports)
+		pe.portsValid, pe.portsFrom, pe.sidecarFrom = true, pod.ContainerPorts, pod.SidecarPorts
+	}
+	if !pe.addrsValid || !sameSlice(pe.addrsFrom, pod.IPs) {
+		pe.addrs[0] = endpointAddresses(pod, AddressTypeIPv4)
+		pe.addrs[1] = endpointAddresses(pod, AddressTypeIPv6)
+		pe.addrsValid, pe.addrsFrom = true, pod.IPs
+	}
 	s.keyPods[pe.key]++
 	node, ok := s.nodes.Node(pod.NodeName)
 	if !ok {
@@ -229,11 +252,11 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 		node = nil
 	}
 	for _, at := range s.types {
-		ep := podToEndpoint(pod, node, s.svc, at)
-		if len(ep.Addresses) == 0 {
+		i := familyIndex(at)
+		if len(pe.addrs[i]) == 0 {
 			continue
 		}
-		i := familyIndex(at)
+		ep := podToEndpointWithAddresses(pod, node, s.svc, pe.addrs[i])
 		d := &desiredEndpoint{hash: hashEndpoint(&ep), key: pe.key, ep: ep}
 		pe.eps[i] = d
 		f := s.families[i]
@@ -263,7 +286,7 @@ func (s *ServiceSlices) resetDesired() {
 	}
 	for _, pe := range s.pods {
 		pe.eps = [2]*desiredEndpoint{}
-		pe.in, pe.nodeMissing, pe.ports = false, false, nil
+		pe.in, pe.nodeMissing, pe.ports, pe.portsValid = false, false, nil, false
 		s.dirtyPods[pe.pod.Key()] = pe
 	}
 }
@@ -717,7 +740,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		toUpdate = append(toUpdate, &c)
 	}
 	added = len(pending)
-	slices.SortFunc(pending, func(a, b *desiredEndpoint) int { return strings.Compare(string(a.hash), string(b.hash)) })
+	slices.SortFunc(pending, func(a, b *desiredEndpoint) int { return a.hash.compare(b.hash) })
 	next := 0
 	// Step 2.
 	if len(pending) > 0 && len(toUpdate) > 0 {

@@ -1,0 +1,57 @@
+package model
+
+import (
+	"encoding/binary"
+	"hash/fnv"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestFNV128MatchesStandardLibrary checks the allocation-free FNV-1a 128 used for endpoint
+// identities against hash/fnv's New128a, which upstream's hashEndpoint uses.
+func TestFNV128MatchesStandardLibrary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 2000 {
+		b := make([]byte, rng.IntN(80))
+		for j := range b {
+			b[j] = byte(rng.IntN(256))
+		}
+		ours := newFNV128()
+		ours.string(string(b))
+		std := fnv.New128a()
+		std.Write(b)
+		sum := std.Sum(nil)
+		if hi, lo := binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:]); hi != ours.hi || lo != ours.lo {
+			t.Fatalf("case %d (%q): ours %x%x, hash/fnv %x%x", i, b, ours.hi, ours.lo, hi, lo)
+		}
+	}
+}
+
+// TestEndpointIdentity checks what identity covers (UPSTREAM.md §2.5): addresses (in any
+// order), hostname and targetRef namespace/name; not the UID, node, zone or conditions.
+func TestEndpointIdentity(t *testing.T) {
+	base := Endpoint{
+		Addresses: []string{"10.0.0.1", "10.0.0.2"}, Hostname: Ptr("h"),
+		TargetRef: &ObjectReference{Kind: "Pod", Namespace: "ns", Name: "p", UID: "u1"},
+		NodeName:  Ptr("n1"), Zone: Ptr("z1"), Conditions: EndpointConditions{Ready: Ptr(true)},
+	}
+	same := base
+	same.Addresses = []string{"10.0.0.2", "10.0.0.1"}
+	same.TargetRef = &ObjectReference{Kind: "Pod", Namespace: "ns", Name: "p", UID: "u2"}
+	same.NodeName, same.Zone, same.Conditions = Ptr("n2"), Ptr("z2"), EndpointConditions{Ready: Ptr(false)}
+	if hashEndpoint(&base) != hashEndpoint(&same) {
+		t.Error("UID, node, zone, conditions or address order changed the identity")
+	}
+	for name, change := range map[string]func(e *Endpoint){
+		"address":   func(e *Endpoint) { e.Addresses = []string{"10.0.0.1"} },
+		"hostname":  func(e *Endpoint) { e.Hostname = nil },
+		"namespace": func(e *Endpoint) { e.TargetRef = &ObjectReference{Namespace: "other", Name: "p"} },
+		"name":      func(e *Endpoint) { e.TargetRef = &ObjectReference{Namespace: "ns", Name: "q"} },
+	} {
+		other := base
+		change(&other)
+		if hashEndpoint(&base) == hashEndpoint(&other) {
+			t.Errorf("changing the %s kept the identity", name)
+		}
+	}
+}
