@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"epsim/internal/suggest"
 	"fmt"
 	"slices"
 	"strings"
@@ -191,66 +192,10 @@ func CheckFigureName(name string) error {
 	} else if mode == "ratio" {
 		msg = fmt.Sprintf("unknown figure %q (ratios exist for %s)", name, strings.Join(RatioFigures(), ", "))
 	}
-	if close := closestNames(name, valid, 3); len(close) > 0 {
+	if close := suggest.Closest(name, valid, 3, max(2, len(name)/4)); len(close) > 0 {
 		msg += "; did you mean " + quoteJoin(close) + "?"
 	}
 	return fmt.Errorf("%s", msg)
-}
-
-// closestNames returns up to n of allowed nearest to got by edit distance (case-insensitive),
-// the nearest ones only (ties in allowed's order); names too far to be a typo are left out.
-func closestNames(got string, allowed []string, n int) []string {
-	type cand struct {
-		name string
-		dist int
-	}
-	limit := max(2, len(got)/4)
-	var cands []cand
-	g := strings.ToLower(got)
-	for _, a := range allowed {
-		la := strings.ToLower(a)
-		d := editDistance(g, la)
-		if strings.HasPrefix(la, g) {
-			d = min(d, 1) // a name cut short (propagation.p99 for p99Seconds)
-		}
-		if d <= limit {
-			cands = append(cands, cand{a, d})
-		}
-	}
-	slices.SortStableFunc(cands, func(a, b cand) int { return a.dist - b.dist })
-	// Only the nearest are worth suggesting.
-	for i, c := range cands {
-		if c.dist > cands[0].dist {
-			cands = cands[:i]
-			break
-		}
-	}
-	var out []string
-	for _, c := range cands[:min(n, len(cands))] {
-		out = append(out, c.name)
-	}
-	return out
-}
-
-// editDistance is the Levenshtein distance between a and b over bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func quoteJoin(names []string) string {

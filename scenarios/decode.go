@@ -407,7 +407,7 @@ func (d *decoder) enum(n *yaml.Node, path string, allowed []string) (string, boo
 	}
 	if !slices.Contains(allowed, s.Value) || s.ShortTag() != "!!str" {
 		msg := fmt.Sprintf("%s is not allowed", describe(s))
-		if sg := suggest(s.Value, allowed); sg != "" {
+		if sg := suggestName(s.Value, allowed); sg != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", sg)
 		}
 		d.errorf(s, path, "%s; allowed: %s", msg, strings.Join(allowed, ", "))

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"epsim/internal/suggest"
 	"fmt"
 	"slices"
 	"strings"
@@ -90,51 +91,19 @@ func sortErrors(es Errors, setOrder map[string]int) {
 	})
 }
 
-// suggest returns the allowed name closest to got (case-insensitive edit distance), or ""
-// when none is close enough to be a likely typo.
-func suggest(got string, allowed []string) string {
-	best, bestDist := "", -1
-	g := strings.ToLower(got)
-	for _, a := range allowed {
-		d := editDistance(g, strings.ToLower(a))
-		if bestDist < 0 || d < bestDist {
-			best, bestDist = a, d
-		}
+// suggestName returns the allowed name closest to got (case-insensitive edit distance), or
+// "" when none is close enough to be a likely typo.
+func suggestName(got string, allowed []string) string {
+	if c := suggest.Closest(got, allowed, 1, max(2, len(got)/3)); len(c) > 0 {
+		return c[0]
 	}
-	limit := max(2, len(got)/3)
-	if bestDist < 0 || bestDist > limit {
-		return ""
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, over bytes. Inputs longer than
-// 64 bytes are compared on their first 64 bytes (names in the schema are shorter).
-func editDistance(a, b string) int {
-	a, b = a[:min(len(a), 64)], b[:min(len(b), 64)]
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return ""
 }
 
 // unknownField is the message for a key the schema does not have.
 func unknownField(key string, allowed []string) string {
 	msg := fmt.Sprintf("unknown field %q", key)
-	if s := suggest(key, allowed); s != "" {
+	if s := suggestName(key, allowed); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return msg + "; allowed: " + strings.Join(allowed, ", ")

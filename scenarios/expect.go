@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"epsim/internal/suggest"
 	"fmt"
 	"math"
 	"slices"
@@ -171,36 +172,7 @@ func FigureNames(mode string) []string {
 // the nearest ones only (ties in allowed's order); names too far from got to be a typo are
 // left out.
 func ClosestNames(got string, allowed []string, n int) []string {
-	type cand struct {
-		name string
-		dist int
-	}
-	limit := max(2, len(got)/3)
-	var cands []cand
-	g := strings.ToLower(got)
-	for _, a := range allowed {
-		la := strings.ToLower(a)
-		d := editDistance(g, la)
-		if strings.HasPrefix(la, g) {
-			d = min(d, 1) // a name cut short (propagation.p99 for p99Seconds)
-		}
-		if d <= limit {
-			cands = append(cands, cand{a, d})
-		}
-	}
-	slices.SortStableFunc(cands, func(a, b cand) int { return a.dist - b.dist })
-	// Only the nearest are worth suggesting.
-	for i, c := range cands {
-		if c.dist > cands[0].dist {
-			cands = cands[:i]
-			break
-		}
-	}
-	out := make([]string, 0, min(n, len(cands)))
-	for _, c := range cands[:min(n, len(cands))] {
-		out = append(out, c.name)
-	}
-	return out
+	return suggest.Closest(got, allowed, n, max(2, len(got)/3))
 }
 
 // expect decodes the expect: mapping. phases are the timeline's action names.
@@ -306,7 +278,7 @@ func (d *decoder) expect(n *yaml.Node, path string, phases []string) Expect {
 // notOneOf is the message for a name that is not among allowed.
 func notOneOf(what, got string, allowed []string) string {
 	msg := fmt.Sprintf("unknown %s %q", what, got)
-	if s := suggest(got, allowed); s != "" {
+	if s := suggestName(got, allowed); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return msg + "; allowed: " + strings.Join(allowed, ", ")

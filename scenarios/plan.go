@@ -542,7 +542,7 @@ func (p *Plan) resolve() error {
 	for _, r := range p.Churn {
 		if !slices.Contains(phases, r.Phase) {
 			msg := fmt.Sprintf("%q is not a phase of scenario %s", r.Phase, base.File)
-			if s := suggest(r.Phase, phases); s != "" {
+			if s := suggestName(r.Phase, phases); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			errs = append(errs, &Error{File: p.File, Line: r.line, Column: r.column, Path: join("churn", r.Phase), Msg: msg + "; phases: " + strings.Join(phases, ", ")})

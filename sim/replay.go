@@ -235,3 +235,19 @@ func selectorMatches(selector, labels map[string]string) bool {
 	}
 	return true
 }
+
+// ClusterObjects returns the Services and Nodes a run of cfg starts with, built exactly as
+// Run builds them (the same names, UIDs and zones for the same seed). The Services have no
+// creationTimestamp yet: Run sets it when their create action runs. Replays of a recorded
+// simulation use these as the recording's Services and Nodes.
+func ClusterObjects(cfg Config) ([]*model.Service, []*model.Node, error) {
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	services := make([]*model.Service, len(e.services))
+	for i, s := range e.services {
+		services[i] = s.svc
+	}
+	return services, e.nodes, nil
+}

@@ -2,8 +2,6 @@ package trace
 
 import (
 	"bytes"
-	"fmt"
-	"maps"
 	"testing"
 	"time"
 
@@ -90,76 +88,20 @@ func simulate(t testing.TB, cfg sim.Config, decorate func(*corev1.Pod, time.Time
 }
 
 func servicesOf(cfg sim.Config) []*model.Service {
-	var out []*model.Service
-	for _, c := range cfg.Services {
-		for k := range max(c.Count, 1) {
-			name := c.Name
-			if c.Count > 1 {
-				name = fmt.Sprintf("%s-%d", c.Name, k)
-			}
-			ns := c.Namespace
-			if ns == "" {
-				ns = "default"
-			}
-			svc := &model.Service{
-				Namespace: ns, Name: name,
-				UID:                      fmt.Sprintf("00000000-0000-4000-8000-%012d", len(out)+1),
-				CreationTimestamp:        model.Timestamp(simEpoch.UnixNano()),
-				Labels:                   maps.Clone(c.Labels),
-				Selector:                 map[string]string{"app": name},
-				ClusterIP:                "10.96.0.10",
-				PublishNotReadyAddresses: c.PublishNotReadyAddresses,
-				TrafficDistribution:      c.TrafficDistribution,
-			}
-			if c.Headless {
-				svc.ClusterIP = "None"
-			}
-			if c.TopologyMode != "" {
-				svc.Annotations = map[string]string{model.AnnotationTopologyMode: c.TopologyMode}
-			}
-			for _, f := range c.IPFamilies {
-				svc.IPFamilies = append(svc.IPFamilies, model.IPFamily(f))
-			}
-			if len(svc.IPFamilies) == 0 {
-				svc.IPFamilies = []model.IPFamily{model.IPv4}
-			}
-			if svc.IPFamilies[0] == model.IPv6 && !c.Headless {
-				svc.ClusterIP = "fd00:10:96::a"
-			}
-			for _, p := range c.Ports {
-				proto := model.Protocol(p.Protocol)
-				if proto == "" {
-					proto = model.ProtocolTCP
-				}
-				target := p.TargetPort
-				if target == 0 {
-					target = p.Port
-				}
-				sp := model.ServicePort{Name: p.Name, Protocol: proto, Port: p.Port, TargetPort: model.IntPort(target)}
-				if p.AppProtocol != "" {
-					sp.AppProtocol = model.Ptr(p.AppProtocol)
-				}
-				svc.Ports = append(svc.Ports, sp)
-			}
-			out = append(out, svc)
-		}
+	services, _, err := sim.ClusterObjects(cfg)
+	if err != nil {
+		panic(err)
 	}
-	return out
+	for _, svc := range services {
+		svc.CreationTimestamp = model.Timestamp(simEpoch.UnixNano())
+	}
+	return services
 }
 
 func nodesOf(cfg sim.Config) []*model.Node {
-	c := cfg.Cluster
-	format := c.NodeNameFormat
-	if format == "" {
-		format = "node-%d"
+	_, nodes, err := sim.ClusterObjects(cfg)
+	if err != nil {
+		panic(err)
 	}
-	out := make([]*model.Node, c.Nodes)
-	for i := range c.Nodes {
-		n := &model.Node{Name: fmt.Sprintf(format, i), Region: c.Region, AllocatableMilliCPU: c.NodeMilliCPU, Ready: true}
-		if len(c.Zones) > 0 {
-			n.Zone = c.Zones[i%len(c.Zones)]
-		}
-		out[i] = n
-	}
-	return out
+	return nodes
 }
