@@ -62,31 +62,40 @@ func Load(nameOrPath string, sets []string) (*Scenario, sim.Config, error) {
 
 // read finds a scenario's bytes: on disk first, then among the shipped ones.
 func read(nameOrPath string) (data []byte, file string, embedded bool, err error) {
+	return readShipped(nameOrPath, "scenario", "", shipped, Names())
+}
+
+// readShipped finds the bytes of a file of the given kind ("scenario", "plan"): a path on disk
+// wins; otherwise NAME, NAME.yaml or scenarios/[dir/]NAME.yaml names a shipped one from fsys
+// under dir ("" or "plans").
+func readShipped(nameOrPath, kind, dir string, fsys embed.FS, names []string) (data []byte, file string, embedded bool, err error) {
 	f, openErr := os.Open(nameOrPath)
 	if openErr == nil {
 		defer f.Close()
 		data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
 		if err != nil {
-			return nil, "", false, fmt.Errorf("scenario %s: %w", nameOrPath, err)
+			return nil, "", false, fmt.Errorf("%s %s: %w", kind, nameOrPath, err)
 		}
 		if len(data) > maxFileBytes {
-			return nil, "", false, fmt.Errorf("scenario %s: file larger than %d bytes", nameOrPath, maxFileBytes)
+			return nil, "", false, fmt.Errorf("%s %s: file larger than %d bytes", kind, nameOrPath, maxFileBytes)
 		}
 		return data, nameOrPath, false, nil
 	}
 	name := filepath.ToSlash(nameOrPath)
 	name = strings.TrimPrefix(name, "scenarios/")
+	if dir != "" {
+		name = strings.TrimPrefix(name, dir+"/")
+	}
 	name = strings.TrimSuffix(name, ".yaml")
-	if name != "" && !strings.ContainsAny(name, "/\\") && slices.Contains(Names(), name) {
-		data, err := shipped.ReadFile(name + ".yaml")
-		if err == nil {
-			return data, path.Join("scenarios", name+".yaml"), true, nil
+	if name != "" && !strings.ContainsAny(name, "/\\") && slices.Contains(names, name) {
+		if data, err := fsys.ReadFile(path.Join(dir, name+".yaml")); err == nil {
+			return data, path.Join("scenarios", dir, name+".yaml"), true, nil
 		}
 	}
 	if errors.Is(openErr, fs.ErrNotExist) {
-		return nil, "", false, fmt.Errorf("scenario %s: %w (not a file, and not a shipped scenario: %s)", nameOrPath, ErrNotFound, strings.Join(Names(), ", "))
+		return nil, "", false, fmt.Errorf("%s %s: %w (not a file, and not a shipped %s: %s)", kind, nameOrPath, ErrNotFound, kind, strings.Join(names, ", "))
 	}
-	return nil, "", false, fmt.Errorf("scenario %s: %w", nameOrPath, openErr)
+	return nil, "", false, fmt.Errorf("%s %s: %w", kind, nameOrPath, openErr)
 }
 
 // yamlLine picks the line number out of a YAML syntax error ("yaml: line 3: …").

@@ -4,11 +4,9 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -156,31 +154,7 @@ func LoadPlan(nameOrPath string) (*Plan, error) {
 
 // readPlan finds a plan's bytes: on disk first, then among the shipped ones.
 func readPlan(nameOrPath string) (data []byte, file string, embedded bool, err error) {
-	f, openErr := os.Open(nameOrPath)
-	if openErr == nil {
-		defer f.Close()
-		data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-		if err != nil {
-			return nil, "", false, fmt.Errorf("plan %s: %w", nameOrPath, err)
-		}
-		if len(data) > maxFileBytes {
-			return nil, "", false, fmt.Errorf("plan %s: file larger than %d bytes", nameOrPath, maxFileBytes)
-		}
-		return data, nameOrPath, false, nil
-	}
-	name := filepath.ToSlash(nameOrPath)
-	name = strings.TrimPrefix(name, "scenarios/")
-	name = strings.TrimPrefix(name, "plans/")
-	name = strings.TrimSuffix(name, ".yaml")
-	if name != "" && !strings.ContainsAny(name, "/\\") && slices.Contains(PlanNames(), name) {
-		if data, err := shippedPlans.ReadFile("plans/" + name + ".yaml"); err == nil {
-			return data, path.Join("scenarios", "plans", name+".yaml"), true, nil
-		}
-	}
-	if errors.Is(openErr, fs.ErrNotExist) {
-		return nil, "", false, fmt.Errorf("plan %s: %w (not a file, and not a shipped plan: %s)", nameOrPath, ErrNotFound, strings.Join(PlanNames(), ", "))
-	}
-	return nil, "", false, fmt.Errorf("plan %s: %w", nameOrPath, openErr)
+	return readShipped(nameOrPath, "plan", "plans", shippedPlans, PlanNames())
 }
 
 // ParsePlan decodes and checks plan text without loading its scenario (so the grid points
