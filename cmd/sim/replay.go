@@ -335,35 +335,9 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 
 // writeReplayOutputs writes 'sim run”s --out files and replay.json, all or nothing.
 func writeReplayOutputs(dir string, res *sim.Results, summary *reports.Summary, report *ReplayReport, charts bool) error {
-	out := &outputDir{dir: dir}
-	files := []struct {
-		name   string
-		render func(io.Writer) error
-	}{
-		{"summary.json", func(w io.Writer) error { return reports.WriteSummaryJSON(w, summary) }},
-		{"timeseries.csv", func(w io.Writer) error { return reports.WriteTimeseriesCSV(w, res.Series) }},
-		{"writes.jsonl", func(w io.Writer) error { return reports.WriteWritesJSONL(w, res.Writes) }},
-		{"layout.csv", func(w io.Writer) error { return reports.WriteLayoutCSV(w, res.Layout) }},
-		{"replay.json", func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(report)
-		}},
-	}
-	err := func() error {
-		for _, f := range files {
-			if err := out.write(f.name, f.render); err != nil {
-				return err
-			}
-		}
-		if !charts {
-			return nil
-		}
-		return writeCharts(out, summary, res.Series, res.Layout)
-	}()
-	if err != nil {
-		out.abort()
-		return fmt.Errorf("--out %s: %w (no files written)", dir, err)
-	}
-	return out.commit()
+	return writeOutputs(dir, res, summary, charts, outputFile{"replay.json", func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(report)
+	}})
 }

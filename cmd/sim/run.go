@@ -191,22 +191,28 @@ func writeCharts(out *outputDir, summary *reports.Summary, series []sim.Bucket, 
 	return nil
 }
 
-// writeOutputs renders every --out file. Each is written to a temporary file in dir and they
-// are renamed into place only when all of them rendered, so an error leaves dir as it was.
-func writeOutputs(dir string, res *sim.Results, summary *reports.Summary, charts bool) error {
+// outputFile is one file of --out and how to render it.
+type outputFile struct {
+	name   string
+	render func(io.Writer) error
+}
+
+// writeOutputs renders every --out file of a run, plus extra ones. Each is written to a
+// temporary file in dir and they are renamed into place only when all of them rendered, so an
+// error leaves dir as it was.
+func writeOutputs(dir string, res *sim.Results, summary *reports.Summary, charts bool, extra ...outputFile) error {
 	out := &outputDir{dir: dir}
+	files := append([]outputFile{
+		{"summary.json", func(w io.Writer) error { return reports.WriteSummaryJSON(w, summary) }},
+		{"timeseries.csv", func(w io.Writer) error { return reports.WriteTimeseriesCSV(w, res.Series) }},
+		{"writes.jsonl", func(w io.Writer) error { return reports.WriteWritesJSONL(w, res.Writes) }},
+		{"layout.csv", func(w io.Writer) error { return reports.WriteLayoutCSV(w, res.Layout) }},
+	}, extra...)
 	err := func() error {
-		if err := out.write("summary.json", func(w io.Writer) error { return reports.WriteSummaryJSON(w, summary) }); err != nil {
-			return err
-		}
-		if err := out.write("timeseries.csv", func(w io.Writer) error { return reports.WriteTimeseriesCSV(w, res.Series) }); err != nil {
-			return err
-		}
-		if err := out.write("writes.jsonl", func(w io.Writer) error { return reports.WriteWritesJSONL(w, res.Writes) }); err != nil {
-			return err
-		}
-		if err := out.write("layout.csv", func(w io.Writer) error { return reports.WriteLayoutCSV(w, res.Layout) }); err != nil {
-			return err
+		for _, f := range files {
+			if err := out.write(f.name, f.render); err != nil {
+				return err
+			}
 		}
 		if !charts {
 			return nil
