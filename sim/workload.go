@@ -56,8 +56,10 @@ type serviceState struct {
 	surge    int
 	unavail  int
 	families []model.IPFamily
-	ctl      [2]any // per-mode controller state (model reconcilers), indexed by modeIndex
 	timing   *serviceTiming
+	// podLabels and podPorts are the current template's pod labels and container ports.
+	podLabels map[string]string
+	podPorts  []model.ContainerPort
 	// created is true once the create action ran.
 	created bool
 }
@@ -256,6 +258,10 @@ func (e *Engine) newTemplate(s *serviceState) {
 	s.oldAvailable += s.newAvailable
 	s.newLive, s.newAvailable = 0, 0
 	s.hash = e.names.templateHash()
+	// Every pod of a template has the same labels and ports; pods are never modified in
+	// place, so they share one map and one slice.
+	s.podLabels = map[string]string{"app": s.svc.Name, "pod-template-hash": s.hash}
+	s.podPorts = containerPorts(s.svc)
 }
 
 // reconcileDeployment is the Deployment + ReplicaSet controllers' reaction to any change: it
@@ -363,9 +369,9 @@ func (e *Engine) createPod(s *serviceState) {
 			Namespace:      s.svc.Namespace,
 			Name:           name,
 			UID:            e.names.uid(),
-			Labels:         map[string]string{"app": s.svc.Name, "pod-template-hash": s.hash},
+			Labels:         s.podLabels,
 			Phase:          model.PodPending,
-			ContainerPorts: containerPorts(s.svc),
+			ContainerPorts: s.podPorts,
 		},
 	}
 	s.pods = append(s.pods, p)
