@@ -40,6 +40,11 @@ const (
 	// DefaultObjectSizeLimitBytes is etcd's --max-request-bytes default of 1.5 MiB (etcd
 	// docs "dev-guide/limit"); a larger write fails, as it does in a real cluster.
 	DefaultObjectSizeLimitBytes = 1572864
+	// DefaultInformerLag is how long a controller's informer takes to see the controller's
+	// own write. ASSUMPTION: tens of milliseconds on a loaded control plane (watch delivery
+	// from etcd through the watch cache to one of thousands of watchers). It decides how
+	// often a sync that follows a write finds its cache stale and backs off.
+	DefaultInformerLag = 20 * time.Millisecond
 	// DefaultAPIServerReplicas is one API server.
 	DefaultAPIServerReplicas = 1
 	// DefaultEgressBitsPerSec is each API server replica's egress bandwidth. ASSUMPTION: a
@@ -107,6 +112,7 @@ func DefaultControlPlane() sim.ControlPlaneConfig {
 		Endpoints:            DefaultController(),
 		MaxEndpointsPerSlice: DefaultMaxEndpointsPerSlice,
 		EndpointsTruncation:  true,
+		InformerLag:          DefaultInformerLag,
 	}
 }
 

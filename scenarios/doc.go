@@ -42,6 +42,7 @@
 //	cluster: nodes (required, 1..1e6), zones [zone-a, zone-b, zone-c], region [region-1],
 //	    nodeNameFormat [ip-10-0-%d.ec2.internal], nodeMilliCPU [4000]
 //	controlPlane: maxEndpointsPerSlice [100, 1..1000], endpointsTruncation [true],
+//	    informerLag [20ms] (own writes reach the controller's cache after this),
 //	    endpointSlice / endpoints: workers [5, 1..50], batchPeriod [0], qps [20], burst [30],
 //	    apiLatency [fixed 5ms]
 //	apiServer: replicas [1], kubeProxyEncoding [protobuf | json], objectSizeLimit [1.5MiB],

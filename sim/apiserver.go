@@ -115,9 +115,18 @@ func (a *apiServer) nextResourceVersion() string {
 	return strconv.FormatInt(a.resourceVersion, 10)
 }
 
+// writeOutcome is what the API server did with a write.
+type writeOutcome uint8
+
+const (
+	writeCommitted writeOutcome = iota // stored: a new resourceVersion and watch events
+	writeNoop                          // an update equal to the stored object: nothing changed
+	writeFailed                        // refused (over the object size limit)
+)
+
 // commit applies w for controller c: assigns metadata, enforces the size limit, drops no-op
-// updates, and fans the event out. It reports whether the write succeeded.
-func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time) bool {
+// updates, and fans the event out.
+func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time) writeOutcome {
 	e := a.e
 	meta := apiMeta{now: timestamp(e.now)}
 	if w.verb != "delete" {
@@ -137,12 +146,12 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		// etcd refuses requests over --max-request-bytes; the controller gets an error.
 		rec.Outcome = "failed"
 		e.stats.write(rec, cm, 0)
-		return false
+		return writeFailed
 	}
 	if cm.noop {
 		rec.Outcome = "noop"
 		e.stats.write(rec, cm, 0)
-		return true
+		return writeNoop
 	}
 	var fanout, perNode, events int64
 	var kubeProxyEvent int64
@@ -183,7 +192,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		rec.Latency = d.done - since
 	}
 	e.stats.committed(rec, cm, fanout, perNode, events, d)
-	return true
+	return writeCommitted
 }
 
 // eventFor returns the watch event a watcher gets for a write, given whether its selector

@@ -58,6 +58,11 @@ type ControlPlaneConfig struct {
 	// EndpointsTruncation enables the 1000-address truncation of legacy Endpoints
 	// (on = upstream since 1.22; off = the pre-1.22 behaviour).
 	EndpointsTruncation bool
+	// InformerLag is how long after a committed write the controller's own informer has it;
+	// a sync of the same service sooner finds its cache stale and is retried with backoff
+	// (upstream: the EndpointSlice tracker's StaleSlices, the Endpoints stale tracker). 0
+	// means the default, 20 ms.
+	InformerLag time.Duration
 }
 
 // Encoding is the wire encoding watchers ask for.

@@ -14,10 +14,10 @@ const (
 	// maxRetries is how often a failing key is retried before it is dropped.
 	// upstream: endpointslice_controller.go maxRetries; endpoints_controller.go maxRetries.
 	maxRetries = 15
-	// informerLag is how long after a committed write the controller's own informer has it.
-	// A sync that starts sooner sees a stale cache (an assumption: watch delivery on a
-	// healthy control plane takes milliseconds).
-	informerLag = Time(20 * time.Millisecond)
+	// defaultInformerLag is how long after a committed write the controller's own informer
+	// has it, unless the scenario says otherwise. A sync that starts sooner sees a stale
+	// cache. An assumption: watch delivery on a healthy control plane takes milliseconds.
+	defaultInformerLag = Time(20 * time.Millisecond)
 )
 
 // write is one API call a sync wants to make, in the order upstream makes them.
@@ -103,6 +103,8 @@ type controller struct {
 	bucket      *tokenBucket
 	retryBucket *tokenBucket
 	latency     *sampler
+	// informerLag: a sync this soon after the key's last committed write finds a stale cache.
+	informerLag Time
 }
 
 func newController(e *Engine, mode Mode, cfg ControllerConfig, rng *rand.Rand) *controller {
@@ -115,6 +117,10 @@ func newController(e *Engine, mode Mode, cfg ControllerConfig, rng *rand.Rand) *
 		bucket:      newTokenBucket(cfg.QPS, max(cfg.Burst, 1)),
 		retryBucket: newTokenBucket(10, 100),
 		latency:     newSampler(cfg.APILatency, rng),
+		informerLag: Time(e.cfg.ControlPlane.InformerLag),
+	}
+	if c.informerLag <= 0 {
+		c.informerLag = defaultInformerLag
 	}
 	if mode == ModeEndpointSlices {
 		c.syncer = newSliceSyncer(e)
@@ -278,7 +284,7 @@ func (c *controller) startSync(s *serviceState) {
 	e := c.e
 	k := &c.keys[s.idx]
 	e.stats.sync(c.mode)
-	if k.wrote && e.now < k.lastCommit+informerLag && c.syncer.staleGuard() {
+	if k.wrote && e.now < k.lastCommit+c.informerLag && c.syncer.staleGuard() {
 		// upstream: endpointslice_controller.go syncService → StaleSlices → a
 		// StaleInformerCache error, retried with backoff.
 		e.stats.stale(c.mode)
@@ -338,12 +344,15 @@ func (ev evWriteCommit) String() string { return string(ev.r.c.mode) + " write c
 func (ev evWriteCommit) apply(e *Engine) {
 	r := ev.r
 	w := &r.writes[r.i]
-	ok := e.api.commit(r.c, r.s, w, r.since)
+	outcome := e.api.commit(r.c, r.s, w, r.since)
+	ok := outcome != writeFailed
 	r.c.syncer.applied(r.s, w, ok)
-	if ok {
+	if outcome == writeCommitted {
+		// Only a stored change gives the informer something to catch up with.
 		r.c.keys[r.s.idx].lastCommit = e.now
 		r.c.keys[r.s.idx].wrote = true
-	} else {
+	}
+	if !ok {
 		r.failed = true
 		r.stopType = w.addressType
 		if w.legacy {
@@ -360,12 +369,17 @@ func (c *controller) done(s *serviceState, failed bool) {
 	k := &c.keys[s.idx]
 	k.processing = false
 	c.idle++
-	if failed && k.requeues < maxRetries {
+	switch {
+	case failed && k.requeues < maxRetries:
 		k.requeues++
 		d := max(c.syncer.backoff(k.requeues), c.retryBucket.reserve(e.now)-e.now)
 		c.markPending(s)
 		c.addAfter(s.idx, d)
-	} else {
+	case failed:
+		// Dropped after maxRetries, as upstream (queue.Forget): the next event re-adds it.
+		k.requeues = 0
+		k.pending = false
+	default:
 		k.requeues = 0
 	}
 	if k.dirty {
