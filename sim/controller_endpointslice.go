@@ -24,9 +24,13 @@ type storedSlice struct {
 }
 
 func newSliceSyncer(e *Engine) *sliceSyncer {
+	// The controller's topology cache (for the topology-mode annotation's hints) always
+	// exists in kube-controller-manager: the TopologyAwareHints gate is GA.
+	topology := model.NewTopologyCache()
+	topology.SetNodes(e.nodes)
 	return &sliceSyncer{
 		e:           e,
-		opts:        model.ReconcilerOptions{MaxEndpointsPerSlice: e.cfg.ControlPlane.MaxEndpointsPerSlice},
+		opts:        model.ReconcilerOptions{MaxEndpointsPerSlice: e.cfg.ControlPlane.MaxEndpointsPerSlice, Topology: topology},
 		stored:      make([]map[string]*storedSlice, len(e.services)),
 		reconcilers: make([]*model.ServiceSlices, len(e.services)),
 	}
@@ -211,3 +215,9 @@ func sliceManagedFields(t model.Timestamp) []model.ManagedFieldsEntry {
 }
 
 const sliceFieldsV1 = `{"f:addressType":{},"f:endpoints":{},"f:metadata":{"f:annotations":{".":{},"f:endpoints.kubernetes.io/last-change-trigger-time":{}},"f:generateName":{},"f:labels":{".":{},"f:endpointslice.kubernetes.io/managed-by":{},"f:kubernetes.io/service-name":{}},"f:ownerReferences":{".":{},"k:{\"uid\":\"00000000-0000-0000-0000-000000000000\"}":{}}},"f:ports":{}}`
+
+// nodesChanged refreshes the topology cache's zone weights after node readiness changed.
+// upstream: endpointslice_controller.go updateNode → checkNodeTopologyDistribution → SetNodes.
+// Upstream then queues the services SetNodes finds overloaded; here they sync on their next
+// pod event instead (their pods' readiness changes soon after a node fails).
+func (y *sliceSyncer) nodesChanged() { y.opts.Topology.SetNodes(y.e.nodes) }

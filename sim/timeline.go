@@ -202,6 +202,11 @@ func (ev evNodeNotReady) apply(e *Engine) {
 	next.Ready = false
 	e.nodes[ev.node] = &next
 	e.nodeByName[n.Name] = &next
+	for _, c := range e.ctls {
+		if y, ok := c.syncer.(*sliceSyncer); ok {
+			y.nodesChanged()
+		}
+	}
 	for _, p := range append([]*podState(nil), e.podsOnNode[ev.node]...) {
 		if p.pod.Ready {
 			e.setReady(p, false)
