@@ -58,6 +58,9 @@ func (h *fnv128) string(s string) {
 // this package builds is); upstream sorts them in place here.
 // upstream: util/endpointset.go hashEndpoint
 func hashEndpoint(ep *Endpoint) endpointHash {
+	if ep.hasIdentity {
+		return ep.identity
+	}
 	h := newFNV128()
 	addrs := ep.Addresses
 	if !slices.IsSorted(addrs) {

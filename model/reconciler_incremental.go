@@ -257,7 +257,8 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 			continue
 		}
 		ep := podToEndpointWithAddresses(pod, node, s.svc, pe.addrs[i])
-		d := &desiredEndpoint{hash: hashEndpoint(&ep), key: pe.key, ep: ep}
+		ep.identity, ep.hasIdentity = hashEndpoint(&ep), true
+		d := &desiredEndpoint{hash: ep.identity, key: pe.key, ep: ep}
 		pe.eps[i] = d
 		f := s.families[i]
 		f.desired[d.hash] = d

@@ -238,6 +238,11 @@ type Endpoint struct {
 	NodeName   *string
 	Zone       *string
 	Hints      *EndpointHints
+
+	// identity caches hashEndpoint for endpoints the reconciler built (valid when set); it
+	// travels with copies, so a written slice's endpoints need not be hashed again.
+	identity    endpointHash
+	hasIdentity bool
 }
 
 // EndpointPort is one discovery/v1 EndpointPort. Every field is a pointer, as upstream.
