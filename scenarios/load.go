@@ -26,8 +26,11 @@ var shipped embed.FS
 const maxFileBytes = 4 << 20
 
 // Names lists the shipped scenarios by name (file name without .yaml), sorted.
-func Names() []string {
-	entries, _ := fs.ReadDir(shipped, ".")
+func Names() []string { return shippedNames(shipped, ".") }
+
+// shippedNames lists the .yaml files of dir in fsys by name, sorted.
+func shippedNames(fsys embed.FS, dir string) []string {
+	entries, _ := fs.ReadDir(fsys, dir)
 	var names []string
 	for _, e := range entries {
 		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {

@@ -4,7 +4,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -114,17 +113,7 @@ var (
 )
 
 // PlanNames lists the shipped plans by name (file name without .yaml), sorted.
-func PlanNames() []string {
-	entries, _ := fs.ReadDir(shippedPlans, "plans")
-	var names []string
-	for _, e := range entries {
-		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {
-			names = append(names, n)
-		}
-	}
-	slices.Sort(names)
-	return names
-}
+func PlanNames() []string { return shippedNames(shippedPlans, "plans") }
 
 // LoadPlan reads a plan by path or shipped name (a file on disk wins), loads its base
 // scenario and validates every grid point. The base scenario is looked up beside the plan
@@ -189,10 +178,7 @@ func (d *decoder) decodePlan(root *yaml.Node) *Plan {
 		return p
 	}
 	if e, ok := f["name"]; ok {
-		if v, ok := d.str(e.val, "name"); ok {
-			if strings.TrimSpace(v) == "" || len(v) > 253 || strings.ContainsAny(v, "\n\r\t") {
-				d.errorf(e.val, "name", "must be 1..253 characters on one line")
-			}
+		if v, ok := d.name(e.val); ok {
 			p.Name = v
 		}
 	} else {

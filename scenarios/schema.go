@@ -102,10 +102,7 @@ func (d *decoder) decodeScenario(root *yaml.Node) *Scenario {
 		return sc
 	}
 	if e, ok := f["name"]; ok {
-		if v, ok := d.str(e.val, "name"); ok {
-			if strings.TrimSpace(v) == "" || len(v) > 253 || strings.ContainsAny(v, "\n\r\t") {
-				d.errorf(e.val, "name", "must be 1..253 characters on one line")
-			}
+		if v, ok := d.name(e.val); ok {
 			sc.Name, cfg.Name = v, v
 		}
 	} else {
@@ -693,4 +690,16 @@ func (d *decoder) modes(n *yaml.Node, path string, cfg *sim.Config) {
 		cfg.RunEndpoints = cfg.RunEndpoints || v == "both" || v == "endpoints"
 		cfg.RunEndpointSlices = cfg.RunEndpointSlices || v == "both" || v == "endpointslices"
 	}
+}
+
+// name decodes a scenario's or plan's name: 1..253 characters on one line.
+func (d *decoder) name(n *yaml.Node) (string, bool) {
+	v, ok := d.str(n, "name")
+	if !ok {
+		return "", false
+	}
+	if strings.TrimSpace(v) == "" || len(v) > 253 || strings.ContainsAny(v, "\n\r\t") {
+		d.errorf(n, "name", "must be 1..253 characters on one line")
+	}
+	return v, true
 }
