@@ -40,12 +40,7 @@ func NewBaseline(s *Summary) *Baseline {
 // WriteBaselineJSON writes b as indented JSON, figures sorted by name, with a trailing
 // newline: the same baseline always gives the same bytes.
 func WriteBaselineJSON(w io.Writer, b *Baseline) error {
-	out, err := json.MarshalIndent(b, "", "  ")
-	if err != nil {
-		return fmt.Errorf("reports: baseline: %w", err)
-	}
-	_, err = w.Write(append(out, '\n'))
-	return err
+	return writeIndentedJSON(w, b, "baseline")
 }
 
 // ReadBaselineJSON decodes and validates a baseline. Errors say where the JSON is broken

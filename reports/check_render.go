@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -162,12 +161,7 @@ type checkJSON struct {
 // scenarios, each with its figures in table order.
 func WriteCheckJSON(w io.Writer, r *CheckReport) error {
 	c := r.Counts()
-	b, err := json.MarshalIndent(checkJSON{Passed: c.Failed == 0, Counts: c, CheckReport: r}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("reports: check JSON: %w", err)
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	return writeIndentedJSON(w, checkJSON{Passed: c.Failed == 0, Counts: c, CheckReport: r}, "check JSON")
 }
 
 // JUnit XML, the subset CI systems read (the Ant/Surefire schema): one testsuite per

@@ -376,12 +376,7 @@ func (r *PlanResults) axesAffecting(f func(*PlanPoint) int) []bool {
 
 // WritePlanPartial writes r as indented JSON (the partial file of `sim plan --shard`).
 func WritePlanPartial(w io.Writer, r *PlanResults) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("reports: plan partial: %w", err)
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	return writeIndentedJSON(w, r, "plan partial")
 }
 
 // ReadPlanPartial decodes a partial written by WritePlanPartial, strictly.

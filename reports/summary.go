@@ -258,12 +258,17 @@ func roundedRatio(num, den int64) *float64 {
 // WriteSummaryJSON writes s as indented JSON with a trailing newline. It fails (writing
 // nothing) if s holds a NaN or infinite number.
 func WriteSummaryJSON(w io.Writer, s *Summary) error {
-	b, err := json.MarshalIndent(s, "", "  ")
+	return writeIndentedJSON(w, s, "summary.json")
+}
+
+// writeIndentedJSON writes v as two-space indented JSON and a newline, or nothing if v
+// cannot be encoded (a NaN, say); what names it in the error.
+func writeIndentedJSON(w io.Writer, v any, what string) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return fmt.Errorf("reports: summary.json: %w", err)
+		return fmt.Errorf("reports: %s: %w", what, err)
 	}
-	b = append(b, '\n')
-	_, err = w.Write(b)
+	_, err = w.Write(append(b, '\n'))
 	return err
 }
 
