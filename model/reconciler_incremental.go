@@ -161,28 +161,43 @@ func servicePortsEqual(a, b []ServicePort) bool {
 
 // SetPod records a new or changed pod (selector-matched, in the Service's namespace).
 func (s *ServiceSlices) SetPod(p *Pod) {
-	key := p.Key()
+	key := s.podKey(p.Namespace, p.Name)
 	pe := s.pods[key]
-	if pe == nil {
+	link := false
+	switch {
+	case pe == nil:
 		pe = &podEntry{}
 		s.pods[key] = pe
-	} else if pe.pod.NodeName != p.NodeName {
-		s.unlinkNode(pe)
+		link = true
+	case pe.pod.NodeName != p.NodeName:
+		s.unlinkNode(pe, key)
+		link = true
 	}
 	pe.pod = p
 	pe.deleted = false
-	byNode := s.podsByNode[p.NodeName]
-	if byNode == nil {
-		byNode = map[string]*podEntry{}
-		s.podsByNode[p.NodeName] = byNode
+	if link {
+		byNode := s.podsByNode[p.NodeName]
+		if byNode == nil {
+			byNode = map[string]*podEntry{}
+			s.podsByNode[p.NodeName] = byNode
+		}
+		byNode[key] = pe
 	}
-	byNode[key] = pe
 	s.dirtyPods[key] = pe
 }
 
-func (s *ServiceSlices) unlinkNode(pe *podEntry) {
+// podKey keys a pod by name; the namespace is added only for a pod outside the Service's
+// (which the controller never passes), so the common case builds no string.
+func (s *ServiceSlices) podKey(namespace, name string) string {
+	if namespace == s.svc.Namespace {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+func (s *ServiceSlices) unlinkNode(pe *podEntry, key string) {
 	if m := s.podsByNode[pe.pod.NodeName]; m != nil {
-		delete(m, pe.pod.Key())
+		delete(m, key)
 		if len(m) == 0 {
 			delete(s.podsByNode, pe.pod.NodeName)
 		}
@@ -191,12 +206,12 @@ func (s *ServiceSlices) unlinkNode(pe *podEntry) {
 
 // DeletePod records that a pod is gone (or no longer matches the selector).
 func (s *ServiceSlices) DeletePod(namespace, name string) {
-	key := namespace + "/" + name
+	key := s.podKey(namespace, name)
 	pe := s.pods[key]
 	if pe == nil {
 		return
 	}
-	s.unlinkNode(pe)
+	s.unlinkNode(pe, key)
 	delete(s.pods, key)
 	pe.deleted = true
 	s.dirtyPods[key] = pe
@@ -288,7 +303,7 @@ func (s *ServiceSlices) resetDesired() {
 	for _, pe := range s.pods {
 		pe.eps = [2]*desiredEndpoint{}
 		pe.in, pe.nodeMissing, pe.ports, pe.portsValid = false, false, nil, false
-		s.dirtyPods[pe.pod.Key()] = pe
+		s.dirtyPods[s.podKey(pe.pod.Namespace, pe.pod.Name)] = pe
 	}
 }
 
@@ -771,7 +786,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		if target == nil {
 			var ports []EndpointPort
 			if len(pending) > 0 {
-				ports = s.pods[pending[0].ep.TargetRef.Namespace+"/"+pending[0].ep.TargetRef.Name].ports
+				ports = s.pods[s.podKey(pending[0].ep.TargetRef.Namespace, pending[0].ep.TargetRef.Name)].ports
 			}
 			target = newEndpointSlice(s.svc, ports, f.at, s.labels)
 		}
