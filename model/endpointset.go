@@ -82,7 +82,7 @@ func hashEndpoint(ep *Endpoint) endpointHash {
 	} else {
 		h.byte(0)
 	}
-	return endpointHash{h.hi, h.lo}
+	return endpointHash(h)
 }
 
 // EndpointsEqualBeyondHash reports whether two endpoints with the same identity also agree on

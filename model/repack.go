@@ -79,9 +79,8 @@ func RepackSubsets(subsets []EndpointSubset) []EndpointSubset {
 	// Group ports by their exact (address, ready) set. The key lists address ids in sorted
 	// order with the ready bit, which is what upstream's md5 of the sorted set distinguishes.
 	type group struct {
-		ports    []EndpointsPort
-		addrs    map[int]bool
-		hasPorts bool
+		ports []EndpointsPort
+		addrs map[int]bool
 	}
 	var groups []*group
 	groupIndex := map[string]int{}

@@ -533,7 +533,7 @@ slo: 20s
 		t.Errorf("network %+v", c.Network)
 	}
 	web, db := c.Services[0], c.Services[1]
-	if web.Count != 3 || web.MinReadySeconds != 10*time.Second || !slices.Equal(web.IPFamilies, []string{"IPv6", "IPv4"}) ||
+	if web.Count != 3 || web.MinReady != 10*time.Second || !slices.Equal(web.IPFamilies, []string{"IPv6", "IPv4"}) ||
 		web.Labels["example.com/tier"] != "front" || len(web.Ports) != 2 || web.Ports[1] != (sim.ServicePortConfig{Name: "dns", Protocol: "UDP", Port: 53, TargetPort: 53}) {
 		t.Errorf("web %+v", web)
 	}
@@ -541,7 +541,7 @@ slo: 20s
 	if web.Timing.Start != wantStart || db.Timing.Start != wantStart || db.Timing.Stop != sim.Fixed(2*time.Second) || db.Timing.Ready != DefaultPodTiming().Ready {
 		t.Errorf("timing via alias: web %+v db %+v", web.Timing, db.Timing)
 	}
-	if !db.Headless || len(db.Ports) != 0 || db.MinReadySeconds != time.Minute {
+	if !db.Headless || len(db.Ports) != 0 || db.MinReady != time.Minute {
 		t.Errorf("db %+v", db)
 	}
 	if a := c.Timeline[3]; a.Pods != 2 || a.NotReadyFor != 10*time.Second || len(a.Services) != 0 {

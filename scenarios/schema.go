@@ -569,9 +569,9 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 		if v := d.resolve(e.val, p); v != nil && v.Kind == yaml.ScalarNode && v.ShortTag() == "!!int" {
 			// upstream: apps/v1 DeploymentSpec.MinReadySeconds is an int32 of seconds.
 			secs, _ := d.integer(v, p, 0, 86400)
-			s.MinReadySeconds = time.Duration(secs) * time.Second
+			s.MinReady = time.Duration(secs) * time.Second
 		} else {
-			s.MinReadySeconds, _ = d.durationIn(e.val, p, 0, 24*time.Hour)
+			s.MinReady, _ = d.durationIn(e.val, p, 0, 24*time.Hour)
 		}
 	}
 	if e, ok := f["timing"]; ok {

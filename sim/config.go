@@ -149,7 +149,7 @@ type ServiceConfig struct {
 	TrafficDistribution      string
 	TopologyMode             string
 	Labels                   map[string]string
-	MinReadySeconds          time.Duration
+	MinReady                 time.Duration
 	Timing                   PodTiming
 }
 

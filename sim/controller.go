@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"epsim/model"
@@ -46,8 +45,6 @@ type syncer interface {
 	podChanged(p *podState, old *model.Pod, deleted bool) bool
 	// serviceChanged updates the reconciler's view of the Service.
 	serviceChanged(s *serviceState)
-	// nodeChanged updates the reconciler's view of a node (zone, readiness).
-	nodeChanged(s *serviceState, node string)
 	// sync computes the writes for s. A non-nil error means the sync must be retried.
 	sync(s *serviceState, trigger model.Timestamp) ([]write, error)
 	// commit turns a write into the object the API server stores (metadata assigned by the
@@ -64,7 +61,6 @@ type syncer interface {
 
 // apiMeta is what the API server assigns on a write.
 type apiMeta struct {
-	name            string
 	uid             string
 	resourceVersion string
 	generation      int64
@@ -150,8 +146,6 @@ func (c *controller) serviceUpdated(s *serviceState) {
 	c.markPending(s)
 	c.add(s.idx)
 }
-
-func (c *controller) nodeChanged(s *serviceState, node string) { c.syncer.nodeChanged(s, node) }
 
 func (c *controller) podAdded(p *podState) {
 	if c.syncer.podChanged(p, nil, false) {
@@ -401,14 +395,4 @@ func exponentialBackoff(base, limit Time, n int) Time {
 		}
 	}
 	return min(d, limit)
-}
-
-// sortedNames is a helper for deterministic iteration over string sets.
-func sortedNames(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

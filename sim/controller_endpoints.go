@@ -49,9 +49,8 @@ func (y *endpointsSyncer) serviceAdded(s *serviceState) {
 	}
 }
 
-func (y *endpointsSyncer) serviceChanged(s *serviceState)    { y.builders[s.idx].SetService(s.svc) }
-func (y *endpointsSyncer) nodeChanged(*serviceState, string) {}
-func (y *endpointsSyncer) staleGuard() bool                  { return true }
+func (y *endpointsSyncer) serviceChanged(s *serviceState) { y.builders[s.idx].SetService(s.svc) }
+func (y *endpointsSyncer) staleGuard() bool               { return true }
 
 // backoff is client-go's default controller rate limiter: 5 ms doubling to 1000 s.
 // upstream: client-go util/workqueue DefaultControllerRateLimiter.

@@ -46,10 +46,7 @@ func (y *sliceSyncer) serviceAdded(s *serviceState) {
 }
 
 func (y *sliceSyncer) serviceChanged(s *serviceState) { y.reconcilers[s.idx].SetService(s.svc) }
-func (y *sliceSyncer) nodeChanged(s *serviceState, node string) {
-	y.reconcilers[s.idx].NodeChanged(node)
-}
-func (y *sliceSyncer) staleGuard() bool { return true }
+func (y *sliceSyncer) staleGuard() bool               { return true }
 
 // backoff is the EndpointSlice controller's per-item limiter: 1 s doubling to 1000 s.
 // upstream: endpointslice_controller.go defaultSyncBackOff, maxSyncBackOff.
@@ -104,16 +101,6 @@ func (y *sliceSyncer) sync(s *serviceState, trigger model.Timestamp) ([]write, e
 		}
 	}
 	return writes, res.Err
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // commit completes the slice as the API server stores it and sizes it.

@@ -48,11 +48,3 @@ func (q *eventQueue) schedule(at Time, ev event) {
 
 // pop removes and returns the earliest event.
 func (q *eventQueue) pop() queued { return heap.Pop(q).(queued) }
-
-// peekTime returns the time of the earliest event; ok is false when the queue is empty.
-func (q *eventQueue) peekTime() (Time, bool) {
-	if len(q.items) == 0 {
-		return 0, false
-	}
-	return q.items[0].at, true
-}

@@ -212,7 +212,7 @@ func (ev evNodeNotReady) apply(e *Engine) {
 			e.setReady(p, false)
 		}
 	}
-	e.after(defaultTolerationSeconds, evEvictNode{ev.node})
+	e.after(defaultTolerationSeconds, evEvictNode(ev))
 }
 
 type evEvictNode struct{ node int }

@@ -545,7 +545,7 @@ func (e *Engine) setReady(p *podState, ready bool) {
 	now := timestamp(e.now)
 	e.updatePod(p, func(pod *model.Pod) { pod.Ready = ready; pod.ReadyTransition = now })
 	if ready {
-		e.after(Time(p.svc.cfg.MinReadySeconds)+deploymentReaction, evPodAvailable{p, p.epoch})
+		e.after(Time(p.svc.cfg.MinReady)+deploymentReaction, evPodAvailable{p, p.epoch})
 	} else if p.available {
 		p.svc.setAvailable(p, false)
 		e.reconcileDeployment(p.svc)
