@@ -330,7 +330,7 @@ func (s *ServiceSlices) resetStored(stored []*EndpointSlice) {
 		s.families[i] = f
 	}
 	for _, sl := range stored {
-		s.addStored(sl, nil)
+		s.addStored(sl, nil, nil)
 	}
 }
 
@@ -349,12 +349,19 @@ func (s *ServiceSlices) Stored() []*EndpointSlice {
 func (s *ServiceSlices) Applied(verb string, slice *EndpointSlice) {
 	var touched []endpointHash
 	var fam *family
-	if old := s.stored[slice.Name]; old != nil {
+	old := s.stored[slice.Name]
+	// An update usually keeps most endpoints where they were, unchanged: their clean/dirty
+	// state cannot change, so only the others are marked and checked again.
+	var same []bool
+	if old != nil && verb != "delete" {
+		same = s.unchangedPositions(old, slice)
+	}
+	if old != nil {
 		fam = old.fam
-		touched = s.removeStored(old, touched)
+		touched = s.removeStored(old, touched, same)
 	}
 	if verb != "delete" {
-		touched = s.addStored(slice, touched)
+		touched = s.addStored(slice, touched, same)
 		fam = s.stored[slice.Name].fam
 	}
 	if fam != nil && s.dupHashes == 0 {
@@ -364,7 +371,7 @@ func (s *ServiceSlices) Applied(verb string, slice *EndpointSlice) {
 	}
 }
 
-func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash) []endpointHash {
+func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash, same []bool) []endpointHash {
 	f := s.families[familyIndex(sl.AddressType)]
 	ss := &storedSlice{s: sl, fam: f, hashes: make([]endpointHash, len(sl.Endpoints))}
 	s.stored[sl.Name] = ss
@@ -396,6 +403,9 @@ func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash) []e
 			loc = storedLoc{slice: ss, pos: i, n: 1}
 		}
 		f.index[h] = loc
+		if i < len(same) && same[i] {
+			continue
+		}
 		f.dirty[h] = struct{}{}
 		touched = append(touched, h)
 	}
@@ -411,7 +421,25 @@ func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash) []e
 	return touched
 }
 
-func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash) []endpointHash {
+// unchangedPositions reports, per position, whether slice keeps old's endpoint there with
+// the same identity and fields, in a slice whose group and standing are the same; nil when
+// nothing can be skipped.
+func (s *ServiceSlices) unchangedPositions(old *storedSlice, slice *EndpointSlice) []bool {
+	if s.dupHashes != 0 || old.anomaly || old.fam.at != slice.AddressType ||
+		!slices.Equal(old.s.Ports, slice.Ports) && NewPortMapKey(slice.Ports) != old.group.key ||
+		!ownedBy(slice, s.svc) || labelsChanged(slice.Labels, s.svc) {
+		return nil
+	}
+	n := min(len(old.s.Endpoints), len(slice.Endpoints))
+	same := make([]bool, n)
+	for i := range n {
+		a, b := &old.s.Endpoints[i], &slice.Endpoints[i]
+		same[i] = old.hashes[i] == hashEndpoint(b) && EndpointsEqualBeyondHash(a, b)
+	}
+	return same
+}
+
+func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash, same []bool) []endpointHash {
 	f := ss.fam
 	name := ss.s.Name
 	delete(s.stored, name)
@@ -426,7 +454,7 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash) []
 		delete(f.groups, g.key)
 	}
 	reindex := false
-	for _, h := range ss.hashes {
+	for i, h := range ss.hashes {
 		loc := f.index[h]
 		loc.n--
 		switch {
@@ -438,6 +466,9 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash) []
 			}
 			f.index[h] = loc
 			reindex = true
+		}
+		if i < len(same) && same[i] {
+			continue
 		}
 		f.dirty[h] = struct{}{}
 		touched = append(touched, h)
