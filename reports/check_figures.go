@@ -53,6 +53,7 @@ var modeFigures = []modeFigure{
 	{"maxObjectBytes", KindBytes, func(m *ModeSummary) float64 { return float64(m.MaxObjectBytes) }},
 	{"peakEgressBytesPerSec", KindBytes, func(m *ModeSummary) float64 { return float64(m.PeakEgressBytesPerSec) }},
 	{"truncatedObjects", KindCount, func(m *ModeSummary) float64 { return float64(m.TruncatedObjects) }},
+	{"hiddenAddresses", KindCount, func(m *ModeSummary) float64 { return float64(m.HiddenAddresses) }},
 	{"propagation.count", KindCount, func(m *ModeSummary) float64 { return float64(m.Propagation.Count) }},
 	{"propagation.p50Seconds", KindSeconds, func(m *ModeSummary) float64 { return m.Propagation.P50Seconds }},
 	{"propagation.p90Seconds", KindSeconds, func(m *ModeSummary) float64 { return m.Propagation.P90Seconds }},

@@ -85,6 +85,7 @@ type ModeSummary struct {
 	MaxObjectBytes        int64          `json:"maxObjectBytes"`
 	PeakEgressBytesPerSec int64          `json:"peakEgressBytesPerSec"`
 	TruncatedObjects      int64          `json:"truncatedObjects"`
+	HiddenAddresses       int64          `json:"hiddenAddresses"`
 	Propagation           LatencySummary `json:"propagation"`
 	WatcherTerminations   int64          `json:"watcherTerminations"`
 	Relists               int64          `json:"relists"`
@@ -211,6 +212,7 @@ func newModeSummary(m *sim.ModeResult) *ModeSummary {
 		MaxObjectBytes:        m.MaxObjectBytes,
 		PeakEgressBytesPerSec: m.PeakEgressBytesPerSec,
 		TruncatedObjects:      m.TruncatedObjects,
+		HiddenAddresses:       m.HiddenAddresses,
 		Propagation:           newLatencySummary(m.Propagation),
 		WatcherTerminations:   m.WatcherTerminations,
 		Relists:               m.Relists,

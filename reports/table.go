@@ -71,6 +71,10 @@ var tableRows = []tableRow{
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.TruncatedObjects != 0 })
 		}},
+	{"  addresses left out", func(m *ModeSummary) string { return formatCount(m.HiddenAddresses) }, nil,
+		func(p *PhaseSummary) bool {
+			return anyMode(p, func(m *ModeSummary) bool { return m.HiddenAddresses != 0 })
+		}},
 	{"propagation p99", func(m *ModeSummary) string { return FormatSeconds(m.Propagation.P99Seconds) }, nil,
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.Propagation.P99Seconds != 0 })

@@ -95,6 +95,7 @@ var ExpectFigures = map[string]QuantityKind{
 	"maxObjectBytes":         KindBytes,
 	"peakEgressBytesPerSec":  KindBytes,
 	"truncatedObjects":       KindNumber,
+	"hiddenAddresses":        KindNumber,
 	"propagation.count":      KindNumber,
 	"propagation.p50Seconds": KindDuration,
 	"propagation.p90Seconds": KindDuration,

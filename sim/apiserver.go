@@ -27,6 +27,8 @@ type committed struct {
 	// noop is an update whose encoding equals the stored bytes: no revision, no event.
 	noop      bool
 	truncated bool
+	// hidden is the number of addresses truncation left out of the object.
+	hidden int64
 }
 
 // watchGroup is a set of identical watchers: they receive the same events.

@@ -86,6 +86,9 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	st := &y.stored[s.idx]
 	d := b.Decision()
 	cm := committed{kind: "Endpoints", namespace: s.svc.Namespace, name: s.svc.Name, truncated: d.Truncated}
+	if d.Truncated {
+		cm.hidden = int64(d.DesiredAddresses + d.DesiredNotReadyAddresses - d.Addresses - d.NotReadyAddresses)
+	}
 	cm.oldBytes = st.bytes
 	cm.wasSelected, cm.wasSelectedAll = st.exists && proxySelects(st.labels), st.exists && proxySelectsAll(st.labels)
 	if w.verb == model.EndpointsDelete {

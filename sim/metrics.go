@@ -64,6 +64,7 @@ func (c *collector) write(rec WriteRecord, cm committed, _ int64) {
 	}
 	if cm.truncated {
 		r.TruncatedObjects++
+		r.HiddenAddresses = max(r.HiddenAddresses, cm.hidden)
 	}
 	c.writes = append(c.writes, rec)
 }
@@ -93,6 +94,7 @@ func (c *collector) committed(rec WriteRecord, cm committed, fanout, perNode, ev
 	r.PerNodeBytes += perNode
 	if cm.truncated {
 		r.TruncatedObjects++
+		r.HiddenAddresses = max(r.HiddenAddresses, cm.hidden)
 	}
 	b := c.bucket(c.e.now)
 	bm := &b.EndpointSlices
@@ -274,6 +276,7 @@ func (c *collector) results() *Results {
 			t.MaxObjectBytes = max(t.MaxObjectBytes, p.MaxObjectBytes)
 			t.PeakEgressBytesPerSec = max(t.PeakEgressBytesPerSec, p.PeakEgressBytesPerSec)
 			t.TruncatedObjects += p.TruncatedObjects
+			t.HiddenAddresses = max(t.HiddenAddresses, p.HiddenAddresses)
 			t.WatcherTerminations += p.WatcherTerminations
 			t.Relists += p.Relists
 			t.ResentBytes += p.ResentBytes

@@ -97,6 +97,9 @@ type ModeResult struct {
 	PeakEgressBytesPerSec int64 `json:"peakEgressBytesPerSec"`
 	// TruncatedObjects counts writes of truncated Endpoints.
 	TruncatedObjects int64 `json:"truncatedObjects"`
+	// HiddenAddresses is the most addresses a truncated Endpoints write left out: endpoints
+	// that consumers of Endpoints (an Endpoints-based kube-proxy) would not see.
+	HiddenAddresses int64 `json:"hiddenAddresses"`
 	// Propagation summarises trigger-to-last-watcher latency of this phase's writes.
 	Propagation Latency `json:"propagation"`
 	// WatcherTerminations counts watches the API server closed as too slow.

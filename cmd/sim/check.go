@@ -39,7 +39,7 @@ EndpointSlices), and figure is a summary.json field, nested ones joined with dot
   endpoints, endpointslices:
     writes.create writes.update writes.delete writes.total noopWrites failedWrites
     conflicts syncs staleSyncs objects etcdBytes requestBytes watchEvents fanoutBytes
-    perNodeBytes maxObjectBytes peakEgressBytesPerSec truncatedObjects
+    perNodeBytes maxObjectBytes peakEgressBytesPerSec truncatedObjects hiddenAddresses
     propagation.count propagation.p50Seconds propagation.p90Seconds
     propagation.p99Seconds propagation.maxSeconds watcherTerminations relists
     resentBytes
