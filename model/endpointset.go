@@ -176,30 +176,48 @@ func podToEndpoint(pod *Pod, node *Node, svc *Service, addressType AddressType) 
 // podToEndpointWithAddresses is podToEndpoint with the pod's addresses of the family already
 // worked out (the incremental reconciler caches them per pod).
 func podToEndpointWithAddresses(pod *Pod, node *Node, svc *Service, addresses []string) Endpoint {
+	var ep Endpoint
+	fillEndpoint(&ep, new(endpointStorage), pod, node, svc, addresses)
+	return ep
+}
+
+// endpointStorage holds the values an endpoint's pointer fields point to, so that one
+// allocation serves them all.
+type endpointStorage struct {
+	targetRef                ObjectReference
+	nodeName, zone, hostname string
+}
+
+// fillEndpoint builds pod's endpoint into ep, its pointer fields pointing into st.
+// upstream: utils.go podToEndpoint
+func fillEndpoint(ep *Endpoint, st *endpointStorage, pod *Pod, node *Node, svc *Service, addresses []string) {
 	serving := pod.Ready
 	terminating := pod.Terminating
 	ready := svc.PublishNotReadyAddresses || (serving && !terminating)
 	// The condition pointers are shared (endpoints are read-only): that saves three
 	// allocations per endpoint on the reconciler's hot path.
-	ep := Endpoint{
+	st.targetRef = ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
+	*ep = Endpoint{
 		Addresses: addresses,
 		Conditions: EndpointConditions{
 			Ready:       boolPtr(ready),
 			Serving:     boolPtr(serving),
 			Terminating: boolPtr(terminating),
 		},
-		TargetRef: &ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
+		TargetRef: &st.targetRef,
 	}
 	if pod.NodeName != "" {
-		ep.NodeName = Ptr(pod.NodeName)
+		st.nodeName = pod.NodeName
+		ep.NodeName = &st.nodeName
 	}
 	if node != nil && node.Zone != "" {
-		ep.Zone = Ptr(node.Zone)
+		st.zone = node.Zone
+		ep.Zone = &st.zone
 	}
 	if shouldSetHostname(pod, svc) {
-		ep.Hostname = Ptr(pod.Hostname)
+		st.hostname = pod.Hostname
+		ep.Hostname = &st.hostname
 	}
-	return ep
 }
 
 // sharedTrue and sharedFalse back every condition pointer the reconciler builds; nothing may

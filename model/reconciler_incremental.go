@@ -25,7 +25,7 @@ type ServiceSlices struct {
 
 	pods       map[string]*podEntry // by namespace/name
 	podsByNode map[string]map[string]*podEntry
-	dirtyPods  map[string]*podEntry
+	dirtyPods  []*podEntry // changed since the last sync, each once (podEntry.dirty)
 	dirtyNodes map[string]struct{}
 	keyPods    map[PortMapKey]int // pods passing the filter, per port map
 	missing    int                // pods skipped for a missing node
@@ -39,6 +39,7 @@ type ServiceSlices struct {
 type podEntry struct {
 	pod         *Pod
 	deleted     bool
+	dirty       bool // in ServiceSlices.dirtyPods
 	in          bool
 	key         PortMapKey
 	ports       []EndpointPort
@@ -65,6 +66,8 @@ type desiredEndpoint struct {
 	hash endpointHash
 	key  PortMapKey
 	ep   Endpoint
+	// storage backs ep's pointer fields: one allocation per desired endpoint.
+	storage endpointStorage
 }
 
 // family is the state of one address type.
@@ -112,8 +115,8 @@ func NewServiceSlices(svc *Service, nodes NodeGetter, opts ReconcilerOptions) *S
 	s := &ServiceSlices{
 		nodes: nodes, opts: opts, max: opts.maxPerSlice(),
 		pods: map[string]*podEntry{}, podsByNode: map[string]map[string]*podEntry{},
-		dirtyPods: map[string]*podEntry{}, dirtyNodes: map[string]struct{}{},
-		stored: map[string]*storedSlice{},
+		dirtyNodes: map[string]struct{}{},
+		stored:     map[string]*storedSlice{},
 	}
 	s.setServiceFields(svc)
 	s.resetDesired()
@@ -183,7 +186,15 @@ func (s *ServiceSlices) SetPod(p *Pod) {
 		}
 		byNode[key] = pe
 	}
-	s.dirtyPods[key] = pe
+	s.markDirty(pe)
+}
+
+// markDirty queues pe for recomputation at the next sync.
+func (s *ServiceSlices) markDirty(pe *podEntry) {
+	if !pe.dirty {
+		pe.dirty = true
+		s.dirtyPods = append(s.dirtyPods, pe)
+	}
 }
 
 // podKey keys a pod by name; the namespace is added only for a pod outside the Service's
@@ -214,7 +225,7 @@ func (s *ServiceSlices) DeletePod(namespace, name string) {
 	s.unlinkNode(pe, key)
 	delete(s.pods, key)
 	pe.deleted = true
-	s.dirtyPods[key] = pe
+	s.markDirty(pe)
 }
 
 // NodeChanged records that a Node was added, removed or relabelled. As upstream, this does not
@@ -271,9 +282,10 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 		if len(pe.addrs[i]) == 0 {
 			continue
 		}
-		ep := podToEndpointWithAddresses(pod, node, s.svc, pe.addrs[i])
-		ep.identity, ep.hasIdentity = hashEndpoint(&ep), true
-		d := &desiredEndpoint{hash: ep.identity, key: pe.key, ep: ep}
+		d := &desiredEndpoint{key: pe.key}
+		fillEndpoint(&d.ep, &d.storage, pod, node, s.svc, pe.addrs[i])
+		d.ep.identity, d.ep.hasIdentity = hashEndpoint(&d.ep), true
+		d.hash = d.ep.identity
 		pe.eps[i] = d
 		f := s.families[i]
 		f.desired[d.hash] = d
@@ -303,7 +315,7 @@ func (s *ServiceSlices) resetDesired() {
 	for _, pe := range s.pods {
 		pe.eps = [2]*desiredEndpoint{}
 		pe.in, pe.nodeMissing, pe.ports, pe.portsValid = false, false, nil, false
-		s.dirtyPods[s.podKey(pe.pod.Namespace, pe.pod.Name)] = pe
+		s.markDirty(pe)
 	}
 }
 
@@ -570,20 +582,19 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 		s.resetStored(stored)
 	}
 	for name := range s.dirtyNodes {
-		for key, pe := range s.podsByNode[name] {
-			s.dirtyPods[key] = pe
+		for _, pe := range s.podsByNode[name] {
+			s.markDirty(pe)
 		}
 	}
 	clear(s.dirtyNodes)
 	for _, pe := range s.dirtyPods {
+		pe.dirty = false
 		s.recomputePod(pe)
 	}
-	if len(s.dirtyPods) > 64 {
-		// Go maps never shrink, and clearing or ranging over a big empty map costs its peak
-		// size: start afresh after a big batch so that later small syncs stay O(change).
-		s.dirtyPods = map[string]*podEntry{}
-	} else {
-		clear(s.dirtyPods)
+	clear(s.dirtyPods)
+	s.dirtyPods = s.dirtyPods[:0]
+	if cap(s.dirtyPods) > 1024 {
+		s.dirtyPods = nil // do not keep a big batch's array for the small syncs after it
 	}
 	if s.anomalies > 0 || s.dupHashes > 0 || s.mode == hintsTopology {
 		return s.fullSync(trigger)
