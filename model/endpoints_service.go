@@ -186,11 +186,15 @@ func (s *ServiceEndpoints) DeleteService() { s.deleted = true }
 // SetPod adds or replaces a pod (keyed by namespace/name).
 func (s *ServiceEndpoints) SetPod(pod *Pod) {
 	key := pod.Key()
-	if old := s.pods[key]; old != nil {
+	old := s.pods[key]
+	ps := s.podState(pod) // pods are never modified once passed: no copy needed
+	if old != nil && !old.included && !ps.included {
+		s.pods[key] = ps // neither counts (no IP yet, or terminal): nothing else changes
+		return
+	}
+	if old != nil {
 		s.removeContribution(old)
 	}
-	cp := *pod
-	ps := s.podState(&cp)
 	s.pods[key] = ps
 	s.addContribution(ps)
 }
