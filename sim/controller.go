@@ -28,7 +28,9 @@ type write struct {
 	addressType model.AddressType
 	// legacy marks an Endpoints write (Endpoints mode); the fields after it are what the API
 	// server stored, filled in by commit.
-	legacy    bool
+	legacy bool
+	// endpoints is what the sync decided for an Endpoints write, captured when it ran.
+	endpoints *endpointsSnapshot
 	labels    map[string]string
 	uid       string
 	created   model.Timestamp

@@ -1,17 +1,37 @@
 package sim
 
 import (
+	"maps"
+	"reflect"
 	"time"
 
 	"epsim/model"
 )
 
 // endpointsSyncer adapts the model's incremental legacy Endpoints builder to the engine.
+//
+// The builder holds one state that moves with every pod change, while a sync decides a write
+// from the state at the moment it runs and the write lands an API latency later. So the
+// syncer snapshots what the write needs when the sync runs, and holds back pod and Service
+// changes that arrive while the write is in flight, feeding them to the builder once the
+// write is stored (or failed). They are not lost: each one also queued the key, so the next
+// sync sees them, as upstream's next sync would.
 type endpointsSyncer struct {
 	e        *Engine
 	opts     model.EndpointsOptions
 	builders []*model.ServiceEndpoints
 	stored   []storedEndpoints
+	// inflight marks services with a write between sync and commit; held are the changes
+	// that arrived meanwhile, in order.
+	inflight []bool
+	held     [][]heldChange
+}
+
+// heldChange is one input change held back while a write is in flight.
+type heldChange struct {
+	pod       *model.Pod     // SetPod
+	deleteKey string         // DeletePod
+	svc       *model.Service // SetService
 }
 
 // storedEndpoints is what the API server stores for one Service's Endpoints.
@@ -23,14 +43,31 @@ type storedEndpoints struct {
 	bytes   model.ByEncoding
 	// addresses counts ready + not-ready addresses, for the write log.
 	addresses int
+	// truncated is the stored object when it was truncated (at most 1000 addresses), to
+	// tell a re-PUT of identical content (a no-op) from a change.
+	truncated *model.Endpoints
+}
+
+// endpointsSnapshot is what a sync decided to write, captured when it ran.
+type endpointsSnapshot struct {
+	decision  model.EndpointsDecision
+	meta      model.ObjectMeta
+	subsets   []model.SubsetSize
+	unchanged bool
+	// object is the materialised object of a truncated write (bounded by the 1000-address
+	// cap), nil otherwise.
+	object *model.Endpoints
 }
 
 func newEndpointsSyncer(e *Engine) *endpointsSyncer {
+	n := len(e.services)
 	return &endpointsSyncer{
 		e:        e,
 		opts:     model.EndpointsOptions{Truncate: e.cfg.ControlPlane.EndpointsTruncation},
-		builders: make([]*model.ServiceEndpoints, len(e.services)),
-		stored:   make([]storedEndpoints, len(e.services)),
+		builders: make([]*model.ServiceEndpoints, n),
+		stored:   make([]storedEndpoints, n),
+		inflight: make([]bool, n),
+		held:     make([][]heldChange, n),
 	}
 }
 
@@ -49,8 +86,11 @@ func (y *endpointsSyncer) serviceAdded(s *serviceState) {
 	}
 }
 
-func (y *endpointsSyncer) serviceChanged(s *serviceState) { y.builders[s.idx].SetService(s.svc) }
-func (y *endpointsSyncer) staleGuard() bool               { return true }
+func (y *endpointsSyncer) serviceChanged(s *serviceState) {
+	y.apply(s.idx, heldChange{svc: s.svc})
+}
+
+func (y *endpointsSyncer) staleGuard() bool { return true }
 
 // backoff is client-go's default controller rate limiter: 5 ms doubling to 1000 s.
 // upstream: client-go util/workqueue DefaultControllerRateLimiter.
@@ -61,30 +101,57 @@ func (y *endpointsSyncer) backoff(n int) Time {
 // podChanged feeds the builder and applies the same update filter as the EndpointSlice
 // controller (upstream: endpoints_controller.go updatePod → GetServicesToUpdateOnPodChange).
 func (y *endpointsSyncer) podChanged(p *podState, old *model.Pod, deleted bool) bool {
-	b := y.builders[p.svc.idx]
-	if b == nil {
+	if y.builders[p.svc.idx] == nil {
 		return false
 	}
 	if deleted {
-		b.DeletePod(p.pod.Key())
+		y.apply(p.svc.idx, heldChange{deleteKey: p.pod.Key()})
 		return true
 	}
-	b.SetPod(p.pod)
+	y.apply(p.svc.idx, heldChange{pod: p.pod})
 	return old == nil || podEndpointsChanged(old, p.pod)
 }
 
+// apply gives a change to the builder now, or holds it while a write is in flight.
+func (y *endpointsSyncer) apply(i int, c heldChange) {
+	if y.inflight[i] {
+		y.held[i] = append(y.held[i], c)
+		return
+	}
+	b := y.builders[i]
+	switch {
+	case c.pod != nil:
+		b.SetPod(c.pod)
+	case c.svc != nil:
+		b.SetService(c.svc)
+	default:
+		b.DeletePod(c.deleteKey)
+	}
+}
+
 func (y *endpointsSyncer) sync(s *serviceState, trigger model.Timestamp) ([]write, error) {
-	d := y.builders[s.idx].Sync(trigger)
+	b := y.builders[s.idx]
+	d := b.Sync(trigger)
 	if d.Verb == "" {
 		return nil, nil
 	}
-	return []write{{verb: d.Verb, legacy: true}}, nil
+	y.inflight[s.idx] = true
+	snap := &endpointsSnapshot{decision: d, meta: b.ObjectMeta(), subsets: b.SubsetSizes(), unchanged: b.Unchanged()}
+	if d.Truncated {
+		// An over-capacity object is re-PUT on every sync (UPSTREAM.md §3); the API server
+		// drops the PUT only if the truncated object encodes the same. Compare it whole.
+		snap.object = b.Object()
+		if prev := y.stored[s.idx].truncated; prev != nil {
+			snap.unchanged = endpointsEqual(prev, snap.object)
+		}
+	}
+	return []write{{verb: d.Verb, legacy: true, endpoints: snap}}, nil
 }
 
 func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) committed {
-	b := y.builders[s.idx]
 	st := &y.stored[s.idx]
-	d := b.Decision()
+	snap := w.endpoints
+	d := snap.decision
 	cm := committed{kind: "Endpoints", namespace: s.svc.Namespace, name: s.svc.Name, truncated: d.Truncated}
 	if d.Truncated {
 		cm.hidden = int64(d.DesiredAddresses + d.DesiredNotReadyAddresses - d.Addresses - d.NotReadyAddresses)
@@ -96,23 +163,22 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 		cm.endpoints = st.addresses
 		return cm
 	}
-	om := b.ObjectMeta()
+	om := snap.meta
 	if st.exists {
 		om.UID, om.CreationTimestamp = st.uid, st.created
 	} else {
 		om.UID, om.CreationTimestamp = meta.uid, meta.created
 	}
 	om.ResourceVersion = meta.resourceVersion
-	subsets := b.SubsetSizes()
 	cm.endpoints = d.Addresses + d.NotReadyAddresses
-	cm.requestBytes = model.EndpointsSizeFrom(&om, subsets, model.Protobuf)
-	om.ManagedFields = []model.ManagedFieldsEntry{model.EndpointsManagedFields(&model.Endpoints{ObjectMeta: om, Subsets: make([]model.EndpointSubset, len(subsets))}, meta.now)}
-	cm.objectBytes[model.Protobuf] = model.EndpointsSizeFrom(&om, subsets, model.Protobuf)
+	cm.requestBytes = model.EndpointsSizeFrom(&om, snap.subsets, model.Protobuf)
+	om.ManagedFields = []model.ManagedFieldsEntry{model.EndpointsManagedFields(&model.Endpoints{ObjectMeta: om, Subsets: make([]model.EndpointSubset, len(snap.subsets))}, meta.now)}
+	cm.objectBytes[model.Protobuf] = model.EndpointsSizeFrom(&om, snap.subsets, model.Protobuf)
 	if y.e.api.needJSON {
-		cm.objectBytes[model.JSON] = model.EndpointsSizeFrom(&om, subsets, model.JSON)
+		cm.objectBytes[model.JSON] = model.EndpointsSizeFrom(&om, snap.subsets, model.JSON)
 	}
 	cm.selected, cm.selectedAll = proxySelects(om.Labels), proxySelectsAll(om.Labels)
-	cm.noop = w.verb == model.EndpointsUpdate && b.Unchanged()
+	cm.noop = w.verb == model.EndpointsUpdate && snap.unchanged
 	if cm.noop {
 		cm.objectBytes = st.bytes
 	}
@@ -125,14 +191,28 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 }
 
 func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
-	if !ok {
-		return
+	i := s.idx
+	if ok {
+		y.builders[i].Applied()
+		st := &y.stored[i]
+		if w.verb == model.EndpointsDelete {
+			*st = storedEndpoints{}
+		} else {
+			*st = storedEndpoints{exists: true, uid: w.uid, created: w.created, labels: w.labels, bytes: w.bytes, addresses: w.addresses, truncated: w.endpoints.object}
+		}
 	}
-	st := &y.stored[s.idx]
-	y.builders[s.idx].Applied()
-	if w.verb == model.EndpointsDelete {
-		*st = storedEndpoints{}
-		return
+	// The write is settled: the changes held meanwhile reach the builder now.
+	y.inflight[i] = false
+	held := y.held[i]
+	y.held[i] = nil
+	for _, c := range held {
+		y.apply(i, c)
 	}
-	*st = storedEndpoints{exists: true, uid: w.uid, created: w.created, labels: w.labels, bytes: w.bytes, addresses: w.addresses}
+}
+
+// endpointsEqual reports whether two Endpoints objects have the same labels, annotations and
+// subsets (what a re-PUT would encode; the API server fills in the rest).
+func endpointsEqual(a, b *model.Endpoints) bool {
+	return maps.Equal(a.Labels, b.Labels) && maps.Equal(a.Annotations, b.Annotations) &&
+		reflect.DeepEqual(a.Subsets, b.Subsets)
 }
