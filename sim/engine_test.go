@@ -88,7 +88,10 @@ func TestRunIsDeterministic(t *testing.T) {
 // exactly one slice of its service, with the right readiness, and that the summary counts
 // equal the write log.
 func TestEndOfRunInvariants(t *testing.T) {
-	for _, cfg := range []Config{testConfig(30, 250), withMax(testConfig(20, 57), 7)} {
+	slow := testConfig(30, 250) // slow API calls: pod events keep arriving while writes are in flight
+	slow.ControlPlane.EndpointSlice.APILatency = Fixed(300 * time.Millisecond)
+	slow.ControlPlane.Endpoints.APILatency = Fixed(300 * time.Millisecond)
+	for _, cfg := range []Config{testConfig(30, 250), withMax(testConfig(20, 57), 7), slow} {
 		e, err := newEngine(cfg, nil)
 		if err != nil {
 			t.Fatal(err)
