@@ -80,7 +80,7 @@ type keyState struct {
 	requeues   int
 	// trigger is the earliest Ready transition seen since the last sync (0: none).
 	trigger model.Timestamp
-	// firstSeen is false until the first sync (the trigger is then the service creation).
+	// synced is false until the first sync (whose trigger is the service creation).
 	synced bool
 	// pendingSince is the earliest change not yet synced (for propagation latency).
 	pendingSince Time
