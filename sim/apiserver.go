@@ -147,12 +147,12 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	if w.verb != "delete" && a.limit > 0 && cm.objectBytes[model.Protobuf] > a.limit {
 		// etcd refuses requests over --max-request-bytes; the controller gets an error.
 		rec.Outcome = "failed"
-		e.stats.write(rec, cm, 0)
+		e.stats.write(rec, cm)
 		return writeFailed
 	}
 	if cm.noop {
 		rec.Outcome = "noop"
-		e.stats.write(rec, cm, 0)
+		e.stats.write(rec, cm)
 		return writeNoop
 	}
 	var fanout, perNode, events int64

@@ -140,21 +140,36 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	w.slice = &obj
 	cm.name = obj.Name
 	cm.endpoints = len(obj.Endpoints)
-	cm.objectBytes = sliceBytes(&obj, y.e.api.needJSON)
-	req := obj
-	req.ManagedFields = nil
-	cm.requestBytes = model.EndpointSliceSize(&req, model.Protobuf)
+	cm.objectBytes, cm.requestBytes = sliceSizes(&obj, y.e.api.needJSON)
+	w.bytes = cm.objectBytes // applied stores it with the slice
 	cm.selected, cm.selectedAll = proxySelects(obj.Labels), proxySelectsAll(obj.Labels)
 	return cm
 }
 
 func sliceBytes(s *model.EndpointSlice, needJSON bool) model.ByEncoding {
-	var b model.ByEncoding
-	b[model.Protobuf] = model.EndpointSliceSize(s, model.Protobuf)
-	if needJSON {
-		b[model.JSON] = model.EndpointSliceSize(s, model.JSON)
-	}
+	b, _ := sliceSizes(s, needJSON)
 	return b
+}
+
+// sliceSizes sizes a stored slice per encoding and its request body (protobuf, without
+// managedFields), walking the endpoints once: the rest is arithmetic on the metadata.
+func sliceSizes(s *model.EndpointSlice, needJSON bool) (object model.ByEncoding, request int64) {
+	var sum model.ByEncoding
+	for i := range s.Endpoints {
+		sum[model.Protobuf] += model.EndpointSize(&s.Endpoints[i], model.Protobuf)
+		if needJSON {
+			sum[model.JSON] += model.EndpointSize(&s.Endpoints[i], model.JSON)
+		}
+	}
+	n := len(s.Endpoints)
+	object[model.Protobuf] = model.EndpointSliceSizeFrom(s, n, sum[model.Protobuf], model.Protobuf)
+	if needJSON {
+		object[model.JSON] = model.EndpointSliceSizeFrom(s, n, sum[model.JSON], model.JSON)
+	}
+	req := *s
+	req.ManagedFields = nil
+	request = model.EndpointSliceSizeFrom(&req, n, sum[model.Protobuf], model.Protobuf)
+	return object, request
 }
 
 func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
@@ -173,7 +188,7 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 		y.e.stats.sliceResized(old, -1)
 		return
 	}
-	st[w.slice.Name] = &storedSlice{slice: w.slice, bytes: sliceBytes(w.slice, y.e.api.needJSON)}
+	st[w.slice.Name] = &storedSlice{slice: w.slice, bytes: w.bytes}
 	y.e.stats.sliceResized(old, len(w.slice.Endpoints))
 }
 

@@ -50,7 +50,7 @@ func (c *collector) sync(m Mode)  { c.mode(m).Syncs++ }
 func (c *collector) stale(m Mode) { c.mode(m).StaleSyncs++ }
 
 // write records a write that produced no event (failed or no-op).
-func (c *collector) write(rec WriteRecord, cm committed, _ int64) {
+func (c *collector) write(rec WriteRecord, cm committed) {
 	rec.Phase = c.phases[c.e.phase].Name
 	r := c.mode(rec.Mode)
 	switch rec.Outcome {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"epsim/model"
 )
 
 // netEngine returns an engine whose network has the given links, with nothing scheduled.
@@ -203,5 +205,33 @@ func TestSlowWatchersAreClosed(t *testing.T) {
 	}
 	if resent != 2*minWatchChanSize*1e6*100 {
 		t.Errorf("resent %d B, want the %d missed events to each watcher", resent, 2*minWatchChanSize)
+	}
+}
+
+// TestSliceSizesMatchTheSizeModel checks the one-walk sizing of a written slice against the
+// size model's whole-object sizes: stored object per encoding, and the request body without
+// managedFields.
+func TestSliceSizesMatchTheSizeModel(t *testing.T) {
+	e, err := newEngine(testConfig(5, 30), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.run()
+	if err != nil || res.Total.EndpointSlices.Writes.Total() == 0 {
+		t.Fatalf("run: %v", err)
+	}
+	y := e.ctls[0].syncer.(*sliceSyncer)
+	for _, st := range y.stored[0] {
+		obj, req := sliceSizes(st.slice, true)
+		noMF := *st.slice
+		noMF.ManagedFields = nil
+		if obj[model.Protobuf] != model.EndpointSliceSize(st.slice, model.Protobuf) ||
+			obj[model.JSON] != model.EndpointSliceSize(st.slice, model.JSON) ||
+			req != model.EndpointSliceSize(&noMF, model.Protobuf) {
+			t.Errorf("%s: sliceSizes %v/%d disagree with EndpointSliceSize", st.slice.Name, obj, req)
+		}
+		if st.bytes[model.Protobuf] != obj[model.Protobuf] {
+			t.Errorf("%s: stored %d B, sized %d B", st.slice.Name, st.bytes[model.Protobuf], obj[model.Protobuf])
+		}
 	}
 }
