@@ -359,14 +359,3 @@ func writeBaseline(path string, b *reports.Baseline) (bool, error) {
 	}
 	return true, nil
 }
-
-// writeFileAtomic renders one file into a temporary file beside path and renames it into
-// place, so that path is never half-written.
-func writeFileAtomic(path string, render func(w io.Writer) error) error {
-	out := &outputDir{dir: filepath.Dir(path)}
-	if err := out.write(filepath.Base(path), render); err != nil {
-		out.abort()
-		return err
-	}
-	return out.commit()
-}

@@ -275,6 +275,9 @@ func listDir(t *testing.T, dir string) []string {
 	}
 	var names []string
 	for _, e := range entries {
+		if e.Name() == manifestName { // checked by the output tests
+			continue
+		}
 		names = append(names, e.Name())
 	}
 	return names
@@ -334,8 +337,12 @@ func TestRunOutNothingPartialOnRenderFailure(t *testing.T) {
 
 // A failure late in the set (a chart) must not leave the files rendered before it.
 func TestOutputDirAbortRemovesEverything(t *testing.T) {
-	dir := t.TempDir()
-	out := &outputDir{dir: dir}
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "out")
+	out, err := openOutputDir(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := out.write("a.txt", func(w io.Writer) error { _, err := w.Write([]byte("a")); return err }); err != nil {
 		t.Fatal(err)
 	}
@@ -345,6 +352,9 @@ func TestOutputDirAbortRemovesEverything(t *testing.T) {
 	out.abort()
 	if got := listDir(t, dir); len(got) != 0 {
 		t.Errorf("abort left %q", got)
+	}
+	if got := listDir(t, parent); !slices.Equal(got, []string{"out"}) {
+		t.Errorf("abort left %q beside --out", got)
 	}
 }
 
@@ -396,7 +406,15 @@ func TestRunCPUProfile(t *testing.T) {
 		t.Errorf("--cpuprofile wrote no profile: %v", err)
 	}
 	te = newTestEnv()
-	if code := te.main([]string{"run", "x.yaml", "--cpuprofile", filepath.Join(t.TempDir(), "no", "such", "dir", "cpu.out")}); code != exitFailed {
-		t.Errorf("unwritable --cpuprofile: exit %d, want %d", code, exitFailed)
+	if code := te.main([]string{"run", "x.yaml", "--cpuprofile", filepath.Join(t.TempDir(), "no", "such", "dir", "cpu.out")}); code != exitBadInput {
+		t.Errorf("unwritable --cpuprofile: exit %d, want %d", code, exitBadInput)
+	}
+	// The input: a directory.
+	te = newTestEnv()
+	if code := te.main([]string{"run", "x.yaml", "--cpuprofile", t.TempDir()}); code != exitBadInput {
+		t.Errorf("--cpuprofile DIR: exit %d, want %d", code, exitBadInput)
+	}
+	if msg := te.stderr.String(); !strings.Contains(msg, "--cpuprofile") || !strings.Contains(msg, "is a directory") {
+		t.Errorf("--cpuprofile DIR: message %q", msg)
 	}
 }

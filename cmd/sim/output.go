@@ -5,27 +5,404 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
 )
 
-// outputDir writes a set of files into dir all or nothing: write renders each file into a
-// temporary file in dir (same filesystem, so the rename is atomic), commit renames them all
-// into place, abort removes them.
+// An --out directory is written all or nothing, and the same way by every command:
+//
+//  1. openOutputDir, before any long work: --out must be a directory (created if missing)
+//     that this process may write, and its parent too; an exclusive lock on it makes a
+//     second sim writing into the same directory fail at once; temporaries an earlier
+//     killed sim left behind are removed; a staging directory is created beside it.
+//  2. write renders each file into the staging directory.
+//  3. commit carries over what must survive (files this run does not write that are not
+//     outputs of an earlier sim run), then swaps the staging directory and --out in one
+//     atomic rename (renameat2 RENAME_EXCHANGE where the system has it; elsewhere two
+//     renames, so that a reader may briefly find no directory but never a mixed one), and
+//     removes the old contents.
+//
+// SIGINT, SIGTERM and SIGHUP between open and the end of commit remove the staging
+// directory before the process dies of the signal. A reader of --out sees the previous
+// result or the new one, never a mix of both.
+
+// manifestName lists, inside --out, the files sim wrote there (one per line), so that the
+// next run knows which files are its own outputs and which are the user's.
+const manifestName = ".sim-outputs"
+
+// stagePrefix and oldPrefix (after "."+base) name the temporaries beside --out; tmpInfix
+// names the per-file temporaries of earlier sim versions and of writeFileAtomic.
+const (
+	stageInfix = ".sim-stage-"
+	tmpInfix   = ".tmp-"
+)
+
+// legacyOutputs are files earlier sim versions wrote into --out without a manifest.
+var legacyOutputs = []string{"summary.json", "timeseries.csv", "writes.jsonl", "layout.csv", "replay.json",
+	"report.md", "report.html", "results.csv", "plan.json"}
+
+// outputDir is an --out directory being written all or nothing.
 type outputDir struct {
-	dir     string
-	pending []pendingFile
+	dir   string // the directory as given
+	stage string // the staging directory beside it
+	// replace: the files of an earlier run that this one does not write are removed
+	// (sim run, replay, plan); otherwise they are kept (sim plot adds charts).
+	replace bool
+	lock    *os.File
+	written []string
+
+	mu      sync.Mutex // held by commit and by the signal handler
+	done    bool
+	signals chan os.Signal
+	stop    chan struct{}
 }
 
-type pendingFile struct{ tmp, final string }
+// outputError is a problem with --out found before the run: bad input (exit 2).
+func outputError(dir string, err error) error {
+	return badInput(fmt.Errorf("--out %s: %w", dir, err))
+}
 
-// write renders one file into a temporary file.
-func (o *outputDir) write(name string, render func(w io.Writer) error) error {
-	f, err := os.CreateTemp(o.dir, "."+name+".tmp-*")
+// openOutputDir prepares dir for an all-or-nothing write (see above). replace says whether
+// outputs of an earlier run that this one does not write are removed.
+func openOutputDir(dir string, replace bool) (*outputDir, error) {
+	dir = filepath.Clean(dir)
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return nil, outputError(dir, errors.New("exists and is not a directory"))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, outputError(dir, plainPathError(err))
+	}
+	parent := filepath.Dir(dir)
+	if err := checkWritable(dir, parent); err != nil {
+		return nil, outputError(dir, err)
+	}
+	o := &outputDir{dir: dir, replace: replace}
+	lock, err := lockDir(dir)
 	if err != nil {
+		return nil, err
+	}
+	o.lock = lock
+	o.sweep()
+	stage, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+stageInfix+"*")
+	if err != nil {
+		o.unlock()
+		return nil, outputError(dir, fmt.Errorf("cannot create a staging directory beside it: %w", plainPathError(err)))
+	}
+	o.stage = stage
+	// The stage becomes --out: it takes the directory's permissions (MkdirTemp's are 0700).
+	if st, err := os.Stat(dir); err == nil {
+		os.Chmod(stage, st.Mode().Perm())
+	}
+	o.handleSignals()
+	return o, nil
+}
+
+// checkWritable fails unless this process may create files in dir and rename entries of
+// parent (the swap renames dir itself).
+func checkWritable(dir, parent string) error {
+	for _, d := range []string{dir, parent} {
+		if err := syscall.Access(d, 0x2 /* W_OK */); err != nil {
+			return fmt.Errorf("%s is not writable", d)
+		}
+	}
+	if mountPoint(dir, parent) {
+		return errors.New("is a mount point (its contents cannot be swapped in one rename); write into a directory inside it")
+	}
+	return nil
+}
+
+// plainPathError drops the operation and path an *fs.PathError adds, when the caller names
+// the path itself.
+func plainPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// sweep removes what a killed sim left: staging and old directories beside dir, per-file
+// temporaries inside it. Holding the lock, nobody else is writing them.
+func (o *outputDir) sweep() {
+	parent, base := filepath.Dir(o.dir), filepath.Base(o.dir)
+	if entries, err := os.ReadDir(parent); err == nil {
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), "."+base+stageInfix) && e.IsDir() {
+				os.RemoveAll(filepath.Join(parent, e.Name()))
+			}
+		}
+	}
+	if entries, err := os.ReadDir(o.dir); err == nil {
+		for _, e := range entries {
+			if isTemporary(e.Name()) && e.Type().IsRegular() {
+				os.Remove(filepath.Join(o.dir, e.Name()))
+			}
+		}
+	}
+}
+
+// isTemporary reports whether name is one of sim's per-file temporaries (".NAME.tmp-N").
+func isTemporary(name string) bool {
+	i := strings.LastIndex(name, tmpInfix)
+	if !strings.HasPrefix(name, ".") || i <= 1 {
+		return false
+	}
+	for _, c := range name[i+len(tmpInfix):] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(name) > i+len(tmpInfix)
+}
+
+// handleSignals removes the staging directory when SIGINT, SIGTERM or SIGHUP arrive before
+// the commit has finished, then lets the signal end the process as it would have.
+func (o *outputDir) handleSignals() {
+	o.signals = make(chan os.Signal, 1)
+	o.stop = make(chan struct{})
+	signal.Notify(o.signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		select {
+		case sig := <-o.signals:
+			o.mu.Lock()
+			if !o.done {
+				os.RemoveAll(o.stage)
+			}
+			signal.Reset(sig)
+			if s, ok := sig.(syscall.Signal); ok {
+				syscall.Kill(os.Getpid(), s)
+			}
+			os.Exit(128 + int(sig.(syscall.Signal)))
+		case <-o.stop:
+		}
+	}()
+}
+
+// write renders one file of the result into the staging directory.
+func (o *outputDir) write(name string, render func(w io.Writer) error) error {
+	if name != filepath.Base(name) || name == manifestName || strings.HasPrefix(name, ".") {
+		return fmt.Errorf("%s: not a plain output file name", name)
+	}
+	if slices.Contains(o.written, name) {
+		return fmt.Errorf("%s: written twice", name)
+	}
+	f, err := os.OpenFile(filepath.Join(o.stage, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, plainPathError(err))
+	}
+	o.written = append(o.written, name)
+	bw := bufio.NewWriterSize(f, 1<<16)
+	err = render(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, plainPathError(err))
+	}
+	return nil
+}
+
+// commit makes the staged files the content of --out in one step.
+func (o *outputDir) commit() error {
+	testHook("before-commit")
+	o.mu.Lock()
+	defer o.finish()
+	if o.done {
+		return errors.New("output already committed or aborted")
+	}
+	err := o.carryOver()
+	if err == nil {
+		err = o.writeManifest()
+	}
+	if err == nil {
+		err = o.swap()
+	}
+	// After the swap the staging path holds the old contents; before it, the new ones.
+	os.RemoveAll(o.stage)
+	o.done = true
+	if err != nil {
+		return fmt.Errorf("--out %s: %w (nothing in it was changed)", o.dir, err)
+	}
+	return nil
+}
+
+// abort drops the staged files; --out stays as it was.
+func (o *outputDir) abort() {
+	o.mu.Lock()
+	defer o.finish()
+	if !o.done {
+		os.RemoveAll(o.stage)
+		o.done = true
+	}
+}
+
+// finish releases the lock and the signal handler; o.mu is held.
+func (o *outputDir) finish() {
+	if o.stop != nil {
+		signal.Stop(o.signals)
+		close(o.stop)
+		o.stop = nil
+	}
+	o.unlock()
+	o.mu.Unlock()
+}
+
+func (o *outputDir) unlock() {
+	if o.lock != nil {
+		o.lock.Close()
+		o.lock = nil
+	}
+}
+
+// previousOutputs returns the files an earlier sim run wrote into --out.
+func (o *outputDir) previousOutputs() map[string]bool {
+	prev := map[string]bool{}
+	for _, n := range legacyOutputs {
+		prev[n] = true
+	}
+	if b, err := os.ReadFile(filepath.Join(o.dir, manifestName)); err == nil {
+		for _, n := range strings.Split(string(b), "\n") {
+			if n != "" {
+				prev[n] = true
+			}
+		}
+	}
+	return prev
+}
+
+// isLegacyChart reports whether name is a chart an earlier sim wrote without a manifest.
+func isLegacyChart(name string) bool {
+	return strings.HasSuffix(name, ".png") || strings.HasSuffix(name, ".svg")
+}
+
+// carryOver links into the staging directory every entry of --out that must survive the
+// swap: the user's own files always, and earlier outputs unless this write replaces them.
+func (o *outputDir) carryOver() error {
+	entries, err := os.ReadDir(o.dir)
+	if err != nil {
+		return plainPathError(err)
+	}
+	prev := o.previousOutputs()
+	manifestKept := []string{}
+	for _, e := range entries {
+		name := e.Name()
+		if name == manifestName || isTemporary(name) {
+			continue
+		}
+		if slices.Contains(o.written, name) {
+			if e.IsDir() {
+				return fmt.Errorf("%s is a directory; sim would replace it with a file", name)
+			}
+			continue
+		}
+		ours := prev[name] || (isLegacyChart(name) && e.Type().IsRegular())
+		if ours && o.replace {
+			continue
+		}
+		if ours {
+			manifestKept = append(manifestKept, name)
+		}
+		src, dst := filepath.Join(o.dir, name), filepath.Join(o.stage, name)
+		if e.IsDir() {
+			// A directory cannot be hard-linked: it moves into the stage. If the swap
+			// fails it is moved back.
+			if err := os.Rename(src, dst); err != nil {
+				return fmt.Errorf("cannot keep %s: %w", name, plainPathError(errors.Unwrap(err)))
+			}
+			continue
+		}
+		if err := os.Link(src, dst); err != nil {
+			return fmt.Errorf("cannot keep %s: %w", name, plainPathError(errors.Unwrap(err)))
+		}
+	}
+	o.written = append(o.written, manifestKept...)
+	return nil
+}
+
+// writeManifest records the outputs of this write in the staging directory.
+func (o *outputDir) writeManifest() error {
+	names := slices.Clone(o.written)
+	slices.Sort(names)
+	return os.WriteFile(filepath.Join(o.stage, manifestName), []byte(strings.Join(names, "\n")+"\n"), 0o644)
+}
+
+// swap exchanges the staging directory and --out.
+func (o *outputDir) swap() error {
+	err := exchange(o.stage, o.dir)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, errExchangeUnsupported) {
+		o.moveBackDirs()
 		return err
 	}
-	o.pending = append(o.pending, pendingFile{tmp: f.Name(), final: filepath.Join(o.dir, name)})
+	// Two renames: --out moves aside, the stage takes its place.
+	aside := o.stage + "-old"
+	if err := os.Rename(o.dir, aside); err != nil {
+		o.moveBackDirs()
+		return plainPathError(errors.Unwrap(err))
+	}
+	if err := os.Rename(o.stage, o.dir); err != nil {
+		os.Rename(aside, o.dir)
+		o.moveBackDirs()
+		return plainPathError(errors.Unwrap(err))
+	}
+	return os.Rename(aside, o.stage)
+}
+
+// moveBackDirs returns directories carryOver moved into the stage to --out.
+func (o *outputDir) moveBackDirs() {
+	entries, _ := os.ReadDir(o.stage)
+	for _, e := range entries {
+		if e.IsDir() {
+			os.Rename(filepath.Join(o.stage, e.Name()), filepath.Join(o.dir, e.Name()))
+		}
+	}
+}
+
+// errExchangeUnsupported: the system cannot swap two directories in one rename.
+var errExchangeUnsupported = errors.New("atomic exchange not supported")
+
+// errLocked is the error of a second sim writing into the same --out.
+var errLocked = errors.New("another sim is writing into it; try again when it has finished")
+
+// testHook lets the hostile-input tests act at a point of the write: with EPSIM_TEST_HOOK
+// set to "point:signal", the process sends itself that signal when it reaches point.
+func testHook(point string) {
+	v := os.Getenv("EPSIM_TEST_HOOK")
+	p, sig, ok := strings.Cut(v, ":")
+	if !ok || p != point {
+		return
+	}
+	s := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP}[sig]
+	if s != 0 {
+		syscall.Kill(os.Getpid(), s)
+		select {} // the handler ends the process
+	}
+}
+
+// writeFileAtomic renders one file into a temporary file beside path and renames it into
+// place, so that path is never half-written. It is for single files other runs may share a
+// directory with (baselines, plan partials), without the lock and swap of an --out.
+func writeFileAtomic(path string, render func(w io.Writer) error) error {
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+name+tmpInfix+"*")
+	if err != nil {
+		return plainPathError(err)
+	}
+	tmp := f.Name()
 	bw := bufio.NewWriterSize(f, 1<<16)
 	err = render(bw)
 	if err == nil {
@@ -37,29 +414,12 @@ func (o *outputDir) write(name string, render func(w io.Writer) error) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		os.Remove(tmp)
+		return plainPathError(err)
 	}
 	return nil
-}
-
-// commit renames every temporary file to its final name.
-func (o *outputDir) commit() error {
-	var errs []error
-	for _, p := range o.pending {
-		if err := os.Rename(p.tmp, p.final); err != nil {
-			errs = append(errs, err)
-			os.Remove(p.tmp)
-		}
-	}
-	o.pending = nil
-	return errors.Join(errs...)
-}
-
-// abort removes every temporary file.
-func (o *outputDir) abort() {
-	for _, p := range o.pending {
-		os.Remove(p.tmp)
-	}
-	o.pending = nil
 }

@@ -102,9 +102,17 @@ func (o *planOptions) run(e *env, args []string) error {
 	if err != nil {
 		return badInput(err)
 	}
-	if o.out != "" {
+	var out *outputDir
+	if o.out != "" && o.shard == "" {
+		// Fail before the grid runs, not after it.
+		if out, err = openOutputDir(o.out, true); err != nil {
+			return err
+		}
+		defer out.abort()
+	} else if o.out != "" {
+		// Shards may share a directory: each writes its own partial, atomically.
 		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return fmt.Errorf("--out: %w", err)
+			return outputError(o.out, plainPathError(err))
 		}
 	}
 	var points []scenarios.GridPoint
@@ -141,18 +149,16 @@ func (o *planOptions) run(e *env, args []string) error {
 			_, err := e.stdout.Write(buf.Bytes())
 			return err
 		}
-		out := &outputDir{dir: o.out}
-		if err := out.write(name, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
-			out.abort()
-			return fmt.Errorf("--out %s: %w (no files written)", o.out, err)
+		if err := writeFileAtomic(filepath.Join(o.out, name), func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+			return fmt.Errorf("--out %s: %s: %w", o.out, name, err)
 		}
-		return out.commit()
+		return nil
 	}
 	full, err := reports.ReadPlanPartial(&buf)
 	if err != nil {
 		return err
 	}
-	return o.writeReport(e, full)
+	return o.writeReport(e, full, out)
 }
 
 // runMerge reads partials and writes the report of the whole grid.
@@ -189,12 +195,14 @@ func (o *planOptions) runMerge(e *env, args []string) error {
 	if err != nil {
 		return badInput(err)
 	}
+	var out *outputDir
 	if o.out != "" {
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return fmt.Errorf("--out: %w", err)
+		if out, err = openOutputDir(o.out, true); err != nil {
+			return err
 		}
+		defer out.abort()
 	}
-	return o.writeReport(e, merged)
+	return o.writeReport(e, merged, out)
 }
 
 func readPartial(name string) (*reports.PlanResults, error) {
@@ -211,7 +219,7 @@ func readPartial(name string) (*reports.PlanResults, error) {
 }
 
 // writeReport writes the report files into --out, or report.md to stdout.
-func (o *planOptions) writeReport(e *env, res *reports.PlanResults) error {
+func (o *planOptions) writeReport(e *env, res *reports.PlanResults, out *outputDir) error {
 	var charts []*reports.Chart
 	if o.charts || o.out == "" {
 		var err error
@@ -219,10 +227,9 @@ func (o *planOptions) writeReport(e *env, res *reports.PlanResults) error {
 			return err
 		}
 	}
-	if o.out == "" {
+	if out == nil {
 		return reports.WritePlanMarkdown(e.stdout, res, charts)
 	}
-	out := &outputDir{dir: o.out}
 	err := func() error {
 		for _, f := range []struct {
 			name   string
@@ -248,7 +255,7 @@ func (o *planOptions) writeReport(e *env, res *reports.PlanResults) error {
 	}()
 	if err != nil {
 		out.abort()
-		return fmt.Errorf("--out %s: %w (no files written)", o.out, err)
+		return fmt.Errorf("--out %s: %w (nothing in it was changed)", o.out, err)
 	}
 	return out.commit()
 }

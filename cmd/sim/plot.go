@@ -46,13 +46,13 @@ func plotDir(in, out string) error {
 	if err != nil {
 		return badInput(err)
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
+	o, err := openOutputDir(out, false)
+	if err != nil {
+		return err
 	}
-	o := &outputDir{dir: out}
 	if err := writeCharts(o, summary, series, layout); err != nil {
 		o.abort()
-		return fmt.Errorf("plot %s: %w (no files written)", in, err)
+		return fmt.Errorf("plot %s: %w (nothing in %s was changed)", in, err, out)
 	}
 	return o.commit()
 }

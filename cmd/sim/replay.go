@@ -148,10 +148,12 @@ func (o *replayOptions) run(e *env, args []string) error {
 	if len(nodes) == 0 {
 		return badInput(errors.New("replay: no nodes (give --nodes, or pods scheduled to nodes)"))
 	}
+	var out *outputDir
 	if o.out != "" {
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return fmt.Errorf("--out: %w", err)
+		if out, err = openOutputDir(o.out, true); err != nil {
+			return err
 		}
+		defer out.abort()
 	}
 
 	in, closeIn, err := openInput(o.pods)
@@ -196,7 +198,7 @@ func (o *replayOptions) run(e *env, args []string) error {
 
 	summary := reports.NewSummary(res, configModes(cfg))
 	if o.out != "" {
-		if err := writeReplayOutputs(o.out, res, summary, report, o.charts); err != nil {
+		if err := writeReplayOutputs(out, res, summary, report, o.charts); err != nil {
 			return err
 		}
 	}
@@ -334,8 +336,8 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 }
 
 // writeReplayOutputs writes 'sim run”s --out files and replay.json, all or nothing.
-func writeReplayOutputs(dir string, res *sim.Results, summary *reports.Summary, report *ReplayReport, charts bool) error {
-	return writeOutputs(dir, res, summary, charts, outputFile{"replay.json", func(w io.Writer) error {
+func writeReplayOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, report *ReplayReport, charts bool) error {
+	return writeOutputs(out, res, summary, charts, outputFile{"replay.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(report)

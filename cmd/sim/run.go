@@ -109,11 +109,13 @@ func (o *runOptions) run(e *env, args []string) error {
 		cfg.RunEndpointSlices = slices.Contains(modes, sim.ModeEndpointSlices)
 	}
 	modes = configModes(cfg)
+	var out *outputDir
 	if o.out != "" {
 		// Fail before a long run, not after it.
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return fmt.Errorf("--out: %w", err)
+		if out, err = openOutputDir(o.out, true); err != nil {
+			return err
 		}
+		defer out.abort()
 	}
 
 	res, err := o.simulate(e, cfg)
@@ -121,8 +123,8 @@ func (o *runOptions) run(e *env, args []string) error {
 		return fmt.Errorf("run %s: %w", sc.File, err)
 	}
 	summary := reports.NewSummary(res, modes)
-	if o.out != "" {
-		if err := writeOutputs(o.out, res, summary, o.charts); err != nil {
+	if out != nil {
+		if err := writeOutputs(out, res, summary, o.charts); err != nil {
 			return err
 		}
 	}
@@ -147,9 +149,12 @@ func configModes(cfg sim.Config) []sim.Mode {
 // simulate runs cfg with the progress bar and CPU profile the flags ask for.
 func (o *runOptions) simulate(e *env, cfg sim.Config) (res *sim.Results, err error) {
 	if o.cpuprofile != "" {
+		if st, err := os.Stat(o.cpuprofile); err == nil && st.IsDir() {
+			return nil, usageErrorf("run", "--cpuprofile %s: is a directory; give a file name", o.cpuprofile)
+		}
 		f, err := os.Create(o.cpuprofile)
 		if err != nil {
-			return nil, fmt.Errorf("--cpuprofile: %w", err)
+			return nil, badInput(fmt.Errorf("--cpuprofile %s: %w", o.cpuprofile, plainPathError(err)))
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
 			f.Close()
@@ -197,11 +202,9 @@ type outputFile struct {
 	render func(io.Writer) error
 }
 
-// writeOutputs renders every --out file of a run, plus extra ones. Each is written to a
-// temporary file in dir and they are renamed into place only when all of them rendered, so an
-// error leaves dir as it was.
-func writeOutputs(dir string, res *sim.Results, summary *reports.Summary, charts bool, extra ...outputFile) error {
-	out := &outputDir{dir: dir}
+// writeOutputs renders every --out file of a run, plus extra ones, into out and commits
+// them all at once: an error leaves the directory as it was.
+func writeOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, charts bool, extra ...outputFile) error {
 	files := append([]outputFile{
 		{"summary.json", func(w io.Writer) error { return reports.WriteSummaryJSON(w, summary) }},
 		{"timeseries.csv", func(w io.Writer) error { return reports.WriteTimeseriesCSV(w, res.Series) }},
@@ -221,7 +224,7 @@ func writeOutputs(dir string, res *sim.Results, summary *reports.Summary, charts
 	}()
 	if err != nil {
 		out.abort()
-		return fmt.Errorf("--out %s: %w (no files written)", dir, err)
+		return fmt.Errorf("--out %s: %w (nothing in it was changed)", out.dir, err)
 	}
 	return out.commit()
 }

@@ -1,0 +1,49 @@
+//go:build unix
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// lockDir takes an exclusive, non-blocking lock on dir itself (flock on the directory), so
+// that a second sim writing into the same --out fails at once. The lock goes with the
+// process: a killed sim leaves no stale lock behind. A lock taken on a directory that was
+// swapped away meanwhile is retried on the new one.
+func lockDir(dir string) (*os.File, error) {
+	for range 10 {
+		f, err := os.Open(dir)
+		if err != nil {
+			return nil, outputError(dir, plainPathError(err))
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				return nil, fmt.Errorf("--out %s: %w", dir, errLocked)
+			}
+			return nil, fmt.Errorf("--out %s: lock: %w", dir, err)
+		}
+		held, err1 := f.Stat()
+		now, err2 := os.Stat(dir)
+		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+			return f, nil
+		}
+		f.Close()
+	}
+	return nil, fmt.Errorf("--out %s: %w", dir, errLocked)
+}
+
+// mountPoint reports whether dir is on another filesystem than its parent.
+func mountPoint(dir, parent string) bool {
+	a, err1 := os.Stat(dir)
+	b, err2 := os.Stat(parent)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	sa, ok1 := a.Sys().(*syscall.Stat_t)
+	sb, ok2 := b.Sys().(*syscall.Stat_t)
+	return ok1 && ok2 && sa.Dev != sb.Dev
+}
