@@ -160,7 +160,7 @@ func cumulativeFanoutChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 		for _, b := range dense {
 			total += bucketMode(b, m).FanoutBytes
 			if total > 0 {
-				xys = append(xys, plotter.XY{X: float64(b.Second + 1), Y: float64(total)})
+				xys = append(xys, plotter.XY{X: float64(b.Second + b.Seconds()), Y: float64(total)})
 			}
 		}
 		c.Series = append(c.Series, ChartSeries{Name: string(m), XYs: xys})
@@ -190,7 +190,8 @@ func egressChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 	for _, m := range s.Modes {
 		xys := make(plotter.XYs, 0, len(dense))
 		for _, b := range dense {
-			xys = append(xys, plotter.XY{X: float64(b.Second), Y: float64(bucketMode(b, m).FanoutBytes)})
+			bm := bucketMode(b, m)
+			xys = append(xys, plotter.XY{X: float64(b.Second), Y: float64(bm.FanoutBytes+bm.ResentBytes) / float64(b.Seconds())})
 		}
 		c.Series = append(c.Series, ChartSeries{Name: string(m), XYs: xys})
 		if len(xys) == 0 {
@@ -205,7 +206,8 @@ func egressChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 		top = max(top, headroom(sr.XYs))
 	}
 	if cap := float64(s.EgressCapacityBytesPerSec); cap > 0 && len(dense) > 0 {
-		line := plotter.XYs{{X: 0, Y: cap}, {X: float64(dense[len(dense)-1].Second + 1), Y: cap}}
+		end := &dense[len(dense)-1]
+		line := plotter.XYs{{X: 0, Y: cap}, {X: float64(end.Second + end.Seconds()), Y: cap}}
 		if err := addStyledLine(p, "egress capacity", color.Gray{Y: 90}, []vg.Length{vg.Points(6), vg.Points(3)}, line); err != nil {
 			return nil, err
 		}

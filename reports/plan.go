@@ -160,20 +160,26 @@ func NewPlanPoint(index int, values []string, cfg sim.Config, res *sim.Results, 
 }
 
 // sustainedWrites returns each mode's largest number of writes in any window of w seconds,
-// divided by w.
+// divided by w (windows of whole buckets when a long run has buckets wider than 1 s).
 func sustainedWrites(series []sim.Bucket, w int) PlanModeRates {
 	dense := DenseSeries(series)
+	width := int64(1)
+	if len(dense) > 0 {
+		width = dense[0].Seconds()
+	}
+	nb := max(1, (int64(w)+width-1)/width) // buckets per window
 	var best, cur [2]int64
 	for i, b := range dense {
 		cur[0] += b.Endpoints.Writes
 		cur[1] += b.EndpointSlices.Writes
-		if i >= w {
-			cur[0] -= dense[i-w].Endpoints.Writes
-			cur[1] -= dense[i-w].EndpointSlices.Writes
+		if int64(i) >= nb {
+			cur[0] -= dense[int64(i)-nb].Endpoints.Writes
+			cur[1] -= dense[int64(i)-nb].EndpointSlices.Writes
 		}
 		best[0], best[1] = max(best[0], cur[0]), max(best[1], cur[1])
 	}
-	return PlanModeRates{Endpoints: float64(best[0]) / float64(w), EndpointSlices: float64(best[1]) / float64(w)}
+	secs := float64(nb * width)
+	return PlanModeRates{Endpoints: float64(best[0]) / secs, EndpointSlices: float64(best[1]) / secs}
 }
 
 // ok reports whether the point ran.

@@ -9,33 +9,46 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"epsim/sim"
 )
 
-// DenseSeries returns one bucket per second from 0 to the last second in series, in order,
-// with zero buckets filling the gaps and buckets of the same second added together. The
-// engine may leave quiet seconds out; charts and CSV want every second.
+// DenseSeries returns the series with every bucket from second 0 to its last bucket, in
+// order, zero buckets filling the gaps and buckets of one interval added together. The engine
+// may leave quiet seconds out; charts and CSV want every interval. Buckets are as wide as the
+// widest in series (1 s unless the run was long, see sim.MaxSeriesBuckets), and wider still
+// when needed to keep at most sim.MaxSeriesBuckets of them: the memory this takes never grows
+// with the span of time the series names (a timeseries.csv row for second 99,999,999,999
+// costs no more than one for second 9).
 func DenseSeries(series []sim.Bucket) []sim.Bucket {
 	if len(series) == 0 {
 		return nil
 	}
-	last := int64(0)
-	for _, b := range series {
+	last, width := int64(0), int64(1)
+	for i := range series {
+		b := &series[i]
 		if b.Second < 0 {
 			continue
 		}
 		last = max(last, b.Second)
+		width = max(width, min(b.Seconds(), 1<<40))
 	}
-	dense := make([]sim.Bucket, last+1)
+	for last/width >= sim.MaxSeriesBuckets {
+		width *= 2
+	}
+	dense := make([]sim.Bucket, last/width+1)
 	for i := range dense {
-		dense[i].Second = int64(i)
+		dense[i].Second = int64(i) * width
+		if width > 1 {
+			dense[i].Width = width
+		}
 	}
 	for _, b := range series {
 		if b.Second < 0 {
 			continue
 		}
-		d := &dense[b.Second]
+		d := &dense[b.Second/width]
 		addBucketMode(&d.Endpoints, b.Endpoints)
 		addBucketMode(&d.EndpointSlices, b.EndpointSlices)
 	}
@@ -43,23 +56,49 @@ func DenseSeries(series []sim.Bucket) []sim.Bucket {
 }
 
 func addBucketMode(dst *sim.BucketMode, b sim.BucketMode) {
-	dst.Writes += b.Writes
-	dst.FanoutBytes += b.FanoutBytes
-	dst.EtcdBytes += b.EtcdBytes
+	dst.Writes = satAdd(dst.Writes, b.Writes)
+	dst.FanoutBytes = satAdd(dst.FanoutBytes, b.FanoutBytes)
+	dst.ResentBytes = satAdd(dst.ResentBytes, b.ResentBytes)
+	dst.EtcdBytes = satAdd(dst.EtcdBytes, b.EtcdBytes)
 	dst.MaxLatencySeconds = max(dst.MaxLatencySeconds, b.MaxLatencySeconds)
 }
 
-// timeseriesHeader is the first line of timeseries.csv.
+// satAdd adds non-negative figures read from a file, saturating instead of wrapping.
+func satAdd(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// timeseriesHeader is the first line of timeseries.csv. The columns after the first nine
+// were added later; ReadTimeseriesCSV also reads files with only the first nine.
 var timeseriesHeader = []string{
 	"second",
 	"endpoints_writes", "endpoints_fanoutBytes", "endpoints_etcdBytes",
 	"endpointslices_writes", "endpointslices_fanoutBytes", "endpointslices_etcdBytes",
 	"endpoints_maxLatencySeconds", "endpointslices_maxLatencySeconds",
+	"endpoints_resentBytes", "endpointslices_resentBytes", "seconds",
 }
 
-// WriteTimeseriesCSV writes timeseries.csv: a header, then one row per second of virtual time
-// (gaps filled with zeros) with each mode's API writes, bytes leaving the API servers and etcd
-// bytes in that second, and the largest propagation latency of a write committed in it. Both modes always have columns; a mode that did not run is all zeros.
+// timeseriesColumns1 is the number of columns of the first timeseries.csv format.
+const timeseriesColumns1 = 9
+
+// WriteTimeseriesCSV writes timeseries.csv: a header, then one row per bucket of virtual time
+// (gaps filled with zeros) with, per mode:
+//
+//   - second: where the bucket starts (seconds of virtual time)
+//   - <mode>_writes: API writes committed in the bucket
+//   - <mode>_fanoutBytes: bytes of watch events leaving the API servers in the bucket; the
+//     column sums to summary.json's fanoutBytes
+//   - <mode>_etcdBytes: bytes of the objects committed in the bucket
+//   - <mode>_maxLatencySeconds: the largest propagation latency of a write committed in it
+//   - <mode>_resentBytes: bytes sent again to watchers the API server closed as too slow,
+//     leaving in the bucket; the column sums to resentBytes. Egress is fanout + resent.
+//   - seconds: the bucket's length, 1 unless the run spans more than sim.MaxSeriesBuckets
+//     seconds (then 2, 4, … so that the file stays bounded)
+//
+// Both modes always have columns; a mode that did not run is all zeros.
 func WriteTimeseriesCSV(w io.Writer, series []sim.Bucket) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(timeseriesHeader); err != nil {
@@ -76,6 +115,9 @@ func WriteTimeseriesCSV(w io.Writer, series []sim.Bucket) error {
 		row[6] = strconv.FormatInt(b.EndpointSlices.EtcdBytes, 10)
 		row[7] = strconv.FormatFloat(b.Endpoints.MaxLatencySeconds, 'f', 3, 64)
 		row[8] = strconv.FormatFloat(b.EndpointSlices.MaxLatencySeconds, 'f', 3, 64)
+		row[9] = strconv.FormatInt(b.Endpoints.ResentBytes, 10)
+		row[10] = strconv.FormatInt(b.EndpointSlices.ResentBytes, 10)
+		row[11] = strconv.FormatInt(b.Seconds(), 10)
 		if err := cw.Write(row); err != nil {
 			return err
 		}
@@ -84,17 +126,19 @@ func WriteTimeseriesCSV(w io.Writer, series []sim.Bucket) error {
 	return cw.Error()
 }
 
-// ReadTimeseriesCSV parses a timeseries.csv written by WriteTimeseriesCSV.
+// ReadTimeseriesCSV parses a timeseries.csv written by WriteTimeseriesCSV (or by an earlier
+// sim, without the re-sent bytes and width columns). Figures must not be negative.
 func ReadTimeseriesCSV(r io.Reader) ([]sim.Bucket, error) {
 	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = len(timeseriesHeader)
+	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("reports: timeseries.csv: %w", err)
 	}
-	if !slices.Equal(header, timeseriesHeader) {
-		return nil, fmt.Errorf("reports: timeseries.csv: unexpected header %q", header)
+	if !slices.Equal(header, timeseriesHeader) && !slices.Equal(header, timeseriesHeader[:timeseriesColumns1]) {
+		return nil, fmt.Errorf("reports: timeseries.csv: unexpected header %q", truncateForError(strings.Join(header, ",")))
 	}
+	cr.FieldsPerRecord = len(header)
 	var out []sim.Bucket
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
@@ -106,25 +150,44 @@ func ReadTimeseriesCSV(r io.Reader) ([]sim.Bucket, error) {
 		}
 		var v [7]int64
 		var lat [2]float64
+		var extra [3]int64
 		for i, f := range rec {
-			if i < len(v) {
+			switch {
+			case i < len(v):
 				v[i], err = strconv.ParseInt(f, 10, 64)
-			} else {
+			case i < timeseriesColumns1:
 				lat[i-len(v)], err = strconv.ParseFloat(f, 64)
-				if err == nil && (math.IsNaN(lat[i-len(v)]) || lat[i-len(v)] < 0) {
-					err = fmt.Errorf("not a latency: %q", f)
+				if err == nil && (math.IsNaN(lat[i-len(v)]) || math.IsInf(lat[i-len(v)], 0) || lat[i-len(v)] < 0) {
+					err = fmt.Errorf("not a latency: %q", truncateForError(f))
 				}
+			default:
+				extra[i-timeseriesColumns1], err = strconv.ParseInt(f, 10, 64)
+			}
+			if err == nil && (i < len(v) && v[i] < 0 || i >= timeseriesColumns1 && extra[i-timeseriesColumns1] < 0) {
+				err = fmt.Errorf("negative: %s", f)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("reports: timeseries.csv:%d: column %s: %w", line, timeseriesHeader[i], err)
 			}
 		}
+		if extra[2] == 1 {
+			extra[2] = 0 // the canonical 1 s width
+		}
 		out = append(out, sim.Bucket{
 			Second:         v[0],
-			Endpoints:      sim.BucketMode{Writes: v[1], FanoutBytes: v[2], EtcdBytes: v[3], MaxLatencySeconds: lat[0]},
-			EndpointSlices: sim.BucketMode{Writes: v[4], FanoutBytes: v[5], EtcdBytes: v[6], MaxLatencySeconds: lat[1]},
+			Width:          extra[2],
+			Endpoints:      sim.BucketMode{Writes: v[1], FanoutBytes: v[2], ResentBytes: extra[0], EtcdBytes: v[3], MaxLatencySeconds: lat[0]},
+			EndpointSlices: sim.BucketMode{Writes: v[4], FanoutBytes: v[5], ResentBytes: extra[1], EtcdBytes: v[6], MaxLatencySeconds: lat[1]},
 		})
 	}
+}
+
+// truncateForError shortens a value quoted in an error message.
+func truncateForError(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
 }
 
 // writeLine is one line of writes.jsonl; the field order is the JSON order.

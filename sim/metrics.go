@@ -11,6 +11,7 @@ type collector struct {
 	phases  []PhaseResult
 	latency [][2][]float64 // per phase, per mode: latency samples in seconds
 	buckets []Bucket
+	width   int64 // seconds per bucket: 1, doubled when the run outgrows MaxSeriesBuckets
 	writes  []WriteRecord
 	layout  []LayoutSample
 	// sliceSizes counts live EndpointSlices by endpoint count, for layout samples.
@@ -22,7 +23,7 @@ type collector struct {
 }
 
 func newCollector(e *Engine) *collector {
-	c := &collector{e: e, sliceSizes: make([]int, model1000+1), layoutDirtyAt: -1}
+	c := &collector{e: e, sliceSizes: make([]int, model1000+1), layoutDirtyAt: -1, width: 1}
 	c.phases = make([]PhaseResult, len(e.cfg.Timeline))
 	c.latency = make([][2][]float64, len(e.cfg.Timeline))
 	for i, a := range e.cfg.Timeline {
@@ -38,12 +39,49 @@ func (c *collector) mode(m Mode) *ModeResult {
 	return c.phases[c.e.phase].Mode(m)
 }
 
+// bucket returns the bucket of time t, coarsening the series first if t is past its end.
 func (c *collector) bucket(t Time) *Bucket {
 	sec := int64(t / 1e9)
-	for int64(len(c.buckets)) <= sec {
-		c.buckets = append(c.buckets, Bucket{Second: int64(len(c.buckets))})
+	for sec/c.width >= MaxSeriesBuckets {
+		c.coarsen()
 	}
-	return &c.buckets[sec]
+	i := sec / c.width
+	for int64(len(c.buckets)) <= i {
+		b := Bucket{Second: int64(len(c.buckets)) * c.width}
+		if c.width > 1 {
+			b.Width = c.width
+		}
+		c.buckets = append(c.buckets, b)
+	}
+	return &c.buckets[i]
+}
+
+// coarsen doubles the width of every bucket, merging pairs, so that the series stays
+// within MaxSeriesBuckets whatever the span of virtual time.
+func (c *collector) coarsen() {
+	w := c.width * 2
+	n := (len(c.buckets) + 1) / 2
+	for i := range n {
+		b := c.buckets[2*i]
+		if 2*i+1 < len(c.buckets) {
+			addBucketMode(&b.Endpoints, c.buckets[2*i+1].Endpoints)
+			addBucketMode(&b.EndpointSlices, c.buckets[2*i+1].EndpointSlices)
+		}
+		b.Second, b.Width = int64(i)*w, w
+		c.buckets[i] = b
+	}
+	clear(c.buckets[n:])
+	c.buckets = c.buckets[:n]
+	c.width = w
+}
+
+// addBucketMode adds b's traffic to dst.
+func addBucketMode(dst *BucketMode, b BucketMode) {
+	dst.Writes += b.Writes
+	dst.FanoutBytes += b.FanoutBytes
+	dst.ResentBytes += b.ResentBytes
+	dst.EtcdBytes += b.EtcdBytes
+	dst.MaxLatencySeconds = max(dst.MaxLatencySeconds, b.MaxLatencySeconds)
 }
 
 func (c *collector) sync(m Mode)  { c.mode(m).Syncs++ }
@@ -116,31 +154,39 @@ func (c *collector) committed(rec WriteRecord, cm committed, fanout, perNode, ev
 	c.writes = append(c.writes, rec)
 }
 
-// egress records bytes leaving the API servers between start and end, spread evenly over
-// the 1 s buckets the interval covers.
-func (c *collector) egress(m Mode, start, end Time, bytes int64) {
-	add := func(t Time, b int64) {
+// egress records bytes leaving the API servers between start and end — fan-out of watch
+// events and bytes re-sent to closed watchers — spread evenly over the buckets the interval
+// covers.
+func (c *collector) egress(m Mode, start, end Time, fanout, resent int64) {
+	add := func(t Time, f, r int64) {
 		bk := c.bucket(t)
+		bm := &bk.EndpointSlices
 		if m == ModeEndpoints {
-			bk.Endpoints.FanoutBytes += b
-		} else {
-			bk.EndpointSlices.FanoutBytes += b
+			bm = &bk.Endpoints
 		}
+		bm.FanoutBytes += f
+		bm.ResentBytes += r
 	}
-	if end <= start || start/1e9 == (end-1)/1e9 {
-		add(start, bytes)
+	if end > start {
+		c.bucket(end - 1) // coarsen first: the width is fixed for the loop below
+	}
+	width := Time(c.width) * 1e9
+	if end <= start || start/width == (end-1)/width {
+		add(start, fanout, resent)
 		return
 	}
 	span := float64(end - start)
-	left := bytes
+	leftF, leftR := fanout, resent
 	for t := start; t < end; {
-		next := min((t/1e9+1)*1e9, end)
-		b := int64(float64(bytes) * float64(next-t) / span)
+		next := min((t/width+1)*width, end)
+		f := int64(float64(fanout) * float64(next-t) / span)
+		r := int64(float64(resent) * float64(next-t) / span)
 		if next == end {
-			b = left
+			f, r = leftF, leftR
 		}
-		add(t, b)
-		left -= b
+		add(t, f, r)
+		leftF -= f
+		leftR -= r
 		t = next
 	}
 }
@@ -198,17 +244,18 @@ func (c *collector) phaseEnded(i int, start, end Time) {
 		mi := modeIndex(m)
 		r.Objects = c.objects[mi]
 		r.Propagation = summarize(c.latency[i][mi])
-		last := int64(end / 1e9)
+		// Peak egress per second: a coarse bucket gives its average over its seconds.
+		first, last := int64(start/1e9)/c.width, int64(end/1e9)/c.width
 		if i == len(c.phases)-1 {
 			last = int64(len(c.buckets)) // the last phase also owns the tail of deliveries
 		}
-		for sec := int64(start / 1e9); sec <= last && sec < int64(len(c.buckets)); sec++ {
-			b := &c.buckets[sec]
-			v := b.EndpointSlices.FanoutBytes
+		for j := first; j <= last && j < int64(len(c.buckets)); j++ {
+			b := &c.buckets[j]
+			bm := b.EndpointSlices
 			if m == ModeEndpoints {
-				v = b.Endpoints.FanoutBytes
+				bm = b.Endpoints
 			}
-			r.PeakEgressBytesPerSec = max(r.PeakEgressBytesPerSec, v)
+			r.PeakEgressBytesPerSec = max(r.PeakEgressBytesPerSec, (bm.FanoutBytes+bm.ResentBytes)/b.Seconds())
 		}
 	}
 }

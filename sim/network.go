@@ -109,7 +109,7 @@ type delivery struct {
 func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers, listBytes int64) delivery {
 	now := n.e.now
 	if !n.enabled || watchers == 0 {
-		n.e.stats.egress(m, now, now, fanoutBytes)
+		n.e.stats.egress(m, now, now, fanoutBytes, 0)
 		return delivery{done: now}
 	}
 	q := &n.queues[modeIndex(m)]
@@ -153,7 +153,7 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers, listBytes i
 	start := max(now, q.egressBusy)
 	q.egressBusy = start + transfer(bytes, n.egressBps)
 	done := q.egressBusy
-	n.e.stats.egress(m, start, q.egressBusy, fanoutBytes+d.resentBytes)
+	n.e.stats.egress(m, start, q.egressBusy, fanoutBytes, d.resentBytes)
 	if n.ingressBps > 0 {
 		per := n.wireBytes(perWatcher)
 		if d.resentBytes > 0 {

@@ -120,19 +120,35 @@ type Latency struct {
 	MaxSeconds float64 `json:"maxSeconds"`
 }
 
-// Bucket is one second of virtual time, per mode.
+// MaxSeriesBuckets bounds the buckets of Results.Series: a run longer than this many seconds
+// gets coarser buckets (2 s, 4 s, …) instead of more of them, so that the series' memory
+// never grows with the span of virtual time.
+const MaxSeriesBuckets = 1 << 16
+
+// Bucket is one interval of virtual time, per mode: one second, or Width seconds when the
+// run was too long for 1 s buckets (see MaxSeriesBuckets).
 type Bucket struct {
-	Second         int64
+	// Second is where the bucket starts, in seconds of virtual time.
+	Second int64
+	// Width is the bucket's length in seconds; 0 means 1.
+	Width          int64
 	Endpoints      BucketMode
 	EndpointSlices BucketMode
 }
 
+// Seconds returns the bucket's length in seconds (at least 1).
+func (b *Bucket) Seconds() int64 { return max(b.Width, 1) }
+
 // BucketMode is one mode's traffic in one bucket.
 type BucketMode struct {
 	Writes int64
-	// FanoutBytes is what left the API servers in this second: spread over the time the
-	// links took to send it when the network model has a bandwidth, else at commit time.
+	// FanoutBytes is what left the API servers in this bucket for watch events (the bytes
+	// fanoutBytes counts): spread over the time the links took to send it when the network
+	// model has a bandwidth, else at commit time.
 	FanoutBytes int64
+	// ResentBytes is what left the API servers in this bucket for watchers that were closed
+	// as too slow (missed events or a LIST, the bytes resentBytes counts), spread the same way.
+	ResentBytes int64
 	EtcdBytes   int64
 	// MaxLatencySeconds is the largest propagation latency of a write committed this second.
 	MaxLatencySeconds float64
