@@ -320,7 +320,11 @@ func (d *decoder) duration(n *yaml.Node, path string) (time.Duration, bool) {
 // durationIn reads a duration in lo..hi.
 func (d *decoder) durationIn(n *yaml.Node, path string, lo, hi time.Duration) (time.Duration, bool) {
 	v, ok := d.duration(n, path)
-	if ok && (v < lo || v > hi) {
+	if ok && v > hi {
+		d.errorf(n, path, "%s is too large (at most %s)", v, hi)
+		return 0, false
+	}
+	if ok && v < lo {
 		d.errorf(n, path, "%s out of range (%s..%s)", v, lo, hi)
 		return 0, false
 	}

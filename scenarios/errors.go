@@ -49,11 +49,18 @@ func (e *Error) Error() string {
 // returns it (as an error) whenever a scenario has at least one problem.
 type Errors []*Error
 
-// Error prints one problem per line.
+// maxErrorLines is how many problems Errors prints before "and N more".
+const maxErrorLines = 20
+
+// Error prints one problem per line: the first 20, then how many more there are.
 func (es Errors) Error() string {
-	lines := make([]string, len(es))
+	lines := make([]string, 0, min(len(es), maxErrorLines)+1)
 	for i, e := range es {
-		lines[i] = e.Error()
+		if i == maxErrorLines {
+			lines = append(lines, fmt.Sprintf("and %d more", len(es)-maxErrorLines))
+			break
+		}
+		lines = append(lines, e.Error())
 	}
 	return strings.Join(lines, "\n")
 }

@@ -29,6 +29,10 @@ type Scenario struct {
 	Config sim.Config
 	// Expect holds the `expect:` budgets for `sim check`.
 	Expect Expect
+	// MaxMemory is guards.maxMemory in bytes (0: DefaultMaxMemory).
+	MaxMemory int64
+	// MemoryEstimate is EstimateMemory of Config, checked against MaxMemory.
+	MemoryEstimate int64
 }
 
 // Limits that keep a scenario within what one run can hold. They are ours, not upstream's.
@@ -38,6 +42,11 @@ const (
 	maxPods           = 10_000_000
 	maxReplicas       = 1_000_000
 	maxWatcherCount   = 1_000_000
+	// maxWatchers bounds all watchers of a mode: one kube-proxy per node plus every extra
+	// watcher group's count. Fan-out figures are products of watchers and event bytes.
+	maxWatchers = 10_000_000
+	// maxActions bounds the timeline: each action is a phase with its own results.
+	maxActions = 10_000
 	maxAPIReplicas    = 100
 	maxQPS            = 1e6
 	maxBurst          = 1_000_000
@@ -59,7 +68,7 @@ var (
 	portFields       = []string{"name", "protocol", "port", "targetPort", "appProtocol"}
 	timingFields     = []string{"schedule", "start", "ready", "stop", "gracePeriod"}
 	actionFields     = []string{"name", "action", "services", "maxSurge", "maxUnavailable", "replicas", "pods", "notReadyFor", "nodes", "zone", "labels", "duration", "settle"}
-	guardFields      = []string{"maxEvents", "endTime"}
+	guardFields      = []string{"maxEvents", "endTime", "maxMemory"}
 
 	encodings            = []string{string(sim.EncodingProtobuf), string(sim.EncodingJSON)}
 	protocols            = []string{"TCP", "UDP", "SCTP"}
@@ -93,6 +102,7 @@ var (
 func (d *decoder) decodeScenario(root *yaml.Node) *Scenario {
 	sc := &Scenario{File: d.file, Config: DefaultConfig()}
 	cfg := &sc.Config
+	var memAt *yaml.Node // guards.maxMemory, where a memory refusal points
 	if root == nil {
 		d.errorf(nil, "", "empty scenario (required fields: name, cluster, services, timeline)")
 		return sc
@@ -125,7 +135,7 @@ func (d *decoder) decodeScenario(root *yaml.Node) *Scenario {
 		d.controlPlane(e.val, "controlPlane", &cfg.ControlPlane)
 	}
 	if e, ok := f["apiServer"]; ok {
-		d.apiServer(e.val, "apiServer", &cfg.APIServer)
+		d.apiServer(e.val, "apiServer", &cfg.APIServer, cfg.Cluster.Nodes)
 	}
 	if e, ok := f["network"]; ok {
 		g, _ := d.fields(e.val, "network", networkFields)
@@ -163,12 +173,19 @@ func (d *decoder) decodeScenario(root *yaml.Node) *Scenario {
 		if e, ok := g["endTime"]; ok {
 			cfg.EndTime, _ = d.durationIn(e.val, "guards.endTime", time.Second, maxLongDuration)
 		}
+		if e, ok := g["maxMemory"]; ok {
+			sc.MaxMemory, _ = d.byteSize(e.val, "guards.maxMemory", 1<<20, 1<<60)
+			memAt = e.val
+		}
 	}
 	if e, ok := f["slo"]; ok {
 		cfg.SLO, _ = d.durationIn(e.val, "slo", time.Millisecond, maxLongDuration)
 	}
 	if e, ok := f["expect"]; ok {
 		sc.Expect = d.expect(e.val, "expect", d.phases)
+	}
+	if len(d.errs) == 0 {
+		d.checkMemory(sc, memAt)
 	}
 	return sc
 }
@@ -311,7 +328,7 @@ func (d *decoder) controller(n *yaml.Node, path string, c *sim.ControllerConfig)
 	}
 }
 
-func (d *decoder) apiServer(n *yaml.Node, path string, a *sim.APIServerConfig) {
+func (d *decoder) apiServer(n *yaml.Node, path string, a *sim.APIServerConfig, nodes int) {
 	f, ok := d.fields(n, path, apiServerFields)
 	if !ok {
 		return
@@ -338,6 +355,12 @@ func (d *decoder) apiServer(n *yaml.Node, path string, a *sim.APIServerConfig) {
 		p := join(path, "watchers")
 		items, _ := d.list(e.val, p, "watcher groups")
 		seen := map[string]bool{}
+		total := int64(nodes)
+		defer func() {
+			if total > maxWatchers {
+				d.errorf(e.val, p, "%d watchers in total (cluster.nodes + sum of count) is too many (at most %d)", total, maxWatchers)
+			}
+		}()
 		for i, it := range items {
 			w, ok := d.watcher(it, index(p, i))
 			if !ok {
@@ -348,6 +371,7 @@ func (d *decoder) apiServer(n *yaml.Node, path string, a *sim.APIServerConfig) {
 				continue
 			}
 			seen[w.Name] = true
+			total += int64(w.Count)
 			a.Watchers = append(a.Watchers, w)
 		}
 	}

@@ -29,6 +29,24 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 	createdAll := false
 	seen := map[string]int{}
 	var out []sim.Action
+	if len(items) > maxActions {
+		d.errorf(n, path, "%d actions is too many (at most %d): each action is a phase with its own results", len(items), maxActions)
+		return nil
+	}
+	// What the whole timeline can reach is checked up front: replicas per service entry
+	// now (scale changes them) and at their highest, for the pod limit.
+	replicas, peak := map[string]int{}, map[string]int{}
+	entries := map[string]sim.ServiceConfig{}
+	for _, s := range cfg.Services {
+		replicas[s.Name], peak[s.Name], entries[s.Name] = s.Replicas, s.Replicas, s
+	}
+	totalPeak := func() int64 {
+		var t int64
+		for _, s := range cfg.Services {
+			t += int64(s.Count) * int64(peak[s.Name])
+		}
+		return t
+	}
 	for i, it := range items {
 		p := index(path, i)
 		a, ok := d.action(it, p, cfg)
@@ -80,6 +98,48 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 						d.errorf(it, index(p+".services", r), "service %q is not created by an earlier create action", a.Services[r])
 					}
 				}
+			}
+		}
+		targets := bases
+		if len(a.Services) == 0 {
+			targets = nil
+			for _, s := range cfg.Services {
+				targets = append(targets, s.Name)
+			}
+		}
+		switch a.Kind {
+		case sim.ActionScale:
+			for j, b := range targets {
+				if len(a.Services) > 0 && a.Services[refIndex[j]] != b {
+					// One stamped copy: the entry's other copies keep their replicas.
+					replicas[b] = max(replicas[b], a.Replicas)
+				} else {
+					replicas[b] = a.Replicas
+				}
+				peak[b] = max(peak[b], a.Replicas)
+			}
+			if t := totalPeak(); t > maxPods {
+				d.errorf(it, p+".replicas", "scaling to %d replicas makes %d pods in total (sum of count × replicas over the timeline), too many (at most %d)", a.Replicas, t, maxPods)
+				ok = false
+			}
+		case sim.ActionRestartPods, sim.ActionFlipReadiness:
+			// As failNodes asks for no more nodes than exist, these ask for no more pods
+			// than a service has at this point of the timeline: each service named, or
+			// the largest when the action names none.
+			most, name := -1, ""
+			for _, b := range targets {
+				r := replicas[b]
+				if len(a.Services) > 0 && a.Pods > r {
+					most, name = r, b
+					break
+				}
+				if r > most {
+					most, name = r, b
+				}
+			}
+			if most >= 0 && a.Pods > most {
+				d.errorf(it, p+".pods", "%d pods is more than service %q has at this point of the timeline (%d replicas)", a.Pods, name, most)
+				ok = false
 			}
 		}
 		if ok {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +24,10 @@ func ParseDuration(s string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	if err != nil {
+		if durationSyntax.MatchString(strings.TrimSpace(s)) {
+			// Well formed, but past what a duration holds (about 292 years).
+			return 0, fmt.Errorf("duration %q is too large (at most %s)", s, time.Duration(math.MaxInt64))
+		}
 		return 0, fmt.Errorf("invalid duration %q (a duration like 30s, 1m30s, 500ms, 2h)", s)
 	}
 	if d < 0 {
@@ -30,6 +35,9 @@ func ParseDuration(s string) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// durationSyntax is what time.ParseDuration accepts, whatever the magnitude.
+var durationSyntax = regexp.MustCompile(`^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
 
 // byteUnits maps a size suffix to its multiplier: SI prefixes are powers of 1000, IEC
 // prefixes (Ki, Mi, …) powers of 1024; the trailing "B" is optional.

@@ -172,7 +172,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		}
 		n := int64(a.groupCount(g))
 		ev := model.WatchEventSize(bytes[g.encoding], typ, g.encoding)
-		fanout += ev * n
+		fanout += mulChecked(ev, n) // -1 on overflow: the collector reports it
 		events += n
 		if g.kubeProxy {
 			perNode = ev

@@ -12,6 +12,9 @@ import (
 var (
 	ErrEventBudget = errors.New("sim: event budget exhausted (raise guards.maxEvents or shorten the timeline)")
 	ErrEndTime     = errors.New("sim: end time reached before the timeline finished (raise guards.endTime)")
+	// ErrOverflow: a byte or event figure passed what int64 holds; the run stops rather than
+	// report a wrapped-around figure.
+	ErrOverflow = errors.New("sim: a figure overflowed")
 )
 
 // epoch is the wall-clock instant virtual time 0 stands for in object timestamps. It is a
@@ -210,10 +213,17 @@ func (e *Engine) run() (*Results, error) {
 			return nil, fmt.Errorf("%w: %d events by %v in phase %q", ErrEventBudget, e.cfg.MaxEvents, e.now, e.cfg.Timeline[e.phase].Name)
 		}
 		it.ev.apply(e)
+		if e.stats.err != nil {
+			return nil, e.stats.err
+		}
 		if e.obs != nil && e.now/Time(time.Second) != lastReport {
 			lastReport = e.now / Time(time.Second)
 			e.obs.Progress(e.now, e.phase, len(e.cfg.Timeline))
 		}
 	}
-	return e.stats.results(), nil
+	res := e.stats.results()
+	if e.stats.err != nil {
+		return nil, e.stats.err
+	}
+	return res, nil
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -20,6 +21,28 @@ type collector struct {
 	endpoints     int
 	layoutDirtyAt int64 // the second a layout change happened in (-1: none pending)
 	objects       [2]int64
+	// err is the first figure that overflowed int64; the run stops with it.
+	err error
+}
+
+// add adds v to the figure *dst, recording an error naming the figure instead of wrapping
+// around past math.MaxInt64 (a negative v is an overflowed product upstream of here).
+func (c *collector) add(dst *int64, v int64, figure string, m Mode) {
+	if v < 0 || *dst > math.MaxInt64-v {
+		if c.err == nil {
+			c.err = fmt.Errorf("%w: %s of %s in phase %q is more than %d", ErrOverflow, figure, m, c.phases[c.e.phase].Name, int64(math.MaxInt64))
+		}
+		return
+	}
+	*dst += v
+}
+
+// mulChecked returns a × b, or -1 when the product overflows int64 (a, b ≥ 0).
+func mulChecked(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return -1
+	}
+	return a * b
 }
 
 func newCollector(e *Engine) *collector {
@@ -123,13 +146,13 @@ func (c *collector) committed(rec WriteRecord, cm committed, fanout, perNode, ev
 		c.objects[modeIndex(rec.Mode)]--
 	}
 	if rec.Verb != "delete" {
-		r.EtcdBytes += cm.objectBytes[0]
+		c.add(&r.EtcdBytes, cm.objectBytes[0], "etcdBytes", rec.Mode)
 		r.MaxObjectBytes = max(r.MaxObjectBytes, cm.objectBytes[0])
 	}
-	r.RequestBytes += cm.requestBytes
-	r.WatchEvents += events
-	r.FanoutBytes += fanout
-	r.PerNodeBytes += perNode
+	c.add(&r.RequestBytes, cm.requestBytes, "requestBytes", rec.Mode)
+	c.add(&r.WatchEvents, events, "watchEvents", rec.Mode)
+	c.add(&r.FanoutBytes, fanout, "fanoutBytes", rec.Mode)
+	c.add(&r.PerNodeBytes, perNode, "perNodeBytes", rec.Mode)
 	if cm.truncated {
 		r.TruncatedObjects++
 		r.HiddenAddresses = max(r.HiddenAddresses, cm.hidden)
@@ -145,7 +168,7 @@ func (c *collector) committed(rec WriteRecord, cm committed, fanout, perNode, ev
 	}
 	r.WatcherTerminations += d.terminated
 	r.Relists += d.relists
-	r.ResentBytes += d.resentBytes
+	c.add(&r.ResentBytes, d.resentBytes, "resentBytes", rec.Mode)
 	if events > 0 {
 		bm.MaxLatencySeconds = max(bm.MaxLatencySeconds, latency.Seconds())
 		mi := modeIndex(rec.Mode)
@@ -164,8 +187,8 @@ func (c *collector) egress(m Mode, start, end Time, fanout, resent int64) {
 		if m == ModeEndpoints {
 			bm = &bk.Endpoints
 		}
-		bm.FanoutBytes += f
-		bm.ResentBytes += r
+		c.add(&bm.FanoutBytes, f, "fanoutBytes per second", m)
+		c.add(&bm.ResentBytes, r, "resentBytes per second", m)
 	}
 	if end > start {
 		c.bucket(end - 1) // coarsen first: the width is fixed for the loop below
@@ -274,6 +297,17 @@ func summarize(samples []float64) Latency {
 	return Latency{Count: int64(len(s)), P50Seconds: rank(0.50), P90Seconds: rank(0.90), P99Seconds: rank(0.99), MaxSeconds: s[len(s)-1]}
 }
 
+// addTotal is add for the total over all phases.
+func (c *collector) addTotal(dst *int64, v int64, figure string, m Mode) {
+	if v < 0 || *dst > math.MaxInt64-v {
+		if c.err == nil {
+			c.err = fmt.Errorf("%w: %s of %s in total is more than %d", ErrOverflow, figure, m, int64(math.MaxInt64))
+		}
+		return
+	}
+	*dst += v
+}
+
 // results assembles the final Results, with the total over all phases.
 func (c *collector) results() *Results {
 	e := c.e
@@ -315,18 +349,18 @@ func (c *collector) results() *Results {
 			t.Conflicts += p.Conflicts
 			t.Syncs += p.Syncs
 			t.StaleSyncs += p.StaleSyncs
-			t.EtcdBytes += p.EtcdBytes
-			t.RequestBytes += p.RequestBytes
-			t.WatchEvents += p.WatchEvents
-			t.FanoutBytes += p.FanoutBytes
-			t.PerNodeBytes += p.PerNodeBytes
+			c.addTotal(&t.EtcdBytes, p.EtcdBytes, "etcdBytes", m)
+			c.addTotal(&t.RequestBytes, p.RequestBytes, "requestBytes", m)
+			c.addTotal(&t.WatchEvents, p.WatchEvents, "watchEvents", m)
+			c.addTotal(&t.FanoutBytes, p.FanoutBytes, "fanoutBytes", m)
+			c.addTotal(&t.PerNodeBytes, p.PerNodeBytes, "perNodeBytes", m)
 			t.MaxObjectBytes = max(t.MaxObjectBytes, p.MaxObjectBytes)
 			t.PeakEgressBytesPerSec = max(t.PeakEgressBytesPerSec, p.PeakEgressBytesPerSec)
 			t.TruncatedObjects += p.TruncatedObjects
 			t.HiddenAddresses = max(t.HiddenAddresses, p.HiddenAddresses)
 			t.WatcherTerminations += p.WatcherTerminations
 			t.Relists += p.Relists
-			t.ResentBytes += p.ResentBytes
+			c.addTotal(&t.ResentBytes, p.ResentBytes, "resentBytes", m)
 			t.Objects = p.Objects
 			all = append(all, c.latency[i][modeIndex(m)]...)
 		}
