@@ -17,15 +17,20 @@ type Summary struct {
 	Scenario string `json:"scenario"`
 	Seed     uint64 `json:"seed"`
 	Nodes    int    `json:"nodes"`
-	// Watchers is the number of watchers per mode (kube-proxies plus extra watchers).
+	// Watchers is the number of watchers per mode (kube-proxies plus extra watchers) at the
+	// end of the run; each mode's "watchers" has the most one of its writes went to.
 	Watchers int `json:"watchers"`
 	// Modes lists the modes that ran, Endpoints first.
 	Modes []sim.Mode `json:"modes"`
 	// Events is the number of events the engine processed.
 	Events int64 `json:"events"`
-	// EndTime is the virtual time the run ended, as a Go duration and in seconds.
+	// EndTime is the virtual time of the run's last event, as a Go duration and in seconds.
+	// Deliveries to watchers may go on after it: total.end is when the last one arrived.
 	EndTime        string  `json:"endTime"`
 	EndTimeSeconds float64 `json:"endTimeSeconds"`
+	// LastWrite is the virtual time of the last API write.
+	LastWrite        string  `json:"lastWrite"`
+	LastWriteSeconds float64 `json:"lastWriteSeconds"`
 	// SLOSeconds is the propagation p99 objective each phase is judged against.
 	SLOSeconds float64 `json:"sloSeconds,omitempty"`
 	// NetworkModel is true when latencies include bandwidth (the fluid network model).
@@ -70,7 +75,9 @@ type WritesSummary struct {
 
 // ModeSummary is one mode's accounting over a phase. Bytes are exact integers.
 type ModeSummary struct {
-	Writes                WritesSummary  `json:"writes"`
+	Writes WritesSummary `json:"writes"`
+	// Watchers is the most watchers one write of this mode went to in the phase.
+	Watchers              int64          `json:"watchers"`
 	NoopWrites            int64          `json:"noopWrites"`
 	FailedWrites          int64          `json:"failedWrites"`
 	Conflicts             int64          `json:"conflicts"`
@@ -92,6 +99,9 @@ type ModeSummary struct {
 	ResentBytes           int64          `json:"resentBytes"`
 	// WithinSLO says whether propagation p99 met the SLO (absent when nothing propagated).
 	WithinSLO *bool `json:"withinSLO,omitempty"`
+	// MaxWithinSLO says whether the slowest propagation met the SLO too: a p99 within it
+	// can hide a much longer delay.
+	MaxWithinSLO *bool `json:"maxWithinSLO,omitempty"`
 }
 
 // LatencySummary is a latency distribution: each quantile as a Go duration string and in
@@ -135,8 +145,11 @@ func NewSummary(res *sim.Results, modes []sim.Mode) *Summary {
 		Events:         res.Events,
 		EndTime:        res.EndTime.String(),
 		EndTimeSeconds: res.EndTime.Seconds(),
-		SLOSeconds:     res.SLOSeconds,
-		NetworkModel:   res.NetworkModel,
+
+		LastWrite:        res.LastWrite.String(),
+		LastWriteSeconds: res.LastWrite.Seconds(),
+		SLOSeconds:       res.SLOSeconds,
+		NetworkModel:     res.NetworkModel,
 
 		EgressCapacityBytesPerSec: res.EgressCapacityBytesPerSec,
 		Phases:                    make([]PhaseSummary, 0, len(res.Phases)),
@@ -151,6 +164,8 @@ func NewSummary(res *sim.Results, modes []sim.Mode) *Summary {
 				if ms := p.Mode(m); ms != nil && ms.Propagation.Count > 0 {
 					ok := ms.Propagation.P99Seconds <= res.SLOSeconds
 					ms.WithinSLO = &ok
+					maxOK := ms.Propagation.MaxSeconds <= res.SLOSeconds
+					ms.MaxWithinSLO = &maxOK
 				}
 			}
 		}
@@ -198,6 +213,7 @@ func newModeSummary(m *sim.ModeResult) *ModeSummary {
 			Delete: m.Writes.Delete,
 			Total:  m.Writes.Total(),
 		},
+		Watchers:              m.Watchers,
 		NoopWrites:            m.NoopWrites,
 		FailedWrites:          m.FailedWrites,
 		Conflicts:             m.Conflicts,

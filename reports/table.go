@@ -18,9 +18,10 @@ import (
 // 80-column terminal.
 func WriteTable(w io.Writer, s *Summary) error {
 	tw := &errWriter{w: w}
-	fmt.Fprintf(tw, "scenario %s, seed %d: %s nodes, %s watchers per mode, %s, %s of virtual time\n",
-		s.Scenario, s.Seed, formatCount(int64(s.Nodes)), formatCount(int64(s.Watchers)),
-		plural(len(s.Phases), "phase"), FormatSeconds(s.EndTimeSeconds))
+	fmt.Fprintf(tw, "scenario %s, seed %d: %s nodes, %s, %s\n",
+		s.Scenario, s.Seed, formatCount(int64(s.Nodes)), watchersText(s, &s.Total), plural(len(s.Phases), "phase"))
+	fmt.Fprintf(tw, "virtual time: last API write at %s, everything delivered by %s\n",
+		FormatSeconds(s.LastWriteSeconds), FormatSeconds(max(s.Total.EndSeconds, s.EndTimeSeconds)))
 	fmt.Fprintf(tw, "bytes in SI units (1 KB = 1000 B)")
 	if len(s.Modes) == 2 {
 		fmt.Fprintf(tw, "; ratio = Endpoints / EndpointSlices")
@@ -28,13 +29,61 @@ func WriteTable(w io.Writer, s *Summary) error {
 	fmt.Fprintln(tw)
 	for i := range s.Phases {
 		p := &s.Phases[i]
-		fmt.Fprintf(tw, "\nphase %d/%d: %s (%s → %s)\n", i+1, len(s.Phases), p.Name,
+		fmt.Fprintf(tw, "\nphase %d/%d: %s (%s → %s)", i+1, len(s.Phases), p.Name,
 			FormatSeconds(p.StartSeconds), FormatSeconds(p.EndSeconds))
+		if w := phaseWatchers(p, &s.Total); w != "" {
+			fmt.Fprintf(tw, ", %s", w)
+		}
+		fmt.Fprintln(tw)
 		writePhaseBlock(tw, p, s.Modes)
 	}
 	fmt.Fprintf(tw, "\ntotal (%s → %s)\n", FormatSeconds(s.Total.StartSeconds), FormatSeconds(s.Total.EndSeconds))
 	writePhaseBlock(tw, &s.Total, s.Modes)
 	return tw.err
+}
+
+// watchersText says how many watchers the writes went to: the most per mode over the run,
+// and the count at the end when it differs (nodes failed or drained).
+func watchersText(s *Summary, total *PhaseSummary) string {
+	e, es := modeWatchers(total)
+	var text string
+	switch {
+	case max(e, es) <= 0:
+		return formatCount(int64(s.Watchers)) + " watchers per mode"
+	case e < 0 || es < 0 || e == es:
+		text = formatCount(max(e, es)) + " watchers per write at most"
+	default:
+		text = fmt.Sprintf("watchers per write at most %s (Endpoints), %s (EndpointSlices)", formatCount(e), formatCount(es))
+	}
+	if int64(s.Watchers) != max(e, es) && max(e, es) > 0 {
+		text += fmt.Sprintf(", %s at the end", formatCount(int64(s.Watchers)))
+	}
+	return text
+}
+
+// modeWatchers returns each mode's most watchers per write in p (-1: mode did not run).
+func modeWatchers(p *PhaseSummary) (e, es int64) {
+	e, es = -1, -1
+	if p.Endpoints != nil {
+		e = p.Endpoints.Watchers
+	}
+	if p.EndpointSlices != nil {
+		es = p.EndpointSlices.Watchers
+	}
+	return e, es
+}
+
+// phaseWatchers names a phase's watchers when they differ from the run's most ("" if not).
+func phaseWatchers(p, total *PhaseSummary) string {
+	e, es := modeWatchers(p)
+	te, tes := modeWatchers(total)
+	if (e <= 0 || e == te) && (es <= 0 || es == tes) {
+		return ""
+	}
+	if e < 0 || es <= 0 || e == es || e == 0 {
+		return formatCount(max(e, es)) + " watchers per write"
+	}
+	return fmt.Sprintf("watchers per write %s/%s", formatCount(e), formatCount(es))
 }
 
 // tableRow is one figure of a phase block.
@@ -79,10 +128,16 @@ var tableRows = []tableRow{
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.Propagation.P99Seconds != 0 })
 		}},
+	{"propagation max", func(m *ModeSummary) string { return FormatSeconds(m.Propagation.MaxSeconds) }, nil,
+		func(p *PhaseSummary) bool {
+			return anyMode(p, func(m *ModeSummary) bool { return m.Propagation.MaxSeconds != 0 })
+		}},
 	{"  meets latency SLO", func(m *ModeSummary) string {
 		switch {
 		case m.WithinSLO == nil:
 			return "-"
+		case *m.WithinSLO && m.MaxWithinSLO != nil && !*m.MaxWithinSLO:
+			return "p99 yes, max NO"
 		case *m.WithinSLO:
 			return "yes"
 		}

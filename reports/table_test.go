@@ -107,7 +107,8 @@ func ExampleWriteTable() {
 	res.EndTime = sim.Time(10e9)
 	WriteTable(os.Stdout, NewSummary(res, nil))
 	// Output:
-	// scenario tiny, seed 1: 3 nodes, 3 watchers per mode, 1 phase, 10s of virtual time
+	// scenario tiny, seed 1: 3 nodes, 3 watchers per mode, 1 phase
+// virtual time: last API write at 0s, everything delivered by 10s
 	// bytes in SI units (1 KB = 1000 B); ratio = Endpoints / EndpointSlices
 	//
 	// phase 1/1: flip (0s → 10s)

@@ -23,6 +23,8 @@ type collector struct {
 	objects       [2]int64
 	// err is the first figure that overflowed int64; the run stops with it.
 	err error
+	// lastWrite is the time of the last API write.
+	lastWrite Time
 }
 
 // add adds v to the figure *dst, recording an error naming the figure instead of wrapping
@@ -113,6 +115,7 @@ func (c *collector) stale(m Mode) { c.mode(m).StaleSyncs++ }
 // write records a write that produced no event (failed or no-op).
 func (c *collector) write(rec WriteRecord, cm committed) {
 	rec.Phase = c.phases[c.e.phase].Name
+	c.lastWrite = max(c.lastWrite, rec.At)
 	r := c.mode(rec.Mode)
 	switch rec.Outcome {
 	case "failed":
@@ -134,7 +137,9 @@ func (c *collector) write(rec WriteRecord, cm committed) {
 func (c *collector) committed(rec WriteRecord, cm committed, fanout, perNode, events int64, d delivery) {
 	latency := rec.Latency
 	rec.Phase = c.phases[c.e.phase].Name
+	c.lastWrite = max(c.lastWrite, rec.At)
 	r := c.mode(rec.Mode)
+	r.Watchers = max(r.Watchers, events)
 	switch rec.Verb {
 	case "create":
 		r.Writes.Create++
@@ -315,16 +320,17 @@ func (c *collector) results() *Results {
 		c.sampleLayout(Time(c.layoutDirtyAt+1) * 1e9)
 	}
 	r := &Results{
-		Scenario: e.cfg.Name,
-		Seed:     e.cfg.Seed,
-		Nodes:    len(e.nodes),
-		Watchers: int(e.api.watchers(ModeEndpointSlices)),
-		Phases:   c.phases,
-		Series:   c.buckets,
-		Writes:   c.writes,
-		Layout:   c.layout,
-		Events:   e.events,
-		EndTime:  e.now,
+		Scenario:  e.cfg.Name,
+		Seed:      e.cfg.Seed,
+		Nodes:     len(e.nodes),
+		Watchers:  int(e.api.watchers(ModeEndpointSlices)),
+		Phases:    c.phases,
+		Series:    c.buckets,
+		Writes:    c.writes,
+		Layout:    c.layout,
+		Events:    e.events,
+		EndTime:   e.now,
+		LastWrite: c.lastWrite,
 
 		SLOSeconds:   e.cfg.SLO.Seconds(),
 		NetworkModel: e.cfg.Network.Enabled,
@@ -362,6 +368,7 @@ func (c *collector) results() *Results {
 			t.Relists += p.Relists
 			c.addTotal(&t.ResentBytes, p.ResentBytes, "resentBytes", m)
 			t.Objects = p.Objects
+			t.Watchers = max(t.Watchers, p.Watchers)
 			all = append(all, c.latency[i][modeIndex(m)]...)
 		}
 		t.Propagation = summarize(all)

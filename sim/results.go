@@ -14,7 +14,8 @@ type Results struct {
 	Scenario string `json:"scenario"`
 	Seed     uint64 `json:"seed"`
 	Nodes    int    `json:"nodes"`
-	// Watchers is the number of watchers per mode (kube-proxies plus extra watchers).
+	// Watchers is the number of watchers per mode (kube-proxies plus extra watchers) at the
+	// end of the run; ModeResult.Watchers has the most any write went to.
 	Watchers int `json:"watchers"`
 	// Phases are the timeline's actions in order.
 	Phases []PhaseResult `json:"phases"`
@@ -28,8 +29,11 @@ type Results struct {
 	Layout []LayoutSample `json:"-"`
 	// Events is the number of events the engine processed.
 	Events int64 `json:"events"`
-	// EndTime is the virtual time the run ended.
+	// EndTime is the virtual time the run ended: its last event. Deliveries to watchers may
+	// go on after it (Total.End is when the last one arrived).
 	EndTime Time `json:"-"`
+	// LastWrite is the virtual time of the last API write.
+	LastWrite Time `json:"-"`
 	// SLOSeconds is the propagation-latency p99 objective the run is judged against.
 	SLOSeconds float64 `json:"sloSeconds"`
 	// NetworkModel is true when propagation latency includes bandwidth (the fluid model).
@@ -69,6 +73,9 @@ func (w WriteCounts) Total() int64 { return w.Create + w.Update + w.Delete }
 // ModeResult is one mode's accounting over a phase. Bytes are exact integers.
 type ModeResult struct {
 	Writes WriteCounts `json:"writes"`
+	// Watchers is the most watchers one write of this mode went to in the phase (watchers
+	// change as nodes fail, drain and come back).
+	Watchers int64 `json:"watchers"`
 	// NoopWrites are updates the API server dropped because nothing changed (§7.1).
 	NoopWrites   int64 `json:"noopWrites"`
 	FailedWrites int64 `json:"failedWrites"`

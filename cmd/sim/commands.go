@@ -30,6 +30,8 @@ type env struct {
 	loadCheck func(nameOrPath string, sets []string) (*checkScenario, error)
 	// stderrIsTerminal enables the progress bar.
 	stderrIsTerminal bool
+	// seed is the seed of the run under way, for the report of an internal error.
+	seed *uint64
 }
 
 // newEnv returns the real environment writing to stdout and stderr.
@@ -74,17 +76,64 @@ func lookup(name string) *command {
 }
 
 // main runs the command line args and returns the exit status. Errors are printed once, as
-// "sim: …", on stderr.
-func (e *env) main(args []string) int {
+// "sim: …", on stderr. A crash (a bug in sim) is exit 3 with one line saying what to report.
+func (e *env) main(args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			seed := "the scenario's seed"
+			if e.seed != nil {
+				seed = fmt.Sprintf("seed %d", *e.seed)
+			}
+			fmt.Fprintf(e.stderr, "sim: internal error (a bug in sim, not in your input): %s; please report it with the command line, the scenario and %s\n",
+				firstLine(fmt.Sprint(r)), seed)
+			if os.Getenv("EPSIM_TRACEBACK") != "" {
+				e.stderr.Write(debug.Stack())
+			}
+			code = exitInternal
+		}
+	}()
 	err := e.dispatch(args)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "sim: %v\n", err)
+		fmt.Fprintf(e.stderr, "sim: %s\n", cleanMessage(err.Error()))
 		var ee *exitError
 		if errors.As(err, &ee) && ee.hint != "" {
 			fmt.Fprintln(e.stderr, ee.hint)
 		}
 	}
 	return exitCode(err)
+}
+
+// maxMessageLines caps an error message: the first lines, then how many more there were.
+const maxMessageLines = 20
+
+// cleanMessage drops the "sim: " packages put in front of their errors (main adds one) and
+// a context said twice in a row ("replay: replay: x"), and caps the message at
+// maxMessageLines lines.
+func cleanMessage(msg string) string {
+	msg = strings.TrimPrefix(msg, "sim: ")
+	lines := strings.Split(msg, "\n")
+	if len(lines) > maxMessageLines+1 {
+		n := len(lines) - maxMessageLines
+		lines = append(lines[:maxMessageLines], fmt.Sprintf("and %d more lines", n))
+	}
+	for i, l := range lines {
+		parts := strings.Split(strings.ReplaceAll(l, ": sim: ", ": "), ": ")
+		out := parts[:0]
+		for j, p := range parts {
+			if j > 0 && j < len(parts)-1 && p == parts[j-1] {
+				continue
+			}
+			out = append(out, p)
+		}
+		lines[i] = strings.Join(out, ": ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// firstLine returns s up to its first newline.
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
 }
 
 func (e *env) dispatch(args []string) error {

@@ -10,6 +10,7 @@ const (
 	exitOK       = 0 // success
 	exitFailed   = 1 // the run (or writing its outputs) failed
 	exitBadInput = 2 // usage errors and scenario errors
+	exitInternal = 3 // a bug in sim: a crash, reported with what to send us
 )
 
 // exitError carries the exit code an error maps to.

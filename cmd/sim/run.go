@@ -103,6 +103,8 @@ func (o *runOptions) run(e *env, args []string) error {
 	if o.set["seed"] {
 		cfg.Seed = o.seed
 	}
+	seed := cfg.Seed
+	e.seed = &seed
 	// --mode overrides the scenario's modes; a scenario that names none runs both.
 	if o.set["mode"] || !(cfg.RunEndpoints || cfg.RunEndpointSlices) {
 		cfg.RunEndpoints = slices.Contains(modes, sim.ModeEndpoints)
