@@ -108,7 +108,7 @@ func ExampleWriteTable() {
 	WriteTable(os.Stdout, NewSummary(res, nil))
 	// Output:
 	// scenario tiny, seed 1: 3 nodes, 3 watchers per mode, 1 phase
-// virtual time: last API write at 0s, everything delivered by 10s
+	// virtual time: last API write at 0s, everything delivered by 10s
 	// bytes in SI units (1 KB = 1000 B); ratio = Endpoints / EndpointSlices
 	//
 	// phase 1/1: flip (0s → 10s)

@@ -37,16 +37,16 @@ type Scenario struct {
 
 // Limits that keep a scenario within what one run can hold. They are ours, not upstream's.
 const (
-	maxNodes          = 1_000_000
-	maxServices       = 1_000_000
-	maxPods           = 10_000_000
-	maxReplicas       = 1_000_000
-	maxWatcherCount   = 1_000_000
+	maxNodes        = 1_000_000
+	maxServices     = 1_000_000
+	maxPods         = 10_000_000
+	maxReplicas     = 1_000_000
+	maxWatcherCount = 1_000_000
 	// maxWatchers bounds all watchers of a mode: one kube-proxy per node plus every extra
 	// watcher group's count. Fan-out figures are products of watchers and event bytes.
 	maxWatchers = 10_000_000
 	// maxActions bounds the timeline: each action is a phase with its own results.
-	maxActions = 10_000
+	maxActions        = 10_000
 	maxAPIReplicas    = 100
 	maxQPS            = 1e6
 	maxBurst          = 1_000_000
