@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -456,31 +458,64 @@ func inlineHTML(s string) string {
 }
 
 // planFigures are the per-mode columns of results.csv: every figure of summary.json.
-var planFigures = []struct {
-	name string
-	get  func(*ModeSummary) string
-}{
-	{"writes.create", func(m *ModeSummary) string { return itoa(m.Writes.Create) }},
-	{"writes.update", func(m *ModeSummary) string { return itoa(m.Writes.Update) }},
-	{"writes.delete", func(m *ModeSummary) string { return itoa(m.Writes.Delete) }},
-	{"writes.total", func(m *ModeSummary) string { return itoa(m.Writes.Total) }},
-	{"noopWrites", func(m *ModeSummary) string { return itoa(m.NoopWrites) }},
-	{"failedWrites", func(m *ModeSummary) string { return itoa(m.FailedWrites) }},
-	{"syncs", func(m *ModeSummary) string { return itoa(m.Syncs) }},
-	{"objects", func(m *ModeSummary) string { return itoa(m.Objects) }},
-	{"etcdBytes", func(m *ModeSummary) string { return itoa(m.EtcdBytes) }},
-	{"requestBytes", func(m *ModeSummary) string { return itoa(m.RequestBytes) }},
-	{"watchEvents", func(m *ModeSummary) string { return itoa(m.WatchEvents) }},
-	{"fanoutBytes", func(m *ModeSummary) string { return itoa(m.FanoutBytes) }},
-	{"perNodeBytes", func(m *ModeSummary) string { return itoa(m.PerNodeBytes) }},
-	{"maxObjectBytes", func(m *ModeSummary) string { return itoa(m.MaxObjectBytes) }},
-	{"peakEgressBytesPerSec", func(m *ModeSummary) string { return itoa(m.PeakEgressBytesPerSec) }},
-	{"truncatedObjects", func(m *ModeSummary) string { return itoa(m.TruncatedObjects) }},
-	{"propagation.count", func(m *ModeSummary) string { return itoa(m.Propagation.Count) }},
-	{"propagation.p50Seconds", func(m *ModeSummary) string { return ftoa(m.Propagation.P50Seconds) }},
-	{"propagation.p90Seconds", func(m *ModeSummary) string { return ftoa(m.Propagation.P90Seconds) }},
-	{"propagation.p99Seconds", func(m *ModeSummary) string { return ftoa(m.Propagation.P99Seconds) }},
-	{"propagation.maxSeconds", func(m *ModeSummary) string { return ftoa(m.Propagation.MaxSeconds) }},
+var planFigures = figureColumns(reflect.TypeFor[ModeSummary](), "", nil)
+
+// planRatioFigures are the ratio columns of each phase in results.csv.
+var planRatioFigures = figureColumns(reflect.TypeFor[RatioSummary](), "", nil)
+
+// planFigure is one column of results.csv per phase and mode: a summary.json field.
+type planFigure struct {
+	name  string
+	index []int // reflect field index path
+}
+
+// get formats the figure of v (a ModeSummary or RatioSummary); "" for an absent one.
+func (f planFigure) get(v any) string {
+	x := reflect.ValueOf(v).Elem().FieldByIndex(f.index)
+	switch x.Kind() {
+	case reflect.Pointer:
+		if x.IsNil() {
+			return ""
+		}
+		x = x.Elem()
+	}
+	switch x.Kind() {
+	case reflect.Int, reflect.Int64:
+		return itoa(x.Int())
+	case reflect.Float64:
+		return ftoa(x.Float())
+	case reflect.Bool:
+		return strconv.FormatBool(x.Bool())
+	}
+	return x.String()
+}
+
+// figureColumns lists every figure of a summary struct in summary.json order, named by
+// their JSON field paths ("writes.create", "propagation.p99Seconds"), so that results.csv
+// holds every summary figure, including those added later. Durations as strings are left
+// out: each has its figure in seconds.
+func figureColumns(t reflect.Type, prefix string, index []int) []planFigure {
+	var out []planFigure
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		idx := append(slices.Clone(index), i)
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		switch ft.Kind() {
+		case reflect.Struct:
+			out = append(out, figureColumns(ft, prefix+name+".", idx)...)
+		case reflect.String:
+		default:
+			out = append(out, planFigure{name: prefix + name, index: idx})
+		}
+	}
+	return out
 }
 
 func itoa(n int64) string   { return strconv.FormatInt(n, 10) }
@@ -520,6 +555,9 @@ func WritePlanCSV(w io.Writer, r *PlanResults) error {
 			for _, f := range planFigures {
 				header = append(header, ph+"."+string(m)+"."+f.name)
 			}
+		}
+		for _, f := range planRatioFigures {
+			header = append(header, ph+".ratio."+f.name)
 		}
 	}
 	if err := cw.Write(header); err != nil {
@@ -566,6 +604,13 @@ func WritePlanCSV(w io.Writer, r *PlanResults) error {
 					} else {
 						row = append(row, f.get(ms))
 					}
+				}
+			}
+			for _, f := range planRatioFigures {
+				if ph == nil || ph.Ratio == nil {
+					row = append(row, "")
+				} else {
+					row = append(row, f.get(ph.Ratio))
 				}
 			}
 		}
