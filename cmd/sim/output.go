@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // An --out directory is written all or nothing, and the same way by every command:
@@ -174,11 +175,13 @@ func (o *outputDir) handleSignals() {
 			if !o.done {
 				os.RemoveAll(o.stage)
 			}
+			// Die of the signal, as without the handler, so that a shell or CI sees it; the
+			// exit status a shell would report is the fallback.
 			signal.Reset(sig)
-			if s, ok := sig.(syscall.Signal); ok {
-				syscall.Kill(os.Getpid(), s)
-			}
-			os.Exit(128 + int(sig.(syscall.Signal)))
+			s := sig.(syscall.Signal)
+			syscall.Kill(os.Getpid(), s)
+			time.Sleep(time.Second)
+			os.Exit(128 + int(s))
 		case <-o.stop:
 		}
 	}()
