@@ -552,7 +552,9 @@ func TestCleanMessage(t *testing.T) {
 // A crash is not bad input: exit 3, one line asking for a report with the seed.
 func TestInternalErrorExit3(t *testing.T) {
 	te := newTestEnv()
-	te.runSim = func(cfg sim.Config, obs sim.Observer) (*sim.Results, error) { panic("index out of range [3] with length 3") }
+	te.runSim = func(cfg sim.Config, obs sim.Observer) (*sim.Results, error) {
+		panic("index out of range [3] with length 3")
+	}
 	dir := filepath.Join(t.TempDir(), "out")
 	code := te.main([]string{"run", "x.yaml", "--seed", "77", "--out", dir})
 	if code != exitInternal {
