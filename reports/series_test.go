@@ -104,9 +104,44 @@ func FuzzReadTimeseriesCSV(f *testing.F) {
 	f.Add(buf.String())
 	f.Add("")
 	f.Add(strings.Join(timeseriesHeader, ",") + "\n1,2,3\n")
+	f.Add(strings.Join(timeseriesHeader, ",") + "\n99999999999,1,1,1,1,1,1,0.000,0.000,0,0,1\n")
+	f.Add(strings.Join(timeseriesHeader[:timeseriesColumns1], ",") + "\n9223372036854775807,1,1,1,1,1,1,0.000,0.000\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		ReadTimeseriesCSV(strings.NewReader(in))
+		series, err := ReadTimeseriesCSV(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		// Whatever seconds the file names, the dense series (what sim plot draws) is bounded.
+		if d := DenseSeries(series); len(d) > sim.MaxSeriesBuckets {
+			t.Fatalf("DenseSeries made %d buckets", len(d))
+		}
 	})
+}
+
+// Issue 12: sim plot on a timeseries.csv with a row for second 99,999,999,999 tried to
+// allocate 7 TB. DenseSeries coarsens instead, keeping every figure's sum.
+func TestDenseSeriesIsBoundedBySpan(t *testing.T) {
+	series := []sim.Bucket{
+		{Second: 0, Endpoints: sim.BucketMode{Writes: 1, FanoutBytes: 10}},
+		{Second: 99_999_999_999, Endpoints: sim.BucketMode{Writes: 2, FanoutBytes: 20, ResentBytes: 5, MaxLatencySeconds: 3}},
+	}
+	d := DenseSeries(series)
+	if len(d) > sim.MaxSeriesBuckets {
+		t.Fatalf("%d buckets", len(d))
+	}
+	var writes, fanout, resent int64
+	for _, b := range d {
+		writes += b.Endpoints.Writes
+		fanout += b.Endpoints.FanoutBytes
+		resent += b.Endpoints.ResentBytes
+	}
+	if writes != 3 || fanout != 30 || resent != 5 {
+		t.Errorf("sums %d/%d/%d, want 3/30/5", writes, fanout, resent)
+	}
+	last := d[len(d)-1]
+	if last.Second > 99_999_999_999 || last.Second+last.Seconds() <= 99_999_999_999 || last.Endpoints.MaxLatencySeconds != 3 {
+		t.Errorf("last bucket %+v does not hold second 99,999,999,999", last)
+	}
 }
 
 func FuzzReadLayoutCSV(f *testing.F) {

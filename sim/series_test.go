@@ -1,0 +1,74 @@
+package sim
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+// Issue 12: 10,000 watcher groups of a million made fanoutBytes wrap around to
+// -1,541,910,593,226,372,616 and the ratio -7.121, with exit 0. A sum past int64 now stops
+// the run with an error naming the figure.
+func TestOverflowNamesTheFigure(t *testing.T) {
+	e, err := newEngine(testConfig(3, 2), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.stats
+	r := c.mode(ModeEndpoints)
+	r.FanoutBytes = math.MaxInt64 - 10
+	c.add(&r.FanoutBytes, 11, "fanoutBytes", ModeEndpoints)
+	if !errors.Is(c.err, ErrOverflow) || !strings.Contains(c.err.Error(), `fanoutBytes of endpoints in phase "create"`) {
+		t.Fatalf("err = %v", c.err)
+	}
+	if r.FanoutBytes != math.MaxInt64-10 {
+		t.Errorf("the figure wrapped: %d", r.FanoutBytes)
+	}
+	// The product of watchers and event bytes is checked too: 1e10 watchers × 1e9 bytes.
+	if got := mulChecked(1e10, 1e9); got != -1 {
+		t.Errorf("mulChecked overflowed silently: %d", got)
+	}
+	c.err = nil
+	c.add(&r.WatchEvents, mulChecked(1e10, 1e9), "watchEvents", ModeEndpoints)
+	if !errors.Is(c.err, ErrOverflow) {
+		t.Errorf("an overflowed product was added: err %v", c.err)
+	}
+}
+
+// Issue 12: a 1 bit/s egress or a 998 h wait gave one bucket per second of the span (10 GB
+// for 20 pods). The series coarsens instead: at most MaxSeriesBuckets buckets, every figure's
+// sum kept, and the span covered.
+func TestSeriesCoarsensPastMaxBuckets(t *testing.T) {
+	e, err := newEngine(testConfig(3, 2), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.stats
+	const day = 24 * 3600
+	c.egress(ModeEndpoints, 0, Time(2)*1e9, 1000, 10)
+	c.egress(ModeEndpointSlices, Time(5)*1e9, Time(998*3600)*1e9, 3_000_000, 7)
+	c.bucket(Time(40*day) * 1e9).Endpoints.Writes++
+	if len(c.buckets) > MaxSeriesBuckets {
+		t.Fatalf("%d buckets", len(c.buckets))
+	}
+	var f, r [2]int64
+	var writes int64
+	for i, b := range c.buckets {
+		if b.Second != int64(i)*c.width || b.Seconds() != c.width {
+			t.Fatalf("bucket %d: second %d width %d, want %d %d", i, b.Second, b.Seconds(), int64(i)*c.width, c.width)
+		}
+		f[0] += b.Endpoints.FanoutBytes
+		f[1] += b.EndpointSlices.FanoutBytes
+		r[0] += b.Endpoints.ResentBytes
+		r[1] += b.EndpointSlices.ResentBytes
+		writes += b.Endpoints.Writes
+	}
+	if f != [2]int64{1000, 3_000_000} || r != [2]int64{10, 7} || writes != 1 {
+		t.Errorf("sums fanout %v resent %v writes %d, want [1000 3000000] [10 7] 1", f, r, writes)
+	}
+	last := c.buckets[len(c.buckets)-1]
+	if last.Second+last.Seconds() <= 40*day {
+		t.Errorf("the series ends at %d s, before the write at %d s", last.Second+last.Seconds(), 40*day)
+	}
+}
