@@ -1,7 +1,7 @@
 # epsim — see README.md. Every target works on a fresh machine with only Go installed.
 GO ?= go
 
-.PHONY: build test bench lint run check baselines
+.PHONY: build test bench lint run check baselines fuzz
 
 build:
 	$(GO) build -o bin/sim ./cmd/sim
@@ -31,3 +31,19 @@ check: build
 
 baselines: build
 	./bin/sim check $(CHECK_SCENARIOS) --baseline-dir scenarios/baselines --quiet --update-baseline
+
+# Every fuzz target of FUZZ_PKGS for FUZZTIME each (CI: 4s each, about 2 minutes in all with
+# the instrumented build). The default packages parse user input: scenarios, plans, units,
+# sim plot's CSV and JSON. model and trace fuzz targets run their seed corpora in `make test`;
+# fuzzing them (FUZZ_PKGS=./...) first builds their tests' Kubernetes dependencies with
+# fuzzing instrumentation, which takes over ten minutes on 2 cores.
+FUZZTIME ?= 4s
+FUZZ_PKGS ?= ./scenarios ./reports ./cmd/sim
+fuzz:
+	@set -e; for pkg in $$($(GO) list $(FUZZ_PKGS)); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "fuzz $$pkg $$f"; \
+			$(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) >/dev/null || \
+				{ $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME); exit 1; }; \
+		done; \
+	done

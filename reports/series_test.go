@@ -153,3 +153,20 @@ func FuzzReadLayoutCSV(f *testing.F) {
 		ReadLayoutCSV(strings.NewReader(in))
 	})
 }
+
+// sim plot reads summary.json from disk: bad input gives an error, never a panic.
+func FuzzReadSummaryJSON(f *testing.F) {
+	var buf bytes.Buffer
+	WriteSummaryJSON(&buf, NewSummary(fixtureResults(), nil))
+	f.Add(buf.String())
+	f.Add(`{"phases":[{"endpoints":{"writes":{"total":-1}}}],"total":{}}`)
+	f.Add(`{"endTimeSeconds":1e308,"phases":null}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		s, err := ReadSummaryJSON(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		var out bytes.Buffer
+		WriteTable(&out, s)
+	})
+}

@@ -60,7 +60,9 @@
 //	    restartPods pods [1]; flipReadiness pods [1], notReadyFor; failNodes/drainNodes
 //	    nodes or zone; labelService labels; wait duration}
 //	modes [both]: both | endpoints | endpointslices, or a list
-//	guards: maxEvents [50,000,000], endTime [24h]
+//	guards: maxEvents [50,000,000], endTime [24h], maxMemory [3/4 of the memory the
+//	    process may use: the machine's, or less under a cgroup limit, RLIMIT_AS or
+//	    GOMEMLIMIT] (a scenario whose estimated memory, EstimateMemory, is over it is refused)
 //	slo [30s]
 //	expect: {"phase.mode.figure": {max, min}} (see Expect)
 //
@@ -76,6 +78,10 @@
 //   - flipReadiness with notReadyFor 0 (the default) leaves the endpoints not-ready for the
 //     rest of the run (until their pods are replaced); with notReadyFor > 0 they turn ready
 //     again after that long.
+//   - Limits are checked on what the whole timeline reaches: pods after every scale action
+//     (at most 10,000,000), watchers per mode (cluster.nodes plus every watcher group's
+//     count, at most 10,000,000), at most 10,000 actions; restartPods and flipReadiness ask
+//     for no more pods than a service has at that point, as failNodes for nodes.
 //   - Action names are phase names: lowercase DNS labels, so that expect keys
 //     "phase.mode.figure" split on dots; "total" is reserved for the sum of all phases.
 package scenarios

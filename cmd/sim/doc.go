@@ -67,7 +67,9 @@ or any scenario field from the command line:
 	                        truncatedObjects, propagation {p50, p90, p99, max}; and ratio
 	                        (Endpoints / EndpointSlices) for each figure
 	timeseries.csv          one row per second of virtual time: each mode's writes,
-	                        fanoutBytes and etcdBytes in that second
+	                        fanoutBytes, etcdBytes, largest latency and resentBytes in that
+	                        second, and the row's width in seconds (1; coarser, 2, 4, …
+	                        when a run spans more than 65,536 seconds)
 	writes.jsonl            one JSON object per API write (time, mode, verb, object, sizes,
 	                        watchers, outcome, latency)
 	layout.csv              EndpointSlice layout samples: slices, endpoints, and min, median
@@ -78,9 +80,13 @@ or any scenario field from the command line:
 	phases-bytes.*          bytes fanned out per phase, with the ratio
 	slice-layout.*          EndpointSlice count and endpoints per slice over time
 
-Charts are written as PNG and SVG. Every file is written to a temporary file first and
-renamed into place only when all of them rendered, so a failed run never leaves a
-half-written result behind.
+Charts are written as PNG and SVG. --out is all or nothing: it is checked (a writable
+directory) and locked before the run, the files are staged in a directory beside it, and
+the staged directory replaces it in one rename, so a reader sees the earlier result or the
+new one, never a mix. Outputs of an earlier run this one does not produce (charts after
+--charts=false) go; files that are not sim's stay (.sim-outputs lists sim's). A failed
+write, SIGINT, SIGTERM or SIGHUP leave --out as it was, and a second sim writing into the
+same --out at the same time fails at once.
 
 Plot redraws the charts from those files without running the simulation again:
 
@@ -187,8 +193,10 @@ written atomically and only when their content changes.
 # Exit status
 
 0 success; 1 the run failed (or its outputs could not be written); 2 bad input: an unknown
-command or flag, a bad flag value, or an invalid or missing scenario. Errors are printed once
-on stderr, prefixed "sim: ". Progress (a bar, only when stderr is a terminal) and anything
+command or flag, a bad flag value, an unusable --out, or an invalid or missing scenario,
+including one whose estimated memory is over guards.maxMemory; 3 an internal error (a bug in
+sim: please report it with the command line, the scenario and its seed). Errors are printed
+once on stderr, prefixed "sim: ", lists of problems capped at 20 lines. Progress (a bar, only when stderr is a terminal) and anything
 measured in wall-clock time go to stderr only; stdout carries the results.
 */
 package main

@@ -26,8 +26,10 @@ server egress and propagation latency, with the ratio Endpoints / EndpointSlices
 
 The same scenario and seed always give the same output, byte for byte. --out DIR also writes
 summary.json (the stable machine interface), timeseries.csv (1 s buckets), writes.jsonl (one
-line per API write), layout.csv (EndpointSlice layout samples) and charts (PNG and SVG). Files are written atomically: on any error
-nothing in DIR is replaced or left half-written.
+line per API write), layout.csv (EndpointSlice layout samples) and charts (PNG and SVG). DIR
+is checked and locked before the run and replaced all at once after it: on any error or
+signal nothing in DIR is changed; outputs of an earlier run this one does not produce go,
+other files stay.
 
 A progress bar is shown on stderr when stderr is a terminal (not with --quiet).
 
