@@ -48,7 +48,7 @@ func TestSeriesCoarsensPastMaxBuckets(t *testing.T) {
 	const day = 24 * 3600
 	c.egress(ModeEndpoints, 0, Time(2)*1e9, 1000, 10)
 	c.egress(ModeEndpointSlices, Time(5)*1e9, Time(998*3600)*1e9, 3_000_000, 7)
-	c.bucket(Time(40*day) * 1e9).Endpoints.Writes++
+	c.bucket(Time(40*day)*1e9).Endpoints.Writes++
 	if len(c.buckets) > MaxSeriesBuckets {
 		t.Fatalf("%d buckets", len(c.buckets))
 	}
