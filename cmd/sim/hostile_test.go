@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -175,9 +176,10 @@ timeline:
 // take 10 GB and write 1 GB for 20 pods; a 998 h wait took 3.4 GB. Both now run in bounded
 // memory and output, and the header gives both the last write and the last delivery.
 func TestHostileHugeSpans(t *testing.T) {
-	for _, c := range []struct{ name, scenario, lastWrite string }{
-		{"1bit", tinyBandwidth, "last API write at 10.921s, everything delivered by 3333h43m12.005s"},
-		{"998h-wait", longWait, "last API write at 998h0m12.005s"},
+	for _, c := range []struct{ name, scenario, header string }{
+		// Writes end within seconds; deliveries go on for thousands of hours.
+		{"1bit", tinyBandwidth, `virtual time: last API write at [0-9.]+s, everything delivered by [0-9]{4}h`},
+		{"998h-wait", longWait, `virtual time: last API write at 998h[0-9m.]+s`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -190,8 +192,8 @@ func TestHostileHugeSpans(t *testing.T) {
 			if r.maxRSS > hostileMaxRSS {
 				t.Errorf("peak RSS %d MB, want at most %d MB", r.maxRSS>>20, hostileMaxRSS>>20)
 			}
-			if !strings.Contains(r.stdout, c.lastWrite) {
-				t.Errorf("header does not say %q:\n%.400s", c.lastWrite, r.stdout)
+			if !regexp.MustCompile(c.header).MatchString(r.stdout) {
+				t.Errorf("header does not match %q:\n%.400s", c.header, r.stdout)
 			}
 			var total int64
 			filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
