@@ -570,3 +570,44 @@ func TestInternalErrorExit3(t *testing.T) {
 		t.Errorf("a crash left temporaries: %v", got)
 	}
 }
+
+// Issue 12: "sim replay of a trace with a 900 h gap does the same" (gigabytes for the
+// per-second series of the gap). The sample trace with its second half 900 h later replays in
+// bounded memory and output.
+func TestHostileReplayGap(t *testing.T) {
+	data, err := os.ReadFile("../../scenarios/testdata/replay-trace.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	stamp := regexp.MustCompile(`^\{"time":"([^"]+)"`)
+	for i := len(lines) / 2; i < len(lines); i++ {
+		m := stamp.FindStringSubmatch(lines[i])
+		if m == nil {
+			t.Fatalf("line %d has no time", i+1)
+		}
+		at, err := time.Parse(time.RFC3339Nano, m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines[i] = `{"time":"` + at.Add(900*time.Hour).Format(time.RFC3339Nano) + `"` + lines[i][len(m[0]):]
+	}
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "gap.jsonl", strings.Join(lines, "\n")+"\n")
+	out := filepath.Join(dir, "out")
+	r := runChild(t, nil, "replay", "--pods", trace, "--services", "../../scenarios/testdata/replay-services.json",
+		"--nodes", "../../scenarios/testdata/replay-nodes.json", "--set", "guards.endTime=1000h", "--quiet", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if r.maxRSS > hostileMaxRSS {
+		t.Errorf("peak RSS %d MB, want at most %d MB", r.maxRSS>>20, hostileMaxRSS>>20)
+	}
+	if !strings.Contains(r.stdout, "last API write at 900h") {
+		t.Errorf("the replay did not span the gap:\n%.300s", r.stdout)
+	}
+	rows := csvRows(t, filepath.Join(out, "timeseries.csv"))
+	if len(rows)-1 > 1<<16 || rows[1][len(rows[1])-1] == "1" {
+		t.Errorf("timeseries.csv: %d rows of width %s s, want coarsened and bounded", len(rows)-1, rows[1][len(rows[1])-1])
+	}
+}

@@ -330,6 +330,10 @@ func TestRunOutNothingPartialOnRenderFailure(t *testing.T) {
 	if got := listDir(t, dir); !slices.Equal(got, []string{"summary.json"}) {
 		t.Errorf("after a failed render the directory holds %q, want only the old summary.json", got)
 	}
+	// Issue 12: no temporary file names in errors.
+	if msg := te.stderr.String(); strings.Contains(msg, stageInfix) || strings.Contains(msg, tmpInfix) || !strings.Contains(msg, "summary.json") {
+		t.Errorf("message %q: want the file's name and no temporary's", msg)
+	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "summary.json")); !bytes.Equal(b, old) {
 		t.Errorf("the old summary.json was replaced: %q", b)
 	}
