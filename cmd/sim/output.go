@@ -37,8 +37,8 @@ import (
 // next run knows which files are its own outputs and which are the user's.
 const manifestName = ".sim-outputs"
 
-// stagePrefix and oldPrefix (after "."+base) name the temporaries beside --out; tmpInfix
-// names the per-file temporaries of earlier sim versions and of writeFileAtomic.
+// stageInfix (after "."+base) names the staging directories beside --out; tmpInfix names
+// the per-file temporaries of earlier sim versions and of writeFileAtomic.
 const (
 	stageInfix = ".sim-stage-"
 	tmpInfix   = ".tmp-"
@@ -79,7 +79,19 @@ func openOutputDir(dir string, replace bool) (*outputDir, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, outputError(dir, plainPathError(err))
 	}
+	// The swap renames the directory itself: work on its real, absolute path (a symlink
+	// keeps pointing at the new contents; "." is a directory with a parent).
+	given := dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
 	parent := filepath.Dir(dir)
+	if parent == dir {
+		return nil, outputError(given, errors.New("is the root directory"))
+	}
 	if err := checkWritable(dir, parent); err != nil {
 		return nil, outputError(dir, err)
 	}
