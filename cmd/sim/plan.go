@@ -267,6 +267,7 @@ func (o *planOptions) runPoints(e *env, plan *scenarios.Plan, points []scenarios
 		jobs = runtime.GOMAXPROCS(0)
 	}
 	jobs = max(1, min(jobs, len(points)))
+	jobs = memoryJobs(jobs, points, scenarios.DefaultMaxMemory())
 	window := int(plan.Budgets.WriteWindow / time.Second)
 	out := make([]reports.PlanPoint, len(points))
 	var bar *progressbar.ProgressBar
@@ -307,6 +308,19 @@ func (o *planOptions) runPoints(e *env, plan *scenarios.Plan, points []scenarios
 		}
 	}
 	return out
+}
+
+// memoryJobs lowers jobs so that the points running side by side fit in limit together:
+// each fits on its own (the loader checked its estimate), not necessarily several at once.
+func memoryJobs(jobs int, points []scenarios.GridPoint, limit int64) int {
+	var most int64
+	for i := range points {
+		most = max(most, scenarios.EstimateMemory(&points[i].Config))
+	}
+	if limit <= 0 || most <= 0 {
+		return jobs
+	}
+	return int(max(1, min(int64(jobs), limit/most)))
 }
 
 // runPoint runs one configuration; a panic in the engine fails the point, not the plan.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"epsim/scenarios"
 	"epsim/sim"
 )
 
@@ -141,5 +142,27 @@ func TestPlanFailedPointIsReported(t *testing.T) {
 	}
 	if !strings.Contains(te.stdout.String(), "point 2 (pods=60, controlPlane.maxEndpointsPerSlice=10): engine panic: boom") {
 		t.Errorf("report lacks the failed point:\n%s", te.stdout.String())
+	}
+}
+
+// Points run side by side must fit in memory together, not only one by one.
+func TestPlanJobsFitInMemory(t *testing.T) {
+	small := scenarios.GridPoint{Config: sim.Config{Cluster: sim.ClusterConfig{Nodes: 10}}}
+	big := scenarios.GridPoint{Config: sim.Config{Cluster: sim.ClusterConfig{Nodes: 1000},
+		Services: []sim.ServiceConfig{{Name: "web", Count: 1, Replicas: 100_000}}}}
+	est := scenarios.EstimateMemory(&big.Config)
+	for _, c := range []struct {
+		points []scenarios.GridPoint
+		limit  int64
+		want   int
+	}{
+		{[]scenarios.GridPoint{small, big}, 3 * est, 3},
+		{[]scenarios.GridPoint{small, big}, est + est/2, 1},
+		{[]scenarios.GridPoint{small, big}, 0, 8},
+		{[]scenarios.GridPoint{small}, 1 << 40, 8},
+	} {
+		if got := memoryJobs(8, c.points, c.limit); got != c.want {
+			t.Errorf("memoryJobs(8, limit %d, estimate %d) = %d, want %d", c.limit, est, got, c.want)
+		}
 	}
 }
