@@ -11,9 +11,9 @@ import (
 	"epsim/sim"
 )
 
-// TestChartsGolden records each chart's series (name, point count, last point) and a digest
-// of the plotted data instead of pixels (asim style), and checks every chart renders as a
-// valid PNG and SVG.
+// TestChartsGolden records each chart's finding (title and subtitle, computed from the data),
+// its series (name, point count, last point) and a digest of the plotted data instead of
+// pixels (asim style), and checks every chart renders as a valid PNG and SVG.
 func TestChartsGolden(t *testing.T) {
 	res := fixtureResults()
 	charts, err := Charts(NewSummary(res, nil), res.Series, res.Layout)
@@ -22,7 +22,7 @@ func TestChartsGolden(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	for _, c := range charts {
-		fmt.Fprintf(&buf, "%s (%s)\n", c.Name, c.Digest())
+		fmt.Fprintf(&buf, "%s (%s)\n  title: %s\n  subtitle: %s\n", c.Name, c.Digest(), c.Title, c.Subtitle)
 		for _, s := range c.Series {
 			last := "-"
 			if n := len(s.XYs); n > 0 {
