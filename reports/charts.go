@@ -221,7 +221,12 @@ func EgressChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 			xys = append(xys, plotter.XY{X: pt.X, Y: max(pt.Y, p.Y.Min)})
 		}
 		if n := len(xys); n > 0 {
-			xys = append(xys, plotter.XY{X: xys[n-1].X + 1, Y: xys[n-1].Y})
+			// The last second's step, then nothing (the bottom of the axis) to the end.
+			last := xys[n-1].X + 1
+			xys = append(xys, plotter.XY{X: last, Y: xys[n-1].Y})
+			if last < end {
+				xys = append(xys, plotter.XY{X: last, Y: p.Y.Min}, plotter.XY{X: end, Y: p.Y.Min})
+			}
 		}
 		if err := c.addSeriesLine(p, modeTitle(m), modeStyles[m], xys, plotter.PostStep); err != nil {
 			return nil, err
@@ -310,7 +315,7 @@ func LatencyChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 		p.Y.Min, p.Y.Max = logBounds(bottom, top, 1e5)
 		p.Y.Tick.Marker = siTicks{unit: "s", log: true}
 	} else {
-		p.Y.Min, p.Y.Max = 0, linearTop(max(top, 1e-3))
+		p.Y.Min, p.Y.Max = 0, linearTop(top)
 		p.Y.Tick.Marker = siTicks{unit: "s"}
 	}
 	for k, m := range s.Modes {

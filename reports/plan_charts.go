@@ -40,12 +40,12 @@ func (s planSeries) name() string {
 	return fmt.Sprintf("EndpointSlices, %d per slice", s.perSlice)
 }
 
-// short names the series in findings: "Endpoints", "slices of 100".
+// short names the series in findings: "Endpoints", "100-endpoint slices".
 func (s planSeries) short() string {
 	if s.mode == sim.ModeEndpoints {
 		return "Endpoints"
 	}
-	return fmt.Sprintf("slices of %d", s.perSlice)
+	return fmt.Sprintf("%d-endpoint slices", s.perSlice)
 }
 
 // planLineSpec is one plan line chart: y against x, one line per planSeries.
@@ -72,7 +72,7 @@ func PlanCharts(r *PlanResults) ([]*Chart, error) {
 	perDay := len(r.Plan.Churn) > 0
 	for _, spec := range []planLineSpec{
 		{
-			name: "bytes-per-rollout", what: "Bytes fanned out per rolling update, log scales",
+			name: "bytes-per-rollout", what: "Bytes fanned out per rolling update",
 			xLabel: "endpoints per service", yLabel: "bytes fanned out per rollout",
 			x: func(p *PlanPoint) float64 { return float64(p.EndpointsPerService) },
 			y: func(p *PlanPoint, m sim.Mode) (float64, bool) {
@@ -102,9 +102,9 @@ func PlanCharts(r *PlanResults) ([]*Chart, error) {
 			},
 			logY: true, unit: "B",
 			finding: func(series []planSeries, lines []plotter.XYs) string {
-				phrase := "At %s nodes each kube-proxy receives "
+				phrase := "At %s nodes the ingress of each kube-proxy over the run is "
 				if perDay {
-					phrase = "At %s nodes each kube-proxy receives per day "
+					phrase = "At %s nodes the daily ingress of each kube-proxy is "
 				}
 				return compareAtLargestX(series, lines, phrase)
 			},
@@ -169,14 +169,14 @@ func PlanCharts(r *PlanResults) ([]*Chart, error) {
 
 func perNodeTitle(perDay bool) string {
 	if perDay {
-		return "Ingress per node per day (phases weighed by the plan's churn), log scales"
+		return "Ingress per node per day (phases weighed by the plan's churn)"
 	}
-	return "Ingress per node over the run, log scales"
+	return "Ingress per node over the run"
 }
 
 // compareAtLargestX compares, at the largest x of the chart, Endpoints with the slice layout
 // of the fewest: "At 1,600 endpoints per service a rolling update fans out 1.2 GB with
-// Endpoints, 95 MB with slices of 100 (13× less)". phrase has one %s, for x.
+// Endpoints, 95 MB with 100-endpoint slices (13× less)". phrase has one %s, for x.
 func compareAtLargestX(series []planSeries, lines []plotter.XYs, phrase string) string {
 	xMax := math.Inf(-1)
 	for _, l := range lines {
@@ -384,6 +384,16 @@ func (r *PlanResults) planChart(spec planLineSpec) (*Chart, error) {
 			p.Y.Tick.Marker = countTicks{}
 		}
 	}
+	_, logX := p.X.Scale.(plot.LogScale)
+	_, logY := p.Y.Scale.(plot.LogScale)
+	switch {
+	case logX && logY:
+		c.Subtitle = strings.Replace(c.Subtitle, " · ", ", log scales · ", 1)
+	case logX:
+		c.Subtitle = strings.Replace(c.Subtitle, " · ", ", log x scale · ", 1)
+	case logY:
+		c.Subtitle = strings.Replace(c.Subtitle, " · ", ", log y scale · ", 1)
+	}
 	c.Plots = [][]*plot.Plot{{p}}
 	return c, nil
 }
@@ -496,13 +506,20 @@ func (r *PlanResults) planPhaseChart() (*Chart, error) {
 	var parts []string
 	for k, s := range series {
 		v := values[k][top]
-		part := fmt.Sprintf("%s %s", s.short(), FormatBytes(int64(v)))
-		if k > 0 && values[0][top] > 0 && v > 0 && series[0].mode == sim.ModeEndpoints {
-			part += " (" + FormatRatio(values[0][top]/v, true) + " less)"
+		part := fmt.Sprintf("%s fan out %s", s.short(), FormatBytes(int64(v)))
+		if k > 0 {
+			part = fmt.Sprintf("%s %s", s.short(), FormatBytes(int64(v)))
+		}
+		if e := values[0][top]; k > 0 && e > 0 && v > 0 && series[0].mode == sim.ModeEndpoints {
+			if v <= e {
+				part += " (" + FormatRatio(e/v, true) + " less)"
+			} else {
+				part += " (" + FormatRatio(v/e, true) + " more)"
+			}
 		}
 		parts = append(parts, part)
 	}
-	c.Title = fmt.Sprintf("%s fans out: %s", phases[top].Name, strings.Join(parts, ", "))
+	c.Title = fmt.Sprintf("In %s: %s", phases[top].Name, strings.Join(parts, ", "))
 	c.Subtitle = r.planSubtitle("Bytes fanned out per phase and layout, log scale", func(*PlanPoint) float64 { return 0 }, used)
 
 	p := newBarPlot("phase", "bytes fanned out")
