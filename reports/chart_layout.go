@@ -330,7 +330,12 @@ func (c *Chart) legendWidths() []vg.Length {
 func keyNumber(ph phaseSpan) string { return strconv.Itoa(ph.number) }
 
 func keyText(ph phaseSpan) string {
-	return fmt.Sprintf("%s %s–%s", ph.name, formatClock(ph.start), formatClock(ph.end))
+	from, to := formatClock(ph.start), formatClock(ph.end)
+	if from == to && ph.end > ph.start {
+		// A phase shorter than the rounding: to the millisecond.
+		from, to = FormatSeconds(ph.start), FormatSeconds(ph.end)
+	}
+	return fmt.Sprintf("%s %s–%s", ph.name, from, to)
 }
 
 // formatClock formats seconds of virtual time compactly: "0", "45s", "6m50s", "1h2m".

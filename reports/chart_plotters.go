@@ -105,6 +105,15 @@ func (g *groupBars) Plot(c draw.Canvas, p *plot.Plot) {
 	for gi := range g.series[0].values {
 		x := trX(float64(gi))
 		top := c.Min.Y
+		empty := true
+		for _, s := range g.series {
+			empty = empty && s.values[gi] == 0
+		}
+		if empty {
+			// Nothing in this group: one word instead of a row of zeros.
+			c.FillText(valSty, vg.Point{X: x, Y: c.Min.Y + vg.Points(2)}, "none")
+			continue
+		}
 		for si, s := range g.series {
 			v := s.values[gi]
 			x0 := x - slot*barGroupFraction/2 + vg.Length(si)*barW

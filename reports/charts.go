@@ -386,8 +386,8 @@ func latencyFinding(s *Summary) (title, subtitle string) {
 // modes are. A run report leads with it.
 func HeadlineChart(s *Summary) (*Chart, error) {
 	c := &Chart{Name: HeadlineChartName, Title: headlineFinding(s),
-		Subtitle: fmt.Sprintf("Bytes fanned out per phase (log scale), Endpoints/EndpointSlices above each pair · total %s · %s",
-			modeTotals(s, fanoutBytes, FormatBytes), runContext(s))}
+		Subtitle: fmt.Sprintf("Bytes fanned out per phase%s, Endpoints/EndpointSlices above each pair · total %s · %s",
+			scaleMark, modeTotals(s, fanoutBytes, FormatBytes), runContext(s))}
 	return c, c.phaseBars(s, fanoutBytes, "bytes fanned out", "B", func(v float64) string { return FormatBytes(int64(v)) })
 }
 
@@ -416,14 +416,21 @@ func headlineFinding(s *Summary) string {
 		}
 	}
 	span := func(a, b float64) string {
-		if FormatRatio(a, true) == FormatRatio(b, true) {
+		switch FormatRatio(a, true) {
+		case FormatRatio(b, true):
 			return FormatRatio(b, true)
+		case "1.0×":
+			return "up to " + FormatRatio(b, true)
 		}
 		return strings.TrimSuffix(FormatRatio(a, true), "×") + "–" + FormatRatio(b, true)
 	}
 	switch {
 	case phases == 0:
 		return "Neither mode fans out any bytes"
+	case more == phases && hi < 1.2:
+		return fmt.Sprintf("Endpoints fan out slightly more bytes than EndpointSlices in every phase (%s)", span(lo, hi))
+	case less == phases && lo > 1/1.2:
+		return fmt.Sprintf("EndpointSlices fan out slightly more bytes than Endpoints in every phase (%s)", span(1/hi, 1/lo))
 	case more == phases:
 		return fmt.Sprintf("Endpoints fan out %s more bytes than EndpointSlices in every phase", span(lo, hi))
 	case less == phases:
@@ -436,10 +443,13 @@ func headlineFinding(s *Summary) string {
 // Endpoints/EndpointSlices ratio above each pair.
 func PhaseWritesChart(s *Summary) (*Chart, error) {
 	c := &Chart{Name: "phases-writes", Title: compareModes(s, writesTotal, "make", "API writes", formatCount) + " over the run",
-		Subtitle: fmt.Sprintf("API writes per phase, Endpoints/EndpointSlices above each pair · run total %s · %s",
-			modeTotals(s, writesTotal, formatCount), runContext(s))}
+		Subtitle: fmt.Sprintf("API writes per phase%s, Endpoints/EndpointSlices above each pair · total %s · %s",
+			scaleMark, modeTotals(s, writesTotal, formatCount), runContext(s))}
 	return c, c.phaseBars(s, writesTotal, "API writes", "", countFormat)
 }
+
+// scaleMark stands in a bar chart's subtitle for the scale, which phaseBars chooses.
+const scaleMark = "\x00"
 
 // phaseBars fills c with one group of bars per phase (one bar per mode), on a log scale
 // when the values span decades. Phase names label the groups when they fit under them;
@@ -512,6 +522,7 @@ func (c *Chart) phaseBars(s *Summary, value func(*ModeSummary) int64, yLabel, un
 		bars.labelValues = widest <= barW
 	}
 	if useLog(lo, hi) {
+		c.Subtitle = strings.Replace(c.Subtitle, scaleMark, " (log scale)", 1)
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Min, _ = logBounds(lo/3, hi, 1e6)
 		p.Y.Max = hi
@@ -523,20 +534,31 @@ func (c *Chart) phaseBars(s *Summary, value func(*ModeSummary) int64, yLabel, un
 			p.Y.Tick.Marker = countTicks{}
 		}
 	}
+	c.Subtitle = strings.Replace(c.Subtitle, scaleMark, "", 1)
 	p.Add(bars)
 	c.Plots = [][]*plot.Plot{{p}}
 	return nil
 }
 
-// countTicks labels a linear count axis: exact below 10,000, SI above.
+// countTicks labels a linear count axis: exact when every label is below 10,000 ("2,500"),
+// otherwise all in SI ("5k", "10k", "15k"), so one axis never mixes the two.
 type countTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (countTicks) Ticks(lo, hi float64) []plot.Tick {
 	ticks := linearTicks(lo, hi)
+	si := false
+	for _, t := range ticks {
+		si = si || (t.Label != "" && math.Abs(t.Value) >= 10000)
+	}
 	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = countFormat(ticks[i].Value)
+		if ticks[i].Label == "" {
+			continue
+		}
+		if si {
+			ticks[i].Label = formatSI(ticks[i].Value, "")
+		} else {
+			ticks[i].Label = formatCount(int64(math.Round(ticks[i].Value)))
 		}
 	}
 	return ticks
