@@ -111,7 +111,7 @@ func (g *groupBars) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 		if empty {
 			// Nothing in this group: one word instead of a row of zeros.
-			c.FillText(valSty, vg.Point{X: x, Y: c.Min.Y + vg.Points(2)}, "none")
+			c.FillText(valSty, vg.Point{X: x, Y: c.Min.Y + vg.Points(4)}, "none")
 			continue
 		}
 		for si, s := range g.series {

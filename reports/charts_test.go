@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"image/png"
 	"io"
+	"math"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
 
 	"epsim/sim"
 )
@@ -47,8 +50,10 @@ func checkRendered(t *testing.T, c *Chart) {
 	if err != nil {
 		t.Fatalf("%s png: %v", c.Name, err)
 	}
-	if cfg.Width < 500 || cfg.Height < 300 {
-		t.Errorf("%s png is %dx%d, too small", c.Name, cfg.Width, cfg.Height)
+	// 8 × 4.5 in at 192 dpi: twice the 768×432 pixels of a plain 96 dpi canvas, sharp on a
+	// slide.
+	if want := int(math.Round(float64(c.height()/vg.Inch) * 192)); cfg.Width != 1536 || cfg.Height != want {
+		t.Errorf("%s png is %dx%d, want 1536x%d (192 dpi)", c.Name, cfg.Width, cfg.Height, want)
 	}
 	var s bytes.Buffer
 	if err := c.Render(&s, "svg"); err != nil {
