@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"image/color"
+	"image/png"
 	"io"
 	"math"
 	"strconv"
@@ -129,18 +130,21 @@ func (c *Chart) height() vg.Length {
 
 // Render draws the chart in format ("png" or "svg") to w.
 func (c *Chart) Render(w io.Writer, format string) error {
-	var canvas vg.CanvasWriterTo
 	switch format {
 	case "png":
-		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(chartWidth, c.height()), vgimg.UseDPI(pngDPI))}
+		img := vgimg.NewWith(vgimg.UseWH(chartWidth, c.height()), vgimg.UseDPI(pngDPI))
+		c.draw(draw.New(img))
+		// Fast compression: at twice the pixel density encoding is about half of a chart's
+		// cost; BestSpeed saves a fifth of the total for files a few per cent larger.
+		enc := png.Encoder{CompressionLevel: png.BestSpeed}
+		return enc.Encode(w, img.Image())
 	case "svg":
-		canvas = vgsvg.New(chartWidth, c.height())
-	default:
-		return fmt.Errorf("reports: unknown chart format %q (want png or svg)", format)
+		canvas := vgsvg.New(chartWidth, c.height())
+		c.draw(draw.New(canvas))
+		_, err := canvas.WriteTo(w)
+		return err
 	}
-	c.draw(draw.New(canvas))
-	_, err := canvas.WriteTo(w)
-	return err
+	return fmt.Errorf("reports: unknown chart format %q (want png or svg)", format)
 }
 
 // chartLayout is where draw put each element, for the layout tests.
