@@ -175,7 +175,16 @@ func TestPlaceRow(t *testing.T) {
 // ends above the data but within one 1-2-5 step of it, so the data never touches the edge
 // and no empty decade is left.
 func TestAxesEndAtData(t *testing.T) {
-	for _, res := range []*sim.Results{fixtureResults(), withPhases([]float64{12, 0.4, 11, 20})} {
+	// Nine decades between the bars: 106.5 TB of Endpoints beside 74.3 MB of EndpointSlices
+	// (5000-nodes' rollout and single-endpoint phases).
+	decades := fixtureResults()
+	decades.Phases[1].EndpointSlices.FanoutBytes = 74_300_000
+	decades.Phases[2].Endpoints.FanoutBytes = 106_500_000_000_000
+	// And seconds of EndpointSlice traffic seven decades below the Endpoints ones.
+	for i := range decades.Series {
+		decades.Series[i].EndpointSlices.FanoutBytes = 1000
+	}
+	for _, res := range []*sim.Results{fixtureResults(), withPhases([]float64{12, 0.4, 11, 20}), decades} {
 		checkAxesEndAtData(t, res)
 	}
 }
@@ -224,6 +233,9 @@ func checkAxesEndAtData(t *testing.T, res *sim.Results) {
 			if p.Y.Max != yMax {
 				t.Errorf("%s: y axis ends at %g, want the tallest bar %g", c.Name, p.Y.Max, yMax)
 			}
+			if p.Y.Min >= yMin {
+				t.Errorf("%s: y axis starts at %g, hiding the smallest bar %g", c.Name, p.Y.Min, yMin)
+			}
 			continue
 		default: // plan charts
 			xMin := math.Inf(1)
@@ -249,8 +261,20 @@ func checkAxesEndAtData(t *testing.T, res *sim.Results) {
 		if p.Y.Max <= yMax || p.Y.Max > 2.5*yMax {
 			t.Errorf("%s: y axis ends at %g for data up to %g, want just above it", c.Name, p.Y.Max, yMax)
 		}
-		if logY && (p.Y.Min > yMin || p.Y.Min <= 0) {
+		if logY && (p.Y.Min > yMin || p.Y.Min <= 0) && c.Name != "cumulative-fanout" && c.Name != "egress-rate" {
 			t.Errorf("%s: log y axis starts at %g, above the smallest value %g", c.Name, p.Y.Min, yMin)
+		}
+		// Every series' peak is well above the bottom of a log axis (two decades for the
+		// lines that may start lower).
+		for _, sr := range c.Series {
+			peak := 0.0
+			for _, pt := range sr.XYs {
+				peak = max(peak, pt.Y)
+			}
+			timeLine := c.Name == "cumulative-fanout" || c.Name == "egress-rate"
+			if timeLine && logY && peak > 0 && peak < 100*p.Y.Min && p.Y.Min > yMin {
+				t.Errorf("%s: %s peaks at %g, within two decades of the axis bottom %g", c.Name, sr.Name, peak, p.Y.Min)
+			}
 		}
 	}
 }

@@ -108,6 +108,22 @@ func modeTotals(s *Summary, value func(*ModeSummary) int64, format func(int64) s
 func fanoutBytes(m *ModeSummary) int64 { return m.FanoutBytes }
 func writesTotal(m *ModeSummary) int64 { return m.Writes.Total }
 
+// keepVisible returns the span (top / bottom) of a log axis: span, widened so that every
+// line's peak is at least two decades above the bottom of the axis; a mode far below the
+// other then still shows its shape instead of lying on the axis.
+func keepVisible(span, top float64, lines []plotter.XYs) float64 {
+	for _, l := range lines {
+		peak := 0.0
+		for _, p := range l {
+			peak = max(peak, p.Y)
+		}
+		if peak > 0 {
+			span = max(span, top/(peak/100))
+		}
+	}
+	return span
+}
+
 // timeEnd is where a time axis ends: the end of the run or of the data, whichever is later.
 func timeEnd(s *Summary, xys ...plotter.XYs) float64 {
 	end := s.EndTimeSeconds
@@ -166,7 +182,7 @@ func CumulativeFanoutChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 	}
 	if hi > 0 {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Min, p.Y.Max = logBounds(lo, hi, 1e7)
+		p.Y.Min, p.Y.Max = logBounds(lo, hi, keepVisible(1e7, hi, lines))
 		p.Y.Tick.Marker = siTicks{unit: "B", log: true}
 	} else {
 		p.Y.Min, p.Y.Max = 0, 1
@@ -207,7 +223,7 @@ func EgressChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 	logScale := useLog(lo, top)
 	if logScale {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Min, p.Y.Max = logBounds(lo, top, 1e4)
+		p.Y.Min, p.Y.Max = logBounds(lo, top, keepVisible(1e4, top, lines))
 		p.Y.Tick.Marker = siTicks{unit: "B/s", log: true}
 	} else {
 		p.Y.Min, p.Y.Max = 0, linearTop(top)
@@ -312,7 +328,8 @@ func LatencyChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 			bottom = min(bottom, s.SLOSeconds)
 		}
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Min, p.Y.Max = logBounds(bottom, top, 1e5)
+		// Every point is shown: a mode's latencies may sit decades below the other's.
+		p.Y.Min, p.Y.Max = logBounds(bottom, top, math.Inf(1))
 		p.Y.Tick.Marker = siTicks{unit: "s", log: true}
 	} else {
 		p.Y.Min, p.Y.Max = 0, linearTop(top)
@@ -524,7 +541,7 @@ func (c *Chart) phaseBars(s *Summary, value func(*ModeSummary) int64, yLabel, un
 	if useLog(lo, hi) {
 		c.Subtitle = strings.Replace(c.Subtitle, scaleMark, " (log scale)", 1)
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Min, _ = logBounds(lo/3, hi, 1e6)
+		p.Y.Min, _ = logBounds(lo/3, hi, math.Inf(1)) // every bar stays visible
 		p.Y.Max = hi
 		p.Y.Tick.Marker = siTicks{unit: unit, log: true}
 	} else {

@@ -541,7 +541,7 @@ func (r *PlanResults) planPhaseChart() (*Chart, error) {
 	bars.labelValues = widest <= barW
 	if hi > 0 {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Min, _ = logBounds(lo/3, hi, 1e7)
+		p.Y.Min, _ = logBounds(lo/3, hi, math.Inf(1)) // every bar stays visible
 		p.Y.Max = hi
 		p.Y.Tick.Marker = siTicks{unit: "B", log: true}
 	} else {
