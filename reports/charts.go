@@ -606,14 +606,18 @@ func SliceLayoutChart(s *Summary, layout []sim.LayoutSample) (*Chart, error) {
 	if int(peakSlices) > max(first.Slices, last.Slices) {
 		peak = fmt.Sprintf(" (peak %s)", formatCount(int64(peakSlices)))
 	}
-	c.Title = fmt.Sprintf("EndpointSlices: %s → %s slices%s; at the end %d–%d endpoints per slice, median %d",
-		formatCount(int64(first.Slices)), formatCount(int64(last.Slices)), peak, last.Min, last.Max, last.Median)
+	fill := fmt.Sprintf("at the end %d–%d endpoints per slice, median %d", last.Min, last.Max, last.Median)
+	if last.Min == last.Max {
+		fill = fmt.Sprintf("at the end every slice holds %d endpoints", last.Max)
+	}
+	c.Title = fmt.Sprintf("EndpointSlices: %s → %s slices%s; %s",
+		formatCount(int64(first.Slices)), formatCount(int64(last.Slices)), peak, fill)
 	c.Subtitle = "EndpointSlice count and endpoints per slice, all services, until the last change · " + runContext(s)
 	end := max(last.At.Seconds(), 1e-3)
 	count := c.newTimePlot(s, "EndpointSlices", end)
-	fill := newChartPlot("virtual time", "endpoints per slice", phaseBands{phases: c.phases})
-	fill.X.Min, fill.X.Max = 0, end
-	fill.X.Tick.Marker = timeTicks{}
+	perSlice := newChartPlot("virtual time", "endpoints per slice", phaseBands{phases: c.phases})
+	perSlice.X.Min, perSlice.X.Max = 0, end
+	perSlice.X.Tick.Marker = timeTicks{}
 	st := modeStyles[sim.ModeEndpointSlices]
 	if err := c.addSeriesLine(count, "EndpointSlices (top)", seriesStyle{color: st.color}, slicesXY, plotter.PostStep); err != nil {
 		return nil, err
@@ -627,16 +631,16 @@ func SliceLayoutChart(s *Summary, layout []sim.LayoutSample) (*Chart, error) {
 		}
 		poly.Color = okabeSkyBlue
 		poly.LineStyle.Width = 0
-		fill.Add(poly)
+		perSlice.Add(poly)
 		c.addLegend("min–max endpoints per slice", poly)
 	}
-	if err := c.addSeriesLine(fill, "median endpoints per slice", seriesStyle{color: inkColor}, medXY, plotter.PostStep); err != nil {
+	if err := c.addSeriesLine(perSlice, "median endpoints per slice", seriesStyle{color: inkColor}, medXY, plotter.PostStep); err != nil {
 		return nil, err
 	}
 	count.Y.Min, count.Y.Max = 0, linearTop(peakSlices)
-	fill.Y.Min, fill.Y.Max = 0, linearTop(peakFill)
-	count.Y.Tick.Marker, fill.Y.Tick.Marker = countTicks{}, countTicks{}
-	c.Plots = [][]*plot.Plot{{count}, {fill}}
+	perSlice.Y.Min, perSlice.Y.Max = 0, linearTop(peakFill)
+	count.Y.Tick.Marker, perSlice.Y.Tick.Marker = countTicks{}, countTicks{}
+	c.Plots = [][]*plot.Plot{{count}, {perSlice}}
 	return c, nil
 }
 
