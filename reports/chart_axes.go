@@ -201,6 +201,9 @@ type timeTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
+	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || hi < lo {
+		return nil
+	}
 	step := timeSteps[len(timeSteps)-1]
 	for _, s := range timeSteps {
 		if (hi-lo)/s <= 8 {
@@ -208,8 +211,19 @@ func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
 			break
 		}
 	}
+	if days := (hi - lo) / 86400 / 8; days > 1 {
+		// Longer than 8 days (a hostile timeseries.csv can name second 1e11): whole days
+		// in a 1-2-5 sequence, never more than about 8 ticks.
+		m := math.Pow(10, math.Floor(math.Log10(days)))
+		for _, f := range []float64{1, 2, 5, 10} {
+			if f*m >= days {
+				step = f * m * 86400
+				break
+			}
+		}
+	}
 	var ticks []plot.Tick
-	for v := math.Ceil(lo/step) * step; v <= hi+1e-9; v += step {
+	for v := math.Ceil(lo/step) * step; v <= hi+1e-9 && len(ticks) <= 20; v += step {
 		ticks = append(ticks, plot.Tick{Value: v, Label: formatClock(v)})
 	}
 	return ticks

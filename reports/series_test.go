@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -169,4 +170,17 @@ func FuzzReadSummaryJSON(f *testing.F) {
 		var out bytes.Buffer
 		WriteTable(&out, s)
 	})
+}
+
+// Issue 12: a time axis over 99,999,999,999 seconds (sim plot of a hostile timeseries.csv)
+// asked for a tick per day, 1.16 million of them, and never finished drawing.
+func TestTimeTicksBoundedOverHugeSpans(t *testing.T) {
+	for _, hi := range []float64{10, 3600, 30 * 86400, 99_999_999_999, math.MaxFloat64, math.Inf(1), math.NaN()} {
+		if n := len(timeTicks{}.Ticks(0, hi)); n > 21 {
+			t.Errorf("Ticks(0, %g): %d ticks", hi, n)
+		}
+	}
+	if n := len(timeTicks{}.Ticks(0, 99_999_999_999)); n < 3 {
+		t.Errorf("Ticks(0, 1e11): %d ticks, want a readable axis", n)
+	}
 }
