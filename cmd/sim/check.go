@@ -79,7 +79,7 @@ Examples:
 		fs.StringVar(&o.junit, "junit", "", "also write JUnit XML to `FILE`")
 		fs.BoolVar(&o.update, "update-baseline", false, "write the baselines from this run instead of comparing with them")
 		fs.BoolVar(&o.strict, "strict", false, "fail on improvements and on figures new to the baseline too")
-		fs.StringVar(&o.format, "format", "table", "stdout `format`: table or json")
+		formatFlag(fs, &o.format, "stdout `format`: table or json")
 		fs.Var(&o.sets, "set", "override a scenario field, `path=value` (repeatable), for every scenario")
 		fs.Uint64Var(&o.seed, "seed", 0, "override the scenarios' seeds with `N`")
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")

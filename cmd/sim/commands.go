@@ -57,7 +57,7 @@ var commands []*command
 
 func init() {
 	commands = []*command{cmdRun, cmdValidate, cmdScenarios,
-		cmdCheck,
+		cmdCheck, cmdDiff,
 		cmdPlan,
 		cmdPlot,
 		cmdReplay, cmdRecord,
@@ -127,6 +127,7 @@ func newFlagSet(c *command) *flag.FlagSet {
 // "sim run --out d x.yaml" both work) and returns the positional arguments. "--" ends the
 // flags.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	args = joinBoolValues(fs, args)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -143,6 +144,60 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// joinBoolValues rewrites "--flag true" and "--flag false" into "--flag=true" and
+// "--flag=false" for the boolean flags of fs, so that "sim run x.yaml --charts false" does not
+// read "false" as a second scenario. Only the literal words true and false are taken: any
+// other word after a boolean flag stays an argument. "--" ends the flags.
+func joinBoolValues(fs *flag.FlagSet, args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		name, ok := strings.CutPrefix(a, "--")
+		if !ok {
+			name, ok = strings.CutPrefix(a, "-")
+		}
+		if ok && name != "" && !strings.Contains(name, "=") && i+1 < len(args) &&
+			(args[i+1] == "true" || args[i+1] == "false") && isBoolFlag(fs, name) {
+			out = append(out, a+"="+args[i+1])
+			i++
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// isBoolFlag reports whether fs has a boolean flag called name.
+func isBoolFlag(fs *flag.FlagSet, name string) bool {
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// formatFlag registers --format and its alias -o on fs, both setting *p (default table);
+// usage describes the formats ("" for the plain "table or json").
+func formatFlag(fs *flag.FlagSet, p *string, usage string) {
+	if usage == "" {
+		usage = "stdout `format`: table or json"
+	}
+	fs.StringVar(p, "format", "table", usage)
+	fs.StringVar(p, "o", "table", "short for --format (`format`)")
+}
+
+// checkFormat rejects a --format other than table or json.
+func checkFormat(cmd, format string) error {
+	if format != "table" && format != "json" {
+		return usageErrorf(cmd, "--format %q: want table or json", format)
+	}
+	return nil
 }
 
 var cmdHelp = &command{
@@ -235,6 +290,9 @@ func writeCommandHelp(w io.Writer, c *command) {
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
 		head := "  --" + f.Name
+		if len(f.Name) == 1 {
+			head = "  -" + f.Name
+		}
 		if name != "" {
 			head += " " + name
 		}

@@ -17,6 +17,7 @@ The commands are:
 	version    print the version of sim and of Go
 	plot       redraw the charts of a run from its --out directory
 	check      fail when update volume regresses past a baseline or budget
+	diff       compare two runs figure by figure
 	plan       capacity-planning report over a grid of cluster shapes
 	replay     account recorded pod churn (kubectl get pods --watch -o json)
 	record     record pod churn from a cluster for replay
@@ -179,6 +180,17 @@ actual, change in percent) with failures first; it exits 1 on a regression or br
 (and, with --strict, on an improvement), 2 on bad input: a scenario error, a missing or
 malformed baseline, or an unknown figure name (with the closest valid names). Baselines are
 written atomically and only when their content changes.
+
+# Comparing two runs
+
+Diff compares two --out directories (or two summary.json files) figure by figure, per phase
+and mode, largest relative change first, in the table style of check. --fail-on makes it a
+gate: exit 1 when a figure moved by more than that (--floor N ignores changes of at most N):
+
+	$ sim run quick --out results/a --quiet
+	$ sim run quick --out results/b --quiet --set controlPlane.maxEndpointsPerSlice=500
+	$ sim diff results/a results/b
+	$ sim diff results/a results/b --fail-on 5% --floor 10
 
 # Profiling
 

@@ -40,7 +40,7 @@ Examples:
 	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
 		o := &runOptions{}
 		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv and charts into `DIR`")
-		fs.StringVar(&o.format, "format", "table", "stdout `format`: table, or json (the content of summary.json)")
+		formatFlag(fs, &o.format, "stdout `format`: table, or json (the content of summary.json)")
 		fs.Uint64Var(&o.seed, "seed", 0, "override the scenario's seed with `N` (default: the scenario's seed)")
 		fs.StringVar(&o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices")
 		fs.Var(&o.sets, "set", "override a scenario field, `path=value` (repeatable), e.g. cluster.nodes=1000")

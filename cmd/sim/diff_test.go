@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"epsim/reports"
+)
+
+// runQuickOut runs the shipped quick scenario with sets into a fresh --out directory.
+func runQuickOut(t *testing.T, sets ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "out")
+	args := []string{"run", "quick", "--out", dir, "--quiet", "--charts=false"}
+	for _, s := range sets {
+		args = append(args, "--set", s)
+	}
+	te := realEnv()
+	if code := te.main(args); code != exitOK {
+		t.Fatalf("sim %s: exit %d: %s", strings.Join(args, " "), code, te.stderr.String())
+	}
+	return dir
+}
+
+// TestDiffRealRuns diffs quick at the default maxEndpointsPerSlice (100) with quick at
+// 500: slices five times as large make every EndpointSlices update heavier, so the
+// EndpointSlices bytes grow while the Endpoints figures stay put.
+func TestDiffRealRuns(t *testing.T) {
+	a := runQuickOut(t)
+	b := runQuickOut(t, "controlPlane.maxEndpointsPerSlice=500")
+
+	te := realEnv()
+	if code := te.main([]string{"diff", a, b, "-o", "json"}); code != exitOK {
+		t.Fatalf("diff without --fail-on: exit %d: %s", code, te.stderr.String())
+	}
+	var got struct {
+		Passed bool
+		Counts reports.DiffCounts
+		Rows   []reports.DiffRow `json:"figures"`
+	}
+	if err := json.Unmarshal(te.stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Passed || got.Counts.Changed == 0 || got.Counts.Same == 0 {
+		t.Fatalf("counts %+v passed %v: want some changed and some unchanged figures", got.Counts, got.Passed)
+	}
+	byName := map[string]reports.DiffRow{}
+	for _, r := range got.Rows {
+		byName[r.Figure] = r
+	}
+	if r := byName["total.endpointslices.fanoutBytes"]; r.ChangePercent == nil || *r.ChangePercent <= 0 {
+		t.Errorf("total.endpointslices.fanoutBytes: %+v, want growth with slices of 500", r)
+	}
+	if r := byName["total.endpoints.fanoutBytes"]; r.Verdict != reports.DiffSame {
+		t.Errorf("total.endpoints.fanoutBytes: %+v, want unchanged (the Endpoints controller has no slices)", r)
+	}
+	// Largest relative change first.
+	prev := -1.0
+	for i := len(got.Rows) - 1; i >= 0; i-- {
+		r := got.Rows[i]
+		if r.ChangePercent == nil {
+			break
+		}
+		c := *r.ChangePercent
+		if c < 0 {
+			c = -c
+		}
+		if c < prev {
+			t.Fatalf("row %d %s (%v%%) sorted after a larger change", i, r.Figure, c)
+		}
+		prev = c
+	}
+
+	// The table: the same rows, unchanged ones left out, failures in capitals.
+	te = realEnv()
+	code := te.main([]string{"diff", a, filepath.Join(b, "summary.json"), "--fail-on", "5%"})
+	if code != exitFailed {
+		t.Fatalf("--fail-on 5%%: exit %d, want %d", code, exitFailed)
+	}
+	out := te.stdout.String()
+	for _, want := range []string{"VERDICT  FIGURE", "OVER", "total.endpointslices.fanoutBytes", "FAIL: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "total.endpoints.fanoutBytes ") {
+		t.Errorf("table lists an unchanged figure without --all:\n%s", out)
+	}
+
+	// A run against itself has nothing past any threshold.
+	te = realEnv()
+	if code := te.main([]string{"diff", a, a, "--fail-on", "0.01%"}); code != exitOK {
+		t.Errorf("a run diffed with itself: exit %d: %s", code, te.stdout.String())
+	}
+}
+
+func TestDiffBadInput(t *testing.T) {
+	dir := t.TempDir()
+	notJSON := filepath.Join(dir, "x.json")
+	os.WriteFile(notJSON, []byte("{"), 0o644)
+	empty := filepath.Join(dir, "empty.json")
+	os.WriteFile(empty, []byte("{}"), 0o644)
+	for _, args := range [][]string{
+		{"diff", dir},
+		{"diff", notJSON, notJSON},
+		{"diff", empty, empty},
+		{"diff", filepath.Join(dir, "nope"), notJSON},
+		{"diff", empty, empty, "--fail-on", "lots"},
+		{"diff", empty, empty, "--floor", "-1"},
+		{"diff", empty, empty, "-o", "yaml"},
+	} {
+		te := newTestEnv()
+		if code := te.main(args); code != exitBadInput {
+			t.Errorf("%q: exit %d, want %d (stderr %s)", args, code, exitBadInput, te.stderr.String())
+		}
+	}
+}
