@@ -343,8 +343,28 @@ func chartCaption(name string) string {
 
 // WritePlanMarkdown writes the report as Markdown; charts are linked as NAME.png beside it.
 func WritePlanMarkdown(w io.Writer, r *PlanResults, charts []*Chart) error {
+	return writeBlocksMarkdown(w, r.planDoc(charts))
+}
+
+// WritePlanHTML writes the report as one self-contained HTML page: the charts are embedded
+// as SVG data URIs.
+func WritePlanHTML(w io.Writer, r *PlanResults, charts []*Chart) error {
+	return writeBlocksHTML(w, "Capacity plan: "+r.Plan.Name, r.planDoc(charts), svgImage)
+}
+
+// svgImage renders a chart as SVG for embedding.
+func svgImage(c *Chart) (string, []byte, error) {
+	var svg bytes.Buffer
+	if err := c.Render(&svg, "svg"); err != nil {
+		return "", nil, err
+	}
+	return "image/svg+xml", svg.Bytes(), nil
+}
+
+// writeBlocksMarkdown renders a document as Markdown; charts are linked as NAME.png beside it.
+func writeBlocksMarkdown(w io.Writer, doc []block) error {
 	var b bytes.Buffer
-	for i, bl := range r.planDoc(charts) {
+	for i, bl := range doc {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
@@ -376,15 +396,15 @@ func WritePlanMarkdown(w io.Writer, r *PlanResults, charts []*Chart) error {
 	return err
 }
 
-// WritePlanHTML writes the report as one self-contained HTML page: the charts are embedded
-// as SVG data URIs.
-func WritePlanHTML(w io.Writer, r *PlanResults, charts []*Chart) error {
+// writeBlocksHTML renders a document as one self-contained HTML page titled title: no
+// external resource; image gives each chart's bytes and MIME type, embedded as a data URI.
+func writeBlocksHTML(w io.Writer, title string, doc []block, image func(c *Chart) (mime string, data []byte, err error)) error {
 	var b bytes.Buffer
 	b.WriteString(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>` + html.EscapeString("Capacity plan: "+r.Plan.Name) + `</title>
+<title>` + html.EscapeString(title) + `</title>
 <style>
 body { font-family: system-ui, sans-serif; max-width: 70em; margin: 2em auto; padding: 0 1em; color: #222; }
 table { border-collapse: collapse; font-size: 90%; margin: 1em 0; }
@@ -398,7 +418,7 @@ img { max-width: 100%; }
 </head>
 <body>
 `)
-	for _, bl := range r.planDoc(charts) {
+	for _, bl := range doc {
 		switch bl.kind {
 		case blockHeading:
 			fmt.Fprintf(&b, "<h%d>%s</h%d>\n", bl.level, inlineHTML(bl.text), bl.level)
@@ -425,12 +445,12 @@ img { max-width: 100%; }
 			}
 			b.WriteString("</table>\n")
 		case blockChart:
-			var svg bytes.Buffer
-			if err := bl.chart.Render(&svg, "svg"); err != nil {
+			mime, data, err := image(bl.chart)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(&b, "<figure><img alt=\"%s\" src=\"data:image/svg+xml;base64,%s\"><figcaption>%s</figcaption></figure>\n",
-				html.EscapeString(bl.chart.Title), base64.StdEncoding.EncodeToString(svg.Bytes()), inlineHTML(bl.text))
+			fmt.Fprintf(&b, "<figure><img alt=\"%s\" src=\"data:%s;base64,%s\"><figcaption>%s</figcaption></figure>\n",
+				html.EscapeString(bl.chart.Title), mime, base64.StdEncoding.EncodeToString(data), inlineHTML(bl.text))
 		}
 	}
 	b.WriteString("</body>\n</html>\n")

@@ -78,6 +78,11 @@ or any scenario field from the command line:
 	phases-writes.*         API writes per phase, with the ratio
 	phases-bytes.*          bytes fanned out per phase, with the ratio
 	slice-layout.*          EndpointSlice count and endpoints per slice over time
+	report.md, report.html  the run's report: the headline (the answer in one sentence and
+	                        the ratio), the phase table, the charts, the assumptions in
+	                        force (truncation, slice size, batch periods, informer lag,
+	                        encoding, bandwidths, SLO) and what to try next; the HTML page
+	                        is self-contained (charts embedded as data: URIs)
 
 Charts are written as PNG and SVG. Every file is written to a temporary file first and
 renamed into place only when all of them rendered, so a failed run never leaves a

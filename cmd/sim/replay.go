@@ -335,7 +335,7 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 
 // writeReplayOutputs writes 'sim run”s --out files and replay.json, all or nothing.
 func writeReplayOutputs(dir string, res *sim.Results, summary *reports.Summary, report *ReplayReport, charts bool) error {
-	return writeOutputs(dir, res, summary, charts, outputFile{"replay.json", func(w io.Writer) error {
+	return writeOutputs(dir, res, summary, charts, nil, outputFile{"replay.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(report)
