@@ -159,6 +159,41 @@ func (r *RunReport) runDoc() []block {
 	para("Each cell is %s; the ratio is that of bytes fanned out. summary.json has every figure.", strings.Join(names, " / "))
 	doc = append(doc, block{kind: blockTable, rows: rows})
 
+	if len(s.Services) > 1 {
+		top := TopServicesByBytes(s, TopServices)
+		h(2, "Services")
+		if len(top) < len(s.Services) {
+			para("The %d of %s that fanned out the most bytes over the whole run (both modes together); summary.json lists every one.", len(top), plural(len(s.Services), "Service"))
+		} else {
+			para("Every Service, by bytes fanned out over the whole run (both modes together).")
+		}
+		rows := [][]string{{"Service", "writes", "bytes fanned out"}}
+		if both {
+			rows[0] = append(rows[0], "ratio")
+		}
+		rows[0] = append(rows[0], "largest object", "propagation p99")
+		for _, sv := range top {
+			sp := func(f func(m *ServiceModeSummary) string) string {
+				var parts []string
+				for _, m := range modes {
+					parts = append(parts, f(sv.Mode(m)))
+				}
+				return strings.Join(parts, " / ")
+			}
+			row := []string{"`" + sv.Namespace + "/" + sv.Name + "`",
+				sp(func(m *ServiceModeSummary) string { return formatCount(m.Writes) }),
+				sp(func(m *ServiceModeSummary) string { return FormatBytes(m.FanoutBytes) })}
+			if both {
+				r, ok := ratio(sv.Endpoints.FanoutBytes, sv.EndpointSlices.FanoutBytes)
+				row = append(row, FormatRatio(r, ok))
+			}
+			row = append(row, sp(func(m *ServiceModeSummary) string { return FormatBytes(m.MaxObjectBytes) }),
+				sp(func(m *ServiceModeSummary) string { return FormatSeconds(m.PropagationP99Seconds) }))
+			rows = append(rows, row)
+		}
+		doc = append(doc, block{kind: blockTable, rows: rows})
+	}
+
 	if len(r.Charts) > 0 {
 		h(2, "Charts")
 		for _, c := range r.Charts {

@@ -66,7 +66,10 @@ or any scenario field from the command line:
 	                        total}, failedWrites, etcdBytes, watchEvents, fanoutBytes,
 	                        perNodeBytes, maxObjectBytes, peakEgressBytesPerSec,
 	                        truncatedObjects, propagation {p50, p90, p99, max}; and ratio
-	                        (Endpoints / EndpointSlices) for each figure
+	                        (Endpoints / EndpointSlices) for each figure; services: per
+	                        Service and mode over the whole run, writes, failedWrites,
+	                        fanoutBytes, maxObjectBytes, propagationP99Seconds (the table
+	                        lists the top 10 by bytes when there is more than one)
 	timeseries.csv          one row per second of virtual time: each mode's writes,
 	                        fanoutBytes and etcdBytes in that second
 	writes.jsonl            one JSON object per API write (time, mode, verb, object, sizes,
