@@ -61,7 +61,7 @@ func init() {
 		cmdPlan,
 		cmdPlot,
 		cmdReplay, cmdRecord,
-		cmdHelp, cmdVersion}
+		cmdHelp, cmdVersion, cmdCompletion}
 }
 
 func lookup(name string) *command {
@@ -233,8 +233,11 @@ Examples:
 var cmdVersion = &command{
 	name:  "version",
 	usage: "version",
-	short: "print the version of sim and of Go",
-	long: `Version prints the module version sim was built from and the Go version.
+	short: "print the version of sim, its VCS revision and Go's",
+	long: `Version prints the module version sim was built from, the VCS revision and commit time
+it was built at (with "+dirty" when the work tree had changes), the Go version and the
+platform. A binary built by 'go build' in a git work tree carries the revision; 'go run'
+and 'go test' binaries do not, and say "revision unknown".
 
 Examples:
 
@@ -244,14 +247,42 @@ Examples:
 			if len(args) > 0 {
 				return usageErrorf("version", "version takes no arguments")
 			}
-			v := "(devel)"
-			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-				v = bi.Main.Version
-			}
-			fmt.Fprintf(e.stdout, "sim (epsim) %s %s %s/%s\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			bi, _ := debug.ReadBuildInfo()
+			fmt.Fprintln(e.stdout, versionLine(bi))
 			return nil
 		}
 	},
+}
+
+// versionLine formats the build info of the binary: "sim (epsim) MODULE-VERSION revision
+// REV[+dirty] (TIME) GOVERSION GOOS/GOARCH". bi may be nil (no build info).
+func versionLine(bi *debug.BuildInfo) string {
+	v, rev := "(devel)", "revision unknown"
+	if bi != nil {
+		if bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		var r, t, dirty string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				r = s.Value
+			case "vcs.time":
+				t = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = "+dirty"
+				}
+			}
+		}
+		if r != "" {
+			rev = "revision " + r + dirty
+			if t != "" {
+				rev += " (" + t + ")"
+			}
+		}
+	}
+	return fmt.Sprintf("sim (epsim) %s %s %s %s/%s", v, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 // writeOverview prints the command list.

@@ -14,7 +14,8 @@ The commands are:
 	validate   check scenario files without running them
 	scenarios  list the scenarios built into sim
 	help       explain a command, its flags and examples
-	version    print the version of sim and of Go
+	version    print the version of sim, its VCS revision and Go's
+	completion print a shell completion script (bash, zsh, fish)
 	plot       redraw the charts of a run from its --out directory
 	check      fail when update volume regresses past a baseline or budget
 	diff       compare two runs figure by figure
@@ -22,8 +23,12 @@ The commands are:
 	replay     account recorded pod churn (kubectl get pods --watch -o json)
 	record     record pod churn from a cluster for replay
 
-Flags may come before or after the arguments. 'sim help COMMAND' lists a command's flags
-with their defaults.
+Flags may come before or after the arguments, as --flag value or --flag=value; a boolean
+flag takes the words true and false either way (--charts false, --charts=false). -o is
+short for --format. 'sim help COMMAND' lists a command's flags with their defaults.
+
+	$ sim completion bash
+	$ sim version
 
 # Running a scenario
 
