@@ -188,8 +188,14 @@ Budgets and baselines name figures as summary.json does, <phase|total>.<mode>.<f
 	  one-endpoint-not-ready.ratio.fanoutBytes: {min: 50}
 	  total.endpointslices.propagation.p99Seconds: {max: 30s}
 
-'sim help check' lists every figure. Check prints every checked figure (verdict, expected,
-actual, change in percent) with failures first; it exits 1 on a regression or broken budget
+'sim help check' lists every figure. Check prints the failing figures (verdict, expected,
+actual, change in percent) and a one-line outcome, every figure with --verbose. Tolerances
+and absolute floors can be set per figure or kind, and a baseline can name the figures it
+gates ("gates": ["*.endpointslices.*"]):
+
+	$ sim check quick --baseline-dir scenarios/baselines --tolerance 'writes.*=10%' --floor count=2
+
+It exits 1 on a regression or broken budget
 (and, with --strict, on an improvement), 2 on bad input: a scenario error, a missing or
 malformed baseline, or an unknown figure name (with the closest valid names). Baselines are
 written atomically and only when their content changes.
