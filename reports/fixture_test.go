@@ -135,14 +135,14 @@ func fixtureResults() *sim.Results {
 	}
 	// The big Service carries almost everything; twelve small ones the rest, so the table
 	// lists the top ten of thirteen.
-	res.Services = []sim.ServiceResult{{Namespace: "default", Name: "big",
+	res.Services = []sim.ServiceResult{{Namespace: "default", Name: "big", Replicas: 10_000,
 		Endpoints: sim.ServiceModeResult{Writes: 1_236, FailedWrites: 3, FanoutBytes: 7_200_000_000_000, MaxObjectBytes: 1_600_000,
 			Propagation: sim.Latency{Count: 1_236, P99Seconds: 12.3}},
 		EndpointSlices: sim.ServiceModeResult{Writes: 20_100, FanoutBytes: 1_490_000_000_000, MaxObjectBytes: 15_400,
 			Propagation: sim.Latency{Count: 20_100, P99Seconds: 1.5}}}}
 	for i := range 12 {
 		n := int64(i%5 + 1)
-		res.Services = append(res.Services, sim.ServiceResult{Namespace: "shop", Name: fmt.Sprintf("svc-%d", i),
+		res.Services = append(res.Services, sim.ServiceResult{Namespace: "shop", Name: fmt.Sprintf("svc-%d", i), Replicas: int(n) * 10,
 			Endpoints: sim.ServiceModeResult{Writes: n, FanoutBytes: n * 20_000_000, MaxObjectBytes: 4_000,
 				Propagation: sim.Latency{Count: n, P99Seconds: 0.02}},
 			EndpointSlices: sim.ServiceModeResult{Writes: n, FanoutBytes: n * 20_500_000, MaxObjectBytes: 4_100,

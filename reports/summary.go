@@ -42,8 +42,10 @@ type Summary struct {
 
 // ServiceSummary is one Service's figures over the whole run, per mode that ran.
 type ServiceSummary struct {
-	Namespace      string              `json:"namespace"`
-	Name           string              `json:"name"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Replicas is the Service's size in the scenario (0 when unknown).
+	Replicas       int                 `json:"replicas,omitempty"`
 	Endpoints      *ServiceModeSummary `json:"endpoints,omitempty"`
 	EndpointSlices *ServiceModeSummary `json:"endpointslices,omitempty"`
 }
@@ -174,7 +176,7 @@ func NewSummary(res *sim.Results, modes []sim.Mode) *Summary {
 	s.Total = newPhaseSummary(&res.Total, modes)
 	for i := range res.Services {
 		sr := &res.Services[i]
-		ss := ServiceSummary{Namespace: sr.Namespace, Name: sr.Name}
+		ss := ServiceSummary{Namespace: sr.Namespace, Name: sr.Name, Replicas: sr.Replicas}
 		for _, m := range modes {
 			r := sr.Mode(m)
 			ms := &ServiceModeSummary{Writes: r.Writes, FailedWrites: r.FailedWrites, FanoutBytes: r.FanoutBytes,

@@ -326,8 +326,11 @@ func (c *collector) serviceResults() []ServiceResult {
 		if acc[0].writes+acc[0].failed+acc[1].writes+acc[1].failed == 0 {
 			continue
 		}
-		svc := c.e.services[i].svc
-		sr := ServiceResult{Namespace: svc.Namespace, Name: svc.Name}
+		st := c.e.services[i]
+		sr := ServiceResult{Namespace: st.svc.Namespace, Name: st.svc.Name}
+		if st.cfg != nil {
+			sr.Replicas = st.cfg.Replicas
+		}
 		for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
 			a := &acc[modeIndex(m)]
 			*sr.Mode(m) = ServiceModeResult{Writes: a.writes, FailedWrites: a.failed, FanoutBytes: a.fanout,

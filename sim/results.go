@@ -115,8 +115,11 @@ type ModeResult struct {
 
 // ServiceResult is one Service's accounting over the whole run, per mode.
 type ServiceResult struct {
-	Namespace      string            `json:"namespace"`
-	Name           string            `json:"name"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Replicas is the Service's size as the scenario gives it (its workload's replicas; 0
+	// when unknown, as in a replay).
+	Replicas       int               `json:"replicas"`
 	Endpoints      ServiceModeResult `json:"endpoints"`
 	EndpointSlices ServiceModeResult `json:"endpointslices"`
 }

@@ -21,6 +21,9 @@ func TestServiceResultsAddUpToTotals(t *testing.T) {
 	if len(res.Services) != 4 {
 		t.Fatalf("%d Services, want web and 3 small ones: %+v", len(res.Services), res.Services)
 	}
+	if res.Services[0].Replicas != 150 || res.Services[3].Replicas != 5 {
+		t.Errorf("replicas %d and %d, want the scenario's 150 and 5", res.Services[0].Replicas, res.Services[3].Replicas)
+	}
 	if res.Services[0].Name != "web" || res.Services[1].Name == "web" {
 		t.Errorf("Services not in creation order: %s, %s", res.Services[0].Name, res.Services[1].Name)
 	}
