@@ -111,9 +111,11 @@ Plan runs a scenario over a grid of --set overrides (any scenario field) and wri
 that answers budgets — per-node ingress per day, peak API server egress, writes per second
 against the controllers' QPS — recommends, per service size, the maxEndpointsPerSlice that
 fans out the fewest bytes within them, and lists every limit a layout hits (Endpoints over
-the etcd request limit, truncation at 1000, egress saturation, writes at the QPS). Plans
-shipped with sim run by name: slice-size and cluster-size (seconds), kep-752 (KEP-752's
-cost table: many minutes).
+the etcd request limit, truncation at 1000, egress saturation, writes at the QPS). With
+several Services in the base scenario, the advice is also split by the size of those
+Services; a grid over maxEndpointsPerSlice alone also gets a per-phase cost table (create,
+single endpoint update, rolling update). Plans shipped with sim run by name: slice-size and
+cluster-size (seconds), kep-752 (KEP-752's cost table: many minutes).
 
 	$ sim plan slice-size --out results/slice-size
 	$ sim plan scenarios/plans/cluster-size.yaml --jobs 2
