@@ -189,7 +189,7 @@ func formatFlag(fs *flag.FlagSet, p *string, usage string) {
 		usage = "stdout `format`: table or json"
 	}
 	fs.StringVar(p, "format", "table", usage)
-	fs.StringVar(p, "o", "table", "short for --format (`format`)")
+	fs.StringVar(p, "o", "table", "the same as --`format`")
 }
 
 // checkFormat rejects a --format other than table or json.

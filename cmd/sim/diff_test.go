@@ -118,3 +118,52 @@ func TestDiffBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRunReportOfRealRun: 'sim run --out' of the shipped quick scenario writes a report
+// whose headline states the run's own ratio, with every chart drawn embedded in the HTML
+// page and linked from the Markdown, in the order the charts were drawn.
+func TestRunReportOfRealRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	te := realEnv()
+	if code := te.main([]string{"run", "quick", "--out", dir, "--quiet", "--set", "controlPlane.endpointsTruncation=true"}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, te.stderr.String())
+	}
+	s, err := readSummaryArg(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	headline := reports.RunHeadline(s)
+	if !strings.Contains(string(md), headline) || !strings.Contains(headline, reports.FormatRatio(*s.Total.Ratio.FanoutBytes, true)) {
+		t.Errorf("report.md lacks the headline %q with the total ratio", headline)
+	}
+	for _, want := range []string{"Endpoints truncation on", "At most 100 endpoints per EndpointSlice", "## What to change next", "| `rolling-update` |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	charts := 0
+	for _, name := range listDir(t, dir) {
+		if strings.HasSuffix(name, ".png") {
+			charts++
+			if !strings.Contains(string(md), "]("+name+")") {
+				t.Errorf("report.md does not show %s", name)
+			}
+		}
+	}
+	if n := strings.Count(string(page), `src="data:image/png;base64,`); n != charts || charts == 0 {
+		t.Errorf("report.html embeds %d PNGs, %d charts were drawn", n, charts)
+	}
+	for _, ref := range []string{"http:", "https:", "src=\"/", "src=\"./", "<link", "<script", "url("} {
+		if strings.Contains(string(page), ref) {
+			t.Errorf("report.html holds %q", ref)
+		}
+	}
+}
