@@ -202,7 +202,7 @@ func (r *RunReport) runDoc() []block {
 	}
 
 	h(2, "Assumptions in force")
-	para("What this run assumed; each is a scenario field (in brackets) you can change with `--set`.")
+	para("What this run assumed; each names the scenario fields (in parentheses) you can change with `--set`.")
 	list(assumptions(cfg))
 
 	h(2, "What to change next")
@@ -264,7 +264,7 @@ func assumptions(cfg *sim.Config) []string {
 	out = append(out,
 		fmt.Sprintf("Informer lag %s: a sync sooner than that after the controller's own write finds its cache stale and backs off (`controlPlane.informerLag`).", lag),
 		fmt.Sprintf("kube-proxy watches in %s (`apiServer.kubeProxyEncoding`); %s extra watcher groups (`apiServer.watchers`).", api.KubeProxyEncoding, formatCount(int64(len(api.Watchers)))),
-		fmt.Sprintf("%s, objects over %s rejected (`apiServer.replicas`, `apiServer.objectSizeLimit`).", plural(max(1, api.Replicas), "API server"), FormatBytes(api.ObjectSizeLimitBytes)),
+		fmt.Sprintf("%s, objects over %s rejected (`apiServer.replicas`, `apiServer.objectSizeLimit`).", plural(max(1, api.Replicas), "API server"), formatLimitBytes(api.ObjectSizeLimitBytes)),
 	)
 	if net.Enabled {
 		out = append(out, fmt.Sprintf("Network model on: API server egress %s each, node ingress %s, transport framing %s; latencies include the time to send the bytes (`network.*`, `apiServer.egressBandwidth`).",
