@@ -261,6 +261,7 @@ func assumptions(cfg *sim.Config) []string {
 		out = append(out, fmt.Sprintf("%s controller: batch period %s, %d workers, %g QPS (burst %d), API calls take %s (`%s.batchPeriod`, `.workers`, `.qps`, `.burst`, `.apiLatency`).",
 			c.name, c.cc.BatchPeriod, c.cc.Workers, c.cc.QPS, c.cc.Burst, distributionText(c.cc.APILatency), c.path))
 	}
+	out = append(out, workloadsText(&cp.Workloads))
 	out = append(out,
 		fmt.Sprintf("Informer lag %s: a sync sooner than that after the controller's own write finds its cache stale and backs off (`controlPlane.informerLag`).", lag),
 		fmt.Sprintf("kube-proxy watches in %s (`apiServer.kubeProxyEncoding`); %s extra watcher groups (`apiServer.watchers`).", api.KubeProxyEncoding, formatCount(int64(len(api.Watchers)))),
@@ -274,6 +275,29 @@ func assumptions(cfg *sim.Config) []string {
 	}
 	out = append(out, fmt.Sprintf("Propagation SLO: p99 within %s (`slo`).", cfg.SLO))
 	return out
+}
+
+// qpsText formats a client rate limit, 0 QPS being unlimited.
+func qpsText(qps float64, burst int) string {
+	if qps <= 0 {
+		return "no client rate limit"
+	}
+	return fmt.Sprintf("%g QPS (burst %d)", qps, burst)
+}
+
+// workloadsText says how fast the workload controllers and the scheduler make pod churn.
+func workloadsText(w *sim.WorkloadsConfig) string {
+	burst := w.BurstReplicas
+	if burst == 0 {
+		burst = 500
+	}
+	t := fmt.Sprintf("Pod churn at the workload controllers' pace: ReplicaSet controller %d workers, %s; Deployment controller %d workers, %s; scheduler bindings %s; at most %d pods per ReplicaSet sync",
+		w.ReplicaSet.Workers, qpsText(w.ReplicaSet.QPS, w.ReplicaSet.Burst), w.Deployment.Workers, qpsText(w.Deployment.QPS, w.Deployment.Burst),
+		qpsText(w.SchedulerQPS, w.SchedulerBurst), burst)
+	if w.PodCreateFailureRate > 0 {
+		t += fmt.Sprintf("; %g%% of pod creates fail", w.PodCreateFailureRate*100)
+	}
+	return t + " (`controlPlane.workloads`)."
 }
 
 // nextSteps suggests what to try after this run.
