@@ -31,6 +31,8 @@ type DiffOptions struct {
 	// Floor is an absolute change at or below which a figure never fails, so that a count
 	// going from 2 to 3 is not a +50% failure.
 	Floor float64
+	// Services adds every Service's figures (ServiceFigures) to the comparison.
+	Services bool
 }
 
 // DiffRow is one figure of two runs.
@@ -73,6 +75,9 @@ func DiffSummaries(a, b *Summary, nameA, nameB string, opt DiffOptions) *DiffRep
 	r := &DiffReport{A: nameA, B: nameB, ScenarioA: a.Scenario, ScenarioB: b.Scenario, SeedA: a.Seed, SeedB: b.Seed,
 		FailOnPercent: opt.FailOn * 100, Floor: opt.Floor}
 	figA, figB := SummaryFigures(a), SummaryFigures(b)
+	if opt.Services {
+		figA, figB = append(figA, ServiceFigures(a)...), append(figB, ServiceFigures(b)...)
+	}
 	inB := map[string]Figure{}
 	for _, f := range figB {
 		inB[f.Name] = f
@@ -108,6 +113,30 @@ func DiffSummaries(a, b *Summary, nameA, nameB string, opt DiffOptions) *DiffRep
 		return 0
 	})
 	return r
+}
+
+// ServiceFigures flattens the per-Service figures of s: "service.NAMESPACE/NAME.MODE.FIGURE"
+// with FIGURE one of writes, failedWrites, fanoutBytes, maxObjectBytes and
+// propagationP99Seconds, Services in summary order.
+func ServiceFigures(s *Summary) []Figure {
+	var out []Figure
+	for i := range s.Services {
+		sv := &s.Services[i]
+		for _, m := range AllModes {
+			ms := sv.Mode(m)
+			if ms == nil {
+				continue
+			}
+			prefix := "service." + sv.Namespace + "/" + sv.Name + "." + string(m) + "."
+			out = append(out,
+				Figure{Name: prefix + "writes", Kind: KindCount, Value: float64(ms.Writes)},
+				Figure{Name: prefix + "failedWrites", Kind: KindCount, Value: float64(ms.FailedWrites)},
+				Figure{Name: prefix + "fanoutBytes", Kind: KindBytes, Value: float64(ms.FanoutBytes)},
+				Figure{Name: prefix + "maxObjectBytes", Kind: KindBytes, Value: float64(ms.MaxObjectBytes)},
+				Figure{Name: prefix + "propagationP99Seconds", Kind: KindSeconds, Value: ms.PropagationP99Seconds})
+		}
+	}
+	return out
 }
 
 // judge sets the row's change, verdict and failure.

@@ -20,7 +20,9 @@ Every figure of every phase and of the total, per mode (endpoints, endpointslice
 ratio, is compared by name (<phase|total>.<mode>.<figure>, as in 'sim check'); phases are
 matched by name. The table lists the figures that changed, largest relative change first
 — figures only one run has, and figures that moved from 0, come first — then one line
-with the outcome. --all lists the unchanged figures too.
+with the outcome. --all lists the unchanged figures too. --services adds each Service's
+figures (writes, failedWrites, fanoutBytes, maxObjectBytes, propagationP99Seconds, named
+service.NAMESPACE/NAME.MODE.FIGURE), matched by namespace and name.
 
 With --fail-on PERCENT, a figure that moved by more than PERCENT (either way), appeared,
 or disappeared fails the diff (exit status 1) and is printed in capitals; --floor N
@@ -36,12 +38,14 @@ Examples:
     sim run quick --out /tmp/b --quiet --set controlPlane.maxEndpointsPerSlice=500
     sim diff /tmp/a /tmp/b
     sim diff /tmp/a/summary.json /tmp/b/summary.json --fail-on 5% --floor 10
-    sim diff /tmp/a /tmp/b -o json`,
+    sim diff /tmp/a /tmp/b -o json
+    sim diff /tmp/a /tmp/b --services`,
 	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
 		o := &diffOptions{}
 		fs.StringVar(&o.failOn, "fail-on", "", "fail when a figure changes by more than `PERCENT` (like 5%)")
 		fs.Float64Var(&o.floor, "floor", 0, "with --fail-on, ignore absolute changes of at most `N`")
 		fs.BoolVar(&o.all, "all", false, "list unchanged figures too")
+		fs.BoolVar(&o.services, "services", false, "also compare every Service's figures (service.NAMESPACE/NAME.MODE.FIGURE)")
 		formatFlag(fs, &o.format, "")
 		return func(e *env, args []string) error { return o.run(e, args) }
 	},
@@ -51,7 +55,7 @@ Examples:
 type diffOptions struct {
 	failOn, format string
 	floor          float64
-	all            bool
+	all, services  bool
 }
 
 func (o *diffOptions) run(e *env, args []string) error {
@@ -73,6 +77,7 @@ func (o *diffOptions) run(e *env, args []string) error {
 		return usageErrorf("diff", "--floor %v: want a number of at least 0", o.floor)
 	}
 	opt.Floor = o.floor
+	opt.Services = o.services
 	a, err := readSummaryArg(args[0])
 	if err != nil {
 		return badInput(err)

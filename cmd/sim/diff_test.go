@@ -90,6 +90,15 @@ func TestDiffRealRuns(t *testing.T) {
 		t.Errorf("table lists an unchanged figure without --all:\n%s", out)
 	}
 
+	// Per Service: quick has one Service, web, whose slices grow too.
+	te = realEnv()
+	if code := te.main([]string{"diff", a, b, "--services"}); code != exitOK {
+		t.Fatalf("--services: exit %d: %s", code, te.stderr.String())
+	}
+	if !strings.Contains(te.stdout.String(), "service.default/web.endpointslices.fanoutBytes") {
+		t.Errorf("--services lacks web's bytes:\n%s", te.stdout.String())
+	}
+
 	// A run against itself has nothing past any threshold.
 	te = realEnv()
 	if code := te.main([]string{"diff", a, a, "--fail-on", "0.01%"}); code != exitOK {

@@ -206,7 +206,8 @@ written atomically and only when their content changes.
 
 Diff compares two --out directories (or two summary.json files) figure by figure, per phase
 and mode, largest relative change first, in the table style of check. --fail-on makes it a
-gate: exit 1 when a figure moved by more than that (--floor N ignores changes of at most N):
+gate: exit 1 when a figure moved by more than that (--floor N ignores changes of at most N);
+--services compares every Service's figures too:
 
 	$ sim run quick --out results/a --quiet
 	$ sim run quick --out results/b --quiet --set controlPlane.maxEndpointsPerSlice=500
