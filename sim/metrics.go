@@ -328,7 +328,11 @@ func (c *collector) serviceResults() []ServiceResult {
 		}
 		st := c.e.services[i]
 		sr := ServiceResult{Namespace: st.svc.Namespace, Name: st.svc.Name}
-		if st.cfg != nil {
+		switch {
+		case st.cfg == nil:
+		case st.kind() == KindDaemonSet:
+			sr.Replicas = c.e.cfg.Cluster.Nodes // one pod per node; Replicas is ignored
+		default:
 			sr.Replicas = st.cfg.Replicas
 		}
 		for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {

@@ -117,8 +117,8 @@ type ModeResult struct {
 type ServiceResult struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
-	// Replicas is the Service's size as the scenario gives it (its workload's replicas; 0
-	// when unknown, as in a replay).
+	// Replicas is the Service's size as the scenario gives it (its workload's replicas, the
+	// number of nodes for a DaemonSet; 0 when unknown, as in a replay).
 	Replicas       int               `json:"replicas"`
 	Endpoints      ServiceModeResult `json:"endpoints"`
 	EndpointSlices ServiceModeResult `json:"endpointslices"`

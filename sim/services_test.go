@@ -53,3 +53,17 @@ func TestServiceResultsAddUpToTotals(t *testing.T) {
 		t.Errorf("web (150 pods) fanned out %d, a 5-pod Service %d", web.EndpointSlices.FanoutBytes, first.EndpointSlices.FanoutBytes)
 	}
 }
+
+// A DaemonSet's size is the number of nodes (its replicas are ignored).
+func TestServiceResultDaemonSetSize(t *testing.T) {
+	cfg := workloadConfig(1, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+	cfg.Services[0].WorkloadKind = KindDaemonSet
+	cfg.Services[0].Replicas = 3
+	res, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Services) != 1 || res.Services[0].Replicas != cfg.Cluster.Nodes {
+		t.Errorf("services %+v, want one of size %d (the nodes)", res.Services, cfg.Cluster.Nodes)
+	}
+}
