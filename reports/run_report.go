@@ -29,7 +29,7 @@ type RunReport struct {
 func runChartCaption(c *Chart) string {
 	switch c.Name {
 	case "cumulative-fanout":
-		return "Bytes fanned out to all watchers since the start, per mode (log scale); the phases are shaded."
+		return "Bytes fanned out to all watchers since the start, per mode (log scale); the phases are numbered above the plot."
 	case "egress-rate":
 		return "What left the API servers each second, per mode: the load a rollout puts on their network."
 	case "propagation-latency":
