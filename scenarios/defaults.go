@@ -168,7 +168,7 @@ func DefaultPorts() []sim.ServicePortConfig {
 
 // DefaultService returns a service entry with every default applied except the name.
 func DefaultService() sim.ServiceConfig {
-	return sim.ServiceConfig{
+	s := sim.ServiceConfig{
 		Namespace:  DefaultNamespace,
 		Count:      1,
 		Replicas:   DefaultReplicas,
@@ -176,6 +176,9 @@ func DefaultService() sim.ServiceConfig {
 		IPFamilies: []string{"IPv4"},
 		Timing:     DefaultPodTiming(),
 	}
+	s.WorkloadKind = sim.WorkloadDeployment
+	s.MaxSurge, s.MaxUnavailable = DefaultRollout()
+	return s
 }
 
 // DefaultConfig returns a configuration with every default applied and no nodes, services or

@@ -55,7 +55,7 @@ var (
 	apiServerFields  = []string{"replicas", "kubeProxyEncoding", "objectSizeLimit", "egressBandwidth", "watchers"}
 	watcherFields    = []string{"name", "count", "resources", "encoding", "includeHeadless"}
 	networkFields    = []string{"enabled", "nodeIngressBandwidth", "transportOverhead", "listCompressionRatio"}
-	serviceFields    = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "topologyMode", "labels", "minReadySeconds", "timing"}
+	serviceFields    = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "topologyMode", "labels", "minReadySeconds", "kind", "maxSurge", "maxUnavailable", "manualEndpoints", "timing"}
 	portFields       = []string{"name", "protocol", "port", "targetPort", "appProtocol"}
 	timingFields     = []string{"schedule", "start", "ready", "stop", "gracePeriod"}
 	actionFields     = []string{"name", "action", "services", "maxSurge", "maxUnavailable", "replicas", "pods", "notReadyFor", "nodes", "zone", "labels", "duration", "settle"}
@@ -69,6 +69,7 @@ var (
 	// utils.go hintsEnabled); "Disabled" is the documented way to say no.
 	topologyModes  = []string{"Auto", "auto", "Disabled"}
 	watchResources = []string{"endpointslices", "endpoints"}
+	workloadKinds  = []string{sim.WorkloadDeployment, sim.WorkloadStatefulSet, sim.WorkloadDaemonSet}
 	modeNames      = []string{"both", "endpoints", "endpointslices"}
 	actionKinds    = []string{
 		string(sim.ActionCreate), string(sim.ActionRollout), string(sim.ActionScale),
@@ -572,6 +573,23 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 			s.MinReady = time.Duration(secs) * time.Second
 		} else {
 			s.MinReady, _ = d.durationIn(e.val, p, 0, 24*time.Hour)
+		}
+	}
+	if e, ok := f["kind"]; ok {
+		s.WorkloadKind, _ = d.enum(e.val, join(path, "kind"), workloadKinds)
+	}
+	d.strategy(n, f, path, &s.MaxSurge, &s.MaxUnavailable)
+	if e, ok := f["manualEndpoints"]; ok {
+		p := join(path, "manualEndpoints")
+		if v, ok := d.integer(e.val, p, 1, maxReplicas); ok {
+			s.ManualEndpoints = int(v)
+			// A selector-less Service has no workload: nothing to replicate or roll.
+			for _, k := range []string{"replicas", "kind", "maxSurge", "maxUnavailable", "minReadySeconds"} {
+				if g, ok := f[k]; ok {
+					d.errorf(g.key, join(path, k), "does not apply to a service with manualEndpoints (no selector, no workload)")
+				}
+			}
+			s.Replicas = 0
 		}
 	}
 	if e, ok := f["timing"]; ok {

@@ -151,7 +151,28 @@ type ServiceConfig struct {
 	Labels                   map[string]string
 	MinReady                 time.Duration
 	Timing                   PodTiming
+	// WorkloadKind is the workload behind the Service: "Deployment" (also when empty),
+	// "StatefulSet" or "DaemonSet". The engine runs every kind with the Deployment model
+	// today; the kind is carried for the workload model.
+	WorkloadKind string
+	// MaxSurge and MaxUnavailable are the workload's rolling update strategy: what creation,
+	// scaling and rollout actions that set neither use. Both zero means 25%/25% (the
+	// Deployment default).
+	MaxSurge       IntOrPercent
+	MaxUnavailable IntOrPercent
+	// ManualEndpoints > 0 makes a Service without a selector and without a workload, backed
+	// by a user-written Endpoints object with this many addresses. The legacy Endpoints
+	// controller leaves such a Service alone; the EndpointSlice mirroring controller mirrors
+	// the Endpoints object into EndpointSlices.
+	ManualEndpoints int
 }
+
+// Workload kinds a ServiceConfig may name.
+const (
+	WorkloadDeployment  = "Deployment"
+	WorkloadStatefulSet = "StatefulSet"
+	WorkloadDaemonSet   = "DaemonSet"
+)
 
 // IntOrPercent is maxSurge/maxUnavailable: an absolute number or a percentage.
 type IntOrPercent struct {
@@ -183,9 +204,10 @@ type Action struct {
 	// Services selects target services by name (the stamped names, or the base name for all
 	// stamped copies); empty means all.
 	Services []string
-	// rollout
-	MaxSurge       IntOrPercent
-	MaxUnavailable IntOrPercent
+	// rollout: MaxSurge and MaxUnavailable, or, with ServiceStrategy, each service's own.
+	MaxSurge        IntOrPercent
+	MaxUnavailable  IntOrPercent
+	ServiceStrategy bool
 	// scale
 	Replicas int
 	// restartPods, flipReadiness: how many pods (per service)

@@ -34,15 +34,25 @@ func (e *Engine) startPhase(i int) {
 			if !s.created {
 				continue
 			}
+			if s.cfg.ManualEndpoints > 0 {
+				continue // no workload to roll
+			}
 			e.newTemplate(s)
-			s.surge, s.unavail = resolveFenceposts(a.MaxSurge, a.MaxUnavailable, s.replicas)
+			if a.ServiceStrategy {
+				s.surge, s.unavail = s.strategy()
+			} else {
+				s.surge, s.unavail = resolveFenceposts(a.MaxSurge, a.MaxUnavailable, s.replicas)
+			}
 			s.rollout = a
 			e.reconcileDeployment(s)
 		}
 	case ActionScale:
 		for _, s := range targets {
+			if s.cfg.ManualEndpoints > 0 {
+				continue // no workload to scale
+			}
 			s.replicas = a.Replicas
-			s.surge, s.unavail = resolveFenceposts(IntOrPercent{Value: 25, IsPercent: true}, IntOrPercent{Value: 25, IsPercent: true}, s.replicas)
+			s.surge, s.unavail = s.strategy()
 			e.reconcileDeployment(s)
 		}
 	case ActionRestartPods:

@@ -165,6 +165,19 @@ func (e *Engine) newService(c *ServiceConfig, name string) *model.Service {
 	return svc
 }
 
+// strategy resolves the service's own rolling update strategy against its replicas; a
+// service that sets none has the Deployment default, 25%/25%.
+func (s *serviceState) strategy() (surge, unavail int) {
+	var ms, mu IntOrPercent
+	if s.cfg != nil {
+		ms, mu = s.cfg.MaxSurge, s.cfg.MaxUnavailable
+	}
+	if ms == (IntOrPercent{}) && mu == (IntOrPercent{}) {
+		ms, mu = IntOrPercent{Value: 25, IsPercent: true}, IntOrPercent{Value: 25, IsPercent: true}
+	}
+	return resolveFenceposts(ms, mu, s.replicas)
+}
+
 // resolveIntOrPercent scales maxSurge/maxUnavailable against replicas, rounding surge up and
 // unavailability down, and forcing unavailability to 1 when both are 0.
 // upstream: pkg/controller/deployment/util ResolveFenceposts.
@@ -194,7 +207,7 @@ func (e *Engine) createService(s *serviceState) {
 	s.created = true
 	s.svc.CreationTimestamp = timestamp(e.now)
 	e.newTemplate(s)
-	s.surge, s.unavail = resolveFenceposts(IntOrPercent{Value: 25, IsPercent: true}, IntOrPercent{Value: 25, IsPercent: true}, s.replicas)
+	s.surge, s.unavail = s.strategy()
 	for _, c := range e.ctls {
 		c.serviceAdded(s)
 	}
