@@ -1,0 +1,219 @@
+package kubeimport
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"epsim/scenarios"
+	"epsim/sim"
+)
+
+// sampleInputs opens the shipped sample cluster.
+func sampleInputs(t *testing.T) []Input {
+	t.Helper()
+	var in []Input
+	for _, name := range sampleFiles {
+		data, err := os.ReadFile(filepath.Join(sampleDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in = append(in, Input{Name: name, R: bytes.NewReader(data)})
+	}
+	return in
+}
+
+// TestImportGolden imports the sample cluster and compares the scenario with the golden
+// file (regenerate with -update after TestSampleCluster).
+func TestImportGolden(t *testing.T) {
+	for _, tc := range []struct {
+		golden    string
+		anonymize bool
+	}{{"import.golden.yaml", false}, {"import-anonymized.golden.yaml", true}} {
+		t.Run(tc.golden, func(t *testing.T) {
+			res, err := Import(sampleInputs(t), Options{Name: "sample-cluster", Anonymize: tc.anonymize})
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(sampleDir, tc.golden)
+			if *update {
+				if err := os.WriteFile(path, res.YAML, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(res.YAML, want) {
+				t.Errorf("import differs from %s (run with -update if intended):\n%s", path, res.YAML)
+			}
+		})
+	}
+}
+
+// TestImportSample checks what the sample maps to, field by field, through the loader.
+func TestImportSample(t *testing.T) {
+	res, err := Import(sampleInputs(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("imported.yaml", res.YAML, nil)
+	if err != nil {
+		t.Fatalf("the imported scenario does not load: %v\n%s", err, res.YAML)
+	}
+	cfg := sc.Config
+	if cfg.Cluster.Nodes != 12 || strings.Join(cfg.Cluster.Zones, ",") != "us-east-1a,us-east-1b,us-east-1c" ||
+		cfg.Cluster.Region != "us-east-1" || cfg.Cluster.NodeMilliCPU != 3920 {
+		t.Errorf("cluster %+v", cfg.Cluster)
+	}
+	by := map[string]sim.ServiceConfig{}
+	for _, s := range cfg.Services {
+		by[s.Namespace+"/"+s.Name] = s
+	}
+	pct := func(v int) sim.IntOrPercent { return sim.IntOrPercent{Value: v, IsPercent: true} }
+	abs := func(v int) sim.IntOrPercent { return sim.IntOrPercent{Value: v} }
+	tests := []struct {
+		id    string
+		check func(s sim.ServiceConfig) bool
+	}{
+		{"shop/web", func(s sim.ServiceConfig) bool {
+			return s.Replicas == 6 && s.MaxSurge == abs(1) && s.MaxUnavailable == abs(0) && s.MinReady.Seconds() == 5 &&
+				s.Ports[0].Name == "http" && s.Ports[0].TargetPort == 8080 && s.TopologyMode == "Auto"
+		}},
+		{"shop/cart", func(s sim.ServiceConfig) bool {
+			return s.Count == 5 && s.Replicas == 3 && len(s.Ports) == 2 && s.MaxSurge == pct(25)
+		}},
+		{"data/db", func(s sim.ServiceConfig) bool {
+			return s.WorkloadKind == "StatefulSet" && s.Headless && s.PublishNotReadyAddresses && s.Replicas == 3 && s.MaxSurge == abs(0) && s.MaxUnavailable == abs(1)
+		}},
+		{"kube-system/node-exporter", func(s sim.ServiceConfig) bool {
+			return s.WorkloadKind == "DaemonSet" && s.Replicas == 12 && s.TrafficDistribution == "PreferClose"
+		}},
+		{"default/api", func(s sim.ServiceConfig) bool {
+			return len(s.IPFamilies) == 2 && s.MaxUnavailable == pct(100) && s.Ports[0].AppProtocol == "kubernetes.io/h2c"
+		}},
+		{"default/kubernetes", func(s sim.ServiceConfig) bool { return s.ManualEndpoints == 1 && s.Replicas == 0 }},
+		{"data/external-db", func(s sim.ServiceConfig) bool { return s.ManualEndpoints == 3 }},
+		{"shop/legacy", func(s sim.ServiceConfig) bool { return s.Replicas == 2 }},
+	}
+	for _, tc := range tests {
+		s, ok := by[tc.id]
+		if !ok {
+			t.Errorf("%s missing from %v", tc.id, res.YAML)
+			continue
+		}
+		if !tc.check(s) {
+			t.Errorf("%s mapped to %+v", tc.id, s)
+		}
+	}
+	if _, ok := by["default/docs"]; ok {
+		t.Error("the ExternalName Service was imported")
+	}
+	for _, want := range []string{"ExternalName", "uneven", "Recreate", "no Deployment, StatefulSet or DaemonSet"} {
+		if !strings.Contains(strings.Join(res.Notes, "\n"), want) {
+			t.Errorf("no note mentions %q: %q", want, res.Notes)
+		}
+		if !bytes.Contains(res.YAML, []byte(want)) {
+			t.Errorf("the file's comments do not mention %q", want)
+		}
+	}
+	if res.Services != 12 || res.Entries != 8 || res.Pods != 6+15+3+12+4+2 {
+		t.Errorf("size: %d services, %d entries, %d pods", res.Services, res.Entries, res.Pods)
+	}
+}
+
+// TestImportRuns imports the sample cluster and runs it end to end: every phase settles, and
+// both control planes write, the mirrored slices of the selector-less Services included.
+func TestImportRuns(t *testing.T) {
+	res, err := Import(sampleInputs(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("imported.yaml", res.YAML, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sim.Run(sc.Config, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Phases) != 4 {
+		t.Fatalf("%d phases, want create, rollout-largest, rollout-all, drain-node", len(r.Phases))
+	}
+	for _, p := range r.Phases {
+		for _, m := range []sim.Mode{sim.ModeEndpoints, sim.ModeEndpointSlices} {
+			if p.Mode(m).Writes.Total() == 0 {
+				t.Errorf("phase %s: no %s writes", p.Name, m)
+			}
+		}
+	}
+}
+
+// TestImportAnonymized: no real name survives, and the file still loads.
+func TestImportAnonymized(t *testing.T) {
+	res, err := Import(sampleInputs(t), Options{Anonymize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := res.YAML
+	for _, real := range []string{"shop", "cart", "web", "node-exporter", "us-east", "ec2.internal", "external-db", "metrics"} {
+		if bytes.Contains(body, []byte(real)) {
+			t.Errorf("anonymized output contains %q:\n%s", real, body)
+		}
+	}
+	if _, err := scenarios.Parse("anon.yaml", body, nil); err != nil {
+		t.Fatalf("anonymized scenario does not load: %v", err)
+	}
+	again, _ := Import(sampleInputs(t), Options{Anonymize: true})
+	if !bytes.Equal(again.YAML, body) {
+		t.Error("anonymizing twice gives different files")
+	}
+}
+
+// TestImportErrors: bad input is an error that says what is wrong, never a panic.
+func TestImportErrors(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want error
+	}{
+		{`not json`, ErrFormat},
+		{`[1,2]`, ErrFormat},
+		{`{"type":"ADDED","object":{}}`, ErrFormat},
+		{`{"kind":"List","items":[]}`, ErrEmpty},
+		{`{"kind":"Node","metadata":{"name":"n1"}}`, ErrEmpty},
+	} {
+		_, err := Import([]Input{{Name: "in.json", R: strings.NewReader(tc.in)}}, Options{})
+		if !errors.Is(err, tc.want) {
+			t.Errorf("%s: err %v, want %v", tc.in, err, tc.want)
+		}
+	}
+}
+
+// FuzzImport: any input gives an error or a scenario that loads.
+func FuzzImport(f *testing.F) {
+	for _, name := range sampleFiles {
+		if data, err := os.ReadFile(filepath.Join(sampleDir, name)); err == nil && len(data) < 20000 {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"kind":"Node","metadata":{"name":"a","labels":{"topology.kubernetes.io/zone":"z"}}}{"kind":"Service","metadata":{"name":"s"},"spec":{"selector":{"a":"b"},"ports":[{"port":1,"targetPort":"x"}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		nodes := `{"kind":"Node","metadata":{"name":"n-1"}}`
+		for _, anon := range []bool{false, true} {
+			res, err := Import([]Input{{Name: "nodes", R: strings.NewReader(nodes)}, {Name: "fuzz", R: bytes.NewReader(data)}}, Options{Anonymize: anon})
+			if err != nil {
+				if !errors.Is(err, ErrFormat) && !errors.Is(err, ErrEmpty) && !strings.Contains(err.Error(), "pods is more") {
+					t.Fatalf("unexpected error kind: %v", err)
+				}
+				return
+			}
+			if _, err := scenarios.Parse("fuzz.yaml", res.YAML, nil); err != nil {
+				t.Fatalf("imported scenario does not load: %v\n%s", err, res.YAML)
+			}
+		}
+	})
+}
