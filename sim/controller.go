@@ -26,6 +26,9 @@ type write struct {
 	slice *model.EndpointSlice
 	// addressType of a slice write, for finalize's stop-at-first-error rule.
 	addressType model.AddressType
+	// user marks a write the user makes, not the controller (a selector-less Service's
+	// Endpoints object): it takes no token of the controller's client.
+	user bool
 	// legacy marks an Endpoints write (Endpoints mode); the fields after it are what the API
 	// server stored, filled in by commit.
 	legacy bool
@@ -329,7 +332,10 @@ func (r *syncRun) next(t Time) {
 		r.c.done(r.s, r.failed)
 		return
 	}
-	send := r.c.bucket.reserve(t)
+	send := t
+	if !r.writes[r.i].user {
+		send = r.c.bucket.reserve(t)
+	}
 	r.c.e.schedule(send+r.c.latency.sample(), evWriteCommit{r})
 }
 

@@ -86,6 +86,9 @@ func podEndpointsChanged(old, cur *model.Pod) bool {
 }
 
 func (y *sliceSyncer) sync(s *serviceState, trigger model.Timestamp) ([]write, error) {
+	if s.manual != nil {
+		return y.mirror(s), nil
+	}
 	res := y.reconcilers[s.idx].Sync(trigger)
 	var writes []write
 	for i := range res.Plans {
@@ -176,7 +179,9 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 	if !ok {
 		return
 	}
-	y.reconcilers[s.idx].Applied(w.verb, w.slice)
+	if s.manual == nil {
+		y.reconcilers[s.idx].Applied(w.verb, w.slice)
+	}
 	st := y.stored[s.idx]
 	old := -1
 	if prev := st[w.slice.Name]; prev != nil {
@@ -190,6 +195,40 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 	}
 	st[w.slice.Name] = &storedSlice{slice: w.slice, bytes: w.bytes}
 	y.e.stats.sliceResized(old, len(w.slice.Endpoints))
+}
+
+// mirror is a sync of the EndpointSlice mirroring controller for a selector-less Service
+// with a user-written Endpoints object: the slices to create, update and delete so that the
+// stored mirrored slices (in lister order: by name) match the Endpoints object.
+//
+// The mirroring controller upstream has its own workqueue, workers and client; here its
+// syncs run on the EndpointSlice controller's (same defaults: 5 workers, no batch period,
+// 20 qps / burst 30 per client), which differs only when both are busy at once.
+// upstream: pkg/controller/endpointslicemirroring endpointslicemirroring_controller.go
+// syncEndpoints, reconciler.go reconcile.
+func (y *sliceSyncer) mirror(s *serviceState) []write {
+	st := y.stored[s.idx]
+	names := make([]string, 0, len(st))
+	for n := range st {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	existing := make([]*model.EndpointSlice, 0, len(names))
+	for _, n := range names {
+		existing = append(existing, st[n].slice)
+	}
+	plan := model.MirrorEndpoints(s.manual, s.svc, existing, model.MirroringMaxEndpointsPerSubset)
+	var writes []write
+	for _, x := range []struct {
+		verb string
+		list []*model.EndpointSlice
+	}{{"create", plan.ToCreate}, {"update", plan.ToUpdate}, {"delete", plan.ToDelete}} {
+		for _, sl := range x.list {
+			// upstream finalize stops at the first failed write, whatever its address type.
+			writes = append(writes, write{verb: x.verb, slice: sl, addressType: mirroredWrites})
+		}
+	}
+	return writes
 }
 
 // proxySelects is kube-proxy's informer selector:
@@ -223,3 +262,6 @@ const sliceFieldsV1 = `{"f:addressType":{},"f:endpoints":{},"f:metadata":{"f:ann
 // Upstream then queues the services SetNodes finds overloaded; here they sync on their next
 // pod event instead (their pods' readiness changes soon after a node fails).
 func (y *sliceSyncer) nodesChanged() { y.opts.Topology.SetNodes(y.e.nodes) }
+
+// mirroredWrites groups all writes of a mirroring sync for the stop-at-first-error rule.
+const mirroredWrites model.AddressType = "mirrored"

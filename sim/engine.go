@@ -37,6 +37,8 @@ type Engine struct {
 	placement *placer
 	kubelet   *kubeletTiming
 
+	// manualIPs counts the addresses of user-written Endpoints handed out so far.
+	manualIPs int
 	// podNames and sliceNames hold the names in use, so generated names never collide.
 	podNames   map[string]bool
 	sliceNames map[string]bool

@@ -62,6 +62,9 @@ type serviceState struct {
 	podPorts  []model.ContainerPort
 	// created is true once the create action ran.
 	created bool
+	// manual is the user-written Endpoints object of a selector-less Service
+	// (ServiceConfig.ManualEndpoints), nil otherwise.
+	manual *model.Endpoints
 }
 
 // serviceTiming holds the kubelet samplers of one ServiceConfig (shared by its stamped copies).
@@ -135,6 +138,9 @@ func (e *Engine) newService(c *ServiceConfig, name string) *model.Service {
 	if c.Headless {
 		svc.ClusterIP = "None"
 	}
+	if c.ManualEndpoints > 0 {
+		svc.Selector = nil
+	}
 	if c.TopologyMode != "" {
 		svc.Annotations = map[string]string{model.AnnotationTopologyMode: c.TopologyMode}
 	}
@@ -206,6 +212,9 @@ func (e *Engine) createService(s *serviceState) {
 	}
 	s.created = true
 	s.svc.CreationTimestamp = timestamp(e.now)
+	if s.cfg != nil && s.cfg.ManualEndpoints > 0 {
+		s.manual = e.manualEndpoints(s)
+	}
 	e.newTemplate(s)
 	s.surge, s.unavail = s.strategy()
 	for _, c := range e.ctls {
@@ -645,4 +654,37 @@ func (e *Engine) record(t model.EventType, p *podState) {
 	if r, ok := e.obs.(PodRecorder); ok {
 		r.PodEvent(TraceEvent{At: e.now, Type: t, Pod: p.pod})
 	}
+}
+
+// manualEndpoints builds the Endpoints object a user writes for a selector-less Service: one
+// subset with the Service's target ports and ManualEndpoints ready addresses outside the pod
+// network (no node, no target reference, as for an external database), spread over the
+// Service's IP families.
+func (e *Engine) manualEndpoints(s *serviceState) *model.Endpoints {
+	ep := &model.Endpoints{ObjectMeta: model.ObjectMeta{
+		Namespace: s.svc.Namespace, Name: s.svc.Name, UID: e.names.uid(), CreationTimestamp: s.svc.CreationTimestamp,
+	}}
+	var sub model.EndpointSubset
+	for _, p := range s.svc.Ports {
+		sub.Ports = append(sub.Ports, model.EndpointsPort{Name: p.Name, Port: p.TargetPort.IntVal, Protocol: p.Protocol, AppProtocol: p.AppProtocol})
+	}
+	for i := range s.cfg.ManualEndpoints {
+		e.manualIPs++
+		n := e.manualIPs
+		var ip string
+		if s.families[i%len(s.families)] == model.IPv6 {
+			ip = fmt.Sprintf("fd00:ee::%x:%x", n>>16, n&0xffff)
+		} else {
+			// 172.16.0.0/12 holds a million addresses; beyond, 100.64.0.0/10.
+			base := uint32(172<<24 | 16<<16)
+			if n >= 1<<20 {
+				base, n = uint32(100<<24|64<<16), n-1<<20
+			}
+			v := base + uint32(n)
+			ip = fmt.Sprintf("%d.%d.%d.%d", v>>24, v>>16&0xff, v>>8&0xff, v&0xff)
+		}
+		sub.Addresses = append(sub.Addresses, model.EndpointAddress{IP: ip})
+	}
+	ep.Subsets = []model.EndpointSubset{sub}
+	return ep
 }

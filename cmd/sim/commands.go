@@ -60,7 +60,7 @@ func init() {
 		cmdCheck,
 		cmdPlan,
 		cmdPlot,
-		cmdReplay, cmdRecord,
+		cmdImport, cmdReplay, cmdRecord,
 		cmdHelp, cmdVersion}
 }
 

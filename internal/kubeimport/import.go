@@ -151,7 +151,7 @@ func (im *importer) build() (*Result, error) {
 		return nil, fmt.Errorf("%w: no Node objects in the input (add 'kubectl get nodes -o json')", ErrEmpty)
 	}
 	for _, k := range slices.Sorted(maps.Keys(o.skipped)) {
-		im.notef("%d objects of kind %s ignored", o.skipped[k], k)
+		im.notef("%d objects of kind %q ignored", o.skipped[k], k)
 	}
 	cl := im.cluster()
 	entries := im.services(len(o.nodes))

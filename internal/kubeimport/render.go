@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // group merges entries alike but for their names into one entry with count:, in the order
@@ -199,7 +200,7 @@ func render(name string, sources []string, cl *clusterShape, groups []*entry, no
 	if len(notes) > 0 {
 		w("#\n# Not mapped from the input:\n")
 		for _, n := range notes {
-			w("#   - %s\n", strings.ReplaceAll(n, "\n", " "))
+			w("#   - %s\n", printable(n))
 		}
 	}
 	w("name: %s\n", q(name))
@@ -293,6 +294,16 @@ func render(name string, sources []string, cl *clusterShape, groups []*entry, no
 		w("  - name: drain-node\n    action: drainNodes\n    nodes: 1\n")
 	}
 	return []byte(b.String())
+}
+
+// printable replaces what a YAML comment cannot hold (control characters, invalid UTF-8).
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0xfeff || r == 0x2028 || r == 0x2029 {
+			return '?'
+		}
+		return r
+	}, s)
 }
 
 // summarize lists a group's names briefly: all of up to four, else the first three and the
