@@ -56,7 +56,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{cmdRun, cmdValidate, cmdScenarios,
+	commands = []*command{cmdRun, cmdValidate, cmdScenarios, cmdExplain,
 		cmdCheck,
 		cmdPlan,
 		cmdPlot,

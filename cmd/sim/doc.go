@@ -13,6 +13,7 @@ The commands are:
 	run        run a scenario and compare Endpoints with EndpointSlices
 	validate   check scenario files without running them
 	scenarios  list the scenarios built into sim
+	explain    describe a field of the scenario format
 	help       explain a command, its flags and examples
 	version    print the version of sim and of Go
 	plot       redraw the charts of a run from its --out directory
@@ -125,10 +126,19 @@ big for one machine runs in shards, each a partial, merged into the same report
 
 # Checking scenarios
 
-Validate reports every problem of a scenario at once, with file, line and field:
+Validate reports every problem of a scenario (or plan) at once, with file, line and field:
 
 	$ sim validate scenarios/5000-nodes.yaml scenarios/quick.yaml
 	$ sim validate --set cluster.nodes=100 scenarios/quick.yaml
+	$ sim validate scenarios/plans/kep-752.yaml
+
+The scenario format is described field by field by explain (and in docs/scenario.md);
+validate --effective (or run --print-scenario) prints a scenario with every default applied:
+
+	$ sim explain services.maxSurge
+	$ sim explain actions
+	$ sim validate --effective quick
+	$ sim run quick --set cluster.nodes=50 --print-scenario
 
 # Your own cluster
 

@@ -69,3 +69,15 @@ func TestScenariosList(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainCommand prints a field's reference, and refuses an unknown field with exit 2.
+func TestExplainCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	e := newEnv(&out, &errb)
+	if code := e.main([]string{"explain", "services[0].maxSurge"}); code != exitOK || !strings.Contains(out.String(), "DEFAULT:  25%") {
+		t.Errorf("exit %d:\n%s", code, out.String())
+	}
+	if code := e.main([]string{"explain", "services.nope"}); code != exitBadInput {
+		t.Errorf("unknown field: exit %d", code)
+	}
+}
