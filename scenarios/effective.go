@@ -39,6 +39,15 @@ func Effective(sc *Scenario) []byte {
 			x.name, x.c.Workers, x.c.BatchPeriod, fnum(x.c.QPS), x.c.Burst, FormatDistribution(x.c.APILatency))
 	}
 	w("  maxEndpointsPerSlice: %d\n  endpointsTruncation: %t\n  informerLag: %s\n", cp.MaxEndpointsPerSlice, cp.EndpointsTruncation, cp.InformerLag)
+	wl := cp.Workloads
+	w("  workloads:\n")
+	for _, x := range []struct {
+		name string
+		c    sim.ControllerConfig
+	}{{"replicaSet", wl.ReplicaSet}, {"deployment", wl.Deployment}} {
+		w("    %s:\n      workers: %d\n      qps: %s\n      burst: %d\n      apiLatency: {%s}\n", x.name, x.c.Workers, fnum(x.c.QPS), x.c.Burst, FormatDistribution(x.c.APILatency))
+	}
+	w("    burstReplicas: %d\n    scheduler: {qps: %s, burst: %d}\n    podCreateFailureRate: %s\n", wl.BurstReplicas, fnum(wl.SchedulerQPS), wl.SchedulerBurst, fnum(wl.PodCreateFailureRate))
 	a := cfg.APIServer
 	w("apiServer:\n  replicas: %d\n  kubeProxyEncoding: %s\n  objectSizeLimit: %d\n  egressBandwidth: %s\n", a.Replicas, a.KubeProxyEncoding, a.ObjectSizeLimitBytes, bandwidth(a.EgressBitsPerSec))
 	if len(a.Watchers) > 0 {

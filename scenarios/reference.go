@@ -91,6 +91,30 @@ func Reference() []FieldDoc {
 			Doc:    "Truncate legacy Endpoints at 1000 addresses (false: the pre-1.22 behaviour, objects grow until etcd refuses them)."},
 		FieldDoc{Path: "controlPlane.informerLag", Type: "duration", Default: dur(DefaultInformerLag), Allowed: "1µs..1m", Source: "assumption",
 			Doc: "How long a controller's informer takes to see its own write; a sync sooner finds its cache stale and is retried with backoff."},
+		FieldDoc{Path: "controlPlane.workloads", Type: "mapping", Doc: "The pace of the workload controllers and the scheduler, which make the pod churn both endpoint controllers react to."},
+	)
+	for _, x := range []struct{ name, who, flag, source string }{
+		{"replicaSet", "ReplicaSet controller", "--concurrent-replicaset-syncs", "pkg/controller/replicaset/config/v1alpha1/defaults.go"},
+		{"deployment", "Deployment controller", "--concurrent-deployment-syncs", "pkg/controller/deployment/config/v1alpha1/defaults.go"},
+	} {
+		p := "controlPlane.workloads." + x.name
+		docs = append(docs,
+			FieldDoc{Path: p, Type: "mapping", Doc: "The " + x.who + "'s workers and API client (no batch period)."},
+			FieldDoc{Path: p + ".workers", Type: "integer", Default: "5", Allowed: "1.." + strconv.Itoa(MaxWorkers), Source: x.source + " (" + x.flag + ")", Doc: "Workers syncing in parallel."},
+			FieldDoc{Path: p + ".qps", Type: "number", Unit: "requests/s", Default: strconv.Itoa(DefaultQPS), Allowed: "> 0, at most 1e6", Source: "pkg/controller/apis/config/v1alpha1/defaults.go (--kube-api-qps)", Doc: "The client's sustained rate limit."},
+			FieldDoc{Path: p + ".burst", Type: "integer", Unit: "requests", Default: strconv.Itoa(DefaultBurst), Allowed: "1..1000000", Source: "pkg/controller/apis/config/v1alpha1/defaults.go (--kube-api-burst)", Doc: "The client's token bucket size."},
+			FieldDoc{Path: p + ".apiLatency", Type: "distribution", Default: dur(DefaultAPILatency), Source: "assumption", Doc: "Time one API call takes."},
+		)
+	}
+	docs = append(docs,
+		FieldDoc{Path: "controlPlane.workloads.burstReplicas", Type: "integer", Unit: "pods", Default: strconv.Itoa(DefaultBurstReplicas), Allowed: "1..1000000",
+			Source: "pkg/controller/replicaset/replica_set.go BurstReplicas", Doc: "The most pods one ReplicaSet sync creates or deletes."},
+		FieldDoc{Path: "controlPlane.workloads.scheduler", Type: "mapping", Doc: "kube-scheduler's client, which paces its binding calls (one per pod)."},
+		FieldDoc{Path: "controlPlane.workloads.scheduler.qps", Type: "number", Unit: "requests/s", Default: strconv.Itoa(DefaultSchedulerQPS), Allowed: "> 0, at most 1e6",
+			Source: "pkg/scheduler/apis/config/v1/defaults.go SetDefaults_KubeSchedulerConfiguration", Doc: "The scheduler client's sustained rate limit."},
+		FieldDoc{Path: "controlPlane.workloads.scheduler.burst", Type: "integer", Unit: "requests", Default: strconv.Itoa(DefaultSchedulerBurst), Allowed: "1..1000000",
+			Source: "pkg/scheduler/apis/config/v1/defaults.go SetDefaults_KubeSchedulerConfiguration", Doc: "The scheduler client's token bucket size."},
+		FieldDoc{Path: "controlPlane.workloads.podCreateFailureRate", Type: "number", Default: "0", Allowed: "0..0.99", Doc: "Probability that one pod create fails (quota, admission webhooks…); a failure ends the sync's slow start and is retried with backoff."},
 		FieldDoc{Path: "apiServer", Type: "mapping", Doc: "The API servers and who watches them."},
 		FieldDoc{Path: "apiServer.replicas", Type: "integer", Default: strconv.Itoa(DefaultAPIServerReplicas), Allowed: "1..100", Doc: "API server replicas; watchers spread over them and egress adds up."},
 		FieldDoc{Path: "apiServer.kubeProxyEncoding", Type: "string", Default: string(sim.EncodingProtobuf), Allowed: strings.Join(encodings, ", "),

@@ -19,6 +19,8 @@ func TestReferenceCoversSchema(t *testing.T) {
 	lists := map[string][]string{
 		"": topFields, "cluster": clusterFields, "controlPlane": cpFields,
 		"controlPlane.endpointSlice": controllerFields, "controlPlane.endpoints": controllerFields,
+		"controlPlane.workloads": workloadFields, "controlPlane.workloads.replicaSet": workloadControllerFields,
+		"controlPlane.workloads.deployment": workloadControllerFields, "controlPlane.workloads.scheduler": clientFields,
 		"apiServer": apiServerFields, "apiServer.watchers[]": watcherFields, "network": networkFields,
 		"services[]": serviceFields, "services[].ports[]": portFields, "services[].timing": timingFields,
 		"timeline[]": actionFields, "guards": guardFields,

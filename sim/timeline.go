@@ -44,7 +44,7 @@ func (e *Engine) startPhase(i int) {
 				s.surge, s.unavail = resolveFenceposts(a.MaxSurge, a.MaxUnavailable, s.replicas)
 			}
 			s.rollout = a
-			e.reconcileDeployment(s)
+			e.workloads.enqueueDeployment(s)
 		}
 	case ActionScale:
 		for _, s := range targets {
@@ -53,7 +53,7 @@ func (e *Engine) startPhase(i int) {
 			}
 			s.replicas = a.Replicas
 			s.surge, s.unavail = s.strategy()
-			e.reconcileDeployment(s)
+			e.workloads.enqueueDeployment(s)
 		}
 	case ActionRestartPods:
 		for _, s := range targets {
