@@ -345,6 +345,15 @@ func (im *importer) services(nodes int) []*entry {
 		}
 		epAddrs[ep.Metadata.Namespace+"/"+ep.Metadata.Name] = len(ips)
 	}
+	// byLabel indexes workloads by namespace and pod template label, in input order.
+	byLabel := map[string][]int{}
+	for j := range o.workloads {
+		w := &o.workloads[j]
+		for k, v := range w.Spec.Template.Metadata.Labels {
+			key := cmp.Or(w.Metadata.Namespace, "default") + "\x00" + k + "=" + v
+			byLabel[key] = append(byLabel[key], j)
+		}
+	}
 	selected := make([]bool, len(o.workloads))
 	seen := map[string]bool{}
 	var out []*entry
@@ -400,10 +409,12 @@ func (im *importer) services(nodes int) []*entry {
 		}
 		// The workloads the selector selects: same namespace, template labels ⊇ selector.
 		var ws []*workload
-		if s.Spec.Selector != nil {
-			for j := range o.workloads {
+		if len(s.Spec.Selector) > 0 {
+			// Candidates share the selector's first label (in key order) in the namespace.
+			k := slices.Min(slices.Collect(maps.Keys(s.Spec.Selector)))
+			for _, j := range byLabel[ns+"\x00"+k+"="+s.Spec.Selector[k]] {
 				w := &o.workloads[j]
-				if cmp.Or(w.Metadata.Namespace, "default") == ns && len(s.Spec.Selector) > 0 && subset(s.Spec.Selector, w.Spec.Template.Metadata.Labels) {
+				if subset(s.Spec.Selector, w.Spec.Template.Metadata.Labels) {
 					ws = append(ws, w)
 					if selected[j] {
 						sharedPods++

@@ -3,8 +3,10 @@ package kubeimport
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -144,6 +146,17 @@ func TestImportRuns(t *testing.T) {
 	if len(r.Phases) != 4 {
 		t.Fatalf("%d phases, want create, rollout-largest, rollout-all, drain-node", len(r.Phases))
 	}
+	// The selector-less Services: the user's Endpoints objects in the Endpoints mode, the
+	// mirroring controller's slices in the EndpointSlice mode.
+	mirrored := map[string]int{}
+	for _, w := range r.Writes {
+		if w.Name == "kubernetes" || w.Name == "external-db" || strings.HasPrefix(w.Name, "kubernetes-") || strings.HasPrefix(w.Name, "external-db-") {
+			mirrored[string(w.Mode)+" "+w.Kind+" "+w.Verb] += w.Endpoints
+		}
+	}
+	if want := map[string]int{"endpoints Endpoints create": 4, "endpointslices EndpointSlice create": 4}; !reflect.DeepEqual(mirrored, want) {
+		t.Errorf("selector-less Services' writes (endpoints per mode, kind, verb) = %v, want %v", mirrored, want)
+	}
 	for _, p := range r.Phases {
 		for _, m := range []sim.Mode{sim.ModeEndpoints, sim.ModeEndpointSlices} {
 			if p.Mode(m).Writes.Total() == 0 {
@@ -216,4 +229,42 @@ func FuzzImport(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestImportLargeCluster: 10,000 Services of three shapes give a file of a few entries.
+func TestImportLargeCluster(t *testing.T) {
+	var nodes, svcs, deps []string
+	for i := range 2000 {
+		nodes = append(nodes, fmt.Sprintf(`{"kind":"Node","metadata":{"name":"node-%d","labels":{"topology.kubernetes.io/zone":"z%d"}}}`, i, i%3))
+	}
+	for i := range 10000 {
+		ns := []string{"team-a", "team-b"}[i%2]
+		replicas := []int{3, 10, 50}[i%3]
+		svcs = append(svcs, fmt.Sprintf(`{"kind":"Service","metadata":{"namespace":"%s","name":"svc-%d"},"spec":{"selector":{"app":"svc-%d"},"ports":[{"name":"http","port":80,"targetPort":8080}]}}`, ns, i, i))
+		deps = append(deps, fmt.Sprintf(`{"kind":"Deployment","metadata":{"namespace":"%s","name":"svc-%d"},"spec":{"replicas":%d,"template":{"metadata":{"labels":{"app":"svc-%d"}}}}}`, ns, i, replicas, i))
+	}
+	list := func(items []string) Input {
+		return Input{Name: "list", R: strings.NewReader(`{"kind":"List","items":[` + strings.Join(items, ",") + `]}`)}
+	}
+	res, err := Import([]Input{list(nodes), list(svcs), list(deps)}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Services != 10000 || res.Entries != 6 || res.Pods != 3334*3+3333*10+3333*50 {
+		t.Errorf("%d Services in %d entries, %d pods; want 10000 in 6", res.Services, res.Entries, res.Pods)
+	}
+	if lines := bytes.Count(res.YAML, []byte("\n")); lines > 100 {
+		t.Errorf("%d lines for 10,000 Services:\n%s", lines, res.YAML)
+	}
+	sc, err := scenarios.Parse("large.yaml", res.YAML, nil)
+	if err != nil {
+		t.Fatalf("does not load: %v\n%s", err, res.YAML)
+	}
+	total := 0
+	for _, s := range sc.Config.Services {
+		total += s.Count
+	}
+	if total != 10000 {
+		t.Errorf("%d Services after loading", total)
+	}
 }

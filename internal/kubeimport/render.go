@@ -276,18 +276,18 @@ func render(name string, sources []string, cl *clusterShape, groups []*entry, no
 		slices.SortStableFunc(largest, func(a, b *entry) int { return cmp.Compare(b.replicas, a.replicas) })
 		largest = largest[:min(3, len(largest))]
 		w("  # A rollout of the largest Services, each with its own strategy.\n")
-		w("  - name: rollout-largest\n    action: rollout\n    services: [")
-		for i, e := range largest {
-			if i > 0 {
-				w(", ")
-			}
+		// Actions name Services across namespaces: one name may stand for several.
+		var refs []string
+		for _, e := range largest {
 			n := e.name
 			if e.count > 1 {
 				n += "-0"
 			}
-			w("%s", q(n))
+			if !slices.Contains(refs, q(n)) {
+				refs = append(refs, q(n))
+			}
 		}
-		w("]\n")
+		w("  - name: rollout-largest\n    action: rollout\n    services: [%s]\n", strings.Join(refs, ", "))
 		w("  # Every Service rolled at once, as a cluster-wide rollout wave does.\n")
 		w("  - name: rollout-all\n    action: rollout\n")
 		w("  # One node drained (cordoned, its pods evicted and recreated elsewhere).\n")
