@@ -203,7 +203,10 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 //
 // The mirroring controller upstream has its own workqueue, workers and client; here its
 // syncs run on the EndpointSlice controller's (same defaults: 5 workers, no batch period,
-// 20 qps / burst 30 per client), which differs only when both are busy at once.
+// 20 qps / burst 30 per client, the same stale-cache guard), which differs only when both
+// are busy at once; a failed mirroring sync backs off up to the EndpointSlice controller's
+// 1000 s instead of the mirroring controller's 100 s (endpointslicemirroring_controller.go
+// maxSyncBackOff).
 // upstream: pkg/controller/endpointslicemirroring endpointslicemirroring_controller.go
 // syncEndpoints, reconciler.go reconcile.
 func (y *sliceSyncer) mirror(s *serviceState) []write {

@@ -505,6 +505,10 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 	mainReplicas := -1
 	for _, w := range ws {
 		r := replicasOf(w, nodes)
+		if w.Kind == "DaemonSet" && w.Status.DesiredNumberScheduled <= 0 {
+			im.detail("a DaemonSet without status.desiredNumberScheduled is taken to run on every node",
+				"Service %s: DaemonSet %s has no status.desiredNumberScheduled; taken to run on every node (%d)", id, w.Metadata.Name, nodes)
+		}
 		total += r
 		if r > mainReplicas {
 			main, mainReplicas = w, r
