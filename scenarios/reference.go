@@ -166,7 +166,7 @@ func Reference() []FieldDoc {
 			Doc: "The workload's rolling update strategy: pods below replicas during a rollout."},
 		FieldDoc{Path: "services[].manualEndpoints", Type: "integer", Unit: "addresses", Allowed: "1..1000000; not with replicas, kind, maxSurge, maxUnavailable, minReadySeconds",
 			Source:  "pkg/controller/endpointslicemirroring (UPSTREAM.md §4)",
-			Doc:     "A Service without a selector and without a workload, backed by a user-written Endpoints object with this many addresses. The Endpoints mode counts the user's Endpoints write; the EndpointSlice mode the mirroring controller's slices (at most " + strconv.Itoa(model.MirroringMaxEndpointsPerSubset) + " addresses per subset).",
+			Doc:     "A Service without a selector and without a workload, backed by a user-written Endpoints object with this many addresses. The Endpoints mode counts the user's Endpoints write; the EndpointSlice mode the mirroring controller's slices (at most " + strconv.Itoa(model.MirroringMaxEndpointsPerSubset) + " addresses per subset). Rollouts skip such a Service; scale rewrites its Endpoints object.",
 			Example: "services:\n  - {name: external-db, manualEndpoints: 3, ports: [{port: 5432}]}"},
 		FieldDoc{Path: "services[].timing", Type: "mapping of distributions", Doc: "The kubelet's delays for the Service's pods.", Example: "timing:\n  ready: {uniform: {min: 0s, max: 10s}}\n  stop: {lognormal: {median: 1s, p99: 5s}}"},
 		FieldDoc{Path: "services[].timing.schedule", Type: "distribution", Default: FormatDistribution(timing.Schedule), Source: "kubernetes/perf-tests#1008 (create_to_schedule p99 1s) and assumption", Doc: "Pod created → scheduled onto a node."},
@@ -180,7 +180,7 @@ func Reference() []FieldDoc {
 		FieldDoc{Path: "timeline[].services", Type: "list of strings", Default: "all", Allowed: "entry names (all copies) or copies' names (NAME-i)", Doc: "The Services the action applies to (create, rollout, scale, restartPods, flipReadiness, labelService)."},
 		FieldDoc{Path: "timeline[].maxSurge", Type: "int or percent", Default: "each Service's own maxSurge", Doc: "rollout: override the Services' strategy (with maxUnavailable: " + rollout + " when only one is given)."},
 		FieldDoc{Path: "timeline[].maxUnavailable", Type: "int or percent", Default: "each Service's own maxUnavailable", Doc: "rollout: override the Services' strategy."},
-		FieldDoc{Path: "timeline[].replicas", Type: "integer", Required: true, Allowed: "0..1000000", Doc: "scale: the new replica count."},
+		FieldDoc{Path: "timeline[].replicas", Type: "integer", Required: true, Allowed: "0..1000000", Doc: "scale: the new replica count (for a Service with manualEndpoints, the number of addresses the user rewrites its Endpoints object with)."},
 		FieldDoc{Path: "timeline[].pods", Type: "integer", Default: "1", Allowed: "1..1000000", Doc: "restartPods, flipReadiness: pods per Service."},
 		FieldDoc{Path: "timeline[].notReadyFor", Type: "duration", Default: "0s (stays not ready)", Doc: "flipReadiness: how long the pods stay not ready."},
 		FieldDoc{Path: "timeline[].nodes", Type: "integer", Allowed: "1..cluster.nodes; give nodes or zone", Doc: "failNodes, drainNodes: how many nodes (the first that host pods)."},
@@ -207,7 +207,7 @@ func Topics() []Topic {
 			Doc: "Each timeline entry names one action; its phase lasts until everything the action caused has settled (pods ready, controllers idle, every watcher served), plus settle.\n\n" +
 				"- create: the Services (all, or those named) and their workloads appear; pods are scheduled, start and turn ready.\n" +
 				"- rollout: a rolling update of the workloads, with each Service's maxSurge/maxUnavailable unless the action gives its own.\n" +
-				"- scale: the workloads go to replicas pods.\n" +
+				"- scale: the workloads go to replicas pods (a selector-less Service's Endpoints object is rewritten with that many addresses).\n" +
 				"- restartPods: pods (per Service) are deleted and replaced.\n" +
 				"- flipReadiness: pods (per Service) turn not ready, for notReadyFor if given.\n" +
 				"- failNodes: nodes (or a zone) stop; their pods turn not ready after 40 s and are evicted after 300 s.\n" +

@@ -46,6 +46,8 @@ type storedEndpoints struct {
 	// truncated is the stored object when it was truncated (at most 1000 addresses), to
 	// tell a re-PUT of identical content (a no-op) from a change.
 	truncated *model.Endpoints
+	// manual is the user's object of a selector-less Service as stored.
+	manual *model.Endpoints
 }
 
 // endpointsSnapshot is what a sync decided to write, captured when it ran.
@@ -135,14 +137,19 @@ func (y *endpointsSyncer) apply(i int, c heldChange) {
 func (y *endpointsSyncer) sync(s *serviceState, trigger model.Timestamp) ([]write, error) {
 	if s.manual != nil {
 		// upstream: endpoints_controller.go syncService returns early for a Service without a
-		// selector: the Endpoints object is the user's. We write it once, as the user does
-		// when creating the Service, so that the Endpoints mode counts what its kube-proxies
-		// receive.
-		if y.stored[s.idx].exists || y.inflight[s.idx] {
+		// selector: the Endpoints object is the user's. We write it as the user does (when
+		// creating the Service, and again when it changes), so that the Endpoints mode counts
+		// what its kube-proxies receive.
+		st := &y.stored[s.idx]
+		if st.manual == s.manual || y.inflight[s.idx] {
 			return nil, nil
 		}
+		verb := model.EndpointsCreate
+		if st.exists {
+			verb = model.EndpointsUpdate
+		}
 		y.inflight[s.idx] = true
-		return []write{{verb: model.EndpointsCreate, legacy: true, user: true, endpoints: &endpointsSnapshot{manual: s.manual}}}, nil
+		return []write{{verb: verb, legacy: true, user: true, endpoints: &endpointsSnapshot{manual: s.manual}}}, nil
 	}
 	b := y.builders[s.idx]
 	d := b.Sync(trigger)
@@ -217,7 +224,7 @@ func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 		if w.verb == model.EndpointsDelete {
 			*st = storedEndpoints{}
 		} else {
-			*st = storedEndpoints{exists: true, uid: w.uid, created: w.created, labels: w.labels, bytes: w.bytes, addresses: w.addresses, truncated: w.endpoints.object}
+			*st = storedEndpoints{exists: true, uid: w.uid, created: w.created, labels: w.labels, bytes: w.bytes, addresses: w.addresses, truncated: w.endpoints.object, manual: w.endpoints.manual}
 		}
 	}
 	// The write is settled: the changes held meanwhile reach the builder now.
@@ -232,10 +239,16 @@ func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 // commitManual stores the user's Endpoints object of a selector-less Service. Its
 // managedFields are those of a create by kubectl.
 func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) committed {
+	st := &y.stored[s.idx]
 	obj := *w.endpoints.manual
 	obj.ResourceVersion = meta.resourceVersion
 	obj.CreationTimestamp = meta.created
 	cm := committed{kind: "Endpoints", namespace: obj.Namespace, name: obj.Name}
+	if st.exists {
+		obj.UID, obj.CreationTimestamp = st.uid, st.created
+		cm.oldBytes = st.bytes
+		cm.wasSelected, cm.wasSelectedAll = proxySelects(st.labels), proxySelectsAll(st.labels)
+	}
 	for _, ss := range obj.Subsets {
 		cm.endpoints += len(ss.Addresses) + len(ss.NotReadyAddresses)
 	}

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -60,5 +62,35 @@ func TestManualEndpointsMirrored(t *testing.T) {
 				t.Errorf("mirrored: %d creates (%d endpoints), %d other writes; want %d creates with %d endpoints", sliceCreates, eps, sliceOther, tc.wantSlices, tc.wantEPs)
 			}
 		})
+	}
+}
+
+// TestManualEndpointsUpdated: the user rewriting the Endpoints object (a scale action on a
+// selector-less Service) is one Endpoints update in the Endpoints mode and the mirrored
+// slices' update in the EndpointSlice mode; shrinking it to nothing deletes them
+// (upstream reconcile: an address type with no endpoints has its slices deleted).
+func TestManualEndpointsUpdated(t *testing.T) {
+	cfg := testConfig(10, 0)
+	cfg.Services[0].Name, cfg.Services[0].ManualEndpoints = "ext", 3
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "grow", Kind: ActionScale, Replicas: 5}, {Name: "empty", Kind: ActionScale, Replicas: 0}}
+	res, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, w := range res.Writes {
+		got[w.Phase] = append(got[w.Phase], fmt.Sprintf("%s %s %s %d", w.Mode, w.Kind, w.Verb, w.Endpoints))
+	}
+	want := map[string][]string{
+		"create": {"endpoints Endpoints create 3", "endpointslices EndpointSlice create 3"},
+		"grow":   {"endpoints Endpoints update 5", "endpointslices EndpointSlice update 5"},
+		"empty":  {"endpoints Endpoints update 0", "endpointslices EndpointSlice delete 5"},
+	}
+	for phase, w := range want {
+		g := got[phase]
+		slices.Sort(g)
+		if !slices.Equal(g, w) {
+			t.Errorf("phase %s: writes %q, want %q", phase, g, w)
+		}
 	}
 }

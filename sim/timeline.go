@@ -48,8 +48,13 @@ func (e *Engine) startPhase(i int) {
 		}
 	case ActionScale:
 		for _, s := range targets {
+			if s.manual != nil {
+				// No workload: the user rewrites the Endpoints object with this many addresses.
+				e.setManualAddresses(s, a.Replicas)
+				continue
+			}
 			if s.cfg.ManualEndpoints > 0 {
-				continue // no workload to scale
+				continue
 			}
 			s.replicas = a.Replicas
 			s.surge, s.unavail = s.strategy()

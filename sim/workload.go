@@ -635,23 +635,43 @@ func (e *Engine) manualEndpoints(s *serviceState) *model.Endpoints {
 	for _, p := range s.svc.Ports {
 		sub.Ports = append(sub.Ports, model.EndpointsPort{Name: p.Name, Port: p.TargetPort.IntVal, Protocol: p.Protocol, AppProtocol: p.AppProtocol})
 	}
-	for i := range s.cfg.ManualEndpoints {
+	e.addManualAddresses(s, &sub, s.cfg.ManualEndpoints)
+	ep.Subsets = []model.EndpointSubset{sub}
+	return ep
+}
+
+// setManualAddresses is the user updating a selector-less Service's Endpoints object to n
+// addresses: the first ones stay, new ones are added after them.
+func (e *Engine) setManualAddresses(s *serviceState, n int) {
+	next := *s.manual
+	sub := model.EndpointSubset{Ports: s.manual.Subsets[0].Ports}
+	old := s.manual.Subsets[0].Addresses
+	sub.Addresses = append(sub.Addresses, old[:min(n, len(old))]...)
+	e.addManualAddresses(s, &sub, n-len(sub.Addresses))
+	next.Subsets = []model.EndpointSubset{sub}
+	s.manual = &next
+	for _, c := range e.ctls {
+		c.serviceUpdated(s)
+	}
+}
+
+// addManualAddresses appends n new addresses to sub.
+func (e *Engine) addManualAddresses(s *serviceState, sub *model.EndpointSubset, n int) {
+	for range n {
 		e.manualIPs++
-		n := e.manualIPs
+		k := e.manualIPs
 		var ip string
-		if s.families[i%len(s.families)] == model.IPv6 {
-			ip = fmt.Sprintf("fd00:ee::%x:%x", n>>16, n&0xffff)
+		if s.families[len(sub.Addresses)%len(s.families)] == model.IPv6 {
+			ip = fmt.Sprintf("fd00:ee::%x:%x", k>>16, k&0xffff)
 		} else {
 			// 172.16.0.0/12 holds a million addresses; beyond, 100.64.0.0/10.
 			base := uint32(172<<24 | 16<<16)
-			if n >= 1<<20 {
-				base, n = uint32(100<<24|64<<16), n-1<<20
+			if k >= 1<<20 {
+				base, k = uint32(100<<24|64<<16), k-1<<20
 			}
-			v := base + uint32(n)
+			v := base + uint32(k)
 			ip = fmt.Sprintf("%d.%d.%d.%d", v>>24, v>>16&0xff, v>>8&0xff, v&0xff)
 		}
 		sub.Addresses = append(sub.Addresses, model.EndpointAddress{IP: ip})
 	}
-	ep.Subsets = []model.EndpointSubset{sub}
-	return ep
 }
