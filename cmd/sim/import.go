@@ -15,7 +15,7 @@ import (
 
 var cmdImport = &command{
 	name:  "import",
-	usage: "import [-o FILE] [--name NAME] [--anonymize] [FILE.json...]",
+	usage: "import [FILE.json...]",
 	short: "make a scenario from kubectl output of a real cluster",
 	long: `Import reads what kubectl prints about a cluster — from the files given, or stdin — and
 writes a scenario you can run and edit: the nodes and their zones, region and CPU; each
