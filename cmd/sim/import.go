@@ -72,6 +72,9 @@ Examples:
 			if name == "" && out != "" {
 				name = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(out), ".yaml"), ".yml")
 			}
+			if len(name) > 253 || strings.ContainsAny(name, "\n\r\t") || (name != "" && strings.TrimSpace(name) == "") {
+				return usageErrorf("import", "--name %q: a scenario name is 1..253 characters on one line", name)
+			}
 			return runImport(e, inputs, kubeimport.Options{Name: name, Anonymize: anonymize}, out)
 		}
 	},
