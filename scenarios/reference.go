@@ -420,8 +420,11 @@ func Markdown() []byte {
 			def = "`" + def + "`"
 		}
 		desc := f.Doc
-		if f.Source != "" {
+		switch {
+		case f.Source != "" && f.Default != "":
 			desc += " Default from: " + f.Source + "."
+		case f.Source != "":
+			desc += " Upstream: " + f.Source + "."
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", f.Path, cell(typ), cell(def), cell(f.Allowed), cell(desc))
 	}
