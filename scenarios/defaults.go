@@ -84,6 +84,12 @@ const (
 	// DefaultDeploymentWorkers is --concurrent-deployment-syncs (upstream:
 	// pkg/controller/deployment/config/v1alpha1/defaults.go).
 	DefaultDeploymentWorkers = 5
+	// DefaultStatefulSetWorkers is --concurrent-statefulset-syncs and
+	// DefaultDaemonSetWorkers --concurrent-daemonset-syncs (upstream:
+	// pkg/controller/statefulset/config/v1alpha1/defaults.go,
+	// pkg/controller/daemon/config/v1alpha1/defaults.go).
+	DefaultStatefulSetWorkers = 5
+	DefaultDaemonSetWorkers   = 2
 	// DefaultBurstReplicas caps the pods one ReplicaSet sync creates or deletes (upstream:
 	// pkg/controller/replicaset/replica_set.go BurstReplicas).
 	DefaultBurstReplicas = 500
@@ -102,6 +108,17 @@ func DefaultZones() []string { return []string{"zone-a", "zone-b", "zone-c"} }
 // maxUnavailable rounds down).
 func DefaultRollout() (maxSurge, maxUnavailable sim.IntOrPercent) {
 	return sim.IntOrPercent{Value: 25, IsPercent: true}, sim.IntOrPercent{Value: 25, IsPercent: true}
+}
+
+// DefaultStrategy returns a workload's default rolling update strategy by kind: a
+// Deployment's 25%/25% (DefaultRollout); a StatefulSet's and a DaemonSet's maxSurge 0,
+// maxUnavailable 1 (upstream: k8s.io/api apps/v1 types.go RollingUpdateStatefulSetStrategy,
+// RollingUpdateDaemonSet).
+func DefaultStrategy(kind string) (maxSurge, maxUnavailable sim.IntOrPercent) {
+	if kind == sim.KindStatefulSet || kind == sim.KindDaemonSet {
+		return sim.IntOrPercent{}, sim.IntOrPercent{Value: 1}
+	}
+	return DefaultRollout()
 }
 
 // DefaultController returns one controller's machinery with upstream defaults: 5 workers,
@@ -140,9 +157,15 @@ func DefaultWorkloads() sim.WorkloadsConfig {
 	rs.Workers = DefaultReplicaSetWorkers
 	dc := DefaultController()
 	dc.Workers = DefaultDeploymentWorkers
+	ss := DefaultController()
+	ss.Workers = DefaultStatefulSetWorkers
+	ds := DefaultController()
+	ds.Workers = DefaultDaemonSetWorkers
 	return sim.WorkloadsConfig{
 		ReplicaSet:     rs,
 		Deployment:     dc,
+		StatefulSet:    ss,
+		DaemonSet:      ds,
 		BurstReplicas:  DefaultBurstReplicas,
 		SchedulerQPS:   DefaultSchedulerQPS,
 		SchedulerBurst: DefaultSchedulerBurst,
@@ -209,7 +232,7 @@ func DefaultService() sim.ServiceConfig {
 		IPFamilies: []string{"IPv4"},
 		Timing:     DefaultPodTiming(),
 	}
-	s.WorkloadKind = sim.WorkloadDeployment
+	s.WorkloadKind = sim.KindDeployment
 	s.MaxSurge, s.MaxUnavailable = DefaultRollout()
 	return s
 }

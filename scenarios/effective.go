@@ -44,7 +44,7 @@ func Effective(sc *Scenario) []byte {
 	for _, x := range []struct {
 		name string
 		c    sim.ControllerConfig
-	}{{"replicaSet", wl.ReplicaSet}, {"deployment", wl.Deployment}} {
+	}{{"replicaSet", wl.ReplicaSet}, {"deployment", wl.Deployment}, {"statefulSet", wl.StatefulSet}, {"daemonSet", wl.DaemonSet}} {
 		w("    %s:\n      workers: %d\n      qps: %s\n      burst: %d\n      apiLatency: {%s}\n", x.name, x.c.Workers, fnum(x.c.QPS), x.c.Burst, FormatDistribution(x.c.APILatency))
 	}
 	w("    burstReplicas: %d\n    scheduler: {qps: %s, burst: %d}\n    podCreateFailureRate: %s\n", wl.BurstReplicas, fnum(wl.SchedulerQPS), wl.SchedulerBurst, fnum(wl.PodCreateFailureRate))

@@ -93,14 +93,19 @@ func Reference() []FieldDoc {
 			Doc: "How long a controller's informer takes to see its own write; a sync sooner finds its cache stale and is retried with backoff."},
 		FieldDoc{Path: "controlPlane.workloads", Type: "mapping", Doc: "The pace of the workload controllers and the scheduler, which make the pod churn both endpoint controllers react to."},
 	)
-	for _, x := range []struct{ name, who, flag, source string }{
-		{"replicaSet", "ReplicaSet controller", "--concurrent-replicaset-syncs", "pkg/controller/replicaset/config/v1alpha1/defaults.go"},
-		{"deployment", "Deployment controller", "--concurrent-deployment-syncs", "pkg/controller/deployment/config/v1alpha1/defaults.go"},
+	for _, x := range []struct {
+		name, who, flag, source string
+		workers                 int
+	}{
+		{"replicaSet", "ReplicaSet controller", "--concurrent-replicaset-syncs", "pkg/controller/replicaset/config/v1alpha1/defaults.go", DefaultReplicaSetWorkers},
+		{"deployment", "Deployment controller", "--concurrent-deployment-syncs", "pkg/controller/deployment/config/v1alpha1/defaults.go", DefaultDeploymentWorkers},
+		{"statefulSet", "StatefulSet controller", "--concurrent-statefulset-syncs", "pkg/controller/statefulset/config/v1alpha1/defaults.go", DefaultStatefulSetWorkers},
+		{"daemonSet", "DaemonSet controller", "--concurrent-daemonset-syncs", "pkg/controller/daemon/config/v1alpha1/defaults.go", DefaultDaemonSetWorkers},
 	} {
 		p := "controlPlane.workloads." + x.name
 		docs = append(docs,
 			FieldDoc{Path: p, Type: "mapping", Doc: "The " + x.who + "'s workers and API client (no batch period)."},
-			FieldDoc{Path: p + ".workers", Type: "integer", Default: "5", Allowed: "1.." + strconv.Itoa(MaxWorkers), Source: x.source + " (" + x.flag + ")", Doc: "Workers syncing in parallel."},
+			FieldDoc{Path: p + ".workers", Type: "integer", Default: strconv.Itoa(x.workers), Allowed: "1.." + strconv.Itoa(MaxWorkers), Source: x.source + " (" + x.flag + ")", Doc: "Workers syncing in parallel."},
 			FieldDoc{Path: p + ".qps", Type: "number", Unit: "requests/s", Default: strconv.Itoa(DefaultQPS), Allowed: "> 0, at most 1e6", Source: "pkg/controller/apis/config/v1alpha1/defaults.go (--kube-api-qps)", Doc: "The client's sustained rate limit."},
 			FieldDoc{Path: p + ".burst", Type: "integer", Unit: "requests", Default: strconv.Itoa(DefaultBurst), Allowed: "1..1000000", Source: "pkg/controller/apis/config/v1alpha1/defaults.go (--kube-api-burst)", Doc: "The client's token bucket size."},
 			FieldDoc{Path: p + ".apiLatency", Type: "distribution", Default: dur(DefaultAPILatency), Source: "assumption", Doc: "Time one API call takes."},
@@ -158,12 +163,14 @@ func Reference() []FieldDoc {
 		FieldDoc{Path: "services[].topologyMode", Type: "string", Allowed: strings.Join(topologyModes, ", "), Source: "k8s.io/endpointslice utils.go hintsEnabled", Doc: "The service.kubernetes.io/topology-mode annotation: Auto gives topology-aware hints when zones allow."},
 		FieldDoc{Path: "services[].labels", Type: "mapping of strings", Allowed: "label keys and values", Doc: "The Service's labels, copied into its Endpoints and slices (service.kubernetes.io/service-proxy-name hides them from kube-proxy).", Example: "labels: {team: shop}"},
 		FieldDoc{Path: "services[].minReadySeconds", Type: "integer or duration", Unit: "seconds", Default: "0", Allowed: "0..86400 (or 0s..24h)", Source: "k8s.io/api apps/v1 DeploymentSpec.MinReadySeconds", Doc: "How long a pod must be ready before the rollout counts it available."},
-		FieldDoc{Path: "services[].kind", Type: "string", Default: sim.WorkloadDeployment, Allowed: strings.Join(workloadKinds, ", "),
-			Doc: "The workload behind the Service. Every kind runs with the Deployment model today (set maxSurge: 0, maxUnavailable: 1 for a StatefulSet's or DaemonSet's one-at-a-time update)."},
-		FieldDoc{Path: "services[].maxSurge", Type: "int or percent", Default: FormatIntOrPercent(ms), Allowed: "an integer or a percentage", Source: "k8s.io/api apps/v1 RollingUpdateDeployment (rounded up)",
-			Doc: "The workload's rolling update strategy: pods above replicas during a rollout. Used by rollouts that set neither maxSurge nor maxUnavailable, and by creation and scaling."},
-		FieldDoc{Path: "services[].maxUnavailable", Type: "int or percent", Default: FormatIntOrPercent(mu), Allowed: "an integer or 0%..100%; not 0 when maxSurge is 0", Source: "k8s.io/api apps/v1 RollingUpdateDeployment (rounded down)",
-			Doc: "The workload's rolling update strategy: pods below replicas during a rollout."},
+		FieldDoc{Path: "services[].kind", Type: "string", Default: sim.KindDeployment, Allowed: strings.Join(workloadKinds, ", "),
+			Doc: "The workload behind the Service, each at its controller's pace: a Deployment (ReplicaSets, maxSurge/maxUnavailable), a StatefulSet (OrderedReady, one pod at a time from the highest ordinal) or a DaemonSet (one pod per node; replicas is ignored)."},
+		FieldDoc{Path: "services[].maxSurge", Type: "int or percent", Default: FormatIntOrPercent(ms) + " (StatefulSet, DaemonSet: 0)", Allowed: "an integer or a percentage",
+			Source: "k8s.io/api apps/v1 RollingUpdateDeployment (rounded up), RollingUpdateDaemonSet",
+			Doc:    "The workload's rolling update strategy: pods above replicas during a rollout. Used by rollouts that set neither maxSurge nor maxUnavailable, and by creation and scaling."},
+		FieldDoc{Path: "services[].maxUnavailable", Type: "int or percent", Default: FormatIntOrPercent(mu) + " (StatefulSet, DaemonSet: 1)", Allowed: "an integer or 0%..100%; not 0 when maxSurge is 0",
+			Source: "k8s.io/api apps/v1 RollingUpdateDeployment (rounded down), RollingUpdateStatefulSetStrategy, RollingUpdateDaemonSet",
+			Doc:    "The workload's rolling update strategy: pods below replicas during a rollout."},
 		FieldDoc{Path: "services[].manualEndpoints", Type: "integer", Unit: "addresses", Allowed: "1..1000000; not with replicas, kind, maxSurge, maxUnavailable, minReadySeconds",
 			Source:  "pkg/controller/endpointslicemirroring (UPSTREAM.md §4)",
 			Doc:     "A Service without a selector and without a workload, backed by a user-written Endpoints object with this many addresses. The Endpoints mode counts the user's Endpoints write; the EndpointSlice mode the mirroring controller's slices (at most " + strconv.Itoa(model.MirroringMaxEndpointsPerSubset) + " addresses per subset). Rollouts skip such a Service; scale rewrites its Endpoints object.",

@@ -52,7 +52,8 @@ var (
 	clusterFields    = []string{"nodes", "zones", "region", "nodeNameFormat", "nodeMilliCPU"}
 	cpFields         = []string{"endpointSlice", "endpoints", "maxEndpointsPerSlice", "endpointsTruncation", "informerLag", "workloads"}
 	controllerFields = []string{"workers", "batchPeriod", "qps", "burst", "apiLatency"}
-	workloadFields   = []string{"replicaSet", "deployment", "burstReplicas", "scheduler", "podCreateFailureRate"}
+	workloadFields   = []string{"replicaSet", "deployment", "statefulSet", "daemonSet", "burstReplicas", "scheduler", "podCreateFailureRate"}
+	workloadKinds    = []string{sim.KindDeployment, sim.KindStatefulSet, sim.KindDaemonSet}
 	// workloadControllerFields: the workload controllers have no batch period.
 	workloadControllerFields = []string{"workers", "qps", "burst", "apiLatency"}
 	clientFields             = []string{"qps", "burst"}
@@ -73,7 +74,6 @@ var (
 	// utils.go hintsEnabled); "Disabled" is the documented way to say no.
 	topologyModes  = []string{"Auto", "auto", "Disabled"}
 	watchResources = []string{"endpointslices", "endpoints"}
-	workloadKinds  = []string{sim.WorkloadDeployment, sim.WorkloadStatefulSet, sim.WorkloadDaemonSet}
 	modeNames      = []string{"both", "endpoints", "endpointslices"}
 	actionKinds    = []string{
 		string(sim.ActionCreate), string(sim.ActionRollout), string(sim.ActionScale),
@@ -295,6 +295,12 @@ func (d *decoder) workloads(n *yaml.Node, path string, w *sim.WorkloadsConfig) {
 	}
 	if e, ok := f["deployment"]; ok {
 		d.controllerWith(e.val, join(path, "deployment"), &w.Deployment, workloadControllerFields)
+	}
+	if e, ok := f["statefulSet"]; ok {
+		d.controllerWith(e.val, join(path, "statefulSet"), &w.StatefulSet, workloadControllerFields)
+	}
+	if e, ok := f["daemonSet"]; ok {
+		d.controllerWith(e.val, join(path, "daemonSet"), &w.DaemonSet, workloadControllerFields)
 	}
 	if e, ok := f["burstReplicas"]; ok {
 		if v, ok := d.integer(e.val, join(path, "burstReplicas"), 1, maxReplicas); ok {
@@ -607,6 +613,11 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 	if e, ok := f["labels"]; ok {
 		s.Labels, _ = d.stringMap(e.val, join(path, "labels"), checkLabel)
 	}
+	if e, ok := f["kind"]; ok {
+		if v, ok := d.enum(e.val, join(path, "kind"), workloadKinds); ok {
+			s.WorkloadKind = v
+		}
+	}
 	if e, ok := f["minReadySeconds"]; ok {
 		p := join(path, "minReadySeconds")
 		if v := d.resolve(e.val, p); v != nil && v.Kind == yaml.ScalarNode && v.ShortTag() == "!!int" {
@@ -617,9 +628,7 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 			s.MinReady, _ = d.durationIn(e.val, p, 0, 24*time.Hour)
 		}
 	}
-	if e, ok := f["kind"]; ok {
-		s.WorkloadKind, _ = d.enum(e.val, join(path, "kind"), workloadKinds)
-	}
+	s.MaxSurge, s.MaxUnavailable = DefaultStrategy(s.WorkloadKind)
 	d.strategy(n, f, path, &s.MaxSurge, &s.MaxUnavailable)
 	if e, ok := f["manualEndpoints"]; ok {
 		p := join(path, "manualEndpoints")

@@ -111,10 +111,9 @@ func resolveService(ref string, counts map[string]int) (string, bool) {
 }
 
 // strategy decodes maxSurge and maxUnavailable of a rolling update (a service's or a rollout
-// action's) over the default 25%/25%.
+// action's) over the defaults already in surge and unavail.
 // upstream: pkg/apis/apps/validation ValidateRollingUpdateDeployment.
 func (d *decoder) strategy(n *yaml.Node, f map[string]entry, path string, surge, unavail *sim.IntOrPercent) {
-	*surge, *unavail = DefaultRollout()
 	if e, ok := f["maxSurge"]; ok {
 		*surge, _ = d.intOrPercent(e.val, join(path, "maxSurge"))
 	}
@@ -202,6 +201,7 @@ func (d *decoder) action(n *yaml.Node, path string, cfg *sim.Config) (sim.Action
 			// maxUnavailable), as a real rollout does.
 			a.ServiceStrategy = true
 		}
+		a.MaxSurge, a.MaxUnavailable = DefaultRollout()
 		d.strategy(n, f, path, &a.MaxSurge, &a.MaxUnavailable)
 	case sim.ActionScale:
 		if e, ok := f["replicas"]; ok {

@@ -87,6 +87,10 @@ type WorkloadsConfig struct {
 	// binding calls (one per pod). A QPS of 0 means unlimited.
 	SchedulerQPS   float64
 	SchedulerBurst int
+	// StatefulSet and DaemonSet are those controllers (--concurrent-statefulset-syncs 5,
+	// --concurrent-daemonset-syncs 2; each with its own client).
+	StatefulSet ControllerConfig
+	DaemonSet   ControllerConfig
 	// PodCreateFailureRate is the probability that one pod create call fails (quota,
 	// admission webhooks…). A failure ends the ReplicaSet sync's slow start; the sync is
 	// retried with the workqueue's backoff. 0 by default.
@@ -179,9 +183,9 @@ type ServiceConfig struct {
 	Labels                   map[string]string
 	MinReady                 time.Duration
 	Timing                   PodTiming
-	// WorkloadKind is the workload behind the Service: "Deployment" (also when empty),
-	// "StatefulSet" or "DaemonSet". The engine runs every kind with the Deployment model
-	// today; the kind is carried for the workload model.
+	// WorkloadKind is the controller that makes the pods: "Deployment" (the default when
+	// empty), "StatefulSet" (OrderedReady, one pod at a time) or "DaemonSet" (one pod per
+	// node; Replicas is ignored).
 	WorkloadKind string
 	// MaxSurge and MaxUnavailable are the workload's rolling update strategy: what creation,
 	// scaling and rollout actions that set neither use. Both zero means 25%/25% (the
@@ -194,13 +198,6 @@ type ServiceConfig struct {
 	// the Endpoints object into EndpointSlices.
 	ManualEndpoints int
 }
-
-// Workload kinds a ServiceConfig may name.
-const (
-	WorkloadDeployment  = "Deployment"
-	WorkloadStatefulSet = "StatefulSet"
-	WorkloadDaemonSet   = "DaemonSet"
-)
 
 // IntOrPercent is maxSurge/maxUnavailable: an absolute number or a percentage.
 type IntOrPercent struct {

@@ -505,9 +505,10 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 	mainReplicas := -1
 	for _, w := range ws {
 		r := replicasOf(w, nodes)
-		if w.Kind == "DaemonSet" && w.Status.DesiredNumberScheduled <= 0 {
-			im.detail("a DaemonSet without status.desiredNumberScheduled is taken to run on every node",
-				"Service %s: DaemonSet %s has no status.desiredNumberScheduled; taken to run on every node (%d)", id, w.Metadata.Name, nodes)
+		if w.Kind == "DaemonSet" && int(w.Status.DesiredNumberScheduled) != nodes {
+			// The simulator runs a DaemonSet's pod on every node.
+			im.detail("a DaemonSet that does not run on every node is simulated on every node",
+				"Service %s: DaemonSet %s is scheduled on %d of %d nodes; the simulator runs it on every node", id, w.Metadata.Name, w.Status.DesiredNumberScheduled, nodes)
 		}
 		total += r
 		if r > mainReplicas {
@@ -555,8 +556,8 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 		if v, ok := intOrPercent(ru.MaxUnavailable); ok {
 			unavail = v
 		}
-		if main.Kind == "StatefulSet" && ru.MaxSurge != nil {
-			surge = "0"
+		if main.Kind == "StatefulSet" {
+			surge = "0" // StatefulSets do not surge
 		}
 		if ru.Partition != nil && *ru.Partition > 0 {
 			im.detail("a StatefulSet has a partition; the simulator rolls every pod", "Service %s: StatefulSet %s has partition %d; the simulator rolls every pod", id, main.Metadata.Name, *ru.Partition)
@@ -565,20 +566,14 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 	if (surge == "0" || surge == "0%") && (unavail == "0" || unavail == "0%") {
 		unavail = "1"
 	}
-	if main.Kind == "StatefulSet" {
-		im.detail("a StatefulSet is rolled like a Deployment (maxSurge 0) until the simulator models StatefulSets", "Service %s: StatefulSet %s is rolled like a Deployment (maxSurge 0) until the simulator models StatefulSets", id, main.Metadata.Name)
-	}
 	e.maxSurge, e.maxUnavailable = surge, unavail
 }
 
-// replicasOf is a workload's pod count: spec.replicas (default 1), or for a DaemonSet the
-// nodes it is scheduled on (status.desiredNumberScheduled, else every node).
+// replicasOf is a workload's pod count: spec.replicas (default 1), or for a DaemonSet every
+// node (the simulator's DaemonSet runs one pod per node).
 func replicasOf(w *workload, nodes int) int {
 	if w.Kind == "DaemonSet" {
-		if n := w.Status.DesiredNumberScheduled; n > 0 {
-			return int(min(n, maxReplicas))
-		}
-		return nodes
+		return nodes // what the simulator runs; a difference is noted
 	}
 	if w.Spec.Replicas == nil {
 		return 1
