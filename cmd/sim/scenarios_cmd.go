@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"epsim/sim"
 )
 
 var cmdScenarios = &command{
@@ -34,11 +36,7 @@ Examples:
 					fmt.Fprintln(e.stdout)
 				}
 				cfg := sc.Config
-				services, pods := 0, 0
-				for _, s := range cfg.Services {
-					services += max(s.Count, 1)
-					pods += max(s.Count, 1) * s.Replicas
-				}
+				services, pods := size(cfg)
 				var phases []string
 				for _, a := range cfg.Timeline {
 					phases = append(phases, a.Name)
@@ -54,6 +52,20 @@ Examples:
 			return nil
 		}
 	},
+}
+
+// size counts a scenario's Services and pods (a DaemonSet has one pod per node).
+func size(cfg sim.Config) (services, pods int) {
+	for _, s := range cfg.Services {
+		n := max(s.Count, 1)
+		services += n
+		if s.WorkloadKind == sim.KindDaemonSet {
+			pods += n * cfg.Cluster.Nodes
+		} else {
+			pods += n * s.Replicas
+		}
+	}
+	return services, pods
 }
 
 // thousands formats n with thousands separators ("10,000").
@@ -151,11 +163,7 @@ Examples:
 					e.stdout.Write(text)
 					continue
 				}
-				services, pods := 0, 0
-				for _, s := range sc.Config.Services {
-					services += max(s.Count, 1)
-					pods += max(s.Count, 1) * s.Replicas
-				}
+				services, pods := size(sc.Config)
 				fmt.Fprintf(e.stdout, "%s: ok (%d nodes, %d services, %d pods, %d phases)\n", a, sc.Config.Cluster.Nodes, services, pods, len(sc.Config.Timeline))
 			}
 			if len(errs) > 0 {
