@@ -645,16 +645,22 @@ func (im *importer) ports(e *entry, id string, s *service, cports []containerPor
 			break
 		}
 	}
-	if len(e.ports) > 1 {
-		for i := range e.ports {
-			if e.ports[i].name == "" {
-				e.ports[i].name = fmt.Sprintf("port-%d", i)
-				for names[e.ports[i].name] {
-					e.ports[i].name += "x"
-				}
-				names[e.ports[i].name] = true
+	// Names must be unique, and present when there are several ports: a renamed port may
+	// have taken a name a later port has; give later ones a free name.
+	seen := map[string]bool{}
+	for i := range e.ports {
+		p := &e.ports[i]
+		if p.name == "" && len(e.ports) == 1 {
+			continue
+		}
+		if p.name == "" || seen[p.name] {
+			base := fmt.Sprintf("port-%d", i)
+			p.name = base
+			for k := 2; seen[p.name] || names[p.name] && p.name != base; k++ {
+				p.name = fmt.Sprintf("%s-%d", base, k)
 			}
 		}
+		seen[p.name] = true
 	}
 	if len(e.ports) == 0 && !e.headless {
 		im.detail("a Service without a usable port (and not headless) skipped", "Service %s: no usable port and not headless, skipped", id)

@@ -268,3 +268,25 @@ func TestImportLargeCluster(t *testing.T) {
 		t.Errorf("%d Services after loading", total)
 	}
 }
+
+// TestImportPortNames: invalid, repeated and missing port names become unique valid ones.
+func TestImportPortNames(t *testing.T) {
+	in := `{"kind":"Node","metadata":{"name":"n"}}
+{"kind":"Service","metadata":{"name":"s","namespace":"a"},"spec":{"ports":[{"name":"BAD","port":1},{"name":"port-0","port":2},{"port":3},{"name":"port-0","port":4}]}}
+{"kind":"Endpoints","metadata":{"name":"s","namespace":"a"},"subsets":[{"addresses":[{"ip":"10.0.0.1"}]}]}`
+	res, err := Import([]Input{{Name: "in", R: strings.NewReader(in)}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("p.yaml", res.YAML, nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res.YAML)
+	}
+	var names []string
+	for _, p := range sc.Config.Services[0].Ports {
+		names = append(names, p.Name)
+	}
+	if got := strings.Join(names, ","); got != "port-0,port-1,port-2,port-3" {
+		t.Errorf("port names %s", got)
+	}
+}
