@@ -74,10 +74,11 @@ or any scenario field from the command line:
 	                        watchers, outcome, latency)
 	layout.csv              EndpointSlice layout samples: slices, endpoints, and min, median
 	                        and max endpoints per slice
-	cumulative-fanout.*     bytes fanned out over time, log scale, phases shaded
-	egress-rate.*           API server egress per second
+	phases-bytes.*          the headline: bytes fanned out per phase, both modes, the ratio
+	cumulative-fanout.*     bytes fanned out over time, log scale, phases numbered
+	egress-rate.*           API server egress per second, with the capacity
+	propagation-latency.*   largest propagation latency per second, with the SLO
 	phases-writes.*         API writes per phase, with the ratio
-	phases-bytes.*          bytes fanned out per phase, with the ratio
 	slice-layout.*          EndpointSlice count and endpoints per slice over time
 
 Charts are written as PNG and SVG. Every file is written to a temporary file first and
@@ -114,6 +115,8 @@ cost table: many minutes).
 	                        for Endpoints and one per maxEndpointsPerSlice
 	per-node-ingress.*      bytes per kube-proxy (per day with churn) vs nodes
 	writes-vs-batch-period.* API writes vs the controllers' batch period
+	bytes-per-phase.*       bytes per phase for Endpoints and each slice size, when the
+	                        grid varies only the slice size (kep-752)
 
 Points run in parallel (--jobs) and are placed by grid index: the same plan gives the same
 files byte for byte. A point whose run fails is listed in the report, not fatal. A plan too
