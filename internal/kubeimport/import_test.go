@@ -290,3 +290,25 @@ func TestImportPortNames(t *testing.T) {
 		t.Errorf("port names %s", got)
 	}
 }
+
+// TestImportTypedLists: items of a typed list (NodeList, ServiceList, as the API server
+// returns them) carry no kind of their own.
+func TestImportTypedLists(t *testing.T) {
+	in := `{"kind":"NodeList","items":[{"metadata":{"name":"n1"}},{"metadata":{"name":"n2"}}]}
+{"kind":"ServiceList","items":[{"metadata":{"name":"web","namespace":"a"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}]}
+{"kind":"DeploymentList","items":[{"metadata":{"name":"web","namespace":"a"},"spec":{"replicas":4,"template":{"metadata":{"labels":{"app":"web"}}}}}]}`
+	res, err := Import([]Input{{Name: "in", R: strings.NewReader(in)}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Nodes != 2 || res.Services != 1 || res.Pods != 4 {
+		t.Errorf("%d nodes, %d Services, %d pods; want 2, 1, 4", res.Nodes, res.Services, res.Pods)
+	}
+	sc, err := scenarios.Parse("typed.yaml", res.YAML, nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res.YAML)
+	}
+	if s := sc.Config.Services[0]; s.WorkloadKind != "Deployment" || s.Replicas != 4 {
+		t.Errorf("service %+v", s)
+	}
+}

@@ -177,7 +177,7 @@ func read(inputs []Input) (*objects, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w: %v", in.Name, ErrFormat, err)
 			}
-			if err := o.add(raw, in.Name, 0); err != nil {
+			if err := o.add(raw, in.Name, 0, ""); err != nil {
 				return nil, err
 			}
 		}
@@ -185,8 +185,10 @@ func read(inputs []Input) (*objects, error) {
 	return o, nil
 }
 
-// add decodes one object, or a List's items (lists nest at most a few levels).
-func (o *objects) add(raw json.RawMessage, src string, depth int) error {
+// add decodes one object, or a List's items (lists nest at most a few levels). itemKind is
+// the kind of a typed list's items (a NodeList's are Nodes), which the API server leaves out
+// of each item.
+func (o *objects) add(raw json.RawMessage, src string, depth int, itemKind string) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		return fmt.Errorf("%s: %w: expected a JSON object (a List or a single object), got %.20q", src, ErrFormat, raw)
@@ -206,8 +208,9 @@ func (o *objects) add(raw json.RawMessage, src string, depth int) error {
 		if head.Items == nil {
 			return nil
 		}
+		kind := strings.TrimSuffix(head.Kind, "List")
 		for _, it := range *head.Items {
-			if err := o.add(it, src, depth+1); err != nil {
+			if err := o.add(it, src, depth+1, kind); err != nil {
 				return err
 			}
 		}
@@ -215,6 +218,9 @@ func (o *objects) add(raw json.RawMessage, src string, depth int) error {
 	}
 	if head.Type != "" && head.Kind == "" {
 		return fmt.Errorf("%s: %w: a watch event; use 'kubectl get … -o json' without --watch", src, ErrFormat)
+	}
+	if head.Kind == "" {
+		head.Kind = itemKind
 	}
 	var err error
 	switch head.Kind {
@@ -229,6 +235,7 @@ func (o *objects) add(raw json.RawMessage, src string, depth int) error {
 	case "Deployment", "StatefulSet", "DaemonSet":
 		var v workload
 		err = json.Unmarshal(raw, &v)
+		v.Kind = head.Kind
 		o.workloads = append(o.workloads, v)
 	case "Endpoints":
 		var v endpoints
