@@ -218,7 +218,17 @@ func (c *controller) add(i int) {
 	}
 	k.queued = true
 	c.ready = append(c.ready, i)
-	if c.idle > 0 {
+	if c.idle > 0 && c.e.cachesSynced {
+		c.e.after(0, evWorkerStart{c})
+	}
+}
+
+// startWorkers lets the workers take keys once the informer caches have synced: one start
+// per idle worker while keys are ready (later ones follow from done).
+// upstream: endpointslice_controller.go and endpoints_controller.go Run,
+// cache.WaitForNamedCacheSync before the workers start.
+func (c *controller) startWorkers() {
+	for range min(c.idle, len(c.ready)) {
 		c.e.after(0, evWorkerStart{c})
 	}
 }

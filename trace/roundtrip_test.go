@@ -78,8 +78,13 @@ type memoryTrace struct {
 	next   int
 }
 
-func (m *memoryTrace) Progress(sim.Time, int, int)   {}
-func (m *memoryTrace) PodEvent(ev sim.TraceEvent)    { m.events = append(m.events, ev) }
+func (m *memoryTrace) Progress(sim.Time, int, int) {}
+func (m *memoryTrace) PodEvent(ev sim.TraceEvent) {
+	// The recording starts with the Service: the pods created in its first instant are
+	// what the watch lists when it starts (PodReader's listing rule gives the same).
+	ev.Listed = ev.At == 0 && ev.Type == model.EventAdded && (len(m.events) == 0 || m.events[len(m.events)-1].Listed)
+	m.events = append(m.events, ev)
+}
 func (m *memoryTrace) Next() (sim.TraceEvent, error) { return m.pop() }
 func (m *memoryTrace) pop() (sim.TraceEvent, error) {
 	if m.next >= len(m.events) {
