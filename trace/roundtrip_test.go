@@ -141,6 +141,10 @@ func sameWrites(t *testing.T, what string, want, got *sim.Results) {
 func TestReplayOfRecordedSimulation(t *testing.T) {
 	simulated, replayed, n := replayThroughFiles(t, engineTestConfig(20, 150))
 	sameWrites(t, "simulation", simulated, replayed)
+	// The same writes per sync, in order, from the first sync on.
+	for _, m := range []sim.Mode{sim.ModeEndpointSlices, sim.ModeEndpoints} {
+		sameLog(t, string(m), only(writeLog(simulated, 0), m), only(writeLog(replayed, 0), m))
+	}
 	t.Logf("%d pod events; slices %+v, endpoints %+v", n, replayed.Total.EndpointSlices.Writes, replayed.Total.Endpoints.Writes)
 }
 
