@@ -50,7 +50,7 @@ const (
 var (
 	topFields        = []string{"name", "description", "seed", "cluster", "controlPlane", "apiServer", "network", "services", "timeline", "modes", "guards", "slo", "expect"}
 	clusterFields    = []string{"nodes", "zones", "region", "nodeNameFormat", "nodeMilliCPU"}
-	cpFields         = []string{"endpointSlice", "endpoints", "maxEndpointsPerSlice", "endpointsTruncation", "informerLag"}
+	cpFields         = []string{"endpointSlice", "endpoints", "maxEndpointsPerSlice", "endpointsTruncation", "informerLag", "endpointsBuildPerPod"}
 	controllerFields = []string{"workers", "batchPeriod", "qps", "burst", "apiLatency"}
 	apiServerFields  = []string{"replicas", "kubeProxyEncoding", "objectSizeLimit", "egressBandwidth", "watchers"}
 	watcherFields    = []string{"name", "count", "resources", "encoding", "includeHeadless"}
@@ -272,6 +272,11 @@ func (d *decoder) controlPlane(n *yaml.Node, path string, cp *sim.ControlPlaneCo
 	if e, ok := f["informerLag"]; ok {
 		if v, ok := d.durationIn(e.val, join(path, "informerLag"), time.Microsecond, time.Minute); ok {
 			cp.InformerLag = v
+		}
+	}
+	if e, ok := f["endpointsBuildPerPod"]; ok {
+		if v, ok := d.durationIn(e.val, join(path, "endpointsBuildPerPod"), time.Nanosecond, time.Second); ok {
+			cp.EndpointsBuildPerPod = v
 		}
 	}
 }
