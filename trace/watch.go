@@ -352,6 +352,9 @@ func (r *watchReader) read() (watchItem, error) {
 		if err != nil {
 			return watchItem{}, r.s.objectError(start, r.kind, err)
 		}
+		if d.obj == nil {
+			return watchItem{}, r.s.errorf(start, "\"object\" is not a %s", r.kind)
+		}
 		it := watchItem{typ: typ, obj: d.obj, event: r.s.n}
 		if err := r.time(start, ev, &it, d); err != nil {
 			return watchItem{}, err
