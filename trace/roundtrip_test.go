@@ -80,8 +80,8 @@ type memoryTrace struct {
 	next   int
 }
 
-func (m *memoryTrace) Progress(sim.Time, int, int) {}
-func (m *memoryTrace) PodEvent(ev sim.TraceEvent) { m.events = append(m.events, ev) }
+func (m *memoryTrace) Progress(sim.Time, int, int)   {}
+func (m *memoryTrace) PodEvent(ev sim.TraceEvent)    { m.events = append(m.events, ev) }
 func (m *memoryTrace) Next() (sim.TraceEvent, error) { return m.pop() }
 func (m *memoryTrace) pop() (sim.TraceEvent, error) {
 	if m.next >= len(m.events) {
