@@ -85,7 +85,7 @@ func checkLiveInput(f *os.File, out string) error {
 		}
 	}
 	if fi.Mode().IsRegular() {
-		return usageErrorf("record", "stdin is the file %s, not a live stream: %s", fi.Name(), fileRefusal)
+		return usageErrorf("record", "stdin is a file, not a live stream: %s", fileRefusal)
 	}
 	return nil
 }

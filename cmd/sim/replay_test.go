@@ -185,7 +185,7 @@ func TestRecordRefusesFiles(t *testing.T) {
 		want  string
 	}{
 		{"file argument", []string{"record", "--out", out, watch}, nil, "pipe the live stream"},
-		{"file on stdin", []string{"record", "--out", out}, func() *os.File { return openStdin(watch) }, "not a live stream"},
+		{"file on stdin", []string{"record", "--out", out}, func() *os.File { return openStdin(watch) }, "stdin is a file, not a live stream"},
 		{"out is the input", []string{"record", "--out", watch}, func() *os.File { return openStdin(watch) }, "is the input"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
