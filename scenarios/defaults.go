@@ -45,6 +45,10 @@ const (
 	// from etcd through the watch cache to one of thousands of watchers). It decides how
 	// often a sync that follows a write finds its cache stale and backs off.
 	DefaultInformerLag = 20 * time.Millisecond
+	// DefaultEndpointsBuildPerPod is how long the Endpoints controller takes per pod of a
+	// Service to build the address list before it checks its cache for staleness. Measured:
+	// 9-12 µs of CPU per pod for upstream's code path (sim BenchmarkUpstreamEndpointsBuild).
+	DefaultEndpointsBuildPerPod = 10 * time.Microsecond
 	// DefaultAPIServerReplicas is one API server.
 	DefaultAPIServerReplicas = 1
 	// DefaultEgressBitsPerSec is each API server replica's egress bandwidth. ASSUMPTION: a
@@ -144,6 +148,7 @@ func DefaultControlPlane() sim.ControlPlaneConfig {
 		MaxEndpointsPerSlice: DefaultMaxEndpointsPerSlice,
 		EndpointsTruncation:  true,
 		InformerLag:          DefaultInformerLag,
+		EndpointsBuildPerPod: DefaultEndpointsBuildPerPod,
 		Workloads:            DefaultWorkloads(),
 	}
 }

@@ -63,6 +63,10 @@ type ControlPlaneConfig struct {
 	// (upstream: the EndpointSlice tracker's StaleSlices, the Endpoints stale tracker). 0
 	// means the default, 20 ms.
 	InformerLag time.Duration
+	// EndpointsBuildPerPod is how long the Endpoints controller takes per pod of a Service to
+	// build its address list, before it checks its cache: a sync this long after it started
+	// sees what the informer had by then. 0 means the measured default, 10 µs.
+	EndpointsBuildPerPod time.Duration
 	// Workloads is the pace of the controllers that make the pod churn both endpoint
 	// controllers react to.
 	Workloads WorkloadsConfig

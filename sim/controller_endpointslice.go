@@ -139,7 +139,9 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		cm.wasSelected, cm.wasSelectedAll = proxySelects(old.slice.Labels), proxySelectsAll(old.slice.Labels)
 	}
 	obj.ResourceVersion = meta.resourceVersion
-	obj.ManagedFields = sliceManagedFields(meta.now)
+	// The field set of the object written: its labels (the Service's own among them) and
+	// annotations as they are, not a fixed set.
+	obj.ManagedFields = []model.ManagedFieldsEntry{model.EndpointSliceManagedFields(&obj, meta.now)}
 	w.slice = &obj
 	cm.name = obj.Name
 	cm.endpoints = len(obj.Endpoints)
@@ -248,17 +250,6 @@ func proxySelectsAll(labels map[string]string) bool {
 	_, named := labels[model.LabelServiceProxyName]
 	return !named
 }
-
-// sliceManagedFields is the managedFields entry the API server records for an Update by
-// kube-controller-manager of a controller-written EndpointSlice.
-func sliceManagedFields(t model.Timestamp) []model.ManagedFieldsEntry {
-	return []model.ManagedFieldsEntry{{
-		Manager: "kube-controller-manager", Operation: "Update", APIVersion: "discovery.k8s.io/v1",
-		Time: t, FieldsType: "FieldsV1", FieldsV1: sliceFieldsV1,
-	}}
-}
-
-const sliceFieldsV1 = `{"f:addressType":{},"f:endpoints":{},"f:metadata":{"f:annotations":{".":{},"f:endpoints.kubernetes.io/last-change-trigger-time":{}},"f:generateName":{},"f:labels":{".":{},"f:endpointslice.kubernetes.io/managed-by":{},"f:kubernetes.io/service-name":{}},"f:ownerReferences":{".":{},"k:{\"uid\":\"00000000-0000-0000-0000-000000000000\"}":{}}},"f:ports":{}}`
 
 // nodesChanged refreshes the topology cache's zone weights after node readiness changed.
 // upstream: endpointslice_controller.go updateNode → checkNodeTopologyDistribution → SetNodes.
