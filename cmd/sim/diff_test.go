@@ -176,3 +176,67 @@ func TestRunReportOfRealRun(t *testing.T) {
 		}
 	}
 }
+
+// TestImportedClusterDiffAndReport is the proof path on the imported sample
+// cluster (scenarios/testdata/import.golden.yaml, what 'sim import' makes of the kubectl
+// testdata): run it, run it at slices of 500, diff the two, and read the report. Every
+// Service, the selector-less one mirrored from its Endpoints included, is accounted: the
+// per-Service figures add up to the totals.
+func TestImportedClusterDiffAndReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two runs of the imported cluster")
+	}
+	scenario := filepath.Join("..", "..", "scenarios", "testdata", "import.golden.yaml")
+	run := func(sets ...string) string {
+		dir := filepath.Join(t.TempDir(), "out")
+		args := []string{"run", scenario, "--out", dir, "--quiet"}
+		for _, s := range sets {
+			args = append(args, "--set", s)
+		}
+		te := realEnv()
+		if code := te.main(args); code != exitOK {
+			t.Fatalf("%q: exit %d: %s", args, code, te.stderr.String())
+		}
+		return dir
+	}
+	a, b := run(), run("controlPlane.maxEndpointsPerSlice=500")
+	s, err := readSummaryArg(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Services) < 2 {
+		t.Fatalf("%d Services in the imported cluster's summary", len(s.Services))
+	}
+	for _, m := range s.Modes {
+		var writes, bytes int64
+		for i := range s.Services {
+			writes += s.Services[i].Mode(m).Writes
+			bytes += s.Services[i].Mode(m).FanoutBytes
+		}
+		if tot := s.Total.Mode(m); writes != tot.Writes.Total || bytes != tot.FanoutBytes {
+			t.Errorf("%s: Services add up to %d writes, %d bytes; totals %d, %d", m, writes, bytes, tot.Writes.Total, tot.FanoutBytes)
+		}
+	}
+	te := realEnv()
+	if code := te.main([]string{"diff", a, b, "--services", "-o", "json"}); code != exitOK {
+		t.Fatalf("diff: exit %d: %s", code, te.stderr.String())
+	}
+	var d struct {
+		Counts reports.DiffCounts
+	}
+	if err := json.Unmarshal(te.stdout.Bytes(), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Counts.Figures == 0 || d.Counts.New+d.Counts.Gone != 0 {
+		t.Errorf("diff counts %+v: want the same figures in both runs", d.Counts)
+	}
+	md, err := os.ReadFile(filepath.Join(a, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{reports.RunHeadline(s), "## Services", "## Assumptions in force", "maxEndpointsPerSlice=500"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+}

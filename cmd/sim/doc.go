@@ -13,6 +13,7 @@ The commands are:
 	run        run a scenario and compare Endpoints with EndpointSlices
 	validate   check scenario files without running them
 	scenarios  list the scenarios built into sim
+	explain    describe a field of the scenario format
 	help       explain a command, its flags and examples
 	version    print the version of sim, its VCS revision and Go's
 	completion print a shell completion script (bash, zsh, fish)
@@ -20,6 +21,7 @@ The commands are:
 	check      fail when update volume regresses past a baseline or budget
 	diff       compare two runs figure by figure
 	plan       capacity-planning report over a grid of cluster shapes
+	import     make a scenario from kubectl output of a real cluster
 	replay     account recorded pod churn (kubectl get pods --watch -o json)
 	record     record pod churn from a cluster for replay
 
@@ -143,10 +145,39 @@ big for one machine runs in shards, each a partial, merged into the same report
 
 # Checking scenarios
 
-Validate reports every problem of a scenario at once, with file, line and field:
+Validate reports every problem of a scenario (or plan) at once, with file, line and field:
 
 	$ sim validate scenarios/5000-nodes.yaml scenarios/quick.yaml
 	$ sim validate --set cluster.nodes=100 scenarios/quick.yaml
+	$ sim validate scenarios/plans/kep-752.yaml
+
+The scenario format is described field by field by explain (and in docs/scenario.md);
+validate --effective (or run --print-scenario) prints a scenario with every default applied:
+
+	$ sim explain services.maxSurge
+	$ sim explain actions
+	$ sim validate --effective quick
+	$ sim run quick --set cluster.nodes=50 --print-scenario
+
+# Your own cluster
+
+Import makes a scenario from what kubectl prints: nodes and zones, each Service with the
+workloads it selects, Services alike grouped with count:, and a default timeline (create, a
+rollout of the largest Services, a rollout of all of them, a node drain):
+
+	kubectl get nodes -o json > nodes.json
+	kubectl get services -A -o json > services.json
+	kubectl get deployments,statefulsets,daemonsets -A -o json > workloads.json
+	kubectl get endpoints -A -o json > endpoints.json
+
+	$ sim import nodes.json services.json workloads.json endpoints.json -o my-cluster.yaml
+	$ sim run my-cluster.yaml
+	$ sim run my-cluster.yaml --set controlPlane.maxEndpointsPerSlice=500
+
+What it could not map is listed at the top of the file and on stderr; --anonymize renames
+everything so the file can be shared. Selector-less Services backed by hand-made Endpoints
+become services with manualEndpoints: their Endpoints object is the user's write in the
+Endpoints mode, and the EndpointSlice mirroring controller's slices in the EndpointSlice mode.
 
 # Replaying pod churn recorded from a cluster
 
