@@ -394,7 +394,7 @@ func TestHostileStaleOutputsRemoved(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	want := []string{"layout.csv", "mine", "notes.txt", "summary.json", "timeseries.csv", "writes.jsonl"}
+	want := []string{"layout.csv", "mine", "notes.txt", "report.html", "report.md", "summary.json", "timeseries.csv", "writes.jsonl"}
 	if got := listDir(t, out); !slices.Equal(got, want) {
 		t.Errorf("after --charts=false --out holds %v, want %v", got, want)
 	}

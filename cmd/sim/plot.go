@@ -50,7 +50,7 @@ func plotDir(in, out string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeCharts(o, summary, series, layout); err != nil {
+	if _, _, err := writeCharts(o, summary, series, layout); err != nil {
 		o.abort()
 		return fmt.Errorf("plot %s: %w (nothing in %s was changed)", in, err, out)
 	}
