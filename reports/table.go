@@ -90,6 +90,40 @@ var tableRows = []tableRow{
 	}, nil, func(p *PhaseSummary) bool {
 		return anyMode(p, func(m *ModeSummary) bool { return m.WithinSLO != nil })
 	}},
+	{"apiserver CPU (watch)", func(m *ModeSummary) string { return FormatSeconds(m.APIServerCPUSeconds) },
+		func(r *RatioSummary) *float64 { return r.APIServerCPUSeconds },
+		func(p *PhaseSummary) bool {
+			return anyMode(p, func(m *ModeSummary) bool { return m.APIServerCPUSeconds != 0 })
+		}},
+	{"programming p99", func(m *ModeSummary) string { return FormatSeconds(m.Programming.P99Seconds) }, nil,
+		func(p *PhaseSummary) bool {
+			return anyMode(p, func(m *ModeSummary) bool { return m.Programming.Count != 0 })
+		}},
+	{"  programmed in SLO", func(m *ModeSummary) string {
+		switch {
+		case m.ProgrammingWithinSLO == nil:
+			return "-"
+		case *m.ProgrammingWithinSLO:
+			return "yes"
+		}
+		return "NO"
+	}, nil, func(p *PhaseSummary) bool {
+		return anyMode(p, func(m *ModeSummary) bool { return m.ProgrammingWithinSLO != nil })
+	}},
+	{"kube-proxy CPU/node", func(m *ModeSummary) string { return FormatSeconds(m.KubeProxyCPUSeconds) },
+		func(r *RatioSummary) *float64 { return r.KubeProxyCPUSeconds },
+		func(p *PhaseSummary) bool {
+			return anyMode(p, func(m *ModeSummary) bool { return m.KubeProxyCPUSeconds != 0 })
+		}},
+	{"  syncs (full)", func(m *ModeSummary) string {
+		return fmt.Sprintf("%s (%s)", formatCount(m.KubeProxySyncs), formatCount(m.KubeProxyFullSyncs))
+	}, nil, func(p *PhaseSummary) bool {
+		return anyMode(p, func(m *ModeSummary) bool { return m.KubeProxySyncs != 0 })
+	}},
+	{"  longest sync", func(m *ModeSummary) string { return FormatSeconds(m.PeakSyncSeconds) }, nil,
+		func(p *PhaseSummary) bool {
+			return anyMode(p, func(m *ModeSummary) bool { return m.PeakSyncSeconds != 0 })
+		}},
 	{"slow watchers closed", func(m *ModeSummary) string { return formatCount(m.WatcherTerminations) }, nil,
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.WatcherTerminations != 0 })

@@ -104,11 +104,22 @@ var ExpectFigures = map[string]QuantityKind{
 	"watcherTerminations":    KindNumber,
 	"relists":                KindNumber,
 	"resentBytes":            KindBytes,
+	"programming.count":      KindNumber,
+	"programming.p50Seconds": KindDuration,
+	"programming.p90Seconds": KindDuration,
+	"programming.p99Seconds": KindDuration,
+	"programming.maxSeconds": KindDuration,
+	"kubeProxyCPUSeconds":    KindDuration,
+	"kubeProxySyncs":         KindNumber,
+	"kubeProxyFullSyncs":     KindNumber,
+	"peakSyncSeconds":        KindDuration,
+	"kubeProxyBusyFraction":  KindNumber,
+	"apiserverCPUSeconds":    KindDuration,
 }
 
 // ExpectRatioFigures are the figures of the ratio mode (summary.json "ratio"), in
 // summary.json order. Ratios are plain numbers.
-var ExpectRatioFigures = []string{"writes", "etcdBytes", "watchEvents", "fanoutBytes", "perNodeBytes", "maxObjectBytes", "peakEgressBytesPerSec"}
+var ExpectRatioFigures = []string{"writes", "etcdBytes", "watchEvents", "fanoutBytes", "perNodeBytes", "maxObjectBytes", "peakEgressBytesPerSec", "kubeProxyCPUSeconds", "apiserverCPUSeconds"}
 
 // figureAliases are other names a budget may use for a mode figure: the short names of the
 // first loader and summary.json's duration-string quantiles. They resolve to ExpectFigures
@@ -126,6 +137,14 @@ var figureAliases = map[string]string{
 	"propagation.p90": "propagation.p90Seconds",
 	"propagation.p99": "propagation.p99Seconds",
 	"propagation.max": "propagation.maxSeconds",
+	"programmingP50":  "programming.p50Seconds",
+	"programmingP90":  "programming.p90Seconds",
+	"programmingP99":  "programming.p99Seconds",
+	"programmingMax":  "programming.maxSeconds",
+	"programming.p50": "programming.p50Seconds",
+	"programming.p90": "programming.p90Seconds",
+	"programming.p99": "programming.p99Seconds",
+	"programming.max": "programming.maxSeconds",
 }
 
 // CanonicalFigure resolves figure, a figure name of mode as a budget may write it, to its

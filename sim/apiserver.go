@@ -157,6 +157,8 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	}
 	var fanout, perNode, events int64
 	var kubeProxyEvent int64
+	var kubeProxyType model.EventType
+	var encoded [2]bool // encodings serialized (once each: the watch cache's cachingObject)
 	for i := range a.groups {
 		g := &a.groups[i]
 		if !g.watches(c.mode) {
@@ -174,9 +176,11 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		ev := model.WatchEventSize(bytes[g.encoding], typ, g.encoding)
 		fanout += ev * n
 		events += n
+		encoded[g.encoding] = true
 		if g.kubeProxy {
 			perNode = ev
 			kubeProxyEvent = ev
+			kubeProxyType = typ
 		}
 	}
 	rec.EventBytes = kubeProxyEvent
@@ -192,6 +196,13 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	if events > 0 {
 		d = a.net.deliver(c.mode, fanout, kubeProxyEvent, events, a.listBytes[mi])
 		rec.Latency = d.done - since
+	}
+	e.stats.apiserverCPU(c.mode, a.watchCPU(cm, encoded, events, fanout, d, a.listBytes[mi]))
+	if kubeProxyEvent > 0 {
+		deleted := kubeProxyType == model.EventDeleted
+		e.kubeProxies[mi].receive(cm.namespace+"/"+cm.name, kubeProxyChange{
+			phase: e.phase, svc: s.idx, trigger: since, hasTrigger: !deleted, delivered: d.done,
+		}, len(s.svc.Ports), kubeProxyEvent, a.groups[0].encoding == model.JSON, deleted, cm.endpoints)
 	}
 	e.stats.committed(rec, cm, fanout, perNode, events, d)
 	return writeCommitted
@@ -217,4 +228,23 @@ func eventFor(verb string, sel, was bool, cm committed) (model.EventType, model.
 		return model.EventDeleted, cm.oldBytes, true
 	}
 	return "", cm.objectBytes, false
+}
+
+// watchCPU is the API server CPU one committed write costs on the watch path: one
+// serialization per encoding any watcher asked for (upstream: apiserver
+// storage/cacher/caching_object.go, shared by every watcher), then per watcher and event a
+// fixed cost and TLS over its bytes, and for relisting watchers a LIST serialized per
+// request and sent.
+func (a *apiServer) watchCPU(cm committed, encoded [2]bool, events, fanout int64, d delivery, listBytes int64) Time {
+	costs := a.e.cfg.APIServerCosts
+	perByte := [2]float64{costs.EncodeProtobufNanosPerByte, costs.EncodeJSONNanosPerByte}
+	var ns float64
+	for enc, ok := range encoded {
+		if ok {
+			ns += float64(cm.objectBytes[enc]) * perByte[enc]
+		}
+	}
+	ns += float64(events)*costs.PerEventNanos + float64(fanout+d.resentBytes)*costs.TLSNanosPerByte
+	ns += float64(d.relists) * float64(listBytes) * costs.EncodeProtobufNanosPerByte
+	return Time(ns)
 }

@@ -14,8 +14,12 @@ type Config struct {
 	ControlPlane ControlPlaneConfig
 	APIServer    APIServerConfig
 	Network      NetworkConfig
-	Services     []ServiceConfig
-	Timeline     []Action
+	// KubeProxy is the kube-proxy on every node (zero: DefaultKubeProxy(iptables)).
+	KubeProxy KubeProxyConfig
+	// APIServerCosts is the API server's watch-path CPU model (zero: DefaultAPIServerCosts).
+	APIServerCosts APIServerCosts
+	Services       []ServiceConfig
+	Timeline       []Action
 
 	// Modes selects which control planes run ("both" when both are true).
 	RunEndpoints      bool

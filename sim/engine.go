@@ -50,9 +50,11 @@ type Engine struct {
 	services      []*serviceState
 	serviceByName map[string][]*serviceState
 
-	api   *apiServer
-	ctls  []*controller // the controllers that run in this mode set, in a fixed order
-	stats *collector
+	api  *apiServer
+	ctls []*controller // the controllers that run in this mode set, in a fixed order
+	// kubeProxies are the representative kube-proxies, per mode (modeIndex).
+	kubeProxies [2]*kubeProxy
+	stats       *collector
 
 	phase      int
 	phaseStart Time
@@ -102,6 +104,15 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 	e.placement = newPlacer(cfg.Cluster.Nodes, newStream(cfg.Seed, streamPlacement))
 	e.kubelet = newKubeletTiming(newStream(cfg.Seed, streamKubelet))
 	e.buildServices()
+	if cfg.KubeProxy.Mode == "" {
+		e.cfg.KubeProxy = DefaultKubeProxy(KubeProxyIPTables)
+	}
+	if cfg.APIServerCosts == (APIServerCosts{}) {
+		e.cfg.APIServerCosts = DefaultAPIServerCosts()
+	}
+	for i := range e.kubeProxies {
+		e.kubeProxies[i] = newKubeProxy(e.cfg.KubeProxy, len(cfg.Timeline))
+	}
 	e.api = newAPIServer(e)
 	e.stats = newCollector(e)
 	if cfg.RunEndpointSlices {
