@@ -236,7 +236,7 @@ func eventFor(verb string, sel, was bool, cm committed) (model.EventType, model.
 // fixed cost and TLS over its bytes, and for relisting watchers a LIST serialized per
 // request and sent.
 func (a *apiServer) watchCPU(cm committed, encoded [2]bool, events, fanout int64, d delivery, listBytes int64) Time {
-	costs := a.e.cfg.APIServerCosts
+	costs := a.e.cfg.APIServer.Costs
 	perByte := [2]float64{costs.EncodeProtobufNanosPerByte, costs.EncodeJSONNanosPerByte}
 	var ns float64
 	for enc, ok := range encoded {

@@ -16,10 +16,8 @@ type Config struct {
 	Network      NetworkConfig
 	// KubeProxy is the kube-proxy on every node (zero: DefaultKubeProxy(iptables)).
 	KubeProxy KubeProxyConfig
-	// APIServerCosts is the API server's watch-path CPU model (zero: DefaultAPIServerCosts).
-	APIServerCosts APIServerCosts
-	Services       []ServiceConfig
-	Timeline       []Action
+	Services  []ServiceConfig
+	Timeline  []Action
 
 	// Modes selects which control planes run ("both" when both are true).
 	RunEndpoints      bool
@@ -102,6 +100,8 @@ type APIServerConfig struct {
 	ObjectSizeLimitBytes int64
 	// EgressBitsPerSec is each replica's egress bandwidth; 0 means unlimited.
 	EgressBitsPerSec float64
+	// Costs is the watch path's CPU model (zero: DefaultAPIServerCosts).
+	Costs APIServerCosts
 }
 
 // NetworkConfig configures delivery to nodes.

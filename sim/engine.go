@@ -107,8 +107,8 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 	if cfg.KubeProxy.Mode == "" {
 		e.cfg.KubeProxy = DefaultKubeProxy(KubeProxyIPTables)
 	}
-	if cfg.APIServerCosts == (APIServerCosts{}) {
-		e.cfg.APIServerCosts = DefaultAPIServerCosts()
+	if cfg.APIServer.Costs == (APIServerCosts{}) {
+		e.cfg.APIServer.Costs = DefaultAPIServerCosts()
 	}
 	for i := range e.kubeProxies {
 		e.kubeProxies[i] = newKubeProxy(e.cfg.KubeProxy, len(cfg.Timeline))
