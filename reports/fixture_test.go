@@ -91,7 +91,7 @@ func fixtureResults() *sim.Results {
 	consumer := func(m *sim.ModeResult, p50, p99, cpu float64, syncs int64, apiCPU float64) {
 		m.Programming = sim.Latency{Count: m.Writes.Total(), P50Seconds: p50, P90Seconds: (p50 + p99) / 2, P99Seconds: p99, MaxSeconds: p99 + 0.5}
 		m.KubeProxyCPUSeconds, m.KubeProxySyncs, m.PeakSyncSeconds = cpu, syncs, 1.375
-		m.KubeProxyBusyFraction, m.APIServerCPUSeconds = cpu/60, apiCPU
+		m.KubeProxyBusyFraction, m.APIServerCPUSeconds = min(cpu/60, 1), apiCPU
 	}
 	consumer(&create.Endpoints, 2.5, 4.25, 30.5, 20, 120.25)
 	consumer(&create.EndpointSlices, 1.5, 2.5, 12.25, 9, 20.5)
@@ -128,6 +128,7 @@ func fixtureResults() *sim.Results {
 	}
 	total.Endpoints.Programming = sim.Latency{Count: 1_244, P50Seconds: 28, P90Seconds: 40, P99Seconds: 45.5, MaxSeconds: 46}
 	total.EndpointSlices.Programming = sim.Latency{Count: 20_232, P50Seconds: 3, P90Seconds: 6, P99Seconds: 8.5, MaxSeconds: 9}
+	total.Endpoints.KubeProxyBusyFraction, total.EndpointSlices.KubeProxyBusyFraction = 0.95, 0.4
 	total.Endpoints.Propagation = sim.Latency{Count: 1_244, P50Seconds: 4.25, P90Seconds: 9, P99Seconds: 12.3, MaxSeconds: 15}
 	total.EndpointSlices.Propagation = sim.Latency{Count: 20_232, P50Seconds: 0.1, P90Seconds: 0.4, P99Seconds: 1.5, MaxSeconds: 2}
 

@@ -267,7 +267,7 @@ func (r *PlanResults) budgetLines() []string {
 	} else {
 		out = append(out, fmt.Sprintf("Each controller's write rate, sustained over %ds, below its client QPS (at the QPS, its rate limiter is holding writes back).", b.WriteWindowSeconds))
 	}
-	out = append(out, "Always: objects within the etcd request limit (the scenario's objectSizeLimit), no Endpoints truncation at 1000 addresses, API server egress below its bandwidth, propagation p99 within the scenario's SLO.")
+	out = append(out, "Always: objects within the etcd request limit (the scenario's objectSizeLimit), no Endpoints truncation at 1000 addresses, API server egress below its bandwidth, propagation p99 and network programming p99 within the scenario's SLO, kube-proxy syncing less than 90% of the time.")
 	return out
 }
 
@@ -481,6 +481,11 @@ var planFigures = []struct {
 	{"propagation.p90Seconds", func(m *ModeSummary) string { return ftoa(m.Propagation.P90Seconds) }},
 	{"propagation.p99Seconds", func(m *ModeSummary) string { return ftoa(m.Propagation.P99Seconds) }},
 	{"propagation.maxSeconds", func(m *ModeSummary) string { return ftoa(m.Propagation.MaxSeconds) }},
+	{"programming.p99Seconds", func(m *ModeSummary) string { return ftoa(m.Programming.P99Seconds) }},
+	{"kubeProxyCPUSeconds", func(m *ModeSummary) string { return ftoa(m.KubeProxyCPUSeconds) }},
+	{"peakSyncSeconds", func(m *ModeSummary) string { return ftoa(m.PeakSyncSeconds) }},
+	{"kubeProxyBusyFraction", func(m *ModeSummary) string { return ftoa(m.KubeProxyBusyFraction) }},
+	{"apiserverCPUSeconds", func(m *ModeSummary) string { return ftoa(m.APIServerCPUSeconds) }},
 }
 
 func itoa(n int64) string   { return strconv.FormatInt(n, 10) }
