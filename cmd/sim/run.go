@@ -181,6 +181,11 @@ func writeCharts(out *outputDir, summary *reports.Summary, series []sim.Bucket, 
 	if err != nil {
 		return err
 	}
+	programming, err := reports.ProgrammingChart(summary)
+	if err != nil {
+		return err
+	}
+	all = append(all, programming)
 	for _, c := range all {
 		for _, format := range reports.ChartFormats {
 			if err := out.write(c.Name+"."+format, func(w io.Writer) error { return c.Render(w, format) }); err != nil {
