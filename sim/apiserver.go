@@ -2,6 +2,7 @@ package sim
 
 import (
 	"strconv"
+	"time"
 
 	"epsim/model"
 )
@@ -29,6 +30,25 @@ type committed struct {
 	truncated bool
 	// hidden is the number of addresses truncation left out of the object.
 	hidden int64
+	// trigger is the object's endpoints.kubernetes.io/last-change-trigger-time annotation
+	// as virtual time; hasTrigger is false when the object has none.
+	trigger    Time
+	hasTrigger bool
+}
+
+// triggerOf reads the trigger-time annotation as kube-proxy does (RFC 3339, nanoseconds
+// allowed); a missing or malformed one is none. upstream: pkg/proxy/endpointschangetracker.go
+// getLastChangeTriggerTime.
+func triggerOf(annotations map[string]string) (Time, bool) {
+	v, ok := annotations[model.AnnotationTriggerTime]
+	if !ok {
+		return 0, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return 0, false
+	}
+	return Time(t.UnixNano() - epoch), true
 }
 
 // watchGroup is a set of identical watchers: they receive the same events.
@@ -201,7 +221,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	if kubeProxyEvent > 0 {
 		deleted := kubeProxyType == model.EventDeleted
 		e.kubeProxies[mi].receive(cm.namespace+"/"+cm.name, kubeProxyChange{
-			phase: e.phase, svc: s.idx, trigger: since, hasTrigger: !deleted, delivered: d.done,
+			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted, delivered: d.done,
 		}, len(s.svc.Ports), kubeProxyEvent, a.groups[0].encoding == model.JSON, deleted, cm.endpoints)
 	}
 	e.stats.committed(rec, cm, fanout, perNode, events, d)

@@ -143,8 +143,10 @@ type kubeProxyChange struct {
 	arrived Time // decoded and in the change tracker
 	phase   int  // phase of the write, for attribution
 	svc     int
-	// trigger is the object's last-change-trigger-time (hasTrigger false: none, as for a
-	// DELETED event, which clears the Service's pending trigger times upstream).
+	// trigger is the object's last-change-trigger-time annotation (hasTrigger false: none,
+	// or a DELETED event, which clears the Service's pending trigger times upstream). The
+	// kube-proxy is taken to have started before the run, so every annotation is newer than
+	// its tracker's start (upstream: EndpointSliceUpdate's trackerStartTime check).
 	trigger    Time
 	hasTrigger bool
 	// delivered is when the watch event reached the node (for the property test).
