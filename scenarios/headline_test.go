@@ -54,13 +54,13 @@ func TestShipped5000NodesHeadline(t *testing.T) {
 	}
 	// The consumer side, from first principles: every kube-proxy decodes the one event and
 	// runs one partial iptables sync of the one Service (3 rules for its port, 4 per each of
-	// its 10,000 endpoints, and the KUBE-SERVICES rule), starting as the event is decoded or,
-	// if the previous phase's last sync ended less than minSyncPeriod before, when that
-	// period is over. So programming latency is propagation + decode + sync, plus at most
-	// minSyncPeriod.
+	// its 9,999 ready endpoints, and the KUBE-SERVICES rule), starting as the event is
+	// decoded or, if kube-proxy is still busy with the previous phase's last changes, after
+	// that sync and minSyncPeriod. So programming latency is propagation + decode + sync,
+	// plus at most minSyncPeriod and the previous phase's longest sync.
 	kp := cfg.KubeProxy
 	c := kp.Costs
-	all := c.RulesPerServicePort + c.RulesPerEndpoint*10_000
+	all := c.RulesPerServicePort + c.RulesPerEndpoint*9_999
 	sync := c.SyncBase.Seconds() + (c.GenerateNanosPerRule*all+c.WriteNanosPerRule*(all+1))/1e9
 	for _, m := range []sim.Mode{sim.ModeEndpoints, sim.ModeEndpointSlices} {
 		r := p.Mode(m)
@@ -78,8 +78,9 @@ func TestShipped5000NodesHeadline(t *testing.T) {
 			t.Errorf("%s: kube-proxy CPU %.6fs, want sync %.6fs + decode %.6fs", m, r.KubeProxyCPUSeconds, sync, decode)
 		}
 		least := r.Propagation.MaxSeconds + decode + sync
-		if got := r.Programming.MaxSeconds; r.Programming.Count != 1 || got < least-1e-6 || got > least+kp.MinSyncPeriod.Seconds()+1e-6 {
-			t.Errorf("%s: programming %d samples, max %.6fs; want 1, propagation + decode + sync = %.6fs (+ up to minSyncPeriod)", m, r.Programming.Count, got, least)
+		most := least + kp.MinSyncPeriod.Seconds() + res.Phases[0].Mode(m).PeakSyncSeconds
+		if got := r.Programming.MaxSeconds; r.Programming.Count != 1 || got < least-1e-6 || got > most+1e-6 {
+			t.Errorf("%s: programming %d samples, max %.6fs; want 1, between propagation + decode + sync = %.6fs and %.6fs", m, r.Programming.Count, got, least, most)
 		}
 	}
 	t.Logf("programming: Endpoints %.3fs, EndpointSlices %.3fs", p.Endpoints.Programming.MaxSeconds, p.EndpointSlices.Programming.MaxSeconds)

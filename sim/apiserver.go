@@ -34,6 +34,11 @@ type committed struct {
 	// as virtual time; hasTrigger is false when the object has none.
 	trigger    Time
 	hasTrigger bool
+	// ready is how many of the object's endpoints kube-proxy programs: those ready (an
+	// EndpointSlice endpoint whose ready condition is unset counts as ready; an Endpoints
+	// object's addresses, not its notReadyAddresses). upstream: pkg/proxy/endpointslicecache.go
+	// addEndpoints (Ready == nil || *Ready); the iptables proxier writes chains for them.
+	ready int
 }
 
 // triggerOf reads the trigger-time annotation as kube-proxy does (RFC 3339, nanoseconds
@@ -222,7 +227,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		deleted := kubeProxyType == model.EventDeleted
 		e.kubeProxies[mi].receive(cm.namespace+"/"+cm.name, kubeProxyChange{
 			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted, delivered: d.done,
-		}, len(s.svc.Ports), kubeProxyEvent, a.groups[0].encoding == model.JSON, deleted, cm.endpoints)
+		}, len(s.svc.Ports), kubeProxyEvent, a.groups[0].encoding == model.JSON, deleted, cm.ready)
 	}
 	e.stats.committed(rec, cm, fanout, perNode, events, d)
 	return writeCommitted

@@ -171,6 +171,7 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	}
 	om.ResourceVersion = meta.resourceVersion
 	cm.endpoints = d.Addresses + d.NotReadyAddresses
+	cm.ready = d.Addresses
 	cm.requestBytes = model.EndpointsSizeFrom(&om, snap.subsets, model.Protobuf)
 	om.ManagedFields = []model.ManagedFieldsEntry{model.EndpointsManagedFields(&model.Endpoints{ObjectMeta: om, Subsets: make([]model.EndpointSubset, len(snap.subsets))}, meta.now)}
 	cm.objectBytes[model.Protobuf] = model.EndpointsSizeFrom(&om, snap.subsets, model.Protobuf)

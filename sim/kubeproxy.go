@@ -151,7 +151,7 @@ type kubeProxyChange struct {
 	hasTrigger bool
 	// delivered is when the watch event reached the node (for the property test).
 	delivered Time
-	// endpointDelta changes the Service's endpoint count when applied.
+	// endpointDelta changes the Service's count of ready endpoints when applied.
 	endpointDelta int
 }
 
