@@ -45,6 +45,10 @@
 //	    informerLag [20ms] (own writes reach the controller's cache after this),
 //	    endpointSlice / endpoints: workers [5, 1..50], batchPeriod [0], qps [20], burst [30],
 //	    apiLatency [fixed 5ms]
+//	    workloads: the pod churn's pace: replicaSet / deployment: workers [5], qps [20],
+//	    burst [30], apiLatency [fixed 5ms] (each KCM controller has its own client);
+//	    burstReplicas [500]; scheduler: qps [50], burst [100]; podCreateFailureRate [0].
+//	    Raise the limits (e.g. qps 1e6, burst 1e6) for churn as fast as the pods allow.
 //	apiServer: replicas [1], kubeProxyEncoding [protobuf | json], objectSizeLimit [1.5MiB],
 //	    egressBandwidth [10Gbit], watchers: [{name, count [1], resources: [endpointslices,
 //	    endpoints], encoding [protobuf], includeHeadless [false]}],

@@ -52,6 +52,8 @@ type Engine struct {
 
 	api  *apiServer
 	ctls []*controller // the controllers that run in this mode set, in a fixed order
+	// workloads are the Deployment and ReplicaSet controllers and the scheduler's client.
+	workloads *workloadControllers
 	// kubeProxies are the representative kube-proxies, per mode (modeIndex).
 	kubeProxies [2]*kubeProxy
 	stats       *collector
@@ -104,6 +106,7 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 	e.placement = newPlacer(cfg.Cluster.Nodes, newStream(cfg.Seed, streamPlacement))
 	e.kubelet = newKubeletTiming(newStream(cfg.Seed, streamKubelet))
 	e.buildServices()
+	e.workloads = newWorkloadControllers(e)
 	if cfg.KubeProxy.Mode == "" {
 		e.cfg.KubeProxy = DefaultKubeProxy(KubeProxyIPTables)
 	}

@@ -37,13 +37,13 @@ func (e *Engine) startPhase(i int) {
 			e.newTemplate(s)
 			s.surge, s.unavail = resolveFenceposts(a.MaxSurge, a.MaxUnavailable, s.replicas)
 			s.rollout = a
-			e.reconcileDeployment(s)
+			e.workloads.enqueueDeployment(s)
 		}
 	case ActionScale:
 		for _, s := range targets {
 			s.replicas = a.Replicas
 			s.surge, s.unavail = resolveFenceposts(IntOrPercent{Value: 25, IsPercent: true}, IntOrPercent{Value: 25, IsPercent: true}, s.replicas)
-			e.reconcileDeployment(s)
+			e.workloads.enqueueDeployment(s)
 		}
 	case ActionRestartPods:
 		for _, s := range targets {
