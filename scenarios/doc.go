@@ -58,7 +58,7 @@
 //	  listCompressionRatio [1] (compressed/uncompressed size of relist LISTs, 0.01..1)
 //	kubeProxy: mode [iptables | nftables | ipvs] (sets the cost defaults of that backend),
 //	    minSyncPeriod [1s], syncPeriod [30s] (>= minSyncPeriod), cpu [1] (cores),
-//	    costs: {syncBase [10ms], generateNanosPerRule [16000], writeNanosPerRule [18000;
+//	    costs: {syncBase [10ms], generateNanosPerRule [16770], writeNanosPerRule [18351;
 //	    ipvs 10000], rulesPerServicePort [3; ipvs 2], rulesPerEndpoint [4; ipvs 1],
 //	    decodeProtobufNanosPerByte [7.3], decodeJSONNanosPerByte [30.5]}
 //	    (sources: sim.DefaultKubeProxy)

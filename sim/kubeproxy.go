@@ -67,14 +67,38 @@ const (
 	measuredTLSNanosPerByte            = 0.23
 )
 
+// Published measurements the iptables cost defaults are derived from (DefaultKubeProxy).
+const (
+	// kubernetes/kubernetes#96018: `time iptables-restore` of a 695,992-line ruleset (a
+	// cluster with tens of thousands of Services, iptables-nft) took 12.772 s (real).
+	restoreMeasuredLines   = 695_992
+	restoreMeasuredSeconds = 12.772
+	// openshift/sdn#403 (the KEP-3453 prototype): mean syncProxyRules time on one node of an
+	// e2e run, 219.677 ms writing every rule and 104.894 ms writing only the changed ones.
+	fullSyncMeasuredMillis    = 219.677
+	partialSyncMeasuredMillis = 104.894
+)
+
+// measuredWriteNanosPerRule is the iptables-restore cost of one rule (#96018): about 18 µs.
+func measuredWriteNanosPerRule() float64 {
+	return math.Round(restoreMeasuredSeconds * 1e9 / restoreMeasuredLines)
+}
+
+// derivedGenerateNanosPerRule is the cost of generating one rule in Go. A full sync costs
+// (generate + write) × rules and a partial one, writing next to nothing, generate × rules,
+// so generate = write × partial / (full − partial) (openshift/sdn#403): about 17 µs.
+func derivedGenerateNanosPerRule() float64 {
+	return math.Round(measuredWriteNanosPerRule() * partialSyncMeasuredMillis / (fullSyncMeasuredMillis - partialSyncMeasuredMillis))
+}
+
 // DefaultKubeProxy returns kube-proxy's upstream defaults for mode and the cost model's
 // defaults, with their sources:
 //
 //   - minSyncPeriod 1 s, syncPeriod 30 s: upstream pkg/proxy/apis/config/v1alpha1/defaults.go.
-//   - iptables write cost 18 µs per rule: iptables-restore of a 695,992-line ruleset took
-//     12.77 s (kubernetes/kubernetes#96018, iptables-nft). Generation in Go costs about as much
-//     per rule: minimizing the restore input (KEP-3453) halved the mean syncProxyRules time in
-//     openshift/sdn#403 (220 ms → 105 ms), so 16 µs (an ASSUMPTION derived from that ratio).
+//   - iptables write cost per rule, measured: restoreMeasuredLines in restoreMeasuredSeconds
+//     (kubernetes/kubernetes#96018, iptables-nft).
+//   - generation cost per rule, derived from openshift/sdn#403's full and partial sync times
+//     (derivedGenerateNanosPerRule); it assumes that e2e run's partial syncs wrote few rules.
 //   - rules: iptables writes about 3 lines per ClusterIP Service port (KUBE-SERVICES jump,
 //     KUBE-SVC chain and its masquerade rule) and 4 per endpoint (the KUBE-SVC jump, the
 //     KUBE-SEP chain, its hairpin masquerade and DNAT rules): iptables/proxier.go
@@ -97,8 +121,8 @@ func DefaultKubeProxy(mode KubeProxyMode) KubeProxyConfig {
 		CPU:           1,
 		Costs: KubeProxyCosts{
 			SyncBase:                   10 * time.Millisecond,
-			GenerateNanosPerRule:       16_000,
-			WriteNanosPerRule:          18_000,
+			GenerateNanosPerRule:       derivedGenerateNanosPerRule(),
+			WriteNanosPerRule:          measuredWriteNanosPerRule(),
 			RulesPerServicePort:        3,
 			RulesPerEndpoint:           4,
 			DecodeProtobufNanosPerByte: measuredDecodeProtobufNanosPerByte,

@@ -240,3 +240,31 @@ func TestProgrammingAfterDelivery(t *testing.T) {
 		}
 	}
 }
+
+// TestCostDefaultsFromSources recomputes the iptables cost defaults by hand from the
+// published figures they come from (DefaultKubeProxy): 12.772 s for 695,992 restored lines
+// (kubernetes/kubernetes#96018) and mean syncs of 219.677 ms full against 104.894 ms partial
+// (openshift/sdn#403).
+func TestCostDefaultsFromSources(t *testing.T) {
+	c := DefaultKubeProxy(KubeProxyIPTables).Costs
+	write := 12.772e9 / 695_992 // 18,351 ns
+	generate := write * 104.894 / (219.677 - 104.894)
+	for _, x := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"writeNanosPerRule", c.WriteNanosPerRule, 18_351},
+		{"generateNanosPerRule", c.GenerateNanosPerRule, 16_770},
+		{"write from the source", c.WriteNanosPerRule, write},
+		{"generate from the source", c.GenerateNanosPerRule, generate},
+	} {
+		if d := x.got - x.want; d > 1 || d < -1 {
+			t.Errorf("%s = %.1f, want %.1f", x.name, x.got, x.want)
+		}
+	}
+	// The partial/full ratio the derivation reproduces: a sync of N rules that writes all of
+	// them against one that writes none.
+	if r := c.GenerateNanosPerRule / (c.GenerateNanosPerRule + c.WriteNanosPerRule); r < 0.477 || r > 0.478 {
+		t.Errorf("partial/full = %.4f, want 104.894/219.677 = 0.4775", r)
+	}
+}
