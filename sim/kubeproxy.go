@@ -218,8 +218,12 @@ type kubeProxy struct {
 	signal   bool // a buffered Run() (the runner's channel of capacity 1)
 	syncEnd  Time // when the running sync ends (runnerSyncing)
 	coolEnd  Time // when minInterval has passed (runnerCooling)
-	lastEnd  Time // when the last sync ended (the maxInterval timer's start)
-	synced   bool // one sync has run (the first is a full sync: needFullSync starts true)
+	// lastEnd is when the last sync ended (the maxInterval timer's start) and lastFull when
+	// the last full sync ran. kube-proxy is taken to have started at time 0 with no Service
+	// of the scenario, its initial full sync done then (upstream: OnEndpointSlicesSynced
+	// syncs at once, needFullSync being true from NewProxier): so the first sync of a run is
+	// partial, and the periodic timers run from time 0.
+	lastEnd  Time
 	lastFull Time
 
 	pending  []kubeProxyChange // received, not yet checked out
@@ -332,7 +336,7 @@ func (k *kubeProxy) advance(t Time, inclusive bool) {
 			}
 		case runnerIdle:
 			timer := k.lastEnd + k.maxInterval()
-			if !k.synced || !before(timer) {
+			if !before(timer) {
 				return
 			}
 			k.startSync(timer) // periodic: no changes, attributed by start time
@@ -388,23 +392,23 @@ func (k *kubeProxy) startSync(t Time) {
 	if full {
 		k.lastFull = t
 	}
-	k.synced = true
 }
 
 // fullSync says whether a sync at t rewrites everything. upstream: iptables/proxier.go
-// syncProxyRules doFullSync (needFullSync — true for the first sync — or an hour since the
-// last full sync outside largeClusterMode); nftables/proxier.go the same without the
-// large-cluster exception; ipvs has no partial syncs but writes only differences to the
-// kernel, which the cost model treats as a partial sync.
+// syncProxyRules doFullSync (needFullSync — set only at start-up, after a failed sync or a
+// topology change, none of which a run has — or an hour since the last full sync outside
+// largeClusterMode); nftables/proxier.go the same without the large-cluster exception; ipvs
+// has no partial syncs but writes only differences to the kernel, which the cost model
+// treats as a partial sync.
 func (k *kubeProxy) fullSync(t Time, totalEndpoints int) bool {
 	switch k.cfg.Mode {
 	case KubeProxyIPVS:
-		return !k.synced
+		return false
 	case KubeProxyNFTables:
-		return !k.synced || t-k.lastFull > Time(fullSyncPeriod)
+		return t-k.lastFull > Time(fullSyncPeriod)
 	}
 	large := totalEndpoints > largeClusterEndpointsThreshold
-	return !k.synced || (t-k.lastFull > Time(fullSyncPeriod) && !large)
+	return t-k.lastFull > Time(fullSyncPeriod) && !large
 }
 
 // finishSync ends the running sync: the checked-out changes are programmed and observed in

@@ -127,7 +127,7 @@ func TestRunnerPeriodicSync(t *testing.T) {
 }
 
 // TestSyncSelection checks full versus partial syncs and what each writes. upstream:
-// iptables/proxier.go syncProxyRules (doFullSync: needFullSync on the first sync, or an hour
+// iptables/proxier.go syncProxyRules (doFullSync: needFullSync after start-up, or an hour
 // since the last full sync unless largeClusterMode, i.e. more than 1000 endpoints; a partial
 // sync writes only the chains of changed Services, plus KUBE-SERVICES in full),
 // nftables/proxier.go (the same without the large-cluster exception).
@@ -142,26 +142,28 @@ func TestSyncSelection(t *testing.T) {
 		// rules written by each sync (costs: 1 µs per written rule, nothing else)
 		wantMicros []int64
 	}{
-		// The first sync (full) has only the small Service: 3 + 10 × 4 = 43 rules. The big
-		// one arrives during it and is synced partially a minSyncPeriod later: its chains
-		// (3 + 100 × 4) and KUBE-SERVICES (one rule per Service port: 2). Then the small
+		// kube-proxy did its initial full sync at time 0, so the first sync of the run is
+		// partial: the small Service's chains (3 + 10 × 4) and KUBE-SERVICES (one rule per
+		// Service port: 1), 44 rules. The big Service arrives during it and is synced a
+		// minSyncPeriod later: its chains (3 + 100 × 4) and KUBE-SERVICES (2). Then the small
 		// Service changes: its chains and KUBE-SERVICES, 45.
 		{"iptables partial", KubeProxyIPTables, 100, 10 * Time(time.Second),
-			[]bool{true, false, false}, []int64{43, 405, 45}},
-		// An hour after the last sync the runner's maxInterval timer fires: a full sync of
-		// 2 × 3 + 110 × 4 = 446 rules, then the change is synced partially.
+			[]bool{false, false, false}, []int64{44, 405, 45}},
+		// An hour after the last sync the runner's maxInterval timer fires, more than an hour
+		// after the last full sync: a full sync of 2 × 3 + 110 × 4 = 446 rules; then the
+		// change is synced partially.
 		{"iptables hourly full", KubeProxyIPTables, 100, hour + 2*Time(time.Second),
-			[]bool{true, false, true, false}, []int64{43, 405, 446, 45}},
+			[]bool{false, false, true, false}, []int64{44, 405, 446, 45}},
 		// 10 + 1000 endpoints > 1000: largeClusterMode, so the hourly sync is partial and
 		// writes only KUBE-SERVICES.
 		{"iptables large cluster", KubeProxyIPTables, 1000, hour + 2*Time(time.Second),
-			[]bool{true, false, false, false}, []int64{43, 4005, 2, 45}},
+			[]bool{false, false, false, false}, []int64{44, 4005, 2, 45}},
 		// nftables rewrites no KUBE-SERVICES chain on a partial sync (its map takes
 		// element updates), and keeps the hourly full sync in large clusters.
 		{"nftables partial", KubeProxyNFTables, 100, 10 * Time(time.Second),
-			[]bool{true, false, false}, []int64{43, 403, 43}},
+			[]bool{false, false, false}, []int64{43, 403, 43}},
 		{"nftables large cluster full", KubeProxyNFTables, 1000, hour + 2*Time(time.Second),
-			[]bool{true, false, true, false}, []int64{43, 4003, 3*2 + 4*1010, 43}},
+			[]bool{false, false, true, false}, []int64{43, 4003, 3*2 + 4*1010, 43}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
