@@ -214,10 +214,10 @@ type kubeProxy struct {
 	cpuScale   float64 // 1 / min(CPU, 1)
 	decodeBusy Time
 
-	state    runnerState
-	signal   bool // a buffered Run() (the runner's channel of capacity 1)
-	syncEnd  Time // when the running sync ends (runnerSyncing)
-	coolEnd  Time // when minInterval has passed (runnerCooling)
+	state   runnerState
+	signal  bool // a buffered Run() (the runner's channel of capacity 1)
+	syncEnd Time // when the running sync ends (runnerSyncing)
+	coolEnd Time // when minInterval has passed (runnerCooling)
 	// lastEnd is when the last sync ended (the maxInterval timer's start) and lastFull when
 	// the last full sync ran. kube-proxy is taken to have started at time 0 with no Service
 	// of the scenario, its initial full sync done then (upstream: OnEndpointSlicesSynced
