@@ -68,6 +68,7 @@ var modeFigures = []modeFigure{
 	{"programming.p99Seconds", KindSeconds, func(m *ModeSummary) float64 { return m.Programming.P99Seconds }},
 	{"programming.maxSeconds", KindSeconds, func(m *ModeSummary) float64 { return m.Programming.MaxSeconds }},
 	{"kubeProxyCPUSeconds", KindSeconds, func(m *ModeSummary) float64 { return m.KubeProxyCPUSeconds }},
+	{"kubeProxyDecodeCPUSeconds", KindSeconds, func(m *ModeSummary) float64 { return m.KubeProxyDecodeCPUSeconds }},
 	{"kubeProxySyncs", KindCount, func(m *ModeSummary) float64 { return float64(m.KubeProxySyncs) }},
 	{"kubeProxyFullSyncs", KindCount, func(m *ModeSummary) float64 { return float64(m.KubeProxyFullSyncs) }},
 	{"peakSyncSeconds", KindSeconds, func(m *ModeSummary) float64 { return m.PeakSyncSeconds }},
@@ -88,6 +89,7 @@ var ratioFigures = []struct {
 	{"maxObjectBytes", func(r *RatioSummary) *float64 { return r.MaxObjectBytes }},
 	{"peakEgressBytesPerSec", func(r *RatioSummary) *float64 { return r.PeakEgressBytesPerSec }},
 	{"kubeProxyCPUSeconds", func(r *RatioSummary) *float64 { return r.KubeProxyCPUSeconds }},
+	{"kubeProxyDecodeCPUSeconds", func(r *RatioSummary) *float64 { return r.KubeProxyDecodeCPUSeconds }},
 	{"apiserverCPUSeconds", func(r *RatioSummary) *float64 { return r.APIServerCPUSeconds }},
 }
 

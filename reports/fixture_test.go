@@ -91,6 +91,7 @@ func fixtureResults() *sim.Results {
 	consumer := func(m *sim.ModeResult, p50, p99, cpu float64, syncs int64, apiCPU float64) {
 		m.Programming = sim.Latency{Count: m.Writes.Total(), P50Seconds: p50, P90Seconds: (p50 + p99) / 2, P99Seconds: p99, MaxSeconds: p99 + 0.5}
 		m.KubeProxyCPUSeconds, m.KubeProxySyncs, m.PeakSyncSeconds = cpu, syncs, 1.375
+		m.KubeProxyDecodeCPUSeconds = float64(m.PerNodeBytes) * 7.5e-9
 		m.KubeProxyBusyFraction, m.APIServerCPUSeconds = min(cpu/60, 1), apiCPU
 	}
 	consumer(&create.Endpoints, 2.5, 4.25, 30.5, 20, 120.25)
@@ -120,6 +121,7 @@ func fixtureResults() *sim.Results {
 			dst.PeakEgressBytesPerSec = max(dst.PeakEgressBytesPerSec, src.PeakEgressBytesPerSec)
 			dst.TruncatedObjects += src.TruncatedObjects
 			dst.KubeProxyCPUSeconds += src.KubeProxyCPUSeconds
+			dst.KubeProxyDecodeCPUSeconds += src.KubeProxyDecodeCPUSeconds
 			dst.KubeProxySyncs += src.KubeProxySyncs
 			dst.KubeProxyFullSyncs += src.KubeProxyFullSyncs
 			dst.PeakSyncSeconds = max(dst.PeakSyncSeconds, src.PeakSyncSeconds)

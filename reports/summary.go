@@ -99,11 +99,13 @@ type ModeSummary struct {
 	// was programmed).
 	ProgrammingWithinSLO *bool `json:"programmingWithinSLO,omitempty"`
 	// KubeProxyCPUSeconds is one kube-proxy's CPU (decoding and syncing), in seconds.
-	KubeProxyCPUSeconds   float64 `json:"kubeProxyCPUSeconds"`
-	KubeProxySyncs        int64   `json:"kubeProxySyncs"`
-	KubeProxyFullSyncs    int64   `json:"kubeProxyFullSyncs"`
-	PeakSyncSeconds       float64 `json:"peakSyncSeconds"`
-	KubeProxyBusyFraction float64 `json:"kubeProxyBusyFraction"`
+	KubeProxyCPUSeconds float64 `json:"kubeProxyCPUSeconds"`
+	// KubeProxyDecodeCPUSeconds is the part of it spent decoding watch events.
+	KubeProxyDecodeCPUSeconds float64 `json:"kubeProxyDecodeCPUSeconds"`
+	KubeProxySyncs            int64   `json:"kubeProxySyncs"`
+	KubeProxyFullSyncs        int64   `json:"kubeProxyFullSyncs"`
+	PeakSyncSeconds           float64 `json:"peakSyncSeconds"`
+	KubeProxyBusyFraction     float64 `json:"kubeProxyBusyFraction"`
 	// APIServerCPUSeconds is the API servers' watch-path CPU (serialization, per-watcher
 	// framing and TLS, relist LISTs), in seconds.
 	APIServerCPUSeconds float64 `json:"apiserverCPUSeconds"`
@@ -126,15 +128,16 @@ type LatencySummary struct {
 // RatioSummary is Endpoints / EndpointSlices for each figure, rounded to 3 decimal places. A
 // field is nil (omitted) when the EndpointSlices figure is zero.
 type RatioSummary struct {
-	Writes                *float64 `json:"writes,omitempty"`
-	EtcdBytes             *float64 `json:"etcdBytes,omitempty"`
-	WatchEvents           *float64 `json:"watchEvents,omitempty"`
-	FanoutBytes           *float64 `json:"fanoutBytes,omitempty"`
-	PerNodeBytes          *float64 `json:"perNodeBytes,omitempty"`
-	MaxObjectBytes        *float64 `json:"maxObjectBytes,omitempty"`
-	PeakEgressBytesPerSec *float64 `json:"peakEgressBytesPerSec,omitempty"`
-	KubeProxyCPUSeconds   *float64 `json:"kubeProxyCPUSeconds,omitempty"`
-	APIServerCPUSeconds   *float64 `json:"apiserverCPUSeconds,omitempty"`
+	Writes                    *float64 `json:"writes,omitempty"`
+	EtcdBytes                 *float64 `json:"etcdBytes,omitempty"`
+	WatchEvents               *float64 `json:"watchEvents,omitempty"`
+	FanoutBytes               *float64 `json:"fanoutBytes,omitempty"`
+	PerNodeBytes              *float64 `json:"perNodeBytes,omitempty"`
+	MaxObjectBytes            *float64 `json:"maxObjectBytes,omitempty"`
+	PeakEgressBytesPerSec     *float64 `json:"peakEgressBytesPerSec,omitempty"`
+	KubeProxyCPUSeconds       *float64 `json:"kubeProxyCPUSeconds,omitempty"`
+	KubeProxyDecodeCPUSeconds *float64 `json:"kubeProxyDecodeCPUSeconds,omitempty"`
+	APIServerCPUSeconds       *float64 `json:"apiserverCPUSeconds,omitempty"`
 }
 
 // AllModes is both modes in report order.
@@ -219,32 +222,33 @@ func newModeSummary(m *sim.ModeResult) *ModeSummary {
 			Delete: m.Writes.Delete,
 			Total:  m.Writes.Total(),
 		},
-		NoopWrites:            m.NoopWrites,
-		FailedWrites:          m.FailedWrites,
-		Conflicts:             m.Conflicts,
-		Syncs:                 m.Syncs,
-		StaleSyncs:            m.StaleSyncs,
-		Objects:               m.Objects,
-		EtcdBytes:             m.EtcdBytes,
-		RequestBytes:          m.RequestBytes,
-		WatchEvents:           m.WatchEvents,
-		FanoutBytes:           m.FanoutBytes,
-		PerNodeBytes:          m.PerNodeBytes,
-		MaxObjectBytes:        m.MaxObjectBytes,
-		PeakEgressBytesPerSec: m.PeakEgressBytesPerSec,
-		TruncatedObjects:      m.TruncatedObjects,
-		HiddenAddresses:       m.HiddenAddresses,
-		Propagation:           newLatencySummary(m.Propagation),
-		WatcherTerminations:   m.WatcherTerminations,
-		Relists:               m.Relists,
-		ResentBytes:           m.ResentBytes,
-		Programming:           newLatencySummary(m.Programming),
-		KubeProxyCPUSeconds:   microRound(m.KubeProxyCPUSeconds),
-		KubeProxySyncs:        m.KubeProxySyncs,
-		KubeProxyFullSyncs:    m.KubeProxyFullSyncs,
-		PeakSyncSeconds:       microRound(m.PeakSyncSeconds),
-		KubeProxyBusyFraction: math.Round(m.KubeProxyBusyFraction*1e4) / 1e4,
-		APIServerCPUSeconds:   microRound(m.APIServerCPUSeconds),
+		NoopWrites:                m.NoopWrites,
+		FailedWrites:              m.FailedWrites,
+		Conflicts:                 m.Conflicts,
+		Syncs:                     m.Syncs,
+		StaleSyncs:                m.StaleSyncs,
+		Objects:                   m.Objects,
+		EtcdBytes:                 m.EtcdBytes,
+		RequestBytes:              m.RequestBytes,
+		WatchEvents:               m.WatchEvents,
+		FanoutBytes:               m.FanoutBytes,
+		PerNodeBytes:              m.PerNodeBytes,
+		MaxObjectBytes:            m.MaxObjectBytes,
+		PeakEgressBytesPerSec:     m.PeakEgressBytesPerSec,
+		TruncatedObjects:          m.TruncatedObjects,
+		HiddenAddresses:           m.HiddenAddresses,
+		Propagation:               newLatencySummary(m.Propagation),
+		WatcherTerminations:       m.WatcherTerminations,
+		Relists:                   m.Relists,
+		ResentBytes:               m.ResentBytes,
+		Programming:               newLatencySummary(m.Programming),
+		KubeProxyCPUSeconds:       microRound(m.KubeProxyCPUSeconds),
+		KubeProxyDecodeCPUSeconds: microRound(m.KubeProxyDecodeCPUSeconds),
+		KubeProxySyncs:            m.KubeProxySyncs,
+		KubeProxyFullSyncs:        m.KubeProxyFullSyncs,
+		PeakSyncSeconds:           microRound(m.PeakSyncSeconds),
+		KubeProxyBusyFraction:     math.Round(m.KubeProxyBusyFraction*1e4) / 1e4,
+		APIServerCPUSeconds:       microRound(m.APIServerCPUSeconds),
 	}
 }
 
@@ -264,15 +268,16 @@ func newLatencySummary(l sim.Latency) LatencySummary {
 
 func newRatioSummary(e, s *ModeSummary) *RatioSummary {
 	return &RatioSummary{
-		Writes:                roundedRatio(e.Writes.Total, s.Writes.Total),
-		EtcdBytes:             roundedRatio(e.EtcdBytes, s.EtcdBytes),
-		WatchEvents:           roundedRatio(e.WatchEvents, s.WatchEvents),
-		FanoutBytes:           roundedRatio(e.FanoutBytes, s.FanoutBytes),
-		PerNodeBytes:          roundedRatio(e.PerNodeBytes, s.PerNodeBytes),
-		MaxObjectBytes:        roundedRatio(e.MaxObjectBytes, s.MaxObjectBytes),
-		PeakEgressBytesPerSec: roundedRatio(e.PeakEgressBytesPerSec, s.PeakEgressBytesPerSec),
-		KubeProxyCPUSeconds:   roundedFloatRatio(e.KubeProxyCPUSeconds, s.KubeProxyCPUSeconds),
-		APIServerCPUSeconds:   roundedFloatRatio(e.APIServerCPUSeconds, s.APIServerCPUSeconds),
+		Writes:                    roundedRatio(e.Writes.Total, s.Writes.Total),
+		EtcdBytes:                 roundedRatio(e.EtcdBytes, s.EtcdBytes),
+		WatchEvents:               roundedRatio(e.WatchEvents, s.WatchEvents),
+		FanoutBytes:               roundedRatio(e.FanoutBytes, s.FanoutBytes),
+		PerNodeBytes:              roundedRatio(e.PerNodeBytes, s.PerNodeBytes),
+		MaxObjectBytes:            roundedRatio(e.MaxObjectBytes, s.MaxObjectBytes),
+		PeakEgressBytesPerSec:     roundedRatio(e.PeakEgressBytesPerSec, s.PeakEgressBytesPerSec),
+		KubeProxyCPUSeconds:       roundedFloatRatio(e.KubeProxyCPUSeconds, s.KubeProxyCPUSeconds),
+		KubeProxyDecodeCPUSeconds: roundedFloatRatio(e.KubeProxyDecodeCPUSeconds, s.KubeProxyDecodeCPUSeconds),
+		APIServerCPUSeconds:       roundedFloatRatio(e.APIServerCPUSeconds, s.APIServerCPUSeconds),
 	}
 }
 

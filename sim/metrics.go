@@ -287,6 +287,7 @@ func (c *collector) results() *Results {
 			t.Objects = p.Objects
 			all = append(all, c.latency[i][modeIndex(m)]...)
 			t.KubeProxyCPUSeconds += p.KubeProxyCPUSeconds
+			t.KubeProxyDecodeCPUSeconds += p.KubeProxyDecodeCPUSeconds
 			t.KubeProxySyncs += p.KubeProxySyncs
 			t.KubeProxyFullSyncs += p.KubeProxyFullSyncs
 			t.PeakSyncSeconds = max(t.PeakSyncSeconds, p.PeakSyncSeconds)

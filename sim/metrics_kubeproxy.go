@@ -38,6 +38,7 @@ func (c *collector) kubeProxyResults(end Time) {
 		for i := range c.phases {
 			r := c.phases[i].Mode(m)
 			r.KubeProxyCPUSeconds += k.decodeCPU[i].Seconds()
+			r.KubeProxyDecodeCPUSeconds = k.decodeCPU[i].Seconds()
 			r.Programming = summarize(latency[i])
 			if d := c.phases[i].End - c.phases[i].Start; d > 0 {
 				r.KubeProxyBusyFraction = min(busy[i].Seconds()/d.Seconds(), 1)

@@ -115,6 +115,8 @@ type ModeResult struct {
 	Programming Latency `json:"programming"`
 	// KubeProxyCPUSeconds is the CPU one kube-proxy spent: decoding events and syncing.
 	KubeProxyCPUSeconds float64 `json:"kubeProxyCPUSeconds"`
+	// KubeProxyDecodeCPUSeconds is the part of it spent decoding watch events.
+	KubeProxyDecodeCPUSeconds float64 `json:"kubeProxyDecodeCPUSeconds"`
 	// KubeProxySyncs counts one kube-proxy's syncs, and KubeProxyFullSyncs those that
 	// rewrote every rule.
 	KubeProxySyncs     int64 `json:"kubeProxySyncs"`

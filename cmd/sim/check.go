@@ -44,11 +44,12 @@ EndpointSlices), and figure is a summary.json field, nested ones joined with dot
     propagation.p99Seconds propagation.maxSeconds watcherTerminations relists
     resentBytes programming.count programming.p50Seconds programming.p90Seconds
     programming.p99Seconds programming.maxSeconds kubeProxyCPUSeconds
-    kubeProxySyncs kubeProxyFullSyncs peakSyncSeconds kubeProxyBusyFraction
-    apiserverCPUSeconds
+    kubeProxyDecodeCPUSeconds kubeProxySyncs kubeProxyFullSyncs peakSyncSeconds
+    kubeProxyBusyFraction apiserverCPUSeconds
   ratio:
     writes etcdBytes watchEvents fanoutBytes perNodeBytes maxObjectBytes
-    peakEgressBytesPerSec kubeProxyCPUSeconds apiserverCPUSeconds
+    peakEgressBytesPerSec kubeProxyCPUSeconds kubeProxyDecodeCPUSeconds
+    apiserverCPUSeconds
 
 Budgets take bytes with units (2TB, 1.5MiB), durations (30s, or a number of seconds) and
 plain numbers; they may also use the short names writes, creates, updates, deletes and
