@@ -204,11 +204,20 @@ const (
 	runnerCooling                    // after fn, waiting out minInterval
 )
 
-// kubeProxy is the representative kube-proxy of one mode. Every healthy node receives the
-// same stream of events at the same time (the network model's delivery time: see
-// network.deliver), so one kube-proxy stands for all of them and cost stays O(1) in nodes.
-// It is advanced lazily: changes reach it in time order, so the runner's state up to a
-// change's arrival is settled when the change comes in, and no events are queued.
+// kubeProxy is the representative kube-proxy of one mode, standing for every healthy node,
+// so that cost stays O(1) in nodes. The approximation, precisely: every node's kube-proxy
+// receives the same events (they all select the same objects) at the one delivery time the
+// network model computes per write — when the last watcher of the busiest API server replica
+// (⌈watchers/replicas⌉ of them sharing its egress) has it through its node's ingress queue
+// (network.deliver). Nodes served by a less loaded replica in fact get it earlier, by at most
+// one watcher's share of that replica's transfer time; and real kube-proxies' sync loops are
+// out of phase with each other, which spreads programming times over up to minSyncPeriod
+// plus a sync, where here every node's loop runs in step. So the figures are those of the
+// last-served node, and cluster-wide CPU is per-node CPU × nodes.
+//
+// It is advanced lazily: changes reach it in time order (delivery times never decrease), so
+// the runner's state up to a change's arrival is settled when the change comes in, and it
+// queues no events (phases end, and the engine's event count stays, as without it).
 type kubeProxy struct {
 	cfg        KubeProxyConfig
 	cpuScale   float64 // 1 / min(CPU, 1)
