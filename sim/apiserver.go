@@ -225,9 +225,11 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	e.stats.apiserverCPU(c.mode, a.watchCPU(cm, encoded, events, fanout, d, a.listBytes[mi]))
 	if kubeProxyEvent > 0 {
 		deleted := kubeProxyType == model.EventDeleted
+		// A closed watch's missed events (or its relist) are decoded again too.
+		decodeBytes := kubeProxyEvent + d.resentBytes/events
 		e.kubeProxies[mi].receive(cm.namespace+"/"+cm.name, kubeProxyChange{
 			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted, delivered: d.done,
-		}, len(s.svc.Ports), kubeProxyEvent, a.groups[0].encoding == model.JSON, deleted, cm.ready)
+		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, cm.ready)
 	}
 	e.stats.committed(rec, cm, fanout, perNode, events, d)
 	return writeCommitted
