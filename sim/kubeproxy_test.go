@@ -270,3 +270,53 @@ func TestCostDefaultsFromSources(t *testing.T) {
 		t.Errorf("partial/full = %.4f, want 104.894/219.677 = 0.4775", r)
 	}
 }
+
+// TestWatchCPU: the watch path serializes an object once per encoding whatever the number of
+// watchers (upstream: apiserver storage/cacher/caching_object.go), pays per watcher and event
+// a fixed cost and TLS over the bytes, and serializes a relist's LIST once per request.
+func TestWatchCPU(t *testing.T) {
+	costs := APIServerCosts{EncodeProtobufNanosPerByte: 2, EncodeJSONNanosPerByte: 4, TLSNanosPerByte: 0.5, PerEventNanos: 1000}
+	a := &apiServer{e: &Engine{cfg: Config{APIServer: APIServerConfig{Costs: costs}}}}
+	cm := committed{objectBytes: [2]int64{1000, 3000}}
+	tests := []struct {
+		name    string
+		encoded [2]bool
+		events  int64
+		d       delivery
+		list    int64
+		want    Time
+	}{
+		// 1000 B × 2 once; 10 events × 1 µs; 10 × 1020 B × 0.5.
+		{"protobuf, 10 watchers", [2]bool{true, false}, 10, delivery{}, 0, 2000 + 10_000 + 5100},
+		// Ten times the watchers: the serialization is not repeated.
+		{"protobuf, 100 watchers", [2]bool{true, false}, 100, delivery{}, 0, 2000 + 100_000 + 51_000},
+		// A JSON watcher adds one JSON serialization (3000 B × 4).
+		{"both encodings", [2]bool{true, true}, 10, delivery{}, 0, 2000 + 12_000 + 10_000 + 5100},
+		// Two watchers relist a 50 kB LIST: serialized twice (× 2 ns) and sent (× 0.5).
+		{"relists", [2]bool{true, false}, 10, delivery{relists: 2, resentBytes: 100_000}, 50_000,
+			2000 + 10_000 + 5100 + 50_000 + 200_000},
+	}
+	for _, tt := range tests {
+		if got := a.watchCPU(cm, tt.encoded, tt.events, tt.events*1020, tt.d, tt.list); got != tt.want {
+			t.Errorf("%s: %d ns, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestCPUShare: at half a core a sync and a decode take twice as long on the node, for the
+// same CPU; the change enters the tracker only once decoded.
+func TestCPUShare(t *testing.T) {
+	k := flatProxy(KubeProxyIPTables, 100*time.Millisecond)
+	k.cfg.CPU, k.cpuScale = 0.5, 2
+	k.cfg.Costs.DecodeProtobufNanosPerByte = 10
+	// 1000 bytes × 10 ns = 10 µs of decoding, 20 µs on the node.
+	deliver(k, "a", 0, 0, 10)
+	k.flush(0)
+	s := k.syncs[0]
+	if s.start != 20*Time(time.Microsecond) || s.end-s.start != 200*ms || s.cpu != 100*ms {
+		t.Errorf("sync %+v, want start 20µs, 200ms on the node for 100ms of CPU", s)
+	}
+	if k.decodeCPU[0] != 10*Time(time.Microsecond) {
+		t.Errorf("decode CPU %v, want 10µs", k.decodeCPU[0])
+	}
+}
