@@ -56,15 +56,18 @@ func calibrationSlice(n int) *discoveryv1.EndpointSlice {
 	return s
 }
 
-// nsPerByte runs f (which handles size bytes) until about d has passed and returns ns/byte.
+// nsPerByte runs f (which handles size bytes) until about d of CPU time has passed and
+// returns CPU ns per byte.
 func nsPerByte(size int, d time.Duration, f func()) float64 {
 	n := 0
-	start := time.Now()
-	for time.Since(start) < d {
-		f()
-		n++
+	start := cpuTime()
+	for cpuTime()-start < d {
+		for range 10 {
+			f()
+		}
+		n += 10
 	}
-	return float64(time.Since(start).Nanoseconds()) / float64(n*size)
+	return float64((cpuTime() - start).Nanoseconds()) / float64(n*size)
 }
 
 type codecCosts struct{ decode, encode [2]float64 } // index: model.Protobuf, model.JSON
