@@ -84,6 +84,12 @@ const (
 	// DefaultDeploymentWorkers is --concurrent-deployment-syncs (upstream:
 	// pkg/controller/deployment/config/v1alpha1/defaults.go).
 	DefaultDeploymentWorkers = 5
+	// DefaultStatefulSetWorkers is --concurrent-statefulset-syncs and
+	// DefaultDaemonSetWorkers --concurrent-daemonset-syncs (upstream:
+	// pkg/controller/statefulset/config/v1alpha1/defaults.go,
+	// pkg/controller/daemon/config/v1alpha1/defaults.go).
+	DefaultStatefulSetWorkers = 5
+	DefaultDaemonSetWorkers   = 2
 	// DefaultBurstReplicas caps the pods one ReplicaSet sync creates or deletes (upstream:
 	// pkg/controller/replicaset/replica_set.go BurstReplicas).
 	DefaultBurstReplicas = 500
@@ -140,9 +146,15 @@ func DefaultWorkloads() sim.WorkloadsConfig {
 	rs.Workers = DefaultReplicaSetWorkers
 	dc := DefaultController()
 	dc.Workers = DefaultDeploymentWorkers
+	ss := DefaultController()
+	ss.Workers = DefaultStatefulSetWorkers
+	ds := DefaultController()
+	ds.Workers = DefaultDaemonSetWorkers
 	return sim.WorkloadsConfig{
 		ReplicaSet:     rs,
 		Deployment:     dc,
+		StatefulSet:    ss,
+		DaemonSet:      ds,
 		BurstReplicas:  DefaultBurstReplicas,
 		SchedulerQPS:   DefaultSchedulerQPS,
 		SchedulerBurst: DefaultSchedulerBurst,

@@ -52,7 +52,8 @@ var (
 	clusterFields    = []string{"nodes", "zones", "region", "nodeNameFormat", "nodeMilliCPU"}
 	cpFields         = []string{"endpointSlice", "endpoints", "maxEndpointsPerSlice", "endpointsTruncation", "informerLag", "workloads"}
 	controllerFields = []string{"workers", "batchPeriod", "qps", "burst", "apiLatency"}
-	workloadFields   = []string{"replicaSet", "deployment", "burstReplicas", "scheduler", "podCreateFailureRate"}
+	workloadFields   = []string{"replicaSet", "deployment", "statefulSet", "daemonSet", "burstReplicas", "scheduler", "podCreateFailureRate"}
+	workloadKinds    = []string{sim.KindDeployment, sim.KindStatefulSet, sim.KindDaemonSet}
 	// workloadControllerFields: the workload controllers have no batch period.
 	workloadControllerFields = []string{"workers", "qps", "burst", "apiLatency"}
 	clientFields             = []string{"qps", "burst"}
@@ -63,7 +64,7 @@ var (
 	kubeProxyModes           = []string{string(sim.KubeProxyIPTables), string(sim.KubeProxyNFTables), string(sim.KubeProxyIPVS)}
 	watcherFields            = []string{"name", "count", "resources", "encoding", "includeHeadless"}
 	networkFields            = []string{"enabled", "nodeIngressBandwidth", "transportOverhead", "listCompressionRatio"}
-	serviceFields            = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "topologyMode", "labels", "minReadySeconds", "timing"}
+	serviceFields            = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "topologyMode", "labels", "minReadySeconds", "timing", "kind"}
 	portFields               = []string{"name", "protocol", "port", "targetPort", "appProtocol"}
 	timingFields             = []string{"schedule", "start", "ready", "stop", "gracePeriod"}
 	actionFields             = []string{"name", "action", "services", "maxSurge", "maxUnavailable", "replicas", "pods", "notReadyFor", "nodes", "zone", "labels", "duration", "settle"}
@@ -301,6 +302,12 @@ func (d *decoder) workloads(n *yaml.Node, path string, w *sim.WorkloadsConfig) {
 	}
 	if e, ok := f["deployment"]; ok {
 		d.controllerWith(e.val, join(path, "deployment"), &w.Deployment, workloadControllerFields)
+	}
+	if e, ok := f["statefulSet"]; ok {
+		d.controllerWith(e.val, join(path, "statefulSet"), &w.StatefulSet, workloadControllerFields)
+	}
+	if e, ok := f["daemonSet"]; ok {
+		d.controllerWith(e.val, join(path, "daemonSet"), &w.DaemonSet, workloadControllerFields)
 	}
 	if e, ok := f["burstReplicas"]; ok {
 		if v, ok := d.integer(e.val, join(path, "burstReplicas"), 1, maxReplicas); ok {
@@ -704,6 +711,11 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 	}
 	if e, ok := f["labels"]; ok {
 		s.Labels, _ = d.stringMap(e.val, join(path, "labels"), checkLabel)
+	}
+	if e, ok := f["kind"]; ok {
+		if v, ok := d.enum(e.val, join(path, "kind"), workloadKinds); ok {
+			s.WorkloadKind = v
+		}
 	}
 	if e, ok := f["minReadySeconds"]; ok {
 		p := join(path, "minReadySeconds")

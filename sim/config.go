@@ -89,6 +89,10 @@ type WorkloadsConfig struct {
 	// binding calls (one per pod). A QPS of 0 means unlimited.
 	SchedulerQPS   float64
 	SchedulerBurst int
+	// StatefulSet and DaemonSet are those controllers (--concurrent-statefulset-syncs 5,
+	// --concurrent-daemonset-syncs 2; each with its own client).
+	StatefulSet ControllerConfig
+	DaemonSet   ControllerConfig
 	// PodCreateFailureRate is the probability that one pod create call fails (quota,
 	// admission webhooks…). A failure ends the ReplicaSet sync's slow start; the sync is
 	// retried with the workqueue's backoff. 0 by default.
@@ -183,6 +187,10 @@ type ServiceConfig struct {
 	Labels                   map[string]string
 	MinReady                 time.Duration
 	Timing                   PodTiming
+	// WorkloadKind is the controller that makes the pods: "Deployment" (the default when
+	// empty), "StatefulSet" (OrderedReady, one pod at a time) or "DaemonSet" (one pod per
+	// node; Replicas is ignored).
+	WorkloadKind string
 }
 
 // IntOrPercent is maxSurge/maxUnavailable: an absolute number or a percentage.

@@ -16,7 +16,9 @@ import (
 // package's DefaultWorkloads, which tests of this package cannot import).
 func testWorkloads() WorkloadsConfig {
 	ctl := ControllerConfig{Workers: 5, QPS: 20, Burst: 30, APILatency: Fixed(5 * time.Millisecond)}
-	return WorkloadsConfig{ReplicaSet: ctl, Deployment: ctl, BurstReplicas: 500, SchedulerQPS: 50, SchedulerBurst: 100}
+	ds := ctl
+	ds.Workers = 2
+	return WorkloadsConfig{ReplicaSet: ctl, Deployment: ctl, StatefulSet: ctl, DaemonSet: ds, BurstReplicas: 500, SchedulerQPS: 50, SchedulerBurst: 100}
 }
 
 func testConfig(nodes, replicas int) Config {

@@ -37,12 +37,24 @@ func (e *Engine) startPhase(i int) {
 			e.newTemplate(s)
 			s.surge, s.unavail = resolveFenceposts(a.MaxSurge, a.MaxUnavailable, s.replicas)
 			s.rollout = a
-			e.workloads.enqueueDeployment(s)
+			if e.workloads.setFor(s) != nil {
+				e.workloads.enqueueSet(s)
+			} else {
+				e.workloads.enqueueDeployment(s)
+			}
 		}
 	case ActionScale:
 		for _, s := range targets {
+			if s.kind() == KindDaemonSet {
+				continue // a DaemonSet runs one pod per node, whatever the replicas
+			}
 			s.replicas = a.Replicas
 			s.surge, s.unavail = resolveFenceposts(IntOrPercent{Value: 25, IsPercent: true}, IntOrPercent{Value: 25, IsPercent: true}, s.replicas)
+			if s.kind() == KindStatefulSet {
+				s.scaleSet(s.replicas)
+				e.workloads.enqueueSet(s)
+				continue
+			}
 			e.workloads.enqueueDeployment(s)
 		}
 	case ActionRestartPods:
@@ -220,6 +232,9 @@ type evEvictNode struct{ node int }
 func (ev evEvictNode) String() string { return fmt.Sprintf("evict node %d", ev.node) }
 func (ev evEvictNode) apply(e *Engine) {
 	for _, p := range append([]*podState(nil), e.podsOnNode[ev.node]...) {
+		if p.pinned >= 0 {
+			continue // DaemonSet pods tolerate not-ready and unreachable nodes
+		}
 		e.deletePod(p)
 		// The kubelet is gone: the pod object stays until the node object is removed and the
 		// pod garbage collector force-deletes it; we take that to be the grace period.
@@ -231,6 +246,9 @@ func (ev evEvictNode) apply(e *Engine) {
 func (e *Engine) drainNode(i int) {
 	e.cordoned[i] = true
 	for _, p := range append([]*podState(nil), e.podsOnNode[i]...) {
+		if p.pinned >= 0 {
+			continue // kubectl drain --ignore-daemonsets
+		}
 		e.deletePod(p)
 	}
 }

@@ -39,6 +39,8 @@ type podState struct {
 	// stuck is true on failed nodes: the kubelet no longer reports, so the pod never stops.
 	stuck bool
 	seq   int // creation order within the service
+	// ordinal is a StatefulSet pod's ordinal and pinned a DaemonSet pod's node; -1 otherwise.
+	ordinal, pinned int
 }
 
 // serviceState is one Service and the Deployment behind it.
@@ -70,6 +72,15 @@ type serviceState struct {
 	podPorts  []model.ContainerPort
 	// created is true once the create action ran.
 	created bool
+	// setItem is the Service's place in the StatefulSet or DaemonSet controller's queue;
+	// setWritten the pod changes its last status write reported.
+	setItem    workItem
+	setWritten int
+	// ordinals holds a StatefulSet's pods by ordinal; daemonOn a DaemonSet's running pod
+	// per node and terminatingOn its terminating pods per node.
+	ordinals      []*podState
+	daemonOn      []*podState
+	terminatingOn []int32
 }
 
 // serviceTiming holds the kubelet samplers of one ServiceConfig (shared by its stamped copies).
@@ -206,6 +217,11 @@ func (e *Engine) createService(s *serviceState) {
 	for _, c := range e.ctls {
 		c.serviceAdded(s)
 	}
+	e.prepareSet(s)
+	if e.workloads.setFor(s) != nil {
+		e.workloads.enqueueSet(s)
+		return
+	}
 	e.workloads.enqueueDeployment(s)
 }
 
@@ -254,6 +270,13 @@ func (s *serviceState) setAvailable(p *podState, available bool) {
 // newTemplate starts a rollout: the current ReplicaSet joins the old ones, and the
 // Deployment controller will create a ReplicaSet for the new template.
 func (e *Engine) newTemplate(s *serviceState) {
+	if s.newRS != nil && s.kind() != KindDeployment {
+		// A StatefulSet or DaemonSet updates its pods in place of the old ones: one counter
+		// set serves every revision.
+		s.hash = e.names.templateHash()
+		s.podLabels = map[string]string{"app": s.svc.Name, "pod-template-hash": s.hash}
+		return
+	}
 	if s.newRS != nil {
 		if s.oldRS == nil {
 			s.oldRS = s.newRS
@@ -272,9 +295,24 @@ func (e *Engine) newTemplate(s *serviceState) {
 
 // workloadSettled notes the end of a rollout: no old pods left, none wanted.
 func (e *Engine) workloadSettled(s *serviceState) {
-	if s.rollout != nil && (s.oldRS == nil || (s.oldRS.spec == 0 && s.oldRS.live == 0)) && s.newRS.live == s.replicas {
-		s.rollout = nil
+	if s.rollout == nil || s.newRS.live != s.replicas {
+		return
 	}
+	if s.kind() == KindDeployment {
+		if s.oldRS == nil || (s.oldRS.spec == 0 && s.oldRS.live == 0) {
+			s.rollout = nil
+		}
+		return
+	}
+	if s.newRS.available != s.replicas {
+		return
+	}
+	for _, p := range s.pods {
+		if p.live && p.hash != s.hash {
+			return
+		}
+	}
+	s.rollout = nil
 }
 
 // rankForDeletion orders pods as the ReplicaSet controller picks victims: unscheduled before
@@ -300,14 +338,13 @@ func rankForDeletion(pods []*podState) []*podState {
 	return out
 }
 
-// createPod creates one pod of template hash owned by rs; the scheduler and the kubelet
-// take it from there.
-func (e *Engine) createPod(s *serviceState, hash string, rs *replicaSet) {
+// createPod creates one pod of template hash owned by rs, named name (or a generated name
+// when empty); the scheduler and the kubelet take it from there.
+func (e *Engine) createPod(s *serviceState, hash string, rs *replicaSet, name string) *podState {
 	s.podSeq++
 	// Names are unique within the namespace: the API server refuses a duplicate and the
 	// ReplicaSet controller tries another random suffix.
-	name := s.svc.Name + "-" + hash + "-" + e.names.suffix(5)
-	for e.podNames[name] {
+	for name == "" || e.podNames[name] {
 		name = s.svc.Name + "-" + hash + "-" + e.names.suffix(5)
 	}
 	e.podNames[name] = true
@@ -316,11 +353,13 @@ func (e *Engine) createPod(s *serviceState, hash string, rs *replicaSet) {
 		labels = map[string]string{"app": s.svc.Name, "pod-template-hash": hash}
 	}
 	p := &podState{
-		svc:  s,
-		hash: hash,
-		rs:   rs,
-		node: -1,
-		seq:  s.podSeq,
+		svc:     s,
+		hash:    hash,
+		rs:      rs,
+		node:    -1,
+		ordinal: -1,
+		pinned:  -1,
+		seq:     s.podSeq,
 		pod: &model.Pod{
 			Namespace:      s.svc.Namespace,
 			Name:           name,
@@ -334,6 +373,7 @@ func (e *Engine) createPod(s *serviceState, hash string, rs *replicaSet) {
 	s.setLive(p, true)
 	e.podAdded(p)
 	e.schedule(e.workloads.bind(e.now+s.timing.schedule.sample()), evPodScheduled{p, p.epoch})
+	return p
 }
 
 func containerPorts(svc *model.Service) []model.ContainerPort {
@@ -364,6 +404,7 @@ func (e *Engine) deletePod(p *podState) {
 		return
 	}
 	e.updatePod(p, func(pod *model.Pod) { pod.Terminating = true })
+	p.svc.setPodTerminating(p)
 	if p.stuck {
 		return // the kubelet is gone; the pod stays Terminating until its node is removed
 	}
@@ -394,6 +435,7 @@ func (e *Engine) podGone(p *podState) {
 		s.pods = slices.Delete(s.pods, i, i+1)
 	}
 	delete(e.podNames, p.pod.Name)
+	s.setPodGone(p)
 	if p.rs != nil {
 		p.rs.resolve().changes++ // status.terminatingReplicas
 	}
@@ -459,7 +501,16 @@ func (ev evPodScheduled) apply(e *Engine) {
 	if p.epoch != ev.epoch || p.stage != stagePending {
 		return
 	}
-	n := e.placement.place(func(i int) bool { return !e.nodeDown[i] && !e.cordoned[i] })
+	var n int
+	if p.pinned >= 0 {
+		// A DaemonSet pod is bound to its node; it tolerates the node being cordoned.
+		n = p.pinned
+		if e.nodeDown[n] {
+			n = -1
+		}
+	} else {
+		n = e.placement.place(func(i int) bool { return !e.nodeDown[i] && !e.cordoned[i] })
+	}
 	if n < 0 {
 		return // unschedulable: stays Pending
 	}
@@ -521,9 +572,7 @@ func (ev evPodAvailable) apply(e *Engine) {
 		return
 	}
 	p.svc.setAvailable(p, true)
-	if p.rs != nil {
-		e.workloads.enqueueRS(p.rs)
-	}
+	e.workloads.podChanged(p)
 }
 
 // podDeleteAfterStop is the time from containers stopped (the kubelet reports Ready=false) to
@@ -559,7 +608,7 @@ func (ev evPodSetReady) apply(e *Engine) {
 // podAdded, podUpdated and podDeleted are the informer notifications every controller gets.
 func (e *Engine) podAdded(p *podState) {
 	e.record(model.EventAdded, p)
-	e.workloads.enqueueRS(p.rs)
+	e.workloads.podChanged(p)
 	for _, c := range e.ctls {
 		c.podAdded(p)
 	}
@@ -567,7 +616,7 @@ func (e *Engine) podAdded(p *podState) {
 
 func (e *Engine) podUpdated(p *podState, old *model.Pod) {
 	e.record(model.EventModified, p)
-	e.workloads.enqueueRS(p.rs)
+	e.workloads.podChanged(p)
 	for _, c := range e.ctls {
 		c.podUpdated(p, old)
 	}
@@ -575,7 +624,7 @@ func (e *Engine) podUpdated(p *podState, old *model.Pod) {
 
 func (e *Engine) podDeleted(p *podState) {
 	e.record(model.EventDeleted, p)
-	e.workloads.enqueueRS(p.rs)
+	e.workloads.podChanged(p)
 	for _, c := range e.ctls {
 		c.podDeleted(p)
 	}

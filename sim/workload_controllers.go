@@ -143,6 +143,8 @@ type workloadControllers struct {
 	scheduler     *tokenBucket
 	rsLatency     *sampler
 	dcLatency     *sampler
+	// statefulSets and daemonSets are the StatefulSet and DaemonSet controllers.
+	statefulSets, daemonSets *setController
 	// failRoll draws pod create failures; nil when the failure rate is 0.
 	failRoll func() bool
 	// starting is true while an evWorkloadWorkers is queued.
@@ -162,6 +164,8 @@ func newWorkloadControllers(e *Engine) *workloadControllers {
 		rsLatency:     newSampler(cfg.ReplicaSet.APILatency, rng),
 		dcLatency:     newSampler(cfg.Deployment.APILatency, rng),
 	}
+	w.statefulSets = newSetController(KindStatefulSet, cfg.StatefulSet, cfg.StatefulSet.Workers, newSampler(cfg.StatefulSet.APILatency, rng))
+	w.daemonSets = newSetController(KindDaemonSet, cfg.DaemonSet, cfg.DaemonSet.Workers, newSampler(cfg.DaemonSet.APILatency, rng))
 	if w.burstReplicas <= 0 {
 		w.burstReplicas = defaultBurstReplicas
 	}
@@ -193,7 +197,9 @@ func (w *workloadControllers) kick() {
 	if w.starting {
 		return
 	}
-	if (w.rsQueue.idle > 0 && len(w.rsQueue.ready) > 0) || (w.dcQueue.idle > 0 && len(w.dcQueue.ready) > 0) {
+	if w.rsQueue.idle > 0 && len(w.rsQueue.ready) > 0 || w.dcQueue.idle > 0 && len(w.dcQueue.ready) > 0 ||
+		w.statefulSets.queue.idle > 0 && len(w.statefulSets.queue.ready) > 0 ||
+		w.daemonSets.queue.idle > 0 && len(w.daemonSets.queue.ready) > 0 {
 		w.starting = true
 		w.e.after(0, evWorkloadWorkers{})
 	}
@@ -219,6 +225,15 @@ func (evWorkloadWorkers) apply(e *Engine) {
 			break
 		}
 		w.syncReplicaSet(rs)
+	}
+	for _, c := range []*setController{w.statefulSets, w.daemonSets} {
+		for {
+			s, ok := c.queue.next()
+			if !ok {
+				break
+			}
+			w.syncSet(c, s)
+		}
 	}
 }
 
@@ -333,7 +348,7 @@ func (ev evPodCreateCall) apply(e *Engine) {
 	if ev.fail {
 		return
 	}
-	e.createPod(rs.svc, ev.rs.hash, rs)
+	e.createPod(rs.svc, ev.rs.hash, rs, "")
 }
 
 // evPodDeleteCall is a pod delete call of the ReplicaSet controller returning: the pod is

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -285,5 +286,109 @@ func TestFailedPodCreatesAreRetried(t *testing.T) {
 	}
 	if s.newRS.expectCreates != 0 || s.newRS.expectDeletes != 0 {
 		t.Errorf("expectations left: %d creates, %d deletes", s.newRS.expectCreates, s.newRS.expectDeletes)
+	}
+}
+
+// TestStatefulSetOrderedReady checks an OrderedReady StatefulSet against upstream: pod i is
+// created only once pods 0…i−1 are Running, Ready and available, with the stable names
+// name-0, name-1…; a rolling update replaces pods from the highest ordinal down, one at a
+// time, deleting the next only when the previous replacement is available.
+// upstream: pkg/controller/statefulset/stateful_set_control.go updateStatefulSet
+// (TestStatefulSetControlRollingUpdate's order).
+func TestStatefulSetOrderedReady(t *testing.T) {
+	const n = 6
+	cfg := workloadConfig(n, testWorkloads(),
+		Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "rollout", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: 25, IsPercent: true}, MaxUnavailable: IntOrPercent{Value: 25, IsPercent: true}},
+	)
+	cfg.Services[0].WorkloadKind = KindStatefulSet
+	log := &podLog{}
+	if _, err := Run(cfg, log); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	ready := map[string]bool{}
+	firstHash := map[string]string{}
+	for _, ev := range log.events {
+		name := ev.Pod.Name
+		switch {
+		case ev.Type == "ADDED":
+			// Every lower ordinal must be ready (and not terminating) when a pod is created.
+			var ord int
+			fmt.Sscanf(name, "web-%d", &ord)
+			for i := range ord {
+				if lower := fmt.Sprintf("web-%d", i); !ready[lower] {
+					t.Fatalf("at %v: %s created before %s was ready", ev.At, name, lower)
+				}
+			}
+			order = append(order, "+"+name)
+			ready[name] = false
+			if _, ok := firstHash[name]; !ok {
+				firstHash[name] = ev.Pod.Labels["pod-template-hash"]
+			}
+		case ev.Type == "MODIFIED" && ev.Pod.Terminating && !ready[name+"/deleting"]:
+			ready[name+"/deleting"] = true
+			for other, r := range ready {
+				if !strings.Contains(other, "/") && other != name && !r {
+					t.Fatalf("at %v: %s deleted while %s is not ready", ev.At, name, other)
+				}
+			}
+			order = append(order, "-"+name)
+			ready[name] = false
+		case ev.Type == "MODIFIED":
+			ready[name] = ev.Pod.Ready && !ev.Pod.Terminating
+		case ev.Type == "DELETED":
+			delete(ready, name+"/deleting")
+			delete(ready, name)
+		}
+	}
+	want := []string{"+web-0", "+web-1", "+web-2", "+web-3", "+web-4", "+web-5",
+		"-web-5", "+web-5", "-web-4", "+web-4", "-web-3", "+web-3", "-web-2", "+web-2", "-web-1", "+web-1", "-web-0", "+web-0"}
+	if !slices.Equal(order, want) {
+		t.Fatalf("pod creates (+) and deletes (-) = %v\nwant %v", order, want)
+	}
+}
+
+// TestDaemonSetRollout checks a DaemonSet: one pod per node, created in slow-start batches
+// of at most burstReplicas (250) a sync; a rolling update with maxSurge 0 never has more than
+// maxUnavailable nodes without an available pod, and replaces a node's pod only after the
+// old one is gone; draining a node leaves its daemon pod (kubectl drain
+// --ignore-daemonsets). upstream: pkg/controller/daemon/update.go rollingUpdate,
+// daemon_controller.go podsShouldBeOnNode, syncNodes.
+func TestDaemonSetRollout(t *testing.T) {
+	cfg := workloadConfig(1, testWorkloads(),
+		Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 3}},
+		Action{Name: "drain", Kind: ActionDrainNodes, Nodes: 2},
+	)
+	cfg.Services[0].WorkloadKind = KindDaemonSet
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	nodes := len(e.nodes)
+	worst := 0
+	stepEngine(e, func() {
+		if e.phase != 1 {
+			return
+		}
+		for n := range nodes {
+			if k := s.terminatingOn[n]; k > 0 && s.daemonOn[n] != nil {
+				t.Fatalf("at %v: node %d has a new daemon pod while its old one terminates", e.now, n)
+			}
+		}
+		worst = max(worst, nodes-s.newRS.available)
+	})
+	if worst > 3 {
+		t.Errorf("%d nodes without an available daemon pod at once, want at most maxUnavailable 3", worst)
+	}
+	if s.newRS.live != nodes || s.newRS.available != nodes {
+		t.Fatalf("%d daemon pods (%d available) on %d nodes", s.newRS.live, s.newRS.available, nodes)
+	}
+	for n, p := range s.daemonOn {
+		if p == nil || p.node != n || p.hash != s.hash {
+			t.Fatalf("node %d: daemon pod %v", n, p)
+		}
 	}
 }
