@@ -340,6 +340,8 @@ func chartCaption(name string) string {
 		return "Bytes one kube-proxy receives, against the number of nodes."
 	case "writes-vs-batch-period":
 		return "API writes over the whole run, against the controllers' batch period."
+	case "bytes-per-phase":
+		return "Bytes fanned out to all watchers in each phase: one bar for legacy Endpoints, one per maxEndpointsPerSlice."
 	}
 	return name
 }

@@ -122,7 +122,7 @@ func TestPlanChartsGolden(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	for _, c := range charts {
-		fmt.Fprintf(&buf, "%s (%s)\n", c.Name, c.Digest())
+		fmt.Fprintf(&buf, "%s (%s)\n  title: %s\n  subtitle: %s\n", c.Name, c.Digest(), c.Title, c.Subtitle)
 		for _, s := range c.Series {
 			fmt.Fprintf(&buf, "  %-30s %v\n", s.Name, s.XYs)
 		}

@@ -61,13 +61,13 @@ func calibrationSlice(n int) *discoveryv1.EndpointSlice {
 func nsPerByte(size int, d time.Duration, f func()) float64 {
 	n := 0
 	start := cpuTime()
-	for cpuTime()-start < d {
+	for time.Duration(cpuTime()-start) < d {
 		for range 10 {
 			f()
 		}
 		n += 10
 	}
-	return float64((cpuTime() - start).Nanoseconds()) / float64(n*size)
+	return float64(cpuTime()-start) / float64(n*size)
 }
 
 type codecCosts struct{ decode, encode [2]float64 } // index: model.Protobuf, model.JSON

@@ -34,8 +34,15 @@ func (e *Engine) startPhase(i int) {
 			if !s.created {
 				continue
 			}
+			if s.cfg.ManualEndpoints > 0 {
+				continue // no workload to roll
+			}
 			e.newTemplate(s)
-			s.surge, s.unavail = resolveFenceposts(a.MaxSurge, a.MaxUnavailable, s.replicas)
+			if a.ServiceStrategy {
+				s.surge, s.unavail = s.strategy()
+			} else {
+				s.surge, s.unavail = resolveFenceposts(a.MaxSurge, a.MaxUnavailable, s.replicas)
+			}
 			s.rollout = a
 			if e.workloads.setFor(s) != nil {
 				e.workloads.enqueueSet(s)
@@ -45,11 +52,19 @@ func (e *Engine) startPhase(i int) {
 		}
 	case ActionScale:
 		for _, s := range targets {
+			if s.manual != nil {
+				// No workload: the user rewrites the Endpoints object with this many addresses.
+				e.setManualAddresses(s, a.Replicas)
+				continue
+			}
+			if s.cfg.ManualEndpoints > 0 {
+				continue
+			}
 			if s.kind() == KindDaemonSet {
 				continue // a DaemonSet runs one pod per node, whatever the replicas
 			}
 			s.replicas = a.Replicas
-			s.surge, s.unavail = resolveFenceposts(IntOrPercent{Value: 25, IsPercent: true}, IntOrPercent{Value: 25, IsPercent: true}, s.replicas)
+			s.surge, s.unavail = s.strategy()
 			if s.kind() == KindStatefulSet {
 				s.scaleSet(s.replicas)
 				e.workloads.enqueueSet(s)

@@ -19,6 +19,8 @@ import (
 // needs the real engine, a terminal or the process's standard streams.
 type env struct {
 	stdout, stderr io.Writer
+	// stdin is the standard input ('sim record', 'sim replay --pods -').
+	stdin io.Reader
 	// runSim runs a scenario (sim.Run outside tests).
 	runSim func(cfg sim.Config, obs sim.Observer) (*sim.Results, error)
 	// load resolves a scenario path or embedded name with --set overrides.
@@ -34,7 +36,7 @@ type env struct {
 
 // newEnv returns the real environment writing to stdout and stderr.
 func newEnv(stdout, stderr io.Writer) *env {
-	e := &env{stdout: stdout, stderr: stderr, runSim: sim.Run, load: loadScenario, names: scenarioNames, loadCheck: loadCheckScenario}
+	e := &env{stdout: stdout, stderr: stderr, stdin: os.Stdin, runSim: sim.Run, load: loadScenario, names: scenarioNames, loadCheck: loadCheckScenario}
 	if f, ok := stderr.(*os.File); ok {
 		e.stderrIsTerminal = term.IsTerminal(int(f.Fd()))
 	}
@@ -56,11 +58,11 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{cmdRun, cmdValidate, cmdScenarios,
+	commands = []*command{cmdRun, cmdValidate, cmdScenarios, cmdExplain,
 		cmdCheck,
 		cmdPlan,
 		cmdPlot,
-		cmdReplay, cmdRecord,
+		cmdImport, cmdReplay, cmdRecord,
 		cmdHelp, cmdVersion}
 }
 

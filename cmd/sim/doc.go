@@ -13,11 +13,13 @@ The commands are:
 	run        run a scenario and compare Endpoints with EndpointSlices
 	validate   check scenario files without running them
 	scenarios  list the scenarios built into sim
+	explain    describe a field of the scenario format
 	help       explain a command, its flags and examples
 	version    print the version of sim and of Go
 	plot       redraw the charts of a run from its --out directory
 	check      fail when update volume regresses past a baseline or budget
 	plan       capacity-planning report over a grid of cluster shapes
+	import     make a scenario from kubectl output of a real cluster
 	replay     account recorded pod churn (kubectl get pods --watch -o json)
 	record     record pod churn from a cluster for replay
 
@@ -72,10 +74,11 @@ or any scenario field from the command line:
 	                        watchers, outcome, latency)
 	layout.csv              EndpointSlice layout samples: slices, endpoints, and min, median
 	                        and max endpoints per slice
-	cumulative-fanout.*     bytes fanned out over time, log scale, phases shaded
-	egress-rate.*           API server egress per second
+	phases-bytes.*          the headline: bytes fanned out per phase, both modes, the ratio
+	cumulative-fanout.*     bytes fanned out over time, log scale, phases numbered
+	egress-rate.*           API server egress per second, with the capacity
+	propagation-latency.*   largest propagation latency per second, with the SLO
 	phases-writes.*         API writes per phase, with the ratio
-	phases-bytes.*          bytes fanned out per phase, with the ratio
 	slice-layout.*          EndpointSlice count and endpoints per slice over time
 
 Charts are written as PNG and SVG. Every file is written to a temporary file first and
@@ -112,6 +115,8 @@ cost table: many minutes).
 	                        for Endpoints and one per maxEndpointsPerSlice
 	per-node-ingress.*      bytes per kube-proxy (per day with churn) vs nodes
 	writes-vs-batch-period.* API writes vs the controllers' batch period
+	bytes-per-phase.*       bytes per phase for Endpoints and each slice size, when the
+	                        grid varies only the slice size (kep-752)
 
 Points run in parallel (--jobs) and are placed by grid index: the same plan gives the same
 files byte for byte. A point whose run fails is listed in the report, not fatal. A plan too
@@ -124,10 +129,39 @@ big for one machine runs in shards, each a partial, merged into the same report
 
 # Checking scenarios
 
-Validate reports every problem of a scenario at once, with file, line and field:
+Validate reports every problem of a scenario (or plan) at once, with file, line and field:
 
 	$ sim validate scenarios/5000-nodes.yaml scenarios/quick.yaml
 	$ sim validate --set cluster.nodes=100 scenarios/quick.yaml
+	$ sim validate scenarios/plans/kep-752.yaml
+
+The scenario format is described field by field by explain (and in docs/scenario.md);
+validate --effective (or run --print-scenario) prints a scenario with every default applied:
+
+	$ sim explain services.maxSurge
+	$ sim explain actions
+	$ sim validate --effective quick
+	$ sim run quick --set cluster.nodes=50 --print-scenario
+
+# Your own cluster
+
+Import makes a scenario from what kubectl prints: nodes and zones, each Service with the
+workloads it selects, Services alike grouped with count:, and a default timeline (create, a
+rollout of the largest Services, a rollout of all of them, a node drain):
+
+	kubectl get nodes -o json > nodes.json
+	kubectl get services -A -o json > services.json
+	kubectl get deployments,statefulsets,daemonsets -A -o json > workloads.json
+	kubectl get endpoints -A -o json > endpoints.json
+
+	$ sim import nodes.json services.json workloads.json endpoints.json -o my-cluster.yaml
+	$ sim run my-cluster.yaml
+	$ sim run my-cluster.yaml --set controlPlane.maxEndpointsPerSlice=500
+
+What it could not map is listed at the top of the file and on stderr; --anonymize renames
+everything so the file can be shared. Selector-less Services backed by hand-made Endpoints
+become services with manualEndpoints: their Endpoints object is the user's write in the
+Endpoints mode, and the EndpointSlice mirroring controller's slices in the EndpointSlice mode.
 
 # Replaying pod churn recorded from a cluster
 

@@ -36,7 +36,8 @@ Examples:
     sim run scenarios/5000-nodes.yaml
     sim run 5000-nodes --out results/5000 --seed 7
     sim run scenarios/5000-nodes.yaml --mode endpointslices --format json
-    sim run scenarios/5000-nodes.yaml --set controlPlane.maxEndpointsPerSlice=500`,
+    sim run scenarios/5000-nodes.yaml --set controlPlane.maxEndpointsPerSlice=500
+    sim run quick --set cluster.nodes=50 --print-scenario`,
 	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
 		o := &runOptions{}
 		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv and charts into `DIR`")
@@ -47,6 +48,7 @@ Examples:
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
 		fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the run to `FILE`")
+		fs.BoolVar(&o.printScenario, "print-scenario", false, "print the scenario with every default and override applied, and do not run it")
 		return func(e *env, args []string) error {
 			o.set = map[string]bool{}
 			fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
@@ -63,6 +65,7 @@ type runOptions struct {
 	set           map[string]bool
 	sets          stringList
 	quiet, charts bool
+	printScenario bool
 }
 
 // stringList is a repeatable string flag.
@@ -109,6 +112,14 @@ func (o *runOptions) run(e *env, args []string) error {
 		cfg.RunEndpointSlices = slices.Contains(modes, sim.ModeEndpointSlices)
 	}
 	modes = configModes(cfg)
+	if o.printScenario {
+		text, err := effectiveScenario(sc, cfg)
+		if err != nil {
+			return badInput(err)
+		}
+		_, err = e.stdout.Write(text)
+		return err
+	}
 	if o.out != "" {
 		// Fail before a long run, not after it.
 		if err := os.MkdirAll(o.out, 0o755); err != nil {
