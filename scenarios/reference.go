@@ -101,6 +101,8 @@ func Reference() []FieldDoc {
 			Doc:    "Truncate legacy Endpoints at 1000 addresses (false: the pre-1.22 behaviour, objects grow until etcd refuses them)."},
 		FieldDoc{Path: "controlPlane.informerLag", Type: "duration", Default: dur(DefaultInformerLag), Allowed: "1µs..1m", Source: "assumption",
 			Doc: "How long a controller's informer takes to see its own write; a sync sooner finds its cache stale and is retried with backoff."},
+		FieldDoc{Path: "controlPlane.endpointsBuildPerPod", Type: "duration", Default: dur(DefaultEndpointsBuildPerPod), Allowed: "1ns..1s", Source: "measured: BenchmarkUpstreamEndpointsBuild (upstream pkg/controller/endpoint syncService's build of the address list)",
+			Doc: "How long the Endpoints controller takes per pod of a Service to build its address list before it checks its cache; changes that reach the informer meanwhile count as seen, as upstream checks staleness only after the build."},
 		FieldDoc{Path: "controlPlane.workloads", Type: "mapping", Doc: "The pace of the workload controllers and the scheduler, which make the pod churn both endpoint controllers react to."},
 	)
 	for _, x := range []struct {
