@@ -172,12 +172,12 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	if w.verb != "delete" && a.limit > 0 && cm.objectBytes[model.Protobuf] > a.limit {
 		// etcd refuses requests over --max-request-bytes; the controller gets an error.
 		rec.Outcome = "failed"
-		e.stats.write(rec, cm)
+		e.stats.write(rec, cm, s.idx)
 		return writeFailed
 	}
 	if cm.noop {
 		rec.Outcome = "noop"
-		e.stats.write(rec, cm)
+		e.stats.write(rec, cm, s.idx)
 		return writeNoop
 	}
 	var fanout, perNode, events int64
@@ -231,7 +231,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted, delivered: d.done,
 		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, cm.ready)
 	}
-	e.stats.committed(rec, cm, fanout, perNode, events, d)
+	e.stats.committed(rec, cm, s.idx, fanout, perNode, events, d)
 	return writeCommitted
 }
 

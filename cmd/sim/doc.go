@@ -15,16 +15,22 @@ The commands are:
 	scenarios  list the scenarios built into sim
 	explain    describe a field of the scenario format
 	help       explain a command, its flags and examples
-	version    print the version of sim and of Go
+	version    print the version of sim, its VCS revision and Go's
+	completion print a shell completion script (bash, zsh, fish)
 	plot       redraw the charts of a run from its --out directory
 	check      fail when update volume regresses past a baseline or budget
+	diff       compare two runs figure by figure
 	plan       capacity-planning report over a grid of cluster shapes
 	import     make a scenario from kubectl output of a real cluster
 	replay     account recorded pod churn (kubectl get pods --watch -o json)
 	record     record pod churn from a cluster for replay
 
-Flags may come before or after the arguments. 'sim help COMMAND' lists a command's flags
-with their defaults.
+Flags may come before or after the arguments, as --flag value or --flag=value; a boolean
+flag takes the words true and false either way (--charts false, --charts=false). -o is
+short for --format. 'sim help COMMAND' lists a command's flags with their defaults.
+
+	$ sim completion bash
+	$ sim version
 
 # Running a scenario
 
@@ -67,7 +73,10 @@ or any scenario field from the command line:
 	                        total}, failedWrites, etcdBytes, watchEvents, fanoutBytes,
 	                        perNodeBytes, maxObjectBytes, peakEgressBytesPerSec,
 	                        truncatedObjects, propagation {p50, p90, p99, max}; and ratio
-	                        (Endpoints / EndpointSlices) for each figure
+	                        (Endpoints / EndpointSlices) for each figure; services: per
+	                        Service and mode over the whole run, writes, failedWrites,
+	                        fanoutBytes, maxObjectBytes, propagationP99Seconds (the table
+	                        lists the top 10 by bytes when there is more than one)
 	timeseries.csv          one row per second of virtual time: each mode's writes,
 	                        fanoutBytes and etcdBytes in that second
 	writes.jsonl            one JSON object per API write (time, mode, verb, object, sizes,
@@ -80,6 +89,11 @@ or any scenario field from the command line:
 	propagation-latency.*   largest propagation latency per second, with the SLO
 	phases-writes.*         API writes per phase, with the ratio
 	slice-layout.*          EndpointSlice count and endpoints per slice over time
+	report.md, report.html  the run's report: the headline (the answer in one sentence and
+	                        the ratio), the phase table, the charts, the assumptions in
+	                        force (truncation, slice size, batch periods, informer lag,
+	                        encoding, bandwidths, SLO) and what to try next; the HTML page
+	                        is self-contained (charts embedded as data: URIs)
 
 Charts are written as PNG and SVG. Every file is written to a temporary file first and
 renamed into place only when all of them rendered, so a failed run never leaves a
@@ -100,9 +114,11 @@ Plan runs a scenario over a grid of --set overrides (any scenario field) and wri
 that answers budgets — per-node ingress per day, peak API server egress, writes per second
 against the controllers' QPS — recommends, per service size, the maxEndpointsPerSlice that
 fans out the fewest bytes within them, and lists every limit a layout hits (Endpoints over
-the etcd request limit, truncation at 1000, egress saturation, writes at the QPS). Plans
-shipped with sim run by name: slice-size and cluster-size (seconds), kep-752 (KEP-752's
-cost table: many minutes).
+the etcd request limit, truncation at 1000, egress saturation, writes at the QPS). With
+several Services in the base scenario, the advice is also split by the size of those
+Services; a grid over maxEndpointsPerSlice alone also gets a per-phase cost table (create,
+single endpoint update, rolling update). Plans shipped with sim run by name: slice-size and
+cluster-size (seconds), kep-752 (KEP-752's cost table: many minutes).
 
 	$ sim plan slice-size --out results/slice-size
 	$ sim plan scenarios/plans/cluster-size.yaml --jobs 2
@@ -208,11 +224,29 @@ Budgets and baselines name figures as summary.json does, <phase|total>.<mode>.<f
 	  one-endpoint-not-ready.ratio.fanoutBytes: {min: 50}
 	  total.endpointslices.propagation.p99Seconds: {max: 30s}
 
-'sim help check' lists every figure. Check prints every checked figure (verdict, expected,
-actual, change in percent) with failures first; it exits 1 on a regression or broken budget
+'sim help check' lists every figure. Check prints the failing figures (verdict, expected,
+actual, change in percent) and a one-line outcome, every figure with --verbose. Tolerances
+and absolute floors can be set per figure or kind, and a baseline can name the figures it
+gates ("gates": ["*.endpointslices.*"]):
+
+	$ sim check quick --baseline-dir scenarios/baselines --tolerance 'writes.*=10%' --floor count=2
+
+It exits 1 on a regression or broken budget
 (and, with --strict, on an improvement), 2 on bad input: a scenario error, a missing or
 malformed baseline, or an unknown figure name (with the closest valid names). Baselines are
 written atomically and only when their content changes.
+
+# Comparing two runs
+
+Diff compares two --out directories (or two summary.json files) figure by figure, per phase
+and mode, largest relative change first, in the table style of check. --fail-on makes it a
+gate: exit 1 when a figure moved by more than that (--floor N ignores changes of at most N);
+--services compares every Service's figures too:
+
+	$ sim run quick --out results/a --quiet
+	$ sim run quick --out results/b --quiet --set controlPlane.maxEndpointsPerSlice=500
+	$ sim diff results/a results/b
+	$ sim diff results/a results/b --fail-on 5% --floor 10
 
 # Profiling
 

@@ -84,7 +84,7 @@ Examples:
 		fs.StringVar(&o.scenario, "scenario", "", "take control-plane settings from scenario `FILE` (default: built-in defaults)")
 		fs.Var(&o.sets, "set", "override a control-plane setting, `path=value` (repeatable), e.g. controlPlane.maxEndpointsPerSlice=500")
 		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv, replay.json and charts into `DIR`")
-		fs.StringVar(&o.format, "format", "table", "stdout `format`: table, or json (the content of summary.json)")
+		formatFlag(fs, &o.format, "stdout `format`: table, or json (the content of summary.json)")
 		fs.StringVar(&o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices")
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
@@ -387,7 +387,7 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 
 // writeReplayOutputs writes 'sim run”s --out files and replay.json, all or nothing.
 func writeReplayOutputs(dir string, res *sim.Results, summary *reports.Summary, report *ReplayReport, charts bool) error {
-	return writeOutputs(dir, res, summary, charts, outputFile{"replay.json", func(w io.Writer) error {
+	return writeOutputs(dir, res, summary, charts, nil, outputFile{"replay.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(report)
