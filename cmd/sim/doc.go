@@ -170,7 +170,7 @@ rollout of the largest Services, a rollout of all of them, a node drain):
 	kubectl get deployments,statefulsets,daemonsets -A -o json > workloads.json
 	kubectl get endpoints -A -o json > endpoints.json
 
-	$ sim import nodes.json services.json workloads.json endpoints.json -o my-cluster.yaml
+	$ sim import nodes.json services.json workloads.json endpoints.json --out my-cluster.yaml
 	$ sim run my-cluster.yaml
 	$ sim run my-cluster.yaml --set controlPlane.maxEndpointsPerSlice=500
 

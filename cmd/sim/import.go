@@ -39,19 +39,19 @@ mirroring controller mirrors) their addresses; EndpointSlices give the pod count
 whose pods no workload in the input explains. Everything that could not be mapped is listed
 at the top of the file and on stderr. --anonymize renames namespaces, Services, ports, zones,
 the region and nodes (deterministically, keeping name lengths, so byte figures hold) so the
-file can be shared. -o writes the file atomically.
+file can be shared. --out writes the file atomically. (-o means the output format in
+every other command, so import has no -o.)
 
 Examples:
 
-    sim import nodes.json services.json workloads.json -o my-cluster.yaml
+    sim import nodes.json services.json workloads.json --out my-cluster.yaml
     sim import --anonymize --name prod nodes.json services.json workloads.json endpoints.json
-    sim import -o my-cluster.yaml scenarios/testdata/import-nodes.json scenarios/testdata/import-services.json`,
+    sim import --out my-cluster.yaml scenarios/testdata/import-nodes.json scenarios/testdata/import-services.json`,
 	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
 		var out, name string
 		var anonymize bool
-		fs.StringVar(&out, "o", "", "write the scenario to `FILE` (default: stdout)")
-		fs.StringVar(&out, "out", "", "same as -o")
-		fs.StringVar(&name, "name", "", "the scenario's `NAME` (default: -o's file name without .yaml, else imported)")
+		fs.StringVar(&out, "out", "", "write the scenario to `FILE` (default: stdout)")
+		fs.StringVar(&name, "name", "", "the scenario's `NAME` (default: --out's file name without .yaml, else imported)")
 		fs.BoolVar(&anonymize, "anonymize", false, "rename namespaces, Services, ports, zones and nodes so the file can be shared")
 		return func(e *env, args []string) error {
 			var inputs []kubeimport.Input

@@ -19,7 +19,7 @@ func TestImportCommand(t *testing.T) {
 		args = append(args, filepath.Join("..", "..", "scenarios", "testdata", "import-"+f+".json"))
 	}
 	te := newTestEnv()
-	if code := te.main(append([]string{"import", "-o", out}, args...)); code != 0 {
+	if code := te.main(append([]string{"import", "--out", out}, args...)); code != 0 {
 		t.Fatalf("exit %d: %s", code, te.stderr.String())
 	}
 	sc, _, err := scenarios.Load(out, nil)
