@@ -67,11 +67,11 @@ type endpointsPodState struct {
 // endpointsPortState is one distinct resolved port (or the no-ports sentinel) with the sorted
 // addresses that offer it.
 type endpointsPortState struct {
-	port          EndpointsPort
-	sentinel      bool
-	digest        [md5.Size]byte
-	ready         addrList
-	notReady      addrList
+	port     EndpointsPort
+	sentinel bool
+	digest   [md5.Size]byte
+	ready    addrList
+	notReady addrList
 }
 
 // endpointsSignature is a distinct set of resolved ports and how many pods resolve exactly it.

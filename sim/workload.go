@@ -47,10 +47,10 @@ type serviceState struct {
 	hash     string // current pod-template-hash
 	// pods are the pods in creation order. A gone pod stays in the list (stage gone) until
 	// gone counts half of it, when the list is compacted: removal is O(1) amortised.
-	pods     []*podState
-	gone     int
-	podSeq   int
-	rollout  *Action // the rollout in progress, nil when settled
+	pods    []*podState
+	gone    int
+	podSeq  int
+	rollout *Action // the rollout in progress, nil when settled
 	// Replica counts of the new and the old ReplicaSets, kept up to date incrementally.
 	newLive, oldLive           int
 	newAvailable, oldAvailable int
