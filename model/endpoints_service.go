@@ -30,7 +30,11 @@ type ServiceEndpoints struct {
 	opts         EndpointsOptions
 	addressBytes func(*EndpointAddress) ByEncoding
 	deleted      bool
+	// ns is the namespace pods are keyed without (the Service's at construction): a pod
+	// of it is keyed by name alone, so the common case builds no key string.
+	ns string
 
+	// The maps are allocated on first write (put): most Services are small.
 	pods      map[string]*endpointsPodState
 	ports     []*endpointsPortState
 	portIndex map[repackPortValue]int
@@ -125,15 +129,7 @@ func (e *endpointsEntry) equal() bool {
 // Endpoints object. addressBytes gives an address's encoded size per encoding (the size model's
 // EndpointAddressSize); SubsetSizes sums it.
 func NewServiceEndpoints(svc *Service, opts EndpointsOptions, addressBytes func(*EndpointAddress) ByEncoding) *ServiceEndpoints {
-	return &ServiceEndpoints{
-		svc:          svc,
-		opts:         opts,
-		addressBytes: addressBytes,
-		pods:         map[string]*endpointsPodState{},
-		portIndex:    map[repackPortValue]int{},
-		sigs:         map[string]*endpointsSignature{},
-		entries:      map[endpointsEntryKey]*endpointsEntry{},
-	}
+	return &ServiceEndpoints{svc: svc, opts: opts, addressBytes: addressBytes, ns: svc.Namespace}
 }
 
 // SetService replaces the Service (also after DeleteService: a Service recreated with the same
@@ -183,7 +179,7 @@ func (s *ServiceEndpoints) DeleteService() { s.deleted = true }
 
 // SetPod adds or replaces a pod (keyed by namespace/name).
 func (s *ServiceEndpoints) SetPod(pod *Pod) {
-	key := pod.Key()
+	key := s.podKey(pod.Namespace, pod.Name)
 	old := s.pods[key]
 	ps := s.podState(pod) // pods are never modified once passed: no copy needed
 	if old != nil && !old.included && !ps.included {
@@ -193,12 +189,23 @@ func (s *ServiceEndpoints) SetPod(pod *Pod) {
 	if old != nil {
 		s.removeContribution(old)
 	}
-	s.pods[key] = ps
+	put(&s.pods, key, ps)
 	s.addContribution(ps)
+}
+
+// podKey is the pods map's key: the name for a pod of s.ns, else "namespace/name".
+func (s *ServiceEndpoints) podKey(namespace, name string) string {
+	if namespace == s.ns {
+		return name
+	}
+	return namespace + "/" + name
 }
 
 // DeletePod removes the pod with key "namespace/name", if present.
 func (s *ServiceEndpoints) DeletePod(podKey string) {
+	if ns, name, ok := strings.Cut(podKey, "/"); ok {
+		podKey = s.podKey(ns, name)
+	}
 	if old := s.pods[podKey]; old != nil {
 		s.removeContribution(old)
 		delete(s.pods, podKey)
@@ -261,7 +268,7 @@ func (s *ServiceEndpoints) portID(p EndpointsPort, sentinel bool) int {
 	writePortHashDump(&b, &st.port, true)
 	st.digest = md5.Sum([]byte(b.String()))
 	s.ports = append(s.ports, st)
-	s.portIndex[v] = id
+	put(&s.portIndex, v, id)
 	return id
 }
 
@@ -275,7 +282,7 @@ func (s *ServiceEndpoints) signature(portIDs []int) *endpointsSignature {
 	sig := s.sigs[k]
 	if sig == nil {
 		sig = &endpointsSignature{key: k, portIDs: portIDs}
-		s.sigs[k] = sig
+		put(&s.sigs, k, sig)
 	}
 	return sig
 }
@@ -321,7 +328,7 @@ func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, present boo
 	e := s.entries[k]
 	if e == nil {
 		e = &endpointsEntry{key: k}
-		s.entries[k] = e
+		put(&s.entries, k, e)
 	}
 	if !e.equal() {
 		s.mismatch--
