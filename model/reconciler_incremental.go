@@ -345,6 +345,16 @@ func (s *ServiceSlices) Applied(verb string, slice *EndpointSlice) {
 	if old != nil && verb != "delete" {
 		same = s.unchangedPositions(old, slice)
 	}
+	if same != nil && old.s.Name == slice.Name {
+		// The same slice in the same group: re-index only the positions that changed.
+		touched = s.updateStored(old, slice, same)
+		if s.dupHashes == 0 {
+			for _, h := range touched {
+				s.checkClean(old.fam, h)
+			}
+		}
+		return
+	}
 	if old != nil {
 		fam = old.fam
 		touched = s.removeStored(old, touched, same)
@@ -406,6 +416,76 @@ func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash, sam
 	}
 	if preferCloseNeedsUpdate(sl, true) {
 		put(&f.badNode, sl.Name, ss)
+	}
+	return touched
+}
+
+// updateStored replaces ss's slice with slice, an update of it that unchangedPositions found
+// to keep its family, group and standing (so no anomaly and no duplicates before): the
+// endpoints at unchanged positions keep their index entries, the others are removed and
+// added as removeStored and addStored would. It returns the hashes whose state may change.
+func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same []bool) []endpointHash {
+	f := ss.fam
+	var touched []endpointHash
+	for i, h := range ss.hashes {
+		if i < len(same) && same[i] {
+			continue
+		}
+		if loc := f.index[h]; loc.n <= 1 {
+			delete(f.index, h)
+		} else {
+			loc.n--
+			if loc.n == 1 {
+				s.dupHashes--
+			}
+			f.index[h] = loc
+		}
+		put(&f.dirty, h, struct{}{})
+		touched = append(touched, h)
+	}
+	g := ss.group
+	name := slice.Name
+	if n := len(slice.Endpoints); n != len(ss.s.Endpoints) {
+		g.removeSize(len(ss.s.Endpoints), name)
+		g.insertSize(n, name)
+	}
+	hashes := ss.hashes
+	if cap(hashes) < len(slice.Endpoints) {
+		hashes = make([]endpointHash, len(slice.Endpoints))
+		copy(hashes, ss.hashes)
+	}
+	hashes = hashes[:len(slice.Endpoints)]
+	ss.s, ss.hashes = slice, hashes
+	for i := range slice.Endpoints {
+		if i < len(same) && same[i] {
+			continue
+		}
+		h := hashEndpoint(&slice.Endpoints[i])
+		hashes[i] = h
+		loc, ok := f.index[h]
+		if ok {
+			loc.n++
+			if loc.n == 2 {
+				s.dupHashes++
+			}
+		} else {
+			loc = storedLoc{slice: ss, pos: i, n: 1}
+		}
+		put(&f.index, h, loc)
+		put(&f.dirty, h, struct{}{})
+		touched = append(touched, h)
+	}
+	delete(f.hinted, name)
+	delete(f.badClose, name)
+	delete(f.badNode, name)
+	if sliceHasHints(slice) {
+		put(&f.hinted, name, ss)
+	}
+	if preferCloseNeedsUpdate(slice, false) {
+		put(&f.badClose, name, ss)
+	}
+	if preferCloseNeedsUpdate(slice, true) {
+		put(&f.badNode, name, ss)
 	}
 	return touched
 }

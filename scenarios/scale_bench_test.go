@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	"strconv"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 // with --out off, reporting events/s, ns per event and the peak live heap (the heap left
 // after a GC, sampled once per virtual second of the run) in MB and in bytes per pod.
 // Set EPSIM_HEAPPROFILE=FILE to write an in-use heap profile at the start of the run's second
-// phase (every pod of the create phase exists then).
+// phase (every pod of the create phase exists then), or of phase EPSIM_HEAPPROFILE_PHASE.
 //
 //	go test ./scenarios -run '^$' -bench 'Scale/many-services' -benchtime 1x
 func BenchmarkScale(b *testing.B) {
@@ -55,8 +56,12 @@ func BenchmarkScale(b *testing.B) {
 				}
 				cfg = c
 			}
+			cfg.NoWriteLog = true // as sim run without --out
 			var events int64
-			obs := &heapSampler{profile: os.Getenv("EPSIM_HEAPPROFILE")}
+			obs := &heapSampler{profile: os.Getenv("EPSIM_HEAPPROFILE"), profilePhase: 1}
+			if v, err := strconv.Atoi(os.Getenv("EPSIM_HEAPPROFILE_PHASE")); err == nil && v > 0 {
+				obs.profilePhase = v
+			}
 			b.ReportAllocs()
 			start, cpu0 := time.Now(), cpuTime()
 			for b.Loop() {
@@ -105,7 +110,9 @@ type heapSampler struct {
 	peak    uint64
 	sample  [1]metrics.Sample
 	profile string
-	phase   int
+	// profilePhase is the phase at whose start the heap profile is written.
+	profilePhase int
+	phase        int
 }
 
 func (h *heapSampler) Progress(_ sim.Time, phase, _ int) {
@@ -116,7 +123,7 @@ func (h *heapSampler) Progress(_ sim.Time, phase, _ int) {
 	if v := h.sample[0].Value; v.Kind() == metrics.KindUint64 && v.Uint64() > h.peak {
 		h.peak = v.Uint64()
 	}
-	if h.profile != "" && phase == 1 && h.phase == 0 {
+	if h.profile != "" && phase == h.profilePhase && h.phase == phase-1 {
 		runtime.GC()
 		if f, err := os.Create(h.profile); err == nil {
 			_ = pprof.WriteHeapProfile(f)

@@ -26,6 +26,9 @@ type Config struct {
 	EndTime   time.Duration
 	// SLO is the propagation-latency p99 objective (default 30s).
 	SLO time.Duration
+	// NoWriteLog leaves Results.Writes empty: the per-write log (writes.jsonl) is ~150 B a
+	// write, a good part of the memory of a long run that does not write it out.
+	NoWriteLog bool
 }
 
 // ClusterConfig describes the nodes.

@@ -66,7 +66,9 @@ func (c *collector) write(rec WriteRecord, cm committed) {
 		r.TruncatedObjects++
 		r.HiddenAddresses = max(r.HiddenAddresses, cm.hidden)
 	}
-	c.writes = append(c.writes, rec)
+	if !c.e.cfg.NoWriteLog {
+		c.writes = append(c.writes, rec)
+	}
 }
 
 // committed records a write that the API server stored and fanned out.
@@ -113,7 +115,9 @@ func (c *collector) committed(rec WriteRecord, cm committed, fanout, perNode, ev
 		mi := modeIndex(rec.Mode)
 		c.latency[c.e.phase][mi] = append(c.latency[c.e.phase][mi], latency.Seconds())
 	}
-	c.writes = append(c.writes, rec)
+	if !c.e.cfg.NoWriteLog {
+		c.writes = append(c.writes, rec)
+	}
 }
 
 // egress records bytes leaving the API servers between start and end, spread evenly over
