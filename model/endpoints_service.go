@@ -2,6 +2,8 @@ package model
 
 import (
 	"crypto/md5"
+	"hash"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -689,5 +691,170 @@ func (s *ServiceEndpoints) SubsetSizes() []SubsetSize {
 		}
 		out = append(out, ss)
 	}
+	return out
+}
+
+// ObjectDigest is a digest of what Object would return, computed without materialising it:
+// two calls give the same digest exactly when the objects have equal labels, annotations
+// (nil and empty maps alike) and deeply equal subsets. It lets the engine tell a re-PUT of
+// an unchanged truncated object from a change without keeping or building 1000 addresses.
+// It costs O(addresses kept) and allocates nothing per address. The zero digest stands for
+// no object.
+func (s *ServiceEndpoints) ObjectDigest() [md5.Size]byte {
+	if s.deleted || s.svc.ExternalName || s.svc.Selector == nil || (s.last.Verb == "" && !s.stored) {
+		return [md5.Size]byte{}
+	}
+	s.orderLayout()
+	d := newObjectDigest()
+	trigger := s.lastTrigger
+	labels := s.storedLabels
+	if s.last.Verb != "" {
+		labels = legacyEndpointsLabels(s.svc)
+	} else {
+		trigger = s.storedTrigger
+	}
+	annotations := map[string]string{}
+	if !trigger.IsZero() {
+		annotations[AnnotationTriggerTime] = trigger.RFC3339Nano()
+	}
+	if s.last.Truncated {
+		annotations[AnnotationOverCapacity] = truncatedAnnotationValue
+	}
+	d.meta(labels, annotations)
+	d.int(len(s.layout))
+	for _, l := range s.layout {
+		readyK, notReadyK := -1, -1
+		if s.last.Truncated {
+			if s.truncateReady {
+				readyK, notReadyK = l.keep, 0
+			} else {
+				notReadyK = l.keep
+			}
+		}
+		d.list(&l.list.ready, readyK, false)
+		d.list(&l.list.notReady, notReadyK, s.last.Truncated && s.truncateReady)
+		d.int(len(l.portIDs))
+		for _, id := range l.portIDs {
+			d.port(&s.ports[id].port)
+		}
+	}
+	return d.sum()
+}
+
+// EndpointsDigest is ObjectDigest of a materialised object (nil: the zero digest).
+func EndpointsDigest(obj *Endpoints) [md5.Size]byte {
+	if obj == nil {
+		return [md5.Size]byte{}
+	}
+	d := newObjectDigest()
+	d.meta(obj.Labels, obj.Annotations)
+	d.int(len(obj.Subsets))
+	for i := range obj.Subsets {
+		sub := &obj.Subsets[i]
+		d.addresses(sub.Addresses)
+		d.addresses(sub.NotReadyAddresses)
+		d.int(len(sub.Ports))
+		for j := range sub.Ports {
+			d.port(&sub.Ports[j])
+		}
+	}
+	return d.sum()
+}
+
+// objectDigest writes length-prefixed fields into md5, so distinct objects give distinct
+// input streams; a nil list and an empty one are told apart as reflect.DeepEqual does.
+type objectDigest struct {
+	h   hash.Hash
+	buf []byte
+}
+
+func newObjectDigest() *objectDigest { return &objectDigest{h: md5.New()} }
+
+func (d *objectDigest) int(n int) {
+	d.buf = strconv.AppendInt(d.buf[:0], int64(n), 10)
+	d.buf = append(d.buf, ';')
+	d.h.Write(d.buf)
+}
+
+func (d *objectDigest) str(v string) {
+	d.int(len(v))
+	d.buf = append(d.buf[:0], v...)
+	d.h.Write(d.buf)
+}
+
+func (d *objectDigest) strPtr(v *string) {
+	if v == nil {
+		d.int(-1)
+		return
+	}
+	d.str(*v)
+}
+
+func (d *objectDigest) meta(labels, annotations map[string]string) {
+	for _, m := range []map[string]string{labels, annotations} {
+		keys := slices.Sorted(maps.Keys(m))
+		d.int(len(keys))
+		for _, k := range keys {
+			d.str(k)
+			d.str(m[k])
+		}
+	}
+}
+
+func (d *objectDigest) address(a *EndpointAddress) {
+	d.str(a.IP)
+	d.str(a.Hostname)
+	d.strPtr(a.NodeName)
+	if a.TargetRef == nil {
+		d.int(-1)
+		return
+	}
+	d.int(1)
+	d.str(a.TargetRef.Kind)
+	d.str(a.TargetRef.Namespace)
+	d.str(a.TargetRef.Name)
+	d.str(a.TargetRef.UID)
+}
+
+// addresses digests a materialised list: -1 for nil, else its length and entries.
+func (d *objectDigest) addresses(list []EndpointAddress) {
+	if list == nil {
+		d.int(-1)
+		return
+	}
+	d.int(len(list))
+	for i := range list {
+		d.address(&list[i])
+	}
+}
+
+// list digests the first k entries of an address list as endpointsMaterialise would
+// return them (nil when none), or an empty non-nil list when emptyNotNil.
+func (d *objectDigest) list(l *addrList, k int, emptyNotNil bool) {
+	if k < 0 || k > l.len() {
+		k = l.len()
+	}
+	switch {
+	case emptyNotNil:
+		d.int(0)
+		return
+	case k == 0:
+		d.int(-1)
+		return
+	}
+	d.int(k)
+	l.each(k, func(_ int, ps *endpointsPodState) { d.address(&ps.addr) })
+}
+
+func (d *objectDigest) port(p *EndpointsPort) {
+	d.str(p.Name)
+	d.int(int(p.Port))
+	d.str(string(p.Protocol))
+	d.strPtr(p.AppProtocol)
+}
+
+func (d *objectDigest) sum() [md5.Size]byte {
+	var out [md5.Size]byte
+	copy(out[:], d.h.Sum(nil))
 	return out
 }
