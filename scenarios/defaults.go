@@ -78,6 +78,26 @@ const (
 	DefaultNodeMilliCPU = 4000
 	// DefaultPort is the Service port of a service that lists none.
 	DefaultPort = 80
+	// DefaultReplicaSetWorkers is --concurrent-replicaset-syncs (upstream:
+	// pkg/controller/replicaset/config/v1alpha1/defaults.go).
+	DefaultReplicaSetWorkers = 5
+	// DefaultDeploymentWorkers is --concurrent-deployment-syncs (upstream:
+	// pkg/controller/deployment/config/v1alpha1/defaults.go).
+	DefaultDeploymentWorkers = 5
+	// DefaultStatefulSetWorkers is --concurrent-statefulset-syncs and
+	// DefaultDaemonSetWorkers --concurrent-daemonset-syncs (upstream:
+	// pkg/controller/statefulset/config/v1alpha1/defaults.go,
+	// pkg/controller/daemon/config/v1alpha1/defaults.go).
+	DefaultStatefulSetWorkers = 5
+	DefaultDaemonSetWorkers   = 2
+	// DefaultBurstReplicas caps the pods one ReplicaSet sync creates or deletes (upstream:
+	// pkg/controller/replicaset/replica_set.go BurstReplicas).
+	DefaultBurstReplicas = 500
+	// DefaultSchedulerQPS and DefaultSchedulerBurst are kube-scheduler's client limits
+	// (upstream: pkg/scheduler/apis/config/v1/defaults.go SetDefaults_KubeSchedulerConfiguration,
+	// clientConnection qps 50, burst 100); they pace its binding calls.
+	DefaultSchedulerQPS   = 50
+	DefaultSchedulerBurst = 100
 )
 
 // DefaultZones returns the zones of a cluster that names none.
@@ -113,6 +133,31 @@ func DefaultControlPlane() sim.ControlPlaneConfig {
 		MaxEndpointsPerSlice: DefaultMaxEndpointsPerSlice,
 		EndpointsTruncation:  true,
 		InformerLag:          DefaultInformerLag,
+		Workloads:            DefaultWorkloads(),
+	}
+}
+
+// DefaultWorkloads returns the workload controllers as kube-controller-manager runs them:
+// the ReplicaSet and Deployment controllers with 5 workers each and their own clients at
+// --kube-api-qps 20 / --kube-api-burst 30, burstReplicas 500, kube-scheduler's client at
+// 50/100, the assumed 5 ms API latency, and no failing pod creates.
+func DefaultWorkloads() sim.WorkloadsConfig {
+	rs := DefaultController()
+	rs.Workers = DefaultReplicaSetWorkers
+	dc := DefaultController()
+	dc.Workers = DefaultDeploymentWorkers
+	ss := DefaultController()
+	ss.Workers = DefaultStatefulSetWorkers
+	ds := DefaultController()
+	ds.Workers = DefaultDaemonSetWorkers
+	return sim.WorkloadsConfig{
+		ReplicaSet:     rs,
+		Deployment:     dc,
+		StatefulSet:    ss,
+		DaemonSet:      ds,
+		BurstReplicas:  DefaultBurstReplicas,
+		SchedulerQPS:   DefaultSchedulerQPS,
+		SchedulerBurst: DefaultSchedulerBurst,
 	}
 }
 

@@ -45,6 +45,11 @@
 //	    informerLag [20ms] (own writes reach the controller's cache after this),
 //	    endpointSlice / endpoints: workers [5, 1..50], batchPeriod [0], qps [20], burst [30],
 //	    apiLatency [fixed 5ms]
+//	    workloads: the pod churn's pace: replicaSet / deployment / statefulSet / daemonSet:
+//	    workers [5; daemonSet 2], qps [20], burst [30], apiLatency [fixed 5ms] (each KCM
+//	    controller has its own client);
+//	    burstReplicas [500]; scheduler: qps [50], burst [100]; podCreateFailureRate [0].
+//	    Raise the limits (e.g. qps 1e6, burst 1e6) for churn as fast as the pods allow.
 //	apiServer: replicas [1], kubeProxyEncoding [protobuf | json], objectSizeLimit [1.5MiB],
 //	    egressBandwidth [10Gbit], watchers: [{name, count [1], resources: [endpointslices,
 //	    endpoints], encoding [protobuf], includeHeadless [false]}]
@@ -54,7 +59,10 @@
 //	    replicas [1], ports [{port: 80}]: {name, protocol [TCP], port, targetPort [= port],
 //	    appProtocol}, ipFamilies [IPv4], headless, publishNotReadyAddresses,
 //	    trafficDistribution, topologyMode, labels, minReadySeconds (seconds or a duration),
-//	    timing: {schedule, start, ready, stop, gracePeriod} (see DefaultPodTiming)
+//	    timing: {schedule, start, ready, stop, gracePeriod} (see DefaultPodTiming),
+//	    kind [Deployment | StatefulSet | DaemonSet] (StatefulSet: OrderedReady, one pod
+//	    at a time, updated from the highest ordinal; DaemonSet: one pod per node, replicas
+//	    ignored, rollouts take maxUnavailable from the rollout action, no surge)
 //	timeline (required, at least one): {name (required, unique), action, services, settle,
 //	    and per action: rollout maxSurge/maxUnavailable [25%/25%]; scale replicas or
 //	    percent (of each Service's configured replicas); restartPods pods [1];

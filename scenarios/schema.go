@@ -50,16 +50,21 @@ const (
 var (
 	topFields        = []string{"name", "description", "seed", "cluster", "controlPlane", "apiServer", "network", "services", "timeline", "modes", "guards", "slo", "expect"}
 	clusterFields    = []string{"nodes", "zones", "region", "nodeNameFormat", "nodeMilliCPU"}
-	cpFields         = []string{"endpointSlice", "endpoints", "maxEndpointsPerSlice", "endpointsTruncation", "informerLag"}
+	cpFields         = []string{"endpointSlice", "endpoints", "maxEndpointsPerSlice", "endpointsTruncation", "informerLag", "workloads"}
 	controllerFields = []string{"workers", "batchPeriod", "qps", "burst", "apiLatency"}
-	apiServerFields  = []string{"replicas", "kubeProxyEncoding", "objectSizeLimit", "egressBandwidth", "watchers"}
-	watcherFields    = []string{"name", "count", "resources", "encoding", "includeHeadless"}
-	networkFields    = []string{"enabled", "nodeIngressBandwidth", "transportOverhead", "listCompressionRatio"}
-	serviceFields    = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "topologyMode", "labels", "minReadySeconds", "timing"}
-	portFields       = []string{"name", "protocol", "port", "targetPort", "appProtocol"}
-	timingFields     = []string{"schedule", "start", "ready", "stop", "gracePeriod"}
-	actionFields     = []string{"name", "action", "services", "maxSurge", "maxUnavailable", "replicas", "pods", "notReadyFor", "nodes", "zone", "labels", "duration", "settle", "percent", "waves", "spread", "curve"}
-	guardFields      = []string{"maxEvents", "endTime"}
+	workloadFields   = []string{"replicaSet", "deployment", "statefulSet", "daemonSet", "burstReplicas", "scheduler", "podCreateFailureRate"}
+	workloadKinds    = []string{sim.KindDeployment, sim.KindStatefulSet, sim.KindDaemonSet}
+	// workloadControllerFields: the workload controllers have no batch period.
+	workloadControllerFields = []string{"workers", "qps", "burst", "apiLatency"}
+	clientFields             = []string{"qps", "burst"}
+	apiServerFields          = []string{"replicas", "kubeProxyEncoding", "objectSizeLimit", "egressBandwidth", "watchers"}
+	watcherFields            = []string{"name", "count", "resources", "encoding", "includeHeadless"}
+	networkFields            = []string{"enabled", "nodeIngressBandwidth", "transportOverhead", "listCompressionRatio"}
+	serviceFields            = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "topologyMode", "labels", "minReadySeconds", "timing", "kind"}
+	portFields               = []string{"name", "protocol", "port", "targetPort", "appProtocol"}
+	timingFields             = []string{"schedule", "start", "ready", "stop", "gracePeriod"}
+	actionFields             = []string{"name", "action", "services", "maxSurge", "maxUnavailable", "replicas", "pods", "notReadyFor", "nodes", "zone", "labels", "duration", "settle", "percent", "waves", "spread", "curve"}
+	guardFields              = []string{"maxEvents", "endTime"}
 
 	encodings            = []string{string(sim.EncodingProtobuf), string(sim.EncodingJSON)}
 	protocols            = []string{"TCP", "UDP", "SCTP"}
@@ -275,10 +280,54 @@ func (d *decoder) controlPlane(n *yaml.Node, path string, cp *sim.ControlPlaneCo
 			cp.InformerLag = v
 		}
 	}
+	if e, ok := f["workloads"]; ok {
+		d.workloads(e.val, join(path, "workloads"), &cp.Workloads)
+	}
+}
+
+// workloads decodes the workload controllers' pace (controlPlane.workloads).
+func (d *decoder) workloads(n *yaml.Node, path string, w *sim.WorkloadsConfig) {
+	f, ok := d.fields(n, path, workloadFields)
+	if !ok {
+		return
+	}
+	if e, ok := f["replicaSet"]; ok {
+		d.controllerWith(e.val, join(path, "replicaSet"), &w.ReplicaSet, workloadControllerFields)
+	}
+	if e, ok := f["deployment"]; ok {
+		d.controllerWith(e.val, join(path, "deployment"), &w.Deployment, workloadControllerFields)
+	}
+	if e, ok := f["statefulSet"]; ok {
+		d.controllerWith(e.val, join(path, "statefulSet"), &w.StatefulSet, workloadControllerFields)
+	}
+	if e, ok := f["daemonSet"]; ok {
+		d.controllerWith(e.val, join(path, "daemonSet"), &w.DaemonSet, workloadControllerFields)
+	}
+	if e, ok := f["burstReplicas"]; ok {
+		if v, ok := d.integer(e.val, join(path, "burstReplicas"), 1, maxReplicas); ok {
+			w.BurstReplicas = int(v)
+		}
+	}
+	if e, ok := f["scheduler"]; ok {
+		var c sim.ControllerConfig
+		c.QPS, c.Burst = w.SchedulerQPS, w.SchedulerBurst
+		d.controllerWith(e.val, join(path, "scheduler"), &c, clientFields)
+		w.SchedulerQPS, w.SchedulerBurst = c.QPS, c.Burst
+	}
+	if e, ok := f["podCreateFailureRate"]; ok {
+		if v, ok := d.number(e.val, join(path, "podCreateFailureRate"), 0, 0.99); ok {
+			w.PodCreateFailureRate = v
+		}
+	}
 }
 
 func (d *decoder) controller(n *yaml.Node, path string, c *sim.ControllerConfig) {
-	f, ok := d.fields(n, path, controllerFields)
+	d.controllerWith(n, path, c, controllerFields)
+}
+
+// controllerWith decodes the fields of a controller's machinery that allowed lists.
+func (d *decoder) controllerWith(n *yaml.Node, path string, c *sim.ControllerConfig, allowed []string) {
+	f, ok := d.fields(n, path, allowed)
 	if !ok {
 		return
 	}
@@ -564,6 +613,11 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 	}
 	if e, ok := f["labels"]; ok {
 		s.Labels, _ = d.stringMap(e.val, join(path, "labels"), checkLabel)
+	}
+	if e, ok := f["kind"]; ok {
+		if v, ok := d.enum(e.val, join(path, "kind"), workloadKinds); ok {
+			s.WorkloadKind = v
+		}
 	}
 	if e, ok := f["minReadySeconds"]; ok {
 		p := join(path, "minReadySeconds")

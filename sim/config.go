@@ -66,6 +66,38 @@ type ControlPlaneConfig struct {
 	// (upstream: the EndpointSlice tracker's StaleSlices, the Endpoints stale tracker). 0
 	// means the default, 20 ms.
 	InformerLag time.Duration
+	// Workloads is the pace of the controllers that make the pod churn both endpoint
+	// controllers react to.
+	Workloads WorkloadsConfig
+}
+
+// WorkloadsConfig is the pace of the workload controllers and the scheduler. Each
+// kube-controller-manager controller has its own client and so its own token bucket
+// (--kube-api-qps 20, --kube-api-burst 30), and its own workers. A QPS of 0 means
+// unlimited (what tests that build a Config by hand get); scenarios always set upstream's
+// defaults, so the instant behaviour is only reachable by raising the limits explicitly.
+type WorkloadsConfig struct {
+	// ReplicaSet is the ReplicaSet controller: --concurrent-replicaset-syncs workers and its
+	// client, through which it creates and deletes pods and writes ReplicaSet status.
+	ReplicaSet ControllerConfig
+	// Deployment is the Deployment controller: --concurrent-deployment-syncs workers and its
+	// client, through which it creates and scales ReplicaSets and writes Deployment status.
+	Deployment ControllerConfig
+	// BurstReplicas caps the pods one ReplicaSet sync creates or deletes (upstream:
+	// replicaset.BurstReplicas, 500). 0 means 500.
+	BurstReplicas int
+	// SchedulerQPS and SchedulerBurst are kube-scheduler's client limits, which pace its
+	// binding calls (one per pod). A QPS of 0 means unlimited.
+	SchedulerQPS   float64
+	SchedulerBurst int
+	// StatefulSet and DaemonSet are those controllers (--concurrent-statefulset-syncs 5,
+	// --concurrent-daemonset-syncs 2; each with its own client).
+	StatefulSet ControllerConfig
+	DaemonSet   ControllerConfig
+	// PodCreateFailureRate is the probability that one pod create call fails (quota,
+	// admission webhooks…). A failure ends the ReplicaSet sync's slow start; the sync is
+	// retried with the workqueue's backoff. 0 by default.
+	PodCreateFailureRate float64
 }
 
 // Encoding is the wire encoding watchers ask for.
@@ -154,6 +186,10 @@ type ServiceConfig struct {
 	Labels                   map[string]string
 	MinReady                 time.Duration
 	Timing                   PodTiming
+	// WorkloadKind is the controller that makes the pods: "Deployment" (the default when
+	// empty), "StatefulSet" (OrderedReady, one pod at a time) or "DaemonSet" (one pod per
+	// node; Replicas is ignored).
+	WorkloadKind string
 }
 
 // IntOrPercent is maxSurge/maxUnavailable: an absolute number or a percentage.

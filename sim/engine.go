@@ -52,9 +52,11 @@ type Engine struct {
 	services      []*serviceState
 	serviceByName map[string][]*serviceState
 
-	api   *apiServer
-	ctls  []*controller // the controllers that run in this mode set, in a fixed order
-	stats *collector
+	api  *apiServer
+	ctls []*controller // the controllers that run in this mode set, in a fixed order
+	// workloads are the Deployment and ReplicaSet controllers and the scheduler's client.
+	workloads *workloadControllers
+	stats     *collector
 
 	phase      int
 	phaseStart Time
@@ -104,6 +106,7 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 	e.placement = newPlacer(cfg.Cluster.Nodes, newStream(cfg.Seed, streamPlacement))
 	e.kubelet = newKubeletTiming(newStream(cfg.Seed, streamKubelet))
 	e.buildServices()
+	e.workloads = newWorkloadControllers(e)
 	e.api = newAPIServer(e)
 	e.stats = newCollector(e)
 	if cfg.RunEndpointSlices {

@@ -12,6 +12,15 @@ import (
 
 // testConfig is a small cluster: nodes nodes, one Service with replicas pods, and the four
 // phases of the shipped scenarios.
+// testWorkloads returns the workload controllers' upstream defaults (the scenarios
+// package's DefaultWorkloads, which tests of this package cannot import).
+func testWorkloads() WorkloadsConfig {
+	ctl := ControllerConfig{Workers: 5, QPS: 20, Burst: 30, APILatency: Fixed(5 * time.Millisecond)}
+	ds := ctl
+	ds.Workers = 2
+	return WorkloadsConfig{ReplicaSet: ctl, Deployment: ctl, StatefulSet: ctl, DaemonSet: ds, BurstReplicas: 500, SchedulerQPS: 50, SchedulerBurst: 100}
+}
+
 func testConfig(nodes, replicas int) Config {
 	ctl := ControllerConfig{Workers: 5, QPS: 20, Burst: 30, APILatency: Fixed(5 * time.Millisecond)}
 	return Config{
@@ -21,7 +30,7 @@ func testConfig(nodes, replicas int) Config {
 			Nodes: nodes, Zones: []string{"us-east-1a", "us-east-1b", "us-east-1c"},
 			NodeNameFormat: "ip-10-0-%d.ec2.internal", NodeMilliCPU: 4000,
 		},
-		ControlPlane: ControlPlaneConfig{EndpointSlice: ctl, Endpoints: ctl, MaxEndpointsPerSlice: 100},
+		ControlPlane: ControlPlaneConfig{EndpointSlice: ctl, Endpoints: ctl, MaxEndpointsPerSlice: 100, Workloads: testWorkloads()},
 		APIServer:    APIServerConfig{Replicas: 1, KubeProxyEncoding: EncodingProtobuf, ObjectSizeLimitBytes: 1572864},
 		Services: []ServiceConfig{{
 			Name: "web", Namespace: "default", Replicas: replicas,

@@ -107,14 +107,26 @@ func (e *Engine) actOn(a *Action, s *serviceState) {
 		e.newTemplate(s)
 		s.surge, s.unavail = resolveFenceposts(a.MaxSurge, a.MaxUnavailable, s.replicas)
 		s.rollout = a
-		e.reconcileDeployment(s)
+		if e.workloads.setFor(s) != nil {
+			e.workloads.enqueueSet(s)
+		} else {
+			e.workloads.enqueueDeployment(s)
+		}
 	case ActionScale:
+		if s.kind() == KindDaemonSet {
+			return // a DaemonSet runs one pod per node, whatever the replicas
+		}
 		s.replicas = a.Replicas
 		if a.Percent > 0 && s.cfg != nil {
 			s.replicas = (s.cfg.Replicas*a.Percent + 99) / 100
 		}
 		s.surge, s.unavail = resolveFenceposts(IntOrPercent{Value: 25, IsPercent: true}, IntOrPercent{Value: 25, IsPercent: true}, s.replicas)
-		e.reconcileDeployment(s)
+		if s.kind() == KindStatefulSet {
+			s.scaleSet(s.replicas)
+			e.workloads.enqueueSet(s)
+			return
+		}
+		e.workloads.enqueueDeployment(s)
 	case ActionRestartPods:
 		e.deletePods(firstRunning(s, max(a.Pods, 1)))
 	}
@@ -381,6 +393,9 @@ func (ev evEvictNode) apply(e *Engine) {
 		return
 	}
 	for _, p := range append([]*podState(nil), e.podsOnNode[ev.node]...) {
+		if p.pinned >= 0 {
+			continue // DaemonSet pods tolerate not-ready and unreachable nodes
+		}
 		e.deletePod(p)
 		// The kubelet is gone: the pod object stays until the node object is removed and the
 		// pod garbage collector force-deletes it; we take that to be the grace period.
@@ -392,6 +407,9 @@ func (ev evEvictNode) apply(e *Engine) {
 func (e *Engine) drainNode(i int) {
 	e.cordoned[i] = true
 	for _, p := range append([]*podState(nil), e.podsOnNode[i]...) {
+		if p.pinned >= 0 {
+			continue // kubectl drain --ignore-daemonsets
+		}
 		e.deletePod(p)
 	}
 }

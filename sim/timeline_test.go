@@ -100,8 +100,8 @@ func TestDrainInWaves(t *testing.T) {
 			t.Errorf("node %d: drained %v, cordoned at the end %v", i, drained[i], e.cordoned[i])
 		}
 	}
-	if s := e.services[0]; s.newLive != 60 || s.newAvailable != 60 {
-		t.Errorf("after the upgrade: %d live, %d available, want 60", s.newLive, s.newAvailable)
+	if s := e.services[0]; s.newRS.live != 60 || s.newRS.available != 60 {
+		t.Errorf("after the upgrade: %d live, %d available, want 60", s.newRS.live, s.newRS.available)
 	}
 	if ph := e.stats.results().Phases[1]; ph.End-ph.Start < Time(20*time.Minute) {
 		t.Errorf("the upgrade phase lasted %v, shorter than its spread", ph.End-ph.Start)
@@ -169,7 +169,7 @@ func TestScalePercent(t *testing.T) {
 		t.Fatal(err)
 	}
 	runEngine(t, e, nil)
-	if s := e.services[0]; s.replicas != 11 || s.newLive != 11 {
-		t.Errorf("150%% of 7: replicas %d, live %d, want 11", s.replicas, s.newLive)
+	if s := e.services[0]; s.replicas != 11 || s.newRS.live != 11 {
+		t.Errorf("150%% of 7: replicas %d, live %d, want 11", s.replicas, s.newRS.live)
 	}
 }

@@ -22,10 +22,13 @@ const (
 
 // podState is one pod of the simulation and the engine's bookkeeping around it.
 type podState struct {
-	pod   *model.Pod
-	svc   *serviceState
-	hash  string // pod-template-hash: which ReplicaSet it belongs to
-	node  int    // -1 until scheduled
+	pod  *model.Pod
+	svc  *serviceState
+	hash string // pod-template-hash: which ReplicaSet created it
+	// rs is the ReplicaSet that owns it (resolve it: old ReplicaSets are folded together);
+	// nil for replayed pods.
+	rs    *replicaSet
+	node  int // -1 until scheduled
 	stage podStage
 	// available is Ready for at least minReadySeconds (Deployment availability).
 	available bool
@@ -36,6 +39,8 @@ type podState struct {
 	// stuck is true on failed nodes: the kubelet no longer reports, so the pod never stops.
 	stuck bool
 	seq   int // creation order within the service
+	// ordinal is a StatefulSet pod's ordinal and pinned a DaemonSet pod's node; -1 otherwise.
+	ordinal, pinned int
 }
 
 // serviceState is one Service and the Deployment behind it.
@@ -51,20 +56,34 @@ type serviceState struct {
 	gone    int
 	podSeq  int
 	rollout *Action // the rollout in progress, nil when settled
-	// Replica counts of the new and the old ReplicaSets, kept up to date incrementally.
-	newLive, oldLive           int
-	newAvailable, oldAvailable int
-	// old holds pods of older templates in creation order; scale-down takes from the end.
-	old      []*podState
-	surge    int
-	unavail  int
-	families []model.IPFamily
-	timing   *serviceTiming
+	// newRS is the ReplicaSet of the current template; oldRS all older ones together (nil
+	// before the first rollout).
+	newRS, oldRS *replicaSet
+	// newRSCreated is false until the Deployment controller has created newRS.
+	newRSCreated bool
+	// dcItem is the Deployment's place in the Deployment controller's workqueue.
+	dcItem workItem
+	// rsStatusWrites counts ReplicaSet status writes; dcSeen is its value at the
+	// Deployment's last status write.
+	rsStatusWrites, dcSeen int
+	surge                  int
+	unavail                int
+	families               []model.IPFamily
+	timing                 *serviceTiming
 	// podLabels and podPorts are the current template's pod labels and container ports.
 	podLabels map[string]string
 	podPorts  []model.ContainerPort
 	// created is true once the create action ran.
 	created bool
+	// setItem is the Service's place in the StatefulSet or DaemonSet controller's queue;
+	// setWritten the pod changes its last status write reported.
+	setItem    workItem
+	setWritten int
+	// ordinals holds a StatefulSet's pods by ordinal; daemonOn a DaemonSet's running pod
+	// per node and terminatingOn its terminating pods per node.
+	ordinals      []*podState
+	daemonOn      []*podState
+	terminatingOn []int32
 }
 
 // serviceTiming holds the kubelet samplers of one ServiceConfig (shared by its stamped copies).
@@ -201,11 +220,16 @@ func (e *Engine) createService(s *serviceState) {
 	for _, c := range e.ctls {
 		c.serviceAdded(s)
 	}
-	e.reconcileDeployment(s)
+	e.prepareSet(s)
+	if e.workloads.setFor(s) != nil {
+		e.workloads.enqueueSet(s)
+		return
+	}
+	e.workloads.enqueueDeployment(s)
 }
 
 // isNew reports whether p belongs to the current pod template (the new ReplicaSet).
-func (s *serviceState) isNew(p *podState) bool { return p.hash == s.hash }
+func (s *serviceState) isNew(p *podState) bool { return p.rs != nil && p.rs.resolve() == s.newRS }
 
 // setLive counts p in or out of its ReplicaSet's replicas (pods that are not terminating).
 func (s *serviceState) setLive(p *podState, live bool) {
@@ -217,17 +241,15 @@ func (s *serviceState) setLive(p *podState, live bool) {
 	if !live {
 		d = -1
 	}
-	if s.isNew(p) {
-		s.newLive += d
-		if p.available {
-			s.newAvailable += d
-		}
-	} else {
-		s.oldLive += d
-		if p.available {
-			s.oldAvailable += d
-		}
+	if p.rs == nil {
+		return
 	}
+	rs := p.rs.resolve()
+	rs.live += d
+	if p.available {
+		rs.available += d
+	}
+	rs.changes++
 }
 
 // setAvailable records a change of p's availability (Ready for minReadySeconds).
@@ -236,98 +258,64 @@ func (s *serviceState) setAvailable(p *podState, available bool) {
 		return
 	}
 	p.available = available
-	if !p.live {
+	if !p.live || p.rs == nil {
 		return
 	}
-	d := 1
-	if !available {
-		d = -1
-	}
-	if s.isNew(p) {
-		s.newAvailable += d
+	rs := p.rs.resolve()
+	if available {
+		rs.available++
 	} else {
-		s.oldAvailable += d
+		rs.available--
 	}
+	rs.changes++
 }
 
-// newTemplate starts a rollout: every current pod becomes an old one.
+// newTemplate starts a rollout: the current ReplicaSet joins the old ones, and the
+// Deployment controller will create a ReplicaSet for the new template.
 func (e *Engine) newTemplate(s *serviceState) {
-	for _, p := range s.pods {
-		if p.live && s.isNew(p) {
-			s.old = append(s.old, p)
+	if s.newRS != nil && s.kind() != KindDeployment {
+		// A StatefulSet or DaemonSet updates its pods in place of the old ones: one counter
+		// set serves every revision.
+		s.hash = e.names.templateHash()
+		s.podLabels = map[string]string{"app": s.svc.Name, "pod-template-hash": s.hash}
+		return
+	}
+	if s.newRS != nil {
+		if s.oldRS == nil {
+			s.oldRS = s.newRS
+		} else {
+			s.oldRS.absorb(s.newRS)
 		}
 	}
-	s.oldLive += s.newLive
-	s.oldAvailable += s.newAvailable
-	s.newLive, s.newAvailable = 0, 0
 	s.hash = e.names.templateHash()
+	s.newRS = &replicaSet{svc: s, hash: s.hash}
+	s.newRSCreated = false
 	// Every pod of a template has the same labels and ports; pods are never modified in
 	// place, so they share one map and one slice.
 	s.podLabels = map[string]string{"app": s.svc.Name, "pod-template-hash": s.hash}
 	s.podPorts = containerPorts(s.svc)
 }
 
-// reconcileDeployment is the Deployment + ReplicaSet controllers' reaction to any change: it
-// creates and deletes pods following the rolling-update rules. It keeps counts, so it costs
-// O(pods it creates or deletes), not O(replicas).
-// upstream: pkg/controller/deployment/rolling.go reconcileNewReplicaSet, reconcileOldReplicaSets
-// (cleanupUnhealthyReplicas, scaleDownOldReplicaSetsForRollingUpdate); replicaset getPodsToDelete.
-func (e *Engine) reconcileDeployment(s *serviceState) {
-	if !s.created || s.cfg == nil {
+// workloadSettled notes the end of a rollout: no old pods left, none wanted.
+func (e *Engine) workloadSettled(s *serviceState) {
+	if s.rollout == nil || s.newRS.live != s.replicas {
 		return
 	}
-	replicas := s.replicas
-	// Scale the new ReplicaSet up within maxSurge (or down after a scale action).
-	if s.newLive < replicas {
-		allowed := replicas + s.surge - (s.newLive + s.oldLive)
-		if s.oldLive == 0 {
-			allowed = replicas - s.newLive // a plain ReplicaSet replacing lost pods
+	if s.kind() == KindDeployment {
+		if s.oldRS == nil || (s.oldRS.spec == 0 && s.oldRS.live == 0) {
+			s.rollout = nil
 		}
-		for range min(allowed, replicas-s.newLive) {
-			e.createPod(s)
-		}
-	} else if s.newLive > replicas {
-		var live []*podState
-		for _, p := range s.pods {
-			if p.live && s.isNew(p) {
-				live = append(live, p)
-			}
-		}
-		e.deletePods(rankForDeletion(live)[:len(live)-replicas])
-	}
-	if s.oldLive == 0 {
-		s.old = s.old[:0]
-		s.rollout = nil
 		return
 	}
-	minAvailable := replicas - s.unavail
-	newUnavailable := s.newLive - s.newAvailable
-	maxScaledDown := s.newLive + s.oldLive - minAvailable - newUnavailable
-	if maxScaledDown <= 0 {
+	if s.newRS.available != s.replicas {
 		return
 	}
-	// cleanupUnhealthyReplicas: unavailable old pods go first (newest first), up to
-	// maxScaledDown, without regard to availability.
-	var victims []*podState
-	if s.oldLive > s.oldAvailable {
-		for i := len(s.old) - 1; i >= 0 && len(victims) < maxScaledDown; i-- {
-			if p := s.old[i]; p.live && !p.available {
-				victims = append(victims, p)
-			}
-		}
-		e.deletePods(victims)
-	}
-	// scaleDownOldReplicaSetsForRollingUpdate: then as many available old pods as
-	// availability allows, newest first.
-	canScaleDown := s.newAvailable + s.oldAvailable - minAvailable
-	for canScaleDown > 0 && len(s.old) > 0 {
-		p := s.old[len(s.old)-1]
-		s.old = s.old[:len(s.old)-1]
-		if p.live {
-			e.deletePod(p)
-			canScaleDown--
+	for _, p := range s.pods {
+		if p.live && p.hash != s.hash {
+			return
 		}
 	}
+	s.rollout = nil
 }
 
 // rankForDeletion orders pods as the ReplicaSet controller picks victims: unscheduled before
@@ -353,26 +341,33 @@ func rankForDeletion(pods []*podState) []*podState {
 	return out
 }
 
-// createPod creates one pod of the current template; the kubelet takes it from there.
-func (e *Engine) createPod(s *serviceState) {
+// createPod creates one pod of template hash owned by rs, named name (or a generated name
+// when empty); the scheduler and the kubelet take it from there.
+func (e *Engine) createPod(s *serviceState, hash string, rs *replicaSet, name string) *podState {
 	s.podSeq++
 	// Names are unique within the namespace: the API server refuses a duplicate and the
 	// ReplicaSet controller tries another random suffix.
-	name := s.svc.Name + "-" + s.hash + "-" + e.names.suffix(5)
-	for e.podNames[name] {
-		name = s.svc.Name + "-" + s.hash + "-" + e.names.suffix(5)
+	for name == "" || e.podNames[name] {
+		name = s.svc.Name + "-" + hash + "-" + e.names.suffix(5)
 	}
 	e.podNames[name] = true
+	labels := s.podLabels
+	if hash != s.hash {
+		labels = map[string]string{"app": s.svc.Name, "pod-template-hash": hash}
+	}
 	p := &podState{
-		svc:  s,
-		hash: s.hash,
-		node: -1,
-		seq:  s.podSeq,
+		svc:     s,
+		hash:    hash,
+		rs:      rs,
+		node:    -1,
+		ordinal: -1,
+		pinned:  -1,
+		seq:     s.podSeq,
 		pod: &model.Pod{
 			Namespace:      s.svc.Namespace,
 			Name:           name,
 			UID:            e.names.uid(),
-			Labels:         s.podLabels,
+			Labels:         labels,
 			Phase:          model.PodPending,
 			ContainerPorts: s.podPorts,
 		},
@@ -380,7 +375,8 @@ func (e *Engine) createPod(s *serviceState) {
 	s.pods = append(s.pods, p)
 	s.setLive(p, true)
 	e.podAdded(p)
-	e.after(s.timing.schedule.sample(), evPodScheduled{p, p.epoch})
+	e.schedule(e.workloads.bind(e.now+s.timing.schedule.sample()), evPodScheduled{p, p.epoch})
+	return p
 }
 
 func containerPorts(svc *model.Service) []model.ContainerPort {
@@ -411,6 +407,7 @@ func (e *Engine) deletePod(p *podState) {
 		return
 	}
 	e.updatePod(p, func(pod *model.Pod) { pod.Terminating = true })
+	p.svc.setPodTerminating(p)
 	if p.stuck {
 		return // the kubelet is gone; the pod stays Terminating until its node is removed
 	}
@@ -439,8 +436,11 @@ func (e *Engine) podGone(p *podState) {
 	}
 	s.dropGone()
 	delete(e.podNames, p.pod.Name)
+	s.setPodGone(p)
+	if p.rs != nil {
+		p.rs.resolve().changes++ // status.terminatingReplicas
+	}
 	e.podDeleted(p)
-	e.reconcileDeployment(s)
 }
 
 // dropGone counts one more gone pod in s.pods and compacts the list once they are half of it,
@@ -518,7 +518,16 @@ func (ev evPodScheduled) apply(e *Engine) {
 	if p.epoch != ev.epoch || p.stage != stagePending {
 		return
 	}
-	n := e.placement.place(func(i int) bool { return !e.nodeDown[i] && !e.cordoned[i] })
+	var n int
+	if p.pinned >= 0 {
+		// A DaemonSet pod is bound to its node; it tolerates the node being cordoned.
+		n = p.pinned
+		if e.nodeDown[n] {
+			n = -1
+		}
+	} else {
+		n = e.placement.place(func(i int) bool { return !e.nodeDown[i] && !e.cordoned[i] })
+	}
 	if n < 0 {
 		return // unschedulable: stays Pending
 	}
@@ -560,12 +569,17 @@ func (ev evPodReady) apply(e *Engine) {
 
 func (e *Engine) setReady(p *podState, ready bool) {
 	now := timestamp(e.now)
+	if p.rs != nil {
+		p.rs.resolve().changes++ // status.readyReplicas
+	}
+	if !ready {
+		p.svc.setAvailable(p, false)
+	}
 	e.updatePod(p, func(pod *model.Pod) { pod.Ready = ready; pod.ReadyTransition = now })
 	if ready {
-		e.after(Time(p.svc.cfg.MinReady)+deploymentReaction, evPodAvailable{p, p.epoch})
-	} else if p.available {
-		p.svc.setAvailable(p, false)
-		e.reconcileDeployment(p.svc)
+		// The ReplicaSet controller requeues the ReplicaSet after minReadySeconds to count
+		// the pod available (replica_set.go updatePod, enqueueRSAfter).
+		e.after(Time(p.svc.cfg.MinReady), evPodAvailable{p, p.epoch})
 	}
 }
 
@@ -575,14 +589,8 @@ func (ev evPodAvailable) apply(e *Engine) {
 		return
 	}
 	p.svc.setAvailable(p, true)
-	e.reconcileDeployment(p.svc)
+	e.workloads.podChanged(p)
 }
-
-// deploymentReaction is how long the ReplicaSet and Deployment controllers take to act on a
-// pod becoming available (status update, then a sync of each). An assumption: a few
-// milliseconds on a healthy control plane; it also keeps their reaction from coinciding
-// with the endpoint controllers' syncs of the same instant.
-const deploymentReaction = Time(10e6)
 
 // podDeleteAfterStop is the time from containers stopped (the kubelet reports Ready=false) to
 // the kubelet's final delete of the pod object.
@@ -617,6 +625,7 @@ func (ev evPodSetReady) apply(e *Engine) {
 // podAdded, podUpdated and podDeleted are the informer notifications every controller gets.
 func (e *Engine) podAdded(p *podState) {
 	e.record(model.EventAdded, p)
+	e.workloads.podChanged(p)
 	for _, c := range e.ctls {
 		c.podAdded(p)
 	}
@@ -624,6 +633,7 @@ func (e *Engine) podAdded(p *podState) {
 
 func (e *Engine) podUpdated(p *podState, old *model.Pod) {
 	e.record(model.EventModified, p)
+	e.workloads.podChanged(p)
 	for _, c := range e.ctls {
 		c.podUpdated(p, old)
 	}
@@ -631,6 +641,7 @@ func (e *Engine) podUpdated(p *podState, old *model.Pod) {
 
 func (e *Engine) podDeleted(p *podState) {
 	e.record(model.EventDeleted, p)
+	e.workloads.podChanged(p)
 	for _, c := range e.ctls {
 		c.podDeleted(p)
 	}

@@ -2,7 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestResolveFenceposts checks maxSurge/maxUnavailable resolution against upstream's rules:
@@ -37,10 +40,31 @@ func TestResolveFenceposts(t *testing.T) {
 	}
 }
 
+// stepEngine runs e event by event, calling check after each event.
+func stepEngine(e *Engine, check func()) {
+	e.startPhase(0)
+	for {
+		if e.quiescent() {
+			if !e.endPhase() {
+				return
+			}
+			continue
+		}
+		it := e.q.pop()
+		if _, retry := it.ev.(evDelayedAdd); !retry {
+			e.nonRetry--
+		}
+		e.now = it.at
+		it.ev.apply(e)
+		check()
+	}
+}
+
 // TestRolloutRespectsSurgeAndUnavailability steps a rolling update event by event and checks
-// the Deployment guarantees at every instant: never more than replicas+maxSurge pods that
-// count as replicas, never fewer than replicas−maxUnavailable available ones; and at the end
-// every pod is of the new template and available.
+// the Deployment controller's guarantee at every instant: the ReplicaSets' spec.replicas
+// never add up to more than replicas+maxSurge (upstream counts surge by spec, rolling.go
+// reconcileNewReplicaSet / NewRSNewReplicas); and at the end every pod is of the new
+// template and available, and no old ReplicaSet wants pods.
 func TestRolloutRespectsSurgeAndUnavailability(t *testing.T) {
 	for _, tc := range []struct {
 		replicas       int
@@ -61,35 +85,310 @@ func TestRolloutRespectsSurgeAndUnavailability(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			surge, unavail := resolveFenceposts(tc.surge, tc.unavail, tc.replicas)
+			surge, _ := resolveFenceposts(tc.surge, tc.unavail, tc.replicas)
 			s := e.services[0]
-			e.startPhase(0)
-			for {
-				if e.quiescent() {
-					if !e.endPhase() {
-						break
-					}
-					continue
+			minAvailable := tc.replicas
+			stepEngine(e, func() {
+				if e.phase != 1 || s.oldRS == nil {
+					return
 				}
-				it := e.q.pop()
-				if _, retry := it.ev.(evDelayedAdd); !retry {
-					e.nonRetry--
+				if spec := s.newRS.spec + s.oldRS.spec; spec > tc.replicas+surge {
+					t.Fatalf("at %v: ReplicaSets want %d pods, more than %d+%d", e.now, spec, tc.replicas, surge)
 				}
-				e.now = it.at
-				it.ev.apply(e)
-				if e.phase != 1 || s.rollout == nil {
-					continue
-				}
-				if live := s.newLive + s.oldLive; live > tc.replicas+surge {
-					t.Fatalf("at %v: %d pods count as replicas, more than %d+%d", e.now, live, tc.replicas, surge)
-				}
-				if avail := s.newAvailable + s.oldAvailable; avail < tc.replicas-unavail {
-					t.Fatalf("at %v: %d available, fewer than %d-%d", e.now, avail, tc.replicas, unavail)
-				}
+				minAvailable = min(minAvailable, s.newRS.available+s.oldRS.available)
+			})
+			if s.newRS.live != tc.replicas || s.oldRS.live != 0 || s.oldRS.spec != 0 || s.newRS.available != tc.replicas {
+				t.Fatalf("after the rollout: new %d (available %d), old %d (spec %d)", s.newRS.live, s.newRS.available, s.oldRS.live, s.oldRS.spec)
 			}
-			if s.newLive != tc.replicas || s.oldLive != 0 || s.newAvailable != tc.replicas {
-				t.Fatalf("after the rollout: new %d (available %d), old %d", s.newLive, s.newAvailable, s.oldLive)
+			if s.rollout != nil {
+				t.Errorf("the rollout is still marked in progress")
 			}
+			t.Logf("fewest available during the rollout: %d of %d", minAvailable, tc.replicas)
 		})
+	}
+}
+
+// podLog records the pod events of a generated workload.
+type podLog struct{ events []TraceEvent }
+
+func (l *podLog) Progress(Time, int, int) {}
+func (l *podLog) PodEvent(ev TraceEvent)  { l.events = append(l.events, ev) }
+
+// added returns the times pods were created, in order.
+func (l *podLog) added() []Time {
+	var out []Time
+	for _, ev := range l.events {
+		if ev.Type == "ADDED" {
+			out = append(out, ev.At)
+		}
+	}
+	return out
+}
+
+// batches groups creation times into runs of equal times.
+func batches(times []Time) []int {
+	var out []int
+	for i, t := range times {
+		if i == 0 || t != times[i-1] {
+			out = append(out, 0)
+		}
+		out[len(out)-1]++
+	}
+	return out
+}
+
+// workloadConfig is a one-Service scenario with replicas pods and the given workload pace.
+func workloadConfig(replicas int, w WorkloadsConfig, timeline ...Action) Config {
+	cfg := testConfig(50, replicas)
+	cfg.ControlPlane.Workloads = w
+	cfg.RunEndpoints = false
+	cfg.Network = NetworkConfig{}
+	cfg.Timeline = timeline
+	return cfg
+}
+
+// TestSlowStartBatches checks the ReplicaSet controller's pod creates against upstream's
+// slowStartBatch and burstReplicas: a sync creates at most 500 pods, in batches of 1, 2,
+// 4… (the last one what remains), each batch starting when the previous one's calls have
+// returned; the next 500 wait for a new sync, after every expected create was observed.
+// upstream: pkg/controller/replicaset/replica_set.go manageReplicas, slowStartBatch
+// (TestSlowStartBatch), BurstReplicas.
+func TestSlowStartBatches(t *testing.T) {
+	w := testWorkloads()
+	w.ReplicaSet.QPS = 0 // unlimited, so batches show only slow start
+	cfg := workloadConfig(1200, w, Action{Name: "create", Kind: ActionCreate})
+	log := &podLog{}
+	if _, err := Run(cfg, log); err != nil {
+		t.Fatal(err)
+	}
+	got := batches(log.added())
+	want := []int{
+		1, 2, 4, 8, 16, 32, 64, 128, 245, // first sync: 500 (1+…+128 = 255, then 245)
+		1, 2, 4, 8, 16, 32, 64, 128, 245, // second sync: 500 more
+		1, 2, 4, 8, 16, 32, 64, 73, // third: the last 200
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("create batches = %v, want %v", got, want)
+	}
+	times := log.added()
+	// One batch per API round trip (5 ms) within a sync.
+	if d := times[1] - times[0]; d != Time(5*time.Millisecond) {
+		t.Errorf("second batch %v after the first, want one 5ms API call", d)
+	}
+}
+
+// TestPodCreatesArePacedByTheClient checks the ReplicaSet controller's client token bucket
+// (20 qps, burst 30): the k-th pod create goes no sooner than (k−30)/20 s, and 1,000 pods
+// take at least 48.5 s.
+func TestPodCreatesArePacedByTheClient(t *testing.T) {
+	cfg := workloadConfig(1000, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+	log := &podLog{}
+	if _, err := Run(cfg, log); err != nil {
+		t.Fatal(err)
+	}
+	times := log.added()
+	if len(times) != 1000 {
+		t.Fatalf("%d pods created, want 1000", len(times))
+	}
+	for k, at := range times {
+		// Token k+1 is there at (k+1−30)/20 s; the call then takes 5 ms; the Deployment
+		// controller's RS create comes first (≥ 5 ms).
+		if earliest := Time(float64(k+1-30) / 20 * 1e9); at < earliest {
+			t.Fatalf("pod %d created at %v, before its token at %v", k+1, at, earliest)
+		}
+	}
+	if last := times[len(times)-1]; last < Time(48500*time.Millisecond) || last > Time(60*time.Second) {
+		t.Errorf("last of 1000 pods created at %v, want about (1000−30)/20 = 48.5 s", last)
+	}
+}
+
+// TestRolloutTakesTwoCallsPerPod checks the pace a rollout inherits: replacing N pods takes
+// N creates and N deletes through the ReplicaSet controller's 20 qps client, so at least
+// 2N/20 s of virtual time (DESIGN.md "The engine": ~1,000 s for 10,000 pods), and no more
+// than a modest overhead for status writes and the Deployment controller's reaction.
+func TestRolloutTakesTwoCallsPerPod(t *testing.T) {
+	n := 10000
+	if testing.Short() {
+		n = 2000
+	}
+	cfg := workloadConfig(n, testWorkloads(),
+		Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "rollout", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: 25, IsPercent: true}, MaxUnavailable: IntOrPercent{Value: 25, IsPercent: true}},
+	)
+	log := &podLog{}
+	res, err := Run(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var creates, deletes int
+	start := res.Phases[1].Start
+	var last Time
+	for _, ev := range log.events {
+		if ev.At < start {
+			continue
+		}
+		switch {
+		case ev.Type == "ADDED":
+			creates++
+			last = max(last, ev.At)
+		case ev.Type == "MODIFIED" && ev.Pod.Terminating && ev.Pod.Ready:
+			deletes++ // the delete call's deletionTimestamp (the pod still ready)
+			last = max(last, ev.At)
+		}
+	}
+	if creates != n {
+		t.Errorf("rollout created %d pods, want %d", creates, n)
+	}
+	took := (last - start).Seconds()
+	floor := float64(2*n-30) / 20
+	if took < floor || took > 1.25*floor {
+		t.Errorf("rollout's pod calls took %.0f s, want between %.0f and %.0f s", took, floor, 1.25*floor)
+	}
+	t.Logf("%d-pod rollout: %d creates, %d deletes of ready pods, calls over %.0f s (floor %.0f s)", n, creates, deletes, took, floor)
+}
+
+// TestExpectationsPreventDoubleCreates checks ControllerExpectations: while its creates are
+// in flight, a ReplicaSet's syncs (triggered by every pod event) create nothing more, so a
+// Deployment of N replicas never has more than N pods, even with slow API calls.
+// upstream: replica_set.go syncReplicaSet (SatisfiedExpectations), controller_utils.go.
+func TestExpectationsPreventDoubleCreates(t *testing.T) {
+	w := testWorkloads()
+	w.ReplicaSet.APILatency = Fixed(3 * time.Second)
+	cfg := workloadConfig(300, w, Action{Name: "create", Kind: ActionCreate})
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	peak := 0
+	stepEngine(e, func() { peak = max(peak, len(s.pods)) })
+	if peak != 300 || s.newRS.live != 300 {
+		t.Fatalf("peak %d pods, %d at the end; want 300 and 300", peak, s.newRS.live)
+	}
+}
+
+// TestFailedPodCreatesAreRetried checks that a failing pod create ends the slow start
+// (the pods it never tried are not expected) and the sync is retried with backoff until the
+// ReplicaSet has its replicas. upstream: replica_set.go manageReplicas (skippedPods),
+// processNextWorkItem (AddRateLimited).
+func TestFailedPodCreatesAreRetried(t *testing.T) {
+	w := testWorkloads()
+	w.PodCreateFailureRate = 0.2
+	cfg := workloadConfig(200, w, Action{Name: "create", Kind: ActionCreate})
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	stepEngine(e, func() {})
+	if s.newRS.live != 200 || s.newRS.available != 200 {
+		t.Fatalf("%d pods (%d available), want 200", s.newRS.live, s.newRS.available)
+	}
+	if s.newRS.expectCreates != 0 || s.newRS.expectDeletes != 0 {
+		t.Errorf("expectations left: %d creates, %d deletes", s.newRS.expectCreates, s.newRS.expectDeletes)
+	}
+}
+
+// TestStatefulSetOrderedReady checks an OrderedReady StatefulSet against upstream: pod i is
+// created only once pods 0…i−1 are Running, Ready and available, with the stable names
+// name-0, name-1…; a rolling update replaces pods from the highest ordinal down, one at a
+// time, deleting the next only when the previous replacement is available.
+// upstream: pkg/controller/statefulset/stateful_set_control.go updateStatefulSet
+// (TestStatefulSetControlRollingUpdate's order).
+func TestStatefulSetOrderedReady(t *testing.T) {
+	const n = 6
+	cfg := workloadConfig(n, testWorkloads(),
+		Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "rollout", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: 25, IsPercent: true}, MaxUnavailable: IntOrPercent{Value: 25, IsPercent: true}},
+	)
+	cfg.Services[0].WorkloadKind = KindStatefulSet
+	log := &podLog{}
+	if _, err := Run(cfg, log); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	ready := map[string]bool{}
+	firstHash := map[string]string{}
+	for _, ev := range log.events {
+		name := ev.Pod.Name
+		switch {
+		case ev.Type == "ADDED":
+			// Every lower ordinal must be ready (and not terminating) when a pod is created.
+			var ord int
+			fmt.Sscanf(name, "web-%d", &ord)
+			for i := range ord {
+				if lower := fmt.Sprintf("web-%d", i); !ready[lower] {
+					t.Fatalf("at %v: %s created before %s was ready", ev.At, name, lower)
+				}
+			}
+			order = append(order, "+"+name)
+			ready[name] = false
+			if _, ok := firstHash[name]; !ok {
+				firstHash[name] = ev.Pod.Labels["pod-template-hash"]
+			}
+		case ev.Type == "MODIFIED" && ev.Pod.Terminating && !ready[name+"/deleting"]:
+			ready[name+"/deleting"] = true
+			for other, r := range ready {
+				if !strings.Contains(other, "/") && other != name && !r {
+					t.Fatalf("at %v: %s deleted while %s is not ready", ev.At, name, other)
+				}
+			}
+			order = append(order, "-"+name)
+			ready[name] = false
+		case ev.Type == "MODIFIED":
+			ready[name] = ev.Pod.Ready && !ev.Pod.Terminating
+		case ev.Type == "DELETED":
+			delete(ready, name+"/deleting")
+			delete(ready, name)
+		}
+	}
+	want := []string{"+web-0", "+web-1", "+web-2", "+web-3", "+web-4", "+web-5",
+		"-web-5", "+web-5", "-web-4", "+web-4", "-web-3", "+web-3", "-web-2", "+web-2", "-web-1", "+web-1", "-web-0", "+web-0"}
+	if !slices.Equal(order, want) {
+		t.Fatalf("pod creates (+) and deletes (-) = %v\nwant %v", order, want)
+	}
+}
+
+// TestDaemonSetRollout checks a DaemonSet: one pod per node, created in slow-start batches
+// of at most burstReplicas (250) a sync; a rolling update with maxSurge 0 never has more than
+// maxUnavailable nodes without an available pod, and replaces a node's pod only after the
+// old one is gone; draining a node leaves its daemon pod (kubectl drain
+// --ignore-daemonsets). upstream: pkg/controller/daemon/update.go rollingUpdate,
+// daemon_controller.go podsShouldBeOnNode, syncNodes.
+func TestDaemonSetRollout(t *testing.T) {
+	cfg := workloadConfig(1, testWorkloads(),
+		Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 3}},
+		Action{Name: "drain", Kind: ActionDrainNodes, Nodes: 2},
+	)
+	cfg.Services[0].WorkloadKind = KindDaemonSet
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	nodes := len(e.nodes)
+	worst := 0
+	stepEngine(e, func() {
+		if e.phase != 1 {
+			return
+		}
+		for n := range nodes {
+			if k := s.terminatingOn[n]; k > 0 && s.daemonOn[n] != nil {
+				t.Fatalf("at %v: node %d has a new daemon pod while its old one terminates", e.now, n)
+			}
+		}
+		worst = max(worst, nodes-s.newRS.available)
+	})
+	if worst > 3 {
+		t.Errorf("%d nodes without an available daemon pod at once, want at most maxUnavailable 3", worst)
+	}
+	if s.newRS.live != nodes || s.newRS.available != nodes {
+		t.Fatalf("%d daemon pods (%d available) on %d nodes", s.newRS.live, s.newRS.available, nodes)
+	}
+	for n, p := range s.daemonOn {
+		if p == nil || p.node != n || p.hash != s.hash {
+			t.Fatalf("node %d: daemon pod %v", n, p)
+		}
 	}
 }

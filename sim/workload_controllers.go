@@ -1,0 +1,548 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+// The workload controllers that make the pod churn the endpoint controllers react to: the
+// Deployment controller, which creates and scales ReplicaSets, and the ReplicaSet
+// controller, which creates and deletes pods. Each has its own workqueue, workers and
+// client token bucket, as in kube-controller-manager, so a rollout goes at their pace: a
+// ReplicaSet sync creates at most burstReplicas pods, in slow-start batches of 1, 2, 4…,
+// each pod create one call through the controller's 20 qps bucket, and the next sync of the
+// same ReplicaSet waits until every create and delete it expects has been observed.
+// upstream: pkg/controller/replicaset/replica_set.go (syncReplicaSet, manageReplicas,
+// slowStartBatch), pkg/controller/deployment (sync.go, rolling.go), controller_utils.go
+// (ControllerExpectations).
+
+// Upstream constants of the workload controllers.
+const (
+	// defaultBurstReplicas caps the creates or deletes of one ReplicaSet sync.
+	// upstream: pkg/controller/replicaset/replica_set.go BurstReplicas.
+	defaultBurstReplicas = 500
+	// slowStartInitialBatchSize is the first batch of a sync's creates; each next batch
+	// doubles. upstream: pkg/controller/controller_utils.go SlowStartInitialBatchSize.
+	slowStartInitialBatchSize = 1
+	// workloadRetryBase and workloadRetryMax are the per-item exponential backoff of
+	// workqueue.DefaultTypedControllerRateLimiter (5 ms doubling to 1000 s).
+	workloadRetryBase = Time(5 * time.Millisecond)
+	workloadRetryMax  = Time(1000 * time.Second)
+)
+
+// replicaSet is one ReplicaSet of a Deployment, or the group of all its old ones: the
+// rolling-update rules treat old ReplicaSets together, and a real Deployment rarely has more
+// than one with pods.
+type replicaSet struct {
+	svc  *serviceState
+	hash string // pod-template-hash of the pods it creates
+	// merged is the ReplicaSet this one was folded into when a newer template made it old.
+	merged *replicaSet
+	// spec is spec.replicas as stored (what the ReplicaSet controller works towards).
+	spec int
+	// live counts its pods that are not terminating; available those that are also
+	// available (Ready for minReadySeconds).
+	live, available int
+	// expectCreates and expectDeletes are the ControllerExpectations still outstanding: a
+	// sync manages replicas only when both are 0.
+	expectCreates, expectDeletes int
+	// statusLive and statusAvailable are status.replicas and status.availableReplicas as
+	// last written: what the Deployment controller sees.
+	statusLive, statusAvailable int
+	// changes counts pod changes that alter the status; written is its value at the last
+	// status write.
+	changes, written int
+	// failures is the per-item retry count of the workqueue rate limiter.
+	failures int
+	item     workItem
+}
+
+// resolve follows merges to the ReplicaSet that now stands for rs.
+func (rs *replicaSet) resolve() *replicaSet {
+	for rs.merged != nil {
+		rs = rs.merged
+	}
+	return rs
+}
+
+// absorb folds rs into old: every count, expectation and status adds up.
+func (old *replicaSet) absorb(rs *replicaSet) {
+	old.spec += rs.spec
+	old.live += rs.live
+	old.available += rs.available
+	old.expectCreates += rs.expectCreates
+	old.expectDeletes += rs.expectDeletes
+	old.statusLive += rs.statusLive
+	old.statusAvailable += rs.statusAvailable
+	old.changes++
+	rs.merged = old
+}
+
+// workItem is one key's place in a workload controller's workqueue.
+type workItem struct {
+	queued, processing, dirty bool
+}
+
+// workQueue is client-go's workqueue as the workload controllers use it: a key is queued
+// once however often it is added; a key being processed is never handed to a second worker;
+// a key added while processed is queued again when its worker is done.
+// upstream: client-go util/workqueue/queue.go (Add, Get, Done).
+type workQueue[T any] struct {
+	ready []T
+	idle  int
+	item  func(T) *workItem
+}
+
+func (q *workQueue[T]) add(x T) {
+	it := q.item(x)
+	switch {
+	case it.processing:
+		it.dirty = true
+	case !it.queued:
+		it.queued = true
+		q.ready = append(q.ready, x)
+	}
+}
+
+// next hands the first queued key to an idle worker.
+func (q *workQueue[T]) next() (T, bool) {
+	var zero T
+	if q.idle == 0 || len(q.ready) == 0 {
+		return zero, false
+	}
+	x := q.ready[0]
+	q.ready[0] = zero
+	q.ready = q.ready[1:]
+	it := q.item(x)
+	it.queued, it.processing = false, true
+	q.idle--
+	return x, true
+}
+
+// done frees x's worker and queues x again if it changed meanwhile.
+func (q *workQueue[T]) done(x T) {
+	it := q.item(x)
+	it.processing = false
+	q.idle++
+	if it.dirty {
+		it.dirty = false
+		q.add(x)
+	}
+}
+
+// workloadControllers holds the Deployment and ReplicaSet controllers and the scheduler's
+// client.
+type workloadControllers struct {
+	e             *Engine
+	cfg           WorkloadsConfig
+	burstReplicas int
+	rsQueue       workQueue[*replicaSet]
+	dcQueue       workQueue[*serviceState]
+	rsBucket      *tokenBucket
+	dcBucket      *tokenBucket
+	scheduler     *tokenBucket
+	rsLatency     *sampler
+	dcLatency     *sampler
+	// statefulSets and daemonSets are the StatefulSet and DaemonSet controllers.
+	statefulSets, daemonSets *setController
+	// failRoll draws pod create failures; nil when the failure rate is 0.
+	failRoll func() bool
+	// starting is true while an evWorkloadWorkers is queued.
+	starting bool
+}
+
+func newWorkloadControllers(e *Engine) *workloadControllers {
+	cfg := e.cfg.ControlPlane.Workloads
+	rng := newStream(e.cfg.Seed, streamWorkload)
+	w := &workloadControllers{
+		e:             e,
+		cfg:           cfg,
+		burstReplicas: cfg.BurstReplicas,
+		rsBucket:      newTokenBucket(cfg.ReplicaSet.QPS, max(cfg.ReplicaSet.Burst, 1)),
+		dcBucket:      newTokenBucket(cfg.Deployment.QPS, max(cfg.Deployment.Burst, 1)),
+		scheduler:     newTokenBucket(cfg.SchedulerQPS, max(cfg.SchedulerBurst, 1)),
+		rsLatency:     newSampler(cfg.ReplicaSet.APILatency, rng),
+		dcLatency:     newSampler(cfg.Deployment.APILatency, rng),
+	}
+	w.statefulSets = newSetController(KindStatefulSet, cfg.StatefulSet, cfg.StatefulSet.Workers, newSampler(cfg.StatefulSet.APILatency, rng))
+	w.daemonSets = newSetController(KindDaemonSet, cfg.DaemonSet, cfg.DaemonSet.Workers, newSampler(cfg.DaemonSet.APILatency, rng))
+	if w.burstReplicas <= 0 {
+		w.burstReplicas = defaultBurstReplicas
+	}
+	w.rsQueue = workQueue[*replicaSet]{idle: max(cfg.ReplicaSet.Workers, 1), item: func(rs *replicaSet) *workItem { return &rs.item }}
+	w.dcQueue = workQueue[*serviceState]{idle: max(cfg.Deployment.Workers, 1), item: func(s *serviceState) *workItem { return &s.dcItem }}
+	if p := cfg.PodCreateFailureRate; p > 0 {
+		w.failRoll = func() bool { return rng.Float64() < p }
+	}
+	return w
+}
+
+// enqueueRS adds the ReplicaSet that stands for rs to the ReplicaSet controller's queue.
+func (w *workloadControllers) enqueueRS(rs *replicaSet) {
+	if rs == nil {
+		return
+	}
+	w.rsQueue.add(rs.resolve())
+	w.kick()
+}
+
+// enqueueDeployment adds s's Deployment to the Deployment controller's queue.
+func (w *workloadControllers) enqueueDeployment(s *serviceState) {
+	w.dcQueue.add(s)
+	w.kick()
+}
+
+// kick makes idle workers take queued keys at the current instant.
+func (w *workloadControllers) kick() {
+	if w.starting {
+		return
+	}
+	if w.rsQueue.idle > 0 && len(w.rsQueue.ready) > 0 || w.dcQueue.idle > 0 && len(w.dcQueue.ready) > 0 ||
+		w.statefulSets.queue.idle > 0 && len(w.statefulSets.queue.ready) > 0 ||
+		w.daemonSets.queue.idle > 0 && len(w.daemonSets.queue.ready) > 0 {
+		w.starting = true
+		w.e.after(0, evWorkloadWorkers{})
+	}
+}
+
+// evWorkloadWorkers lets idle workers of both controllers take queued keys.
+type evWorkloadWorkers struct{}
+
+func (evWorkloadWorkers) String() string { return "workload workers start" }
+func (evWorkloadWorkers) apply(e *Engine) {
+	w := e.workloads
+	w.starting = false
+	for {
+		s, ok := w.dcQueue.next()
+		if !ok {
+			break
+		}
+		w.syncDeployment(s)
+	}
+	for {
+		rs, ok := w.rsQueue.next()
+		if !ok {
+			break
+		}
+		w.syncReplicaSet(rs)
+	}
+	for _, c := range []*setController{w.statefulSets, w.daemonSets} {
+		for {
+			s, ok := c.queue.next()
+			if !ok {
+				break
+			}
+			w.syncSet(c, s)
+		}
+	}
+}
+
+// rsDone ends a ReplicaSet sync; failed syncs are retried with the per-item backoff.
+func (w *workloadControllers) rsDone(rs *replicaSet, failed bool) {
+	w.rsQueue.done(rs)
+	if failed {
+		rs.failures++
+		w.e.after(exponentialBackoff(workloadRetryBase, workloadRetryMax, rs.failures), evRSRetry{rs})
+	} else {
+		rs.failures = 0
+	}
+	w.kick()
+}
+
+// evRSRetry is the workqueue's AddRateLimited firing.
+type evRSRetry struct{ rs *replicaSet }
+
+func (ev evRSRetry) String() string  { return "replicaset retry " + ev.rs.hash }
+func (ev evRSRetry) apply(e *Engine) { e.workloads.enqueueRS(ev.rs) }
+
+// syncReplicaSet is one sync of a ReplicaSet: when its expectations are satisfied it creates
+// or deletes pods towards spec.replicas, then it writes its status if the pods changed.
+// upstream: replica_set.go syncReplicaSet, manageReplicas.
+func (w *workloadControllers) syncReplicaSet(rs *replicaSet) {
+	e := w.e
+	if rs.merged != nil {
+		// This ReplicaSet became part of the old group; sync that instead.
+		w.rsQueue.done(rs)
+		w.enqueueRS(rs)
+		return
+	}
+	s := rs.svc
+	// The status is computed from the pods listed at the start of the sync.
+	st := rsStatus{live: rs.live, available: rs.available, changes: rs.changes}
+	if rs.expectCreates == 0 && rs.expectDeletes == 0 && s.created {
+		switch diff := rs.live - rs.spec; {
+		case diff < 0:
+			n := min(-diff, w.burstReplicas)
+			rs.expectCreates += n
+			w.createBatch(rs, st, n, min(n, slowStartInitialBatchSize))
+			return
+		case diff > 0:
+			n := min(diff, w.burstReplicas)
+			victims := rankForDeletion(rs.livePods())[:n]
+			rs.expectDeletes += n
+			end := e.now
+			for _, p := range victims {
+				at := w.rsBucket.reserve(e.now) + w.rsLatency.sample()
+				e.schedule(at, evPodDeleteCall{rs, p})
+				end = max(end, at)
+			}
+			e.schedule(end, evRSStatus{rs, st, false})
+			return
+		}
+	}
+	w.writeStatus(rs, st, false)
+}
+
+// rsStatus is the status a ReplicaSet sync computed.
+type rsStatus struct{ live, available, changes int }
+
+// createBatch sends one slow-start batch of pod creates; the next batch, twice as large,
+// starts when every call of this one has returned.
+// upstream: replica_set.go slowStartBatch.
+func (w *workloadControllers) createBatch(rs *replicaSet, st rsStatus, remaining, batch int) {
+	e := w.e
+	end := e.now
+	failed := false
+	for range batch {
+		at := w.rsBucket.reserve(e.now) + w.rsLatency.sample()
+		fail := w.failRoll != nil && w.failRoll()
+		failed = failed || fail
+		e.schedule(at, evPodCreateCall{rs, fail})
+		end = max(end, at)
+	}
+	remaining -= batch
+	if failed || remaining == 0 {
+		// Pods the slow start never tried are not expected any more.
+		rs.resolve().expectCreates -= remaining
+		e.schedule(end, evRSStatus{rs, st, failed})
+		return
+	}
+	e.schedule(end, evRSCreateBatch{rs, st, remaining, min(2*batch, remaining)})
+}
+
+// evRSCreateBatch starts the next slow-start batch of a ReplicaSet sync.
+type evRSCreateBatch struct {
+	rs               *replicaSet
+	st               rsStatus
+	remaining, batch int
+}
+
+func (ev evRSCreateBatch) String() string {
+	return fmt.Sprintf("replicaset %s create batch of %d", ev.rs.hash, ev.batch)
+}
+func (ev evRSCreateBatch) apply(e *Engine) {
+	e.workloads.createBatch(ev.rs, ev.st, ev.remaining, ev.batch)
+}
+
+// evPodCreateCall is a pod create call of the ReplicaSet controller returning: the pod
+// exists, and the controller's informer observes it (CreationObserved).
+type evPodCreateCall struct {
+	rs   *replicaSet
+	fail bool
+}
+
+func (ev evPodCreateCall) String() string { return "pod create call " + ev.rs.hash }
+func (ev evPodCreateCall) apply(e *Engine) {
+	rs := ev.rs.resolve()
+	rs.expectCreates--
+	if ev.fail {
+		return
+	}
+	e.createPod(rs.svc, ev.rs.hash, rs, "")
+}
+
+// evPodDeleteCall is a pod delete call of the ReplicaSet controller returning: the pod is
+// terminating, and the controller observes it (DeletionObserved). A pod already gone or
+// terminating counts as observed too.
+type evPodDeleteCall struct {
+	rs *replicaSet
+	p  *podState
+}
+
+func (ev evPodDeleteCall) String() string { return "pod delete call " + ev.p.pod.Name }
+func (ev evPodDeleteCall) apply(e *Engine) {
+	ev.rs.resolve().expectDeletes--
+	e.deletePod(ev.p)
+}
+
+// evRSStatus ends the manage step of a ReplicaSet sync: the status write comes next.
+type evRSStatus struct {
+	rs     *replicaSet
+	st     rsStatus
+	failed bool
+}
+
+func (ev evRSStatus) String() string  { return "replicaset status " + ev.rs.hash }
+func (ev evRSStatus) apply(e *Engine) { e.workloads.writeStatus(ev.rs, ev.st, ev.failed) }
+
+// writeStatus writes the status a sync computed when the pods changed since the last write,
+// and ends the sync when the write returns. upstream: replica_set.go updateReplicaSetStatus
+// (no call when the status is unchanged).
+func (w *workloadControllers) writeStatus(rs *replicaSet, st rsStatus, failed bool) {
+	e := w.e
+	if st.changes == rs.written || rs.merged != nil {
+		w.rsDone(rs, failed)
+		return
+	}
+	at := w.rsBucket.reserve(e.now) + w.rsLatency.sample()
+	e.schedule(at, evRSStatusWritten{rs, st, failed})
+}
+
+// evRSStatusWritten is a ReplicaSet status write returning; the Deployment controller's
+// informer sees the new status and queues the Deployment.
+type evRSStatusWritten struct {
+	rs     *replicaSet
+	st     rsStatus
+	failed bool
+}
+
+func (ev evRSStatusWritten) String() string { return "replicaset status written " + ev.rs.hash }
+func (ev evRSStatusWritten) apply(e *Engine) {
+	w := e.workloads
+	rs := ev.rs
+	if rs.merged == nil {
+		rs.statusLive, rs.statusAvailable, rs.written = ev.st.live, ev.st.available, ev.st.changes
+		rs.svc.rsStatusWrites++
+		w.enqueueDeployment(rs.svc)
+	}
+	w.rsDone(rs, ev.failed)
+}
+
+// livePods returns rs's pods that count as replicas, in creation order.
+func (rs *replicaSet) livePods() []*podState {
+	out := make([]*podState, 0, rs.live)
+	for _, p := range rs.svc.pods {
+		if p.live && p.rs.resolve() == rs {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// syncDeployment is one sync of the Deployment controller: it creates the new ReplicaSet
+// when the template changed, scales the new and old ReplicaSets by the rolling-update rules
+// on what it sees of them (spec.replicas and status.availableReplicas), and writes the
+// Deployment's status. Each create or scale is one call through its client.
+// upstream: deployment/sync.go getNewReplicaSet, rolling.go rolloutRolling,
+// reconcileNewReplicaSet, reconcileOldReplicaSets, cleanupUnhealthyReplicas,
+// scaleDownOldReplicaSetsForRollingUpdate; util/deployment_util.go NewRSNewReplicas.
+func (w *workloadControllers) syncDeployment(s *serviceState) {
+	e := w.e
+	if !s.created {
+		w.dcQueue.done(s)
+		w.kick()
+		return
+	}
+	n, o := s.newRS, s.oldRS
+	oldSpec := 0
+	if o != nil {
+		oldSpec = o.spec
+	}
+	newSpec, calls := n.spec, 0
+	scaled := false
+	if !s.newRSCreated {
+		// getNewReplicaSet: the new ReplicaSet is created already scaled up.
+		newSpec = newRSReplicas(s.replicas, s.surge, newSpec+oldSpec, newSpec)
+		s.newRSCreated = true
+		calls++
+	} else if newSpec != s.replicas {
+		// reconcileNewReplicaSet
+		want := s.replicas
+		if newSpec < s.replicas {
+			want = newRSReplicas(s.replicas, s.surge, newSpec+oldSpec, newSpec)
+		}
+		if want != newSpec {
+			newSpec, scaled = want, true
+			calls++
+		}
+	}
+	if !scaled && oldSpec > 0 {
+		// reconcileOldReplicaSets
+		minAvailable := s.replicas - s.unavail
+		newUnavailable := newSpec - n.statusAvailable
+		maxScaledDown := newSpec + oldSpec - minAvailable - newUnavailable
+		if maxScaledDown > 0 {
+			// cleanupUnhealthyReplicas: unavailable old pods first.
+			if c := min(maxScaledDown, oldSpec-o.statusAvailable); c > 0 {
+				oldSpec -= c
+				calls++
+			}
+			// scaleDownOldReplicaSetsForRollingUpdate: then as far as availability allows.
+			if avail := o.statusAvailable + n.statusAvailable; avail > minAvailable && oldSpec > 0 {
+				oldSpec -= min(oldSpec, avail-minAvailable)
+				calls++
+			}
+		}
+	}
+	// syncRolloutStatus: a status write when anything it reports changed.
+	if calls > 0 || s.rsStatusWrites != s.dcSeen {
+		s.dcSeen = s.rsStatusWrites
+		calls++
+	}
+	end := e.now
+	for range calls {
+		end = max(end, w.dcBucket.reserve(e.now)+w.dcLatency.sample())
+	}
+	e.schedule(end, evDeploymentSynced{s, n, o, newSpec, oldSpec})
+}
+
+// newRSReplicas is how far the new ReplicaSet may scale up: to replicas, within replicas +
+// maxSurge pods counted by spec over all ReplicaSets.
+// upstream: deployment/util/deployment_util.go NewRSNewReplicas (RollingUpdate).
+func newRSReplicas(replicas, surge, current, newSpec int) int {
+	maxTotal := replicas + surge
+	if current >= maxTotal {
+		return newSpec
+	}
+	return newSpec + min(maxTotal-current, replicas-newSpec)
+}
+
+// evDeploymentSynced is the Deployment controller's calls returning: the ReplicaSets have
+// their new spec.replicas, and each one that changed is queued for the ReplicaSet controller.
+type evDeploymentSynced struct {
+	s                *serviceState
+	n, o             *replicaSet
+	newSpec, oldSpec int
+}
+
+func (ev evDeploymentSynced) String() string { return "deployment synced " + ev.s.svc.Name }
+func (ev evDeploymentSynced) apply(e *Engine) {
+	w := e.workloads
+	w.dcQueue.done(ev.s)
+	if ev.n != ev.s.newRS || ev.o != ev.s.oldRS {
+		// A new template arrived while the calls were in flight: they raced the Deployment
+		// update and fail with a conflict; the next sync starts over.
+		w.dcQueue.add(ev.s)
+		w.kick()
+		return
+	}
+	changed := false
+	for _, c := range []struct {
+		rs   *replicaSet
+		spec int
+	}{{ev.n, ev.newSpec}, {ev.o, ev.oldSpec}} {
+		if c.rs == nil {
+			continue
+		}
+		if c.rs.spec != c.spec {
+			c.rs.spec = c.spec
+			w.enqueueRS(c.rs)
+			changed = true
+		}
+	}
+	if changed {
+		// The ReplicaSet updates reach the Deployment controller's informer too.
+		w.dcQueue.add(ev.s)
+	}
+	w.kick()
+	e.workloadSettled(ev.s)
+}
+
+// bind reserves a binding call of the scheduler for a pod whose scheduling decision is
+// ready at t, and returns when the pod is bound.
+func (w *workloadControllers) bind(t Time) Time { return w.scheduler.reserve(t) }
+
+// String describes the controllers' queues, for traces.
+func (w *workloadControllers) String() string {
+	return fmt.Sprintf("workloads: %d replicaset keys queued, %d deployment keys queued", len(w.rsQueue.ready), len(w.dcQueue.ready))
+}
