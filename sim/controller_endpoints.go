@@ -1,7 +1,8 @@
 package sim
 
 import (
-	"crypto/md5"
+	"maps"
+	"reflect"
 	"time"
 
 	"epsim/model"
@@ -42,9 +43,9 @@ type storedEndpoints struct {
 	bytes   model.ByEncoding
 	// addresses counts ready + not-ready addresses, for the write log.
 	addresses int
-	// truncated is the digest of the stored object when it was truncated (zero otherwise),
-	// to tell a re-PUT of identical content (a no-op) from a change.
-	truncated [md5.Size]byte
+	// truncated is the stored object when it was truncated (at most 1000 addresses), to
+	// tell a re-PUT of identical content (a no-op) from a change.
+	truncated *model.Endpoints
 }
 
 // endpointsSnapshot is what a sync decided to write, captured when it ran.
@@ -53,9 +54,9 @@ type endpointsSnapshot struct {
 	meta      model.ObjectMeta
 	subsets   []model.SubsetSize
 	unchanged bool
-	// digest is the digest of a truncated write's object (model ObjectDigest), zero
-	// otherwise.
-	digest [md5.Size]byte
+	// object is the materialised object of a truncated write (bounded by the 1000-address
+	// cap), nil otherwise.
+	object *model.Endpoints
 }
 
 func newEndpointsSyncer(e *Engine) *endpointsSyncer {
@@ -138,11 +139,10 @@ func (y *endpointsSyncer) sync(s *serviceState, trigger model.Timestamp) ([]writ
 	snap := &endpointsSnapshot{decision: d, meta: b.ObjectMeta(), subsets: b.SubsetSizes(), unchanged: b.Unchanged()}
 	if d.Truncated {
 		// An over-capacity object is re-PUT on every sync (UPSTREAM.md §3); the API server
-		// drops the PUT only if the truncated object encodes the same. Compare digests of
-		// the whole object (no 1000 addresses materialised per sync).
-		snap.digest = b.ObjectDigest()
-		if prev := y.stored[s.idx].truncated; prev != ([md5.Size]byte{}) {
-			snap.unchanged = prev == snap.digest
+		// drops the PUT only if the truncated object encodes the same. Compare it whole.
+		snap.object = b.Object()
+		if prev := y.stored[s.idx].truncated; prev != nil {
+			snap.unchanged = endpointsEqual(prev, snap.object)
 		}
 	}
 	return []write{{verb: d.Verb, legacy: true, endpoints: snap}}, nil
@@ -198,7 +198,7 @@ func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 		if w.verb == model.EndpointsDelete {
 			*st = storedEndpoints{}
 		} else {
-			*st = storedEndpoints{exists: true, uid: w.uid, created: w.created, labels: w.labels, bytes: w.bytes, addresses: w.addresses, truncated: w.endpoints.digest}
+			*st = storedEndpoints{exists: true, uid: w.uid, created: w.created, labels: w.labels, bytes: w.bytes, addresses: w.addresses, truncated: w.endpoints.object}
 		}
 	}
 	// The write is settled: the changes held meanwhile reach the builder now.
@@ -208,4 +208,11 @@ func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 	for _, c := range held {
 		y.apply(i, c)
 	}
+}
+
+// endpointsEqual reports whether two Endpoints objects have the same labels, annotations and
+// subsets (what a re-PUT would encode; the API server fills in the rest).
+func endpointsEqual(a, b *model.Endpoints) bool {
+	return maps.Equal(a.Labels, b.Labels) && maps.Equal(a.Annotations, b.Annotations) &&
+		reflect.DeepEqual(a.Subsets, b.Subsets)
 }
