@@ -118,7 +118,7 @@ func BuildEndpoints(svc *Service, pods []*Pod, current *Endpoints, opts Endpoint
 	// upstream step 7: the skip test.
 	if !create &&
 		legacySubsetsEqual(current.Subsets, subsets) &&
-		stringMapsEqual(withoutKey(current.Labels, LabelHeadless), svc.Labels) &&
+		labelsCorrectForEndpoints(current.Labels, svc.Labels) &&
 		(!opts.Truncate || capacityAnnotationSetCorrectly(current.Annotations, current.Subsets)) {
 		return EndpointsPlan{EndpointsDecision: EndpointsDecision{
 			Subsets: len(subsets), Addresses: d.DesiredAddresses, NotReadyAddresses: d.DesiredNotReadyAddresses,
@@ -159,16 +159,38 @@ func BuildEndpoints(svc *Service, pods []*Pod, current *Endpoints, opts Endpoint
 
 // legacyEndpointsLabels is the label set the Endpoints controller writes: the Service's labels,
 // plus service.kubernetes.io/headless: "" for a Service without a cluster IP, else that label
-// removed. upstream: endpoints_controller.go syncService (CloneAndAddLabel/CloneAndRemoveLabel).
+// removed, and endpoints.kubernetes.io/managed-by: endpoint-controller.
+// upstream: endpoints_controller.go syncService (CloneAndAddLabel/CloneAndRemoveLabel, then
+// Labels[LabelManagedBy] = ControllerName).
 func legacyEndpointsLabels(svc *Service) map[string]string {
-	out := make(map[string]string, len(svc.Labels)+1)
+	out := make(map[string]string, len(svc.Labels)+2)
 	maps.Copy(out, svc.Labels)
 	if svc.IsHeadless() {
 		out[LabelHeadless] = ""
 	} else {
 		delete(out, LabelHeadless)
 	}
+	out[LabelEndpointsManagedBy] = EndpointsControllerName
 	return out
+}
+
+// labelsCorrectForEndpoints reports whether stored Endpoints labels are what the controller
+// would write for a Service with svcLabels: managed-by is the Endpoints controller, and every
+// other label but the headless one is the Service's, with nothing missing.
+// upstream: endpoints_controller.go labelsCorrectForEndpoints.
+func labelsCorrectForEndpoints(epLabels, svcLabels map[string]string) bool {
+	if v, ok := epLabels[LabelEndpointsManagedBy]; !ok || v != EndpointsControllerName {
+		return false
+	}
+	skipped := 0
+	for k, v := range epLabels {
+		if k == LabelHeadless || k == LabelEndpointsManagedBy {
+			skipped++
+		} else if sv, ok := svcLabels[k]; !ok || sv != v {
+			return false
+		}
+	}
+	return len(svcLabels) == len(epLabels)-skipped
 }
 
 // legacyPodIncluded reports whether a pod may be an Endpoints address: not Succeeded or

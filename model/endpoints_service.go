@@ -399,7 +399,7 @@ func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 
 	// upstream step 7: the skip test.
 	if s.stored && s.mismatch == 0 &&
-		stringMapsEqual(withoutKey(s.storedLabels, LabelHeadless), svc.Labels) &&
+		labelsCorrectForEndpoints(s.storedLabels, svc.Labels) &&
 		(!s.opts.Truncate || (s.storedCount <= EndpointsMaxCapacity && !s.storedOverCapacity)) {
 		s.commitTouched()
 		s.last = d

@@ -387,11 +387,27 @@ func TestEndpointsSkipTest(t *testing.T) {
 	if _, ok := p2.Object.Annotations[AnnotationTriggerTime]; ok {
 		t.Fatalf("zero trigger time must remove the annotation")
 	}
-	// The headless label is ignored by the compare.
+	// Every object written carries the managed-by label (upstream:
+	// endpoints_controller_test.go TestSyncEndpointsItemsWithLabels).
+	if got := cur.Labels[LabelEndpointsManagedBy]; got != EndpointsControllerName {
+		t.Fatalf("managed-by label %q, want %q", got, EndpointsControllerName)
+	}
+	// The headless and managed-by labels are ignored by the compare, as long as managed-by
+	// names this controller (upstream: labelsCorrectForEndpoints).
 	withHeadless := *cur
-	withHeadless.Labels = map[string]string{"app": "web", LabelHeadless: ""}
+	withHeadless.Labels = map[string]string{"app": "web", LabelHeadless: "", LabelEndpointsManagedBy: EndpointsControllerName}
 	if p := BuildEndpoints(svc, pods, &withHeadless, opts, 0); p.Verb != "" {
 		t.Fatalf("headless label only: %q, want skip", p.Verb)
+	}
+	for _, labels := range []map[string]string{
+		{"app": "web"}, // written before the label existed: rewritten to add it
+		{"app": "web", LabelEndpointsManagedBy: "someone-else"},
+	} {
+		other := *cur
+		other.Labels = labels
+		if p := BuildEndpoints(svc, pods, &other, opts, 0); p.Verb != EndpointsUpdate || p.Object.Labels[LabelEndpointsManagedBy] != EndpointsControllerName {
+			t.Fatalf("labels %v: %q %v, want an update setting managed-by", labels, p.Verb, p.Object.Labels)
+		}
 	}
 	// A stale over-capacity annotation forces a write that removes it.
 	over := *cur

@@ -43,8 +43,12 @@ const (
 
 // Well-known label and annotation keys (upstream: k8s.io/api/discovery/v1 and core/v1 constants).
 const (
-	LabelServiceName         = "kubernetes.io/service-name"
-	LabelManagedBy           = "endpointslice.kubernetes.io/managed-by"
+	LabelServiceName = "kubernetes.io/service-name"
+	LabelManagedBy   = "endpointslice.kubernetes.io/managed-by"
+	// LabelEndpointsManagedBy is the label the Endpoints controller sets on every Endpoints
+	// object it writes, with value EndpointsControllerName.
+	// upstream: endpoints_controller.go LabelManagedBy, ControllerName.
+	LabelEndpointsManagedBy  = "endpoints.kubernetes.io/managed-by"
 	LabelHeadless            = "service.kubernetes.io/headless"
 	LabelServiceProxyName    = "service.kubernetes.io/service-proxy-name"
 	LabelSkipMirror          = "endpointslice.kubernetes.io/skip-mirror"
@@ -60,6 +64,8 @@ const (
 	ControllerName = "endpointslice-controller.k8s.io"
 	// MirroringControllerName is the managed-by value of slices written by the mirroring controller.
 	MirroringControllerName = "endpointslicemirroring-controller.k8s.io"
+	// EndpointsControllerName is the legacy Endpoints controller's managed-by value.
+	EndpointsControllerName = "endpoint-controller"
 )
 
 // Traffic distribution values of spec.trafficDistribution.

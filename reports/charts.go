@@ -1,269 +1,477 @@
 package reports
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"image/color"
-	"io"
 	"math"
-	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"epsim/sim"
 )
 
-// ChartFormats are the image formats every chart is written in.
-var ChartFormats = []string{"png", "svg"}
+// HeadlineChartName is the file stem of the headline chart, the one a run report leads with.
+const HeadlineChartName = "phases-bytes"
 
-// Chart size: wide enough for a phase-labelled time axis, readable when embedded in a page.
-const (
-	chartWidth  = 8 * vg.Inch
-	chartHeight = 4.5 * vg.Inch
-)
-
-// Mode colours: warm for the legacy Endpoints, cool for EndpointSlices.
-var modeColors = map[sim.Mode]color.Color{
-	sim.ModeEndpoints:      color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
-	sim.ModeEndpointSlices: color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
-}
-
-// ChartSeries is one plotted series, kept beside the plot so tests can digest the data
-// instead of comparing pixels.
-type ChartSeries struct {
-	Name string
-	XYs  plotter.XYs
-}
-
-// Chart is one chart: Name is the file stem ("cumulative-fanout"), Plots the panels laid out
-// in rows, and Series the data they plot.
-type Chart struct {
-	Name   string
-	Title  string
-	Series []ChartSeries
-	Plots  [][]*plot.Plot
-	Height vg.Length
-}
-
-// Digest is a short hash of the chart's plotted data (series names and points with fixed
-// precision), stable across font and rasteriser versions.
-func (c *Chart) Digest() string {
-	h := sha256.New()
-	for _, s := range c.Series {
-		fmt.Fprintf(h, "%s\n", s.Name)
-		for _, p := range s.XYs {
-			fmt.Fprintf(h, "%s %s\n", strconv.FormatFloat(p.X, 'g', 12, 64), strconv.FormatFloat(p.Y, 'g', 12, 64))
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
-}
-
-// Render draws the chart in format ("png" or "svg") to w.
-func (c *Chart) Render(w io.Writer, format string) error {
-	height := c.Height
-	if height == 0 {
-		height = chartHeight
-	}
-	var canvas vg.CanvasWriterTo
-	switch format {
-	case "png":
-		canvas = vgimg.PngCanvas{Canvas: vgimg.New(chartWidth, height)}
-	case "svg":
-		canvas = vgsvg.New(chartWidth, height)
-	default:
-		return fmt.Errorf("reports: unknown chart format %q (want png or svg)", format)
-	}
-	dc := draw.New(canvas)
-	if len(c.Plots) == 1 && len(c.Plots[0]) == 1 {
-		c.Plots[0][0].Draw(dc)
-	} else {
-		tiles := draw.Tiles{Rows: len(c.Plots), Cols: len(c.Plots[0]), PadY: vg.Millimeter * 2, PadX: vg.Millimeter * 2,
-			PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-		canvases := plot.Align(c.Plots, tiles, dc)
-		for i, row := range c.Plots {
-			for j, p := range row {
-				p.Draw(canvases[i][j])
-			}
-		}
-	}
-	_, err := canvas.WriteTo(w)
-	return err
-}
-
-// Charts builds every chart for a run: cumulative bytes fanned out (log scale) and apiserver
-// egress per second, both with the phases shaded; per-phase bars of writes and of bytes fanned
-// out with the Endpoints/EndpointSlices ratio printed; and, when layout samples exist and the
-// EndpointSlice mode ran, the EndpointSlice layout over time. series may be sparse.
+// Charts builds every chart for a run, in a fixed order: the headline (bytes fanned out per
+// phase, both modes side by side on a log scale, the ratio above each pair), the cumulative
+// bytes fanned out, the API server egress per second, the propagation latency, the API
+// writes per phase and, when layout samples exist and the EndpointSlice mode ran, the
+// EndpointSlice layout over time. series may be sparse.
 func Charts(s *Summary, series []sim.Bucket, layout []sim.LayoutSample) ([]*Chart, error) {
 	dense := DenseSeries(series)
 	var charts []*Chart
 	for _, build := range []func() (*Chart, error){
-		func() (*Chart, error) { return cumulativeFanoutChart(s, dense) },
-		func() (*Chart, error) { return egressChart(s, dense) },
-		func() (*Chart, error) { return latencyChart(s, dense) },
+		func() (*Chart, error) { return HeadlineChart(s) },
+		func() (*Chart, error) { return CumulativeFanoutChart(s, dense) },
+		func() (*Chart, error) { return EgressChart(s, dense) },
+		func() (*Chart, error) { return LatencyChart(s, dense) },
+		func() (*Chart, error) { return PhaseWritesChart(s) },
 		func() (*Chart, error) {
-			return phaseBarsChart(s, "phases-writes", "API writes per phase", "API writes",
-				func(m *ModeSummary) int64 { return m.Writes.Total }, formatCount)
-		},
-		func() (*Chart, error) {
-			return phaseBarsChart(s, "phases-bytes", "Bytes fanned out per phase", "bytes fanned out (SI)",
-				func(m *ModeSummary) int64 { return m.FanoutBytes }, FormatBytes)
+			if len(layout) == 0 || s.Total.EndpointSlices == nil {
+				return nil, nil
+			}
+			return SliceLayoutChart(s, layout)
 		},
 	} {
 		c, err := build()
 		if err != nil {
 			return nil, err
 		}
-		charts = append(charts, c)
-	}
-	if len(layout) > 0 && s.Total.EndpointSlices != nil {
-		c, err := layoutChart(s, layout)
-		if err != nil {
-			return nil, err
+		if c != nil {
+			charts = append(charts, c)
 		}
-		charts = append(charts, c)
 	}
 	return charts, nil
 }
 
-// newPlot returns a plot with the common title (chart title, scenario, seed) and grid;
-// timeAxis adds the shaded, labelled phases underneath the grid.
-func newPlot(s *Summary, title, xLabel, yLabel string, timeAxis bool) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s\n%s, seed %d, %d nodes", title, s.Scenario, s.Seed, s.Nodes)
-	p.X.Label.Text = xLabel
-	p.Y.Label.Text = yLabel
-	p.Legend.Top = true
-	p.Legend.Left = true
-	if timeAxis {
-		p.Add(newPhaseBands(s))
+// runContext names the run in subtitles: "5000-nodes, seed 1, 5,000 nodes".
+func runContext(s *Summary) string {
+	return fmt.Sprintf("%s, seed %d, %s nodes", s.Scenario, s.Seed, formatCount(int64(s.Nodes)))
+}
+
+// runPhases are the run's phases as time spans, numbered from 1.
+func runPhases(s *Summary) []phaseSpan {
+	out := make([]phaseSpan, len(s.Phases))
+	for i, ph := range s.Phases {
+		out[i] = phaseSpan{number: i + 1, name: ph.Name, start: ph.StartSeconds, end: ph.EndSeconds}
 	}
-	p.Add(plotter.NewGrid())
+	return out
+}
+
+// compareModes states which mode has more of a figure over the run, and by how much:
+// "Endpoints send 63× more bytes than EndpointSlices". verb is third person plural ("send"),
+// noun the figure ("bytes"). With one mode it gives the figure.
+func compareModes(s *Summary, value func(*ModeSummary) int64, verb, noun string, format func(int64) string) string {
+	e, es := s.Total.Endpoints, s.Total.EndpointSlices
+	switch {
+	case e == nil && es == nil:
+		return "No mode ran"
+	case e == nil:
+		return fmt.Sprintf("EndpointSlices %s %s %s", verb, format(value(es)), noun)
+	case es == nil:
+		return fmt.Sprintf("Endpoints %s %s %s", verb, format(value(e)), noun)
+	}
+	a, b := value(e), value(es)
+	switch {
+	case a == 0 && b == 0:
+		return fmt.Sprintf("Neither mode %s any %s", strings.TrimSuffix(verb, "s"), noun)
+	case b == 0:
+		return fmt.Sprintf("Endpoints %s %s %s; EndpointSlices none", verb, format(a), noun)
+	case a == 0:
+		return fmt.Sprintf("EndpointSlices %s %s %s; Endpoints none", verb, format(b), noun)
+	}
+	more, less := "Endpoints", "EndpointSlices"
+	r := float64(a) / float64(b)
+	if r < 1 {
+		more, less, r = less, more, 1/r
+	}
+	if r < 1.05 {
+		return fmt.Sprintf("Endpoints and EndpointSlices %s about as many %s (%s and %s)", verb, noun, format(a), format(b))
+	}
+	return fmt.Sprintf("%s %s %s more %s than %s", more, verb, FormatRatio(r, true), noun, less)
+}
+
+// modeTotals lists each mode's figure: "Endpoints 4.4 TB, EndpointSlices 70.4 GB".
+func modeTotals(s *Summary, value func(*ModeSummary) int64, format func(int64) string) string {
+	var parts []string
+	for _, m := range s.Modes {
+		if ms := s.Total.Mode(m); ms != nil {
+			parts = append(parts, modeTitle(m)+" "+format(value(ms)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func fanoutBytes(m *ModeSummary) int64 { return m.FanoutBytes }
+func writesTotal(m *ModeSummary) int64 { return m.Writes.Total }
+
+// keepVisible returns the span (top / bottom) of a log axis: span, widened so that every
+// line's peak is at least two decades above the bottom of the axis; a mode far below the
+// other then still shows its shape instead of lying on the axis.
+func keepVisible(span, top float64, lines []plotter.XYs) float64 {
+	for _, l := range lines {
+		peak := 0.0
+		for _, p := range l {
+			peak = max(peak, p.Y)
+		}
+		if peak > 0 {
+			span = max(span, top/(peak/100))
+		}
+	}
+	return span
+}
+
+// timeEnd is where a time axis ends: the end of the run or of the data, whichever is later.
+func timeEnd(s *Summary, xys ...plotter.XYs) float64 {
+	end := s.EndTimeSeconds
+	for _, x := range xys {
+		if n := len(x); n > 0 {
+			end = max(end, x[n-1].X)
+		}
+	}
+	if end <= 0 {
+		end = 1
+	}
+	return end
+}
+
+// newTimePlot returns a panel over the run's virtual time, from 0 to end, with the phases
+// shaded; c numbers them above the panel and lists them in its key.
+func (c *Chart) newTimePlot(s *Summary, yLabel string, end float64) *plot.Plot {
+	c.phases, c.markers = runPhases(s), true
+	p := newChartPlot("virtual time", yLabel, phaseBands{phases: c.phases})
+	p.X.Min, p.X.Max = 0, end
+	p.X.Tick.Marker = timeTicks{}
 	return p
 }
 
-func cumulativeFanoutChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
-	c := &Chart{Name: "cumulative-fanout", Title: "Bytes fanned out to watchers, cumulative"}
-	p := newPlot(s, c.Title, "virtual time (s)", "bytes (log scale, SI)", true)
-	positive := false
-	for _, m := range s.Modes {
-		// A point at the end of each second; zero totals are left out because the axis is
-		// logarithmic.
-		var xys plotter.XYs
+// CumulativeFanoutChart draws the bytes fanned out to watchers since the start of the run,
+// per mode, on a log scale. dense is DenseSeries of the run's series.
+func CumulativeFanoutChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
+	c := &Chart{Name: "cumulative-fanout",
+		Title:    compareModes(s, fanoutBytes, "send", "bytes", FormatBytes) + " over the run",
+		Subtitle: fmt.Sprintf("Bytes fanned out to watchers since the start, log scale: %s · %s", modeTotals(s, fanoutBytes, FormatBytes), runContext(s))}
+	lines := make([]plotter.XYs, len(s.Modes))
+	lo, hi := math.Inf(1), 0.0
+	for k, m := range s.Modes {
+		// A point at the end of each second; zero totals are left out (log axis).
 		var total int64
 		for _, b := range dense {
 			total += bucketMode(b, m).FanoutBytes
 			if total > 0 {
-				xys = append(xys, plotter.XY{X: float64(b.Second + 1), Y: float64(total)})
+				lines[k] = append(lines[k], plotter.XY{X: float64(b.Second + 1), Y: float64(total)})
+				lo, hi = min(lo, float64(total)), max(hi, float64(total))
 			}
 		}
-		c.Series = append(c.Series, ChartSeries{Name: string(m), XYs: xys})
-		if len(xys) == 0 {
-			continue
+		c.Series = append(c.Series, ChartSeries{Name: string(m), XYs: lines[k]})
+	}
+	end := timeEnd(s, lines...)
+	p := c.newTimePlot(s, "bytes fanned out (log)", end)
+	for k, m := range s.Modes {
+		xys := lines[k]
+		if n := len(xys); n > 0 && xys[n-1].X < end {
+			// The total holds until the end of the run.
+			xys = append(xys[:n:n], plotter.XY{X: end, Y: xys[n-1].Y})
 		}
-		positive = true
-		if err := addLine(p, m, xys); err != nil {
+		if err := c.addSeriesLine(p, modeTitle(m), modeStyles[m], xys, plotter.NoStep); err != nil {
 			return nil, err
 		}
 	}
-	if positive {
+	if hi > 0 {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = byteTicks{log: true}
+		p.Y.Min, p.Y.Max = logBounds(lo, hi, keepVisible(1e7, hi, lines))
+		p.Y.Tick.Marker = siTicks{unit: "B", log: true}
 	} else {
 		p.Y.Min, p.Y.Max = 0, 1
+		p.Y.Tick.Marker = siTicks{unit: "B"}
 	}
 	c.Plots = [][]*plot.Plot{{p}}
 	return c, nil
 }
 
-func egressChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
-	c := &Chart{Name: "egress-rate", Title: "API server egress (1 s buckets)"}
-	p := newPlot(s, c.Title, "virtual time (s)", "bytes/s (SI)", true)
-	p.Y.Min = 0
-	p.Y.Tick.Marker = byteTicks{suffix: "/s"}
-	for _, m := range s.Modes {
-		xys := make(plotter.XYs, 0, len(dense))
+// EgressChart draws the bytes leaving the API servers in each second, per mode, with the
+// egress capacity as a labelled reference line; a log scale when the values span decades
+// (seconds without traffic then sit on the bottom of the axis).
+func EgressChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
+	c := &Chart{Name: "egress-rate"}
+	capacity := float64(s.EgressCapacityBytesPerSec)
+	lo, hi := math.Inf(1), 0.0
+	lines := make([]plotter.XYs, len(s.Modes))
+	for k, m := range s.Modes {
 		for _, b := range dense {
-			xys = append(xys, plotter.XY{X: float64(b.Second), Y: float64(bucketMode(b, m).FanoutBytes)})
+			v := float64(bucketMode(b, m).FanoutBytes)
+			lines[k] = append(lines[k], plotter.XY{X: float64(b.Second), Y: v})
+			if v > 0 {
+				lo, hi = min(lo, v), max(hi, v)
+			}
 		}
-		c.Series = append(c.Series, ChartSeries{Name: string(m), XYs: xys})
-		if len(xys) == 0 {
-			continue
+		c.Series = append(c.Series, ChartSeries{Name: string(m), XYs: lines[k]})
+	}
+	c.Title, c.Subtitle = egressFinding(s, dense, capacity)
+	if useLog(lo, max(hi, capacity)) {
+		c.Subtitle = strings.Replace(c.Subtitle, " · ", ", log scale (quiet seconds on the axis) · ", 1)
+	}
+	end := timeEnd(s)
+	if n := len(dense); n > 0 {
+		end = max(end, float64(dense[n-1].Second+1))
+	}
+	p := c.newTimePlot(s, "bytes/s", end)
+	top := max(hi, capacity)
+	logScale := useLog(lo, top)
+	if logScale {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Min, p.Y.Max = logBounds(lo, top, keepVisible(1e4, top, lines))
+		p.Y.Tick.Marker = siTicks{unit: "B/s", log: true}
+	} else {
+		p.Y.Min, p.Y.Max = 0, linearTop(top)
+		p.Y.Tick.Marker = siTicks{unit: "B/s"}
+	}
+	for k, m := range s.Modes {
+		// Each second's bucket is drawn as a step over that second; on a log axis a quiet
+		// second is drawn on the bottom of the axis.
+		xys := make(plotter.XYs, 0, len(lines[k])+1)
+		for _, pt := range lines[k] {
+			xys = append(xys, plotter.XY{X: pt.X, Y: max(pt.Y, p.Y.Min)})
 		}
-		if err := addLine(p, m, xys); err != nil {
+		if n := len(xys); n > 0 {
+			// The last second's step, then nothing (the bottom of the axis) to the end.
+			last := xys[n-1].X + 1
+			xys = append(xys, plotter.XY{X: last, Y: xys[n-1].Y})
+			if last < end {
+				xys = append(xys, plotter.XY{X: last, Y: p.Y.Min}, plotter.XY{X: end, Y: p.Y.Min})
+			}
+		}
+		if err := c.addSeriesLine(p, modeTitle(m), modeStyles[m], xys, plotter.PostStep); err != nil {
 			return nil, err
 		}
 	}
-	top := 0.0
-	for _, sr := range c.Series {
-		top = max(top, headroom(sr.XYs))
+	if capacity > 0 {
+		p.Add(refLine{y: capacity, label: "egress capacity " + formatSI(capacity, "B/s")})
 	}
-	if cap := float64(s.EgressCapacityBytesPerSec); cap > 0 && len(dense) > 0 {
-		line := plotter.XYs{{X: 0, Y: cap}, {X: float64(dense[len(dense)-1].Second + 1), Y: cap}}
-		if err := addStyledLine(p, "egress capacity", color.Gray{Y: 90}, []vg.Length{vg.Points(6), vg.Points(3)}, line); err != nil {
-			return nil, err
-		}
-		top = max(top, cap*1.05)
-	}
-	p.Y.Max = max(top, 1)
 	c.Plots = [][]*plot.Plot{{p}}
 	return c, nil
 }
 
-// latencyChart draws, per mode, the largest propagation latency of the writes committed in
-// each second (trigger to last watcher), with the SLO as a dashed line.
-func latencyChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
-	c := &Chart{Name: "propagation-latency", Title: "Propagation latency (largest per second)"}
-	p := newPlot(s, c.Title, "virtual time (s)", "seconds", true)
-	p.Y.Min = 0
-	top := 0.0
+// egressFinding says how long each mode held the API servers at their egress capacity, or
+// compares the peaks when neither did.
+func egressFinding(s *Summary, dense []sim.Bucket, capacity float64) (title, subtitle string) {
+	subtitle = "API server egress per second"
+	if capacity > 0 {
+		subtitle += ", all replicas, against their " + formatSI(capacity, "B/s") + " capacity"
+	}
+	subtitle += " · " + runContext(s)
+	saturated := map[sim.Mode]int{}
+	for _, b := range dense {
+		for _, m := range s.Modes {
+			if capacity > 0 && float64(bucketMode(b, m).FanoutBytes) >= 0.99*capacity {
+				saturated[m]++
+			}
+		}
+	}
+	var parts []string
 	for _, m := range s.Modes {
-		var xys plotter.XYs
+		if saturated[m] > 0 {
+			parts = append(parts, fmt.Sprintf("%s for %s", modeTitle(m), formatClock(float64(saturated[m]))))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s never", modeTitle(m)))
+		}
+	}
+	if len(saturated) > 0 {
+		return "Egress at capacity: " + strings.Join(parts, ", "), subtitle
+	}
+	peak := func(m *ModeSummary) int64 { return m.PeakEgressBytesPerSec }
+	title = "Peak egress: " + modeTotals(s, peak, FormatRate)
+	if s.Total.Endpoints != nil && s.Total.EndpointSlices != nil {
+		if r, ok := ratio(peak(s.Total.Endpoints), peak(s.Total.EndpointSlices)); ok && r > 0 {
+			title += " (" + FormatRatio(r, true) + ")"
+		}
+	}
+	if capacity > 0 {
+		title += ", below capacity"
+	}
+	return title, subtitle
+}
+
+// LatencyChart draws, per mode, the largest propagation latency (trigger to last watcher) of
+// the writes committed in each second, with the SLO as a labelled reference line; a log
+// scale when the latencies span decades.
+func LatencyChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
+	c := &Chart{Name: "propagation-latency"}
+	lo, hi := math.Inf(1), 0.0
+	points := make([]plotter.XYs, len(s.Modes))
+	for k, m := range s.Modes {
 		for _, b := range dense {
 			bm := bucketMode(b, m)
 			if bm.Writes > 0 {
-				xys = append(xys, plotter.XY{X: float64(b.Second), Y: bm.MaxLatencySeconds})
-				top = max(top, bm.MaxLatencySeconds)
+				points[k] = append(points[k], plotter.XY{X: float64(b.Second), Y: bm.MaxLatencySeconds})
+				if bm.MaxLatencySeconds > 0 {
+					lo, hi = min(lo, bm.MaxLatencySeconds), max(hi, bm.MaxLatencySeconds)
+				}
 			}
 		}
-		c.Series = append(c.Series, ChartSeries{Name: string(m), XYs: xys})
+		c.Series = append(c.Series, ChartSeries{Name: string(m), XYs: points[k]})
+	}
+	c.Title, c.Subtitle = latencyFinding(s)
+	end := timeEnd(s)
+	if n := len(dense); n > 0 {
+		end = max(end, float64(dense[n-1].Second+1))
+	}
+	p := c.newTimePlot(s, "propagation latency", end)
+	top := max(hi, s.SLOSeconds)
+	logScale := useLog(min(lo, s.SLOSeconds), top)
+	if logScale {
+		bottom := lo
+		if s.SLOSeconds > 0 {
+			bottom = min(bottom, s.SLOSeconds)
+		}
+		p.Y.Scale = plot.LogScale{}
+		// Every point is shown: a mode's latencies may sit decades below the other's.
+		p.Y.Min, p.Y.Max = logBounds(bottom, top, math.Inf(1))
+		p.Y.Tick.Marker = siTicks{unit: "s", log: true}
+	} else {
+		p.Y.Min, p.Y.Max = 0, linearTop(top)
+		p.Y.Tick.Marker = siTicks{unit: "s"}
+	}
+	for k, m := range s.Modes {
+		var xys plotter.XYs
+		for _, pt := range points[k] {
+			// A zero latency (nobody watching) cannot sit on a log axis.
+			if pt.Y > 0 || !logScale {
+				xys = append(xys, plotter.XY{X: pt.X, Y: max(pt.Y, p.Y.Min)})
+			}
+		}
 		if len(xys) == 0 {
 			continue
 		}
 		// Points, not a line: seconds without writes have no latency to connect.
 		sc, err := plotter.NewScatter(xys)
 		if err != nil {
-			return nil, fmt.Errorf("reports: %s: %w", m, err)
+			return nil, fmt.Errorf("reports: %s: %s: %w", c.Name, m, err)
 		}
-		sc.Color = modeColors[m]
-		sc.Radius = vg.Points(1.5)
-		sc.Shape = draw.CircleGlyph{}
+		st := modeStyles[m]
+		sc.Color, sc.Shape, sc.Radius = st.color, st.glyph, vg.Points(2)
 		p.Add(sc)
-		p.Legend.Add(modeTitle(m), sc)
+		c.addLegend(modeTitle(m), sc)
 	}
-	if s.SLOSeconds > 0 && len(dense) > 0 {
-		line := plotter.XYs{{X: 0, Y: s.SLOSeconds}, {X: float64(dense[len(dense)-1].Second + 1), Y: s.SLOSeconds}}
-		if err := addStyledLine(p, fmt.Sprintf("SLO p99 %s", FormatSeconds(s.SLOSeconds)), color.Gray{Y: 90}, []vg.Length{vg.Points(6), vg.Points(3)}, line); err != nil {
-			return nil, err
-		}
-		top = max(top, s.SLOSeconds)
+	if s.SLOSeconds > 0 {
+		p.Add(refLine{y: s.SLOSeconds, label: "SLO p99 " + formatSI(s.SLOSeconds, "s")})
 	}
-	p.Y.Max = max(top*1.1, 1)
 	c.Plots = [][]*plot.Plot{{p}}
 	return c, nil
 }
 
-// phaseBarsChart draws one group of bars per phase (one bar per mode) with the
-// Endpoints/EndpointSlices ratio above each group.
-func phaseBarsChart(s *Summary, name, title, yLabel string, value func(*ModeSummary) int64, format func(int64) string) (*Chart, error) {
-	c := &Chart{Name: name, Title: title}
-	p := newPlot(s, title, "phase", yLabel, false)
+// latencyFinding gives each mode's worst propagation latency and how many phases missed the
+// SLO.
+func latencyFinding(s *Summary) (title, subtitle string) {
+	var worst, missed []string
+	for _, m := range s.Modes {
+		ms := s.Total.Mode(m)
+		if ms == nil || ms.Propagation.Count == 0 {
+			continue
+		}
+		worst = append(worst, fmt.Sprintf("%s up to %s", modeTitle(m), formatClock(ms.Propagation.MaxSeconds)))
+		n, of := 0, 0
+		for i := range s.Phases {
+			if pm := s.Phases[i].Mode(m); pm != nil && pm.WithinSLO != nil {
+				of++
+				if !*pm.WithinSLO {
+					n++
+				}
+			}
+		}
+		if s.SLOSeconds > 0 {
+			missed = append(missed, fmt.Sprintf("%s in %d of %d", modeTitle(m), n, of))
+		}
+	}
+	title = "Nothing propagated"
+	if len(worst) > 0 {
+		title = "A change reaches every watcher in: " + strings.Join(worst, ", ")
+	}
+	subtitle = "Largest propagation latency of each second's writes"
+	if len(missed) > 0 {
+		subtitle += fmt.Sprintf(" · phases over the %s p99 SLO: %s", FormatSeconds(s.SLOSeconds), strings.Join(missed, ", "))
+	}
+	return title, subtitle + " · " + runContext(s)
+}
+
+// HeadlineChart draws the bytes fanned out in each phase, both modes side by side on a log
+// scale (so a 30 GB bar stays visible beside a 1.5 TB one), each bar labelled with its value
+// and each pair with the Endpoints/EndpointSlices ratio. Its title says how far apart the
+// modes are. A run report leads with it.
+func HeadlineChart(s *Summary) (*Chart, error) {
+	c := &Chart{Name: HeadlineChartName, Title: headlineFinding(s),
+		Subtitle: fmt.Sprintf("Bytes fanned out per phase%s, Endpoints/EndpointSlices above each pair · total %s · %s",
+			scaleMark, modeTotals(s, fanoutBytes, FormatBytes), runContext(s))}
+	return c, c.phaseBars(s, fanoutBytes, "bytes fanned out", "B", func(v float64) string { return FormatBytes(int64(v)) })
+}
+
+// headlineFinding says by how much Endpoints and EndpointSlices differ per phase.
+func headlineFinding(s *Summary) string {
+	if s.Total.Endpoints == nil || s.Total.EndpointSlices == nil {
+		return compareModes(s, fanoutBytes, "fan out", "bytes", FormatBytes) + " over the run"
+	}
+	lo, hi := math.Inf(1), 0.0
+	more, less, phases := 0, 0, 0
+	for i := range s.Phases {
+		e, es := s.Phases[i].Endpoints.FanoutBytes, s.Phases[i].EndpointSlices.FanoutBytes
+		if e == 0 && es == 0 {
+			continue
+		}
+		phases++
+		if es == 0 || e == 0 {
+			continue
+		}
+		r := float64(e) / float64(es)
+		lo, hi = min(lo, r), max(hi, r)
+		if r >= 1 {
+			more++
+		} else {
+			less++
+		}
+	}
+	span := func(a, b float64) string {
+		switch FormatRatio(a, true) {
+		case FormatRatio(b, true):
+			return FormatRatio(b, true)
+		case "1.0×":
+			return "up to " + FormatRatio(b, true)
+		}
+		return strings.TrimSuffix(FormatRatio(a, true), "×") + "–" + FormatRatio(b, true)
+	}
+	switch {
+	case phases == 0:
+		return "Neither mode fans out any bytes"
+	case more == phases && hi < 1.2:
+		return fmt.Sprintf("Endpoints fan out slightly more bytes than EndpointSlices in every phase (%s)", span(lo, hi))
+	case less == phases && lo > 1/1.2:
+		return fmt.Sprintf("EndpointSlices fan out slightly more bytes than Endpoints in every phase (%s)", span(1/hi, 1/lo))
+	case more == phases:
+		return fmt.Sprintf("Endpoints fan out %s more bytes than EndpointSlices in every phase", span(lo, hi))
+	case less == phases:
+		return fmt.Sprintf("EndpointSlices fan out %s more bytes than Endpoints in every phase", span(1/hi, 1/lo))
+	}
+	return fmt.Sprintf("Endpoints fan out more bytes in %d of %d phases (up to %s)", more, phases, FormatRatio(hi, true))
+}
+
+// PhaseWritesChart draws the API writes of each phase, both modes side by side, with the
+// Endpoints/EndpointSlices ratio above each pair.
+func PhaseWritesChart(s *Summary) (*Chart, error) {
+	c := &Chart{Name: "phases-writes", Title: compareModes(s, writesTotal, "make", "API writes", formatCount) + " over the run",
+		Subtitle: fmt.Sprintf("API writes per phase%s, Endpoints/EndpointSlices above each pair · total %s · %s",
+			scaleMark, modeTotals(s, writesTotal, formatCount), runContext(s))}
+	return c, c.phaseBars(s, writesTotal, "API writes", "", countFormat)
+}
+
+// scaleMark stands in a bar chart's subtitle for the scale, which phaseBars chooses.
+const scaleMark = "\x00"
+
+// phaseBars fills c with one group of bars per phase (one bar per mode), on a log scale
+// when the values span decades. Phase names label the groups when they fit under them;
+// otherwise the groups are numbered and named in the key.
+func (c *Chart) phaseBars(s *Summary, value func(*ModeSummary) int64, yLabel, unit string, format func(float64) string) error {
 	names := make([]string, len(s.Phases))
 	for i, ph := range s.Phases {
 		names[i] = ph.Name
@@ -271,121 +479,187 @@ func phaseBarsChart(s *Summary, name, title, yLabel string, value func(*ModeSumm
 	if len(names) == 0 {
 		names = []string{"(no phases)"}
 	}
-	p.NominalX(names...)
-	p.Y.Min = 0
-	p.Y.Tick.Marker = countTicks{format: format}
-	const barWidth = 14 * vg.Millimeter
-	top := 0.0
-	for k, m := range s.Modes {
-		values := make(plotter.Values, len(names))
+	bars := &groupBars{format: format}
+	lo, hi := math.Inf(1), 0.0
+	for _, m := range s.Modes {
+		values := make([]float64, len(names))
 		xys := make(plotter.XYs, len(s.Phases))
 		for i := range s.Phases {
 			if ms := s.Phases[i].Mode(m); ms != nil {
 				values[i] = float64(value(ms))
 			}
 			xys[i] = plotter.XY{X: float64(i), Y: values[i]}
-			top = max(top, values[i])
+			if values[i] > 0 {
+				lo, hi = min(lo, values[i]), max(hi, values[i])
+			}
 		}
 		c.Series = append(c.Series, ChartSeries{Name: string(m), XYs: xys})
-		bars, err := plotter.NewBarChart(values, barWidth)
-		if err != nil {
-			return nil, fmt.Errorf("reports: %s: %w", name, err)
-		}
-		bars.Color = modeColors[m]
-		bars.LineStyle.Width = 0
-		bars.Offset = vg.Length(float64(k)-float64(len(s.Modes)-1)/2) * barWidth
-		p.Add(bars)
-		p.Legend.Add(modeTitle(m), bars)
+		st := modeStyles[m]
+		bars.series = append(bars.series, barSeries{name: modeTitle(m), st: st, values: values})
+		c.addLegend(modeTitle(m), barThumb{color: st.color})
 	}
-	if top == 0 {
-		top = 1
-	}
-	p.Y.Max = top * 1.2
-	if len(s.Modes) == 2 && len(s.Phases) > 0 {
-		labels := plotter.XYLabels{}
+	if len(s.Modes) == 2 {
 		for i := range s.Phases {
 			e, es := value(s.Phases[i].Endpoints), value(s.Phases[i].EndpointSlices)
 			r, ok := ratio(e, es)
-			labels.XYs = append(labels.XYs, plotter.XY{X: float64(i), Y: float64(max(e, es)) + top*0.03})
-			labels.Labels = append(labels.Labels, FormatRatio(r, ok))
+			note := ""
+			if ok && e > 0 {
+				note = FormatRatio(r, true)
+			}
+			bars.notes = append(bars.notes, note)
 		}
-		l, err := plotter.NewLabels(labels)
-		if err != nil {
-			return nil, fmt.Errorf("reports: %s: %w", name, err)
-		}
-		for i := range l.TextStyle {
-			l.TextStyle[i].XAlign = draw.XCenter
-		}
-		p.Add(l)
 	}
+	p := newBarPlot("phase", yLabel)
+	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
+	// Phase names fit under their groups, or the groups are numbered with a key.
+	slot := (chartWidth - 1.2*vg.Inch) / vg.Length(len(names))
+	fit := true
+	ticks := make([]plot.Tick, len(names))
+	for i, n := range names {
+		ticks[i] = plot.Tick{Value: float64(i), Label: n}
+		fit = fit && p.X.Tick.Label.Width(n) <= slot*0.95
+	}
+	if !fit {
+		for i := range ticks {
+			ticks[i].Label = fmt.Sprint(i + 1)
+		}
+		p.X.Label.Text = "phase (numbered as in the key)"
+		c.phases = runPhases(s)
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Tick.Length = 0
+	if len(bars.series) > 0 {
+		barW := slot * barGroupFraction / vg.Length(len(bars.series))
+		widest := vg.Length(0)
+		for _, sr := range bars.series {
+			for _, v := range sr.values {
+				widest = max(widest, annotateStyle.Width(format(v)))
+			}
+		}
+		bars.labelValues = widest <= barW
+	}
+	if useLog(lo, hi) {
+		c.Subtitle = strings.Replace(c.Subtitle, scaleMark, " (log scale)", 1)
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Min, _ = logBounds(lo/3, hi, math.Inf(1)) // every bar stays visible
+		p.Y.Max = hi
+		p.Y.Tick.Marker = siTicks{unit: unit, log: true}
+	} else {
+		p.Y.Min, p.Y.Max = 0, max(hi, 1)
+		p.Y.Tick.Marker = siTicks{unit: unit}
+		if unit == "" {
+			p.Y.Tick.Marker = countTicks{}
+		}
+	}
+	c.Subtitle = strings.Replace(c.Subtitle, scaleMark, "", 1)
+	p.Add(bars)
 	c.Plots = [][]*plot.Plot{{p}}
-	return c, nil
+	return nil
 }
 
-// layoutChart draws the EndpointSlice layout over time: the number of slices, and the
-// minimum, median and maximum endpoints per slice.
-func layoutChart(s *Summary, layout []sim.LayoutSample) (*Chart, error) {
-	c := &Chart{Name: "slice-layout", Title: "EndpointSlice layout", Height: 7 * vg.Inch}
-	count := newPlot(s, "EndpointSlices (all services)", "virtual time (s)", "slices", true)
-	fill := newPlot(s, "Endpoints per EndpointSlice", "virtual time (s)", "endpoints per slice", true)
-	slicesXY := make(plotter.XYs, len(layout))
-	minXY := make(plotter.XYs, len(layout))
-	medXY := make(plotter.XYs, len(layout))
-	maxXY := make(plotter.XYs, len(layout))
+// countTicks labels a linear count axis: exact when every label is below 10,000 ("2,500"),
+// otherwise all in SI ("5k", "10k", "15k"), so one axis never mixes the two.
+type countTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (countTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := linearTicks(lo, hi)
+	si := false
+	for _, t := range ticks {
+		si = si || (t.Label != "" && math.Abs(t.Value) >= 10000)
+	}
+	for i := range ticks {
+		if ticks[i].Label == "" {
+			continue
+		}
+		if si {
+			ticks[i].Label = formatSI(ticks[i].Value, "")
+		} else {
+			ticks[i].Label = formatCount(int64(math.Round(ticks[i].Value)))
+		}
+	}
+	return ticks
+}
+
+// SliceLayoutChart draws the EndpointSlice layout over time: the number of slices, and the
+// range (minimum to maximum) and median of endpoints per slice. The time axis ends at the
+// last sample (the layout holds from there to the end of the run).
+func SliceLayoutChart(s *Summary, layout []sim.LayoutSample) (*Chart, error) {
+	c := &Chart{Name: "slice-layout", Height: 6.5 * vg.Inch}
+	n := len(layout)
+	slicesXY := make(plotter.XYs, n)
+	minXY := make(plotter.XYs, n)
+	medXY := make(plotter.XYs, n)
+	maxXY := make(plotter.XYs, n)
+	peakSlices, peakFill := 0.0, 0.0
 	for i, l := range layout {
 		x := l.At.Seconds()
 		slicesXY[i] = plotter.XY{X: x, Y: float64(l.Slices)}
 		minXY[i] = plotter.XY{X: x, Y: float64(l.Min)}
 		medXY[i] = plotter.XY{X: x, Y: float64(l.Median)}
 		maxXY[i] = plotter.XY{X: x, Y: float64(l.Max)}
+		peakSlices, peakFill = max(peakSlices, float64(l.Slices)), max(peakFill, float64(l.Max))
 	}
 	c.Series = []ChartSeries{{"slices", slicesXY}, {"min", minXY}, {"median", medXY}, {"max", maxXY}}
-	if err := addStyledLine(count, "slices", modeColors[sim.ModeEndpointSlices], nil, slicesXY); err != nil {
+	first, last := layout[0], layout[n-1]
+	peak := ""
+	if int(peakSlices) > max(first.Slices, last.Slices) {
+		peak = fmt.Sprintf(" (peak %s)", formatCount(int64(peakSlices)))
+	}
+	fill := fmt.Sprintf("at the end %d–%d endpoints per slice, median %d", last.Min, last.Max, last.Median)
+	if last.Min == last.Max {
+		fill = fmt.Sprintf("at the end every slice holds %d endpoints", last.Max)
+	}
+	c.Title = fmt.Sprintf("EndpointSlices: %s → %s slices%s; %s",
+		formatCount(int64(first.Slices)), formatCount(int64(last.Slices)), peak, fill)
+	c.Subtitle = "EndpointSlice count and endpoints per slice, all services, until the last change · " + runContext(s)
+	end := max(last.At.Seconds(), 1e-3)
+	count := c.newTimePlot(s, "EndpointSlices", end)
+	perSlice := newChartPlot("virtual time", "endpoints per slice", phaseBands{phases: c.phases})
+	perSlice.X.Min, perSlice.X.Max = 0, end
+	perSlice.X.Tick.Marker = timeTicks{}
+	st := modeStyles[sim.ModeEndpointSlices]
+	if err := c.addSeriesLine(count, "EndpointSlices (top)", seriesStyle{color: st.color}, slicesXY, plotter.PostStep); err != nil {
 		return nil, err
 	}
-	grey := color.Gray{Y: 0x80}
-	dashes := []vg.Length{vg.Points(4), vg.Points(2)}
-	if err := addStyledLine(fill, "max", modeColors[sim.ModeEndpointSlices], nil, maxXY); err != nil {
+	// The min–max range as a band, the median as a line on top.
+	band := stepPolygon(minXY, maxXY, end)
+	if len(band) >= 3 {
+		poly, err := plotter.NewPolygon(band)
+		if err != nil {
+			return nil, fmt.Errorf("reports: slice-layout: %w", err)
+		}
+		poly.Color = okabeSkyBlue
+		poly.LineStyle.Width = 0
+		perSlice.Add(poly)
+		c.addLegend("min–max endpoints per slice", poly)
+	}
+	if err := c.addSeriesLine(perSlice, "median endpoints per slice", seriesStyle{color: inkColor}, medXY, plotter.PostStep); err != nil {
 		return nil, err
 	}
-	if err := addStyledLine(fill, "median", modeColors[sim.ModeEndpointSlices], dashes, medXY); err != nil {
-		return nil, err
-	}
-	if err := addStyledLine(fill, "min", grey, nil, minXY); err != nil {
-		return nil, err
-	}
-	// Headroom above the data keeps the legend (top left) off the lines.
-	count.Y.Min, fill.Y.Min = 0, 0
-	count.Y.Max = headroom(slicesXY)
-	fill.Y.Max = headroom(maxXY)
-	c.Plots = [][]*plot.Plot{{count}, {fill}}
+	count.Y.Min, count.Y.Max = 0, linearTop(peakSlices)
+	perSlice.Y.Min, perSlice.Y.Max = 0, linearTop(peakFill)
+	count.Y.Tick.Marker, perSlice.Y.Tick.Marker = countTicks{}, countTicks{}
+	c.Plots = [][]*plot.Plot{{count}, {perSlice}}
 	return c, nil
 }
 
-// headroom returns 1.3 × the largest y of xys (at least 1).
-func headroom(xys plotter.XYs) float64 {
-	top := 1.0
-	for _, p := range xys {
-		top = max(top, p.Y)
+// stepPolygon returns the polygon between the step lines lower and upper (same x), each
+// value holding until the next sample and the last until end.
+func stepPolygon(lower, upper plotter.XYs, end float64) plotter.XYs {
+	var top, bottom plotter.XYs
+	for i := range upper {
+		next := end
+		if i+1 < len(upper) {
+			next = upper[i+1].X
+		}
+		top = append(top, plotter.XY{X: upper[i].X, Y: upper[i].Y}, plotter.XY{X: next, Y: upper[i].Y})
+		bottom = append(bottom, plotter.XY{X: lower[i].X, Y: lower[i].Y}, plotter.XY{X: next, Y: lower[i].Y})
 	}
-	return top * 1.3
-}
-
-func addLine(p *plot.Plot, m sim.Mode, xys plotter.XYs) error {
-	return addStyledLine(p, modeTitle(m), modeColors[m], nil, xys)
-}
-
-func addStyledLine(p *plot.Plot, name string, clr color.Color, dashes []vg.Length, xys plotter.XYs) error {
-	l, err := plotter.NewLine(xys)
-	if err != nil {
-		return fmt.Errorf("reports: %s: %w", name, err)
+	for i := len(bottom) - 1; i >= 0; i-- {
+		top = append(top, bottom[i])
 	}
-	l.Color = clr
-	l.Width = vg.Points(1.5)
-	l.Dashes = dashes
-	p.Add(l)
-	p.Legend.Add(name, l)
-	return nil
+	return top
 }
 
 func bucketMode(b sim.Bucket, m sim.Mode) sim.BucketMode {
@@ -393,127 +667,4 @@ func bucketMode(b sim.Bucket, m sim.Mode) sim.BucketMode {
 		return b.Endpoints
 	}
 	return b.EndpointSlices
-}
-
-// phaseBands shades every other phase and writes each phase's name at the top of its band.
-type phaseBands struct {
-	names      []string
-	start, end []float64
-}
-
-func newPhaseBands(s *Summary) *phaseBands {
-	b := &phaseBands{}
-	for _, ph := range s.Phases {
-		b.names = append(b.names, ph.Name)
-		b.start = append(b.start, ph.StartSeconds)
-		b.end = append(b.end, ph.EndSeconds)
-	}
-	return b
-}
-
-// Plot implements plot.Plotter.
-func (b *phaseBands) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, _ := p.Transforms(&c)
-	shade := color.Gray{Y: 0xee}
-	sty := p.Legend.TextStyle
-	sty.Font.Size = vg.Points(8)
-	sty.Color = color.Gray{Y: 0x55}
-	sty.XAlign = draw.XLeft
-	sty.YAlign = draw.YTop
-	// Labels sit along the bottom, off the legend; each goes on the lowest row where it does
-	// not overlap the label before it, so short phases stay readable.
-	for i := 0; i < len(b.names); i += 2 {
-		x0, x1 := trX(b.start[i]), trX(b.end[i])
-		band := c.ClipPolygonX([]vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
-		if len(band) > 0 {
-			c.FillPolygon(shade, band)
-		}
-	}
-	var rowEnds []vg.Length
-	for i := range b.names {
-		x := trX(b.start[i]) + vg.Points(2)
-		if !c.ContainsX(x) {
-			continue
-		}
-		row := 0
-		for row < len(rowEnds) && rowEnds[row] > x {
-			row++
-		}
-		if row == len(rowEnds) {
-			rowEnds = append(rowEnds, 0)
-		}
-		rowEnds[row] = x + sty.Width(b.names[i]) + vg.Points(4)
-		c.FillText(sty, vg.Point{X: x, Y: c.Min.Y + vg.Points(10)*vg.Length(row+1)}, b.names[i])
-	}
-}
-
-// DataRange implements plot.DataRanger: the phases span the x axis and leave y alone.
-func (b *phaseBands) DataRange() (xmin, xmax, ymin, ymax float64) {
-	xmin, xmax = math.Inf(1), math.Inf(-1)
-	for i := range b.start {
-		xmin, xmax = math.Min(xmin, b.start[i]), math.Max(xmax, b.end[i])
-	}
-	return xmin, xmax, math.Inf(1), math.Inf(-1)
-}
-
-// byteTicks labels a byte axis in SI units; log selects decade ticks for a log axis.
-type byteTicks struct {
-	log    bool
-	suffix string
-}
-
-// Ticks implements plot.Ticker.
-func (t byteTicks) Ticks(min, max float64) []plot.Tick {
-	var ticks []plot.Tick
-	if t.log {
-		ticks = logTicks(min, max)
-	} else {
-		ticks = plot.DefaultTicks{}.Ticks(min, max)
-	}
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = FormatBytes(int64(math.Round(ticks[i].Value))) + t.suffix
-		}
-	}
-	return ticks
-}
-
-// logTicks returns ticks for a log axis: every power of ten labelled, and 2× and 5× labelled
-// too when the axis spans fewer than three decades (otherwise it may show one label or none).
-func logTicks(min, max float64) []plot.Tick {
-	if min <= 0 || max <= 0 || min > max {
-		return nil
-	}
-	lo, hi := math.Floor(math.Log10(min)), math.Ceil(math.Log10(max))
-	dense := hi-lo < 3
-	var ticks []plot.Tick
-	for e := lo; e <= hi; e++ {
-		decade := math.Pow(10, e)
-		for m := 1; m < 10; m++ {
-			v := decade * float64(m)
-			if v < min*(1-1e-9) || v > max*(1+1e-9) {
-				continue
-			}
-			t := plot.Tick{Value: v}
-			if m == 1 || (dense && (m == 2 || m == 5)) {
-				t.Label = "x" // relabelled by the caller
-			}
-			ticks = append(ticks, t)
-		}
-	}
-	return ticks
-}
-
-// countTicks labels an axis with format (counts or bytes).
-type countTicks struct{ format func(int64) string }
-
-// Ticks implements plot.Ticker.
-func (t countTicks) Ticks(min, max float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(min, max)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = t.format(int64(math.Round(ticks[i].Value)))
-		}
-	}
-	return ticks
 }

@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"image/png"
 	"io"
+	"math"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
 
 	"epsim/sim"
 )
 
-// TestChartsGolden records each chart's series (name, point count, last point) and a digest
-// of the plotted data instead of pixels (asim style), and checks every chart renders as a
-// valid PNG and SVG.
+// TestChartsGolden records each chart's finding (title and subtitle, computed from the data),
+// its series (name, point count, last point) and a digest of the plotted data instead of
+// pixels (asim style), and checks every chart renders as a valid PNG and SVG.
 func TestChartsGolden(t *testing.T) {
 	res := fixtureResults()
 	charts, err := Charts(NewSummary(res, nil), res.Series, res.Layout)
@@ -22,7 +25,7 @@ func TestChartsGolden(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	for _, c := range charts {
-		fmt.Fprintf(&buf, "%s (%s)\n", c.Name, c.Digest())
+		fmt.Fprintf(&buf, "%s (%s)\n  title: %s\n  subtitle: %s\n", c.Name, c.Digest(), c.Title, c.Subtitle)
 		for _, s := range c.Series {
 			last := "-"
 			if n := len(s.XYs); n > 0 {
@@ -47,8 +50,10 @@ func checkRendered(t *testing.T, c *Chart) {
 	if err != nil {
 		t.Fatalf("%s png: %v", c.Name, err)
 	}
-	if cfg.Width < 500 || cfg.Height < 300 {
-		t.Errorf("%s png is %dx%d, too small", c.Name, cfg.Width, cfg.Height)
+	// 8 × 4.5 in at 192 dpi: twice the 768×432 pixels of a plain 96 dpi canvas, sharp on a
+	// slide.
+	if want := int(math.Round(float64(c.height()/vg.Inch) * 192)); cfg.Width != 1536 || cfg.Height != want {
+		t.Errorf("%s png is %dx%d, want 1536x%d (192 dpi)", c.Name, cfg.Width, cfg.Height, want)
 	}
 	var s bytes.Buffer
 	if err := c.Render(&s, "svg"); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path"
 	"slices"
 	"strings"
 )
@@ -22,6 +23,11 @@ type Baseline struct {
 	Version  int    `json:"version"`
 	Scenario string `json:"scenario"`
 	Seed     uint64 `json:"seed"`
+	// Gates, when set, names the figures the baseline gates: glob patterns over figure
+	// names (as path.Match: * matches within and across dots), or figure kinds (count,
+	// bytes, seconds). A figure no gate matches is still compared and shown, but never fails
+	// the check. Empty gates every figure. --update-baseline keeps a baseline's gates.
+	Gates []string `json:"gates,omitempty"`
 	// Figures maps a figure name to its value (bytes and counts are exact integers).
 	Figures map[string]float64 `json:"figures"`
 }
@@ -68,6 +74,11 @@ func ReadBaselineJSON(r io.Reader) (*Baseline, error) {
 	}
 	if len(b.Figures) == 0 {
 		errs = append(errs, errors.New(`no "figures"`))
+	}
+	for _, g := range b.Gates {
+		if err := CheckFigurePattern(g); err != nil {
+			errs = append(errs, fmt.Errorf("gates: %w", err))
+		}
 	}
 	names := make([]string, 0, len(b.Figures))
 	for name := range b.Figures {
@@ -140,6 +151,8 @@ const (
 	VerdictImprovement Verdict = "improvement"
 	// VerdictNew: in the run but not in the baseline.
 	VerdictNew Verdict = "new"
+	// VerdictUngated: moved past the tolerance, but the baseline does not gate the figure.
+	VerdictUngated Verdict = "ungated"
 )
 
 // Check sources: where an expectation came from.
@@ -153,9 +166,102 @@ type CheckOptions struct {
 	// Tolerance is the relative change allowed against the baseline, as a fraction
 	// (0.02 = 2%). Budgets are hard bounds and ignore it.
 	Tolerance float64
+	// Tolerances override Tolerance for the figures they match (the last match wins).
+	Tolerances []FigureRule
+	// Floor is an absolute change (in the figure's unit) at or below which a figure is
+	// within bounds whatever its relative change, so a count going from 2 to 3 is not a
+	// +50% regression. 0: none.
+	Floor float64
+	// Floors override Floor for the figures they match (the last match wins).
+	Floors []FigureRule
 	// Strict fails improvements and figures new to the baseline too, so that the baseline
 	// must be regenerated whenever figures move.
 	Strict bool
+}
+
+// FigureRule is a value for the figures a pattern matches.
+type FigureRule struct {
+	// Pattern is a figure kind (count, bytes, seconds) or a glob over figure names, matched
+	// against the whole name (total.endpoints.writes.update), the name without its phase
+	// (endpoints.writes.update) and the figure alone (writes.update): writes.* and
+	// *.endpointslices.fanoutBytes both work.
+	Pattern string
+	Value   float64
+}
+
+// MatchFigure reports whether pattern (a kind or a glob, see FigureRule) matches the figure
+// name of kind kind.
+func MatchFigure(pattern, name string, kind FigureKind) bool {
+	if pattern == string(kind) {
+		return true
+	}
+	_, mode, figure, ok := splitFigureName(name)
+	if !ok {
+		return false
+	}
+	for _, s := range []string{name, mode + "." + figure, figure} {
+		if m, _ := path.Match(pattern, s); m {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckFigurePattern returns nil when pattern is a figure kind or a glob that matches some
+// figure of some phase, and otherwise an error that says why.
+func CheckFigurePattern(pattern string) error {
+	switch FigureKind(pattern) {
+	case KindCount, KindBytes, KindSeconds:
+		return nil
+	case KindRatio:
+		return fmt.Errorf("pattern %q: ratios are not baselined", pattern)
+	}
+	if _, err := path.Match(pattern, ""); err != nil {
+		return fmt.Errorf("pattern %q: %w", pattern, err)
+	}
+	for _, m := range []string{"endpoints", "endpointslices"} {
+		for _, f := range modeFigures {
+			if MatchFigure(pattern, "phase."+m+"."+f.name, f.kind) {
+				return nil
+			}
+		}
+	}
+	// A pattern naming a phase cannot be checked against the phases here: accept any with
+	// three or more parts whose last part names a figure.
+	if parts := strings.SplitN(pattern, ".", 3); len(parts) == 3 {
+		for _, m := range []string{"endpoints", "endpointslices"} {
+			for _, f := range modeFigures {
+				if ok, _ := path.Match(strings.Join(parts[1:], "."), m+"."+f.name); ok {
+					return nil
+				}
+			}
+		}
+	}
+	return fmt.Errorf("pattern %q matches no figure (figures are named <phase|total>.<endpoints|endpointslices>.<figure>, like total.endpoints.writes.update; kinds are count, bytes and seconds)", pattern)
+}
+
+// ruleFor returns the value of the last rule matching the figure, or def.
+func ruleFor(rules []FigureRule, name string, kind FigureKind, def float64) float64 {
+	v := def
+	for _, r := range rules {
+		if MatchFigure(r.Pattern, name, kind) {
+			v = r.Value
+		}
+	}
+	return v
+}
+
+// gated reports whether base gates the figure.
+func (b *Baseline) gated(name string, kind FigureKind) bool {
+	if len(b.Gates) == 0 {
+		return true
+	}
+	for _, g := range b.Gates {
+		if MatchFigure(g, name, kind) {
+			return true
+		}
+	}
+	return false
 }
 
 // BudgetSpec is one budget to check: bounds on one figure, in base units (bytes, seconds,
@@ -298,7 +404,9 @@ func CompareBaseline(s *Summary, base *Baseline, opt CheckOptions) []CheckRow {
 		} else if v != want {
 			change = "from 0"
 		}
-		slack := opt.Tolerance*math.Abs(want) + 1e-9*math.Abs(want)
+		tol := ruleFor(opt.Tolerances, f.Name, f.Kind, opt.Tolerance)
+		floor := ruleFor(opt.Floors, f.Name, f.Kind, opt.Floor)
+		slack := max(tol*math.Abs(want)+1e-9*math.Abs(want), floor)
 		switch {
 		case v > want+slack:
 			row.Verdict, row.Failed = VerdictRegression, true
@@ -307,8 +415,16 @@ func CompareBaseline(s *Summary, base *Baseline, opt CheckOptions) []CheckRow {
 		default:
 			row.Verdict = VerdictOK
 		}
-		row.Message = fmt.Sprintf("%s = %s, baseline %s (%s, tolerance %s)", f.Name, FormatFigure(f.Kind, v),
-			FormatFigure(f.Kind, want), change, formatPercent(opt.Tolerance*100))
+		limits := "tolerance " + formatPercent(tol*100)
+		if floor > 0 {
+			limits += ", floor " + FormatFigure(f.Kind, floor)
+		}
+		if row.Verdict != VerdictOK && !base.gated(f.Name, f.Kind) {
+			row.Verdict, row.Failed = VerdictUngated, false
+			limits += ", not gated by the baseline"
+		}
+		row.Message = fmt.Sprintf("%s = %s, baseline %s (%s, %s)", f.Name, FormatFigure(f.Kind, v),
+			FormatFigure(f.Kind, want), change, limits)
 		rows = append(rows, row)
 	}
 	var gone []string
@@ -322,7 +438,7 @@ func CompareBaseline(s *Summary, base *Baseline, opt CheckOptions) []CheckRow {
 		want := base.Figures[name]
 		kind, _ := FigureKindOf(name)
 		rows = append(rows, CheckRow{Figure: name, Kind: kind, Source: SourceBaseline, Expected: &want,
-			Verdict: VerdictMissing, Failed: true,
+			Verdict: VerdictMissing, Failed: base.gated(name, kind),
 			Message: fmt.Sprintf("%s: in the baseline but not in this run (%s); regenerate the baseline if that is intended", name, absentReason(s, name))})
 	}
 	return rows
@@ -347,7 +463,7 @@ func changePercent(expected, actual float64) *float64 {
 // then strict-mode improvements and new figures), then improvements, new figures, and the
 // figures within bounds.
 func verdictRank(r *CheckRow) int {
-	order := []Verdict{VerdictRegression, VerdictBroken, VerdictMissing, VerdictImprovement, VerdictNew, VerdictOK}
+	order := []Verdict{VerdictRegression, VerdictBroken, VerdictMissing, VerdictImprovement, VerdictNew, VerdictUngated, VerdictOK}
 	rank := slices.Index(order, r.Verdict)
 	if !r.Failed {
 		rank += len(order)
@@ -375,9 +491,12 @@ type ScenarioCheck struct {
 // CheckReport is the outcome of `sim check` over one or more scenarios.
 type CheckReport struct {
 	// TolerancePercent is the baseline tolerance in percent.
-	TolerancePercent float64         `json:"tolerancePercent"`
-	Strict           bool            `json:"strict"`
-	Scenarios        []ScenarioCheck `json:"scenarios"`
+	TolerancePercent float64 `json:"tolerancePercent"`
+	// Rules are the per-figure tolerances and floors in force, as given ("writes.*=10%",
+	// "floor 5").
+	Rules     []string        `json:"rules,omitempty"`
+	Strict    bool            `json:"strict"`
+	Scenarios []ScenarioCheck `json:"scenarios"`
 }
 
 // CheckCounts counts rows by verdict, and the failures.
@@ -389,6 +508,7 @@ type CheckCounts struct {
 	Missing      int `json:"missing"`
 	Improvements int `json:"improvements"`
 	New          int `json:"new"`
+	Ungated      int `json:"ungated,omitempty"`
 }
 
 // Counts counts the rows of every scenario.
@@ -417,6 +537,8 @@ func (c *CheckCounts) add(rows []CheckRow) {
 			c.Improvements++
 		case VerdictNew:
 			c.New++
+		case VerdictUngated:
+			c.Ungated++
 		}
 	}
 }
@@ -431,7 +553,7 @@ func (c CheckCounts) String() string {
 		n    int
 		noun string
 	}{{c.Regressions, "regression"}, {c.Broken, "broken budget"}, {c.Missing, "missing figure"},
-		{c.Improvements, "improvement"}, {c.New, "new figure"}} {
+		{c.Improvements, "improvement"}, {c.New, "new figure"}, {c.Ungated, "ungated change"}} {
 		if p.n > 0 {
 			parts = append(parts, plural(p.n, p.noun))
 		}

@@ -69,33 +69,42 @@ func (r *CheckRow) changeText() string {
 	return "-"
 }
 
-// WriteCheckTable writes r for people: per scenario a headline and a table of every checked
-// figure (verdict, figure, expected, actual, change, source), failures first; then one line
-// with the outcome.
-func WriteCheckTable(w io.Writer, r *CheckReport) error {
+// WriteCheckTable writes r for people. With verbose, per scenario a headline and a table of
+// every checked figure (verdict, figure, expected, actual, change, source), failures first;
+// without, only the scenarios with failures, each with a table of its failures. Then one
+// line with the outcome.
+func WriteCheckTable(w io.Writer, r *CheckReport, verbose bool) error {
 	ew := &errWriter{w: w}
+	printed := 0
 	for i := range r.Scenarios {
 		sc := &r.Scenarios[i]
 		var c CheckCounts
 		c.add(sc.Rows)
+		if !verbose && c.Failed == 0 {
+			continue
+		}
 		against := "budgets only"
 		switch {
 		case sc.BaselineWritten:
 			against = "wrote baseline " + sc.Baseline
 		case sc.Baseline != "":
 			against = fmt.Sprintf("baseline %s, tolerance %s", sc.Baseline, formatPercent(r.TolerancePercent))
+			for _, rule := range r.Rules {
+				against += ", " + rule
+			}
 		}
-		if i > 0 {
+		if printed > 0 {
 			fmt.Fprintln(ew)
 		}
+		printed++
 		fmt.Fprintf(ew, "check %s (%s, seed %d; %s): %s, %s\n", sc.Scenario, sc.File, sc.Seed, against,
 			plural(c.Figures, "figure"), c)
-		if len(sc.Rows) == 0 {
-			continue
-		}
 		cells := [][]string{{"VERDICT", "FIGURE", "EXPECTED", "ACTUAL", "CHANGE", "SOURCE"}}
 		for j := range sc.Rows {
 			row := &sc.Rows[j]
+			if !verbose && !row.Failed {
+				continue
+			}
 			verdict := string(row.Verdict)
 			if row.Failed {
 				verdict = strings.ToUpper(verdict)
@@ -110,14 +119,23 @@ func WriteCheckTable(w io.Writer, r *CheckReport) error {
 			}
 			cells = append(cells, []string{verdict, row.Figure, row.expectedText(), actual, row.changeText(), source})
 		}
-		writeColumns(ew, cells, []bool{false, false, true, true, true, false})
+		if len(cells) > 1 {
+			writeColumns(ew, cells, []bool{false, false, true, true, true, false})
+		}
 	}
 	c := r.Counts()
 	outcome := "ok"
 	if c.Failed > 0 {
 		outcome = "FAIL"
 	}
-	fmt.Fprintf(ew, "\n%s: %s checked in %s: %s\n", outcome, plural(c.Figures, "figure"), plural(len(r.Scenarios), "scenario"), c)
+	if printed > 0 {
+		fmt.Fprintln(ew)
+	}
+	fmt.Fprintf(ew, "%s: %s checked in %s: %s", outcome, plural(c.Figures, "figure"), plural(len(r.Scenarios), "scenario"), c)
+	if !verbose && c.Figures > c.Failed {
+		fmt.Fprint(ew, " (--verbose lists every figure)")
+	}
+	fmt.Fprintln(ew)
 	return ew.err
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -226,7 +227,7 @@ func TestWriteCheckTable(t *testing.T) {
 	SortCheckRows(rows)
 	r.Scenarios[0].Rows = rows[:3]
 	var buf bytes.Buffer
-	if err := WriteCheckTable(&buf, r); err != nil {
+	if err := WriteCheckTable(&buf, r, true); err != nil {
 		t.Fatal(err)
 	}
 	want := `check 5000-nodes (x.yaml, seed 42; baseline b.json, tolerance 1%): 3 figures, 1 regression, 1 broken budget
@@ -284,3 +285,62 @@ func BenchmarkWriteCheckJUnit(b *testing.B) {
 
 // modeFigureCount is the number of figures per mode (len(ModeFigures())).
 var modeFigureCount = len(ModeFigures())
+
+func TestMatchFigure(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, name string
+		kind          FigureKind
+		want          bool
+	}{
+		{"writes.*", "total.endpoints.writes.update", KindCount, true},
+		{"writes.*", "total.endpoints.watchEvents", KindCount, false},
+		{"*.endpointslices.fanoutBytes", "rollout.endpointslices.fanoutBytes", KindBytes, true},
+		{"*.endpointslices.fanoutBytes", "rollout.endpoints.fanoutBytes", KindBytes, false},
+		{"endpoints.*", "create.endpoints.etcdBytes", KindBytes, true},
+		{"total.*", "total.endpoints.writes.total", KindCount, true},
+		{"total.*", "create.endpoints.writes.total", KindCount, false},
+		{"bytes", "create.endpoints.etcdBytes", KindBytes, true},
+		{"bytes", "create.endpoints.syncs", KindCount, false},
+		{"propagation.p99Seconds", "x.endpoints.propagation.p99Seconds", KindSeconds, true},
+	} {
+		if got := MatchFigure(tc.pattern, tc.name, tc.kind); got != tc.want {
+			t.Errorf("MatchFigure(%q, %q) = %v, want %v", tc.pattern, tc.name, got, tc.want)
+		}
+	}
+	for _, p := range []string{"writes.*", "count", "seconds", "total.endpoints.fanoutBytes", "rollout.*.fanoutBytes", "*"} {
+		if err := CheckFigurePattern(p); err != nil {
+			t.Errorf("CheckFigurePattern(%q): %v", p, err)
+		}
+	}
+	for _, p := range []string{"ratio", "nosuch", "writes.[", "total.endpoints.nosuch"} {
+		if err := CheckFigurePattern(p); err == nil {
+			t.Errorf("CheckFigurePattern(%q) accepted", p)
+		}
+	}
+}
+
+// Without verbose, a check with failures lists only them.
+func TestWriteCheckTableFailuresOnly(t *testing.T) {
+	s := NewSummary(fixtureResults(), nil)
+	base := NewBaseline(s)
+	base.Figures["rollout.endpoints.fanoutBytes"] = 7e12
+	r := &CheckReport{TolerancePercent: 1, Rules: []string{"writes.*=10%"}, Scenarios: []ScenarioCheck{
+		{Scenario: "5000-nodes", File: "x.yaml", Seed: 42, Baseline: "b.json", Rows: CompareBaseline(s, base, CheckOptions{Tolerance: 0.01})},
+		{Scenario: "quick", File: "q.yaml", Seed: 1, Baseline: "q.json", Rows: CompareBaseline(s, NewBaseline(s), CheckOptions{Tolerance: 0.01})},
+	}}
+	SortCheckRows(r.Scenarios[0].Rows)
+	var buf bytes.Buffer
+	if err := WriteCheckTable(&buf, r, false); err != nil {
+		t.Fatal(err)
+	}
+	n := len(r.Scenarios[0].Rows) + len(r.Scenarios[1].Rows)
+	want := `check 5000-nodes (x.yaml, seed 42; baseline b.json, tolerance 1%, writes.*=10%): ` + strconv.Itoa(len(r.Scenarios[0].Rows)) + ` figures, 1 regression
+  VERDICT     FIGURE                         EXPECTED  ACTUAL  CHANGE  SOURCE
+  REGRESSION  rollout.endpoints.fanoutBytes    7.0 TB  7.1 TB  +1.53%  baseline
+
+FAIL: ` + strconv.Itoa(n) + ` figures checked in 2 scenarios: 1 regression (--verbose lists every figure)
+`
+	if buf.String() != want {
+		t.Errorf("table\n%s\nwant\n%s", buf.String(), want)
+	}
+}

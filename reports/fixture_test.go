@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -131,6 +132,21 @@ func fixtureResults() *sim.Results {
 			Endpoints: 100, ObjectBytes: 15_340, EventBytes: 15_360, Watchers: 5_003, Outcome: "ok", Phase: "create", Latency: at(50 * time.Millisecond)},
 		{At: at(100 * time.Second), Mode: sim.ModeEndpoints, Verb: "update", Kind: "Endpoints", Namespace: "default", Name: "big",
 			Endpoints: 13_400, ObjectBytes: 1_600_000, Outcome: "failed", Phase: "rollout"},
+	}
+	// The big Service carries almost everything; twelve small ones the rest, so the table
+	// lists the top ten of thirteen.
+	res.Services = []sim.ServiceResult{{Namespace: "default", Name: "big", Replicas: 10_000,
+		Endpoints: sim.ServiceModeResult{Writes: 1_236, FailedWrites: 3, FanoutBytes: 7_200_000_000_000, MaxObjectBytes: 1_600_000,
+			Propagation: sim.Latency{Count: 1_236, P99Seconds: 12.3}},
+		EndpointSlices: sim.ServiceModeResult{Writes: 20_100, FanoutBytes: 1_490_000_000_000, MaxObjectBytes: 15_400,
+			Propagation: sim.Latency{Count: 20_100, P99Seconds: 1.5}}}}
+	for i := range 12 {
+		n := int64(i%5 + 1)
+		res.Services = append(res.Services, sim.ServiceResult{Namespace: "shop", Name: fmt.Sprintf("svc-%d", i), Replicas: int(n) * 10,
+			Endpoints: sim.ServiceModeResult{Writes: n, FanoutBytes: n * 20_000_000, MaxObjectBytes: 4_000,
+				Propagation: sim.Latency{Count: n, P99Seconds: 0.02}},
+			EndpointSlices: sim.ServiceModeResult{Writes: n, FanoutBytes: n * 20_500_000, MaxObjectBytes: 4_100,
+				Propagation: sim.Latency{Count: n, P99Seconds: 0.021}}})
 	}
 	for i := range 6 {
 		res.Layout = append(res.Layout, sim.LayoutSample{

@@ -304,6 +304,124 @@ type PlanRecommendation struct {
 	// says it hits no limit.
 	Best         *PlanPoint
 	WithinBudget bool
+	// BySize splits the advice by the size of the scenario's own Services, when its runs
+	// have more than one Service: per size group, the layout that fans out the fewest bytes
+	// for those Services.
+	BySize []PlanSizeRecommendation
+}
+
+// PlanSizeRecommendation is the layout a group of Services of similar size favours.
+type PlanSizeRecommendation struct {
+	// Size names the group ("101–1,000 endpoints"); Min and Max bound its replicas (Max 0:
+	// no bound; both 0: Services of unknown size).
+	Size     string
+	Min, Max int
+	// Services is how many Services of the scenario are in the group.
+	Services int
+	// Bytes are the group's EndpointSlices bytes fanned out at each point of the
+	// recommendation group (in its order; -1 where the point did not run), and
+	// EndpointsBytes the legacy Endpoints bytes for the same Services.
+	Bytes          []int64
+	EndpointsBytes int64
+	// Best is the point with the fewest bytes among those where no Service of the group
+	// had a failed write (or the fewest bytes when every point had one).
+	Best *PlanPoint
+	// Failed says the best point still had failed writes for the group.
+	Failed bool
+}
+
+// serviceSizeGroups are the bounds of the Service size groups, in endpoints (replicas).
+var serviceSizeGroups = []struct {
+	min, max int
+	name     string
+}{
+	{1, 10, "1–10 endpoints"},
+	{11, 100, "11–100 endpoints"},
+	{101, 1000, "101–1,000 endpoints"},
+	{1001, 10000, "1,001–10,000 endpoints"},
+	{10001, 0, "over 10,000 endpoints"},
+}
+
+// sizeGroup returns the index in serviceSizeGroups of a Service of replicas endpoints, or
+// len(serviceSizeGroups) when the size is unknown.
+func sizeGroup(replicas int) int {
+	for i, g := range serviceSizeGroups {
+		if replicas >= g.min && (g.max == 0 || replicas <= g.max) {
+			return i
+		}
+	}
+	return len(serviceSizeGroups)
+}
+
+// bySize splits a recommendation group by Service size; nil unless its runs have more than
+// one Service.
+func bySize(points []*PlanPoint) []PlanSizeRecommendation {
+	many := false
+	for _, p := range points {
+		if p.ok() && len(p.Summary.Services) > 1 {
+			many = true
+		}
+	}
+	if !many {
+		return nil
+	}
+	n := len(serviceSizeGroups) + 1
+	out := make([]PlanSizeRecommendation, n)
+	failed := make([][]bool, n)
+	for g := range out {
+		out[g].Bytes = make([]int64, len(points))
+		failed[g] = make([]bool, len(points))
+		if g < len(serviceSizeGroups) {
+			out[g].Size, out[g].Min, out[g].Max = serviceSizeGroups[g].name, serviceSizeGroups[g].min, serviceSizeGroups[g].max
+		} else {
+			out[g].Size = "unknown size"
+		}
+	}
+	counted := false
+	for k, p := range points {
+		if !p.ok() {
+			for g := range out {
+				out[g].Bytes[k] = -1
+			}
+			continue
+		}
+		for i := range p.Summary.Services {
+			sv := &p.Summary.Services[i]
+			g := sizeGroup(sv.Replicas)
+			if !counted {
+				out[g].Services++
+				if sv.Endpoints != nil {
+					out[g].EndpointsBytes += sv.Endpoints.FanoutBytes
+				}
+			}
+			if sv.EndpointSlices != nil {
+				out[g].Bytes[k] += sv.EndpointSlices.FanoutBytes
+				failed[g][k] = failed[g][k] || sv.EndpointSlices.FailedWrites > 0
+			}
+		}
+		counted = true
+	}
+	var kept []PlanSizeRecommendation
+	for g := range out {
+		rec := &out[g]
+		if rec.Services == 0 {
+			continue
+		}
+		best := -1
+		for k, b := range rec.Bytes {
+			if b < 0 || points[k].mode(sim.ModeEndpointSlices) == nil {
+				continue
+			}
+			if best < 0 || (!failed[g][k] && failed[g][best]) || (failed[g][k] == failed[g][best] && b < rec.Bytes[best]) {
+				best = k
+			}
+		}
+		if best >= 0 {
+			rec.Best, rec.Failed = points[best], failed[g][best]
+		}
+		kept = append(kept, *rec)
+	}
+	return kept
 }
 
 // Recommendations groups the points by every axis that does not change
@@ -347,6 +465,7 @@ func (r *PlanResults) Recommendations() []PlanRecommendation {
 				rec.Best, rec.WithinBudget = p, within
 			}
 		}
+		rec.BySize = bySize(rec.Points)
 	}
 	return out
 }

@@ -115,6 +115,20 @@ func (r *PlanResults) planDoc(charts []*Chart) []block {
 		list(why)
 	}
 
+	if sizeRows := r.sizeRows(recs); len(sizeRows) > 1 {
+		h(3, "Per size of your Services")
+		para("The scenario's own Services, grouped by size (endpoints per Service): for each group, the layout that fans out the fewest bytes for those Services alone, and what each layout costs them. maxEndpointsPerSlice is one kube-controller-manager flag for every Service, so this says which way each group pulls; the recommendation above weighs them all.")
+		table(sizeRows)
+	}
+
+	if len(recs) == 1 && len(recs[0].Points) > 1 {
+		if rows := r.phaseRows(recs[0].Points); len(rows) > 1 {
+			h(2, "Cost per phase")
+			para("Each phase of the timeline (a Service create, a single endpoint update, a rolling update…) with legacy Endpoints and with each EndpointSlice layout: the rows of KEP-752's cost table. Watch events are writes times watchers.")
+			table(rows)
+		}
+	}
+
 	h(2, "Limits hit")
 	// Endpoints do not depend on maxEndpointsPerSlice: their limits are listed once per
 	// group, the EndpointSlice ones per point.
@@ -202,6 +216,105 @@ func (r *PlanResults) planDoc(charts []*Chart) []block {
 	}
 	table(rows)
 	return doc
+}
+
+// phaseRows is the per-phase table of one group of points that differ only in
+// maxEndpointsPerSlice: per phase, writes, the largest object, watch events and bytes fanned
+// out, for Endpoints (from the first point that ran it) and each point's EndpointSlices.
+func (r *PlanResults) phaseRows(points []*PlanPoint) [][]string {
+	header := []string{"phase", "figure", "Endpoints"}
+	var ran *PlanPoint
+	for _, p := range points {
+		header = append(header, fmt.Sprintf("%d per slice", p.MaxEndpointsPerSlice))
+		if ran == nil && p.ok() {
+			ran = p
+		}
+	}
+	rows := [][]string{header}
+	if ran == nil {
+		return rows
+	}
+	figures := []struct {
+		name string
+		get  func(m *ModeSummary) string
+	}{
+		{"writes", func(m *ModeSummary) string { return formatCount(m.Writes.Total) }},
+		{"largest object", func(m *ModeSummary) string { return FormatBytes(m.MaxObjectBytes) }},
+		{"watch events", func(m *ModeSummary) string { return formatCount(m.WatchEvents) }},
+		{"bytes fanned out", func(m *ModeSummary) string { return FormatBytes(m.FanoutBytes) }},
+	}
+	for i := range ran.Summary.Phases {
+		name := ran.Summary.Phases[i].Name
+		for _, f := range figures {
+			row := []string{"`" + name + "`", f.name}
+			cell := func(p *PlanPoint, m sim.Mode) string {
+				ph := p.phase(name)
+				if ph == nil || ph.Mode(m) == nil {
+					return "-"
+				}
+				return f.get(ph.Mode(m))
+			}
+			row = append(row, cell(ran, sim.ModeEndpoints))
+			for _, p := range points {
+				row = append(row, cell(p, sim.ModeEndpointSlices))
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// sizeRows is the table of the recommendations per Service size, with a header; nil
+// (or the header only) when no group has more than one Service.
+func (r *PlanResults) sizeRows(recs []PlanRecommendation) [][]string {
+	rows := [][]string{{"group", "Services of", "Services", "recommended", "bytes fanned out", "every layout", "Endpoints instead"}}
+	for _, rec := range recs {
+		label := rec.Label
+		if label == "" {
+			label = "all"
+		}
+		for _, sz := range rec.BySize {
+			best, bytes := "-", "-"
+			if sz.Best != nil {
+				best = fmt.Sprintf("%d per slice", sz.Best.MaxEndpointsPerSlice)
+				for k, p := range rec.Points {
+					if p == sz.Best {
+						bytes = FormatBytes(sz.Bytes[k])
+					}
+				}
+				if sz.Failed {
+					best += " (failed writes at every layout)"
+				}
+				// Layouts that cost the group the same bytes are all as good.
+				same, first, ran := true, int64(-1), 0
+				for _, b := range sz.Bytes {
+					switch {
+					case b < 0:
+						continue
+					case first < 0:
+						first = b
+					case b != first:
+						same = false
+					}
+					ran++
+				}
+				if same && ran > 1 {
+					best = "any (the same bytes)"
+				}
+			}
+			var every []string
+			for k, p := range rec.Points {
+				v := "failed run"
+				if sz.Bytes[k] >= 0 {
+					v = FormatBytes(sz.Bytes[k])
+				}
+				every = append(every, fmt.Sprintf("%d: %s", p.MaxEndpointsPerSlice, v))
+			}
+			rows = append(rows, []string{label, sz.Size, formatCount(int64(sz.Services)), best, bytes,
+				strings.Join(every, "; "), FormatBytes(sz.EndpointsBytes)})
+		}
+	}
+	return rows
 }
 
 // groupName names a recommendation group.
@@ -337,14 +450,36 @@ func chartCaption(name string) string {
 		return "Bytes one kube-proxy receives, against the number of nodes."
 	case "writes-vs-batch-period":
 		return "API writes over the whole run, against the controllers' batch period."
+	case "bytes-per-phase":
+		return "Bytes fanned out to all watchers in each phase: one bar for legacy Endpoints, one per maxEndpointsPerSlice."
 	}
 	return name
 }
 
 // WritePlanMarkdown writes the report as Markdown; charts are linked as NAME.png beside it.
 func WritePlanMarkdown(w io.Writer, r *PlanResults, charts []*Chart) error {
+	return writeBlocksMarkdown(w, r.planDoc(charts))
+}
+
+// WritePlanHTML writes the report as one self-contained HTML page: the charts are embedded
+// as SVG data URIs.
+func WritePlanHTML(w io.Writer, r *PlanResults, charts []*Chart) error {
+	return writeBlocksHTML(w, "Capacity plan: "+r.Plan.Name, r.planDoc(charts), svgImage)
+}
+
+// svgImage renders a chart as SVG for embedding.
+func svgImage(c *Chart) (string, []byte, error) {
+	var svg bytes.Buffer
+	if err := c.Render(&svg, "svg"); err != nil {
+		return "", nil, err
+	}
+	return "image/svg+xml", svg.Bytes(), nil
+}
+
+// writeBlocksMarkdown renders a document as Markdown; charts are linked as NAME.png beside it.
+func writeBlocksMarkdown(w io.Writer, doc []block) error {
 	var b bytes.Buffer
-	for i, bl := range r.planDoc(charts) {
+	for i, bl := range doc {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
@@ -376,15 +511,15 @@ func WritePlanMarkdown(w io.Writer, r *PlanResults, charts []*Chart) error {
 	return err
 }
 
-// WritePlanHTML writes the report as one self-contained HTML page: the charts are embedded
-// as SVG data URIs.
-func WritePlanHTML(w io.Writer, r *PlanResults, charts []*Chart) error {
+// writeBlocksHTML renders a document as one self-contained HTML page titled title: no
+// external resource; image gives each chart's bytes and MIME type, embedded as a data URI.
+func writeBlocksHTML(w io.Writer, title string, doc []block, image func(c *Chart) (mime string, data []byte, err error)) error {
 	var b bytes.Buffer
 	b.WriteString(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>` + html.EscapeString("Capacity plan: "+r.Plan.Name) + `</title>
+<title>` + html.EscapeString(title) + `</title>
 <style>
 body { font-family: system-ui, sans-serif; max-width: 70em; margin: 2em auto; padding: 0 1em; color: #222; }
 table { border-collapse: collapse; font-size: 90%; margin: 1em 0; }
@@ -398,7 +533,7 @@ img { max-width: 100%; }
 </head>
 <body>
 `)
-	for _, bl := range r.planDoc(charts) {
+	for _, bl := range doc {
 		switch bl.kind {
 		case blockHeading:
 			fmt.Fprintf(&b, "<h%d>%s</h%d>\n", bl.level, inlineHTML(bl.text), bl.level)
@@ -425,12 +560,12 @@ img { max-width: 100%; }
 			}
 			b.WriteString("</table>\n")
 		case blockChart:
-			var svg bytes.Buffer
-			if err := bl.chart.Render(&svg, "svg"); err != nil {
+			mime, data, err := image(bl.chart)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(&b, "<figure><img alt=\"%s\" src=\"data:image/svg+xml;base64,%s\"><figcaption>%s</figcaption></figure>\n",
-				html.EscapeString(bl.chart.Title), base64.StdEncoding.EncodeToString(svg.Bytes()), inlineHTML(bl.text))
+			fmt.Fprintf(&b, "<figure><img alt=\"%s\" src=\"data:%s;base64,%s\"><figcaption>%s</figcaption></figure>\n",
+				html.EscapeString(bl.chart.Title), mime, base64.StdEncoding.EncodeToString(data), inlineHTML(bl.text))
 		}
 	}
 	b.WriteString("</body>\n</html>\n")

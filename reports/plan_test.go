@@ -53,6 +53,11 @@ func fixturePlan() *PlanResults {
 				scale(&res.Phases[k].Endpoints, float64(replicas)/10000)
 				scale(&res.Phases[k].EndpointSlices, float64(perSlice)/100*float64(replicas)/10000)
 			}
+			// The big Service's slices grow with the slice size; the small ones fit in one
+			// slice at every size.
+			res.Services[0].Replicas = replicas
+			res.Services[0].EndpointSlices.FanoutBytes = int64(float64(res.Services[0].EndpointSlices.FanoutBytes) * float64(perSlice) / 100 * float64(replicas) / 10000)
+			res.Services[0].Endpoints.FanoutBytes = int64(float64(res.Services[0].Endpoints.FanoutBytes) * float64(replicas) / 10000)
 			scale(&res.Total.Endpoints, float64(replicas)/10000)
 			scale(&res.Total.EndpointSlices, float64(perSlice)/100*float64(replicas)/10000)
 			r.Points = append(r.Points, NewPlanPoint(i, values, cfg, res, nil, 10))
@@ -122,7 +127,7 @@ func TestPlanChartsGolden(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	for _, c := range charts {
-		fmt.Fprintf(&buf, "%s (%s)\n", c.Name, c.Digest())
+		fmt.Fprintf(&buf, "%s (%s)\n  title: %s\n  subtitle: %s\n", c.Name, c.Digest(), c.Title, c.Subtitle)
 		for _, s := range c.Series {
 			fmt.Fprintf(&buf, "  %-30s %v\n", s.Name, s.XYs)
 		}
@@ -176,5 +181,76 @@ func TestPlanMerge(t *testing.T) {
 	}
 	if _, err := ReadPlanPartial(strings.NewReader(`{"format":"epsim-plan/1","bogus":1}`)); err == nil {
 		t.Error("a partial with an unknown field was read")
+	}
+}
+
+// Each size group of Services gets the layout with the fewest bytes for itself, and a layout
+// where the group's writes failed loses to one where they did not.
+func TestPlanRecommendationsBySize(t *testing.T) {
+	point := func(perSlice int, small, big int64, bigFailed bool) *PlanPoint {
+		var failed int64
+		if bigFailed {
+			failed = 1
+		}
+		s := &Summary{Modes: AllModes, Total: PhaseSummary{Endpoints: &ModeSummary{}, EndpointSlices: &ModeSummary{}},
+			Services: []ServiceSummary{
+				{Name: "a", Replicas: 5, Endpoints: &ServiceModeSummary{FanoutBytes: 10}, EndpointSlices: &ServiceModeSummary{FanoutBytes: small}},
+				{Name: "b", Replicas: 8, Endpoints: &ServiceModeSummary{FanoutBytes: 10}, EndpointSlices: &ServiceModeSummary{FanoutBytes: small}},
+				{Name: "c", Replicas: 5000, Endpoints: &ServiceModeSummary{FanoutBytes: 999}, EndpointSlices: &ServiceModeSummary{FanoutBytes: big, FailedWrites: failed}},
+			}}
+		return &PlanPoint{MaxEndpointsPerSlice: perSlice, Summary: s}
+	}
+	points := []*PlanPoint{point(10, 100, 500, true), point(100, 300, 600, false), point(1000, 200, 400, false), {MaxEndpointsPerSlice: 50, Error: "boom"}}
+	got := bySize(points)
+	if len(got) != 2 {
+		t.Fatalf("%d size groups, want 2: %+v", len(got), got)
+	}
+	small, big := got[0], got[1]
+	if small.Size != "1–10 endpoints" || small.Services != 2 || small.Best != points[0] || small.EndpointsBytes != 20 {
+		t.Errorf("small group %+v: want 2 Services, best 10 per slice (200 B)", small)
+	}
+	if big.Size != "1,001–10,000 endpoints" || big.Services != 1 || big.Best != points[2] || big.Failed {
+		t.Errorf("big group %+v: want best 1000 per slice (the 10 per slice run had failed writes)", big)
+	}
+	if big.Bytes[3] != -1 {
+		t.Errorf("a failed point's bytes %d, want -1", big.Bytes[3])
+	}
+	// One Service: no split.
+	one := point(100, 1, 1, false)
+	one.Summary.Services = one.Summary.Services[:1]
+	if got := bySize([]*PlanPoint{one}); got != nil {
+		t.Errorf("split a single Service: %+v", got)
+	}
+}
+
+// A plan whose grid varies only maxEndpointsPerSlice (kep-752) gets KEP-752's per-phase
+// table: every phase, the single endpoint update included, per layout.
+func TestPlanReportCostPerPhase(t *testing.T) {
+	r := fixturePlan()
+	r.Plan.Axes = r.Plan.Axes[1:]
+	r.Points = r.Points[:3]
+	r.Plan.GridPoints = 3
+	for i := range r.Points {
+		r.Points[i].Values = r.Points[i].Values[1:]
+	}
+	var md bytes.Buffer
+	if err := WritePlanMarkdown(&md, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	if !strings.Contains(out, "## Cost per phase") || !strings.Contains(out, "| phase | figure | Endpoints | 100 per slice | 500 per slice | 1000 per slice |") {
+		t.Fatalf("no per-phase table:\n%s", out)
+	}
+	for _, p := range r.Points[0].Summary.Phases {
+		want := fmt.Sprintf("| `%s` | bytes fanned out | %s | %s |", p.Name, FormatBytes(p.Endpoints.FanoutBytes), FormatBytes(p.EndpointSlices.FanoutBytes))
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	// With more than one group the table would mix them: left out.
+	md.Reset()
+	WritePlanMarkdown(&md, fixturePlan(), nil)
+	if strings.Contains(md.String(), "## Cost per phase") {
+		t.Error("a two-group plan has a per-phase table")
 	}
 }

@@ -36,6 +36,35 @@ type Summary struct {
 	Phases []PhaseSummary `json:"phases"`
 	// Total sums every phase.
 	Total PhaseSummary `json:"total"`
+	// Services is the whole run per Service that some mode wrote for, in creation order.
+	Services []ServiceSummary `json:"services,omitempty"`
+}
+
+// ServiceSummary is one Service's figures over the whole run, per mode that ran.
+type ServiceSummary struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Replicas is the Service's size in the scenario (0 when unknown).
+	Replicas       int                 `json:"replicas,omitempty"`
+	Endpoints      *ServiceModeSummary `json:"endpoints,omitempty"`
+	EndpointSlices *ServiceModeSummary `json:"endpointslices,omitempty"`
+}
+
+// Mode returns the summary of mode m, or nil when m did not run.
+func (s *ServiceSummary) Mode(m sim.Mode) *ServiceModeSummary {
+	if m == sim.ModeEndpoints {
+		return s.Endpoints
+	}
+	return s.EndpointSlices
+}
+
+// ServiceModeSummary is what one mode's controller wrote for one Service.
+type ServiceModeSummary struct {
+	Writes                int64   `json:"writes"`
+	FailedWrites          int64   `json:"failedWrites"`
+	FanoutBytes           int64   `json:"fanoutBytes"`
+	MaxObjectBytes        int64   `json:"maxObjectBytes"`
+	PropagationP99Seconds float64 `json:"propagationP99Seconds"`
 }
 
 // PhaseSummary is one phase (or the total) for every mode that ran.
@@ -145,6 +174,21 @@ func NewSummary(res *sim.Results, modes []sim.Mode) *Summary {
 		s.Phases = append(s.Phases, newPhaseSummary(&res.Phases[i], modes))
 	}
 	s.Total = newPhaseSummary(&res.Total, modes)
+	for i := range res.Services {
+		sr := &res.Services[i]
+		ss := ServiceSummary{Namespace: sr.Namespace, Name: sr.Name, Replicas: sr.Replicas}
+		for _, m := range modes {
+			r := sr.Mode(m)
+			ms := &ServiceModeSummary{Writes: r.Writes, FailedWrites: r.FailedWrites, FanoutBytes: r.FanoutBytes,
+				MaxObjectBytes: r.MaxObjectBytes, PropagationP99Seconds: r.Propagation.P99Seconds}
+			if m == sim.ModeEndpoints {
+				ss.Endpoints = ms
+			} else {
+				ss.EndpointSlices = ms
+			}
+		}
+		s.Services = append(s.Services, ss)
+	}
 	if res.SLOSeconds > 0 {
 		for _, p := range append(slices.Clone(s.Phases), s.Total) {
 			for _, m := range modes {

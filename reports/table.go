@@ -2,8 +2,10 @@ package reports
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -34,7 +36,88 @@ func WriteTable(w io.Writer, s *Summary) error {
 	}
 	fmt.Fprintf(tw, "\ntotal (%s → %s)\n", FormatSeconds(s.Total.StartSeconds), FormatSeconds(s.Total.EndSeconds))
 	writePhaseBlock(tw, &s.Total, s.Modes)
+	if len(s.Services) > 1 {
+		writeTopServices(tw, s, TopServices)
+	}
 	return tw.err
+}
+
+// TopServices is how many Services the table lists.
+const TopServices = 10
+
+// serviceBytes is what a Service fanned out in every mode that ran.
+func serviceBytes(sv *ServiceSummary) int64 {
+	var n int64
+	for _, m := range AllModes {
+		if ms := sv.Mode(m); ms != nil {
+			n += ms.FanoutBytes
+		}
+	}
+	return n
+}
+
+// TopServicesByBytes returns the n Services of s that fanned out the most bytes (both modes
+// together), largest first; ties by namespace and name.
+func TopServicesByBytes(s *Summary, n int) []*ServiceSummary {
+	all := make([]*ServiceSummary, len(s.Services))
+	for i := range s.Services {
+		all[i] = &s.Services[i]
+	}
+	slices.SortStableFunc(all, func(a, b *ServiceSummary) int {
+		if c := cmp.Compare(serviceBytes(b), serviceBytes(a)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Namespace, b.Namespace); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	return all[:min(n, len(all))]
+}
+
+// writeTopServices writes the Services that fanned out the most bytes: per mode the bytes,
+// writes and propagation p99, and the ratio of bytes.
+func writeTopServices(w io.Writer, s *Summary, n int) {
+	top := TopServicesByBytes(s, n)
+	if len(top) < len(s.Services) {
+		fmt.Fprintf(w, "\ntop %d of %s by bytes fanned out (whole run)\n", len(top), plural(len(s.Services), "Service"))
+	} else {
+		fmt.Fprintf(w, "\n%s by bytes fanned out (whole run)\n", plural(len(s.Services), "Service"))
+	}
+	cells := [][]string{{"Service"}}
+	for _, m := range s.Modes {
+		cells[0] = append(cells[0], modeTitle(m))
+	}
+	both := len(s.Modes) == 2
+	if both {
+		cells[0] = append(cells[0], "ratio")
+	}
+	cells[0] = append(cells[0], "writes", "largest object", "p99")
+	for _, sv := range top {
+		row := []string{sv.Namespace + "/" + sv.Name}
+		var writes, objects, p99 []string
+		for _, m := range s.Modes {
+			ms := sv.Mode(m)
+			row = append(row, FormatBytes(ms.FanoutBytes))
+			writes = append(writes, formatCount(ms.Writes))
+			objects = append(objects, FormatBytes(ms.MaxObjectBytes))
+			p99 = append(p99, FormatSeconds(ms.PropagationP99Seconds))
+		}
+		if both {
+			r, ok := ratio(sv.Endpoints.FanoutBytes, sv.EndpointSlices.FanoutBytes)
+			row = append(row, FormatRatio(r, ok))
+		}
+		row = append(row, strings.Join(writes, "/"), strings.Join(objects, "/"), strings.Join(p99, "/"))
+		cells = append(cells, row)
+	}
+	right := make([]bool, len(cells[0]))
+	for i := 1; i < len(right); i++ {
+		right[i] = true
+	}
+	writeColumns(w, cells, right)
+	if both {
+		fmt.Fprintln(w, "  (writes, largest object and p99: Endpoints/EndpointSlices)")
+	}
 }
 
 // tableRow is one figure of a phase block.

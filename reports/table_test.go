@@ -136,3 +136,29 @@ func ExampleWriteTable() {
 	//   largest object             300.0 KB          15.0 KB     20×
 	//   peak apiserver egress    900.0 KB/s        45.0 KB/s     20×
 }
+
+func TestTopServicesByBytes(t *testing.T) {
+	s := NewSummary(fixtureResults(), nil)
+	top := TopServicesByBytes(s, TopServices)
+	if len(top) != TopServices {
+		t.Fatalf("%d Services, want %d", len(top), TopServices)
+	}
+	for i := 1; i < len(top); i++ {
+		a, b := serviceBytes(top[i-1]), serviceBytes(top[i])
+		if a < b || a == b && top[i-1].Name > top[i].Name {
+			t.Errorf("%s (%d) before %s (%d)", top[i-1].Name, a, top[i].Name, b)
+		}
+	}
+	if top[0].Name != "big" {
+		t.Errorf("first %s, want big", top[0].Name)
+	}
+	// One Service: no per-Service block (it would repeat the total).
+	s.Services = s.Services[:1]
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "by bytes fanned out") {
+		t.Errorf("table lists Services for a single one:\n%s", buf.String())
+	}
+}

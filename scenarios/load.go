@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"epsim/sim"
 )
 
@@ -99,6 +101,35 @@ func readShipped(nameOrPath, kind, dir string, fsys embed.FS, names []string) (d
 		return nil, "", false, fmt.Errorf("%s %s: %w (not a file, and not a shipped %s: %s)", kind, nameOrPath, ErrNotFound, kind, strings.Join(names, ", "))
 	}
 	return nil, "", false, fmt.Errorf("%s %s: %w", kind, nameOrPath, openErr)
+}
+
+// IsPlan reports whether nameOrPath names a capacity plan rather than a scenario: a file
+// whose top-level mapping has grid: or scenario: and none of cluster:, services:,
+// timeline:; or, when no such file exists, the name of a shipped plan that is not also a
+// shipped scenario.
+func IsPlan(nameOrPath string) bool {
+	data, err := os.ReadFile(nameOrPath)
+	if err != nil {
+		name := strings.TrimSuffix(strings.TrimPrefix(filepath.ToSlash(nameOrPath), "scenarios/plans/"), ".yaml")
+		return !slices.Contains(Names(), name) && slices.Contains(PlanNames(), name)
+	}
+	if len(data) > maxFileBytes {
+		return false
+	}
+	root, err := parseYAML(data)
+	if err != nil || root == nil || root.Kind != yaml.MappingNode {
+		return false
+	}
+	plan := false
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		switch root.Content[i].Value {
+		case "grid", "scenario":
+			plan = true
+		case "cluster", "services", "timeline":
+			return false
+		}
+	}
+	return plan
 }
 
 // yamlLine picks the line number out of a YAML syntax error ("yaml: line 3: …").

@@ -50,7 +50,7 @@ const (
 var (
 	topFields        = []string{"name", "description", "seed", "cluster", "controlPlane", "apiServer", "network", "services", "timeline", "modes", "guards", "slo", "expect"}
 	clusterFields    = []string{"nodes", "zones", "region", "nodeNameFormat", "nodeMilliCPU"}
-	cpFields         = []string{"endpointSlice", "endpoints", "maxEndpointsPerSlice", "endpointsTruncation", "informerLag", "workloads"}
+	cpFields         = []string{"endpointSlice", "endpoints", "maxEndpointsPerSlice", "endpointsTruncation", "informerLag", "endpointsBuildPerPod", "workloads"}
 	controllerFields = []string{"workers", "batchPeriod", "qps", "burst", "apiLatency"}
 	workloadFields   = []string{"replicaSet", "deployment", "statefulSet", "daemonSet", "burstReplicas", "scheduler", "podCreateFailureRate"}
 	workloadKinds    = []string{sim.KindDeployment, sim.KindStatefulSet, sim.KindDaemonSet}
@@ -60,7 +60,7 @@ var (
 	apiServerFields          = []string{"replicas", "kubeProxyEncoding", "objectSizeLimit", "egressBandwidth", "watchers"}
 	watcherFields            = []string{"name", "count", "resources", "encoding", "includeHeadless"}
 	networkFields            = []string{"enabled", "nodeIngressBandwidth", "transportOverhead", "listCompressionRatio"}
-	serviceFields            = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "topologyMode", "labels", "minReadySeconds", "timing", "kind"}
+	serviceFields            = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "topologyMode", "labels", "minReadySeconds", "kind", "maxSurge", "maxUnavailable", "manualEndpoints", "timing"}
 	portFields               = []string{"name", "protocol", "port", "targetPort", "appProtocol"}
 	timingFields             = []string{"schedule", "start", "ready", "stop", "gracePeriod"}
 	actionFields             = []string{"name", "action", "services", "maxSurge", "maxUnavailable", "replicas", "pods", "notReadyFor", "nodes", "zone", "labels", "duration", "settle", "percent", "waves", "spread", "curve"}
@@ -278,6 +278,11 @@ func (d *decoder) controlPlane(n *yaml.Node, path string, cp *sim.ControlPlaneCo
 	if e, ok := f["informerLag"]; ok {
 		if v, ok := d.durationIn(e.val, join(path, "informerLag"), time.Microsecond, time.Minute); ok {
 			cp.InformerLag = v
+		}
+	}
+	if e, ok := f["endpointsBuildPerPod"]; ok {
+		if v, ok := d.durationIn(e.val, join(path, "endpointsBuildPerPod"), time.Nanosecond, time.Second); ok {
+			cp.EndpointsBuildPerPod = v
 		}
 	}
 	if e, ok := f["workloads"]; ok {
@@ -627,6 +632,21 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 			s.MinReady = time.Duration(secs) * time.Second
 		} else {
 			s.MinReady, _ = d.durationIn(e.val, p, 0, 24*time.Hour)
+		}
+	}
+	s.MaxSurge, s.MaxUnavailable = DefaultStrategy(s.WorkloadKind)
+	d.strategy(n, f, path, &s.MaxSurge, &s.MaxUnavailable)
+	if e, ok := f["manualEndpoints"]; ok {
+		p := join(path, "manualEndpoints")
+		if v, ok := d.integer(e.val, p, 1, maxReplicas); ok {
+			s.ManualEndpoints = int(v)
+			// A selector-less Service has no workload: nothing to replicate or roll.
+			for _, k := range []string{"replicas", "kind", "maxSurge", "maxUnavailable", "minReadySeconds"} {
+				if g, ok := f[k]; ok {
+					d.errorf(g.key, join(path, k), "does not apply to a service with manualEndpoints (no selector, no workload)")
+				}
+			}
+			s.Replicas = 0
 		}
 	}
 	if e, ok := f["timing"]; ok {

@@ -110,6 +110,33 @@ func resolveService(ref string, counts map[string]int) (string, bool) {
 	return "", false
 }
 
+// strategy decodes maxSurge and maxUnavailable of a rolling update (a service's or a rollout
+// action's) over the defaults already in surge and unavail.
+// upstream: pkg/apis/apps/validation ValidateRollingUpdateDeployment.
+func (d *decoder) strategy(n *yaml.Node, f map[string]entry, path string, surge, unavail *sim.IntOrPercent) {
+	if e, ok := f["maxSurge"]; ok {
+		*surge, _ = d.intOrPercent(e.val, join(path, "maxSurge"))
+	}
+	if e, ok := f["maxUnavailable"]; ok {
+		p := join(path, "maxUnavailable")
+		if v, ok := d.intOrPercent(e.val, p); ok {
+			// upstream: IsNotMoreThan100Percent.
+			if v.IsPercent && v.Value > 100 {
+				d.errorf(e.val, p, "%s out of range (0%%..100%%)", FormatIntOrPercent(v))
+			}
+			*unavail = v
+		}
+	}
+	if surge.Value == 0 && unavail.Value == 0 {
+		// upstream: "may not be 0 when `maxSurge` is 0".
+		at := n
+		if e, ok := f["maxUnavailable"]; ok {
+			at = e.val
+		}
+		d.errorf(at, join(path, "maxUnavailable"), "may not be 0 when maxSurge is 0 (the rollout could never progress)")
+	}
+}
+
 func (d *decoder) action(n *yaml.Node, path string, cfg *sim.Config) (sim.Action, bool) {
 	var a sim.Action
 	f, ok := d.fields(n, path, actionFields)
@@ -178,29 +205,15 @@ func (d *decoder) action(n *yaml.Node, path string, cfg *sim.Config) (sim.Action
 	}
 	switch a.Kind {
 	case sim.ActionRollout:
+		_, hasSurge := f["maxSurge"]
+		_, hasUnavail := f["maxUnavailable"]
+		if !hasSurge && !hasUnavail {
+			// A rollout that sets neither uses each workload's own strategy (services[].maxSurge,
+			// maxUnavailable), as a real rollout does.
+			a.ServiceStrategy = true
+		}
 		a.MaxSurge, a.MaxUnavailable = DefaultRollout()
-		if e, ok := f["maxSurge"]; ok {
-			a.MaxSurge, _ = d.intOrPercent(e.val, join(path, "maxSurge"))
-		}
-		if e, ok := f["maxUnavailable"]; ok {
-			p := join(path, "maxUnavailable")
-			if v, ok := d.intOrPercent(e.val, p); ok {
-				// upstream: pkg/apis/apps/validation ValidateRollingUpdateDeployment,
-				// IsNotMoreThan100Percent.
-				if v.IsPercent && v.Value > 100 {
-					d.errorf(e.val, p, "%s out of range (0%%..100%%)", FormatIntOrPercent(v))
-				}
-				a.MaxUnavailable = v
-			}
-		}
-		if a.MaxSurge.Value == 0 && a.MaxUnavailable.Value == 0 {
-			// upstream: ValidateRollingUpdateDeployment, "may not be 0 when `maxSurge` is 0".
-			at := n
-			if e, ok := f["maxUnavailable"]; ok {
-				at = e.val
-			}
-			d.errorf(at, join(path, "maxUnavailable"), "may not be 0 when maxSurge is 0 (the rollout could never progress)")
-		}
+		d.strategy(n, f, path, &a.MaxSurge, &a.MaxUnavailable)
 	case sim.ActionScale:
 		er, hasReplicas := f["replicas"]
 		ep, hasPercent := f["percent"]

@@ -147,12 +147,12 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	if w.verb != "delete" && a.limit > 0 && cm.objectBytes[model.Protobuf] > a.limit {
 		// etcd refuses requests over --max-request-bytes; the controller gets an error.
 		rec.Outcome = "failed"
-		e.stats.write(rec, cm)
+		e.stats.write(rec, cm, s.idx)
 		return writeFailed
 	}
 	if cm.noop {
 		rec.Outcome = "noop"
-		e.stats.write(rec, cm)
+		e.stats.write(rec, cm, s.idx)
 		return writeNoop
 	}
 	var fanout, perNode, events int64
@@ -193,7 +193,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		d = a.net.deliver(c.mode, fanout, kubeProxyEvent, events, a.listBytes[mi])
 		rec.Latency = d.done - since
 	}
-	e.stats.committed(rec, cm, fanout, perNode, events, d)
+	e.stats.committed(rec, cm, s.idx, fanout, perNode, events, d)
 	return writeCommitted
 }
 

@@ -66,6 +66,10 @@ type ControlPlaneConfig struct {
 	// (upstream: the EndpointSlice tracker's StaleSlices, the Endpoints stale tracker). 0
 	// means the default, 20 ms.
 	InformerLag time.Duration
+	// EndpointsBuildPerPod is how long the Endpoints controller takes per pod of a Service to
+	// build its address list, before it checks its cache: a sync this long after it started
+	// sees what the informer had by then. 0 means the measured default, 10 µs.
+	EndpointsBuildPerPod time.Duration
 	// Workloads is the pace of the controllers that make the pod churn both endpoint
 	// controllers react to.
 	Workloads WorkloadsConfig
@@ -190,6 +194,16 @@ type ServiceConfig struct {
 	// empty), "StatefulSet" (OrderedReady, one pod at a time) or "DaemonSet" (one pod per
 	// node; Replicas is ignored).
 	WorkloadKind string
+	// MaxSurge and MaxUnavailable are the workload's rolling update strategy: what creation,
+	// scaling and rollout actions that set neither use. Both zero means 25%/25% (the
+	// Deployment default).
+	MaxSurge       IntOrPercent
+	MaxUnavailable IntOrPercent
+	// ManualEndpoints > 0 makes a Service without a selector and without a workload, backed
+	// by a user-written Endpoints object with this many addresses. The legacy Endpoints
+	// controller leaves such a Service alone; the EndpointSlice mirroring controller mirrors
+	// the Endpoints object into EndpointSlices.
+	ManualEndpoints int
 }
 
 // IntOrPercent is maxSurge/maxUnavailable: an absolute number or a percentage.
@@ -234,9 +248,10 @@ type Action struct {
 	// Services selects target services by name (the stamped names, or the base name for all
 	// stamped copies); empty means all.
 	Services []string
-	// rollout
-	MaxSurge       IntOrPercent
-	MaxUnavailable IntOrPercent
+	// rollout: MaxSurge and MaxUnavailable, or, with ServiceStrategy, each service's own.
+	MaxSurge        IntOrPercent
+	MaxUnavailable  IntOrPercent
+	ServiceStrategy bool
 	// scale: Replicas, or (when Percent > 0) Percent of each Service's configured replicas,
 	// rounded up (autoscaling up and down around the configured size)
 	Replicas int

@@ -46,6 +46,8 @@ type storedEndpoints struct {
 	// truncated is the stored object when it was truncated (at most 1000 addresses), to
 	// tell a re-PUT of identical content (a no-op) from a change.
 	truncated *model.Endpoints
+	// manual is the user's object of a selector-less Service as stored.
+	manual *model.Endpoints
 }
 
 // endpointsSnapshot is what a sync decided to write, captured when it ran.
@@ -57,6 +59,9 @@ type endpointsSnapshot struct {
 	// object is the materialised object of a truncated write (bounded by the 1000-address
 	// cap), nil otherwise.
 	object *model.Endpoints
+	// manual is the user's Endpoints object of a selector-less Service (then the rest is
+	// unset).
+	manual *model.Endpoints
 }
 
 func newEndpointsSyncer(e *Engine) *endpointsSyncer {
@@ -82,7 +87,9 @@ func addressBytes(a *model.EndpointAddress) model.ByEncoding {
 func (y *endpointsSyncer) serviceAdded(s *serviceState) {
 	y.builders[s.idx] = model.NewServiceEndpoints(s.svc, y.opts, addressBytes)
 	for _, p := range s.pods {
-		y.builders[s.idx].SetPod(p.pod)
+		if p.stage != stageGone { // gone pods stay in s.pods until it is compacted
+			y.builders[s.idx].SetPod(p.pod)
+		}
 	}
 }
 
@@ -130,6 +137,22 @@ func (y *endpointsSyncer) apply(i int, c heldChange) {
 }
 
 func (y *endpointsSyncer) sync(s *serviceState, trigger model.Timestamp) ([]write, error) {
+	if s.manual != nil {
+		// upstream: endpoints_controller.go syncService returns early for a Service without a
+		// selector: the Endpoints object is the user's. We write it as the user does (when
+		// creating the Service, and again when it changes), so that the Endpoints mode counts
+		// what its kube-proxies receive.
+		st := &y.stored[s.idx]
+		if st.manual == s.manual || y.inflight[s.idx] {
+			return nil, nil
+		}
+		verb := model.EndpointsCreate
+		if st.exists {
+			verb = model.EndpointsUpdate
+		}
+		y.inflight[s.idx] = true
+		return []write{{verb: verb, legacy: true, user: true, endpoints: &endpointsSnapshot{manual: s.manual}}}, nil
+	}
 	b := y.builders[s.idx]
 	d := b.Sync(trigger)
 	if d.Verb == "" {
@@ -151,6 +174,9 @@ func (y *endpointsSyncer) sync(s *serviceState, trigger model.Timestamp) ([]writ
 func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) committed {
 	st := &y.stored[s.idx]
 	snap := w.endpoints
+	if snap.manual != nil {
+		return y.commitManual(s, w, meta)
+	}
 	d := snap.decision
 	cm := committed{kind: "Endpoints", namespace: s.svc.Namespace, name: s.svc.Name, truncated: d.Truncated}
 	if d.Truncated {
@@ -193,12 +219,14 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 	i := s.idx
 	if ok {
-		y.builders[i].Applied()
+		if w.endpoints.manual == nil {
+			y.builders[i].Applied()
+		}
 		st := &y.stored[i]
 		if w.verb == model.EndpointsDelete {
 			*st = storedEndpoints{}
 		} else {
-			*st = storedEndpoints{exists: true, uid: w.uid, created: w.created, labels: w.labels, bytes: w.bytes, addresses: w.addresses, truncated: w.endpoints.object}
+			*st = storedEndpoints{exists: true, uid: w.uid, created: w.created, labels: w.labels, bytes: w.bytes, addresses: w.addresses, truncated: w.endpoints.object, manual: w.endpoints.manual}
 		}
 	}
 	// The write is settled: the changes held meanwhile reach the builder now.
@@ -208,6 +236,35 @@ func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 	for _, c := range held {
 		y.apply(i, c)
 	}
+}
+
+// commitManual stores the user's Endpoints object of a selector-less Service. Its
+// managedFields are those of a create by kubectl.
+func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) committed {
+	st := &y.stored[s.idx]
+	obj := *w.endpoints.manual
+	obj.ResourceVersion = meta.resourceVersion
+	obj.CreationTimestamp = meta.created
+	cm := committed{kind: "Endpoints", namespace: obj.Namespace, name: obj.Name}
+	if st.exists {
+		obj.UID, obj.CreationTimestamp = st.uid, st.created
+		cm.oldBytes = st.bytes
+		cm.wasSelected, cm.wasSelectedAll = proxySelects(st.labels), proxySelectsAll(st.labels)
+	}
+	for _, ss := range obj.Subsets {
+		cm.endpoints += len(ss.Addresses) + len(ss.NotReadyAddresses)
+	}
+	cm.requestBytes = model.EndpointsSize(&obj, model.Protobuf)
+	mf := model.EndpointsManagedFields(&obj, meta.now)
+	mf.Manager = "kubectl-create"
+	obj.ManagedFields = []model.ManagedFieldsEntry{mf}
+	cm.objectBytes[model.Protobuf] = model.EndpointsSize(&obj, model.Protobuf)
+	if y.e.api.needJSON {
+		cm.objectBytes[model.JSON] = model.EndpointsSize(&obj, model.JSON)
+	}
+	cm.selected, cm.selectedAll = proxySelects(obj.Labels), proxySelectsAll(obj.Labels)
+	w.labels, w.uid, w.created, w.bytes, w.addresses = obj.Labels, obj.UID, obj.CreationTimestamp, cm.objectBytes, cm.endpoints
+	return cm
 }
 
 // endpointsEqual reports whether two Endpoints objects have the same labels, annotations and

@@ -40,7 +40,9 @@ func (y *sliceSyncer) serviceAdded(s *serviceState) {
 	y.stored[s.idx] = map[string]*storedSlice{}
 	r := model.NewServiceSlices(s.svc, y.e, y.opts)
 	for _, p := range s.pods {
-		r.SetPod(p.pod)
+		if p.stage != stageGone { // gone pods stay in s.pods until it is compacted
+			r.SetPod(p.pod)
+		}
 	}
 	y.reconcilers[s.idx] = r
 }
@@ -86,6 +88,9 @@ func podEndpointsChanged(old, cur *model.Pod) bool {
 }
 
 func (y *sliceSyncer) sync(s *serviceState, trigger model.Timestamp) ([]write, error) {
+	if s.manual != nil {
+		return y.mirror(s), nil
+	}
 	res := y.reconcilers[s.idx].Sync(trigger)
 	var writes []write
 	for i := range res.Plans {
@@ -136,7 +141,9 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		cm.wasSelected, cm.wasSelectedAll = proxySelects(old.slice.Labels), proxySelectsAll(old.slice.Labels)
 	}
 	obj.ResourceVersion = meta.resourceVersion
-	obj.ManagedFields = sliceManagedFields(meta.now)
+	// The field set of the object written: its labels (the Service's own among them) and
+	// annotations as they are, not a fixed set.
+	obj.ManagedFields = []model.ManagedFieldsEntry{model.EndpointSliceManagedFields(&obj, meta.now)}
 	w.slice = &obj
 	cm.name = obj.Name
 	cm.endpoints = len(obj.Endpoints)
@@ -176,7 +183,9 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 	if !ok {
 		return
 	}
-	y.reconcilers[s.idx].Applied(w.verb, w.slice)
+	if s.manual == nil {
+		y.reconcilers[s.idx].Applied(w.verb, w.slice)
+	}
 	st := y.stored[s.idx]
 	old := -1
 	if prev := st[w.slice.Name]; prev != nil {
@@ -190,6 +199,43 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 	}
 	st[w.slice.Name] = &storedSlice{slice: w.slice, bytes: w.bytes}
 	y.e.stats.sliceResized(old, len(w.slice.Endpoints))
+}
+
+// mirror is a sync of the EndpointSlice mirroring controller for a selector-less Service
+// with a user-written Endpoints object: the slices to create, update and delete so that the
+// stored mirrored slices (in lister order: by name) match the Endpoints object.
+//
+// The mirroring controller upstream has its own workqueue, workers and client; here its
+// syncs run on the EndpointSlice controller's (same defaults: 5 workers, no batch period,
+// 20 qps / burst 30 per client, the same stale-cache guard), which differs only when both
+// are busy at once; a failed mirroring sync backs off up to the EndpointSlice controller's
+// 1000 s instead of the mirroring controller's 100 s (endpointslicemirroring_controller.go
+// maxSyncBackOff).
+// upstream: pkg/controller/endpointslicemirroring endpointslicemirroring_controller.go
+// syncEndpoints, reconciler.go reconcile.
+func (y *sliceSyncer) mirror(s *serviceState) []write {
+	st := y.stored[s.idx]
+	names := make([]string, 0, len(st))
+	for n := range st {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	existing := make([]*model.EndpointSlice, 0, len(names))
+	for _, n := range names {
+		existing = append(existing, st[n].slice)
+	}
+	plan := model.MirrorEndpoints(s.manual, s.svc, existing, model.MirroringMaxEndpointsPerSubset)
+	var writes []write
+	for _, x := range []struct {
+		verb string
+		list []*model.EndpointSlice
+	}{{"create", plan.ToCreate}, {"update", plan.ToUpdate}, {"delete", plan.ToDelete}} {
+		for _, sl := range x.list {
+			// upstream finalize stops at the first failed write, whatever its address type.
+			writes = append(writes, write{verb: x.verb, slice: sl, addressType: mirroredWrites})
+		}
+	}
+	return writes
 }
 
 // proxySelects is kube-proxy's informer selector:
@@ -207,19 +253,11 @@ func proxySelectsAll(labels map[string]string) bool {
 	return !named
 }
 
-// sliceManagedFields is the managedFields entry the API server records for an Update by
-// kube-controller-manager of a controller-written EndpointSlice.
-func sliceManagedFields(t model.Timestamp) []model.ManagedFieldsEntry {
-	return []model.ManagedFieldsEntry{{
-		Manager: "kube-controller-manager", Operation: "Update", APIVersion: "discovery.k8s.io/v1",
-		Time: t, FieldsType: "FieldsV1", FieldsV1: sliceFieldsV1,
-	}}
-}
-
-const sliceFieldsV1 = `{"f:addressType":{},"f:endpoints":{},"f:metadata":{"f:annotations":{".":{},"f:endpoints.kubernetes.io/last-change-trigger-time":{}},"f:generateName":{},"f:labels":{".":{},"f:endpointslice.kubernetes.io/managed-by":{},"f:kubernetes.io/service-name":{}},"f:ownerReferences":{".":{},"k:{\"uid\":\"00000000-0000-0000-0000-000000000000\"}":{}}},"f:ports":{}}`
-
 // nodesChanged refreshes the topology cache's zone weights after node readiness changed.
 // upstream: endpointslice_controller.go updateNode → checkNodeTopologyDistribution → SetNodes.
 // Upstream then queues the services SetNodes finds overloaded; here they sync on their next
 // pod event instead (their pods' readiness changes soon after a node fails).
 func (y *sliceSyncer) nodesChanged() { y.opts.Topology.SetNodes(y.e.nodes) }
+
+// mirroredWrites groups all writes of a mirroring sync for the stop-at-first-error rule.
+const mirroredWrites model.AddressType = "mirrored"

@@ -37,6 +37,8 @@ type Engine struct {
 	placement *placer
 	kubelet   *kubeletTiming
 
+	// manualIPs counts the addresses of user-written Endpoints handed out so far.
+	manualIPs int
 	// podNames and sliceNames hold the names in use, so generated names never collide.
 	podNames   map[string]bool
 	sliceNames map[string]bool
@@ -65,6 +67,11 @@ type Engine struct {
 	replay *replayState
 	// nonRetry counts queued events other than delayed workqueue adds.
 	nonRetry int
+	// cachesSynced is false while the informers are still taking their initial listing:
+	// keys are queued but no worker runs yet. A generated run starts with nothing listed
+	// (every Service and pod is created by the timeline), so its caches sync at once; a
+	// replay syncs them after the recording's initial listing.
+	cachesSynced bool
 }
 
 // Run executes cfg and returns its results. The same Config (and seed) always gives the same
@@ -101,6 +108,7 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 		serviceByName: map[string][]*serviceState{},
 		podNames:      map[string]bool{},
 		sliceNames:    map[string]bool{},
+		cachesSynced:  true,
 	}
 	e.buildNodes()
 	e.placement = newPlacer(cfg.Cluster.Nodes, newStream(cfg.Seed, streamPlacement))
@@ -147,6 +155,15 @@ func (e *Engine) buildNodes() {
 		}
 		e.nodes[i] = n
 		e.nodeByName[n.Name] = n
+	}
+}
+
+// syncCaches ends the informers' initial listing: every controller's workers start, and
+// the first sync of each key sees every object listed.
+func (e *Engine) syncCaches() {
+	e.cachesSynced = true
+	for _, c := range e.ctls {
+		c.startWorkers()
 	}
 }
 

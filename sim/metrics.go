@@ -19,6 +19,23 @@ type collector struct {
 	endpoints     int
 	layoutDirtyAt int64 // the second a layout change happened in (-1: none pending)
 	objects       [2]int64
+	// services accumulates per Service (by serviceState.idx) and mode, over the whole run:
+	// a fixed-size record and a latency sample per committed write, O(1) per write.
+	services [][2]serviceAcc
+}
+
+// serviceAcc is one Service's accounting in one mode.
+type serviceAcc struct {
+	writes, failed, fanout, maxObject int64
+	latency                           []float64
+}
+
+// service returns the accounting of service idx in mode m.
+func (c *collector) service(idx int, m Mode) *serviceAcc {
+	for len(c.services) <= idx {
+		c.services = append(c.services, [2]serviceAcc{})
+	}
+	return &c.services[idx][modeIndex(m)]
 }
 
 func newCollector(e *Engine) *collector {
@@ -50,12 +67,13 @@ func (c *collector) sync(m Mode)  { c.mode(m).Syncs++ }
 func (c *collector) stale(m Mode) { c.mode(m).StaleSyncs++ }
 
 // write records a write that produced no event (failed or no-op).
-func (c *collector) write(rec WriteRecord, cm committed) {
+func (c *collector) write(rec WriteRecord, cm committed, svc int) {
 	rec.Phase = c.phases[c.e.phase].Name
 	r := c.mode(rec.Mode)
 	switch rec.Outcome {
 	case "failed":
 		r.FailedWrites++
+		c.service(svc, rec.Mode).failed++
 	case "noop":
 		r.NoopWrites++
 		r.RequestBytes += cm.requestBytes
@@ -72,10 +90,19 @@ func (c *collector) write(rec WriteRecord, cm committed) {
 }
 
 // committed records a write that the API server stored and fanned out.
-func (c *collector) committed(rec WriteRecord, cm committed, fanout, perNode, events int64, d delivery) {
+func (c *collector) committed(rec WriteRecord, cm committed, svc int, fanout, perNode, events int64, d delivery) {
 	latency := rec.Latency
 	rec.Phase = c.phases[c.e.phase].Name
 	r := c.mode(rec.Mode)
+	sa := c.service(svc, rec.Mode)
+	sa.writes++
+	sa.fanout += fanout
+	if rec.Verb != "delete" {
+		sa.maxObject = max(sa.maxObject, cm.objectBytes[0])
+	}
+	if events > 0 {
+		sa.latency = append(sa.latency, latency.Seconds())
+	}
 	switch rec.Verb {
 	case "create":
 		r.Writes.Create++
@@ -289,5 +316,35 @@ func (c *collector) results() *Results {
 		}
 		t.Propagation = summarize(all)
 	}
+	r.Services = c.serviceResults()
 	return r
+}
+
+// serviceResults returns every Service that some mode wrote for, in creation order.
+func (c *collector) serviceResults() []ServiceResult {
+	var out []ServiceResult
+	for i, acc := range c.services {
+		if i >= len(c.e.services) || c.e.services[i].svc == nil {
+			continue
+		}
+		if acc[0].writes+acc[0].failed+acc[1].writes+acc[1].failed == 0 {
+			continue
+		}
+		st := c.e.services[i]
+		sr := ServiceResult{Namespace: st.svc.Namespace, Name: st.svc.Name}
+		switch {
+		case st.cfg == nil:
+		case st.kind() == KindDaemonSet:
+			sr.Replicas = c.e.cfg.Cluster.Nodes // one pod per node; Replicas is ignored
+		default:
+			sr.Replicas = st.cfg.Replicas
+		}
+		for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
+			a := &acc[modeIndex(m)]
+			*sr.Mode(m) = ServiceModeResult{Writes: a.writes, FailedWrites: a.failed, FanoutBytes: a.fanout,
+				MaxObjectBytes: a.maxObject, Propagation: summarize(a.latency)}
+		}
+		out = append(out, sr)
+	}
+	return out
 }

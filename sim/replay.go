@@ -16,6 +16,10 @@ type TraceEvent struct {
 	At   Time
 	Type model.EventType // ADDED, MODIFIED or DELETED
 	Pod  *model.Pod
+	// Listed marks an event of the recording's initial listing (the pods that existed when
+	// the watch started). Listed events come first and are applied at time 0, as the
+	// informers' initial list, before any controller worker starts.
+	Listed bool
 }
 
 // TraceSource yields recorded pod events in time order; Next returns io.EOF at the end.
@@ -31,6 +35,8 @@ type ReplayStats struct {
 	Unmatched int64 `json:"unmatched"`
 	// OutOfOrder counts events whose time was before the previous one (applied at once).
 	OutOfOrder int64 `json:"outOfOrder"`
+	// Listed counts the events of the initial listing, applied before the controllers start.
+	Listed int64 `json:"listed"`
 }
 
 // replayState is the engine's view of a trace being replayed.
@@ -88,8 +94,12 @@ func Replay(cfg Config, services []*model.Service, nodes []*model.Node, src Trac
 	return res, &e.replay.stats, nil
 }
 
-// startReplay creates the recorded Services and schedules the first trace event.
+// startReplay lists the recorded Services and the initial listing's pods into the
+// informers, starts the controllers' workers (their caches have synced), and schedules the
+// first trace event after the listing. The first sync of each Service thus sees every pod
+// that existed when the recording started, as the real controllers' first sync does.
 func (e *Engine) startReplay() {
+	e.cachesSynced = false
 	for _, s := range e.services {
 		if s.svc.Selector == nil || s.svc.ExternalName {
 			continue // no controller-managed endpoints
@@ -99,24 +109,26 @@ func (e *Engine) startReplay() {
 			c.serviceAdded(s)
 		}
 	}
-	e.readTrace()
-}
-
-// readTrace schedules the next trace event, if any.
-func (e *Engine) readTrace() {
 	r := e.replay
-	ev, err := r.src.Next()
-	if err != nil {
-		if !errors.Is(err, io.EOF) {
-			r.err = fmt.Errorf("sim: replay: %w", err)
+	for {
+		ev, err := r.src.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				r.err = fmt.Errorf("sim: replay: %w", err)
+			}
+			e.syncCaches()
+			return
 		}
+		r.stats.Events++
+		if ev.Listed {
+			r.stats.Listed++
+			e.applyTrace(ev)
+			continue
+		}
+		e.syncCaches()
+		e.schedule(ev.At, evTrace{ev})
 		return
 	}
-	r.stats.Events++
-	if ev.At < e.now {
-		r.stats.OutOfOrder++
-	}
-	e.schedule(ev.At, evTrace{ev})
 }
 
 type evTrace struct{ ev TraceEvent }

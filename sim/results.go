@@ -26,6 +26,8 @@ type Results struct {
 	Writes []WriteRecord `json:"-"`
 	// Layout samples the EndpointSlice layout over time (not in summary.json).
 	Layout []LayoutSample `json:"-"`
+	// Services is the whole run per Service that some mode wrote for, in creation order.
+	Services []ServiceResult `json:"services,omitempty"`
 	// Events is the number of events the engine processed.
 	Events int64 `json:"events"`
 	// EndTime is the virtual time the run ended.
@@ -109,6 +111,39 @@ type ModeResult struct {
 	Relists int64 `json:"relists"`
 	// ResentBytes is what terminated watchers were sent again: missed events or a LIST.
 	ResentBytes int64 `json:"resentBytes"`
+}
+
+// ServiceResult is one Service's accounting over the whole run, per mode.
+type ServiceResult struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Replicas is the Service's size as the scenario gives it (its workload's replicas, the
+	// number of nodes for a DaemonSet; 0 when unknown, as in a replay).
+	Replicas       int               `json:"replicas"`
+	Endpoints      ServiceModeResult `json:"endpoints"`
+	EndpointSlices ServiceModeResult `json:"endpointslices"`
+}
+
+// Mode returns the result of mode m.
+func (s *ServiceResult) Mode(m Mode) *ServiceModeResult {
+	if m == ModeEndpoints {
+		return &s.Endpoints
+	}
+	return &s.EndpointSlices
+}
+
+// ServiceModeResult is what one mode's controller wrote for one Service.
+type ServiceModeResult struct {
+	// Writes counts committed writes (creates, updates, deletes) of the Service's objects.
+	Writes int64 `json:"writes"`
+	// FailedWrites counts writes refused as over the object size limit.
+	FailedWrites int64 `json:"failedWrites"`
+	// FanoutBytes is the bytes delivered to all watchers for those writes.
+	FanoutBytes int64 `json:"fanoutBytes"`
+	// MaxObjectBytes is the largest object of the Service written.
+	MaxObjectBytes int64 `json:"maxObjectBytes"`
+	// Propagation summarises trigger-to-last-watcher latency of those writes.
+	Propagation Latency `json:"propagation"`
 }
 
 // Latency summarises a latency distribution in seconds.

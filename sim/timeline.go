@@ -104,8 +104,15 @@ func (e *Engine) actOn(a *Action, s *serviceState) {
 		if !s.created {
 			return
 		}
+		if s.cfg.ManualEndpoints > 0 {
+			return // no workload to roll
+		}
 		e.newTemplate(s)
-		s.surge, s.unavail = resolveFenceposts(a.MaxSurge, a.MaxUnavailable, s.replicas)
+		if a.ServiceStrategy {
+			s.surge, s.unavail = s.strategy()
+		} else {
+			s.surge, s.unavail = resolveFenceposts(a.MaxSurge, a.MaxUnavailable, s.replicas)
+		}
 		s.rollout = a
 		if e.workloads.setFor(s) != nil {
 			e.workloads.enqueueSet(s)
@@ -113,14 +120,23 @@ func (e *Engine) actOn(a *Action, s *serviceState) {
 			e.workloads.enqueueDeployment(s)
 		}
 	case ActionScale:
+		replicas := a.Replicas
+		if a.Percent > 0 && s.cfg != nil {
+			replicas = (s.cfg.Replicas*a.Percent + 99) / 100
+		}
+		if s.manual != nil {
+			// No workload: the user rewrites the Endpoints object with this many addresses.
+			e.setManualAddresses(s, replicas)
+			return
+		}
+		if s.cfg.ManualEndpoints > 0 {
+			return
+		}
 		if s.kind() == KindDaemonSet {
 			return // a DaemonSet runs one pod per node, whatever the replicas
 		}
-		s.replicas = a.Replicas
-		if a.Percent > 0 && s.cfg != nil {
-			s.replicas = (s.cfg.Replicas*a.Percent + 99) / 100
-		}
-		s.surge, s.unavail = resolveFenceposts(IntOrPercent{Value: 25, IsPercent: true}, IntOrPercent{Value: 25, IsPercent: true}, s.replicas)
+		s.replicas = replicas
+		s.surge, s.unavail = s.strategy()
 		if s.kind() == KindStatefulSet {
 			s.scaleSet(s.replicas)
 			e.workloads.enqueueSet(s)

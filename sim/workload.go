@@ -75,6 +75,9 @@ type serviceState struct {
 	podPorts  []model.ContainerPort
 	// created is true once the create action ran.
 	created bool
+	// manual is the user-written Endpoints object of a selector-less Service
+	// (ServiceConfig.ManualEndpoints), nil otherwise.
+	manual *model.Endpoints
 	// setItem is the Service's place in the StatefulSet or DaemonSet controller's queue;
 	// setWritten the pod changes its last status write reported.
 	setItem    workItem
@@ -157,6 +160,9 @@ func (e *Engine) newService(c *ServiceConfig, name string) *model.Service {
 	if c.Headless {
 		svc.ClusterIP = "None"
 	}
+	if c.ManualEndpoints > 0 {
+		svc.Selector = nil
+	}
 	if c.TopologyMode != "" {
 		svc.Annotations = map[string]string{model.AnnotationTopologyMode: c.TopologyMode}
 	}
@@ -187,6 +193,19 @@ func (e *Engine) newService(c *ServiceConfig, name string) *model.Service {
 	return svc
 }
 
+// strategy resolves the service's own rolling update strategy against its replicas; a
+// service that sets none has the Deployment default, 25%/25%.
+func (s *serviceState) strategy() (surge, unavail int) {
+	var ms, mu IntOrPercent
+	if s.cfg != nil {
+		ms, mu = s.cfg.MaxSurge, s.cfg.MaxUnavailable
+	}
+	if ms == (IntOrPercent{}) && mu == (IntOrPercent{}) {
+		ms, mu = IntOrPercent{Value: 25, IsPercent: true}, IntOrPercent{Value: 25, IsPercent: true}
+	}
+	return resolveFenceposts(ms, mu, s.replicas)
+}
+
 // resolveIntOrPercent scales maxSurge/maxUnavailable against replicas, rounding surge up and
 // unavailability down, and forcing unavailability to 1 when both are 0.
 // upstream: pkg/controller/deployment/util ResolveFenceposts.
@@ -215,8 +234,16 @@ func (e *Engine) createService(s *serviceState) {
 	}
 	s.created = true
 	s.svc.CreationTimestamp = timestamp(e.now)
+	if s.cfg != nil && s.cfg.ManualEndpoints > 0 {
+		// A selector-less Service: no workload, only the user's Endpoints object.
+		s.manual = e.manualEndpoints(s)
+		for _, c := range e.ctls {
+			c.serviceAdded(s)
+		}
+		return
+	}
 	e.newTemplate(s)
-	s.surge, s.unavail = resolveFenceposts(IntOrPercent{Value: 25, IsPercent: true}, IntOrPercent{Value: 25, IsPercent: true}, s.replicas)
+	s.surge, s.unavail = s.strategy()
 	for _, c := range e.ctls {
 		c.serviceAdded(s)
 	}
@@ -443,6 +470,9 @@ func (e *Engine) podGone(p *podState) {
 	e.podDeleted(p)
 }
 
+// podCount is the number of pods in the API (s.pods without the gone ones not yet dropped).
+func (s *serviceState) podCount() int { return len(s.pods) - s.gone }
+
 // dropGone counts one more gone pod in s.pods and compacts the list once they are half of it,
 // into a new array, so that a loop ranging over the old one is not disturbed.
 func (s *serviceState) dropGone() {
@@ -659,5 +689,58 @@ func (e *Engine) record(t model.EventType, p *podState) {
 	}
 	if r, ok := e.obs.(PodRecorder); ok {
 		r.PodEvent(TraceEvent{At: e.now, Type: t, Pod: p.pod})
+	}
+}
+
+// manualEndpoints builds the Endpoints object a user writes for a selector-less Service: one
+// subset with the Service's target ports and ManualEndpoints ready addresses outside the pod
+// network (no node, no target reference, as for an external database), spread over the
+// Service's IP families.
+func (e *Engine) manualEndpoints(s *serviceState) *model.Endpoints {
+	ep := &model.Endpoints{ObjectMeta: model.ObjectMeta{
+		Namespace: s.svc.Namespace, Name: s.svc.Name, UID: e.names.uid(), CreationTimestamp: s.svc.CreationTimestamp,
+	}}
+	var sub model.EndpointSubset
+	for _, p := range s.svc.Ports {
+		sub.Ports = append(sub.Ports, model.EndpointsPort{Name: p.Name, Port: p.TargetPort.IntVal, Protocol: p.Protocol, AppProtocol: p.AppProtocol})
+	}
+	e.addManualAddresses(s, &sub, s.cfg.ManualEndpoints)
+	ep.Subsets = []model.EndpointSubset{sub}
+	return ep
+}
+
+// setManualAddresses is the user updating a selector-less Service's Endpoints object to n
+// addresses: the first ones stay, new ones are added after them.
+func (e *Engine) setManualAddresses(s *serviceState, n int) {
+	next := *s.manual
+	sub := model.EndpointSubset{Ports: s.manual.Subsets[0].Ports}
+	old := s.manual.Subsets[0].Addresses
+	sub.Addresses = append(sub.Addresses, old[:min(n, len(old))]...)
+	e.addManualAddresses(s, &sub, n-len(sub.Addresses))
+	next.Subsets = []model.EndpointSubset{sub}
+	s.manual = &next
+	for _, c := range e.ctls {
+		c.serviceUpdated(s)
+	}
+}
+
+// addManualAddresses appends n new addresses to sub.
+func (e *Engine) addManualAddresses(s *serviceState, sub *model.EndpointSubset, n int) {
+	for range n {
+		e.manualIPs++
+		k := e.manualIPs
+		var ip string
+		if s.families[len(sub.Addresses)%len(s.families)] == model.IPv6 {
+			ip = fmt.Sprintf("fd00:ee::%x:%x", k>>16, k&0xffff)
+		} else {
+			// 172.16.0.0/12 holds a million addresses; beyond, 100.64.0.0/10.
+			base := uint32(172<<24 | 16<<16)
+			if k >= 1<<20 {
+				base, k = uint32(100<<24|64<<16), k-1<<20
+			}
+			v := base + uint32(k)
+			ip = fmt.Sprintf("%d.%d.%d.%d", v>>24, v>>16&0xff, v>>8&0xff, v&0xff)
+		}
+		sub.Addresses = append(sub.Addresses, model.EndpointAddress{IP: ip})
 	}
 }

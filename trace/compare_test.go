@@ -198,7 +198,8 @@ func TestObjectTimes(t *testing.T) {
 		ev("ADDED", "2026-01-01T00:00:00Z", "2026-01-01T00:00:10Z", "") + // newest listed: time 0
 		ev("MODIFIED", "2026-01-01T00:00:00Z", "2026-01-01T00:00:15Z", "") + // 5s
 		ev("MODIFIED", "2026-01-01T00:00:00Z", "2026-01-01T00:00:15Z", "2026-01-01T00:00:50Z") + // deletion requested at 00:20: 10s
-		ev("DELETED", "2025-12-01T00:00:00Z", "2025-12-01T00:00:09Z", "") // old timestamps: clamped to 10s
+		ev("DELETED", "2025-12-01T00:00:00Z", "2025-12-01T00:00:09Z", "") // old timestamps: clamped to 10s, then spread over that second with the event before
+
 	r := NewPodReader(strings.NewReader(in), "pods.json")
 	var got []time.Duration
 	for {
@@ -208,7 +209,7 @@ func TestObjectTimes(t *testing.T) {
 		}
 		got = append(got, time.Duration(e.At))
 	}
-	want := []time.Duration{0, 0, 5 * time.Second, 10 * time.Second, 10 * time.Second}
+	want := []time.Duration{0, 0, 5 * time.Second, 10 * time.Second, 10*time.Second + 500*time.Millisecond}
 	if len(got) != len(want) {
 		t.Fatalf("times %v, want %v", got, want)
 	}
@@ -218,7 +219,7 @@ func TestObjectTimes(t *testing.T) {
 			break
 		}
 	}
-	if s := r.Stats(); s.RecordedTimes || s.Clamped != 1 || !s.Start.Equal(time.Date(2026, 1, 1, 0, 0, 10, 0, time.UTC)) {
+	if s := r.Stats(); s.RecordedTimes || s.Clamped != 1 || s.Listed != 2 || s.Spread != 2 || !s.Start.Equal(time.Date(2026, 1, 1, 0, 0, 10, 0, time.UTC)) {
 		t.Errorf("stats %+v", s)
 	}
 }

@@ -3,10 +3,11 @@ package trace
 import (
 	"encoding/json"
 	"io"
-	"time"
+	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"epsim/model"
 	"epsim/sim"
 )
 
@@ -15,30 +16,58 @@ import (
 // sim.TraceSource. Events of other kinds and BOOKMARK events are skipped and counted in
 // Stats.
 type PodReader struct {
-	w   *watchReader
-	pod *corev1.Pod
+	w *watchReader
 }
 
 // NewPodReader returns a reader of the pod watch stream r; name (a file name, or "stdin")
 // prefixes error messages.
 func NewPodReader(r io.Reader, name string) *PodReader {
 	p := &PodReader{}
-	p.w = newWatchReader(r, name, "Pod", func(raw []byte) (string, time.Time, error) {
-		p.pod = &corev1.Pod{}
-		err := json.Unmarshal(raw, p.pod)
-		return p.pod.Kind, podTime(p.pod), err
+	p.w = newWatchReader(r, name, "Pod", func(raw []byte) (decoded, error) {
+		var pod corev1.Pod
+		if err := json.Unmarshal(raw, &pod); err != nil || pod.Kind != "Pod" {
+			return decoded{kind: pod.Kind}, err
+		}
+		return decoded{kind: pod.Kind, obj: PodFromAPI(&pod), at: podTime(&pod), created: pod.CreationTimestamp.Time}, nil
 	})
 	return p
 }
 
 // Next returns the next pod event, or io.EOF at the end of the stream. Malformed input gives
-// an *InputError naming the event number and byte offset.
+// an *InputError naming the event number and byte offset. An event whose pod has an IP that
+// is not an IP address (no API server accepts one) is rejected: skipped and counted in
+// Stats.InvalidIPs, with its event number in Stats.InvalidIPEvents.
 func (p *PodReader) Next() (sim.TraceEvent, error) {
-	typ, at, err := p.w.next()
-	if err != nil {
-		return sim.TraceEvent{}, err
+	for {
+		it, err := p.w.next()
+		if err != nil {
+			return sim.TraceEvent{}, err
+		}
+		pod := it.obj.(*model.Pod)
+		if !validIPs(pod.IPs) {
+			st := &p.w.stats
+			st.Events--
+			if it.listed {
+				st.Listed--
+			}
+			st.InvalidIPs++
+			if len(st.InvalidIPEvents) < maxInvalidIPEvents {
+				st.InvalidIPEvents = append(st.InvalidIPEvents, it.event)
+			}
+			continue
+		}
+		return sim.TraceEvent{At: it.at, Type: it.typ, Pod: pod, Listed: it.listed}, nil
 	}
-	return sim.TraceEvent{At: at, Type: typ, Pod: PodFromAPI(p.pod)}, nil
+}
+
+// validIPs reports whether every IP parses as an IPv4 or IPv6 address.
+func validIPs(ips []string) bool {
+	for _, ip := range ips {
+		if _, err := netip.ParseAddr(ip); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Stats describes what has been read so far.

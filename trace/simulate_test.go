@@ -26,7 +26,16 @@ type recording struct {
 	decorate func(p *corev1.Pod, at time.Time)
 	created  map[string]model.Timestamp
 	deleting map[string]model.Timestamp
-	err      error
+	// events are the watch events written, in order.
+	events []apiEvent
+	err    error
+}
+
+// apiEvent is one pod watch event of a recording, as the API server would send it.
+type apiEvent struct {
+	at  time.Time
+	typ model.EventType
+	pod *corev1.Pod
 }
 
 // Progress implements sim.Observer.
@@ -53,6 +62,7 @@ func (r *recording) PodEvent(ev sim.TraceEvent) {
 		r.err = err
 	}
 	r.arrivals = append(r.arrivals, at)
+	r.events = append(r.events, apiEvent{at, ev.Type, p})
 	if ev.Type == model.EventDeleted {
 		delete(r.created, key)
 		delete(r.deleting, key)

@@ -21,29 +21,30 @@ type SliceEvent struct {
 // SliceReader reads an EndpointSlice watch stream — 'kubectl get endpointslices -A --watch
 // --output-watch-events -o json', or a trace of it written by Record — one event per Next.
 type SliceReader struct {
-	w     *watchReader
-	slice *discoveryv1.EndpointSlice
+	w *watchReader
 }
 
 // NewSliceReader returns a reader of the EndpointSlice watch stream r; name prefixes error
 // messages.
 func NewSliceReader(r io.Reader, name string) *SliceReader {
 	s := &SliceReader{}
-	s.w = newWatchReader(r, name, "EndpointSlice", func(raw []byte) (string, time.Time, error) {
-		s.slice = &discoveryv1.EndpointSlice{}
-		err := json.Unmarshal(raw, s.slice)
-		return s.slice.Kind, sliceTime(s.slice), err
+	s.w = newWatchReader(r, name, "EndpointSlice", func(raw []byte) (decoded, error) {
+		var sl discoveryv1.EndpointSlice
+		if err := json.Unmarshal(raw, &sl); err != nil || sl.Kind != "EndpointSlice" {
+			return decoded{kind: sl.Kind}, err
+		}
+		return decoded{kind: sl.Kind, obj: SliceFromAPI(&sl), at: sliceTime(&sl), created: sl.CreationTimestamp.Time}, nil
 	})
 	return s
 }
 
 // Next returns the next EndpointSlice event, or io.EOF at the end of the stream.
 func (s *SliceReader) Next() (SliceEvent, error) {
-	typ, at, err := s.w.next()
+	it, err := s.w.next()
 	if err != nil {
 		return SliceEvent{}, err
 	}
-	return SliceEvent{At: at, Type: typ, Slice: SliceFromAPI(s.slice)}, nil
+	return SliceEvent{At: it.at, Type: it.typ, Slice: it.obj.(*model.EndpointSlice)}, nil
 }
 
 // Stats describes what has been read so far.

@@ -30,6 +30,18 @@ type Stats struct {
 	Clamped int64 `json:"clamped"`
 	// Start is the wall-clock instant time 0 of the replay stands for.
 	Start time.Time `json:"start"`
+	// Listed counts the events of the initial listing (applied at time 0).
+	Listed int64 `json:"listed"`
+	// BeforeListing counts recorded events dated before the first event of the recording
+	// (applied at once, as out of order).
+	BeforeListing int64 `json:"beforeListing"`
+	// Spread counts events with object times that shared their second with others and were
+	// spread evenly across it.
+	Spread int64 `json:"spread"`
+	// InvalidIPs counts pod events rejected because a pod IP is not an IP address;
+	// InvalidIPEvents holds the first event numbers of those.
+	InvalidIPs      int64   `json:"invalidIPs"`
+	InvalidIPEvents []int64 `json:"invalidIPEvents,omitempty"`
 }
 
 // SkippedKeys returns the keys of Skipped, sorted.
@@ -188,64 +200,144 @@ const (
 	timesFromObjects
 )
 
+// listingMinGap is the largest gap between the first events of a recording that still
+// counts as one listing: kubectl prints its initial listing at once, and through a pipe the
+// events arrive within milliseconds of each other.
+const listingMinGap = 50 * time.Millisecond
+
+// maxInvalidIPEvents bounds Stats.InvalidIPEvents.
+const maxInvalidIPEvents = 10
+
+// watchItem is one event read: its object (already converted), type, replay time, whether
+// it belongs to the initial listing, and its number in the stream.
+type watchItem struct {
+	typ    model.EventType
+	at     sim.Time
+	listed bool
+	obj    any
+	event  int64
+}
+
+// decoded is what a reader's decode function makes of an event's object: the kind the
+// object names, the converted object, its latest own timestamp and its creation time.
+type decoded struct {
+	kind    string
+	obj     any
+	at      time.Time
+	created time.Time
+}
+
 // watchReader reads a watch stream of one kind of object and times its events.
+//
+// The initial listing: a watch starts by listing the objects that exist (kubectl prints
+// them as ADDED events). Those events are applied at time 0, as the informers' initial list.
+// With recorded times the listing is the leading run of ADDED events, each either of an
+// object created before the second the recording started, or arriving no later after the
+// previous event than the listing's spread so far (at least listingMinGap): it ends at the
+// first other event or the first larger gap. With object times it is the leading run of
+// ADDED events.
 //
 // Recorded times (a trace from Record): time 0 is the first event's time.
 //
 // Object times (a raw kubectl stream): an event's time is the latest timestamp its object
 // carries (objectTime), but never earlier than the previous event's, since the stream's
-// order is the order things happened in. The leading ADDED events are the listing kubectl
-// prints when the watch starts (objects that existed before it): they are the state at time
-// 0, and time 0 is the latest timestamp among them, so old objects do not stretch the
-// replay back to when they were created.
+// order is the order things happened in. Time 0 is the latest timestamp of the listing, so
+// old objects do not stretch the replay back to when they were created. Timestamps have
+// second precision: the events of one second are spread evenly across it, in stream order.
 type watchReader struct {
 	s    *jsonStream
 	kind string
-	// decode decodes raw as an object of kind and returns the kind it names and its own
-	// latest timestamp.
-	decode func(raw []byte) (kind string, at time.Time, err error)
+	// decode decodes raw as an object of kind.
+	decode func(raw []byte) (decoded, error)
 
 	mode    timeMode
 	start   time.Time
-	leading bool // still reading the initial listing (object times)
+	leading bool // still reading the initial listing
+	prev    time.Time
 	prevAt  sim.Time
 	stats   Stats
+	// pending are the events of the second being read (object times), ready those whose
+	// times are final, and err the error to return once ready is empty.
+	pending []watchItem
+	ready   []watchItem
+	err     error
 }
 
-func newWatchReader(r io.Reader, name, kind string, decode func([]byte) (string, time.Time, error)) *watchReader {
+func newWatchReader(r io.Reader, name, kind string, decode func([]byte) (decoded, error)) *watchReader {
 	return &watchReader{s: newJSONStream(r, name), kind: kind, decode: decode, leading: true}
 }
 
-// next reads up to the next event of the wanted kind, decodes its object (through decode)
-// and returns its type and time.
-func (r *watchReader) next() (model.EventType, sim.Time, error) {
+// next returns the next event of the wanted kind with its final replay time.
+func (r *watchReader) next() (watchItem, error) {
+	for len(r.ready) == 0 {
+		if r.err != nil {
+			return watchItem{}, r.err
+		}
+		it, err := r.read()
+		if err != nil {
+			// The events of the last second are final now; the error comes after them.
+			r.err = err
+			r.flush()
+			continue
+		}
+		if r.mode != timesFromObjects || it.listed {
+			r.ready = append(r.ready, it)
+			continue
+		}
+		if len(r.pending) > 0 && it.at != r.pending[0].at {
+			r.flush()
+		}
+		r.pending = append(r.pending, it)
+	}
+	it := r.ready[0]
+	r.ready = r.ready[1:]
+	return it, nil
+}
+
+// flush spreads the pending events of one second evenly across it, in stream order.
+func (r *watchReader) flush() {
+	n := len(r.pending)
+	for i := range r.pending {
+		it := r.pending[i]
+		it.at += sim.Time(int64(time.Second) * int64(i) / int64(n))
+		if n > 1 {
+			r.stats.Spread++
+		}
+		r.ready = append(r.ready, it)
+	}
+	r.pending = r.pending[:0]
+}
+
+// read reads up to the next event of the wanted kind, decodes its object and times it.
+func (r *watchReader) read() (watchItem, error) {
 	for {
 		var ev wireEvent
 		start := r.s.dec.InputOffset()
 		if err := r.s.next(&ev); err != nil {
-			return "", 0, err
+			return watchItem{}, err
 		}
 		if ev.Object == nil {
-			return "", 0, r.notAnEvent(start, ev)
+			return watchItem{}, r.notAnEvent(start, ev)
 		}
 		var typ model.EventType
 		switch ev.Type {
 		case string(model.EventAdded), string(model.EventModified), string(model.EventDeleted):
 			typ = model.EventType(ev.Type)
 		case "":
-			return "", 0, r.s.errorf(start, "watch event without \"type\" (expected ADDED, MODIFIED or DELETED)")
+			return watchItem{}, r.s.errorf(start, "watch event without \"type\" (expected ADDED, MODIFIED or DELETED)")
 		default:
 			r.stats.skip("type " + ev.Type)
 			continue
 		}
 		// One pass: decode as the wanted kind, then look at the kind it says it is. An
 		// object of another kind may not fit the wanted type; it is skipped all the same.
-		kind, objTime, err := r.decode(ev.Object)
+		d, err := r.decode(ev.Object)
+		kind := d.kind
 		if kind != r.kind {
 			if kind == "" {
 				var tm typeMeta
 				if json.Unmarshal(ev.Object, &tm) != nil {
-					return "", 0, r.s.errorf(start, "\"object\" is not a Kubernetes object (expected a %s)", r.kind)
+					return watchItem{}, r.s.errorf(start, "\"object\" is not a Kubernetes object (expected a %s)", r.kind)
 				}
 				kind = tm.Kind
 			}
@@ -258,14 +350,20 @@ func (r *watchReader) next() (model.EventType, sim.Time, error) {
 			}
 		}
 		if err != nil {
-			return "", 0, r.s.objectError(start, r.kind, err)
+			return watchItem{}, r.s.objectError(start, r.kind, err)
 		}
-		at, err := r.time(start, ev, typ, objTime)
-		if err != nil {
-			return "", 0, err
+		if d.obj == nil {
+			return watchItem{}, r.s.errorf(start, "\"object\" is not a %s", r.kind)
+		}
+		it := watchItem{typ: typ, obj: d.obj, event: r.s.n}
+		if err := r.time(start, ev, &it, d); err != nil {
+			return watchItem{}, err
 		}
 		r.stats.Events++
-		return typ, at, nil
+		if it.listed {
+			r.stats.Listed++
+		}
+		return it, nil
 	}
 }
 
@@ -280,8 +378,9 @@ func (r *watchReader) notAnEvent(start int64, ev wireEvent) error {
 	return r.s.errorf(start, "expected a watch event {\"type\": …, \"object\": …}, found no \"object\"")
 }
 
-// time assigns an event its replay time (see watchReader).
-func (r *watchReader) time(offset int64, ev wireEvent, typ model.EventType, objTime time.Time) (sim.Time, error) {
+// time assigns an event its replay time and tells whether it belongs to the initial
+// listing (see watchReader).
+func (r *watchReader) time(offset int64, ev wireEvent, it *watchItem, d decoded) error {
 	recorded := ev.Time != ""
 	if r.mode == timesUnknown {
 		r.mode = timesFromObjects
@@ -292,34 +391,51 @@ func (r *watchReader) time(offset int64, ev wireEvent, typ model.EventType, objT
 	}
 	if recorded != (r.mode == timesRecorded) {
 		if recorded {
-			return 0, r.s.errorf(offset, "this event has a \"time\" but the first one had none: do not mix recorded traces and raw kubectl output")
+			return r.s.errorf(offset, "this event has a \"time\" but the first one had none: do not mix recorded traces and raw kubectl output")
 		}
-		return 0, r.s.errorf(offset, "this event has no \"time\" but the first one had one: do not mix recorded traces and raw kubectl output")
+		return r.s.errorf(offset, "this event has no \"time\" but the first one had one: do not mix recorded traces and raw kubectl output")
 	}
+	first := r.stats.Events == 0
 	if recorded {
 		t, err := time.Parse(time.RFC3339Nano, ev.Time)
 		if err != nil {
-			return 0, r.s.errorf(offset, "\"time\" %q: expected an RFC 3339 time such as 2026-01-02T15:04:05.123456789Z", ev.Time)
+			return r.s.errorf(offset, "\"time\" %q: expected an RFC 3339 time such as 2026-01-02T15:04:05.123456789Z", ev.Time)
 		}
-		if r.stats.Events == 0 {
+		if first {
 			r.start = t
 			r.stats.Start = t
 		}
-		return sim.Time(t.Sub(r.start)), nil
-	}
-	if r.leading && typ == model.EventAdded {
-		if objTime.After(r.start) || r.stats.Events == 0 {
-			r.start = objTime
-			r.stats.Start = objTime
+		if r.leading && it.typ == model.EventAdded {
+			old := !d.created.IsZero() && d.created.Before(r.start.Truncate(time.Second))
+			gap, spread := t.Sub(r.prev), r.prev.Sub(r.start)
+			if first || old || gap <= max(spread, listingMinGap) {
+				it.listed, it.at = true, 0
+				r.prev = t
+				return nil
+			}
 		}
-		return 0, nil
+		r.leading = false
+		r.prev = t
+		it.at = sim.Time(t.Sub(r.start))
+		if it.at < 0 {
+			r.stats.BeforeListing++
+		}
+		return nil
+	}
+	if r.leading && it.typ == model.EventAdded {
+		if d.at.After(r.start) || first {
+			r.start = d.at
+			r.stats.Start = d.at
+		}
+		it.listed, it.at = true, 0
+		return nil
 	}
 	r.leading = false
-	if r.stats.Events == 0 {
-		r.start = objTime
-		r.stats.Start = objTime
+	if first {
+		r.start = d.at
+		r.stats.Start = d.at
 	}
-	at := sim.Time(objTime.Sub(r.start))
+	at := sim.Time(d.at.Sub(r.start))
 	if at < r.prevAt {
 		if at < r.prevAt-sim.Time(time.Second) {
 			// Timestamps have second precision: only a full second back is out of order.
@@ -328,5 +444,6 @@ func (r *watchReader) time(offset int64, ev wireEvent, typ model.EventType, objT
 		at = r.prevAt
 	}
 	r.prevAt = at
-	return at, nil
+	it.at = at
+	return nil
 }

@@ -32,6 +32,16 @@ var cmdCheck = &command{
               (reported, and a failure only with --strict). --update-baseline (re)writes
               the baselines from this run instead of comparing, atomically.
 
+--tolerance takes a percentage for every figure (default 2%) and, repeated,
+PATTERN=PERCENT for the figures PATTERN matches: a figure kind (count, bytes, seconds) or
+a glob over figure names, matched against the whole name, the name without its phase and
+the figure alone (writes.* , *.endpointslices.fanoutBytes, total.*); the last match wins.
+--floor N (or PATTERN=N) is an absolute change within which a figure never fails, so a
+count going from 2 to 3 is not a +50% regression; N is in the figure's unit (bytes,
+seconds, a count) or carries one (1KB, 50ms). A baseline may name the figures it gates
+with "gates": [PATTERN...]; the others are still compared and listed (verdict ungated)
+but never fail, and --update-baseline keeps the gates.
+
 Figures are named as in summary.json: <phase|total>.<mode>.<figure>, where phase is a
 timeline action's name, mode is endpoints, endpointslices or ratio (Endpoints /
 EndpointSlices), and figure is a summary.json field, nested ones joined with dots:
@@ -53,10 +63,12 @@ propagationP99 (and P50, P90, Max). Baselines hold every endpoints and endpoints
 figure; ratios follow from those, so only budgets bound them. An unknown figure name is an
 error that names the closest valid ones.
 
-The output is a table of every checked figure — verdict, figure, expected value or bounds,
-actual value, change in percent, and where the expectation came from — failures first
-(in capitals), one block per scenario; --format json gives the same as JSON, and --junit
-FILE also writes JUnit XML (one testcase per figure) for CI systems to display.
+The output is the failures — verdict, figure, expected value or bounds, actual value,
+change in percent, and where the expectation came from — one block per scenario with
+failures, then one line with the outcome; a passing check prints that line only.
+--verbose lists every checked figure, failures first (in capitals). --format json (-o json)
+gives every figure as JSON, and --junit FILE also writes JUnit XML (one testcase per
+figure) for CI systems to display.
 
 Exit status: 0 every figure within bounds; 1 a regression, a broken budget, a figure
 missing from the run (with --strict also an improvement or a figure new to the baseline),
@@ -69,17 +81,21 @@ Examples:
     sim check quick --baseline-dir scenarios/baselines
     sim check quick dual-stack --baseline-dir scenarios/baselines --junit check.xml
     sim check scenarios/quick.yaml --baseline quick.json --tolerance 5%
+    sim check quick --baseline-dir scenarios/baselines --tolerance 'writes.*=10%' --floor count=2
+    sim check quick --baseline-dir scenarios/baselines --verbose
     sim check quick --baseline-dir scenarios/baselines --update-baseline
     sim check my-cluster.yaml --format json --strict`,
 	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
 		o := &checkOptions{}
 		fs.StringVar(&o.baseline, "baseline", "", "compare with the baseline `FILE` (one scenario only)")
 		fs.StringVar(&o.baselineDir, "baseline-dir", "", "compare each scenario with `DIR`/SCENARIO.json (SCENARIO is the file's base name)")
-		fs.StringVar(&o.tolerance, "tolerance", "2%", "relative change allowed against a baseline (`PERCENT`, like 2% or 0.5%)")
+		fs.Var(&o.tolerances, "tolerance", "relative change allowed against a baseline: `PERCENT` for every figure, or PATTERN=PERCENT for the figures or kind PATTERN matches (repeatable; the last match wins) (default 2%)")
+		fs.Var(&o.floors, "floor", "absolute change within which a baseline figure never fails: `N` for every figure, or PATTERN=N (repeatable; N in the figure's unit, or with one: 1KB, 50ms)")
+		fs.BoolVar(&o.verbose, "verbose", false, "list every checked figure, not only the failures")
 		fs.StringVar(&o.junit, "junit", "", "also write JUnit XML to `FILE`")
 		fs.BoolVar(&o.update, "update-baseline", false, "write the baselines from this run instead of comparing with them")
 		fs.BoolVar(&o.strict, "strict", false, "fail on improvements and on figures new to the baseline too")
-		fs.StringVar(&o.format, "format", "table", "stdout `format`: table or json")
+		formatFlag(fs, &o.format, "stdout `format`: table or json")
 		fs.Var(&o.sets, "set", "override a scenario field, `path=value` (repeatable), for every scenario")
 		fs.Uint64Var(&o.seed, "seed", 0, "override the scenarios' seeds with `N`")
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
@@ -96,10 +112,10 @@ Examples:
 
 // checkOptions are the parsed flags of 'sim check'.
 type checkOptions struct {
-	baseline, baselineDir, tolerance, junit, format string
-	update, strict, quiet, seedSet                  bool
-	seed                                            uint64
-	sets                                            stringList
+	baseline, baselineDir, junit, format    string
+	update, strict, quiet, seedSet, verbose bool
+	seed                                    uint64
+	sets, tolerances, floors                stringList
 }
 
 // checkScenario is what check needs from a loaded scenario.
@@ -142,13 +158,59 @@ func budgetSpecs(file string, expect scenarios.Expect) []reports.BudgetSpec {
 	return specs
 }
 
-// parseTolerance reads --tolerance: a percentage, with or without the % sign.
+// parseTolerance reads one percentage: with or without the % sign.
 func parseTolerance(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
 	if err != nil || v < 0 || v > 1000 || v != v {
 		return 0, fmt.Errorf("--tolerance %q: want a percentage from 0%% to 1000%%, like 2%%", s)
 	}
 	return v / 100, nil
+}
+
+// parseFloor reads one absolute change: a plain number (in the figure's unit), bytes with
+// a unit (1KB, 1.5MiB) or a duration (50ms), in bytes or seconds.
+func parseFloor(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if v, err := strconv.ParseFloat(s, 64); err == nil && v >= 0 && v == v && v < 1e300 {
+		return v, nil
+	}
+	if b, err := scenarios.ParseBytes(s); err == nil && b >= 0 {
+		return float64(b), nil
+	}
+	if d, err := scenarios.ParseDuration(s); err == nil && d >= 0 {
+		return d.Seconds(), nil
+	}
+	return 0, fmt.Errorf("--floor %q: want a number of at least 0, bytes (1KB) or a duration (50ms)", s)
+}
+
+// parseRules reads repeated --tolerance or --floor values: a plain value sets the default,
+// PATTERN=VALUE adds a rule. The default is def when no plain value is given.
+func parseRules(flagName string, values []string, def float64, parse func(string) (float64, error)) (float64, []reports.FigureRule, error) {
+	var rules []reports.FigureRule
+	var errs []error
+	for _, v := range values {
+		pattern, value, ok := strings.Cut(v, "=")
+		if !ok {
+			d, err := parse(v)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			def = d
+			continue
+		}
+		pattern = strings.TrimSpace(pattern)
+		if err := reports.CheckFigurePattern(pattern); err != nil {
+			errs = append(errs, fmt.Errorf("%s %q: %w", flagName, v, err))
+			continue
+		}
+		d, err := parse(value)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		rules = append(rules, reports.FigureRule{Pattern: pattern, Value: d})
+	}
+	return def, rules, errors.Join(errs...)
 }
 
 // baselineName is the base name a scenario's baseline is filed under: the scenario file's
@@ -167,6 +229,8 @@ type checkJob struct {
 	sc           *checkScenario
 	baselinePath string
 	baseline     *reports.Baseline
+	// gates are the existing baseline's gates, kept by --update-baseline.
+	gates []string
 }
 
 func (o *checkOptions) run(e *env, args []string) error {
@@ -182,10 +246,14 @@ func (o *checkOptions) run(e *env, args []string) error {
 	if o.update && o.baseline == "" && o.baselineDir == "" {
 		return usageErrorf("check", "--update-baseline needs --baseline FILE or --baseline-dir DIR")
 	}
-	if o.format != "table" && o.format != "json" {
-		return usageErrorf("check", "--format %q: want table or json", o.format)
+	if err := checkFormat("check", o.format); err != nil {
+		return err
 	}
-	tolerance, err := parseTolerance(o.tolerance)
+	tolerance, tolRules, err := parseRules("--tolerance", o.tolerances, 0.02, parseTolerance)
+	if err != nil {
+		return usageErrorf("check", "%v", err)
+	}
+	floor, floorRules, err := parseRules("--floor", o.floors, 0, parseFloor)
 	if err != nil {
 		return usageErrorf("check", "%v", err)
 	}
@@ -206,8 +274,17 @@ func (o *checkOptions) run(e *env, args []string) error {
 		return badInput(errors.Join(problems...))
 	}
 
-	opt := reports.CheckOptions{Tolerance: tolerance, Strict: o.strict}
+	opt := reports.CheckOptions{Tolerance: tolerance, Tolerances: tolRules, Floor: floor, Floors: floorRules, Strict: o.strict}
 	report := &reports.CheckReport{TolerancePercent: tolerance * 100, Strict: o.strict}
+	for _, r := range tolRules {
+		report.Rules = append(report.Rules, fmt.Sprintf("%s=%s", r.Pattern, strconv.FormatFloat(r.Value*100, 'f', -1, 64)+"%"))
+	}
+	if floor > 0 {
+		report.Rules = append(report.Rules, "floor "+strconv.FormatFloat(floor, 'f', -1, 64))
+	}
+	for _, r := range floorRules {
+		report.Rules = append(report.Rules, fmt.Sprintf("floor %s=%s", r.Pattern, strconv.FormatFloat(r.Value, 'f', -1, 64)))
+	}
 	var newBaselines []*reports.Baseline
 	for _, job := range jobs {
 		cfg := job.sc.Config
@@ -222,7 +299,9 @@ func (o *checkOptions) run(e *env, args []string) error {
 		switch {
 		case o.update:
 			sc.BaselineWritten = true
-			newBaselines = append(newBaselines, reports.NewBaseline(summary))
+			nb := reports.NewBaseline(summary)
+			nb.Gates = job.gates
+			newBaselines = append(newBaselines, nb)
 		case job.baseline != nil:
 			rows = append(rows, reports.CompareBaseline(summary, job.baseline, opt)...)
 		}
@@ -252,7 +331,7 @@ func (o *checkOptions) run(e *env, args []string) error {
 	if o.format == "json" {
 		err = reports.WriteCheckJSON(e.stdout, report)
 	} else {
-		err = reports.WriteCheckTable(e.stdout, report)
+		err = reports.WriteCheckTable(e.stdout, report, o.verbose)
 	}
 	if err != nil {
 		return err
@@ -301,6 +380,10 @@ func (o *checkOptions) prepare(e *env, arg string) (*checkJob, error) {
 		return job, nil
 	}
 	if o.update {
+		// Keep the gates a baseline names; a missing or unreadable one is simply rewritten.
+		if old, err := readBaseline(job.baselinePath); err == nil {
+			job.gates = old.Gates
+		}
 		return job, nil
 	}
 	base, err := readBaseline(job.baselinePath)

@@ -49,7 +49,7 @@ func TestCheckBudgetBroken(t *testing.T) {
 		reports.BudgetSpec{Figure: "flip.endpoints.fanoutBytes", Max: ptr(100e6), MaxText: "100MB", Where: "x.yaml:40:3"},
 		reports.BudgetSpec{Figure: "flip.ratio.fanoutBytes", Min: ptr(50), Where: "x.yaml:41:3"},
 	)
-	code := te.main([]string{"check", "x.yaml"})
+	code := te.main([]string{"check", "x.yaml", "--verbose"})
 	if code != exitFailed {
 		t.Fatalf("exit %d, want 1\n%s%s", code, te.stdout.String(), te.stderr.String())
 	}
@@ -102,7 +102,7 @@ func TestCheckBaselineTolerance(t *testing.T) {
 			te.mutate = func(r *sim.Results) {
 				r.Total.Endpoints.FanoutBytes = int64(float64(r.Total.Endpoints.FanoutBytes) * tc.factor)
 			}
-			code := te.main(append([]string{"check", "x.yaml", "--baseline-dir", dir}, tc.flags...))
+			code := te.main(append([]string{"check", "x.yaml", "--baseline-dir", dir, "--verbose"}, tc.flags...))
 			if code != tc.want {
 				t.Fatalf("exit %d, want %d\n%s%s", code, tc.want, te.stdout.String(), te.stderr.String())
 			}
@@ -436,3 +436,132 @@ func TestCheckFiguresDocumented(t *testing.T) {
 
 // modeFigureCount is the number of figures per mode.
 var modeFigureCount = len(reports.ModeFigures())
+
+// A passing check prints one line; a failing one the failures only, unless --verbose.
+// Reference: issue 13, "sim check prints only failures and a one-line summary by default".
+func TestCheckPrintsFailuresOnly(t *testing.T) {
+	dir := t.TempDir()
+	writeFakeBaseline(t, dir)
+	te := checkEnv()
+	if code := te.main([]string{"check", "x.yaml", "--baseline-dir", dir}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, te.stderr.String())
+	}
+	if out := te.stdout.String(); strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "ok: ") {
+		t.Errorf("passing check printed\n%s", out)
+	}
+	te = checkEnv()
+	te.mutate = func(r *sim.Results) { r.Total.Endpoints.FanoutBytes *= 2 }
+	if code := te.main([]string{"check", "x.yaml", "--baseline-dir", dir}); code != exitFailed {
+		t.Fatalf("exit %d", code)
+	}
+	out := te.stdout.String()
+	if !strings.Contains(out, "REGRESSION  total.endpoints.fanoutBytes") || strings.Contains(out, "\n  ok ") ||
+		!strings.HasPrefix(strings.Split(out, "\n")[0], "check fake") || !strings.Contains(out, "FAIL: ") {
+		t.Errorf("failing check printed\n%s", out)
+	}
+	te = checkEnv()
+	te.mutate = func(r *sim.Results) { r.Total.Endpoints.FanoutBytes *= 2 }
+	te.main([]string{"check", "x.yaml", "--baseline-dir", dir, "--verbose"})
+	if !strings.Contains(te.stdout.String(), "\n  ok ") {
+		t.Errorf("--verbose left out the figures within bounds\n%s", te.stdout.String())
+	}
+}
+
+// Per-figure and per-kind tolerances, and absolute floors: a count going from 2 to 3 is
+// +50%, which a floor of 1 forgives.
+func TestCheckToleranceRulesAndFloors(t *testing.T) {
+	dir := t.TempDir()
+	writeFakeBaseline(t, dir)
+	mutate := func(r *sim.Results) {
+		r.Total.Endpoints.Writes.Update = 3                                       // 2 → 3: +50%
+		r.Total.Endpoints.FanoutBytes = r.Total.Endpoints.FanoutBytes * 103 / 100 // +3%
+	}
+	for _, tc := range []struct {
+		flags []string
+		want  int
+		fail  []string // figures that must fail
+	}{
+		{nil, exitFailed, []string{"total.endpoints.writes.update", "total.endpoints.writes.total", "total.endpoints.fanoutBytes"}},
+		{[]string{"--tolerance", "writes.*=60%"}, exitFailed, []string{"total.endpoints.fanoutBytes"}},
+		{[]string{"--tolerance", "5%", "--tolerance", "writes.*=60%"}, exitOK, nil},
+		{[]string{"--tolerance", "writes.*=60%", "--tolerance", "writes.update=1%"}, exitFailed, []string{"total.endpoints.writes.update", "total.endpoints.fanoutBytes"}},
+		{[]string{"--floor", "1"}, exitFailed, []string{"total.endpoints.fanoutBytes"}},
+		{[]string{"--floor", "count=1", "--tolerance", "bytes=5%"}, exitOK, nil},
+		{[]string{"--floor", "total.endpoints.fanoutBytes=10MB", "--floor", "1"}, exitOK, nil},
+	} {
+		te := checkEnv()
+		te.mutate = mutate
+		code := te.main(append([]string{"check", "x.yaml", "--baseline-dir", dir, "-o", "json"}, tc.flags...))
+		if code != tc.want {
+			t.Errorf("%q: exit %d, want %d\n%s", tc.flags, code, tc.want, te.stderr.String())
+			continue
+		}
+		var got struct {
+			Scenarios []struct{ Figures []reports.CheckRow }
+		}
+		if err := json.Unmarshal(te.stdout.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		var failed []string
+		for _, r := range got.Scenarios[0].Figures {
+			if r.Failed {
+				failed = append(failed, r.Figure)
+			}
+		}
+		slices.Sort(failed)
+		want := slices.Clone(tc.fail)
+		slices.Sort(want)
+		if !slices.Equal(failed, want) {
+			t.Errorf("%q: failed %q, want %q", tc.flags, failed, want)
+		}
+	}
+	for _, bad := range [][]string{{"--tolerance", "nosuch.*=5%"}, {"--tolerance", "writes.*=lots"}, {"--floor", "-3"}, {"--floor", "ratio=1"}} {
+		te := checkEnv()
+		if code := te.main(append([]string{"check", "x.yaml", "--baseline-dir", dir}, bad...)); code != exitBadInput {
+			t.Errorf("%q: exit %d, want %d", bad, code, exitBadInput)
+		}
+	}
+}
+
+// A baseline that names gates fails only on those figures; --update-baseline keeps them.
+func TestCheckBaselineGates(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFakeBaseline(t, dir)
+	data, _ := os.ReadFile(path)
+	base, err := reports.ReadBaselineJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.Gates = []string{"*.endpointslices.*"}
+	if _, err := writeBaseline(path, base); err != nil {
+		t.Fatal(err)
+	}
+	te := checkEnv()
+	te.mutate = func(r *sim.Results) { r.Total.Endpoints.FanoutBytes *= 2 }
+	if code := te.main([]string{"check", "x.yaml", "--baseline-dir", dir, "--verbose"}); code != exitOK {
+		t.Errorf("an ungated figure failed the check: exit %d\n%s", code, te.stdout.String())
+	}
+	if !strings.Contains(te.stdout.String(), "ungated  total.endpoints.fanoutBytes") {
+		t.Errorf("the ungated change is not shown:\n%s", te.stdout.String())
+	}
+	te = checkEnv()
+	te.mutate = func(r *sim.Results) { r.Total.EndpointSlices.FanoutBytes *= 2 }
+	if code := te.main([]string{"check", "x.yaml", "--baseline-dir", dir}); code != exitFailed {
+		t.Errorf("a gated figure did not fail the check: exit %d", code)
+	}
+	te = checkEnv()
+	if code := te.main([]string{"check", "x.yaml", "--baseline-dir", dir, "--update-baseline"}); code != exitOK {
+		t.Fatal(te.stderr.String())
+	}
+	data, _ = os.ReadFile(path)
+	if !strings.Contains(string(data), `"*.endpointslices.*"`) {
+		t.Errorf("--update-baseline dropped the gates:\n%s", data)
+	}
+	// A gate that matches no figure is a bad baseline.
+	base.Gates = []string{"nosuch"}
+	writeBaseline(path, base)
+	te = checkEnv()
+	if code := te.main([]string{"check", "x.yaml", "--baseline-dir", dir}); code != exitBadInput {
+		t.Errorf("bad gate: exit %d", code)
+	}
+}

@@ -19,6 +19,8 @@ import (
 // needs the real engine, a terminal or the process's standard streams.
 type env struct {
 	stdout, stderr io.Writer
+	// stdin is the standard input ('sim record', 'sim replay --pods -').
+	stdin io.Reader
 	// runSim runs a scenario (sim.Run outside tests).
 	runSim func(cfg sim.Config, obs sim.Observer) (*sim.Results, error)
 	// load resolves a scenario path or embedded name with --set overrides.
@@ -34,7 +36,7 @@ type env struct {
 
 // newEnv returns the real environment writing to stdout and stderr.
 func newEnv(stdout, stderr io.Writer) *env {
-	e := &env{stdout: stdout, stderr: stderr, runSim: sim.Run, load: loadScenario, names: scenarioNames, loadCheck: loadCheckScenario}
+	e := &env{stdout: stdout, stderr: stderr, stdin: os.Stdin, runSim: sim.Run, load: loadScenario, names: scenarioNames, loadCheck: loadCheckScenario}
 	if f, ok := stderr.(*os.File); ok {
 		e.stderrIsTerminal = term.IsTerminal(int(f.Fd()))
 	}
@@ -56,12 +58,12 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{cmdRun, cmdValidate, cmdScenarios,
-		cmdCheck,
+	commands = []*command{cmdRun, cmdValidate, cmdScenarios, cmdExplain,
+		cmdCheck, cmdDiff,
 		cmdPlan,
 		cmdPlot,
-		cmdReplay, cmdRecord,
-		cmdHelp, cmdVersion}
+		cmdImport, cmdReplay, cmdRecord,
+		cmdHelp, cmdVersion, cmdCompletion}
 }
 
 func lookup(name string) *command {
@@ -127,6 +129,7 @@ func newFlagSet(c *command) *flag.FlagSet {
 // "sim run --out d x.yaml" both work) and returns the positional arguments. "--" ends the
 // flags.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	args = joinBoolValues(fs, args)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -143,6 +146,60 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// joinBoolValues rewrites "--flag true" and "--flag false" into "--flag=true" and
+// "--flag=false" for the boolean flags of fs, so that "sim run x.yaml --charts false" does not
+// read "false" as a second scenario. Only the literal words true and false are taken: any
+// other word after a boolean flag stays an argument. "--" ends the flags.
+func joinBoolValues(fs *flag.FlagSet, args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		name, ok := strings.CutPrefix(a, "--")
+		if !ok {
+			name, ok = strings.CutPrefix(a, "-")
+		}
+		if ok && name != "" && !strings.Contains(name, "=") && i+1 < len(args) &&
+			(args[i+1] == "true" || args[i+1] == "false") && isBoolFlag(fs, name) {
+			out = append(out, a+"="+args[i+1])
+			i++
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// isBoolFlag reports whether fs has a boolean flag called name.
+func isBoolFlag(fs *flag.FlagSet, name string) bool {
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// formatFlag registers --format and its alias -o on fs, both setting *p (default table);
+// usage describes the formats ("" for the plain "table or json").
+func formatFlag(fs *flag.FlagSet, p *string, usage string) {
+	if usage == "" {
+		usage = "stdout `format`: table or json"
+	}
+	fs.StringVar(p, "format", "table", usage)
+	fs.StringVar(p, "o", "table", "the same as --`format`")
+}
+
+// checkFormat rejects a --format other than table or json.
+func checkFormat(cmd, format string) error {
+	if format != "table" && format != "json" {
+		return usageErrorf(cmd, "--format %q: want table or json", format)
+	}
+	return nil
 }
 
 var cmdHelp = &command{
@@ -178,8 +235,11 @@ Examples:
 var cmdVersion = &command{
 	name:  "version",
 	usage: "version",
-	short: "print the version of sim and of Go",
-	long: `Version prints the module version sim was built from and the Go version.
+	short: "print the version of sim, its VCS revision and Go's",
+	long: `Version prints the module version sim was built from, the VCS revision and commit time
+it was built at (with "+dirty" when the work tree had changes), the Go version and the
+platform. A binary built by 'go build' in a git work tree carries the revision; 'go run'
+and 'go test' binaries do not, and say "revision unknown".
 
 Examples:
 
@@ -189,14 +249,42 @@ Examples:
 			if len(args) > 0 {
 				return usageErrorf("version", "version takes no arguments")
 			}
-			v := "(devel)"
-			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-				v = bi.Main.Version
-			}
-			fmt.Fprintf(e.stdout, "sim (epsim) %s %s %s/%s\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			bi, _ := debug.ReadBuildInfo()
+			fmt.Fprintln(e.stdout, versionLine(bi))
 			return nil
 		}
 	},
+}
+
+// versionLine formats the build info of the binary: "sim (epsim) MODULE-VERSION revision
+// REV[+dirty] (TIME) GOVERSION GOOS/GOARCH". bi may be nil (no build info).
+func versionLine(bi *debug.BuildInfo) string {
+	v, rev := "(devel)", "revision unknown"
+	if bi != nil {
+		if bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		var r, t, dirty string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				r = s.Value
+			case "vcs.time":
+				t = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = "+dirty"
+				}
+			}
+		}
+		if r != "" {
+			rev = "revision " + r + dirty
+			if t != "" {
+				rev += " (" + t + ")"
+			}
+		}
+	}
+	return fmt.Sprintf("sim (epsim) %s %s %s %s/%s", v, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 // writeOverview prints the command list.
@@ -235,6 +323,9 @@ func writeCommandHelp(w io.Writer, c *command) {
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
 		head := "  --" + f.Name
+		if len(f.Name) == 1 {
+			head = "  -" + f.Name
+		}
 		if name != "" {
 			head += " " + name
 		}

@@ -13,16 +13,24 @@ The commands are:
 	run        run a scenario and compare Endpoints with EndpointSlices
 	validate   check scenario files without running them
 	scenarios  list the scenarios built into sim
+	explain    describe a field of the scenario format
 	help       explain a command, its flags and examples
-	version    print the version of sim and of Go
+	version    print the version of sim, its VCS revision and Go's
+	completion print a shell completion script (bash, zsh, fish)
 	plot       redraw the charts of a run from its --out directory
 	check      fail when update volume regresses past a baseline or budget
+	diff       compare two runs figure by figure
 	plan       capacity-planning report over a grid of cluster shapes
+	import     make a scenario from kubectl output of a real cluster
 	replay     account recorded pod churn (kubectl get pods --watch -o json)
 	record     record pod churn from a cluster for replay
 
-Flags may come before or after the arguments. 'sim help COMMAND' lists a command's flags
-with their defaults.
+Flags may come before or after the arguments, as --flag value or --flag=value; a boolean
+flag takes the words true and false either way (--charts false, --charts=false). -o is
+short for --format. 'sim help COMMAND' lists a command's flags with their defaults.
+
+	$ sim completion bash
+	$ sim version
 
 # Running a scenario
 
@@ -65,18 +73,27 @@ or any scenario field from the command line:
 	                        total}, failedWrites, etcdBytes, watchEvents, fanoutBytes,
 	                        perNodeBytes, maxObjectBytes, peakEgressBytesPerSec,
 	                        truncatedObjects, propagation {p50, p90, p99, max}; and ratio
-	                        (Endpoints / EndpointSlices) for each figure
+	                        (Endpoints / EndpointSlices) for each figure; services: per
+	                        Service and mode over the whole run, writes, failedWrites,
+	                        fanoutBytes, maxObjectBytes, propagationP99Seconds (the table
+	                        lists the top 10 by bytes when there is more than one)
 	timeseries.csv          one row per second of virtual time: each mode's writes,
 	                        fanoutBytes and etcdBytes in that second
 	writes.jsonl            one JSON object per API write (time, mode, verb, object, sizes,
 	                        watchers, outcome, latency)
 	layout.csv              EndpointSlice layout samples: slices, endpoints, and min, median
 	                        and max endpoints per slice
-	cumulative-fanout.*     bytes fanned out over time, log scale, phases shaded
-	egress-rate.*           API server egress per second
+	phases-bytes.*          the headline: bytes fanned out per phase, both modes, the ratio
+	cumulative-fanout.*     bytes fanned out over time, log scale, phases numbered
+	egress-rate.*           API server egress per second, with the capacity
+	propagation-latency.*   largest propagation latency per second, with the SLO
 	phases-writes.*         API writes per phase, with the ratio
-	phases-bytes.*          bytes fanned out per phase, with the ratio
 	slice-layout.*          EndpointSlice count and endpoints per slice over time
+	report.md, report.html  the run's report: the headline (the answer in one sentence and
+	                        the ratio), the phase table, the charts, the assumptions in
+	                        force (truncation, slice size, batch periods, informer lag,
+	                        encoding, bandwidths, SLO) and what to try next; the HTML page
+	                        is self-contained (charts embedded as data: URIs)
 
 Charts are written as PNG and SVG. Every file is written to a temporary file first and
 renamed into place only when all of them rendered, so a failed run never leaves a
@@ -97,9 +114,11 @@ Plan runs a scenario over a grid of --set overrides (any scenario field) and wri
 that answers budgets — per-node ingress per day, peak API server egress, writes per second
 against the controllers' QPS — recommends, per service size, the maxEndpointsPerSlice that
 fans out the fewest bytes within them, and lists every limit a layout hits (Endpoints over
-the etcd request limit, truncation at 1000, egress saturation, writes at the QPS). Plans
-shipped with sim run by name: slice-size and cluster-size (seconds), kep-752 (KEP-752's
-cost table: many minutes).
+the etcd request limit, truncation at 1000, egress saturation, writes at the QPS). With
+several Services in the base scenario, the advice is also split by the size of those
+Services; a grid over maxEndpointsPerSlice alone also gets a per-phase cost table (create,
+single endpoint update, rolling update). Plans shipped with sim run by name: slice-size and
+cluster-size (seconds), kep-752 (KEP-752's cost table: many minutes).
 
 	$ sim plan slice-size --out results/slice-size
 	$ sim plan scenarios/plans/cluster-size.yaml --jobs 2
@@ -112,6 +131,8 @@ cost table: many minutes).
 	                        for Endpoints and one per maxEndpointsPerSlice
 	per-node-ingress.*      bytes per kube-proxy (per day with churn) vs nodes
 	writes-vs-batch-period.* API writes vs the controllers' batch period
+	bytes-per-phase.*       bytes per phase for Endpoints and each slice size, when the
+	                        grid varies only the slice size (kep-752)
 
 Points run in parallel (--jobs) and are placed by grid index: the same plan gives the same
 files byte for byte. A point whose run fails is listed in the report, not fatal. A plan too
@@ -124,10 +145,39 @@ big for one machine runs in shards, each a partial, merged into the same report
 
 # Checking scenarios
 
-Validate reports every problem of a scenario at once, with file, line and field:
+Validate reports every problem of a scenario (or plan) at once, with file, line and field:
 
 	$ sim validate scenarios/5000-nodes.yaml scenarios/quick.yaml
 	$ sim validate --set cluster.nodes=100 scenarios/quick.yaml
+	$ sim validate scenarios/plans/kep-752.yaml
+
+The scenario format is described field by field by explain (and in docs/scenario.md);
+validate --effective (or run --print-scenario) prints a scenario with every default applied:
+
+	$ sim explain services.maxSurge
+	$ sim explain actions
+	$ sim validate --effective quick
+	$ sim run quick --set cluster.nodes=50 --print-scenario
+
+# Your own cluster
+
+Import makes a scenario from what kubectl prints: nodes and zones, each Service with the
+workloads it selects, Services alike grouped with count:, and a default timeline (create, a
+rollout of the largest Services, a rollout of all of them, a node drain):
+
+	kubectl get nodes -o json > nodes.json
+	kubectl get services -A -o json > services.json
+	kubectl get deployments,statefulsets,daemonsets -A -o json > workloads.json
+	kubectl get endpoints -A -o json > endpoints.json
+
+	$ sim import nodes.json services.json workloads.json endpoints.json --out my-cluster.yaml
+	$ sim run my-cluster.yaml
+	$ sim run my-cluster.yaml --set controlPlane.maxEndpointsPerSlice=500
+
+What it could not map is listed at the top of the file and on stderr; --anonymize renames
+everything so the file can be shared. Selector-less Services backed by hand-made Endpoints
+become services with manualEndpoints: their Endpoints object is the user's write in the
+Endpoints mode, and the EndpointSlice mirroring controller's slices in the EndpointSlice mode.
 
 # Replaying pod churn recorded from a cluster
 
@@ -174,11 +224,29 @@ Budgets and baselines name figures as summary.json does, <phase|total>.<mode>.<f
 	  one-endpoint-not-ready.ratio.fanoutBytes: {min: 50}
 	  total.endpointslices.propagation.p99Seconds: {max: 30s}
 
-'sim help check' lists every figure. Check prints every checked figure (verdict, expected,
-actual, change in percent) with failures first; it exits 1 on a regression or broken budget
+'sim help check' lists every figure. Check prints the failing figures (verdict, expected,
+actual, change in percent) and a one-line outcome, every figure with --verbose. Tolerances
+and absolute floors can be set per figure or kind, and a baseline can name the figures it
+gates ("gates": ["*.endpointslices.*"]):
+
+	$ sim check quick --baseline-dir scenarios/baselines --tolerance 'writes.*=10%' --floor count=2
+
+It exits 1 on a regression or broken budget
 (and, with --strict, on an improvement), 2 on bad input: a scenario error, a missing or
 malformed baseline, or an unknown figure name (with the closest valid names). Baselines are
 written atomically and only when their content changes.
+
+# Comparing two runs
+
+Diff compares two --out directories (or two summary.json files) figure by figure, per phase
+and mode, largest relative change first, in the table style of check. --fail-on makes it a
+gate: exit 1 when a figure moved by more than that (--floor N ignores changes of at most N);
+--services compares every Service's figures too:
+
+	$ sim run quick --out results/a --quiet
+	$ sim run quick --out results/b --quiet --set controlPlane.maxEndpointsPerSlice=500
+	$ sim diff results/a results/b
+	$ sim diff results/a results/b --fail-on 5% --floor 10
 
 # Profiling
 

@@ -4,6 +4,9 @@ package main
 // one-file change.
 
 import (
+	"errors"
+	"fmt"
+
 	"epsim/scenarios"
 	"epsim/sim"
 )
@@ -13,6 +16,10 @@ type loadedScenario struct {
 	// File is where the scenario came from, for messages.
 	File   string
 	Config sim.Config
+	// Description is the scenario's description: field.
+	Description string
+	// Scenario is the loaded scenario (nil from test fakes).
+	Scenario *scenarios.Scenario
 }
 
 // loadScenario resolves nameOrPath (a file path, or the name of an embedded scenario) and
@@ -22,7 +29,30 @@ func loadScenario(nameOrPath string, sets []string) (*loadedScenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &loadedScenario{File: sc.File, Config: cfg}, nil
+	return &loadedScenario{File: sc.File, Config: cfg, Description: sc.Description, Scenario: sc}, nil
+}
+
+// effectiveScenario prints sc with cfg (the configuration after flag overrides) as a
+// scenario file with every default applied.
+func effectiveScenario(sc *loadedScenario, cfg sim.Config) ([]byte, error) {
+	if sc.Scenario == nil {
+		return nil, errors.New("no scenario to print")
+	}
+	c := *sc.Scenario
+	c.Config = cfg
+	return scenarios.Effective(&c), nil
+}
+
+// isPlan reports whether nameOrPath names a capacity plan rather than a scenario.
+func isPlan(nameOrPath string) bool { return scenarios.IsPlan(nameOrPath) }
+
+// validatePlan loads a plan with its base scenario and every grid point, and describes it.
+func validatePlan(nameOrPath string) (string, error) {
+	p, err := scenarios.LoadPlan(nameOrPath)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("plan %s: %d grid points of %s", p.Name, len(p.Points), p.ScenarioFile), nil
 }
 
 // scenarioNames lists the embedded scenarios, sorted.

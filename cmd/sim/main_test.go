@@ -263,7 +263,7 @@ func TestProgressOnlyOnTerminal(t *testing.T) {
 var expectedOutFiles = []string{
 	"cumulative-fanout.png", "cumulative-fanout.svg", "egress-rate.png", "egress-rate.svg",
 	"layout.csv", "phases-bytes.png", "phases-bytes.svg", "phases-writes.png", "phases-writes.svg",
-	"propagation-latency.png", "propagation-latency.svg",
+	"propagation-latency.png", "propagation-latency.svg", "report.html", "report.md",
 	"slice-layout.png", "slice-layout.svg", "summary.json", "timeseries.csv", "writes.jsonl",
 }
 
@@ -306,7 +306,7 @@ func TestRunOutWritesExactlyTheExpectedFiles(t *testing.T) {
 	if code := te.main([]string{"run", "x.yaml", "--out", dir2, "--charts=false"}); code != exitOK {
 		t.Fatalf("exit %d: %s", code, te.stderr.String())
 	}
-	if got, want := listDir(t, dir2), []string{"layout.csv", "summary.json", "timeseries.csv", "writes.jsonl"}; !slices.Equal(got, want) {
+	if got, want := listDir(t, dir2), []string{"layout.csv", "report.html", "report.md", "summary.json", "timeseries.csv", "writes.jsonl"}; !slices.Equal(got, want) {
 		t.Errorf("--charts=false wrote %q, want %q", got, want)
 	}
 }

@@ -31,8 +31,11 @@ answers the plan's budgets — per-node ingress per day, peak API server egress,
 against the controllers' QPS — and, per service size, recommends the maxEndpointsPerSlice
 that fans out the fewest bytes within them. It lists every limit a layout hits: Endpoints
 over the etcd request limit, truncation at 1000 addresses, egress saturation, writes over
-the QPS budget. PLAN is a file or the name of a shipped plan (slice-size, cluster-size,
-kep-752).
+the QPS budget. When the base scenario has several Services (your own cluster, say), the
+advice is also split by the size of those Services: which layout each size group favours.
+A grid over maxEndpointsPerSlice alone (kep-752) also gets KEP-752's cost table: each
+phase — a create, a single endpoint update, a rolling update — per layout. PLAN is a file
+or the name of a shipped plan (slice-size, cluster-size, kep-752).
 
 The points run in parallel (--jobs, default all cores); results are placed by grid index,
 so the same plan gives the same report byte for byte. A point whose run fails is listed in

@@ -50,7 +50,7 @@ func plotDir(in, out string) error {
 		return fmt.Errorf("--out: %w", err)
 	}
 	o := &outputDir{dir: out}
-	if err := writeCharts(o, summary, series, layout); err != nil {
+	if _, _, err := writeCharts(o, summary, series, layout); err != nil {
 		o.abort()
 		return fmt.Errorf("plot %s: %w (no files written)", in, err)
 	}

@@ -7,6 +7,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"epsim/trace"
@@ -14,56 +17,107 @@ import (
 
 var cmdRecord = &command{
 	name:  "record",
-	usage: "record [--out FILE] [WATCH.json]",
+	usage: "record [--out FILE] < live watch stream",
 	short: "record pod churn from a cluster for replay",
-	long: `Record reads a kubectl watch stream — on stdin, or from WATCH.json — and writes a
-trace for 'sim replay': one event per line with the time it arrived, the only honest clock
-for a watch stream (objects carry timestamps of second precision, and only for some
-changes). Pods are trimmed to what epsim reads: names, uids, labels, node, hostname and
-subdomain, container ports, phase, IPs, conditions and creation and deletion times; no
-annotations, images, env or volumes, so traces are small and hold no secrets.
-EndpointSlices (for 'sim replay --endpointslices') are kept whole. Other kinds are skipped.
+	long: `Record reads a live kubectl watch stream on stdin and writes a trace for 'sim replay':
+one event per line with the time it arrived, the only honest clock for a watch stream
+(objects carry timestamps of second precision, and only for some changes). Pods are trimmed
+to what epsim reads: names, uids, labels, node, hostname and subdomain, container ports,
+phase, IPs, conditions and creation and deletion times; no annotations, images, env or
+volumes, so traces are small and hold no secrets. EndpointSlices (for 'sim replay
+--endpointslices') are kept whole. Other kinds are skipped.
+
+Record refuses a file (as an argument or redirected to stdin): a file carries no arrival
+times, and reading it would stamp every event with the moment it was read, squeezing the
+recording into milliseconds. Replay such a file directly ('sim replay --pods watch.json':
+times from the objects' own timestamps), or pipe the live stream into record.
+
+With --out, the trace is written to a temporary file next to FILE and renamed to FILE when
+the recording ends, so a failed recording never destroys an existing FILE; --out must not
+be the input.
 
 Each event is written as it arrives, so stopping kubectl (Ctrl-C reaches both) leaves a
-complete trace: record ignores the first interrupt and ends when its input does. The trace
-format is described in 'go doc epsim/trace'.
+complete trace: record ignores the first interrupt and ends when its input does (a second
+interrupt ends it at once, keeping what was recorded). The trace format is described in
+'go doc epsim/trace'.
 
 Examples:
 
-    sim record --out trace.jsonl
-    sim record --out slices.jsonl
-    sim record --out trace.jsonl watch.json`,
+    kubectl get pods -A --watch --output-watch-events -o json | sim record --out trace.jsonl
+    kubectl get endpointslices -A --watch --output-watch-events -o json | sim record --out slices.jsonl`,
 	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
 		var out string
 		fs.StringVar(&out, "out", "", "write the trace to `FILE` (default: stdout)")
 		return func(e *env, args []string) error {
-			if len(args) > 1 {
-				return usageErrorf("record", "record reads one watch stream, got %d files", len(args))
+			if len(args) > 0 {
+				return usageErrorf("record", "record reads the live watch stream on stdin, not %s: %s", args[0], fileRefusal)
 			}
-			in, name := io.Reader(os.Stdin), "stdin"
-			if len(args) == 1 {
-				f, err := os.Open(args[0])
-				if err != nil {
-					return badInput(err)
+			in, name := e.stdin, "stdin"
+			if f, ok := in.(*os.File); ok {
+				if err := checkLiveInput(f, out); err != nil {
+					return err
 				}
-				defer f.Close()
-				in, name = f, args[0]
-			} else {
 				stopOnSecondInterrupt(e)
 			}
-			w := e.stdout
-			if out != "" {
-				f, err := os.Create(out)
-				if err != nil {
-					return fmt.Errorf("--out: %w", err)
-				}
-				defer f.Close()
-				w = f
+			if out == "" {
+				return record(e, in, e.stdout, name)
 			}
-			return record(e, in, w, name)
+			return recordTo(e, in, out, name)
 		}
 	},
 }
+
+// fileRefusal tells what to do instead of recording a file.
+const fileRefusal = "a file has no arrival times, and recording it would stamp every event with the moment it was read. " +
+	"Replay the file directly ('sim replay --pods FILE …', times from the objects' timestamps), " +
+	"or pipe the live stream: kubectl get pods -A --watch --output-watch-events -o json | sim record --out trace.jsonl"
+
+// checkLiveInput refuses a stdin that is a regular file (a redirected file, not a live
+// stream) and one that is the --out file itself.
+func checkLiveInput(f *os.File, out string) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil // not a file we can inspect: treat it as a stream
+	}
+	if out != "" {
+		if ofi, err := os.Stat(out); err == nil && os.SameFile(fi, ofi) {
+			return usageErrorf("record", "--out %s is the input: recording would destroy it", out)
+		}
+	}
+	if fi.Mode().IsRegular() {
+		return usageErrorf("record", "stdin is a file, not a live stream: %s", fileRefusal)
+	}
+	return nil
+}
+
+// recordTo records into a temporary file beside out and renames it to out at the end; on
+// an error the temporary file is removed and out is left as it was.
+func recordTo(e *env, in io.Reader, out, name string) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	recording.Store(tmp.Name() + "\x00" + out)
+	defer func() {
+		recording.Store("")
+		if cerr := tmp.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("--out: %w", cerr)
+		}
+		if err == nil {
+			if rerr := os.Rename(tmp.Name(), out); rerr != nil {
+				err = fmt.Errorf("--out: %w", rerr)
+			}
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+	}()
+	return record(e, in, tmp, name)
+}
+
+// recording holds "TEMP\x00OUT" while recordTo writes TEMP, for a second interrupt to keep
+// what was recorded.
+var recording atomic.Value
 
 // record copies the stream and reports on stderr. A last event cut short (kubectl stopped
 // mid-write) is a warning: every complete event is in the trace.
@@ -91,7 +145,8 @@ func record(e *env, in io.Reader, w io.Writer, name string) error {
 }
 
 // stopOnSecondInterrupt lets the first Ctrl-C stop kubectl (the same terminal process group)
-// while record drains what kubectl wrote; a second one exits at once.
+// while record drains what kubectl wrote; a second one exits at once, keeping the events
+// recorded so far under the --out name.
 func stopOnSecondInterrupt(e *env) {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt)
@@ -99,6 +154,10 @@ func stopOnSecondInterrupt(e *env) {
 		<-ch
 		fmt.Fprintln(e.stderr, "sim: record: interrupted; finishing when the input ends (interrupt again to stop now)")
 		<-ch
+		if v, _ := recording.Load().(string); v != "" {
+			tmp, out, _ := strings.Cut(v, "\x00")
+			os.Rename(tmp, out)
+		}
 		os.Exit(130)
 	}()
 }

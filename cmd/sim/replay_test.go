@@ -132,12 +132,18 @@ func TestReplayErrors(t *testing.T) {
 	}
 }
 
-// TestRecordCommand records the raw sample watch stream and replays the trace it wrote.
+// TestRecordCommand records the raw sample watch stream, fed as a stream, and replays the
+// trace it wrote.
 func TestRecordCommand(t *testing.T) {
 	dir := t.TempDir()
 	tr := filepath.Join(dir, "trace.jsonl")
 	e, _, errb := replayEnv()
-	if code := e.main([]string{"record", "--out", tr, sample("replay-watch.json")}); code != exitOK {
+	raw, err := os.ReadFile(sample("replay-watch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.stdin = bytes.NewReader(raw)
+	if code := e.main([]string{"record", "--out", tr}); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
 	want, _ := os.ReadFile(sample("replay-trace.jsonl"))
@@ -148,8 +154,83 @@ func TestRecordCommand(t *testing.T) {
 	if !strings.Contains(errb.String(), "events recorded") {
 		t.Errorf("stderr %q", errb)
 	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".trace.jsonl.tmp-*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
 	e, _, errb = replayEnv()
 	if code := e.main([]string{"replay", "--pods", tr, "--services", sample("replay-services.json"), "--quiet"}); code != exitOK {
 		t.Fatalf("replaying the recorded trace: exit %d: %s", code, errb)
+	}
+}
+
+// TestRecordRefusesFiles: the example that squeezed a 40 s recording into 75 ms ('sim record
+// --out t.jsonl watch.json') is refused, as is a file redirected to stdin and --out being the
+// input; nothing is written.
+func TestRecordRefusesFiles(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "t.jsonl")
+	watch := sample("replay-watch.json")
+	openStdin := func(path string) *os.File {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		stdin func() *os.File
+		want  string
+	}{
+		{"file argument", []string{"record", "--out", out, watch}, nil, "pipe the live stream"},
+		{"file on stdin", []string{"record", "--out", out}, func() *os.File { return openStdin(watch) }, "stdin is a file, not a live stream"},
+		{"out is the input", []string{"record", "--out", watch}, func() *os.File { return openStdin(watch) }, "is the input"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, _ := os.ReadFile(watch)
+			e, _, errb := replayEnv()
+			if tc.stdin != nil {
+				e.stdin = tc.stdin()
+			}
+			if code := e.main(tc.args); code != exitBadInput {
+				t.Fatalf("exit %d, want %d: %s", code, exitBadInput, errb)
+			}
+			if !strings.Contains(errb.String(), tc.want) {
+				t.Errorf("stderr %q lacks %q", errb, tc.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s was written", out)
+			}
+			if after, _ := os.ReadFile(watch); !bytes.Equal(before, after) {
+				t.Errorf("the input %s changed", watch)
+			}
+		})
+	}
+}
+
+// TestRecordKeepsOutOnError: garbage input over an existing --out trace (which truncated it
+// to 0 bytes) leaves the trace as it was, and no temporary file.
+func TestRecordKeepsOutOnError(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "trace.jsonl")
+	want, err := os.ReadFile(sample("replay-trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, _, errb := replayEnv()
+	e.stdin = strings.NewReader("this is not a watch stream\n")
+	if code := e.main([]string{"record", "--out", out}); code != exitBadInput {
+		t.Fatalf("exit %d, want %d: %s", code, exitBadInput, errb)
+	}
+	if got, _ := os.ReadFile(out); !bytes.Equal(got, want) {
+		t.Errorf("--out changed: %d bytes, was %d", len(got), len(want))
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".trace.jsonl.tmp-*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -26,8 +27,11 @@ server egress and propagation latency, with the ratio Endpoints / EndpointSlices
 
 The same scenario and seed always give the same output, byte for byte. --out DIR also writes
 summary.json (the stable machine interface), timeseries.csv (1 s buckets), writes.jsonl (one
-line per API write), layout.csv (EndpointSlice layout samples) and charts (PNG and SVG). Files are written atomically: on any error
-nothing in DIR is replaced or left half-written.
+line per API write), layout.csv (EndpointSlice layout samples), charts (PNG and SVG) and the
+run's report, report.md and report.html (self-contained, charts embedded): the headline, the
+phase table, the charts, the assumptions in force and what to try next. Files are written
+atomically: on any error nothing in DIR is replaced or left half-written. 'sim diff'
+compares two such directories.
 
 A progress bar is shown on stderr when stderr is a terminal (not with --quiet).
 
@@ -36,17 +40,19 @@ Examples:
     sim run scenarios/5000-nodes.yaml
     sim run 5000-nodes --out results/5000 --seed 7
     sim run scenarios/5000-nodes.yaml --mode endpointslices --format json
-    sim run scenarios/5000-nodes.yaml --set controlPlane.maxEndpointsPerSlice=500`,
+    sim run scenarios/5000-nodes.yaml --set controlPlane.maxEndpointsPerSlice=500
+    sim run quick --set cluster.nodes=50 --print-scenario`,
 	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
 		o := &runOptions{}
-		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv and charts into `DIR`")
-		fs.StringVar(&o.format, "format", "table", "stdout `format`: table, or json (the content of summary.json)")
+		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv, charts and report.md/.html into `DIR`")
+		formatFlag(fs, &o.format, "stdout `format`: table, or json (the content of summary.json)")
 		fs.Uint64Var(&o.seed, "seed", 0, "override the scenario's seed with `N` (default: the scenario's seed)")
 		fs.StringVar(&o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices")
 		fs.Var(&o.sets, "set", "override a scenario field, `path=value` (repeatable), e.g. cluster.nodes=1000")
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
 		fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the run to `FILE`")
+		fs.BoolVar(&o.printScenario, "print-scenario", false, "print the scenario with every default and override applied, and do not run it")
 		return func(e *env, args []string) error {
 			o.set = map[string]bool{}
 			fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
@@ -63,6 +69,7 @@ type runOptions struct {
 	set           map[string]bool
 	sets          stringList
 	quiet, charts bool
+	printScenario bool
 }
 
 // stringList is a repeatable string flag.
@@ -109,6 +116,14 @@ func (o *runOptions) run(e *env, args []string) error {
 		cfg.RunEndpointSlices = slices.Contains(modes, sim.ModeEndpointSlices)
 	}
 	modes = configModes(cfg)
+	if o.printScenario {
+		text, err := effectiveScenario(sc, cfg)
+		if err != nil {
+			return badInput(err)
+		}
+		_, err = e.stdout.Write(text)
+		return err
+	}
 	if o.out != "" {
 		// Fail before a long run, not after it.
 		if err := os.MkdirAll(o.out, 0o755); err != nil {
@@ -122,7 +137,8 @@ func (o *runOptions) run(e *env, args []string) error {
 	}
 	summary := reports.NewSummary(res, modes)
 	if o.out != "" {
-		if err := writeOutputs(o.out, res, summary, o.charts); err != nil {
+		report := &reports.RunReport{File: args[0], Config: &cfg}
+		if err := writeOutputs(o.out, res, summary, o.charts, report); err != nil {
 			return err
 		}
 	}
@@ -177,20 +193,30 @@ func (o *runOptions) simulate(e *env, cfg sim.Config) (res *sim.Results, err err
 	return res, err
 }
 
-// writeCharts renders every chart in every format into out.
-func writeCharts(out *outputDir, summary *reports.Summary, series []sim.Bucket, layout []sim.LayoutSample) error {
+// writeCharts renders every chart in every format into out and returns the charts, in the
+// order reports.Charts lists them, with their PNG bytes (rendered once, for the files and for
+// the report's embedded images).
+func writeCharts(out *outputDir, summary *reports.Summary, series []sim.Bucket, layout []sim.LayoutSample) ([]*reports.Chart, map[string][]byte, error) {
 	all, err := reports.Charts(summary, series, layout)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
+	pngs := map[string][]byte{}
 	for _, c := range all {
 		for _, format := range reports.ChartFormats {
-			if err := out.write(c.Name+"."+format, func(w io.Writer) error { return c.Render(w, format) }); err != nil {
-				return err
+			var buf bytes.Buffer
+			if err := c.Render(&buf, format); err != nil {
+				return nil, nil, fmt.Errorf("%s.%s: %w", c.Name, format, err)
+			}
+			if format == "png" {
+				pngs[c.Name] = buf.Bytes()
+			}
+			if err := out.write(c.Name+"."+format, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+				return nil, nil, err
 			}
 		}
 	}
-	return nil
+	return all, pngs, nil
 }
 
 // outputFile is one file of --out and how to render it.
@@ -199,10 +225,11 @@ type outputFile struct {
 	render func(io.Writer) error
 }
 
-// writeOutputs renders every --out file of a run, plus extra ones. Each is written to a
-// temporary file in dir and they are renamed into place only when all of them rendered, so an
-// error leaves dir as it was.
-func writeOutputs(dir string, res *sim.Results, summary *reports.Summary, charts bool, extra ...outputFile) error {
+// writeOutputs renders every --out file of a run, plus extra ones; with report, also
+// report.md and report.html (with the charts, when drawn). Each is written to a temporary
+// file in dir and they are renamed into place only when all of them rendered, so an error
+// leaves dir as it was.
+func writeOutputs(dir string, res *sim.Results, summary *reports.Summary, charts bool, report *reports.RunReport, extra ...outputFile) error {
 	out := &outputDir{dir: dir}
 	files := append([]outputFile{
 		{"summary.json", func(w io.Writer) error { return reports.WriteSummaryJSON(w, summary) }},
@@ -216,10 +243,24 @@ func writeOutputs(dir string, res *sim.Results, summary *reports.Summary, charts
 				return err
 			}
 		}
-		if !charts {
+		var drawn []*reports.Chart
+		var pngs map[string][]byte
+		if charts {
+			var err error
+			if drawn, pngs, err = writeCharts(out, summary, res.Series, res.Layout); err != nil {
+				return err
+			}
+		}
+		if report == nil {
 			return nil
 		}
-		return writeCharts(out, summary, res.Series, res.Layout)
+		rep := *report
+		rep.Summary, rep.Charts = summary, drawn
+		rep.PNG = func(c *reports.Chart) ([]byte, error) { return pngs[c.Name], nil }
+		if err := out.write("report.md", func(w io.Writer) error { return reports.WriteRunMarkdown(w, &rep) }); err != nil {
+			return err
+		}
+		return out.write("report.html", func(w io.Writer) error { return reports.WriteRunHTML(w, &rep) })
 	}()
 	if err != nil {
 		out.abort()

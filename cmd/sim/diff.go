@@ -1,0 +1,132 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"epsim/reports"
+)
+
+var cmdDiff = &command{
+	name:  "diff",
+	usage: "diff A B",
+	short: "compare two runs figure by figure",
+	long: `Diff compares two runs: A and B are 'sim run --out' directories or summary.json files.
+Every figure of every phase and of the total, per mode (endpoints, endpointslices) and
+ratio, is compared by name (<phase|total>.<mode>.<figure>, as in 'sim check'); phases are
+matched by name. The table lists the figures that changed, largest relative change first
+— figures only one run has, and figures that moved from 0, come first — then one line
+with the outcome. --all lists the unchanged figures too. --services adds each Service's
+figures (writes, failedWrites, fanoutBytes, maxObjectBytes, propagationP99Seconds, named
+service.NAMESPACE/NAME.MODE.FIGURE), matched by namespace and name.
+
+With --fail-on PERCENT, a figure that moved by more than PERCENT (either way), appeared,
+or disappeared fails the diff (exit status 1) and is printed in capitals; --floor N
+ignores changes of at most N (in the figure's unit: bytes, seconds or a count), so that a
+count going from 2 to 3 is not a +50% failure.
+
+Exit status: 0 no figure past --fail-on; 1 some figure past it; 2 bad input (a missing or
+malformed summary.json).
+
+Examples:
+
+    sim run quick --out /tmp/a --quiet
+    sim run quick --out /tmp/b --quiet --set controlPlane.maxEndpointsPerSlice=500
+    sim diff /tmp/a /tmp/b
+    sim diff /tmp/a/summary.json /tmp/b/summary.json --fail-on 5% --floor 10
+    sim diff /tmp/a /tmp/b -o json
+    sim diff /tmp/a /tmp/b --services`,
+	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
+		o := &diffOptions{}
+		fs.StringVar(&o.failOn, "fail-on", "", "fail when a figure changes by more than `PERCENT` (like 5%)")
+		fs.Float64Var(&o.floor, "floor", 0, "with --fail-on, ignore absolute changes of at most `N`")
+		fs.BoolVar(&o.all, "all", false, "list unchanged figures too")
+		fs.BoolVar(&o.services, "services", false, "also compare every Service's figures (service.NAMESPACE/NAME.MODE.FIGURE)")
+		formatFlag(fs, &o.format, "")
+		return func(e *env, args []string) error { return o.run(e, args) }
+	},
+}
+
+// diffOptions are the parsed flags of 'sim diff'.
+type diffOptions struct {
+	failOn, format string
+	floor          float64
+	all, services  bool
+}
+
+func (o *diffOptions) run(e *env, args []string) error {
+	if len(args) != 2 {
+		return usageErrorf("diff", "diff takes two runs (--out directories or summary.json files), got %d", len(args))
+	}
+	if err := checkFormat("diff", o.format); err != nil {
+		return err
+	}
+	var opt reports.DiffOptions
+	if o.failOn != "" {
+		v, err := parsePercent("--fail-on", o.failOn)
+		if err != nil {
+			return usageErrorf("diff", "%v", err)
+		}
+		opt.FailOn = v
+	}
+	if o.floor < 0 || o.floor != o.floor {
+		return usageErrorf("diff", "--floor %v: want a number of at least 0", o.floor)
+	}
+	opt.Floor = o.floor
+	opt.Services = o.services
+	a, err := readSummaryArg(args[0])
+	if err != nil {
+		return badInput(err)
+	}
+	b, err := readSummaryArg(args[1])
+	if err != nil {
+		return badInput(err)
+	}
+	r := reports.DiffSummaries(a, b, args[0], args[1], opt)
+	if o.format == "json" {
+		err = reports.WriteDiffJSON(e.stdout, r)
+	} else {
+		err = reports.WriteDiffTable(e.stdout, r, o.all)
+	}
+	if err != nil {
+		return err
+	}
+	if c := r.Counts(); c.Failed > 0 {
+		return &exitError{code: exitFailed, err: fmt.Errorf("diff failed: %d of %d figures changed by more than %s",
+			c.Failed, c.Figures, strings.TrimSpace(o.failOn))}
+	}
+	return nil
+}
+
+// readSummaryArg reads the summary.json of a run: path is the file or its --out directory.
+func readSummaryArg(path string) (*reports.Summary, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, "summary.json")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := reports.ReadSummaryJSON(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(s.Modes) == 0 || (s.Total.Endpoints == nil && s.Total.EndpointSlices == nil) {
+		return nil, fmt.Errorf("%s: not a summary.json of 'sim run' (no modes)", path)
+	}
+	return s, nil
+}
+
+// parsePercent reads a percentage flag, with or without the % sign, as a fraction.
+func parsePercent(flagName, s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
+	if err != nil || v < 0 || v > 1000 || v != v {
+		return 0, fmt.Errorf("%s %q: want a percentage from 0%% to 1000%%, like 5%%", flagName, s)
+	}
+	return v / 100, nil
+}

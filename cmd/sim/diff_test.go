@@ -1,0 +1,242 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"epsim/reports"
+)
+
+// runQuickOut runs the shipped quick scenario with sets into a fresh --out directory.
+func runQuickOut(t *testing.T, sets ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "out")
+	args := []string{"run", "quick", "--out", dir, "--quiet", "--charts=false"}
+	for _, s := range sets {
+		args = append(args, "--set", s)
+	}
+	te := realEnv()
+	if code := te.main(args); code != exitOK {
+		t.Fatalf("sim %s: exit %d: %s", strings.Join(args, " "), code, te.stderr.String())
+	}
+	return dir
+}
+
+// TestDiffRealRuns diffs quick at the default maxEndpointsPerSlice (100) with quick at
+// 500: slices five times as large make every EndpointSlices update heavier, so the
+// EndpointSlices bytes grow while the Endpoints figures stay put.
+func TestDiffRealRuns(t *testing.T) {
+	a := runQuickOut(t)
+	b := runQuickOut(t, "controlPlane.maxEndpointsPerSlice=500")
+
+	te := realEnv()
+	if code := te.main([]string{"diff", a, b, "-o", "json"}); code != exitOK {
+		t.Fatalf("diff without --fail-on: exit %d: %s", code, te.stderr.String())
+	}
+	var got struct {
+		Passed bool
+		Counts reports.DiffCounts
+		Rows   []reports.DiffRow `json:"figures"`
+	}
+	if err := json.Unmarshal(te.stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Passed || got.Counts.Changed == 0 || got.Counts.Same == 0 {
+		t.Fatalf("counts %+v passed %v: want some changed and some unchanged figures", got.Counts, got.Passed)
+	}
+	byName := map[string]reports.DiffRow{}
+	for _, r := range got.Rows {
+		byName[r.Figure] = r
+	}
+	if r := byName["total.endpointslices.fanoutBytes"]; r.ChangePercent == nil || *r.ChangePercent <= 0 {
+		t.Errorf("total.endpointslices.fanoutBytes: %+v, want growth with slices of 500", r)
+	}
+	if r := byName["total.endpoints.fanoutBytes"]; r.Verdict != reports.DiffSame {
+		t.Errorf("total.endpoints.fanoutBytes: %+v, want unchanged (the Endpoints controller has no slices)", r)
+	}
+	// Largest relative change first.
+	prev := -1.0
+	for i := len(got.Rows) - 1; i >= 0; i-- {
+		r := got.Rows[i]
+		if r.ChangePercent == nil {
+			break
+		}
+		c := *r.ChangePercent
+		if c < 0 {
+			c = -c
+		}
+		if c < prev {
+			t.Fatalf("row %d %s (%v%%) sorted after a larger change", i, r.Figure, c)
+		}
+		prev = c
+	}
+
+	// The table: the same rows, unchanged ones left out, failures in capitals.
+	te = realEnv()
+	code := te.main([]string{"diff", a, filepath.Join(b, "summary.json"), "--fail-on", "5%"})
+	if code != exitFailed {
+		t.Fatalf("--fail-on 5%%: exit %d, want %d", code, exitFailed)
+	}
+	out := te.stdout.String()
+	for _, want := range []string{"VERDICT  FIGURE", "OVER", "total.endpointslices.fanoutBytes", "FAIL: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "total.endpoints.fanoutBytes ") {
+		t.Errorf("table lists an unchanged figure without --all:\n%s", out)
+	}
+
+	// Per Service: quick has one Service, web, whose slices grow too.
+	te = realEnv()
+	if code := te.main([]string{"diff", a, b, "--services"}); code != exitOK {
+		t.Fatalf("--services: exit %d: %s", code, te.stderr.String())
+	}
+	if !strings.Contains(te.stdout.String(), "service.default/web.endpointslices.fanoutBytes") {
+		t.Errorf("--services lacks web's bytes:\n%s", te.stdout.String())
+	}
+
+	// A run against itself has nothing past any threshold.
+	te = realEnv()
+	if code := te.main([]string{"diff", a, a, "--fail-on", "0.01%"}); code != exitOK {
+		t.Errorf("a run diffed with itself: exit %d: %s", code, te.stdout.String())
+	}
+}
+
+func TestDiffBadInput(t *testing.T) {
+	dir := t.TempDir()
+	notJSON := filepath.Join(dir, "x.json")
+	os.WriteFile(notJSON, []byte("{"), 0o644)
+	empty := filepath.Join(dir, "empty.json")
+	os.WriteFile(empty, []byte("{}"), 0o644)
+	for _, args := range [][]string{
+		{"diff", dir},
+		{"diff", notJSON, notJSON},
+		{"diff", empty, empty},
+		{"diff", filepath.Join(dir, "nope"), notJSON},
+		{"diff", empty, empty, "--fail-on", "lots"},
+		{"diff", empty, empty, "--floor", "-1"},
+		{"diff", empty, empty, "-o", "yaml"},
+	} {
+		te := newTestEnv()
+		if code := te.main(args); code != exitBadInput {
+			t.Errorf("%q: exit %d, want %d (stderr %s)", args, code, exitBadInput, te.stderr.String())
+		}
+	}
+}
+
+// TestRunReportOfRealRun: 'sim run --out' of the shipped quick scenario writes a report
+// whose headline states the run's own ratio, with every chart drawn embedded in the HTML
+// page and linked from the Markdown, in the order the charts were drawn.
+func TestRunReportOfRealRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	te := realEnv()
+	if code := te.main([]string{"run", "quick", "--out", dir, "--quiet", "--set", "controlPlane.endpointsTruncation=true"}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, te.stderr.String())
+	}
+	s, err := readSummaryArg(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	headline := reports.RunHeadline(s)
+	if !strings.Contains(string(md), headline) || !strings.Contains(headline, reports.FormatRatio(*s.Total.Ratio.FanoutBytes, true)) {
+		t.Errorf("report.md lacks the headline %q with the total ratio", headline)
+	}
+	for _, want := range []string{"Endpoints truncation on", "At most 100 endpoints per EndpointSlice", "## What to change next", "| `rolling-update` |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	charts := 0
+	for _, name := range listDir(t, dir) {
+		if strings.HasSuffix(name, ".png") {
+			charts++
+			if !strings.Contains(string(md), "]("+name+")") {
+				t.Errorf("report.md does not show %s", name)
+			}
+		}
+	}
+	if n := strings.Count(string(page), `src="data:image/png;base64,`); n != charts || charts == 0 {
+		t.Errorf("report.html embeds %d PNGs, %d charts were drawn", n, charts)
+	}
+	for _, ref := range []string{"http:", "https:", "src=\"/", "src=\"./", "<link", "<script", "url("} {
+		if strings.Contains(string(page), ref) {
+			t.Errorf("report.html holds %q", ref)
+		}
+	}
+}
+
+// TestImportedClusterDiffAndReport is the issue's proof path on the imported sample
+// cluster (scenarios/testdata/import.golden.yaml, what 'sim import' makes of the kubectl
+// testdata): run it, run it at slices of 500, diff the two, and read the report. Every
+// Service, the selector-less one mirrored from its Endpoints included, is accounted: the
+// per-Service figures add up to the totals.
+func TestImportedClusterDiffAndReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two runs of the imported cluster")
+	}
+	scenario := filepath.Join("..", "..", "scenarios", "testdata", "import.golden.yaml")
+	run := func(sets ...string) string {
+		dir := filepath.Join(t.TempDir(), "out")
+		args := []string{"run", scenario, "--out", dir, "--quiet"}
+		for _, s := range sets {
+			args = append(args, "--set", s)
+		}
+		te := realEnv()
+		if code := te.main(args); code != exitOK {
+			t.Fatalf("%q: exit %d: %s", args, code, te.stderr.String())
+		}
+		return dir
+	}
+	a, b := run(), run("controlPlane.maxEndpointsPerSlice=500")
+	s, err := readSummaryArg(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Services) < 2 {
+		t.Fatalf("%d Services in the imported cluster's summary", len(s.Services))
+	}
+	for _, m := range s.Modes {
+		var writes, bytes int64
+		for i := range s.Services {
+			writes += s.Services[i].Mode(m).Writes
+			bytes += s.Services[i].Mode(m).FanoutBytes
+		}
+		if tot := s.Total.Mode(m); writes != tot.Writes.Total || bytes != tot.FanoutBytes {
+			t.Errorf("%s: Services add up to %d writes, %d bytes; totals %d, %d", m, writes, bytes, tot.Writes.Total, tot.FanoutBytes)
+		}
+	}
+	te := realEnv()
+	if code := te.main([]string{"diff", a, b, "--services", "-o", "json"}); code != exitOK {
+		t.Fatalf("diff: exit %d: %s", code, te.stderr.String())
+	}
+	var d struct {
+		Counts reports.DiffCounts
+	}
+	if err := json.Unmarshal(te.stdout.Bytes(), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Counts.Figures == 0 || d.Counts.New+d.Counts.Gone != 0 {
+		t.Errorf("diff counts %+v: want the same figures in both runs", d.Counts)
+	}
+	md, err := os.ReadFile(filepath.Join(a, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{reports.RunHeadline(s), "## Services", "## Assumptions in force", "maxEndpointsPerSlice=500"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"math"
+	"testing"
+
+	"epsim/reports"
+)
+
+// FuzzCheckRules: --tolerance and --floor values never panic, and what they accept is a
+// finite, non-negative value with a pattern CheckFigurePattern accepts.
+func FuzzCheckRules(f *testing.F) {
+	for _, s := range []string{"2%", "writes.*=10%", "count=1", "total.endpoints.fanoutBytes=10MB", "50ms", "=", "a=b=c", "[=1", "-1", "NaN", "1e400"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, parse := range []func(string) (float64, error){parseTolerance, parseFloor} {
+			def, rules, err := parseRules("--x", []string{s}, 0, parse)
+			if err != nil {
+				continue
+			}
+			if def < 0 || math.IsNaN(def) || math.IsInf(def, 0) {
+				t.Errorf("%q: default %v", s, def)
+			}
+			for _, r := range rules {
+				if r.Value < 0 || math.IsNaN(r.Value) || math.IsInf(r.Value, 0) || reports.CheckFigurePattern(r.Pattern) != nil {
+					t.Errorf("%q: rule %+v", s, r)
+				}
+			}
+		}
+		if v, err := parsePercent("--fail-on", s); err == nil && (v < 0 || v > 10 || math.IsNaN(v)) {
+			t.Errorf("parsePercent(%q) = %v", s, v)
+		}
+	})
+}
+
+// FuzzParseArgs: any command line parses or fails cleanly, and "--flag true|false" joining
+// never loses or invents an argument.
+func FuzzParseArgs(f *testing.F) {
+	f.Add("x.yaml --charts false --out d")
+	f.Add("--charts -- false")
+	f.Add("-o json --quiet true x")
+	f.Fuzz(func(t *testing.T, line string) {
+		args := bytes.Fields([]byte(line))
+		strs := make([]string, len(args))
+		for i, a := range args {
+			strs[i] = string(a)
+		}
+		fs := newFlagSet(cmdRun)
+		cmdRun.setup(fs)
+		joined := joinBoolValues(fs, strs)
+		// Every joined word is two given words put together with "=".
+		i := 0
+		for _, a := range joined {
+			switch {
+			case i < len(strs) && a == strs[i]:
+				i++
+			case i+1 < len(strs) && a == strs[i]+"="+strs[i+1]:
+				i += 2
+			default:
+				t.Fatalf("joinBoolValues(%q) = %q: %q is not from the arguments", strs, joined, a)
+			}
+		}
+		if i != len(strs) {
+			t.Errorf("joinBoolValues(%q) = %q: lost arguments", strs, joined)
+		}
+		if _, err := parseArgs(fs, strs); err != nil && !errors.Is(err, flag.ErrHelp) && err.Error() == "" {
+			t.Errorf("empty error for %q", strs)
+		}
+	})
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"epsim/internal/kubeimport"
+	"epsim/scenarios"
+)
+
+var cmdImport = &command{
+	name:  "import",
+	usage: "import [FILE.json...]",
+	short: "make a scenario from kubectl output of a real cluster",
+	long: `Import reads what kubectl prints about a cluster — from the files given, or stdin — and
+writes a scenario you can run and edit: the nodes and their zones, region and CPU; each
+Service with the workloads its selector selects (replicas, kind, rolling update strategy,
+minReadySeconds), headless and dual-stack Services, named ports (a named targetPort is
+resolved against the pods' container ports), trafficDistribution and the topology-mode
+annotation, publishNotReadyAddresses; and a default timeline: create, a rollout of the three
+largest Services, a rollout of every Service at once, a node drain. Services alike but for
+their names become one entry with count:, so a 10,000-Service cluster gives a short file.
+
+Inputs are kubectl's JSON, Lists of any mix of kinds:
+
+    kubectl get nodes -o json > nodes.json
+    kubectl get services -A -o json > services.json
+    kubectl get deployments,statefulsets,daemonsets -A -o json > workloads.json
+    kubectl get endpoints -A -o json > endpoints.json             # optional
+    kubectl get endpointslices -A -o json > endpointslices.json   # optional
+
+Endpoints give selector-less Services (hand-made Endpoints, which the EndpointSlice
+mirroring controller mirrors) their addresses; EndpointSlices give the pod count of Services
+whose pods no workload in the input explains. Everything that could not be mapped is listed
+at the top of the file and on stderr. --anonymize renames namespaces, Services, ports, zones,
+the region and nodes (deterministically, keeping name lengths, so byte figures hold) so the
+file can be shared. --out writes the file atomically. (-o means the output format in
+every other command, so import has no -o.)
+
+Examples:
+
+    sim import nodes.json services.json workloads.json --out my-cluster.yaml
+    sim import --anonymize --name prod nodes.json services.json workloads.json endpoints.json
+    sim import --out my-cluster.yaml scenarios/testdata/import-nodes.json scenarios/testdata/import-services.json`,
+	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
+		var out, name string
+		var anonymize bool
+		fs.StringVar(&out, "out", "", "write the scenario to `FILE` (default: stdout)")
+		fs.StringVar(&name, "name", "", "the scenario's `NAME` (default: --out's file name without .yaml, else imported)")
+		fs.BoolVar(&anonymize, "anonymize", false, "rename namespaces, Services, ports, zones and nodes so the file can be shared")
+		return func(e *env, args []string) error {
+			var inputs []kubeimport.Input
+			if len(args) == 0 || (len(args) == 1 && args[0] == "-") {
+				inputs = append(inputs, kubeimport.Input{Name: "stdin", R: os.Stdin})
+			}
+			for _, a := range args {
+				if a == "-" {
+					continue
+				}
+				f, err := os.Open(a)
+				if err != nil {
+					return badInput(fmt.Errorf("import: %w", err))
+				}
+				defer f.Close()
+				inputs = append(inputs, kubeimport.Input{Name: a, R: f})
+			}
+			if name == "" && out != "" {
+				name = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(out), ".yaml"), ".yml")
+			}
+			if len(name) > 253 || strings.ContainsAny(name, "\n\r\t") || (name != "" && strings.TrimSpace(name) == "") {
+				return usageErrorf("import", "--name %q: a scenario name is 1..253 characters on one line", name)
+			}
+			return runImport(e, inputs, kubeimport.Options{Name: name, Anonymize: anonymize}, out)
+		}
+	},
+}
+
+// runImport imports, checks that the scenario loads, and writes it.
+func runImport(e *env, inputs []kubeimport.Input, opts kubeimport.Options, out string) error {
+	res, err := kubeimport.Import(inputs, opts)
+	if err != nil {
+		if errors.Is(err, kubeimport.ErrFormat) || errors.Is(err, kubeimport.ErrEmpty) {
+			return badInput(fmt.Errorf("import: %w", err))
+		}
+		return fmt.Errorf("import: %w", err)
+	}
+	// The file must load as it is; if it does not, that is the importer's bug, not the input's.
+	if _, err := scenarios.Parse("imported scenario", res.YAML, nil); err != nil {
+		return fmt.Errorf("import: the scenario written does not load (a bug; please report it): %w", err)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(e.stderr, "sim: import: not mapped: %s\n", n)
+	}
+	fmt.Fprintf(e.stderr, "sim: import: %d nodes, %d Services in %d entries, %d pods\n", res.Nodes, res.Services, res.Entries, res.Pods)
+	if out == "" {
+		_, err := e.stdout.Write(res.YAML)
+		return err
+	}
+	o := &outputDir{dir: filepath.Dir(out)}
+	if err := o.write(filepath.Base(out), func(w io.Writer) error { _, err := w.Write(res.YAML); return err }); err != nil {
+		o.abort()
+		return fmt.Errorf("import: %w", err)
+	}
+	if err := o.commit(); err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	"epsim/scenarios"
+)
+
+// TestValidatePlansAndEffective: validate accepts plans (checking every grid point) next to
+// scenarios; --effective and run --print-scenario print a scenario that loads back to the
+// run they describe, overrides included.
+func TestValidatePlansAndEffective(t *testing.T) {
+	var out, errb bytes.Buffer
+	e := newEnv(&out, &errb)
+	if code := e.main([]string{"validate", "quick", "../../scenarios/plans/kep-752.yaml", "slice-size"}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"quick: ok (100 nodes", "kep-752.yaml: ok (plan kep-752: 2 grid points", "slice-size: ok (plan slice-size: 9 grid points"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("validate output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if code := e.main([]string{"validate", "--set", "cluster.nodes=3", "slice-size"}); code != exitBadInput {
+		t.Errorf("--set on a plan: exit %d", code)
+	}
+
+	_, want, err := scenarios.Load("quick", []string{"cluster.nodes=50"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Seed = 9
+	for _, args := range [][]string{
+		{"run", "quick", "--set", "cluster.nodes=50", "--seed", "9", "--print-scenario"},
+	} {
+		out.Reset()
+		if code := e.main(args); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		sc, err := scenarios.Parse("printed.yaml", out.Bytes(), nil)
+		if err != nil {
+			t.Fatalf("%v: printed scenario does not load: %v", args, err)
+		}
+		if !reflect.DeepEqual(sc.Config, want) {
+			t.Errorf("%v: printed scenario is another run", args)
+		}
+	}
+	out.Reset()
+	if code := e.main([]string{"validate", "--effective", "quick"}); code != exitOK || !strings.Contains(out.String(), "nodeMilliCPU: 4000") {
+		t.Errorf("validate --effective: exit %d:\n%s", code, out.String())
+	}
+}
+
+// TestScenariosList shows each shipped scenario's size, phases and description.
+func TestScenariosList(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := newEnv(&out, &errb).main([]string{"scenarios"}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{
+		"quick: 100 nodes, 1 Service, 200 pods\n  phases: create, one-endpoint-not-ready, one-pod-restart, rolling-update\n  100 nodes",
+		"many-services: 5,000 nodes, 10,000 Services",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestExplainCommand prints a field's reference, and refuses an unknown field with exit 2.
+func TestExplainCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	e := newEnv(&out, &errb)
+	if code := e.main([]string{"explain", "services[0].maxSurge"}); code != exitOK || !strings.Contains(out.String(), "DEFAULT:  25%") {
+		t.Errorf("exit %d:\n%s", code, out.String())
+	}
+	if code := e.main([]string{"explain", "services.nope"}); code != exitBadInput {
+		t.Errorf("unknown field: exit %d", code)
+	}
+}

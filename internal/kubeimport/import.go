@@ -1,0 +1,670 @@
+package kubeimport
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Options control an import.
+type Options struct {
+	// Name is the scenario's name (default "imported").
+	Name string
+	// Anonymize renames namespaces, Services, ports, zones, the region and nodes
+	// deterministically (same input, same names), keeping each name's length so byte
+	// figures stay those of the real names.
+	Anonymize bool
+}
+
+// Result is an imported scenario.
+type Result struct {
+	// YAML is the scenario file, with what could not be mapped as comments at its top.
+	YAML []byte
+	// Notes are the same unmapped things, one line each, for stderr.
+	Notes []string
+	// Nodes, Services and Pods size the scenario; Entries is how many services: entries
+	// (Services alike are one entry with count:).
+	Nodes, Services, Pods, Entries int
+}
+
+// ErrEmpty is returned when the input holds no nodes or no Services.
+var ErrEmpty = errors.New("nothing to import")
+
+// Limits the scenario loader enforces; the importer stays within them.
+const (
+	maxReplicas = 1_000_000
+	maxPods     = 10_000_000
+	maxZones    = 1000
+)
+
+// Upstream defaults the importer fills in where the API leaves a field out.
+const (
+	// defaultPercent is a Deployment's maxSurge and maxUnavailable default (upstream:
+	// k8s.io/api apps/v1 RollingUpdateDeployment).
+	defaultPercent = "25%"
+	// zoneLabel, regionLabel and their beta forms (upstream: k8s.io/api core/v1
+	// well_known_labels.go).
+	zoneLabel       = "topology.kubernetes.io/zone"
+	regionLabel     = "topology.kubernetes.io/region"
+	zoneLabelBeta   = "failure-domain.beta.kubernetes.io/zone"
+	regionLabelBeta = "failure-domain.beta.kubernetes.io/region"
+	// topologyModeAnnotation and its deprecated predecessor (upstream: k8s.io/api core/v1
+	// AnnotationTopologyMode, DeprecatedAnnotationTopologyAwareHints).
+	topologyModeAnnotation  = "service.kubernetes.io/topology-mode"
+	topologyHintsAnnotation = "service.kubernetes.io/topology-aware-hints"
+	// serviceNameLabel names a slice's Service (upstream: discovery/v1 LabelServiceName).
+	serviceNameLabel = "kubernetes.io/service-name"
+)
+
+var (
+	dns1035Label   = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
+	dns1123Label   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	dns1123Sub     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+	labelValueExpr = regexp.MustCompile(`^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`)
+	percentExpr    = regexp.MustCompile(`^[0-9]{1,9}%$`)
+	trailingNumber = regexp.MustCompile(`-?[0-9]+$`)
+	lastDigits     = regexp.MustCompile(`[0-9]+([^0-9]*)$`)
+)
+
+// port is one mapped Service port.
+type port struct {
+	name, protocol, appProtocol string
+	port, targetPort            int64
+}
+
+// entry is one Service as the scenario will hold it; key() groups alike ones.
+type entry struct {
+	namespace, name               string
+	manual                        int // manualEndpoints (selector-less)
+	replicas                      int
+	kind                          string
+	maxSurge, maxUnavailable      string
+	minReady                      int64
+	headless, publishNotReady     bool
+	ipFamilies                    []string
+	ports                         []port
+	trafficDistribution, topology string
+	proxyName                     string
+	count                         int
+	names                         []string // the original names of a group
+}
+
+func (e *entry) key() string {
+	return fmt.Sprintf("%s|%d|%d|%s|%s|%s|%d|%v|%v|%v|%v|%s|%s|%s", e.namespace, e.manual, e.replicas, e.kind,
+		e.maxSurge, e.maxUnavailable, e.minReady, e.headless, e.publishNotReady, e.ipFamilies, e.ports,
+		e.trafficDistribution, e.topology, e.proxyName)
+}
+
+// importer carries the notes of one import.
+type importer struct {
+	o     *objects
+	opts  Options
+	notes []string
+	// generic counts anonymized notes by their generic text, in first-seen order.
+	generic      map[string]int
+	genericOrder []string
+}
+
+func (im *importer) notef(format string, args ...any) {
+	im.notes = append(im.notes, fmt.Sprintf(format, args...))
+}
+
+// detail records a note that names things; with Anonymize only its generic form is kept,
+// counted ("3 × a Deployment uses the Recreate strategy").
+func (im *importer) detail(generic, format string, args ...any) {
+	if !im.opts.Anonymize {
+		im.notef(format, args...)
+		return
+	}
+	if im.generic == nil {
+		im.generic = map[string]int{}
+	}
+	if im.generic[generic] == 0 {
+		im.genericOrder = append(im.genericOrder, generic)
+	}
+	im.generic[generic]++
+}
+
+// Import reads kubectl output and returns a scenario. Input that is not kubectl JSON is an
+// error wrapping ErrFormat; input without nodes or Services one wrapping ErrEmpty.
+func Import(inputs []Input, opts Options) (*Result, error) {
+	o, err := read(inputs)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Name == "" {
+		opts.Name = "imported"
+	}
+	im := &importer{o: o, opts: opts}
+	return im.build()
+}
+
+func (im *importer) build() (*Result, error) {
+	o := im.o
+	if len(o.nodes) == 0 {
+		return nil, fmt.Errorf("%w: no Node objects in the input (add 'kubectl get nodes -o json')", ErrEmpty)
+	}
+	for _, k := range slices.Sorted(maps.Keys(o.skipped)) {
+		im.notef("%d objects of kind %q ignored", o.skipped[k], k)
+	}
+	cl := im.cluster()
+	entries := im.services(len(o.nodes))
+	if len(entries) == 0 {
+		return nil, fmt.Errorf("%w: no Service the scenario can hold (add 'kubectl get services -A -o json')", ErrEmpty)
+	}
+	if im.opts.Anonymize {
+		anonymize(entries, cl)
+	}
+	groups := group(entries)
+	res := &Result{Nodes: len(o.nodes), Entries: len(groups)}
+	for _, g := range groups {
+		res.Services += g.count
+		res.Pods += g.count * g.replicas
+	}
+	if res.Pods > maxPods {
+		return nil, fmt.Errorf("%d pods is more than a scenario holds (%d)", res.Pods, maxPods)
+	}
+	for _, g := range im.genericOrder {
+		im.notef("%d × %s", im.generic[g], g)
+	}
+	res.Notes = im.notes
+	sources := o.sources
+	if im.opts.Anonymize {
+		sources = []string{"kubectl output (anonymized)"}
+	}
+	res.YAML = render(im.opts.Name, sources, cl, groups, im.notes, res)
+	return res, nil
+}
+
+// clusterShape is the cluster: section.
+type clusterShape struct {
+	nodes          int
+	zones          []string
+	region         string
+	nodeNameFormat string
+	milliCPU       int64
+}
+
+func (im *importer) cluster() *clusterShape {
+	o := im.o
+	cl := &clusterShape{nodes: len(o.nodes)}
+	perZone := map[string]int{}
+	regions := map[string]int{}
+	cpus := map[int64]int{}
+	noZone := 0
+	var lengths []string
+	for _, n := range o.nodes {
+		z := cmp.Or(n.Metadata.Labels[zoneLabel], n.Metadata.Labels[zoneLabelBeta])
+		if z == "" || len(z) > 63 || !labelValueExpr.MatchString(z) {
+			noZone++
+		} else {
+			perZone[z]++
+		}
+		if r := cmp.Or(n.Metadata.Labels[regionLabel], n.Metadata.Labels[regionLabelBeta]); r != "" && len(r) <= 63 && labelValueExpr.MatchString(r) {
+			regions[r]++
+		}
+		if c, ok := parseMilliCPU(n.Status.Allocatable["cpu"]); ok {
+			cpus[c]++
+		}
+		lengths = append(lengths, n.Metadata.Name)
+	}
+	cl.zones = slices.Sorted(maps.Keys(perZone))
+	switch {
+	case len(cl.zones) == 0:
+		cl.zones = []string{"unlabelled"}
+		im.notef("no node has a %s label: all %d nodes are in one zone, \"unlabelled\"", zoneLabel, len(o.nodes))
+	case noZone > 0:
+		im.notef("%d nodes without a %s label are spread over the zones", noZone, zoneLabel)
+	}
+	if len(cl.zones) > maxZones {
+		cl.zones = cl.zones[:maxZones]
+		im.notef("more than %d zones: only the first %d are kept", maxZones, maxZones)
+	}
+	if len(perZone) > 1 {
+		lo, hi := math.MaxInt, 0
+		for _, c := range perZone {
+			lo, hi = min(lo, c), max(hi, c)
+		}
+		if hi-lo > 1 {
+			var parts []string
+			for _, z := range cl.zones {
+				parts = append(parts, fmt.Sprintf("%s %d", z, perZone[z]))
+			}
+			im.detail("nodes per zone are uneven; the simulator spreads nodes evenly over zones", "nodes per zone are uneven (%s); the simulator spreads nodes evenly over zones", strings.Join(parts, ", "))
+		}
+	}
+	cl.region = mostCommon(regions, "region-1")
+	if len(regions) > 1 {
+		im.detail("nodes are in several regions; the scenario has one", "nodes are in %d regions; the scenario has one, %s", len(regions), cl.region)
+	}
+	cl.milliCPU = mostCommon(cpus, 4000)
+	if len(cpus) > 1 {
+		im.notef("nodes have %d different allocatable CPU sizes; every node gets the most common, %dm", len(cpus), cl.milliCPU)
+	}
+	cl.nodeNameFormat = nameFormat(lengths)
+	return cl
+}
+
+// mostCommon returns the key with the highest count (the smallest key on a tie), or def.
+func mostCommon[K cmp.Ordered](m map[K]int, def K) K {
+	best, n := def, 0
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if m[k] > n {
+			best, n = k, m[k]
+		}
+	}
+	return best
+}
+
+// parseMilliCPU reads a CPU quantity ("4", "3920m", "3.5") in millicores.
+func parseMilliCPU(q string) (int64, bool) {
+	if q == "" {
+		return 0, false
+	}
+	if v, ok := strings.CutSuffix(q, "m"); ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		return n, err == nil && n >= 1 && n <= 10_000_000
+	}
+	f, err := strconv.ParseFloat(q, 64)
+	if err != nil || math.IsNaN(f) || f < 0.001 || f > 10_000 {
+		return 0, false
+	}
+	return int64(math.Round(f * 1000)), true
+}
+
+// nameFormat makes a node name format from a typical real node name (the median length):
+// its last run of digits becomes %d, so simulated names are as long as real ones (every
+// endpoint carries its node's name).
+func nameFormat(names []string) string {
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), cmp.Compare(a, b)) })
+	if len(names) == 0 {
+		return "node-%d"
+	}
+	typical := names[len(names)/2]
+	// The index goes into the host part (before the first dot): "ip-10-0-1-27.ec2.internal"
+	// becomes "ip-10-0-1-%d.ec2.internal".
+	host, domain, _ := strings.Cut(typical, ".")
+	if domain != "" {
+		domain = "." + domain
+	}
+	var f string
+	if m := lastDigits.FindStringSubmatchIndex(host); m != nil {
+		f = host[:m[0]] + "%d" + host[m[2]:] + domain
+	} else {
+		f = host + "-%d" + domain
+	}
+	if validFormat(f, len(names)) {
+		return f
+	}
+	return "node-%d"
+}
+
+func validFormat(f string, nodes int) bool {
+	if strings.Count(f, "%") != 1 || strings.Count(f, "%d") != 1 {
+		return false
+	}
+	for _, i := range []int{0, nodes - 1} {
+		n := fmt.Sprintf(f, i)
+		if len(n) > 253 || !dns1123Sub.MatchString(n) {
+			return false
+		}
+	}
+	return true
+}
+
+// services maps every Service to an entry.
+func (im *importer) services(nodes int) []*entry {
+	o := im.o
+	// Pods per Service from EndpointSlices (per address type; dual-stack counts once) and
+	// from Endpoints, for Services whose pods no visible workload explains.
+	slicePods := map[string]map[string]int{}
+	for _, s := range o.slices {
+		svc := s.Metadata.Labels[serviceNameLabel]
+		if svc == "" {
+			continue
+		}
+		k := s.Metadata.Namespace + "/" + svc
+		if slicePods[k] == nil {
+			slicePods[k] = map[string]int{}
+		}
+		slicePods[k][s.AddressType] += len(s.Endpoints)
+	}
+	epAddrs := map[string]int{}
+	for _, ep := range o.endpoints {
+		ips := map[string]bool{}
+		for _, ss := range ep.Subsets {
+			for _, a := range slices.Concat(ss.Addresses, ss.NotReadyAddresses) {
+				ips[a.IP] = true
+			}
+		}
+		epAddrs[ep.Metadata.Namespace+"/"+ep.Metadata.Name] = len(ips)
+	}
+	// byLabel indexes workloads by namespace and pod template label, in input order.
+	byLabel := map[string][]int{}
+	for j := range o.workloads {
+		w := &o.workloads[j]
+		for k, v := range w.Spec.Template.Metadata.Labels {
+			key := cmp.Or(w.Metadata.Namespace, "default") + "\x00" + k + "=" + v
+			byLabel[key] = append(byLabel[key], j)
+		}
+	}
+	selected := make([]bool, len(o.workloads))
+	seen := map[string]bool{}
+	var out []*entry
+	var noPods, externalName, noEndpoints, labelled, sharedPods int
+	for i := range o.services {
+		s := &o.services[i]
+		ns, name := cmp.Or(s.Metadata.Namespace, "default"), s.Metadata.Name
+		id := ns + "/" + name
+		switch {
+		case !dns1035Label.MatchString(name) || len(name) > 63:
+			im.detail("a Service with an invalid name skipped", "Service %q: not a valid Service name, skipped", id)
+			continue
+		case !dns1123Label.MatchString(ns) || len(ns) > 63:
+			im.detail("a Service with an invalid namespace skipped", "Service %q: not a valid namespace, skipped", id)
+			continue
+		case seen[id]:
+			im.detail("a Service appears twice; the first is kept", "Service %s appears twice; the first is kept", id)
+			continue
+		case s.Spec.Type == "ExternalName":
+			externalName++
+			continue
+		}
+		seen[id] = true
+		e := &entry{namespace: ns, name: name, count: 1, names: []string{name}}
+		e.headless = s.Spec.ClusterIP == "None"
+		e.publishNotReady = s.Spec.PublishNotReadyAddresses
+		for _, f := range s.Spec.IPFamilies {
+			if (f == "IPv4" || f == "IPv6") && !slices.Contains(e.ipFamilies, f) && len(e.ipFamilies) < 2 {
+				e.ipFamilies = append(e.ipFamilies, f)
+			}
+		}
+		if td := s.Spec.TrafficDistribution; td != nil && *td != "" {
+			switch *td {
+			case "PreferClose", "PreferSameZone", "PreferSameNode":
+				e.trafficDistribution = *td
+			default:
+				im.detail("a trafficDistribution the simulator does not know left out", "Service %s: trafficDistribution %q is not one the simulator knows; left out", id, *td)
+			}
+		}
+		if t := cmp.Or(s.Metadata.Annotations[topologyModeAnnotation], s.Metadata.Annotations[topologyHintsAnnotation]); t != "" {
+			switch t {
+			case "Auto", "auto", "Disabled":
+				e.topology = t
+			default:
+				im.detail("a topology mode other than Auto or Disabled left out", "Service %s: topology mode %q is not Auto or Disabled; left out", id, t)
+			}
+		}
+		if p := s.Metadata.Labels["service.kubernetes.io/service-proxy-name"]; p != "" && len(p) <= 63 && labelValueExpr.MatchString(p) {
+			e.proxyName = p
+		}
+		if len(s.Metadata.Labels) > 0 {
+			labelled++
+		}
+		// The workloads the selector selects: same namespace, template labels ⊇ selector.
+		var ws []*workload
+		if len(s.Spec.Selector) > 0 {
+			// Candidates share the selector's first label (in key order) in the namespace.
+			k := slices.Min(slices.Collect(maps.Keys(s.Spec.Selector)))
+			for _, j := range byLabel[ns+"\x00"+k+"="+s.Spec.Selector[k]] {
+				w := &o.workloads[j]
+				if subset(s.Spec.Selector, w.Spec.Template.Metadata.Labels) {
+					ws = append(ws, w)
+					if selected[j] {
+						sharedPods++
+					}
+					selected[j] = true
+				}
+			}
+		}
+		var cports []containerPort
+		switch {
+		case s.Spec.Selector == nil:
+			n := epAddrs[id]
+			if n == 0 {
+				noEndpoints++
+				continue
+			}
+			e.manual = min(n, maxReplicas)
+		case len(ws) > 0:
+			im.workloads(e, id, ws, nodes)
+			for _, w := range ws {
+				for _, c := range w.Spec.Template.Spec.Containers {
+					cports = append(cports, c.Ports...)
+				}
+			}
+		default:
+			e.kind = "Deployment"
+			e.maxSurge, e.maxUnavailable = defaultPercent, defaultPercent
+			n := 0
+			for _, c := range slicePods[id] {
+				n = max(n, c)
+			}
+			if n == 0 {
+				n = epAddrs[id]
+			}
+			if n > 0 {
+				im.detail("a Service no Deployment, StatefulSet or DaemonSet in the input selects; its pods taken from its endpoints, run as a Deployment", "Service %s: no Deployment, StatefulSet or DaemonSet in the input selects it; %d pods taken from its endpoints, run as a Deployment", id, n)
+			} else {
+				noPods++
+			}
+			e.replicas = min(n, maxReplicas)
+		}
+		if !im.ports(e, id, s, cports) {
+			continue
+		}
+		out = append(out, e)
+	}
+	if externalName > 0 {
+		im.notef("%d ExternalName Services skipped (they have no endpoints)", externalName)
+	}
+	if noEndpoints > 0 {
+		im.notef("%d Services without a selector and without an Endpoints object in the input skipped (add 'kubectl get endpoints -A -o json' to import them)", noEndpoints)
+	}
+	if noPods > 0 {
+		im.notef("%d Services select no pods in the input; they are imported with replicas: 0", noPods)
+	}
+	if sharedPods > 0 {
+		im.notef("%d workloads are selected by more than one Service; each Service gets its own pods in the simulation", sharedPods)
+	}
+	if labelled > 0 {
+		im.notef("%d Services have labels, which their EndpointSlices copy; labels are not imported (only service.kubernetes.io/service-proxy-name)", labelled)
+	}
+	unselected := 0
+	for _, s := range selected {
+		if !s {
+			unselected++
+		}
+	}
+	if unselected > 0 {
+		im.notef("%d workloads are selected by no Service; they have no endpoints and are left out", unselected)
+	}
+	return out
+}
+
+// subset reports whether every key of sel has the same value in labels.
+func subset(sel, labels map[string]string) bool {
+	for k, v := range sel {
+		if lv, ok := labels[k]; !ok || lv != v {
+			return false
+		}
+	}
+	return true
+}
+
+// workloads sets e's replicas, kind and strategy from the workloads its selector selects.
+func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
+	total := 0
+	var main *workload
+	mainReplicas := -1
+	for _, w := range ws {
+		r := replicasOf(w, nodes)
+		if w.Kind == "DaemonSet" && int(w.Status.DesiredNumberScheduled) != nodes {
+			// The simulator runs a DaemonSet's pod on every node.
+			im.detail("a DaemonSet that does not run on every node is simulated on every node",
+				"Service %s: DaemonSet %s is scheduled on %d of %d nodes; the simulator runs it on every node", id, w.Metadata.Name, w.Status.DesiredNumberScheduled, nodes)
+		}
+		total += r
+		if r > mainReplicas {
+			main, mainReplicas = w, r
+		}
+	}
+	if total > maxReplicas {
+		im.detail("a Service with more pods than a service holds; cut to the limit", "Service %s: %d pods is more than a service holds; %d kept", id, total, maxReplicas)
+		total = maxReplicas
+	}
+	e.replicas = total
+	if len(ws) > 1 {
+		var names []string
+		for _, w := range ws {
+			names = append(names, w.Kind+" "+w.Metadata.Name)
+		}
+		im.detail("a Service selects several workloads; their pods are summed", "Service %s selects %d workloads (%s); their pods are summed and run as one %s", id, len(ws), strings.Join(names, ", "), main.Kind)
+	}
+	e.kind = main.Kind
+	if main.Spec.MinReadySeconds > 0 {
+		e.minReady = min(main.Spec.MinReadySeconds, 86400)
+	}
+	// Rolling update defaults per kind (upstream: k8s.io/api apps/v1 types.go):
+	// Deployment 25%/25%; StatefulSet maxUnavailable 1, no surge; DaemonSet maxSurge 0,
+	// maxUnavailable 1.
+	surge, unavail := defaultPercent, defaultPercent
+	st := main.Spec.UpdateStrategy
+	if main.Kind == "Deployment" {
+		st = main.Spec.Strategy
+	} else {
+		surge, unavail = "0", "1"
+	}
+	switch st.Type {
+	case "Recreate":
+		// All old pods go before any new one starts.
+		surge, unavail = "0", "100%"
+		im.detail("a workload uses the Recreate strategy, imported as maxSurge 0, maxUnavailable 100%", "Service %s: %s %s uses the Recreate strategy, imported as maxSurge 0, maxUnavailable 100%%", id, main.Kind, main.Metadata.Name)
+	case "OnDelete":
+		im.detail("a workload updates OnDelete, imported as a rolling update", "Service %s: %s %s updates OnDelete; imported as a rolling update with maxSurge %s, maxUnavailable %s", id, main.Kind, main.Metadata.Name, surge, unavail)
+	}
+	if ru := st.RollingUpdate; ru != nil && st.Type != "Recreate" {
+		if v, ok := intOrPercent(ru.MaxSurge); ok {
+			surge = v
+		}
+		if v, ok := intOrPercent(ru.MaxUnavailable); ok {
+			unavail = v
+		}
+		if main.Kind == "StatefulSet" {
+			surge = "0" // StatefulSets do not surge
+		}
+		if ru.Partition != nil && *ru.Partition > 0 {
+			im.detail("a StatefulSet has a partition; the simulator rolls every pod", "Service %s: StatefulSet %s has partition %d; the simulator rolls every pod", id, main.Metadata.Name, *ru.Partition)
+		}
+	}
+	if (surge == "0" || surge == "0%") && (unavail == "0" || unavail == "0%") {
+		unavail = "1"
+	}
+	e.maxSurge, e.maxUnavailable = surge, unavail
+}
+
+// replicasOf is a workload's pod count: spec.replicas (default 1), or for a DaemonSet every
+// node (the simulator's DaemonSet runs one pod per node).
+func replicasOf(w *workload, nodes int) int {
+	if w.Kind == "DaemonSet" {
+		return nodes // what the simulator runs; a difference is noted
+	}
+	if w.Spec.Replicas == nil {
+		return 1
+	}
+	return int(max(min(*w.Spec.Replicas, maxReplicas), 0))
+}
+
+// intOrPercent accepts a value the scenario can hold (0..2^31, or a percentage).
+func intOrPercent(v *intOrString) (string, bool) {
+	if v == nil {
+		return "", false
+	}
+	if v.IsStr {
+		if percentExpr.MatchString(v.StrVal) {
+			p, _ := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))
+			if p <= 100 {
+				return strconv.Itoa(p) + "%", true
+			}
+		}
+		return "", false
+	}
+	if v.IntVal < 0 || v.IntVal > maxReplicas {
+		return "", false
+	}
+	return strconv.FormatInt(v.IntVal, 10), true
+}
+
+// ports maps the Service's ports; named targetPorts are resolved against the selected pod
+// templates' container ports. It reports false when the Service cannot be imported.
+func (im *importer) ports(e *entry, id string, s *service, cports []containerPort) bool {
+	names := map[string]bool{}
+	for i, p := range s.Spec.Ports {
+		if p.Port < 1 || p.Port > 65535 {
+			im.detail("a port out of range left out", "Service %s: port %d out of range, left out", id, p.Port)
+			continue
+		}
+		mp := port{name: p.Name, protocol: cmp.Or(p.Protocol, "TCP"), port: p.Port, targetPort: p.Port}
+		if mp.protocol != "TCP" && mp.protocol != "UDP" && mp.protocol != "SCTP" {
+			im.detail("a port with an unknown protocol left out", "Service %s: port %d protocol %q unknown, left out", id, p.Port, p.Protocol)
+			continue
+		}
+		if mp.name != "" && (len(mp.name) > 63 || !dns1123Label.MatchString(mp.name) || names[mp.name]) {
+			im.detail("an invalid or repeated port name renamed", "Service %s: port name %q invalid or repeated; renamed port-%d", id, mp.name, i)
+			mp.name = fmt.Sprintf("port-%d", i)
+		}
+		if tp := p.TargetPort; tp != nil {
+			switch {
+			case !tp.IsStr && tp.IntVal >= 1 && tp.IntVal <= 65535:
+				mp.targetPort = tp.IntVal
+			case tp.IsStr:
+				found := false
+				for _, c := range cports {
+					if c.Name == tp.StrVal && cmp.Or(c.Protocol, "TCP") == mp.protocol && c.ContainerPort >= 1 && c.ContainerPort <= 65535 {
+						mp.targetPort, found = c.ContainerPort, true
+						break
+					}
+				}
+				if !found {
+					im.detail("a named targetPort matches no container port of the selected pods; the port number is used", "Service %s: targetPort %q names no container port of the selected pods; the port number %d is used", id, tp.StrVal, p.Port)
+				}
+			}
+		}
+		if p.AppProtocol != nil && *p.AppProtocol != "" && len(*p.AppProtocol) <= 316 && !strings.ContainsAny(*p.AppProtocol, "\n\r\t\"\\") {
+			mp.appProtocol = *p.AppProtocol
+		}
+		names[mp.name] = true
+		e.ports = append(e.ports, mp)
+		if len(e.ports) == 100 {
+			break
+		}
+	}
+	// Names must be unique, and present when there are several ports: a renamed port may
+	// have taken a name a later port has; give later ones a free name.
+	seen := map[string]bool{}
+	for i := range e.ports {
+		p := &e.ports[i]
+		if p.name == "" && len(e.ports) == 1 {
+			continue
+		}
+		if p.name == "" || seen[p.name] {
+			base := fmt.Sprintf("port-%d", i)
+			p.name = base
+			for k := 2; seen[p.name] || names[p.name] && p.name != base; k++ {
+				p.name = fmt.Sprintf("%s-%d", base, k)
+			}
+		}
+		seen[p.name] = true
+	}
+	if len(e.ports) == 0 && !e.headless {
+		im.detail("a Service without a usable port (and not headless) skipped", "Service %s: no usable port and not headless, skipped", id)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,314 @@
+package kubeimport
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"epsim/scenarios"
+	"epsim/sim"
+)
+
+// sampleInputs opens the shipped sample cluster.
+func sampleInputs(t *testing.T) []Input {
+	t.Helper()
+	var in []Input
+	for _, name := range sampleFiles {
+		data, err := os.ReadFile(filepath.Join(sampleDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in = append(in, Input{Name: name, R: bytes.NewReader(data)})
+	}
+	return in
+}
+
+// TestImportGolden imports the sample cluster and compares the scenario with the golden
+// file (regenerate with -update after TestSampleCluster).
+func TestImportGolden(t *testing.T) {
+	for _, tc := range []struct {
+		golden    string
+		anonymize bool
+	}{{"import.golden.yaml", false}, {"import-anonymized.golden.yaml", true}} {
+		t.Run(tc.golden, func(t *testing.T) {
+			res, err := Import(sampleInputs(t), Options{Name: "sample-cluster", Anonymize: tc.anonymize})
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(sampleDir, tc.golden)
+			if *update {
+				if err := os.WriteFile(path, res.YAML, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(res.YAML, want) {
+				t.Errorf("import differs from %s (run with -update if intended):\n%s", path, res.YAML)
+			}
+		})
+	}
+}
+
+// TestImportSample checks what the sample maps to, field by field, through the loader.
+func TestImportSample(t *testing.T) {
+	res, err := Import(sampleInputs(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("imported.yaml", res.YAML, nil)
+	if err != nil {
+		t.Fatalf("the imported scenario does not load: %v\n%s", err, res.YAML)
+	}
+	cfg := sc.Config
+	if cfg.Cluster.Nodes != 12 || strings.Join(cfg.Cluster.Zones, ",") != "us-east-1a,us-east-1b,us-east-1c" ||
+		cfg.Cluster.Region != "us-east-1" || cfg.Cluster.NodeMilliCPU != 3920 {
+		t.Errorf("cluster %+v", cfg.Cluster)
+	}
+	by := map[string]sim.ServiceConfig{}
+	for _, s := range cfg.Services {
+		by[s.Namespace+"/"+s.Name] = s
+	}
+	pct := func(v int) sim.IntOrPercent { return sim.IntOrPercent{Value: v, IsPercent: true} }
+	abs := func(v int) sim.IntOrPercent { return sim.IntOrPercent{Value: v} }
+	tests := []struct {
+		id    string
+		check func(s sim.ServiceConfig) bool
+	}{
+		{"shop/web", func(s sim.ServiceConfig) bool {
+			return s.Replicas == 6 && s.MaxSurge == abs(1) && s.MaxUnavailable == abs(0) && s.MinReady.Seconds() == 5 &&
+				s.Ports[0].Name == "http" && s.Ports[0].TargetPort == 8080 && s.TopologyMode == "Auto"
+		}},
+		{"shop/cart", func(s sim.ServiceConfig) bool {
+			return s.Count == 5 && s.Replicas == 3 && len(s.Ports) == 2 && s.MaxSurge == pct(25)
+		}},
+		{"data/db", func(s sim.ServiceConfig) bool {
+			return s.WorkloadKind == "StatefulSet" && s.Headless && s.PublishNotReadyAddresses && s.Replicas == 3 && s.MaxSurge == abs(0) && s.MaxUnavailable == abs(1)
+		}},
+		{"kube-system/node-exporter", func(s sim.ServiceConfig) bool {
+			return s.WorkloadKind == "DaemonSet" && s.Replicas == 12 && s.TrafficDistribution == "PreferClose"
+		}},
+		{"default/api", func(s sim.ServiceConfig) bool {
+			return len(s.IPFamilies) == 2 && s.MaxUnavailable == pct(100) && s.Ports[0].AppProtocol == "kubernetes.io/h2c"
+		}},
+		{"default/kubernetes", func(s sim.ServiceConfig) bool { return s.ManualEndpoints == 1 && s.Replicas == 0 }},
+		{"data/external-db", func(s sim.ServiceConfig) bool { return s.ManualEndpoints == 3 }},
+		{"shop/legacy", func(s sim.ServiceConfig) bool { return s.Replicas == 2 }},
+	}
+	for _, tc := range tests {
+		s, ok := by[tc.id]
+		if !ok {
+			t.Errorf("%s missing from %v", tc.id, res.YAML)
+			continue
+		}
+		if !tc.check(s) {
+			t.Errorf("%s mapped to %+v", tc.id, s)
+		}
+	}
+	if _, ok := by["default/docs"]; ok {
+		t.Error("the ExternalName Service was imported")
+	}
+	for _, want := range []string{"ExternalName", "uneven", "Recreate", "no Deployment, StatefulSet or DaemonSet"} {
+		if !strings.Contains(strings.Join(res.Notes, "\n"), want) {
+			t.Errorf("no note mentions %q: %q", want, res.Notes)
+		}
+		if !bytes.Contains(res.YAML, []byte(want)) {
+			t.Errorf("the file's comments do not mention %q", want)
+		}
+	}
+	if res.Services != 12 || res.Entries != 8 || res.Pods != 6+15+3+12+4+2 {
+		t.Errorf("size: %d services, %d entries, %d pods", res.Services, res.Entries, res.Pods)
+	}
+}
+
+// TestImportRuns imports the sample cluster and runs it end to end: every phase settles, and
+// both control planes write, the mirrored slices of the selector-less Services included.
+func TestImportRuns(t *testing.T) {
+	res, err := Import(sampleInputs(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("imported.yaml", res.YAML, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sim.Run(sc.Config, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Phases) != 4 {
+		t.Fatalf("%d phases, want create, rollout-largest, rollout-all, drain-node", len(r.Phases))
+	}
+	// The selector-less Services: the user's Endpoints objects in the Endpoints mode, the
+	// mirroring controller's slices in the EndpointSlice mode.
+	mirrored := map[string]int{}
+	for _, w := range r.Writes {
+		if w.Name == "kubernetes" || w.Name == "external-db" || strings.HasPrefix(w.Name, "kubernetes-") || strings.HasPrefix(w.Name, "external-db-") {
+			mirrored[string(w.Mode)+" "+w.Kind+" "+w.Verb] += w.Endpoints
+		}
+	}
+	if want := map[string]int{"endpoints Endpoints create": 4, "endpointslices EndpointSlice create": 4}; !reflect.DeepEqual(mirrored, want) {
+		t.Errorf("selector-less Services' writes (endpoints per mode, kind, verb) = %v, want %v", mirrored, want)
+	}
+	for _, p := range r.Phases {
+		for _, m := range []sim.Mode{sim.ModeEndpoints, sim.ModeEndpointSlices} {
+			if p.Mode(m).Writes.Total() == 0 {
+				t.Errorf("phase %s: no %s writes", p.Name, m)
+			}
+		}
+	}
+}
+
+// TestImportAnonymized: no real name survives, and the file still loads.
+func TestImportAnonymized(t *testing.T) {
+	res, err := Import(sampleInputs(t), Options{Anonymize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := res.YAML
+	for _, real := range []string{"shop", "cart", "web", "node-exporter", "us-east", "ec2.internal", "external-db", "metrics"} {
+		if bytes.Contains(body, []byte(real)) {
+			t.Errorf("anonymized output contains %q:\n%s", real, body)
+		}
+	}
+	if _, err := scenarios.Parse("anon.yaml", body, nil); err != nil {
+		t.Fatalf("anonymized scenario does not load: %v", err)
+	}
+	again, _ := Import(sampleInputs(t), Options{Anonymize: true})
+	if !bytes.Equal(again.YAML, body) {
+		t.Error("anonymizing twice gives different files")
+	}
+}
+
+// TestImportErrors: bad input is an error that says what is wrong, never a panic.
+func TestImportErrors(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want error
+	}{
+		{`not json`, ErrFormat},
+		{`[1,2]`, ErrFormat},
+		{`{"type":"ADDED","object":{}}`, ErrFormat},
+		{`{"kind":"List","items":[]}`, ErrEmpty},
+		{`{"kind":"Node","metadata":{"name":"n1"}}`, ErrEmpty},
+	} {
+		_, err := Import([]Input{{Name: "in.json", R: strings.NewReader(tc.in)}}, Options{})
+		if !errors.Is(err, tc.want) {
+			t.Errorf("%s: err %v, want %v", tc.in, err, tc.want)
+		}
+	}
+}
+
+// FuzzImport: any input gives an error or a scenario that loads.
+func FuzzImport(f *testing.F) {
+	for _, name := range sampleFiles {
+		if data, err := os.ReadFile(filepath.Join(sampleDir, name)); err == nil && len(data) < 20000 {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"kind":"Node","metadata":{"name":"a","labels":{"topology.kubernetes.io/zone":"z"}}}{"kind":"Service","metadata":{"name":"s"},"spec":{"selector":{"a":"b"},"ports":[{"port":1,"targetPort":"x"}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		nodes := `{"kind":"Node","metadata":{"name":"n-1"}}`
+		for _, anon := range []bool{false, true} {
+			res, err := Import([]Input{{Name: "nodes", R: strings.NewReader(nodes)}, {Name: "fuzz", R: bytes.NewReader(data)}}, Options{Anonymize: anon})
+			if err != nil {
+				if !errors.Is(err, ErrFormat) && !errors.Is(err, ErrEmpty) && !strings.Contains(err.Error(), "pods is more") {
+					t.Fatalf("unexpected error kind: %v", err)
+				}
+				return
+			}
+			if _, err := scenarios.Parse("fuzz.yaml", res.YAML, nil); err != nil {
+				t.Fatalf("imported scenario does not load: %v\n%s", err, res.YAML)
+			}
+		}
+	})
+}
+
+// TestImportLargeCluster: 10,000 Services of three shapes give a file of a few entries.
+func TestImportLargeCluster(t *testing.T) {
+	var nodes, svcs, deps []string
+	for i := range 2000 {
+		nodes = append(nodes, fmt.Sprintf(`{"kind":"Node","metadata":{"name":"node-%d","labels":{"topology.kubernetes.io/zone":"z%d"}}}`, i, i%3))
+	}
+	for i := range 10000 {
+		ns := []string{"team-a", "team-b"}[i%2]
+		replicas := []int{3, 10, 50}[i%3]
+		svcs = append(svcs, fmt.Sprintf(`{"kind":"Service","metadata":{"namespace":"%s","name":"svc-%d"},"spec":{"selector":{"app":"svc-%d"},"ports":[{"name":"http","port":80,"targetPort":8080}]}}`, ns, i, i))
+		deps = append(deps, fmt.Sprintf(`{"kind":"Deployment","metadata":{"namespace":"%s","name":"svc-%d"},"spec":{"replicas":%d,"template":{"metadata":{"labels":{"app":"svc-%d"}}}}}`, ns, i, replicas, i))
+	}
+	list := func(items []string) Input {
+		return Input{Name: "list", R: strings.NewReader(`{"kind":"List","items":[` + strings.Join(items, ",") + `]}`)}
+	}
+	res, err := Import([]Input{list(nodes), list(svcs), list(deps)}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Services != 10000 || res.Entries != 6 || res.Pods != 3334*3+3333*10+3333*50 {
+		t.Errorf("%d Services in %d entries, %d pods; want 10000 in 6", res.Services, res.Entries, res.Pods)
+	}
+	if lines := bytes.Count(res.YAML, []byte("\n")); lines > 100 {
+		t.Errorf("%d lines for 10,000 Services:\n%s", lines, res.YAML)
+	}
+	sc, err := scenarios.Parse("large.yaml", res.YAML, nil)
+	if err != nil {
+		t.Fatalf("does not load: %v\n%s", err, res.YAML)
+	}
+	total := 0
+	for _, s := range sc.Config.Services {
+		total += s.Count
+	}
+	if total != 10000 {
+		t.Errorf("%d Services after loading", total)
+	}
+}
+
+// TestImportPortNames: invalid, repeated and missing port names become unique valid ones.
+func TestImportPortNames(t *testing.T) {
+	in := `{"kind":"Node","metadata":{"name":"n"}}
+{"kind":"Service","metadata":{"name":"s","namespace":"a"},"spec":{"ports":[{"name":"BAD","port":1},{"name":"port-0","port":2},{"port":3},{"name":"port-0","port":4}]}}
+{"kind":"Endpoints","metadata":{"name":"s","namespace":"a"},"subsets":[{"addresses":[{"ip":"10.0.0.1"}]}]}`
+	res, err := Import([]Input{{Name: "in", R: strings.NewReader(in)}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("p.yaml", res.YAML, nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res.YAML)
+	}
+	var names []string
+	for _, p := range sc.Config.Services[0].Ports {
+		names = append(names, p.Name)
+	}
+	if got := strings.Join(names, ","); got != "port-0,port-1,port-2,port-3" {
+		t.Errorf("port names %s", got)
+	}
+}
+
+// TestImportTypedLists: items of a typed list (NodeList, ServiceList, as the API server
+// returns them) carry no kind of their own.
+func TestImportTypedLists(t *testing.T) {
+	in := `{"kind":"NodeList","items":[{"metadata":{"name":"n1"}},{"metadata":{"name":"n2"}}]}
+{"kind":"ServiceList","items":[{"metadata":{"name":"web","namespace":"a"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}]}
+{"kind":"DeploymentList","items":[{"metadata":{"name":"web","namespace":"a"},"spec":{"replicas":4,"template":{"metadata":{"labels":{"app":"web"}}}}}]}`
+	res, err := Import([]Input{{Name: "in", R: strings.NewReader(in)}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Nodes != 2 || res.Services != 1 || res.Pods != 4 {
+		t.Errorf("%d nodes, %d Services, %d pods; want 2, 1, 4", res.Nodes, res.Services, res.Pods)
+	}
+	sc, err := scenarios.Parse("typed.yaml", res.YAML, nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res.YAML)
+	}
+	if s := sc.Config.Services[0]; s.WorkloadKind != "Deployment" || s.Replicas != 4 {
+		t.Errorf("service %+v", s)
+	}
+}

@@ -1,0 +1,259 @@
+// Package kubeimport turns what kubectl prints about a cluster (nodes, Services, workloads,
+// Endpoints and EndpointSlices as JSON) into a scenario file for epsim: the cluster's shape,
+// each Service with the workload it selects, Services alike grouped with count:, and a
+// default timeline. It reads only the fields it maps, through small local types; nothing
+// here depends on k8s.io packages.
+package kubeimport
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// ErrFormat marks input that is not kubectl's JSON (wrapped with the input's name).
+var ErrFormat = errors.New("not kubectl JSON output")
+
+// Input is one source of kubectl output: a file or stdin.
+type Input struct {
+	// Name is how errors and the scenario's header name the source.
+	Name string
+	R    io.Reader
+}
+
+// maxInputBytes bounds one input; 10,000 Services with their workloads are a few tens of MB.
+const maxInputBytes = 2 << 30
+
+// objectMeta is the part of metadata the importer reads.
+type objectMeta struct {
+	Name        string            `json:"name"`
+	Namespace   string            `json:"namespace"`
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+}
+
+// intOrString is a Kubernetes IntOrString (a port or a percentage).
+type intOrString struct {
+	IsStr  bool
+	IntVal int64
+	StrVal string
+}
+
+func (v *intOrString) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		v.IsStr = true
+		return json.Unmarshal(b, &v.StrVal)
+	}
+	return json.Unmarshal(b, &v.IntVal)
+}
+
+// String prints the value as a scenario writes it (3 or "25%").
+func (v *intOrString) String() string {
+	if v.IsStr {
+		return v.StrVal
+	}
+	return strconv.FormatInt(v.IntVal, 10)
+}
+
+type node struct {
+	Metadata objectMeta `json:"metadata"`
+	Status   struct {
+		Allocatable map[string]string `json:"allocatable"`
+	} `json:"status"`
+}
+
+type servicePort struct {
+	Name        string       `json:"name"`
+	Protocol    string       `json:"protocol"`
+	Port        int64        `json:"port"`
+	TargetPort  *intOrString `json:"targetPort"`
+	AppProtocol *string      `json:"appProtocol"`
+}
+
+type service struct {
+	Metadata objectMeta `json:"metadata"`
+	Spec     struct {
+		Type                     string            `json:"type"`
+		Selector                 map[string]string `json:"selector"`
+		ClusterIP                string            `json:"clusterIP"`
+		Ports                    []servicePort     `json:"ports"`
+		IPFamilies               []string          `json:"ipFamilies"`
+		PublishNotReadyAddresses bool              `json:"publishNotReadyAddresses"`
+		TrafficDistribution      *string           `json:"trafficDistribution"`
+		ExternalName             string            `json:"externalName"`
+	} `json:"spec"`
+}
+
+type rollingUpdate struct {
+	MaxSurge       *intOrString `json:"maxSurge"`
+	MaxUnavailable *intOrString `json:"maxUnavailable"`
+	Partition      *int64       `json:"partition"`
+}
+
+type updateStrategy struct {
+	Type          string         `json:"type"`
+	RollingUpdate *rollingUpdate `json:"rollingUpdate"`
+}
+
+type containerPort struct {
+	Name          string `json:"name"`
+	ContainerPort int64  `json:"containerPort"`
+	Protocol      string `json:"protocol"`
+}
+
+// workload is a Deployment, StatefulSet or DaemonSet.
+type workload struct {
+	Kind     string     `json:"kind"`
+	Metadata objectMeta `json:"metadata"`
+	Spec     struct {
+		Replicas        *int64 `json:"replicas"`
+		MinReadySeconds int64  `json:"minReadySeconds"`
+		Template        struct {
+			Metadata objectMeta `json:"metadata"`
+			Spec     struct {
+				Containers []struct {
+					Ports []containerPort `json:"ports"`
+				} `json:"containers"`
+			} `json:"spec"`
+		} `json:"template"`
+		// Strategy is a Deployment's; UpdateStrategy a StatefulSet's or DaemonSet's.
+		Strategy       updateStrategy `json:"strategy"`
+		UpdateStrategy updateStrategy `json:"updateStrategy"`
+	} `json:"spec"`
+	Status struct {
+		DesiredNumberScheduled int64 `json:"desiredNumberScheduled"`
+	} `json:"status"`
+}
+
+type endpointAddress struct {
+	IP string `json:"ip"`
+}
+
+type endpoints struct {
+	Metadata objectMeta `json:"metadata"`
+	Subsets  []struct {
+		Addresses         []endpointAddress `json:"addresses"`
+		NotReadyAddresses []endpointAddress `json:"notReadyAddresses"`
+	} `json:"subsets"`
+}
+
+type endpointSlice struct {
+	Metadata    objectMeta `json:"metadata"`
+	AddressType string     `json:"addressType"`
+	Endpoints   []struct {
+		Addresses []string `json:"addresses"`
+	} `json:"endpoints"`
+}
+
+// objects is everything read from the inputs, by kind, in input order.
+type objects struct {
+	sources   []string
+	nodes     []node
+	services  []service
+	workloads []workload
+	endpoints []endpoints
+	slices    []endpointSlice
+	// skipped counts objects of kinds the importer does not read, by kind.
+	skipped map[string]int
+}
+
+// read decodes every input: JSON values one after another, each a List (items of any mix
+// of kinds, as 'kubectl get a,b,c -o json' prints) or a bare object.
+func read(inputs []Input) (*objects, error) {
+	o := &objects{skipped: map[string]int{}}
+	for _, in := range inputs {
+		o.sources = append(o.sources, in.Name)
+		dec := json.NewDecoder(io.LimitReader(in.R, maxInputBytes))
+		for {
+			var raw json.RawMessage
+			err := dec.Decode(&raw)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w: %v", in.Name, ErrFormat, err)
+			}
+			if err := o.add(raw, in.Name, 0, ""); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return o, nil
+}
+
+// add decodes one object, or a List's items (lists nest at most a few levels). itemKind is
+// the kind of a typed list's items (a NodeList's are Nodes), which the API server leaves out
+// of each item.
+func (o *objects) add(raw json.RawMessage, src string, depth int, itemKind string) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return fmt.Errorf("%s: %w: expected a JSON object (a List or a single object), got %.20q", src, ErrFormat, raw)
+	}
+	var head struct {
+		Kind  string             `json:"kind"`
+		Items *[]json.RawMessage `json:"items"`
+		Type  string             `json:"type"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return fmt.Errorf("%s: %w: %v", src, ErrFormat, err)
+	}
+	if head.Items != nil || strings.HasSuffix(head.Kind, "List") {
+		if depth > 4 {
+			return fmt.Errorf("%s: %w: lists nested too deep", src, ErrFormat)
+		}
+		if head.Items == nil {
+			return nil
+		}
+		kind := strings.TrimSuffix(head.Kind, "List")
+		for _, it := range *head.Items {
+			if err := o.add(it, src, depth+1, kind); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if head.Type != "" && head.Kind == "" {
+		return fmt.Errorf("%s: %w: a watch event; use 'kubectl get … -o json' without --watch", src, ErrFormat)
+	}
+	if head.Kind == "" {
+		head.Kind = itemKind
+	}
+	var err error
+	switch head.Kind {
+	case "Node":
+		var v node
+		err = json.Unmarshal(raw, &v)
+		o.nodes = append(o.nodes, v)
+	case "Service":
+		var v service
+		err = json.Unmarshal(raw, &v)
+		o.services = append(o.services, v)
+	case "Deployment", "StatefulSet", "DaemonSet":
+		var v workload
+		err = json.Unmarshal(raw, &v)
+		v.Kind = head.Kind
+		o.workloads = append(o.workloads, v)
+	case "Endpoints":
+		var v endpoints
+		err = json.Unmarshal(raw, &v)
+		o.endpoints = append(o.endpoints, v)
+	case "EndpointSlice":
+		var v endpointSlice
+		err = json.Unmarshal(raw, &v)
+		o.slices = append(o.slices, v)
+	default:
+		k := head.Kind
+		if k == "" {
+			k = "(no kind)"
+		}
+		o.skipped[k]++
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w: a %s: %v", src, ErrFormat, head.Kind, err)
+	}
+	return nil
+}

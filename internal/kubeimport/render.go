@@ -1,0 +1,316 @@
+package kubeimport
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// group merges entries alike but for their names into one entry with count:, in the order
+// of their first member (Services sorted by namespace and name), and names every entry so
+// that no name or stamped copy ("base-i") clashes with another in its namespace.
+func group(entries []*entry) []*entry {
+	slices.SortStableFunc(entries, func(a, b *entry) int {
+		return cmp.Or(cmp.Compare(a.namespace, b.namespace), cmp.Compare(a.name, b.name))
+	})
+	byKey := map[string]*entry{}
+	var out []*entry
+	for _, e := range entries {
+		k := e.key()
+		if g, ok := byKey[k]; ok {
+			g.count++
+			g.names = append(g.names, e.name)
+			continue
+		}
+		byKey[k] = e
+		out = append(out, e)
+	}
+	// Singletons keep their names; groups get a base name whose copies are all free.
+	used := map[string]bool{}
+	for _, e := range out {
+		if e.count == 1 {
+			used[e.namespace+"/"+e.name] = true
+		}
+	}
+	for _, e := range out {
+		if e.count == 1 {
+			continue
+		}
+		base := groupBase(e.names, e.count)
+		for k := 1; ; k++ {
+			cand := base
+			if k > 1 {
+				cand = trimName(base, e.count, len("-g"+strconv.Itoa(k))) + "-g" + strconv.Itoa(k)
+			}
+			if free(used, e.namespace, cand, e.count) {
+				base = cand
+				break
+			}
+		}
+		used[e.namespace+"/"+base] = true
+		for i := range e.count {
+			used[e.namespace+"/"+base+"-"+strconv.Itoa(i)] = true
+		}
+		e.name = base
+	}
+	return out
+}
+
+func free(used map[string]bool, ns, base string, count int) bool {
+	if used[ns+"/"+base] {
+		return false
+	}
+	for i := range count {
+		if used[ns+"/"+base+"-"+strconv.Itoa(i)] {
+			return false
+		}
+	}
+	return true
+}
+
+// groupBase names a group after its members: their common name without a trailing number
+// ("web-1", "web-2" → "web"), else their common prefix, else "group".
+func groupBase(names []string, count int) string {
+	b := trailingNumber.ReplaceAllString(names[0], "")
+	for _, n := range names[1:] {
+		if trailingNumber.ReplaceAllString(n, "") != b {
+			b = commonPrefix(names)
+			break
+		}
+	}
+	b = strings.TrimRight(b, "-0123456789")
+	b = trimName(b, count, 0)
+	if b == "" || !dns1035Label.MatchString(b) {
+		b = "group"
+	}
+	return b
+}
+
+// trimName shortens base so that base + extra characters + "-<count-1>" fits 63 characters.
+func trimName(base string, count, extra int) string {
+	limit := 63 - extra - len("-"+strconv.Itoa(count-1))
+	if len(base) > limit {
+		base = strings.TrimRight(base[:limit], "-")
+	}
+	return base
+}
+
+func commonPrefix(names []string) string {
+	p := names[0]
+	for _, n := range names[1:] {
+		i := 0
+		for i < len(p) && i < len(n) && p[i] == n[i] {
+			i++
+		}
+		p = p[:i]
+	}
+	return p
+}
+
+// anonymize renames namespaces, Services, ports, zones, the region and the node name format
+// to neutral names of the same lengths, numbered in sorted order of the real names.
+func anonymize(entries []*entry, cl *clusterShape) {
+	var nss, names []string
+	for _, e := range entries {
+		nss = append(nss, e.namespace)
+		names = append(names, e.namespace+"/"+e.name)
+	}
+	nsMap := numbered(nss, "ns-")
+	nameMap := numbered(names, "svc-")
+	for _, e := range entries {
+		e.name = nameMap[e.namespace+"/"+e.name]
+		e.namespace = nsMap[e.namespace]
+		e.names = []string{e.name}
+		for i := range e.ports {
+			if e.ports[i].name != "" {
+				e.ports[i].name = padded("p", i, len(e.ports[i].name))
+			}
+		}
+		if e.proxyName != "" {
+			e.proxyName = padded("proxy", 0, len(e.proxyName))
+		}
+	}
+	zm := numbered(cl.zones, "zone-")
+	for i, z := range cl.zones {
+		cl.zones[i] = zm[z]
+	}
+	cl.region = padded("region-", 1, len(cl.region))
+	l := len(fmt.Sprintf(cl.nodeNameFormat, 0))
+	cl.nodeNameFormat = "node" + strings.Repeat("0", max(0, l-len("node-0"))) + "-%d"
+}
+
+// numbered maps each distinct value (sorted) to prefix+index, padded to the value's length.
+func numbered(vals []string, prefix string) map[string]string {
+	slices.Sort(vals)
+	vals = slices.Compact(vals)
+	m := make(map[string]string, len(vals))
+	for i, v := range vals {
+		n := v
+		if j := strings.LastIndexByte(v, '/'); j >= 0 {
+			n = v[j+1:]
+		}
+		m[v] = padded(prefix, i+1, min(len(n), 50))
+	}
+	return m
+}
+
+// padded is prefix and i, with zeros between them up to length n.
+func padded(prefix string, i, n int) string {
+	s := strconv.Itoa(i)
+	return prefix + strings.Repeat("0", max(0, n-len(prefix)-len(s))) + s
+}
+
+// plain matches scalars YAML reads as the same string without quotes.
+func q(s string) string {
+	plain := s != "" && (s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z')
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./", c)) {
+			plain = false
+		}
+	}
+	switch strings.ToLower(s) {
+	case "true", "false", "yes", "no", "on", "off", "null", "y", "n", "~":
+		plain = false
+	}
+	if plain {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+// intOrPct writes a maxSurge/maxUnavailable value: integers bare, percentages quoted.
+func intOrPct(s string) string {
+	if strings.HasSuffix(s, "%") {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// render writes the scenario file.
+func render(name string, sources []string, cl *clusterShape, groups []*entry, notes []string, res *Result) []byte {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("# Imported by 'sim import' from %s.\n", strings.Join(sources, ", "))
+	w("# %d nodes in %d zones, %d Services (%d entries), %d pods.\n", res.Nodes, len(cl.zones), res.Services, res.Entries, res.Pods)
+	w("# Every field is described by 'sim explain' and in docs/scenario.md; pod timing and the\n")
+	w("# control plane use the defaults ('sim validate --effective' prints them).\n")
+	if len(notes) > 0 {
+		w("#\n# Not mapped from the input:\n")
+		for _, n := range notes {
+			w("#   - %s\n", printable(n))
+		}
+	}
+	w("name: %s\n", q(name))
+	w("description: %s\n", q(fmt.Sprintf("Imported from kubectl output: %d nodes, %d Services, %d pods", res.Nodes, res.Services, res.Pods)))
+	w("cluster:\n  nodes: %d\n  zones: [", cl.nodes)
+	for i, z := range cl.zones {
+		if i > 0 {
+			w(", ")
+		}
+		w("%s", q(z))
+	}
+	w("]\n  region: %s\n  nodeNameFormat: %s\n  nodeMilliCPU: %d\n", q(cl.region), q(cl.nodeNameFormat), cl.milliCPU)
+	w("services:\n")
+	for _, e := range groups {
+		if e.count > 1 {
+			w("  # %d Services alike: %s\n", e.count, summarize(e.names))
+		}
+		w("  - name: %s\n    namespace: %s\n", q(e.name), q(e.namespace))
+		if e.count > 1 {
+			w("    count: %d\n", e.count)
+		}
+		if e.manual > 0 {
+			w("    manualEndpoints: %d\n", e.manual)
+		} else {
+			w("    kind: %s\n    replicas: %d\n    maxSurge: %s\n    maxUnavailable: %s\n", e.kind, e.replicas, intOrPct(e.maxSurge), intOrPct(e.maxUnavailable))
+			if e.minReady > 0 {
+				w("    minReadySeconds: %d\n", e.minReady)
+			}
+		}
+		if e.headless {
+			w("    headless: true\n")
+		}
+		if len(e.ipFamilies) > 0 {
+			w("    ipFamilies: [%s]\n", strings.Join(e.ipFamilies, ", "))
+		}
+		if e.publishNotReady {
+			w("    publishNotReadyAddresses: true\n")
+		}
+		if e.trafficDistribution != "" {
+			w("    trafficDistribution: %s\n", e.trafficDistribution)
+		}
+		if e.topology != "" {
+			w("    topologyMode: %s\n", e.topology)
+		}
+		if e.proxyName != "" {
+			w("    labels: {service.kubernetes.io/service-proxy-name: %s}\n", q(e.proxyName))
+		}
+		w("    ports:")
+		if len(e.ports) == 0 {
+			w(" []")
+		}
+		w("\n")
+		for _, p := range e.ports {
+			w("      - {")
+			if p.name != "" {
+				w("name: %s, ", q(p.name))
+			}
+			w("protocol: %s, port: %d, targetPort: %d", p.protocol, p.port, p.targetPort)
+			if p.appProtocol != "" {
+				w(", appProtocol: %s", q(p.appProtocol))
+			}
+			w("}\n")
+		}
+	}
+	w("timeline:\n  - name: create\n    action: create\n")
+	var largest []*entry
+	for _, e := range groups {
+		if e.manual == 0 && e.replicas > 0 {
+			largest = append(largest, e)
+		}
+	}
+	if len(largest) > 0 {
+		slices.SortStableFunc(largest, func(a, b *entry) int { return cmp.Compare(b.replicas, a.replicas) })
+		largest = largest[:min(3, len(largest))]
+		w("  # A rollout of the largest Services, each with its own strategy.\n")
+		// Actions name Services across namespaces: one name may stand for several.
+		var refs []string
+		for _, e := range largest {
+			n := e.name
+			if e.count > 1 {
+				n += "-0"
+			}
+			if !slices.Contains(refs, q(n)) {
+				refs = append(refs, q(n))
+			}
+		}
+		w("  - name: rollout-largest\n    action: rollout\n    services: [%s]\n", strings.Join(refs, ", "))
+		w("  # Every Service rolled at once, as a cluster-wide rollout wave does.\n")
+		w("  - name: rollout-all\n    action: rollout\n")
+		w("  # One node drained (cordoned, its pods evicted and recreated elsewhere).\n")
+		w("  - name: drain-node\n    action: drainNodes\n    nodes: 1\n")
+	}
+	return []byte(b.String())
+}
+
+// printable replaces what a YAML comment cannot hold (control characters, invalid UTF-8).
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0xfeff || r == 0x2028 || r == 0x2029 {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// summarize lists a group's names briefly: all of up to four, else the first three and the
+// last.
+func summarize(names []string) string {
+	if len(names) <= 4 {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:3], ", ") + ", …, " + names[len(names)-1]
+}

@@ -1,0 +1,301 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Diff verdicts: how a figure moved from run A to run B.
+const (
+	// DiffSame: the figure is equal in both runs.
+	DiffSame = "same"
+	// DiffChanged: the figure moved, by no more than the threshold (when one is set).
+	DiffChanged = "changed"
+	// DiffOver: the figure moved by more than the threshold.
+	DiffOver = "over"
+	// DiffNew: only run B has the figure.
+	DiffNew = "new"
+	// DiffGone: only run A has the figure.
+	DiffGone = "gone"
+)
+
+// DiffOptions tune a comparison of two runs.
+type DiffOptions struct {
+	// FailOn is the relative change (a fraction, 0.05 = 5%) past which a figure fails the
+	// diff; 0 means no figure fails. A figure that appears, disappears or moves from 0 fails
+	// too when FailOn is set.
+	FailOn float64
+	// Floor is an absolute change at or below which a figure never fails, so that a count
+	// going from 2 to 3 is not a +50% failure.
+	Floor float64
+	// Services adds every Service's figures (ServiceFigures) to the comparison.
+	Services bool
+}
+
+// DiffRow is one figure of two runs.
+type DiffRow struct {
+	Figure string     `json:"figure"`
+	Kind   FigureKind `json:"kind"`
+	// A and B are the figure in each run; nil when that run lacks it.
+	A *float64 `json:"a,omitempty"`
+	B *float64 `json:"b,omitempty"`
+	// ChangePercent is (B − A) / A × 100; nil when undefined (A is 0 or missing).
+	ChangePercent *float64 `json:"changePercent,omitempty"`
+	Verdict       string   `json:"verdict"`
+	// Failed says whether the row is past DiffOptions.FailOn.
+	Failed bool `json:"failed"`
+}
+
+// DiffReport compares two runs figure by figure.
+type DiffReport struct {
+	// A and B name the two runs (their paths) and scenarios.
+	A         string `json:"a"`
+	B         string `json:"b"`
+	ScenarioA string `json:"scenarioA"`
+	ScenarioB string `json:"scenarioB"`
+	SeedA     uint64 `json:"seedA"`
+	SeedB     uint64 `json:"seedB"`
+	// FailOnPercent is the threshold in percent (0: none).
+	FailOnPercent float64 `json:"failOnPercent,omitempty"`
+	// Floor is the absolute change under which nothing fails.
+	Floor float64 `json:"floor,omitempty"`
+	// Rows are every figure, largest relative change first.
+	Rows []DiffRow `json:"figures"`
+}
+
+// DiffSummaries compares every figure of a (the earlier run) with b: each phase and the
+// total, per mode and ratio. Phases are matched by name. Rows are sorted by the size of the
+// relative change, largest first: figures that appeared, disappeared or moved from 0 come
+// first, unchanged ones last; ties keep the summary order (phase by phase, in summary.json
+// field order).
+func DiffSummaries(a, b *Summary, nameA, nameB string, opt DiffOptions) *DiffReport {
+	r := &DiffReport{A: nameA, B: nameB, ScenarioA: a.Scenario, ScenarioB: b.Scenario, SeedA: a.Seed, SeedB: b.Seed,
+		FailOnPercent: opt.FailOn * 100, Floor: opt.Floor}
+	figA, figB := SummaryFigures(a), SummaryFigures(b)
+	if opt.Services {
+		figA, figB = append(figA, ServiceFigures(a)...), append(figB, ServiceFigures(b)...)
+	}
+	inB := map[string]Figure{}
+	for _, f := range figB {
+		inB[f.Name] = f
+	}
+	seen := map[string]bool{}
+	for _, f := range figA {
+		seen[f.Name] = true
+		va := f.Value
+		row := DiffRow{Figure: f.Name, Kind: f.Kind, A: &va}
+		if g, ok := inB[f.Name]; ok {
+			vb := g.Value
+			row.B = &vb
+		}
+		r.Rows = append(r.Rows, row)
+	}
+	for _, f := range figB {
+		if !seen[f.Name] {
+			vb := f.Value
+			r.Rows = append(r.Rows, DiffRow{Figure: f.Name, Kind: f.Kind, B: &vb})
+		}
+	}
+	for i := range r.Rows {
+		r.Rows[i].judge(opt)
+	}
+	slices.SortStableFunc(r.Rows, func(x, y DiffRow) int {
+		kx, ky := x.sortKey(), y.sortKey()
+		switch {
+		case kx > ky:
+			return -1
+		case kx < ky:
+			return 1
+		}
+		return 0
+	})
+	return r
+}
+
+// ServiceFigures flattens the per-Service figures of s: "service.NAMESPACE/NAME.MODE.FIGURE"
+// with FIGURE one of writes, failedWrites, fanoutBytes, maxObjectBytes and
+// propagationP99Seconds, Services in summary order.
+func ServiceFigures(s *Summary) []Figure {
+	var out []Figure
+	for i := range s.Services {
+		sv := &s.Services[i]
+		for _, m := range AllModes {
+			ms := sv.Mode(m)
+			if ms == nil {
+				continue
+			}
+			prefix := "service." + sv.Namespace + "/" + sv.Name + "." + string(m) + "."
+			out = append(out,
+				Figure{Name: prefix + "writes", Kind: KindCount, Value: float64(ms.Writes)},
+				Figure{Name: prefix + "failedWrites", Kind: KindCount, Value: float64(ms.FailedWrites)},
+				Figure{Name: prefix + "fanoutBytes", Kind: KindBytes, Value: float64(ms.FanoutBytes)},
+				Figure{Name: prefix + "maxObjectBytes", Kind: KindBytes, Value: float64(ms.MaxObjectBytes)},
+				Figure{Name: prefix + "propagationP99Seconds", Kind: KindSeconds, Value: ms.PropagationP99Seconds})
+		}
+	}
+	return out
+}
+
+// judge sets the row's change, verdict and failure.
+func (d *DiffRow) judge(opt DiffOptions) {
+	switch {
+	case d.A == nil:
+		d.Verdict = DiffNew
+		d.Failed = opt.FailOn > 0
+		return
+	case d.B == nil:
+		d.Verdict = DiffGone
+		d.Failed = opt.FailOn > 0
+		return
+	}
+	a, b := *d.A, *d.B
+	d.ChangePercent = changePercent(a, b)
+	if a == b {
+		d.Verdict = DiffSame
+		return
+	}
+	d.Verdict = DiffChanged
+	if opt.FailOn <= 0 || math.Abs(b-a) <= opt.Floor {
+		return
+	}
+	if d.ChangePercent == nil || math.Abs(*d.ChangePercent) > opt.FailOn*100*(1+1e-9) {
+		d.Verdict, d.Failed = DiffOver, true
+	}
+}
+
+// sortKey orders rows: larger is printed earlier. Figures present in one run only and
+// figures that moved from 0 rank above every finite change.
+func (d *DiffRow) sortKey() float64 {
+	switch {
+	case d.A == nil || d.B == nil:
+		return math.Inf(1)
+	case d.ChangePercent == nil:
+		return math.MaxFloat64
+	}
+	return math.Abs(*d.ChangePercent)
+}
+
+// DiffCounts counts the rows of a diff by verdict.
+type DiffCounts struct {
+	Figures int `json:"figures"`
+	Changed int `json:"changed"`
+	Failed  int `json:"failed"`
+	New     int `json:"new"`
+	Gone    int `json:"gone"`
+	Same    int `json:"same"`
+}
+
+// Counts counts the rows of r.
+func (r *DiffReport) Counts() DiffCounts {
+	var c DiffCounts
+	for _, row := range r.Rows {
+		c.Figures++
+		if row.Failed {
+			c.Failed++
+		}
+		switch row.Verdict {
+		case DiffChanged, DiffOver:
+			c.Changed++
+		case DiffNew:
+			c.New++
+		case DiffGone:
+			c.Gone++
+		case DiffSame:
+			c.Same++
+		}
+	}
+	return c
+}
+
+// String says what the counts amount to: "12 changed (3 past the threshold), 40 same".
+func (c DiffCounts) String() string {
+	var parts []string
+	changed := plural(c.Changed, "figure") + " changed"
+	if c.Failed > 0 {
+		changed += fmt.Sprintf(" (%s past the threshold)", formatCount(int64(c.Failed)))
+	}
+	parts = append(parts, changed)
+	if c.New > 0 {
+		parts = append(parts, formatCount(int64(c.New))+" only in B")
+	}
+	if c.Gone > 0 {
+		parts = append(parts, formatCount(int64(c.Gone))+" only in A")
+	}
+	parts = append(parts, formatCount(int64(c.Same))+" unchanged")
+	return strings.Join(parts, ", ")
+}
+
+// changeText is the CHANGE column of a row.
+func (d *DiffRow) changeText() string {
+	switch {
+	case d.A == nil || d.B == nil:
+		return "-"
+	case d.ChangePercent != nil && *d.ChangePercent == 0:
+		return "0%"
+	case d.ChangePercent != nil:
+		return fmt.Sprintf("%+.2f%%", *d.ChangePercent)
+	}
+	return "from 0"
+}
+
+// WriteDiffTable writes r for people, in the style of 'sim check': a headline naming the
+// two runs, a table of the figures that changed (verdict, figure, A, B, change), largest
+// relative change first, with those past the threshold in capitals; unchanged figures only
+// when all is set; then one line with the outcome.
+func WriteDiffTable(w io.Writer, r *DiffReport, all bool) error {
+	ew := &errWriter{w: w}
+	c := r.Counts()
+	fmt.Fprintf(ew, "diff A %s (%s, seed %d) → B %s (%s, seed %d)", r.A, r.ScenarioA, r.SeedA, r.B, r.ScenarioB, r.SeedB)
+	if r.FailOnPercent > 0 {
+		fmt.Fprintf(ew, "; fail on %s", formatPercent(r.FailOnPercent))
+		if r.Floor > 0 {
+			fmt.Fprintf(ew, " past an absolute change of %s", FormatFigure(KindCount, r.Floor))
+		}
+	}
+	fmt.Fprintln(ew)
+	cells := [][]string{{"VERDICT", "FIGURE", "A", "B", "CHANGE"}}
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		if row.Verdict == DiffSame && !all {
+			continue
+		}
+		verdict := row.Verdict
+		if row.Failed {
+			verdict = strings.ToUpper(verdict)
+		}
+		cells = append(cells, []string{verdict, row.Figure, optFigure(row.Kind, row.A), optFigure(row.Kind, row.B), row.changeText()})
+	}
+	if len(cells) > 1 {
+		writeColumns(ew, cells, []bool{false, false, true, true, true})
+	}
+	outcome := "ok"
+	if c.Failed > 0 {
+		outcome = "FAIL"
+	}
+	fmt.Fprintf(ew, "\n%s: %s compared: %s\n", outcome, plural(c.Figures, "figure"), c)
+	return ew.err
+}
+
+func optFigure(kind FigureKind, v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return FormatFigure(kind, *v)
+}
+
+// diffJSON is the JSON form of a DiffReport, with its counts and outcome.
+type diffJSON struct {
+	Passed bool       `json:"passed"`
+	Counts DiffCounts `json:"counts"`
+	*DiffReport
+}
+
+// WriteDiffJSON writes r as indented JSON: passed, counts, the two runs and every figure in
+// table order.
+func WriteDiffJSON(w io.Writer, r *DiffReport) error {
+	c := r.Counts()
+	return writeIndentedJSON(w, diffJSON{Passed: c.Failed == 0, Counts: c, DiffReport: r}, "diff JSON")
+}

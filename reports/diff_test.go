@@ -1,0 +1,83 @@
+package reports
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// diffPair is two one-phase summaries differing in chosen figures.
+func diffPair(edit func(b *ModeSummary)) (*Summary, *Summary) {
+	mk := func() *Summary {
+		m := func() *ModeSummary {
+			return &ModeSummary{Writes: WritesSummary{Update: 2, Total: 2}, FanoutBytes: 1000, EtcdBytes: 100, Syncs: 2}
+		}
+		p := PhaseSummary{Name: "flip", Endpoints: m(), EndpointSlices: m()}
+		total := PhaseSummary{Name: "total", Endpoints: m(), EndpointSlices: m()}
+		return &Summary{Scenario: "s", Seed: 1, Modes: AllModes, Phases: []PhaseSummary{p}, Total: total}
+	}
+	a, b := mk(), mk()
+	edit(b.Phases[0].EndpointSlices)
+	return a, b
+}
+
+func TestDiffVerdicts(t *testing.T) {
+	a, b := diffPair(func(m *ModeSummary) {
+		m.FanoutBytes = 1100 // +10%
+		m.EtcdBytes = 102    // +2%
+		m.Syncs = 3          // +50%, an absolute change of 1
+		m.Conflicts = 4      // from 0
+	})
+	for _, tc := range []struct {
+		name   string
+		opt    DiffOptions
+		failed []string
+	}{
+		{"no threshold", DiffOptions{}, nil},
+		{"5%", DiffOptions{FailOn: 0.05}, []string{"flip.endpointslices.conflicts", "flip.endpointslices.syncs", "flip.endpointslices.fanoutBytes"}},
+		{"5% floor 5", DiffOptions{FailOn: 0.05, Floor: 5}, []string{"flip.endpointslices.fanoutBytes"}},
+		{"1%", DiffOptions{FailOn: 0.01}, []string{"flip.endpointslices.conflicts", "flip.endpointslices.syncs", "flip.endpointslices.fanoutBytes", "flip.endpointslices.etcdBytes"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := DiffSummaries(a, b, "a", "b", tc.opt)
+			var failed []string
+			for _, row := range r.Rows {
+				if row.Failed {
+					failed = append(failed, row.Figure)
+				}
+			}
+			if strings.Join(failed, " ") != strings.Join(tc.failed, " ") {
+				t.Errorf("failed %q, want %q", failed, tc.failed)
+			}
+			// From 0 first, then by the size of the change; unchanged rows last.
+			want := []string{"flip.endpointslices.conflicts", "flip.endpointslices.syncs", "flip.endpointslices.fanoutBytes"}
+			for i, w := range want {
+				if r.Rows[i].Figure != w {
+					t.Errorf("row %d = %s, want %s", i, r.Rows[i].Figure, w)
+				}
+			}
+			if last := r.Rows[len(r.Rows)-1]; last.Verdict != DiffSame {
+				t.Errorf("last row %+v, want an unchanged figure", last)
+			}
+		})
+	}
+}
+
+func TestDiffMissingPhase(t *testing.T) {
+	a, b := diffPair(func(*ModeSummary) {})
+	b.Phases[0].Name = "other"
+	r := DiffSummaries(a, b, "a", "b", DiffOptions{FailOn: 0.5})
+	c := r.Counts()
+	if c.New == 0 || c.New != c.Gone || c.Failed != c.New+c.Gone {
+		t.Fatalf("counts %+v: want the renamed phase's figures gone from A and new in B, all failing", c)
+	}
+	var buf bytes.Buffer
+	if err := WriteDiffTable(&buf, r, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"GONE", "NEW", "flip.endpoints.syncs", "other.endpoints.syncs", "FAIL:"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, buf.String())
+		}
+	}
+}

@@ -1,0 +1,355 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"epsim/sim"
+)
+
+// RunReport is what the report of one run (report.md and report.html in 'sim run --out')
+// is built from.
+type RunReport struct {
+	// File is the scenario's file (or embedded name), for the commands the report suggests.
+	File string
+	// Summary is the run's summary.json.
+	Summary *Summary
+	// Config is the configuration that ran, every default applied: the assumptions.
+	Config *sim.Config
+	// Charts are the charts drawn for the run, in the order Charts lists them (none when
+	// charts were not drawn).
+	Charts []*Chart
+	// PNG returns a chart's PNG bytes for embedding in the HTML page; nil renders them.
+	PNG func(c *Chart) ([]byte, error)
+}
+
+// runChartCaption says what a run chart shows; charts it does not know keep their title.
+func runChartCaption(c *Chart) string {
+	switch c.Name {
+	case "cumulative-fanout":
+		return "Bytes fanned out to all watchers since the start, per mode (log scale); the phases are numbered above the plot."
+	case "egress-rate":
+		return "What left the API servers each second, per mode: the load a rollout puts on their network."
+	case "propagation-latency":
+		return "The largest propagation latency (trigger to last watcher) of the writes of each second."
+	case "phases-writes":
+		return "API writes per phase, with the Endpoints / EndpointSlices ratio."
+	case "phases-bytes":
+		return "Bytes fanned out per phase, with the Endpoints / EndpointSlices ratio."
+	case "slice-layout":
+		return "How the EndpointSlices are laid out over time: how many, and endpoints per slice (min, median, max)."
+	}
+	return c.Title + "."
+}
+
+// RunHeadline is the one-sentence answer of a run: what the whole run fanned out with each
+// mode and their ratio, and the phase where the two differ most.
+func RunHeadline(s *Summary) string {
+	e, sl := s.Total.Endpoints, s.Total.EndpointSlices
+	switch {
+	case e != nil && sl != nil:
+		r, ok := ratio(e.FanoutBytes, sl.FanoutBytes)
+		if !ok {
+			return fmt.Sprintf("Over the whole run, legacy Endpoints fan out %s to watchers and EndpointSlices nothing.", FormatBytes(e.FanoutBytes))
+		}
+		h := fmt.Sprintf("Over the whole run, legacy Endpoints fan out %s to watchers and EndpointSlices %s: %s as many bytes with Endpoints.",
+			FormatBytes(e.FanoutBytes), FormatBytes(sl.FanoutBytes), FormatRatio(r, true))
+		best, bestRatio := -1, 0.0
+		for i := range s.Phases {
+			p := &s.Phases[i]
+			if p.Ratio != nil && p.Ratio.FanoutBytes != nil && *p.Ratio.FanoutBytes > bestRatio && p.Endpoints.FanoutBytes > 0 {
+				best, bestRatio = i, *p.Ratio.FanoutBytes
+			}
+		}
+		if best >= 0 && len(s.Phases) > 1 {
+			h += fmt.Sprintf(" The gap is widest in phase `%s`: %s.", s.Phases[best].Name, FormatRatio(bestRatio, true))
+		}
+		return h
+	case e != nil:
+		return fmt.Sprintf("Over the whole run, legacy Endpoints fan out %s to watchers (EndpointSlices did not run).", FormatBytes(e.FanoutBytes))
+	case sl != nil:
+		return fmt.Sprintf("Over the whole run, EndpointSlices fan out %s to watchers (legacy Endpoints did not run).", FormatBytes(sl.FanoutBytes))
+	}
+	return "Nothing ran."
+}
+
+// pair formats one figure of both modes as "E / S", or the one mode that ran.
+func pair(p *PhaseSummary, modes []sim.Mode, f func(m *ModeSummary) string) string {
+	var parts []string
+	for _, m := range modes {
+		if ms := p.Mode(m); ms != nil {
+			parts = append(parts, f(ms))
+		}
+	}
+	return strings.Join(parts, " / ")
+}
+
+// runDoc builds the blocks of the run report.
+func (r *RunReport) runDoc() []block {
+	var doc []block
+	h := func(level int, text string) { doc = append(doc, block{kind: blockHeading, level: level, text: text}) }
+	para := func(format string, args ...any) {
+		doc = append(doc, block{kind: blockPara, text: fmt.Sprintf(format, args...)})
+	}
+	list := func(items []string) { doc = append(doc, block{kind: blockList, items: items}) }
+	s, cfg := r.Summary, r.Config
+
+	h(1, "Run report: "+s.Scenario)
+	services := 0
+	for _, sv := range cfg.Services {
+		services += max(1, sv.Count)
+	}
+	para("Scenario `%s`, seed %d: %s nodes, %s, %s watchers per mode, %s over %s of virtual time. Bytes are in SI units (1 KB = 1000 B).",
+		r.File, s.Seed, formatCount(int64(s.Nodes)), plural(services, "Service"), formatCount(int64(s.Watchers)),
+		plural(len(s.Phases), "phase"), FormatSeconds(s.EndTimeSeconds))
+
+	h(2, "Headline")
+	para("%s", RunHeadline(s))
+	var warnings []string
+	for _, p := range s.Phases {
+		for _, m := range s.Modes {
+			ms := p.Mode(m)
+			if ms == nil {
+				continue
+			}
+			if ms.FailedWrites > 0 {
+				warnings = append(warnings, fmt.Sprintf("Phase `%s`: %s %s writes failed (objects over the etcd request limit).", p.Name, formatCount(ms.FailedWrites), modeTitle(m)))
+			}
+			if ms.WithinSLO != nil && !*ms.WithinSLO {
+				warnings = append(warnings, fmt.Sprintf("Phase `%s`: %s propagation p99 %s misses the %s SLO.", p.Name, modeTitle(m), FormatSeconds(ms.Propagation.P99Seconds), FormatSeconds(s.SLOSeconds)))
+			}
+		}
+	}
+	if t := s.Total.Endpoints; t != nil && t.HiddenAddresses > 0 {
+		warnings = append(warnings, fmt.Sprintf("Truncation at 1000 addresses left up to %s addresses out of an Endpoints object: those bytes are not counted, and an Endpoints consumer would not see those endpoints.", formatCount(t.HiddenAddresses)))
+	}
+	if len(warnings) > 0 {
+		list(warnings)
+	}
+
+	h(2, "Phases")
+	modes := s.Modes
+	var names []string
+	for _, m := range modes {
+		names = append(names, modeTitle(m))
+	}
+	both := len(modes) == 2
+	head := []string{"phase", "time", "API writes", "bytes fanned out", "largest object", "propagation p99"}
+	if both {
+		head = append(head[:4], append([]string{"ratio"}, head[4:]...)...)
+	}
+	rows := [][]string{head}
+	add := func(name string, p *PhaseSummary) {
+		row := []string{name, FormatSeconds(p.StartSeconds) + " → " + FormatSeconds(p.EndSeconds),
+			pair(p, modes, func(m *ModeSummary) string { return formatCount(m.Writes.Total) }),
+			pair(p, modes, func(m *ModeSummary) string { return FormatBytes(m.FanoutBytes) })}
+		if both {
+			row = append(row, FormatRatio(deref(p.Ratio.FanoutBytes), p.Ratio.FanoutBytes != nil))
+		}
+		row = append(row, pair(p, modes, func(m *ModeSummary) string { return FormatBytes(m.MaxObjectBytes) }),
+			pair(p, modes, func(m *ModeSummary) string { return FormatSeconds(m.Propagation.P99Seconds) }))
+		rows = append(rows, row)
+	}
+	for i := range s.Phases {
+		add("`"+s.Phases[i].Name+"`", &s.Phases[i])
+	}
+	add("total", &s.Total)
+	para("Each cell is %s; the ratio is that of bytes fanned out. summary.json has every figure.", strings.Join(names, " / "))
+	doc = append(doc, block{kind: blockTable, rows: rows})
+
+	if len(s.Services) > 1 {
+		top := TopServicesByBytes(s, TopServices)
+		h(2, "Services")
+		if len(top) < len(s.Services) {
+			para("The %d of %s that fanned out the most bytes over the whole run (both modes together); summary.json lists every one.", len(top), plural(len(s.Services), "Service"))
+		} else {
+			para("Every Service, by bytes fanned out over the whole run (both modes together).")
+		}
+		rows := [][]string{{"Service", "writes", "bytes fanned out"}}
+		if both {
+			rows[0] = append(rows[0], "ratio")
+		}
+		rows[0] = append(rows[0], "largest object", "propagation p99")
+		for _, sv := range top {
+			sp := func(f func(m *ServiceModeSummary) string) string {
+				var parts []string
+				for _, m := range modes {
+					parts = append(parts, f(sv.Mode(m)))
+				}
+				return strings.Join(parts, " / ")
+			}
+			row := []string{"`" + sv.Namespace + "/" + sv.Name + "`",
+				sp(func(m *ServiceModeSummary) string { return formatCount(m.Writes) }),
+				sp(func(m *ServiceModeSummary) string { return FormatBytes(m.FanoutBytes) })}
+			if both {
+				r, ok := ratio(sv.Endpoints.FanoutBytes, sv.EndpointSlices.FanoutBytes)
+				row = append(row, FormatRatio(r, ok))
+			}
+			row = append(row, sp(func(m *ServiceModeSummary) string { return FormatBytes(m.MaxObjectBytes) }),
+				sp(func(m *ServiceModeSummary) string { return FormatSeconds(m.PropagationP99Seconds) }))
+			rows = append(rows, row)
+		}
+		doc = append(doc, block{kind: blockTable, rows: rows})
+	}
+
+	if len(r.Charts) > 0 {
+		h(2, "Charts")
+		for _, c := range r.Charts {
+			doc = append(doc, block{kind: blockChart, chart: c, text: runChartCaption(c)})
+		}
+	}
+
+	h(2, "Assumptions in force")
+	para("What this run assumed; each names the scenario fields (in parentheses) you can change with `--set`.")
+	list(assumptions(cfg))
+
+	h(2, "What to change next")
+	list(r.nextSteps())
+	return doc
+}
+
+// onOff formats a switch.
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// bandwidth formats a bandwidth in bit/s, 0 being unlimited.
+func bandwidth(bitsPerSec float64) string {
+	if bitsPerSec <= 0 {
+		return "unlimited"
+	}
+	return formatBits(int64(bitsPerSec))
+}
+
+// distributionText formats a delay distribution.
+func distributionText(d sim.Distribution) string {
+	switch d.Kind {
+	case sim.DistUniform:
+		return fmt.Sprintf("uniform %s..%s", d.Min, d.Max)
+	case sim.DistLognormal:
+		return fmt.Sprintf("lognormal, median %s, p99 %s", d.Median, d.P99)
+	case sim.DistExponential:
+		return fmt.Sprintf("exponential, mean %s", d.Mean)
+	}
+	return d.Value.String()
+}
+
+// assumptions lists the settings of cfg that decide the figures.
+func assumptions(cfg *sim.Config) []string {
+	cp, api, net := &cfg.ControlPlane, &cfg.APIServer, &cfg.Network
+	lag := cp.InformerLag
+	if lag == 0 {
+		lag = 20 * time.Millisecond
+	}
+	truncation := "off: Endpoints objects carry every address, as before Kubernetes 1.22"
+	if cp.EndpointsTruncation {
+		truncation = "on: an Endpoints object keeps at most 1000 addresses (upstream since 1.22), so its bytes stop growing there"
+	}
+	out := []string{
+		fmt.Sprintf("Endpoints truncation %s (`controlPlane.endpointsTruncation`).", truncation),
+		fmt.Sprintf("At most %d endpoints per EndpointSlice (`controlPlane.maxEndpointsPerSlice`).", cp.MaxEndpointsPerSlice),
+	}
+	for _, c := range []struct {
+		name, path string
+		cc         *sim.ControllerConfig
+	}{{"EndpointSlice", "controlPlane.endpointSlice", &cp.EndpointSlice}, {"Endpoints", "controlPlane.endpoints", &cp.Endpoints}} {
+		out = append(out, fmt.Sprintf("%s controller: batch period %s, %d workers, %g QPS (burst %d), API calls take %s (`%s.batchPeriod`, `.workers`, `.qps`, `.burst`, `.apiLatency`).",
+			c.name, c.cc.BatchPeriod, c.cc.Workers, c.cc.QPS, c.cc.Burst, distributionText(c.cc.APILatency), c.path))
+	}
+	out = append(out, workloadsText(&cp.Workloads))
+	out = append(out,
+		fmt.Sprintf("Informer lag %s: a sync sooner than that after the controller's own write finds its cache stale and backs off (`controlPlane.informerLag`).", lag),
+		fmt.Sprintf("kube-proxy watches in %s (`apiServer.kubeProxyEncoding`); %s extra watcher groups (`apiServer.watchers`).", api.KubeProxyEncoding, formatCount(int64(len(api.Watchers)))),
+		fmt.Sprintf("%s, objects over %s rejected (`apiServer.replicas`, `apiServer.objectSizeLimit`).", plural(max(1, api.Replicas), "API server"), formatLimitBytes(api.ObjectSizeLimitBytes)),
+	)
+	if net.Enabled {
+		out = append(out, fmt.Sprintf("Network model on: API server egress %s each, node ingress %s, transport framing %s; latencies include the time to send the bytes (`network.*`, `apiServer.egressBandwidth`).",
+			bandwidth(api.EgressBitsPerSec), bandwidth(net.NodeIngressBitsPerSec), onOff(net.TransportOverhead)))
+	} else {
+		out = append(out, "Network model off: bandwidth is unlimited, so propagation latency is the controllers' and API calls' delays only (`network.enabled`).")
+	}
+	out = append(out, fmt.Sprintf("Propagation SLO: p99 within %s (`slo`).", cfg.SLO))
+	return out
+}
+
+// qpsText formats a client rate limit, 0 QPS being unlimited.
+func qpsText(qps float64, burst int) string {
+	if qps <= 0 {
+		return "no client rate limit"
+	}
+	return fmt.Sprintf("%g QPS (burst %d)", qps, burst)
+}
+
+// workloadsText says how fast the workload controllers and the scheduler make pod churn.
+func workloadsText(w *sim.WorkloadsConfig) string {
+	burst := w.BurstReplicas
+	if burst == 0 {
+		burst = 500
+	}
+	t := fmt.Sprintf("Pod churn at the workload controllers' pace: ReplicaSet controller %d workers, %s; Deployment controller %d workers, %s; scheduler bindings %s; at most %d pods per ReplicaSet sync",
+		w.ReplicaSet.Workers, qpsText(w.ReplicaSet.QPS, w.ReplicaSet.Burst), w.Deployment.Workers, qpsText(w.Deployment.QPS, w.Deployment.Burst),
+		qpsText(w.SchedulerQPS, w.SchedulerBurst), burst)
+	if w.PodCreateFailureRate > 0 {
+		t += fmt.Sprintf("; %g%% of pod creates fail", w.PodCreateFailureRate*100)
+	}
+	return t + " (`controlPlane.workloads`)."
+}
+
+// nextSteps suggests what to try after this run.
+func (r *RunReport) nextSteps() []string {
+	s, cfg := r.Summary, r.Config
+	file := r.File
+	var out []string
+	other := 500
+	if cfg.ControlPlane.MaxEndpointsPerSlice >= 500 {
+		other = 100
+	}
+	out = append(out, fmt.Sprintf("Another slice size: `sim run %s --set controlPlane.maxEndpointsPerSlice=%d --out results/b`, then `sim diff` this directory with `results/b`.", file, other))
+	if cfg.ControlPlane.EndpointsTruncation {
+		hidden := ""
+		if t := s.Total.Endpoints; t != nil && t.HiddenAddresses > 0 {
+			hidden = fmt.Sprintf(" (it hid up to %s addresses here)", formatCount(t.HiddenAddresses))
+		}
+		out = append(out, fmt.Sprintf("The full cost of Endpoints without truncation%s: `--set controlPlane.endpointsTruncation=false`.", hidden))
+	}
+	if !cfg.Network.Enabled {
+		out = append(out, "Latencies that include bandwidth: `--set network.enabled=true` (the API server egress and node ingress bandwidths then apply).")
+	}
+	bp := cfg.ControlPlane.EndpointSlice.BatchPeriod
+	longer := 2 * bp
+	if bp == 0 {
+		longer = time.Second
+	}
+	out = append(out, fmt.Sprintf("Fewer, larger writes: a longer EndpointSlice batch period, e.g. `--set controlPlane.endpointSlice.batchPeriod=%s` (now %s).", longer, bp))
+	out = append(out, "Every slice size for your own Services at once: `sim plan` over `controlPlane.maxEndpointsPerSlice` (see `sim help plan`).")
+	out = append(out, fmt.Sprintf("Guard the figures in CI: `sim check %s --baseline-dir baselines --update-baseline` once, then `sim check %s --baseline-dir baselines`.", file, file))
+	return out
+}
+
+// WriteRunMarkdown writes the run report as Markdown; charts are linked as NAME.png beside
+// it.
+func WriteRunMarkdown(w io.Writer, r *RunReport) error {
+	return writeBlocksMarkdown(w, r.runDoc())
+}
+
+// WriteRunHTML writes the run report as one self-contained HTML page: the charts are
+// embedded as PNG data URIs, and nothing is loaded from elsewhere.
+func WriteRunHTML(w io.Writer, r *RunReport) error {
+	png := r.PNG
+	if png == nil {
+		png = func(c *Chart) ([]byte, error) {
+			var b strings.Builder
+			err := c.Render(&b, "png")
+			return []byte(b.String()), err
+		}
+	}
+	return writeBlocksHTML(w, "Run report: "+r.Summary.Scenario, r.runDoc(), func(c *Chart) (string, []byte, error) {
+		data, err := png(c)
+		return "image/png", data, err
+	})
+}

@@ -1,0 +1,139 @@
+package reports
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"epsim/sim"
+)
+
+// fixtureConfig is a configuration like the defaults, with truncation on, so the report's
+// assumptions and suggestions have something to say about it.
+func fixtureConfig() *sim.Config {
+	ctl := sim.ControllerConfig{Workers: 5, QPS: 20, Burst: 30, APILatency: sim.Fixed(5 * time.Millisecond)}
+	slices := ctl
+	slices.BatchPeriod = time.Second
+	return &sim.Config{
+		Name: "5000-nodes", Seed: 1,
+		Cluster: sim.ClusterConfig{Nodes: 5000},
+		ControlPlane: sim.ControlPlaneConfig{EndpointSlice: slices, Endpoints: ctl, MaxEndpointsPerSlice: 100,
+			EndpointsTruncation: true, InformerLag: 20 * time.Millisecond,
+			Workloads: sim.WorkloadsConfig{ReplicaSet: ctl, Deployment: ctl, SchedulerQPS: 50, SchedulerBurst: 100}},
+		APIServer: sim.APIServerConfig{Replicas: 3, KubeProxyEncoding: sim.EncodingProtobuf, ObjectSizeLimitBytes: 1572864, EgressBitsPerSec: 10e9},
+		Network:   sim.NetworkConfig{Enabled: true, NodeIngressBitsPerSec: 1e9, TransportOverhead: true},
+		Services:  []sim.ServiceConfig{{Name: "web", Replicas: 10000}, {Name: "api", Count: 3, Replicas: 10}},
+		SLO:       30 * time.Second,
+	}
+}
+
+func fixtureRunReport(t *testing.T, charts bool) *RunReport {
+	t.Helper()
+	res := fixtureResults()
+	s := NewSummary(res, nil)
+	r := &RunReport{File: "scenarios/5000-nodes.yaml", Summary: s, Config: fixtureConfig()}
+	if charts {
+		all, err := Charts(s, res.Series, res.Layout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Charts = all
+	}
+	return r
+}
+
+// TestRunReportMarkdown is the golden report of the fixture run: headline, phase table,
+// charts in the order Charts lists them, assumptions and next steps.
+func TestRunReportMarkdown(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteRunMarkdown(&buf, fixtureRunReport(t, true)); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "run-report.golden", buf.Bytes())
+}
+
+// TestRunReportSaysWhatRan checks the report's content against the summary it is built
+// from, so that the golden file is not the only guard.
+func TestRunReportSaysWhatRan(t *testing.T) {
+	r := fixtureRunReport(t, true)
+	var buf bytes.Buffer
+	if err := WriteRunMarkdown(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	tot := r.Summary.Total
+	for _, want := range []string{
+		FormatBytes(tot.Endpoints.FanoutBytes), FormatBytes(tot.EndpointSlices.FanoutBytes),
+		FormatRatio(*tot.Ratio.FanoutBytes, true),
+		"4 Services", "truncation on", "`--set controlPlane.endpointsTruncation=false`",
+		"batch period 1s", "3 API servers",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	// Every phase has a row; every chart is shown, in order.
+	for _, p := range r.Summary.Phases {
+		if !strings.Contains(md, "| `"+p.Name+"` |") {
+			t.Errorf("phase table lacks %s", p.Name)
+		}
+	}
+	last := -1
+	for _, c := range r.Charts {
+		i := strings.Index(md, "]("+c.Name+".png)")
+		if i < 0 || i < last {
+			t.Errorf("chart %s missing or out of order", c.Name)
+		}
+		last = i
+	}
+
+	// Without charts there are none to link.
+	buf.Reset()
+	if err := WriteRunMarkdown(&buf, fixtureRunReport(t, false)); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), ".png") || strings.Contains(buf.String(), "## Charts") {
+		t.Errorf("report without charts links some:\n%s", buf.String())
+	}
+}
+
+// externalRef finds anything a browser would fetch: src or href attributes, CSS url() and
+// @import, that is not a data: URI or a fragment.
+var externalRef = regexp.MustCompile(`(?i)(?:src|href)\s*=\s*"(?:[^"d#]|d[^a]|da[^t])|url\(\s*['"]?(?:[^'"d]|d[^a])|@import|<link|<script`)
+
+// TestRunReportHTMLSelfContained: report.html loads nothing from elsewhere; every chart is
+// an embedded PNG.
+func TestRunReportHTMLSelfContained(t *testing.T) {
+	r := fixtureRunReport(t, true)
+	var buf bytes.Buffer
+	if err := WriteRunHTML(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if m := externalRef.FindString(page); m != "" {
+		t.Errorf("report.html refers to something outside itself: %q", m)
+	}
+	if n := strings.Count(page, `src="data:image/png;base64,iVBORw0KGgo`); n != len(r.Charts) {
+		t.Errorf("%d embedded PNGs, want %d (one per chart)", n, len(r.Charts))
+	}
+	// The matcher itself finds what it must.
+	for _, bad := range []string{`<img src="chart.png">`, `<a href="https://x">`, `background: url(x.png)`, `<link rel="stylesheet" href="s.css">`} {
+		if !externalRef.MatchString(bad) {
+			t.Errorf("externalRef misses %q", bad)
+		}
+	}
+}
+
+func TestRunHeadline(t *testing.T) {
+	s := NewSummary(fixtureResults(), nil)
+	h := RunHeadline(s)
+	if !strings.Contains(h, FormatRatio(*s.Total.Ratio.FanoutBytes, true)) || !strings.Contains(h, "widest in phase") {
+		t.Errorf("headline %q lacks the ratio or the widest phase", h)
+	}
+	one := NewSummary(fixtureResults(), []sim.Mode{sim.ModeEndpointSlices})
+	if h := RunHeadline(one); !strings.Contains(h, "Endpoints did not run") {
+		t.Errorf("one-mode headline %q", h)
+	}
+}

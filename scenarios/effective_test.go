@@ -1,0 +1,39 @@
+package scenarios
+
+import (
+	"os"
+	"reflect"
+	"testing"
+)
+
+// TestEffectiveRoundTrip: the effective scenario loads back to the very same run, for every
+// shipped scenario and the imported sample cluster.
+func TestEffectiveRoundTrip(t *testing.T) {
+	paths := []string{"testdata/import.golden.yaml"}
+	for _, n := range Names() {
+		paths = append(paths, n)
+	}
+	for _, p := range paths {
+		t.Run(p, func(t *testing.T) {
+			sc, cfg, err := Load(p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := Effective(sc)
+			again, err := Parse("effective.yaml", text, nil)
+			if err != nil {
+				t.Fatalf("effective scenario does not load: %v\n%s", err, text)
+			}
+			if !reflect.DeepEqual(again.Config, cfg) {
+				t.Errorf("effective scenario loads to a different config:\n got %+v\nwant %+v\n%s", again.Config, cfg, text)
+			}
+			again.File, again.Expect = sc.File, sc.Expect
+			if string(Effective(again)) != string(text) {
+				t.Error("printing the effective scenario of the effective scenario changes it")
+			}
+		})
+	}
+	if _, err := os.Stat("testdata/import.golden.yaml"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,140 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"epsim/model"
+)
+
+// sliceSource is a TraceSource over events in memory.
+type sliceSource struct {
+	events []TraceEvent
+	i      int
+}
+
+func (s *sliceSource) Next() (TraceEvent, error) {
+	if s.i >= len(s.events) {
+		return TraceEvent{}, io.EOF
+	}
+	s.i++
+	return s.events[s.i-1], nil
+}
+
+// staleTrace lists n ready pods of the "web" Service, then takes pod i not ready at each of
+// the given times.
+func staleTrace(n int, nodes []*model.Node, at ...time.Duration) *sliceSource {
+	pod := func(i int, ready bool, rv int) *model.Pod {
+		return &model.Pod{Namespace: "default", Name: fmt.Sprintf("web-%d", i), UID: fmt.Sprintf("uid-%d", i),
+			Labels: map[string]string{"app": "web"}, NodeName: nodes[i%len(nodes)].Name, Phase: model.PodRunning,
+			IPs: []string{fmt.Sprintf("10.1.%d.%d", i/256, i%256)}, Ready: ready, ResourceVersion: fmt.Sprint(rv)}
+	}
+	src := &sliceSource{}
+	for i := range n {
+		src.events = append(src.events, TraceEvent{Type: model.EventAdded, Pod: pod(i, true, i+1), Listed: true})
+	}
+	for j, t := range at {
+		src.events = append(src.events, TraceEvent{At: Time(t), Type: model.EventModified, Pod: pod(j, false, n+j+1)})
+	}
+	return src
+}
+
+// staleRun replays staleTrace through the Endpoints controller alone.
+func staleRun(t *testing.T, buildPerPod time.Duration, at ...time.Duration) ModeResult {
+	t.Helper()
+	cfg := testConfig(3, 1)
+	cfg.RunEndpointSlices = false
+	cfg.ControlPlane.InformerLag = 20 * time.Millisecond
+	cfg.ControlPlane.EndpointsBuildPerPod = buildPerPod
+	svcs, nodes, err := ClusterObjects(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := Replay(cfg, svcs, nodes, staleTrace(100, nodes, at...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Total.Endpoints
+}
+
+// TestEndpointsStaleCheck follows upstream's syncService and staleEndpointsTracker: the cached
+// Endpoints is stale only when it is still the version the controller's own last update
+// replaced, and the check comes after the address list is built, so a sync whose build
+// outlasts the informer's lag is not stale.
+// upstream: endpoints_controller.go syncService; endpoints_tracker_test.go; the controller
+// test TestSyncServiceStaleInformer.
+func TestEndpointsStaleCheck(t *testing.T) {
+	// 100 pods listed: the create commits at 1 ms (build) + 5 ms. Pod 0 goes not ready at
+	// 10 ms: the last write was a create, whose absence from the cache is no stale version.
+	// Its update commits at 16 ms, and the informer has it at 36 ms.
+	for _, tc := range []struct {
+		name        string
+		buildPerPod time.Duration
+		at          []time.Duration
+		writes      int64
+		stale       int64
+	}{
+		// A sync at 20 ms, built by 21 ms, reads the version its update replaced: stale,
+		// retried 5 ms later (stale again: built at 27 ms), then 10 ms later (built at 38 ms:
+		// the informer has the update).
+		{"after the controller's own update", 10 * time.Microsecond, []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}, 3, 2},
+		// With 200 µs a pod the builds take 20 ms: pod 0's update starts at 100 ms and
+		// commits at 125 ms; a sync starting at 130 ms, within the lag, is built at 150 ms,
+		// when the informer has had the update for 5 ms: not stale.
+		{"build outlasts the lag", 200 * time.Microsecond, []time.Duration{100 * time.Millisecond, 130 * time.Millisecond}, 3, 0},
+		// With 100 µs a pod (10 ms builds) the update commits at 115 ms and a sync starting
+		// at 120 ms is built at 130 ms, before the informer has the update (135 ms): stale,
+		// and its retry 5 ms after it ended is built at 145 ms: not stale.
+		{"build within the lag", 100 * time.Microsecond, []time.Duration{100 * time.Millisecond, 120 * time.Millisecond}, 3, 1},
+		// Right after the create: the cache lacks the object, which no stale version marks.
+		{"after the controller's own create", 10 * time.Microsecond, []time.Duration{8 * time.Millisecond}, 2, 0},
+		// Once the informer has the update, nothing is stale.
+		{"after the lag", 10 * time.Microsecond, []time.Duration{10 * time.Millisecond, 40 * time.Millisecond}, 3, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := staleRun(t, tc.buildPerPod, tc.at...)
+			if r.Writes.Total() != tc.writes || r.StaleSyncs != tc.stale || r.FailedWrites != 0 {
+				t.Errorf("writes %+v, stale syncs %d, failed %d; want %d writes, %d stale", r.Writes, r.StaleSyncs, r.FailedWrites, tc.writes, tc.stale)
+			}
+		})
+	}
+}
+
+// TestEndpointsStaleSyncConsumesTriggerTime: upstream computes the trigger time (moving the
+// tracker's state) before the stale check, so the retry after a stale sync writes without
+// the last-change-trigger-time annotation.
+// upstream: endpoints_controller.go syncService (ComputeEndpointLastChangeTriggerTime "even
+// if the sync turns out to be no-op"), util/trigger_time_tracker.go.
+func TestEndpointsStaleSyncConsumesTriggerTime(t *testing.T) {
+	cfg := testConfig(3, 1)
+	cfg.RunEndpointSlices = false
+	cfg.ControlPlane.InformerLag = 20 * time.Millisecond
+	svcs, nodes, err := ClusterObjects(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := staleTrace(100, nodes, 2*time.Second, 2*time.Second+10*time.Millisecond)
+	// Both changes are readiness transitions, with trigger times (whole seconds, as stored).
+	for _, ev := range src.events[100:] {
+		ev.Pod.ReadyTransition = timestamp(Time(2 * time.Second))
+	}
+	res, _, err := Replay(cfg, svcs, nodes, src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Total.Endpoints; r.StaleSyncs == 0 {
+		t.Fatalf("no stale sync: %+v", r)
+	}
+	// The first update carries the annotation (and its managedFields key); the update after
+	// the stale sync has no trigger time left and drops both.
+	w := res.Writes
+	if len(w) != 3 || w[1].Verb != "update" || w[2].Verb != "update" {
+		t.Fatalf("writes %+v", w)
+	}
+	annotation := int64(len(model.AnnotationTriggerTime) + len("2026-01-01T00:00:02Z"))
+	if d := w[1].ObjectBytes - w[2].ObjectBytes; d < annotation {
+		t.Errorf("the retry's object is %d B smaller than the first update's, want at least the annotation's %d B", d, annotation)
+	}
+}

@@ -1,0 +1,96 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// TestManualEndpointsMirrored: a selector-less Service backed by a user-written Endpoints
+// object costs, in the Endpoints mode, the user's one Endpoints write (what kube-proxies
+// watch there), and in the EndpointSlice mode the mirroring controller's slices: one per
+// address type, at most 1000 addresses each (UPSTREAM.md §4: reconcile,
+// --mirroring-max-endpoints-per-subset). Neither legacy nor EndpointSlice controller writes
+// anything else for it.
+func TestManualEndpointsMirrored(t *testing.T) {
+	tests := []struct {
+		name       string
+		addresses  int
+		families   []string
+		wantSlices int
+		wantEPs    int // endpoints across the mirrored slices
+	}{
+		{"three addresses", 3, []string{"IPv4"}, 1, 3},
+		{"dual-stack", 4, []string{"IPv4", "IPv6"}, 2, 4},
+		{"over the per-subset cap", 1500, []string{"IPv4"}, 1, 1000},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(10, 4)
+			ext := cfg.Services[0]
+			ext.Name, ext.Replicas, ext.ManualEndpoints, ext.IPFamilies = "external-db", 0, tc.addresses, tc.families
+			cfg.Services = append(cfg.Services, ext)
+			cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "rollout", Kind: ActionRollout, ServiceStrategy: true}}
+			res, err := Run(cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var epWrites, sliceCreates, sliceOther, eps int
+			for _, w := range res.Writes {
+				if w.Name != "external-db" && w.Kind == "Endpoints" {
+					continue
+				}
+				switch {
+				case w.Mode == ModeEndpoints && w.Name == "external-db":
+					epWrites++
+					if w.Kind != "Endpoints" || w.Verb != "create" || w.Endpoints != tc.addresses || w.Watchers != 10 {
+						t.Errorf("Endpoints-mode write %+v", w)
+					}
+				case w.Mode == ModeEndpointSlices && len(w.Name) > len("external-db-") && w.Name[:len("external-db-")] == "external-db-":
+					if w.Verb == "create" {
+						sliceCreates++
+						eps += w.Endpoints
+					} else {
+						sliceOther++
+					}
+				}
+			}
+			if epWrites != 1 {
+				t.Errorf("%d Endpoints writes for the selector-less Service, want the user's 1", epWrites)
+			}
+			if sliceCreates != tc.wantSlices || sliceOther != 0 || eps != tc.wantEPs {
+				t.Errorf("mirrored: %d creates (%d endpoints), %d other writes; want %d creates with %d endpoints", sliceCreates, eps, sliceOther, tc.wantSlices, tc.wantEPs)
+			}
+		})
+	}
+}
+
+// TestManualEndpointsUpdated: the user rewriting the Endpoints object (a scale action on a
+// selector-less Service) is one Endpoints update in the Endpoints mode and the mirrored
+// slices' update in the EndpointSlice mode; shrinking it to nothing deletes them
+// (upstream reconcile: an address type with no endpoints has its slices deleted).
+func TestManualEndpointsUpdated(t *testing.T) {
+	cfg := testConfig(10, 0)
+	cfg.Services[0].Name, cfg.Services[0].ManualEndpoints = "ext", 3
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "grow", Kind: ActionScale, Replicas: 5}, {Name: "empty", Kind: ActionScale, Replicas: 0}}
+	res, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, w := range res.Writes {
+		got[w.Phase] = append(got[w.Phase], fmt.Sprintf("%s %s %s %d", w.Mode, w.Kind, w.Verb, w.Endpoints))
+	}
+	want := map[string][]string{
+		"create": {"endpoints Endpoints create 3", "endpointslices EndpointSlice create 3"},
+		"grow":   {"endpoints Endpoints update 5", "endpointslices EndpointSlice update 5"},
+		"empty":  {"endpoints Endpoints update 0", "endpointslices EndpointSlice delete 5"},
+	}
+	for phase, w := range want {
+		g := got[phase]
+		slices.Sort(g)
+		if !slices.Equal(g, w) {
+			t.Errorf("phase %s: writes %q, want %q", phase, g, w)
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package sim
+
+import (
+	"testing"
+)
+
+// TestServiceResultsAddUpToTotals: the per-Service figures are the run's figures split by
+// Service, so over all Services they add up to the totals (writes and bytes) and their
+// largest object is the run's; Services are listed in creation order.
+func TestServiceResultsAddUpToTotals(t *testing.T) {
+	cfg := testConfig(60, 150)
+	small := cfg.Services[0]
+	small.Name, small.Replicas, small.Count = "small", 5, 3
+	cfg.Services = append(cfg.Services, small)
+	// One oversized Endpoints object: its writes fail and must be counted per Service too.
+	cfg.APIServer.ObjectSizeLimitBytes = 12_000
+	res, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Services) != 4 {
+		t.Fatalf("%d Services, want web and 3 small ones: %+v", len(res.Services), res.Services)
+	}
+	if res.Services[0].Replicas != 150 || res.Services[3].Replicas != 5 {
+		t.Errorf("replicas %d and %d, want the scenario's 150 and 5", res.Services[0].Replicas, res.Services[3].Replicas)
+	}
+	if res.Services[0].Name != "web" || res.Services[1].Name == "web" {
+		t.Errorf("Services not in creation order: %s, %s", res.Services[0].Name, res.Services[1].Name)
+	}
+	for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
+		tot := res.Total.Mode(m)
+		var writes, failed, fanout, maxObj int64
+		for i := range res.Services {
+			s := res.Services[i].Mode(m)
+			writes += s.Writes
+			failed += s.FailedWrites
+			fanout += s.FanoutBytes
+			maxObj = max(maxObj, s.MaxObjectBytes)
+			if s.Writes > 0 && s.Propagation.Count == 0 {
+				t.Errorf("%s %s: %d writes but no propagation samples", m, res.Services[i].Name, s.Writes)
+			}
+		}
+		if writes != tot.Writes.Total() || failed != tot.FailedWrites || fanout != tot.FanoutBytes || maxObj != tot.MaxObjectBytes {
+			t.Errorf("%s: Services sum to writes %d failed %d fanout %d max object %d; totals %d %d %d %d",
+				m, writes, failed, fanout, maxObj, tot.Writes.Total(), tot.FailedWrites, tot.FanoutBytes, tot.MaxObjectBytes)
+		}
+	}
+	if res.Total.Endpoints.FailedWrites == 0 {
+		t.Error("no failed Endpoints writes: the size limit did not bite, the test checks less than it says")
+	}
+	web, first := res.Services[0], res.Services[1]
+	if web.EndpointSlices.FanoutBytes <= first.EndpointSlices.FanoutBytes {
+		t.Errorf("web (150 pods) fanned out %d, a 5-pod Service %d", web.EndpointSlices.FanoutBytes, first.EndpointSlices.FanoutBytes)
+	}
+}
+
+// A DaemonSet's size is the number of nodes (its replicas are ignored).
+func TestServiceResultDaemonSetSize(t *testing.T) {
+	cfg := workloadConfig(1, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+	cfg.Services[0].WorkloadKind = KindDaemonSet
+	cfg.Services[0].Replicas = 3
+	res, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Services) != 1 || res.Services[0].Replicas != cfg.Cluster.Nodes {
+		t.Errorf("services %+v, want one of size %d (the nodes)", res.Services, cfg.Cluster.Nodes)
+	}
+}
