@@ -62,6 +62,18 @@ var modeFigures = []modeFigure{
 	{"watcherTerminations", KindCount, func(m *ModeSummary) float64 { return float64(m.WatcherTerminations) }},
 	{"relists", KindCount, func(m *ModeSummary) float64 { return float64(m.Relists) }},
 	{"resentBytes", KindBytes, func(m *ModeSummary) float64 { return float64(m.ResentBytes) }},
+	{"programming.count", KindCount, func(m *ModeSummary) float64 { return float64(m.Programming.Count) }},
+	{"programming.p50Seconds", KindSeconds, func(m *ModeSummary) float64 { return m.Programming.P50Seconds }},
+	{"programming.p90Seconds", KindSeconds, func(m *ModeSummary) float64 { return m.Programming.P90Seconds }},
+	{"programming.p99Seconds", KindSeconds, func(m *ModeSummary) float64 { return m.Programming.P99Seconds }},
+	{"programming.maxSeconds", KindSeconds, func(m *ModeSummary) float64 { return m.Programming.MaxSeconds }},
+	{"kubeProxyCPUSeconds", KindSeconds, func(m *ModeSummary) float64 { return m.KubeProxyCPUSeconds }},
+	{"kubeProxyDecodeCPUSeconds", KindSeconds, func(m *ModeSummary) float64 { return m.KubeProxyDecodeCPUSeconds }},
+	{"kubeProxySyncs", KindCount, func(m *ModeSummary) float64 { return float64(m.KubeProxySyncs) }},
+	{"kubeProxyFullSyncs", KindCount, func(m *ModeSummary) float64 { return float64(m.KubeProxyFullSyncs) }},
+	{"peakSyncSeconds", KindSeconds, func(m *ModeSummary) float64 { return m.PeakSyncSeconds }},
+	{"kubeProxyBusyFraction", KindCount, func(m *ModeSummary) float64 { return m.KubeProxyBusyFraction }},
+	{"apiserverCPUSeconds", KindSeconds, func(m *ModeSummary) float64 { return m.APIServerCPUSeconds }},
 }
 
 // ratioFigures are the figures of RatioSummary, in summary.json order; nil when undefined.
@@ -76,6 +88,9 @@ var ratioFigures = []struct {
 	{"perNodeBytes", func(r *RatioSummary) *float64 { return r.PerNodeBytes }},
 	{"maxObjectBytes", func(r *RatioSummary) *float64 { return r.MaxObjectBytes }},
 	{"peakEgressBytesPerSec", func(r *RatioSummary) *float64 { return r.PeakEgressBytesPerSec }},
+	{"kubeProxyCPUSeconds", func(r *RatioSummary) *float64 { return r.KubeProxyCPUSeconds }},
+	{"kubeProxyDecodeCPUSeconds", func(r *RatioSummary) *float64 { return r.KubeProxyDecodeCPUSeconds }},
+	{"apiserverCPUSeconds", func(r *RatioSummary) *float64 { return r.APIServerCPUSeconds }},
 }
 
 // ModeFigures returns the figure names of the endpoints and endpointslices modes, in

@@ -19,7 +19,7 @@ func TestSummaryFigures(t *testing.T) {
 	s := NewSummary(fixtureResults(), nil)
 	figs := SummaryFigures(s)
 	// 4 blocks (3 phases and the total) × (2 modes × 21 figures + 7 ratios).
-	if len(figs) != 4*(2*modeFigureCount+7) {
+	if len(figs) != 4*(2*modeFigureCount+10) {
 		t.Fatalf("%d figures", len(figs))
 	}
 	byName := map[string]Figure{}

@@ -88,6 +88,20 @@ func fixtureResults() *sim.Results {
 			Propagation: sim.Latency{Count: 20_070, P50Seconds: 0.1, P90Seconds: 0.4, P99Seconds: 1.5, MaxSeconds: 2},
 		},
 	}
+	// The consumer side: kube-proxy's programming latency and CPU, the API servers' CPU.
+	consumer := func(m *sim.ModeResult, p50, p99, cpu float64, syncs int64, apiCPU float64) {
+		m.Programming = sim.Latency{Count: m.Writes.Total(), P50Seconds: p50, P90Seconds: (p50 + p99) / 2, P99Seconds: p99, MaxSeconds: p99 + 0.5}
+		m.KubeProxyCPUSeconds, m.KubeProxySyncs, m.PeakSyncSeconds = cpu, syncs, 1.375
+		m.KubeProxyDecodeCPUSeconds = float64(m.PerNodeBytes) * 7.5e-9
+		m.KubeProxyBusyFraction, m.APIServerCPUSeconds = min(cpu/60, 1), apiCPU
+	}
+	consumer(&create.Endpoints, 2.5, 4.25, 30.5, 20, 120.25)
+	consumer(&create.EndpointSlices, 1.5, 2.5, 12.25, 9, 20.5)
+	create.EndpointSlices.KubeProxyFullSyncs, create.Endpoints.KubeProxyFullSyncs = 1, 1
+	consumer(&notReady.Endpoints, 2.25, 2.25, 2.75, 1, 5.5)
+	consumer(&notReady.EndpointSlices, 1.375, 1.375, 1.375, 1, 0.125)
+	consumer(&rollout.Endpoints, 30, 45.5, 150.75, 100, 7000)
+	consumer(&rollout.EndpointSlices, 3, 8.5, 60.5, 44, 1500)
 	total := sim.PhaseResult{Name: "total", Start: 0, End: at(3 * time.Minute)}
 	for _, p := range []sim.PhaseResult{create, notReady, rollout} {
 		for _, m := range AllModes {
@@ -107,8 +121,17 @@ func fixtureResults() *sim.Results {
 			dst.MaxObjectBytes = max(dst.MaxObjectBytes, src.MaxObjectBytes)
 			dst.PeakEgressBytesPerSec = max(dst.PeakEgressBytesPerSec, src.PeakEgressBytesPerSec)
 			dst.TruncatedObjects += src.TruncatedObjects
+			dst.KubeProxyCPUSeconds += src.KubeProxyCPUSeconds
+			dst.KubeProxyDecodeCPUSeconds += src.KubeProxyDecodeCPUSeconds
+			dst.KubeProxySyncs += src.KubeProxySyncs
+			dst.KubeProxyFullSyncs += src.KubeProxyFullSyncs
+			dst.PeakSyncSeconds = max(dst.PeakSyncSeconds, src.PeakSyncSeconds)
+			dst.APIServerCPUSeconds += src.APIServerCPUSeconds
 		}
 	}
+	total.Endpoints.Programming = sim.Latency{Count: 1_244, P50Seconds: 28, P90Seconds: 40, P99Seconds: 45.5, MaxSeconds: 46}
+	total.EndpointSlices.Programming = sim.Latency{Count: 20_232, P50Seconds: 3, P90Seconds: 6, P99Seconds: 8.5, MaxSeconds: 9}
+	total.Endpoints.KubeProxyBusyFraction, total.EndpointSlices.KubeProxyBusyFraction = 0.95, 0.4
 	total.Endpoints.Propagation = sim.Latency{Count: 1_244, P50Seconds: 4.25, P90Seconds: 9, P99Seconds: 12.3, MaxSeconds: 15}
 	total.EndpointSlices.Propagation = sim.Latency{Count: 20_232, P50Seconds: 0.1, P90Seconds: 0.4, P99Seconds: 1.5, MaxSeconds: 2}
 

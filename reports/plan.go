@@ -227,7 +227,7 @@ func (p *PlanPoint) perNodeBytesPerDay(churn []PlanPhaseRate, m sim.Mode) (int64
 type PlanLimit struct {
 	Mode sim.Mode
 	// Kind is a stable key: objectSize, truncated, egressSaturated, egressBudget, writeRate,
-	// perNodeIngress, slo.
+	// perNodeIngress, slo, programmingSLO, kubeProxySaturated.
 	Kind string
 	// Text says what happened, with the figures.
 	Text string
@@ -268,8 +268,20 @@ func (r *PlanResults) Limits(p *PlanPoint, m sim.Mode) []PlanLimit {
 	if p.SLOSeconds > 0 && ms.Propagation.Count > 0 && ms.Propagation.P99Seconds > p.SLOSeconds {
 		add("slo", "propagation p99 %s > SLO %s", FormatSeconds(ms.Propagation.P99Seconds), FormatSeconds(p.SLOSeconds))
 	}
+	if p.SLOSeconds > 0 && ms.Programming.Count > 0 && ms.Programming.P99Seconds > p.SLOSeconds {
+		add("programmingSLO", "network programming p99 %s > SLO %s", FormatSeconds(ms.Programming.P99Seconds), FormatSeconds(p.SLOSeconds))
+	}
+	if ms.KubeProxyBusyFraction >= KubeProxySaturatedFraction {
+		add("kubeProxySaturated", "kube-proxy syncing %.0f%% of the time (longest sync %s): changes queue behind whole syncs",
+			ms.KubeProxyBusyFraction*100, FormatSeconds(ms.PeakSyncSeconds))
+	}
 	return out
 }
+
+// KubeProxySaturatedFraction is the share of a run spent syncing from which the plan calls
+// kube-proxy saturated: its sync loop then runs nearly back to back, so each change waits
+// for the sync in progress and minSyncPeriod no longer bounds the delay.
+const KubeProxySaturatedFraction = 0.9
 
 // writeBudget returns the write-rate budget of mode m at p and how to name it.
 func (r *PlanResults) writeBudget(p *PlanPoint, m sim.Mode) (float64, string) {

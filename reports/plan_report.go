@@ -184,7 +184,7 @@ func (r *PlanResults) planDoc(charts []*Chart) []block {
 	for _, ax := range spec.Axes {
 		header = append(header, ax.Name)
 	}
-	header = append(header, "mode", "writes", "failed", "bytes fanned out", "per rolling update", "per node", "peak egress", "largest object", "writes/s", "p99", "limits")
+	header = append(header, "mode", "writes", "failed", "bytes fanned out", "per rolling update", "per node", "peak egress", "largest object", "writes/s", "p99", "programming p99", "limits")
 	rows = [][]string{header}
 	for i := range r.Points {
 		p := &r.Points[i]
@@ -196,7 +196,7 @@ func (r *PlanResults) planDoc(charts []*Chart) []block {
 			row := []string{strconv.Itoa(p.Index)}
 			row = append(row, p.Values...)
 			if ms == nil {
-				row = append(row, "-", "failed run", "", "", "", "", "", "", "", "", "")
+				row = append(row, "-", "failed run", "", "", "", "", "", "", "", "", "", "")
 				rows = append(rows, row)
 				break
 			}
@@ -204,13 +204,16 @@ func (r *PlanResults) planDoc(charts []*Chart) []block {
 			if v, ok := p.perNodeBytesPerDay(spec.Churn, m); ok {
 				perNode = FormatBytes(v) + "/day"
 			}
-			p99 := "-"
+			p99, programming := "-", "-"
 			if ms.Propagation.Count > 0 {
 				p99 = FormatSeconds(ms.Propagation.P99Seconds)
 			}
+			if ms.Programming.Count > 0 {
+				programming = FormatSeconds(ms.Programming.P99Seconds)
+			}
 			row = append(row, modeTitle(m), formatCount(ms.Writes.Total), formatCount(ms.FailedWrites),
 				FormatBytes(ms.FanoutBytes), r.rolloutText(p, m), perNode, FormatRate(ms.PeakEgressBytesPerSec),
-				FormatBytes(ms.MaxObjectBytes), fmt.Sprintf("%.1f", p.WritesPerSec.mode(m)), p99, limitKinds(r.Limits(p, m)))
+				FormatBytes(ms.MaxObjectBytes), fmt.Sprintf("%.1f", p.WritesPerSec.mode(m)), p99, programming, limitKinds(r.Limits(p, m)))
 			rows = append(rows, row)
 		}
 	}
@@ -380,7 +383,7 @@ func (r *PlanResults) budgetLines() []string {
 	} else {
 		out = append(out, fmt.Sprintf("Each controller's write rate, sustained over %ds, below its client QPS (at the QPS, its rate limiter is holding writes back).", b.WriteWindowSeconds))
 	}
-	out = append(out, "Always: objects within the etcd request limit (the scenario's objectSizeLimit), no Endpoints truncation at 1000 addresses, API server egress below its bandwidth, propagation p99 within the scenario's SLO.")
+	out = append(out, "Always: objects within the etcd request limit (the scenario's objectSizeLimit), no Endpoints truncation at 1000 addresses, API server egress below its bandwidth, propagation p99 and network programming p99 within the scenario's SLO, kube-proxy syncing less than 90% of the time.")
 	return out
 }
 
@@ -616,6 +619,11 @@ var planFigures = []struct {
 	{"propagation.p90Seconds", func(m *ModeSummary) string { return ftoa(m.Propagation.P90Seconds) }},
 	{"propagation.p99Seconds", func(m *ModeSummary) string { return ftoa(m.Propagation.P99Seconds) }},
 	{"propagation.maxSeconds", func(m *ModeSummary) string { return ftoa(m.Propagation.MaxSeconds) }},
+	{"programming.p99Seconds", func(m *ModeSummary) string { return ftoa(m.Programming.P99Seconds) }},
+	{"kubeProxyCPUSeconds", func(m *ModeSummary) string { return ftoa(m.KubeProxyCPUSeconds) }},
+	{"peakSyncSeconds", func(m *ModeSummary) string { return ftoa(m.PeakSyncSeconds) }},
+	{"kubeProxyBusyFraction", func(m *ModeSummary) string { return ftoa(m.KubeProxyBusyFraction) }},
+	{"apiserverCPUSeconds", func(m *ModeSummary) string { return ftoa(m.APIServerCPUSeconds) }},
 }
 
 func itoa(n int64) string   { return strconv.FormatInt(n, 10) }

@@ -38,6 +38,8 @@ func runChartCaption(c *Chart) string {
 		return "API writes per phase, with the Endpoints / EndpointSlices ratio."
 	case "phases-bytes":
 		return "Bytes fanned out per phase, with the Endpoints / EndpointSlices ratio."
+	case "programming-latency":
+		return "Network programming latency per phase (trigger to rules in place on a node, as kube-proxy measures it): p50 to max, with the p99 marked."
 	case "slice-layout":
 		return "How the EndpointSlices are laid out over time: how many, and endpoints per slice (min, median, max)."
 	}
@@ -273,7 +275,11 @@ func assumptions(cfg *sim.Config) []string {
 	} else {
 		out = append(out, "Network model off: bandwidth is unlimited, so propagation latency is the controllers' and API calls' delays only (`network.enabled`).")
 	}
-	out = append(out, fmt.Sprintf("Propagation SLO: p99 within %s (`slo`).", cfg.SLO))
+	if kp := cfg.KubeProxy; kp.Mode != "" {
+		out = append(out, fmt.Sprintf("kube-proxy in %s mode: minSyncPeriod %s, syncPeriod %s, %g CPU; a sync costs %s + %.0f ns per rule of every Service + %.0f ns per rule written, decoding %g ns per protobuf byte (`kubeProxy.*`; README \"kube-proxy\" for the sources).",
+			kp.Mode, kp.MinSyncPeriod, kp.SyncPeriod, kp.CPU, kp.Costs.SyncBase, kp.Costs.GenerateNanosPerRule, kp.Costs.WriteNanosPerRule, kp.Costs.DecodeProtobufNanosPerByte))
+	}
+	out = append(out, fmt.Sprintf("Propagation and network programming SLO: p99 within %s (`slo`).", cfg.SLO))
 	return out
 }
 

@@ -121,6 +121,23 @@ type ModeSummary struct {
 	ResentBytes           int64          `json:"resentBytes"`
 	// WithinSLO says whether propagation p99 met the SLO (absent when nothing propagated).
 	WithinSLO *bool `json:"withinSLO,omitempty"`
+	// Programming is network programming latency: trigger → rules in place on a node
+	// (kubeproxy_network_programming_duration_seconds, pooled over all kube-proxies).
+	Programming LatencySummary `json:"programming"`
+	// ProgrammingWithinSLO says whether programming p99 met the SLO (absent when nothing
+	// was programmed).
+	ProgrammingWithinSLO *bool `json:"programmingWithinSLO,omitempty"`
+	// KubeProxyCPUSeconds is one kube-proxy's CPU (decoding and syncing), in seconds.
+	KubeProxyCPUSeconds float64 `json:"kubeProxyCPUSeconds"`
+	// KubeProxyDecodeCPUSeconds is the part of it spent decoding watch events.
+	KubeProxyDecodeCPUSeconds float64 `json:"kubeProxyDecodeCPUSeconds"`
+	KubeProxySyncs            int64   `json:"kubeProxySyncs"`
+	KubeProxyFullSyncs        int64   `json:"kubeProxyFullSyncs"`
+	PeakSyncSeconds           float64 `json:"peakSyncSeconds"`
+	KubeProxyBusyFraction     float64 `json:"kubeProxyBusyFraction"`
+	// APIServerCPUSeconds is the API servers' watch-path CPU (serialization, per-watcher
+	// framing and TLS, relist LISTs), in seconds.
+	APIServerCPUSeconds float64 `json:"apiserverCPUSeconds"`
 }
 
 // LatencySummary is a latency distribution: each quantile as a Go duration string and in
@@ -140,13 +157,16 @@ type LatencySummary struct {
 // RatioSummary is Endpoints / EndpointSlices for each figure, rounded to 3 decimal places. A
 // field is nil (omitted) when the EndpointSlices figure is zero.
 type RatioSummary struct {
-	Writes                *float64 `json:"writes,omitempty"`
-	EtcdBytes             *float64 `json:"etcdBytes,omitempty"`
-	WatchEvents           *float64 `json:"watchEvents,omitempty"`
-	FanoutBytes           *float64 `json:"fanoutBytes,omitempty"`
-	PerNodeBytes          *float64 `json:"perNodeBytes,omitempty"`
-	MaxObjectBytes        *float64 `json:"maxObjectBytes,omitempty"`
-	PeakEgressBytesPerSec *float64 `json:"peakEgressBytesPerSec,omitempty"`
+	Writes                    *float64 `json:"writes,omitempty"`
+	EtcdBytes                 *float64 `json:"etcdBytes,omitempty"`
+	WatchEvents               *float64 `json:"watchEvents,omitempty"`
+	FanoutBytes               *float64 `json:"fanoutBytes,omitempty"`
+	PerNodeBytes              *float64 `json:"perNodeBytes,omitempty"`
+	MaxObjectBytes            *float64 `json:"maxObjectBytes,omitempty"`
+	PeakEgressBytesPerSec     *float64 `json:"peakEgressBytesPerSec,omitempty"`
+	KubeProxyCPUSeconds       *float64 `json:"kubeProxyCPUSeconds,omitempty"`
+	KubeProxyDecodeCPUSeconds *float64 `json:"kubeProxyDecodeCPUSeconds,omitempty"`
+	APIServerCPUSeconds       *float64 `json:"apiserverCPUSeconds,omitempty"`
 }
 
 // AllModes is both modes in report order.
@@ -196,6 +216,10 @@ func NewSummary(res *sim.Results, modes []sim.Mode) *Summary {
 					ok := ms.Propagation.P99Seconds <= res.SLOSeconds
 					ms.WithinSLO = &ok
 				}
+				if ms := p.Mode(m); ms != nil && ms.Programming.Count > 0 {
+					ok := ms.Programming.P99Seconds <= res.SLOSeconds
+					ms.ProgrammingWithinSLO = &ok
+				}
 			}
 		}
 	}
@@ -242,25 +266,33 @@ func newModeSummary(m *sim.ModeResult) *ModeSummary {
 			Delete: m.Writes.Delete,
 			Total:  m.Writes.Total(),
 		},
-		NoopWrites:            m.NoopWrites,
-		FailedWrites:          m.FailedWrites,
-		Conflicts:             m.Conflicts,
-		Syncs:                 m.Syncs,
-		StaleSyncs:            m.StaleSyncs,
-		Objects:               m.Objects,
-		EtcdBytes:             m.EtcdBytes,
-		RequestBytes:          m.RequestBytes,
-		WatchEvents:           m.WatchEvents,
-		FanoutBytes:           m.FanoutBytes,
-		PerNodeBytes:          m.PerNodeBytes,
-		MaxObjectBytes:        m.MaxObjectBytes,
-		PeakEgressBytesPerSec: m.PeakEgressBytesPerSec,
-		TruncatedObjects:      m.TruncatedObjects,
-		HiddenAddresses:       m.HiddenAddresses,
-		Propagation:           newLatencySummary(m.Propagation),
-		WatcherTerminations:   m.WatcherTerminations,
-		Relists:               m.Relists,
-		ResentBytes:           m.ResentBytes,
+		NoopWrites:                m.NoopWrites,
+		FailedWrites:              m.FailedWrites,
+		Conflicts:                 m.Conflicts,
+		Syncs:                     m.Syncs,
+		StaleSyncs:                m.StaleSyncs,
+		Objects:                   m.Objects,
+		EtcdBytes:                 m.EtcdBytes,
+		RequestBytes:              m.RequestBytes,
+		WatchEvents:               m.WatchEvents,
+		FanoutBytes:               m.FanoutBytes,
+		PerNodeBytes:              m.PerNodeBytes,
+		MaxObjectBytes:            m.MaxObjectBytes,
+		PeakEgressBytesPerSec:     m.PeakEgressBytesPerSec,
+		TruncatedObjects:          m.TruncatedObjects,
+		HiddenAddresses:           m.HiddenAddresses,
+		Propagation:               newLatencySummary(m.Propagation),
+		WatcherTerminations:       m.WatcherTerminations,
+		Relists:                   m.Relists,
+		ResentBytes:               m.ResentBytes,
+		Programming:               newLatencySummary(m.Programming),
+		KubeProxyCPUSeconds:       microRound(m.KubeProxyCPUSeconds),
+		KubeProxyDecodeCPUSeconds: microRound(m.KubeProxyDecodeCPUSeconds),
+		KubeProxySyncs:            m.KubeProxySyncs,
+		KubeProxyFullSyncs:        m.KubeProxyFullSyncs,
+		PeakSyncSeconds:           microRound(m.PeakSyncSeconds),
+		KubeProxyBusyFraction:     math.Round(m.KubeProxyBusyFraction*1e4) / 1e4,
+		APIServerCPUSeconds:       microRound(m.APIServerCPUSeconds),
 	}
 }
 
@@ -280,15 +312,30 @@ func newLatencySummary(l sim.Latency) LatencySummary {
 
 func newRatioSummary(e, s *ModeSummary) *RatioSummary {
 	return &RatioSummary{
-		Writes:                roundedRatio(e.Writes.Total, s.Writes.Total),
-		EtcdBytes:             roundedRatio(e.EtcdBytes, s.EtcdBytes),
-		WatchEvents:           roundedRatio(e.WatchEvents, s.WatchEvents),
-		FanoutBytes:           roundedRatio(e.FanoutBytes, s.FanoutBytes),
-		PerNodeBytes:          roundedRatio(e.PerNodeBytes, s.PerNodeBytes),
-		MaxObjectBytes:        roundedRatio(e.MaxObjectBytes, s.MaxObjectBytes),
-		PeakEgressBytesPerSec: roundedRatio(e.PeakEgressBytesPerSec, s.PeakEgressBytesPerSec),
+		Writes:                    roundedRatio(e.Writes.Total, s.Writes.Total),
+		EtcdBytes:                 roundedRatio(e.EtcdBytes, s.EtcdBytes),
+		WatchEvents:               roundedRatio(e.WatchEvents, s.WatchEvents),
+		FanoutBytes:               roundedRatio(e.FanoutBytes, s.FanoutBytes),
+		PerNodeBytes:              roundedRatio(e.PerNodeBytes, s.PerNodeBytes),
+		MaxObjectBytes:            roundedRatio(e.MaxObjectBytes, s.MaxObjectBytes),
+		PeakEgressBytesPerSec:     roundedRatio(e.PeakEgressBytesPerSec, s.PeakEgressBytesPerSec),
+		KubeProxyCPUSeconds:       roundedFloatRatio(e.KubeProxyCPUSeconds, s.KubeProxyCPUSeconds),
+		KubeProxyDecodeCPUSeconds: roundedFloatRatio(e.KubeProxyDecodeCPUSeconds, s.KubeProxyDecodeCPUSeconds),
+		APIServerCPUSeconds:       roundedFloatRatio(e.APIServerCPUSeconds, s.APIServerCPUSeconds),
 	}
 }
+
+// roundedFloatRatio is roundedRatio for figures in seconds.
+func roundedFloatRatio(num, den float64) *float64 {
+	if den <= 0 {
+		return nil
+	}
+	r := math.Round(num/den*1000) / 1000
+	return &r
+}
+
+// microRound rounds seconds to the microsecond, which keeps summary.json short and stable.
+func microRound(s float64) float64 { return math.Round(s*1e6) / 1e6 }
 
 // roundedRatio returns num/den rounded to 3 decimal places, or nil when den is 0. Rounding
 // keeps summary.json short and stable; the exact figures are the integers beside it.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"epsim/sim"
 )
@@ -173,6 +174,45 @@ var tableRows = []tableRow{
 	}, nil, func(p *PhaseSummary) bool {
 		return anyMode(p, func(m *ModeSummary) bool { return m.WithinSLO != nil })
 	}},
+	{"apiserver CPU (watch)", func(m *ModeSummary) string { return formatCPUSeconds(m.APIServerCPUSeconds) },
+		func(r *RatioSummary) *float64 { return r.APIServerCPUSeconds },
+		func(p *PhaseSummary) bool {
+			return anyMode(p, func(m *ModeSummary) bool { return m.APIServerCPUSeconds != 0 })
+		}},
+	{"programming p99", func(m *ModeSummary) string { return FormatSeconds(m.Programming.P99Seconds) }, nil,
+		func(p *PhaseSummary) bool {
+			return anyMode(p, func(m *ModeSummary) bool { return m.Programming.Count != 0 })
+		}},
+	{"  programmed in SLO", func(m *ModeSummary) string {
+		switch {
+		case m.ProgrammingWithinSLO == nil:
+			return "-"
+		case *m.ProgrammingWithinSLO:
+			return "yes"
+		}
+		return "NO"
+	}, nil, func(p *PhaseSummary) bool {
+		return anyMode(p, func(m *ModeSummary) bool { return m.ProgrammingWithinSLO != nil })
+	}},
+	{"kube-proxy CPU/node", func(m *ModeSummary) string { return formatCPUSeconds(m.KubeProxyCPUSeconds) },
+		func(r *RatioSummary) *float64 { return r.KubeProxyCPUSeconds },
+		func(p *PhaseSummary) bool {
+			return anyMode(p, func(m *ModeSummary) bool { return m.KubeProxyCPUSeconds != 0 })
+		}},
+	{"  decoding", func(m *ModeSummary) string { return formatCPUSeconds(m.KubeProxyDecodeCPUSeconds) },
+		func(r *RatioSummary) *float64 { return r.KubeProxyDecodeCPUSeconds },
+		func(p *PhaseSummary) bool {
+			return anyMode(p, func(m *ModeSummary) bool { return m.KubeProxyDecodeCPUSeconds != 0 })
+		}},
+	{"  syncs (full)", func(m *ModeSummary) string {
+		return fmt.Sprintf("%s (%s)", formatCount(m.KubeProxySyncs), formatCount(m.KubeProxyFullSyncs))
+	}, nil, func(p *PhaseSummary) bool {
+		return anyMode(p, func(m *ModeSummary) bool { return m.KubeProxySyncs != 0 })
+	}},
+	{"  longest sync", func(m *ModeSummary) string { return FormatSeconds(m.PeakSyncSeconds) }, nil,
+		func(p *PhaseSummary) bool {
+			return anyMode(p, func(m *ModeSummary) bool { return m.PeakSyncSeconds != 0 })
+		}},
 	{"slow watchers closed", func(m *ModeSummary) string { return formatCount(m.WatcherTerminations) }, nil,
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.WatcherTerminations != 0 })
@@ -181,6 +221,16 @@ var tableRows = []tableRow{
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.ResentBytes != 0 })
 		}},
+}
+
+// formatCPUSeconds prints CPU time: to the millisecond from a second up, to the microsecond
+// below (decoding one slice takes a fraction of a millisecond).
+func formatCPUSeconds(s float64) string {
+	d := secondsDuration(s)
+	if d < time.Second {
+		return d.Round(time.Microsecond).String()
+	}
+	return d.Round(time.Millisecond).String()
 }
 
 // anyMode reports whether f holds for any mode of p that ran.

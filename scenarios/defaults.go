@@ -179,14 +179,16 @@ func DefaultWorkloads() sim.WorkloadsConfig {
 
 // DefaultAPIServer returns one API server replica, kube-proxies on protobuf (upstream:
 // pkg/proxy/apis/config/v1alpha1/defaults.go, content type
-// application/vnd.kubernetes.protobuf), the 1.5 MiB object limit, no extra watchers, and the
-// assumed 10 Gbit/s egress.
+// application/vnd.kubernetes.protobuf), the 1.5 MiB object limit, no extra watchers, the
+// assumed 10 Gbit/s egress, and the watch path's CPU costs (sim.DefaultAPIServerCosts:
+// encode and TLS measured with the real serializers, 5 µs per event assumed).
 func DefaultAPIServer() sim.APIServerConfig {
 	return sim.APIServerConfig{
 		Replicas:             DefaultAPIServerReplicas,
 		KubeProxyEncoding:    sim.EncodingProtobuf,
 		ObjectSizeLimitBytes: DefaultObjectSizeLimitBytes,
 		EgressBitsPerSec:     DefaultEgressBitsPerSec,
+		Costs:                sim.DefaultAPIServerCosts(),
 	}
 }
 
@@ -256,6 +258,7 @@ func DefaultConfig() sim.Config {
 		ControlPlane:      DefaultControlPlane(),
 		APIServer:         DefaultAPIServer(),
 		Network:           DefaultNetwork(),
+		KubeProxy:         sim.DefaultKubeProxy(sim.KubeProxyIPTables),
 		RunEndpoints:      true,
 		RunEndpointSlices: true,
 		MaxEvents:         DefaultMaxEvents,

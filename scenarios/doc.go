@@ -53,9 +53,17 @@
 //	    Raise the limits (e.g. qps 1e6, burst 1e6) for churn as fast as the pods allow.
 //	apiServer: replicas [1], kubeProxyEncoding [protobuf | json], objectSizeLimit [1.5MiB],
 //	    egressBandwidth [10Gbit], watchers: [{name, count [1], resources: [endpointslices,
-//	    endpoints], encoding [protobuf], includeHeadless [false]}]
+//	    endpoints], encoding [protobuf], includeHeadless [false]}],
+//	    costs: {encodeProtobufNanosPerByte [2.0], encodeJSONNanosPerByte [3.9],
+//	    tlsNanosPerByte [0.23], perEventNanos [5000]} (watch-path CPU; sim.DefaultAPIServerCosts)
 //	network: enabled [true], nodeIngressBandwidth [1Gbit], transportOverhead [true],
 //	  listCompressionRatio [1] (compressed/uncompressed size of relist LISTs, 0.01..1)
+//	kubeProxy: mode [iptables | nftables | ipvs] (sets the cost defaults of that backend),
+//	    minSyncPeriod [1s], syncPeriod [30s] (>= minSyncPeriod), cpu [1] (cores),
+//	    costs: {syncBase [10ms], generateNanosPerRule [16770], writeNanosPerRule [18351;
+//	    ipvs 10000], rulesPerServicePort [3; ipvs 2], rulesPerEndpoint [4; ipvs 1],
+//	    decodeProtobufNanosPerByte [7.3], decodeJSONNanosPerByte [30.5]}
+//	    (sources: sim.DefaultKubeProxy)
 //	services (required, at least one): name (required), namespace [default], count [1],
 //	    replicas [1], ports [{port: 80}]: {name, protocol [TCP], port, targetPort [= port],
 //	    appProtocol}, ipFamilies [IPv4], headless, publishNotReadyAddresses,

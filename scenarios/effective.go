@@ -50,6 +50,9 @@ func Effective(sc *Scenario) []byte {
 	w("    burstReplicas: %d\n    scheduler: {qps: %s, burst: %d}\n    podCreateFailureRate: %s\n", wl.BurstReplicas, fnum(wl.SchedulerQPS), wl.SchedulerBurst, fnum(wl.PodCreateFailureRate))
 	a := cfg.APIServer
 	w("apiServer:\n  replicas: %d\n  kubeProxyEncoding: %s\n  objectSizeLimit: %d\n  egressBandwidth: %s\n", a.Replicas, a.KubeProxyEncoding, a.ObjectSizeLimitBytes, bandwidth(a.EgressBitsPerSec))
+	ac := a.Costs
+	w("  costs: {encodeProtobufNanosPerByte: %s, encodeJSONNanosPerByte: %s, tlsNanosPerByte: %s, perEventNanos: %s}\n",
+		fnum(ac.EncodeProtobufNanosPerByte), fnum(ac.EncodeJSONNanosPerByte), fnum(ac.TLSNanosPerByte), fnum(ac.PerEventNanos))
 	if len(a.Watchers) > 0 {
 		w("  watchers:\n")
 		for _, x := range a.Watchers {
@@ -65,6 +68,12 @@ func Effective(sc *Scenario) []byte {
 	}
 	n := cfg.Network
 	w("network:\n  enabled: %t\n  nodeIngressBandwidth: %s\n  transportOverhead: %t\n  listCompressionRatio: %s\n", n.Enabled, bandwidth(n.NodeIngressBitsPerSec), n.TransportOverhead, fnum(n.ListCompressionRatio))
+	kp := cfg.KubeProxy
+	kc := kp.Costs
+	w("kubeProxy:\n  mode: %s\n  minSyncPeriod: %s\n  syncPeriod: %s\n  cpu: %s\n", kp.Mode, kp.MinSyncPeriod, kp.SyncPeriod, fnum(kp.CPU))
+	w("  costs:\n    syncBase: %s\n    generateNanosPerRule: %s\n    writeNanosPerRule: %s\n    rulesPerServicePort: %s\n    rulesPerEndpoint: %s\n    decodeProtobufNanosPerByte: %s\n    decodeJSONNanosPerByte: %s\n",
+		kc.SyncBase, fnum(kc.GenerateNanosPerRule), fnum(kc.WriteNanosPerRule), fnum(kc.RulesPerServicePort), fnum(kc.RulesPerEndpoint),
+		fnum(kc.DecodeProtobufNanosPerByte), fnum(kc.DecodeJSONNanosPerByte))
 	w("services:\n")
 	for _, s := range cfg.Services {
 		w("  - name: %s\n    namespace: %s\n    count: %d\n", yq(s.Name), yq(s.Namespace), s.Count)

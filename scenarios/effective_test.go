@@ -15,7 +15,9 @@ func TestEffectiveRoundTrip(t *testing.T) {
 	}
 	for _, p := range paths {
 		t.Run(p, func(t *testing.T) {
-			sc, cfg, err := Load(p, nil)
+			// Non-default kube-proxy and API server costs must survive the round trip too.
+			sc, cfg, err := Load(p, []string{"kubeProxy.mode=ipvs", "kubeProxy.minSyncPeriod=2s", "kubeProxy.costs.syncBase=3ms",
+				"kubeProxy.costs.decodeJSONNanosPerByte=12.5", "apiServer.costs.perEventNanos=2500"})
 			if err != nil {
 				t.Fatal(err)
 			}

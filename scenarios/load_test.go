@@ -45,7 +45,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown top-level field, case typo",
 			doc:  minimal + "controlplane: {}\n",
-			want: []string{`x.yaml:12:1: controlplane: unknown field "controlplane" (did you mean "controlPlane"?); allowed: name, description, seed, cluster, controlPlane, apiServer, network, services, timeline, modes, guards, slo, expect`},
+			want: []string{`x.yaml:12:1: controlplane: unknown field "controlplane" (did you mean "controlPlane"?); allowed: name, description, seed, cluster, controlPlane, apiServer, network, kubeProxy, services, timeline, modes, guards, slo, expect`},
 		},
 		{
 			name: "wrong type",
@@ -174,6 +174,17 @@ func TestParseErrors(t *testing.T) {
 			},
 		},
 		{
+			name: "kube-proxy settings",
+			doc:  minimal + "kubeProxy:\n  mode: ipvss\n  minSyncPeriod: 40s\n  cpu: 0\n  costs: {writeNanosPerRule: -1, rulesPerChain: 2}\n",
+			want: []string{
+				`x.yaml:13:3: kubeProxy.syncPeriod: 30s is shorter than minSyncPeriod 40s`,
+				`x.yaml:13:9: kubeProxy.mode: "ipvss" is not allowed (did you mean "ipvs"?); allowed: iptables, nftables, ipvs`,
+				`x.yaml:15:8: kubeProxy.cpu: 0 out of range (cpu must be at least 0.001 cores)`,
+				`x.yaml:16:30: kubeProxy.costs.writeNanosPerRule: -1 out of range (0..1e+09)`,
+				`x.yaml:16:34: kubeProxy.costs.rulesPerChain: unknown field "rulesPerChain"; allowed: syncBase, generateNanosPerRule, writeNanosPerRule, rulesPerServicePort, rulesPerEndpoint, decodeProtobufNanosPerByte, decodeJSONNanosPerByte`,
+			},
+		},
+		{
 			name: "stamped name clash",
 			doc:  strings.Replace(minimal, "  - name: web\n", "  - name: web\n    count: 3\n  - name: web-2\n", 1),
 			want: []string{`x.yaml:7:5: services[1].name: service default/web-2 clashes with copy 2 of "web" (count 3, line 5)`},
@@ -204,7 +215,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			doc:  "- a\n",
-			want: []string{`x.yaml:1:1: expected a mapping with fields name, description, seed, cluster, controlPlane, apiServer, network, services, timeline, modes, guards, slo, expect, got a list`},
+			want: []string{`x.yaml:1:1: expected a mapping with fields name, description, seed, cluster, controlPlane, apiServer, network, kubeProxy, services, timeline, modes, guards, slo, expect, got a list`},
 		},
 		{
 			name: "bad --set path and values",

@@ -43,6 +43,16 @@ type Topic struct {
 
 func dur(d time.Duration) string { return d.String() }
 
+// ftoa prints a number default as the loader reads it back.
+func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// The kube-proxy and API server cost defaults the reference shows (sim.DefaultKubeProxy,
+// sim.DefaultAPIServerCosts cite their sources).
+var (
+	kpDefault = sim.DefaultKubeProxy(sim.KubeProxyIPTables)
+	kpAPI     = sim.DefaultAPIServerCosts()
+)
+
 // controllerDocs are the fields of controlPlane.endpointSlice and controlPlane.endpoints.
 func controllerDocs(path, doc string) []FieldDoc {
 	return []FieldDoc{
@@ -137,11 +147,43 @@ func Reference() []FieldDoc {
 		FieldDoc{Path: "apiServer.watchers[].resources", Type: "list of strings", Required: true, Allowed: strings.Join(watchResources, ", "), Doc: "What they watch: EndpointSlices (in the EndpointSlice mode), Endpoints (in the Endpoints mode), or both."},
 		FieldDoc{Path: "apiServer.watchers[].encoding", Type: "string", Default: string(sim.EncodingProtobuf), Allowed: strings.Join(encodings, ", "), Doc: "Their wire encoding."},
 		FieldDoc{Path: "apiServer.watchers[].includeHeadless", Type: "boolean", Default: "false", Doc: "Whether they also receive headless Services' objects (kube-proxy filters them out)."},
+		FieldDoc{Path: "apiServer.costs", Type: "mapping", Doc: "The watch path's CPU model, reported as apiserverCPUSeconds: each object serialized once per encoding (the watch cache shares it between watchers), per watcher and event a fixed cost plus TLS over its bytes, a relist's LIST serialized per request."},
+		FieldDoc{Path: "apiServer.costs.encodeProtobufNanosPerByte", Type: "number", Unit: "ns/byte", Default: ftoa(kpAPI.EncodeProtobufNanosPerByte), Allowed: "0..1e9",
+			Source: "measured: sim/kubeproxy_calibration_test.go (apimachinery v0.37.2 protobuf serializer)", Doc: "Serializing an object as protobuf."},
+		FieldDoc{Path: "apiServer.costs.encodeJSONNanosPerByte", Type: "number", Unit: "ns/byte", Default: ftoa(kpAPI.EncodeJSONNanosPerByte), Allowed: "0..1e9",
+			Source: "measured: sim/kubeproxy_calibration_test.go (apimachinery v0.37.2 JSON serializer)", Doc: "Serializing an object as JSON."},
+		FieldDoc{Path: "apiServer.costs.tlsNanosPerByte", Type: "number", Unit: "ns/byte", Default: ftoa(kpAPI.TLSNanosPerByte), Allowed: "0..1e9",
+			Source: "measured: sim/kubeproxy_calibration_test.go (AES-128-GCM seal)", Doc: "Encrypting each watcher's bytes."},
+		FieldDoc{Path: "apiServer.costs.perEventNanos", Type: "number", Unit: "ns", Default: ftoa(kpAPI.PerEventNanos), Allowed: "0..1e9", Source: "assumption",
+			Doc: "Each event to each watcher: its goroutine, HTTP/2 frame and write."},
 		FieldDoc{Path: "network", Type: "mapping", Doc: "The fluid network model that turns bytes into propagation latency."},
 		FieldDoc{Path: "network.enabled", Type: "boolean", Default: "true", Doc: "Model bandwidth; false delivers every event instantly."},
 		FieldDoc{Path: "network.nodeIngressBandwidth", Type: "bandwidth", Unit: "bits/s", Default: "1Gbit", Source: "assumption (FACTS.md §4.4)", Doc: "Each node's ingress link."},
 		FieldDoc{Path: "network.transportOverhead", Type: "boolean", Default: "true", Doc: "Count HTTP/2 and TLS framing (about 0.2%) in delivery times; byte figures stay watch-event bytes."},
 		FieldDoc{Path: "network.listCompressionRatio", Type: "number", Default: "1", Allowed: "0.01..1", Doc: "Compressed/uncompressed size of a relist's LIST (the API server gzips responses of 128 KiB or more); 1 sends them uncompressed."},
+		FieldDoc{Path: "kubeProxy", Type: "mapping", Doc: "The kube-proxy on every node: its sync loop and the CPU cost model behind programming latency, kubeProxyCPUSeconds and peakSyncSeconds (README \"kube-proxy: from bytes received to rules programmed\")."},
+		FieldDoc{Path: "kubeProxy.mode", Type: "string", Default: string(sim.KubeProxyIPTables), Allowed: strings.Join(kubeProxyModes, ", "),
+			Source: "pkg/proxy/apis/config/v1alpha1/defaults.go", Doc: "The backend. Setting it first resets the cost defaults to that backend's (ipvs: 10000 ns per written rule, 2 rules per Service port, 1 per endpoint)."},
+		FieldDoc{Path: "kubeProxy.minSyncPeriod", Type: "duration", Default: dur(kpDefault.MinSyncPeriod), Allowed: "0s..1h",
+			Source: "pkg/proxy/apis/config/v1alpha1/defaults.go", Doc: "The least time from the end of one sync to the start of the next; changes arriving meanwhile are synced together."},
+		FieldDoc{Path: "kubeProxy.syncPeriod", Type: "duration", Default: dur(kpDefault.SyncPeriod), Allowed: "1ms..24h, at least minSyncPeriod",
+			Source: "pkg/proxy/apis/config/v1alpha1/defaults.go", Doc: "ipvs: the periodic resync. iptables and nftables: only the retry interval (their periodic sync is hourly)."},
+		FieldDoc{Path: "kubeProxy.cpu", Type: "number", Unit: "cores", Default: ftoa(kpDefault.CPU), Allowed: "0.001..1024", Source: "assumption",
+			Doc: "Cores kube-proxy may use; a sync and a decode are single-threaded, so they run at min(cpu, 1) of a core."},
+		FieldDoc{Path: "kubeProxy.costs", Type: "mapping", Doc: "A sync costs syncBase + generateNanosPerRule × (rules of every Service) + writeNanosPerRule × (rules written), on one core."},
+		FieldDoc{Path: "kubeProxy.costs.syncBase", Type: "duration", Default: dur(kpDefault.Costs.SyncBase), Allowed: "0s..1h", Source: "assumption", Doc: "A sync's fixed work."},
+		FieldDoc{Path: "kubeProxy.costs.generateNanosPerRule", Type: "number", Unit: "ns/rule", Default: ftoa(kpDefault.Costs.GenerateNanosPerRule), Allowed: "0..1e9",
+			Source: "derived: openshift/sdn#403 (mean sync 219.677 ms writing every rule, 104.894 ms writing the changed ones)", Doc: "Generating one rule in Go; every sync generates every Service's rules."},
+		FieldDoc{Path: "kubeProxy.costs.writeNanosPerRule", Type: "number", Unit: "ns/rule", Default: ftoa(kpDefault.Costs.WriteNanosPerRule), Allowed: "0..1e9",
+			Source: "measured: kubernetes/kubernetes#96018 (iptables-restore of 695,992 lines in 12.772 s)", Doc: "Handing one rule to the kernel; a full sync writes every rule, a partial one the changed Services' (and, for iptables, KUBE-SERVICES)."},
+		FieldDoc{Path: "kubeProxy.costs.rulesPerServicePort", Type: "number", Default: ftoa(kpDefault.Costs.RulesPerServicePort), Allowed: "0..1000",
+			Source: "pkg/proxy/iptables/proxier.go syncProxyRules", Doc: "Rules per Service port."},
+		FieldDoc{Path: "kubeProxy.costs.rulesPerEndpoint", Type: "number", Default: ftoa(kpDefault.Costs.RulesPerEndpoint), Allowed: "0..1000",
+			Source: "pkg/proxy/iptables/proxier.go syncProxyRules", Doc: "Rules per ready endpoint and Service port."},
+		FieldDoc{Path: "kubeProxy.costs.decodeProtobufNanosPerByte", Type: "number", Unit: "ns/byte", Default: ftoa(kpDefault.Costs.DecodeProtobufNanosPerByte), Allowed: "0..1e9",
+			Source: "measured: sim/kubeproxy_calibration_test.go (apimachinery v0.37.2 protobuf deserializer)", Doc: "Decoding a received watch event as protobuf."},
+		FieldDoc{Path: "kubeProxy.costs.decodeJSONNanosPerByte", Type: "number", Unit: "ns/byte", Default: ftoa(kpDefault.Costs.DecodeJSONNanosPerByte), Allowed: "0..1e9",
+			Source: "measured: sim/kubeproxy_calibration_test.go (apimachinery v0.37.2 JSON deserializer)", Doc: "Decoding a received watch event as JSON."},
 		FieldDoc{Path: "services", Type: "list of mappings", Required: true, Doc: "The Services, each with the workload behind it."},
 		FieldDoc{Path: "services[].name", Type: "string", Required: true, Allowed: "a DNS-1035 label (with count: the copies' names must fit 63 characters)", Doc: "The Service's name (with count:, the base name of its copies)."},
 		FieldDoc{Path: "services[].namespace", Type: "string", Default: DefaultNamespace, Allowed: "a DNS label", Doc: "The Service's namespace."},

@@ -23,6 +23,7 @@ func TestReferenceCoversSchema(t *testing.T) {
 		"controlPlane.workloads.deployment":  workloadControllerFields,
 		"controlPlane.workloads.statefulSet": workloadControllerFields, "controlPlane.workloads.daemonSet": workloadControllerFields, "controlPlane.workloads.scheduler": clientFields,
 		"apiServer": apiServerFields, "apiServer.watchers[]": watcherFields, "network": networkFields,
+		"apiServer.costs": apiCostFields, "kubeProxy": kubeProxyFields, "kubeProxy.costs": kubeProxyCostFields,
 		"services[]": serviceFields, "services[].ports[]": portFields, "services[].timing": timingFields,
 		"timeline[]": actionFields, "guards": guardFields,
 	}

@@ -48,7 +48,7 @@ const (
 
 // Field names per mapping, in the order the documentation lists them.
 var (
-	topFields        = []string{"name", "description", "seed", "cluster", "controlPlane", "apiServer", "network", "services", "timeline", "modes", "guards", "slo", "expect"}
+	topFields        = []string{"name", "description", "seed", "cluster", "controlPlane", "apiServer", "network", "kubeProxy", "services", "timeline", "modes", "guards", "slo", "expect"}
 	clusterFields    = []string{"nodes", "zones", "region", "nodeNameFormat", "nodeMilliCPU"}
 	cpFields         = []string{"endpointSlice", "endpoints", "maxEndpointsPerSlice", "endpointsTruncation", "informerLag", "endpointsBuildPerPod", "workloads"}
 	controllerFields = []string{"workers", "batchPeriod", "qps", "burst", "apiLatency"}
@@ -57,7 +57,11 @@ var (
 	// workloadControllerFields: the workload controllers have no batch period.
 	workloadControllerFields = []string{"workers", "qps", "burst", "apiLatency"}
 	clientFields             = []string{"qps", "burst"}
-	apiServerFields          = []string{"replicas", "kubeProxyEncoding", "objectSizeLimit", "egressBandwidth", "watchers"}
+	apiServerFields          = []string{"replicas", "kubeProxyEncoding", "objectSizeLimit", "egressBandwidth", "watchers", "costs"}
+	apiCostFields            = []string{"encodeProtobufNanosPerByte", "encodeJSONNanosPerByte", "tlsNanosPerByte", "perEventNanos"}
+	kubeProxyFields          = []string{"mode", "minSyncPeriod", "syncPeriod", "cpu", "costs"}
+	kubeProxyCostFields      = []string{"syncBase", "generateNanosPerRule", "writeNanosPerRule", "rulesPerServicePort", "rulesPerEndpoint", "decodeProtobufNanosPerByte", "decodeJSONNanosPerByte"}
+	kubeProxyModes           = []string{string(sim.KubeProxyIPTables), string(sim.KubeProxyNFTables), string(sim.KubeProxyIPVS)}
 	watcherFields            = []string{"name", "count", "resources", "encoding", "includeHeadless"}
 	networkFields            = []string{"enabled", "nodeIngressBandwidth", "transportOverhead", "listCompressionRatio"}
 	serviceFields            = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "topologyMode", "labels", "minReadySeconds", "kind", "maxSurge", "maxUnavailable", "manualEndpoints", "timing"}
@@ -147,6 +151,9 @@ func (d *decoder) decodeScenario(root *yaml.Node) *Scenario {
 		if e, ok := g["listCompressionRatio"]; ok {
 			cfg.Network.ListCompressionRatio, _ = d.number(e.val, "network.listCompressionRatio", 0.01, 1)
 		}
+	}
+	if e, ok := f["kubeProxy"]; ok {
+		d.kubeProxy(e.val, "kubeProxy", &cfg.KubeProxy)
 	}
 	if e, ok := f["services"]; ok {
 		cfg.Services = d.services(e.val, "services")
@@ -405,6 +412,98 @@ func (d *decoder) apiServer(n *yaml.Node, path string, a *sim.APIServerConfig) {
 			seen[w.Name] = true
 			a.Watchers = append(a.Watchers, w)
 		}
+	}
+	if e, ok := f["costs"]; ok {
+		d.apiServerCosts(e.val, join(path, "costs"), &a.Costs)
+	}
+}
+
+// maxNanos bounds every per-item cost setting (one second per byte, rule or event).
+const maxNanos = 1e9
+
+// nanos reads a non-negative cost in nanoseconds into *dst.
+func (d *decoder) nanos(f map[string]entry, path, name string, dst *float64) {
+	if e, ok := f[name]; ok {
+		if v, ok := d.number(e.val, join(path, name), 0, maxNanos); ok {
+			*dst = v
+		}
+	}
+}
+
+// apiServerCosts reads apiServer.costs: the watch path's CPU model (sim.APIServerCosts).
+func (d *decoder) apiServerCosts(n *yaml.Node, path string, c *sim.APIServerCosts) {
+	f, ok := d.fields(n, path, apiCostFields)
+	if !ok {
+		return
+	}
+	d.nanos(f, path, "encodeProtobufNanosPerByte", &c.EncodeProtobufNanosPerByte)
+	d.nanos(f, path, "encodeJSONNanosPerByte", &c.EncodeJSONNanosPerByte)
+	d.nanos(f, path, "tlsNanosPerByte", &c.TLSNanosPerByte)
+	d.nanos(f, path, "perEventNanos", &c.PerEventNanos)
+}
+
+// kubeProxy reads kubeProxy: the backend (whose cost defaults apply first), the runner's
+// periods, the CPU and the cost model (sim.DefaultKubeProxy cites each default's source).
+func (d *decoder) kubeProxy(n *yaml.Node, path string, k *sim.KubeProxyConfig) {
+	f, ok := d.fields(n, path, kubeProxyFields)
+	if !ok {
+		return
+	}
+	if e, ok := f["mode"]; ok {
+		if v, ok := d.enum(e.val, join(path, "mode"), kubeProxyModes); ok {
+			*k = sim.DefaultKubeProxy(sim.KubeProxyMode(v))
+		}
+	}
+	if e, ok := f["minSyncPeriod"]; ok {
+		if v, ok := d.durationIn(e.val, join(path, "minSyncPeriod"), 0, time.Hour); ok {
+			k.MinSyncPeriod = v
+		}
+	}
+	if e, ok := f["syncPeriod"]; ok {
+		if v, ok := d.durationIn(e.val, join(path, "syncPeriod"), time.Millisecond, 24*time.Hour); ok {
+			k.SyncPeriod = v
+		}
+	}
+	if k.SyncPeriod < k.MinSyncPeriod {
+		// upstream: the runner panics when maxInterval < minInterval; validation refuses it.
+		d.errorf(n, join(path, "syncPeriod"), "%v is shorter than minSyncPeriod %v", k.SyncPeriod, k.MinSyncPeriod)
+	}
+	if e, ok := f["cpu"]; ok {
+		p := join(path, "cpu")
+		if v, ok := d.number(e.val, p, 0, 1024); ok {
+			if v < 0.001 {
+				d.errorf(e.val, p, "%g out of range (cpu must be at least 0.001 cores)", v)
+			} else {
+				k.CPU = v
+			}
+		}
+	}
+	if e, ok := f["costs"]; ok {
+		p := join(path, "costs")
+		g, ok := d.fields(e.val, p, kubeProxyCostFields)
+		if !ok {
+			return
+		}
+		c := &k.Costs
+		if e, ok := g["syncBase"]; ok {
+			if v, ok := d.durationIn(e.val, join(p, "syncBase"), 0, time.Hour); ok {
+				c.SyncBase = v
+			}
+		}
+		d.nanos(g, p, "generateNanosPerRule", &c.GenerateNanosPerRule)
+		d.nanos(g, p, "writeNanosPerRule", &c.WriteNanosPerRule)
+		for _, x := range []struct {
+			name string
+			dst  *float64
+		}{{"rulesPerServicePort", &c.RulesPerServicePort}, {"rulesPerEndpoint", &c.RulesPerEndpoint}} {
+			if e, ok := g[x.name]; ok {
+				if v, ok := d.number(e.val, join(p, x.name), 0, 1000); ok {
+					*x.dst = v
+				}
+			}
+		}
+		d.nanos(g, p, "decodeProtobufNanosPerByte", &c.DecodeProtobufNanosPerByte)
+		d.nanos(g, p, "decodeJSONNanosPerByte", &c.DecodeJSONNanosPerByte)
 	}
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"strconv"
+	"time"
 
 	"epsim/model"
 )
@@ -29,6 +30,30 @@ type committed struct {
 	truncated bool
 	// hidden is the number of addresses truncation left out of the object.
 	hidden int64
+	// trigger is the object's endpoints.kubernetes.io/last-change-trigger-time annotation
+	// as virtual time; hasTrigger is false when the object has none.
+	trigger    Time
+	hasTrigger bool
+	// ready is how many of the object's endpoints kube-proxy programs: those ready (an
+	// EndpointSlice endpoint whose ready condition is unset counts as ready; an Endpoints
+	// object's addresses, not its notReadyAddresses). upstream: pkg/proxy/endpointslicecache.go
+	// addEndpoints (Ready == nil || *Ready); the iptables proxier writes chains for them.
+	ready int
+}
+
+// triggerOf reads the trigger-time annotation as kube-proxy does (RFC 3339, nanoseconds
+// allowed); a missing or malformed one is none. upstream: pkg/proxy/endpointschangetracker.go
+// getLastChangeTriggerTime.
+func triggerOf(annotations map[string]string) (Time, bool) {
+	v, ok := annotations[model.AnnotationTriggerTime]
+	if !ok {
+		return 0, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return 0, false
+	}
+	return Time(t.UnixNano() - epoch), true
 }
 
 // watchGroup is a set of identical watchers: they receive the same events.
@@ -157,6 +182,8 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	}
 	var fanout, perNode, events int64
 	var kubeProxyEvent int64
+	var kubeProxyType model.EventType
+	var encoded [2]bool // encodings serialized (once each: the watch cache's cachingObject)
 	for i := range a.groups {
 		g := &a.groups[i]
 		if !g.watches(c.mode) {
@@ -174,9 +201,11 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		ev := model.WatchEventSize(bytes[g.encoding], typ, g.encoding)
 		fanout += ev * n
 		events += n
+		encoded[g.encoding] = true
 		if g.kubeProxy {
 			perNode = ev
 			kubeProxyEvent = ev
+			kubeProxyType = typ
 		}
 	}
 	rec.EventBytes = kubeProxyEvent
@@ -192,6 +221,15 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	if events > 0 {
 		d = a.net.deliver(c.mode, fanout, kubeProxyEvent, events, a.listBytes[mi])
 		rec.Latency = d.done - since
+	}
+	e.stats.apiserverCPU(c.mode, a.watchCPU(cm, encoded, events, fanout, d, a.listBytes[mi]))
+	if kubeProxyEvent > 0 {
+		deleted := kubeProxyType == model.EventDeleted
+		// A closed watch's missed events (or its relist) are decoded again too.
+		decodeBytes := kubeProxyEvent + d.resentBytes/events
+		e.kubeProxies[mi].receive(cm.namespace+"/"+cm.name, kubeProxyChange{
+			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted, delivered: d.done,
+		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, cm.ready)
 	}
 	e.stats.committed(rec, cm, s.idx, fanout, perNode, events, d)
 	return writeCommitted
@@ -217,4 +255,23 @@ func eventFor(verb string, sel, was bool, cm committed) (model.EventType, model.
 		return model.EventDeleted, cm.oldBytes, true
 	}
 	return "", cm.objectBytes, false
+}
+
+// watchCPU is the API server CPU one committed write costs on the watch path: one
+// serialization per encoding any watcher asked for (upstream: apiserver
+// storage/cacher/caching_object.go, shared by every watcher), then per watcher and event a
+// fixed cost and TLS over its bytes, and for relisting watchers a LIST serialized per
+// request and sent.
+func (a *apiServer) watchCPU(cm committed, encoded [2]bool, events, fanout int64, d delivery, listBytes int64) Time {
+	costs := a.e.cfg.APIServer.Costs
+	perByte := [2]float64{costs.EncodeProtobufNanosPerByte, costs.EncodeJSONNanosPerByte}
+	var ns float64
+	for enc, ok := range encoded {
+		if ok {
+			ns += float64(cm.objectBytes[enc]) * perByte[enc]
+		}
+	}
+	ns += float64(events)*costs.PerEventNanos + float64(fanout+d.resentBytes)*costs.TLSNanosPerByte
+	ns += float64(d.relists) * float64(listBytes) * costs.EncodeProtobufNanosPerByte
+	return Time(ns)
 }

@@ -14,8 +14,10 @@ type Config struct {
 	ControlPlane ControlPlaneConfig
 	APIServer    APIServerConfig
 	Network      NetworkConfig
-	Services     []ServiceConfig
-	Timeline     []Action
+	// KubeProxy is the kube-proxy on every node (zero: DefaultKubeProxy(iptables)).
+	KubeProxy KubeProxyConfig
+	Services  []ServiceConfig
+	Timeline  []Action
 
 	// Modes selects which control planes run ("both" when both are true).
 	RunEndpoints      bool
@@ -137,6 +139,8 @@ type APIServerConfig struct {
 	ObjectSizeLimitBytes int64
 	// EgressBitsPerSec is each replica's egress bandwidth; 0 means unlimited.
 	EgressBitsPerSec float64
+	// Costs is the watch path's CPU model (zero: DefaultAPIServerCosts).
+	Costs APIServerCosts
 }
 
 // NetworkConfig configures delivery to nodes.

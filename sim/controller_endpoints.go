@@ -197,6 +197,7 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	}
 	om.ResourceVersion = meta.resourceVersion
 	cm.endpoints = d.Addresses + d.NotReadyAddresses
+	cm.ready = d.Addresses
 	cm.requestBytes = model.EndpointsSizeFrom(&om, snap.subsets, model.Protobuf)
 	om.ManagedFields = []model.ManagedFieldsEntry{model.EndpointsManagedFields(&model.Endpoints{ObjectMeta: om, Subsets: make([]model.EndpointSubset, len(snap.subsets))}, meta.now)}
 	cm.objectBytes[model.Protobuf] = model.EndpointsSizeFrom(&om, snap.subsets, model.Protobuf)
@@ -204,6 +205,7 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 		cm.objectBytes[model.JSON] = model.EndpointsSizeFrom(&om, snap.subsets, model.JSON)
 	}
 	cm.selected, cm.selectedAll = proxySelects(om.Labels), proxySelectsAll(om.Labels)
+	cm.trigger, cm.hasTrigger = triggerOf(om.Annotations)
 	cm.noop = w.verb == model.EndpointsUpdate && snap.unchanged
 	if cm.noop {
 		cm.objectBytes = st.bytes

@@ -150,6 +150,12 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	cm.objectBytes, cm.requestBytes = sliceSizes(&obj, y.e.api.needJSON)
 	w.bytes = cm.objectBytes // applied stores it with the slice
 	cm.selected, cm.selectedAll = proxySelects(obj.Labels), proxySelectsAll(obj.Labels)
+	cm.trigger, cm.hasTrigger = triggerOf(obj.Annotations)
+	for i := range obj.Endpoints {
+		if r := obj.Endpoints[i].Conditions.Ready; r == nil || *r {
+			cm.ready++
+		}
+	}
 	return cm
 }
 

@@ -58,7 +58,9 @@ type Engine struct {
 	ctls []*controller // the controllers that run in this mode set, in a fixed order
 	// workloads are the Deployment and ReplicaSet controllers and the scheduler's client.
 	workloads *workloadControllers
-	stats     *collector
+	// kubeProxies are the representative kube-proxies, per mode (modeIndex).
+	kubeProxies [2]*kubeProxy
+	stats       *collector
 
 	phase      int
 	phaseStart Time
@@ -115,6 +117,15 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 	e.kubelet = newKubeletTiming(newStream(cfg.Seed, streamKubelet))
 	e.buildServices()
 	e.workloads = newWorkloadControllers(e)
+	if cfg.KubeProxy.Mode == "" {
+		e.cfg.KubeProxy = DefaultKubeProxy(KubeProxyIPTables)
+	}
+	if cfg.APIServer.Costs == (APIServerCosts{}) {
+		e.cfg.APIServer.Costs = DefaultAPIServerCosts()
+	}
+	for i := range e.kubeProxies {
+		e.kubeProxies[i] = newKubeProxy(e.cfg.KubeProxy, len(cfg.Timeline))
+	}
 	e.api = newAPIServer(e)
 	e.stats = newCollector(e)
 	if cfg.RunEndpointSlices {

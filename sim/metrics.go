@@ -19,6 +19,8 @@ type collector struct {
 	endpoints     int
 	layoutDirtyAt int64 // the second a layout change happened in (-1: none pending)
 	objects       [2]int64
+	// programming holds, per mode and phase, network programming latency samples (seconds).
+	programming [2][][]float64
 	// services accumulates per Service (by serviceState.idx) and mode, over the whole run:
 	// a fixed-size record and a latency sample per committed write, O(1) per write.
 	services [][2]serviceAcc
@@ -264,6 +266,7 @@ func (c *collector) results() *Results {
 	if c.layoutDirtyAt >= 0 {
 		c.sampleLayout(Time(c.layoutDirtyAt+1) * 1e9)
 	}
+	c.kubeProxyResults(e.now)
 	r := &Results{
 		Scenario: e.cfg.Name,
 		Seed:     e.cfg.Seed,
@@ -288,7 +291,8 @@ func (c *collector) results() *Results {
 	}
 	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
 		t := r.Total.Mode(m)
-		var all []float64
+		var all, programming []float64
+		var busy float64
 		for i := range c.phases {
 			p := c.phases[i].Mode(m)
 			t.Writes.Create += p.Writes.Create
@@ -313,8 +317,22 @@ func (c *collector) results() *Results {
 			t.ResentBytes += p.ResentBytes
 			t.Objects = p.Objects
 			all = append(all, c.latency[i][modeIndex(m)]...)
+			t.KubeProxyCPUSeconds += p.KubeProxyCPUSeconds
+			t.KubeProxyDecodeCPUSeconds += p.KubeProxyDecodeCPUSeconds
+			t.KubeProxySyncs += p.KubeProxySyncs
+			t.KubeProxyFullSyncs += p.KubeProxyFullSyncs
+			t.PeakSyncSeconds = max(t.PeakSyncSeconds, p.PeakSyncSeconds)
+			t.APIServerCPUSeconds += p.APIServerCPUSeconds
+			busy += p.KubeProxyBusyFraction * (c.phases[i].End - c.phases[i].Start).Seconds()
+			if ps := c.programming[modeIndex(m)]; i < len(ps) {
+				programming = append(programming, ps[i]...)
+			}
 		}
 		t.Propagation = summarize(all)
+		t.Programming = summarize(programming)
+		if d := (r.Total.End - r.Total.Start).Seconds(); d > 0 {
+			t.KubeProxyBusyFraction = min(busy/d, 1)
+		}
 	}
 	r.Services = c.serviceResults()
 	return r

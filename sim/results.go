@@ -111,6 +111,25 @@ type ModeResult struct {
 	Relists int64 `json:"relists"`
 	// ResentBytes is what terminated watchers were sent again: missed events or a LIST.
 	ResentBytes int64 `json:"resentBytes"`
+	// Programming summarises network programming latency: for each change kube-proxy
+	// received with a trigger time, trigger → the end of the sync that programmed it, as
+	// kubeproxy_network_programming_duration_seconds observes it, pooled over all nodes.
+	Programming Latency `json:"programming"`
+	// KubeProxyCPUSeconds is the CPU one kube-proxy spent: decoding events and syncing.
+	KubeProxyCPUSeconds float64 `json:"kubeProxyCPUSeconds"`
+	// KubeProxyDecodeCPUSeconds is the part of it spent decoding watch events.
+	KubeProxyDecodeCPUSeconds float64 `json:"kubeProxyDecodeCPUSeconds"`
+	// KubeProxySyncs counts one kube-proxy's syncs, and KubeProxyFullSyncs those that
+	// rewrote every rule.
+	KubeProxySyncs     int64 `json:"kubeProxySyncs"`
+	KubeProxyFullSyncs int64 `json:"kubeProxyFullSyncs"`
+	// PeakSyncSeconds is the longest sync (wall time on the node).
+	PeakSyncSeconds float64 `json:"peakSyncSeconds"`
+	// KubeProxyBusyFraction is the share of the phase one kube-proxy spent syncing: at 1 it
+	// syncs back to back and every change waits for a whole sync.
+	KubeProxyBusyFraction float64 `json:"kubeProxyBusyFraction"`
+	// APIServerCPUSeconds is the API servers' CPU on the watch path (all replicas).
+	APIServerCPUSeconds float64 `json:"apiserverCPUSeconds"`
 }
 
 // ServiceResult is one Service's accounting over the whole run, per mode.

@@ -52,14 +52,18 @@ EndpointSlices), and figure is a summary.json field, nested ones joined with dot
     perNodeBytes maxObjectBytes peakEgressBytesPerSec truncatedObjects hiddenAddresses
     propagation.count propagation.p50Seconds propagation.p90Seconds
     propagation.p99Seconds propagation.maxSeconds watcherTerminations relists
-    resentBytes
+    resentBytes programming.count programming.p50Seconds programming.p90Seconds
+    programming.p99Seconds programming.maxSeconds kubeProxyCPUSeconds
+    kubeProxyDecodeCPUSeconds kubeProxySyncs kubeProxyFullSyncs peakSyncSeconds
+    kubeProxyBusyFraction apiserverCPUSeconds
   ratio:
     writes etcdBytes watchEvents fanoutBytes perNodeBytes maxObjectBytes
-    peakEgressBytesPerSec
+    peakEgressBytesPerSec kubeProxyCPUSeconds kubeProxyDecodeCPUSeconds
+    apiserverCPUSeconds
 
 Budgets take bytes with units (2TB, 1.5MiB), durations (30s, or a number of seconds) and
 plain numbers; they may also use the short names writes, creates, updates, deletes and
-propagationP99 (and P50, P90, Max). Baselines hold every endpoints and endpointslices
+propagationP99 or programmingP99 (and P50, P90, Max). Baselines hold every endpoints and endpointslices
 figure; ratios follow from those, so only budgets bound them. An unknown figure name is an
 error that names the closest valid ones.
 

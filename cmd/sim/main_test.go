@@ -263,7 +263,7 @@ func TestProgressOnlyOnTerminal(t *testing.T) {
 var expectedOutFiles = []string{
 	"cumulative-fanout.png", "cumulative-fanout.svg", "egress-rate.png", "egress-rate.svg",
 	"layout.csv", "phases-bytes.png", "phases-bytes.svg", "phases-writes.png", "phases-writes.svg",
-	"propagation-latency.png", "propagation-latency.svg", "report.html", "report.md",
+	"programming-latency.png", "programming-latency.svg", "propagation-latency.png", "propagation-latency.svg", "report.html", "report.md",
 	"slice-layout.png", "slice-layout.svg", "summary.json", "timeseries.csv", "writes.jsonl",
 }
 

@@ -201,6 +201,11 @@ func writeCharts(out *outputDir, summary *reports.Summary, series []sim.Bucket, 
 	if err != nil {
 		return nil, nil, err
 	}
+	programming, err := reports.ProgrammingChart(summary)
+	if err != nil {
+		return nil, nil, err
+	}
+	all = append(all, programming)
 	pngs := map[string][]byte{}
 	for _, c := range all {
 		for _, format := range reports.ChartFormats {

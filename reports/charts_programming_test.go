@@ -1,0 +1,40 @@
+package reports
+
+import "testing"
+
+// TestProgrammingChart: the chart plots each phase's p50, p99 and max programming latency
+// per mode, exactly as summary.json has them, and renders.
+func TestProgrammingChart(t *testing.T) {
+	res := fixtureResults()
+	res.SLOSeconds = 30
+	s := NewSummary(res, nil)
+	c, err := ProgrammingChart(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Series) != 6 {
+		t.Fatalf("%d series, want 6 (p50, p99, max per mode)", len(c.Series))
+	}
+	for k, m := range s.Modes {
+		p99 := c.Series[3*k+1]
+		if p99.Name != string(m)+" p99" || len(p99.XYs) != len(s.Phases) {
+			t.Fatalf("series %q has %d points, want %d", p99.Name, len(p99.XYs), len(s.Phases))
+		}
+		for i := range s.Phases {
+			if got, want := p99.XYs[i].Y, s.Phases[i].Mode(m).Programming.P99Seconds; got != want {
+				t.Errorf("%s %s p99 = %g, want %g", s.Phases[i].Name, m, got, want)
+			}
+		}
+	}
+	checkRendered(t, c)
+	empty := NewSummary(fixtureResults(), nil)
+	for i := range empty.Phases {
+		empty.Phases[i].Endpoints.Programming.Count = 0
+		empty.Phases[i].EndpointSlices.Programming.Count = 0
+	}
+	c, err = ProgrammingChart(empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRendered(t, c)
+}

@@ -1,0 +1,446 @@
+package sim
+
+import (
+	"math"
+	"time"
+)
+
+// KubeProxyMode names kube-proxy's data-plane backend.
+type KubeProxyMode string
+
+// The backends kube-proxy has on Linux (upstream: pkg/proxy/iptables, nftables, ipvs).
+const (
+	KubeProxyIPTables KubeProxyMode = "iptables"
+	KubeProxyNFTables KubeProxyMode = "nftables"
+	KubeProxyIPVS     KubeProxyMode = "ipvs"
+)
+
+// fullSyncPeriod is how long iptables and nftables go between periodic full syncs; it is
+// also the runner's maxInterval for both. upstream: pkg/proxy/util/utils.go FullSyncPeriod.
+const fullSyncPeriod = time.Hour
+
+// largeClusterEndpointsThreshold: above this many endpoints the iptables backend stops its
+// hourly full syncs. upstream: iptables/proxier.go largeClusterEndpointsThreshold.
+const largeClusterEndpointsThreshold = 1000
+
+// KubeProxyConfig is the kube-proxy every node runs.
+type KubeProxyConfig struct {
+	// Mode is the backend: iptables (the default), nftables or ipvs.
+	Mode KubeProxyMode
+	// MinSyncPeriod is the runner's minInterval: the least time from the end of one sync to
+	// the start of the next (upstream default 1 s).
+	MinSyncPeriod time.Duration
+	// SyncPeriod is the ipvs backend's periodic resync (the runner's maxInterval there) and
+	// the iptables/nftables retry interval (upstream default 30 s).
+	SyncPeriod time.Duration
+	// CPU is the cores kube-proxy may use; a sync and a decode are single-threaded, so they
+	// run at min(CPU, 1) of one core.
+	CPU float64
+	// Costs are the per-item CPU costs of a sync and of decoding.
+	Costs KubeProxyCosts
+}
+
+// KubeProxyCosts is the CPU cost model of one kube-proxy, on one reference core. A sync
+// costs SyncBase + GenerateNanosPerRule × (rules of every Service) + WriteNanosPerRule ×
+// (rules handed to the kernel); a Service port has RulesPerServicePort rules and each of its
+// endpoints RulesPerEndpoint. Sources are in DefaultKubeProxy.
+type KubeProxyCosts struct {
+	SyncBase             time.Duration
+	GenerateNanosPerRule float64
+	WriteNanosPerRule    float64
+	RulesPerServicePort  float64
+	RulesPerEndpoint     float64
+	// DecodeProtobufNanosPerByte and DecodeJSONNanosPerByte are the informer's decode cost
+	// of a received watch event.
+	DecodeProtobufNanosPerByte float64
+	DecodeJSONNanosPerByte     float64
+}
+
+// Measured with the real apimachinery v0.37.2 serializers on 100-endpoint EndpointSlices
+// (sim/kubeproxy_calibration_test.go, `go test ./sim -run TestCalibrateCodecCosts -v
+// -calibrate`; one run on the 2-core development machine).
+const (
+	measuredDecodeProtobufNanosPerByte = 7.3
+	measuredDecodeJSONNanosPerByte     = 30.5
+	measuredEncodeProtobufNanosPerByte = 2.0
+	measuredEncodeJSONNanosPerByte     = 3.9
+	measuredTLSNanosPerByte            = 0.23
+)
+
+// Published measurements the iptables cost defaults are derived from (DefaultKubeProxy).
+const (
+	// kubernetes/kubernetes#96018: `time iptables-restore` of a 695,992-line ruleset (a
+	// cluster with tens of thousands of Services, iptables-nft) took 12.772 s (real).
+	restoreMeasuredLines   = 695_992
+	restoreMeasuredSeconds = 12.772
+	// openshift/sdn#403 (the KEP-3453 prototype): mean syncProxyRules time on one node of an
+	// e2e run, 219.677 ms writing every rule and 104.894 ms writing only the changed ones.
+	fullSyncMeasuredMillis    = 219.677
+	partialSyncMeasuredMillis = 104.894
+)
+
+// measuredWriteNanosPerRule is the iptables-restore cost of one rule (#96018): about 18 µs.
+func measuredWriteNanosPerRule() float64 {
+	return math.Round(restoreMeasuredSeconds * 1e9 / restoreMeasuredLines)
+}
+
+// derivedGenerateNanosPerRule is the cost of generating one rule in Go. A full sync costs
+// (generate + write) × rules and a partial one, writing next to nothing, generate × rules,
+// so generate = write × partial / (full − partial) (openshift/sdn#403): about 17 µs.
+func derivedGenerateNanosPerRule() float64 {
+	return math.Round(measuredWriteNanosPerRule() * partialSyncMeasuredMillis / (fullSyncMeasuredMillis - partialSyncMeasuredMillis))
+}
+
+// DefaultKubeProxy returns kube-proxy's upstream defaults for mode and the cost model's
+// defaults, with their sources:
+//
+//   - minSyncPeriod 1 s, syncPeriod 30 s: upstream pkg/proxy/apis/config/v1alpha1/defaults.go.
+//   - iptables write cost per rule, measured: restoreMeasuredLines in restoreMeasuredSeconds
+//     (kubernetes/kubernetes#96018, iptables-nft).
+//   - generation cost per rule, derived from openshift/sdn#403's full and partial sync times
+//     (derivedGenerateNanosPerRule); it assumes that e2e run's partial syncs wrote few rules.
+//   - rules: iptables writes about 3 lines per ClusterIP Service port (KUBE-SERVICES jump,
+//     KUBE-SVC chain and its masquerade rule) and 4 per endpoint (the KUBE-SVC jump, the
+//     KUBE-SEP chain, its hairpin masquerade and DNAT rules): iptables/proxier.go
+//     syncProxyRules. nftables writes as many (chains plus map elements): nftables/proxier.go.
+//     ipvs writes one virtual server and one ipset entry per port, one real server per
+//     endpoint.
+//   - nftables: the same per-rule costs as iptables. Sources disagree: the nftables blog
+//     (kubernetes.io 2025-02-28) reports syncs that scale with the change, while
+//     kubernetes/kubernetes#139513 measured a 16m44s full sync at 44,125 Services in 1.36.1
+//     (every sync lists the whole table). The default sits between them; calibrate it.
+//   - ipvs: every sync walks every Service (generation) but sends the kernel only the
+//     differences; 10 µs per written rule is an ASSUMPTION (one netlink request each).
+//   - sync base 10 ms: ASSUMPTION (a sync's fixed work: locks, metrics, health checks).
+//   - decode: measured (above).
+func DefaultKubeProxy(mode KubeProxyMode) KubeProxyConfig {
+	c := KubeProxyConfig{
+		Mode:          mode,
+		MinSyncPeriod: time.Second,
+		SyncPeriod:    30 * time.Second,
+		CPU:           1,
+		Costs: KubeProxyCosts{
+			SyncBase:                   10 * time.Millisecond,
+			GenerateNanosPerRule:       derivedGenerateNanosPerRule(),
+			WriteNanosPerRule:          measuredWriteNanosPerRule(),
+			RulesPerServicePort:        3,
+			RulesPerEndpoint:           4,
+			DecodeProtobufNanosPerByte: measuredDecodeProtobufNanosPerByte,
+			DecodeJSONNanosPerByte:     measuredDecodeJSONNanosPerByte,
+		},
+	}
+	if mode == KubeProxyIPVS {
+		c.Costs.WriteNanosPerRule = 10_000
+		c.Costs.RulesPerServicePort = 2
+		c.Costs.RulesPerEndpoint = 1
+	}
+	return c
+}
+
+// DefaultKubeProxyCosts returns the iptables backend's cost defaults (DefaultKubeProxy).
+func DefaultKubeProxyCosts() KubeProxyCosts { return DefaultKubeProxy(KubeProxyIPTables).Costs }
+
+// APIServerCosts is the API server's CPU cost model of the watch path, on one core: each
+// object is serialized once per encoding (the watch cache's cachingObject shares it between
+// watchers), each event to each watcher costs PerEventNanos (its goroutine, HTTP/2 frame and
+// write) plus TLSNanosPerByte of its bytes, and a relist's LIST is serialized per request.
+type APIServerCosts struct {
+	EncodeProtobufNanosPerByte float64
+	EncodeJSONNanosPerByte     float64
+	TLSNanosPerByte            float64
+	PerEventNanos              float64
+}
+
+// DefaultAPIServerCosts returns the measured encode and TLS (AES-128-GCM seal) costs
+// (sim/kubeproxy_calibration_test.go) and an ASSUMED 5 µs per event and watcher.
+func DefaultAPIServerCosts() APIServerCosts {
+	return APIServerCosts{
+		EncodeProtobufNanosPerByte: measuredEncodeProtobufNanosPerByte,
+		EncodeJSONNanosPerByte:     measuredEncodeJSONNanosPerByte,
+		TLSNanosPerByte:            measuredTLSNanosPerByte,
+		PerEventNanos:              5_000,
+	}
+}
+
+// kubeProxyChange is one received object change waiting in the change tracker.
+type kubeProxyChange struct {
+	arrived Time // decoded and in the change tracker
+	phase   int  // phase of the write, for attribution
+	svc     int
+	// trigger is the object's last-change-trigger-time annotation (hasTrigger false: none,
+	// or a DELETED event, which clears the Service's pending trigger times upstream). The
+	// kube-proxy is taken to have started before the run, so every annotation is newer than
+	// its tracker's start (upstream: EndpointSliceUpdate's trackerStartTime check).
+	trigger    Time
+	hasTrigger bool
+	// delivered is when the watch event reached the node (for the property test).
+	delivered Time
+	// endpointDelta changes the Service's count of ready endpoints when applied.
+	endpointDelta int
+}
+
+// kubeProxySync is one sync the representative kube-proxy ran.
+type kubeProxySync struct {
+	start, end Time
+	cpu        Time
+	full       bool
+	phase      int // -1: periodic, attributed by start time
+}
+
+// programmingSample is one change's network programming latency (and its delivery).
+type programmingSample struct {
+	phase      int
+	trigger    Time
+	delivered  Time
+	programmed Time
+}
+
+// runnerState is where kube-proxy's BoundedFrequencyRunner loop is.
+type runnerState uint8
+
+const (
+	runnerIdle    runnerState = iota // waiting in select for a Run() or the maxInterval timer
+	runnerSyncing                    // fn is running
+	runnerCooling                    // after fn, waiting out minInterval
+)
+
+// kubeProxy is the representative kube-proxy of one mode, standing for every healthy node,
+// so that cost stays O(1) in nodes. The approximation, precisely: every node's kube-proxy
+// receives the same events (they all select the same objects) at the one delivery time the
+// network model computes per write — when the last watcher of the busiest API server replica
+// (⌈watchers/replicas⌉ of them sharing its egress) has it through its node's ingress queue
+// (network.deliver). Nodes served by a less loaded replica in fact get it earlier, by at most
+// one watcher's share of that replica's transfer time; and real kube-proxies' sync loops are
+// out of phase with each other, which spreads programming times over up to minSyncPeriod
+// plus a sync, where here every node's loop runs in step. So the figures are those of the
+// last-served node, and cluster-wide CPU is per-node CPU × nodes.
+//
+// It is advanced lazily: changes reach it in time order (delivery times never decrease), so
+// the runner's state up to a change's arrival is settled when the change comes in, and it
+// queues no events (phases end, and the engine's event count stays, as without it).
+type kubeProxy struct {
+	cfg        KubeProxyConfig
+	cpuScale   float64 // 1 / min(CPU, 1)
+	decodeBusy Time
+
+	state   runnerState
+	signal  bool // a buffered Run() (the runner's channel of capacity 1)
+	syncEnd Time // when the running sync ends (runnerSyncing)
+	coolEnd Time // when minInterval has passed (runnerCooling)
+	// lastEnd is when the last sync ended (the maxInterval timer's start) and lastFull when
+	// the last full sync ran. kube-proxy is taken to have started at time 0 with no Service
+	// of the scenario, its initial full sync done then (upstream: OnEndpointSlicesSynced
+	// syncs at once, needFullSync being true from NewProxier): so the first sync of a run is
+	// partial, and the periodic timers run from time 0.
+	lastEnd  Time
+	lastFull Time
+
+	pending  []kubeProxyChange // received, not yet checked out
+	inFlight []kubeProxyChange // checked out by the running sync
+	current  kubeProxySync
+
+	endpointsBySvc []int
+	ports          []int
+	endpoints      int // all endpoints (for largeClusterMode)
+	servicePorts   int // Service ports with endpoints known
+	stamp          []int
+	syncSeq        int
+
+	syncs   []kubeProxySync
+	samples []programmingSample
+	// decodeCPU is decode CPU per phase.
+	decodeCPU []Time
+	// objects holds each object's endpoint count as kube-proxy last saw it.
+	objects map[string]int
+}
+
+func newKubeProxy(cfg KubeProxyConfig, phases int) *kubeProxy {
+	return &kubeProxy{
+		cfg:       cfg,
+		cpuScale:  1 / math.Min(math.Max(cfg.CPU, 1e-3), 1),
+		decodeCPU: make([]Time, phases),
+		objects:   map[string]int{},
+	}
+}
+
+// service makes room for Service index i with ports Service ports.
+func (k *kubeProxy) service(i, ports int) {
+	for len(k.ports) <= i {
+		k.ports = append(k.ports, 1)
+		k.endpointsBySvc = append(k.endpointsBySvc, 0)
+		k.stamp = append(k.stamp, 0)
+	}
+	k.ports[i] = max(ports, 1)
+}
+
+// maxInterval is the runner's maxInterval. upstream: iptables and nftables proxier.go
+// NewProxier pass FullSyncPeriod (their syncPeriod only sets the retry interval and the
+// iptables canary monitor); ipvs/proxier.go passes syncPeriod.
+func (k *kubeProxy) maxInterval() Time {
+	if k.cfg.Mode == KubeProxyIPVS {
+		return Time(k.cfg.SyncPeriod)
+	}
+	return Time(fullSyncPeriod)
+}
+
+// receive takes one watch event: delivered to every node at delivered, decoded there, then
+// handed to the change tracker. upstream: endpointschangetracker.go EndpointSliceUpdate.
+func (k *kubeProxy) receive(key string, c kubeProxyChange, ports int, eventBytes int64, json bool, deleted bool, endpoints int) {
+	k.service(c.svc, ports)
+	perByte := k.cfg.Costs.DecodeProtobufNanosPerByte
+	if json {
+		perByte = k.cfg.Costs.DecodeJSONNanosPerByte
+	}
+	decode := Time(float64(eventBytes) * perByte)
+	k.decodeCPU[c.phase] += decode
+	k.decodeBusy = max(k.decodeBusy, c.delivered) + Time(float64(decode)*k.cpuScale)
+	c.arrived = k.decodeBusy
+	old := k.objects[key]
+	if deleted {
+		delete(k.objects, key)
+		c.endpointDelta = -old
+	} else {
+		k.objects[key] = endpoints
+		c.endpointDelta = endpoints - old
+	}
+	k.advance(c.arrived, false)
+	if deleted {
+		// A deletion's trigger time is by definition the last update's, so upstream drops
+		// every pending trigger time of the Service (lastChangeTriggerTimes is per Service).
+		for i := range k.pending {
+			if k.pending[i].svc == c.svc {
+				k.pending[i].hasTrigger = false
+			}
+		}
+	}
+	k.pending = append(k.pending, c)
+	// proxier.OnEndpointSliceUpdate → Sync → runner.Run(): coalesced in a 1-slot channel.
+	if k.state == runnerIdle {
+		k.startSync(c.arrived)
+	} else {
+		k.signal = true
+	}
+}
+
+// advance runs the runner loop over every transition before t (at or before t when
+// inclusive). upstream: pkg/proxy/runner/bounded_frequency_runner.go Loop.
+func (k *kubeProxy) advance(t Time, inclusive bool) {
+	before := func(x Time) bool { return x < t || (inclusive && x <= t) }
+	for {
+		switch k.state {
+		case runnerSyncing:
+			if !before(k.syncEnd) {
+				return
+			}
+			k.finishSync()
+		case runnerCooling:
+			if !before(k.coolEnd) {
+				return
+			}
+			if k.signal {
+				k.signal = false
+				k.startSync(k.coolEnd)
+			} else {
+				k.state = runnerIdle
+			}
+		case runnerIdle:
+			timer := k.lastEnd + k.maxInterval()
+			if !before(timer) {
+				return
+			}
+			k.startSync(timer) // periodic: no changes, attributed by start time
+		}
+	}
+}
+
+// startSync begins syncProxyRules at t: it checks out every pending change and computes
+// what it writes. upstream: iptables/proxier.go syncProxyRules (doFullSync, the partial
+// sync's skipped chains), nftables/proxier.go syncProxyRules, ipvs/proxier.go syncProxyRules.
+func (k *kubeProxy) startSync(t Time) {
+	k.syncSeq++
+	seq := k.syncSeq
+	phase := -1
+	var changedPorts, changedEndpoints int
+	for _, c := range k.pending {
+		k.endpointsBySvc[c.svc] += c.endpointDelta
+		k.endpoints += c.endpointDelta
+		phase = max(phase, c.phase)
+	}
+	for _, c := range k.pending {
+		if k.stamp[c.svc] != seq {
+			k.stamp[c.svc] = seq
+			changedPorts += k.ports[c.svc]
+			changedEndpoints += k.endpointsBySvc[c.svc] * k.ports[c.svc]
+		}
+	}
+	k.inFlight = append(k.inFlight[:0], k.pending...)
+	k.pending = k.pending[:0]
+	k.servicePorts = 0
+	totalEndpoints := 0
+	for i, n := range k.endpointsBySvc {
+		if n > 0 {
+			k.servicePorts += k.ports[i]
+			totalEndpoints += n * k.ports[i]
+		}
+	}
+	full := k.fullSync(t, totalEndpoints)
+	costs := k.cfg.Costs
+	all := costs.RulesPerServicePort*float64(k.servicePorts) + costs.RulesPerEndpoint*float64(totalEndpoints)
+	written := all
+	if !full {
+		written = costs.RulesPerServicePort*float64(changedPorts) + costs.RulesPerEndpoint*float64(changedEndpoints)
+		if k.cfg.Mode == KubeProxyIPTables {
+			// KUBE-SERVICES (one jump per Service port) is rewritten on every sync.
+			written += float64(k.servicePorts)
+		}
+	}
+	cpu := Time(costs.SyncBase) + Time(costs.GenerateNanosPerRule*all+costs.WriteNanosPerRule*written)
+	k.current = kubeProxySync{start: t, end: t + Time(float64(cpu)*k.cpuScale), cpu: cpu, full: full, phase: phase}
+	k.state = runnerSyncing
+	k.syncEnd = k.current.end
+	if full {
+		k.lastFull = t
+	}
+}
+
+// fullSync says whether a sync at t rewrites everything. upstream: iptables/proxier.go
+// syncProxyRules doFullSync (needFullSync — set only at start-up, after a failed sync or a
+// topology change, none of which a run has — or an hour since the last full sync outside
+// largeClusterMode); nftables/proxier.go the same without the large-cluster exception; ipvs
+// has no partial syncs but writes only differences to the kernel, which the cost model
+// treats as a partial sync.
+func (k *kubeProxy) fullSync(t Time, totalEndpoints int) bool {
+	switch k.cfg.Mode {
+	case KubeProxyIPVS:
+		return false
+	case KubeProxyNFTables:
+		return t-k.lastFull > Time(fullSyncPeriod)
+	}
+	large := totalEndpoints > largeClusterEndpointsThreshold
+	return t-k.lastFull > Time(fullSyncPeriod) && !large
+}
+
+// finishSync ends the running sync: the checked-out changes are programmed and observed in
+// kubeproxy_network_programming_duration_seconds. upstream: iptables/proxier.go
+// syncProxyRules (after RestoreAll), runner Loop (minInterval reset after fn).
+func (k *kubeProxy) finishSync() {
+	end := k.current.end
+	for _, c := range k.inFlight {
+		if c.hasTrigger {
+			k.samples = append(k.samples, programmingSample{phase: c.phase, trigger: c.trigger, delivered: c.delivered, programmed: end})
+		}
+	}
+	k.inFlight = k.inFlight[:0]
+	k.syncs = append(k.syncs, k.current)
+	k.lastEnd = end
+	k.state = runnerCooling
+	k.coolEnd = end + Time(k.cfg.MinSyncPeriod)
+}
+
+// flush runs the loop to the end: periodic syncs up to until, then whatever is signalled.
+func (k *kubeProxy) flush(until Time) {
+	k.advance(until, true)
+	for k.state != runnerIdle {
+		k.advance(max(k.syncEnd, k.coolEnd), true)
+	}
+}

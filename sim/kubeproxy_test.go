@@ -1,0 +1,322 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+const ms = Time(time.Millisecond)
+
+// flatProxy is a kube-proxy whose every sync takes base and whose decoding is free, so
+// timelines can be worked out by hand.
+func flatProxy(mode KubeProxyMode, base time.Duration) *kubeProxy {
+	cfg := DefaultKubeProxy(mode)
+	cfg.Costs = KubeProxyCosts{SyncBase: base, RulesPerServicePort: 3, RulesPerEndpoint: 4}
+	return newKubeProxy(cfg, 1)
+}
+
+// deliver hands k an update of object name (Service svc, endpoints endpoints) that reached
+// the node at t, triggered at t.
+func deliver(k *kubeProxy, name string, svc int, t Time, endpoints int) {
+	k.receive(name, kubeProxyChange{svc: svc, trigger: t, hasTrigger: true, delivered: t}, 1, 1000, false, false, endpoints)
+}
+
+type span struct{ start, end Time }
+
+func syncSpans(k *kubeProxy) []span {
+	var out []span
+	for _, s := range k.syncs {
+		out = append(out, span{s.start, s.end})
+	}
+	return out
+}
+
+func latencies(k *kubeProxy) []Time {
+	var out []Time
+	for _, s := range k.samples {
+		out = append(out, s.programmed-s.trigger)
+	}
+	return out
+}
+
+func sameTimes[T comparable](t *testing.T, what string, got, want []T) {
+	t.Helper()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}
+
+// TestRunnerTimelines checks the sync loop against timelines worked out by hand from
+// upstream pkg/proxy/runner/bounded_frequency_runner.go Loop: a Run() while idle starts fn
+// at once; fn's end resets minInterval, and Run() calls until it has passed wait in the
+// 1-slot channel, all of them served by one run (bounded_frequency_runner_test.go
+// Test_BoundedFrequencyRunnerNoBurst's "run again before minInterval" steps). The change
+// tracker is checked out when a sync starts (iptables/proxier.go syncProxyRules calls
+// endpointsMap.Update first), so a change arriving mid-sync waits for the next one.
+func TestRunnerTimelines(t *testing.T) {
+	tests := []struct {
+		name    string
+		base    time.Duration
+		arrive  []Time
+		syncs   []span
+		latency []Time // per change, in arrival order
+	}{
+		{
+			// 0: idle → sync [0,100ms]; 200, 500, 1000 ms: minInterval runs to 1.1 s, the
+			// three Run()s coalesce into one sync [1.1 s, 1.2 s].
+			name: "minSyncPeriod coalesces", base: 100 * time.Millisecond,
+			arrive:  []Time{0, 200 * ms, 500 * ms, 1000 * ms},
+			syncs:   []span{{0, 100 * ms}, {1100 * ms, 1200 * ms}},
+			latency: []Time{100 * ms, 1000 * ms, 700 * ms, 200 * ms},
+		},
+		{
+			// 300 ms arrives while the first sync [0, 500 ms] runs: it was not checked out,
+			// so it waits for minInterval after that sync's end: [1.5 s, 2 s].
+			name: "change mid-sync waits for the next", base: 500 * time.Millisecond,
+			arrive:  []Time{0, 300 * ms},
+			syncs:   []span{{0, 500 * ms}, {1500 * ms, 2000 * ms}},
+			latency: []Time{500 * ms, 1700 * ms},
+		},
+		{
+			// After minInterval passed the loop is idle in select: a change syncs at once.
+			name: "idle loop syncs at once", base: 100 * time.Millisecond,
+			arrive:  []Time{0, 5000 * ms},
+			syncs:   []span{{0, 100 * ms}, {5000 * ms, 5100 * ms}},
+			latency: []Time{100 * ms, 100 * ms},
+		},
+		{
+			// A change exactly when minInterval ends is served by the sync starting then.
+			name: "change at the end of minInterval", base: 100 * time.Millisecond,
+			arrive:  []Time{0, 500 * ms, 1100 * ms},
+			syncs:   []span{{0, 100 * ms}, {1100 * ms, 1200 * ms}},
+			latency: []Time{100 * ms, 700 * ms, 100 * ms},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := flatProxy(KubeProxyIPTables, tt.base)
+			for i, a := range tt.arrive {
+				deliver(k, fmt.Sprintf("slice-%d", i), 0, a, 10)
+			}
+			k.flush(tt.arrive[len(tt.arrive)-1])
+			sameTimes(t, "syncs", syncSpans(k), tt.syncs)
+			sameTimes(t, "latencies", latencies(k), tt.latency)
+		})
+	}
+}
+
+// TestRunnerPeriodicSync: ipvs passes syncPeriod as the runner's maxInterval, so it syncs
+// every 30 s after the last sync's end; iptables and nftables pass FullSyncPeriod (1 h).
+// upstream: ipvs/proxier.go and iptables/proxier.go NewProxier.
+func TestRunnerPeriodicSync(t *testing.T) {
+	for _, tt := range []struct {
+		mode  KubeProxyMode
+		syncs []span
+	}{
+		{KubeProxyIPVS, []span{{0, 100 * ms}, {30100 * ms, 30200 * ms}, {60200 * ms, 60300 * ms}, {90300 * ms, 90400 * ms}}},
+		{KubeProxyIPTables, []span{{0, 100 * ms}}},
+		{KubeProxyNFTables, []span{{0, 100 * ms}}},
+	} {
+		k := flatProxy(tt.mode, 100*time.Millisecond)
+		deliver(k, "a", 0, 0, 10)
+		k.flush(100 * Time(time.Second))
+		sameTimes(t, string(tt.mode)+" syncs", syncSpans(k), tt.syncs)
+	}
+}
+
+// TestSyncSelection checks full versus partial syncs and what each writes. upstream:
+// iptables/proxier.go syncProxyRules (doFullSync: needFullSync after start-up, or an hour
+// since the last full sync unless largeClusterMode, i.e. more than 1000 endpoints; a partial
+// sync writes only the chains of changed Services, plus KUBE-SERVICES in full),
+// nftables/proxier.go (the same without the large-cluster exception).
+func TestSyncSelection(t *testing.T) {
+	hour := Time(time.Hour)
+	tests := []struct {
+		name      string
+		mode      KubeProxyMode
+		endpoints int  // of the big Service
+		at        Time // when the small Service changes again
+		wantFull  []bool
+		// rules written by each sync (costs: 1 µs per written rule, nothing else)
+		wantMicros []int64
+	}{
+		// kube-proxy did its initial full sync at time 0, so the first sync of the run is
+		// partial: the small Service's chains (3 + 10 × 4) and KUBE-SERVICES (one rule per
+		// Service port: 1), 44 rules. The big Service arrives during it and is synced a
+		// minSyncPeriod later: its chains (3 + 100 × 4) and KUBE-SERVICES (2). Then the small
+		// Service changes: its chains and KUBE-SERVICES, 45.
+		{"iptables partial", KubeProxyIPTables, 100, 10 * Time(time.Second),
+			[]bool{false, false, false}, []int64{44, 405, 45}},
+		// An hour after the last sync the runner's maxInterval timer fires, more than an hour
+		// after the last full sync: a full sync of 2 × 3 + 110 × 4 = 446 rules; then the
+		// change is synced partially.
+		{"iptables hourly full", KubeProxyIPTables, 100, hour + 2*Time(time.Second),
+			[]bool{false, false, true, false}, []int64{44, 405, 446, 45}},
+		// 10 + 1000 endpoints > 1000: largeClusterMode, so the hourly sync is partial and
+		// writes only KUBE-SERVICES.
+		{"iptables large cluster", KubeProxyIPTables, 1000, hour + 2*Time(time.Second),
+			[]bool{false, false, false, false}, []int64{44, 4005, 2, 45}},
+		// nftables rewrites no KUBE-SERVICES chain on a partial sync (its map takes
+		// element updates), and keeps the hourly full sync in large clusters.
+		{"nftables partial", KubeProxyNFTables, 100, 10 * Time(time.Second),
+			[]bool{false, false, false}, []int64{43, 403, 43}},
+		{"nftables large cluster full", KubeProxyNFTables, 1000, hour + 2*Time(time.Second),
+			[]bool{false, false, true, false}, []int64{43, 4003, 3*2 + 4*1010, 43}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := flatProxy(tt.mode, 0)
+			k.cfg.Costs.WriteNanosPerRule = 1000
+			deliver(k, "small", 0, 0, 10)
+			deliver(k, "big", 1, 0, tt.endpoints)
+			deliver(k, "small", 0, tt.at, 10)
+			k.flush(tt.at)
+			var full []bool
+			var micros []int64
+			for _, s := range k.syncs {
+				full = append(full, s.full)
+				micros = append(micros, int64(s.cpu/Time(time.Microsecond)))
+			}
+			sameTimes(t, "full", full, tt.wantFull)
+			sameTimes(t, "rules written", micros, tt.wantMicros)
+		})
+	}
+}
+
+// TestDeletionDropsTriggerTimes: a DELETED event drops the Service's pending trigger times.
+// upstream: endpointschangetracker.go EndpointSliceUpdate (removeSlice → delete
+// lastChangeTriggerTimes[namespacedName]).
+func TestDeletionDropsTriggerTimes(t *testing.T) {
+	k := flatProxy(KubeProxyIPTables, 100*time.Millisecond)
+	deliver(k, "a", 0, 0, 10)
+	deliver(k, "a", 0, 200*ms, 11) // waits for minInterval
+	deliver(k, "b", 1, 300*ms, 5)  // another Service: kept
+	k.receive("a", kubeProxyChange{svc: 0, delivered: 400 * ms}, 1, 100, false, true, 11)
+	k.flush(400 * ms)
+	sameTimes(t, "latencies", latencies(k), []Time{100 * ms, 900 * ms})
+	if k.endpoints != 5 {
+		t.Errorf("endpoints after deleting a = %d, want 5", k.endpoints)
+	}
+}
+
+// TestProgrammingAfterDelivery is the property: every change is programmed no sooner than
+// it reached the node, which is no sooner than it was triggered, on random small clusters,
+// backends and sync periods; and every change with a trigger time is programmed exactly once.
+func TestProgrammingAfterDelivery(t *testing.T) {
+	seeds := 6
+	if testing.Short() {
+		seeds = 2
+	}
+	for seed := range uint64(seeds) {
+		rng := rand.New(rand.NewPCG(seed, 16))
+		cfg := testConfig(20+rng.IntN(200), 50+rng.IntN(400))
+		cfg.Seed = seed
+		cfg.Network = NetworkConfig{Enabled: true, NodeIngressBitsPerSec: 1e8, TransportOverhead: true}
+		cfg.APIServer.EgressBitsPerSec = 1e9
+		modes := []KubeProxyMode{KubeProxyIPTables, KubeProxyNFTables, KubeProxyIPVS}
+		cfg.KubeProxy = DefaultKubeProxy(modes[rng.IntN(3)])
+		cfg.KubeProxy.MinSyncPeriod = time.Duration(rng.IntN(3000)) * time.Millisecond
+		cfg.KubeProxy.CPU = 0.1 + rng.Float64()
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.run(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		for mi, k := range e.kubeProxies {
+			if len(k.samples) == 0 {
+				t.Fatalf("seed %d mode %d: no programming samples", seed, mi)
+			}
+			for _, s := range k.samples {
+				if s.programmed < s.delivered || s.delivered < s.trigger {
+					t.Fatalf("seed %d (%s, minSyncPeriod %v): trigger %v, delivered %v, programmed %v",
+						seed, cfg.KubeProxy.Mode, cfg.KubeProxy.MinSyncPeriod, s.trigger, s.delivered, s.programmed)
+				}
+			}
+			if len(k.pending) != 0 || len(k.inFlight) != 0 {
+				t.Errorf("seed %d: %d changes never programmed", seed, len(k.pending)+len(k.inFlight))
+			}
+		}
+	}
+}
+
+// TestCostDefaultsFromSources recomputes the iptables cost defaults by hand from the
+// published figures they come from (DefaultKubeProxy): 12.772 s for 695,992 restored lines
+// (kubernetes/kubernetes#96018) and mean syncs of 219.677 ms full against 104.894 ms partial
+// (openshift/sdn#403).
+func TestCostDefaultsFromSources(t *testing.T) {
+	c := DefaultKubeProxy(KubeProxyIPTables).Costs
+	write := 12.772e9 / 695_992 // 18,351 ns
+	generate := write * 104.894 / (219.677 - 104.894)
+	for _, x := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"writeNanosPerRule", c.WriteNanosPerRule, 18_351},
+		{"generateNanosPerRule", c.GenerateNanosPerRule, 16_770},
+		{"write from the source", c.WriteNanosPerRule, write},
+		{"generate from the source", c.GenerateNanosPerRule, generate},
+	} {
+		if d := x.got - x.want; d > 1 || d < -1 {
+			t.Errorf("%s = %.1f, want %.1f", x.name, x.got, x.want)
+		}
+	}
+	// The partial/full ratio the derivation reproduces: a sync of N rules that writes all of
+	// them against one that writes none.
+	if r := c.GenerateNanosPerRule / (c.GenerateNanosPerRule + c.WriteNanosPerRule); r < 0.477 || r > 0.478 {
+		t.Errorf("partial/full = %.4f, want 104.894/219.677 = 0.4775", r)
+	}
+}
+
+// TestWatchCPU: the watch path serializes an object once per encoding whatever the number of
+// watchers (upstream: apiserver storage/cacher/caching_object.go), pays per watcher and event
+// a fixed cost and TLS over the bytes, and serializes a relist's LIST once per request.
+func TestWatchCPU(t *testing.T) {
+	costs := APIServerCosts{EncodeProtobufNanosPerByte: 2, EncodeJSONNanosPerByte: 4, TLSNanosPerByte: 0.5, PerEventNanos: 1000}
+	a := &apiServer{e: &Engine{cfg: Config{APIServer: APIServerConfig{Costs: costs}}}}
+	cm := committed{objectBytes: [2]int64{1000, 3000}}
+	tests := []struct {
+		name    string
+		encoded [2]bool
+		events  int64
+		d       delivery
+		list    int64
+		want    Time
+	}{
+		// 1000 B × 2 once; 10 events × 1 µs; 10 × 1020 B × 0.5.
+		{"protobuf, 10 watchers", [2]bool{true, false}, 10, delivery{}, 0, 2000 + 10_000 + 5100},
+		// Ten times the watchers: the serialization is not repeated.
+		{"protobuf, 100 watchers", [2]bool{true, false}, 100, delivery{}, 0, 2000 + 100_000 + 51_000},
+		// A JSON watcher adds one JSON serialization (3000 B × 4).
+		{"both encodings", [2]bool{true, true}, 10, delivery{}, 0, 2000 + 12_000 + 10_000 + 5100},
+		// Two watchers relist a 50 kB LIST: serialized twice (× 2 ns) and sent (× 0.5).
+		{"relists", [2]bool{true, false}, 10, delivery{relists: 2, resentBytes: 100_000}, 50_000,
+			2000 + 10_000 + 5100 + 50_000 + 200_000},
+	}
+	for _, tt := range tests {
+		if got := a.watchCPU(cm, tt.encoded, tt.events, tt.events*1020, tt.d, tt.list); got != tt.want {
+			t.Errorf("%s: %d ns, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestCPUShare: at half a core a sync and a decode take twice as long on the node, for the
+// same CPU; the change enters the tracker only once decoded.
+func TestCPUShare(t *testing.T) {
+	k := flatProxy(KubeProxyIPTables, 100*time.Millisecond)
+	k.cfg.CPU, k.cpuScale = 0.5, 2
+	k.cfg.Costs.DecodeProtobufNanosPerByte = 10
+	// 1000 bytes × 10 ns = 10 µs of decoding, 20 µs on the node.
+	deliver(k, "a", 0, 0, 10)
+	k.flush(0)
+	s := k.syncs[0]
+	if s.start != 20*Time(time.Microsecond) || s.end-s.start != 200*ms || s.cpu != 100*ms {
+		t.Errorf("sync %+v, want start 20µs, 200ms on the node for 100ms of CPU", s)
+	}
+	if k.decodeCPU[0] != 10*Time(time.Microsecond) {
+		t.Errorf("decode CPU %v, want 10µs", k.decodeCPU[0])
+	}
+}
