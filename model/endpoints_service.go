@@ -22,7 +22,7 @@ import (
 // sharing both would be one address upstream). The caller must not modify a *Pod after passing
 // it; pass a new one for every change.
 //
-// Costs: SetPod is O(ports × log n) plus a memmove of a pointer slice; Sync is O(subsets ×
+// Costs: SetPod is O(ports × log n) (the address lists are chunked: addrList); Sync is O(subsets ×
 // ports), except that with two or more subsets upstream orders them by an md5 of their full
 // dump, which costs O(addresses) and is done only when truncating (or in Object).
 type ServiceEndpoints struct {
@@ -30,7 +30,11 @@ type ServiceEndpoints struct {
 	opts         EndpointsOptions
 	addressBytes func(*EndpointAddress) ByEncoding
 	deleted      bool
+	// ns is the namespace pods are keyed without (the Service's at construction): a pod
+	// of it is keyed by name alone, so the common case builds no key string.
+	ns string
 
+	// The maps are allocated on first write (put): most Services are small.
 	pods      map[string]*endpointsPodState
 	ports     []*endpointsPortState
 	portIndex map[repackPortValue]int
@@ -67,13 +71,11 @@ type endpointsPodState struct {
 // endpointsPortState is one distinct resolved port (or the no-ports sentinel) with the sorted
 // addresses that offer it.
 type endpointsPortState struct {
-	port          EndpointsPort
-	sentinel      bool
-	digest        [md5.Size]byte
-	ready         []*endpointsPodState
-	notReady      []*endpointsPodState
-	readyBytes    ByEncoding
-	notReadyBytes ByEncoding
+	port     EndpointsPort
+	sentinel bool
+	digest   [md5.Size]byte
+	ready    addrList
+	notReady addrList
 }
 
 // endpointsSignature is a distinct set of resolved ports and how many pods resolve exactly it.
@@ -127,15 +129,7 @@ func (e *endpointsEntry) equal() bool {
 // Endpoints object. addressBytes gives an address's encoded size per encoding (the size model's
 // EndpointAddressSize); SubsetSizes sums it.
 func NewServiceEndpoints(svc *Service, opts EndpointsOptions, addressBytes func(*EndpointAddress) ByEncoding) *ServiceEndpoints {
-	return &ServiceEndpoints{
-		svc:          svc,
-		opts:         opts,
-		addressBytes: addressBytes,
-		pods:         map[string]*endpointsPodState{},
-		portIndex:    map[repackPortValue]int{},
-		sigs:         map[string]*endpointsSignature{},
-		entries:      map[endpointsEntryKey]*endpointsEntry{},
-	}
+	return &ServiceEndpoints{svc: svc, opts: opts, addressBytes: addressBytes, ns: svc.Namespace}
 }
 
 // SetService replaces the Service (also after DeleteService: a Service recreated with the same
@@ -185,7 +179,7 @@ func (s *ServiceEndpoints) DeleteService() { s.deleted = true }
 
 // SetPod adds or replaces a pod (keyed by namespace/name).
 func (s *ServiceEndpoints) SetPod(pod *Pod) {
-	key := pod.Key()
+	key := s.podKey(pod.Namespace, pod.Name)
 	old := s.pods[key]
 	ps := s.podState(pod) // pods are never modified once passed: no copy needed
 	if old != nil && !old.included && !ps.included {
@@ -195,12 +189,23 @@ func (s *ServiceEndpoints) SetPod(pod *Pod) {
 	if old != nil {
 		s.removeContribution(old)
 	}
-	s.pods[key] = ps
+	put(&s.pods, key, ps)
 	s.addContribution(ps)
+}
+
+// podKey is the pods map's key: the name for a pod of s.ns, else "namespace/name".
+func (s *ServiceEndpoints) podKey(namespace, name string) string {
+	if namespace == s.ns {
+		return name
+	}
+	return namespace + "/" + name
 }
 
 // DeletePod removes the pod with key "namespace/name", if present.
 func (s *ServiceEndpoints) DeletePod(podKey string) {
+	if ns, name, ok := strings.Cut(podKey, "/"); ok {
+		podKey = s.podKey(ns, name)
+	}
 	if old := s.pods[podKey]; old != nil {
 		s.removeContribution(old)
 		delete(s.pods, podKey)
@@ -263,7 +268,7 @@ func (s *ServiceEndpoints) portID(p EndpointsPort, sentinel bool) int {
 	writePortHashDump(&b, &st.port, true)
 	st.digest = md5.Sum([]byte(b.String()))
 	s.ports = append(s.ports, st)
-	s.portIndex[v] = id
+	put(&s.portIndex, v, id)
 	return id
 }
 
@@ -277,7 +282,7 @@ func (s *ServiceEndpoints) signature(portIDs []int) *endpointsSignature {
 	sig := s.sigs[k]
 	if sig == nil {
 		sig = &endpointsSignature{key: k, portIDs: portIDs}
-		s.sigs[k] = sig
+		put(&s.sigs, k, sig)
 	}
 	return sig
 }
@@ -291,11 +296,9 @@ func (s *ServiceEndpoints) addContribution(ps *endpointsPodState) {
 	for _, id := range ps.portIDs {
 		p := s.ports[id]
 		if ps.ready {
-			p.ready = endpointsListInsert(p.ready, ps)
-			endpointsBytesAdd(&p.readyBytes, ps.bytes)
+			p.ready.insert(ps)
 		} else {
-			p.notReady = endpointsListInsert(p.notReady, ps)
-			endpointsBytesAdd(&p.notReadyBytes, ps.bytes)
+			p.notReady.insert(ps)
 		}
 		s.setEntry(id, ps, true)
 	}
@@ -312,11 +315,9 @@ func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState) {
 	for _, id := range ps.portIDs {
 		p := s.ports[id]
 		if ps.ready {
-			p.ready = endpointsListRemove(p.ready, ps)
-			endpointsBytesSub(&p.readyBytes, ps.bytes)
+			p.ready.remove(ps)
 		} else {
-			p.notReady = endpointsListRemove(p.notReady, ps)
-			endpointsBytesSub(&p.notReadyBytes, ps.bytes)
+			p.notReady.remove(ps)
 		}
 		s.setEntry(id, ps, false)
 	}
@@ -327,7 +328,7 @@ func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, present boo
 	e := s.entries[k]
 	if e == nil {
 		e = &endpointsEntry{key: k}
-		s.entries[k] = e
+		put(&s.entries, k, e)
 	}
 	if !e.equal() {
 		s.mismatch--
@@ -358,23 +359,6 @@ func (s *ServiceEndpoints) commitTouched() {
 	clear(s.touched)
 	s.touched = s.touched[:0]
 	s.mismatch = 0
-}
-
-func endpointsListCompare(a, b *endpointsPodState) int {
-	return compareEndpointAddress(a.addr, b.addr)
-}
-
-func endpointsListInsert(list []*endpointsPodState, ps *endpointsPodState) []*endpointsPodState {
-	i, _ := slices.BinarySearchFunc(list, ps, endpointsListCompare)
-	return slices.Insert(list, i, ps)
-}
-
-func endpointsListRemove(list []*endpointsPodState, ps *endpointsPodState) []*endpointsPodState {
-	i, found := slices.BinarySearchFunc(list, ps, endpointsListCompare)
-	if !found || list[i] != ps {
-		panic("model: ServiceEndpoints address list lost a pod's address")
-	}
-	return slices.Delete(list, i, i+1)
 }
 
 func endpointsBytesAdd(a *ByEncoding, b ByEncoding) {
@@ -408,8 +392,8 @@ func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 
 	var d EndpointsDecision
 	for _, l := range s.layout {
-		d.DesiredAddresses += len(l.list.ready)
-		d.DesiredNotReadyAddresses += len(l.list.notReady)
+		d.DesiredAddresses += l.list.ready.len()
+		d.DesiredNotReadyAddresses += l.list.notReady.len()
 	}
 	d.Subsets, d.Addresses, d.NotReadyAddresses = len(s.layout), d.DesiredAddresses, d.DesiredNotReadyAddresses
 
@@ -430,7 +414,7 @@ func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 		ready := make([]int, len(s.layout))
 		notReady := make([]int, len(s.layout))
 		for i, l := range s.layout {
-			ready[i], notReady[i] = len(l.list.ready), len(l.list.notReady)
+			ready[i], notReady[i] = l.list.ready.len(), l.list.notReady.len()
 		}
 		_, truncateReady, keep := truncateKeepCounts(ready, notReady)
 		s.truncateReady = truncateReady
@@ -520,9 +504,9 @@ func (s *ServiceEndpoints) orderLayout() {
 		l := &s.layout[i]
 		h.Reset()
 		w.WriteString("(v1.EndpointSubset){Addresses:([]v1.EndpointAddress)")
-		endpointsWriteListDump(w, l.list.ready)
+		endpointsWriteListDump(w, &l.list.ready)
 		w.WriteString(" NotReadyAddresses:([]v1.EndpointAddress)")
-		endpointsWriteListDump(w, l.list.notReady)
+		endpointsWriteListDump(w, &l.list.notReady)
 		w.WriteString(" Ports:([]v1.EndpointPort)")
 		if len(l.portIDs) == 0 {
 			w.WriteString("<nil>")
@@ -545,18 +529,18 @@ func (s *ServiceEndpoints) orderLayout() {
 }
 
 // endpointsWriteListDump writes a list as RepackSubsets leaves it: empty lists are nil.
-func endpointsWriteListDump(w hashDumpWriter, list []*endpointsPodState) {
-	if len(list) == 0 {
+func endpointsWriteListDump(w hashDumpWriter, list *addrList) {
+	if list.len() == 0 {
 		w.WriteString("<nil>")
 		return
 	}
 	w.WriteString("[")
-	for i, ps := range list {
+	list.each(-1, func(i int, ps *endpointsPodState) {
 		if i > 0 {
 			w.WriteString(" ")
 		}
 		writeAddressHashDump(w, &ps.addr)
-	}
+	})
 	w.WriteString("]")
 }
 
@@ -623,16 +607,16 @@ func (s *ServiceEndpoints) Object() *Endpoints {
 	obj.Subsets = make([]EndpointSubset, 0, len(s.layout))
 	for _, l := range s.layout {
 		var sub EndpointSubset
-		ready, notReady := l.list.ready, l.list.notReady
+		readyK, notReadyK := -1, -1
 		if s.last.Truncated {
 			if s.truncateReady {
-				ready, notReady = ready[:l.keep], nil
+				readyK, notReadyK = l.keep, 0
 			} else {
-				notReady = notReady[:l.keep]
+				notReadyK = l.keep
 			}
 		}
-		sub.Addresses = endpointsMaterialise(ready)
-		sub.NotReadyAddresses = endpointsMaterialise(notReady)
+		sub.Addresses = endpointsMaterialise(&l.list.ready, readyK)
+		sub.NotReadyAddresses = endpointsMaterialise(&l.list.notReady, notReadyK)
 		if s.last.Truncated && s.truncateReady {
 			sub.NotReadyAddresses = []EndpointAddress{}
 		}
@@ -656,18 +640,22 @@ func legacyEndpointsLabelsCopy(m map[string]string) map[string]string {
 	return out
 }
 
-func endpointsMaterialise(list []*endpointsPodState) []EndpointAddress {
-	if len(list) == 0 {
+// endpointsMaterialise copies the first k addresses of list (all when k < 0); nil if none.
+func endpointsMaterialise(list *addrList, k int) []EndpointAddress {
+	if k < 0 || k > list.len() {
+		k = list.len()
+	}
+	if k == 0 {
 		return nil
 	}
-	out := make([]EndpointAddress, len(list))
-	for i, ps := range list {
+	out := make([]EndpointAddress, k)
+	list.each(k, func(i int, ps *endpointsPodState) {
 		a := ps.addr
 		a.NodeName = Ptr(*ps.addr.NodeName)
 		r := *ps.addr.TargetRef
 		a.TargetRef = &r
 		out[i] = a
-	}
+	})
 	return out
 }
 
@@ -683,17 +671,17 @@ func (s *ServiceEndpoints) SubsetSizes() []SubsetSize {
 	out := make([]SubsetSize, 0, len(s.layout))
 	for _, l := range s.layout {
 		ss := SubsetSize{
-			Addresses:            len(l.list.ready),
-			NotReadyAddresses:    len(l.list.notReady),
-			AddressBytes:         l.list.readyBytes,
-			NotReadyAddressBytes: l.list.notReadyBytes,
+			Addresses:            l.list.ready.len(),
+			NotReadyAddresses:    l.list.notReady.len(),
+			AddressBytes:         l.list.ready.bytes,
+			NotReadyAddressBytes: l.list.notReady.bytes,
 		}
 		if s.last.Truncated {
 			if s.truncateReady {
-				ss.Addresses, ss.AddressBytes = l.keep, endpointsPrefixBytes(l.list.ready, l.list.readyBytes, l.keep)
+				ss.Addresses, ss.AddressBytes = l.keep, l.list.ready.prefixBytes(l.keep)
 				ss.NotReadyAddresses, ss.NotReadyAddressBytes = 0, ByEncoding{}
 			} else {
-				ss.NotReadyAddresses, ss.NotReadyAddressBytes = l.keep, endpointsPrefixBytes(l.list.notReady, l.list.notReadyBytes, l.keep)
+				ss.NotReadyAddresses, ss.NotReadyAddressBytes = l.keep, l.list.notReady.prefixBytes(l.keep)
 			}
 		}
 		for _, id := range l.portIDs {
@@ -702,20 +690,4 @@ func (s *ServiceEndpoints) SubsetSizes() []SubsetSize {
 		out = append(out, ss)
 	}
 	return out
-}
-
-// endpointsPrefixBytes is Σ bytes of list[:k], walking the shorter of the head and the tail.
-func endpointsPrefixBytes(list []*endpointsPodState, total ByEncoding, k int) ByEncoding {
-	var sum ByEncoding
-	if k <= len(list)-k {
-		for _, ps := range list[:k] {
-			endpointsBytesAdd(&sum, ps.bytes)
-		}
-		return sum
-	}
-	sum = total
-	for _, ps := range list[k:] {
-		endpointsBytesSub(&sum, ps.bytes)
-	}
-	return sum
 }

@@ -23,12 +23,13 @@ type ServiceSlices struct {
 	mode   hintsMode
 	full   bool // the next sync takes the full path and rebuilds the indexes
 
+	// Maps are allocated on first write: most Services are small, and a Service with two
+	// pods should not pay for a dozen empty maps.
 	pods       map[string]*podEntry // by namespace/name
-	podsByNode map[string]map[string]*podEntry
-	dirtyPods  []*podEntry // changed since the last sync, each once (podEntry.dirty)
-	dirtyNodes map[string]struct{}
-	keyPods    map[PortMapKey]int // pods passing the filter, per port map
-	missing    int                // pods skipped for a missing node
+	dirtyPods  []*podEntry          // changed since the last sync, each once (podEntry.dirty)
+	dirtyNodes map[string]struct{}  // nodes changed since the last sync (Sync scans the pods)
+	keyPods    map[PortMapKey]int   // pods passing the filter, per port map
+	missing    int                  // pods skipped for a missing node
 
 	stored    map[string]*storedSlice
 	families  [2]*family // IPv4, IPv6 (stored slices of either type are indexed)
@@ -114,9 +115,6 @@ func familyIndex(at AddressType) int {
 func NewServiceSlices(svc *Service, nodes NodeGetter, opts ReconcilerOptions) *ServiceSlices {
 	s := &ServiceSlices{
 		nodes: nodes, opts: opts, max: opts.maxPerSlice(),
-		pods: map[string]*podEntry{}, podsByNode: map[string]map[string]*podEntry{},
-		dirtyNodes: map[string]struct{}{},
-		stored:     map[string]*storedSlice{},
 	}
 	s.setServiceFields(svc)
 	s.resetDesired()
@@ -131,12 +129,15 @@ func (s *ServiceSlices) setServiceFields(svc *Service) {
 	s.mode = hintsModeFor(svc, &s.opts)
 }
 
-func newFamily(at AddressType) *family {
-	return &family{
-		at: at, desired: map[endpointHash]*desiredEndpoint{}, index: map[endpointHash]storedLoc{},
-		dirty: map[endpointHash]struct{}{}, groups: map[PortMapKey]*sliceGroup{},
-		hinted: map[string]*storedSlice{}, badClose: map[string]*storedSlice{}, badNode: map[string]*storedSlice{},
+// newFamily returns an empty family; its maps are allocated on first write (put).
+func newFamily(at AddressType) *family { return &family{at: at} }
+
+// put is m[k] = v for a map that may not be allocated yet.
+func put[K comparable, V any](m *map[K]V, k K, v V) {
+	if *m == nil {
+		*m = map[K]V{}
 	}
+	(*m)[k] = v
 }
 
 // SetService records a new version of the Service. Changes that matter to slices make the
@@ -166,26 +167,12 @@ func servicePortsEqual(a, b []ServicePort) bool {
 func (s *ServiceSlices) SetPod(p *Pod) {
 	key := s.podKey(p.Namespace, p.Name)
 	pe := s.pods[key]
-	link := false
-	switch {
-	case pe == nil:
+	if pe == nil {
 		pe = &podEntry{}
-		s.pods[key] = pe
-		link = true
-	case pe.pod.NodeName != p.NodeName:
-		s.unlinkNode(pe, key)
-		link = true
+		put(&s.pods, key, pe)
 	}
 	pe.pod = p
 	pe.deleted = false
-	if link {
-		byNode := s.podsByNode[p.NodeName]
-		if byNode == nil {
-			byNode = map[string]*podEntry{}
-			s.podsByNode[p.NodeName] = byNode
-		}
-		byNode[key] = pe
-	}
 	s.markDirty(pe)
 }
 
@@ -206,15 +193,6 @@ func (s *ServiceSlices) podKey(namespace, name string) string {
 	return namespace + "/" + name
 }
 
-func (s *ServiceSlices) unlinkNode(pe *podEntry, key string) {
-	if m := s.podsByNode[pe.pod.NodeName]; m != nil {
-		delete(m, key)
-		if len(m) == 0 {
-			delete(s.podsByNode, pe.pod.NodeName)
-		}
-	}
-}
-
 // DeletePod records that a pod is gone (or no longer matches the selector).
 func (s *ServiceSlices) DeletePod(namespace, name string) {
 	key := s.podKey(namespace, name)
@@ -222,7 +200,6 @@ func (s *ServiceSlices) DeletePod(namespace, name string) {
 	if pe == nil {
 		return
 	}
-	s.unlinkNode(pe, key)
 	delete(s.pods, key)
 	pe.deleted = true
 	s.markDirty(pe)
@@ -230,7 +207,7 @@ func (s *ServiceSlices) DeletePod(namespace, name string) {
 
 // NodeChanged records that a Node was added, removed or relabelled. As upstream, this does not
 // call for a sync by itself: the next sync re-reads the node for the pods on it.
-func (s *ServiceSlices) NodeChanged(name string) { s.dirtyNodes[name] = struct{}{} }
+func (s *ServiceSlices) NodeChanged(name string) { put(&s.dirtyNodes, name, struct{}{}) }
 
 // recomputePod brings the desired state of one pod up to date.
 func (s *ServiceSlices) recomputePod(pe *podEntry) {
@@ -238,7 +215,7 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 		if d != nil {
 			f := s.families[i]
 			delete(f.desired, d.hash)
-			f.dirty[d.hash] = struct{}{}
+			put(&f.dirty, d.hash, struct{}{})
 			pe.eps[i] = nil
 		}
 	}
@@ -267,7 +244,7 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 		pe.addrs[1] = endpointAddresses(pod, AddressTypeIPv6)
 		pe.addrsValid, pe.addrsFrom = true, pod.IPs
 	}
-	s.keyPods[pe.key]++
+	put(&s.keyPods, pe.key, s.keyPods[pe.key]+1)
 	node, ok := s.nodes.Node(pod.NodeName)
 	if !ok {
 		if !s.svc.PublishNotReadyAddresses {
@@ -288,8 +265,8 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 		d.hash = d.ep.identity
 		pe.eps[i] = d
 		f := s.families[i]
-		f.desired[d.hash] = d
-		f.dirty[d.hash] = struct{}{}
+		put(&f.desired, d.hash, d)
+		put(&f.dirty, d.hash, struct{}{})
 	}
 }
 
@@ -298,7 +275,7 @@ func (s *ServiceSlices) resetDesired() {
 	for _, f := range s.families {
 		if f != nil {
 			for h := range f.desired {
-				f.dirty[h] = struct{}{}
+				put(&f.dirty, h, struct{}{})
 			}
 			clear(f.desired)
 		}
@@ -306,7 +283,7 @@ func (s *ServiceSlices) resetDesired() {
 	if s.families[0] == nil {
 		s.families = [2]*family{newFamily(AddressTypeIPv4), newFamily(AddressTypeIPv6)}
 	}
-	s.keyPods = map[PortMapKey]int{}
+	s.keyPods = nil
 	s.missing = 0
 	for _, pe := range s.dirtyPods { // includes deleted pods, whose counts are dropped here
 		pe.eps = [2]*desiredEndpoint{}
@@ -329,7 +306,7 @@ func (s *ServiceSlices) resetStored(stored []*EndpointSlice) {
 			oldDesired[i] = f.desired
 		}
 	}
-	s.stored = map[string]*storedSlice{}
+	s.stored = nil
 	s.anomalies, s.dupHashes = 0, 0
 	for i, at := range []AddressType{AddressTypeIPv4, AddressTypeIPv6} {
 		f := newFamily(at)
@@ -337,7 +314,7 @@ func (s *ServiceSlices) resetStored(stored []*EndpointSlice) {
 			f.desired = oldDesired[i]
 		}
 		for h := range f.desired {
-			f.dirty[h] = struct{}{}
+			put(&f.dirty, h, struct{}{})
 		}
 		s.families[i] = f
 	}
@@ -368,6 +345,16 @@ func (s *ServiceSlices) Applied(verb string, slice *EndpointSlice) {
 	if old != nil && verb != "delete" {
 		same = s.unchangedPositions(old, slice)
 	}
+	if same != nil && old.s.Name == slice.Name {
+		// The same slice in the same group: re-index only the positions that changed.
+		touched = s.updateStored(old, slice, same)
+		if s.dupHashes == 0 {
+			for _, h := range touched {
+				s.checkClean(old.fam, h)
+			}
+		}
+		return
+	}
 	if old != nil {
 		fam = old.fam
 		touched = s.removeStored(old, touched, same)
@@ -386,7 +373,7 @@ func (s *ServiceSlices) Applied(verb string, slice *EndpointSlice) {
 func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash, same []bool) []endpointHash {
 	f := s.families[familyIndex(sl.AddressType)]
 	ss := &storedSlice{s: sl, fam: f, hashes: make([]endpointHash, len(sl.Endpoints))}
-	s.stored[sl.Name] = ss
+	put(&s.stored, sl.Name, ss)
 	f.count++
 	supported := slices.Contains(s.types, sl.AddressType)
 	ss.anomaly = !supported || !ownedBy(sl, s.svc) || labelsChanged(sl.Labels, s.svc)
@@ -397,7 +384,7 @@ func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash, sam
 	g := f.groups[k]
 	if g == nil {
 		g = &sliceGroup{key: k, slices: map[string]*storedSlice{}, bySize: map[int][]string{}}
-		f.groups[k] = g
+		put(&f.groups, k, g)
 	}
 	ss.group = g
 	g.slices[sl.Name] = ss
@@ -414,21 +401,91 @@ func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash, sam
 		} else {
 			loc = storedLoc{slice: ss, pos: i, n: 1}
 		}
-		f.index[h] = loc
+		put(&f.index, h, loc)
 		if i < len(same) && same[i] {
 			continue
 		}
-		f.dirty[h] = struct{}{}
+		put(&f.dirty, h, struct{}{})
 		touched = append(touched, h)
 	}
 	if sliceHasHints(sl) {
-		f.hinted[sl.Name] = ss
+		put(&f.hinted, sl.Name, ss)
 	}
 	if preferCloseNeedsUpdate(sl, false) {
-		f.badClose[sl.Name] = ss
+		put(&f.badClose, sl.Name, ss)
 	}
 	if preferCloseNeedsUpdate(sl, true) {
-		f.badNode[sl.Name] = ss
+		put(&f.badNode, sl.Name, ss)
+	}
+	return touched
+}
+
+// updateStored replaces ss's slice with slice, an update of it that unchangedPositions found
+// to keep its family, group and standing (so no anomaly and no duplicates before): the
+// endpoints at unchanged positions keep their index entries, the others are removed and
+// added as removeStored and addStored would. It returns the hashes whose state may change.
+func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same []bool) []endpointHash {
+	f := ss.fam
+	var touched []endpointHash
+	for i, h := range ss.hashes {
+		if i < len(same) && same[i] {
+			continue
+		}
+		if loc := f.index[h]; loc.n <= 1 {
+			delete(f.index, h)
+		} else {
+			loc.n--
+			if loc.n == 1 {
+				s.dupHashes--
+			}
+			f.index[h] = loc
+		}
+		put(&f.dirty, h, struct{}{})
+		touched = append(touched, h)
+	}
+	g := ss.group
+	name := slice.Name
+	if n := len(slice.Endpoints); n != len(ss.s.Endpoints) {
+		g.removeSize(len(ss.s.Endpoints), name)
+		g.insertSize(n, name)
+	}
+	hashes := ss.hashes
+	if cap(hashes) < len(slice.Endpoints) {
+		hashes = make([]endpointHash, len(slice.Endpoints))
+		copy(hashes, ss.hashes)
+	}
+	hashes = hashes[:len(slice.Endpoints)]
+	ss.s, ss.hashes = slice, hashes
+	for i := range slice.Endpoints {
+		if i < len(same) && same[i] {
+			continue
+		}
+		h := hashEndpoint(&slice.Endpoints[i])
+		hashes[i] = h
+		loc, ok := f.index[h]
+		if ok {
+			loc.n++
+			if loc.n == 2 {
+				s.dupHashes++
+			}
+		} else {
+			loc = storedLoc{slice: ss, pos: i, n: 1}
+		}
+		put(&f.index, h, loc)
+		put(&f.dirty, h, struct{}{})
+		touched = append(touched, h)
+	}
+	delete(f.hinted, name)
+	delete(f.badClose, name)
+	delete(f.badNode, name)
+	if sliceHasHints(slice) {
+		put(&f.hinted, name, ss)
+	}
+	if preferCloseNeedsUpdate(slice, false) {
+		put(&f.badClose, name, ss)
+	}
+	if preferCloseNeedsUpdate(slice, true) {
+		put(&f.badNode, name, ss)
 	}
 	return touched
 }
@@ -482,7 +539,7 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash, sa
 		if i < len(same) && same[i] {
 			continue
 		}
-		f.dirty[h] = struct{}{}
+		put(&f.dirty, h, struct{}{})
 		touched = append(touched, h)
 	}
 	delete(f.hinted, name)
@@ -526,8 +583,8 @@ func (s *ServiceSlices) reindex(f *family) {
 			} else {
 				loc = storedLoc{slice: ss, pos: i, n: 1}
 			}
-			f.index[h] = loc
-			f.dirty[h] = struct{}{}
+			put(&f.index, h, loc)
+			put(&f.dirty, h, struct{}{})
 		}
 	}
 }
@@ -566,7 +623,7 @@ func (s *ServiceSlices) checkClean(f *family, h endpointHash) bool {
 	if clean {
 		delete(f.dirty, h)
 	} else {
-		f.dirty[h] = struct{}{}
+		put(&f.dirty, h, struct{}{})
 	}
 	return clean
 }
@@ -581,12 +638,15 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 		s.resetDesired()
 		s.resetStored(stored)
 	}
-	for name := range s.dirtyNodes {
-		for _, pe := range s.podsByNode[name] {
-			s.markDirty(pe)
+	if len(s.dirtyNodes) > 0 {
+		// Node changes are rare: a scan of the pods costs less than an index per node.
+		for _, pe := range s.pods {
+			if _, ok := s.dirtyNodes[pe.pod.NodeName]; ok {
+				s.markDirty(pe)
+			}
 		}
+		clear(s.dirtyNodes)
 	}
-	clear(s.dirtyNodes)
 	for _, pe := range s.dirtyPods {
 		pe.dirty = false
 		s.recomputePod(pe)

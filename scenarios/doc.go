@@ -73,9 +73,12 @@
 //	    at a time, updated from the highest ordinal; DaemonSet: one pod per node, replicas
 //	    ignored, rollouts take maxUnavailable from the rollout action, no surge)
 //	timeline (required, at least one): {name (required, unique), action, services, settle,
-//	    and per action: rollout maxSurge/maxUnavailable [25%/25%]; scale replicas;
-//	    restartPods pods [1]; flipReadiness pods [1], notReadyFor; failNodes/drainNodes
-//	    nodes or zone; labelService labels; wait duration}
+//	    and per action: rollout maxSurge/maxUnavailable [25%/25%]; scale replicas or
+//	    percent (of each Service's configured replicas); restartPods pods [1];
+//	    flipReadiness pods [1], notReadyFor; failNodes/drainNodes nodes or zone;
+//	    failNodes duration (the nodes come back after it); drainNodes waves (with spread);
+//	    labelService labels; wait duration; rollout, scale, restartPods spread and curve
+//	    [uniform | diurnal]}
 //	modes [both]: both | endpoints | endpointslices, or a list
 //	guards: maxEvents [50,000,000], endTime [24h], maxMemory [3/4 of the memory the
 //	    process may use: the machine's, or less under a cgroup limit, RLIMIT_AS or
@@ -99,6 +102,19 @@
 //     (at most 10,000,000), watchers per mode (cluster.nodes plus every watcher group's
 //     count, at most 10,000,000), at most 10,000 actions; restartPods and flipReadiness ask
 //     for no more pods than a service has at that point, as failNodes for nodes.
+//   - spread starts a rollout, scale or restartPods on its Services one after another over
+//     that window instead of all at once: at the quantiles of the curve (uniform, or diurnal:
+//     density 1 − 0.8·cos(2π·t/spread), quiet at the window's ends and five times busier in
+//     its middle), handed out in a stride order that mixes the stamped copies of an entry.
+//     The phase lasts until the last start's work has settled.
+//   - drainNodes with waves and spread drains its nodes (nodes: N takes the first N that
+//     host pods, zone a whole zone) in that many equal waves started evenly over spread; a
+//     wave's nodes are schedulable again (upgraded) when the next wave starts: a node-pool
+//     upgrade.
+//   - failNodes with duration brings the nodes back after it: before the 40 s grace period
+//     nothing reaches the endpoints; after it their pods went not ready and turn ready again;
+//     after the 300 s toleration they were evicted. A zone blip is failNodes of a zone for a
+//     minute or two.
 //   - Action names are phase names: lowercase DNS labels, so that expect keys
 //     "phase.mode.figure" split on dots; "total" is reserved for the sum of all phases.
 package scenarios

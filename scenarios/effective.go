@@ -130,7 +130,11 @@ func Effective(sc *Scenario) []byte {
 				w("    maxSurge: %s\n    maxUnavailable: %s\n", yq(FormatIntOrPercent(x.MaxSurge)), yq(FormatIntOrPercent(x.MaxUnavailable)))
 			}
 		case sim.ActionScale:
-			w("    replicas: %d\n", x.Replicas)
+			if x.Percent > 0 {
+				w("    percent: %d\n", x.Percent)
+			} else {
+				w("    replicas: %d\n", x.Replicas)
+			}
 		case sim.ActionRestartPods:
 			w("    pods: %d\n", x.Pods)
 		case sim.ActionFlipReadiness:
@@ -141,10 +145,25 @@ func Effective(sc *Scenario) []byte {
 			} else {
 				w("    nodes: %d\n", x.Nodes)
 			}
+			if x.Kind == sim.ActionFailNodes && x.Duration > 0 {
+				w("    duration: %s\n", x.Duration)
+			}
+			if x.Kind == sim.ActionDrainNodes && x.Waves > 0 {
+				w("    waves: %d\n    spread: %s\n", x.Waves, x.Spread)
+			}
 		case sim.ActionLabelService:
 			w("    labels: {%s}\n", labels(x.Labels))
 		case sim.ActionWait:
 			w("    duration: %s\n", x.Duration)
+		}
+		switch x.Kind {
+		case sim.ActionRollout, sim.ActionScale, sim.ActionRestartPods:
+			if x.Spread > 0 {
+				w("    spread: %s\n", x.Spread)
+				if x.Curve != "" {
+					w("    curve: %s\n", x.Curve)
+				}
+			}
 		}
 		w("    settle: %s\n", x.Settle)
 	}

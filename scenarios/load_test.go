@@ -103,6 +103,46 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`x.yaml:10:5: timeline[0].replicas: field "replicas" does not apply to action create (its fields: name, action, settle, services)`},
 		},
 		{
+			name: "curve without spread",
+			doc:  minimal + "    curve: diurnal\n",
+			want: []string{`x.yaml:12:5: timeline[1].curve: curve applies to a spread action; add spread (the window the starts follow the curve over)`},
+		},
+		{
+			name: "unknown curve",
+			doc:  minimal + "    spread: 1h\n    curve: weekly\n",
+			want: []string{`x.yaml:13:12: timeline[1].curve: "weekly" is not allowed; allowed: uniform, diurnal`},
+		},
+		{
+			name: "spread on an action without it",
+			doc:  minimal + "  - name: flip\n    action: flipReadiness\n    spread: 1h\n",
+			want: []string{`x.yaml:14:5: timeline[2].spread: field "spread" does not apply to action flipReadiness (its fields: name, action, settle, services, pods, notReadyFor)`},
+		},
+		{
+			name: "scale with replicas and percent",
+			doc:  minimal + "  - name: up\n    action: scale\n    replicas: 3\n    percent: 150\n",
+			want: []string{`x.yaml:15:5: timeline[2].percent: give replicas or percent, not both`},
+		},
+		{
+			name: "scale with neither replicas nor percent",
+			doc:  minimal + "  - name: up\n    action: scale\n",
+			want: []string{`x.yaml:12:5: timeline[2]: action scale needs replicas (how many) or percent (of each Service's configured replicas)`},
+		},
+		{
+			name: "waves without spread",
+			doc:  minimal + "  - name: upgrade\n    action: drainNodes\n    nodes: 10\n    waves: 5\n",
+			want: []string{`x.yaml:15:5: timeline[2].waves: waves need spread (the time over which the waves start)`},
+		},
+		{
+			name: "drain spread without waves",
+			doc:  minimal + "  - name: upgrade\n    action: drainNodes\n    nodes: 10\n    spread: 1h\n",
+			want: []string{`x.yaml:15:5: timeline[2].spread: spread applies to drainNodes with waves; add waves`},
+		},
+		{
+			name: "failNodes duration 0",
+			doc:  minimal + "  - name: blip\n    action: failNodes\n    nodes: 1\n    duration: 0s\n",
+			want: []string{`x.yaml:15:15: timeline[2].duration: must be > 0 (leave it out for nodes that never come back)`},
+		},
+		{
 			name: "unknown action with suggestion",
 			doc:  strings.Replace(minimal, "action: rollout", "action: rolout", 1),
 			want: []string{`x.yaml:11:13: timeline[1].action: "rolout" is not allowed (did you mean "rollout"?); allowed: create, rollout, scale, restartPods, flipReadiness, failNodes, drainNodes, labelService, wait`},
@@ -222,7 +262,7 @@ func TestMissingFile(t *testing.T) {
 // Reference: DESIGN.md "Scenarios"; every shipped scenario loads and validates, by name and
 // by path, and is described by comments.
 func TestShippedScenarios(t *testing.T) {
-	want := []string{"5000-nodes", "dual-stack", "many-services", "quick", "truncation", "zone-outage"}
+	want := []string{"5000-nodes", "cluster-day", "dual-stack", "many-services", "quick", "truncation", "zone-outage"}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}

@@ -231,13 +231,17 @@ func Reference() []FieldDoc {
 		FieldDoc{Path: "timeline[].services", Type: "list of strings", Default: "all", Allowed: "entry names (all copies) or copies' names (NAME-i)", Doc: "The Services the action applies to (create, rollout, scale, restartPods, flipReadiness, labelService)."},
 		FieldDoc{Path: "timeline[].maxSurge", Type: "int or percent", Default: "each Service's own maxSurge", Doc: "rollout: override the Services' strategy (with maxUnavailable: " + rollout + " when only one is given)."},
 		FieldDoc{Path: "timeline[].maxUnavailable", Type: "int or percent", Default: "each Service's own maxUnavailable", Doc: "rollout: override the Services' strategy."},
-		FieldDoc{Path: "timeline[].replicas", Type: "integer", Required: true, Allowed: "0..1000000", Doc: "scale: the new replica count (for a Service with manualEndpoints, the number of addresses the user rewrites its Endpoints object with)."},
+		FieldDoc{Path: "timeline[].replicas", Type: "integer", Required: true, Allowed: "0..1000000; give replicas or percent", Doc: "scale: the new replica count (for a Service with manualEndpoints, the number of addresses the user rewrites its Endpoints object with)."},
+		FieldDoc{Path: "timeline[].percent", Type: "integer", Allowed: "1..10000; give replicas or percent", Doc: "scale: the new replica count as a percentage of each Service's configured replicas, rounded up (autoscaling up, and back with 100)."},
+		FieldDoc{Path: "timeline[].spread", Type: "duration", Default: "0s (all at once)", Doc: "rollout, scale, restartPods: start on the Services one after another over this window, at the quantiles of curve, in an order that mixes an entry's copies; drainNodes with waves: the window over which the waves start."},
+		FieldDoc{Path: "timeline[].curve", Type: "string", Default: "uniform", Allowed: strings.Join(spreadCurves, ", ") + "; needs spread", Doc: "How spread starts are distributed: evenly, or diurnal (density 1 − 0.8·cos(2π·t/spread): quiet at the window's ends, five times busier in its middle)."},
+		FieldDoc{Path: "timeline[].waves", Type: "integer", Allowed: "1..cluster.nodes; more than 1 needs spread", Doc: "drainNodes: drain the nodes in this many equal waves started evenly over spread; a wave's nodes are schedulable again when the next wave starts (a node-pool upgrade)."},
 		FieldDoc{Path: "timeline[].pods", Type: "integer", Default: "1", Allowed: "1..1000000", Doc: "restartPods, flipReadiness: pods per Service."},
 		FieldDoc{Path: "timeline[].notReadyFor", Type: "duration", Default: "0s (stays not ready)", Doc: "flipReadiness: how long the pods stay not ready."},
 		FieldDoc{Path: "timeline[].nodes", Type: "integer", Allowed: "1..cluster.nodes; give nodes or zone", Doc: "failNodes, drainNodes: how many nodes (the first that host pods)."},
 		FieldDoc{Path: "timeline[].zone", Type: "string", Allowed: "one of cluster.zones; give nodes or zone", Doc: "failNodes, drainNodes: every node of this zone."},
 		FieldDoc{Path: "timeline[].labels", Type: "mapping of strings", Required: true, Doc: "labelService: labels to set (an empty value removes the label)."},
-		FieldDoc{Path: "timeline[].duration", Type: "duration", Required: true, Allowed: "> 0", Doc: "wait: how long."},
+		FieldDoc{Path: "timeline[].duration", Type: "duration", Required: true, Allowed: "> 0", Doc: "wait: how long. failNodes (optional): the nodes come back after this long — a zone blip; their pods turn ready again, or stop if they were deleted meanwhile."},
 		FieldDoc{Path: "timeline[].settle", Type: "duration", Default: "0s", Doc: "Idle time after the action's work is done, before the next phase (which starts on the next whole second)."},
 		FieldDoc{Path: "modes", Type: "string or list of strings", Default: "both", Allowed: strings.Join(modeNames, ", "), Doc: "The control planes that run (--mode overrides it)."},
 		FieldDoc{Path: "guards", Type: "mapping", Doc: "Limits that end a runaway run with an error."},
@@ -263,8 +267,9 @@ func Topics() []Topic {
 				"- scale: the workloads go to replicas pods (a selector-less Service's Endpoints object is rewritten with that many addresses).\n" +
 				"- restartPods: pods (per Service) are deleted and replaced.\n" +
 				"- flipReadiness: pods (per Service) turn not ready, for notReadyFor if given.\n" +
-				"- failNodes: nodes (or a zone) stop; their pods turn not ready after 40 s and are evicted after 300 s.\n" +
-				"- drainNodes: nodes (or a zone) are cordoned and their pods evicted gracefully.\n" +
+				"- failNodes: nodes (or a zone) stop; their pods turn not ready after 40 s and are evicted after 300 s; with duration the nodes come back after it.\n" +
+				"- drainNodes: nodes (or a zone) are cordoned and their pods evicted gracefully; with waves and spread, in waves, each wave's nodes back when the next starts.\n" +
+				"- rollout, scale and restartPods with spread start on their Services one after another over that window (curve uniform or diurnal); scale takes percent of the configured replicas instead of replicas.\n" +
 				"- labelService: the Services' labels change (service-proxy-name hides a Service from kube-proxy).\n" +
 				"- wait: nothing happens for duration.",
 			Example: "timeline:\n  - {name: create, action: create}\n  - {name: one-endpoint-not-ready, action: flipReadiness, pods: 1}\n  - {name: rolling-update, action: rollout, maxSurge: 25%, maxUnavailable: 0}\n  - {name: scale-up, action: scale, services: [web], replicas: 500}\n  - {name: zone-a-fails, action: failNodes, zone: zone-a, settle: 30s}\n  - {name: drain, action: drainNodes, nodes: 3}\n  - {name: hide, action: labelService, services: [web], labels: {service.kubernetes.io/service-proxy-name: other}}\n  - {name: idle, action: wait, duration: 1m}"},

@@ -76,7 +76,7 @@ var (
 	serviceFields            = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "topologyMode", "labels", "minReadySeconds", "kind", "maxSurge", "maxUnavailable", "manualEndpoints", "timing"}
 	portFields               = []string{"name", "protocol", "port", "targetPort", "appProtocol"}
 	timingFields             = []string{"schedule", "start", "ready", "stop", "gracePeriod"}
-	actionFields             = []string{"name", "action", "services", "maxSurge", "maxUnavailable", "replicas", "pods", "notReadyFor", "nodes", "zone", "labels", "duration", "settle"}
+	actionFields             = []string{"name", "action", "services", "maxSurge", "maxUnavailable", "replicas", "pods", "notReadyFor", "nodes", "zone", "labels", "duration", "settle", "percent", "waves", "spread", "curve"}
 	guardFields              = []string{"maxEvents", "endTime", "maxMemory"}
 
 	encodings            = []string{string(sim.EncodingProtobuf), string(sim.EncodingJSON)}
@@ -88,6 +88,7 @@ var (
 	topologyModes  = []string{"Auto", "auto", "Disabled"}
 	watchResources = []string{"endpointslices", "endpoints"}
 	modeNames      = []string{"both", "endpoints", "endpointslices"}
+	spreadCurves   = []string{string(sim.CurveUniform), string(sim.CurveDiurnal)}
 	actionKinds    = []string{
 		string(sim.ActionCreate), string(sim.ActionRollout), string(sim.ActionScale),
 		string(sim.ActionRestartPods), string(sim.ActionFlipReadiness), string(sim.ActionFailNodes),
@@ -96,12 +97,12 @@ var (
 	// actionKindFields lists, per action, the fields beyond name, action and settle.
 	actionKindFields = map[sim.ActionKind][]string{
 		sim.ActionCreate:        {"services"},
-		sim.ActionRollout:       {"services", "maxSurge", "maxUnavailable"},
-		sim.ActionScale:         {"services", "replicas"},
-		sim.ActionRestartPods:   {"services", "pods"},
+		sim.ActionRollout:       {"services", "maxSurge", "maxUnavailable", "spread", "curve"},
+		sim.ActionScale:         {"services", "replicas", "percent", "spread", "curve"},
+		sim.ActionRestartPods:   {"services", "pods", "spread", "curve"},
 		sim.ActionFlipReadiness: {"services", "pods", "notReadyFor"},
-		sim.ActionFailNodes:     {"nodes", "zone"},
-		sim.ActionDrainNodes:    {"nodes", "zone"},
+		sim.ActionFailNodes:     {"nodes", "zone", "duration"},
+		sim.ActionDrainNodes:    {"nodes", "zone", "waves", "spread"},
 		sim.ActionLabelService:  {"services", "labels"},
 		sim.ActionWait:          {"duration"},
 	}

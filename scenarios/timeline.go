@@ -252,6 +252,17 @@ func (d *decoder) action(n *yaml.Node, path string, cfg *sim.Config) (sim.Action
 	if e, ok := f["settle"]; ok {
 		a.Settle, _ = d.durationIn(e.val, join(path, "settle"), 0, maxLongDuration)
 	}
+	if e, ok := f["spread"]; ok && slices.Contains(allowed, "spread") {
+		a.Spread, _ = d.durationIn(e.val, join(path, "spread"), 0, maxLongDuration)
+	}
+	if e, ok := f["curve"]; ok && slices.Contains(allowed, "curve") {
+		if v, ok := d.enum(e.val, join(path, "curve"), spreadCurves); ok {
+			a.Curve = sim.SpreadCurve(v)
+			if _, spread := f["spread"]; !spread {
+				d.errorf(e.key, join(path, "curve"), "curve applies to a spread action; add spread (the window the starts follow the curve over)")
+			}
+		}
+	}
 	switch a.Kind {
 	case sim.ActionRollout:
 		_, hasSurge := f["maxSurge"]
@@ -264,11 +275,19 @@ func (d *decoder) action(n *yaml.Node, path string, cfg *sim.Config) (sim.Action
 		a.MaxSurge, a.MaxUnavailable = DefaultRollout()
 		d.strategy(n, f, path, &a.MaxSurge, &a.MaxUnavailable)
 	case sim.ActionScale:
-		if e, ok := f["replicas"]; ok {
-			v, _ := d.integer(e.val, join(path, "replicas"), 0, maxReplicas)
+		er, hasReplicas := f["replicas"]
+		ep, hasPercent := f["percent"]
+		switch {
+		case hasReplicas && hasPercent:
+			d.errorf(ep.key, join(path, "percent"), "give replicas or percent, not both")
+		case hasReplicas:
+			v, _ := d.integer(er.val, join(path, "replicas"), 0, maxReplicas)
 			a.Replicas = int(v)
-		} else {
-			d.missing(n, path, "replicas")
+		case hasPercent:
+			v, _ := d.integer(ep.val, join(path, "percent"), 1, 10000)
+			a.Percent = int(v)
+		default:
+			d.errorf(n, path, "action scale needs replicas (how many) or percent (of each Service's configured replicas)")
 		}
 	case sim.ActionRestartPods, sim.ActionFlipReadiness:
 		a.Pods = 1
@@ -297,6 +316,29 @@ func (d *decoder) action(n *yaml.Node, path string, cfg *sim.Config) (sim.Action
 					d.errorf(ez.val, p, "%s", notOneOf("zone", v, cfg.Cluster.Zones))
 				}
 				a.Zone = v
+			}
+		}
+		if e, ok := f["waves"]; ok && a.Kind == sim.ActionDrainNodes {
+			p := join(path, "waves")
+			if v, ok := d.integer(e.val, p, 1, int64(max(cfg.Cluster.Nodes, 1))); ok {
+				a.Waves = int(v)
+				if _, spread := f["spread"]; !spread && v > 1 {
+					d.errorf(e.key, p, "waves need spread (the time over which the waves start)")
+				}
+			}
+		}
+		if _, spread := f["spread"]; spread && a.Kind == sim.ActionDrainNodes {
+			if _, waves := f["waves"]; !waves {
+				d.errorf(f["spread"].key, join(path, "spread"), "spread applies to drainNodes with waves; add waves")
+			}
+		}
+		if e, ok := f["duration"]; ok && a.Kind == sim.ActionFailNodes {
+			p := join(path, "duration")
+			if v, ok := d.durationIn(e.val, p, 0, maxLongDuration); ok {
+				if v == 0 {
+					d.errorf(e.val, p, "must be > 0 (leave it out for nodes that never come back)")
+				}
+				a.Duration = v
 			}
 		}
 	case sim.ActionLabelService:

@@ -28,6 +28,9 @@ type Config struct {
 	EndTime   time.Duration
 	// SLO is the propagation-latency p99 objective (default 30s).
 	SLO time.Duration
+	// NoWriteLog leaves Results.Writes empty: the per-write log (writes.jsonl) is ~150 B a
+	// write, a good part of the memory of a long run that does not write it out.
+	NoWriteLog bool
 }
 
 // ClusterConfig describes the nodes.
@@ -229,6 +232,18 @@ const (
 	ActionWait          ActionKind = "wait"
 )
 
+// SpreadCurve is how an action with a Spread distributes its starts over time.
+type SpreadCurve string
+
+// Spread curves.
+const (
+	// CurveUniform spaces the starts evenly.
+	CurveUniform SpreadCurve = "uniform"
+	// CurveDiurnal follows a day: density 1 − 0.8·cos(2π·t/Spread), lowest at the start and
+	// end of the window (night), five times higher in its middle (the working day's peak).
+	CurveDiurnal SpreadCurve = "diurnal"
+)
+
 // Action is one named timeline step; it is a phase in the results. The phase ends when the
 // action's work and everything it caused have settled (or after Duration for wait), plus Settle.
 type Action struct {
@@ -241,8 +256,10 @@ type Action struct {
 	MaxSurge        IntOrPercent
 	MaxUnavailable  IntOrPercent
 	ServiceStrategy bool
-	// scale
+	// scale: Replicas, or (when Percent > 0) Percent of each Service's configured replicas,
+	// rounded up (autoscaling up and down around the configured size)
 	Replicas int
+	Percent  int
 	// restartPods, flipReadiness: how many pods (per service)
 	Pods int
 	// flipReadiness: how long the endpoints stay not-ready
@@ -250,9 +267,19 @@ type Action struct {
 	// failNodes, drainNodes: how many nodes, or which zone
 	Nodes int
 	Zone  string
+	// drainNodes: drain the nodes in this many waves, started evenly over Spread; the
+	// nodes of a wave are back (upgraded, schedulable) when the next wave starts, the last
+	// wave's Spread/Waves after it started (a node-pool upgrade).
+	Waves int
+	// rollout, scale, restartPods: start the action on its Services one after another over
+	// this long instead of all at once, at the quantiles of Curve (in an order that mixes
+	// the Services' entries); drainNodes with Waves: the time over which the waves start.
+	Spread time.Duration
+	Curve  SpreadCurve
 	// labelService
 	Labels map[string]string
-	// wait
+	// wait: how long; failNodes: the nodes come back after this long (0: never), e.g. a
+	// short network partition of a zone
 	Duration time.Duration
 	// Settle is extra idle time after the action's work is done before the next phase.
 	Settle time.Duration

@@ -356,7 +356,7 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 		k.synced = true
 	}
 	k.trigger = 0
-	built := e.now + c.buildPerPod*Time(len(s.pods))
+	built := e.now + c.buildPerPod*Time(s.podCount())
 	if k.replaced && built < k.lastCommit+c.informerLag {
 		e.stats.stale(c.mode)
 		e.schedule(built, evSyncDone{c, s, true})

@@ -87,7 +87,9 @@ func addressBytes(a *model.EndpointAddress) model.ByEncoding {
 func (y *endpointsSyncer) serviceAdded(s *serviceState) {
 	y.builders[s.idx] = model.NewServiceEndpoints(s.svc, y.opts, addressBytes)
 	for _, p := range s.pods {
-		y.builders[s.idx].SetPod(p.pod)
+		if p.stage != stageGone { // gone pods stay in s.pods until it is compacted
+			y.builders[s.idx].SetPod(p.pod)
+		}
 	}
 }
 

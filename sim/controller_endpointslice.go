@@ -40,7 +40,9 @@ func (y *sliceSyncer) serviceAdded(s *serviceState) {
 	y.stored[s.idx] = map[string]*storedSlice{}
 	r := model.NewServiceSlices(s.svc, y.e, y.opts)
 	for _, p := range s.pods {
-		r.SetPod(p.pod)
+		if p.stage != stageGone { // gone pods stay in s.pods until it is compacted
+			r.SetPod(p.pod)
+		}
 	}
 	y.reconcilers[s.idx] = r
 }

@@ -51,6 +51,8 @@ type Engine struct {
 	nodeDown   []bool
 	cordoned   []bool
 	podsOnNode [][]*podState
+	// nodeEpoch counts each node's failures and recoveries (allocated by the first failure).
+	nodeEpoch []int
 
 	services      []*serviceState
 	serviceByName map[string][]*serviceState

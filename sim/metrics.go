@@ -150,7 +150,9 @@ func (c *collector) write(rec WriteRecord, cm committed, svc int) {
 		r.TruncatedObjects++
 		r.HiddenAddresses = max(r.HiddenAddresses, cm.hidden)
 	}
-	c.writes = append(c.writes, rec)
+	if !c.e.cfg.NoWriteLog {
+		c.writes = append(c.writes, rec)
+	}
 }
 
 // committed records a write that the API server stored and fanned out.
@@ -208,7 +210,9 @@ func (c *collector) committed(rec WriteRecord, cm committed, svc int, fanout, pe
 		mi := modeIndex(rec.Mode)
 		c.latency[c.e.phase][mi] = append(c.latency[c.e.phase][mi], latency.Seconds())
 	}
-	c.writes = append(c.writes, rec)
+	if !c.e.cfg.NoWriteLog {
+		c.writes = append(c.writes, rec)
+	}
 }
 
 // egress records bytes leaving the API servers between start and end — fan-out of watch

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"maps"
+	"math"
 	"time"
 )
 
@@ -29,52 +30,16 @@ func (e *Engine) startPhase(i int) {
 		for _, s := range targets {
 			e.createService(s)
 		}
-	case ActionRollout:
-		for _, s := range targets {
-			if !s.created {
-				continue
+	case ActionRollout, ActionScale, ActionRestartPods:
+		if a.Spread > 0 {
+			at := spreadOffsets(len(targets), Time(a.Spread), a.Curve)
+			for k, s := range targets {
+				e.after(at[k], evActOn{a, s})
 			}
-			if s.cfg.ManualEndpoints > 0 {
-				continue // no workload to roll
-			}
-			e.newTemplate(s)
-			if a.ServiceStrategy {
-				s.surge, s.unavail = s.strategy()
-			} else {
-				s.surge, s.unavail = resolveFenceposts(a.MaxSurge, a.MaxUnavailable, s.replicas)
-			}
-			s.rollout = a
-			if e.workloads.setFor(s) != nil {
-				e.workloads.enqueueSet(s)
-			} else {
-				e.workloads.enqueueDeployment(s)
-			}
+			break
 		}
-	case ActionScale:
 		for _, s := range targets {
-			if s.manual != nil {
-				// No workload: the user rewrites the Endpoints object with this many addresses.
-				e.setManualAddresses(s, a.Replicas)
-				continue
-			}
-			if s.cfg.ManualEndpoints > 0 {
-				continue
-			}
-			if s.kind() == KindDaemonSet {
-				continue // a DaemonSet runs one pod per node, whatever the replicas
-			}
-			s.replicas = a.Replicas
-			s.surge, s.unavail = s.strategy()
-			if s.kind() == KindStatefulSet {
-				s.scaleSet(s.replicas)
-				e.workloads.enqueueSet(s)
-				continue
-			}
-			e.workloads.enqueueDeployment(s)
-		}
-	case ActionRestartPods:
-		for _, s := range targets {
-			e.deletePods(firstRunning(s, max(a.Pods, 1)))
+			e.actOn(a, s)
 		}
 	case ActionFlipReadiness:
 		for _, s := range targets {
@@ -88,12 +53,20 @@ func (e *Engine) startPhase(i int) {
 				}
 			}
 		}
-	case ActionFailNodes, ActionDrainNodes:
+	case ActionDrainNodes:
+		nodes := e.pickNodes(a)
+		if a.Waves > 1 && a.Spread > 0 {
+			e.drainInWaves(a, nodes)
+			break
+		}
+		for _, n := range nodes {
+			e.drainNode(n)
+		}
+	case ActionFailNodes:
 		for _, n := range e.pickNodes(a) {
-			if a.Kind == ActionFailNodes {
-				e.failNode(n)
-			} else {
-				e.drainNode(n)
+			e.failNode(n)
+			if a.Duration > 0 {
+				e.after(Time(a.Duration), evNodeRecover{n, e.nodeEpoch[n]})
 			}
 		}
 	case ActionLabelService:
@@ -121,6 +94,141 @@ func (e *Engine) startPhase(i int) {
 		e.startReplay()
 	default:
 		panic(fmt.Sprintf("sim: unknown action kind %q (the loader must reject it)", a.Kind))
+	}
+}
+
+// actOn applies a rollout, scale or restartPods action to one Service.
+func (e *Engine) actOn(a *Action, s *serviceState) {
+	switch a.Kind {
+	case ActionRollout:
+		if !s.created {
+			return
+		}
+		if s.cfg.ManualEndpoints > 0 {
+			return // no workload to roll
+		}
+		e.newTemplate(s)
+		if a.ServiceStrategy {
+			s.surge, s.unavail = s.strategy()
+		} else {
+			s.surge, s.unavail = resolveFenceposts(a.MaxSurge, a.MaxUnavailable, s.replicas)
+		}
+		s.rollout = a
+		if e.workloads.setFor(s) != nil {
+			e.workloads.enqueueSet(s)
+		} else {
+			e.workloads.enqueueDeployment(s)
+		}
+	case ActionScale:
+		replicas := a.Replicas
+		if a.Percent > 0 && s.cfg != nil {
+			replicas = (s.cfg.Replicas*a.Percent + 99) / 100
+		}
+		if s.manual != nil {
+			// No workload: the user rewrites the Endpoints object with this many addresses.
+			e.setManualAddresses(s, replicas)
+			return
+		}
+		if s.cfg.ManualEndpoints > 0 {
+			return
+		}
+		if s.kind() == KindDaemonSet {
+			return // a DaemonSet runs one pod per node, whatever the replicas
+		}
+		s.replicas = replicas
+		s.surge, s.unavail = s.strategy()
+		if s.kind() == KindStatefulSet {
+			s.scaleSet(s.replicas)
+			e.workloads.enqueueSet(s)
+			return
+		}
+		e.workloads.enqueueDeployment(s)
+	case ActionRestartPods:
+		e.deletePods(firstRunning(s, max(a.Pods, 1)))
+	}
+}
+
+// evActOn is a spread action reaching one of its Services.
+type evActOn struct {
+	a *Action
+	s *serviceState
+}
+
+func (ev evActOn) String() string  { return string(ev.a.Kind) + " " + ev.s.svc.Name }
+func (ev evActOn) apply(e *Engine) { e.actOn(ev.a, ev.s) }
+
+// spreadOffsets returns n start offsets within [0, spread): the quantiles (k+½)/n of the
+// curve, handed out in a stride order so that neighbours in creation order (the stamped
+// copies of one entry) land spread over the window rather than side by side.
+func spreadOffsets(n int, spread Time, curve SpreadCurve) []Time {
+	out := make([]Time, n)
+	if n == 0 {
+		return out
+	}
+	stride := max(1, int(float64(n)*0.618034))
+	for gcd(stride, n) != 1 {
+		stride++
+	}
+	for k := range n {
+		j := k * stride % n
+		x := (float64(j) + 0.5) / float64(n)
+		if curve == CurveDiurnal {
+			x = diurnalQuantile(x)
+		}
+		out[k] = Time(x * float64(spread))
+	}
+	return out
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// diurnalQuantile inverts the CDF F(x) = x − 0.8·sin(2πx)/(2π) of the diurnal density
+// 1 − 0.8·cos(2πx) on [0, 1] by bisection (F is increasing).
+func diurnalQuantile(q float64) float64 {
+	lo, hi := 0.0, 1.0
+	for range 50 {
+		mid := (lo + hi) / 2
+		if mid-0.8*math.Sin(2*math.Pi*mid)/(2*math.Pi) < q {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// drainInWaves drains nodes in a.Waves waves started evenly over a.Spread; a wave's nodes
+// are uncordoned (back, upgraded) when the next wave starts.
+func (e *Engine) drainInWaves(a *Action, nodes []int) {
+	interval := Time(a.Spread) / Time(a.Waves)
+	size := (len(nodes) + a.Waves - 1) / a.Waves
+	var prev []int
+	for w := range a.Waves {
+		lo, hi := min(w*size, len(nodes)), min((w+1)*size, len(nodes))
+		e.after(Time(w)*interval, evDrainWave{drain: nodes[lo:hi], back: prev})
+		prev = nodes[lo:hi]
+	}
+	e.after(Time(a.Waves)*interval, evDrainWave{back: prev})
+}
+
+// evDrainWave uncordons the previous wave's nodes and drains the next wave's.
+type evDrainWave struct{ drain, back []int }
+
+func (ev evDrainWave) String() string {
+	return fmt.Sprintf("drain wave: %d nodes, %d back", len(ev.drain), len(ev.back))
+}
+
+func (ev evDrainWave) apply(e *Engine) {
+	for _, n := range ev.back {
+		e.cordoned[n] = false
+	}
+	for _, n := range ev.drain {
+		e.drainNode(n)
 	}
 }
 
@@ -211,29 +319,47 @@ func (e *Engine) pickNodes(a *Action) []int {
 // failNode stops node i without warning: its kube-proxy disconnects, its pods are marked not
 // ready after the grace period and evicted after the toleration.
 func (e *Engine) failNode(i int) {
+	if e.nodeDown[i] {
+		return
+	}
+	if e.nodeEpoch == nil {
+		e.nodeEpoch = make([]int, len(e.nodes))
+	}
+	e.nodeEpoch[i]++
 	e.nodeDown[i] = true
 	e.api.liveNodes--
 	for _, p := range e.podsOnNode[i] {
 		p.stuck = true
 	}
-	e.after(nodeMonitorGracePeriod, evNodeNotReady{i})
+	e.after(nodeMonitorGracePeriod, evNodeNotReady{i, e.nodeEpoch[i]})
 }
 
-type evNodeNotReady struct{ node int }
-
-func (ev evNodeNotReady) String() string { return fmt.Sprintf("node %d not ready", ev.node) }
-func (ev evNodeNotReady) apply(e *Engine) {
-	// upstream: node lifecycle controller MarkPodsNotReady, then taint-based eviction.
-	n := e.nodes[ev.node]
+// setNodeReady replaces node i's object with one of the given readiness and refreshes the
+// EndpointSlice controller's topology cache.
+func (e *Engine) setNodeReady(i int, ready bool) {
+	n := e.nodes[i]
 	next := *n
-	next.Ready = false
-	e.nodes[ev.node] = &next
+	next.Ready = ready
+	e.nodes[i] = &next
 	e.nodeByName[n.Name] = &next
 	for _, c := range e.ctls {
 		if y, ok := c.syncer.(*sliceSyncer); ok {
 			y.nodesChanged()
 		}
 	}
+}
+
+// evNodeNotReady and evEvictNode belong to one failure of the node (epoch): a node that
+// came back in between ignores them.
+type evNodeNotReady struct{ node, epoch int }
+
+func (ev evNodeNotReady) String() string { return fmt.Sprintf("node %d not ready", ev.node) }
+func (ev evNodeNotReady) apply(e *Engine) {
+	if e.nodeEpoch[ev.node] != ev.epoch || !e.nodeDown[ev.node] {
+		return
+	}
+	// upstream: node lifecycle controller MarkPodsNotReady, then taint-based eviction.
+	e.setNodeReady(ev.node, false)
 	for _, p := range append([]*podState(nil), e.podsOnNode[ev.node]...) {
 		if p.pod.Ready {
 			e.setReady(p, false)
@@ -242,10 +368,46 @@ func (ev evNodeNotReady) apply(e *Engine) {
 	e.after(defaultTolerationSeconds, evEvictNode(ev))
 }
 
-type evEvictNode struct{ node int }
+// evNodeRecover ends a failure: the kubelet reports again, the node turns Ready, its running
+// pods report Ready again (the node lifecycle controller had only marked them not ready)
+// and pods deleted meanwhile finally stop. Its kube-proxy's watches count again; the
+// relist a reconnecting watcher makes is not modelled.
+type evNodeRecover struct{ node, epoch int }
+
+func (ev evNodeRecover) String() string { return fmt.Sprintf("node %d recovers", ev.node) }
+func (ev evNodeRecover) apply(e *Engine) {
+	i := ev.node
+	if e.nodeEpoch[i] != ev.epoch || !e.nodeDown[i] {
+		return
+	}
+	e.nodeEpoch[i]++ // cancels the pending not-ready and eviction
+	e.nodeDown[i] = false
+	e.api.liveNodes++
+	if !e.nodes[i].Ready {
+		e.setNodeReady(i, true)
+	}
+	for _, p := range append([]*podState(nil), e.podsOnNode[i]...) {
+		if p.stage == stageGone {
+			continue
+		}
+		p.stuck = false
+		switch {
+		case p.pod.Terminating:
+			t := p.svc.timing
+			e.after(min(t.stop.sample(), t.grace.sample()), evPodStopped{p, p.epoch})
+		case p.stage == stageRunning && !p.pod.Ready:
+			e.after(p.svc.timing.ready.sample(), evPodReady{p, p.epoch})
+		}
+	}
+}
+
+type evEvictNode struct{ node, epoch int }
 
 func (ev evEvictNode) String() string { return fmt.Sprintf("evict node %d", ev.node) }
 func (ev evEvictNode) apply(e *Engine) {
+	if e.nodeEpoch[ev.node] != ev.epoch || !e.nodeDown[ev.node] {
+		return
+	}
 	for _, p := range append([]*podState(nil), e.podsOnNode[ev.node]...) {
 		if p.pinned >= 0 {
 			continue // DaemonSet pods tolerate not-ready and unreachable nodes

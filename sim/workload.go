@@ -50,9 +50,12 @@ type serviceState struct {
 	svc      *model.Service
 	replicas int
 	hash     string // current pod-template-hash
-	pods     []*podState
-	podSeq   int
-	rollout  *Action // the rollout in progress, nil when settled
+	// pods are the pods in creation order. A gone pod stays in the list (stage gone) until
+	// gone counts half of it, when the list is compacted: removal is O(1) amortised.
+	pods    []*podState
+	gone    int
+	podSeq  int
+	rollout *Action // the rollout in progress, nil when settled
 	// newRS is the ReplicaSet of the current template; oldRS all older ones together (nil
 	// before the first rollout).
 	newRS, oldRS *replicaSet
@@ -458,15 +461,32 @@ func (e *Engine) podGone(p *podState) {
 			e.podsOnNode[p.node] = slices.Delete(on, i, i+1)
 		}
 	}
-	if i := slices.Index(s.pods, p); i >= 0 {
-		s.pods = slices.Delete(s.pods, i, i+1)
-	}
+	s.dropGone()
 	delete(e.podNames, p.pod.Name)
 	s.setPodGone(p)
 	if p.rs != nil {
 		p.rs.resolve().changes++ // status.terminatingReplicas
 	}
 	e.podDeleted(p)
+}
+
+// podCount is the number of pods in the API (s.pods without the gone ones not yet dropped).
+func (s *serviceState) podCount() int { return len(s.pods) - s.gone }
+
+// dropGone counts one more gone pod in s.pods and compacts the list once they are half of it,
+// into a new array, so that a loop ranging over the old one is not disturbed.
+func (s *serviceState) dropGone() {
+	s.gone++
+	if s.gone < 32 || s.gone*2 < len(s.pods) {
+		return
+	}
+	live := make([]*podState, 0, len(s.pods)-s.gone)
+	for _, q := range s.pods {
+		if q.stage != stageGone {
+			live = append(live, q)
+		}
+	}
+	s.pods, s.gone = live, 0
 }
 
 // updatePod applies change to a copy of the pod, so that controllers see an old and a new

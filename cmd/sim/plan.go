@@ -333,6 +333,7 @@ func runPoint(e *env, cfg sim.Config) (res *sim.Results, err error) {
 			res, err = nil, fmt.Errorf("engine panic: %v", r)
 		}
 	}()
+	cfg.NoWriteLog = true // plan reports read the buckets, not the write log
 	return e.runSim(cfg, nil)
 }
 

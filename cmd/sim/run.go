@@ -192,6 +192,8 @@ func (o *runOptions) simulate(e *env, cfg sim.Config) (res *sim.Results, err err
 		defer p.finish()
 		obs = p
 	}
+	// Without --out nothing reads the write log.
+	cfg.NoWriteLog = o.out == ""
 	res, err = e.runSim(cfg, obs)
 	if err == nil && res == nil {
 		err = errors.New("the engine returned no results")

@@ -1,0 +1,72 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestAddrListMatchesSortedSlice drives the chunked address list and a plain sorted slice
+// with the same random inserts and removals (enough to split and empty chunks) and checks
+// order, count, byte sums and prefix sums after each step.
+func TestAddrListMatchesSortedSlice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var l addrList
+	var ref []*endpointsPodState
+	mk := func(i int) *endpointsPodState {
+		ps := &endpointsPodState{addr: EndpointAddress{
+			IP:        fmt.Sprintf("10.%d.%d.%d", rng.IntN(4), rng.IntN(256), rng.IntN(256)),
+			TargetRef: &ObjectReference{UID: fmt.Sprintf("uid-%06d", i)},
+		}}
+		ps.bytes = ByEncoding{int64(1 + rng.IntN(50)), int64(1 + rng.IntN(90))}
+		return ps
+	}
+	for step := range 6000 {
+		if len(ref) > 0 && (rng.IntN(3) == 0 || step > 4000) {
+			ps := ref[rng.IntN(len(ref))]
+			l.remove(ps)
+			i := slices.Index(ref, ps)
+			ref = slices.Delete(ref, i, i+1)
+		} else {
+			ps := mk(step)
+			l.insert(ps)
+			i, _ := slices.BinarySearchFunc(ref, ps, endpointsListCompare)
+			ref = slices.Insert(ref, i, ps)
+		}
+		if step%97 != 0 && step != 5999 {
+			continue
+		}
+		if l.len() != len(ref) {
+			t.Fatalf("step %d: len %d, want %d", step, l.len(), len(ref))
+		}
+		var got []*endpointsPodState
+		l.each(-1, func(i int, ps *endpointsPodState) { got = append(got, ps) })
+		if !slices.Equal(got, ref) {
+			t.Fatalf("step %d: order differs from the sorted slice", step)
+		}
+		k := rng.IntN(len(ref) + 1)
+		var want, total ByEncoding
+		for i, ps := range ref {
+			if i < k {
+				endpointsBytesAdd(&want, ps.bytes)
+			}
+			endpointsBytesAdd(&total, ps.bytes)
+		}
+		if l.bytes != total || l.prefixBytes(k) != want {
+			t.Fatalf("step %d: bytes %v prefix(%d) %v, want %v %v", step, l.bytes, k, l.prefixBytes(k), total, want)
+		}
+		if n := len(materialiseCount(&l, k)); n != k {
+			t.Fatalf("step %d: materialised %d of the first %d", step, n, k)
+		}
+	}
+	if l.len() != 0 && len(ref) == 0 || len(l.chunks) > 0 && len(ref) == 0 {
+		t.Fatalf("emptied list keeps %d chunks", len(l.chunks))
+	}
+}
+
+func materialiseCount(l *addrList, k int) []*endpointsPodState {
+	var out []*endpointsPodState
+	l.each(k, func(_ int, ps *endpointsPodState) { out = append(out, ps) })
+	return out
+}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package scenarios
+
+import "time"
+
+// cpuTime is not measured here; the CPU metrics of BenchmarkScale read zero.
+func cpuTime() time.Duration { return 0 }

@@ -1,0 +1,134 @@
+package scenarios
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"strconv"
+	"testing"
+	"time"
+
+	"epsim/sim"
+)
+
+// BenchmarkScale is one row per line of issue 15's table: whole runs of both control planes
+// with --out off, reporting events/s, ns per event and the peak live heap (the heap left
+// after a GC, sampled once per virtual second of the run) in MB and in bytes per pod.
+// Set EPSIM_HEAPPROFILE=FILE to write an in-use heap profile at the start of the run's second
+// phase (every pod of the create phase exists then), or of phase EPSIM_HEAPPROFILE_PHASE.
+//
+//	go test ./scenarios -run '^$' -bench 'Scale/many-services' -benchtime 1x
+func BenchmarkScale(b *testing.B) {
+	type row struct {
+		name, scenario string
+		yaml           string
+		sets           []string
+		pods           int
+	}
+	svcs := func(n int) row {
+		return row{name: fmt.Sprintf("services=%d", n), yaml: servicesOf10(n), pods: 10 * n}
+	}
+	rows := []row{
+		{name: "5000-nodes", scenario: "5000-nodes", pods: 10000},
+		{name: "many-services", scenario: "many-services", pods: 6000*2 + 3495*8 + 500*100 + 4*1000 + 5000},
+		{name: "one-service/pods=1k", scenario: "5000-nodes", sets: []string{"services[0].replicas=1000"}, pods: 1000},
+		{name: "one-service/pods=10k", scenario: "5000-nodes", sets: []string{"services[0].replicas=10000"}, pods: 10000},
+		{name: "one-service/pods=30k", scenario: "5000-nodes", sets: []string{"services[0].replicas=30000"}, pods: 30000},
+		{name: "one-service/pods=100k", scenario: "5000-nodes", sets: []string{"services[0].replicas=100000"}, pods: 100000},
+		svcs(10), svcs(1000), svcs(10000), svcs(50000),
+		{name: "cluster-day", scenario: "cluster-day"},
+	}
+	for _, r := range rows {
+		b.Run(r.name, func(b *testing.B) {
+			var cfg sim.Config
+			if r.yaml != "" {
+				sc, err := Parse(r.name+".yaml", []byte(r.yaml), r.sets)
+				if err != nil {
+					b.Fatal(err)
+				}
+				cfg = sc.Config
+			} else {
+				_, c, err := Load(r.scenario, r.sets)
+				if err != nil {
+					b.Fatal(err)
+				}
+				cfg = c
+			}
+			cfg.NoWriteLog = true // as sim run without --out
+			var events int64
+			obs := &heapSampler{profile: os.Getenv("EPSIM_HEAPPROFILE"), profilePhase: 1}
+			if v, err := strconv.Atoi(os.Getenv("EPSIM_HEAPPROFILE_PHASE")); err == nil && v > 0 {
+				obs.profilePhase = v
+			}
+			b.ReportAllocs()
+			start, cpu0 := time.Now(), cpuTime()
+			for b.Loop() {
+				res, err := sim.Run(cfg, obs)
+				if err != nil {
+					b.Fatal(err)
+				}
+				events += res.Events
+			}
+			secs, cpu := time.Since(start).Seconds(), cpuTime()-cpu0
+			b.ReportMetric(float64(events)/secs, "events/s")
+			b.ReportMetric(secs*1e9/float64(max(events, 1)), "ns/event")
+			// CPU time (user + system, GC included) is what a shared machine measures fairly.
+			b.ReportMetric(cpu.Seconds()*1e9/float64(max(events, 1)), "cpu-ns/event")
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/run")
+			b.ReportMetric(float64(obs.peak)/1e6, "peak-heap-MB")
+			if r.pods > 0 {
+				b.ReportMetric(float64(obs.peak)/float64(r.pods), "peak-heap-B/pod")
+			}
+		})
+	}
+}
+
+// servicesOf10 is a scenario of n Services of 10 pods on 5,000 nodes: create, then roll
+// them all at once.
+func servicesOf10(n int) string {
+	return fmt.Sprintf(`name: services-%d
+seed: 1
+cluster:
+  nodes: 5000
+services:
+  - name: s
+    count: %d
+    replicas: 10
+timeline:
+  - name: create
+    action: create
+  - name: rollout
+    action: rollout
+    services: [s]
+`, n, n)
+}
+
+// heapSampler is an Observer that records the largest live heap seen at progress reports.
+type heapSampler struct {
+	peak    uint64
+	sample  [1]metrics.Sample
+	profile string
+	// profilePhase is the phase at whose start the heap profile is written.
+	profilePhase int
+	phase        int
+}
+
+func (h *heapSampler) Progress(_ sim.Time, phase, _ int) {
+	if h.sample[0].Name == "" {
+		h.sample[0].Name = "/gc/heap/live:bytes"
+	}
+	metrics.Read(h.sample[:])
+	if v := h.sample[0].Value; v.Kind() == metrics.KindUint64 && v.Uint64() > h.peak {
+		h.peak = v.Uint64()
+	}
+	if h.profile != "" && phase == h.profilePhase && h.phase == phase-1 {
+		runtime.GC()
+		if f, err := os.Create(h.profile); err == nil {
+			_ = pprof.WriteHeapProfile(f)
+			_ = f.Close()
+		}
+	}
+	h.phase = phase
+}

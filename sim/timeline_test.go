@@ -1,0 +1,175 @@
+package sim
+
+import (
+	"math"
+	"slices"
+	"testing"
+	"time"
+)
+
+// runEngine runs e to the end, calling each after every event.
+func runEngine(t *testing.T, e *Engine, each func()) {
+	t.Helper()
+	e.startPhase(0)
+	for {
+		if e.quiescent() {
+			if !e.endPhase() {
+				return
+			}
+			continue
+		}
+		it := e.q.pop()
+		if _, retry := it.ev.(evDelayedAdd); !retry {
+			e.nonRetry--
+		}
+		e.now = it.at
+		it.ev.apply(e)
+		if each != nil {
+			each()
+		}
+	}
+}
+
+// TestSpreadOffsets checks the start times of a spread action: all inside the window, each
+// quantile used once, and for the diurnal curve the share of the middle half of the window
+// is ∫ of the density 1 − 0.8·cos(2πx) over [¼, ¾] = ½ + 0.8/π ≈ 0.755.
+func TestSpreadOffsets(t *testing.T) {
+	const n, spread = 1000, Time(1000 * time.Second)
+	for _, tc := range []struct {
+		curve  SpreadCurve
+		middle float64
+	}{
+		{CurveUniform, 0.5},
+		{CurveDiurnal, 0.5 + 0.8/math.Pi},
+	} {
+		at := spreadOffsets(n, spread, tc.curve)
+		sorted := slices.Clone(at)
+		slices.Sort(sorted)
+		mid := 0
+		for i, x := range sorted {
+			if x < 0 || x >= spread {
+				t.Fatalf("%s: offset %v outside [0, %v)", tc.curve, x, spread)
+			}
+			if i > 0 && x == sorted[i-1] {
+				t.Fatalf("%s: offset %v handed out twice", tc.curve, x)
+			}
+			if x >= spread/4 && x < 3*spread/4 {
+				mid++
+			}
+		}
+		if got := float64(mid) / n; math.Abs(got-tc.middle) > 0.01 {
+			t.Errorf("%s: %.3f of the starts in the middle half, want %.3f", tc.curve, got, tc.middle)
+		}
+		// Neighbours in creation order are not neighbours in time.
+		if d := at[1] - at[0]; d < spread/10 && d > -spread/10 {
+			t.Errorf("%s: the first two Services start %v apart", tc.curve, d)
+		}
+	}
+}
+
+// TestDrainInWaves drains every node in waves: each node is cordoned at most one wave at a
+// time, every node hosting pods at the start is drained, and at the end every node is
+// schedulable again with every Service at its replicas.
+func TestDrainInWaves(t *testing.T) {
+	cfg := testConfig(20, 60)
+	cfg.Timeline = []Action{
+		{Name: "create", Kind: ActionCreate},
+		{Name: "upgrade", Kind: ActionDrainNodes, Nodes: 20, Waves: 4, Spread: 20 * time.Minute},
+	}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drained := make([]bool, 20)
+	maxCordoned := 0
+	runEngine(t, e, func() {
+		n := 0
+		for i, c := range e.cordoned {
+			if c {
+				n++
+				drained[i] = true
+			}
+		}
+		maxCordoned = max(maxCordoned, n)
+	})
+	if maxCordoned != 5 {
+		t.Errorf("at most %d nodes cordoned at once, want one wave of 5", maxCordoned)
+	}
+	for i := range drained {
+		if !drained[i] || e.cordoned[i] {
+			t.Errorf("node %d: drained %v, cordoned at the end %v", i, drained[i], e.cordoned[i])
+		}
+	}
+	if s := e.services[0]; s.newRS.live != 60 || s.newRS.available != 60 {
+		t.Errorf("after the upgrade: %d live, %d available, want 60", s.newRS.live, s.newRS.available)
+	}
+	if ph := e.stats.results().Phases[1]; ph.End-ph.Start < Time(20*time.Minute) {
+		t.Errorf("the upgrade phase lasted %v, shorter than its spread", ph.End-ph.Start)
+	}
+}
+
+// TestZoneBlip fails a zone for 90 s: past the 40 s grace period its pods go not ready, and
+// they are ready again after the nodes come back; nothing is evicted (toleration 300 s).
+func TestZoneBlip(t *testing.T) {
+	for _, tc := range []struct {
+		duration     time.Duration
+		wentNotReady bool
+	}{
+		{20 * time.Second, false},
+		{90 * time.Second, true},
+	} {
+		cfg := testConfig(30, 60)
+		cfg.Timeline = []Action{
+			{Name: "create", Kind: ActionCreate},
+			{Name: "blip", Kind: ActionFailNodes, Zone: "us-east-1b", Duration: tc.duration},
+		}
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pods []*podState
+		notReady := false
+		runEngine(t, e, func() {
+			if e.phase == 0 {
+				pods = slices.Clone(e.services[0].pods)
+				return
+			}
+			for _, p := range pods {
+				notReady = notReady || !p.pod.Ready
+			}
+		})
+		if notReady != tc.wentNotReady {
+			t.Errorf("%v: some pod went not ready: %v, want %v", tc.duration, notReady, tc.wentNotReady)
+		}
+		for _, p := range pods {
+			if p.stage == stageGone || !p.pod.Ready || p.stuck {
+				t.Errorf("%v: pod %s after the blip: stage %d ready %v stuck %v", tc.duration, p.pod.Name, p.stage, p.pod.Ready, p.stuck)
+			}
+		}
+		for i, down := range e.nodeDown {
+			if down || !e.nodes[i].Ready {
+				t.Errorf("%v: node %d still down after the blip", tc.duration, i)
+			}
+		}
+		if e.api.liveNodes != 30 {
+			t.Errorf("%v: %d live nodes, want 30", tc.duration, e.api.liveNodes)
+		}
+	}
+}
+
+// TestScalePercent scales to a percentage of the configured replicas, rounded up, and back.
+func TestScalePercent(t *testing.T) {
+	cfg := testConfig(10, 7)
+	cfg.Timeline = []Action{
+		{Name: "create", Kind: ActionCreate},
+		{Name: "up", Kind: ActionScale, Percent: 150, Spread: time.Minute},
+	}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEngine(t, e, nil)
+	if s := e.services[0]; s.replicas != 11 || s.newRS.live != 11 {
+		t.Errorf("150%% of 7: replicas %d, live %d, want 11", s.replicas, s.newRS.live)
+	}
+}
