@@ -142,21 +142,30 @@ func peakPods(cfg *sim.Config) int64 {
 	var pods int64
 	counts := countsOf(cfg)
 	peak := map[string]int64{}
-	for _, s := range cfg.Services {
-		peak[s.Name] = int64(s.Replicas)
+	entries := map[string]*sim.ServiceConfig{}
+	for i := range cfg.Services {
+		s := &cfg.Services[i]
+		peak[s.Name] = int64(podsOf(s, cfg.Cluster.Nodes))
+		entries[s.Name] = s
 	}
-	for _, a := range cfg.Timeline {
+	scale := func(a *sim.Action, b string) {
+		if s := entries[b]; s.WorkloadKind != sim.KindDaemonSet {
+			peak[b] = max(peak[b], int64(scaledReplicas(a, s)))
+		}
+	}
+	for i := range cfg.Timeline {
+		a := &cfg.Timeline[i]
 		if a.Kind != sim.ActionScale {
 			continue
 		}
 		if len(a.Services) == 0 {
 			for _, s := range cfg.Services {
-				peak[s.Name] = max(peak[s.Name], int64(a.Replicas))
+				scale(a, s.Name)
 			}
 		}
 		for _, ref := range a.Services {
 			if b, ok := resolveService(ref, counts); ok {
-				peak[b] = max(peak[b], int64(a.Replicas))
+				scale(a, b)
 			}
 		}
 	}

@@ -38,7 +38,8 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 	replicas, peak := map[string]int{}, map[string]int{}
 	entries := map[string]sim.ServiceConfig{}
 	for _, s := range cfg.Services {
-		replicas[s.Name], peak[s.Name], entries[s.Name] = s.Replicas, s.Replicas, s
+		r := podsOf(&s, cfg.Cluster.Nodes)
+		replicas[s.Name], peak[s.Name], entries[s.Name] = r, r, s
 	}
 	totalPeak := func() int64 {
 		var t int64
@@ -109,17 +110,28 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 		}
 		switch a.Kind {
 		case sim.ActionScale:
+			most := 0
 			for j, b := range targets {
+				s := entries[b]
+				if s.WorkloadKind == sim.KindDaemonSet {
+					continue // one pod per node, whatever the replicas
+				}
+				to := scaledReplicas(&a, &s)
+				most = max(most, to)
 				if len(a.Services) > 0 && a.Services[refIndex[j]] != b {
 					// One stamped copy: the entry's other copies keep their replicas.
-					replicas[b] = max(replicas[b], a.Replicas)
+					replicas[b] = max(replicas[b], to)
 				} else {
-					replicas[b] = a.Replicas
+					replicas[b] = to
 				}
-				peak[b] = max(peak[b], a.Replicas)
+				peak[b] = max(peak[b], to)
 			}
 			if t := totalPeak(); t > maxPods {
-				d.errorf(it, p+".replicas", "scaling to %d replicas makes %d pods in total (sum of count × replicas over the timeline), too many (at most %d)", a.Replicas, t, maxPods)
+				field := p + ".replicas"
+				if a.Percent > 0 {
+					field = p + ".percent"
+				}
+				d.errorf(it, field, "scaling to %d replicas makes %d pods in total (sum of count × replicas over the timeline), too many (at most %d)", most, t, maxPods)
 				ok = false
 			}
 		case sim.ActionRestartPods, sim.ActionFlipReadiness:
@@ -146,7 +158,29 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 			out = append(out, a)
 		}
 	}
+	if t := totalPeak(); t > maxPods {
+		// DaemonSets run a pod on every node: count × nodes pods with no scale action.
+		d.errorf(n, path, "the Services reach %d pods in total (sum of count × replicas, a DaemonSet's replicas being the node count), too many (at most %d)", t, maxPods)
+	}
 	return out
+}
+
+// podsOf is how many pods entry s runs at creation: its replicas, or one per node for a
+// DaemonSet.
+func podsOf(s *sim.ServiceConfig, nodes int) int {
+	if s.WorkloadKind == sim.KindDaemonSet {
+		return nodes
+	}
+	return s.Replicas
+}
+
+// scaledReplicas is what a scale action sets s's replicas to: its replicas, or its percent
+// of s's configured replicas rounded up, as the engine computes it (sim/timeline.go).
+func scaledReplicas(a *sim.Action, s *sim.ServiceConfig) int {
+	if a.Percent > 0 {
+		return (s.Replicas*a.Percent + 99) / 100
+	}
+	return a.Replicas
 }
 
 // resolveService maps a reference (a base name, or "base-i" for a stamped copy) to its

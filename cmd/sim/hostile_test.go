@@ -277,6 +277,12 @@ func TestHostileScenarioBombs(t *testing.T) {
 		{"scale-past-pod-limit", "name: s\ncluster: {nodes: 1000}\nservices: [{name: web, count: 11, replicas: 10}]\n" +
 			"timeline: [{name: create, action: create}, {name: grow, action: scale, replicas: 1000000}]\n",
 			[]string{"timeline[1].replicas", "11000000 pods in total", "at most 10000000"}},
+		{"percent-scale-past-pod-limit", "name: s\ncluster: {nodes: 1000}\nservices: [{name: web, count: 100, replicas: 20000}]\n" +
+			"timeline: [{name: create, action: create}, {name: grow, action: scale, percent: 10000}]\n",
+			[]string{"timeline[1].percent", "200000000 pods in total", "at most 10000000"}},
+		{"daemonset-pods-past-limit", "name: s\ncluster: {nodes: 1000000}\nservices: [{name: agent, kind: DaemonSet, count: 11}]\n" +
+			"timeline: [{name: create, action: create}]\n",
+			[]string{"timeline", "11000000 pods in total", "a DaemonSet's replicas being the node count"}},
 		{"10M-pods-1M-nodes", "name: s\ncluster: {nodes: 1000000}\nservices: [{name: web, count: 10, replicas: 1000000}]\n" +
 			"timeline: [{name: create, action: create}]\n",
 			[]string{"guards.maxMemory", "GiB of memory", "10000000 pods"}},
