@@ -21,7 +21,7 @@ run: build
 	./bin/sim run scenarios/5000-nodes.yaml
 
 # The shipped scenarios that run in a few seconds, checked against their committed
-# baselines (many-services takes over 20 s and is left out). `make baselines`
+# baselines (many-services and cluster-day take minutes and are left out). `make baselines`
 # rewrites the baselines after an intended change of figures.
 CHECK_SCENARIOS = scenarios/quick.yaml scenarios/zone-outage.yaml scenarios/dual-stack.yaml \
                   scenarios/truncation.yaml scenarios/5000-nodes.yaml
