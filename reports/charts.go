@@ -520,23 +520,7 @@ func (c *Chart) phaseBars(s *Summary, value func(*ModeSummary) int64, yLabel, un
 	}
 	p := newBarPlot("phase", yLabel)
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
-	// Phase names fit under their groups, or the groups are numbered with a key.
-	slot := (chartWidth - 1.2*vg.Inch) / vg.Length(len(names))
-	fit := true
-	ticks := make([]plot.Tick, len(names))
-	for i, n := range names {
-		ticks[i] = plot.Tick{Value: float64(i), Label: n}
-		fit = fit && p.X.Tick.Label.Width(n) <= slot*0.95
-	}
-	if !fit {
-		for i := range ticks {
-			ticks[i].Label = fmt.Sprint(i + 1)
-		}
-		p.X.Label.Text = "phase (numbered as in the key)"
-		c.phases = runPhases(s)
-	}
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	p.X.Tick.Length = 0
+	slot := c.phaseTicks(p, s, names)
 	if len(bars.series) > 0 {
 		barW := slot * barGroupFraction / vg.Length(len(bars.series))
 		widest := vg.Length(0)
@@ -676,4 +660,26 @@ func bucketMode(b sim.Bucket, m sim.Mode) sim.BucketMode {
 		return b.Endpoints
 	}
 	return b.EndpointSlices
+}
+
+// phaseTicks puts one tick per phase on a bar chart's x axis: the phase names when they fit
+// under their slots, or numbers with the phase key. It returns the width of one slot.
+func (c *Chart) phaseTicks(p *plot.Plot, s *Summary, names []string) vg.Length {
+	slot := (chartWidth - 1.2*vg.Inch) / vg.Length(len(names))
+	fit := true
+	ticks := make([]plot.Tick, len(names))
+	for i, n := range names {
+		ticks[i] = plot.Tick{Value: float64(i), Label: n}
+		fit = fit && p.X.Tick.Label.Width(n) <= slot*0.95
+	}
+	if !fit {
+		for i := range ticks {
+			ticks[i].Label = fmt.Sprint(i + 1)
+		}
+		p.X.Label.Text = "phase (numbered as in the key)"
+		c.phases = runPhases(s)
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Tick.Length = 0
+	return slot
 }

@@ -28,23 +28,7 @@ func ProgrammingChart(s *Summary) (*Chart, error) {
 	}
 	p := newBarPlot("phase", "network programming latency")
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
-	// Phase names fit under their slots, or the slots are numbered with a key.
-	slot := (chartWidth - 1.2*vg.Inch) / vg.Length(len(names))
-	fit := true
-	ticks := make([]plot.Tick, len(names))
-	for i, n := range names {
-		ticks[i] = plot.Tick{Value: float64(i), Label: n}
-		fit = fit && p.X.Tick.Label.Width(n) <= slot*0.95
-	}
-	if !fit {
-		for i := range ticks {
-			ticks[i].Label = fmt.Sprint(i + 1)
-		}
-		p.X.Label.Text = "phase (numbered as in the key)"
-		c.phases = runPhases(s)
-	}
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	p.X.Tick.Length = 0
+	c.phaseTicks(p, s, names)
 
 	type rangeOf struct{ p50, p99, max plotter.XYs }
 	ranges := make([]rangeOf, len(s.Modes))

@@ -40,26 +40,6 @@ func TestResolveFenceposts(t *testing.T) {
 	}
 }
 
-// stepEngine runs e event by event, calling check after each event.
-func stepEngine(e *Engine, check func()) {
-	e.startPhase(0)
-	for {
-		if e.quiescent() {
-			if !e.endPhase() {
-				return
-			}
-			continue
-		}
-		it := e.q.pop()
-		if _, retry := it.ev.(evDelayedAdd); !retry {
-			e.nonRetry--
-		}
-		e.now = it.at
-		it.ev.apply(e)
-		check()
-	}
-}
-
 // TestRolloutRespectsSurgeAndUnavailability steps a rolling update event by event and checks
 // the Deployment controller's guarantee at every instant: the ReplicaSets' spec.replicas
 // never add up to more than replicas+maxSurge (upstream counts surge by spec, rolling.go
@@ -88,7 +68,7 @@ func TestRolloutRespectsSurgeAndUnavailability(t *testing.T) {
 			surge, _ := resolveFenceposts(tc.surge, tc.unavail, tc.replicas)
 			s := e.services[0]
 			minAvailable := tc.replicas
-			stepEngine(e, func() {
+			runEngine(t, e, func() {
 				if e.phase != 1 || s.oldRS == nil {
 					return
 				}
@@ -261,7 +241,7 @@ func TestExpectationsPreventDoubleCreates(t *testing.T) {
 	}
 	s := e.services[0]
 	peak := 0
-	stepEngine(e, func() { peak = max(peak, len(s.pods)) })
+	runEngine(t, e, func() { peak = max(peak, len(s.pods)) })
 	if peak != 300 || s.newRS.live != 300 {
 		t.Fatalf("peak %d pods, %d at the end; want 300 and 300", peak, s.newRS.live)
 	}
@@ -280,7 +260,7 @@ func TestFailedPodCreatesAreRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := e.services[0]
-	stepEngine(e, func() {})
+	runEngine(t, e, func() {})
 	if s.newRS.live != 200 || s.newRS.available != 200 {
 		t.Fatalf("%d pods (%d available), want 200", s.newRS.live, s.newRS.available)
 	}
@@ -369,7 +349,7 @@ func TestDaemonSetRollout(t *testing.T) {
 	s := e.services[0]
 	nodes := len(e.nodes)
 	worst := 0
-	stepEngine(e, func() {
+	runEngine(t, e, func() {
 		if e.phase != 1 {
 			return
 		}
