@@ -462,17 +462,7 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same
 		}
 		h := hashEndpoint(&slice.Endpoints[i])
 		hashes[i] = h
-		loc, ok := f.index[h]
-		if ok {
-			loc.n++
-			if loc.n == 2 {
-				s.dupHashes++
-			}
-		} else {
-			loc = storedLoc{slice: ss, pos: i, n: 1}
-		}
-		put(&f.index, h, loc)
-		put(&f.dirty, h, struct{}{})
+		s.indexStored(f, ss, i, h)
 		touched = append(touched, h)
 	}
 	delete(f.hinted, name)
@@ -552,6 +542,22 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash, sa
 }
 
 // reindex rebuilds a family's endpoint index (after duplicates are resolved; rare).
+// indexStored records that stored slice ss holds the endpoint with identity h at pos, counts
+// a second holder of one identity as a duplicate, and marks the identity for re-checking.
+func (s *ServiceSlices) indexStored(f *family, ss *storedSlice, pos int, h endpointHash) {
+	loc, ok := f.index[h]
+	if ok {
+		loc.n++
+		if loc.n == 2 {
+			s.dupHashes++
+		}
+	} else {
+		loc = storedLoc{slice: ss, pos: pos, n: 1}
+	}
+	put(&f.index, h, loc)
+	put(&f.dirty, h, struct{}{})
+}
+
 func (s *ServiceSlices) reindex(f *family) {
 	clear(f.index)
 	s.dupHashes = 0
@@ -574,17 +580,7 @@ func (s *ServiceSlices) reindex(f *family) {
 	for _, name := range names {
 		ss := s.stored[name]
 		for i, h := range ss.hashes {
-			loc, ok := f.index[h]
-			if ok {
-				loc.n++
-				if loc.n == 2 {
-					s.dupHashes++
-				}
-			} else {
-				loc = storedLoc{slice: ss, pos: i, n: 1}
-			}
-			put(&f.index, h, loc)
-			put(&f.dirty, h, struct{}{})
+			s.indexStored(f, ss, i, h)
 		}
 	}
 }
