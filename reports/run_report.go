@@ -103,9 +103,9 @@ func (r *RunReport) runDoc() []block {
 	for _, sv := range cfg.Services {
 		services += max(1, sv.Count)
 	}
-	para("Scenario `%s`, seed %d: %s nodes, %s, %s watchers per mode, %s over %s of virtual time. Bytes are in SI units (1 KB = 1000 B).",
+	para("Scenario `%s`, seed %d: %s nodes, %s, %s watchers per mode, %s; the last API write at %s of virtual time, everything delivered by %s. Bytes are in SI units (1 KB = 1000 B).",
 		r.File, s.Seed, formatCount(int64(s.Nodes)), plural(services, "Service"), formatCount(int64(s.Watchers)),
-		plural(len(s.Phases), "phase"), FormatSeconds(s.EndTimeSeconds))
+		plural(len(s.Phases), "phase"), FormatSeconds(s.LastWriteSeconds), FormatSeconds(max(s.Total.EndSeconds, s.EndTimeSeconds)))
 
 	h(2, "Headline")
 	para("%s", RunHeadline(s))
