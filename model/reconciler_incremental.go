@@ -392,16 +392,7 @@ func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash, sam
 	for i := range sl.Endpoints {
 		h := hashEndpoint(&sl.Endpoints[i])
 		ss.hashes[i] = h
-		loc, ok := f.index[h]
-		if ok {
-			loc.n++
-			if loc.n == 2 {
-				s.dupHashes++
-			}
-		} else {
-			loc = storedLoc{slice: ss, pos: i, n: 1}
-		}
-		put(&f.index, h, loc)
+		s.indexStored(f, ss, i, h)
 		if i < len(same) && same[i] {
 			continue
 		}
@@ -463,6 +454,7 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same
 		h := hashEndpoint(&slice.Endpoints[i])
 		hashes[i] = h
 		s.indexStored(f, ss, i, h)
+		put(&f.dirty, h, struct{}{})
 		touched = append(touched, h)
 	}
 	delete(f.hinted, name)
@@ -541,9 +533,8 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash, sa
 	return touched
 }
 
-// reindex rebuilds a family's endpoint index (after duplicates are resolved; rare).
-// indexStored records that stored slice ss holds the endpoint with identity h at pos, counts
-// a second holder of one identity as a duplicate, and marks the identity for re-checking.
+// indexStored records that stored slice ss holds the endpoint with identity h at pos, and
+// counts a second holder of one identity as a duplicate.
 func (s *ServiceSlices) indexStored(f *family, ss *storedSlice, pos int, h endpointHash) {
 	loc, ok := f.index[h]
 	if ok {
@@ -555,9 +546,9 @@ func (s *ServiceSlices) indexStored(f *family, ss *storedSlice, pos int, h endpo
 		loc = storedLoc{slice: ss, pos: pos, n: 1}
 	}
 	put(&f.index, h, loc)
-	put(&f.dirty, h, struct{}{})
 }
 
+// reindex rebuilds a family's endpoint index (after duplicates are resolved; rare).
 func (s *ServiceSlices) reindex(f *family) {
 	clear(f.index)
 	s.dupHashes = 0
@@ -581,6 +572,7 @@ func (s *ServiceSlices) reindex(f *family) {
 		ss := s.stored[name]
 		for i, h := range ss.hashes {
 			s.indexStored(f, ss, i, h)
+			put(&f.dirty, h, struct{}{})
 		}
 	}
 }
