@@ -174,6 +174,31 @@ func legacyEndpointsLabels(svc *Service) map[string]string {
 	return out
 }
 
+// labelsEqualForEndpoints reports whether stored equals legacyEndpointsLabels(svc), without
+// building that map.
+func labelsEqualForEndpoints(stored map[string]string, svc *Service) bool {
+	n := 1 // managed-by
+	if v, ok := stored[LabelEndpointsManagedBy]; !ok || v != EndpointsControllerName {
+		return false
+	}
+	if svc.IsHeadless() {
+		n++
+		if v, ok := stored[LabelHeadless]; !ok || v != "" {
+			return false
+		}
+	}
+	for k, v := range svc.Labels {
+		if k == LabelHeadless || k == LabelEndpointsManagedBy {
+			continue
+		}
+		n++
+		if sv, ok := stored[k]; !ok || sv != v {
+			return false
+		}
+	}
+	return len(stored) == n
+}
+
 // labelsCorrectForEndpoints reports whether stored Endpoints labels are what the controller
 // would write for a Service with svcLabels: managed-by is the Endpoints controller, and every
 // other label but the headless one is the Service's, with nothing missing.

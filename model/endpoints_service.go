@@ -49,6 +49,9 @@ type ServiceEndpoints struct {
 	storedOverCapacity bool
 	storedCount        int
 	storedTrigger      Timestamp
+	// storedTruncated is the stored object's content when it was truncated (nil otherwise):
+	// what TruncatedUnchanged compares the next truncated object with.
+	storedTruncated []endpointsKeptSubset
 
 	last          EndpointsDecision
 	lastTrigger   Timestamp
@@ -94,6 +97,16 @@ type endpointsSubsetLayout struct {
 	list    *endpointsPortState
 	keep    int
 	digest  [md5.Size]byte
+}
+
+// endpointsKeptSubset is one subset of a truncated object as written: its ports and the pod
+// states of the addresses it kept, in order. Pod states are immutable, so the same pointer is
+// the same address.
+type endpointsKeptSubset struct {
+	portIDs         []int
+	ready, notReady []*endpointsPodState
+	// emptyNotReady: the not-ready list was written as an empty list, not omitted.
+	emptyNotReady bool
 }
 
 type endpointsEntryKey struct {
@@ -554,6 +567,7 @@ func (s *ServiceEndpoints) Applied() {
 		s.storedOverCapacity = s.last.Truncated
 		s.storedCount = s.last.Addresses + s.last.NotReadyAddresses
 		s.storedTrigger = s.lastTrigger
+		s.storedTruncated = s.keptSubsets(s.storedTruncated[:0])
 		s.commitTouched()
 	case EndpointsDelete:
 		s.stored = false
@@ -561,6 +575,7 @@ func (s *ServiceEndpoints) Applied() {
 		s.storedOverCapacity = false
 		s.storedCount = 0
 		s.storedTrigger = 0
+		s.storedTruncated = nil
 		s.mismatch = 0
 		for _, e := range s.entries {
 			e.stored = endpointsEntrySide{}
@@ -574,6 +589,82 @@ func (s *ServiceEndpoints) Applied() {
 			s.touched = append(s.touched, e)
 		}
 	}
+}
+
+// keptSubsets appends the subsets of the last Sync's object when it was truncated (and returns
+// nil when it was not): the ports and the kept addresses' pod states, in the object's order.
+func (s *ServiceEndpoints) keptSubsets(out []endpointsKeptSubset) []endpointsKeptSubset {
+	if !s.last.Truncated {
+		return nil
+	}
+	s.orderLayout()
+	for i, l := range s.layout {
+		readyK, notReadyK := -1, l.keep
+		if s.truncateReady {
+			readyK, notReadyK = l.keep, 0
+		}
+		// Reuse the buffers of the previous stored object: a truncated Service is re-PUT on
+		// every sync.
+		var k endpointsKeptSubset
+		if i < cap(out) {
+			k = out[:i+1][i]
+		}
+		k.portIDs, k.emptyNotReady = slices.Clone(l.portIDs), s.truncateReady
+		k.ready = appendKept(k.ready[:0], &l.list.ready, readyK)
+		k.notReady = appendKept(k.notReady[:0], &l.list.notReady, notReadyK)
+		out = append(out, k)
+	}
+	return out
+}
+
+func appendKept(dst []*endpointsPodState, list *addrList, k int) []*endpointsPodState {
+	list.each(k, func(_ int, ps *endpointsPodState) { dst = append(dst, ps) })
+	return dst
+}
+
+// TruncatedUnchanged reports, after a Sync that decided a truncated write, whether the
+// truncated object equals the stored one in labels, annotations and subsets: an over-capacity
+// object is re-PUT on every sync (the skip test never passes), and the API server drops a PUT
+// that changes nothing. It is what comparing Object() with the stored object would say, in
+// O(kept addresses) pointer comparisons and without building either object.
+func (s *ServiceEndpoints) TruncatedUnchanged() bool {
+	if !s.last.Truncated || s.storedTruncated == nil || s.lastTrigger != s.storedTrigger ||
+		!labelsEqualForEndpoints(s.storedLabels, s.svc) || len(s.layout) != len(s.storedTruncated) {
+		return false
+	}
+	s.orderLayout()
+	for i, l := range s.layout {
+		st := &s.storedTruncated[i]
+		if !slices.Equal(l.portIDs, st.portIDs) || st.emptyNotReady != s.truncateReady {
+			return false
+		}
+		readyK, notReadyK := -1, l.keep
+		if s.truncateReady {
+			readyK, notReadyK = l.keep, 0
+		}
+		if !keptEqual(&l.list.ready, readyK, st.ready) || !keptEqual(&l.list.notReady, notReadyK, st.notReady) {
+			return false
+		}
+	}
+	return true
+}
+
+// keptEqual reports whether the first k entries of list (all when k < 0) have the addresses of
+// kept, in order.
+func keptEqual(list *addrList, k int, kept []*endpointsPodState) bool {
+	if k < 0 || k > list.len() {
+		k = list.len()
+	}
+	if k != len(kept) {
+		return false
+	}
+	equal := true
+	list.each(k, func(i int, ps *endpointsPodState) {
+		if equal && ps != kept[i] && !legacyAddressesEqual(&ps.addr, &kept[i].addr) {
+			equal = false
+		}
+	})
+	return equal
 }
 
 // Decision returns the last Sync's decision.

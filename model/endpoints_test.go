@@ -479,7 +479,8 @@ func TestServiceEndpointsTwin(t *testing.T) {
 		})
 	}
 	t.Logf("coverage: %+v", cov)
-	if cov.truncated == 0 || cov.multiSubset == 0 || cov.skips == 0 || cov.writes == 0 || cov.truncatedMulti == 0 {
+	if cov.truncated == 0 || cov.multiSubset == 0 || cov.skips == 0 || cov.writes == 0 || cov.truncatedMulti == 0 ||
+		cov.truncatedSame == 0 || cov.truncatedChanged == 0 {
 		t.Fatalf("the random sequences missed a case: %+v", cov)
 	}
 }
@@ -487,6 +488,9 @@ func TestServiceEndpointsTwin(t *testing.T) {
 // endpointsTwinCoverage counts what the random sequences exercised.
 type endpointsTwinCoverage struct {
 	writes, skips, truncated, multiSubset, truncatedMulti int
+	// truncatedSame and truncatedChanged count truncated syncs whose object equals / differs
+	// from the stored one (TruncatedUnchanged true / false).
+	truncatedSame, truncatedChanged int
 }
 
 func runEndpointsTwin(t *testing.T, seed uint64, steps int, cov *endpointsTwinCoverage) {
@@ -623,6 +627,17 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, cov *endpointsTwinCo
 		}
 		if full.Truncated {
 			cov.truncated++
+			// What the API server compares for a re-PUT: labels, annotations and subsets.
+			same := cur != nil && reflect.DeepEqual(cur.Labels, full.Object.Labels) &&
+				reflect.DeepEqual(cur.Annotations, full.Object.Annotations) && reflect.DeepEqual(cur.Subsets, full.Object.Subsets)
+			if got := se.TruncatedUnchanged(); got != same {
+				t.Fatalf("seed %d step %d: TruncatedUnchanged %v, objects equal %v", seed, step, got, same)
+			}
+			if same {
+				cov.truncatedSame++
+			} else {
+				cov.truncatedChanged++
+			}
 		}
 		if full.Subsets > 1 {
 			cov.multiSubset++

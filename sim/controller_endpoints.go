@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"maps"
-	"reflect"
 	"time"
 
 	"epsim/model"
@@ -43,9 +41,6 @@ type storedEndpoints struct {
 	bytes   model.ByEncoding
 	// addresses counts ready + not-ready addresses, for the write log.
 	addresses int
-	// truncated is the stored object when it was truncated (at most 1000 addresses), to
-	// tell a re-PUT of identical content (a no-op) from a change.
-	truncated *model.Endpoints
 	// manual is the user's object of a selector-less Service as stored.
 	manual *model.Endpoints
 }
@@ -56,9 +51,6 @@ type endpointsSnapshot struct {
 	meta      model.ObjectMeta
 	subsets   []model.SubsetSize
 	unchanged bool
-	// object is the materialised object of a truncated write (bounded by the 1000-address
-	// cap), nil otherwise.
-	object *model.Endpoints
 	// manual is the user's Endpoints object of a selector-less Service (then the rest is
 	// unset).
 	manual *model.Endpoints
@@ -162,11 +154,8 @@ func (y *endpointsSyncer) sync(s *serviceState, trigger model.Timestamp) ([]writ
 	snap := &endpointsSnapshot{decision: d, meta: b.ObjectMeta(), subsets: b.SubsetSizes(), unchanged: b.Unchanged()}
 	if d.Truncated {
 		// An over-capacity object is re-PUT on every sync (UPSTREAM.md §3); the API server
-		// drops the PUT only if the truncated object encodes the same. Compare it whole.
-		snap.object = b.Object()
-		if prev := y.stored[s.idx].truncated; prev != nil {
-			snap.unchanged = endpointsEqual(prev, snap.object)
-		}
+		// drops the PUT only if the truncated object encodes the same.
+		snap.unchanged = b.TruncatedUnchanged()
 	}
 	return []write{{verb: d.Verb, legacy: true, endpoints: snap}}, nil
 }
@@ -228,7 +217,7 @@ func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 		if w.verb == model.EndpointsDelete {
 			*st = storedEndpoints{}
 		} else {
-			*st = storedEndpoints{exists: true, uid: w.uid, created: w.created, labels: w.labels, bytes: w.bytes, addresses: w.addresses, truncated: w.endpoints.object, manual: w.endpoints.manual}
+			*st = storedEndpoints{exists: true, uid: w.uid, created: w.created, labels: w.labels, bytes: w.bytes, addresses: w.addresses, manual: w.endpoints.manual}
 		}
 	}
 	// The write is settled: the changes held meanwhile reach the builder now.
@@ -267,11 +256,4 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 	cm.selected, cm.selectedAll = proxySelects(obj.Labels), proxySelectsAll(obj.Labels)
 	w.labels, w.uid, w.created, w.bytes, w.addresses = obj.Labels, obj.UID, obj.CreationTimestamp, cm.objectBytes, cm.endpoints
 	return cm
-}
-
-// endpointsEqual reports whether two Endpoints objects have the same labels, annotations and
-// subsets (what a re-PUT would encode; the API server fills in the rest).
-func endpointsEqual(a, b *model.Endpoints) bool {
-	return maps.Equal(a.Labels, b.Labels) && maps.Equal(a.Annotations, b.Annotations) &&
-		reflect.DeepEqual(a.Subsets, b.Subsets)
 }
