@@ -817,19 +817,26 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 	var changedNames map[string]bool
 	for _, ss := range touched {
 		sl := ss.s
-		kept := make([]Endpoint, 0, len(sl.Endpoints))
-		changed := false
+		// First find out whether the slice changes at all, and how many endpoints it keeps.
+		n, changed := 0, false
 		for i := range sl.Endpoints {
 			d := f.desired[ss.hashes[i]]
 			if d != nil && d.key == k {
-				kept = append(kept, d.ep)
-				if !EndpointsEqualBeyondHash(&d.ep, &sl.Endpoints[i]) {
+				n++
+				if !changed && !EndpointsEqualBeyondHash(&d.ep, &sl.Endpoints[i]) {
 					changed = true
 				}
 			}
 		}
-		if !changed && len(kept) == len(sl.Endpoints) {
+		if !changed && n == len(sl.Endpoints) {
 			continue
+		}
+		// Room for the pending endpoints step 2 may add, so filling does not regrow it.
+		kept := make([]Endpoint, 0, max(n, min(s.max, n+len(pending))))
+		for i := range sl.Endpoints {
+			if d := f.desired[ss.hashes[i]]; d != nil && d.key == k {
+				kept = append(kept, d.ep)
+			}
 		}
 		if changedNames == nil {
 			changedNames = map[string]bool{}
@@ -866,7 +873,9 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		var target *EndpointSlice
 		if remaining < s.max && g != nil {
 			if ss := s.bestFitFast(g, remaining, changedNames); ss != nil {
-				target = copySlice(ss.s)
+				target = new(EndpointSlice)
+				*target = *ss.s
+				target.Endpoints = append(make([]Endpoint, 0, len(ss.s.Endpoints)+remaining), ss.s.Endpoints...)
 				if changedNames == nil {
 					changedNames = map[string]bool{}
 				}
@@ -879,6 +888,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 				ports = s.pods[s.podKey(pending[0].ep.TargetRef.Namespace, pending[0].ep.TargetRef.Name)].ports
 			}
 			target = newEndpointSlice(s.svc, ports, f.at, s.labels)
+			target.Endpoints = make([]Endpoint, 0, min(s.max, remaining))
 		}
 		for next < len(pending) && len(target.Endpoints) < s.max {
 			target.Endpoints = append(target.Endpoints, pending[next].ep)

@@ -19,6 +19,8 @@ type endpointsSyncer struct {
 	opts     model.EndpointsOptions
 	builders []*model.ServiceEndpoints
 	stored   []storedEndpoints
+	// fields remembers each Service's Endpoints managedFields field sets.
+	fields []model.FieldsMemo
 	// inflight marks services with a write between sync and commit; held are the changes
 	// that arrived meanwhile, in order.
 	inflight []bool
@@ -65,6 +67,7 @@ func newEndpointsSyncer(e *Engine) *endpointsSyncer {
 		stored:   make([]storedEndpoints, n),
 		inflight: make([]bool, n),
 		held:     make([][]heldChange, n),
+		fields:   make([]model.FieldsMemo, n),
 	}
 }
 
@@ -188,7 +191,7 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	cm.endpoints = d.Addresses + d.NotReadyAddresses
 	cm.ready = d.Addresses
 	cm.requestBytes = model.EndpointsSizeFrom(&om, snap.subsets, model.Protobuf)
-	om.ManagedFields = []model.ManagedFieldsEntry{model.EndpointsManagedFields(&model.Endpoints{ObjectMeta: om, Subsets: make([]model.EndpointSubset, len(snap.subsets))}, meta.now)}
+	om.ManagedFields = []model.ManagedFieldsEntry{y.fields[s.idx].Endpoints(&model.Endpoints{ObjectMeta: om, Subsets: make([]model.EndpointSubset, len(snap.subsets))}, meta.now)}
 	cm.objectBytes[model.Protobuf] = model.EndpointsSizeFrom(&om, snap.subsets, model.Protobuf)
 	if y.e.api.needJSON {
 		cm.objectBytes[model.JSON] = model.EndpointsSizeFrom(&om, snap.subsets, model.JSON)

@@ -15,6 +15,8 @@ type sliceSyncer struct {
 	// stores, by name, with their sizes.
 	reconcilers []*model.ServiceSlices
 	stored      []map[string]*storedSlice
+	// fields remembers each Service's slices' managedFields field sets.
+	fields []model.FieldsMemo
 }
 
 // storedSlice is a slice as the API server stores it, with its cached sizes.
@@ -33,6 +35,7 @@ func newSliceSyncer(e *Engine) *sliceSyncer {
 		opts:        model.ReconcilerOptions{MaxEndpointsPerSlice: e.cfg.ControlPlane.MaxEndpointsPerSlice, Topology: topology},
 		stored:      make([]map[string]*storedSlice, len(e.services)),
 		reconcilers: make([]*model.ServiceSlices, len(e.services)),
+		fields:      make([]model.FieldsMemo, len(e.services)),
 	}
 }
 
@@ -143,7 +146,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	obj.ResourceVersion = meta.resourceVersion
 	// The field set of the object written: its labels (the Service's own among them) and
 	// annotations as they are, not a fixed set.
-	obj.ManagedFields = []model.ManagedFieldsEntry{model.EndpointSliceManagedFields(&obj, meta.now)}
+	obj.ManagedFields = []model.ManagedFieldsEntry{y.fields[s.idx].EndpointSlice(&obj, meta.now)}
 	w.slice = &obj
 	cm.name = obj.Name
 	cm.endpoints = len(obj.Endpoints)
