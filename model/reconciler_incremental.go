@@ -35,6 +35,8 @@ type ServiceSlices struct {
 	families  [2]*family // IPv4, IPv6 (stored slices of either type are indexed)
 	anomalies int        // stored slices that force the full path
 	dupHashes int        // endpoint identities stored more than once
+
+	scratch []*desiredEndpoint // syncPortMap's buffer, reused across syncs
 }
 
 type podEntry struct {
@@ -817,27 +819,28 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 	var changedNames map[string]bool
 	for _, ss := range touched {
 		sl := ss.s
-		// First find out whether the slice changes at all, and how many endpoints it keeps.
-		n, changed := 0, false
+		// First find out whether the slice changes at all, and which endpoints it keeps.
+		keep, changed := s.scratch[:0], false
 		for i := range sl.Endpoints {
 			d := f.desired[ss.hashes[i]]
 			if d != nil && d.key == k {
-				n++
+				keep = append(keep, d)
 				if !changed && !EndpointsEqualBeyondHash(&d.ep, &sl.Endpoints[i]) {
 					changed = true
 				}
 			}
 		}
-		if !changed && n == len(sl.Endpoints) {
+		s.scratch = keep
+		if !changed && len(keep) == len(sl.Endpoints) {
 			continue
 		}
 		// Room for the pending endpoints step 2 may add, so filling does not regrow it.
-		kept := make([]Endpoint, 0, max(n, min(s.max, n+len(pending))))
-		for i := range sl.Endpoints {
-			if d := f.desired[ss.hashes[i]]; d != nil && d.key == k {
-				kept = append(kept, d.ep)
-			}
+		n := len(keep)
+		kept := make([]Endpoint, n, max(n, min(s.max, n+len(pending))))
+		for i, d := range keep {
+			kept[i] = d.ep
 		}
+		clear(keep)
 		if changedNames == nil {
 			changedNames = map[string]bool{}
 		}
