@@ -22,6 +22,10 @@ type ServiceSlices struct {
 	types  []AddressType
 	mode   hintsMode
 	full   bool // the next sync takes the full path and rebuilds the indexes
+	// zoned: stored slices carry zone-hint summaries (storedSlice.zones), kept while the
+	// mode is hintsTopology; set when the stored state is indexed.
+	zoned     bool
+	zoneWalks int // syncs whose mode A pass walked every stored slice (for tests)
 
 	// Maps are allocated on first write: most Services are small, and a Service with two
 	// pods should not pay for a dozen empty maps.
@@ -84,6 +88,10 @@ type family struct {
 	badClose map[string]*storedSlice // slices PreferClose would rewrite
 	badNode  map[string]*storedSlice // slices PreferSameNode would rewrite
 	count    int
+	// Totals of the stored slices' zone-hint summaries (with ServiceSlices.zoned).
+	zoneReady   int            // ready endpoints
+	zoneLacking int            // slices with a ready endpoint without zone hints
+	zoneHints   map[string]int // zone hints per zone, only positive counts
 }
 
 type storedLoc struct {
@@ -104,6 +112,71 @@ type storedSlice struct {
 	group   *sliceGroup
 	anomaly bool
 	hashes  []endpointHash
+	zones   *zoneSummary // with ServiceSlices.zoned
+}
+
+// zoneSummary is what the mode A hints pass needs of one stored slice (see hintsByZone).
+type zoneSummary struct {
+	ready   int         // ready endpoints
+	lacking bool        // some ready endpoint has no zone hint
+	hints   []zoneCount // zone hints of ready endpoints per zone, by zone name
+}
+
+type zoneCount struct {
+	zone string
+	n    int
+}
+
+// summarizeZones reads a slice's ready endpoints' zone hints.
+func summarizeZones(sl *EndpointSlice) *zoneSummary {
+	z := &zoneSummary{}
+	for i := range sl.Endpoints {
+		ep := &sl.Endpoints[i]
+		if !endpointReady(ep) {
+			continue
+		}
+		z.ready++
+		if ep.Hints == nil || len(ep.Hints.ForZones) == 0 {
+			z.lacking = true
+			continue
+		}
+		for _, zone := range ep.Hints.ForZones {
+			j, found := slices.BinarySearchFunc(z.hints, zone, func(c zoneCount, zone string) int { return strings.Compare(c.zone, zone) })
+			if !found {
+				z.hints = slices.Insert(z.hints, j, zoneCount{zone: zone})
+			}
+			z.hints[j].n++
+		}
+	}
+	return z
+}
+
+// addZones adds (sign 1) or removes (sign -1) a slice's zone summary to a family's totals.
+func (f *family) addZones(z *zoneSummary, sign int) {
+	f.zoneReady += sign * z.ready
+	if z.lacking {
+		f.zoneLacking += sign
+	}
+	for _, c := range z.hints {
+		n := f.zoneHints[c.zone] + sign*c.n
+		if n == 0 {
+			delete(f.zoneHints, c.zone)
+		} else {
+			put(&f.zoneHints, c.zone, n)
+		}
+	}
+}
+
+// setZones replaces ss's zone summary by that of its current slice.
+func (s *ServiceSlices) setZones(ss *storedSlice) {
+	if ss.zones != nil {
+		ss.fam.addZones(ss.zones, -1)
+		ss.zones = nil
+	}
+	if s.zoned {
+		ss.zones = summarizeZones(ss.s)
+		ss.fam.addZones(ss.zones, 1)
+	}
 }
 
 func familyIndex(at AddressType) int {
@@ -310,6 +383,7 @@ func (s *ServiceSlices) resetStored(stored []*EndpointSlice) {
 	}
 	s.stored = nil
 	s.anomalies, s.dupHashes = 0, 0
+	s.zoned = s.mode == hintsTopology
 	for i, at := range []AddressType{AddressTypeIPv4, AddressTypeIPv6} {
 		f := newFamily(at)
 		if oldDesired[i] != nil {
@@ -410,6 +484,7 @@ func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash, sam
 	if preferCloseNeedsUpdate(sl, true) {
 		put(&f.badNode, sl.Name, ss)
 	}
+	s.setZones(ss)
 	return touched
 }
 
@@ -471,6 +546,7 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same
 	if preferCloseNeedsUpdate(slice, true) {
 		put(&f.badNode, name, ss)
 	}
+	s.setZones(ss)
 	return touched
 }
 
@@ -529,6 +605,10 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash, sa
 	delete(f.hinted, name)
 	delete(f.badClose, name)
 	delete(f.badNode, name)
+	if ss.zones != nil {
+		f.addZones(ss.zones, -1)
+		ss.zones = nil
+	}
 	if reindex {
 		s.reindex(f)
 	}
@@ -622,6 +702,9 @@ func (s *ServiceSlices) checkClean(f *family, h endpointHash) bool {
 // ReconcileFull would. It does not change the stored state: report successful writes with
 // Applied.
 func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
+	if s.mode == hintsTopology && !s.zoned {
+		s.full = true // the zone summaries are built with the indexes
+	}
 	if s.full {
 		s.full = false
 		stored := s.Stored()
@@ -646,7 +729,7 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 	if cap(s.dirtyPods) > 1024 {
 		s.dirtyPods = nil // do not keep a big batch's array for the small syncs after it
 	}
-	if s.anomalies > 0 || s.dupHashes > 0 || s.mode == hintsTopology {
+	if s.anomalies > 0 || s.dupHashes > 0 {
 		return s.fullSync(trigger)
 	}
 	var res SyncResult
@@ -761,7 +844,11 @@ func (s *ServiceSlices) syncFamily(f *family) SlicePlan {
 			plan.ToCreate = append(plan.ToCreate, p)
 		}
 	}
-	s.hintsFast(f, &plan)
+	if s.mode == hintsTopology {
+		s.hintsTopology(f, &plan)
+	} else {
+		s.hintsFast(f, &plan)
+	}
 	return plan
 }
 
@@ -809,6 +896,109 @@ func (s *ServiceSlices) hintsFast(f *family, plan *SlicePlan) {
 			}
 		}
 	}
+}
+
+// hintsTopology applies hint mode A (the topology-mode annotation) as placeholderAndHints
+// does, seeing the slices the plan leaves alone through their zone summaries: O(slices
+// written) when the unchanged slices' hints stay valid, O(stored slices) when some may not.
+// upstream: reconciler.go reconcileByAddressType → topologycache.go AddHints
+func (s *ServiceSlices) hintsTopology(f *family, plan *SlicePlan) {
+	u := &zonedUnchanged{s: s, f: f, changed: make(map[string]bool, len(plan.ToUpdate)+len(plan.ToDelete))}
+	u.ready, u.lacking = f.zoneReady, f.zoneLacking
+	u.hints = maps.Clone(f.zoneHints)
+	if u.hints == nil {
+		u.hints = map[string]int{}
+	}
+	for _, l := range [][]*EndpointSlice{plan.ToUpdate, plan.ToDelete} {
+		for _, sl := range l {
+			u.changed[sl.Name] = true
+			z := s.stored[sl.Name].zones
+			u.ready -= z.ready
+			if z.lacking {
+				u.lacking--
+			}
+			for _, c := range z.hints {
+				if u.hints[c.zone] -= c.n; u.hints[c.zone] == 0 {
+					delete(u.hints, c.zone)
+				}
+			}
+		}
+	}
+	si := sliceInfo{serviceKey: s.svc.Key(), addressType: f.at, toCreate: plan.ToCreate, toUpdate: plan.ToUpdate}
+	s.opts.Topology.addHintsTo(&si, u)
+	plan.ToCreate, plan.ToUpdate = si.toCreate, si.toUpdate
+}
+
+// zonedUnchanged is a family's stored slices minus those a plan changes, for the mode A
+// hints pass (unchangedHints); its totals are the family's minus the changed slices'.
+type zonedUnchanged struct {
+	s       *ServiceSlices
+	f       *family
+	changed map[string]bool // written by the plan, or invalid (claimed)
+	ready   int
+	lacking int
+	hints   map[string]int
+}
+
+func (u *zonedUnchanged) readyEndpoints() int { return u.ready }
+
+// claim: when no unchanged slice lacks hints and every zone's total is within its maximum,
+// every prefix in name order is too, so every slice is valid and the allocation is the
+// totals; otherwise the slices are walked in name order as upstream does.
+// upstream: topologycache/sliceinfo.go getAllocatedHintsByZone
+func (u *zonedUnchanged) claim(allocations map[string]allocation) ([]*EndpointSlice, map[string]int) {
+	valid := u.lacking == 0
+	for z, n := range u.hints {
+		if a, ok := allocations[z]; !ok || n > a.maximum {
+			valid = false
+			break
+		}
+	}
+	if valid {
+		return nil, u.hints
+	}
+	u.s.zoneWalks++
+	allocated := map[string]int{}
+	var invalid []*EndpointSlice
+	for _, ss := range u.sorted(u.s.stored) {
+		z := ss.zones
+		ok := !z.lacking
+		for _, c := range z.hints {
+			if a, in := allocations[c.zone]; !ok || !in || c.n+allocated[c.zone] > a.maximum {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			invalid = append(invalid, copySlice(ss.s))
+			u.changed[ss.s.Name] = true
+			continue
+		}
+		for _, c := range z.hints {
+			allocated[c.zone] += c.n
+		}
+	}
+	return invalid, allocated
+}
+
+func (u *zonedUnchanged) withHints() []*EndpointSlice {
+	var out []*EndpointSlice
+	for _, ss := range u.sorted(u.f.hinted) {
+		out = append(out, ss.s)
+	}
+	return out
+}
+
+// sorted returns the family's slices of m that are not changed, in name order.
+func (u *zonedUnchanged) sorted(m map[string]*storedSlice) []*storedSlice {
+	var out []*storedSlice
+	for name, ss := range m {
+		if ss.fam == u.f && !u.changed[name] {
+			out = append(out, ss)
+		}
+	}
+	slices.SortFunc(out, func(a, b *storedSlice) int { return strings.Compare(a.s.Name, b.s.Name) })
+	return out
 }
 
 // syncPortMap is reconcileByPortMappingFull for one port map, visiting only the touched

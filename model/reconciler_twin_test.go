@@ -50,7 +50,20 @@ func TestIncrementalMatchesFull(t *testing.T) {
 func twinOneSequence(t *testing.T, seed uint64, steps int) {
 	t.Helper()
 	topo := seed%5 == 0
-	w := newWorld(seed, topo)
+	twinRun(t, seed, newWorld(seed, topo), steps, (*world).step, nil)
+}
+
+// twinStats counts what the syncs of hinted sequences did, so that the test can require
+// that every case it is meant to cover was reached.
+type twinStats struct {
+	hinted, populated, fallback, writtenHinted, walks int
+}
+
+// twinRun drives one random sequence through the incremental reconciler and ReconcileFull
+// side by side: each sync's plan and the topology caches' hint records must be identical.
+func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) string, stats *twinStats) {
+	t.Helper()
+	topo := w.topo
 	var fullTopo, incTopo *TopologyCache
 	if topo {
 		fullTopo, incTopo = NewTopologyCache(), NewTopologyCache()
@@ -58,6 +71,9 @@ func twinOneSequence(t *testing.T, seed uint64, steps int) {
 	inc := NewServiceSlices(w.svc, w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max, Topology: incTopo})
 	nodes := w.nodeGetter()
 	inc.nodes = dynamicNodes{w}
+	for _, p := range w.podList() {
+		inc.SetPod(p)
+	}
 	nameSeq := 0
 	log := append([]string(nil), w.ops...)
 	for sync := 0; sync < steps; sync++ {
@@ -75,7 +91,7 @@ func twinOneSequence(t *testing.T, seed uint64, steps int) {
 				}
 			}
 			svc := w.svc
-			log = append(log, w.step())
+			log = append(log, step(w))
 			if w.svc != svc {
 				inc.SetService(w.svc)
 			}
@@ -118,6 +134,31 @@ func twinOneSequence(t *testing.T, seed uint64, steps int) {
 		if ps, ws := planString(got), planString(want); ps != ws {
 			t.Errorf("seed %d sync %d: incremental plan differs from full:\nfull:\n%s\nincremental:\n%s\nshortest failing prefix:\n  %s", seed, sync, ws, ps, strings.Join(log, "\n  "))
 			return
+		}
+		if topo {
+			if fc, ic := fmt.Sprint(fullTopo.hintsByService), fmt.Sprint(incTopo.hintsByService); fc != ic {
+				t.Errorf("seed %d sync %d: topology caches differ:\nfull:        %s\nincremental: %s\nshortest failing prefix:\n  %s", seed, sync, fc, ic, strings.Join(log, "\n  "))
+				return
+			}
+		}
+		if stats != nil && hintsModeFor(w.svc, &inc.opts) == hintsTopology {
+			stats.hinted++
+			stats.walks += inc.zoneWalks
+			inc.zoneWalks = 0
+			if incTopo.HasPopulatedHints(w.svc.Key()) {
+				stats.populated++
+			} else {
+				stats.fallback++
+			}
+			for _, p := range got.Plans {
+				for _, l := range [][]*EndpointSlice{p.ToCreate, p.ToUpdate} {
+					for _, sl := range l {
+						if sliceHasHints(sl) {
+							stats.writtenHinted++
+						}
+					}
+				}
+			}
 		}
 		// Apply, failing a write now and then (the rest of that plan is then skipped).
 		for _, p := range got.Plans {
@@ -175,4 +216,138 @@ func (d dynamicNodes) Node(name string) (*Node, bool) {
 		return nil, false
 	}
 	return n, true
+}
+
+// TestIncrementalMatchesFullHinted holds the incremental reconciler to ReconcileFull for
+// Services with the topology-mode annotation (hint mode A), in worlds sized for hints to be
+// allocated: zones fail and recover (as in scenarios/zone-outage.yaml), nodes change capacity
+// and lose their zone label (hints disabled), endpoints become too few for the zones
+// (insufficient endpoints: hints removed), and the annotation goes on and off.
+func TestIncrementalMatchesFullHinted(t *testing.T) {
+	seqs, steps := 60, 40
+	if !testing.Short() {
+		seqs, steps = 150, 60
+	}
+	var stats twinStats
+	for seed := uint64(1); seed <= uint64(seqs); seed++ {
+		twinRun(t, seed, newHintedWorld(seed), steps, (*world).hintedStep, &stats)
+		if t.Failed() {
+			return
+		}
+	}
+	t.Logf("%+v", stats)
+	// Every case must be reached, in more than a handful of syncs.
+	if stats.populated < 8*seqs || stats.fallback < 2*seqs || stats.writtenHinted < 10*seqs || stats.walks < 2*seqs {
+		t.Errorf("sequences do not cover hinted syncs enough: %+v", stats)
+	}
+}
+
+// newHintedWorld is a world whose Service has the topology-mode annotation, with 12 nodes
+// in three zones and enough pods for hints to be allocated.
+func newHintedWorld(seed uint64) *world {
+	w := newWorld(seed, true)
+	svc := *w.svc
+	svc.Annotations = map[string]string{AnnotationTopologyMode: "Auto"}
+	w.svc = &svc
+	if w.max > 40 {
+		w.max = 5 + w.rng.IntN(30)
+	}
+	for i := 6; i < 12; i++ {
+		n := &Node{Name: fmt.Sprintf("node-%d", i), Zone: zones[i%3], Ready: true, AllocatableMilliCPU: int64(2000 * (1 + i%3))}
+		w.nodes[n.Name] = n
+		w.present[n.Name] = true
+	}
+	for range 5 + w.rng.IntN(40) {
+		w.addHintedPod()
+	}
+	return w
+}
+
+// addHintedPod adds a running pod on any of the 12 nodes.
+func (w *world) addHintedPod() {
+	p := w.addPod()
+	if p.NodeName != "" {
+		p.NodeName = fmt.Sprintf("node-%d", w.rng.IntN(12))
+	}
+}
+
+// hintedStep is step with the changes that matter to hints made more likely.
+func (w *world) hintedStep() string {
+	r := w.rng.IntN(100)
+	switch {
+	case r < 6:
+		// A zone fails: its nodes turn not ready and so do their pods.
+		zone := zones[w.rng.IntN(3)]
+		for _, n := range w.nodes {
+			if n.Zone == zone {
+				c := *n
+				c.Ready = false
+				w.nodes[n.Name] = &c
+			}
+		}
+		for _, p := range w.podList() {
+			if n := w.nodes[p.NodeName]; n != nil && n.Zone == zone && p.Ready {
+				c := *p
+				c.Ready = false
+				w.pods[p.Name] = &c
+			}
+		}
+		return "zone fails " + zone
+	case r < 14:
+		// Every node recovers.
+		for name, n := range w.nodes {
+			if !n.Ready {
+				c := *n
+				c.Ready = true
+				w.nodes[name] = &c
+			}
+		}
+		return "nodes recover"
+	case r < 20:
+		n := w.nodes[fmt.Sprintf("node-%d", w.rng.IntN(12))]
+		c := *n
+		c.AllocatableMilliCPU = int64(1000 * (1 + w.rng.IntN(8)))
+		w.nodes[n.Name] = &c
+		return fmt.Sprintf("cpu %s=%d", c.Name, c.AllocatableMilliCPU)
+	case r < 23:
+		// A node loses its zone label (hints are then disabled), or gets one back.
+		n := w.nodes[fmt.Sprintf("node-%d", w.rng.IntN(12))]
+		for _, m := range w.nodes {
+			if m.Zone == "" && w.rng.IntN(4) != 0 {
+				n = m
+				break
+			}
+		}
+		c := *n
+		if c.Zone == "" {
+			c.Zone = zones[w.rng.IntN(3)]
+		} else {
+			c.Zone = ""
+		}
+		w.nodes[n.Name] = &c
+		return fmt.Sprintf("zone label %s=%q", c.Name, c.Zone)
+	case r < 36:
+		n := 1 + w.rng.IntN(10)
+		for range n {
+			w.addHintedPod()
+		}
+		return fmt.Sprintf("add %d pods", n)
+	case r < 42:
+		// The annotation goes on (most often) or off.
+		s := *w.svc
+		s.Annotations, s.TrafficDistribution = nil, ""
+		switch w.rng.IntN(6) {
+		case 0:
+		case 1:
+			s.TrafficDistribution = TrafficDistributionPreferClose
+		case 2:
+			s.Annotations = map[string]string{AnnotationTopologyMode: "Disabled"}
+		default:
+			s.Annotations = map[string]string{AnnotationTopologyMode: "Auto"}
+		}
+		w.svc = &s
+		return fmt.Sprintf("svc hints td=%q ann=%v", s.TrafficDistribution, s.Annotations)
+	default:
+		return w.step()
+	}
 }

@@ -127,37 +127,36 @@ func (t *TopologyCache) getAllocations(numEndpoints int) (map[string]allocation,
 // whatever hints they carry (upstream clears a loop copy, not the endpoint).
 // upstream: topologycache/topologycache.go AddHints
 func (t *TopologyCache) addHints(si *sliceInfo) {
-	total := 0
-	for _, l := range [][]*EndpointSlice{si.toCreate, si.toUpdate, si.unchanged} {
-		for _, s := range l {
-			for i := range s.Endpoints {
-				if endpointReady(&s.Endpoints[i]) {
-					total++
-				}
-			}
-		}
-	}
+	t.addHintsTo(si, (*unchangedList)(&si.unchanged))
+}
+
+// unchangedHints is what the mode A pass needs of the slices a sync leaves alone: the full
+// reconciler holds them as a list (unchangedList), the incremental one as per-slice
+// summaries, so that a sync does not walk every endpoint of a large Service.
+type unchangedHints interface {
+	// readyEndpoints counts their ready endpoints.
+	readyEndpoints() int
+	// claim walks them in name order as upstream's getAllocatedHintsByZone does: it returns
+	// copies of the slices whose hints are invalid under allocations (they are rewritten),
+	// and the per-zone hint counts of the others, which stay unchanged.
+	claim(allocations map[string]allocation) (invalid []*EndpointSlice, allocated map[string]int)
+	// withHints returns the slices still unchanged (after claim, if it ran) that carry any
+	// hint, in name order.
+	withHints() []*EndpointSlice
+}
+
+// addHintsTo is addHints over any view of the unchanged slices.
+// upstream: topologycache/topologycache.go AddHints
+func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
+	total := readyCount(si.toCreate) + readyCount(si.toUpdate) + unchanged.readyEndpoints()
 	allocations, ok := t.getAllocations(total)
 	if !ok {
 		t.RemoveHints(si.serviceKey, si.addressType)
-		removeHintsFromSlices(si)
+		removeHintsFrom(si, unchanged)
 		return
 	}
-	// upstream: topologycache/sliceinfo.go getAllocatedHintsByZone
-	allocated := map[string]int{}
-	var keep []*EndpointSlice
-	for _, s := range si.unchanged {
-		byZone := hintsByZone(s, allocated, allocations)
-		if byZone == nil {
-			si.toUpdate = append(si.toUpdate, copySlice(s))
-			continue
-		}
-		keep = append(keep, s)
-		for z, n := range byZone {
-			allocated[z] += n
-		}
-	}
-	si.unchanged = keep
+	invalid, allocated := unchanged.claim(allocations)
+	si.toUpdate = append(si.toUpdate, invalid...)
 	allocatable := append(append([]*EndpointSlice(nil), si.toCreate...), si.toUpdate...)
 	for _, s := range allocatable {
 		for i := range s.Endpoints {
@@ -167,7 +166,7 @@ func (t *TopologyCache) addHints(si *sliceInfo) {
 			}
 			if ep.Zone == nil || *ep.Zone == "" {
 				t.RemoveHints(si.serviceKey, si.addressType)
-				removeHintsFromSlices(si)
+				removeHintsFrom(si, unchanged)
 				return
 			}
 			allocated[*ep.Zone]++
@@ -180,10 +179,74 @@ func (t *TopologyCache) addHints(si *sliceInfo) {
 	}
 	if len(allocated) == 0 {
 		t.RemoveHints(si.serviceKey, si.addressType)
-		removeHintsFromSlices(si)
+		removeHintsFrom(si, unchanged)
 		return
 	}
 	t.setHints(si.serviceKey, si.addressType, allocated)
+}
+
+// readyCount counts the ready endpoints of the slices.
+func readyCount(l []*EndpointSlice) int {
+	n := 0
+	for _, s := range l {
+		for i := range s.Endpoints {
+			if endpointReady(&s.Endpoints[i]) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// removeHintsFrom is removeHintsFromSlices with the unchanged slices seen through unchanged.
+// upstream: topologycache/utils.go RemoveHintsFromSlices
+func removeHintsFrom(si *sliceInfo, unchanged unchangedHints) {
+	for _, s := range si.toCreate {
+		stripHints(s)
+	}
+	for _, s := range si.toUpdate {
+		stripHints(s)
+	}
+	for _, s := range unchanged.withHints() {
+		c := copySlice(s)
+		stripHints(c)
+		si.toUpdate = append(si.toUpdate, c)
+	}
+}
+
+// unchangedList is the full reconciler's unchanged slices, in name order; claim keeps the
+// valid ones in it.
+type unchangedList []*EndpointSlice
+
+func (l *unchangedList) readyEndpoints() int { return readyCount(*l) }
+
+// upstream: topologycache/sliceinfo.go getAllocatedHintsByZone
+func (l *unchangedList) claim(allocations map[string]allocation) ([]*EndpointSlice, map[string]int) {
+	allocated := map[string]int{}
+	var keep, invalid []*EndpointSlice
+	for _, s := range *l {
+		byZone := hintsByZone(s, allocated, allocations)
+		if byZone == nil {
+			invalid = append(invalid, copySlice(s))
+			continue
+		}
+		keep = append(keep, s)
+		for z, n := range byZone {
+			allocated[z] += n
+		}
+	}
+	*l = keep
+	return invalid, allocated
+}
+
+func (l *unchangedList) withHints() []*EndpointSlice {
+	var out []*EndpointSlice
+	for _, s := range *l {
+		if sliceHasHints(s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // hintsByZone counts a slice's ready endpoints' hints per zone, or nil when they are invalid.
