@@ -17,6 +17,19 @@ type TopologyCache struct {
 	zones []zoneRatio
 	// hintsByService records, per "namespace/name", the address types that have hints.
 	hintsByService map[string]map[AddressType]map[string]int
+	// forZone holds one hint per zone, shared by every endpoint hinted to that zone: hints
+	// are never written through (a changed hint is a new object).
+	forZone map[string]*EndpointHints
+}
+
+// hintFor returns the shared hint "for zone".
+func (t *TopologyCache) hintFor(zone string) *EndpointHints {
+	h := t.forZone[zone]
+	if h == nil {
+		h = &EndpointHints{ForZones: []string{zone}}
+		put(&t.forZone, zone, h)
+	}
+	return h
 }
 
 type zoneRatio struct {
@@ -170,11 +183,11 @@ func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
 				return
 			}
 			allocated[*ep.Zone]++
-			ep.Hints = &EndpointHints{ForZones: []string{*ep.Zone}}
+			ep.Hints = t.hintFor(*ep.Zone)
 		}
 	}
 	giving, receiving := t.givingAndReceivingZones(allocations, allocated)
-	for z, d := range redistributeHints(allocatable, giving, receiving) {
+	for z, d := range t.redistributeHints(allocatable, giving, receiving) {
 		allocated[z] += d
 	}
 	if len(allocated) == 0 {
@@ -319,7 +332,7 @@ func (t *TopologyCache) most(m map[string]float64) (string, float64) {
 // redistributeHints moves hints from giving to receiving zones, walking the slices in order.
 // The receiving zone chosen is the first in name order. upstream: topologycache/utils.go
 // redistributeHints
-func redistributeHints(slices []*EndpointSlice, giving, receiving map[string]int) map[string]int {
+func (t *TopologyCache) redistributeHints(slices []*EndpointSlice, giving, receiving map[string]int) map[string]int {
 	out := map[string]int{}
 	var recvOrder []string
 	for z := range receiving {
@@ -345,7 +358,7 @@ func redistributeHints(slices []*EndpointSlice, giving, receiving map[string]int
 					if !ok || nr <= 0 {
 						continue
 					}
-					ep.Hints = &EndpointHints{ForZones: []string{rz}}
+					ep.Hints = t.hintFor(rz)
 					if n == 1 {
 						delete(giving, gz)
 					} else {
