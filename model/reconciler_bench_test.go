@@ -145,6 +145,68 @@ func BenchmarkOneChangeSync(b *testing.B) {
 	})
 }
 
+// BenchmarkOneChangeSyncHinted is BenchmarkOneChangeSync for a Service with the
+// topology-mode annotation (hint mode A, 3 zones): a flip can also move hints, so a sync may
+// write more than one slice.
+func BenchmarkOneChangeSyncHinted(b *testing.B) {
+	const n = 10000
+	svc := benchService()
+	svc.Annotations = map[string]string{AnnotationTopologyMode: "Auto"}
+	topology := func() *TopologyCache {
+		t := NewTopologyCache()
+		var nodes []*Node
+		for _, nd := range benchNodes() {
+			nodes = append(nodes, nd)
+		}
+		t.SetNodes(nodes)
+		return t
+	}
+	b.Run("incremental", func(b *testing.B) {
+		s := NewServiceSlices(svc, benchNodes(), ReconcilerOptions{Topology: topology()})
+		pods := make([]*Pod, n)
+		for i := range pods {
+			pods[i] = benchPod(i, true)
+			s.SetPod(pods[i])
+		}
+		seq := 0
+		applyAll(s, s.Sync(1), &seq)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			p := *pods[i%n]
+			p.Ready = !p.Ready
+			pods[i%n] = &p
+			s.SetPod(&p)
+			res := s.Sync(Timestamp(2 + i))
+			if res.Writes() == 0 {
+				b.Fatal("no writes")
+			}
+			applyAll(s, res, &seq)
+		}
+	})
+	b.Run("full", func(b *testing.B) {
+		pods := make([]*Pod, n)
+		for i := range pods {
+			pods[i] = benchPod(i, true)
+		}
+		nodes := benchNodes()
+		opts := ReconcilerOptions{Topology: topology()}
+		seq := 0
+		stored := applyPlan(nil, ReconcileFull(svc, pods, nil, nodes, opts, 1), &seq)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			p := *pods[i%n]
+			p.Ready = !p.Ready
+			pods[i%n] = &p
+			res := ReconcileFull(svc, pods, stored, nodes, opts, Timestamp(2+i))
+			b.StopTimer()
+			stored = applyPlan(stored, res, &seq)
+			b.StartTimer()
+		}
+	})
+}
+
 // rolloutSteps drives a 10,000-pod rollout as 17 syncs of 2,500 changes: the initial sync,
 // then 4 rounds of (surge 2,500 new pods not ready → make them ready → mark 2,500 old pods
 // terminating → remove them). sync is called with the pods after each step.
