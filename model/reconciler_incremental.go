@@ -44,6 +44,9 @@ type ServiceSlices struct {
 	// reuses one instead of allocating its endpoints again.
 	fresh []*Endpoint
 	spare [][]Endpoint
+	// Applied's buffers, reused across calls.
+	touchedBuf []endpointHash
+	sameBuf    []bool
 }
 
 type podEntry struct {
@@ -366,7 +369,8 @@ func (s *ServiceSlices) Applied(verb string, slice *EndpointSlice) {
 }
 
 func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSlice) {
-	var touched []endpointHash
+	touched := s.touchedBuf[:0]
+	defer func() { s.touchedBuf = touched[:0] }()
 	var fam *family
 	// An update usually keeps most endpoints where they were, unchanged: their clean/dirty
 	// state cannot change, so only the others are marked and checked again.
@@ -376,7 +380,7 @@ func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSl
 	}
 	if same != nil && old.s.Name == slice.Name {
 		// The same slice in the same group: re-index only the positions that changed.
-		touched = s.updateStored(old, slice, same)
+		touched = s.updateStored(old, slice, same, touched)
 		if s.dupHashes == 0 {
 			for _, h := range touched {
 				s.checkClean(old.fam, h)
@@ -444,9 +448,8 @@ func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash, sam
 // to keep its family, group and standing (so no anomaly and no duplicates before): the
 // endpoints at unchanged positions keep their index entries, the others are removed and
 // added as removeStored and addStored would. It returns the hashes whose state may change.
-func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same []bool) []endpointHash {
+func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same []bool, touched []endpointHash) []endpointHash {
 	f := ss.fam
-	var touched []endpointHash
 	for i, h := range ss.hashes {
 		if i < len(same) && same[i] {
 			continue
@@ -470,8 +473,9 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same
 		g.insertSize(n, name)
 	}
 	hashes := ss.hashes
-	if cap(hashes) < len(slice.Endpoints) {
-		hashes = make([]endpointHash, len(slice.Endpoints))
+	if n := len(slice.Endpoints); cap(hashes) < n {
+		// Room to grow: a slice being filled is rewritten many times on the way.
+		hashes = make([]endpointHash, n, max(n, min(s.max, 2*n)))
 		copy(hashes, ss.hashes)
 	}
 	hashes = hashes[:len(slice.Endpoints)]
@@ -511,7 +515,8 @@ func (s *ServiceSlices) unchangedPositions(old *storedSlice, slice *EndpointSlic
 		return nil
 	}
 	n := min(len(old.s.Endpoints), len(slice.Endpoints))
-	same := make([]bool, n)
+	same := slices.Grow(s.sameBuf[:0], n)[:n]
+	s.sameBuf = same
 	for i := range n {
 		a, b := &old.s.Endpoints[i], &slice.Endpoints[i]
 		same[i] = old.hashes[i] == hashEndpoint(b) && EndpointsEqualBeyondHash(a, b)
