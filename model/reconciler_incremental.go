@@ -276,6 +276,7 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 		d := &desiredEndpoint{key: pe.key}
 		fillEndpoint(&d.ep, &d.storage, pod, node, s.svc, pe.addrs[i])
 		d.ep.identity, d.ep.hasIdentity = hashEndpoint(&d.ep), true
+		d.ep.pbBase = int32(pbEndpointBase(&d.ep))
 		d.hash = d.ep.identity
 		pe.eps[i] = d
 		f := s.families[i]
