@@ -13,6 +13,7 @@ import (
 // last sync. Changes that touch every slice anyway (Service labels, ports, families, hint
 // settings, the topology-mode annotation) and states upstream treats specially (unowned or
 // foreign-labelled slices, duplicate endpoints) take the full path, which calls ReconcileFull.
+// Every hints mode, the topology-mode annotation's included, is applied incrementally.
 type ServiceSlices struct {
 	svc    *Service
 	nodes  NodeGetter
