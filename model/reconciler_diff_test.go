@@ -322,6 +322,10 @@ func TestReconcileFullMatchesUpstream(t *testing.T) {
 			return
 		}
 	}
+	if diffOverloaded == 0 {
+		t.Error("no node change overloaded a Service: OverloadedServices went untested")
+	}
+	t.Logf("%d node changes overloaded the Service", diffOverloaded)
 }
 
 func TestReconcileFullMatchesUpstreamLong(t *testing.T) {
@@ -362,6 +366,16 @@ func diffOneSequence(t *testing.T, seed uint64, steps int) {
 		if topo {
 			ourTopo.SetNodes(w.presentNodes())
 			h.setTopologyNodes(w.presentNodes())
+			// The Services the controller queues after this node change.
+			up := h.topo.GetOverloadedServices()
+			slices.Sort(up)
+			if ours := ourTopo.OverloadedServices(); !slices.Equal(ours, up) {
+				t.Errorf("seed %d: sync %d: overloaded Services: upstream %v, ours %v\nshortest failing prefix:\n  %s", seed, sync, up, ours, strings.Join(log, "\n  "))
+				return
+			}
+			if len(up) > 0 {
+				diffOverloaded++
+			}
 		}
 		existing := h.stored(t, "ns")
 		mangled, what := w.mangle(existing)
@@ -415,6 +429,9 @@ func diffOneSequence(t *testing.T, seed uint64, steps int) {
 		}
 	}
 }
+
+// diffOverloaded counts the node changes after which upstream found a Service overloaded.
+var diffOverloaded int
 
 // upstreamAttempts is how often upstream is run again from the same state when its first
 // outcome differs from ours (its choices are random; ours must be one it can make).

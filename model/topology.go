@@ -85,6 +85,49 @@ func (t *TopologyCache) HasPopulatedHints(serviceKey string) bool {
 	return len(t.hintsByService[serviceKey]) > 0
 }
 
+// OverloadedServices returns the keys ("namespace/name", sorted) of the Services whose recorded
+// hints no longer fit the zone weights: some address type leaves a zone with fewer hinted
+// endpoints than its CPU share minus the overload threshold, hints a zone set that lacks one
+// of the cluster's zones, or has hints while hints are disabled cluster-wide. The controller
+// queues them after a node change.
+// upstream: topologycache/topologycache.go GetOverloadedServices, utils.go serviceOverloaded.
+func (t *TopologyCache) OverloadedServices() []string {
+	var keys []string
+	for key, byType := range t.hintsByService {
+		for _, byZone := range byType {
+			if t.overloaded(byZone) {
+				keys = append(keys, key)
+				break
+			}
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func (t *TopologyCache) overloaded(byZone map[string]int) bool {
+	if len(byZone) == 0 {
+		return false
+	}
+	if len(t.zones) == 0 {
+		return true
+	}
+	total := 0.0
+	for _, n := range byZone {
+		total += float64(n)
+	}
+	for _, z := range t.zones {
+		n, ok := byZone[z.zone]
+		if !ok {
+			return true
+		}
+		if n < int(math.Ceil(total*z.ratio*(1/(1+overloadThreshold)))) {
+			return true
+		}
+	}
+	return false
+}
+
 // RemoveHints forgets the hints of one address type of a Service.
 // upstream: topologycache/topologycache.go RemoveHints
 func (t *TopologyCache) RemoveHints(serviceKey string, addressType AddressType) {

@@ -17,6 +17,8 @@ type sliceSyncer struct {
 	stored      []map[string]*storedSlice
 	// fields remembers each Service's slices' managedFields field sets.
 	fields []model.FieldsMemo
+	// byKey finds a Service by "namespace/name" (built on first use).
+	byKey map[string]int
 }
 
 // storedSlice is a slice as the API server stores it, with its cached sizes.
@@ -262,11 +264,29 @@ func proxySelectsAll(labels map[string]string) bool {
 	return !named
 }
 
-// nodesChanged refreshes the topology cache's zone weights after node readiness changed.
-// upstream: endpointslice_controller.go updateNode → checkNodeTopologyDistribution → SetNodes.
-// Upstream then queues the services SetNodes finds overloaded; here they sync on their next
-// pod event instead (their pods' readiness changes soon after a node fails).
-func (y *sliceSyncer) nodesChanged() { y.opts.Topology.SetNodes(y.e.nodes) }
+// nodesChanged refreshes the topology cache's zone weights after node readiness changed and
+// queues (without the batch period) every Service whose hints the new weights overload.
+// upstream: endpointslice_controller.go updateNode → checkNodeTopologyDistribution (SetNodes,
+// GetOverloadedServices, serviceQueue.Add).
+func (y *sliceSyncer) nodesChanged(c *controller) {
+	t := y.opts.Topology
+	t.SetNodes(y.e.nodes)
+	keys := t.OverloadedServices()
+	if len(keys) == 0 {
+		return
+	}
+	if y.byKey == nil {
+		y.byKey = make(map[string]int, len(y.e.services))
+		for _, s := range y.e.services {
+			y.byKey[s.svc.Key()] = s.idx
+		}
+	}
+	for _, k := range keys {
+		if i, ok := y.byKey[k]; ok {
+			c.add(i)
+		}
+	}
+}
 
 // mirroredWrites groups all writes of a mirroring sync for the stop-at-first-error rule.
 const mirroredWrites model.AddressType = "mirrored"

@@ -344,7 +344,7 @@ func (e *Engine) setNodeReady(i int, ready bool) {
 	e.nodeByName[n.Name] = &next
 	for _, c := range e.ctls {
 		if y, ok := c.syncer.(*sliceSyncer); ok {
-			y.nodesChanged()
+			y.nodesChanged(c)
 		}
 	}
 }
