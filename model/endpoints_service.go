@@ -40,9 +40,11 @@ type ServiceEndpoints struct {
 	portIndex map[repackPortValue]int
 	sigs      map[string]*endpointsSignature
 
-	entries  map[endpointsEntryKey]*endpointsEntry
+	// entries holds the (port, address) records changed since the stored object was last
+	// committed; a record absent from it has its stored side equal to its current side, so
+	// between syncs the map holds only what changed (see setEntry).
+	entries  map[endpointsEntryKey]endpointsEntry
 	mismatch int
-	touched  []*endpointsEntry
 
 	stored             bool
 	storedLabels       map[string]string
@@ -60,15 +62,17 @@ type ServiceEndpoints struct {
 	truncateReady bool
 }
 
-// endpointsPodState is what one pod contributes; it is immutable once built.
+// endpointsPodState is what one pod contributes; it is immutable once built (addContribution
+// sets sig and shares its port list). addr's NodeName points into the pod (pods are never
+// modified once passed), so the state costs one allocation besides its target reference.
 type endpointsPodState struct {
 	pod      *Pod
-	included bool
 	addr     EndpointAddress
-	ready    bool
 	bytes    ByEncoding
 	portIDs  []int
 	sig      *endpointsSignature
+	included bool
+	ready    bool
 }
 
 // endpointsPortState is one distinct resolved port (or the no-ports sentinel) with the sorted
@@ -122,9 +126,7 @@ type endpointsEntrySide struct {
 // endpointsEntry records one (port, address) of the current desired state and of the stored
 // object; mismatch counts the entries where the two differ.
 type endpointsEntry struct {
-	key         endpointsEntryKey
 	cur, stored endpointsEntrySide
-	touched     bool
 }
 
 func (e *endpointsEntry) equal() bool {
@@ -236,11 +238,16 @@ func (s *ServiceEndpoints) podState(pod *Pod) *endpointsPodState {
 	if !legacyPodIncluded(pod, svc.PublishNotReadyAddresses) {
 		return ps
 	}
-	addr, ok := legacyPodAddress(svc, pod)
+	ip, ok := legacyPodIP(svc, pod)
 	if !ok {
 		return ps
 	}
-	ps.addr = addr
+	ps.addr = EndpointAddress{
+		IP:        ip,
+		Hostname:  legacyPodHostname(svc, pod),
+		NodeName:  &pod.NodeName,
+		TargetRef: &ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
+	}
 	ps.ready = svc.PublishNotReadyAddresses || pod.Ready
 	if len(svc.Ports) == 0 {
 		if svc.ClusterIP == "None" {
@@ -306,6 +313,7 @@ func (s *ServiceEndpoints) addContribution(ps *endpointsPodState) {
 	}
 	ps.sig = s.signature(ps.portIDs)
 	ps.sig.pods++
+	ps.portIDs = ps.sig.portIDs // the same ids: pods of one signature share one list
 	for _, id := range ps.portIDs {
 		p := s.ports[id]
 		if ps.ready {
@@ -336,12 +344,18 @@ func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState) {
 	}
 }
 
+// setEntry records that ps's address at port is now present or absent in the desired state.
+// A record not in s.entries has its stored side equal to its current side, which before this
+// change is ps's address when ps is being removed, and nothing when it is being added: a
+// (port, IP, UID) is contributed by one pod at most (distinct pods have distinct UIDs), and
+// SetPod removes a pod's old state before adding its new one. So records are kept only from
+// a change to the next commit, not for every address of the Service.
 func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, present bool) {
 	k := endpointsEntryKey{port: port, ip: ps.addr.IP, uid: ps.addr.TargetRef.UID}
-	e := s.entries[k]
-	if e == nil {
-		e = &endpointsEntry{key: k}
-		put(&s.entries, k, e)
+	e, ok := s.entries[k]
+	if !ok && !present {
+		e.stored = endpointsEntrySide{present: true, ready: ps.ready, addr: &ps.addr}
+		e.cur = e.stored
 	}
 	if !e.equal() {
 		s.mismatch--
@@ -354,23 +368,18 @@ func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, present boo
 	if !e.equal() {
 		s.mismatch++
 	}
-	if !e.touched {
-		e.touched = true
-		s.touched = append(s.touched, e)
-	}
+	put(&s.entries, k, e)
 }
 
-// commitTouched makes the stored side of every touched entry equal to the current side.
+// commitTouched makes the stored side of every record equal to its current side: no record
+// needs keeping. A map that grew large is dropped rather than cleared, so that a burst of
+// changes does not hold its memory for the Service's lifetime.
 func (s *ServiceEndpoints) commitTouched() {
-	for _, e := range s.touched {
-		e.stored = e.cur
-		e.touched = false
-		if !e.cur.present {
-			delete(s.entries, e.key)
-		}
+	if len(s.entries) > 64 {
+		s.entries = nil
+	} else {
+		clear(s.entries)
 	}
-	clear(s.touched)
-	s.touched = s.touched[:0]
 	s.mismatch = 0
 }
 
@@ -576,17 +585,27 @@ func (s *ServiceEndpoints) Applied() {
 		s.storedCount = 0
 		s.storedTrigger = 0
 		s.storedTruncated = nil
+		// Nothing is stored: every current address differs from the stored side. Records
+		// not kept had equal sides, so they are made from the pods' current contributions.
+		for _, ps := range s.pods {
+			if !ps.included {
+				continue
+			}
+			for _, id := range ps.portIDs {
+				k := endpointsEntryKey{port: id, ip: ps.addr.IP, uid: ps.addr.TargetRef.UID}
+				if _, ok := s.entries[k]; !ok {
+					side := endpointsEntrySide{present: true, ready: ps.ready, addr: &ps.addr}
+					put(&s.entries, k, endpointsEntry{cur: side, stored: side})
+				}
+			}
+		}
 		s.mismatch = 0
-		for _, e := range s.entries {
+		for k, e := range s.entries {
 			e.stored = endpointsEntrySide{}
-			e.touched = true
 			if !e.equal() {
 				s.mismatch++
 			}
-		}
-		s.touched = s.touched[:0]
-		for _, e := range s.entries {
-			s.touched = append(s.touched, e)
+			s.entries[k] = e
 		}
 	}
 }
