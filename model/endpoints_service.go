@@ -37,7 +37,7 @@ type ServiceEndpoints struct {
 	// The maps are allocated on first write (put): most Services are small.
 	pods      map[string]*endpointsPodState
 	ports     []*endpointsPortState
-	portIndex map[repackPortValue]int
+	portIndex map[repackPortValue]int // nil while ports are few (see portID)
 	sigs      map[string]*endpointsSignature
 
 	// entries holds the (port, address) records changed since the stored object was last
@@ -45,6 +45,11 @@ type ServiceEndpoints struct {
 	// between syncs the map holds only what changed (see setEntry).
 	entries  map[endpointsEntryKey]endpointsEntry
 	mismatch int
+
+	// labels is legacyEndpointsLabels(labelsOf), kept for the Service version it was made
+	// for: the stored object's labels and the ones ObjectMeta returns share it.
+	labels   map[string]string
+	labelsOf *Service
 
 	stored             bool
 	storedLabels       map[string]string
@@ -79,6 +84,7 @@ type endpointsPodState struct {
 // addresses that offer it.
 type endpointsPortState struct {
 	port     EndpointsPort
+	value    repackPortValue // port's identity (portID's key)
 	sentinel bool
 	digest   [md5.Size]byte
 	ready    addrList
@@ -154,6 +160,7 @@ func (s *ServiceEndpoints) SetService(svc *Service) {
 	old := s.svc
 	s.svc = svc
 	s.deleted = false
+	s.labelsOf = nil // also when the same *Service was modified in place
 	if old != nil && !endpointsInputsChanged(old, svc) {
 		return
 	}
@@ -273,14 +280,25 @@ func (s *ServiceEndpoints) podState(pod *Pod) *endpointsPodState {
 	return ps
 }
 
+// endpointsPortScan is the number of distinct ports up to which portID scans s.ports.
+const endpointsPortScan = 8
+
 // portID returns the dense id of a port value, creating its state on first use.
 func (s *ServiceEndpoints) portID(p EndpointsPort, sentinel bool) int {
 	v := repackPortValueOf(&p)
-	if id, ok := s.portIndex[v]; ok {
+	if s.portIndex == nil {
+		// A Service has a few distinct ports: a scan costs less than a map, which is built
+		// only past endpointsPortScan of them.
+		for id, st := range s.ports {
+			if st.value == v {
+				return id
+			}
+		}
+	} else if id, ok := s.portIndex[v]; ok {
 		return id
 	}
 	id := len(s.ports)
-	st := &endpointsPortState{port: p, sentinel: sentinel}
+	st := &endpointsPortState{port: p, sentinel: sentinel, value: v}
 	if p.AppProtocol != nil {
 		st.port.AppProtocol = Ptr(*p.AppProtocol)
 	}
@@ -288,7 +306,15 @@ func (s *ServiceEndpoints) portID(p EndpointsPort, sentinel bool) int {
 	writePortHashDump(&b, &st.port, true)
 	st.digest = md5.Sum([]byte(b.String()))
 	s.ports = append(s.ports, st)
-	put(&s.portIndex, v, id)
+	switch {
+	case s.portIndex != nil:
+		s.portIndex[v] = id
+	case len(s.ports) > endpointsPortScan:
+		s.portIndex = make(map[repackPortValue]int, len(s.ports))
+		for i, p := range s.ports {
+			s.portIndex[p.value] = i
+		}
+	}
 	return id
 }
 
@@ -372,14 +398,10 @@ func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, present boo
 }
 
 // commitTouched makes the stored side of every record equal to its current side: no record
-// needs keeping. A map that grew large is dropped rather than cleared, so that a burst of
-// changes does not hold its memory for the Service's lifetime.
+// needs keeping. The map is dropped rather than cleared: a cleared map keeps its table, and
+// most Services change rarely.
 func (s *ServiceEndpoints) commitTouched() {
-	if len(s.entries) > 64 {
-		s.entries = nil
-	} else {
-		clear(s.entries)
-	}
+	s.entries = nil
 	s.mismatch = 0
 }
 
@@ -572,7 +594,7 @@ func (s *ServiceEndpoints) Applied() {
 	switch s.last.Verb {
 	case EndpointsCreate, EndpointsUpdate:
 		s.stored = true
-		s.storedLabels = legacyEndpointsLabels(s.svc)
+		s.storedLabels = s.endpointsLabels()
 		s.storedOverCapacity = s.last.Truncated
 		s.storedCount = s.last.Addresses + s.last.NotReadyAddresses
 		s.storedTrigger = s.lastTrigger
@@ -740,6 +762,15 @@ func (s *ServiceEndpoints) Object() *Endpoints {
 		obj.Subsets = append(obj.Subsets, sub)
 	}
 	return obj
+}
+
+// endpointsLabels is legacyEndpointsLabels(s.svc), made once per Service version; callers
+// must not modify it.
+func (s *ServiceEndpoints) endpointsLabels() map[string]string {
+	if s.labelsOf != s.svc {
+		s.labels, s.labelsOf = legacyEndpointsLabels(s.svc), s.svc
+	}
+	return s.labels
 }
 
 func legacyEndpointsLabelsCopy(m map[string]string) map[string]string {
