@@ -38,7 +38,10 @@ type ServiceEndpoints struct {
 	pods      map[string]*endpointsPodState
 	ports     []*endpointsPortState
 	portIndex map[repackPortValue]int // nil while ports are few (see portID)
-	sigs      map[string]*endpointsSignature
+	// sigs are the signatures in use, in no particular order; sigIndex indexes them by key
+	// once there are more than endpointsPortScan (usually there is one).
+	sigs     []*endpointsSignature
+	sigIndex map[string]*endpointsSignature
 
 	// entries holds the (port, address) records changed since the stored object was last
 	// committed; a record absent from it has its stored side equal to its current side, so
@@ -319,18 +322,43 @@ func (s *ServiceEndpoints) portID(p EndpointsPort, sentinel bool) int {
 }
 
 func (s *ServiceEndpoints) signature(portIDs []int) *endpointsSignature {
+	if s.sigIndex == nil {
+		for _, sig := range s.sigs {
+			if slices.Equal(sig.portIDs, portIDs) {
+				return sig
+			}
+		}
+	}
 	var b strings.Builder
 	for _, id := range portIDs {
 		b.WriteString(strconv.Itoa(id))
 		b.WriteByte(',')
 	}
 	k := b.String()
-	sig := s.sigs[k]
-	if sig == nil {
-		sig = &endpointsSignature{key: k, portIDs: portIDs}
-		put(&s.sigs, k, sig)
+	if sig := s.sigIndex[k]; sig != nil {
+		return sig
+	}
+	sig := &endpointsSignature{key: k, portIDs: portIDs}
+	s.sigs = append(s.sigs, sig)
+	switch {
+	case s.sigIndex != nil:
+		s.sigIndex[k] = sig
+	case len(s.sigs) > endpointsPortScan:
+		s.sigIndex = make(map[string]*endpointsSignature, len(s.sigs))
+		for _, sig := range s.sigs {
+			s.sigIndex[sig.key] = sig
+		}
 	}
 	return sig
+}
+
+// dropSignature forgets a signature no pod resolves any more.
+func (s *ServiceEndpoints) dropSignature(sig *endpointsSignature) {
+	i := slices.Index(s.sigs, sig)
+	last := len(s.sigs) - 1
+	s.sigs[i], s.sigs[last] = s.sigs[last], nil
+	s.sigs = s.sigs[:last]
+	delete(s.sigIndex, sig.key)
 }
 
 func (s *ServiceEndpoints) addContribution(ps *endpointsPodState) {
@@ -357,7 +385,7 @@ func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState) {
 	}
 	ps.sig.pods--
 	if ps.sig.pods == 0 {
-		delete(s.sigs, ps.sig.key)
+		s.dropSignature(ps.sig)
 	}
 	for _, id := range ps.portIDs {
 		p := s.ports[id]
@@ -482,10 +510,7 @@ func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 // have identical address sets (upstream: util.go RepackSubsets merges them). The order is a
 // fixed one (by the first port's digest); orderLayout puts it into upstream's hash order.
 func (s *ServiceEndpoints) buildLayout() {
-	sigs := make([]*endpointsSignature, 0, len(s.sigs))
-	for _, sig := range s.sigs {
-		sigs = append(sigs, sig)
-	}
+	sigs := slices.Clone(s.sigs)
 	slices.SortFunc(sigs, func(a, b *endpointsSignature) int { return strings.Compare(a.key, b.key) })
 	membership := map[int][]int{}
 	var portIDs []int

@@ -636,6 +636,10 @@ func (s *ServiceSlices) checkClean(f *family, h endpointHash) bool {
 	}
 	if clean {
 		delete(f.dirty, h)
+		if len(f.dirty) == 0 {
+			// A map keeps its table when emptied; most Services are settled most of the time.
+			f.dirty = nil
+		}
 	} else {
 		put(&f.dirty, h, struct{}{})
 	}
