@@ -187,7 +187,6 @@ type kubeProxySync struct {
 	phase      int // -1: periodic, attributed by start time
 }
 
-
 // runnerState is where kube-proxy's BoundedFrequencyRunner loop is.
 type runnerState uint8
 
@@ -239,7 +238,7 @@ type kubeProxy struct {
 	stamp          []int
 	syncSeq        int
 
-	syncs   []kubeProxySync
+	syncs []kubeProxySync
 	// latency holds, per phase of the write, each change's network programming latency
 	// (programmed − trigger), in the order programmed: one number per change, as a run
 	// programs millions.
