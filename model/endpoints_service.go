@@ -175,7 +175,7 @@ func (s *ServiceEndpoints) SetService(svc *Service) {
 	for _, k := range keys {
 		ps := s.pods[k]
 		s.removeContribution(ps)
-		nps := s.podState(ps.source())
+		nps := s.podState(ps.source(), ps)
 		s.pods[k] = nps
 		s.addContribution(nps)
 	}
@@ -206,7 +206,7 @@ func (s *ServiceEndpoints) DeleteService() { s.deleted = true }
 func (s *ServiceEndpoints) SetPod(pod *Pod) {
 	key := s.podKey(pod.Namespace, pod.Name)
 	old := s.pods[key]
-	ps := s.podState(pod) // pods are never modified once passed: no copy needed
+	ps := s.podState(pod, old) // pods are never modified once passed: no copy needed
 	if old != nil && !old.included && !ps.included {
 		s.pods[key] = ps // neither counts (no IP yet, or terminal): nothing else changes
 		return
@@ -240,9 +240,10 @@ func (s *ServiceEndpoints) DeletePod(podKey string) {
 // source returns the pod a state was built from (kept for SetService recomputes).
 func (ps *endpointsPodState) source() *Pod { return ps.pod }
 
-// podState computes what a pod contributes under the current Service.
+// podState computes what a pod contributes under the current Service. prev, if not nil, is
+// the pod's previous state, whose target reference is reused when it still applies.
 // upstream: endpoints_controller.go syncService, the per-pod loop.
-func (s *ServiceEndpoints) podState(pod *Pod) *endpointsPodState {
+func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) *endpointsPodState {
 	ps := &endpointsPodState{pod: pod}
 	svc := s.svc
 	if !legacyPodIncluded(pod, svc.PublishNotReadyAddresses) {
@@ -253,10 +254,14 @@ func (s *ServiceEndpoints) podState(pod *Pod) *endpointsPodState {
 		return ps
 	}
 	ps.addr = EndpointAddress{
-		IP:        ip,
-		Hostname:  legacyPodHostname(svc, pod),
-		NodeName:  &pod.NodeName,
-		TargetRef: &ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
+		IP:       ip,
+		Hostname: legacyPodHostname(svc, pod),
+		NodeName: &pod.NodeName,
+	}
+	if r := prevRef(prev); r != nil && r.Namespace == pod.Namespace && r.Name == pod.Name && r.UID == pod.UID {
+		ps.addr.TargetRef = r // references are never modified
+	} else {
+		ps.addr.TargetRef = &ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
 	}
 	ps.ready = svc.PublishNotReadyAddresses || pod.Ready
 	if len(svc.Ports) == 0 {
@@ -281,6 +286,14 @@ func (s *ServiceEndpoints) podState(pod *Pod) *endpointsPodState {
 	ps.included = true
 	ps.bytes = s.addressBytes(&ps.addr)
 	return ps
+}
+
+// prevRef is the target reference of a previous pod state (nil if none).
+func prevRef(prev *endpointsPodState) *ObjectReference {
+	if prev == nil {
+		return nil
+	}
+	return prev.addr.TargetRef
 }
 
 // endpointsPortScan is the number of distinct ports up to which portID scans s.ports.
