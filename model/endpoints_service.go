@@ -74,10 +74,12 @@ type ServiceEndpoints struct {
 // sets sig and shares its port list). addr's NodeName points into the pod (pods are never
 // modified once passed), so the state costs one allocation besides its target reference.
 type endpointsPodState struct {
-	pod      *Pod
-	addr     EndpointAddress
-	bytes    ByEncoding
-	portIDs  []int
+	pod   *Pod
+	addr  EndpointAddress
+	bytes ByEncoding
+	// sig is the signature of the pod's resolved ports (nil when not included); its port
+	// ids are the pod's. addContribution looks it up again, as it may have been dropped
+	// meanwhile (when the pod's old state was its last user).
 	sig      *endpointsSignature
 	included bool
 	ready    bool
@@ -264,9 +266,10 @@ func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) *endpoint
 		ps.addr.TargetRef = &ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
 	}
 	ps.ready = svc.PublishNotReadyAddresses || pod.Ready
+	var portIDs []int
 	if len(svc.Ports) == 0 {
 		if svc.ClusterIP == "None" {
-			ps.portIDs = []int{s.portID(EndpointsPort{Port: -1}, true)}
+			portIDs = []int{s.portID(EndpointsPort{Port: -1}, true)}
 		}
 	} else {
 		for i := range svc.Ports {
@@ -275,14 +278,15 @@ func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) *endpoint
 			if !ok {
 				continue
 			}
-			ps.portIDs = append(ps.portIDs, s.portID(EndpointsPort{Name: sp.Name, Port: port, Protocol: sp.Protocol, AppProtocol: sp.AppProtocol}, false))
+			portIDs = append(portIDs, s.portID(EndpointsPort{Name: sp.Name, Port: port, Protocol: sp.Protocol, AppProtocol: sp.AppProtocol}, false))
 		}
-		slices.Sort(ps.portIDs)
-		ps.portIDs = slices.Compact(ps.portIDs)
+		slices.Sort(portIDs)
+		portIDs = slices.Compact(portIDs)
 	}
-	if len(ps.portIDs) == 0 {
+	if len(portIDs) == 0 {
 		return ps
 	}
+	ps.sig = s.signature(portIDs)
 	ps.included = true
 	ps.bytes = s.addressBytes(&ps.addr)
 	return ps
@@ -378,10 +382,9 @@ func (s *ServiceEndpoints) addContribution(ps *endpointsPodState) {
 	if !ps.included {
 		return
 	}
-	ps.sig = s.signature(ps.portIDs)
+	ps.sig = s.signature(ps.sig.portIDs)
 	ps.sig.pods++
-	ps.portIDs = ps.sig.portIDs // the same ids: pods of one signature share one list
-	for _, id := range ps.portIDs {
+	for _, id := range ps.sig.portIDs {
 		p := s.ports[id]
 		if ps.ready {
 			p.ready.insert(ps)
@@ -400,7 +403,7 @@ func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState) {
 	if ps.sig.pods == 0 {
 		s.dropSignature(ps.sig)
 	}
-	for _, id := range ps.portIDs {
+	for _, id := range ps.sig.portIDs {
 		p := s.ports[id]
 		if ps.ready {
 			p.ready.remove(ps)
@@ -651,7 +654,7 @@ func (s *ServiceEndpoints) Applied() {
 			if !ps.included {
 				continue
 			}
-			for _, id := range ps.portIDs {
+			for _, id := range ps.sig.portIDs {
 				k := endpointsEntryKey{port: id, ip: ps.addr.IP, uid: ps.addr.TargetRef.UID}
 				if _, ok := s.entries[k]; !ok {
 					side := endpointsEntrySide{present: true, ready: ps.ready, addr: &ps.addr}
