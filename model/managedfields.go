@@ -52,13 +52,18 @@ func EndpointSliceManagedFields(s *EndpointSlice, at Timestamp) ManagedFieldsEnt
 	b.metadata(&s.ObjectMeta)
 	b.leaf("f:ports")
 	b.close()
+	return controllerEntry(endpointSliceAPIVersion, at, b.String())
+}
+
+// controllerEntry is kube-controller-manager's Update entry for apiVersion with fields.
+func controllerEntry(apiVersion string, at Timestamp, fields string) ManagedFieldsEntry {
 	return ManagedFieldsEntry{
 		Manager:    KubeControllerManager,
 		Operation:  ManagedFieldsOperationUpdate,
-		APIVersion: endpointSliceAPIVersion,
+		APIVersion: apiVersion,
 		Time:       at,
 		FieldsType: FieldsTypeV1,
-		FieldsV1:   b.String(),
+		FieldsV1:   fields,
 	}
 }
 
@@ -72,14 +77,7 @@ func EndpointsManagedFields(e *Endpoints, at Timestamp) ManagedFieldsEntry {
 		b.leaf("f:subsets")
 	}
 	b.close()
-	return ManagedFieldsEntry{
-		Manager:    KubeControllerManager,
-		Operation:  ManagedFieldsOperationUpdate,
-		APIVersion: endpointsAPIVersion,
-		Time:       at,
-		FieldsType: FieldsTypeV1,
-		FieldsV1:   b.String(),
-	}
+	return controllerEntry(endpointsAPIVersion, at, b.String())
 }
 
 // fieldsWriter builds compact FieldsV1 JSON.

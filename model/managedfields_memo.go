@@ -29,9 +29,7 @@ type fieldsMemoEntry struct {
 // EndpointSlice returns EndpointSliceManagedFields(s, at).
 func (m *FieldsMemo) EndpointSlice(s *EndpointSlice, at Timestamp) ManagedFieldsEntry {
 	if f, ok := m.lookup('s', &s.ObjectMeta); ok {
-		e := EndpointSliceManagedFields(&EndpointSlice{}, at)
-		e.FieldsV1 = f
-		return e
+		return controllerEntry(endpointSliceAPIVersion, at, f)
 	}
 	e := EndpointSliceManagedFields(s, at)
 	m.store('s', &s.ObjectMeta, e.FieldsV1)
@@ -45,9 +43,7 @@ func (m *FieldsMemo) Endpoints(e *Endpoints, at Timestamp) ManagedFieldsEntry {
 		kind = 'e'
 	}
 	if f, ok := m.lookup(kind, &e.ObjectMeta); ok {
-		out := EndpointsManagedFields(&Endpoints{}, at)
-		out.FieldsV1 = f
-		return out
+		return controllerEntry(endpointsAPIVersion, at, f)
 	}
 	out := EndpointsManagedFields(e, at)
 	m.store(kind, &e.ObjectMeta, out.FieldsV1)

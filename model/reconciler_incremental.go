@@ -42,6 +42,15 @@ type ServiceSlices struct {
 	// a Service almost always resolve the same ports, and share that one list.
 	lastPorts    []EndpointPort
 	lastPortsKey PortMapKey
+	// fresh are the endpoint arrays the last Sync allocated (by their first element); a
+	// stored slice whose array came from there owns it (storedSlice.owned). spare are arrays
+	// taken back from owned slices the API server replaced or deleted: a rewritten slice
+	// reuses one instead of allocating its endpoints again.
+	fresh []*Endpoint
+	spare [][]Endpoint
+	// Applied's buffers, reused across calls.
+	touchedBuf []endpointHash
+	sameBuf    []bool
 }
 
 // internPorts returns the shared list for ports when it has the last list's key (port lists
@@ -124,7 +133,9 @@ type storedSlice struct {
 	fam     *family
 	group   *sliceGroup
 	anomaly bool
-	hashes  []endpointHash
+	// owned: s.Endpoints is an array syncPortMap allocated that nothing else refers to.
+	owned  bool
+	hashes []endpointHash
 }
 
 func familyIndex(at AddressType) int {
@@ -290,6 +301,7 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 		d := &desiredEndpoint{key: pe.key}
 		fillEndpoint(&d.ep, &d.storage, pod, node, s.svc, pe.addrs[i])
 		d.ep.identity, d.ep.hasIdentity = hashEndpoint(&d.ep), true
+		d.ep.pbBase = int32(pbEndpointBase(&d.ep))
 		d.hash = d.ep.identity
 		pe.eps[i] = d
 		f := s.families[i]
@@ -364,9 +376,28 @@ func (s *ServiceSlices) Stored() []*EndpointSlice {
 // Applied records one successful write: verb is "create", "update" or "delete"; slice is the
 // object as the API server now has it (for a create, with the name it assigned).
 func (s *ServiceSlices) Applied(verb string, slice *EndpointSlice) {
-	var touched []endpointHash
-	var fam *family
 	old := s.stored[slice.Name]
+	var prev []Endpoint
+	prevOwned := false
+	if old != nil {
+		prev, prevOwned = old.s.Endpoints, old.owned
+	}
+	s.applied(verb, slice, old)
+	shared := sameArray(prev, slice.Endpoints)
+	if ss := s.stored[slice.Name]; verb != "delete" && ss != nil {
+		ss.owned = s.takeFresh(slice.Endpoints) || (prevOwned && shared)
+	}
+	if prevOwned && (verb == "delete" || !shared) {
+		// The replaced (or deleted) object is gone from the API server's store: its
+		// endpoint array can serve a later rewrite.
+		s.recycle(prev)
+	}
+}
+
+func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSlice) {
+	touched := s.touchedBuf[:0]
+	defer func() { s.touchedBuf = touched[:0] }()
+	var fam *family
 	// An update usually keeps most endpoints where they were, unchanged: their clean/dirty
 	// state cannot change, so only the others are marked and checked again.
 	var same []bool
@@ -375,7 +406,7 @@ func (s *ServiceSlices) Applied(verb string, slice *EndpointSlice) {
 	}
 	if same != nil && old.s.Name == slice.Name {
 		// The same slice in the same group: re-index only the positions that changed.
-		touched = s.updateStored(old, slice, same)
+		touched = s.updateStored(old, slice, same, touched)
 		if s.dupHashes == 0 {
 			for _, h := range touched {
 				s.checkClean(old.fam, h)
@@ -443,9 +474,8 @@ func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash, sam
 // to keep its family, group and standing (so no anomaly and no duplicates before): the
 // endpoints at unchanged positions keep their index entries, the others are removed and
 // added as removeStored and addStored would. It returns the hashes whose state may change.
-func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same []bool) []endpointHash {
+func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same []bool, touched []endpointHash) []endpointHash {
 	f := ss.fam
-	var touched []endpointHash
 	for i, h := range ss.hashes {
 		if i < len(same) && same[i] {
 			continue
@@ -469,8 +499,9 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same
 		g.insertSize(n, name)
 	}
 	hashes := ss.hashes
-	if cap(hashes) < len(slice.Endpoints) {
-		hashes = make([]endpointHash, len(slice.Endpoints))
+	if n := len(slice.Endpoints); cap(hashes) < n {
+		// Room to grow: a slice being filled is rewritten many times on the way.
+		hashes = make([]endpointHash, n, max(n, min(s.max, 2*n)))
 		copy(hashes, ss.hashes)
 	}
 	hashes = hashes[:len(slice.Endpoints)]
@@ -510,7 +541,8 @@ func (s *ServiceSlices) unchangedPositions(old *storedSlice, slice *EndpointSlic
 		return nil
 	}
 	n := min(len(old.s.Endpoints), len(slice.Endpoints))
-	same := make([]bool, n)
+	same := slices.Grow(s.sameBuf[:0], n)[:n]
+	s.sameBuf = same
 	for i := range n {
 		a, b := &old.s.Endpoints[i], &slice.Endpoints[i]
 		same[i] = old.hashes[i] == hashEndpoint(b) && EndpointsEqualBeyondHash(a, b)
@@ -652,6 +684,9 @@ func (s *ServiceSlices) checkClean(f *family, h endpointHash) bool {
 // ReconcileFull would. It does not change the stored state: report successful writes with
 // Applied.
 func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
+	// The arrays of the last Sync's writes that were not applied are garbage now.
+	clear(s.fresh)
+	s.fresh = s.fresh[:0]
 	if s.full {
 		s.full = false
 		stored := s.Stored()
@@ -866,7 +901,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		}
 		// Room for the pending endpoints step 2 may add, so filling does not regrow it.
 		n := len(keep)
-		kept := make([]Endpoint, n, max(n, min(s.max, n+len(pending))))
+		kept := s.endpointArray(max(n, min(s.max, n+len(pending))))[:n]
 		for i, d := range keep {
 			kept[i] = d.ep
 		}
@@ -908,7 +943,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 			if ss := s.bestFitFast(g, remaining, changedNames); ss != nil {
 				target = new(EndpointSlice)
 				*target = *ss.s
-				target.Endpoints = append(make([]Endpoint, 0, len(ss.s.Endpoints)+remaining), ss.s.Endpoints...)
+				target.Endpoints = append(s.endpointArray(len(ss.s.Endpoints)+remaining), ss.s.Endpoints...)
 				if changedNames == nil {
 					changedNames = map[string]bool{}
 				}
@@ -921,7 +956,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 				ports = s.pods[s.podKey(pending[0].ep.TargetRef.Namespace, pending[0].ep.TargetRef.Name)].ports
 			}
 			target = newEndpointSlice(s.svc, ports, f.at, s.labels)
-			target.Endpoints = make([]Endpoint, 0, min(s.max, remaining))
+			target.Endpoints = s.endpointArray(min(s.max, remaining))
 		}
 		for next < len(pending) && len(target.Endpoints) < s.max {
 			target.Endpoints = append(target.Endpoints, pending[next].ep)
@@ -935,6 +970,85 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 	}
 	slices.SortStableFunc(toUpdate, byName)
 	return toCreate, toUpdate, toDelete, added, removed
+}
+
+// endpointArray returns an empty endpoint array of at least the given capacity, a spare one
+// when one is big enough, and notes it as fresh.
+func (s *ServiceSlices) endpointArray(capacity int) []Endpoint {
+	if capacity == 0 {
+		return []Endpoint{}
+	}
+	if capacity > s.max/2 {
+		// Round up: a slice that is more than half full is likely to be filled up later, and
+		// a full-size array fits any rewrite of it.
+		capacity = max(capacity, s.max)
+	}
+	var a []Endpoint
+	for i, sp := range s.spare {
+		if cap(sp) >= capacity {
+			a = sp
+			last := len(s.spare) - 1
+			s.spare[i], s.spare[last] = s.spare[last], nil
+			s.spare = s.spare[:last]
+			break
+		}
+	}
+	if a == nil && len(s.spare) > 0 {
+		// The spares are too small for this Service's slices now (they were growing): let
+		// the smallest go, so that the arrays freed next can take its place.
+		s.dropSmallestSpare()
+	}
+	if a == nil {
+		a = make([]Endpoint, 0, capacity)
+	}
+	s.fresh = append(s.fresh, &a[:1][0])
+	return a
+}
+
+func (s *ServiceSlices) dropSmallestSpare() {
+	i := 0
+	for j, sp := range s.spare {
+		if cap(sp) < cap(s.spare[i]) {
+			i = j
+		}
+	}
+	last := len(s.spare) - 1
+	s.spare[i], s.spare[last] = s.spare[last], nil
+	s.spare = s.spare[:last]
+}
+
+// takeFresh reports whether a is an array the last Sync allocated, and forgets it there.
+func (s *ServiceSlices) takeFresh(a []Endpoint) bool {
+	if cap(a) == 0 {
+		return false
+	}
+	id := &a[:1][0]
+	for i, f := range s.fresh {
+		if f == id {
+			s.fresh[i] = nil
+			return true
+		}
+	}
+	return false
+}
+
+func sameArray(a, b []Endpoint) bool {
+	return cap(a) > 0 && cap(b) > 0 && &a[:1][0] == &b[:1][0]
+}
+
+// spareArrays bounds the arrays a Service keeps for reuse, with the number its last Sync
+// wrote: a Service that rewrites many slices per sync keeps that many.
+const spareArrays = 2
+
+// recycle keeps a, the endpoint array of an owned slice the API server no longer stores,
+// for reuse. Nothing else refers to it: the engine drops the old object when the write is
+// applied, and every plan copies the endpoints it writes into arrays of its own.
+func (s *ServiceSlices) recycle(a []Endpoint) {
+	if len(s.spare) >= max(spareArrays, len(s.fresh)) {
+		return
+	}
+	clear(a[:cap(a)]) // drop the old endpoints' pointers
+	s.spare = append(s.spare, a[:0])
 }
 
 // bestFitFast finds, among the group's unchanged slices, the one that ends closest to full

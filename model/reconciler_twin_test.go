@@ -45,6 +45,12 @@ func TestIncrementalMatchesFull(t *testing.T) {
 			return
 		}
 	}
+	if twinSpareReuses == 0 {
+		t.Error("no sync had a spare endpoint array: the recycling path went untested")
+	}
+	if twinCachedSizes == 0 {
+		t.Error("no stored endpoint had a cached size: the size cache went untested")
+	}
 }
 
 func twinOneSequence(t *testing.T, seed uint64, steps int) {
@@ -163,6 +169,54 @@ func twinOneSequence(t *testing.T, seed uint64, steps int) {
 				inc.Applied("delete", d)
 			}
 		}
+		checkEndpointArrays(t, inc, seed, sync)
+	}
+}
+
+// twinSpareReuses counts the syncs of TestIncrementalMatchesFull that started with spare
+// endpoint arrays to reuse.
+var twinSpareReuses int
+
+// twinCachedSizes counts stored endpoints whose protobuf size was cached.
+var twinCachedSizes int
+
+// checkEndpointArrays requires that no two stored slices share an endpoint array and that no
+// spare array is still stored (a recycled array must have no other user), and that every
+// stored endpoint's cached size is its size.
+func checkEndpointArrays(t *testing.T, s *ServiceSlices, seed uint64, sync int) {
+	t.Helper()
+	users := map[*Endpoint]string{}
+	for name, ss := range s.stored {
+		if cap(ss.s.Endpoints) == 0 {
+			continue
+		}
+		id := &ss.s.Endpoints[:1][0]
+		if other, ok := users[id]; ok {
+			t.Fatalf("seed %d sync %d: slices %s and %s share an endpoint array", seed, sync, name, other)
+		}
+		users[id] = name
+	}
+	for _, sp := range s.spare {
+		if name, ok := users[&sp[:1][0]]; ok {
+			t.Fatalf("seed %d sync %d: spare array still stored by %s", seed, sync, name)
+		}
+	}
+	// The size cached when an endpoint was built still holds after the hint passes.
+	for name, ss := range s.stored {
+		for i := range ss.s.Endpoints {
+			ep := &ss.s.Endpoints[i]
+			fresh := *ep
+			fresh.pbBase = 0
+			if got, want := EndpointSize(ep, Protobuf), EndpointSize(&fresh, Protobuf); got != want {
+				t.Fatalf("seed %d sync %d: slice %s endpoint %d: cached size %d, fresh %d", seed, sync, name, i, got, want)
+			}
+			if ep.pbBase > 0 {
+				twinCachedSizes++
+			}
+		}
+	}
+	if len(s.spare) > 0 {
+		twinSpareReuses++
 	}
 }
 

@@ -114,6 +114,15 @@ func pbOptionalString(s *string) int64 {
 // upstream: discovery/v1/generated.pb.go Endpoint.Size, EndpointConditions.Size,
 // EndpointHints.Size.
 func pbEndpoint(ep *Endpoint) int64 {
+	base := int64(ep.pbBase)
+	if base <= 0 {
+		base = pbEndpointBase(ep)
+	}
+	return base + pbEndpointHints(ep)
+}
+
+// pbEndpointBase is pbEndpoint without the hints field.
+func pbEndpointBase(ep *Endpoint) int64 {
 	var n int64
 	for _, a := range ep.Addresses {
 		n += pbString(a)
@@ -130,17 +139,22 @@ func pbEndpoint(ep *Endpoint) int64 {
 		n += pbBytes(pbObjectReference(ep.TargetRef))
 	}
 	n += pbOptionalString(ep.NodeName) + pbOptionalString(ep.Zone)
-	if ep.Hints != nil {
-		var h int64
-		for _, z := range ep.Hints.ForZones {
-			h += pbBytes(pbString(z))
-		}
-		for _, nd := range ep.Hints.ForNodes {
-			h += pbBytes(pbString(nd))
-		}
-		n += pbBytes(h)
-	}
 	return n
+}
+
+// pbEndpointHints is the size of an endpoint's hints field (0 without hints).
+func pbEndpointHints(ep *Endpoint) int64 {
+	if ep.Hints == nil {
+		return 0
+	}
+	var h int64
+	for _, z := range ep.Hints.ForZones {
+		h += pbBytes(pbString(z))
+	}
+	for _, nd := range ep.Hints.ForNodes {
+		h += pbBytes(pbString(nd))
+	}
+	return pbBytes(h)
 }
 
 // pbEndpointPort: every field is a pointer, written only when set.

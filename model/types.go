@@ -250,6 +250,10 @@ type Endpoint struct {
 	// travels with copies, so a written slice's endpoints need not be hashed again.
 	identity    endpointHash
 	hasIdentity bool
+	// pbBase caches the protobuf size of every field but hints (valid when > 0: conditions
+	// are always written), set when the reconciler builds the endpoint. Hints are the only
+	// field changed after that (by the topology passes), so they are sized every time.
+	pbBase int32
 }
 
 // EndpointPort is one discovery/v1 EndpointPort. Every field is a pointer, as upstream.

@@ -1,7 +1,5 @@
 package sim
 
-import "container/heap"
-
 // event is something that happens at one instant of virtual time. Each kind is a small typed
 // struct; apply is its effect on the engine. Events never hold closures.
 type event interface {
@@ -16,35 +14,78 @@ type queued struct {
 	ev  event
 }
 
-// eventQueue is a min-heap ordered by (at, seq), so that runs are deterministic.
+// eventQueue is a min-heap ordered by (at, seq), so that runs are deterministic: (at, seq)
+// is unique per event, so the order events come out in does not depend on the heap's shape.
+// It is a typed 4-ary heap rather than container/heap, which boxes every item it moves in and
+// out as an interface value (two allocations per event) and is twice as deep.
 type eventQueue struct {
 	items []queued
 	seq   uint64
 }
 
+// queueArity is the heap's branching factor.
+const queueArity = 4
+
+// Len returns the number of events waiting.
 func (q *eventQueue) Len() int { return len(q.items) }
-func (q *eventQueue) Less(i, j int) bool {
-	a, b := &q.items[i], &q.items[j]
+
+func (a *queued) before(b *queued) bool {
 	if a.at != b.at {
 		return a.at < b.at
 	}
 	return a.seq < b.seq
 }
-func (q *eventQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
-func (q *eventQueue) Push(x any)    { q.items = append(q.items, x.(queued)) }
-func (q *eventQueue) Pop() any {
-	n := len(q.items) - 1
-	it := q.items[n]
-	q.items[n] = queued{}
-	q.items = q.items[:n]
-	return it
-}
 
 // schedule adds ev at time at.
 func (q *eventQueue) schedule(at Time, ev event) {
 	q.seq++
-	heap.Push(q, queued{at: at, seq: q.seq, ev: ev})
+	q.items = append(q.items, queued{at: at, seq: q.seq, ev: ev})
+	// Sift the new item up: move parents down until its place is found.
+	items := q.items
+	i := len(items) - 1
+	it := items[i]
+	for i > 0 {
+		parent := (i - 1) / queueArity
+		if !it.before(&items[parent]) {
+			break
+		}
+		items[i] = items[parent]
+		i = parent
+	}
+	items[i] = it
 }
 
-// pop removes and returns the earliest event.
-func (q *eventQueue) pop() queued { return heap.Pop(q).(queued) }
+// pop removes and returns the earliest event. The queue must not be empty.
+func (q *eventQueue) pop() queued {
+	items := q.items
+	top := items[0]
+	n := len(items) - 1
+	last := items[n]
+	items[n] = queued{}
+	items = items[:n]
+	q.items = items
+	if n == 0 {
+		return top
+	}
+	// Sift the last item down from the root.
+	i := 0
+	for {
+		first := i*queueArity + 1
+		if first >= n {
+			break
+		}
+		least := first
+		for c := first + 1; c < first+queueArity && c < n; c++ {
+			if items[c].before(&items[least]) {
+				least = c
+			}
+		}
+		if !items[least].before(&last) {
+			break
+		}
+		items[i] = items[least]
+		i = least
+	}
+	items[i] = last
+	return top
+}

@@ -278,7 +278,7 @@ func (w *workloadControllers) syncReplicaSet(rs *replicaSet) {
 			return
 		case diff > 0:
 			n := min(diff, w.burstReplicas)
-			victims := rankForDeletion(rs.livePods())[:n]
+			victims := pickVictims(rs.livePods(), n)
 			rs.expectDeletes += n
 			end := e.now
 			for _, p := range victims {

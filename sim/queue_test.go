@@ -1,0 +1,53 @@
+package sim
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestEventQueueOrder interleaves random schedules (many at the same instant) and pops, and
+// requires every pop to return the earliest waiting event by (time, insertion order).
+func TestEventQueueOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var q eventQueue
+	var want []queued // what is waiting, kept sorted by (at, seq)
+	byTimeThenSeq := func(a, b queued) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq))
+	}
+	pops := 0
+	for step := range 20000 {
+		if r.IntN(3) > 0 || len(want) == 0 {
+			at := Time(r.IntN(50))
+			q.schedule(at, evNoop{})
+			want = append(want, queued{at: at, seq: q.seq})
+			slices.SortFunc(want, byTimeThenSeq)
+			continue
+		}
+		got := q.pop()
+		pops++
+		if got.at != want[0].at || got.seq != want[0].seq {
+			t.Fatalf("step %d: popped (%d, %d), want (%d, %d)", step, got.at, got.seq, want[0].at, want[0].seq)
+		}
+		want = want[1:]
+		if q.Len() != len(want) {
+			t.Fatalf("step %d: %d waiting, want %d", step, q.Len(), len(want))
+		}
+	}
+	for len(want) > 0 {
+		got := q.pop()
+		if got.seq != want[0].seq {
+			t.Fatalf("drain: popped seq %d, want %d", got.seq, want[0].seq)
+		}
+		want = want[1:]
+	}
+	if pops < 5000 || q.Len() != 0 {
+		t.Fatalf("%d pops, %d left", pops, q.Len())
+	}
+}
+
+type evNoop struct{}
+
+func (evNoop) apply(*Engine)  {}
+func (evNoop) String() string { return "noop" }
