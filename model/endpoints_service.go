@@ -11,8 +11,9 @@ import (
 // the Service and its pods as they change (SetService, SetPod, DeletePod, DeleteService) and on
 // Sync returns the same decision as BuildEndpoints would for the same inputs, doing work
 // proportional to what changed: each distinct resolved port keeps its ready and not-ready
-// addresses in sorted lists with running byte sums, and a per-(port, address) record of what is
-// stored makes the skip test O(1).
+// addresses in sorted lists with running byte sums, and a record of each (port, address)
+// changed since the stored object was written (stored and current side) makes the skip test
+// O(1) while holding nothing for the addresses that did not change.
 //
 // Call Applied after the engine has stored the write a Sync decided (not after a failed write):
 // the skip test compares against the stored object.
