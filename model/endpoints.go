@@ -240,6 +240,31 @@ func legacyPodIncluded(pod *Pod, includeTerminating bool) bool {
 // or for a headless Service from the pod's first IP. The IP is used as the pod reports it.
 // upstream: endpoints_controller.go podToEndpointAddressForService; util ShouldSetHostname.
 func legacyPodAddress(svc *Service, pod *Pod) (EndpointAddress, bool) {
+	ip, ok := legacyPodIP(svc, pod)
+	if !ok {
+		return EndpointAddress{}, false
+	}
+	a := EndpointAddress{
+		IP:        ip,
+		Hostname:  legacyPodHostname(svc, pod),
+		NodeName:  Ptr(pod.NodeName),
+		TargetRef: &ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
+	}
+	return a, true
+}
+
+// legacyPodHostname is the hostname of a pod's address: set only for a pod whose subdomain
+// is the Service's name, in its namespace.
+func legacyPodHostname(svc *Service, pod *Pod) string {
+	if len(pod.Hostname) > 0 && pod.Subdomain == svc.Name && svc.Namespace == pod.Namespace {
+		return pod.Hostname
+	}
+	return ""
+}
+
+// legacyPodIP is the IP of a pod's address for svc: the first of the pod's IPs of the
+// Service's family; ok is false when it has none.
+func legacyPodIP(svc *Service, pod *Pod) (string, bool) {
 	wantIPv6 := false
 	switch {
 	case len(svc.IPFamilies) > 0:
@@ -251,18 +276,10 @@ func legacyPodAddress(svc *Service, pod *Pod) (EndpointAddress, bool) {
 	}
 	for _, ip := range pod.IPs {
 		if wantIPv6 == legacyIsIPv6String(ip) {
-			a := EndpointAddress{
-				IP:        ip,
-				NodeName:  Ptr(pod.NodeName),
-				TargetRef: &ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
-			}
-			if len(pod.Hostname) > 0 && pod.Subdomain == svc.Name && svc.Namespace == pod.Namespace {
-				a.Hostname = pod.Hostname
-			}
-			return a, true
+			return ip, true
 		}
 	}
-	return EndpointAddress{}, false
+	return "", false
 }
 
 // resolveTargetPortForEndpoints resolves a Service port's targetPort against a pod: a number

@@ -2,9 +2,10 @@ package model
 
 // ObjectMeta returns the metadata of the Endpoints object the last Sync decided to write
 // (name, namespace, labels, and the trigger-time and over-capacity annotations), without
-// materialising its addresses. The engine adds what the API server assigns.
+// materialising its addresses. The engine adds what the API server assigns. The Labels map
+// is shared with the builder (one per Service version): do not modify it.
 func (s *ServiceEndpoints) ObjectMeta() ObjectMeta {
-	meta := ObjectMeta{Name: s.svc.Name, Namespace: s.svc.Namespace, Labels: legacyEndpointsLabels(s.svc)}
+	meta := ObjectMeta{Name: s.svc.Name, Namespace: s.svc.Namespace, Labels: s.endpointsLabels()}
 	if !s.lastTrigger.IsZero() || s.last.Truncated {
 		meta.Annotations = map[string]string{}
 	}
@@ -24,5 +25,5 @@ func (s *ServiceEndpoints) ObjectMeta() ObjectMeta {
 func (s *ServiceEndpoints) Unchanged() bool {
 	return s.stored && s.mismatch == 0 && s.lastTrigger == s.storedTrigger &&
 		s.last.Truncated == s.storedOverCapacity &&
-		stringMapsEqual(s.storedLabels, legacyEndpointsLabels(s.svc))
+		stringMapsEqual(s.storedLabels, s.endpointsLabels())
 }

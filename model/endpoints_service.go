@@ -11,8 +11,9 @@ import (
 // the Service and its pods as they change (SetService, SetPod, DeletePod, DeleteService) and on
 // Sync returns the same decision as BuildEndpoints would for the same inputs, doing work
 // proportional to what changed: each distinct resolved port keeps its ready and not-ready
-// addresses in sorted lists with running byte sums, and a per-(port, address) record of what is
-// stored makes the skip test O(1).
+// addresses in sorted lists with running byte sums, and a record of each (port, address)
+// changed since the stored object was written (stored and current side) makes the skip test
+// O(1) while holding nothing for the addresses that did not change.
 //
 // Call Applied after the engine has stored the write a Sync decided (not after a failed write):
 // the skip test compares against the stored object.
@@ -37,12 +38,22 @@ type ServiceEndpoints struct {
 	// The maps are allocated on first write (put): most Services are small.
 	pods      map[string]*endpointsPodState
 	ports     []*endpointsPortState
-	portIndex map[repackPortValue]int
-	sigs      map[string]*endpointsSignature
+	portIndex map[repackPortValue]int // nil while ports are few (see portID)
+	// sigs are the signatures in use, in no particular order; sigIndex indexes them by key
+	// once there are more than endpointsPortScan (usually there is one).
+	sigs     []*endpointsSignature
+	sigIndex map[string]*endpointsSignature
 
-	entries  map[endpointsEntryKey]*endpointsEntry
+	// entries holds the (port, address) records changed since the stored object was last
+	// committed; a record absent from it has its stored side equal to its current side, so
+	// between syncs the map holds only what changed (see setEntry).
+	entries  map[endpointsEntryKey]endpointsEntry
 	mismatch int
-	touched  []*endpointsEntry
+
+	// labels is legacyEndpointsLabels(labelsOf), kept for the Service version it was made
+	// for: the stored object's labels and the ones ObjectMeta returns share it.
+	labels   map[string]string
+	labelsOf *Service
 
 	stored             bool
 	storedLabels       map[string]string
@@ -60,21 +71,26 @@ type ServiceEndpoints struct {
 	truncateReady bool
 }
 
-// endpointsPodState is what one pod contributes; it is immutable once built.
+// endpointsPodState is what one pod contributes; it is immutable once built (addContribution
+// sets sig and shares its port list). addr's NodeName points into the pod (pods are never
+// modified once passed), so the state costs one allocation besides its target reference.
 type endpointsPodState struct {
-	pod      *Pod
-	included bool
-	addr     EndpointAddress
-	ready    bool
-	bytes    ByEncoding
-	portIDs  []int
+	pod   *Pod
+	addr  EndpointAddress
+	bytes ByEncoding
+	// sig is the signature of the pod's resolved ports (nil when not included); its port
+	// ids are the pod's. addContribution looks it up again, as it may have been dropped
+	// meanwhile (when the pod's old state was its last user).
 	sig      *endpointsSignature
+	included bool
+	ready    bool
 }
 
 // endpointsPortState is one distinct resolved port (or the no-ports sentinel) with the sorted
 // addresses that offer it.
 type endpointsPortState struct {
 	port     EndpointsPort
+	value    repackPortValue // port's identity (portID's key)
 	sentinel bool
 	digest   [md5.Size]byte
 	ready    addrList
@@ -122,9 +138,7 @@ type endpointsEntrySide struct {
 // endpointsEntry records one (port, address) of the current desired state and of the stored
 // object; mismatch counts the entries where the two differ.
 type endpointsEntry struct {
-	key         endpointsEntryKey
 	cur, stored endpointsEntrySide
-	touched     bool
 }
 
 func (e *endpointsEntry) equal() bool {
@@ -152,6 +166,7 @@ func (s *ServiceEndpoints) SetService(svc *Service) {
 	old := s.svc
 	s.svc = svc
 	s.deleted = false
+	s.labelsOf = nil // also when the same *Service was modified in place
 	if old != nil && !endpointsInputsChanged(old, svc) {
 		return
 	}
@@ -163,7 +178,7 @@ func (s *ServiceEndpoints) SetService(svc *Service) {
 	for _, k := range keys {
 		ps := s.pods[k]
 		s.removeContribution(ps)
-		nps := s.podState(ps.source())
+		nps := s.podState(ps.source(), ps)
 		s.pods[k] = nps
 		s.addContribution(nps)
 	}
@@ -194,7 +209,7 @@ func (s *ServiceEndpoints) DeleteService() { s.deleted = true }
 func (s *ServiceEndpoints) SetPod(pod *Pod) {
 	key := s.podKey(pod.Namespace, pod.Name)
 	old := s.pods[key]
-	ps := s.podState(pod) // pods are never modified once passed: no copy needed
+	ps := s.podState(pod, old) // pods are never modified once passed: no copy needed
 	if old != nil && !old.included && !ps.included {
 		s.pods[key] = ps // neither counts (no IP yet, or terminal): nothing else changes
 		return
@@ -228,23 +243,34 @@ func (s *ServiceEndpoints) DeletePod(podKey string) {
 // source returns the pod a state was built from (kept for SetService recomputes).
 func (ps *endpointsPodState) source() *Pod { return ps.pod }
 
-// podState computes what a pod contributes under the current Service.
+// podState computes what a pod contributes under the current Service. prev, if not nil, is
+// the pod's previous state, whose target reference is reused when it still applies.
 // upstream: endpoints_controller.go syncService, the per-pod loop.
-func (s *ServiceEndpoints) podState(pod *Pod) *endpointsPodState {
+func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) *endpointsPodState {
 	ps := &endpointsPodState{pod: pod}
 	svc := s.svc
 	if !legacyPodIncluded(pod, svc.PublishNotReadyAddresses) {
 		return ps
 	}
-	addr, ok := legacyPodAddress(svc, pod)
+	ip, ok := legacyPodIP(svc, pod)
 	if !ok {
 		return ps
 	}
-	ps.addr = addr
+	ps.addr = EndpointAddress{
+		IP:       ip,
+		Hostname: legacyPodHostname(svc, pod),
+		NodeName: &pod.NodeName,
+	}
+	if r := prevRef(prev); r != nil && r.Namespace == pod.Namespace && r.Name == pod.Name && r.UID == pod.UID {
+		ps.addr.TargetRef = r // references are never modified
+	} else {
+		ps.addr.TargetRef = &ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
+	}
 	ps.ready = svc.PublishNotReadyAddresses || pod.Ready
+	var portIDs []int
 	if len(svc.Ports) == 0 {
 		if svc.ClusterIP == "None" {
-			ps.portIDs = []int{s.portID(EndpointsPort{Port: -1}, true)}
+			portIDs = []int{s.portID(EndpointsPort{Port: -1}, true)}
 		}
 	} else {
 		for i := range svc.Ports {
@@ -253,27 +279,47 @@ func (s *ServiceEndpoints) podState(pod *Pod) *endpointsPodState {
 			if !ok {
 				continue
 			}
-			ps.portIDs = append(ps.portIDs, s.portID(EndpointsPort{Name: sp.Name, Port: port, Protocol: sp.Protocol, AppProtocol: sp.AppProtocol}, false))
+			portIDs = append(portIDs, s.portID(EndpointsPort{Name: sp.Name, Port: port, Protocol: sp.Protocol, AppProtocol: sp.AppProtocol}, false))
 		}
-		slices.Sort(ps.portIDs)
-		ps.portIDs = slices.Compact(ps.portIDs)
+		slices.Sort(portIDs)
+		portIDs = slices.Compact(portIDs)
 	}
-	if len(ps.portIDs) == 0 {
+	if len(portIDs) == 0 {
 		return ps
 	}
+	ps.sig = s.signature(portIDs)
 	ps.included = true
 	ps.bytes = s.addressBytes(&ps.addr)
 	return ps
 }
 
+// prevRef is the target reference of a previous pod state (nil if none).
+func prevRef(prev *endpointsPodState) *ObjectReference {
+	if prev == nil {
+		return nil
+	}
+	return prev.addr.TargetRef
+}
+
+// endpointsPortScan is the number of distinct ports up to which portID scans s.ports.
+const endpointsPortScan = 8
+
 // portID returns the dense id of a port value, creating its state on first use.
 func (s *ServiceEndpoints) portID(p EndpointsPort, sentinel bool) int {
 	v := repackPortValueOf(&p)
-	if id, ok := s.portIndex[v]; ok {
+	if s.portIndex == nil {
+		// A Service has a few distinct ports: a scan costs less than a map, which is built
+		// only past endpointsPortScan of them.
+		for id, st := range s.ports {
+			if st.value == v {
+				return id
+			}
+		}
+	} else if id, ok := s.portIndex[v]; ok {
 		return id
 	}
 	id := len(s.ports)
-	st := &endpointsPortState{port: p, sentinel: sentinel}
+	st := &endpointsPortState{port: p, sentinel: sentinel, value: v}
 	if p.AppProtocol != nil {
 		st.port.AppProtocol = Ptr(*p.AppProtocol)
 	}
@@ -281,32 +327,65 @@ func (s *ServiceEndpoints) portID(p EndpointsPort, sentinel bool) int {
 	writePortHashDump(&b, &st.port, true)
 	st.digest = md5.Sum([]byte(b.String()))
 	s.ports = append(s.ports, st)
-	put(&s.portIndex, v, id)
+	switch {
+	case s.portIndex != nil:
+		s.portIndex[v] = id
+	case len(s.ports) > endpointsPortScan:
+		s.portIndex = make(map[repackPortValue]int, len(s.ports))
+		for i, p := range s.ports {
+			s.portIndex[p.value] = i
+		}
+	}
 	return id
 }
 
 func (s *ServiceEndpoints) signature(portIDs []int) *endpointsSignature {
+	if s.sigIndex == nil {
+		for _, sig := range s.sigs {
+			if slices.Equal(sig.portIDs, portIDs) {
+				return sig
+			}
+		}
+	}
 	var b strings.Builder
 	for _, id := range portIDs {
 		b.WriteString(strconv.Itoa(id))
 		b.WriteByte(',')
 	}
 	k := b.String()
-	sig := s.sigs[k]
-	if sig == nil {
-		sig = &endpointsSignature{key: k, portIDs: portIDs}
-		put(&s.sigs, k, sig)
+	if sig := s.sigIndex[k]; sig != nil {
+		return sig
+	}
+	sig := &endpointsSignature{key: k, portIDs: portIDs}
+	s.sigs = append(s.sigs, sig)
+	switch {
+	case s.sigIndex != nil:
+		s.sigIndex[k] = sig
+	case len(s.sigs) > endpointsPortScan:
+		s.sigIndex = make(map[string]*endpointsSignature, len(s.sigs))
+		for _, sig := range s.sigs {
+			s.sigIndex[sig.key] = sig
+		}
 	}
 	return sig
+}
+
+// dropSignature forgets a signature no pod resolves any more.
+func (s *ServiceEndpoints) dropSignature(sig *endpointsSignature) {
+	i := slices.Index(s.sigs, sig)
+	last := len(s.sigs) - 1
+	s.sigs[i], s.sigs[last] = s.sigs[last], nil
+	s.sigs = s.sigs[:last]
+	delete(s.sigIndex, sig.key)
 }
 
 func (s *ServiceEndpoints) addContribution(ps *endpointsPodState) {
 	if !ps.included {
 		return
 	}
-	ps.sig = s.signature(ps.portIDs)
+	ps.sig = s.signature(ps.sig.portIDs)
 	ps.sig.pods++
-	for _, id := range ps.portIDs {
+	for _, id := range ps.sig.portIDs {
 		p := s.ports[id]
 		if ps.ready {
 			p.ready.insert(ps)
@@ -323,9 +402,9 @@ func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState) {
 	}
 	ps.sig.pods--
 	if ps.sig.pods == 0 {
-		delete(s.sigs, ps.sig.key)
+		s.dropSignature(ps.sig)
 	}
-	for _, id := range ps.portIDs {
+	for _, id := range ps.sig.portIDs {
 		p := s.ports[id]
 		if ps.ready {
 			p.ready.remove(ps)
@@ -336,12 +415,18 @@ func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState) {
 	}
 }
 
+// setEntry records that ps's address at port is now present or absent in the desired state.
+// A record not in s.entries has its stored side equal to its current side, which before this
+// change is ps's address when ps is being removed, and nothing when it is being added: a
+// (port, IP, UID) is contributed by one pod at most (distinct pods have distinct UIDs), and
+// SetPod removes a pod's old state before adding its new one. So records are kept only from
+// a change to the next commit, not for every address of the Service.
 func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, present bool) {
 	k := endpointsEntryKey{port: port, ip: ps.addr.IP, uid: ps.addr.TargetRef.UID}
-	e := s.entries[k]
-	if e == nil {
-		e = &endpointsEntry{key: k}
-		put(&s.entries, k, e)
+	e, ok := s.entries[k]
+	if !ok && !present {
+		e.stored = endpointsEntrySide{present: true, ready: ps.ready, addr: &ps.addr}
+		e.cur = e.stored
 	}
 	if !e.equal() {
 		s.mismatch--
@@ -354,23 +439,14 @@ func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, present boo
 	if !e.equal() {
 		s.mismatch++
 	}
-	if !e.touched {
-		e.touched = true
-		s.touched = append(s.touched, e)
-	}
+	put(&s.entries, k, e)
 }
 
-// commitTouched makes the stored side of every touched entry equal to the current side.
+// commitTouched makes the stored side of every record equal to its current side: no record
+// needs keeping. The map is dropped rather than cleared: a cleared map keeps its table, and
+// most Services change rarely.
 func (s *ServiceEndpoints) commitTouched() {
-	for _, e := range s.touched {
-		e.stored = e.cur
-		e.touched = false
-		if !e.cur.present {
-			delete(s.entries, e.key)
-		}
-	}
-	clear(s.touched)
-	s.touched = s.touched[:0]
+	s.entries = nil
 	s.mismatch = 0
 }
 
@@ -451,10 +527,7 @@ func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 // have identical address sets (upstream: util.go RepackSubsets merges them). The order is a
 // fixed one (by the first port's digest); orderLayout puts it into upstream's hash order.
 func (s *ServiceEndpoints) buildLayout() {
-	sigs := make([]*endpointsSignature, 0, len(s.sigs))
-	for _, sig := range s.sigs {
-		sigs = append(sigs, sig)
-	}
+	sigs := slices.Clone(s.sigs)
 	slices.SortFunc(sigs, func(a, b *endpointsSignature) int { return strings.Compare(a.key, b.key) })
 	membership := map[int][]int{}
 	var portIDs []int
@@ -563,7 +636,7 @@ func (s *ServiceEndpoints) Applied() {
 	switch s.last.Verb {
 	case EndpointsCreate, EndpointsUpdate:
 		s.stored = true
-		s.storedLabels = legacyEndpointsLabels(s.svc)
+		s.storedLabels = s.endpointsLabels()
 		s.storedOverCapacity = s.last.Truncated
 		s.storedCount = s.last.Addresses + s.last.NotReadyAddresses
 		s.storedTrigger = s.lastTrigger
@@ -576,17 +649,27 @@ func (s *ServiceEndpoints) Applied() {
 		s.storedCount = 0
 		s.storedTrigger = 0
 		s.storedTruncated = nil
+		// Nothing is stored: every current address differs from the stored side. Records
+		// not kept had equal sides, so they are made from the pods' current contributions.
+		for _, ps := range s.pods {
+			if !ps.included {
+				continue
+			}
+			for _, id := range ps.sig.portIDs {
+				k := endpointsEntryKey{port: id, ip: ps.addr.IP, uid: ps.addr.TargetRef.UID}
+				if _, ok := s.entries[k]; !ok {
+					side := endpointsEntrySide{present: true, ready: ps.ready, addr: &ps.addr}
+					put(&s.entries, k, endpointsEntry{cur: side, stored: side})
+				}
+			}
+		}
 		s.mismatch = 0
-		for _, e := range s.entries {
+		for k, e := range s.entries {
 			e.stored = endpointsEntrySide{}
-			e.touched = true
 			if !e.equal() {
 				s.mismatch++
 			}
-		}
-		s.touched = s.touched[:0]
-		for _, e := range s.entries {
-			s.touched = append(s.touched, e)
+			s.entries[k] = e
 		}
 	}
 }
@@ -721,6 +804,15 @@ func (s *ServiceEndpoints) Object() *Endpoints {
 		obj.Subsets = append(obj.Subsets, sub)
 	}
 	return obj
+}
+
+// endpointsLabels is legacyEndpointsLabels(s.svc), made once per Service version; callers
+// must not modify it.
+func (s *ServiceEndpoints) endpointsLabels() map[string]string {
+	if s.labelsOf != s.svc {
+		s.labels, s.labelsOf = legacyEndpointsLabels(s.svc), s.svc
+	}
+	return s.labels
 }
 
 func legacyEndpointsLabelsCopy(m map[string]string) map[string]string {

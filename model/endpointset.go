@@ -152,14 +152,32 @@ func parseIPSloppy(s string) net.IP {
 
 // endpointAddresses returns the pod IPs of one family, canonicalised, sorted.
 // upstream: utils.go getEndpointAddresses (and the in-place sort of hashEndpoint)
+//
+// The result shares the pod's strings, and its IP list when that is the one address already
+// in canonical form (the common case): pods and endpoint address lists are never modified.
 func endpointAddresses(pod *Pod, addressType AddressType) []string {
 	var addrs []string
-	for _, s := range pod.IPs {
+	only := -1 // the index in pod.IPs of the one canonical address so far, not yet in addrs
+	for i, s := range pod.IPs {
 		ip := parseIPSloppy(s)
 		isV6 := ip != nil && ip.To4() == nil
-		if isV6 == (addressType == AddressTypeIPv6) {
-			addrs = append(addrs, ip.String())
+		if isV6 != (addressType == AddressTypeIPv6) {
+			continue
 		}
+		if only >= 0 {
+			addrs = append(addrs, pod.IPs[only])
+			only = -1
+		}
+		if c := ip.String(); c != s {
+			addrs = append(addrs, c)
+		} else if addrs == nil {
+			only = i
+		} else {
+			addrs = append(addrs, s)
+		}
+	}
+	if only >= 0 {
+		return pod.IPs[only : only+1 : only+1]
 	}
 	if len(addrs) > 1 {
 		slices.Sort(addrs)
@@ -182,10 +200,11 @@ func podToEndpointWithAddresses(pod *Pod, node *Node, svc *Service, addresses []
 }
 
 // endpointStorage holds the values an endpoint's pointer fields point to, so that one
-// allocation serves them all.
+// allocation serves them all. The node name and hostname point into the pod instead (pods
+// are never modified once passed); the zone is copied, as a Node may be relabelled.
 type endpointStorage struct {
-	targetRef                ObjectReference
-	nodeName, zone, hostname string
+	targetRef ObjectReference
+	zone      string
 }
 
 // fillEndpoint builds pod's endpoint into ep, its pointer fields pointing into st.
@@ -207,16 +226,14 @@ func fillEndpoint(ep *Endpoint, st *endpointStorage, pod *Pod, node *Node, svc *
 		TargetRef: &st.targetRef,
 	}
 	if pod.NodeName != "" {
-		st.nodeName = pod.NodeName
-		ep.NodeName = &st.nodeName
+		ep.NodeName = &pod.NodeName
 	}
 	if node != nil && node.Zone != "" {
 		st.zone = node.Zone
 		ep.Zone = &st.zone
 	}
 	if shouldSetHostname(pod, svc) {
-		st.hostname = pod.Hostname
-		ep.Hostname = &st.hostname
+		ep.Hostname = &pod.Hostname
 	}
 }
 

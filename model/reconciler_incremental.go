@@ -43,6 +43,10 @@ type ServiceSlices struct {
 
 	scratch []*desiredEndpoint // syncPortMap's buffer, reused across syncs
 
+	// lastPorts is the last port list resolved for a pod, and lastPortsKey its key: pods of
+	// a Service almost always resolve the same ports, and share that one list.
+	lastPorts    []EndpointPort
+	lastPortsKey PortMapKey
 	// fresh are the endpoint arrays the last Sync allocated (by their first element); a
 	// stored slice whose array came from there owns it (storedSlice.owned). spare are arrays
 	// taken back from owned slices the API server replaced or deleted: a rewritten slice
@@ -54,24 +58,38 @@ type ServiceSlices struct {
 	sameBuf    []bool
 }
 
+// internPorts returns the shared list for ports when it has the last list's key (port lists
+// are never modified once resolved), else remembers ports as the last list. Either way
+// s.lastPortsKey is the key of the returned list.
+func (s *ServiceSlices) internPorts(ports []EndpointPort) []EndpointPort {
+	k := NewPortMapKey(ports)
+	if s.lastPorts != nil && k == s.lastPortsKey {
+		return s.lastPorts
+	}
+	s.lastPorts, s.lastPortsKey = ports, k
+	return ports
+}
+
 type podEntry struct {
-	pod         *Pod
+	pod   *Pod
+	key   PortMapKey
+	ports []EndpointPort
+	eps   [2]*desiredEndpoint
+
+	// Caches of work that depends only on inputs a pod update rarely changes: the resolved
+	// ports and key (valid while portsValid, for the container port lists of seen) and the
+	// canonical addresses per family (valid while addrsValid, for the IP list of seen). seen
+	// is the pod as of the last recomputePod: pods are immutable once passed, so an update
+	// that shares seen's lists has not changed them.
+	seen  *Pod
+	addrs [2][]string
+
 	deleted     bool
 	dirty       bool // in ServiceSlices.dirtyPods
 	in          bool
-	key         PortMapKey
-	ports       []EndpointPort
 	nodeMissing bool
-	eps         [2]*desiredEndpoint
-
-	// Caches of work that depends only on inputs a pod update rarely changes: the resolved
-	// ports and key (valid while portsValid, for the container port lists they were made
-	// from) and the canonical addresses per family (for the IP list they were made from).
-	portsValid             bool
-	portsFrom, sidecarFrom []ContainerPort
-	addrsFrom              []string
-	addrsValid             bool
-	addrs                  [2][]string
+	portsValid  bool
+	addrsValid  bool
 }
 
 // sameSlice reports whether a and b are the same slice: same length and backing array. Pods
@@ -105,10 +123,12 @@ type family struct {
 	zoneHints   map[string]int // zone hints per zone, only positive counts
 }
 
+// storedLoc is where an endpoint identity is stored. Its counters are int32 (a slice holds
+// at most 1,000 endpoints), which makes an index entry 32 bytes instead of 40.
 type storedLoc struct {
 	slice *storedSlice
-	pos   int
-	n     int // occurrences
+	pos   int32
+	n     int32 // occurrences
 }
 
 type sliceGroup struct {
@@ -212,6 +232,9 @@ func NewServiceSlices(svc *Service, nodes NodeGetter, opts ReconcilerOptions) *S
 
 func (s *ServiceSlices) setServiceFields(svc *Service) {
 	s.svc = svc
+	// A pod's list follows the Service's port order: a list resolved under an older Service
+	// may have the same key in another order.
+	s.lastPorts, s.lastPortsKey = nil, ""
 	s.labels = SliceLabels(svc)
 	s.types = addressTypesForService(svc)
 	s.mode = hintsModeFor(svc, &s.opts)
@@ -322,15 +345,17 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 		return
 	}
 	pe.in = true
-	if !pe.portsValid || !sameSlice(pe.portsFrom, pod.ContainerPorts) || !sameSlice(pe.sidecarFrom, pod.SidecarPorts) {
-		pe.ports = endpointPorts(s.svc, pod)
-		pe.key = NewPortMapKey(pe.ports)
-		pe.portsValid, pe.portsFrom, pe.sidecarFrom = true, pod.ContainerPorts, pod.SidecarPorts
+	seen := pe.seen
+	pe.seen = pod
+	if !pe.portsValid || !sameSlice(seen.ContainerPorts, pod.ContainerPorts) || !sameSlice(seen.SidecarPorts, pod.SidecarPorts) {
+		pe.ports = s.internPorts(endpointPorts(s.svc, pod))
+		pe.key = s.lastPortsKey
+		pe.portsValid = true
 	}
-	if !pe.addrsValid || !sameSlice(pe.addrsFrom, pod.IPs) {
+	if !pe.addrsValid || !sameSlice(seen.IPs, pod.IPs) {
 		pe.addrs[0] = endpointAddresses(pod, AddressTypeIPv4)
 		pe.addrs[1] = endpointAddresses(pod, AddressTypeIPv6)
-		pe.addrsValid, pe.addrsFrom = true, pod.IPs
+		pe.addrsValid = true
 	}
 	put(&s.keyPods, pe.key, s.keyPods[pe.key]+1)
 	node, ok := s.nodes.Node(pod.NodeName)
@@ -659,7 +684,7 @@ func (s *ServiceSlices) indexStored(f *family, ss *storedSlice, pos int, h endpo
 			s.dupHashes++
 		}
 	} else {
-		loc = storedLoc{slice: ss, pos: pos, n: 1}
+		loc = storedLoc{slice: ss, pos: int32(pos), n: 1}
 	}
 	put(&f.index, h, loc)
 }
@@ -726,6 +751,10 @@ func (s *ServiceSlices) checkClean(f *family, h endpointHash) bool {
 	}
 	if clean {
 		delete(f.dirty, h)
+		if len(f.dirty) == 0 {
+			// A map keeps its table when emptied; most Services are settled most of the time.
+			f.dirty = nil
+		}
 	} else {
 		put(&f.dirty, h, struct{}{})
 	}

@@ -175,10 +175,11 @@ type Pod struct {
 	Phase     PodPhase
 	// IPs is status.podIPs in order (status.podIP is IPs[0]).
 	IPs []string
-	// Ready is the truth of the Ready condition.
-	Ready bool
 	// ReadyTransition is the Ready condition's lastTransitionTime (zero: no condition).
 	ReadyTransition Timestamp
+	// Ready is the truth of the Ready condition. (The two flags are kept together: the
+	// simulator holds one Pod per pod, and padding would cost 16 bytes each.)
+	Ready bool
 	// Terminating is true when the pod has a deletionTimestamp.
 	Terminating bool
 	// ContainerPorts are the regular containers' ports, in container order.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"epsim/model"
@@ -14,7 +15,7 @@ type sliceSyncer struct {
 	// per service (by index): the incremental reconciler, and the slices the API server
 	// stores, by name, with their sizes.
 	reconcilers []*model.ServiceSlices
-	stored      []map[string]*storedSlice
+	stored      []sliceStore
 	// fields remembers each Service's slices' managedFields field sets.
 	fields []model.FieldsMemo
 	// byKey finds a Service by "namespace/name" (built on first use).
@@ -27,6 +28,76 @@ type storedSlice struct {
 	bytes model.ByEncoding
 }
 
+// sliceStore is one Service's stored slices by name: a list, in no particular order, that is
+// scanned while short and indexed once longer (most Services have one or two slices, and a
+// map would cost them ~300 bytes each).
+type sliceStore struct {
+	list  []*storedSlice
+	index map[string]int // name → position in list; nil while len(list) ≤ sliceStoreScan
+}
+
+// sliceStoreScan is the length up to which a sliceStore is scanned.
+const sliceStoreScan = 8
+
+// get returns the stored slice of that name, or nil.
+func (t *sliceStore) get(name string) *storedSlice {
+	if i := t.find(name); i >= 0 {
+		return t.list[i]
+	}
+	return nil
+}
+
+func (t *sliceStore) find(name string) int {
+	if t.index != nil {
+		if i, ok := t.index[name]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, ss := range t.list {
+		if ss.slice.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// set stores ss in place of the slice of its name, or adds it.
+func (t *sliceStore) set(ss *storedSlice) {
+	if i := t.find(ss.slice.Name); i >= 0 {
+		t.list[i] = ss
+		return
+	}
+	t.list = append(t.list, ss)
+	switch {
+	case t.index != nil:
+		t.index[ss.slice.Name] = len(t.list) - 1
+	case len(t.list) > sliceStoreScan:
+		t.index = make(map[string]int, len(t.list))
+		for i, x := range t.list {
+			t.index[x.slice.Name] = i
+		}
+	}
+}
+
+// remove forgets the slice of that name, if stored: the last one takes its place.
+func (t *sliceStore) remove(name string) {
+	i := t.find(name)
+	if i < 0 {
+		return
+	}
+	last := len(t.list) - 1
+	t.list[i] = t.list[last]
+	t.list[last] = nil
+	t.list = t.list[:last]
+	if t.index != nil {
+		delete(t.index, name)
+		if i < last {
+			t.index[t.list[i].slice.Name] = i
+		}
+	}
+}
+
 func newSliceSyncer(e *Engine) *sliceSyncer {
 	// The controller's topology cache (for the topology-mode annotation's hints) always
 	// exists in kube-controller-manager: the TopologyAwareHints gate is GA.
@@ -35,14 +106,14 @@ func newSliceSyncer(e *Engine) *sliceSyncer {
 	return &sliceSyncer{
 		e:           e,
 		opts:        model.ReconcilerOptions{MaxEndpointsPerSlice: e.cfg.ControlPlane.MaxEndpointsPerSlice, Topology: topology},
-		stored:      make([]map[string]*storedSlice, len(e.services)),
+		stored:      make([]sliceStore, len(e.services)),
 		reconcilers: make([]*model.ServiceSlices, len(e.services)),
 		fields:      make([]model.FieldsMemo, len(e.services)),
 	}
 }
 
 func (y *sliceSyncer) serviceAdded(s *serviceState) {
-	y.stored[s.idx] = map[string]*storedSlice{}
+	y.stored[s.idx] = sliceStore{}
 	r := model.NewServiceSlices(s.svc, y.e, y.opts)
 	for _, p := range s.pods {
 		if p.stage != stageGone { // gone pods stay in s.pods until it is compacted
@@ -115,10 +186,10 @@ func (y *sliceSyncer) sync(s *serviceState, trigger model.Timestamp) ([]write, e
 
 // commit completes the slice as the API server stores it and sizes it.
 func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed {
-	st := y.stored[s.idx]
+	st := &y.stored[s.idx]
 	cm := committed{kind: "EndpointSlice", namespace: s.svc.Namespace}
 	if w.verb == "delete" {
-		old := st[w.slice.Name]
+		old := st.get(w.slice.Name)
 		if old == nil {
 			old = &storedSlice{slice: w.slice, bytes: sliceBytes(w.slice, y.e.api.needJSON)}
 		}
@@ -138,7 +209,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		obj.UID = meta.uid
 		obj.CreationTimestamp = meta.created
 		obj.Generation = 1
-	} else if old := st[obj.Name]; old != nil {
+	} else if old := st.get(obj.Name); old != nil {
 		obj.UID = old.slice.UID
 		obj.CreationTimestamp = old.slice.CreationTimestamp
 		obj.Generation = old.slice.Generation + 1
@@ -197,18 +268,18 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 	if s.manual == nil {
 		y.reconcilers[s.idx].Applied(w.verb, w.slice)
 	}
-	st := y.stored[s.idx]
+	st := &y.stored[s.idx]
 	old := -1
-	if prev := st[w.slice.Name]; prev != nil {
+	if prev := st.get(w.slice.Name); prev != nil {
 		old = len(prev.slice.Endpoints)
 	}
 	if w.verb == "delete" {
-		delete(st, w.slice.Name)
+		st.remove(w.slice.Name)
 		delete(y.e.sliceNames, w.slice.Name)
 		y.e.stats.sliceResized(old, -1)
 		return
 	}
-	st[w.slice.Name] = &storedSlice{slice: w.slice, bytes: w.bytes}
+	st.set(&storedSlice{slice: w.slice, bytes: w.bytes})
 	y.e.stats.sliceResized(old, len(w.slice.Endpoints))
 }
 
@@ -225,16 +296,12 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 // upstream: pkg/controller/endpointslicemirroring endpointslicemirroring_controller.go
 // syncEndpoints, reconciler.go reconcile.
 func (y *sliceSyncer) mirror(s *serviceState) []write {
-	st := y.stored[s.idx]
-	names := make([]string, 0, len(st))
-	for n := range st {
-		names = append(names, n)
+	st := &y.stored[s.idx]
+	existing := make([]*model.EndpointSlice, 0, len(st.list))
+	for _, ss := range st.list {
+		existing = append(existing, ss.slice)
 	}
-	slices.Sort(names)
-	existing := make([]*model.EndpointSlice, 0, len(names))
-	for _, n := range names {
-		existing = append(existing, st[n].slice)
-	}
+	slices.SortFunc(existing, func(a, b *model.EndpointSlice) int { return strings.Compare(a.Name, b.Name) })
 	plan := model.MirrorEndpoints(s.manual, s.svc, existing, model.MirroringMaxEndpointsPerSubset)
 	var writes []write
 	for _, x := range []struct {

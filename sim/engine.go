@@ -43,7 +43,7 @@ type Engine struct {
 	// manualIPs counts the addresses of user-written Endpoints handed out so far.
 	manualIPs int
 	// podNames and sliceNames hold the names in use, so generated names never collide.
-	podNames   map[string]bool
+	podNames   map[string]struct{}
 	sliceNames map[string]bool
 
 	nodes      []*model.Node
@@ -111,7 +111,7 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 		names:         newNameGenerator(newStream(cfg.Seed, streamNames)),
 		nodeByName:    make(map[string]*model.Node, cfg.Cluster.Nodes),
 		serviceByName: map[string][]*serviceState{},
-		podNames:      map[string]bool{},
+		podNames:      map[string]struct{}{},
 		sliceNames:    map[string]bool{},
 		cachesSynced:  true,
 	}

@@ -112,7 +112,7 @@ func TestEndOfRunInvariants(t *testing.T) {
 		y := e.ctls[0].syncer.(*sliceSyncer)
 		for _, s := range e.services {
 			inSlices := map[string]bool{}
-			for _, st := range y.stored[s.idx] {
+			for _, st := range y.stored[s.idx].list {
 				for _, ep := range st.slice.Endpoints {
 					name := ep.TargetRef.Name
 					if inSlices[name] {

@@ -187,14 +187,6 @@ type kubeProxySync struct {
 	phase      int // -1: periodic, attributed by start time
 }
 
-// programmingSample is one change's network programming latency (and its delivery).
-type programmingSample struct {
-	phase      int
-	trigger    Time
-	delivered  Time
-	programmed Time
-}
-
 // runnerState is where kube-proxy's BoundedFrequencyRunner loop is.
 type runnerState uint8
 
@@ -246,8 +238,14 @@ type kubeProxy struct {
 	stamp          []int
 	syncSeq        int
 
-	syncs   []kubeProxySync
-	samples []programmingSample
+	syncs []kubeProxySync
+	// latency holds, per phase of the write, each change's network programming latency
+	// (programmed − trigger), in the order programmed: one number per change, as a run
+	// programs millions.
+	latency [][]Time
+	// misordered counts changes programmed before they were delivered or delivered before
+	// their trigger time (never, unless the loop is wrong).
+	misordered int
 	// decodeCPU is decode CPU per phase.
 	decodeCPU []Time
 	// objects holds each object's endpoint count as kube-proxy last saw it.
@@ -259,6 +257,7 @@ func newKubeProxy(cfg KubeProxyConfig, phases int) *kubeProxy {
 		cfg:       cfg,
 		cpuScale:  1 / math.Min(math.Max(cfg.CPU, 1e-3), 1),
 		decodeCPU: make([]Time, phases),
+		latency:   make([][]Time, phases),
 		objects:   map[string]int{},
 	}
 }
@@ -427,7 +426,10 @@ func (k *kubeProxy) finishSync() {
 	end := k.current.end
 	for _, c := range k.inFlight {
 		if c.hasTrigger {
-			k.samples = append(k.samples, programmingSample{phase: c.phase, trigger: c.trigger, delivered: c.delivered, programmed: end})
+			k.latency[c.phase] = append(k.latency[c.phase], end-c.trigger)
+			if end < c.delivered || c.delivered < c.trigger {
+				k.misordered++
+			}
 		}
 	}
 	k.inFlight = k.inFlight[:0]

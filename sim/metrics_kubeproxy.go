@@ -17,8 +17,11 @@ func (c *collector) kubeProxyResults(end Time) {
 		}
 		k.flush(end)
 		latency := make([][]float64, len(c.phases))
-		for _, s := range k.samples {
-			latency[s.phase] = append(latency[s.phase], (s.programmed - s.trigger).Seconds())
+		for i, l := range k.latency {
+			latency[i] = make([]float64, len(l))
+			for j, d := range l {
+				latency[i][j] = d.Seconds()
+			}
 		}
 		busy := make([]Time, len(c.phases))
 		for _, s := range k.syncs {

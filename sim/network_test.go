@@ -221,7 +221,7 @@ func TestSliceSizesMatchTheSizeModel(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	y := e.ctls[0].syncer.(*sliceSyncer)
-	for _, st := range y.stored[0] {
+	for _, st := range y.stored[0].list {
 		obj, req := sliceSizes(st.slice, true)
 		noMF := *st.slice
 		noMF.ManagedFields = nil

@@ -19,9 +19,9 @@ func TestPickVictims(t *testing.T) {
 		}
 		pods := make([]*podState, m)
 		for i, seq := range r.Perm(m) {
-			p := &podState{seq: seq, node: -1, pod: &model.Pod{Ready: r.IntN(2) == 0}}
+			p := &podState{seq: int32(seq), node: -1, pod: &model.Pod{Ready: r.IntN(2) == 0}}
 			if r.IntN(3) > 0 {
-				p.node = r.IntN(10)
+				p.node = int32(r.IntN(10))
 			}
 			pods[i] = p
 		}

@@ -21,26 +21,30 @@ const (
 )
 
 // podState is one pod of the simulation and the engine's bookkeeping around it.
+//
+// There is one per pod of the run, so it is kept to 64 bytes: counters and indexes are
+// int32 (node and pod counts, ordinals and per-pod changes are far below 2³¹) and the flags
+// sit together.
 type podState struct {
 	pod  *model.Pod
 	svc  *serviceState
 	hash string // pod-template-hash: which ReplicaSet created it
 	// rs is the ReplicaSet that owns it (resolve it: old ReplicaSets are folded together);
 	// nil for replayed pods.
-	rs    *replicaSet
-	node  int // -1 until scheduled
-	stage podStage
+	rs   *replicaSet
+	node int32 // -1 until scheduled
+	// epoch invalidates lifecycle events scheduled before a later change (e.g. deletion).
+	epoch int32
+	seq   int32 // creation order within the service
+	// ordinal is a StatefulSet pod's ordinal and pinned a DaemonSet pod's node; -1 otherwise.
+	ordinal, pinned int32
+	stage           podStage
 	// available is Ready for at least minReadySeconds (Deployment availability).
 	available bool
 	// live is true while the pod counts as a ReplicaSet replica (created, not terminating).
 	live bool
-	// epoch invalidates lifecycle events scheduled before a later change (e.g. deletion).
-	epoch int
 	// stuck is true on failed nodes: the kubelet no longer reports, so the pod never stops.
 	stuck bool
-	seq   int // creation order within the service
-	// ordinal is a StatefulSet pod's ordinal and pinned a DaemonSet pod's node; -1 otherwise.
-	ordinal, pinned int
 }
 
 // serviceState is one Service and the Deployment behind it.
@@ -54,7 +58,7 @@ type serviceState struct {
 	// gone counts half of it, when the list is compacted: removal is O(1) amortised.
 	pods    []*podState
 	gone    int
-	podSeq  int
+	podSeq  int32
 	rollout *Action // the rollout in progress, nil when settled
 	// newRS is the ReplicaSet of the current template; oldRS all older ones together (nil
 	// before the first rollout).
@@ -362,7 +366,7 @@ func deletionRank(a, b *podState) int {
 		}
 		return 1
 	}
-	return b.seq - a.seq
+	return int(b.seq - a.seq)
 }
 
 // pickVictims reorders pods so that pods[:n] are the first n in deletionRank order, in that
@@ -413,10 +417,10 @@ func (e *Engine) createPod(s *serviceState, hash string, rs *replicaSet, name st
 	s.podSeq++
 	// Names are unique within the namespace: the API server refuses a duplicate and the
 	// ReplicaSet controller tries another random suffix.
-	for name == "" || e.podNames[name] {
+	for name == "" || e.podNameTaken(name) {
 		name = s.svc.Name + "-" + hash + "-" + e.names.suffix(5)
 	}
-	e.podNames[name] = true
+	e.podNames[name] = struct{}{}
 	labels := s.podLabels
 	if hash != s.hash {
 		labels = map[string]string{"app": s.svc.Name, "pod-template-hash": hash}
@@ -443,6 +447,12 @@ func (e *Engine) createPod(s *serviceState, hash string, rs *replicaSet, name st
 	e.podAdded(p)
 	e.schedule(e.workloads.bind(e.now+s.timing.schedule.sample()), evPodScheduled{p, p.epoch})
 	return p
+}
+
+// podNameTaken reports whether a pod of that name exists.
+func (e *Engine) podNameTaken(name string) bool {
+	_, ok := e.podNames[name]
+	return ok
 }
 
 func containerPorts(svc *model.Service) []model.ContainerPort {
@@ -543,31 +553,31 @@ func (e *Engine) updatePod(p *podState, change func(*model.Pod)) {
 type (
 	evPodScheduled struct {
 		p     *podState
-		epoch int
+		epoch int32
 	}
 	evPodStarted struct {
 		p     *podState
-		epoch int
+		epoch int32
 	}
 	evPodReady struct {
 		p     *podState
-		epoch int
+		epoch int32
 	}
 	evPodAvailable struct {
 		p     *podState
-		epoch int
+		epoch int32
 	}
 	evPodStopped struct {
 		p     *podState
-		epoch int
+		epoch int32
 	}
 	evPodGone struct {
 		p     *podState
-		epoch int
+		epoch int32
 	}
 	evPodSetReady struct {
 		p     *podState
-		epoch int
+		epoch int32
 		ready bool
 	}
 )
@@ -590,7 +600,7 @@ func (ev evPodScheduled) apply(e *Engine) {
 	var n int
 	if p.pinned >= 0 {
 		// A DaemonSet pod is bound to its node; it tolerates the node being cordoned.
-		n = p.pinned
+		n = int(p.pinned)
 		if e.nodeDown[n] {
 			n = -1
 		}
@@ -600,7 +610,7 @@ func (ev evPodScheduled) apply(e *Engine) {
 	if n < 0 {
 		return // unschedulable: stays Pending
 	}
-	p.node = n
+	p.node = int32(n)
 	p.stage = stageScheduled
 	e.podsOnNode[n] = append(e.podsOnNode[n], p)
 	name := e.nodes[n].Name
@@ -614,7 +624,7 @@ func (ev evPodStarted) apply(e *Engine) {
 		return
 	}
 	p.stage = stageRunning
-	v4, v6 := e.ips.allocate(p.node)
+	v4, v6 := e.ips.allocate(int(p.node))
 	var ips []string
 	for _, f := range p.svc.families {
 		if f == model.IPv6 {

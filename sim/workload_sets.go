@@ -127,7 +127,7 @@ func (e *Engine) createSetPod(s *serviceState, ordinal, node int) {
 		name = s.svc.Name + "-" + strconv.Itoa(ordinal) // stable identity
 	}
 	p := e.createPod(s, s.hash, s.newRS, name)
-	p.ordinal, p.pinned = ordinal, node
+	p.ordinal, p.pinned = int32(ordinal), int32(node)
 	if ordinal >= 0 {
 		s.ordinals[ordinal] = p
 	}
@@ -237,7 +237,7 @@ func (w *workloadControllers) syncSet(c *setController, s *serviceState) {
 
 // setPodGone keeps the per-ordinal and per-node indexes of s when p goes.
 func (s *serviceState) setPodGone(p *podState) {
-	if p.ordinal >= 0 && p.ordinal < len(s.ordinals) && s.ordinals[p.ordinal] == p {
+	if p.ordinal >= 0 && int(p.ordinal) < len(s.ordinals) && s.ordinals[p.ordinal] == p {
 		s.ordinals[p.ordinal] = nil
 	}
 	if p.pinned >= 0 {

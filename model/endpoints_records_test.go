@@ -1,0 +1,54 @@
+package model
+
+import "testing"
+
+// TestServiceEndpointsRecordsOnlyForChanges checks the builder's memory bound: a (port,
+// address) record exists only between a change and the write that stores it, so a settled
+// Service of many pods holds none, and a change to one pod makes records for that pod only.
+// The skip test must still see the change, and a change reverted before the sync must skip.
+func TestServiceEndpointsRecordsOnlyForChanges(t *testing.T) {
+	se := NewServiceEndpoints(testEndpointsService(), EndpointsOptions{}, testAddressBytes)
+	pods := make([]*Pod, 500)
+	for i := range pods {
+		pods[i] = testEndpointsPod(i, true)
+		se.SetPod(pods[i])
+	}
+	if got := len(se.entries); got != 500 {
+		t.Fatalf("%d records before the first write, want one per address (500)", got)
+	}
+	if d := se.Sync(1); d.Verb != EndpointsCreate {
+		t.Fatalf("first sync: %+v, want a create", d)
+	}
+	se.Applied()
+	if se.entries != nil {
+		t.Fatalf("%d records after the write was stored, want none", len(se.entries))
+	}
+	if d := se.Sync(2); d.Verb != "" {
+		t.Fatalf("sync without changes: %+v, want a skip", d)
+	}
+
+	// One pod turns not ready: one record, and a write.
+	c := *pods[7]
+	c.Ready = false
+	se.SetPod(&c)
+	if got := len(se.entries); got != 1 {
+		t.Fatalf("%d records after one pod changed, want 1", got)
+	}
+	if d := se.Sync(3); d.Verb != EndpointsUpdate || d.NotReadyAddresses != 1 {
+		t.Fatalf("sync after a readiness change: %+v, want an update with 1 not-ready address", d)
+	}
+	se.Applied()
+	if se.entries != nil {
+		t.Fatalf("%d records after the update was stored, want none", len(se.entries))
+	}
+
+	// A change undone before the sync leaves the stored object right: skip.
+	se.SetPod(pods[7])
+	se.SetPod(&c)
+	if d := se.Sync(4); d.Verb != "" {
+		t.Fatalf("sync after a change and its undo: %+v, want a skip", d)
+	}
+	if se.entries != nil {
+		t.Fatalf("%d records after a skipped sync, want none", len(se.entries))
+	}
+}
