@@ -173,3 +173,44 @@ func TestScalePercent(t *testing.T) {
 		t.Errorf("150%% of 7: replicas %d, live %d, want 11", s.replicas, s.newRS.live)
 	}
 }
+
+// TestNodeChangeQueuesOverloadedServices fails a zone's nodes with no pod changing and
+// requires the EndpointSlice controller to queue the hinted Service whose hints the new zone
+// weights overload (upstream: checkNodeTopologyDistribution), and not an unhinted one.
+func TestNodeChangeQueuesOverloadedServices(t *testing.T) {
+	cfg := testConfig(30, 60)
+	cfg.Services[0].TopologyMode = "Auto"
+	plain := cfg.Services[0]
+	plain.Name, plain.TopologyMode = "plain", ""
+	cfg.Services = append(cfg.Services, plain)
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEngine(t, e, nil)
+	var c *controller
+	for _, ctl := range e.ctls {
+		if _, ok := ctl.syncer.(*sliceSyncer); ok {
+			c = ctl
+		}
+	}
+	if !c.syncer.(*sliceSyncer).opts.Topology.HasPopulatedHints("default/web") {
+		t.Fatal("the hinted Service has no hints after the create phase")
+	}
+	queued := func(i int) bool { return c.keys[i].queued || c.keys[i].processing }
+	if queued(0) || queued(1) {
+		t.Fatal("a Service is queued before any node changed")
+	}
+	for i, n := range e.nodes {
+		if n.Zone == "us-east-1b" {
+			e.setNodeReady(i, false)
+		}
+	}
+	if !queued(0) {
+		t.Error("the hinted Service was not queued after its zone's nodes went not ready")
+	}
+	if queued(1) {
+		t.Error("the Service without hints was queued after a node change")
+	}
+}
