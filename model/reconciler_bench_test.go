@@ -59,47 +59,10 @@ func applyAll(s *ServiceSlices, res SyncResult, seq *int) {
 func BenchmarkOneChangeSync(b *testing.B) {
 	const n = 10000
 	b.Run("incremental", func(b *testing.B) {
-		s := NewServiceSlices(benchService(), benchNodes(), ReconcilerOptions{})
-		pods := make([]*Pod, n)
-		for i := range pods {
-			pods[i] = benchPod(i, true)
-			s.SetPod(pods[i])
-		}
-		seq := 0
-		applyAll(s, s.Sync(1), &seq)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			p := *pods[i%n]
-			p.Ready = !p.Ready
-			pods[i%n] = &p
-			s.SetPod(&p)
-			res := s.Sync(Timestamp(2 + i))
-			if res.Writes() != 1 {
-				b.Fatalf("writes = %d, want 1", res.Writes())
-			}
-			applyAll(s, res, &seq)
-		}
+		benchOneChangeIncremental(b, benchService(), ReconcilerOptions{}, n, func(w int) bool { return w == 1 })
 	})
 	b.Run("full", func(b *testing.B) {
-		pods := make([]*Pod, n)
-		for i := range pods {
-			pods[i] = benchPod(i, true)
-		}
-		nodes := benchNodes()
-		seq := 0
-		stored := applyPlan(nil, ReconcileFull(benchService(), pods, nil, nodes, ReconcilerOptions{}, 1), &seq)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			p := *pods[i%n]
-			p.Ready = !p.Ready
-			pods[i%n] = &p
-			res := ReconcileFull(benchService(), pods, stored, nodes, ReconcilerOptions{}, Timestamp(2+i))
-			b.StopTimer()
-			stored = applyPlan(stored, res, &seq)
-			b.StartTimer()
-		}
+		benchOneChangeFull(b, benchService(), ReconcilerOptions{}, n)
 	})
 	b.Run("upstream", func(b *testing.B) {
 		var nodes []*Node
@@ -162,49 +125,60 @@ func BenchmarkOneChangeSyncHinted(b *testing.B) {
 		return t
 	}
 	b.Run("incremental", func(b *testing.B) {
-		s := NewServiceSlices(svc, benchNodes(), ReconcilerOptions{Topology: topology()})
-		pods := make([]*Pod, n)
-		for i := range pods {
-			pods[i] = benchPod(i, true)
-			s.SetPod(pods[i])
-		}
-		seq := 0
-		applyAll(s, s.Sync(1), &seq)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			p := *pods[i%n]
-			p.Ready = !p.Ready
-			pods[i%n] = &p
-			s.SetPod(&p)
-			res := s.Sync(Timestamp(2 + i))
-			if res.Writes() == 0 {
-				b.Fatal("no writes")
-			}
-			applyAll(s, res, &seq)
-		}
+		benchOneChangeIncremental(b, svc, ReconcilerOptions{Topology: topology()}, n, func(w int) bool { return w > 0 })
 	})
 	b.Run("full", func(b *testing.B) {
-		pods := make([]*Pod, n)
-		for i := range pods {
-			pods[i] = benchPod(i, true)
-		}
-		nodes := benchNodes()
-		opts := ReconcilerOptions{Topology: topology()}
-		seq := 0
-		stored := applyPlan(nil, ReconcileFull(svc, pods, nil, nodes, opts, 1), &seq)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			p := *pods[i%n]
-			p.Ready = !p.Ready
-			pods[i%n] = &p
-			res := ReconcileFull(svc, pods, stored, nodes, opts, Timestamp(2+i))
-			b.StopTimer()
-			stored = applyPlan(stored, res, &seq)
-			b.StartTimer()
-		}
+		benchOneChangeFull(b, svc, ReconcilerOptions{Topology: topology()}, n)
 	})
+}
+
+// benchOneChangeIncremental flips one pod's readiness per iteration in an n-pod Service and
+// syncs it incrementally, applying the writes; writesOK checks each sync's number of writes.
+func benchOneChangeIncremental(b *testing.B, svc *Service, opts ReconcilerOptions, n int, writesOK func(int) bool) {
+	s := NewServiceSlices(svc, benchNodes(), opts)
+	pods := make([]*Pod, n)
+	for i := range pods {
+		pods[i] = benchPod(i, true)
+		s.SetPod(pods[i])
+	}
+	seq := 0
+	applyAll(s, s.Sync(1), &seq)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p := *pods[i%n]
+		p.Ready = !p.Ready
+		pods[i%n] = &p
+		s.SetPod(&p)
+		res := s.Sync(Timestamp(2 + i))
+		if !writesOK(res.Writes()) {
+			b.Fatalf("%d writes after one readiness flip", res.Writes())
+		}
+		applyAll(s, res, &seq)
+	}
+}
+
+// benchOneChangeFull is benchOneChangeIncremental with ReconcileFull over every pod (the
+// applying of its plan not timed).
+func benchOneChangeFull(b *testing.B, svc *Service, opts ReconcilerOptions, n int) {
+	pods := make([]*Pod, n)
+	for i := range pods {
+		pods[i] = benchPod(i, true)
+	}
+	nodes := benchNodes()
+	seq := 0
+	stored := applyPlan(nil, ReconcileFull(svc, pods, nil, nodes, opts, 1), &seq)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p := *pods[i%n]
+		p.Ready = !p.Ready
+		pods[i%n] = &p
+		res := ReconcileFull(svc, pods, stored, nodes, opts, Timestamp(2+i))
+		b.StopTimer()
+		stored = applyPlan(stored, res, &seq)
+		b.StartTimer()
+	}
 }
 
 // rolloutSteps drives a 10,000-pod rollout as 17 syncs of 2,500 changes: the initial sync,
