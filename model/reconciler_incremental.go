@@ -10,10 +10,12 @@ import (
 // slices the API server has (following only successful writes, reported through Applied) and
 // the desired endpoints (following SetPod/DeletePod), and Sync computes the same plan as
 // ReconcileFull would for the same inputs, with work proportional to what changed since the
-// last sync. Changes that touch every slice anyway (Service labels, ports, families, hint
-// settings, the topology-mode annotation) and states upstream treats specially (unowned or
-// foreign-labelled slices, duplicate endpoints) take the full path, which calls ReconcileFull.
-// Every hints mode, the topology-mode annotation's included, is applied incrementally.
+// last sync. A change of the Service (labels, ports, families, hint settings, the
+// topology-mode annotation), which touches every slice anyway, makes the next Sync rebuild the
+// indexes from the stored slices and then sync incrementally (O(N) once). States upstream
+// treats specially (unowned or foreign-labelled slices, duplicate endpoints) take the full
+// path, which calls ReconcileFull. Every hints mode, the topology-mode annotation's included,
+// is applied incrementally.
 type ServiceSlices struct {
 	svc    *Service
 	nodes  NodeGetter
@@ -22,7 +24,7 @@ type ServiceSlices struct {
 	labels map[string]string // SliceLabels(svc), shared by every slice written
 	types  []AddressType
 	mode   hintsMode
-	full   bool // the next sync takes the full path and rebuilds the indexes
+	full   bool // the next sync rebuilds the indexes from the stored slices first
 	// zoned: stored slices carry zone-hint summaries (storedSlice.zones), kept while the
 	// mode is hintsTopology; set when the stored state is indexed.
 	zoned     bool
@@ -252,7 +254,7 @@ func put[K comparable, V any](m *map[K]V, k K, v V) {
 }
 
 // SetService records a new version of the Service. Changes that matter to slices make the
-// next Sync take the full path.
+// next Sync rebuild the indexes first (Sync then proceeds incrementally).
 func (s *ServiceSlices) SetService(svc *Service) {
 	old := s.svc
 	relevant := old.Namespace != svc.Namespace || old.Name != svc.Name || old.UID != svc.UID ||
