@@ -352,6 +352,7 @@ func diffOneSequence(t *testing.T, seed uint64, steps int) {
 	}
 	var log []string
 	log = append(log, w.ops...)
+	sameHints := true
 	for sync := 0; sync < steps; sync++ {
 		nChanges := 1 + w.rng.IntN(3)
 		if sync == 0 {
@@ -369,7 +370,7 @@ func diffOneSequence(t *testing.T, seed uint64, steps int) {
 			// The Services the controller queues after this node change.
 			up := h.topo.GetOverloadedServices()
 			slices.Sort(up)
-			if ours := ourTopo.OverloadedServices(); !slices.Equal(ours, up) {
+			if ours := ourTopo.OverloadedServices(); sameHints && !slices.Equal(ours, up) {
 				t.Errorf("seed %d: sync %d: overloaded Services: upstream %v, ours %v\nshortest failing prefix:\n  %s", seed, sync, up, ours, strings.Join(log, "\n  "))
 				return
 			}
@@ -423,6 +424,10 @@ func diffOneSequence(t *testing.T, seed uint64, steps int) {
 			fail, upCounts = compare()
 		}
 		log = append(log, fmt.Sprintf("SYNC %d: upstream %v, ours %v", sync, upCounts, planCounts(res)))
+		// Upstream breaks ties between zones at random (map order), so its hints may differ
+		// from ours while both are valid: compare the next overload check only when the
+		// hints came out the same.
+		sameHints = stateSummary(ours, false) == stateSummary(h.stored(t, "ns"), false)
 		if fail != "" {
 			t.Errorf("seed %d: sync %d: %s\nshortest failing prefix:\n  %s", seed, sync, fail, strings.Join(log, "\n  "))
 			return
