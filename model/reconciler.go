@@ -403,10 +403,31 @@ func finalize(svc *Service, plan *SlicePlan, trigger Timestamp) {
 		plan.SkippedCreates = len(plan.ToCreate)
 		plan.ToCreate = nil
 	}
-	for _, s := range plan.ToCreate {
-		s.Annotations = withTriggerTime(s.Annotations, trigger)
+	// Most slices carry no annotation but the trigger time: they share one map (annotation
+	// maps are never written through, as withTriggerTime's copying assumes).
+	var onlyTrigger map[string]string
+	for _, list := range [2][]*EndpointSlice{plan.ToCreate, plan.ToUpdate} {
+		for _, s := range list {
+			if !onlyTriggerTime(s.Annotations) {
+				s.Annotations = withTriggerTime(s.Annotations, trigger)
+				continue
+			}
+			if onlyTrigger == nil {
+				onlyTrigger = withTriggerTime(nil, trigger)
+			}
+			s.Annotations = onlyTrigger
+		}
 	}
-	for _, s := range plan.ToUpdate {
-		s.Annotations = withTriggerTime(s.Annotations, trigger)
+}
+
+// onlyTriggerTime reports whether annotations has no key but the trigger time's.
+func onlyTriggerTime(annotations map[string]string) bool {
+	switch len(annotations) {
+	case 0:
+		return true
+	case 1:
+		_, ok := annotations[AnnotationTriggerTime]
+		return ok
 	}
+	return false
 }
