@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"epsim/reports"
-	"epsim/scenarios"
 	"epsim/sim"
 )
 
@@ -16,14 +15,7 @@ import (
 // fanoutBytes by exactly resentBytes). Run with slow watchers closed and re-sent to, each
 // column must sum to its summary figure.
 func TestTimeseriesColumnsSumToSummary(t *testing.T) {
-	sc, _, err := scenarios.Load("quick", []string{"apiServer.egressBandwidth=20Mbps", "network.enabled=true"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := sim.Run(sc.Config, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, res := runSaturatedQuick(t)
 	s := reports.NewSummary(res, nil)
 	if s.Total.Endpoints.ResentBytes == 0 {
 		t.Fatal("the run re-sent nothing; this test needs closed watchers")
