@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"epsim/internal/yamlscalar"
 	"epsim/sim"
 )
 
@@ -21,14 +22,14 @@ func Effective(sc *Scenario) []byte {
 	if len(sc.Expect) > 0 {
 		w("# Its %d expect: budgets are not repeated here.\n", len(sc.Expect))
 	}
-	w("name: %s\n", yq(sc.Name))
+	w("name: %s\n", yamlscalar.Quote(sc.Name))
 	if sc.Description != "" {
-		w("description: %s\n", yq(sc.Description))
+		w("description: %s\n", yamlscalar.Quote(sc.Description))
 	}
 	w("seed: %d\n", cfg.Seed)
 	c := cfg.Cluster
 	w("cluster:\n  nodes: %d\n  zones: [%s]\n  region: %s\n  nodeNameFormat: %s\n  nodeMilliCPU: %d\n",
-		c.Nodes, joinQ(c.Zones), yq(c.Region), yq(c.NodeNameFormat), c.NodeMilliCPU)
+		c.Nodes, joinQ(c.Zones), yamlscalar.Quote(c.Region), yamlscalar.Quote(c.NodeNameFormat), c.NodeMilliCPU)
 	cp := cfg.ControlPlane
 	w("controlPlane:\n")
 	for _, x := range []struct {
@@ -63,7 +64,7 @@ func Effective(sc *Scenario) []byte {
 			if x.Endpoints {
 				res = append(res, "endpoints")
 			}
-			w("    - {name: %s, count: %d, resources: [%s], encoding: %s, includeHeadless: %t}\n", yq(x.Name), x.Count, strings.Join(res, ", "), x.Encoding, x.IncludeHeadless)
+			w("    - {name: %s, count: %d, resources: [%s], encoding: %s, includeHeadless: %t}\n", yamlscalar.Quote(x.Name), x.Count, strings.Join(res, ", "), x.Encoding, x.IncludeHeadless)
 		}
 	}
 	n := cfg.Network
@@ -76,12 +77,12 @@ func Effective(sc *Scenario) []byte {
 		fnum(kc.DecodeProtobufNanosPerByte), fnum(kc.DecodeJSONNanosPerByte))
 	w("services:\n")
 	for _, s := range cfg.Services {
-		w("  - name: %s\n    namespace: %s\n    count: %d\n", yq(s.Name), yq(s.Namespace), s.Count)
+		w("  - name: %s\n    namespace: %s\n    count: %d\n", yamlscalar.Quote(s.Name), yamlscalar.Quote(s.Namespace), s.Count)
 		if s.ManualEndpoints > 0 {
 			w("    manualEndpoints: %d\n", s.ManualEndpoints)
 		} else {
 			w("    kind: %s\n    replicas: %d\n    maxSurge: %s\n    maxUnavailable: %s\n    minReadySeconds: %s\n",
-				s.WorkloadKind, s.Replicas, yq(FormatIntOrPercent(s.MaxSurge)), yq(FormatIntOrPercent(s.MaxUnavailable)), s.MinReady)
+				s.WorkloadKind, s.Replicas, yamlscalar.Quote(FormatIntOrPercent(s.MaxSurge)), yamlscalar.Quote(FormatIntOrPercent(s.MaxUnavailable)), s.MinReady)
 		}
 		w("    headless: %t\n    ipFamilies: [%s]\n    publishNotReadyAddresses: %t\n", s.Headless, joinQ(s.IPFamilies), s.PublishNotReadyAddresses)
 		if s.TrafficDistribution != "" {
@@ -101,11 +102,11 @@ func Effective(sc *Scenario) []byte {
 		for _, p := range s.Ports {
 			w("      - {")
 			if p.Name != "" {
-				w("name: %s, ", yq(p.Name))
+				w("name: %s, ", yamlscalar.Quote(p.Name))
 			}
 			w("protocol: %s, port: %d, targetPort: %d", p.Protocol, p.Port, p.TargetPort)
 			if p.AppProtocol != "" {
-				w(", appProtocol: %s", yq(p.AppProtocol))
+				w(", appProtocol: %s", yamlscalar.Quote(p.AppProtocol))
 			}
 			w("}\n")
 		}
@@ -120,14 +121,14 @@ func Effective(sc *Scenario) []byte {
 	}
 	w("timeline:\n")
 	for _, x := range cfg.Timeline {
-		w("  - name: %s\n    action: %s\n", yq(x.Name), x.Kind)
+		w("  - name: %s\n    action: %s\n", yamlscalar.Quote(x.Name), x.Kind)
 		if len(x.Services) > 0 {
 			w("    services: [%s]\n", joinQ(x.Services))
 		}
 		switch x.Kind {
 		case sim.ActionRollout:
 			if !x.ServiceStrategy {
-				w("    maxSurge: %s\n    maxUnavailable: %s\n", yq(FormatIntOrPercent(x.MaxSurge)), yq(FormatIntOrPercent(x.MaxUnavailable)))
+				w("    maxSurge: %s\n    maxUnavailable: %s\n", yamlscalar.Quote(FormatIntOrPercent(x.MaxSurge)), yamlscalar.Quote(FormatIntOrPercent(x.MaxUnavailable)))
 			}
 		case sim.ActionScale:
 			if x.Percent > 0 {
@@ -141,7 +142,7 @@ func Effective(sc *Scenario) []byte {
 			w("    pods: %d\n    notReadyFor: %s\n", x.Pods, x.NotReadyFor)
 		case sim.ActionFailNodes, sim.ActionDrainNodes:
 			if x.Zone != "" {
-				w("    zone: %s\n", yq(x.Zone))
+				w("    zone: %s\n", yamlscalar.Quote(x.Zone))
 			} else {
 				w("    nodes: %d\n", x.Nodes)
 			}
@@ -178,29 +179,10 @@ func Effective(sc *Scenario) []byte {
 	return []byte(b.String())
 }
 
-// yq writes a string as a YAML scalar: plain when YAML reads it back as the same string,
-// double-quoted otherwise.
-func yq(s string) string {
-	plain := s != "" && (s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z')
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./", c)) {
-			plain = false
-		}
-	}
-	switch strings.ToLower(s) {
-	case "true", "false", "yes", "no", "on", "off", "null", "y", "n":
-		plain = false
-	}
-	if plain {
-		return s
-	}
-	return strconv.Quote(s)
-}
-
 func joinQ(vals []string) string {
 	out := make([]string, len(vals))
 	for i, v := range vals {
-		out[i] = yq(v)
+		out[i] = yamlscalar.Quote(v)
 	}
 	return strings.Join(out, ", ")
 }
@@ -213,7 +195,7 @@ func labels(m map[string]string) string {
 	slices.Sort(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = yq(k) + ": " + strconv.Quote(m[k])
+		parts[i] = yamlscalar.Quote(k) + ": " + strconv.Quote(m[k])
 	}
 	return strings.Join(parts, ", ")
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"epsim/internal/yamlscalar"
 )
 
 // group merges entries alike but for their names into one entry with count:, in the order
@@ -163,24 +165,6 @@ func padded(prefix string, i, n int) string {
 	return prefix + strings.Repeat("0", max(0, n-len(prefix)-len(s))) + s
 }
 
-// plain matches scalars YAML reads as the same string without quotes.
-func q(s string) string {
-	plain := s != "" && (s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z')
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./", c)) {
-			plain = false
-		}
-	}
-	switch strings.ToLower(s) {
-	case "true", "false", "yes", "no", "on", "off", "null", "y", "n", "~":
-		plain = false
-	}
-	if plain {
-		return s
-	}
-	return strconv.Quote(s)
-}
-
 // intOrPct writes a maxSurge/maxUnavailable value: integers bare, percentages quoted.
 func intOrPct(s string) string {
 	if strings.HasSuffix(s, "%") {
@@ -203,22 +187,22 @@ func render(name string, sources []string, cl *clusterShape, groups []*entry, no
 			w("#   - %s\n", printable(n))
 		}
 	}
-	w("name: %s\n", q(name))
-	w("description: %s\n", q(fmt.Sprintf("Imported from kubectl output: %d nodes, %d Services, %d pods", res.Nodes, res.Services, res.Pods)))
+	w("name: %s\n", yamlscalar.Quote(name))
+	w("description: %s\n", yamlscalar.Quote(fmt.Sprintf("Imported from kubectl output: %d nodes, %d Services, %d pods", res.Nodes, res.Services, res.Pods)))
 	w("cluster:\n  nodes: %d\n  zones: [", cl.nodes)
 	for i, z := range cl.zones {
 		if i > 0 {
 			w(", ")
 		}
-		w("%s", q(z))
+		w("%s", yamlscalar.Quote(z))
 	}
-	w("]\n  region: %s\n  nodeNameFormat: %s\n  nodeMilliCPU: %d\n", q(cl.region), q(cl.nodeNameFormat), cl.milliCPU)
+	w("]\n  region: %s\n  nodeNameFormat: %s\n  nodeMilliCPU: %d\n", yamlscalar.Quote(cl.region), yamlscalar.Quote(cl.nodeNameFormat), cl.milliCPU)
 	w("services:\n")
 	for _, e := range groups {
 		if e.count > 1 {
 			w("  # %d Services alike: %s\n", e.count, summarize(e.names))
 		}
-		w("  - name: %s\n    namespace: %s\n", q(e.name), q(e.namespace))
+		w("  - name: %s\n    namespace: %s\n", yamlscalar.Quote(e.name), yamlscalar.Quote(e.namespace))
 		if e.count > 1 {
 			w("    count: %d\n", e.count)
 		}
@@ -246,7 +230,7 @@ func render(name string, sources []string, cl *clusterShape, groups []*entry, no
 			w("    topologyMode: %s\n", e.topology)
 		}
 		if e.proxyName != "" {
-			w("    labels: {service.kubernetes.io/service-proxy-name: %s}\n", q(e.proxyName))
+			w("    labels: {service.kubernetes.io/service-proxy-name: %s}\n", yamlscalar.Quote(e.proxyName))
 		}
 		w("    ports:")
 		if len(e.ports) == 0 {
@@ -256,11 +240,11 @@ func render(name string, sources []string, cl *clusterShape, groups []*entry, no
 		for _, p := range e.ports {
 			w("      - {")
 			if p.name != "" {
-				w("name: %s, ", q(p.name))
+				w("name: %s, ", yamlscalar.Quote(p.name))
 			}
 			w("protocol: %s, port: %d, targetPort: %d", p.protocol, p.port, p.targetPort)
 			if p.appProtocol != "" {
-				w(", appProtocol: %s", q(p.appProtocol))
+				w(", appProtocol: %s", yamlscalar.Quote(p.appProtocol))
 			}
 			w("}\n")
 		}
@@ -283,8 +267,8 @@ func render(name string, sources []string, cl *clusterShape, groups []*entry, no
 			if e.count > 1 {
 				n += "-0"
 			}
-			if !slices.Contains(refs, q(n)) {
-				refs = append(refs, q(n))
+			if !slices.Contains(refs, yamlscalar.Quote(n)) {
+				refs = append(refs, yamlscalar.Quote(n))
 			}
 		}
 		w("  - name: rollout-largest\n    action: rollout\n    services: [%s]\n", strings.Join(refs, ", "))
