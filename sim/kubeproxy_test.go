@@ -36,7 +36,10 @@ func syncSpans(k *kubeProxy) []span {
 func latencies(k *kubeProxy) []Time {
 	var out []Time
 	for _, l := range k.latency {
-		out = append(out, l...)
+		for _, d := range l.small {
+			out = append(out, Time(d))
+		}
+		out = append(out, l.big...)
 	}
 	return out
 }

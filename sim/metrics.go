@@ -3,14 +3,12 @@ package sim
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // collector accumulates results as the run goes: per phase and mode, per second, per write.
 type collector struct {
 	e       *Engine
 	phases  []PhaseResult
-	latency [][2][]float64 // per phase, per mode: latency samples in seconds
 	buckets []Bucket
 	width   int64 // seconds per bucket: 1, doubled when the run outgrows MaxSeriesBuckets
 	writes  []WriteRecord
@@ -25,17 +23,19 @@ type collector struct {
 	err error
 	// lastWrite is the time of the last API write.
 	lastWrite Time
-	// programming holds, per mode and phase, network programming latency samples (seconds).
-	programming [2][][]float64
+	// programming holds, per mode and phase, network programming latency samples.
+	programming [2][]samples
 	// services accumulates per Service (by serviceState.idx) and mode, over the whole run:
-	// a fixed-size record and a latency sample per committed write, O(1) per write.
+	// a fixed-size record and a latency sample per committed write, O(1) per write. The
+	// samples are kept once, here: a phase's and the run's propagation summaries are made
+	// from every Service's.
 	services [][2]serviceAcc
 }
 
 // serviceAcc is one Service's accounting in one mode.
 type serviceAcc struct {
 	writes, failed, fanout, maxObject int64
-	latency                           []float64
+	latency                           latencyLog
 }
 
 // service returns the accounting of service idx in mode m.
@@ -69,7 +69,6 @@ func mulChecked(a, b int64) int64 {
 func newCollector(e *Engine) *collector {
 	c := &collector{e: e, sliceSizes: make([]int, model1000+1), layoutDirtyAt: -1, width: 1}
 	c.phases = make([]PhaseResult, len(e.cfg.Timeline))
-	c.latency = make([][2][]float64, len(e.cfg.Timeline))
 	for i, a := range e.cfg.Timeline {
 		c.phases[i].Name = a.Name
 	}
@@ -169,7 +168,7 @@ func (c *collector) committed(rec WriteRecord, cm committed, svc int, fanout, pe
 		sa.maxObject = max(sa.maxObject, cm.objectBytes[0])
 	}
 	if events > 0 {
-		sa.latency = append(sa.latency, latency.Seconds())
+		sa.latency.add(latency, c.e.phase)
 	}
 	switch rec.Verb {
 	case "create":
@@ -207,8 +206,6 @@ func (c *collector) committed(rec WriteRecord, cm committed, svc int, fanout, pe
 	c.add(&r.ResentBytes, d.resentBytes, "resentBytes", rec.Mode)
 	if events > 0 {
 		bm.MaxLatencySeconds = max(bm.MaxLatencySeconds, latency.Seconds())
-		mi := modeIndex(rec.Mode)
-		c.latency[c.e.phase][mi] = append(c.latency[c.e.phase][mi], latency.Seconds())
 	}
 	if !c.e.cfg.NoWriteLog {
 		c.writes = append(c.writes, rec)
@@ -300,11 +297,19 @@ func (c *collector) sampleLayout(at Time) {
 func (c *collector) phaseEnded(i int, start, end Time) {
 	p := &c.phases[i]
 	p.Start, p.End = start, end
+	var z summarizer
+	var parts []samples
 	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
 		r := p.Mode(m)
 		mi := modeIndex(m)
 		r.Objects = c.objects[mi]
-		r.Propagation = summarize(c.latency[i][mi])
+		parts = parts[:0]
+		for j := range c.services {
+			if s := c.services[j][mi].latency.ofPhase(i); s.len() > 0 {
+				parts = append(parts, s)
+			}
+		}
+		r.Propagation = z.summarize(parts...)
 		// Peak egress per second: a coarse bucket gives its average over its seconds.
 		first, last := int64(start/1e9)/c.width, int64(end/1e9)/c.width
 		if i == len(c.phases)-1 {
@@ -319,20 +324,6 @@ func (c *collector) phaseEnded(i int, start, end Time) {
 			r.PeakEgressBytesPerSec = max(r.PeakEgressBytesPerSec, (bm.FanoutBytes+bm.ResentBytes)/b.Seconds())
 		}
 	}
-}
-
-// summarize computes latency percentiles (nearest rank) of samples.
-func summarize(samples []float64) Latency {
-	if len(samples) == 0 {
-		return Latency{}
-	}
-	s := slices.Clone(samples)
-	slices.Sort(s)
-	rank := func(q float64) float64 {
-		i := int(math.Ceil(q*float64(len(s)))) - 1
-		return s[max(0, min(i, len(s)-1))]
-	}
-	return Latency{Count: int64(len(s)), P50Seconds: rank(0.50), P90Seconds: rank(0.90), P99Seconds: rank(0.99), MaxSeconds: s[len(s)-1]}
 }
 
 // addTotal is add for the total over all phases.
@@ -376,9 +367,11 @@ func (c *collector) results() *Results {
 	if len(c.phases) > 0 {
 		r.Total.Start, r.Total.End = c.phases[0].Start, c.phases[len(c.phases)-1].End
 	}
+	var z summarizer
+	var parts []samples
 	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
 		t := r.Total.Mode(m)
-		var all, programming []float64
+		mi := modeIndex(m)
 		var busy float64
 		for i := range c.phases {
 			p := c.phases[i].Mode(m)
@@ -404,7 +397,6 @@ func (c *collector) results() *Results {
 			c.addTotal(&t.ResentBytes, p.ResentBytes, "resentBytes", m)
 			t.Objects = p.Objects
 			t.Watchers = max(t.Watchers, p.Watchers)
-			all = append(all, c.latency[i][modeIndex(m)]...)
 			t.KubeProxyCPUSeconds += p.KubeProxyCPUSeconds
 			t.KubeProxyDecodeCPUSeconds += p.KubeProxyDecodeCPUSeconds
 			t.KubeProxySyncs += p.KubeProxySyncs
@@ -412,22 +404,25 @@ func (c *collector) results() *Results {
 			t.PeakSyncSeconds = max(t.PeakSyncSeconds, p.PeakSyncSeconds)
 			t.APIServerCPUSeconds += p.APIServerCPUSeconds
 			busy += p.KubeProxyBusyFraction * (c.phases[i].End - c.phases[i].Start).Seconds()
-			if ps := c.programming[modeIndex(m)]; i < len(ps) {
-				programming = append(programming, ps[i]...)
+		}
+		parts = parts[:0]
+		for j := range c.services {
+			if s := &c.services[j][mi].latency; s.len() > 0 {
+				parts = append(parts, s.samples)
 			}
 		}
-		t.Propagation = summarize(all)
-		t.Programming = summarize(programming)
+		t.Propagation = z.summarize(parts...)
+		t.Programming = z.summarize(c.programming[mi]...)
 		if d := (r.Total.End - r.Total.Start).Seconds(); d > 0 {
 			t.KubeProxyBusyFraction = min(busy/d, 1)
 		}
 	}
-	r.Services = c.serviceResults()
+	r.Services = c.serviceResults(&z)
 	return r
 }
 
 // serviceResults returns every Service that some mode wrote for, in creation order.
-func (c *collector) serviceResults() []ServiceResult {
+func (c *collector) serviceResults(z *summarizer) []ServiceResult {
 	var out []ServiceResult
 	for i, acc := range c.services {
 		if i >= len(c.e.services) || c.e.services[i].svc == nil {
@@ -448,7 +443,7 @@ func (c *collector) serviceResults() []ServiceResult {
 		for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
 			a := &acc[modeIndex(m)]
 			*sr.Mode(m) = ServiceModeResult{Writes: a.writes, FailedWrites: a.failed, FanoutBytes: a.fanout,
-				MaxObjectBytes: a.maxObject, Propagation: summarize(a.latency)}
+				MaxObjectBytes: a.maxObject, Propagation: z.summarize(a.latency.samples)}
 		}
 		out = append(out, sr)
 	}

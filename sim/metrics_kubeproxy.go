@@ -16,13 +16,7 @@ func (c *collector) kubeProxyResults(end Time) {
 			continue
 		}
 		k.flush(end)
-		latency := make([][]float64, len(c.phases))
-		for i, l := range k.latency {
-			latency[i] = make([]float64, len(l))
-			for j, d := range l {
-				latency[i][j] = d.Seconds()
-			}
-		}
+		var z summarizer
 		busy := make([]Time, len(c.phases))
 		for _, s := range k.syncs {
 			i := s.phase
@@ -42,12 +36,12 @@ func (c *collector) kubeProxyResults(end Time) {
 			r := c.phases[i].Mode(m)
 			r.KubeProxyCPUSeconds += k.decodeCPU[i].Seconds()
 			r.KubeProxyDecodeCPUSeconds = k.decodeCPU[i].Seconds()
-			r.Programming = summarize(latency[i])
+			r.Programming = z.summarize(k.latency[i])
 			if d := c.phases[i].End - c.phases[i].Start; d > 0 {
 				r.KubeProxyBusyFraction = min(busy[i].Seconds()/d.Seconds(), 1)
 			}
 		}
-		c.programming[modeIndex(m)] = latency
+		c.programming[modeIndex(m)] = k.latency
 	}
 }
 

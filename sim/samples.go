@@ -1,0 +1,94 @@
+package sim
+
+import (
+	"math"
+	"slices"
+)
+
+// samples is a multiset of durations, kept exactly in 4 bytes each when they fit: a run
+// records one per write and per programmed change, millions of them, and summarises them
+// only at phase ends. Values in [0, 2³²) ns (up to 4.29 s) go to small, any other to big.
+type samples struct {
+	small []uint32
+	big   []Time
+}
+
+// add adds d to the multiset.
+func (s *samples) add(d Time) {
+	if d >= 0 && d <= math.MaxUint32 {
+		s.small = append(s.small, uint32(d))
+	} else {
+		s.big = append(s.big, d)
+	}
+}
+
+// len returns the number of samples.
+func (s *samples) len() int { return len(s.small) + len(s.big) }
+
+// latencyLog is one Service's propagation samples in one mode, over the whole run, with the
+// start of the current phase's part: the phase's summary is made from every Service's part.
+type latencyLog struct {
+	samples
+	// phase is the phase of the last sample (meaningless while there is none); smallFrom
+	// and bigFrom are where that phase's samples start.
+	phase              int32
+	smallFrom, bigFrom int32
+}
+
+// add adds d as a sample of phase.
+func (l *latencyLog) add(d Time, phase int) {
+	if l.phase != int32(phase) || l.len() == 0 {
+		l.phase = int32(phase)
+		l.smallFrom, l.bigFrom = int32(len(l.small)), int32(len(l.big))
+	}
+	l.samples.add(d)
+}
+
+// ofPhase returns the samples of phase i (empty unless i is the phase of the last sample).
+func (l *latencyLog) ofPhase(i int) samples {
+	if l.len() == 0 || l.phase != int32(i) {
+		return samples{}
+	}
+	return samples{small: l.small[l.smallFrom:], big: l.big[l.bigFrom:]}
+}
+
+// summarizer computes latency percentiles from samples, reusing its buffers across calls
+// (keep one only as long as a batch of calls: the buffers grow to the largest union).
+type summarizer struct {
+	small []uint32
+	big   []Time
+}
+
+// summarize returns the nearest-rank percentiles of the union of parts, in seconds. It gives
+// what sorting every sample's Seconds() would: Seconds is monotonic, so the rank picks the
+// same sample.
+func (z *summarizer) summarize(parts ...samples) Latency {
+	z.small, z.big = z.small[:0], z.big[:0]
+	for _, p := range parts {
+		z.small = append(z.small, p.small...)
+		z.big = append(z.big, p.big...)
+	}
+	n := len(z.small) + len(z.big)
+	if n == 0 {
+		return Latency{}
+	}
+	slices.Sort(z.small)
+	slices.Sort(z.big)
+	// Negative big values rank before every small one, the others after.
+	neg, _ := slices.BinarySearch(z.big, 0)
+	at := func(i int) Time {
+		switch {
+		case i < neg:
+			return z.big[i]
+		case i < neg+len(z.small):
+			return Time(z.small[i-neg])
+		default:
+			return z.big[i-len(z.small)]
+		}
+	}
+	rank := func(q float64) float64 {
+		i := int(math.Ceil(q*float64(n))) - 1
+		return at(max(0, min(i, n-1))).Seconds()
+	}
+	return Latency{Count: int64(n), P50Seconds: rank(0.50), P90Seconds: rank(0.90), P99Seconds: rank(0.99), MaxSeconds: at(n - 1).Seconds()}
+}

@@ -1,0 +1,87 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// floatSummary is the nearest-rank summary of the samples' Seconds() sorted as float64: what
+// the collector computed before it kept samples compactly.
+func floatSummary(ds []Time) Latency {
+	if len(ds) == 0 {
+		return Latency{}
+	}
+	s := make([]float64, len(ds))
+	for i, d := range ds {
+		s[i] = d.Seconds()
+	}
+	slices.Sort(s)
+	rank := func(q float64) float64 {
+		i := int(math.Ceil(q*float64(len(s)))) - 1
+		return s[max(0, min(i, len(s)-1))]
+	}
+	return Latency{Count: int64(len(s)), P50Seconds: rank(0.50), P90Seconds: rank(0.90), P99Seconds: rank(0.99), MaxSeconds: s[len(s)-1]}
+}
+
+// TestSummarizerMatchesFloatSort checks the compact samples against sorting float seconds,
+// with values on both sides of the 4-byte range (negative, around 2³² ns, minutes).
+func TestSummarizerMatchesFloatSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func() Time {
+		switch rng.IntN(6) {
+		case 0:
+			return -Time(rng.Int64N(1e9))
+		case 1:
+			return Time(math.MaxUint32) - 2 + Time(rng.IntN(5))
+		case 2:
+			return Time(rng.Int64N(600e9))
+		default:
+			return Time(rng.Int64N(3e9))
+		}
+	}
+	for n := range 40 {
+		var all []Time
+		var parts []samples
+		for range rng.IntN(4) + 1 {
+			var s samples
+			for range rng.IntN(n + 1) {
+				d := pick()
+				s.add(d)
+				all = append(all, d)
+			}
+			parts = append(parts, s)
+		}
+		var z summarizer
+		if got, want := z.summarize(parts...), floatSummary(all); got != want {
+			t.Fatalf("n=%d: summarize = %+v, want %+v", len(all), got, want)
+		}
+	}
+}
+
+// TestLatencyLogPhases checks that a log's phase part holds the samples added since the
+// phase changed, and nothing for another phase.
+func TestLatencyLogPhases(t *testing.T) {
+	var l latencyLog
+	if s := l.ofPhase(0); s.len() != 0 {
+		t.Fatalf("empty log: phase 0 has %d samples", s.len())
+	}
+	l.add(1, 0)
+	l.add(5e9, 0)
+	l.add(2, 2)
+	l.add(-3, 2)
+	l.add(4, 2)
+	var z summarizer
+	if got := z.summarize(l.ofPhase(2)); got != floatSummary([]Time{2, -3, 4}) {
+		t.Errorf("phase 2 = %+v", got)
+	}
+	for _, i := range []int{0, 1, 3} {
+		if s := l.ofPhase(i); s.len() != 0 {
+			t.Errorf("phase %d has %d samples, want 0 (only the last phase's are marked)", i, s.len())
+		}
+	}
+	if got := z.summarize(l.samples); got != floatSummary([]Time{1, 5e9, 2, -3, 4}) {
+		t.Errorf("all = %+v", got)
+	}
+}
