@@ -46,9 +46,12 @@ type ServiceEndpoints struct {
 
 	// entries holds the (port, address) records changed since the stored object was last
 	// committed; a record absent from it has its stored side equal to its current side, so
-	// between syncs the map holds only what changed (see setEntry).
-	entries  map[endpointsEntryKey]endpointsEntry
-	mismatch int
+	// between syncs it holds only what changed (see setEntry). It is usually a few records,
+	// made and dropped around every write: a list scanned while short (entryIndex is nil),
+	// indexed past endpointsEntryScan records.
+	entries    []endpointsEntryRecord
+	entryIndex map[endpointsEntryKey]int
+	mismatch   int
 
 	// labels is legacyEndpointsLabels(labelsOf), kept for the Service version it was made
 	// for: the stored object's labels and the ones ObjectMeta returns share it.
@@ -139,6 +142,39 @@ type endpointsEntrySide struct {
 // object; mismatch counts the entries where the two differ.
 type endpointsEntry struct {
 	cur, stored endpointsEntrySide
+}
+
+// endpointsEntryRecord is an entry with its key, as ServiceEndpoints.entries holds it.
+type endpointsEntryRecord struct {
+	key endpointsEntryKey
+	endpointsEntry
+}
+
+// endpointsEntryScan is the number of records up to which entry scans s.entries.
+const endpointsEntryScan = 16
+
+// entry returns the record of k, appending an empty one (both sides absent) if there is none.
+func (s *ServiceEndpoints) entry(k endpointsEntryKey) (e *endpointsEntry, found bool) {
+	if s.entryIndex == nil {
+		for i := range s.entries {
+			if r := &s.entries[i]; r.key == k {
+				return &r.endpointsEntry, true
+			}
+		}
+	} else if i, ok := s.entryIndex[k]; ok {
+		return &s.entries[i].endpointsEntry, true
+	}
+	s.entries = append(s.entries, endpointsEntryRecord{key: k})
+	switch n := len(s.entries); {
+	case s.entryIndex != nil:
+		s.entryIndex[k] = n - 1
+	case n > endpointsEntryScan:
+		s.entryIndex = make(map[endpointsEntryKey]int, 2*n)
+		for i := range s.entries {
+			s.entryIndex[s.entries[i].key] = i
+		}
+	}
+	return &s.entries[len(s.entries)-1].endpointsEntry, false
 }
 
 func (e *endpointsEntry) equal() bool {
@@ -422,8 +458,7 @@ func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState) {
 // SetPod removes a pod's old state before adding its new one. So records are kept only from
 // a change to the next commit, not for every address of the Service.
 func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, present bool) {
-	k := endpointsEntryKey{port: port, ip: ps.addr.IP, uid: ps.addr.TargetRef.UID}
-	e, ok := s.entries[k]
+	e, ok := s.entry(endpointsEntryKey{port: port, ip: ps.addr.IP, uid: ps.addr.TargetRef.UID})
 	if !ok && !present {
 		e.stored = endpointsEntrySide{present: true, ready: ps.ready, addr: &ps.addr}
 		e.cur = e.stored
@@ -439,14 +474,13 @@ func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, present boo
 	if !e.equal() {
 		s.mismatch++
 	}
-	put(&s.entries, k, e)
 }
 
 // commitTouched makes the stored side of every record equal to its current side: no record
-// needs keeping. The map is dropped rather than cleared: a cleared map keeps its table, and
-// most Services change rarely.
+// needs keeping. The list is dropped rather than truncated: most Services change rarely, and
+// a kept array would stay allocated for each of them.
 func (s *ServiceEndpoints) commitTouched() {
-	s.entries = nil
+	s.entries, s.entryIndex = nil, nil
 	s.mismatch = 0
 }
 
@@ -656,20 +690,19 @@ func (s *ServiceEndpoints) Applied() {
 				continue
 			}
 			for _, id := range ps.sig.portIDs {
-				k := endpointsEntryKey{port: id, ip: ps.addr.IP, uid: ps.addr.TargetRef.UID}
-				if _, ok := s.entries[k]; !ok {
+				if e, ok := s.entry(endpointsEntryKey{port: id, ip: ps.addr.IP, uid: ps.addr.TargetRef.UID}); !ok {
 					side := endpointsEntrySide{present: true, ready: ps.ready, addr: &ps.addr}
-					put(&s.entries, k, endpointsEntry{cur: side, stored: side})
+					*e = endpointsEntry{cur: side, stored: side}
 				}
 			}
 		}
 		s.mismatch = 0
-		for k, e := range s.entries {
+		for i := range s.entries {
+			e := &s.entries[i].endpointsEntry
 			e.stored = endpointsEntrySide{}
 			if !e.equal() {
 				s.mismatch++
 			}
-			s.entries[k] = e
 		}
 	}
 }
