@@ -522,11 +522,14 @@ func (e *Engine) podGone(p *podState) {
 // podCount is the number of pods in the API (s.pods without the gone ones not yet dropped).
 func (s *serviceState) podCount() int { return len(s.pods) - s.gone }
 
-// dropGone counts one more gone pod in s.pods and compacts the list once they are half of it,
-// into a new array, so that a loop ranging over the old one is not disturbed.
+// dropGone counts one more gone pod in s.pods and compacts the list once they are a quarter
+// of it, into a new array, so that a loop ranging over the old one is not disturbed. Copying
+// at most 3 live pods per gone one keeps removal O(1) amortised, and a gone pod (its podState,
+// last Pod version, name and UID) is not held for long: a small Service would otherwise keep
+// the pods of every rollout and drain until it had lost dozens.
 func (s *serviceState) dropGone() {
 	s.gone++
-	if s.gone < 32 || s.gone*2 < len(s.pods) {
+	if s.gone*4 < len(s.pods) {
 		return
 	}
 	live := make([]*podState, 0, len(s.pods)-s.gone)
