@@ -4,10 +4,19 @@ package model
 // (name, namespace, labels, and the trigger-time and over-capacity annotations), without
 // materialising its addresses. The engine adds what the API server assigns. The Labels map
 // is shared with the builder (one per Service version): do not modify it.
-func (s *ServiceEndpoints) ObjectMeta() ObjectMeta {
+func (s *ServiceEndpoints) ObjectMeta() ObjectMeta { return s.ObjectMetaInto(nil) }
+
+// ObjectMetaInto is ObjectMeta with the annotations written into annotations, cleared first
+// (a new map when it is nil), for a caller that reuses one map across syncs. Annotations is
+// nil when there are none, as with ObjectMeta, and annotations is then left as it was.
+func (s *ServiceEndpoints) ObjectMetaInto(annotations map[string]string) ObjectMeta {
 	meta := ObjectMeta{Name: s.svc.Name, Namespace: s.svc.Namespace, Labels: s.endpointsLabels()}
 	if !s.lastTrigger.IsZero() || s.last.Truncated {
-		meta.Annotations = map[string]string{}
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		clear(annotations)
+		meta.Annotations = annotations
 	}
 	if !s.lastTrigger.IsZero() {
 		meta.Annotations[AnnotationTriggerTime] = s.lastTrigger.RFC3339Nano()

@@ -884,8 +884,21 @@ func (s *ServiceEndpoints) SubsetSizes() []SubsetSize {
 	if s.last.Verb == EndpointsDelete || s.svc.ExternalName || s.svc.Selector == nil {
 		return nil
 	}
-	out := make([]SubsetSize, 0, len(s.layout))
+	return s.AppendSubsetSizes(make([]SubsetSize, 0, len(s.layout)))
+}
+
+// AppendSubsetSizes appends what SubsetSizes returns to out, for a caller that reuses one
+// list across syncs: the Ports lists in out's spare capacity are reused too (so a caller
+// must not keep them).
+func (s *ServiceEndpoints) AppendSubsetSizes(out []SubsetSize) []SubsetSize {
+	if s.last.Verb == EndpointsDelete || s.svc.ExternalName || s.svc.Selector == nil {
+		return out
+	}
 	for _, l := range s.layout {
+		var ports []EndpointsPort
+		if len(out) < cap(out) {
+			ports = out[:len(out)+1][len(out)].Ports[:0]
+		}
 		ss := SubsetSize{
 			Addresses:            l.list.ready.len(),
 			NotReadyAddresses:    l.list.notReady.len(),
@@ -901,7 +914,10 @@ func (s *ServiceEndpoints) SubsetSizes() []SubsetSize {
 			}
 		}
 		for _, id := range l.portIDs {
-			ss.Ports = append(ss.Ports, s.ports[id].port)
+			ports = append(ports, s.ports[id].port)
+		}
+		if len(ports) > 0 {
+			ss.Ports = ports
 		}
 		out = append(out, ss)
 	}

@@ -56,8 +56,9 @@ type syncer interface {
 	podChanged(p *podState, old *model.Pod, deleted bool) bool
 	// serviceChanged updates the reconciler's view of the Service.
 	serviceChanged(s *serviceState)
-	// sync computes the writes for s. A non-nil error means the sync must be retried.
-	sync(s *serviceState, trigger model.Timestamp) ([]write, error)
+	// sync computes the writes for s, appended to buf[:0] (a buffer the caller reuses). A
+	// non-nil error means the sync must be retried.
+	sync(s *serviceState, trigger model.Timestamp, buf []write) ([]write, error)
 	// commit turns a write into the object the API server stores (metadata assigned by the
 	// API server is set by the caller first) and returns its accounting.
 	commit(s *serviceState, w *write, meta apiMeta) committed
@@ -118,6 +119,27 @@ type controller struct {
 	informerLag Time
 	// buildPerPod is the Endpoints controller's address-list build time per pod read.
 	buildPerPod Time
+	// freeRuns are finished sync runs, kept for reuse with their write buffers: a run
+	// makes a run and a write list per sync, and syncs are most of what a run does.
+	freeRuns []*syncRun
+}
+
+// newRun returns a sync run to fill in (a finished one when there is one).
+func (c *controller) newRun() *syncRun {
+	if n := len(c.freeRuns); n > 0 {
+		r := c.freeRuns[n-1]
+		c.freeRuns = c.freeRuns[:n-1]
+		return r
+	}
+	return &syncRun{}
+}
+
+// freeRun keeps r, which no event refers to any more, for reuse. Its writes are cleared so
+// that the buffer holds no objects.
+func (c *controller) freeRun(r *syncRun) {
+	clear(r.writes)
+	*r = syncRun{writes: r.writes[:0]}
+	c.freeRuns = append(c.freeRuns, r)
 }
 
 func newController(e *Engine, mode Mode, cfg ControllerConfig, rng *rand.Rand) *controller {
@@ -328,15 +350,18 @@ func (c *controller) startSync(s *serviceState) {
 	k.trigger = 0
 	since, had := k.pendingSince, k.pending
 	k.pending = false
-	writes, err := c.syncer.sync(s, trigger)
+	run := c.newRun()
+	writes, err := c.syncer.sync(s, trigger, run.writes)
+	run.writes = writes
 	if len(writes) == 0 {
+		c.freeRun(run)
 		c.done(s, err != nil)
 		return
 	}
 	if !had {
 		since = e.now
 	}
-	run := &syncRun{c: c, s: s, writes: writes, since: since, failed: err != nil}
+	*run = syncRun{c: c, s: s, writes: writes, since: since, failed: err != nil}
 	run.next(e.now)
 }
 
@@ -364,15 +389,18 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 	}
 	since, had := k.pendingSince, k.pending
 	k.pending = false
-	writes, err := c.syncer.sync(s, trigger)
+	run := c.newRun()
+	writes, err := c.syncer.sync(s, trigger, run.writes)
+	run.writes = writes
 	if len(writes) == 0 {
+		c.freeRun(run)
 		e.schedule(built, evSyncDone{c, s, err != nil})
 		return
 	}
 	if !had {
 		since = e.now
 	}
-	run := &syncRun{c: c, s: s, writes: writes, since: since, failed: err != nil}
+	*run = syncRun{c: c, s: s, writes: writes, since: since, failed: err != nil}
 	run.next(built)
 }
 
@@ -405,7 +433,10 @@ func (r *syncRun) next(t Time) {
 		r.i++
 	}
 	if r.i >= len(r.writes) {
-		r.c.done(r.s, r.failed)
+		// The run is over: no event refers to it any more.
+		c, s, failed := r.c, r.s, r.failed
+		c.freeRun(r)
+		c.done(s, failed)
 		return
 	}
 	send := t

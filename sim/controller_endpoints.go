@@ -25,6 +25,10 @@ type endpointsSyncer struct {
 	// that arrived meanwhile, in order.
 	inflight []bool
 	held     [][]heldChange
+	// freeSnaps are snapshots of settled writes, kept for reuse with their buffers (one
+	// snapshot per sync otherwise); mf is commit's managedFields buffer.
+	freeSnaps []*endpointsSnapshot
+	mf        [1]model.ManagedFieldsEntry
 }
 
 // heldChange is one input change held back while a write is in flight.
@@ -56,6 +60,8 @@ type endpointsSnapshot struct {
 	// manual is the user's Endpoints object of a selector-less Service (then the rest is
 	// unset).
 	manual *model.Endpoints
+	// annotations is a map to reuse for meta's annotations (nil: none yet).
+	annotations map[string]string
 }
 
 func newEndpointsSyncer(e *Engine) *endpointsSyncer {
@@ -131,7 +137,7 @@ func (y *endpointsSyncer) apply(i int, c heldChange) {
 	}
 }
 
-func (y *endpointsSyncer) sync(s *serviceState, trigger model.Timestamp) ([]write, error) {
+func (y *endpointsSyncer) sync(s *serviceState, trigger model.Timestamp, buf []write) ([]write, error) {
 	if s.manual != nil {
 		// upstream: endpoints_controller.go syncService returns early for a Service without a
 		// selector: the Endpoints object is the user's. We write it as the user does (when
@@ -146,21 +152,52 @@ func (y *endpointsSyncer) sync(s *serviceState, trigger model.Timestamp) ([]writ
 			verb = model.EndpointsUpdate
 		}
 		y.inflight[s.idx] = true
-		return []write{{verb: verb, legacy: true, user: true, endpoints: &endpointsSnapshot{manual: s.manual}}}, nil
+		snap := y.newSnapshot()
+		snap.manual = s.manual
+		return append(buf[:0], write{verb: verb, legacy: true, user: true, endpoints: snap}), nil
 	}
 	b := y.builders[s.idx]
 	d := b.Sync(trigger)
 	if d.Verb == "" {
-		return nil, nil
+		return buf[:0], nil
 	}
 	y.inflight[s.idx] = true
-	snap := &endpointsSnapshot{decision: d, meta: b.ObjectMeta(), subsets: b.SubsetSizes(), unchanged: b.Unchanged()}
+	snap := y.newSnapshot()
+	snap.decision = d
+	snap.meta = b.ObjectMetaInto(snap.annotations)
+	snap.subsets = b.AppendSubsetSizes(snap.subsets[:0])
+	snap.unchanged = b.Unchanged()
 	if d.Truncated {
 		// An over-capacity object is re-PUT on every sync (UPSTREAM.md §3); the API server
 		// drops the PUT only if the truncated object encodes the same.
 		snap.unchanged = b.TruncatedUnchanged()
 	}
-	return []write{{verb: d.Verb, legacy: true, endpoints: snap}}, nil
+	return append(buf[:0], write{verb: d.Verb, legacy: true, endpoints: snap}), nil
+}
+
+// newSnapshot returns an empty snapshot, with the buffers of a settled one when there is one.
+func (y *endpointsSyncer) newSnapshot() *endpointsSnapshot {
+	if n := len(y.freeSnaps); n > 0 {
+		snap := y.freeSnaps[n-1]
+		y.freeSnaps = y.freeSnaps[:n-1]
+		return snap
+	}
+	return &endpointsSnapshot{}
+}
+
+// freeSnapshot keeps the snapshot of a settled write for reuse: nothing refers to it once
+// applied has run. It keeps its annotations map and subset list, and drops the rest.
+func (y *endpointsSyncer) freeSnapshot(snap *endpointsSnapshot) {
+	ann := snap.annotations
+	if snap.meta.Annotations != nil {
+		ann = snap.meta.Annotations
+	}
+	subsets := snap.subsets
+	for i := range subsets {
+		subsets[i] = model.SubsetSize{Ports: subsets[i].Ports[:0]}
+	}
+	*snap = endpointsSnapshot{annotations: ann, subsets: subsets[:0]}
+	y.freeSnaps = append(y.freeSnaps, snap)
 }
 
 func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) committed {
@@ -191,7 +228,14 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	cm.endpoints = d.Addresses + d.NotReadyAddresses
 	cm.ready = d.Addresses
 	cm.requestBytes = model.EndpointsSizeFrom(&om, snap.subsets, model.Protobuf)
-	om.ManagedFields = []model.ManagedFieldsEntry{y.fields[s.idx].Endpoints(&model.Endpoints{ObjectMeta: om, Subsets: make([]model.EndpointSubset, len(snap.subsets))}, meta.now)}
+	// The field set depends on the subsets only through whether there are any.
+	shape := model.Endpoints{ObjectMeta: om}
+	if len(snap.subsets) > 0 {
+		shape.Subsets = oneSubset[:]
+	}
+	// om lives only through this call (w keeps its labels): the buffer is reused.
+	y.mf[0] = y.fields[s.idx].Endpoints(&shape, meta.now)
+	om.ManagedFields = y.mf[:]
 	cm.objectBytes[model.Protobuf] = model.EndpointsSizeFrom(&om, snap.subsets, model.Protobuf)
 	if y.e.api.needJSON {
 		cm.objectBytes[model.JSON] = model.EndpointsSizeFrom(&om, snap.subsets, model.JSON)
@@ -210,8 +254,12 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	return cm
 }
 
+// oneSubset stands for a non-empty subset list where only its being non-empty matters.
+var oneSubset [1]model.EndpointSubset
+
 func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 	i := s.idx
+	defer y.freeSnapshot(w.endpoints)
 	if ok {
 		if w.endpoints.manual == nil {
 			y.builders[i].Applied()

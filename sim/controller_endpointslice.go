@@ -163,12 +163,12 @@ func podEndpointsChanged(old, cur *model.Pod) bool {
 	return old.Hostname != cur.Hostname || old.Subdomain != cur.Subdomain
 }
 
-func (y *sliceSyncer) sync(s *serviceState, trigger model.Timestamp) ([]write, error) {
+func (y *sliceSyncer) sync(s *serviceState, trigger model.Timestamp, buf []write) ([]write, error) {
 	if s.manual != nil {
-		return y.mirror(s), nil
+		return y.mirror(s, buf), nil
 	}
 	res := y.reconcilers[s.idx].Sync(trigger)
-	var writes []write
+	writes := buf[:0]
 	for i := range res.Plans {
 		p := &res.Plans[i]
 		for _, sl := range p.ToCreate {
@@ -295,7 +295,7 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 // maxSyncBackOff).
 // upstream: pkg/controller/endpointslicemirroring endpointslicemirroring_controller.go
 // syncEndpoints, reconciler.go reconcile.
-func (y *sliceSyncer) mirror(s *serviceState) []write {
+func (y *sliceSyncer) mirror(s *serviceState, buf []write) []write {
 	st := &y.stored[s.idx]
 	existing := make([]*model.EndpointSlice, 0, len(st.list))
 	for _, ss := range st.list {
@@ -303,7 +303,7 @@ func (y *sliceSyncer) mirror(s *serviceState) []write {
 	}
 	slices.SortFunc(existing, func(a, b *model.EndpointSlice) int { return strings.Compare(a.Name, b.Name) })
 	plan := model.MirrorEndpoints(s.manual, s.svc, existing, model.MirroringMaxEndpointsPerSubset)
-	var writes []write
+	writes := buf[:0]
 	for _, x := range []struct {
 		verb string
 		list []*model.EndpointSlice

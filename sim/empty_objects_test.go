@@ -105,7 +105,7 @@ func TestEmptyEndpointsMatchesUpstream(t *testing.T) {
 	e, s := emptyObjectsEngine(t)
 	y := newEndpointsSyncer(e)
 	y.serviceAdded(s)
-	writes, err := y.sync(s, s.svc.CreationTimestamp)
+	writes, err := y.sync(s, s.svc.CreationTimestamp, nil)
 	if err != nil || len(writes) != 1 || writes[0].verb != model.EndpointsCreate {
 		t.Fatalf("writes %+v, err %v", writes, err)
 	}
@@ -189,7 +189,7 @@ func TestPlaceholderSliceMatchesUpstream(t *testing.T) {
 			}
 			y := newSliceSyncer(e)
 			y.serviceAdded(s)
-			writes, err := y.sync(s, trigger)
+			writes, err := y.sync(s, trigger, nil)
 			if err != nil || len(writes) != len(svc.IPFamilies) {
 				t.Fatalf("writes %+v, err %v", writes, err)
 			}
