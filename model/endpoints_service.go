@@ -245,6 +245,12 @@ func (s *ServiceEndpoints) DeleteService() { s.deleted = true }
 func (s *ServiceEndpoints) SetPod(pod *Pod) {
 	key := s.podKey(pod.Namespace, pod.Name)
 	old := s.pods[key]
+	if old != nil && !old.included && !s.podAddressable(pod) {
+		// Neither state counts (no IP yet, or terminal) and nothing but s.pods refers to
+		// a state that does not: it is updated in place to what podState would return.
+		*old = endpointsPodState{pod: pod}
+		return
+	}
 	ps := s.podState(pod, old) // pods are never modified once passed: no copy needed
 	if old != nil && !old.included && !ps.included {
 		s.pods[key] = ps // neither counts (no IP yet, or terminal): nothing else changes
@@ -327,6 +333,16 @@ func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) *endpoint
 	ps.included = true
 	ps.bytes = s.addressBytes(&ps.addr)
 	return ps
+}
+
+// podAddressable reports whether podState gets as far as the pod's ports: the pod is included
+// and has an address of the Service's family.
+func (s *ServiceEndpoints) podAddressable(pod *Pod) bool {
+	if !legacyPodIncluded(pod, s.svc.PublishNotReadyAddresses) {
+		return false
+	}
+	_, ok := legacyPodIP(s.svc, pod)
+	return ok
 }
 
 // prevRef is the target reference of a previous pod state (nil if none).
