@@ -276,6 +276,15 @@ func (s *ServiceEndpoints) DeletePod(podKey string) {
 	if ns, name, ok := strings.Cut(podKey, "/"); ok {
 		podKey = s.podKey(ns, name)
 	}
+	s.deletePod(podKey)
+}
+
+// DeletePodOf is DeletePod for the pod namespace/name, without building its key.
+func (s *ServiceEndpoints) DeletePodOf(namespace, name string) {
+	s.deletePod(s.podKey(namespace, name))
+}
+
+func (s *ServiceEndpoints) deletePod(podKey string) {
 	if old := s.pods[podKey]; old != nil {
 		s.removeContribution(old)
 		delete(s.pods, podKey)

@@ -227,7 +227,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		deleted := kubeProxyType == model.EventDeleted
 		// A closed watch's missed events (or its relist) are decoded again too.
 		decodeBytes := kubeProxyEvent + d.resentBytes/events
-		e.kubeProxies[mi].receive(cm.namespace+"/"+cm.name, kubeProxyChange{
+		e.kubeProxies[mi].receive(objectKey{cm.namespace, cm.name}, kubeProxyChange{
 			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted, delivered: d.done,
 		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, cm.ready)
 	}

@@ -33,9 +33,9 @@ type endpointsSyncer struct {
 
 // heldChange is one input change held back while a write is in flight.
 type heldChange struct {
-	pod       *model.Pod     // SetPod
-	deleteKey string         // DeletePod
-	svc       *model.Service // SetService
+	pod     *model.Pod     // SetPod, or DeletePod when deleted
+	deleted bool           // pod is gone
+	svc     *model.Service // SetService
 }
 
 // storedEndpoints is what the API server stores for one Service's Endpoints.
@@ -113,7 +113,7 @@ func (y *endpointsSyncer) podChanged(p *podState, old *model.Pod, deleted bool) 
 		return false
 	}
 	if deleted {
-		y.apply(p.svc.idx, heldChange{deleteKey: p.pod.Key()})
+		y.apply(p.svc.idx, heldChange{pod: p.pod, deleted: true})
 		return true
 	}
 	y.apply(p.svc.idx, heldChange{pod: p.pod})
@@ -128,12 +128,12 @@ func (y *endpointsSyncer) apply(i int, c heldChange) {
 	}
 	b := y.builders[i]
 	switch {
+	case c.deleted:
+		b.DeletePodOf(c.pod.Namespace, c.pod.Name)
 	case c.pod != nil:
 		b.SetPod(c.pod)
-	case c.svc != nil:
-		b.SetService(c.svc)
 	default:
-		b.DeletePod(c.deleteKey)
+		b.SetService(c.svc)
 	}
 }
 
@@ -273,11 +273,13 @@ func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 	}
 	// The write is settled: the changes held meanwhile reach the builder now.
 	y.inflight[i] = false
+	// apply holds nothing now (the write is settled), so the list is reused afterwards.
 	held := y.held[i]
-	y.held[i] = nil
 	for _, c := range held {
 		y.apply(i, c)
 	}
+	clear(held)
+	y.held[i] = held[:0]
 }
 
 // commitManual stores the user's Endpoints object of a selector-less Service. Its

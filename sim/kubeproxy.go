@@ -249,8 +249,12 @@ type kubeProxy struct {
 	// decodeCPU is decode CPU per phase.
 	decodeCPU []Time
 	// objects holds each object's endpoint count as kube-proxy last saw it.
-	objects map[string]int
+	objects map[objectKey]int
 }
+
+// objectKey names an API object within its kind (the two fields, so that a lookup builds no
+// "namespace/name" string).
+type objectKey struct{ namespace, name string }
 
 func newKubeProxy(cfg KubeProxyConfig, phases int) *kubeProxy {
 	return &kubeProxy{
@@ -258,7 +262,7 @@ func newKubeProxy(cfg KubeProxyConfig, phases int) *kubeProxy {
 		cpuScale:  1 / math.Min(math.Max(cfg.CPU, 1e-3), 1),
 		decodeCPU: make([]Time, phases),
 		latency:   make([]samples, phases),
-		objects:   map[string]int{},
+		objects:   map[objectKey]int{},
 	}
 }
 
@@ -284,7 +288,7 @@ func (k *kubeProxy) maxInterval() Time {
 
 // receive takes one watch event: delivered to every node at delivered, decoded there, then
 // handed to the change tracker. upstream: endpointschangetracker.go EndpointSliceUpdate.
-func (k *kubeProxy) receive(key string, c kubeProxyChange, ports int, eventBytes int64, json bool, deleted bool, endpoints int) {
+func (k *kubeProxy) receive(key objectKey, c kubeProxyChange, ports int, eventBytes int64, json bool, deleted bool, endpoints int) {
 	k.service(c.svc, ports)
 	perByte := k.cfg.Costs.DecodeProtobufNanosPerByte
 	if json {

@@ -20,7 +20,7 @@ func flatProxy(mode KubeProxyMode, base time.Duration) *kubeProxy {
 // deliver hands k an update of object name (Service svc, endpoints endpoints) that reached
 // the node at t, triggered at t.
 func deliver(k *kubeProxy, name string, svc int, t Time, endpoints int) {
-	k.receive(name, kubeProxyChange{svc: svc, trigger: t, hasTrigger: true, delivered: t}, 1, 1000, false, false, endpoints)
+	k.receive(objectKey{name: name}, kubeProxyChange{svc: svc, trigger: t, hasTrigger: true, delivered: t}, 1, 1000, false, false, endpoints)
 }
 
 type span struct{ start, end Time }
@@ -196,7 +196,7 @@ func TestDeletionDropsTriggerTimes(t *testing.T) {
 	deliver(k, "a", 0, 0, 10)
 	deliver(k, "a", 0, 200*ms, 11) // waits for minInterval
 	deliver(k, "b", 1, 300*ms, 5)  // another Service: kept
-	k.receive("a", kubeProxyChange{svc: 0, delivered: 400 * ms}, 1, 100, false, true, 11)
+	k.receive(objectKey{name: "a"}, kubeProxyChange{svc: 0, delivered: 400 * ms}, 1, 100, false, true, 11)
 	k.flush(400 * ms)
 	sameTimes(t, "latencies", latencies(k), []Time{100 * ms, 900 * ms})
 	if k.endpoints != 5 {

@@ -3,6 +3,8 @@ package sim
 import (
 	"math/rand/v2"
 	"strconv"
+
+	"epsim/model"
 )
 
 // alphanums is the alphabet of names.SimpleNameGenerator and of ReplicaSet template hashes
@@ -58,14 +60,24 @@ type ipAllocator struct {
 
 func newIPAllocator(nodes int) *ipAllocator { return &ipAllocator{next: make([]int, nodes)} }
 
-// allocate returns the IPv4 and IPv6 addresses for a new pod on node i.
-func (a *ipAllocator) allocate(node int) (v4, v6 string) {
+// allocate returns the addresses for a new pod on node i, one per family in order (IPv4 and
+// IPv6 share the host number).
+func (a *ipAllocator) allocate(node int, families []model.IPFamily) []string {
 	host := a.next[node]%250 + 2
 	a.next[node]++
+	if len(families) == 0 {
+		return nil
+	}
 	hi, lo := 64+node/256, node%256
-	v4 = "10." + strconv.Itoa(hi) + "." + strconv.Itoa(lo) + "." + strconv.Itoa(host)
-	v6 = "fd00:10:" + strconv.FormatInt(int64(hi), 16) + ":" + strconv.FormatInt(int64(lo), 16) + "::" + strconv.FormatInt(int64(host), 16)
-	return v4, v6
+	ips := make([]string, len(families))
+	for i, f := range families {
+		if f == model.IPv6 {
+			ips[i] = "fd00:10:" + strconv.FormatInt(int64(hi), 16) + ":" + strconv.FormatInt(int64(lo), 16) + "::" + strconv.FormatInt(int64(host), 16)
+		} else {
+			ips[i] = "10." + strconv.Itoa(hi) + "." + strconv.Itoa(lo) + "." + strconv.Itoa(host)
+		}
+	}
+	return ips
 }
 
 // placer spreads pods over schedulable nodes, round-robin from a random start, as the default

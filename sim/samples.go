@@ -63,7 +63,12 @@ type summarizer struct {
 // what sorting every sample's Seconds() would: Seconds is monotonic, so the rank picks the
 // same sample.
 func (z *summarizer) summarize(parts ...samples) Latency {
-	z.small, z.big = z.small[:0], z.big[:0]
+	var small, big int
+	for _, p := range parts {
+		small += len(p.small)
+		big += len(p.big)
+	}
+	z.small, z.big = slices.Grow(z.small[:0], small), slices.Grow(z.big[:0], big)
 	for _, p := range parts {
 		z.small = append(z.small, p.small...)
 		z.big = append(z.big, p.big...)

@@ -522,14 +522,14 @@ func (e *Engine) podGone(p *podState) {
 // podCount is the number of pods in the API (s.pods without the gone ones not yet dropped).
 func (s *serviceState) podCount() int { return len(s.pods) - s.gone }
 
-// dropGone counts one more gone pod in s.pods and compacts the list once they are a quarter
+// dropGone counts one more gone pod in s.pods and compacts the list once they are an eighth
 // of it, into a new array, so that a loop ranging over the old one is not disturbed. Copying
-// at most 3 live pods per gone one keeps removal O(1) amortised, and a gone pod (its podState,
+// at most 7 live pods per gone one keeps removal O(1) amortised, and a gone pod (its podState,
 // last Pod version, name and UID) is not held for long: a small Service would otherwise keep
 // the pods of every rollout and drain until it had lost dozens.
 func (s *serviceState) dropGone() {
 	s.gone++
-	if s.gone*4 < len(s.pods) {
+	if s.gone*8 < len(s.pods) {
 		return
 	}
 	live := make([]*podState, 0, len(s.pods)-s.gone)
@@ -627,15 +627,7 @@ func (ev evPodStarted) apply(e *Engine) {
 		return
 	}
 	p.stage = stageRunning
-	v4, v6 := e.ips.allocate(int(p.node))
-	var ips []string
-	for _, f := range p.svc.families {
-		if f == model.IPv6 {
-			ips = append(ips, v6)
-		} else {
-			ips = append(ips, v4)
-		}
-	}
+	ips := e.ips.allocate(int(p.node), p.svc.families)
 	now := timestamp(e.now)
 	e.updatePod(p, func(pod *model.Pod) { pod.Phase = model.PodRunning; pod.IPs = ips; pod.ReadyTransition = now })
 	e.after(p.svc.timing.ready.sample(), evPodReady{p, p.epoch})
