@@ -49,16 +49,16 @@ func endpointsListCompare(a, b *endpointsPodState) int {
 
 func (l *addrList) insert(ps *endpointsPodState) {
 	l.n++
-	endpointsBytesAdd(&l.bytes, ps.bytes)
+	endpointsBytesAdd(&l.bytes, ps.bytes.full())
 	if len(l.chunks) == 0 {
-		l.chunks = []*addrChunk{{items: []*endpointsPodState{ps}, bytes: ps.bytes}}
+		l.chunks = []*addrChunk{{items: []*endpointsPodState{ps}, bytes: ps.bytes.full()}}
 		return
 	}
 	ci := l.chunkFor(ps)
 	c := l.chunks[ci]
 	i, _ := slices.BinarySearchFunc(c.items, ps, endpointsListCompare)
 	c.items = slices.Insert(c.items, i, ps)
-	endpointsBytesAdd(&c.bytes, ps.bytes)
+	endpointsBytesAdd(&c.bytes, ps.bytes.full())
 	if len(c.items) <= addrChunkMax {
 		return
 	}
@@ -67,7 +67,7 @@ func (l *addrList) insert(ps *endpointsPodState) {
 	clear(c.items[half:])
 	c.items = c.items[:half:half]
 	for _, q := range next.items {
-		endpointsBytesAdd(&next.bytes, q.bytes)
+		endpointsBytesAdd(&next.bytes, q.bytes.full())
 	}
 	endpointsBytesSub(&c.bytes, next.bytes)
 	l.chunks = slices.Insert(l.chunks, ci+1, next)
@@ -84,9 +84,9 @@ func (l *addrList) remove(ps *endpointsPodState) {
 		panic("model: ServiceEndpoints address list lost a pod's address")
 	}
 	c.items = slices.Delete(c.items, i, i+1)
-	endpointsBytesSub(&c.bytes, ps.bytes)
+	endpointsBytesSub(&c.bytes, ps.bytes.full())
 	l.n--
-	endpointsBytesSub(&l.bytes, ps.bytes)
+	endpointsBytesSub(&l.bytes, ps.bytes.full())
 	if len(c.items) == 0 {
 		l.chunks = slices.Delete(l.chunks, ci, ci+1)
 	}
@@ -119,7 +119,7 @@ func (l *addrList) prefixBytes(k int) ByEncoding {
 			continue
 		}
 		for _, ps := range c.items[:k] {
-			endpointsBytesAdd(&sum, ps.bytes)
+			endpointsBytesAdd(&sum, ps.bytes.full())
 		}
 		break
 	}

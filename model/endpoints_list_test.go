@@ -19,7 +19,7 @@ func TestAddrListMatchesSortedSlice(t *testing.T) {
 			IP:        fmt.Sprintf("10.%d.%d.%d", rng.IntN(4), rng.IntN(256), rng.IntN(256)),
 			TargetRef: &ObjectReference{UID: fmt.Sprintf("uid-%06d", i)},
 		}}
-		ps.bytes = ByEncoding{int64(1 + rng.IntN(50)), int64(1 + rng.IntN(90))}
+		ps.bytes = addressBytes{int32(1 + rng.IntN(50)), int32(1 + rng.IntN(90))}
 		return ps
 	}
 	for step := range 6000 {
@@ -49,9 +49,9 @@ func TestAddrListMatchesSortedSlice(t *testing.T) {
 		var want, total ByEncoding
 		for i, ps := range ref {
 			if i < k {
-				endpointsBytesAdd(&want, ps.bytes)
+				endpointsBytesAdd(&want, ps.bytes.full())
 			}
-			endpointsBytesAdd(&total, ps.bytes)
+			endpointsBytesAdd(&total, ps.bytes.full())
 		}
 		if l.bytes != total || l.prefixBytes(k) != want {
 			t.Fatalf("step %d: bytes %v prefix(%d) %v, want %v %v", step, l.bytes, k, l.prefixBytes(k), total, want)

@@ -80,13 +80,35 @@ type ServiceEndpoints struct {
 type endpointsPodState struct {
 	pod   *Pod
 	addr  EndpointAddress
-	bytes ByEncoding
+	bytes addressBytes
 	// sig is the signature of the pod's resolved ports (nil when not included); its port
 	// ids are the pod's. addContribution looks it up again, as it may have been dropped
 	// meanwhile (when the pod's old state was its last user).
 	sig      *endpointsSignature
 	included bool
 	ready    bool
+}
+
+// addressBytes is one address's encoded size per encoding, in 4 bytes each: an address is
+// a few strings that are each an IP or a Kubernetes name, far below 2³¹ bytes encoded. It
+// makes a pod state 80 bytes instead of 96.
+type addressBytes [numEncodings]int32
+
+func compactBytes(b ByEncoding) addressBytes {
+	var c addressBytes
+	for i, v := range b {
+		c[i] = int32(v)
+	}
+	return c
+}
+
+// full returns the sizes as ByEncoding.
+func (c addressBytes) full() ByEncoding {
+	var b ByEncoding
+	for i, v := range c {
+		b[i] = int64(v)
+	}
+	return b
 }
 
 // endpointsPortState is one distinct resolved port (or the no-ports sentinel) with the sorted
@@ -340,7 +362,7 @@ func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) *endpoint
 	}
 	ps.sig = s.signature(portIDs)
 	ps.included = true
-	ps.bytes = s.addressBytes(&ps.addr)
+	ps.bytes = compactBytes(s.addressBytes(&ps.addr))
 	return ps
 }
 
