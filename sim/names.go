@@ -12,17 +12,43 @@ import (
 const alphanums = "bcdfghjklmnpqrstvwxz2456789"
 
 // nameGenerator makes API-server-style random name suffixes from the run's name stream.
-type nameGenerator struct{ rng *rand.Rand }
+type nameGenerator struct {
+	rng *rand.Rand
+	buf []byte // scratch for podNameAndUID
+}
 
 func newNameGenerator(rng *rand.Rand) *nameGenerator { return &nameGenerator{rng: rng} }
 
 // suffix returns n random characters of the upstream alphabet.
 func (g *nameGenerator) suffix(n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = alphanums[g.rng.IntN(len(alphanums))]
+	return string(g.appendSuffix(make([]byte, 0, n), n))
+}
+
+// appendSuffix appends n random characters of the upstream alphabet to b.
+func (g *nameGenerator) appendSuffix(b []byte, n int) []byte {
+	for range n {
+		b = append(b, alphanums[g.rng.IntN(len(alphanums))])
 	}
-	return string(b)
+	return b
+}
+
+// podNameAndUID names a pod of a ReplicaSet, svc-hash- + 5 random characters, drawing again
+// while taken says the name is in use, then draws its UID: the same draws and strings as
+// suffix then uid, in one allocation (a pod's name and UID live as long as it does).
+func (g *nameGenerator) podNameAndUID(svc, hash string, taken func([]byte) bool) (name, uid string) {
+	b := g.buf[:0]
+	for {
+		b = append(append(append(append(b[:0], svc...), '-'), hash...), '-')
+		b = g.appendSuffix(b, 5)
+		if !taken(b) {
+			break
+		}
+	}
+	n := len(b)
+	b = g.appendUID(b)
+	g.buf = b
+	s := string(b)
+	return s[:n], s[n:]
 }
 
 // generate completes a generateName as the API server does: the prefix cut to 58 characters
@@ -38,18 +64,20 @@ func (g *nameGenerator) generate(prefix string) string {
 func (g *nameGenerator) templateHash() string { return g.suffix(10) }
 
 // uid returns a UUID-shaped identifier (36 characters, as the API server assigns).
-func (g *nameGenerator) uid() string {
+func (g *nameGenerator) uid() string { return string(g.appendUID(make([]byte, 0, 36))) }
+
+// appendUID appends a UUID-shaped identifier to b.
+func (g *nameGenerator) appendUID(b []byte) []byte {
 	const hex = "0123456789abcdef"
-	b := make([]byte, 36)
-	for i := range b {
+	for i := range 36 {
 		switch i {
 		case 8, 13, 18, 23:
-			b[i] = '-'
+			b = append(b, '-')
 		default:
-			b[i] = hex[g.rng.IntN(16)]
+			b = append(b, hex[g.rng.IntN(16)])
 		}
 	}
-	return string(b)
+	return b
 }
 
 // ipAllocator hands out pod IPs from per-node ranges, IPv4 from 10.64.0.0/10 and IPv6 from

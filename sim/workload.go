@@ -417,8 +417,14 @@ func (e *Engine) createPod(s *serviceState, hash string, rs *replicaSet, name st
 	s.podSeq++
 	// Names are unique within the namespace: the API server refuses a duplicate and the
 	// ReplicaSet controller tries another random suffix.
-	for name == "" || e.podNameTaken(name) {
-		name = s.svc.Name + "-" + hash + "-" + e.names.suffix(5)
+	var uid string
+	if name == "" || e.podNameTaken(name) {
+		name, uid = e.names.podNameAndUID(s.svc.Name, hash, func(b []byte) bool {
+			_, ok := e.podNames[string(b)]
+			return ok
+		})
+	} else {
+		uid = e.names.uid()
 	}
 	e.podNames[name] = struct{}{}
 	labels := s.podLabels
@@ -436,7 +442,7 @@ func (e *Engine) createPod(s *serviceState, hash string, rs *replicaSet, name st
 		pod: &model.Pod{
 			Namespace:      s.svc.Namespace,
 			Name:           name,
-			UID:            e.names.uid(),
+			UID:            uid,
 			Labels:         labels,
 			Phase:          model.PodPending,
 			ContainerPorts: s.podPorts,
