@@ -889,7 +889,6 @@ func (s *ServiceSlices) syncFamily(f *family) SlicePlan {
 			pending[d.key] = append(pending[d.key], d)
 		}
 	}
-	f.dirty.compact(len(s.dirtyBuf))
 	if cap(s.dirtyBuf) > 1024 {
 		s.dirtyBuf = nil // do not keep a big batch's array for the small syncs after it
 	}
