@@ -588,8 +588,16 @@ func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash, sam
 // added as removeStored and addStored would. It returns the hashes whose state may change.
 func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same []bool, touched []endpointHash) []endpointHash {
 	f := ss.fam
+	oldLen := len(ss.hashes)
 	for i, h := range ss.hashes {
 		if i < len(same) && same[i] {
+			continue
+		}
+		if i < len(slice.Endpoints) && hashEndpoint(&slice.Endpoints[i]) == h {
+			// The same identity at the same position (a readiness change, most often):
+			// its index entry stands.
+			f.dirty.add(h)
+			touched = append(touched, h)
 			continue
 		}
 		if loc := f.index[h]; loc.n <= 1 {
@@ -623,6 +631,9 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same
 			continue
 		}
 		h := hashEndpoint(&slice.Endpoints[i])
+		if i < oldLen && hashes[i] == h {
+			continue // kept in place, see above
+		}
 		hashes[i] = h
 		s.indexStored(f, ss, i, h)
 		f.dirty.add(h)
