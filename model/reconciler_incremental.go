@@ -569,17 +569,31 @@ func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash, sam
 		f.dirty.add(h)
 		touched = append(touched, h)
 	}
-	if sliceHasHints(sl) {
-		put(&f.hinted, sl.Name, ss)
-	}
-	if preferCloseNeedsUpdate(sl, false) {
-		put(&f.badClose, sl.Name, ss)
-	}
-	if preferCloseNeedsUpdate(sl, true) {
-		put(&f.badNode, sl.Name, ss)
-	}
+	s.flagForHints(f, sl.Name, ss)
 	s.setZones(ss)
 	return touched
+}
+
+// flagForHints records stored slice ss in the family's flag map of the current hints mode
+// when the mode rewrites it (see hintsFast and zonedUnchanged.withHints): slices with any
+// hint for modes C and A, slices PreferClose or PreferSameNode would change for those.
+// Only the current mode's map is kept: a change of mode is a change of the Service, which
+// rebuilds the indexes.
+func (s *ServiceSlices) flagForHints(f *family, name string, ss *storedSlice) {
+	switch s.mode {
+	case hintsStrip, hintsTopology:
+		if sliceHasHints(ss.s) {
+			put(&f.hinted, name, ss)
+		}
+	case hintsPreferClose:
+		if preferCloseNeedsUpdate(ss.s, false) {
+			put(&f.badClose, name, ss)
+		}
+	case hintsPreferSameNode:
+		if preferCloseNeedsUpdate(ss.s, true) {
+			put(&f.badNode, name, ss)
+		}
+	}
 }
 
 // updateStored replaces ss's slice with slice, an update of it that unchangedPositions found
@@ -642,15 +656,7 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same
 	delete(f.hinted, name)
 	delete(f.badClose, name)
 	delete(f.badNode, name)
-	if sliceHasHints(slice) {
-		put(&f.hinted, name, ss)
-	}
-	if preferCloseNeedsUpdate(slice, false) {
-		put(&f.badClose, name, ss)
-	}
-	if preferCloseNeedsUpdate(slice, true) {
-		put(&f.badNode, name, ss)
-	}
+	s.flagForHints(f, name, ss)
 	s.setZones(ss)
 	return touched
 }
