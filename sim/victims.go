@@ -82,8 +82,8 @@ func (x *victimIndex) remove(c int, seq int32) {
 	if w == x.wordGroups()-1 {
 		// The top word group may be empty now: cut to the highest member left.
 		top := -1
-		for c := range numDeletionClasses {
-			top = max(top, x.below(c, math.MaxInt))
+		for d := range numDeletionClasses {
+			top = max(top, x.below(d, math.MaxInt))
 		}
 		groups := (top >> 6) + 1 // 0 when no member is left
 		x.words = x.words[:groups*numDeletionClasses]
