@@ -1,27 +1,31 @@
 package model
 
-// hashSet is a set of endpoint identities: a scanned list while it holds at most
-// hashSetListMax members, a map beyond. A family's dirty set holds the few endpoints changed
-// since the last sync most of the time; a map allocated for each change and dropped at the
-// next sync was the reconciler's largest source of garbage. The list keeps its array.
+// hashSet is a set of endpoint identities, kept as a list (ranged over in O(members)) with
+// a position index for membership once it has held more than hashSetListMax members; below
+// that the list is scanned. A family's dirty set holds the few endpoints changed since the
+// last sync most of the time, and is emptied by most syncs: maps made for each change and
+// dropped at the next sync were the reconciler's largest source of garbage, so the list and
+// the index are kept when the set empties, unless they grew past hashSetKeepMax.
 type hashSet struct {
 	list []endpointHash
-	m    map[endpointHash]struct{} // non-nil: the members are here, list is empty
+	pos  map[endpointHash]int32 // index of each member in list (nil: scan the list)
 }
 
-// hashSetListMax is the largest list; 16 identities are 256 bytes, scanned faster than hashed.
-const hashSetListMax = 16
+const (
+	// hashSetListMax is the most members scanned; 16 identities are 256 bytes.
+	hashSetListMax = 16
+	// hashSetKeepMax is the largest capacity kept once the set is empty again.
+	hashSetKeepMax = 1024
+)
 
-func (h *hashSet) len() int {
-	if h.m != nil {
-		return len(h.m)
-	}
-	return len(h.list)
-}
+func (h *hashSet) len() int { return len(h.list) }
 
 func (h *hashSet) add(k endpointHash) {
-	if h.m != nil {
-		h.m[k] = struct{}{}
+	if h.pos != nil {
+		if _, ok := h.pos[k]; !ok {
+			h.pos[k] = int32(len(h.list))
+			h.list = append(h.list, k)
+		}
 		return
 	}
 	for _, x := range h.list {
@@ -29,56 +33,48 @@ func (h *hashSet) add(k endpointHash) {
 			return
 		}
 	}
-	if len(h.list) < hashSetListMax {
-		h.list = append(h.list, k)
-		return
+	h.list = append(h.list, k)
+	if len(h.list) > hashSetListMax {
+		h.pos = make(map[endpointHash]int32, 2*hashSetListMax)
+		for i, x := range h.list {
+			h.pos[x] = int32(i)
+		}
 	}
-	h.m = make(map[endpointHash]struct{}, 2*hashSetListMax)
-	for _, x := range h.list {
-		h.m[x] = struct{}{}
-	}
-	h.m[k] = struct{}{}
-	h.list = h.list[:0]
 }
 
 func (h *hashSet) remove(k endpointHash) {
-	if h.m != nil {
-		delete(h.m, k)
-		if len(h.m) == 0 {
-			h.m = nil // a map keeps its table when emptied; most families are clean most of the time
+	i := -1
+	if h.pos != nil {
+		if p, ok := h.pos[k]; ok {
+			i = int(p)
+			delete(h.pos, k)
 		}
+	} else {
+		for j, x := range h.list {
+			if x == k {
+				i = j
+				break
+			}
+		}
+	}
+	if i < 0 {
 		return
 	}
-	for i, x := range h.list {
-		if x == k {
-			last := len(h.list) - 1
-			h.list[i] = h.list[last]
-			h.list = h.list[:last]
-			return
+	last := len(h.list) - 1
+	if i != last {
+		moved := h.list[last]
+		h.list[i] = moved
+		if h.pos != nil {
+			h.pos[moved] = int32(i)
 		}
+	}
+	h.list = h.list[:last]
+	if last == 0 && cap(h.list) > hashSetKeepMax {
+		h.list, h.pos = nil, nil // do not keep a big batch's memory for the small syncs after it
 	}
 }
 
 // appendTo appends the members to buf, in no particular order.
 func (h *hashSet) appendTo(buf []endpointHash) []endpointHash {
-	if h.m == nil {
-		return append(buf, h.list...)
-	}
-	for k := range h.m {
-		buf = append(buf, k)
-	}
-	return buf
-}
-
-// compact rebuilds the map when it has shrunk to a quarter of what was visited: a map that
-// was big stays expensive to range over.
-func (h *hashSet) compact(visited int) {
-	if h.m == nil || visited <= 64 || len(h.m) >= visited/4 {
-		return
-	}
-	fresh := make(map[endpointHash]struct{}, len(h.m))
-	for k := range h.m {
-		fresh[k] = struct{}{}
-	}
-	h.m = fresh
+	return append(buf, h.list...)
 }

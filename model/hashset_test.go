@@ -23,9 +23,6 @@ func TestHashSetMatchesMap(t *testing.T) {
 				h.add(k)
 				want[k] = struct{}{}
 			}
-			if step%50 == 0 {
-				h.compact(200)
-			}
 			got := h.appendTo(nil)
 			if len(got) != len(want) || h.len() != len(want) {
 				t.Fatalf("round %d step %d: %d members (len %d), want %d", round, step, len(got), h.len(), len(want))
@@ -39,9 +36,33 @@ func TestHashSetMatchesMap(t *testing.T) {
 					t.Fatalf("round %d step %d: %v is a member, want not", round, step, k)
 				}
 			}
-			if h.m != nil && len(h.list) != 0 {
-				t.Fatalf("round %d step %d: both map and list hold members", round, step)
+			if h.pos != nil {
+				for i, k := range h.list {
+					if p, ok := h.pos[k]; !ok || int(p) != i || len(h.pos) != len(h.list) {
+						t.Fatalf("round %d step %d: index of %v is %d (%v), want %d", round, step, k, p, ok, i)
+					}
+				}
 			}
 		}
+	}
+}
+
+// TestHashSetLetsBigBatchesGo checks that a set emptied after holding more than
+// hashSetKeepMax members keeps neither its list nor its index, and still works after.
+func TestHashSetLetsBigBatchesGo(t *testing.T) {
+	var h hashSet
+	for i := range 2 * hashSetKeepMax {
+		h.add(endpointHash{hi: uint64(i)})
+	}
+	for i := range 2 * hashSetKeepMax {
+		h.remove(endpointHash{hi: uint64(i)})
+	}
+	if h.list != nil || h.pos != nil || h.len() != 0 {
+		t.Fatalf("emptied big set kept list cap %d, index %v", cap(h.list), h.pos != nil)
+	}
+	h.add(endpointHash{hi: 1})
+	h.add(endpointHash{hi: 1})
+	if h.len() != 1 {
+		t.Fatalf("len %d after adding one member twice", h.len())
 	}
 }

@@ -43,8 +43,8 @@ type ServiceSlices struct {
 	anomalies int        // stored slices that force the full path
 	dupHashes int        // endpoint identities stored more than once
 
-	scratch []*desiredEndpoint // syncPortMap's buffer, reused across syncs
-	pass    uint32             // counts syncPortMap passes (storedSlice.changedIn)
+	scratch []*Endpoint // syncPortMap's buffer, reused across syncs
+	pass    uint32      // counts syncPortMap passes (storedSlice.changedIn)
 
 	// lastPorts is the last port list resolved for a pod, and lastPortsKey its key: pods of
 	// a Service almost always resolve the same ports, and share that one list.
@@ -151,7 +151,9 @@ type storedSlice struct {
 	// changedIn is the syncPortMap pass (ServiceSlices.pass) that last changed the slice.
 	changedIn uint32
 	hashes    []endpointHash
-	zones     *zoneSummary // with ServiceSlices.zoned
+	// dirtyPos are the positions whose identity is dirty, during one syncFamily.
+	dirtyPos []int32
+	zones    *zoneSummary // with ServiceSlices.zoned
 }
 
 // zoneSummary is what the mode A hints pass needs of one stored slice (see hintsByZone).
@@ -881,12 +883,12 @@ func (s *ServiceSlices) syncFamily(f *family) SlicePlan {
 		loc, stored := f.index[h]
 		if stored {
 			touched[loc.slice] = struct{}{}
+			loc.slice.dirtyPos = append(loc.slice.dirtyPos, loc.pos)
 		}
 		if d != nil && (!stored || loc.slice.group.key != d.key) {
 			pending[d.key] = append(pending[d.key], d)
 		}
 	}
-	f.dirty.compact(len(s.dirtyBuf))
 	if cap(s.dirtyBuf) > 1024 {
 		s.dirtyBuf = nil // do not keep a big batch's array for the small syncs after it
 	}
@@ -911,6 +913,9 @@ func (s *ServiceSlices) syncFamily(f *family) SlicePlan {
 		plan.ToDelete = append(plan.ToDelete, d...)
 		plan.Added += added
 		plan.Removed += removed
+	}
+	for ss := range touched {
+		ss.dirtyPos = ss.dirtyPos[:0]
 	}
 	var oldKeys []PortMapKey
 	for k := range f.groups {
@@ -1102,12 +1107,24 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 	for _, ss := range touched {
 		sl := ss.s
 		// First find out whether the slice changes at all, and which endpoints it keeps.
-		keep, changed := s.scratch[:0], false
+		// Only the dirty positions can differ from what is desired: an endpoint whose
+		// identity is clean is desired under this port map and equal beyond the hash (see
+		// checkClean), so the stored copy is the desired endpoint, unless it carries hints,
+		// which the desired endpoint has not yet.
+		slices.Sort(ss.dirtyPos)
+		keep, changed, dirty := s.scratch[:0], false, ss.dirtyPos
 		for i := range sl.Endpoints {
+			ep := &sl.Endpoints[i]
+			if len(dirty) > 0 && int(dirty[0]) == i {
+				dirty = dirty[1:]
+			} else if ep.Hints == nil {
+				keep = append(keep, ep)
+				continue
+			}
 			d := f.desired[ss.hashes[i]]
 			if d != nil && d.key == k {
-				keep = append(keep, d)
-				if !changed && !EndpointsEqualBeyondHash(&d.ep, &sl.Endpoints[i]) {
+				keep = append(keep, &d.ep)
+				if !changed && !EndpointsEqualBeyondHash(&d.ep, ep) {
 					changed = true
 				}
 			}
@@ -1119,8 +1136,8 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		// Room for the pending endpoints step 2 may add, so filling does not regrow it.
 		n := len(keep)
 		kept := s.endpointArray(max(n, min(s.max, n+len(pending))))[:n]
-		for i, d := range keep {
-			kept[i] = d.ep
+		for i, ep := range keep {
+			kept[i] = *ep
 		}
 		clear(keep)
 		ss.changedIn = pass
