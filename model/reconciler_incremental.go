@@ -793,9 +793,15 @@ func (g *sliceGroup) removeSize(size int, name string) {
 // one for it: not desired and not stored, or stored once, under its port map, equal beyond
 // the hash.
 func (s *ServiceSlices) checkClean(f *family, h endpointHash) bool {
-	d := f.desired[h]
-	loc, stored := f.index[h]
-	clean := false
+	clean, _, _, _ := s.checkCleanState(f, h)
+	return clean
+}
+
+// checkCleanState is checkClean that also returns what it read: h's desired endpoint and
+// where h is stored.
+func (s *ServiceSlices) checkCleanState(f *family, h endpointHash) (clean bool, d *desiredEndpoint, loc storedLoc, stored bool) {
+	d = f.desired[h]
+	loc, stored = f.index[h]
 	switch {
 	case d == nil && !stored:
 		clean = true
@@ -807,7 +813,7 @@ func (s *ServiceSlices) checkClean(f *family, h endpointHash) bool {
 	} else {
 		f.dirty.add(h)
 	}
-	return clean
+	return clean, d, loc, stored
 }
 
 // Sync computes the writes that bring the stored slices to the desired state, as
@@ -893,11 +899,10 @@ func (s *ServiceSlices) syncFamily(f *family) SlicePlan {
 	// checkClean drops members from the set: range over a copy.
 	s.dirtyBuf = f.dirty.appendTo(s.dirtyBuf[:0])
 	for _, h := range s.dirtyBuf {
-		if s.checkClean(f, h) {
+		clean, d, loc, stored := s.checkCleanState(f, h)
+		if clean {
 			continue
 		}
-		d := f.desired[h]
-		loc, stored := f.index[h]
 		if stored {
 			touched[loc.slice] = struct{}{}
 			loc.slice.dirtyPos = append(loc.slice.dirtyPos, loc.pos)
