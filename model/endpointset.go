@@ -98,18 +98,23 @@ func EndpointsEqualBeyondHash(a, b *Endpoint) bool {
 		boolPtrChanged(a.Conditions.Terminating, b.Conditions.Terminating) {
 		return false
 	}
-	if (a.TargetRef == nil) != (b.TargetRef == nil) {
+	if a.TargetRef == b.TargetRef {
+		return true
+	}
+	if a.TargetRef == nil || b.TargetRef == nil {
 		return false
 	}
-	return a.TargetRef == nil || *a.TargetRef == *b.TargetRef
+	return *a.TargetRef == *b.TargetRef
 }
 
+// strPtrChanged and boolPtrChanged compare optional fields. Copies of one endpoint share
+// their pointers, which settles most comparisons without reading the values.
 func strPtrChanged(a, b *string) bool {
-	return (a == nil) != (b == nil) || (a != nil && *a != *b)
+	return a != b && ((a == nil) != (b == nil) || *a != *b)
 }
 
 func boolPtrChanged(a, b *bool) bool {
-	return (a == nil) != (b == nil) || (a != nil && *a != *b)
+	return a != b && ((a == nil) != (b == nil) || *a != *b)
 }
 
 // shouldPodBeInEndpoints: terminal pods and pods without an IP are left out; terminating pods

@@ -413,7 +413,7 @@ func finalize(svc *Service, plan *SlicePlan, trigger Timestamp) {
 				continue
 			}
 			if onlyTrigger == nil {
-				onlyTrigger = withTriggerTime(nil, trigger)
+				onlyTrigger = triggerOnly(trigger)
 			}
 			s.Annotations = onlyTrigger
 		}

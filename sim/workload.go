@@ -268,6 +268,7 @@ func (s *serviceState) setLive(p *podState, live bool) {
 		return
 	}
 	p.live = live
+	p.indexPod(live, p.node, p.pod.Ready)
 	d := 1
 	if !live {
 		d = -1
@@ -347,68 +348,6 @@ func (e *Engine) workloadSettled(s *serviceState) {
 		}
 	}
 	s.rollout = nil
-}
-
-// deletionRank orders pods as the ReplicaSet controller picks victims: unscheduled before
-// scheduled, not-ready before ready, newer before older. Within one Service seq is unique, so
-// it is a strict total order.
-// upstream: pkg/controller/controller_utils.go ActivePodsWithRanks (simplified to these keys).
-func deletionRank(a, b *podState) int {
-	if (a.node < 0) != (b.node < 0) {
-		if a.node < 0 {
-			return -1
-		}
-		return 1
-	}
-	if a.pod.Ready != b.pod.Ready {
-		if !a.pod.Ready {
-			return -1
-		}
-		return 1
-	}
-	return int(b.seq - a.seq)
-}
-
-// pickVictims reorders pods so that pods[:n] are the first n in deletionRank order, in that
-// order, and returns pods[:n]. A selection brings the n first to the front in O(len(pods))
-// and only they are sorted: a scale-down of a 100,000-pod ReplicaSet by 500 does not sort
-// 100,000 pods. The order being strict, this is the prefix a full sort would give.
-func pickVictims(pods []*podState, n int) []*podState {
-	n = min(n, len(pods))
-	lo, hi := 0, len(pods)
-	for hi-lo > 16 && n > lo && n < hi {
-		// Median-of-three pivot, moved to the end; Lomuto partition.
-		mid := lo + (hi-lo)/2
-		if deletionRank(pods[mid], pods[lo]) < 0 {
-			pods[mid], pods[lo] = pods[lo], pods[mid]
-		}
-		if deletionRank(pods[hi-1], pods[lo]) < 0 {
-			pods[hi-1], pods[lo] = pods[lo], pods[hi-1]
-		}
-		if deletionRank(pods[mid], pods[hi-1]) < 0 {
-			pods[mid], pods[hi-1] = pods[hi-1], pods[mid]
-		}
-		pivot := pods[hi-1] // the median of the three
-		store := lo
-		for i := lo; i < hi-1; i++ {
-			if deletionRank(pods[i], pivot) < 0 {
-				pods[i], pods[store] = pods[store], pods[i]
-				store++
-			}
-		}
-		pods[store], pods[hi-1] = pods[hi-1], pods[store]
-		// pods[lo:store] rank before the pivot (now at store), pods[store+1:hi] after it.
-		if n <= store {
-			hi = store
-		} else {
-			lo = store + 1
-		}
-	}
-	if n > lo && n < hi {
-		slices.SortFunc(pods[lo:hi], deletionRank)
-	}
-	slices.SortFunc(pods[:n], deletionRank)
-	return pods[:n]
 }
 
 // createPod creates one pod of template hash owned by rs, named name (or a generated name
@@ -555,6 +494,9 @@ func (e *Engine) updatePod(p *podState, change func(*model.Pod)) {
 	change(&next)
 	next.ResourceVersion = e.api.nextResourceVersion()
 	p.pod = &next
+	if old.Ready != next.Ready {
+		p.reclass(p.node, old.Ready)
+	}
 	e.podUpdated(p, old)
 }
 
@@ -620,6 +562,7 @@ func (ev evPodScheduled) apply(e *Engine) {
 		return // unschedulable: stays Pending
 	}
 	p.node = int32(n)
+	p.reclass(-1, p.pod.Ready)
 	p.stage = stageScheduled
 	e.podsOnNode[n] = append(e.podsOnNode[n], p)
 	name := e.nodes[n].Name

@@ -55,6 +55,8 @@ type replicaSet struct {
 	// failures is the per-item retry count of the workqueue rate limiter.
 	failures int
 	item     workItem
+	// victims indexes its live pods in deletion order (nil when it has none).
+	victims *victimIndex
 }
 
 // resolve follows merges to the ReplicaSet that now stands for rs.
@@ -74,6 +76,7 @@ func (old *replicaSet) absorb(rs *replicaSet) {
 	old.expectDeletes += rs.expectDeletes
 	old.statusLive += rs.statusLive
 	old.statusAvailable += rs.statusAvailable
+	old.victims, rs.victims = mergeVictims(old.victims, rs.victims), nil
 	old.changes++
 	rs.merged = old
 }
@@ -278,7 +281,7 @@ func (w *workloadControllers) syncReplicaSet(rs *replicaSet) {
 			return
 		case diff > 0:
 			n := min(diff, w.burstReplicas)
-			victims := pickVictims(rs.livePods(), n)
+			victims := rs.pickVictims(n)
 			rs.expectDeletes += n
 			end := e.now
 			for _, p := range victims {
@@ -406,17 +409,6 @@ func (ev evRSStatusWritten) apply(e *Engine) {
 		w.enqueueDeployment(rs.svc)
 	}
 	w.rsDone(rs, ev.failed)
-}
-
-// livePods returns rs's pods that count as replicas, in creation order.
-func (rs *replicaSet) livePods() []*podState {
-	out := make([]*podState, 0, rs.live)
-	for _, p := range rs.svc.pods {
-		if p.live && p.rs.resolve() == rs {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // syncDeployment is one sync of the Deployment controller: it creates the new ReplicaSet

@@ -1,0 +1,80 @@
+package model
+
+// hashSet is a set of endpoint identities, kept as a list (ranged over in O(members)) with
+// a position index for membership once it has held more than hashSetListMax members; below
+// that the list is scanned. A family's dirty set holds the few endpoints changed since the
+// last sync most of the time, and is emptied by most syncs: maps made for each change and
+// dropped at the next sync were the reconciler's largest source of garbage, so the list and
+// the index are kept when the set empties, unless they grew past hashSetKeepMax.
+type hashSet struct {
+	list []endpointHash
+	pos  map[endpointHash]int32 // index of each member in list (nil: scan the list)
+}
+
+const (
+	// hashSetListMax is the most members scanned; 16 identities are 256 bytes.
+	hashSetListMax = 16
+	// hashSetKeepMax is the largest capacity kept once the set is empty again.
+	hashSetKeepMax = 1024
+)
+
+func (h *hashSet) len() int { return len(h.list) }
+
+func (h *hashSet) add(k endpointHash) {
+	if h.pos != nil {
+		if _, ok := h.pos[k]; !ok {
+			h.pos[k] = int32(len(h.list))
+			h.list = append(h.list, k)
+		}
+		return
+	}
+	for _, x := range h.list {
+		if x == k {
+			return
+		}
+	}
+	h.list = append(h.list, k)
+	if len(h.list) > hashSetListMax {
+		h.pos = make(map[endpointHash]int32, 2*hashSetListMax)
+		for i, x := range h.list {
+			h.pos[x] = int32(i)
+		}
+	}
+}
+
+func (h *hashSet) remove(k endpointHash) {
+	i := -1
+	if h.pos != nil {
+		if p, ok := h.pos[k]; ok {
+			i = int(p)
+			delete(h.pos, k)
+		}
+	} else {
+		for j, x := range h.list {
+			if x == k {
+				i = j
+				break
+			}
+		}
+	}
+	if i < 0 {
+		return
+	}
+	last := len(h.list) - 1
+	if i != last {
+		moved := h.list[last]
+		h.list[i] = moved
+		if h.pos != nil {
+			h.pos[moved] = int32(i)
+		}
+	}
+	h.list = h.list[:last]
+	if last == 0 && cap(h.list) > hashSetKeepMax {
+		h.list, h.pos = nil, nil // do not keep a big batch's memory for the small syncs after it
+	}
+}
+
+// appendTo appends the members to buf, in no particular order.
+func (h *hashSet) appendTo(buf []endpointHash) []endpointHash {
+	return append(buf, h.list...)
+}

@@ -1,0 +1,68 @@
+package model
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestHashSetMatchesMap drives a hashSet and a map with the same random adds and removes,
+// across the list/map boundary in both directions, and compares the members after each step.
+func TestHashSetMatchesMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for round := range 50 {
+		var h hashSet
+		want := map[endpointHash]struct{}{}
+		universe := 4 + r.IntN(4*hashSetListMax) // some rounds never leave the list
+		for step := range 400 {
+			k := endpointHash{hi: uint64(r.IntN(universe)), lo: 7}
+			if r.IntN(3) == 0 {
+				h.remove(k)
+				delete(want, k)
+			} else {
+				h.add(k)
+				want[k] = struct{}{}
+			}
+			got := h.appendTo(nil)
+			if len(got) != len(want) || h.len() != len(want) {
+				t.Fatalf("round %d step %d: %d members (len %d), want %d", round, step, len(got), h.len(), len(want))
+			}
+			slices.SortFunc(got, func(a, b endpointHash) int { return a.compare(b) })
+			if len(slices.Compact(got)) != len(got) {
+				t.Fatalf("round %d step %d: duplicate members %v", round, step, got)
+			}
+			for _, k := range got {
+				if _, ok := want[k]; !ok {
+					t.Fatalf("round %d step %d: %v is a member, want not", round, step, k)
+				}
+			}
+			if h.pos != nil {
+				for i, k := range h.list {
+					if p, ok := h.pos[k]; !ok || int(p) != i || len(h.pos) != len(h.list) {
+						t.Fatalf("round %d step %d: index of %v is %d (%v), want %d", round, step, k, p, ok, i)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestHashSetLetsBigBatchesGo checks that a set emptied after holding more than
+// hashSetKeepMax members keeps neither its list nor its index, and still works after.
+func TestHashSetLetsBigBatchesGo(t *testing.T) {
+	var h hashSet
+	for i := range 2 * hashSetKeepMax {
+		h.add(endpointHash{hi: uint64(i)})
+	}
+	for i := range 2 * hashSetKeepMax {
+		h.remove(endpointHash{hi: uint64(i)})
+	}
+	if h.list != nil || h.pos != nil || h.len() != 0 {
+		t.Fatalf("emptied big set kept list cap %d, index %v", cap(h.list), h.pos != nil)
+	}
+	h.add(endpointHash{hi: 1})
+	h.add(endpointHash{hi: 1})
+	if h.len() != 1 {
+		t.Fatalf("len %d after adding one member twice", h.len())
+	}
+}
