@@ -55,7 +55,7 @@ type serviceState struct {
 	replicas int
 	hash     string // current pod-template-hash
 	// pods are the pods in creation order. A gone pod stays in the list (stage gone) until
-	// gone counts half of it, when the list is compacted: removal is O(1) amortised.
+	// gone counts an eighth of it, when the list is compacted (dropGone): removal is O(1) amortised.
 	pods    []*podState
 	gone    int
 	podSeq  int32
