@@ -49,7 +49,7 @@ type ServiceEndpoints struct {
 	// between syncs it holds only what changed (see setEntry). It is usually a few records,
 	// made and dropped around every write: a list scanned while short (entryIndex is nil),
 	// indexed past endpointsEntryScan records.
-	entries    []endpointsEntryRecord
+	entries    []endpointsEntry
 	entryIndex map[endpointsEntryKey]int
 	mismatch   int
 
@@ -150,64 +150,68 @@ type endpointsKeptSubset struct {
 	emptyNotReady bool
 }
 
+// endpointsEntryKey is a record's identity: the port id and the address's IP and UID.
 type endpointsEntryKey struct {
 	port    int
 	ip, uid string
 }
 
-type endpointsEntrySide struct {
-	present, ready bool
-	addr           *EndpointAddress
-}
-
-// endpointsEntry records one (port, address) of the current desired state and of the stored
-// object; mismatch counts the entries where the two differ.
+// endpointsEntry records one (port, address) of the current desired state (cur) and of the
+// stored object (stored), each an address and its readiness, nil when absent; mismatch counts
+// the records whose two sides differ. key is an address of the record's IP and UID, which
+// with port is its identity (endpointsEntryKey): 32 bytes a record, made and dropped around
+// every write.
 type endpointsEntry struct {
-	cur, stored endpointsEntrySide
+	key, cur, stored      *EndpointAddress
+	port                  int32
+	curReady, storedReady bool
 }
 
-// endpointsEntryRecord is an entry with its key, as ServiceEndpoints.entries holds it.
-type endpointsEntryRecord struct {
-	key endpointsEntryKey
-	endpointsEntry
+// is reports whether e is the record of (port, addr's IP and UID).
+func (e *endpointsEntry) is(port int, addr *EndpointAddress) bool {
+	return int(e.port) == port && e.key.IP == addr.IP && e.key.TargetRef.UID == addr.TargetRef.UID
+}
+
+func (e *endpointsEntry) entryKey() endpointsEntryKey {
+	return endpointsEntryKey{port: int(e.port), ip: e.key.IP, uid: e.key.TargetRef.UID}
 }
 
 // endpointsEntryScan is the number of records up to which entry scans s.entries.
 const endpointsEntryScan = 16
 
-// entry returns the record of k, appending an empty one (both sides absent) if there is none.
-func (s *ServiceEndpoints) entry(k endpointsEntryKey) (e *endpointsEntry, found bool) {
+// entry returns the record of (port, addr's IP and UID), appending one with both sides
+// absent if there is none.
+func (s *ServiceEndpoints) entry(port int, addr *EndpointAddress) (e *endpointsEntry, found bool) {
 	if s.entryIndex == nil {
 		for i := range s.entries {
-			if r := &s.entries[i]; r.key == k {
-				return &r.endpointsEntry, true
+			if r := &s.entries[i]; r.is(port, addr) {
+				return r, true
 			}
 		}
-	} else if i, ok := s.entryIndex[k]; ok {
-		return &s.entries[i].endpointsEntry, true
+	} else if i, ok := s.entryIndex[endpointsEntryKey{port: port, ip: addr.IP, uid: addr.TargetRef.UID}]; ok {
+		return &s.entries[i], true
 	}
-	s.entries = append(s.entries, endpointsEntryRecord{key: k})
+	s.entries = append(s.entries, endpointsEntry{key: addr, port: int32(port)})
 	switch n := len(s.entries); {
 	case s.entryIndex != nil:
-		s.entryIndex[k] = n - 1
+		s.entryIndex[s.entries[n-1].entryKey()] = n - 1
 	case n > endpointsEntryScan:
 		s.entryIndex = make(map[endpointsEntryKey]int, 2*n)
 		for i := range s.entries {
-			s.entryIndex[s.entries[i].key] = i
+			s.entryIndex[s.entries[i].entryKey()] = i
 		}
 	}
-	return &s.entries[len(s.entries)-1].endpointsEntry, false
+	return &s.entries[len(s.entries)-1], false
 }
 
 func (e *endpointsEntry) equal() bool {
-	a, b := &e.cur, &e.stored
-	if a.present != b.present {
+	if (e.cur == nil) != (e.stored == nil) {
 		return false
 	}
-	if !a.present {
+	if e.cur == nil {
 		return true
 	}
-	return a.ready == b.ready && legacyAddressesEqual(a.addr, b.addr)
+	return e.curReady == e.storedReady && legacyAddressesEqual(e.cur, e.stored)
 }
 
 // NewServiceEndpoints returns the incremental builder for svc, with no pods and no stored
@@ -505,18 +509,18 @@ func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState) {
 // SetPod removes a pod's old state before adding its new one. So records are kept only from
 // a change to the next commit, not for every address of the Service.
 func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, present bool) {
-	e, ok := s.entry(endpointsEntryKey{port: port, ip: ps.addr.IP, uid: ps.addr.TargetRef.UID})
+	e, ok := s.entry(port, &ps.addr)
 	if !ok && !present {
-		e.stored = endpointsEntrySide{present: true, ready: ps.ready, addr: &ps.addr}
-		e.cur = e.stored
+		e.stored, e.storedReady = &ps.addr, ps.ready
+		e.cur, e.curReady = e.stored, e.storedReady
 	}
 	if !e.equal() {
 		s.mismatch--
 	}
 	if present {
-		e.cur = endpointsEntrySide{present: true, ready: ps.ready, addr: &ps.addr}
+		e.cur, e.curReady = &ps.addr, ps.ready
 	} else {
-		e.cur = endpointsEntrySide{}
+		e.cur, e.curReady = nil, false
 	}
 	if !e.equal() {
 		s.mismatch++
@@ -737,16 +741,16 @@ func (s *ServiceEndpoints) Applied() {
 				continue
 			}
 			for _, id := range ps.sig.portIDs {
-				if e, ok := s.entry(endpointsEntryKey{port: id, ip: ps.addr.IP, uid: ps.addr.TargetRef.UID}); !ok {
-					side := endpointsEntrySide{present: true, ready: ps.ready, addr: &ps.addr}
-					*e = endpointsEntry{cur: side, stored: side}
+				if e, ok := s.entry(id, &ps.addr); !ok {
+					e.cur, e.curReady = &ps.addr, ps.ready
+					e.stored, e.storedReady = e.cur, e.curReady
 				}
 			}
 		}
 		s.mismatch = 0
 		for i := range s.entries {
-			e := &s.entries[i].endpointsEntry
-			e.stored = endpointsEntrySide{}
+			e := &s.entries[i]
+			e.stored, e.storedReady = nil, false
 			if !e.equal() {
 				s.mismatch++
 			}
