@@ -174,9 +174,17 @@ func (q *fluidQueue) drain(now Time) {
 	for i < len(q.pending) && q.pending[i].done <= now {
 		i++
 	}
-	if i > 0 {
-		q.pending = append(q.pending[:0], q.pending[i:]...)
+	q.pending = dropFront(q.pending, i)
+}
+
+// dropFront returns s without its first i elements. It reslices rather than moving the rest
+// down, so dropping is O(1) amortised, not O(len(s)): append copies only the live part when
+// it next grows the array. An emptied slice starts again at the front of its array.
+func dropFront[T any](s []T, i int) []T {
+	if i == len(s) {
+		return s[:0]
 	}
+	return s[i:]
 }
 
 // remember records a commit for the watch-cache sizing window.
@@ -186,9 +194,7 @@ func (q *fluidQueue) remember(now Time) {
 	for i < len(q.recent) && q.recent[i] < now-eventFreshDuration {
 		i++
 	}
-	if i > 0 {
-		q.recent = append(q.recent[:0], q.recent[i:]...)
-	}
+	q.recent = dropFront(q.recent, i)
 }
 
 // capacity is the watch cache's history size: enough for eventFreshDuration of events.
