@@ -344,10 +344,11 @@ func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) *endpoint
 		ps.addr.TargetRef = &ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
 	}
 	ps.ready = svc.PublishNotReadyAddresses || pod.Ready
-	var portIDs []int
+	var buf [8]int // signature keeps a copy of a new list: this one can stay on the stack
+	portIDs := buf[:0]
 	if len(svc.Ports) == 0 {
 		if svc.ClusterIP == "None" {
-			portIDs = []int{s.portID(EndpointsPort{Port: -1}, true)}
+			portIDs = append(portIDs, s.portID(EndpointsPort{Port: -1}, true))
 		}
 	} else {
 		for i := range svc.Ports {
@@ -426,6 +427,7 @@ func (s *ServiceEndpoints) portID(p EndpointsPort, sentinel bool) int {
 	return id
 }
 
+// signature returns the signature of portIDs, making it (with a copy of portIDs) if new.
 func (s *ServiceEndpoints) signature(portIDs []int) *endpointsSignature {
 	if s.sigIndex == nil {
 		for _, sig := range s.sigs {
@@ -443,7 +445,7 @@ func (s *ServiceEndpoints) signature(portIDs []int) *endpointsSignature {
 	if sig := s.sigIndex[k]; sig != nil {
 		return sig
 	}
-	sig := &endpointsSignature{key: k, portIDs: portIDs}
+	sig := &endpointsSignature{key: k, portIDs: slices.Clone(portIDs)}
 	s.sigs = append(s.sigs, sig)
 	switch {
 	case s.sigIndex != nil:
