@@ -317,7 +317,7 @@ func (ev evWorkerStart) apply(e *Engine) {
 		return
 	}
 	i := c.ready[0]
-	c.ready = c.ready[1:]
+	c.ready = dropFront(c.ready, 1) // an emptied queue reuses its array
 	k := &c.keys[i]
 	k.queued = false
 	k.processing = true

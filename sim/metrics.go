@@ -40,8 +40,10 @@ type serviceAcc struct {
 
 // service returns the accounting of service idx in mode m.
 func (c *collector) service(idx int, m Mode) *serviceAcc {
-	for len(c.services) <= idx {
-		c.services = append(c.services, [2]serviceAcc{})
+	if len(c.services) <= idx {
+		// One allocation for every Service of the run (two records of ~100 bytes each).
+		n := max(idx+1, len(c.e.services))
+		c.services = append(c.services, make([][2]serviceAcc, n-len(c.services))...)
 	}
 	return &c.services[idx][modeIndex(m)]
 }
