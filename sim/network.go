@@ -40,11 +40,11 @@ type fluidQueue struct {
 	ingressBusy Time // when a node's ingress queue drains
 	// pending holds the completion times and bytes of events still being delivered,
 	// oldest first, for the slow-watcher check.
-	pending []pendingEvent
+	pending fifo[pendingEvent]
 	budget  Time // the dispatcher's remaining blocking budget
 	refill  Time // when the budget was last refilled
 	// recent holds commit times of the last eventFreshDuration, for the channel size.
-	recent []Time
+	recent fifo[Time]
 	// stalled is true while a termination's backlog drains (one termination per stall).
 	stalled bool
 }
@@ -119,12 +119,12 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers, listBytes i
 	// watchers are closed (upstream: cacher.go dispatchEvent, cache_watcher.go add).
 	q.drain(now)
 	q.remember(now)
-	if q.stalled && len(q.pending) == 0 {
+	if q.stalled && q.pending.len() == 0 {
 		q.stalled = false
 	}
-	if !q.stalled && len(q.pending) >= 2*q.chanSize() {
+	if !q.stalled && q.pending.len() >= 2*q.chanSize() {
 		q.refillBudget(now)
-		wait := q.pending[0].done - now
+		wait := q.pending.items()[0].done - now
 		if wait <= q.budget {
 			q.budget -= wait
 		} else {
@@ -134,10 +134,10 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers, listBytes i
 			// On re-watch from their last resourceVersion the watchers get the events they
 			// missed again; if that is older than the watch cache's history, they relist.
 			var missed int64
-			for _, p := range q.pending {
+			for _, p := range q.pending.items() {
 				missed += p.bytes
 			}
-			if int64(len(q.pending)) > int64(q.capacity()) {
+			if int64(q.pending.len()) > int64(q.capacity()) {
 				d.relists = watchers
 				missed = listBytes
 				if r := n.e.cfg.Network.ListCompressionRatio; listBytes >= gzipThresholdBytes && r > 0 && r < 1 {
@@ -163,23 +163,47 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers, listBytes i
 		q.ingressBusy = istart + transfer(per, n.ingressBps)
 		done = max(done, q.ingressBusy)
 	}
-	q.pending = append(q.pending, pendingEvent{done: done, bytes: perWatcher})
+	q.pending.push(pendingEvent{done: done, bytes: perWatcher})
 	d.done = done
 	return d
 }
 
 // drain forgets events every watcher has received by now.
 func (q *fluidQueue) drain(now Time) {
+	p := q.pending.items()
 	i := 0
-	for i < len(q.pending) && q.pending[i].done <= now {
+	for i < len(p) && p[i].done <= now {
 		i++
 	}
-	q.pending = dropFront(q.pending, i)
+	q.pending.drop(i)
 }
 
-// dropFront returns s without its first i elements. It reslices rather than moving the rest
-// down, so dropping is O(1) amortised, not O(len(s)): append copies only the live part when
-// it next grows the array. An emptied slice starts again at the front of its array.
+// fifo is a queue in one array: dropping from the front moves the rest down only once the
+// dropped elements are half the array, so a drop is O(1) amortised, not O(len), and the
+// array is reused rather than regrown.
+type fifo[T any] struct {
+	buf  []T
+	head int
+}
+
+// items returns the elements, oldest first.
+func (f *fifo[T]) items() []T { return f.buf[f.head:] }
+
+func (f *fifo[T]) len() int { return len(f.buf) - f.head }
+
+func (f *fifo[T]) push(v T) { f.buf = append(f.buf, v) }
+
+// drop removes the first i elements.
+func (f *fifo[T]) drop(i int) {
+	f.head += i
+	if f.head*2 >= len(f.buf) {
+		n := copy(f.buf, f.buf[f.head:])
+		f.buf, f.head = f.buf[:n], 0
+	}
+}
+
+// dropFront returns s without its first i elements, by reslicing (an emptied slice starts
+// again at the front of its array): O(1), for a queue whose array append regrows.
 func dropFront[T any](s []T, i int) []T {
 	if i == len(s) {
 		return s[:0]
@@ -189,17 +213,18 @@ func dropFront[T any](s []T, i int) []T {
 
 // remember records a commit for the watch-cache sizing window.
 func (q *fluidQueue) remember(now Time) {
-	q.recent = append(q.recent, now)
+	q.recent.push(now)
+	r := q.recent.items()
 	i := 0
-	for i < len(q.recent) && q.recent[i] < now-eventFreshDuration {
+	for i < len(r) && r[i] < now-eventFreshDuration {
 		i++
 	}
-	q.recent = dropFront(q.recent, i)
+	q.recent.drop(i)
 }
 
 // capacity is the watch cache's history size: enough for eventFreshDuration of events.
 func (q *fluidQueue) capacity() int {
-	return min(max(len(q.recent), minWatchCacheCapacity), maxWatchCacheCapacity)
+	return min(max(q.recent.len(), minWatchCacheCapacity), maxWatchCacheCapacity)
 }
 
 // chanSize is a watcher's buffered channel: about one second of history, within bounds.
