@@ -331,14 +331,31 @@ func (s *ServiceSlices) NodeChanged(name string) { put(&s.dirtyNodes, name, stru
 // recomputePod brings the desired state of one pod up to date.
 func (s *ServiceSlices) recomputePod(pe *podEntry) {
 	prev := pe.eps
-	for i, d := range pe.eps {
+	var prevHash [2]endpointHash // a reused endpoint's hash is overwritten below
+	for i, d := range prev {
 		if d != nil {
-			f := s.families[i]
-			delete(f.desired, d.hash)
-			f.dirty.add(d.hash)
-			pe.eps[i] = nil
+			prevHash[i] = d.hash
 		}
 	}
+	pe.eps = [2]*desiredEndpoint{}
+	s.buildPodEndpoints(pe, prev)
+	// Update the desired index as "drop the old endpoints, add the new ones" would.
+	for i, old := range prev {
+		f, d := s.families[i], pe.eps[i]
+		if old != nil && (d == nil || d.hash != prevHash[i]) {
+			delete(f.desired, prevHash[i])
+			f.dirty.add(prevHash[i])
+		}
+		if d != nil {
+			put(&f.desired, d.hash, d)
+			f.dirty.add(d.hash)
+		}
+	}
+}
+
+// buildPodEndpoints computes pe's desired endpoints into pe.eps, reusing prev's where it can
+// (see reusableEndpoint), and keeps the pod counts.
+func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prev [2]*desiredEndpoint) {
 	if pe.in {
 		if s.keyPods[pe.key]--; s.keyPods[pe.key] == 0 {
 			delete(s.keyPods, pe.key)
@@ -382,18 +399,25 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 			continue
 		}
 		d := reusableEndpoint(prev[i], pod, node)
+		var oldAddrs []string
+		var oldHostname *string
 		if d == nil {
 			d = new(desiredEndpoint)
+		} else {
+			oldAddrs, oldHostname = d.ep.Addresses, d.ep.Hostname
 		}
 		d.key = pe.key
 		fillEndpoint(&d.ep, &d.storage, pod, node, s.svc, pe.addrs[i])
-		d.ep.identity, d.ep.hasIdentity = hashEndpoint(&d.ep), true
+		if oldAddrs != nil && sameSlice(oldAddrs, d.ep.Addresses) && !strPtrChanged(oldHostname, d.ep.Hostname) {
+			// The same addresses, hostname and pod name (reusableEndpoint): the same identity.
+			d.ep.identity = d.hash
+		} else {
+			d.ep.identity = hashEndpoint(&d.ep)
+		}
+		d.ep.hasIdentity = true
 		d.ep.pbBase = int32(pbEndpointBase(&d.ep))
 		d.hash = d.ep.identity
 		pe.eps[i] = d
-		f := s.families[i]
-		put(&f.desired, d.hash, d)
-		f.dirty.add(d.hash)
 	}
 }
 
