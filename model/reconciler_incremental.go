@@ -103,12 +103,14 @@ func sameSlice[T any](a, b []T) bool {
 }
 
 type desiredEndpoint struct {
-	hash endpointHash
-	key  PortMapKey
-	ep   Endpoint
+	key PortMapKey
+	ep  Endpoint
 	// storage backs ep's pointer fields: one allocation per desired endpoint.
 	storage endpointStorage
 }
+
+// hash is the endpoint's identity (cached in ep when the endpoint is built).
+func (d *desiredEndpoint) hash() endpointHash { return d.ep.identity }
 
 // family is the state of one address type.
 type family struct {
@@ -334,7 +336,7 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 	var prevHash [2]endpointHash // a reused endpoint's hash is overwritten below
 	for i, d := range prev {
 		if d != nil {
-			prevHash[i] = d.hash
+			prevHash[i] = d.hash()
 		}
 	}
 	pe.eps = [2]*desiredEndpoint{}
@@ -342,13 +344,13 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 	// Update the desired index as "drop the old endpoints, add the new ones" would.
 	for i, old := range prev {
 		f, d := s.families[i], pe.eps[i]
-		if old != nil && (d == nil || d.hash != prevHash[i]) {
+		if old != nil && (d == nil || d.hash() != prevHash[i]) {
 			delete(f.desired, prevHash[i])
 			f.dirty.add(prevHash[i])
 		}
 		if d != nil {
-			put(&f.desired, d.hash, d)
-			f.dirty.add(d.hash)
+			put(&f.desired, d.hash(), d)
+			f.dirty.add(d.hash())
 		}
 	}
 }
@@ -401,22 +403,22 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prev [2]*desiredEndpoint
 		d := reusableEndpoint(prev[i], pod, node)
 		var oldAddrs []string
 		var oldHostname *string
+		var oldIdentity endpointHash
 		if d == nil {
 			d = new(desiredEndpoint)
 		} else {
-			oldAddrs, oldHostname = d.ep.Addresses, d.ep.Hostname
+			oldAddrs, oldHostname, oldIdentity = d.ep.Addresses, d.ep.Hostname, d.ep.identity
 		}
 		d.key = pe.key
 		fillEndpoint(&d.ep, &d.storage, pod, node, s.svc, pe.addrs[i])
 		if oldAddrs != nil && sameSlice(oldAddrs, d.ep.Addresses) && !strPtrChanged(oldHostname, d.ep.Hostname) {
 			// The same addresses, hostname and pod name (reusableEndpoint): the same identity.
-			d.ep.identity = d.hash
+			d.ep.identity = oldIdentity
 		} else {
 			d.ep.identity = hashEndpoint(&d.ep)
 		}
 		d.ep.hasIdentity = true
 		d.ep.pbBase = int32(pbEndpointBase(&d.ep))
-		d.hash = d.ep.identity
 		pe.eps[i] = d
 	}
 }
@@ -1198,7 +1200,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		toUpdate = append(toUpdate, &c)
 	}
 	added = len(pending)
-	slices.SortFunc(pending, func(a, b *desiredEndpoint) int { return a.hash.compare(b.hash) })
+	slices.SortFunc(pending, func(a, b *desiredEndpoint) int { return a.hash().compare(b.hash()) })
 	next := 0
 	// Step 2.
 	if len(pending) > 0 && len(toUpdate) > 0 {
