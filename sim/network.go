@@ -174,9 +174,17 @@ func (q *fluidQueue) drain(now Time) {
 	for i < len(q.pending) && q.pending[i].done <= now {
 		i++
 	}
-	if i > 0 {
-		q.pending = append(q.pending[:0], q.pending[i:]...)
+	q.pending = dropFront(q.pending, i)
+}
+
+// dropFront drops the first i elements of a queue kept in a slice: by reslicing, so that
+// the elements left are not copied down on every call (append moves them to a new array
+// when the old one is full), and by reusing the array once the queue is empty.
+func dropFront[T any](q []T, i int) []T {
+	if i == len(q) {
+		return q[:0]
 	}
+	return q[i:]
 }
 
 // remember records a commit for the watch-cache sizing window.
@@ -186,9 +194,7 @@ func (q *fluidQueue) remember(now Time) {
 	for i < len(q.recent) && q.recent[i] < now-eventFreshDuration {
 		i++
 	}
-	if i > 0 {
-		q.recent = append(q.recent[:0], q.recent[i:]...)
-	}
+	q.recent = dropFront(q.recent, i)
 }
 
 // capacity is the watch cache's history size: enough for eventFreshDuration of events.
