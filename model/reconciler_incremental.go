@@ -59,7 +59,10 @@ type ServiceSlices struct {
 	// Applied's buffers, reused across calls.
 	touchedBuf []endpointHash
 	dirtyBuf   []endpointHash // syncFamily's copy of a dirty set
-	sameBuf    []bool
+	// syncFamily's lists of touched slices and pending endpoints.
+	touchedSlices    []*storedSlice
+	pendingEndpoints []*desiredEndpoint
+	sameBuf          []bool
 }
 
 // internPorts returns the shared list for ports when it has the last list's key (port lists
@@ -252,6 +255,15 @@ func (s *ServiceSlices) setServiceFields(svc *Service) {
 
 // newFamily returns an empty family; its maps are allocated on first write (put).
 func newFamily(at AddressType) *family { return &family{at: at} }
+
+// appendAll is append(dst, src...) that takes src itself when dst is empty (src is not
+// used elsewhere).
+func appendAll[T any](dst, src []T) []T {
+	if len(dst) == 0 {
+		return src
+	}
+	return append(dst, src...)
+}
 
 // put is m[k] = v for a map that may not be allocated yet.
 func put[K comparable, V any](m *map[K]V, k K, v V) {
@@ -920,8 +932,9 @@ func (s *ServiceSlices) fullSync(trigger Timestamp) SyncResult {
 // upstream: reconciler.go reconcileByAddressType
 func (s *ServiceSlices) syncFamily(f *family) SlicePlan {
 	plan := SlicePlan{AddressType: f.at}
-	touched := map[*storedSlice]struct{}{}
-	pending := map[PortMapKey][]*desiredEndpoint{}
+	// touched are the stored slices holding a dirty identity (each once: its first dirty
+	// position adds it), pending the desired endpoints no stored slice of their port map has.
+	touched, pending := s.touchedSlices[:0], s.pendingEndpoints[:0]
 	// checkClean drops members from the set: range over a copy.
 	s.dirtyBuf = f.dirty.appendTo(s.dirtyBuf[:0])
 	for _, h := range s.dirtyBuf {
@@ -930,40 +943,65 @@ func (s *ServiceSlices) syncFamily(f *family) SlicePlan {
 			continue
 		}
 		if stored {
-			touched[loc.slice] = struct{}{}
+			if len(loc.slice.dirtyPos) == 0 {
+				touched = append(touched, loc.slice)
+			}
 			loc.slice.dirtyPos = append(loc.slice.dirtyPos, loc.pos)
 		}
 		if d != nil && (!stored || loc.slice.group.key != d.key) {
-			pending[d.key] = append(pending[d.key], d)
+			pending = append(pending, d)
 		}
 	}
 	if cap(s.dirtyBuf) > 1024 {
 		s.dirtyBuf = nil // do not keep a big batch's array for the small syncs after it
 	}
-	touchedByKey := map[PortMapKey][]*storedSlice{}
-	for ss := range touched {
-		touchedByKey[ss.group.key] = append(touchedByKey[ss.group.key], ss)
-	}
-	var keys []PortMapKey
-	for k := range pending {
-		keys = append(keys, k)
-	}
-	for k := range touchedByKey {
-		if _, ok := pending[k]; !ok && s.keyPods[k] > 0 {
-			keys = append(keys, k)
+	// By port map, then as syncPortMap takes them: touched by name, pending by identity.
+	slices.SortFunc(touched, func(a, b *storedSlice) int {
+		if c := strings.Compare(string(a.group.key), string(b.group.key)); c != 0 {
+			return c
 		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		c, u, d, added, removed := s.syncPortMap(f, k, touchedByKey[k], pending[k])
-		plan.ToCreate = append(plan.ToCreate, c...)
-		plan.ToUpdate = append(plan.ToUpdate, u...)
-		plan.ToDelete = append(plan.ToDelete, d...)
+		return strings.Compare(a.s.Name, b.s.Name)
+	})
+	slices.SortFunc(pending, func(a, b *desiredEndpoint) int {
+		if c := strings.Compare(string(a.key), string(b.key)); c != 0 {
+			return c
+		}
+		return a.hash().compare(b.hash())
+	})
+	// Every port map with pending endpoints, and every other one with touched slices that
+	// still has pods, in key order.
+	for i, j := 0, 0; i < len(touched) || j < len(pending); {
+		var k PortMapKey
+		if j == len(pending) || i < len(touched) && touched[i].group.key < pending[j].key {
+			k = touched[i].group.key
+		} else {
+			k = pending[j].key
+		}
+		ti, pj := i, j
+		for i < len(touched) && touched[i].group.key == k {
+			i++
+		}
+		for j < len(pending) && pending[j].key == k {
+			j++
+		}
+		if j == pj && s.keyPods[k] == 0 {
+			continue // the group's slices are all deleted below
+		}
+		c, u, d, added, removed := s.syncPortMap(f, k, touched[ti:i], pending[pj:j])
+		plan.ToCreate = appendAll(plan.ToCreate, c)
+		plan.ToUpdate = appendAll(plan.ToUpdate, u)
+		plan.ToDelete = appendAll(plan.ToDelete, d)
 		plan.Added += added
 		plan.Removed += removed
 	}
-	for ss := range touched {
+	for _, ss := range touched {
 		ss.dirtyPos = ss.dirtyPos[:0]
+	}
+	clear(touched)
+	clear(pending)
+	s.touchedSlices, s.pendingEndpoints = touched[:0], pending[:0]
+	if cap(touched) > 1024 || cap(pending) > 1024 {
+		s.touchedSlices, s.pendingEndpoints = nil, nil
 	}
 	var oldKeys []PortMapKey
 	for k := range f.groups {
