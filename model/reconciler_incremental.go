@@ -50,6 +50,8 @@ type ServiceSlices struct {
 	// a Service almost always resolve the same ports, and share that one list.
 	lastPorts    []EndpointPort
 	lastPortsKey PortMapKey
+	// lastResolved is what each Service port resolved to for lastPorts (-1: not resolved).
+	lastResolved []int64
 	// fresh are the endpoint arrays the last Sync allocated (by their first element); a
 	// stored slice whose array came from there owns it (storedSlice.owned). spare are arrays
 	// taken back from owned slices the API server replaced or deleted: a rewritten slice
@@ -63,6 +65,38 @@ type ServiceSlices struct {
 	touchedSlices    []*storedSlice
 	pendingEndpoints []*desiredEndpoint
 	sameBuf          []bool
+}
+
+// podPorts returns pod's resolved ports and their key. When every Service port resolves for
+// pod as it did for the last list, that list is the answer (the same ports, the same
+// order): no list is built and no key encoded, which is the common case.
+func (s *ServiceSlices) podPorts(pod *Pod) ([]EndpointPort, PortMapKey) {
+	if s.lastPorts != nil && len(s.lastResolved) == len(s.svc.Ports) && s.resolvesAsLast(pod) {
+		return s.lastPorts, s.lastPortsKey
+	}
+	ports := s.internPorts(endpointPorts(s.svc, pod))
+	s.lastResolved = s.lastResolved[:0]
+	for i := range s.svc.Ports {
+		num, ok := FindPort(pod, &s.svc.Ports[i])
+		s.lastResolved = append(s.lastResolved, resolvedPort(num, ok))
+	}
+	return ports, s.lastPortsKey
+}
+
+func (s *ServiceSlices) resolvesAsLast(pod *Pod) bool {
+	for i := range s.svc.Ports {
+		if num, ok := FindPort(pod, &s.svc.Ports[i]); resolvedPort(num, ok) != s.lastResolved[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func resolvedPort(num int32, ok bool) int64 {
+	if !ok {
+		return -1
+	}
+	return int64(num)
 }
 
 // internPorts returns the shared list for ports when it has the last list's key (port lists
@@ -247,7 +281,7 @@ func (s *ServiceSlices) setServiceFields(svc *Service) {
 	s.svc = svc
 	// A pod's list follows the Service's port order: a list resolved under an older Service
 	// may have the same key in another order.
-	s.lastPorts, s.lastPortsKey = nil, ""
+	s.lastPorts, s.lastPortsKey, s.lastResolved = nil, "", s.lastResolved[:0]
 	s.labels = SliceLabels(svc)
 	s.types = addressTypesForService(svc)
 	s.mode = hintsModeFor(svc, &s.opts)
@@ -388,8 +422,7 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prev [2]*desiredEndpoint
 	seen := pe.seen
 	pe.seen = pod
 	if !pe.portsValid || !sameSlice(seen.ContainerPorts, pod.ContainerPorts) || !sameSlice(seen.SidecarPorts, pod.SidecarPorts) {
-		pe.ports = s.internPorts(endpointPorts(s.svc, pod))
-		pe.key = s.lastPortsKey
+		pe.ports, pe.key = s.podPorts(pod)
 		pe.portsValid = true
 	}
 	if !pe.addrsValid || !sameSlice(seen.IPs, pod.IPs) {
