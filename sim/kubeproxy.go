@@ -235,8 +235,12 @@ type kubeProxy struct {
 	ports          []int
 	endpoints      int // all endpoints (for largeClusterMode)
 	servicePorts   int // Service ports with endpoints known
-	stamp          []int
-	syncSeq        int
+	// portEndpoints is Σ endpoints × ports over the Services with endpoints known: like
+	// servicePorts, kept as endpointsBySvc and ports change, not summed over every Service
+	// at every sync (a cluster of 50,000 Services syncs many thousand times).
+	portEndpoints int
+	stamp         []int
+	syncSeq       int
 
 	syncs []kubeProxySync
 	// latency holds, per phase of the write, each change's network programming latency
@@ -273,7 +277,27 @@ func (k *kubeProxy) service(i, ports int) {
 		k.endpointsBySvc = append(k.endpointsBySvc, 0)
 		k.stamp = append(k.stamp, 0)
 	}
+	if n, p := k.endpointsBySvc[i], max(ports, 1); p != k.ports[i] && n > 0 {
+		k.servicePorts += p - k.ports[i]
+		k.portEndpoints += n * (p - k.ports[i])
+	}
 	k.ports[i] = max(ports, 1)
+}
+
+// addEndpoints adds delta to Service i's endpoint count and keeps the totals.
+func (k *kubeProxy) addEndpoints(i, delta int) {
+	old := k.endpointsBySvc[i]
+	n := old + delta
+	k.endpointsBySvc[i] = n
+	k.endpoints += delta
+	p := k.ports[i]
+	k.portEndpoints += (max(n, 0) - max(old, 0)) * p
+	switch {
+	case old <= 0 && n > 0:
+		k.servicePorts += p
+	case old > 0 && n <= 0:
+		k.servicePorts -= p
+	}
 }
 
 // maxInterval is the runner's maxInterval. upstream: iptables and nftables proxier.go
@@ -365,8 +389,7 @@ func (k *kubeProxy) startSync(t Time) {
 	phase := -1
 	var changedPorts, changedEndpoints int
 	for _, c := range k.pending {
-		k.endpointsBySvc[c.svc] += c.endpointDelta
-		k.endpoints += c.endpointDelta
+		k.addEndpoints(c.svc, c.endpointDelta)
 		phase = max(phase, c.phase)
 	}
 	for _, c := range k.pending {
@@ -378,14 +401,7 @@ func (k *kubeProxy) startSync(t Time) {
 	}
 	k.inFlight = append(k.inFlight[:0], k.pending...)
 	k.pending = k.pending[:0]
-	k.servicePorts = 0
-	totalEndpoints := 0
-	for i, n := range k.endpointsBySvc {
-		if n > 0 {
-			k.servicePorts += k.ports[i]
-			totalEndpoints += n * k.ports[i]
-		}
-	}
+	totalEndpoints := k.portEndpoints
 	full := k.fullSync(t, totalEndpoints)
 	costs := k.cfg.Costs
 	all := costs.RulesPerServicePort*float64(k.servicePorts) + costs.RulesPerEndpoint*float64(totalEndpoints)

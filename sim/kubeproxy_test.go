@@ -321,3 +321,34 @@ func TestCPUShare(t *testing.T) {
 		t.Errorf("decode CPU %v, want 10µs", k.decodeCPU[0])
 	}
 }
+
+// TestKubeProxyTotalsFollowChanges checks the running totals startSync reads (Service
+// ports with endpoints, endpoints × ports) against a sum over every Service, through random
+// endpoint deltas (negative counts included) and port changes.
+func TestKubeProxyTotalsFollowChanges(t *testing.T) {
+	k := newKubeProxy(KubeProxyConfig{}, 1)
+	r := rand.New(rand.NewPCG(3, 4))
+	for step := range 5000 {
+		i := r.IntN(40)
+		if r.IntN(4) == 0 {
+			k.service(i, r.IntN(4)) // 0 counts as one port, as for a Service without ports
+		} else {
+			ports := 1
+			if i < len(k.ports) {
+				ports = k.ports[i]
+			}
+			k.service(i, ports)
+			k.addEndpoints(i, r.IntN(7)-3)
+		}
+		ports, total := 0, 0
+		for j, n := range k.endpointsBySvc {
+			if n > 0 {
+				ports += k.ports[j]
+				total += n * k.ports[j]
+			}
+		}
+		if ports != k.servicePorts || total != k.portEndpoints {
+			t.Fatalf("step %d: totals %d ports, %d endpoint rules; summed %d, %d", step, k.servicePorts, k.portEndpoints, ports, total)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -232,6 +233,45 @@ func TestSliceSizesMatchTheSizeModel(t *testing.T) {
 		}
 		if st.bytes[model.Protobuf] != obj[model.Protobuf] {
 			t.Errorf("%s: stored %d B, sized %d B", st.slice.Name, st.bytes[model.Protobuf], obj[model.Protobuf])
+		}
+	}
+}
+
+// TestFIFOKeepsOrder drives a fifo, as fluidQueue's pending and recent lists are, against a
+// plain copy-down queue.
+func TestFIFOKeepsOrder(t *testing.T) {
+	var q fifo[int]
+	var want []int
+	next := 0
+	for step := range 2000 {
+		for range step % 5 {
+			q.push(next)
+			want = append(want, next)
+			next++
+		}
+		drop := min(q.len(), step%7)
+		q.drop(drop)
+		want = append(want[:0], want[drop:]...)
+		if !slices.Equal(q.items(), want) || q.len() != len(want) {
+			t.Fatalf("step %d: queue %v, want %v", step, q.items(), want)
+		}
+	}
+}
+
+// TestDropFrontKeepsOrder drives a queue through dropFront and append, as the controllers'
+// ready lists are, against a plain copy-down queue.
+func TestDropFrontKeepsOrder(t *testing.T) {
+	var q, want []int
+	next := 0
+	for step := range 2000 {
+		for range step % 5 {
+			q, want = append(q, next), append(want, next)
+			next++
+		}
+		drop := min(len(q), step%7)
+		q, want = dropFront(q, drop), append(want[:0], want[drop:]...)
+		if !slices.Equal(q, want) {
+			t.Fatalf("step %d: queue %v, want %v", step, q, want)
 		}
 	}
 }
