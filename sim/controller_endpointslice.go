@@ -199,7 +199,9 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		cm.wasSelected, cm.wasSelectedAll = proxySelects(old.slice.Labels), proxySelectsAll(old.slice.Labels)
 		return cm
 	}
-	obj := *w.slice
+	// The plan's slice is the reconciler's fresh copy, used by this write only: the API
+	// server's fields are set on it in place rather than on another copy.
+	obj := w.slice
 	if w.verb == "create" {
 		obj.Name = y.e.names.generate(obj.GenerateName)
 		for y.e.sliceNames[obj.Name] {
@@ -219,11 +221,10 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	obj.ResourceVersion = meta.resourceVersion
 	// The field set of the object written: its labels (the Service's own among them) and
 	// annotations as they are, not a fixed set.
-	obj.ManagedFields = []model.ManagedFieldsEntry{y.fields[s.idx].EndpointSlice(&obj, meta.now)}
-	w.slice = &obj
+	obj.ManagedFields = []model.ManagedFieldsEntry{y.fields[s.idx].EndpointSlice(obj, meta.now)}
 	cm.name = obj.Name
 	cm.endpoints = len(obj.Endpoints)
-	cm.objectBytes, cm.requestBytes = sliceSizes(&obj, y.e.api.needJSON)
+	cm.objectBytes, cm.requestBytes = sliceSizes(obj, y.e.api.needJSON)
 	w.bytes = cm.objectBytes // applied stores it with the slice
 	cm.selected, cm.selectedAll = proxySelects(obj.Labels), proxySelectsAll(obj.Labels)
 	cm.trigger, cm.hasTrigger = triggerOf(obj.Annotations)
