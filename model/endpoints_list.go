@@ -1,6 +1,10 @@
 package model
 
-import "slices"
+import (
+	"cmp"
+	"encoding/binary"
+	"slices"
+)
 
 // addrList is one sorted address list of a ServiceEndpoints port: the pod states in address
 // order (compareEndpointAddress), with the running byte sum. It is a list of sorted chunks of
@@ -16,7 +20,46 @@ type addrList struct {
 
 type addrChunk struct {
 	items []*endpointsPodState
+	keys  []addrKey // keys[i] is items[i]'s sort key: searches read these, not the pod states
 	bytes ByEncoding
+}
+
+// addrKey is the first 16 bytes of an address's IP, big-endian, zero-padded: a whole IPv4
+// address. Where two keys differ they order as the IPs do byte-wise (at the first differing
+// byte either both IPs have a byte, or the shorter one is a prefix of the other), so a
+// search compares the addresses themselves only on equal keys.
+type addrKey struct{ hi, lo uint64 }
+
+func keyOf(a *EndpointAddress) addrKey {
+	var b [16]byte
+	copy(b[:], a.IP)
+	return addrKey{hi: binary.BigEndian.Uint64(b[:8]), lo: binary.BigEndian.Uint64(b[8:])}
+}
+
+// compareKeyed is compareAddressPtr(a, b) for addresses with keys ka and kb.
+func compareKeyed(ka addrKey, a *EndpointAddress, kb addrKey, b *EndpointAddress) int {
+	switch {
+	case ka.hi != kb.hi:
+		return cmp.Compare(ka.hi, kb.hi)
+	case ka.lo != kb.lo:
+		return cmp.Compare(ka.lo, kb.lo)
+	}
+	return compareAddressPtr(a, b)
+}
+
+// search is the position of address a (key k) in c: the first entry not before it, and
+// whether that entry is equal to it.
+func (c *addrChunk) search(k addrKey, a *EndpointAddress) (int, bool) {
+	lo, hi := 0, len(c.keys)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if compareKeyed(c.keys[m], &c.items[m].addr, k, a) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(c.keys) && compareKeyed(c.keys[lo], &c.items[lo].addr, k, a) == 0
 }
 
 // addrChunkMax bounds a chunk; a full chunk is split in two halves.
@@ -24,13 +67,21 @@ const addrChunkMax = 512
 
 func (l *addrList) len() int { return l.n }
 
-// chunkFor returns the index of the chunk ps belongs in: the first whose last entry is not
-// before ps (the last chunk when ps sorts after everything).
-func (l *addrList) chunkFor(ps *endpointsPodState) int {
-	i, _ := slices.BinarySearchFunc(l.chunks, ps, func(c *addrChunk, ps *endpointsPodState) int {
-		return compareAddressPtr(&c.items[len(c.items)-1].addr, &ps.addr)
-	})
-	return min(i, len(l.chunks)-1)
+// chunkFor returns the index of the chunk address a (key k) belongs in: the first whose last
+// entry is not before it (the last chunk when it sorts after everything).
+func (l *addrList) chunkFor(k addrKey, a *EndpointAddress) int {
+	lo, hi := 0, len(l.chunks)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		c := l.chunks[m]
+		last := len(c.items) - 1
+		if compareKeyed(c.keys[last], &c.items[last].addr, k, a) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return min(lo, len(l.chunks)-1)
 }
 
 func compareAddressPtr(a, b *EndpointAddress) int {
@@ -43,29 +94,28 @@ func compareAddressPtr(a, b *EndpointAddress) int {
 	return 0
 }
 
-func endpointsListCompare(a, b *endpointsPodState) int {
-	return compareAddressPtr(&a.addr, &b.addr)
-}
-
 func (l *addrList) insert(ps *endpointsPodState) {
 	l.n++
 	endpointsBytesAdd(&l.bytes, ps.bytes.full())
+	k := keyOf(&ps.addr)
 	if len(l.chunks) == 0 {
-		l.chunks = []*addrChunk{{items: []*endpointsPodState{ps}, bytes: ps.bytes.full()}}
+		l.chunks = []*addrChunk{{items: []*endpointsPodState{ps}, keys: []addrKey{k}, bytes: ps.bytes.full()}}
 		return
 	}
-	ci := l.chunkFor(ps)
+	ci := l.chunkFor(k, &ps.addr)
 	c := l.chunks[ci]
-	i, _ := slices.BinarySearchFunc(c.items, ps, endpointsListCompare)
+	i, _ := c.search(k, &ps.addr)
 	c.items = slices.Insert(c.items, i, ps)
+	c.keys = slices.Insert(c.keys, i, k)
 	endpointsBytesAdd(&c.bytes, ps.bytes.full())
 	if len(c.items) <= addrChunkMax {
 		return
 	}
 	half := len(c.items) / 2
-	next := &addrChunk{items: slices.Clone(c.items[half:])}
+	next := &addrChunk{items: slices.Clone(c.items[half:]), keys: slices.Clone(c.keys[half:])}
 	clear(c.items[half:])
 	c.items = c.items[:half:half]
+	c.keys = c.keys[:half:half]
 	for _, q := range next.items {
 		endpointsBytesAdd(&next.bytes, q.bytes.full())
 	}
@@ -77,13 +127,15 @@ func (l *addrList) remove(ps *endpointsPodState) {
 	if len(l.chunks) == 0 {
 		panic("model: ServiceEndpoints address list lost a pod's address")
 	}
-	ci := l.chunkFor(ps)
+	k := keyOf(&ps.addr)
+	ci := l.chunkFor(k, &ps.addr)
 	c := l.chunks[ci]
-	i, found := slices.BinarySearchFunc(c.items, ps, endpointsListCompare)
+	i, found := c.search(k, &ps.addr)
 	if !found || c.items[i] != ps {
 		panic("model: ServiceEndpoints address list lost a pod's address")
 	}
 	c.items = slices.Delete(c.items, i, i+1)
+	c.keys = slices.Delete(c.keys, i, i+1)
 	endpointsBytesSub(&c.bytes, ps.bytes.full())
 	l.n--
 	endpointsBytesSub(&l.bytes, ps.bytes.full())
