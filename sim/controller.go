@@ -125,13 +125,17 @@ type controller struct {
 }
 
 // newRun returns a sync run to fill in (a finished one when there is one).
-func (c *controller) newRun() *syncRun {
-	if n := len(c.freeRuns); n > 0 {
-		r := c.freeRuns[n-1]
-		c.freeRuns = c.freeRuns[:n-1]
-		return r
+func (c *controller) newRun() *syncRun { return takeFree(&c.freeRuns) }
+
+// takeFree pops the last entry of a free list, or returns a new zero T when it is empty.
+func takeFree[T any](free *[]*T) *T {
+	if n := len(*free); n > 0 {
+		x := (*free)[n-1]
+		(*free)[n-1] = nil
+		*free = (*free)[:n-1]
+		return x
 	}
-	return &syncRun{}
+	return new(T)
 }
 
 // freeRun keeps r, which no event refers to any more, for reuse. Its writes are cleared so

@@ -176,14 +176,7 @@ func (y *endpointsSyncer) sync(s *serviceState, trigger model.Timestamp, buf []w
 }
 
 // newSnapshot returns an empty snapshot, with the buffers of a settled one when there is one.
-func (y *endpointsSyncer) newSnapshot() *endpointsSnapshot {
-	if n := len(y.freeSnaps); n > 0 {
-		snap := y.freeSnaps[n-1]
-		y.freeSnaps = y.freeSnaps[:n-1]
-		return snap
-	}
-	return &endpointsSnapshot{}
-}
+func (y *endpointsSyncer) newSnapshot() *endpointsSnapshot { return takeFree(&y.freeSnaps) }
 
 // freeSnapshot keeps the snapshot of a settled write for reuse: nothing refers to it once
 // applied has run. It keeps its annotations map and subset list, and drops the rest.
