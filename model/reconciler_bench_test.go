@@ -146,16 +146,22 @@ func benchOneChangeIncremental(b *testing.B, svc *Service, opts ReconcilerOption
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		p := *pods[i%n]
-		p.Ready = !p.Ready
-		pods[i%n] = &p
-		s.SetPod(&p)
+		s.SetPod(flipReadiness(pods, i))
 		res := s.Sync(Timestamp(2 + i))
 		if !writesOK(res.Writes()) {
 			b.Fatalf("%d writes after one readiness flip", res.Writes())
 		}
 		applyAll(s, res, &seq)
 	}
+}
+
+// flipReadiness replaces pod i (mod len) with a copy of opposite readiness, as a pod update
+// does, and returns the copy.
+func flipReadiness(pods []*Pod, i int) *Pod {
+	p := *pods[i%len(pods)]
+	p.Ready = !p.Ready
+	pods[i%len(pods)] = &p
+	return &p
 }
 
 // benchOneChangeFull is benchOneChangeIncremental with ReconcileFull over every pod (the
@@ -171,9 +177,7 @@ func benchOneChangeFull(b *testing.B, svc *Service, opts ReconcilerOptions, n in
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		p := *pods[i%n]
-		p.Ready = !p.Ready
-		pods[i%n] = &p
+		flipReadiness(pods, i)
 		res := ReconcileFull(svc, pods, stored, nodes, opts, Timestamp(2+i))
 		b.StopTimer()
 		stored = applyPlan(stored, res, &seq)
