@@ -110,7 +110,7 @@ type controller struct {
 	cfg         ControllerConfig
 	syncer      syncer
 	keys        []keyState
-	ready       []int // FIFO of service indices
+	ready       fifo[int] // service indices waiting for a worker
 	idle        int
 	bucket      *tokenBucket
 	retryBucket *tokenBucket
@@ -231,7 +231,7 @@ func (c *controller) podEvent(p *podState) {
 
 // busy reports whether any key has a change pending, is queued or is being processed.
 func (c *controller) busy() bool {
-	if len(c.ready) > 0 || c.idle < max(c.cfg.Workers, 1) {
+	if c.ready.len() > 0 || c.idle < max(c.cfg.Workers, 1) {
 		return true
 	}
 	for i := range c.keys {
@@ -262,7 +262,7 @@ func (c *controller) add(i int) {
 		return
 	}
 	k.queued = true
-	c.ready = append(c.ready, i)
+	c.ready.push(i)
 	if c.idle > 0 && c.e.cachesSynced {
 		c.e.after(0, evWorkerStart{c})
 	}
@@ -273,7 +273,7 @@ func (c *controller) add(i int) {
 // upstream: endpointslice_controller.go and endpoints_controller.go Run,
 // cache.WaitForNamedCacheSync before the workers start.
 func (c *controller) startWorkers() {
-	for range min(c.idle, len(c.ready)) {
+	for range min(c.idle, c.ready.len()) {
 		c.e.after(0, evWorkerStart{c})
 	}
 }
@@ -317,11 +317,11 @@ type evWorkerStart struct{ c *controller }
 func (ev evWorkerStart) String() string { return string(ev.c.mode) + " worker start" }
 func (ev evWorkerStart) apply(e *Engine) {
 	c := ev.c
-	if c.idle == 0 || len(c.ready) == 0 {
+	if c.idle == 0 || c.ready.len() == 0 {
 		return
 	}
-	i := c.ready[0]
-	c.ready = dropFront(c.ready, 1) // an emptied queue reuses its array
+	i := c.ready.items()[0]
+	c.ready.drop(1)
 	k := &c.keys[i]
 	k.queued = false
 	k.processing = true
@@ -500,7 +500,7 @@ func (c *controller) done(s *serviceState, failed bool) {
 		k.dirty = false
 		c.add(s.idx)
 	}
-	if len(c.ready) > 0 {
+	if c.ready.len() > 0 {
 		e.after(0, evWorkerStart{c})
 	}
 }

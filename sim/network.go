@@ -202,15 +202,6 @@ func (f *fifo[T]) drop(i int) {
 	}
 }
 
-// dropFront returns s without its first i elements, by reslicing (an emptied slice starts
-// again at the front of its array): O(1), for a queue whose array append regrows.
-func dropFront[T any](s []T, i int) []T {
-	if i == len(s) {
-		return s[:0]
-	}
-	return s[i:]
-}
-
 // remember records a commit for the watch-cache sizing window.
 func (q *fluidQueue) remember(now Time) {
 	q.recent.push(now)

@@ -257,21 +257,3 @@ func TestFIFOKeepsOrder(t *testing.T) {
 		}
 	}
 }
-
-// TestDropFrontKeepsOrder drives a queue through dropFront and append, as the controllers'
-// ready lists are, against a plain copy-down queue.
-func TestDropFrontKeepsOrder(t *testing.T) {
-	var q, want []int
-	next := 0
-	for step := range 2000 {
-		for range step % 5 {
-			q, want = append(q, next), append(want, next)
-			next++
-		}
-		drop := min(len(q), step%7)
-		q, want = dropFront(q, drop), append(want[:0], want[drop:]...)
-		if !slices.Equal(q, want) {
-			t.Fatalf("step %d: queue %v, want %v", step, q, want)
-		}
-	}
-}

@@ -91,7 +91,7 @@ type workItem struct {
 // a key added while processed is queued again when its worker is done.
 // upstream: client-go util/workqueue/queue.go (Add, Get, Done).
 type workQueue[T any] struct {
-	ready []T
+	ready fifo[T]
 	idle  int
 	item  func(T) *workItem
 }
@@ -103,19 +103,18 @@ func (q *workQueue[T]) add(x T) {
 		it.dirty = true
 	case !it.queued:
 		it.queued = true
-		q.ready = append(q.ready, x)
+		q.ready.push(x)
 	}
 }
 
 // next hands the first queued key to an idle worker.
 func (q *workQueue[T]) next() (T, bool) {
 	var zero T
-	if q.idle == 0 || len(q.ready) == 0 {
+	if q.idle == 0 || q.ready.len() == 0 {
 		return zero, false
 	}
-	x := q.ready[0]
-	q.ready[0] = zero
-	q.ready = q.ready[1:]
+	x := q.ready.items()[0]
+	q.ready.drop(1)
 	it := q.item(x)
 	it.queued, it.processing = false, true
 	q.idle--
@@ -200,9 +199,9 @@ func (w *workloadControllers) kick() {
 	if w.starting {
 		return
 	}
-	if w.rsQueue.idle > 0 && len(w.rsQueue.ready) > 0 || w.dcQueue.idle > 0 && len(w.dcQueue.ready) > 0 ||
-		w.statefulSets.queue.idle > 0 && len(w.statefulSets.queue.ready) > 0 ||
-		w.daemonSets.queue.idle > 0 && len(w.daemonSets.queue.ready) > 0 {
+	if w.rsQueue.idle > 0 && w.rsQueue.ready.len() > 0 || w.dcQueue.idle > 0 && w.dcQueue.ready.len() > 0 ||
+		w.statefulSets.queue.idle > 0 && w.statefulSets.queue.ready.len() > 0 ||
+		w.daemonSets.queue.idle > 0 && w.daemonSets.queue.ready.len() > 0 {
 		w.starting = true
 		w.e.after(0, evWorkloadWorkers{})
 	}
@@ -536,5 +535,5 @@ func (w *workloadControllers) bind(t Time) Time { return w.scheduler.reserve(t) 
 
 // String describes the controllers' queues, for traces.
 func (w *workloadControllers) String() string {
-	return fmt.Sprintf("workloads: %d replicaset keys queued, %d deployment keys queued", len(w.rsQueue.ready), len(w.dcQueue.ready))
+	return fmt.Sprintf("workloads: %d replicaset keys queued, %d deployment keys queued", w.rsQueue.ready.len(), w.dcQueue.ready.len())
 }

@@ -279,5 +279,5 @@ func (s *serviceState) scaleSet(replicas int) {
 }
 
 func (c *setController) String() string {
-	return fmt.Sprintf("%s controller: %d queued", c.kind, len(c.queue.ready))
+	return fmt.Sprintf("%s controller: %d queued", c.kind, c.queue.ready.len())
 }
