@@ -20,6 +20,8 @@ type sliceSyncer struct {
 	fields []model.FieldsMemo
 	// byKey finds a Service by "namespace/name" (built on first use).
 	byKey map[string]int
+	// mf is commit's managedFields buffer: the entry is needed only to size the object.
+	mf [1]model.ManagedFieldsEntry
 }
 
 // storedSlice is a slice as the API server stores it, with its cached sizes.
@@ -221,10 +223,15 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	obj.ResourceVersion = meta.resourceVersion
 	// The field set of the object written: its labels (the Service's own among them) and
 	// annotations as they are, not a fixed set.
-	obj.ManagedFields = []model.ManagedFieldsEntry{y.fields[s.idx].EndpointSlice(obj, meta.now)}
+	// The entry only counts in the sizes, which are cached with the stored slice: it is
+	// set from a buffer for sizing and dropped (one allocation per write otherwise, kept
+	// with every stored slice and copied into its next update).
+	y.mf[0] = y.fields[s.idx].EndpointSlice(obj, meta.now)
+	obj.ManagedFields = y.mf[:]
 	cm.name = obj.Name
 	cm.endpoints = len(obj.Endpoints)
 	cm.objectBytes, cm.requestBytes = sliceSizes(obj, y.e.api.needJSON)
+	obj.ManagedFields = nil
 	w.bytes = cm.objectBytes // applied stores it with the slice
 	cm.selected, cm.selectedAll = proxySelects(obj.Labels), proxySelectsAll(obj.Labels)
 	cm.trigger, cm.hasTrigger = triggerOf(obj.Annotations)
@@ -271,7 +278,8 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 	}
 	st := &y.stored[s.idx]
 	old := -1
-	if prev := st.get(w.slice.Name); prev != nil {
+	prev := st.get(w.slice.Name)
+	if prev != nil {
 		old = len(prev.slice.Endpoints)
 	}
 	if w.verb == "delete" {
@@ -280,7 +288,12 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 		y.e.stats.sliceResized(old, -1)
 		return
 	}
-	st.set(&storedSlice{slice: w.slice, bytes: w.bytes})
+	if prev != nil {
+		// Nothing keeps a storedSlice but the store: it is updated in place.
+		prev.slice, prev.bytes = w.slice, w.bytes
+	} else {
+		st.set(&storedSlice{slice: w.slice, bytes: w.bytes})
+	}
 	y.e.stats.sliceResized(old, len(w.slice.Endpoints))
 }
 
