@@ -35,15 +35,13 @@ func TestJSONStringMatchesEncodingJSON(t *testing.T) {
 		if got := jsonString(s); got != int64(len(want)) {
 			t.Fatalf("case %d: jsonString(%q) = %d, encoding/json wrote %d (%s)", i, s, got, len(want), want)
 		}
-		var w strings.Builder
-		writeJSONString(&w, s)
-		if w.String() != string(want) {
-			t.Fatalf("case %d: writeJSONString(%q) = %s, encoding/json wrote %s", i, s, w.String(), want)
+		if w := appendJSONString(nil, "", s); string(w) != string(want) {
+			t.Fatalf("case %d: appendJSONString(%q) = %s, encoding/json wrote %s", i, s, w, want)
 		}
 	}
 }
 
-// FuzzJSONString: jsonString and writeJSONString agree with encoding/json on any string.
+// FuzzJSONString: jsonString and appendJSONString (of a string, of bytes, after a prefix) agree with encoding/json on any string.
 func FuzzJSONString(f *testing.F) {
 	for _, s := range awkward {
 		f.Add(s)
@@ -53,10 +51,15 @@ func FuzzJSONString(f *testing.F) {
 		if got := jsonString(s); got != int64(len(want)) {
 			t.Fatalf("jsonString(%q) = %d, encoding/json wrote %d", s, got, len(want))
 		}
-		var w strings.Builder
-		writeJSONString(&w, s)
-		if w.String() != string(want) {
-			t.Fatalf("writeJSONString(%q) = %s, want %s", s, w.String(), want)
+		if w := appendJSONString(nil, "", s); string(w) != string(want) {
+			t.Fatalf("appendJSONString(%q) = %s, want %s", s, w, want)
+		}
+		if w := appendJSONString([]byte("x"), "", []byte(s)); string(w) != "x"+string(want) {
+			t.Fatalf("appendJSONString(x, []byte(%q)) = %s, want x%s", s, w, want)
+		}
+		want, _ = json.Marshal("f:" + s)
+		if w := appendJSONString(nil, "f:", s); string(w) != string(want) {
+			t.Fatalf("appendJSONString(f:, %q) = %s, want %s", s, w, want)
 		}
 	})
 }

@@ -19,8 +19,8 @@ type endpointsSyncer struct {
 	opts     model.EndpointsOptions
 	builders []*model.ServiceEndpoints
 	stored   []storedEndpoints
-	// fields remembers each Service's Endpoints managedFields field sets.
-	fields []model.FieldsMemo
+	// fields remembers the Endpoints objects' managedFields field sets.
+	fields model.FieldsMemo
 	// inflight marks services with a write between sync and commit; held are the changes
 	// that arrived meanwhile, in order.
 	inflight []bool
@@ -73,7 +73,6 @@ func newEndpointsSyncer(e *Engine) *endpointsSyncer {
 		stored:   make([]storedEndpoints, n),
 		inflight: make([]bool, n),
 		held:     make([][]heldChange, n),
-		fields:   make([]model.FieldsMemo, n),
 	}
 }
 
@@ -227,7 +226,7 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 		shape.Subsets = oneSubset[:]
 	}
 	// om lives only through this call (w keeps its labels): the buffer is reused.
-	y.mf[0] = y.fields[s.idx].Endpoints(&shape, meta.now)
+	y.mf[0] = y.fields.Endpoints(&shape, meta.now)
 	om.ManagedFields = y.mf[:]
 	cm.objectBytes[model.Protobuf] = model.EndpointsSizeFrom(&om, snap.subsets, model.Protobuf)
 	if y.e.api.needJSON {

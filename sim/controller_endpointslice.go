@@ -16,8 +16,8 @@ type sliceSyncer struct {
 	// stores, by name, with their sizes.
 	reconcilers []*model.ServiceSlices
 	stored      []sliceStore
-	// fields remembers each Service's slices' managedFields field sets.
-	fields []model.FieldsMemo
+	// fields remembers the slices' managedFields field sets.
+	fields model.FieldsMemo
 	// byKey finds a Service by "namespace/name" (built on first use).
 	byKey map[string]int
 	// mf is commit's managedFields buffer: the entry is needed only to size the object.
@@ -110,7 +110,6 @@ func newSliceSyncer(e *Engine) *sliceSyncer {
 		opts:        model.ReconcilerOptions{MaxEndpointsPerSlice: e.cfg.ControlPlane.MaxEndpointsPerSlice, Topology: topology},
 		stored:      make([]sliceStore, len(e.services)),
 		reconcilers: make([]*model.ServiceSlices, len(e.services)),
-		fields:      make([]model.FieldsMemo, len(e.services)),
 	}
 }
 
@@ -226,7 +225,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	// The entry only counts in the sizes, which are cached with the stored slice: it is
 	// set from a buffer for sizing and dropped (one allocation per write otherwise, kept
 	// with every stored slice and copied into its next update).
-	y.mf[0] = y.fields[s.idx].EndpointSlice(obj, meta.now)
+	y.mf[0] = y.fields.EndpointSlice(obj, meta.now)
 	obj.ManagedFields = y.mf[:]
 	cm.name = obj.Name
 	cm.endpoints = len(obj.Endpoints)
