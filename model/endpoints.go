@@ -336,6 +336,9 @@ func legacyParseIPSloppy(s string) net.IP {
 // legacyIsIPv6String reports whether s is a valid IPv6 (not IPv4) address.
 // upstream: k8s.io/utils/net IsIPv6String.
 func legacyIsIPv6String(s string) bool {
+	if !strings.Contains(s, ":") {
+		return false // legacyParseIPSloppy gives an IPv4 address or nil
+	}
 	ip := legacyParseIPSloppy(s)
 	return ip != nil && ip.To4() == nil
 }
