@@ -25,6 +25,31 @@ func (s *samples) add(d Time) {
 // len returns the number of samples.
 func (s *samples) len() int { return len(s.small) + len(s.big) }
 
+// sampleChunks is a samples multiset that grows by chunks of sampleChunk small values, for
+// the few that take a sample per programmed change (millions): appending to one slice
+// copies it each time it grows by a quarter, five times its final size in all.
+type sampleChunks struct {
+	// parts are the chunks, the last one filling; every part but the last has at least
+	// sampleChunk small values.
+	parts []samples
+}
+
+// sampleChunk is the size of a chunk (32 KB).
+const sampleChunk = 1 << 13
+
+// add adds d to the multiset.
+func (c *sampleChunks) add(d Time) {
+	if len(c.parts) == 0 {
+		c.parts = append(c.parts, samples{})
+	}
+	last := &c.parts[len(c.parts)-1]
+	if len(last.small) >= sampleChunk && d >= 0 && d <= math.MaxUint32 {
+		c.parts = append(c.parts, samples{small: make([]uint32, 0, sampleChunk)})
+		last = &c.parts[len(c.parts)-1]
+	}
+	last.add(d)
+}
+
 // latencyLog is one Service's propagation samples in one mode, over the whole run, with the
 // start of the current phase's part: the phase's summary is made from every Service's part.
 type latencyLog struct {
