@@ -388,7 +388,7 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 	built := e.now + c.buildPerPod*Time(s.podCount())
 	if k.replaced && built < k.lastCommit+c.informerLag {
 		e.stats.stale(c.mode)
-		e.schedule(built, evSyncDone{c, s, true})
+		c.syncDone(built, s, true)
 		return
 	}
 	since, had := k.pendingSince, k.pending
@@ -397,8 +397,8 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 	writes, err := c.syncer.sync(s, trigger, run.writes)
 	run.writes = writes
 	if len(writes) == 0 {
-		c.freeRun(run)
-		e.schedule(built, evSyncDone{c, s, err != nil})
+		run.c, run.s, run.failed = c, s, err != nil
+		e.schedule(built, evSyncDone{run})
 		return
 	}
 	if !had {
@@ -408,15 +408,23 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 	run.next(built)
 }
 
-// evSyncDone ends a sync that wrote nothing, once its work took its time.
-type evSyncDone struct {
-	c      *controller
-	s      *serviceState
-	failed bool
+// syncDone ends a sync of s that wrote nothing at time at.
+func (c *controller) syncDone(at Time, s *serviceState, failed bool) {
+	run := c.newRun()
+	run.c, run.s, run.failed = c, s, failed
+	c.e.schedule(at, evSyncDone{run})
 }
 
-func (ev evSyncDone) String() string { return string(ev.c.mode) + " sync done" }
-func (ev evSyncDone) apply(*Engine)  { ev.c.done(ev.s, ev.failed) }
+// evSyncDone ends a sync that wrote nothing, once its work took its time. It holds a run
+// with no writes (a pointer: the event is queued without an allocation).
+type evSyncDone struct{ r *syncRun }
+
+func (ev evSyncDone) String() string { return string(ev.r.c.mode) + " sync done" }
+func (ev evSyncDone) apply(*Engine) {
+	c, s, failed := ev.r.c, ev.r.s, ev.r.failed
+	c.freeRun(ev.r)
+	c.done(s, failed)
+}
 
 // syncRun is a sync's writes in flight.
 type syncRun struct {
