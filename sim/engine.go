@@ -111,7 +111,6 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 		names:         newNameGenerator(newStream(cfg.Seed, streamNames)),
 		nodeByName:    make(map[string]*model.Node, cfg.Cluster.Nodes),
 		serviceByName: map[string][]*serviceState{},
-		podNames:      map[string]struct{}{},
 		sliceNames:    map[string]bool{},
 		cachesSynced:  true,
 	}
@@ -119,6 +118,14 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 	e.placement = newPlacer(cfg.Cluster.Nodes, newStream(cfg.Seed, streamPlacement))
 	e.kubelet = newKubeletTiming(newStream(cfg.Seed, streamKubelet))
 	e.buildServices()
+	// The pod names map grows to the pods alive at once: about the replicas of every
+	// Service. Sized for them up front, it is not rebuilt as it grows (14 MB of copies in
+	// many-services).
+	pods := 0
+	for _, s := range e.services {
+		pods += max(s.replicas, 0)
+	}
+	e.podNames = make(map[string]struct{}, min(pods, 1<<20))
 	e.workloads = newWorkloadControllers(e)
 	if cfg.KubeProxy.Mode == "" {
 		e.cfg.KubeProxy = DefaultKubeProxy(KubeProxyIPTables)
