@@ -18,7 +18,6 @@ type FieldsMemo struct {
 	// byHash finds shapes by shapeHash; last is the shape found last (tried first).
 	byHash map[uint64][]int32
 	last   int32
-	fields map[fieldsKey]string
 	w      fieldsWriter
 	// owners is scratch for the key of an object with several owners.
 	owners []byte
@@ -26,19 +25,17 @@ type FieldsMemo struct {
 	built int
 }
 
-// fieldsShape is what a field set depends on but the owners.
+// fieldsShape is what a field set depends on but the owners, and the field sets of that
+// shape: without owners, by the one owner's UID, and by several owners' UIDs (each prefixed
+// by its length).
 type fieldsShape struct {
 	kind         byte // 's': EndpointSlice, 'e': Endpoints with subsets, 'E': without
 	generateName bool
 	annotations  []string
 	labels       []string
-}
-
-// fieldsKey finds a field set: its shape and its owners' UIDs (none, one UID as is, or
-// several, each prefixed by its length).
-type fieldsKey struct {
-	shape, nOwners int32
-	owners         string
+	hasNone      bool
+	none         string
+	one, many    map[string]string
 }
 
 // EndpointSlice returns EndpointSliceManagedFields(s, at).
@@ -57,12 +54,17 @@ func (m *FieldsMemo) Endpoints(e *Endpoints, at Timestamp) ManagedFieldsEntry {
 
 // lookup returns the FieldsV1 of an object of kind with metadata meta.
 func (m *FieldsMemo) lookup(kind byte, meta *ObjectMeta) string {
-	refs := meta.OwnerReferences
-	k := fieldsKey{shape: m.shape(kind, meta), nOwners: int32(len(refs))}
-	switch len(refs) {
+	sh := &m.shapes[m.shape(kind, meta)]
+	var byOwners *map[string]string
+	var k string
+	switch refs := meta.OwnerReferences; len(refs) {
 	case 0:
+		if !sh.hasNone {
+			sh.none, sh.hasNone = m.build(kind, meta), true
+		}
+		return sh.none
 	case 1:
-		k.owners = refs[0].UID
+		byOwners, k = &sh.one, refs[0].UID
 	default:
 		b := m.owners[:0]
 		for _, r := range refs {
@@ -70,16 +72,19 @@ func (m *FieldsMemo) lookup(kind byte, meta *ObjectMeta) string {
 			b = append(b, r.UID...)
 		}
 		m.owners = b
-		k.owners = string(b)
+		if f, ok := sh.many[string(b)]; ok {
+			return f
+		}
+		byOwners, k = &sh.many, string(b)
 	}
-	if f, ok := m.fields[k]; ok {
+	if f, ok := (*byOwners)[k]; ok {
 		return f
 	}
 	f := m.build(kind, meta)
-	if m.fields == nil {
-		m.fields = map[fieldsKey]string{}
+	if *byOwners == nil {
+		*byOwners = map[string]string{}
 	}
-	m.fields[k] = f
+	(*byOwners)[k] = f
 	return f
 }
 
