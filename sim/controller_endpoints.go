@@ -233,7 +233,7 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 		cm.objectBytes[model.JSON] = model.EndpointsSizeFrom(&om, snap.subsets, model.JSON)
 	}
 	cm.selected, cm.selectedAll = proxySelects(om.Labels), proxySelectsAll(om.Labels)
-	cm.trigger, cm.hasTrigger = triggerOf(om.Annotations)
+	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(om.Annotations)
 	cm.noop = w.verb == model.EndpointsUpdate && snap.unchanged
 	if cm.noop {
 		cm.objectBytes = st.bytes

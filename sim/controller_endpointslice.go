@@ -233,7 +233,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	obj.ManagedFields = nil
 	w.bytes = cm.objectBytes // applied stores it with the slice
 	cm.selected, cm.selectedAll = proxySelects(obj.Labels), proxySelectsAll(obj.Labels)
-	cm.trigger, cm.hasTrigger = triggerOf(obj.Annotations)
+	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(obj.Annotations)
 	for i := range obj.Endpoints {
 		if r := obj.Endpoints[i].Conditions.Ready; r == nil || *r {
 			cm.ready++
