@@ -80,23 +80,24 @@ type apiMeta struct {
 	now             model.Timestamp
 }
 
-// keyState is one service's place in a controller's workqueue.
+// keyState is one service's place in a controller's workqueue. There is one per Service and
+// controller: the flags sit together (48 bytes, not 88).
 type keyState struct {
-	queued     bool // in the ready queue
-	processing bool // a worker holds it
-	dirty      bool // changed while processing: requeue on Done
-	delayedAt  Time // pending AddAfter deadline (valid when delayed)
-	delayed    bool
-	requeues   int
+	delayedAt Time // pending AddAfter deadline (valid when delayed)
 	// trigger is the earliest Ready transition seen since the last sync (0: none).
 	trigger model.Timestamp
-	// synced is false until the first sync (whose trigger is the service creation).
-	synced bool
 	// pendingSince is the earliest change not yet synced (for propagation latency).
 	pendingSince Time
-	pending      bool
 	lastCommit   Time
-	wrote        bool // lastCommit is set
+	requeues     int32 // at most maxRetries
+	queued       bool  // in the ready queue
+	processing   bool  // a worker holds it
+	dirty        bool  // changed while processing: requeue on Done
+	delayed      bool
+	// synced is false until the first sync (whose trigger is the service creation).
+	synced  bool
+	pending bool
+	wrote   bool // lastCommit is set
 	// replaced is true when the last committed write replaced a stored object (an update
 	// that changed it): the version it replaced is what the Endpoints controller's stale
 	// tracker remembers.
@@ -494,7 +495,7 @@ func (c *controller) done(s *serviceState, failed bool) {
 	switch {
 	case failed && k.requeues < maxRetries:
 		k.requeues++
-		d := max(c.syncer.backoff(k.requeues), c.retryBucket.reserve(e.now)-e.now)
+		d := max(c.syncer.backoff(int(k.requeues)), c.retryBucket.reserve(e.now)-e.now)
 		c.markPending(s)
 		c.addAfter(s.idx, d)
 	case failed:
