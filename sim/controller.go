@@ -81,7 +81,7 @@ type apiMeta struct {
 }
 
 // keyState is one service's place in a controller's workqueue. There is one per Service and
-// controller: the flags sit together (48 bytes, not 88).
+// controller: the flags sit together (48 bytes, not 80).
 type keyState struct {
 	delayedAt Time // pending AddAfter deadline (valid when delayed)
 	// trigger is the earliest Ready transition seen since the last sync (0: none).
