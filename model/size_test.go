@@ -353,3 +353,40 @@ func TestEmptyVersusNilLists(t *testing.T) {
 		t.Errorf("JSON of a slice with nil endpoints: %s", obj)
 	}
 }
+
+// TestProtobufSizePairs checks the object and request sizes computed together against
+// sizing the object and its copy without managedFields apart, on random objects (with and
+// without managedFields, across varint boundaries of the metadata's length).
+func TestProtobufSizePairs(t *testing.T) {
+	g := newObjectGen(31)
+	for i := range 300 {
+		s := g.slice(40)
+		if i%3 == 0 {
+			s.ManagedFields = nil
+		}
+		var sum int64
+		for j := range s.Endpoints {
+			sum += EndpointSize(&s.Endpoints[j], Protobuf)
+		}
+		req := *s
+		req.ManagedFields = nil
+		object, request := EndpointSliceProtobufSizesFrom(s, sum)
+		if want, wantReq := EndpointSliceSize(s, Protobuf), EndpointSliceSize(&req, Protobuf); object != want || request != wantReq {
+			t.Fatalf("slice %d: sizes %d/%d, want %d/%d", i, object, request, want, wantReq)
+		}
+		e := g.endpoints(30)
+		if i%3 == 1 {
+			e.ManagedFields = nil
+		}
+		subsets := make([]SubsetSize, len(e.Subsets))
+		for j := range e.Subsets {
+			subsets[j] = NewSubsetSize(&e.Subsets[j])
+		}
+		noMF := e.ObjectMeta
+		noMF.ManagedFields = nil
+		object, request = EndpointsProtobufSizesFrom(&e.ObjectMeta, subsets)
+		if want, wantReq := EndpointsSize(e, Protobuf), EndpointsSizeFrom(&noMF, subsets, Protobuf); object != want || request != wantReq {
+			t.Fatalf("Endpoints %d: sizes %d/%d, want %d/%d", i, object, request, want, wantReq)
+		}
+	}
+}

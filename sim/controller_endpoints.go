@@ -219,7 +219,6 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	om.ResourceVersion = meta.resourceVersion
 	cm.endpoints = d.Addresses + d.NotReadyAddresses
 	cm.ready = d.Addresses
-	cm.requestBytes = model.EndpointsSizeFrom(&om, snap.subsets, model.Protobuf)
 	// The field set depends on the subsets only through whether there are any.
 	shape := model.Endpoints{ObjectMeta: om}
 	if len(snap.subsets) > 0 {
@@ -228,7 +227,8 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	// om lives only through this call (w keeps its labels): the buffer is reused.
 	y.mf[0] = y.fields.Endpoints(&shape, meta.now)
 	om.ManagedFields = y.mf[:]
-	cm.objectBytes[model.Protobuf] = model.EndpointsSizeFrom(&om, snap.subsets, model.Protobuf)
+	// The request body is the object without managedFields.
+	cm.objectBytes[model.Protobuf], cm.requestBytes = model.EndpointsProtobufSizesFrom(&om, snap.subsets)
 	if y.e.api.needJSON {
 		cm.objectBytes[model.JSON] = model.EndpointsSizeFrom(&om, snap.subsets, model.JSON)
 	}

@@ -257,14 +257,10 @@ func sliceSizes(s *model.EndpointSlice, needJSON bool) (object model.ByEncoding,
 			sum[model.JSON] += model.EndpointSize(&s.Endpoints[i], model.JSON)
 		}
 	}
-	n := len(s.Endpoints)
-	object[model.Protobuf] = model.EndpointSliceSizeFrom(s, n, sum[model.Protobuf], model.Protobuf)
+	object[model.Protobuf], request = model.EndpointSliceProtobufSizesFrom(s, sum[model.Protobuf])
 	if needJSON {
-		object[model.JSON] = model.EndpointSliceSizeFrom(s, n, sum[model.JSON], model.JSON)
+		object[model.JSON] = model.EndpointSliceSizeFrom(s, len(s.Endpoints), sum[model.JSON], model.JSON)
 	}
-	req := *s
-	req.ManagedFields = nil
-	request = model.EndpointSliceSizeFrom(&req, n, sum[model.Protobuf], model.Protobuf)
 	return object, request
 }
 
