@@ -48,6 +48,9 @@ type Engine struct {
 
 	nodes      []*model.Node
 	nodeByName map[string]*model.Node
+	// nodeNamesUnique is true when no two nodes have the same name (then nodes[i] is
+	// nodeByName's node of its name).
+	nodeNamesUnique bool
 	nodeDown   []bool
 	cordoned   []bool
 	podsOnNode [][]*podState
@@ -147,10 +150,28 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 	return e, nil
 }
 
-// Get implements model.NodeGetter for the reconcilers.
+// Node implements model.NodeGetter for the reconcilers. Node names usually end in the
+// node's index (node-%d): when every name is unique, that node is tried first, checked by
+// name (the reconcilers look a node up per pod change; the map lookup was 2% of a run).
 func (e *Engine) Node(name string) (*model.Node, bool) {
+	if e.nodeNamesUnique {
+		if i, ok := trailingIndex(name); ok && i < len(e.nodes) && e.nodes[i].Name == name {
+			return e.nodes[i], true
+		}
+	}
 	n, ok := e.nodeByName[name]
 	return n, ok
+}
+
+// trailingIndex returns the number name ends with (up to 9 digits), if any.
+func trailingIndex(name string) (int, bool) {
+	i, n, scale := len(name), 0, 1
+	for i > 0 && len(name)-i < 9 && name[i-1] >= '0' && name[i-1] <= '9' {
+		i--
+		n += int(name[i]-'0') * scale
+		scale *= 10
+	}
+	return n, i < len(name)
 }
 
 func (e *Engine) buildNodes() {
@@ -177,6 +198,7 @@ func (e *Engine) buildNodes() {
 		e.nodes[i] = n
 		e.nodeByName[n.Name] = n
 	}
+	e.nodeNamesUnique = len(e.nodeByName) == len(e.nodes)
 }
 
 // syncCaches ends the informers' initial listing: every controller's workers start, and

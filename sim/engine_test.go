@@ -258,3 +258,42 @@ func TestReplayReproducesSimulation(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeLookupMatchesTheMap checks Engine.Node's index fast path against the name map:
+// node names with and without a trailing index, names that are no node's, and a cluster
+// whose names repeat (where the map's choice stands).
+func TestNodeLookupMatchesTheMap(t *testing.T) {
+	for _, format := range []string{"", "node-%d", "n%d-x", "%d", "zone-a-%03d", "ip-10-0-%d-7"} {
+		cfg := testConfig(3, 2)
+		cfg.Cluster.Nodes = 40
+		cfg.Cluster.NodeNameFormat = format
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := []string{"", "node-", "node-40", "node-0000000000007", "7", "node-x"}
+		for _, n := range e.nodes {
+			names = append(names, n.Name)
+		}
+		check := func(what string) {
+			for _, name := range names {
+				got, ok := e.Node(name)
+				want, wantOK := e.nodeByName[name]
+				if got != want || ok != wantOK {
+					t.Errorf("%s, format %q: Node(%q) = %v %v, the map has %v %v", what, format, name, got, ok, want, wantOK)
+				}
+			}
+		}
+		check("unique names")
+		// Two nodes of the same name: the map keeps the last one.
+		dup := *e.nodes[7]
+		dup.Name = e.nodes[3].Name
+		e.nodes[7] = &dup
+		clear(e.nodeByName)
+		for _, n := range e.nodes {
+			e.nodeByName[n.Name] = n
+		}
+		e.nodeNamesUnique = len(e.nodeByName) == len(e.nodes)
+		check("repeated names")
+	}
+}
