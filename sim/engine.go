@@ -51,9 +51,9 @@ type Engine struct {
 	// nodeNamesUnique is true when no two nodes have the same name (then nodes[i] is
 	// nodeByName's node of its name).
 	nodeNamesUnique bool
-	nodeDown   []bool
-	cordoned   []bool
-	podsOnNode [][]*podState
+	nodeDown        []bool
+	cordoned        []bool
+	podsOnNode      [][]*podState
 	// nodeEpoch counts each node's failures and recoveries (allocated by the first failure).
 	nodeEpoch []int
 
