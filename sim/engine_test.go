@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"epsim/model"
 )
@@ -295,5 +297,30 @@ func TestNodeLookupMatchesTheMap(t *testing.T) {
 		}
 		e.nodeNamesUnique = len(e.nodeByName) == len(e.nodes)
 		check("repeated names")
+	}
+}
+
+// TestTemplatePortsShared checks that the Services stamped from one config share their
+// pods' container ports across templates, that the ports are containerPorts of the
+// Service, and that a Service whose ports differ gets its own.
+func TestTemplatePortsShared(t *testing.T) {
+	cfg := testConfig(10, 2)
+	cfg.Services[0].Count = 3
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, c := e.services[0], e.services[1], e.services[2]
+	c.svc.Ports = append([]model.ServicePort(nil), c.svc.Ports...)
+	c.svc.Ports[0].TargetPort = model.IntPort(9090)
+	for _, s := range []*serviceState{a, b, c, a} {
+		e.newTemplate(s)
+		if want := containerPorts(s.svc); !slices.Equal(s.podPorts, want) {
+			t.Fatalf("%s: ports %v, want %v", s.svc.Name, s.podPorts, want)
+		}
+	}
+	same := func(x, y *serviceState) bool { return unsafe.SliceData(x.podPorts) == unsafe.SliceData(y.podPorts) }
+	if !same(a, b) || same(a, c) {
+		t.Errorf("stamped copies share ports: %v; a Service with other ports shares them: %v", same(a, b), same(a, c))
 	}
 }
