@@ -306,7 +306,7 @@ func (c *collector) phaseEnded(i int, start, end Time) {
 	p := &c.phases[i]
 	p.Start, p.End = start, end
 	var z summarizer
-	var parts []samples
+	parts := make([]samples, 0, len(c.services))
 	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
 		r := p.Mode(m)
 		mi := modeIndex(m)
@@ -376,7 +376,7 @@ func (c *collector) results() *Results {
 		r.Total.Start, r.Total.End = c.phases[0].Start, c.phases[len(c.phases)-1].End
 	}
 	var z summarizer
-	var parts []samples
+	parts := make([]samples, 0, len(c.services))
 	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
 		t := r.Total.Mode(m)
 		mi := modeIndex(m)
