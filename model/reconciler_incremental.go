@@ -335,7 +335,9 @@ func servicePortsEqual(a, b []ServicePort) bool {
 }
 
 // SetPod records a new or changed pod (selector-matched, in the Service's namespace).
-func (s *ServiceSlices) SetPod(p *Pod) {
+func (s *ServiceSlices) SetPod(p *Pod) { s.setPod(p) }
+
+func (s *ServiceSlices) setPod(p *Pod) *podEntry {
 	key := s.podKey(p.Namespace, p.Name)
 	pe := s.pods[key]
 	if pe == nil {
@@ -344,6 +346,51 @@ func (s *ServiceSlices) SetPod(p *Pod) {
 	}
 	pe.pod = p
 	pe.deleted = false
+	s.markDirty(pe)
+	return pe
+}
+
+// PodRef remembers where a ServiceSlices keeps a pod. A caller that tracks its pods keeps
+// one per pod and Service and passes it with the pod's changes (SetPodRef, DeletePodRef),
+// which then need no lookup by name: with a Service of 100,000 pods, that lookup is a
+// cache miss on every change. The zero PodRef is empty. A ref is only a shortcut: when it
+// is empty, belongs to another ServiceSlices or its pod was deleted meanwhile, the pod is
+// looked up by name, exactly as SetPod and DeletePod do.
+type PodRef struct {
+	owner *ServiceSlices
+	pe    *podEntry
+}
+
+// entry returns the pod entry ref names for a pod of that namespace and name, or nil when
+// the ref does not apply (the caller then looks the pod up by name).
+func (s *ServiceSlices) entry(ref *PodRef, namespace, name string) *podEntry {
+	if pe := ref.pe; pe != nil && ref.owner == s && !pe.deleted && pe.pod.Name == name && pe.pod.Namespace == namespace {
+		return pe
+	}
+	return nil
+}
+
+// SetPodRef is SetPod that uses and updates ref.
+func (s *ServiceSlices) SetPodRef(ref *PodRef, p *Pod) {
+	pe := s.entry(ref, p.Namespace, p.Name)
+	if pe == nil {
+		*ref = PodRef{owner: s, pe: s.setPod(p)}
+		return
+	}
+	pe.pod = p
+	s.markDirty(pe)
+}
+
+// DeletePodRef is DeletePod for the pod of ref, last set with that namespace and name.
+func (s *ServiceSlices) DeletePodRef(ref *PodRef, namespace, name string) {
+	pe := s.entry(ref, namespace, name)
+	*ref = PodRef{}
+	if pe == nil {
+		s.DeletePod(namespace, name)
+		return
+	}
+	delete(s.pods, s.podKey(namespace, name))
+	pe.deleted = true
 	s.markDirty(pe)
 }
 

@@ -45,6 +45,8 @@ type podState struct {
 	live bool
 	// stuck is true on failed nodes: the kubelet no longer reports, so the pod never stops.
 	stuck bool
+	// sliceRef is where the EndpointSlice controller's reconciler keeps the pod.
+	sliceRef model.PodRef
 }
 
 // serviceState is one Service and the Deployment behind it.
