@@ -36,7 +36,7 @@ type ServiceEndpoints struct {
 	ns string
 
 	// The maps are allocated on first write (put): most Services are small.
-	pods      map[string]*endpointsPodState
+	pods      map[string]*endpointsPodSlot
 	ports     []*endpointsPortState
 	portIndex map[repackPortValue]int // nil while ports are few (see portID)
 	// sigs are the signatures in use, in no particular order; sigIndex indexes them by key
@@ -238,11 +238,10 @@ func (s *ServiceEndpoints) SetService(svc *Service) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		ps := s.pods[k]
-		s.removeContribution(ps)
-		nps := s.podState(ps.source(), ps)
-		s.pods[k] = nps
-		s.addContribution(nps)
+		slot := s.pods[k]
+		s.removeContribution(slot.ps)
+		slot.ps = s.podState(slot.ps.source(), slot.ps)
+		s.addContribution(slot.ps)
 	}
 }
 
@@ -267,26 +266,82 @@ func endpointsInputsChanged(a, b *Service) bool {
 // DeleteService records that the Service is gone: the next Sync returns EndpointsDelete.
 func (s *ServiceEndpoints) DeleteService() { s.deleted = true }
 
+// endpointsPodSlot holds a kept pod's current state. The slot stays the same while the
+// pod is kept (an EndpointsPodRef points at it); deleting the pod empties it.
+type endpointsPodSlot struct{ ps *endpointsPodState }
+
 // SetPod adds or replaces a pod (keyed by namespace/name).
-func (s *ServiceEndpoints) SetPod(pod *Pod) {
+func (s *ServiceEndpoints) SetPod(pod *Pod) { s.setPod(pod) }
+
+func (s *ServiceEndpoints) setPod(pod *Pod) *endpointsPodSlot {
 	key := s.podKey(pod.Namespace, pod.Name)
-	old := s.pods[key]
+	slot := s.pods[key]
+	if slot == nil {
+		slot = &endpointsPodSlot{}
+		put(&s.pods, key, slot)
+	}
+	s.setSlot(slot, pod)
+	return slot
+}
+
+// setSlot is SetPod once the pod's slot is found.
+func (s *ServiceEndpoints) setSlot(slot *endpointsPodSlot, pod *Pod) {
+	old := slot.ps
 	if old != nil && !old.included && !s.podAddressable(pod) {
-		// Neither state counts (no IP yet, or terminal) and nothing but s.pods refers to
+		// Neither state counts (no IP yet, or terminal) and nothing but the slot refers to
 		// a state that does not: it is updated in place to what podState would return.
 		*old = endpointsPodState{pod: pod}
 		return
 	}
 	ps := s.podState(pod, old) // pods are never modified once passed: no copy needed
+	slot.ps = ps
 	if old != nil && !old.included && !ps.included {
-		s.pods[key] = ps // neither counts (no IP yet, or terminal): nothing else changes
-		return
+		return // neither counts (no IP yet, or terminal): nothing else changes
 	}
 	if old != nil {
 		s.removeContribution(old)
 	}
-	put(&s.pods, key, ps)
 	s.addContribution(ps)
+}
+
+// EndpointsPodRef remembers where a ServiceEndpoints keeps a pod, as PodRef does for
+// ServiceSlices: a caller that keeps one per pod and passes it with the pod's changes
+// (SetPodRef, DeletePodRef) saves the lookup by name. The zero EndpointsPodRef is empty; a
+// ref that is empty, another builder's, another pod's or a deleted pod's falls back to the
+// lookup.
+type EndpointsPodRef struct {
+	owner *ServiceEndpoints
+	slot  *endpointsPodSlot
+}
+
+// slotOf returns the slot ref names for a pod of that namespace and name, or nil.
+func (s *ServiceEndpoints) slotOf(ref *EndpointsPodRef, namespace, name string) *endpointsPodSlot {
+	if slot := ref.slot; slot != nil && ref.owner == s && slot.ps != nil && slot.ps.pod.Name == name && slot.ps.pod.Namespace == namespace {
+		return slot
+	}
+	return nil
+}
+
+// SetPodRef is SetPod that uses and updates ref.
+func (s *ServiceEndpoints) SetPodRef(ref *EndpointsPodRef, pod *Pod) {
+	if slot := s.slotOf(ref, pod.Namespace, pod.Name); slot != nil {
+		s.setSlot(slot, pod)
+		return
+	}
+	*ref = EndpointsPodRef{owner: s, slot: s.setPod(pod)}
+}
+
+// DeletePodRef is DeletePodOf for the pod of ref, last set with that namespace and name.
+func (s *ServiceEndpoints) DeletePodRef(ref *EndpointsPodRef, namespace, name string) {
+	slot := s.slotOf(ref, namespace, name)
+	*ref = EndpointsPodRef{}
+	if slot == nil {
+		s.DeletePodOf(namespace, name)
+		return
+	}
+	s.removeContribution(slot.ps)
+	slot.ps = nil
+	delete(s.pods, s.podKey(namespace, name))
 }
 
 // podKey is the pods map's key: the name for a pod of s.ns, else "namespace/name".
@@ -311,8 +366,9 @@ func (s *ServiceEndpoints) DeletePodOf(namespace, name string) {
 }
 
 func (s *ServiceEndpoints) deletePod(podKey string) {
-	if old := s.pods[podKey]; old != nil {
-		s.removeContribution(old)
+	if slot := s.pods[podKey]; slot != nil {
+		s.removeContribution(slot.ps)
+		slot.ps = nil
 		delete(s.pods, podKey)
 	}
 }
@@ -738,7 +794,8 @@ func (s *ServiceEndpoints) Applied() {
 		s.storedTruncated = nil
 		// Nothing is stored: every current address differs from the stored side. Records
 		// not kept had equal sides, so they are made from the pods' current contributions.
-		for _, ps := range s.pods {
+		for _, slot := range s.pods {
+			ps := slot.ps
 			if !ps.included {
 				continue
 			}
