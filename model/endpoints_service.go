@@ -71,6 +71,9 @@ type ServiceEndpoints struct {
 	lastTrigger   Timestamp
 	layout        []endpointsSubsetLayout
 	layoutOrdered bool
+	// layoutValid: layout's subsets are those of the current signatures (only their keep
+	// counts and order are per sync). A signature made or dropped clears it.
+	layoutValid   bool
 	truncateReady bool
 }
 
@@ -503,6 +506,7 @@ func (s *ServiceEndpoints) signature(portIDs []int) *endpointsSignature {
 	}
 	sig := &endpointsSignature{key: k, portIDs: slices.Clone(portIDs)}
 	s.sigs = append(s.sigs, sig)
+	s.layoutValid = false
 	switch {
 	case s.sigIndex != nil:
 		s.sigIndex[k] = sig
@@ -522,6 +526,7 @@ func (s *ServiceEndpoints) dropSignature(sig *endpointsSignature) {
 	s.sigs[i], s.sigs[last] = s.sigs[last], nil
 	s.sigs = s.sigs[:last]
 	delete(s.sigIndex, sig.key)
+	s.layoutValid = false
 }
 
 func (s *ServiceEndpoints) addContribution(ps *endpointsPodState) {
@@ -610,13 +615,15 @@ func endpointsBytesSub(a *ByEncoding, b ByEncoding) {
 // upstream: endpoints_controller.go syncService.
 func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 	s.lastTrigger = trigger
-	s.layout, s.layoutOrdered, s.truncateReady = s.layout[:0], false, false
+	s.layoutOrdered, s.truncateReady = false, false
 	if s.deleted {
+		s.layout, s.layoutValid = s.layout[:0], false
 		s.last = EndpointsDecision{Verb: EndpointsDelete}
 		return s.last
 	}
 	svc := s.svc
 	if svc.ExternalName || svc.Selector == nil {
+		s.layout, s.layoutValid = s.layout[:0], false
 		s.last = EndpointsDecision{}
 		return s.last
 	}
@@ -669,7 +676,20 @@ func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 // buildLayout groups the ports into subsets: ports offered by the same set of pod signatures
 // have identical address sets (upstream: util.go RepackSubsets merges them). The order is a
 // fixed one (by the first port's digest); orderLayout puts it into upstream's hash order.
+// The subsets depend only on the set of signatures: while it is unchanged, the last sync's
+// are reused.
 func (s *ServiceEndpoints) buildLayout() {
+	if s.layoutValid {
+		for i := range s.layout {
+			s.layout[i].keep = -1
+		}
+		if len(s.layout) > 1 { // orderLayout may have reordered them
+			s.sortLayout()
+		}
+		return
+	}
+	s.layoutValid = true
+	s.layout = s.layout[:0]
 	sigs := slices.Clone(s.sigs)
 	slices.SortFunc(sigs, func(a, b *endpointsSignature) int { return strings.Compare(a.key, b.key) })
 	membership := map[int][]int{}
@@ -705,6 +725,11 @@ func (s *ServiceEndpoints) buildLayout() {
 			return slices.Compare(s.ports[a].digest[:], s.ports[b].digest[:])
 		})
 	}
+	s.sortLayout()
+}
+
+// sortLayout puts the subsets into buildLayout's fixed order.
+func (s *ServiceEndpoints) sortLayout() {
 	slices.SortFunc(s.layout, func(a, b endpointsSubsetLayout) int {
 		return slices.Compare(s.layoutKey(&a), s.layoutKey(&b))
 	})
