@@ -62,8 +62,10 @@ func (c *addrChunk) search(k addrKey, a *EndpointAddress) (int, bool) {
 	return lo, lo < len(c.keys) && compareKeyed(c.keys[lo], &c.items[lo].addr, k, a) == 0
 }
 
-// addrChunkMax bounds a chunk; a full chunk is split in two halves.
-const addrChunkMax = 512
+// addrChunkMax bounds a chunk; a full chunk is split in two halves. (BenchmarkEndpoints-
+// ReadinessFlip, 10,000 pods, best of 5: 512 entries cost 1.0 µs a flip, 5.8 µs truncated;
+// 128 cost 0.87 and 3.0 µs; 64, 0.90 and 2.7 µs; 32, 1.2 and 2.9 µs.)
+const addrChunkMax = 128
 
 func (l *addrList) len() int { return l.n }
 
@@ -161,7 +163,8 @@ func (l *addrList) each(k int, f func(i int, ps *endpointsPodState)) {
 	}
 }
 
-// prefixBytes is Σ bytes of the first k entries: whole chunks by their sums, then part of one.
+// prefixBytes is Σ bytes of the first k entries: whole chunks by their sums, then part of one,
+// summed from its nearer end (its sum less the entries after k when k is past the middle).
 func (l *addrList) prefixBytes(k int) ByEncoding {
 	var sum ByEncoding
 	for _, c := range l.chunks {
@@ -170,8 +173,15 @@ func (l *addrList) prefixBytes(k int) ByEncoding {
 			k -= len(c.items)
 			continue
 		}
-		for _, ps := range c.items[:k] {
-			endpointsBytesAdd(&sum, ps.bytes.full())
+		if k <= len(c.items)/2 {
+			for _, ps := range c.items[:k] {
+				endpointsBytesAdd(&sum, ps.bytes.full())
+			}
+			break
+		}
+		endpointsBytesAdd(&sum, c.bytes)
+		for _, ps := range c.items[k:] {
+			endpointsBytesSub(&sum, ps.bytes.full())
 		}
 		break
 	}

@@ -36,7 +36,7 @@ type ServiceEndpoints struct {
 	ns string
 
 	// The maps are allocated on first write (put): most Services are small.
-	pods      map[string]*endpointsPodState
+	pods      map[string]*endpointsPodSlot
 	ports     []*endpointsPortState
 	portIndex map[repackPortValue]int // nil while ports are few (see portID)
 	// sigs are the signatures in use, in no particular order; sigIndex indexes them by key
@@ -71,6 +71,9 @@ type ServiceEndpoints struct {
 	lastTrigger   Timestamp
 	layout        []endpointsSubsetLayout
 	layoutOrdered bool
+	// layoutValid: layout's subsets are those of the current signatures (only their keep
+	// counts and order are per sync). A signature made or dropped clears it.
+	layoutValid   bool
 	truncateReady bool
 }
 
@@ -238,11 +241,10 @@ func (s *ServiceEndpoints) SetService(svc *Service) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		ps := s.pods[k]
-		s.removeContribution(ps)
-		nps := s.podState(ps.source(), ps)
-		s.pods[k] = nps
-		s.addContribution(nps)
+		slot := s.pods[k]
+		s.removeContribution(slot.ps)
+		slot.ps = s.podState(slot.ps.source(), slot.ps)
+		s.addContribution(slot.ps)
 	}
 }
 
@@ -267,26 +269,82 @@ func endpointsInputsChanged(a, b *Service) bool {
 // DeleteService records that the Service is gone: the next Sync returns EndpointsDelete.
 func (s *ServiceEndpoints) DeleteService() { s.deleted = true }
 
+// endpointsPodSlot holds a kept pod's current state. The slot stays the same while the
+// pod is kept (an EndpointsPodRef points at it); deleting the pod empties it.
+type endpointsPodSlot struct{ ps *endpointsPodState }
+
 // SetPod adds or replaces a pod (keyed by namespace/name).
-func (s *ServiceEndpoints) SetPod(pod *Pod) {
+func (s *ServiceEndpoints) SetPod(pod *Pod) { s.setPod(pod) }
+
+func (s *ServiceEndpoints) setPod(pod *Pod) *endpointsPodSlot {
 	key := s.podKey(pod.Namespace, pod.Name)
-	old := s.pods[key]
+	slot := s.pods[key]
+	if slot == nil {
+		slot = &endpointsPodSlot{}
+		put(&s.pods, key, slot)
+	}
+	s.setSlot(slot, pod)
+	return slot
+}
+
+// setSlot is SetPod once the pod's slot is found.
+func (s *ServiceEndpoints) setSlot(slot *endpointsPodSlot, pod *Pod) {
+	old := slot.ps
 	if old != nil && !old.included && !s.podAddressable(pod) {
-		// Neither state counts (no IP yet, or terminal) and nothing but s.pods refers to
+		// Neither state counts (no IP yet, or terminal) and nothing but the slot refers to
 		// a state that does not: it is updated in place to what podState would return.
 		*old = endpointsPodState{pod: pod}
 		return
 	}
 	ps := s.podState(pod, old) // pods are never modified once passed: no copy needed
+	slot.ps = ps
 	if old != nil && !old.included && !ps.included {
-		s.pods[key] = ps // neither counts (no IP yet, or terminal): nothing else changes
-		return
+		return // neither counts (no IP yet, or terminal): nothing else changes
 	}
 	if old != nil {
 		s.removeContribution(old)
 	}
-	put(&s.pods, key, ps)
 	s.addContribution(ps)
+}
+
+// EndpointsPodRef remembers where a ServiceEndpoints keeps a pod, as PodRef does for
+// ServiceSlices: a caller that keeps one per pod and passes it with the pod's changes
+// (SetPodRef, DeletePodRef) saves the lookup by name. The zero EndpointsPodRef is empty; a
+// ref that is empty, another builder's, another pod's or a deleted pod's falls back to the
+// lookup.
+type EndpointsPodRef struct {
+	owner *ServiceEndpoints
+	slot  *endpointsPodSlot
+}
+
+// slotOf returns the slot ref names for a pod of that namespace and name, or nil.
+func (s *ServiceEndpoints) slotOf(ref *EndpointsPodRef, namespace, name string) *endpointsPodSlot {
+	if slot := ref.slot; slot != nil && ref.owner == s && slot.ps != nil && slot.ps.pod.Name == name && slot.ps.pod.Namespace == namespace {
+		return slot
+	}
+	return nil
+}
+
+// SetPodRef is SetPod that uses and updates ref.
+func (s *ServiceEndpoints) SetPodRef(ref *EndpointsPodRef, pod *Pod) {
+	if slot := s.slotOf(ref, pod.Namespace, pod.Name); slot != nil {
+		s.setSlot(slot, pod)
+		return
+	}
+	*ref = EndpointsPodRef{owner: s, slot: s.setPod(pod)}
+}
+
+// DeletePodRef is DeletePodOf for the pod of ref, last set with that namespace and name.
+func (s *ServiceEndpoints) DeletePodRef(ref *EndpointsPodRef, namespace, name string) {
+	slot := s.slotOf(ref, namespace, name)
+	*ref = EndpointsPodRef{}
+	if slot == nil {
+		s.DeletePodOf(namespace, name)
+		return
+	}
+	s.removeContribution(slot.ps)
+	slot.ps = nil
+	delete(s.pods, s.podKey(namespace, name))
 }
 
 // podKey is the pods map's key: the name for a pod of s.ns, else "namespace/name".
@@ -311,8 +369,9 @@ func (s *ServiceEndpoints) DeletePodOf(namespace, name string) {
 }
 
 func (s *ServiceEndpoints) deletePod(podKey string) {
-	if old := s.pods[podKey]; old != nil {
-		s.removeContribution(old)
+	if slot := s.pods[podKey]; slot != nil {
+		s.removeContribution(slot.ps)
+		slot.ps = nil
 		delete(s.pods, podKey)
 	}
 }
@@ -447,6 +506,7 @@ func (s *ServiceEndpoints) signature(portIDs []int) *endpointsSignature {
 	}
 	sig := &endpointsSignature{key: k, portIDs: slices.Clone(portIDs)}
 	s.sigs = append(s.sigs, sig)
+	s.layoutValid = false
 	switch {
 	case s.sigIndex != nil:
 		s.sigIndex[k] = sig
@@ -466,6 +526,7 @@ func (s *ServiceEndpoints) dropSignature(sig *endpointsSignature) {
 	s.sigs[i], s.sigs[last] = s.sigs[last], nil
 	s.sigs = s.sigs[:last]
 	delete(s.sigIndex, sig.key)
+	s.layoutValid = false
 }
 
 func (s *ServiceEndpoints) addContribution(ps *endpointsPodState) {
@@ -554,13 +615,15 @@ func endpointsBytesSub(a *ByEncoding, b ByEncoding) {
 // upstream: endpoints_controller.go syncService.
 func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 	s.lastTrigger = trigger
-	s.layout, s.layoutOrdered, s.truncateReady = s.layout[:0], false, false
+	s.layoutOrdered, s.truncateReady = false, false
 	if s.deleted {
+		s.layout, s.layoutValid = s.layout[:0], false
 		s.last = EndpointsDecision{Verb: EndpointsDelete}
 		return s.last
 	}
 	svc := s.svc
 	if svc.ExternalName || svc.Selector == nil {
+		s.layout, s.layoutValid = s.layout[:0], false
 		s.last = EndpointsDecision{}
 		return s.last
 	}
@@ -613,7 +676,20 @@ func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 // buildLayout groups the ports into subsets: ports offered by the same set of pod signatures
 // have identical address sets (upstream: util.go RepackSubsets merges them). The order is a
 // fixed one (by the first port's digest); orderLayout puts it into upstream's hash order.
+// The subsets depend only on the set of signatures: while it is unchanged, the last sync's
+// are reused.
 func (s *ServiceEndpoints) buildLayout() {
+	if s.layoutValid {
+		for i := range s.layout {
+			s.layout[i].keep = -1
+		}
+		if len(s.layout) > 1 { // orderLayout may have reordered them
+			s.sortLayout()
+		}
+		return
+	}
+	s.layoutValid = true
+	s.layout = s.layout[:0]
 	sigs := slices.Clone(s.sigs)
 	slices.SortFunc(sigs, func(a, b *endpointsSignature) int { return strings.Compare(a.key, b.key) })
 	membership := map[int][]int{}
@@ -649,6 +725,11 @@ func (s *ServiceEndpoints) buildLayout() {
 			return slices.Compare(s.ports[a].digest[:], s.ports[b].digest[:])
 		})
 	}
+	s.sortLayout()
+}
+
+// sortLayout puts the subsets into buildLayout's fixed order.
+func (s *ServiceEndpoints) sortLayout() {
 	slices.SortFunc(s.layout, func(a, b endpointsSubsetLayout) int {
 		return slices.Compare(s.layoutKey(&a), s.layoutKey(&b))
 	})
@@ -738,7 +819,8 @@ func (s *ServiceEndpoints) Applied() {
 		s.storedTruncated = nil
 		// Nothing is stored: every current address differs from the stored side. Records
 		// not kept had equal sides, so they are made from the pods' current contributions.
-		for _, ps := range s.pods {
+		for _, slot := range s.pods {
+			ps := slot.ps
 			if !ps.included {
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -512,6 +513,45 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, cov *endpointsTwinCo
 	}
 	se := NewServiceEndpoints(svc, opts, testAddressBytes)
 	pods := map[string]*Pod{}
+	// Seeds 2, 3, 6, 7, … pass pods with EndpointsPodRefs, some wrong on purpose (another
+	// pod's, another builder's): a ref is only a shortcut, so nothing may change.
+	useRefs := seed/2%2 == 1
+	refRng := rand.New(rand.NewPCG(seed, 7))
+	refs := map[string]*EndpointsPodRef{}
+	foreign := NewServiceEndpoints(svc, opts, testAddressBytes)
+	refFor := func(p *Pod) *EndpointsPodRef {
+		k := p.Key()
+		r := refs[k]
+		if r == nil {
+			r = &EndpointsPodRef{}
+			refs[k] = r
+		}
+		switch refRng.IntN(10) {
+		case 0: // another pod's ref (the first by key)
+			keys := slices.Sorted(maps.Keys(refs))
+			if i := slices.IndexFunc(keys, func(o string) bool { return o != k }); i >= 0 {
+				*r = *refs[keys[i]]
+			}
+		case 1: // another builder's ref for the same pod
+			foreign.SetPodRef(r, p)
+		}
+		return r
+	}
+	setPod := func(p *Pod) {
+		if useRefs {
+			se.SetPodRef(refFor(p), p)
+		} else {
+			se.SetPod(p)
+		}
+	}
+	deletePod := func(k string) {
+		p := pods[k]
+		if useRefs {
+			se.DeletePodRef(refFor(p), p.Namespace, p.Name)
+		} else {
+			se.DeletePod(k)
+		}
+	}
 	var cur *Endpoints
 	nextID := 0
 	newPod := func() *Pod {
@@ -538,7 +578,7 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, cov *endpointsTwinCo
 		for range 1000 + r.IntN(300) {
 			p := newPod()
 			pods[p.Key()] = p
-			se.SetPod(p)
+			setPod(p)
 		}
 	}
 	trigger := Timestamp(0)
@@ -554,19 +594,19 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, cov *endpointsTwinCo
 			case op < 3 && len(pods) < maxPods || len(keys) == 0:
 				p := newPod()
 				pods[p.Key()] = p
-				se.SetPod(p)
+				setPod(p)
 			case op < 5:
 				k := keys[r.IntN(len(keys))]
 				c := *pods[k]
 				c.Ready = !c.Ready
 				pods[k] = &c
-				se.SetPod(&c)
+				setPod(&c)
 			case op < 6:
 				k := keys[r.IntN(len(keys))]
 				c := *pods[k]
 				c.Terminating = true
 				pods[k] = &c
-				se.SetPod(&c)
+				setPod(&c)
 			case op < 7:
 				k := keys[r.IntN(len(keys))]
 				c := *pods[k]
@@ -576,11 +616,11 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, cov *endpointsTwinCo
 					c.Phase = PodSucceeded
 				}
 				pods[k] = &c
-				se.SetPod(&c)
+				setPod(&c)
 			case op < 9:
 				k := keys[r.IntN(len(keys))]
+				deletePod(k)
 				delete(pods, k)
-				se.DeletePod(k)
 			default:
 				s2 := *svc
 				switch r.IntN(4) {
@@ -765,5 +805,30 @@ func TestLegacyEndpointsLabels(t *testing.T) {
 		if got := legacyEndpointsLabels(svc); !maps.Equal(got, c.want) {
 			t.Errorf("labels %v, headless %v: got %v, want %v", c.labels, c.headless, got, c.want)
 		}
+	}
+}
+
+// TestEndpointsPodRefKeptPastDelete holds a ref whose pod was deleted by name and created
+// again under the same name: the ref's slot is empty and must not take the new pod.
+func TestEndpointsPodRefKeptPastDelete(t *testing.T) {
+	svc := testEndpointsService()
+	byRef := NewServiceEndpoints(svc, EndpointsOptions{}, testAddressBytes)
+	byName := NewServiceEndpoints(svc, EndpointsOptions{}, testAddressBytes)
+	p := testEndpointsPod(1, true)
+	var ref EndpointsPodRef
+	byRef.SetPodRef(&ref, p)
+	byName.SetPod(p)
+	byRef.DeletePod(p.Key()) // by name: ref still names the emptied slot
+	byName.DeletePod(p.Key())
+	again := *p
+	again.UID, again.IPs = "uid-again", []string{"10.9.9.9"}
+	byRef.SetPodRef(&ref, &again)
+	byName.SetPod(&again)
+	got, want := byRef.Sync(0), byName.Sync(0)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("decision with a ref kept past its pod's deletion:\n%v\nwant (by name):\n%v", got, want)
+	}
+	if obj := byRef.Object(); !strings.Contains(fmt.Sprint(obj.Subsets), "10.9.9.9") {
+		t.Fatalf("the recreated pod's address is missing: %v", obj.Subsets)
 	}
 }

@@ -41,3 +41,29 @@ func ExampleServiceSlices() {
 	// create web-x1 1 endpoints
 	// writes after removing a pod: 1
 }
+
+// ExamplePodRef shows a caller that keeps a PodRef per pod: each change of the pod then
+// reaches its entry without a lookup by name.
+func ExamplePodRef() {
+	svc := &model.Service{
+		Namespace: "default", Name: "web", UID: "u1", ClusterIP: "10.96.0.1",
+		IPFamilies: []model.IPFamily{model.IPv4},
+		Ports:      []model.ServicePort{{Name: "http", Protocol: model.ProtocolTCP, Port: 80, TargetPort: model.IntPort(8080)}},
+	}
+	s := model.NewServiceSlices(svc, oneNode{}, model.ReconcilerOptions{})
+	var ref model.PodRef
+	pod := &model.Pod{Namespace: "default", Name: "web-1", NodeName: "n1",
+		Phase: model.PodRunning, IPs: []string{"10.0.0.1"}}
+	s.SetPodRef(&ref, pod)
+	ready := *pod // pods are never modified once passed: a change is a new Pod
+	ready.Ready = true
+	s.SetPodRef(&ref, &ready)
+	res := s.Sync(0)
+	ep := res.Plans[0].ToCreate[0].Endpoints[0]
+	fmt.Println(ep.Addresses, "ready:", *ep.Conditions.Ready)
+	s.DeletePodRef(&ref, "default", "web-1")
+	fmt.Println("endpoints left:", len(s.Sync(0).Plans[0].ToCreate[0].Endpoints))
+	// Output:
+	// [10.0.0.1] ready: true
+	// endpoints left: 0
+}

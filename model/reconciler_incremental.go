@@ -65,6 +65,9 @@ type ServiceSlices struct {
 	touchedSlices    []*storedSlice
 	pendingEndpoints []*desiredEndpoint
 	sameBuf          []bool
+	orderBuf         []*EndpointSlice // syncPortMap's fill order
+	// plans is the last Sync's result, whose plans and lists the next Sync reuses.
+	plans []SlicePlan
 }
 
 // podPorts returns pod's resolved ports and their key. When every Service port resolves for
@@ -290,13 +293,14 @@ func (s *ServiceSlices) setServiceFields(svc *Service) {
 // newFamily returns an empty family; its maps are allocated on first write (put).
 func newFamily(at AddressType) *family { return &family{at: at} }
 
-// appendAll is append(dst, src...) that takes src itself when dst is empty (src is not
-// used elsewhere).
-func appendAll[T any](dst, src []T) []T {
-	if len(dst) == 0 {
-		return src
+// emptied returns list emptied for reuse: its elements cleared, so that it keeps nothing
+// alive, or nil when it is too big to keep for the small syncs that follow a big batch.
+func emptied[T any](list []T) []T {
+	if cap(list) > 256 {
+		return nil
 	}
-	return append(dst, src...)
+	clear(list[:cap(list)]) // finalize may have shortened it past pointers
+	return list[:0]
 }
 
 // put is m[k] = v for a map that may not be allocated yet.
@@ -331,7 +335,9 @@ func servicePortsEqual(a, b []ServicePort) bool {
 }
 
 // SetPod records a new or changed pod (selector-matched, in the Service's namespace).
-func (s *ServiceSlices) SetPod(p *Pod) {
+func (s *ServiceSlices) SetPod(p *Pod) { s.setPod(p) }
+
+func (s *ServiceSlices) setPod(p *Pod) *podEntry {
 	key := s.podKey(p.Namespace, p.Name)
 	pe := s.pods[key]
 	if pe == nil {
@@ -340,6 +346,51 @@ func (s *ServiceSlices) SetPod(p *Pod) {
 	}
 	pe.pod = p
 	pe.deleted = false
+	s.markDirty(pe)
+	return pe
+}
+
+// PodRef remembers where a ServiceSlices keeps a pod. A caller that tracks its pods keeps
+// one per pod and Service and passes it with the pod's changes (SetPodRef, DeletePodRef),
+// which then need no lookup by name: with a Service of 100,000 pods, that lookup is a
+// cache miss on every change. The zero PodRef is empty. A ref is only a shortcut: when it
+// is empty, belongs to another ServiceSlices or its pod was deleted meanwhile, the pod is
+// looked up by name, exactly as SetPod and DeletePod do.
+type PodRef struct {
+	owner *ServiceSlices
+	pe    *podEntry
+}
+
+// entry returns the pod entry ref names for a pod of that namespace and name, or nil when
+// the ref does not apply (the caller then looks the pod up by name).
+func (s *ServiceSlices) entry(ref *PodRef, namespace, name string) *podEntry {
+	if pe := ref.pe; pe != nil && ref.owner == s && !pe.deleted && pe.pod.Name == name && pe.pod.Namespace == namespace {
+		return pe
+	}
+	return nil
+}
+
+// SetPodRef is SetPod that uses and updates ref.
+func (s *ServiceSlices) SetPodRef(ref *PodRef, p *Pod) {
+	pe := s.entry(ref, p.Namespace, p.Name)
+	if pe == nil {
+		*ref = PodRef{owner: s, pe: s.setPod(p)}
+		return
+	}
+	pe.pod = p
+	s.markDirty(pe)
+}
+
+// DeletePodRef is DeletePod for the pod of ref, last set with that namespace and name.
+func (s *ServiceSlices) DeletePodRef(ref *PodRef, namespace, name string) {
+	pe := s.entry(ref, namespace, name)
+	*ref = PodRef{}
+	if pe == nil {
+		s.DeletePod(namespace, name)
+		return
+	}
+	delete(s.pods, s.podKey(namespace, name))
+	pe.deleted = true
 	s.markDirty(pe)
 }
 
@@ -889,7 +940,8 @@ func (s *ServiceSlices) checkCleanState(f *family, h endpointHash) (clean bool, 
 
 // Sync computes the writes that bring the stored slices to the desired state, as
 // ReconcileFull would. It does not change the stored state: report successful writes with
-// Applied.
+// Applied. The result's plans and their lists (not the slices in them) are reused by the
+// next Sync: read them before calling Sync again.
 func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 	// The arrays of the last Sync's writes that were not applied are garbage now.
 	clear(s.fresh)
@@ -924,12 +976,17 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 	if s.anomalies > 0 || s.dupHashes > 0 {
 		return s.fullSync(trigger)
 	}
-	var res SyncResult
+	res := SyncResult{Plans: s.plans[:0]}
 	for _, at := range s.types {
-		plan := s.syncFamily(s.families[familyIndex(at)])
+		var last SlicePlan
+		if i := len(res.Plans); i < cap(res.Plans) {
+			last = res.Plans[:i+1][i]
+		}
+		plan := s.syncFamily(s.families[familyIndex(at)], last)
 		finalize(s.svc, &plan, trigger)
 		res.Plans = append(res.Plans, plan)
 	}
+	s.plans = res.Plans
 	if s.missing > 0 {
 		res.Err = missingErr(s.svc, s.missing*len(s.types))
 	}
@@ -963,8 +1020,9 @@ func (s *ServiceSlices) fullSync(trigger Timestamp) SyncResult {
 
 // syncFamily is reconcileAddressTypeFull restricted to what changed.
 // upstream: reconciler.go reconcileByAddressType
-func (s *ServiceSlices) syncFamily(f *family) SlicePlan {
-	plan := SlicePlan{AddressType: f.at}
+// The plan's lists reuse the arrays of last, the family's plan of the previous Sync.
+func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
+	plan := SlicePlan{AddressType: f.at, ToCreate: emptied(last.ToCreate), ToUpdate: emptied(last.ToUpdate), ToDelete: emptied(last.ToDelete)}
 	// touched are the stored slices holding a dirty identity (each once: its first dirty
 	// position adds it), pending the desired endpoints no stored slice of their port map has.
 	touched, pending := s.touchedSlices[:0], s.pendingEndpoints[:0]
@@ -1020,12 +1078,7 @@ func (s *ServiceSlices) syncFamily(f *family) SlicePlan {
 		if j == pj && s.keyPods[k] == 0 {
 			continue // the group's slices are all deleted below
 		}
-		c, u, d, added, removed := s.syncPortMap(f, k, touched[ti:i], pending[pj:j])
-		plan.ToCreate = appendAll(plan.ToCreate, c)
-		plan.ToUpdate = appendAll(plan.ToUpdate, u)
-		plan.ToDelete = appendAll(plan.ToDelete, d)
-		plan.Added += added
-		plan.Removed += removed
+		s.syncPortMap(f, k, touched[ti:i], pending[pj:j], &plan)
 	}
 	for _, ss := range touched {
 		ss.dirtyPos = ss.dirtyPos[:0]
@@ -1220,7 +1273,9 @@ func (u *zonedUnchanged) sorted(m map[string]*storedSlice) []*storedSlice {
 // syncPortMap is reconcileByPortMappingFull for one port map, visiting only the touched
 // slices; every other slice of the group is unchanged.
 // upstream: reconciler.go reconcileByPortMapping
-func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSlice, pending []*desiredEndpoint) (toCreate, toUpdate, toDelete []*EndpointSlice, added, removed int) {
+// Its writes are appended to plan's lists.
+func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSlice, pending []*desiredEndpoint, plan *SlicePlan) {
+	firstUpdate := len(plan.ToUpdate)
 	slices.SortFunc(touched, func(a, b *storedSlice) int { return strings.Compare(a.s.Name, b.s.Name) })
 	pass := s.nextPass()
 	for _, ss := range touched {
@@ -1260,22 +1315,22 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		}
 		clear(keep)
 		ss.changedIn = pass
-		removed += len(sl.Endpoints) - len(kept)
+		plan.Removed += len(sl.Endpoints) - len(kept)
 		if len(kept) == 0 {
-			toDelete = append(toDelete, sl)
+			plan.ToDelete = append(plan.ToDelete, sl)
 			continue
 		}
 		c := *sl
 		c.Endpoints = kept
 		c.Labels = s.labels
-		toUpdate = append(toUpdate, &c)
+		plan.ToUpdate = append(plan.ToUpdate, &c)
 	}
-	added = len(pending)
+	plan.Added += len(pending)
 	slices.SortFunc(pending, func(a, b *desiredEndpoint) int { return a.hash().compare(b.hash()) })
 	next := 0
 	// Step 2.
-	if len(pending) > 0 && len(toUpdate) > 0 {
-		order := slices.Clone(toUpdate)
+	if len(pending) > 0 && len(plan.ToUpdate) > firstUpdate {
+		order := append(s.orderBuf[:0], plan.ToUpdate[firstUpdate:]...)
 		slices.SortStableFunc(order, fillOrder)
 		for _, sl := range order {
 			for next < len(pending) && len(sl.Endpoints) < s.max {
@@ -1283,6 +1338,8 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 				next++
 			}
 		}
+		clear(order)
+		s.orderBuf = order[:0]
 	}
 	// Step 3.
 	g := f.groups[k]
@@ -1310,13 +1367,12 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 			next++
 		}
 		if target.Name != "" {
-			toUpdate = append(toUpdate, target)
+			plan.ToUpdate = append(plan.ToUpdate, target)
 		} else {
-			toCreate = append(toCreate, target)
+			plan.ToCreate = append(plan.ToCreate, target)
 		}
 	}
-	slices.SortStableFunc(toUpdate, byName)
-	return toCreate, toUpdate, toDelete, added, removed
+	slices.SortStableFunc(plan.ToUpdate[firstUpdate:], byName)
 }
 
 // endpointArray returns an empty endpoint array of at least the given capacity, a spare one

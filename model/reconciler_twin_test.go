@@ -2,6 +2,9 @@ package model
 
 import (
 	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -77,8 +80,47 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 	inc := NewServiceSlices(w.svc, w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max, Topology: incTopo})
 	nodes := w.nodeGetter()
 	inc.nodes = dynamicNodes{w}
+	// Even seeds pass pods with PodRefs, some of them wrong on purpose (another pod's, another
+	// reconciler's, one of a deleted pod): a ref is only a shortcut, so the plans must not change.
+	useRefs := seed%2 == 0
+	refRng := rand.New(rand.NewPCG(seed, 99))
+	refs := map[string]*PodRef{}
+	foreign := NewServiceSlices(w.svc, w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max})
+	refFor := func(name string) *PodRef {
+		r := refs[name]
+		if r == nil {
+			r = &PodRef{}
+			refs[name] = r
+		}
+		switch refRng.IntN(10) {
+		case 0: // another pod's ref (the first by name)
+			names := slices.Sorted(maps.Keys(refs))
+			if i := slices.IndexFunc(names, func(n string) bool { return n != name }); i >= 0 {
+				*r = *refs[names[i]]
+			}
+		case 1: // another reconciler's ref for the same pod
+			if p := w.pods[name]; p != nil {
+				foreign.SetPodRef(r, p)
+			}
+		}
+		return r
+	}
+	setPod := func(p *Pod) {
+		if useRefs {
+			inc.SetPodRef(refFor(p.Name), p)
+		} else {
+			inc.SetPod(p)
+		}
+	}
+	deletePod := func(name string) {
+		if useRefs {
+			inc.DeletePodRef(refFor(name), "ns", name)
+		} else {
+			inc.DeletePod("ns", name)
+		}
+	}
 	for _, p := range w.podList() {
-		inc.SetPod(p)
+		setPod(p)
 	}
 	nameSeq := 0
 	log := append([]string(nil), w.ops...)
@@ -103,12 +145,12 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 			}
 			for name, p := range w.pods {
 				if before[name] != p {
-					inc.SetPod(p)
+					setPod(p)
 				}
 			}
 			for name := range before {
 				if w.pods[name] == nil {
-					inc.DeletePod("ns", name)
+					deletePod(name)
 				}
 			}
 			for k, v := range w.nodes {
@@ -403,5 +445,31 @@ func (w *world) hintedStep() string {
 		return fmt.Sprintf("svc hints td=%q ann=%v", s.TrafficDistribution, s.Annotations)
 	default:
 		return w.step()
+	}
+}
+
+// TestPodRefKeptPastDelete holds a ref whose pod was deleted by name and then created again
+// under the same name: the ref names a deleted entry, which must not take the new pod.
+func TestPodRefKeptPastDelete(t *testing.T) {
+	w := newWorld(7, false)
+	byRef := NewServiceSlices(w.svc, w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max})
+	byName := NewServiceSlices(w.svc, w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max})
+	p := w.addPod()
+	p.IPs, p.Phase, p.NodeName = []string{"10.1.0.1"}, PodRunning, "node-0"
+	var ref PodRef
+	byRef.SetPodRef(&ref, p)
+	byName.SetPod(p)
+	byRef.DeletePod(p.Namespace, p.Name) // by name: ref still names the deleted entry
+	byName.DeletePod(p.Namespace, p.Name)
+	again := *p
+	again.UID, again.IPs = "puid-again", []string{"10.1.0.2"}
+	byRef.SetPodRef(&ref, &again)
+	byName.SetPod(&again)
+	got, want := planString(byRef.Sync(0)), planString(byName.Sync(0))
+	if got != want {
+		t.Fatalf("plan with a ref kept past its pod's deletion:\n%s\nwant (by name):\n%s", got, want)
+	}
+	if !strings.Contains(got, "10.1.0.2") {
+		t.Fatalf("the recreated pod's address is missing from the plan:\n%s", got)
 	}
 }

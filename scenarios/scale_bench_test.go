@@ -17,7 +17,8 @@ import (
 // with --out off, reporting events/s, ns per event and the peak live heap (the heap left
 // after a GC, sampled once per virtual second of the run) in MB and in bytes per pod.
 // Set EPSIM_HEAPPROFILE=FILE to write an in-use heap profile at the start of the run's second
-// phase (every pod of the create phase exists then), or of phase EPSIM_HEAPPROFILE_PHASE.
+// phase (every pod of the create phase exists then), or of phase EPSIM_HEAPPROFILE_PHASE;
+// EPSIM_HEAPPROFILE_PEAK=FILE writes one near the peak live heap.
 //
 //	go test ./scenarios -run '^$' -bench 'Scale/many-services' -benchtime 1x
 func BenchmarkScale(b *testing.B) {
@@ -58,7 +59,7 @@ func BenchmarkScale(b *testing.B) {
 			}
 			cfg.NoWriteLog = true // as sim run without --out
 			var events int64
-			obs := &heapSampler{profile: os.Getenv("EPSIM_HEAPPROFILE"), profilePhase: 1}
+			obs := &heapSampler{profile: os.Getenv("EPSIM_HEAPPROFILE"), peakProfile: os.Getenv("EPSIM_HEAPPROFILE_PEAK"), profilePhase: 1}
 			if v, err := strconv.Atoi(os.Getenv("EPSIM_HEAPPROFILE_PHASE")); err == nil && v > 0 {
 				obs.profilePhase = v
 			}
@@ -114,6 +115,10 @@ type heapSampler struct {
 	peak    uint64
 	sample  [1]metrics.Sample
 	profile string
+	// peakProfile, if set, is written with the in-use heap profile whenever the peak grows
+	// by more than 5 % (EPSIM_HEAPPROFILE_PEAK): the last one written is of about the peak.
+	peakProfile string
+	profiled    uint64 // the peak when peakProfile was last written
 	// profilePhase is the phase at whose start the heap profile is written.
 	profilePhase int
 	phase        int
@@ -126,6 +131,14 @@ func (h *heapSampler) Progress(_ sim.Time, phase, _ int) {
 	metrics.Read(h.sample[:])
 	if v := h.sample[0].Value; v.Kind() == metrics.KindUint64 && v.Uint64() > h.peak {
 		h.peak = v.Uint64()
+		if h.peakProfile != "" && h.peak > h.profiled+h.profiled/20 {
+			// Over 5 % above the last profile's: write the profile of the new peak.
+			if f, err := os.Create(h.peakProfile); err == nil {
+				_ = pprof.WriteHeapProfile(f)
+				_ = f.Close()
+			}
+			h.profiled = h.peak
+		}
 	}
 	if h.profile != "" && phase == h.profilePhase && h.phase == phase-1 {
 		runtime.GC()

@@ -33,9 +33,10 @@ type endpointsSyncer struct {
 
 // heldChange is one input change held back while a write is in flight.
 type heldChange struct {
-	pod     *model.Pod     // SetPod, or DeletePod when deleted
-	deleted bool           // pod is gone
-	svc     *model.Service // SetService
+	pod     *model.Pod             // SetPod, or DeletePod when deleted
+	ref     *model.EndpointsPodRef // the pod's ref (podState.endpointsRef)
+	deleted bool                   // pod is gone
+	svc     *model.Service         // SetService
 }
 
 // storedEndpoints is what the API server stores for one Service's Endpoints.
@@ -88,7 +89,7 @@ func (y *endpointsSyncer) serviceAdded(s *serviceState) {
 	y.builders[s.idx] = model.NewServiceEndpoints(s.svc, y.opts, addressBytes)
 	for _, p := range s.pods {
 		if p.stage != stageGone { // gone pods stay in s.pods until it is compacted
-			y.builders[s.idx].SetPod(p.pod)
+			y.builders[s.idx].SetPodRef(&p.endpointsRef, p.pod)
 		}
 	}
 }
@@ -112,10 +113,10 @@ func (y *endpointsSyncer) podChanged(p *podState, old *model.Pod, deleted bool) 
 		return false
 	}
 	if deleted {
-		y.apply(p.svc.idx, heldChange{pod: p.pod, deleted: true})
+		y.apply(p.svc.idx, heldChange{pod: p.pod, ref: &p.endpointsRef, deleted: true})
 		return true
 	}
-	y.apply(p.svc.idx, heldChange{pod: p.pod})
+	y.apply(p.svc.idx, heldChange{pod: p.pod, ref: &p.endpointsRef})
 	return old == nil || podEndpointsChanged(old, p.pod)
 }
 
@@ -128,9 +129,9 @@ func (y *endpointsSyncer) apply(i int, c heldChange) {
 	b := y.builders[i]
 	switch {
 	case c.deleted:
-		b.DeletePodOf(c.pod.Namespace, c.pod.Name)
+		b.DeletePodRef(c.ref, c.pod.Namespace, c.pod.Name)
 	case c.pod != nil:
-		b.SetPod(c.pod)
+		b.SetPodRef(c.ref, c.pod)
 	default:
 		b.SetService(c.svc)
 	}

@@ -118,7 +118,7 @@ func (y *sliceSyncer) serviceAdded(s *serviceState) {
 	r := model.NewServiceSlices(s.svc, y.e, y.opts)
 	for _, p := range s.pods {
 		if p.stage != stageGone { // gone pods stay in s.pods until it is compacted
-			r.SetPod(p.pod)
+			r.SetPodRef(&p.sliceRef, p.pod)
 		}
 	}
 	y.reconcilers[s.idx] = r
@@ -141,10 +141,10 @@ func (y *sliceSyncer) podChanged(p *podState, old *model.Pod, deleted bool) bool
 		return false
 	}
 	if deleted {
-		r.DeletePod(p.pod.Namespace, p.pod.Name)
+		r.DeletePodRef(&p.sliceRef, p.pod.Namespace, p.pod.Name)
 		return true
 	}
-	r.SetPod(p.pod)
+	r.SetPodRef(&p.sliceRef, p.pod)
 	return old == nil || podEndpointsChanged(old, p.pod)
 }
 

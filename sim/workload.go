@@ -45,6 +45,9 @@ type podState struct {
 	live bool
 	// stuck is true on failed nodes: the kubelet no longer reports, so the pod never stops.
 	stuck bool
+	// sliceRef and endpointsRef are where the two controllers' builders keep the pod.
+	sliceRef     model.PodRef
+	endpointsRef model.EndpointsPodRef
 }
 
 // serviceState is one Service and the Deployment behind it.
