@@ -74,6 +74,25 @@ func (h *hashSet) remove(k endpointHash) {
 	}
 }
 
+// takeAll appends the members to buf, in no particular order, and empties the set.
+func (h *hashSet) takeAll(buf []endpointHash) []endpointHash {
+	buf = append(buf, h.list...)
+	switch {
+	case cap(h.list) > hashSetKeepMax:
+		h.list, h.pos = nil, nil // do not keep a big batch's memory for the small syncs after it
+		return buf
+	case len(h.list) < 4*hashSetListMax:
+		// A map that once indexed a big batch would cost more to clear than a few deletes.
+		for _, k := range h.list {
+			delete(h.pos, k)
+		}
+	default:
+		clear(h.pos)
+	}
+	h.list = h.list[:0]
+	return buf
+}
+
 // appendTo appends the members to buf, in no particular order.
 func (h *hashSet) appendTo(buf []endpointHash) []endpointHash {
 	return append(buf, h.list...)

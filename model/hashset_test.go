@@ -13,13 +13,26 @@ func TestHashSetMatchesMap(t *testing.T) {
 	for round := range 50 {
 		var h hashSet
 		want := map[endpointHash]struct{}{}
-		universe := 4 + r.IntN(4*hashSetListMax) // some rounds never leave the list
+		universe := 4 + r.IntN(8*hashSetListMax) // some rounds never leave the list
 		for step := range 400 {
 			k := endpointHash{hi: uint64(r.IntN(universe)), lo: 7}
-			if r.IntN(3) == 0 {
+			switch op := r.IntN(40); {
+			case op == 0: // take every member, then put back those with an odd hi
+				taken := h.takeAll(nil)
+				if len(taken) != len(want) || h.len() != 0 {
+					t.Fatalf("round %d step %d: took %d members leaving %d, want %d leaving 0", round, step, len(taken), h.len(), len(want))
+				}
+				clear(want)
+				for _, x := range taken {
+					if x.hi%2 == 1 {
+						h.add(x)
+						want[x] = struct{}{}
+					}
+				}
+			case op < 14:
 				h.remove(k)
 				delete(want, k)
-			} else {
+			default:
 				h.add(k)
 				want[k] = struct{}{}
 			}

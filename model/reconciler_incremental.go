@@ -922,6 +922,17 @@ func (s *ServiceSlices) checkClean(f *family, h endpointHash) bool {
 // checkCleanState is checkClean that also returns what it read: h's desired endpoint and
 // where h is stored.
 func (s *ServiceSlices) checkCleanState(f *family, h endpointHash) (clean bool, d *desiredEndpoint, loc storedLoc, stored bool) {
+	clean, d, loc, stored = s.cleanState(f, h)
+	if clean {
+		f.dirty.remove(h)
+	} else {
+		f.dirty.add(h)
+	}
+	return clean, d, loc, stored
+}
+
+// cleanState is checkCleanState without the dirty set's update.
+func (s *ServiceSlices) cleanState(f *family, h endpointHash) (clean bool, d *desiredEndpoint, loc storedLoc, stored bool) {
 	d = f.desired[h]
 	loc, stored = f.index[h]
 	switch {
@@ -929,11 +940,6 @@ func (s *ServiceSlices) checkCleanState(f *family, h endpointHash) (clean bool, 
 		clean = true
 	case d != nil && stored && loc.n == 1 && !loc.slice.anomaly && loc.slice.group.key == d.key:
 		clean = EndpointsEqualBeyondHash(&d.ep, &loc.slice.s.Endpoints[loc.pos])
-	}
-	if clean {
-		f.dirty.remove(h)
-	} else {
-		f.dirty.add(h)
 	}
 	return clean, d, loc, stored
 }
@@ -1027,12 +1033,15 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 	// position adds it), pending the desired endpoints no stored slice of their port map has.
 	touched, pending := s.touchedSlices[:0], s.pendingEndpoints[:0]
 	// checkClean drops members from the set: range over a copy.
-	s.dirtyBuf = f.dirty.appendTo(s.dirtyBuf[:0])
+	// Every member is either clean, and leaves the set, or stays: the set is emptied and the
+	// others put back, which costs less than removing the clean ones one by one.
+	s.dirtyBuf = f.dirty.takeAll(s.dirtyBuf[:0])
 	for _, h := range s.dirtyBuf {
-		clean, d, loc, stored := s.checkCleanState(f, h)
+		clean, d, loc, stored := s.cleanState(f, h)
 		if clean {
 			continue
 		}
+		f.dirty.add(h)
 		if stored {
 			if len(loc.slice.dirtyPos) == 0 {
 				touched = append(touched, loc.slice)

@@ -18,8 +18,14 @@ type queued struct {
 // is unique per event, so the order events come out in does not depend on the heap's shape.
 // It is a typed 4-ary heap rather than container/heap, which boxes every item it moves in and
 // out as an interface value (two allocations per event) and is twice as deep.
+//
+// Events scheduled for the instant of the last pop (a third of a large run's: a worker
+// start, a write's next step) skip the heap: they go to a FIFO, which is in (at, seq) order
+// by construction, and pop takes the earlier of the two heads.
 type eventQueue struct {
 	items []queued
+	now   fifo[queued] // events at time cur, in seq order
+	cur   Time         // the time of the last pop
 	seq   uint64
 }
 
@@ -27,7 +33,7 @@ type eventQueue struct {
 const queueArity = 4
 
 // Len returns the number of events waiting.
-func (q *eventQueue) Len() int { return len(q.items) }
+func (q *eventQueue) Len() int { return len(q.items) + q.now.len() }
 
 func (a *queued) before(b *queued) bool {
 	if a.at != b.at {
@@ -39,6 +45,10 @@ func (a *queued) before(b *queued) bool {
 // schedule adds ev at time at.
 func (q *eventQueue) schedule(at Time, ev event) {
 	q.seq++
+	if at == q.cur && (q.now.len() == 0 || q.now.items()[0].at == at) {
+		q.now.push(queued{at: at, seq: q.seq, ev: ev})
+		return
+	}
 	q.items = append(q.items, queued{at: at, seq: q.seq, ev: ev})
 	// Sift the new item up: move parents down until its place is found.
 	items := q.items
@@ -57,8 +67,16 @@ func (q *eventQueue) schedule(at Time, ev event) {
 
 // pop removes and returns the earliest event. The queue must not be empty.
 func (q *eventQueue) pop() queued {
+	if now := q.now.items(); len(now) > 0 && (len(q.items) == 0 || now[0].before(&q.items[0])) {
+		top := now[0]
+		now[0] = queued{} // the FIFO's array is reused: let the event go
+		q.now.drop(1)
+		q.cur = top.at
+		return top
+	}
 	items := q.items
 	top := items[0]
+	q.cur = top.at
 	n := len(items) - 1
 	last := items[n]
 	items[n] = queued{}
