@@ -307,9 +307,12 @@ func (w *workloadControllers) createBatch(rs *replicaSet, st rsStatus, remaining
 	failed := false
 	for range batch {
 		at := w.rsBucket.reserve(e.now) + w.rsLatency.sample()
-		fail := w.failRoll != nil && w.failRoll()
-		failed = failed || fail
-		e.schedule(at, evPodCreateCall{rs, fail})
+		if w.failRoll != nil && w.failRoll() {
+			failed = true
+			e.schedule(at, evPodCreateFailed{rs})
+		} else {
+			e.schedule(at, evPodCreateCall{rs})
+		}
 		end = max(end, at)
 	}
 	remaining -= batch
@@ -337,21 +340,24 @@ func (ev evRSCreateBatch) apply(e *Engine) {
 }
 
 // evPodCreateCall is a pod create call of the ReplicaSet controller returning: the pod
-// exists, and the controller's informer observes it (CreationObserved).
-type evPodCreateCall struct {
-	rs   *replicaSet
-	fail bool
-}
+// exists, and the controller's informer observes it (CreationObserved). A failed call is
+// evPodCreateFailed: each event is one pointer, queued without an allocation.
+type evPodCreateCall struct{ rs *replicaSet }
 
 func (ev evPodCreateCall) String() string { return "pod create call " + ev.rs.hash }
 func (ev evPodCreateCall) apply(e *Engine) {
 	rs := ev.rs.resolve()
 	rs.expectCreates--
-	if ev.fail {
-		return
-	}
 	e.createPod(rs.svc, ev.rs.hash, rs, "")
 }
+
+// evPodCreateFailed is a pod create call of the ReplicaSet controller returning an error:
+// the expectation is lowered (upstream: slowStartBatch's caller, CreationObserved on error)
+// and no pod exists.
+type evPodCreateFailed struct{ rs *replicaSet }
+
+func (ev evPodCreateFailed) String() string { return "pod create call " + ev.rs.hash + " (failed)" }
+func (ev evPodCreateFailed) apply(*Engine)  { ev.rs.resolve().expectCreates-- }
 
 // evPodDeleteCall is a pod delete call of the ReplicaSet controller returning: the pod is
 // terminating, and the controller observes it (DeletionObserved). A pod already gone or
