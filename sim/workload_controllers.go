@@ -285,7 +285,7 @@ func (w *workloadControllers) syncReplicaSet(rs *replicaSet) {
 			end := e.now
 			for _, p := range victims {
 				at := w.rsBucket.reserve(e.now) + w.rsLatency.sample()
-				e.schedule(at, evPodDeleteCall{rs, p})
+				e.schedule(at, evPodDeleteCall{p})
 				end = max(end, at)
 			}
 			e.schedule(end, evRSStatus{rs, st, false})
@@ -362,14 +362,16 @@ func (ev evPodCreateFailed) apply(*Engine)  { ev.rs.resolve().expectCreates-- }
 // evPodDeleteCall is a pod delete call of the ReplicaSet controller returning: the pod is
 // terminating, and the controller observes it (DeletionObserved). A pod already gone or
 // terminating counts as observed too.
-type evPodDeleteCall struct {
-	rs *replicaSet
-	p  *podState
-}
+//
+// The event holds the pod only (one pointer, queued without an allocation): the ReplicaSet
+// that deletes it is the one its own resolves to. Victims are picked from the pods indexed
+// under rs = p.rs.resolve(), and merges only ever extend that chain, so p.rs.resolve() is
+// rs.resolve() whenever the call returns.
+type evPodDeleteCall struct{ p *podState }
 
 func (ev evPodDeleteCall) String() string { return "pod delete call " + ev.p.pod.Name }
 func (ev evPodDeleteCall) apply(e *Engine) {
-	ev.rs.resolve().expectDeletes--
+	ev.p.rs.resolve().expectDeletes--
 	e.deletePod(ev.p)
 }
 
