@@ -393,10 +393,39 @@ func TestHelpTeaches(t *testing.T) {
 	}
 	te := newTestEnv()
 	te.main([]string{"help", "run"})
-	for _, f := range []string{"--out DIR", "--format", "--seed N", "--mode", "--set path=value", "--quiet", "--charts", "--cpuprofile FILE", "(default table)", "(default both)"} {
+	for _, f := range []string{"--out DIR", "--format", "--seed N", "--mode", "--set path=value", "--quiet", "--charts", "--cpuprofile FILE", "--memprofile FILE", "(default table)", "(default both)"} {
 		if !strings.Contains(te.stdout.String(), f) {
 			t.Errorf("help run does not mention %q", f)
 		}
+	}
+}
+
+// TestRunMemProfile: --memprofile writes a heap profile pprof can read, and an unusable path
+// is bad input found before the run.
+func TestRunMemProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "heap.out")
+	te := newTestEnv()
+	if code := te.main([]string{"run", "x.yaml", "--quiet", "--memprofile", path}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, te.stderr.String())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		t.Fatalf("--memprofile wrote no profile: %v", err)
+	}
+	// pprof's format is gzip-compressed protobuf.
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("--memprofile wrote %d bytes that are not a gzip-compressed profile", len(b))
+	}
+	te = newTestEnv()
+	if code := te.main([]string{"run", "x.yaml", "--memprofile", filepath.Join(t.TempDir(), "no", "such", "dir", "heap.out")}); code != exitBadInput {
+		t.Errorf("unwritable --memprofile: exit %d, want %d", code, exitBadInput)
+	}
+	te = newTestEnv()
+	if code := te.main([]string{"run", "x.yaml", "--memprofile", t.TempDir()}); code != exitBadInput {
+		t.Errorf("--memprofile DIR: exit %d, want %d", code, exitBadInput)
+	}
+	if msg := te.stderr.String(); !strings.Contains(msg, "--memprofile") || !strings.Contains(msg, "is a directory") {
+		t.Errorf("--memprofile DIR: message %q", msg)
 	}
 }
 
