@@ -167,26 +167,33 @@ func configModes(cfg sim.Config) []sim.Mode {
 	return modes
 }
 
+// createProfile creates the file of a profile flag (cpuprofile or memprofile): a directory
+// is a usage error, a path that cannot be created bad input.
+func createProfile(flagName, path string) (*os.File, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, usageErrorf("run", "--%s %s: is a directory; give a file name", flagName, path)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("--%s %s: %w", flagName, path, plainPathError(err)))
+	}
+	return f, nil
+}
+
 // simulate runs cfg with the progress bar and profiles the flags ask for.
 func (o *runOptions) simulate(e *env, cfg sim.Config) (res *sim.Results, err error) {
 	if o.memprofile != "" {
 		// Checked before the run, which may be long, rather than found unwritable after it.
-		if st, err := os.Stat(o.memprofile); err == nil && st.IsDir() {
-			return nil, usageErrorf("run", "--memprofile %s: is a directory; give a file name", o.memprofile)
-		}
-		f, err := os.Create(o.memprofile)
+		f, err := createProfile("memprofile", o.memprofile)
 		if err != nil {
-			return nil, badInput(fmt.Errorf("--memprofile %s: %w", o.memprofile, plainPathError(err)))
+			return nil, err
 		}
 		f.Close()
 	}
 	if o.cpuprofile != "" {
-		if st, err := os.Stat(o.cpuprofile); err == nil && st.IsDir() {
-			return nil, usageErrorf("run", "--cpuprofile %s: is a directory; give a file name", o.cpuprofile)
-		}
-		f, err := os.Create(o.cpuprofile)
+		f, err := createProfile("cpuprofile", o.cpuprofile)
 		if err != nil {
-			return nil, badInput(fmt.Errorf("--cpuprofile %s: %w", o.cpuprofile, plainPathError(err)))
+			return nil, err
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
 			f.Close()
