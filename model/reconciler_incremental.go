@@ -1025,15 +1025,14 @@ func (s *ServiceSlices) fullSync(trigger Timestamp) SyncResult {
 	return ReconcileFull(s.svc, pods, s.Stored(), s.nodes, s.opts, trigger)
 }
 
-// syncFamily is reconcileAddressTypeFull restricted to what changed.
+// syncFamily is reconcileAddressTypeFull restricted to what changed. The plan's lists reuse
+// the arrays of last, the family's plan of the previous Sync.
 // upstream: reconciler.go reconcileByAddressType
-// The plan's lists reuse the arrays of last, the family's plan of the previous Sync.
 func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 	plan := SlicePlan{AddressType: f.at, ToCreate: emptied(last.ToCreate), ToUpdate: emptied(last.ToUpdate), ToDelete: emptied(last.ToDelete)}
 	// touched are the stored slices holding a dirty identity (each once: its first dirty
 	// position adds it), pending the desired endpoints no stored slice of their port map has.
 	touched, pending := s.touchedSlices[:0], s.pendingEndpoints[:0]
-	// checkClean drops members from the set: range over a copy.
 	// Every member is either clean, and leaves the set, or stays: the set is emptied and the
 	// others put back, which costs less than removing the clean ones one by one.
 	s.dirtyBuf = f.dirty.takeAll(s.dirtyBuf[:0])
@@ -1281,9 +1280,8 @@ func (u *zonedUnchanged) sorted(m map[string]*storedSlice) []*storedSlice {
 }
 
 // syncPortMap is reconcileByPortMappingFull for one port map, visiting only the touched
-// slices; every other slice of the group is unchanged.
+// slices; every other slice of the group is unchanged. Its writes are appended to plan.
 // upstream: reconciler.go reconcileByPortMapping
-// Its writes are appended to plan's lists.
 func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSlice, pending []*desiredEndpoint, plan *SlicePlan) {
 	firstUpdate := len(plan.ToUpdate)
 	slices.SortFunc(touched, func(a, b *storedSlice) int { return strings.Compare(a.s.Name, b.s.Name) })
