@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -520,22 +519,7 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, cov *endpointsTwinCo
 	refs := map[string]*EndpointsPodRef{}
 	foreign := NewServiceEndpoints(svc, opts, testAddressBytes)
 	refFor := func(p *Pod) *EndpointsPodRef {
-		k := p.Key()
-		r := refs[k]
-		if r == nil {
-			r = &EndpointsPodRef{}
-			refs[k] = r
-		}
-		switch refRng.IntN(10) {
-		case 0: // another pod's ref (the first by key)
-			keys := slices.Sorted(maps.Keys(refs))
-			if i := slices.IndexFunc(keys, func(o string) bool { return o != k }); i >= 0 {
-				*r = *refs[keys[i]]
-			}
-		case 1: // another builder's ref for the same pod
-			foreign.SetPodRef(r, p)
-		}
-		return r
+		return mischievousRef(refRng, refs, p.Key(), func(r *EndpointsPodRef) { foreign.SetPodRef(r, p) })
 	}
 	setPod := func(p *Pod) {
 		if useRefs {

@@ -264,7 +264,13 @@ func fillEndpoint(ep *Endpoint, st *endpointStorage, pod *Pod, node *Node, svc *
 		},
 		TargetRef: &st.targetRef,
 	}
-	if pod.NodeName != "" {
+	switch {
+	case node != nil && node.Name == pod.NodeName && pod.NodeName != "":
+		// The node's name, not the pod's: a pointer into the pod would keep that version
+		// of the pod alive as long as any stored copy of the endpoint, long after the pod
+		// was updated. The node outlives its pods' updates.
+		ep.NodeName = &node.Name
+	case pod.NodeName != "":
 		ep.NodeName = &pod.NodeName
 	}
 	if node != nil && node.Zone != "" {

@@ -121,19 +121,17 @@ type podEntry struct {
 	eps   [2]*desiredEndpoint
 
 	// Caches of work that depends only on inputs a pod update rarely changes: the resolved
-	// ports and key (valid while portsValid, for the container port lists of seen) and the
-	// canonical addresses per family (valid while addrsValid, for the IP list of seen). seen
+	// ports and key (valid while portsValid, for the container port lists of seen), and the
+	// canonical addresses per family, which eps keep (valid for the IP list of seen). seen
 	// is the pod as of the last recomputePod: pods are immutable once passed, so an update
 	// that shares seen's lists has not changed them.
-	seen  *Pod
-	addrs [2][]string
+	seen *Pod
 
 	deleted     bool
 	dirty       bool // in ServiceSlices.dirtyPods
 	in          bool
 	nodeMissing bool
 	portsValid  bool
-	addrsValid  bool
 }
 
 // sameSlice reports whether a and b are the same slice: same length and backing array. Pods
@@ -472,14 +470,11 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prev [2]*desiredEndpoint
 	pe.in = true
 	seen := pe.seen
 	pe.seen = pod
+	// The last endpoints' addresses are the pod's while its IP list is the same one.
+	sameIPs := seen != nil && sameSlice(seen.IPs, pod.IPs)
 	if !pe.portsValid || !sameSlice(seen.ContainerPorts, pod.ContainerPorts) || !sameSlice(seen.SidecarPorts, pod.SidecarPorts) {
 		pe.ports, pe.key = s.podPorts(pod)
 		pe.portsValid = true
-	}
-	if !pe.addrsValid || !sameSlice(seen.IPs, pod.IPs) {
-		pe.addrs[0] = endpointAddresses(pod, AddressTypeIPv4)
-		pe.addrs[1] = endpointAddresses(pod, AddressTypeIPv6)
-		pe.addrsValid = true
 	}
 	put(&s.keyPods, pe.key, s.keyPods[pe.key]+1)
 	node, ok := s.nodes.Node(pod.NodeName)
@@ -493,7 +488,13 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prev [2]*desiredEndpoint
 	}
 	for _, at := range s.types {
 		i := familyIndex(at)
-		if len(pe.addrs[i]) == 0 {
+		var addrs []string
+		if sameIPs && prev[i] != nil {
+			addrs = prev[i].ep.Addresses
+		} else {
+			addrs = endpointAddresses(pod, at)
+		}
+		if len(addrs) == 0 {
 			continue
 		}
 		d := reusableEndpoint(prev[i], pod, node)
@@ -506,7 +507,7 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prev [2]*desiredEndpoint
 			oldAddrs, oldHostname, oldIdentity = d.ep.Addresses, d.ep.Hostname, d.ep.identity
 		}
 		d.key = pe.key
-		fillEndpoint(&d.ep, &d.storage, pod, node, s.svc, pe.addrs[i])
+		fillEndpoint(&d.ep, &d.storage, pod, node, s.svc, addrs)
 		if oldAddrs != nil && sameSlice(oldAddrs, d.ep.Addresses) && !strPtrChanged(oldHostname, d.ep.Hostname) {
 			// The same addresses, hostname and pod name (reusableEndpoint): the same identity.
 			d.ep.identity = oldIdentity
@@ -1024,15 +1025,14 @@ func (s *ServiceSlices) fullSync(trigger Timestamp) SyncResult {
 	return ReconcileFull(s.svc, pods, s.Stored(), s.nodes, s.opts, trigger)
 }
 
-// syncFamily is reconcileAddressTypeFull restricted to what changed.
+// syncFamily is reconcileAddressTypeFull restricted to what changed. The plan's lists reuse
+// the arrays of last, the family's plan of the previous Sync.
 // upstream: reconciler.go reconcileByAddressType
-// The plan's lists reuse the arrays of last, the family's plan of the previous Sync.
 func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 	plan := SlicePlan{AddressType: f.at, ToCreate: emptied(last.ToCreate), ToUpdate: emptied(last.ToUpdate), ToDelete: emptied(last.ToDelete)}
 	// touched are the stored slices holding a dirty identity (each once: its first dirty
 	// position adds it), pending the desired endpoints no stored slice of their port map has.
 	touched, pending := s.touchedSlices[:0], s.pendingEndpoints[:0]
-	// checkClean drops members from the set: range over a copy.
 	// Every member is either clean, and leaves the set, or stays: the set is emptied and the
 	// others put back, which costs less than removing the clean ones one by one.
 	s.dirtyBuf = f.dirty.takeAll(s.dirtyBuf[:0])
@@ -1280,9 +1280,8 @@ func (u *zonedUnchanged) sorted(m map[string]*storedSlice) []*storedSlice {
 }
 
 // syncPortMap is reconcileByPortMappingFull for one port map, visiting only the touched
-// slices; every other slice of the group is unchanged.
+// slices; every other slice of the group is unchanged. Its writes are appended to plan.
 // upstream: reconciler.go reconcileByPortMapping
-// Its writes are appended to plan's lists.
 func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSlice, pending []*desiredEndpoint, plan *SlicePlan) {
 	firstUpdate := len(plan.ToUpdate)
 	slices.SortFunc(touched, func(a, b *storedSlice) int { return strings.Compare(a.s.Name, b.s.Name) })

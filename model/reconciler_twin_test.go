@@ -87,23 +87,11 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 	refs := map[string]*PodRef{}
 	foreign := NewServiceSlices(w.svc, w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max})
 	refFor := func(name string) *PodRef {
-		r := refs[name]
-		if r == nil {
-			r = &PodRef{}
-			refs[name] = r
-		}
-		switch refRng.IntN(10) {
-		case 0: // another pod's ref (the first by name)
-			names := slices.Sorted(maps.Keys(refs))
-			if i := slices.IndexFunc(names, func(n string) bool { return n != name }); i >= 0 {
-				*r = *refs[names[i]]
-			}
-		case 1: // another reconciler's ref for the same pod
+		return mischievousRef(refRng, refs, name, func(r *PodRef) {
 			if p := w.pods[name]; p != nil {
 				foreign.SetPodRef(r, p)
 			}
-		}
-		return r
+		})
 	}
 	setPod := func(p *Pod) {
 		if useRefs {
@@ -472,4 +460,25 @@ func TestPodRefKeptPastDelete(t *testing.T) {
 	if !strings.Contains(got, "10.1.0.2") {
 		t.Fatalf("the recreated pod's address is missing from the plan:\n%s", got)
 	}
+}
+
+// mischievousRef returns the ref a twin test keeps for key, after now and then making it
+// wrong on purpose, as a careless caller might: one time in ten it becomes another key's ref
+// (the first by key), one in ten one that another builder filled in (foreign).
+func mischievousRef[R any](rng *rand.Rand, refs map[string]*R, key string, foreign func(*R)) *R {
+	r := refs[key]
+	if r == nil {
+		r = new(R)
+		refs[key] = r
+	}
+	switch rng.IntN(10) {
+	case 0:
+		keys := slices.Sorted(maps.Keys(refs))
+		if i := slices.IndexFunc(keys, func(k string) bool { return k != key }); i >= 0 {
+			*r = *refs[keys[i]]
+		}
+	case 1:
+		foreign(r)
+	}
+	return r
 }

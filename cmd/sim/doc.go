@@ -257,6 +257,11 @@ gate: exit 1 when a figure moved by more than that (--floor N ignores changes of
 # Profiling
 
 	$ sim run 5000-nodes --quiet --cpuprofile cpu.out
+	$ sim run many-services --quiet --memprofile heap.out
+	$ go tool pprof -sample_index=inuse_space -top heap.out
+
+--memprofile takes the heap profile near the run's largest live heap (checked once per
+virtual second), which is what a memory budget is about.
 
 # Exit status
 

@@ -393,32 +393,38 @@ func TestHelpTeaches(t *testing.T) {
 	}
 	te := newTestEnv()
 	te.main([]string{"help", "run"})
-	for _, f := range []string{"--out DIR", "--format", "--seed N", "--mode", "--set path=value", "--quiet", "--charts", "--cpuprofile FILE", "(default table)", "(default both)"} {
+	for _, f := range []string{"--out DIR", "--format", "--seed N", "--mode", "--set path=value", "--quiet", "--charts", "--cpuprofile FILE", "--memprofile FILE", "(default table)", "(default both)"} {
 		if !strings.Contains(te.stdout.String(), f) {
 			t.Errorf("help run does not mention %q", f)
 		}
 	}
 }
 
-func TestRunCPUProfile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "cpu.out")
-	te := newTestEnv()
-	if code := te.main([]string{"run", "x.yaml", "--quiet", "--cpuprofile", path}); code != exitOK {
-		t.Fatalf("exit %d: %s", code, te.stderr.String())
-	}
-	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
-		t.Errorf("--cpuprofile wrote no profile: %v", err)
-	}
-	te = newTestEnv()
-	if code := te.main([]string{"run", "x.yaml", "--cpuprofile", filepath.Join(t.TempDir(), "no", "such", "dir", "cpu.out")}); code != exitBadInput {
-		t.Errorf("unwritable --cpuprofile: exit %d, want %d", code, exitBadInput)
-	}
-	// The input: a directory.
-	te = newTestEnv()
-	if code := te.main([]string{"run", "x.yaml", "--cpuprofile", t.TempDir()}); code != exitBadInput {
-		t.Errorf("--cpuprofile DIR: exit %d, want %d", code, exitBadInput)
-	}
-	if msg := te.stderr.String(); !strings.Contains(msg, "--cpuprofile") || !strings.Contains(msg, "is a directory") {
-		t.Errorf("--cpuprofile DIR: message %q", msg)
+// TestRunProfiles: --cpuprofile and --memprofile write a profile pprof can read (gzip-
+// compressed protobuf), and an unusable path is bad input found before the run.
+func TestRunProfiles(t *testing.T) {
+	for _, flagName := range []string{"--cpuprofile", "--memprofile"} {
+		t.Run(flagName, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "prof.out")
+			te := newTestEnv()
+			if code := te.main([]string{"run", "x.yaml", "--quiet", flagName, path}); code != exitOK {
+				t.Fatalf("exit %d: %s", code, te.stderr.String())
+			}
+			if b, err := os.ReadFile(path); err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+				t.Errorf("%s wrote no gzip-compressed profile (%d bytes): %v", flagName, len(b), err)
+			}
+			te = newTestEnv()
+			if code := te.main([]string{"run", "x.yaml", flagName, filepath.Join(t.TempDir(), "no", "such", "dir", "prof.out")}); code != exitBadInput {
+				t.Errorf("unwritable %s: exit %d, want %d", flagName, code, exitBadInput)
+			}
+			// The input: a directory.
+			te = newTestEnv()
+			if code := te.main([]string{"run", "x.yaml", flagName, t.TempDir()}); code != exitBadInput {
+				t.Errorf("%s DIR: exit %d, want %d", flagName, code, exitBadInput)
+			}
+			if msg := te.stderr.String(); !strings.Contains(msg, flagName) || !strings.Contains(msg, "is a directory") {
+				t.Errorf("%s DIR: message %q", flagName, msg)
+			}
+		})
 	}
 }

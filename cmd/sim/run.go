@@ -53,6 +53,7 @@ Examples:
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
 		fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the run to `FILE`")
+		fs.StringVar(&o.memprofile, "memprofile", "", "write a heap profile to `FILE`, taken near the run's largest live heap")
 		fs.BoolVar(&o.printScenario, "print-scenario", false, "print the scenario with every default and override applied, and do not run it")
 		return func(e *env, args []string) error {
 			o.set = map[string]bool{}
@@ -65,6 +66,7 @@ Examples:
 // runOptions are the parsed flags of 'sim run'.
 type runOptions struct {
 	out, format, mode, cpuprofile string
+	memprofile                    string
 	seed                          uint64
 	// set holds the names of the flags given on the command line.
 	set           map[string]bool
@@ -165,15 +167,33 @@ func configModes(cfg sim.Config) []sim.Mode {
 	return modes
 }
 
-// simulate runs cfg with the progress bar and CPU profile the flags ask for.
+// createProfile creates the file of a profile flag (cpuprofile or memprofile): a directory
+// is a usage error, a path that cannot be created bad input.
+func createProfile(flagName, path string) (*os.File, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, usageErrorf("run", "--%s %s: is a directory; give a file name", flagName, path)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("--%s %s: %w", flagName, path, plainPathError(err)))
+	}
+	return f, nil
+}
+
+// simulate runs cfg with the progress bar and profiles the flags ask for.
 func (o *runOptions) simulate(e *env, cfg sim.Config) (res *sim.Results, err error) {
-	if o.cpuprofile != "" {
-		if st, err := os.Stat(o.cpuprofile); err == nil && st.IsDir() {
-			return nil, usageErrorf("run", "--cpuprofile %s: is a directory; give a file name", o.cpuprofile)
-		}
-		f, err := os.Create(o.cpuprofile)
+	if o.memprofile != "" {
+		// Checked before the run, which may be long, rather than found unwritable after it.
+		f, err := createProfile("memprofile", o.memprofile)
 		if err != nil {
-			return nil, badInput(fmt.Errorf("--cpuprofile %s: %w", o.cpuprofile, plainPathError(err)))
+			return nil, err
+		}
+		f.Close()
+	}
+	if o.cpuprofile != "" {
+		f, err := createProfile("cpuprofile", o.cpuprofile)
+		if err != nil {
+			return nil, err
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
 			f.Close()
@@ -192,9 +212,17 @@ func (o *runOptions) simulate(e *env, cfg sim.Config) (res *sim.Results, err err
 		defer p.finish()
 		obs = p
 	}
+	var heap *peakHeapProfiler
+	if o.memprofile != "" {
+		heap = newPeakHeapProfiler(obs)
+		obs = heap
+	}
 	// Without --out nothing reads the write log.
 	cfg.NoWriteLog = o.out == ""
 	res, err = e.runSim(cfg, obs)
+	if heap != nil && err == nil {
+		err = heap.writeTo(o.memprofile)
+	}
 	if err == nil && res == nil {
 		err = errors.New("the engine returned no results")
 	}
