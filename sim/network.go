@@ -195,9 +195,11 @@ func (f *fifo[T]) push(v T) { f.buf = append(f.buf, v) }
 
 // drop removes the first i elements.
 func (f *fifo[T]) drop(i int) {
+	clear(f.buf[f.head : f.head+i]) // what the dropped elements refer to may go
 	f.head += i
 	if f.head*2 >= len(f.buf) {
 		n := copy(f.buf, f.buf[f.head:])
+		clear(f.buf[n:]) // the moved elements' old places
 		f.buf, f.head = f.buf[:n], 0
 	}
 }

@@ -69,7 +69,6 @@ func (q *eventQueue) schedule(at Time, ev event) {
 func (q *eventQueue) pop() queued {
 	if now := q.now.items(); len(now) > 0 && (len(q.items) == 0 || now[0].before(&q.items[0])) {
 		top := now[0]
-		now[0] = queued{} // the FIFO's array is reused: let the event go
 		q.now.drop(1)
 		q.cur = top.at
 		return top

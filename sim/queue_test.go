@@ -61,3 +61,26 @@ type evNoop struct{}
 
 func (evNoop) apply(*Engine)  {}
 func (evNoop) String() string { return "noop" }
+
+// TestFifoLetsDroppedElementsGo requires that no slot of a fifo's array outside its live
+// elements still refers to anything, after drops with and without the array's compaction:
+// the event queue's FIFO holds events that refer to pods and runs.
+func TestFifoLetsDroppedElementsGo(t *testing.T) {
+	var f fifo[*int]
+	r := rand.New(rand.NewPCG(3, 4))
+	for step := range 2000 {
+		if r.IntN(3) > 0 || f.len() == 0 {
+			v := step
+			f.push(&v)
+		} else {
+			f.drop(1 + r.IntN(f.len()))
+		}
+		all := f.buf[:cap(f.buf)]
+		for i, p := range all {
+			live := i >= f.head && i < len(f.buf)
+			if !live && p != nil {
+				t.Fatalf("step %d: slot %d (live %d..%d) still refers to %d", step, i, f.head, len(f.buf), *p)
+			}
+		}
+	}
+}
