@@ -162,7 +162,16 @@ func BuildEndpoints(svc *Service, pods []*Pod, current *Endpoints, opts Endpoint
 // removed, and endpoints.kubernetes.io/managed-by: endpoint-controller.
 // upstream: endpoints_controller.go syncService (CloneAndAddLabel/CloneAndRemoveLabel, then
 // Labels[LabelManagedBy] = ControllerName).
+//
+// A Service without labels (most) gets one of two maps shared by every such Service (and by
+// parallel runs): label maps of objects are never written through.
 func legacyEndpointsLabels(svc *Service) map[string]string {
+	if len(svc.Labels) == 0 {
+		if svc.IsHeadless() {
+			return headlessEndpointsLabels
+		}
+		return plainEndpointsLabels
+	}
 	out := make(map[string]string, len(svc.Labels)+2)
 	maps.Copy(out, svc.Labels)
 	if svc.IsHeadless() {
@@ -173,6 +182,13 @@ func legacyEndpointsLabels(svc *Service) map[string]string {
 	out[LabelEndpointsManagedBy] = EndpointsControllerName
 	return out
 }
+
+// plainEndpointsLabels and headlessEndpointsLabels are legacyEndpointsLabels of a Service
+// without labels, with and without a cluster IP.
+var (
+	plainEndpointsLabels    = map[string]string{LabelEndpointsManagedBy: EndpointsControllerName}
+	headlessEndpointsLabels = map[string]string{LabelEndpointsManagedBy: EndpointsControllerName, LabelHeadless: ""}
+)
 
 // labelsEqualForEndpoints reports whether stored equals legacyEndpointsLabels(svc), without
 // building that map.
@@ -336,6 +352,9 @@ func legacyParseIPSloppy(s string) net.IP {
 // legacyIsIPv6String reports whether s is a valid IPv6 (not IPv4) address.
 // upstream: k8s.io/utils/net IsIPv6String.
 func legacyIsIPv6String(s string) bool {
+	if !strings.Contains(s, ":") {
+		return false // legacyParseIPSloppy gives an IPv4 address or nil
+	}
 	ip := legacyParseIPSloppy(s)
 	return ip != nil && ip.To4() == nil
 }

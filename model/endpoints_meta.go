@@ -19,7 +19,7 @@ func (s *ServiceEndpoints) ObjectMetaInto(annotations map[string]string) ObjectM
 		meta.Annotations = annotations
 	}
 	if !s.lastTrigger.IsZero() {
-		meta.Annotations[AnnotationTriggerTime] = s.lastTrigger.RFC3339Nano()
+		meta.Annotations[AnnotationTriggerTime] = triggerTimeAnnotation(s.lastTrigger)
 	}
 	if s.last.Truncated {
 		meta.Annotations[AnnotationOverCapacity] = truncatedAnnotationValue

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -764,6 +765,31 @@ func TestServiceEndpointsDeleteAndRecreate(t *testing.T) {
 	se.Applied()
 	if d := se.Sync(0); d.Verb != "" {
 		t.Fatalf("resync: %+v", d)
+	}
+}
+
+// TestLegacyEndpointsLabels checks the Endpoints controller's label set (upstream:
+// endpoints_controller.go syncService): the Service's labels, the headless label set or
+// removed, the managed-by label; label-less Services share a map of the same content.
+func TestLegacyEndpointsLabels(t *testing.T) {
+	managed := LabelEndpointsManagedBy
+	for _, c := range []struct {
+		labels   map[string]string
+		headless bool
+		want     map[string]string
+	}{
+		{nil, false, map[string]string{managed: EndpointsControllerName}},
+		{map[string]string{}, true, map[string]string{managed: EndpointsControllerName, LabelHeadless: ""}},
+		{map[string]string{"app": "web", LabelHeadless: "x"}, false, map[string]string{"app": "web", managed: EndpointsControllerName}},
+		{map[string]string{"app": "web", managed: "someone"}, true, map[string]string{"app": "web", LabelHeadless: "", managed: EndpointsControllerName}},
+	} {
+		svc := &Service{Name: "web", Labels: c.labels, ClusterIP: "10.0.0.1"}
+		if c.headless {
+			svc.ClusterIP = "None"
+		}
+		if got := legacyEndpointsLabels(svc); !maps.Equal(got, c.want) {
+			t.Errorf("labels %v, headless %v: got %v, want %v", c.labels, c.headless, got, c.want)
+		}
 	}
 }
 

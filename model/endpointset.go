@@ -155,6 +155,30 @@ func parseIPSloppy(s string) net.IP {
 	return net.IPv4(o[0], o[1], o[2], o[3])
 }
 
+// isCanonicalIPv4 reports whether s is an IPv4 address in dotted decimal as net.IP.String
+// writes it (no leading zeros): then parseIPSloppy(s) is IPv4 and its String() is s, known
+// without parsing into a net.IP (an allocation per address of every pod change).
+func isCanonicalIPv4(s string) bool {
+	for part := range 4 {
+		if part > 0 {
+			if len(s) == 0 || s[0] != '.' {
+				return false
+			}
+			s = s[1:]
+		}
+		n, digits := 0, 0
+		for digits < len(s) && digits < 4 && s[digits] >= '0' && s[digits] <= '9' {
+			n = n*10 + int(s[digits]-'0')
+			digits++
+		}
+		if digits == 0 || digits > 3 || n > 255 || (digits > 1 && s[0] == '0') {
+			return false
+		}
+		s = s[digits:]
+	}
+	return len(s) == 0
+}
+
 // endpointAddresses returns the pod IPs of one family, canonicalised, sorted.
 // upstream: utils.go getEndpointAddresses (and the in-place sort of hashEndpoint)
 //
@@ -164,8 +188,12 @@ func endpointAddresses(pod *Pod, addressType AddressType) []string {
 	var addrs []string
 	only := -1 // the index in pod.IPs of the one canonical address so far, not yet in addrs
 	for i, s := range pod.IPs {
-		ip := parseIPSloppy(s)
-		isV6 := ip != nil && ip.To4() == nil
+		var ip net.IP
+		isV6, canonical := false, isCanonicalIPv4(s)
+		if !canonical {
+			ip = parseIPSloppy(s)
+			isV6 = ip != nil && ip.To4() == nil
+		}
 		if isV6 != (addressType == AddressTypeIPv6) {
 			continue
 		}
@@ -173,7 +201,13 @@ func endpointAddresses(pod *Pod, addressType AddressType) []string {
 			addrs = append(addrs, pod.IPs[only])
 			only = -1
 		}
-		if c := ip.String(); c != s {
+		if canonical {
+			if addrs == nil {
+				only = i
+			} else {
+				addrs = append(addrs, s)
+			}
+		} else if c := ip.String(); c != s {
 			addrs = append(addrs, c)
 		} else if addrs == nil {
 			only = i

@@ -55,3 +55,20 @@ func TestEndpointIdentity(t *testing.T) {
 		}
 	}
 }
+
+// FuzzIsCanonicalIPv4: isCanonicalIPv4 is true exactly when parseIPSloppy reads an IPv4
+// address that String writes back unchanged, the case endpointAddresses takes without
+// parsing.
+func FuzzIsCanonicalIPv4(f *testing.F) {
+	for _, s := range []string{"10.64.0.2", "0.0.0.0", "255.255.255.255", "256.1.1.1", "010.0.0.1", "1.2.3", "1.2.3.4.5",
+		"1..2.3", "1.2.3.04", "::ffff:1.2.3.4", "fd00::1", "1.2.3.4 ", "", "1.2.3.0004", "99999.1.1.1", "+1.2.3.4"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ip := parseIPSloppy(s)
+		want := ip != nil && ip.To4() != nil && ip.String() == s
+		if got := isCanonicalIPv4(s); got != want {
+			t.Fatalf("isCanonicalIPv4(%q) = %v, want %v", s, got, want)
+		}
+	})
+}

@@ -2,7 +2,6 @@ package model
 
 import (
 	"slices"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -46,13 +45,7 @@ const (
 // time at. Watchers receive it with every event; request bodies do not carry it.
 func EndpointSliceManagedFields(s *EndpointSlice, at Timestamp) ManagedFieldsEntry {
 	var b fieldsWriter
-	b.open()
-	b.leaf("f:addressType")
-	b.leaf("f:endpoints")
-	b.metadata(&s.ObjectMeta)
-	b.leaf("f:ports")
-	b.close()
-	return controllerEntry(endpointSliceAPIVersion, at, b.String())
+	return controllerEntry(endpointSliceAPIVersion, at, string(b.endpointSlice(&s.ObjectMeta)))
 }
 
 // controllerEntry is kube-controller-manager's Update entry for apiVersion with fields.
@@ -71,39 +64,63 @@ func controllerEntry(apiVersion string, at Timestamp, fields string) ManagedFiel
 // Endpoints e written by the Endpoints controller, last changed at time at.
 func EndpointsManagedFields(e *Endpoints, at Timestamp) ManagedFieldsEntry {
 	var b fieldsWriter
+	return controllerEntry(endpointsAPIVersion, at, string(b.endpoints(&e.ObjectMeta, len(e.Subsets) > 0)))
+}
+
+// fieldsWriter builds compact FieldsV1 JSON into a buffer it reuses: the caller makes the
+// one string it keeps.
+type fieldsWriter struct {
+	b     []byte
+	first bool     // no member written yet in the current object
+	keys  []string // scratch for sorting map keys and owner UIDs
+	inner []byte   // scratch for an ownerReferences key
+}
+
+// endpointSlice returns the FieldsV1 of a controller-written EndpointSlice with metadata m,
+// valid until the next use of b.
+func (b *fieldsWriter) endpointSlice(m *ObjectMeta) []byte {
+	b.b = b.b[:0]
 	b.open()
-	b.metadata(&e.ObjectMeta)
-	if len(e.Subsets) > 0 {
+	b.leaf("f:addressType")
+	b.leaf("f:endpoints")
+	b.metadata(m)
+	b.leaf("f:ports")
+	b.close()
+	return b.b
+}
+
+// endpoints returns the FieldsV1 of a controller-written Endpoints object with metadata m,
+// with or without subsets, valid until the next use of b.
+func (b *fieldsWriter) endpoints(m *ObjectMeta, subsets bool) []byte {
+	b.b = b.b[:0]
+	b.open()
+	b.metadata(m)
+	if subsets {
 		b.leaf("f:subsets")
 	}
 	b.close()
-	return controllerEntry(endpointsAPIVersion, at, b.String())
+	return b.b
 }
 
-// fieldsWriter builds compact FieldsV1 JSON.
-type fieldsWriter struct {
-	strings.Builder
-	first bool // no member written yet in the current object
-}
+func (b *fieldsWriter) open() { b.b = append(b.b, '{'); b.first = true }
 
-func (b *fieldsWriter) open() { b.WriteByte('{'); b.first = true }
+func (b *fieldsWriter) close() { b.b = append(b.b, '}'); b.first = false }
 
-func (b *fieldsWriter) close() { b.WriteByte('}'); b.first = false }
-
-func (b *fieldsWriter) key(k string) {
+// key writes "prefix+k": (the key's JSON string).
+func (b *fieldsWriter) key(prefix, k string) {
 	if !b.first {
-		b.WriteByte(',')
+		b.b = append(b.b, ',')
 	}
 	b.first = false
-	writeJSONString(&b.Builder, k)
-	b.WriteByte(':')
+	b.b = appendJSONString(b.b, prefix, k)
+	b.b = append(b.b, ':')
 }
 
 // leaf writes "k":{}.
-func (b *fieldsWriter) leaf(k string) { b.key(k); b.WriteString("{}") }
+func (b *fieldsWriter) leaf(k string) { b.key("", k); b.b = append(b.b, "{}"...) }
 
 // node writes "k":{ and opens it.
-func (b *fieldsWriter) node(k string) { b.key(k); b.open() }
+func (b *fieldsWriter) node(k string) { b.key("", k); b.open() }
 
 // metadata writes f:metadata for the fields the controllers set (sorted:
 // annotations, generateName, labels, ownerReferences); nothing if none is present.
@@ -120,18 +137,25 @@ func (b *fieldsWriter) metadata(m *ObjectMeta) {
 	if len(m.OwnerReferences) > 0 {
 		b.node("f:ownerReferences")
 		b.leaf(".")
-		uids := make([]string, 0, len(m.OwnerReferences))
+		uids := b.keys[:0]
 		for _, r := range m.OwnerReferences {
 			uids = append(uids, r.UID)
 		}
 		slices.Sort(uids)
 		for _, uid := range slices.Compact(uids) {
-			var k strings.Builder
-			k.WriteString(`k:{"uid":`)
-			writeJSONString(&k, uid)
-			k.WriteByte('}')
-			b.leaf(k.String())
+			// The key is k:{"uid":<uid as a JSON string>}, itself written as a JSON string.
+			b.inner = append(b.inner[:0], `k:{"uid":`...)
+			b.inner = appendJSONString(b.inner, "", uid)
+			b.inner = append(b.inner, '}')
+			if !b.first {
+				b.b = append(b.b, ',')
+			}
+			b.first = false
+			b.b = appendJSONString(b.b, "", b.inner)
+			b.b = append(b.b, ":{}"...)
 		}
+		clear(uids)
+		b.keys = uids[:0]
 		b.close()
 	}
 	b.close()
@@ -144,61 +168,69 @@ func (b *fieldsWriter) stringMapKeys(name string, m map[string]string) {
 	}
 	b.node(name)
 	b.leaf(".")
-	keys := make([]string, 0, len(m))
+	keys := b.keys[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		b.leaf("f:" + k)
+		b.key("f:", k)
+		b.b = append(b.b, "{}"...)
 	}
+	clear(keys)
+	b.keys = keys[:0]
 	b.close()
 }
 
-// writeJSONString writes s as a JSON string the way encoding/json does (HTML-escaped), so
-// that jsonString(s) is its length.
-func writeJSONString(w *strings.Builder, s string) {
+// appendJSONString appends prefix+s as a JSON string the way encoding/json writes it
+// (HTML-escaped), so that jsonString(prefix+s) is the length it appends.
+func appendJSONString[S ~string | ~[]byte](w []byte, prefix string, s S) []byte {
+	w = append(w, '"')
+	w = appendJSONEscaped(w, prefix)
+	w = appendJSONEscaped(w, s)
+	return append(w, '"')
+}
+
+func appendJSONEscaped[S ~string | ~[]byte](w []byte, s S) []byte {
 	const hex = "0123456789abcdef"
-	w.WriteByte('"')
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < 0x80 {
 			switch {
 			case c == '"' || c == '\\':
-				w.WriteByte('\\')
-				w.WriteByte(c)
+				w = append(w, '\\', c)
 			case c == '\n':
-				w.WriteString(`\n`)
+				w = append(w, `\n`...)
 			case c == '\r':
-				w.WriteString(`\r`)
+				w = append(w, `\r`...)
 			case c == '\t':
-				w.WriteString(`\t`)
+				w = append(w, `\t`...)
 			case c == '\b':
-				w.WriteString(`\b`)
+				w = append(w, `\b`...)
 			case c == '\f':
-				w.WriteString(`\f`)
+				w = append(w, `\f`...)
 			case c < 0x20 || c == '<' || c == '>' || c == '&':
-				w.WriteString(`\u00`)
-				w.WriteByte(hex[c>>4])
-				w.WriteByte(hex[c&0xF])
+				w = append(w, `\u00`...)
+				w = append(w, hex[c>>4], hex[c&0xF])
 			default:
-				w.WriteByte(c)
+				w = append(w, c)
 			}
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		// A rune is at most 4 bytes: the conversion stays on the stack.
+		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 		switch {
 		case r == utf8.RuneError && size == 1:
-			w.WriteString(`\ufffd`)
+			w = append(w, `\ufffd`...)
 		case r == '\u2028':
-			w.WriteString(`\u2028`)
+			w = append(w, `\u2028`...)
 		case r == '\u2029':
-			w.WriteString(`\u2029`)
+			w = append(w, `\u2029`...)
 		default:
-			w.WriteString(s[i : i+size])
+			w = append(w, s[i:i+size]...)
 		}
 		i += size
 	}
-	w.WriteByte('"')
+	return w
 }

@@ -1,39 +1,46 @@
 package model
 
-import "slices"
+import (
+	"encoding/binary"
+	"hash/maphash"
+)
 
-// FieldsMemo remembers the FieldsV1 of the last field sets it built. The writes of one
-// Service's objects nearly always list the same label and annotation keys, so most writes
-// find their set here and do not sort keys and build the same JSON again. The zero value is
-// ready to use; a memo is not safe for concurrent use.
+// FieldsMemo remembers the FieldsV1 it built, so that most writes neither sort keys nor
+// build the same JSON again. One memo serves a controller's writes of every Service: the
+// field set depends on the object's metadata only through the keys of its labels and
+// annotations, whether it has a generateName, and its owners' UIDs. The key sets take a few
+// shapes in a whole run, which the memo keeps once each; a field set is kept per shape and
+// owners, so the Endpoints objects of every Service (no owners) share one string and each
+// Service's EndpointSlices one per shape. The zero value is ready to use; a memo is not
+// safe for concurrent use.
 type FieldsMemo struct {
-	entries [fieldsMemoSize]fieldsMemoEntry
-	next    int
+	shapes []fieldsShape
+	// byHash finds shapes by shapeHash; last is the shape found last (tried first).
+	byHash map[uint64][]int32
+	last   int32
+	w      fieldsWriter
+	// owners is scratch for the key of an object with several owners.
+	owners []byte
+	// built counts the field sets built (for tests).
+	built int
 }
 
-// fieldsMemoSize is how many field sets a memo keeps: a Service's objects alternate between
-// two (with and without the trigger-time annotation).
-const fieldsMemoSize = 2
-
-// fieldsMemoEntry is one field set, by what FieldsV1 depends on, and its FieldsV1.
-type fieldsMemoEntry struct {
-	used         bool
+// fieldsShape is what a field set depends on but the owners, and the field sets of that
+// shape: without owners, by the one owner's UID, and by several owners' UIDs (each prefixed
+// by its length).
+type fieldsShape struct {
 	kind         byte // 's': EndpointSlice, 'e': Endpoints with subsets, 'E': without
+	generateName bool
 	annotations  []string
 	labels       []string
-	generateName bool
-	owners       []string
-	fields       string
+	hasNone      bool
+	none         string
+	one, many    map[string]string
 }
 
 // EndpointSlice returns EndpointSliceManagedFields(s, at).
 func (m *FieldsMemo) EndpointSlice(s *EndpointSlice, at Timestamp) ManagedFieldsEntry {
-	if f, ok := m.lookup('s', &s.ObjectMeta); ok {
-		return controllerEntry(endpointSliceAPIVersion, at, f)
-	}
-	e := EndpointSliceManagedFields(s, at)
-	m.store('s', &s.ObjectMeta, e.FieldsV1)
-	return e
+	return controllerEntry(endpointSliceAPIVersion, at, m.lookup('s', &s.ObjectMeta))
 }
 
 // Endpoints returns EndpointsManagedFields(e, at).
@@ -42,38 +49,105 @@ func (m *FieldsMemo) Endpoints(e *Endpoints, at Timestamp) ManagedFieldsEntry {
 	if len(e.Subsets) > 0 {
 		kind = 'e'
 	}
-	if f, ok := m.lookup(kind, &e.ObjectMeta); ok {
-		return controllerEntry(endpointsAPIVersion, at, f)
-	}
-	out := EndpointsManagedFields(e, at)
-	m.store(kind, &e.ObjectMeta, out.FieldsV1)
-	return out
+	return controllerEntry(endpointsAPIVersion, at, m.lookup(kind, &e.ObjectMeta))
 }
 
-func (m *FieldsMemo) lookup(kind byte, meta *ObjectMeta) (string, bool) {
-	for i := range m.entries {
-		e := &m.entries[i]
-		if e.used && e.kind == kind && e.generateName == (meta.GenerateName != "") &&
-			sameKeys(meta.Annotations, e.annotations) && sameKeys(meta.Labels, e.labels) && sameOwners(meta.OwnerReferences, e.owners) {
-			return e.fields, true
+// lookup returns the FieldsV1 of an object of kind with metadata meta.
+func (m *FieldsMemo) lookup(kind byte, meta *ObjectMeta) string {
+	sh := &m.shapes[m.shape(kind, meta)]
+	var byOwners *map[string]string
+	var k string
+	switch refs := meta.OwnerReferences; len(refs) {
+	case 0:
+		if !sh.hasNone {
+			sh.none, sh.hasNone = m.build(kind, meta), true
+		}
+		return sh.none
+	case 1:
+		byOwners, k = &sh.one, refs[0].UID
+	default:
+		b := m.owners[:0]
+		for _, r := range refs {
+			b = binary.AppendUvarint(b, uint64(len(r.UID)))
+			b = append(b, r.UID...)
+		}
+		m.owners = b
+		if f, ok := sh.many[string(b)]; ok {
+			return f
+		}
+		byOwners, k = &sh.many, string(b)
+	}
+	if f, ok := (*byOwners)[k]; ok {
+		return f
+	}
+	f := m.build(kind, meta)
+	if *byOwners == nil {
+		*byOwners = map[string]string{}
+	}
+	(*byOwners)[k] = f
+	return f
+}
+
+// build makes the FieldsV1 string of an object of kind with metadata meta.
+func (m *FieldsMemo) build(kind byte, meta *ObjectMeta) string {
+	m.built++
+	if kind == 's' {
+		return string(m.w.endpointSlice(meta))
+	}
+	return string(m.w.endpoints(meta, kind == 'e'))
+}
+
+// shape returns the index of meta's shape, added if new.
+func (m *FieldsMemo) shape(kind byte, meta *ObjectMeta) int32 {
+	if m.last < int32(len(m.shapes)) && m.shapes[m.last].is(kind, meta) {
+		return m.last
+	}
+	h := shapeHash(kind, meta)
+	for _, i := range m.byHash[h] {
+		if m.shapes[i].is(kind, meta) {
+			m.last = i
+			return i
 		}
 	}
-	return "", false
-}
-
-func (m *FieldsMemo) store(kind byte, meta *ObjectMeta, fields string) {
-	e := &m.entries[m.next]
-	m.next = (m.next + 1) % len(m.entries)
-	*e = fieldsMemoEntry{used: true, kind: kind, generateName: meta.GenerateName != "", fields: fields}
+	s := fieldsShape{kind: kind, generateName: meta.GenerateName != ""}
 	for k := range meta.Annotations {
-		e.annotations = append(e.annotations, k)
+		s.annotations = append(s.annotations, k)
 	}
 	for k := range meta.Labels {
-		e.labels = append(e.labels, k)
+		s.labels = append(s.labels, k)
 	}
-	for _, r := range meta.OwnerReferences {
-		e.owners = append(e.owners, r.UID)
+	m.last = int32(len(m.shapes))
+	m.shapes = append(m.shapes, s)
+	if m.byHash == nil {
+		m.byHash = map[uint64][]int32{}
 	}
+	m.byHash[h] = append(m.byHash[h], m.last)
+	return m.last
+}
+
+// shapeSeed seeds shapeHash: the hash only picks the shapes to compare, so its values never
+// reach a result.
+var shapeSeed = maphash.MakeSeed()
+
+// shapeHash hashes what a shape holds, independently of the maps' order.
+func shapeHash(kind byte, meta *ObjectMeta) uint64 {
+	h := uint64(kind)
+	if meta.GenerateName != "" {
+		h ^= 1 << 8
+	}
+	for k := range meta.Annotations {
+		h += maphash.String(shapeSeed, k) * 3
+	}
+	for k := range meta.Labels {
+		h += maphash.String(shapeSeed, k) * 5
+	}
+	return h
+}
+
+// is reports whether meta of an object of kind has shape s.
+func (s *fieldsShape) is(kind byte, meta *ObjectMeta) bool {
+	return s.kind == kind && s.generateName == (meta.GenerateName != "") &&
+		sameKeys(meta.Annotations, s.annotations) && sameKeys(meta.Labels, s.labels)
 }
 
 // sameKeys reports whether m's keys are exactly keys (which has no duplicates).
@@ -87,8 +161,4 @@ func sameKeys(m map[string]string, keys []string) bool {
 		}
 	}
 	return true
-}
-
-func sameOwners(refs []OwnerReference, uids []string) bool {
-	return slices.EqualFunc(refs, uids, func(r OwnerReference, uid string) bool { return r.UID == uid })
 }

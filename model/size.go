@@ -69,6 +69,26 @@ func EndpointSliceSizeFrom(s *EndpointSlice, endpoints int, endpointBytes int64,
 	return pbEnvelope(pbSliceMessage(s, endpointBytes), endpointSliceAPIVersion, endpointSliceKind)
 }
 
+// EndpointSliceProtobufSizesFrom is EndpointSliceSizeFrom in protobuf of s as stored
+// (object) and of s without its managedFields (request: the body of the write), sizing the
+// metadata once for both.
+func EndpointSliceProtobufSizesFrom(s *EndpointSlice, endpointBytes int64) (object, request int64) {
+	meta, rest := pbObjectMetaBase(&s.ObjectMeta), pbSliceRest(s, endpointBytes)
+	object = pbEnvelope(pbBytes(meta+pbManagedFields(&s.ObjectMeta))+rest, endpointSliceAPIVersion, endpointSliceKind)
+	request = pbEnvelope(pbBytes(meta)+rest, endpointSliceAPIVersion, endpointSliceKind)
+	return object, request
+}
+
+// EndpointsProtobufSizesFrom is EndpointsSizeFrom in protobuf of an Endpoints object with
+// metadata meta (object) and with meta's managedFields left out (request), sizing the
+// metadata once for both.
+func EndpointsProtobufSizesFrom(meta *ObjectMeta, subsets []SubsetSize) (object, request int64) {
+	base, rest := pbObjectMetaBase(meta), pbSubsets(subsets)
+	object = pbEnvelope(pbBytes(base+pbManagedFields(meta))+rest, endpointsAPIVersion, endpointsKind)
+	request = pbEnvelope(pbBytes(base)+rest, endpointsAPIVersion, endpointsKind)
+	return object, request
+}
+
 // EndpointsSize is the exact size of the legacy Endpoints object e in enc, walking every
 // address. Use SubsetSize and EndpointsSizeFrom to keep it up to date incrementally.
 func EndpointsSize(e *Endpoints, enc Encoding) int64 {

@@ -39,6 +39,11 @@ func pbEnvelope(msg int64, apiVersion, kind string) int64 {
 // deletionTimestamp, deletionGracePeriodSeconds or finalizers).
 // upstream: apis/meta/v1/generated.pb.go ObjectMeta.Size.
 func pbObjectMeta(m *ObjectMeta) int64 {
+	return pbObjectMetaBase(m) + pbManagedFields(m)
+}
+
+// pbObjectMetaBase is pbObjectMeta without the managedFields.
+func pbObjectMetaBase(m *ObjectMeta) int64 {
 	n := pbString(m.Name) + pbString(m.GenerateName) + pbString(m.Namespace) +
 		pbString("") + // selfLink
 		pbString(m.UID) + pbString(m.ResourceVersion) +
@@ -52,6 +57,12 @@ func pbObjectMeta(m *ObjectMeta) int64 {
 	for i := range m.OwnerReferences {
 		n += pbBytes(pbOwnerReference(&m.OwnerReferences[i]))
 	}
+	return n
+}
+
+// pbManagedFields is the managedFields' part of the ObjectMeta message.
+func pbManagedFields(m *ObjectMeta) int64 {
+	var n int64
 	for i := range m.ManagedFields {
 		n += 1 + pbBytes(pbManagedFieldsEntry(&m.ManagedFields[i])) // field 17: two-byte tag
 	}
@@ -174,7 +185,12 @@ func pbEndpointPort(p *EndpointPort) int64 {
 // object and the precomputed endpoint list bytes (Σ tagged endpoint fields).
 // upstream: discovery/v1/generated.pb.go EndpointSlice.Size.
 func pbSliceMessage(s *EndpointSlice, endpointBytes int64) int64 {
-	n := pbBytes(pbObjectMeta(&s.ObjectMeta)) + endpointBytes + pbString(string(s.AddressType))
+	return pbBytes(pbObjectMeta(&s.ObjectMeta)) + pbSliceRest(s, endpointBytes)
+}
+
+// pbSliceRest is pbSliceMessage without the metadata.
+func pbSliceRest(s *EndpointSlice, endpointBytes int64) int64 {
+	n := endpointBytes + pbString(string(s.AddressType))
 	for i := range s.Ports {
 		n += pbBytes(pbEndpointPort(&s.Ports[i]))
 	}
@@ -212,7 +228,12 @@ func pbSubset(s *SubsetSize) int64 {
 // pbEndpointsMessage is the Endpoints message without its envelope.
 // upstream: core/v1/generated.pb.go Endpoints.Size.
 func pbEndpointsMessage(meta *ObjectMeta, subsets []SubsetSize) int64 {
-	n := pbBytes(pbObjectMeta(meta))
+	return pbBytes(pbObjectMeta(meta)) + pbSubsets(subsets)
+}
+
+// pbSubsets is pbEndpointsMessage without the metadata.
+func pbSubsets(subsets []SubsetSize) int64 {
+	var n int64
 	for i := range subsets {
 		n += pbBytes(pbSubset(&subsets[i]))
 	}

@@ -35,15 +35,13 @@ func TestJSONStringMatchesEncodingJSON(t *testing.T) {
 		if got := jsonString(s); got != int64(len(want)) {
 			t.Fatalf("case %d: jsonString(%q) = %d, encoding/json wrote %d (%s)", i, s, got, len(want), want)
 		}
-		var w strings.Builder
-		writeJSONString(&w, s)
-		if w.String() != string(want) {
-			t.Fatalf("case %d: writeJSONString(%q) = %s, encoding/json wrote %s", i, s, w.String(), want)
+		if w := appendJSONString(nil, "", s); string(w) != string(want) {
+			t.Fatalf("case %d: appendJSONString(%q) = %s, encoding/json wrote %s", i, s, w, want)
 		}
 	}
 }
 
-// FuzzJSONString: jsonString and writeJSONString agree with encoding/json on any string.
+// FuzzJSONString: jsonString and appendJSONString (of a string, of bytes, after a prefix) agree with encoding/json on any string.
 func FuzzJSONString(f *testing.F) {
 	for _, s := range awkward {
 		f.Add(s)
@@ -53,10 +51,15 @@ func FuzzJSONString(f *testing.F) {
 		if got := jsonString(s); got != int64(len(want)) {
 			t.Fatalf("jsonString(%q) = %d, encoding/json wrote %d", s, got, len(want))
 		}
-		var w strings.Builder
-		writeJSONString(&w, s)
-		if w.String() != string(want) {
-			t.Fatalf("writeJSONString(%q) = %s, want %s", s, w.String(), want)
+		if w := appendJSONString(nil, "", s); string(w) != string(want) {
+			t.Fatalf("appendJSONString(%q) = %s, want %s", s, w, want)
+		}
+		if w := appendJSONString([]byte("x"), "", []byte(s)); string(w) != "x"+string(want) {
+			t.Fatalf("appendJSONString(x, []byte(%q)) = %s, want x%s", s, w, want)
+		}
+		want, _ = json.Marshal("f:" + s)
+		if w := appendJSONString(nil, "f:", s); string(w) != string(want) {
+			t.Fatalf("appendJSONString(f:, %q) = %s, want %s", s, w, want)
 		}
 	})
 }
@@ -348,5 +351,42 @@ func TestEmptyVersusNilLists(t *testing.T) {
 	obj := oracles[JSON].objectBytes(t, k8sSlice(nilSlice), discoveryGV)
 	if !bytes.Contains(obj, []byte(`"endpoints":null`)) {
 		t.Errorf("JSON of a slice with nil endpoints: %s", obj)
+	}
+}
+
+// TestProtobufSizePairs checks the object and request sizes computed together against
+// sizing the object and its copy without managedFields apart, on random objects (with and
+// without managedFields, across varint boundaries of the metadata's length).
+func TestProtobufSizePairs(t *testing.T) {
+	g := newObjectGen(31)
+	for i := range 300 {
+		s := g.slice(40)
+		if i%3 == 0 {
+			s.ManagedFields = nil
+		}
+		var sum int64
+		for j := range s.Endpoints {
+			sum += EndpointSize(&s.Endpoints[j], Protobuf)
+		}
+		req := *s
+		req.ManagedFields = nil
+		object, request := EndpointSliceProtobufSizesFrom(s, sum)
+		if want, wantReq := EndpointSliceSize(s, Protobuf), EndpointSliceSize(&req, Protobuf); object != want || request != wantReq {
+			t.Fatalf("slice %d: sizes %d/%d, want %d/%d", i, object, request, want, wantReq)
+		}
+		e := g.endpoints(30)
+		if i%3 == 1 {
+			e.ManagedFields = nil
+		}
+		subsets := make([]SubsetSize, len(e.Subsets))
+		for j := range e.Subsets {
+			subsets[j] = NewSubsetSize(&e.Subsets[j])
+		}
+		noMF := e.ObjectMeta
+		noMF.ManagedFields = nil
+		object, request = EndpointsProtobufSizesFrom(&e.ObjectMeta, subsets)
+		if want, wantReq := EndpointsSize(e, Protobuf), EndpointsSizeFrom(&noMF, subsets, Protobuf); object != want || request != wantReq {
+			t.Fatalf("Endpoints %d: sizes %d/%d, want %d/%d", i, object, request, want, wantReq)
+		}
 	}
 }

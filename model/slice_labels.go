@@ -4,6 +4,7 @@ import (
 	"maps"
 	"net"
 	"sync/atomic"
+	"time"
 )
 
 // isReservedLabelKey: labels the controller owns on a slice and never copies from the Service.
@@ -101,7 +102,7 @@ func newEndpointSlice(svc *Service, ports []EndpointPort, addressType AddressTyp
 
 // withTriggerTime returns annotations with the trigger-time annotation set, or removed when
 // at is zero. It always returns a new map (the input is shared with stored objects).
-// upstream: utils.go addTriggerTimeAnnotation
+// upstream: utils.go addtriggerTimeAnnotation
 func withTriggerTime(annotations map[string]string, at Timestamp) map[string]string {
 	out := make(map[string]string, len(annotations)+1)
 	maps.Copy(out, annotations)
@@ -114,25 +115,36 @@ func withTriggerTime(annotations map[string]string, at Timestamp) map[string]str
 }
 
 // triggerOnly returns annotations holding only the trigger-time annotation for at (none when
-// at is zero). Syncs close in time share a trigger, timestamps being whole seconds: in
-// 5000-nodes and many-services, 70-80% of these maps were the same as the one made before,
-// so the last one is kept and handed out again. It is never written through, so the
-// goroutines of parallel runs (sim plan) may share it.
+// at is zero). Syncs close in time share a trigger, timestamps being whole seconds, and the
+// syncs of many Services interleave: the maps are kept by second, in triggerCacheSize slots
+// (a window of minutes of virtual time), and handed out again. In many-services nearly every
+// trigger was made before; with one slot (the last map only) a third of them were made
+// again, a map and a formatted time each. They are never written through, so the
+// goroutines of parallel runs (sim plan) may share them.
 func triggerOnly(at Timestamp) map[string]string {
-	if t := lastTriggerOnly.Load(); t != nil && t.at == at {
+	slot := &triggerCache[uint64(at)/uint64(time.Second)%triggerCacheSize]
+	if t := slot.Load(); t != nil && t.at == at {
 		return t.annotations
 	}
 	m := withTriggerTime(nil, at)
-	lastTriggerOnly.Store(&triggerAnnotations{at: at, annotations: m})
+	slot.Store(&triggerAnnotations{at: at, annotations: m})
 	return m
 }
+
+// triggerTimeAnnotation returns at formatted as the trigger-time annotation's value
+// (Timestamp.RFC3339Nano), shared with triggerOnly's maps: the same string is not
+// formatted again for every object written with that trigger. at must not be zero.
+func triggerTimeAnnotation(at Timestamp) string { return triggerOnly(at)[AnnotationTriggerTime] }
 
 type triggerAnnotations struct {
 	at          Timestamp
 	annotations map[string]string
 }
 
-var lastTriggerOnly atomic.Pointer[triggerAnnotations]
+// triggerCacheSize is the number of seconds triggerOnly remembers (a power of two).
+const triggerCacheSize = 256
+
+var triggerCache [triggerCacheSize]atomic.Pointer[triggerAnnotations]
 
 // placeholderEqual reports whether slice equals the placeholder p on the fields upstream
 // compares: namespace, labels (exact), ports, addressType and endpoints; nil and empty lists

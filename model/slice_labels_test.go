@@ -26,4 +26,18 @@ func TestTriggerOnlyMatchesWithTriggerTime(t *testing.T) {
 	if c := triggerOnly(t0 + Timestamp(time.Second)); c["probe"] != "" || len(c) != 1 {
 		t.Errorf("triggerOnly after a new trigger = %v", c)
 	}
+	// Interleaved triggers of different seconds keep their maps; a trigger of the same slot
+	// (triggerCacheSize seconds later) replaces it.
+	a["probe"] = "x"
+	triggerOnly(t0 + 3*Timestamp(time.Second))
+	if b := triggerOnly(t0); b["probe"] != "x" {
+		t.Error("triggerOnly made a new map for a trigger of a few seconds before")
+	}
+	if c := triggerOnly(t0 + triggerCacheSize*Timestamp(time.Second)); c["probe"] != "" || !maps.Equal(c, withTriggerTime(nil, t0+triggerCacheSize*Timestamp(time.Second))) {
+		t.Errorf("triggerOnly of the same slot = %v", c)
+	}
+	delete(a, "probe")
+	if got, want := triggerTimeAnnotation(t0), t0.RFC3339Nano(); got != want {
+		t.Errorf("triggerTimeAnnotation = %q, want %q", got, want)
+	}
 }

@@ -41,19 +41,36 @@ type committed struct {
 	ready int
 }
 
-// triggerOf reads the trigger-time annotation as kube-proxy does (RFC 3339, nanoseconds
-// allowed); a missing or malformed one is none. upstream: pkg/proxy/endpointschangetracker.go
-// getLastChangeTriggerTime.
-func triggerOf(annotations map[string]string) (Time, bool) {
-	v, ok := annotations[model.AnnotationTriggerTime]
-	if !ok {
-		return 0, false
-	}
+// parseTrigger parses a trigger-time annotation's value as virtual time.
+func parseTrigger(v string) (Time, bool) {
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
 		return 0, false
 	}
 	return Time(t.UnixNano() - epoch), true
+}
+
+// triggerReader reads trigger-time annotations, remembering the value it parsed last: the
+// writes of a burst of syncs carry the same trigger.
+type triggerReader struct {
+	last      string
+	t         Time
+	ok, valid bool // valid: last was parsed
+}
+
+// of reads the trigger-time annotation as kube-proxy does (RFC 3339, nanoseconds allowed);
+// a missing or malformed one is none. upstream: pkg/proxy/endpointschangetracker.go
+// getLastChangeTriggerTime.
+func (r *triggerReader) of(annotations map[string]string) (Time, bool) {
+	v, ok := annotations[model.AnnotationTriggerTime]
+	if !ok {
+		return 0, false
+	}
+	if !r.valid || v != r.last {
+		r.last, r.valid = v, true
+		r.t, r.ok = parseTrigger(v)
+	}
+	return r.t, r.ok
 }
 
 // watchGroup is a set of identical watchers: they receive the same events.
@@ -80,6 +97,8 @@ type apiServer struct {
 	// listBytes is, per mode, the size of everything kube-proxy lists (protobuf): what a
 	// relist costs each watcher.
 	listBytes [2]int64
+	// triggers reads the trigger-time annotation of committed objects.
+	triggers triggerReader
 }
 
 func newAPIServer(e *Engine) *apiServer {

@@ -80,23 +80,24 @@ type apiMeta struct {
 	now             model.Timestamp
 }
 
-// keyState is one service's place in a controller's workqueue.
+// keyState is one service's place in a controller's workqueue. There is one per Service and
+// controller: the flags sit together (48 bytes, not 80).
 type keyState struct {
-	queued     bool // in the ready queue
-	processing bool // a worker holds it
-	dirty      bool // changed while processing: requeue on Done
-	delayedAt  Time // pending AddAfter deadline (valid when delayed)
-	delayed    bool
-	requeues   int
+	delayedAt Time // pending AddAfter deadline (valid when delayed)
 	// trigger is the earliest Ready transition seen since the last sync (0: none).
 	trigger model.Timestamp
-	// synced is false until the first sync (whose trigger is the service creation).
-	synced bool
 	// pendingSince is the earliest change not yet synced (for propagation latency).
 	pendingSince Time
-	pending      bool
 	lastCommit   Time
-	wrote        bool // lastCommit is set
+	requeues     int32 // at most maxRetries
+	queued       bool  // in the ready queue
+	processing   bool  // a worker holds it
+	dirty        bool  // changed while processing: requeue on Done
+	delayed      bool
+	// synced is false until the first sync (whose trigger is the service creation).
+	synced  bool
+	pending bool
+	wrote   bool // lastCommit is set
 	// replaced is true when the last committed write replaced a stored object (an update
 	// that changed it): the version it replaced is what the Endpoints controller's stale
 	// tracker remembers.
@@ -388,7 +389,7 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 	built := e.now + c.buildPerPod*Time(s.podCount())
 	if k.replaced && built < k.lastCommit+c.informerLag {
 		e.stats.stale(c.mode)
-		e.schedule(built, evSyncDone{c, s, true})
+		c.syncDone(built, s, true)
 		return
 	}
 	since, had := k.pendingSince, k.pending
@@ -397,8 +398,8 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 	writes, err := c.syncer.sync(s, trigger, run.writes)
 	run.writes = writes
 	if len(writes) == 0 {
-		c.freeRun(run)
-		e.schedule(built, evSyncDone{c, s, err != nil})
+		run.c, run.s, run.failed = c, s, err != nil
+		e.schedule(built, evSyncDone{run})
 		return
 	}
 	if !had {
@@ -408,15 +409,23 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 	run.next(built)
 }
 
-// evSyncDone ends a sync that wrote nothing, once its work took its time.
-type evSyncDone struct {
-	c      *controller
-	s      *serviceState
-	failed bool
+// syncDone ends a sync of s that wrote nothing at time at.
+func (c *controller) syncDone(at Time, s *serviceState, failed bool) {
+	run := c.newRun()
+	run.c, run.s, run.failed = c, s, failed
+	c.e.schedule(at, evSyncDone{run})
 }
 
-func (ev evSyncDone) String() string { return string(ev.c.mode) + " sync done" }
-func (ev evSyncDone) apply(*Engine)  { ev.c.done(ev.s, ev.failed) }
+// evSyncDone ends a sync that wrote nothing, once its work took its time. It holds a run
+// with no writes (a pointer: the event is queued without an allocation).
+type evSyncDone struct{ r *syncRun }
+
+func (ev evSyncDone) String() string { return string(ev.r.c.mode) + " sync done" }
+func (ev evSyncDone) apply(*Engine) {
+	c, s, failed := ev.r.c, ev.r.s, ev.r.failed
+	c.freeRun(ev.r)
+	c.done(s, failed)
+}
 
 // syncRun is a sync's writes in flight.
 type syncRun struct {
@@ -486,7 +495,7 @@ func (c *controller) done(s *serviceState, failed bool) {
 	switch {
 	case failed && k.requeues < maxRetries:
 		k.requeues++
-		d := max(c.syncer.backoff(k.requeues), c.retryBucket.reserve(e.now)-e.now)
+		d := max(c.syncer.backoff(int(k.requeues)), c.retryBucket.reserve(e.now)-e.now)
 		c.markPending(s)
 		c.addAfter(s.idx, d)
 	case failed:

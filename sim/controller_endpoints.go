@@ -19,8 +19,8 @@ type endpointsSyncer struct {
 	opts     model.EndpointsOptions
 	builders []*model.ServiceEndpoints
 	stored   []storedEndpoints
-	// fields remembers each Service's Endpoints managedFields field sets.
-	fields []model.FieldsMemo
+	// fields remembers the Endpoints objects' managedFields field sets.
+	fields model.FieldsMemo
 	// inflight marks services with a write between sync and commit; held are the changes
 	// that arrived meanwhile, in order.
 	inflight []bool
@@ -74,7 +74,6 @@ func newEndpointsSyncer(e *Engine) *endpointsSyncer {
 		stored:   make([]storedEndpoints, n),
 		inflight: make([]bool, n),
 		held:     make([][]heldChange, n),
-		fields:   make([]model.FieldsMemo, n),
 	}
 }
 
@@ -221,21 +220,21 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	om.ResourceVersion = meta.resourceVersion
 	cm.endpoints = d.Addresses + d.NotReadyAddresses
 	cm.ready = d.Addresses
-	cm.requestBytes = model.EndpointsSizeFrom(&om, snap.subsets, model.Protobuf)
 	// The field set depends on the subsets only through whether there are any.
 	shape := model.Endpoints{ObjectMeta: om}
 	if len(snap.subsets) > 0 {
 		shape.Subsets = oneSubset[:]
 	}
 	// om lives only through this call (w keeps its labels): the buffer is reused.
-	y.mf[0] = y.fields[s.idx].Endpoints(&shape, meta.now)
+	y.mf[0] = y.fields.Endpoints(&shape, meta.now)
 	om.ManagedFields = y.mf[:]
-	cm.objectBytes[model.Protobuf] = model.EndpointsSizeFrom(&om, snap.subsets, model.Protobuf)
+	// The request body is the object without managedFields.
+	cm.objectBytes[model.Protobuf], cm.requestBytes = model.EndpointsProtobufSizesFrom(&om, snap.subsets)
 	if y.e.api.needJSON {
 		cm.objectBytes[model.JSON] = model.EndpointsSizeFrom(&om, snap.subsets, model.JSON)
 	}
 	cm.selected, cm.selectedAll = proxySelects(om.Labels), proxySelectsAll(om.Labels)
-	cm.trigger, cm.hasTrigger = triggerOf(om.Annotations)
+	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(om.Annotations)
 	cm.noop = w.verb == model.EndpointsUpdate && snap.unchanged
 	if cm.noop {
 		cm.objectBytes = st.bytes

@@ -16,10 +16,12 @@ type sliceSyncer struct {
 	// stores, by name, with their sizes.
 	reconcilers []*model.ServiceSlices
 	stored      []sliceStore
-	// fields remembers each Service's slices' managedFields field sets.
-	fields []model.FieldsMemo
+	// fields remembers the slices' managedFields field sets.
+	fields model.FieldsMemo
 	// byKey finds a Service by "namespace/name" (built on first use).
 	byKey map[string]int
+	// mf is commit's managedFields buffer: the entry is needed only to size the object.
+	mf [1]model.ManagedFieldsEntry
 }
 
 // storedSlice is a slice as the API server stores it, with its cached sizes.
@@ -108,7 +110,6 @@ func newSliceSyncer(e *Engine) *sliceSyncer {
 		opts:        model.ReconcilerOptions{MaxEndpointsPerSlice: e.cfg.ControlPlane.MaxEndpointsPerSlice, Topology: topology},
 		stored:      make([]sliceStore, len(e.services)),
 		reconcilers: make([]*model.ServiceSlices, len(e.services)),
-		fields:      make([]model.FieldsMemo, len(e.services)),
 	}
 }
 
@@ -221,13 +222,18 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	obj.ResourceVersion = meta.resourceVersion
 	// The field set of the object written: its labels (the Service's own among them) and
 	// annotations as they are, not a fixed set.
-	obj.ManagedFields = []model.ManagedFieldsEntry{y.fields[s.idx].EndpointSlice(obj, meta.now)}
+	// The entry only counts in the sizes, which are cached with the stored slice: it is
+	// set from a buffer for sizing and dropped (one allocation per write otherwise, kept
+	// with every stored slice and copied into its next update).
+	y.mf[0] = y.fields.EndpointSlice(obj, meta.now)
+	obj.ManagedFields = y.mf[:]
 	cm.name = obj.Name
 	cm.endpoints = len(obj.Endpoints)
 	cm.objectBytes, cm.requestBytes = sliceSizes(obj, y.e.api.needJSON)
+	obj.ManagedFields = nil
 	w.bytes = cm.objectBytes // applied stores it with the slice
 	cm.selected, cm.selectedAll = proxySelects(obj.Labels), proxySelectsAll(obj.Labels)
-	cm.trigger, cm.hasTrigger = triggerOf(obj.Annotations)
+	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(obj.Annotations)
 	for i := range obj.Endpoints {
 		if r := obj.Endpoints[i].Conditions.Ready; r == nil || *r {
 			cm.ready++
@@ -251,14 +257,10 @@ func sliceSizes(s *model.EndpointSlice, needJSON bool) (object model.ByEncoding,
 			sum[model.JSON] += model.EndpointSize(&s.Endpoints[i], model.JSON)
 		}
 	}
-	n := len(s.Endpoints)
-	object[model.Protobuf] = model.EndpointSliceSizeFrom(s, n, sum[model.Protobuf], model.Protobuf)
+	object[model.Protobuf], request = model.EndpointSliceProtobufSizesFrom(s, sum[model.Protobuf])
 	if needJSON {
-		object[model.JSON] = model.EndpointSliceSizeFrom(s, n, sum[model.JSON], model.JSON)
+		object[model.JSON] = model.EndpointSliceSizeFrom(s, len(s.Endpoints), sum[model.JSON], model.JSON)
 	}
-	req := *s
-	req.ManagedFields = nil
-	request = model.EndpointSliceSizeFrom(&req, n, sum[model.Protobuf], model.Protobuf)
 	return object, request
 }
 
@@ -271,7 +273,8 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 	}
 	st := &y.stored[s.idx]
 	old := -1
-	if prev := st.get(w.slice.Name); prev != nil {
+	prev := st.get(w.slice.Name)
+	if prev != nil {
 		old = len(prev.slice.Endpoints)
 	}
 	if w.verb == "delete" {
@@ -280,7 +283,12 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 		y.e.stats.sliceResized(old, -1)
 		return
 	}
-	st.set(&storedSlice{slice: w.slice, bytes: w.bytes})
+	if prev != nil {
+		// Nothing keeps a storedSlice but the store: it is updated in place.
+		prev.slice, prev.bytes = w.slice, w.bytes
+	} else {
+		st.set(&storedSlice{slice: w.slice, bytes: w.bytes})
+	}
 	y.e.stats.sliceResized(old, len(w.slice.Endpoints))
 }
 

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"epsim/model"
 )
@@ -256,5 +258,69 @@ func TestReplayReproducesSimulation(t *testing.T) {
 			t.Errorf("%s: simulated writes %+v fanout %d etcd %d; replayed %+v fanout %d etcd %d",
 				m, a.Writes, a.FanoutBytes, a.EtcdBytes, b.Writes, b.FanoutBytes, b.EtcdBytes)
 		}
+	}
+}
+
+// TestNodeLookupMatchesTheMap checks Engine.Node's index fast path against the name map:
+// node names with and without a trailing index, names that are no node's, and a cluster
+// whose names repeat (where the map's choice stands).
+func TestNodeLookupMatchesTheMap(t *testing.T) {
+	for _, format := range []string{"", "node-%d", "n%d-x", "%d", "zone-a-%03d", "ip-10-0-%d-7"} {
+		cfg := testConfig(3, 2)
+		cfg.Cluster.Nodes = 40
+		cfg.Cluster.NodeNameFormat = format
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := []string{"", "node-", "node-40", "node-0000000000007", "7", "node-x"}
+		for _, n := range e.nodes {
+			names = append(names, n.Name)
+		}
+		check := func(what string) {
+			for _, name := range names {
+				got, ok := e.Node(name)
+				want, wantOK := e.nodeByName[name]
+				if got != want || ok != wantOK {
+					t.Errorf("%s, format %q: Node(%q) = %v %v, the map has %v %v", what, format, name, got, ok, want, wantOK)
+				}
+			}
+		}
+		check("unique names")
+		// Two nodes of the same name: the map keeps the last one.
+		dup := *e.nodes[7]
+		dup.Name = e.nodes[3].Name
+		e.nodes[7] = &dup
+		clear(e.nodeByName)
+		for _, n := range e.nodes {
+			e.nodeByName[n.Name] = n
+		}
+		e.nodeNamesUnique = len(e.nodeByName) == len(e.nodes)
+		check("repeated names")
+	}
+}
+
+// TestTemplatePortsShared checks that the Services stamped from one config share their
+// pods' container ports across templates, that the ports are containerPorts of the
+// Service, and that a Service whose ports differ gets its own.
+func TestTemplatePortsShared(t *testing.T) {
+	cfg := testConfig(10, 2)
+	cfg.Services[0].Count = 3
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, c := e.services[0], e.services[1], e.services[2]
+	c.svc.Ports = append([]model.ServicePort(nil), c.svc.Ports...)
+	c.svc.Ports[0].TargetPort = model.IntPort(9090)
+	for _, s := range []*serviceState{a, b, c, a} {
+		e.newTemplate(s)
+		if want := containerPorts(s.svc); !slices.Equal(s.podPorts, want) {
+			t.Fatalf("%s: ports %v, want %v", s.svc.Name, s.podPorts, want)
+		}
+	}
+	same := func(x, y *serviceState) bool { return unsafe.SliceData(x.podPorts) == unsafe.SliceData(y.podPorts) }
+	if !same(a, b) || same(a, c) {
+		t.Errorf("stamped copies share ports: %v; a Service with other ports shares them: %v", same(a, b), same(a, c))
 	}
 }

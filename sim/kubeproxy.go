@@ -246,7 +246,7 @@ type kubeProxy struct {
 	// latency holds, per phase of the write, each change's network programming latency
 	// (programmed − trigger): one number per change, 4 bytes when under 4.29 s, as a run
 	// programs millions.
-	latency []samples
+	latency []sampleChunks
 	// misordered counts changes programmed before they were delivered or delivered before
 	// their trigger time (never, unless the loop is wrong).
 	misordered int
@@ -265,7 +265,7 @@ func newKubeProxy(cfg KubeProxyConfig, phases int) *kubeProxy {
 		cfg:       cfg,
 		cpuScale:  1 / math.Min(math.Max(cfg.CPU, 1e-3), 1),
 		decodeCPU: make([]Time, phases),
-		latency:   make([]samples, phases),
+		latency:   make([]sampleChunks, phases),
 		objects:   map[objectKey]int{},
 	}
 }

@@ -36,10 +36,14 @@ func syncSpans(k *kubeProxy) []span {
 func latencies(k *kubeProxy) []Time {
 	var out []Time
 	for _, l := range k.latency {
-		for _, d := range l.small {
-			out = append(out, Time(d))
+		for _, p := range l.parts {
+			for _, d := range p.small {
+				out = append(out, Time(d))
+			}
 		}
-		out = append(out, l.big...)
+		for _, p := range l.parts {
+			out = append(out, p.big...)
+		}
 	}
 	return out
 }

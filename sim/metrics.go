@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // collector accumulates results as the run goes: per phase and mode, per second, per write.
@@ -91,6 +92,11 @@ func (c *collector) bucket(t Time) *Bucket {
 		c.coarsen()
 	}
 	i := sec / c.width
+	if n := i + 1 - int64(len(c.buckets)); n > 0 && int64(cap(c.buckets)-len(c.buckets)) < n {
+		// Double the series when it is full (append would grow it by a quarter, copying
+		// it five times over in all); it never passes MaxSeriesBuckets.
+		c.buckets = slices.Grow(c.buckets, int(min(max(n, int64(len(c.buckets))), MaxSeriesBuckets-int64(len(c.buckets)))))
+	}
 	for int64(len(c.buckets)) <= i {
 		b := Bucket{Second: int64(len(c.buckets)) * c.width}
 		if c.width > 1 {
@@ -300,7 +306,7 @@ func (c *collector) phaseEnded(i int, start, end Time) {
 	p := &c.phases[i]
 	p.Start, p.End = start, end
 	var z summarizer
-	var parts []samples
+	parts := make([]samples, 0, len(c.services))
 	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
 		r := p.Mode(m)
 		mi := modeIndex(m)
@@ -370,7 +376,7 @@ func (c *collector) results() *Results {
 		r.Total.Start, r.Total.End = c.phases[0].Start, c.phases[len(c.phases)-1].End
 	}
 	var z summarizer
-	var parts []samples
+	parts := make([]samples, 0, len(c.services))
 	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
 		t := r.Total.Mode(m)
 		mi := modeIndex(m)
@@ -425,12 +431,23 @@ func (c *collector) results() *Results {
 
 // serviceResults returns every Service that some mode wrote for, in creation order.
 func (c *collector) serviceResults(z *summarizer) []ServiceResult {
-	var out []ServiceResult
-	for i, acc := range c.services {
-		if i >= len(c.e.services) || c.e.services[i].svc == nil {
-			continue
+	wrote := func(i int) bool {
+		acc := &c.services[i]
+		return i < len(c.e.services) && c.e.services[i].svc != nil &&
+			acc[0].writes+acc[0].failed+acc[1].writes+acc[1].failed > 0
+	}
+	n := 0
+	for i := range c.services {
+		if wrote(i) {
+			n++
 		}
-		if acc[0].writes+acc[0].failed+acc[1].writes+acc[1].failed == 0 {
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]ServiceResult, 0, n)
+	for i, acc := range c.services {
+		if !wrote(i) {
 			continue
 		}
 		st := c.e.services[i]

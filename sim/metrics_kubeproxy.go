@@ -36,12 +36,14 @@ func (c *collector) kubeProxyResults(end Time) {
 			r := c.phases[i].Mode(m)
 			r.KubeProxyCPUSeconds += k.decodeCPU[i].Seconds()
 			r.KubeProxyDecodeCPUSeconds = k.decodeCPU[i].Seconds()
-			r.Programming = z.summarize(k.latency[i])
+			r.Programming = z.summarize(k.latency[i].parts...)
 			if d := c.phases[i].End - c.phases[i].Start; d > 0 {
 				r.KubeProxyBusyFraction = min(busy[i].Seconds()/d.Seconds(), 1)
 			}
 		}
-		c.programming[modeIndex(m)] = k.latency
+		for i := range k.latency {
+			c.programming[modeIndex(m)] = append(c.programming[modeIndex(m)], k.latency[i].parts...)
+		}
 	}
 }
 

@@ -96,14 +96,25 @@ func (a *ipAllocator) allocate(node int, families []model.IPFamily) []string {
 	if len(families) == 0 {
 		return nil
 	}
-	hi, lo := 64+node/256, node%256
+	hi, lo := int64(64+node/256), int64(node%256)
 	ips := make([]string, len(families))
+	// Each address is formatted into a stack buffer and made a string once (strconv.Itoa
+	// and concatenation allocated up to four times per address).
+	var buf [48]byte
 	for i, f := range families {
+		b := buf[:0]
 		if f == model.IPv6 {
-			ips[i] = "fd00:10:" + strconv.FormatInt(int64(hi), 16) + ":" + strconv.FormatInt(int64(lo), 16) + "::" + strconv.FormatInt(int64(host), 16)
+			b = append(b, "fd00:10:"...)
+			b = append(strconv.AppendInt(b, hi, 16), ':')
+			b = append(strconv.AppendInt(b, lo, 16), "::"...)
+			b = strconv.AppendInt(b, int64(host), 16)
 		} else {
-			ips[i] = "10." + strconv.Itoa(hi) + "." + strconv.Itoa(lo) + "." + strconv.Itoa(host)
+			b = append(b, "10."...)
+			b = append(strconv.AppendInt(b, hi, 10), '.')
+			b = append(strconv.AppendInt(b, lo, 10), '.')
+			b = strconv.AppendInt(b, int64(host), 10)
 		}
+		ips[i] = string(b)
 	}
 	return ips
 }

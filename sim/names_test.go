@@ -2,7 +2,11 @@ package sim
 
 import (
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"testing"
+
+	"epsim/model"
 )
 
 // TestPodNameAndUID checks that naming a pod in one allocation draws what suffix and uid
@@ -31,5 +35,29 @@ func TestPodNameAndUID(t *testing.T) {
 		if next, want := g.suffix(5), ref.suffix(5); next != want {
 			t.Errorf("the streams part after naming: %q, want %q", next, want)
 		}
+	}
+}
+
+// TestIPAllocatorFormats checks the addresses against formatting them piece by piece: IPv4
+// in 10.64.0.0/10 and IPv6 in fd00:10:64::/48, per node, host numbers wrapping after 250.
+func TestIPAllocatorFormats(t *testing.T) {
+	a := newIPAllocator(70000)
+	fams := []model.IPFamily{model.IPv4, model.IPv6}
+	for _, node := range []int{0, 1, 99, 100, 255, 256, 4999, 65535, 69999} {
+		for n := range 260 {
+			got := a.allocate(node, fams)
+			host := n%250 + 2
+			hi, lo := 64+node/256, node%256
+			want := []string{
+				"10." + strconv.Itoa(hi) + "." + strconv.Itoa(lo) + "." + strconv.Itoa(host),
+				"fd00:10:" + strconv.FormatInt(int64(hi), 16) + ":" + strconv.FormatInt(int64(lo), 16) + "::" + strconv.FormatInt(int64(host), 16),
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("node %d, pod %d: %v, want %v", node, n, got, want)
+			}
+		}
+	}
+	if got := a.allocate(3, nil); got != nil {
+		t.Errorf("no families: %v", got)
 	}
 }

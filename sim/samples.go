@@ -25,6 +25,44 @@ func (s *samples) add(d Time) {
 // len returns the number of samples.
 func (s *samples) len() int { return len(s.small) + len(s.big) }
 
+// sampleChunks is a samples multiset that grows by chunks of sampleChunk values, for the
+// few that take a sample per programmed change (millions): appending to one slice copies it
+// each time it grows by a quarter, five times its final size in all.
+type sampleChunks struct {
+	// parts are the chunks, the last one filling: every part but the last has sampleChunk
+	// small or sampleChunk big values.
+	parts []samples
+}
+
+// sampleChunk is the number of values of a chunk (32 KB small, 64 KB big).
+const sampleChunk = 1 << 13
+
+// add adds d to the multiset.
+func (c *sampleChunks) add(d Time) {
+	small := d >= 0 && d <= math.MaxUint32
+	if len(c.parts) == 0 {
+		c.parts = append(c.parts, samples{}) // grows by append: most runs take few samples
+	}
+	last := &c.parts[len(c.parts)-1]
+	if n := len(last.big); small {
+		n = len(last.small)
+		if n >= sampleChunk {
+			c.parts = append(c.parts, samples{small: make([]uint32, 0, sampleChunk)})
+		}
+	} else if n >= sampleChunk {
+		c.parts = append(c.parts, samples{big: make([]Time, 0, sampleChunk)})
+	}
+	last = &c.parts[len(c.parts)-1]
+	switch {
+	case len(c.parts) == 1:
+	case small && last.small == nil:
+		last.small = make([]uint32, 0, sampleChunk)
+	case !small && last.big == nil:
+		last.big = make([]Time, 0, sampleChunk)
+	}
+	last.add(d)
+}
+
 // latencyLog is one Service's propagation samples in one mode, over the whole run, with the
 // start of the current phase's part: the phase's summary is made from every Service's part.
 type latencyLog struct {

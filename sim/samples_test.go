@@ -85,3 +85,37 @@ func TestLatencyLogPhases(t *testing.T) {
 		t.Errorf("all = %+v", got)
 	}
 }
+
+// TestSampleChunksHoldEverySample adds a few chunks' worth of samples, big ones among them,
+// and requires the chunks to summarise as one multiset of the same samples does, every
+// chunk but the last full.
+func TestSampleChunksHoldEverySample(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var c sampleChunks
+	var one samples
+	n := 4*sampleChunk + 77
+	for i := range n {
+		d := Time(rng.Int64N(3e9))
+		if i%3 == 0 {
+			d = Time(math.MaxUint32) + Time(i) // kept in big
+		}
+		c.add(d)
+		one.add(d)
+	}
+	got, count := 0, 0
+	for i, p := range c.parts {
+		if i < len(c.parts)-1 && len(p.small) != sampleChunk && len(p.big) != sampleChunk {
+			t.Errorf("chunk %d of %d holds %d small and %d big values, want %d of either", i, len(c.parts), len(p.small), len(p.big), sampleChunk)
+		}
+		got += p.len()
+		count++
+	}
+	// A chunk holds at most sampleChunk values of each kind.
+	if got != n || count < 3 {
+		t.Errorf("%d chunks hold %d samples, want at least 3 holding %d", count, got, n)
+	}
+	var z summarizer
+	if a, b := z.summarize(c.parts...), z.summarize(one); a != b {
+		t.Errorf("chunks summarise to %+v, one multiset to %+v", a, b)
+	}
+}

@@ -328,7 +328,7 @@ func (e *Engine) newTemplate(s *serviceState) {
 	// Every pod of a template has the same labels and ports; pods are never modified in
 	// place, so they share one map and one slice.
 	s.podLabels = map[string]string{"app": s.svc.Name, "pod-template-hash": s.hash}
-	s.podPorts = containerPorts(s.svc)
+	s.podPorts = e.templatePorts(s)
 }
 
 // workloadSettled notes the end of a rollout: no old pods left, none wanted.

@@ -145,6 +145,10 @@ type workloadControllers struct {
 	scheduler     *tokenBucket
 	rsLatency     *sampler
 	dcLatency     *sampler
+	// freeRSCalls and freeDCCalls are the payloads of settled calls, kept for reuse: the
+	// events of a sync's calls hold one (a pointer, queued without an allocation).
+	freeRSCalls []*rsCall
+	freeDCCalls []*dcCall
 	// statefulSets and daemonSets are the StatefulSet and DaemonSet controllers.
 	statefulSets, daemonSets *setController
 	// failRoll draws pod create failures; nil when the failure rate is 0.
@@ -285,10 +289,10 @@ func (w *workloadControllers) syncReplicaSet(rs *replicaSet) {
 			end := e.now
 			for _, p := range victims {
 				at := w.rsBucket.reserve(e.now) + w.rsLatency.sample()
-				e.schedule(at, evPodDeleteCall{rs, p})
+				e.schedule(at, evPodDeleteCall{p})
 				end = max(end, at)
 			}
-			e.schedule(end, evRSStatus{rs, st, false})
+			e.schedule(end, evRSStatus{w.newRSCall(rsCall{rs: rs, st: st})})
 			return
 		}
 	}
@@ -307,75 +311,103 @@ func (w *workloadControllers) createBatch(rs *replicaSet, st rsStatus, remaining
 	failed := false
 	for range batch {
 		at := w.rsBucket.reserve(e.now) + w.rsLatency.sample()
-		fail := w.failRoll != nil && w.failRoll()
-		failed = failed || fail
-		e.schedule(at, evPodCreateCall{rs, fail})
+		if w.failRoll != nil && w.failRoll() {
+			failed = true
+			e.schedule(at, evPodCreateFailed{rs})
+		} else {
+			e.schedule(at, evPodCreateCall{rs})
+		}
 		end = max(end, at)
 	}
 	remaining -= batch
 	if failed || remaining == 0 {
 		// Pods the slow start never tried are not expected any more.
 		rs.resolve().expectCreates -= remaining
-		e.schedule(end, evRSStatus{rs, st, failed})
+		e.schedule(end, evRSStatus{w.newRSCall(rsCall{rs: rs, st: st, failed: failed})})
 		return
 	}
-	e.schedule(end, evRSCreateBatch{rs, st, remaining, min(2*batch, remaining)})
+	e.schedule(end, evRSCreateBatch{w.newRSCall(rsCall{rs: rs, st: st, remaining: remaining, batch: min(2*batch, remaining)})})
 }
 
-// evRSCreateBatch starts the next slow-start batch of a ReplicaSet sync.
-type evRSCreateBatch struct {
+// rsCall is what the events of a ReplicaSet sync's calls carry: the ReplicaSet, the status
+// the sync computed, whether a call failed, and the slow start's progress.
+type rsCall struct {
 	rs               *replicaSet
 	st               rsStatus
+	failed           bool
 	remaining, batch int
 }
 
+// newRSCall returns c in a payload from the free list.
+func (w *workloadControllers) newRSCall(c rsCall) *rsCall {
+	p := takeFree(&w.freeRSCalls)
+	*p = c
+	return p
+}
+
+// takeRSCall returns the content of p, which its event no longer needs, and frees it.
+func (w *workloadControllers) takeRSCall(p *rsCall) rsCall {
+	c := *p
+	*p = rsCall{}
+	w.freeRSCalls = append(w.freeRSCalls, p)
+	return c
+}
+
+// evRSCreateBatch starts the next slow-start batch of a ReplicaSet sync.
+type evRSCreateBatch struct{ c *rsCall }
+
 func (ev evRSCreateBatch) String() string {
-	return fmt.Sprintf("replicaset %s create batch of %d", ev.rs.hash, ev.batch)
+	return fmt.Sprintf("replicaset %s create batch of %d", ev.c.rs.hash, ev.c.batch)
 }
 func (ev evRSCreateBatch) apply(e *Engine) {
-	e.workloads.createBatch(ev.rs, ev.st, ev.remaining, ev.batch)
+	c := e.workloads.takeRSCall(ev.c)
+	e.workloads.createBatch(c.rs, c.st, c.remaining, c.batch)
 }
 
 // evPodCreateCall is a pod create call of the ReplicaSet controller returning: the pod
-// exists, and the controller's informer observes it (CreationObserved).
-type evPodCreateCall struct {
-	rs   *replicaSet
-	fail bool
-}
+// exists, and the controller's informer observes it (CreationObserved). A failed call is
+// evPodCreateFailed: each event is one pointer, queued without an allocation.
+type evPodCreateCall struct{ rs *replicaSet }
 
 func (ev evPodCreateCall) String() string { return "pod create call " + ev.rs.hash }
 func (ev evPodCreateCall) apply(e *Engine) {
 	rs := ev.rs.resolve()
 	rs.expectCreates--
-	if ev.fail {
-		return
-	}
 	e.createPod(rs.svc, ev.rs.hash, rs, "")
 }
+
+// evPodCreateFailed is a pod create call of the ReplicaSet controller returning an error:
+// the expectation is lowered (upstream: slowStartBatch's caller, CreationObserved on error)
+// and no pod exists.
+type evPodCreateFailed struct{ rs *replicaSet }
+
+func (ev evPodCreateFailed) String() string { return "pod create call " + ev.rs.hash + " (failed)" }
+func (ev evPodCreateFailed) apply(*Engine)  { ev.rs.resolve().expectCreates-- }
 
 // evPodDeleteCall is a pod delete call of the ReplicaSet controller returning: the pod is
 // terminating, and the controller observes it (DeletionObserved). A pod already gone or
 // terminating counts as observed too.
-type evPodDeleteCall struct {
-	rs *replicaSet
-	p  *podState
-}
+//
+// The event holds the pod only (one pointer, queued without an allocation): the ReplicaSet
+// that deletes it is the one its own resolves to. Victims are picked from the pods indexed
+// under rs = p.rs.resolve(), and merges only ever extend that chain, so p.rs.resolve() is
+// rs.resolve() whenever the call returns.
+type evPodDeleteCall struct{ p *podState }
 
 func (ev evPodDeleteCall) String() string { return "pod delete call " + ev.p.pod.Name }
 func (ev evPodDeleteCall) apply(e *Engine) {
-	ev.rs.resolve().expectDeletes--
+	ev.p.rs.resolve().expectDeletes--
 	e.deletePod(ev.p)
 }
 
 // evRSStatus ends the manage step of a ReplicaSet sync: the status write comes next.
-type evRSStatus struct {
-	rs     *replicaSet
-	st     rsStatus
-	failed bool
-}
+type evRSStatus struct{ c *rsCall }
 
-func (ev evRSStatus) String() string  { return "replicaset status " + ev.rs.hash }
-func (ev evRSStatus) apply(e *Engine) { e.workloads.writeStatus(ev.rs, ev.st, ev.failed) }
+func (ev evRSStatus) String() string { return "replicaset status " + ev.c.rs.hash }
+func (ev evRSStatus) apply(e *Engine) {
+	c := e.workloads.takeRSCall(ev.c)
+	e.workloads.writeStatus(c.rs, c.st, c.failed)
+}
 
 // writeStatus writes the status a sync computed when the pods changed since the last write,
 // and ends the sync when the write returns. upstream: replica_set.go updateReplicaSetStatus
@@ -387,27 +419,24 @@ func (w *workloadControllers) writeStatus(rs *replicaSet, st rsStatus, failed bo
 		return
 	}
 	at := w.rsBucket.reserve(e.now) + w.rsLatency.sample()
-	e.schedule(at, evRSStatusWritten{rs, st, failed})
+	e.schedule(at, evRSStatusWritten{w.newRSCall(rsCall{rs: rs, st: st, failed: failed})})
 }
 
 // evRSStatusWritten is a ReplicaSet status write returning; the Deployment controller's
 // informer sees the new status and queues the Deployment.
-type evRSStatusWritten struct {
-	rs     *replicaSet
-	st     rsStatus
-	failed bool
-}
+type evRSStatusWritten struct{ c *rsCall }
 
-func (ev evRSStatusWritten) String() string { return "replicaset status written " + ev.rs.hash }
+func (ev evRSStatusWritten) String() string { return "replicaset status written " + ev.c.rs.hash }
 func (ev evRSStatusWritten) apply(e *Engine) {
 	w := e.workloads
-	rs := ev.rs
+	c := w.takeRSCall(ev.c)
+	rs := c.rs
 	if rs.merged == nil {
-		rs.statusLive, rs.statusAvailable, rs.written = ev.st.live, ev.st.available, ev.st.changes
+		rs.statusLive, rs.statusAvailable, rs.written = c.st.live, c.st.available, c.st.changes
 		rs.svc.rsStatusWrites++
 		w.enqueueDeployment(rs.svc)
 	}
-	w.rsDone(rs, ev.failed)
+	w.rsDone(rs, c.failed)
 }
 
 // syncDeployment is one sync of the Deployment controller: it creates the new ReplicaSet
@@ -474,7 +503,9 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 	for range calls {
 		end = max(end, w.dcBucket.reserve(e.now)+w.dcLatency.sample())
 	}
-	e.schedule(end, evDeploymentSynced{s, n, o, newSpec, oldSpec})
+	dc := takeFree(&w.freeDCCalls)
+	*dc = dcCall{s, n, o, newSpec, oldSpec}
+	e.schedule(end, evDeploymentSynced{dc})
 }
 
 // newRSReplicas is how far the new ReplicaSet may scale up: to replicas, within replicas +
@@ -490,20 +521,27 @@ func newRSReplicas(replicas, surge, current, newSpec int) int {
 
 // evDeploymentSynced is the Deployment controller's calls returning: the ReplicaSets have
 // their new spec.replicas, and each one that changed is queued for the ReplicaSet controller.
-type evDeploymentSynced struct {
+// It holds its payload from the free list (a pointer, queued without an allocation).
+type evDeploymentSynced struct{ c *dcCall }
+
+// dcCall is what a Deployment sync's calls set: the ReplicaSets' new spec.replicas.
+type dcCall struct {
 	s                *serviceState
 	n, o             *replicaSet
 	newSpec, oldSpec int
 }
 
-func (ev evDeploymentSynced) String() string { return "deployment synced " + ev.s.svc.Name }
+func (ev evDeploymentSynced) String() string { return "deployment synced " + ev.c.s.svc.Name }
 func (ev evDeploymentSynced) apply(e *Engine) {
 	w := e.workloads
-	w.dcQueue.done(ev.s)
-	if ev.n != ev.s.newRS || ev.o != ev.s.oldRS {
+	d := *ev.c
+	*ev.c = dcCall{}
+	w.freeDCCalls = append(w.freeDCCalls, ev.c)
+	w.dcQueue.done(d.s)
+	if d.n != d.s.newRS || d.o != d.s.oldRS {
 		// A new template arrived while the calls were in flight: they raced the Deployment
 		// update and fail with a conflict; the next sync starts over.
-		w.dcQueue.add(ev.s)
+		w.dcQueue.add(d.s)
 		w.kick()
 		return
 	}
@@ -511,7 +549,7 @@ func (ev evDeploymentSynced) apply(e *Engine) {
 	for _, c := range []struct {
 		rs   *replicaSet
 		spec int
-	}{{ev.n, ev.newSpec}, {ev.o, ev.oldSpec}} {
+	}{{d.n, d.newSpec}, {d.o, d.oldSpec}} {
 		if c.rs == nil {
 			continue
 		}
@@ -523,10 +561,10 @@ func (ev evDeploymentSynced) apply(e *Engine) {
 	}
 	if changed {
 		// The ReplicaSet updates reach the Deployment controller's informer too.
-		w.dcQueue.add(ev.s)
+		w.dcQueue.add(d.s)
 	}
 	w.kick()
-	e.workloadSettled(ev.s)
+	e.workloadSettled(d.s)
 }
 
 // bind reserves a binding call of the scheduler for a pod whose scheduling decision is

@@ -1,0 +1,36 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"epsim/model"
+)
+
+// TestTriggerReader reads a sequence of annotations, repeated, changed, malformed and
+// missing ones among them, and requires what parsing each one afresh gives (RFC 3339 with
+// nanoseconds, as kube-proxy's getLastChangeTriggerTime).
+func TestTriggerReader(t *testing.T) {
+	at := func(sec int64, ns int64) string {
+		return time.Unix(0, epoch+sec*1e9+ns).UTC().Format(time.RFC3339Nano)
+	}
+	values := []string{at(5, 0), at(5, 0), at(6, 250), "garbage", "garbage", at(6, 250), "", at(0, 0)}
+	var r triggerReader
+	for i, v := range append(values, "missing") {
+		ann := map[string]string{model.AnnotationTriggerTime: v}
+		if v == "missing" {
+			ann = map[string]string{"other": at(1, 0)}
+		}
+		got, gotOK := r.of(ann)
+		want, wantOK := Time(0), false
+		if v != "missing" {
+			want, wantOK = parseTrigger(v)
+		}
+		if got != want || gotOK != wantOK {
+			t.Errorf("value %d (%q): %v %v, want %v %v", i, v, got, gotOK, want, wantOK)
+		}
+	}
+	if got, ok := parseTrigger(at(6, 250)); !ok || got != 6*Time(time.Second)+250 {
+		t.Errorf("parseTrigger = %v %v, want 6.00000025s", got, ok)
+	}
+}
