@@ -263,9 +263,10 @@ func TestReplayReproducesSimulation(t *testing.T) {
 
 // TestNodeLookupMatchesTheMap checks Engine.Node's index fast path against the name map:
 // node names with and without a trailing index, names that are no node's, and a cluster
-// whose names repeat (where the map's choice stands).
+// whose names repeat (where the map's choice stands). With unique names the fast path must
+// find every node, whatever the format puts around the index.
 func TestNodeLookupMatchesTheMap(t *testing.T) {
-	for _, format := range []string{"", "node-%d", "n%d-x", "%d", "zone-a-%03d", "ip-10-0-%d-7"} {
+	for _, format := range []string{"", "node-%d", "n%d-x", "%d", "zone-a-%03d", "ip-10-0-%d-7", "ip-10-0-%d.ec2.internal"} {
 		cfg := testConfig(3, 2)
 		cfg.Cluster.Nodes = 40
 		cfg.Cluster.NodeNameFormat = format
@@ -287,6 +288,11 @@ func TestNodeLookupMatchesTheMap(t *testing.T) {
 			}
 		}
 		check("unique names")
+		for i, n := range e.nodes {
+			if got, ok := e.nodeIndexOf(n.Name); !ok || got != i {
+				t.Errorf("format %q: the index of %q is %d (%v), want %d", format, n.Name, got, ok, i)
+			}
+		}
 		// Two nodes of the same name: the map keeps the last one.
 		dup := *e.nodes[7]
 		dup.Name = e.nodes[3].Name

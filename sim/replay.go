@@ -69,6 +69,7 @@ func Replay(cfg Config, services []*model.Service, nodes []*model.Node, src Trac
 		e.nodeByName[c.Name] = &c
 	}
 	e.nodeNamesUnique = len(e.nodeByName) == len(e.nodes)
+	e.nodeNamesFormatted = false // the trace's own names
 	for _, svc := range services {
 		s := &serviceState{idx: len(e.services), svc: svc, families: svc.IPFamilies}
 		e.services = append(e.services, s)
