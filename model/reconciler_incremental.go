@@ -35,7 +35,7 @@ type ServiceSlices struct {
 	pods       map[string]*podEntry // by namespace/name
 	dirtyPods  []*podEntry          // changed since the last sync, each once (podEntry.dirty)
 	dirtyNodes map[string]struct{}  // nodes changed since the last sync (Sync scans the pods)
-	keyPods    map[PortMapKey]int   // pods passing the filter, per port map
+	keyPods    keyCounts            // pods passing the filter, per port map
 	missing    int                  // pods skipped for a missing node
 
 	stored    map[string]*storedSlice
@@ -454,9 +454,7 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 // (see reusableEndpoint), and keeps the pod counts.
 func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prev [2]*desiredEndpoint) {
 	if pe.in {
-		if s.keyPods[pe.key]--; s.keyPods[pe.key] == 0 {
-			delete(s.keyPods, pe.key)
-		}
+		s.keyPods.dec(pe.key)
 		pe.in = false
 	}
 	if pe.nodeMissing {
@@ -476,7 +474,7 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prev [2]*desiredEndpoint
 		pe.ports, pe.key = s.podPorts(pod)
 		pe.portsValid = true
 	}
-	put(&s.keyPods, pe.key, s.keyPods[pe.key]+1)
+	s.keyPods.inc(pe.key)
 	node, ok := s.nodes.Node(pod.NodeName)
 	if !ok {
 		if !s.svc.PublishNotReadyAddresses {
@@ -556,7 +554,7 @@ func (s *ServiceSlices) resetDesired() {
 	if s.families[0] == nil {
 		s.families = [2]*family{newFamily(AddressTypeIPv4), newFamily(AddressTypeIPv6)}
 	}
-	s.keyPods = nil
+	s.keyPods.reset()
 	s.missing = 0
 	for _, pe := range s.dirtyPods { // includes deleted pods, whose counts are dropped here
 		pe.eps = [2]*desiredEndpoint{}
@@ -1084,7 +1082,7 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 		for j < len(pending) && pending[j].key == k {
 			j++
 		}
-		if j == pj && s.keyPods[k] == 0 {
+		if j == pj && s.keyPods.get(k) == 0 {
 			continue // the group's slices are all deleted below
 		}
 		s.syncPortMap(f, k, touched[ti:i], pending[pj:j], &plan)
@@ -1100,7 +1098,7 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 	}
 	var oldKeys []PortMapKey
 	for k := range f.groups {
-		if s.keyPods[k] == 0 {
+		if s.keyPods.get(k) == 0 {
 			oldKeys = append(oldKeys, k)
 		}
 	}
