@@ -175,10 +175,55 @@ type storedLoc struct {
 	n     int32 // occurrences
 }
 
+// sliceGroup is the stored slices of one port map. Most groups hold a slice or two: they
+// are a list, searched in place; a group of more than sliceGroupIndexMin slices also indexes
+// them by endpoint count (for bestFitFast), which two maps per group cost every small
+// Service before.
 type sliceGroup struct {
-	key    PortMapKey
-	slices map[string]*storedSlice
-	bySize map[int][]string // names of the group's slices by endpoint count, sorted
+	key     PortMapKey
+	members []*storedSlice // in no particular order; storedSlice.inGroup is the position
+	// bySize holds the slices by endpoint count, each list by name (nil while the group is
+	// small).
+	bySize map[int][]*storedSlice
+}
+
+// sliceGroupIndexMin is the most slices a group holds without its size index.
+const sliceGroupIndexMin = 8
+
+func (g *sliceGroup) add(ss *storedSlice) {
+	ss.inGroup = int32(len(g.members))
+	g.members = append(g.members, ss)
+	switch {
+	case g.bySize != nil:
+		g.insertSize(ss)
+	case len(g.members) > sliceGroupIndexMin:
+		g.bySize = map[int][]*storedSlice{}
+		for _, m := range g.members {
+			g.insertSize(m)
+		}
+	}
+}
+
+// remove drops ss, whose endpoint count is still the one it was indexed under.
+func (g *sliceGroup) remove(ss *storedSlice) {
+	last := len(g.members) - 1
+	if i := int(ss.inGroup); i != last {
+		moved := g.members[last]
+		g.members[i], moved.inGroup = moved, int32(i)
+	}
+	g.members[last] = nil
+	g.members = g.members[:last]
+	if g.bySize != nil {
+		g.removeSize(ss, len(ss.s.Endpoints))
+	}
+}
+
+// resized moves ss, indexed under oldSize endpoints, to its count now.
+func (g *sliceGroup) resized(ss *storedSlice, oldSize int) {
+	if g.bySize != nil && oldSize != len(ss.s.Endpoints) {
+		g.removeSize(ss, oldSize)
+		g.insertSize(ss)
+	}
 }
 
 type storedSlice struct {
@@ -188,6 +233,8 @@ type storedSlice struct {
 	anomaly bool
 	// owned: s.Endpoints is an array syncPortMap allocated that nothing else refers to.
 	owned bool
+	// inGroup is the slice's position in group.members.
+	inGroup int32
 	// changedIn is the syncPortMap pass (ServiceSlices.pass) that last changed the slice.
 	changedIn uint32
 	hashes    []endpointHash
@@ -674,12 +721,11 @@ func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash, sam
 	k := NewPortMapKey(sl.Ports)
 	g := f.groups[k]
 	if g == nil {
-		g = &sliceGroup{key: k, slices: map[string]*storedSlice{}, bySize: map[int][]string{}}
+		g = &sliceGroup{key: k}
 		put(&f.groups, k, g)
 	}
 	ss.group = g
-	g.slices[sl.Name] = ss
-	g.insertSize(len(sl.Endpoints), sl.Name)
+	g.add(ss)
 	for i := range sl.Endpoints {
 		h := hashEndpoint(&sl.Endpoints[i])
 		ss.hashes[i] = h
@@ -747,12 +793,8 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same
 		f.dirty.add(h)
 		touched = append(touched, h)
 	}
-	g := ss.group
 	name := slice.Name
-	if n := len(slice.Endpoints); n != len(ss.s.Endpoints) {
-		g.removeSize(len(ss.s.Endpoints), name)
-		g.insertSize(n, name)
-	}
+	oldSize := len(ss.s.Endpoints)
 	hashes := ss.hashes
 	if n := len(slice.Endpoints); cap(hashes) < n {
 		// Room to grow: a slice being filled is rewritten many times on the way.
@@ -761,6 +803,7 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same
 	}
 	hashes = hashes[:len(slice.Endpoints)]
 	ss.s, ss.hashes = slice, hashes
+	ss.group.resized(ss, oldSize)
 	for i := range slice.Endpoints {
 		if i < len(same) && same[i] {
 			continue
@@ -810,9 +853,8 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash, sa
 		s.anomalies--
 	}
 	g := ss.group
-	delete(g.slices, name)
-	g.removeSize(len(ss.s.Endpoints), name)
-	if len(g.slices) == 0 {
+	g.remove(ss)
+	if len(g.members) == 0 {
 		delete(f.groups, g.key)
 	}
 	reindex := false
@@ -892,15 +934,18 @@ func (s *ServiceSlices) reindex(f *family) {
 	}
 }
 
-func (g *sliceGroup) insertSize(size int, name string) {
+// insertSize indexes ss under its endpoint count, in name order.
+func (g *sliceGroup) insertSize(ss *storedSlice) {
+	size := len(ss.s.Endpoints)
 	l := g.bySize[size]
-	i, _ := slices.BinarySearch(l, name)
-	g.bySize[size] = slices.Insert(l, i, name)
+	i, _ := slices.BinarySearchFunc(l, ss.s.Name, byStoredName)
+	g.bySize[size] = slices.Insert(l, i, ss)
 }
 
-func (g *sliceGroup) removeSize(size int, name string) {
+// removeSize drops ss from the index of size endpoints.
+func (g *sliceGroup) removeSize(ss *storedSlice, size int) {
 	l := g.bySize[size]
-	if i, ok := slices.BinarySearch(l, name); ok {
+	if i, ok := slices.BinarySearchFunc(l, ss.s.Name, byStoredName); ok {
 		l = slices.Delete(l, i, i+1)
 	}
 	if len(l) == 0 {
@@ -909,6 +954,8 @@ func (g *sliceGroup) removeSize(size int, name string) {
 		g.bySize[size] = l
 	}
 }
+
+func byStoredName(ss *storedSlice, name string) int { return strings.Compare(ss.s.Name, name) }
 
 // checkClean drops h from the dirty set when the stored state already matches the desired
 // one for it: not desired and not stored, or stored once, under its port map, equal beyond
@@ -1106,7 +1153,7 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 	for _, k := range oldKeys {
 		g := f.groups[k]
 		start := len(plan.ToDelete)
-		for _, ss := range g.slices {
+		for _, ss := range g.members {
 			plan.ToDelete = append(plan.ToDelete, ss.s)
 		}
 		slices.SortFunc(plan.ToDelete[start:], byName)
@@ -1466,9 +1513,22 @@ func (s *ServiceSlices) recycle(a []Endpoint) {
 // after taking n endpoints, ties broken by name (as bestFit over name order).
 // upstream: utils.go getSliceToFill
 func (s *ServiceSlices) bestFitFast(g *sliceGroup, n int, pass uint32) *storedSlice {
+	if g.bySize == nil {
+		var best *storedSlice
+		for _, ss := range g.members {
+			size := len(ss.s.Endpoints)
+			if ss.changedIn == pass || size > s.max-n {
+				continue
+			}
+			if best == nil || size > len(best.s.Endpoints) || size == len(best.s.Endpoints) && ss.s.Name < best.s.Name {
+				best = ss
+			}
+		}
+		return best
+	}
 	for size := s.max - n; size >= 0; size-- {
-		for _, name := range g.bySize[size] {
-			if ss := g.slices[name]; ss.changedIn != pass {
+		for _, ss := range g.bySize[size] {
+			if ss.changedIn != pass {
 				return ss
 			}
 		}
