@@ -23,6 +23,11 @@ type ReconcilerOptions struct {
 	// Topology is the controller's topology cache for the topology-mode annotation; nil
 	// disables those hints (the annotation then strips hints).
 	Topology *TopologyCache
+	// Buffers, when set, are the scratch lists shared by every ServiceSlices made with
+	// these options, which must then not Sync or Applied at the same time (one controller's
+	// Services do not): a Sync's result is reused by the next Sync of any of them. Nil:
+	// each ServiceSlices has its own.
+	Buffers *SyncBuffers
 }
 
 func (o *ReconcilerOptions) maxPerSlice() int {

@@ -43,8 +43,7 @@ type ServiceSlices struct {
 	anomalies int        // stored slices that force the full path
 	dupHashes int        // endpoint identities stored more than once
 
-	scratch []*Endpoint // syncPortMap's buffer, reused across syncs
-	pass    uint32      // counts syncPortMap passes (storedSlice.changedIn)
+	pass uint32 // counts syncPortMap passes (storedSlice.changedIn)
 
 	// lastPorts is the last port list resolved for a pod, and lastPortsKey its key: pods of
 	// a Service almost always resolve the same ports, and share that one list.
@@ -58,16 +57,23 @@ type ServiceSlices struct {
 	// reuses one instead of allocating its endpoints again.
 	fresh []*Endpoint
 	spare [][]Endpoint
-	// Applied's buffers, reused across calls.
-	touchedBuf []endpointHash
-	dirtyBuf   []endpointHash // syncFamily's copy of a dirty set
-	// syncFamily's lists of touched slices and pending endpoints.
-	touchedSlices    []*storedSlice
-	pendingEndpoints []*desiredEndpoint
-	sameBuf          []bool
-	orderBuf         []*EndpointSlice // syncPortMap's fill order
-	// plans is the last Sync's result, whose plans and lists the next Sync reuses.
-	plans []SlicePlan
+	// buf is the scratch of Sync and Applied: ReconcilerOptions.Buffers, or the Service's own.
+	buf *SyncBuffers
+}
+
+// SyncBuffers are the scratch lists of ServiceSlices.Sync and Applied, which no call keeps
+// past its end, and the last Sync's result. The Services of one controller, synced one at a
+// time, share one set (ReconcilerOptions.Buffers) instead of each keeping its own: that cost
+// each of 50,000 small Services about 1 KB.
+type SyncBuffers struct {
+	kept          []*Endpoint        // syncPortMap's endpoints a touched slice keeps
+	touched       []endpointHash     // Applied's touched identities
+	dirty         []endpointHash     // syncFamily's copy of a dirty set
+	touchedSlices []*storedSlice     // syncFamily's touched slices
+	pending       []*desiredEndpoint // syncFamily's pending endpoints
+	same          []bool             // unchangedPositions' answer
+	order         []*EndpointSlice   // syncPortMap's fill order
+	plans         []SlicePlan        // the last Sync's result, reused by the next Sync
 }
 
 // podPorts returns pod's resolved ports and their key. When every Service port resolves for
@@ -317,7 +323,10 @@ func familyIndex(at AddressType) int {
 // NewServiceSlices returns the incremental reconciler of svc, with no pods and no slices.
 func NewServiceSlices(svc *Service, nodes NodeGetter, opts ReconcilerOptions) *ServiceSlices {
 	s := &ServiceSlices{
-		nodes: nodes, opts: opts, max: opts.maxPerSlice(),
+		nodes: nodes, opts: opts, max: opts.maxPerSlice(), buf: opts.Buffers,
+	}
+	if s.buf == nil {
+		s.buf = new(SyncBuffers)
 	}
 	s.setServiceFields(svc)
 	s.resetDesired()
@@ -674,8 +683,8 @@ func (s *ServiceSlices) Applied(verb string, slice *EndpointSlice) {
 }
 
 func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSlice) {
-	touched := s.touchedBuf[:0]
-	defer func() { s.touchedBuf = touched[:0] }()
+	touched := s.buf.touched[:0]
+	defer func() { s.buf.touched = touched[:0] }()
 	var fam *family
 	// An update usually keeps most endpoints where they were, unchanged: their clean/dirty
 	// state cannot change, so only the others are marked and checked again.
@@ -835,8 +844,8 @@ func (s *ServiceSlices) unchangedPositions(old *storedSlice, slice *EndpointSlic
 		return nil
 	}
 	n := min(len(old.s.Endpoints), len(slice.Endpoints))
-	same := slices.Grow(s.sameBuf[:0], n)[:n]
-	s.sameBuf = same
+	same := slices.Grow(s.buf.same[:0], n)[:n]
+	s.buf.same = same
 	for i := range n {
 		a, b := &old.s.Endpoints[i], &slice.Endpoints[i]
 		same[i] = old.hashes[i] == hashEndpoint(b) && EndpointsEqualBeyondHash(a, b)
@@ -993,7 +1002,8 @@ func (s *ServiceSlices) cleanState(f *family, h endpointHash) (clean bool, d *de
 // Sync computes the writes that bring the stored slices to the desired state, as
 // ReconcileFull would. It does not change the stored state: report successful writes with
 // Applied. The result's plans and their lists (not the slices in them) are reused by the
-// next Sync: read them before calling Sync again.
+// next Sync, of this Service or of any sharing its ReconcilerOptions.Buffers: read them
+// before calling Sync again.
 func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 	// The arrays of the last Sync's writes that were not applied are garbage now.
 	clear(s.fresh)
@@ -1028,7 +1038,7 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 	if s.anomalies > 0 || s.dupHashes > 0 {
 		return s.fullSync(trigger)
 	}
-	res := SyncResult{Plans: s.plans[:0]}
+	res := SyncResult{Plans: s.buf.plans[:0]}
 	for _, at := range s.types {
 		var last SlicePlan
 		if i := len(res.Plans); i < cap(res.Plans) {
@@ -1038,7 +1048,7 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 		finalize(s.svc, &plan, trigger)
 		res.Plans = append(res.Plans, plan)
 	}
-	s.plans = res.Plans
+	s.buf.plans = res.Plans
 	if s.missing > 0 {
 		res.Err = missingErr(s.svc, s.missing*len(s.types))
 	}
@@ -1077,11 +1087,11 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 	plan := SlicePlan{AddressType: f.at, ToCreate: emptied(last.ToCreate), ToUpdate: emptied(last.ToUpdate), ToDelete: emptied(last.ToDelete)}
 	// touched are the stored slices holding a dirty identity (each once: its first dirty
 	// position adds it), pending the desired endpoints no stored slice of their port map has.
-	touched, pending := s.touchedSlices[:0], s.pendingEndpoints[:0]
+	touched, pending := s.buf.touchedSlices[:0], s.buf.pending[:0]
 	// Every member is either clean, and leaves the set, or stays: the set is emptied and the
 	// others put back, which costs less than removing the clean ones one by one.
-	s.dirtyBuf = f.dirty.takeAll(s.dirtyBuf[:0])
-	for _, h := range s.dirtyBuf {
+	s.buf.dirty = f.dirty.takeAll(s.buf.dirty[:0])
+	for _, h := range s.buf.dirty {
 		clean, d, loc, stored := s.cleanState(f, h)
 		if clean {
 			continue
@@ -1097,8 +1107,8 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 			pending = append(pending, d)
 		}
 	}
-	if cap(s.dirtyBuf) > 1024 {
-		s.dirtyBuf = nil // do not keep a big batch's array for the small syncs after it
+	if cap(s.buf.dirty) > 1024 {
+		s.buf.dirty = nil // do not keep a big batch's array for the small syncs after it
 	}
 	// By port map, then as syncPortMap takes them: touched by name, pending by identity.
 	slices.SortFunc(touched, func(a, b *storedSlice) int {
@@ -1139,9 +1149,9 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 	}
 	clear(touched)
 	clear(pending)
-	s.touchedSlices, s.pendingEndpoints = touched[:0], pending[:0]
+	s.buf.touchedSlices, s.buf.pending = touched[:0], pending[:0]
 	if cap(touched) > 1024 || cap(pending) > 1024 {
-		s.touchedSlices, s.pendingEndpoints = nil, nil
+		s.buf.touchedSlices, s.buf.pending = nil, nil
 	}
 	var oldKeys []PortMapKey
 	for k := range f.groups {
@@ -1339,7 +1349,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		// checkClean), so the stored copy is the desired endpoint, unless it carries hints,
 		// which the desired endpoint has not yet.
 		slices.Sort(ss.dirtyPos)
-		keep, changed, dirty := s.scratch[:0], false, ss.dirtyPos
+		keep, changed, dirty := s.buf.kept[:0], false, ss.dirtyPos
 		for i := range sl.Endpoints {
 			ep := &sl.Endpoints[i]
 			if len(dirty) > 0 && int(dirty[0]) == i {
@@ -1356,7 +1366,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 				}
 			}
 		}
-		s.scratch = keep
+		s.buf.kept = keep
 		if !changed && len(keep) == len(sl.Endpoints) {
 			continue
 		}
@@ -1383,7 +1393,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 	next := 0
 	// Step 2.
 	if len(pending) > 0 && len(plan.ToUpdate) > firstUpdate {
-		order := append(s.orderBuf[:0], plan.ToUpdate[firstUpdate:]...)
+		order := append(s.buf.order[:0], plan.ToUpdate[firstUpdate:]...)
 		slices.SortStableFunc(order, fillOrder)
 		for _, sl := range order {
 			for next < len(pending) && len(sl.Endpoints) < s.max {
@@ -1392,7 +1402,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 			}
 		}
 		clear(order)
-		s.orderBuf = order[:0]
+		s.buf.order = order[:0]
 	}
 	// Step 3.
 	g := f.groups[k]

@@ -77,7 +77,13 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 	if topo {
 		fullTopo, incTopo = NewTopologyCache(), NewTopologyCache()
 	}
-	inc := NewServiceSlices(w.svc, w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max, Topology: incTopo})
+	// Seeds that are multiples of 3 share inc's buffers with another reconciler that syncs
+	// between inc's calls, as the Services of one controller do.
+	var shared *SyncBuffers
+	if seed%3 == 0 {
+		shared = new(SyncBuffers)
+	}
+	inc := NewServiceSlices(w.svc, w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max, Topology: incTopo, Buffers: shared})
 	nodes := w.nodeGetter()
 	inc.nodes = dynamicNodes{w}
 	// Even seeds pass pods with PodRefs, some of them wrong on purpose (another pod's, another
@@ -85,7 +91,12 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 	useRefs := seed%2 == 0
 	refRng := rand.New(rand.NewPCG(seed, 99))
 	refs := map[string]*PodRef{}
-	foreign := NewServiceSlices(w.svc, w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max})
+	foreign := NewServiceSlices(w.svc, w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max, Buffers: shared})
+	interleave := func() {
+		if shared != nil && refRng.IntN(2) == 0 {
+			foreign.Sync(0)
+		}
+	}
 	refFor := func(name string) *PodRef {
 		return mischievousRef(refRng, refs, name, func(r *PodRef) {
 			if p := w.pods[name]; p != nil {
@@ -165,7 +176,18 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 			trigger = Timestamp(1_700_000_000_000_000_000 + int64(sync)*1_000_000)
 		}
 		want := ReconcileFull(w.svc, w.podList(), inc.Stored(), w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max, Topology: fullTopo}, trigger)
+		interleave()
 		got := inc.Sync(trigger)
+		if shared != nil {
+			// The next Sync sharing the buffers reuses the plans' lists: keep copies, as the
+			// simulator turns them into writes at once.
+			plans := slices.Clone(got.Plans)
+			for i := range plans {
+				p := &plans[i]
+				p.ToCreate, p.ToUpdate, p.ToDelete = slices.Clone(p.ToCreate), slices.Clone(p.ToUpdate), slices.Clone(p.ToDelete)
+			}
+			got.Plans = plans
+		}
 		log = append(log, fmt.Sprintf("SYNC %d: %v", sync, planCounts(want)))
 		if ps, ws := planString(got), planString(want); ps != ws {
 			t.Errorf("seed %d sync %d: incremental plan differs from full:\nfull:\n%s\nincremental:\n%s\nshortest failing prefix:\n  %s", seed, sync, ws, ps, strings.Join(log, "\n  "))
@@ -220,6 +242,7 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 				cc := *c
 				cc.Name = fmt.Sprintf("%s%05d", c.GenerateName, nameSeq)
 				inc.Applied("create", &cc)
+				interleave()
 			}
 			for _, u := range p.ToUpdate {
 				if !applied {
@@ -229,6 +252,7 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 					break
 				}
 				inc.Applied("update", u)
+				interleave()
 			}
 			for _, d := range p.ToDelete {
 				if !applied {
@@ -238,6 +262,7 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 					break
 				}
 				inc.Applied("delete", d)
+				interleave()
 			}
 		}
 		checkEndpointArrays(t, inc, seed, sync)

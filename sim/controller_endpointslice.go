@@ -106,8 +106,10 @@ func newSliceSyncer(e *Engine) *sliceSyncer {
 	topology := model.NewTopologyCache()
 	topology.SetNodes(e.nodes)
 	return &sliceSyncer{
-		e:           e,
-		opts:        model.ReconcilerOptions{MaxEndpointsPerSlice: e.cfg.ControlPlane.MaxEndpointsPerSlice, Topology: topology},
+		e: e,
+		// The controller syncs one Service at a time: its Services share one set of buffers.
+		opts: model.ReconcilerOptions{MaxEndpointsPerSlice: e.cfg.ControlPlane.MaxEndpointsPerSlice, Topology: topology,
+			Buffers: new(model.SyncBuffers)},
 		stored:      make([]sliceStore, len(e.services)),
 		reconcilers: make([]*model.ServiceSlices, len(e.services)),
 	}
