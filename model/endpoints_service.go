@@ -342,9 +342,7 @@ func (s *ServiceEndpoints) DeletePodRef(ref *EndpointsPodRef, namespace, name st
 		s.DeletePodOf(namespace, name)
 		return
 	}
-	s.removeContribution(slot.ps)
-	slot.ps = nil
-	delete(s.pods, s.podKey(namespace, name))
+	s.dropSlot(s.podKey(namespace, name), slot)
 }
 
 // podKey is the pods map's key: the name for a pod of s.ns, else "namespace/name".
@@ -370,10 +368,15 @@ func (s *ServiceEndpoints) DeletePodOf(namespace, name string) {
 
 func (s *ServiceEndpoints) deletePod(podKey string) {
 	if slot := s.pods[podKey]; slot != nil {
-		s.removeContribution(slot.ps)
-		slot.ps = nil
-		delete(s.pods, podKey)
+		s.dropSlot(podKey, slot)
 	}
+}
+
+// dropSlot removes the pod kept in slot under podKey.
+func (s *ServiceEndpoints) dropSlot(podKey string, slot *endpointsPodSlot) {
+	s.removeContribution(slot.ps)
+	slot.ps = nil
+	delete(s.pods, podKey)
 }
 
 // source returns the pod a state was built from (kept for SetService recomputes).

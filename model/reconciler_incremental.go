@@ -443,9 +443,7 @@ func (s *ServiceSlices) DeletePodRef(ref *PodRef, namespace, name string) {
 		s.DeletePod(namespace, name)
 		return
 	}
-	delete(s.pods, s.podKey(namespace, name))
-	pe.deleted = true
-	s.markDirty(pe)
+	s.dropEntry(s.podKey(namespace, name), pe)
 }
 
 // markDirty queues pe for recomputation at the next sync.
@@ -468,10 +466,13 @@ func (s *ServiceSlices) podKey(namespace, name string) string {
 // DeletePod records that a pod is gone (or no longer matches the selector).
 func (s *ServiceSlices) DeletePod(namespace, name string) {
 	key := s.podKey(namespace, name)
-	pe := s.pods[key]
-	if pe == nil {
-		return
+	if pe := s.pods[key]; pe != nil {
+		s.dropEntry(key, pe)
 	}
+}
+
+// dropEntry removes the pod kept in pe under key; the next Sync drops its endpoints.
+func (s *ServiceSlices) dropEntry(key string, pe *podEntry) {
 	delete(s.pods, key)
 	pe.deleted = true
 	s.markDirty(pe)
