@@ -180,9 +180,12 @@ func (o *outputDir) handleSignals() {
 	o.signals = make(chan os.Signal, 1)
 	o.stop = make(chan struct{})
 	signal.Notify(o.signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	// The goroutine gets the channels, not o: finish clears o.stop, which the goroutine
+	// could otherwise read after that (a data race, and a select on a nil channel).
+	signals, stop := o.signals, o.stop
 	go func() {
 		select {
-		case sig := <-o.signals:
+		case sig := <-signals:
 			o.mu.Lock()
 			if !o.done {
 				os.RemoveAll(o.stage)
@@ -194,7 +197,7 @@ func (o *outputDir) handleSignals() {
 			syscall.Kill(os.Getpid(), s)
 			time.Sleep(time.Second)
 			os.Exit(128 + int(s))
-		case <-o.stop:
+		case <-stop:
 		}
 	}()
 }
