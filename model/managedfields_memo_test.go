@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -13,6 +14,9 @@ func TestFieldsMemo(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	var memo FieldsMemo
 	keys := []string{"app", "tier", "endpointslice.kubernetes.io/managed-by", "kubernetes.io/service-name", AnnotationTriggerTime, "x<y"}
+	// Plain UIDs of two lengths, and UIDs that are not plain (JSON escapes them, or a
+	// character of the field set's syntax).
+	uids := []string{"uid-0", "uid-1", "uid-22", "uid-33", "uid<0", "uid\"1", "uid}0"}
 	randomMap := func() map[string]string {
 		m := map[string]string{}
 		for _, k := range keys {
@@ -31,7 +35,7 @@ func TestFieldsMemo(t *testing.T) {
 			m.GenerateName = "web-"
 		}
 		for range r.IntN(3) {
-			m.OwnerReferences = append(m.OwnerReferences, OwnerReference{UID: fmt.Sprint("uid-", r.IntN(2))})
+			m.OwnerReferences = append(m.OwnerReferences, OwnerReference{UID: uids[r.IntN(len(uids))]})
 		}
 		return m
 	}
@@ -46,7 +50,7 @@ func TestFieldsMemo(t *testing.T) {
 		before := memo.built
 		if r.IntN(2) == 0 {
 			s := &EndpointSlice{ObjectMeta: meta}
-			if got, want := memo.EndpointSlice(s, at), EndpointSliceManagedFields(s, at); got != want {
+			if got, want := memo.EndpointSlice(s, at), EndpointSliceManagedFields(s, at); !sameEntry(got, want, &meta, uids) {
 				t.Fatalf("step %d: slice entry %+v, want %+v", step, got, want)
 			}
 		} else {
@@ -54,7 +58,7 @@ func TestFieldsMemo(t *testing.T) {
 			if r.IntN(2) == 0 {
 				e.Subsets = []EndpointSubset{{}}
 			}
-			if got, want := memo.Endpoints(e, at), EndpointsManagedFields(e, at); got != want {
+			if got, want := memo.Endpoints(e, at), EndpointsManagedFields(e, at); !sameEntry(got, want, &meta, uids) {
 				t.Fatalf("step %d: Endpoints entry %+v, want %+v", step, got, want)
 			}
 		}
@@ -67,15 +71,50 @@ func TestFieldsMemo(t *testing.T) {
 	}
 }
 
+// sameEntry reports whether the memo's entry got may stand for want, the entry built for an
+// object with metadata meta: equal, or, with one plain owner UID, equal but for another plain
+// UID of uids of the same length in its place, and of the same size in every encoding.
+func sameEntry(got, want ManagedFieldsEntry, meta *ObjectMeta, uids []string) bool {
+	if got == want {
+		return true
+	}
+	if len(meta.OwnerReferences) != 1 || !plainUID(meta.OwnerReferences[0].UID) {
+		return false
+	}
+	uid := meta.OwnerReferences[0].UID
+	for _, other := range uids {
+		if other == uid || len(other) != len(uid) || !plainUID(other) {
+			continue
+		}
+		swapped := got
+		swapped.FieldsV1 = strings.ReplaceAll(got.FieldsV1, other, uid)
+		if swapped != want {
+			continue
+		}
+		for _, enc := range []Encoding{Protobuf, JSON} {
+			a := &EndpointSlice{ObjectMeta: ObjectMeta{ManagedFields: []ManagedFieldsEntry{got}}}
+			b := &EndpointSlice{ObjectMeta: ObjectMeta{ManagedFields: []ManagedFieldsEntry{want}}}
+			if EndpointSliceSize(a, enc) != EndpointSliceSize(b, enc) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // TestFieldsMemoShares checks that the memo keeps one string per field set: the Endpoints
-// objects of different Services share theirs, the slices of one Service share theirs, and
-// other owners or key sets get their own (each as built from scratch).
+// objects of different Services share theirs, the slices of owners with plain UIDs of one
+// length share theirs, and other owners or key sets get their own (each as built from
+// scratch, or of its size).
 func TestFieldsMemoShares(t *testing.T) {
 	var memo FieldsMemo
+	uids := []string{"x", "y", "xy", "<"}
 	slice := func(uid string, labels map[string]string) string {
-		s := &EndpointSlice{ObjectMeta: ObjectMeta{GenerateName: "web-", Labels: labels, OwnerReferences: []OwnerReference{{UID: uid}}}}
+		meta := ObjectMeta{GenerateName: "web-", Labels: labels, OwnerReferences: []OwnerReference{{UID: uid}}}
+		s := &EndpointSlice{ObjectMeta: meta}
 		got, want := memo.EndpointSlice(s, 1), EndpointSliceManagedFields(s, 1)
-		if got != want {
+		if !sameEntry(got, want, &meta, uids) {
 			t.Fatalf("slice of %s: %+v, want %+v", uid, got, want)
 		}
 		return got.FieldsV1
@@ -96,13 +135,20 @@ func TestFieldsMemoShares(t *testing.T) {
 	l := map[string]string{"app": "x"}
 	x1, y1 := slice("x", l), slice("y", l)
 	x2 := slice("x", map[string]string{"app": "other value"})
-	if !same(x1, x2) || same(x1, y1) {
-		t.Errorf("slices: same owner shared %v, other owners shared %v", same(x1, x2), same(x1, y1))
+	if !same(x1, x2) || !same(x1, y1) {
+		t.Errorf("slices: same owner shared %v, another plain owner of the same length shared %v", same(x1, x2), same(x1, y1))
+	}
+	// An owner UID of another length, or one that is not plain, gets its own field set.
+	if xy := slice("xy", l); same(xy, x1) || !strings.Contains(xy, `\"xy\"`) {
+		t.Errorf("the owner xy got the field set %s", xy)
+	}
+	if lt := slice("<", l); same(lt, x1) || !strings.Contains(lt, `u003c`) {
+		t.Errorf("the owner < got the field set %s", lt)
 	}
 	if x3 := slice("x", map[string]string{"tier": "x"}); x3 == x1 {
 		t.Errorf("another label key gave the same field set %s", x3)
 	}
-	if memo.built != 4 {
-		t.Errorf("built %d field sets, want 4", memo.built)
+	if memo.built != 5 {
+		t.Errorf("built %d field sets, want 5", memo.built)
 	}
 }
