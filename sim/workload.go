@@ -77,9 +77,9 @@ type serviceState struct {
 	unavail                int
 	families               []model.IPFamily
 	timing                 *serviceTiming
-	// podLabels and podPorts are the current template's pod labels and container ports.
-	podLabels map[string]string
-	podPorts  []model.ContainerPort
+	// podPorts are the current template's container ports (its pods' labels are
+	// podState.labels).
+	podPorts []model.ContainerPort
 	// created is true once the create action ran.
 	created bool
 	// manual is the user-written Endpoints object of a selector-less Service
@@ -327,7 +327,6 @@ func (e *Engine) newTemplate(s *serviceState) {
 		// A StatefulSet or DaemonSet updates its pods in place of the old ones: one counter
 		// set serves every revision.
 		s.hash = e.names.templateHash()
-		s.podLabels = map[string]string{"app": s.svc.Name, "pod-template-hash": s.hash}
 		return
 	}
 	if s.newRS != nil {
@@ -340,9 +339,8 @@ func (e *Engine) newTemplate(s *serviceState) {
 	s.hash = e.names.templateHash()
 	s.newRS = &replicaSet{svc: s, hash: s.hash}
 	s.newRSCreated = false
-	// Every pod of a template has the same labels and ports; pods are never modified in
-	// place, so they share one map and one slice.
-	s.podLabels = map[string]string{"app": s.svc.Name, "pod-template-hash": s.hash}
+	// Every pod of a template has the same ports; pods are never modified in place, so they
+	// share one slice.
 	s.podPorts = e.templatePorts(s)
 }
 
@@ -384,10 +382,9 @@ func (e *Engine) createPod(s *serviceState, hash string, rs *replicaSet, name st
 		uid = e.names.uid()
 	}
 	e.podNames[name] = struct{}{}
-	labels := s.podLabels
-	if hash != s.hash {
-		labels = map[string]string{"app": s.svc.Name, "pod-template-hash": hash}
-	}
+	// The pod has no labels: nothing in a run reads them (a pod's Service is p.svc, not a
+	// selector match), and a map per template was 760 bytes per Service in a rollout.
+	// Recorded pods get theirs (record).
 	p := &podState{
 		svc:     s,
 		hash:    hash,
@@ -400,7 +397,6 @@ func (e *Engine) createPod(s *serviceState, hash string, rs *replicaSet, name st
 			Namespace:      s.svc.Namespace,
 			Name:           name,
 			UID:            uid,
-			Labels:         labels,
 			Phase:          model.PodPending,
 			ContainerPorts: s.podPorts,
 		},
@@ -689,7 +685,8 @@ func (e *Engine) podDeleted(p *podState) {
 }
 
 // PodRecorder is an optional Observer extension that receives every pod event of a generated
-// workload, as a watch on pods would see it (used to record traces for replay tests).
+// workload, as a watch on pods would see it (used to record traces for replay tests). Each
+// event has its own copy of the pod, labels included.
 type PodRecorder interface {
 	PodEvent(TraceEvent)
 }
@@ -699,8 +696,16 @@ func (e *Engine) record(t model.EventType, p *podState) {
 		return
 	}
 	if r, ok := e.obs.(PodRecorder); ok {
-		r.PodEvent(TraceEvent{At: e.now, Type: t, Pod: p.pod})
+		pod := *p.pod
+		pod.Labels = p.labels()
+		r.PodEvent(TraceEvent{At: e.now, Type: t, Pod: &pod})
 	}
+}
+
+// labels returns the labels of a generated pod, those of its template: app (its Service's
+// selector) and pod-template-hash. The pod itself does not carry them (createPod).
+func (p *podState) labels() map[string]string {
+	return map[string]string{"app": p.svc.svc.Name, "pod-template-hash": p.hash}
 }
 
 // manualEndpoints builds the Endpoints object a user writes for a selector-less Service: one
