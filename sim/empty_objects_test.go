@@ -182,7 +182,7 @@ func TestPlaceholderSliceMatchesUpstream(t *testing.T) {
 			if tc.families != nil {
 				svc.IPFamilies = tc.families
 			}
-			s.svc, s.families = &svc, svc.IPFamilies
+			s.svc = &svc
 			trigger := svc.CreationTimestamp
 			if tc.noTrigger {
 				trigger = 0

@@ -71,7 +71,7 @@ func Replay(cfg Config, services []*model.Service, nodes []*model.Node, src Trac
 	e.nodeNamesUnique = len(e.nodeByName) == len(e.nodes)
 	e.nodeNamesFormatted = false // the trace's own names
 	for _, svc := range services {
-		s := &serviceState{idx: len(e.services), svc: svc, families: svc.IPFamilies}
+		s := &serviceState{idx: len(e.services), svc: svc}
 		e.services = append(e.services, s)
 		e.serviceByName[svc.Name] = append(e.serviceByName[svc.Name], s)
 	}

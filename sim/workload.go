@@ -75,7 +75,6 @@ type serviceState struct {
 	rsStatusWrites, dcSeen int
 	surge                  int
 	unavail                int
-	families               []model.IPFamily
 	timing                 *serviceTiming
 	// podPorts are the current template's container ports (its pods' labels are
 	// podState.labels).
@@ -85,10 +84,17 @@ type serviceState struct {
 	// manual is the user-written Endpoints object of a selector-less Service
 	// (ServiceConfig.ManualEndpoints), nil otherwise.
 	manual *model.Endpoints
-	// setItem is the Service's place in the StatefulSet or DaemonSet controller's queue;
-	// setWritten the pod changes its last status write reported.
-	setItem    workItem
-	setWritten int
+	// set is the StatefulSet or DaemonSet state, nil for a Deployment (most Services: kept
+	// apart, it costs them nothing).
+	set *setState
+}
+
+// setState is what the StatefulSet or DaemonSet controller keeps of a Service.
+type setState struct {
+	// item is the Service's place in the controller's queue; written the pod changes its
+	// last status write reported.
+	item    workItem
+	written int
 	// ordinals holds a StatefulSet's pods by ordinal; daemonOn a DaemonSet's running pod
 	// per node and terminatingOn its terminating pods per node.
 	ordinals      []*podState
@@ -140,7 +146,9 @@ func (e *Engine) buildServices() {
 			}
 			s := &serviceState{idx: len(e.services), cfg: c, replicas: c.Replicas, timing: e.kubelet.forService(c)}
 			s.svc = e.newService(proto, c, name)
-			s.families = s.svc.IPFamilies
+			if s.kind() != KindDeployment {
+				s.set = &setState{}
+			}
 			e.services = append(e.services, s)
 			e.serviceByName[c.Name] = append(e.serviceByName[c.Name], s)
 			if name != c.Name {
@@ -590,7 +598,7 @@ func (ev evPodStarted) apply(e *Engine) {
 		return
 	}
 	p.stage = stageRunning
-	ips := e.ips.allocate(int(p.node), p.svc.families)
+	ips := e.ips.allocate(int(p.node), p.svc.svc.IPFamilies)
 	now := timestamp(e.now)
 	e.updatePod(p, func(pod *model.Pod) { pod.Phase = model.PodRunning; pod.IPs = ips; pod.ReadyTransition = now })
 	e.after(p.svc.timing.ready.sample(), evPodReady{p, p.epoch})
@@ -746,7 +754,7 @@ func (e *Engine) addManualAddresses(s *serviceState, sub *model.EndpointSubset, 
 		e.manualIPs++
 		k := e.manualIPs
 		var ip string
-		if s.families[len(sub.Addresses)%len(s.families)] == model.IPv6 {
+		if families := s.svc.IPFamilies; families[len(sub.Addresses)%len(families)] == model.IPv6 {
 			ip = fmt.Sprintf("fd00:ee::%x:%x", k>>16, k&0xffff)
 		} else {
 			// 172.16.0.0/12 holds a million addresses; beyond, 100.64.0.0/10.

@@ -34,7 +34,7 @@ func newSetController(kind string, cfg ControllerConfig, workers int, rng *sampl
 		bucket:  newTokenBucket(cfg.QPS, max(cfg.Burst, 1)),
 		latency: rng,
 	}
-	c.queue = workQueue[*serviceState]{idle: max(workers, 1), item: func(s *serviceState) *workItem { return &s.setItem }}
+	c.queue = workQueue[*serviceState]{idle: max(workers, 1), item: func(s *serviceState) *workItem { return &s.set.item }}
 	return c
 }
 
@@ -104,7 +104,7 @@ func (ev evSetSynced) apply(e *Engine) {
 	s := ev.s
 	for _, x := range ev.eff.create {
 		if ev.c.kind == KindStatefulSet {
-			if x < len(s.ordinals) && s.ordinals[x] == nil {
+			if x < len(s.set.ordinals) && s.set.ordinals[x] == nil {
 				e.createSetPod(s, x, -1)
 			}
 		} else if !e.nodeDown[x] {
@@ -114,7 +114,7 @@ func (ev evSetSynced) apply(e *Engine) {
 	for _, p := range ev.eff.delete {
 		e.deletePod(p)
 	}
-	s.setWritten = ev.eff.changes
+	s.set.written = ev.eff.changes
 	ev.c.queue.done(s)
 	e.workloads.kick()
 	e.workloadSettled(s)
@@ -129,10 +129,10 @@ func (e *Engine) createSetPod(s *serviceState, ordinal, node int) {
 	p := e.createPod(s, s.hash, s.newRS, name)
 	p.ordinal, p.pinned = int32(ordinal), int32(node)
 	if ordinal >= 0 {
-		s.ordinals[ordinal] = p
+		s.set.ordinals[ordinal] = p
 	}
 	if node >= 0 {
-		s.daemonOn[node] = p
+		s.set.daemonOn[node] = p
 	}
 }
 
@@ -148,7 +148,7 @@ func (w *workloadControllers) syncStatefulSet(s *serviceState) {
 	eff := setEffect{changes: s.newRS.changes}
 	act := func() {
 		for i := 0; i < s.replicas; i++ {
-			p := s.ordinals[i]
+			p := s.set.ordinals[i]
 			if p == nil {
 				eff.create = append(eff.create, i)
 				return
@@ -157,8 +157,8 @@ func (w *workloadControllers) syncStatefulSet(s *serviceState) {
 				return // wait for it (terminating, not yet Running and Ready, or not available)
 			}
 		}
-		for i := len(s.ordinals) - 1; i >= s.replicas; i-- {
-			if p := s.ordinals[i]; p != nil {
+		for i := len(s.set.ordinals) - 1; i >= s.replicas; i-- {
+			if p := s.set.ordinals[i]; p != nil {
 				if !p.pod.Terminating {
 					eff.delete = append(eff.delete, p)
 				}
@@ -166,7 +166,7 @@ func (w *workloadControllers) syncStatefulSet(s *serviceState) {
 			}
 		}
 		for i := s.replicas - 1; i >= 0; i-- {
-			p := s.ordinals[i]
+			p := s.set.ordinals[i]
 			if p.hash != s.hash && !p.pod.Terminating {
 				eff.delete = append(eff.delete, p)
 				return
@@ -178,7 +178,7 @@ func (w *workloadControllers) syncStatefulSet(s *serviceState) {
 	}
 	act()
 	calls := len(eff.create) + len(eff.delete)
-	if eff.changes != s.setWritten {
+	if eff.changes != s.set.written {
 		calls++ // status update
 	}
 	w.setCalls(c, s, calls, eff)
@@ -196,13 +196,13 @@ func (w *workloadControllers) syncDaemonSet(s *serviceState) {
 	unavailable := 0
 	var candidates []*podState
 	for n := range e.nodes {
-		p := s.daemonOn[n]
+		p := s.set.daemonOn[n]
 		switch {
 		case p == nil && e.nodeDown[n]:
 			// A node that is gone runs no new pod.
 		case p == nil:
 			unavailable++
-			if s.terminatingOn[n] == 0 && len(eff.create) < daemonSetBurstReplicas {
+			if s.set.terminatingOn[n] == 0 && len(eff.create) < daemonSetBurstReplicas {
 				eff.create = append(eff.create, n)
 			}
 		case !p.available:
@@ -220,7 +220,7 @@ func (w *workloadControllers) syncDaemonSet(s *serviceState) {
 		eff.delete = eff.delete[:daemonSetBurstReplicas]
 	}
 	calls := len(eff.create) + len(eff.delete)
-	if eff.changes != s.setWritten {
+	if eff.changes != s.set.written {
 		calls++
 	}
 	w.setCalls(w.daemonSets, s, calls, eff)
@@ -237,15 +237,18 @@ func (w *workloadControllers) syncSet(c *setController, s *serviceState) {
 
 // setPodGone keeps the per-ordinal and per-node indexes of s when p goes.
 func (s *serviceState) setPodGone(p *podState) {
-	if p.ordinal >= 0 && int(p.ordinal) < len(s.ordinals) && s.ordinals[p.ordinal] == p {
-		s.ordinals[p.ordinal] = nil
+	if s.set == nil {
+		return
+	}
+	if p.ordinal >= 0 && int(p.ordinal) < len(s.set.ordinals) && s.set.ordinals[p.ordinal] == p {
+		s.set.ordinals[p.ordinal] = nil
 	}
 	if p.pinned >= 0 {
-		if s.daemonOn[p.pinned] == p {
-			s.daemonOn[p.pinned] = nil
+		if s.set.daemonOn[p.pinned] == p {
+			s.set.daemonOn[p.pinned] = nil
 		}
 		if p.pod.Terminating {
-			s.terminatingOn[p.pinned]--
+			s.set.terminatingOn[p.pinned]--
 		}
 	}
 }
@@ -253,9 +256,9 @@ func (s *serviceState) setPodGone(p *podState) {
 // setPodTerminating notes that p, a DaemonSet pod, is terminating: its node has no running
 // daemon pod, but must wait until this one is gone for a new one.
 func (s *serviceState) setPodTerminating(p *podState) {
-	if p.pinned >= 0 && s.daemonOn[p.pinned] == p {
-		s.daemonOn[p.pinned] = nil
-		s.terminatingOn[p.pinned]++
+	if s.set != nil && p.pinned >= 0 && s.set.daemonOn[p.pinned] == p {
+		s.set.daemonOn[p.pinned] = nil
+		s.set.terminatingOn[p.pinned]++
 	}
 }
 
@@ -263,18 +266,18 @@ func (s *serviceState) setPodTerminating(p *podState) {
 func (e *Engine) prepareSet(s *serviceState) {
 	switch s.kind() {
 	case KindStatefulSet:
-		s.ordinals = make([]*podState, max(s.replicas, len(s.ordinals)))
+		s.set.ordinals = make([]*podState, max(s.replicas, len(s.set.ordinals)))
 	case KindDaemonSet:
-		s.daemonOn = make([]*podState, len(e.nodes))
-		s.terminatingOn = make([]int32, len(e.nodes))
+		s.set.daemonOn = make([]*podState, len(e.nodes))
+		s.set.terminatingOn = make([]int32, len(e.nodes))
 		s.replicas = len(e.nodes)
 	}
 }
 
 // scaleSet resizes a StatefulSet's ordinal index for a new replica count.
 func (s *serviceState) scaleSet(replicas int) {
-	if s.kind() == KindStatefulSet && replicas > len(s.ordinals) {
-		s.ordinals = append(s.ordinals, make([]*podState, replicas-len(s.ordinals))...)
+	if s.kind() == KindStatefulSet && replicas > len(s.set.ordinals) {
+		s.set.ordinals = append(s.set.ordinals, make([]*podState, replicas-len(s.set.ordinals))...)
 	}
 }
 

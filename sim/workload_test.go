@@ -354,7 +354,7 @@ func TestDaemonSetRollout(t *testing.T) {
 			return
 		}
 		for n := range nodes {
-			if k := s.terminatingOn[n]; k > 0 && s.daemonOn[n] != nil {
+			if k := s.set.terminatingOn[n]; k > 0 && s.set.daemonOn[n] != nil {
 				t.Fatalf("at %v: node %d has a new daemon pod while its old one terminates", e.now, n)
 			}
 		}
@@ -366,7 +366,7 @@ func TestDaemonSetRollout(t *testing.T) {
 	if s.newRS.live != nodes || s.newRS.available != nodes {
 		t.Fatalf("%d daemon pods (%d available) on %d nodes", s.newRS.live, s.newRS.available, nodes)
 	}
-	for n, p := range s.daemonOn {
+	for n, p := range s.set.daemonOn {
 		if p == nil || int(p.node) != n || p.hash != s.hash {
 			t.Fatalf("node %d: daemon pod %v", n, p)
 		}
