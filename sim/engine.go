@@ -44,7 +44,7 @@ type Engine struct {
 	// manualIPs counts the addresses of user-written Endpoints handed out so far.
 	manualIPs int
 	// podNames and sliceNames hold the names in use, so generated names never collide.
-	podNames   map[string]struct{}
+	podNames   podNameSet
 	sliceNames map[string]bool
 
 	nodes      []*model.Node
@@ -128,14 +128,13 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 	e.placement = newPlacer(cfg.Cluster.Nodes, newStream(cfg.Seed, streamPlacement))
 	e.kubelet = newKubeletTiming(newStream(cfg.Seed, streamKubelet))
 	e.buildServices()
-	// The pod names map grows to the pods alive at once: about the replicas of every
-	// Service. Sized for them up front, it is not rebuilt as it grows (14 MB of copies in
-	// many-services).
+	// The pod names set grows to the pods alive at once: about the replicas of every
+	// Service. Sized for them up front, it is not rebuilt as it grows.
 	pods := 0
 	for _, s := range e.services {
 		pods += max(s.replicas, 0)
 	}
-	e.podNames = make(map[string]struct{}, min(pods, 1<<20))
+	e.podNames = newPodNameSet(min(pods, 1<<20))
 	e.workloads = newWorkloadControllers(e)
 	if cfg.KubeProxy.Mode == "" {
 		e.cfg.KubeProxy = DefaultKubeProxy(KubeProxyIPTables)

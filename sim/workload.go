@@ -382,14 +382,10 @@ func (e *Engine) createPod(s *serviceState, hash string, rs *replicaSet, name st
 	// ReplicaSet controller tries another random suffix.
 	var uid string
 	if name == "" || e.podNameTaken(name) {
-		name, uid = e.names.podNameAndUID(s.svc.Name, hash, func(b []byte) bool {
-			_, ok := e.podNames[string(b)]
-			return ok
-		})
+		name, uid = e.names.podNameAndUID(s.svc.Name, hash, e.podNames.hasBytes)
 	} else {
 		uid = e.names.uid()
 	}
-	e.podNames[name] = struct{}{}
 	// The pod has no labels: nothing in a run reads them (a pod's Service is p.svc, not a
 	// selector match), and a map per template was 760 bytes per Service in a rollout.
 	// Recorded pods get theirs (record).
@@ -409,6 +405,7 @@ func (e *Engine) createPod(s *serviceState, hash string, rs *replicaSet, name st
 			ContainerPorts: s.podPorts,
 		},
 	}
+	e.podNames.add(p)
 	s.pods = append(s.pods, p)
 	s.setLive(p, true)
 	e.podAdded(p)
@@ -418,8 +415,7 @@ func (e *Engine) createPod(s *serviceState, hash string, rs *replicaSet, name st
 
 // podNameTaken reports whether a pod of that name exists.
 func (e *Engine) podNameTaken(name string) bool {
-	_, ok := e.podNames[name]
-	return ok
+	return e.podNames.has(name)
 }
 
 func containerPorts(svc *model.Service) []model.ContainerPort {
@@ -478,7 +474,7 @@ func (e *Engine) podGone(p *podState) {
 		}
 	}
 	s.dropGone()
-	delete(e.podNames, p.pod.Name)
+	e.podNames.remove(p.pod.Name)
 	s.setPodGone(p)
 	if p.rs != nil {
 		p.rs.resolve().changes++ // status.terminatingReplicas
