@@ -195,7 +195,7 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 		}
 		if p == nil {
 			s.podSeq++
-			p = &podState{svc: s, hash: "", node: -1, stage: stageRunning, seq: s.podSeq, pod: &pod}
+			p = &podState{svc: s, node: -1, stage: stageRunning, seq: s.podSeq, pod: &pod}
 			s.pods = append(s.pods, p)
 			e.podAdded(p)
 		} else {

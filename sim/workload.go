@@ -22,15 +22,14 @@ const (
 
 // podState is one pod of the simulation and the engine's bookkeeping around it.
 //
-// There is one per pod of the run, so it is kept to 64 bytes: counters and indexes are
-// int32 (node and pod counts, ordinals and per-pod changes are far below 2³¹) and the flags
-// sit together.
+// There is one per pod of the run, so it is kept to 80 bytes: counters and indexes are
+// int32 (node and pod counts, ordinals and per-pod changes are far below 2³¹), the flags
+// sit together, and the pod-template-hash is its ReplicaSet's (hash).
 type podState struct {
-	pod  *model.Pod
-	svc  *serviceState
-	hash string // pod-template-hash: which ReplicaSet created it
-	// rs is the ReplicaSet that owns it (resolve it: old ReplicaSets are folded together);
-	// nil for replayed pods.
+	pod *model.Pod
+	svc *serviceState
+	// rs is the ReplicaSet that created it, of its pod template (resolve it for the one that
+	// owns it now: old ReplicaSets are folded together); nil for replayed pods.
 	rs   *replicaSet
 	node int32 // -1 until scheduled
 	// epoch invalidates lifecycle events scheduled before a later change (e.g. deletion).
@@ -100,6 +99,9 @@ type setState struct {
 	ordinals      []*podState
 	daemonOn      []*podState
 	terminatingOn []int32
+	// revision is the ReplicaSet that names the pods of the current revision after the
+	// first (merged into serviceState.newRS, which counts them); nil before a rollout.
+	revision *replicaSet
 }
 
 // serviceTiming holds the kubelet samplers of one ServiceConfig (shared by its stamped copies).
@@ -285,6 +287,15 @@ func (e *Engine) createService(s *serviceState) {
 	e.workloads.enqueueDeployment(s)
 }
 
+// hash returns p's pod-template-hash: which ReplicaSet (or StatefulSet or DaemonSet
+// revision) created it; "" for a replayed pod.
+func (p *podState) hash() string {
+	if p.rs == nil {
+		return ""
+	}
+	return p.rs.hash
+}
+
 // isNew reports whether p belongs to the current pod template (the new ReplicaSet).
 func (s *serviceState) isNew(p *podState) bool { return p.rs != nil && p.rs.resolve() == s.newRS }
 
@@ -333,8 +344,10 @@ func (s *serviceState) setAvailable(p *podState, available bool) {
 func (e *Engine) newTemplate(s *serviceState) {
 	if s.newRS != nil && s.kind() != KindDeployment {
 		// A StatefulSet or DaemonSet updates its pods in place of the old ones: one counter
-		// set serves every revision.
+		// set, newRS, serves every revision. The revision's pods name theirs by a
+		// ReplicaSet merged into newRS from the start.
 		s.hash = e.names.templateHash()
+		s.set.revision = &replicaSet{svc: s, hash: s.hash, merged: s.newRS}
 		return
 	}
 	if s.newRS != nil {
@@ -367,22 +380,22 @@ func (e *Engine) workloadSettled(s *serviceState) {
 		return
 	}
 	for _, p := range s.pods {
-		if p.live && p.hash != s.hash {
+		if p.live && p.hash() != s.hash {
 			return
 		}
 	}
 	s.rollout = nil
 }
 
-// createPod creates one pod of template hash owned by rs, named name (or a generated name
-// when empty); the scheduler and the kubelet take it from there.
-func (e *Engine) createPod(s *serviceState, hash string, rs *replicaSet, name string) *podState {
+// createPod creates one pod of rs's template, named name (or a generated name when empty);
+// the scheduler and the kubelet take it from there.
+func (e *Engine) createPod(s *serviceState, rs *replicaSet, name string) *podState {
 	s.podSeq++
 	// Names are unique within the namespace: the API server refuses a duplicate and the
 	// ReplicaSet controller tries another random suffix.
 	var uid string
 	if name == "" || e.podNameTaken(name) {
-		name, uid = e.names.podNameAndUID(s.svc.Name, hash, e.podNames.hasBytes)
+		name, uid = e.names.podNameAndUID(s.svc.Name, rs.hash, e.podNames.hasBytes)
 	} else {
 		uid = e.names.uid()
 	}
@@ -391,7 +404,6 @@ func (e *Engine) createPod(s *serviceState, hash string, rs *replicaSet, name st
 	// Recorded pods get theirs (record).
 	p := &podState{
 		svc:     s,
-		hash:    hash,
 		rs:      rs,
 		node:    -1,
 		ordinal: -1,
@@ -709,7 +721,7 @@ func (e *Engine) record(t model.EventType, p *podState) {
 // labels returns the labels of a generated pod, those of its template: app (its Service's
 // selector) and pod-template-hash. The pod itself does not carry them (createPod).
 func (p *podState) labels() map[string]string {
-	return map[string]string{"app": p.svc.svc.Name, "pod-template-hash": p.hash}
+	return map[string]string{"app": p.svc.svc.Name, "pod-template-hash": p.hash()}
 }
 
 // manualEndpoints builds the Endpoints object a user writes for a selector-less Service: one

@@ -371,9 +371,9 @@ type evPodCreateCall struct{ rs *replicaSet }
 
 func (ev evPodCreateCall) String() string { return "pod create call " + ev.rs.hash }
 func (ev evPodCreateCall) apply(e *Engine) {
-	rs := ev.rs.resolve()
-	rs.expectCreates--
-	e.createPod(rs.svc, ev.rs.hash, rs, "")
+	ev.rs.resolve().expectCreates--
+	// The pod is of ev.rs's template, and owned by the ReplicaSet that resolves to.
+	e.createPod(ev.rs.svc, ev.rs, "")
 }
 
 // evPodCreateFailed is a pod create call of the ReplicaSet controller returning an error:

@@ -126,7 +126,11 @@ func (e *Engine) createSetPod(s *serviceState, ordinal, node int) {
 	if ordinal >= 0 {
 		name = s.svc.Name + "-" + strconv.Itoa(ordinal) // stable identity
 	}
-	p := e.createPod(s, s.hash, s.newRS, name)
+	rs := s.newRS
+	if s.set.revision != nil {
+		rs = s.set.revision
+	}
+	p := e.createPod(s, rs, name)
 	p.ordinal, p.pinned = int32(ordinal), int32(node)
 	if ordinal >= 0 {
 		s.set.ordinals[ordinal] = p
@@ -167,7 +171,7 @@ func (w *workloadControllers) syncStatefulSet(s *serviceState) {
 		}
 		for i := s.replicas - 1; i >= 0; i-- {
 			p := s.set.ordinals[i]
-			if p.hash != s.hash && !p.pod.Terminating {
+			if p.hash() != s.hash && !p.pod.Terminating {
 				eff.delete = append(eff.delete, p)
 				return
 			}
@@ -207,10 +211,10 @@ func (w *workloadControllers) syncDaemonSet(s *serviceState) {
 			}
 		case !p.available:
 			unavailable++
-			if p.hash != s.hash {
+			if p.hash() != s.hash {
 				eff.delete = append(eff.delete, p) // allowedReplacementPods
 			}
-		case p.hash != s.hash:
+		case p.hash() != s.hash:
 			candidates = append(candidates, p)
 		}
 	}

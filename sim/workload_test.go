@@ -367,7 +367,7 @@ func TestDaemonSetRollout(t *testing.T) {
 		t.Fatalf("%d daemon pods (%d available) on %d nodes", s.newRS.live, s.newRS.available, nodes)
 	}
 	for n, p := range s.set.daemonOn {
-		if p == nil || int(p.node) != n || p.hash != s.hash {
+		if p == nil || int(p.node) != n || p.hash() != s.hash {
 			t.Fatalf("node %d: daemon pod %v", n, p)
 		}
 	}
