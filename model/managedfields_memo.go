@@ -117,13 +117,20 @@ func (m *FieldsMemo) lookup(kind byte, meta *ObjectMeta) string {
 // then depends on the UID only through its length.
 func plainUID(uid string) bool {
 	for i := 0; i < len(uid); i++ {
-		c := uid[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+		if !plainUIDByte[uid[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// plainUIDByte tells the bytes of a plain UID.
+var plainUIDByte = func() (plain [256]bool) {
+	for c := range plain {
+		plain[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-'
+	}
+	return plain
+}()
 
 // build makes the FieldsV1 string of an object of kind with metadata meta.
 func (m *FieldsMemo) build(kind byte, meta *ObjectMeta) string {

@@ -4,17 +4,24 @@ import "hash/maphash"
 
 // podNameSet is the set of the names of the pods in use, so that generated names never
 // collide. It holds the pods themselves, in an open-addressing table on the hashes of their
-// names (linear probing, deletion by backward shift): a pointer per slot, where a map of the
-// names took 24 bytes per slot (30 MB at 50,000 Services of 10 pods). A pod's name never
-// changes while it is in the set.
+// names (linear probing, deletion by backward shift), with 32 bits of each name's hash in
+// a parallel array: a probe reads that array only, and a pod's name when its bits match;
+// a shift reads no name. That is 12 bytes per slot, where a map of the names took 24 (a string key, padded):
+// 30 MB at 50,000 Services of 10 pods. A pod's name never changes while it is in the set.
 type podNameSet struct {
-	slots []*podState // a power of two long, at most 3/4 full
-	n     int
+	pods []*podState // a power of two long, at most 3/4 full
+	// hashes[i] is nameHash of pods[i]'s name, 0 for a free slot.
+	hashes []uint32
+	n      int
 }
 
 // podNameSeed seeds the hashes of pod names: they only place names in the table, so their
 // values never reach a result.
 var podNameSeed = maphash.MakeSeed()
+
+// nameHash returns the low 31 bits of a name's hash, with bit 31 set (never 0). A table of
+// up to 2³¹ slots finds a name's home slot in the low bits.
+func nameHash(h uint64) uint32 { return uint32(h) | 1<<31 }
 
 // newPodNameSet returns a set sized for hint names.
 func newPodNameSet(hint int) podNameSet {
@@ -22,99 +29,91 @@ func newPodNameSet(hint int) podNameSet {
 	for size/4*3 < hint {
 		size *= 2
 	}
-	return podNameSet{slots: make([]*podState, size)}
+	return podNameSet{pods: make([]*podState, size), hashes: make([]uint32, size)}
 }
 
 // has reports whether a pod named name is in the set.
 func (s *podNameSet) has(name string) bool {
-	mask := len(s.slots) - 1
-	for i := int(maphash.String(podNameSeed, name)) & mask; ; i = (i + 1) & mask {
-		q := s.slots[i]
-		if q == nil {
-			return false
-		}
-		if q.pod.Name == name {
+	h := nameHash(maphash.String(podNameSeed, name))
+	mask := len(s.pods) - 1
+	for i := int(h) & mask; s.hashes[i] != 0; i = (i + 1) & mask {
+		if s.hashes[i] == h && s.pods[i].pod.Name == name {
 			return true
 		}
 	}
+	return false
 }
 
 // hasBytes is has for a name being built.
 func (s *podNameSet) hasBytes(name []byte) bool {
-	mask := len(s.slots) - 1
-	for i := int(maphash.Bytes(podNameSeed, name)) & mask; ; i = (i + 1) & mask {
-		q := s.slots[i]
-		if q == nil {
-			return false
-		}
-		if q.pod.Name == string(name) {
+	h := nameHash(maphash.Bytes(podNameSeed, name))
+	mask := len(s.pods) - 1
+	for i := int(h) & mask; s.hashes[i] != 0; i = (i + 1) & mask {
+		if s.hashes[i] == h && s.pods[i].pod.Name == string(name) {
 			return true
 		}
 	}
+	return false
 }
 
 // add puts p in the set under p.pod.Name, which no pod of the set has.
 func (s *podNameSet) add(p *podState) {
-	if (s.n+1)*4 > len(s.slots)*3 {
+	if (s.n+1)*4 > len(s.pods)*3 {
 		s.grow()
 	}
-	s.put(p)
+	s.put(p, nameHash(maphash.String(podNameSeed, p.pod.Name)))
 	s.n++
 }
 
-func (s *podNameSet) put(p *podState) {
-	mask := len(s.slots) - 1
-	i := s.home(p)
-	for s.slots[i] != nil {
+func (s *podNameSet) put(p *podState, h uint32) {
+	mask := len(s.pods) - 1
+	i := int(h) & mask
+	for s.hashes[i] != 0 {
 		i = (i + 1) & mask
 	}
-	s.slots[i] = p
-}
-
-// home is the slot p's name hashes to.
-func (s *podNameSet) home(p *podState) int {
-	return int(maphash.String(podNameSeed, p.pod.Name)) & (len(s.slots) - 1)
+	s.pods[i], s.hashes[i] = p, h
 }
 
 func (s *podNameSet) grow() {
-	old := s.slots
-	s.slots = make([]*podState, max(2*len(old), 16))
-	for _, p := range old {
-		if p != nil {
-			s.put(p)
+	pods, hashes := s.pods, s.hashes
+	size := max(2*len(pods), 16)
+	s.pods, s.hashes = make([]*podState, size), make([]uint32, size)
+	for i, h := range hashes {
+		if h != 0 {
+			s.put(pods[i], h)
 		}
 	}
 }
 
 // remove takes the pod named name out of the set, if one is in it.
 func (s *podNameSet) remove(name string) {
-	mask := len(s.slots) - 1
-	i := int(maphash.String(podNameSeed, name)) & mask
+	h := nameHash(maphash.String(podNameSeed, name))
+	mask := len(s.pods) - 1
+	i := int(h) & mask
 	for {
-		q := s.slots[i]
-		if q == nil {
+		if s.hashes[i] == 0 {
 			return
 		}
-		if q.pod.Name == name {
+		if s.hashes[i] == h && s.pods[i].pod.Name == name {
 			break
 		}
 		i = (i + 1) & mask
 	}
 	// Shift back the pods after the hole that probing would no longer reach: those whose
 	// home slot is not cyclically in (hole, their slot].
-	for j := (i + 1) & mask; s.slots[j] != nil; j = (j + 1) & mask {
-		h := s.home(s.slots[j])
+	for j := (i + 1) & mask; s.hashes[j] != 0; j = (j + 1) & mask {
+		home := int(s.hashes[j]) & mask
 		if i <= j {
-			if i < h && h <= j {
+			if i < home && home <= j {
 				continue
 			}
-		} else if i < h || h <= j {
+		} else if i < home || home <= j {
 			continue
 		}
-		s.slots[i] = s.slots[j]
+		s.pods[i], s.hashes[i] = s.pods[j], s.hashes[j]
 		i = j
 	}
-	s.slots[i] = nil
+	s.pods[i], s.hashes[i] = nil, 0
 	s.n--
 }
 
