@@ -159,8 +159,8 @@ func (d *desiredEndpoint) hash() endpointHash { return d.ep.identity }
 // family is the state of one address type.
 type family struct {
 	at       AddressType
-	desired  map[endpointHash]*desiredEndpoint
-	index    map[endpointHash]storedLoc
+	desired  identityMap[*desiredEndpoint]
+	index    identityMap[storedLoc]
 	dirty    hashSet
 	groups   map[PortMapKey]*sliceGroup
 	hinted   map[string]*storedSlice // slices with any hint (mode C rewrites them)
@@ -497,11 +497,11 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 	for i, old := range prev {
 		f, d := s.families[i], pe.eps[i]
 		if old != nil && (d == nil || d.hash() != prevHash[i]) {
-			delete(f.desired, prevHash[i])
+			f.desired.delete(prevHash[i])
 			f.dirty.add(prevHash[i])
 		}
 		if d != nil {
-			put(&f.desired, d.hash(), d)
+			f.desired.set(d.hash(), d)
 			f.dirty.add(d.hash())
 		}
 	}
@@ -602,10 +602,10 @@ func reusableEndpoint(d *desiredEndpoint, pod *Pod, node *Node) *desiredEndpoint
 func (s *ServiceSlices) resetDesired() {
 	for _, f := range s.families {
 		if f != nil {
-			for h := range f.desired {
+			for h := range f.desired.all() {
 				f.dirty.add(h)
 			}
-			clear(f.desired)
+			f.desired.clear()
 		}
 	}
 	if s.families[0] == nil {
@@ -628,10 +628,10 @@ func (s *ServiceSlices) resetDesired() {
 func (s *ServiceSlices) SetStoredSlices(stored []*EndpointSlice) { s.resetStored(stored) }
 
 func (s *ServiceSlices) resetStored(stored []*EndpointSlice) {
-	var oldDesired [2]map[endpointHash]*desiredEndpoint
+	var oldDesired [2]*identityMap[*desiredEndpoint]
 	for i, f := range s.families {
 		if f != nil {
-			oldDesired[i] = f.desired
+			oldDesired[i] = &f.desired
 		}
 	}
 	s.stored = nil
@@ -640,9 +640,9 @@ func (s *ServiceSlices) resetStored(stored []*EndpointSlice) {
 	for i, at := range []AddressType{AddressTypeIPv4, AddressTypeIPv6} {
 		f := newFamily(at)
 		if oldDesired[i] != nil {
-			f.desired = oldDesired[i]
+			f.desired = *oldDesired[i]
 		}
-		for h := range f.desired {
+		for h := range f.desired.all() {
 			f.dirty.add(h)
 		}
 		s.families[i] = f
@@ -791,14 +791,13 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same
 			touched = append(touched, h)
 			continue
 		}
-		if loc := f.index[h]; loc.n <= 1 {
-			delete(f.index, h)
+		if loc := f.index.ref(h); loc == nil || loc.n <= 1 {
+			f.index.delete(h)
 		} else {
 			loc.n--
 			if loc.n == 1 {
 				s.dupHashes--
 			}
-			f.index[h] = loc
 		}
 		f.dirty.add(h)
 		touched = append(touched, h)
@@ -869,16 +868,16 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash, sa
 	}
 	reindex := false
 	for i, h := range ss.hashes {
-		loc := f.index[h]
+		loc, _ := f.index.get(h)
 		loc.n--
 		switch {
 		case loc.n == 0:
-			delete(f.index, h)
+			f.index.delete(h)
 		case loc.n >= 1:
 			if loc.n == 1 {
 				s.dupHashes--
 			}
-			f.index[h] = loc
+			f.index.set(h, loc)
 			reindex = true
 		}
 		if i < len(same) && same[i] {
@@ -903,25 +902,24 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash, sa
 // indexStored records that stored slice ss holds the endpoint with identity h at pos, and
 // counts a second holder of one identity as a duplicate.
 func (s *ServiceSlices) indexStored(f *family, ss *storedSlice, pos int, h endpointHash) {
-	loc, ok := f.index[h]
+	loc, ok := f.index.slot(h)
 	if ok {
 		loc.n++
 		if loc.n == 2 {
 			s.dupHashes++
 		}
 	} else {
-		loc = storedLoc{slice: ss, pos: int32(pos), n: 1}
+		*loc = storedLoc{slice: ss, pos: int32(pos), n: 1}
 	}
-	put(&f.index, h, loc)
 }
 
 // reindex rebuilds a family's endpoint index (after duplicates are resolved; rare).
 func (s *ServiceSlices) reindex(f *family) {
-	clear(f.index)
+	f.index.clear()
 	s.dupHashes = 0
 	for _, ff := range s.families {
 		if ff != f {
-			for _, loc := range ff.index {
+			for _, loc := range ff.index.all() {
 				if loc.n > 1 {
 					s.dupHashes++
 				}
@@ -989,8 +987,8 @@ func (s *ServiceSlices) checkCleanState(f *family, h endpointHash) (clean bool, 
 
 // cleanState is checkCleanState without the dirty set's update.
 func (s *ServiceSlices) cleanState(f *family, h endpointHash) (clean bool, d *desiredEndpoint, loc storedLoc, stored bool) {
-	d = f.desired[h]
-	loc, stored = f.index[h]
+	d, _ = f.desired.get(h)
+	loc, stored = f.index.get(h)
 	switch {
 	case d == nil && !stored:
 		clean = true
@@ -1359,7 +1357,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 				keep = append(keep, ep)
 				continue
 			}
-			d := f.desired[ss.hashes[i]]
+			d, _ := f.desired.get(ss.hashes[i])
 			if d != nil && d.key == k {
 				keep = append(keep, &d.ep)
 				if !changed && !EndpointsEqualBeyondHash(&d.ep, ep) {
