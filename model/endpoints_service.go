@@ -47,10 +47,10 @@ type ServiceEndpoints struct {
 	// entries holds the (port, address) records changed since the stored object was last
 	// committed; a record absent from it has its stored side equal to its current side, so
 	// between syncs it holds only what changed (see setEntry). It is usually a few records,
-	// made and dropped around every write: a list scanned while short (entryIndex is nil),
+	// made and dropped around every write: a list scanned while short, and (entryIndex)
 	// indexed past endpointsEntryScan records.
 	entries    []endpointsEntry
-	entryIndex map[endpointsEntryKey]int
+	entryIndex entryIndex
 	mismatch   int
 
 	// labels is legacyEndpointsLabels(labelsOf), kept for the Service version it was made
@@ -153,12 +153,6 @@ type endpointsKeptSubset struct {
 	emptyNotReady bool
 }
 
-// endpointsEntryKey is a record's identity: the port id and the address's IP and UID.
-type endpointsEntryKey struct {
-	port    int
-	ip, uid string
-}
-
 // endpointsEntry records one (port, address) of the current desired state (cur) and of the
 // stored object (stored), each an address and its readiness, nil when absent; mismatch counts
 // the records whose two sides differ. key is an address of the record's IP and UID, which
@@ -175,37 +169,8 @@ func (e *endpointsEntry) is(port int, addr *EndpointAddress) bool {
 	return int(e.port) == port && e.key.IP == addr.IP && e.key.TargetRef.UID == addr.TargetRef.UID
 }
 
-func (e *endpointsEntry) entryKey() endpointsEntryKey {
-	return endpointsEntryKey{port: int(e.port), ip: e.key.IP, uid: e.key.TargetRef.UID}
-}
-
 // endpointsEntryScan is the number of records up to which entry scans s.entries.
 const endpointsEntryScan = 16
-
-// entry returns the record of (port, addr's IP and UID), appending one with both sides
-// absent if there is none.
-func (s *ServiceEndpoints) entry(port int, addr *EndpointAddress) (e *endpointsEntry, found bool) {
-	if s.entryIndex == nil {
-		for i := range s.entries {
-			if r := &s.entries[i]; r.is(port, addr) {
-				return r, true
-			}
-		}
-	} else if i, ok := s.entryIndex[endpointsEntryKey{port: port, ip: addr.IP, uid: addr.TargetRef.UID}]; ok {
-		return &s.entries[i], true
-	}
-	s.entries = append(s.entries, endpointsEntry{key: addr, port: int32(port)})
-	switch n := len(s.entries); {
-	case s.entryIndex != nil:
-		s.entryIndex[s.entries[n-1].entryKey()] = n - 1
-	case n > endpointsEntryScan:
-		s.entryIndex = make(map[endpointsEntryKey]int, 2*n)
-		for i := range s.entries {
-			s.entryIndex[s.entries[i].entryKey()] = i
-		}
-	}
-	return &s.entries[len(s.entries)-1], false
-}
 
 func (e *endpointsEntry) equal() bool {
 	if (e.cur == nil) != (e.stored == nil) {
@@ -591,14 +556,6 @@ func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, present boo
 	if !e.equal() {
 		s.mismatch++
 	}
-}
-
-// commitTouched makes the stored side of every record equal to its current side: no record
-// needs keeping. The list is dropped rather than truncated: most Services change rarely, and
-// a kept array would stay allocated for each of them.
-func (s *ServiceEndpoints) commitTouched() {
-	s.entries, s.entryIndex = nil, nil
-	s.mismatch = 0
 }
 
 func endpointsBytesAdd(a *ByEncoding, b ByEncoding) {
