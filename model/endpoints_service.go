@@ -36,7 +36,11 @@ type ServiceEndpoints struct {
 	ns string
 
 	// The maps are allocated on first write (put): most Services are small.
-	pods      map[string]*endpointsPodSlot
+	// pods are the kept pods' slots, in no particular order (endpointsPodSlot.at); byName
+	// indexes them by podKey, made on the first call that names a pod without a ref that
+	// applies (see EndpointsPodRef).
+	pods      []*endpointsPodSlot
+	byName    map[string]*endpointsPodSlot
 	ports     []*endpointsPortState
 	portIndex map[repackPortValue]int // nil while ports are few (see portID)
 	// sigs are the signatures in use, in no particular order; sigIndex indexes them by key
@@ -200,13 +204,12 @@ func (s *ServiceEndpoints) SetService(svc *Service) {
 	if old != nil && !endpointsInputsChanged(old, svc) {
 		return
 	}
-	keys := make([]string, 0, len(s.pods))
-	for k := range s.pods {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		slot := s.pods[k]
+	// In the order of the pods' keys, which the index by name once gave.
+	slots := slices.Clone(s.pods)
+	slices.SortFunc(slots, func(a, b *endpointsPodSlot) int {
+		return strings.Compare(s.podKey(a.ps.pod.Namespace, a.ps.pod.Name), s.podKey(b.ps.pod.Namespace, b.ps.pod.Name))
+	})
+	for _, slot := range slots {
 		s.removeContribution(slot.ps)
 		slot.ps = s.podState(slot.ps.source(), slot.ps)
 		s.addContribution(slot.ps)
@@ -236,20 +239,46 @@ func (s *ServiceEndpoints) DeleteService() { s.deleted = true }
 
 // endpointsPodSlot holds a kept pod's current state. The slot stays the same while the
 // pod is kept (an EndpointsPodRef points at it); deleting the pod empties it.
-type endpointsPodSlot struct{ ps *endpointsPodState }
+type endpointsPodSlot struct {
+	ps *endpointsPodState
+	at int32 // position in ServiceEndpoints.pods
+}
 
 // SetPod adds or replaces a pod (keyed by namespace/name).
 func (s *ServiceEndpoints) SetPod(pod *Pod) { s.setPod(pod) }
 
 func (s *ServiceEndpoints) setPod(pod *Pod) *endpointsPodSlot {
-	key := s.podKey(pod.Namespace, pod.Name)
-	slot := s.pods[key]
+	slot := s.index()[s.podKey(pod.Namespace, pod.Name)]
 	if slot == nil {
-		slot = &endpointsPodSlot{}
-		put(&s.pods, key, slot)
+		return s.addPod(pod)
 	}
 	s.setSlot(slot, pod)
 	return slot
+}
+
+// Pods returns the number of pods s keeps.
+func (s *ServiceEndpoints) Pods() int { return len(s.pods) }
+
+// addPod keeps a pod that s does not have.
+func (s *ServiceEndpoints) addPod(pod *Pod) *endpointsPodSlot {
+	slot := &endpointsPodSlot{at: int32(len(s.pods))}
+	s.pods = append(s.pods, slot)
+	if s.byName != nil {
+		s.byName[s.podKey(pod.Namespace, pod.Name)] = slot
+	}
+	s.setSlot(slot, pod)
+	return slot
+}
+
+// index returns the pods' slots by podKey, made now if need be.
+func (s *ServiceEndpoints) index() map[string]*endpointsPodSlot {
+	if s.byName == nil {
+		s.byName = make(map[string]*endpointsPodSlot, len(s.pods))
+		for _, slot := range s.pods {
+			s.byName[s.podKey(slot.ps.pod.Namespace, slot.ps.pod.Name)] = slot
+		}
+	}
+	return s.byName
 }
 
 // setSlot is SetPod once the pod's slot is found.
@@ -274,9 +303,10 @@ func (s *ServiceEndpoints) setSlot(slot *endpointsPodSlot, pod *Pod) {
 
 // EndpointsPodRef remembers where a ServiceEndpoints keeps a pod, as PodRef does for
 // ServiceSlices: a caller that keeps one per pod and passes it with the pod's changes
-// (SetPodRef, DeletePodRef) saves the lookup by name. The zero EndpointsPodRef is empty; a
-// ref that is empty, another builder's, another pod's or a deleted pod's falls back to the
-// lookup.
+// (SetPodRef, DeletePodRef) saves the lookup by name, and the index by name. The zero
+// EndpointsPodRef is empty, and an empty ref says the pod is new to the builder, as for
+// PodRef (whose doc says what a caller must then keep to); a ref that is not empty but is
+// another builder's, another pod's or a deleted pod's falls back to the lookup.
 type EndpointsPodRef struct {
 	owner *ServiceEndpoints
 	slot  *endpointsPodSlot
@@ -296,6 +326,10 @@ func (s *ServiceEndpoints) SetPodRef(ref *EndpointsPodRef, pod *Pod) {
 		s.setSlot(slot, pod)
 		return
 	}
+	if ref.slot == nil && s.byName == nil {
+		*ref = EndpointsPodRef{owner: s, slot: s.addPod(pod)} // an empty ref: a new pod
+		return
+	}
 	*ref = EndpointsPodRef{owner: s, slot: s.setPod(pod)}
 }
 
@@ -307,7 +341,7 @@ func (s *ServiceEndpoints) DeletePodRef(ref *EndpointsPodRef, namespace, name st
 		s.DeletePodOf(namespace, name)
 		return
 	}
-	s.dropSlot(s.podKey(namespace, name), slot)
+	s.dropSlot(slot)
 }
 
 // podKey is the pods map's key: the name for a pod of s.ns, else "namespace/name".
@@ -332,16 +366,23 @@ func (s *ServiceEndpoints) DeletePodOf(namespace, name string) {
 }
 
 func (s *ServiceEndpoints) deletePod(podKey string) {
-	if slot := s.pods[podKey]; slot != nil {
-		s.dropSlot(podKey, slot)
+	if slot := s.index()[podKey]; slot != nil {
+		s.dropSlot(slot)
 	}
 }
 
-// dropSlot removes the pod kept in slot under podKey.
-func (s *ServiceEndpoints) dropSlot(podKey string, slot *endpointsPodSlot) {
+// dropSlot removes the pod kept in slot.
+func (s *ServiceEndpoints) dropSlot(slot *endpointsPodSlot) {
+	if s.byName != nil {
+		delete(s.byName, s.podKey(slot.ps.pod.Namespace, slot.ps.pod.Name))
+	}
+	last := len(s.pods) - 1
+	moved := s.pods[last]
+	s.pods[slot.at], moved.at = moved, slot.at
+	s.pods[last] = nil
+	s.pods = s.pods[:last]
 	s.removeContribution(slot.ps)
 	slot.ps = nil
-	delete(s.pods, podKey)
 }
 
 // source returns the pod a state was built from (kept for SetService recomputes).
