@@ -435,8 +435,19 @@ func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) *endpoint
 	}
 	ps.sig = s.signature(portIDs)
 	ps.included = true
-	ps.bytes = compactBytes(s.addressBytes(&ps.addr))
+	if prev != nil && prev.included && sameAddress(&prev.addr, &ps.addr) {
+		ps.bytes = prev.bytes // most updates change the readiness, not the address
+	} else {
+		ps.bytes = compactBytes(s.addressBytes(&ps.addr))
+	}
 	return ps
+}
+
+// sameAddress reports whether a and b encode the same: the same IP, hostname and node name,
+// and the same target reference (references are shared, never modified).
+func sameAddress(a, b *EndpointAddress) bool {
+	return a.IP == b.IP && a.Hostname == b.Hostname && a.TargetRef == b.TargetRef &&
+		(a.NodeName == nil) == (b.NodeName == nil) && (a.NodeName == nil || *a.NodeName == *b.NodeName)
 }
 
 // podAddressable reports whether podState gets as far as the pod's ports: the pod is included
