@@ -1,6 +1,9 @@
 package model
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestServiceEndpointsRecordsOnlyForChanges checks the builder's memory bound: a (port,
 // address) record exists only between a change and the write that stores it, so a settled
@@ -50,5 +53,52 @@ func TestServiceEndpointsRecordsOnlyForChanges(t *testing.T) {
 	}
 	if se.entries != nil {
 		t.Fatalf("%d records after a skipped sync, want none", len(se.entries))
+	}
+}
+
+// TestServiceEndpointsKeepsBigRecordLists checks the records of a big Service, whose list and
+// index a write keeps for the next batch (endpointsEntryKeepMin): batch after batch, the
+// builder's decision must be the full builder's for the same pods and stored object, and a
+// settled builder must hold no record.
+func TestServiceEndpointsKeepsBigRecordLists(t *testing.T) {
+	svc := testEndpointsService()
+	se := NewServiceEndpoints(svc, EndpointsOptions{}, testAddressBytes)
+	pods := make([]*Pod, 3000)
+	for i := range pods {
+		pods[i] = testEndpointsPod(i, true)
+		se.SetPod(pods[i])
+	}
+	var stored *Endpoints
+	for round := range 6 {
+		want := BuildEndpoints(svc, pods, stored, EndpointsOptions{}, Timestamp(round))
+		got := se.Sync(Timestamp(round))
+		if got != want.EndpointsDecision {
+			t.Fatalf("round %d: decision %+v, want %+v", round, got, want.EndpointsDecision)
+		}
+		se.Applied()
+		stored = se.Object()
+		if len(se.entries) != 0 || se.mismatch != 0 {
+			t.Fatalf("round %d: %d records (%d mismatched) after the write, want none", round, len(se.entries), se.mismatch)
+		}
+		if cap(se.entries) < endpointsEntryKeepMin {
+			t.Fatalf("round %d: the record list was dropped (cap %d), want it kept", round, cap(se.entries))
+		}
+		// The next batch: flip every third pod's readiness, some twice (back to where the
+		// stored object has them), and give some pods a new IP, which old records keep. In
+		// odd rounds every change is undone: the builder must find nothing to write.
+		undo := round%2 == 1
+		for i := round % 3; i < len(pods); i += 3 {
+			c := *pods[i]
+			c.Ready = !c.Ready
+			if undo || i%7 == 0 {
+				se.SetPod(&c)
+				c.Ready = !c.Ready
+			}
+			if !undo && i%11 == 0 {
+				c.IPs = []string{fmt.Sprintf("10.9.%d.%d", i/256, i%256)}
+			}
+			pods[i] = &c
+			se.SetPod(&c)
+		}
 	}
 }

@@ -36,7 +36,11 @@ type ServiceEndpoints struct {
 	ns string
 
 	// The maps are allocated on first write (put): most Services are small.
-	pods      map[string]*endpointsPodSlot
+	// pods are the kept pods' slots, in no particular order (endpointsPodSlot.at); byName
+	// indexes them by podKey, made on the first call that names a pod without a ref that
+	// applies (see EndpointsPodRef).
+	pods      []*endpointsPodSlot
+	byName    map[string]*endpointsPodSlot
 	ports     []*endpointsPortState
 	portIndex map[repackPortValue]int // nil while ports are few (see portID)
 	// sigs are the signatures in use, in no particular order; sigIndex indexes them by key
@@ -47,10 +51,10 @@ type ServiceEndpoints struct {
 	// entries holds the (port, address) records changed since the stored object was last
 	// committed; a record absent from it has its stored side equal to its current side, so
 	// between syncs it holds only what changed (see setEntry). It is usually a few records,
-	// made and dropped around every write: a list scanned while short (entryIndex is nil),
+	// made and dropped around every write: a list scanned while short, and (entryIndex)
 	// indexed past endpointsEntryScan records.
 	entries    []endpointsEntry
-	entryIndex map[endpointsEntryKey]int
+	entryIndex entryIndex
 	mismatch   int
 
 	// labels is legacyEndpointsLabels(labelsOf), kept for the Service version it was made
@@ -153,12 +157,6 @@ type endpointsKeptSubset struct {
 	emptyNotReady bool
 }
 
-// endpointsEntryKey is a record's identity: the port id and the address's IP and UID.
-type endpointsEntryKey struct {
-	port    int
-	ip, uid string
-}
-
 // endpointsEntry records one (port, address) of the current desired state (cur) and of the
 // stored object (stored), each an address and its readiness, nil when absent; mismatch counts
 // the records whose two sides differ. key is an address of the record's IP and UID, which
@@ -175,37 +173,8 @@ func (e *endpointsEntry) is(port int, addr *EndpointAddress) bool {
 	return int(e.port) == port && e.key.IP == addr.IP && e.key.TargetRef.UID == addr.TargetRef.UID
 }
 
-func (e *endpointsEntry) entryKey() endpointsEntryKey {
-	return endpointsEntryKey{port: int(e.port), ip: e.key.IP, uid: e.key.TargetRef.UID}
-}
-
 // endpointsEntryScan is the number of records up to which entry scans s.entries.
 const endpointsEntryScan = 16
-
-// entry returns the record of (port, addr's IP and UID), appending one with both sides
-// absent if there is none.
-func (s *ServiceEndpoints) entry(port int, addr *EndpointAddress) (e *endpointsEntry, found bool) {
-	if s.entryIndex == nil {
-		for i := range s.entries {
-			if r := &s.entries[i]; r.is(port, addr) {
-				return r, true
-			}
-		}
-	} else if i, ok := s.entryIndex[endpointsEntryKey{port: port, ip: addr.IP, uid: addr.TargetRef.UID}]; ok {
-		return &s.entries[i], true
-	}
-	s.entries = append(s.entries, endpointsEntry{key: addr, port: int32(port)})
-	switch n := len(s.entries); {
-	case s.entryIndex != nil:
-		s.entryIndex[s.entries[n-1].entryKey()] = n - 1
-	case n > endpointsEntryScan:
-		s.entryIndex = make(map[endpointsEntryKey]int, 2*n)
-		for i := range s.entries {
-			s.entryIndex[s.entries[i].entryKey()] = i
-		}
-	}
-	return &s.entries[len(s.entries)-1], false
-}
 
 func (e *endpointsEntry) equal() bool {
 	if (e.cur == nil) != (e.stored == nil) {
@@ -235,13 +204,12 @@ func (s *ServiceEndpoints) SetService(svc *Service) {
 	if old != nil && !endpointsInputsChanged(old, svc) {
 		return
 	}
-	keys := make([]string, 0, len(s.pods))
-	for k := range s.pods {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		slot := s.pods[k]
+	// In the order of the pods' keys, which the index by name once gave.
+	slots := slices.Clone(s.pods)
+	slices.SortFunc(slots, func(a, b *endpointsPodSlot) int {
+		return strings.Compare(s.podKey(a.ps.pod.Namespace, a.ps.pod.Name), s.podKey(b.ps.pod.Namespace, b.ps.pod.Name))
+	})
+	for _, slot := range slots {
 		s.removeContribution(slot.ps)
 		slot.ps = s.podState(slot.ps.source(), slot.ps)
 		s.addContribution(slot.ps)
@@ -271,20 +239,46 @@ func (s *ServiceEndpoints) DeleteService() { s.deleted = true }
 
 // endpointsPodSlot holds a kept pod's current state. The slot stays the same while the
 // pod is kept (an EndpointsPodRef points at it); deleting the pod empties it.
-type endpointsPodSlot struct{ ps *endpointsPodState }
+type endpointsPodSlot struct {
+	ps *endpointsPodState
+	at int32 // position in ServiceEndpoints.pods
+}
 
 // SetPod adds or replaces a pod (keyed by namespace/name).
 func (s *ServiceEndpoints) SetPod(pod *Pod) { s.setPod(pod) }
 
 func (s *ServiceEndpoints) setPod(pod *Pod) *endpointsPodSlot {
-	key := s.podKey(pod.Namespace, pod.Name)
-	slot := s.pods[key]
+	slot := s.index()[s.podKey(pod.Namespace, pod.Name)]
 	if slot == nil {
-		slot = &endpointsPodSlot{}
-		put(&s.pods, key, slot)
+		return s.addPod(pod)
 	}
 	s.setSlot(slot, pod)
 	return slot
+}
+
+// Pods returns the number of pods s keeps.
+func (s *ServiceEndpoints) Pods() int { return len(s.pods) }
+
+// addPod keeps a pod that s does not have.
+func (s *ServiceEndpoints) addPod(pod *Pod) *endpointsPodSlot {
+	slot := &endpointsPodSlot{at: int32(len(s.pods))}
+	s.pods = append(s.pods, slot)
+	if s.byName != nil {
+		s.byName[s.podKey(pod.Namespace, pod.Name)] = slot
+	}
+	s.setSlot(slot, pod)
+	return slot
+}
+
+// index returns the pods' slots by podKey, made now if need be.
+func (s *ServiceEndpoints) index() map[string]*endpointsPodSlot {
+	if s.byName == nil {
+		s.byName = make(map[string]*endpointsPodSlot, len(s.pods))
+		for _, slot := range s.pods {
+			s.byName[s.podKey(slot.ps.pod.Namespace, slot.ps.pod.Name)] = slot
+		}
+	}
+	return s.byName
 }
 
 // setSlot is SetPod once the pod's slot is found.
@@ -309,9 +303,10 @@ func (s *ServiceEndpoints) setSlot(slot *endpointsPodSlot, pod *Pod) {
 
 // EndpointsPodRef remembers where a ServiceEndpoints keeps a pod, as PodRef does for
 // ServiceSlices: a caller that keeps one per pod and passes it with the pod's changes
-// (SetPodRef, DeletePodRef) saves the lookup by name. The zero EndpointsPodRef is empty; a
-// ref that is empty, another builder's, another pod's or a deleted pod's falls back to the
-// lookup.
+// (SetPodRef, DeletePodRef) saves the lookup by name, and the index by name. The zero
+// EndpointsPodRef is empty, and an empty ref says the pod is new to the builder, as for
+// PodRef (whose doc says what a caller must then keep to); a ref that is not empty but is
+// another builder's, another pod's or a deleted pod's falls back to the lookup.
 type EndpointsPodRef struct {
 	owner *ServiceEndpoints
 	slot  *endpointsPodSlot
@@ -331,6 +326,10 @@ func (s *ServiceEndpoints) SetPodRef(ref *EndpointsPodRef, pod *Pod) {
 		s.setSlot(slot, pod)
 		return
 	}
+	if ref.slot == nil && s.byName == nil {
+		*ref = EndpointsPodRef{owner: s, slot: s.addPod(pod)} // an empty ref: a new pod
+		return
+	}
 	*ref = EndpointsPodRef{owner: s, slot: s.setPod(pod)}
 }
 
@@ -342,7 +341,7 @@ func (s *ServiceEndpoints) DeletePodRef(ref *EndpointsPodRef, namespace, name st
 		s.DeletePodOf(namespace, name)
 		return
 	}
-	s.dropSlot(s.podKey(namespace, name), slot)
+	s.dropSlot(slot)
 }
 
 // podKey is the pods map's key: the name for a pod of s.ns, else "namespace/name".
@@ -367,16 +366,23 @@ func (s *ServiceEndpoints) DeletePodOf(namespace, name string) {
 }
 
 func (s *ServiceEndpoints) deletePod(podKey string) {
-	if slot := s.pods[podKey]; slot != nil {
-		s.dropSlot(podKey, slot)
+	if slot := s.index()[podKey]; slot != nil {
+		s.dropSlot(slot)
 	}
 }
 
-// dropSlot removes the pod kept in slot under podKey.
-func (s *ServiceEndpoints) dropSlot(podKey string, slot *endpointsPodSlot) {
+// dropSlot removes the pod kept in slot.
+func (s *ServiceEndpoints) dropSlot(slot *endpointsPodSlot) {
+	if s.byName != nil {
+		delete(s.byName, s.podKey(slot.ps.pod.Namespace, slot.ps.pod.Name))
+	}
+	last := len(s.pods) - 1
+	moved := s.pods[last]
+	s.pods[slot.at], moved.at = moved, slot.at
+	s.pods[last] = nil
+	s.pods = s.pods[:last]
 	s.removeContribution(slot.ps)
 	slot.ps = nil
-	delete(s.pods, podKey)
 }
 
 // source returns the pod a state was built from (kept for SetService recomputes).
@@ -429,8 +435,19 @@ func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) *endpoint
 	}
 	ps.sig = s.signature(portIDs)
 	ps.included = true
-	ps.bytes = compactBytes(s.addressBytes(&ps.addr))
+	if prev != nil && prev.included && sameAddress(&prev.addr, &ps.addr) {
+		ps.bytes = prev.bytes // most updates change the readiness, not the address
+	} else {
+		ps.bytes = compactBytes(s.addressBytes(&ps.addr))
+	}
 	return ps
+}
+
+// sameAddress reports whether a and b encode the same: the same IP, hostname and node name,
+// and the same target reference (references are shared, never modified).
+func sameAddress(a, b *EndpointAddress) bool {
+	return a.IP == b.IP && a.Hostname == b.Hostname && a.TargetRef == b.TargetRef &&
+		(a.NodeName == nil) == (b.NodeName == nil) && (a.NodeName == nil || *a.NodeName == *b.NodeName)
 }
 
 // podAddressable reports whether podState gets as far as the pod's ports: the pod is included
@@ -591,14 +608,6 @@ func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, present boo
 	if !e.equal() {
 		s.mismatch++
 	}
-}
-
-// commitTouched makes the stored side of every record equal to its current side: no record
-// needs keeping. The list is dropped rather than truncated: most Services change rarely, and
-// a kept array would stay allocated for each of them.
-func (s *ServiceEndpoints) commitTouched() {
-	s.entries, s.entryIndex = nil, nil
-	s.mismatch = 0
 }
 
 func endpointsBytesAdd(a *ByEncoding, b ByEncoding) {

@@ -513,13 +513,21 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, cov *endpointsTwinCo
 	}
 	se := NewServiceEndpoints(svc, opts, testAddressBytes)
 	pods := map[string]*Pod{}
-	// Seeds 2, 3, 6, 7, … pass pods with EndpointsPodRefs, some wrong on purpose (another
-	// pod's, another builder's): a ref is only a shortcut, so nothing may change.
-	useRefs := seed/2%2 == 1
+	// Seeds 2, 3, 6, 7, … pass pods with EndpointsPodRefs: seeds 2, 3, 10, 11, … as the
+	// simulator does (the builder never looks a pod up by name), seeds 6, 7, 14, 15, … some
+	// wrong on purpose (another pod's, another builder's): a ref is only a shortcut, so
+	// nothing may change.
+	useRefs, mischief := seed/2%2 == 1, seed/4%2 == 1
 	refRng := rand.New(rand.NewPCG(seed, 7))
 	refs := map[string]*EndpointsPodRef{}
 	foreign := NewServiceEndpoints(svc, opts, testAddressBytes)
 	refFor := func(p *Pod) *EndpointsPodRef {
+		if !mischief {
+			if refs[p.Key()] == nil {
+				refs[p.Key()] = new(EndpointsPodRef)
+			}
+			return refs[p.Key()]
+		}
 		return mischievousRef(refRng, refs, p.Key(), func(r *EndpointsPodRef) { foreign.SetPodRef(r, p) })
 	}
 	setPod := func(p *Pod) {
@@ -686,6 +694,32 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, cov *endpointsTwinCo
 			se.Applied()
 			cur = stored(full, cur)
 		}
+		checkEndpointsPodList(t, se, pods, seed, step)
+	}
+	if useRefs && !mischief && se.byName != nil {
+		t.Fatalf("seed %d: the builder indexed its pods by name, though every change came with its ref", seed)
+	}
+}
+
+// checkEndpointsPodList checks that s keeps exactly the pods of want (by key), each once, at
+// the position its slot records.
+func checkEndpointsPodList(t *testing.T, s *ServiceEndpoints, want map[string]*Pod, seed uint64, step int) {
+	t.Helper()
+	seen := map[string]bool{}
+	for i, slot := range s.pods {
+		p := slot.ps.pod
+		switch {
+		case int(slot.at) != i:
+			t.Fatalf("seed %d step %d: pod %s is at %d of the list, its slot says %d", seed, step, p.Key(), i, slot.at)
+		case want[p.Key()] != p:
+			t.Fatalf("seed %d step %d: the list keeps pod %s, deleted or changed since", seed, step, p.Key())
+		case seen[p.Key()]:
+			t.Fatalf("seed %d step %d: the list keeps pod %s twice", seed, step, p.Key())
+		}
+		seen[p.Key()] = true
+	}
+	if len(seen) != len(want) {
+		t.Fatalf("seed %d step %d: the list keeps %d pods, want %d", seed, step, len(seen), len(want))
 	}
 }
 

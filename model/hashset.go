@@ -8,7 +8,7 @@ package model
 // the index are kept when the set empties, unless they grew past hashSetKeepMax.
 type hashSet struct {
 	list []endpointHash
-	pos  map[endpointHash]int32 // index of each member in list (nil: scan the list)
+	pos  *identityMap[int32] // index of each member in list (nil: scan the list)
 }
 
 const (
@@ -22,8 +22,8 @@ func (h *hashSet) len() int { return len(h.list) }
 
 func (h *hashSet) add(k endpointHash) {
 	if h.pos != nil {
-		if _, ok := h.pos[k]; !ok {
-			h.pos[k] = int32(len(h.list))
+		if p, present := h.pos.slot(k); !present {
+			*p = int32(len(h.list))
 			h.list = append(h.list, k)
 		}
 		return
@@ -35,9 +35,9 @@ func (h *hashSet) add(k endpointHash) {
 	}
 	h.list = append(h.list, k)
 	if len(h.list) > hashSetListMax {
-		h.pos = make(map[endpointHash]int32, 2*hashSetListMax)
+		h.pos = &identityMap[int32]{}
 		for i, x := range h.list {
-			h.pos[x] = int32(i)
+			h.pos.set(x, int32(i))
 		}
 	}
 }
@@ -45,9 +45,9 @@ func (h *hashSet) add(k endpointHash) {
 func (h *hashSet) remove(k endpointHash) {
 	i := -1
 	if h.pos != nil {
-		if p, ok := h.pos[k]; ok {
+		if p, ok := h.pos.get(k); ok {
 			i = int(p)
-			delete(h.pos, k)
+			h.pos.delete(k)
 		}
 	} else {
 		for j, x := range h.list {
@@ -65,7 +65,7 @@ func (h *hashSet) remove(k endpointHash) {
 		moved := h.list[last]
 		h.list[i] = moved
 		if h.pos != nil {
-			h.pos[moved] = int32(i)
+			h.pos.set(moved, int32(i))
 		}
 	}
 	h.list = h.list[:last]
@@ -81,13 +81,14 @@ func (h *hashSet) takeAll(buf []endpointHash) []endpointHash {
 	case cap(h.list) > hashSetKeepMax:
 		h.list, h.pos = nil, nil // do not keep a big batch's memory for the small syncs after it
 		return buf
+	case h.pos == nil:
 	case len(h.list) < 4*hashSetListMax:
 		// A map that once indexed a big batch would cost more to clear than a few deletes.
 		for _, k := range h.list {
-			delete(h.pos, k)
+			h.pos.delete(k)
 		}
 	default:
-		clear(h.pos)
+		h.pos.clear()
 	}
 	h.list = h.list[:0]
 	return buf

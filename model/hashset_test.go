@@ -51,7 +51,7 @@ func TestHashSetMatchesMap(t *testing.T) {
 			}
 			if h.pos != nil {
 				for i, k := range h.list {
-					if p, ok := h.pos[k]; !ok || int(p) != i || len(h.pos) != len(h.list) {
+					if p, ok := h.pos.get(k); !ok || int(p) != i || h.pos.len() != len(h.list) {
 						t.Fatalf("round %d step %d: index of %v is %d (%v), want %d", round, step, k, p, ok, i)
 					}
 				}

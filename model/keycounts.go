@@ -1,6 +1,8 @@
 package model
 
-// keyCounts counts the pods per port map of one Service. A Service's pods almost always
+// keyCounts counts the pods per port map of one Service, and keeps each port map's port
+// list (any counted pod's: pods with one key resolve equal lists, in Service port order),
+// which a new slice of that port map is made with. A Service's pods almost always
 // resolve one port map, so the counts are a short list scanned in place, with an index
 // only past keyCountsListMax keys: a map per Service cost about 500 bytes of the 10,000
 // Services' memory for the one entry it held.
@@ -10,8 +12,9 @@ type keyCounts struct {
 }
 
 type keyCount struct {
-	key PortMapKey
-	n   int
+	key   PortMapKey
+	n     int
+	ports []EndpointPort
 }
 
 // keyCountsListMax is the most keys scanned before the list is indexed.
@@ -41,13 +44,30 @@ func (c *keyCounts) get(k PortMapKey) int {
 	return 0
 }
 
-// inc adds one to the count of k.
-func (c *keyCounts) inc(k PortMapKey) {
+// ports returns the port list of k, which must be counted.
+func (c *keyCounts) ports(k PortMapKey) []EndpointPort {
+	if i := c.find(k); i >= 0 {
+		return c.list[i].ports
+	}
+	panic("model: the port list of a port map without pods")
+}
+
+// incPresent adds one to the count of k and reports true when k is counted, else does
+// nothing and reports false (the caller then resolves k's ports for inc).
+func (c *keyCounts) incPresent(k PortMapKey) bool {
 	if i := c.find(k); i >= 0 {
 		c.list[i].n++
+		return true
+	}
+	return false
+}
+
+// inc adds one to the count of k, whose ports are ports.
+func (c *keyCounts) inc(k PortMapKey, ports []EndpointPort) {
+	if c.incPresent(k) {
 		return
 	}
-	c.list = append(c.list, keyCount{key: k, n: 1})
+	c.list = append(c.list, keyCount{key: k, n: 1, ports: ports})
 	switch {
 	case c.index != nil:
 		c.index[k] = len(c.list) - 1

@@ -7,13 +7,14 @@ import (
 )
 
 // TestKeyCountsMatchesMap drives keyCounts and a map with the same random increments and
-// decrements, on both sides of the list's index threshold, and compares every count and
-// the index after each step.
+// decrements, on both sides of the list's index threshold, and compares every count, the
+// index and each key's port list (the one it was first counted with) after each step.
 func TestKeyCountsMatchesMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for round := range 40 {
 		var c keyCounts
 		want := map[PortMapKey]int{}
+		wantPorts := map[PortMapKey][]EndpointPort{}
 		universe := 1 + r.IntN(3*keyCountsListMax) // some rounds never leave the list
 		for step := range 500 {
 			k := PortMapKey(fmt.Sprint("key-", r.IntN(universe)))
@@ -23,7 +24,11 @@ func TestKeyCountsMatchesMap(t *testing.T) {
 					delete(want, k)
 				}
 			} else {
-				c.inc(k)
+				ports := []EndpointPort{{Port: Ptr(int32(step))}}
+				if want[k] == 0 {
+					wantPorts[k] = ports
+				}
+				c.inc(k, ports)
 				want[k]++
 			}
 			if len(c.list) != len(want) {
@@ -33,6 +38,9 @@ func TestKeyCountsMatchesMap(t *testing.T) {
 				k := PortMapKey(fmt.Sprint("key-", i))
 				if got := c.get(k); got != want[k] {
 					t.Fatalf("round %d step %d: count of %s is %d, want %d", round, step, k, got, want[k])
+				}
+				if want[k] > 0 && *c.ports(k)[0].Port != *wantPorts[k][0].Port {
+					t.Fatalf("round %d step %d: ports of %s are from step %d, want %d", round, step, k, *c.ports(k)[0].Port, *wantPorts[k][0].Port)
 				}
 			}
 			if c.index != nil {

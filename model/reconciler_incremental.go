@@ -32,11 +32,15 @@ type ServiceSlices struct {
 
 	// Maps are allocated on first write: most Services are small, and a Service with two
 	// pods should not pay for a dozen empty maps.
-	pods       map[string]*podEntry // by namespace/name
-	dirtyPods  []*podEntry          // changed since the last sync, each once (podEntry.dirty)
-	dirtyNodes map[string]struct{}  // nodes changed since the last sync (Sync scans the pods)
-	keyPods    keyCounts            // pods passing the filter, per port map
-	missing    int                  // pods skipped for a missing node
+	// pods are the kept pods, in no particular order (podEntry.at). byName indexes them by
+	// podKey, made on the first call that names a pod without a ref that applies: a caller
+	// that passes refs (the simulator) never needs it.
+	pods       []*podEntry
+	byName     map[string]*podEntry
+	dirtyPods  []*podEntry         // changed since the last sync, each once (podEntry.dirty)
+	dirtyNodes map[string]struct{} // nodes changed since the last sync (Sync scans the pods)
+	keyPods    keyCounts           // pods passing the filter, per port map
+	missing    int                 // pods skipped for a missing node
 
 	stored    map[string]*storedSlice
 	families  [2]*family // IPv4, IPv6 (stored slices of either type are indexed)
@@ -121,13 +125,13 @@ func (s *ServiceSlices) internPorts(ports []EndpointPort) []EndpointPort {
 }
 
 type podEntry struct {
-	pod   *Pod
-	key   PortMapKey
-	ports []EndpointPort
-	eps   [2]*desiredEndpoint
+	pod *Pod
+	key PortMapKey // of the pod's resolved ports, whose list keyPods keeps
+	eps [2]*desiredEndpoint
+	at  int32 // position in ServiceSlices.pods
 
 	// Caches of work that depends only on inputs a pod update rarely changes: the resolved
-	// ports and key (valid while portsValid, for the container port lists of seen), and the
+	// port map's key (valid while portsValid, for the container port lists of seen), and the
 	// canonical addresses per family, which eps keep (valid for the IP list of seen). seen
 	// is the pod as of the last recomputePod: pods are immutable once passed, so an update
 	// that shares seen's lists has not changed them.
@@ -159,8 +163,8 @@ func (d *desiredEndpoint) hash() endpointHash { return d.ep.identity }
 // family is the state of one address type.
 type family struct {
 	at       AddressType
-	desired  map[endpointHash]*desiredEndpoint
-	index    map[endpointHash]storedLoc
+	desired  identityMap[*desiredEndpoint]
+	index    identityMap[storedLoc]
 	dirty    hashSet
 	groups   map[PortMapKey]*sliceGroup
 	hinted   map[string]*storedSlice // slices with any hint (mode C rewrites them)
@@ -392,24 +396,52 @@ func servicePortsEqual(a, b []ServicePort) bool {
 func (s *ServiceSlices) SetPod(p *Pod) { s.setPod(p) }
 
 func (s *ServiceSlices) setPod(p *Pod) *podEntry {
-	key := s.podKey(p.Namespace, p.Name)
-	pe := s.pods[key]
+	pe := s.index()[s.podKey(p.Namespace, p.Name)]
 	if pe == nil {
-		pe = &podEntry{}
-		put(&s.pods, key, pe)
+		return s.addPod(p)
 	}
 	pe.pod = p
-	pe.deleted = false
 	s.markDirty(pe)
 	return pe
+}
+
+// Pods returns the number of pods s keeps.
+func (s *ServiceSlices) Pods() int { return len(s.pods) }
+
+// addPod keeps a pod that s does not have.
+func (s *ServiceSlices) addPod(p *Pod) *podEntry {
+	pe := &podEntry{pod: p, at: int32(len(s.pods))}
+	s.pods = append(s.pods, pe)
+	if s.byName != nil {
+		s.byName[s.podKey(p.Namespace, p.Name)] = pe
+	}
+	s.markDirty(pe)
+	return pe
+}
+
+// index returns the pods by podKey, made now if need be.
+func (s *ServiceSlices) index() map[string]*podEntry {
+	if s.byName == nil {
+		s.byName = make(map[string]*podEntry, len(s.pods))
+		for _, pe := range s.pods {
+			s.byName[s.podKey(pe.pod.Namespace, pe.pod.Name)] = pe
+		}
+	}
+	return s.byName
 }
 
 // PodRef remembers where a ServiceSlices keeps a pod. A caller that tracks its pods keeps
 // one per pod and Service and passes it with the pod's changes (SetPodRef, DeletePodRef),
 // which then need no lookup by name: with a Service of 100,000 pods, that lookup is a
-// cache miss on every change. The zero PodRef is empty. A ref is only a shortcut: when it
-// is empty, belongs to another ServiceSlices or its pod was deleted meanwhile, the pod is
-// looked up by name, exactly as SetPod and DeletePod do.
+// cache miss on every change, and the index by name costs memory for every pod.
+//
+// The zero PodRef is empty, and an empty ref says the pod is new to the ServiceSlices:
+// SetPodRef adds it without looking for it by name. So a caller passes each pod's changes
+// with its ref, from the SetPodRef that adds the pod to the DeletePodRef that removes it,
+// or none of them (a pod first set with SetPod may be passed with a ref only once s has
+// looked it up by name, as SetPod does). A ref that is not empty but does not apply (it
+// belongs to another ServiceSlices, or names another pod or one deleted meanwhile) falls
+// back to the lookup by name, exactly as SetPod and DeletePod.
 type PodRef struct {
 	owner *ServiceSlices
 	pe    *podEntry
@@ -426,13 +458,16 @@ func (s *ServiceSlices) entry(ref *PodRef, namespace, name string) *podEntry {
 
 // SetPodRef is SetPod that uses and updates ref.
 func (s *ServiceSlices) SetPodRef(ref *PodRef, p *Pod) {
-	pe := s.entry(ref, p.Namespace, p.Name)
-	if pe == nil {
-		*ref = PodRef{owner: s, pe: s.setPod(p)}
+	if pe := s.entry(ref, p.Namespace, p.Name); pe != nil {
+		pe.pod = p
+		s.markDirty(pe)
 		return
 	}
-	pe.pod = p
-	s.markDirty(pe)
+	if ref.pe == nil && s.byName == nil {
+		*ref = PodRef{owner: s, pe: s.addPod(p)} // an empty ref: a new pod
+		return
+	}
+	*ref = PodRef{owner: s, pe: s.setPod(p)}
 }
 
 // DeletePodRef is DeletePod for the pod of ref, last set with that namespace and name.
@@ -443,7 +478,7 @@ func (s *ServiceSlices) DeletePodRef(ref *PodRef, namespace, name string) {
 		s.DeletePod(namespace, name)
 		return
 	}
-	s.dropEntry(s.podKey(namespace, name), pe)
+	s.dropEntry(pe)
 }
 
 // markDirty queues pe for recomputation at the next sync.
@@ -465,15 +500,21 @@ func (s *ServiceSlices) podKey(namespace, name string) string {
 
 // DeletePod records that a pod is gone (or no longer matches the selector).
 func (s *ServiceSlices) DeletePod(namespace, name string) {
-	key := s.podKey(namespace, name)
-	if pe := s.pods[key]; pe != nil {
-		s.dropEntry(key, pe)
+	if pe := s.index()[s.podKey(namespace, name)]; pe != nil {
+		s.dropEntry(pe)
 	}
 }
 
-// dropEntry removes the pod kept in pe under key; the next Sync drops its endpoints.
-func (s *ServiceSlices) dropEntry(key string, pe *podEntry) {
-	delete(s.pods, key)
+// dropEntry removes the pod kept in pe; the next Sync drops its endpoints.
+func (s *ServiceSlices) dropEntry(pe *podEntry) {
+	last := len(s.pods) - 1
+	moved := s.pods[last]
+	s.pods[pe.at], moved.at = moved, pe.at
+	s.pods[last] = nil
+	s.pods = s.pods[:last]
+	if s.byName != nil {
+		delete(s.byName, s.podKey(pe.pod.Namespace, pe.pod.Name))
+	}
 	pe.deleted = true
 	s.markDirty(pe)
 }
@@ -497,11 +538,11 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 	for i, old := range prev {
 		f, d := s.families[i], pe.eps[i]
 		if old != nil && (d == nil || d.hash() != prevHash[i]) {
-			delete(f.desired, prevHash[i])
+			f.desired.delete(prevHash[i])
 			f.dirty.add(prevHash[i])
 		}
 		if d != nil {
-			put(&f.desired, d.hash(), d)
+			f.desired.set(d.hash(), d)
 			f.dirty.add(d.hash())
 		}
 	}
@@ -528,10 +569,14 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prev [2]*desiredEndpoint
 	// The last endpoints' addresses are the pod's while its IP list is the same one.
 	sameIPs := seen != nil && sameSlice(seen.IPs, pod.IPs)
 	if !pe.portsValid || !sameSlice(seen.ContainerPorts, pod.ContainerPorts) || !sameSlice(seen.SidecarPorts, pod.SidecarPorts) {
-		pe.ports, pe.key = s.podPorts(pod)
+		var ports []EndpointPort
+		ports, pe.key = s.podPorts(pod)
 		pe.portsValid = true
+		s.keyPods.inc(pe.key, ports)
+	} else if !s.keyPods.incPresent(pe.key) {
+		ports, _ := s.podPorts(pod) // the cached key's list
+		s.keyPods.inc(pe.key, ports)
 	}
-	s.keyPods.inc(pe.key)
 	node, ok := s.nodes.Node(pod.NodeName)
 	if !ok {
 		if !s.svc.PublishNotReadyAddresses {
@@ -602,10 +647,10 @@ func reusableEndpoint(d *desiredEndpoint, pod *Pod, node *Node) *desiredEndpoint
 func (s *ServiceSlices) resetDesired() {
 	for _, f := range s.families {
 		if f != nil {
-			for h := range f.desired {
+			for h := range f.desired.all() {
 				f.dirty.add(h)
 			}
-			clear(f.desired)
+			f.desired.clear()
 		}
 	}
 	if s.families[0] == nil {
@@ -619,7 +664,7 @@ func (s *ServiceSlices) resetDesired() {
 	}
 	for _, pe := range s.pods {
 		pe.eps = [2]*desiredEndpoint{}
-		pe.in, pe.nodeMissing, pe.ports, pe.portsValid = false, false, nil, false
+		pe.in, pe.nodeMissing, pe.portsValid = false, false, false
 		s.markDirty(pe)
 	}
 }
@@ -628,10 +673,10 @@ func (s *ServiceSlices) resetDesired() {
 func (s *ServiceSlices) SetStoredSlices(stored []*EndpointSlice) { s.resetStored(stored) }
 
 func (s *ServiceSlices) resetStored(stored []*EndpointSlice) {
-	var oldDesired [2]map[endpointHash]*desiredEndpoint
+	var oldDesired [2]*identityMap[*desiredEndpoint]
 	for i, f := range s.families {
 		if f != nil {
-			oldDesired[i] = f.desired
+			oldDesired[i] = &f.desired
 		}
 	}
 	s.stored = nil
@@ -640,9 +685,9 @@ func (s *ServiceSlices) resetStored(stored []*EndpointSlice) {
 	for i, at := range []AddressType{AddressTypeIPv4, AddressTypeIPv6} {
 		f := newFamily(at)
 		if oldDesired[i] != nil {
-			f.desired = oldDesired[i]
+			f.desired = *oldDesired[i]
 		}
-		for h := range f.desired {
+		for h := range f.desired.all() {
 			f.dirty.add(h)
 		}
 		s.families[i] = f
@@ -791,14 +836,13 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same
 			touched = append(touched, h)
 			continue
 		}
-		if loc := f.index[h]; loc.n <= 1 {
-			delete(f.index, h)
+		if loc := f.index.ref(h); loc == nil || loc.n <= 1 {
+			f.index.delete(h)
 		} else {
 			loc.n--
 			if loc.n == 1 {
 				s.dupHashes--
 			}
-			f.index[h] = loc
 		}
 		f.dirty.add(h)
 		touched = append(touched, h)
@@ -869,16 +913,16 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash, sa
 	}
 	reindex := false
 	for i, h := range ss.hashes {
-		loc := f.index[h]
+		loc, _ := f.index.get(h)
 		loc.n--
 		switch {
 		case loc.n == 0:
-			delete(f.index, h)
+			f.index.delete(h)
 		case loc.n >= 1:
 			if loc.n == 1 {
 				s.dupHashes--
 			}
-			f.index[h] = loc
+			f.index.set(h, loc)
 			reindex = true
 		}
 		if i < len(same) && same[i] {
@@ -903,25 +947,24 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash, sa
 // indexStored records that stored slice ss holds the endpoint with identity h at pos, and
 // counts a second holder of one identity as a duplicate.
 func (s *ServiceSlices) indexStored(f *family, ss *storedSlice, pos int, h endpointHash) {
-	loc, ok := f.index[h]
+	loc, ok := f.index.slot(h)
 	if ok {
 		loc.n++
 		if loc.n == 2 {
 			s.dupHashes++
 		}
 	} else {
-		loc = storedLoc{slice: ss, pos: int32(pos), n: 1}
+		*loc = storedLoc{slice: ss, pos: int32(pos), n: 1}
 	}
-	put(&f.index, h, loc)
 }
 
 // reindex rebuilds a family's endpoint index (after duplicates are resolved; rare).
 func (s *ServiceSlices) reindex(f *family) {
-	clear(f.index)
+	f.index.clear()
 	s.dupHashes = 0
 	for _, ff := range s.families {
 		if ff != f {
-			for _, loc := range ff.index {
+			for _, loc := range ff.index.all() {
 				if loc.n > 1 {
 					s.dupHashes++
 				}
@@ -989,8 +1032,8 @@ func (s *ServiceSlices) checkCleanState(f *family, h endpointHash) (clean bool, 
 
 // cleanState is checkCleanState without the dirty set's update.
 func (s *ServiceSlices) cleanState(f *family, h endpointHash) (clean bool, d *desiredEndpoint, loc storedLoc, stored bool) {
-	d = f.desired[h]
-	loc, stored = f.index[h]
+	d, _ = f.desired.get(h)
+	loc, stored = f.index.get(h)
 	switch {
 	case d == nil && !stored:
 		clean = true
@@ -1359,7 +1402,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 				keep = append(keep, ep)
 				continue
 			}
-			d := f.desired[ss.hashes[i]]
+			d, _ := f.desired.get(ss.hashes[i])
 			if d != nil && d.key == k {
 				keep = append(keep, &d.ep)
 				if !changed && !EndpointsEqualBeyondHash(&d.ep, ep) {
@@ -1421,7 +1464,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		if target == nil {
 			var ports []EndpointPort
 			if len(pending) > 0 {
-				ports = s.pods[s.podKey(pending[0].ep.TargetRef.Namespace, pending[0].ep.TargetRef.Name)].ports
+				ports = s.keyPods.ports(pending[0].key)
 			}
 			target = newEndpointSlice(s.svc, ports, f.at, s.labels)
 			target.Endpoints = s.endpointArray(min(s.max, remaining))

@@ -86,9 +86,11 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 	inc := NewServiceSlices(w.svc, w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max, Topology: incTopo, Buffers: shared})
 	nodes := w.nodeGetter()
 	inc.nodes = dynamicNodes{w}
-	// Even seeds pass pods with PodRefs, some of them wrong on purpose (another pod's, another
-	// reconciler's, one of a deleted pod): a ref is only a shortcut, so the plans must not change.
-	useRefs := seed%2 == 0
+	// Even seeds pass pods with PodRefs: seeds 0, 4, 8, … as the simulator does (the
+	// reconciler never looks a pod up by name), seeds 2, 6, 10, … some of them wrong on
+	// purpose (another pod's, another reconciler's, one of a deleted pod): a ref is only a
+	// shortcut, so the plans must not change.
+	useRefs, mischief := seed%2 == 0, seed%4 == 2
 	refRng := rand.New(rand.NewPCG(seed, 99))
 	refs := map[string]*PodRef{}
 	foreign := NewServiceSlices(w.svc, w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max, Buffers: shared})
@@ -98,6 +100,12 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 		}
 	}
 	refFor := func(name string) *PodRef {
+		if !mischief {
+			if refs[name] == nil {
+				refs[name] = new(PodRef)
+			}
+			return refs[name]
+		}
 		return mischievousRef(refRng, refs, name, func(r *PodRef) {
 			if p := w.pods[name]; p != nil {
 				foreign.SetPodRef(r, p)
@@ -266,6 +274,10 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 			}
 		}
 		checkEndpointArrays(t, inc, seed, sync)
+		checkPodList(t, inc, w.pods, seed, sync)
+	}
+	if useRefs && !mischief && inc.byName != nil {
+		t.Fatalf("seed %d: the reconciler indexed its pods by name, though every change came with its ref", seed)
 	}
 }
 
@@ -279,6 +291,27 @@ var twinCachedSizes int
 // checkEndpointArrays requires that no two stored slices share an endpoint array and that no
 // spare array is still stored (a recycled array must have no other user), and that every
 // stored endpoint's cached size is its size.
+// checkPodList checks that s keeps exactly the pods of want, each once, at the position
+// its entry records.
+func checkPodList(t *testing.T, s *ServiceSlices, want map[string]*Pod, seed uint64, sync int) {
+	t.Helper()
+	seen := map[string]bool{}
+	for i, pe := range s.pods {
+		switch {
+		case int(pe.at) != i:
+			t.Fatalf("seed %d sync %d: pod %s is at %d of the list, its entry says %d", seed, sync, pe.pod.Name, i, pe.at)
+		case pe.deleted || want[pe.pod.Name] != pe.pod:
+			t.Fatalf("seed %d sync %d: the list keeps pod %s, deleted %v or changed since", seed, sync, pe.pod.Name, pe.deleted)
+		case seen[pe.pod.Name]:
+			t.Fatalf("seed %d sync %d: the list keeps pod %s twice", seed, sync, pe.pod.Name)
+		}
+		seen[pe.pod.Name] = true
+	}
+	if len(seen) != len(want) {
+		t.Fatalf("seed %d sync %d: the list keeps %d pods, want %d", seed, sync, len(seen), len(want))
+	}
+}
+
 func checkEndpointArrays(t *testing.T, s *ServiceSlices, seed uint64, sync int) {
 	t.Helper()
 	users := map[*Endpoint]string{}
@@ -489,8 +522,10 @@ func TestPodRefKeptPastDelete(t *testing.T) {
 
 // mischievousRef returns the ref a twin test keeps for key, after now and then making it
 // wrong on purpose, as a careless caller might: one time in ten it becomes another key's ref
-// (the first by key), one in ten one that another builder filled in (foreign).
-func mischievousRef[R any](rng *rand.Rand, refs map[string]*R, key string, foreign func(*R)) *R {
+// (the first by key, unless that one is empty), one in ten one that another builder filled
+// in (foreign). It never empties a ref: an empty ref says the pod is new to the builder,
+// which a caller may rely on (the builders then skip the lookup by name).
+func mischievousRef[R comparable](rng *rand.Rand, refs map[string]*R, key string, foreign func(*R)) *R {
 	r := refs[key]
 	if r == nil {
 		r = new(R)
@@ -499,7 +534,8 @@ func mischievousRef[R any](rng *rand.Rand, refs map[string]*R, key string, forei
 	switch rng.IntN(10) {
 	case 0:
 		keys := slices.Sorted(maps.Keys(refs))
-		if i := slices.IndexFunc(keys, func(k string) bool { return k != key }); i >= 0 {
+		var empty R
+		if i := slices.IndexFunc(keys, func(k string) bool { return k != key }); i >= 0 && *refs[keys[i]] != empty {
 			*r = *refs[keys[i]]
 		}
 	case 1:

@@ -147,6 +147,12 @@ func TestEndOfRunInvariants(t *testing.T) {
 				len(obj.Subsets[0].Addresses)+len(obj.Subsets[0].NotReadyAddresses) != want {
 				t.Errorf("%s: Endpoints object does not list the %d running pods", s.svc.Name, want)
 			}
+			// Both builders keep every pod the Service has, once: the engine passes each
+			// pod's changes with its refs, and an empty ref adds a pod without looking for
+			// it by name, so a ref lost on the way would show as a pod kept twice.
+			if got, got2 := y.reconcilers[s.idx].Pods(), ep.builders[s.idx].Pods(); got != s.podCount() || got2 != s.podCount() {
+				t.Errorf("%s: the reconciler keeps %d pods and the Endpoints builder %d, want %d", s.svc.Name, got, got2, s.podCount())
+			}
 		}
 		var counts [2]WriteCounts
 		for _, w := range res.Writes {

@@ -1,0 +1,123 @@
+package model
+
+// entryIndex indexes ServiceEndpoints.entries by (port, IP, UID) once there are more than
+// endpointsEntryScan records (until then its table is empty and the list is scanned): an open-addressing table of positions in the list, probed
+// linearly. A slot holds a position + 1 (0: empty) and 32 bits of the record's hash, so
+// that a probe compares a record only when the bits match. The hash is of the port and the
+// IP alone: an IP is almost always one pod's, and records that share one (a reused IP, host
+// networking) are told apart by the full comparison (endpointsEntry.is).
+//
+// Records are only ever appended between two commits, and all dropped at a commit, so the
+// table has no deletion. It replaced a Go map keyed by the (port, IP, UID) strings, which
+// hashed and compared some 50 bytes a lookup and was rebuilt from nothing after every
+// write: a twentieth of a 100k-pod Service's run.
+type entryIndex struct {
+	slots []entrySlot // empty while the list is scanned; else a power-of-two count
+	shift uint8       // 64 - log2(len(slots))
+}
+
+type entrySlot struct {
+	tag uint32
+	pos int32 // position in entries + 1; 0 marks an empty slot
+}
+
+// entryHash is the hash of a record of (port, ip): FNV-1a over the IP, then the port.
+func entryHash(port int, ip string) uint64 {
+	h := uint64(0xcbf29ce484222325)
+	for i := 0; i < len(ip); i++ {
+		h ^= uint64(ip[i])
+		h *= 0x100000001b3
+	}
+	h ^= uint64(port)
+	h *= 0x100000001b3
+	return h
+}
+
+// home is the first slot of hash h.
+func (x *entryIndex) home(h uint64) int { return int((h * identityMapMixer) >> x.shift) }
+
+// build makes a table for entries, big enough for twice as many.
+func (x *entryIndex) build(entries []endpointsEntry) {
+	size := 16
+	for size < 4*len(entries) {
+		size *= 2
+	}
+	if cap(x.slots) >= size && cap(x.slots) <= 4*size {
+		x.slots = x.slots[:size]
+		clear(x.slots)
+	} else {
+		x.slots = make([]entrySlot, size)
+	}
+	x.shift = uint8(64)
+	for s := size; s > 1; s >>= 1 {
+		x.shift--
+	}
+	for i := range entries {
+		e := &entries[i]
+		x.insert(entryHash(int(e.port), e.key.IP), i)
+	}
+}
+
+// insert adds the record at pos with hash h (not already present).
+func (x *entryIndex) insert(h uint64, pos int) {
+	mask := len(x.slots) - 1
+	i := x.home(h)
+	for x.slots[i].pos != 0 {
+		i = (i + 1) & mask
+	}
+	x.slots[i] = entrySlot{tag: uint32(h), pos: int32(pos + 1)}
+}
+
+// entry returns the record of (port, addr's IP and UID), appending one with both sides
+// absent if there is none.
+func (s *ServiceEndpoints) entry(port int, addr *EndpointAddress) (e *endpointsEntry, found bool) {
+	var h uint64
+	if len(s.entryIndex.slots) == 0 {
+		for i := range s.entries {
+			if r := &s.entries[i]; r.is(port, addr) {
+				return r, true
+			}
+		}
+	} else {
+		h = entryHash(port, addr.IP)
+		x := &s.entryIndex
+		mask := len(x.slots) - 1
+		for i := x.home(h); x.slots[i].pos != 0; i = (i + 1) & mask {
+			if sl := x.slots[i]; sl.tag == uint32(h) {
+				if r := &s.entries[sl.pos-1]; r.is(port, addr) {
+					return r, true
+				}
+			}
+		}
+	}
+	s.entries = append(s.entries, endpointsEntry{key: addr, port: int32(port)})
+	switch n := len(s.entries); {
+	case len(s.entryIndex.slots) > 0 && 2*n <= len(s.entryIndex.slots):
+		s.entryIndex.insert(h, n-1)
+	case n > endpointsEntryScan:
+		s.entryIndex.build(s.entries) // the first table, or one twice the size
+	}
+	return &s.entries[len(s.entries)-1], false
+}
+
+// A commit keeps a record list of endpointsEntryKeepMin to endpointsEntryKeepMax records'
+// capacity, and its table, for the next changes: a big Service's rollout makes thousands of
+// records between two writes, write after write. Most Services make a few, rarely, and keep
+// nothing.
+const (
+	endpointsEntryKeepMin = 1024
+	endpointsEntryKeepMax = 1 << 17
+)
+
+// commitTouched makes the stored side of every record equal to its current side: no record
+// needs keeping.
+func (s *ServiceEndpoints) commitTouched() {
+	s.mismatch = 0
+	if c := cap(s.entries); c < endpointsEntryKeepMin || c > endpointsEntryKeepMax {
+		s.entries, s.entryIndex = nil, entryIndex{}
+		return
+	}
+	clear(s.entries) // keep no addresses alive
+	s.entries = s.entries[:0]
+	s.entryIndex.slots = s.entryIndex.slots[:0]
+}

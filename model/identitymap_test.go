@@ -1,0 +1,139 @@
+package model
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestIdentityMapMatchesGoMap drives an identityMap and a Go map through the same random
+// inserts, updates, deletes and clears, and compares them after every step. Keys come from
+// small pools whose members share their home slot (equal hi^lo), so that runs form, wrap
+// around the table's end and are mended by backward-shift deletion; the zero identity is in
+// every pool.
+func TestIdentityMapMatchesGoMap(t *testing.T) {
+	for seed := range uint64(40) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		pool := []endpointHash{{}}
+		for range 1 + rng.IntN(60) {
+			if len(pool) > 1 && rng.IntN(3) == 0 {
+				// Same hi^lo as an earlier key: the same home, whatever the table size.
+				o := pool[1+rng.IntN(len(pool)-1)]
+				x := rng.Uint64()
+				pool = append(pool, endpointHash{hi: o.hi ^ x, lo: o.lo ^ x})
+				continue
+			}
+			pool = append(pool, endpointHash{hi: rng.Uint64(), lo: rng.Uint64()})
+		}
+		var m identityMap[int]
+		want := map[endpointHash]int{}
+		for step := range 400 {
+			k := pool[rng.IntN(len(pool))]
+			switch op := rng.IntN(10); {
+			case op < 5:
+				m.set(k, step)
+				want[k] = step
+			case op < 6:
+				p, present := m.slot(k)
+				if _, ok := want[k]; ok != present {
+					t.Fatalf("seed %d step %d: slot(%v) present %v, want %v", seed, step, k, present, ok)
+				}
+				*p += 1000
+				want[k] += 1000
+			case op < 9:
+				m.delete(k)
+				delete(want, k)
+			case rng.IntN(8) == 0:
+				m.clear()
+				clear(want)
+			}
+			compareIdentityMap(t, seed, step, &m, want, pool)
+		}
+	}
+}
+
+func compareIdentityMap(t *testing.T, seed uint64, step int, m *identityMap[int], want map[endpointHash]int, pool []endpointHash) {
+	t.Helper()
+	if m.len() != len(want) {
+		t.Fatalf("seed %d step %d: len %d, want %d", seed, step, m.len(), len(want))
+	}
+	for _, k := range pool {
+		got, ok := m.get(k)
+		w, wok := want[k]
+		if ok != wok || got != w {
+			t.Fatalf("seed %d step %d: get(%v) = %d, %v; want %d, %v", seed, step, k, got, ok, w, wok)
+		}
+		if p := m.ref(k); (p != nil) != wok || (p != nil && *p != w) {
+			t.Fatalf("seed %d step %d: ref(%v) disagrees with get", seed, step, k)
+		}
+	}
+	seen := 0
+	for k, v := range m.all() {
+		seen++
+		if w, ok := want[k]; !ok || w != v {
+			t.Fatalf("seed %d step %d: all() yields %v=%d, want %d (present %v)", seed, step, k, v, w, ok)
+		}
+	}
+	if seen != len(want) {
+		t.Fatalf("seed %d step %d: all() yields %d keys, want %d", seed, step, seen, len(want))
+	}
+	if m.slots != nil && m.n*4 > len(m.slots)*3 {
+		t.Fatalf("seed %d step %d: %d keys in %d slots, above the 3/4 load", seed, step, m.n, len(m.slots))
+	}
+}
+
+// TestIdentityMapAllStops checks that all stops when the loop breaks.
+func TestIdentityMapAllStops(t *testing.T) {
+	var m identityMap[int]
+	for i := range 20 {
+		m.set(endpointHash{hi: uint64(i)}, i)
+	}
+	n := 0
+	for range m.all() {
+		n++
+		if n == 3 {
+			break
+		}
+	}
+	if n != 3 {
+		t.Fatalf("loop ran %d times, want 3", n)
+	}
+}
+
+func BenchmarkIdentityMap(b *testing.B) {
+	const n = 100_000
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := make([]endpointHash, n)
+	for i := range keys {
+		keys[i] = endpointHash{hi: rng.Uint64(), lo: rng.Uint64()}
+	}
+	b.Run("identityMap", func(b *testing.B) {
+		var m identityMap[*desiredEndpoint]
+		for _, k := range keys {
+			m.set(k, nil)
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			k := keys[i%n]
+			m.delete(k)
+			m.set(k, nil)
+			if _, ok := m.get(keys[(i*7)%n]); !ok {
+				b.Fatal("missing key")
+			}
+		}
+	})
+	b.Run("map", func(b *testing.B) {
+		m := map[endpointHash]*desiredEndpoint{}
+		for _, k := range keys {
+			m[k] = nil
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			k := keys[i%n]
+			delete(m, k)
+			m[k] = nil
+			if _, ok := m[keys[(i*7)%n]]; !ok {
+				b.Fatal("missing key")
+			}
+		}
+	})
+}
