@@ -304,9 +304,9 @@ func (s *ServiceEndpoints) setSlot(slot *endpointsPodSlot, pod *Pod) {
 // EndpointsPodRef remembers where a ServiceEndpoints keeps a pod, as PodRef does for
 // ServiceSlices: a caller that keeps one per pod and passes it with the pod's changes
 // (SetPodRef, DeletePodRef) saves the lookup by name, and the index by name. The zero
-// EndpointsPodRef is empty, and an empty ref says the pod is new to the builder, as for
-// PodRef (whose doc says what a caller must then keep to); a ref that is not empty but is
-// another builder's, another pod's or a deleted pod's falls back to the lookup.
+// EndpointsPodRef is empty, and an empty ref says the pod is new to the builder, under the
+// same rules as PodRef's (see there); a ref that is not empty but is another builder's,
+// another pod's or a deleted pod's falls back to the lookup by name.
 type EndpointsPodRef struct {
 	owner *ServiceEndpoints
 	slot  *endpointsPodSlot

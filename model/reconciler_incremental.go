@@ -435,13 +435,13 @@ func (s *ServiceSlices) index() map[string]*podEntry {
 // which then need no lookup by name: with a Service of 100,000 pods, that lookup is a
 // cache miss on every change, and the index by name costs memory for every pod.
 //
-// The zero PodRef is empty, and an empty ref says the pod is new to the ServiceSlices:
-// SetPodRef adds it without looking for it by name. So a caller passes each pod's changes
-// with its ref, from the SetPodRef that adds the pod to the DeletePodRef that removes it,
-// or none of them (a pod first set with SetPod may be passed with a ref only once s has
-// looked it up by name, as SetPod does). A ref that is not empty but does not apply (it
-// belongs to another ServiceSlices, or names another pod or one deleted meanwhile) falls
-// back to the lookup by name, exactly as SetPod and DeletePod.
+// The zero PodRef is empty, and an empty ref says the pod is new: SetPodRef adds it
+// without looking for it by name. So a caller that passes refs passes every change of a
+// pod with its ref, from the SetPodRef that adds the pod to the DeletePodRef that removes
+// it. A ref that is not empty but does not apply (another ServiceSlices', another pod's, a
+// deleted pod's) falls back to the lookup by name, exactly as SetPod and DeletePod do; once
+// a ServiceSlices has looked a pod up by name it keeps an index by name, and from then on
+// every ref, empty or not, is only a shortcut.
 type PodRef struct {
 	owner *ServiceSlices
 	pe    *podEntry
