@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -165,4 +166,28 @@ func TestPlanJobsFitInMemory(t *testing.T) {
 			t.Errorf("memoryJobs(8, limit %d, estimate %d) = %d, want %d", c.limit, est, got, c.want)
 		}
 	}
+}
+
+// TestPlanGCSetsAndRestores checks that a plan's points run with planGCPercent and that the
+// collector's setting is given back after, and that a GOGC in the environment is left alone.
+func TestPlanGCSetsAndRestores(t *testing.T) {
+	prev := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(prev)
+	t.Setenv("GOGC", "")
+	os.Unsetenv("GOGC")
+	restore := planGC()
+	if got := debug.SetGCPercent(planGCPercent); got != planGCPercent {
+		t.Errorf("while the points run, GOGC is %d, want %d", got, planGCPercent)
+	}
+	restore()
+	if got := debug.SetGCPercent(77); got != 77 {
+		t.Errorf("after the points, GOGC is %d, want it back at 77", got)
+	}
+
+	t.Setenv("GOGC", "77")
+	restore = planGC()
+	if got := debug.SetGCPercent(77); got != 77 {
+		t.Errorf("with GOGC set in the environment, planGC changed it to %d", got)
+	}
+	restore()
 }
