@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -328,6 +329,18 @@ func checkEndpointArrays(t *testing.T, s *ServiceSlices, seed uint64, sync int) 
 	for _, sp := range s.spare {
 		if name, ok := users[&sp[:1][0]]; ok {
 			t.Fatalf("seed %d sync %d: spare array still stored by %s", seed, sync, name)
+		}
+	}
+	// An owned array keeps no endpoint past its slice (none the slice no longer has alive).
+	for name, ss := range s.stored {
+		if !ss.owned {
+			continue
+		}
+		tail := ss.s.Endpoints[len(ss.s.Endpoints):cap(ss.s.Endpoints)]
+		for i := range tail {
+			if !reflect.ValueOf(tail[i]).IsZero() {
+				t.Fatalf("seed %d sync %d: slice %s keeps an old endpoint %d past its %d", seed, sync, name, len(ss.s.Endpoints)+i, len(ss.s.Endpoints))
+			}
 		}
 	}
 	// The size cached when an endpoint was built still holds after the hint passes.
