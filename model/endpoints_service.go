@@ -51,8 +51,9 @@ type ServiceEndpoints struct {
 	// entries holds the (port, address) records changed since the stored object was last
 	// committed; a record absent from it has its stored side equal to its current side, so
 	// between syncs it holds only what changed (see setEntry). It is usually a few records,
-	// made and dropped around every write: a list scanned while short, and (entryIndex)
-	// indexed past endpointsEntryScan records.
+	// made and dropped around every write: a list, scanned while short and indexed
+	// (entryIndex) past endpointsEntryScan records; a big Service keeps the list and its
+	// index across writes (commitTouched).
 	entries    []endpointsEntry
 	entryIndex entryIndex
 	mismatch   int
@@ -160,8 +161,7 @@ type endpointsKeptSubset struct {
 // endpointsEntry records one (port, address) of the current desired state (cur) and of the
 // stored object (stored), each an address and its readiness, nil when absent; mismatch counts
 // the records whose two sides differ. key is an address of the record's IP and UID, which
-// with port is its identity (endpointsEntryKey): 32 bytes a record, made and dropped around
-// every write.
+// with port is its identity (see is): 32 bytes a record.
 type endpointsEntry struct {
 	key, cur, stored      *EndpointAddress
 	port                  int32
