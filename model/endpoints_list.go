@@ -36,15 +36,18 @@ func keyOf(a *EndpointAddress) addrKey {
 	return addrKey{hi: binary.BigEndian.Uint64(b[:8]), lo: binary.BigEndian.Uint64(b[8:])}
 }
 
-// compareKeyed is compareAddressPtr(a, b) for addresses with keys ka and kb.
-func compareKeyed(ka addrKey, a *EndpointAddress, kb addrKey, b *EndpointAddress) int {
-	switch {
-	case ka.hi != kb.hi:
-		return cmp.Compare(ka.hi, kb.hi)
-	case ka.lo != kb.lo:
-		return cmp.Compare(ka.lo, kb.lo)
+// compareAt is compareAddressPtr(entry i's address, a) for a with key k. It reads the
+// entry's pod state only when the keys are equal: taking the address of a field of it
+// would load it (Go checks the pointer for nil), a cache miss per step of a search in a
+// large Service.
+func (c *addrChunk) compareAt(i int, k addrKey, a *EndpointAddress) int {
+	switch ki := c.keys[i]; {
+	case ki.hi != k.hi:
+		return cmp.Compare(ki.hi, k.hi)
+	case ki.lo != k.lo:
+		return cmp.Compare(ki.lo, k.lo)
 	}
-	return compareAddressPtr(a, b)
+	return compareAddressPtr(&c.items[i].addr, a)
 }
 
 // search is the position of address a (key k) in c: the first entry not before it, and
@@ -53,13 +56,13 @@ func (c *addrChunk) search(k addrKey, a *EndpointAddress) (int, bool) {
 	lo, hi := 0, len(c.keys)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if compareKeyed(c.keys[m], &c.items[m].addr, k, a) < 0 {
+		if c.compareAt(m, k, a) < 0 {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	return lo, lo < len(c.keys) && compareKeyed(c.keys[lo], &c.items[lo].addr, k, a) == 0
+	return lo, lo < len(c.keys) && c.compareAt(lo, k, a) == 0
 }
 
 // addrChunkMax bounds a chunk; a full chunk is split in two halves. (BenchmarkEndpoints-
@@ -76,8 +79,7 @@ func (l *addrList) chunkFor(k addrKey, a *EndpointAddress) int {
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		c := l.chunks[m]
-		last := len(c.items) - 1
-		if compareKeyed(c.keys[last], &c.items[last].addr, k, a) < 0 {
+		if c.compareAt(len(c.keys)-1, k, a) < 0 {
 			lo = m + 1
 		} else {
 			hi = m
