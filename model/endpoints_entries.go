@@ -1,5 +1,7 @@
 package model
 
+import "math/bits"
+
 // entryIndex indexes ServiceEndpoints.entries by (port, IP, UID) once there are more than
 // endpointsEntryScan records (until then its table is empty and the list is scanned): an open-addressing table of positions in the list, probed
 // linearly. A slot holds a position + 1 (0: empty) and 32 bits of the record's hash, so
@@ -48,10 +50,7 @@ func (x *entryIndex) build(entries []endpointsEntry) {
 	} else {
 		x.slots = make([]entrySlot, size)
 	}
-	x.shift = uint8(64)
-	for s := size; s > 1; s >>= 1 {
-		x.shift--
-	}
+	x.shift = uint8(64 - bits.TrailingZeros(uint(size)))
 	for i := range entries {
 		e := &entries[i]
 		x.insert(entryHash(int(e.port), e.key.IP), i)

@@ -920,17 +920,17 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash, sa
 	}
 	reindex := false
 	for i, h := range ss.hashes {
-		loc, _ := f.index.get(h)
-		loc.n--
-		switch {
-		case loc.n == 0:
-			f.index.delete(h)
-		case loc.n >= 1:
-			if loc.n == 1 {
+		if loc := f.index.ref(h); loc != nil {
+			loc.n--
+			switch {
+			case loc.n == 0:
+				f.index.delete(h)
+			case loc.n == 1:
 				s.dupHashes--
+				reindex = true
+			default:
+				reindex = true
 			}
-			f.index.set(h, loc)
-			reindex = true
 		}
 		if i < len(same) && same[i] {
 			continue
