@@ -1,7 +1,9 @@
 package model
 
 import (
+	"iter"
 	"maps"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -56,9 +58,9 @@ type ServiceSlices struct {
 	// lastResolved is what each Service port resolved to for lastPorts (-1: not resolved).
 	lastResolved []int64
 	// fresh are the endpoint arrays the last Sync allocated (by their first element); a
-	// stored slice whose array came from there owns it (storedSlice.owned). spare are arrays
-	// taken back from owned slices the API server replaced or deleted: a rewritten slice
-	// reuses one instead of allocating its endpoints again.
+	// stored slice whose array came from there owns it (storedSlice.owned). The arrays of
+	// owned slices the API server replaced or deleted go to buf's spares (SyncBuffers), for
+	// a rewritten slice to reuse instead of allocating its endpoints again.
 	//
 	// An owned array holds nothing past its slice's length, so that it keeps no old
 	// endpoint alive. A spare keeps the length it was stored with: the endpoints there are
@@ -66,16 +68,19 @@ type ServiceSlices struct {
 	// when its write is applied (freshArray.dirty), instead of the whole array when it is
 	// taken back (which with write barriers was 2-3% of a run).
 	fresh []freshArray
-	spare [][]Endpoint
 	// buf is the scratch of Sync and Applied: ReconcilerOptions.Buffers, or the Service's own.
 	buf *SyncBuffers
 }
 
 // SyncBuffers are the scratch lists of ServiceSlices.Sync and Applied, which no call keeps
-// past its end, and the last Sync's result. The Services of one controller, synced one at a
-// time, share one set (ReconcilerOptions.Buffers) instead of each keeping its own: that cost
-// each of 50,000 small Services about 1 KB.
+// past its end, the last Sync's result, and spare endpoint arrays. The Services of one
+// controller, synced one at a time, share one set (ReconcilerOptions.Buffers) instead of
+// each keeping its own: the lists cost each of 50,000 small Services about 1 KB, and spares
+// kept per Service were 13 MB of many-services' 226 MB peak, most in Services that had
+// stopped changing.
 type SyncBuffers struct {
+	spares arrayPool // endpoint arrays of replaced slices, for any of the Services to reuse
+
 	kept          []*Endpoint        // syncPortMap's endpoints a touched slice keeps
 	touched       []endpointHash     // Applied's touched identities
 	dirty         []endpointHash     // syncFamily's copy of a dirty set
@@ -1490,7 +1495,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 }
 
 // endpointArray returns an empty endpoint array of at least the given capacity, a spare one
-// when one is big enough, and notes it as fresh.
+// when one fits, and notes it as fresh.
 func (s *ServiceSlices) endpointArray(capacity int) []Endpoint {
 	if capacity == 0 {
 		return []Endpoint{}
@@ -1500,21 +1505,7 @@ func (s *ServiceSlices) endpointArray(capacity int) []Endpoint {
 		// a full-size array fits any rewrite of it.
 		capacity = max(capacity, s.max)
 	}
-	var a []Endpoint
-	for i, sp := range s.spare {
-		if cap(sp) >= capacity {
-			a = sp // its length is how far it holds old endpoints
-			last := len(s.spare) - 1
-			s.spare[i], s.spare[last] = s.spare[last], nil
-			s.spare = s.spare[:last]
-			break
-		}
-	}
-	if a == nil && len(s.spare) > 0 {
-		// The spares are too small for this Service's slices now (they were growing): let
-		// the smallest go, so that the arrays freed next can take its place.
-		s.dropSmallestSpare()
-	}
+	a := s.buf.spares.take(capacity) // its length is how far it holds old endpoints
 	if a == nil {
 		a = make([]Endpoint, 0, capacity)
 	}
@@ -1527,18 +1518,6 @@ func (s *ServiceSlices) endpointArray(capacity int) []Endpoint {
 type freshArray struct {
 	first *Endpoint
 	dirty int32
-}
-
-func (s *ServiceSlices) dropSmallestSpare() {
-	i := 0
-	for j, sp := range s.spare {
-		if cap(sp) < cap(s.spare[i]) {
-			i = j
-		}
-	}
-	last := len(s.spare) - 1
-	s.spare[i], s.spare[last] = s.spare[last], nil
-	s.spare = s.spare[:last]
 }
 
 // takeFresh reports whether a, a stored slice's endpoints, is in an array the last Sync
@@ -1565,21 +1544,77 @@ func sameArray(a, b []Endpoint) bool {
 	return cap(a) > 0 && cap(b) > 0 && &a[:1][0] == &b[:1][0]
 }
 
-// spareArrays bounds the arrays a Service keeps for reuse, with its number of slices and
-// the number its last Sync wrote: a Service that rewrites many slices per sync keeps that
-// many, a Service of one slice one. (5000-nodes allocates 174 MB a run with 2, 159 MB
-// with 4, 158 MB with 8; every spare is kept memory in Services that no longer change.)
-const spareArrays = 4
-
 // recycle keeps a, the endpoints of an owned slice the API server no longer stores, for
 // reuse. Nothing else refers to its array: the engine drops the old object when the write
 // is applied, and every plan copies the endpoints it writes into arrays of its own. The
-// endpoints stay until the array is reused (see ServiceSlices.fresh).
+// endpoints stay until the array is reused (see ServiceSlices.fresh). A Service that
+// rewrites many slices per sync may keep as many as its last Sync allocated.
 func (s *ServiceSlices) recycle(a []Endpoint) {
-	if len(s.spare) >= max(min(spareArrays, len(s.stored)), len(s.fresh), 1) {
+	s.buf.spares.put(a, len(s.fresh))
+}
+
+// arrayPool holds spare endpoint arrays by capacity class: class k holds the arrays whose
+// capacity has bit length k, that is from 2^(k-1) to 2^k-1.
+type arrayPool struct {
+	classes [][][]Endpoint
+	n       int // arrays held
+}
+
+// sparesPerClass bounds the arrays a class holds. One controller's Services sync one at a
+// time and each write gives its array back once applied, so a few per class serve them all
+// (5000-nodes allocates 174 MB a run keeping 2 per Service, 159 MB with 4, 158 MB with 8).
+const sparesPerClass = 16
+
+// take returns a spare array of capacity at least c from c's class, or any from the next
+// class up (at most four times c), or nil.
+func (p *arrayPool) take(c int) []Endpoint {
+	k := bits.Len(uint(c))
+	if k < len(p.classes) {
+		for i, a := range p.classes[k] {
+			if cap(a) >= c {
+				return p.remove(k, i)
+			}
+		}
+	}
+	if k+1 < len(p.classes) && len(p.classes[k+1]) > 0 {
+		return p.remove(k+1, len(p.classes[k+1])-1)
+	}
+	return nil
+}
+
+func (p *arrayPool) remove(k, i int) []Endpoint {
+	class := p.classes[k]
+	a, last := class[i], len(class)-1
+	class[i], class[last] = class[last], nil
+	p.classes[k] = class[:last]
+	p.n--
+	return a
+}
+
+// put keeps a unless its class holds max(sparesPerClass, atLeast) arrays already.
+func (p *arrayPool) put(a []Endpoint, atLeast int) {
+	k := bits.Len(uint(cap(a)))
+	for len(p.classes) <= k {
+		p.classes = append(p.classes, nil)
+	}
+	if len(p.classes[k]) >= max(sparesPerClass, atLeast) {
 		return
 	}
-	s.spare = append(s.spare, a)
+	p.classes[k] = append(p.classes[k], a)
+	p.n++
+}
+
+// all yields every array held.
+func (p *arrayPool) all() iter.Seq[[]Endpoint] {
+	return func(yield func([]Endpoint) bool) {
+		for _, class := range p.classes {
+			for _, a := range class {
+				if !yield(a) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // bestFitFast finds, among the group's unchanged slices, the one that ends closest to full

@@ -95,9 +95,26 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 	refRng := rand.New(rand.NewPCG(seed, 99))
 	refs := map[string]*PodRef{}
 	foreign := NewServiceSlices(w.svc, w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max, Buffers: shared})
+	foreignSeq := 0
 	interleave := func() {
-		if shared != nil && refRng.IntN(2) == 0 {
-			foreign.Sync(0)
+		if shared == nil || refRng.IntN(2) != 0 {
+			return
+		}
+		// foreign has the same pods and applies its plans at once, so that arrays of its
+		// replaced slices go to the spares the two share, for inc's next Sync to take.
+		for _, p := range foreign.Sync(0).Plans {
+			for _, c := range p.ToCreate {
+				foreignSeq++
+				cc := *c
+				cc.Name = fmt.Sprintf("foreign-%s%05d", c.GenerateName, foreignSeq)
+				foreign.Applied("create", &cc)
+			}
+			for _, u := range p.ToUpdate {
+				foreign.Applied("update", u)
+			}
+			for _, d := range p.ToDelete {
+				foreign.Applied("delete", d)
+			}
 		}
 	}
 	refFor := func(name string) *PodRef {
@@ -119,12 +136,18 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 		} else {
 			inc.SetPod(p)
 		}
+		if shared != nil {
+			foreign.SetPod(p)
+		}
 	}
 	deletePod := func(name string) {
 		if useRefs {
 			inc.DeletePodRef(refFor(name), "ns", name)
 		} else {
 			inc.DeletePod("ns", name)
+		}
+		if shared != nil {
+			foreign.DeletePod("ns", name)
 		}
 	}
 	for _, p := range w.podList() {
@@ -274,7 +297,7 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 				interleave()
 			}
 		}
-		checkEndpointArrays(t, inc, seed, sync)
+		checkEndpointArrays(t, seed, sync, inc, foreign)
 		checkPodList(t, inc, w.pods, seed, sync)
 	}
 	if useRefs && !mischief && inc.byName != nil {
@@ -289,9 +312,6 @@ var twinSpareReuses int
 // twinCachedSizes counts stored endpoints whose protobuf size was cached.
 var twinCachedSizes int
 
-// checkEndpointArrays requires that no two stored slices share an endpoint array and that no
-// spare array is still stored (a recycled array must have no other user), and that every
-// stored endpoint's cached size is its size.
 // checkPodList checks that s keeps exactly the pods of want, each once, at the position
 // its entry records.
 func checkPodList(t *testing.T, s *ServiceSlices, want map[string]*Pod, seed uint64, sync int) {
@@ -313,20 +333,29 @@ func checkPodList(t *testing.T, s *ServiceSlices, want map[string]*Pod, seed uin
 	}
 }
 
-func checkEndpointArrays(t *testing.T, s *ServiceSlices, seed uint64, sync int) {
+// checkEndpointArrays requires that no two stored slices of s and of the reconcilers that
+// share its buffers (others) share an endpoint array and that no spare array is still
+// stored (a recycled array must have no other user), and that every stored endpoint of s
+// has its size cached right.
+func checkEndpointArrays(t *testing.T, seed uint64, sync int, s *ServiceSlices, others ...*ServiceSlices) {
 	t.Helper()
 	users := map[*Endpoint]string{}
-	for name, ss := range s.stored {
-		if cap(ss.s.Endpoints) == 0 {
+	for _, r := range append([]*ServiceSlices{s}, others...) {
+		if r.buf != s.buf {
 			continue
 		}
-		id := &ss.s.Endpoints[:1][0]
-		if other, ok := users[id]; ok {
-			t.Fatalf("seed %d sync %d: slices %s and %s share an endpoint array", seed, sync, name, other)
+		for name, ss := range r.stored {
+			if cap(ss.s.Endpoints) == 0 {
+				continue
+			}
+			id := &ss.s.Endpoints[:1][0]
+			if other, ok := users[id]; ok {
+				t.Fatalf("seed %d sync %d: slices %s and %s share an endpoint array", seed, sync, name, other)
+			}
+			users[id] = name
 		}
-		users[id] = name
 	}
-	for _, sp := range s.spare {
+	for sp := range s.buf.spares.all() {
 		if name, ok := users[&sp[:1][0]]; ok {
 			t.Fatalf("seed %d sync %d: spare array still stored by %s", seed, sync, name)
 		}
@@ -357,7 +386,7 @@ func checkEndpointArrays(t *testing.T, s *ServiceSlices, seed uint64, sync int) 
 			}
 		}
 	}
-	if len(s.spare) > 0 {
+	if s.buf.spares.n > 0 {
 		twinSpareReuses++
 	}
 }
