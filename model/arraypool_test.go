@@ -86,7 +86,7 @@ func TestSharedBuffersPassSpareArraysBetweenServices(t *testing.T) {
 		}
 	}
 	pod := func(name string, i int) *Pod {
-		return &Pod{Namespace: "ns", Name: fmt.Sprintf("%s-%d", name, i), UID: fmt.Sprintf("%s-uid-%d", name, i),
+		return &Pod{PodIdentity: NewPodIdentity("ns", fmt.Sprintf("%s-%d", name, i), fmt.Sprintf("%s-uid-%d", name, i)),
 			NodeName: "n1", Phase: PodRunning, Ready: true,
 			IPs: []string{fmt.Sprintf("10.0.%d.%d", len(name), i)}}
 	}

@@ -21,7 +21,7 @@ import (
 // Preconditions: the pods given are the ones the Service's selector matches in its namespace,
 // and distinct pods have distinct UIDs (upstream deduplicates addresses by (IP, UID); two pods
 // sharing both would be one address upstream). The caller must not modify a *Pod after passing
-// it; pass a new one for every change.
+// it, nor its PodIdentity, which addresses point into; pass a new Pod for every change.
 //
 // Costs: SetPod is O(ports × log n) (the address lists are chunked: addrList); Sync is O(subsets ×
 // ports), except that with two or more subsets upstream orders them by an md5 of their full
@@ -409,7 +409,7 @@ func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) *endpoint
 	if r := prevRef(prev); r != nil && r.Namespace == pod.Namespace && r.Name == pod.Name && r.UID == pod.UID {
 		ps.addr.TargetRef = r // references are never modified
 	} else {
-		ps.addr.TargetRef = &ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
+		ps.addr.TargetRef = pod.targetRef()
 	}
 	ps.ready = svc.PublishNotReadyAddresses || pod.Ready
 	var buf [8]int // signature keeps a copy of a new list: this one can stay on the stack

@@ -24,8 +24,8 @@ func testEndpointsService() *Service {
 
 func testEndpointsPod(i int, ready bool) *Pod {
 	return &Pod{
-		Namespace: "ns", Name: fmt.Sprintf("web-%d", i), UID: fmt.Sprintf("uid-%d", i),
-		NodeName: fmt.Sprintf("node-%d", i%7), Phase: PodRunning,
+		PodIdentity: NewPodIdentity("ns", fmt.Sprintf("web-%d", i), fmt.Sprintf("uid-%d", i)),
+		NodeName:    fmt.Sprintf("node-%d", i%7), Phase: PodRunning,
 		IPs:   []string{fmt.Sprintf("10.%d.%d.%d", i/65536, (i/256)%256, i%256)},
 		Ready: ready,
 	}
@@ -840,7 +840,7 @@ func TestEndpointsPodRefKeptPastDelete(t *testing.T) {
 	byRef.DeletePod(p.Key()) // by name: ref still names the emptied slot
 	byName.DeletePod(p.Key())
 	again := *p
-	again.UID, again.IPs = "uid-again", []string{"10.9.9.9"}
+	again.OwnIdentity().UID, again.IPs = "uid-again", []string{"10.9.9.9"}
 	byRef.SetPodRef(&ref, &again)
 	byName.SetPod(&again)
 	got, want := byRef.Sync(0), byName.Sync(0)

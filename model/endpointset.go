@@ -238,12 +238,12 @@ func podToEndpointWithAddresses(pod *Pod, node *Node, svc *Service, addresses []
 	return ep
 }
 
-// endpointStorage holds the values an endpoint's pointer fields point to, so that one
-// allocation serves them all. The node name and hostname point into the pod instead (pods
-// are never modified once passed); the zone is copied, as a Node may be relabelled.
+// endpointStorage holds the values an endpoint's pointer fields point to that neither the
+// pod nor its node keeps: the zone is copied, as a Node may be relabelled. The target
+// reference and hostname point into the pod's identity, which no update changes, and the
+// node name into the node or the pod (pods are never modified once passed).
 type endpointStorage struct {
-	targetRef ObjectReference
-	zone      string
+	zone string
 }
 
 // fillEndpoint builds pod's endpoint into ep, its pointer fields pointing into st.
@@ -254,7 +254,6 @@ func fillEndpoint(ep *Endpoint, st *endpointStorage, pod *Pod, node *Node, svc *
 	ready := svc.PublishNotReadyAddresses || (serving && !terminating)
 	// The condition pointers are shared (endpoints are read-only): that saves three
 	// allocations per endpoint on the reconciler's hot path.
-	st.targetRef = ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
 	*ep = Endpoint{
 		Addresses: addresses,
 		Conditions: EndpointConditions{
@@ -262,7 +261,7 @@ func fillEndpoint(ep *Endpoint, st *endpointStorage, pod *Pod, node *Node, svc *
 			Serving:     boolPtr(serving),
 			Terminating: boolPtr(terminating),
 		},
-		TargetRef: &st.targetRef,
+		TargetRef: pod.targetRef(),
 	}
 	switch {
 	case node != nil && node.Name == pod.NodeName && pod.NodeName != "":

@@ -33,7 +33,7 @@ func TestUpstreamAppendixA(t *testing.T) {
 		e := newExampleEnv(t, 100)
 		names := e.add(30, nil)
 		e.expect("c1", 30)
-		e.change(names[0], func(p *Pod) { p.UID = "recreated" })
+		e.change(names[0], func(p *Pod) { p.OwnIdentity().UID = "recreated" })
 		e.expect("u1", 30)
 	})
 	// E33 and pitfall 3: {90,50}, one endpoint removed from each and 20 added → u2 {100,58}:

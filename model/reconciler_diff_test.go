@@ -118,8 +118,8 @@ func (w *world) newIPs() []string {
 func (w *world) addPod() *Pod {
 	w.nextPod++
 	p := &Pod{
-		Namespace: "ns", Name: fmt.Sprintf("pod-%d", w.nextPod), UID: fmt.Sprintf("puid-%d", w.nextPod),
-		Labels: map[string]string{"app": "web"}, NodeName: fmt.Sprintf("node-%d", w.rng.IntN(6)),
+		PodIdentity: NewPodIdentity("ns", fmt.Sprintf("pod-%d", w.nextPod), fmt.Sprintf("puid-%d", w.nextPod)),
+		Labels:      map[string]string{"app": "web"}, NodeName: fmt.Sprintf("node-%d", w.rng.IntN(6)),
 		Phase: PodRunning, IPs: w.newIPs(), Ready: w.rng.IntN(4) != 0,
 	}
 	switch w.rng.IntN(20) {
@@ -192,7 +192,7 @@ func (w *world) step() string {
 		c.IPs = w.newIPs()
 		return "new IPs " + c.Name
 	case r < 71:
-		c := clone(p)
+		c := clone(p).OwnIdentity() // a pod recreated with other ports
 		c.ContainerPorts = []ContainerPort{{Name: "web", ContainerPort: int32(8080 + 1010*w.rng.IntN(2)), Protocol: ProtocolTCP}}
 		return "container port " + c.Name
 	case r < 74:
@@ -277,7 +277,7 @@ func (w *world) step() string {
 		return fmt.Sprintf("svc deleting=%v", s.Deleting)
 	default:
 		// A pod recreated with the same name and IP (new UID).
-		c := clone(p)
+		c := clone(p).OwnIdentity()
 		c.UID = c.UID + "x"
 		return "uid change " + c.Name
 	}

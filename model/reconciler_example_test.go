@@ -22,7 +22,7 @@ func ExampleServiceSlices() {
 	}
 	s := model.NewServiceSlices(svc, oneNode{}, model.ReconcilerOptions{MaxEndpointsPerSlice: 2})
 	for i := 1; i <= 3; i++ {
-		s.SetPod(&model.Pod{Namespace: "default", Name: fmt.Sprintf("web-%d", i), NodeName: "n1",
+		s.SetPod(&model.Pod{PodIdentity: model.NewPodIdentity("default", fmt.Sprintf("web-%d", i), ""), NodeName: "n1",
 			Phase: model.PodRunning, IPs: []string{fmt.Sprintf("10.0.0.%d", i)}, Ready: true})
 	}
 	res := s.Sync(0)
@@ -52,10 +52,10 @@ func ExamplePodRef() {
 	}
 	s := model.NewServiceSlices(svc, oneNode{}, model.ReconcilerOptions{})
 	var ref model.PodRef
-	pod := &model.Pod{Namespace: "default", Name: "web-1", NodeName: "n1",
+	pod := &model.Pod{PodIdentity: model.NewPodIdentity("default", "web-1", ""), NodeName: "n1",
 		Phase: model.PodRunning, IPs: []string{"10.0.0.1"}}
 	s.SetPodRef(&ref, pod)
-	ready := *pod // pods are never modified once passed: a change is a new Pod
+	ready := *pod // pods are never modified once passed: a change is a new Pod (sharing its identity)
 	ready.Ready = true
 	s.SetPodRef(&ref, &ready)
 	res := s.Sync(0)

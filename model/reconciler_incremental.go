@@ -403,7 +403,9 @@ func servicePortsEqual(a, b []ServicePort) bool {
 	})
 }
 
-// SetPod records a new or changed pod (selector-matched, in the Service's namespace).
+// SetPod records a new or changed pod (selector-matched, in the Service's namespace). The
+// caller must not modify p after passing it, nor its PodIdentity, which endpoints point
+// into; a change is a new Pod.
 func (s *ServiceSlices) SetPod(p *Pod) { s.setPod(p) }
 
 func (s *ServiceSlices) setPod(p *Pod) *podEntry {
@@ -632,16 +634,16 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prev [2]*desiredEndpoint
 }
 
 // reusableEndpoint returns d when the pod's new endpoint can be built in it, else nil. The
-// endpoints of stored slices and of plans are copies of d.ep whose pointer fields point into
-// d.storage, so d can be rebuilt only when its storage would get the same values: the same
-// pod reference and the same zone. A pod update (readiness, most often) then costs no
-// allocation. Nothing else refers to a desired endpoint that recomputePod replaced.
+// endpoints of stored slices and of plans are copies of d.ep whose zone points into
+// d.storage, so d can be rebuilt only when its storage would get the same value; and only
+// for the same pod (its identity is what recomputePod keeps when the addresses and
+// hostname are the same). A pod update (readiness, most often) then costs no allocation.
+// Nothing else refers to a desired endpoint that recomputePod replaced.
 func reusableEndpoint(d *desiredEndpoint, pod *Pod, node *Node) *desiredEndpoint {
 	if d == nil {
 		return nil
 	}
-	ref := &d.storage.targetRef
-	if ref.Namespace != pod.Namespace || ref.Name != pod.Name || ref.UID != pod.UID {
+	if ref := d.ep.TargetRef; ref == nil || ref.Namespace != pod.Namespace || ref.Name != pod.Name || ref.UID != pod.UID {
 		return nil
 	}
 	zone := ""

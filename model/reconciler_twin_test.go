@@ -550,7 +550,7 @@ func TestPodRefKeptPastDelete(t *testing.T) {
 	byRef.DeletePod(p.Namespace, p.Name) // by name: ref still names the deleted entry
 	byName.DeletePod(p.Namespace, p.Name)
 	again := *p
-	again.UID, again.IPs = "puid-again", []string{"10.1.0.2"}
+	again.OwnIdentity().UID, again.IPs = "puid-again", []string{"10.1.0.2"}
 	byRef.SetPodRef(&ref, &again)
 	byName.SetPod(&again)
 	got, want := planString(byRef.Sync(0)), planString(byName.Sync(0))

@@ -1,6 +1,9 @@
 package model
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // AddressType is the address family of an EndpointSlice (discovery/v1 AddressType).
 type AddressType string
@@ -163,31 +166,75 @@ type ContainerPort struct {
 	Protocol      Protocol
 }
 
-// Pod is the part of a core/v1 Pod the controllers read.
+// Pod is the part of a core/v1 Pod the controllers read: one version of it. A change is a
+// new Pod (the controllers keep the versions they were given); the versions of one pod
+// share its PodIdentity, so that an update copies only what can change.
 type Pod struct {
-	Namespace string
-	Name      string
-	UID       string
-	Labels    map[string]string
-	NodeName  string
-	Hostname  string
-	Subdomain string
-	Phase     PodPhase
+	// PodIdentity is what no update of the pod changes; its fields are promoted (pod.Name,
+	// pod.UID, pod.Hostname, ...). It must not be nil. To change one of its fields in a
+	// copy of a Pod, give the copy an identity of its own first (Pod.OwnIdentity).
+	*PodIdentity
+	Labels   map[string]string
+	NodeName string
+	Phase    PodPhase
 	// IPs is status.podIPs in order (status.podIP is IPs[0]).
 	IPs []string
 	// ReadyTransition is the Ready condition's lastTransitionTime (zero: no condition).
 	ReadyTransition Timestamp
 	// Ready is the truth of the Ready condition. (The two flags are kept together: the
-	// simulator holds one Pod per pod, and padding would cost 16 bytes each.)
+	// simulator holds one Pod per pod, and padding would cost 8 bytes each.)
 	Ready bool
 	// Terminating is true when the pod has a deletionTimestamp.
 	Terminating bool
+	// ResourceVersion changes on every stored update (used only by update filters).
+	ResourceVersion string
+}
+
+// PodIdentity is the part of a pod that no update changes: its name and UID, and the spec
+// fields the controllers read (the API server rejects an update of spec.hostname,
+// spec.subdomain or a container's ports). A pod deleted and created again under its name is
+// another pod, with another UID and identity.
+type PodIdentity struct {
+	// ObjectReference is the pod's reference: Kind "Pod", its namespace, name and UID. Its
+	// endpoints' targetRefs point to it rather than each holding a copy (a reference of
+	// another kind is not used for that).
+	ObjectReference
+	Hostname  string
+	Subdomain string
 	// ContainerPorts are the regular containers' ports, in container order.
 	ContainerPorts []ContainerPort
 	// SidecarPorts are the ports of init containers with restartPolicy Always.
 	SidecarPorts []ContainerPort
-	// ResourceVersion changes on every stored update (used only by update filters).
-	ResourceVersion string
+}
+
+// NewPodIdentity returns the identity of pod namespace/name with the given UID, with no
+// hostname, subdomain or ports.
+func NewPodIdentity(namespace, name, uid string) *PodIdentity {
+	return &PodIdentity{ObjectReference: ObjectReference{Kind: "Pod", Namespace: namespace, Name: name, UID: uid}}
+}
+
+// Equal reports whether id and o hold the same values.
+func (id *PodIdentity) Equal(o *PodIdentity) bool {
+	return id == o || id.ObjectReference == o.ObjectReference && id.Hostname == o.Hostname &&
+		id.Subdomain == o.Subdomain && slices.Equal(id.ContainerPorts, o.ContainerPorts) &&
+		slices.Equal(id.SidecarPorts, o.SidecarPorts)
+}
+
+// OwnIdentity gives p a copy of its identity, which p may then change without changing the
+// other versions that shared it, and returns p.
+func (p *Pod) OwnIdentity() *Pod {
+	id := *p.PodIdentity
+	p.PodIdentity = &id
+	return p
+}
+
+// targetRef returns the pod's reference for its endpoints' targetRef: the identity's own
+// when it is a Pod reference, else a new one.
+func (p *Pod) targetRef() *ObjectReference {
+	if r := &p.ObjectReference; r.Kind == "Pod" {
+		return r
+	}
+	return &ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID}
 }
 
 // Key returns "namespace/name".

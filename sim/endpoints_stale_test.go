@@ -27,7 +27,7 @@ func (s *sliceSource) Next() (TraceEvent, error) {
 // the given times.
 func staleTrace(n int, nodes []*model.Node, at ...time.Duration) *sliceSource {
 	pod := func(i int, ready bool, rv int) *model.Pod {
-		return &model.Pod{Namespace: "default", Name: fmt.Sprintf("web-%d", i), UID: fmt.Sprintf("uid-%d", i),
+		return &model.Pod{PodIdentity: model.NewPodIdentity("default", fmt.Sprintf("web-%d", i), fmt.Sprintf("uid-%d", i)),
 			Labels: map[string]string{"app": "web"}, NodeName: nodes[i%len(nodes)].Name, Phase: model.PodRunning,
 			IPs: []string{fmt.Sprintf("10.1.%d.%d", i/256, i%256)}, Ready: ready, ResourceVersion: fmt.Sprint(rv)}
 	}
@@ -136,5 +136,33 @@ func TestEndpointsStaleSyncConsumesTriggerTime(t *testing.T) {
 	annotation := int64(len(model.AnnotationTriggerTime) + len("2026-01-01T00:00:02Z"))
 	if d := w[1].ObjectBytes - w[2].ObjectBytes; d < annotation {
 		t.Errorf("the retry's object is %d B smaller than the first update's, want at least the annotation's %d B", d, annotation)
+	}
+}
+
+func TestReplaySharesAPodsIdentityAcrossVersions(t *testing.T) {
+	decoded := func(uid string) *model.Pod { // as a trace decodes each version
+		id := model.NewPodIdentity("default", "web-0", uid)
+		id.ContainerPorts = []model.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: model.ProtocolTCP}}
+		return &model.Pod{PodIdentity: id, Phase: model.PodRunning}
+	}
+	first := decoded("uid-1")
+	cur := []*podState{{pod: first}}
+
+	same := decoded("uid-1")
+	shareIdentity(same, cur)
+	if same.PodIdentity != first.PodIdentity {
+		t.Error("a version with an equal identity did not take the one before")
+	}
+	recreated := decoded("uid-2")
+	own := recreated.PodIdentity
+	shareIdentity(recreated, cur)
+	if recreated.PodIdentity != own || recreated.UID != "uid-2" {
+		t.Error("a pod recreated under its name (another UID) took the old pod's identity")
+	}
+	listed := decoded("uid-1")
+	own = listed.PodIdentity
+	shareIdentity(listed, nil)
+	if listed.PodIdentity != own {
+		t.Error("a new pod's identity changed")
 	}
 }

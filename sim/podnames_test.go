@@ -24,7 +24,7 @@ func TestPodNameSetMatchesMap(t *testing.T) {
 		for step := range 5000 {
 			name := names[r.IntN(len(names))]
 			if r.IntN(3) > 0 && !want[name] {
-				set.add(&podState{pod: &model.Pod{Name: name}})
+				set.add(&podState{pod: &model.Pod{PodIdentity: model.NewPodIdentity("", name, "")}})
 				want[name] = true
 			} else {
 				set.remove(name)

@@ -177,6 +177,7 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 		return
 	}
 	pod := *ev.Pod
+	shareIdentity(&pod, cur)
 	if pod.ResourceVersion == "" {
 		pod.ResourceVersion = e.api.nextResourceVersion()
 	}
@@ -221,6 +222,16 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 		delete(r.byKey, key)
 	} else {
 		r.byKey[key] = next
+	}
+}
+
+// shareIdentity gives pod, a new version of the pod of cur (its states, one per Service
+// that selects it), the identity of the version before when the two are equal: the versions
+// of a pod share one, as a generated pod's do, and the targetRefs of its endpoints point
+// there. A trace decodes every version with an identity of its own.
+func shareIdentity(pod *model.Pod, cur []*podState) {
+	if len(cur) > 0 && cur[0].pod.Equal(pod.PodIdentity) {
+		pod.PodIdentity = cur[0].pod.PodIdentity
 	}
 }
 

@@ -387,6 +387,14 @@ func (e *Engine) workloadSettled(s *serviceState) {
 	s.rollout = nil
 }
 
+// podIdentity is the identity of s's pod name with uid: its template's container ports,
+// and no hostname or subdomain (a Service's pods set none).
+func (e *Engine) podIdentity(s *serviceState, name, uid string) *model.PodIdentity {
+	id := model.NewPodIdentity(s.svc.Namespace, name, uid)
+	id.ContainerPorts = s.podPorts
+	return id
+}
+
 // createPod creates one pod of rs's template, named name (or a generated name when empty);
 // the scheduler and the kubelet take it from there.
 func (e *Engine) createPod(s *serviceState, rs *replicaSet, name string) *podState {
@@ -409,13 +417,7 @@ func (e *Engine) createPod(s *serviceState, rs *replicaSet, name string) *podSta
 		ordinal: -1,
 		pinned:  -1,
 		seq:     s.podSeq,
-		pod: &model.Pod{
-			Namespace:      s.svc.Namespace,
-			Name:           name,
-			UID:            uid,
-			Phase:          model.PodPending,
-			ContainerPorts: s.podPorts,
-		},
+		pod:     &model.Pod{PodIdentity: e.podIdentity(s, name, uid), Phase: model.PodPending},
 	}
 	e.podNames.add(p)
 	s.pods = append(s.pods, p)

@@ -43,14 +43,12 @@ func apiTime(t model.Timestamp) metav1.Time {
 // restartPolicy Always are sidecars, whose ports count as the pod's
 // (upstream: k8s.io/endpointslice util podutil FindPort via podutil.VisitContainers).
 func PodFromAPI(p *corev1.Pod) *model.Pod {
+	id := model.NewPodIdentity(p.Namespace, p.Name, string(p.UID))
+	id.Hostname, id.Subdomain = p.Spec.Hostname, p.Spec.Subdomain
 	m := &model.Pod{
-		Namespace:       p.Namespace,
-		Name:            p.Name,
-		UID:             string(p.UID),
+		PodIdentity:     id,
 		Labels:          p.Labels,
 		NodeName:        p.Spec.NodeName,
-		Hostname:        p.Spec.Hostname,
-		Subdomain:       p.Spec.Subdomain,
 		Phase:           model.PodPhase(p.Status.Phase),
 		Terminating:     p.DeletionTimestamp != nil,
 		ResourceVersion: p.ResourceVersion,

@@ -91,10 +91,12 @@ func TestGenerateSample(t *testing.T) {
 
 	// A DaemonSet pod no Service selects, listed when the watch starts.
 	var watch bytes.Buffer
-	exporter := PodToAPI(&model.Pod{Namespace: "monitoring", Name: "node-exporter-x7k2p", UID: "0b5e0c39-1d7a-4c1e-9f4e-3c2a1b0d9e8f",
+	exporterID := model.NewPodIdentity("monitoring", "node-exporter-x7k2p", "0b5e0c39-1d7a-4c1e-9f4e-3c2a1b0d9e8f")
+	exporterID.ContainerPorts = []model.ContainerPort{{Name: "metrics", ContainerPort: 9100, Protocol: model.ProtocolTCP}}
+	exporter := PodToAPI(&model.Pod{PodIdentity: exporterID,
 		Labels: map[string]string{"app": "node-exporter"}, NodeName: rec.nodes[0].Name, Phase: model.PodRunning,
 		IPs: []string{"10.0.0.2"}, Ready: true, ReadyTransition: model.Timestamp(simEpoch.Add(-48 * time.Hour).UnixNano()),
-		ContainerPorts: []model.ContainerPort{{Name: "metrics", ContainerPort: 9100, Protocol: model.ProtocolTCP}}, ResourceVersion: "901"},
+		ResourceVersion: "901"},
 		model.Timestamp(simEpoch.Add(-48*time.Hour).UnixNano()), 0)
 	if err := WriteWatchEvent(&watch, model.EventAdded, exporter); err != nil {
 		t.Fatal(err)
