@@ -234,21 +234,16 @@ func podToEndpoint(pod *Pod, node *Node, svc *Service, addressType AddressType) 
 // worked out (the incremental reconciler caches them per pod).
 func podToEndpointWithAddresses(pod *Pod, node *Node, svc *Service, addresses []string) Endpoint {
 	var ep Endpoint
-	fillEndpoint(&ep, new(endpointStorage), pod, node, svc, addresses)
+	fillEndpoint(&ep, pod, node, svc, addresses)
 	return ep
 }
 
-// endpointStorage holds the values an endpoint's pointer fields point to that neither the
-// pod nor its node keeps: the zone is copied, as a Node may be relabelled. The target
-// reference and hostname point into the pod's identity, which no update changes, and the
-// node name into the node or the pod (pods are never modified once passed).
-type endpointStorage struct {
-	zone string
-}
-
-// fillEndpoint builds pod's endpoint into ep, its pointer fields pointing into st.
+// fillEndpoint builds pod's endpoint into ep. Its pointer fields point into the pod, its
+// identity and its node, which are never modified once passed (a change is a new object),
+// so that building it allocates nothing and ep's copies keep no state of the reconciler
+// alive.
 // upstream: utils.go podToEndpoint
-func fillEndpoint(ep *Endpoint, st *endpointStorage, pod *Pod, node *Node, svc *Service, addresses []string) {
+func fillEndpoint(ep *Endpoint, pod *Pod, node *Node, svc *Service, addresses []string) {
 	serving := pod.Ready
 	terminating := pod.Terminating
 	ready := svc.PublishNotReadyAddresses || (serving && !terminating)
@@ -273,8 +268,7 @@ func fillEndpoint(ep *Endpoint, st *endpointStorage, pod *Pod, node *Node, svc *
 		ep.NodeName = &pod.NodeName
 	}
 	if node != nil && node.Zone != "" {
-		st.zone = node.Zone
-		ep.Zone = &st.zone
+		ep.Zone = &node.Zone
 	}
 	if shouldSetHostname(pod, svc) {
 		ep.Hostname = &pod.Hostname

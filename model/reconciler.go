@@ -7,7 +7,9 @@ import (
 	"strings"
 )
 
-// NodeGetter looks Nodes up by name (the controller's node lister).
+// NodeGetter looks Nodes up by name (the controller's node lister). A Node it returned
+// must not be modified afterwards, as an informer's objects are not: a change is a new Node.
+// Endpoints point their nodeName and zone into it.
 type NodeGetter interface {
 	// Node returns the named node, or false when it does not exist.
 	Node(name string) (*Node, bool)

@@ -164,8 +164,6 @@ func sameSlice[T any](a, b []T) bool {
 type desiredEndpoint struct {
 	key PortMapKey
 	ep  Endpoint
-	// storage backs ep's pointer fields: one allocation per desired endpoint.
-	storage endpointStorage
 }
 
 // hash is the endpoint's identity (cached in ep when the endpoint is built).
@@ -610,7 +608,7 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prev [2]*desiredEndpoint
 		if len(addrs) == 0 {
 			continue
 		}
-		d := reusableEndpoint(prev[i], pod, node)
+		d := reusableEndpoint(prev[i], pod)
 		var oldAddrs []string
 		var oldHostname *string
 		var oldIdentity endpointHash
@@ -620,7 +618,7 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prev [2]*desiredEndpoint
 			oldAddrs, oldHostname, oldIdentity = d.ep.Addresses, d.ep.Hostname, d.ep.identity
 		}
 		d.key = pe.key
-		fillEndpoint(&d.ep, &d.storage, pod, node, s.svc, addrs)
+		fillEndpoint(&d.ep, pod, node, s.svc, addrs)
 		if oldAddrs != nil && sameSlice(oldAddrs, d.ep.Addresses) && !strPtrChanged(oldHostname, d.ep.Hostname) {
 			// The same addresses, hostname and pod name (reusableEndpoint): the same identity.
 			d.ep.identity = oldIdentity
@@ -633,24 +631,16 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prev [2]*desiredEndpoint
 	}
 }
 
-// reusableEndpoint returns d when the pod's new endpoint can be built in it, else nil. The
-// endpoints of stored slices and of plans are copies of d.ep whose zone points into
-// d.storage, so d can be rebuilt only when its storage would get the same value; and only
-// for the same pod (its identity is what recomputePod keeps when the addresses and
-// hostname are the same). A pod update (readiness, most often) then costs no allocation.
-// Nothing else refers to a desired endpoint that recomputePod replaced.
-func reusableEndpoint(d *desiredEndpoint, pod *Pod, node *Node) *desiredEndpoint {
+// reusableEndpoint returns d when the pod's new endpoint can be built in it, else nil: when
+// d is the same pod's (its identity is what recomputePod keeps when the addresses and
+// hostname are the same). Copies of d.ep in stored slices and plans point nowhere into d
+// (fillEndpoint), so a pod update (readiness, most often) costs no allocation. Nothing else
+// refers to a desired endpoint that recomputePod replaced.
+func reusableEndpoint(d *desiredEndpoint, pod *Pod) *desiredEndpoint {
 	if d == nil {
 		return nil
 	}
 	if ref := d.ep.TargetRef; ref == nil || ref.Namespace != pod.Namespace || ref.Name != pod.Name || ref.UID != pod.UID {
-		return nil
-	}
-	zone := ""
-	if node != nil {
-		zone = node.Zone
-	}
-	if d.storage.zone != zone {
 		return nil
 	}
 	return d
