@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -99,7 +100,8 @@ type summarizer struct {
 
 // summarize returns the nearest-rank percentiles of the union of parts, in seconds. It gives
 // what sorting every sample's Seconds() would: Seconds is monotonic, so the rank picks the
-// same sample.
+// same sample. It selects the ranks instead of sorting the union: phases of large runs
+// summarise millions of samples, and sorting them was 2% of a run of 50,000 Services.
 func (z *summarizer) summarize(parts ...samples) Latency {
 	var small, big int
 	for _, p := range parts {
@@ -115,23 +117,62 @@ func (z *summarizer) summarize(parts ...samples) Latency {
 	if n == 0 {
 		return Latency{}
 	}
-	slices.Sort(z.small)
-	slices.Sort(z.big)
+	slices.Sort(z.big) // values of 4.29 s and more, or negative: few
 	// Negative big values rank before every small one, the others after.
 	neg, _ := slices.BinarySearch(z.big, 0)
-	at := func(i int) Time {
+	rank := func(q float64) int {
+		return max(0, min(int(math.Ceil(q*float64(n)))-1, n-1))
+	}
+	// From the highest rank down, each selected among the small values below the last.
+	ranks := [4]int{n - 1, rank(0.99), rank(0.90), rank(0.50)}
+	var vals [4]float64
+	hi := len(z.small)
+	for r, i := range ranks {
+		var v Time
 		switch {
 		case i < neg:
-			return z.big[i]
+			v = z.big[i]
 		case i < neg+len(z.small):
-			return Time(z.small[i-neg])
+			k := i - neg
+			nthSmallest(z.small[:hi], k)
+			v, hi = Time(z.small[k]), k+1
 		default:
-			return z.big[i-len(z.small)]
+			v = z.big[i-len(z.small)]
+		}
+		vals[r] = v.Seconds()
+	}
+	return Latency{Count: int64(n), P50Seconds: vals[3], P90Seconds: vals[2], P99Seconds: vals[1], MaxSeconds: vals[0]}
+}
+
+// nthSmallest reorders a so that a[k] holds the value a sorted would hold there, with no
+// greater value before it and no smaller one after it (quickselect with Hoare's partition
+// around the middle element; a range that has not shrunk to 16 values after 2·log2(len(a))
+// rounds is sorted instead).
+func nthSmallest(a []uint32, k int) {
+	lo, hi := 0, len(a) // [lo, hi) holds position k
+	for rounds := 2 * bits.Len(uint(len(a))); hi-lo > 16; rounds-- {
+		if rounds == 0 {
+			slices.Sort(a[lo:hi])
+			return
+		}
+		pivot := a[lo+(hi-1-lo)/2]
+		i, j := lo-1, hi
+		for {
+			for i++; a[i] < pivot; i++ {
+			}
+			for j--; a[j] > pivot; j-- {
+			}
+			if i >= j {
+				break
+			}
+			a[i], a[j] = a[j], a[i]
+		}
+		// a[lo..j] <= pivot <= a[j+1..hi-1], and lo <= j < hi-1.
+		if k <= j {
+			hi = j + 1
+		} else {
+			lo = j + 1
 		}
 	}
-	rank := func(q float64) float64 {
-		i := int(math.Ceil(q*float64(n))) - 1
-		return at(max(0, min(i, n-1))).Seconds()
-	}
-	return Latency{Count: int64(n), P50Seconds: rank(0.50), P90Seconds: rank(0.90), P99Seconds: rank(0.99), MaxSeconds: at(n - 1).Seconds()}
+	slices.Sort(a[lo:hi])
 }

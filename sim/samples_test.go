@@ -119,3 +119,77 @@ func TestSampleChunksHoldEverySample(t *testing.T) {
 		t.Errorf("chunks summarise to %+v, one multiset to %+v", a, b)
 	}
 }
+
+// TestNthSmallest checks quickselect against a sort on inputs that defeat naive pivots:
+// sorted, reversed, constant, few distinct values, organ pipe, random; every rank.
+func TestNthSmallest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		name  string
+		shape func(i, n int) uint32
+	}{
+		{"sorted", func(i, n int) uint32 { return uint32(i) }},
+		{"reversed", func(i, n int) uint32 { return uint32(n - i) }},
+		{"constant", func(i, n int) uint32 { return 7 }},
+		{"few", func(i, n int) uint32 { return uint32(rng.IntN(3)) }},
+		{"organpipe", func(i, n int) uint32 { return uint32(min(i, n-i)) }},
+		{"random", func(i, n int) uint32 { return rng.Uint32() }},
+	} {
+		name, shape := tc.name, tc.shape
+		for _, n := range []int{1, 2, 17, 100, 1000, 4097} {
+			in := make([]uint32, n)
+			for i := range in {
+				in[i] = shape(i, n)
+			}
+			sorted := slices.Sorted(slices.Values(in))
+			for _, k := range []int{0, n / 2, n * 9 / 10, n - 1, rng.IntN(n)} {
+				a := slices.Clone(in)
+				nthSmallest(a, k)
+				if a[k] != sorted[k] {
+					t.Fatalf("%s n=%d k=%d: a[k] = %d, want %d", name, n, k, a[k], sorted[k])
+				}
+				for i := range a {
+					if i < k && a[i] > a[k] || i > k && a[i] < a[k] {
+						t.Fatalf("%s n=%d k=%d: a[%d] = %d is on the wrong side of %d", name, n, k, i, a[i], a[k])
+					}
+				}
+				if slices.Sort(a); !slices.Equal(a, sorted) {
+					t.Fatalf("%s n=%d k=%d: not a permutation of the input", name, n, k)
+				}
+			}
+		}
+	}
+}
+
+// TestSummarizerMatchesFloatSortLarge is TestSummarizerMatchesFloatSort on unions large
+// enough for quickselect, with many equal values.
+func TestSummarizerMatchesFloatSortLarge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{50, 1000, 30000} {
+		var all []Time
+		var parts []samples
+		for range 3 {
+			var s samples
+			for range n {
+				var d Time
+				switch rng.IntN(10) {
+				case 0:
+					d = -Time(rng.Int64N(1e9))
+				case 1:
+					d = Time(5e9 + rng.Int64N(600e9))
+				case 2, 3:
+					d = Time(1e6 * rng.Int64N(4)) // equal values
+				default:
+					d = Time(rng.Int64N(4e9))
+				}
+				s.add(d)
+				all = append(all, d)
+			}
+			parts = append(parts, s)
+		}
+		var z summarizer
+		if got, want := z.summarize(parts...), floatSummary(all); got != want {
+			t.Fatalf("n=%d: summarize = %+v, want %+v", len(all), got, want)
+		}
+	}
+}
