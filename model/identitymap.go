@@ -31,7 +31,11 @@ type identitySlot[V any] struct {
 
 const (
 	// identityMapMinSlots is the table's smallest size.
-	identityMapMinSlots = 8
+	identityMapMinSlots = 4
+	// identityMapSmall is the largest table that may be filled to 7/8 rather than 3/4:
+	// its probes stay within a few cache lines, and most Services are small (at 3/4, a
+	// Service of 10 endpoints had 32 slots in each of its two maps, 1.8 KB).
+	identityMapSmall = 16
 	// identityMapMixer is 2^64 divided by the golden ratio (Fibonacci hashing).
 	identityMapMixer = 0x9e3779b97f4a7c15
 )
@@ -101,7 +105,7 @@ func (m *identityMap[V]) slot(k endpointHash) (p *V, present bool) {
 		}
 		return &m.zero, present
 	}
-	if (m.n+1)*4 > len(m.slots)*3 { // keep the load at most 3/4
+	if overloaded(m.n+1, len(m.slots)) {
 		m.grow()
 	}
 	mask := len(m.slots) - 1
@@ -115,6 +119,15 @@ func (m *identityMap[V]) slot(k endpointHash) (p *V, present bool) {
 			return &s.val, false
 		}
 	}
+}
+
+// overloaded reports whether n keys exceed the load a table of size slots may take: 7/8
+// up to identityMapSmall slots, 3/4 above (and an empty table holds none).
+func overloaded(n, slots int) bool {
+	if slots <= identityMapSmall {
+		return n*8 > slots*7
+	}
+	return n*4 > slots*3
 }
 
 // set is m[k] = v.

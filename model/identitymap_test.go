@@ -76,8 +76,11 @@ func compareIdentityMap(t *testing.T, seed uint64, step int, m *identityMap[int]
 	if seen != len(want) {
 		t.Fatalf("seed %d step %d: all() yields %d keys, want %d", seed, step, seen, len(want))
 	}
-	if m.slots != nil && m.n*4 > len(m.slots)*3 {
-		t.Fatalf("seed %d step %d: %d keys in %d slots, above the 3/4 load", seed, step, m.n, len(m.slots))
+	if m.slots != nil && overloaded(m.n, len(m.slots)) {
+		t.Fatalf("seed %d step %d: %d keys in %d slots, above the load allowed", seed, step, m.n, len(m.slots))
+	}
+	if m.slots != nil && m.n >= len(m.slots) {
+		t.Fatalf("seed %d step %d: %d keys in %d slots: no empty slot ends a probe", seed, step, m.n, len(m.slots))
 	}
 }
 
@@ -136,4 +139,16 @@ func BenchmarkIdentityMap(b *testing.B) {
 			}
 		}
 	})
+}
+
+func TestIdentityMapLoad(t *testing.T) {
+	for _, tc := range []struct{ n, slots int }{{0, 0}, {1, 4}, {3, 4}, {4, 8}, {7, 8}, {8, 16}, {14, 16}, {15, 32}, {24, 32}, {25, 64}} {
+		var m identityMap[int]
+		for i := range tc.n {
+			m.set(endpointHash{hi: uint64(i + 1), lo: 3}, i)
+		}
+		if len(m.slots) != tc.slots {
+			t.Errorf("%d keys: %d slots, want %d", tc.n, len(m.slots), tc.slots)
+		}
+	}
 }
