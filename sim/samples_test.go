@@ -42,21 +42,26 @@ func TestSummarizerMatchesFloatSort(t *testing.T) {
 		}
 	}
 	for n := range 40 {
-		var all []Time
-		var parts []samples
-		for range rng.IntN(4) + 1 {
-			var s samples
-			for range rng.IntN(n + 1) {
-				d := pick()
-				s.add(d)
-				all = append(all, d)
-			}
-			parts = append(parts, s)
+		checkSummary(t, rng.IntN(4)+1, func() int { return rng.IntN(n + 1) }, pick)
+	}
+}
+
+// checkSummary summarizes parts samples sets, each of size() values from pick, and compares
+// the result with a sort of their union as float seconds.
+func checkSummary(t *testing.T, parts int, size func() int, pick func() Time) {
+	t.Helper()
+	var all []Time
+	sets := make([]samples, parts)
+	for i := range sets {
+		for range size() {
+			d := pick()
+			sets[i].add(d)
+			all = append(all, d)
 		}
-		var z summarizer
-		if got, want := z.summarize(parts...), floatSummary(all); got != want {
-			t.Fatalf("n=%d: summarize = %+v, want %+v", len(all), got, want)
-		}
+	}
+	var z summarizer
+	if got, want := z.summarize(sets...), floatSummary(all); got != want {
+		t.Fatalf("n=%d: summarize = %+v, want %+v", len(all), got, want)
 	}
 }
 
@@ -165,31 +170,19 @@ func TestNthSmallest(t *testing.T) {
 // enough for quickselect, with many equal values.
 func TestSummarizerMatchesFloatSortLarge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
+	pick := func() Time {
+		switch rng.IntN(10) {
+		case 0:
+			return -Time(rng.Int64N(1e9))
+		case 1:
+			return Time(5e9 + rng.Int64N(600e9))
+		case 2, 3:
+			return Time(1e6 * rng.Int64N(4)) // equal values
+		default:
+			return Time(rng.Int64N(4e9))
+		}
+	}
 	for _, n := range []int{50, 1000, 30000} {
-		var all []Time
-		var parts []samples
-		for range 3 {
-			var s samples
-			for range n {
-				var d Time
-				switch rng.IntN(10) {
-				case 0:
-					d = -Time(rng.Int64N(1e9))
-				case 1:
-					d = Time(5e9 + rng.Int64N(600e9))
-				case 2, 3:
-					d = Time(1e6 * rng.Int64N(4)) // equal values
-				default:
-					d = Time(rng.Int64N(4e9))
-				}
-				s.add(d)
-				all = append(all, d)
-			}
-			parts = append(parts, s)
-		}
-		var z summarizer
-		if got, want := z.summarize(parts...), floatSummary(all); got != want {
-			t.Fatalf("n=%d: summarize = %+v, want %+v", len(all), got, want)
-		}
+		checkSummary(t, 3, func() int { return n }, pick)
 	}
 }
