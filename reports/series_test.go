@@ -162,6 +162,7 @@ func FuzzReadSummaryJSON(f *testing.F) {
 	f.Add(buf.String())
 	f.Add(`{"phases":[{"endpoints":{"writes":{"total":-1}}}],"total":{}}`)
 	f.Add(`{"endTimeSeconds":1e308,"phases":null}`)
+	f.Add(`{"modes":["endpoints","endpointslices"],"total":{"endpoints":{},"endpointslices":{}},"services":[{"name":"a"},{"name":"b"}]}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		s, err := ReadSummaryJSON(strings.NewReader(in))
 		if err != nil {

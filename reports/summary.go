@@ -387,5 +387,40 @@ func ReadSummaryJSON(r io.Reader) (*Summary, error) {
 	if err := json.NewDecoder(r).Decode(&s); err != nil {
 		return nil, fmt.Errorf("reports: reading summary.json: %w", err)
 	}
+	if err := s.checkModes(); err != nil {
+		return nil, fmt.Errorf("reports: reading summary.json: %w", err)
+	}
 	return &s, nil
+}
+
+// checkModes reports a summary whose modes disagree with its figures: an unknown or repeated
+// mode, or a phase, the total or a Service without the figures of a mode that ran. Reports
+// read those figures for every mode listed, so such a file (edited by hand, or not written
+// by 'sim run') is refused here rather than half-rendered.
+func (s *Summary) checkModes() error {
+	for i, m := range s.Modes {
+		if !slices.Contains(AllModes, m) {
+			return fmt.Errorf("modes: unknown mode %q (want %q or %q)", m, sim.ModeEndpoints, sim.ModeEndpointSlices)
+		}
+		if slices.Contains(s.Modes[:i], m) {
+			return fmt.Errorf("modes: %q is listed twice", m)
+		}
+	}
+	for _, m := range s.Modes {
+		for i := range s.Phases {
+			if s.Phases[i].Mode(m) == nil {
+				return fmt.Errorf("phase %d (%s) has no %s figures, though %q is in modes", i+1, s.Phases[i].Name, m, m)
+			}
+		}
+		if s.Total.Mode(m) == nil {
+			return fmt.Errorf("total has no %s figures, though %q is in modes", m, m)
+		}
+		for i := range s.Services {
+			if s.Services[i].Mode(m) == nil {
+				return fmt.Errorf("service %s/%s has no %s figures, though %q is in modes",
+					s.Services[i].Namespace, s.Services[i].Name, m, m)
+			}
+		}
+	}
+	return nil
 }

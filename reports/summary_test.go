@@ -122,3 +122,43 @@ func TestSummaryJSONRejectsNaN(t *testing.T) {
 		t.Errorf("WriteSummaryJSON wrote %d bytes before failing", buf.Len())
 	}
 }
+
+// CI's fuzzer found summary.json files whose "modes" name a mode that a phase, the total or
+// a Service has no figures for; the table dereferenced them and panicked. They are refused
+// when read, naming what is missing; one-mode summaries of 'sim run' still read and render.
+func TestReadSummaryJSONRefusesModesWithoutFigures(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"modes":["endpoints"],"phases":[{"name":"scale"}],"total":{"endpoints":{}}}`, `phase 1 (scale) has no endpoints figures`},
+		{`{"modes":["endpoints"],"phases":[],"total":{}}`, `total has no endpoints figures`},
+		{`{"modes":["endpoints","endpointslices"],"total":{"endpoints":{},"endpointslices":{}},` +
+			`"services":[{"namespace":"ns","name":"a","endpoints":{}},{"namespace":"ns","name":"b","endpoints":{},"endpointslices":{}}]}`,
+			`service ns/a has no endpointslices figures`},
+		{`{"modes":["endpoints","endpoints"],"total":{"endpoints":{}}}`, `"endpoints" is listed twice`},
+		{`{"modes":["endpointSlices"],"total":{"endpointslices":{}}}`, `unknown mode "endpointSlices"`},
+	} {
+		s, err := ReadSummaryJSON(strings.NewReader(tc.in))
+		if err == nil {
+			var out bytes.Buffer
+			WriteTable(&out, s)
+			t.Errorf("%s: read without error; want %q", tc.in, tc.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %q; want it to say %q", tc.in, err, tc.want)
+		}
+	}
+	for _, modes := range [][]sim.Mode{{sim.ModeEndpoints}, {sim.ModeEndpointSlices}, nil} {
+		var buf bytes.Buffer
+		if err := WriteSummaryJSON(&buf, NewSummary(fixtureResults(), modes)); err != nil {
+			t.Fatal(err)
+		}
+		s, err := ReadSummaryJSON(&buf)
+		if err != nil {
+			t.Fatalf("modes %v: %v", modes, err)
+		}
+		var out bytes.Buffer
+		if err := WriteTable(&out, s); err != nil || !strings.Contains(out.String(), "bytes fanned out") {
+			t.Errorf("modes %v: table %q, error %v", modes, out.String(), err)
+		}
+	}
+}
