@@ -170,6 +170,14 @@ func FuzzReadSummaryJSON(f *testing.F) {
 		}
 		var out bytes.Buffer
 		WriteTable(&out, s)
+		// What sim plot and sim diff build from it (charts unrendered: drawing is slow).
+		if _, err := Charts(s, nil, nil); err != nil {
+			return
+		}
+		ProgrammingChart(s)
+		d := DiffSummaries(s, s, "a", "b", DiffOptions{FailOn: 0.05, Floor: 1, Services: true})
+		WriteDiffTable(&out, d, true)
+		WriteDiffJSON(&out, d)
 	})
 }
 

@@ -393,11 +393,15 @@ func ReadSummaryJSON(r io.Reader) (*Summary, error) {
 	return &s, nil
 }
 
-// checkModes reports a summary whose modes disagree with its figures: an unknown or repeated
-// mode, or a phase, the total or a Service without the figures of a mode that ran. Reports
-// read those figures for every mode listed, so such a file (edited by hand, or not written
-// by 'sim run') is refused here rather than half-rendered.
+// checkModes reports a summary whose modes disagree with its figures: no mode, an unknown
+// or repeated one, or a phase, the total or a Service whose figures are not of exactly the
+// modes listed. Reports read the figures of every mode listed, and only of those, so such a
+// file (edited by hand, or not written by 'sim run') is refused here rather than
+// half-rendered.
 func (s *Summary) checkModes() error {
+	if len(s.Modes) == 0 {
+		return fmt.Errorf("modes: none listed (not a summary.json of 'sim run')")
+	}
 	for i, m := range s.Modes {
 		if !slices.Contains(AllModes, m) {
 			return fmt.Errorf("modes: unknown mode %q (want %q or %q)", m, sim.ModeEndpoints, sim.ModeEndpointSlices)
@@ -406,19 +410,25 @@ func (s *Summary) checkModes() error {
 			return fmt.Errorf("modes: %q is listed twice", m)
 		}
 	}
-	for _, m := range s.Modes {
+	for _, m := range AllModes {
+		ran := slices.Contains(s.Modes, m)
+		mismatch := func() string {
+			if ran {
+				return fmt.Sprintf("has no %s figures, though %q is in modes", m, m)
+			}
+			return fmt.Sprintf("has %s figures, though %q is not in modes", m, m)
+		}
 		for i := range s.Phases {
-			if s.Phases[i].Mode(m) == nil {
-				return fmt.Errorf("phase %d (%s) has no %s figures, though %q is in modes", i+1, s.Phases[i].Name, m, m)
+			if (s.Phases[i].Mode(m) != nil) != ran {
+				return fmt.Errorf("phase %d (%s) %s", i+1, s.Phases[i].Name, mismatch())
 			}
 		}
-		if s.Total.Mode(m) == nil {
-			return fmt.Errorf("total has no %s figures, though %q is in modes", m, m)
+		if (s.Total.Mode(m) != nil) != ran {
+			return fmt.Errorf("total %s", mismatch())
 		}
 		for i := range s.Services {
-			if s.Services[i].Mode(m) == nil {
-				return fmt.Errorf("service %s/%s has no %s figures, though %q is in modes",
-					s.Services[i].Namespace, s.Services[i].Name, m, m)
+			if (s.Services[i].Mode(m) != nil) != ran {
+				return fmt.Errorf("service %s/%s %s", s.Services[i].Namespace, s.Services[i].Name, mismatch())
 			}
 		}
 	}

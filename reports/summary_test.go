@@ -135,6 +135,9 @@ func TestReadSummaryJSONRefusesModesWithoutFigures(t *testing.T) {
 			`service ns/a has no endpointslices figures`},
 		{`{"modes":["endpoints","endpoints"],"total":{"endpoints":{}}}`, `"endpoints" is listed twice`},
 		{`{"modes":["endpointSlices"],"total":{"endpointslices":{}}}`, `unknown mode "endpointSlices"`},
+		{`{"phases":[{}],"total":{"endpoints":{},"endpointslices":{}}}`, `modes: none listed`},
+		{`{"modes":["endpoints"],"phases":[{"name":"up","endpoints":{},"endpointslices":{}}],"total":{"endpoints":{}}}`,
+			`phase 1 (up) has endpointslices figures, though "endpointslices" is not in modes`},
 	} {
 		s, err := ReadSummaryJSON(strings.NewReader(tc.in))
 		if err == nil {
