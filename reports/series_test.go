@@ -116,6 +116,10 @@ func FuzzReadTimeseriesCSV(f *testing.F) {
 		if d := DenseSeries(series); len(d) > sim.MaxSeriesBuckets {
 			t.Fatalf("DenseSeries made %d buckets", len(d))
 		}
+		// sim plot's charts of it (unrendered: drawing is slow).
+		if _, err := Charts(NewSummary(fixtureResults(), nil), series, nil); err != nil {
+			t.Logf("charts: %v", err)
+		}
 	})
 }
 
@@ -150,8 +154,14 @@ func FuzzReadLayoutCSV(f *testing.F) {
 	WriteLayoutCSV(&buf, fixtureResults().Layout)
 	f.Add(buf.String())
 	f.Add(strings.Join(layoutHeader, ",") + "\n1e308,1,1,1,1,1\n")
+	summary := NewSummary(fixtureResults(), nil)
 	f.Fuzz(func(t *testing.T, in string) {
-		ReadLayoutCSV(strings.NewReader(in))
+		layout, err := ReadLayoutCSV(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		// sim plot's charts of it (unrendered: drawing is slow).
+		Charts(summary, nil, layout)
 	})
 }
 
