@@ -50,9 +50,10 @@ func (c *addrChunk) compareAt(i int, k addrKey, a *EndpointAddress) int {
 	return compareAddressPtr(&c.items[i].addr, a)
 }
 
-// search is the position of address a (key k) in c: the first entry not before it, and
-// whether that entry is equal to it.
-func (c *addrChunk) search(k addrKey, a *EndpointAddress) (int, bool) {
+// search is the position of address a (key k) in c: the first entry not before it. No two
+// entries of a list are equal (an address names its pod), so an entry that is there is at
+// that position; a removal checks it by pointer rather than by comparing it again.
+func (c *addrChunk) search(k addrKey, a *EndpointAddress) int {
 	lo, hi := 0, len(c.keys)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -62,7 +63,7 @@ func (c *addrChunk) search(k addrKey, a *EndpointAddress) (int, bool) {
 			hi = m
 		}
 	}
-	return lo, lo < len(c.keys) && c.compareAt(lo, k, a) == 0
+	return lo
 }
 
 // addrChunkMax bounds a chunk; a full chunk is split in two halves. (BenchmarkEndpoints-
@@ -108,7 +109,7 @@ func (l *addrList) insert(ps *endpointsPodState) {
 	}
 	ci := l.chunkFor(k, &ps.addr)
 	c := l.chunks[ci]
-	i, _ := c.search(k, &ps.addr)
+	i := c.search(k, &ps.addr)
 	c.items = slices.Insert(c.items, i, ps)
 	c.keys = slices.Insert(c.keys, i, k)
 	endpointsBytesAdd(&c.bytes, ps.bytes.full())
@@ -134,8 +135,8 @@ func (l *addrList) remove(ps *endpointsPodState) {
 	k := keyOf(&ps.addr)
 	ci := l.chunkFor(k, &ps.addr)
 	c := l.chunks[ci]
-	i, found := c.search(k, &ps.addr)
-	if !found || c.items[i] != ps {
+	i := c.search(k, &ps.addr)
+	if i == len(c.items) || c.items[i] != ps {
 		panic("model: ServiceEndpoints address list lost a pod's address")
 	}
 	c.items = slices.Delete(c.items, i, i+1)

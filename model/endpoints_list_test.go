@@ -80,3 +80,35 @@ func materialiseCount(l *addrList, k int) []*endpointsPodState {
 func endpointsListCompare(a, b *endpointsPodState) int {
 	return compareAddressPtr(&a.addr, &b.addr)
 }
+
+// BenchmarkAddrListChange measures one address leaving a list of n and another joining it, at
+// random places, as in a rolling update: the cost should barely grow with n.
+func BenchmarkAddrListChange(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			uid := 0
+			mk := func() *endpointsPodState {
+				uid++
+				ip := fmt.Sprintf("10.%d.%d.%d", 64+rng.IntN(20), rng.IntN(256), 2+rng.IntN(250))
+				return &endpointsPodState{addr: EndpointAddress{IP: ip, TargetRef: &ObjectReference{UID: fmt.Sprint(uid)}}}
+			}
+			var l addrList
+			live := make([]*endpointsPodState, n)
+			for i := range live {
+				live[i] = mk()
+				l.insert(live[i])
+			}
+			spare := make([]*endpointsPodState, 4096)
+			for i := range spare {
+				spare[i] = mk()
+			}
+			for i := 0; b.Loop(); i++ {
+				j, k := rng.IntN(len(live)), i%len(spare)
+				l.remove(live[j])
+				l.insert(spare[k])
+				live[j], spare[k] = spare[k], live[j]
+			}
+		})
+	}
+}
