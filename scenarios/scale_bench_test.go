@@ -14,7 +14,7 @@ import (
 )
 
 // BenchmarkScale is one row per line of issue 15's table: whole runs of both control planes
-// with --out off, reporting events/s, ns per event and the peak live heap (the heap left
+// with --out off, reporting events/s, ns per event and per pod event (CPU) and the peak live heap (the heap left
 // after a GC, sampled once per virtual second of the run) in MB and in bytes per pod.
 // Set EPSIM_HEAPPROFILE=FILE to write an in-use heap profile at the start of the run's second
 // phase (every pod of the create phase exists then), or of phase EPSIM_HEAPPROFILE_PHASE;
@@ -63,7 +63,7 @@ func BenchmarkScale(b *testing.B) {
 				cfg = c
 			}
 			cfg.NoWriteLog = true // as sim run without --out
-			var events int64
+			var events, podEvents int64
 			obs := &heapSampler{profile: os.Getenv("EPSIM_HEAPPROFILE"), peakProfile: os.Getenv("EPSIM_HEAPPROFILE_PEAK"), profilePhase: 1}
 			if v := os.Getenv("EPSIM_PEAK_GC_EVERY"); v != "" {
 				d, err := time.ParseDuration(v)
@@ -83,6 +83,7 @@ func BenchmarkScale(b *testing.B) {
 					b.Fatal(err)
 				}
 				events += res.Events
+				podEvents += res.PodEvents
 			}
 			secs, cpu := time.Since(start).Seconds(), cpuTime()-cpu0
 			b.ReportMetric(float64(events)/secs, "events/s")
@@ -90,6 +91,10 @@ func BenchmarkScale(b *testing.B) {
 			// CPU time (user + system, GC included) is what a shared machine measures fairly.
 			b.ReportMetric(cpu.Seconds()*1e9/float64(max(events, 1)), "cpu-ns/event")
 			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/run")
+			// Per pod change, the unit of work: a large Service's syncs each take in more
+			// changes, so it has fewer sync and write events per change than a small one and
+			// per-event figures grow with the Service's size even where the work does not.
+			b.ReportMetric(cpu.Seconds()*1e9/float64(max(podEvents, 1)), "cpu-ns/pod-event")
 			b.ReportMetric(float64(obs.peak)/1e6, "peak-heap-MB")
 			if r.pods > 0 {
 				b.ReportMetric(float64(obs.peak)/float64(r.pods), "peak-heap-B/pod")

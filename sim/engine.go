@@ -34,7 +34,9 @@ type Engine struct {
 	now    Time
 	q      eventQueue
 	events int64
-	obs    Observer
+	// podEvents counts the pod watch events delivered to the controllers.
+	podEvents int64
+	obs       Observer
 
 	names     *nameGenerator
 	ips       *ipAllocator

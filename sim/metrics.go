@@ -362,6 +362,7 @@ func (c *collector) results() *Results {
 		Writes:    c.writes,
 		Layout:    c.layout,
 		Events:    e.events,
+		PodEvents: e.podEvents,
 		EndTime:   e.now,
 		LastWrite: c.lastWrite,
 

@@ -31,6 +31,9 @@ type Results struct {
 	Services []ServiceResult `json:"services,omitempty"`
 	// Events is the number of events the engine processed.
 	Events int64 `json:"events"`
+	// PodEvents is the number of pod watch events (adds, updates, deletes) the controllers
+	// received: the pod changes the run's work is made of (not in summary.json).
+	PodEvents int64 `json:"-"`
 	// EndTime is the virtual time the run ended: its last event. Deliveries to watchers may
 	// go on after it (Total.End is when the last one arrived).
 	EndTime Time `json:"-"`

@@ -679,6 +679,7 @@ func (ev evPodSetReady) apply(e *Engine) {
 
 // podAdded, podUpdated and podDeleted are the informer notifications every controller gets.
 func (e *Engine) podAdded(p *podState) {
+	e.podEvents++
 	e.record(model.EventAdded, p)
 	e.workloads.podChanged(p)
 	for _, c := range e.ctls {
@@ -687,6 +688,7 @@ func (e *Engine) podAdded(p *podState) {
 }
 
 func (e *Engine) podUpdated(p *podState, old *model.Pod) {
+	e.podEvents++
 	e.record(model.EventModified, p)
 	e.workloads.podChanged(p)
 	for _, c := range e.ctls {
@@ -695,6 +697,7 @@ func (e *Engine) podUpdated(p *podState, old *model.Pod) {
 }
 
 func (e *Engine) podDeleted(p *podState) {
+	e.podEvents++
 	e.record(model.EventDeleted, p)
 	e.workloads.podChanged(p)
 	for _, c := range e.ctls {
