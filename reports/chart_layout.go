@@ -542,12 +542,12 @@ func (c *Chart) addSeriesLine(p *plot.Plot, name string, st seriesStyle, xys plo
 	if len(xys) == 0 {
 		return nil
 	}
-	l, err := plotter.NewLine(xys)
+	l, err := plotter.NewLine(decimateLine(xys))
 	if err != nil {
 		return fmt.Errorf("reports: %s: %s: %w", c.Name, name, err)
 	}
 	l.Color, l.Width, l.Dashes, l.StepStyle = st.color, vg.Points(lineWidth), st.dashes, step
-	p.Add(l)
+	p.Add(denseLine{l})
 	if name != "" {
 		c.addLegend(name, l)
 	}

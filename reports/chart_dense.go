@@ -1,0 +1,136 @@
+package reports
+
+import (
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// lineColumns is how many columns decimateLine keeps a line's shape for: the PNG's width in
+// pixels, more than its data area has, so that each column is narrower than a pixel.
+const lineColumns = int(chartWidth / 72 * pngDPI)
+
+// decimateLine thins a line of many more points than the chart has pixel columns, keeping
+// in each of lineColumns equal slices of its x range the first, lowest, highest and last
+// point, in x order (M4 aggregation: Jugel et al., "M4: A Visualization-Oriented Time Series
+// Data Aggregation", VLDB 2014). Drawn as a line or as steps it covers the same pixels as
+// every point would: within a column the stroke spans the column's lowest to highest value,
+// and it enters and leaves the column at the same first and last points. It spares the
+// rasteriser, whose cost grows with the square of the segments crossing a pixel row: a
+// day's egress rate, 42,000 spiky seconds on 1,400 pixels, took 17 s to draw.
+//
+// xys must be in x order; a line with a NaN or infinite coordinate, or with few enough
+// points, is returned as it is.
+func decimateLine(xys plotter.XYs) plotter.XYs {
+	if len(xys) <= 4*lineColumns {
+		return xys
+	}
+	lo, hi := xys[0].X, xys[len(xys)-1].X
+	for _, p := range xys {
+		if math.IsNaN(p.X) || math.IsInf(p.X, 0) || math.IsNaN(p.Y) || math.IsInf(p.Y, 0) {
+			return xys
+		}
+	}
+	if !(hi > lo) {
+		return xys
+	}
+	column := func(x float64) int {
+		return min(int((x-lo)/(hi-lo)*float64(lineColumns)), lineColumns-1)
+	}
+	out := make(plotter.XYs, 0, 4*lineColumns)
+	for start := 0; start < len(xys); {
+		c := column(xys[start].X)
+		end, low, high := start+1, start, start
+		for end < len(xys) && column(xys[end].X) == c {
+			if xys[end].Y < xys[low].Y {
+				low = end
+			}
+			if xys[end].Y > xys[high].Y {
+				high = end
+			}
+			end++
+		}
+		last := end - 1
+		// The four points' indices in order, each once.
+		keep := [4]int{start, min(low, high), max(low, high), last}
+		for i, k := range keep {
+			if i == 0 || k != keep[i-1] {
+				out = append(out, xys[k])
+			}
+		}
+		start = end
+	}
+	return out
+}
+
+// denseLine is a plotter.Line (no fill) that strokes its path in pieces of lineChunk
+// segments. The rasteriser's cost grows with the square of the segments that cross one
+// pixel row within one stroke, and a dense, spiky line crosses every row at every column:
+// a day's egress rate, thinned to 6,000 points, still took 6.7 s to draw as one stroke,
+// 0.1 s in pieces. Each piece starts one segment before the last one ended, so the
+// joint between them is drawn with the line's own join rather than two butt ends, and
+// carries on the dash pattern where the last piece left it: the pieces draw the same line.
+type denseLine struct {
+	*plotter.Line
+}
+
+// Plot implements plot.Plotter as plotter.Line does: transform, clip, expand the steps,
+// stroke.
+func (l denseLine) Plot(c draw.Canvas, plt *plot.Plot) {
+	if l.LineStyle.Width == 0 {
+		return
+	}
+	trX, trY := plt.Transforms(&c)
+	ps := make([]vg.Point, len(l.XYs))
+	for i, p := range l.XYs {
+		ps[i] = vg.Point{X: trX(p.X), Y: trY(p.Y)}
+	}
+	for _, line := range c.ClipLinesXY(ps) {
+		if len(line) == 0 {
+			continue
+		}
+		path := []vg.Point{line[0]}
+		for i, pt := range line[1:] {
+			prev := line[i]
+			switch l.StepStyle {
+			case plotter.PreStep:
+				path = append(path, vg.Point{X: prev.X, Y: pt.Y})
+			case plotter.MidStep:
+				path = append(path, vg.Point{X: (prev.X + pt.X) / 2, Y: prev.Y}, vg.Point{X: (prev.X + pt.X) / 2, Y: pt.Y})
+			case plotter.PostStep:
+				path = append(path, vg.Point{X: pt.X, Y: prev.Y})
+			}
+			path = append(path, pt)
+		}
+		strokeInPieces(c, l.LineStyle, path)
+	}
+}
+
+// strokeInPieces strokes the polyline path in pieces of lineChunk segments (see denseLine).
+func strokeInPieces(c draw.Canvas, sty draw.LineStyle, path []vg.Point) {
+	if len(path) <= lineChunk+1 {
+		c.StrokeLines(sty, path)
+		return
+	}
+	var along vg.Length // the path's length from its start to path[from]
+	from := 0
+	for start := 0; start < len(path)-1; start += lineChunk {
+		first := max(start-1, 0)
+		for ; from < first; from++ {
+			along += distance(path[from], path[from+1])
+		}
+		piece := sty
+		piece.DashOffs = sty.DashOffs + along
+		c.StrokeLines(piece, path[first:min(start+lineChunk, len(path)-1)+1])
+	}
+}
+
+func distance(a, b vg.Point) vg.Length {
+	return vg.Length(math.Hypot(float64(b.X-a.X), float64(b.Y-a.Y)))
+}
+
+// lineChunk is how many segments of a line one stroke draws (denseLine).
+const lineChunk = 128
