@@ -212,32 +212,67 @@ type writeLine struct {
 // WriteWritesJSONL writes writes.jsonl: one JSON object per API write, in the order given,
 // with its virtual time as a Go duration ("time") and in seconds ("timeSeconds").
 func WriteWritesJSONL(w io.Writer, writes []sim.WriteRecord) error {
+	j := NewWritesJSONL(w)
+	for i := range writes {
+		j.Add(&writes[i])
+	}
+	return j.Flush()
+}
+
+// WritesJSONL writes writes.jsonl one record at a time, as a run makes them (it is a
+// sim.WriteLogger's other half): the same lines as WriteWritesJSONL, without the log held
+// in memory. The first error is kept: Add does nothing after it, Flush returns it.
+type WritesJSONL struct {
+	bw  *bufio.Writer
+	enc *json.Encoder
+	n   int
+	err error
+}
+
+// NewWritesJSONL returns a writer of writes.jsonl to w.
+func NewWritesJSONL(w io.Writer) *WritesJSONL {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	for i := range writes {
-		r := &writes[i]
-		if err := enc.Encode(writeLine{
-			Time:           r.At.String(),
-			TimeSeconds:    r.At.Seconds(),
-			Mode:           r.Mode,
-			Phase:          r.Phase,
-			Verb:           r.Verb,
-			Kind:           r.Kind,
-			Namespace:      r.Namespace,
-			Name:           r.Name,
-			Outcome:        r.Outcome,
-			Endpoints:      r.Endpoints,
-			ObjectBytes:    r.ObjectBytes,
-			EventBytes:     r.EventBytes,
-			Watchers:       r.Watchers,
-			Latency:        r.Latency.String(),
-			LatencySeconds: r.Latency.Seconds(),
-		}); err != nil {
-			return fmt.Errorf("reports: writes.jsonl line %d: %w", i+1, err)
-		}
+	return &WritesJSONL{bw: bw, enc: enc}
+}
+
+// Add writes the line of r.
+func (j *WritesJSONL) Add(r *sim.WriteRecord) {
+	if j.err != nil {
+		return
 	}
-	return bw.Flush()
+	j.n++
+	if err := j.enc.Encode(writeLine{
+		Time:           r.At.String(),
+		TimeSeconds:    r.At.Seconds(),
+		Mode:           r.Mode,
+		Phase:          r.Phase,
+		Verb:           r.Verb,
+		Kind:           r.Kind,
+		Namespace:      r.Namespace,
+		Name:           r.Name,
+		Outcome:        r.Outcome,
+		Endpoints:      r.Endpoints,
+		ObjectBytes:    r.ObjectBytes,
+		EventBytes:     r.EventBytes,
+		Watchers:       r.Watchers,
+		Latency:        r.Latency.String(),
+		LatencySeconds: r.Latency.Seconds(),
+	}); err != nil {
+		j.err = fmt.Errorf("reports: writes.jsonl line %d: %w", j.n, err)
+	}
+}
+
+// Err is the first error of Add, if any.
+func (j *WritesJSONL) Err() error { return j.err }
+
+// Flush writes out what Add buffered and returns the first error.
+func (j *WritesJSONL) Flush() error {
+	if j.err != nil {
+		return j.err
+	}
+	return j.bw.Flush()
 }
 
 // layoutHeader is the first line of layout.csv.

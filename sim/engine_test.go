@@ -336,3 +336,45 @@ func TestTemplatePortsShared(t *testing.T) {
 		t.Errorf("stamped copies share ports: %v; a Service with other ports shares them: %v", same(a, b), same(a, c))
 	}
 }
+
+// writeLog takes the write log as the run goes (WriteLogger).
+type writeLog struct{ writes []WriteRecord }
+
+func (l *writeLog) Progress(Time, int, int)   {}
+func (l *writeLog) LogWrite(rec *WriteRecord) { l.writes = append(l.writes, *rec) }
+
+// An Observer that takes the write log gets every record Results.Writes would hold, in the
+// same order, and Results.Writes is left empty; with NoWriteLog nobody gets any.
+func TestWriteLoggerTakesTheWriteLog(t *testing.T) {
+	cfg := testConfig(20, 150)
+	held, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &writeLog{}
+	streamed, err := Run(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(held.Writes) == 0 {
+		t.Fatal("the run wrote nothing")
+	}
+	if len(streamed.Writes) != 0 {
+		t.Errorf("Results.Writes holds %d records though the Observer took them", len(streamed.Writes))
+	}
+	if !reflect.DeepEqual(log.writes, held.Writes) {
+		t.Errorf("the Observer got %d records, not the %d of Results.Writes in order", len(log.writes), len(held.Writes))
+	}
+	held.Writes = nil
+	if !reflect.DeepEqual(streamed, held) {
+		t.Error("taking the write log changed the run's results")
+	}
+	cfg.NoWriteLog = true
+	off := &writeLog{}
+	if _, err := Run(cfg, off); err != nil {
+		t.Fatal(err)
+	}
+	if len(off.writes) != 0 {
+		t.Errorf("with NoWriteLog the Observer got %d records", len(off.writes))
+	}
+}

@@ -157,9 +157,20 @@ func (c *collector) write(rec WriteRecord, cm committed, svc int) {
 		r.TruncatedObjects++
 		r.HiddenAddresses = max(r.HiddenAddresses, cm.hidden)
 	}
-	if !c.e.cfg.NoWriteLog {
-		c.writes = append(c.writes, rec)
+	c.logWrite(&rec)
+}
+
+// logWrite adds rec to the write log: to the Observer's, if it takes it (WriteLogger), or
+// to Results.Writes; nowhere with NoWriteLog.
+func (c *collector) logWrite(rec *WriteRecord) {
+	if c.e.cfg.NoWriteLog {
+		return
 	}
+	if l, ok := c.e.obs.(WriteLogger); ok {
+		l.LogWrite(rec)
+		return
+	}
+	c.writes = append(c.writes, *rec)
 }
 
 // committed records a write that the API server stored and fanned out.
@@ -215,9 +226,7 @@ func (c *collector) committed(rec WriteRecord, cm committed, svc int, fanout, pe
 	if events > 0 {
 		bm.MaxLatencySeconds = max(bm.MaxLatencySeconds, latency.Seconds())
 	}
-	if !c.e.cfg.NoWriteLog {
-		c.writes = append(c.writes, rec)
-	}
+	c.logWrite(&rec)
 }
 
 // egress records bytes leaving the API servers between start and end — fan-out of watch

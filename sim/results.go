@@ -23,7 +23,8 @@ type Results struct {
 	Total PhaseResult `json:"total"`
 	// Series holds per-second buckets for charts (not in summary.json).
 	Series []Bucket `json:"-"`
-	// Writes is the API-write log (not in summary.json).
+	// Writes is the API-write log (not in summary.json): empty with Config.NoWriteLog, or
+	// when the Observer took it as the run went (WriteLogger).
 	Writes []WriteRecord `json:"-"`
 	// Layout samples the EndpointSlice layout over time (not in summary.json).
 	Layout []LayoutSample `json:"-"`

@@ -6,3 +6,13 @@ type Observer interface {
 	// Progress reports the virtual time reached and the phase index being run.
 	Progress(now Time, phase int, phases int)
 }
+
+// WriteLogger is an optional Observer extension that takes the API-write log as the run
+// goes, each record once, in the order Results.Writes would hold them, instead of
+// Results.Writes holding them (it is then empty). A day of a large cluster makes millions
+// of writes: 160 bytes a record, held to the end of the run otherwise (and up to twice
+// that while the log grows). It is used only
+// when the log is kept (Config.NoWriteLog false); rec is valid during the call only.
+type WriteLogger interface {
+	LogWrite(rec *WriteRecord)
+}

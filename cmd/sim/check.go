@@ -293,7 +293,7 @@ func (o *checkOptions) run(e *env, args []string) error {
 	for _, job := range jobs {
 		cfg := job.sc.Config
 		ro := &runOptions{quiet: o.quiet}
-		res, err := ro.simulate(e, cfg)
+		res, err := ro.simulate(e, cfg, nil)
 		if err != nil {
 			return fmt.Errorf("check %s: %w", job.sc.File, err)
 		}

@@ -5,6 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"epsim/reports"
+	"epsim/scenarios"
+	"epsim/sim"
 )
 
 // TestRunOutputsAreByteIdentical runs the real engine twice on the same scenario and seed:
@@ -38,5 +42,35 @@ func TestRunOutputsAreByteIdentical(t *testing.T) {
 	y, _ := os.ReadFile(filepath.Join(c, "writes.jsonl"))
 	if bytes.Equal(x, y) {
 		t.Error("seeds 3 and 4 gave the same write log")
+	}
+}
+
+// sim run --out writes writes.jsonl as the run goes (the engine hands each write to the
+// writer instead of holding the log): the file is the log a run holds, written at its end.
+func TestRunStreamsTheWriteLog(t *testing.T) {
+	dir := t.TempDir()
+	te := realEnv()
+	if code := te.main([]string{"run", "quick", "--quiet", "--charts=false", "--seed", "5", "--out", dir}); code != 0 {
+		t.Fatalf("sim run quick: exit %d: %s", code, te.stderr.String())
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "writes.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cfg, err := scenarios.Load("quick", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Seed = 5
+	res, err := sim.Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := reports.WriteWritesJSONL(&want, res.Writes); err != nil {
+		t.Fatal(err)
+	}
+	if want.Len() == 0 || !bytes.Equal(got, want.Bytes()) {
+		t.Errorf("writes.jsonl (%d bytes) is not the held log written out (%d bytes)", len(got), want.Len())
 	}
 }

@@ -204,27 +204,52 @@ func (o *outputDir) handleSignals() {
 
 // write renders one file of the result into the staging directory.
 func (o *outputDir) write(name string, render func(w io.Writer) error) error {
+	s, err := o.stream(name)
+	if err != nil {
+		return err
+	}
+	err = render(s)
+	if cerr := s.Close(); err == nil {
+		return cerr
+	}
+	return fmt.Errorf("%s: %w", name, plainPathError(err))
+}
+
+// stream creates one file of the result in the staging directory, to be written as the run
+// goes (writes.jsonl) and closed before commit; write skips it afterwards (wrote).
+func (o *outputDir) stream(name string) (*outputStream, error) {
 	if name != filepath.Base(name) || name == manifestName || strings.HasPrefix(name, ".") {
-		return fmt.Errorf("%s: not a plain output file name", name)
+		return nil, fmt.Errorf("%s: not a plain output file name", name)
 	}
 	if slices.Contains(o.written, name) {
-		return fmt.Errorf("%s: written twice", name)
+		return nil, fmt.Errorf("%s: written twice", name)
 	}
 	f, err := os.OpenFile(filepath.Join(o.stage, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, plainPathError(err))
+		return nil, fmt.Errorf("%s: %w", name, plainPathError(err))
 	}
 	o.written = append(o.written, name)
-	bw := bufio.NewWriterSize(f, 1<<16)
-	err = render(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
+	return &outputStream{Writer: bufio.NewWriterSize(f, 1<<16), f: f, name: name}, nil
+}
+
+// wrote reports whether name was written (or is being streamed) into the staging directory.
+func (o *outputDir) wrote(name string) bool { return slices.Contains(o.written, name) }
+
+// outputStream is a buffered file of the staging directory.
+type outputStream struct {
+	*bufio.Writer
+	f    *os.File
+	name string
+}
+
+// Close flushes and closes the file; its error names the file.
+func (s *outputStream) Close() error {
+	err := s.Flush()
+	if cerr := s.f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, plainPathError(err))
+		return fmt.Errorf("%s: %w", s.name, plainPathError(err))
 	}
 	return nil
 }

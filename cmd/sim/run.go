@@ -130,15 +130,26 @@ func (o *runOptions) run(e *env, args []string) error {
 		return err
 	}
 	var out *outputDir
+	var log *writeLog
 	if o.out != "" {
 		// Fail before a long run, not after it.
 		if out, err = openOutputDir(o.out, true); err != nil {
 			return err
 		}
 		defer out.abort()
+		// The write log goes to writes.jsonl as the run makes it rather than being held to
+		// the end: a day of a large cluster makes millions of writes.
+		if log, err = newWriteLog(out); err != nil {
+			return fmt.Errorf("--out %s: %w", out.dir, err)
+		}
 	}
 
-	res, err := o.simulate(e, cfg)
+	res, err := o.simulate(e, cfg, log)
+	if log != nil {
+		if cerr := log.close(); err == nil && cerr != nil {
+			return fmt.Errorf("--out %s: %w (nothing in it was changed)", out.dir, cerr)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("run %s: %w", sc.File, err)
 	}
@@ -180,8 +191,9 @@ func createProfile(flagName, path string) (*os.File, error) {
 	return f, nil
 }
 
-// simulate runs cfg with the progress bar and profiles the flags ask for.
-func (o *runOptions) simulate(e *env, cfg sim.Config) (res *sim.Results, err error) {
+// simulate runs cfg with the progress bar and profiles the flags ask for; log, if not nil,
+// takes the write log as the run goes.
+func (o *runOptions) simulate(e *env, cfg sim.Config, log *writeLog) (res *sim.Results, err error) {
 	if o.memprofile != "" {
 		// Checked before the run, which may be long, rather than found unwritable after it.
 		f, err := createProfile("memprofile", o.memprofile)
@@ -216,6 +228,10 @@ func (o *runOptions) simulate(e *env, cfg sim.Config) (res *sim.Results, err err
 	if o.memprofile != "" {
 		heap = newPeakHeapProfiler(obs)
 		obs = heap
+	}
+	if log != nil {
+		log.next = obs
+		obs = log
 	}
 	// Without --out nothing reads the write log.
 	cfg.NoWriteLog = o.out == ""
@@ -266,6 +282,41 @@ type outputFile struct {
 	render func(io.Writer) error
 }
 
+// writeLog is the Observer that writes writes.jsonl into --out as the run goes
+// (sim.WriteLogger), passing progress on to next.
+type writeLog struct {
+	next   sim.Observer
+	file   *outputStream
+	writer *reports.WritesJSONL
+}
+
+func newWriteLog(out *outputDir) (*writeLog, error) {
+	f, err := out.stream("writes.jsonl")
+	if err != nil {
+		return nil, err
+	}
+	return &writeLog{file: f, writer: reports.NewWritesJSONL(f)}, nil
+}
+
+// Progress implements sim.Observer.
+func (l *writeLog) Progress(now sim.Time, phase, phases int) {
+	if l.next != nil {
+		l.next.Progress(now, phase, phases)
+	}
+}
+
+// LogWrite implements sim.WriteLogger.
+func (l *writeLog) LogWrite(rec *sim.WriteRecord) { l.writer.Add(rec) }
+
+// close writes out the last lines and closes writes.jsonl.
+func (l *writeLog) close() error {
+	err := l.writer.Flush()
+	if cerr := l.file.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // writeOutputs renders every --out file of a run, plus extra ones; with report, also
 // report.md and report.html (with the charts, when drawn), into out and commits them all at
 // once: an error leaves the directory as it was.
@@ -278,6 +329,9 @@ func writeOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, ch
 	}, extra...)
 	err := func() error {
 		for _, f := range files {
+			if out.wrote(f.name) {
+				continue // written as the run went (writes.jsonl)
+			}
 			if err := out.write(f.name, f.render); err != nil {
 				return err
 			}
