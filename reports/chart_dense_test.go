@@ -141,3 +141,47 @@ func TestDenseLineDrawsTheSameLine(t *testing.T) {
 		}
 	}
 }
+
+// thinScatter keeps one point per cell (a column of the x range by a row of the y axis's
+// scale), the first, and every cell that had a point: the glyphs cover the same pixels.
+func TestThinScatterKeepsOnePointPerCell(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, scale := range []plot.Normalizer{plot.LinearScale{}, plot.LogScale{}} {
+		y := plot.Axis{Min: 0.001, Max: 100, Scale: scale}
+		xys := make(plotter.XYs, 86_400)
+		for i := range xys {
+			xys[i] = plotter.XY{X: float64(i), Y: math.Exp(rng.NormFloat64()) * 0.5}
+		}
+		xys[10].Y = 1e6 // above the axis
+		cell := func(p plotter.XY) [2]int {
+			col := min(int(p.X/xys[len(xys)-1].X*float64(lineColumns)), lineColumns-1)
+			row := min(max(int(y.Scale.Normalize(y.Min, y.Max, p.Y)*scatterRows), -1), scatterRows)
+			return [2]int{col, row}
+		}
+		got := thinScatter(xys, &y)
+		if _, linear := scale.(plot.LinearScale); linear && len(got) >= len(xys)/2 {
+			t.Errorf("%T: %d of %d points kept", scale, len(got), len(xys))
+		}
+		first := map[[2]int]plotter.XY{}
+		for _, p := range xys {
+			if _, ok := first[cell(p)]; !ok {
+				first[cell(p)] = p
+			}
+		}
+		kept := map[[2]int]bool{}
+		for _, p := range got {
+			c := cell(p)
+			if kept[c] || first[c] != p {
+				t.Fatalf("%T: kept %v, not the first point of its cell %v (%v)", scale, p, c, first[c])
+			}
+			kept[c] = true
+		}
+		if len(kept) != len(first) {
+			t.Errorf("%T: %d cells kept, want all %d", scale, len(kept), len(first))
+		}
+	}
+	few := plotter.XYs{{X: 1, Y: 1}, {X: 1, Y: 1}}
+	if got := thinScatter(few, &plot.Axis{Min: 0, Max: 2, Scale: plot.LinearScale{}}); len(got) != 2 {
+		t.Errorf("a scatter of 2 points was thinned to %d", len(got))
+	}
+}

@@ -356,7 +356,7 @@ func LatencyChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 			continue
 		}
 		// Points, not a line: seconds without writes have no latency to connect.
-		sc, err := plotter.NewScatter(xys)
+		sc, err := plotter.NewScatter(thinScatter(xys, &p.Y))
 		if err != nil {
 			return nil, fmt.Errorf("reports: %s: %s: %w", c.Name, m, err)
 		}
