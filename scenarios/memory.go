@@ -14,19 +14,24 @@ import (
 	"epsim/sim"
 )
 
-// Memory a run needs, per thing it holds, measured with /usr/bin/time on sim run (peak RSS
-// over a 1-service create run at 100,000 pods, 10,000 and 100,000 services, 100,000 nodes,
-// and the shipped many-services: 1.35 GB, estimated 1.32 GiB), rounded up. The estimate is
-// to refuse what cannot fit before it starts, not to predict.
+// Memory a run needs, per thing it holds, calibrated on the peak RSS of sim run --out (more
+// than without: the report and charts are made while the results are held), 2 cores, Go's
+// default GOGC. Measured and estimated, in MiB: 5000-nodes 60 / 125; many-services 410 /
+// 941; cluster-day 766 / 1,076; one Service of 100,000 pods 336 / 652; 10,000 and 50,000
+// Services of 10 pods, all rolled out at once, 569 / 964 and 2,314 / 4,558; 100,000 nodes
+// 52 / 118. The estimate is to refuse what cannot fit before it starts, not to predict: it
+// is 1.4 to 2.3 times what was measured, as the heap a run takes varies with the garbage
+// collector's timing and the machine.
 const (
-	memBase       = 64 << 20 // the binary, runtime, shipped data
+	memBase       = 64 << 20 // the binary, runtime, shipped data, the outputs' rendering
 	memPerNode    = 512      // node object, name, placement
-	memPerPod     = 4 << 10  // pod state, endpoints, write records of its create
-	memPerService = 16 << 10 // service, both controllers' state, objects, informers
+	memPerPod     = 4 << 10  // pod state, both controllers' endpoints and indexes
+	memPerService = 32 << 10 // service, both controllers' state, objects, informers
 	memPerPhase   = 8 << 10  // phase results and latency samples
 	// memPerTouch is charged per pod an action changes (a rollout replaces each pod: three
-	// touches): write records and latency samples of the churn.
-	memPerTouch = 2 << 10
+	// touches): the latency samples and per-Service accounting of the churn. (The write
+	// log is not held: sim run --out writes it as the run goes.)
+	memPerTouch = 512
 )
 
 // EstimateMemory returns about how many bytes a run of cfg needs at its peak, from what the
