@@ -340,8 +340,8 @@ func TestTemplatePortsShared(t *testing.T) {
 // writeLog takes the write log as the run goes (WriteLogger).
 type writeLog struct{ writes []WriteRecord }
 
-func (l *writeLog) Progress(Time, int, int)   {}
-func (l *writeLog) LogWrite(rec *WriteRecord) { l.writes = append(l.writes, *rec) }
+func (l *writeLog) Progress(Time, int, int)  {}
+func (l *writeLog) LogWrite(rec WriteRecord) { l.writes = append(l.writes, rec) }
 
 // An Observer that takes the write log gets every record Results.Writes would hold, in the
 // same order, and Results.Writes is left empty; with NoWriteLog nobody gets any.

@@ -167,7 +167,7 @@ func (c *collector) logWrite(rec *WriteRecord) {
 		return
 	}
 	if l, ok := c.e.obs.(WriteLogger); ok {
-		l.LogWrite(rec)
+		l.LogWrite(*rec) // by value: a pointer through the interface would move every rec to the heap
 		return
 	}
 	c.writes = append(c.writes, *rec)

@@ -12,7 +12,7 @@ type Observer interface {
 // Results.Writes holding them (it is then empty). A day of a large cluster makes millions
 // of writes: 160 bytes a record, held to the end of the run otherwise (and up to twice
 // that while the log grows). It is used only
-// when the log is kept (Config.NoWriteLog false); rec is valid during the call only.
+// when the log is kept (Config.NoWriteLog false).
 type WriteLogger interface {
-	LogWrite(rec *WriteRecord)
+	LogWrite(rec WriteRecord)
 }

@@ -306,7 +306,7 @@ func (l *writeLog) Progress(now sim.Time, phase, phases int) {
 }
 
 // LogWrite implements sim.WriteLogger.
-func (l *writeLog) LogWrite(rec *sim.WriteRecord) { l.writer.Add(rec) }
+func (l *writeLog) LogWrite(rec sim.WriteRecord) { l.writer.Add(&rec) }
 
 // close writes out the last lines and closes writes.jsonl.
 func (l *writeLog) close() error {
