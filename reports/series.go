@@ -264,9 +264,6 @@ func (j *WritesJSONL) Add(r *sim.WriteRecord) {
 	}
 }
 
-// Err is the first error of Add, if any.
-func (j *WritesJSONL) Err() error { return j.err }
-
 // Flush writes out what Add buffered and returns the first error.
 func (j *WritesJSONL) Flush() error {
 	if j.err != nil {
