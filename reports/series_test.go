@@ -2,7 +2,9 @@ package reports
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -202,4 +204,80 @@ func TestTimeTicksBoundedOverHugeSpans(t *testing.T) {
 	if n := len(timeTicks{}.Ticks(0, 99_999_999_999)); n < 3 {
 		t.Errorf("Ticks(0, 1e11): %d ticks, want a readable axis", n)
 	}
+}
+
+// writeLine is the oracle of a writes.jsonl line: the struct encoding/json wrote each line
+// from before WritesJSONL built them by hand; the field order is the JSON order.
+type writeLine struct {
+	Time           string   `json:"time"`
+	TimeSeconds    float64  `json:"timeSeconds"`
+	Mode           sim.Mode `json:"mode"`
+	Phase          string   `json:"phase"`
+	Verb           string   `json:"verb"`
+	Kind           string   `json:"kind"`
+	Namespace      string   `json:"namespace"`
+	Name           string   `json:"name"`
+	Outcome        string   `json:"outcome"`
+	Endpoints      int      `json:"endpoints"`
+	ObjectBytes    int64    `json:"objectBytes"`
+	EventBytes     int64    `json:"eventBytes"`
+	Watchers       int64    `json:"watchers"`
+	Latency        string   `json:"latency"`
+	LatencySeconds float64  `json:"latencySeconds"`
+}
+
+// checkWriteLine compares the line WritesJSONL writes for r with encoding/json's.
+func checkWriteLine(t *testing.T, r sim.WriteRecord) {
+	t.Helper()
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(writeLine{
+		Time: r.At.String(), TimeSeconds: r.At.Seconds(), Mode: r.Mode, Phase: r.Phase, Verb: r.Verb,
+		Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Outcome: r.Outcome, Endpoints: r.Endpoints,
+		ObjectBytes: r.ObjectBytes, EventBytes: r.EventBytes, Watchers: r.Watchers,
+		Latency: r.Latency.String(), LatencySeconds: r.Latency.Seconds(),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := WriteWritesJSONL(&got, []sim.WriteRecord{r}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Fatalf("line differs from encoding/json's:\n got %s\nwant %s", got.Bytes(), want.Bytes())
+	}
+}
+
+// writes.jsonl lines are built by hand; they must be encoding/json's byte for byte, for
+// every time (from a nanosecond to centuries, where seconds switch to exponent form) and
+// every string a phase name may hold.
+func TestWritesJSONLMatchesEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	strs := []string{"", "create", `a "quoted" \ phase`, `say "hi"`, `back\slash`, "tab\tnew\nline\r\b\f\x00\x1f\x7f", "zone-a/b<c>&d",
+		"naïve ünïcode ☃", "\u2028\u2029", "bad \xff\xfe utf-8", "ns-" + strings.Repeat("x", 300)}
+	times := []sim.Time{0, 1, 999, 1000, 1_000_000, 1_500_000_000, sim.Time(math.MaxInt64), -1, -1_000_000_000_000}
+	for i := range 2000 {
+		r := sim.WriteRecord{
+			At: times[i%len(times)], Latency: sim.Time(rng.Int64N(1 << 50)), Mode: sim.ModeEndpointSlices,
+			Phase: strs[rng.IntN(len(strs))], Verb: "update", Kind: "EndpointSlice",
+			Namespace: strs[rng.IntN(len(strs))], Name: strs[rng.IntN(len(strs))], Outcome: "ok",
+			Endpoints: rng.IntN(1000), ObjectBytes: rng.Int64(), EventBytes: -rng.Int64N(10), Watchers: rng.Int64N(1e7),
+		}
+		if i%3 == 0 {
+			r.At = sim.Time(rng.Int64N(1 << uint(rng.IntN(63))))
+		}
+		checkWriteLine(t, r)
+	}
+}
+
+// FuzzWritesJSONLine compares WritesJSONL's hand-built lines with encoding/json's.
+func FuzzWritesJSONLine(f *testing.F) {
+	f.Add("rolling-update", "default", "web-abc12", int64(1_500_000_000), int64(3_000), int64(12_345))
+	f.Add("tab\there \"q\" \u2028", "\xff", "ü", int64(-1), int64(math.MaxInt64), int64(0))
+	f.Fuzz(func(t *testing.T, phase, namespace, name string, at, latency, bytes int64) {
+		checkWriteLine(t, sim.WriteRecord{At: sim.Time(at), Latency: sim.Time(latency), Mode: sim.ModeEndpoints,
+			Phase: phase, Verb: "create", Kind: "Endpoints", Namespace: namespace, Name: name, Outcome: "noop",
+			ObjectBytes: bytes, EventBytes: bytes / 3, Watchers: bytes % 5000})
+	})
 }
