@@ -196,7 +196,9 @@ func truncateForError(s string) string {
 func WriteWritesJSONL(w io.Writer, writes []sim.WriteRecord) error {
 	j := NewWritesJSONL(w)
 	for i := range writes {
-		j.Add(&writes[i])
+		if err := j.Add(&writes[i]); err != nil {
+			return err
+		}
 	}
 	return j.Flush()
 }
@@ -211,17 +213,23 @@ type WritesJSONL struct {
 	err  error
 }
 
-// NewWritesJSONL returns a writer of writes.jsonl to w.
+// NewWritesJSONL returns a writer of writes.jsonl to w (buffered, unless w is a
+// *bufio.Writer already).
 func NewWritesJSONL(w io.Writer) *WritesJSONL {
-	return &WritesJSONL{bw: bufio.NewWriter(w)}
+	bw, ok := w.(*bufio.Writer)
+	if !ok {
+		bw = bufio.NewWriter(w)
+	}
+	return &WritesJSONL{bw: bw}
 }
 
 // Add writes the line of r: its fields in the order of the README's table, as
 // encoding/json would write them (without HTML escaping), then a newline. The line is
-// built by hand: encoding/json's reflection took a tenth of a day-long run's CPU.
-func (j *WritesJSONL) Add(r *sim.WriteRecord) {
+// built by hand: encoding/json's reflection took a tenth of a day-long run's CPU. It
+// returns the first error of any Add (a write fails once the buffer goes out).
+func (j *WritesJSONL) Add(r *sim.WriteRecord) error {
 	if j.err != nil {
-		return
+		return j.err
 	}
 	j.n++
 	b := append(j.line[:0], `{"time":`...)
@@ -259,6 +267,7 @@ func (j *WritesJSONL) Add(r *sim.WriteRecord) {
 	if _, err := j.bw.Write(b); err != nil {
 		j.err = fmt.Errorf("reports: writes.jsonl line %d: %w", j.n, err)
 	}
+	return j.err
 }
 
 // Flush writes out what Add buffered and returns the first error.

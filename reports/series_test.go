@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -280,4 +281,38 @@ func FuzzWritesJSONLine(f *testing.F) {
 			Phase: phase, Verb: "create", Kind: "Endpoints", Namespace: namespace, Name: name, Outcome: "noop",
 			ObjectBytes: bytes, EventBytes: bytes / 3, Watchers: bytes % 5000})
 	})
+}
+
+// failingWriter takes n bytes, then fails.
+type failingWriter struct{ n int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		k := w.n
+		w.n = 0
+		return k, errors.New("no space left on device")
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// A writes.jsonl that cannot be written fails the Add that finds out (when its buffer goes
+// out), naming the line, and every Add and Flush after it: a run stops there.
+func TestWritesJSONLReportsAFailedWrite(t *testing.T) {
+	j := NewWritesJSONL(&failingWriter{n: 10_000})
+	r := &fixtureResults().Writes[0]
+	var err error
+	n := 0
+	for ; err == nil && n < 1000; n++ {
+		err = j.Add(r)
+	}
+	if err == nil || !strings.Contains(err.Error(), "writes.jsonl line") || !strings.Contains(err.Error(), "no space left") {
+		t.Fatalf("after %d lines into 10 KB: error %v", n, err)
+	}
+	if again := j.Add(r); again != err {
+		t.Errorf("an Add after the failure returned %v, want the first error", again)
+	}
+	if ferr := j.Flush(); ferr != err {
+		t.Errorf("Flush after the failure returned %v, want the first error", ferr)
+	}
 }

@@ -1,10 +1,12 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -338,10 +340,19 @@ func TestTemplatePortsShared(t *testing.T) {
 }
 
 // writeLog takes the write log as the run goes (WriteLogger).
-type writeLog struct{ writes []WriteRecord }
+type writeLog struct {
+	writes    []WriteRecord
+	failAfter int // LogWrite fails once it holds this many (0: never)
+}
 
-func (l *writeLog) Progress(Time, int, int)  {}
-func (l *writeLog) LogWrite(rec WriteRecord) { l.writes = append(l.writes, rec) }
+func (l *writeLog) Progress(Time, int, int) {}
+func (l *writeLog) LogWrite(rec WriteRecord) error {
+	if l.failAfter > 0 && len(l.writes) == l.failAfter {
+		return errors.New("disk full")
+	}
+	l.writes = append(l.writes, rec)
+	return nil
+}
 
 // An Observer that takes the write log gets every record Results.Writes would hold, in the
 // same order, and Results.Writes is left empty; with NoWriteLog nobody gets any.
@@ -376,5 +387,15 @@ func TestWriteLoggerTakesTheWriteLog(t *testing.T) {
 	}
 	if len(off.writes) != 0 {
 		t.Errorf("with NoWriteLog the Observer got %d records", len(off.writes))
+	}
+	// A write log that fails stops the run with its error, without going on to the end.
+	cfg.NoWriteLog = false
+	failing := &writeLog{failAfter: 10}
+	res, err := Run(cfg, failing)
+	if err == nil || !strings.Contains(err.Error(), "write log: disk full") || res != nil {
+		t.Errorf("a failing write log: results %v, error %v; want the run stopped with it", res != nil, err)
+	}
+	if len(failing.writes) != 10 {
+		t.Errorf("the failing write log was given %d records after it failed", len(failing.writes)-10)
 	}
 }

@@ -167,7 +167,10 @@ func (c *collector) logWrite(rec *WriteRecord) {
 		return
 	}
 	if l, ok := c.e.obs.(WriteLogger); ok {
-		l.LogWrite(*rec) // by value: a pointer through the interface would move every rec to the heap
+		// By value: a pointer through the interface would move every rec to the heap.
+		if err := l.LogWrite(*rec); err != nil && c.err == nil {
+			c.err = fmt.Errorf("sim: write log: %w", err)
+		}
 		return
 	}
 	c.writes = append(c.writes, *rec)

@@ -11,8 +11,9 @@ type Observer interface {
 // goes, each record once, in the order Results.Writes would hold them, instead of
 // Results.Writes holding them (it is then empty). A day of a large cluster makes millions
 // of writes: 160 bytes a record, held to the end of the run otherwise (and up to twice
-// that while the log grows). It is used only
-// when the log is kept (Config.NoWriteLog false).
+// that while the log grows). It is used only when the log is kept (Config.NoWriteLog
+// false). An error stops the run, which returns it: a full disk fails a long run at once,
+// not at its end.
 type WriteLogger interface {
-	LogWrite(rec WriteRecord)
+	LogWrite(rec WriteRecord) error
 }

@@ -146,7 +146,8 @@ func (o *runOptions) run(e *env, args []string) error {
 
 	res, err := o.simulate(e, cfg, log)
 	if log != nil {
-		if cerr := log.close(); err == nil && cerr != nil {
+		// A write log that could not be written stopped the run: say so, not the run.
+		if cerr := log.close(); cerr != nil {
 			return fmt.Errorf("--out %s: %w (nothing in it was changed)", out.dir, cerr)
 		}
 	}
@@ -295,7 +296,7 @@ func newWriteLog(out *outputDir) (*writeLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &writeLog{file: f, writer: reports.NewWritesJSONL(f)}, nil
+	return &writeLog{file: f, writer: reports.NewWritesJSONL(f.Writer)}, nil
 }
 
 // Progress implements sim.Observer.
@@ -306,15 +307,16 @@ func (l *writeLog) Progress(now sim.Time, phase, phases int) {
 }
 
 // LogWrite implements sim.WriteLogger.
-func (l *writeLog) LogWrite(rec sim.WriteRecord) { l.writer.Add(&rec) }
+func (l *writeLog) LogWrite(rec sim.WriteRecord) error { return l.writer.Add(&rec) }
 
-// close writes out the last lines and closes writes.jsonl.
+// close writes out the last lines and closes writes.jsonl; its error is the first one
+// writing it met (which also stopped the run).
 func (l *writeLog) close() error {
-	err := l.writer.Flush()
-	if cerr := l.file.Close(); err == nil {
-		err = cerr
+	if err := l.writer.Flush(); err != nil {
+		l.file.Close()
+		return fmt.Errorf("writes.jsonl: %w", plainPathError(err))
 	}
-	return err
+	return l.file.Close()
 }
 
 // writeOutputs renders every --out file of a run, plus extra ones; with report, also
