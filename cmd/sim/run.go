@@ -27,11 +27,13 @@ server egress and propagation latency, with the ratio Endpoints / EndpointSlices
 
 The same scenario and seed always give the same output, byte for byte. --out DIR also writes
 summary.json (the stable machine interface), timeseries.csv (1 s buckets), writes.jsonl (one
-line per API write), layout.csv (EndpointSlice layout samples), charts (PNG and SVG) and the
-run's report, report.md and report.html (self-contained, charts embedded): the headline, the
-phase table, the charts, the assumptions in force and what to try next. DIR is checked and
-locked before the run and replaced all at once after it: on any error or signal nothing in
-DIR is changed; outputs of an earlier run this one does not produce go, other files stay.
+line per API write, written as the run goes rather than held in memory), layout.csv
+(EndpointSlice layout samples), charts (PNG and SVG) and the run's report, report.md and
+report.html (self-contained, charts embedded): the headline, the phase table, the charts,
+the assumptions in force and what to try next. DIR is checked and locked before the run and
+replaced all at once after it: on any error or signal (a full disk stops the run at once)
+nothing in DIR is changed; outputs of an earlier run this one does not produce go, other
+files stay.
 'sim diff' compares two such directories.
 
 A progress bar is shown on stderr when stderr is a terminal (not with --quiet).
