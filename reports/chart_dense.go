@@ -28,23 +28,15 @@ func decimateLine(xys plotter.XYs) plotter.XYs {
 	if len(xys) <= 4*lineColumns {
 		return xys
 	}
-	lo, hi := xys[0].X, xys[len(xys)-1].X
-	for _, p := range xys {
-		if math.IsNaN(p.X) || math.IsInf(p.X, 0) || math.IsNaN(p.Y) || math.IsInf(p.Y, 0) {
-			return xys
-		}
-	}
-	if !(hi > lo) {
+	lo, hi, ok := finiteXRange(xys)
+	if !ok {
 		return xys
-	}
-	column := func(x float64) int {
-		return min(int((x-lo)/(hi-lo)*float64(lineColumns)), lineColumns-1)
 	}
 	out := make(plotter.XYs, 0, 4*lineColumns)
 	for start := 0; start < len(xys); {
-		c := column(xys[start].X)
+		c := columnOf(xys[start].X, lo, hi)
 		end, low, high := start+1, start, start
-		for end < len(xys) && column(xys[end].X) == c {
+		for end < len(xys) && columnOf(xys[end].X, lo, hi) == c {
 			if xys[end].Y < xys[low].Y {
 				low = end
 			}
@@ -64,6 +56,24 @@ func decimateLine(xys plotter.XYs) plotter.XYs {
 		start = end
 	}
 	return out
+}
+
+// finiteXRange returns the least and greatest x of xys; ok is false when a coordinate is
+// NaN or infinite or all points share one x (nothing to thin by column).
+func finiteXRange(xys plotter.XYs) (lo, hi float64, ok bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, p := range xys {
+		if math.IsNaN(p.X) || math.IsInf(p.X, 0) || math.IsNaN(p.Y) || math.IsInf(p.Y, 0) {
+			return 0, 0, false
+		}
+		lo, hi = min(lo, p.X), max(hi, p.X)
+	}
+	return lo, hi, hi > lo
+}
+
+// columnOf is the column, of lineColumns over [lo, hi], that x falls in.
+func columnOf(x, lo, hi float64) int {
+	return min(int((x-lo)/(hi-lo)*float64(lineColumns)), lineColumns-1)
 }
 
 // denseLine is a plotter.Line (no fill) that strokes its path in pieces of lineChunk
@@ -149,20 +159,14 @@ func thinScatter(xys plotter.XYs, y *plot.Axis) plotter.XYs {
 	if len(xys) <= lineColumns {
 		return xys
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, p := range xys {
-		if math.IsNaN(p.X) || math.IsInf(p.X, 0) || math.IsNaN(p.Y) || math.IsInf(p.Y, 0) {
-			return xys
-		}
-		lo, hi = min(lo, p.X), max(hi, p.X)
-	}
-	if !(hi > lo) || !(y.Max > y.Min) {
+	lo, hi, ok := finiteXRange(xys)
+	if !ok || !(y.Max > y.Min) {
 		return xys
 	}
 	seen := make([]uint64, (lineColumns*(scatterRows+2)+63)/64)
 	out := make(plotter.XYs, 0, len(xys)/4)
 	for _, p := range xys {
-		col := min(int((p.X-lo)/(hi-lo)*float64(lineColumns)), lineColumns-1)
+		col := columnOf(p.X, lo, hi)
 		v := y.Scale.Normalize(y.Min, y.Max, p.Y)
 		row := min(max(int(v*float64(scatterRows)), -1), scatterRows) // off the axis: one cell each side
 		cell := col*(scatterRows+2) + row + 1
