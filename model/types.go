@@ -186,7 +186,9 @@ type Pod struct {
 	Ready bool
 	// Terminating is true when the pod has a deletionTimestamp.
 	Terminating bool
-	// ResourceVersion changes on every stored update (used only by update filters).
+	// ResourceVersion changes on every stored update (used only by update filters, which
+	// drop an update whose version equals the old one's). The simulator leaves it empty on
+	// the pods it updates itself, none of whose updates is a resync; replayed pods keep theirs.
 	ResourceVersion string
 }
 
