@@ -71,7 +71,9 @@
 //	    timing: {schedule, start, ready, stop, gracePeriod} (see DefaultPodTiming),
 //	    kind [Deployment | StatefulSet | DaemonSet] (StatefulSet: OrderedReady, one pod
 //	    at a time, updated from the highest ordinal; DaemonSet: one pod per node, replicas
-//	    ignored, rollouts take maxUnavailable from the rollout action, no surge)
+//	    ignored, rollouts take maxUnavailable from the rollout action, no surge),
+//	    serviceName [the Service's name] (StatefulSet only: its pods' subdomain; the
+//	    Service of that name gives its endpoints the pods' hostnames)
 //	timeline (required, at least one): {name (required, unique), action, services, settle,
 //	    and per action: rollout maxSurge/maxUnavailable [25%/25%]; scale replicas or
 //	    percent (of each Service's configured replicas); restartPods pods [1];

@@ -83,6 +83,9 @@ func Effective(sc *Scenario) []byte {
 		} else {
 			w("    kind: %s\n    replicas: %d\n    maxSurge: %s\n    maxUnavailable: %s\n    minReadySeconds: %s\n",
 				s.WorkloadKind, s.Replicas, yamlscalar.Quote(FormatIntOrPercent(s.MaxSurge)), yamlscalar.Quote(FormatIntOrPercent(s.MaxUnavailable)), s.MinReady)
+			if s.ServiceName != "" {
+				w("    serviceName: %s\n", s.ServiceName)
+			}
 		}
 		w("    headless: %t\n    ipFamilies: [%s]\n    publishNotReadyAddresses: %t\n", s.Headless, joinQ(s.IPFamilies), s.PublishNotReadyAddresses)
 		if s.TrafficDistribution != "" {

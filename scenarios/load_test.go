@@ -53,6 +53,16 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`x.yaml:3:10: cluster.nodes: expected an integer (1..1000000), got "ten"`},
 		},
 		{
+			name: "serviceName of a Deployment",
+			doc:  strings.Replace(minimal, "replicas: 20", "replicas: 20\n    serviceName: web", 1),
+			want: []string{`x.yaml:7:5: services[0].serviceName: applies to kind StatefulSet only (a StatefulSet's spec.serviceName, its governing Service)`},
+		},
+		{
+			name: "serviceName not a DNS label",
+			doc:  strings.Replace(minimal, "replicas: 20", "replicas: 20\n    kind: StatefulSet\n    serviceName: Web_1", 1),
+			want: []string{`x.yaml:8:18: services[0].serviceName: "Web_1" must be a DNS label (lowercase a-z, 0-9 and '-', at most 63 characters), as a Service's name`},
+		},
+		{
 			name: "negative replicas",
 			doc:  strings.Replace(minimal, "replicas: 20", "replicas: -1", 1),
 			want: []string{`x.yaml:6:15: services[0].replicas: -1 out of range (0..1000000)`},

@@ -73,7 +73,7 @@ var (
 	kubeProxyModes           = []string{string(sim.KubeProxyIPTables), string(sim.KubeProxyNFTables), string(sim.KubeProxyIPVS)}
 	watcherFields            = []string{"name", "count", "resources", "encoding", "includeHeadless"}
 	networkFields            = []string{"enabled", "nodeIngressBandwidth", "transportOverhead", "listCompressionRatio"}
-	serviceFields            = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "topologyMode", "labels", "minReadySeconds", "kind", "maxSurge", "maxUnavailable", "manualEndpoints", "timing"}
+	serviceFields            = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "topologyMode", "labels", "minReadySeconds", "kind", "serviceName", "maxSurge", "maxUnavailable", "manualEndpoints", "timing"}
 	portFields               = []string{"name", "protocol", "port", "targetPort", "appProtocol"}
 	timingFields             = []string{"schedule", "start", "ready", "stop", "gracePeriod"}
 	actionFields             = []string{"name", "action", "services", "maxSurge", "maxUnavailable", "replicas", "pods", "notReadyFor", "nodes", "zone", "labels", "duration", "settle", "percent", "waves", "spread", "curve"}
@@ -747,6 +747,19 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 			s.WorkloadKind = v
 		}
 	}
+	if e, ok := f["serviceName"]; ok {
+		p := join(path, "serviceName")
+		if v, ok := d.str(e.val, p); ok {
+			switch {
+			case s.WorkloadKind != sim.KindStatefulSet:
+				d.errorf(e.key, p, "applies to kind StatefulSet only (a StatefulSet's spec.serviceName, its governing Service)")
+			case len(v) > 63 || !dns1123Label.MatchString(v):
+				d.errorf(e.val, p, "%q must be a DNS label (lowercase a-z, 0-9 and '-', at most 63 characters), as a Service's name", v)
+			default:
+				s.ServiceName = v
+			}
+		}
+	}
 	if e, ok := f["minReadySeconds"]; ok {
 		p := join(path, "minReadySeconds")
 		if v := d.resolve(e.val, p); v != nil && v.Kind == yaml.ScalarNode && v.ShortTag() == "!!int" {
@@ -764,7 +777,7 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 		if v, ok := d.integer(e.val, p, 1, maxReplicas); ok {
 			s.ManualEndpoints = int(v)
 			// A selector-less Service has no workload: nothing to replicate or roll.
-			for _, k := range []string{"replicas", "kind", "maxSurge", "maxUnavailable", "minReadySeconds"} {
+			for _, k := range []string{"replicas", "kind", "serviceName", "maxSurge", "maxUnavailable", "minReadySeconds"} {
 				if g, ok := f[k]; ok {
 					d.errorf(g.key, join(path, k), "does not apply to a service with manualEndpoints (no selector, no workload)")
 				}

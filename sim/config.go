@@ -198,6 +198,11 @@ type ServiceConfig struct {
 	// empty), "StatefulSet" (OrderedReady, one pod at a time) or "DaemonSet" (one pod per
 	// node; Replicas is ignored).
 	WorkloadKind string
+	// ServiceName is a StatefulSet's spec.serviceName, the Service that governs it; empty
+	// means this Service. A StatefulSet pod's hostname is its name and its subdomain this,
+	// and a Service of that name gives its endpoints the hostname (upstream:
+	// statefulset/stateful_set_utils.go initIdentity; endpoint util ShouldSetHostname).
+	ServiceName string
 	// MaxSurge and MaxUnavailable are the workload's rolling update strategy: what creation,
 	// scaling and rollout actions that set neither use. Both zero means 25%/25% (the
 	// Deployment default).

@@ -387,11 +387,19 @@ func (e *Engine) workloadSettled(s *serviceState) {
 	s.rollout = nil
 }
 
-// podIdentity is the identity of s's pod name with uid: its template's container ports,
-// and no hostname or subdomain (a Service's pods set none).
+// podIdentity is the identity of s's pod name with uid: its template's container ports, and
+// for a StatefulSet's pod, its hostname and subdomain (other workloads' pods set none).
 func (e *Engine) podIdentity(s *serviceState, name, uid string) *model.PodIdentity {
 	id := model.NewPodIdentity(s.svc.Namespace, name, uid)
 	id.ContainerPorts = s.podPorts
+	if s.kind() == KindStatefulSet {
+		// upstream: statefulset/stateful_set_utils.go initIdentity sets spec.hostname to
+		// the pod's name and spec.subdomain to the set's serviceName.
+		id.Hostname, id.Subdomain = name, s.cfg.ServiceName
+		if id.Subdomain == "" {
+			id.Subdomain = s.svc.Name
+		}
+	}
 	return id
 }
 

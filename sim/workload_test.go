@@ -1,11 +1,14 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"epsim/model"
 )
 
 // TestResolveFenceposts checks maxSurge/maxUnavailable resolution against upstream's rules:
@@ -266,6 +269,68 @@ func TestFailedPodCreatesAreRetried(t *testing.T) {
 	}
 	if s.newRS.expectCreates != 0 || s.newRS.expectDeletes != 0 {
 		t.Errorf("expectations left: %d creates, %d deletes", s.newRS.expectCreates, s.newRS.expectDeletes)
+	}
+}
+
+// TestStatefulSetHostnames: a StatefulSet's pod has its name as hostname and the set's
+// serviceName as subdomain, so the endpoints of the Service of that name carry the
+// hostname, in the Endpoints object and in the slices; with another serviceName they do not.
+// upstream: pkg/controller/statefulset/stateful_set_utils.go initIdentity;
+// k8s.io/endpointslice util ShouldSetHostname; endpoints_controller.go syncService.
+func TestStatefulSetHostnames(t *testing.T) {
+	for _, tc := range []struct {
+		serviceName string
+		hostnames   bool
+	}{{"", true}, {"web", true}, {"web-headless", false}} {
+		cfg := workloadConfig(3, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+		cfg.RunEndpoints = true
+		cfg.Services[0].WorkloadKind = KindStatefulSet
+		cfg.Services[0].ServiceName = tc.serviceName
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.run(); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range e.services[0].pods {
+			wantSub := cmp.Or(tc.serviceName, "web")
+			if p.pod.Hostname != p.pod.Name || p.pod.Subdomain != wantSub {
+				t.Errorf("serviceName %q: pod %s has hostname %q, subdomain %q; want %q, %q", tc.serviceName, p.pod.Name, p.pod.Hostname, p.pod.Subdomain, p.pod.Name, wantSub)
+			}
+		}
+		check := func(plane, hostname string, ref *model.ObjectReference) {
+			t.Helper()
+			want := ""
+			if tc.hostnames {
+				want = ref.Name
+			}
+			if hostname != want {
+				t.Errorf("serviceName %q: %s endpoint of %s has hostname %q, want %q", tc.serviceName, plane, ref.Name, hostname, want)
+			}
+		}
+		seen := map[string]int{}
+		for _, c := range e.ctls {
+			switch sy := c.syncer.(type) {
+			case *sliceSyncer:
+				for _, sl := range sy.reconcilers[0].Stored() {
+					for _, ep := range sl.Endpoints {
+						check("slice", *cmp.Or(ep.Hostname, new(string)), ep.TargetRef)
+						seen["slice"]++
+					}
+				}
+			case *endpointsSyncer:
+				for _, ss := range sy.builders[0].Object().Subsets {
+					for _, a := range append(ss.Addresses, ss.NotReadyAddresses...) {
+						check("Endpoints", a.Hostname, a.TargetRef)
+						seen["Endpoints"]++
+					}
+				}
+			}
+		}
+		if seen["slice"] != 3 || seen["Endpoints"] != 3 {
+			t.Fatalf("serviceName %q: endpoints checked %v, want 3 of each", tc.serviceName, seen)
+		}
 	}
 }
 

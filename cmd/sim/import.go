@@ -20,7 +20,7 @@ var cmdImport = &command{
 	long: `Import reads what kubectl prints about a cluster — from the files given, or stdin — and
 writes a scenario you can run and edit: the nodes and their zones, region and CPU; each
 Service with the workloads its selector selects (replicas, kind, rolling update strategy,
-minReadySeconds), headless and dual-stack Services, named ports (a named targetPort is
+minReadySeconds, a StatefulSet's serviceName), headless and dual-stack Services, named ports (a named targetPort is
 resolved against the pods' container ports), trafficDistribution and the topology-mode
 annotation, publishNotReadyAddresses; and a default timeline: create, a rollout of the three
 largest Services, a rollout of every Service at once, a node drain. Services alike but for

@@ -84,6 +84,7 @@ type entry struct {
 	manual                        int // manualEndpoints (selector-less)
 	replicas                      int
 	kind                          string
+	serviceName                   string // a StatefulSet's governing Service, when another
 	maxSurge, maxUnavailable      string
 	minReady                      int64
 	headless, publishNotReady     bool
@@ -96,7 +97,7 @@ type entry struct {
 }
 
 func (e *entry) key() string {
-	return fmt.Sprintf("%s|%d|%d|%s|%s|%s|%d|%v|%v|%v|%v|%s|%s|%s", e.namespace, e.manual, e.replicas, e.kind,
+	return fmt.Sprintf("%s|%d|%d|%s|%s|%s|%s|%d|%v|%v|%v|%v|%s|%s|%s", e.namespace, e.manual, e.replicas, e.kind, e.serviceName,
 		e.maxSurge, e.maxUnavailable, e.minReady, e.headless, e.publishNotReady, e.ipFamilies, e.ports,
 		e.trafficDistribution, e.topology, e.proxyName)
 }
@@ -528,6 +529,10 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 		im.detail("a Service selects several workloads; their pods are summed", "Service %s selects %d workloads (%s); their pods are summed and run as one %s", id, len(ws), strings.Join(names, ", "), main.Kind)
 	}
 	e.kind = main.Kind
+	if sn := main.Spec.ServiceName; main.Kind == "StatefulSet" && sn != "" && sn != e.name {
+		// Its pods' subdomain names another Service: this one's endpoints get no hostnames.
+		e.serviceName = sn
+	}
 	if main.Spec.MinReadySeconds > 0 {
 		e.minReady = min(main.Spec.MinReadySeconds, 86400)
 	}

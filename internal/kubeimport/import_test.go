@@ -312,3 +312,43 @@ func TestImportTypedLists(t *testing.T) {
 		t.Errorf("service %+v", s)
 	}
 }
+
+// TestImportStatefulSetServiceName: a StatefulSet's serviceName decides which Service's
+// endpoints carry its pods' hostnames. Two Services select one StatefulSet governed by the
+// headless one: only the other gets a serviceName, naming the headless one (also when the
+// names are anonymized), and the scenario loads with it.
+func TestImportStatefulSetServiceName(t *testing.T) {
+	in := `{"kind":"Node","metadata":{"name":"n"}}
+{"kind":"Service","metadata":{"name":"db","namespace":"a"},"spec":{"selector":{"app":"db"},"ports":[{"port":5432}]}}
+{"kind":"Service","metadata":{"name":"db-headless","namespace":"a"},"spec":{"clusterIP":"None","selector":{"app":"db"},"ports":[{"port":5432}]}}
+{"kind":"StatefulSet","metadata":{"name":"db","namespace":"a"},"spec":{"replicas":3,"serviceName":"db-headless","template":{"metadata":{"labels":{"app":"db"}}}}}`
+	for _, anonymize := range []bool{false, true} {
+		res, err := Import([]Input{{Name: "in", R: strings.NewReader(in)}}, Options{Anonymize: anonymize})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := scenarios.Parse("sts.yaml", res.YAML, nil)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, res.YAML)
+		}
+		governed := map[string]string{} // Service → its serviceName
+		var headless string
+		for _, s := range sc.Config.Services {
+			if s.WorkloadKind != sim.KindStatefulSet {
+				t.Errorf("anonymize=%v: Service %s is a %s, want StatefulSet", anonymize, s.Name, s.WorkloadKind)
+			}
+			governed[s.Name] = s.ServiceName
+			if s.Headless {
+				headless = s.Name
+			}
+		}
+		if len(governed) != 2 || headless == "" || governed[headless] != "" {
+			t.Fatalf("anonymize=%v: serviceNames %v (headless %q); want the headless Service to govern\n%s", anonymize, governed, headless, res.YAML)
+		}
+		for name, sn := range governed {
+			if name != headless && sn != headless {
+				t.Errorf("anonymize=%v: Service %s has serviceName %q, want %q\n%s", anonymize, name, sn, headless, res.YAML)
+			}
+		}
+	}
+}

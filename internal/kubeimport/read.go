@@ -123,6 +123,8 @@ type workload struct {
 		// Strategy is a Deployment's; UpdateStrategy a StatefulSet's or DaemonSet's.
 		Strategy       updateStrategy `json:"strategy"`
 		UpdateStrategy updateStrategy `json:"updateStrategy"`
+		// ServiceName is a StatefulSet's governing Service: its pods' subdomain.
+		ServiceName string `json:"serviceName"`
 	} `json:"spec"`
 	Status struct {
 		DesiredNumberScheduled int64 `json:"desiredNumberScheduled"`

@@ -119,10 +119,17 @@ func anonymize(entries []*entry, cl *clusterShape) {
 	for _, e := range entries {
 		nss = append(nss, e.namespace)
 		names = append(names, e.namespace+"/"+e.name)
+		if e.serviceName != "" {
+			// The governing Service is named like the others, imported or not.
+			names = append(names, e.namespace+"/"+e.serviceName)
+		}
 	}
 	nsMap := numbered(nss, "ns-")
 	nameMap := numbered(names, "svc-")
 	for _, e := range entries {
+		if e.serviceName != "" {
+			e.serviceName = nameMap[e.namespace+"/"+e.serviceName]
+		}
 		e.name = nameMap[e.namespace+"/"+e.name]
 		e.namespace = nsMap[e.namespace]
 		e.names = []string{e.name}
@@ -210,6 +217,9 @@ func render(name string, sources []string, cl *clusterShape, groups []*entry, no
 			w("    manualEndpoints: %d\n", e.manual)
 		} else {
 			w("    kind: %s\n    replicas: %d\n    maxSurge: %s\n    maxUnavailable: %s\n", e.kind, e.replicas, intOrPct(e.maxSurge), intOrPct(e.maxUnavailable))
+			if e.serviceName != "" {
+				w("    serviceName: %s\n", yamlscalar.Quote(e.serviceName))
+			}
 			if e.minReady > 0 {
 				w("    minReadySeconds: %d\n", e.minReady)
 			}
