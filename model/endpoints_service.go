@@ -161,7 +161,10 @@ type endpointsKeptSubset struct {
 // endpointsEntry records one (port, address) of the current desired state (cur) and of the
 // stored object (stored), each an address and its readiness, nil when absent; mismatch counts
 // the records whose two sides differ. key is an address of the record's IP and UID, which
-// with port is its identity (see is): 32 bytes a record.
+// with port is its identity (see is): 32 bytes a record. It is one of the two sides when
+// either is set (setEntry moves it), so that a record does not keep alive a pod state that
+// neither side holds: while writes fail (an Endpoints object over the etcd limit) records
+// stay until the next commit, and the first state of every pod changed meanwhile did.
 type endpointsEntry struct {
 	key, cur, stored      *EndpointAddress
 	port                  int32
@@ -602,8 +605,12 @@ func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, present boo
 	}
 	if present {
 		e.cur, e.curReady = &ps.addr, ps.ready
+		e.key = e.cur
 	} else {
 		e.cur, e.curReady = nil, false
+		if e.stored != nil {
+			e.key = e.stored
+		}
 	}
 	if !e.equal() {
 		s.mismatch++
