@@ -170,9 +170,8 @@ func (h *heapSampler) Progress(now sim.Time, phase, _ int) {
 		}
 	}
 	if h.profile != "" && phase == h.profilePhase && h.phase == phase-1 {
-		// A heap profile is as of the last GC but one (runtime.MemProfile): after a single
-		// GC it still holds the garbage the one before left, e.g. every replaced pod
-		// version, which made pod versions and Endpoints pod states look twice as many.
+		// A heap profile may be as of the GC before last (runtime.MemProfile): two GCs
+		// make sure it leaves out what was garbage when the phase started.
 		runtime.GC()
 		runtime.GC()
 		if f, err := os.Create(h.profile); err == nil {
