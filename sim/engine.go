@@ -82,6 +82,9 @@ type Engine struct {
 
 	// replay is set when the run replays a recorded trace instead of a generated workload.
 	replay *replayState
+	// recordsPods is true when the observer records the pod events (PodRecorder): pod
+	// updates then carry their resourceVersion.
+	recordsPods bool
 	// nonRetry counts queued events other than delayed workqueue adds.
 	nonRetry int
 	// cachesSynced is false while the informers are still taking their initial listing:
@@ -126,6 +129,7 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 		sliceNames:    map[string]bool{},
 		cachesSynced:  true,
 	}
+	_, e.recordsPods = obs.(PodRecorder)
 	e.buildNodes()
 	e.placement = newPlacer(cfg.Cluster.Nodes, newStream(cfg.Seed, streamPlacement))
 	e.kubelet = newKubeletTiming(newStream(cfg.Seed, streamKubelet))

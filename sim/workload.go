@@ -527,16 +527,21 @@ func (s *serviceState) dropGone() {
 }
 
 // updatePod applies change to a copy of the pod, so that controllers see an old and a new
-// object as informers do, and notifies them. The update takes a resourceVersion, but the
-// copy's is left empty: the controllers read a pod's only to drop an update whose version
-// equals the old one's (a resync), which no update made here is, and an empty one never
-// matches (podEndpointsChanged). Formatting it was one string per pod update.
+// object as informers do, and notifies them. The update takes a resourceVersion, but unless
+// the pods are being recorded the copy's is left empty: the controllers read a pod's only to
+// drop an update whose version equals the old one's (a resync), which no update made here
+// is, and an empty one never matches (podEndpointsChanged). Formatting it was one string
+// per pod update.
 func (e *Engine) updatePod(p *podState, change func(*model.Pod)) {
 	old := p.pod
 	next := *old
 	change(&next)
-	next.ResourceVersion = ""
-	e.api.bumpResourceVersion()
+	if e.recordsPods {
+		next.ResourceVersion = e.api.nextResourceVersion() // the recorded trace shows it
+	} else {
+		next.ResourceVersion = ""
+		e.api.bumpResourceVersion()
+	}
 	p.pod = &next
 	if old.Ready != next.Ready {
 		p.reclass(p.node, old.Ready)
