@@ -17,8 +17,15 @@ func TestPodIdentityEqualAndOwn(t *testing.T) {
 
 	recreated := *v1
 	recreated.OwnIdentity().UID = "uid-2"
-	if v1.UID != "uid-1" || recreated.UID != "uid-2" {
-		t.Fatalf("OwnIdentity: original UID %q, copy %q; want uid-1 and uid-2", v1.UID, recreated.UID)
+	recreated.Hostname = "web-1" // its spec fields are its own too
+	if v1.UID != "uid-1" || recreated.UID != "uid-2" || v1.Hostname != "" {
+		t.Fatalf("OwnIdentity: original UID %q, hostname %q; copy %q; want uid-1, no hostname and uid-2", v1.UID, v1.Hostname, recreated.UID)
+	}
+	// Pods of one template share spec fields: equal, though their identities differ.
+	spec := &PodSpecFields{ContainerPorts: id.ContainerPorts}
+	a, b := NewPodIdentityWith("ns", "a", "u", spec), NewPodIdentityWith("ns", "a", "u", spec)
+	if a == b || a.PodSpecFields != b.PodSpecFields || !a.Equal(b) || !id.PodSpecFields.Equal(spec) {
+		t.Fatal("identities sharing spec fields: not shared or not equal")
 	}
 	for _, tc := range []struct {
 		name   string
@@ -36,6 +43,8 @@ func TestPodIdentityEqualAndOwn(t *testing.T) {
 		{"sidecar port", func(o *PodIdentity) { o.SidecarPorts = []ContainerPort{{ContainerPort: 1}} }, false},
 	} {
 		o := *id
+		own := *id.PodSpecFields // spec fields are shared by copies: change a copy of them
+		o.PodSpecFields = &own
 		tc.change(&o)
 		if got := id.Equal(&o); got != tc.equal {
 			t.Errorf("%s: Equal %v, want %v", tc.name, got, tc.equal)

@@ -201,6 +201,15 @@ type PodIdentity struct {
 	// endpoints' targetRefs point to it rather than each holding a copy (a reference of
 	// another kind is not used for that).
 	ObjectReference
+	// PodSpecFields are the spec fields (pod.Hostname, pod.ContainerPorts, ...). It is never
+	// nil, and may be shared by the pods of one template: 64 bytes a pod otherwise, most
+	// of it the same ports list header in every pod of a Service.
+	*PodSpecFields
+}
+
+// PodSpecFields are the pod spec fields the endpoint controllers read. A value shared by
+// several identities (NewPodIdentityWith) must not be modified.
+type PodSpecFields struct {
 	Hostname  string
 	Subdomain string
 	// ContainerPorts are the regular containers' ports, in container order.
@@ -210,22 +219,34 @@ type PodIdentity struct {
 }
 
 // NewPodIdentity returns the identity of pod namespace/name with the given UID, with no
-// hostname, subdomain or ports.
+// hostname, subdomain or ports, and spec fields of its own, which the caller may set.
 func NewPodIdentity(namespace, name, uid string) *PodIdentity {
-	return &PodIdentity{ObjectReference: ObjectReference{Kind: "Pod", Namespace: namespace, Name: name, UID: uid}}
+	return NewPodIdentityWith(namespace, name, uid, &PodSpecFields{})
+}
+
+// NewPodIdentityWith returns the identity of pod namespace/name with the given UID and spec
+// fields, which it shares (spec must not be nil, nor be modified afterwards).
+func NewPodIdentityWith(namespace, name, uid string, spec *PodSpecFields) *PodIdentity {
+	return &PodIdentity{ObjectReference: ObjectReference{Kind: "Pod", Namespace: namespace, Name: name, UID: uid}, PodSpecFields: spec}
 }
 
 // Equal reports whether id and o hold the same values.
 func (id *PodIdentity) Equal(o *PodIdentity) bool {
-	return id == o || id.ObjectReference == o.ObjectReference && id.Hostname == o.Hostname &&
-		id.Subdomain == o.Subdomain && slices.Equal(id.ContainerPorts, o.ContainerPorts) &&
-		slices.Equal(id.SidecarPorts, o.SidecarPorts)
+	return id == o || id.ObjectReference == o.ObjectReference && id.PodSpecFields.Equal(o.PodSpecFields)
+}
+
+// Equal reports whether f and o hold the same values.
+func (f *PodSpecFields) Equal(o *PodSpecFields) bool {
+	return f == o || f.Hostname == o.Hostname && f.Subdomain == o.Subdomain &&
+		slices.Equal(f.ContainerPorts, o.ContainerPorts) && slices.Equal(f.SidecarPorts, o.SidecarPorts)
 }
 
 // OwnIdentity gives p a copy of its identity, which p may then change without changing the
 // other versions that shared it, and returns p.
 func (p *Pod) OwnIdentity() *Pod {
 	id := *p.PodIdentity
+	spec := *id.PodSpecFields
+	id.PodSpecFields = &spec
 	p.PodIdentity = &id
 	return p
 }

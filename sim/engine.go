@@ -66,8 +66,8 @@ type Engine struct {
 
 	services      []*serviceState
 	serviceByName map[string][]*serviceState
-	// portsByConf is the container ports made last for a Service of each config.
-	portsByConf map[*ServiceConfig][]model.ContainerPort
+	// specByConf is the pod spec fields made last for a Service of each config.
+	specByConf map[*ServiceConfig]*model.PodSpecFields
 
 	api  *apiServer
 	ctls []*controller // the controllers that run in this mode set, in a fixed order

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	"epsim/model"
 )
@@ -314,10 +313,11 @@ func TestNodeLookupMatchesTheMap(t *testing.T) {
 	}
 }
 
-// TestTemplatePortsShared checks that the Services stamped from one config share their
-// pods' container ports across templates, that the ports are containerPorts of the
-// Service, and that a Service whose ports differ gets its own.
-func TestTemplatePortsShared(t *testing.T) {
+// TestTemplateSpecShared checks that the Services stamped from one config share their
+// pods' spec fields across templates, that its ports are containerPorts of the Service, that
+// a Service whose ports differ gets its own, and that a StatefulSet's pod gets a copy with its
+// hostname without changing the shared one.
+func TestTemplateSpecShared(t *testing.T) {
 	cfg := testConfig(10, 2)
 	cfg.Services[0].Count = 3
 	e, err := newEngine(cfg, nil)
@@ -329,13 +329,21 @@ func TestTemplatePortsShared(t *testing.T) {
 	c.svc.Ports[0].TargetPort = model.IntPort(9090)
 	for _, s := range []*serviceState{a, b, c, a} {
 		e.newTemplate(s)
-		if want := containerPorts(s.svc); !slices.Equal(s.podPorts, want) {
-			t.Fatalf("%s: ports %v, want %v", s.svc.Name, s.podPorts, want)
+		if want := containerPorts(s.svc); !slices.Equal(s.podSpec.ContainerPorts, want) {
+			t.Fatalf("%s: ports %v, want %v", s.svc.Name, s.podSpec.ContainerPorts, want)
 		}
 	}
-	same := func(x, y *serviceState) bool { return unsafe.SliceData(x.podPorts) == unsafe.SliceData(y.podPorts) }
-	if !same(a, b) || same(a, c) {
-		t.Errorf("stamped copies share ports: %v; a Service with other ports shares them: %v", same(a, b), same(a, c))
+	if a.podSpec != b.podSpec || a.podSpec == c.podSpec {
+		t.Errorf("stamped copies share the spec: %v; a Service with other ports shares it: %v", a.podSpec == b.podSpec, a.podSpec == c.podSpec)
+	}
+	if id := e.podIdentity(a, "web-0-x", "uid"); id.PodSpecFields != a.podSpec {
+		t.Errorf("a Deployment pod has spec %p, want the template's %p", id.PodSpecFields, a.podSpec)
+	}
+	a.cfg = &ServiceConfig{WorkloadKind: KindStatefulSet}
+	id := e.podIdentity(a, "web-0-0", "uid")
+	if id.PodSpecFields == a.podSpec || id.Hostname != "web-0-0" || id.Subdomain != a.svc.Name || a.podSpec.Hostname != "" ||
+		!slices.Equal(id.ContainerPorts, a.podSpec.ContainerPorts) {
+		t.Errorf("StatefulSet pod spec %+v (template's %+v)", id.PodSpecFields, a.podSpec)
 	}
 }
 

@@ -2,25 +2,26 @@ package sim
 
 import "epsim/model"
 
-// templatePorts returns containerPorts(s.svc): the template's ports if they are still
-// those, else the ones made last for a Service of the same config if they are, else new
-// ones. Pods never modify their ports, so every pod of the Services stamped from one config
-// shares one slice, across rollouts too (one per template otherwise: 150 bytes per Service).
-func (e *Engine) templatePorts(s *serviceState) []model.ContainerPort {
-	if s.podPorts != nil && sameContainerPorts(s.podPorts, s.svc) {
-		return s.podPorts
+// templateSpec returns the spec fields of s's pods: containerPorts(s.svc), and no hostname
+// or subdomain. It is the template's if its ports are still those, else the one made last
+// for a Service of the same config if they are, else a new one. Pods never modify their
+// spec, so every pod of the Services stamped from one config shares one (a ports list per
+// template was 150 bytes per Service; the fields in every pod, 64 bytes per pod).
+func (e *Engine) templateSpec(s *serviceState) *model.PodSpecFields {
+	if s.podSpec != nil && sameContainerPorts(s.podSpec.ContainerPorts, s.svc) {
+		return s.podSpec
 	}
-	if p, ok := e.portsByConf[s.cfg]; ok && s.cfg != nil && sameContainerPorts(p, s.svc) {
-		return p
+	if sp, ok := e.specByConf[s.cfg]; ok && s.cfg != nil && sameContainerPorts(sp.ContainerPorts, s.svc) {
+		return sp
 	}
-	p := containerPorts(s.svc)
+	sp := &model.PodSpecFields{ContainerPorts: containerPorts(s.svc)}
 	if s.cfg != nil {
-		if e.portsByConf == nil {
-			e.portsByConf = map[*ServiceConfig][]model.ContainerPort{}
+		if e.specByConf == nil {
+			e.specByConf = map[*ServiceConfig]*model.PodSpecFields{}
 		}
-		e.portsByConf[s.cfg] = p
+		e.specByConf[s.cfg] = sp
 	}
-	return p
+	return sp
 }
 
 // sameContainerPorts reports whether ports is containerPorts(svc).

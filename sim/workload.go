@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -75,9 +76,9 @@ type serviceState struct {
 	surge                  int
 	unavail                int
 	timing                 *serviceTiming
-	// podPorts are the current template's container ports (its pods' labels are
-	// podState.labels).
-	podPorts []model.ContainerPort
+	// podSpec is the current template's pod spec fields (its container ports), which its
+	// pods share (a StatefulSet's pods add their hostnames to a copy).
+	podSpec *model.PodSpecFields
 	// created is true once the create action ran.
 	created bool
 	// manual is the user-written Endpoints object of a selector-less Service
@@ -361,8 +362,8 @@ func (e *Engine) newTemplate(s *serviceState) {
 	s.newRS = &replicaSet{svc: s, hash: s.hash}
 	s.newRSCreated = false
 	// Every pod of a template has the same ports; pods are never modified in place, so they
-	// share one slice.
-	s.podPorts = e.templatePorts(s)
+	// share one spec.
+	s.podSpec = e.templateSpec(s)
 }
 
 // workloadSettled notes the end of a rollout: no old pods left, none wanted.
@@ -390,17 +391,18 @@ func (e *Engine) workloadSettled(s *serviceState) {
 // podIdentity is the identity of s's pod name with uid: its template's container ports, and
 // for a StatefulSet's pod, its hostname and subdomain (other workloads' pods set none).
 func (e *Engine) podIdentity(s *serviceState, name, uid string) *model.PodIdentity {
-	id := model.NewPodIdentity(s.svc.Namespace, name, uid)
-	id.ContainerPorts = s.podPorts
+	spec := s.podSpec
+	if spec == nil {
+		spec = e.templateSpec(s)
+	}
 	if s.kind() == KindStatefulSet {
 		// upstream: statefulset/stateful_set_utils.go initIdentity sets spec.hostname to
 		// the pod's name and spec.subdomain to the set's serviceName.
-		id.Hostname, id.Subdomain = name, s.cfg.ServiceName
-		if id.Subdomain == "" {
-			id.Subdomain = s.svc.Name
-		}
+		own := *spec
+		own.Hostname, own.Subdomain = name, cmp.Or(s.cfg.ServiceName, s.svc.Name)
+		spec = &own
 	}
-	return id
+	return model.NewPodIdentityWith(s.svc.Namespace, name, uid, spec)
 }
 
 // createPod creates one pod of rs's template, named name (or a generated name when empty);
