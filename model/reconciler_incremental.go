@@ -44,10 +44,13 @@ type ServiceSlices struct {
 	keyPods    keyCounts           // pods passing the filter, per port map
 	missing    int                 // pods skipped for a missing node
 
-	stored    map[string]*storedSlice
-	families  [2]*family // IPv4, IPv6 (stored slices of either type are indexed)
-	anomalies int        // stored slices that force the full path
-	dupHashes int        // endpoint identities stored more than once
+	stored smallMap[string, *storedSlice]
+	// families are the IPv4 and IPv6 state (stored slices of either type are indexed), each
+	// made when first needed (family): most Services have one family, and an empty one is
+	// 240 bytes.
+	families  [2]*family
+	anomalies int // stored slices that force the full path
+	dupHashes int // endpoint identities stored more than once
 
 	pass uint32 // counts syncPortMap passes (storedSlice.changedIn)
 
@@ -175,7 +178,7 @@ type family struct {
 	desired  identityMap[*desiredEndpoint]
 	index    identityMap[storedLoc]
 	dirty    hashSet
-	groups   map[PortMapKey]*sliceGroup
+	groups   smallMap[PortMapKey, *sliceGroup]
 	hinted   map[string]*storedSlice // slices with any hint (mode C rewrites them)
 	badClose map[string]*storedSlice // slices PreferClose would rewrite
 	badNode  map[string]*storedSlice // slices PreferSameNode would rewrite
@@ -359,6 +362,14 @@ func (s *ServiceSlices) setServiceFields(svc *Service) {
 
 // newFamily returns an empty family; its maps are allocated on first write (put).
 func newFamily(at AddressType) *family { return &family{at: at} }
+
+// family returns the family of index i (familyIndex), made now if need be.
+func (s *ServiceSlices) family(i int) *family {
+	if s.families[i] == nil {
+		s.families[i] = newFamily([2]AddressType{AddressTypeIPv4, AddressTypeIPv6}[i])
+	}
+	return s.families[i]
+}
 
 // emptied returns list emptied for reuse: its elements cleared, so that it keeps nothing
 // alive, or nil when it is too big to keep for the small syncs that follow a big batch.
@@ -547,7 +558,11 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 	s.buildPodEndpoints(pe, prev)
 	// Update the desired index as "drop the old endpoints, add the new ones" would.
 	for i, old := range prev {
-		f, d := s.families[i], pe.eps[i]
+		d := pe.eps[i]
+		if old == nil && d == nil {
+			continue
+		}
+		f := s.family(i)
 		if old != nil && (d == nil || d.hash() != prevHash[i]) {
 			f.desired.delete(prevHash[i])
 			f.dirty.add(prevHash[i])
@@ -656,9 +671,6 @@ func (s *ServiceSlices) resetDesired() {
 			f.desired.clear()
 		}
 	}
-	if s.families[0] == nil {
-		s.families = [2]*family{newFamily(AddressTypeIPv4), newFamily(AddressTypeIPv6)}
-	}
 	s.keyPods.reset()
 	s.missing = 0
 	for _, pe := range s.dirtyPods { // includes deleted pods, whose counts are dropped here
@@ -682,14 +694,15 @@ func (s *ServiceSlices) resetStored(stored []*EndpointSlice) {
 			oldDesired[i] = &f.desired
 		}
 	}
-	s.stored = nil
+	s.stored = smallMap[string, *storedSlice]{}
 	s.anomalies, s.dupHashes = 0, 0
 	s.zoned = s.mode == hintsTopology
 	for i, at := range []AddressType{AddressTypeIPv4, AddressTypeIPv6} {
-		f := newFamily(at)
-		if oldDesired[i] != nil {
-			f.desired = *oldDesired[i]
+		if oldDesired[i] == nil {
+			continue // made when first needed
 		}
+		f := newFamily(at)
+		f.desired = *oldDesired[i]
 		for h := range f.desired.all() {
 			f.dirty.add(h)
 		}
@@ -702,8 +715,8 @@ func (s *ServiceSlices) resetStored(stored []*EndpointSlice) {
 
 // Stored returns the stored slices, sorted by name.
 func (s *ServiceSlices) Stored() []*EndpointSlice {
-	out := make([]*EndpointSlice, 0, len(s.stored))
-	for _, ss := range s.stored {
+	out := make([]*EndpointSlice, 0, s.stored.len())
+	for _, ss := range s.stored.all() {
 		out = append(out, ss.s)
 	}
 	slices.SortFunc(out, byName)
@@ -713,7 +726,7 @@ func (s *ServiceSlices) Stored() []*EndpointSlice {
 // Applied records one successful write: verb is "create", "update" or "delete"; slice is the
 // object as the API server now has it (for a create, with the name it assigned).
 func (s *ServiceSlices) Applied(verb string, slice *EndpointSlice) {
-	old := s.stored[slice.Name]
+	old := s.stored.at(slice.Name)
 	var prev []Endpoint
 	prevOwned := false
 	if old != nil {
@@ -721,7 +734,7 @@ func (s *ServiceSlices) Applied(verb string, slice *EndpointSlice) {
 	}
 	s.applied(verb, slice, old)
 	shared := sameArray(prev, slice.Endpoints)
-	if ss := s.stored[slice.Name]; verb != "delete" && ss != nil {
+	if ss := s.stored.at(slice.Name); verb != "delete" && ss != nil {
 		ss.owned = s.takeFresh(slice.Endpoints) || (prevOwned && shared)
 	}
 	if prevOwned && (verb == "delete" || !shared) {
@@ -758,7 +771,7 @@ func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSl
 	}
 	if verb != "delete" {
 		touched = s.addStored(slice, touched, same)
-		fam = s.stored[slice.Name].fam
+		fam = s.stored.at(slice.Name).fam
 	}
 	if fam != nil && s.dupHashes == 0 {
 		for _, h := range touched {
@@ -768,9 +781,9 @@ func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSl
 }
 
 func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash, same []bool) []endpointHash {
-	f := s.families[familyIndex(sl.AddressType)]
+	f := s.family(familyIndex(sl.AddressType))
 	ss := &storedSlice{s: sl, fam: f, hashes: make([]endpointHash, len(sl.Endpoints))}
-	put(&s.stored, sl.Name, ss)
+	s.stored.set(sl.Name, ss)
 	f.count++
 	supported := slices.Contains(s.types, sl.AddressType)
 	ss.anomaly = !supported || !ownedBy(sl, s.svc) || labelsChanged(sl.Labels, s.svc)
@@ -778,10 +791,10 @@ func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash, sam
 		s.anomalies++
 	}
 	k := NewPortMapKey(sl.Ports)
-	g := f.groups[k]
+	g := f.groups.at(k)
 	if g == nil {
 		g = &sliceGroup{key: k}
-		put(&f.groups, k, g)
+		f.groups.set(k, g)
 	}
 	ss.group = g
 	g.add(ss)
@@ -905,7 +918,7 @@ func (s *ServiceSlices) unchangedPositions(old *storedSlice, slice *EndpointSlic
 func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash, same []bool) []endpointHash {
 	f := ss.fam
 	name := ss.s.Name
-	delete(s.stored, name)
+	s.stored.delete(name)
 	f.count--
 	if ss.anomaly {
 		s.anomalies--
@@ -913,7 +926,7 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash, sa
 	g := ss.group
 	g.remove(ss)
 	if len(g.members) == 0 {
-		delete(f.groups, g.key)
+		f.groups.delete(g.key)
 	}
 	reindex := false
 	for i, h := range ss.hashes {
@@ -967,7 +980,7 @@ func (s *ServiceSlices) reindex(f *family) {
 	f.index.clear()
 	s.dupHashes = 0
 	for _, ff := range s.families {
-		if ff != f {
+		if ff != nil && ff != f {
 			for _, loc := range ff.index.all() {
 				if loc.n > 1 {
 					s.dupHashes++
@@ -975,15 +988,15 @@ func (s *ServiceSlices) reindex(f *family) {
 			}
 		}
 	}
-	names := make([]string, 0, len(s.stored))
-	for name, ss := range s.stored {
+	names := make([]string, 0, s.stored.len())
+	for name, ss := range s.stored.all() {
 		if ss.fam == f {
 			names = append(names, name)
 		}
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		ss := s.stored[name]
+		ss := s.stored.at(name)
 		for i, h := range ss.hashes {
 			s.indexStored(f, ss, i, h)
 			f.dirty.add(h)
@@ -1092,7 +1105,7 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 		if i := len(res.Plans); i < cap(res.Plans) {
 			last = res.Plans[:i+1][i]
 		}
-		plan := s.syncFamily(s.families[familyIndex(at)], last)
+		plan := s.syncFamily(s.family(familyIndex(at)), last)
 		finalize(s.svc, &plan, trigger)
 		res.Plans = append(res.Plans, plan)
 	}
@@ -1202,14 +1215,14 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 		s.buf.touchedSlices, s.buf.pending = nil, nil
 	}
 	var oldKeys []PortMapKey
-	for k := range f.groups {
+	for k := range f.groups.all() {
 		if s.keyPods.get(k) == 0 {
 			oldKeys = append(oldKeys, k)
 		}
 	}
 	slices.Sort(oldKeys)
 	for _, k := range oldKeys {
-		g := f.groups[k]
+		g := f.groups.at(k)
 		start := len(plan.ToDelete)
 		for _, ss := range g.members {
 			plan.ToDelete = append(plan.ToDelete, ss.s)
@@ -1293,7 +1306,7 @@ func (s *ServiceSlices) hintsTopology(f *family, plan *SlicePlan) {
 	for _, l := range [][]*EndpointSlice{plan.ToUpdate, plan.ToDelete} {
 		for _, sl := range l {
 			u.changed[sl.Name] = true
-			z := s.stored[sl.Name].zones
+			z := s.stored.at(sl.Name).zones
 			u.ready -= z.ready
 			if z.lacking {
 				u.lacking--
@@ -1341,7 +1354,7 @@ func (u *zonedUnchanged) claim(allocations map[string]allocation) ([]*EndpointSl
 	u.s.zoneWalks++
 	allocated := map[string]int{}
 	var invalid []*EndpointSlice
-	for _, ss := range u.sorted(u.s.stored) {
+	for _, ss := range u.sorted(u.s.stored.all()) {
 		z := ss.zones
 		ok := !z.lacking
 		for _, c := range z.hints {
@@ -1364,14 +1377,14 @@ func (u *zonedUnchanged) claim(allocations map[string]allocation) ([]*EndpointSl
 
 func (u *zonedUnchanged) withHints() []*EndpointSlice {
 	var out []*EndpointSlice
-	for _, ss := range u.sorted(u.f.hinted) {
+	for _, ss := range u.sorted(maps.All(u.f.hinted)) {
 		out = append(out, ss.s)
 	}
 	return out
 }
 
 // sorted returns the family's slices of m that are not changed, in name order.
-func (u *zonedUnchanged) sorted(m map[string]*storedSlice) []*storedSlice {
+func (u *zonedUnchanged) sorted(m iter.Seq2[string, *storedSlice]) []*storedSlice {
 	var out []*storedSlice
 	for name, ss := range m {
 		if ss.fam == u.f && !u.changed[name] {
@@ -1453,7 +1466,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		s.buf.order = order[:0]
 	}
 	// Step 3.
-	g := f.groups[k]
+	g := f.groups.at(k)
 	for next < len(pending) {
 		remaining := len(pending) - next
 		var target *EndpointSlice
@@ -1641,7 +1654,7 @@ func (s *ServiceSlices) bestFitFast(g *sliceGroup, n int, pass uint32) *storedSl
 func (s *ServiceSlices) nextPass() uint32 {
 	s.pass++
 	if s.pass == 0 { // wrapped: forget the old marks
-		for _, ss := range s.stored {
+		for _, ss := range s.stored.all() {
 			ss.changedIn = 0
 		}
 		s.pass = 1

@@ -344,7 +344,7 @@ func checkEndpointArrays(t *testing.T, seed uint64, sync int, s *ServiceSlices, 
 		if r.buf != s.buf {
 			continue
 		}
-		for name, ss := range r.stored {
+		for name, ss := range r.stored.all() {
 			if cap(ss.s.Endpoints) == 0 {
 				continue
 			}
@@ -361,7 +361,7 @@ func checkEndpointArrays(t *testing.T, seed uint64, sync int, s *ServiceSlices, 
 		}
 	}
 	// An owned array keeps no endpoint past its slice (none the slice no longer has alive).
-	for name, ss := range s.stored {
+	for name, ss := range s.stored.all() {
 		if !ss.owned {
 			continue
 		}
@@ -373,7 +373,7 @@ func checkEndpointArrays(t *testing.T, seed uint64, sync int, s *ServiceSlices, 
 		}
 	}
 	// The size cached when an endpoint was built still holds after the hint passes.
-	for name, ss := range s.stored {
+	for name, ss := range s.stored.all() {
 		for i := range ss.s.Endpoints {
 			ep := &ss.s.Endpoints[i]
 			fresh := *ep
