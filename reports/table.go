@@ -204,7 +204,7 @@ var tableRows = []tableRow{
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.TruncatedObjects != 0 })
 		}},
-	{"  addresses left out", func(m *ModeSummary) string { return formatCount(m.HiddenAddresses) }, nil,
+	{"  max addresses left out", func(m *ModeSummary) string { return formatCount(m.HiddenAddresses) }, nil,
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.HiddenAddresses != 0 })
 		}},
