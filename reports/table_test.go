@@ -113,29 +113,29 @@ func ExampleWriteTable() {
 	//
 	// phase 1/1: flip (0s → 10s)
 	//   Endpoints fan out 900.0 KB, EndpointSlices 45.0 KB (20×)
-	//                             Endpoints   EndpointSlices   ratio
-	//   API writes                        1                1    1.0×
-	//     create/update/delete        0/1/0            0/1/0
-	//   failed writes                     0                0
-	//   etcd bytes                 300.0 KB          15.0 KB     20×
-	//   watch events                      3                3    1.0×
-	//   bytes fanned out           900.0 KB          45.0 KB     20×
-	//   bytes per node             300.0 KB          15.0 KB     20×
-	//   largest object             300.0 KB          15.0 KB     20×
-	//   peak apiserver egress    900.0 KB/s        45.0 KB/s     20×
+	//                               Endpoints   EndpointSlices   ratio
+	//   API writes                          1                1    1.0×
+	//     create/update/delete          0/1/0            0/1/0
+	//   failed writes                       0                0
+	//   etcd bytes                   300.0 KB          15.0 KB     20×
+	//   watch events                        3                3    1.0×
+	//   bytes fanned out             900.0 KB          45.0 KB     20×
+	//   bytes per node               300.0 KB          15.0 KB     20×
+	//   largest object               300.0 KB          15.0 KB     20×
+	//   peak apiserver egress      900.0 KB/s        45.0 KB/s     20×
 	//
 	// total (0s → 10s)
 	//   Endpoints fan out 900.0 KB, EndpointSlices 45.0 KB (20×)
-	//                             Endpoints   EndpointSlices   ratio
-	//   API writes                        1                1    1.0×
-	//     create/update/delete        0/1/0            0/1/0
-	//   failed writes                     0                0
-	//   etcd bytes                 300.0 KB          15.0 KB     20×
-	//   watch events                      3                3    1.0×
-	//   bytes fanned out           900.0 KB          45.0 KB     20×
-	//   bytes per node             300.0 KB          15.0 KB     20×
-	//   largest object             300.0 KB          15.0 KB     20×
-	//   peak apiserver egress    900.0 KB/s        45.0 KB/s     20×
+	//                               Endpoints   EndpointSlices   ratio
+	//   API writes                          1                1    1.0×
+	//     create/update/delete          0/1/0            0/1/0
+	//   failed writes                       0                0
+	//   etcd bytes                   300.0 KB          15.0 KB     20×
+	//   watch events                        3                3    1.0×
+	//   bytes fanned out             900.0 KB          45.0 KB     20×
+	//   bytes per node               300.0 KB          15.0 KB     20×
+	//   largest object               300.0 KB          15.0 KB     20×
+	//   peak apiserver egress      900.0 KB/s        45.0 KB/s     20×
 }
 
 func TestTopServicesByBytes(t *testing.T) {
