@@ -127,6 +127,11 @@ func (r *RunReport) runDoc() []block {
 	if t := s.Total.Endpoints; t != nil && t.HiddenAddresses > 0 {
 		warnings = append(warnings, fmt.Sprintf("Truncation at 1000 addresses left up to %s addresses out of an Endpoints object: those bytes are not counted, and an Endpoints consumer would not see those endpoints.", formatCount(t.HiddenAddresses)))
 	}
+	for i := range s.Phases {
+		if w := truncationFlatters(&s.Phases[i]); w != "" {
+			warnings = append(warnings, w)
+		}
+	}
 	if len(warnings) > 0 {
 		list(warnings)
 	}
@@ -358,4 +363,18 @@ func WriteRunHTML(w io.Writer, r *RunReport) error {
 		data, err := png(c)
 		return "image/png", data, err
 	})
+}
+
+// truncationFlatters explains a phase in which Endpoints fanned out fewer bytes than
+// EndpointSlices while some of its objects were truncated: the truncated objects carried at
+// most 1000 addresses where the slices carried every endpoint, so the comparison favours
+// Endpoints. (A change that touches every slice, such as a zone going not-ready, costs the
+// slices about what it costs one whole Endpoints object.) It returns "" otherwise.
+func truncationFlatters(p *PhaseSummary) string {
+	e := p.Endpoints
+	if e == nil || p.Ratio == nil || p.Ratio.FanoutBytes == nil || *p.Ratio.FanoutBytes >= 1 || e.TruncatedObjects == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Phase `%s`: Endpoints fanned out less than EndpointSlices (%s), but %s of its writes were truncated at 1000 addresses (up to %s left out of one) while the slices carried every endpoint: without truncation (`--set controlPlane.endpointsTruncation=false`) the Endpoints figure is higher.",
+		p.Name, FormatRatio(*p.Ratio.FanoutBytes, true), formatCount(e.TruncatedObjects), formatCount(e.HiddenAddresses))
 }

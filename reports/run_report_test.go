@@ -137,3 +137,31 @@ func TestRunHeadline(t *testing.T) {
 		t.Errorf("one-mode headline %q", h)
 	}
 }
+
+// TestRunReportTruncationFlatters: a phase where Endpoints cost less than EndpointSlices
+// while truncating gets a warning saying so; one that did not truncate, or cost more, does
+// not.
+func TestRunReportTruncationFlatters(t *testing.T) {
+	r := fixtureRunReport(t, false)
+	p := &r.Summary.Phases[0]
+	low := 0.7
+	p.Ratio.FanoutBytes = &low
+	p.Endpoints.TruncatedObjects, p.Endpoints.HiddenAddresses = 20, 2000
+	var buf bytes.Buffer
+	if err := WriteRunMarkdown(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "Phase `" + p.Name + "`: Endpoints fanned out less than EndpointSlices (0.70×), but 20 of its writes were truncated at 1000 addresses (up to 2,000 left out of one)"
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, buf.String())
+	}
+	for _, tc := range []struct {
+		ratio     float64
+		truncated int64
+	}{{0.7, 0}, {1.2, 20}} {
+		p.Ratio.FanoutBytes, p.Endpoints.TruncatedObjects = &tc.ratio, tc.truncated
+		if w := truncationFlatters(p); w != "" {
+			t.Errorf("ratio %v, %d truncated: warned %q", tc.ratio, tc.truncated, w)
+		}
+	}
+}
