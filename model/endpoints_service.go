@@ -154,8 +154,6 @@ type endpointsSubsetLayout struct {
 type endpointsKeptSubset struct {
 	portIDs         []int
 	ready, notReady []*endpointsPodState
-	// emptyNotReady: the not-ready list was written as an empty list, not omitted.
-	emptyNotReady bool
 }
 
 // endpointsEntry records one (port, address) of the current desired state (cur) and of the
@@ -879,7 +877,7 @@ func (s *ServiceEndpoints) keptSubsets(out []endpointsKeptSubset) []endpointsKep
 		if i < cap(out) {
 			k = out[:i+1][i]
 		}
-		k.portIDs, k.emptyNotReady = slices.Clone(l.portIDs), s.truncateReady
+		k.portIDs = slices.Clone(l.portIDs)
 		k.ready = appendKept(k.ready[:0], &l.list.ready, readyK)
 		k.notReady = appendKept(k.notReady[:0], &l.list.notReady, notReadyK)
 		out = append(out, k)
@@ -895,8 +893,10 @@ func appendKept(dst []*endpointsPodState, list *addrList, k int) []*endpointsPod
 // TruncatedUnchanged reports, after a Sync that decided a truncated write, whether the
 // truncated object equals the stored one in labels, annotations and subsets: an over-capacity
 // object is re-PUT on every sync (the skip test never passes), and the API server drops a PUT
-// that changes nothing. It is what comparing Object() with the stored object would say, in
-// O(kept addresses) pointer comparisons and without building either object.
+// whose encoding equals the stored one's (etcd3 store GuaranteedUpdate). It is what comparing
+// the encodings of Object() and the stored object would say — an empty address list and an
+// absent one encode alike — in O(kept addresses) pointer comparisons and without building
+// either object.
 func (s *ServiceEndpoints) TruncatedUnchanged() bool {
 	if !s.last.Truncated || s.storedTruncated == nil || s.lastTrigger != s.storedTrigger ||
 		!labelsEqualForEndpoints(s.storedLabels, s.svc) || len(s.layout) != len(s.storedTruncated) {
@@ -905,7 +905,7 @@ func (s *ServiceEndpoints) TruncatedUnchanged() bool {
 	s.orderLayout()
 	for i, l := range s.layout {
 		st := &s.storedTruncated[i]
-		if !slices.Equal(l.portIDs, st.portIDs) || st.emptyNotReady != s.truncateReady {
+		if !slices.Equal(l.portIDs, st.portIDs) {
 			return false
 		}
 		readyK, notReadyK := -1, l.keep
@@ -978,7 +978,10 @@ func (s *ServiceEndpoints) Object() *Endpoints {
 		}
 		sub.Addresses = endpointsMaterialise(&l.list.ready, readyK)
 		sub.NotReadyAddresses = endpointsMaterialise(&l.list.notReady, notReadyK)
-		if s.last.Truncated && s.truncateReady {
+		if s.last.Truncated && sub.NotReadyAddresses == nil && (s.truncateReady || l.list.notReady.len() > 0) {
+			// upstream truncates a list to an empty, non-nil one: all not-ready lists when
+			// it truncates the ready ones, else each not-ready list whose share is 0 (as
+			// with exactly 1000 ready addresses). On the wire it is the same as nil.
 			sub.NotReadyAddresses = []EndpointAddress{}
 		}
 		for _, id := range l.portIDs {
