@@ -322,10 +322,10 @@ func TestReconcileFullMatchesUpstream(t *testing.T) {
 			return
 		}
 	}
-	if diffOverloaded == 0 {
-		t.Error("no node change overloaded a Service: OverloadedServices went untested")
+	if diffOverloadCompared == 0 {
+		t.Error("no node change that overloaded a Service was compared: OverloadedServices went untested")
 	}
-	t.Logf("%d node changes overloaded the Service", diffOverloaded)
+	t.Logf("%d node changes overloaded the Service, %d of them compared", diffOverloaded, diffOverloadCompared)
 }
 
 func TestReconcileFullMatchesUpstreamLong(t *testing.T) {
@@ -370,6 +370,9 @@ func diffOneSequence(t *testing.T, seed uint64, steps int) {
 			// The Services the controller queues after this node change.
 			up := h.topo.GetOverloadedServices()
 			slices.Sort(up)
+			if sameHints && len(up) > 0 {
+				diffOverloadCompared++
+			}
 			if ours := ourTopo.OverloadedServices(); sameHints && !slices.Equal(ours, up) {
 				t.Errorf("seed %d: sync %d: overloaded Services: upstream %v, ours %v\nshortest failing prefix:\n  %s", seed, sync, up, ours, strings.Join(log, "\n  "))
 				return
@@ -425,9 +428,12 @@ func diffOneSequence(t *testing.T, seed uint64, steps int) {
 		}
 		log = append(log, fmt.Sprintf("SYNC %d: upstream %v, ours %v", sync, upCounts, planCounts(res)))
 		// Upstream breaks ties between zones at random (map order), so its hints may differ
-		// from ours while both are valid: compare the next overload check only when the
-		// hints came out the same.
-		sameHints = stateSummary(ours, false) == stateSummary(h.stored(t, "ns"), false)
+		// from ours while both are valid: compare the overload checks only while the hints
+		// have always come out the same. Once they differed, the topology caches' records
+		// can stay apart though the slices agree again: a sweep found seed 570136 (its
+		// Service goes dual-stack and back) failing one run in six, with both caches
+		// holding a record from an earlier sync, split between the zones differently.
+		sameHints = sameHints && stateSummary(ours, false) == stateSummary(h.stored(t, "ns"), false)
 		if fail != "" {
 			t.Errorf("seed %d: sync %d: %s\nshortest failing prefix:\n  %s", seed, sync, fail, strings.Join(log, "\n  "))
 			return
@@ -435,8 +441,9 @@ func diffOneSequence(t *testing.T, seed uint64, steps int) {
 	}
 }
 
-// diffOverloaded counts the node changes after which upstream found a Service overloaded.
-var diffOverloaded int
+// diffOverloaded counts the node changes after which upstream found a Service overloaded;
+// diffOverloadCompared those of them whose check was compared with ours.
+var diffOverloaded, diffOverloadCompared int
 
 // upstreamAttempts is how often upstream is run again from the same state when its first
 // outcome differs from ours (its choices are random; ours must be one it can make).
