@@ -60,7 +60,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "serviceName not a DNS label",
 			doc:  strings.Replace(minimal, "replicas: 20", "replicas: 20\n    kind: StatefulSet\n    serviceName: Web_1", 1),
-			want: []string{`x.yaml:8:18: services[0].serviceName: "Web_1" must be a DNS label (lowercase a-z, 0-9 and '-', at most 63 characters), as a Service's name`},
+			want: []string{`x.yaml:8:18: services[0].serviceName: "Web_1" must be a DNS-1035 label (lowercase a-z, 0-9 and '-', starting with a letter, at most 63 characters), as a Service's name`},
 		},
 		{
 			name: "negative replicas",

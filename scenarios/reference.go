@@ -209,7 +209,7 @@ func Reference() []FieldDoc {
 		FieldDoc{Path: "services[].minReadySeconds", Type: "integer or duration", Unit: "seconds", Default: "0", Allowed: "0..86400 (or 0s..24h)", Source: "k8s.io/api apps/v1 DeploymentSpec.MinReadySeconds", Doc: "How long a pod must be ready before the rollout counts it available."},
 		FieldDoc{Path: "services[].kind", Type: "string", Default: sim.KindDeployment, Allowed: strings.Join(workloadKinds, ", "),
 			Doc: "The workload behind the Service, each at its controller's pace: a Deployment (ReplicaSets, maxSurge/maxUnavailable), a StatefulSet (OrderedReady, one pod at a time from the highest ordinal) or a DaemonSet (one pod per node; replicas is ignored)."},
-		FieldDoc{Path: "services[].serviceName", Type: "string", Default: "this Service (its own name)", Allowed: "a DNS label; only with kind StatefulSet",
+		FieldDoc{Path: "services[].serviceName", Type: "string", Default: "this Service (its own name)", Allowed: "a Service name (DNS-1035 label); only with kind StatefulSet",
 			Doc:     "A StatefulSet's spec.serviceName, the Service that governs it. Each pod gets its own name as hostname and this as subdomain, and the Service of that name gives the pod's endpoints the hostname (a few bytes each, in Endpoints and slices); with another name this Service's endpoints have none (upstream: pkg/controller/statefulset/stateful_set_utils.go initIdentity; ShouldSetHostname).",
 			Example: "services:\n  - {name: kafka, kind: StatefulSet, replicas: 5}\n  - {name: kafka-clients, kind: StatefulSet, replicas: 5, serviceName: kafka}"},
 		FieldDoc{Path: "services[].maxSurge", Type: "int or percent", Default: FormatIntOrPercent(ms) + " (StatefulSet, DaemonSet: 0)", Allowed: "an integer or a percentage",

@@ -753,8 +753,8 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 			switch {
 			case s.WorkloadKind != sim.KindStatefulSet:
 				d.errorf(e.key, p, "applies to kind StatefulSet only (a StatefulSet's spec.serviceName, its governing Service)")
-			case len(v) > 63 || !dns1123Label.MatchString(v):
-				d.errorf(e.val, p, "%q must be a DNS label (lowercase a-z, 0-9 and '-', at most 63 characters), as a Service's name", v)
+			case len(v) > 63 || !dns1035Label.MatchString(v):
+				d.errorf(e.val, p, "%q must be a DNS-1035 label (lowercase a-z, 0-9 and '-', starting with a letter, at most 63 characters), as a Service's name", v)
 			default:
 				s.ServiceName = v
 			}

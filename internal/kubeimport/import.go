@@ -532,6 +532,16 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 	if sn := main.Spec.ServiceName; main.Kind == "StatefulSet" && sn != "" && sn != e.name {
 		// Its pods' subdomain names another Service: this one's endpoints get no hostnames.
 		e.serviceName = sn
+		if len(sn) > 63 || !dns1035Label.MatchString(sn) {
+			// Not a Service's name (the API server would have refused it): any other name
+			// says the same to the simulator.
+			e.serviceName = "governing-service"
+			if e.name == e.serviceName {
+				e.serviceName += "-2"
+			}
+			im.detail("a StatefulSet's serviceName is not a valid Service name; another name stands for it",
+				"Service %s: StatefulSet %s has serviceName %q, not a valid Service name; written as %s", id, main.Metadata.Name, sn, e.serviceName)
+		}
 	}
 	if main.Spec.MinReadySeconds > 0 {
 		e.minReady = min(main.Spec.MinReadySeconds, 86400)

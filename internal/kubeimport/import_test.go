@@ -214,6 +214,8 @@ func FuzzImport(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"kind":"Node","metadata":{"name":"a","labels":{"topology.kubernetes.io/zone":"z"}}}{"kind":"Service","metadata":{"name":"s"},"spec":{"selector":{"a":"b"},"ports":[{"port":1,"targetPort":"x"}]}}`))
+	f.Add([]byte(`{"kind":"Service","metadata":{"name":"db"},"spec":{"selector":{"app":"db"},"ports":[{"port":1}]}}{"kind":"StatefulSet","metadata":{"name":"db"},"spec":{"replicas":2,"serviceName":"db-h","template":{"metadata":{"labels":{"app":"db"}}}}}`))
+	f.Add([]byte(`{"kind":"Service","metadata":{"name":"db"},"spec":{"selector":{"app":"db"},"ports":[{"port":1}]}}{"kind":"StatefulSet","metadata":{"name":"db"},"spec":{"serviceName":"Bad_Name","template":{"metadata":{"labels":{"app":"db"}}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		nodes := `{"kind":"Node","metadata":{"name":"n-1"}}`
 		for _, anon := range []bool{false, true} {
@@ -349,6 +351,31 @@ func TestImportStatefulSetServiceName(t *testing.T) {
 			if name != headless && sn != headless {
 				t.Errorf("anonymize=%v: Service %s has serviceName %q, want %q\n%s", anonymize, name, sn, headless, res.YAML)
 			}
+		}
+	}
+}
+
+// TestImportStatefulSetBadServiceName: a serviceName that is no Service's name (hostile
+// input; the API server refuses it) is written as another, valid name, with a note, so the
+// scenario loads and the Service's endpoints still get no hostnames.
+func TestImportStatefulSetBadServiceName(t *testing.T) {
+	for _, tc := range []struct{ service, want string }{{"db", "governing-service"}, {"governing-service", "governing-service-2"}} {
+		in := `{"kind":"Node","metadata":{"name":"n"}}
+{"kind":"Service","metadata":{"name":"` + tc.service + `","namespace":"a"},"spec":{"selector":{"app":"db"},"ports":[{"port":5432}]}}
+{"kind":"StatefulSet","metadata":{"name":"db","namespace":"a"},"spec":{"replicas":3,"serviceName":"Bad_Name","template":{"metadata":{"labels":{"app":"db"}}}}}`
+		res, err := Import([]Input{{Name: "in", R: strings.NewReader(in)}}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := scenarios.Parse("sts.yaml", res.YAML, nil)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, res.YAML)
+		}
+		if got := sc.Config.Services[0].ServiceName; got != tc.want {
+			t.Errorf("Service %s: serviceName %q, want %q", tc.service, got, tc.want)
+		}
+		if !strings.Contains(string(res.YAML), `serviceName "Bad_Name", not a valid Service name`) {
+			t.Errorf("no note of the bad serviceName:\n%s", res.YAML)
 		}
 	}
 }
