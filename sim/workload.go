@@ -388,13 +388,11 @@ func (e *Engine) workloadSettled(s *serviceState) {
 	s.rollout = nil
 }
 
-// podIdentity is the identity of s's pod name with uid: its template's container ports, and
-// for a StatefulSet's pod, its hostname and subdomain (other workloads' pods set none).
+// podIdentity is the identity of s's pod name with uid: its template's container ports
+// (newTemplate has set s.podSpec before any pod is made), and for a StatefulSet's pod, its
+// hostname and subdomain (other workloads' pods set none).
 func (e *Engine) podIdentity(s *serviceState, name, uid string) *model.PodIdentity {
 	spec := s.podSpec
-	if spec == nil {
-		spec = e.templateSpec(s)
-	}
 	if s.kind() == KindStatefulSet {
 		// upstream: statefulset/stateful_set_utils.go initIdentity sets spec.hostname to
 		// the pod's name and spec.subdomain to the set's serviceName.
