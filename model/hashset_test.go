@@ -15,7 +15,7 @@ func TestHashSetMatchesMap(t *testing.T) {
 		want := map[endpointHash]struct{}{}
 		universe := 4 + r.IntN(8*hashSetListMax) // some rounds never leave the list
 		for step := range 400 {
-			k := endpointHash{hi: uint64(r.IntN(universe)), lo: 7}
+			k := endpointHash(r.IntN(universe)<<8 | 7)
 			switch op := r.IntN(40); {
 			case op == 0: // take every member, then put back those with an odd hi
 				taken := h.takeAll(nil)
@@ -24,7 +24,7 @@ func TestHashSetMatchesMap(t *testing.T) {
 				}
 				clear(want)
 				for _, x := range taken {
-					if x.hi%2 == 1 {
+					if x>>8%2 == 1 {
 						h.add(x)
 						want[x] = struct{}{}
 					}
@@ -65,16 +65,16 @@ func TestHashSetMatchesMap(t *testing.T) {
 func TestHashSetLetsBigBatchesGo(t *testing.T) {
 	var h hashSet
 	for i := range 2 * hashSetKeepMax {
-		h.add(endpointHash{hi: uint64(i)})
+		h.add(endpointHash(i))
 	}
 	for i := range 2 * hashSetKeepMax {
-		h.remove(endpointHash{hi: uint64(i)})
+		h.remove(endpointHash(i))
 	}
 	if h.list != nil || h.pos != nil || h.len() != 0 {
 		t.Fatalf("emptied big set kept list cap %d, index %v", cap(h.list), h.pos != nil)
 	}
-	h.add(endpointHash{hi: 1})
-	h.add(endpointHash{hi: 1})
+	h.add(endpointHash(1))
+	h.add(endpointHash(1))
 	if h.len() != 1 {
 		t.Fatalf("len %d after adding one member twice", h.len())
 	}

@@ -7,22 +7,20 @@ import (
 
 // TestIdentityMapMatchesGoMap drives an identityMap and a Go map through the same random
 // inserts, updates, deletes and clears, and compares them after every step. Keys come from
-// small pools whose members share their home slot (equal hi^lo), so that runs form, wrap
+// small pools whose members share their home slot (sameHome), so that runs form, wrap
 // around the table's end and are mended by backward-shift deletion; the zero identity is in
 // every pool.
 func TestIdentityMapMatchesGoMap(t *testing.T) {
 	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		pool := []endpointHash{{}}
+		pool := []endpointHash{0}
 		for range 1 + rng.IntN(60) {
 			if len(pool) > 1 && rng.IntN(3) == 0 {
-				// Same hi^lo as an earlier key: the same home, whatever the table size.
-				o := pool[1+rng.IntN(len(pool)-1)]
-				x := rng.Uint64()
-				pool = append(pool, endpointHash{hi: o.hi ^ x, lo: o.lo ^ x})
+				// The same home as an earlier key, whatever the table size.
+				pool = append(pool, sameHome(pool[1+rng.IntN(len(pool)-1)], rng.Uint64()))
 				continue
 			}
-			pool = append(pool, endpointHash{hi: rng.Uint64(), lo: rng.Uint64()})
+			pool = append(pool, endpointHash(rng.Uint64()))
 		}
 		var m identityMap[int]
 		want := map[endpointHash]int{}
@@ -88,7 +86,7 @@ func compareIdentityMap(t *testing.T, seed uint64, step int, m *identityMap[int]
 func TestIdentityMapAllStops(t *testing.T) {
 	var m identityMap[int]
 	for i := range 20 {
-		m.set(endpointHash{hi: uint64(i)}, i)
+		m.set(endpointHash(i), i)
 	}
 	n := 0
 	for range m.all() {
@@ -107,7 +105,7 @@ func BenchmarkIdentityMap(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	keys := make([]endpointHash, n)
 	for i := range keys {
-		keys[i] = endpointHash{hi: rng.Uint64(), lo: rng.Uint64()}
+		keys[i] = endpointHash(rng.Uint64())
 	}
 	b.Run("identityMap", func(b *testing.B) {
 		var m identityMap[*desiredEndpoint]
@@ -145,10 +143,20 @@ func TestIdentityMapLoad(t *testing.T) {
 	for _, tc := range []struct{ n, slots int }{{0, 0}, {1, 4}, {3, 4}, {4, 8}, {7, 8}, {8, 16}, {14, 16}, {15, 32}, {24, 32}, {25, 64}} {
 		var m identityMap[int]
 		for i := range tc.n {
-			m.set(endpointHash{hi: uint64(i + 1), lo: 3}, i)
+			m.set(endpointHash(i+1), i)
 		}
 		if len(m.slots) != tc.slots {
 			t.Errorf("%d keys: %d slots, want %d", tc.n, len(m.slots), tc.slots)
 		}
 	}
+}
+
+// sameHome returns a key other than k whose mix (home) differs from k's in the low 32 bits
+// only, by x: the same home slot in any table of up to 2^32 slots.
+func sameHome(k endpointHash, x uint64) endpointHash {
+	inv := uint64(identityMapMixer) // the mixer's inverse mod 2^64, by Newton's iteration
+	for range 5 {
+		inv *= 2 - identityMapMixer*inv
+	}
+	return endpointHash((uint64(k)*identityMapMixer ^ (x&0xffffffff | 1)) * inv)
 }
