@@ -67,7 +67,7 @@ func toK8sPod(p *Pod) *corev1.Pod {
 	out := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name, UID: types.UID(p.UID), Labels: p.Labels},
 		Spec:       corev1.PodSpec{NodeName: p.NodeName, Hostname: p.Hostname, Subdomain: p.Subdomain},
-		Status:     corev1.PodStatus{Phase: corev1.PodPhase(p.Phase)},
+		Status:     corev1.PodStatus{Phase: corev1.PodPhase(p.Phase.String())},
 	}
 	if p.Terminating {
 		out.DeletionTimestamp = &metav1.Time{Time: time.Unix(2, 0)}

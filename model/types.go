@@ -33,16 +33,42 @@ const (
 	ProtocolSCTP Protocol = "SCTP"
 )
 
-// PodPhase is a pod's lifecycle phase (core/v1 PodPhase).
-type PodPhase string
+// PodPhase is a pod's lifecycle phase (core/v1 PodPhase), in one byte: the simulator keeps
+// a Pod per pod, where the phase's string was 16 bytes. String and ParsePodPhase convert.
+type PodPhase uint8
 
 // Pod phases. Succeeded and Failed pods never become endpoints.
 const (
-	PodPending   PodPhase = "Pending"
-	PodRunning   PodPhase = "Running"
-	PodSucceeded PodPhase = "Succeeded"
-	PodFailed    PodPhase = "Failed"
+	PodPhaseUnset PodPhase = iota // no phase (""), as a pod the API server has not yet defaulted
+	PodPending
+	PodRunning
+	PodSucceeded
+	PodFailed
+	// PodUnknown is "Unknown", and any phase this version does not know: the controllers
+	// treat every phase but Succeeded and Failed alike.
+	PodUnknown
 )
+
+var podPhaseNames = [...]string{"", "Pending", "Running", "Succeeded", "Failed", "Unknown"}
+
+// String returns the phase as the API writes it.
+func (p PodPhase) String() string {
+	if int(p) < len(podPhaseNames) {
+		return podPhaseNames[p]
+	}
+	return "Unknown"
+}
+
+// ParsePodPhase returns the phase named s (core/v1 spelling); an empty s is PodPhaseUnset
+// and a name it does not know is PodUnknown.
+func ParsePodPhase(s string) PodPhase {
+	for i, name := range podPhaseNames {
+		if name == s {
+			return PodPhase(i)
+		}
+	}
+	return PodUnknown
+}
 
 // Well-known label and annotation keys (upstream: k8s.io/api/discovery/v1 and core/v1 constants).
 const (
@@ -176,13 +202,14 @@ type Pod struct {
 	*PodIdentity
 	Labels   map[string]string
 	NodeName string
-	Phase    PodPhase
 	// IPs is status.podIPs in order (status.podIP is IPs[0]).
 	IPs []string
 	// ReadyTransition is the Ready condition's lastTransitionTime (zero: no condition).
 	ReadyTransition Timestamp
-	// Ready is the truth of the Ready condition. (The two flags are kept together: the
-	// simulator holds one Pod per pod, and padding would cost 8 bytes each.)
+	// Phase is status.phase. (It and the two flags are kept together: the simulator holds
+	// one Pod per pod, and padding would cost 8 bytes each.)
+	Phase PodPhase
+	// Ready is the truth of the Ready condition.
 	Ready bool
 	// Terminating is true when the pod has a deletionTimestamp.
 	Terminating bool

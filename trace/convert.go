@@ -49,7 +49,7 @@ func PodFromAPI(p *corev1.Pod) *model.Pod {
 		PodIdentity:     id,
 		Labels:          p.Labels,
 		NodeName:        p.Spec.NodeName,
-		Phase:           model.PodPhase(p.Status.Phase),
+		Phase:           model.ParsePodPhase(string(p.Status.Phase)),
 		Terminating:     p.DeletionTimestamp != nil,
 		ResourceVersion: p.ResourceVersion,
 	}
@@ -110,7 +110,7 @@ func PodToAPI(m *model.Pod, created, deleting model.Timestamp) *corev1.Pod {
 			Hostname:  m.Hostname,
 			Subdomain: m.Subdomain,
 		},
-		Status: corev1.PodStatus{Phase: corev1.PodPhase(m.Phase)},
+		Status: corev1.PodStatus{Phase: corev1.PodPhase(m.Phase.String())},
 	}
 	if m.Terminating {
 		if deleting.IsZero() {
