@@ -28,9 +28,7 @@ import (
 // dump, which costs O(addresses) and is done only when truncating (or in Object).
 type ServiceEndpoints struct {
 	svc          *Service
-	opts         EndpointsOptions
 	addressBytes func(*EndpointAddress) ByEncoding
-	deleted      bool
 	// ns is the namespace pods are keyed without (the Service's at construction): a pod
 	// of it is keyed by name alone, so the common case builds no key string.
 	ns string
@@ -53,29 +51,35 @@ type ServiceEndpoints struct {
 	// between syncs it holds only what changed (see setEntry). It is usually a few records,
 	// made and dropped around every write: a list, scanned while short and indexed
 	// (entryIndex) past endpointsEntryScan records; a big Service keeps the list and its
-	// index across writes (commitTouched).
+	// index across writes (commitTouched). mismatch counts the records whose sides differ.
 	entries    []endpointsEntry
 	entryIndex entryIndex
-	mismatch   int
+	mismatch   int32
+
+	// storedCount is the stored object's address count (with stored, below).
+	storedCount int32
 
 	// labels is legacyEndpointsLabels(labelsOf), kept for the Service version it was made
 	// for: the stored object's labels and the ones ObjectMeta returns share it.
 	labels   map[string]string
 	labelsOf *Service
 
-	stored             bool
-	storedLabels       map[string]string
-	storedOverCapacity bool
-	storedCount        int
-	storedTrigger      Timestamp
+	storedLabels  map[string]string
+	storedTrigger Timestamp
 	// storedTruncated is the stored object's content when it was truncated (nil otherwise):
 	// what TruncatedUnchanged compares the next truncated object with.
 	storedTruncated []endpointsKeptSubset
 
-	last          EndpointsDecision
-	lastTrigger   Timestamp
-	layout        []endpointsSubsetLayout
-	layoutOrdered bool
+	last        EndpointsDecision
+	lastTrigger Timestamp
+	layout      []endpointsSubsetLayout
+
+	// The flags are kept together, in one word (a Service's builder was 416 bytes).
+	opts               EndpointsOptions
+	deleted            bool
+	stored             bool
+	storedOverCapacity bool
+	layoutOrdered      bool
 	// layoutValid: layout's subsets are those of the current signatures (only their keep
 	// counts and order are per sync). A signature made or dropped clears it.
 	layoutValid   bool
@@ -307,15 +311,16 @@ func (s *ServiceEndpoints) setSlot(slot *endpointsPodSlot, pod *Pod) {
 // (SetPodRef, DeletePodRef) saves the lookup by name, and the index by name. The zero
 // EndpointsPodRef is empty, and an empty ref says the pod is new to the builder, under the
 // same rules as PodRef's (see there); a ref that is not empty but is another builder's,
-// another pod's or a deleted pod's falls back to the lookup by name.
+// another pod's or a deleted pod's falls back to the lookup by name. As a PodRef, it is the
+// slot alone: a slot is its builder's when it is in that one's list at its position.
 type EndpointsPodRef struct {
-	owner *ServiceEndpoints
-	slot  *endpointsPodSlot
+	slot *endpointsPodSlot
 }
 
 // slotOf returns the slot ref names for a pod of that namespace and name, or nil.
 func (s *ServiceEndpoints) slotOf(ref *EndpointsPodRef, namespace, name string) *endpointsPodSlot {
-	if slot := ref.slot; slot != nil && ref.owner == s && slot.ps != nil && slot.ps.pod.Name == name && slot.ps.pod.Namespace == namespace {
+	if slot := ref.slot; slot != nil && slot.ps != nil && int(slot.at) < len(s.pods) && s.pods[slot.at] == slot &&
+		slot.ps.pod.Name == name && slot.ps.pod.Namespace == namespace {
 		return slot
 	}
 	return nil
@@ -328,10 +333,10 @@ func (s *ServiceEndpoints) SetPodRef(ref *EndpointsPodRef, pod *Pod) {
 		return
 	}
 	if ref.slot == nil && s.byName == nil {
-		*ref = EndpointsPodRef{owner: s, slot: s.addPod(pod)} // an empty ref: a new pod
+		*ref = EndpointsPodRef{slot: s.addPod(pod)} // an empty ref: a new pod
 		return
 	}
-	*ref = EndpointsPodRef{owner: s, slot: s.setPod(pod)}
+	*ref = EndpointsPodRef{slot: s.setPod(pod)}
 }
 
 // DeletePodRef is DeletePodOf for the pod of ref, last set with that namespace and name.
@@ -656,7 +661,7 @@ func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 	// upstream step 7: the skip test.
 	if s.stored && s.mismatch == 0 &&
 		labelsCorrectForEndpoints(s.storedLabels, svc.Labels) &&
-		(!s.opts.Truncate || (s.storedCount <= EndpointsMaxCapacity && !s.storedOverCapacity)) {
+		(!s.opts.Truncate || (int(s.storedCount) <= EndpointsMaxCapacity && !s.storedOverCapacity)) {
 		s.commitTouched()
 		s.last = d
 		return d
@@ -823,7 +828,7 @@ func (s *ServiceEndpoints) Applied() {
 		s.stored = true
 		s.storedLabels = s.endpointsLabels()
 		s.storedOverCapacity = s.last.Truncated
-		s.storedCount = s.last.Addresses + s.last.NotReadyAddresses
+		s.storedCount = int32(s.last.Addresses + s.last.NotReadyAddresses)
 		s.storedTrigger = s.lastTrigger
 		s.storedTruncated = s.keptSubsets(s.storedTruncated[:0])
 		s.commitTouched()

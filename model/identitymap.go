@@ -17,8 +17,8 @@ import (
 // first insert. Pointers returned by ref and slot stay valid until the next insert or delete.
 type identityMap[V any] struct {
 	slots []identitySlot[V] // nil, or a power-of-two count of slots
+	n     int32             // keys in slots
 	shift uint8             // 64 - log2(len(slots)): home takes the top bits of the mix
-	n     int               // keys in slots
 	// hasZero and zero hold the zero identity's entry.
 	hasZero bool
 	zero    V
@@ -45,9 +45,9 @@ func (k endpointHash) isZero() bool { return k == 0 }
 // len returns the number of keys.
 func (m *identityMap[V]) len() int {
 	if m.hasZero {
-		return m.n + 1
+		return int(m.n) + 1
 	}
-	return m.n
+	return int(m.n)
 }
 
 // home is k's first slot.
@@ -105,7 +105,7 @@ func (m *identityMap[V]) slot(k endpointHash) (p *V, present bool) {
 		}
 		return &m.zero, present
 	}
-	if overloaded(m.n+1, len(m.slots)) {
+	if overloaded(int(m.n)+1, len(m.slots)) {
 		m.grow()
 	}
 	mask := len(m.slots) - 1

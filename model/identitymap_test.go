@@ -74,10 +74,10 @@ func compareIdentityMap(t *testing.T, seed uint64, step int, m *identityMap[int]
 	if seen != len(want) {
 		t.Fatalf("seed %d step %d: all() yields %d keys, want %d", seed, step, seen, len(want))
 	}
-	if m.slots != nil && overloaded(m.n, len(m.slots)) {
+	if m.slots != nil && overloaded(int(m.n), len(m.slots)) {
 		t.Fatalf("seed %d step %d: %d keys in %d slots, above the load allowed", seed, step, m.n, len(m.slots))
 	}
-	if m.slots != nil && m.n >= len(m.slots) {
+	if m.slots != nil && int(m.n) >= len(m.slots) {
 		t.Fatalf("seed %d step %d: %d keys in %d slots: no empty slot ends a probe", seed, step, m.n, len(m.slots))
 	}
 }

@@ -21,7 +21,7 @@ import (
 type ServiceSlices struct {
 	svc    *Service
 	nodes  NodeGetter
-	opts   ReconcilerOptions
+	opts   ReconcilerOptions // its Buffers are set: the controller's or the Service's own
 	max    int
 	labels map[string]string // SliceLabels(svc), shared by every slice written
 	types  []AddressType
@@ -29,8 +29,12 @@ type ServiceSlices struct {
 	full   bool // the next sync rebuilds the indexes from the stored slices first
 	// zoned: stored slices carry zone-hint summaries (storedSlice.zones), kept while the
 	// mode is hintsTopology; set when the stored state is indexed.
-	zoned     bool
-	zoneWalks int // syncs whose mode A pass walked every stored slice (for tests)
+	zoned bool
+	pass  uint32 // counts syncPortMap passes (storedSlice.changedIn)
+
+	// The counters are int32, two to a word (a Service's reconciler was 384 bytes).
+	zoneWalks int32 // syncs whose mode A pass walked every stored slice (for tests)
+	missing   int32 // pods skipped for a missing node
 
 	// Maps are allocated on first write: most Services are small, and a Service with two
 	// pods should not pay for a dozen empty maps.
@@ -42,17 +46,14 @@ type ServiceSlices struct {
 	dirtyPods  []*podEntry         // changed since the last sync, each once (podEntry.dirty)
 	dirtyNodes map[string]struct{} // nodes changed since the last sync (Sync scans the pods)
 	keyPods    keyCounts           // pods passing the filter, per port map
-	missing    int                 // pods skipped for a missing node
 
 	stored smallMap[string, *storedSlice]
 	// families are the IPv4 and IPv6 state (stored slices of either type are indexed), each
 	// made when first needed (family): most Services have one family, and an empty one is
 	// 240 bytes.
 	families  [2]*family
-	anomalies int // stored slices that force the full path
-	dupHashes int // endpoint identities stored more than once
-
-	pass uint32 // counts syncPortMap passes (storedSlice.changedIn)
+	anomalies int32 // stored slices that force the full path
+	dupHashes int32 // endpoint identities stored more than once
 
 	// lastPorts is the last port list resolved for a pod, and lastPortsKey its key: pods of
 	// a Service almost always resolve the same ports, and share that one list.
@@ -71,8 +72,6 @@ type ServiceSlices struct {
 	// when its write is applied (freshArray.dirty), instead of the whole array when it is
 	// taken back (which with write barriers was 2-3% of a run).
 	fresh []freshArray
-	// buf is the scratch of Sync and Applied: ReconcilerOptions.Buffers, or the Service's own.
-	buf *SyncBuffers
 }
 
 // SyncBuffers are the scratch lists of ServiceSlices.Sync and Applied, which no call keeps
@@ -196,7 +195,7 @@ type family struct {
 }
 
 // storedLoc is where an endpoint identity is stored. Its counters are int32 (a slice holds
-// at most 1,000 endpoints), which makes an index entry 32 bytes instead of 40.
+// at most 1,000 endpoints), which makes an index entry 24 bytes instead of 32.
 type storedLoc struct {
 	slice *storedSlice
 	pos   int32
@@ -345,10 +344,10 @@ func familyIndex(at AddressType) int {
 // NewServiceSlices returns the incremental reconciler of svc, with no pods and no slices.
 func NewServiceSlices(svc *Service, nodes NodeGetter, opts ReconcilerOptions) *ServiceSlices {
 	s := &ServiceSlices{
-		nodes: nodes, opts: opts, max: opts.maxPerSlice(), buf: opts.Buffers,
+		nodes: nodes, opts: opts, max: opts.maxPerSlice(),
 	}
-	if s.buf == nil {
-		s.buf = new(SyncBuffers)
+	if s.opts.Buffers == nil {
+		s.opts.Buffers = new(SyncBuffers) // the scratch of Sync and Applied
 	}
 	s.setServiceFields(svc)
 	s.resetDesired()
@@ -470,15 +469,18 @@ func (s *ServiceSlices) index() map[string]*podEntry {
 // deleted pod's) falls back to the lookup by name, exactly as SetPod and DeletePod do; once
 // a ServiceSlices has looked a pod up by name it keeps an index by name, and from then on
 // every ref, empty or not, is only a shortcut.
+//
+// A ref is the entry alone: an entry is its ServiceSlices' when it is in that one's list at
+// its position (an owner pointer would cost every pod 8 bytes in each of its refs).
 type PodRef struct {
-	owner *ServiceSlices
-	pe    *podEntry
+	pe *podEntry
 }
 
 // entry returns the pod entry ref names for a pod of that namespace and name, or nil when
 // the ref does not apply (the caller then looks the pod up by name).
 func (s *ServiceSlices) entry(ref *PodRef, namespace, name string) *podEntry {
-	if pe := ref.pe; pe != nil && ref.owner == s && !pe.deleted && pe.pod.Name == name && pe.pod.Namespace == namespace {
+	if pe := ref.pe; pe != nil && !pe.deleted && int(pe.at) < len(s.pods) && s.pods[pe.at] == pe &&
+		pe.pod.Name == name && pe.pod.Namespace == namespace {
 		return pe
 	}
 	return nil
@@ -492,10 +494,10 @@ func (s *ServiceSlices) SetPodRef(ref *PodRef, p *Pod) {
 		return
 	}
 	if ref.pe == nil && s.byName == nil {
-		*ref = PodRef{owner: s, pe: s.addPod(p)} // an empty ref: a new pod
+		*ref = PodRef{pe: s.addPod(p)} // an empty ref: a new pod
 		return
 	}
-	*ref = PodRef{owner: s, pe: s.setPod(p)}
+	*ref = PodRef{pe: s.setPod(p)}
 }
 
 // DeletePodRef is DeletePod for the pod of ref, last set with that namespace and name.
@@ -752,8 +754,8 @@ func (s *ServiceSlices) Applied(verb string, slice *EndpointSlice) {
 }
 
 func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSlice) {
-	touched := s.buf.touched[:0]
-	defer func() { s.buf.touched = touched[:0] }()
+	touched := s.opts.Buffers.touched[:0]
+	defer func() { s.opts.Buffers.touched = touched[:0] }()
 	var fam *family
 	// An update usually keeps most endpoints where they were, unchanged: their clean/dirty
 	// state cannot change, so only the others are marked and checked again.
@@ -912,8 +914,8 @@ func (s *ServiceSlices) unchangedPositions(old *storedSlice, slice *EndpointSlic
 		return nil
 	}
 	n := min(len(old.s.Endpoints), len(slice.Endpoints))
-	same := slices.Grow(s.buf.same[:0], n)[:n]
-	s.buf.same = same
+	same := slices.Grow(s.opts.Buffers.same[:0], n)[:n]
+	s.opts.Buffers.same = same
 	for i := range n {
 		a, b := &old.s.Endpoints[i], &slice.Endpoints[i]
 		same[i] = old.hashes[i] == hashEndpoint(b) && EndpointsEqualBeyondHash(a, b)
@@ -1105,7 +1107,7 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 	if s.anomalies > 0 || s.dupHashes > 0 {
 		return s.fullSync(trigger)
 	}
-	res := SyncResult{Plans: s.buf.plans[:0]}
+	res := SyncResult{Plans: s.opts.Buffers.plans[:0]}
 	for _, at := range s.types {
 		var last SlicePlan
 		if i := len(res.Plans); i < cap(res.Plans) {
@@ -1115,9 +1117,9 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 		finalize(s.svc, &plan, trigger)
 		res.Plans = append(res.Plans, plan)
 	}
-	s.buf.plans = res.Plans
+	s.opts.Buffers.plans = res.Plans
 	if s.missing > 0 {
-		res.Err = missingErr(s.svc, s.missing*len(s.types))
+		res.Err = missingErr(s.svc, int(s.missing)*len(s.types))
 	}
 	return res
 }
@@ -1154,11 +1156,11 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 	plan := SlicePlan{AddressType: f.at, ToCreate: emptied(last.ToCreate), ToUpdate: emptied(last.ToUpdate), ToDelete: emptied(last.ToDelete)}
 	// touched are the stored slices holding a dirty identity (each once: its first dirty
 	// position adds it), pending the desired endpoints no stored slice of their port map has.
-	touched, pending := s.buf.touchedSlices[:0], s.buf.pending[:0]
+	touched, pending := s.opts.Buffers.touchedSlices[:0], s.opts.Buffers.pending[:0]
 	// Every member is either clean, and leaves the set, or stays: the set is emptied and the
 	// others put back, which costs less than removing the clean ones one by one.
-	s.buf.dirty = f.dirty.takeAll(s.buf.dirty[:0])
-	for _, h := range s.buf.dirty {
+	s.opts.Buffers.dirty = f.dirty.takeAll(s.opts.Buffers.dirty[:0])
+	for _, h := range s.opts.Buffers.dirty {
 		clean, d, loc, stored := s.cleanState(f, h)
 		if clean {
 			continue
@@ -1174,8 +1176,8 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 			pending = append(pending, d)
 		}
 	}
-	if cap(s.buf.dirty) > 1024 {
-		s.buf.dirty = nil // do not keep a big batch's array for the small syncs after it
+	if cap(s.opts.Buffers.dirty) > 1024 {
+		s.opts.Buffers.dirty = nil // do not keep a big batch's array for the small syncs after it
 	}
 	// By port map, then as syncPortMap takes them: touched by name, pending by identity.
 	slices.SortFunc(touched, func(a, b *storedSlice) int {
@@ -1216,9 +1218,9 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 	}
 	clear(touched)
 	clear(pending)
-	s.buf.touchedSlices, s.buf.pending = touched[:0], pending[:0]
+	s.opts.Buffers.touchedSlices, s.opts.Buffers.pending = touched[:0], pending[:0]
 	if cap(touched) > 1024 || cap(pending) > 1024 {
-		s.buf.touchedSlices, s.buf.pending = nil, nil
+		s.opts.Buffers.touchedSlices, s.opts.Buffers.pending = nil, nil
 	}
 	var oldKeys []PortMapKey
 	for k := range f.groups.all() {
@@ -1416,7 +1418,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		// checkClean), so the stored copy is the desired endpoint, unless it carries hints,
 		// which the desired endpoint has not yet.
 		slices.Sort(ss.dirtyPos)
-		keep, changed, dirty := s.buf.kept[:0], false, ss.dirtyPos
+		keep, changed, dirty := s.opts.Buffers.kept[:0], false, ss.dirtyPos
 		for i := range sl.Endpoints {
 			ep := &sl.Endpoints[i]
 			if len(dirty) > 0 && int(dirty[0]) == i {
@@ -1433,7 +1435,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 				}
 			}
 		}
-		s.buf.kept = keep
+		s.opts.Buffers.kept = keep
 		if !changed && len(keep) == len(sl.Endpoints) {
 			continue
 		}
@@ -1460,7 +1462,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 	next := 0
 	// Step 2.
 	if len(pending) > 0 && len(plan.ToUpdate) > firstUpdate {
-		order := append(s.buf.order[:0], plan.ToUpdate[firstUpdate:]...)
+		order := append(s.opts.Buffers.order[:0], plan.ToUpdate[firstUpdate:]...)
 		slices.SortStableFunc(order, fillOrder)
 		for _, sl := range order {
 			for next < len(pending) && len(sl.Endpoints) < s.max {
@@ -1469,7 +1471,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 			}
 		}
 		clear(order)
-		s.buf.order = order[:0]
+		s.opts.Buffers.order = order[:0]
 	}
 	// Step 3.
 	g := f.groups.at(k)
@@ -1516,7 +1518,7 @@ func (s *ServiceSlices) endpointArray(capacity int) []Endpoint {
 		// a full-size array fits any rewrite of it.
 		capacity = max(capacity, s.max)
 	}
-	a := s.buf.spares.take(capacity) // its length is how far it holds old endpoints
+	a := s.opts.Buffers.spares.take(capacity) // its length is how far it holds old endpoints
 	if a == nil {
 		a = make([]Endpoint, 0, capacity)
 	}
@@ -1561,7 +1563,7 @@ func sameArray(a, b []Endpoint) bool {
 // endpoints stay until the array is reused (see ServiceSlices.fresh). A Service that
 // rewrites many slices per sync may keep as many as its last Sync allocated.
 func (s *ServiceSlices) recycle(a []Endpoint) {
-	s.buf.spares.put(a, len(s.fresh))
+	s.opts.Buffers.spares.put(a, len(s.fresh))
 }
 
 // arrayPool holds spare endpoint arrays by capacity class: class k holds the arrays whose

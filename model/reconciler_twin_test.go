@@ -233,7 +233,7 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 		}
 		if stats != nil && hintsModeFor(w.svc, &inc.opts) == hintsTopology {
 			stats.hinted++
-			stats.walks += inc.zoneWalks
+			stats.walks += int(inc.zoneWalks)
 			inc.zoneWalks = 0
 			if incTopo.HasPopulatedHints(w.svc.Key()) {
 				stats.populated++
@@ -341,7 +341,7 @@ func checkEndpointArrays(t *testing.T, seed uint64, sync int, s *ServiceSlices, 
 	t.Helper()
 	users := map[*Endpoint]string{}
 	for _, r := range append([]*ServiceSlices{s}, others...) {
-		if r.buf != s.buf {
+		if r.opts.Buffers != s.opts.Buffers {
 			continue
 		}
 		for name, ss := range r.stored.all() {
@@ -355,7 +355,7 @@ func checkEndpointArrays(t *testing.T, seed uint64, sync int, s *ServiceSlices, 
 			users[id] = name
 		}
 	}
-	for sp := range s.buf.spares.all() {
+	for sp := range s.opts.Buffers.spares.all() {
 		if name, ok := users[&sp[:1][0]]; ok {
 			t.Fatalf("seed %d sync %d: spare array still stored by %s", seed, sync, name)
 		}
@@ -386,7 +386,7 @@ func checkEndpointArrays(t *testing.T, seed uint64, sync int, s *ServiceSlices, 
 			}
 		}
 	}
-	if s.buf.spares.n > 0 {
+	if s.opts.Buffers.spares.n > 0 {
 		twinSpareReuses++
 	}
 }
