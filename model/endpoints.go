@@ -2,7 +2,6 @@ package model
 
 import (
 	"maps"
-	"net"
 	"strings"
 )
 
@@ -115,9 +114,11 @@ func BuildEndpoints(svc *Service, pods []*Pod, current *Endpoints, opts Endpoint
 		current = &Endpoints{ObjectMeta: ObjectMeta{Name: svc.Name, Namespace: svc.Namespace, Labels: svc.Labels}}
 	}
 
-	// upstream step 7: the skip test.
+	// upstream step 7: the skip test. Stored subsets that differ are compared again once
+	// repacked: an object written under another order (upstream's ports and subsets were
+	// ordered by md5 before fnv128a) or by someone else is not rewritten for that alone.
 	if !create &&
-		legacySubsetsEqual(current.Subsets, subsets) &&
+		(legacySubsetsEqual(current.Subsets, subsets) || legacySubsetsEqual(RepackSubsets(current.Subsets), subsets)) &&
 		labelsCorrectForEndpoints(current.Labels, svc.Labels) &&
 		(!opts.Truncate || capacityAnnotationSetCorrectly(current.Annotations, current.Subsets)) {
 		return EndpointsPlan{EndpointsDecision: EndpointsDecision{
@@ -290,12 +291,29 @@ func legacyPodIP(svc *Service, pod *Pod) (string, bool) {
 	case len(pod.IPs) > 0:
 		wantIPv6 = legacyIsIPv6String(pod.IPs[0])
 	}
-	for _, ip := range pod.IPs {
-		if wantIPv6 == legacyIsIPv6String(ip) {
+	for _, s := range pod.IPs {
+		if ip, isIPv6 := canonicalPodIP(s); wantIPv6 == isIPv6 {
 			return ip, true
 		}
 	}
 	return "", false
+}
+
+// canonicalPodIP returns a pod IP as upstream writes it, ParseIPSloppy(s).String() (an IP
+// in an irregular form, such as "010.0.0.1" or "FD00::A", in canonical form; "<nil>" when it
+// does not parse), and whether the parsed IP is IPv6 (utilnet.IsIPv6: an unparsable one is
+// not). An IPv4 address already canonical, the usual case, is returned without parsing.
+// upstream: endpoints_controller.go podToEndpointAddressForService.
+func canonicalPodIP(s string) (ip string, isIPv6 bool) {
+	if isCanonicalIPv4(s) {
+		return s, false
+	}
+	parsed := parseIPSloppy(s)
+	isIPv6 = parsed != nil && parsed.To4() == nil
+	if c := parsed.String(); c != s {
+		return c, isIPv6
+	}
+	return s, isIPv6
 }
 
 // resolveTargetPortForEndpoints resolves a Service port's targetPort against a pod: a number
@@ -316,46 +334,13 @@ func resolveTargetPortForEndpoints(pod *Pod, sp *ServicePort) (int32, bool) {
 	return 0, false
 }
 
-// legacyParseIPSloppy parses an IP address as k8s.io/utils/net ParseIPSloppy does: like
-// net.ParseIP, but dotted-decimal IPv4 may have leading zeros ("010.0.0.1" is 10.0.0.1).
-// Known gap: an IPv4 part with leading zeros inside an IPv6 address is rejected here.
-func legacyParseIPSloppy(s string) net.IP {
-	if strings.Contains(s, ":") {
-		return net.ParseIP(s)
-	}
-	var b [4]byte
-	rest := s
-	for i := range 4 {
-		if i > 0 {
-			if len(rest) == 0 || rest[0] != '.' {
-				return nil
-			}
-			rest = rest[1:]
-		}
-		n, digits := 0, 0
-		for digits < len(rest) && rest[digits] >= '0' && rest[digits] <= '9' && n < 0xFFFFFF {
-			n = n*10 + int(rest[digits]-'0')
-			digits++
-		}
-		if digits == 0 || n > 0xFF {
-			return nil
-		}
-		rest = rest[digits:]
-		b[i] = byte(n)
-	}
-	if len(rest) != 0 {
-		return nil
-	}
-	return net.IPv4(b[0], b[1], b[2], b[3])
-}
-
 // legacyIsIPv6String reports whether s is a valid IPv6 (not IPv4) address.
 // upstream: k8s.io/utils/net IsIPv6String.
 func legacyIsIPv6String(s string) bool {
 	if !strings.Contains(s, ":") {
-		return false // legacyParseIPSloppy gives an IPv4 address or nil
+		return false // parseIPSloppy gives an IPv4 address or nil
 	}
-	ip := legacyParseIPSloppy(s)
+	ip := parseIPSloppy(s)
 	return ip != nil && ip.To4() == nil
 }
 

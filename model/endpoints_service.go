@@ -1,7 +1,7 @@
 package model
 
 import (
-	"crypto/md5"
+	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,7 +24,7 @@ import (
 // it, nor its PodIdentity, which addresses point into; pass a new Pod for every change.
 //
 // Costs: SetPod is O(ports × log n) (the address lists are chunked: addrList); Sync is O(subsets ×
-// ports), except that with two or more subsets upstream orders them by an md5 of their full
+// ports), except that with two or more subsets upstream orders them by an fnv128a hash of their full
 // dump, which costs O(addresses) and is done only when truncating (or in Object).
 type ServiceEndpoints struct {
 	svc          *Service
@@ -129,7 +129,7 @@ type endpointsPortState struct {
 	port     EndpointsPort
 	value    repackPortValue // port's identity (portID's key)
 	sentinel bool
-	digest   [md5.Size]byte
+	digest   [digestSize]byte
 	ready    addrList
 	notReady addrList
 }
@@ -149,7 +149,7 @@ type endpointsSubsetLayout struct {
 	portIDs []int
 	list    *endpointsPortState
 	keep    int
-	digest  [md5.Size]byte
+	digest  [digestSize]byte
 }
 
 // endpointsKeptSubset is one subset of a truncated object as written: its ports and the pod
@@ -498,7 +498,7 @@ func (s *ServiceEndpoints) portID(p EndpointsPort, sentinel bool) int {
 	}
 	var b strings.Builder
 	writePortHashDump(&b, &st.port, true)
-	st.digest = md5.Sum([]byte(b.String()))
+	st.digest = fnv128aSum([]byte(b.String()))
 	s.ports = append(s.ports, st)
 	switch {
 	case s.portIndex != nil:
@@ -764,7 +764,7 @@ func (s *ServiceEndpoints) layoutKey(l *endpointsSubsetLayout) []byte {
 	return s.ports[l.portIDs[0]].digest[:]
 }
 
-// orderLayout sorts the subsets by the md5 of their dump, as upstream's SortSubsets does. It
+// orderLayout sorts the subsets by the fnv128a hash of their dump, as upstream's SortSubsets does. It
 // costs O(addresses) and is needed only when there are two or more subsets.
 func (s *ServiceEndpoints) orderLayout() {
 	if s.layoutOrdered {
@@ -774,7 +774,7 @@ func (s *ServiceEndpoints) orderLayout() {
 	if len(s.layout) < 2 {
 		return
 	}
-	h := md5.New()
+	h := fnv.New128a()
 	w := &digestWriter{h: h}
 	for i := range s.layout {
 		l := &s.layout[i]

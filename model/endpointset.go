@@ -5,7 +5,6 @@ import (
 	"math/bits"
 	"net"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -127,28 +126,63 @@ func shouldSetHostname(pod *Pod, svc *Service) bool {
 	return pod.Hostname != "" && pod.Subdomain == svc.Name && svc.Namespace == pod.Namespace
 }
 
-// parseIPSloppy parses an IP, accepting IPv4 octets with leading zeros as upstream's
-// k8s.io/utils/net ParseIPSloppy does. It returns nil for garbage.
+// parseIPSloppy parses an IP address as k8s.io/utils/net ParseIPSloppy does: as net.ParseIP,
+// except that the parts of an IPv4 address, alone or ending an IPv6 one, may have leading
+// zeros, any number of them ("010.0.0.1" and "::ffff:0010.0.0.1" hold 10.0.0.1), as Go's
+// parser allowed before 1.17. It returns nil for anything else.
+// upstream: k8s.io/utils/net ParseIPSloppy (a fork of Go 1.16's ParseIP).
 func parseIPSloppy(s string) net.IP {
 	if ip := net.ParseIP(s); ip != nil {
 		return ip
 	}
-	parts := strings.Split(s, ".")
-	if len(parts) != 4 {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return parseIPv4Sloppy(s)
+	}
+	// An IPv6 address may end in an IPv4 one: parse it with that one's leading zeros dropped.
+	tail := s[i+1:]
+	if !strings.Contains(tail, ".") {
 		return nil
 	}
-	var o [4]byte
-	for i, p := range parts {
-		if p == "" || len(p) > 3 {
-			return nil
-		}
-		v, err := strconv.ParseUint(p, 10, 8)
-		if err != nil {
-			return nil
-		}
-		o[i] = byte(v)
+	v4 := parseIPv4Sloppy(tail)
+	if v4 == nil {
+		return nil
 	}
-	return net.IPv4(o[0], o[1], o[2], o[3])
+	return net.ParseIP(s[:i+1] + v4.String())
+}
+
+// parseIPv4Sloppy parses dotted-decimal IPv4 whose parts may have leading zeros.
+// upstream: k8s.io/utils internal/third_party/forked/golang/net parseIPv4 and dtoi.
+func parseIPv4Sloppy(s string) net.IP {
+	var b [4]byte
+	for i := range 4 {
+		if len(s) == 0 {
+			return nil
+		}
+		if i > 0 {
+			if s[0] != '.' {
+				return nil
+			}
+			s = s[1:]
+		}
+		n, digits := 0, 0
+		for digits < len(s) && s[digits] >= '0' && s[digits] <= '9' {
+			n = n*10 + int(s[digits]-'0')
+			digits++
+			if n >= 0xFFFFFF {
+				return nil // dtoi's limit
+			}
+		}
+		if digits == 0 || n > 0xFF {
+			return nil
+		}
+		s = s[digits:]
+		b[i] = byte(n)
+	}
+	if len(s) != 0 {
+		return nil
+	}
+	return net.IPv4(b[0], b[1], b[2], b[3])
 }
 
 // isCanonicalIPv4 reports whether s is an IPv4 address in dotted decimal as net.IP.String

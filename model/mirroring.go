@@ -255,7 +255,7 @@ func mirrorPorts(in []EndpointsPort) []EndpointPort {
 // The IP is parsed and re-stringified; the address type comes from the parsed IP.
 // upstream: endpointslicemirroring/utils.go addressToEndpoint.
 func mirrorAddressToEndpoint(a *EndpointAddress, ready bool) (*Endpoint, AddressType, bool) {
-	ip := legacyParseIPSloppy(a.IP)
+	ip := parseIPSloppy(a.IP)
 	if ip == nil {
 		return nil, "", false
 	}

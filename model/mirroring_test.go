@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"net"
+	"strings"
 	"testing"
 )
 
@@ -186,21 +187,65 @@ func TestMirrorEndpoints(t *testing.T) {
 	})
 }
 
-// FuzzLegacyParseIPSloppy checks the sloppy IP parser against net.ParseIP: it accepts everything
-// net.ParseIP accepts with the same result, never panics, and anything extra it accepts is a
-// dotted-decimal IPv4 address.
-func FuzzLegacyParseIPSloppy(f *testing.F) {
-	for _, s := range []string{"10.0.0.1", "010.0.0.1", "fd00::1", "::ffff:1.2.3.4", "1.2.3", "1.2.3.4.5", "256.0.0.1", "", "0000000001.2.3.4"} {
+// FuzzParseIPSloppy checks the sloppy IP parser against net.ParseIP: it accepts everything
+// net.ParseIP accepts with the same result, never panics, and anything extra it accepts has
+// a dotted-decimal IPv4 part with a leading zero, which, dropped, net.ParseIP accepts.
+func FuzzParseIPSloppy(f *testing.F) {
+	for _, s := range []string{"10.0.0.1", "010.0.0.1", "fd00::1", "::ffff:1.2.3.4", "::ffff:010.2.3.4", "1.2.3", "1.2.3.4.5", "256.0.0.1", "", "0000000001.2.3.4", "1:2:3:4:5:6:07.8.9.10"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := legacyParseIPSloppy(s)
+		got := parseIPSloppy(s)
 		std := net.ParseIP(s)
 		if std != nil && !got.Equal(std) {
 			t.Fatalf("%q: sloppy %v, net.ParseIP %v", s, got, std)
 		}
-		if got != nil && std == nil && got.To4() == nil {
-			t.Fatalf("%q: extra IPv6 accepted", s)
+		if got != nil && std == nil {
+			if trimmed := dropLeadingZeros(s); trimmed == s || !got.Equal(net.ParseIP(trimmed)) {
+				t.Fatalf("%q: accepted as %v; without leading zeros it is %q, which net.ParseIP reads as %v", s, got, trimmed, net.ParseIP(trimmed))
+			}
 		}
 	})
+}
+
+// dropLeadingZeros drops the leading zeros of the dotted parts that end s.
+func dropLeadingZeros(s string) string {
+	head, tail := "", s
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		head, tail = s[:i+1], s[i+1:]
+	}
+	parts := strings.Split(tail, ".")
+	for i, p := range parts {
+		for len(p) > 1 && p[0] == '0' {
+			p = p[1:]
+		}
+		parts[i] = p
+	}
+	return head + strings.Join(parts, ".")
+}
+
+// TestParseIPSloppyUpstream checks the parser on cases whose reading k8s.io/utils/net's fork of
+// Go 1.16's ParseIP fixes: leading zeros of any length in IPv4 parts, alone or ending IPv6.
+func TestParseIPSloppyUpstream(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"10.0.0.1", "10.0.0.1"},
+		{"010.000.001.007", "10.0.1.7"},
+		{"0010.0.0.1", "10.0.0.1"},
+		{"0000000000000010.0.0.1", "10.0.0.1"},
+		{"::ffff:10.0.1.7", "10.0.1.7"},
+		{"::ffff:010.0.1.7", "10.0.1.7"},
+		{"fd00::010.0.0.1", "fd00::a00:1"},
+		{"FD00::A", "fd00::a"},
+		{"fd00:0:0:0:0:0:0:a", "fd00::a"},
+		{"256.0.0.1", "<nil>"},
+		{"1.2.3", "<nil>"},
+		{"1.2.3.4.5", "<nil>"},
+		{"1.2.3.04a", "<nil>"},
+		{"fe80::1%eth0", "<nil>"},
+		{"", "<nil>"},
+	} {
+		if got := parseIPSloppy(tc.in).String(); got != tc.want {
+			t.Errorf("parseIPSloppy(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
 }

@@ -2,8 +2,8 @@ package model
 
 import (
 	"bytes"
-	"crypto/md5"
 	"hash"
+	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,7 +12,7 @@ import (
 // RepackSubsets expands subsets to (port, address, ready) triples and repacks them into
 // upstream's canonical layout: addresses deduplicated by (IP, targetRef.UID), "not ready" winning
 // over "ready" for the same address and port, ports with identical address sets merged into one
-// subset, addresses sorted byte-wise by IP then UID, and ports and subsets sorted by the md5 of
+// subset, addresses sorted byte-wise by IP then UID, and ports and subsets sorted by the fnv128a hash of
 // their hash dump. Subsets without ports keep nil ports. The input is not modified; the result is
 // newly allocated and, like upstream's, never nil.
 //
@@ -77,7 +77,7 @@ func RepackSubsets(subsets []EndpointSubset) []EndpointSubset {
 	}
 
 	// Group ports by their exact (address, ready) set. The key lists address ids in sorted
-	// order with the ready bit, which is what upstream's md5 of the sorted set distinguishes.
+	// order with the ready bit, which is what upstream's hash of the sorted set distinguishes.
 	type group struct {
 		ports []EndpointsPort
 		addrs map[int]bool
@@ -151,28 +151,28 @@ func repackPortValueOf(p *EndpointsPort) repackPortValue {
 }
 
 // SortSubsets sorts, in place, each subset's addresses and notReadyAddresses (LessEndpointAddress),
-// each subset's ports (by the md5 of their hash dump) and the subsets themselves (by the md5 of
+// each subset's ports (by the fnv128a hash of their hash dump) and the subsets themselves (by the fnv128a hash of
 // their hash dump), and returns its argument.
 // upstream: pkg/api/v1/endpoints/util.go SortSubsets.
 func SortSubsets(subsets []EndpointSubset) []EndpointSubset {
-	hasher := md5.New()
+	hasher := fnv.New128a()
 	var buf bytes.Buffer
 	for i := range subsets {
 		s := &subsets[i]
 		slices.SortFunc(s.Addresses, compareEndpointAddress)
 		slices.SortFunc(s.NotReadyAddresses, compareEndpointAddress)
 		if len(s.Ports) > 1 {
-			sums := make([][md5.Size]byte, len(s.Ports))
+			sums := make([][digestSize]byte, len(s.Ports))
 			for j := range s.Ports {
 				buf.Reset()
 				writePortHashDump(&buf, &s.Ports[j], true)
-				sums[j] = md5Sum(hasher, buf.Bytes())
+				sums[j] = digestSum(hasher, buf.Bytes())
 			}
 			sortByDigest(s.Ports, sums)
 		}
 	}
 	if len(subsets) > 1 {
-		sums := make([][md5.Size]byte, len(subsets))
+		sums := make([][digestSize]byte, len(subsets))
 		for i := range subsets {
 			sums[i] = SubsetHashDigest(&subsets[i])
 		}
@@ -181,28 +181,36 @@ func SortSubsets(subsets []EndpointSubset) []EndpointSubset {
 	return subsets
 }
 
-// SubsetHashDigest is the md5 digest upstream orders subsets by: md5 of the subset's hash dump
+// SubsetHashDigest is the digest upstream orders subsets by: the fnv128a hash of the subset's hash dump
 // (k8s.io/utils/dump ForHash, i.e. spew "%#v" with sorted keys and no pointer addresses).
 // upstream: pkg/api/v1/endpoints/util.go subsetsByHash, hashObject; pkg/util/hash DeepHashObject.
-func SubsetHashDigest(s *EndpointSubset) [md5.Size]byte {
-	h := md5.New()
+func SubsetHashDigest(s *EndpointSubset) [digestSize]byte {
+	h := fnv.New128a()
 	w := &digestWriter{h: h}
 	writeSubsetHashDump(w, s)
-	var out [md5.Size]byte
+	var out [digestSize]byte
 	copy(out[:], h.Sum(nil))
 	return out
 }
 
-func md5Sum(h hash.Hash, b []byte) [md5.Size]byte {
+// digestSize is the size of the digests subsets and ports are ordered by (fnv128a).
+const digestSize = 16
+
+// fnv128aSum returns the fnv128a hash of b.
+func fnv128aSum(b []byte) [digestSize]byte {
+	return digestSum(fnv.New128a(), b)
+}
+
+func digestSum(h hash.Hash, b []byte) [digestSize]byte {
 	h.Reset()
 	h.Write(b)
-	var out [md5.Size]byte
+	var out [digestSize]byte
 	copy(out[:], h.Sum(nil))
 	return out
 }
 
 // sortByDigest sorts items by their digests (ascending, byte-wise), keeping the pairing.
-func sortByDigest[T any](items []T, sums [][md5.Size]byte) {
+func sortByDigest[T any](items []T, sums [][digestSize]byte) {
 	idx := make([]int, len(items))
 	for i := range idx {
 		idx[i] = i

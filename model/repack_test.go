@@ -2,8 +2,8 @@ package model
 
 import (
 	"bytes"
-	"crypto/md5"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -122,7 +122,7 @@ func TestHashDumpMatchesUpstreamDump(t *testing.T) {
 					t.Fatalf("port dump:\n got %s\nwant %s", got.String(), want)
 				}
 			}
-			if d, want := SubsetHashDigest(&s), md5.Sum([]byte(dump.ForHash(toCoreSubset(s)))); d != want {
+			if d, want := SubsetHashDigest(&s), oracleFNV128a([]byte(dump.ForHash(toCoreSubset(s)))); d != want {
 				t.Fatalf("digest mismatch")
 			}
 		}
@@ -130,7 +130,7 @@ func TestHashDumpMatchesUpstreamDump(t *testing.T) {
 }
 
 // TestRepackSubsetsProperties checks RepackSubsets on random inputs against the rules of
-// UPSTREAM.md §3 step 5, with the order oracle being md5(dump.ForHash(core/v1 object)).
+// UPSTREAM.md §3 step 5, with the order oracle being fnv128a(dump.ForHash(core/v1 object)).
 func TestRepackSubsetsProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := range 2000 {
@@ -178,7 +178,7 @@ func TestRepackSubsetsProperties(t *testing.T) {
 			}
 		}
 		got := map[pk]map[ak]bool{}
-		var digests [][md5.Size]byte
+		var digests [][digestSize]byte
 		for _, s := range out {
 			ports := s.Ports
 			if len(ports) == 0 {
@@ -199,14 +199,14 @@ func TestRepackSubsetsProperties(t *testing.T) {
 					t.Fatalf("case %d: addresses not sorted: %+v", i, list)
 				}
 			}
-			var portDigests [][md5.Size]byte
+			var portDigests [][digestSize]byte
 			for _, p := range s.Ports {
-				portDigests = append(portDigests, md5.Sum([]byte(dump.ForHash(toCorePort(p)))))
+				portDigests = append(portDigests, oracleFNV128a([]byte(dump.ForHash(toCorePort(p)))))
 			}
-			if !slices.IsSortedFunc(portDigests, func(a, b [md5.Size]byte) int { return bytes.Compare(a[:], b[:]) }) {
+			if !slices.IsSortedFunc(portDigests, func(a, b [digestSize]byte) int { return bytes.Compare(a[:], b[:]) }) {
 				t.Fatalf("case %d: ports not in hash order", i)
 			}
-			digests = append(digests, md5.Sum([]byte(dump.ForHash(toCoreSubset(s)))))
+			digests = append(digests, oracleFNV128a([]byte(dump.ForHash(toCoreSubset(s)))))
 		}
 		// Ports with -1 only exist when a no-port subset had no port-bearing twin.
 		for k := range want {
@@ -220,7 +220,7 @@ func TestRepackSubsetsProperties(t *testing.T) {
 		if !reflect.DeepEqual(want, got) && !(len(want) == 0 && len(got) == 0) {
 			t.Fatalf("case %d: port→address sets differ\n want %v\n  got %v", i, want, got)
 		}
-		if !slices.IsSortedFunc(digests, func(a, b [md5.Size]byte) int { return bytes.Compare(a[:], b[:]) }) {
+		if !slices.IsSortedFunc(digests, func(a, b [digestSize]byte) int { return bytes.Compare(a[:], b[:]) }) {
 			t.Fatalf("case %d: subsets not in hash order", i)
 		}
 		// Ports with identical address sets share a subset: no two subsets have equal sets.
@@ -362,4 +362,12 @@ func TestRepackSubsetsCases(t *testing.T) {
 			}
 		})
 	}
+}
+
+// oracleFNV128a is the hash upstream orders ports and subsets by (pkg/api/v1/endpoints/util.go
+// uses fnv.New128a over the DeepHashObject dump), from the standard library.
+func oracleFNV128a(b []byte) [16]byte {
+	h := fnv.New128a()
+	h.Write(b)
+	return [16]byte(h.Sum(nil))
 }
