@@ -82,7 +82,8 @@ func MirrorEndpoints(ep *Endpoints, svc *Service, existing []*EndpointSlice, max
 	}
 
 	// upstream: reconcile, steps 1–4.
-	for _, subset := range RepackSubsets(ep.Subsets) {
+	// upstream repacks the object as decoded: ports with an appProtocol are never merged.
+	for _, subset := range RepackSubsets(AsDecoded(ep.Subsets)) {
 		ports := mirrorPorts(subset.Ports)
 		byType := map[AddressType]*desiredKey{
 			AddressTypeIPv4: initKey(ports, AddressTypeIPv4),
@@ -136,7 +137,8 @@ func MirrorEndpoints(ep *Endpoints, svc *Service, existing []*EndpointSlice, max
 			added, updated, removed := mirrorTotalChanges(first, d.set)
 			if added == 0 && updated == 0 && removed == 0 &&
 				maps.Equal(ep.Labels, withoutKeys(first.Labels, LabelManagedBy, LabelServiceName)) &&
-				maps.Equal(withoutKeys(ep.Annotations, AnnotationTriggerTime, lastAppliedConfigAnnotation), first.Annotations) {
+				maps.Equal(withoutKeys(ep.Annotations, AnnotationTriggerTime, lastAppliedConfigAnnotation), first.Annotations) &&
+				!mirrorOwnerChanged(ep, first) {
 				continue
 			}
 			name = first.Name
@@ -228,17 +230,26 @@ func newMirroredSlice(ep *Endpoints, ports []EndpointPort, t AddressType, name s
 	return s
 }
 
-// mirrorSlicePrefix is "<name>-", or just "<name>" when the dash would make the prefix longer
-// than a DNS subdomain (253). upstream: endpointslicemirroring/utils.go getEndpointSlicePrefix.
-func mirrorSlicePrefix(name string) string {
-	if len(name)+1 > 253 {
-		return name
+// mirrorOwnerChanged reports whether slice names ep as its Endpoints owner by another UID: the
+// Endpoints was deleted and made again, and the slice is rewritten to name the new one.
+// upstream: endpointslicemirroring/reconciler.go needRebuildExistingSlices.
+func mirrorOwnerChanged(ep *Endpoints, slice *EndpointSlice) bool {
+	for _, o := range slice.OwnerReferences {
+		if o.Kind == "Endpoints" && o.Name == ep.Name && o.UID != ep.UID {
+			return true
+		}
 	}
-	return name + "-"
+	return false
 }
 
-// mirrorPorts converts Endpoints ports to slice ports (name always set, even "").
-// upstream: endpointslicemirroring/utils.go epPortsToEpsPorts.
+// mirrorSlicePrefix is the generateName of the slices mirrored for an Endpoints object.
+// upstream: endpointslicemirroring/utils.go getEndpointSlicePrefix (as the EndpointSlice
+// controller's).
+func mirrorSlicePrefix(name string) string { return endpointSlicePrefix(name) }
+
+// mirrorPorts converts Endpoints ports to slice ports (name always set, even ""), in the order
+// upstream writes them: sorted as NewPortMapKey sorts the list it keys (sortPortsAsUpstream).
+// upstream: endpointslicemirroring/utils.go epPortsToEpsPorts; reconciler_helpers.go initPorts.
 func mirrorPorts(in []EndpointsPort) []EndpointPort {
 	out := []EndpointPort{}
 	for _, p := range in {
@@ -248,6 +259,7 @@ func mirrorPorts(in []EndpointsPort) []EndpointPort {
 		}
 		out = append(out, ep)
 	}
+	sortPortsAsUpstream(out)
 	return out
 }
 
@@ -303,20 +315,23 @@ func mirrorKey(t AddressType, ports []EndpointPort) string {
 	return string(t) + "-" + strings.Join(enc, ",")
 }
 
-// mirrorEndpointSet is upstream's EndpointSet keyed by endpoint identity (sorted addresses,
-// hostname, targetRef namespace and name); a later insert replaces an earlier one in place.
+// mirrorEndpointSet is upstream's EndpointSet keyed by endpoint identity (hashEndpoint: sorted
+// addresses, hostname, targetRef namespace and name, a missing targetRef being one with empty
+// ones); a later insert replaces an earlier one in place.
 // upstream: k8s.io/endpointslice util/endpointset.go.
 type mirrorEndpointSet struct {
-	index map[string]int
+	index map[endpointHash]int
 	items []*Endpoint
 }
 
-func newMirrorEndpointSet() *mirrorEndpointSet { return &mirrorEndpointSet{index: map[string]int{}} }
+func newMirrorEndpointSet() *mirrorEndpointSet {
+	return &mirrorEndpointSet{index: map[endpointHash]int{}}
+}
 
 func (s *mirrorEndpointSet) len() int { return len(s.items) }
 
 func (s *mirrorEndpointSet) insert(e *Endpoint) {
-	k := mirrorEndpointIdentity(e)
+	k := hashEndpoint(e)
 	if i, ok := s.index[k]; ok {
 		s.items[i] = e
 		return
@@ -326,31 +341,10 @@ func (s *mirrorEndpointSet) insert(e *Endpoint) {
 }
 
 func (s *mirrorEndpointSet) get(e *Endpoint) *Endpoint {
-	if i, ok := s.index[mirrorEndpointIdentity(e)]; ok {
+	if i, ok := s.index[hashEndpoint(e)]; ok {
 		return s.items[i]
 	}
 	return nil
-}
-
-func mirrorEndpointIdentity(e *Endpoint) string {
-	addrs := slices.Clone(e.Addresses)
-	slices.Sort(addrs)
-	var b strings.Builder
-	for _, a := range addrs {
-		b.WriteString(strconv.Quote(a))
-		b.WriteByte(',')
-	}
-	b.WriteByte('|')
-	if e.Hostname != nil {
-		b.WriteString(strconv.Quote(*e.Hostname))
-	}
-	b.WriteByte('|')
-	if e.TargetRef != nil {
-		b.WriteString(strconv.Quote(e.TargetRef.Namespace))
-		b.WriteByte('/')
-		b.WriteString(strconv.Quote(e.TargetRef.Name))
-	}
-	return b.String()
 }
 
 // mirrorTotalChanges counts what writing the desired set over slice would add, update and

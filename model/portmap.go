@@ -1,6 +1,8 @@
 package model
 
 import (
+	"bytes"
+	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -86,9 +88,68 @@ func FindPort(pod *Pod, svcPort *ServicePort) (port int32, ok bool) {
 	return 0, false
 }
 
-// endpointPorts builds the EndpointPorts of pod for svc, in Service port order, leaving out
-// ports whose named targetPort does not resolve. The result is never nil.
-// upstream: utils.go getEndpointPorts
+// sortPortsAsUpstream sorts ports as upstream's NewPortMapKey does in place, before the list is
+// kept as a port map's ports and written to slices: by the fnv128a hash of each port's hash
+// dump (k8s.io/utils/dump ForHash of a discovery/v1 EndpointPort). A list of one is left as is.
+// upstream: k8s.io/endpointslice util/controller_utils.go NewPortMapKey, portsInOrder.
+func sortPortsAsUpstream(ports []EndpointPort) {
+	if len(ports) < 2 {
+		return
+	}
+	type keyed struct {
+		sum  [digestSize]byte
+		port EndpointPort
+	}
+	h := fnv.New128a()
+	w := &digestWriter{h: h}
+	list := make([]keyed, len(ports))
+	for i := range ports {
+		h.Reset()
+		writeSlicePortHashDump(w, &ports[i])
+		list[i].port = ports[i]
+		h.Sum(list[i].sum[:0])
+	}
+	// Equal sums are equal ports (the dump holds every field): their order does not show.
+	slices.SortStableFunc(list, func(a, b keyed) int { return bytes.Compare(a.sum[:], b.sum[:]) })
+	for i := range list {
+		ports[i] = list[i].port
+	}
+}
+
+// writeSlicePortHashDump writes a discovery/v1 EndpointPort as dump.ForHash prints it.
+func writeSlicePortHashDump(w hashDumpWriter, p *EndpointPort) {
+	w.WriteString("(v1.EndpointPort){Name:(*string)")
+	writeOptDump(w, p.Name)
+	w.WriteString(" Protocol:(*v1.Protocol)")
+	if p.Protocol == nil {
+		w.WriteString("<nil>")
+	} else {
+		w.WriteString(string(*p.Protocol))
+	}
+	w.WriteString(" Port:(*int32)")
+	if p.Port == nil {
+		w.WriteString("<nil>")
+	} else {
+		w.WriteString(strconv.FormatInt(int64(*p.Port), 10))
+	}
+	w.WriteString(" AppProtocol:(*string)")
+	writeOptDump(w, p.AppProtocol)
+	w.WriteString("}")
+}
+
+func writeOptDump(w hashDumpWriter, s *string) {
+	if s == nil {
+		w.WriteString("<nil>")
+	} else {
+		w.WriteString(*s)
+	}
+}
+
+// endpointPorts builds the EndpointPorts of pod for svc, leaving out ports whose named
+// targetPort does not resolve, in upstream's order (sortPortsAsUpstream; Service port order
+// before that). The result is never nil.
+// upstream: utils.go getEndpointPorts, then reconciler.go reconcileByAddressType's
+// NewPortMapKey(endpointPorts), which sorts the list it keeps for the slices.
 func endpointPorts(svc *Service, pod *Pod) []EndpointPort {
 	ports := make([]EndpointPort, 0, len(svc.Ports))
 	for i := range svc.Ports {
@@ -104,5 +165,6 @@ func endpointPorts(svc *Service, pod *Pod) []EndpointPort {
 			AppProtocol: sp.AppProtocol,
 		})
 	}
+	sortPortsAsUpstream(ports)
 	return ports
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -446,7 +447,8 @@ func mapString(m map[string]string) string {
 func stateSummary(stored []*EndpointSlice, looseHints bool) string {
 	var sizes, eps, metas, hints []string
 	for _, s := range stored {
-		sizes = append(sizes, fmt.Sprintf("%s|%q|%d", s.AddressType, NewPortMapKey(s.Ports), len(s.Endpoints)))
+		// The ports in their order: upstream writes them sorted by hash (NewPortMapKey).
+		sizes = append(sizes, fmt.Sprintf("%s|%s|%d", s.AddressType, portsString(s.Ports), len(s.Endpoints)))
 		var owners []string
 		for _, o := range s.OwnerReferences {
 			owners = append(owners, fmt.Sprintf("%+v/%v/%v", o.UID, *o.Controller, *o.BlockOwnerDeletion))
@@ -464,6 +466,29 @@ func stateSummary(stored []*EndpointSlice, looseHints bool) string {
 		slices.Sort(l)
 	}
 	return fmt.Sprintf("sizes=%v\nmetas=%v\nhints=%v\nendpoints=\n  %s", sizes, metas, hints, strings.Join(eps, "\n  "))
+}
+
+// portsString renders ports in order.
+func portsString(ports []EndpointPort) string {
+	var b strings.Builder
+	for _, p := range ports {
+		fmt.Fprintf(&b, "[%s %s %d %s]", optString(p.Name), optString((*string)(p.Protocol)), deref32(p.Port), optString(p.AppProtocol))
+	}
+	return b.String()
+}
+
+func optString(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return strconv.Quote(*s)
+}
+
+func deref32(p *int32) int32 {
+	if p == nil {
+		return -1
+	}
+	return *p
 }
 
 func (h *upstreamHarness) setTopologyNodes(nodes []*Node) {

@@ -18,10 +18,10 @@ import (
 //
 // upstream: pkg/api/v1/endpoints/util.go RepackSubsets, mapAddressByPort, SortSubsets.
 //
-// Known deviation: upstream keys ports by the v1.EndpointPort value, whose AppProtocol is a
-// pointer, so two equal appProtocols held in different pointers count as different ports. The
-// Endpoints controller always uses the Service's own pointer, so it never sees this; here ports
-// are compared by value.
+// As upstream, ports are keyed by the EndpointsPort value, whose AppProtocol is a pointer: two
+// equal appProtocols held in different pointers are different ports, never merged. The
+// Endpoints controller's subsets share the Service port's pointer, so its equal ports merge;
+// an object read from the API server has a pointer per port (AsDecoded gives subsets that).
 func RepackSubsets(subsets []EndpointSubset) []EndpointSubset {
 	type addrKey struct{ ip, uid string }
 	// First-seen copy of each address, and a dense id per address for the set keys.
@@ -33,7 +33,7 @@ func RepackSubsets(subsets []EndpointSubset) []EndpointSubset {
 		ready map[int]bool // address id → ready ("not ready" wins)
 	}
 	var ports []*portAddrs
-	portIndex := map[repackPortValue]int{}
+	portIndex := map[EndpointsPort]int{}
 
 	mapAddress := func(a *EndpointAddress, port EndpointsPort, ready bool) {
 		k := addrKey{ip: a.IP}
@@ -46,11 +46,10 @@ func RepackSubsets(subsets []EndpointSubset) []EndpointSubset {
 			addrIDs[k] = id
 			addrs = append(addrs, *a)
 		}
-		pv := repackPortValueOf(&port)
-		pi, ok := portIndex[pv]
+		pi, ok := portIndex[port]
 		if !ok {
 			pi = len(ports)
-			portIndex[pv] = pi
+			portIndex[port] = pi
 			ports = append(ports, &portAddrs{port: port, ready: map[int]bool{}})
 		}
 		if wasReady, found := ports[pi].ready[id]; !found || wasReady {
@@ -131,6 +130,25 @@ func RepackSubsets(subsets []EndpointSubset) []EndpointSubset {
 	}
 	SortSubsets(final)
 	return final
+}
+
+// AsDecoded returns a copy of subsets in which every port's AppProtocol is a pointer of its
+// own, as in an object decoded from the API server (which is what upstream's controllers
+// repack): RepackSubsets then never merges two ports with an appProtocol.
+func AsDecoded(subsets []EndpointSubset) []EndpointSubset {
+	out := slices.Clone(subsets)
+	for i := range out {
+		if !slices.ContainsFunc(out[i].Ports, func(p EndpointsPort) bool { return p.AppProtocol != nil }) {
+			continue
+		}
+		out[i].Ports = slices.Clone(out[i].Ports)
+		for j := range out[i].Ports {
+			if a := out[i].Ports[j].AppProtocol; a != nil {
+				out[i].Ports[j].AppProtocol = Ptr(*a)
+			}
+		}
+	}
+	return out
 }
 
 // repackPortValue is an EndpointsPort compared by value (AppProtocol dereferenced).

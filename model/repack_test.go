@@ -73,11 +73,16 @@ func randomTestAddress(r *rand.Rand) EndpointAddress {
 
 func randomTestPort(r *rand.Rand) EndpointsPort {
 	p := EndpointsPort{Name: []string{"", "http", "metrics"}[r.IntN(3)], Port: int32(8080 + r.IntN(3)), Protocol: []Protocol{ProtocolTCP, ProtocolUDP}[r.IntN(2)]}
-	if r.IntN(3) == 0 {
+	switch r.IntN(6) {
+	case 0: // a pointer of its own, as in a decoded object: never merged with another port
 		p.AppProtocol = Ptr("kubernetes.io/h2c")
+	case 1: // one pointer for all, as the Endpoints controller's ports share the Service's
+		p.AppProtocol = sharedTestAppProtocol
 	}
 	return p
 }
+
+var sharedTestAppProtocol = Ptr("kubernetes.io/h2c")
 
 func randomTestSubsets(r *rand.Rand) []EndpointSubset {
 	var out []EndpointSubset
@@ -143,14 +148,15 @@ func TestRepackSubsetsProperties(t *testing.T) {
 		if out == nil {
 			t.Fatalf("case %d: nil result", i)
 		}
-		// Expected (port value, address key) → ready, with "not ready wins".
-		type pk = repackPortValue
+		// Expected (port, address key) → ready, with "not ready wins". A port is its value
+		// with the AppProtocol pointer, as upstream's map key is.
+		type pk = EndpointsPort
 		type ak struct{ ip, uid string }
 		want := map[pk]map[ak]bool{}
 		note := func(p EndpointsPort, a EndpointAddress, ready bool) {
-			k := repackPortValueOf(&p)
+			k := p
 			if p.Port <= 0 {
-				k = repackPortValue{port: -1}
+				k = EndpointsPort{Port: -1}
 			}
 			if want[k] == nil {
 				want[k] = map[ak]bool{}
@@ -185,7 +191,7 @@ func TestRepackSubsetsProperties(t *testing.T) {
 				ports = []EndpointsPort{{Port: -1}}
 			}
 			for _, p := range ports {
-				k := repackPortValueOf(&p)
+				k := p
 				got[k] = map[ak]bool{}
 				for _, a := range s.Addresses {
 					got[k][ak{a.IP, uidOf(a)}] = true
@@ -210,7 +216,7 @@ func TestRepackSubsetsProperties(t *testing.T) {
 		}
 		// Ports with -1 only exist when a no-port subset had no port-bearing twin.
 		for k := range want {
-			if k.port == -1 {
+			if k.Port == -1 {
 				if _, ok := got[k]; !ok {
 					// merged into a subset with ports and the same address set: fine.
 					delete(want, k)

@@ -3,6 +3,7 @@ package model
 import (
 	"maps"
 	"net"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -74,14 +75,42 @@ func controllerRef(svc *Service) OwnerReference {
 	}
 }
 
-// endpointSlicePrefix is the generateName of a Service's slices.
-// upstream: utils.go getEndpointSlicePrefix (a DNS-subdomain check that only fails past 253
-// characters, which a Service name cannot reach).
+// endpointSlicePrefix is the generateName of a Service's slices: "<name>-" when that passes
+// upstream's check for a generateName prefix (its trailing dash masked: the name's last
+// character replaced by "a", a DNS subdomain), which every valid Service name does; else the
+// name alone. The API server then cuts the prefix to 58 characters.
+// upstream: utils.go getEndpointSlicePrefix; apimachinery validation NameIsDNSSubdomain,
+// maskTrailingDash.
 func endpointSlicePrefix(svcName string) string {
-	if len(svcName)+1 > 253 {
+	prefix := svcName + "-"
+	masked := prefix
+	if len(masked) > 1 {
+		masked = masked[:len(masked)-2] + "a"
+	}
+	if !isDNS1123Subdomain(masked) {
 		return svcName
 	}
-	return svcName + "-"
+	return prefix
+}
+
+// isDNS1123Subdomain reports whether s is a lowercase RFC 1123 subdomain of at most 253
+// characters: dot-separated labels of [a-z0-9-], each starting and ending alphanumeric.
+// upstream: k8s.io/apimachinery validation IsDNS1123Subdomain.
+func isDNS1123Subdomain(s string) bool {
+	if len(s) == 0 || len(s) > 253 {
+		return false
+	}
+	for label := range strings.SplitSeq(s, ".") {
+		if label == "" || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			if c := label[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // newEndpointSlice builds a new, unnamed slice for svc with the given ports and labels.
