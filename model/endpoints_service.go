@@ -1,7 +1,6 @@
 package model
 
 import (
-	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -774,11 +773,10 @@ func (s *ServiceEndpoints) orderLayout() {
 	if len(s.layout) < 2 {
 		return
 	}
-	h := fnv.New128a()
-	w := &digestWriter{h: h}
 	for i := range s.layout {
 		l := &s.layout[i]
-		h.Reset()
+		h := newFNV128()
+		w := &h
 		w.WriteString("(v1.EndpointSubset){Addresses:([]v1.EndpointAddress)")
 		endpointsWriteListDump(w, &l.list.ready)
 		w.WriteString(" NotReadyAddresses:([]v1.EndpointAddress)")
@@ -797,7 +795,7 @@ func (s *ServiceEndpoints) orderLayout() {
 			w.WriteString("]")
 		}
 		w.WriteString("}")
-		copy(l.digest[:], h.Sum(nil))
+		l.digest = h.sum()
 	}
 	slices.SortStableFunc(s.layout, func(a, b endpointsSubsetLayout) int {
 		return slices.Compare(a.digest[:], b.digest[:])

@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"encoding/binary"
 	"math/bits"
 	"net"
 	"slices"
@@ -47,6 +48,20 @@ func (h *fnv128) string(s string) {
 	for i := 0; i < len(s); i++ {
 		h.byte(s[i])
 	}
+}
+
+// WriteString adds s (a hashDumpWriter for dumps hashed as upstream hashes them).
+func (h *fnv128) WriteString(s string) (int, error) {
+	h.string(s)
+	return len(s), nil
+}
+
+// sum returns the hash as hash/fnv's New128a Sum writes it (big-endian).
+func (h *fnv128) sum() [16]byte {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], h.hi)
+	binary.BigEndian.PutUint64(b[8:], h.lo)
+	return b
 }
 
 // hashEndpoint returns ep's identity. ep.Addresses must already be sorted (every endpoint

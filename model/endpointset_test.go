@@ -24,6 +24,9 @@ func TestFNV128MatchesStandardLibrary(t *testing.T) {
 		if hi, lo := binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:]); hi != ours.hi || lo != ours.lo {
 			t.Fatalf("case %d (%q): ours %x%x, hash/fnv %x%x", i, b, ours.hi, ours.lo, hi, lo)
 		}
+		if got := ours.sum(); got != [16]byte(sum) {
+			t.Fatalf("case %d (%q): sum %x, hash/fnv %x", i, b, got, sum)
+		}
 	}
 }
 

@@ -135,6 +135,12 @@ func TestSlicePrefixAsUpstream(t *testing.T) {
 		{"a.b", "a.b-"},
 		{"Upper", "Upper"}, // not a DNS subdomain: upstream keeps the name alone
 		{"", ""},
+		{"a", "a-"},
+		{"a.", "a.-"}, // masked, "a.-" is "aa": valid
+		{"-a", "-a"},
+		{"a..b", "a..b"},
+		{"a.-b", "a.-b"},
+		{strings.Repeat("c", 254), strings.Repeat("c", 254)},
 	} {
 		if got := endpointSlicePrefix(tc.name); got != tc.want {
 			t.Errorf("endpointSlicePrefix(%.20q…) = %.20q…, want %.20q…", tc.name, got, tc.want)

@@ -2,7 +2,6 @@ package model
 
 import (
 	"bytes"
-	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -100,14 +99,11 @@ func sortPortsAsUpstream(ports []EndpointPort) {
 		sum  [digestSize]byte
 		port EndpointPort
 	}
-	h := fnv.New128a()
-	w := &digestWriter{h: h}
-	list := make([]keyed, len(ports))
+	var buf [8]keyed // most Services have a few ports: no allocation
+	var dump [128]byte
+	list := buf[:0]
 	for i := range ports {
-		h.Reset()
-		writeSlicePortHashDump(w, &ports[i])
-		list[i].port = ports[i]
-		h.Sum(list[i].sum[:0])
+		list = append(list, keyed{sum: fnv128aSum(appendSlicePortHashDump(dump[:0], &ports[i])), port: ports[i]})
 	}
 	// Equal sums are equal ports (the dump holds every field): their order does not show.
 	slices.SortStableFunc(list, func(a, b keyed) int { return bytes.Compare(a.sum[:], b.sum[:]) })
@@ -116,33 +112,32 @@ func sortPortsAsUpstream(ports []EndpointPort) {
 	}
 }
 
-// writeSlicePortHashDump writes a discovery/v1 EndpointPort as dump.ForHash prints it.
-func writeSlicePortHashDump(w hashDumpWriter, p *EndpointPort) {
-	w.WriteString("(v1.EndpointPort){Name:(*string)")
-	writeOptDump(w, p.Name)
-	w.WriteString(" Protocol:(*v1.Protocol)")
+// appendSlicePortHashDump appends a discovery/v1 EndpointPort as dump.ForHash prints it.
+func appendSlicePortHashDump(b []byte, p *EndpointPort) []byte {
+	b = append(b, "(v1.EndpointPort){Name:(*string)"...)
+	b = appendOptDump(b, p.Name)
+	b = append(b, " Protocol:(*v1.Protocol)"...)
 	if p.Protocol == nil {
-		w.WriteString("<nil>")
+		b = append(b, "<nil>"...)
 	} else {
-		w.WriteString(string(*p.Protocol))
+		b = append(b, *p.Protocol...)
 	}
-	w.WriteString(" Port:(*int32)")
+	b = append(b, " Port:(*int32)"...)
 	if p.Port == nil {
-		w.WriteString("<nil>")
+		b = append(b, "<nil>"...)
 	} else {
-		w.WriteString(strconv.FormatInt(int64(*p.Port), 10))
+		b = strconv.AppendInt(b, int64(*p.Port), 10)
 	}
-	w.WriteString(" AppProtocol:(*string)")
-	writeOptDump(w, p.AppProtocol)
-	w.WriteString("}")
+	b = append(b, " AppProtocol:(*string)"...)
+	b = appendOptDump(b, p.AppProtocol)
+	return append(b, '}')
 }
 
-func writeOptDump(w hashDumpWriter, s *string) {
+func appendOptDump(b []byte, s *string) []byte {
 	if s == nil {
-		w.WriteString("<nil>")
-	} else {
-		w.WriteString(*s)
+		return append(b, "<nil>"...)
 	}
+	return append(b, *s...)
 }
 
 // endpointPorts builds the EndpointPorts of pod for svc, leaving out ports whose named

@@ -2,8 +2,6 @@ package model
 
 import (
 	"bytes"
-	"hash"
-	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,6 +134,12 @@ func RepackSubsets(subsets []EndpointSubset) []EndpointSubset {
 // own, as in an object decoded from the API server (which is what upstream's controllers
 // repack): RepackSubsets then never merges two ports with an appProtocol.
 func AsDecoded(subsets []EndpointSubset) []EndpointSubset {
+	hasApp := func(s EndpointSubset) bool {
+		return slices.ContainsFunc(s.Ports, func(p EndpointsPort) bool { return p.AppProtocol != nil })
+	}
+	if !slices.ContainsFunc(subsets, hasApp) {
+		return subsets // nothing to give pointers of their own (RepackSubsets does not modify it)
+	}
 	out := slices.Clone(subsets)
 	for i := range out {
 		if !slices.ContainsFunc(out[i].Ports, func(p EndpointsPort) bool { return p.AppProtocol != nil }) {
@@ -173,7 +177,6 @@ func repackPortValueOf(p *EndpointsPort) repackPortValue {
 // their hash dump), and returns its argument.
 // upstream: pkg/api/v1/endpoints/util.go SortSubsets.
 func SortSubsets(subsets []EndpointSubset) []EndpointSubset {
-	hasher := fnv.New128a()
 	var buf bytes.Buffer
 	for i := range subsets {
 		s := &subsets[i]
@@ -184,7 +187,7 @@ func SortSubsets(subsets []EndpointSubset) []EndpointSubset {
 			for j := range s.Ports {
 				buf.Reset()
 				writePortHashDump(&buf, &s.Ports[j], true)
-				sums[j] = digestSum(hasher, buf.Bytes())
+				sums[j] = fnv128aSum(buf.Bytes())
 			}
 			sortByDigest(s.Ports, sums)
 		}
@@ -203,28 +206,21 @@ func SortSubsets(subsets []EndpointSubset) []EndpointSubset {
 // (k8s.io/utils/dump ForHash, i.e. spew "%#v" with sorted keys and no pointer addresses).
 // upstream: pkg/api/v1/endpoints/util.go subsetsByHash, hashObject; pkg/util/hash DeepHashObject.
 func SubsetHashDigest(s *EndpointSubset) [digestSize]byte {
-	h := fnv.New128a()
-	w := &digestWriter{h: h}
-	writeSubsetHashDump(w, s)
-	var out [digestSize]byte
-	copy(out[:], h.Sum(nil))
-	return out
+	h := newFNV128()
+	writeSubsetHashDump(&h, s)
+	return h.sum()
 }
 
 // digestSize is the size of the digests subsets and ports are ordered by (fnv128a).
 const digestSize = 16
 
-// fnv128aSum returns the fnv128a hash of b.
+// fnv128aSum returns the fnv128a hash of b, as hash/fnv's New128a sums it.
 func fnv128aSum(b []byte) [digestSize]byte {
-	return digestSum(fnv.New128a(), b)
-}
-
-func digestSum(h hash.Hash, b []byte) [digestSize]byte {
-	h.Reset()
-	h.Write(b)
-	var out [digestSize]byte
-	copy(out[:], h.Sum(nil))
-	return out
+	h := newFNV128()
+	for _, c := range b {
+		h.byte(c)
+	}
+	return h.sum()
 }
 
 // sortByDigest sorts items by their digests (ascending, byte-wise), keeping the pairing.
@@ -267,20 +263,9 @@ func compareEndpointAddress(a, b EndpointAddress) int {
 	return 0
 }
 
-// hashDumpWriter is what the dump writers need: bytes.Buffer and digestWriter both satisfy it.
+// hashDumpWriter is what the dump writers need: bytes.Buffer and fnv128 both satisfy it.
 type hashDumpWriter interface {
 	WriteString(s string) (int, error)
-}
-
-// digestWriter feeds strings straight into a hash without an intermediate buffer.
-type digestWriter struct {
-	h   hash.Hash
-	buf []byte
-}
-
-func (w *digestWriter) WriteString(s string) (int, error) {
-	w.buf = append(w.buf[:0], s...)
-	return w.h.Write(w.buf)
 }
 
 // writeSubsetHashDump writes exactly what k8s.io/utils/dump.ForHash prints for the

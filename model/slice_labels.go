@@ -3,7 +3,6 @@ package model
 import (
 	"maps"
 	"net"
-	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -82,33 +81,41 @@ func controllerRef(svc *Service) OwnerReference {
 // upstream: utils.go getEndpointSlicePrefix; apimachinery validation NameIsDNSSubdomain,
 // maskTrailingDash.
 func endpointSlicePrefix(svcName string) string {
-	prefix := svcName + "-"
-	masked := prefix
-	if len(masked) > 1 {
-		masked = masked[:len(masked)-2] + "a"
-	}
-	if !isDNS1123Subdomain(masked) {
+	if svcName == "" || !isDNS1123Subdomain(svcName, 'a') {
 		return svcName
 	}
-	return prefix
+	return svcName + "-"
 }
 
-// isDNS1123Subdomain reports whether s is a lowercase RFC 1123 subdomain of at most 253
-// characters: dot-separated labels of [a-z0-9-], each starting and ending alphanumeric.
+// isDNS1123Subdomain reports whether s, its last character replaced by last, is a lowercase
+// RFC 1123 subdomain of at most 253 characters: dot-separated labels of [a-z0-9-], each
+// starting and ending alphanumeric.
 // upstream: k8s.io/apimachinery validation IsDNS1123Subdomain.
-func isDNS1123Subdomain(s string) bool {
+func isDNS1123Subdomain(s string, last byte) bool {
 	if len(s) == 0 || len(s) > 253 {
 		return false
 	}
-	for label := range strings.SplitSeq(s, ".") {
-		if label == "" || label[0] == '-' || label[len(label)-1] == '-' {
-			return false
+	at := func(i int) byte {
+		if i == len(s)-1 {
+			return last
 		}
-		for i := 0; i < len(label); i++ {
-			if c := label[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-				return false
+		return s[i]
+	}
+	start := 0 // of the current label
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) {
+			if c := at(i); c != '.' {
+				if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+					return false
+				}
+				continue
 			}
 		}
+		// A label ends before i.
+		if i == start || at(start) == '-' || at(i-1) == '-' {
+			return false
+		}
+		start = i + 1
 	}
 	return true
 }
