@@ -2,6 +2,7 @@ package model
 
 import (
 	"maps"
+	"net/netip"
 	"strings"
 )
 
@@ -303,11 +304,18 @@ func legacyPodIP(svc *Service, pod *Pod) (string, bool) {
 // canonicalPodIP returns a pod IP as upstream writes it, ParseIPSloppy(s).String() (an IP
 // in an irregular form, such as "010.0.0.1" or "FD00::A", in canonical form; "<nil>" when it
 // does not parse), and whether the parsed IP is IPv6 (utilnet.IsIPv6: an unparsable one is
-// not). An IPv4 address already canonical, the usual case, is returned without parsing.
+// not). An address already canonical, the usual case, is returned as is, found so without
+// allocating.
 // upstream: endpoints_controller.go podToEndpointAddressForService.
 func canonicalPodIP(s string) (ip string, isIPv6 bool) {
 	if isCanonicalIPv4(s) {
 		return s, false
+	}
+	if a, err := netip.ParseAddr(s); err == nil && a.Is6() && !a.Is4In6() && a.Zone() == "" {
+		var buf [64]byte
+		if string(a.AppendTo(buf[:0])) == s {
+			return s, true // net.IP's String writes IPv6 as netip does
+		}
 	}
 	parsed := parseIPSloppy(s)
 	isIPv6 = parsed != nil && parsed.To4() == nil

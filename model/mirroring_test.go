@@ -208,6 +208,21 @@ func FuzzParseIPSloppy(f *testing.F) {
 	})
 }
 
+// FuzzCanonicalPodIP checks that canonicalPodIP, with its shortcuts, is upstream's
+// ParseIPSloppy(s).String() and utilnet.IsIPv6 of the parsed IP.
+func FuzzCanonicalPodIP(f *testing.F) {
+	for _, s := range []string{"10.0.0.1", "010.0.0.1", "fd00::a", "FD00::A", "fd00:0:0:0:0:0:0:a", "::ffff:10.0.0.1", "::1.2.3.4", "fe80::1%eth0", "", "x", "2001:db8::1:0:0:1", "2001:db8:0:0:1:0:0:1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ip, isIPv6 := canonicalPodIP(s)
+		parsed := parseIPSloppy(s)
+		if want, wantV6 := parsed.String(), parsed != nil && parsed.To4() == nil; ip != want || isIPv6 != wantV6 {
+			t.Fatalf("%q: %q IPv6 %v, want %q IPv6 %v", s, ip, isIPv6, want, wantV6)
+		}
+	})
+}
+
 // dropLeadingZeros drops the leading zeros of the dotted parts that end s.
 func dropLeadingZeros(s string) string {
 	head, tail := "", s
