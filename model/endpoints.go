@@ -116,11 +116,11 @@ func BuildEndpoints(svc *Service, pods []*Pod, current *Endpoints, opts Endpoint
 	}
 
 	// upstream step 7: the skip test. Stored subsets that differ are compared again once
-	// repacked (as read from the API server: AsDecoded): an object written under another
+	// repacked (as read from the API server: asDecoded): an object written under another
 	// order (upstream's ports and subsets were ordered by md5 before fnv128a) or by someone
 	// else is not rewritten for that alone.
 	if !create &&
-		(legacySubsetsEqual(current.Subsets, subsets) || legacySubsetsEqual(RepackSubsets(AsDecoded(current.Subsets)), subsets)) &&
+		(legacySubsetsEqual(current.Subsets, subsets) || legacySubsetsEqual(RepackSubsets(asDecoded(current.Subsets)), subsets)) &&
 		labelsCorrectForEndpoints(current.Labels, svc.Labels) &&
 		(!opts.Truncate || capacityAnnotationSetCorrectly(current.Annotations, current.Subsets)) {
 		return EndpointsPlan{EndpointsDecision: EndpointsDecision{

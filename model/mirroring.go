@@ -85,7 +85,7 @@ func MirrorEndpoints(ep *Endpoints, svc *Service, existing []*EndpointSlice, max
 
 	// upstream: reconcile, steps 1–4.
 	// upstream repacks the object as decoded: ports with an appProtocol are never merged.
-	for _, subset := range RepackSubsets(AsDecoded(ep.Subsets)) {
+	for _, subset := range RepackSubsets(asDecoded(ep.Subsets)) {
 		ports := mirrorPorts(subset.Ports)
 		byType := map[AddressType]*desiredKey{
 			AddressTypeIPv4: initKey(ports, AddressTypeIPv4),

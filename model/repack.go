@@ -10,16 +10,16 @@ import (
 // RepackSubsets expands subsets to (port, address, ready) triples and repacks them into
 // upstream's canonical layout: addresses deduplicated by (IP, targetRef.UID), "not ready" winning
 // over "ready" for the same address and port, ports with identical address sets merged into one
-// subset, addresses sorted byte-wise by IP then UID, and ports and subsets sorted by the fnv128a hash of
-// their hash dump. Subsets without ports keep nil ports. The input is not modified; the result is
-// newly allocated and, like upstream's, never nil.
+// subset, addresses sorted byte-wise by IP then UID, and ports and subsets sorted by the fnv128a
+// hash of their hash dump. Subsets without ports keep nil ports. The input is not modified; the
+// result is newly allocated and, like upstream's, never nil.
 //
 // upstream: pkg/api/v1/endpoints/util.go RepackSubsets, mapAddressByPort, SortSubsets.
 //
 // As upstream, ports are keyed by the EndpointsPort value, whose AppProtocol is a pointer: two
 // equal appProtocols held in different pointers are different ports, never merged. The
 // Endpoints controller's subsets share the Service port's pointer, so its equal ports merge;
-// an object read from the API server has a pointer per port (AsDecoded gives subsets that).
+// an object read from the API server has a pointer per port (asDecoded gives subsets that).
 func RepackSubsets(subsets []EndpointSubset) []EndpointSubset {
 	type addrKey struct{ ip, uid string }
 	// First-seen copy of each address, and a dense id per address for the set keys.
@@ -130,10 +130,10 @@ func RepackSubsets(subsets []EndpointSubset) []EndpointSubset {
 	return final
 }
 
-// AsDecoded returns a copy of subsets in which every port's AppProtocol is a pointer of its
+// asDecoded returns a copy of subsets in which every port's AppProtocol is a pointer of its
 // own, as in an object decoded from the API server (which is what upstream's controllers
 // repack): RepackSubsets then never merges two ports with an appProtocol.
-func AsDecoded(subsets []EndpointSubset) []EndpointSubset {
+func asDecoded(subsets []EndpointSubset) []EndpointSubset {
 	hasApp := func(s EndpointSubset) bool {
 		return slices.ContainsFunc(s.Ports, func(p EndpointsPort) bool { return p.AppProtocol != nil })
 	}

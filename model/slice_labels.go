@@ -81,7 +81,7 @@ func controllerRef(svc *Service) OwnerReference {
 // upstream: utils.go getEndpointSlicePrefix; apimachinery validation NameIsDNSSubdomain,
 // maskTrailingDash.
 func endpointSlicePrefix(svcName string) string {
-	if svcName == "" || !isDNS1123Subdomain(svcName, 'a') {
+	if !isDNS1123Subdomain(svcName, 'a') { // an empty name is not one
 		return svcName
 	}
 	return svcName + "-"
