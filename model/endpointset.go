@@ -228,17 +228,14 @@ func isCanonicalIPv4(s string) bool {
 // upstream: utils.go getEndpointAddresses (and the in-place sort of hashEndpoint)
 //
 // The result shares the pod's strings, and its IP list when that is the one address already
-// in canonical form (the common case): pods and endpoint address lists are never modified.
+// in canonical form (the common case, found without allocating): pods and endpoint address
+// lists are never modified. The incremental reconciler calls it each time it reads a desired
+// endpoint.
 func endpointAddresses(pod *Pod, addressType AddressType) []string {
 	var addrs []string
 	only := -1 // the index in pod.IPs of the one canonical address so far, not yet in addrs
 	for i, s := range pod.IPs {
-		var ip net.IP
-		isV6, canonical := false, isCanonicalIPv4(s)
-		if !canonical {
-			ip = parseIPSloppy(s)
-			isV6 = ip != nil && ip.To4() == nil
-		}
+		c, isV6 := canonicalPodIP(s)
 		if isV6 != (addressType == AddressTypeIPv6) {
 			continue
 		}
@@ -246,18 +243,10 @@ func endpointAddresses(pod *Pod, addressType AddressType) []string {
 			addrs = append(addrs, pod.IPs[only])
 			only = -1
 		}
-		if canonical {
-			if addrs == nil {
-				only = i
-			} else {
-				addrs = append(addrs, s)
-			}
-		} else if c := ip.String(); c != s {
-			addrs = append(addrs, c)
-		} else if addrs == nil {
+		if c == s && addrs == nil {
 			only = i
 		} else {
-			addrs = append(addrs, s)
+			addrs = append(addrs, c)
 		}
 	}
 	if only >= 0 {

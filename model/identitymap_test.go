@@ -108,7 +108,7 @@ func BenchmarkIdentityMap(b *testing.B) {
 		keys[i] = endpointHash(rng.Uint64())
 	}
 	b.Run("identityMap", func(b *testing.B) {
-		var m identityMap[*desiredEndpoint]
+		var m identityMap[*podEntry]
 		for _, k := range keys {
 			m.set(k, nil)
 		}
@@ -123,7 +123,7 @@ func BenchmarkIdentityMap(b *testing.B) {
 		}
 	})
 	b.Run("map", func(b *testing.B) {
-		m := map[endpointHash]*desiredEndpoint{}
+		m := map[endpointHash]*podEntry{}
 		for _, k := range keys {
 			m[k] = nil
 		}

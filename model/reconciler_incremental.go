@@ -83,14 +83,15 @@ type ServiceSlices struct {
 type SyncBuffers struct {
 	spares arrayPool // endpoint arrays of replaced slices, for any of the Services to reuse
 
-	kept          []*Endpoint        // syncPortMap's endpoints a touched slice keeps
-	touched       []endpointHash     // Applied's touched identities
-	dirty         []endpointHash     // syncFamily's copy of a dirty set
-	touchedSlices []*storedSlice     // syncFamily's touched slices
-	pending       []*desiredEndpoint // syncFamily's pending endpoints
-	same          []bool             // unchangedPositions' answer
-	order         []*EndpointSlice   // syncPortMap's fill order
-	plans         []SlicePlan        // the last Sync's result, reused by the next Sync
+	kept          []*Endpoint      // syncPortMap's endpoints a touched slice keeps
+	built         []Endpoint       // syncPortMap's desired endpoints of a touched slice
+	touched       []endpointHash   // Applied's touched identities
+	dirty         []endpointHash   // syncFamily's copy of a dirty set
+	touchedSlices []*storedSlice   // syncFamily's touched slices
+	pending       []*podEntry      // syncFamily's pods of pending endpoints
+	same          []bool           // unchangedPositions' answer
+	order         []*EndpointSlice // syncPortMap's fill order
+	plans         []SlicePlan      // the last Sync's result, reused by the next Sync
 }
 
 // podPorts returns pod's resolved ports and their key. When every Service port resolves for
@@ -140,16 +141,24 @@ func (s *ServiceSlices) internPorts(ports []EndpointPort) []EndpointPort {
 type podEntry struct {
 	pod *Pod
 	key PortMapKey // of the pod's resolved ports, whose list keyPods keeps
-	eps [2]*desiredEndpoint
-	at  int32 // position in ServiceSlices.pods
+	at  int32      // position in ServiceSlices.pods
 
-	// Caches of work that depends only on inputs a pod update rarely changes: the resolved
-	// port map's key (valid while portsValid, for the container port lists of seen), and the
-	// canonical addresses per family, which eps keep (valid for the IP list of seen). seen
-	// is the pod as of the last recomputePod: pods are immutable once passed, so an update
-	// that shares seen's lists has not changed them.
+	// The pod's desired endpoint of family i (familyIndex), when has[i]: its identity and
+	// protobuf base size. The endpoint itself is built again when it is read (see
+	// desiredEndpoint), from seen and node, which it was built from: a desired endpoint
+	// kept per pod cost 112 bytes, and most pods are clean, their endpoint only read again
+	// when something changes it.
+	ids    [2]endpointHash
+	pbBase [2]int32
+	node   *Node // seen's node when the endpoints were built (nil: not found)
+
+	// seen is the pod as of the last recomputePod. It is also a cache key: the resolved port
+	// map's key is valid while portsValid, for the container port lists of seen, and the
+	// endpoints' identities for seen's IP list and identity. Pods are immutable once passed,
+	// so an update that shares seen's lists has not changed them.
 	seen *Pod
 
+	has         [2]bool
 	deleted     bool
 	dirty       bool // in ServiceSlices.dirtyPods
 	in          bool
@@ -163,24 +172,30 @@ func sameSlice[T any](a, b []T) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-type desiredEndpoint struct {
-	// pe is the pod's entry, whose key is the endpoint's port map key (pe.eps holds the
-	// endpoint only while it was built under that key). A key of its own would make a
-	// desired endpoint 128 bytes instead of 112.
-	pe *podEntry
-	ep Endpoint
+// desiredEndpoint returns pe's desired endpoint of family i (pe.has[i]), built as
+// buildPodEndpoints built it: from the same pod, node and Service fields (a Service change
+// that matters rebuilds every pod's endpoints first), so with the same values, identity and
+// size.
+func (s *ServiceSlices) desiredEndpoint(pe *podEntry, i int) Endpoint {
+	ep := s.desiredBeyondHash(pe)
+	ep.Addresses = endpointAddresses(pe.seen, familyTypes[i])
+	ep.identity, ep.hasIdentity, ep.pbBase = pe.ids[i], true, pe.pbBase[i]
+	return ep
 }
 
-// key is the key of the endpoint's port map.
-func (d *desiredEndpoint) key() PortMapKey { return d.pe.key }
-
-// hash is the endpoint's identity (cached in ep when the endpoint is built).
-func (d *desiredEndpoint) hash() endpointHash { return d.ep.identity }
+// desiredBeyondHash returns pe's desired endpoint without its addresses, which its identity
+// stands for: enough to compare it with EndpointsEqualBeyondHash, which reads only fields the
+// identity does not cover (and is the same for both families).
+func (s *ServiceSlices) desiredBeyondHash(pe *podEntry) Endpoint {
+	var ep Endpoint
+	fillEndpoint(&ep, pe.seen, pe.node, s.svc, nil)
+	return ep
+}
 
 // family is the state of one address type.
 type family struct {
 	at       AddressType
-	desired  identityMap[*desiredEndpoint]
+	desired  identityMap[*podEntry] // the pods with a desired endpoint, by its identity
 	index    identityMap[storedLoc]
 	dirty    hashSet
 	groups   smallMap[PortMapKey, *sliceGroup]
@@ -334,6 +349,9 @@ func (s *ServiceSlices) setZones(ss *storedSlice) {
 	}
 }
 
+// familyTypes is the address type of each family index.
+var familyTypes = [2]AddressType{AddressTypeIPv4, AddressTypeIPv6}
+
 func familyIndex(at AddressType) int {
 	if at == AddressTypeIPv6 {
 		return 1
@@ -371,7 +389,7 @@ func newFamily(at AddressType) *family { return &family{at: at} }
 // family returns the family of index i (familyIndex), made now if need be.
 func (s *ServiceSlices) family(i int) *family {
 	if s.families[i] == nil {
-		s.families[i] = newFamily([2]AddressType{AddressTypeIPv4, AddressTypeIPv6}[i])
+		s.families[i] = newFamily(familyTypes[i])
 	}
 	return s.families[i]
 }
@@ -555,36 +573,30 @@ func (s *ServiceSlices) NodeChanged(name string) { put(&s.dirtyNodes, name, stru
 
 // recomputePod brings the desired state of one pod up to date.
 func (s *ServiceSlices) recomputePod(pe *podEntry) {
-	prev := pe.eps
-	var prevHash [2]endpointHash // a reused endpoint's hash is overwritten below
-	for i, d := range prev {
-		if d != nil {
-			prevHash[i] = d.hash()
-		}
-	}
-	pe.eps = [2]*desiredEndpoint{}
-	s.buildPodEndpoints(pe, prev)
+	prevHas, prevIDs := pe.has, pe.ids
+	pe.has = [2]bool{}
+	s.buildPodEndpoints(pe, prevHas)
 	// Update the desired index as "drop the old endpoints, add the new ones" would.
-	for i, old := range prev {
-		d := pe.eps[i]
-		if old == nil && d == nil {
+	for i := range pe.has {
+		if !prevHas[i] && !pe.has[i] {
 			continue
 		}
 		f := s.family(i)
-		if old != nil && (d == nil || d.hash() != prevHash[i]) {
-			f.desired.delete(prevHash[i])
-			f.dirty.add(prevHash[i])
+		if prevHas[i] && (!pe.has[i] || pe.ids[i] != prevIDs[i]) {
+			f.desired.delete(prevIDs[i])
+			f.dirty.add(prevIDs[i])
 		}
-		if d != nil {
-			f.desired.set(d.hash(), d)
-			f.dirty.add(d.hash())
+		if pe.has[i] {
+			f.desired.set(pe.ids[i], pe)
+			f.dirty.add(pe.ids[i])
 		}
 	}
 }
 
-// buildPodEndpoints computes pe's desired endpoints into pe.eps, reusing prev's where it can
-// (see reusableEndpoint), and keeps the pod counts.
-func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prev [2]*desiredEndpoint) {
+// buildPodEndpoints computes pe's desired endpoints (their identities and sizes), keeping an
+// identity of the last build (prevHas) when the pod's addresses and identity are the same,
+// and keeps the pod counts.
+func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prevHas [2]bool) {
 	if pe.in {
 		s.keyPods.dec(pe.key)
 		pe.in = false
@@ -600,8 +612,9 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prev [2]*desiredEndpoint
 	pe.in = true
 	seen := pe.seen
 	pe.seen = pod
-	// The last endpoints' addresses are the pod's while its IP list is the same one.
-	sameIPs := seen != nil && sameSlice(seen.IPs, pod.IPs)
+	// The identity (a hash of the addresses, the hostname and the pod's name) is the last
+	// one's while the IP list and the pod's identity are the same.
+	sameIdentity := seen != nil && sameSlice(seen.IPs, pod.IPs) && seen.PodIdentity.Equal(pod.PodIdentity)
 	if !pe.portsValid || !sameSlice(seen.ContainerPorts, pod.ContainerPorts) || !sameSlice(seen.SidecarPorts, pod.SidecarPorts) {
 		var ports []EndpointPort
 		ports, pe.key = s.podPorts(pod)
@@ -620,53 +633,21 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prev [2]*desiredEndpoint
 		}
 		node = nil
 	}
+	pe.node = node
 	for _, at := range s.types {
 		i := familyIndex(at)
-		var addrs []string
-		if sameIPs && prev[i] != nil {
-			addrs = prev[i].ep.Addresses
-		} else {
-			addrs = endpointAddresses(pod, at)
-		}
+		addrs := endpointAddresses(pod, at)
 		if len(addrs) == 0 {
 			continue
 		}
-		d := reusableEndpoint(prev[i], pod)
-		var oldAddrs []string
-		var oldHostname *string
-		var oldIdentity endpointHash
-		if d == nil {
-			d = new(desiredEndpoint)
-		} else {
-			oldAddrs, oldHostname, oldIdentity = d.ep.Addresses, d.ep.Hostname, d.ep.identity
+		var ep Endpoint
+		fillEndpoint(&ep, pod, node, s.svc, addrs)
+		if !sameIdentity || !prevHas[i] {
+			pe.ids[i] = hashEndpoint(&ep)
 		}
-		d.pe = pe
-		fillEndpoint(&d.ep, pod, node, s.svc, addrs)
-		if oldAddrs != nil && sameSlice(oldAddrs, d.ep.Addresses) && !strPtrChanged(oldHostname, d.ep.Hostname) {
-			// The same addresses, hostname and pod name (reusableEndpoint): the same identity.
-			d.ep.identity = oldIdentity
-		} else {
-			d.ep.identity = hashEndpoint(&d.ep)
-		}
-		d.ep.hasIdentity = true
-		d.ep.pbBase = int32(pbEndpointBase(&d.ep))
-		pe.eps[i] = d
+		pe.pbBase[i] = int32(pbEndpointBase(&ep))
+		pe.has[i] = true
 	}
-}
-
-// reusableEndpoint returns d when the pod's new endpoint can be built in it, else nil: when
-// d is the same pod's (its identity is what recomputePod keeps when the addresses and
-// hostname are the same). Copies of d.ep in stored slices and plans point nowhere into d
-// (fillEndpoint), so a pod update (readiness, most often) costs no allocation. Nothing else
-// refers to a desired endpoint that recomputePod replaced.
-func reusableEndpoint(d *desiredEndpoint, pod *Pod) *desiredEndpoint {
-	if d == nil {
-		return nil
-	}
-	if ref := d.ep.TargetRef; ref == nil || ref.Namespace != pod.Namespace || ref.Name != pod.Name || ref.UID != pod.UID {
-		return nil
-	}
-	return d
 }
 
 // resetDesired recomputes every pod's desired state (after a Service change).
@@ -682,11 +663,11 @@ func (s *ServiceSlices) resetDesired() {
 	s.keyPods.reset()
 	s.missing = 0
 	for _, pe := range s.dirtyPods { // includes deleted pods, whose counts are dropped here
-		pe.eps = [2]*desiredEndpoint{}
+		pe.has = [2]bool{}
 		pe.in, pe.nodeMissing = false, false
 	}
 	for _, pe := range s.pods {
-		pe.eps = [2]*desiredEndpoint{}
+		pe.has = [2]bool{}
 		pe.in, pe.nodeMissing, pe.portsValid = false, false, false
 		s.markDirty(pe)
 	}
@@ -696,7 +677,7 @@ func (s *ServiceSlices) resetDesired() {
 func (s *ServiceSlices) SetStoredSlices(stored []*EndpointSlice) { s.resetStored(stored) }
 
 func (s *ServiceSlices) resetStored(stored []*EndpointSlice) {
-	var oldDesired [2]*identityMap[*desiredEndpoint]
+	var oldDesired [2]*identityMap[*podEntry]
 	for i, f := range s.families {
 		if f != nil {
 			oldDesired[i] = &f.desired
@@ -1043,29 +1024,30 @@ func (s *ServiceSlices) checkClean(f *family, h endpointHash) bool {
 	return clean
 }
 
-// checkCleanState is checkClean that also returns what it read: h's desired endpoint and
-// where h is stored.
-func (s *ServiceSlices) checkCleanState(f *family, h endpointHash) (clean bool, d *desiredEndpoint, loc storedLoc, stored bool) {
-	clean, d, loc, stored = s.cleanState(f, h)
+// checkCleanState is checkClean that also returns what it read: the pod whose desired
+// endpoint h is, and where h is stored.
+func (s *ServiceSlices) checkCleanState(f *family, h endpointHash) (clean bool, pe *podEntry, loc storedLoc, stored bool) {
+	clean, pe, loc, stored = s.cleanState(f, h)
 	if clean {
 		f.dirty.remove(h)
 	} else {
 		f.dirty.add(h)
 	}
-	return clean, d, loc, stored
+	return clean, pe, loc, stored
 }
 
 // cleanState is checkCleanState without the dirty set's update.
-func (s *ServiceSlices) cleanState(f *family, h endpointHash) (clean bool, d *desiredEndpoint, loc storedLoc, stored bool) {
-	d, _ = f.desired.get(h)
+func (s *ServiceSlices) cleanState(f *family, h endpointHash) (clean bool, pe *podEntry, loc storedLoc, stored bool) {
+	pe, _ = f.desired.get(h)
 	loc, stored = f.index.get(h)
 	switch {
-	case d == nil && !stored:
+	case pe == nil && !stored:
 		clean = true
-	case d != nil && stored && loc.n == 1 && !loc.slice.anomaly && loc.slice.group.key == d.key():
-		clean = EndpointsEqualBeyondHash(&d.ep, &loc.slice.s.Endpoints[loc.pos])
+	case pe != nil && stored && loc.n == 1 && !loc.slice.anomaly && loc.slice.group.key == pe.key:
+		d := s.desiredBeyondHash(pe)
+		clean = EndpointsEqualBeyondHash(&d, &loc.slice.s.Endpoints[loc.pos])
 	}
-	return clean, d, loc, stored
+	return clean, pe, loc, stored
 }
 
 // Sync computes the writes that bring the stored slices to the desired state, as
@@ -1155,13 +1137,15 @@ func (s *ServiceSlices) fullSync(trigger Timestamp) SyncResult {
 func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 	plan := SlicePlan{AddressType: f.at, ToCreate: emptied(last.ToCreate), ToUpdate: emptied(last.ToUpdate), ToDelete: emptied(last.ToDelete)}
 	// touched are the stored slices holding a dirty identity (each once: its first dirty
-	// position adds it), pending the desired endpoints no stored slice of their port map has.
+	// position adds it), pending the pods whose desired endpoint no stored slice of its port
+	// map has.
+	fi := familyIndex(f.at)
 	touched, pending := s.opts.Buffers.touchedSlices[:0], s.opts.Buffers.pending[:0]
 	// Every member is either clean, and leaves the set, or stays: the set is emptied and the
 	// others put back, which costs less than removing the clean ones one by one.
 	s.opts.Buffers.dirty = f.dirty.takeAll(s.opts.Buffers.dirty[:0])
 	for _, h := range s.opts.Buffers.dirty {
-		clean, d, loc, stored := s.cleanState(f, h)
+		clean, pe, loc, stored := s.cleanState(f, h)
 		if clean {
 			continue
 		}
@@ -1172,8 +1156,8 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 			}
 			loc.slice.dirtyPos = append(loc.slice.dirtyPos, loc.pos)
 		}
-		if d != nil && (!stored || loc.slice.group.key != d.key()) {
-			pending = append(pending, d)
+		if pe != nil && (!stored || loc.slice.group.key != pe.key) {
+			pending = append(pending, pe)
 		}
 	}
 	if cap(s.opts.Buffers.dirty) > 1024 {
@@ -1186,26 +1170,26 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 		}
 		return strings.Compare(a.s.Name, b.s.Name)
 	})
-	slices.SortFunc(pending, func(a, b *desiredEndpoint) int {
-		if c := strings.Compare(string(a.key()), string(b.key())); c != 0 {
+	slices.SortFunc(pending, func(a, b *podEntry) int {
+		if c := strings.Compare(string(a.key), string(b.key)); c != 0 {
 			return c
 		}
-		return a.hash().compare(b.hash())
+		return a.ids[fi].compare(b.ids[fi])
 	})
 	// Every port map with pending endpoints, and every other one with touched slices that
 	// still has pods, in key order.
 	for i, j := 0, 0; i < len(touched) || j < len(pending); {
 		var k PortMapKey
-		if j == len(pending) || i < len(touched) && touched[i].group.key < pending[j].key() {
+		if j == len(pending) || i < len(touched) && touched[i].group.key < pending[j].key {
 			k = touched[i].group.key
 		} else {
-			k = pending[j].key()
+			k = pending[j].key
 		}
 		ti, pj := i, j
 		for i < len(touched) && touched[i].group.key == k {
 			i++
 		}
-		for j < len(pending) && pending[j].key() == k {
+		for j < len(pending) && pending[j].key == k {
 			j++
 		}
 		if j == pj && s.keyPods.get(k) == 0 {
@@ -1406,7 +1390,8 @@ func (u *zonedUnchanged) sorted(m iter.Seq2[string, *storedSlice]) []*storedSlic
 // syncPortMap is reconcileByPortMappingFull for one port map, visiting only the touched
 // slices; every other slice of the group is unchanged. Its writes are appended to plan.
 // upstream: reconciler.go reconcileByPortMapping
-func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSlice, pending []*desiredEndpoint, plan *SlicePlan) {
+func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSlice, pending []*podEntry, plan *SlicePlan) {
+	fi := familyIndex(f.at)
 	firstUpdate := len(plan.ToUpdate)
 	slices.SortFunc(touched, func(a, b *storedSlice) int { return strings.Compare(a.s.Name, b.s.Name) })
 	pass := s.nextPass()
@@ -1419,6 +1404,9 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		// which the desired endpoint has not yet.
 		slices.Sort(ss.dirtyPos)
 		keep, changed, dirty := s.opts.Buffers.kept[:0], false, ss.dirtyPos
+		// built holds the desired endpoints read here; keep points into it, so it is given
+		// room for all of them first.
+		built := slices.Grow(s.opts.Buffers.built[:0], len(sl.Endpoints))
 		for i := range sl.Endpoints {
 			ep := &sl.Endpoints[i]
 			if len(dirty) > 0 && int(dirty[0]) == i {
@@ -1427,16 +1415,20 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 				keep = append(keep, ep)
 				continue
 			}
-			d, _ := f.desired.get(ss.hashes[i])
-			if d != nil && d.key() == k {
-				keep = append(keep, &d.ep)
-				if !changed && !EndpointsEqualBeyondHash(&d.ep, ep) {
+			pe, _ := f.desired.get(ss.hashes[i])
+			if pe != nil && pe.key == k {
+				built = append(built, s.desiredEndpoint(pe, fi))
+				d := &built[len(built)-1]
+				keep = append(keep, d)
+				if !changed && !EndpointsEqualBeyondHash(d, ep) {
 					changed = true
 				}
 			}
 		}
-		s.opts.Buffers.kept = keep
+		s.opts.Buffers.kept, s.opts.Buffers.built = keep, built
 		if !changed && len(keep) == len(sl.Endpoints) {
+			clear(keep)
+			clear(built)
 			continue
 		}
 		// Room for the pending endpoints step 2 may add, so filling does not regrow it.
@@ -1446,6 +1438,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 			kept[i] = *ep
 		}
 		clear(keep)
+		clear(built)
 		ss.changedIn = pass
 		plan.Removed += len(sl.Endpoints) - len(kept)
 		if len(kept) == 0 {
@@ -1458,7 +1451,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		plan.ToUpdate = append(plan.ToUpdate, &c)
 	}
 	plan.Added += len(pending)
-	slices.SortFunc(pending, func(a, b *desiredEndpoint) int { return a.hash().compare(b.hash()) })
+	slices.SortFunc(pending, func(a, b *podEntry) int { return a.ids[fi].compare(b.ids[fi]) })
 	next := 0
 	// Step 2.
 	if len(pending) > 0 && len(plan.ToUpdate) > firstUpdate {
@@ -1466,7 +1459,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		slices.SortStableFunc(order, fillOrder)
 		for _, sl := range order {
 			for next < len(pending) && len(sl.Endpoints) < s.max {
-				sl.Endpoints = append(sl.Endpoints, pending[next].ep)
+				sl.Endpoints = append(sl.Endpoints, s.desiredEndpoint(pending[next], fi))
 				next++
 			}
 		}
@@ -1489,13 +1482,13 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		if target == nil {
 			var ports []EndpointPort
 			if len(pending) > 0 {
-				ports = s.keyPods.ports(pending[0].key())
+				ports = s.keyPods.ports(pending[0].key)
 			}
 			target = newEndpointSlice(s.svc, ports, f.at, s.labels)
 			target.Endpoints = s.endpointArray(min(s.max, remaining))
 		}
 		for next < len(pending) && len(target.Endpoints) < s.max {
-			target.Endpoints = append(target.Endpoints, pending[next].ep)
+			target.Endpoints = append(target.Endpoints, s.desiredEndpoint(pending[next], fi))
 			next++
 		}
 		if target.Name != "" {
