@@ -39,6 +39,28 @@ type committed struct {
 	// object's addresses, not its notReadyAddresses). upstream: pkg/proxy/endpointslicecache.go
 	// addEndpoints (Ready == nil || *Ready); the iptables proxier writes chains for them.
 	ready int
+	// family is the IP family (0 IPv4, 1 IPv6) of the kube-proxy proxier that programs the
+	// object: an EndpointSlice's address type; for an Endpoints object, its Service's
+	// primary family, the only one whose addresses the Endpoints controller writes
+	// (model.BuildEndpoints). A user-written Endpoints object holding both families is
+	// counted whole in the primary family's proxier.
+	family int
+}
+
+// familyOf returns the family index of an EndpointSlice address type.
+func familyOf(at model.AddressType) int {
+	if at == model.AddressTypeIPv6 {
+		return 1
+	}
+	return 0
+}
+
+// primaryFamily returns the family index of a Service's primary IP family.
+func primaryFamily(svc *model.Service) int {
+	if len(svc.IPFamilies) > 0 && svc.IPFamilies[0] == model.IPv6 {
+		return 1
+	}
+	return 0
 }
 
 // parseTrigger parses a trigger-time annotation's value as virtual time.
@@ -251,7 +273,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		deleted := kubeProxyType == model.EventDeleted
 		// A closed watch's missed events (or its relist) are decoded again too.
 		decodeBytes := kubeProxyEvent + d.resentBytes/events
-		e.kubeProxies[mi].receive(objectKey{cm.namespace, cm.name}, kubeProxyChange{
+		e.kubeProxies[mi].proxier(cm.family).receive(objectKey{cm.namespace, cm.name}, kubeProxyChange{
 			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted, delivered: d.done,
 		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, cm.ready)
 	}

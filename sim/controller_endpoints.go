@@ -209,7 +209,7 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 		return y.commitManual(s, w, meta)
 	}
 	d := snap.decision
-	cm := committed{kind: "Endpoints", namespace: s.svc.Namespace, name: s.svc.Name, truncated: d.Truncated}
+	cm := committed{kind: "Endpoints", namespace: s.svc.Namespace, name: s.svc.Name, truncated: d.Truncated, family: primaryFamily(s.svc)}
 	if d.Truncated {
 		cm.hidden = int64(d.DesiredAddresses + d.DesiredNotReadyAddresses - d.Addresses - d.NotReadyAddresses)
 	}
@@ -295,7 +295,7 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 	obj := *w.endpoints.manual
 	obj.ResourceVersion = meta.resourceVersion
 	obj.CreationTimestamp = meta.created
-	cm := committed{kind: "Endpoints", namespace: obj.Namespace, name: obj.Name}
+	cm := committed{kind: "Endpoints", namespace: obj.Namespace, name: obj.Name, family: primaryFamily(s.svc)}
 	if st.exists {
 		obj.UID, obj.CreationTimestamp = st.uid, st.created
 		cm.oldBytes = st.bytes

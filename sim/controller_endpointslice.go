@@ -199,6 +199,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 			old = &storedSlice{slice: w.slice, bytes: sliceBytes(w.slice, y.e.api.needJSON)}
 		}
 		cm.name = old.slice.Name
+		cm.family = familyOf(old.slice.AddressType)
 		cm.endpoints = len(old.slice.Endpoints)
 		cm.objectBytes, cm.oldBytes = old.bytes, old.bytes
 		cm.wasSelected, cm.wasSelectedAll = proxySelects(old.slice.Labels), proxySelectsAll(old.slice.Labels)
@@ -232,6 +233,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	y.mf[0] = y.fields.EndpointSlice(obj, meta.now)
 	obj.ManagedFields = y.mf[:]
 	cm.name = obj.Name
+	cm.family = familyOf(obj.AddressType)
 	cm.endpoints = len(obj.Endpoints)
 	cm.objectBytes, cm.requestBytes = sliceSizes(obj, y.e.api.needJSON)
 	obj.ManagedFields = nil

@@ -74,7 +74,7 @@ type Engine struct {
 	// workloads are the Deployment and ReplicaSet controllers and the scheduler's client.
 	workloads *workloadControllers
 	// kubeProxies are the representative kube-proxies, per mode (modeIndex).
-	kubeProxies [2]*kubeProxy
+	kubeProxies [2]*kubeProxyNode
 	stats       *collector
 
 	phase      int
@@ -149,7 +149,7 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 		e.cfg.APIServer.Costs = DefaultAPIServerCosts()
 	}
 	for i := range e.kubeProxies {
-		e.kubeProxies[i] = newKubeProxy(e.cfg.KubeProxy, len(cfg.Timeline))
+		e.kubeProxies[i] = newKubeProxyNode(e.cfg.KubeProxy, len(cfg.Timeline))
 	}
 	e.api = newAPIServer(e)
 	e.stats = newCollector(e)

@@ -196,10 +196,11 @@ const (
 	runnerCooling                    // after fn, waiting out minInterval
 )
 
-// kubeProxy is the representative kube-proxy of one mode, standing for every healthy node,
-// so that cost stays O(1) in nodes. The approximation, precisely: every node's kube-proxy
-// receives the same events (they all select the same objects) at the one delivery time the
-// network model computes per write — when the last watcher of the busiest API server replica
+// kubeProxy is one proxier (of one IP family: see kubeProxyNode) of the representative
+// kube-proxy of one mode, standing for every healthy node, so that cost stays O(1) in
+// nodes. The approximation, precisely: every node's kube-proxy receives the same events
+// (they all select the same objects) at the one delivery time the network model computes
+// per write — when the last watcher of the busiest API server replica
 // (⌈watchers/replicas⌉ of them sharing its egress) has it through its node's ingress queue
 // (network.deliver). Nodes served by a less loaded replica in fact get it earlier, by at most
 // one watcher's share of that replica's transfer time; and real kube-proxies' sync loops are
@@ -211,9 +212,10 @@ const (
 // the runner's state up to a change's arrival is settled when the change comes in, and it
 // queues no events (phases end, and the engine's event count stays, as without it).
 type kubeProxy struct {
-	cfg        KubeProxyConfig
-	cpuScale   float64 // 1 / min(CPU, 1)
-	decodeBusy Time
+	cfg      KubeProxyConfig
+	cpuScale float64 // 1 / min(CPU, 1)
+	// dec is the process's informer, which the proxiers of a node share.
+	dec *kubeProxyDecoder
 
 	state   runnerState
 	signal  bool // a buffered Run() (the runner's channel of capacity 1)
@@ -250,8 +252,6 @@ type kubeProxy struct {
 	// misordered counts changes programmed before they were delivered or delivered before
 	// their trigger time (never, unless the loop is wrong).
 	misordered int
-	// decodeCPU is decode CPU per phase.
-	decodeCPU []Time
 	// objects holds each object's endpoint count as kube-proxy last saw it.
 	objects map[objectKey]int
 }
@@ -260,14 +260,64 @@ type kubeProxy struct {
 // "namespace/name" string).
 type objectKey struct{ namespace, name string }
 
+// kubeProxyDecoder is a kube-proxy process's informer: it decodes every watch event it
+// receives, one at a time in arrival order, whichever proxier the object is for.
+type kubeProxyDecoder struct {
+	busy Time   // when the last decode ends
+	cpu  []Time // decode CPU per phase
+}
+
+// newKubeProxy returns a proxier with an informer of its own.
 func newKubeProxy(cfg KubeProxyConfig, phases int) *kubeProxy {
+	return newProxier(cfg, phases, &kubeProxyDecoder{cpu: make([]Time, phases)})
+}
+
+func newProxier(cfg KubeProxyConfig, phases int, dec *kubeProxyDecoder) *kubeProxy {
 	return &kubeProxy{
-		cfg:       cfg,
-		cpuScale:  1 / math.Min(math.Max(cfg.CPU, 1e-3), 1),
-		decodeCPU: make([]Time, phases),
-		latency:   make([]sampleChunks, phases),
-		objects:   map[objectKey]int{},
+		cfg:      cfg,
+		cpuScale: 1 / math.Min(math.Max(cfg.CPU, 1e-3), 1),
+		dec:      dec,
+		latency:  make([]sampleChunks, phases),
+		objects:  map[objectKey]int{},
 	}
+}
+
+// kubeProxyNode is the representative node's kube-proxy process: one informer and a
+// proxier per IP family, each with its own sync loop, change tracker and rules. Upstream
+// runs it so on every node that supports both families (cmd/kube-proxy/app/server_linux.go
+// platformCheckSupported and createProxier → NewDualStackProxier), and the metaproxier
+// hands each EndpointSlice to the proxier of its address type (pkg/proxy/metaproxier).
+// A proxier is made at the first object for its family: the proxier of a family no object
+// of the run is for would only run its periodic syncs of an empty rule set, which are left
+// out.
+type kubeProxyNode struct {
+	cfg      KubeProxyConfig
+	phases   int
+	dec      *kubeProxyDecoder
+	families [2]*kubeProxy // by family index: IPv4, IPv6
+}
+
+func newKubeProxyNode(cfg KubeProxyConfig, phases int) *kubeProxyNode {
+	return &kubeProxyNode{cfg: cfg, phases: phases, dec: &kubeProxyDecoder{cpu: make([]Time, phases)}}
+}
+
+// proxier returns the proxier of family i (0 IPv4, 1 IPv6), made now if need be.
+func (n *kubeProxyNode) proxier(i int) *kubeProxy {
+	if n.families[i] == nil {
+		n.families[i] = newProxier(n.cfg, n.phases, n.dec)
+	}
+	return n.families[i]
+}
+
+// proxiers returns the proxiers made, IPv4's first.
+func (n *kubeProxyNode) proxiers() []*kubeProxy {
+	var out []*kubeProxy
+	for _, k := range n.families {
+		if k != nil {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // service makes room for Service index i with ports Service ports.
@@ -319,9 +369,9 @@ func (k *kubeProxy) receive(key objectKey, c kubeProxyChange, ports int, eventBy
 		perByte = k.cfg.Costs.DecodeJSONNanosPerByte
 	}
 	decode := Time(float64(eventBytes) * perByte)
-	k.decodeCPU[c.phase] += decode
-	k.decodeBusy = max(k.decodeBusy, c.delivered) + Time(float64(decode)*k.cpuScale)
-	c.arrived = k.decodeBusy
+	k.dec.cpu[c.phase] += decode
+	k.dec.busy = max(k.dec.busy, c.delivered) + Time(float64(decode)*k.cpuScale)
+	c.arrived = k.dec.busy
 	old := k.objects[key]
 	if deleted {
 		delete(k.objects, key)

@@ -226,6 +226,9 @@ func TestProgrammingAfterDelivery(t *testing.T) {
 		cfg.KubeProxy = DefaultKubeProxy(modes[rng.IntN(3)])
 		cfg.KubeProxy.MinSyncPeriod = time.Duration(rng.IntN(3000)) * time.Millisecond
 		cfg.KubeProxy.CPU = 0.1 + rng.Float64()
+		if seed%2 == 1 {
+			cfg.Services[0].IPFamilies = []string{"IPv4", "IPv6"}
+		}
 		e, err := newEngine(cfg, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -233,16 +236,21 @@ func TestProgrammingAfterDelivery(t *testing.T) {
 		if _, err := e.run(); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		for mi, k := range e.kubeProxies {
-			if len(latencies(k)) == 0 {
-				t.Fatalf("seed %d mode %d: no programming samples", seed, mi)
-			}
-			if k.misordered != 0 {
-				t.Fatalf("seed %d (%s, minSyncPeriod %v): %d changes programmed before delivery or delivered before their trigger",
-					seed, cfg.KubeProxy.Mode, cfg.KubeProxy.MinSyncPeriod, k.misordered)
-			}
-			if len(k.pending) != 0 || len(k.inFlight) != 0 {
-				t.Errorf("seed %d: %d changes never programmed", seed, len(k.pending)+len(k.inFlight))
+		for mi, node := range e.kubeProxies {
+			for fi, k := range node.families {
+				if k == nil {
+					continue
+				}
+				if len(latencies(k)) == 0 {
+					t.Fatalf("seed %d mode %d family %d: no programming samples", seed, mi, fi)
+				}
+				if k.misordered != 0 {
+					t.Fatalf("seed %d (%s, minSyncPeriod %v): %d changes programmed before delivery or delivered before their trigger",
+						seed, cfg.KubeProxy.Mode, cfg.KubeProxy.MinSyncPeriod, k.misordered)
+				}
+				if len(k.pending) != 0 || len(k.inFlight) != 0 {
+					t.Errorf("seed %d: %d changes never programmed", seed, len(k.pending)+len(k.inFlight))
+				}
 			}
 		}
 	}
@@ -321,8 +329,8 @@ func TestCPUShare(t *testing.T) {
 	if s.start != 20*Time(time.Microsecond) || s.end-s.start != 200*ms || s.cpu != 100*ms {
 		t.Errorf("sync %+v, want start 20µs, 200ms on the node for 100ms of CPU", s)
 	}
-	if k.decodeCPU[0] != 10*Time(time.Microsecond) {
-		t.Errorf("decode CPU %v, want 10µs", k.decodeCPU[0])
+	if k.dec.cpu[0] != 10*Time(time.Microsecond) {
+		t.Errorf("decode CPU %v, want 10µs", k.dec.cpu[0])
 	}
 }
 
@@ -354,5 +362,72 @@ func TestKubeProxyTotalsFollowChanges(t *testing.T) {
 		if ports != k.servicePorts || total != k.portEndpoints {
 			t.Fatalf("step %d: totals %d ports, %d endpoint rules; summed %d, %d", step, k.servicePorts, k.portEndpoints, ports, total)
 		}
+	}
+}
+
+// TestProxierPerFamily: a node runs a proxier per IP family (upstream metaproxier), each
+// with its own sync loop. An IPv4 change at 0 and an IPv6 change at 10 ms each start a sync
+// at once (100 ms each): one loop would have held the second for minInterval (1 s) after
+// the first sync. The informer is shared: at 10 µs of decoding each, two events delivered
+// together are decoded one after the other.
+func TestProxierPerFamily(t *testing.T) {
+	cfg := DefaultKubeProxy(KubeProxyIPTables)
+	cfg.Costs = KubeProxyCosts{SyncBase: 100 * time.Millisecond, RulesPerServicePort: 3, RulesPerEndpoint: 4}
+	node := newKubeProxyNode(cfg, 1)
+	change := func(t Time) kubeProxyChange {
+		return kubeProxyChange{svc: 0, trigger: t, hasTrigger: true, delivered: t}
+	}
+	node.proxier(0).receive(objectKey{name: "web-v4"}, change(0), 1, 1000, false, false, 10)
+	node.proxier(1).receive(objectKey{name: "web-v6"}, change(10*ms), 1, 1000, false, false, 10)
+	var lat []Time
+	for _, k := range node.proxiers() {
+		k.flush(10 * ms)
+		lat = append(lat, latencies(k)...)
+	}
+	sameTimes(t, "IPv4 syncs", syncSpans(node.proxier(0)), []span{{0, 100 * ms}})
+	sameTimes(t, "IPv6 syncs", syncSpans(node.proxier(1)), []span{{10 * ms, 110 * ms}})
+	sameTimes(t, "latencies", lat, []Time{100 * ms, 100 * ms})
+	if k := node.proxier(1); k.endpoints != 10 || k.servicePorts != 1 {
+		t.Errorf("IPv6 proxier: %d endpoints, %d Service ports; want 10 and 1", k.endpoints, k.servicePorts)
+	}
+
+	cfg.Costs.DecodeProtobufNanosPerByte = 10
+	node = newKubeProxyNode(cfg, 1)
+	node.proxier(0).receive(objectKey{name: "web-v4"}, change(0), 1, 1000, false, false, 10)
+	node.proxier(1).receive(objectKey{name: "web-v6"}, change(0), 1, 1000, false, false, 10)
+	us := Time(time.Microsecond)
+	if s4, s6 := node.proxier(0).current.start, node.proxier(1).current.start; s4 != 10*us || s6 != 20*us {
+		t.Errorf("syncs start at %v and %v, want 10µs and 20µs (one informer decodes both)", s4, s6)
+	}
+	if node.dec.cpu[0] != 20*us {
+		t.Errorf("decode CPU %v, want 20µs", node.dec.cpu[0])
+	}
+}
+
+// TestDualStackEngineProxiers runs a dual-stack Service through the engine: the EndpointSlice
+// side's node has both proxiers, each programming its family's endpoints; the Endpoints side
+// only the primary family's (the Endpoints controller writes only that family's addresses).
+func TestDualStackEngineProxiers(t *testing.T) {
+	cfg := testConfig(20, 30)
+	cfg.Services[0].IPFamilies = []string{"IPv6", "IPv4"}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.run(); err != nil {
+		t.Fatal(err)
+	}
+	slices := e.kubeProxies[modeIndex(ModeEndpointSlices)]
+	for fi, k := range slices.families {
+		if k == nil {
+			t.Fatalf("EndpointSlices: no proxier for family %d", fi)
+		}
+		if k.endpoints != 30 || len(k.syncs) == 0 {
+			t.Errorf("EndpointSlices family %d: %d endpoints programmed, %d syncs; want 30 and some", fi, k.endpoints, len(k.syncs))
+		}
+	}
+	legacy := e.kubeProxies[modeIndex(ModeEndpoints)]
+	if legacy.families[0] != nil || legacy.families[1] == nil || legacy.families[1].endpoints != 30 {
+		t.Errorf("Endpoints: proxiers %v, want only IPv6's, with 30 endpoints", legacy.families)
 	}
 }
