@@ -303,6 +303,7 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 	}
 	for _, ss := range obj.Subsets {
 		cm.endpoints += len(ss.Addresses) + len(ss.NotReadyAddresses)
+		cm.ready += len(ss.Addresses)
 	}
 	cm.requestBytes = model.EndpointsSize(&obj, model.Protobuf)
 	mf := model.EndpointsManagedFields(&obj, meta.now)

@@ -94,3 +94,33 @@ func TestManualEndpointsUpdated(t *testing.T) {
 		}
 	}
 }
+
+// TestManualEndpointsProgrammed: kube-proxy programs a user-written Endpoints object's
+// addresses (not its notReadyAddresses) in the Endpoints mode, and the mirrored slices'
+// endpoints in the EndpointSlice mode (at most 1000 per subset: UPSTREAM.md §4).
+func TestManualEndpointsProgrammed(t *testing.T) {
+	for _, addresses := range []int{3, 1500} {
+		cfg := testConfig(10, 4)
+		ext := cfg.Services[0]
+		ext.Name, ext.Replicas, ext.ManualEndpoints = "external-db", 0, addresses
+		cfg.Services = append(cfg.Services, ext)
+		cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.run(); err != nil {
+			t.Fatal(err)
+		}
+		i := len(cfg.Services) - 1
+		for _, tc := range []struct {
+			mode Mode
+			want int
+		}{{ModeEndpoints, addresses}, {ModeEndpointSlices, min(addresses, 1000)}} {
+			k := e.kubeProxies[modeIndex(tc.mode)].proxier(0)
+			if got := k.endpointsBySvc[i]; got != tc.want {
+				t.Errorf("%d addresses, %s: kube-proxy programs %d endpoints, want %d", addresses, tc.mode, got, tc.want)
+			}
+		}
+	}
+}
