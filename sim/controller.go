@@ -84,8 +84,6 @@ type apiMeta struct {
 // controller: the flags sit together (48 bytes, not 80).
 type keyState struct {
 	delayedAt Time // pending AddAfter deadline (valid when delayed)
-	// trigger is the earliest Ready transition seen since the last sync (0: none).
-	trigger model.Timestamp
 	// pendingSince is the earliest change not yet synced (for propagation latency).
 	pendingSince Time
 	lastCommit   Time
@@ -120,6 +118,13 @@ type controller struct {
 	informerLag Time
 	// buildPerPod is the Endpoints controller's address-list build time per pod read.
 	buildPerPod Time
+	// readyChanged holds, for each Service that has any, the pods whose Ready condition's
+	// transition time changed, or that were added with one, since the Service's last sync:
+	// what the trigger time tracker compares at the next sync (triggerTime). A pod may be
+	// in a list more than once. Lists are kept only while they have pods (spareLists
+	// reuses their arrays): most Services have none most of the time.
+	readyChanged map[int][]*podState
+	spareLists   [][]*podState
 	// freeRuns are finished sync runs, kept for reuse with their write buffers: a run
 	// makes a run and a write list per sync, and syncs are most of what a run does.
 	freeRuns []*syncRun
@@ -196,6 +201,9 @@ func (c *controller) serviceUpdated(s *serviceState) {
 }
 
 func (c *controller) podAdded(p *podState) {
+	if !p.pod.ReadyTransition.IsZero() {
+		c.readyChange(p)
+	}
 	if c.syncer.podChanged(p, nil, false) {
 		c.podEvent(p)
 	}
@@ -203,12 +211,7 @@ func (c *controller) podAdded(p *podState) {
 
 func (c *controller) podUpdated(p *podState, old *model.Pod) {
 	if t := p.pod.ReadyTransition; t != old.ReadyTransition && !t.IsZero() {
-		// The trigger time of the next sync is the earliest Ready transition newer than what
-		// the last sync saw. upstream: util/trigger_time_tracker.go
-		// ComputeEndpointLastChangeTriggerTime.
-		if k := &c.keys[p.svc.idx]; k.trigger == 0 || t < k.trigger {
-			k.trigger = t
-		}
+		c.readyChange(p)
 	}
 	if c.syncer.podChanged(p, old, false) {
 		c.podEvent(p)
@@ -219,6 +222,50 @@ func (c *controller) podDeleted(p *podState) {
 	if c.syncer.podChanged(p, p.pod, true) {
 		c.podEvent(p)
 	}
+}
+
+// readyChange notes that p's Ready transition time changed (or that p was added with one).
+func (c *controller) readyChange(p *podState) {
+	if c.readyChanged == nil {
+		c.readyChanged = map[int][]*podState{}
+	}
+	i := p.svc.idx
+	list, ok := c.readyChanged[i]
+	if !ok && len(c.spareLists) > 0 {
+		list = c.spareLists[len(c.spareLists)-1]
+		c.spareLists = c.spareLists[:len(c.spareLists)-1]
+	}
+	c.readyChanged[i] = append(list, p)
+}
+
+// triggerTime returns the last-change-trigger-time of a sync of s starting now, and moves
+// the tracker on: at the Service's first sync, its creation time; after that, the earliest
+// Ready transition time among the Service's pods whose transition changed since the last
+// sync, as they are now (zero: none, and the writes carry no annotation). As upstream
+// lists the Service's pods at the sync, a pod deleted since does not count, and a pod
+// whose transition changed twice counts with its last time.
+// upstream: k8s.io/endpointslice util/trigger_time_tracker.go
+// ComputeEndpointLastChangeTriggerTime (getPodTriggerTime: the Ready condition's
+// lastTransitionTime; a pod counts when that is after the one the last sync saw).
+func (c *controller) triggerTime(s *serviceState, k *keyState) model.Timestamp {
+	var t model.Timestamp
+	if list, ok := c.readyChanged[s.idx]; ok {
+		for i, p := range list {
+			if rt := p.pod.ReadyTransition; p.stage != stageGone && !rt.IsZero() && (t == 0 || rt < t) {
+				t = rt
+			}
+			list[i] = nil
+		}
+		delete(c.readyChanged, s.idx)
+		if cap(list) <= 1024 {
+			c.spareLists = append(c.spareLists, list[:0])
+		}
+	}
+	if !k.synced {
+		k.synced = true
+		return s.svc.CreationTimestamp
+	}
+	return t
 }
 
 func (c *controller) podEvent(p *podState) {
@@ -347,12 +394,7 @@ func (c *controller) startSync(s *serviceState) {
 		c.done(s, true)
 		return
 	}
-	trigger := k.trigger
-	if !k.synced {
-		trigger = s.svc.CreationTimestamp
-		k.synced = true
-	}
-	k.trigger = 0
+	trigger := c.triggerTime(s, k)
 	since, had := k.pendingSince, k.pending
 	k.pending = false
 	run := c.newRun()
@@ -380,12 +422,7 @@ func (c *controller) startSync(s *serviceState) {
 // (Stale on an update that changed the resourceVersion, IsStale on an equal one).
 func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 	e := c.e
-	trigger := k.trigger
-	if !k.synced {
-		trigger = s.svc.CreationTimestamp
-		k.synced = true
-	}
-	k.trigger = 0
+	trigger := c.triggerTime(s, k)
 	built := e.now + c.buildPerPod*Time(s.podCount())
 	if k.replaced && built < k.lastCommit+c.informerLag {
 		e.stats.stale(c.mode)

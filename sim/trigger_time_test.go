@@ -1,0 +1,87 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	endpointsliceutil "k8s.io/endpointslice/util"
+
+	"epsim/model"
+)
+
+// TestTriggerTimeMatchesUpstream drives the controllers' trigger time tracking (readyChange
+// at pod events, triggerTime at syncs) and upstream's TriggerTimeTracker, which lists the
+// Service's pods at each sync, through the same random pod histories: pods added with and
+// without a Ready condition, Ready transitions (several between two syncs), deletions and
+// re-creations under the same name. Every sync's trigger time must be the same.
+// upstream: k8s.io/endpointslice util/trigger_time_tracker.go ComputeEndpointLastChangeTriggerTime.
+func TestTriggerTimeMatchesUpstream(t *testing.T) {
+	for seed := range uint64(200) {
+		rng := rand.New(rand.NewPCG(seed, 77))
+		e, err := newEngine(testConfig(3, 1), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, s := e.ctls[0], e.services[0]
+		s.svc.CreationTimestamp = model.Timestamp(time.Second)
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: s.svc.Name,
+			CreationTimestamp: metav1.NewTime(time.Unix(0, int64(s.svc.CreationTimestamp)))}}
+		tracker := endpointsliceutil.NewTriggerTimeTracker()
+		k := &c.keys[s.idx]
+		live := map[string]*podState{} // by name
+		now := model.Timestamp(2 * time.Second)
+		newPod := func(name string, rt model.Timestamp) *podState {
+			return &podState{svc: s, pod: &model.Pod{PodIdentity: model.NewPodIdentity("default", name, name+"-uid"), ReadyTransition: rt}}
+		}
+		for step := range 300 {
+			now += model.Timestamp(rng.IntN(3)) * model.Timestamp(time.Millisecond)
+			name := fmt.Sprintf("p%d", rng.IntN(6))
+			p := live[name]
+			switch op := rng.IntN(10); {
+			case op < 2 && p == nil: // added, with a Ready condition or not
+				var rt model.Timestamp
+				if rng.IntN(2) == 0 {
+					rt = now
+				}
+				p = newPod(name, rt)
+				live[name] = p
+				if !rt.IsZero() {
+					c.readyChange(p)
+				}
+			case op < 6 && p != nil: // a Ready transition now
+				next := *p.pod
+				next.ReadyTransition = now
+				old := p.pod
+				p.pod = &next
+				if next.ReadyTransition != old.ReadyTransition {
+					c.readyChange(p)
+				}
+			case op < 7 && p != nil: // deleted
+				p.stage = stageGone
+				delete(live, name)
+			case op >= 7: // a sync
+				var pods []*corev1.Pod
+				for n, lp := range live {
+					pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: n}}
+					if rt := lp.pod.ReadyTransition; !rt.IsZero() {
+						pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, LastTransitionTime: metav1.NewTime(time.Unix(0, int64(rt)))}}
+					}
+					pods = append(pods, pod)
+				}
+				want := tracker.ComputeEndpointLastChangeTriggerTime("default", svc, pods)
+				got := c.triggerTime(s, k)
+				var wantTS model.Timestamp
+				if !want.IsZero() {
+					wantTS = model.Timestamp(want.UnixNano())
+				}
+				if got != wantTS {
+					t.Fatalf("seed %d step %d: trigger time %v, upstream %v", seed, step, time.Duration(got), time.Duration(wantTS))
+				}
+			}
+		}
+	}
+}
