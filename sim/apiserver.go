@@ -275,7 +275,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		decodeBytes := kubeProxyEvent + d.resentBytes/events
 		e.kubeProxies[mi].proxier(cm.family).receive(objectKey{cm.namespace, cm.name}, kubeProxyChange{
 			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted, delivered: d.done,
-		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, cm.ready)
+		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, objectEndpoints{ready: int32(cm.ready), all: int32(cm.endpoints)})
 	}
 	e.stats.committed(rec, cm, s.idx, fanout, perNode, events, d)
 	return writeCommitted

@@ -175,8 +175,9 @@ type kubeProxyChange struct {
 	hasTrigger bool
 	// delivered is when the watch event reached the node (for the property test).
 	delivered Time
-	// endpointDelta changes the Service's count of ready endpoints when applied.
-	endpointDelta int
+	// endpointDelta changes the Service's count of ready endpoints when applied, allDelta
+	// its count of all endpoints.
+	endpointDelta, allDelta int
 }
 
 // kubeProxySync is one sync the representative kube-proxy ran.
@@ -222,12 +223,15 @@ type kubeProxy struct {
 	syncEnd Time // when the running sync ends (runnerSyncing)
 	coolEnd Time // when minInterval has passed (runnerCooling)
 	// lastEnd is when the last sync ended (the maxInterval timer's start) and lastFull when
-	// the last full sync ran. kube-proxy is taken to have started at time 0 with no Service
+	// the last full sync ended. kube-proxy is taken to have started at time 0 with no Service
 	// of the scenario, its initial full sync done then (upstream: OnEndpointSlicesSynced
 	// syncs at once, needFullSync being true from NewProxier): so the first sync of a run is
 	// partial, and the periodic timers run from time 0.
 	lastEnd  Time
 	lastFull Time
+	// largeCluster is largeClusterMode as the last sync set it: more than
+	// largeClusterEndpointsThreshold endpoints (ready or not, per Service port).
+	largeCluster bool
 
 	pending  []kubeProxyChange // received, not yet checked out
 	inFlight []kubeProxyChange // checked out by the running sync
@@ -241,8 +245,12 @@ type kubeProxy struct {
 	// servicePorts, kept as endpointsBySvc and ports change, not summed over every Service
 	// at every sync (a cluster of 50,000 Services syncs many thousand times).
 	portEndpoints int
-	stamp         []int
-	syncSeq       int
+	// allBySvc and allPortEndpoints are the same for every endpoint, ready or not: the
+	// iptables proxier's endpointsMap, whose size decides largeClusterMode.
+	allBySvc         []int32
+	allPortEndpoints int
+	stamp            []int
+	syncSeq          int
 
 	syncs []kubeProxySync
 	// latency holds, per phase of the write, each change's network programming latency
@@ -252,9 +260,12 @@ type kubeProxy struct {
 	// misordered counts changes programmed before they were delivered or delivered before
 	// their trigger time (never, unless the loop is wrong).
 	misordered int
-	// objects holds each object's endpoint count as kube-proxy last saw it.
-	objects map[objectKey]int
+	// objects holds each object's endpoint counts as kube-proxy last saw it.
+	objects map[objectKey]objectEndpoints
 }
+
+// objectEndpoints is an object's count of ready endpoints and of all its endpoints.
+type objectEndpoints struct{ ready, all int32 }
 
 // objectKey names an API object within its kind (the two fields, so that a lookup builds no
 // "namespace/name" string).
@@ -278,7 +289,7 @@ func newProxier(cfg KubeProxyConfig, phases int, dec *kubeProxyDecoder) *kubePro
 		cpuScale: 1 / math.Min(math.Max(cfg.CPU, 1e-3), 1),
 		dec:      dec,
 		latency:  make([]sampleChunks, phases),
-		objects:  map[objectKey]int{},
+		objects:  map[objectKey]objectEndpoints{},
 	}
 }
 
@@ -325,13 +336,26 @@ func (k *kubeProxy) service(i, ports int) {
 	for len(k.ports) <= i {
 		k.ports = append(k.ports, 1)
 		k.endpointsBySvc = append(k.endpointsBySvc, 0)
+		k.allBySvc = append(k.allBySvc, 0)
 		k.stamp = append(k.stamp, 0)
 	}
-	if n, p := k.endpointsBySvc[i], max(ports, 1); p != k.ports[i] && n > 0 {
+	p := max(ports, 1)
+	if n := k.endpointsBySvc[i]; p != k.ports[i] && n > 0 {
 		k.servicePorts += p - k.ports[i]
 		k.portEndpoints += n * (p - k.ports[i])
 	}
-	k.ports[i] = max(ports, 1)
+	if n := int(k.allBySvc[i]); p != k.ports[i] && n > 0 {
+		k.allPortEndpoints += n * (p - k.ports[i])
+	}
+	k.ports[i] = p
+}
+
+// addAll adds delta to Service i's count of all endpoints and keeps the total.
+func (k *kubeProxy) addAll(i, delta int) {
+	old := int(k.allBySvc[i])
+	n := old + delta
+	k.allBySvc[i] = int32(n)
+	k.allPortEndpoints += (max(n, 0) - max(old, 0)) * k.ports[i]
 }
 
 // addEndpoints adds delta to Service i's endpoint count and keeps the totals.
@@ -362,7 +386,7 @@ func (k *kubeProxy) maxInterval() Time {
 
 // receive takes one watch event: delivered to every node at delivered, decoded there, then
 // handed to the change tracker. upstream: endpointschangetracker.go EndpointSliceUpdate.
-func (k *kubeProxy) receive(key objectKey, c kubeProxyChange, ports int, eventBytes int64, json bool, deleted bool, endpoints int) {
+func (k *kubeProxy) receive(key objectKey, c kubeProxyChange, ports int, eventBytes int64, json bool, deleted bool, counts objectEndpoints) {
 	k.service(c.svc, ports)
 	perByte := k.cfg.Costs.DecodeProtobufNanosPerByte
 	if json {
@@ -375,11 +399,11 @@ func (k *kubeProxy) receive(key objectKey, c kubeProxyChange, ports int, eventBy
 	old := k.objects[key]
 	if deleted {
 		delete(k.objects, key)
-		c.endpointDelta = -old
+		counts = objectEndpoints{}
 	} else {
-		k.objects[key] = endpoints
-		c.endpointDelta = endpoints - old
+		k.objects[key] = counts
 	}
+	c.endpointDelta, c.allDelta = int(counts.ready-old.ready), int(counts.all-old.all)
 	k.advance(c.arrived, false)
 	if deleted {
 		// A deletion's trigger time is by definition the last update's, so upstream drops
@@ -440,6 +464,7 @@ func (k *kubeProxy) startSync(t Time) {
 	var changedPorts, changedEndpoints int
 	for _, c := range k.pending {
 		k.addEndpoints(c.svc, c.endpointDelta)
+		k.addAll(c.svc, c.allDelta)
 		phase = max(phase, c.phase)
 	}
 	for _, c := range k.pending {
@@ -452,7 +477,8 @@ func (k *kubeProxy) startSync(t Time) {
 	k.inFlight = append(k.inFlight[:0], k.pending...)
 	k.pending = k.pending[:0]
 	totalEndpoints := k.portEndpoints
-	full := k.fullSync(t, totalEndpoints)
+	full := k.fullSync(t)
+	k.largeCluster = k.allPortEndpoints > largeClusterEndpointsThreshold
 	costs := k.cfg.Costs
 	all := costs.RulesPerServicePort*float64(k.servicePorts) + costs.RulesPerEndpoint*float64(totalEndpoints)
 	written := all
@@ -467,9 +493,6 @@ func (k *kubeProxy) startSync(t Time) {
 	k.current = kubeProxySync{start: t, end: t + Time(float64(cpu)*k.cpuScale), cpu: cpu, full: full, phase: phase}
 	k.state = runnerSyncing
 	k.syncEnd = k.current.end
-	if full {
-		k.lastFull = t
-	}
 }
 
 // fullSync says whether a sync at t rewrites everything. upstream: iptables/proxier.go
@@ -478,15 +501,20 @@ func (k *kubeProxy) startSync(t Time) {
 // largeClusterMode); nftables/proxier.go the same without the large-cluster exception; ipvs
 // has no partial syncs but writes only differences to the kernel, which the cost model
 // treats as a partial sync.
-func (k *kubeProxy) fullSync(t Time, totalEndpoints int) bool {
+//
+// An hour since the last full sync is measured from its end (lastFullSync is set when it
+// succeeds) and counts as more than an hour when equal: on a real clock some time always
+// passes. largeClusterMode is the one the last sync set: doFullSync reads it before this
+// sync counts the endpoints.
+func (k *kubeProxy) fullSync(t Time) bool {
+	due := t-k.lastFull >= Time(fullSyncPeriod)
 	switch k.cfg.Mode {
 	case KubeProxyIPVS:
 		return false
 	case KubeProxyNFTables:
-		return t-k.lastFull > Time(fullSyncPeriod)
+		return due
 	}
-	large := totalEndpoints > largeClusterEndpointsThreshold
-	return t-k.lastFull > Time(fullSyncPeriod) && !large
+	return due && !k.largeCluster
 }
 
 // finishSync ends the running sync: the checked-out changes are programmed and observed in
@@ -505,6 +533,9 @@ func (k *kubeProxy) finishSync() {
 	k.inFlight = k.inFlight[:0]
 	k.syncs = append(k.syncs, k.current)
 	k.lastEnd = end
+	if k.current.full {
+		k.lastFull = end
+	}
 	k.state = runnerCooling
 	k.coolEnd = end + Time(k.cfg.MinSyncPeriod)
 }

@@ -20,7 +20,7 @@ func flatProxy(mode KubeProxyMode, base time.Duration) *kubeProxy {
 // deliver hands k an update of object name (Service svc, endpoints endpoints) that reached
 // the node at t, triggered at t.
 func deliver(k *kubeProxy, name string, svc int, t Time, endpoints int) {
-	k.receive(objectKey{name: name}, kubeProxyChange{svc: svc, trigger: t, hasTrigger: true, delivered: t}, 1, 1000, false, false, endpoints)
+	k.receive(objectKey{name: name}, kubeProxyChange{svc: svc, trigger: t, hasTrigger: true, delivered: t}, 1, 1000, false, false, objectEndpoints{int32(endpoints), int32(endpoints)})
 }
 
 type span struct{ start, end Time }
@@ -200,7 +200,7 @@ func TestDeletionDropsTriggerTimes(t *testing.T) {
 	deliver(k, "a", 0, 0, 10)
 	deliver(k, "a", 0, 200*ms, 11) // waits for minInterval
 	deliver(k, "b", 1, 300*ms, 5)  // another Service: kept
-	k.receive(objectKey{name: "a"}, kubeProxyChange{svc: 0, delivered: 400 * ms}, 1, 100, false, true, 11)
+	k.receive(objectKey{name: "a"}, kubeProxyChange{svc: 0, delivered: 400 * ms}, 1, 100, false, true, objectEndpoints{11, 11})
 	k.flush(400 * ms)
 	sameTimes(t, "latencies", latencies(k), []Time{100 * ms, 900 * ms})
 	if k.endpoints != 5 {
@@ -377,8 +377,8 @@ func TestProxierPerFamily(t *testing.T) {
 	change := func(t Time) kubeProxyChange {
 		return kubeProxyChange{svc: 0, trigger: t, hasTrigger: true, delivered: t}
 	}
-	node.proxier(0).receive(objectKey{name: "web-v4"}, change(0), 1, 1000, false, false, 10)
-	node.proxier(1).receive(objectKey{name: "web-v6"}, change(10*ms), 1, 1000, false, false, 10)
+	node.proxier(0).receive(objectKey{name: "web-v4"}, change(0), 1, 1000, false, false, objectEndpoints{10, 10})
+	node.proxier(1).receive(objectKey{name: "web-v6"}, change(10*ms), 1, 1000, false, false, objectEndpoints{10, 10})
 	var lat []Time
 	for _, k := range node.proxiers() {
 		k.flush(10 * ms)
@@ -393,8 +393,8 @@ func TestProxierPerFamily(t *testing.T) {
 
 	cfg.Costs.DecodeProtobufNanosPerByte = 10
 	node = newKubeProxyNode(cfg, 1)
-	node.proxier(0).receive(objectKey{name: "web-v4"}, change(0), 1, 1000, false, false, 10)
-	node.proxier(1).receive(objectKey{name: "web-v6"}, change(0), 1, 1000, false, false, 10)
+	node.proxier(0).receive(objectKey{name: "web-v4"}, change(0), 1, 1000, false, false, objectEndpoints{10, 10})
+	node.proxier(1).receive(objectKey{name: "web-v6"}, change(0), 1, 1000, false, false, objectEndpoints{10, 10})
 	us := Time(time.Microsecond)
 	if s4, s6 := node.proxier(0).current.start, node.proxier(1).current.start; s4 != 10*us || s6 != 20*us {
 		t.Errorf("syncs start at %v and %v, want 10µs and 20µs (one informer decodes both)", s4, s6)
@@ -429,5 +429,46 @@ func TestDualStackEngineProxiers(t *testing.T) {
 	legacy := e.kubeProxies[modeIndex(ModeEndpoints)]
 	if legacy.families[0] != nil || legacy.families[1] == nil || legacy.families[1].endpoints != 30 {
 		t.Errorf("Endpoints: proxiers %v, want only IPv6's, with 30 endpoints", legacy.families)
+	}
+}
+
+// TestLargeClusterModeAsUpstream: iptables' largeClusterMode counts every endpoint in the
+// proxier's endpointsMap, ready or not, and a sync decides on a full sync with the mode the
+// previous sync set (upstream: iptables/proxier.go syncProxyRules reads largeClusterMode for
+// doFullSync before it counts totalEndpoints).
+func TestLargeClusterModeAsUpstream(t *testing.T) {
+	hour := Time(time.Hour)
+	tests := []struct {
+		name     string
+		deliver  func(k *kubeProxy)
+		until    Time
+		wantFull []bool
+	}{
+		// The sync that checks out the big Service is an hour after the last full sync
+		// (time 0), and the last sync left largeClusterMode off: a full sync, though the
+		// big Service takes the count past 1000.
+		{"mode of the previous sync", func(k *kubeProxy) {
+			deliver(k, "small", 0, 0, 10)
+			deliver(k, "small", 0, hour-500*ms, 10)
+			deliver(k, "big", 1, hour-100*ms, 1000)
+		}, hour, []bool{false, false, true}},
+		// 10 + 1000 endpoints, only 110 of them ready: large, so the hourly sync is partial.
+		{"endpoints not ready count", func(k *kubeProxy) {
+			deliver(k, "small", 0, 0, 10)
+			k.receive(objectKey{name: "big"}, kubeProxyChange{svc: 1, trigger: 0, hasTrigger: true, delivered: 0}, 1, 1000, false, false, objectEndpoints{ready: 100, all: 1000})
+		}, hour + 2*Time(time.Second), []bool{false, false, false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := flatProxy(KubeProxyIPTables, 0)
+			k.cfg.Costs.WriteNanosPerRule = 1000
+			tt.deliver(k)
+			k.flush(tt.until)
+			var full []bool
+			for _, s := range k.syncs {
+				full = append(full, s.full)
+			}
+			sameTimes(t, "full", full, tt.wantFull)
+		})
 	}
 }
