@@ -94,7 +94,11 @@ func derivedGenerateNanosPerRule() float64 {
 // DefaultKubeProxy returns kube-proxy's upstream defaults for mode and the cost model's
 // defaults, with their sources:
 //
-//   - minSyncPeriod 1 s, syncPeriod 30 s: upstream pkg/proxy/apis/config/v1alpha1/defaults.go.
+//   - minSyncPeriod 1 s (ipvs 0), syncPeriod 30 s: upstream
+//     pkg/proxy/apis/config/v1alpha1/defaults.go, which sets no default for
+//     ipvs.minSyncPeriod, so a configuration file naming mode ipvs (as kubeadm writes) runs
+//     with 0: every change synced as soon as the last sync ends. (The deprecated
+//     --ipvs-min-sync-period flag defaults to 1 s.)
 //   - iptables write cost per rule, measured: restoreMeasuredLines in restoreMeasuredSeconds
 //     (kubernetes/kubernetes#96018, iptables-nft).
 //   - generation cost per rule, derived from openshift/sdn#403's full and partial sync times
@@ -130,6 +134,7 @@ func DefaultKubeProxy(mode KubeProxyMode) KubeProxyConfig {
 		},
 	}
 	if mode == KubeProxyIPVS {
+		c.MinSyncPeriod = 0
 		c.Costs.WriteNanosPerRule = 10_000
 		c.Costs.RulesPerServicePort = 2
 		c.Costs.RulesPerEndpoint = 1

@@ -472,3 +472,23 @@ func TestLargeClusterModeAsUpstream(t *testing.T) {
 		})
 	}
 }
+
+// TestDefaultMinSyncPeriodPerMode: v1alpha1 defaults.go defaults iptables.minSyncPeriod and
+// nftables.minSyncPeriod to 1 s but sets none for ipvs, so ipvs runs with 0: a change that
+// arrives during a sync is synced as soon as it ends, where iptables waits a second.
+func TestDefaultMinSyncPeriodPerMode(t *testing.T) {
+	for _, tt := range []struct {
+		mode  KubeProxyMode
+		syncs []span
+	}{
+		{KubeProxyIPVS, []span{{0, 100 * ms}, {100 * ms, 200 * ms}}},
+		{KubeProxyIPTables, []span{{0, 100 * ms}, {1100 * ms, 1200 * ms}}},
+		{KubeProxyNFTables, []span{{0, 100 * ms}, {1100 * ms, 1200 * ms}}},
+	} {
+		k := flatProxy(tt.mode, 100*time.Millisecond)
+		deliver(k, "a", 0, 0, 10)
+		deliver(k, "a", 0, 50*ms, 11)
+		k.flush(50 * ms)
+		sameTimes(t, string(tt.mode)+" syncs", syncSpans(k), tt.syncs)
+	}
+}
