@@ -177,19 +177,51 @@ func sameSlice[T any](a, b []T) bool {
 // that matters rebuilds every pod's endpoints first), so with the same values, identity and
 // size.
 func (s *ServiceSlices) desiredEndpoint(pe *podEntry, i int) Endpoint {
-	ep := s.desiredBeyondHash(pe)
-	ep.Addresses = endpointAddresses(pe.seen, familyTypes[i])
+	var ep Endpoint
+	fillEndpoint(&ep, pe.seen, pe.node, s.svc, endpointAddresses(pe.seen, familyTypes[i]))
 	ep.identity, ep.hasIdentity, ep.pbBase = pe.ids[i], true, pe.pbBase[i]
 	return ep
 }
 
-// desiredBeyondHash returns pe's desired endpoint without its addresses, which its identity
-// stands for: enough to compare it with EndpointsEqualBeyondHash, which reads only fields the
-// identity does not cover (and is the same for both families).
-func (s *ServiceSlices) desiredBeyondHash(pe *podEntry) Endpoint {
-	var ep Endpoint
-	fillEndpoint(&ep, pe.seen, pe.node, s.svc, nil)
-	return ep
+// desiredEqualBeyondHash is EndpointsEqualBeyondHash(&d, b) for pe's desired endpoint d (of
+// either family: the fields compared are the same), read from what fillEndpoint builds d
+// from, without building it: every sync and write asks it of each changed identity.
+// TestDesiredEqualBeyondHash holds it to the comparison of the built endpoint.
+func (s *ServiceSlices) desiredEqualBeyondHash(pe *podEntry, b *Endpoint) bool {
+	pod, node := pe.seen, pe.node
+	serving, terminating := pod.Ready, pod.Terminating
+	ready := s.svc.PublishNotReadyAddresses || (serving && !terminating)
+	if !boolPtrIs(b.Conditions.Ready, ready) || !boolPtrIs(b.Conditions.Serving, serving) ||
+		!boolPtrIs(b.Conditions.Terminating, terminating) {
+		return false
+	}
+	// fillEndpoint sets nodeName to the pod's when it has one, zone to the node's when it
+	// has one, and targetRef to a Pod reference of the pod.
+	if !strPtrIs(b.NodeName, pod.NodeName) {
+		return false
+	}
+	zone := ""
+	if node != nil {
+		zone = node.Zone
+	}
+	if !strPtrIs(b.Zone, zone) {
+		return false
+	}
+	r := b.TargetRef
+	return r != nil && (r == &pod.ObjectReference && r.Kind == "Pod" ||
+		*r == ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID})
+}
+
+// boolPtrIs reports whether p points to v.
+func boolPtrIs(p *bool, v bool) bool { return p != nil && *p == v }
+
+// strPtrIs reports whether p is what an optional field set from v holds: nil for "", else a
+// pointer to v's value.
+func strPtrIs(p *string, v string) bool {
+	if v == "" {
+		return p == nil
+	}
+	return p != nil && *p == v
 }
 
 // family is the state of one address type.
@@ -1044,8 +1076,7 @@ func (s *ServiceSlices) cleanState(f *family, h endpointHash) (clean bool, pe *p
 	case pe == nil && !stored:
 		clean = true
 	case pe != nil && stored && loc.n == 1 && !loc.slice.anomaly && loc.slice.group.key == pe.key:
-		d := s.desiredBeyondHash(pe)
-		clean = EndpointsEqualBeyondHash(&d, &loc.slice.s.Endpoints[loc.pos])
+		clean = s.desiredEqualBeyondHash(pe, &loc.slice.s.Endpoints[loc.pos])
 	}
 	return clean, pe, loc, stored
 }

@@ -100,6 +100,9 @@ type keyState struct {
 	// that changed it): the version it replaced is what the Endpoints controller's stale
 	// tracker remembers.
 	replaced bool
+	// readyList is i when controller.readyLists[i-1] holds the Service's pods whose Ready
+	// transition changed since its last sync, 0 when none did.
+	readyList int32
 }
 
 // controller is one controller's workqueue, workers and client, on virtual time.
@@ -118,13 +121,13 @@ type controller struct {
 	informerLag Time
 	// buildPerPod is the Endpoints controller's address-list build time per pod read.
 	buildPerPod Time
-	// readyChanged holds, for each Service that has any, the pods whose Ready condition's
-	// transition time changed, or that were added with one, since the Service's last sync:
-	// what the trigger time tracker compares at the next sync (triggerTime). A pod may be
-	// in a list more than once. Lists are kept only while they have pods (spareLists
-	// reuses their arrays): most Services have none most of the time.
-	readyChanged map[int][]*podState
-	spareLists   [][]*podState
+	// readyLists holds, for each Service that has any (keyState.readyList), the pods whose
+	// Ready condition's transition time changed, or that were added with one, since the
+	// Service's last sync: what the trigger time tracker compares at the next sync
+	// (triggerTime). A pod may be in a list more than once. A list is a Service's only
+	// while it has pods, then goes to freeLists: most Services have none most of the time.
+	readyLists [][]*podState
+	freeLists  []int32
 	// freeRuns are finished sync runs, kept for reuse with their write buffers: a run
 	// makes a run and a write list per sync, and syncs are most of what a run does.
 	freeRuns []*syncRun
@@ -226,16 +229,17 @@ func (c *controller) podDeleted(p *podState) {
 
 // readyChange notes that p's Ready transition time changed (or that p was added with one).
 func (c *controller) readyChange(p *podState) {
-	if c.readyChanged == nil {
-		c.readyChanged = map[int][]*podState{}
+	k := &c.keys[p.svc.idx]
+	if k.readyList == 0 {
+		if n := len(c.freeLists); n > 0 {
+			k.readyList, c.freeLists = c.freeLists[n-1], c.freeLists[:n-1]
+		} else {
+			c.readyLists = append(c.readyLists, nil)
+			k.readyList = int32(len(c.readyLists))
+		}
 	}
-	i := p.svc.idx
-	list, ok := c.readyChanged[i]
-	if !ok && len(c.spareLists) > 0 {
-		list = c.spareLists[len(c.spareLists)-1]
-		c.spareLists = c.spareLists[:len(c.spareLists)-1]
-	}
-	c.readyChanged[i] = append(list, p)
+	l := &c.readyLists[k.readyList-1]
+	*l = append(*l, p)
 }
 
 // triggerTime returns the last-change-trigger-time of a sync of s starting now, and moves
@@ -249,17 +253,20 @@ func (c *controller) readyChange(p *podState) {
 // lastTransitionTime; a pod counts when that is after the one the last sync saw).
 func (c *controller) triggerTime(s *serviceState, k *keyState) model.Timestamp {
 	var t model.Timestamp
-	if list, ok := c.readyChanged[s.idx]; ok {
-		for i, p := range list {
+	if i := k.readyList; i != 0 {
+		list := c.readyLists[i-1]
+		for _, p := range list {
 			if rt := p.pod.ReadyTransition; p.stage != stageGone && !rt.IsZero() && (t == 0 || rt < t) {
 				t = rt
 			}
-			list[i] = nil
 		}
-		delete(c.readyChanged, s.idx)
-		if cap(list) <= 1024 {
-			c.spareLists = append(c.spareLists, list[:0])
+		clear(list) // keep no pod alive
+		if cap(list) > 1024 {
+			list = nil // do not keep a big rollout's array for the small changes after it
 		}
+		c.readyLists[i-1] = list[:0]
+		c.freeLists = append(c.freeLists, i)
+		k.readyList = 0
 	}
 	if !k.synced {
 		k.synced = true
