@@ -125,8 +125,7 @@ func (c addressBytes) full() ByEncoding {
 // endpointsPortState is one distinct resolved port (or the no-ports sentinel) with the sorted
 // addresses that offer it.
 type endpointsPortState struct {
-	port     EndpointsPort
-	value    repackPortValue // port's identity (portID's key)
+	port     EndpointsPort // its value (repackPortValueOf) is the port's identity, portID's key
 	sentinel bool
 	digest   [digestSize]byte
 	ready    addrList
@@ -483,7 +482,7 @@ func (s *ServiceEndpoints) portID(p EndpointsPort, sentinel bool) int {
 		// A Service has a few distinct ports: a scan costs less than a map, which is built
 		// only past endpointsPortScan of them.
 		for id, st := range s.ports {
-			if st.value == v {
+			if repackPortValueOf(&st.port) == v {
 				return id
 			}
 		}
@@ -491,7 +490,7 @@ func (s *ServiceEndpoints) portID(p EndpointsPort, sentinel bool) int {
 		return id
 	}
 	id := len(s.ports)
-	st := &endpointsPortState{port: p, sentinel: sentinel, value: v}
+	st := &endpointsPortState{port: p, sentinel: sentinel}
 	if p.AppProtocol != nil {
 		st.port.AppProtocol = Ptr(*p.AppProtocol)
 	}
@@ -505,7 +504,7 @@ func (s *ServiceEndpoints) portID(p EndpointsPort, sentinel bool) int {
 	case len(s.ports) > endpointsPortScan:
 		s.portIndex = make(map[repackPortValue]int, len(s.ports))
 		for i, p := range s.ports {
-			s.portIndex[p.value] = i
+			s.portIndex[repackPortValueOf(&p.port)] = i
 		}
 	}
 	return id
