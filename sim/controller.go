@@ -81,7 +81,7 @@ type apiMeta struct {
 }
 
 // keyState is one service's place in a controller's workqueue. There is one per Service and
-// controller: the flags sit together (48 bytes, not 80).
+// controller: the flags sit together (40 bytes, not 80).
 type keyState struct {
 	delayedAt Time // pending AddAfter deadline (valid when delayed)
 	// pendingSince is the earliest change not yet synced (for propagation latency).
