@@ -308,19 +308,18 @@ func newProxier(cfg KubeProxyConfig, phases int, dec *kubeProxyDecoder) *kubePro
 // out.
 type kubeProxyNode struct {
 	cfg      KubeProxyConfig
-	phases   int
 	dec      *kubeProxyDecoder
 	families [2]*kubeProxy // by family index: IPv4, IPv6
 }
 
 func newKubeProxyNode(cfg KubeProxyConfig, phases int) *kubeProxyNode {
-	return &kubeProxyNode{cfg: cfg, phases: phases, dec: &kubeProxyDecoder{cpu: make([]Time, phases)}}
+	return &kubeProxyNode{cfg: cfg, dec: &kubeProxyDecoder{cpu: make([]Time, phases)}}
 }
 
 // proxier returns the proxier of family i (0 IPv4, 1 IPv6), made now if need be.
 func (n *kubeProxyNode) proxier(i int) *kubeProxy {
 	if n.families[i] == nil {
-		n.families[i] = newProxier(n.cfg, n.phases, n.dec)
+		n.families[i] = newProxier(n.cfg, len(n.dec.cpu), n.dec)
 	}
 	return n.families[i]
 }
