@@ -179,7 +179,7 @@ func Reference() []FieldDoc {
 		FieldDoc{Path: "kubeProxy.costs.rulesPerServicePort", Type: "number", Default: ftoa(kpDefault.Costs.RulesPerServicePort), Allowed: "0..1000",
 			Source: "pkg/proxy/iptables/proxier.go syncProxyRules", Doc: "Rules per Service port."},
 		FieldDoc{Path: "kubeProxy.costs.rulesPerEndpoint", Type: "number", Default: ftoa(kpDefault.Costs.RulesPerEndpoint), Allowed: "0..1000",
-			Source: "pkg/proxy/iptables/proxier.go syncProxyRules", Doc: "Rules per ready endpoint and Service port."},
+			Source: "pkg/proxy/iptables/proxier.go syncProxyRules", Doc: "Rules per programmed endpoint (the ready ones, or a Service's serving terminating ones when it has none) and Service port."},
 		FieldDoc{Path: "kubeProxy.costs.decodeProtobufNanosPerByte", Type: "number", Unit: "ns/byte", Default: ftoa(kpDefault.Costs.DecodeProtobufNanosPerByte), Allowed: "0..1e9",
 			Source: "measured: sim/kubeproxy_calibration_test.go (apimachinery v0.37.2 protobuf deserializer)", Doc: "Decoding a received watch event as protobuf."},
 		FieldDoc{Path: "kubeProxy.costs.decodeJSONNanosPerByte", Type: "number", Unit: "ns/byte", Default: ftoa(kpDefault.Costs.DecodeJSONNanosPerByte), Allowed: "0..1e9",

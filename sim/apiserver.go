@@ -39,6 +39,10 @@ type committed struct {
 	// object's addresses, not its notReadyAddresses). upstream: pkg/proxy/endpointslicecache.go
 	// addEndpoints (Ready == nil || *Ready); the iptables proxier writes chains for them.
 	ready int
+	// fallback is how many are serving and terminating: what kube-proxy programs for a
+	// Service with no ready endpoint (upstream: pkg/proxy/topology.go CategorizeEndpoints).
+	// Endpoints objects have none (the Endpoints controller leaves terminating pods out).
+	fallback int
 	// family is the IP family (0 IPv4, 1 IPv6) of the kube-proxy proxier that programs the
 	// object: an EndpointSlice's address type; for an Endpoints object, its Service's
 	// primary family, the only one whose addresses the Endpoints controller writes
@@ -275,7 +279,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		decodeBytes := kubeProxyEvent + d.resentBytes/events
 		e.kubeProxies[mi].proxier(cm.family).receive(objectKey{cm.namespace, cm.name}, kubeProxyChange{
 			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted, delivered: d.done,
-		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, objectEndpoints{ready: int32(cm.ready), all: int32(cm.endpoints)})
+		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, objectEndpoints{ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints)})
 	}
 	e.stats.committed(rec, cm, s.idx, fanout, perNode, events, d)
 	return writeCommitted

@@ -241,8 +241,12 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	cm.selected, cm.selectedAll = proxySelects(obj.Labels), proxySelectsAll(obj.Labels)
 	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(obj.Annotations)
 	for i := range obj.Endpoints {
-		if r := obj.Endpoints[i].Conditions.Ready; r == nil || *r {
+		c := &obj.Endpoints[i].Conditions
+		switch {
+		case c.Ready == nil || *c.Ready:
 			cm.ready++
+		case (c.Serving == nil || *c.Serving) && c.Terminating != nil && *c.Terminating:
+			cm.fallback++
 		}
 	}
 	return cm

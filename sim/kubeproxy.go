@@ -180,9 +180,9 @@ type kubeProxyChange struct {
 	hasTrigger bool
 	// delivered is when the watch event reached the node (for the property test).
 	delivered Time
-	// endpointDelta changes the Service's count of ready endpoints when applied, allDelta
-	// its count of all endpoints.
-	endpointDelta, allDelta int
+	// endpointDelta changes the Service's count of ready endpoints when applied,
+	// fallbackDelta its count of serving and terminating ones, allDelta its count of all.
+	endpointDelta, fallbackDelta, allDelta int
 }
 
 // kubeProxySync is one sync the representative kube-proxy ran.
@@ -243,9 +243,12 @@ type kubeProxy struct {
 	current  kubeProxySync
 
 	endpointsBySvc []int
-	ports          []int
-	endpoints      int // all endpoints (for largeClusterMode)
-	servicePorts   int // Service ports with endpoints known
+	// fallbackBySvc counts each Service's endpoints that are serving and terminating: the
+	// ones programmed when it has no ready endpoint (programmed).
+	fallbackBySvc []int32
+	ports         []int
+	endpoints     int // all endpoints (for largeClusterMode)
+	servicePorts  int // Service ports with endpoints known
 	// portEndpoints is Σ endpoints × ports over the Services with endpoints known: like
 	// servicePorts, kept as endpointsBySvc and ports change, not summed over every Service
 	// at every sync (a cluster of 50,000 Services syncs many thousand times).
@@ -269,8 +272,9 @@ type kubeProxy struct {
 	objects map[objectKey]objectEndpoints
 }
 
-// objectEndpoints is an object's count of ready endpoints and of all its endpoints.
-type objectEndpoints struct{ ready, all int32 }
+// objectEndpoints is an object's count of ready endpoints, of serving and terminating ones
+// (never ready: a terminating endpoint is not ready), and of all its endpoints.
+type objectEndpoints struct{ ready, fallback, all int32 }
 
 // objectKey names an API object within its kind (the two fields, so that a lookup builds no
 // "namespace/name" string).
@@ -340,11 +344,12 @@ func (k *kubeProxy) service(i, ports int) {
 	for len(k.ports) <= i {
 		k.ports = append(k.ports, 1)
 		k.endpointsBySvc = append(k.endpointsBySvc, 0)
+		k.fallbackBySvc = append(k.fallbackBySvc, 0)
 		k.allBySvc = append(k.allBySvc, 0)
 		k.stamp = append(k.stamp, 0)
 	}
 	p := max(ports, 1)
-	if n := k.endpointsBySvc[i]; p != k.ports[i] && n > 0 {
+	if n := k.programmed(i); p != k.ports[i] && n > 0 {
 		k.servicePorts += p - k.ports[i]
 		k.portEndpoints += n * (p - k.ports[i])
 	}
@@ -362,12 +367,24 @@ func (k *kubeProxy) addAll(i, delta int) {
 	k.allPortEndpoints += (max(n, 0) - max(old, 0)) * k.ports[i]
 }
 
-// addEndpoints adds delta to Service i's endpoint count and keeps the totals.
-func (k *kubeProxy) addEndpoints(i, delta int) {
-	old := k.endpointsBySvc[i]
-	n := old + delta
-	k.endpointsBySvc[i] = n
+// programmed is how many of Service i's endpoints the proxier writes rules for: its ready
+// ones, or when it has none, those serving and terminating.
+// upstream: pkg/proxy/topology.go CategorizeEndpoints (the fallback to terminating endpoints).
+func (k *kubeProxy) programmed(i int) int {
+	if n := k.endpointsBySvc[i]; n > 0 {
+		return n
+	}
+	return int(k.fallbackBySvc[i])
+}
+
+// addEndpoints adds delta to Service i's count of ready endpoints and fallbackDelta to its
+// count of serving and terminating ones, and keeps the totals of what is programmed.
+func (k *kubeProxy) addEndpoints(i, delta, fallbackDelta int) {
+	old := k.programmed(i)
+	k.endpointsBySvc[i] += delta
+	k.fallbackBySvc[i] += int32(fallbackDelta)
 	k.endpoints += delta
+	n := k.programmed(i)
 	p := k.ports[i]
 	k.portEndpoints += (max(n, 0) - max(old, 0)) * p
 	switch {
@@ -407,7 +424,7 @@ func (k *kubeProxy) receive(key objectKey, c kubeProxyChange, ports int, eventBy
 	} else {
 		k.objects[key] = counts
 	}
-	c.endpointDelta, c.allDelta = int(counts.ready-old.ready), int(counts.all-old.all)
+	c.endpointDelta, c.fallbackDelta, c.allDelta = int(counts.ready-old.ready), int(counts.fallback-old.fallback), int(counts.all-old.all)
 	k.advance(c.arrived, false)
 	if deleted {
 		// A deletion's trigger time is by definition the last update's, so upstream drops
@@ -467,7 +484,7 @@ func (k *kubeProxy) startSync(t Time) {
 	phase := -1
 	var changedPorts, changedEndpoints int
 	for _, c := range k.pending {
-		k.addEndpoints(c.svc, c.endpointDelta)
+		k.addEndpoints(c.svc, c.endpointDelta, c.fallbackDelta)
 		k.addAll(c.svc, c.allDelta)
 		phase = max(phase, c.phase)
 	}
@@ -475,7 +492,7 @@ func (k *kubeProxy) startSync(t Time) {
 		if k.stamp[c.svc] != seq {
 			k.stamp[c.svc] = seq
 			changedPorts += k.ports[c.svc]
-			changedEndpoints += k.endpointsBySvc[c.svc] * k.ports[c.svc]
+			changedEndpoints += max(k.programmed(c.svc), 0) * k.ports[c.svc]
 		}
 	}
 	k.inFlight = append(k.inFlight[:0], k.pending...)

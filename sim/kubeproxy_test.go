@@ -20,7 +20,7 @@ func flatProxy(mode KubeProxyMode, base time.Duration) *kubeProxy {
 // deliver hands k an update of object name (Service svc, endpoints endpoints) that reached
 // the node at t, triggered at t.
 func deliver(k *kubeProxy, name string, svc int, t Time, endpoints int) {
-	k.receive(objectKey{name: name}, kubeProxyChange{svc: svc, trigger: t, hasTrigger: true, delivered: t}, 1, 1000, false, false, objectEndpoints{int32(endpoints), int32(endpoints)})
+	k.receive(objectKey{name: name}, kubeProxyChange{svc: svc, trigger: t, hasTrigger: true, delivered: t}, 1, 1000, false, false, objectEndpoints{ready: int32(endpoints), all: int32(endpoints)})
 }
 
 type span struct{ start, end Time }
@@ -200,7 +200,7 @@ func TestDeletionDropsTriggerTimes(t *testing.T) {
 	deliver(k, "a", 0, 0, 10)
 	deliver(k, "a", 0, 200*ms, 11) // waits for minInterval
 	deliver(k, "b", 1, 300*ms, 5)  // another Service: kept
-	k.receive(objectKey{name: "a"}, kubeProxyChange{svc: 0, delivered: 400 * ms}, 1, 100, false, true, objectEndpoints{11, 11})
+	k.receive(objectKey{name: "a"}, kubeProxyChange{svc: 0, delivered: 400 * ms}, 1, 100, false, true, objectEndpoints{ready: 11, all: 11})
 	k.flush(400 * ms)
 	sameTimes(t, "latencies", latencies(k), []Time{100 * ms, 900 * ms})
 	if k.endpoints != 5 {
@@ -336,7 +336,7 @@ func TestCPUShare(t *testing.T) {
 
 // TestKubeProxyTotalsFollowChanges checks the running totals startSync reads (Service
 // ports with endpoints, endpoints × ports) against a sum over every Service, through random
-// endpoint deltas (negative counts included) and port changes.
+// endpoint deltas (negative counts included, ready and serving-terminating) and port changes.
 func TestKubeProxyTotalsFollowChanges(t *testing.T) {
 	k := newKubeProxy(KubeProxyConfig{}, 1)
 	r := rand.New(rand.NewPCG(3, 4))
@@ -350,10 +350,13 @@ func TestKubeProxyTotalsFollowChanges(t *testing.T) {
 				ports = k.ports[i]
 			}
 			k.service(i, ports)
-			k.addEndpoints(i, r.IntN(7)-3)
+			k.addEndpoints(i, r.IntN(7)-3, r.IntN(5)-2)
 		}
 		ports, total := 0, 0
 		for j, n := range k.endpointsBySvc {
+			if n <= 0 {
+				n = int(k.fallbackBySvc[j]) // none ready: the serving terminating ones
+			}
 			if n > 0 {
 				ports += k.ports[j]
 				total += n * k.ports[j]
@@ -377,8 +380,8 @@ func TestProxierPerFamily(t *testing.T) {
 	change := func(t Time) kubeProxyChange {
 		return kubeProxyChange{svc: 0, trigger: t, hasTrigger: true, delivered: t}
 	}
-	node.proxier(0).receive(objectKey{name: "web-v4"}, change(0), 1, 1000, false, false, objectEndpoints{10, 10})
-	node.proxier(1).receive(objectKey{name: "web-v6"}, change(10*ms), 1, 1000, false, false, objectEndpoints{10, 10})
+	node.proxier(0).receive(objectKey{name: "web-v4"}, change(0), 1, 1000, false, false, objectEndpoints{ready: 10, all: 10})
+	node.proxier(1).receive(objectKey{name: "web-v6"}, change(10*ms), 1, 1000, false, false, objectEndpoints{ready: 10, all: 10})
 	var lat []Time
 	for _, k := range node.proxiers() {
 		k.flush(10 * ms)
@@ -393,8 +396,8 @@ func TestProxierPerFamily(t *testing.T) {
 
 	cfg.Costs.DecodeProtobufNanosPerByte = 10
 	node = newKubeProxyNode(cfg, 1)
-	node.proxier(0).receive(objectKey{name: "web-v4"}, change(0), 1, 1000, false, false, objectEndpoints{10, 10})
-	node.proxier(1).receive(objectKey{name: "web-v6"}, change(0), 1, 1000, false, false, objectEndpoints{10, 10})
+	node.proxier(0).receive(objectKey{name: "web-v4"}, change(0), 1, 1000, false, false, objectEndpoints{ready: 10, all: 10})
+	node.proxier(1).receive(objectKey{name: "web-v6"}, change(0), 1, 1000, false, false, objectEndpoints{ready: 10, all: 10})
 	us := Time(time.Microsecond)
 	if s4, s6 := node.proxier(0).current.start, node.proxier(1).current.start; s4 != 10*us || s6 != 20*us {
 		t.Errorf("syncs start at %v and %v, want 10µs and 20µs (one informer decodes both)", s4, s6)
@@ -491,4 +494,28 @@ func TestDefaultMinSyncPeriodPerMode(t *testing.T) {
 		k.flush(50 * ms)
 		sameTimes(t, string(tt.mode)+" syncs", syncSpans(k), tt.syncs)
 	}
+}
+
+// TestTerminatingFallback: a Service with no ready endpoint has rules for its serving and
+// terminating ones; once one is ready, for the ready ones only. Syncs write 3 rules per
+// changed Service port and 4 per programmed endpoint (1 µs each), plus a KUBE-SERVICES jump
+// per Service port with endpoints.
+// upstream: pkg/proxy/topology.go CategorizeEndpoints.
+func TestTerminatingFallback(t *testing.T) {
+	k := flatProxy(KubeProxyIPTables, 0)
+	k.cfg.Costs.WriteNanosPerRule = 1000
+	k.cfg.MinSyncPeriod = 0
+	change := func(at Time, counts objectEndpoints) {
+		k.receive(objectKey{name: "web"}, kubeProxyChange{svc: 0, delivered: at}, 1, 0, false, false, counts)
+		k.flush(at)
+	}
+	change(0, objectEndpoints{ready: 10, all: 10})
+	change(ms, objectEndpoints{fallback: 10, all: 10}) // all terminating, still serving
+	change(2*ms, objectEndpoints{ready: 1, fallback: 10, all: 11})
+	change(3*ms, objectEndpoints{all: 10}) // none ready or serving
+	var micros []int64
+	for _, s := range k.syncs {
+		micros = append(micros, int64(s.cpu/Time(time.Microsecond)))
+	}
+	sameTimes(t, "rules written", micros, []int64{44, 44, 8, 3})
 }
