@@ -247,7 +247,6 @@ type kubeProxy struct {
 	// ones programmed when it has no ready endpoint (programmed).
 	fallbackBySvc []int32
 	ports         []int
-	endpoints     int // all endpoints (for largeClusterMode)
 	servicePorts  int // Service ports with endpoints known
 	// portEndpoints is Σ endpoints × ports over the Services with endpoints known: like
 	// servicePorts, kept as endpointsBySvc and ports change, not summed over every Service
@@ -287,17 +286,13 @@ type kubeProxyDecoder struct {
 	cpu  []Time // decode CPU per phase
 }
 
-// newKubeProxy returns a proxier with an informer of its own.
-func newKubeProxy(cfg KubeProxyConfig, phases int) *kubeProxy {
-	return newProxier(cfg, phases, &kubeProxyDecoder{cpu: make([]Time, phases)})
-}
-
-func newProxier(cfg KubeProxyConfig, phases int, dec *kubeProxyDecoder) *kubeProxy {
+// newProxier returns a proxier whose informer is dec (one latency log per phase of dec's).
+func newProxier(cfg KubeProxyConfig, dec *kubeProxyDecoder) *kubeProxy {
 	return &kubeProxy{
 		cfg:      cfg,
 		cpuScale: 1 / math.Min(math.Max(cfg.CPU, 1e-3), 1),
 		dec:      dec,
-		latency:  make([]sampleChunks, phases),
+		latency:  make([]sampleChunks, len(dec.cpu)),
 		objects:  map[objectKey]objectEndpoints{},
 	}
 }
@@ -323,7 +318,7 @@ func newKubeProxyNode(cfg KubeProxyConfig, phases int) *kubeProxyNode {
 // proxier returns the proxier of family i (0 IPv4, 1 IPv6), made now if need be.
 func (n *kubeProxyNode) proxier(i int) *kubeProxy {
 	if n.families[i] == nil {
-		n.families[i] = newProxier(n.cfg, len(n.dec.cpu), n.dec)
+		n.families[i] = newProxier(n.cfg, n.dec)
 	}
 	return n.families[i]
 }
@@ -383,7 +378,6 @@ func (k *kubeProxy) addEndpoints(i, delta, fallbackDelta int) {
 	old := k.programmed(i)
 	k.endpointsBySvc[i] += delta
 	k.fallbackBySvc[i] += int32(fallbackDelta)
-	k.endpoints += delta
 	n := k.programmed(i)
 	p := k.ports[i]
 	k.portEndpoints += (max(n, 0) - max(old, 0)) * p

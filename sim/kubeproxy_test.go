@@ -14,13 +14,22 @@ const ms = Time(time.Millisecond)
 func flatProxy(mode KubeProxyMode, base time.Duration) *kubeProxy {
 	cfg := DefaultKubeProxy(mode)
 	cfg.Costs = KubeProxyCosts{SyncBase: base, RulesPerServicePort: 3, RulesPerEndpoint: 4}
-	return newKubeProxy(cfg, 1)
+	return newKubeProxyNode(cfg, 1).proxier(0)
 }
 
 // deliver hands k an update of object name (Service svc, endpoints endpoints) that reached
 // the node at t, triggered at t.
 func deliver(k *kubeProxy, name string, svc int, t Time, endpoints int) {
 	k.receive(objectKey{name: name}, kubeProxyChange{svc: svc, trigger: t, hasTrigger: true, delivered: t}, 1, 1000, false, false, objectEndpoints{ready: int32(endpoints), all: int32(endpoints)})
+}
+
+// readyEndpoints is the proxier's count of ready endpoints over every Service.
+func readyEndpoints(k *kubeProxy) int {
+	n := 0
+	for _, e := range k.endpointsBySvc {
+		n += e
+	}
+	return n
 }
 
 type span struct{ start, end Time }
@@ -203,8 +212,8 @@ func TestDeletionDropsTriggerTimes(t *testing.T) {
 	k.receive(objectKey{name: "a"}, kubeProxyChange{svc: 0, delivered: 400 * ms}, 1, 100, false, true, objectEndpoints{ready: 11, all: 11})
 	k.flush(400 * ms)
 	sameTimes(t, "latencies", latencies(k), []Time{100 * ms, 900 * ms})
-	if k.endpoints != 5 {
-		t.Errorf("endpoints after deleting a = %d, want 5", k.endpoints)
+	if readyEndpoints(k) != 5 {
+		t.Errorf("endpoints after deleting a = %d, want 5", readyEndpoints(k))
 	}
 }
 
@@ -338,7 +347,7 @@ func TestCPUShare(t *testing.T) {
 // ports with endpoints, endpoints × ports) against a sum over every Service, through random
 // endpoint deltas (negative counts included, ready and serving-terminating) and port changes.
 func TestKubeProxyTotalsFollowChanges(t *testing.T) {
-	k := newKubeProxy(KubeProxyConfig{}, 1)
+	k := newKubeProxyNode(KubeProxyConfig{}, 1).proxier(0)
 	r := rand.New(rand.NewPCG(3, 4))
 	for step := range 5000 {
 		i := r.IntN(40)
@@ -390,8 +399,8 @@ func TestProxierPerFamily(t *testing.T) {
 	sameTimes(t, "IPv4 syncs", syncSpans(node.proxier(0)), []span{{0, 100 * ms}})
 	sameTimes(t, "IPv6 syncs", syncSpans(node.proxier(1)), []span{{10 * ms, 110 * ms}})
 	sameTimes(t, "latencies", lat, []Time{100 * ms, 100 * ms})
-	if k := node.proxier(1); k.endpoints != 10 || k.servicePorts != 1 {
-		t.Errorf("IPv6 proxier: %d endpoints, %d Service ports; want 10 and 1", k.endpoints, k.servicePorts)
+	if k := node.proxier(1); readyEndpoints(k) != 10 || k.servicePorts != 1 {
+		t.Errorf("IPv6 proxier: %d endpoints, %d Service ports; want 10 and 1", readyEndpoints(k), k.servicePorts)
 	}
 
 	cfg.Costs.DecodeProtobufNanosPerByte = 10
@@ -425,12 +434,12 @@ func TestDualStackEngineProxiers(t *testing.T) {
 		if k == nil {
 			t.Fatalf("EndpointSlices: no proxier for family %d", fi)
 		}
-		if k.endpoints != 30 || len(k.syncs) == 0 {
-			t.Errorf("EndpointSlices family %d: %d endpoints programmed, %d syncs; want 30 and some", fi, k.endpoints, len(k.syncs))
+		if readyEndpoints(k) != 30 || len(k.syncs) == 0 {
+			t.Errorf("EndpointSlices family %d: %d endpoints programmed, %d syncs; want 30 and some", fi, readyEndpoints(k), len(k.syncs))
 		}
 	}
 	legacy := e.kubeProxies[modeIndex(ModeEndpoints)]
-	if legacy.families[0] != nil || legacy.families[1] == nil || legacy.families[1].endpoints != 30 {
+	if legacy.families[0] != nil || legacy.families[1] == nil || readyEndpoints(legacy.families[1]) != 30 {
 		t.Errorf("Endpoints: proxiers %v, want only IPv6's, with 30 endpoints", legacy.families)
 	}
 }
