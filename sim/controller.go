@@ -356,7 +356,12 @@ type evDelayedAdd struct {
 	at Time
 }
 
+// backgroundEvent is an event that does not hold a phase open (Engine.quiescent): a delayed
+// workqueue add, which at the end of a phase only reruns a sync that has nothing to do.
+type backgroundEvent interface{ background() }
+
 func (ev evDelayedAdd) String() string { return fmt.Sprintf("%s add service %d", ev.c.mode, ev.i) }
+func (ev evDelayedAdd) background()    {}
 func (ev evDelayedAdd) apply(e *Engine) {
 	k := &ev.c.keys[ev.i]
 	if !k.delayed || k.delayedAt != ev.at {

@@ -73,9 +73,14 @@ type serviceState struct {
 	// rsStatusWrites counts ReplicaSet status writes; dcSeen is its value at the
 	// Deployment's last status write.
 	rsStatusWrites, dcSeen int
-	surge                  int
-	unavail                int
-	timing                 *serviceTiming
+	// dcFailures is the Deployment's retry count in the Deployment controller's workqueue,
+	// and dcRetryAt the deadline of its delayed add when dcRetrying.
+	dcFailures int
+	dcRetryAt  Time
+	dcRetrying bool
+	surge      int
+	unavail    int
+	timing     *serviceTiming
 	// podSpec is the current template's pod spec fields (its container ports), which its
 	// pods share (a StatefulSet's pods add their hostnames to a copy).
 	podSpec *model.PodSpecFields

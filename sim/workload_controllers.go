@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 )
@@ -52,6 +53,12 @@ type replicaSet struct {
 	// changes counts pod changes that alter the status; written is its value at the last
 	// status write.
 	changes, written int
+	// desired and maxReplicas are the deployment.kubernetes.io/desired-replicas and
+	// max-replicas annotations: the Deployment's replicas, and replicas + maxSurge, when the
+	// Deployment controller last wrote this ReplicaSet. An active ReplicaSet annotated with
+	// other replicas than the Deployment's marks a scaling event.
+	// upstream: deployment/util/deployment_util.go SetReplicasAnnotations.
+	desired, maxReplicas int
 	// failures is the per-item retry count of the workqueue rate limiter.
 	failures int
 	item     workItem
@@ -68,7 +75,15 @@ func (rs *replicaSet) resolve() *replicaSet {
 }
 
 // absorb folds rs into old: every count, expectation and status adds up.
+//
+// The group keeps the annotations of the larger of the two (rs's on a tie: it is the newer),
+// the one a scaling event is the most likely to be seen on and proportional scaling
+// weighs: upstream looks at each old ReplicaSet's own, and a group has rarely more than one
+// with pods.
 func (old *replicaSet) absorb(rs *replicaSet) {
+	if rs.spec >= old.spec {
+		old.desired, old.maxReplicas = rs.desired, rs.maxReplicas
+	}
 	old.spec += rs.spec
 	old.live += rs.live
 	old.available += rs.available
@@ -439,13 +454,19 @@ func (ev evRSStatusWritten) apply(e *Engine) {
 	w.rsDone(rs, c.failed)
 }
 
-// syncDeployment is one sync of the Deployment controller: it creates the new ReplicaSet
-// when the template changed, scales the new and old ReplicaSets by the rolling-update rules
-// on what it sees of them (spec.replicas and status.availableReplicas), and writes the
-// Deployment's status. Each create or scale is one call through its client.
-// upstream: deployment/sync.go getNewReplicaSet, rolling.go rolloutRolling,
-// reconcileNewReplicaSet, reconcileOldReplicaSets, cleanupUnhealthyReplicas,
-// scaleDownOldReplicaSetsForRollingUpdate; util/deployment_util.go NewRSNewReplicas.
+// deploymentMaxRetries is how often the Deployment controller retries a failing sync before
+// it drops the key (until an informer event queues it again).
+// upstream: deployment/deployment_controller.go maxRetries.
+const deploymentMaxRetries = 15
+
+// syncDeployment is one sync of the Deployment controller. A scaling event (the Deployment's
+// replicas differ from an active ReplicaSet's desired-replicas annotation) resizes the
+// ReplicaSets at once (deploymentPlan.scale); otherwise the sync creates the new ReplicaSet
+// when the template changed and scales the new and old ReplicaSets by the rolling-update
+// rules on what it sees of them (spec.replicas and status.availableReplicas)
+// (deploymentPlan.rollingUpdate). Then it writes the Deployment's status. Each create,
+// scale or annotation update is one call through its client.
+// upstream: deployment/deployment_controller.go syncDeployment, sync.go isScalingEvent.
 func (w *workloadControllers) syncDeployment(s *serviceState) {
 	e := w.e
 	if !s.created {
@@ -453,59 +474,217 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 		w.kick()
 		return
 	}
-	n, o := s.newRS, s.oldRS
-	oldSpec := 0
-	if o != nil {
-		oldSpec = o.spec
+	p := newDeploymentPlan(s)
+	if s.scalingEvent() {
+		p.scale()
+	} else {
+		p.rollingUpdate()
 	}
-	newSpec, calls := n.spec, 0
-	scaled := false
-	if !s.newRSCreated {
-		// getNewReplicaSet: the new ReplicaSet is created already scaled up.
-		newSpec = newRSReplicas(s.replicas, s.surge, newSpec+oldSpec, newSpec)
-		s.newRSCreated = true
-		calls++
-	} else if newSpec != s.replicas {
-		// reconcileNewReplicaSet
-		want := s.replicas
-		if newSpec < s.replicas {
-			want = newRSReplicas(s.replicas, s.surge, newSpec+oldSpec, newSpec)
-		}
-		if want != newSpec {
-			newSpec, scaled = want, true
-			calls++
-		}
-	}
-	if !scaled && oldSpec > 0 {
-		// reconcileOldReplicaSets
-		minAvailable := s.replicas - s.unavail
-		newUnavailable := newSpec - n.statusAvailable
-		maxScaledDown := newSpec + oldSpec - minAvailable - newUnavailable
-		if maxScaledDown > 0 {
-			// cleanupUnhealthyReplicas: unavailable old pods first.
-			if c := min(maxScaledDown, oldSpec-o.statusAvailable); c > 0 {
-				oldSpec -= c
-				calls++
-			}
-			// scaleDownOldReplicaSetsForRollingUpdate: then as far as availability allows.
-			if avail := o.statusAvailable + n.statusAvailable; avail > minAvailable && oldSpec > 0 {
-				oldSpec -= min(oldSpec, avail-minAvailable)
-				calls++
-			}
-		}
-	}
-	// syncRolloutStatus: a status write when anything it reports changed.
-	if calls > 0 || s.rsStatusWrites != s.dcSeen {
+	// syncRolloutStatus / syncDeploymentStatus: a status write when anything it reports
+	// changed. A failed sync returns before it.
+	if !p.failed && (p.calls > 0 || s.rsStatusWrites != s.dcSeen) {
 		s.dcSeen = s.rsStatusWrites
-		calls++
+		p.calls++
 	}
 	end := e.now
-	for range calls {
+	for range p.calls {
 		end = max(end, w.dcBucket.reserve(e.now)+w.dcLatency.sample())
 	}
 	dc := takeFree(&w.freeDCCalls)
-	*dc = dcCall{s, n, o, newSpec, oldSpec}
+	*dc = dcCall{s: s, n: s.newRS, o: s.oldRS, plan: p}
 	e.schedule(end, evDeploymentSynced{dc})
+}
+
+// scalingEvent reports whether the Deployment's replicas differ from the desired-replicas
+// annotation of an active (spec.replicas > 0) ReplicaSet. The new ReplicaSet counts only
+// once created: isScalingEvent does not create it.
+// upstream: deployment/sync.go isScalingEvent.
+func (s *serviceState) scalingEvent() bool {
+	if s.newRSCreated && s.newRS.spec > 0 && s.newRS.desired != s.replicas {
+		return true
+	}
+	return s.oldRS != nil && s.oldRS.spec > 0 && s.oldRS.desired != s.replicas
+}
+
+// deploymentPlan is what one Deployment sync decides: the ReplicaSets' new spec.replicas,
+// which of them it writes (every write also sets the replicas annotations), its calls and
+// whether it fails.
+type deploymentPlan struct {
+	s                  *serviceState
+	newSpec, oldSpec   int
+	writeNew, writeOld bool
+	// desired and maxReplicas are the annotations its writes set.
+	desired, maxReplicas int
+	calls                int
+	failed               bool
+	// What the sync sees: whether the new ReplicaSet exists and there are old ones, and
+	// their status.availableReplicas.
+	newCreated, hasOld         bool
+	newAvailable, oldAvailable int
+}
+
+func newDeploymentPlan(s *serviceState) deploymentPlan {
+	p := deploymentPlan{s: s, newSpec: s.newRS.spec, desired: s.replicas, maxReplicas: s.replicas + s.surge,
+		newCreated: s.newRSCreated, newAvailable: s.newRS.statusAvailable}
+	if o := s.oldRS; o != nil {
+		p.oldSpec, p.hasOld, p.oldAvailable = o.spec, true, o.statusAvailable
+	}
+	return p
+}
+
+// setNew and setOld plan one write of a ReplicaSet with spec.replicas n.
+func (p *deploymentPlan) setNew(n int) { p.newSpec, p.writeNew = n, true; p.calls++ }
+func (p *deploymentPlan) setOld(n int) { p.oldSpec, p.writeOld = n, true; p.calls++ }
+
+// rollingUpdate is a sync of the rolling-update strategy.
+// upstream: deployment/sync.go getNewReplicaSet; rolling.go rolloutRolling,
+// reconcileNewReplicaSet, reconcileOldReplicaSets, cleanupUnhealthyReplicas,
+// scaleDownOldReplicaSetsForRollingUpdate; util/deployment_util.go NewRSNewReplicas.
+func (p *deploymentPlan) rollingUpdate() {
+	s := p.s
+	scaled := false
+	if !s.newRSCreated {
+		// getNewReplicaSet: the new ReplicaSet is created already scaled up.
+		p.setNew(newRSReplicas(s.replicas, s.surge, p.newSpec+p.oldSpec, p.newSpec))
+		s.newRSCreated = true
+	} else if p.newSpec != s.replicas {
+		// reconcileNewReplicaSet
+		want := s.replicas
+		if p.newSpec < s.replicas {
+			want = newRSReplicas(s.replicas, s.surge, p.newSpec+p.oldSpec, p.newSpec)
+		}
+		if want != p.newSpec {
+			p.setNew(want)
+			scaled = true
+		}
+	}
+	if scaled || p.oldSpec == 0 {
+		return
+	}
+	// reconcileOldReplicaSets
+	minAvailable := s.replicas - s.unavail
+	newUnavailable := p.newSpec - p.newAvailable
+	maxScaledDown := p.newSpec + p.oldSpec - minAvailable - newUnavailable
+	if maxScaledDown <= 0 {
+		return
+	}
+	// cleanupUnhealthyReplicas: unavailable old pods first. An old ReplicaSet whose
+	// status still counts more available pods than its spec (it was scaled down, and its
+	// controller has not written the status since) makes the count to remove negative:
+	// upstream rejects that as an invalid scale and fails the sync, which is retried with
+	// the workqueue's backoff until the status catches up.
+	if unhealthy := p.oldSpec - p.oldAvailable; unhealthy != 0 {
+		if unhealthy < 0 {
+			p.failed = true
+			return
+		}
+		p.setOld(p.oldSpec - min(maxScaledDown, unhealthy))
+	}
+	// scaleDownOldReplicaSetsForRollingUpdate: then as far as availability allows.
+	if avail := p.oldAvailable + p.newAvailable; avail > minAvailable && p.oldSpec > 0 {
+		p.setOld(p.oldSpec - min(p.oldSpec, avail-minAvailable))
+	}
+}
+
+// scale is a sync on a scaling event: one active ReplicaSet (or none: the newest) takes the
+// Deployment's replicas; a saturated new ReplicaSet has the old ones scaled to 0; otherwise
+// every active ReplicaSet is resized in proportion to its size, so that together they hold
+// replicas + maxSurge.
+// upstream: deployment/sync.go sync, scale; util/deployment_util.go FindActiveOrLatest,
+// IsSaturated, GetProportion, getReplicaSetFraction.
+func (p *deploymentPlan) scale() {
+	s := p.s
+	newActive := p.newCreated && p.newSpec > 0
+	oldActive := p.hasOld && p.oldSpec > 0
+	switch {
+	case !(newActive && oldActive):
+		// FindActiveOrLatest: the active one, or the newest; scaled only when its size
+		// differs (scaleReplicaSetAndRecordEvent).
+		switch {
+		case newActive || (!oldActive && p.newCreated):
+			if p.newSpec != s.replicas {
+				p.setNew(s.replicas)
+			}
+		case p.hasOld:
+			if p.oldSpec != s.replicas {
+				p.setOld(s.replicas)
+			}
+		}
+	case p.newSpec == s.replicas && s.newRS.desired == s.replicas && p.newAvailable == s.replicas:
+		// IsSaturated: the old ReplicaSets are scaled down to 0.
+		p.setOld(0)
+	default:
+		p.newSpec, p.oldSpec = proportionalSizes(s.replicas, s.surge, p.newSpec, p.oldSpec,
+			s.newRS.maxReplicas, s.oldRS.maxReplicas, s.newRS.statusLive+s.oldRS.statusLive)
+		// scaleReplicaSet writes each one whose size or annotations change.
+		for _, w := range []struct {
+			rs       *replicaSet
+			was, now int
+			write    *bool
+		}{{s.oldRS, s.oldRS.spec, p.oldSpec, &p.writeOld}, {s.newRS, s.newRS.spec, p.newSpec, &p.writeNew}} {
+			if w.now != w.was || w.rs.desired != p.desired || w.rs.maxReplicas != p.maxReplicas {
+				*w.write = true
+				p.calls++
+			}
+		}
+	}
+}
+
+// proportionalSizes is the rolling-update scale of two active ReplicaSets, the new one and
+// the old: the room to replicas + maxSurge (or to 0 when replicas is 0) is shared in
+// proportion to each one's size against the max-replicas it was last sized for (status
+// replicas when unannotated), larger ReplicaSets first (on a tie, the newer one when
+// growing, the older when shrinking), the rounding's leftover to the first.
+// upstream: deployment/sync.go scale; util/deployment_util.go GetProportion,
+// getReplicaSetFraction; k8s.io/utils/integer RoundToInt32.
+func proportionalSizes(replicas, surge, newSpec, oldSpec, newMax, oldMax, statusReplicas int) (int, int) {
+	allowed := 0
+	if replicas > 0 {
+		allowed = replicas + surge
+	}
+	toAdd := allowed - (newSpec + oldSpec)
+	if toAdd == 0 {
+		return newSpec, oldSpec
+	}
+	type rs struct{ spec, maxAnn, size int }
+	newer, older := &rs{spec: newSpec, maxAnn: newMax}, &rs{spec: oldSpec, maxAnn: oldMax}
+	order := [2]*rs{newer, older} // ReplicaSetsBySizeNewer
+	if toAdd < 0 {
+		order = [2]*rs{older, newer} // ReplicaSetsBySizeOlder
+	}
+	if order[1].spec > order[0].spec {
+		order[0], order[1] = order[1], order[0]
+	}
+	added := 0
+	for _, r := range order {
+		proportion := 0
+		if r.spec != 0 && toAdd != added {
+			var fraction int
+			if replicas == 0 {
+				fraction = -r.spec
+			} else if before := cmp.Or(r.maxAnn, statusReplicas); before != 0 {
+				fraction = roundHalfAway(float64(r.spec*(replicas+surge))/float64(before)) - r.spec
+			}
+			if toAdd > 0 {
+				proportion = min(fraction, toAdd-added)
+			} else {
+				proportion = max(fraction, toAdd-added)
+			}
+		}
+		r.size = r.spec + proportion
+		added += proportion
+	}
+	order[0].size = max(order[0].size+toAdd-added, 0)
+	return newer.size, older.size
+}
+
+// roundHalfAway rounds x to the nearest integer, halves away from zero, truncating toward
+// zero as a conversion to int32 does. upstream: k8s.io/utils/integer RoundToInt32.
+func roundHalfAway(x float64) int {
+	if x < 0 {
+		return int(int32(x - 0.5))
+	}
+	return int(int32(x + 0.5))
 }
 
 // newRSReplicas is how far the new ReplicaSet may scale up: to replicas, within replicas +
@@ -520,15 +699,16 @@ func newRSReplicas(replicas, surge, current, newSpec int) int {
 }
 
 // evDeploymentSynced is the Deployment controller's calls returning: the ReplicaSets have
-// their new spec.replicas, and each one that changed is queued for the ReplicaSet controller.
-// It holds its payload from the free list (a pointer, queued without an allocation).
+// their new spec.replicas and annotations, and each one whose spec changed is queued for the
+// ReplicaSet controller. A failed sync is retried with the workqueue's backoff. It holds its
+// payload from the free list (a pointer, queued without an allocation).
 type evDeploymentSynced struct{ c *dcCall }
 
-// dcCall is what a Deployment sync's calls set: the ReplicaSets' new spec.replicas.
+// dcCall is what a Deployment sync's calls set: the plan, for the ReplicaSets it was made on.
 type dcCall struct {
-	s                *serviceState
-	n, o             *replicaSet
-	newSpec, oldSpec int
+	s    *serviceState
+	n, o *replicaSet
+	plan deploymentPlan
 }
 
 func (ev evDeploymentSynced) String() string { return "deployment synced " + ev.c.s.svc.Name }
@@ -545,26 +725,66 @@ func (ev evDeploymentSynced) apply(e *Engine) {
 		w.kick()
 		return
 	}
+	p := d.plan
 	changed := false
 	for _, c := range []struct {
-		rs   *replicaSet
-		spec int
-	}{{d.n, d.newSpec}, {d.o, d.oldSpec}} {
-		if c.rs == nil {
+		rs    *replicaSet
+		spec  int
+		write bool
+	}{{d.n, p.newSpec, p.writeNew}, {d.o, p.oldSpec, p.writeOld}} {
+		if c.rs == nil || !c.write {
 			continue
 		}
+		c.rs.desired, c.rs.maxReplicas = p.desired, p.maxReplicas
 		if c.rs.spec != c.spec {
 			c.rs.spec = c.spec
 			w.enqueueRS(c.rs)
-			changed = true
 		}
+		// The ReplicaSet update reaches the Deployment controller's informer too.
+		changed = true
 	}
 	if changed {
-		// The ReplicaSet updates reach the Deployment controller's informer too.
 		w.dcQueue.add(d.s)
+	}
+	// handleErr: Forget on success; AddRateLimited on failure, up to maxRetries.
+	if s := d.s; p.failed && s.dcFailures < deploymentMaxRetries {
+		s.dcFailures++
+		w.addDeploymentAfter(s, exponentialBackoff(workloadRetryBase, workloadRetryMax, s.dcFailures))
+	} else {
+		s.dcFailures = 0
 	}
 	w.kick()
 	e.workloadSettled(d.s)
+}
+
+// addDeploymentAfter is the Deployment workqueue's AddAfter: one timer per key, the
+// earliest deadline winning. upstream: client-go util/workqueue/delaying_queue.go insert.
+func (w *workloadControllers) addDeploymentAfter(s *serviceState, d Time) {
+	at := w.e.now + d
+	if s.dcRetrying && s.dcRetryAt <= at {
+		return
+	}
+	s.dcRetrying, s.dcRetryAt = true, at
+	w.e.schedule(at, evDeploymentRetry{s, at})
+}
+
+// evDeploymentRetry is a Deployment's delayed add firing, unless an earlier deadline
+// replaced it. Like the endpoint controllers' delayed adds it does not hold a phase open:
+// a Deployment whose sync failed is queued again by the ReplicaSet updates it waits for,
+// and the retry left over then runs a sync with nothing to do.
+type evDeploymentRetry struct {
+	s  *serviceState
+	at Time
+}
+
+func (ev evDeploymentRetry) String() string { return "deployment retry " + ev.s.svc.Name }
+func (ev evDeploymentRetry) background()    {}
+func (ev evDeploymentRetry) apply(e *Engine) {
+	if !ev.s.dcRetrying || ev.s.dcRetryAt != ev.at {
+		return // superseded by an earlier deadline
+	}
+	ev.s.dcRetrying = false
+	e.workloads.enqueueDeployment(ev.s)
 }
 
 // bind reserves a binding call of the scheduler for a pod whose scheduling decision is

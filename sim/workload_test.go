@@ -68,7 +68,7 @@ func TestRolloutRespectsSurgeAndUnavailability(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			surge, _ := resolveFenceposts(tc.surge, tc.unavail, tc.replicas)
+			surge, unavail := resolveFenceposts(tc.surge, tc.unavail, tc.replicas)
 			s := e.services[0]
 			minAvailable := tc.replicas
 			runEngine(t, e, func() {
@@ -85,6 +85,13 @@ func TestRolloutRespectsSurgeAndUnavailability(t *testing.T) {
 			}
 			if s.rollout != nil {
 				t.Errorf("the rollout is still marked in progress")
+			}
+			// The old ReplicaSet is scaled down only as far as the statuses show available
+			// pods, which lag the pods: never below replicas − maxUnavailable. (A sync that
+			// sees an old status counting more available pods than its spec fails, as
+			// upstream's cleanupUnhealthyReplicas does, rather than trust that count.)
+			if minAvailable < tc.replicas-unavail {
+				t.Errorf("%d pods available during the rollout, fewer than %d−%d", minAvailable, tc.replicas, unavail)
 			}
 			t.Logf("fewest available during the rollout: %d of %d", minAvailable, tc.replicas)
 		})
@@ -435,5 +442,90 @@ func TestDaemonSetRollout(t *testing.T) {
 		if p == nil || int(p.node) != n || p.hash() != s.hash {
 			t.Fatalf("node %d: daemon pod %v", n, p)
 		}
+	}
+}
+
+// TestScalingEventAsUpstream checks the Deployment controller's sync on a scaling event
+// against the cases of upstream's TestScale that have at most one old ReplicaSet (the model
+// keeps old ReplicaSets as one group), and two of its three-ReplicaSet cases cut down to
+// one old ReplicaSet ("2 -> 0", "no new ReplicaSet yet": worked by hand from scale()). Each
+// ReplicaSet is annotated for the Deployment before the scale (desired-replicas =
+// oldReplicas, max-replicas = oldReplicas + oldSurge).
+// upstream: pkg/controller/deployment/sync_test.go TestScale; sync.go scale.
+func TestScalingEventAsUpstream(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		oldReplicas, oldSurge int
+		replicas, surge       int
+		newSpec, oldSpec      int // -1: no such ReplicaSet
+		newAvailable          int
+		wantNew, wantOld      int
+	}{
+		{"normal scaling event: 10 -> 12", 10, 0, 12, 0, 10, -1, 10, 12, -1},
+		{"normal scaling event: 10 -> 5", 10, 0, 5, 0, 10, -1, 10, 5, -1},
+		{"proportional scaling: 5 -> 10", 5, 0, 10, 0, 2, 3, 2, 4, 6},
+		{"proportional scaling: 5 -> 3", 5, 0, 3, 0, 2, 3, 2, 1, 2},
+		{"proportional scaling: 9 -> 4", 9, 0, 4, 0, 8, 1, 8, 4, 0},
+		{"proportional scaling: 2 -> 0", 2, 0, 0, 0, 1, 1, 1, 0, 0},
+		{"deployment with surge pods", 10, 2, 20, 2, 6, 6, 6, 11, 11},
+		{"change both surge and size", 10, 3, 50, 6, 5, 8, 5, 22, 34},
+		{"change both size and template: no new ReplicaSet yet", 10, 0, 14, 0, -1, 10, 0, -1, 14},
+		{"saturated but broken new replica set does not affect old pods", 2, 1, 2, 1, 2, 1, 0, 2, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &serviceState{replicas: tc.replicas, surge: tc.surge}
+			annotate := func(spec int) *replicaSet {
+				return &replicaSet{svc: s, spec: spec, desired: tc.oldReplicas, maxReplicas: tc.oldReplicas + tc.oldSurge}
+			}
+			s.newRS = annotate(max(tc.newSpec, 0))
+			s.newRS.statusAvailable, s.newRS.statusLive = tc.newAvailable, tc.newAvailable
+			s.newRSCreated = tc.newSpec >= 0
+			if tc.oldSpec >= 0 {
+				s.oldRS = annotate(tc.oldSpec)
+				s.oldRS.statusLive = tc.oldSpec
+			}
+			if got, want := s.scalingEvent(), tc.oldReplicas != tc.replicas; got != want {
+				t.Fatalf("scalingEvent() = %v, want %v", got, want)
+			}
+			p := newDeploymentPlan(s)
+			p.scale()
+			if tc.wantNew >= 0 && p.newSpec != tc.wantNew {
+				t.Errorf("new ReplicaSet: %d replicas, upstream %d", p.newSpec, tc.wantNew)
+			}
+			if tc.wantOld >= 0 && p.oldSpec != tc.wantOld {
+				t.Errorf("old ReplicaSet: %d replicas, upstream %d", p.oldSpec, tc.wantOld)
+			}
+			if p.failed {
+				t.Errorf("the sync failed")
+			}
+		})
+	}
+}
+
+// TestRolloutFailsOnStaleOldStatus checks the rolling update's one failing sync: an old
+// ReplicaSet scaled below the available pods its status still counts makes
+// cleanupUnhealthyReplicas reject a negative scale-down, so the sync scales nothing, writes
+// no status and is retried with the workqueue's backoff.
+// upstream: pkg/controller/deployment/rolling.go cleanupUnhealthyReplicas;
+// deployment_controller.go handleErr.
+func TestRolloutFailsOnStaleOldStatus(t *testing.T) {
+	// 10 replicas, maxSurge 3, maxUnavailable 2; the old ReplicaSet scaled 10 → 5 and its
+	// status not written since (10 available); the new one at 8, all available.
+	s := &serviceState{replicas: 10, surge: 3, unavail: 2, newRSCreated: true}
+	s.newRS = &replicaSet{svc: s, spec: 8, statusAvailable: 8, desired: 10, maxReplicas: 13}
+	s.oldRS = &replicaSet{svc: s, spec: 5, statusAvailable: 10, desired: 10, maxReplicas: 13}
+	p := newDeploymentPlan(s)
+	p.rollingUpdate()
+	// maxScaledDown = 13 − 8 − 0 = 5 > 0, and 5 − 10 < 0: the sync fails.
+	if !p.failed || p.oldSpec != 5 || p.calls != 0 {
+		t.Fatalf("stale status: failed %v, old spec %d, %d calls; want a failed sync with no call", p.failed, p.oldSpec, p.calls)
+	}
+	// Once the status shows 5 available: 13 available > 8, so the old scales down by 5 → 0
+	// (after cleanup, which finds nothing unhealthy).
+	s.oldRS.statusAvailable = 5
+	p = newDeploymentPlan(s)
+	p.rollingUpdate()
+	if p.failed || p.oldSpec != 0 || p.calls != 1 {
+		t.Fatalf("status caught up: failed %v, old spec %d, %d calls; want old scaled to 0 in one call", p.failed, p.oldSpec, p.calls)
 	}
 }
