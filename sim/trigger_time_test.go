@@ -85,3 +85,48 @@ func TestTriggerTimeMatchesUpstream(t *testing.T) {
 		}
 	}
 }
+
+// TestNewPodDatedFromItsKubeletsFirstStatus checks the trigger time of a new pod's first
+// endpoint: the kubelet writes the pod's first status, Ready=False with its
+// lastTransitionTime, when it first syncs the pod, before it creates the sandbox (upstream:
+// pkg/kubelet/kubelet.go SyncPod, SetPodStatus before containerRuntime.SyncPod;
+// status_manager.go updateLastTransitionTime). So the write that adds the pod's address,
+// seconds later, is dated from the pod's binding, not from its IP.
+func TestNewPodDatedFromItsKubeletsFirstStatus(t *testing.T) {
+	cfg := testConfig(3, 1)
+	cfg.Services[0].Timing.Schedule = Fixed(1500 * time.Millisecond)
+	cfg.Services[0].Timing.Start = Fixed(4 * time.Second)
+	cfg.Timeline = cfg.Timeline[:1]
+	cfg.RunEndpoints = false
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	var bound, addressed model.Timestamp
+	runEngine(t, e, func() {
+		if len(s.pods) == 0 {
+			return
+		}
+		p := s.pods[0]
+		if bound == 0 && p.node >= 0 {
+			bound = timestamp(e.now)
+			if p.pod.ReadyTransition != bound {
+				t.Errorf("bound at %v with Ready transition %v, want the binding's time", e.now, p.pod.ReadyTransition)
+			}
+		}
+		if addressed == 0 && len(p.pod.IPs) > 0 {
+			addressed = timestamp(e.now)
+		}
+	})
+	if bound == 0 || addressed-bound < model.Timestamp(3*time.Second) {
+		t.Fatalf("bound at %v, IP at %v: want the IP seconds later", bound, addressed)
+	}
+	// The write adding the address is programmed after the IP (1 s of minSyncPeriod at
+	// most, plus a sync), dated from the binding: its programming latency is 4 s and more.
+	// Dated from the IP, it would be under 1.1 s, and the Ready write's too.
+	prog := e.stats.results().Phases[0].EndpointSlices.Programming
+	if lo, hi := time.Duration(addressed-bound).Seconds(), time.Duration(addressed-bound).Seconds()+1.1; prog.MaxSeconds < lo || prog.MaxSeconds > hi {
+		t.Errorf("longest programming latency %.3fs, want the address's, dated from the binding: %.3fs to %.3fs", prog.MaxSeconds, lo, hi)
+	}
+}

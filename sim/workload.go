@@ -620,7 +620,13 @@ func (ev evPodScheduled) apply(e *Engine) {
 	p.stage = stageScheduled
 	e.podsOnNode[n] = append(e.podsOnNode[n], p)
 	name := e.nodes[n].Name
-	e.updatePod(p, func(pod *model.Pod) { pod.NodeName = name })
+	now := timestamp(e.now)
+	e.updatePod(p, func(pod *model.Pod) {
+		pod.NodeName = name
+		if pod.ReadyTransition.IsZero() {
+			pod.ReadyTransition = now
+		}
+	})
 	e.after(p.svc.timing.start.sample(), evPodStarted{p, p.epoch})
 }
 
@@ -632,7 +638,13 @@ func (ev evPodStarted) apply(e *Engine) {
 	p.stage = stageRunning
 	ips := e.ips.allocate(int(p.node), p.svc.svc.IPFamilies)
 	now := timestamp(e.now)
-	e.updatePod(p, func(pod *model.Pod) { pod.Phase = model.PodRunning; pod.IPs = ips; pod.ReadyTransition = now })
+	e.updatePod(p, func(pod *model.Pod) {
+		pod.Phase = model.PodRunning
+		pod.IPs = ips
+		if pod.ReadyTransition.IsZero() {
+			pod.ReadyTransition = now
+		}
+	})
 	e.after(p.svc.timing.ready.sample(), evPodReady{p, p.epoch})
 }
 
