@@ -103,6 +103,8 @@ func Reference() []FieldDoc {
 			Doc: "How long a controller's informer takes to see its own write; a sync sooner finds its cache stale and is retried with backoff."},
 		FieldDoc{Path: "controlPlane.endpointsBuildPerPod", Type: "duration", Default: dur(DefaultEndpointsBuildPerPod), Allowed: "1ns..1s", Source: "measured: BenchmarkUpstreamEndpointsBuild (upstream pkg/controller/endpoint syncService's build of the address list)",
 			Doc: "How long the Endpoints controller takes per pod of a Service to build its address list before it checks its cache; changes that reach the informer meanwhile count as seen, as upstream checks staleness only after the build."},
+		FieldDoc{Path: "controlPlane.endpointSliceSyncPerPod", Type: "duration", Default: dur(DefaultEndpointSliceSyncPerPod), Allowed: "1ns..1s", Source: "measured: BenchmarkUpstreamEndpointSliceSync against BenchmarkUpstreamEndpointsBuild (upstream pkg/controller/endpointslice syncService: the listers, StaleSlices, the trigger time tracker, k8s.io/endpointslice Reconcile)",
+			Doc: "How long the EndpointSlice controller takes per pod of a Service to reconcile it, after its stale check and before its first write; the sync works on the pods as listed at its start."},
 		FieldDoc{Path: "controlPlane.workloads", Type: "mapping", Doc: "The pace of the workload controllers and the scheduler, which make the pod churn both endpoint controllers react to."},
 	)
 	for _, x := range []struct {

@@ -72,6 +72,10 @@ type ControlPlaneConfig struct {
 	// build its address list, before it checks its cache: a sync this long after it started
 	// sees what the informer had by then. 0 means the measured default, 10 µs.
 	EndpointsBuildPerPod time.Duration
+	// EndpointSliceSyncPerPod is how long the EndpointSlice controller's sync takes per pod
+	// of a Service before its first write (after its stale check): it lists the pods and
+	// reconciles them all. 0 means the measured default, 15 µs.
+	EndpointSliceSyncPerPod time.Duration
 	// Workloads is the pace of the controllers that make the pod churn both endpoint
 	// controllers react to.
 	Workloads WorkloadsConfig

@@ -166,3 +166,38 @@ func TestReplaySharesAPodsIdentityAcrossVersions(t *testing.T) {
 		t.Error("a new pod's identity changed")
 	}
 }
+
+// TestEndpointSliceSyncTakesItsTime checks that an EndpointSlice sync reconciles the pods as
+// listed at its start and writes when that is done, endpointSliceSyncPerPod per pod later:
+// a change meanwhile waits for the next sync.
+// upstream: endpointslice_controller.go syncService (List, then Reconcile, then the writes
+// of finalize, the key held throughout).
+func TestEndpointSliceSyncTakesItsTime(t *testing.T) {
+	cfg := testConfig(3, 1)
+	cfg.RunEndpoints = false
+	cfg.ControlPlane.EndpointSliceSyncPerPod = time.Millisecond
+	svcs, nodes, err := ClusterObjects(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 100 pods listed; pod 0 not ready at 1 s, pod 1 at 1.05 s (during the first sync).
+	res, _, err := Replay(cfg, svcs, nodes, staleTrace(100, nodes, time.Second, 1050*time.Millisecond), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var updates []Time
+	for _, w := range res.Writes {
+		if w.Verb == "update" && w.At >= Time(time.Second) {
+			updates = append(updates, w.At)
+		}
+	}
+	// The sync of 1 s writes at 1 s + 100 ms, committed 5 ms later, without pod 1's change.
+	// The sync of pod 1 starts when that one ends, finds its cache without the update just
+	// committed (stale: checked before the reconcile) and is retried after the 1 s backoff:
+	// it writes at 2.105 s + 100 ms.
+	ms := Time(time.Millisecond)
+	want := []Time{1105 * ms, 2210 * ms}
+	if fmt.Sprint(updates) != fmt.Sprint(want) {
+		t.Errorf("slice updates committed at %v, want %v", updates, want)
+	}
+}
