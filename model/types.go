@@ -232,6 +232,9 @@ type PodIdentity struct {
 	// nil, and may be shared by the pods of one template: 64 bytes a pod otherwise, most
 	// of it the same ports list header in every pod of a Service.
 	*PodSpecFields
+	// CreationTimestamp is metadata.creationTimestamp (zero: unknown), which the ReplicaSet
+	// controller ranks scale-down victims by.
+	CreationTimestamp Timestamp
 }
 
 // PodSpecFields are the pod spec fields the endpoint controllers read. A value shared by

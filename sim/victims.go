@@ -2,246 +2,258 @@ package sim
 
 import (
 	"cmp"
-	"fmt"
 	"math"
-	"math/bits"
 	"slices"
+
+	"epsim/model"
 )
 
-// The ReplicaSet controller deletes pods in this order: unscheduled before scheduled,
-// not-ready before ready, newer before older (seq is unique within a Service, so the order
-// is strict). A ReplicaSet keeps its live pods
-// indexed by those keys, so that a scale-down sync of n pods costs O(n log pods), not a walk
-// of every pod of the Service: a rollout of a 100,000-pod Deployment makes some 200 such
-// syncs.
+// The ReplicaSet controller's choice of the pods a scale-down deletes, as upstream ranks
+// them (getPodsToDelete sorts the ReplicaSet's active pods by ActivePodsWithRanks.Less and
+// deletes the first ones):
+//
+//  1. unscheduled before scheduled;
+//  2. Pending before Running;
+//  3. not ready before ready;
+//  4. (pod-deletion-cost: the model's pods carry none);
+//  5. pods on nodes with more of the Deployment's active pods first (its ReplicaSets'
+//     pods, old and new, counted per node);
+//  6. of ready pods, the ones ready for less time first, by power-of-two buckets of how
+//     long they have been ready (LogarithmicScaleDown), in UID order within a bucket;
+//  7. (restart counts: the model's containers never restart);
+//  8. then the newer pods first, by power-of-two buckets of their age, in UID order within
+//     a bucket.
+//
+// Times are whole seconds, as the API server stores them, and the buckets are of now minus
+// them, so pods that turned ready or were created close together share a bucket and go in
+// the random order of their UIDs: a scale-down spreads over the ReplicaSet's youngest pods
+// rather than taking the very newest. Upstream's comparator is not a strict order: it goes
+// on to the creation time only for ready pods whose ready times are the same second (and
+// leaves pods with equal times unordered), so three ready pods can rank in a cycle. The
+// model orders ready pods by ready bucket, then UID, and the others by creation bucket, then
+// UID: it agrees with upstream on every pair but ready pods that turned ready in the same
+// second and were created in different buckets.
+// upstream: pkg/controller/replicaset/replica_set.go getPodsToDelete,
+// getPodsRankedByRelatedPodsOnSameNode; pkg/controller/controller_utils.go
+// ActivePodsWithRanks.Less, logarithmicRankDiff.
 
-// numDeletionClasses is the number of (scheduled, ready) combinations.
-const numDeletionClasses = 4
-
-// deletionClass is the rank of a pod's (scheduled, ready) pair in the deletion order: 0 is
-// deleted first; within a class newer pods (higher seq) go first.
-// upstream: pkg/controller/controller_utils.go ActivePodsWithRanks (simplified to these keys).
-func deletionClass(node int32, ready bool) int {
-	c := 0
-	if node >= 0 {
-		c = 2
-	}
-	if ready {
-		c++
-	}
-	return c
+// victimRank is one candidate's sort key: keys 1–3, 5 and 6 or 8 packed in key, then the
+// UID's first eight bytes and the UID.
+type victimRank struct {
+	key uint32
+	uid uint64
+	p   *podState
 }
 
-// victimIndex is a ReplicaSet's live pods by deletion class, each class a set of pod seqs.
-// The sets are bitsets over seq-base with one summary bit per word, interleaved by class
-// (word w of class c is words[w*numDeletionClasses+c]), so that the next lower member of a
-// class is found in O(1 + gap/4096) word reads and an index costs half a byte per seq of its
-// span.
-type victimIndex struct {
-	// words holds bit i of class c's word w at words[w*numDeletionClasses+c]; the last group
-	// of numDeletionClasses words is never all zero.
-	words []uint64
-	// summary holds bit j of class c's summary word k at summary[k*numDeletionClasses+c]: set
-	// iff class c's word 64k+j is not zero.
-	summary []uint64
-	base    int32 // the seq of bit 0
-	n       int32 // members of every class
+// packVictimKey packs a candidate's class (keys 1–3: 0 unscheduled, 1 bound and Pending,
+// 2 Running and not ready, 3 Running and ready), the Deployment's active pods on its node
+// (key 5, more first) and its age bucket (key 6 or 8, −1..63) so that a smaller key goes
+// first.
+func packVictimKey(class int8, colocated int32, bucket int8) uint32 {
+	const colocBits = 20
+	inv := uint32(1<<colocBits-1) - uint32(min(max(colocated, 0), 1<<colocBits-1))
+	return uint32(class)<<(colocBits+7) | inv<<7 | uint32(bucket+1)
 }
 
-// wordGroups is the number of words of each class.
-func (x *victimIndex) wordGroups() int { return len(x.words) / numDeletionClasses }
-
-// add puts seq in class c.
-func (x *victimIndex) add(c int, seq int32) {
-	if seq < x.base {
-		x.lowerBase(seq)
+// uidPrefix is the big-endian value of s's first eight bytes (zero-padded): it orders as s
+// does wherever it differs.
+func uidPrefix(s string) uint64 {
+	if len(s) >= 8 {
+		return uint64(s[0])<<56 | uint64(s[1])<<48 | uint64(s[2])<<40 | uint64(s[3])<<32 |
+			uint64(s[4])<<24 | uint64(s[5])<<16 | uint64(s[6])<<8 | uint64(s[7])
 	}
-	i := int(seq - x.base)
-	w := i >> 6
-	if w >= x.wordGroups() {
-		x.grow(w + 1) // may raise base
-		i = int(seq - x.base)
-		w = i >> 6
-	}
-	x.words[w*numDeletionClasses+c] |= 1 << (i & 63)
-	x.summary[(w>>6)*numDeletionClasses+c] |= 1 << (w & 63)
-	x.n++
-}
-
-// remove takes seq out of class c, where it is.
-func (x *victimIndex) remove(c int, seq int32) {
-	i := int(seq - x.base)
-	w := i >> 6
-	k := w*numDeletionClasses + c
-	x.words[k] &^= 1 << (i & 63)
-	x.n--
-	if x.words[k] != 0 {
-		return
-	}
-	x.summary[(w>>6)*numDeletionClasses+c] &^= 1 << (w & 63)
-	if w == x.wordGroups()-1 {
-		// The top word group may be empty now: cut to the highest member left.
-		top := -1
-		for d := range numDeletionClasses {
-			top = max(top, x.below(d, math.MaxInt))
-		}
-		groups := (top >> 6) + 1 // 0 when no member is left
-		x.words = x.words[:groups*numDeletionClasses]
-		x.summary = x.summary[:((groups+63)>>6)*numDeletionClasses]
-	}
-}
-
-// grow makes room for groups word groups. When the array must grow and the lower half of
-// it holds no member any more, the members move down instead (base rises), so that a
-// long-lived ReplicaSet whose old pods went does not keep their span.
-func (x *victimIndex) grow(groups int) {
-	if groups*numDeletionClasses > cap(x.words) {
-		low := math.MaxInt
-		for c := range numDeletionClasses {
-			if i := x.lowest(c); i >= 0 {
-				low = min(low, i)
-			}
-		}
-		// Shift by whole summary words: 64 word groups, 4096 seqs.
-		if shift := (low >> 12) << 6; low != math.MaxInt && shift > 0 && 2*shift >= x.wordGroups() {
-			n := copy(x.words, x.words[shift*numDeletionClasses:])
-			x.words = x.words[:n]
-			n = copy(x.summary, x.summary[(shift>>6)*numDeletionClasses:])
-			x.summary = x.summary[:n]
-			x.base += int32(shift << 6)
-			groups -= shift
+	var v uint64
+	for i := range 8 {
+		v <<= 8
+		if i < len(s) {
+			v |= uint64(s[i])
 		}
 	}
-	if d := groups*numDeletionClasses - len(x.words); d > 0 {
-		x.words = append(x.words, make([]uint64, d)...)
-	}
-	if d := ((groups+63)>>6)*numDeletionClasses - len(x.summary); d > 0 {
-		x.summary = append(x.summary, make([]uint64, d)...)
-	}
+	return v
 }
 
-// lowerBase moves base down to seq or below, by whole summary words.
-func (x *victimIndex) lowerBase(seq int32) {
-	shift := (int(x.base-seq) + 4095) >> 12 // summary words
-	words := make([]uint64, shift*64*numDeletionClasses+len(x.words))
-	copy(words[shift*64*numDeletionClasses:], x.words)
-	summary := make([]uint64, shift*numDeletionClasses+len(x.summary))
-	copy(summary[shift*numDeletionClasses:], x.summary)
-	x.words, x.summary = words, summary
-	x.base -= int32(shift << 12)
+// compareVictims orders two candidates, the first to delete first.
+func compareVictims(a, b *victimRank) int {
+	if a.key != b.key {
+		return cmp.Compare(a.key, b.key)
+	}
+	if a.uid != b.uid {
+		return cmp.Compare(a.uid, b.uid)
+	}
+	return cmp.Compare(a.p.pod.UID, b.p.pod.UID)
 }
 
-// below returns the highest member of class c under position i (seq-base), or -1.
-func (x *victimIndex) below(c, i int) int {
-	groups := x.wordGroups()
-	if i <= 0 || groups == 0 {
+// ageBucket is upstream's logarithmic rank of a time: ⌊log₂(now − t)⌋ in nanoseconds, −1
+// when t is not before now. upstream: controller_utils.go logarithmicRankDiff.
+func ageBucket(now Time, t model.Timestamp) int8 {
+	d := int64(now) - int64(t)
+	if d <= 0 {
 		return -1
 	}
-	i--
-	w := i >> 6
-	if w >= groups {
-		w, i = groups-1, groups<<6-1
-	}
-	if m := x.words[w*numDeletionClasses+c] & lowBits(i&63); m != 0 {
-		return w<<6 + 63 - bits.LeadingZeros64(m)
-	}
-	// The next lower non-zero word, from the summary.
-	if w--; w < 0 {
-		return -1
-	}
-	k := w >> 6
-	m := x.summary[k*numDeletionClasses+c] & lowBits(w&63)
-	for m == 0 {
-		if k--; k < 0 {
-			return -1
-		}
-		m = x.summary[k*numDeletionClasses+c]
-	}
-	w = k<<6 + 63 - bits.LeadingZeros64(m)
-	return w<<6 + 63 - bits.LeadingZeros64(x.words[w*numDeletionClasses+c])
+	return int8(math.Log2(float64(d)))
 }
 
-// lowest returns the lowest member of class c (seq-base), or -1.
-func (x *victimIndex) lowest(c int) int {
-	for k := c; k < len(x.summary); k += numDeletionClasses {
-		if m := x.summary[k]; m != 0 {
-			w := (k/numDeletionClasses)<<6 + bits.TrailingZeros64(m)
-			return w<<6 + bits.TrailingZeros64(x.words[w*numDeletionClasses+c])
-		}
+// deletionClass is keys 1–3 of a pod: see packVictimKey.
+func deletionClass(p *podState) int8 {
+	switch {
+	case p.node < 0:
+		return 0
+	case p.pod.Phase != model.PodRunning:
+		return 1
+	case !p.pod.Ready:
+		return 2
 	}
-	return -1
+	return 3
 }
 
-// lowBits is a mask of bits 0..b.
-func lowBits(b int) uint64 { return ^uint64(0) >> (63 - b) }
-
-// indexPod adds p to or removes it from its ReplicaSet's victim index, in the class of node
-// and ready.
-func (p *podState) indexPod(in bool, node int32, ready bool) {
-	if p.rs == nil {
-		return
-	}
-	rs := p.rs.resolve()
-	c := deletionClass(node, ready)
-	if in {
-		if rs.victims == nil {
-			rs.victims = &victimIndex{base: p.seq}
-		}
-		rs.victims.add(c, p.seq)
-		return
-	}
-	rs.victims.remove(c, p.seq)
-	if rs.victims.n == 0 {
-		rs.victims = nil
-	}
+// victimScratch is the ranking's reusable memory.
+type victimScratch struct {
+	ranks []victimRank
+	// onNode counts the Deployment's active pods per node (index node+1: 0 is unscheduled),
+	// valid where stamp holds the ranking's number, gen.
+	onNode []int32
+	stamp  []uint32
+	gen    uint32
+	calls  int
 }
 
-// reclass moves a live pod to its current deletion class after its node or readiness
-// changed from oldNode and oldReady.
-func (p *podState) reclass(oldNode int32, oldReady bool) {
-	if !p.live || p.rs == nil || deletionClass(oldNode, oldReady) == deletionClass(p.node, p.pod.Ready) {
-		return
+// countOnNode counts p on its node for the ranking in progress.
+func (sc *victimScratch) countOnNode(p *podState) {
+	i := p.node + 1
+	if sc.stamp[i] != sc.gen {
+		sc.stamp[i], sc.onNode[i] = sc.gen, 0
 	}
-	p.indexPod(false, oldNode, oldReady)
-	p.indexPod(true, p.node, p.pod.Ready)
+	sc.onNode[i]++
 }
 
-// mergeVictims adds every member of from to into, which may be nil; from is left alone.
-func mergeVictims(into, from *victimIndex) *victimIndex {
-	if from == nil {
-		return into
+// pickVictims returns the n of rs's live pods the ReplicaSet controller deletes first, in
+// that order, at now. When n covers them all upstream deletes them unsorted; they are
+// returned in creation order. Otherwise the first n are selected (O(pods) on average) and
+// only they are sorted: a rollout of a 100,000-pod Deployment makes some 200 such syncs.
+func (w *workloadControllers) pickVictims(rs *replicaSet, n int, now Time) []*podState {
+	sc := &w.victims
+	sc.calls++
+	s := rs.svc
+	if need := len(w.e.nodes) + 1; len(sc.onNode) < need {
+		sc.onNode, sc.stamp = make([]int32, need), make([]uint32, need)
 	}
-	if into == nil {
-		return from
+	if sc.gen++; sc.gen == 0 {
+		clear(sc.stamp)
+		sc.gen = 1
 	}
-	if from.n > into.n {
-		into, from = from, into
-	}
-	for c := range numDeletionClasses {
-		for i := from.below(c, math.MaxInt); i >= 0; i = from.below(c, i) {
-			into.add(c, from.base+int32(i))
+	ranks := sc.ranks[:0]
+	for _, p := range s.pods {
+		if !p.live {
+			continue
+		}
+		sc.countOnNode(p)
+		if p.rs != nil && p.rs.resolve() == rs {
+			ranks = append(ranks, victimRank{p: p})
 		}
 	}
-	return into
-}
-
-// pickVictims returns the n first of rs's live pods in deletionRank order, in that order.
-func (rs *replicaSet) pickVictims(n int) []*podState {
-	x := rs.victims
-	if x == nil || n <= 0 {
-		return nil
-	}
-	out := make([]*podState, 0, min(n, int(x.n)))
-	pods := rs.svc.pods
-	for c := 0; c < numDeletionClasses && len(out) < n; c++ {
-		for i := x.below(c, math.MaxInt); i >= 0 && len(out) < n; i = x.below(c, i) {
-			seq := x.base + int32(i)
-			k, ok := slices.BinarySearchFunc(pods, seq, func(p *podState, seq int32) int { return cmp.Compare(p.seq, seq) })
-			if !ok {
-				panic(fmt.Sprintf("sim: victim index of %s holds pod seq %d, which is not a pod of the Service", rs.hash, seq))
-			}
-			out = append(out, pods[k])
+	defer func() {
+		clear(ranks)
+		sc.ranks = ranks[:0]
+	}()
+	n = min(n, len(ranks))
+	out := make([]*podState, 0, n)
+	if n == len(ranks) {
+		for i := range ranks {
+			out = append(out, ranks[i].p)
 		}
+		return out
+	}
+	for i := range ranks {
+		r := &ranks[i]
+		p := r.p
+		class := deletionClass(p)
+		var bucket int8
+		if class == 3 {
+			bucket = ageBucket(now, p.pod.ReadyTransition)
+		} else {
+			bucket = ageBucket(now, p.pod.CreationTimestamp)
+		}
+		r.key = packVictimKey(class, sc.onNode[p.node+1], bucket)
+	}
+	// The first n by key alone; then the UIDs (a read of each pod's identity) only of those
+	// and of the others that share the last key, among which the UIDs choose.
+	selectFirst(ranks, n, compareVictimKeys)
+	last := ranks[0].key
+	for i := 1; i < n; i++ {
+		last = max(last, ranks[i].key)
+	}
+	lo, hi := 0, len(ranks) // ranks[:lo] below last, ranks[hi:] above
+	for i := 0; i < hi; {
+		switch k := ranks[i].key; {
+		case k < last:
+			ranks[lo], ranks[i] = ranks[i], ranks[lo]
+			lo++
+			i++
+		case k > last:
+			hi--
+			ranks[i], ranks[hi] = ranks[hi], ranks[i]
+		default:
+			i++
+		}
+	}
+	for i := range hi {
+		ranks[i].uid = uidPrefix(ranks[i].p.pod.UID)
+	}
+	selectFirst(ranks[lo:hi], n-lo, compareVictims)
+	first := ranks[:n]
+	slices.SortFunc(first, func(a, b victimRank) int { return compareVictims(&a, &b) })
+	for i := range first {
+		out = append(out, first[i].p)
 	}
 	return out
+}
+
+// compareVictimKeys orders two candidates by key alone.
+func compareVictimKeys(a, b *victimRank) int { return cmp.Compare(a.key, b.key) }
+
+// selectFirst reorders r so that r[:n] are its n first by compare (in any order):
+// quickselect with a median-of-three pivot and a three-way partition, as many candidates
+// share a key.
+func selectFirst(r []victimRank, n int, compare func(a, b *victimRank) int) {
+	if n <= 0 || n >= len(r) {
+		return
+	}
+	lo, hi := 0, len(r)
+	for hi-lo > 16 {
+		a, b, c := &r[lo], &r[lo+(hi-lo)/2], &r[hi-1]
+		if compare(b, a) < 0 {
+			a, b = b, a
+		}
+		if compare(c, b) < 0 {
+			b = c
+			if compare(b, a) < 0 {
+				b = a
+			}
+		}
+		pivot := *b
+		// r[lo:lt] < pivot, r[lt:i] == pivot, r[gt:hi] > pivot.
+		lt, i, gt := lo, lo, hi
+		for i < gt {
+			switch c := compare(&r[i], &pivot); {
+			case c < 0:
+				r[lt], r[i] = r[i], r[lt]
+				lt++
+				i++
+			case c > 0:
+				gt--
+				r[i], r[gt] = r[gt], r[i]
+			default:
+				i++
+			}
+		}
+		switch {
+		case n < lt:
+			hi = lt
+		case n > gt:
+			lo = gt
+		default:
+			return
+		}
+	}
+	slices.SortFunc(r[lo:hi], func(a, b victimRank) int { return compare(&a, &b) })
 }

@@ -311,7 +311,6 @@ func (s *serviceState) setLive(p *podState, live bool) {
 		return
 	}
 	p.live = live
-	p.indexPod(live, p.node, p.pod.Ready)
 	d := 1
 	if !live {
 		d = -1
@@ -432,6 +431,7 @@ func (e *Engine) createPod(s *serviceState, rs *replicaSet, name string) *podSta
 		seq:     s.podSeq,
 		pod:     &model.Pod{PodIdentity: e.podIdentity(s, name, uid), Phase: model.PodPending},
 	}
+	p.pod.CreationTimestamp = timestamp(e.now)
 	e.podNames.add(p)
 	s.pods = append(s.pods, p)
 	s.setLive(p, true)
@@ -548,9 +548,6 @@ func (e *Engine) updatePod(p *podState, change func(*model.Pod)) {
 		e.api.bumpResourceVersion()
 	}
 	p.pod = &next
-	if old.Ready != next.Ready {
-		p.reclass(p.node, old.Ready)
-	}
 	e.podUpdated(p, old)
 }
 
@@ -616,7 +613,6 @@ func (ev evPodScheduled) apply(e *Engine) {
 		return // unschedulable: stays Pending
 	}
 	p.node = int32(n)
-	p.reclass(-1, p.pod.Ready)
 	p.stage = stageScheduled
 	e.podsOnNode[n] = append(e.podsOnNode[n], p)
 	name := e.nodes[n].Name

@@ -62,8 +62,6 @@ type replicaSet struct {
 	// failures is the per-item retry count of the workqueue rate limiter.
 	failures int
 	item     workItem
-	// victims indexes its live pods in deletion order (nil when it has none).
-	victims *victimIndex
 }
 
 // resolve follows merges to the ReplicaSet that now stands for rs.
@@ -91,7 +89,6 @@ func (old *replicaSet) absorb(rs *replicaSet) {
 	old.expectDeletes += rs.expectDeletes
 	old.statusLive += rs.statusLive
 	old.statusAvailable += rs.statusAvailable
-	old.victims, rs.victims = mergeVictims(old.victims, rs.victims), nil
 	old.changes++
 	rs.merged = old
 }
@@ -170,6 +167,8 @@ type workloadControllers struct {
 	failRoll func() bool
 	// starting is true while an evWorkloadWorkers is queued.
 	starting bool
+	// victims is the scale-down ranking's memory.
+	victims victimScratch
 }
 
 func newWorkloadControllers(e *Engine) *workloadControllers {
@@ -299,7 +298,7 @@ func (w *workloadControllers) syncReplicaSet(rs *replicaSet) {
 			return
 		case diff > 0:
 			n := min(diff, w.burstReplicas)
-			victims := rs.pickVictims(n)
+			victims := w.pickVictims(rs, n, e.now)
 			rs.expectDeletes += n
 			end := e.now
 			for _, p := range victims {
