@@ -28,6 +28,9 @@ func timestamp(t Time) model.Timestamp {
 	return model.Timestamp(epoch + int64(t)/1e9*1e9)
 }
 
+// virtualTime converts an object timestamp back to virtual time.
+func virtualTime(ts model.Timestamp) Time { return Time(int64(ts) - epoch) }
+
 // Engine is one run in progress. It is not safe for concurrent use; a run has no goroutines.
 type Engine struct {
 	cfg    Config

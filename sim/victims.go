@@ -86,7 +86,7 @@ func compareVictims(a, b *victimRank) int {
 // ageBucket is upstream's logarithmic rank of a time: ⌊log₂(now − t)⌋ in nanoseconds, −1
 // when t is not before now. upstream: controller_utils.go logarithmicRankDiff.
 func ageBucket(now Time, t model.Timestamp) int8 {
-	d := int64(now) - int64(t)
+	d := int64(now - virtualTime(t))
 	if d <= 0 {
 		return -1
 	}

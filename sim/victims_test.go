@@ -37,7 +37,7 @@ func upstreamLess(a, b *podState, rankA, rankB int32, now Time) bool {
 	}
 	rankDiff := func(t1, t2 model.Timestamp) int64 {
 		r := func(t model.Timestamp) int64 {
-			if d := int64(now) - int64(t); d > 0 {
+			if d := int64(now - virtualTime(t)); d > 0 {
 				return int64(math.Log2(float64(d)))
 			}
 			return -1
@@ -81,7 +81,7 @@ func TestVictimOrderAsUpstream(t *testing.T) {
 		for i := range m {
 			p := &podState{svc: s, rs: rs, seq: int32(i), node: -1, live: true, pod: &model.Pod{
 				PodIdentity: model.NewPodIdentity("default", fmt.Sprint("p", i), fmt.Sprintf("%08x", r.Uint32())), Phase: model.PodPending}}
-			p.pod.CreationTimestamp = model.Timestamp(r.Int64N(3600)) * model.Timestamp(sec)
+			p.pod.CreationTimestamp = timestamp(Time(r.Int64N(3600)) * sec)
 			if i > 0 && r.IntN(4) == 0 {
 				p.pod.CreationTimestamp = s.pods[r.IntN(i)].pod.CreationTimestamp // the same second
 			}
@@ -98,6 +98,13 @@ func TestVictimOrderAsUpstream(t *testing.T) {
 				}
 			}
 			s.pods = append(s.pods, p)
+		}
+		buckets := map[int8]bool{}
+		for _, p := range s.pods {
+			buckets[ageBucket(now, p.pod.CreationTimestamp)] = true
+		}
+		if m > 20 && len(buckets) < 3 {
+			t.Fatalf("trial %d: %d pods created over an hour fall in %d age buckets", trial, m, len(buckets))
 		}
 		onNode := map[int32]int32{}
 		for _, p := range s.pods {

@@ -78,9 +78,11 @@ type serviceState struct {
 	dcFailures int
 	dcRetryAt  Time
 	dcRetrying bool
-	surge      int
-	unavail    int
-	timing     *serviceTiming
+	// dcEvents is the spam filter of the Deployment controller's Events about the Deployment.
+	dcEvents eventSpamFilter
+	surge    int
+	unavail  int
+	timing   *serviceTiming
 	// podSpec is the current template's pod spec fields (its container ports), which its
 	// pods share (a StatefulSet's pods add their hostnames to a copy).
 	podSpec *model.PodSpecFields
@@ -657,20 +659,32 @@ func (e *Engine) setReady(p *podState, ready bool) {
 	if p.rs != nil {
 		p.rs.resolve().changes++ // status.readyReplicas
 	}
-	if !ready {
+	minReady := Time(p.svc.cfg.MinReady)
+	switch {
+	case !ready:
 		p.svc.setAvailable(p, false)
+	case minReady == 0:
+		// Available as soon as ready: the sync the update starts counts both at once
+		// (upstream: pkg/api/v1/pod/util.go IsPodAvailable, minReadySeconds 0).
+		p.svc.setAvailable(p, true)
 	}
 	e.updatePod(p, func(pod *model.Pod) { pod.Ready = ready; pod.ReadyTransition = now })
-	if ready {
+	if ready && minReady > 0 {
 		// The ReplicaSet controller requeues the ReplicaSet after minReadySeconds to count
 		// the pod available (replica_set.go updatePod, enqueueRSAfter).
-		e.after(Time(p.svc.cfg.MinReady), evPodAvailable{p, p.epoch})
+		e.after(minReady, evPodAvailable{p, p.epoch})
 	}
 }
 
 func (ev evPodAvailable) apply(e *Engine) {
 	p := ev.p
 	if p.epoch != ev.epoch || p.stage == stageGone || !p.pod.Ready || p.available {
+		return
+	}
+	if virtualTime(p.pod.ReadyTransition)+Time(p.svc.cfg.MinReady) > e.now {
+		// Scheduled for an earlier Ready transition: the pod went not ready and ready again
+		// since, and is available only minReadySeconds after that (its own event).
+		// upstream: IsPodAvailable (lastTransitionTime + minReadySeconds <= now).
 		return
 	}
 	p.svc.setAvailable(p, true)

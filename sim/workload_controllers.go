@@ -59,6 +59,8 @@ type replicaSet struct {
 	// other replicas than the Deployment's marks a scaling event.
 	// upstream: deployment/util/deployment_util.go SetReplicasAnnotations.
 	desired, maxReplicas int
+	// events is the spam filter of the Events recorded about it (a pod created or deleted).
+	events eventSpamFilter
 	// failures is the per-item retry count of the workqueue rate limiter.
 	failures int
 	item     workItem
@@ -80,7 +82,7 @@ func (rs *replicaSet) resolve() *replicaSet {
 // with pods.
 func (old *replicaSet) absorb(rs *replicaSet) {
 	if rs.spec >= old.spec {
-		old.desired, old.maxReplicas = rs.desired, rs.maxReplicas
+		old.desired, old.maxReplicas, old.events = rs.desired, rs.maxReplicas, rs.events
 	}
 	old.spec += rs.spec
 	old.live += rs.live
@@ -304,6 +306,7 @@ func (w *workloadControllers) syncReplicaSet(rs *replicaSet) {
 			for _, p := range victims {
 				at := w.rsBucket.reserve(e.now) + w.rsLatency.sample()
 				e.schedule(at, evPodDeleteCall{p})
+				w.recordRSEvent(rs, at)
 				end = max(end, at)
 			}
 			e.schedule(end, evRSStatus{w.newRSCall(rsCall{rs: rs, st: st})})
@@ -311,6 +314,47 @@ func (w *workloadControllers) syncReplicaSet(rs *replicaSet) {
 		}
 	}
 	w.writeStatus(rs, st, false)
+}
+
+// recordRSEvent is the SuccessfulCreate or SuccessfulDelete Event the ReplicaSet controller
+// records about rs when a pod call returns at t: unless the spam filter drops it, the event
+// broadcaster writes it through the controller's own client, taking a token of its bucket.
+// upstream: controller_utils.go RealPodControl (Eventf after the call);
+// replica_set.go Run (StartRecordingToSink on the controller's kubeClient).
+func (w *workloadControllers) recordRSEvent(rs *replicaSet, t Time) {
+	if rs.resolve().events.allow(t) {
+		w.rsBucket.reserve(t)
+	}
+}
+
+// eventSpamFilter is client-go's per-object spam filter of an event recorder: a token
+// bucket of 25 that refills at one token per 5 minutes, taken by each Event about the object
+// (of one source and type); an Event with no token is dropped, not sent. spent is how many
+// tokens are missing at last.
+// upstream: client-go tools/record/events_cache.go EventSourceObjectSpamFilter
+// (defaultSpamBurst, defaultSpamQPS).
+type eventSpamFilter struct {
+	spent float64
+	last  Time
+}
+
+// Spam filter parameters. upstream: events_cache.go defaultSpamBurst, defaultSpamQPS.
+const (
+	eventSpamBurst = 25
+	eventSpamQPS   = 1.0 / 300
+)
+
+// allow reports whether an Event at t passes the filter, and takes its token.
+func (f *eventSpamFilter) allow(t Time) bool {
+	if t > f.last {
+		f.spent = max(0, f.spent-(t-f.last).Seconds()*eventSpamQPS)
+		f.last = t
+	}
+	if f.spent > eventSpamBurst-1 {
+		return false
+	}
+	f.spent++
+	return true
 }
 
 // rsStatus is the status a ReplicaSet sync computed.
@@ -330,6 +374,7 @@ func (w *workloadControllers) createBatch(rs *replicaSet, st rsStatus, remaining
 			e.schedule(at, evPodCreateFailed{rs})
 		} else {
 			e.schedule(at, evPodCreateCall{rs})
+			w.recordRSEvent(rs, at)
 		}
 		end = max(end, at)
 	}
@@ -488,6 +533,13 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 	end := e.now
 	for range p.calls {
 		end = max(end, w.dcBucket.reserve(e.now)+w.dcLatency.sample())
+	}
+	// scaleReplicaSetAndRecordEvent (and getNewReplicaSet's create) record a
+	// ScalingReplicaSet Event on the Deployment for each ReplicaSet whose size changed.
+	for _, scaled := range [2]bool{p.writeNew && p.newSpec != s.newRS.spec, p.writeOld && p.oldSpec != s.oldRS.spec} {
+		if scaled && s.dcEvents.allow(end) {
+			w.dcBucket.reserve(end)
+		}
 	}
 	dc := takeFree(&w.freeDCCalls)
 	*dc = dcCall{s: s, n: s.newRS, o: s.oldRS, plan: p}
@@ -737,6 +789,10 @@ func (ev evDeploymentSynced) apply(e *Engine) {
 		c.rs.desired, c.rs.maxReplicas = p.desired, p.maxReplicas
 		if c.rs.spec != c.spec {
 			c.rs.spec = c.spec
+			// A spec change moves metadata.generation past status.observedGeneration, so
+			// the ReplicaSet's next sync writes its status even when no pod changed.
+			// upstream: replica_set_utils.go updateReplicaSetStatus.
+			c.rs.changes++
 			w.enqueueRS(c.rs)
 		}
 		// The ReplicaSet update reaches the Deployment controller's informer too.

@@ -529,3 +529,107 @@ func TestRolloutFailsOnStaleOldStatus(t *testing.T) {
 		t.Fatalf("status caught up: failed %v, old spec %d, %d calls; want old scaled to 0 in one call", p.failed, p.oldSpec, p.calls)
 	}
 }
+
+// TestPodEventsTakeTheClientsTokens checks the Events of the ReplicaSet controller: each
+// pod create records a SuccessfulCreate Event, written through the controller's own client
+// (its 20 qps bucket) unless the per-object spam filter (25, then one per 5 minutes) drops
+// it. With the bucket's burst at 1, token k is there at k × 50 ms: 20 pods take 20 creates
+// and 20 Events, 200 pods 200 creates and 25 Events.
+// upstream: pkg/controller/controller_utils.go RealPodControl.createPods (Eventf);
+// replica_set.go Run (StartRecordingToSink on the controller's kubeClient); client-go
+// tools/record/events_cache.go (defaultSpamBurst 25, defaultSpamQPS 1/300).
+func TestPodEventsTakeTheClientsTokens(t *testing.T) {
+	for _, tc := range []struct {
+		pods   int
+		tokens int // creates and Events before the last create
+	}{
+		{20, 20 + 19},
+		{200, 200 + 25},
+	} {
+		w := testWorkloads()
+		w.ReplicaSet.Burst = 1
+		cfg := workloadConfig(tc.pods, w, Action{Name: "create", Kind: ActionCreate})
+		log := &podLog{}
+		if _, err := Run(cfg, log); err != nil {
+			t.Fatal(err)
+		}
+		times := log.added()
+		if len(times) != tc.pods {
+			t.Fatalf("%d pods created, want %d", len(times), tc.pods)
+		}
+		// Status writes take a few tokens too; without Events the last create would be at
+		// about pods × 50 ms.
+		last := times[len(times)-1].Seconds()
+		if want := float64(tc.tokens-1) * 0.05; last < want || last > want+1 {
+			t.Errorf("%d pods: last created at %.2f s, want %.2f to %.2f s (a token per create and per Event)", tc.pods, last, want, want+1)
+		}
+	}
+}
+
+// TestReplicaSetStatusWrites follows one ReplicaSet of one pod through the statuses its
+// controller writes: upstream writes after the sync that follows a spec change even when no
+// pod changed (metadata.generation moved past status.observedGeneration), and counts a pod
+// with minReadySeconds 0 ready and available in the same sync.
+// upstream: replica_set_utils.go updateReplicaSetStatus, calculateStatus;
+// pkg/api/v1/pod/util.go IsPodAvailable.
+func TestReplicaSetStatusWrites(t *testing.T) {
+	cfg := workloadConfig(1, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	var got []string
+	writes := 0
+	runEngine(t, e, func() {
+		if s.rsStatusWrites != writes {
+			writes = s.rsStatusWrites
+			got = append(got, fmt.Sprintf("replicas=%d available=%d", s.newRS.statusLive, s.newRS.statusAvailable))
+		}
+	})
+	want := []string{"replicas=0 available=0", "replicas=1 available=0", "replicas=1 available=1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("status writes %q, want %q", got, want)
+	}
+}
+
+// TestAvailableAfterTheLastReadyTransition checks minReadySeconds across a readiness flap: a
+// pod that turns ready, not ready and ready again is available minReadySeconds after its
+// last transition, not after the first.
+// upstream: pkg/api/v1/pod/util.go IsPodAvailable (lastTransitionTime + minReadySeconds).
+func TestAvailableAfterTheLastReadyTransition(t *testing.T) {
+	cfg := workloadConfig(1, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+	cfg.Services[0].MinReady = 10 * time.Second
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	var readyAgain, available Time
+	flapped := false
+	runEngine(t, e, func() {
+		if len(s.pods) == 0 {
+			return
+		}
+		p := s.pods[0]
+		switch {
+		case !flapped && p.pod.Ready:
+			// Ready: not ready at once, ready again 3 s later.
+			flapped = true
+			e.setReady(p, false)
+			e.after(Time(3*time.Second), evPodSetReady{p, p.epoch, true})
+		case flapped && readyAgain == 0 && p.pod.Ready:
+			readyAgain = e.now
+		case available == 0 && p.available:
+			available = e.now
+		}
+	})
+	if readyAgain == 0 || available == 0 {
+		t.Fatalf("ready again at %v, available at %v", readyAgain, available)
+	}
+	// The Ready transition has whole seconds: available from its second + 10 s, by the
+	// event of the second transition.
+	if available != readyAgain+Time(10*time.Second) {
+		t.Errorf("ready again at %v, available at %v: want 10 s after", readyAgain, available)
+	}
+}
