@@ -111,7 +111,7 @@ func (e *Engine) actOn(a *Action, s *serviceState) {
 		if a.ServiceStrategy {
 			s.surge, s.unavail = s.strategy()
 		} else {
-			s.surge, s.unavail = resolveFenceposts(a.MaxSurge, a.MaxUnavailable, s.replicas)
+			s.surge, s.unavail = s.resolveStrategy(a.MaxSurge, a.MaxUnavailable)
 		}
 		s.rollout = a
 		if e.workloads.setFor(s) != nil {

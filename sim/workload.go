@@ -243,7 +243,30 @@ func (s *serviceState) strategy() (surge, unavail int) {
 	if ms == (IntOrPercent{}) && mu == (IntOrPercent{}) {
 		ms, mu = IntOrPercent{Value: 25, IsPercent: true}, IntOrPercent{Value: 25, IsPercent: true}
 	}
-	return resolveFenceposts(ms, mu, s.replicas)
+	return s.resolveStrategy(ms, mu)
+}
+
+// resolveStrategy scales a rolling update's maxSurge and maxUnavailable against the
+// workload's replicas, by its kind's rules. A DaemonSet rounds both up, and takes
+// unavailability 1 when it has none; its surge (a new pod beside the old one) is not
+// modelled, so a surge-only strategy replaces one node's pod at a time.
+// upstream: pkg/controller/daemon/util UnavailableCount, SurgeCount; update.go
+// updatedDesiredNodeCounts (unavailable 1 when both are 0).
+func (s *serviceState) resolveStrategy(ms, mu IntOrPercent) (surge, unavail int) {
+	if s.kind() != KindDaemonSet {
+		return resolveFenceposts(ms, mu, s.replicas)
+	}
+	up := func(v IntOrPercent) int {
+		if !v.IsPercent {
+			return v.Value
+		}
+		return int(math.Ceil(float64(v.Value) * float64(s.replicas) / 100))
+	}
+	surge, unavail = up(ms), up(mu)
+	if unavail == 0 {
+		unavail = 1
+	}
+	return surge, unavail
 }
 
 // resolveIntOrPercent scales maxSurge/maxUnavailable against replicas, rounding surge up and

@@ -143,8 +143,8 @@ func (e *Engine) createSetPod(s *serviceState, ordinal, node int) {
 // syncStatefulSet is one sync of an OrderedReady StatefulSet with the RollingUpdate
 // strategy: it creates the lowest missing ordinal once every lower one is Running, Ready and
 // available; removes ordinals beyond replicas from the highest, one at a time; and updates
-// pods of an old revision from the highest ordinal down, deleting one and waiting until its
-// replacement is available before the next.
+// pods of an old revision from the highest ordinal down, deleting up to maxUnavailable of
+// them once every replica is available, and waiting until their replacements are.
 // upstream: pkg/controller/statefulset/stateful_set_control.go updateStatefulSet
 // (processReplica, processCondemned, the rolling update loop; monotonic = OrderedReady).
 func (w *workloadControllers) syncStatefulSet(s *serviceState) {
@@ -169,14 +169,14 @@ func (w *workloadControllers) syncStatefulSet(s *serviceState) {
 				return
 			}
 		}
-		for i := s.replicas - 1; i >= 0; i-- {
-			p := s.set.ordinals[i]
-			if p.hash() != s.hash && !p.pod.Terminating {
+		// Every replica is there, available and not terminating (the loop above returned
+		// otherwise): delete up to maxUnavailable pods of an old revision, from the highest
+		// ordinal down (MaxUnavailableStatefulSet, on by default since 1.37).
+		// upstream: stateful_set_control.go updateStatefulSetAfterInvariantEstablished.
+		budget := max(s.unavail, 1)
+		for i := s.replicas - 1; i >= 0 && len(eff.delete) < budget; i-- {
+			if p := s.set.ordinals[i]; p.hash() != s.hash && !p.pod.Terminating {
 				eff.delete = append(eff.delete, p)
-				return
-			}
-			if !p.available {
-				return
 			}
 		}
 	}
@@ -203,7 +203,13 @@ func (w *workloadControllers) syncDaemonSet(s *serviceState) {
 		p := s.set.daemonOn[n]
 		switch {
 		case p == nil && e.nodeDown[n]:
-			// A node that is gone runs no new pod.
+			// A node that is gone runs no new pod. While its old pod is stuck terminating
+			// (the kubelet never confirms), the node counts as unavailable: it has neither an
+			// old nor a new pod that is not being deleted.
+			// upstream: update.go rollingUpdate (findUpdatedPodsOnNode skips deleted pods).
+			if s.set.terminatingOn[n] > 0 {
+				unavailable++
+			}
 		case p == nil:
 			unavailable++
 			if s.set.terminatingOn[n] == 0 && len(eff.create) < daemonSetBurstReplicas {

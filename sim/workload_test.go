@@ -633,3 +633,91 @@ func TestAvailableAfterTheLastReadyTransition(t *testing.T) {
 		t.Errorf("ready again at %v, available at %v: want 10 s after", readyAgain, available)
 	}
 }
+
+// TestDaemonSetRolloutWaitsForAFailedNode checks a DaemonSet rollout while a node is down:
+// its old pod is deleted (it is not available) but stays terminating, as the kubelet never
+// confirms, and upstream counts that node as unavailable until the pod object is gone. With
+// maxUnavailable 1 the rollout makes no progress on the healthy nodes.
+// upstream: pkg/controller/daemon/update.go rollingUpdate (findUpdatedPodsOnNode skips
+// deleted pods: neither old nor new, numUnavailable++).
+func TestDaemonSetRolloutWaitsForAFailedNode(t *testing.T) {
+	cfg := workloadConfig(1, testWorkloads(),
+		Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "fail", Kind: ActionFailNodes, Nodes: 1},
+		Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 1}},
+	)
+	cfg.Services[0].WorkloadKind = KindDaemonSet
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	runEngine(t, e, nil)
+	updated := 0
+	for _, p := range s.set.daemonOn {
+		if p != nil && p.hash() == s.hash {
+			updated++
+		}
+	}
+	if updated != 0 {
+		t.Errorf("%d healthy nodes got the new daemon pod while a failed node's old pod terminates, want 0", updated)
+	}
+}
+
+// TestStatefulSetMaxUnavailable checks a StatefulSet rollout with maxUnavailable 3 of 6:
+// once every replica is available, up to 3 pods of the old revision are deleted at once,
+// from the highest ordinal down (MaxUnavailableStatefulSet, on by default since 1.37).
+// upstream: stateful_set_control.go updateStatefulSetAfterInvariantEstablished.
+func TestStatefulSetMaxUnavailable(t *testing.T) {
+	cfg := workloadConfig(6, testWorkloads(),
+		Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 3}},
+	)
+	cfg.Services[0].WorkloadKind = KindStatefulSet
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	worst := 0
+	runEngine(t, e, func() {
+		if e.phase != 1 {
+			return
+		}
+		down := 0
+		for _, p := range s.set.ordinals {
+			if p == nil || p.pod.Terminating || !p.available {
+				down++
+			}
+		}
+		worst = max(worst, down)
+	})
+	if worst != 3 {
+		t.Errorf("at most %d of 6 pods unavailable during the rollout, want maxUnavailable 3", worst)
+	}
+	for i, p := range s.set.ordinals {
+		if p == nil || p.hash() != s.hash {
+			t.Fatalf("ordinal %d not updated", i)
+		}
+	}
+}
+
+// TestDaemonSetStrategyRoundsUp checks a DaemonSet's maxUnavailable and maxSurge: both are
+// rounded up (10% of 15 nodes is 2), and a strategy without unavailability takes 1.
+// upstream: pkg/controller/daemon/util/daemonset_util.go UnavailableCount, SurgeCount;
+// update.go updatedDesiredNodeCounts.
+func TestDaemonSetStrategyRoundsUp(t *testing.T) {
+	s := &serviceState{replicas: 15, cfg: &ServiceConfig{WorkloadKind: KindDaemonSet}}
+	for _, tc := range []struct {
+		surge, unavail         IntOrPercent
+		wantSurge, wantUnavail int
+	}{
+		{IntOrPercent{}, IntOrPercent{Value: 10, IsPercent: true}, 0, 2},
+		{IntOrPercent{Value: 10, IsPercent: true}, IntOrPercent{}, 2, 1},
+		{IntOrPercent{}, IntOrPercent{Value: 4}, 0, 4},
+	} {
+		if su, un := s.resolveStrategy(tc.surge, tc.unavail); su != tc.wantSurge || un != tc.wantUnavail {
+			t.Errorf("surge %+v unavailable %+v of 15: %d, %d; want %d, %d", tc.surge, tc.unavail, su, un, tc.wantSurge, tc.wantUnavail)
+		}
+	}
+}

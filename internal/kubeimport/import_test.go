@@ -379,3 +379,26 @@ func TestImportStatefulSetBadServiceName(t *testing.T) {
 		}
 	}
 }
+
+// TestImportNotesWhatIsNotModelled: a DaemonSet that surges and a StatefulSet with Parallel
+// pod management load, each with a note saying how the simulator runs it.
+func TestImportNotesWhatIsNotModelled(t *testing.T) {
+	in := `{"kind":"Node","metadata":{"name":"n"}}
+{"kind":"Service","metadata":{"name":"agent","namespace":"a"},"spec":{"selector":{"app":"agent"},"ports":[{"port":9100}]}}
+{"kind":"DaemonSet","metadata":{"name":"agent","namespace":"a"},"spec":{"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":0}},"template":{"metadata":{"labels":{"app":"agent"}}}}}
+{"kind":"Service","metadata":{"name":"db","namespace":"a"},"spec":{"selector":{"app":"db"},"ports":[{"port":5432}]}}
+{"kind":"StatefulSet","metadata":{"name":"db","namespace":"a"},"spec":{"replicas":3,"podManagementPolicy":"Parallel","template":{"metadata":{"labels":{"app":"db"}}}}}`
+	res, err := Import([]Input{{Name: "in", R: strings.NewReader(in)}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scenarios.Parse("notes.yaml", res.YAML, nil); err != nil {
+		t.Fatalf("%v\n%s", err, res.YAML)
+	}
+	notes := strings.Join(res.Notes, "\n")
+	for _, want := range []string{"DaemonSet agent has maxSurge 1", "StatefulSet db uses Parallel pod management"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+}

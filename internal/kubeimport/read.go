@@ -125,6 +125,8 @@ type workload struct {
 		UpdateStrategy updateStrategy `json:"updateStrategy"`
 		// ServiceName is a StatefulSet's governing Service: its pods' subdomain.
 		ServiceName string `json:"serviceName"`
+		// PodManagementPolicy is a StatefulSet's: OrderedReady (the default) or Parallel.
+		PodManagementPolicy string `json:"podManagementPolicy"`
 	} `json:"spec"`
 	Status struct {
 		DesiredNumberScheduled int64 `json:"desiredNumberScheduled"`
