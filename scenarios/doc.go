@@ -114,7 +114,7 @@
 //     host pods, zone a whole zone) in that many equal waves started evenly over spread; a
 //     wave's nodes are schedulable again (upgraded) when the next wave starts: a node-pool
 //     upgrade.
-//   - failNodes with duration brings the nodes back after it: before the 40 s grace period
+//   - failNodes with duration brings the nodes back after it: before the 50 s grace period
 //     nothing reaches the endpoints; after it their pods went not ready and turn ready again;
 //     after the 300 s toleration they were evicted. A zone blip is failNodes of a zone for a
 //     minute or two.

@@ -11,9 +11,9 @@ import (
 // node's pods not ready after node-monitor-grace-period and evicts them after the default
 // not-ready/unreachable toleration.
 const (
-	// nodeMonitorGracePeriod: kube-controller-manager --node-monitor-grace-period (40s until
-	// 1.32, 50s since); we use 40s, the value most published analyses assume.
-	nodeMonitorGracePeriod = Time(40 * time.Second)
+	// nodeMonitorGracePeriod: kube-controller-manager --node-monitor-grace-period, 50 s
+	// (40 s until 1.32). upstream: pkg/controller/nodelifecycle/config/v1alpha1/defaults.go.
+	nodeMonitorGracePeriod = Time(50 * time.Second)
 	// defaultTolerationSeconds: the DefaultTolerationSeconds admission plugin adds 300 s
 	// tolerations for node.kubernetes.io/not-ready and unreachable.
 	defaultTolerationSeconds = Time(300 * time.Second)
