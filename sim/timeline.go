@@ -412,10 +412,14 @@ func (ev evEvictNode) apply(e *Engine) {
 		if p.pinned >= 0 {
 			continue // DaemonSet pods tolerate not-ready and unreachable nodes
 		}
+		// The pod gets its deletionTimestamp, but no kubelet confirms its end: the object
+		// stays, terminating (an EndpointSlice keeps its endpoint, not serving), for as long
+		// as the node is down. The pod garbage collector removes such pods only when the Node
+		// object is deleted or tainted out-of-service, which nothing in a run does; a node
+		// that comes back stops them (evNodeRecover). A StatefulSet cannot recreate the
+		// ordinal meanwhile; a ReplicaSet replaces the pod at once.
+		// upstream: pkg/controller/podgc/gc_controller.go gcOrphaned, gcTerminating.
 		e.deletePod(p)
-		// The kubelet is gone: the pod object stays until the node object is removed and the
-		// pod garbage collector force-deletes it; we take that to be the grace period.
-		e.after(p.svc.timing.grace.sample(), evPodGone{p, p.epoch})
 	}
 }
 

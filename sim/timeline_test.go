@@ -215,3 +215,54 @@ func TestNodeChangeQueuesOverloadedServices(t *testing.T) {
 		t.Error("the Service without hints was queued after a node change")
 	}
 }
+
+// TestEvictedPodsStayWhileTheNodeIsDown checks pods evicted from a failed node: they are
+// deleted (terminating) 300 s after the node went not ready, but no kubelet confirms their
+// end, so the objects stay as long as the node is down (the pod garbage collector removes
+// them only once the Node object is deleted or tainted out-of-service); when the node comes
+// back its kubelet stops them.
+// upstream: pkg/controller/podgc/gc_controller.go gcOrphaned, gcTerminating; the taint
+// manager's eviction is a pod delete.
+func TestEvictedPodsStayWhileTheNodeIsDown(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		duration time.Duration
+		gone     bool
+	}{
+		{"down for good", 0, false},
+		{"back after 10 minutes", 10 * time.Minute, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(10, 30)
+			cfg.Timeline = []Action{
+				{Name: "create", Kind: ActionCreate},
+				{Name: "fail", Kind: ActionFailNodes, Nodes: 1, Duration: tc.duration},
+			}
+			e, err := newEngine(cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var victims []*podState
+			runEngine(t, e, func() {
+				if e.phase == 1 && victims == nil {
+					for n, down := range e.nodeDown {
+						if down {
+							victims = slices.Clone(e.podsOnNode[n])
+						}
+					}
+				}
+			})
+			if len(victims) == 0 {
+				t.Fatal("no pod on the failed node")
+			}
+			for _, p := range victims {
+				if gone := p.stage == stageGone; gone != tc.gone || !gone && !p.pod.Terminating {
+					t.Errorf("pod %s: gone %v, terminating %v; want gone %v", p.pod.Name, gone, p.pod.Terminating, tc.gone)
+				}
+			}
+			if live := e.services[0].newRS.live; live != 30 {
+				t.Errorf("%d live pods, want the ReplicaSet's 30 (the evicted ones replaced)", live)
+			}
+		})
+	}
+}
