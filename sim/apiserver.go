@@ -252,7 +252,8 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		fanout += mulChecked(ev, n) // -1 on overflow: the collector reports it
 		events += n
 		encoded[g.encoding] = true
-		if g.kubeProxy {
+		if g.kubeProxy && n > 0 {
+			// (No node's kube-proxy is connected when every node is down.)
 			perNode = ev
 			kubeProxyEvent = ev
 			kubeProxyType = typ

@@ -66,6 +66,8 @@ type Engine struct {
 	podsOnNode                     [][]*podState
 	// nodeEpoch counts each node's failures and recoveries (allocated by the first failure).
 	nodeEpoch []int
+	// nodeLC is the node lifecycle controller (made at the first node failure).
+	nodeLC *nodeLifecycle
 
 	services      []*serviceState
 	serviceByName map[string][]*serviceState

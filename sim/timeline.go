@@ -358,14 +358,11 @@ func (ev evNodeNotReady) apply(e *Engine) {
 	if e.nodeEpoch[ev.node] != ev.epoch || !e.nodeDown[ev.node] {
 		return
 	}
-	// upstream: node lifecycle controller MarkPodsNotReady, then taint-based eviction.
+	// upstream: node lifecycle controller MarkPodsNotReady, then taint-based eviction at
+	// its zone's rate (nodelifecycle.go).
 	e.setNodeReady(ev.node, false)
-	for _, p := range append([]*podState(nil), e.podsOnNode[ev.node]...) {
-		if p.pod.Ready {
-			e.setReady(p, false)
-		}
-	}
-	e.after(defaultTolerationSeconds, evEvictNode(ev))
+	e.markPodsNotReady(ev.node)
+	e.queueForTaint(ev.node)
 }
 
 // evNodeRecover ends a failure: the kubelet reports again, the node turns Ready, its running
@@ -385,6 +382,7 @@ func (ev evNodeRecover) apply(e *Engine) {
 	e.api.liveNodes++
 	if !e.nodes[i].Ready {
 		e.setNodeReady(i, true)
+		e.zonesChanged()
 	}
 	for _, p := range append([]*podState(nil), e.podsOnNode[i]...) {
 		if p.stage == stageGone {

@@ -1,0 +1,159 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+// failRun fails the given nodes of a cluster of 3 zones × 20 nodes, each with one pod of
+// "web" (replicas 60), and returns when each failed node's pods turned not ready and when
+// they were evicted (relative to the failure), in node order; zero when never.
+func failRun(t *testing.T, fail func(e *Engine) []int) (notReady, evicted [][]Time) {
+	t.Helper()
+	cfg := testConfig(60, 60)
+	cfg.RunEndpoints = false
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "wait", Kind: ActionWait, Duration: time.Second}}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed []int
+	var at Time
+	notReadyAt, evictedAt := map[*podState]Time{}, map[*podState]Time{}
+	runEngine(t, e, func() {
+		if e.phase == 1 && failed == nil {
+			at = e.now
+			failed = fail(e)
+			for _, n := range failed {
+				e.failNode(n)
+			}
+		}
+		for _, n := range failed {
+			for _, p := range e.podsOnNode[n] {
+				if !p.pod.Ready && notReadyAt[p] == 0 {
+					notReadyAt[p] = e.now - at
+				}
+				if p.pod.Terminating && evictedAt[p] == 0 {
+					evictedAt[p] = e.now - at
+				}
+			}
+		}
+	})
+	for _, n := range failed {
+		var nr, ev []Time
+		for _, p := range e.podsOnNode[n] {
+			nr, ev = append(nr, notReadyAt[p]), append(ev, evictedAt[p])
+		}
+		notReady, evicted = append(notReady, nr), append(evicted, ev)
+	}
+	return notReady, evicted
+}
+
+// zoneNodes returns the nodes of zone z (0..2) of e.
+func zoneNodes(e *Engine, z int) []int {
+	var out []int
+	for i, n := range e.nodes {
+		if n.Zone == e.cfg.Cluster.Zones[z] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// TestNodeLifecycleEvictionRates checks the pace of taint-based eviction: the node lifecycle
+// controller taints a zone's not-ready nodes one at a time, at 0.1 nodes/s when the zone is
+// wholly down or mostly healthy, at 0 in a partially disrupted zone of 50 nodes or fewer,
+// and not at all when every zone is down; the pods go 300 s after their node's taint.
+// upstream: node_lifecycle_controller.go handleDisruption, ComputeZoneState,
+// setLimiterInZone, ReducedQPSFunc, HealthyQPSFunc; scheduler.EvictionRateLimiterBurst 1.
+func TestNodeLifecycleEvictionRates(t *testing.T) {
+	s := Time(time.Second)
+	for _, tc := range []struct {
+		name string
+		fail func(e *Engine) []int
+		// want is each failed node's eviction time, in order of taint (0: never).
+		want []Time
+	}{
+		{"one node", func(e *Engine) []int { return zoneNodes(e, 1)[:1] }, []Time{350 * s}},
+		{"a whole zone", func(e *Engine) []int { return zoneNodes(e, 0) }, func() []Time {
+			var w []Time
+			for k := range 20 {
+				w = append(w, 350*s+Time(k)*10*s)
+			}
+			return w
+		}()},
+		{"most of a small zone", func(e *Engine) []int { return zoneNodes(e, 2)[:12] }, make([]Time, 12)},
+		{"every zone", func(e *Engine) []int { return slices.Concat(zoneNodes(e, 0), zoneNodes(e, 1), zoneNodes(e, 2)) }, make([]Time, 60)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, evicted := failRun(t, tc.fail)
+			var got []Time
+			for _, ev := range evicted {
+				if len(ev) != 1 {
+					t.Fatalf("a node with %d pods", len(ev))
+				}
+				got = append(got, ev[0]/s*s)
+			}
+			slices.Sort(got)
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("evictions at %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPodsMarkedNotReadyAtTheClientsPace checks MarkPodsNotReady: one status update per pod
+// through the node lifecycle controller's client (20 qps, burst 30), so of 40 pods on failed
+// nodes the first 30 turn not ready 50 s (node-monitor-grace-period) and one API latency
+// after the failure, and the next one every 50 ms.
+// upstream: node_lifecycle_controller.go monitorNodeHealth; controller_utils.go
+// MarkPodsNotReady (UpdateStatus per pod).
+func TestPodsMarkedNotReadyAtTheClientsPace(t *testing.T) {
+	notReady, _ := failRun(t, func(e *Engine) []int { return slices.Concat(zoneNodes(e, 0), zoneNodes(e, 1)) })
+	var got []Time
+	for _, nr := range notReady {
+		got = append(got, nr...)
+	}
+	slices.Sort(got)
+	if len(got) != 40 {
+		t.Fatalf("%d pods on the failed nodes, want 40", len(got))
+	}
+	for k, at := range got {
+		want := 50*Time(time.Second) + nodeLifecycleLatency + Time(max(0, k-29))*50*Time(time.Millisecond)
+		if at != want {
+			t.Fatalf("pod %d turned not ready %v after the failure, want %v", k, at, want)
+		}
+	}
+}
+
+// TestNodesBackBeforeTheirTurnAreNotMarked fails all 60 nodes for 51 s: the node lifecycle
+// controller starts marking their pods at 50 s, 30 at once and then one every 50 ms, and
+// the nodes it reaches after they are back (at 51 s) are healthy again: 50 pods are marked.
+func TestNodesBackBeforeTheirTurnAreNotMarked(t *testing.T) {
+	cfg := testConfig(60, 60)
+	cfg.RunEndpoints = false
+	cfg.Timeline = []Action{
+		{Name: "create", Kind: ActionCreate},
+		{Name: "blip", Kind: ActionFailNodes, Nodes: 60, Duration: 51 * time.Second},
+	}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked := map[*podState]bool{}
+	runEngine(t, e, func() {
+		if e.phase != 1 {
+			return
+		}
+		for _, p := range e.services[0].pods {
+			if p.stage == stageRunning && !p.pod.Ready {
+				marked[p] = true
+			}
+		}
+	})
+	if len(marked) != 50 {
+		t.Errorf("%d pods marked not ready, want the 50 whose turn came before their node was back", len(marked))
+	}
+}
