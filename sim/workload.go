@@ -723,9 +723,20 @@ func (ev evPodStopped) apply(e *Engine) {
 	if p.epoch != ev.epoch || p.stage == stageGone {
 		return
 	}
-	if p.pod.Ready {
-		e.updatePod(p, func(pod *model.Pod) { pod.Ready = false; pod.ReadyTransition = timestamp(e.now) })
-	}
+	// The kubelet's last status of a deleted pod whose containers have stopped: terminal
+	// (the containers will not restart), not ready. A terminal pod has no endpoint, so its
+	// endpoint goes with this update, not with the object's deletion after it.
+	// upstream: pkg/kubelet/kubelet_pods.go getPhase (podIsTerminal), status_manager.go
+	// (the pod deleted only once its terminal status is written); k8s.io/endpointslice
+	// util.ShouldPodBeInEndpoints (isPodTerminal).
+	ready := p.pod.Ready
+	now := timestamp(e.now)
+	e.updatePod(p, func(pod *model.Pod) {
+		pod.Phase = model.PodSucceeded // or Failed, by the exit codes: terminal either way
+		if ready {
+			pod.Ready, pod.ReadyTransition = false, now
+		}
+	})
 	e.after(podDeleteAfterStop, evPodGone{p, p.epoch})
 }
 

@@ -721,3 +721,53 @@ func TestDaemonSetStrategyRoundsUp(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointGoesWhenThePodIsTerminal follows a pod deleted by a scale-down: its endpoint
+// turns terminating at the delete, and goes when its containers have stopped, with the
+// kubelet's terminal status; the pod object's deletion 500 ms later changes no slice.
+// upstream: kubelet_pods.go getPhase (podIsTerminal); k8s.io/endpointslice
+// util.ShouldPodBeInEndpoints (a terminal pod has no endpoint).
+func TestEndpointGoesWhenThePodIsTerminal(t *testing.T) {
+	cfg := testConfig(3, 2)
+	cfg.RunEndpoints = false
+	cfg.Services[0].Timing.Stop = Fixed(2 * time.Second)
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "down", Kind: ActionScale, Replicas: 1}}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	var deleted, stopped, gone Time
+	var victim *podState
+	runEngine(t, e, func() {
+		if e.phase != 1 {
+			return
+		}
+		for _, p := range s.pods {
+			if p.pod.Terminating && victim == nil {
+				victim, deleted = p, e.now
+			}
+		}
+		if victim != nil && stopped == 0 && victim.pod.Phase == model.PodSucceeded {
+			stopped = e.now
+		}
+		if victim != nil && gone == 0 && victim.stage == stageGone {
+			gone = e.now
+		}
+	})
+	if victim == nil || stopped == 0 || gone == 0 {
+		t.Fatalf("no pod deleted, stopped and gone (%v %v %v)", deleted, stopped, gone)
+	}
+	res := e.stats.results()
+	var after []Time
+	for _, w := range res.Writes {
+		if w.At > deleted {
+			after = append(after, w.At)
+		}
+	}
+	// Two slice writes: the endpoint terminating, then gone; each commits one sync and one
+	// API latency after its change.
+	if len(after) != 2 || after[1] < stopped || after[1] > stopped+Time(time.Second) {
+		t.Errorf("slice writes after the delete at %v: %v; want two, the last soon after the terminal status at %v (the pod object went at %v)", deleted, after, stopped, gone)
+	}
+}
