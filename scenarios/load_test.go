@@ -89,6 +89,12 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`x.yaml:13:21: timeline[1].maxUnavailable: may not be 0 when maxSurge is 0 (the rollout could never progress)`},
 		},
 		{
+			// upstream: pkg/apis/apps/validation ValidateRollingUpdateDaemonSet.
+			name: "a DaemonSet with both maxSurge and maxUnavailable",
+			doc:  "name: t\ncluster:\n  nodes: 10\nservices:\n  - name: agent\n    kind: DaemonSet\n    maxSurge: 1\n    maxUnavailable: 1\ntimeline:\n  - name: create\n    action: create\n",
+			want: []string{`x.yaml:7:15: services[0].maxSurge: a DaemonSet's maxSurge and maxUnavailable may not both be non-zero (set maxUnavailable: 0 to surge)`},
+		},
+		{
 			name: "maxUnavailable over 100%",
 			doc:  minimal + "    maxUnavailable: 120%\n",
 			want: []string{`x.yaml:12:21: timeline[1].maxUnavailable: 120% out of range (0%..100%)`},

@@ -777,6 +777,14 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 	}
 	s.MaxSurge, s.MaxUnavailable = DefaultStrategy(s.WorkloadKind)
 	d.strategy(n, f, path, &s.MaxSurge, &s.MaxUnavailable)
+	if s.WorkloadKind == sim.KindDaemonSet && s.MaxSurge.Value != 0 && s.MaxUnavailable.Value != 0 {
+		// upstream: pkg/apis/apps/validation ValidateRollingUpdateDaemonSet.
+		at := n
+		if e, ok := f["maxSurge"]; ok {
+			at = e.val
+		}
+		d.errorf(at, join(path, "maxSurge"), "a DaemonSet's maxSurge and maxUnavailable may not both be non-zero (set maxUnavailable: 0 to surge)")
+	}
 	if e, ok := f["manualEndpoints"]; ok {
 		p := join(path, "manualEndpoints")
 		if v, ok := d.integer(e.val, p, 1, maxReplicas); ok {

@@ -103,9 +103,11 @@ type setState struct {
 	item    workItem
 	written int
 	// ordinals holds a StatefulSet's pods by ordinal; daemonOn a DaemonSet's running pod
-	// per node and terminatingOn its terminating pods per node.
+	// per node, surgeOn the new-revision pod a surging rollout started beside an old one
+	// there, and terminatingOn its terminating pods per node.
 	ordinals      []*podState
 	daemonOn      []*podState
+	surgeOn       []*podState
 	terminatingOn []int32
 	// revision is the ReplicaSet that names the pods of the current revision after the
 	// first (merged into serviceState.newRS, which counts them); nil before a rollout.
@@ -248,8 +250,7 @@ func (s *serviceState) strategy() (surge, unavail int) {
 
 // resolveStrategy scales a rolling update's maxSurge and maxUnavailable against the
 // workload's replicas, by its kind's rules. A DaemonSet rounds both up, and takes
-// unavailability 1 when it has none; its surge (a new pod beside the old one) is not
-// modelled, so a surge-only strategy replaces one node's pod at a time.
+// unavailability 1 when it has neither.
 // upstream: pkg/controller/daemon/util UnavailableCount, SurgeCount; update.go
 // updatedDesiredNodeCounts (unavailable 1 when both are 0).
 func (s *serviceState) resolveStrategy(ms, mu IntOrPercent) (surge, unavail int) {
@@ -263,7 +264,7 @@ func (s *serviceState) resolveStrategy(ms, mu IntOrPercent) (surge, unavail int)
 		return int(math.Ceil(float64(v.Value) * float64(s.replicas) / 100))
 	}
 	surge, unavail = up(ms), up(mu)
-	if unavail == 0 {
+	if surge == 0 && unavail == 0 {
 		unavail = 1
 	}
 	return surge, unavail

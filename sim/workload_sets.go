@@ -107,7 +107,7 @@ func (ev evSetSynced) apply(e *Engine) {
 			if x < len(s.set.ordinals) && s.set.ordinals[x] == nil {
 				e.createSetPod(s, x, -1)
 			}
-		} else if !e.nodeDown[x] {
+		} else if cur := s.set.daemonOn[x]; !e.nodeDown[x] && (cur == nil || cur.hash() != s.hash && s.set.surgeOn[x] == nil) {
 			e.createSetPod(s, -1, x)
 		}
 	}
@@ -136,7 +136,11 @@ func (e *Engine) createSetPod(s *serviceState, ordinal, node int) {
 		s.set.ordinals[ordinal] = p
 	}
 	if node >= 0 {
-		s.set.daemonOn[node] = p
+		if old := s.set.daemonOn[node]; old != nil {
+			s.set.surgeOn[node] = p // a surging rollout's new pod beside the old one
+		} else {
+			s.set.daemonOn[node] = p
+		}
 	}
 }
 
@@ -195,6 +199,10 @@ func (w *workloadControllers) syncStatefulSet(s *serviceState) {
 // upstream: pkg/controller/daemon/daemon_controller.go manage, podsShouldBeOnNode,
 // syncNodes (burstReplicas 250); update.go rollingUpdate (maxSurge 0).
 func (w *workloadControllers) syncDaemonSet(s *serviceState) {
+	if s.surge > 0 {
+		w.syncSurgingDaemonSet(s)
+		return
+	}
 	e := w.e
 	eff := setEffect{changes: s.newRS.changes}
 	unavailable := 0
@@ -236,6 +244,53 @@ func (w *workloadControllers) syncDaemonSet(s *serviceState) {
 	w.setCalls(w.daemonSets, s, calls, eff)
 }
 
+// syncSurgingDaemonSet is one sync of a DaemonSet whose rolling update surges: a node with
+// an old pod gets a new one beside it — at once when the old one is not available, else
+// while fewer than maxSurge new pods are not yet available — and its old pod is deleted
+// once the new one is available; a node with no pod gets one (the manage loop).
+// upstream: pkg/controller/daemon/update.go rollingUpdate (maxSurge > 0); daemon_controller.go
+// podsShouldBeOnNode (an old and a new pod allowed on a node while surging), syncNodes.
+func (w *workloadControllers) syncSurgingDaemonSet(s *serviceState) {
+	e := w.e
+	eff := setEffect{changes: s.newRS.changes}
+	numSurge := 0
+	var candidates []int
+	for n := range e.nodes {
+		old, nw := s.set.daemonOn[n], s.set.surgeOn[n]
+		switch {
+		case e.nodeDown[n]:
+			// A node that is gone runs no new pod.
+		case old == nil:
+			if s.set.terminatingOn[n] == 0 && len(eff.create) < daemonSetBurstReplicas {
+				eff.create = append(eff.create, n)
+			}
+		case old.hash() == s.hash:
+			// Up to date.
+		case nw == nil && !old.available:
+			// allowedNewNodes: replaced at once, beyond the surge.
+			if len(eff.create) < daemonSetBurstReplicas {
+				eff.create = append(eff.create, n)
+			}
+		case nw == nil:
+			candidates = append(candidates, n)
+		case !nw.available:
+			numSurge++
+		default:
+			eff.delete = append(eff.delete, old)
+		}
+	}
+	room := min(max(s.surge-numSurge, 0), len(candidates), daemonSetBurstReplicas-len(eff.create))
+	eff.create = append(eff.create, candidates[:max(room, 0)]...)
+	if len(eff.delete) > daemonSetBurstReplicas {
+		eff.delete = eff.delete[:daemonSetBurstReplicas]
+	}
+	calls := len(eff.create) + len(eff.delete)
+	if eff.changes != s.set.written {
+		calls++
+	}
+	w.setCalls(w.daemonSets, s, calls, eff)
+}
+
 // syncSet dispatches a queued StatefulSet or DaemonSet sync.
 func (w *workloadControllers) syncSet(c *setController, s *serviceState) {
 	if c.kind == KindStatefulSet {
@@ -254,8 +309,12 @@ func (s *serviceState) setPodGone(p *podState) {
 		s.set.ordinals[p.ordinal] = nil
 	}
 	if p.pinned >= 0 {
-		if s.set.daemonOn[p.pinned] == p {
-			s.set.daemonOn[p.pinned] = nil
+		n := p.pinned
+		switch p {
+		case s.set.daemonOn[n]:
+			s.set.daemonOn[n], s.set.surgeOn[n] = s.set.surgeOn[n], nil
+		case s.set.surgeOn[n]:
+			s.set.surgeOn[n] = nil
 		}
 		if p.pod.Terminating {
 			s.set.terminatingOn[p.pinned]--
@@ -266,9 +325,17 @@ func (s *serviceState) setPodGone(p *podState) {
 // setPodTerminating notes that p, a DaemonSet pod, is terminating: its node has no running
 // daemon pod, but must wait until this one is gone for a new one.
 func (s *serviceState) setPodTerminating(p *podState) {
-	if s.set != nil && p.pinned >= 0 && s.set.daemonOn[p.pinned] == p {
-		s.set.daemonOn[p.pinned] = nil
-		s.set.terminatingOn[p.pinned]++
+	if s.set == nil || p.pinned < 0 {
+		return
+	}
+	switch n := p.pinned; p {
+	case s.set.daemonOn[n]:
+		// A surged new pod, if any, is the node's pod now.
+		s.set.daemonOn[n], s.set.surgeOn[n] = s.set.surgeOn[n], nil
+		s.set.terminatingOn[n]++
+	case s.set.surgeOn[n]:
+		s.set.surgeOn[n] = nil
+		s.set.terminatingOn[n]++
 	}
 }
 
@@ -279,6 +346,7 @@ func (e *Engine) prepareSet(s *serviceState) {
 		s.set.ordinals = make([]*podState, max(s.replicas, len(s.set.ordinals)))
 	case KindDaemonSet:
 		s.set.daemonOn = make([]*podState, len(e.nodes))
+		s.set.surgeOn = make([]*podState, len(e.nodes))
 		s.set.terminatingOn = make([]int32, len(e.nodes))
 		s.replicas = len(e.nodes)
 	}

@@ -703,7 +703,7 @@ func TestStatefulSetMaxUnavailable(t *testing.T) {
 }
 
 // TestDaemonSetStrategyRoundsUp checks a DaemonSet's maxUnavailable and maxSurge: both are
-// rounded up (10% of 15 nodes is 2), and a strategy without unavailability takes 1.
+// rounded up (10% of 15 nodes is 2), and a strategy with neither takes unavailability 1.
 // upstream: pkg/controller/daemon/util/daemonset_util.go UnavailableCount, SurgeCount;
 // update.go updatedDesiredNodeCounts.
 func TestDaemonSetStrategyRoundsUp(t *testing.T) {
@@ -713,7 +713,8 @@ func TestDaemonSetStrategyRoundsUp(t *testing.T) {
 		wantSurge, wantUnavail int
 	}{
 		{IntOrPercent{}, IntOrPercent{Value: 10, IsPercent: true}, 0, 2},
-		{IntOrPercent{Value: 10, IsPercent: true}, IntOrPercent{}, 2, 1},
+		{IntOrPercent{Value: 10, IsPercent: true}, IntOrPercent{}, 2, 0},
+		{IntOrPercent{}, IntOrPercent{}, 0, 1},
 		{IntOrPercent{}, IntOrPercent{Value: 4}, 0, 4},
 	} {
 		if su, un := s.resolveStrategy(tc.surge, tc.unavail); su != tc.wantSurge || un != tc.wantUnavail {
@@ -769,5 +770,48 @@ func TestEndpointGoesWhenThePodIsTerminal(t *testing.T) {
 	// API latency after its change.
 	if len(after) != 2 || after[1] < stopped || after[1] > stopped+Time(time.Second) {
 		t.Errorf("slice writes after the delete at %v: %v; want two, the last soon after the terminal status at %v (the pod object went at %v)", deleted, after, stopped, gone)
+	}
+}
+
+// TestDaemonSetSurge checks a DaemonSet rollout with maxSurge 2 and maxUnavailable 0: each
+// node gets its new pod beside the old one, the old one goes once the new one is
+// available, no node is ever without an available daemon pod, and at most two new pods
+// are not yet available at once.
+// upstream: pkg/controller/daemon/update.go rollingUpdate (maxSurge > 0).
+func TestDaemonSetSurge(t *testing.T) {
+	cfg := workloadConfig(1, testWorkloads(),
+		Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "rollout", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: 2}, MaxUnavailable: IntOrPercent{Value: 0}},
+	)
+	cfg.Services[0].WorkloadKind = KindDaemonSet
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	worstSurge := 0
+	runEngine(t, e, func() {
+		if e.phase != 1 {
+			return
+		}
+		surging := 0
+		for n := range e.nodes {
+			old, nw := s.set.daemonOn[n], s.set.surgeOn[n]
+			if (old == nil || !old.available) && (nw == nil || !nw.available) {
+				t.Fatalf("at %v: node %d has no available daemon pod", e.now, n)
+			}
+			if nw != nil && !nw.available {
+				surging++
+			}
+		}
+		worstSurge = max(worstSurge, surging)
+	})
+	if worstSurge != 2 {
+		t.Errorf("at most %d new pods not yet available at once, want maxSurge 2", worstSurge)
+	}
+	for n, p := range s.set.daemonOn {
+		if p == nil || p.hash() != s.hash || s.set.surgeOn[n] != nil {
+			t.Fatalf("node %d: daemon pod %v, surge %v after the rollout", n, p, s.set.surgeOn[n])
+		}
 	}
 }

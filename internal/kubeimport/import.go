@@ -578,9 +578,6 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 			im.detail("a StatefulSet has a partition; the simulator rolls every pod", "Service %s: StatefulSet %s has partition %d; the simulator rolls every pod", id, main.Metadata.Name, *ru.Partition)
 		}
 	}
-	if main.Kind == "DaemonSet" && surge != "0" && surge != "0%" {
-		im.detail("a DaemonSet surges; the simulator replaces its pods within maxUnavailable (at least 1)", "Service %s: DaemonSet %s has maxSurge %s; the simulator does not surge DaemonSet pods and replaces them within maxUnavailable %s (at least 1)", id, main.Metadata.Name, surge, unavail)
-	}
 	if main.Kind == "StatefulSet" && main.Spec.PodManagementPolicy == "Parallel" {
 		im.detail("a StatefulSet uses Parallel pod management, simulated as OrderedReady", "Service %s: StatefulSet %s uses Parallel pod management; the simulator creates and deletes its pods one at a time, as OrderedReady", id, main.Metadata.Name)
 	}

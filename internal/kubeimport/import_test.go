@@ -381,7 +381,7 @@ func TestImportStatefulSetBadServiceName(t *testing.T) {
 }
 
 // TestImportNotesWhatIsNotModelled: a DaemonSet that surges and a StatefulSet with Parallel
-// pod management load, each with a note saying how the simulator runs it.
+// pod management load; the StatefulSet with a note saying how the simulator runs it.
 func TestImportNotesWhatIsNotModelled(t *testing.T) {
 	in := `{"kind":"Node","metadata":{"name":"n"}}
 {"kind":"Service","metadata":{"name":"agent","namespace":"a"},"spec":{"selector":{"app":"agent"},"ports":[{"port":9100}]}}
@@ -392,11 +392,17 @@ func TestImportNotesWhatIsNotModelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := scenarios.Parse("notes.yaml", res.YAML, nil); err != nil {
+	sc, err := scenarios.Parse("notes.yaml", res.YAML, nil)
+	if err != nil {
 		t.Fatalf("%v\n%s", err, res.YAML)
 	}
+	for _, s := range sc.Config.Services {
+		if s.WorkloadKind == sim.KindDaemonSet && (s.MaxSurge != sim.IntOrPercent{Value: 1} || s.MaxUnavailable.Value != 0) {
+			t.Errorf("DaemonSet strategy maxSurge %+v maxUnavailable %+v, want the input's 1 and 0", s.MaxSurge, s.MaxUnavailable)
+		}
+	}
 	notes := strings.Join(res.Notes, "\n")
-	for _, want := range []string{"DaemonSet agent has maxSurge 1", "StatefulSet db uses Parallel pod management"} {
+	for _, want := range []string{"StatefulSet db uses Parallel pod management"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
 		}
