@@ -109,6 +109,8 @@ type keyState struct {
 	// that changed it): the version it replaced is what the Endpoints controller's stale
 	// tracker remembers.
 	replaced bool
+	// created is true when the last committed write created the object.
+	created bool
 	// readyList is i when controller.readyLists[i-1] holds the Service's pods whose Ready
 	// transition changed since its last sync, 0 when none did.
 	readyList int32
@@ -457,7 +459,9 @@ func (c *controller) startSync(s *serviceState) {
 // the address list — which takes buildPerPod per pod read —, and only then read the cached
 // Endpoints. The cache is stale only when it still holds exactly the version this controller
 // replaced by its last update (the stale tracker remembers that resourceVersion); the sync
-// then fails and is retried with backoff. Its writes start when the list is built.
+// then fails and is retried with backoff. A cache that does not have the object the last
+// write created yet makes the sync create it again, which fails too. Its writes start when
+// the list is built.
 // upstream: endpoints_controller.go syncService; endpoints_tracker.go staleEndpointsTracker
 // (Stale on an update that changed the resourceVersion, IsStale on an equal one).
 func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
@@ -467,6 +471,15 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 	if k.replaced && built < k.lastCommit+c.informerLag {
 		e.stats.stale(c.mode)
 		c.syncDone(built, s, true)
+		return
+	}
+	if k.created && built < k.lastCommit+c.informerLag {
+		// The lister has no Endpoints yet, so the sync creates it again and the API server
+		// refuses (409 AlreadyExists): one call of the client, then the error's backoff.
+		// upstream: endpoints_controller.go syncService (createEndpoints when the lister
+		// finds none; the Create's error returned).
+		e.stats.stale(c.mode)
+		c.syncDone(c.bucket.reserve(built)+c.latency.sample(), s, true)
 		return
 	}
 	since, had := k.pendingSince, k.pending
@@ -551,6 +564,7 @@ func (ev evWriteCommit) apply(e *Engine) {
 		r.c.keys[r.s.idx].lastCommit = e.now
 		r.c.keys[r.s.idx].wrote = true
 		r.c.keys[r.s.idx].replaced = w.verb == "update"
+		r.c.keys[r.s.idx].created = w.verb == "create"
 	}
 	if !ok {
 		r.failed = true

@@ -62,13 +62,14 @@ func staleRun(t *testing.T, buildPerPod time.Duration, at ...time.Duration) Mode
 // TestEndpointsStaleCheck follows upstream's syncService and staleEndpointsTracker: the cached
 // Endpoints is stale only when it is still the version the controller's own last update
 // replaced, and the check comes after the address list is built, so a sync whose build
-// outlasts the informer's lag is not stale.
+// outlasts the informer's lag is not stale. A cache that does not have the object the
+// controller just created makes the sync create it again, which the API server refuses
+// (409): that sync fails too, after its call.
 // upstream: endpoints_controller.go syncService; endpoints_tracker_test.go; the controller
 // test TestSyncServiceStaleInformer.
 func TestEndpointsStaleCheck(t *testing.T) {
-	// 100 pods listed: the create commits at 1 ms (build) + 5 ms. Pod 0 goes not ready at
-	// 10 ms: the last write was a create, whose absence from the cache is no stale version.
-	// Its update commits at 16 ms, and the informer has it at 36 ms.
+	// 100 pods listed: the create commits at 1 ms (build) + 5 ms, and the informer has it at
+	// 26 ms.
 	for _, tc := range []struct {
 		name        string
 		buildPerPod time.Duration
@@ -76,10 +77,11 @@ func TestEndpointsStaleCheck(t *testing.T) {
 		writes      int64
 		stale       int64
 	}{
-		// A sync at 20 ms, built by 21 ms, reads the version its update replaced: stale,
-		// retried 5 ms later (stale again: built at 27 ms), then 10 ms later (built at 38 ms:
-		// the informer has the update).
-		{"after the controller's own update", 10 * time.Microsecond, []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}, 3, 2},
+		// Pod 0 goes not ready at 30 ms: its update commits at 36 ms, and the informer has it
+		// at 56 ms. A sync at 40 ms, built by 41 ms, reads the version its update replaced:
+		// stale, retried 5 ms later (stale again: built at 47 ms), then 10 ms later (built at
+		// 58 ms: the informer has the update).
+		{"after the controller's own update", 10 * time.Microsecond, []time.Duration{30 * time.Millisecond, 40 * time.Millisecond}, 3, 2},
 		// With 200 µs a pod the builds take 20 ms: pod 0's update starts at 100 ms and
 		// commits at 125 ms; a sync starting at 130 ms, within the lag, is built at 150 ms,
 		// when the informer has had the update for 5 ms: not stale.
@@ -88,10 +90,13 @@ func TestEndpointsStaleCheck(t *testing.T) {
 		// at 120 ms is built at 130 ms, before the informer has the update (135 ms): stale,
 		// and its retry 5 ms after it ended is built at 145 ms: not stale.
 		{"build within the lag", 100 * time.Microsecond, []time.Duration{100 * time.Millisecond, 120 * time.Millisecond}, 3, 1},
-		// Right after the create: the cache lacks the object, which no stale version marks.
-		{"after the controller's own create", 10 * time.Microsecond, []time.Duration{8 * time.Millisecond}, 2, 0},
+		// Right after the create: a sync at 8 ms, built at 9 ms, finds no Endpoints and
+		// creates it again: refused at 14 ms, retried 5 ms later (built at 20 ms: refused
+		// again at 25 ms), then 10 ms later (built at 36 ms: the informer has it), when it
+		// updates.
+		{"after the controller's own create", 10 * time.Microsecond, []time.Duration{8 * time.Millisecond}, 2, 2},
 		// Once the informer has the update, nothing is stale.
-		{"after the lag", 10 * time.Microsecond, []time.Duration{10 * time.Millisecond, 40 * time.Millisecond}, 3, 0},
+		{"after the lag", 10 * time.Microsecond, []time.Duration{30 * time.Millisecond, 70 * time.Millisecond}, 3, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := staleRun(t, tc.buildPerPod, tc.at...)
