@@ -91,7 +91,7 @@ func (evMarkNext) apply(e *Engine) {
 		nl.marks[nl.markHead] = podMark{}
 		nl.markHead++
 		p := m.p
-		if e.nodeEpoch[m.node] != m.epoch || !e.nodeDown[m.node] || !p.pod.Ready || p.pod.Terminating {
+		if e.nodeEpoch[m.node] != m.epoch || !e.nodeDown[m.node] || !p.pod.Ready {
 			continue
 		}
 		at := nl.client.reserve(e.now)

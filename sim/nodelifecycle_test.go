@@ -157,3 +157,64 @@ func TestNodesBackBeforeTheirTurnAreNotMarked(t *testing.T) {
 		t.Errorf("%d pods marked not ready, want the 50 whose turn came before their node was back", len(marked))
 	}
 }
+
+// TestAFailedNodesKubeletWritesNothing fails every node a second after the pods were
+// created, when they are bound but not started (start takes 3 s): no pod gets an IP or
+// turns ready while the nodes are down, and the scheduler, which learns of the failure only
+// when the node lifecycle controller marks the nodes not ready (50 s), keeps binding pods
+// to them meanwhile. When the nodes come back their kubelets start every pod.
+// upstream: the kubelet writes a pod's status; node_lifecycle_controller.go (the
+// unreachable taint the scheduler filters on comes with the not-ready mark).
+func TestAFailedNodesKubeletWritesNothing(t *testing.T) {
+	cfg := testConfig(6, 12)
+	cfg.RunEndpoints = false
+	cfg.Services[0].Timing.Schedule = Fixed(500 * time.Millisecond)
+	cfg.Services[0].Timing.Start = Fixed(3 * time.Second)
+	cfg.Timeline = []Action{
+		{Name: "create", Kind: ActionCreate},
+	}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	failed, back := false, false
+	runningAtFailure := map[*podState]bool{}
+	runEngine(t, e, func() {
+		if !failed && e.now >= Time(time.Second) {
+			failed = true
+			for _, p := range s.pods {
+				runningAtFailure[p] = p.stage == stageRunning
+			}
+			for i := range e.nodes {
+				e.failNode(i)
+				e.after(Time(2*time.Minute), evNodeRecover{i, e.nodeEpoch[i]})
+			}
+		}
+		if failed && !back {
+			if back = !e.nodeDown[0]; back {
+				return
+			}
+			for _, p := range s.pods {
+				if p.stage == stageRunning && !runningAtFailure[p] {
+					t.Fatalf("at %v, with every node down, pod %s started", e.now, p.pod.Name)
+				}
+			}
+		}
+	})
+	if !back {
+		t.Fatal("the nodes never came back")
+	}
+	bound := 0
+	for _, p := range s.pods {
+		if p.node >= 0 {
+			bound++
+		}
+		if p.stage != stageRunning || !p.pod.Ready {
+			t.Errorf("pod %s: stage %v, ready %v after the nodes came back", p.pod.Name, p.stage, p.pod.Ready)
+		}
+	}
+	if bound != len(s.pods) {
+		t.Errorf("%d of %d pods bound", bound, len(s.pods))
+	}
+}

@@ -329,7 +329,10 @@ func (e *Engine) failNode(i int) {
 	e.nodeDown[i] = true
 	e.api.liveNodes--
 	for _, p := range e.podsOnNode[i] {
+		// Its kubelet writes nothing more: the pod's pending kubelet events (start, ready,
+		// available, stop, removal) are void, and come again when the node is back.
 		p.stuck = true
+		p.epoch++
 	}
 	e.after(nodeMonitorGracePeriod, evNodeNotReady{i, e.nodeEpoch[i]})
 }
@@ -393,8 +396,13 @@ func (ev evNodeRecover) apply(e *Engine) {
 		case p.pod.Terminating:
 			t := p.svc.timing
 			e.after(min(t.stop.sample(), t.grace.sample()), evPodStopped{p, p.epoch})
+		case p.stage == stageScheduled:
+			e.kubeletAdmits(p)
 		case p.stage == stageRunning && !p.pod.Ready:
 			e.after(p.svc.timing.ready.sample(), evPodReady{p, p.epoch})
+		case p.pod.Ready && !p.available:
+			// Its availability event was void while the node was down.
+			e.after(max(virtualTime(p.pod.ReadyTransition)+Time(p.svc.cfg.MinReady)-e.now, 0), evPodAvailable{p, p.epoch})
 		}
 	}
 }

@@ -625,15 +625,18 @@ func (ev evPodScheduled) apply(e *Engine) {
 	if p.epoch != ev.epoch || p.stage != stagePending {
 		return
 	}
+	// The scheduler knows a failed node only once the node lifecycle controller has marked
+	// it not ready (and tainted it unreachable): until then it binds pods there, which no
+	// kubelet starts.
 	var n int
 	if p.pinned >= 0 {
 		// A DaemonSet pod is bound to its node; it tolerates the node being cordoned.
 		n = int(p.pinned)
-		if e.nodeDown[n] {
+		if !e.nodes[n].Ready {
 			n = -1
 		}
 	} else {
-		n = e.placement.place(func(i int) bool { return !e.nodeDown[i] && !e.cordoned[i] })
+		n = e.placement.place(func(i int) bool { return e.nodes[i].Ready && !e.cordoned[i] })
 	}
 	if n < 0 {
 		return // unschedulable: stays Pending
@@ -642,6 +645,13 @@ func (ev evPodScheduled) apply(e *Engine) {
 	p.stage = stageScheduled
 	e.podsOnNode[n] = append(e.podsOnNode[n], p)
 	name := e.nodes[n].Name
+	if e.nodeDown[n] {
+		e.updatePod(p, func(pod *model.Pod) { pod.NodeName = name })
+		p.stuck = true // the node's kubelet takes it up when the node is back
+		return
+	}
+	// The kubelet's first status (Ready=False, its lastTransitionTime now) comes
+	// milliseconds after the binding: one update here.
 	now := timestamp(e.now)
 	e.updatePod(p, func(pod *model.Pod) {
 		pod.NodeName = name
@@ -649,6 +659,16 @@ func (ev evPodScheduled) apply(e *Engine) {
 			pod.ReadyTransition = now
 		}
 	})
+	e.after(p.svc.timing.start.sample(), evPodStarted{p, p.epoch})
+}
+
+// kubeletAdmits is a recovered node's kubelet taking up a pod bound there while it was
+// down: its first status (Ready=False, dated now) and the start of its containers.
+func (e *Engine) kubeletAdmits(p *podState) {
+	if p.pod.ReadyTransition.IsZero() {
+		now := timestamp(e.now)
+		e.updatePod(p, func(pod *model.Pod) { pod.ReadyTransition = now })
+	}
 	e.after(p.svc.timing.start.sample(), evPodStarted{p, p.epoch})
 }
 
@@ -750,7 +770,7 @@ func (ev evPodGone) apply(e *Engine) {
 
 func (ev evPodSetReady) apply(e *Engine) {
 	p := ev.p
-	if p.epoch != ev.epoch || p.stage != stageRunning || p.pod.Terminating || p.pod.Ready == ev.ready {
+	if p.epoch != ev.epoch || p.stage != stageRunning || p.pod.Ready == ev.ready {
 		return
 	}
 	e.setReady(p, ev.ready)

@@ -107,7 +107,7 @@ func (ev evSetSynced) apply(e *Engine) {
 			if x < len(s.set.ordinals) && s.set.ordinals[x] == nil {
 				e.createSetPod(s, x, -1)
 			}
-		} else if cur := s.set.daemonOn[x]; !e.nodeDown[x] && (cur == nil || cur.hash() != s.hash && s.set.surgeOn[x] == nil) {
+		} else if cur := s.set.daemonOn[x]; e.nodes[x].Ready && (cur == nil || cur.hash() != s.hash && s.set.surgeOn[x] == nil) {
 			e.createSetPod(s, -1, x)
 		}
 	}
@@ -210,7 +210,7 @@ func (w *workloadControllers) syncDaemonSet(s *serviceState) {
 	for n := range e.nodes {
 		p := s.set.daemonOn[n]
 		switch {
-		case p == nil && e.nodeDown[n]:
+		case p == nil && !e.nodes[n].Ready:
 			// A node that is gone runs no new pod. While its old pod is stuck terminating
 			// (the kubelet never confirms), the node counts as unavailable: it has neither an
 			// old nor a new pod that is not being deleted.
@@ -258,7 +258,7 @@ func (w *workloadControllers) syncSurgingDaemonSet(s *serviceState) {
 	for n := range e.nodes {
 		old, nw := s.set.daemonOn[n], s.set.surgeOn[n]
 		switch {
-		case e.nodeDown[n]:
+		case !e.nodes[n].Ready:
 			// A node that is gone runs no new pod.
 		case old == nil:
 			if s.set.terminatingOn[n] == 0 && len(eff.create) < daemonSetBurstReplicas {
