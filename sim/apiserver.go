@@ -276,7 +276,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	e.stats.apiserverCPU(c.mode, a.watchCPU(cm, encoded, events, fanout, d, a.listBytes[mi]))
 	if kubeProxyEvent > 0 {
 		deleted := kubeProxyType == model.EventDeleted
-		// A closed watch's missed events (or its relist) are decoded again too.
+		// A relisting watcher decodes its LIST too (a replayed event is decoded once).
 		decodeBytes := kubeProxyEvent + d.resentBytes/events
 		e.kubeProxies[mi].proxier(cm.family).receive(objectKey{cm.namespace, cm.name}, kubeProxyChange{
 			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted, delivered: d.done,
@@ -323,6 +323,10 @@ func (a *apiServer) watchCPU(cm committed, encoded [2]bool, events, fanout int64
 		}
 	}
 	ns += float64(events)*costs.PerEventNanos + float64(fanout+d.resentBytes)*costs.TLSNanosPerByte
+	// A replayed event is serialized for each watcher it is replayed to: the cache shares
+	// an object's serialization only among the watchers of its live dispatch.
+	// upstream: cacher.go dispatchEvent (cachingObject for live events only).
+	ns += float64(d.replayedBytes) * costs.EncodeProtobufNanosPerByte
 	ns += float64(d.relists) * float64(listBytes) * costs.EncodeProtobufNanosPerByte
 	return Time(ns)
 }

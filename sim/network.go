@@ -96,11 +96,14 @@ func transfer(b int64, bps float64) Time {
 // delivery is what the network did with one write's fan-out.
 type delivery struct {
 	done Time // the last watcher has the event
-	// terminated counts watchers whose watch was closed as too slow, and resentBytes the
-	// bytes they are sent again on re-watch (the events they missed) or by a relist.
-	terminated  int64
-	resentBytes int64
-	relists     int64
+	// terminated counts watchers whose watch was closed as too slow; resentBytes the bytes
+	// of the LISTs they take when they must relist; replayedBytes those of the events they
+	// missed, which a re-watch from their last resourceVersion replays from the watch cache
+	// (sent once all the same: a closed watch drops what it had not sent).
+	terminated    int64
+	resentBytes   int64
+	replayedBytes int64
+	relists       int64
 }
 
 // deliver queues a write's fan-out: fanoutBytes in all over watchers watchers, perWatcher
@@ -131,20 +134,26 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers, listBytes i
 			q.budget = 0
 			q.stalled = true
 			d.terminated = watchers
-			// On re-watch from their last resourceVersion the watchers get the events they
-			// missed again; if that is older than the watch cache's history, they relist.
+			// A closed watch drops the events it had not sent; the client watches again from
+			// the last resourceVersion it got and the watch cache replays the rest, so each
+			// event still reaches each watcher once (the queue keeps them: no bytes again).
+			// If that resourceVersion is older than the cache's history, they relist.
+			// upstream: cache_watcher.go stopLocked, sendWatchCacheEvent; client-go
+			// reflector.go watch (LastSyncResourceVersion); cacher.go Watch.
 			var missed int64
 			for _, p := range q.pending.items() {
 				missed += p.bytes
 			}
 			if int64(q.pending.len()) > int64(q.capacity()) {
 				d.relists = watchers
-				missed = listBytes
+				list := listBytes
 				if r := n.e.cfg.Network.ListCompressionRatio; listBytes >= gzipThresholdBytes && r > 0 && r < 1 {
-					missed = int64(float64(listBytes) * r)
+					list = int64(float64(listBytes) * r)
 				}
+				d.resentBytes = list * watchers
+			} else {
+				d.replayedBytes = missed * watchers
 			}
-			d.resentBytes = missed * watchers
 		}
 	}
 	// Watchers are spread over the replicas; the replica with the most (⌈W/R⌉) is the last.

@@ -120,7 +120,8 @@ type ModeResult struct {
 	// Relists counts terminated watchers whose resourceVersion had left the watch cache, so
 	// that they had to LIST every object again.
 	Relists int64 `json:"relists"`
-	// ResentBytes is what terminated watchers were sent again: missed events or a LIST.
+	// ResentBytes is what terminated watchers were sent again: the LISTs of those that had
+	// to relist (the others get the events they missed replayed, each sent once).
 	ResentBytes int64 `json:"resentBytes"`
 	// Programming summarises network programming latency: for each change kube-proxy
 	// received with a trigger time, trigger → the end of the sync that programmed it, as
@@ -212,7 +213,7 @@ type BucketMode struct {
 	// model has a bandwidth, else at commit time.
 	FanoutBytes int64
 	// ResentBytes is what left the API servers in this bucket for watchers that were closed
-	// as too slow (missed events or a LIST, the bytes resentBytes counts), spread the same way.
+	// as too slow (their relists' LISTs, the bytes resentBytes counts), spread the same way.
 	ResentBytes int64
 	EtcdBytes   int64
 	// MaxLatencySeconds is the largest propagation latency of a write committed this second.
