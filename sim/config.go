@@ -175,7 +175,8 @@ type PodTiming struct {
 	Schedule Distribution
 	// Start is scheduled → running with an IP.
 	Start Distribution
-	// Ready is running → Ready condition true.
+	// Ready is running → Ready condition true; 0 is a pod with no readiness probe, ready in the
+	// same status update that gives it its IPs.
 	Ready Distribution
 	// Stop is deletion → containers stopped (Ready false, still terminating).
 	Stop Distribution

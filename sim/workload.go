@@ -680,14 +680,22 @@ func (ev evPodStarted) apply(e *Engine) {
 	p.stage = stageRunning
 	ips := e.ips.allocate(int(p.node), p.svc.svc.IPFamilies)
 	now := timestamp(e.now)
-	e.updatePod(p, func(pod *model.Pod) {
+	running := func(pod *model.Pod) {
 		pod.Phase = model.PodRunning
 		pod.IPs = ips
 		if pod.ReadyTransition.IsZero() {
 			pod.ReadyTransition = now
 		}
-	})
-	e.after(p.svc.timing.ready.sample(), evPodReady{p, p.epoch})
+	}
+	if d := p.svc.timing.ready.sample(); d > 0 {
+		e.updatePod(p, running)
+		e.after(d, evPodReady{p, p.epoch})
+		return
+	}
+	// Ready at once: a pod with no readiness probe is ready as soon as its containers run,
+	// in the same status update as its IPs (upstream: prober_manager.go UpdatePodStatus,
+	// "no readinessProbe -> always ready", called by generateAPIPodStatus).
+	e.setReadyWith(p, true, running)
 }
 
 func (ev evPodReady) apply(e *Engine) {
@@ -698,7 +706,10 @@ func (ev evPodReady) apply(e *Engine) {
 	e.setReady(p, true)
 }
 
-func (e *Engine) setReady(p *podState, ready bool) {
+func (e *Engine) setReady(p *podState, ready bool) { e.setReadyWith(p, ready, nil) }
+
+// setReadyWith is setReady with other changes of the pod (also) in its update.
+func (e *Engine) setReadyWith(p *podState, ready bool, also func(*model.Pod)) {
 	now := timestamp(e.now)
 	if p.rs != nil {
 		p.rs.resolve().changes++ // status.readyReplicas
@@ -712,7 +723,12 @@ func (e *Engine) setReady(p *podState, ready bool) {
 		// (upstream: pkg/api/v1/pod/util.go IsPodAvailable, minReadySeconds 0).
 		p.svc.setAvailable(p, true)
 	}
-	e.updatePod(p, func(pod *model.Pod) { pod.Ready = ready; pod.ReadyTransition = now })
+	e.updatePod(p, func(pod *model.Pod) {
+		if also != nil {
+			also(pod)
+		}
+		pod.Ready, pod.ReadyTransition = ready, now
+	})
 	if ready && minReady > 0 {
 		// The ReplicaSet controller requeues the ReplicaSet after minReadySeconds to count
 		// the pod available (replica_set.go updatePod, enqueueRSAfter).

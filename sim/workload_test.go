@@ -815,3 +815,23 @@ func TestDaemonSetSurge(t *testing.T) {
 		}
 	}
 }
+
+// TestNoReadinessProbeOneUpdate checks a pod with no readiness probe (timing.ready 0): it is
+// ready in the same status update that gives it its IPs, so its endpoint appears ready in
+// one slice write, not not-ready and then ready.
+// upstream: pkg/kubelet/prober/prober_manager.go UpdatePodStatus (no readinessProbe: ready).
+func TestNoReadinessProbeOneUpdate(t *testing.T) {
+	cfg := testConfig(3, 1)
+	cfg.Services[0].Timing.Ready = Fixed(0)
+	cfg.Timeline = cfg.Timeline[:1]
+	res, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
+		// The object's create (empty) and the update that adds the ready pod.
+		if w := res.Total.Mode(m).Writes; w.Total() != 2 {
+			t.Errorf("%s: writes %+v, want a create and one update", m, w)
+		}
+	}
+}
