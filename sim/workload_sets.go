@@ -234,6 +234,13 @@ func (w *workloadControllers) syncDaemonSet(s *serviceState) {
 	}
 	budget := min(max(s.unavail-unavailable, 0), len(candidates))
 	eff.delete = append(eff.delete, candidates[:budget]...)
+	w.sendDaemonSetSync(s, eff)
+}
+
+// sendDaemonSetSync makes a DaemonSet sync's calls: its creates, its deletes (at most
+// burstReplicas), and a status write when the pods changed since the last one.
+// upstream: daemon_controller.go syncNodes (burstReplicas), updateDaemonSetStatus.
+func (w *workloadControllers) sendDaemonSetSync(s *serviceState, eff setEffect) {
 	if len(eff.delete) > daemonSetBurstReplicas {
 		eff.delete = eff.delete[:daemonSetBurstReplicas]
 	}
@@ -281,14 +288,7 @@ func (w *workloadControllers) syncSurgingDaemonSet(s *serviceState) {
 	}
 	room := min(max(s.surge-numSurge, 0), len(candidates), daemonSetBurstReplicas-len(eff.create))
 	eff.create = append(eff.create, candidates[:max(room, 0)]...)
-	if len(eff.delete) > daemonSetBurstReplicas {
-		eff.delete = eff.delete[:daemonSetBurstReplicas]
-	}
-	calls := len(eff.create) + len(eff.delete)
-	if eff.changes != s.set.written {
-		calls++
-	}
-	w.setCalls(w.daemonSets, s, calls, eff)
+	w.sendDaemonSetSync(s, eff)
 }
 
 // syncSet dispatches a queued StatefulSet or DaemonSet sync.
