@@ -95,6 +95,7 @@ const (
 	streamEndpointSliceAPI
 	streamEndpointsAPI
 	streamWorkload
+	streamNodeLifecycle
 )
 
 // newStream returns the named random stream of a run.

@@ -2,7 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"time"
+
+	"epsim/model"
 )
 
 // The node lifecycle controller's handling of a node that stopped reporting, at its pace:
@@ -41,6 +44,11 @@ type nodeLifecycle struct {
 	marks    []podMark
 	markHead int
 	marking  bool
+	// readySince holds, for each pod it marked not ready, the Ready condition's transition
+	// time before: what the pod's kubelet, which never saw it not ready, still has.
+	readySince map[*podState]model.Timestamp
+	// reconcile draws when a recovered kubelet's status manager next reconciles.
+	reconcile *rand.Rand
 	// zones are the eviction queues by zone name; zoneNames the zones in node order.
 	zones     map[string]*evictionZone
 	zoneNames []string
@@ -95,6 +103,7 @@ func (evMarkNext) apply(e *Engine) {
 			continue
 		}
 		at := nl.client.reserve(e.now)
+		nl.readySince[p] = p.pod.ReadyTransition
 		e.schedule(at+nodeLifecycleLatency, evPodSetReady{p, p.epoch, false})
 		e.schedule(at, evMarkNext{})
 		return
@@ -105,7 +114,8 @@ func (evMarkNext) apply(e *Engine) {
 // lifecycle returns the node lifecycle controller, made at its first use.
 func (e *Engine) lifecycle() *nodeLifecycle {
 	if e.nodeLC == nil {
-		nl := &nodeLifecycle{client: newTokenBucket(nodeLifecycleQPS, nodeLifecycleBurst), zones: map[string]*evictionZone{}}
+		nl := &nodeLifecycle{client: newTokenBucket(nodeLifecycleQPS, nodeLifecycleBurst), zones: map[string]*evictionZone{},
+			readySince: map[*podState]model.Timestamp{}, reconcile: newStream(e.cfg.Seed, streamNodeLifecycle)}
 		for i, n := range e.nodes {
 			z := nl.zones[n.Zone]
 			if z == nil {
@@ -202,6 +212,45 @@ func (ev evTaintPass) apply(e *Engine) {
 		break
 	}
 	e.scheduleTaintPass(z)
+}
+
+// statusReconcilePeriod is how often a kubelet's status manager compares the API's pod
+// statuses with its own and writes back the ones that differ. upstream:
+// pkg/kubelet/status/status_manager.go syncPeriod.
+const statusReconcilePeriod = 10 * time.Second
+
+// podBack takes up a running pod that is not ready on a node that came back. A pod the node
+// lifecycle controller marked not ready is ready again at its kubelet's next status
+// reconcile, with the Ready condition the kubelet kept: its old transition time, so that no
+// trigger time comes of it (the tracker counts only times that moved forward). Others wait
+// for their readiness probe.
+// upstream: status_manager.go syncBatch (needsReconcile), syncPod.
+func (e *Engine) podBack(p *podState) {
+	if e.nodeLC != nil {
+		if since, ok := e.nodeLC.readySince[p]; ok {
+			delete(e.nodeLC.readySince, p)
+			d := Time(e.nodeLC.reconcile.Int64N(int64(statusReconcilePeriod)))
+			e.after(d, evPodReadyAgain{p, p.epoch, since})
+			return
+		}
+	}
+	e.after(p.svc.timing.ready.sample(), evPodReady{p, p.epoch})
+}
+
+// evPodReadyAgain is a recovered kubelet writing back a pod's Ready condition as it kept it.
+type evPodReadyAgain struct {
+	p     *podState
+	epoch int32
+	since model.Timestamp
+}
+
+func (ev evPodReadyAgain) String() string { return "pod ready again " + ev.p.pod.Name }
+func (ev evPodReadyAgain) apply(e *Engine) {
+	p := ev.p
+	if p.epoch != ev.epoch || p.stage != stageRunning || p.pod.Ready {
+		return
+	}
+	e.setReadyWith(p, true, ev.since, nil)
 }
 
 // zonesChanged schedules the taint pass of every zone with nodes queued, after a node's

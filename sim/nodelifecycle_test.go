@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"epsim/model"
 )
 
 // failRun fails the given nodes of a cluster of 3 zones × 20 nodes, each with one pod of
@@ -216,5 +218,57 @@ func TestAFailedNodesKubeletWritesNothing(t *testing.T) {
 	}
 	if bound != len(s.pods) {
 		t.Errorf("%d of %d pods bound", bound, len(s.pods))
+	}
+}
+
+// TestReadyAgainWithTheKeptTransition fails a node for 60 s: the node lifecycle controller
+// marks its pods not ready at 50 s; when the node is back, its kubelet's status manager
+// (which never saw them not ready) writes Ready back within its 10 s reconcile period, with
+// the Ready condition it kept: the old transition time. An older time is no trigger: the
+// controllers' trackers count only times that moved forward.
+// upstream: pkg/kubelet/status/status_manager.go syncBatch, syncPod; k8s.io/endpointslice
+// util/trigger_time_tracker.go (podTriggerTime.After(last)).
+func TestReadyAgainWithTheKeptTransition(t *testing.T) {
+	cfg := testConfig(3, 6)
+	cfg.Timeline = []Action{
+		{Name: "create", Kind: ActionCreate},
+		{Name: "blip", Kind: ActionFailNodes, Nodes: 1, Duration: 60 * time.Second},
+	}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := map[*podState]model.Timestamp{}
+	var marked []*podState
+	runEngine(t, e, func() {
+		if e.phase != 1 {
+			return
+		}
+		for _, p := range e.services[0].pods {
+			if _, ok := before[p]; !ok {
+				before[p] = p.pod.ReadyTransition
+			}
+			if !p.pod.Ready && !slices.Contains(marked, p) {
+				marked = append(marked, p)
+			}
+		}
+	})
+	if len(marked) == 0 {
+		t.Fatal("no pod was marked not ready")
+	}
+	for _, p := range marked {
+		if !p.pod.Ready || p.pod.ReadyTransition != before[p] {
+			t.Errorf("pod %s: ready %v since %v after the node came back, want ready since %v", p.pod.Name, p.pod.Ready, p.pod.ReadyTransition, before[p])
+		}
+	}
+	// A transition time moving back is no change for the trigger time tracker.
+	c, p := e.ctls[0], marked[0]
+	old := *p.pod
+	next := old
+	next.ReadyTransition = old.ReadyTransition - model.Timestamp(time.Second)
+	p.pod = &next
+	c.podUpdated(p, &old)
+	if c.keys[p.svc.idx].readyList != 0 {
+		t.Error("an older Ready transition was noted as a change")
 	}
 }

@@ -399,7 +399,7 @@ func (ev evNodeRecover) apply(e *Engine) {
 		case p.stage == stageScheduled:
 			e.kubeletAdmits(p)
 		case p.stage == stageRunning && !p.pod.Ready:
-			e.after(p.svc.timing.ready.sample(), evPodReady{p, p.epoch})
+			e.podBack(p)
 		case p.pod.Ready && !p.available:
 			// Its availability event was void while the node was down.
 			e.after(max(virtualTime(p.pod.ReadyTransition)+Time(p.svc.cfg.MinReady)-e.now, 0), evPodAvailable{p, p.epoch})

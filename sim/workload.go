@@ -695,7 +695,7 @@ func (ev evPodStarted) apply(e *Engine) {
 	// Ready at once: a pod with no readiness probe is ready as soon as its containers run,
 	// in the same status update as its IPs (upstream: prober_manager.go UpdatePodStatus,
 	// "no readinessProbe -> always ready", called by generateAPIPodStatus).
-	e.setReadyWith(p, true, running)
+	e.setReadyWith(p, true, 0, running)
 }
 
 func (ev evPodReady) apply(e *Engine) {
@@ -706,11 +706,12 @@ func (ev evPodReady) apply(e *Engine) {
 	e.setReady(p, true)
 }
 
-func (e *Engine) setReady(p *podState, ready bool) { e.setReadyWith(p, ready, nil) }
+func (e *Engine) setReady(p *podState, ready bool) { e.setReadyWith(p, ready, 0, nil) }
 
-// setReadyWith is setReady with other changes of the pod (also) in its update.
-func (e *Engine) setReadyWith(p *podState, ready bool, also func(*model.Pod)) {
-	now := timestamp(e.now)
+// setReadyWith is setReady with the Ready condition's transition time since (zero: now)
+// and other changes of the pod (also) in its update.
+func (e *Engine) setReadyWith(p *podState, ready bool, since model.Timestamp, also func(*model.Pod)) {
+	now := cmp.Or(since, timestamp(e.now))
 	if p.rs != nil {
 		p.rs.resolve().changes++ // status.readyReplicas
 	}
