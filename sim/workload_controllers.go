@@ -159,6 +159,10 @@ type workloadControllers struct {
 	scheduler     *tokenBucket
 	rsLatency     *sampler
 	dcLatency     *sampler
+	// rsRetries and dcRetries are the overall buckets of the two workqueues' rate limiters
+	// (10 qps, burst 100), which a retry waits for as well as its own backoff.
+	// upstream: client-go workqueue DefaultTypedControllerRateLimiter.
+	rsRetries, dcRetries *tokenBucket
 	// freeRSCalls and freeDCCalls are the payloads of settled calls, kept for reuse: the
 	// events of a sync's calls hold one (a pointer, queued without an allocation).
 	freeRSCalls []*rsCall
@@ -185,6 +189,8 @@ func newWorkloadControllers(e *Engine) *workloadControllers {
 		scheduler:     newTokenBucket(cfg.SchedulerQPS, max(cfg.SchedulerBurst, 1)),
 		rsLatency:     newSampler(cfg.ReplicaSet.APILatency, rng),
 		dcLatency:     newSampler(cfg.Deployment.APILatency, rng),
+		rsRetries:     newTokenBucket(10, 100),
+		dcRetries:     newTokenBucket(10, 100),
 	}
 	w.statefulSets = newSetController(KindStatefulSet, cfg.StatefulSet, cfg.StatefulSet.Workers, newSampler(cfg.StatefulSet.APILatency, rng))
 	w.daemonSets = newSetController(KindDaemonSet, cfg.DaemonSet, cfg.DaemonSet.Workers, newSampler(cfg.DaemonSet.APILatency, rng))
@@ -264,7 +270,8 @@ func (w *workloadControllers) rsDone(rs *replicaSet, failed bool) {
 	w.rsQueue.done(rs)
 	if failed {
 		rs.failures++
-		w.e.after(exponentialBackoff(workloadRetryBase, workloadRetryMax, rs.failures), evRSRetry{rs})
+		e := w.e
+		e.after(max(exponentialBackoff(workloadRetryBase, workloadRetryMax, rs.failures), w.rsRetries.reserve(e.now)-e.now), evRSRetry{rs})
 	} else {
 		rs.failures = 0
 	}
@@ -804,7 +811,7 @@ func (ev evDeploymentSynced) apply(e *Engine) {
 	// handleErr: Forget on success; AddRateLimited on failure, up to maxRetries.
 	if s := d.s; p.failed && s.dcFailures < deploymentMaxRetries {
 		s.dcFailures++
-		w.addDeploymentAfter(s, exponentialBackoff(workloadRetryBase, workloadRetryMax, s.dcFailures))
+		w.addDeploymentAfter(s, max(exponentialBackoff(workloadRetryBase, workloadRetryMax, s.dcFailures), w.dcRetries.reserve(e.now)-e.now))
 	} else {
 		s.dcFailures = 0
 	}

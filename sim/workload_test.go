@@ -835,3 +835,36 @@ func TestNoReadinessProbeOneUpdate(t *testing.T) {
 		}
 	}
 }
+
+// TestDeploymentRetriesShareTheQueuesBucket fails 150 Deployment syncs at once: each retry
+// waits for its own backoff (5 ms at the first failure) and for a token of the workqueue's
+// overall bucket (10 qps, burst 100), so 100 retry at 5 ms and the last 50 over the next
+// 5 s.
+// upstream: client-go util/workqueue default_rate_limiters.go DefaultTypedControllerRateLimiter
+// (MaxOf the per-item exponential and the overall bucket).
+func TestDeploymentRetriesShareTheQueuesBucket(t *testing.T) {
+	cfg := testConfig(3, 1)
+	cfg.Services[0].Count = 150
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.services) != 150 {
+		t.Fatalf("%d services", len(e.services))
+	}
+	for _, s := range e.services {
+		evDeploymentSynced{&dcCall{s: s, n: s.newRS, o: s.oldRS, plan: deploymentPlan{s: s, failed: true}}}.apply(e)
+	}
+	var at []Time
+	for _, s := range e.services {
+		if !s.dcRetrying {
+			t.Fatalf("%s: no retry", s.svc.Name)
+		}
+		at = append(at, s.dcRetryAt)
+	}
+	slices.Sort(at)
+	ms := Time(time.Millisecond)
+	if at[99] != 5*ms || at[100] <= 5*ms || at[149] < 5*Time(time.Second) || at[149] > 5*Time(time.Second)+5*ms {
+		t.Errorf("retries at %v … %v, %v … %v; want 100 at 5 ms, the last at 5 s", at[0], at[99], at[100], at[149])
+	}
+}
