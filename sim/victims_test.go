@@ -177,3 +177,74 @@ func TestScaleDownSpreadsOverTheYoungest(t *testing.T) {
 		}
 	}
 }
+
+// TestScaleDownsInRuns drives scale-downs through rollouts, scaling, restarts, node failures
+// and drains, and checks after every event that each ReplicaSet's counts match its pods:
+// its live pods are the pods pickVictims ranks, and a ranking of all of them returns each
+// once.
+func TestScaleDownsInRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		timeline []Action
+	}{
+		{"rollouts and scaling", []Action{
+			{Name: "create", Kind: ActionCreate},
+			{Name: "flip", Kind: ActionFlipReadiness, Pods: 20, NotReadyFor: 20 * time.Second},
+			{Name: "roll1", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: 50, IsPercent: true}, MaxUnavailable: IntOrPercent{Value: 50, IsPercent: true}},
+			{Name: "down", Kind: ActionScale, Replicas: 40},
+			{Name: "up", Kind: ActionScale, Replicas: 150},
+			{Name: "restart", Kind: ActionRestartPods, Pods: 30},
+			{Name: "roll2", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: 1}, MaxUnavailable: IntOrPercent{Value: 10}},
+		}},
+		{"node failures and drains", []Action{
+			{Name: "create", Kind: ActionCreate},
+			{Name: "fail", Kind: ActionFailNodes, Nodes: 4, Duration: 30 * time.Second},
+			{Name: "fail-for-good", Kind: ActionFailNodes, Nodes: 3},
+			{Name: "drain", Kind: ActionDrainNodes, Nodes: 4},
+			{Name: "down", Kind: ActionScale, Replicas: 30},
+			{Name: "roll", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: 25, IsPercent: true}, MaxUnavailable: IntOrPercent{Value: 25, IsPercent: true}},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(12, 120)
+			cfg.Timeline = tc.timeline
+			e, err := newEngine(cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := e.services[0]
+			checks := 0
+			runEngine(t, e, func() {
+				for _, rs := range []*replicaSet{s.newRS, s.oldRS} {
+					if rs == nil || rs.merged != nil {
+						continue
+					}
+					live := 0
+					for _, p := range s.pods {
+						if p.live && p.rs != nil && p.rs.resolve() == rs {
+							live++
+						}
+					}
+					if live != rs.live {
+						t.Fatalf("at %v: ReplicaSet %s counts %d live pods, has %d", e.now, rs.hash, rs.live, live)
+					}
+					if checks%97 == 0 && live > 0 {
+						all := e.workloads.pickVictims(rs, live+1, e.now)
+						some := e.workloads.pickVictims(rs, max(live-1, 1), e.now)
+						seen := map[*podState]bool{}
+						for _, p := range some {
+							seen[p] = true
+						}
+						if len(all) != live || len(some) != max(live-1, 1) || len(seen) != len(some) {
+							t.Fatalf("at %v: %d live, ranked %d and %d (%d distinct)", e.now, live, len(all), len(some), len(seen))
+						}
+					}
+					checks++
+				}
+			})
+			if checks == 0 {
+				t.Fatal("no ReplicaSet had pods")
+			}
+		})
+	}
+}
