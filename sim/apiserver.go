@@ -272,6 +272,8 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	if events > 0 {
 		d = a.net.deliver(c.mode, fanout, kubeProxyEvent, events, a.listBytes[mi])
 		rec.Latency = d.done - since
+	} else {
+		a.net.record(c.mode)
 	}
 	e.stats.apiserverCPU(c.mode, a.watchCPU(cm, encoded, events, fanout, d, a.listBytes[mi]))
 	if kubeProxyEvent > 0 {

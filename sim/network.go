@@ -43,8 +43,13 @@ type fluidQueue struct {
 	pending fifo[pendingEvent]
 	budget  Time // the dispatcher's remaining blocking budget
 	refill  Time // when the budget was last refilled
-	// recent holds commit times of the last eventFreshDuration, for the channel size.
-	recent fifo[Time]
+	// history holds the commit times of the events in the watch cache, oldest first, at
+	// most cacheCap of them; cacheCap is 0 until the first event (then the lower bound).
+	history  fifo[Time]
+	cacheCap int
+	// watchChan is the watchers' channel size, set when their watch started (the run's
+	// start, or their last re-watch); 0 until then.
+	watchChan int
 	// stalled is true while a termination's backlog drains (one termination per stall).
 	stalled bool
 }
@@ -125,7 +130,10 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers, listBytes i
 	if q.stalled && q.pending.len() == 0 {
 		q.stalled = false
 	}
-	if !q.stalled && q.pending.len() >= 2*q.chanSize() {
+	if q.watchChan == 0 {
+		q.watchChan = q.chanSize()
+	}
+	if !q.stalled && q.pending.len() >= 2*q.watchChan {
 		q.refillBudget(now)
 		wait := q.pending.items()[0].done - now
 		if wait <= q.budget {
@@ -134,6 +142,8 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers, listBytes i
 			q.budget = 0
 			q.stalled = true
 			d.terminated = watchers
+			// Their new watches get channels of the size the cache suggests now.
+			q.watchChan = q.chanSize()
 			// A closed watch drops the events it had not sent; the client watches again from
 			// the last resourceVersion it got and the watch cache replays the rest, so each
 			// event still reaches each watcher once (the queue keeps them: no bytes again).
@@ -177,6 +187,14 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers, listBytes i
 	return d
 }
 
+// record adds a commit that no watcher receives to mode m's watch cache history (the cache
+// holds every event of the resource).
+func (n *network) record(m Mode) {
+	if n.enabled {
+		n.queues[modeIndex(m)].remember(n.e.now)
+	}
+}
+
 // drain forgets events every watcher has received by now.
 func (q *fluidQueue) drain(now Time) {
 	p := q.pending.items()
@@ -213,24 +231,36 @@ func (f *fifo[T]) drop(i int) {
 	}
 }
 
-// remember records a commit for the watch-cache sizing window.
+// remember adds a commit to the watch cache's history, resizing it as upstream does: when it
+// is full, it doubles if its oldest event is less than eventFreshDuration old, and halves
+// (keeping the newest) if its newest quarter started more than eventFreshDuration ago; a
+// full cache then drops its oldest event. So it grows in a burst and keeps its size after.
+// upstream: watch_cache_history.go updateCache, resizeCacheLocked.
 func (q *fluidQueue) remember(now Time) {
-	q.recent.push(now)
-	r := q.recent.items()
-	i := 0
-	for i < len(r) && r[i] < now-eventFreshDuration {
-		i++
+	if q.cacheCap == 0 {
+		q.cacheCap = minWatchCacheCapacity
 	}
-	q.recent.drop(i)
+	if h := q.history.items(); len(h) == q.cacheCap {
+		switch {
+		case now-h[0] < eventFreshDuration:
+			q.cacheCap = min(2*q.cacheCap, maxWatchCacheCapacity)
+		case now-h[len(h)-q.cacheCap/4] > eventFreshDuration:
+			c := max(q.cacheCap/2, minWatchCacheCapacity)
+			q.history.drop(len(h) - c)
+			q.cacheCap = c
+		}
+	}
+	if q.history.len() == q.cacheCap {
+		q.history.drop(1)
+	}
+	q.history.push(now)
 }
 
-// capacity is the watch cache's history size: enough for eventFreshDuration of events.
-func (q *fluidQueue) capacity() int {
-	return min(max(q.recent.len(), minWatchCacheCapacity), maxWatchCacheCapacity)
-}
+// capacity is the watch cache's history size.
+func (q *fluidQueue) capacity() int { return max(q.cacheCap, minWatchCacheCapacity) }
 
-// chanSize is a watcher's buffered channel: about one second of history, within bounds.
-// upstream: watch_cache.go suggestedWatchChannelSize (no index).
+// chanSize is the channel a new watch gets: about one second of history, within bounds.
+// upstream: watch_cache.go suggestedWatchChannelSize (no index), called at Cacher.Watch.
 func (q *fluidQueue) chanSize() int {
 	c := int(math.Ceil(float64(q.capacity()) / eventFreshDuration.Seconds()))
 	return min(max(c, minWatchChanSize), maxWatchChanSizeWithoutIndex)

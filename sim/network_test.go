@@ -272,3 +272,30 @@ func TestFIFOKeepsOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchCacheHistorySize follows upstream's watch cache sizing: a burst of 1,000 events in
+// 2 s doubles a full cache whose oldest event is fresh, 100 → 1,600; it keeps that size
+// after the burst (it shrinks only when full and its newest quarter is stale), and a watch
+// started then gets a channel of ⌈1,600/75⌉ = 22.
+// upstream: watch_cache_history.go updateCache, resizeCacheLocked, suggestedWatchChannelSize.
+func TestWatchCacheHistorySize(t *testing.T) {
+	var q fluidQueue
+	for i := range 1000 {
+		q.remember(Time(i) * 2 * Time(time.Millisecond))
+	}
+	if q.capacity() != 1600 || q.history.len() != 1000 {
+		t.Fatalf("after the burst: capacity %d holding %d, want 1600 holding 1000", q.capacity(), q.history.len())
+	}
+	q.remember(Time(10 * time.Minute))
+	if q.capacity() != 1600 || q.chanSize() != 22 {
+		t.Fatalf("10 minutes later: capacity %d, channel %d; want 1600 and 22", q.capacity(), q.chanSize())
+	}
+	// Full, with its newest quarter more than 75 s old: it halves, keeping the newest.
+	for q.history.len() < 1600 {
+		q.remember(Time(10 * time.Minute))
+	}
+	q.remember(Time(20 * time.Minute))
+	if q.capacity() != 800 || q.history.len() != 800 {
+		t.Fatalf("after a stale full cache: capacity %d holding %d, want 800 holding 800", q.capacity(), q.history.len())
+	}
+}
