@@ -234,6 +234,9 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	var kubeProxyEvent int64
 	var kubeProxyType model.EventType
 	var encoded [2]bool // encodings serialized (once each: the watch cache's cachingObject)
+	// perWatcher is what is serialized for each watcher by encoding: the old object a
+	// DELETED event of an update carries, which the cache does not share.
+	var perWatcher [2]int64
 	for i := range a.groups {
 		g := &a.groups[i]
 		if !g.watches(c.mode) {
@@ -251,7 +254,14 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		ev := model.WatchEventSize(bytes[g.encoding], typ, g.encoding)
 		fanout += mulChecked(ev, n) // -1 on overflow: the collector reports it
 		events += n
-		encoded[g.encoding] = true
+		if w.verb == "update" && typ == model.EventDeleted {
+			// The watcher's selector stopped matching: each watcher deep-copies and encodes
+			// the previous object. upstream: cacher.go setCachingObjects (PrevObject not
+			// wrapped), cache_watcher.go convertToWatchEvent (getMutableObject).
+			perWatcher[g.encoding] += mulChecked(bytes[g.encoding], n)
+		} else {
+			encoded[g.encoding] = true
+		}
 		if g.kubeProxy && n > 0 {
 			// (No node's kube-proxy is connected when every node is down.)
 			perNode = ev
@@ -275,7 +285,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	} else {
 		a.net.record(c.mode)
 	}
-	e.stats.apiserverCPU(c.mode, a.watchCPU(cm, encoded, events, fanout, d, a.listBytes[mi]))
+	e.stats.apiserverCPU(c.mode, a.watchCPU(cm, encoded, perWatcher, events, fanout, d, a.listBytes[mi]))
 	if kubeProxyEvent > 0 {
 		deleted := kubeProxyType == model.EventDeleted
 		// A relisting watcher decodes its LIST too (a replayed event is decoded once).
@@ -312,10 +322,11 @@ func eventFor(verb string, sel, was bool, cm committed) (model.EventType, model.
 
 // watchCPU is the API server CPU one committed write costs on the watch path: one
 // serialization per encoding any watcher asked for (upstream: apiserver
-// storage/cacher/caching_object.go, shared by every watcher), then per watcher and event a
-// fixed cost and TLS over its bytes, and for relisting watchers a LIST serialized per
-// request and sent.
-func (a *apiServer) watchCPU(cm committed, encoded [2]bool, events, fanout int64, d delivery, listBytes int64) Time {
+// storage/cacher/caching_object.go, shared by every watcher), one per watcher of what the
+// cache does not share (perWatcher bytes: an update's DELETED; replayed events), then per
+// watcher and event a fixed cost and TLS over its bytes, and for relisting watchers a LIST
+// serialized per request and sent.
+func (a *apiServer) watchCPU(cm committed, encoded [2]bool, perWatcher [2]int64, events, fanout int64, d delivery, listBytes int64) Time {
 	costs := a.e.cfg.APIServer.Costs
 	perByte := [2]float64{costs.EncodeProtobufNanosPerByte, costs.EncodeJSONNanosPerByte}
 	var ns float64
@@ -323,6 +334,7 @@ func (a *apiServer) watchCPU(cm committed, encoded [2]bool, events, fanout int64
 		if ok {
 			ns += float64(cm.objectBytes[enc]) * perByte[enc]
 		}
+		ns += float64(perWatcher[enc]) * perByte[enc]
 	}
 	ns += float64(events)*costs.PerEventNanos + float64(fanout+d.resentBytes)*costs.TLSNanosPerByte
 	// A replayed event is serialized for each watcher it is replayed to: the cache shares
