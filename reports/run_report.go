@@ -271,6 +271,8 @@ func assumptions(cfg *sim.Config) []string {
 	out = append(out, workloadsText(&cp.Workloads))
 	out = append(out,
 		fmt.Sprintf("Informer lag %s: a sync sooner than that after the controller's own write finds its cache stale and backs off (`controlPlane.informerLag`).", lag),
+		fmt.Sprintf("A sync takes %s per pod of the Service with Endpoints (building its address list) and %s with EndpointSlices (reconciling them) before it writes (`controlPlane.endpointsBuildPerPod`, `.endpointSliceSyncPerPod`).",
+			orDefault(cp.EndpointsBuildPerPod, 10*time.Microsecond), orDefault(cp.EndpointSliceSyncPerPod, 15*time.Microsecond)),
 		fmt.Sprintf("kube-proxy watches in %s (`apiServer.kubeProxyEncoding`); %s extra watcher groups (`apiServer.watchers`).", api.KubeProxyEncoding, formatCount(int64(len(api.Watchers)))),
 		fmt.Sprintf("%s, objects over %s rejected (`apiServer.replicas`, `apiServer.objectSizeLimit`).", plural(max(1, api.Replicas), "API server"), formatLimitBytes(api.ObjectSizeLimitBytes)),
 	)
@@ -377,4 +379,12 @@ func truncationFlatters(p *PhaseSummary) string {
 	}
 	return fmt.Sprintf("Phase `%s`: Endpoints fanned out less than EndpointSlices (%s), but %s of its writes were truncated at 1000 addresses (up to %s left out of one) while the slices carried every endpoint: without truncation (`--set controlPlane.endpointsTruncation=false`) the Endpoints figure is higher.",
 		p.Name, FormatRatio(*p.Ratio.FanoutBytes, true), formatCount(e.TruncatedObjects), formatCount(e.HiddenAddresses))
+}
+
+// orDefault is d, or def when d is 0 (the simulator's default for an unset duration).
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
 }
