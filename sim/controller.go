@@ -183,14 +183,12 @@ func newController(e *Engine, mode Mode, cfg ControllerConfig, rng *rand.Rand) *
 		c.informerLag = defaultInformerLag
 	}
 	c.buildPerPod = Time(e.cfg.ControlPlane.EndpointsBuildPerPod)
-	if c.buildPerPod <= 0 {
-		c.buildPerPod = defaultEndpointsBuildPerPod
-	}
+	def := defaultEndpointsBuildPerPod
 	if mode == ModeEndpointSlices {
-		c.buildPerPod = Time(e.cfg.ControlPlane.EndpointSliceSyncPerPod)
-		if c.buildPerPod <= 0 {
-			c.buildPerPod = defaultEndpointSliceSyncPerPod
-		}
+		c.buildPerPod, def = Time(e.cfg.ControlPlane.EndpointSliceSyncPerPod), defaultEndpointSliceSyncPerPod
+	}
+	if c.buildPerPod <= 0 {
+		c.buildPerPod = def
 	}
 	if mode == ModeEndpointSlices {
 		c.syncer = newSliceSyncer(e)
@@ -377,12 +375,18 @@ type evDelayedAdd struct {
 	at Time
 }
 
-// backgroundEvent is an event that does not hold a phase open (Engine.quiescent): a delayed
-// workqueue add, which at the end of a phase only reruns a sync that has nothing to do.
-type backgroundEvent interface{ background() }
+// isBackground reports whether ev does not hold a phase open (Engine.quiescent): a delayed
+// workqueue add, which at the end of a phase only reruns a sync that has nothing to do. (A
+// switch on concrete types: the event loop asks it twice per event.)
+func isBackground(ev event) bool {
+	switch ev.(type) {
+	case evDelayedAdd, evDeploymentRetry:
+		return true
+	}
+	return false
+}
 
 func (ev evDelayedAdd) String() string { return fmt.Sprintf("%s add service %d", ev.c.mode, ev.i) }
-func (ev evDelayedAdd) background()    {}
 func (ev evDelayedAdd) apply(e *Engine) {
 	k := &ev.c.keys[ev.i]
 	if !k.delayed || k.delayedAt != ev.at {

@@ -90,7 +90,7 @@ type Engine struct {
 	// recordsPods is true when the observer records the pod events (PodRecorder): pod
 	// updates then carry their resourceVersion.
 	recordsPods bool
-	// nonRetry counts queued events other than delayed workqueue adds (backgroundEvent).
+	// nonRetry counts queued events other than delayed workqueue adds (isBackground).
 	nonRetry int
 	// cachesSynced is false while the informers are still taking their initial listing:
 	// keys are queued but no worker runs yet. A generated run starts with nothing listed
@@ -249,7 +249,7 @@ func (e *Engine) schedule(at Time, ev event) {
 	if at < e.now {
 		at = e.now
 	}
-	if _, retry := ev.(backgroundEvent); !retry {
+	if !isBackground(ev) {
 		e.nonRetry++
 	}
 	e.q.schedule(at, ev)
@@ -294,7 +294,7 @@ func (e *Engine) run() (*Results, error) {
 			continue
 		}
 		it := e.q.pop()
-		if _, retry := it.ev.(backgroundEvent); !retry {
+		if !isBackground(it.ev) {
 			e.nonRetry--
 		}
 		if it.at < e.now {

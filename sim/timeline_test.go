@@ -19,7 +19,7 @@ func runEngine(t *testing.T, e *Engine, each func()) {
 			continue
 		}
 		it := e.q.pop()
-		if _, retry := it.ev.(backgroundEvent); !retry {
+		if !isBackground(it.ev) {
 			e.nonRetry--
 		}
 		e.now = it.at

@@ -840,7 +840,6 @@ type evDeploymentRetry struct {
 }
 
 func (ev evDeploymentRetry) String() string { return "deployment retry " + ev.s.svc.Name }
-func (ev evDeploymentRetry) background()    {}
 func (ev evDeploymentRetry) apply(e *Engine) {
 	if !ev.s.dcRetrying || ev.s.dcRetryAt != ev.at {
 		return // superseded by an earlier deadline
