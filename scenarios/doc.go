@@ -70,11 +70,12 @@
 //	    appProtocol}, ipFamilies [IPv4], headless, publishNotReadyAddresses,
 //	    trafficDistribution, topologyMode, labels, minReadySeconds (seconds or a duration),
 //	    timing: {schedule, start, ready, stop, gracePeriod} (see DefaultPodTiming),
-//	    kind [Deployment | StatefulSet | DaemonSet] (StatefulSet: OrderedReady, one pod
-//	    at a time, updated from the highest ordinal; DaemonSet: one pod per node, replicas
-//	    ignored, rollouts take maxUnavailable from the rollout action, no surge),
+//	    kind [Deployment | StatefulSet | DaemonSet] (StatefulSet: updated from the highest
+//	    ordinal; DaemonSet: one pod per node, replicas ignored),
 //	    serviceName [the Service's name] (StatefulSet only: its pods' subdomain; the
-//	    Service of that name gives its endpoints the pods' hostnames)
+//	    Service of that name gives its endpoints the pods' hostnames),
+//	    podManagementPolicy [OrderedReady | Parallel] (StatefulSet only: one pod at a
+//	    time, or all at once)
 //	timeline (required, at least one): {name (required, unique), action, services, settle,
 //	    and per action: rollout maxSurge/maxUnavailable [25%/25%]; scale replicas or
 //	    percent (of each Service's configured replicas); restartPods pods [1];

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -86,6 +87,9 @@ func Effective(sc *Scenario) []byte {
 				s.WorkloadKind, s.Replicas, yamlscalar.Quote(FormatIntOrPercent(s.MaxSurge)), yamlscalar.Quote(FormatIntOrPercent(s.MaxUnavailable)), s.MinReady)
 			if s.ServiceName != "" {
 				w("    serviceName: %s\n", s.ServiceName)
+			}
+			if s.WorkloadKind == sim.KindStatefulSet {
+				w("    podManagementPolicy: %s\n", cmp.Or(s.PodManagementPolicy, sim.PodManagementOrderedReady))
 			}
 		}
 		w("    headless: %t\n    ipFamilies: [%s]\n    publishNotReadyAddresses: %t\n", s.Headless, joinQ(s.IPFamilies), s.PublishNotReadyAddresses)

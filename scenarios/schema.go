@@ -63,6 +63,7 @@ var (
 	controllerFields = []string{"workers", "batchPeriod", "qps", "burst", "apiLatency"}
 	workloadFields   = []string{"replicaSet", "deployment", "statefulSet", "daemonSet", "burstReplicas", "scheduler", "podCreateFailureRate"}
 	workloadKinds    = []string{sim.KindDeployment, sim.KindStatefulSet, sim.KindDaemonSet}
+	podPolicies      = []string{sim.PodManagementOrderedReady, sim.PodManagementParallel}
 	// workloadControllerFields: the workload controllers have no batch period.
 	workloadControllerFields = []string{"workers", "qps", "burst", "apiLatency"}
 	clientFields             = []string{"qps", "burst"}
@@ -73,7 +74,7 @@ var (
 	kubeProxyModes           = []string{string(sim.KubeProxyIPTables), string(sim.KubeProxyNFTables), string(sim.KubeProxyIPVS)}
 	watcherFields            = []string{"name", "count", "resources", "encoding", "includeHeadless"}
 	networkFields            = []string{"enabled", "nodeIngressBandwidth", "transportOverhead", "listCompressionRatio"}
-	serviceFields            = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "topologyMode", "labels", "minReadySeconds", "kind", "serviceName", "maxSurge", "maxUnavailable", "manualEndpoints", "timing"}
+	serviceFields            = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "topologyMode", "labels", "minReadySeconds", "kind", "serviceName", "podManagementPolicy", "maxSurge", "maxUnavailable", "manualEndpoints", "timing"}
 	portFields               = []string{"name", "protocol", "port", "targetPort", "appProtocol"}
 	timingFields             = []string{"schedule", "start", "ready", "stop", "gracePeriod"}
 	actionFields             = []string{"name", "action", "services", "maxSurge", "maxUnavailable", "replicas", "pods", "notReadyFor", "nodes", "zone", "labels", "duration", "settle", "percent", "waves", "spread", "curve"}
@@ -765,6 +766,19 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 			}
 		}
 	}
+	if s.WorkloadKind == sim.KindStatefulSet {
+		s.PodManagementPolicy = sim.PodManagementOrderedReady
+	}
+	if e, ok := f["podManagementPolicy"]; ok {
+		p := join(path, "podManagementPolicy")
+		if v, ok := d.enum(e.val, p, podPolicies); ok {
+			if s.WorkloadKind != sim.KindStatefulSet {
+				d.errorf(e.key, p, "applies to kind StatefulSet only (a StatefulSet's spec.podManagementPolicy)")
+			} else {
+				s.PodManagementPolicy = v
+			}
+		}
+	}
 	if e, ok := f["minReadySeconds"]; ok {
 		p := join(path, "minReadySeconds")
 		if v := d.resolve(e.val, p); v != nil && v.Kind == yaml.ScalarNode && v.ShortTag() == "!!int" {
@@ -790,7 +804,7 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 		if v, ok := d.integer(e.val, p, 1, maxReplicas); ok {
 			s.ManualEndpoints = int(v)
 			// A selector-less Service has no workload: nothing to replicate or roll.
-			for _, k := range []string{"replicas", "kind", "serviceName", "maxSurge", "maxUnavailable", "minReadySeconds"} {
+			for _, k := range []string{"replicas", "kind", "serviceName", "podManagementPolicy", "maxSurge", "maxUnavailable", "minReadySeconds"} {
 				if g, ok := f[k]; ok {
 					d.errorf(g.key, join(path, k), "does not apply to a service with manualEndpoints (no selector, no workload)")
 				}

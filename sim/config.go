@@ -200,9 +200,12 @@ type ServiceConfig struct {
 	MinReady                 time.Duration
 	Timing                   PodTiming
 	// WorkloadKind is the controller that makes the pods: "Deployment" (the default when
-	// empty), "StatefulSet" (OrderedReady, one pod at a time) or "DaemonSet" (one pod per
-	// node; Replicas is ignored).
+	// empty), "StatefulSet" (see PodManagementPolicy) or "DaemonSet" (one pod per node;
+	// Replicas is ignored).
 	WorkloadKind string
+	// PodManagementPolicy is a StatefulSet's spec.podManagementPolicy: PodManagementParallel,
+	// or PodManagementOrderedReady (one pod at a time; the default when empty).
+	PodManagementPolicy string
 	// ServiceName is a StatefulSet's spec.serviceName, the Service that governs it; empty
 	// means this Service. A StatefulSet pod's hostname is its name and its subdomain this,
 	// and a Service of that name gives its endpoints the hostname (upstream:

@@ -255,5 +255,11 @@ func selectFirst(r []victimRank, n int, compare func(a, b *victimRank) int) {
 			return
 		}
 	}
-	slices.SortFunc(r[lo:hi], func(a, b victimRank) int { return compare(&a, &b) })
+	// At most 16 left: an insertion sort (a closure for slices.SortFunc, capturing compare,
+	// would be one allocation per scale-down).
+	for i := lo + 1; i < hi; i++ {
+		for j := i; j > lo && compare(&r[j], &r[j-1]) < 0; j-- {
+			r[j], r[j-1] = r[j-1], r[j]
+		}
+	}
 }

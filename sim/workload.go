@@ -102,6 +102,9 @@ type setState struct {
 	// last status write reported.
 	item    workItem
 	written int
+	// events is the spam filter of the Events recorded about the workload (a pod created or
+	// deleted).
+	events eventSpamFilter
 	// ordinals holds a StatefulSet's pods by ordinal; daemonOn a DaemonSet's running pod
 	// per node, surgeOn the new-revision pod a surging rollout started beside an old one
 	// there, and terminatingOn its terminating pods per node.

@@ -17,6 +17,18 @@ const (
 	// daemonSetBurstReplicas caps the creates or deletes of one DaemonSet sync.
 	// upstream: pkg/controller/daemon/daemon_controller.go BurstReplicas.
 	daemonSetBurstReplicas = 250
+	// statefulSetMaxBatchSize caps a slow-start batch of a Parallel StatefulSet's calls.
+	// upstream: pkg/controller/statefulset/stateful_set_control.go MaxBatchSize.
+	statefulSetMaxBatchSize = 500
+)
+
+// StatefulSet pod management policies (spec.podManagementPolicy).
+const (
+	// PodManagementOrderedReady creates pods one at a time, in ordinal order, each once the
+	// ones before are Running and Ready, and removes them in reverse order (the default).
+	PodManagementOrderedReady = "OrderedReady"
+	// PodManagementParallel creates and removes pods all at once, not waiting for others.
+	PodManagementParallel = "Parallel"
 )
 
 // setController is the StatefulSet or the DaemonSet controller: a workqueue of Services
@@ -74,48 +86,141 @@ func (w *workloadControllers) enqueueSet(s *serviceState) {
 	}
 }
 
-// setCall sends n calls of c's client now and ends the sync of s when the last returns;
-// then applies the effect at that time.
-func (w *workloadControllers) setCalls(c *setController, s *serviceState, n int, effect setEffect) {
-	e := w.e
-	end := e.now
-	for range n {
-		end = max(end, c.bucket.reserve(e.now)+c.latency.sample())
+// setSync is one StatefulSet or DaemonSet sync's API calls, in the order upstream makes
+// them: batches of calls sent together, each batch once every call of the one before has
+// returned (a slow start, or calls made one after another), then the status write. Each call
+// takes a token of the controller's client and acts when it returns; so does the Event the
+// controller records about the workload for each pod it creates or deletes.
+// upstream: statefulset/stateful_set_control.go runForAll, slowStartBatch (MaxBatchSize 500);
+// stateful_pod_control.go recordPodEvent; daemon/daemon_controller.go syncNodes.
+type setSync struct {
+	c       *setController
+	s       *serviceState
+	batches []setBatch
+	next    int
+	changes int // the status this sync writes, when it differs from the last written
+}
+
+// setBatch is calls sent together: pod creates (StatefulSet ordinals or DaemonSet nodes) and
+// deletes.
+type setBatch struct {
+	create []int
+	delete []*podState
+}
+
+// add appends b unless it makes no call.
+func (y *setSync) add(b setBatch) {
+	if len(b.create)+len(b.delete) > 0 {
+		y.batches = append(y.batches, b)
 	}
-	e.schedule(end, evSetSynced{c, s, effect})
 }
 
-// setEffect is what a StatefulSet or DaemonSet sync's calls do when they return.
-type setEffect struct {
-	create  []int       // ordinals (StatefulSet) or nodes (DaemonSet) to create a pod for
-	delete  []*podState // pods to delete
-	changes int         // the status written
-}
-
-// evSetSynced is a StatefulSet or DaemonSet sync's calls returning.
-type evSetSynced struct {
-	c   *setController
-	s   *serviceState
-	eff setEffect
-}
-
-func (ev evSetSynced) String() string { return ev.c.kind + " synced " + ev.s.svc.Name }
-func (ev evSetSynced) apply(e *Engine) {
-	s := ev.s
-	for _, x := range ev.eff.create {
-		if ev.c.kind == KindStatefulSet {
-			if x < len(s.set.ordinals) && s.set.ordinals[x] == nil {
-				e.createSetPod(s, x, -1)
+// slowStart calls batch(lo, hi) for the slow-start batches over n items: 1, 2, 4, ... items,
+// at most maxBatch each (0: no limit).
+// upstream: statefulset/stateful_set_control.go slowStartBatch; daemon_controller.go syncNodes.
+func slowStart(n, maxBatch int, batch func(lo, hi int)) {
+	size := slowStartInitialBatchSize
+	for lo := 0; lo < n; lo += size {
+		if lo > 0 {
+			size *= 2
+			if maxBatch > 0 {
+				size = min(size, maxBatch)
 			}
-		} else if cur := s.set.daemonOn[x]; e.nodes[x].Ready && (cur == nil || cur.hash() != s.hash && s.set.surgeOn[x] == nil) {
-			e.createSetPod(s, -1, x)
 		}
+		batch(lo, min(lo+size, n))
 	}
-	for _, p := range ev.eff.delete {
-		e.deletePod(p)
+}
+
+// startSetSync sends the first batch of y (or its status write when it has none).
+func (w *workloadControllers) startSetSync(y *setSync) {
+	w.sendSetBatch(y)
+}
+
+// sendSetBatch sends y's next batch now, and schedules the one after when its calls have
+// returned; after the last, the status write when the pods changed since the last one, and
+// the end of the sync.
+func (w *workloadControllers) sendSetBatch(y *setSync) {
+	e := w.e
+	c, s := y.c, y.s
+	end := e.now
+	if y.next < len(y.batches) {
+		b := &y.batches[y.next]
+		y.next++
+		for _, x := range b.create {
+			at := c.bucket.reserve(e.now) + c.latency.sample()
+			e.schedule(at, evSetCreateCall{c, s, int32(x)})
+			w.recordSetEvent(c, s, at)
+			end = max(end, at)
+		}
+		for _, p := range b.delete {
+			at := c.bucket.reserve(e.now) + c.latency.sample()
+			e.schedule(at, evSetDeleteCall{p})
+			w.recordSetEvent(c, s, at)
+			end = max(end, at)
+		}
+		e.schedule(end, evSetBatchDone{y})
+		return
 	}
-	s.set.written = ev.eff.changes
-	ev.c.queue.done(s)
+	if y.changes != s.set.written {
+		end = c.bucket.reserve(e.now) + c.latency.sample()
+	}
+	e.schedule(end, evSetSynced{y})
+}
+
+// recordSetEvent is the SuccessfulCreate or SuccessfulDelete Event the controller records
+// about the workload when a pod call returns at t: unless the workload's spam filter drops
+// it, it is written through the controller's client, taking a token.
+// upstream: stateful_pod_control.go recordPodEvent; controller_utils.go RealPodControl
+// (the DaemonSet controller's); both controllers' Run start recording to their kubeClient.
+func (w *workloadControllers) recordSetEvent(c *setController, s *serviceState, t Time) {
+	if s.set.events.allow(t) {
+		c.bucket.reserve(t)
+	}
+}
+
+// evSetBatchDone is the last call of a set sync's batch returning: the next batch goes.
+type evSetBatchDone struct{ y *setSync }
+
+func (ev evSetBatchDone) String() string  { return ev.y.c.kind + " batch returned " + ev.y.s.svc.Name }
+func (ev evSetBatchDone) apply(e *Engine) { e.workloads.sendSetBatch(ev.y) }
+
+// evSetCreateCall is a StatefulSet or DaemonSet pod create returning: the pod exists. A
+// create for an ordinal or node that has meanwhile got a pod, or for a node gone, makes none.
+type evSetCreateCall struct {
+	c *setController
+	s *serviceState
+	x int32 // ordinal or node
+}
+
+func (ev evSetCreateCall) String() string {
+	return fmt.Sprintf("%s pod create call %s/%d", ev.c.kind, ev.s.svc.Name, ev.x)
+}
+func (ev evSetCreateCall) apply(e *Engine) {
+	s, x := ev.s, int(ev.x)
+	if ev.c.kind == KindStatefulSet {
+		if x < len(s.set.ordinals) && s.set.ordinals[x] == nil {
+			e.createSetPod(s, x, -1)
+		}
+	} else if cur := s.set.daemonOn[x]; e.nodes[x].Ready && (cur == nil || cur.hash() != s.hash && s.set.surgeOn[x] == nil) {
+		e.createSetPod(s, -1, x)
+	}
+}
+
+// evSetDeleteCall is a StatefulSet or DaemonSet pod delete returning: the pod is terminating.
+type evSetDeleteCall struct{ p *podState }
+
+func (ev evSetDeleteCall) String() string  { return "set pod delete call " + ev.p.pod.Name }
+func (ev evSetDeleteCall) apply(e *Engine) { e.deletePod(ev.p) }
+
+// evSetSynced is a StatefulSet or DaemonSet sync's last call returning: the status it wrote
+// is the last written, and the workload can be synced again.
+type evSetSynced struct{ y *setSync }
+
+func (ev evSetSynced) String() string { return ev.y.c.kind + " synced " + ev.y.s.svc.Name }
+func (ev evSetSynced) apply(e *Engine) {
+	s := ev.y.s
+	s.set.written = ev.y.changes
+	ev.y.c.queue.done(s)
 	e.workloads.kick()
 	e.workloadSettled(s)
 }
@@ -144,69 +249,143 @@ func (e *Engine) createSetPod(s *serviceState, ordinal, node int) {
 	}
 }
 
-// syncStatefulSet is one sync of an OrderedReady StatefulSet with the RollingUpdate
-// strategy: it creates the lowest missing ordinal once every lower one is Running, Ready and
-// available; removes ordinals beyond replicas from the highest, one at a time; and updates
-// pods of an old revision from the highest ordinal down, deleting up to maxUnavailable of
-// them once every replica is available, and waiting until their replacements are.
+// syncStatefulSet is one sync of a StatefulSet with the RollingUpdate strategy, by its pod
+// management policy (OrderedReady unless Parallel).
 // upstream: pkg/controller/statefulset/stateful_set_control.go updateStatefulSet
-// (processReplica, processCondemned, the rolling update loop; monotonic = OrderedReady).
+// (monotonic = OrderedReady), updateStatefulSetAfterInvariantEstablished
+// (MaxUnavailableStatefulSet, on by default since 1.37).
 func (w *workloadControllers) syncStatefulSet(s *serviceState) {
-	c := w.statefulSets
-	eff := setEffect{changes: s.newRS.changes}
-	act := func() {
-		for i := 0; i < s.replicas; i++ {
-			p := s.set.ordinals[i]
-			if p == nil {
-				eff.create = append(eff.create, i)
-				return
+	y := &setSync{c: w.statefulSets, s: s, changes: s.newRS.changes}
+	if s.cfg.PodManagementPolicy == PodManagementParallel {
+		planParallelStatefulSet(s, y)
+	} else {
+		planOrderedStatefulSet(s, y)
+	}
+	w.startSetSync(y)
+}
+
+// planOrderedStatefulSet plans one OrderedReady sync: it creates the lowest missing ordinal
+// once every lower one is Running, Ready and available; removes ordinals beyond replicas from
+// the highest, one at a time; and updates pods of an old revision from the highest ordinal
+// down, deleting up to maxUnavailable of them, one call after another, once every replica is
+// available. upstream: stateful_set_control.go processReplica, processCondemned (monotonic).
+func planOrderedStatefulSet(s *serviceState, y *setSync) {
+	for i := 0; i < s.replicas; i++ {
+		p := s.set.ordinals[i]
+		if p == nil {
+			y.add(setBatch{create: []int{i}})
+			return
+		}
+		if p.pod.Terminating || !p.available {
+			return // wait for it (terminating, not yet Running and Ready, or not available)
+		}
+	}
+	// Condemned pods, highest ordinal first. One that is not available waits for the others
+	// unless it is the first unhealthy pod: the lowest condemned one not available.
+	var firstUnhealthy *podState
+	for i := s.replicas; i < len(s.set.ordinals); i++ {
+		if p := s.set.ordinals[i]; p != nil && (p.pod.Terminating || !p.available) {
+			firstUnhealthy = p
+			break
+		}
+	}
+	for i := len(s.set.ordinals) - 1; i >= s.replicas; i-- {
+		if p := s.set.ordinals[i]; p != nil {
+			if !p.pod.Terminating && (p.available || p == firstUnhealthy) {
+				y.add(setBatch{delete: []*podState{p}})
 			}
-			if p.pod.Terminating || !p.available {
-				return // wait for it (terminating, not yet Running and Ready, or not available)
+			return
+		}
+	}
+	// Every replica is there, available and not terminating (the loop above returned
+	// otherwise): delete up to maxUnavailable pods of an old revision, from the highest
+	// ordinal down.
+	budget := max(s.unavail, 1)
+	for i := s.replicas - 1; i >= 0 && budget > 0; i-- {
+		if p := s.set.ordinals[i]; p.hash() != s.hash && !p.pod.Terminating {
+			y.add(setBatch{delete: []*podState{p}})
+			budget--
+		}
+	}
+}
+
+// planParallelStatefulSet plans one Parallel sync: every missing ordinal is created and
+// every ordinal beyond replicas deleted at once (in slow-start batches over the ordinals),
+// whatever the others' state. Then the rolling update: pods of an old revision that are not
+// available are deleted, and available ones too, from the highest ordinal down, while fewer
+// than maxUnavailable replicas are unavailable (counting the pods this sync creates).
+// upstream: stateful_set_control.go runForAll (slowStartBatch when not monotonic),
+// processReplica, processCondemned, updateStatefulSetAfterInvariantEstablished (Parallel's
+// two phases).
+func planParallelStatefulSet(s *serviceState, y *setSync) {
+	slowStart(s.replicas, statefulSetMaxBatchSize, func(lo, hi int) {
+		var b setBatch
+		for i := lo; i < hi; i++ {
+			if s.set.ordinals[i] == nil {
+				b.create = append(b.create, i)
 			}
 		}
-		for i := len(s.set.ordinals) - 1; i >= s.replicas; i-- {
-			if p := s.set.ordinals[i]; p != nil {
-				if !p.pod.Terminating {
-					eff.delete = append(eff.delete, p)
-				}
-				return
+		y.add(b)
+	})
+	var condemned []*podState // highest ordinal first
+	for i := len(s.set.ordinals) - 1; i >= s.replicas; i-- {
+		if p := s.set.ordinals[i]; p != nil {
+			condemned = append(condemned, p)
+		}
+	}
+	slowStart(len(condemned), statefulSetMaxBatchSize, func(lo, hi int) {
+		var b setBatch
+		for _, p := range condemned[lo:hi] {
+			if !p.pod.Terminating {
+				b.delete = append(b.delete, p)
 			}
 		}
-		// Every replica is there, available and not terminating (the loop above returned
-		// otherwise): delete up to maxUnavailable pods of an old revision, from the highest
-		// ordinal down (MaxUnavailableStatefulSet, on by default since 1.37).
-		// upstream: stateful_set_control.go updateStatefulSetAfterInvariantEstablished.
-		budget := max(s.unavail, 1)
-		for i := s.replicas - 1; i >= 0 && len(eff.delete) < budget; i-- {
-			if p := s.set.ordinals[i]; p.hash() != s.hash && !p.pod.Terminating {
-				eff.delete = append(eff.delete, p)
+		y.add(b)
+	})
+	unavailable, needUpdate := 0, 0
+	for i := range s.replicas {
+		p := s.set.ordinals[i]
+		if p == nil || p.pod.Terminating || !p.available {
+			unavailable++
+			if p != nil && p.hash() != s.hash && !p.pod.Terminating {
+				needUpdate++
 			}
 		}
 	}
-	act()
-	calls := len(eff.create) + len(eff.delete)
-	if eff.changes != s.set.written {
-		calls++ // status update
+	budget := max(s.unavail, 1)
+	if unavailable >= budget && needUpdate == 0 {
+		return
 	}
-	w.setCalls(c, s, calls, eff)
+	for i := s.replicas - 1; i >= 0; i-- {
+		if p := s.set.ordinals[i]; p != nil && p.hash() != s.hash && !p.available && !p.pod.Terminating {
+			y.add(setBatch{delete: []*podState{p}})
+		}
+	}
+	for i, left := s.replicas-1, budget-unavailable; i >= 0 && left > 0; i-- {
+		if p := s.set.ordinals[i]; p != nil && p.hash() != s.hash && p.available && !p.pod.Terminating {
+			y.add(setBatch{delete: []*podState{p}})
+			left--
+		}
+	}
 }
 
 // syncDaemonSet is one sync of a DaemonSet with the RollingUpdate strategy and no surge: it
 // creates a pod on every node that should run one and has none (not even a terminating
-// one), at most burstReplicas a sync; and replaces old pods node by node, never more than
-// maxUnavailable nodes at once without an available pod.
-// upstream: pkg/controller/daemon/daemon_controller.go manage, podsShouldBeOnNode,
-// syncNodes (burstReplicas 250); update.go rollingUpdate (maxSurge 0).
+// one), at most burstReplicas a sync; and, in a sync that created none (one that did waits
+// for its informer to observe them: expectations), replaces old pods node by node, never
+// more than maxUnavailable nodes at once without an available pod.
+// upstream: pkg/controller/daemon/daemon_controller.go updateDaemonSet (manage, then
+// rollingUpdate once expectations are satisfied), podsShouldBeOnNode, syncNodes
+// (burstReplicas 250); update.go rollingUpdate (maxSurge 0).
 func (w *workloadControllers) syncDaemonSet(s *serviceState) {
 	if s.surge > 0 {
 		w.syncSurgingDaemonSet(s)
 		return
 	}
 	e := w.e
-	eff := setEffect{changes: s.newRS.changes}
+	var create []int
+	var replace, candidates []*podState
 	unavailable := 0
-	var candidates []*podState
 	for n := range e.nodes {
 		p := s.set.daemonOn[n]
 		switch {
@@ -220,75 +399,78 @@ func (w *workloadControllers) syncDaemonSet(s *serviceState) {
 			}
 		case p == nil:
 			unavailable++
-			if s.set.terminatingOn[n] == 0 && len(eff.create) < daemonSetBurstReplicas {
-				eff.create = append(eff.create, n)
+			if s.set.terminatingOn[n] == 0 {
+				create = append(create, n)
 			}
 		case !p.available:
 			unavailable++
 			if p.hash() != s.hash {
-				eff.delete = append(eff.delete, p) // allowedReplacementPods
+				replace = append(replace, p) // allowedReplacementPods
 			}
 		case p.hash() != s.hash:
 			candidates = append(candidates, p)
 		}
 	}
+	if len(create) > 0 {
+		w.sendDaemonSetSync(s, create, nil)
+		return
+	}
 	budget := min(max(s.unavail-unavailable, 0), len(candidates))
-	eff.delete = append(eff.delete, candidates[:budget]...)
-	w.sendDaemonSetSync(s, eff)
+	w.sendDaemonSetSync(s, nil, append(replace, candidates[:budget]...))
 }
 
-// sendDaemonSetSync makes a DaemonSet sync's calls: its creates, its deletes (at most
-// burstReplicas), and a status write when the pods changed since the last one.
+// sendDaemonSetSync makes a DaemonSet sync's calls: its creates (at most burstReplicas, in
+// slow-start batches), then its deletes (at most burstReplicas, all at once), and a status
+// write when the pods changed since the last one.
 // upstream: daemon_controller.go syncNodes (burstReplicas), updateDaemonSetStatus.
-func (w *workloadControllers) sendDaemonSetSync(s *serviceState, eff setEffect) {
-	if len(eff.delete) > daemonSetBurstReplicas {
-		eff.delete = eff.delete[:daemonSetBurstReplicas]
-	}
-	calls := len(eff.create) + len(eff.delete)
-	if eff.changes != s.set.written {
-		calls++
-	}
-	w.setCalls(w.daemonSets, s, calls, eff)
+func (w *workloadControllers) sendDaemonSetSync(s *serviceState, create []int, del []*podState) {
+	y := &setSync{c: w.daemonSets, s: s, changes: s.newRS.changes}
+	create = create[:min(len(create), daemonSetBurstReplicas)]
+	slowStart(len(create), 0, func(lo, hi int) { y.add(setBatch{create: create[lo:hi]}) })
+	y.add(setBatch{delete: del[:min(len(del), daemonSetBurstReplicas)]})
+	w.startSetSync(y)
 }
 
 // syncSurgingDaemonSet is one sync of a DaemonSet whose rolling update surges: a node with
-// an old pod gets a new one beside it — at once when the old one is not available, else
-// while fewer than maxSurge new pods are not yet available — and its old pod is deleted
-// once the new one is available; a node with no pod gets one (the manage loop).
+// no pod gets one (manage); then, in a sync that created none, a node with an old pod gets a
+// new one beside it — at once when the old one is not available, else while fewer than
+// maxSurge new pods are not yet available — and its old pod is deleted once the new one is
+// available.
 // upstream: pkg/controller/daemon/update.go rollingUpdate (maxSurge > 0); daemon_controller.go
-// podsShouldBeOnNode (an old and a new pod allowed on a node while surging), syncNodes.
+// updateDaemonSet, podsShouldBeOnNode (an old and a new pod allowed on a node while
+// surging), syncNodes.
 func (w *workloadControllers) syncSurgingDaemonSet(s *serviceState) {
 	e := w.e
-	eff := setEffect{changes: s.newRS.changes}
+	var manage, create, candidates []int
+	var del []*podState
 	numSurge := 0
-	var candidates []int
 	for n := range e.nodes {
 		old, nw := s.set.daemonOn[n], s.set.surgeOn[n]
 		switch {
 		case !e.nodes[n].Ready:
 			// A node that is gone runs no new pod.
 		case old == nil:
-			if s.set.terminatingOn[n] == 0 && len(eff.create) < daemonSetBurstReplicas {
-				eff.create = append(eff.create, n)
+			if s.set.terminatingOn[n] == 0 {
+				manage = append(manage, n)
 			}
 		case old.hash() == s.hash:
 			// Up to date.
 		case nw == nil && !old.available:
-			// allowedNewNodes: replaced at once, beyond the surge.
-			if len(eff.create) < daemonSetBurstReplicas {
-				eff.create = append(eff.create, n)
-			}
+			create = append(create, n) // allowedNewNodes: replaced at once, beyond the surge
 		case nw == nil:
 			candidates = append(candidates, n)
 		case !nw.available:
 			numSurge++
 		default:
-			eff.delete = append(eff.delete, old)
+			del = append(del, old)
 		}
 	}
-	room := min(max(s.surge-numSurge, 0), len(candidates), daemonSetBurstReplicas-len(eff.create))
-	eff.create = append(eff.create, candidates[:max(room, 0)]...)
-	w.sendDaemonSetSync(s, eff)
+	if len(manage) > 0 {
+		w.sendDaemonSetSync(s, manage, nil)
+		return
+	}
+	room := min(max(s.surge-numSurge, 0), len(candidates))
+	w.sendDaemonSetSync(s, append(create, candidates[:room]...), del)
 }
 
 // syncSet dispatches a queued StatefulSet or DaemonSet sync.

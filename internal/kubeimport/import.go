@@ -85,6 +85,7 @@ type entry struct {
 	replicas                      int
 	kind                          string
 	serviceName                   string // a StatefulSet's governing Service, when another
+	parallel                      bool   // a StatefulSet's podManagementPolicy is Parallel
 	maxSurge, maxUnavailable      string
 	minReady                      int64
 	headless, publishNotReady     bool
@@ -97,7 +98,7 @@ type entry struct {
 }
 
 func (e *entry) key() string {
-	return fmt.Sprintf("%s|%d|%d|%s|%s|%s|%s|%d|%v|%v|%v|%v|%s|%s|%s", e.namespace, e.manual, e.replicas, e.kind, e.serviceName,
+	return fmt.Sprintf("%s|%d|%d|%s|%s|%v|%s|%s|%d|%v|%v|%v|%v|%s|%s|%s", e.namespace, e.manual, e.replicas, e.kind, e.serviceName, e.parallel,
 		e.maxSurge, e.maxUnavailable, e.minReady, e.headless, e.publishNotReady, e.ipFamilies, e.ports,
 		e.trafficDistribution, e.topology, e.proxyName)
 }
@@ -578,9 +579,7 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 			im.detail("a StatefulSet has a partition; the simulator rolls every pod", "Service %s: StatefulSet %s has partition %d; the simulator rolls every pod", id, main.Metadata.Name, *ru.Partition)
 		}
 	}
-	if main.Kind == "StatefulSet" && main.Spec.PodManagementPolicy == "Parallel" {
-		im.detail("a StatefulSet uses Parallel pod management, simulated as OrderedReady", "Service %s: StatefulSet %s uses Parallel pod management; the simulator creates and deletes its pods one at a time, as OrderedReady", id, main.Metadata.Name)
-	}
+	e.parallel = main.Kind == "StatefulSet" && main.Spec.PodManagementPolicy == "Parallel"
 	if (surge == "0" || surge == "0%") && (unavail == "0" || unavail == "0%") {
 		unavail = "1"
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -380,14 +381,16 @@ func TestImportStatefulSetBadServiceName(t *testing.T) {
 	}
 }
 
-// TestImportNotesWhatIsNotModelled: a DaemonSet that surges and a StatefulSet with Parallel
-// pod management load; the StatefulSet with a note saying how the simulator runs it.
-func TestImportNotesWhatIsNotModelled(t *testing.T) {
+// TestImportSetStrategies: a DaemonSet that surges and a StatefulSet with Parallel pod
+// management load with their strategy and policy, and an OrderedReady StatefulSet as one.
+func TestImportSetStrategies(t *testing.T) {
 	in := `{"kind":"Node","metadata":{"name":"n"}}
 {"kind":"Service","metadata":{"name":"agent","namespace":"a"},"spec":{"selector":{"app":"agent"},"ports":[{"port":9100}]}}
 {"kind":"DaemonSet","metadata":{"name":"agent","namespace":"a"},"spec":{"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":0}},"template":{"metadata":{"labels":{"app":"agent"}}}}}
 {"kind":"Service","metadata":{"name":"db","namespace":"a"},"spec":{"selector":{"app":"db"},"ports":[{"port":5432}]}}
-{"kind":"StatefulSet","metadata":{"name":"db","namespace":"a"},"spec":{"replicas":3,"podManagementPolicy":"Parallel","template":{"metadata":{"labels":{"app":"db"}}}}}`
+{"kind":"StatefulSet","metadata":{"name":"db","namespace":"a"},"spec":{"replicas":3,"podManagementPolicy":"Parallel","template":{"metadata":{"labels":{"app":"db"}}}}}
+{"kind":"Service","metadata":{"name":"zk","namespace":"a"},"spec":{"selector":{"app":"zk"},"ports":[{"port":2181}]}}
+{"kind":"StatefulSet","metadata":{"name":"zk","namespace":"a"},"spec":{"replicas":3,"template":{"metadata":{"labels":{"app":"zk"}}}}}`
 	res, err := Import([]Input{{Name: "in", R: strings.NewReader(in)}}, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -396,15 +399,16 @@ func TestImportNotesWhatIsNotModelled(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, res.YAML)
 	}
+	policies := map[string]string{}
 	for _, s := range sc.Config.Services {
 		if s.WorkloadKind == sim.KindDaemonSet && (s.MaxSurge != sim.IntOrPercent{Value: 1} || s.MaxUnavailable.Value != 0) {
 			t.Errorf("DaemonSet strategy maxSurge %+v maxUnavailable %+v, want the input's 1 and 0", s.MaxSurge, s.MaxUnavailable)
 		}
-	}
-	notes := strings.Join(res.Notes, "\n")
-	for _, want := range []string{"StatefulSet db uses Parallel pod management"} {
-		if !strings.Contains(notes, want) {
-			t.Errorf("notes lack %q:\n%s", want, notes)
+		if s.WorkloadKind == sim.KindStatefulSet {
+			policies[s.Name] = s.PodManagementPolicy
 		}
+	}
+	if want := map[string]string{"db": sim.PodManagementParallel, "zk": sim.PodManagementOrderedReady}; !maps.Equal(policies, want) {
+		t.Errorf("StatefulSet policies %v, want %v\n%s", policies, want, res.YAML)
 	}
 }

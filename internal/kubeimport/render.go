@@ -220,6 +220,9 @@ func render(name string, sources []string, cl *clusterShape, groups []*entry, no
 			if e.serviceName != "" {
 				w("    serviceName: %s\n", yamlscalar.Quote(e.serviceName))
 			}
+			if e.parallel {
+				w("    podManagementPolicy: Parallel\n")
+			}
 			if e.minReady > 0 {
 				w("    minReadySeconds: %d\n", e.minReady)
 			}

@@ -1,0 +1,186 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"epsim/model"
+)
+
+// TestSetCreatesInSlowStartBatches checks the calls of a DaemonSet's and of a Parallel
+// StatefulSet's first sync: their creates go in slow-start batches of 1, 2, 4… (the
+// StatefulSet's over its ordinals, the DaemonSet's over the nodes that need a pod), each
+// batch when the previous one's calls have returned (5 ms here), not all at once.
+// upstream: pkg/controller/daemon/daemon_controller.go syncNodes;
+// pkg/controller/statefulset/stateful_set_control.go runForAll, slowStartBatch.
+func TestSetCreatesInSlowStartBatches(t *testing.T) {
+	for _, tc := range []struct {
+		kind, policy string
+		replicas     int
+		want         []int
+	}{
+		{KindDaemonSet, "", 1, []int{1, 2, 4, 8, 16, 19}}, // 50 nodes
+		{KindStatefulSet, PodManagementParallel, 40, []int{1, 2, 4, 8, 16, 9}},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			w := testWorkloads()
+			w.StatefulSet.QPS, w.DaemonSet.QPS = 0, 0 // unlimited: the batches show the slow start only
+			cfg := workloadConfig(tc.replicas, w, Action{Name: "create", Kind: ActionCreate})
+			cfg.Services[0].WorkloadKind, cfg.Services[0].PodManagementPolicy = tc.kind, tc.policy
+			log := &podLog{}
+			if _, err := Run(cfg, log); err != nil {
+				t.Fatal(err)
+			}
+			times := log.added()
+			if got := batches(times); !slices.Equal(got, tc.want) {
+				t.Fatalf("create batches = %v, want %v", got, tc.want)
+			}
+			if d := times[1] - times[0]; d != Time(5*time.Millisecond) {
+				t.Errorf("second batch %v after the first, want one 5ms API call", d)
+			}
+		})
+	}
+}
+
+// TestStatefulSetParallel checks a Parallel StatefulSet against upstream: every pod is
+// created at once, not waiting for the lower ordinals to be ready; a rolling update deletes
+// pods of the old revision from the highest ordinal down while fewer than maxUnavailable
+// replicas are unavailable; a scale-down deletes every condemned pod at once.
+// upstream: pkg/controller/statefulset/stateful_set_control.go updateStatefulSet
+// (monotonic false), updateStatefulSetAfterInvariantEstablished (Parallel's two phases).
+func TestStatefulSetParallel(t *testing.T) {
+	const n = 6
+	cfg := workloadConfig(n, testWorkloads(),
+		Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 2}},
+		Action{Name: "scale", Kind: ActionScale, Replicas: 2},
+	)
+	cfg.Services[0].WorkloadKind = KindStatefulSet
+	cfg.Services[0].PodManagementPolicy = PodManagementParallel
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	created, readyBeforeAll := 0, false
+	worst := 0
+	terminatingAtOnce := 0
+	var deleted []int
+	runEngine(t, e, func() {
+		switch e.phase {
+		case 0:
+			live, ready := 0, 0
+			for _, p := range s.set.ordinals {
+				if p != nil {
+					live++
+					if p.pod.Ready {
+						ready++
+					}
+				}
+			}
+			readyBeforeAll = readyBeforeAll || ready > 0 && live < n
+			created = max(created, live)
+		case 1:
+			down := 0
+			for _, p := range s.set.ordinals {
+				if p == nil || p.pod.Terminating || !p.available {
+					down++
+				}
+			}
+			worst = max(worst, down)
+		case 2:
+			term := 0
+			for i, p := range s.set.ordinals {
+				if p != nil && p.pod.Terminating {
+					term++
+					if !slices.Contains(deleted, i) {
+						deleted = append(deleted, i)
+					}
+				}
+			}
+			terminatingAtOnce = max(terminatingAtOnce, term)
+		}
+	})
+	if created != n || readyBeforeAll {
+		t.Errorf("created %d pods, a pod ready before all were created: %v; want all %d created at once", created, readyBeforeAll, n)
+	}
+	if worst != 2 {
+		t.Errorf("at most %d of %d pods unavailable during the rollout, want maxUnavailable 2", worst, n)
+	}
+	if want := []int{5, 4, 3, 2}; !slices.Equal(deleted, want) || terminatingAtOnce != 4 {
+		t.Errorf("scale-down to 2 deleted ordinals %v, %d terminating at once; want %v all at once", deleted, terminatingAtOnce, want)
+	}
+	for i := range 2 {
+		if p := s.set.ordinals[i]; p == nil || p.hash() != s.hash {
+			t.Fatalf("ordinal %d not updated", i)
+		}
+	}
+}
+
+// TestStatefulSetParallelReplacesUnavailableFirst checks Parallel's first rollout phase: pods
+// of the old revision that are not available are deleted whatever the budget, as upstream
+// does so that a budget spent on healthy pods does not leave them for last.
+// upstream: stateful_set_control.go updateStatefulSetAfterInvariantEstablished (Phase 1).
+func TestStatefulSetParallelReplacesUnavailableFirst(t *testing.T) {
+	s := &serviceState{replicas: 4, unavail: 1, hash: "new", cfg: &ServiceConfig{WorkloadKind: KindStatefulSet, PodManagementPolicy: PodManagementParallel}}
+	old := &replicaSet{hash: "old"}
+	s.set = &setState{ordinals: make([]*podState, 4)}
+	for i := range 4 {
+		p := &podState{rs: old, available: i != 1 && i != 2, pod: &model.Pod{PodIdentity: model.NewPodIdentity("default", fmt.Sprintf("p-%d", i), "")}}
+		s.set.ordinals[i] = p
+	}
+	y := &setSync{s: s}
+	planParallelStatefulSet(s, y)
+	var got []string
+	for _, b := range y.batches {
+		got = append(got, fmt.Sprint(len(b.create), len(b.delete)))
+		for _, p := range b.delete {
+			got = append(got, p.pod.Name)
+		}
+	}
+	// Two unavailable of the old revision ≥ the budget of 1: both go, one call after another,
+	// and no available one.
+	if want := []string{"0 1", "p-2", "0 1", "p-1"}; !slices.Equal(got, want) {
+		t.Errorf("batches %v, want %v", got, want)
+	}
+}
+
+// TestSetEventsTakeTheClientsTokens checks that the DaemonSet and StatefulSet controllers'
+// Events (SuccessfulCreate, one per pod, about the workload, under its spam filter of 25)
+// are written through their own clients: with a burst of 1 at 20 qps, 50 daemon pods take
+// 50 creates and 25 Events, token k at k × 50 ms.
+// upstream: daemon_controller.go (StartRecordingToSink on its kubeClient), controller_utils.go
+// RealPodControl; statefulset/stateful_pod_control.go recordPodEvent; client-go
+// tools/record/events_cache.go (defaultSpamBurst 25).
+func TestSetEventsTakeTheClientsTokens(t *testing.T) {
+	for _, tc := range []struct {
+		kind, policy string
+		replicas     int
+	}{
+		{KindDaemonSet, "", 1}, // 50 nodes
+		{KindStatefulSet, PodManagementParallel, 50},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			w := testWorkloads()
+			w.StatefulSet.Burst, w.DaemonSet.Burst = 1, 1
+			cfg := workloadConfig(tc.replicas, w, Action{Name: "create", Kind: ActionCreate})
+			cfg.Services[0].WorkloadKind, cfg.Services[0].PodManagementPolicy = tc.kind, tc.policy
+			log := &podLog{}
+			if _, err := Run(cfg, log); err != nil {
+				t.Fatal(err)
+			}
+			times := log.added()
+			if len(times) != 50 {
+				t.Fatalf("%d pods created, want 50", len(times))
+			}
+			// The last create's token is one of the last few: the Events of its own batch
+			// take theirs when the calls return.
+			last := times[len(times)-1].Seconds()
+			if lo, hi := 0.05*(50+25-12), 0.05*(50+25)+0.1; last < lo || last > hi {
+				t.Errorf("last pod created at %.2f s, want %.2f to %.2f s (a token per create and per Event)", last, lo, hi)
+			}
+		})
+	}
+}
