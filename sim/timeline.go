@@ -394,8 +394,7 @@ func (ev evNodeRecover) apply(e *Engine) {
 		p.stuck = false
 		switch {
 		case p.pod.Terminating:
-			t := p.svc.timing
-			e.after(min(t.stop.sample(), t.grace.sample()), evPodStopped{p, p.epoch})
+			e.kubeletTerminates(p)
 		case p.stage == stageScheduled:
 			e.kubeletAdmits(p)
 		case p.stage == stageRunning && !p.pod.Ready:

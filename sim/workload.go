@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"time"
 
 	"epsim/model"
 )
@@ -506,10 +507,30 @@ func (e *Engine) deletePod(p *podState) {
 	if p.stuck {
 		return // the kubelet is gone; the pod stays Terminating until its node is removed
 	}
+	e.kubeletTerminates(p)
+}
+
+// kubeletTerminatingStatus is the time from a pod's graceful deletion to the status its
+// kubelet writes on taking it up: the pod worker's SyncTerminatingPod sets the status with
+// the generation the deletion bumped as status.observedGeneration before it stops the
+// containers, and the status manager patches it (the pod watch, a GET and a PATCH).
+const kubeletTerminatingStatus = Time(50 * time.Millisecond)
+
+// kubeletTerminates is p's kubelet taking up its deletion: a status write with the new
+// observedGeneration (unless the containers stop first, when the status manager would
+// write the two together), then the containers stopping within the grace period.
+// upstream: apiserver pkg/registry/rest/delete.go BeforeDelete (generation+1 on a graceful
+// delete); pkg/kubelet/kubelet.go SyncTerminatingPod (SetPodStatus before killPod);
+// status/status_manager.go SetPodStatus (forced update of a terminating pod);
+// PodObservedGenerationTracking, GA and locked on since 1.35.
+func (e *Engine) kubeletTerminates(p *podState) {
 	t := p.svc.timing
 	stop := t.stop.sample()
 	if g := t.grace.sample(); g < stop {
 		stop = g
+	}
+	if kubeletTerminatingStatus < stop {
+		e.after(kubeletTerminatingStatus, evPodObservedGeneration{p, p.epoch})
 	}
 	e.after(stop, evPodStopped{p, p.epoch})
 }
@@ -785,7 +806,32 @@ func (ev evPodGone) apply(e *Engine) {
 	if ev.p.epoch != ev.epoch {
 		return
 	}
+	// The kubelet deletes the pod with grace period 0. The API server first stores the
+	// shortened deletion (an update: the deletionTimestamp moves to now), then removes the
+	// object: an update and a delete, each a watch event.
+	// upstream: pkg/kubelet/status/status_manager.go syncPod (canBeDeleted, Delete with grace
+	// 0); apiserver rest/delete.go BeforeDelete (a shorter grace period is an update),
+	// registry/store.go Delete (updateForGracefulDeletionAndFinalizers, then deleteImmediately).
+	e.updatePod(ev.p, func(*model.Pod) {})
 	e.podGone(ev.p)
+}
+
+// evPodObservedGeneration is the kubelet's status write for a pod it is terminating:
+// only status.observedGeneration changes (Ready stays as it was), yet every controller
+// that compares deletionTimestamps by pointer sees a changed pod.
+type evPodObservedGeneration struct {
+	p     *podState
+	epoch int32
+}
+
+func (ev evPodObservedGeneration) String() string {
+	return "pod observedGeneration " + ev.p.pod.Name
+}
+func (ev evPodObservedGeneration) apply(e *Engine) {
+	if ev.p.epoch != ev.epoch || ev.p.stage == stageGone {
+		return
+	}
+	e.updatePod(ev.p, func(*model.Pod) {})
 }
 
 func (ev evPodSetReady) apply(e *Engine) {

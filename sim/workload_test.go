@@ -868,3 +868,80 @@ func TestDeploymentRetriesShareTheQueuesBucket(t *testing.T) {
 		t.Errorf("retries at %v … %v, %v … %v; want 100 at 5 ms, the last at 5 s", at[0], at[99], at[100], at[149])
 	}
 }
+
+// TestGracefulDeleteWrites follows a pod deleted by a scale-down through its writes, as
+// upstream makes them: the delete (deletionTimestamp set); the kubelet's status with the
+// bumped observedGeneration 50 ms later, still Ready; the terminal status when the
+// containers stop (2 s here), not Ready; the kubelet's delete with grace period 0, an
+// update and then the removal. The observedGeneration write changes nothing the
+// controllers keep, but both compare deletionTimestamps by pointer: each syncs the Service
+// once more, and writes nothing.
+// upstream: apiserver pkg/registry/rest/delete.go BeforeDelete; pkg/kubelet/kubelet.go
+// SyncTerminatingPod; k8s.io/endpointslice util/controller_utils.go podEndpointsChanged.
+func TestGracefulDeleteWrites(t *testing.T) {
+	run := func(t *testing.T) ([]TraceEvent, *Results) {
+		cfg := testConfig(3, 2)
+		cfg.Timeline = []Action{
+			{Name: "create", Kind: ActionCreate},
+			{Name: "scale", Kind: ActionScale, Replicas: 1},
+		}
+		log := &podLog{}
+		res, err := Run(cfg, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var deleted string
+		for _, ev := range log.events {
+			if ev.Type == model.EventDeleted {
+				deleted = ev.Pod.Name
+			}
+		}
+		var evs []TraceEvent
+		for _, ev := range log.events {
+			if ev.Pod.Name == deleted {
+				evs = append(evs, ev)
+			}
+		}
+		return evs, res
+	}
+	evs, res := run(t)
+	var got []string
+	var at []Time
+	for _, ev := range evs {
+		if ev.Pod.Terminating {
+			got = append(got, fmt.Sprintf("%s ready=%v terminal=%v", ev.Type, ev.Pod.Ready, ev.Pod.Phase == model.PodSucceeded))
+			at = append(at, ev.At)
+		}
+	}
+	want := []string{
+		"MODIFIED ready=true terminal=false", // the delete
+		"MODIFIED ready=true terminal=false", // observedGeneration
+		"MODIFIED ready=false terminal=true", // containers stopped
+		"MODIFIED ready=false terminal=true", // grace period 0
+		"DELETED ready=false terminal=true",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("writes of the deleted pod:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if d := at[1] - at[0]; d != kubeletTerminatingStatus {
+		t.Errorf("observedGeneration written %v after the delete, want %v", d, kubeletTerminatingStatus)
+	}
+	if d := at[2] - at[0]; d != Time(2*time.Second) {
+		t.Errorf("terminal status %v after the delete, want the 2s stop", d)
+	}
+	if at[4] != at[3] {
+		t.Errorf("grace-0 update at %v, removal at %v: want one delete call", at[3], at[4])
+	}
+	// The scale phase: the delete, observedGeneration, terminal and the grace-0 update with
+	// the removal (one sync, queued together) — four syncs per controller, and the slice
+	// and Endpoints written for the delete and the terminal status only.
+	scale := res.Phases[1]
+	for _, m := range []struct {
+		name string
+		r    ModeResult
+	}{{"Endpoints", scale.Endpoints}, {"EndpointSlices", scale.EndpointSlices}} {
+		if m.r.Syncs != 4 {
+			t.Errorf("%s: %d syncs in the scale phase, want 4", m.name, m.r.Syncs)
+		}
+	}
+}
