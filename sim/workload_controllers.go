@@ -59,8 +59,9 @@ type replicaSet struct {
 	// other replicas than the Deployment's marks a scaling event.
 	// upstream: deployment/util/deployment_util.go SetReplicasAnnotations.
 	desired, maxReplicas int
-	// events is the spam filter of the Events recorded about it (a pod created or deleted).
-	events eventSpamFilter
+	// events is the spam filter of the Events recorded about it (a pod created or deleted);
+	// warnings that of its Warning Events (a pod create failed), a type of their own.
+	events, warnings eventSpamFilter
 	// failures is the per-item retry count of the workqueue rate limiter.
 	failures int
 	item     workItem
@@ -82,7 +83,7 @@ func (rs *replicaSet) resolve() *replicaSet {
 // with pods.
 func (old *replicaSet) absorb(rs *replicaSet) {
 	if rs.spec >= old.spec {
-		old.desired, old.maxReplicas, old.events = rs.desired, rs.maxReplicas, rs.events
+		old.desired, old.maxReplicas, old.events, old.warnings = rs.desired, rs.maxReplicas, rs.events, rs.warnings
 	}
 	old.spec += rs.spec
 	old.live += rs.live
@@ -379,6 +380,11 @@ func (w *workloadControllers) createBatch(rs *replicaSet, st rsStatus, remaining
 		if w.failRoll != nil && w.failRoll() {
 			failed = true
 			e.schedule(at, evPodCreateFailed{rs})
+			// The FailedCreate Warning Event, under its own spam filter.
+			// upstream: controller_utils.go RealPodControl.createPods (Eventf, Warning).
+			if rs.resolve().warnings.allow(at) {
+				w.rsBucket.reserve(at)
+			}
 		} else {
 			e.schedule(at, evPodCreateCall{rs})
 			w.recordRSEvent(rs, at)

@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -942,6 +943,40 @@ func TestGracefulDeleteWrites(t *testing.T) {
 	}{{"Endpoints", scale.Endpoints}, {"EndpointSlices", scale.EndpointSlices}} {
 		if m.r.Syncs != 4 {
 			t.Errorf("%s: %d syncs in the scale phase, want 4", m.name, m.r.Syncs)
+		}
+	}
+}
+
+// TestFailedCreateWarningTakesAToken checks that a failed pod create's FailedCreate Warning
+// Event is written through the ReplicaSet controller's client like the other Events: a
+// slow-start batch of one failing create takes two tokens (the call and the Warning), one
+// that succeeds two as well (the call and SuccessfulCreate), and a Warning spam filter of
+// its own (by event type) lets 25 through however many Normal Events went before.
+// upstream: controller_utils.go RealPodControl.createPods (Eventf Warning FailedCreate);
+// client-go tools/record/events_cache.go getSpamKey (the event type is in the key).
+func TestFailedCreateWarningTakesAToken(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		w := testWorkloads()
+		w.ReplicaSet.QPS, w.ReplicaSet.Burst = 1e-9, 100 // no refill: the bucket counts tokens
+		cfg := workloadConfig(1, w, Action{Name: "create", Kind: ActionCreate})
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := &replicaSet{svc: e.services[0], hash: "h"}
+		for range eventSpamBurst {
+			rs.events.allow(0) // the Normal filter spent: a Warning must not be dropped by it
+		}
+		e.workloads.failRoll = func() bool { return fail }
+		before := e.workloads.rsBucket.tokens
+		e.workloads.createBatch(rs, rsStatus{}, 1, 1)
+		taken := before - e.workloads.rsBucket.tokens
+		want := 1.0 // the call; a SuccessfulCreate is dropped by the spent Normal filter
+		if fail {
+			want = 2 // the call and the Warning
+		}
+		if math.Abs(taken-want) > 1e-6 {
+			t.Errorf("create failing=%v: %.0f tokens taken, want %.0f", fail, taken, want)
 		}
 	}
 }
