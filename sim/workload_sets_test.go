@@ -27,13 +27,7 @@ func TestSetCreatesInSlowStartBatches(t *testing.T) {
 		t.Run(tc.kind, func(t *testing.T) {
 			w := testWorkloads()
 			w.StatefulSet.QPS, w.DaemonSet.QPS = 0, 0 // unlimited: the batches show the slow start only
-			cfg := workloadConfig(tc.replicas, w, Action{Name: "create", Kind: ActionCreate})
-			cfg.Services[0].WorkloadKind, cfg.Services[0].PodManagementPolicy = tc.kind, tc.policy
-			log := &podLog{}
-			if _, err := Run(cfg, log); err != nil {
-				t.Fatal(err)
-			}
-			times := log.added()
+			times := createSet(t, w, tc.kind, tc.policy, tc.replicas)
 			if got := batches(times); !slices.Equal(got, tc.want) {
 				t.Fatalf("create batches = %v, want %v", got, tc.want)
 			}
@@ -165,13 +159,7 @@ func TestSetEventsTakeTheClientsTokens(t *testing.T) {
 		t.Run(tc.kind, func(t *testing.T) {
 			w := testWorkloads()
 			w.StatefulSet.Burst, w.DaemonSet.Burst = 1, 1
-			cfg := workloadConfig(tc.replicas, w, Action{Name: "create", Kind: ActionCreate})
-			cfg.Services[0].WorkloadKind, cfg.Services[0].PodManagementPolicy = tc.kind, tc.policy
-			log := &podLog{}
-			if _, err := Run(cfg, log); err != nil {
-				t.Fatal(err)
-			}
-			times := log.added()
+			times := createSet(t, w, tc.kind, tc.policy, tc.replicas)
 			if len(times) != 50 {
 				t.Fatalf("%d pods created, want 50", len(times))
 			}
@@ -183,4 +171,17 @@ func TestSetEventsTakeTheClientsTokens(t *testing.T) {
 			}
 		})
 	}
+}
+
+// createSet runs the creation of one StatefulSet or DaemonSet of replicas pods at the pace w
+// and returns the times its pods were created, in order.
+func createSet(t *testing.T, w WorkloadsConfig, kind, policy string, replicas int) []Time {
+	t.Helper()
+	cfg := workloadConfig(replicas, w, Action{Name: "create", Kind: ActionCreate})
+	cfg.Services[0].WorkloadKind, cfg.Services[0].PodManagementPolicy = kind, policy
+	log := &podLog{}
+	if _, err := Run(cfg, log); err != nil {
+		t.Fatal(err)
+	}
+	return log.added()
 }
