@@ -131,11 +131,6 @@ func slowStart(n, maxBatch int, batch func(lo, hi int)) {
 	}
 }
 
-// startSetSync sends the first batch of y (or its status write when it has none).
-func (w *workloadControllers) startSetSync(y *setSync) {
-	w.sendSetBatch(y)
-}
-
 // sendSetBatch sends y's next batch now, and schedules the one after when its calls have
 // returned; after the last, the status write when the pods changed since the last one, and
 // the end of the sync.
@@ -261,7 +256,7 @@ func (w *workloadControllers) syncStatefulSet(s *serviceState) {
 	} else {
 		planOrderedStatefulSet(s, y)
 	}
-	w.startSetSync(y)
+	w.sendSetBatch(y)
 }
 
 // planOrderedStatefulSet plans one OrderedReady sync: it creates the lowest missing ordinal
@@ -428,7 +423,7 @@ func (w *workloadControllers) sendDaemonSetSync(s *serviceState, create []int, d
 	create = create[:min(len(create), daemonSetBurstReplicas)]
 	slowStart(len(create), 0, func(lo, hi int) { y.add(setBatch{create: create[lo:hi]}) })
 	y.add(setBatch{delete: del[:min(len(del), daemonSetBurstReplicas)]})
-	w.startSetSync(y)
+	w.sendSetBatch(y)
 }
 
 // syncSurgingDaemonSet is one sync of a DaemonSet whose rolling update surges: a node with
