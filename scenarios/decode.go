@@ -63,6 +63,9 @@ type decoder struct {
 	visits int
 	// phases are the names of the timeline's actions, valid or not (for expect keys).
 	phases []string
+	// rejected counts the copies of each service entry that had errors and is left out, by
+	// name: the timeline's references to it are not reported again as unknown.
+	rejected map[string]int
 }
 
 func newDecoder(file string) *decoder {

@@ -172,6 +172,12 @@ func TestParseErrors(t *testing.T) {
 			},
 		},
 		{
+			// The service's own error, not its references as unknown too.
+			name: "rejected service referenced",
+			doc:  strings.Replace(minimal, "    replicas: 20\n", "    replicas: 20\n    podManagementPolicy: Parallel\n", 1) + "  - name: s\n    action: scale\n    services: [web]\n    replicas: 3\n",
+			want: []string{`x.yaml:7:5: services[0].podManagementPolicy: applies to kind StatefulSet only (a StatefulSet's spec.podManagementPolicy)`},
+		},
+		{
 			name: "action before create",
 			doc:  strings.Replace(minimal, "action: create", "action: wait\n    duration: 1s", 1),
 			want: []string{`x.yaml:11:5: timeline[1]: action rollout comes before any create action; put a create action first`},

@@ -612,6 +612,12 @@ func (d *decoder) services(n *yaml.Node, path string) []sim.ServiceConfig {
 		p := index(path, i)
 		s, ok := d.service(it, p)
 		if !ok {
+			if s.Name != "" {
+				if d.rejected == nil {
+					d.rejected = map[string]int{}
+				}
+				d.rejected[s.Name] = max(d.rejected[s.Name], s.Count)
+			}
 			continue
 		}
 		totalServices += s.Count
