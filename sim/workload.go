@@ -46,6 +46,9 @@ type podState struct {
 	live bool
 	// stuck is true on failed nodes: the kubelet no longer reports, so the pod never stops.
 	stuck bool
+	// observed is true once the kubelet has written the observedGeneration of the pod's
+	// deletion: a kubelet that takes the pod up again (its node back) patches nothing new.
+	observed bool
 	// sliceRef and endpointsRef are where the two controllers' builders keep the pod.
 	sliceRef     model.PodRef
 	endpointsRef model.EndpointsPodRef
@@ -529,7 +532,7 @@ func (e *Engine) kubeletTerminates(p *podState) {
 	if g := t.grace.sample(); g < stop {
 		stop = g
 	}
-	if kubeletTerminatingStatus < stop {
+	if kubeletTerminatingStatus < stop && !p.observed {
 		e.after(kubeletTerminatingStatus, evPodObservedGeneration{p, p.epoch})
 	}
 	e.after(stop, evPodStopped{p, p.epoch})
@@ -831,6 +834,7 @@ func (ev evPodObservedGeneration) apply(e *Engine) {
 	if ev.p.epoch != ev.epoch || ev.p.stage == stageGone {
 		return
 	}
+	ev.p.observed = true
 	e.updatePod(ev.p, func(*model.Pod) {})
 }
 

@@ -980,3 +980,43 @@ func TestFailedCreateWarningTakesAToken(t *testing.T) {
 		}
 	}
 }
+
+// TestKubeletBackWritesObservedGenerationOnce: a pod whose kubelet wrote the observedGeneration
+// of its deletion and whose node then fails is taken up again when the node is back; the
+// status it patches then has nothing new, so the pod gets no second such write. A pod whose
+// node failed before that write gets it when the node is back.
+// upstream: pkg/kubelet/status/status_manager.go syncPod (no PATCH for an empty patch).
+func TestKubeletBackWritesObservedGenerationOnce(t *testing.T) {
+	for _, failAfter := range []Time{kubeletTerminatingStatus / 2, kubeletTerminatingStatus * 2} {
+		cfg := testConfig(3, 1)
+		cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runEngine(t, e, nil)
+		p := e.services[0].pods[0]
+		e.deletePod(p)
+		writes := 0 // updates of the terminating pod that leave it Ready and not terminal
+		var failAt Time = e.now + failAfter
+		node := int(p.node)
+		for e.q.Len() > 0 {
+			it := e.q.pop()
+			if failAt >= 0 && it.at > failAt {
+				e.now = failAt
+				e.failNode(node)
+				e.after(Time(time.Minute), evNodeRecover{node, e.nodeEpoch[node]})
+				failAt = -1
+			}
+			e.now = it.at
+			before := p.pod
+			it.ev.apply(e)
+			if _, ok := it.ev.(evPodObservedGeneration); ok && p.pod != before {
+				writes++
+			}
+		}
+		if writes != 1 || p.stage != stageGone {
+			t.Errorf("node failed %v after the delete: %d observedGeneration writes (pod gone: %v), want 1", failAfter, writes, p.stage == stageGone)
+		}
+	}
+}
