@@ -63,8 +63,8 @@ type decoder struct {
 	visits int
 	// phases are the names of the timeline's actions, valid or not (for expect keys).
 	phases []string
-	// rejected counts the copies of each service entry that had errors and is left out, by
-	// name: the timeline's references to it are not reported again as unknown.
+	// rejected holds the service entries left out for their errors, by name, with their
+	// count: the timeline's references to them are not reported again as unknown.
 	rejected map[string]int
 }
 

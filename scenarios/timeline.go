@@ -68,10 +68,10 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 		var refIndex []int
 		for j, ref := range a.Services {
 			base, ok := resolveService(ref, counts)
-			if _, bad := resolveService(ref, d.rejected); !ok && bad {
-				continue // the service's own error is reported
-			}
 			if !ok {
+				if _, rejected := resolveService(ref, d.rejected); rejected {
+					continue // the service's own error is reported
+				}
 				names := make([]string, 0, len(counts))
 				for k := range counts {
 					names = append(names, k)
