@@ -147,7 +147,7 @@ func (w *workloadControllers) pickVictims(rs *replicaSet, n int, now Time) []*po
 			continue
 		}
 		sc.countOnNode(p)
-		if p.rs != nil && p.rs.resolve() == rs {
+		if p.rs == rs {
 			ranks = append(ranks, victimRank{p: p})
 		}
 	}

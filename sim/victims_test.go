@@ -215,13 +215,10 @@ func TestScaleDownsInRuns(t *testing.T) {
 			s := e.services[0]
 			checks := 0
 			runEngine(t, e, func() {
-				for _, rs := range []*replicaSet{s.newRS, s.oldRS} {
-					if rs == nil || rs.merged != nil {
-						continue
-					}
+				for _, rs := range append([]*replicaSet{s.newRS}, s.oldRSs...) {
 					live := 0
 					for _, p := range s.pods {
-						if p.live && p.rs != nil && p.rs.resolve() == rs {
+						if p.live && p.rs == rs {
 							live++
 						}
 					}

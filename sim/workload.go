@@ -30,8 +30,8 @@ const (
 type podState struct {
 	pod *model.Pod
 	svc *serviceState
-	// rs is the ReplicaSet that created it, of its pod template (resolve it for the one that
-	// owns it now: old ReplicaSets are folded together); nil for replayed pods.
+	// rs is the ReplicaSet that created it and owns it, of its pod template (a StatefulSet's
+	// or DaemonSet's revision resolves to the one that counts its pods); nil for replayed pods.
 	rs   *replicaSet
 	node int32 // -1 until scheduled
 	// epoch invalidates lifecycle events scheduled before a later change (e.g. deletion).
@@ -67,9 +67,11 @@ type serviceState struct {
 	gone    int
 	podSeq  int32
 	rollout *Action // the rollout in progress, nil when settled
-	// newRS is the ReplicaSet of the current template; oldRS all older ones together (nil
-	// before the first rollout).
-	newRS, oldRS *replicaSet
+	// newRS is the ReplicaSet of the current template; oldRSs the older ones the Deployment
+	// controller created, oldest first (ReplicaSetsByCreationTimestamp). An old ReplicaSet
+	// with no replicas, no pods and nothing in progress is dropped, but for the newest.
+	newRS  *replicaSet
+	oldRSs []*replicaSet
 	// newRSCreated is false until the Deployment controller has created newRS.
 	newRSCreated bool
 	// dcItem is the Deployment's place in the Deployment controller's workqueue.
@@ -388,12 +390,8 @@ func (e *Engine) newTemplate(s *serviceState) {
 		s.set.revision = &replicaSet{svc: s, hash: s.hash, merged: s.newRS}
 		return
 	}
-	if s.newRS != nil {
-		if s.oldRS == nil {
-			s.oldRS = s.newRS
-		} else {
-			s.oldRS.absorb(s.newRS)
-		}
+	if s.newRS != nil && s.newRSCreated {
+		s.addOldRS(s.newRS)
 	}
 	s.hash = e.names.templateHash()
 	s.newRS = &replicaSet{svc: s, hash: s.hash}
@@ -409,9 +407,12 @@ func (e *Engine) workloadSettled(s *serviceState) {
 		return
 	}
 	if s.kind() == KindDeployment {
-		if s.oldRS == nil || (s.oldRS.spec == 0 && s.oldRS.live == 0) {
-			s.rollout = nil
+		for _, o := range s.oldRSs {
+			if o.spec != 0 || o.live != 0 {
+				return
+			}
 		}
+		s.rollout = nil
 		return
 	}
 	if s.newRS.available != s.replicas {

@@ -3,7 +3,10 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"time"
+
+	"epsim/model"
 )
 
 // The workload controllers that make the pod churn the endpoint controllers react to: the
@@ -31,13 +34,16 @@ const (
 	workloadRetryMax  = Time(1000 * time.Second)
 )
 
-// replicaSet is one ReplicaSet of a Deployment, or the group of all its old ones: the
-// rolling-update rules treat old ReplicaSets together, and a real Deployment rarely has more
-// than one with pods.
+// replicaSet is one ReplicaSet of a Deployment (or the counters of a StatefulSet's or
+// DaemonSet's pods, and the revisions that name them: see setState.revision).
 type replicaSet struct {
 	svc  *serviceState
 	hash string // pod-template-hash of the pods it creates
-	// merged is the ReplicaSet this one was folded into when a newer template made it old.
+	// created is metadata.creationTimestamp, which orders a Deployment's ReplicaSets (its
+	// name, the Deployment's and the hash, on a tie).
+	created model.Timestamp
+	// merged is the ReplicaSet that counts a StatefulSet's or DaemonSet's revision's pods;
+	// nil for a Deployment's ReplicaSets, each of which counts its own.
 	merged *replicaSet
 	// spec is spec.replicas as stored (what the ReplicaSet controller works towards).
 	spec int
@@ -67,7 +73,7 @@ type replicaSet struct {
 	item     workItem
 }
 
-// resolve follows merges to the ReplicaSet that now stands for rs.
+// resolve follows merges to the ReplicaSet that counts rs's pods.
 func (rs *replicaSet) resolve() *replicaSet {
 	for rs.merged != nil {
 		rs = rs.merged
@@ -75,25 +81,38 @@ func (rs *replicaSet) resolve() *replicaSet {
 	return rs
 }
 
-// absorb folds rs into old: every count, expectation and status adds up.
-//
-// The group keeps the annotations of the larger of the two (rs's on a tie: it is the newer),
-// the one a scaling event is the most likely to be seen on and proportional scaling
-// weighs: upstream looks at each old ReplicaSet's own, and a group has rarely more than one
-// with pods.
-func (old *replicaSet) absorb(rs *replicaSet) {
-	if rs.spec >= old.spec {
-		old.desired, old.maxReplicas, old.events, old.warnings = rs.desired, rs.maxReplicas, rs.events, rs.warnings
+// createdBefore is upstream's ReplicaSetsByCreationTimestamp order: by creation time, then
+// by name (the Deployment's name and the hash).
+func (rs *replicaSet) createdBefore(o *replicaSet) bool {
+	if rs.created != o.created {
+		return rs.created < o.created
 	}
-	old.spec += rs.spec
-	old.live += rs.live
-	old.available += rs.available
-	old.expectCreates += rs.expectCreates
-	old.expectDeletes += rs.expectDeletes
-	old.statusLive += rs.statusLive
-	old.statusAvailable += rs.statusAvailable
-	old.changes++
-	rs.merged = old
+	return rs.hash < o.hash
+}
+
+// addOldRS adds rs, which a new template made old, to s's old ReplicaSets in creation order.
+func (s *serviceState) addOldRS(rs *replicaSet) {
+	i := len(s.oldRSs)
+	for i > 0 && rs.createdBefore(s.oldRSs[i-1]) {
+		i--
+	}
+	s.oldRSs = slices.Insert(s.oldRSs, i, rs)
+}
+
+// pruneOldRSs drops the old ReplicaSets that can no longer matter: scaled to 0, with no pod,
+// no status and no sync or call in progress. The newest old one stays (a scaling event with
+// no active ReplicaSet and no new one scales it: FindActiveOrLatest). Upstream keeps them
+// for the revision history; nothing in a run reads them. It runs at the start of a
+// Deployment sync, when none of the Deployment's calls is in flight.
+func (s *serviceState) pruneOldRSs() {
+	if len(s.oldRSs) < 2 {
+		return
+	}
+	newest := s.oldRSs[len(s.oldRSs)-1]
+	s.oldRSs = slices.DeleteFunc(s.oldRSs, func(o *replicaSet) bool {
+		return o != newest && o.spec == 0 && o.live == 0 && o.statusLive == 0 && o.statusAvailable == 0 &&
+			o.expectCreates == 0 && o.expectDeletes == 0 && !o.item.queued && !o.item.processing
+	})
 }
 
 // workItem is one key's place in a workload controller's workqueue.
@@ -206,12 +225,12 @@ func newWorkloadControllers(e *Engine) *workloadControllers {
 	return w
 }
 
-// enqueueRS adds the ReplicaSet that stands for rs to the ReplicaSet controller's queue.
+// enqueueRS adds rs to the ReplicaSet controller's queue.
 func (w *workloadControllers) enqueueRS(rs *replicaSet) {
 	if rs == nil {
 		return
 	}
-	w.rsQueue.add(rs.resolve())
+	w.rsQueue.add(rs)
 	w.kick()
 }
 
@@ -290,12 +309,6 @@ func (ev evRSRetry) apply(e *Engine) { e.workloads.enqueueRS(ev.rs) }
 // upstream: replica_set.go syncReplicaSet, manageReplicas.
 func (w *workloadControllers) syncReplicaSet(rs *replicaSet) {
 	e := w.e
-	if rs.merged != nil {
-		// This ReplicaSet became part of the old group; sync that instead.
-		w.rsQueue.done(rs)
-		w.enqueueRS(rs)
-		return
-	}
 	s := rs.svc
 	// The status is computed from the pods listed at the start of the sync.
 	st := rsStatus{live: rs.live, available: rs.available, changes: rs.changes}
@@ -330,7 +343,7 @@ func (w *workloadControllers) syncReplicaSet(rs *replicaSet) {
 // upstream: controller_utils.go RealPodControl (Eventf after the call);
 // replica_set.go Run (StartRecordingToSink on the controller's kubeClient).
 func (w *workloadControllers) recordRSEvent(rs *replicaSet, t Time) {
-	if rs.resolve().events.allow(t) {
+	if rs.events.allow(t) {
 		w.rsBucket.reserve(t)
 	}
 }
@@ -382,7 +395,7 @@ func (w *workloadControllers) createBatch(rs *replicaSet, st rsStatus, remaining
 			e.schedule(at, evPodCreateFailed{rs})
 			// The FailedCreate Warning Event, under its own spam filter.
 			// upstream: controller_utils.go RealPodControl.createPods (Eventf, Warning).
-			if rs.resolve().warnings.allow(at) {
+			if rs.warnings.allow(at) {
 				w.rsBucket.reserve(at)
 			}
 		} else {
@@ -394,7 +407,7 @@ func (w *workloadControllers) createBatch(rs *replicaSet, st rsStatus, remaining
 	remaining -= batch
 	if failed || remaining == 0 {
 		// Pods the slow start never tried are not expected any more.
-		rs.resolve().expectCreates -= remaining
+		rs.expectCreates -= remaining
 		e.schedule(end, evRSStatus{w.newRSCall(rsCall{rs: rs, st: st, failed: failed})})
 		return
 	}
@@ -443,8 +456,7 @@ type evPodCreateCall struct{ rs *replicaSet }
 
 func (ev evPodCreateCall) String() string { return "pod create call " + ev.rs.hash }
 func (ev evPodCreateCall) apply(e *Engine) {
-	ev.rs.resolve().expectCreates--
-	// The pod is of ev.rs's template, and owned by the ReplicaSet that resolves to.
+	ev.rs.expectCreates--
 	e.createPod(ev.rs.svc, ev.rs, "")
 }
 
@@ -454,21 +466,19 @@ func (ev evPodCreateCall) apply(e *Engine) {
 type evPodCreateFailed struct{ rs *replicaSet }
 
 func (ev evPodCreateFailed) String() string { return "pod create call " + ev.rs.hash + " (failed)" }
-func (ev evPodCreateFailed) apply(*Engine)  { ev.rs.resolve().expectCreates-- }
+func (ev evPodCreateFailed) apply(*Engine)  { ev.rs.expectCreates-- }
 
 // evPodDeleteCall is a pod delete call of the ReplicaSet controller returning: the pod is
 // terminating, and the controller observes it (DeletionObserved). A pod already gone or
 // terminating counts as observed too.
 //
 // The event holds the pod only (one pointer, queued without an allocation): the ReplicaSet
-// that deletes it is the one its own resolves to. Victims are picked from the pods indexed
-// under rs = p.rs.resolve(), and merges only ever extend that chain, so p.rs.resolve() is
-// rs.resolve() whenever the call returns.
+// that deletes it is the pod's own.
 type evPodDeleteCall struct{ p *podState }
 
 func (ev evPodDeleteCall) String() string { return "pod delete call " + ev.p.pod.Name }
 func (ev evPodDeleteCall) apply(e *Engine) {
-	ev.p.rs.resolve().expectDeletes--
+	ev.p.rs.expectDeletes--
 	e.deletePod(ev.p)
 }
 
@@ -486,7 +496,7 @@ func (ev evRSStatus) apply(e *Engine) {
 // (no call when the status is unchanged).
 func (w *workloadControllers) writeStatus(rs *replicaSet, st rsStatus, failed bool) {
 	e := w.e
-	if st.changes == rs.written || rs.merged != nil {
+	if st.changes == rs.written {
 		w.rsDone(rs, failed)
 		return
 	}
@@ -503,11 +513,9 @@ func (ev evRSStatusWritten) apply(e *Engine) {
 	w := e.workloads
 	c := w.takeRSCall(ev.c)
 	rs := c.rs
-	if rs.merged == nil {
-		rs.statusLive, rs.statusAvailable, rs.written = c.st.live, c.st.available, c.st.changes
-		rs.svc.rsStatusWrites++
-		w.enqueueDeployment(rs.svc)
-	}
+	rs.statusLive, rs.statusAvailable, rs.written = c.st.live, c.st.available, c.st.changes
+	rs.svc.rsStatusWrites++
+	w.enqueueDeployment(rs.svc)
 	w.rsDone(rs, c.failed)
 }
 
@@ -531,31 +539,41 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 		w.kick()
 		return
 	}
-	p := newDeploymentPlan(s)
+	s.pruneOldRSs()
+	dc := takeFree(&w.freeDCCalls)
+	created := s.newRSCreated
+	dc.s, dc.n = s, s.newRS
+	dc.plan = newDeploymentPlan(s, dc.plan.old[:0])
+	p := &dc.plan
 	if s.scalingEvent() {
 		p.scale()
 	} else {
 		p.rollingUpdate()
 	}
+	if !created && s.newRSCreated {
+		s.newRS.created = timestamp(e.now)
+	}
 	// syncRolloutStatus / syncDeploymentStatus: a status write when anything it reports
-	// changed. A failed sync returns before it.
-	if !p.failed && (p.calls > 0 || s.rsStatusWrites != s.dcSeen) {
+	// changed.
+	if p.calls > 0 || s.rsStatusWrites != s.dcSeen {
 		s.dcSeen = s.rsStatusWrites
+		p.statusWrite = true
 		p.calls++
 	}
 	end := e.now
 	for range p.calls {
 		end = max(end, w.dcBucket.reserve(e.now)+w.dcLatency.sample())
 	}
-	// scaleReplicaSetAndRecordEvent (and getNewReplicaSet's create) record a
-	// ScalingReplicaSet Event on the Deployment for each ReplicaSet whose size changed.
-	for _, scaled := range [2]bool{p.writeNew && p.newSpec != s.newRS.spec, p.writeOld && p.oldSpec != s.oldRS.spec} {
-		if scaled && s.dcEvents.allow(end) {
+	// scaleReplicaSet (and getNewReplicaSet's create) records a ScalingReplicaSet Event on
+	// the Deployment for each ReplicaSet whose size it changed.
+	if p.writeNew && p.newSpec != s.newRS.spec && s.dcEvents.allow(end) {
+		w.dcBucket.reserve(end)
+	}
+	for _, o := range p.old {
+		if o.write && o.spec != o.rs.spec && s.dcEvents.allow(end) {
 			w.dcBucket.reserve(end)
 		}
 	}
-	dc := takeFree(&w.freeDCCalls)
-	*dc = dcCall{s: s, n: s.newRS, o: s.oldRS, plan: p}
 	e.schedule(end, evDeploymentSynced{dc})
 }
 
@@ -567,38 +585,63 @@ func (s *serviceState) scalingEvent() bool {
 	if s.newRSCreated && s.newRS.spec > 0 && s.newRS.desired != s.replicas {
 		return true
 	}
-	return s.oldRS != nil && s.oldRS.spec > 0 && s.oldRS.desired != s.replicas
+	for _, o := range s.oldRSs {
+		if o.spec > 0 && o.desired != s.replicas {
+			return true
+		}
+	}
+	return false
 }
 
 // deploymentPlan is what one Deployment sync decides: the ReplicaSets' new spec.replicas,
-// which of them it writes (every write also sets the replicas annotations), its calls and
-// whether it fails.
+// which of them it writes (every write also sets the replicas annotations) and its calls.
 type deploymentPlan struct {
-	s                  *serviceState
-	newSpec, oldSpec   int
-	writeNew, writeOld bool
+	s        *serviceState
+	newSpec  int
+	writeNew bool
+	old      []rsPlan // the old ReplicaSets, oldest first
 	// desired and maxReplicas are the annotations its writes set.
 	desired, maxReplicas int
 	calls                int
-	failed               bool
-	// What the sync sees: whether the new ReplicaSet exists and there are old ones, and
-	// their status.availableReplicas.
-	newCreated, hasOld         bool
-	newAvailable, oldAvailable int
+	// statusWrite is true when the sync writes the Deployment's status.
+	statusWrite bool
+	// What the sync sees of the new ReplicaSet: whether it exists, and its
+	// status.availableReplicas.
+	newCreated   bool
+	newAvailable int
 }
 
-func newDeploymentPlan(s *serviceState) deploymentPlan {
+// rsPlan is a Deployment sync's plan for one old ReplicaSet: its new spec.replicas, and
+// whether it is written.
+type rsPlan struct {
+	rs    *replicaSet
+	spec  int
+	write bool
+}
+
+// newDeploymentPlan starts a plan of s's sync on what the ReplicaSets hold now, its old
+// ReplicaSets' plans appended to old.
+func newDeploymentPlan(s *serviceState, old []rsPlan) deploymentPlan {
 	p := deploymentPlan{s: s, newSpec: s.newRS.spec, desired: s.replicas, maxReplicas: s.replicas + s.surge,
-		newCreated: s.newRSCreated, newAvailable: s.newRS.statusAvailable}
-	if o := s.oldRS; o != nil {
-		p.oldSpec, p.hasOld, p.oldAvailable = o.spec, true, o.statusAvailable
+		newCreated: s.newRSCreated, newAvailable: s.newRS.statusAvailable, old: old}
+	for _, o := range s.oldRSs {
+		p.old = append(p.old, rsPlan{rs: o, spec: o.spec})
 	}
 	return p
 }
 
 // setNew and setOld plan one write of a ReplicaSet with spec.replicas n.
-func (p *deploymentPlan) setNew(n int) { p.newSpec, p.writeNew = n, true; p.calls++ }
-func (p *deploymentPlan) setOld(n int) { p.oldSpec, p.writeOld = n, true; p.calls++ }
+func (p *deploymentPlan) setNew(n int)        { p.newSpec, p.writeNew = n, true; p.calls++ }
+func (p *deploymentPlan) setOld(i int, n int) { p.old[i].spec, p.old[i].write = n, true; p.calls++ }
+
+// oldSpec is the old ReplicaSets' spec.replicas in all, as planned.
+func (p *deploymentPlan) oldSpec() int {
+	n := 0
+	for _, o := range p.old {
+		n += o.spec
+	}
+	return n
+}
 
 // rollingUpdate is a sync of the rolling-update strategy.
 // upstream: deployment/sync.go getNewReplicaSet; rolling.go rolloutRolling,
@@ -606,47 +649,77 @@ func (p *deploymentPlan) setOld(n int) { p.oldSpec, p.writeOld = n, true; p.call
 // scaleDownOldReplicaSetsForRollingUpdate; util/deployment_util.go NewRSNewReplicas.
 func (p *deploymentPlan) rollingUpdate() {
 	s := p.s
+	oldSpec := p.oldSpec()
 	scaled := false
 	if !s.newRSCreated {
 		// getNewReplicaSet: the new ReplicaSet is created already scaled up.
-		p.setNew(newRSReplicas(s.replicas, s.surge, p.newSpec+p.oldSpec, p.newSpec))
+		p.setNew(newRSReplicas(s.replicas, s.surge, p.newSpec+oldSpec, p.newSpec))
 		s.newRSCreated = true
 	} else if p.newSpec != s.replicas {
 		// reconcileNewReplicaSet
 		want := s.replicas
 		if p.newSpec < s.replicas {
-			want = newRSReplicas(s.replicas, s.surge, p.newSpec+p.oldSpec, p.newSpec)
+			want = newRSReplicas(s.replicas, s.surge, p.newSpec+oldSpec, p.newSpec)
 		}
 		if want != p.newSpec {
 			p.setNew(want)
 			scaled = true
 		}
 	}
-	if scaled || p.oldSpec == 0 {
+	if scaled || oldSpec == 0 {
 		return
 	}
 	// reconcileOldReplicaSets
 	minAvailable := s.replicas - s.unavail
 	newUnavailable := p.newSpec - p.newAvailable
-	maxScaledDown := p.newSpec + p.oldSpec - minAvailable - newUnavailable
+	maxScaledDown := p.newSpec + oldSpec - minAvailable - newUnavailable
 	if maxScaledDown <= 0 {
 		return
 	}
-	// cleanupUnhealthyReplicas: unavailable old pods first. An old ReplicaSet whose
-	// status still counts more available pods than its spec (it was scaled down, and its
-	// controller has not written the status since) makes the count to remove negative:
-	// upstream rejects that as an invalid scale and fails the sync, which is retried with
-	// the workqueue's backoff until the status catches up.
-	if unhealthy := p.oldSpec - p.oldAvailable; unhealthy != 0 {
-		if unhealthy < 0 {
-			p.failed = true
+	// cleanupUnhealthyReplicas: the unavailable pods of the old ReplicaSets first, oldest
+	// ReplicaSet first. One whose status still counts more available pods than its spec (it
+	// was scaled down, and its controller has not written the status since) makes the count
+	// to remove negative: upstream rejects that as an invalid scale and scales nothing more
+	// in this sync. reconcileOldReplicaSets drops the error, so the sync goes on to the
+	// Deployment's status and succeeds; the old ReplicaSet's status write queues the next.
+	cleaned := 0
+	for i := range p.old {
+		o := &p.old[i]
+		if cleaned >= maxScaledDown {
+			break
+		}
+		if o.spec == 0 || o.spec == o.rs.statusAvailable {
+			continue
+		}
+		n := min(maxScaledDown-cleaned, o.spec-o.rs.statusAvailable)
+		if n < 0 {
 			return
 		}
-		p.setOld(p.oldSpec - min(maxScaledDown, unhealthy))
+		p.setOld(i, o.spec-n)
+		cleaned += n
 	}
-	// scaleDownOldReplicaSetsForRollingUpdate: then as far as availability allows.
-	if avail := p.oldAvailable + p.newAvailable; avail > minAvailable && p.oldSpec > 0 {
-		p.setOld(p.oldSpec - min(p.oldSpec, avail-minAvailable))
+	// scaleDownOldReplicaSetsForRollingUpdate: then as far as availability allows, oldest
+	// ReplicaSet first.
+	avail := p.newAvailable
+	for _, o := range p.old {
+		avail += o.rs.statusAvailable
+	}
+	if avail <= minAvailable {
+		return
+	}
+	down := avail - minAvailable
+	done := 0
+	for i := range p.old {
+		o := &p.old[i]
+		if done >= down {
+			break
+		}
+		if o.spec == 0 {
+			continue
+		}
+		n := min(o.spec, down-done)
+		p.setOld(i, o.spec-n)
+		done += n
 	}
 }
 
@@ -655,79 +728,132 @@ func (p *deploymentPlan) rollingUpdate() {
 // every active ReplicaSet is resized in proportion to its size, so that together they hold
 // replicas + maxSurge.
 // upstream: deployment/sync.go sync, scale; util/deployment_util.go FindActiveOrLatest,
-// IsSaturated, GetProportion, getReplicaSetFraction.
+// IsSaturated.
 func (p *deploymentPlan) scale() {
 	s := p.s
 	newActive := p.newCreated && p.newSpec > 0
-	oldActive := p.hasOld && p.oldSpec > 0
+	active, lastActive := 0, -1
+	if newActive {
+		active++
+	}
+	for i, o := range p.old {
+		if o.spec > 0 {
+			active++
+			lastActive = i
+		}
+	}
 	switch {
-	case !(newActive && oldActive):
+	case active <= 1:
 		// FindActiveOrLatest: the active one, or the newest; scaled only when its size
-		// differs (scaleReplicaSetAndRecordEvent).
+		// differs (scaleReplicaSet, not forced).
 		switch {
-		case newActive || (!oldActive && p.newCreated):
+		case newActive || (active == 0 && p.newCreated):
 			if p.newSpec != s.replicas {
 				p.setNew(s.replicas)
 			}
-		case p.hasOld:
-			if p.oldSpec != s.replicas {
-				p.setOld(s.replicas)
+		case active == 1:
+			if p.old[lastActive].spec != s.replicas {
+				p.setOld(lastActive, s.replicas)
+			}
+		case len(p.old) > 0:
+			if newest := len(p.old) - 1; p.old[newest].spec != s.replicas {
+				p.setOld(newest, s.replicas)
 			}
 		}
-	case p.newSpec == s.replicas && s.newRS.desired == s.replicas && p.newAvailable == s.replicas:
+	case p.newCreated && p.newSpec == s.replicas && s.newRS.desired == s.replicas && p.newAvailable == s.replicas:
 		// IsSaturated: the old ReplicaSets are scaled down to 0.
-		p.setOld(0)
-	default:
-		p.newSpec, p.oldSpec = proportionalSizes(s.replicas, s.surge, p.newSpec, p.oldSpec,
-			s.newRS.maxReplicas, s.oldRS.maxReplicas, s.newRS.statusLive+s.oldRS.statusLive)
-		// scaleReplicaSet writes each one whose size or annotations change.
-		for _, w := range []struct {
-			rs       *replicaSet
-			was, now int
-			write    *bool
-		}{{s.oldRS, s.oldRS.spec, p.oldSpec, &p.writeOld}, {s.newRS, s.newRS.spec, p.newSpec, &p.writeNew}} {
-			if w.now != w.was || w.rs.desired != p.desired || w.rs.maxReplicas != p.maxReplicas {
-				*w.write = true
-				p.calls++
+		for i, o := range p.old {
+			if o.spec > 0 {
+				p.setOld(i, 0)
 			}
+		}
+	default:
+		p.scaleProportionally()
+	}
+}
+
+// scaleTarget is one active ReplicaSet in a proportional scale: old is its index in the
+// plan's old ReplicaSets, -1 for the new one.
+type scaleTarget struct {
+	rs        *replicaSet
+	old       int
+	spec, max int
+	size      int
+}
+
+// scaleProportionally resizes the active ReplicaSets in proportion: the room to replicas +
+// maxSurge (or to 0 when replicas is 0) is shared in proportion to each one's size against
+// the max-replicas it was last sized for (the Deployment's status.replicas when
+// unannotated), larger ReplicaSets first (on a tie, the newer one when growing, the older
+// when shrinking), the rounding's leftover to the first. Each one is written when its size
+// or its annotations change (scaleReplicaSet, forced).
+// upstream: deployment/sync.go scale; util/deployment_util.go GetReplicaSetProportion,
+// getReplicaSetFraction; controller_utils.go ReplicaSetsBySizeNewer, ReplicaSetsBySizeOlder;
+// k8s.io/utils/integer RoundToInt32.
+func (p *deploymentPlan) scaleProportionally() {
+	s := p.s
+	var targets []scaleTarget
+	statusReplicas := s.newRS.statusLive
+	for i, o := range p.old {
+		statusReplicas += o.rs.statusLive
+		if o.spec > 0 {
+			targets = append(targets, scaleTarget{rs: o.rs, old: i, spec: o.spec, max: o.rs.maxReplicas})
+		}
+	}
+	if p.newCreated && p.newSpec > 0 {
+		targets = append(targets, scaleTarget{rs: s.newRS, old: -1, spec: p.newSpec, max: s.newRS.maxReplicas})
+	}
+	proportionalSizes(s.replicas, s.surge, statusReplicas, targets)
+	for _, t := range targets {
+		if t.size == t.spec && t.rs.desired == p.desired && t.rs.maxReplicas == p.maxReplicas {
+			continue
+		}
+		if t.old < 0 {
+			p.setNew(t.size)
+		} else {
+			p.setOld(t.old, t.size)
 		}
 	}
 }
 
-// proportionalSizes is the rolling-update scale of two active ReplicaSets, the new one and
-// the old: the room to replicas + maxSurge (or to 0 when replicas is 0) is shared in
-// proportion to each one's size against the max-replicas it was last sized for (status
-// replicas when unannotated), larger ReplicaSets first (on a tie, the newer one when
-// growing, the older when shrinking), the rounding's leftover to the first.
-// upstream: deployment/sync.go scale; util/deployment_util.go GetProportion,
-// getReplicaSetFraction; k8s.io/utils/integer RoundToInt32.
-func proportionalSizes(replicas, surge, newSpec, oldSpec, newMax, oldMax, statusReplicas int) (int, int) {
+// proportionalSizes sets the size of each active ReplicaSet of a proportional scale (see
+// scaleProportionally); targets are in creation order and may be reordered.
+func proportionalSizes(replicas, surge, statusReplicas int, targets []scaleTarget) {
 	allowed := 0
 	if replicas > 0 {
 		allowed = replicas + surge
 	}
-	toAdd := allowed - (newSpec + oldSpec)
+	total := 0
+	for i := range targets {
+		total += targets[i].spec
+		targets[i].size = targets[i].spec
+	}
+	toAdd := allowed - total
 	if toAdd == 0 {
-		return newSpec, oldSpec
+		return
 	}
-	type rs struct{ spec, maxAnn, size int }
-	newer, older := &rs{spec: newSpec, maxAnn: newMax}, &rs{spec: oldSpec, maxAnn: oldMax}
-	order := [2]*rs{newer, older} // ReplicaSetsBySizeNewer
-	if toAdd < 0 {
-		order = [2]*rs{older, newer} // ReplicaSetsBySizeOlder
-	}
-	if order[1].spec > order[0].spec {
-		order[0], order[1] = order[1], order[0]
-	}
+	// ReplicaSetsBySizeNewer or ReplicaSetsBySizeOlder: larger first; on a tie, the newer
+	// first when growing, the older when shrinking.
+	slices.SortStableFunc(targets, func(a, b scaleTarget) int {
+		if a.spec != b.spec {
+			return cmp.Compare(b.spec, a.spec)
+		}
+		older := a.rs.createdBefore(b.rs)
+		if older == (toAdd < 0) {
+			return -1
+		}
+		return 1
+	})
 	added := 0
-	for _, r := range order {
+	for i := range targets {
+		t := &targets[i]
 		proportion := 0
-		if r.spec != 0 && toAdd != added {
+		if t.spec != 0 && toAdd != added {
 			var fraction int
 			if replicas == 0 {
-				fraction = -r.spec
-			} else if before := cmp.Or(r.maxAnn, statusReplicas); before != 0 {
-				fraction = roundHalfAway(float64(r.spec*(replicas+surge))/float64(before)) - r.spec
+				fraction = -t.spec
+			} else if before := cmp.Or(t.max, statusReplicas); before != 0 {
+				fraction = roundHalfAway(float64(t.spec*(replicas+surge))/float64(before)) - t.spec
 			}
 			if toAdd > 0 {
 				proportion = min(fraction, toAdd-added)
@@ -735,11 +861,10 @@ func proportionalSizes(replicas, surge, newSpec, oldSpec, newMax, oldMax, status
 				proportion = max(fraction, toAdd-added)
 			}
 		}
-		r.size = r.spec + proportion
+		t.size = t.spec + proportion
 		added += proportion
 	}
-	order[0].size = max(order[0].size+toAdd-added, 0)
-	return newer.size, older.size
+	targets[0].size = max(targets[0].size+toAdd-added, 0)
 }
 
 // roundHalfAway rounds x to the nearest integer, halves away from zero, truncating toward
@@ -764,65 +889,65 @@ func newRSReplicas(replicas, surge, current, newSpec int) int {
 
 // evDeploymentSynced is the Deployment controller's calls returning: the ReplicaSets have
 // their new spec.replicas and annotations, and each one whose spec changed is queued for the
-// ReplicaSet controller. A failed sync is retried with the workqueue's backoff. It holds its
-// payload from the free list (a pointer, queued without an allocation).
+// ReplicaSet controller. It holds its payload from the free list (a pointer, queued without
+// an allocation).
 type evDeploymentSynced struct{ c *dcCall }
 
-// dcCall is what a Deployment sync's calls set: the plan, for the ReplicaSets it was made on.
+// dcCall is what a Deployment sync's calls set: the plan, made when n was the new
+// ReplicaSet.
 type dcCall struct {
 	s    *serviceState
-	n, o *replicaSet
+	n    *replicaSet
 	plan deploymentPlan
 }
 
 func (ev evDeploymentSynced) String() string { return "deployment synced " + ev.c.s.svc.Name }
 func (ev evDeploymentSynced) apply(e *Engine) {
 	w := e.workloads
-	d := *ev.c
-	*ev.c = dcCall{}
-	w.freeDCCalls = append(w.freeDCCalls, ev.c)
-	w.dcQueue.done(d.s)
-	if d.n != d.s.newRS || d.o != d.s.oldRS {
-		// A new template arrived while the calls were in flight: they raced the Deployment
-		// update and fail with a conflict; the next sync starts over.
-		w.dcQueue.add(d.s)
-		w.kick()
-		return
-	}
-	p := d.plan
+	d := ev.c
+	s, p := d.s, &d.plan
+	w.dcQueue.done(s)
 	changed := false
-	for _, c := range []struct {
-		rs    *replicaSet
-		spec  int
-		write bool
-	}{{d.n, p.newSpec, p.writeNew}, {d.o, p.oldSpec, p.writeOld}} {
-		if c.rs == nil || !c.write {
-			continue
-		}
-		c.rs.desired, c.rs.maxReplicas = p.desired, p.maxReplicas
-		if c.rs.spec != c.spec {
-			c.rs.spec = c.spec
+	write := func(rs *replicaSet, spec int) {
+		rs.desired, rs.maxReplicas = p.desired, p.maxReplicas
+		if rs.spec != spec {
+			rs.spec = spec
 			// A spec change moves metadata.generation past status.observedGeneration, so
 			// the ReplicaSet's next sync writes its status even when no pod changed.
 			// upstream: replica_set_utils.go updateReplicaSetStatus.
-			c.rs.changes++
-			w.enqueueRS(c.rs)
+			rs.changes++
+			w.enqueueRS(rs)
 		}
 		// The ReplicaSet update reaches the Deployment controller's informer too.
 		changed = true
 	}
-	if changed {
-		w.dcQueue.add(d.s)
+	// The ReplicaSet writes succeed even when the template changed meanwhile: they carry
+	// the ReplicaSets' own resourceVersions.
+	if p.writeNew {
+		write(d.n, p.newSpec)
 	}
-	// handleErr: Forget on success; AddRateLimited on failure, up to maxRetries.
-	if s := d.s; p.failed && s.dcFailures < deploymentMaxRetries {
+	for _, o := range p.old {
+		if o.write {
+			write(o.rs, o.spec)
+		}
+	}
+	if changed {
+		w.dcQueue.add(s)
+	}
+	// The status write does not: it carries the Deployment's resourceVersion, which a new
+	// template changed. handleErr: AddRateLimited on that conflict, up to maxRetries;
+	// Forget on success. The template change queued the Deployment already.
+	if p.statusWrite && d.n != s.newRS && s.dcFailures < deploymentMaxRetries {
 		s.dcFailures++
 		w.addDeploymentAfter(s, max(exponentialBackoff(workloadRetryBase, workloadRetryMax, s.dcFailures), w.dcRetries.reserve(e.now)-e.now))
 	} else {
 		s.dcFailures = 0
 	}
+	clear(p.old)
+	*d = dcCall{plan: deploymentPlan{old: p.old[:0]}}
+	w.freeDCCalls = append(w.freeDCCalls, d)
 	w.kick()
-	e.workloadSettled(d.s)
+	e.workloadSettled(s)
 }
 
 // addDeploymentAfter is the Deployment workqueue's AddAfter: one timer per key, the

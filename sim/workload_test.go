@@ -73,24 +73,36 @@ func TestRolloutRespectsSurgeAndUnavailability(t *testing.T) {
 			s := e.services[0]
 			minAvailable := tc.replicas
 			runEngine(t, e, func() {
-				if e.phase != 1 || s.oldRS == nil {
+				if s.dcRetrying {
+					// Only a conflict fails a sync; a stale old status does not.
+					t.Fatalf("at %v: a Deployment sync failed", e.now)
+				}
+				if e.phase != 1 || len(s.oldRSs) == 0 {
 					return
 				}
-				if spec := s.newRS.spec + s.oldRS.spec; spec > tc.replicas+surge {
+				spec, available := s.newRS.spec, s.newRS.available
+				for _, o := range s.oldRSs {
+					spec += o.spec
+					available += o.available
+				}
+				if spec > tc.replicas+surge {
 					t.Fatalf("at %v: ReplicaSets want %d pods, more than %d+%d", e.now, spec, tc.replicas, surge)
 				}
-				minAvailable = min(minAvailable, s.newRS.available+s.oldRS.available)
+				minAvailable = min(minAvailable, available)
 			})
-			if s.newRS.live != tc.replicas || s.oldRS.live != 0 || s.oldRS.spec != 0 || s.newRS.available != tc.replicas {
-				t.Fatalf("after the rollout: new %d (available %d), old %d (spec %d)", s.newRS.live, s.newRS.available, s.oldRS.live, s.oldRS.spec)
+			if len(s.oldRSs) != 1 {
+				t.Fatalf("%d old ReplicaSets after one rollout, want 1", len(s.oldRSs))
+			}
+			if old := s.oldRSs[0]; s.newRS.live != tc.replicas || old.live != 0 || old.spec != 0 || s.newRS.available != tc.replicas {
+				t.Fatalf("after the rollout: new %d (available %d), old %d (spec %d)", s.newRS.live, s.newRS.available, old.live, old.spec)
 			}
 			if s.rollout != nil {
 				t.Errorf("the rollout is still marked in progress")
 			}
 			// The old ReplicaSet is scaled down only as far as the statuses show available
 			// pods, which lag the pods: never below replicas − maxUnavailable. (A sync that
-			// sees an old status counting more available pods than its spec fails, as
-			// upstream's cleanupUnhealthyReplicas does, rather than trust that count.)
+			// sees an old status counting more available pods than its spec scales nothing
+			// down, as upstream's cleanupUnhealthyReplicas does, rather than trust that count.)
 			if minAvailable < tc.replicas-unavail {
 				t.Errorf("%d pods available during the rollout, fewer than %d−%d", minAvailable, tc.replicas, unavail)
 			}
@@ -447,87 +459,127 @@ func TestDaemonSetRollout(t *testing.T) {
 }
 
 // TestScalingEventAsUpstream checks the Deployment controller's sync on a scaling event
-// against the cases of upstream's TestScale that have at most one old ReplicaSet (the model
-// keeps old ReplicaSets as one group), and two of its three-ReplicaSet cases cut down to
-// one old ReplicaSet ("2 -> 0", "no new ReplicaSet yet": worked by hand from scale()). Each
-// ReplicaSet is annotated for the Deployment before the scale (desired-replicas =
-// oldReplicas, max-replicas = oldReplicas + oldSurge).
+// against every case of upstream's TestScale. Each ReplicaSet is annotated for the
+// Deployment before the scale (desired-replicas = oldReplicas unless the case says
+// otherwise, max-replicas = that + oldSurge); like upstream's, no ReplicaSet has available
+// pods unless the case says so, and the old ones are created before the new one, in order.
 // upstream: pkg/controller/deployment/sync_test.go TestScale; sync.go scale.
 func TestScalingEventAsUpstream(t *testing.T) {
 	for _, tc := range []struct {
 		name                  string
 		oldReplicas, oldSurge int
 		replicas, surge       int
-		newSpec, oldSpec      int // -1: no such ReplicaSet
-		newAvailable          int
-		wantNew, wantOld      int
+		newSpec               int   // -1: no new ReplicaSet
+		old                   []int // the old ReplicaSets' specs, oldest first
+		desired               map[int]int
+		wantNew               int
+		wantOld               []int
 	}{
-		{"normal scaling event: 10 -> 12", 10, 0, 12, 0, 10, -1, 10, 12, -1},
-		{"normal scaling event: 10 -> 5", 10, 0, 5, 0, 10, -1, 10, 5, -1},
-		{"proportional scaling: 5 -> 10", 5, 0, 10, 0, 2, 3, 2, 4, 6},
-		{"proportional scaling: 5 -> 3", 5, 0, 3, 0, 2, 3, 2, 1, 2},
-		{"proportional scaling: 9 -> 4", 9, 0, 4, 0, 8, 1, 8, 4, 0},
-		{"proportional scaling: 2 -> 0", 2, 0, 0, 0, 1, 1, 1, 0, 0},
-		{"deployment with surge pods", 10, 2, 20, 2, 6, 6, 6, 11, 11},
-		{"change both surge and size", 10, 3, 50, 6, 5, 8, 5, 22, 34},
-		{"change both size and template: no new ReplicaSet yet", 10, 0, 14, 0, -1, 10, 0, -1, 14},
-		{"saturated but broken new replica set does not affect old pods", 2, 1, 2, 1, 2, 1, 0, 2, 1},
+		{name: "normal scaling event: 10 -> 12", oldReplicas: 10, replicas: 12, newSpec: 10, wantNew: 12},
+		{name: "normal scaling event: 10 -> 5", oldReplicas: 10, replicas: 5, newSpec: 10, wantNew: 5},
+		{name: "proportional scaling: 5 -> 10", oldReplicas: 5, replicas: 10, newSpec: 2, old: []int{3}, wantNew: 4, wantOld: []int{6}},
+		{name: "proportional scaling: 5 -> 3", oldReplicas: 5, replicas: 3, newSpec: 2, old: []int{3}, wantNew: 1, wantOld: []int{2}},
+		{name: "proportional scaling: 9 -> 4", oldReplicas: 9, replicas: 4, newSpec: 8, old: []int{1}, wantNew: 4, wantOld: []int{0}},
+		{name: "proportional scaling: 7 -> 10", oldReplicas: 7, replicas: 10, newSpec: 2, old: []int{2, 3}, wantNew: 3, wantOld: []int{3, 4}},
+		{name: "proportional scaling: 13 -> 8", oldReplicas: 13, replicas: 8, newSpec: 2, old: []int{3, 8}, wantNew: 1, wantOld: []int{2, 5}},
+		{name: "leftover distribution: 3 -> 4", oldReplicas: 3, replicas: 4, newSpec: 1, old: []int{1, 1}, wantNew: 2, wantOld: []int{1, 1}},
+		{name: "leftover distribution: 3 -> 2", oldReplicas: 3, replicas: 2, newSpec: 1, old: []int{1, 1}, wantNew: 1, wantOld: []int{0, 1}},
+		{name: "proportional scaling (no new rs): 4 -> 5", oldReplicas: 4, replicas: 5, newSpec: -1, old: []int{2, 2}, wantNew: -1, wantOld: []int{2, 3}},
+		{name: "proportional scaling: 6 -> 0", oldReplicas: 6, replicas: 0, newSpec: 3, old: []int{1, 2}, wantNew: 0, wantOld: []int{0, 0}},
+		{name: "proportional scaling: 0 -> 6", oldReplicas: 6, replicas: 6, newSpec: 0, old: []int{0, 0}, wantNew: 6, wantOld: []int{0, 0}},
+		{name: "failed rs update", oldReplicas: 5, replicas: 5, newSpec: 2, old: []int{1, 1}, desired: map[int]int{1: 3}, wantNew: 2, wantOld: []int{1, 2}},
+		{name: "deployment with surge pods", oldReplicas: 10, oldSurge: 2, replicas: 20, surge: 2, newSpec: 6, old: []int{6}, wantNew: 11, wantOld: []int{11}},
+		{name: "change both surge and size", oldReplicas: 10, oldSurge: 3, replicas: 50, surge: 6, newSpec: 5, old: []int{8}, wantNew: 22, wantOld: []int{34}},
+		{name: "change both size and template", oldReplicas: 10, replicas: 14, newSpec: -1, old: []int{3, 7}, wantNew: -1, wantOld: []int{4, 10}},
+		{name: "saturated but broken new replica set does not affect old pods", oldReplicas: 2, oldSurge: 1, replicas: 2, surge: 1, newSpec: 2, old: []int{1}, wantNew: 2, wantOld: []int{1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &serviceState{replicas: tc.replicas, surge: tc.surge}
-			annotate := func(spec int) *replicaSet {
-				return &replicaSet{svc: s, spec: spec, desired: tc.oldReplicas, maxReplicas: tc.oldReplicas + tc.oldSurge}
+			annotate := func(spec, i int) *replicaSet {
+				desired := tc.oldReplicas
+				if d, ok := tc.desired[i]; ok {
+					desired = d
+				}
+				return &replicaSet{svc: s, spec: spec, desired: desired, maxReplicas: desired + tc.oldSurge,
+					created: model.Timestamp(i + 1), hash: fmt.Sprintf("v%d", i+1)}
 			}
-			s.newRS = annotate(max(tc.newSpec, 0))
-			s.newRS.statusAvailable, s.newRS.statusLive = tc.newAvailable, tc.newAvailable
+			for i, spec := range tc.old {
+				s.oldRSs = append(s.oldRSs, annotate(spec, i))
+			}
+			s.newRS = annotate(max(tc.newSpec, 0), len(tc.old))
 			s.newRSCreated = tc.newSpec >= 0
-			if tc.oldSpec >= 0 {
-				s.oldRS = annotate(tc.oldSpec)
-				s.oldRS.statusLive = tc.oldSpec
+			if tc.oldReplicas != tc.replicas && !s.scalingEvent() {
+				t.Fatalf("scalingEvent() = false, want true")
 			}
-			if got, want := s.scalingEvent(), tc.oldReplicas != tc.replicas; got != want {
-				t.Fatalf("scalingEvent() = %v, want %v", got, want)
-			}
-			p := newDeploymentPlan(s)
+			p := newDeploymentPlan(s, nil)
 			p.scale()
 			if tc.wantNew >= 0 && p.newSpec != tc.wantNew {
 				t.Errorf("new ReplicaSet: %d replicas, upstream %d", p.newSpec, tc.wantNew)
 			}
-			if tc.wantOld >= 0 && p.oldSpec != tc.wantOld {
-				t.Errorf("old ReplicaSet: %d replicas, upstream %d", p.oldSpec, tc.wantOld)
-			}
-			if p.failed {
-				t.Errorf("the sync failed")
+			for i, o := range p.old {
+				if o.spec != tc.wantOld[i] {
+					t.Errorf("old ReplicaSet %d: %d replicas, upstream %d", i+1, o.spec, tc.wantOld[i])
+				}
 			}
 		})
 	}
 }
 
-// TestRolloutFailsOnStaleOldStatus checks the rolling update's one failing sync: an old
-// ReplicaSet scaled below the available pods its status still counts makes
-// cleanupUnhealthyReplicas reject a negative scale-down, so the sync scales nothing, writes
-// no status and is retried with the workqueue's backoff.
-// upstream: pkg/controller/deployment/rolling.go cleanupUnhealthyReplicas;
-// deployment_controller.go handleErr.
-func TestRolloutFailsOnStaleOldStatus(t *testing.T) {
-	// 10 replicas, maxSurge 3, maxUnavailable 2; the old ReplicaSet scaled 10 → 5 and its
-	// status not written since (10 available); the new one at 8, all available.
-	s := &serviceState{replicas: 10, surge: 3, unavail: 2, newRSCreated: true}
-	s.newRS = &replicaSet{svc: s, spec: 8, statusAvailable: 8, desired: 10, maxReplicas: 13}
-	s.oldRS = &replicaSet{svc: s, spec: 5, statusAvailable: 10, desired: 10, maxReplicas: 13}
-	p := newDeploymentPlan(s)
-	p.rollingUpdate()
-	// maxScaledDown = 13 − 8 − 0 = 5 > 0, and 5 − 10 < 0: the sync fails.
-	if !p.failed || p.oldSpec != 5 || p.calls != 0 {
-		t.Fatalf("stale status: failed %v, old spec %d, %d calls; want a failed sync with no call", p.failed, p.oldSpec, p.calls)
-	}
-	// Once the status shows 5 available: 13 available > 8, so the old scales down by 5 → 0
-	// (after cleanup, which finds nothing unhealthy).
-	s.oldRS.statusAvailable = 5
-	p = newDeploymentPlan(s)
-	p.rollingUpdate()
-	if p.failed || p.oldSpec != 0 || p.calls != 1 {
-		t.Fatalf("status caught up: failed %v, old spec %d, %d calls; want old scaled to 0 in one call", p.failed, p.oldSpec, p.calls)
+// TestReconcileOldReplicaSetsAsUpstream checks a rolling-update sync's scale-down of the old
+// ReplicaSets: upstream's TestDeploymentController_reconcileOldReplicaSets (one old
+// ReplicaSet, maxSurge 0), and cases of several old ReplicaSets worked by hand from
+// rolling.go. Unavailable pods go first (cleanupUnhealthyReplicas), then available ones
+// while availability allows (scaleDownOldReplicaSetsForRollingUpdate), each in creation
+// order. An old ReplicaSet whose status still counts more available pods than its spec (a
+// status not written since its last scale-down) makes the clean-up fail: nothing more is
+// scaled down in that sync, but the sync does not fail (reconcileOldReplicaSets drops the
+// error): no retry, and the Deployment's status is written as usual.
+// upstream: pkg/controller/deployment/rolling_test.go; rolling.go reconcileOldReplicaSets,
+// cleanupUnhealthyReplicas, scaleDownOldReplicaSetsForRollingUpdate.
+func TestReconcileOldReplicaSetsAsUpstream(t *testing.T) {
+	type rs struct{ spec, available int }
+	for _, tc := range []struct {
+		name              string
+		replicas, unavail int
+		newRS             rs
+		old               []rs // oldest first
+		wantOld           []int
+		wantCalls         int
+	}{
+		{name: "upstream 1: maxUnavailable 0 (1 when maxSurge is 0 too)", replicas: 10, unavail: 1, newRS: rs{0, 0}, old: []rs{{10, 10}}, wantOld: []int{9}, wantCalls: 1},
+		{name: "upstream 2: maxUnavailable 2", replicas: 10, unavail: 2, newRS: rs{0, 0}, old: []rs{{10, 10}}, wantOld: []int{8}, wantCalls: 1},
+		{name: "upstream 3: unhealthy cleaned up", replicas: 10, unavail: 2, newRS: rs{0, 0}, old: []rs{{10, 8}}, wantOld: []int{8}, wantCalls: 1},
+		{name: "upstream 4: one unhealthy, one available", replicas: 10, unavail: 2, newRS: rs{0, 0}, old: []rs{{10, 9}}, wantOld: []int{8}, wantCalls: 2},
+		{name: "upstream 5: new pods unavailable", replicas: 10, unavail: 2, newRS: rs{2, 0}, old: []rs{{8, 8}}, wantOld: []int{8}, wantCalls: 0},
+		{name: "clean-up takes the oldest first", replicas: 10, unavail: 2, newRS: rs{2, 2}, old: []rs{{3, 1}, {5, 5}}, wantOld: []int{1, 5}, wantCalls: 1},
+		{name: "scale-down takes the oldest first", replicas: 10, unavail: 3, newRS: rs{5, 5}, old: []rs{{2, 1}, {3, 3}}, wantOld: []int{0, 2}, wantCalls: 3},
+		{name: "a stale status stops the clean-up", replicas: 10, unavail: 2, newRS: rs{4, 4}, old: []rs{{3, 5}, {3, 2}}, wantOld: []int{3, 3}, wantCalls: 0},
+		{name: "after cleaning an older one", replicas: 10, unavail: 2, newRS: rs{4, 4}, old: []rs{{3, 2}, {3, 5}}, wantOld: []int{2, 3}, wantCalls: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &serviceState{replicas: tc.replicas, unavail: tc.unavail, newRSCreated: true}
+			s.newRS = &replicaSet{svc: s, spec: tc.newRS.spec, statusAvailable: tc.newRS.available, desired: tc.replicas, maxReplicas: tc.replicas}
+			for i, o := range tc.old {
+				s.oldRSs = append(s.oldRSs, &replicaSet{svc: s, spec: o.spec, statusAvailable: o.available,
+					desired: tc.replicas, maxReplicas: tc.replicas, created: model.Timestamp(i)})
+			}
+			if s.scalingEvent() {
+				t.Fatal("a scaling event")
+			}
+			p := newDeploymentPlan(s, nil)
+			p.rollingUpdate()
+			if p.writeNew {
+				t.Errorf("the new ReplicaSet scaled to %d", p.newSpec)
+			}
+			for i, o := range p.old {
+				if o.spec != tc.wantOld[i] {
+					t.Errorf("old ReplicaSet %d: %d replicas, want %d", i+1, o.spec, tc.wantOld[i])
+				}
+			}
+			if p.calls != tc.wantCalls {
+				t.Errorf("%d calls, want %d", p.calls, tc.wantCalls)
+			}
+		})
 	}
 }
 
@@ -837,7 +889,8 @@ func TestNoReadinessProbeOneUpdate(t *testing.T) {
 	}
 }
 
-// TestDeploymentRetriesShareTheQueuesBucket fails 150 Deployment syncs at once: each retry
+// TestDeploymentRetriesShareTheQueuesBucket fails 150 Deployment syncs at once (their
+// status writes conflict with a template change made while they ran): each retry
 // waits for its own backoff (5 ms at the first failure) and for a token of the workqueue's
 // overall bucket (10 qps, burst 100), so 100 retry at 5 ms and the last 50 over the next
 // 5 s.
@@ -854,7 +907,8 @@ func TestDeploymentRetriesShareTheQueuesBucket(t *testing.T) {
 		t.Fatalf("%d services", len(e.services))
 	}
 	for _, s := range e.services {
-		evDeploymentSynced{&dcCall{s: s, n: s.newRS, o: s.oldRS, plan: deploymentPlan{s: s, failed: true}}}.apply(e)
+		// The status write of a sync planned for an older template conflicts.
+		evDeploymentSynced{&dcCall{s: s, n: &replicaSet{svc: s}, plan: deploymentPlan{s: s, statusWrite: true}}}.apply(e)
 	}
 	var at []Time
 	for _, s := range e.services {
