@@ -241,7 +241,7 @@ func labelsCorrectForEndpoints(epLabels, svcLabels map[string]string) bool {
 // Failed, has an IP, and not terminating unless includeTerminating (publishNotReadyAddresses).
 // upstream: k8s.io/endpointslice util/controller_utils.go ShouldPodBeInEndpoints.
 func legacyPodIncluded(pod *Pod, includeTerminating bool) bool {
-	if pod.Phase == PodSucceeded || pod.Phase == PodFailed {
+	if pod.Phase.Terminal() {
 		return false
 	}
 	if len(pod.IPs) == 0 {

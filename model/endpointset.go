@@ -130,7 +130,7 @@ func boolPtrChanged(a, b *bool) bool {
 // shouldPodBeInEndpoints: terminal pods and pods without an IP are left out; terminating pods
 // are kept. upstream: util/controller_utils.go ShouldPodBeInEndpoints(pod, true)
 func shouldPodBeInEndpoints(pod *Pod) bool {
-	if pod.Phase == PodSucceeded || pod.Phase == PodFailed {
+	if pod.Phase.Terminal() {
 		return false
 	}
 	return len(pod.IPs) > 0

@@ -59,6 +59,10 @@ func (p PodPhase) String() string {
 	return "Unknown"
 }
 
+// Terminal reports whether the phase is Succeeded or Failed: the pod's containers will not
+// run again (upstream: pkg/api/v1/pod IsPodTerminal).
+func (p PodPhase) Terminal() bool { return p == PodSucceeded || p == PodFailed }
+
 // ParsePodPhase returns the phase named s (core/v1 spelling); an empty s is PodPhaseUnset
 // and a name it does not know is PodUnknown.
 func ParsePodPhase(s string) PodPhase {

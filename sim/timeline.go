@@ -108,6 +108,7 @@ func (e *Engine) actOn(a *Action, s *serviceState) {
 			return // no workload to roll
 		}
 		e.newTemplate(s)
+		s.generation++ // a spec change: the template
 		if a.ServiceStrategy {
 			s.surge, s.unavail = s.strategy()
 		} else {
@@ -134,6 +135,9 @@ func (e *Engine) actOn(a *Action, s *serviceState) {
 		}
 		if s.kind() == KindDaemonSet {
 			return // a DaemonSet runs one pod per node, whatever the replicas
+		}
+		if replicas != s.replicas {
+			s.generation++ // a spec change
 		}
 		s.replicas = replicas
 		s.surge, s.unavail = s.strategy()

@@ -179,9 +179,9 @@ func TestScaleDownSpreadsOverTheYoungest(t *testing.T) {
 }
 
 // TestScaleDownsInRuns drives scale-downs through rollouts, scaling, restarts, node failures
-// and drains, and checks after every event that each ReplicaSet's counts match its pods:
-// its live pods are the pods pickVictims ranks, and a ranking of all of them returns each
-// once.
+// and drains, and checks after every event that each ReplicaSet's counts (live, ready,
+// terminating) match its pods: its live pods are the pods pickVictims ranks, and a ranking
+// of all of them returns each once.
 func TestScaleDownsInRuns(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -216,14 +216,24 @@ func TestScaleDownsInRuns(t *testing.T) {
 			checks := 0
 			runEngine(t, e, func() {
 				for _, rs := range append([]*replicaSet{s.newRS}, s.oldRSs...) {
-					live := 0
+					live, ready, terminating := 0, 0, 0
 					for _, p := range s.pods {
-						if p.live && p.rs == rs {
+						if p.rs != rs {
+							continue
+						}
+						if p.live {
 							live++
+							if p.pod.Ready {
+								ready++
+							}
+						}
+						if p.stage != stageGone && p.pod.Terminating && !p.pod.Phase.Terminal() {
+							terminating++
 						}
 					}
-					if live != rs.live {
-						t.Fatalf("at %v: ReplicaSet %s counts %d live pods, has %d", e.now, rs.hash, rs.live, live)
+					if live != rs.live || ready != rs.ready || terminating != rs.terminating {
+						t.Fatalf("at %v: ReplicaSet %s counts %d live, %d ready and %d terminating pods, has %d, %d and %d",
+							e.now, rs.hash, rs.live, rs.ready, rs.terminating, live, ready, terminating)
 					}
 					if checks%97 == 0 && live > 0 {
 						all := e.workloads.pickVictims(rs, live+1, e.now)

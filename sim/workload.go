@@ -76,9 +76,10 @@ type serviceState struct {
 	newRSCreated bool
 	// dcItem is the Deployment's place in the Deployment controller's workqueue.
 	dcItem workItem
-	// rsStatusWrites counts ReplicaSet status writes; dcSeen is its value at the
-	// Deployment's last status write.
-	rsStatusWrites, dcSeen int
+	// generation is the Deployment's metadata.generation (a new template or replicas move
+	// it on); dcStatus its status as the Deployment controller last wrote it.
+	generation int
+	dcStatus   deploymentStatus
 	// dcFailures is the Deployment's retry count in the Deployment controller's workqueue,
 	// and dcRetryAt the deadline of its delayed add when dcRetrying.
 	dcFailures int
@@ -316,6 +317,7 @@ func (e *Engine) createService(s *serviceState) {
 		return
 	}
 	e.newTemplate(s)
+	s.generation = 1
 	s.surge, s.unavail = s.strategy()
 	for _, c := range e.ctls {
 		c.serviceAdded(s)
@@ -357,6 +359,9 @@ func (s *serviceState) setLive(p *podState, live bool) {
 	rs.live += d
 	if p.available {
 		rs.available += d
+	}
+	if p.pod.Ready {
+		rs.ready += d
 	}
 	rs.changes++
 }
@@ -507,6 +512,9 @@ func (e *Engine) deletePod(p *podState) {
 		return
 	}
 	e.updatePod(p, func(pod *model.Pod) { pod.Terminating = true })
+	if p.rs != nil {
+		p.rs.resolve().terminating++
+	}
 	p.svc.setPodTerminating(p)
 	if p.stuck {
 		return // the kubelet is gone; the pod stays Terminating until its node is removed
@@ -558,7 +566,11 @@ func (e *Engine) podGone(p *podState) {
 	e.podNames.remove(p.pod.Name)
 	s.setPodGone(p)
 	if p.rs != nil {
-		p.rs.resolve().changes++ // status.terminatingReplicas
+		rs := p.rs.resolve()
+		rs.changes++ // status.terminatingReplicas
+		if p.pod.Terminating && !p.pod.Phase.Terminal() {
+			rs.terminating-- // gone without stopping (its node was removed)
+		}
 	}
 	e.podDeleted(p)
 }
@@ -741,7 +753,15 @@ func (e *Engine) setReady(p *podState, ready bool) { e.setReadyWith(p, ready, 0,
 func (e *Engine) setReadyWith(p *podState, ready bool, since model.Timestamp, also func(*model.Pod)) {
 	now := cmp.Or(since, timestamp(e.now))
 	if p.rs != nil {
-		p.rs.resolve().changes++ // status.readyReplicas
+		rs := p.rs.resolve()
+		rs.changes++ // status.readyReplicas
+		if p.live && p.pod.Ready != ready {
+			if ready {
+				rs.ready++
+			} else {
+				rs.ready--
+			}
+		}
 	}
 	minReady := Time(p.svc.cfg.MinReady)
 	switch {
@@ -797,6 +817,9 @@ func (ev evPodStopped) apply(e *Engine) {
 	// util.ShouldPodBeInEndpoints (isPodTerminal).
 	ready := p.pod.Ready
 	now := timestamp(e.now)
+	if p.rs != nil && p.pod.Terminating {
+		p.rs.resolve().terminating-- // terminal: no longer counted as terminating
+	}
 	e.updatePod(p, func(pod *model.Pod) {
 		pod.Phase = model.PodSucceeded // or Failed, by the exit codes: terminal either way
 		if ready {

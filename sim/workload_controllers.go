@@ -53,12 +53,16 @@ type replicaSet struct {
 	// expectCreates and expectDeletes are the ControllerExpectations still outstanding: a
 	// sync manages replicas only when both are 0.
 	expectCreates, expectDeletes int
-	// statusLive and statusAvailable are status.replicas and status.availableReplicas as
-	// last written: what the Deployment controller sees.
-	statusLive, statusAvailable int
-	// changes counts pod changes that alter the status; written is its value at the last
-	// status write.
-	changes, written int
+	// ready counts its live pods that are Ready; terminating its deleted pods whose
+	// containers have not stopped (a deletionTimestamp and a phase that is not terminal).
+	ready, terminating int
+	// generation is metadata.generation, which every change of its spec moves on.
+	generation int
+	// status is its status as last written: what the Deployment controller sees.
+	status rsStatus
+	// changes counts the pod changes that alter a StatefulSet's or DaemonSet's status (a
+	// set's counters; see setSync).
+	changes int
 	// desired and maxReplicas are the deployment.kubernetes.io/desired-replicas and
 	// max-replicas annotations: the Deployment's replicas, and replicas + maxSurge, when the
 	// Deployment controller last wrote this ReplicaSet. An active ReplicaSet annotated with
@@ -110,7 +114,7 @@ func (s *serviceState) pruneOldRSs() {
 	}
 	newest := s.oldRSs[len(s.oldRSs)-1]
 	s.oldRSs = slices.DeleteFunc(s.oldRSs, func(o *replicaSet) bool {
-		return o != newest && o.spec == 0 && o.live == 0 && o.statusLive == 0 && o.statusAvailable == 0 &&
+		return o != newest && o.spec == 0 && o.live == 0 && o.terminating == 0 && o.status.live == 0 && o.status.terminating == 0 &&
 			o.expectCreates == 0 && o.expectDeletes == 0 && !o.item.queued && !o.item.processing
 	})
 }
@@ -311,7 +315,7 @@ func (w *workloadControllers) syncReplicaSet(rs *replicaSet) {
 	e := w.e
 	s := rs.svc
 	// The status is computed from the pods listed at the start of the sync.
-	st := rsStatus{live: rs.live, available: rs.available, changes: rs.changes}
+	st := rsStatus{live: rs.live, ready: rs.ready, available: rs.available, terminating: rs.terminating, generation: rs.generation}
 	if rs.expectCreates == 0 && rs.expectDeletes == 0 && s.created {
 		switch diff := rs.live - rs.spec; {
 		case diff < 0:
@@ -378,8 +382,16 @@ func (f *eventSpamFilter) allow(t Time) bool {
 	return true
 }
 
-// rsStatus is the status a ReplicaSet sync computed.
-type rsStatus struct{ live, available, changes int }
+// rsStatus is a ReplicaSet's status as its sync computes it: status.replicas,
+// readyReplicas, availableReplicas, terminatingReplicas (DeploymentReplicaSetTerminatingReplicas,
+// beta and on since 1.35), observedGeneration, and whether it has the ReplicaFailure
+// condition (the sync's last pod create failed). upstream: replica_set_utils.go
+// calculateStatus.
+type rsStatus struct {
+	live, ready, available, terminating int
+	generation                          int
+	failure                             bool
+}
 
 // createBatch sends one slow-start batch of pod creates; the next batch, twice as large,
 // starts when every call of this one has returned.
@@ -491,12 +503,13 @@ func (ev evRSStatus) apply(e *Engine) {
 	e.workloads.writeStatus(c.rs, c.st, c.failed)
 }
 
-// writeStatus writes the status a sync computed when the pods changed since the last write,
-// and ends the sync when the write returns. upstream: replica_set.go updateReplicaSetStatus
-// (no call when the status is unchanged).
+// writeStatus writes the status a sync computed when it differs from the last one written,
+// and ends the sync when the write returns. upstream: replica_set_utils.go
+// updateReplicaSetStatus (no call when the status is unchanged).
 func (w *workloadControllers) writeStatus(rs *replicaSet, st rsStatus, failed bool) {
 	e := w.e
-	if st.changes == rs.written {
+	st.failure = failed
+	if st == rs.status {
 		w.rsDone(rs, failed)
 		return
 	}
@@ -505,7 +518,8 @@ func (w *workloadControllers) writeStatus(rs *replicaSet, st rsStatus, failed bo
 }
 
 // evRSStatusWritten is a ReplicaSet status write returning; the Deployment controller's
-// informer sees the new status and queues the Deployment.
+// informer sees the new status and queues the Deployment (upstream: deployment_controller.go
+// updateReplicaSet, on any update).
 type evRSStatusWritten struct{ c *rsCall }
 
 func (ev evRSStatusWritten) String() string { return "replicaset status written " + ev.c.rs.hash }
@@ -513,8 +527,7 @@ func (ev evRSStatusWritten) apply(e *Engine) {
 	w := e.workloads
 	c := w.takeRSCall(ev.c)
 	rs := c.rs
-	rs.statusLive, rs.statusAvailable, rs.written = c.st.live, c.st.available, c.st.changes
-	rs.svc.rsStatusWrites++
+	rs.status = c.st
 	w.enqueueDeployment(rs.svc)
 	w.rsDone(rs, c.failed)
 }
@@ -555,8 +568,7 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 	}
 	// syncRolloutStatus / syncDeploymentStatus: a status write when anything it reports
 	// changed.
-	if p.calls > 0 || s.rsStatusWrites != s.dcSeen {
-		s.dcSeen = s.rsStatusWrites
+	if p.status = s.deploymentStatus(p.newSpec, !created); p.status != s.dcStatus {
 		p.statusWrite = true
 		p.calls++
 	}
@@ -593,6 +605,52 @@ func (s *serviceState) scalingEvent() bool {
 	return false
 }
 
+// deploymentStatus is a Deployment's status as its sync computes it from its ReplicaSets'
+// statuses and specs: observedGeneration, replicas, updatedReplicas (the new ReplicaSet's),
+// readyReplicas, availableReplicas, unavailableReplicas (spec.replicas summed, less the
+// available ones), terminatingReplicas, and the Available condition (at least replicas −
+// maxUnavailable available). The Progressing condition's updates come with a change of
+// these counts. upstream: deployment/sync.go calculateStatus, syncRolloutStatus,
+// syncDeploymentStatus (no write when the status is unchanged).
+type deploymentStatus struct {
+	generation                                                    int
+	replicas, updated, ready, available, unavailable, terminating int
+	minAvailable                                                  bool
+}
+
+// deploymentStatus computes s's Deployment status, as the sync computes it: with the specs
+// the ReplicaSets had when it started (its scale calls return objects it does not use for
+// the status), but a new ReplicaSet it created with newSpec (getNewReplicaSet returns it).
+func (s *serviceState) deploymentStatus(newSpec int, createdNow bool) deploymentStatus {
+	st := deploymentStatus{generation: s.generation}
+	spec := 0
+	add := func(rs *replicaSet) {
+		st.replicas += rs.status.live
+		st.ready += rs.status.ready
+		st.available += rs.status.available
+		st.terminating += rs.status.terminating
+	}
+	if s.newRSCreated {
+		add(s.newRS)
+		st.updated = s.newRS.status.live
+		spec = s.newRS.spec
+		if createdNow {
+			spec = newSpec
+		}
+	}
+	for _, o := range s.oldRSs {
+		add(o)
+		spec += o.spec
+	}
+	st.unavailable = max(spec-st.available, 0)
+	maxUnavailable := 0 // MaxUnavailable: none of 0 replicas, at most all of them
+	if s.replicas > 0 {
+		maxUnavailable = min(s.unavail, s.replicas)
+	}
+	st.minAvailable = st.available >= s.replicas-maxUnavailable
+	return st
+}
+
 // deploymentPlan is what one Deployment sync decides: the ReplicaSets' new spec.replicas,
 // which of them it writes (every write also sets the replicas annotations) and its calls.
 type deploymentPlan struct {
@@ -603,7 +661,9 @@ type deploymentPlan struct {
 	// desired and maxReplicas are the annotations its writes set.
 	desired, maxReplicas int
 	calls                int
-	// statusWrite is true when the sync writes the Deployment's status.
+	// status is the Deployment's status the sync computed; statusWrite is true when it
+	// differs from the one last written, and the sync writes it.
+	status      deploymentStatus
 	statusWrite bool
 	// What the sync sees of the new ReplicaSet: whether it exists, and its
 	// status.availableReplicas.
@@ -623,7 +683,7 @@ type rsPlan struct {
 // ReplicaSets' plans appended to old.
 func newDeploymentPlan(s *serviceState, old []rsPlan) deploymentPlan {
 	p := deploymentPlan{s: s, newSpec: s.newRS.spec, desired: s.replicas, maxReplicas: s.replicas + s.surge,
-		newCreated: s.newRSCreated, newAvailable: s.newRS.statusAvailable, old: old}
+		newCreated: s.newRSCreated, newAvailable: s.newRS.status.available, old: old}
 	for _, o := range s.oldRSs {
 		p.old = append(p.old, rsPlan{rs: o, spec: o.spec})
 	}
@@ -688,10 +748,10 @@ func (p *deploymentPlan) rollingUpdate() {
 		if cleaned >= maxScaledDown {
 			break
 		}
-		if o.spec == 0 || o.spec == o.rs.statusAvailable {
+		if o.spec == 0 || o.spec == o.rs.status.available {
 			continue
 		}
-		n := min(maxScaledDown-cleaned, o.spec-o.rs.statusAvailable)
+		n := min(maxScaledDown-cleaned, o.spec-o.rs.status.available)
 		if n < 0 {
 			return
 		}
@@ -702,7 +762,7 @@ func (p *deploymentPlan) rollingUpdate() {
 	// ReplicaSet first.
 	avail := p.newAvailable
 	for _, o := range p.old {
-		avail += o.rs.statusAvailable
+		avail += o.rs.status.available
 	}
 	if avail <= minAvailable {
 		return
@@ -793,9 +853,7 @@ type scaleTarget struct {
 func (p *deploymentPlan) scaleProportionally() {
 	s := p.s
 	var targets []scaleTarget
-	statusReplicas := s.newRS.statusLive
 	for i, o := range p.old {
-		statusReplicas += o.rs.statusLive
 		if o.spec > 0 {
 			targets = append(targets, scaleTarget{rs: o.rs, old: i, spec: o.spec, max: o.rs.maxReplicas})
 		}
@@ -803,7 +861,7 @@ func (p *deploymentPlan) scaleProportionally() {
 	if p.newCreated && p.newSpec > 0 {
 		targets = append(targets, scaleTarget{rs: s.newRS, old: -1, spec: p.newSpec, max: s.newRS.maxReplicas})
 	}
-	proportionalSizes(s.replicas, s.surge, statusReplicas, targets)
+	proportionalSizes(s.replicas, s.surge, s.dcStatus.replicas, targets)
 	for _, t := range targets {
 		if t.size == t.spec && t.rs.desired == p.desired && t.rs.maxReplicas == p.maxReplicas {
 			continue
@@ -915,7 +973,7 @@ func (ev evDeploymentSynced) apply(e *Engine) {
 			// A spec change moves metadata.generation past status.observedGeneration, so
 			// the ReplicaSet's next sync writes its status even when no pod changed.
 			// upstream: replica_set_utils.go updateReplicaSetStatus.
-			rs.changes++
+			rs.generation++
 			w.enqueueRS(rs)
 		}
 		// The ReplicaSet update reaches the Deployment controller's informer too.
@@ -937,7 +995,11 @@ func (ev evDeploymentSynced) apply(e *Engine) {
 	// The status write does not: it carries the Deployment's resourceVersion, which a new
 	// template changed. handleErr: AddRateLimited on that conflict, up to maxRetries;
 	// Forget on success. The template change queued the Deployment already.
-	if p.statusWrite && d.n != s.newRS && s.dcFailures < deploymentMaxRetries {
+	conflict := p.statusWrite && d.n != s.newRS
+	if p.statusWrite && !conflict {
+		s.dcStatus = p.status
+	}
+	if conflict && s.dcFailures < deploymentMaxRetries {
 		s.dcFailures++
 		w.addDeploymentAfter(s, max(exponentialBackoff(workloadRetryBase, workloadRetryMax, s.dcFailures), w.dcRetries.reserve(e.now)-e.now))
 	} else {

@@ -558,9 +558,9 @@ func TestReconcileOldReplicaSetsAsUpstream(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &serviceState{replicas: tc.replicas, unavail: tc.unavail, newRSCreated: true}
-			s.newRS = &replicaSet{svc: s, spec: tc.newRS.spec, statusAvailable: tc.newRS.available, desired: tc.replicas, maxReplicas: tc.replicas}
+			s.newRS = &replicaSet{svc: s, spec: tc.newRS.spec, status: rsStatus{available: tc.newRS.available}, desired: tc.replicas, maxReplicas: tc.replicas}
 			for i, o := range tc.old {
-				s.oldRSs = append(s.oldRSs, &replicaSet{svc: s, spec: o.spec, statusAvailable: o.available,
+				s.oldRSs = append(s.oldRSs, &replicaSet{svc: s, spec: o.spec, status: rsStatus{available: o.available},
 					desired: tc.replicas, maxReplicas: tc.replicas, created: model.Timestamp(i)})
 			}
 			if s.scalingEvent() {
@@ -619,12 +619,17 @@ func TestPodEventsTakeTheClientsTokens(t *testing.T) {
 	}
 }
 
-// TestReplicaSetStatusWrites follows one ReplicaSet of one pod through the statuses its
-// controller writes: upstream writes after the sync that follows a spec change even when no
-// pod changed (metadata.generation moved past status.observedGeneration), and counts a pod
-// with minReadySeconds 0 ready and available in the same sync.
+// TestReplicaSetStatusWrites follows one Deployment of one pod through the statuses its
+// controllers write. The ReplicaSet controller writes after the sync that follows a spec
+// change even when no pod changed (metadata.generation moved past status.observedGeneration),
+// and counts a pod with minReadySeconds 0 ready and available in the same sync. The
+// Deployment controller syncs on each of those writes, and on its own ReplicaSet writes, but
+// writes its status only when what it computes changed: on the create (unavailableReplicas
+// counts the new ReplicaSet's spec), then when the ReplicaSet's status counts the pod, then
+// when it counts it available; not for the generation-only write.
 // upstream: replica_set_utils.go updateReplicaSetStatus, calculateStatus;
-// pkg/api/v1/pod/util.go IsPodAvailable.
+// pkg/api/v1/pod/util.go IsPodAvailable; deployment/sync.go calculateStatus,
+// syncRolloutStatus.
 func TestReplicaSetStatusWrites(t *testing.T) {
 	cfg := workloadConfig(1, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
 	e, err := newEngine(cfg, nil)
@@ -632,17 +637,26 @@ func TestReplicaSetStatusWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := e.services[0]
-	var got []string
-	writes := 0
+	var rsWrites, dcWrites []string
+	var rsLast rsStatus
+	var dcLast deploymentStatus
 	runEngine(t, e, func() {
-		if s.rsStatusWrites != writes {
-			writes = s.rsStatusWrites
-			got = append(got, fmt.Sprintf("replicas=%d available=%d", s.newRS.statusLive, s.newRS.statusAvailable))
+		if st := s.newRS.status; st != rsLast {
+			rsLast = st
+			rsWrites = append(rsWrites, fmt.Sprintf("generation=%d replicas=%d ready=%d available=%d", st.generation, st.live, st.ready, st.available))
+		}
+		if st := s.dcStatus; st != dcLast {
+			dcLast = st
+			dcWrites = append(dcWrites, fmt.Sprintf("replicas=%d available=%d unavailable=%d", st.replicas, st.available, st.unavailable))
 		}
 	})
-	want := []string{"replicas=0 available=0", "replicas=1 available=0", "replicas=1 available=1"}
-	if !slices.Equal(got, want) {
-		t.Errorf("status writes %q, want %q", got, want)
+	want := []string{"generation=1 replicas=0 ready=0 available=0", "generation=1 replicas=1 ready=0 available=0", "generation=1 replicas=1 ready=1 available=1"}
+	if !slices.Equal(rsWrites, want) {
+		t.Errorf("ReplicaSet status writes %q, want %q", rsWrites, want)
+	}
+	want = []string{"replicas=0 available=0 unavailable=1", "replicas=1 available=0 unavailable=1", "replicas=1 available=1 unavailable=0"}
+	if !slices.Equal(dcWrites, want) {
+		t.Errorf("Deployment status writes %q, want %q", dcWrites, want)
 	}
 }
 
