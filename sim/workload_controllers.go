@@ -85,19 +85,16 @@ func (rs *replicaSet) resolve() *replicaSet {
 	return rs
 }
 
-// createdBefore is upstream's ReplicaSetsByCreationTimestamp order: by creation time, then
-// by name (the Deployment's name and the hash).
-func (rs *replicaSet) createdBefore(o *replicaSet) bool {
-	if rs.created != o.created {
-		return rs.created < o.created
-	}
-	return rs.hash < o.hash
+// compareCreation is upstream's ReplicaSetsByCreationTimestamp order, older first: by
+// creation time, then by name (the Deployment's name and the hash).
+func compareCreation(a, b *replicaSet) int {
+	return cmp.Or(cmp.Compare(a.created, b.created), cmp.Compare(a.hash, b.hash))
 }
 
 // addOldRS adds rs, which a new template made old, to s's old ReplicaSets in creation order.
 func (s *serviceState) addOldRS(rs *replicaSet) {
 	i := len(s.oldRSs)
-	for i > 0 && rs.createdBefore(s.oldRSs[i-1]) {
+	for i > 0 && compareCreation(rs, s.oldRSs[i-1]) < 0 {
 		i--
 	}
 	s.oldRSs = slices.Insert(s.oldRSs, i, rs)
@@ -893,14 +890,13 @@ func proportionalSizes(replicas, surge, statusReplicas int, targets []scaleTarge
 	// ReplicaSetsBySizeNewer or ReplicaSetsBySizeOlder: larger first; on a tie, the newer
 	// first when growing, the older when shrinking.
 	slices.SortStableFunc(targets, func(a, b scaleTarget) int {
-		if a.spec != b.spec {
-			return cmp.Compare(b.spec, a.spec)
+		if c := cmp.Compare(b.spec, a.spec); c != 0 {
+			return c
 		}
-		older := a.rs.createdBefore(b.rs)
-		if older == (toAdd < 0) {
-			return -1
+		if toAdd > 0 {
+			return compareCreation(b.rs, a.rs)
 		}
-		return 1
+		return compareCreation(a.rs, b.rs)
 	})
 	added := 0
 	for i := range targets {
