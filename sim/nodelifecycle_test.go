@@ -266,7 +266,7 @@ func TestReadyAgainWithTheKeptTransition(t *testing.T) {
 	old := *p.pod
 	next := old
 	next.ReadyTransition = old.ReadyTransition - model.Timestamp(time.Second)
-	p.pod = &next
+	p.setPod(&next)
 	c.podUpdated(p, &old)
 	if c.keys[p.svc.idx].readyList != 0 {
 		t.Error("an older Ready transition was noted as a change")

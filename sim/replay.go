@@ -196,12 +196,13 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 		}
 		if p == nil {
 			s.podSeq++
-			p = &podState{svc: s, node: -1, stage: stageRunning, seq: s.podSeq, pod: &pod}
+			p = &podState{svc: s, node: -1, stage: stageRunning, seq: s.podSeq}
+			p.setPod(&pod)
 			s.pods = append(s.pods, p)
 			e.podAdded(p)
 		} else {
 			old := p.pod
-			p.pod = &pod
+			p.setPod(&pod)
 			e.podUpdated(p, old)
 		}
 		next = append(next, p)

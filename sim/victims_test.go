@@ -97,6 +97,7 @@ func TestVictimOrderAsUpstream(t *testing.T) {
 					p.pod.ReadyTransition = p.pod.CreationTimestamp + model.Timestamp(r.Int64N(600))*model.Timestamp(sec)
 				}
 			}
+			p.setPod(p.pod)
 			s.pods = append(s.pods, p)
 		}
 		buckets := map[int8]bool{}
@@ -215,6 +216,12 @@ func TestScaleDownsInRuns(t *testing.T) {
 			s := e.services[0]
 			checks := 0
 			runEngine(t, e, func() {
+				// What the ranking keeps of each pod follows its object.
+				for _, p := range s.pods {
+					if class, at := rankOf(p.pod); p.rankClass != class || p.rankTime != at {
+						t.Fatalf("at %v: pod %s ranks as (%d, %d), its object as (%d, %d)", e.now, p.pod.Name, p.rankClass, p.rankTime, class, at)
+					}
+				}
 				for _, rs := range append([]*replicaSet{s.newRS}, s.oldRSs...) {
 					live, ready, terminating := 0, 0, 0
 					for _, p := range s.pods {
@@ -255,3 +262,42 @@ func TestScaleDownsInRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestAgeBucketAsUpstream checks ageBucket against upstream's int(math.Log2(float64(d)))
+// on every power of two and its neighbours (where rounding could part them), at the edges
+// of ageBucket's shortcut, and on random durations up to a year.
+func TestAgeBucketAsUpstream(t *testing.T) {
+	upstream := func(d int64) int8 {
+		if d <= 0 {
+			return -1
+		}
+		return int8(math.Log2(float64(d)))
+	}
+	var ds []int64
+	for k := range 63 {
+		p := int64(1) << k
+		for _, delta := range []int64{-3, -2, -1, 0, 1, 2, 3} {
+			ds = append(ds, p+delta)
+		}
+		// Around where the shortcut hands over to math.Log2, and where float64 rounds d
+		// up to the next power.
+		next := uint64(1) << (k + 1)
+		edge := int64(next - next>>32)
+		ds = append(ds, edge-1, edge, edge+1, int64(next-next>>53), int64(next-next>>54))
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	year := int64(365 * 24 * time.Hour)
+	for range 200000 {
+		ds = append(ds, r.Int64N(year), r.Int64N(int64(time.Hour)), int64(r.Uint64()>>uint(r.IntN(64))))
+	}
+	ds = append(ds, 0, -1, math.MinInt64+1, math.MaxInt64)
+	for _, d := range ds {
+		now := Time(d)
+		if got, want := ageBucket(now, timestampNs(0)), upstream(d); got != want {
+			t.Fatalf("ageBucket of %d ns = %d, upstream %d", d, got, want)
+		}
+	}
+}
+
+// timestampNs is the object timestamp of virtual time t, not rounded to the second.
+func timestampNs(t Time) model.Timestamp { return model.Timestamp(epoch + int64(t)) }

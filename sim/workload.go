@@ -49,9 +49,20 @@ type podState struct {
 	// observed is true once the kubelet has written the observedGeneration of the pod's
 	// deletion: a kubelet that takes the pod up again (its node back) patches nothing new.
 	observed bool
+	// rankClass and rankTime are what the ReplicaSet controller's victim ranking reads of
+	// the pod object (see setPod), kept here so that ranking a large ReplicaSet reads one
+	// record a pod: they fit in what the size class already holds.
+	rankClass int8
+	rankTime  model.Timestamp
 	// sliceRef and endpointsRef are where the two controllers' builders keep the pod.
 	sliceRef     model.PodRef
 	endpointsRef model.EndpointsPodRef
+}
+
+// setPod makes pod the pod's current object (never modified afterwards).
+func (p *podState) setPod(pod *model.Pod) {
+	p.pod = pod
+	p.rankClass, p.rankTime = rankOf(pod)
 }
 
 // serviceState is one Service and the Deployment behind it.
@@ -468,9 +479,10 @@ func (e *Engine) createPod(s *serviceState, rs *replicaSet, name string) *podSta
 		ordinal: -1,
 		pinned:  -1,
 		seq:     s.podSeq,
-		pod:     &model.Pod{PodIdentity: e.podIdentity(s, name, uid), Phase: model.PodPending},
 	}
-	p.pod.CreationTimestamp = timestamp(e.now)
+	pod := &model.Pod{PodIdentity: e.podIdentity(s, name, uid), Phase: model.PodPending}
+	pod.CreationTimestamp = timestamp(e.now)
+	p.setPod(pod)
 	e.podNames.add(p)
 	s.pods = append(s.pods, p)
 	s.setLive(p, true)
@@ -613,7 +625,7 @@ func (e *Engine) updatePod(p *podState, change func(*model.Pod)) {
 		next.ResourceVersion = ""
 		e.api.bumpResourceVersion()
 	}
-	p.pod = &next
+	p.setPod(&next)
 	e.podUpdated(p, old)
 }
 
