@@ -89,7 +89,8 @@ type SyncBuffers struct {
 	dirty         []endpointHash   // syncFamily's copy of a dirty set
 	touchedSlices []*storedSlice   // syncFamily's touched slices
 	pending       []*podEntry      // syncFamily's pods of pending endpoints
-	same          []bool           // unchangedPositions' answer
+	pairs         []endpointPair   // alignUpdate's answer, per endpoint of the update
+	oldPaired     []bool           // alignUpdate's old endpoints that it paired
 	order         []*EndpointSlice // syncPortMap's fill order
 	plans         []SlicePlan      // the last Sync's result, reused by the next Sync
 }
@@ -730,7 +731,7 @@ func (s *ServiceSlices) resetStored(stored []*EndpointSlice) {
 		s.families[i] = f
 	}
 	for _, sl := range stored {
-		s.addStored(sl, nil, nil)
+		s.addStored(sl, nil)
 	}
 }
 
@@ -770,15 +771,10 @@ func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSl
 	touched := s.opts.Buffers.touched[:0]
 	defer func() { s.opts.Buffers.touched = touched[:0] }()
 	var fam *family
-	// An update usually keeps most endpoints where they were, unchanged: their clean/dirty
+	// An update usually keeps most endpoints, unchanged, in their order: their clean/dirty
 	// state cannot change, so only the others are marked and checked again.
-	var same []bool
-	if old != nil && verb != "delete" {
-		same = s.unchangedPositions(old, slice)
-	}
-	if same != nil && old.s.Name == slice.Name {
-		// The same slice in the same group: re-index only the positions that changed.
-		touched = s.updateStored(old, slice, same, touched)
+	if old != nil && verb != "delete" && s.updatesInPlace(old, slice) {
+		touched = s.updateStored(old, slice, s.alignUpdate(old, slice), touched)
 		if s.dupHashes == 0 {
 			for _, h := range touched {
 				s.checkClean(old.fam, h)
@@ -788,10 +784,10 @@ func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSl
 	}
 	if old != nil {
 		fam = old.fam
-		touched = s.removeStored(old, touched, same)
+		touched = s.removeStored(old, touched)
 	}
 	if verb != "delete" {
-		touched = s.addStored(slice, touched, same)
+		touched = s.addStored(slice, touched)
 		fam = s.stored.at(slice.Name).fam
 	}
 	if fam != nil && s.dupHashes == 0 {
@@ -801,7 +797,7 @@ func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSl
 	}
 }
 
-func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash, same []bool) []endpointHash {
+func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash) []endpointHash {
 	f := s.family(familyIndex(sl.AddressType))
 	ss := &storedSlice{s: sl, fam: f, hashes: make([]endpointHash, len(sl.Endpoints))}
 	s.stored.set(sl.Name, ss)
@@ -823,9 +819,6 @@ func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash, sam
 		h := hashEndpoint(&sl.Endpoints[i])
 		ss.hashes[i] = h
 		s.indexStored(f, ss, i, h)
-		if i < len(same) && same[i] {
-			continue
-		}
 		f.dirty.add(h)
 		touched = append(touched, h)
 	}
@@ -856,22 +849,16 @@ func (s *ServiceSlices) flagForHints(f *family, name string, ss *storedSlice) {
 	}
 }
 
-// updateStored replaces ss's slice with slice, an update of it that unchangedPositions found
-// to keep its family, group and standing (so no anomaly and no duplicates before): the
-// endpoints at unchanged positions keep their index entries, the others are removed and
-// added as removeStored and addStored would. It returns the hashes whose state may change.
-func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same []bool, touched []endpointHash) []endpointHash {
+// updateStored replaces ss's slice with slice, an update of it that updatesInPlace found
+// to keep its family, group and standing (so no anomaly and no duplicates before), paired
+// with it by alignUpdate: an endpoint paired with an equal one keeps its index entry (moved
+// to its new position) and its clean or dirty state; the others are removed and added as
+// removeStored and addStored would. It returns the hashes whose state may change.
+func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, pairs []endpointPair, touched []endpointHash) []endpointHash {
 	f := ss.fam
-	oldLen := len(ss.hashes)
+	oldPaired := s.opts.Buffers.oldPaired
 	for i, h := range ss.hashes {
-		if i < len(same) && same[i] {
-			continue
-		}
-		if i < len(slice.Endpoints) && hashEndpoint(&slice.Endpoints[i]) == h {
-			// The same identity at the same position (a readiness change, most often):
-			// its index entry stands.
-			f.dirty.add(h)
-			touched = append(touched, h)
+		if oldPaired[i] {
 			continue
 		}
 		if loc := f.index.ref(h); loc == nil || loc.n <= 1 {
@@ -891,23 +878,29 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same
 	if n := len(slice.Endpoints); cap(hashes) < n {
 		// Room to grow: a slice being filled is rewritten many times on the way.
 		hashes = make([]endpointHash, n, max(n, min(s.max, 2*n)))
-		copy(hashes, ss.hashes)
 	}
 	hashes = hashes[:len(slice.Endpoints)]
 	ss.s, ss.hashes = slice, hashes
 	ss.group.resized(ss, oldSize)
-	for i := range slice.Endpoints {
-		if i < len(same) && same[i] {
+	for j, pr := range pairs { // the old hashes are read: the array can be rewritten
+		h := pr.hash
+		hashes[j] = h
+		if pr.old < 0 {
+			s.indexStored(f, ss, j, h)
+			f.dirty.add(h)
+			touched = append(touched, h)
 			continue
 		}
-		h := hashEndpoint(&slice.Endpoints[i])
-		if i < oldLen && hashes[i] == h {
-			continue // kept in place, see above
+		if int(pr.old) != j {
+			if loc := f.index.ref(h); loc != nil && loc.slice == ss {
+				loc.pos = int32(j)
+			}
 		}
-		hashes[i] = h
-		s.indexStored(f, ss, i, h)
-		f.dirty.add(h)
-		touched = append(touched, h)
+		if !pr.same {
+			// The same identity, other fields (a readiness change, most often).
+			f.dirty.add(h)
+			touched = append(touched, h)
+		}
 	}
 	delete(f.hinted, name)
 	delete(f.badClose, name)
@@ -917,26 +910,70 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, same
 	return touched
 }
 
-// unchangedPositions reports, per position, whether slice keeps old's endpoint there with
-// the same identity and fields, in a slice whose group and standing are the same; nil when
-// nothing can be skipped.
-func (s *ServiceSlices) unchangedPositions(old *storedSlice, slice *EndpointSlice) []bool {
-	if s.dupHashes != 0 || old.anomaly || old.fam.at != slice.AddressType ||
-		!slices.Equal(old.s.Ports, slice.Ports) && NewPortMapKey(slice.Ports) != old.group.key ||
-		!ownedBy(slice, s.svc) || labelsChanged(slice.Labels, s.svc) {
-		return nil
-	}
-	n := min(len(old.s.Endpoints), len(slice.Endpoints))
-	same := slices.Grow(s.opts.Buffers.same[:0], n)[:n]
-	s.opts.Buffers.same = same
-	for i := range n {
-		a, b := &old.s.Endpoints[i], &slice.Endpoints[i]
-		same[i] = old.hashes[i] == hashEndpoint(b) && EndpointsEqualBeyondHash(a, b)
-	}
-	return same
+// updatesInPlace reports whether slice, an update of old, keeps its family, group and
+// standing, with no duplicate identity stored: then updateStored can re-index only what
+// changed.
+func (s *ServiceSlices) updatesInPlace(old *storedSlice, slice *EndpointSlice) bool {
+	return s.dupHashes == 0 && !old.anomaly && old.fam.at == slice.AddressType &&
+		(slices.Equal(old.s.Ports, slice.Ports) || NewPortMapKey(slice.Ports) == old.group.key) &&
+		ownedBy(slice, s.svc) && !labelsChanged(slice.Labels, s.svc)
 }
 
-func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash, same []bool) []endpointHash {
+// endpointPair is one endpoint of an update and the old endpoint of the same identity it
+// was paired with (old −1: none), and whether the two are equal beyond the identity.
+type endpointPair struct {
+	hash endpointHash
+	old  int32
+	same bool
+}
+
+// alignLookahead is how far past the next unpaired old endpoint alignUpdate looks for an
+// update's endpoint before it asks the index: the run of old endpoints an update usually
+// drops between two it keeps.
+const alignLookahead = 8
+
+// alignUpdate pairs each endpoint of slice, an update of old, with the old endpoint of the
+// same identity (Buffers.oldPaired marks the old ones paired). The reconciler writes an
+// update as the endpoints it keeps, in their order, some changed in place, then the ones it
+// adds, so a walk of both lists pairs most kept endpoints however far a removal before them
+// moved them; the index finds the others. A check by position would take every endpoint
+// after the first one removed as changed: about half of a slice's, for each pod a rollout
+// deletes.
+func (s *ServiceSlices) alignUpdate(old *storedSlice, slice *EndpointSlice) []endpointPair {
+	b := s.opts.Buffers
+	pairs := slices.Grow(b.pairs[:0], len(slice.Endpoints))[:len(slice.Endpoints)]
+	oldPaired := slices.Grow(b.oldPaired[:0], len(old.hashes))[:len(old.hashes)]
+	clear(oldPaired)
+	b.pairs, b.oldPaired = pairs, oldPaired
+	next := 0 // the old endpoint after the last one paired
+	for j := range slice.Endpoints {
+		ep := &slice.Endpoints[j]
+		h := hashEndpoint(ep)
+		k := -1
+		for i := next; i < min(len(old.hashes), next+alignLookahead); i++ {
+			if old.hashes[i] == h {
+				k = i
+				break
+			}
+		}
+		if k < 0 {
+			// Not near: added, or moved further than the walk looks. The index still
+			// holds the old slice (and no identity twice: see updatesInPlace).
+			if loc, ok := old.fam.index.get(h); ok && loc.slice == old && !oldPaired[loc.pos] {
+				k = int(loc.pos)
+			}
+		}
+		pairs[j] = endpointPair{hash: h, old: -1}
+		if k >= 0 {
+			pairs[j] = endpointPair{hash: h, old: int32(k), same: EndpointsEqualBeyondHash(&old.s.Endpoints[k], ep)}
+			oldPaired[k] = true
+			next = k + 1
+		}
+	}
+	return pairs
+}
+
+func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash) []endpointHash {
 	f := ss.fam
 	name := ss.s.Name
 	s.stored.delete(name)
@@ -950,7 +987,7 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash, sa
 		f.groups.delete(g.key)
 	}
 	reindex := false
-	for i, h := range ss.hashes {
+	for _, h := range ss.hashes {
 		if loc := f.index.ref(h); loc != nil {
 			loc.n--
 			switch {
@@ -962,9 +999,6 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash, sa
 			default:
 				reindex = true
 			}
-		}
-		if i < len(same) && same[i] {
-			continue
 		}
 		f.dirty.add(h)
 		touched = append(touched, h)

@@ -1,0 +1,113 @@
+package model
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestUpdateKeepsShiftedEndpoints writes a one-slice Service, then removes a run of its
+// endpoints longer than alignLookahead from the middle and a single one further on, flips
+// one's readiness and adds pods: the update must pair every kept endpoint with its old self
+// (equal but the flipped one), and the books kept after it must be those a builder made
+// from the stored slices afresh: the next Sync of both writes nothing, and further changes
+// plan alike.
+func TestUpdateKeepsShiftedEndpoints(t *testing.T) {
+	svc := &Service{
+		Namespace: "ns", Name: "web", UID: "uid-1", Labels: map[string]string{"app": "web"},
+		Selector: map[string]string{"app": "web"}, ClusterIP: "10.96.0.10", IPFamilies: []IPFamily{IPv4},
+		Ports: []ServicePort{{Name: "http", Protocol: ProtocolTCP, Port: 80, TargetPort: IntPort(8080)}},
+	}
+	nodes := mapNodes{"node-0": {Name: "node-0", Zone: "zone-a", Ready: true, AllocatableMilliCPU: 4000}}
+	opts := ReconcilerOptions{MaxEndpointsPerSlice: 100}
+	pods := map[string]*Pod{}
+	newPod := func(i int) *Pod {
+		p := &Pod{
+			PodIdentity: NewPodIdentity("ns", fmt.Sprintf("pod-%03d", i), fmt.Sprintf("puid-%03d", i)),
+			Labels:      map[string]string{"app": "web"}, NodeName: "node-0", Phase: PodRunning, Ready: true,
+			IPs: []string{fmt.Sprintf("10.1.0.%d", i)},
+		}
+		p.ContainerPorts = []ContainerPort{{Name: "web", ContainerPort: 8080, Protocol: ProtocolTCP}}
+		pods[p.Name] = p
+		return p
+	}
+	inc := NewServiceSlices(svc, nodes, opts)
+	for i := range 80 {
+		inc.SetPod(newPod(i))
+	}
+	seq := 0
+	applyAll(inc, inc.Sync(0), &seq)
+	stored := inc.Stored()
+	if len(stored) != 1 || len(stored[0].Endpoints) != 80 {
+		t.Fatalf("want one slice of 80 endpoints, have %d slices", len(stored))
+	}
+	byPos := func(i int) *Pod { return pods[stored[0].Endpoints[i].TargetRef.Name] }
+	removed := map[string]bool{}
+	for i := 10; i < 10+3*alignLookahead; i++ {
+		removed[byPos(i).Name] = true
+	}
+	removed[byPos(60).Name] = true
+	for name := range removed {
+		inc.DeletePod("ns", name)
+		delete(pods, name)
+	}
+	flipped := *byPos(70)
+	flipped.Ready = false
+	pods[flipped.Name] = &flipped
+	inc.SetPod(&flipped)
+	for i := 100; i < 103; i++ {
+		inc.SetPod(newPod(i))
+	}
+
+	res := inc.Sync(0)
+	if len(res.Plans) != 1 || len(res.Plans[0].ToUpdate) != 1 || len(res.Plans[0].ToCreate)+len(res.Plans[0].ToDelete) != 0 {
+		t.Fatalf("want one update, have %s", planString(res))
+	}
+	update := res.Plans[0].ToUpdate[0]
+	old := inc.stored.at(update.Name)
+	pairs := inc.alignUpdate(old, update)
+	kept, same := 0, 0
+	for j, pr := range pairs {
+		if pr.old < 0 {
+			continue
+		}
+		kept++
+		if got, want := old.s.Endpoints[pr.old].TargetRef.Name, update.Endpoints[j].TargetRef.Name; got != want {
+			t.Fatalf("endpoint %d (%s) paired with old endpoint %d (%s)", j, want, pr.old, got)
+		}
+		if pr.same {
+			same++
+		} else if update.Endpoints[j].TargetRef.Name != flipped.Name {
+			t.Errorf("endpoint %d (%s) paired as changed", j, update.Endpoints[j].TargetRef.Name)
+		}
+	}
+	if want := 80 - len(removed); kept != want || same != want-1 {
+		t.Fatalf("paired %d endpoints (%d equal), want %d (%d equal)", kept, same, want, want-1)
+	}
+	applyAll(inc, res, &seq)
+
+	fresh := NewServiceSlices(svc, nodes, opts)
+	fresh.SetStoredSlices(inc.Stored())
+	for _, p := range pods {
+		fresh.SetPod(p)
+	}
+	for _, b := range []*ServiceSlices{inc, fresh} {
+		res := b.Sync(0)
+		for _, p := range res.Plans {
+			if len(p.ToCreate)+len(p.ToUpdate)+len(p.ToDelete) != 0 {
+				t.Fatalf("a sync after the update writes:\n%s", planString(res))
+			}
+		}
+	}
+	// Further changes: the books agree.
+	for _, name := range []string{byPos(5).Name, byPos(75).Name} {
+		p := *pods[name]
+		p.Ready = false
+		inc.SetPod(&p)
+		fresh.SetPod(&p)
+	}
+	inc.DeletePod("ns", byPos(0).Name)
+	fresh.DeletePod("ns", byPos(0).Name)
+	if got, want := planString(inc.Sync(0)), planString(fresh.Sync(0)); got != want {
+		t.Fatalf("after the update, plans differ from a fresh builder's:\n%s\nwant:\n%s", got, want)
+	}
+}
