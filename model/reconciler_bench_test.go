@@ -155,6 +155,37 @@ func benchOneChangeIncremental(b *testing.B, svc *Service, opts ReconcilerOption
 	}
 }
 
+// BenchmarkOnePodReplaced: one pod of a 10,000-endpoint Service is deleted and a new one
+// created (a rollout's step in small), then one sync and its write applied. The endpoints
+// the update keeps after the removed one move up a place in their slice; the bookkeeping of
+// the write must not cost each of them (BenchmarkOneChangeSync flips a pod in place).
+func BenchmarkOnePodReplaced(b *testing.B) {
+	const n = 10000
+	s := NewServiceSlices(benchService(), benchNodes(), ReconcilerOptions{})
+	pods := make([]*Pod, n)
+	for i := range pods {
+		pods[i] = benchPod(i, true)
+		s.SetPod(pods[i])
+	}
+	seq := 0
+	applyAll(s, s.Sync(1), &seq)
+	next := n
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := i * 7919 % n // over every slice and position
+		s.DeletePod("ns", pods[k].Name)
+		pods[k] = benchPod(next, true)
+		next++
+		s.SetPod(pods[k])
+		res := s.Sync(Timestamp(2 + i))
+		if res.Writes() != 1 {
+			b.Fatalf("%d writes for one pod replaced", res.Writes())
+		}
+		applyAll(s, res, &seq)
+	}
+}
+
 // flipReadiness replaces pod i (mod len) with a copy of opposite readiness, as a pod update
 // does, and returns the copy.
 func flipReadiness(pods []*Pod, i int) *Pod {
