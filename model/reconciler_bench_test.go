@@ -132,17 +132,23 @@ func BenchmarkOneChangeSyncHinted(b *testing.B) {
 	})
 }
 
-// benchOneChangeIncremental flips one pod's readiness per iteration in an n-pod Service and
-// syncs it incrementally, applying the writes; writesOK checks each sync's number of writes.
-func benchOneChangeIncremental(b *testing.B, svc *Service, opts ReconcilerOptions, n int, writesOK func(int) bool) {
-	s := NewServiceSlices(svc, benchNodes(), opts)
-	pods := make([]*Pod, n)
+// syncedBenchService returns the incremental builder of svc with n ready pods, synced and its
+// writes applied (creates named from seq), and the pods.
+func syncedBenchService(svc *Service, opts ReconcilerOptions, n int) (s *ServiceSlices, pods []*Pod, seq int) {
+	s = NewServiceSlices(svc, benchNodes(), opts)
+	pods = make([]*Pod, n)
 	for i := range pods {
 		pods[i] = benchPod(i, true)
 		s.SetPod(pods[i])
 	}
-	seq := 0
 	applyAll(s, s.Sync(1), &seq)
+	return s, pods, seq
+}
+
+// benchOneChangeIncremental flips one pod's readiness per iteration in an n-pod Service and
+// syncs it incrementally, applying the writes; writesOK checks each sync's number of writes.
+func benchOneChangeIncremental(b *testing.B, svc *Service, opts ReconcilerOptions, n int, writesOK func(int) bool) {
+	s, pods, seq := syncedBenchService(svc, opts, n)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -161,14 +167,7 @@ func benchOneChangeIncremental(b *testing.B, svc *Service, opts ReconcilerOption
 // the write must not cost each of them (BenchmarkOneChangeSync flips a pod in place).
 func BenchmarkOnePodReplaced(b *testing.B) {
 	const n = 10000
-	s := NewServiceSlices(benchService(), benchNodes(), ReconcilerOptions{})
-	pods := make([]*Pod, n)
-	for i := range pods {
-		pods[i] = benchPod(i, true)
-		s.SetPod(pods[i])
-	}
-	seq := 0
-	applyAll(s, s.Sync(1), &seq)
+	s, pods, seq := syncedBenchService(benchService(), ReconcilerOptions{}, n)
 	next := n
 	b.ReportAllocs()
 	b.ResetTimer()
