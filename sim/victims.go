@@ -49,18 +49,15 @@ type victimRank struct {
 	p    *podState
 }
 
-// packVictimKey packs a candidate's class (keys 1–3: 0 unscheduled, 1 bound and Pending,
-// 2 Running and not ready, 3 Running and ready), the Deployment's active pods on its node
-// (key 5, more first) and its age bucket (key 6 or 8, −1..63) so that a smaller key goes
-// first. It is victimKeyBase | colocationKey.
-func packVictimKey(class int8, colocated int32, bucket int8) uint32 {
-	return victimKeyBase(class, bucket) | colocationKey(colocated)
-}
+// A candidate's packed key is victimKeyBase | colocationKey: its class (keys 1–3: 0
+// unscheduled, 1 bound and Pending, 2 Running and not ready, 3 Running and ready), the
+// Deployment's active pods on its node (key 5, more first) and its age bucket (key 6 or 8,
+// −1..63), so that a smaller key goes first.
 
 // victimKeyColocBits is the width of key 5 in a packed key.
 const victimKeyColocBits = 20
 
-// victimKeyBase is a packed key without key 5.
+// victimKeyBase is a packed key without key 5: the class and the age bucket.
 func victimKeyBase(class int8, bucket int8) uint32 {
 	return uint32(class)<<(victimKeyColocBits+7) | uint32(bucket+1)
 }
@@ -121,7 +118,7 @@ func ageBucket(now Time, t model.Timestamp) int8 {
 }
 
 // rankOf returns what a pod object gives its victim rank: keys 1–3 of a scheduled pod (1
-// Pending, 2 Running and not ready, 3 Running and ready; see packVictimKey) and the time
+// Pending, 2 Running and not ready, 3 Running and ready; see victimKeyBase) and the time
 // its age bucket is of, the Ready transition's for a ready pod, else the creation's.
 func rankOf(pod *model.Pod) (class int8, t model.Timestamp) {
 	switch {
@@ -133,7 +130,7 @@ func rankOf(pod *model.Pod) (class int8, t model.Timestamp) {
 	return 3, pod.ReadyTransition
 }
 
-// deletionClass is keys 1–3 of a pod: see packVictimKey.
+// deletionClass is keys 1–3 of a pod: see victimKeyBase.
 func deletionClass(p *podState) int8 {
 	if p.node < 0 {
 		return 0
