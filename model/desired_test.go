@@ -49,11 +49,11 @@ func TestDesiredEqualBeyondHash(t *testing.T) {
 			b = want
 			switch rng.IntN(10) {
 			case 0:
-				b.Conditions.Ready = nil
+				b.Conditions.Ready = ConditionUnset
 			case 1:
-				b.Conditions.Serving = Ptr(!*want.Conditions.Serving)
+				b.Conditions.Serving = ConditionOf(want.Conditions.Serving != ConditionTrue)
 			case 2:
-				b.Conditions.Terminating = Ptr(*want.Conditions.Terminating)
+				b.Conditions.Terminating = ConditionFalse
 			case 3:
 				b.NodeName = str(pick("", "n1", "n2"))
 			case 4:

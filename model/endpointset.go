@@ -103,9 +103,7 @@ func EndpointsEqualBeyondHash(a, b *Endpoint) bool {
 	if strPtrChanged(a.NodeName, b.NodeName) || strPtrChanged(a.Zone, b.Zone) {
 		return false
 	}
-	if boolPtrChanged(a.Conditions.Ready, b.Conditions.Ready) ||
-		boolPtrChanged(a.Conditions.Serving, b.Conditions.Serving) ||
-		boolPtrChanged(a.Conditions.Terminating, b.Conditions.Terminating) {
+	if a.Conditions != b.Conditions {
 		return false
 	}
 	if a.TargetRef == b.TargetRef {
@@ -117,13 +115,9 @@ func EndpointsEqualBeyondHash(a, b *Endpoint) bool {
 	return *a.TargetRef == *b.TargetRef
 }
 
-// strPtrChanged and boolPtrChanged compare optional fields. Copies of one endpoint share
-// their pointers, which settles most comparisons without reading the values.
+// strPtrChanged compares optional fields. Copies of one endpoint share their pointers, which
+// settles most comparisons without reading the values.
 func strPtrChanged(a, b *string) bool {
-	return a != b && ((a == nil) != (b == nil) || *a != *b)
-}
-
-func boolPtrChanged(a, b *bool) bool {
 	return a != b && ((a == nil) != (b == nil) || *a != *b)
 }
 
@@ -281,14 +275,12 @@ func fillEndpoint(ep *Endpoint, pod *Pod, node *Node, svc *Service, addresses []
 	serving := pod.Ready
 	terminating := pod.Terminating
 	ready := svc.PublishNotReadyAddresses || (serving && !terminating)
-	// The condition pointers are shared (endpoints are read-only): that saves three
-	// allocations per endpoint on the reconciler's hot path.
 	*ep = Endpoint{
 		Addresses: addresses,
 		Conditions: EndpointConditions{
-			Ready:       boolPtr(ready),
-			Serving:     boolPtr(serving),
-			Terminating: boolPtr(terminating),
+			Ready:       ConditionOf(ready),
+			Serving:     ConditionOf(serving),
+			Terminating: ConditionOf(terminating),
 		},
 		TargetRef: pod.targetRef(),
 	}
@@ -309,18 +301,7 @@ func fillEndpoint(ep *Endpoint, pod *Pod, node *Node, svc *Service, addresses []
 	}
 }
 
-// sharedTrue and sharedFalse back every condition pointer the reconciler builds; nothing may
-// write through them.
-var sharedTrue, sharedFalse = true, false
-
-func boolPtr(b bool) *bool {
-	if b {
-		return &sharedTrue
-	}
-	return &sharedFalse
-}
-
 // endpointReady: upstream: topologycache/utils.go EndpointReady
 func endpointReady(ep *Endpoint) bool {
-	return ep.Conditions.Ready != nil && *ep.Conditions.Ready
+	return ep.Conditions.Ready == ConditionTrue
 }

@@ -36,12 +36,12 @@ func TestEndpointIdentity(t *testing.T) {
 	base := Endpoint{
 		Addresses: []string{"10.0.0.1", "10.0.0.2"}, Hostname: Ptr("h"),
 		TargetRef: &ObjectReference{Kind: "Pod", Namespace: "ns", Name: "p", UID: "u1"},
-		NodeName:  Ptr("n1"), Zone: Ptr("z1"), Conditions: EndpointConditions{Ready: Ptr(true)},
+		NodeName:  Ptr("n1"), Zone: Ptr("z1"), Conditions: EndpointConditions{Ready: ConditionTrue},
 	}
 	same := base
 	same.Addresses = []string{"10.0.0.2", "10.0.0.1"}
 	same.TargetRef = &ObjectReference{Kind: "Pod", Namespace: "ns", Name: "p", UID: "u2"}
-	same.NodeName, same.Zone, same.Conditions = Ptr("n2"), Ptr("z2"), EndpointConditions{Ready: Ptr(false)}
+	same.NodeName, same.Zone, same.Conditions = Ptr("n2"), Ptr("z2"), EndpointConditions{Ready: ConditionFalse}
 	if hashEndpoint(&base) != hashEndpoint(&same) {
 		t.Error("UID, node, zone, conditions or address order changed the identity")
 	}
@@ -74,4 +74,45 @@ func FuzzIsCanonicalIPv4(f *testing.F) {
 			t.Fatalf("isCanonicalIPv4(%q) = %v, want %v", s, got, want)
 		}
 	})
+}
+
+// TestConditionAsAPIField holds Condition to the API's *bool it stands for: every field value
+// converts to a condition and back to an equal field, and a condition's truth is the field's.
+func TestConditionAsAPIField(t *testing.T) {
+	for _, tc := range []struct {
+		field *bool
+		want  Condition
+		text  string
+	}{
+		{nil, ConditionUnset, "unset"},
+		{Ptr(false), ConditionFalse, "false"},
+		{Ptr(true), ConditionTrue, "true"},
+	} {
+		c := ConditionFromPtr(tc.field)
+		if c != tc.want || c.String() != tc.text {
+			t.Errorf("ConditionFromPtr(%v) = %v, want %v", tc.field, c, tc.want)
+		}
+		back := c.Ptr()
+		if (back == nil) != (tc.field == nil) || back != nil && *back != *tc.field {
+			t.Errorf("%v.Ptr() = %v, want a field equal to %v", c, back, tc.field)
+		}
+		if back != nil && back == tc.field {
+			t.Errorf("%v.Ptr() returned the caller's pointer, want a new one", c)
+		}
+		if c.IsSet() != (tc.field != nil) {
+			t.Errorf("%v.IsSet() = %v", c, c.IsSet())
+		}
+		for _, b := range []bool{false, true} {
+			if got, want := c.Is(b), tc.field != nil && *tc.field == b; got != want {
+				t.Errorf("%v.Is(%v) = %v, want %v", c, b, got, want)
+			}
+		}
+	}
+	if ConditionOf(true) != ConditionTrue || ConditionOf(false) != ConditionFalse {
+		t.Error("ConditionOf does not map true and false to ConditionTrue and ConditionFalse")
+	}
+	var zero EndpointConditions
+	if zero.Ready.IsSet() || zero.Serving.IsSet() || zero.Terminating.IsSet() {
+		t.Error("the zero EndpointConditions is not all unset, as an endpoint without conditions")
+	}
 }

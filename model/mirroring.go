@@ -277,7 +277,7 @@ func mirrorAddressToEndpoint(a *EndpointAddress, ready bool) (*Endpoint, Address
 	if ip.To4() == nil {
 		t = AddressTypeIPv6
 	}
-	e := &Endpoint{Addresses: []string{ip.String()}, Conditions: EndpointConditions{Ready: Ptr(ready)}}
+	e := &Endpoint{Addresses: []string{ip.String()}, Conditions: EndpointConditions{Ready: ConditionOf(ready)}}
 	if a.TargetRef != nil {
 		r := *a.TargetRef
 		e.TargetRef = &r
@@ -372,11 +372,8 @@ func mirrorTotalChanges(slice *EndpointSlice, desired *mirrorEndpointSet) (added
 // upstream: k8s.io/endpointslice util/controller_utils.go EndpointsEqualBeyondHash.
 func mirrorEndpointChanged(a, b *Endpoint) bool {
 	strChanged := func(x, y *string) bool { return (x == nil) != (y == nil) || (x != nil && *x != *y) }
-	boolChanged := func(x, y *bool) bool { return (x == nil) != (y == nil) || (x != nil && *x != *y) }
 	return strChanged(a.NodeName, b.NodeName) || strChanged(a.Zone, b.Zone) ||
-		boolChanged(a.Conditions.Ready, b.Conditions.Ready) ||
-		boolChanged(a.Conditions.Serving, b.Conditions.Serving) ||
-		boolChanged(a.Conditions.Terminating, b.Conditions.Terminating) ||
+		a.Conditions != b.Conditions ||
 		(a.TargetRef == nil) != (b.TargetRef == nil) ||
 		(a.TargetRef != nil && *a.TargetRef != *b.TargetRef)
 }

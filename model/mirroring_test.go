@@ -89,10 +89,10 @@ func TestMirrorEndpoints(t *testing.T) {
 		}
 		ready, notReady := 0, 0
 		for _, e := range s.Endpoints {
-			if e.Conditions.Serving != nil || e.Conditions.Terminating != nil || e.Zone != nil {
+			if e.Conditions.Serving.IsSet() || e.Conditions.Terminating.IsSet() || e.Zone != nil {
 				t.Fatalf("endpoint %+v has more than the ready condition", e)
 			}
-			if *e.Conditions.Ready {
+			if e.Conditions.Ready == ConditionTrue {
 				ready++
 				if e.NodeName == nil || *e.NodeName != "n1" {
 					t.Fatalf("nodeName not mirrored: %+v", e)
@@ -136,7 +136,7 @@ func TestMirrorEndpoints(t *testing.T) {
 		}
 		ready := 0
 		for _, e := range p.ToCreate[0].Endpoints {
-			if *e.Conditions.Ready {
+			if e.Conditions.Ready == ConditionTrue {
 				ready++
 			}
 		}

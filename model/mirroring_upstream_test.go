@@ -39,7 +39,7 @@ func mirrorPlanBrief(p MirroringPlan) string {
 				if e.TargetRef != nil {
 					ref = " ref=" + e.TargetRef.UID
 				}
-				eps = append(eps, fmt.Sprintf("%s ready=%v%s", strings.Join(e.Addresses, ","), *e.Conditions.Ready, ref))
+				eps = append(eps, fmt.Sprintf("%s ready=%v%s", strings.Join(e.Addresses, ","), e.Conditions.Ready == ConditionTrue, ref))
 			}
 			slices.Sort(eps)
 			owner := ""
@@ -68,7 +68,7 @@ func TestMirroringAsUpstream(t *testing.T) {
 				Controller: Ptr(true), BlockOwnerDeletion: Ptr(true)}},
 		},
 		AddressType: AddressTypeIPv4,
-		Endpoints:   []Endpoint{{Addresses: []string{"10.0.0.1"}, Conditions: EndpointConditions{Ready: Ptr(true)}}},
+		Endpoints:   []Endpoint{{Addresses: []string{"10.0.0.1"}, Conditions: EndpointConditions{Ready: ConditionTrue}}},
 		Ports:       []EndpointPort{{Name: Ptr("http"), Protocol: Ptr(ProtocolTCP), Port: Ptr(int32(80))}},
 	}
 	for _, tc := range []struct {

@@ -60,7 +60,7 @@ func ExamplePodRef() {
 	s.SetPodRef(&ref, &ready)
 	res := s.Sync(0)
 	ep := res.Plans[0].ToCreate[0].Endpoints[0]
-	fmt.Println(ep.Addresses, "ready:", *ep.Conditions.Ready)
+	fmt.Println(ep.Addresses, "ready:", ep.Conditions.Ready)
 	s.DeletePodRef(&ref, "default", "web-1")
 	fmt.Println("endpoints left:", len(s.Sync(0).Plans[0].ToCreate[0].Endpoints))
 	// Output:

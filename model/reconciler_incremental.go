@@ -192,8 +192,7 @@ func (s *ServiceSlices) desiredEqualBeyondHash(pe *podEntry, b *Endpoint) bool {
 	pod, node := pe.seen, pe.node
 	serving, terminating := pod.Ready, pod.Terminating
 	ready := s.svc.PublishNotReadyAddresses || (serving && !terminating)
-	if !boolPtrIs(b.Conditions.Ready, ready) || !boolPtrIs(b.Conditions.Serving, serving) ||
-		!boolPtrIs(b.Conditions.Terminating, terminating) {
+	if b.Conditions != (EndpointConditions{Ready: ConditionOf(ready), Serving: ConditionOf(serving), Terminating: ConditionOf(terminating)}) {
 		return false
 	}
 	// fillEndpoint sets nodeName to the pod's when it has one, zone to the node's when it
@@ -212,9 +211,6 @@ func (s *ServiceSlices) desiredEqualBeyondHash(pe *podEntry, b *Endpoint) bool {
 	return r != nil && (r == &pod.ObjectReference && r.Kind == "Pod" ||
 		*r == ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID})
 }
-
-// boolPtrIs reports whether p points to v.
-func boolPtrIs(p *bool, v bool) bool { return p != nil && *p == v }
 
 // strPtrIs reports whether p is what an optional field set from v holds: nil for "", else a
 // pointer to v's value.

@@ -148,7 +148,7 @@ func toK8sSlice(s *EndpointSlice) *discovery.EndpointSlice {
 		ke := discovery.Endpoint{
 			Addresses: slices.Clone(e.Addresses),
 			Conditions: discovery.EndpointConditions{
-				Ready: e.Conditions.Ready, Serving: e.Conditions.Serving, Terminating: e.Conditions.Terminating,
+				Ready: e.Conditions.Ready.Ptr(), Serving: e.Conditions.Serving.Ptr(), Terminating: e.Conditions.Terminating.Ptr(),
 			},
 			Hostname: e.Hostname, NodeName: e.NodeName, Zone: e.Zone,
 		}
@@ -194,7 +194,9 @@ func fromK8sSlice(k *discovery.EndpointSlice) *EndpointSlice {
 		me := Endpoint{
 			Addresses: slices.Clone(e.Addresses),
 			Conditions: EndpointConditions{
-				Ready: e.Conditions.Ready, Serving: e.Conditions.Serving, Terminating: e.Conditions.Terminating,
+				Ready:       ConditionFromPtr(e.Conditions.Ready),
+				Serving:     ConditionFromPtr(e.Conditions.Serving),
+				Terminating: ConditionFromPtr(e.Conditions.Terminating),
 			},
 			Hostname: e.Hostname, NodeName: e.NodeName, Zone: e.Zone,
 		}
@@ -408,11 +410,11 @@ func endpointString(e *Endpoint, withHints bool) string {
 		}
 		return *p
 	}
-	pb := func(p *bool) string {
-		if p == nil {
+	pb := func(c Condition) string {
+		if !c.IsSet() {
 			return "<nil>"
 		}
-		return fmt.Sprint(*p)
+		return fmt.Sprint(c == ConditionTrue)
 	}
 	fmt.Fprintf(&b, " host=%s node=%s zone=%s r=%s s=%s t=%s", ps(e.Hostname), ps(e.NodeName), ps(e.Zone),
 		pb(e.Conditions.Ready), pb(e.Conditions.Serving), pb(e.Conditions.Terminating))

@@ -17,7 +17,7 @@ func TestPerPodRecordSizes(t *testing.T) {
 		{"podEntry", unsafe.Sizeof(podEntry{}), 80, "the EndpointSlice builder's, one per pod"},
 		{"endpointsPodState", unsafe.Sizeof(endpointsPodState{}), 80, "the Endpoints builder's, one per pod and update"},
 		{"endpointsEntry", unsafe.Sizeof(endpointsEntry{}), 32, "the Endpoints builder's, one per port and address"},
-		{"Endpoint", unsafe.Sizeof(Endpoint{}), 112, "one per endpoint of every stored slice"},
+		{"Endpoint", unsafe.Sizeof(Endpoint{}), 80, "one per endpoint of every stored slice"},
 	} {
 		if tc.size > tc.max {
 			t.Errorf("%s is %d bytes, over its %d-byte size class (%s)", tc.name, tc.size, tc.max, tc.whatIsKept)

@@ -22,7 +22,7 @@ func ExampleSliceSizer() {
 	for _, ip := range []string{"10.1.0.1", "10.1.0.2", "10.1.0.3"} {
 		ep := model.Endpoint{
 			Addresses:  []string{ip},
-			Conditions: model.EndpointConditions{Ready: model.Ptr(true), Serving: model.Ptr(true), Terminating: model.Ptr(false)},
+			Conditions: model.EndpointConditions{Ready: model.ConditionTrue, Serving: model.ConditionTrue, Terminating: model.ConditionFalse},
 			NodeName:   model.Ptr("ip-10-0-0-1.ec2.internal"),
 			Zone:       model.Ptr("us-east-1a"),
 		}

@@ -140,10 +140,10 @@ func jsonEndpoint(ep *Endpoint) int64 {
 	var cond jsonObject
 	for _, f := range [...]struct {
 		key string
-		v   *bool
+		v   Condition
 	}{{"ready", ep.Conditions.Ready}, {"serving", ep.Conditions.Serving}, {"terminating", ep.Conditions.Terminating}} {
-		if f.v != nil {
-			cond.add(f.key, jsonBool(*f.v))
+		if f.v.IsSet() {
+			cond.add(f.key, jsonBool(f.v == ConditionTrue))
 		}
 	}
 	o.add("conditions", cond.size())

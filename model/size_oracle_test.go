@@ -150,7 +150,7 @@ func k8sSlice(s *EndpointSlice) *discoveryv1.EndpointSlice {
 		k := discoveryv1.Endpoint{
 			Addresses: ep.Addresses,
 			Conditions: discoveryv1.EndpointConditions{
-				Ready: ep.Conditions.Ready, Serving: ep.Conditions.Serving, Terminating: ep.Conditions.Terminating,
+				Ready: ep.Conditions.Ready.Ptr(), Serving: ep.Conditions.Serving.Ptr(), Terminating: ep.Conditions.Terminating.Ptr(),
 			},
 			Hostname:  ep.Hostname,
 			TargetRef: k8sObjectReference(ep.TargetRef),

@@ -139,8 +139,8 @@ func pbEndpointBase(ep *Endpoint) int64 {
 		n += pbString(a)
 	}
 	var cond int64
-	for _, b := range [...]*bool{ep.Conditions.Ready, ep.Conditions.Serving, ep.Conditions.Terminating} {
-		if b != nil {
+	for _, c := range [...]Condition{ep.Conditions.Ready, ep.Conditions.Serving, ep.Conditions.Terminating} {
+		if c.IsSet() {
 			cond += 2
 		}
 	}

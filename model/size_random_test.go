@@ -51,6 +51,9 @@ func (g *objectGen) optString(prefix string, p float64) *string {
 	return Ptr(g.name(prefix))
 }
 
+// optCondition is an endpoint condition: unset, true or false, a third each.
+func (g *objectGen) optCondition() Condition { return ConditionFromPtr(g.optBool()) }
+
 func (g *objectGen) optBool() *bool {
 	switch g.r.IntN(3) {
 	case 0:
@@ -158,7 +161,7 @@ func (g *objectGen) meta() ObjectMeta {
 
 func (g *objectGen) endpoint(family AddressType) Endpoint {
 	ep := Endpoint{
-		Conditions: EndpointConditions{Ready: g.optBool(), Serving: g.optBool(), Terminating: g.optBool()},
+		Conditions: EndpointConditions{Ready: g.optCondition(), Serving: g.optCondition(), Terminating: g.optCondition()},
 		Hostname:   g.optString("host-", 0.2),
 		TargetRef:  g.objectRef(),
 		NodeName:   g.optString("ip-10-0-", 0.7),

@@ -57,7 +57,7 @@ func realisticSliceMeta() ObjectMeta {
 func realisticEndpoint(i int, zoneHints bool) Endpoint {
 	ep := Endpoint{
 		Addresses:  []string{realisticIPv4(i)},
-		Conditions: EndpointConditions{Ready: Ptr(true), Serving: Ptr(true), Terminating: Ptr(false)},
+		Conditions: EndpointConditions{Ready: ConditionTrue, Serving: ConditionTrue, Terminating: ConditionFalse},
 		TargetRef:  &ObjectReference{Kind: "Pod", Namespace: "default", Name: realisticPodName(i), UID: realisticUID(i)},
 		NodeName:   Ptr(realisticNodeName(i)),
 		Zone:       Ptr("us-east-1a"),

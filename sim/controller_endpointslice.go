@@ -243,9 +243,9 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	for i := range obj.Endpoints {
 		c := &obj.Endpoints[i].Conditions
 		switch {
-		case c.Ready == nil || *c.Ready:
+		case c.Ready != model.ConditionFalse: // unset reads as ready
 			cm.ready++
-		case (c.Serving == nil || *c.Serving) && c.Terminating != nil && *c.Terminating:
+		case c.Serving != model.ConditionFalse && c.Terminating == model.ConditionTrue:
 			cm.fallback++
 		}
 	}

@@ -389,7 +389,11 @@ func SliceFromAPI(s *discoveryv1.EndpointSlice) *model.EndpointSlice {
 	for _, ep := range s.Endpoints {
 		me := model.Endpoint{
 			Addresses: ep.Addresses, Hostname: ep.Hostname, NodeName: ep.NodeName, Zone: ep.Zone,
-			Conditions: model.EndpointConditions{Ready: ep.Conditions.Ready, Serving: ep.Conditions.Serving, Terminating: ep.Conditions.Terminating},
+			Conditions: model.EndpointConditions{
+				Ready:       model.ConditionFromPtr(ep.Conditions.Ready),
+				Serving:     model.ConditionFromPtr(ep.Conditions.Serving),
+				Terminating: model.ConditionFromPtr(ep.Conditions.Terminating),
+			},
 		}
 		if r := ep.TargetRef; r != nil {
 			me.TargetRef = &model.ObjectReference{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, UID: string(r.UID)}
