@@ -133,3 +133,123 @@ type poolTestNode struct{}
 func (poolTestNode) Node(name string) (*Node, bool) {
 	return &Node{Name: name, Zone: "z1", Ready: true}, true
 }
+
+// A slice's object goes back to the shared buffers, as its array does, when a write replaces
+// or deletes it, and another Service's next rewrite takes it. An object the caller made (a
+// create applied as a copy, as an API server that stores its own copy would) is never taken.
+func TestSharedBuffersPassSpareObjectsBetweenServices(t *testing.T) {
+	shared := new(SyncBuffers)
+	mk := func(name string) *ServiceSlices {
+		svc := &Service{Namespace: "ns", Name: name, UID: name + "-uid", IPFamilies: []IPFamily{IPv4},
+			Ports: []ServicePort{{Name: "http", Port: 80, TargetPort: IntPort(8080), Protocol: ProtocolTCP}}}
+		return NewServiceSlices(svc, poolTestNode{}, ReconcilerOptions{Buffers: shared})
+	}
+	// apply applies a Sync's writes; creates are named in place, or copied first.
+	apply := func(s *ServiceSlices, copyCreates bool) (written []*EndpointSlice) {
+		for _, p := range s.Sync(0).Plans {
+			for _, c := range p.ToCreate {
+				if copyCreates {
+					cc := *c
+					c = &cc
+				}
+				c.Name = s.svc.Name + "-slice"
+				s.Applied("create", c)
+				written = append(written, c)
+			}
+			for _, u := range p.ToUpdate {
+				s.Applied("update", u)
+				written = append(written, u)
+			}
+			for _, d := range p.ToDelete {
+				s.Applied("delete", d)
+				written = append(written, d)
+			}
+		}
+		return written
+	}
+	pod := func(name string, i int) *Pod {
+		return &Pod{PodIdentity: NewPodIdentity("ns", fmt.Sprintf("%s-%d", name, i), fmt.Sprintf("%s-uid-%d", name, i)),
+			NodeName: "n1", Phase: PodRunning, Ready: true,
+			IPs: []string{fmt.Sprintf("10.0.%d.%d", len(name), i)}}
+	}
+	a, b, c := mk("a"), mk("bb"), mk("ccc")
+	for i := range 3 {
+		a.SetPod(pod("a", i))
+		b.SetPod(pod("bb", i))
+		c.SetPod(pod("ccc", i))
+	}
+	apply(a, false)
+	apply(b, false)
+	caller := apply(c, true)
+	if n := len(shared.spareObjects); n != 0 {
+		t.Fatalf("%d spare objects before any slice was replaced", n)
+	}
+
+	c.SetPod(pod("ccc", 3))
+	apply(c, false) // replaces the caller's copy: not the model's to take
+	if n := len(shared.spareObjects); n != 0 {
+		t.Fatalf("%d spare objects after the caller's own object was replaced, want 0", n)
+	}
+	if caller[0].Name != "ccc-slice" || len(caller[0].Endpoints) != 3 {
+		t.Fatalf("the caller's replaced object changed: %s with %d endpoints", caller[0].Name, len(caller[0].Endpoints))
+	}
+
+	old := a.Stored()[0]
+	a.SetPod(pod("a", 3))
+	apply(a, false) // a's slice is rewritten: its old object becomes a spare
+	if len(shared.spareObjects) != 1 || shared.spareObjects[0] != old {
+		t.Fatalf("spare objects after a's rewrite: %d, want a's old object alone", len(shared.spareObjects))
+	}
+	b.SetPod(pod("bb", 3))
+	written := apply(b, false)
+	stored := b.Stored()
+	if len(written) != 1 || written[0] != old || len(stored) != 1 || stored[0] != old {
+		t.Fatalf("b's rewrite did not take a's spare object")
+	}
+	var names []string
+	for _, ep := range stored[0].Endpoints {
+		names = append(names, ep.TargetRef.Name)
+	}
+	slices.Sort(names)
+	if got := strings.Join(names, " "); stored[0].Name != "bb-slice" || got != "bb-0 bb-1 bb-2 bb-3" ||
+		stored[0].Labels[LabelServiceName] != "bb" {
+		t.Errorf("b's slice is %s of Service %s with endpoints of %s, want bb-slice of bb with bb-0 to bb-3",
+			stored[0].Name, stored[0].Labels[LabelServiceName], got)
+	}
+
+	// A delete gives the object back too, still readable until a later Sync.
+	d := NewServiceSlices(&Service{Namespace: "ns", Name: "d", UID: "d-uid", IPFamilies: []IPFamily{IPv4},
+		Ports: []ServicePort{{Name: "http", Port: 80, TargetPort: IntPort(8080), Protocol: ProtocolTCP}}},
+		poolTestNode{}, ReconcilerOptions{Buffers: shared, MaxEndpointsPerSlice: 2})
+	for i := range 4 {
+		d.SetPod(pod("d", i))
+	}
+	for i, sl := range d.Sync(0).Plans[0].ToCreate { // two slices of two
+		sl.Name = fmt.Sprintf("d-slice-%d", i)
+		d.Applied("create", sl)
+	}
+	gone := d.Stored()[1]
+	for _, ep := range gone.Endpoints {
+		d.DeletePod("ns", ep.TargetRef.Name)
+	}
+	spares := len(shared.spareObjects)
+	var verbs []string
+	for _, p := range d.Sync(0).Plans {
+		for _, sl := range p.ToDelete {
+			verbs = append(verbs, "delete "+sl.Name)
+			d.Applied("delete", sl)
+		}
+		if len(p.ToCreate)+len(p.ToUpdate) > 0 {
+			verbs = append(verbs, "other")
+		}
+	}
+	if got := strings.Join(verbs, ", "); got != "delete d-slice-1" {
+		t.Fatalf("d's writes after the pods of its second slice were deleted: %s, want delete d-slice-1", got)
+	}
+	if gone.Name != "d-slice-1" {
+		t.Errorf("the deleted slice reads %q right after Applied, want d-slice-1", gone.Name)
+	}
+	if n := len(shared.spareObjects); n != spares+1 || shared.spareObjects[n-1] != gone {
+		t.Errorf("spare objects after d's delete: %d, want %d, the deleted object last", n, spares+1)
+	}
+}

@@ -72,6 +72,10 @@ type ServiceSlices struct {
 	// when its write is applied (freshArray.dirty), instead of the whole array when it is
 	// taken back (which with write barriers was 2-3% of a run).
 	fresh []freshArray
+	// freshObjects are the slice objects the last Sync allocated: a stored slice whose
+	// object came from there owns it (storedSlice.ownsObject), and when the API server
+	// replaces or deletes it the object goes to buf's spare objects, as its array does.
+	freshObjects []*EndpointSlice
 }
 
 // SyncBuffers are the scratch lists of ServiceSlices.Sync and Applied, which no call keeps
@@ -82,6 +86,9 @@ type ServiceSlices struct {
 // stopped changing.
 type SyncBuffers struct {
 	spares arrayPool // endpoint arrays of replaced slices, for any of the Services to reuse
+	// spareObjects are the objects of replaced slices, for any of the Services to reuse
+	// (at most spareObjectsMax).
+	spareObjects []*EndpointSlice
 
 	kept          []*Endpoint      // syncPortMap's endpoints a touched slice keeps
 	built         []Endpoint       // syncPortMap's desired endpoints of a touched slice
@@ -302,8 +309,9 @@ type storedSlice struct {
 	fam     *family
 	group   *sliceGroup
 	anomaly bool
-	// owned: s.Endpoints is an array syncPortMap allocated that nothing else refers to.
-	owned bool
+	// owned: s.Endpoints is an array syncPortMap allocated that nothing else refers to;
+	// ownsObject: so is s itself.
+	owned, ownsObject bool
 	// inGroup is the slice's position in group.members.
 	inGroup int32
 	// changedIn is the syncPortMap pass (ServiceSlices.pass) that last changed the slice.
@@ -743,23 +751,34 @@ func (s *ServiceSlices) Stored() []*EndpointSlice {
 
 // Applied records one successful write: verb is "create", "update" or "delete"; slice is the
 // object as the API server now has it (for a create, with the name it assigned).
+//
+// A slice that a Sync made, once written, is the stored object: the caller may keep it while
+// it is stored. When a later write replaces or deletes it, Applied takes it back, its object
+// and its endpoint array, for a later Sync to reuse: keep no reference to it past that
+// Applied (copy it to keep it), as the API server's store keeps none.
 func (s *ServiceSlices) Applied(verb string, slice *EndpointSlice) {
 	old := s.stored.at(slice.Name)
 	var prev []Endpoint
-	prevOwned := false
+	var prevObject *EndpointSlice
+	prevOwned, prevOwnsObject := false, false
 	if old != nil {
 		prev, prevOwned = old.s.Endpoints, old.owned
+		prevObject, prevOwnsObject = old.s, old.ownsObject
 	}
 	s.applied(verb, slice, old)
 	shared := sameArray(prev, slice.Endpoints)
 	if ss := s.stored.at(slice.Name); verb != "delete" && ss != nil {
 		ss.owned = s.takeFresh(slice.Endpoints) || (prevOwned && shared)
+		ss.ownsObject = s.takeFreshObject(slice) || (prevOwnsObject && prevObject == slice)
 	}
 	if prevOwned && (verb == "delete" || !shared) {
 		// The replaced (or deleted) object is gone from the API server's store: its
 		// endpoint array can serve a later rewrite. (A write that keeps the array, a
 		// metadata-only update, keeps its endpoints too: nothing is left past the slice.)
 		s.recycle(prev)
+	}
+	if prevOwnsObject && (verb == "delete" || prevObject != slice) {
+		s.recycleObject(prevObject)
 	}
 }
 
@@ -1117,9 +1136,11 @@ func (s *ServiceSlices) cleanState(f *family, h endpointHash) (clean bool, pe *p
 // next Sync, of this Service or of any sharing its ReconcilerOptions.Buffers: read them
 // before calling Sync again.
 func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
-	// The arrays of the last Sync's writes that were not applied are garbage now.
+	// The arrays and objects of the last Sync's writes that were not applied are garbage now.
 	clear(s.fresh)
 	s.fresh = s.fresh[:0]
+	clear(s.freshObjects)
+	s.freshObjects = s.freshObjects[:0]
 	if s.mode == hintsTopology && !s.zoned {
 		s.full = true // the zone summaries are built with the indexes
 	}
@@ -1506,10 +1527,11 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 			plan.ToDelete = append(plan.ToDelete, sl)
 			continue
 		}
-		c := *sl
+		c := s.sliceObject()
+		*c = *sl
 		c.Endpoints = kept
 		c.Labels = s.labels
-		plan.ToUpdate = append(plan.ToUpdate, &c)
+		plan.ToUpdate = append(plan.ToUpdate, c)
 	}
 	plan.Added += len(pending)
 	slices.SortFunc(pending, func(a, b *podEntry) int { return a.ids[fi].compare(b.ids[fi]) })
@@ -1534,7 +1556,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		var target *EndpointSlice
 		if remaining < s.max && g != nil {
 			if ss := s.bestFitFast(g, remaining, pass); ss != nil {
-				target = new(EndpointSlice)
+				target = s.sliceObject()
 				*target = *ss.s
 				target.Endpoints = append(s.endpointArray(len(ss.s.Endpoints)+remaining), ss.s.Endpoints...)
 				ss.changedIn = pass
@@ -1545,7 +1567,8 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 			if len(pending) > 0 {
 				ports = s.keyPods.ports(pending[0].key)
 			}
-			target = newEndpointSlice(s.svc, ports, f.at, s.labels)
+			target = s.sliceObject()
+			setNewEndpointSlice(target, s.svc, ports, f.at, s.labels)
 			target.Endpoints = s.endpointArray(min(s.max, remaining))
 		}
 		for next < len(pending) && len(target.Endpoints) < s.max {
@@ -1621,6 +1644,48 @@ func sameArray(a, b []Endpoint) bool {
 // rewrites many slices per sync may keep as many as its last Sync allocated.
 func (s *ServiceSlices) recycle(a []Endpoint) {
 	s.opts.Buffers.spares.put(a, len(s.fresh))
+}
+
+// spareObjectsMax bounds the spare slice objects kept. As with arrays, a write gives its
+// slice's old object back once applied, so a few serve every Service of a controller.
+const spareObjectsMax = 64
+
+// sliceObject returns an object for a slice this Sync writes, a spare one when there is
+// one, and notes it as fresh. The caller sets every field (a spare holds an old slice).
+func (s *ServiceSlices) sliceObject() *EndpointSlice {
+	b := s.opts.Buffers
+	var o *EndpointSlice
+	if n := len(b.spareObjects); n > 0 {
+		o = b.spareObjects[n-1]
+		b.spareObjects[n-1] = nil
+		b.spareObjects = b.spareObjects[:n-1]
+	} else {
+		o = new(EndpointSlice)
+	}
+	s.freshObjects = append(s.freshObjects, o)
+	return o
+}
+
+// takeFreshObject reports whether o is an object the last Sync allocated, and then forgets
+// it there.
+func (s *ServiceSlices) takeFreshObject(o *EndpointSlice) bool {
+	for i, f := range s.freshObjects {
+		if f == o {
+			s.freshObjects[i] = nil
+			return true
+		}
+	}
+	return false
+}
+
+// recycleObject keeps o, the object of an owned slice the API server no longer stores, for
+// reuse by a later Sync. Nothing else refers to it: the engine drops the old object when
+// the write that replaces it is applied (see Applied). It is not cleared here: the caller
+// may still read the slice it has just deleted.
+func (s *ServiceSlices) recycleObject(o *EndpointSlice) {
+	if b := s.opts.Buffers; len(b.spareObjects) < spareObjectsMax {
+		b.spareObjects = append(b.spareObjects, o)
+	}
 }
 
 // arrayPool holds spare endpoint arrays by capacity class: class k holds the arrays whose

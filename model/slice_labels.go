@@ -123,7 +123,14 @@ func isDNS1123Subdomain(s string, last byte) bool {
 // newEndpointSlice builds a new, unnamed slice for svc with the given ports and labels.
 // upstream: utils.go newEndpointSlice
 func newEndpointSlice(svc *Service, ports []EndpointPort, addressType AddressType, labels map[string]string) *EndpointSlice {
-	return &EndpointSlice{
+	o := new(EndpointSlice)
+	setNewEndpointSlice(o, svc, ports, addressType, labels)
+	return o
+}
+
+// setNewEndpointSlice makes o what newEndpointSlice returns.
+func setNewEndpointSlice(o *EndpointSlice, svc *Service, ports []EndpointPort, addressType AddressType, labels map[string]string) {
+	*o = EndpointSlice{
 		ObjectMeta: ObjectMeta{
 			GenerateName:    endpointSlicePrefix(svc.Name),
 			Namespace:       svc.Namespace,
