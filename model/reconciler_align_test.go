@@ -23,7 +23,7 @@ func TestUpdateKeepsShiftedEndpoints(t *testing.T) {
 	newPod := func(i int) *Pod {
 		p := &Pod{
 			PodIdentity: NewPodIdentity("ns", fmt.Sprintf("pod-%03d", i), fmt.Sprintf("puid-%03d", i)),
-			Labels:      map[string]string{"app": "web"}, NodeName: "node-0", Phase: PodRunning, Ready: true,
+			NodeName:    "node-0", Phase: PodRunning, Ready: true,
 			IPs: []string{fmt.Sprintf("10.1.0.%d", i)},
 		}
 		p.ContainerPorts = []ContainerPort{{Name: "web", ContainerPort: 8080, Protocol: ProtocolTCP}}

@@ -30,8 +30,8 @@ func benchNodes() mapNodes {
 
 func benchPod(i int, ready bool) *Pod {
 	return &Pod{
-		PodIdentity: NewPodIdentity("ns", fmt.Sprintf("pod-%d", i), fmt.Sprintf("uid-%d", i)), Labels: map[string]string{"app": "web"},
-		NodeName: fmt.Sprintf("node-%d", i%100), Phase: PodRunning,
+		PodIdentity: NewPodIdentity("ns", fmt.Sprintf("pod-%d", i), fmt.Sprintf("uid-%d", i)),
+		NodeName:    fmt.Sprintf("node-%d", i%100), Phase: PodRunning,
 		IPs: []string{fmt.Sprintf("10.%d.%d.%d", i/65536, (i/256)%256, i%256)}, Ready: ready,
 	}
 }

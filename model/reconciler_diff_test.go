@@ -119,8 +119,8 @@ func (w *world) addPod() *Pod {
 	w.nextPod++
 	p := &Pod{
 		PodIdentity: NewPodIdentity("ns", fmt.Sprintf("pod-%d", w.nextPod), fmt.Sprintf("puid-%d", w.nextPod)),
-		Labels:      map[string]string{"app": "web"}, NodeName: fmt.Sprintf("node-%d", w.rng.IntN(6)),
-		Phase: PodRunning, IPs: w.newIPs(), Ready: w.rng.IntN(4) != 0,
+		NodeName:    fmt.Sprintf("node-%d", w.rng.IntN(6)),
+		Phase:       PodRunning, IPs: w.newIPs(), Ready: w.rng.IntN(4) != 0,
 	}
 	switch w.rng.IntN(20) {
 	case 0:

@@ -199,12 +199,17 @@ type ContainerPort struct {
 // Pod is the part of a core/v1 Pod the controllers read: one version of it. A change is a
 // new Pod (the controllers keep the versions they were given); the versions of one pod
 // share its PodIdentity, so that an update copies only what can change.
+//
+// Its labels are not here: they decide which Services select the pod, which is the
+// caller's to work out (the simulator knows each generated pod's Service; a replay matches
+// the recorded labels, sim.TraceEvent.Labels), and no controller reads them beyond that.
+// Without them a Pod is 80 bytes, a size class below: the simulator copies one on every
+// update of a pod.
 type Pod struct {
 	// PodIdentity is what no update of the pod changes; its fields are promoted (pod.Name,
 	// pod.UID, pod.Hostname, ...). It must not be nil. To change one of its fields in a
 	// copy of a Pod, give the copy an identity of its own first (Pod.OwnIdentity).
 	*PodIdentity
-	Labels   map[string]string
 	NodeName string
 	// IPs is status.podIPs in order (status.podIP is IPs[0]).
 	IPs []string

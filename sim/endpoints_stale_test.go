@@ -28,15 +28,16 @@ func (s *sliceSource) Next() (TraceEvent, error) {
 func staleTrace(n int, nodes []*model.Node, at ...time.Duration) *sliceSource {
 	pod := func(i int, ready bool, rv int) *model.Pod {
 		return &model.Pod{PodIdentity: model.NewPodIdentity("default", fmt.Sprintf("web-%d", i), fmt.Sprintf("uid-%d", i)),
-			Labels: map[string]string{"app": "web"}, NodeName: nodes[i%len(nodes)].Name, Phase: model.PodRunning,
+			NodeName: nodes[i%len(nodes)].Name, Phase: model.PodRunning,
 			IPs: []string{fmt.Sprintf("10.1.%d.%d", i/256, i%256)}, Ready: ready, ResourceVersion: fmt.Sprint(rv)}
 	}
 	src := &sliceSource{}
+	web := map[string]string{"app": "web"}
 	for i := range n {
-		src.events = append(src.events, TraceEvent{Type: model.EventAdded, Pod: pod(i, true, i+1), Listed: true})
+		src.events = append(src.events, TraceEvent{Type: model.EventAdded, Pod: pod(i, true, i+1), Labels: web, Listed: true})
 	}
 	for j, t := range at {
-		src.events = append(src.events, TraceEvent{At: Time(t), Type: model.EventModified, Pod: pod(j, false, n+j+1)})
+		src.events = append(src.events, TraceEvent{At: Time(t), Type: model.EventModified, Pod: pod(j, false, n+j+1), Labels: web})
 	}
 	return src
 }

@@ -16,6 +16,8 @@ type TraceEvent struct {
 	At   Time
 	Type model.EventType // ADDED, MODIFIED or DELETED
 	Pod  *model.Pod
+	// Labels are the pod's metadata.labels, which decide the Services that select it.
+	Labels map[string]string
 	// Listed marks an event of the recording's initial listing (the pods that existed when
 	// the watch started). Listed events come first and are applied at time 0, as the
 	// informers' initial list, before any controller worker starts.
@@ -184,7 +186,7 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 	var next []*podState
 	matched := false
 	for _, s := range e.services {
-		if !s.created || s.svc.Namespace != pod.Namespace || !selectorMatches(s.svc.Selector, pod.Labels) {
+		if !s.created || s.svc.Namespace != pod.Namespace || !selectorMatches(s.svc.Selector, ev.Labels) {
 			continue
 		}
 		matched = true

@@ -912,7 +912,7 @@ func (e *Engine) podDeleted(p *podState) {
 
 // PodRecorder is an optional Observer extension that receives every pod event of a generated
 // workload, as a watch on pods would see it (used to record traces for replay tests). Each
-// event has its own copy of the pod, labels included.
+// event has its own copy of the pod, and its labels.
 type PodRecorder interface {
 	PodEvent(TraceEvent)
 }
@@ -923,8 +923,7 @@ func (e *Engine) record(t model.EventType, p *podState) {
 	}
 	if r, ok := e.obs.(PodRecorder); ok {
 		pod := *p.pod
-		pod.Labels = p.labels()
-		r.PodEvent(TraceEvent{At: e.now, Type: t, Pod: &pod})
+		r.PodEvent(TraceEvent{At: e.now, Type: t, Pod: &pod, Labels: p.labels()})
 	}
 }
 

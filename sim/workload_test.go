@@ -389,7 +389,7 @@ func TestStatefulSetOrderedReady(t *testing.T) {
 			order = append(order, "+"+name)
 			ready[name] = false
 			if _, ok := firstHash[name]; !ok {
-				firstHash[name] = ev.Pod.Labels["pod-template-hash"]
+				firstHash[name] = ev.Labels["pod-template-hash"]
 			}
 		case ev.Type == "MODIFIED" && ev.Pod.Terminating && !ready[name+"/deleting"]:
 			ready[name+"/deleting"] = true

@@ -41,13 +41,13 @@ func apiTime(t model.Timestamp) metav1.Time {
 // empty, as an old API server writes it); a deletionTimestamp makes the pod Terminating;
 // ports without a protocol are TCP, the API server's default. Init containers with
 // restartPolicy Always are sidecars, whose ports count as the pod's
-// (upstream: k8s.io/endpointslice util podutil FindPort via podutil.VisitContainers).
+// (upstream: k8s.io/endpointslice util podutil FindPort via podutil.VisitContainers). The
+// labels, which a model Pod does not hold, are p.Labels (a PodReader's events carry them).
 func PodFromAPI(p *corev1.Pod) *model.Pod {
 	id := model.NewPodIdentity(p.Namespace, p.Name, string(p.UID))
 	id.Hostname, id.Subdomain = p.Spec.Hostname, p.Spec.Subdomain
 	m := &model.Pod{
 		PodIdentity:     id,
-		Labels:          p.Labels,
 		NodeName:        p.Spec.NodeName,
 		Phase:           model.ParsePodPhase(string(p.Status.Phase)),
 		Terminating:     p.DeletionTimestamp != nil,
@@ -89,19 +89,19 @@ func appendPorts(out []model.ContainerPort, ports []corev1.ContainerPort) []mode
 	return out
 }
 
-// PodToAPI converts a model Pod to a core/v1 Pod carrying exactly the fields PodFromAPI
-// reads, so that PodFromAPI(PodToAPI(p)) equals p. Regular container ports go on one
+// PodToAPI converts a model Pod and its labels to a core/v1 Pod carrying exactly the fields
+// PodFromAPI reads, so that PodFromAPI(PodToAPI(p, ...)) equals p. Regular container ports go on one
 // container named "app", sidecar ports on one init container named "sidecar" with
 // restartPolicy Always. A Terminating pod gets deletionTimestamp deleting (callers that know
 // when the pod was deleted pass it; any non-zero time marks the pod as terminating).
-func PodToAPI(m *model.Pod, created, deleting model.Timestamp) *corev1.Pod {
+func PodToAPI(m *model.Pod, labels map[string]string, created, deleting model.Timestamp) *corev1.Pod {
 	p := &corev1.Pod{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace:         m.Namespace,
 			Name:              m.Name,
 			UID:               typesUID(m.UID),
-			Labels:            m.Labels,
+			Labels:            labels,
 			ResourceVersion:   m.ResourceVersion,
 			CreationTimestamp: apiTime(created),
 		},

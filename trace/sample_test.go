@@ -94,10 +94,10 @@ func TestGenerateSample(t *testing.T) {
 	exporterID := model.NewPodIdentity("monitoring", "node-exporter-x7k2p", "0b5e0c39-1d7a-4c1e-9f4e-3c2a1b0d9e8f")
 	exporterID.ContainerPorts = []model.ContainerPort{{Name: "metrics", ContainerPort: 9100, Protocol: model.ProtocolTCP}}
 	exporter := PodToAPI(&model.Pod{PodIdentity: exporterID,
-		Labels: map[string]string{"app": "node-exporter"}, NodeName: rec.nodes[0].Name, Phase: model.PodRunning,
+		NodeName: rec.nodes[0].Name, Phase: model.PodRunning,
 		IPs: []string{"10.0.0.2"}, Ready: true, ReadyTransition: model.Timestamp(simEpoch.Add(-48 * time.Hour).UnixNano()),
 		ResourceVersion: "901"},
-		model.Timestamp(simEpoch.Add(-48*time.Hour).UnixNano()), 0)
+		map[string]string{"app": "node-exporter"}, model.Timestamp(simEpoch.Add(-48*time.Hour).UnixNano()), 0)
 	if err := WriteWatchEvent(&watch, model.EventAdded, exporter); err != nil {
 		t.Fatal(err)
 	}
