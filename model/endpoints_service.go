@@ -85,9 +85,11 @@ type ServiceEndpoints struct {
 	truncateReady bool
 }
 
-// endpointsPodState is what one pod contributes; it is immutable once built (addContribution
-// sets sig and shares its port list). addr's NodeName points into the pod (pods are never
-// modified once passed), so the state costs one allocation besides its target reference.
+// endpointsPodState is what one pod contributes. Its address is immutable once built, and so
+// are its ports (addContribution sets sig and shares its port list); an update that keeps
+// the address changes its pod and readiness in place (setSlot), one that changes the address
+// makes a new state. addr's NodeName points into the pod (pods are never modified once
+// passed), so the state costs one allocation besides its target reference.
 type endpointsPodState struct {
 	pod   *Pod
 	addr  EndpointAddress
@@ -151,8 +153,9 @@ type endpointsSubsetLayout struct {
 }
 
 // endpointsKeptSubset is one subset of a truncated object as written: its ports and the pod
-// states of the addresses it kept, in order. Pod states are immutable, so the same pointer is
-// the same address.
+// states of the addresses it kept, in order. A state's address is immutable, so the same
+// pointer is the same address; its readiness may have changed since, which the list it is in
+// now tells.
 type endpointsKeptSubset struct {
 	portIDs         []int
 	ready, notReady []*endpointsPodState
@@ -291,6 +294,20 @@ func (s *ServiceEndpoints) setSlot(slot *endpointsPodSlot, pod *Pod) {
 		// Neither state counts (no IP yet, or terminal) and nothing but the slot refers to
 		// a state that does not: it is updated in place to what podState would return.
 		*old = endpointsPodState{pod: pod}
+		return
+	}
+	if old != nil && s.keepsAddress(old, pod) {
+		// The update keeps the pod's address (most do: a readiness change, or nothing
+		// this controller reads), so the state is updated in place rather than replaced:
+		// the records that refer to it hold its readiness apart (endpointsEntry), and a
+		// truncated object's kept states are compared by the list they are in. Its node
+		// name is taken from the new pod so that the state does not keep the old one alive.
+		old.pod, old.addr.NodeName = pod, &pod.NodeName
+		if ready := s.svc.PublishNotReadyAddresses || pod.Ready; ready != old.ready {
+			s.removeContribution(old)
+			old.ready = ready
+			s.addContribution(old)
+		}
 		return
 	}
 	ps := s.podState(pod, old) // pods are never modified once passed: no copy needed
@@ -452,6 +469,19 @@ func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) *endpoint
 func sameAddress(a, b *EndpointAddress) bool {
 	return a.IP == b.IP && a.Hostname == b.Hostname && a.TargetRef == b.TargetRef &&
 		(a.NodeName == nil) == (b.NodeName == nil) && (a.NodeName == nil || *a.NodeName == *b.NodeName)
+}
+
+// keepsAddress reports whether podState(pod, old) would be old with pod and another
+// readiness at most: old is included, pod has old's identity (so the same spec fields, hence
+// the same ports, hostname and target reference, under the Service old was built for: a
+// Service change rebuilds every state), and it is still included with old's IP and node.
+func (s *ServiceEndpoints) keepsAddress(old *endpointsPodState, pod *Pod) bool {
+	if !old.included || pod.PodIdentity != old.pod.PodIdentity || pod.NodeName != *old.addr.NodeName ||
+		!legacyPodIncluded(pod, s.svc.PublishNotReadyAddresses) {
+		return false
+	}
+	ip, ok := legacyPodIP(s.svc, pod)
+	return ok && ip == old.addr.IP
 }
 
 // podAddressable reports whether podState gets as far as the pod's ports: the pod is included
