@@ -24,6 +24,7 @@ type ServiceSlices struct {
 	opts   ReconcilerOptions // its Buffers are set: the controller's or the Service's own
 	max    int
 	labels map[string]string // SliceLabels(svc), shared by every slice written
+	owners []OwnerReference  // the controller reference to svc, shared by every slice created
 	types  []AddressType
 	mode   hintsMode
 	full   bool // the next sync rebuilds the indexes from the stored slices first
@@ -416,6 +417,7 @@ func (s *ServiceSlices) setServiceFields(svc *Service) {
 	// may have the same key in another order.
 	s.lastPorts, s.lastPortsKey, s.lastResolved = nil, "", s.lastResolved[:0]
 	s.labels = SliceLabels(svc)
+	s.owners = []OwnerReference{controllerRef(svc)}
 	s.types = addressTypesForService(svc)
 	s.mode = hintsModeFor(svc, &s.opts)
 }
@@ -1305,9 +1307,12 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 	}
 	// upstream: reconciler.go reconcileByAddressType (placeholder)
 	if f.count == len(plan.ToDelete) && len(plan.ToCreate) == 0 {
-		p := newEndpointSlice(s.svc, []EndpointPort{}, f.at, s.labels)
+		p := s.sliceObject()
+		setNewEndpointSlice(p, s.svc, []EndpointPort{}, f.at, s.labels, s.owners)
 		if len(plan.ToDelete) == 1 && placeholderEqual(plan.ToDelete[0], p) {
 			plan.ToDelete = plan.ToDelete[:0]
+			s.takeFreshObject(p) // not written: a spare again
+			s.recycleObject(p)
 		} else {
 			plan.ToCreate = append(plan.ToCreate, p)
 		}
@@ -1568,7 +1573,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 				ports = s.keyPods.ports(pending[0].key)
 			}
 			target = s.sliceObject()
-			setNewEndpointSlice(target, s.svc, ports, f.at, s.labels)
+			setNewEndpointSlice(target, s.svc, ports, f.at, s.labels, s.owners)
 			target.Endpoints = s.endpointArray(min(s.max, remaining))
 		}
 		for next < len(pending) && len(target.Endpoints) < s.max {

@@ -124,18 +124,20 @@ func isDNS1123Subdomain(s string, last byte) bool {
 // upstream: utils.go newEndpointSlice
 func newEndpointSlice(svc *Service, ports []EndpointPort, addressType AddressType, labels map[string]string) *EndpointSlice {
 	o := new(EndpointSlice)
-	setNewEndpointSlice(o, svc, ports, addressType, labels)
+	setNewEndpointSlice(o, svc, ports, addressType, labels, []OwnerReference{controllerRef(svc)})
 	return o
 }
 
-// setNewEndpointSlice makes o what newEndpointSlice returns.
-func setNewEndpointSlice(o *EndpointSlice, svc *Service, ports []EndpointPort, addressType AddressType, labels map[string]string) {
+// setNewEndpointSlice makes o what newEndpointSlice returns, with owners (the Service's
+// controller reference alone) as its ownerReferences: a list that, as the labels, may be
+// shared by every slice of the Service (nothing writes through it).
+func setNewEndpointSlice(o *EndpointSlice, svc *Service, ports []EndpointPort, addressType AddressType, labels map[string]string, owners []OwnerReference) {
 	*o = EndpointSlice{
 		ObjectMeta: ObjectMeta{
 			GenerateName:    endpointSlicePrefix(svc.Name),
 			Namespace:       svc.Namespace,
 			Labels:          labels,
-			OwnerReferences: []OwnerReference{controllerRef(svc)},
+			OwnerReferences: owners,
 		},
 		AddressType: addressType,
 		Ports:       ports,
