@@ -21,10 +21,9 @@ import (
 type ServiceSlices struct {
 	svc    *Service
 	nodes  NodeGetter
-	opts   ReconcilerOptions // its Buffers are set: the controller's or the Service's own
-	max    int
-	labels map[string]string // SliceLabels(svc), shared by every slice written
-	owners []OwnerReference  // the controller reference to svc, shared by every slice created
+	opts   ReconcilerOptions  // its Buffers are set: the controller's or the Service's own
+	labels map[string]string  // SliceLabels(svc), shared by every slice written
+	owners *[1]OwnerReference // the controller reference to svc, shared by every slice created
 	types  []AddressType
 	mode   hintsMode
 	full   bool // the next sync rebuilds the indexes from the stored slices first
@@ -62,21 +61,18 @@ type ServiceSlices struct {
 	lastPortsKey PortMapKey
 	// lastResolved is what each Service port resolved to for lastPorts (-1: not resolved).
 	lastResolved []int64
-	// fresh are the endpoint arrays the last Sync allocated (by their first element); a
-	// stored slice whose array came from there owns it (storedSlice.owned). The arrays of
-	// owned slices the API server replaced or deleted go to buf's spares (SyncBuffers), for
-	// a rewritten slice to reuse instead of allocating its endpoints again.
+	// fresh are the endpoint arrays (by their first element) and the slice objects the
+	// last Sync allocated; a stored slice whose array or object came from there owns it
+	// (storedSlice.owned, ownsObject). The arrays and objects of owned slices the API server
+	// replaced or deleted go to buf's spares (SyncBuffers), for a rewritten slice to reuse
+	// instead of allocating them again.
 	//
 	// An owned array holds nothing past its slice's length, so that it keeps no old
 	// endpoint alive. A spare keeps the length it was stored with: the endpoints there are
 	// overwritten when it is reused, and what the new slice does not overwrite is cleared
-	// when its write is applied (freshArray.dirty), instead of the whole array when it is
+	// when its write is applied (freshItem.dirty), instead of the whole array when it is
 	// taken back (which with write barriers was 2-3% of a run).
-	fresh []freshArray
-	// freshObjects are the slice objects the last Sync allocated: a stored slice whose
-	// object came from there owns it (storedSlice.ownsObject), and when the API server
-	// replaces or deletes it the object goes to buf's spare objects, as its array does.
-	freshObjects []*EndpointSlice
+	fresh []freshItem
 }
 
 // SyncBuffers are the scratch lists of ServiceSlices.Sync and Applied, which no call keeps
@@ -400,7 +396,7 @@ func familyIndex(at AddressType) int {
 // NewServiceSlices returns the incremental reconciler of svc, with no pods and no slices.
 func NewServiceSlices(svc *Service, nodes NodeGetter, opts ReconcilerOptions) *ServiceSlices {
 	s := &ServiceSlices{
-		nodes: nodes, opts: opts, max: opts.maxPerSlice(),
+		nodes: nodes, opts: opts,
 	}
 	if s.opts.Buffers == nil {
 		s.opts.Buffers = new(SyncBuffers) // the scratch of Sync and Applied
@@ -417,7 +413,7 @@ func (s *ServiceSlices) setServiceFields(svc *Service) {
 	// may have the same key in another order.
 	s.lastPorts, s.lastPortsKey, s.lastResolved = nil, "", s.lastResolved[:0]
 	s.labels = SliceLabels(svc)
-	s.owners = []OwnerReference{controllerRef(svc)}
+	s.owners = &[1]OwnerReference{controllerRef(svc)}
 	s.types = addressTypesForService(svc)
 	s.mode = hintsModeFor(svc, &s.opts)
 }
@@ -894,7 +890,7 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, pair
 	hashes := ss.hashes
 	if n := len(slice.Endpoints); cap(hashes) < n {
 		// Room to grow: a slice being filled is rewritten many times on the way.
-		hashes = make([]endpointHash, n, max(n, min(s.max, 2*n)))
+		hashes = make([]endpointHash, n, max(n, min(s.opts.maxPerSlice(), 2*n)))
 	}
 	hashes = hashes[:len(slice.Endpoints)]
 	ss.s, ss.hashes = slice, hashes
@@ -1141,8 +1137,6 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 	// The arrays and objects of the last Sync's writes that were not applied are garbage now.
 	clear(s.fresh)
 	s.fresh = s.fresh[:0]
-	clear(s.freshObjects)
-	s.freshObjects = s.freshObjects[:0]
 	if s.mode == hintsTopology && !s.zoned {
 		s.full = true // the zone summaries are built with the indexes
 	}
@@ -1308,7 +1302,7 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 	// upstream: reconciler.go reconcileByAddressType (placeholder)
 	if f.count == len(plan.ToDelete) && len(plan.ToCreate) == 0 {
 		p := s.sliceObject()
-		setNewEndpointSlice(p, s.svc, []EndpointPort{}, f.at, s.labels, s.owners)
+		setNewEndpointSlice(p, s.svc, []EndpointPort{}, f.at, s.labels, s.owners[:])
 		if len(plan.ToDelete) == 1 && placeholderEqual(plan.ToDelete[0], p) {
 			plan.ToDelete = plan.ToDelete[:0]
 			s.takeFreshObject(p) // not written: a spare again
@@ -1520,7 +1514,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		}
 		// Room for the pending endpoints step 2 may add, so filling does not regrow it.
 		n := len(keep)
-		kept := s.endpointArray(max(n, min(s.max, n+len(pending))))[:n]
+		kept := s.endpointArray(max(n, min(s.opts.maxPerSlice(), n+len(pending))))[:n]
 		for i, ep := range keep {
 			kept[i] = *ep
 		}
@@ -1546,7 +1540,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		order := append(s.opts.Buffers.order[:0], plan.ToUpdate[firstUpdate:]...)
 		slices.SortStableFunc(order, fillOrder)
 		for _, sl := range order {
-			for next < len(pending) && len(sl.Endpoints) < s.max {
+			for next < len(pending) && len(sl.Endpoints) < s.opts.maxPerSlice() {
 				sl.Endpoints = append(sl.Endpoints, s.desiredEndpoint(pending[next], fi))
 				next++
 			}
@@ -1559,7 +1553,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 	for next < len(pending) {
 		remaining := len(pending) - next
 		var target *EndpointSlice
-		if remaining < s.max && g != nil {
+		if remaining < s.opts.maxPerSlice() && g != nil {
 			if ss := s.bestFitFast(g, remaining, pass); ss != nil {
 				target = s.sliceObject()
 				*target = *ss.s
@@ -1573,10 +1567,10 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 				ports = s.keyPods.ports(pending[0].key)
 			}
 			target = s.sliceObject()
-			setNewEndpointSlice(target, s.svc, ports, f.at, s.labels, s.owners)
-			target.Endpoints = s.endpointArray(min(s.max, remaining))
+			setNewEndpointSlice(target, s.svc, ports, f.at, s.labels, s.owners[:])
+			target.Endpoints = s.endpointArray(min(s.opts.maxPerSlice(), remaining))
 		}
-		for next < len(pending) && len(target.Endpoints) < s.max {
+		for next < len(pending) && len(target.Endpoints) < s.opts.maxPerSlice() {
 			target.Endpoints = append(target.Endpoints, s.desiredEndpoint(pending[next], fi))
 			next++
 		}
@@ -1595,10 +1589,10 @@ func (s *ServiceSlices) endpointArray(capacity int) []Endpoint {
 	if capacity == 0 {
 		return []Endpoint{}
 	}
-	if capacity > s.max/2 {
+	if capacity > s.opts.maxPerSlice()/2 {
 		// Round up: a slice that is more than half full is likely to be filled up later, and
 		// a full-size array fits any rewrite of it.
-		capacity = max(capacity, s.max)
+		capacity = max(capacity, s.opts.maxPerSlice())
 	}
 	a := s.opts.Buffers.spares.take(capacity) // its length is how far it holds old endpoints
 	if a == nil {
@@ -1607,15 +1601,17 @@ func (s *ServiceSlices) endpointArray(capacity int) []Endpoint {
 		// (a third fewer new arrays in a create and rollout of 2,000 Services of 10 pods).
 		a = slices.Grow([]Endpoint(nil), capacity)
 	}
-	s.fresh = append(s.fresh, freshArray{first: &a[:1][0], dirty: int32(len(a))})
+	s.fresh = append(s.fresh, freshItem{first: &a[:1][0], dirty: int32(len(a))})
 	return a[:0]
 }
 
-// freshArray is an array the last Sync allocated, by its first element, and how far it
-// still holds old endpoints (a reused spare's length).
-type freshArray struct {
-	first *Endpoint
-	dirty int32
+// freshItem is an array the last Sync allocated, by its first element, and how far it still
+// holds old endpoints (a reused spare's length); or (dirty -1) an object it allocated. An
+// item taken by Applied keeps its dirty, so that the arrays are still counted (recycle).
+type freshItem struct {
+	first  *Endpoint
+	object *EndpointSlice
+	dirty  int32
 }
 
 // takeFresh reports whether a, a stored slice's endpoints, is in an array the last Sync
@@ -1631,7 +1627,7 @@ func (s *ServiceSlices) takeFresh(a []Endpoint) bool {
 			if d := int(f.dirty); d > len(a) {
 				clear(a[len(a):d])
 			}
-			s.fresh[i] = freshArray{}
+			s.fresh[i].first = nil
 			return true
 		}
 	}
@@ -1648,7 +1644,13 @@ func sameArray(a, b []Endpoint) bool {
 // endpoints stay until the array is reused (see ServiceSlices.fresh). A Service that
 // rewrites many slices per sync may keep as many as its last Sync allocated.
 func (s *ServiceSlices) recycle(a []Endpoint) {
-	s.opts.Buffers.spares.put(a, len(s.fresh))
+	arrays := 0
+	for _, f := range s.fresh {
+		if f.dirty >= 0 {
+			arrays++
+		}
+	}
+	s.opts.Buffers.spares.put(a, arrays)
 }
 
 // spareObjectsMax bounds the spare slice objects kept. As with arrays, a write gives its
@@ -1667,16 +1669,16 @@ func (s *ServiceSlices) sliceObject() *EndpointSlice {
 	} else {
 		o = new(EndpointSlice)
 	}
-	s.freshObjects = append(s.freshObjects, o)
+	s.fresh = append(s.fresh, freshItem{object: o, dirty: -1})
 	return o
 }
 
 // takeFreshObject reports whether o is an object the last Sync allocated, and then forgets
 // it there.
 func (s *ServiceSlices) takeFreshObject(o *EndpointSlice) bool {
-	for i, f := range s.freshObjects {
-		if f == o {
-			s.freshObjects[i] = nil
+	for i, f := range s.fresh {
+		if f.object == o {
+			s.fresh[i].object = nil
 			return true
 		}
 	}
@@ -1765,7 +1767,7 @@ func (s *ServiceSlices) bestFitFast(g *sliceGroup, n int, pass uint32) *storedSl
 		var best *storedSlice
 		for _, ss := range g.members {
 			size := len(ss.s.Endpoints)
-			if ss.changedIn == pass || size > s.max-n {
+			if ss.changedIn == pass || size > s.opts.maxPerSlice()-n {
 				continue
 			}
 			if best == nil || size > len(best.s.Endpoints) || size == len(best.s.Endpoints) && ss.s.Name < best.s.Name {
@@ -1774,7 +1776,7 @@ func (s *ServiceSlices) bestFitFast(g *sliceGroup, n int, pass uint32) *storedSl
 		}
 		return best
 	}
-	for size := s.max - n; size >= 0; size-- {
+	for size := s.opts.maxPerSlice() - n; size >= 0; size-- {
 		for _, ss := range g.bySize[size] {
 			if ss.changedIn != pass {
 				return ss

@@ -24,3 +24,22 @@ func TestPerPodRecordSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestPerServiceRecordSizes does for the builders' per-Service records what
+// TestPerPodRecordSizes does for the per-pod ones: a run of 50,000 small Services keeps one
+// of each per Service.
+func TestPerServiceRecordSizes(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		size, max uintptr
+	}{
+		{"ServiceSlices", unsafe.Sizeof(ServiceSlices{}), 352},
+		{"ServiceEndpoints", unsafe.Sizeof(ServiceEndpoints{}), 352},
+		{"family", unsafe.Sizeof(family{}), 224},
+		{"storedSlice", unsafe.Sizeof(storedSlice{}), 96},
+	} {
+		if tc.size > tc.max {
+			t.Errorf("%s is %d bytes, over its %d-byte size class (one per Service)", tc.name, tc.size, tc.max)
+		}
+	}
+}
