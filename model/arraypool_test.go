@@ -67,11 +67,7 @@ func TestArrayPoolBoundsEachClass(t *testing.T) {
 // replaced gives its array back, and the other's next rewrite takes it.
 func TestSharedBuffersPassSpareArraysBetweenServices(t *testing.T) {
 	shared := new(SyncBuffers)
-	mk := func(name string) *ServiceSlices {
-		svc := &Service{Namespace: "ns", Name: name, UID: name + "-uid", IPFamilies: []IPFamily{IPv4},
-			Ports: []ServicePort{{Name: "http", Port: 80, TargetPort: IntPort(8080), Protocol: ProtocolTCP}}}
-		return NewServiceSlices(svc, poolTestNode{}, ReconcilerOptions{Buffers: shared})
-	}
+	mk := func(name string) *ServiceSlices { return newPoolTestSlices(shared, name, 0) }
 	a, b := mk("a"), mk("b")
 	apply := func(s *ServiceSlices, prefix string) {
 		for i, p := range s.Sync(0).Plans {
@@ -85,11 +81,7 @@ func TestSharedBuffersPassSpareArraysBetweenServices(t *testing.T) {
 			}
 		}
 	}
-	pod := func(name string, i int) *Pod {
-		return &Pod{PodIdentity: NewPodIdentity("ns", fmt.Sprintf("%s-%d", name, i), fmt.Sprintf("%s-uid-%d", name, i)),
-			NodeName: "n1", Phase: PodRunning, Ready: true,
-			IPs: []string{fmt.Sprintf("10.0.%d.%d", len(name), i)}}
-	}
+	pod := poolTestPod
 	for i := range 3 {
 		a.SetPod(pod("a", i))
 		b.SetPod(pod("b", i))
@@ -128,6 +120,21 @@ func TestSharedBuffersPassSpareArraysBetweenServices(t *testing.T) {
 	}
 }
 
+// newPoolTestSlices returns the reconciler of a one-port IPv4 Service of that name, with the
+// shared buffers and at most max endpoints a slice (0: the default).
+func newPoolTestSlices(shared *SyncBuffers, name string, max int) *ServiceSlices {
+	svc := &Service{Namespace: "ns", Name: name, UID: name + "-uid", IPFamilies: []IPFamily{IPv4},
+		Ports: []ServicePort{{Name: "http", Port: 80, TargetPort: IntPort(8080), Protocol: ProtocolTCP}}}
+	return NewServiceSlices(svc, poolTestNode{}, ReconcilerOptions{Buffers: shared, MaxEndpointsPerSlice: max})
+}
+
+// poolTestPod is ready pod i of the Service of that name, on node n1.
+func poolTestPod(name string, i int) *Pod {
+	return &Pod{PodIdentity: NewPodIdentity("ns", fmt.Sprintf("%s-%d", name, i), fmt.Sprintf("%s-uid-%d", name, i)),
+		NodeName: "n1", Phase: PodRunning, Ready: true,
+		IPs: []string{fmt.Sprintf("10.0.%d.%d", len(name), i)}}
+}
+
 type poolTestNode struct{}
 
 func (poolTestNode) Node(name string) (*Node, bool) {
@@ -139,11 +146,7 @@ func (poolTestNode) Node(name string) (*Node, bool) {
 // create applied as a copy, as an API server that stores its own copy would) is never taken.
 func TestSharedBuffersPassSpareObjectsBetweenServices(t *testing.T) {
 	shared := new(SyncBuffers)
-	mk := func(name string) *ServiceSlices {
-		svc := &Service{Namespace: "ns", Name: name, UID: name + "-uid", IPFamilies: []IPFamily{IPv4},
-			Ports: []ServicePort{{Name: "http", Port: 80, TargetPort: IntPort(8080), Protocol: ProtocolTCP}}}
-		return NewServiceSlices(svc, poolTestNode{}, ReconcilerOptions{Buffers: shared})
-	}
+	mk := func(name string) *ServiceSlices { return newPoolTestSlices(shared, name, 0) }
 	// apply applies a Sync's writes; creates are named in place, or copied first.
 	apply := func(s *ServiceSlices, copyCreates bool) (written []*EndpointSlice) {
 		for _, p := range s.Sync(0).Plans {
@@ -167,11 +170,7 @@ func TestSharedBuffersPassSpareObjectsBetweenServices(t *testing.T) {
 		}
 		return written
 	}
-	pod := func(name string, i int) *Pod {
-		return &Pod{PodIdentity: NewPodIdentity("ns", fmt.Sprintf("%s-%d", name, i), fmt.Sprintf("%s-uid-%d", name, i)),
-			NodeName: "n1", Phase: PodRunning, Ready: true,
-			IPs: []string{fmt.Sprintf("10.0.%d.%d", len(name), i)}}
-	}
+	pod := poolTestPod
 	a, b, c := mk("a"), mk("bb"), mk("ccc")
 	for i := range 3 {
 		a.SetPod(pod("a", i))
@@ -218,9 +217,7 @@ func TestSharedBuffersPassSpareObjectsBetweenServices(t *testing.T) {
 	}
 
 	// A delete gives the object back too, still readable until a later Sync.
-	d := NewServiceSlices(&Service{Namespace: "ns", Name: "d", UID: "d-uid", IPFamilies: []IPFamily{IPv4},
-		Ports: []ServicePort{{Name: "http", Port: 80, TargetPort: IntPort(8080), Protocol: ProtocolTCP}}},
-		poolTestNode{}, ReconcilerOptions{Buffers: shared, MaxEndpointsPerSlice: 2})
+	d := newPoolTestSlices(shared, "d", 2)
 	for i := range 4 {
 		d.SetPod(pod("d", i))
 	}
