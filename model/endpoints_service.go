@@ -85,21 +85,21 @@ type ServiceEndpoints struct {
 	truncateReady bool
 }
 
-// endpointsPodState is what one pod contributes. Its address is immutable once built, and so
-// are its ports (addContribution sets sig and shares its port list); an update that keeps
-// the address changes its pod and readiness in place (setSlot), one that changes the address
-// makes a new state. addr's NodeName points into the pod (pods are never modified once
-// passed), so the state costs one allocation besides its target reference.
+// endpointsPodState is what one pod contributes: an address at its ports (a pod that
+// contributes nothing has none, endpointsPodSlot.ps). Its address is immutable once built,
+// and so are its ports (addContribution sets sig and shares its port list); an update that
+// keeps the address changes its pod and readiness in place (setSlot), one that changes the
+// address makes a new state. addr's NodeName points into the pod (pods are never modified
+// once passed), so the state costs one allocation besides its target reference.
 type endpointsPodState struct {
 	pod   *Pod
 	addr  EndpointAddress
 	bytes addressBytes
-	// sig is the signature of the pod's resolved ports (nil when not included); its port
-	// ids are the pod's. addContribution looks it up again, as it may have been dropped
-	// meanwhile (when the pod's old state was its last user).
-	sig      *endpointsSignature
-	included bool
-	ready    bool
+	// sig is the signature of the pod's resolved ports; its port ids are the pod's.
+	// addContribution looks it up again, as it may have been dropped meanwhile (when the
+	// pod's old state was its last user).
+	sig   *endpointsSignature
+	ready bool
 }
 
 // addressBytes is one address's encoded size per encoding, in 4 bytes each: an address is
@@ -213,11 +213,11 @@ func (s *ServiceEndpoints) SetService(svc *Service) {
 	// In the order of the pods' keys, which the index by name once gave.
 	slots := slices.Clone(s.pods)
 	slices.SortFunc(slots, func(a, b *endpointsPodSlot) int {
-		return strings.Compare(s.podKey(a.ps.pod.Namespace, a.ps.pod.Name), s.podKey(b.ps.pod.Namespace, b.ps.pod.Name))
+		return strings.Compare(s.podKey(a.pod.Namespace, a.pod.Name), s.podKey(b.pod.Namespace, b.pod.Name))
 	})
 	for _, slot := range slots {
 		s.removeContribution(slot.ps)
-		slot.ps = s.podState(slot.ps.source(), slot.ps)
+		slot.ps = s.podState(slot.pod, slot.ps)
 		s.addContribution(slot.ps)
 	}
 }
@@ -243,11 +243,15 @@ func endpointsInputsChanged(a, b *Service) bool {
 // DeleteService records that the Service is gone: the next Sync returns EndpointsDelete.
 func (s *ServiceEndpoints) DeleteService() { s.deleted = true }
 
-// endpointsPodSlot holds a kept pod's current state. The slot stays the same while the
-// pod is kept (an EndpointsPodRef points at it); deleting the pod empties it.
+// endpointsPodSlot holds a kept pod and what it contributes. The slot stays the same while
+// the pod is kept (an EndpointsPodRef points at it); deleting the pod empties it.
 type endpointsPodSlot struct {
-	ps *endpointsPodState
-	at int32 // position in ServiceEndpoints.pods
+	// ps is what the pod contributes, nil while it contributes nothing (no IP yet, no port
+	// resolved, terminal or terminating): a pod is so on its way in and out, and a state
+	// made for each step was two allocations of 80 bytes a pod.
+	ps  *endpointsPodState
+	pod *Pod  // the pod as last set; nil once the slot is emptied
+	at  int32 // position in ServiceEndpoints.pods
 }
 
 // SetPod adds or replaces a pod (keyed by namespace/name).
@@ -281,7 +285,7 @@ func (s *ServiceEndpoints) index() map[string]*endpointsPodSlot {
 	if s.byName == nil {
 		s.byName = make(map[string]*endpointsPodSlot, len(s.pods))
 		for _, slot := range s.pods {
-			s.byName[s.podKey(slot.ps.pod.Namespace, slot.ps.pod.Name)] = slot
+			s.byName[s.podKey(slot.pod.Namespace, slot.pod.Name)] = slot
 		}
 	}
 	return s.byName
@@ -290,11 +294,9 @@ func (s *ServiceEndpoints) index() map[string]*endpointsPodSlot {
 // setSlot is SetPod once the pod's slot is found.
 func (s *ServiceEndpoints) setSlot(slot *endpointsPodSlot, pod *Pod) {
 	old := slot.ps
-	if old != nil && !old.included && !s.podAddressable(pod) {
-		// Neither state counts (no IP yet, or terminal) and nothing but the slot refers to
-		// a state that does not: it is updated in place to what podState would return.
-		*old = endpointsPodState{pod: pod}
-		return
+	slot.pod = pod
+	if old == nil && !s.podAddressable(pod) {
+		return // it contributed nothing and still does not (no IP yet, or terminal)
 	}
 	if old != nil && s.keepsAddress(old, pod) {
 		// The update keeps the pod's address (most do: a readiness change, or nothing
@@ -312,12 +314,7 @@ func (s *ServiceEndpoints) setSlot(slot *endpointsPodSlot, pod *Pod) {
 	}
 	ps := s.podState(pod, old) // pods are never modified once passed: no copy needed
 	slot.ps = ps
-	if old != nil && !old.included && !ps.included {
-		return // neither counts (no IP yet, or terminal): nothing else changes
-	}
-	if old != nil {
-		s.removeContribution(old)
-	}
+	s.removeContribution(old)
 	s.addContribution(ps)
 }
 
@@ -334,8 +331,8 @@ type EndpointsPodRef struct {
 
 // slotOf returns the slot ref names for a pod of that namespace and name, or nil.
 func (s *ServiceEndpoints) slotOf(ref *EndpointsPodRef, namespace, name string) *endpointsPodSlot {
-	if slot := ref.slot; slot != nil && slot.ps != nil && int(slot.at) < len(s.pods) && s.pods[slot.at] == slot &&
-		slot.ps.pod.Name == name && slot.ps.pod.Namespace == namespace {
+	if slot := ref.slot; slot != nil && slot.pod != nil && int(slot.at) < len(s.pods) && s.pods[slot.at] == slot &&
+		slot.pod.Name == name && slot.pod.Namespace == namespace {
 		return slot
 	}
 	return nil
@@ -395,7 +392,7 @@ func (s *ServiceEndpoints) deletePod(podKey string) {
 // dropSlot removes the pod kept in slot.
 func (s *ServiceEndpoints) dropSlot(slot *endpointsPodSlot) {
 	if s.byName != nil {
-		delete(s.byName, s.podKey(slot.ps.pod.Namespace, slot.ps.pod.Name))
+		delete(s.byName, s.podKey(slot.pod.Namespace, slot.pod.Name))
 	}
 	last := len(s.pods) - 1
 	moved := s.pods[last]
@@ -403,25 +400,23 @@ func (s *ServiceEndpoints) dropSlot(slot *endpointsPodSlot) {
 	s.pods[last] = nil
 	s.pods = s.pods[:last]
 	s.removeContribution(slot.ps)
-	slot.ps = nil
+	slot.ps, slot.pod = nil, nil
 }
 
-// source returns the pod a state was built from (kept for SetService recomputes).
-func (ps *endpointsPodState) source() *Pod { return ps.pod }
-
-// podState computes what a pod contributes under the current Service. prev, if not nil, is
-// the pod's previous state, whose target reference is reused when it still applies.
+// podState computes what a pod contributes under the current Service: nil for nothing.
+// prev, if not nil, is the pod's previous state, whose target reference is reused when it
+// still applies.
 // upstream: endpoints_controller.go syncService, the per-pod loop.
 func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) *endpointsPodState {
-	ps := &endpointsPodState{pod: pod}
 	svc := s.svc
 	if !legacyPodIncluded(pod, svc.PublishNotReadyAddresses) {
-		return ps
+		return nil
 	}
 	ip, ok := legacyPodIP(svc, pod)
 	if !ok {
-		return ps
+		return nil
 	}
+	ps := &endpointsPodState{pod: pod}
 	ps.addr = EndpointAddress{
 		IP:       ip,
 		Hostname: legacyPodHostname(svc, pod),
@@ -452,11 +447,10 @@ func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) *endpoint
 		portIDs = slices.Compact(portIDs)
 	}
 	if len(portIDs) == 0 {
-		return ps
+		return nil
 	}
 	ps.sig = s.signature(portIDs)
-	ps.included = true
-	if prev != nil && prev.included && sameAddress(&prev.addr, &ps.addr) {
+	if prev != nil && sameAddress(&prev.addr, &ps.addr) {
 		ps.bytes = prev.bytes // most updates change the readiness, not the address
 	} else {
 		ps.bytes = compactBytes(s.addressBytes(&ps.addr))
@@ -472,11 +466,11 @@ func sameAddress(a, b *EndpointAddress) bool {
 }
 
 // keepsAddress reports whether podState(pod, old) would be old with pod and another
-// readiness at most: old is included, pod has old's identity (so the same spec fields, hence
+// readiness at most: pod has old's identity (so the same spec fields, hence
 // the same ports, hostname and target reference, under the Service old was built for: a
 // Service change rebuilds every state), and it is still included with old's IP and node.
 func (s *ServiceEndpoints) keepsAddress(old *endpointsPodState, pod *Pod) bool {
-	if !old.included || pod.PodIdentity != old.pod.PodIdentity || pod.NodeName != *old.addr.NodeName ||
+	if pod.PodIdentity != old.pod.PodIdentity || pod.NodeName != *old.addr.NodeName ||
 		!legacyPodIncluded(pod, s.svc.PublishNotReadyAddresses) {
 		return false
 	}
@@ -583,8 +577,9 @@ func (s *ServiceEndpoints) dropSignature(sig *endpointsSignature) {
 	s.layoutValid = false
 }
 
+// addContribution adds what ps contributes (nothing when nil).
 func (s *ServiceEndpoints) addContribution(ps *endpointsPodState) {
-	if !ps.included {
+	if ps == nil {
 		return
 	}
 	ps.sig = s.signature(ps.sig.portIDs)
@@ -600,8 +595,9 @@ func (s *ServiceEndpoints) addContribution(ps *endpointsPodState) {
 	}
 }
 
+// removeContribution removes what ps contributes (nothing when nil).
 func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState) {
-	if !ps.included {
+	if ps == nil {
 		return
 	}
 	ps.sig.pods--
@@ -870,7 +866,7 @@ func (s *ServiceEndpoints) Applied() {
 		// not kept had equal sides, so they are made from the pods' current contributions.
 		for _, slot := range s.pods {
 			ps := slot.ps
-			if !ps.included {
+			if ps == nil {
 				continue
 			}
 			for _, id := range ps.sig.portIDs {

@@ -727,13 +727,17 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, moveAddresses bool, 
 }
 
 // checkEndpointsPodList checks that s keeps exactly the pods of want (by key), each once, at
-// the position its slot records.
+// the position its slot records, and that a slot's contribution, if any, is of its pod.
 func checkEndpointsPodList(t *testing.T, s *ServiceEndpoints, want map[string]*Pod, seed uint64, step int) {
 	t.Helper()
 	seen := map[string]bool{}
 	for i, slot := range s.pods {
-		p := slot.ps.pod
+		p := slot.pod
 		switch {
+		case p == nil:
+			t.Fatalf("seed %d step %d: an emptied slot is in the list at %d", seed, step, i)
+		case slot.ps != nil && slot.ps.pod != p:
+			t.Fatalf("seed %d step %d: pod %s's contribution is of another version of it", seed, step, p.Key())
 		case int(slot.at) != i:
 			t.Fatalf("seed %d step %d: pod %s is at %d of the list, its slot says %d", seed, step, p.Key(), i, slot.at)
 		case want[p.Key()] != p:
