@@ -21,6 +21,10 @@ type EndpointsOptions struct {
 	// no cap, no annotation and no capacity check — the behaviour the published 5 GB figures
 	// describe.
 	Truncate bool
+	// Buffers, when set, are shared by every ServiceEndpoints made with these options
+	// (NewServiceEndpoints), which must then not be used at the same time; nil: none.
+	// BuildEndpoints ignores them.
+	Buffers *EndpointsBuffers
 }
 
 // EndpointsDecision is what one sync of the legacy Endpoints controller decides for a Service.

@@ -15,7 +15,6 @@ import "math/bits"
 // write: a twentieth of a 100k-pod Service's run.
 type entryIndex struct {
 	slots []entrySlot // empty while the list is scanned; else a power-of-two count
-	shift uint8       // 64 - log2(len(slots))
 }
 
 type entrySlot struct {
@@ -36,7 +35,9 @@ func entryHash(port int, ip string) uint64 {
 }
 
 // home is the first slot of hash h.
-func (x *entryIndex) home(h uint64) int { return int((h * identityMapMixer) >> x.shift) }
+func (x *entryIndex) home(h uint64) int {
+	return int((h * identityMapMixer) >> (64 - bits.TrailingZeros(uint(len(x.slots)))))
+}
 
 // build makes a table for entries, big enough for twice as many.
 func (x *entryIndex) build(entries []endpointsEntry) {
@@ -50,7 +51,6 @@ func (x *entryIndex) build(entries []endpointsEntry) {
 	} else {
 		x.slots = make([]entrySlot, size)
 	}
-	x.shift = uint8(64 - bits.TrailingZeros(uint(size)))
 	for i := range entries {
 		e := &entries[i]
 		x.insert(entryHash(int(e.port), e.key.IP), i)
@@ -89,6 +89,9 @@ func (s *ServiceEndpoints) entry(port int, addr *EndpointAddress) (e *endpointsE
 			}
 		}
 	}
+	if s.entries == nil && s.buf != nil {
+		s.entries = s.buf.takeRecords()
+	}
 	s.entries = append(s.entries, endpointsEntry{key: addr, port: int32(port)})
 	switch n := len(s.entries); {
 	case len(s.entryIndex.slots) > 0 && 2*n <= len(s.entryIndex.slots):
@@ -97,6 +100,40 @@ func (s *ServiceEndpoints) entry(port int, addr *EndpointAddress) (e *endpointsE
 		s.entryIndex.build(s.entries) // the first table, or one twice the size
 	}
 	return &s.entries[len(s.entries)-1], false
+}
+
+// EndpointsBuffers are what the ServiceEndpoints of one controller share
+// (EndpointsOptions.Buffers): the record lists that Services which committed their changes
+// gave back, for the next Service that records changes to fill. Most Services record a few
+// changes between two writes and keep no list after: each took a new one every time, a
+// twentieth of cluster-day's allocations. The builders sharing buffers must not be used at
+// the same time (one controller's are not).
+type EndpointsBuffers struct {
+	records [][]endpointsEntry // empty, cleared lists
+}
+
+// spareRecordLists bounds the lists EndpointsBuffers keeps.
+const spareRecordLists = 64
+
+// takeRecords returns a spare empty record list, or nil.
+func (b *EndpointsBuffers) takeRecords() []endpointsEntry {
+	n := len(b.records)
+	if n == 0 {
+		return nil
+	}
+	l := b.records[n-1]
+	b.records[n-1] = nil
+	b.records = b.records[:n-1]
+	return l
+}
+
+// putRecords keeps list, a record list its Service no longer needs, unless enough are kept.
+func (b *EndpointsBuffers) putRecords(list []endpointsEntry) {
+	if cap(list) == 0 || len(b.records) >= spareRecordLists {
+		return
+	}
+	clear(list) // keep no addresses alive
+	b.records = append(b.records, list[:0])
 }
 
 // A commit keeps a record list of endpointsEntryKeepMin to endpointsEntryKeepMax records'
@@ -109,10 +146,13 @@ const (
 )
 
 // commitTouched makes the stored side of every record equal to its current side: no record
-// needs keeping.
+// needs keeping. A list too small to keep goes to the shared buffers, if any.
 func (s *ServiceEndpoints) commitTouched() {
 	s.mismatch = 0
 	if c := cap(s.entries); c < endpointsEntryKeepMin || c > endpointsEntryKeepMax {
+		if c < endpointsEntryKeepMin && s.buf != nil {
+			s.buf.putRecords(s.entries)
+		}
 		s.entries, s.entryIndex = nil, entryIndex{}
 		return
 	}

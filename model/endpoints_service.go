@@ -28,6 +28,7 @@ import (
 type ServiceEndpoints struct {
 	svc          *Service
 	addressBytes func(*EndpointAddress) ByEncoding
+	buf          *EndpointsBuffers // shared with the controller's other Services (nil: none)
 	// ns is the namespace pods are keyed without (the Service's at construction): a pod
 	// of it is keyed by name alone, so the common case builds no key string.
 	ns string
@@ -74,7 +75,7 @@ type ServiceEndpoints struct {
 	layout      []endpointsSubsetLayout
 
 	// The flags are kept together, in one word (a Service's builder was 416 bytes).
-	opts               EndpointsOptions
+	truncate           bool // EndpointsOptions.Truncate
 	deleted            bool
 	stored             bool
 	storedOverCapacity bool
@@ -196,7 +197,7 @@ func (e *endpointsEntry) equal() bool {
 // Endpoints object. addressBytes gives an address's encoded size per encoding (the size model's
 // EndpointAddressSize); SubsetSizes sums it.
 func NewServiceEndpoints(svc *Service, opts EndpointsOptions, addressBytes func(*EndpointAddress) ByEncoding) *ServiceEndpoints {
-	return &ServiceEndpoints{svc: svc, opts: opts, addressBytes: addressBytes, ns: svc.Namespace}
+	return &ServiceEndpoints{svc: svc, truncate: opts.Truncate, buf: opts.Buffers, addressBytes: addressBytes, ns: svc.Namespace}
 }
 
 // SetService replaces the Service (also after DeleteService: a Service recreated with the same
@@ -685,7 +686,7 @@ func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 	// upstream step 7: the skip test.
 	if s.stored && s.mismatch == 0 &&
 		labelsCorrectForEndpoints(s.storedLabels, svc.Labels) &&
-		(!s.opts.Truncate || (int(s.storedCount) <= EndpointsMaxCapacity && !s.storedOverCapacity)) {
+		(!s.truncate || (int(s.storedCount) <= EndpointsMaxCapacity && !s.storedOverCapacity)) {
 		s.commitTouched()
 		s.last = d
 		return d
@@ -694,7 +695,7 @@ func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 	if !s.stored {
 		d.Verb = EndpointsCreate
 	}
-	if s.opts.Truncate && d.DesiredAddresses+d.DesiredNotReadyAddresses > EndpointsMaxCapacity {
+	if s.truncate && d.DesiredAddresses+d.DesiredNotReadyAddresses > EndpointsMaxCapacity {
 		s.orderLayout()
 		ready := make([]int, len(s.layout))
 		notReady := make([]int, len(s.layout))

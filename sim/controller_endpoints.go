@@ -72,8 +72,10 @@ type endpointsSnapshot struct {
 func newEndpointsSyncer(e *Engine) *endpointsSyncer {
 	n := len(e.services)
 	return &endpointsSyncer{
-		e:        e,
-		opts:     model.EndpointsOptions{Truncate: e.cfg.ControlPlane.EndpointsTruncation},
+		e: e,
+		// The controller syncs one Service at a time: its Services share one set of buffers.
+		opts: model.EndpointsOptions{Truncate: e.cfg.ControlPlane.EndpointsTruncation,
+			Buffers: new(model.EndpointsBuffers)},
 		builders: make([]*model.ServiceEndpoints, n),
 		stored:   make([]storedEndpoints, n),
 		inflight: make([]bool, n),
