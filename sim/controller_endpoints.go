@@ -216,7 +216,9 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 		cm.hidden = int64(d.DesiredAddresses + d.DesiredNotReadyAddresses - d.Addresses - d.NotReadyAddresses)
 	}
 	cm.oldBytes = st.bytes
-	cm.wasSelected, cm.wasSelectedAll = st.exists && proxySelects(st.labels), st.exists && proxySelectsAll(st.labels)
+	if st.exists {
+		cm.wasSelected, cm.wasSelectedAll = proxySelection(st.labels)
+	}
 	if w.verb == model.EndpointsDelete {
 		cm.objectBytes = st.bytes
 		cm.endpoints = st.addresses
@@ -244,7 +246,7 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	if y.e.api.needJSON {
 		cm.objectBytes[model.JSON] = model.EndpointsSizeFrom(&om, snap.subsets, model.JSON)
 	}
-	cm.selected, cm.selectedAll = proxySelects(om.Labels), proxySelectsAll(om.Labels)
+	cm.selected, cm.selectedAll = proxySelection(om.Labels)
 	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(om.Annotations)
 	cm.noop = w.verb == model.EndpointsUpdate && snap.unchanged
 	if cm.noop {
@@ -301,7 +303,7 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 	if st.exists {
 		obj.UID, obj.CreationTimestamp = st.uid, st.created
 		cm.oldBytes = st.bytes
-		cm.wasSelected, cm.wasSelectedAll = proxySelects(st.labels), proxySelectsAll(st.labels)
+		cm.wasSelected, cm.wasSelectedAll = proxySelection(st.labels)
 	}
 	for _, ss := range obj.Subsets {
 		cm.endpoints += len(ss.Addresses) + len(ss.NotReadyAddresses)
@@ -315,7 +317,7 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 	if y.e.api.needJSON {
 		cm.objectBytes[model.JSON] = model.EndpointsSize(&obj, model.JSON)
 	}
-	cm.selected, cm.selectedAll = proxySelects(obj.Labels), proxySelectsAll(obj.Labels)
+	cm.selected, cm.selectedAll = proxySelection(obj.Labels)
 	w.labels, w.uid, w.created, w.bytes, w.addresses = obj.Labels, obj.UID, obj.CreationTimestamp, cm.objectBytes, cm.endpoints
 	return cm
 }

@@ -202,7 +202,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		cm.family = familyOf(old.slice.AddressType)
 		cm.endpoints = len(old.slice.Endpoints)
 		cm.objectBytes, cm.oldBytes = old.bytes, old.bytes
-		cm.wasSelected, cm.wasSelectedAll = proxySelects(old.slice.Labels), proxySelectsAll(old.slice.Labels)
+		cm.wasSelected, cm.wasSelectedAll = proxySelection(old.slice.Labels)
 		return cm
 	}
 	// The plan's slice is the reconciler's fresh copy, used by this write only: the API
@@ -222,7 +222,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		obj.CreationTimestamp = old.slice.CreationTimestamp
 		obj.Generation = old.slice.Generation + 1
 		cm.oldBytes = old.bytes
-		cm.wasSelected, cm.wasSelectedAll = proxySelects(old.slice.Labels), proxySelectsAll(old.slice.Labels)
+		cm.wasSelected, cm.wasSelectedAll = proxySelection(old.slice.Labels)
 	}
 	obj.ResourceVersion = meta.resourceVersion
 	// The field set of the object written: its labels (the Service's own among them) and
@@ -238,7 +238,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	cm.objectBytes, cm.requestBytes = sliceSizes(obj, y.e.api.needJSON)
 	obj.ManagedFields = nil
 	w.bytes = cm.objectBytes // applied stores it with the slice
-	cm.selected, cm.selectedAll = proxySelects(obj.Labels), proxySelectsAll(obj.Labels)
+	cm.selected, cm.selectedAll = proxySelection(obj.Labels)
 	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(obj.Annotations)
 	for i := range obj.Endpoints {
 		c := &obj.Endpoints[i].Conditions
@@ -335,19 +335,17 @@ func (y *sliceSyncer) mirror(s *serviceState, buf []write) []write {
 	return writes
 }
 
-// proxySelects is kube-proxy's informer selector:
-// !service.kubernetes.io/service-proxy-name,!service.kubernetes.io/headless.
-// upstream: cmd/kube-proxy/app/server.go.
-func proxySelects(labels map[string]string) bool {
-	_, named := labels[model.LabelServiceProxyName]
+// proxySelection reports whether an object with these labels is selected by kube-proxy's
+// informer selector, !service.kubernetes.io/service-proxy-name,!service.kubernetes.io/headless
+// (upstream: cmd/kube-proxy/app/server.go), and by that of watchers that also take headless
+// Services (CoreDNS), !service.kubernetes.io/service-proxy-name. Every write asks both, of
+// the object and of the one it replaces: two lookups answer them.
+func proxySelection(labels map[string]string) (selected, selectedAll bool) {
+	if _, named := labels[model.LabelServiceProxyName]; named {
+		return false, false
+	}
 	_, headless := labels[model.LabelHeadless]
-	return !named && !headless
-}
-
-// proxySelectsAll is the selector of watchers that also take headless services (CoreDNS).
-func proxySelectsAll(labels map[string]string) bool {
-	_, named := labels[model.LabelServiceProxyName]
-	return !named
+	return !headless, true
 }
 
 // nodesChanged refreshes the topology cache's zone weights after node readiness changed and
