@@ -102,11 +102,6 @@ func TestConditionAsAPIField(t *testing.T) {
 		if c.IsSet() != (tc.field != nil) {
 			t.Errorf("%v.IsSet() = %v", c, c.IsSet())
 		}
-		for _, b := range []bool{false, true} {
-			if got, want := c.Is(b), tc.field != nil && *tc.field == b; got != want {
-				t.Errorf("%v.Is(%v) = %v, want %v", c, b, got, want)
-			}
-		}
 	}
 	if ConditionOf(true) != ConditionTrue || ConditionOf(false) != ConditionFalse {
 		t.Error("ConditionOf does not map true and false to ConditionTrue and ConditionFalse")

@@ -374,9 +374,6 @@ func ConditionFromPtr(b *bool) Condition {
 // IsSet reports whether the condition is set (the API's field is not nil).
 func (c Condition) IsSet() bool { return c != ConditionUnset }
 
-// Is reports whether the condition is set to b.
-func (c Condition) Is(b bool) bool { return c == ConditionOf(b) }
-
 // Ptr returns the API's field: nil when unset, else a new *bool holding the value.
 func (c Condition) Ptr() *bool {
 	if c == ConditionUnset {
