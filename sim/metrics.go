@@ -3,17 +3,16 @@ package sim
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // collector accumulates results as the run goes: per phase and mode, per second, per write.
 type collector struct {
-	e       *Engine
-	phases  []PhaseResult
-	buckets []Bucket
-	width   int64 // seconds per bucket: 1, doubled when the run outgrows MaxSeriesBuckets
-	writes  []WriteRecord
-	layout  []LayoutSample
+	e      *Engine
+	phases []PhaseResult
+	series bucketSeries
+	width  int64 // seconds per bucket: 1, doubled when the run outgrows MaxSeriesBuckets
+	writes []WriteRecord
+	layout []LayoutSample
 	// sliceSizes counts live EndpointSlices by endpoint count, for layout samples.
 	sliceSizes    []int
 	slices        int
@@ -91,39 +90,84 @@ func (c *collector) bucket(t Time) *Bucket {
 	for sec/c.width >= MaxSeriesBuckets {
 		c.coarsen()
 	}
-	i := sec / c.width
-	if n := i + 1 - int64(len(c.buckets)); n > 0 && int64(cap(c.buckets)-len(c.buckets)) < n {
-		// Double the series when it is full (append would grow it by a quarter, copying
-		// it five times over in all); it never passes MaxSeriesBuckets.
-		c.buckets = slices.Grow(c.buckets, int(min(max(n, int64(len(c.buckets))), MaxSeriesBuckets-int64(len(c.buckets)))))
-	}
-	for int64(len(c.buckets)) <= i {
-		b := Bucket{Second: int64(len(c.buckets)) * c.width}
+	i := int(sec / c.width)
+	for c.series.len() <= i {
+		b := Bucket{Second: int64(c.series.len()) * c.width}
 		if c.width > 1 {
 			b.Width = c.width
 		}
-		c.buckets = append(c.buckets, b)
+		c.series.push(b)
 	}
-	return &c.buckets[i]
+	return c.series.at(i)
 }
 
 // coarsen doubles the width of every bucket, merging pairs, so that the series stays
 // within MaxSeriesBuckets whatever the span of virtual time.
 func (c *collector) coarsen() {
 	w := c.width * 2
-	n := (len(c.buckets) + 1) / 2
+	n := (c.series.len() + 1) / 2
 	for i := range n {
-		b := c.buckets[2*i]
-		if 2*i+1 < len(c.buckets) {
-			addBucketMode(&b.Endpoints, c.buckets[2*i+1].Endpoints)
-			addBucketMode(&b.EndpointSlices, c.buckets[2*i+1].EndpointSlices)
+		b := *c.series.at(2 * i)
+		if 2*i+1 < c.series.len() {
+			next := c.series.at(2*i + 1)
+			addBucketMode(&b.Endpoints, next.Endpoints)
+			addBucketMode(&b.EndpointSlices, next.EndpointSlices)
 		}
 		b.Second, b.Width = int64(i)*w, w
-		c.buckets[i] = b
+		*c.series.at(i) = b
 	}
-	clear(c.buckets[n:])
-	c.buckets = c.buckets[:n]
+	c.series.truncate(n)
 	c.width = w
+}
+
+// bucketSeries is the traffic series as it grows, in chunks of bucketChunk buckets. It is
+// live for the whole run: a slice that doubled kept up to half of itself unused (3 MB of
+// many-services' 35,000 buckets), and one that grew by less copied itself many times over.
+// A chunked series is never copied while it grows and keeps less than a chunk unused.
+type bucketSeries struct {
+	chunks [][]Bucket // each of bucketChunk capacity; all but the last are full
+	n      int
+}
+
+// bucketChunk is the number of buckets of a chunk (96 KB).
+const bucketChunk = 1024
+
+func (s *bucketSeries) len() int { return s.n }
+
+// at returns bucket i (i < len).
+func (s *bucketSeries) at(i int) *Bucket { return &s.chunks[i/bucketChunk][i%bucketChunk] }
+
+// push appends b.
+func (s *bucketSeries) push(b Bucket) {
+	if s.n%bucketChunk == 0 {
+		s.chunks = append(s.chunks, make([]Bucket, 0, bucketChunk))
+	}
+	last := &s.chunks[len(s.chunks)-1]
+	*last = append(*last, b)
+	s.n++
+}
+
+// truncate keeps the first n buckets (n ≤ len), dropping the chunks past them.
+func (s *bucketSeries) truncate(n int) {
+	keep := (n + bucketChunk - 1) / bucketChunk
+	clear(s.chunks[keep:])
+	s.chunks = s.chunks[:keep]
+	if keep > 0 {
+		last := &s.chunks[keep-1]
+		tail := n - (keep-1)*bucketChunk
+		clear((*last)[tail:])
+		*last = (*last)[:tail]
+	}
+	s.n = n
+}
+
+// all returns the buckets in one slice (Results.Series).
+func (s *bucketSeries) all() []Bucket {
+	out := make([]Bucket, 0, s.n)
+	for _, c := range s.chunks {
+		out = append(out, c...)
+	}
+	return out
 }
 
 // addBucketMode adds b's traffic to dst.
@@ -333,10 +377,10 @@ func (c *collector) phaseEnded(i int, start, end Time) {
 		// Peak egress per second: a coarse bucket gives its average over its seconds.
 		first, last := int64(start/1e9)/c.width, int64(end/1e9)/c.width
 		if i == len(c.phases)-1 {
-			last = int64(len(c.buckets)) // the last phase also owns the tail of deliveries
+			last = int64(c.series.len()) // the last phase also owns the tail of deliveries
 		}
-		for j := first; j <= last && j < int64(len(c.buckets)); j++ {
-			b := &c.buckets[j]
+		for j := first; j <= last && j < int64(c.series.len()); j++ {
+			b := c.series.at(int(j))
 			bm := b.EndpointSlices
 			if m == ModeEndpoints {
 				bm = b.Endpoints
@@ -370,7 +414,7 @@ func (c *collector) results() *Results {
 		Nodes:     len(e.nodes),
 		Watchers:  int(e.api.watchers(ModeEndpointSlices)),
 		Phases:    c.phases,
-		Series:    c.buckets,
+		Series:    c.series.all(),
 		Writes:    c.writes,
 		Layout:    c.layout,
 		Events:    e.events,

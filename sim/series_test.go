@@ -49,12 +49,13 @@ func TestSeriesCoarsensPastMaxBuckets(t *testing.T) {
 	c.egress(ModeEndpoints, 0, Time(2)*1e9, 1000, 10)
 	c.egress(ModeEndpointSlices, Time(5)*1e9, Time(998*3600)*1e9, 3_000_000, 7)
 	c.bucket(Time(40*day)*1e9).Endpoints.Writes++
-	if len(c.buckets) > MaxSeriesBuckets {
-		t.Fatalf("%d buckets", len(c.buckets))
+	series := c.series.all()
+	if len(series) > MaxSeriesBuckets {
+		t.Fatalf("%d buckets", len(series))
 	}
 	var f, r [2]int64
 	var writes int64
-	for i, b := range c.buckets {
+	for i, b := range series {
 		if b.Second != int64(i)*c.width || b.Seconds() != c.width {
 			t.Fatalf("bucket %d: second %d width %d, want %d %d", i, b.Second, b.Seconds(), int64(i)*c.width, c.width)
 		}
@@ -67,8 +68,43 @@ func TestSeriesCoarsensPastMaxBuckets(t *testing.T) {
 	if f != [2]int64{1000, 3_000_000} || r != [2]int64{10, 7} || writes != 1 {
 		t.Errorf("sums fanout %v resent %v writes %d, want [1000 3000000] [10 7] 1", f, r, writes)
 	}
-	last := c.buckets[len(c.buckets)-1]
+	last := series[len(series)-1]
 	if last.Second+last.Seconds() <= 40*day {
 		t.Errorf("the series ends at %d s, before the write at %d s", last.Second+last.Seconds(), 40*day)
+	}
+}
+
+// The series is live for the whole run, so it keeps less than a chunk spare as it grows
+// second by second and after it coarsens, and it holds the buckets in order.
+func TestSeriesKeepsLittleSpare(t *testing.T) {
+	e, err := newEngine(testConfig(3, 2), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.stats
+	coarsened := false
+	for sec := range int64(MaxSeriesBuckets + 20_000) {
+		c.bucket(Time(sec)*1e9).Endpoints.Writes++
+		coarsened = coarsened || c.width > 1
+		capacity := 0
+		for _, chunk := range c.series.chunks {
+			capacity += cap(chunk)
+		}
+		if spare := capacity - c.series.len(); spare >= bucketChunk {
+			t.Fatalf("at second %d: %d buckets of capacity %d", sec, c.series.len(), capacity)
+		}
+	}
+	if !coarsened {
+		t.Fatal("the series never coarsened")
+	}
+	var writes int64
+	for i, b := range c.series.all() {
+		if b.Second != int64(i)*c.width {
+			t.Fatalf("bucket %d starts at %d s, want %d", i, b.Second, int64(i)*c.width)
+		}
+		writes += b.Endpoints.Writes
+	}
+	if writes != MaxSeriesBuckets+20_000 {
+		t.Errorf("%d writes in the series, want %d", writes, MaxSeriesBuckets+20_000)
 	}
 }
