@@ -89,18 +89,19 @@ type ServiceEndpoints struct {
 // endpointsPodState is what one pod contributes: an address at its ports (a pod that
 // contributes nothing has none, endpointsPodSlot.ps). Its address is immutable once built,
 // and so are its ports (addContribution sets sig and shares its port list); an update that
-// keeps the address changes its pod and readiness in place (setSlot), one that changes the
+// keeps the address changes its node name pointer in place (setSlot), one that changes the
 // address makes a new state. addr's NodeName points into the pod (pods are never modified
 // once passed), so the state costs one allocation besides its target reference.
+//
+// Its pod and its readiness are its slot's (endpointsPodSlot), not its own: they make a
+// state 64 bytes instead of 80, one per pod that has an address.
 type endpointsPodState struct {
-	pod   *Pod
 	addr  EndpointAddress
 	bytes addressBytes
 	// sig is the signature of the pod's resolved ports; its port ids are the pod's.
 	// addContribution looks it up again, as it may have been dropped meanwhile (when the
 	// pod's old state was its last user).
-	sig   *endpointsSignature
-	ready bool
+	sig *endpointsSignature
 }
 
 // addressBytes is one address's encoded size per encoding, in 4 bytes each: an address is
@@ -217,9 +218,9 @@ func (s *ServiceEndpoints) SetService(svc *Service) {
 		return strings.Compare(s.podKey(a.pod.Namespace, a.pod.Name), s.podKey(b.pod.Namespace, b.pod.Name))
 	})
 	for _, slot := range slots {
-		s.removeContribution(slot.ps)
-		slot.ps = s.podState(slot.pod, slot.ps)
-		s.addContribution(slot.ps)
+		s.removeContribution(slot.ps, slot.ready)
+		slot.ps, slot.ready = s.podState(slot.pod, slot.ps)
+		s.addContribution(slot.ps, slot.ready)
 	}
 }
 
@@ -251,8 +252,11 @@ type endpointsPodSlot struct {
 	// resolved, terminal or terminating): a pod is so on its way in and out, and a state
 	// made for each step was two allocations of 80 bytes a pod.
 	ps  *endpointsPodState
-	pod *Pod  // the pod as last set; nil once the slot is emptied
+	pod *Pod  // the pod as last set, which ps was built from; nil once the slot is emptied
 	at  int32 // position in ServiceEndpoints.pods
+	// ready is whether ps's address is ready (meaningless while ps is nil): the list of
+	// each port it is in.
+	ready bool
 }
 
 // SetPod adds or replaces a pod (keyed by namespace/name).
@@ -294,29 +298,29 @@ func (s *ServiceEndpoints) index() map[string]*endpointsPodSlot {
 
 // setSlot is SetPod once the pod's slot is found.
 func (s *ServiceEndpoints) setSlot(slot *endpointsPodSlot, pod *Pod) {
-	old := slot.ps
+	old, oldPod, oldReady := slot.ps, slot.pod, slot.ready
 	slot.pod = pod
 	if old == nil && !s.podAddressable(pod) {
 		return // it contributed nothing and still does not (no IP yet, or terminal)
 	}
-	if old != nil && s.keepsAddress(old, pod) {
+	if old != nil && s.keepsAddress(old, oldPod, pod) {
 		// The update keeps the pod's address (most do: a readiness change, or nothing
-		// this controller reads), so the state is updated in place rather than replaced:
-		// the records that refer to it hold its readiness apart (endpointsEntry), and a
-		// truncated object's kept states are compared by the list they are in. Its node
-		// name is taken from the new pod so that the state does not keep the old one alive.
-		old.pod, old.addr.NodeName = pod, &pod.NodeName
-		if ready := s.svc.PublishNotReadyAddresses || pod.Ready; ready != old.ready {
-			s.removeContribution(old)
-			old.ready = ready
-			s.addContribution(old)
+		// this controller reads), so the state is kept rather than replaced: the records
+		// that refer to it hold its readiness apart (endpointsEntry), and a truncated
+		// object's kept states are compared by the list they are in. Its node name is
+		// taken from the new pod so that the state does not keep the old one alive.
+		old.addr.NodeName = &pod.NodeName
+		if ready := s.svc.PublishNotReadyAddresses || pod.Ready; ready != oldReady {
+			s.removeContribution(old, oldReady)
+			slot.ready = ready
+			s.addContribution(old, ready)
 		}
 		return
 	}
-	ps := s.podState(pod, old) // pods are never modified once passed: no copy needed
-	slot.ps = ps
-	s.removeContribution(old)
-	s.addContribution(ps)
+	// Pods are never modified once passed: no copy needed.
+	slot.ps, slot.ready = s.podState(pod, old)
+	s.removeContribution(old, oldReady)
+	s.addContribution(slot.ps, slot.ready)
 }
 
 // EndpointsPodRef remembers where a ServiceEndpoints keeps a pod, as PodRef does for
@@ -400,24 +404,24 @@ func (s *ServiceEndpoints) dropSlot(slot *endpointsPodSlot) {
 	s.pods[slot.at], moved.at = moved, slot.at
 	s.pods[last] = nil
 	s.pods = s.pods[:last]
-	s.removeContribution(slot.ps)
-	slot.ps, slot.pod = nil, nil
+	s.removeContribution(slot.ps, slot.ready)
+	slot.ps, slot.pod, slot.ready = nil, nil, false
 }
 
-// podState computes what a pod contributes under the current Service: nil for nothing.
-// prev, if not nil, is the pod's previous state, whose target reference is reused when it
-// still applies.
+// podState computes what a pod contributes under the current Service, and whether its
+// address is ready: nil for nothing. prev, if not nil, is the pod's previous state, whose
+// target reference is reused when it still applies.
 // upstream: endpoints_controller.go syncService, the per-pod loop.
-func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) *endpointsPodState {
+func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) (ps *endpointsPodState, ready bool) {
 	svc := s.svc
 	if !legacyPodIncluded(pod, svc.PublishNotReadyAddresses) {
-		return nil
+		return nil, false
 	}
 	ip, ok := legacyPodIP(svc, pod)
 	if !ok {
-		return nil
+		return nil, false
 	}
-	ps := &endpointsPodState{pod: pod}
+	ps = new(endpointsPodState)
 	ps.addr = EndpointAddress{
 		IP:       ip,
 		Hostname: legacyPodHostname(svc, pod),
@@ -428,7 +432,7 @@ func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) *endpoint
 	} else {
 		ps.addr.TargetRef = pod.targetRef()
 	}
-	ps.ready = svc.PublishNotReadyAddresses || pod.Ready
+	ready = svc.PublishNotReadyAddresses || pod.Ready
 	var buf [8]int // signature keeps a copy of a new list: this one can stay on the stack
 	portIDs := buf[:0]
 	if len(svc.Ports) == 0 {
@@ -448,7 +452,7 @@ func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) *endpoint
 		portIDs = slices.Compact(portIDs)
 	}
 	if len(portIDs) == 0 {
-		return nil
+		return nil, false
 	}
 	ps.sig = s.signature(portIDs)
 	if prev != nil && sameAddress(&prev.addr, &ps.addr) {
@@ -456,7 +460,7 @@ func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) *endpoint
 	} else {
 		ps.bytes = compactBytes(s.addressBytes(&ps.addr))
 	}
-	return ps
+	return ps, ready
 }
 
 // sameAddress reports whether a and b encode the same: the same IP, hostname and node name,
@@ -466,12 +470,12 @@ func sameAddress(a, b *EndpointAddress) bool {
 		(a.NodeName == nil) == (b.NodeName == nil) && (a.NodeName == nil || *a.NodeName == *b.NodeName)
 }
 
-// keepsAddress reports whether podState(pod, old) would be old with pod and another
-// readiness at most: pod has old's identity (so the same spec fields, hence
-// the same ports, hostname and target reference, under the Service old was built for: a
-// Service change rebuilds every state), and it is still included with old's IP and node.
-func (s *ServiceEndpoints) keepsAddress(old *endpointsPodState, pod *Pod) bool {
-	if pod.PodIdentity != old.pod.PodIdentity || pod.NodeName != *old.addr.NodeName ||
+// keepsAddress reports whether podState(pod, old) would be old with another readiness at
+// most, old being the state of oldPod: pod has oldPod's identity (so the same spec fields,
+// hence the same ports, hostname and target reference, under the Service old was built for:
+// a Service change rebuilds every state), and it is still included with old's IP and node.
+func (s *ServiceEndpoints) keepsAddress(old *endpointsPodState, oldPod, pod *Pod) bool {
+	if pod.PodIdentity != oldPod.PodIdentity || pod.NodeName != *old.addr.NodeName ||
 		!legacyPodIncluded(pod, s.svc.PublishNotReadyAddresses) {
 		return false
 	}
@@ -578,8 +582,8 @@ func (s *ServiceEndpoints) dropSignature(sig *endpointsSignature) {
 	s.layoutValid = false
 }
 
-// addContribution adds what ps contributes (nothing when nil).
-func (s *ServiceEndpoints) addContribution(ps *endpointsPodState) {
+// addContribution adds what ps contributes (nothing when nil), ready or not.
+func (s *ServiceEndpoints) addContribution(ps *endpointsPodState, ready bool) {
 	if ps == nil {
 		return
 	}
@@ -587,17 +591,17 @@ func (s *ServiceEndpoints) addContribution(ps *endpointsPodState) {
 	ps.sig.pods++
 	for _, id := range ps.sig.portIDs {
 		p := s.ports[id]
-		if ps.ready {
+		if ready {
 			p.ready.insert(ps)
 		} else {
 			p.notReady.insert(ps)
 		}
-		s.setEntry(id, ps, true)
+		s.setEntry(id, ps, ready, true)
 	}
 }
 
-// removeContribution removes what ps contributes (nothing when nil).
-func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState) {
+// removeContribution removes what ps contributes (nothing when nil), as added: ready or not.
+func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState, ready bool) {
 	if ps == nil {
 		return
 	}
@@ -607,32 +611,33 @@ func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState) {
 	}
 	for _, id := range ps.sig.portIDs {
 		p := s.ports[id]
-		if ps.ready {
+		if ready {
 			p.ready.remove(ps)
 		} else {
 			p.notReady.remove(ps)
 		}
-		s.setEntry(id, ps, false)
+		s.setEntry(id, ps, ready, false)
 	}
 }
 
-// setEntry records that ps's address at port is now present or absent in the desired state.
+// setEntry records that ps's address at port, ready or not, is now present or absent in the
+// desired state.
 // A record not in s.entries has its stored side equal to its current side, which before this
 // change is ps's address when ps is being removed, and nothing when it is being added: a
 // (port, IP, UID) is contributed by one pod at most (distinct pods have distinct UIDs), and
 // SetPod removes a pod's old state before adding its new one. So records are kept only from
 // a change to the next commit, not for every address of the Service.
-func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, present bool) {
+func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, ready, present bool) {
 	e, ok := s.entry(port, &ps.addr)
 	if !ok && !present {
-		e.stored, e.storedReady = &ps.addr, ps.ready
+		e.stored, e.storedReady = &ps.addr, ready
 		e.cur, e.curReady = e.stored, e.storedReady
 	}
 	if !e.equal() {
 		s.mismatch--
 	}
 	if present {
-		e.cur, e.curReady = &ps.addr, ps.ready
+		e.cur, e.curReady = &ps.addr, ready
 		e.key = e.cur
 	} else {
 		e.cur, e.curReady = nil, false
@@ -872,7 +877,7 @@ func (s *ServiceEndpoints) Applied() {
 			}
 			for _, id := range ps.sig.portIDs {
 				if e, ok := s.entry(id, &ps.addr); !ok {
-					e.cur, e.curReady = &ps.addr, ps.ready
+					e.cur, e.curReady = &ps.addr, slot.ready
 					e.stored, e.storedReady = e.cur, e.curReady
 				}
 			}

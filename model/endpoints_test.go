@@ -741,8 +741,10 @@ func checkEndpointsPodList(t *testing.T, s *ServiceEndpoints, want map[string]*P
 		switch {
 		case p == nil:
 			t.Fatalf("seed %d step %d: an emptied slot is in the list at %d", seed, step, i)
-		case slot.ps != nil && slot.ps.pod != p:
+		case slot.ps != nil && slot.ps.addr.NodeName != &p.NodeName:
 			t.Fatalf("seed %d step %d: pod %s's contribution is of another version of it", seed, step, p.Key())
+		case slot.ps != nil && slot.ready != (s.svc.PublishNotReadyAddresses || p.Ready):
+			t.Fatalf("seed %d step %d: pod %s's contribution has another readiness than the pod", seed, step, p.Key())
 		case int(slot.at) != i:
 			t.Fatalf("seed %d step %d: pod %s is at %d of the list, its slot says %d", seed, step, p.Key(), i, slot.at)
 		case want[p.Key()] != p:

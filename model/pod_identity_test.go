@@ -74,7 +74,7 @@ func TestEndpointTargetRefsPointToThePodIdentity(t *testing.T) {
 	}
 	// (Object copies its addresses' references for the caller: read the pod states.)
 	for _, slot := range legacy.pods {
-		refs["endpoints "+slot.ps.pod.Name] = slot.ps.addr.TargetRef
+		refs["endpoints "+slot.pod.Name] = slot.ps.addr.TargetRef
 	}
 	for _, kind := range []string{"slice ", "endpoints "} {
 		if r := refs[kind+pod.Name]; r != &pod.ObjectReference {
