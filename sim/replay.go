@@ -197,8 +197,7 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 			}
 		}
 		if p == nil {
-			s.podSeq++
-			p = &podState{svc: s, node: -1, stage: stageRunning, seq: s.podSeq}
+			p = &podState{svc: s, node: -1, setIndex: -1, stage: stageRunning}
 			p.setPod(&pod)
 			s.pods = append(s.pods, p)
 			e.podAdded(p)

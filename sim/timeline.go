@@ -335,7 +335,7 @@ func (e *Engine) failNode(i int) {
 	for _, p := range e.podsOnNode[i] {
 		// Its kubelet writes nothing more: the pod's pending kubelet events (start, ready,
 		// available, stop, removal) are void, and come again when the node is back.
-		p.stuck = true
+		p.setMark(marksStuck, true)
 		p.epoch++
 	}
 	e.after(nodeMonitorGracePeriod, evNodeNotReady{i, e.nodeEpoch[i]})
@@ -395,7 +395,7 @@ func (ev evNodeRecover) apply(e *Engine) {
 		if p.stage == stageGone {
 			continue
 		}
-		p.stuck = false
+		p.setMark(marksStuck, false)
 		switch {
 		case p.pod.Terminating:
 			e.kubeletTerminates(p)
@@ -418,7 +418,7 @@ func (ev evEvictNode) apply(e *Engine) {
 		return
 	}
 	for _, p := range append([]*podState(nil), e.podsOnNode[ev.node]...) {
-		if p.pinned >= 0 {
+		if p.pinned() >= 0 {
 			continue // DaemonSet pods tolerate not-ready and unreachable nodes
 		}
 		// The pod gets its deletionTimestamp, but no kubelet confirms its end: the object
@@ -436,7 +436,7 @@ func (ev evEvictNode) apply(e *Engine) {
 func (e *Engine) drainNode(i int) {
 	e.cordoned[i] = true
 	for _, p := range append([]*podState(nil), e.podsOnNode[i]...) {
-		if p.pinned >= 0 {
+		if p.pinned() >= 0 {
 			continue // kubectl drain --ignore-daemonsets
 		}
 		e.deletePod(p)

@@ -143,8 +143,8 @@ func TestZoneBlip(t *testing.T) {
 			t.Errorf("%v: some pod went not ready: %v, want %v", tc.duration, notReady, tc.wentNotReady)
 		}
 		for _, p := range pods {
-			if p.stage == stageGone || !p.pod.Ready || p.stuck {
-				t.Errorf("%v: pod %s after the blip: stage %d ready %v stuck %v", tc.duration, p.pod.Name, p.stage, p.pod.Ready, p.stuck)
+			if p.stage == stageGone || !p.pod.Ready || p.stuck() {
+				t.Errorf("%v: pod %s after the blip: stage %d ready %v stuck %v", tc.duration, p.pod.Name, p.stage, p.pod.Ready, p.stuck())
 			}
 		}
 		for i, down := range e.nodeDown {

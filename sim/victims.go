@@ -135,7 +135,7 @@ func deletionClass(p *podState) int8 {
 	if p.node < 0 {
 		return 0
 	}
-	return p.rankClass
+	return p.rankClass()
 }
 
 // victimScratch is the ranking's reusable memory.

@@ -24,9 +24,10 @@ const (
 
 // podState is one pod of the simulation and the engine's bookkeeping around it.
 //
-// There is one per pod of the run, so it is kept to 80 bytes: counters and indexes are
-// int32 (node and pod counts, ordinals and per-pod changes are far below 2³¹), the flags
-// sit together, and the pod-template-hash is its ReplicaSet's (hash).
+// There is one per pod of the run, so it is kept to 64 bytes: counters and indexes are
+// int32 (node and pod counts, ordinals and per-pod changes are far below 2³¹), a set pod's
+// ordinal and node share a field, the rarely read flags share a byte, and the
+// pod-template-hash is its ReplicaSet's (hash).
 type podState struct {
 	pod *model.Pod
 	svc *serviceState
@@ -36,24 +37,20 @@ type podState struct {
 	node int32 // -1 until scheduled
 	// epoch invalidates lifecycle events scheduled before a later change (e.g. deletion).
 	epoch int32
-	seq   int32 // creation order within the service
-	// ordinal is a StatefulSet pod's ordinal and pinned a DaemonSet pod's node; -1 otherwise.
-	ordinal, pinned int32
-	stage           podStage
+	// setIndex is a StatefulSet pod's ordinal (≥ 0) or a DaemonSet pod's node n (-2-n), -1
+	// otherwise: see ordinal and pinned.
+	setIndex int32
+	stage    podStage
 	// available is Ready for at least minReadySeconds (Deployment availability).
 	available bool
 	// live is true while the pod counts as a ReplicaSet replica (created, not terminating).
 	live bool
-	// stuck is true on failed nodes: the kubelet no longer reports, so the pod never stops.
-	stuck bool
-	// observed is true once the kubelet has written the observedGeneration of the pod's
-	// deletion: a kubelet that takes the pod up again (its node back) patches nothing new.
-	observed bool
-	// rankClass and rankTime are what the ReplicaSet controller's victim ranking reads of
-	// the pod object (see setPod), kept here so that ranking a large ReplicaSet reads one
-	// record a pod: they fit in what the size class already holds.
-	rankClass int8
-	rankTime  model.Timestamp
+	// marks holds the rank class and the stuck and observed flags (see podMarks).
+	marks podMarks
+	// rankTime, with the rank class, is what the ReplicaSet controller's victim ranking
+	// reads of the pod object (see setPod), kept here so that ranking a large ReplicaSet
+	// reads one record a pod.
+	rankTime model.Timestamp
 	// sliceRef and endpointsRef are where the two controllers' builders keep the pod.
 	sliceRef     model.PodRef
 	endpointsRef model.EndpointsPodRef
@@ -62,7 +59,52 @@ type podState struct {
 // setPod makes pod the pod's current object (never modified afterwards).
 func (p *podState) setPod(pod *model.Pod) {
 	p.pod = pod
-	p.rankClass, p.rankTime = rankOf(pod)
+	var class int8
+	class, p.rankTime = rankOf(pod)
+	p.marks = p.marks&^marksRankClass | podMarks(class)
+}
+
+// ordinal returns a StatefulSet pod's ordinal, -1 for other pods.
+func (p *podState) ordinal() int32 { return max(p.setIndex, -1) }
+
+// pinned returns the node a DaemonSet pod is bound to, -1 for other pods.
+func (p *podState) pinned() int32 {
+	if p.setIndex < -1 {
+		return -2 - p.setIndex
+	}
+	return -1
+}
+
+// podMarks are a pod's rarely read marks, in one byte.
+type podMarks uint8
+
+const (
+	// marksRankClass is the rank class rankOf gives the pod object (1–3).
+	marksRankClass podMarks = 3
+	// marksStuck is set on failed nodes: the kubelet no longer reports, so the pod never
+	// stops.
+	marksStuck podMarks = 4
+	// marksObserved is set once the kubelet has written the observedGeneration of the pod's
+	// deletion: a kubelet that takes the pod up again (its node back) patches nothing new.
+	marksObserved podMarks = 8
+)
+
+// rankClass returns the rank class of the pod object (see rankOf).
+func (p *podState) rankClass() int8 { return int8(p.marks & marksRankClass) }
+
+// stuck reports whether the pod is on a failed node (marksStuck).
+func (p *podState) stuck() bool { return p.marks&marksStuck != 0 }
+
+// observed reports whether the kubelet wrote the deletion's observedGeneration (marksObserved).
+func (p *podState) observed() bool { return p.marks&marksObserved != 0 }
+
+// setMark sets or clears mark m.
+func (p *podState) setMark(m podMarks, on bool) {
+	if on {
+		p.marks |= m
+	} else {
+		p.marks &^= m
+	}
 }
 
 // serviceState is one Service and the Deployment behind it.
@@ -76,7 +118,6 @@ type serviceState struct {
 	// gone counts an eighth of it, when the list is compacted (dropGone): removal is O(1) amortised.
 	pods    []*podState
 	gone    int
-	podSeq  int32
 	rollout *Action // the rollout in progress, nil when settled
 	// newRS is the ReplicaSet of the current template; oldRSs the older ones the Deployment
 	// controller created, oldest first (ReplicaSetsByCreationTimestamp). An old ReplicaSet
@@ -460,7 +501,6 @@ func (e *Engine) podIdentity(s *serviceState, name, uid string) *model.PodIdenti
 // createPod creates one pod of rs's template, named name (or a generated name when empty);
 // the scheduler and the kubelet take it from there.
 func (e *Engine) createPod(s *serviceState, rs *replicaSet, name string) *podState {
-	s.podSeq++
 	// Names are unique within the namespace: the API server refuses a duplicate and the
 	// ReplicaSet controller tries another random suffix.
 	var uid string
@@ -473,12 +513,10 @@ func (e *Engine) createPod(s *serviceState, rs *replicaSet, name string) *podSta
 	// selector match), and a map per template was 760 bytes per Service in a rollout.
 	// Recorded pods get theirs (record).
 	p := &podState{
-		svc:     s,
-		rs:      rs,
-		node:    -1,
-		ordinal: -1,
-		pinned:  -1,
-		seq:     s.podSeq,
+		svc:      s,
+		rs:       rs,
+		node:     -1,
+		setIndex: -1,
 	}
 	pod := &model.Pod{PodIdentity: e.podIdentity(s, name, uid), Phase: model.PodPending}
 	pod.CreationTimestamp = timestamp(e.now)
@@ -528,7 +566,7 @@ func (e *Engine) deletePod(p *podState) {
 		p.rs.resolve().terminating++
 	}
 	p.svc.setPodTerminating(p)
-	if p.stuck {
+	if p.stuck() {
 		return // the kubelet is gone; the pod stays Terminating until its node is removed
 	}
 	e.kubeletTerminates(p)
@@ -553,7 +591,7 @@ func (e *Engine) kubeletTerminates(p *podState) {
 	if g := t.grace.sample(); g < stop {
 		stop = g
 	}
-	if kubeletTerminatingStatus < stop && !p.observed {
+	if kubeletTerminatingStatus < stop && !p.observed() {
 		e.after(kubeletTerminatingStatus, evPodObservedGeneration{p, p.epoch})
 	}
 	e.after(stop, evPodStopped{p, p.epoch})
@@ -681,9 +719,9 @@ func (ev evPodScheduled) apply(e *Engine) {
 	// it not ready (and tainted it unreachable): until then it binds pods there, which no
 	// kubelet starts.
 	var n int
-	if p.pinned >= 0 {
+	if pinned := p.pinned(); pinned >= 0 {
 		// A DaemonSet pod is bound to its node; it tolerates the node being cordoned.
-		n = int(p.pinned)
+		n = int(pinned)
 		if !e.nodes[n].Ready {
 			n = -1
 		}
@@ -699,7 +737,7 @@ func (ev evPodScheduled) apply(e *Engine) {
 	name := e.nodes[n].Name
 	if e.nodeDown[n] {
 		e.updatePod(p, func(pod *model.Pod) { pod.NodeName = name })
-		p.stuck = true // the node's kubelet takes it up when the node is back
+		p.setMark(marksStuck, true) // the node's kubelet takes it up when the node is back
 		return
 	}
 	// The kubelet's first status (Ready=False, its lastTransitionTime now) comes
@@ -870,7 +908,7 @@ func (ev evPodObservedGeneration) apply(e *Engine) {
 	if ev.p.epoch != ev.epoch || ev.p.stage == stageGone {
 		return
 	}
-	ev.p.observed = true
+	ev.p.setMark(marksObserved, true)
 	e.updatePod(ev.p, func(*model.Pod) {})
 }
 

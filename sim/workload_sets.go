@@ -231,7 +231,12 @@ func (e *Engine) createSetPod(s *serviceState, ordinal, node int) {
 		rs = s.set.revision
 	}
 	p := e.createPod(s, rs, name)
-	p.ordinal, p.pinned = int32(ordinal), int32(node)
+	switch {
+	case ordinal >= 0:
+		p.setIndex = int32(ordinal)
+	case node >= 0:
+		p.setIndex = -2 - int32(node)
+	}
 	if ordinal >= 0 {
 		s.set.ordinals[ordinal] = p
 	}
@@ -482,11 +487,10 @@ func (s *serviceState) setPodGone(p *podState) {
 	if s.set == nil {
 		return
 	}
-	if p.ordinal >= 0 && int(p.ordinal) < len(s.set.ordinals) && s.set.ordinals[p.ordinal] == p {
-		s.set.ordinals[p.ordinal] = nil
+	if o := p.ordinal(); o >= 0 && int(o) < len(s.set.ordinals) && s.set.ordinals[o] == p {
+		s.set.ordinals[o] = nil
 	}
-	if p.pinned >= 0 {
-		n := p.pinned
+	if n := p.pinned(); n >= 0 {
 		switch p {
 		case s.set.daemonOn[n]:
 			s.set.daemonOn[n], s.set.surgeOn[n] = s.set.surgeOn[n], nil
@@ -494,7 +498,7 @@ func (s *serviceState) setPodGone(p *podState) {
 			s.set.surgeOn[n] = nil
 		}
 		if p.pod.Terminating {
-			s.set.terminatingOn[p.pinned]--
+			s.set.terminatingOn[n]--
 		}
 	}
 }
@@ -502,10 +506,10 @@ func (s *serviceState) setPodGone(p *podState) {
 // setPodTerminating notes that p, a DaemonSet pod, is terminating: its node has no running
 // daemon pod, but must wait until this one is gone for a new one.
 func (s *serviceState) setPodTerminating(p *podState) {
-	if s.set == nil || p.pinned < 0 {
+	if s.set == nil || p.pinned() < 0 {
 		return
 	}
-	switch n := p.pinned; p {
+	switch n := p.pinned(); p {
 	case s.set.daemonOn[n]:
 		// A surged new pod, if any, is the node's pod now.
 		s.set.daemonOn[n], s.set.surgeOn[n] = s.set.surgeOn[n], nil
