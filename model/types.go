@@ -203,8 +203,11 @@ type ContainerPort struct {
 // Its labels are not here: they decide which Services select the pod, which is the
 // caller's to work out (the simulator knows each generated pod's Service; a replay matches
 // the recorded labels, sim.TraceEvent.Labels), and no controller reads them beyond that.
-// Without them a Pod is 80 bytes, a size class below: the simulator copies one on every
-// update of a pod.
+// Nor is its resourceVersion: the controllers read it only to drop an update of the version
+// they already have (a resync), which is the caller's to tell too (the simulator makes
+// none; a replay compares the recorded versions, sim.TraceEvent.ResourceVersion). Without
+// them a Pod is 64 bytes, two size classes below: the simulator copies one on every update
+// of a pod.
 type Pod struct {
 	// PodIdentity is what no update of the pod changes; its fields are promoted (pod.Name,
 	// pod.UID, pod.Hostname, ...). It must not be nil. To change one of its fields in a
@@ -222,10 +225,6 @@ type Pod struct {
 	Ready bool
 	// Terminating is true when the pod has a deletionTimestamp.
 	Terminating bool
-	// ResourceVersion changes on every stored update (used only by update filters, which
-	// drop an update whose version equals the old one's). The simulator leaves it empty on
-	// the pods it updates itself, none of whose updates is a resync; replayed pods keep theirs.
-	ResourceVersion string
 }
 
 // PodIdentity is the part of a pod that no update changes: its name and UID, and the spec

@@ -228,14 +228,16 @@ func (c *controller) podAdded(p *podState) {
 	}
 }
 
-func (c *controller) podUpdated(p *podState, old *model.Pod) {
+// podUpdated is a pod update event; a resync (resync: the version the pod had) queues
+// nothing.
+func (c *controller) podUpdated(p *podState, old *model.Pod, resync bool) {
 	// Only a transition time that moved forward can be a trigger time: the tracker counts a
 	// pod's time when it is after the one its last sync saw (a kubelet restoring an older
 	// one after its node was back is no change).
 	if t := p.pod.ReadyTransition; t > old.ReadyTransition {
 		c.readyChange(p)
 	}
-	if c.syncer.podChanged(p, old, false) {
+	if c.syncer.podChanged(p, old, false) && !resync {
 		c.podEvent(p)
 	}
 }

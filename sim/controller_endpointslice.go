@@ -151,13 +151,9 @@ func (y *sliceSyncer) podChanged(p *podState, old *model.Pod, deleted bool) bool
 }
 
 // podEndpointsChanged reports whether an update can change a pod's endpoints: deletion
-// timestamp, readiness, IPs, labels, hostname or subdomain. An update of equal
-// resourceVersion (a resync) cannot; an empty one, as on the simulator's own updates, is
-// never taken for a resync.
+// timestamp, readiness, IPs, labels, hostname or subdomain. (An update of equal
+// resourceVersion, a resync, cannot: the engine tells those apart, podResynced.)
 func podEndpointsChanged(old, cur *model.Pod) bool {
-	if old.ResourceVersion == cur.ResourceVersion && old.ResourceVersion != "" {
-		return false
-	}
 	if old.Terminating != cur.Terminating || old.Terminating && cur.Terminating {
 		// Both set: upstream compares deletionTimestamp pointers, which always differ.
 		return true

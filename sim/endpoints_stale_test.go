@@ -26,18 +26,18 @@ func (s *sliceSource) Next() (TraceEvent, error) {
 // staleTrace lists n ready pods of the "web" Service, then takes pod i not ready at each of
 // the given times.
 func staleTrace(n int, nodes []*model.Node, at ...time.Duration) *sliceSource {
-	pod := func(i int, ready bool, rv int) *model.Pod {
+	pod := func(i int, ready bool) *model.Pod {
 		return &model.Pod{PodIdentity: model.NewPodIdentity("default", fmt.Sprintf("web-%d", i), fmt.Sprintf("uid-%d", i)),
 			NodeName: nodes[i%len(nodes)].Name, Phase: model.PodRunning,
-			IPs: []string{fmt.Sprintf("10.1.%d.%d", i/256, i%256)}, Ready: ready, ResourceVersion: fmt.Sprint(rv)}
+			IPs: []string{fmt.Sprintf("10.1.%d.%d", i/256, i%256)}, Ready: ready}
 	}
 	src := &sliceSource{}
 	web := map[string]string{"app": "web"}
 	for i := range n {
-		src.events = append(src.events, TraceEvent{Type: model.EventAdded, Pod: pod(i, true, i+1), Labels: web, Listed: true})
+		src.events = append(src.events, TraceEvent{Type: model.EventAdded, Pod: pod(i, true), Labels: web, ResourceVersion: fmt.Sprint(i + 1), Listed: true})
 	}
 	for j, t := range at {
-		src.events = append(src.events, TraceEvent{At: Time(t), Type: model.EventModified, Pod: pod(j, false, n+j+1), Labels: web})
+		src.events = append(src.events, TraceEvent{At: Time(t), Type: model.EventModified, Pod: pod(j, false), Labels: web, ResourceVersion: fmt.Sprint(n + j + 1)})
 	}
 	return src
 }
@@ -205,5 +205,41 @@ func TestEndpointSliceSyncTakesItsTime(t *testing.T) {
 	want := []Time{1105 * ms, 2210 * ms}
 	if fmt.Sprint(updates) != fmt.Sprint(want) {
 		t.Errorf("slice updates committed at %v, want %v", updates, want)
+	}
+}
+
+// A replayed update of the resourceVersion the pod already has is a resync: both controllers
+// drop it (upstream: GetServicesToUpdateOnPodChange), however the pod differs. The same
+// update under a new version takes the pod not ready, which both write.
+func TestReplayDropsResyncs(t *testing.T) {
+	cfg := testConfig(3, 1)
+	svcs, nodes, err := ClusterObjects(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(rv string) Results {
+		t.Helper()
+		src := staleTrace(10, nodes) // versions 1–10, all ready
+		if rv != "" {
+			ev := src.events[3]
+			pod := *ev.Pod
+			pod.Ready = false
+			src.events = append(src.events, TraceEvent{At: Time(time.Second), Type: model.EventModified, Pod: &pod, Labels: ev.Labels, ResourceVersion: rv})
+		}
+		res, _, err := Replay(cfg, svcs, nodes, src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *res
+	}
+	none, resync, update := run(""), run("4"), run("11")
+	for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
+		n, r, u := none.Total.Mode(m), resync.Total.Mode(m), update.Total.Mode(m)
+		if r.Writes != n.Writes || r.FanoutBytes != n.FanoutBytes {
+			t.Errorf("%s: the resync wrote: %+v, %d B fanned out; without it %+v, %d B", m, r.Writes, r.FanoutBytes, n.Writes, n.FanoutBytes)
+		}
+		if u.Writes.Update <= n.Writes.Update {
+			t.Errorf("%s: the update under a new version wrote no update: %+v", m, u.Writes)
+		}
 	}
 }

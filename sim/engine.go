@@ -88,8 +88,10 @@ type Engine struct {
 	// replay is set when the run replays a recorded trace instead of a generated workload.
 	replay *replayState
 	// recordsPods is true when the observer records the pod events (PodRecorder): pod
-	// updates then carry their resourceVersion.
+	// updates then carry their resourceVersion, podVersions (by pod, none while the pod has
+	// only been created).
 	recordsPods bool
+	podVersions map[*podState]string
 	// nonRetry counts queued events other than delayed workqueue adds (isBackground).
 	nonRetry int
 	// cachesSynced is false while the informers are still taking their initial listing:
@@ -134,7 +136,9 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 		sliceNames:    map[string]bool{},
 		cachesSynced:  true,
 	}
-	_, e.recordsPods = obs.(PodRecorder)
+	if _, e.recordsPods = obs.(PodRecorder); e.recordsPods {
+		e.podVersions = map[*podState]string{}
+	}
 	e.buildNodes()
 	e.placement = newPlacer(cfg.Cluster.Nodes, newStream(cfg.Seed, streamPlacement))
 	e.kubelet = newKubeletTiming(newStream(cfg.Seed, streamKubelet))

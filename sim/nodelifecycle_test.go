@@ -267,7 +267,7 @@ func TestReadyAgainWithTheKeptTransition(t *testing.T) {
 	next := old
 	next.ReadyTransition = old.ReadyTransition - model.Timestamp(time.Second)
 	p.setPod(&next)
-	c.podUpdated(p, &old)
+	c.podUpdated(p, &old, false)
 	if c.keys[p.svc.idx].readyList != 0 {
 		t.Error("an older Ready transition was noted as a change")
 	}

@@ -18,6 +18,10 @@ type TraceEvent struct {
 	Pod  *model.Pod
 	// Labels are the pod's metadata.labels, which decide the Services that select it.
 	Labels map[string]string
+	// ResourceVersion is the pod's metadata.resourceVersion ("": none recorded, the replay
+	// gives it one). An update of the version the pod already has is a resync, which the
+	// controllers drop.
+	ResourceVersion string
 	// Listed marks an event of the recording's initial listing (the pods that existed when
 	// the watch started). Listed events come first and are applied at time 0, as the
 	// informers' initial list, before any controller worker starts.
@@ -41,10 +45,17 @@ type ReplayStats struct {
 	Listed int64 `json:"listed"`
 }
 
+// replayedPod is a replayed pod: its states (one per Service that selects it) and the
+// resourceVersion of its last event.
+type replayedPod struct {
+	states []*podState
+	rv     string
+}
+
 // replayState is the engine's view of a trace being replayed.
 type replayState struct {
 	src   TraceSource
-	byKey map[string][]*podState
+	byKey map[string]replayedPod
 	err   error
 	stats ReplayStats
 }
@@ -87,7 +98,7 @@ func Replay(cfg Config, services []*model.Service, nodes []*model.Node, src Trac
 	if cfg.RunEndpoints {
 		e.ctls = append(e.ctls, newController(e, ModeEndpoints, cfg.ControlPlane.Endpoints, newStream(cfg.Seed, streamEndpointsAPI)))
 	}
-	e.replay = &replayState{src: src, byKey: map[string][]*podState{}}
+	e.replay = &replayState{src: src, byKey: map[string]replayedPod{}}
 	res, err := e.run()
 	if err == nil && e.replay.err != nil {
 		err = e.replay.err
@@ -170,7 +181,8 @@ func (ev evTrace) apply(e *Engine) {
 func (e *Engine) applyTrace(ev TraceEvent) {
 	r := e.replay
 	key := ev.Pod.Key()
-	cur := r.byKey[key]
+	entry := r.byKey[key]
+	cur := entry.states
 	if ev.Type == model.EventDeleted {
 		for _, p := range cur {
 			e.dropReplayPod(p)
@@ -180,8 +192,9 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 	}
 	pod := *ev.Pod
 	shareIdentity(&pod, cur)
-	if pod.ResourceVersion == "" {
-		pod.ResourceVersion = e.api.nextResourceVersion()
+	rv := ev.ResourceVersion
+	if rv == "" {
+		rv = e.api.nextResourceVersion()
 	}
 	var next []*podState
 	matched := false
@@ -204,7 +217,11 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 		} else {
 			old := p.pod
 			p.setPod(&pod)
-			e.podUpdated(p, old)
+			if rv == entry.rv {
+				e.podResynced(p, old)
+			} else {
+				e.podUpdated(p, old)
+			}
 		}
 		next = append(next, p)
 	}
@@ -223,7 +240,7 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 	if len(next) == 0 {
 		delete(r.byKey, key)
 	} else {
-		r.byKey[key] = next
+		r.byKey[key] = replayedPod{states: next, rv: rv}
 	}
 }
 

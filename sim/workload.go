@@ -648,19 +648,17 @@ func (s *serviceState) dropGone() {
 }
 
 // updatePod applies change to a copy of the pod, so that controllers see an old and a new
-// object as informers do, and notifies them. The update takes a resourceVersion, but unless
-// the pods are being recorded the copy's is left empty: the controllers read a pod's only to
-// drop an update whose version equals the old one's (a resync), which no update made here
-// is, and an empty one never matches (podEndpointsChanged). Formatting it was one string
-// per pod update.
+// object as informers do, and notifies them. The update takes a resourceVersion, which is
+// formatted only when the pods are being recorded (podVersions): the controllers read a
+// pod's only to drop an update whose version equals the old one's (a resync), which no
+// update made here is. Formatting it was one string per pod update.
 func (e *Engine) updatePod(p *podState, change func(*model.Pod)) {
 	old := p.pod
 	next := *old
 	change(&next)
 	if e.recordsPods {
-		next.ResourceVersion = e.api.nextResourceVersion() // the recorded trace shows it
+		e.podVersions[p] = e.api.nextResourceVersion() // the recorded trace shows it
 	} else {
-		next.ResourceVersion = ""
 		e.api.bumpResourceVersion()
 	}
 	p.setPod(&next)
@@ -930,12 +928,19 @@ func (e *Engine) podAdded(p *podState) {
 	}
 }
 
-func (e *Engine) podUpdated(p *podState, old *model.Pod) {
+func (e *Engine) podUpdated(p *podState, old *model.Pod) { e.podUpdate(p, old, false) }
+
+// podResynced is podUpdated for an update of the version the pod already had (a resync, as
+// a replay can record): the controllers take the object, and queue nothing for it.
+// upstream: endpointslice util GetServicesToUpdateOnPodChange (equal resourceVersions).
+func (e *Engine) podResynced(p *podState, old *model.Pod) { e.podUpdate(p, old, true) }
+
+func (e *Engine) podUpdate(p *podState, old *model.Pod, resync bool) {
 	e.podEvents++
 	e.record(model.EventModified, p)
 	e.workloads.podChanged(p)
 	for _, c := range e.ctls {
-		c.podUpdated(p, old)
+		c.podUpdated(p, old, resync)
 	}
 }
 
@@ -961,7 +966,10 @@ func (e *Engine) record(t model.EventType, p *podState) {
 	}
 	if r, ok := e.obs.(PodRecorder); ok {
 		pod := *p.pod
-		r.PodEvent(TraceEvent{At: e.now, Type: t, Pod: &pod, Labels: p.labels()})
+		r.PodEvent(TraceEvent{At: e.now, Type: t, Pod: &pod, Labels: p.labels(), ResourceVersion: e.podVersions[p]})
+		if t == model.EventDeleted {
+			delete(e.podVersions, p)
+		}
 	}
 }
 

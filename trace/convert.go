@@ -47,11 +47,10 @@ func PodFromAPI(p *corev1.Pod) *model.Pod {
 	id := model.NewPodIdentity(p.Namespace, p.Name, string(p.UID))
 	id.Hostname, id.Subdomain = p.Spec.Hostname, p.Spec.Subdomain
 	m := &model.Pod{
-		PodIdentity:     id,
-		NodeName:        p.Spec.NodeName,
-		Phase:           model.ParsePodPhase(string(p.Status.Phase)),
-		Terminating:     p.DeletionTimestamp != nil,
-		ResourceVersion: p.ResourceVersion,
+		PodIdentity: id,
+		NodeName:    p.Spec.NodeName,
+		Phase:       model.ParsePodPhase(string(p.Status.Phase)),
+		Terminating: p.DeletionTimestamp != nil,
 	}
 	for _, ip := range p.Status.PodIPs {
 		if ip.IP != "" {
@@ -89,12 +88,12 @@ func appendPorts(out []model.ContainerPort, ports []corev1.ContainerPort) []mode
 	return out
 }
 
-// PodToAPI converts a model Pod and its labels to a core/v1 Pod carrying exactly the fields
-// PodFromAPI reads, so that PodFromAPI(PodToAPI(p, ...)) equals p. Regular container ports go on one
+// PodToAPI converts a model Pod, its labels and its resourceVersion to a core/v1 Pod carrying
+// exactly the fields PodFromAPI reads, so that PodFromAPI(PodToAPI(p, ...)) equals p. Regular container ports go on one
 // container named "app", sidecar ports on one init container named "sidecar" with
 // restartPolicy Always. A Terminating pod gets deletionTimestamp deleting (callers that know
 // when the pod was deleted pass it; any non-zero time marks the pod as terminating).
-func PodToAPI(m *model.Pod, labels map[string]string, created, deleting model.Timestamp) *corev1.Pod {
+func PodToAPI(m *model.Pod, labels map[string]string, resourceVersion string, created, deleting model.Timestamp) *corev1.Pod {
 	p := &corev1.Pod{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -102,7 +101,7 @@ func PodToAPI(m *model.Pod, labels map[string]string, created, deleting model.Ti
 			Name:              m.Name,
 			UID:               typesUID(m.UID),
 			Labels:            labels,
-			ResourceVersion:   m.ResourceVersion,
+			ResourceVersion:   resourceVersion,
 			CreationTimestamp: apiTime(created),
 		},
 		Spec: corev1.PodSpec{

@@ -28,7 +28,8 @@ func NewPodReader(r io.Reader, name string) *PodReader {
 		if err := json.Unmarshal(raw, &pod); err != nil || pod.Kind != "Pod" {
 			return decoded{kind: pod.Kind}, err
 		}
-		return decoded{kind: pod.Kind, obj: PodFromAPI(&pod), labels: pod.Labels, at: podTime(&pod), created: pod.CreationTimestamp.Time}, nil
+		return decoded{kind: pod.Kind, obj: PodFromAPI(&pod), labels: pod.Labels, resourceVersion: pod.ResourceVersion,
+			at: podTime(&pod), created: pod.CreationTimestamp.Time}, nil
 	})
 	return p
 }
@@ -56,7 +57,7 @@ func (p *PodReader) Next() (sim.TraceEvent, error) {
 			}
 			continue
 		}
-		return sim.TraceEvent{At: it.at, Type: it.typ, Pod: pod, Labels: it.labels, Listed: it.listed}, nil
+		return sim.TraceEvent{At: it.at, Type: it.typ, Pod: pod, Labels: it.labels, ResourceVersion: it.resourceVersion, Listed: it.listed}, nil
 	}
 }
 

@@ -95,9 +95,8 @@ func TestGenerateSample(t *testing.T) {
 	exporterID.ContainerPorts = []model.ContainerPort{{Name: "metrics", ContainerPort: 9100, Protocol: model.ProtocolTCP}}
 	exporter := PodToAPI(&model.Pod{PodIdentity: exporterID,
 		NodeName: rec.nodes[0].Name, Phase: model.PodRunning,
-		IPs: []string{"10.0.0.2"}, Ready: true, ReadyTransition: model.Timestamp(simEpoch.Add(-48 * time.Hour).UnixNano()),
-		ResourceVersion: "901"},
-		map[string]string{"app": "node-exporter"}, model.Timestamp(simEpoch.Add(-48*time.Hour).UnixNano()), 0)
+		IPs: []string{"10.0.0.2"}, Ready: true, ReadyTransition: model.Timestamp(simEpoch.Add(-48 * time.Hour).UnixNano())},
+		map[string]string{"app": "node-exporter"}, "901", model.Timestamp(simEpoch.Add(-48*time.Hour).UnixNano()), 0)
 	if err := WriteWatchEvent(&watch, model.EventAdded, exporter); err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func (r *recording) PodEvent(ev sim.TraceEvent) {
 	if ev.Pod.Terminating && r.deleting[key] == 0 {
 		r.deleting[key] = sec
 	}
-	p := PodToAPI(ev.Pod, ev.Labels, r.created[key], r.deleting[key])
+	p := PodToAPI(ev.Pod, ev.Labels, ev.ResourceVersion, r.created[key], r.deleting[key])
 	if r.decorate != nil {
 		r.decorate(p, at)
 	}

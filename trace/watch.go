@@ -216,18 +216,23 @@ type watchItem struct {
 	listed bool
 	obj    any
 	labels map[string]string // a pod's (decoded.labels)
-	event  int64
+	// resourceVersion is a pod's (decoded.resourceVersion).
+	resourceVersion string
+	event           int64
 }
 
 // decoded is what a reader's decode function makes of an event's object: the kind the
 // object names, the converted object (and a pod's labels, which its model type does not
 // hold), its latest own timestamp and its creation time.
 type decoded struct {
-	kind    string
-	obj     any
-	labels  map[string]string
-	at      time.Time
-	created time.Time
+	kind   string
+	obj    any
+	labels map[string]string
+	// resourceVersion is a pod's metadata.resourceVersion, which its model type does not
+	// hold either.
+	resourceVersion string
+	at              time.Time
+	created         time.Time
 }
 
 // watchReader reads a watch stream of one kind of object and times its events.
@@ -358,7 +363,7 @@ func (r *watchReader) read() (watchItem, error) {
 		if d.obj == nil {
 			return watchItem{}, r.s.errorf(start, "\"object\" is not a %s", r.kind)
 		}
-		it := watchItem{typ: typ, obj: d.obj, labels: d.labels, event: r.s.n}
+		it := watchItem{typ: typ, obj: d.obj, labels: d.labels, resourceVersion: d.resourceVersion, event: r.s.n}
 		if err := r.time(start, ev, &it, d); err != nil {
 			return watchItem{}, err
 		}
