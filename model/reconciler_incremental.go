@@ -24,7 +24,14 @@ type ServiceSlices struct {
 	opts   ReconcilerOptions  // its Buffers are set: the controller's or the Service's own
 	labels map[string]string  // SliceLabels(svc), shared by every slice written
 	owners *[1]OwnerReference // the controller reference to svc, shared by every slice created
-	types  []AddressType
+	// second holds the desired endpoint identity and base size of each pod's endpoint of
+	// the family that is not inline (podEntry.id), for a dual-stack Service (nil: none).
+	second map[*podEntry]podIdentity
+	// types is the Service's address types (serviceTypes), inline the family index whose
+	// identities podEntry holds itself: the first type's when the desired state was last
+	// reset, which is when every identity is dropped.
+	types  serviceTypes
+	inline uint8
 	mode   hintsMode
 	full   bool // the next sync rebuilds the indexes from the stored slices first
 	// zoned: stored slices carry zone-hint summaries (storedSlice.zones), kept while the
@@ -149,12 +156,14 @@ type podEntry struct {
 	at  int32      // position in ServiceSlices.pods
 
 	// The pod's desired endpoint of family i (familyIndex), when has[i]: its identity and
-	// protobuf base size. The endpoint itself is built again when it is read (see
-	// desiredEndpoint), from seen and node, which it was built from: a desired endpoint
-	// kept per pod cost 112 bytes, and most pods are clean, their endpoint only read again
-	// when something changes it.
-	ids    [2]endpointHash
-	pbBase [2]int32
+	// protobuf base size, here for the Service's inline family and in ServiceSlices.second
+	// for the other (see podIdentityOf): a dual-stack Service is rare, and the other family
+	// made every pod entry 80 bytes instead of 64. The endpoint itself is built again when
+	// it is read (see desiredEndpoint), from seen and node, which it was built from: a
+	// desired endpoint kept per pod cost 112 bytes, and most pods are clean, their endpoint
+	// only read again when something changes it.
+	pbBase int32
+	id     endpointHash
 	node   *Node // seen's node when the endpoints were built (nil: not found)
 
 	// seen is the pod as of the last recomputePod. It is also a cache key: the resolved port
@@ -177,6 +186,49 @@ func sameSlice[T any](a, b []T) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
+// podIdentity is the identity and protobuf base size of a pod's desired endpoint of one
+// family.
+type podIdentity struct {
+	id     endpointHash
+	pbBase int32
+}
+
+// podIdentityOf returns pe's desired endpoint identity and base size of family i (pe.has[i]).
+func (s *ServiceSlices) podIdentityOf(pe *podEntry, i int) podIdentity {
+	if i == int(s.inline) {
+		return podIdentity{pe.id, pe.pbBase}
+	}
+	return s.second[pe]
+}
+
+// setPodIdentity sets pe's desired endpoint identity and base size of family i.
+func (s *ServiceSlices) setPodIdentity(pe *podEntry, i int, v podIdentity) {
+	if i == int(s.inline) {
+		pe.id, pe.pbBase = v.id, v.pbBase
+		return
+	}
+	put(&s.second, pe, v)
+}
+
+// serviceTypes is a Service's address types (addressTypesForService) as a set, in
+// familyTypes order.
+type serviceTypes uint8
+
+// addressTypeSlices are the lists of address types by serviceTypes.
+var addressTypeSlices = [4][]AddressType{nil, {AddressTypeIPv4}, {AddressTypeIPv6}, {AddressTypeIPv4, AddressTypeIPv6}}
+
+// typesOf returns svc's address types as a set.
+func typesOf(svc *Service) serviceTypes {
+	var t serviceTypes
+	for _, at := range addressTypesForService(svc) {
+		t |= 1 << familyIndex(at)
+	}
+	return t
+}
+
+// list returns the address types, in familyTypes order (shared: not to be modified).
+func (t serviceTypes) list() []AddressType { return addressTypeSlices[t] }
+
 // desiredEndpoint returns pe's desired endpoint of family i (pe.has[i]), built as
 // buildPodEndpoints built it: from the same pod, node and Service fields (a Service change
 // that matters rebuilds every pod's endpoints first), so with the same values, identity and
@@ -184,7 +236,8 @@ func sameSlice[T any](a, b []T) bool {
 func (s *ServiceSlices) desiredEndpoint(pe *podEntry, i int) Endpoint {
 	var ep Endpoint
 	fillEndpoint(&ep, pe.seen, pe.node, s.svc, endpointAddresses(pe.seen, familyTypes[i]))
-	ep.identity, ep.hasIdentity, ep.pbBase = pe.ids[i], true, pe.pbBase[i]
+	v := s.podIdentityOf(pe, i)
+	ep.identity, ep.hasIdentity, ep.pbBase = v.id, true, v.pbBase
 	return ep
 }
 
@@ -414,7 +467,7 @@ func (s *ServiceSlices) setServiceFields(svc *Service) {
 	s.lastPorts, s.lastPortsKey, s.lastResolved = nil, "", s.lastResolved[:0]
 	s.labels = SliceLabels(svc)
 	s.owners = &[1]OwnerReference{controllerRef(svc)}
-	s.types = addressTypesForService(svc)
+	s.types = typesOf(svc)
 	s.mode = hintsModeFor(svc, &s.opts)
 }
 
@@ -608,30 +661,43 @@ func (s *ServiceSlices) NodeChanged(name string) { put(&s.dirtyNodes, name, stru
 
 // recomputePod brings the desired state of one pod up to date.
 func (s *ServiceSlices) recomputePod(pe *podEntry) {
-	prevHas, prevIDs := pe.has, pe.ids
+	prevHas := pe.has
+	var prevIDs [2]endpointHash
+	for i, has := range prevHas {
+		if has {
+			prevIDs[i] = s.podIdentityOf(pe, i).id
+		}
+	}
 	pe.has = [2]bool{}
-	s.buildPodEndpoints(pe, prevHas)
+	s.buildPodEndpoints(pe, prevHas, prevIDs)
+	if other := 1 - int(s.inline); prevHas[other] && !pe.has[other] {
+		delete(s.second, pe)
+	}
 	// Update the desired index as "drop the old endpoints, add the new ones" would.
 	for i := range pe.has {
 		if !prevHas[i] && !pe.has[i] {
 			continue
 		}
 		f := s.family(i)
-		if prevHas[i] && (!pe.has[i] || pe.ids[i] != prevIDs[i]) {
+		var id endpointHash
+		if pe.has[i] {
+			id = s.podIdentityOf(pe, i).id
+		}
+		if prevHas[i] && (!pe.has[i] || id != prevIDs[i]) {
 			f.desired.delete(prevIDs[i])
 			f.dirty.add(prevIDs[i])
 		}
 		if pe.has[i] {
-			f.desired.set(pe.ids[i], pe)
-			f.dirty.add(pe.ids[i])
+			f.desired.set(id, pe)
+			f.dirty.add(id)
 		}
 	}
 }
 
 // buildPodEndpoints computes pe's desired endpoints (their identities and sizes), keeping an
-// identity of the last build (prevHas) when the pod's addresses and identity are the same,
-// and keeps the pod counts.
-func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prevHas [2]bool) {
+// identity of the last build (prevHas, prevIDs) when the pod's addresses and identity are
+// the same, and keeps the pod counts.
+func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prevHas [2]bool, prevIDs [2]endpointHash) {
 	if pe.in {
 		s.keyPods.dec(pe.key)
 		pe.in = false
@@ -669,7 +735,7 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prevHas [2]bool) {
 		node = nil
 	}
 	pe.node = node
-	for _, at := range s.types {
+	for _, at := range s.types.list() {
 		i := familyIndex(at)
 		addrs := endpointAddresses(pod, at)
 		if len(addrs) == 0 {
@@ -677,10 +743,11 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prevHas [2]bool) {
 		}
 		var ep Endpoint
 		fillEndpoint(&ep, pod, node, s.svc, addrs)
+		id := prevIDs[i]
 		if !sameIdentity || !prevHas[i] {
-			pe.ids[i] = hashEndpoint(&ep)
+			id = hashEndpoint(&ep)
 		}
-		pe.pbBase[i] = int32(pbEndpointBase(&ep))
+		s.setPodIdentity(pe, i, podIdentity{id, int32(pbEndpointBase(&ep))})
 		pe.has[i] = true
 	}
 }
@@ -697,6 +764,12 @@ func (s *ServiceSlices) resetDesired() {
 	}
 	s.keyPods.reset()
 	s.missing = 0
+	// Every identity is dropped: the inline family may change now (podEntry.id).
+	s.second = nil
+	s.inline = 0
+	if types := s.types.list(); len(types) > 0 {
+		s.inline = uint8(familyIndex(types[0]))
+	}
 	for _, pe := range s.dirtyPods { // includes deleted pods, whose counts are dropped here
 		pe.has = [2]bool{}
 		pe.in, pe.nodeMissing = false, false
@@ -815,7 +888,7 @@ func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash) []e
 	ss := &storedSlice{s: sl, fam: f, hashes: make([]endpointHash, len(sl.Endpoints))}
 	s.stored.set(sl.Name, ss)
 	f.count++
-	supported := slices.Contains(s.types, sl.AddressType)
+	supported := slices.Contains(s.types.list(), sl.AddressType)
 	ss.anomaly = !supported || !ownedBy(sl, s.svc) || labelsChanged(sl.Labels, s.svc)
 	if ss.anomaly {
 		s.anomalies++
@@ -1168,7 +1241,7 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 		return s.fullSync(trigger)
 	}
 	res := SyncResult{Plans: s.opts.Buffers.plans[:0]}
-	for _, at := range s.types {
+	for _, at := range s.types.list() {
 		var last SlicePlan
 		if i := len(res.Plans); i < cap(res.Plans) {
 			last = res.Plans[:i+1][i]
@@ -1179,7 +1252,7 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 	}
 	s.opts.Buffers.plans = res.Plans
 	if s.missing > 0 {
-		res.Err = missingErr(s.svc, int(s.missing)*len(s.types))
+		res.Err = missingErr(s.svc, int(s.missing)*len(s.types.list()))
 	}
 	return res
 }
@@ -1252,7 +1325,7 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 		if c := strings.Compare(string(a.key), string(b.key)); c != 0 {
 			return c
 		}
-		return a.ids[fi].compare(b.ids[fi])
+		return s.podIdentityOf(a, fi).id.compare(s.podIdentityOf(b, fi).id)
 	})
 	// Every port map with pending endpoints, and every other one with touched slices that
 	// still has pods, in key order.
@@ -1533,7 +1606,9 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		plan.ToUpdate = append(plan.ToUpdate, c)
 	}
 	plan.Added += len(pending)
-	slices.SortFunc(pending, func(a, b *podEntry) int { return a.ids[fi].compare(b.ids[fi]) })
+	slices.SortFunc(pending, func(a, b *podEntry) int {
+		return s.podIdentityOf(a, fi).id.compare(s.podIdentityOf(b, fi).id)
+	})
 	next := 0
 	// Step 2.
 	if len(pending) > 0 && len(plan.ToUpdate) > firstUpdate {
