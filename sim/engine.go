@@ -87,10 +87,9 @@ type Engine struct {
 
 	// replay is set when the run replays a recorded trace instead of a generated workload.
 	replay *replayState
-	// recordsPods is true when the observer records the pod events (PodRecorder): pod
-	// updates then carry their resourceVersion, podVersions (by pod, none while the pod has
+	// podVersions is set when the observer records the pod events (PodRecorder): pod
+	// updates then carry their resourceVersion, kept here by pod (none while the pod has
 	// only been created).
-	recordsPods bool
 	podVersions map[*podState]string
 	// nonRetry counts queued events other than delayed workqueue adds (isBackground).
 	nonRetry int
@@ -136,7 +135,7 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 		sliceNames:    map[string]bool{},
 		cachesSynced:  true,
 	}
-	if _, e.recordsPods = obs.(PodRecorder); e.recordsPods {
+	if _, ok := obs.(PodRecorder); ok {
 		e.podVersions = map[*podState]string{}
 	}
 	e.buildNodes()

@@ -656,7 +656,7 @@ func (e *Engine) updatePod(p *podState, change func(*model.Pod)) {
 	old := p.pod
 	next := *old
 	change(&next)
-	if e.recordsPods {
+	if e.podVersions != nil {
 		e.podVersions[p] = e.api.nextResourceVersion() // the recorded trace shows it
 	} else {
 		e.api.bumpResourceVersion()
