@@ -7,10 +7,10 @@ import (
 	"epsim/model"
 )
 
-// TestPerPodRecordSizes guards the size of what the simulator keeps per pod (issue 15's
-// memory budget): each record's bound is the allocator's size class it fits in now, so a
-// field that would move it to the next class fails here instead of costing every pod of a
-// large run 16 bytes or more unnoticed.
+// TestPerPodRecordSizes guards the size of what the simulator keeps per pod, and per Service
+// (issue 15's memory budget): each record's bound is the allocator's size class it fits in
+// now, so a field that would move it to the next class fails here instead of costing every
+// pod or Service of a large run 16 bytes or more unnoticed.
 func TestPerPodRecordSizes(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -20,6 +20,7 @@ func TestPerPodRecordSizes(t *testing.T) {
 		{"podState", unsafe.Sizeof(podState{}), 64, "one per pod of the run"},
 		{"model.Pod", unsafe.Sizeof(model.Pod{}), 64, "one per pod, and a copy per update"},
 		{"model.PodIdentity", unsafe.Sizeof(model.PodIdentity{}), 80, "one per pod"},
+		{"serviceState", unsafe.Sizeof(serviceState{}), 288, "one per Service"},
 	} {
 		if tc.size > tc.max {
 			t.Errorf("%s is %d bytes, over its %d-byte size class (%s)", tc.name, tc.size, tc.max, tc.whatIsKept)

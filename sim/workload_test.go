@@ -1088,3 +1088,55 @@ func TestKubeletBackWritesObservedGenerationOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestDropGoneBoundsGonePods checks how long a Service's pod list holds its gone pods: a
+// list of up to dropGoneAtOnce pods drops each at once, a longer one until they are an
+// eighth of it. Either way the live pods stay in creation order.
+func TestDropGoneBoundsGonePods(t *testing.T) {
+	for _, tc := range []struct {
+		pods int
+		// kept is how many gone pods the list holds after each of the first gone ones.
+		kept []int
+	}{
+		{pods: 2, kept: []int{0, 0}},
+		{pods: 10, kept: []int{0, 0, 0}},
+		{pods: dropGoneAtOnce, kept: []int{0, 0}},
+		{pods: dropGoneAtOnce + 1, kept: []int{1, 2, 0}},
+		{pods: 40, kept: []int{1, 2, 3, 4, 0, 1}},
+	} {
+		s := &serviceState{}
+		for i := range tc.pods {
+			s.pods = append(s.pods, &podState{epoch: int32(i)})
+		}
+		for i, want := range tc.kept {
+			var victim *podState
+			for _, p := range s.pods {
+				if p.stage != stageGone {
+					victim = p
+					break
+				}
+			}
+			victim.stage = stageGone
+			s.dropGone()
+			gone := 0
+			for _, p := range s.pods {
+				if p.stage == stageGone {
+					gone++
+				}
+			}
+			if gone != want || s.gone != gone || s.podCount() != tc.pods-i-1 {
+				t.Errorf("%d pods, %d gone: list holds %d gone (counted %d), %d in the API; want %d gone, %d in the API",
+					tc.pods, i+1, gone, s.gone, s.podCount(), want, tc.pods-i-1)
+			}
+			last := int32(-1)
+			for _, p := range s.pods {
+				if p.stage != stageGone && p.epoch <= last {
+					t.Fatalf("%d pods: live pods out of creation order after %d gone", tc.pods, i+1)
+				}
+				if p.stage != stageGone {
+					last = p.epoch
+				}
+			}
+		}
+	}
+}
