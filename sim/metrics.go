@@ -9,10 +9,10 @@ import (
 type collector struct {
 	e      *Engine
 	phases []PhaseResult
-	series bucketSeries
+	series chunkList[Bucket]
 	width  int64 // seconds per bucket: 1, doubled when the run outgrows MaxSeriesBuckets
 	writes []WriteRecord
-	layout []LayoutSample
+	layout chunkList[LayoutSample]
 	// sliceSizes counts live EndpointSlices by endpoint count, for layout samples.
 	sliceSizes    []int
 	slices        int
@@ -120,50 +120,51 @@ func (c *collector) coarsen() {
 	c.width = w
 }
 
-// bucketSeries is the traffic series as it grows, in chunks of bucketChunk buckets. It is
-// live for the whole run: a slice that doubled kept up to half of itself unused (3 MB of
-// many-services' 35,000 buckets), and one that grew by less copied itself many times over.
-// A chunked series is never copied while it grows and keeps less than a chunk unused.
-type bucketSeries struct {
-	chunks [][]Bucket // each of bucketChunk capacity; all but the last are full
+// chunkList is a list that grows in chunks of listChunk items, for what a run keeps for its
+// whole length and appends to all along (the traffic series, the layout samples). A slice
+// that doubled kept up to half of itself unused (3 MB of many-services' 35,000 buckets), and
+// one that grew by less copied itself many times over. A chunked list is never copied while
+// it grows and keeps less than a chunk unused.
+type chunkList[T any] struct {
+	chunks [][]T // each of listChunk capacity; all but the last are full
 	n      int
 }
 
-// bucketChunk is the number of buckets of a chunk (96 KB).
-const bucketChunk = 1024
+// listChunk is the number of items of a chunk (96 KB of buckets).
+const listChunk = 1024
 
-func (s *bucketSeries) len() int { return s.n }
+func (s *chunkList[T]) len() int { return s.n }
 
-// at returns bucket i (i < len).
-func (s *bucketSeries) at(i int) *Bucket { return &s.chunks[i/bucketChunk][i%bucketChunk] }
+// at returns item i (i < len).
+func (s *chunkList[T]) at(i int) *T { return &s.chunks[i/listChunk][i%listChunk] }
 
-// push appends b.
-func (s *bucketSeries) push(b Bucket) {
-	if s.n%bucketChunk == 0 {
-		s.chunks = append(s.chunks, make([]Bucket, 0, bucketChunk))
+// push appends v.
+func (s *chunkList[T]) push(v T) {
+	if s.n%listChunk == 0 {
+		s.chunks = append(s.chunks, make([]T, 0, listChunk))
 	}
 	last := &s.chunks[len(s.chunks)-1]
-	*last = append(*last, b)
+	*last = append(*last, v)
 	s.n++
 }
 
-// truncate keeps the first n buckets (n ≤ len), dropping the chunks past them.
-func (s *bucketSeries) truncate(n int) {
-	keep := (n + bucketChunk - 1) / bucketChunk
+// truncate keeps the first n items (n ≤ len), dropping the chunks past them.
+func (s *chunkList[T]) truncate(n int) {
+	keep := (n + listChunk - 1) / listChunk
 	clear(s.chunks[keep:])
 	s.chunks = s.chunks[:keep]
 	if keep > 0 {
 		last := &s.chunks[keep-1]
-		tail := n - (keep-1)*bucketChunk
+		tail := n - (keep-1)*listChunk
 		clear((*last)[tail:])
 		*last = (*last)[:tail]
 	}
 	s.n = n
 }
 
-// all returns the buckets in one slice (Results.Series).
-func (s *bucketSeries) all() []Bucket {
-	out := make([]Bucket, 0, s.n)
+// all returns the items in one slice.
+func (s *chunkList[T]) all() []T {
+	out := make([]T, 0, s.n)
 	for _, c := range s.chunks {
 		out = append(out, c...)
 	}
@@ -353,7 +354,7 @@ func (c *collector) sampleLayout(at Time) {
 	if s.Min < 0 {
 		s.Min = 0
 	}
-	c.layout = append(c.layout, s)
+	c.layout.push(s)
 	c.layoutDirtyAt = -1
 }
 
@@ -416,7 +417,7 @@ func (c *collector) results() *Results {
 		Phases:    c.phases,
 		Series:    c.series.all(),
 		Writes:    c.writes,
-		Layout:    c.layout,
+		Layout:    c.layout.all(),
 		Events:    e.events,
 		PodEvents: e.podEvents,
 		EndTime:   e.now,

@@ -90,7 +90,7 @@ func TestSeriesKeepsLittleSpare(t *testing.T) {
 		for _, chunk := range c.series.chunks {
 			capacity += cap(chunk)
 		}
-		if spare := capacity - c.series.len(); spare >= bucketChunk {
+		if spare := capacity - c.series.len(); spare >= listChunk {
 			t.Fatalf("at second %d: %d buckets of capacity %d", sec, c.series.len(), capacity)
 		}
 	}
