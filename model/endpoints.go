@@ -288,6 +288,16 @@ func legacyPodHostname(svc *Service, pod *Pod) string {
 // legacyPodIP is the IP of a pod's address for svc: the first of the pod's IPs of the
 // Service's family; ok is false when it has none.
 func legacyPodIP(svc *Service, pod *Pod) (string, bool) {
+	i, ok := legacyPodIPIndex(svc, pod)
+	if !ok {
+		return "", false
+	}
+	return podIPAt(pod, i), true
+}
+
+// legacyPodIPIndex is legacyPodIP as where the IP is: podIPAt(pod, i) is the IP. i is the
+// index in pod.IPs when that IP is canonical (≥ 0, the usual case), else -1 - the index.
+func legacyPodIPIndex(svc *Service, pod *Pod) (i int32, ok bool) {
 	wantIPv6 := false
 	switch {
 	case len(svc.IPFamilies) > 0:
@@ -297,12 +307,25 @@ func legacyPodIP(svc *Service, pod *Pod) (string, bool) {
 	case len(pod.IPs) > 0:
 		wantIPv6 = legacyIsIPv6String(pod.IPs[0])
 	}
-	for _, s := range pod.IPs {
+	for j, s := range pod.IPs {
 		if ip, isIPv6 := canonicalPodIP(s); wantIPv6 == isIPv6 {
-			return ip, true
+			if ip != s {
+				return -1 - int32(j), true
+			}
+			return int32(j), true
 		}
 	}
-	return "", false
+	return 0, false
+}
+
+// podIPAt is the IP legacyPodIPIndex found at i: pod.IPs[i], or the canonical form of
+// pod.IPs[-1-i] (made again at each call: a pod IP not in canonical form is rare).
+func podIPAt(pod *Pod, i int32) string {
+	if i >= 0 {
+		return pod.IPs[i]
+	}
+	ip, _ := canonicalPodIP(pod.IPs[-1-i])
+	return ip
 }
 
 // canonicalPodIP returns a pod IP as upstream writes it, ParseIPSloppy(s).String() (an IP

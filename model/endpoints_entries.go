@@ -53,7 +53,7 @@ func (x *entryIndex) build(entries []endpointsEntry) {
 	}
 	for i := range entries {
 		e := &entries[i]
-		x.insert(entryHash(int(e.port), e.key.IP), i)
+		x.insert(entryHash(int(e.port), e.key.ipOf()), i)
 	}
 }
 
@@ -67,23 +67,23 @@ func (x *entryIndex) insert(h uint64, pos int) {
 	x.slots[i] = entrySlot{tag: uint32(h), pos: int32(pos + 1)}
 }
 
-// entry returns the record of (port, addr's IP and UID), appending one with both sides
+// entry returns the record of (port, ps's IP and UID), appending one with both sides
 // absent if there is none.
-func (s *ServiceEndpoints) entry(port int, addr *EndpointAddress) (e *endpointsEntry, found bool) {
+func (s *ServiceEndpoints) entry(port int, ps *endpointsPodState) (e *endpointsEntry, found bool) {
 	var h uint64
 	if len(s.entryIndex.slots) == 0 {
 		for i := range s.entries {
-			if r := &s.entries[i]; r.is(port, addr) {
+			if r := &s.entries[i]; r.is(port, ps) {
 				return r, true
 			}
 		}
 	} else {
-		h = entryHash(port, addr.IP)
+		h = entryHash(port, ps.ipOf())
 		x := &s.entryIndex
 		mask := len(x.slots) - 1
 		for i := x.home(h); x.slots[i].pos != 0; i = (i + 1) & mask {
 			if sl := x.slots[i]; sl.tag == uint32(h) {
-				if r := &s.entries[sl.pos-1]; r.is(port, addr) {
+				if r := &s.entries[sl.pos-1]; r.is(port, ps) {
 					return r, true
 				}
 			}
@@ -92,7 +92,7 @@ func (s *ServiceEndpoints) entry(port int, addr *EndpointAddress) (e *endpointsE
 	if s.entries == nil && s.buf != nil {
 		s.entries = s.buf.takeRecords()
 	}
-	s.entries = append(s.entries, endpointsEntry{key: addr, port: int32(port)})
+	s.entries = append(s.entries, endpointsEntry{key: ps, port: int32(port)})
 	switch n := len(s.entries); {
 	case len(s.entryIndex.slots) > 0 && 2*n <= len(s.entryIndex.slots):
 		s.entryIndex.insert(h, n-1)

@@ -30,34 +30,32 @@ type addrChunk struct {
 // search compares the addresses themselves only on equal keys.
 type addrKey struct{ hi, lo uint64 }
 
-func keyOf(a *EndpointAddress) addrKey {
+func keyOf(ip string) addrKey {
 	var b [16]byte
-	copy(b[:], a.IP)
+	copy(b[:], ip)
 	return addrKey{hi: binary.BigEndian.Uint64(b[:8]), lo: binary.BigEndian.Uint64(b[8:])}
 }
 
-// compareAt is compareAddressPtr(entry i's address, a) for a with key k. It reads the
-// entry's pod state only when the keys are equal: taking the address of a field of it
-// would load it (Go checks the pointer for nil), a cache miss per step of a search in a
-// large Service.
-func (c *addrChunk) compareAt(i int, k addrKey, a *EndpointAddress) int {
+// compareAt is compareStates(entry i, ps) for ps with key k. It reads the entry's pod state
+// only when the keys are equal: a cache miss per step of a search in a large Service.
+func (c *addrChunk) compareAt(i int, k addrKey, ps *endpointsPodState) int {
 	switch ki := c.keys[i]; {
 	case ki.hi != k.hi:
 		return cmp.Compare(ki.hi, k.hi)
 	case ki.lo != k.lo:
 		return cmp.Compare(ki.lo, k.lo)
 	}
-	return compareAddressPtr(&c.items[i].addr, a)
+	return compareStates(c.items[i], ps)
 }
 
 // search is the position of address a (key k) in c: the first entry not before it. No two
 // entries of a list are equal (an address names its pod), so an entry that is there is at
 // that position; a removal checks it by pointer rather than by comparing it again.
-func (c *addrChunk) search(k addrKey, a *EndpointAddress) int {
+func (c *addrChunk) search(k addrKey, ps *endpointsPodState) int {
 	lo, hi := 0, len(c.keys)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if c.compareAt(m, k, a) < 0 {
+		if c.compareAt(m, k, ps) < 0 {
 			lo = m + 1
 		} else {
 			hi = m
@@ -75,12 +73,12 @@ func (l *addrList) len() int { return l.n }
 
 // chunkFor returns the index of the chunk address a (key k) belongs in: the first whose last
 // entry is not before it (the last chunk when it sorts after everything).
-func (l *addrList) chunkFor(k addrKey, a *EndpointAddress) int {
+func (l *addrList) chunkFor(k addrKey, ps *endpointsPodState) int {
 	lo, hi := 0, len(l.chunks)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		c := l.chunks[m]
-		if c.compareAt(len(c.keys)-1, k, a) < 0 {
+		if c.compareAt(len(c.keys)-1, k, ps) < 0 {
 			lo = m + 1
 		} else {
 			hi = m
@@ -89,27 +87,17 @@ func (l *addrList) chunkFor(k addrKey, a *EndpointAddress) int {
 	return min(lo, len(l.chunks)-1)
 }
 
-func compareAddressPtr(a, b *EndpointAddress) int {
-	if LessEndpointAddress(a, b) {
-		return -1
-	}
-	if LessEndpointAddress(b, a) {
-		return 1
-	}
-	return 0
-}
-
 func (l *addrList) insert(ps *endpointsPodState) {
 	l.n++
 	endpointsBytesAdd(&l.bytes, ps.bytes.full())
-	k := keyOf(&ps.addr)
+	k := keyOf(ps.ipOf())
 	if len(l.chunks) == 0 {
 		l.chunks = []*addrChunk{{items: []*endpointsPodState{ps}, keys: []addrKey{k}, bytes: ps.bytes.full()}}
 		return
 	}
-	ci := l.chunkFor(k, &ps.addr)
+	ci := l.chunkFor(k, ps)
 	c := l.chunks[ci]
-	i := c.search(k, &ps.addr)
+	i := c.search(k, ps)
 	c.items = slices.Insert(c.items, i, ps)
 	c.keys = slices.Insert(c.keys, i, k)
 	endpointsBytesAdd(&c.bytes, ps.bytes.full())
@@ -132,10 +120,10 @@ func (l *addrList) remove(ps *endpointsPodState) {
 	if len(l.chunks) == 0 {
 		panic("model: ServiceEndpoints address list lost a pod's address")
 	}
-	k := keyOf(&ps.addr)
-	ci := l.chunkFor(k, &ps.addr)
+	k := keyOf(ps.ipOf())
+	ci := l.chunkFor(k, ps)
 	c := l.chunks[ci]
-	i := c.search(k, &ps.addr)
+	i := c.search(k, ps)
 	if i == len(c.items) || c.items[i] != ps {
 		panic("model: ServiceEndpoints address list lost a pod's address")
 	}

@@ -21,10 +21,7 @@ func TestAddrListMatchesSortedSlice(t *testing.T) {
 		if rng.IntN(3) == 0 {
 			ip = fmt.Sprintf("fd00:10:244::%x:%x", rng.IntN(4), rng.IntN(1<<16))
 		}
-		ps := &endpointsPodState{addr: EndpointAddress{
-			IP:        ip,
-			TargetRef: &ObjectReference{UID: fmt.Sprintf("uid-%06d", i)},
-		}}
+		ps := testAddrState(ip, fmt.Sprintf("uid-%06d", i))
 		ps.bytes = addressBytes{int32(1 + rng.IntN(50)), int32(1 + rng.IntN(90))}
 		return ps
 	}
@@ -77,8 +74,31 @@ func materialiseCount(l *addrList, k int) []*endpointsPodState {
 	return out
 }
 
+// endpointsListCompare orders pod states as LessEndpointAddress orders their addresses.
 func endpointsListCompare(a, b *endpointsPodState) int {
-	return compareAddressPtr(&a.addr, &b.addr)
+	x := EndpointAddress{IP: a.ipOf(), TargetRef: &ObjectReference{UID: a.pod.UID}}
+	y := EndpointAddress{IP: b.ipOf(), TargetRef: &ObjectReference{UID: b.pod.UID}}
+	return compareAddressPtr(&x, &y)
+}
+
+func compareAddressPtr(a, b *EndpointAddress) int {
+	if LessEndpointAddress(a, b) {
+		return -1
+	}
+	if LessEndpointAddress(b, a) {
+		return 1
+	}
+	return 0
+}
+
+// testAddrState returns the pod state of a pod with one IP and that UID.
+func testAddrState(ip, uid string) *endpointsPodState {
+	pod := &Pod{PodIdentity: NewPodIdentity("ns", "pod-"+uid, uid), IPs: []string{ip}}
+	i, _ := legacyPodIPIndex(&Service{}, pod)
+	if podIPAt(pod, i) == "" || podIPAt(pod, i) == "<nil>" {
+		panic("testAddrState: not an IP: " + ip)
+	}
+	return &endpointsPodState{pod: pod, ip: i}
 }
 
 // BenchmarkAddrListChange measures one address leaving a list of n and another joining it, at
@@ -91,7 +111,7 @@ func BenchmarkAddrListChange(b *testing.B) {
 			mk := func() *endpointsPodState {
 				uid++
 				ip := fmt.Sprintf("10.%d.%d.%d", 64+rng.IntN(20), rng.IntN(256), 2+rng.IntN(250))
-				return &endpointsPodState{addr: EndpointAddress{IP: ip, TargetRef: &ObjectReference{UID: fmt.Sprint(uid)}}}
+				return testAddrState(ip, fmt.Sprint(uid))
 			}
 			var l addrList
 			live := make([]*endpointsPodState, n)

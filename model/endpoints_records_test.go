@@ -87,18 +87,22 @@ func TestServiceEndpointsKeepsBigRecordLists(t *testing.T) {
 		// stored object has them), and give some pods a new IP, which old records keep. In
 		// odd rounds every change is undone: the builder must find nothing to write.
 		undo := round%2 == 1
+		// (A pod passed is never modified: each change is a new copy.)
 		for i := round % 3; i < len(pods); i += 3 {
-			c := *pods[i]
+			c := new(Pod)
+			*c = *pods[i]
 			c.Ready = !c.Ready
 			if undo || i%7 == 0 {
-				se.SetPod(&c)
-				c.Ready = !c.Ready
+				se.SetPod(c)
+				back := *c
+				back.Ready = !back.Ready
+				c = &back
 			}
 			if !undo && i%11 == 0 {
 				c.IPs = []string{fmt.Sprintf("10.9.%d.%d", i/256, i%256)}
 			}
-			pods[i] = &c
-			se.SetPod(&c)
+			pods[i] = c
+			se.SetPod(c)
 		}
 	}
 }

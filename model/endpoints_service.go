@@ -87,21 +87,68 @@ type ServiceEndpoints struct {
 }
 
 // endpointsPodState is what one pod contributes: an address at its ports (a pod that
-// contributes nothing has none, endpointsPodSlot.ps). Its address is immutable once built,
-// and so are its ports (addContribution sets sig and shares its port list); an update that
-// keeps the address changes its node name pointer in place (setSlot), one that changes the
-// address makes a new state. addr's NodeName points into the pod (pods are never modified
-// once passed), so the state costs one allocation besides its target reference.
+// contributes nothing has none, endpointsPodSlot.ps). The address is the pod's, derived from
+// it when read (address): its IP (podIPAt(pod, ip)), its node name and target reference, and
+// its hostname if named. Where the Service decides (which IP, whether the hostname is set),
+// the state records what was decided, so that a stored state keeps its address whatever the
+// Service becomes. It is immutable once built, and so are its ports (addContribution sets sig
+// and shares its port list); an update that keeps the address points pod at the new pod in
+// place (setSlot), one that changes the address makes a new state.
 //
-// Its pod and its readiness are its slot's (endpointsPodSlot), not its own: they make a
-// state 64 bytes instead of 80, one per pod that has an address.
+// Deriving the address, rather than keeping a copy of it, makes a state 32 bytes instead of
+// 64, one per pod that has an address. Its readiness is its slot's (endpointsPodSlot).
 type endpointsPodState struct {
-	addr  EndpointAddress
+	pod   *Pod
 	bytes addressBytes
 	// sig is the signature of the pod's resolved ports; its port ids are the pod's.
 	// addContribution looks it up again, as it may have been dropped meanwhile (when the
 	// pod's old state was its last user).
 	sig *endpointsSignature
+	ip  int32 // where the IP is (legacyPodIPIndex)
+	// named: the address has the pod's hostname (legacyPodHostname).
+	named bool
+}
+
+// ipOf is the IP of ps's address.
+func (ps *endpointsPodState) ipOf() string { return podIPAt(ps.pod, ps.ip) }
+
+// hostname is the hostname of ps's address.
+func (ps *endpointsPodState) hostname() string {
+	if ps.named {
+		return ps.pod.Hostname
+	}
+	return ""
+}
+
+// address returns ps's address. Its target reference is the pod's own when the pod's
+// identity is a Pod reference (always, but for pods built by hand), else a new one.
+func (ps *endpointsPodState) address() EndpointAddress {
+	return EndpointAddress{
+		IP:        ps.ipOf(),
+		Hostname:  ps.hostname(),
+		NodeName:  &ps.pod.NodeName,
+		TargetRef: ps.pod.targetRef(),
+	}
+}
+
+// sameAddress is legacyAddressesEqual of the addresses of a and b: the same IP, hostname,
+// node name and target reference (always a Pod reference to the pod).
+func sameAddress(a, b *endpointsPodState) bool {
+	if a == b {
+		return true
+	}
+	p, q := a.pod, b.pod
+	return a.ipOf() == b.ipOf() && p.NodeName == q.NodeName && p.UID == q.UID && p.Name == q.Name &&
+		p.Namespace == q.Namespace && a.hostname() == b.hostname()
+}
+
+// compareStates orders states as their addresses sort (LessEndpointAddress): by IP, then by
+// the target reference's UID, which every state has.
+func compareStates(a, b *endpointsPodState) int {
+	if c := strings.Compare(a.ipOf(), b.ipOf()); c != 0 {
+		return c
+	}
+	return strings.Compare(a.pod.UID, b.pod.UID)
 }
 
 // addressBytes is one address's encoded size per encoding, in 4 bytes each: an address is
@@ -171,27 +218,29 @@ type endpointsKeptSubset struct {
 // neither side holds: while writes fail (an Endpoints object over the etcd limit) records
 // stay until the next commit, and the first state of every pod changed meanwhile did.
 type endpointsEntry struct {
-	key, cur, stored      *EndpointAddress
+	key, cur, stored      *endpointsPodState
 	port                  int32
 	curReady, storedReady bool
 }
 
-// is reports whether e is the record of (port, addr's IP and UID).
-func (e *endpointsEntry) is(port int, addr *EndpointAddress) bool {
-	return int(e.port) == port && e.key.IP == addr.IP && e.key.TargetRef.UID == addr.TargetRef.UID
+// is reports whether e is the record of (port, ps's IP and UID).
+func (e *endpointsEntry) is(port int, ps *endpointsPodState) bool {
+	return int(e.port) == port && (e.key == ps || e.key.ipOf() == ps.ipOf() && e.key.pod.UID == ps.pod.UID)
 }
 
 // endpointsEntryScan is the number of records up to which entry scans s.entries.
 const endpointsEntryScan = 16
 
-func (e *endpointsEntry) equal() bool {
+// entryEqual reports whether e's two sides are equal: both absent, or the same address and
+// readiness.
+func (s *ServiceEndpoints) entryEqual(e *endpointsEntry) bool {
 	if (e.cur == nil) != (e.stored == nil) {
 		return false
 	}
 	if e.cur == nil {
 		return true
 	}
-	return e.curReady == e.storedReady && legacyAddressesEqual(e.cur, e.stored)
+	return e.curReady == e.storedReady && sameAddress(e.cur, e.stored)
 }
 
 // NewServiceEndpoints returns the incremental builder for svc, with no pods and no stored
@@ -303,13 +352,14 @@ func (s *ServiceEndpoints) setSlot(slot *endpointsPodSlot, pod *Pod) {
 	if old == nil && !s.podAddressable(pod) {
 		return // it contributed nothing and still does not (no IP yet, or terminal)
 	}
-	if old != nil && s.keepsAddress(old, oldPod, pod) {
+	if ip, keeps := s.keepsAddress(old, oldPod, pod); keeps {
 		// The update keeps the pod's address (most do: a readiness change, or nothing
 		// this controller reads), so the state is kept rather than replaced: the records
 		// that refer to it hold its readiness apart (endpointsEntry), and a truncated
-		// object's kept states are compared by the list they are in. Its node name is
-		// taken from the new pod so that the state does not keep the old one alive.
-		old.addr.NodeName = &pod.NodeName
+		// object's kept states are compared by the list they are in. It derives its
+		// address from the new pod, which has the same, so that it does not keep the old
+		// one alive.
+		old.pod, old.ip = pod, ip
 		if ready := s.svc.PublishNotReadyAddresses || pod.Ready; ready != oldReady {
 			s.removeContribution(old, oldReady)
 			slot.ready = ready
@@ -410,28 +460,18 @@ func (s *ServiceEndpoints) dropSlot(slot *endpointsPodSlot) {
 
 // podState computes what a pod contributes under the current Service, and whether its
 // address is ready: nil for nothing. prev, if not nil, is the pod's previous state, whose
-// target reference is reused when it still applies.
+// sizes are reused when its address is the same.
 // upstream: endpoints_controller.go syncService, the per-pod loop.
 func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) (ps *endpointsPodState, ready bool) {
 	svc := s.svc
 	if !legacyPodIncluded(pod, svc.PublishNotReadyAddresses) {
 		return nil, false
 	}
-	ip, ok := legacyPodIP(svc, pod)
+	ip, ok := legacyPodIPIndex(svc, pod)
 	if !ok {
 		return nil, false
 	}
-	ps = new(endpointsPodState)
-	ps.addr = EndpointAddress{
-		IP:       ip,
-		Hostname: legacyPodHostname(svc, pod),
-		NodeName: &pod.NodeName,
-	}
-	if r := prevRef(prev); r != nil && r.Namespace == pod.Namespace && r.Name == pod.Name && r.UID == pod.UID {
-		ps.addr.TargetRef = r // references are never modified
-	} else {
-		ps.addr.TargetRef = pod.targetRef()
-	}
+	ps = &endpointsPodState{pod: pod, ip: ip, named: legacyPodHostname(svc, pod) != ""}
 	ready = svc.PublishNotReadyAddresses || pod.Ready
 	var buf [8]int // signature keeps a copy of a new list: this one can stay on the stack
 	portIDs := buf[:0]
@@ -455,32 +495,27 @@ func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) (ps *endp
 		return nil, false
 	}
 	ps.sig = s.signature(portIDs)
-	if prev != nil && sameAddress(&prev.addr, &ps.addr) {
+	if prev != nil && sameAddress(prev, ps) {
 		ps.bytes = prev.bytes // most updates change the readiness, not the address
 	} else {
-		ps.bytes = compactBytes(s.addressBytes(&ps.addr))
+		a := ps.address()
+		ps.bytes = compactBytes(s.addressBytes(&a))
 	}
 	return ps, ready
 }
 
-// sameAddress reports whether a and b encode the same: the same IP, hostname and node name,
-// and the same target reference (references are shared, never modified).
-func sameAddress(a, b *EndpointAddress) bool {
-	return a.IP == b.IP && a.Hostname == b.Hostname && a.TargetRef == b.TargetRef &&
-		(a.NodeName == nil) == (b.NodeName == nil) && (a.NodeName == nil || *a.NodeName == *b.NodeName)
-}
-
 // keepsAddress reports whether podState(pod, old) would be old with another readiness at
-// most, old being the state of oldPod: pod has oldPod's identity (so the same spec fields,
-// hence the same ports, hostname and target reference, under the Service old was built for:
-// a Service change rebuilds every state), and it is still included with old's IP and node.
-func (s *ServiceEndpoints) keepsAddress(old *endpointsPodState, oldPod, pod *Pod) bool {
-	if pod.PodIdentity != oldPod.PodIdentity || pod.NodeName != *old.addr.NodeName ||
+// most, old being the state of oldPod (nil: no state), and where pod has that IP (see
+// legacyPodIPIndex): pod has oldPod's identity (so the same spec fields, hence the same
+// ports, hostname and target reference, under the Service old was built for: a Service
+// change rebuilds every state), and it is still included with old's IP and node.
+func (s *ServiceEndpoints) keepsAddress(old *endpointsPodState, oldPod, pod *Pod) (ip int32, ok bool) {
+	if old == nil || pod.PodIdentity != oldPod.PodIdentity || pod.NodeName != old.pod.NodeName ||
 		!legacyPodIncluded(pod, s.svc.PublishNotReadyAddresses) {
-		return false
+		return 0, false
 	}
-	ip, ok := legacyPodIP(s.svc, pod)
-	return ok && ip == old.addr.IP
+	ip, ok = legacyPodIPIndex(s.svc, pod)
+	return ip, ok && podIPAt(pod, ip) == old.ipOf()
 }
 
 // podAddressable reports whether podState gets as far as the pod's ports: the pod is included
@@ -491,14 +526,6 @@ func (s *ServiceEndpoints) podAddressable(pod *Pod) bool {
 	}
 	_, ok := legacyPodIP(s.svc, pod)
 	return ok
-}
-
-// prevRef is the target reference of a previous pod state (nil if none).
-func prevRef(prev *endpointsPodState) *ObjectReference {
-	if prev == nil {
-		return nil
-	}
-	return prev.addr.TargetRef
 }
 
 // endpointsPortScan is the number of distinct ports up to which portID scans s.ports.
@@ -628,16 +655,16 @@ func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState, ready bool)
 // SetPod removes a pod's old state before adding its new one. So records are kept only from
 // a change to the next commit, not for every address of the Service.
 func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, ready, present bool) {
-	e, ok := s.entry(port, &ps.addr)
+	e, ok := s.entry(port, ps)
 	if !ok && !present {
-		e.stored, e.storedReady = &ps.addr, ready
+		e.stored, e.storedReady = ps, ready
 		e.cur, e.curReady = e.stored, e.storedReady
 	}
-	if !e.equal() {
+	if !s.entryEqual(e) {
 		s.mismatch--
 	}
 	if present {
-		e.cur, e.curReady = &ps.addr, ready
+		e.cur, e.curReady = ps, ready
 		e.key = e.cur
 	} else {
 		e.cur, e.curReady = nil, false
@@ -645,7 +672,7 @@ func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, ready, pres
 			e.key = e.stored
 		}
 	}
-	if !e.equal() {
+	if !s.entryEqual(e) {
 		s.mismatch++
 	}
 }
@@ -809,9 +836,9 @@ func (s *ServiceEndpoints) orderLayout() {
 		h := newFNV128()
 		w := &h
 		w.WriteString("(v1.EndpointSubset){Addresses:([]v1.EndpointAddress)")
-		endpointsWriteListDump(w, &l.list.ready)
+		s.writeListDump(w, &l.list.ready)
 		w.WriteString(" NotReadyAddresses:([]v1.EndpointAddress)")
-		endpointsWriteListDump(w, &l.list.notReady)
+		s.writeListDump(w, &l.list.notReady)
 		w.WriteString(" Ports:([]v1.EndpointPort)")
 		if len(l.portIDs) == 0 {
 			w.WriteString("<nil>")
@@ -833,8 +860,8 @@ func (s *ServiceEndpoints) orderLayout() {
 	})
 }
 
-// endpointsWriteListDump writes a list as RepackSubsets leaves it: empty lists are nil.
-func endpointsWriteListDump(w hashDumpWriter, list *addrList) {
+// writeListDump writes a list as RepackSubsets leaves it: empty lists are nil.
+func (s *ServiceEndpoints) writeListDump(w hashDumpWriter, list *addrList) {
 	if list.len() == 0 {
 		w.WriteString("<nil>")
 		return
@@ -844,7 +871,8 @@ func endpointsWriteListDump(w hashDumpWriter, list *addrList) {
 		if i > 0 {
 			w.WriteString(" ")
 		}
-		writeAddressHashDump(w, &ps.addr)
+		a := ps.address()
+		writeAddressHashDump(w, &a)
 	})
 	w.WriteString("]")
 }
@@ -876,8 +904,8 @@ func (s *ServiceEndpoints) Applied() {
 				continue
 			}
 			for _, id := range ps.sig.portIDs {
-				if e, ok := s.entry(id, &ps.addr); !ok {
-					e.cur, e.curReady = &ps.addr, slot.ready
+				if e, ok := s.entry(id, ps); !ok {
+					e.cur, e.curReady = ps, slot.ready
 					e.stored, e.storedReady = e.cur, e.curReady
 				}
 			}
@@ -886,7 +914,7 @@ func (s *ServiceEndpoints) Applied() {
 		for i := range s.entries {
 			e := &s.entries[i]
 			e.stored, e.storedReady = nil, false
-			if !e.equal() {
+			if !s.entryEqual(e) {
 				s.mismatch++
 			}
 		}
@@ -946,7 +974,7 @@ func (s *ServiceEndpoints) TruncatedUnchanged() bool {
 		if s.truncateReady {
 			readyK, notReadyK = l.keep, 0
 		}
-		if !keptEqual(&l.list.ready, readyK, st.ready) || !keptEqual(&l.list.notReady, notReadyK, st.notReady) {
+		if !s.keptEqual(&l.list.ready, readyK, st.ready) || !s.keptEqual(&l.list.notReady, notReadyK, st.notReady) {
 			return false
 		}
 	}
@@ -955,7 +983,7 @@ func (s *ServiceEndpoints) TruncatedUnchanged() bool {
 
 // keptEqual reports whether the first k entries of list (all when k < 0) have the addresses of
 // kept, in order.
-func keptEqual(list *addrList, k int, kept []*endpointsPodState) bool {
+func (s *ServiceEndpoints) keptEqual(list *addrList, k int, kept []*endpointsPodState) bool {
 	if k < 0 || k > list.len() {
 		k = list.len()
 	}
@@ -964,7 +992,7 @@ func keptEqual(list *addrList, k int, kept []*endpointsPodState) bool {
 	}
 	equal := true
 	list.each(k, func(i int, ps *endpointsPodState) {
-		if equal && ps != kept[i] && !legacyAddressesEqual(&ps.addr, &kept[i].addr) {
+		if equal && !sameAddress(ps, kept[i]) {
 			equal = false
 		}
 	})
@@ -1010,8 +1038,8 @@ func (s *ServiceEndpoints) Object() *Endpoints {
 				notReadyK = l.keep
 			}
 		}
-		sub.Addresses = endpointsMaterialise(&l.list.ready, readyK)
-		sub.NotReadyAddresses = endpointsMaterialise(&l.list.notReady, notReadyK)
+		sub.Addresses = s.materialise(&l.list.ready, readyK)
+		sub.NotReadyAddresses = s.materialise(&l.list.notReady, notReadyK)
 		if s.last.Truncated && sub.NotReadyAddresses == nil && (s.truncateReady || l.list.notReady.len() > 0) {
 			// upstream truncates a list to an empty, non-nil one: all not-ready lists when
 			// it truncates the ready ones, else each not-ready list whose share is 0 (as
@@ -1047,8 +1075,8 @@ func legacyEndpointsLabelsCopy(m map[string]string) map[string]string {
 	return out
 }
 
-// endpointsMaterialise copies the first k addresses of list (all when k < 0); nil if none.
-func endpointsMaterialise(list *addrList, k int) []EndpointAddress {
+// materialise copies the first k addresses of list (all when k < 0); nil if none.
+func (s *ServiceEndpoints) materialise(list *addrList, k int) []EndpointAddress {
 	if k < 0 || k > list.len() {
 		k = list.len()
 	}
@@ -1057,9 +1085,9 @@ func endpointsMaterialise(list *addrList, k int) []EndpointAddress {
 	}
 	out := make([]EndpointAddress, k)
 	list.each(k, func(i int, ps *endpointsPodState) {
-		a := ps.addr
-		a.NodeName = Ptr(*ps.addr.NodeName)
-		r := *ps.addr.TargetRef
+		a := ps.address()
+		a.NodeName = Ptr(*a.NodeName)
+		r := *a.TargetRef
 		a.TargetRef = &r
 		out[i] = a
 	})

@@ -741,7 +741,7 @@ func checkEndpointsPodList(t *testing.T, s *ServiceEndpoints, want map[string]*P
 		switch {
 		case p == nil:
 			t.Fatalf("seed %d step %d: an emptied slot is in the list at %d", seed, step, i)
-		case slot.ps != nil && slot.ps.addr.NodeName != &p.NodeName:
+		case slot.ps != nil && slot.ps.pod != p:
 			t.Fatalf("seed %d step %d: pod %s's contribution is of another version of it", seed, step, p.Key())
 		case slot.ps != nil && slot.ready != (s.svc.PublishNotReadyAddresses || p.Ready):
 			t.Fatalf("seed %d step %d: pod %s's contribution has another readiness than the pod", seed, step, p.Key())
@@ -927,5 +927,50 @@ func TestEndpointsTruncatedNotReadyEmpty(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, full.Object.Subsets) {
 		t.Error("incremental and full objects differ")
+	}
+}
+
+// TestEndpointsStoredAddressesOutliveServiceChanges changes what decides a pod's address
+// (the IP family; the Service name its hostname depends on) after the object was stored: the
+// stored addresses stay as written, so the change is written, and only once.
+func TestEndpointsStoredAddressesOutliveServiceChanges(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(*Service)
+		want   EndpointAddress // the pod's address after the change (NodeName and TargetRef aside)
+	}{
+		{"family", func(s *Service) { s.IPFamilies, s.ClusterIP = []IPFamily{IPv6}, "fd00::10" },
+			EndpointAddress{IP: "fd00::1", Hostname: "h"}},
+		{"name", func(s *Service) { s.Name = "api" }, EndpointAddress{IP: "10.0.0.1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := testEndpointsService()
+			pod := testEndpointsPod(1, true)
+			pod.IPs = []string{"10.0.0.1", "fd00::1"}
+			pod.Hostname, pod.Subdomain = "h", svc.Name
+			se := NewServiceEndpoints(svc, EndpointsOptions{}, testAddressBytes)
+			se.SetPod(pod)
+			if d := se.Sync(0); d.Verb != EndpointsCreate {
+				t.Fatalf("first sync: %+v", d)
+			}
+			if a := se.Object().Subsets[0].Addresses[0]; a.IP != "10.0.0.1" || a.Hostname != "h" {
+				t.Fatalf("first address %+v, want 10.0.0.1 with hostname h", a)
+			}
+			se.Applied()
+			changed := *svc
+			tc.change(&changed)
+			se.SetService(&changed)
+			if d := se.Sync(0); d.Verb != EndpointsUpdate {
+				t.Fatalf("after the change: %+v, want an update", d)
+			}
+			a := se.Object().Subsets[0].Addresses[0]
+			if a.IP != tc.want.IP || a.Hostname != tc.want.Hostname {
+				t.Errorf("address %+v, want IP %q hostname %q", a, tc.want.IP, tc.want.Hostname)
+			}
+			se.Applied()
+			if d := se.Sync(0); d.Verb != "" {
+				t.Errorf("resync after the write: %+v, want none", d)
+			}
+		})
 	}
 }

@@ -72,9 +72,10 @@ func TestEndpointTargetRefsPointToThePodIdentity(t *testing.T) {
 			refs["slice "+ep.TargetRef.Name] = ep.TargetRef
 		}
 	}
-	// (Object copies its addresses' references for the caller: read the pod states.)
+	// (Object copies its addresses' references for the caller: read the pod states'.)
 	for _, slot := range legacy.pods {
-		refs["endpoints "+slot.pod.Name] = slot.ps.addr.TargetRef
+		a := slot.ps.address()
+		refs["endpoints "+slot.pod.Name] = a.TargetRef
 	}
 	for _, kind := range []string{"slice ", "endpoints "} {
 		if r := refs[kind+pod.Name]; r != &pod.ObjectReference {
