@@ -250,3 +250,28 @@ func TestSharedBuffersPassSpareObjectsBetweenServices(t *testing.T) {
 		t.Errorf("spare objects after d's delete: %d, want %d, the deleted object last", n, spares+1)
 	}
 }
+
+// Services created with the same options and buffers share one copy of the options; options
+// that differ get their own, and each Service keeps the ones it was made with.
+func TestSharedBuffersShareEqualOptions(t *testing.T) {
+	shared := new(SyncBuffers)
+	svc := func(name string) *Service {
+		return &Service{Namespace: "ns", Name: name, Selector: map[string]string{"app": name}}
+	}
+	opts := ReconcilerOptions{MaxEndpointsPerSlice: 10, Buffers: shared}
+	a := NewServiceSlices(svc("a"), poolTestNode{}, opts)
+	b := NewServiceSlices(svc("b"), poolTestNode{}, opts)
+	opts.MaxEndpointsPerSlice = 20
+	c := NewServiceSlices(svc("c"), poolTestNode{}, opts)
+	own := NewServiceSlices(svc("d"), poolTestNode{}, ReconcilerOptions{MaxEndpointsPerSlice: 10})
+	if a.opts != b.opts {
+		t.Error("two Services of equal options keep a copy each")
+	}
+	if a.opts == c.opts || a.opts.maxPerSlice() != 10 || c.opts.maxPerSlice() != 20 {
+		t.Errorf("options of a and c: shared %v, max per slice %d and %d; want 10 and 20 apart",
+			a.opts == c.opts, a.opts.maxPerSlice(), c.opts.maxPerSlice())
+	}
+	if own.opts.Buffers == nil || own.opts.Buffers == shared || own.opts == a.opts {
+		t.Error("a Service made without buffers does not have its own")
+	}
+}

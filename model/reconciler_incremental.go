@@ -19,9 +19,11 @@ import (
 // path, which calls ReconcileFull. Every hints mode, the topology-mode annotation's included,
 // is applied incrementally.
 type ServiceSlices struct {
-	svc    *Service
-	nodes  NodeGetter
-	opts   ReconcilerOptions  // its Buffers are set: the controller's or the Service's own
+	svc   *Service
+	nodes NodeGetter
+	// opts has its Buffers set: the controller's or the Service's own. Services with equal
+	// options and buffers share one copy (SyncBuffers.sharedOptions).
+	opts   *ReconcilerOptions
 	labels map[string]string  // SliceLabels(svc), shared by every slice written
 	owners *[1]OwnerReference // the controller reference to svc, shared by every slice created
 	// second holds the desired endpoint identity and base size of each pod's endpoint of
@@ -104,6 +106,19 @@ type SyncBuffers struct {
 	oldPaired     []bool           // alignUpdate's old endpoints that it paired
 	order         []*EndpointSlice // syncPortMap's fill order
 	plans         []SlicePlan      // the last Sync's result, reused by the next Sync
+
+	// options is the last options sharedOptions handed out.
+	options *ReconcilerOptions
+}
+
+// sharedOptions returns a copy of opts (whose Buffers are b) that ServiceSlices may keep: the
+// last one made, while the options are the same. The Services of a controller pass it the
+// same options, which each kept a copy of (32 bytes a Service).
+func (b *SyncBuffers) sharedOptions(opts ReconcilerOptions) *ReconcilerOptions {
+	if b.options == nil || *b.options != opts {
+		b.options = &opts
+	}
+	return b.options
 }
 
 // podPorts returns pod's resolved ports and their key. When every Service port resolves for
@@ -448,12 +463,10 @@ func familyIndex(at AddressType) int {
 
 // NewServiceSlices returns the incremental reconciler of svc, with no pods and no slices.
 func NewServiceSlices(svc *Service, nodes NodeGetter, opts ReconcilerOptions) *ServiceSlices {
-	s := &ServiceSlices{
-		nodes: nodes, opts: opts,
+	if opts.Buffers == nil {
+		opts.Buffers = new(SyncBuffers) // the scratch of Sync and Applied
 	}
-	if s.opts.Buffers == nil {
-		s.opts.Buffers = new(SyncBuffers) // the scratch of Sync and Applied
-	}
+	s := &ServiceSlices{nodes: nodes, opts: opts.Buffers.sharedOptions(opts)}
 	s.setServiceFields(svc)
 	s.resetDesired()
 	s.resetStored(nil)
@@ -468,7 +481,7 @@ func (s *ServiceSlices) setServiceFields(svc *Service) {
 	s.labels = SliceLabels(svc)
 	s.owners = &[1]OwnerReference{controllerRef(svc)}
 	s.types = typesOf(svc)
-	s.mode = hintsModeFor(svc, &s.opts)
+	s.mode = hintsModeFor(svc, s.opts)
 }
 
 // newFamily returns an empty family; its maps are allocated on first write (put).
@@ -1279,7 +1292,7 @@ func (s *ServiceSlices) fullSync(trigger Timestamp) SyncResult {
 		pods = append(pods, pe.pod)
 	}
 	slices.SortFunc(pods, func(a, b *Pod) int { return strings.Compare(a.Name, b.Name) })
-	return ReconcileFull(s.svc, pods, s.Stored(), s.nodes, s.opts, trigger)
+	return ReconcileFull(s.svc, pods, s.Stored(), s.nodes, *s.opts, trigger)
 }
 
 // syncFamily is reconcileAddressTypeFull restricted to what changed. The plan's lists reuse

@@ -231,7 +231,7 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 				return
 			}
 		}
-		if stats != nil && hintsModeFor(w.svc, &inc.opts) == hintsTopology {
+		if stats != nil && hintsModeFor(w.svc, inc.opts) == hintsTopology {
 			stats.hinted++
 			stats.walks += int(inc.zoneWalks)
 			inc.zoneWalks = 0
