@@ -98,6 +98,7 @@ func (l *addrList) insert(ps *endpointsPodState) {
 	ci := l.chunkFor(k, ps)
 	c := l.chunks[ci]
 	i := c.search(k, ps)
+	c.makeRoom()
 	c.items = slices.Insert(c.items, i, ps)
 	c.keys = slices.Insert(c.keys, i, k)
 	endpointsBytesAdd(&c.bytes, ps.bytes.full())
@@ -115,6 +116,25 @@ func (l *addrList) insert(ps *endpointsPodState) {
 	endpointsBytesSub(&c.bytes, next.bytes)
 	l.chunks = slices.Insert(l.chunks, ci+1, next)
 }
+
+// makeRoom grows c's arrays, when either is full, by a quarter of its length and at least
+// addrChunkGrowth entries (each array then fills its allocator size class). A chunk grows by
+// inserts, one address at a time: by doubling, a Service of 10 pods kept arrays for 16, 384
+// bytes where 13 take 288 (for each of 50,000 Services of 10 pods, their lists are 5 MB).
+// Growing by less copies more, within addrChunkMax entries: a few more copies per insert.
+func (c *addrChunk) makeRoom() {
+	n := len(c.items)
+	if n < cap(c.items) && n < cap(c.keys) {
+		return
+	}
+	want := n + max(addrChunkGrowth, n/4)
+	items := slices.Grow([]*endpointsPodState(nil), want)
+	keys := slices.Grow([]addrKey(nil), want)
+	c.items, c.keys = append(items, c.items...), append(keys, c.keys...)
+}
+
+// addrChunkGrowth is the least a chunk's arrays grow by.
+const addrChunkGrowth = 4
 
 func (l *addrList) remove(ps *endpointsPodState) {
 	if len(l.chunks) == 0 {

@@ -132,3 +132,22 @@ func BenchmarkAddrListChange(b *testing.B) {
 		})
 	}
 }
+
+// A small Service's address list keeps little spare: a list of up to 13 addresses (a Service
+// of 10 pods in a rollout) holds its arrays in at most 320 bytes, where doubling kept 384.
+func TestAddrListKeepsLittleSpare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := 1; n <= 13; n++ {
+		var l addrList
+		for i := range n {
+			l.insert(testAddrState(fmt.Sprintf("10.0.%d.%d", rng.IntN(256), rng.IntN(256)), fmt.Sprint(i)))
+		}
+		if len(l.chunks) != 1 {
+			t.Fatalf("%d addresses in %d chunks", n, len(l.chunks))
+		}
+		c := l.chunks[0]
+		if bytes := cap(c.items)*8 + cap(c.keys)*16; bytes > 320 {
+			t.Errorf("%d addresses: arrays for %d and %d entries, %d bytes; want at most 320", n, cap(c.items), cap(c.keys), bytes)
+		}
+	}
+}
