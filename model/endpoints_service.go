@@ -33,18 +33,13 @@ type ServiceEndpoints struct {
 	// of it is keyed by name alone, so the common case builds no key string.
 	ns string
 
-	// The maps are allocated on first write (put): most Services are small.
-	// pods are the kept pods' slots, in no particular order (endpointsPodSlot.at); byName
-	// indexes them by podKey, made on the first call that names a pod without a ref that
-	// applies (see EndpointsPodRef).
-	pods      []*endpointsPodSlot
-	byName    map[string]*endpointsPodSlot
-	ports     []*endpointsPortState
-	portIndex map[repackPortValue]int // nil while ports are few (see portID)
-	// sigs are the signatures in use, in no particular order; sigIndex indexes them by key
-	// once there are more than endpointsPortScan (usually there is one).
-	sigs     []*endpointsSignature
-	sigIndex map[string]*endpointsSignature
+	// pods are the kept pods' slots, in no particular order (endpointsPodSlot.at).
+	pods  []*endpointsPodSlot
+	ports []*endpointsPortState
+	// sigs are the signatures in use, in no particular order (usually there is one).
+	sigs []*endpointsSignature
+	// rare holds what few Services need (nil until one does): see endpointsRare.
+	rare *endpointsRare
 
 	// entries holds the (port, address) records changed since the stored object was last
 	// committed; a record absent from it has its stored side equal to its current side, so
@@ -66,9 +61,6 @@ type ServiceEndpoints struct {
 
 	storedLabels  map[string]string
 	storedTrigger Timestamp
-	// storedTruncated is the stored object's content when it was truncated (nil otherwise):
-	// what TruncatedUnchanged compares the next truncated object with.
-	storedTruncated []endpointsKeptSubset
 
 	last        EndpointsDecision
 	lastTrigger Timestamp
@@ -84,6 +76,59 @@ type ServiceEndpoints struct {
 	// counts and order are per sync). A signature made or dropped clears it.
 	layoutValid   bool
 	truncateReady bool
+}
+
+// endpointsRare is what few Services' builders need, made on first need: kept apart, it
+// costs the others a pointer (a builder is 320 bytes instead of 352).
+type endpointsRare struct {
+	// byName indexes the pods' slots by podKey, made on the first call that names a pod
+	// without a ref that applies (see EndpointsPodRef).
+	byName map[string]*endpointsPodSlot
+	// portIndex indexes ports once there are more than endpointsPortScan (see portID), and
+	// sigIndex signatures by key likewise.
+	portIndex map[repackPortValue]int
+	sigIndex  map[string]*endpointsSignature
+	// storedTruncated is the stored object's content when it was truncated (nil otherwise):
+	// what TruncatedUnchanged compares the next truncated object with.
+	storedTruncated []endpointsKeptSubset
+}
+
+// rareFields returns s.rare, made now if need be.
+func (s *ServiceEndpoints) rareFields() *endpointsRare {
+	if s.rare == nil {
+		s.rare = new(endpointsRare)
+	}
+	return s.rare
+}
+
+// byName, portIndex and sigIndex return the index of that name (nil while there is none).
+func (s *ServiceEndpoints) byName() map[string]*endpointsPodSlot {
+	if s.rare == nil {
+		return nil
+	}
+	return s.rare.byName
+}
+
+func (s *ServiceEndpoints) portIndex() map[repackPortValue]int {
+	if s.rare == nil {
+		return nil
+	}
+	return s.rare.portIndex
+}
+
+func (s *ServiceEndpoints) sigIndex() map[string]*endpointsSignature {
+	if s.rare == nil {
+		return nil
+	}
+	return s.rare.sigIndex
+}
+
+// storedTruncated is endpointsRare.storedTruncated (nil while there is none).
+func (s *ServiceEndpoints) storedTruncated() []endpointsKeptSubset {
+	if s.rare == nil {
+		return nil
+	}
+	return s.rare.storedTruncated
 }
 
 // endpointsPodState is what one pod contributes: an address at its ports (a pod that
@@ -327,8 +372,8 @@ func (s *ServiceEndpoints) Pods() int { return len(s.pods) }
 func (s *ServiceEndpoints) addPod(pod *Pod) *endpointsPodSlot {
 	slot := &endpointsPodSlot{at: int32(len(s.pods))}
 	s.pods = append(s.pods, slot)
-	if s.byName != nil {
-		s.byName[s.podKey(pod.Namespace, pod.Name)] = slot
+	if byName := s.byName(); byName != nil {
+		byName[s.podKey(pod.Namespace, pod.Name)] = slot
 	}
 	s.setSlot(slot, pod)
 	return slot
@@ -336,13 +381,14 @@ func (s *ServiceEndpoints) addPod(pod *Pod) *endpointsPodSlot {
 
 // index returns the pods' slots by podKey, made now if need be.
 func (s *ServiceEndpoints) index() map[string]*endpointsPodSlot {
-	if s.byName == nil {
-		s.byName = make(map[string]*endpointsPodSlot, len(s.pods))
+	r := s.rareFields()
+	if r.byName == nil {
+		r.byName = make(map[string]*endpointsPodSlot, len(s.pods))
 		for _, slot := range s.pods {
-			s.byName[s.podKey(slot.pod.Namespace, slot.pod.Name)] = slot
+			r.byName[s.podKey(slot.pod.Namespace, slot.pod.Name)] = slot
 		}
 	}
-	return s.byName
+	return r.byName
 }
 
 // setSlot is SetPod once the pod's slot is found.
@@ -399,7 +445,7 @@ func (s *ServiceEndpoints) SetPodRef(ref *EndpointsPodRef, pod *Pod) {
 		s.setSlot(slot, pod)
 		return
 	}
-	if ref.slot == nil && s.byName == nil {
+	if ref.slot == nil && s.byName() == nil {
 		*ref = EndpointsPodRef{slot: s.addPod(pod)} // an empty ref: a new pod
 		return
 	}
@@ -446,8 +492,8 @@ func (s *ServiceEndpoints) deletePod(podKey string) {
 
 // dropSlot removes the pod kept in slot.
 func (s *ServiceEndpoints) dropSlot(slot *endpointsPodSlot) {
-	if s.byName != nil {
-		delete(s.byName, s.podKey(slot.pod.Namespace, slot.pod.Name))
+	if byName := s.byName(); byName != nil {
+		delete(byName, s.podKey(slot.pod.Namespace, slot.pod.Name))
 	}
 	last := len(s.pods) - 1
 	moved := s.pods[last]
@@ -534,7 +580,8 @@ const endpointsPortScan = 8
 // portID returns the dense id of a port value, creating its state on first use.
 func (s *ServiceEndpoints) portID(p EndpointsPort, sentinel bool) int {
 	v := repackPortValueOf(&p)
-	if s.portIndex == nil {
+	index := s.portIndex()
+	if index == nil {
 		// A Service has a few distinct ports: a scan costs less than a map, which is built
 		// only past endpointsPortScan of them.
 		for id, st := range s.ports {
@@ -542,7 +589,7 @@ func (s *ServiceEndpoints) portID(p EndpointsPort, sentinel bool) int {
 				return id
 			}
 		}
-	} else if id, ok := s.portIndex[v]; ok {
+	} else if id, ok := index[v]; ok {
 		return id
 	}
 	id := len(s.ports)
@@ -555,20 +602,22 @@ func (s *ServiceEndpoints) portID(p EndpointsPort, sentinel bool) int {
 	st.digest = fnv128aSum([]byte(b.String()))
 	s.ports = append(s.ports, st)
 	switch {
-	case s.portIndex != nil:
-		s.portIndex[v] = id
+	case index != nil:
+		index[v] = id
 	case len(s.ports) > endpointsPortScan:
-		s.portIndex = make(map[repackPortValue]int, len(s.ports))
+		index = make(map[repackPortValue]int, len(s.ports))
 		for i, p := range s.ports {
-			s.portIndex[repackPortValueOf(&p.port)] = i
+			index[repackPortValueOf(&p.port)] = i
 		}
+		s.rareFields().portIndex = index
 	}
 	return id
 }
 
 // signature returns the signature of portIDs, making it (with a copy of portIDs) if new.
 func (s *ServiceEndpoints) signature(portIDs []int) *endpointsSignature {
-	if s.sigIndex == nil {
+	index := s.sigIndex()
+	if index == nil {
 		for _, sig := range s.sigs {
 			if slices.Equal(sig.portIDs, portIDs) {
 				return sig
@@ -581,20 +630,21 @@ func (s *ServiceEndpoints) signature(portIDs []int) *endpointsSignature {
 		b.WriteByte(',')
 	}
 	k := b.String()
-	if sig := s.sigIndex[k]; sig != nil {
+	if sig := index[k]; sig != nil {
 		return sig
 	}
 	sig := &endpointsSignature{key: k, portIDs: slices.Clone(portIDs)}
 	s.sigs = append(s.sigs, sig)
 	s.layoutValid = false
 	switch {
-	case s.sigIndex != nil:
-		s.sigIndex[k] = sig
+	case index != nil:
+		index[k] = sig
 	case len(s.sigs) > endpointsPortScan:
-		s.sigIndex = make(map[string]*endpointsSignature, len(s.sigs))
+		index = make(map[string]*endpointsSignature, len(s.sigs))
 		for _, sig := range s.sigs {
-			s.sigIndex[sig.key] = sig
+			index[sig.key] = sig
 		}
+		s.rareFields().sigIndex = index
 	}
 	return sig
 }
@@ -605,7 +655,7 @@ func (s *ServiceEndpoints) dropSignature(sig *endpointsSignature) {
 	last := len(s.sigs) - 1
 	s.sigs[i], s.sigs[last] = s.sigs[last], nil
 	s.sigs = s.sigs[:last]
-	delete(s.sigIndex, sig.key)
+	delete(s.sigIndex(), sig.key)
 	s.layoutValid = false
 }
 
@@ -887,7 +937,9 @@ func (s *ServiceEndpoints) Applied() {
 		s.storedOverCapacity = s.last.Truncated
 		s.storedCount = int32(s.last.Addresses + s.last.NotReadyAddresses)
 		s.storedTrigger = s.lastTrigger
-		s.storedTruncated = s.keptSubsets(s.storedTruncated[:0])
+		if kept := s.keptSubsets(s.storedTruncated()[:0]); kept != nil || s.rare != nil {
+			s.rareFields().storedTruncated = kept
+		}
 		s.commitTouched()
 	case EndpointsDelete:
 		s.stored = false
@@ -895,7 +947,9 @@ func (s *ServiceEndpoints) Applied() {
 		s.storedOverCapacity = false
 		s.storedCount = 0
 		s.storedTrigger = 0
-		s.storedTruncated = nil
+		if s.rare != nil {
+			s.rare.storedTruncated = nil
+		}
 		// Nothing is stored: every current address differs from the stored side. Records
 		// not kept had equal sides, so they are made from the pods' current contributions.
 		for _, slot := range s.pods {
@@ -960,13 +1014,14 @@ func appendKept(dst []*endpointsPodState, list *addrList, k int) []*endpointsPod
 // absent one encode alike — in O(kept addresses) pointer comparisons and without building
 // either object.
 func (s *ServiceEndpoints) TruncatedUnchanged() bool {
-	if !s.last.Truncated || s.storedTruncated == nil || s.lastTrigger != s.storedTrigger ||
-		!labelsEqualForEndpoints(s.storedLabels, s.svc) || len(s.layout) != len(s.storedTruncated) {
+	stored := s.storedTruncated()
+	if !s.last.Truncated || stored == nil || s.lastTrigger != s.storedTrigger ||
+		!labelsEqualForEndpoints(s.storedLabels, s.svc) || len(s.layout) != len(stored) {
 		return false
 	}
 	s.orderLayout()
 	for i, l := range s.layout {
-		st := &s.storedTruncated[i]
+		st := &stored[i]
 		if !slices.Equal(l.portIDs, st.portIDs) {
 			return false
 		}

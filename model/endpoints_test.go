@@ -726,7 +726,7 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, moveAddresses bool, 
 		}
 		checkEndpointsPodList(t, se, pods, seed, step)
 	}
-	if useRefs && !mischief && se.byName != nil {
+	if useRefs && !mischief && se.byName() != nil {
 		t.Fatalf("seed %d: the builder indexed its pods by name, though every change came with its ref", seed)
 	}
 }
@@ -972,5 +972,25 @@ func TestEndpointsStoredAddressesOutliveServiceChanges(t *testing.T) {
 				t.Errorf("resync after the write: %+v, want none", d)
 			}
 		})
+	}
+}
+
+// A Service of few ports, synced with refs and never truncated, makes none of the rare
+// fields (endpointsRare): they would cost every small Service.
+func TestEndpointsRareFieldsStayUnmade(t *testing.T) {
+	se := NewServiceEndpoints(testEndpointsService(), EndpointsOptions{Truncate: true}, testAddressBytes)
+	refs := make([]EndpointsPodRef, 10)
+	for i := range refs {
+		se.SetPodRef(&refs[i], testEndpointsPod(i, i%3 != 0))
+	}
+	for range 2 {
+		if d := se.Sync(0); d.Verb == "" || d.Truncated {
+			t.Fatalf("sync: %+v, want an untruncated write", d)
+		}
+		se.Applied()
+		se.SetPodRef(&refs[0], testEndpointsPod(0, true))
+	}
+	if se.rare != nil {
+		t.Errorf("rare fields made: %+v", *se.rare)
 	}
 }

@@ -20,7 +20,7 @@ func TestRecordSizes(t *testing.T) {
 		{"endpointsEntry", unsafe.Sizeof(endpointsEntry{}), 32, "the Endpoints builder's, one per port and address"},
 		{"Endpoint", unsafe.Sizeof(Endpoint{}), 80, "one per endpoint of every stored slice"},
 		{"ServiceSlices", unsafe.Sizeof(ServiceSlices{}), 320, "one per Service"},
-		{"ServiceEndpoints", unsafe.Sizeof(ServiceEndpoints{}), 352, "one per Service"},
+		{"ServiceEndpoints", unsafe.Sizeof(ServiceEndpoints{}), 320, "one per Service"},
 		{"family", unsafe.Sizeof(family{}), 224, "one per Service and IP family"},
 		{"storedSlice", unsafe.Sizeof(storedSlice{}), 96, "one per stored slice"},
 	} {
