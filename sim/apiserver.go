@@ -290,7 +290,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		deleted := kubeProxyType == model.EventDeleted
 		// A relisting watcher decodes its LIST too (a replayed event is decoded once).
 		decodeBytes := kubeProxyEvent + d.resentBytes/events
-		e.kubeProxies[mi].proxier(cm.family).receive(objectKey{cm.namespace, cm.name}, kubeProxyChange{
+		e.kubeProxies[mi].proxier(cm.family).receive(cm.name, kubeProxyChange{
 			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted, delivered: d.done,
 		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, objectEndpoints{ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints)})
 	}

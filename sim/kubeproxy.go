@@ -267,17 +267,14 @@ type kubeProxy struct {
 	// misordered counts changes programmed before they were delivered or delivered before
 	// their trigger time (never, unless the loop is wrong).
 	misordered int
-	// objects holds each object's endpoint counts as kube-proxy last saw it.
-	objects map[objectKey]objectEndpoints
+	// objects holds, per Service (by index), its objects' endpoint counts as kube-proxy last
+	// saw them.
+	objects []seenObjects
 }
 
 // objectEndpoints is an object's count of ready endpoints, of serving and terminating ones
 // (never ready: a terminating endpoint is not ready), and of all its endpoints.
 type objectEndpoints struct{ ready, fallback, all int32 }
-
-// objectKey names an API object within its kind (the two fields, so that a lookup builds no
-// "namespace/name" string).
-type objectKey struct{ namespace, name string }
 
 // kubeProxyDecoder is a kube-proxy process's informer: it decodes every watch event it
 // receives, one at a time in arrival order, whichever proxier the object is for.
@@ -293,7 +290,6 @@ func newProxier(cfg KubeProxyConfig, dec *kubeProxyDecoder) *kubeProxy {
 		cpuScale: 1 / math.Min(math.Max(cfg.CPU, 1e-3), 1),
 		dec:      dec,
 		latency:  make([]sampleChunks, len(dec.cpu)),
-		objects:  map[objectKey]objectEndpoints{},
 	}
 }
 
@@ -399,9 +395,10 @@ func (k *kubeProxy) maxInterval() Time {
 	return Time(fullSyncPeriod)
 }
 
-// receive takes one watch event: delivered to every node at delivered, decoded there, then
-// handed to the change tracker. upstream: endpointschangetracker.go EndpointSliceUpdate.
-func (k *kubeProxy) receive(key objectKey, c kubeProxyChange, ports int, eventBytes int64, json bool, deleted bool, counts objectEndpoints) {
+// receive takes one watch event of the object of that name (of Service c.svc): delivered to
+// every node at delivered, decoded there, then handed to the change tracker.
+// upstream: endpointschangetracker.go EndpointSliceUpdate.
+func (k *kubeProxy) receive(name string, c kubeProxyChange, ports int, eventBytes int64, json bool, deleted bool, counts objectEndpoints) {
 	k.service(c.svc, ports)
 	perByte := k.cfg.Costs.DecodeProtobufNanosPerByte
 	if json {
@@ -411,12 +408,15 @@ func (k *kubeProxy) receive(key objectKey, c kubeProxyChange, ports int, eventBy
 	k.dec.cpu[c.phase] += decode
 	k.dec.busy = max(k.dec.busy, c.delivered) + Time(float64(decode)*k.cpuScale)
 	c.arrived = k.dec.busy
-	old := k.objects[key]
+	for len(k.objects) <= c.svc {
+		k.objects = append(k.objects, seenObjects{})
+	}
+	var old objectEndpoints
 	if deleted {
-		delete(k.objects, key)
+		old = k.objects[c.svc].remove(name)
 		counts = objectEndpoints{}
 	} else {
-		k.objects[key] = counts
+		old = k.objects[c.svc].set(name, counts)
 	}
 	c.endpointDelta, c.fallbackDelta, c.allDelta = int(counts.ready-old.ready), int(counts.fallback-old.fallback), int(counts.all-old.all)
 	k.advance(c.arrived, false)

@@ -20,7 +20,7 @@ func flatProxy(mode KubeProxyMode, base time.Duration) *kubeProxy {
 // deliver hands k an update of object name (Service svc, endpoints endpoints) that reached
 // the node at t, triggered at t.
 func deliver(k *kubeProxy, name string, svc int, t Time, endpoints int) {
-	k.receive(objectKey{name: name}, kubeProxyChange{svc: svc, trigger: t, hasTrigger: true, delivered: t}, 1, 1000, false, false, objectEndpoints{ready: int32(endpoints), all: int32(endpoints)})
+	k.receive(name, kubeProxyChange{svc: svc, trigger: t, hasTrigger: true, delivered: t}, 1, 1000, false, false, objectEndpoints{ready: int32(endpoints), all: int32(endpoints)})
 }
 
 // readyEndpoints is the proxier's count of ready endpoints over every Service.
@@ -209,7 +209,7 @@ func TestDeletionDropsTriggerTimes(t *testing.T) {
 	deliver(k, "a", 0, 0, 10)
 	deliver(k, "a", 0, 200*ms, 11) // waits for minInterval
 	deliver(k, "b", 1, 300*ms, 5)  // another Service: kept
-	k.receive(objectKey{name: "a"}, kubeProxyChange{svc: 0, delivered: 400 * ms}, 1, 100, false, true, objectEndpoints{ready: 11, all: 11})
+	k.receive("a", kubeProxyChange{svc: 0, delivered: 400 * ms}, 1, 100, false, true, objectEndpoints{ready: 11, all: 11})
 	k.flush(400 * ms)
 	sameTimes(t, "latencies", latencies(k), []Time{100 * ms, 900 * ms})
 	if readyEndpoints(k) != 5 {
@@ -397,8 +397,8 @@ func TestProxierPerFamily(t *testing.T) {
 	change := func(t Time) kubeProxyChange {
 		return kubeProxyChange{svc: 0, trigger: t, hasTrigger: true, delivered: t}
 	}
-	node.proxier(0).receive(objectKey{name: "web-v4"}, change(0), 1, 1000, false, false, objectEndpoints{ready: 10, all: 10})
-	node.proxier(1).receive(objectKey{name: "web-v6"}, change(10*ms), 1, 1000, false, false, objectEndpoints{ready: 10, all: 10})
+	node.proxier(0).receive("web-v4", change(0), 1, 1000, false, false, objectEndpoints{ready: 10, all: 10})
+	node.proxier(1).receive("web-v6", change(10*ms), 1, 1000, false, false, objectEndpoints{ready: 10, all: 10})
 	var lat []Time
 	for _, k := range node.proxiers() {
 		k.flush(10 * ms)
@@ -413,8 +413,8 @@ func TestProxierPerFamily(t *testing.T) {
 
 	cfg.Costs.DecodeProtobufNanosPerByte = 10
 	node = newKubeProxyNode(cfg, 1)
-	node.proxier(0).receive(objectKey{name: "web-v4"}, change(0), 1, 1000, false, false, objectEndpoints{ready: 10, all: 10})
-	node.proxier(1).receive(objectKey{name: "web-v6"}, change(0), 1, 1000, false, false, objectEndpoints{ready: 10, all: 10})
+	node.proxier(0).receive("web-v4", change(0), 1, 1000, false, false, objectEndpoints{ready: 10, all: 10})
+	node.proxier(1).receive("web-v6", change(0), 1, 1000, false, false, objectEndpoints{ready: 10, all: 10})
 	us := Time(time.Microsecond)
 	if s4, s6 := node.proxier(0).current.start, node.proxier(1).current.start; s4 != 10*us || s6 != 20*us {
 		t.Errorf("syncs start at %v and %v, want 10µs and 20µs (one informer decodes both)", s4, s6)
@@ -475,7 +475,7 @@ func TestLargeClusterModeAsUpstream(t *testing.T) {
 		// 10 + 1000 endpoints, only 110 of them ready: large, so the hourly sync is partial.
 		{"endpoints not ready count", func(k *kubeProxy) {
 			deliver(k, "small", 0, 0, 10)
-			k.receive(objectKey{name: "big"}, kubeProxyChange{svc: 1, trigger: 0, hasTrigger: true, delivered: 0}, 1, 1000, false, false, objectEndpoints{ready: 100, all: 1000})
+			k.receive("big", kubeProxyChange{svc: 1, trigger: 0, hasTrigger: true, delivered: 0}, 1, 1000, false, false, objectEndpoints{ready: 100, all: 1000})
 		}, hour + 2*Time(time.Second), []bool{false, false, false}},
 	}
 	for _, tt := range tests {
@@ -523,7 +523,7 @@ func TestTerminatingFallback(t *testing.T) {
 	k.cfg.Costs.WriteNanosPerRule = 1000
 	k.cfg.MinSyncPeriod = 0
 	change := func(at Time, counts objectEndpoints) {
-		k.receive(objectKey{name: "web"}, kubeProxyChange{svc: 0, delivered: at}, 1, 0, false, false, counts)
+		k.receive("web", kubeProxyChange{svc: 0, delivered: at}, 1, 0, false, false, counts)
 		k.flush(at)
 	}
 	change(0, objectEndpoints{ready: 10, all: 10})
