@@ -30,16 +30,12 @@ type storedSlice struct {
 	bytes model.ByEncoding
 }
 
-// sliceStore is one Service's stored slices by name: a list, in no particular order, that is
-// scanned while short and indexed once longer (most Services have one or two slices, and a
-// map would cost them ~300 bytes each).
-type sliceStore struct {
-	list  []*storedSlice
-	index map[string]int // name → position in list; nil while len(list) ≤ sliceStoreScan
-}
+func (ss *storedSlice) listName() string { return ss.slice.Name }
 
-// sliceStoreScan is the length up to which a sliceStore is scanned.
-const sliceStoreScan = 8
+// sliceStore is one Service's stored slices by name.
+type sliceStore struct {
+	namedList[*storedSlice]
+}
 
 // get returns the stored slice of that name, or nil.
 func (t *sliceStore) get(name string) *storedSlice {
@@ -49,54 +45,13 @@ func (t *sliceStore) get(name string) *storedSlice {
 	return nil
 }
 
-func (t *sliceStore) find(name string) int {
-	if t.index != nil {
-		if i, ok := t.index[name]; ok {
-			return i
-		}
-		return -1
-	}
-	for i, ss := range t.list {
-		if ss.slice.Name == name {
-			return i
-		}
-	}
-	return -1
-}
-
 // set stores ss in place of the slice of its name, or adds it.
-func (t *sliceStore) set(ss *storedSlice) {
-	if i := t.find(ss.slice.Name); i >= 0 {
-		t.list[i] = ss
-		return
-	}
-	t.list = append(t.list, ss)
-	switch {
-	case t.index != nil:
-		t.index[ss.slice.Name] = len(t.list) - 1
-	case len(t.list) > sliceStoreScan:
-		t.index = make(map[string]int, len(t.list))
-		for i, x := range t.list {
-			t.index[x.slice.Name] = i
-		}
-	}
-}
+func (t *sliceStore) set(ss *storedSlice) { t.put(ss) }
 
-// remove forgets the slice of that name, if stored: the last one takes its place.
+// remove forgets the slice of that name, if stored.
 func (t *sliceStore) remove(name string) {
-	i := t.find(name)
-	if i < 0 {
-		return
-	}
-	last := len(t.list) - 1
-	t.list[i] = t.list[last]
-	t.list[last] = nil
-	t.list = t.list[:last]
-	if t.index != nil {
-		delete(t.index, name)
-		if i < last {
-			t.index[t.list[i].slice.Name] = i
-		}
+	if i := t.find(name); i >= 0 {
+		t.removeAt(i)
 	}
 }
 

@@ -16,7 +16,7 @@ func TestSliceStore(t *testing.T) {
 	var st sliceStore
 	want := map[string]*storedSlice{}
 	for step := range 3000 {
-		name := fmt.Sprint("s-", r.IntN(3*sliceStoreScan))
+		name := fmt.Sprint("s-", r.IntN(3*namedListScan))
 		if r.IntN(3) == 0 {
 			st.remove(name)
 			delete(want, name)

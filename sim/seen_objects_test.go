@@ -7,7 +7,7 @@ import (
 )
 
 // TestSeenObjectsMatchesAMap drives a seenObjects and a map with the same random sets and
-// removals, over lists that cross seenObjectsScan both ways, and compares every answer.
+// removals, over lists that cross namedListScan both ways, and compares every answer.
 func TestSeenObjectsMatchesAMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var o seenObjects
