@@ -276,9 +276,9 @@ func (e *endpointsEntry) is(port int, ps *endpointsPodState) bool {
 // endpointsEntryScan is the number of records up to which entry scans s.entries.
 const endpointsEntryScan = 16
 
-// entryEqual reports whether e's two sides are equal: both absent, or the same address and
+// equal reports whether e's two sides are equal: both absent, or the same address and
 // readiness.
-func (s *ServiceEndpoints) entryEqual(e *endpointsEntry) bool {
+func (e *endpointsEntry) equal() bool {
 	if (e.cur == nil) != (e.stored == nil) {
 		return false
 	}
@@ -710,7 +710,7 @@ func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, ready, pres
 		e.stored, e.storedReady = ps, ready
 		e.cur, e.curReady = e.stored, e.storedReady
 	}
-	if !s.entryEqual(e) {
+	if !e.equal() {
 		s.mismatch--
 	}
 	if present {
@@ -722,7 +722,7 @@ func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, ready, pres
 			e.key = e.stored
 		}
 	}
-	if !s.entryEqual(e) {
+	if !e.equal() {
 		s.mismatch++
 	}
 }
@@ -968,7 +968,7 @@ func (s *ServiceEndpoints) Applied() {
 		for i := range s.entries {
 			e := &s.entries[i]
 			e.stored, e.storedReady = nil, false
-			if !s.entryEqual(e) {
+			if !e.equal() {
 				s.mismatch++
 			}
 		}
