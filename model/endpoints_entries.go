@@ -71,19 +71,20 @@ func (x *entryIndex) insert(h uint64, pos int) {
 // absent if there is none.
 func (s *ServiceEndpoints) entry(port int, ps *endpointsPodState) (e *endpointsEntry, found bool) {
 	var h uint64
+	ip := ps.ipOf()
 	if len(s.entryIndex.slots) == 0 {
 		for i := range s.entries {
-			if r := &s.entries[i]; r.is(port, ps) {
+			if r := &s.entries[i]; r.is(port, ps, ip) {
 				return r, true
 			}
 		}
 	} else {
-		h = entryHash(port, ps.ipOf())
+		h = entryHash(port, ip)
 		x := &s.entryIndex
 		mask := len(x.slots) - 1
 		for i := x.home(h); x.slots[i].pos != 0; i = (i + 1) & mask {
 			if sl := x.slots[i]; sl.tag == uint32(h) {
-				if r := &s.entries[sl.pos-1]; r.is(port, ps) {
+				if r := &s.entries[sl.pos-1]; r.is(port, ps, ip) {
 					return r, true
 				}
 			}

@@ -268,9 +268,10 @@ type endpointsEntry struct {
 	curReady, storedReady bool
 }
 
-// is reports whether e is the record of (port, ps's IP and UID).
-func (e *endpointsEntry) is(port int, ps *endpointsPodState) bool {
-	return int(e.port) == port && (e.key == ps || e.key.ipOf() == ps.ipOf() && e.key.pod.UID == ps.pod.UID)
+// is reports whether e is the record of (port, ps's IP and UID); ip is ps.ipOf(), which the
+// caller derives once for a scan of the records.
+func (e *endpointsEntry) is(port int, ps *endpointsPodState, ip string) bool {
+	return int(e.port) == port && (e.key == ps || e.key.pod.UID == ps.pod.UID && e.key.ipOf() == ip)
 }
 
 // endpointsEntryScan is the number of records up to which entry scans s.entries.

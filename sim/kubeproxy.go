@@ -338,6 +338,7 @@ func (k *kubeProxy) service(i, ports int) {
 		k.fallbackBySvc = append(k.fallbackBySvc, 0)
 		k.allBySvc = append(k.allBySvc, 0)
 		k.stamp = append(k.stamp, 0)
+		k.objects = append(k.objects, seenObjects{})
 	}
 	p := max(ports, 1)
 	if n := k.programmed(i); p != k.ports[i] && n > 0 {
@@ -408,9 +409,6 @@ func (k *kubeProxy) receive(name string, c kubeProxyChange, ports int, eventByte
 	k.dec.cpu[c.phase] += decode
 	k.dec.busy = max(k.dec.busy, c.delivered) + Time(float64(decode)*k.cpuScale)
 	c.arrived = k.dec.busy
-	for len(k.objects) <= c.svc {
-		k.objects = append(k.objects, seenObjects{})
-	}
 	var old objectEndpoints
 	if deleted {
 		old = k.objects[c.svc].remove(name)
