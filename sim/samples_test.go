@@ -186,3 +186,24 @@ func TestSummarizerMatchesFloatSortLarge(t *testing.T) {
 		checkSummary(t, 3, func() int { return n }, pick)
 	}
 }
+
+// TestSummarizerMatchesFloatSortMostlyBig: a run whose writes queue for seconds has most of
+// its samples past the 4-byte range, and every rank may fall among them.
+func TestSummarizerMatchesFloatSortMostlyBig(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	pick := func() Time {
+		switch rng.IntN(20) {
+		case 0:
+			return -Time(rng.Int64N(1e9))
+		case 1:
+			return Time(rng.Int64N(4e9))
+		case 2, 3, 4:
+			return Time(5e9 + 1e8*rng.Int64N(3)) // equal values
+		default:
+			return Time(5e9 + rng.Int64N(600e9))
+		}
+	}
+	for _, n := range []int{1, 20, 1000, 30000} {
+		checkSummary(t, 2, func() int { return n }, pick)
+	}
+}
