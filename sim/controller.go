@@ -47,9 +47,11 @@ type write struct {
 	// legacy marks an Endpoints write (Endpoints mode); the fields after it are what the API
 	// server stored, filled in by commit.
 	legacy bool
+	// selected and selectedAll are proxySelection of the object written, which applied keeps
+	// with it: the next write of the object reads them instead of its labels.
+	selected, selectedAll bool
 	// endpoints is what the sync decided for an Endpoints write, captured when it ran.
 	endpoints *endpointsSnapshot
-	labels    map[string]string
 	uid       string
 	created   model.Timestamp
 	bytes     model.ByEncoding

@@ -48,8 +48,9 @@ type storedEndpoints struct {
 	exists  bool
 	uid     string
 	created model.Timestamp
-	labels  map[string]string
-	bytes   model.ByEncoding
+	// selected and selectedAll are proxySelection of the stored object's labels.
+	selected, selectedAll bool
+	bytes                 model.ByEncoding
 	// addresses counts ready + not-ready addresses, for the write log.
 	addresses int
 	// manual is the user's object of a selector-less Service as stored.
@@ -217,7 +218,7 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	}
 	cm.oldBytes = st.bytes
 	if st.exists {
-		cm.wasSelected, cm.wasSelectedAll = proxySelection(st.labels)
+		cm.wasSelected, cm.wasSelectedAll = st.selected, st.selectedAll
 	}
 	if w.verb == model.EndpointsDelete {
 		cm.objectBytes = st.bytes
@@ -238,7 +239,7 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	if len(snap.subsets) > 0 {
 		shape.Subsets = oneSubset[:]
 	}
-	// om lives only through this call (w keeps its labels): the buffer is reused.
+	// om lives only through this call: the buffer is reused.
 	y.mf[0] = y.fields.Endpoints(&shape, meta.now)
 	om.ManagedFields = y.mf[:]
 	// The request body is the object without managedFields.
@@ -247,12 +248,12 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 		cm.objectBytes[model.JSON] = model.EndpointsSizeFrom(&om, snap.subsets, model.JSON)
 	}
 	cm.selected, cm.selectedAll = proxySelection(om.Labels)
+	w.selected, w.selectedAll = cm.selected, cm.selectedAll
 	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(om.Annotations)
 	cm.noop = w.verb == model.EndpointsUpdate && snap.unchanged
 	if cm.noop {
 		cm.objectBytes = st.bytes
 	}
-	w.labels = om.Labels
 	w.uid = om.UID
 	w.created = om.CreationTimestamp
 	w.bytes = cm.objectBytes
@@ -274,7 +275,8 @@ func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 		if w.verb == model.EndpointsDelete {
 			*st = storedEndpoints{}
 		} else {
-			*st = storedEndpoints{exists: true, uid: w.uid, created: w.created, labels: w.labels, bytes: w.bytes, addresses: w.addresses, manual: w.endpoints.manual}
+			*st = storedEndpoints{exists: true, uid: w.uid, created: w.created, selected: w.selected, selectedAll: w.selectedAll,
+				bytes: w.bytes, addresses: w.addresses, manual: w.endpoints.manual}
 		}
 	}
 	// The write is settled: the changes held meanwhile reach the builder now.
@@ -303,7 +305,7 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 	if st.exists {
 		obj.UID, obj.CreationTimestamp = st.uid, st.created
 		cm.oldBytes = st.bytes
-		cm.wasSelected, cm.wasSelectedAll = proxySelection(st.labels)
+		cm.wasSelected, cm.wasSelectedAll = st.selected, st.selectedAll
 	}
 	for _, ss := range obj.Subsets {
 		cm.endpoints += len(ss.Addresses) + len(ss.NotReadyAddresses)
@@ -318,6 +320,7 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 		cm.objectBytes[model.JSON] = model.EndpointsSize(&obj, model.JSON)
 	}
 	cm.selected, cm.selectedAll = proxySelection(obj.Labels)
-	w.labels, w.uid, w.created, w.bytes, w.addresses = obj.Labels, obj.UID, obj.CreationTimestamp, cm.objectBytes, cm.endpoints
+	w.selected, w.selectedAll = cm.selected, cm.selectedAll
+	w.uid, w.created, w.bytes, w.addresses = obj.UID, obj.CreationTimestamp, cm.objectBytes, cm.endpoints
 	return cm
 }

@@ -28,6 +28,8 @@ type sliceSyncer struct {
 type storedSlice struct {
 	slice *model.EndpointSlice
 	bytes model.ByEncoding
+	// selected and selectedAll are proxySelection of the slice's labels.
+	selected, selectedAll bool
 }
 
 func (ss *storedSlice) listName() string { return ss.slice.Name }
@@ -148,12 +150,13 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		old := st.get(w.slice.Name)
 		if old == nil {
 			old = &storedSlice{slice: w.slice, bytes: sliceBytes(w.slice, y.e.api.needJSON)}
+			old.selected, old.selectedAll = proxySelection(w.slice.Labels)
 		}
 		cm.name = old.slice.Name
 		cm.family = familyOf(old.slice.AddressType)
 		cm.endpoints = len(old.slice.Endpoints)
 		cm.objectBytes, cm.oldBytes = old.bytes, old.bytes
-		cm.wasSelected, cm.wasSelectedAll = proxySelection(old.slice.Labels)
+		cm.wasSelected, cm.wasSelectedAll = old.selected, old.selectedAll
 		return cm
 	}
 	// The plan's slice is the reconciler's fresh copy, used by this write only: the API
@@ -173,7 +176,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		obj.CreationTimestamp = old.slice.CreationTimestamp
 		obj.Generation = old.slice.Generation + 1
 		cm.oldBytes = old.bytes
-		cm.wasSelected, cm.wasSelectedAll = proxySelection(old.slice.Labels)
+		cm.wasSelected, cm.wasSelectedAll = old.selected, old.selectedAll
 	}
 	obj.ResourceVersion = meta.resourceVersion
 	// The field set of the object written: its labels (the Service's own among them) and
@@ -190,6 +193,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	obj.ManagedFields = nil
 	w.bytes = cm.objectBytes // applied stores it with the slice
 	cm.selected, cm.selectedAll = proxySelection(obj.Labels)
+	w.selected, w.selectedAll = cm.selected, cm.selectedAll
 	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(obj.Annotations)
 	for i := range obj.Endpoints {
 		c := &obj.Endpoints[i].Conditions
@@ -246,9 +250,9 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 	}
 	if prev != nil {
 		// Nothing keeps a storedSlice but the store: it is updated in place.
-		prev.slice, prev.bytes = w.slice, w.bytes
+		prev.slice, prev.bytes, prev.selected, prev.selectedAll = w.slice, w.bytes, w.selected, w.selectedAll
 	} else {
-		st.set(&storedSlice{slice: w.slice, bytes: w.bytes})
+		st.set(&storedSlice{slice: w.slice, bytes: w.bytes, selected: w.selected, selectedAll: w.selectedAll})
 	}
 	y.e.stats.sliceResized(old, len(w.slice.Endpoints))
 }
