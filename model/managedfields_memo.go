@@ -23,15 +23,23 @@ import (
 // The zero value is ready to use; a memo is not safe for concurrent use.
 type FieldsMemo struct {
 	shapes []fieldsShape
-	// byHash finds shapes by shapeHash; last is the shape found last (tried first).
+	// byHash finds shapes by shapeHash.
 	byHash map[uint64][]int32
-	last   int32
-	w      fieldsWriter
+	// recent holds the shapes found last, the most recent first (nRecent of them), which
+	// are tried before the hash. A controller's writes alternate between a few shapes (with
+	// and without the trigger-time annotation; an Endpoints object with and without
+	// subsets): with the last one only, every other write hashed its keys.
+	recent  [fieldsRecent]int32
+	nRecent int
+	w       fieldsWriter
 	// owners is scratch for the key of an object with several owners.
 	owners []byte
-	// built counts the field sets built (for tests).
-	built int
+	// built counts the field sets built, hashed the shapes looked up by hash (for tests).
+	built, hashed int
 }
+
+// fieldsRecent is the number of recent shapes a memo tries before the hash.
+const fieldsRecent = 4
 
 // fieldsShape is what a field set depends on but the owners, and the field sets of that
 // shape: without owners, by the one owner's UID, and by several owners' UIDs (each prefixed
@@ -43,8 +51,12 @@ type fieldsShape struct {
 	labels       []string
 	hasNone      bool
 	none         string
-	// plainOne holds the field sets for one plain owner UID, by the UID's length; one the
-	// field sets for one other owner UID, by the UID.
+	// plainOne holds the field sets for one plain owner UID, by the UID's length, and the
+	// first of them in plainLen and plain too (the UIDs of one cluster have one length: the
+	// map is for the others); one the field sets for one other owner UID, by the UID.
+	hasPlain  bool
+	plainLen  int
+	plain     string
 	plainOne  map[int]string
 	one, many map[string]string
 }
@@ -78,10 +90,17 @@ func (m *FieldsMemo) lookup(kind byte, meta *ObjectMeta) string {
 	case 1:
 		uid := refs[0].UID
 		if plainUID(uid) {
+			if sh.hasPlain && sh.plainLen == len(uid) {
+				return sh.plain
+			}
 			if f, ok := sh.plainOne[len(uid)]; ok {
 				return f
 			}
 			f := m.build(kind, meta)
+			if !sh.hasPlain {
+				sh.hasPlain, sh.plainLen, sh.plain = true, len(uid), f
+				return f
+			}
 			if sh.plainOne == nil {
 				sh.plainOne = map[int]string{}
 			}
@@ -143,13 +162,18 @@ func (m *FieldsMemo) build(kind byte, meta *ObjectMeta) string {
 
 // shape returns the index of meta's shape, added if new.
 func (m *FieldsMemo) shape(kind byte, meta *ObjectMeta) int32 {
-	if m.last < int32(len(m.shapes)) && m.shapes[m.last].is(kind, meta) {
-		return m.last
+	for j, i := range m.recent[:m.nRecent] {
+		if m.shapes[i].is(kind, meta) {
+			copy(m.recent[1:j+1], m.recent[:j])
+			m.recent[0] = i
+			return i
+		}
 	}
+	m.hashed++
 	h := shapeHash(kind, meta)
 	for _, i := range m.byHash[h] {
 		if m.shapes[i].is(kind, meta) {
-			m.last = i
+			m.used(i)
 			return i
 		}
 	}
@@ -160,13 +184,21 @@ func (m *FieldsMemo) shape(kind byte, meta *ObjectMeta) int32 {
 	for k := range meta.Labels {
 		s.labels = append(s.labels, k)
 	}
-	m.last = int32(len(m.shapes))
+	i := int32(len(m.shapes))
 	m.shapes = append(m.shapes, s)
 	if m.byHash == nil {
 		m.byHash = map[uint64][]int32{}
 	}
-	m.byHash[h] = append(m.byHash[h], m.last)
-	return m.last
+	m.byHash[h] = append(m.byHash[h], i)
+	m.used(i)
+	return i
+}
+
+// used puts shape i, which is not among the recent ones, first among them.
+func (m *FieldsMemo) used(i int32) {
+	m.nRecent = min(m.nRecent+1, fieldsRecent)
+	copy(m.recent[1:m.nRecent], m.recent[:m.nRecent-1])
+	m.recent[0] = i
 }
 
 // shapeSeed seeds shapeHash: the hash only picks the shapes to compare, so its values never

@@ -152,3 +152,33 @@ func TestFieldsMemoShares(t *testing.T) {
 		t.Errorf("built %d field sets, want 5", memo.built)
 	}
 }
+
+// TestFieldsMemoAlternatingShapes: a controller's writes alternate between a few metadata
+// shapes (with and without the trigger-time annotation, say); the memo finds each among its
+// recent ones after the first time rather than hashing every key again, and still returns
+// each shape's own entry.
+func TestFieldsMemoAlternatingShapes(t *testing.T) {
+	var memo FieldsMemo
+	labels := map[string]string{LabelServiceName: "web", LabelManagedBy: ControllerName}
+	metas := []ObjectMeta{
+		{GenerateName: "web-", Labels: labels, OwnerReferences: []OwnerReference{{UID: "uid-1"}}},
+		{GenerateName: "web-", Labels: labels, Annotations: map[string]string{AnnotationTriggerTime: "t"}, OwnerReferences: []OwnerReference{{UID: "uid-1"}}},
+		{GenerateName: "web-", Labels: map[string]string{"app": "web"}, OwnerReferences: []OwnerReference{{UID: "uid-22"}}},
+		{GenerateName: "web-", Labels: labels, OwnerReferences: []OwnerReference{{UID: "uid-333"}}},
+	}
+	for round := range 30 {
+		for i := range metas {
+			s := &EndpointSlice{ObjectMeta: metas[(i+round)%len(metas)]}
+			if got, want := memo.EndpointSlice(s, 1), EndpointSliceManagedFields(s, 1); got != want {
+				t.Fatalf("round %d, shape %d: %+v, want %+v", round, (i+round)%len(metas), got, want)
+			}
+		}
+	}
+	// Three key sets (the last two metas share one, with owner UIDs of two lengths).
+	if memo.hashed != 3 {
+		t.Errorf("the memo hashed %d shapes for 120 writes of 3 key sets, want 3", memo.hashed)
+	}
+	if memo.built != 4 {
+		t.Errorf("the memo built %d field sets, want 4 (one per key set and owner UID length)", memo.built)
+	}
+}
