@@ -51,14 +51,17 @@ type fieldsShape struct {
 	labels       []string
 	hasNone      bool
 	none         string
-	// plainOne holds the field sets for one plain owner UID, by the UID's length, and the
-	// first of them in plainLen and plain too (the UIDs of one cluster have one length: the
-	// map is for the others); one the field sets for one other owner UID, by the UID.
-	hasPlain  bool
-	plainLen  int
-	plain     string
-	plainOne  map[int]string
+	// plainOne holds the field sets for one plain owner UID, one per UID length: a list
+	// searched in place, as a cluster's UIDs have one length or a few (a map lookup was read
+	// by every slice write); one the field sets for one other owner UID, by the UID.
+	plainOne  []plainFields
 	one, many map[string]string
+}
+
+// plainFields is the field set of a shape for a plain owner UID of length n.
+type plainFields struct {
+	n      int
+	fields string
 }
 
 // EndpointSlice returns an entry of the size of EndpointSliceManagedFields(s, at): that entry,
@@ -90,21 +93,13 @@ func (m *FieldsMemo) lookup(kind byte, meta *ObjectMeta) string {
 	case 1:
 		uid := refs[0].UID
 		if plainUID(uid) {
-			if sh.hasPlain && sh.plainLen == len(uid) {
-				return sh.plain
-			}
-			if f, ok := sh.plainOne[len(uid)]; ok {
-				return f
+			for _, p := range sh.plainOne {
+				if p.n == len(uid) {
+					return p.fields
+				}
 			}
 			f := m.build(kind, meta)
-			if !sh.hasPlain {
-				sh.hasPlain, sh.plainLen, sh.plain = true, len(uid), f
-				return f
-			}
-			if sh.plainOne == nil {
-				sh.plainOne = map[int]string{}
-			}
-			sh.plainOne[len(uid)] = f
+			sh.plainOne = append(sh.plainOne, plainFields{len(uid), f})
 			return f
 		}
 		byOwners, k = &sh.one, uid
