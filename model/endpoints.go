@@ -230,6 +230,15 @@ func labelsCorrectForEndpoints(epLabels, svcLabels map[string]string) bool {
 	if v, ok := epLabels[LabelEndpointsManagedBy]; !ok || v != EndpointsControllerName {
 		return false
 	}
+	if len(svcLabels) == 0 {
+		// The usual case, looked up rather than ranged over (see pbWellKnownMap): correct
+		// when managed-by and the headless label are all there is.
+		skipped := 1
+		if _, ok := epLabels[LabelHeadless]; ok {
+			skipped++
+		}
+		return len(epLabels) == skipped
+	}
 	skipped := 0
 	for k, v := range epLabels {
 		if k == LabelHeadless || k == LabelEndpointsManagedBy {

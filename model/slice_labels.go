@@ -3,6 +3,7 @@ package model
 import (
 	"maps"
 	"net"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -10,8 +11,11 @@ import (
 // isReservedLabelKey: labels the controller owns on a slice and never copies from the Service.
 // upstream: utils.go isReservedLabelKey
 func isReservedLabelKey(key string) bool {
-	return key == LabelServiceName || key == LabelManagedBy || key == LabelHeadless
+	return slices.Contains(reservedLabelKeys[:], key)
 }
+
+// reservedLabelKeys are the keys isReservedLabelKey reports.
+var reservedLabelKeys = [...]string{LabelServiceName, LabelManagedBy, LabelHeadless}
 
 // SliceLabels returns the labels a controller-written slice of svc carries: the Service's
 // non-reserved labels, the headless label when it has no cluster IP, the service-name label
@@ -35,6 +39,17 @@ func SliceLabels(svc *Service) map[string]string {
 // labelsChanged reports whether the non-reserved labels of a slice differ from the Service's.
 // upstream: utils.go setEndpointSliceLabels (the "updated" result)
 func labelsChanged(sliceLabels map[string]string, svc *Service) bool {
+	if len(svc.Labels) == 0 {
+		// The usual case, looked up rather than ranged over (see wellKnownMetaKeys): the
+		// slice's labels changed when it has any but the reserved ones.
+		reserved := 0
+		for _, k := range reservedLabelKeys {
+			if _, ok := sliceLabels[k]; ok {
+				reserved++
+			}
+		}
+		return len(sliceLabels) != reserved
+	}
 	n := 0
 	for k, v := range sliceLabels {
 		if isReservedLabelKey(k) {
