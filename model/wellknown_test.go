@@ -25,6 +25,16 @@ func randomMetaMap(r *rand.Rand) map[string]string {
 	return m
 }
 
+// randomObjectAndServiceLabels returns random labels for an object and for its Service,
+// which has none half the time (the usual case).
+func randomObjectAndServiceLabels(r *rand.Rand) (object, svc map[string]string) {
+	object, svc = randomMetaMap(r), randomMetaMap(r)
+	if r.IntN(2) == 0 {
+		svc = nil
+	}
+	return object, svc
+}
+
 // TestPbStringMapWellKnown checks the lookup path of pbStringMap against a range over the
 // map, on maps of well-known keys only (the lookup path) and with others (the range).
 func TestPbStringMapWellKnown(t *testing.T) {
@@ -64,10 +74,7 @@ func TestLabelsChangedMatchesUpstream(t *testing.T) {
 	}
 	changed := 0
 	for range 5000 {
-		sliceLabels, svcLabels := randomMetaMap(r), randomMetaMap(r)
-		if r.IntN(2) == 0 {
-			svcLabels = nil
-		}
+		sliceLabels, svcLabels := randomObjectAndServiceLabels(r)
 		if r.IntN(4) == 0 {
 			sliceLabels = maps.Clone(svcLabels) // often unchanged
 		}
@@ -107,10 +114,7 @@ func TestLabelsCorrectForEndpointsMatchesUpstream(t *testing.T) {
 	}
 	correct := 0
 	for range 5000 {
-		ep, svc := randomMetaMap(r), randomMetaMap(r)
-		if r.IntN(2) == 0 {
-			svc = nil
-		}
+		ep, svc := randomObjectAndServiceLabels(r)
 		if r.IntN(2) == 0 {
 			ep = maps.Clone(svc)
 			if ep == nil || r.IntN(2) == 0 {
