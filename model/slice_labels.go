@@ -40,7 +40,7 @@ func SliceLabels(svc *Service) map[string]string {
 // upstream: utils.go setEndpointSliceLabels (the "updated" result)
 func labelsChanged(sliceLabels map[string]string, svc *Service) bool {
 	if len(svc.Labels) == 0 {
-		// The usual case, looked up rather than ranged over (see wellKnownMetaKeys): the
+		// The usual case, looked up rather than ranged over (see pbWellKnownMap): the
 		// slice's labels changed when it has any but the reserved ones.
 		reserved := 0
 		for _, k := range reservedLabelKeys {

@@ -20,10 +20,6 @@ type TopologyCache struct {
 	// forZone holds one hint per zone, shared by every endpoint hinted to that zone: hints
 	// are never written through (a changed hint is a new object).
 	forZone map[string]*EndpointHints
-	// zoneCPU is SetNodes' scratch list, kept for the next call (a node-pool drain calls it
-	// for every node that goes unready and back; with a map per call it was 1.4% of
-	// cluster-day).
-	zoneCPU []zoneCPU
 }
 
 // hintFor returns the shared hint "for zone".
@@ -41,12 +37,6 @@ type zoneRatio struct {
 	ratio float64
 }
 
-// zoneCPU is a zone's allocatable CPU (SetNodes' sum).
-type zoneCPU struct {
-	zone string
-	cpu  int64
-}
-
 // NewTopologyCache returns an empty cache (hints disabled until SetNodes sees ≥ 2 zones).
 func NewTopologyCache() *TopologyCache {
 	return &TopologyCache{hintsByService: map[string]map[AddressType]map[string]int{}}
@@ -56,11 +46,9 @@ func NewTopologyCache() *TopologyCache {
 // role count; any counted node without a zone or allocatable CPU disables hints, as do fewer
 // than two zones. upstream: topologycache/topologycache.go SetNodes
 func (t *TopologyCache) SetNodes(nodes []*Node) {
-	cpu := t.zoneCPU[:0] // allocatable CPU per zone, in the order first seen
-	var index map[string]int
+	cpuByZone := map[string]int64{}
 	var total int64
 	sufficient := true
-	last := -1
 	for _, n := range nodes {
 		if n.ControlPlane || !n.Ready {
 			continue
@@ -70,32 +58,15 @@ func (t *TopologyCache) SetNodes(nodes []*Node) {
 			break
 		}
 		total += n.AllocatableMilliCPU
-		if last < 0 || cpu[last].zone != n.Zone {
-			last = zoneIndex(cpu, index, n.Zone)
-			if last < 0 {
-				last = len(cpu)
-				cpu = append(cpu, zoneCPU{zone: n.Zone})
-				if index != nil || len(cpu) > zoneScanMax {
-					if index == nil {
-						index = make(map[string]int, 2*len(cpu))
-						for i, z := range cpu {
-							index[z.zone] = i
-						}
-					}
-					index[n.Zone] = last
-				}
-			}
-		}
-		cpu[last].cpu += n.AllocatableMilliCPU
+		cpuByZone[n.Zone] += n.AllocatableMilliCPU
 	}
-	t.zoneCPU = cpu
-	if total == 0 || !sufficient || len(cpu) < 2 {
+	if total == 0 || !sufficient || len(cpuByZone) < 2 {
 		t.zones = nil
 		return
 	}
 	t.zones = t.zones[:0]
-	for _, z := range cpu {
-		t.zones = append(t.zones, zoneRatio{zone: z.zone, ratio: float64(z.cpu) / float64(total)})
+	for z, cpu := range cpuByZone {
+		t.zones = append(t.zones, zoneRatio{z, float64(cpu) / float64(total)})
 	}
 	slices.SortFunc(t.zones, func(a, b zoneRatio) int {
 		if a.zone < b.zone {
@@ -106,26 +77,6 @@ func (t *TopologyCache) SetNodes(nodes []*Node) {
 		}
 		return 0
 	})
-}
-
-// zoneScanMax is the number of zones SetNodes finds a zone among by scanning them; past it,
-// it indexes them (a cluster has a few zones, a pathological one a zone per node).
-const zoneScanMax = 16
-
-// zoneIndex returns the position of zone in cpu, or -1: by index when there is one.
-func zoneIndex(cpu []zoneCPU, index map[string]int, zone string) int {
-	if index != nil {
-		if i, ok := index[zone]; ok {
-			return i
-		}
-		return -1
-	}
-	for i := range cpu {
-		if cpu[i].zone == zone {
-			return i
-		}
-	}
-	return -1
 }
 
 // HasPopulatedHints reports whether the Service has hints recorded.

@@ -12,7 +12,8 @@ import (
 // map of CPU per zone, each zone's share of the total, sorted by zone), on random node sets
 // of 1 to 40 zones, with unready and control-plane nodes that do not count and, sometimes, a
 // node without a zone or CPU that disables hints. The cache is reused from case to case, as
-// a controller's is.
+// a controller's is. (The reconciler's differential tests cover SetNodes only on the few
+// clusters they build.)
 func TestSetNodesZoneWeights(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	want := func(nodes []*Node) []zoneRatio {
@@ -38,7 +39,7 @@ func TestSetNodesZoneWeights(t *testing.T) {
 		return out
 	}
 	cache := NewTopologyCache()
-	enabled, indexed := 0, 0
+	enabled := 0
 	for c := range 400 {
 		zones := 1 + r.IntN(40)
 		nodes := make([]*Node, r.IntN(300))
@@ -62,11 +63,8 @@ func TestSetNodesZoneWeights(t *testing.T) {
 		if w != nil {
 			enabled++
 		}
-		if len(w) > zoneScanMax {
-			indexed++
-		}
 	}
-	if enabled < 100 || indexed < 50 {
-		t.Errorf("%d of 400 cases had hints enabled, %d over %d zones: the test no longer covers both paths", enabled, indexed, zoneScanMax)
+	if enabled < 100 || 400-enabled < 20 {
+		t.Errorf("%d of 400 cases had hints enabled: the test no longer covers both outcomes", enabled)
 	}
 }
