@@ -1,7 +1,7 @@
 # epsim — see README.md. Every target works on a fresh machine with only Go installed.
 GO ?= go
 
-.PHONY: build test bench lint run check baselines fuzz pgo
+.PHONY: build test bench bench-compare lint run check baselines fuzz pgo
 
 build:
 	$(GO) build -o bin/sim ./cmd/sim
@@ -13,6 +13,34 @@ test: lint
 # so that they time the code users run; `go test` alone applies it only to cmd/sim's tests.
 bench:
 	$(GO) test -pgo=$(CURDIR)/cmd/sim/default.pgo -run '^$$' -bench . -benchmem ./...
+
+# A paired comparison of one BenchmarkScale row between revision BASE and the working tree:
+# PAIRS times, BASE's run then the working tree's, back to back. The machine's speed can drift
+# by 10% within minutes, so only runs side by side compare. Each side is built with its own
+# cmd/sim/default.pgo (if it has one) and runs its own scenario files. Prints each pair's CPU
+# seconds and peak live heap, and the median of new/base.
+#   make bench-compare BASE=HEAD~3 ROW=many-services PAIRS=8
+BASE ?= HEAD
+ROW ?= many-services
+PAIRS ?= 6
+bench-compare:
+	@set -e; tmp=$$(mktemp -d); \
+	trap 'git worktree remove --force '"$$tmp"'/base >/dev/null 2>&1 || true; rm -rf '"$$tmp" EXIT; \
+	git worktree add --quiet --detach $$tmp/base $(BASE); \
+	build() { pgo=off; [ -f $$1/cmd/sim/default.pgo ] && pgo=$$1/cmd/sim/default.pgo; \
+		(cd $$1 && $(GO) test -c -pgo=$$pgo -o $$2 ./scenarios); }; \
+	build $$tmp/base $$tmp/base.test; build $(CURDIR) $$tmp/new.test; \
+	run() { (cd $$1/scenarios && $$2 -test.run '^$$' -test.bench 'Scale/$(ROW)$$' -test.benchtime 1x) | \
+		awk '/cpu-s\/run/ { for (i = 2; i < NF; i++) { if ($$(i+1) == "cpu-s/run") c = $$i; if ($$(i+1) == "peak-heap-MB") h = $$i } } \
+			END { if (c == "") exit 1; print c, h }'; }; \
+	echo "$(ROW): BASE=$(BASE) against the working tree, $(PAIRS) pairs (CPU s, peak live heap MB)"; \
+	for i in $$(seq $(PAIRS)); do \
+		b=$$(run $$tmp/base $$tmp/base.test); n=$$(run $(CURDIR) $$tmp/new.test); \
+		echo "$$b $$n" | awk '{ printf "pair %d: base %s s %s MB, new %s s %s MB, new/base %.3f\n", '"$$i"', $$1, $$2, $$3, $$4, $$3 / $$1 }'; \
+	done | tee $$tmp/pairs; \
+	if [ $$(wc -l < $$tmp/pairs) -ne $(PAIRS) ]; then echo "bench-compare: a run of Scale/$(ROW) failed (is ROW a row of BenchmarkScale?)" >&2; exit 1; fi; \
+	awk '{ print $$NF }' $$tmp/pairs | sort -n | awk '{ r[NR] = $$1 } \
+		END { m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2; printf "median new/base %.3f (from %.3f to %.3f)\n", m, r[1], r[NR] }'
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
