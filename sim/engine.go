@@ -37,6 +37,8 @@ type Engine struct {
 	now    Time
 	q      eventQueue
 	events int64
+	// arenas hold the pods' lifecycle events (see eventArena).
+	arenas podLifecycleArenas
 	// podEvents counts the pod watch events delivered to the controllers.
 	podEvents int64
 	obs       Observer

@@ -104,7 +104,7 @@ func (evMarkNext) apply(e *Engine) {
 		}
 		at := nl.client.reserve(e.now)
 		nl.readySince[p] = p.pod.ReadyTransition
-		e.schedule(at+nodeLifecycleLatency, evPodSetReady{p, p.epoch, false})
+		e.schedule(at+nodeLifecycleLatency, e.arenas.setReady.put(evPodSetReady{p, p.epoch, false}))
 		e.schedule(at, evMarkNext{})
 		return
 	}
@@ -234,7 +234,7 @@ func (e *Engine) podBack(p *podState) {
 			return
 		}
 	}
-	e.after(p.svc.timing.ready.sample(), evPodReady{p, p.epoch})
+	e.after(p.svc.timing.ready.sample(), e.arenas.ready.put(evPodReady{p, p.epoch}))
 }
 
 // evPodReadyAgain is a recovered kubelet writing back a pod's Ready condition as it kept it.

@@ -49,7 +49,7 @@ func (e *Engine) startPhase(i int) {
 				}
 				e.setReady(p, false)
 				if a.NotReadyFor > 0 {
-					e.after(Time(a.NotReadyFor), evPodSetReady{p, p.epoch, true})
+					e.after(Time(a.NotReadyFor), e.arenas.setReady.put(evPodSetReady{p, p.epoch, true}))
 				}
 			}
 		}
@@ -405,7 +405,7 @@ func (ev evNodeRecover) apply(e *Engine) {
 			e.podBack(p)
 		case p.pod.Ready && !p.available:
 			// Its availability event was void while the node was down.
-			e.after(max(virtualTime(p.pod.ReadyTransition)+Time(p.svc.cfg.MinReady)-e.now, 0), evPodAvailable{p, p.epoch})
+			e.after(max(virtualTime(p.pod.ReadyTransition)+Time(p.svc.cfg.MinReady)-e.now, 0), e.arenas.available.put(evPodAvailable{p, p.epoch}))
 		}
 	}
 }

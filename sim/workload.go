@@ -527,7 +527,7 @@ func (e *Engine) createPod(s *serviceState, rs *replicaSet, name string) *podSta
 	s.pods = append(s.pods, p)
 	s.setLive(p, true)
 	e.podAdded(p)
-	e.schedule(e.workloads.bind(e.now+s.timing.schedule.sample()), evPodScheduled{p, p.epoch})
+	e.schedule(e.workloads.bind(e.now+s.timing.schedule.sample()), e.arenas.scheduled.put(evPodScheduled{p, p.epoch}))
 	return p
 }
 
@@ -594,9 +594,9 @@ func (e *Engine) kubeletTerminates(p *podState) {
 		stop = g
 	}
 	if kubeletTerminatingStatus < stop && !p.observed() {
-		e.after(kubeletTerminatingStatus, evPodObservedGeneration{p, p.epoch})
+		e.after(kubeletTerminatingStatus, e.arenas.observedGeneration.put(evPodObservedGeneration{p, p.epoch}))
 	}
-	e.after(stop, evPodStopped{p, p.epoch})
+	e.after(stop, e.arenas.stopped.put(evPodStopped{p, p.epoch}))
 }
 
 // podGone removes a pod from the API.
@@ -673,7 +673,20 @@ func (e *Engine) updatePod(p *podState, change func(*model.Pod)) {
 	e.podUpdated(p, old)
 }
 
-// Pod lifecycle events (the kubelet's and the node lifecycle controller's).
+// podLifecycleArenas are the arenas of the pod lifecycle events, one per kind.
+type podLifecycleArenas struct {
+	scheduled          eventArena[evPodScheduled]
+	started            eventArena[evPodStarted]
+	ready              eventArena[evPodReady]
+	available          eventArena[evPodAvailable]
+	stopped            eventArena[evPodStopped]
+	gone               eventArena[evPodGone]
+	setReady           eventArena[evPodSetReady]
+	observedGeneration eventArena[evPodObservedGeneration]
+}
+
+// Pod lifecycle events (the kubelet's and the node lifecycle controller's), scheduled from
+// their arenas (e.arenas) and applied through a pointer.
 type (
 	evPodScheduled struct {
 		p     *podState
@@ -716,7 +729,9 @@ func (ev evPodSetReady) String() string {
 	return fmt.Sprintf("pod ready=%v %s", ev.ready, ev.p.pod.Name)
 }
 
-func (ev evPodScheduled) apply(e *Engine) {
+func (evp *evPodScheduled) apply(e *Engine) {
+	ev := *evp
+	*evp = evPodScheduled{} // see eventArena
 	p := ev.p
 	if p.epoch != ev.epoch || p.stage != stagePending {
 		return
@@ -755,7 +770,7 @@ func (ev evPodScheduled) apply(e *Engine) {
 			pod.ReadyTransition = now
 		}
 	})
-	e.after(p.svc.timing.start.sample(), evPodStarted{p, p.epoch})
+	e.after(p.svc.timing.start.sample(), e.arenas.started.put(evPodStarted{p, p.epoch}))
 }
 
 // kubeletAdmits is a recovered node's kubelet taking up a pod bound there while it was
@@ -765,10 +780,12 @@ func (e *Engine) kubeletAdmits(p *podState) {
 		now := timestamp(e.now)
 		e.updatePod(p, func(pod *model.Pod) { pod.ReadyTransition = now })
 	}
-	e.after(p.svc.timing.start.sample(), evPodStarted{p, p.epoch})
+	e.after(p.svc.timing.start.sample(), e.arenas.started.put(evPodStarted{p, p.epoch}))
 }
 
-func (ev evPodStarted) apply(e *Engine) {
+func (evp *evPodStarted) apply(e *Engine) {
+	ev := *evp
+	*evp = evPodStarted{} // see eventArena
 	p := ev.p
 	if p.epoch != ev.epoch || p.stage != stageScheduled {
 		return
@@ -785,7 +802,7 @@ func (ev evPodStarted) apply(e *Engine) {
 	}
 	if d := p.svc.timing.ready.sample(); d > 0 {
 		e.updatePod(p, running)
-		e.after(d, evPodReady{p, p.epoch})
+		e.after(d, e.arenas.ready.put(evPodReady{p, p.epoch}))
 		return
 	}
 	// Ready at once: a pod with no readiness probe is ready as soon as its containers run,
@@ -794,7 +811,9 @@ func (ev evPodStarted) apply(e *Engine) {
 	e.setReadyWith(p, true, 0, running)
 }
 
-func (ev evPodReady) apply(e *Engine) {
+func (evp *evPodReady) apply(e *Engine) {
+	ev := *evp
+	*evp = evPodReady{} // see eventArena
 	p := ev.p
 	if p.epoch != ev.epoch || p.stage != stageRunning || p.pod.Ready {
 		return
@@ -837,11 +856,13 @@ func (e *Engine) setReadyWith(p *podState, ready bool, since model.Timestamp, al
 	if ready && minReady > 0 {
 		// The ReplicaSet controller requeues the ReplicaSet after minReadySeconds to count
 		// the pod available (replica_set.go updatePod, enqueueRSAfter).
-		e.after(minReady, evPodAvailable{p, p.epoch})
+		e.after(minReady, e.arenas.available.put(evPodAvailable{p, p.epoch}))
 	}
 }
 
-func (ev evPodAvailable) apply(e *Engine) {
+func (evp *evPodAvailable) apply(e *Engine) {
+	ev := *evp
+	*evp = evPodAvailable{} // see eventArena
 	p := ev.p
 	if p.epoch != ev.epoch || p.stage == stageGone || !p.pod.Ready || p.available {
 		return
@@ -860,7 +881,9 @@ func (ev evPodAvailable) apply(e *Engine) {
 // the kubelet's final delete of the pod object.
 const podDeleteAfterStop = Time(500e6)
 
-func (ev evPodStopped) apply(e *Engine) {
+func (evp *evPodStopped) apply(e *Engine) {
+	ev := *evp
+	*evp = evPodStopped{} // see eventArena
 	p := ev.p
 	if p.epoch != ev.epoch || p.stage == stageGone {
 		return
@@ -882,10 +905,12 @@ func (ev evPodStopped) apply(e *Engine) {
 			pod.Ready, pod.ReadyTransition = false, now
 		}
 	})
-	e.after(podDeleteAfterStop, evPodGone{p, p.epoch})
+	e.after(podDeleteAfterStop, e.arenas.gone.put(evPodGone{p, p.epoch}))
 }
 
-func (ev evPodGone) apply(e *Engine) {
+func (evp *evPodGone) apply(e *Engine) {
+	ev := *evp
+	*evp = evPodGone{} // see eventArena
 	if ev.p.epoch != ev.epoch {
 		return
 	}
@@ -910,7 +935,9 @@ type evPodObservedGeneration struct {
 func (ev evPodObservedGeneration) String() string {
 	return "pod observedGeneration " + ev.p.pod.Name
 }
-func (ev evPodObservedGeneration) apply(e *Engine) {
+func (evp *evPodObservedGeneration) apply(e *Engine) {
+	ev := *evp
+	*evp = evPodObservedGeneration{} // see eventArena
 	if ev.p.epoch != ev.epoch || ev.p.stage == stageGone {
 		return
 	}
@@ -918,7 +945,9 @@ func (ev evPodObservedGeneration) apply(e *Engine) {
 	e.updatePod(ev.p, func(*model.Pod) {})
 }
 
-func (ev evPodSetReady) apply(e *Engine) {
+func (evp *evPodSetReady) apply(e *Engine) {
+	ev := *evp
+	*evp = evPodSetReady{} // see eventArena
 	p := ev.p
 	if p.epoch != ev.epoch || p.stage != stageRunning || p.pod.Ready == ev.ready {
 		return

@@ -684,7 +684,7 @@ func TestAvailableAfterTheLastReadyTransition(t *testing.T) {
 			// Ready: not ready at once, ready again 3 s later.
 			flapped = true
 			e.setReady(p, false)
-			e.after(Time(3*time.Second), evPodSetReady{p, p.epoch, true})
+			e.after(Time(3*time.Second), e.arenas.setReady.put(evPodSetReady{p, p.epoch, true}))
 		case flapped && readyAgain == 0 && p.pod.Ready:
 			readyAgain = e.now
 		case available == 0 && p.available:
@@ -1079,7 +1079,7 @@ func TestKubeletBackWritesObservedGenerationOnce(t *testing.T) {
 			e.now = it.at
 			before := p.pod
 			it.ev.apply(e)
-			if _, ok := it.ev.(evPodObservedGeneration); ok && p.pod != before {
+			if _, ok := it.ev.(*evPodObservedGeneration); ok && p.pod != before {
 				writes++
 			}
 		}
