@@ -887,9 +887,9 @@ func (s *ServiceEndpoints) orderLayout() {
 		h := newFNV128()
 		w := &h
 		w.WriteString("(v1.EndpointSubset){Addresses:([]v1.EndpointAddress)")
-		s.writeListDump(w, &l.list.ready)
+		endpointsWriteListDump(w, &l.list.ready)
 		w.WriteString(" NotReadyAddresses:([]v1.EndpointAddress)")
-		s.writeListDump(w, &l.list.notReady)
+		endpointsWriteListDump(w, &l.list.notReady)
 		w.WriteString(" Ports:([]v1.EndpointPort)")
 		if len(l.portIDs) == 0 {
 			w.WriteString("<nil>")
@@ -911,8 +911,8 @@ func (s *ServiceEndpoints) orderLayout() {
 	})
 }
 
-// writeListDump writes a list as RepackSubsets leaves it: empty lists are nil.
-func (s *ServiceEndpoints) writeListDump(w hashDumpWriter, list *addrList) {
+// endpointsWriteListDump writes a list as RepackSubsets leaves it: empty lists are nil.
+func endpointsWriteListDump(w hashDumpWriter, list *addrList) {
 	if list.len() == 0 {
 		w.WriteString("<nil>")
 		return
@@ -1030,7 +1030,7 @@ func (s *ServiceEndpoints) TruncatedUnchanged() bool {
 		if s.truncateReady {
 			readyK, notReadyK = l.keep, 0
 		}
-		if !s.keptEqual(&l.list.ready, readyK, st.ready) || !s.keptEqual(&l.list.notReady, notReadyK, st.notReady) {
+		if !keptEqual(&l.list.ready, readyK, st.ready) || !keptEqual(&l.list.notReady, notReadyK, st.notReady) {
 			return false
 		}
 	}
@@ -1039,7 +1039,7 @@ func (s *ServiceEndpoints) TruncatedUnchanged() bool {
 
 // keptEqual reports whether the first k entries of list (all when k < 0) have the addresses of
 // kept, in order.
-func (s *ServiceEndpoints) keptEqual(list *addrList, k int, kept []*endpointsPodState) bool {
+func keptEqual(list *addrList, k int, kept []*endpointsPodState) bool {
 	if k < 0 || k > list.len() {
 		k = list.len()
 	}
@@ -1094,8 +1094,8 @@ func (s *ServiceEndpoints) Object() *Endpoints {
 				notReadyK = l.keep
 			}
 		}
-		sub.Addresses = s.materialise(&l.list.ready, readyK)
-		sub.NotReadyAddresses = s.materialise(&l.list.notReady, notReadyK)
+		sub.Addresses = endpointsMaterialise(&l.list.ready, readyK)
+		sub.NotReadyAddresses = endpointsMaterialise(&l.list.notReady, notReadyK)
 		if s.last.Truncated && sub.NotReadyAddresses == nil && (s.truncateReady || l.list.notReady.len() > 0) {
 			// upstream truncates a list to an empty, non-nil one: all not-ready lists when
 			// it truncates the ready ones, else each not-ready list whose share is 0 (as
@@ -1131,8 +1131,8 @@ func legacyEndpointsLabelsCopy(m map[string]string) map[string]string {
 	return out
 }
 
-// materialise copies the first k addresses of list (all when k < 0); nil if none.
-func (s *ServiceEndpoints) materialise(list *addrList, k int) []EndpointAddress {
+// endpointsMaterialise copies the first k addresses of list (all when k < 0); nil if none.
+func endpointsMaterialise(list *addrList, k int) []EndpointAddress {
 	if k < 0 || k > list.len() {
 		k = list.len()
 	}

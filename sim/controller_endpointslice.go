@@ -47,9 +47,6 @@ func (t *sliceStore) get(name string) *storedSlice {
 	return nil
 }
 
-// set stores ss in place of the slice of its name, or adds it.
-func (t *sliceStore) set(ss *storedSlice) { t.put(ss) }
-
 // remove forgets the slice of that name, if stored.
 func (t *sliceStore) remove(name string) {
 	if i := t.find(name); i >= 0 {
@@ -252,7 +249,7 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 		// Nothing keeps a storedSlice but the store: it is updated in place.
 		prev.slice, prev.bytes, prev.selected, prev.selectedAll = w.slice, w.bytes, w.selected, w.selectedAll
 	} else {
-		st.set(&storedSlice{slice: w.slice, bytes: w.bytes, selected: w.selected, selectedAll: w.selectedAll})
+		st.add(&storedSlice{slice: w.slice, bytes: w.bytes, selected: w.selected, selectedAll: w.selectedAll})
 	}
 	y.e.stats.sliceResized(old, len(w.slice.Endpoints))
 }

@@ -22,7 +22,7 @@ func TestSliceStore(t *testing.T) {
 			delete(want, name)
 		} else {
 			ss := &storedSlice{slice: &model.EndpointSlice{ObjectMeta: model.ObjectMeta{Name: name}}}
-			st.set(ss)
+			st.put(ss)
 			want[name] = ss
 		}
 		if len(st.list) != len(want) {

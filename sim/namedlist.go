@@ -30,11 +30,16 @@ func (l *namedList[T]) find(name string) int {
 
 // put stores v in place of the item of its name, or adds it.
 func (l *namedList[T]) put(v T) {
-	name := v.listName()
-	if i := l.find(name); i >= 0 {
+	if i := l.find(v.listName()); i >= 0 {
 		l.list[i] = v
 		return
 	}
+	l.add(v)
+}
+
+// add appends v, whose name the list does not hold (the caller has just looked it up).
+func (l *namedList[T]) add(v T) {
+	name := v.listName()
 	l.list = append(l.list, v)
 	switch {
 	case l.index != nil:

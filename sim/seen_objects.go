@@ -21,7 +21,7 @@ func (o *seenObjects) set(name string, counts objectEndpoints) (old objectEndpoi
 		old, o.list[i].counts = o.list[i].counts, counts
 		return old
 	}
-	o.put(seenObject{name: name, counts: counts})
+	o.add(seenObject{name: name, counts: counts})
 	return objectEndpoints{}
 }
 
