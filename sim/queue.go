@@ -11,7 +11,8 @@ type event interface {
 // event fits in the queue's interface value, where a struct of two words is copied to the
 // heap, an allocation each (pods' lifecycle events were 13% of many-services' allocations).
 // An array is garbage once no event of it is waiting; the kinds' apply methods clear their
-// event, so that an array kept by one waiting event does not keep the pods of the others.
+// event (takeEvent), so that an array kept by one waiting event does not keep the pods of
+// the others.
 type eventArena[T any] struct{ free []T }
 
 // eventArenaSize is the number of events of an array (2 KB of two-word events).
@@ -26,6 +27,15 @@ func (a *eventArena[T]) put(ev T) *T {
 	*p = ev
 	a.free = a.free[1:]
 	return p
+}
+
+// takeEvent returns the event at p and clears it there: an arena's event is applied once,
+// and clearing it lets the pod it named go while its array is kept (see eventArena).
+func takeEvent[T any](p *T) T {
+	ev := *p
+	var zero T
+	*p = zero
+	return ev
 }
 
 // queued is an event with its time and its insertion sequence (the tie-breaker).

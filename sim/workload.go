@@ -730,8 +730,7 @@ func (ev evPodSetReady) String() string {
 }
 
 func (evp *evPodScheduled) apply(e *Engine) {
-	ev := *evp
-	*evp = evPodScheduled{} // see eventArena
+	ev := takeEvent(evp)
 	p := ev.p
 	if p.epoch != ev.epoch || p.stage != stagePending {
 		return
@@ -784,8 +783,7 @@ func (e *Engine) kubeletAdmits(p *podState) {
 }
 
 func (evp *evPodStarted) apply(e *Engine) {
-	ev := *evp
-	*evp = evPodStarted{} // see eventArena
+	ev := takeEvent(evp)
 	p := ev.p
 	if p.epoch != ev.epoch || p.stage != stageScheduled {
 		return
@@ -812,8 +810,7 @@ func (evp *evPodStarted) apply(e *Engine) {
 }
 
 func (evp *evPodReady) apply(e *Engine) {
-	ev := *evp
-	*evp = evPodReady{} // see eventArena
+	ev := takeEvent(evp)
 	p := ev.p
 	if p.epoch != ev.epoch || p.stage != stageRunning || p.pod.Ready {
 		return
@@ -861,8 +858,7 @@ func (e *Engine) setReadyWith(p *podState, ready bool, since model.Timestamp, al
 }
 
 func (evp *evPodAvailable) apply(e *Engine) {
-	ev := *evp
-	*evp = evPodAvailable{} // see eventArena
+	ev := takeEvent(evp)
 	p := ev.p
 	if p.epoch != ev.epoch || p.stage == stageGone || !p.pod.Ready || p.available {
 		return
@@ -882,8 +878,7 @@ func (evp *evPodAvailable) apply(e *Engine) {
 const podDeleteAfterStop = Time(500e6)
 
 func (evp *evPodStopped) apply(e *Engine) {
-	ev := *evp
-	*evp = evPodStopped{} // see eventArena
+	ev := takeEvent(evp)
 	p := ev.p
 	if p.epoch != ev.epoch || p.stage == stageGone {
 		return
@@ -909,8 +904,7 @@ func (evp *evPodStopped) apply(e *Engine) {
 }
 
 func (evp *evPodGone) apply(e *Engine) {
-	ev := *evp
-	*evp = evPodGone{} // see eventArena
+	ev := takeEvent(evp)
 	if ev.p.epoch != ev.epoch {
 		return
 	}
@@ -936,8 +930,7 @@ func (ev evPodObservedGeneration) String() string {
 	return "pod observedGeneration " + ev.p.pod.Name
 }
 func (evp *evPodObservedGeneration) apply(e *Engine) {
-	ev := *evp
-	*evp = evPodObservedGeneration{} // see eventArena
+	ev := takeEvent(evp)
 	if ev.p.epoch != ev.epoch || ev.p.stage == stageGone {
 		return
 	}
@@ -946,8 +939,7 @@ func (evp *evPodObservedGeneration) apply(e *Engine) {
 }
 
 func (evp *evPodSetReady) apply(e *Engine) {
-	ev := *evp
-	*evp = evPodSetReady{} // see eventArena
+	ev := takeEvent(evp)
 	p := ev.p
 	if p.epoch != ev.epoch || p.stage != stageRunning || p.pod.Ready == ev.ready {
 		return
