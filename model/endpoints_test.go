@@ -32,7 +32,7 @@ func testEndpointsPod(i int, ready bool) *Pod {
 }
 
 // testAddressBytes is a stand-in for the size model's EndpointAddressSize.
-func testAddressBytes(a *EndpointAddress) ByEncoding {
+func testAddressBytes(a EndpointAddress) ByEncoding {
 	n := int64(len(a.IP) + len(a.Hostname))
 	if a.NodeName != nil {
 		n += int64(len(*a.NodeName))
@@ -441,10 +441,10 @@ func checkSubsetSizes(t *testing.T, se *ServiceEndpoints) {
 		var ss SubsetSize
 		ss.Addresses, ss.NotReadyAddresses = len(s.Addresses), len(s.NotReadyAddresses)
 		for i := range s.Addresses {
-			endpointsBytesAdd(&ss.AddressBytes, testAddressBytes(&s.Addresses[i]))
+			endpointsBytesAdd(&ss.AddressBytes, testAddressBytes(s.Addresses[i]))
 		}
 		for i := range s.NotReadyAddresses {
-			endpointsBytesAdd(&ss.NotReadyAddressBytes, testAddressBytes(&s.NotReadyAddresses[i]))
+			endpointsBytesAdd(&ss.NotReadyAddressBytes, testAddressBytes(s.NotReadyAddresses[i]))
 		}
 		bySubset[key(s.Ports)] = ss
 	}
@@ -992,5 +992,19 @@ func TestEndpointsRareFieldsStayUnmade(t *testing.T) {
 	}
 	if se.rare != nil {
 		t.Errorf("rare fields made: %+v", *se.rare)
+	}
+}
+
+// TestPodStateAllocatesOnlyTheState: computing what a pod contributes allocates the state
+// and nothing else once the Service's ports and port lists are known (its address used to
+// escape to the heap on the way to the size model, one object a new address).
+func TestPodStateAllocatesOnlyTheState(t *testing.T) {
+	se := NewServiceEndpoints(testEndpointsService(), EndpointsOptions{}, testAddressBytes)
+	pod := testEndpointsPod(1, true)
+	if ps, _ := se.podState(pod, nil); ps == nil {
+		t.Fatal("the pod contributes nothing")
+	}
+	if n := testing.AllocsPerRun(100, func() { se.podState(pod, nil) }); n != 1 {
+		t.Errorf("podState allocates %v objects, want 1 (the state)", n)
 	}
 }

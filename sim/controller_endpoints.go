@@ -85,10 +85,10 @@ func newEndpointsSyncer(e *Engine) *endpointsSyncer {
 }
 
 // addressBytes is the size model's per-address cost in both encodings.
-func addressBytes(a *model.EndpointAddress) model.ByEncoding {
+func addressBytes(a model.EndpointAddress) model.ByEncoding {
 	var b model.ByEncoding
-	b[model.Protobuf] = model.EndpointAddressSize(a, model.Protobuf)
-	b[model.JSON] = model.EndpointAddressSize(a, model.JSON)
+	b[model.Protobuf] = model.EndpointAddressSize(&a, model.Protobuf)
+	b[model.JSON] = model.EndpointAddressSize(&a, model.JSON)
 	return b
 }
 
