@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -60,6 +61,33 @@ func TestArrayPoolBoundsEachClass(t *testing.T) {
 	p.put(make([]Endpoint, 0, 100), 0)
 	if p.n != sparesPerClass+4 {
 		t.Errorf("another class is bounded apart: %d arrays, want %d", p.n, sparesPerClass+4)
+	}
+}
+
+// A full class keeps the larger arrays: a request takes only an array that fits it, so a
+// class full of the smallest ones would turn away the arrays larger requests need.
+func TestArrayPoolFullClassKeepsTheLarger(t *testing.T) {
+	var p arrayPool
+	for range sparesPerClass {
+		p.put(make([]Endpoint, 0, 11), 0)
+	}
+	if got := p.take(13); got != nil {
+		t.Fatalf("take 13 from arrays of 11: got capacity %d, want none", cap(got))
+	}
+	p.put(make([]Endpoint, 0, 14), 0)
+	p.put(make([]Endpoint, 0, 9), 0) // smaller than all it holds: turned away
+	if p.n != sparesPerClass {
+		t.Fatalf("class holds %d arrays, want the bound %d", p.n, sparesPerClass)
+	}
+	if got := p.take(13); cap(got) != 14 {
+		t.Fatalf("take 13: got capacity %d, want the 14 put into the full class", cap(got))
+	}
+	caps := map[int]int{}
+	for a := range p.all() {
+		caps[cap(a)]++
+	}
+	if want := map[int]int{11: sparesPerClass - 1}; !maps.Equal(caps, want) {
+		t.Errorf("class holds capacities %v, want %v", caps, want)
 	}
 }
 
