@@ -111,10 +111,46 @@ func (s *ServiceEndpoints) entry(port int, ps *endpointsPodState) (e *endpointsE
 // the same time (one controller's are not).
 type EndpointsBuffers struct {
 	records [][]endpointsEntry // empty, cleared lists
+	// chunks are the chunks of address lists that emptied, with their arrays, for a list
+	// that fills again: a pod's address leaves the not-ready list as it turns ready, so a
+	// small Service's not-ready list empties and refills pod after pod, and made a chunk of
+	// four objects each time (200,000 objects in a rollout of 10,000 Services of 10 pods).
+	chunks []*addrChunk
 }
 
 // spareRecordLists bounds the lists EndpointsBuffers keeps.
 const spareRecordLists = 64
+
+// spareChunks bounds the chunks EndpointsBuffers keeps, and spareChunkMaxCap their arrays'
+// capacity: a list given a chunk keeps its arrays, and the lists that empty and refill are
+// small ones.
+const (
+	spareChunks      = 64
+	spareChunkMaxCap = 32
+)
+
+// takeChunk returns a spare empty chunk, or nil (b may be nil).
+func (b *EndpointsBuffers) takeChunk() *addrChunk {
+	if b == nil || len(b.chunks) == 0 {
+		return nil
+	}
+	n := len(b.chunks) - 1
+	c := b.chunks[n]
+	b.chunks[n] = nil
+	b.chunks = b.chunks[:n]
+	return c
+}
+
+// putChunk keeps c, a chunk its list has emptied and dropped, unless enough are kept or its
+// arrays are large (b may be nil).
+func (b *EndpointsBuffers) putChunk(c *addrChunk) {
+	if b == nil || len(b.chunks) >= spareChunks || cap(c.items) > spareChunkMaxCap {
+		return
+	}
+	clear(c.items[:cap(c.items)]) // keep no pod states alive
+	c.items, c.keys, c.bytes = c.items[:0], c.keys[:0], ByEncoding{}
+	b.chunks = append(b.chunks, c)
+}
 
 // takeRecords returns a spare empty record list, or nil.
 func (b *EndpointsBuffers) takeRecords() []endpointsEntry {

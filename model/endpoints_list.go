@@ -87,12 +87,19 @@ func (l *addrList) chunkFor(k addrKey, ps *endpointsPodState) int {
 	return min(lo, len(l.chunks)-1)
 }
 
-func (l *addrList) insert(ps *endpointsPodState) {
+// insert adds ps in order. An empty list takes its chunk from buf's spares, if any (buf may
+// be nil).
+func (l *addrList) insert(ps *endpointsPodState, buf *EndpointsBuffers) {
 	l.n++
 	endpointsBytesAdd(&l.bytes, ps.bytes.full())
 	k := keyOf(ps.ipOf())
 	if len(l.chunks) == 0 {
-		l.chunks = []*addrChunk{{items: []*endpointsPodState{ps}, keys: []addrKey{k}, bytes: ps.bytes.full()}}
+		c := buf.takeChunk()
+		if c == nil {
+			c = new(addrChunk)
+		}
+		c.items, c.keys, c.bytes = append(c.items, ps), append(c.keys, k), ps.bytes.full()
+		l.chunks = append(l.chunks, c)
 		return
 	}
 	ci := l.chunkFor(k, ps)
@@ -136,7 +143,8 @@ func (c *addrChunk) makeRoom() {
 // addrChunkGrowth is the least a chunk's arrays grow by.
 const addrChunkGrowth = 4
 
-func (l *addrList) remove(ps *endpointsPodState) {
+// remove takes ps out. A chunk it empties goes to buf's spares (buf may be nil).
+func (l *addrList) remove(ps *endpointsPodState, buf *EndpointsBuffers) {
 	if len(l.chunks) == 0 {
 		panic("model: ServiceEndpoints address list lost a pod's address")
 	}
@@ -154,6 +162,7 @@ func (l *addrList) remove(ps *endpointsPodState) {
 	endpointsBytesSub(&l.bytes, ps.bytes.full())
 	if len(c.items) == 0 {
 		l.chunks = slices.Delete(l.chunks, ci, ci+1)
+		buf.putChunk(c)
 	}
 }
 

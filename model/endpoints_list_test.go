@@ -28,12 +28,12 @@ func TestAddrListMatchesSortedSlice(t *testing.T) {
 	for step := range 6000 {
 		if len(ref) > 0 && (rng.IntN(3) == 0 || step > 4000) {
 			ps := ref[rng.IntN(len(ref))]
-			l.remove(ps)
+			l.remove(ps, nil)
 			i := slices.Index(ref, ps)
 			ref = slices.Delete(ref, i, i+1)
 		} else {
 			ps := mk(step)
-			l.insert(ps)
+			l.insert(ps, nil)
 			i, _ := slices.BinarySearchFunc(ref, ps, endpointsListCompare)
 			ref = slices.Insert(ref, i, ps)
 		}
@@ -117,7 +117,7 @@ func BenchmarkAddrListChange(b *testing.B) {
 			live := make([]*endpointsPodState, n)
 			for i := range live {
 				live[i] = mk()
-				l.insert(live[i])
+				l.insert(live[i], nil)
 			}
 			spare := make([]*endpointsPodState, 4096)
 			for i := range spare {
@@ -125,8 +125,8 @@ func BenchmarkAddrListChange(b *testing.B) {
 			}
 			for i := 0; b.Loop(); i++ {
 				j, k := rng.IntN(len(live)), i%len(spare)
-				l.remove(live[j])
-				l.insert(spare[k])
+				l.remove(live[j], nil)
+				l.insert(spare[k], nil)
 				live[j], spare[k] = spare[k], live[j]
 			}
 		})
@@ -140,7 +140,7 @@ func TestAddrListKeepsLittleSpare(t *testing.T) {
 	for n := 1; n <= 13; n++ {
 		var l addrList
 		for i := range n {
-			l.insert(testAddrState(fmt.Sprintf("10.0.%d.%d", rng.IntN(256), rng.IntN(256)), fmt.Sprint(i)))
+			l.insert(testAddrState(fmt.Sprintf("10.0.%d.%d", rng.IntN(256), rng.IntN(256)), fmt.Sprint(i)), nil)
 		}
 		if len(l.chunks) != 1 {
 			t.Fatalf("%d addresses in %d chunks", n, len(l.chunks))
@@ -149,5 +149,52 @@ func TestAddrListKeepsLittleSpare(t *testing.T) {
 		if bytes := cap(c.items)*8 + cap(c.keys)*16; bytes > 320 {
 			t.Errorf("%d addresses: arrays for %d and %d entries, %d bytes; want at most 320", n, cap(c.items), cap(c.keys), bytes)
 		}
+	}
+}
+
+// TestAddrListReusesEmptiedChunks: a list that empties gives its chunk to the shared buffers,
+// cleared, and a list that fills again takes it: an address moving between a ready and a
+// not-ready list, as a small Service's pods turn ready one by one, allocates nothing.
+func TestAddrListReusesEmptiedChunks(t *testing.T) {
+	buf := new(EndpointsBuffers)
+	var ready, notReady addrList
+	a, b := testAddrState("10.0.0.2", "a"), testAddrState("10.0.0.3", "b")
+	ready.insert(b, buf)
+	flip := func() {
+		notReady.insert(a, buf)
+		notReady.remove(a, buf)
+		ready.insert(a, buf)
+		ready.remove(a, buf)
+	}
+	flip() // the first chunk is made here
+	if len(buf.chunks) != 1 {
+		t.Fatalf("buffers keep %d chunks after the not-ready list emptied, want 1", len(buf.chunks))
+	}
+	if c := buf.chunks[0]; len(c.items) != 0 || c.items[:cap(c.items)][0] != nil || c.bytes != (ByEncoding{}) {
+		t.Fatalf("a spare chunk keeps %d entries, a pod state or %v bytes", len(c.items), c.bytes)
+	}
+	if n := testing.AllocsPerRun(100, flip); n != 0 {
+		t.Errorf("an address moving between lists allocates %v objects, want 0", n)
+	}
+	notReady.insert(a, buf)
+	var got []*endpointsPodState
+	ready.each(-1, func(_ int, ps *endpointsPodState) { got = append(got, ps) })
+	notReady.each(-1, func(_ int, ps *endpointsPodState) { got = append(got, ps) })
+	if !slices.Equal(got, []*endpointsPodState{b, a}) || ready.bytes != b.bytes.full() || notReady.bytes != a.bytes.full() {
+		t.Errorf("lists hold %v with bytes %v and %v", got, ready.bytes, notReady.bytes)
+	}
+	// Chunks of large arrays are not kept: a list given one would keep them.
+	var big addrList
+	states := make([]*endpointsPodState, spareChunkMaxCap+1)
+	for i := range states {
+		states[i] = testAddrState(fmt.Sprintf("10.0.1.%d", i+2), fmt.Sprint(i))
+		big.insert(states[i], nil)
+	}
+	kept := len(buf.chunks)
+	for _, ps := range states {
+		big.remove(ps, buf)
+	}
+	if len(buf.chunks) != kept {
+		t.Errorf("a chunk of capacity %d went to the spares", spareChunkMaxCap+1)
 	}
 }

@@ -671,9 +671,9 @@ func (s *ServiceEndpoints) addContribution(ps *endpointsPodState, ready bool) {
 	for _, id := range ps.sig.portIDs {
 		p := s.ports[id]
 		if ready {
-			p.ready.insert(ps)
+			p.ready.insert(ps, s.buf)
 		} else {
-			p.notReady.insert(ps)
+			p.notReady.insert(ps, s.buf)
 		}
 		s.setEntry(id, ps, ready, true)
 	}
@@ -691,9 +691,9 @@ func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState, ready bool)
 	for _, id := range ps.sig.portIDs {
 		p := s.ports[id]
 		if ready {
-			p.ready.remove(ps)
+			p.ready.remove(ps, s.buf)
 		} else {
-			p.notReady.remove(ps)
+			p.notReady.remove(ps, s.buf)
 		}
 		s.setEntry(id, ps, ready, false)
 	}
