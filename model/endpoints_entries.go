@@ -107,8 +107,9 @@ func (s *ServiceEndpoints) entry(port int, ps *endpointsPodState) (e *endpointsE
 // (EndpointsOptions.Buffers): the record lists that Services which committed their changes
 // gave back, for the next Service that records changes to fill. Most Services record a few
 // changes between two writes and keep no list after: each took a new one every time, a
-// twentieth of cluster-day's allocations. The builders sharing buffers must not be used at
-// the same time (one controller's are not).
+// twentieth of cluster-day's allocations. They also keep the address-list chunks that
+// emptied (see chunks). The builders sharing buffers must not be used at the same time (one
+// controller's are not).
 type EndpointsBuffers struct {
 	records [][]endpointsEntry // empty, cleared lists
 	// chunks are the chunks of address lists that emptied, with their arrays, for a list
