@@ -132,14 +132,24 @@ const (
 
 // takeChunk returns a spare empty chunk, or nil (b may be nil).
 func (b *EndpointsBuffers) takeChunk() *addrChunk {
-	if b == nil || len(b.chunks) == 0 {
+	if b == nil {
 		return nil
 	}
-	n := len(b.chunks) - 1
-	c := b.chunks[n]
-	b.chunks[n] = nil
-	b.chunks = b.chunks[:n]
-	return c
+	return takeSpare(&b.chunks)
+}
+
+// takeSpare removes and returns the last of spares, the zero value when there is none, and
+// clears its slot so that the list does not keep it.
+func takeSpare[T any](spares *[]T) T {
+	var none T
+	n := len(*spares)
+	if n == 0 {
+		return none
+	}
+	v := (*spares)[n-1]
+	(*spares)[n-1] = none
+	*spares = (*spares)[:n-1]
+	return v
 }
 
 // putChunk keeps c, a chunk its list has emptied and dropped, unless enough are kept or its
@@ -154,16 +164,7 @@ func (b *EndpointsBuffers) putChunk(c *addrChunk) {
 }
 
 // takeRecords returns a spare empty record list, or nil.
-func (b *EndpointsBuffers) takeRecords() []endpointsEntry {
-	n := len(b.records)
-	if n == 0 {
-		return nil
-	}
-	l := b.records[n-1]
-	b.records[n-1] = nil
-	b.records = b.records[:n-1]
-	return l
-}
+func (b *EndpointsBuffers) takeRecords() []endpointsEntry { return takeSpare(&b.records) }
 
 // putRecords keeps list, a record list its Service no longer needs, unless enough are kept.
 func (b *EndpointsBuffers) putRecords(list []endpointsEntry) {

@@ -1748,13 +1748,8 @@ const spareObjectsMax = 64
 // sliceObject returns an object for a slice this Sync writes, a spare one when there is
 // one, and notes it as fresh. The caller sets every field (a spare holds an old slice).
 func (s *ServiceSlices) sliceObject() *EndpointSlice {
-	b := s.opts.Buffers
-	var o *EndpointSlice
-	if n := len(b.spareObjects); n > 0 {
-		o = b.spareObjects[n-1]
-		b.spareObjects[n-1] = nil
-		b.spareObjects = b.spareObjects[:n-1]
-	} else {
+	o := takeSpare(&s.opts.Buffers.spareObjects)
+	if o == nil {
 		o = new(EndpointSlice)
 	}
 	s.fresh = append(s.fresh, freshItem{object: o, dirty: -1})
