@@ -284,7 +284,7 @@ func TestSharedBuffersPassSpareObjectsBetweenServices(t *testing.T) {
 func TestSharedBuffersShareEqualOptions(t *testing.T) {
 	shared := new(SyncBuffers)
 	svc := func(name string) *Service {
-		return &Service{Namespace: "ns", Name: name, Selector: map[string]string{"app": name}}
+		return &Service{Namespace: "ns", Name: name, Selector: Selector{{Key: "app", Value: name}}}
 	}
 	opts := ReconcilerOptions{MaxEndpointsPerSlice: 10, Buffers: shared}
 	a := NewServiceSlices(svc("a"), poolTestNode{}, opts)

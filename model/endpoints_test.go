@@ -15,7 +15,7 @@ func testEndpointsService() *Service {
 	return &Service{
 		Namespace: "ns", Name: "web", UID: "svc-uid",
 		Labels:     map[string]string{"app": "web"},
-		Selector:   map[string]string{"app": "web"},
+		Selector:   Selector{{Key: "app", Value: "web"}},
 		ClusterIP:  "10.96.0.10",
 		IPFamilies: []IPFamily{IPv4},
 		Ports:      []ServicePort{{Name: "http", Protocol: ProtocolTCP, Port: 80, TargetPort: IntPort(8080)}},

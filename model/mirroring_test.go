@@ -29,7 +29,7 @@ func testMirrorService() *Service { return &Service{Namespace: "ns", Name: "ext"
 // TestShouldMirror covers each skip condition of UPSTREAM.md §4.
 func TestShouldMirror(t *testing.T) {
 	selector := testMirrorService()
-	selector.Selector = map[string]string{"app": "x"}
+	selector.Selector = Selector{{Key: "app", Value: "x"}}
 	skip := testMirrorEndpoints(1, 0)
 	skip.Labels = map[string]string{LabelSkipMirror: "true"}
 	skipFalse := testMirrorEndpoints(1, 0)

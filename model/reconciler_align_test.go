@@ -14,7 +14,7 @@ import (
 func TestUpdateKeepsShiftedEndpoints(t *testing.T) {
 	svc := &Service{
 		Namespace: "ns", Name: "web", UID: "uid-1", Labels: map[string]string{"app": "web"},
-		Selector: map[string]string{"app": "web"}, ClusterIP: "10.96.0.10", IPFamilies: []IPFamily{IPv4},
+		Selector: Selector{{Key: "app", Value: "web"}}, ClusterIP: "10.96.0.10", IPFamilies: []IPFamily{IPv4},
 		Ports: []ServicePort{{Name: "http", Protocol: ProtocolTCP, Port: 80, TargetPort: IntPort(8080)}},
 	}
 	nodes := mapNodes{"node-0": {Name: "node-0", Zone: "zone-a", Ready: true, AllocatableMilliCPU: 4000}}

@@ -40,7 +40,7 @@ func newWorld(seed uint64, topo bool) *world {
 	fams := [][]IPFamily{{IPv4}, {IPv4}, {IPv4}, {IPv6}, {IPv4, IPv6}, {IPv6, IPv4}, nil}[rng.IntN(7)]
 	w.svc = &Service{
 		Namespace: "ns", Name: "web", UID: "uid-1", Labels: map[string]string{"app": "web"},
-		Selector: map[string]string{"app": "web"}, ClusterIP: "10.96.0.10", IPFamilies: fams,
+		Selector: Selector{{Key: "app", Value: "web"}}, ClusterIP: "10.96.0.10", IPFamilies: fams,
 		Ports: []ServicePort{{Name: "http", Protocol: ProtocolTCP, Port: 80, TargetPort: IntPort(8080)}},
 	}
 	if fams == nil || rng.IntN(8) == 0 {

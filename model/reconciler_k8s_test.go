@@ -38,7 +38,7 @@ func toK8sService(s *Service) *corev1.Service {
 			Labels: s.Labels, Annotations: s.Annotations,
 		},
 		Spec: corev1.ServiceSpec{
-			Selector:                 s.Selector,
+			Selector:                 s.Selector.Map(),
 			ClusterIP:                s.ClusterIP,
 			PublishNotReadyAddresses: s.PublishNotReadyAddresses,
 		},

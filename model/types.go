@@ -2,6 +2,7 @@ package model
 
 import (
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -166,20 +167,84 @@ type Service struct {
 	Name              string
 	UID               string
 	CreationTimestamp Timestamp
-	// Deleting is true when the Service has a deletionTimestamp.
-	Deleting    bool
-	Labels      map[string]string
-	Annotations map[string]string
+	Labels            map[string]string
+	Annotations       map[string]string
 	// Selector is spec.selector; nil means "no selector" (Endpoints are user-managed).
-	Selector                 map[string]string
-	ClusterIP                string // "None" for headless
-	IPFamilies               []IPFamily
-	Ports                    []ServicePort
-	PublishNotReadyAddresses bool
+	Selector   Selector
+	ClusterIP  string // "None" for headless
+	IPFamilies []IPFamily
+	Ports      []ServicePort
 	// TrafficDistribution is spec.trafficDistribution; "" means unset.
 	TrafficDistribution string
+	// Deleting is true when the Service has a deletionTimestamp. (The three flags are kept
+	// together: apart, padding made a Service a size class larger.)
+	Deleting                 bool
+	PublishNotReadyAddresses bool
 	// ExternalName is true for type ExternalName, which no controller reconciles.
 	ExternalName bool
+}
+
+// Selector is a Service's spec.selector as its pairs, sorted by key, each key once: the
+// simulator keeps a Service per Service, and a Go map of one label takes 336 bytes where
+// one pair takes 32. Nil is no selector (the Service's Endpoints are its user's); an empty,
+// non-nil Selector selects every pod, as upstream's
+// labels.Set(selector).AsSelectorPreValidated() of an empty map does.
+type Selector []Label
+
+// Label is one label's key and value.
+type Label struct {
+	Key, Value string
+}
+
+// SelectorFromMap returns the selector m: nil when m is nil, empty and non-nil when m is
+// empty.
+func SelectorFromMap(m map[string]string) Selector {
+	if m == nil {
+		return nil
+	}
+	s := make(Selector, 0, len(m))
+	for k, v := range m {
+		s = append(s, Label{Key: k, Value: v})
+	}
+	slices.SortFunc(s, func(a, b Label) int { return strings.Compare(a.Key, b.Key) })
+	return s
+}
+
+// Map returns the selector as a map: nil for no selector.
+func (s Selector) Map() map[string]string {
+	if s == nil {
+		return nil
+	}
+	m := make(map[string]string, len(s))
+	for _, l := range s {
+		m[l.Key] = l.Value
+	}
+	return m
+}
+
+// Get returns the value the selector requires of key, and whether it requires one.
+func (s Selector) Get(key string) (string, bool) {
+	for _, l := range s {
+		if l.Key == key {
+			return l.Value, true
+		}
+	}
+	return "", false
+}
+
+// Matches reports whether a pod with labels is selected: it has every label of s. No
+// selector (nil) selects no pod; an empty one selects every pod.
+// upstream: labels.Set(selector).AsSelectorPreValidated().Matches(labels.Set(labels)).
+func (s Selector) Matches(labels map[string]string) bool {
+	if s == nil {
+		return false
+	}
+	for _, l := range s {
+		if v, ok := labels[l.Key]; !ok || v != l.Value {
+			return false
+		}
+	}
+	return true
 }
 
 // Key returns "namespace/name".

@@ -83,7 +83,7 @@ func upstreamService(svc *model.Service) *corev1.Service {
 	out := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: svc.Namespace, Name: svc.Name, UID: types.UID(svc.UID), Labels: svc.Labels,
 			CreationTimestamp: metav1.NewTime(svc.CreationTimestamp.Time())},
-		Spec: corev1.ServiceSpec{Selector: svc.Selector, ClusterIP: svc.ClusterIP, Type: corev1.ServiceTypeClusterIP},
+		Spec: corev1.ServiceSpec{Selector: svc.Selector.Map(), ClusterIP: svc.ClusterIP, Type: corev1.ServiceTypeClusterIP},
 	}
 	for _, f := range svc.IPFamilies {
 		out.Spec.IPFamilies = append(out.Spec.IPFamilies, corev1.IPFamily(f))

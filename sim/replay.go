@@ -199,7 +199,7 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 	var next []*podState
 	matched := false
 	for _, s := range e.services {
-		if !s.created || s.svc.Namespace != pod.Namespace || !selectorMatches(s.svc.Selector, ev.Labels) {
+		if !s.created || s.svc.Namespace != pod.Namespace || !s.svc.Selector.Matches(ev.Labels) {
 			continue
 		}
 		matched = true
@@ -264,20 +264,6 @@ func (e *Engine) dropReplayPod(p *podState) {
 		}
 	}
 	e.podDeleted(p)
-}
-
-// selectorMatches is a Service's map selector against pod labels. An empty, non-nil selector
-// matches every pod (upstream: labels.Set(selector).AsSelectorPreValidated()).
-func selectorMatches(selector, labels map[string]string) bool {
-	if selector == nil {
-		return false
-	}
-	for k, v := range selector {
-		if lv, ok := labels[k]; !ok || lv != v {
-			return false
-		}
-	}
-	return true
 }
 
 // ClusterObjects returns the Services and Nodes a run of cfg starts with, built exactly as

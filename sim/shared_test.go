@@ -44,7 +44,7 @@ func TestStampedServicesShareTheirTemplate(t *testing.T) {
 		t.Error("stamped Services do not share their ports and IP families")
 	}
 	// The selector names the Service: each has its own.
-	if sameMap(s0.Selector, s1.Selector) || s1.Selector["app"] != "web-1" {
+	if app, _ := s1.Selector.Get("app"); len(s1.Selector) != 1 || app != "web-1" || &s0.Selector[0] == &s1.Selector[0] {
 		t.Errorf("selectors %v and %v", s0.Selector, s1.Selector)
 	}
 	if _, err := e.run(); err != nil {

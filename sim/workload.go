@@ -294,7 +294,7 @@ func (e *Engine) newService(proto *model.Service, c *ServiceConfig, name string)
 	svc.Name = name
 	svc.UID = e.names.uid()
 	if c.ManualEndpoints == 0 {
-		svc.Selector = map[string]string{"app": name}
+		svc.Selector = model.Selector{{Key: "app", Value: name}}
 	}
 	return svc
 }

@@ -236,7 +236,7 @@ func ServiceFromAPI(s *corev1.Service) *model.Service {
 		Deleting:                 s.DeletionTimestamp != nil,
 		Labels:                   s.Labels,
 		Annotations:              s.Annotations,
-		Selector:                 s.Spec.Selector,
+		Selector:                 model.SelectorFromMap(s.Spec.Selector),
 		ClusterIP:                s.Spec.ClusterIP,
 		PublishNotReadyAddresses: s.Spec.PublishNotReadyAddresses,
 		ExternalName:             s.Spec.Type == corev1.ServiceTypeExternalName,
@@ -277,7 +277,7 @@ func ServiceToAPI(m *model.Service) *corev1.Service {
 			Labels:            m.Labels, Annotations: m.Annotations,
 		},
 		Spec: corev1.ServiceSpec{
-			Selector:                 m.Selector,
+			Selector:                 m.Selector.Map(),
 			ClusterIP:                m.ClusterIP,
 			Type:                     corev1.ServiceTypeClusterIP,
 			PublishNotReadyAddresses: m.PublishNotReadyAddresses,
