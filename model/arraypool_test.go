@@ -239,9 +239,9 @@ func TestSharedBuffersPassSpareObjectsBetweenServices(t *testing.T) {
 	}
 	slices.Sort(names)
 	if got := strings.Join(names, " "); stored[0].Name != "bb-slice" || got != "bb-0 bb-1 bb-2 bb-3" ||
-		stored[0].Labels[LabelServiceName] != "bb" {
+		stored[0].Labels.Get(LabelServiceName) != "bb" {
 		t.Errorf("b's slice is %s of Service %s with endpoints of %s, want bb-slice of bb with bb-0 to bb-3",
-			stored[0].Name, stored[0].Labels[LabelServiceName], got)
+			stored[0].Name, stored[0].Labels.Get(LabelServiceName), got)
 	}
 
 	// A delete gives the object back too, still readable until a later Sync.

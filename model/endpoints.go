@@ -1,8 +1,8 @@
 package model
 
 import (
-	"maps"
 	"net/netip"
+	"slices"
 	"strings"
 )
 
@@ -116,7 +116,7 @@ func BuildEndpoints(svc *Service, pods []*Pod, current *Endpoints, opts Endpoint
 	// upstream step 6: the current object, or a stub that means "create".
 	create := current == nil
 	if create {
-		current = &Endpoints{ObjectMeta: ObjectMeta{Name: svc.Name, Namespace: svc.Namespace, Labels: svc.Labels}}
+		current = &Endpoints{ObjectMeta: ObjectMeta{Name: svc.Name, Namespace: svc.Namespace, Labels: StringMapOf(svc.Labels)}}
 	}
 
 	// upstream step 7: the skip test. Stored subsets that differ are compared again once
@@ -136,20 +136,17 @@ func BuildEndpoints(svc *Service, pods []*Pod, current *Endpoints, opts Endpoint
 	// upstream step 8: a copy of the current object with the new subsets, labels, annotations.
 	obj := &Endpoints{ObjectMeta: cloneEndpointsMeta(&current.ObjectMeta), Subsets: subsets}
 	obj.Labels = legacyEndpointsLabels(svc)
-	if obj.Annotations == nil {
-		obj.Annotations = map[string]string{}
-	}
 	if trigger.IsZero() {
-		delete(obj.Annotations, AnnotationTriggerTime)
+		obj.Annotations.Delete(AnnotationTriggerTime)
 	} else {
-		obj.Annotations[AnnotationTriggerTime] = trigger.RFC3339Nano()
+		obj.Annotations.Set(AnnotationTriggerTime, trigger.RFC3339Nano())
 	}
 	if opts.Truncate {
 		if truncateEndpoints(obj) {
 			d.Truncated = true
-			obj.Annotations[AnnotationOverCapacity] = truncatedAnnotationValue
+			obj.Annotations.Set(AnnotationOverCapacity, truncatedAnnotationValue)
 		} else {
-			delete(obj.Annotations, AnnotationOverCapacity)
+			obj.Annotations.Delete(AnnotationOverCapacity)
 		}
 	}
 	d.Verb = EndpointsUpdate
@@ -170,43 +167,46 @@ func BuildEndpoints(svc *Service, pods []*Pod, current *Endpoints, opts Endpoint
 // upstream: endpoints_controller.go syncService (CloneAndAddLabel/CloneAndRemoveLabel, then
 // Labels[LabelManagedBy] = ControllerName).
 //
-// A Service without labels (most) gets one of two maps shared by every such Service (and by
-// parallel runs): label maps of objects are never written through.
-func legacyEndpointsLabels(svc *Service) map[string]string {
+// A Service without labels (most) gets one of two lists shared by every such Service (and by
+// parallel runs): label lists of objects are never written through.
+func legacyEndpointsLabels(svc *Service) StringMap {
 	if len(svc.Labels) == 0 {
 		if svc.IsHeadless() {
 			return headlessEndpointsLabels
 		}
 		return plainEndpointsLabels
 	}
-	out := make(map[string]string, len(svc.Labels)+2)
-	maps.Copy(out, svc.Labels)
-	if svc.IsHeadless() {
-		out[LabelHeadless] = ""
-	} else {
-		delete(out, LabelHeadless)
+	out := make(StringMap, 0, len(svc.Labels)+2)
+	for k, v := range svc.Labels {
+		if k != LabelHeadless && k != LabelEndpointsManagedBy {
+			out = append(out, Label{Key: k, Value: v})
+		}
 	}
-	out[LabelEndpointsManagedBy] = EndpointsControllerName
+	if svc.IsHeadless() {
+		out = append(out, Label{Key: LabelHeadless})
+	}
+	out = append(out, Label{Key: LabelEndpointsManagedBy, Value: EndpointsControllerName})
+	slices.SortFunc(out, compareLabels)
 	return out
 }
 
 // plainEndpointsLabels and headlessEndpointsLabels are legacyEndpointsLabels of a Service
 // without labels, with and without a cluster IP.
 var (
-	plainEndpointsLabels    = map[string]string{LabelEndpointsManagedBy: EndpointsControllerName}
-	headlessEndpointsLabels = map[string]string{LabelEndpointsManagedBy: EndpointsControllerName, LabelHeadless: ""}
+	plainEndpointsLabels    = StringMapFrom(LabelEndpointsManagedBy, EndpointsControllerName)
+	headlessEndpointsLabels = StringMapFrom(LabelEndpointsManagedBy, EndpointsControllerName, LabelHeadless, "")
 )
 
 // labelsEqualForEndpoints reports whether stored equals legacyEndpointsLabels(svc), without
 // building that map.
-func labelsEqualForEndpoints(stored map[string]string, svc *Service) bool {
+func labelsEqualForEndpoints(stored StringMap, svc *Service) bool {
 	n := 1 // managed-by
-	if v, ok := stored[LabelEndpointsManagedBy]; !ok || v != EndpointsControllerName {
+	if v, ok := stored.Lookup(LabelEndpointsManagedBy); !ok || v != EndpointsControllerName {
 		return false
 	}
 	if svc.IsHeadless() {
 		n++
-		if v, ok := stored[LabelHeadless]; !ok || v != "" {
+		if v, ok := stored.Lookup(LabelHeadless); !ok || v != "" {
 			return false
 		}
 	}
@@ -215,7 +215,7 @@ func labelsEqualForEndpoints(stored map[string]string, svc *Service) bool {
 			continue
 		}
 		n++
-		if sv, ok := stored[k]; !ok || sv != v {
+		if sv, ok := stored.Lookup(k); !ok || sv != v {
 			return false
 		}
 	}
@@ -226,24 +226,23 @@ func labelsEqualForEndpoints(stored map[string]string, svc *Service) bool {
 // would write for a Service with svcLabels: managed-by is the Endpoints controller, and every
 // other label but the headless one is the Service's, with nothing missing.
 // upstream: endpoints_controller.go labelsCorrectForEndpoints.
-func labelsCorrectForEndpoints(epLabels, svcLabels map[string]string) bool {
-	if v, ok := epLabels[LabelEndpointsManagedBy]; !ok || v != EndpointsControllerName {
+func labelsCorrectForEndpoints(epLabels StringMap, svcLabels map[string]string) bool {
+	if v, ok := epLabels.Lookup(LabelEndpointsManagedBy); !ok || v != EndpointsControllerName {
 		return false
 	}
 	if len(svcLabels) == 0 {
-		// The usual case, looked up rather than ranged over (see pbWellKnownMap): correct
-		// when managed-by and the headless label are all there is.
+		// The usual case: correct when managed-by and the headless label are all there is.
 		skipped := 1
-		if _, ok := epLabels[LabelHeadless]; ok {
+		if epLabels.Has(LabelHeadless) {
 			skipped++
 		}
 		return len(epLabels) == skipped
 	}
 	skipped := 0
-	for k, v := range epLabels {
-		if k == LabelHeadless || k == LabelEndpointsManagedBy {
+	for _, l := range epLabels {
+		if l.Key == LabelHeadless || l.Key == LabelEndpointsManagedBy {
 			skipped++
-		} else if sv, ok := svcLabels[k]; !ok || sv != v {
+		} else if sv, ok := svcLabels[l.Key]; !ok || sv != l.Value {
 			return false
 		}
 	}
@@ -441,26 +440,11 @@ func legacyPortsEqual(a, b *EndpointsPort) bool {
 	return repackPortValueOf(a) == repackPortValueOf(b)
 }
 
-// stringMapsEqual is semantic equality of two string maps: nil equals empty.
-func stringMapsEqual(a, b map[string]string) bool {
-	return maps.Equal(a, b)
-}
-
-// withoutKey returns m without key, copying only when key is present.
-func withoutKey(m map[string]string, key string) map[string]string {
-	if _, ok := m[key]; !ok {
-		return m
-	}
-	out := maps.Clone(m)
-	delete(out, key)
-	return out
-}
-
 // cloneEndpointsMeta deep-copies object metadata (maps and lists are not shared).
 func cloneEndpointsMeta(m *ObjectMeta) ObjectMeta {
 	out := *m
-	out.Labels = maps.Clone(m.Labels)
-	out.Annotations = maps.Clone(m.Annotations)
+	out.Labels = m.Labels.Clone()
+	out.Annotations = m.Annotations.Clone()
 	if m.OwnerReferences != nil {
 		out.OwnerReferences = append([]OwnerReference(nil), m.OwnerReferences...)
 	}

@@ -72,7 +72,8 @@ func (x *entryIndex) insert(h uint64, pos int) {
 func (s *ServiceEndpoints) entry(port int, ps *endpointsPodState) (e *endpointsEntry, found bool) {
 	var h uint64
 	ip := ps.ipOf()
-	if len(s.entryIndex.slots) == 0 {
+	x := s.indexedEntries()
+	if x == nil {
 		for i := range s.entries {
 			if r := &s.entries[i]; r.is(port, ps, ip) {
 				return r, true
@@ -80,7 +81,6 @@ func (s *ServiceEndpoints) entry(port int, ps *endpointsPodState) (e *endpointsE
 		}
 	} else {
 		h = entryHash(port, ip)
-		x := &s.entryIndex
 		mask := len(x.slots) - 1
 		for i := x.home(h); x.slots[i].pos != 0; i = (i + 1) & mask {
 			if sl := x.slots[i]; sl.tag == uint32(h) {
@@ -95,12 +95,20 @@ func (s *ServiceEndpoints) entry(port int, ps *endpointsPodState) (e *endpointsE
 	}
 	s.entries = append(s.entries, endpointsEntry{key: ps, port: int32(port)})
 	switch n := len(s.entries); {
-	case len(s.entryIndex.slots) > 0 && 2*n <= len(s.entryIndex.slots):
-		s.entryIndex.insert(h, n-1)
+	case x != nil && 2*n <= len(x.slots):
+		x.insert(h, n-1)
 	case n > endpointsEntryScan:
-		s.entryIndex.build(s.entries) // the first table, or one twice the size
+		s.rareFields().entryIndex.build(s.entries) // the first table, or one twice the size
 	}
 	return &s.entries[len(s.entries)-1], false
+}
+
+// indexedEntries returns the index of s.entries, nil while the list is scanned.
+func (s *ServiceEndpoints) indexedEntries() *entryIndex {
+	if s.rare == nil || len(s.rare.entryIndex.slots) == 0 {
+		return nil
+	}
+	return &s.rare.entryIndex
 }
 
 // EndpointsBuffers are what the ServiceEndpoints of one controller share
@@ -192,10 +200,15 @@ func (s *ServiceEndpoints) commitTouched() {
 		if c < endpointsEntryKeepMin && s.buf != nil {
 			s.buf.putRecords(s.entries)
 		}
-		s.entries, s.entryIndex = nil, entryIndex{}
+		s.entries = nil
+		if s.rare != nil {
+			s.rare.entryIndex = entryIndex{}
+		}
 		return
 	}
 	clear(s.entries) // keep no addresses alive
 	s.entries = s.entries[:0]
-	s.entryIndex.slots = s.entryIndex.slots[:0]
+	if s.rare != nil {
+		s.rare.entryIndex.slots = s.rare.entryIndex.slots[:0]
+	}
 }

@@ -2,27 +2,25 @@ package model
 
 // ObjectMeta returns the metadata of the Endpoints object the last Sync decided to write
 // (name, namespace, labels, and the trigger-time and over-capacity annotations), without
-// materialising its addresses. The engine adds what the API server assigns. The Labels map
+// materialising its addresses. The engine adds what the API server assigns. The Labels list
 // is shared with the builder (one per Service version): do not modify it.
 func (s *ServiceEndpoints) ObjectMeta() ObjectMeta { return s.ObjectMetaInto(nil) }
 
-// ObjectMetaInto is ObjectMeta with the annotations written into annotations, cleared first
-// (a new map when it is nil), for a caller that reuses one map across syncs. Annotations is
-// nil when there are none, as with ObjectMeta, and annotations is then left as it was.
-func (s *ServiceEndpoints) ObjectMetaInto(annotations map[string]string) ObjectMeta {
+// ObjectMetaInto is ObjectMeta with the annotations written into annotations' array,
+// emptied first, for a caller that reuses one across syncs (and no longer needs what it
+// held). Annotations is nil when there are none, as with ObjectMeta.
+func (s *ServiceEndpoints) ObjectMetaInto(annotations StringMap) ObjectMeta {
 	meta := ObjectMeta{Name: s.svc.Name, Namespace: s.svc.Namespace, Labels: s.endpointsLabels()}
-	if !s.lastTrigger.IsZero() || s.last.Truncated {
-		if annotations == nil {
-			annotations = map[string]string{}
-		}
-		clear(annotations)
-		meta.Annotations = annotations
-	}
+	annotations = annotations[:0]
+	// In key order: "…/last-change-trigger-time" < "…/over-capacity".
 	if !s.lastTrigger.IsZero() {
-		meta.Annotations[AnnotationTriggerTime] = triggerTimeAnnotation(s.lastTrigger)
+		annotations = append(annotations, Label{Key: AnnotationTriggerTime, Value: triggerTimeAnnotation(s.lastTrigger)})
 	}
 	if s.last.Truncated {
-		meta.Annotations[AnnotationOverCapacity] = truncatedAnnotationValue
+		annotations = append(annotations, Label{Key: AnnotationOverCapacity, Value: truncatedAnnotationValue})
+	}
+	if len(annotations) > 0 {
+		meta.Annotations = annotations
 	}
 	return meta
 }
@@ -34,5 +32,5 @@ func (s *ServiceEndpoints) ObjectMetaInto(annotations map[string]string) ObjectM
 func (s *ServiceEndpoints) Unchanged() bool {
 	return s.stored && s.mismatch == 0 && s.lastTrigger == s.storedTrigger &&
 		s.last.Truncated == s.storedOverCapacity &&
-		stringMapsEqual(s.storedLabels, s.endpointsLabels())
+		s.storedLabels.Equal(s.endpointsLabels())
 }

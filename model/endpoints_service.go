@@ -45,21 +45,21 @@ type ServiceEndpoints struct {
 	// committed; a record absent from it has its stored side equal to its current side, so
 	// between syncs it holds only what changed (see setEntry). It is usually a few records,
 	// made and dropped around every write: a list, scanned while short and indexed
-	// (entryIndex) past endpointsEntryScan records; a big Service keeps the list and its
-	// index across writes (commitTouched). mismatch counts the records whose sides differ.
-	entries    []endpointsEntry
-	entryIndex entryIndex
-	mismatch   int32
+	// (endpointsRare.entryIndex) past endpointsEntryScan records; a big Service keeps the
+	// list and its index across writes (commitTouched). mismatch counts the records whose
+	// sides differ.
+	entries  []endpointsEntry
+	mismatch int32
 
 	// storedCount is the stored object's address count (with stored, below).
 	storedCount int32
 
 	// labels is legacyEndpointsLabels(labelsOf), kept for the Service version it was made
 	// for: the stored object's labels and the ones ObjectMeta returns share it.
-	labels   map[string]string
+	labels   StringMap
 	labelsOf *Service
 
-	storedLabels  map[string]string
+	storedLabels  StringMap
 	storedTrigger Timestamp
 
 	last        EndpointsDecision
@@ -91,6 +91,8 @@ type endpointsRare struct {
 	// storedTruncated is the stored object's content when it was truncated (nil otherwise):
 	// what TruncatedUnchanged compares the next truncated object with.
 	storedTruncated []endpointsKeptSubset
+	// entryIndex indexes ServiceEndpoints.entries once they are many (see entryIndex).
+	entryIndex entryIndex
 }
 
 // rareFields returns s.rare, made now if need be.
@@ -1072,17 +1074,16 @@ func (s *ServiceEndpoints) Object() *Endpoints {
 	obj := &Endpoints{ObjectMeta: ObjectMeta{Name: s.svc.Name, Namespace: s.svc.Namespace}}
 	trigger := s.lastTrigger
 	if s.last.Verb == "" {
-		obj.Labels = legacyEndpointsLabelsCopy(s.storedLabels)
+		obj.Labels = s.storedLabels.Clone()
 		trigger = s.storedTrigger
 	} else {
 		obj.Labels = legacyEndpointsLabels(s.svc)
 	}
-	obj.Annotations = map[string]string{}
 	if !trigger.IsZero() {
-		obj.Annotations[AnnotationTriggerTime] = trigger.RFC3339Nano()
+		obj.Annotations.Set(AnnotationTriggerTime, trigger.RFC3339Nano())
 	}
 	if s.last.Truncated {
-		obj.Annotations[AnnotationOverCapacity] = truncatedAnnotationValue
+		obj.Annotations.Set(AnnotationOverCapacity, truncatedAnnotationValue)
 	}
 	obj.Subsets = make([]EndpointSubset, 0, len(s.layout))
 	for _, l := range s.layout {
@@ -1117,19 +1118,11 @@ func (s *ServiceEndpoints) Object() *Endpoints {
 
 // endpointsLabels is legacyEndpointsLabels(s.svc), made once per Service version; callers
 // must not modify it.
-func (s *ServiceEndpoints) endpointsLabels() map[string]string {
+func (s *ServiceEndpoints) endpointsLabels() StringMap {
 	if s.labelsOf != s.svc {
 		s.labels, s.labelsOf = legacyEndpointsLabels(s.svc), s.svc
 	}
 	return s.labels
-}
-
-func legacyEndpointsLabelsCopy(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // endpointsMaterialise copies the first k addresses of list (all when k < 0); nil if none.

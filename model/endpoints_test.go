@@ -141,7 +141,7 @@ func TestEndpointsExample10(t *testing.T) {
 			pods = append(pods, testEndpointsPod(i, i < 900))
 		}
 		p := BuildEndpoints(svc, pods, nil, opts, 5)
-		if !p.Truncated || p.Addresses != 900 || p.NotReadyAddresses != 100 || p.Object.Annotations[AnnotationOverCapacity] != "truncated" {
+		if !p.Truncated || p.Addresses != 900 || p.NotReadyAddresses != 100 || p.Object.Annotations.Get(AnnotationOverCapacity) != "truncated" {
 			t.Fatalf("got %+v annotations %v", p.EndpointsDecision, p.Object.Annotations)
 		}
 		// The kept not-ready addresses are the first 100 in byte-wise IP order.
@@ -328,7 +328,7 @@ func TestEndpointsAddressShape(t *testing.T) {
 		if len(p.Object.Subsets) != 1 || p.Object.Subsets[0].Ports != nil || p.Addresses != 1 || p.NotReadyAddresses != 1 {
 			t.Fatalf("got %+v", p.Object.Subsets)
 		}
-		if _, ok := p.Object.Labels[LabelHeadless]; !ok {
+		if _, ok := p.Object.Labels.Lookup(LabelHeadless); !ok {
 			t.Fatalf("headless label missing: %v", p.Object.Labels)
 		}
 		// A non-headless service without ports gets no subsets.
@@ -374,7 +374,7 @@ func TestEndpointsSkipTest(t *testing.T) {
 	opts := EndpointsOptions{Truncate: true}
 	p := BuildEndpoints(svc, pods, nil, opts, 10)
 	cur := p.Object
-	if cur.Annotations[AnnotationTriggerTime] != Timestamp(10).RFC3339Nano() || len(cur.OwnerReferences) != 0 {
+	if cur.Annotations.Get(AnnotationTriggerTime) != Timestamp(10).RFC3339Nano() || len(cur.OwnerReferences) != 0 {
 		t.Fatalf("object metadata %+v", cur.ObjectMeta)
 	}
 	if p := BuildEndpoints(svc, pods, cur, opts, 20); p.Verb != "" {
@@ -383,21 +383,21 @@ func TestEndpointsSkipTest(t *testing.T) {
 	svc2 := testEndpointsService()
 	svc2.Labels = map[string]string{"app": "web", "tier": "x"}
 	p2 := BuildEndpoints(svc2, pods, cur, opts, 0)
-	if p2.Verb != EndpointsUpdate || p2.Object.Labels["tier"] != "x" {
+	if p2.Verb != EndpointsUpdate || p2.Object.Labels.Get("tier") != "x" {
 		t.Fatalf("label change: %+v", p2.EndpointsDecision)
 	}
-	if _, ok := p2.Object.Annotations[AnnotationTriggerTime]; ok {
+	if _, ok := p2.Object.Annotations.Lookup(AnnotationTriggerTime); ok {
 		t.Fatalf("zero trigger time must remove the annotation")
 	}
 	// Every object written carries the managed-by label (upstream:
 	// endpoints_controller_test.go TestSyncEndpointsItemsWithLabels).
-	if got := cur.Labels[LabelEndpointsManagedBy]; got != EndpointsControllerName {
+	if got := cur.Labels.Get(LabelEndpointsManagedBy); got != EndpointsControllerName {
 		t.Fatalf("managed-by label %q, want %q", got, EndpointsControllerName)
 	}
 	// The headless and managed-by labels are ignored by the compare, as long as managed-by
 	// names this controller (upstream: labelsCorrectForEndpoints).
 	withHeadless := *cur
-	withHeadless.Labels = map[string]string{"app": "web", LabelHeadless: "", LabelEndpointsManagedBy: EndpointsControllerName}
+	withHeadless.Labels = StringMapOf(map[string]string{"app": "web", LabelHeadless: "", LabelEndpointsManagedBy: EndpointsControllerName})
 	if p := BuildEndpoints(svc, pods, &withHeadless, opts, 0); p.Verb != "" {
 		t.Fatalf("headless label only: %q, want skip", p.Verb)
 	}
@@ -406,16 +406,16 @@ func TestEndpointsSkipTest(t *testing.T) {
 		{"app": "web", LabelEndpointsManagedBy: "someone-else"},
 	} {
 		other := *cur
-		other.Labels = labels
-		if p := BuildEndpoints(svc, pods, &other, opts, 0); p.Verb != EndpointsUpdate || p.Object.Labels[LabelEndpointsManagedBy] != EndpointsControllerName {
+		other.Labels = StringMapOf(labels)
+		if p := BuildEndpoints(svc, pods, &other, opts, 0); p.Verb != EndpointsUpdate || p.Object.Labels.Get(LabelEndpointsManagedBy) != EndpointsControllerName {
 			t.Fatalf("labels %v: %q %v, want an update setting managed-by", labels, p.Verb, p.Object.Labels)
 		}
 	}
 	// A stale over-capacity annotation forces a write that removes it.
 	over := *cur
-	over.Annotations = map[string]string{AnnotationOverCapacity: "truncated"}
+	over.Annotations = StringMapOf(map[string]string{AnnotationOverCapacity: "truncated"})
 	p3 := BuildEndpoints(svc, pods, &over, opts, 0)
-	if _, ok := p3.Object.Annotations[AnnotationOverCapacity]; p3.Verb != EndpointsUpdate || ok {
+	if _, ok := p3.Object.Annotations.Lookup(AnnotationOverCapacity); p3.Verb != EndpointsUpdate || ok {
 		t.Fatalf("stale annotation: %+v %v", p3.EndpointsDecision, p3.Object.Annotations)
 	}
 }
@@ -857,7 +857,7 @@ func TestLegacyEndpointsLabels(t *testing.T) {
 		if c.headless {
 			svc.ClusterIP = "None"
 		}
-		if got := legacyEndpointsLabels(svc); !maps.Equal(got, c.want) {
+		if got := legacyEndpointsLabels(svc); !maps.Equal(got.Map(), c.want) {
 			t.Errorf("labels %v, headless %v: got %v, want %v", c.labels, c.headless, got, c.want)
 		}
 	}

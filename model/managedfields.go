@@ -72,7 +72,7 @@ func EndpointsManagedFields(e *Endpoints, at Timestamp) ManagedFieldsEntry {
 type fieldsWriter struct {
 	b     []byte
 	first bool     // no member written yet in the current object
-	keys  []string // scratch for sorting map keys and owner UIDs
+	keys  []string // scratch for sorting owner UIDs
 	inner []byte   // scratch for an ownerReferences key
 }
 
@@ -161,24 +161,18 @@ func (b *fieldsWriter) metadata(m *ObjectMeta) {
 	b.close()
 }
 
-// stringMapKeys writes a granular map: ".", then "f:<key>" per key in sorted order.
-func (b *fieldsWriter) stringMapKeys(name string, m map[string]string) {
+// stringMapKeys writes a granular map: ".", then "f:<key>" per key in sorted order (the
+// StringMap's own).
+func (b *fieldsWriter) stringMapKeys(name string, m StringMap) {
 	if len(m) == 0 {
 		return
 	}
 	b.node(name)
 	b.leaf(".")
-	keys := b.keys[:0]
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		b.key("f:", k)
+	for _, l := range m {
+		b.key("f:", l.Key)
 		b.b = append(b.b, "{}"...)
 	}
-	clear(keys)
-	b.keys = keys[:0]
 	b.close()
 }
 

@@ -173,11 +173,11 @@ func (m *FieldsMemo) shape(kind byte, meta *ObjectMeta) int32 {
 		}
 	}
 	s := fieldsShape{kind: kind, generateName: meta.GenerateName != ""}
-	for k := range meta.Annotations {
-		s.annotations = append(s.annotations, k)
+	for _, l := range meta.Annotations {
+		s.annotations = append(s.annotations, l.Key)
 	}
-	for k := range meta.Labels {
-		s.labels = append(s.labels, k)
+	for _, l := range meta.Labels {
+		s.labels = append(s.labels, l.Key)
 	}
 	i := int32(len(m.shapes))
 	m.shapes = append(m.shapes, s)
@@ -206,11 +206,11 @@ func shapeHash(kind byte, meta *ObjectMeta) uint64 {
 	if meta.GenerateName != "" {
 		h ^= 1 << 8
 	}
-	for k := range meta.Annotations {
-		h += maphash.String(shapeSeed, k) * 3
+	for _, l := range meta.Annotations {
+		h += maphash.String(shapeSeed, l.Key) * 3
 	}
-	for k := range meta.Labels {
-		h += maphash.String(shapeSeed, k) * 5
+	for _, l := range meta.Labels {
+		h += maphash.String(shapeSeed, l.Key) * 5
 	}
 	return h
 }
@@ -221,13 +221,13 @@ func (s *fieldsShape) is(kind byte, meta *ObjectMeta) bool {
 		sameKeys(meta.Annotations, s.annotations) && sameKeys(meta.Labels, s.labels)
 }
 
-// sameKeys reports whether m's keys are exactly keys (which has no duplicates).
-func sameKeys(m map[string]string, keys []string) bool {
+// sameKeys reports whether m's keys are exactly keys, in order (both are in key order).
+func sameKeys(m StringMap, keys []string) bool {
 	if len(m) != len(keys) {
 		return false
 	}
-	for _, k := range keys {
-		if _, ok := m[k]; !ok {
+	for i, l := range m {
+		if l.Key != keys[i] {
 			return false
 		}
 	}

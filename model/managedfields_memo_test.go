@@ -30,7 +30,7 @@ func TestFieldsMemo(t *testing.T) {
 		return m
 	}
 	randomMeta := func() ObjectMeta {
-		m := ObjectMeta{Labels: randomMap(), Annotations: randomMap()}
+		m := ObjectMeta{Labels: StringMapOf(randomMap()), Annotations: StringMapOf(randomMap())}
 		if r.IntN(2) == 0 {
 			m.GenerateName = "web-"
 		}
@@ -111,7 +111,7 @@ func TestFieldsMemoShares(t *testing.T) {
 	var memo FieldsMemo
 	uids := []string{"x", "y", "xy", "<"}
 	slice := func(uid string, labels map[string]string) string {
-		meta := ObjectMeta{GenerateName: "web-", Labels: labels, OwnerReferences: []OwnerReference{{UID: uid}}}
+		meta := ObjectMeta{GenerateName: "web-", Labels: StringMapOf(labels), OwnerReferences: []OwnerReference{{UID: uid}}}
 		s := &EndpointSlice{ObjectMeta: meta}
 		got, want := memo.EndpointSlice(s, 1), EndpointSliceManagedFields(s, 1)
 		if !sameEntry(got, want, &meta, uids) {
@@ -120,7 +120,7 @@ func TestFieldsMemoShares(t *testing.T) {
 		return got.FieldsV1
 	}
 	endpoints := func(name string) string {
-		e := &Endpoints{ObjectMeta: ObjectMeta{Name: name, Labels: map[string]string{LabelEndpointsManagedBy: name}}}
+		e := &Endpoints{ObjectMeta: ObjectMeta{Name: name, Labels: StringMapOf(map[string]string{LabelEndpointsManagedBy: name})}}
 		got, want := memo.Endpoints(e, 1), EndpointsManagedFields(e, 1)
 		if got != want {
 			t.Fatalf("Endpoints %s: %+v, want %+v", name, got, want)
@@ -161,10 +161,10 @@ func TestFieldsMemoAlternatingShapes(t *testing.T) {
 	var memo FieldsMemo
 	labels := map[string]string{LabelServiceName: "web", LabelManagedBy: ControllerName}
 	metas := []ObjectMeta{
-		{GenerateName: "web-", Labels: labels, OwnerReferences: []OwnerReference{{UID: "uid-1"}}},
-		{GenerateName: "web-", Labels: labels, Annotations: map[string]string{AnnotationTriggerTime: "t"}, OwnerReferences: []OwnerReference{{UID: "uid-1"}}},
-		{GenerateName: "web-", Labels: map[string]string{"app": "web"}, OwnerReferences: []OwnerReference{{UID: "uid-22"}}},
-		{GenerateName: "web-", Labels: labels, OwnerReferences: []OwnerReference{{UID: "uid-333"}}},
+		{GenerateName: "web-", Labels: StringMapOf(labels), OwnerReferences: []OwnerReference{{UID: "uid-1"}}},
+		{GenerateName: "web-", Labels: StringMapOf(labels), Annotations: StringMapOf(map[string]string{AnnotationTriggerTime: "t"}), OwnerReferences: []OwnerReference{{UID: "uid-1"}}},
+		{GenerateName: "web-", Labels: StringMapOf(map[string]string{"app": "web"}), OwnerReferences: []OwnerReference{{UID: "uid-22"}}},
+		{GenerateName: "web-", Labels: StringMapOf(labels), OwnerReferences: []OwnerReference{{UID: "uid-333"}}},
 	}
 	for round := range 30 {
 		for i := range metas {

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,10 +17,10 @@ const lastAppliedConfigAnnotation = "kubectl.kubernetes.io/last-applied-configur
 // upstream: endpointslicemirroring_controller.go syncEndpoints, shouldMirror; utils.go
 // skipMirror, hasLeaderElection.
 func ShouldMirror(ep *Endpoints, svc *Service) bool {
-	if ep == nil || ep.Labels[LabelSkipMirror] == "true" {
+	if ep == nil || ep.Labels.Get(LabelSkipMirror) == "true" {
 		return false
 	}
-	if _, ok := ep.Annotations[AnnotationLeaderElection]; ok {
+	if ep.Annotations.Has(AnnotationLeaderElection) {
 		return false
 	}
 	return svc != nil && svc.Selector == nil
@@ -138,8 +137,8 @@ func MirrorEndpoints(ep *Endpoints, svc *Service, existing []*EndpointSlice, max
 			first := have[0]
 			added, updated, removed := mirrorTotalChanges(first, d.set)
 			if added == 0 && updated == 0 && removed == 0 &&
-				maps.Equal(ep.Labels, withoutKeys(first.Labels, LabelManagedBy, LabelServiceName)) &&
-				maps.Equal(withoutKeys(ep.Annotations, AnnotationTriggerTime, lastAppliedConfigAnnotation), first.Annotations) &&
+				ep.Labels.Equal(withoutKeys(first.Labels, LabelManagedBy, LabelServiceName)) &&
+				withoutKeys(ep.Annotations, AnnotationTriggerTime, lastAppliedConfigAnnotation).Equal(first.Annotations) &&
 				!mirrorOwnerChanged(ep, first) {
 				continue
 			}
@@ -200,16 +199,10 @@ func MirrorEndpoints(ep *Endpoints, svc *Service, existing []*EndpointSlice, max
 // and a controller reference to the Endpoints.
 // upstream: endpointslicemirroring/utils.go newEndpointSlice.
 func newMirroredSlice(ep *Endpoints, ports []EndpointPort, t AddressType, name string) *EndpointSlice {
-	labels := make(map[string]string, len(ep.Labels)+2)
-	maps.Copy(labels, ep.Labels)
-	labels[LabelServiceName] = ep.Name
-	labels[LabelManagedBy] = MirroringControllerName
-	annotations := map[string]string{}
-	for k, v := range ep.Annotations {
-		if k != AnnotationTriggerTime && k != lastAppliedConfigAnnotation {
-			annotations[k] = v
-		}
-	}
+	labels := ep.Labels.Clone()
+	labels.Set(LabelServiceName, ep.Name)
+	labels.Set(LabelManagedBy, MirroringControllerName)
+	annotations := withoutKeys(ep.Annotations, AnnotationTriggerTime, lastAppliedConfigAnnotation)
 	s := &EndpointSlice{
 		ObjectMeta: ObjectMeta{
 			Namespace:   ep.Namespace,
@@ -380,10 +373,10 @@ func mirrorEndpointChanged(a, b *Endpoint) bool {
 
 // withoutKeys returns a copy of m without keys (semantic: nil and empty are equal).
 // upstream: endpointslicemirroring/utils.go cloneAndRemoveKeys.
-func withoutKeys(m map[string]string, keys ...string) map[string]string {
-	out := maps.Clone(m)
+func withoutKeys(m StringMap, keys ...string) StringMap {
+	out := m
 	for _, k := range keys {
-		delete(out, k)
+		out.Delete(k) // copies when it deletes: m is not changed
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"strings"
 	"testing"
@@ -10,8 +11,8 @@ import (
 func testMirrorEndpoints(ready, notReady int) *Endpoints {
 	ep := &Endpoints{ObjectMeta: ObjectMeta{
 		Name: "ext", Namespace: "ns", UID: "ep-uid",
-		Labels:      map[string]string{"team": "a"},
-		Annotations: map[string]string{"note": "x", AnnotationTriggerTime: "2024-01-01T00:00:00Z", lastAppliedConfigAnnotation: "{}"},
+		Labels:      StringMapOf(map[string]string{"team": "a"}),
+		Annotations: StringMapOf(map[string]string{"note": "x", AnnotationTriggerTime: "2024-01-01T00:00:00Z", lastAppliedConfigAnnotation: "{}"}),
 	}}
 	s := EndpointSubset{Ports: []EndpointsPort{{Name: "http", Port: 80, Protocol: ProtocolTCP}}}
 	for i := range ready {
@@ -31,11 +32,11 @@ func TestShouldMirror(t *testing.T) {
 	selector := testMirrorService()
 	selector.Selector = Selector{{Key: "app", Value: "x"}}
 	skip := testMirrorEndpoints(1, 0)
-	skip.Labels = map[string]string{LabelSkipMirror: "true"}
+	skip.Labels = StringMapOf(map[string]string{LabelSkipMirror: "true"})
 	skipFalse := testMirrorEndpoints(1, 0)
-	skipFalse.Labels = map[string]string{LabelSkipMirror: "false"}
+	skipFalse.Labels = StringMapOf(map[string]string{LabelSkipMirror: "false"})
 	leader := testMirrorEndpoints(1, 0)
-	leader.Annotations = map[string]string{AnnotationLeaderElection: "{}"}
+	leader.Annotations = StringMapOf(map[string]string{AnnotationLeaderElection: "{}"})
 	tests := []struct {
 		name string
 		ep   *Endpoints
@@ -77,10 +78,10 @@ func TestMirrorEndpoints(t *testing.T) {
 			t.Fatalf("slice %+v", s)
 		}
 		wantLabels := map[string]string{"team": "a", LabelServiceName: "ext", LabelManagedBy: MirroringControllerName}
-		if fmt.Sprint(s.Labels) != fmt.Sprint(wantLabels) {
+		if !maps.Equal(s.Labels.Map(), wantLabels) {
 			t.Fatalf("labels %v", s.Labels)
 		}
-		if fmt.Sprint(s.Annotations) != fmt.Sprint(map[string]string{"note": "x"}) {
+		if !maps.Equal(s.Annotations.Map(), map[string]string{"note": "x"}) {
 			t.Fatalf("annotations %v", s.Annotations)
 		}
 		or := s.OwnerReferences
@@ -117,13 +118,13 @@ func TestMirrorEndpoints(t *testing.T) {
 		}
 		// A label change on the Endpoints rewrites the slice in place.
 		ep2 := testMirrorEndpoints(2, 1)
-		ep2.Labels = map[string]string{"team": "b"}
+		ep2.Labels = StringMapOf(map[string]string{"team": "b"})
 		if p := MirrorEndpoints(ep2, testMirrorService(), []*EndpointSlice{s}, MirroringMaxEndpointsPerSubset); len(p.ToUpdate) != 1 || p.ToUpdate[0].Name != "ext-abcde" {
 			t.Fatalf("label change: %+v", p)
 		}
 		// A changed trigger-time annotation alone does not.
 		ep3 := testMirrorEndpoints(2, 1)
-		ep3.Annotations[AnnotationTriggerTime] = "2025-01-01T00:00:00Z"
+		ep3.Annotations.Set(AnnotationTriggerTime, "2025-01-01T00:00:00Z")
 		if p := MirrorEndpoints(ep3, testMirrorService(), []*EndpointSlice{s}, MirroringMaxEndpointsPerSubset); len(p.ToUpdate) != 0 {
 			t.Fatalf("trigger-time change: %+v", p)
 		}

@@ -63,7 +63,7 @@ func TestMirroringAsUpstream(t *testing.T) {
 	oldOwner := &EndpointSlice{
 		ObjectMeta: ObjectMeta{
 			Name: "svc-abc", Namespace: "ns", UID: "s1", ResourceVersion: "5", Generation: 1,
-			Labels: map[string]string{LabelManagedBy: MirroringControllerName, LabelServiceName: "svc"},
+			Labels: StringMapOf(map[string]string{LabelManagedBy: MirroringControllerName, LabelServiceName: "svc"}),
 			OwnerReferences: []OwnerReference{{APIVersion: "v1", Kind: "Endpoints", Name: "svc", UID: "ep-uid-old",
 				Controller: Ptr(true), BlockOwnerDeletion: Ptr(true)}},
 		},

@@ -101,7 +101,7 @@ func ReconcileFull(svc *Service, pods []*Pod, existing []*EndpointSlice, nodes N
 	for _, s := range existing {
 		if !slices.Contains(types, s.AddressType) {
 			if opts.Topology != nil {
-				if name := s.Labels[LabelServiceName]; name != "" {
+				if name := s.Labels.Get(LabelServiceName); name != "" {
 					opts.Topology.RemoveHints(s.Namespace+"/"+name, s.AddressType)
 				}
 			}
@@ -135,7 +135,7 @@ type desiredSet struct {
 
 // reconcileAddressTypeFull: upstream: reconciler.go reconcileByAddressType (up to finalize).
 func reconcileAddressTypeFull(svc *Service, pods []*Pod, existing []*EndpointSlice, nodes NodeGetter,
-	opts *ReconcilerOptions, at AddressType, labels map[string]string) (SlicePlan, int) {
+	opts *ReconcilerOptions, at AddressType, labels StringMap) (SlicePlan, int) {
 	plan := SlicePlan{AddressType: at}
 	existingByKey := map[PortMapKey][]*EndpointSlice{}
 	for _, s := range existing {
@@ -204,7 +204,7 @@ func reconcileAddressTypeFull(svc *Service, pods []*Pod, existing []*EndpointSli
 // placeholderAndHints applies the placeholder rule and the hint passes to a plan whose
 // placement is done. existing must be in name order.
 // upstream: reconciler.go reconcileByAddressType (from the placeholder to finalize)
-func placeholderAndHints(svc *Service, plan *SlicePlan, existing []*EndpointSlice, opts *ReconcilerOptions, labels map[string]string) {
+func placeholderAndHints(svc *Service, plan *SlicePlan, existing []*EndpointSlice, opts *ReconcilerOptions, labels StringMap) {
 	if len(existing) == len(plan.ToDelete) && len(plan.ToCreate) == 0 {
 		p := newEndpointSlice(svc, []EndpointPort{}, plan.AddressType, labels)
 		if len(plan.ToDelete) == 1 && placeholderEqual(plan.ToDelete[0], p) {
@@ -278,7 +278,7 @@ func unchangedSlices(existing, toUpdate, toDelete []*EndpointSlice) []*EndpointS
 // first (ties by name); best fit picks the smallest gap (ties by name).
 // upstream: reconciler.go reconcileByPortMapping
 func reconcileByPortMappingFull(svc *Service, existing []*EndpointSlice, ds *desiredSet, at AddressType,
-	max int, labels map[string]string) (toCreate, toUpdate, toDelete []*EndpointSlice, added, removed int) {
+	max int, labels StringMap) (toCreate, toUpdate, toDelete []*EndpointSlice, added, removed int) {
 	var unchanged []*EndpointSlice
 	updated := map[string]bool{}
 	// Step 1.
@@ -410,9 +410,9 @@ func finalize(svc *Service, plan *SlicePlan, trigger Timestamp) {
 		plan.SkippedCreates = len(plan.ToCreate)
 		plan.ToCreate = nil
 	}
-	// Most slices carry no annotation but the trigger time: they share one map (annotation
-	// maps are never written through, as withTriggerTime's copying assumes).
-	var onlyTrigger map[string]string
+	// Most slices carry no annotation but the trigger time: they share one list (annotation
+	// lists are never written through, as withTriggerTime's copying assumes).
+	var onlyTrigger StringMap
 	for _, list := range [2][]*EndpointSlice{plan.ToCreate, plan.ToUpdate} {
 		for _, s := range list {
 			if !onlyTriggerTime(s.Annotations) {
@@ -428,13 +428,6 @@ func finalize(svc *Service, plan *SlicePlan, trigger Timestamp) {
 }
 
 // onlyTriggerTime reports whether annotations has no key but the trigger time's.
-func onlyTriggerTime(annotations map[string]string) bool {
-	switch len(annotations) {
-	case 0:
-		return true
-	case 1:
-		_, ok := annotations[AnnotationTriggerTime]
-		return ok
-	}
-	return false
+func onlyTriggerTime(annotations StringMap) bool {
+	return len(annotations) == 0 || len(annotations) == 1 && annotations[0].Key == AnnotationTriggerTime
 }

@@ -293,11 +293,8 @@ func (w *world) mangle(stored []*EndpointSlice) ([]*EndpointSlice, string) {
 	c := *out[i]
 	switch w.rng.IntN(2) {
 	case 0:
-		c.Labels = map[string]string{}
-		for k, v := range out[i].Labels {
-			c.Labels[k] = v
-		}
-		c.Labels["foreign"] = "x"
+		c.Labels = out[i].Labels.Clone()
+		c.Labels.Set("foreign", "x")
 		out[i] = &c
 		return out, "mangle: foreign label on " + c.Name
 	default:

@@ -413,7 +413,7 @@ func TestUpstreamExamples(t *testing.T) {
 		p := benchPod(1, true)
 		at := Timestamp(1704067200123000000) // 2024-01-01T00:00:00.123Z
 		res := ReconcileFull(svc, []*Pod{p}, nil, benchNodes(), ReconcilerOptions{}, at)
-		got := res.Plans[0].ToCreate[0].Annotations[AnnotationTriggerTime]
+		got := res.Plans[0].ToCreate[0].Annotations.Get(AnnotationTriggerTime)
 		if got != "2024-01-01T00:00:00.123Z" {
 			t.Fatalf("annotation %q", got)
 		}
@@ -422,7 +422,7 @@ func TestUpstreamExamples(t *testing.T) {
 		q := *p
 		q.Ready = false
 		res = ReconcileFull(svc, []*Pod{&q}, stored, benchNodes(), ReconcilerOptions{}, 0)
-		if _, ok := res.Plans[0].ToUpdate[0].Annotations[AnnotationTriggerTime]; ok {
+		if _, ok := res.Plans[0].ToUpdate[0].Annotations.Lookup(AnnotationTriggerTime); ok {
 			t.Fatal("zero trigger time must remove the annotation")
 		}
 	})

@@ -23,9 +23,9 @@ type ServiceSlices struct {
 	nodes NodeGetter
 	// opts has its Buffers set: the controller's or the Service's own. Services with equal
 	// options and buffers share one copy (SyncBuffers.sharedOptions).
-	opts   *ReconcilerOptions
-	labels map[string]string  // SliceLabels(svc), shared by every slice written
-	owners *[1]OwnerReference // the controller reference to svc, shared by every slice created
+	opts *ReconcilerOptions
+	// meta is what every slice written shares: its labels and owner reference.
+	meta *sliceMeta
 	// second holds the desired endpoint identity and base size of each pod's endpoint of
 	// the family that is not inline (podEntry.id), for a dual-stack Service (nil: none).
 	second map[*podEntry]podIdentity
@@ -478,10 +478,18 @@ func (s *ServiceSlices) setServiceFields(svc *Service) {
 	// A pod's list follows the Service's port order: a list resolved under an older Service
 	// may have the same key in another order.
 	s.lastPorts, s.lastPortsKey, s.lastResolved = nil, "", s.lastResolved[:0]
-	s.labels = SliceLabels(svc)
-	s.owners = &[1]OwnerReference{controllerRef(svc)}
+	s.meta = &sliceMeta{labels: SliceLabels(svc), owners: [1]OwnerReference{controllerRef(svc)}}
 	s.types = typesOf(svc)
 	s.mode = hintsModeFor(svc, s.opts)
+}
+
+// sliceMeta is the metadata a Service's slices share, made for each Service version: their
+// labels, SliceLabels(svc), and their ownerReferences, the controller reference to svc.
+// Nothing writes through it. (One pointer to both keeps a ServiceSlices in its 320-byte size
+// class.)
+type sliceMeta struct {
+	labels StringMap
+	owners [1]OwnerReference
 }
 
 // newFamily returns an empty family; its maps are allocated on first write (put).
@@ -1388,7 +1396,7 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 	// upstream: reconciler.go reconcileByAddressType (placeholder)
 	if f.count == len(plan.ToDelete) && len(plan.ToCreate) == 0 {
 		p := s.sliceObject()
-		setNewEndpointSlice(p, s.svc, []EndpointPort{}, f.at, s.labels, s.owners[:])
+		setNewEndpointSlice(p, s.svc, []EndpointPort{}, f.at, s.meta.labels, s.meta.owners[:])
 		if len(plan.ToDelete) == 1 && placeholderEqual(plan.ToDelete[0], p) {
 			plan.ToDelete = plan.ToDelete[:0]
 			s.takeFreshObject(p) // not written: a spare again
@@ -1615,7 +1623,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		c := s.sliceObject()
 		*c = *sl
 		c.Endpoints = kept
-		c.Labels = s.labels
+		c.Labels = s.meta.labels
 		plan.ToUpdate = append(plan.ToUpdate, c)
 	}
 	plan.Added += len(pending)
@@ -1655,7 +1663,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 				ports = s.keyPods.ports(pending[0].key)
 			}
 			target = s.sliceObject()
-			setNewEndpointSlice(target, s.svc, ports, f.at, s.labels, s.owners[:])
+			setNewEndpointSlice(target, s.svc, ports, f.at, s.meta.labels, s.meta.owners[:])
 			target.Endpoints = s.endpointArray(min(s.opts.maxPerSlice(), remaining))
 		}
 		for next < len(pending) && len(target.Endpoints) < s.opts.maxPerSlice() {

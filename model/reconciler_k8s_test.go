@@ -125,7 +125,7 @@ func toK8sSlice(s *EndpointSlice) *discovery.EndpointSlice {
 	out := &discovery.EndpointSlice{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: s.Name, GenerateName: s.GenerateName, Namespace: s.Namespace, UID: types.UID(s.UID),
-			ResourceVersion: s.ResourceVersion, Labels: s.Labels, Annotations: s.Annotations,
+			ResourceVersion: s.ResourceVersion, Labels: s.Labels.Map(), Annotations: s.Annotations.Map(),
 		},
 		AddressType: discovery.AddressType(s.AddressType),
 		Endpoints:   []discovery.Endpoint{},
@@ -173,7 +173,7 @@ func fromK8sSlice(k *discovery.EndpointSlice) *EndpointSlice {
 	out := &EndpointSlice{
 		ObjectMeta: ObjectMeta{
 			Name: k.Name, GenerateName: k.GenerateName, Namespace: k.Namespace, UID: string(k.UID),
-			ResourceVersion: k.ResourceVersion, Labels: k.Labels, Annotations: k.Annotations,
+			ResourceVersion: k.ResourceVersion, Labels: StringMapOf(k.Labels), Annotations: StringMapOf(k.Annotations),
 		},
 		AddressType: AddressType(k.AddressType),
 	}
@@ -455,7 +455,7 @@ func stateSummary(stored []*EndpointSlice, looseHints bool) string {
 		for _, o := range s.OwnerReferences {
 			owners = append(owners, fmt.Sprintf("%+v/%v/%v", o.UID, *o.Controller, *o.BlockOwnerDeletion))
 		}
-		metas = append(metas, fmt.Sprintf("%s|%s|%v|gen=%s|ns=%s", s.AddressType, mapString(s.Labels), owners, s.GenerateName, s.Namespace))
+		metas = append(metas, fmt.Sprintf("%s|%s|%v|gen=%s|ns=%s", s.AddressType, mapString(s.Labels.Map()), owners, s.GenerateName, s.Namespace))
 		for i := range s.Endpoints {
 			e := &s.Endpoints[i]
 			eps = append(eps, string(s.AddressType)+"|"+endpointString(e, !looseHints))
@@ -505,7 +505,7 @@ func (h *upstreamHarness) setTopologyNodes(nodes []*Node) {
 func writtenSummary(written []*EndpointSlice) string {
 	var out []string
 	for _, s := range written {
-		out = append(out, fmt.Sprintf("%s|%s|%s", s.AddressType, mapString(s.Labels), mapString(s.Annotations)))
+		out = append(out, fmt.Sprintf("%s|%s|%s", s.AddressType, mapString(s.Labels.Map()), mapString(s.Annotations.Map())))
 	}
 	slices.Sort(out)
 	return strings.Join(out, "\n")

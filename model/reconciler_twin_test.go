@@ -22,7 +22,7 @@ func planString(res SyncResult) string {
 		}{{"create", p.ToCreate}, {"update", p.ToUpdate}, {"delete", p.ToDelete}} {
 			for _, s := range l.slices {
 				fmt.Fprintf(&b, " %s name=%q gen=%q ns=%s at=%s labels=%s ann=%s owners=%d ports=%q\n", l.verb, s.Name, s.GenerateName,
-					s.Namespace, s.AddressType, mapString(s.Labels), mapString(s.Annotations), len(s.OwnerReferences), NewPortMapKey(s.Ports))
+					s.Namespace, s.AddressType, mapString(s.Labels.Map()), mapString(s.Annotations.Map()), len(s.OwnerReferences), NewPortMapKey(s.Ports))
 				if l.verb == "delete" {
 					continue
 				}

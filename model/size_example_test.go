@@ -11,7 +11,7 @@ func ExampleSliceSizer() {
 	slice := &model.EndpointSlice{
 		ObjectMeta: model.ObjectMeta{
 			Name: "web-abcde", GenerateName: "web-", Namespace: "default",
-			Labels: map[string]string{model.LabelServiceName: "web", model.LabelManagedBy: model.ControllerName},
+			Labels: model.StringMapFrom(model.LabelServiceName, "web", model.LabelManagedBy, model.ControllerName),
 		},
 		AddressType: model.AddressTypeIPv4,
 		Ports:       []model.EndpointPort{{Name: model.Ptr("http"), Protocol: model.Ptr(model.ProtocolTCP), Port: model.Ptr(int32(8080))}},

@@ -57,10 +57,10 @@ func jsonObjectMeta(m *ObjectMeta) int64 {
 }
 
 // jsonStringMap is the length of a map[string]string object.
-func jsonStringMap(m map[string]string) int64 {
+func jsonStringMap(m StringMap) int64 {
 	var o jsonObject
-	for k, v := range m {
-		o.addRaw(jsonString(k) + 1 + jsonString(v))
+	for _, l := range m {
+		o.addRaw(jsonString(l.Key) + 1 + jsonString(l.Value))
 	}
 	return o.size()
 }

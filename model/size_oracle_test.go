@@ -101,8 +101,8 @@ func k8sMeta(m *ObjectMeta) metav1.ObjectMeta {
 		ResourceVersion:   m.ResourceVersion,
 		Generation:        m.Generation,
 		CreationTimestamp: k8sTime(m.CreationTimestamp),
-		Labels:            m.Labels,
-		Annotations:       m.Annotations,
+		Labels:            m.Labels.Map(),
+		Annotations:       m.Annotations.Map(),
 	}
 	for _, r := range m.OwnerReferences {
 		out.OwnerReferences = append(out.OwnerReferences, metav1.OwnerReference{

@@ -70,42 +70,12 @@ func pbManagedFields(m *ObjectMeta) int64 {
 }
 
 // pbStringMap is the size of a map<string,string> field.
-func pbStringMap(m map[string]string) int64 {
-	if n, ok := pbWellKnownMap(m); ok {
-		return n
-	}
+func pbStringMap(m StringMap) int64 {
 	var n int64
-	for k, v := range m {
-		n += pbBytes(pbString(k) + pbString(v))
+	for _, l := range m {
+		n += pbBytes(pbString(l.Key) + pbString(l.Value))
 	}
 	return n
-}
-
-// pbWellKnownMap is pbStringMap of m, found by lookups rather than a range, when m is one
-// of the maps the controllers put on nearly every object they write (ok): a slice's
-// service-name and managed-by labels, an Endpoints object's managed-by label, the
-// trigger-time annotation. A range over a Go map starts with a random draw and costs more
-// than the lookups, and these maps are measured on every write.
-func pbWellKnownMap(m map[string]string) (n int64, ok bool) {
-	entry := func(k, v string) int64 { return pbBytes(pbString(k) + pbString(v)) }
-	switch len(m) {
-	case 0:
-		return 0, true
-	case 1:
-		if v, has := m[AnnotationTriggerTime]; has {
-			return entry(AnnotationTriggerTime, v), true
-		}
-		if v, has := m[LabelEndpointsManagedBy]; has {
-			return entry(LabelEndpointsManagedBy, v), true
-		}
-	case 2:
-		name, hasName := m[LabelServiceName]
-		by, hasBy := m[LabelManagedBy]
-		if hasName && hasBy {
-			return entry(LabelServiceName, name) + entry(LabelManagedBy, by), true
-		}
-	}
-	return 0, false
 }
 
 // pbOwnerReference: kind, name, uid, apiVersion always; controller, blockOwnerDeletion if set.

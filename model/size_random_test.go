@@ -127,8 +127,8 @@ func (g *objectGen) meta() ObjectMeta {
 		Namespace:         g.name("ns"),
 		UID:               g.uid(),
 		CreationTimestamp: g.timestamp(),
-		Labels:            g.stringMap(labelKeys, g.r.IntN(6)),
-		Annotations:       g.stringMap(annotationKeys, g.r.IntN(3)),
+		Labels:            StringMapOf(g.stringMap(labelKeys, g.r.IntN(6))),
+		Annotations:       StringMapOf(g.stringMap(annotationKeys, g.r.IntN(3))),
 	}
 	if g.chance(0.8) {
 		m.ResourceVersion = strconv.FormatUint(g.r.Uint64N(1<<40), 10)
@@ -267,9 +267,9 @@ func (g *objectGen) endpoints(maxAddresses int) *Endpoints {
 	}
 	if g.chance(0.2) {
 		if e.Annotations == nil {
-			e.Annotations = map[string]string{}
+			e.Annotations = StringMapOf(map[string]string{})
 		}
-		e.Annotations[AnnotationOverCapacity] = "truncated"
+		e.Annotations.Set(AnnotationOverCapacity, "truncated")
 	}
 	subsets := g.r.IntN(4)
 	if subsets == 0 && g.chance(0.5) {

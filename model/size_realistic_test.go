@@ -42,11 +42,11 @@ func realisticSliceMeta() ObjectMeta {
 		ResourceVersion:   "123456",
 		Generation:        1,
 		CreationTimestamp: realisticTime,
-		Labels: map[string]string{
+		Labels: StringMapOf(map[string]string{
 			LabelServiceName: "web",
 			LabelManagedBy:   ControllerName,
-		},
-		Annotations: map[string]string{AnnotationTriggerTime: realisticTime.RFC3339Nano()},
+		}),
+		Annotations: StringMapOf(map[string]string{AnnotationTriggerTime: realisticTime.RFC3339Nano()}),
 		OwnerReferences: []OwnerReference{{
 			APIVersion: "v1", Kind: "Service", Name: "web", UID: realisticServiceUID,
 			Controller: Ptr(true), BlockOwnerDeletion: Ptr(true),
@@ -93,8 +93,8 @@ func realisticEndpoints(n int, managedFields bool) *Endpoints {
 		UID:               realisticUID(1 << 21),
 		ResourceVersion:   "123456",
 		CreationTimestamp: realisticTime,
-		Labels:            map[string]string{"app": "web"},
-		Annotations:       map[string]string{AnnotationTriggerTime: realisticTime.RFC3339Nano()},
+		Labels:            StringMapOf(map[string]string{"app": "web"}),
+		Annotations:       StringMapOf(map[string]string{AnnotationTriggerTime: realisticTime.RFC3339Nano()}),
 	}}
 	if n > 0 {
 		sub := EndpointSubset{Ports: []EndpointsPort{{Name: "http", Port: 8080, Protocol: ProtocolTCP}}}

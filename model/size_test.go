@@ -165,7 +165,7 @@ func TestSizesAcrossVarintBoundaries(t *testing.T) {
 		base := realisticSlice(n, false, n == 114)
 		for extra := range 300 {
 			s := *base
-			s.Annotations = map[string]string{"pad": strings.Repeat("p", extra)}
+			s.Annotations = StringMapOf(map[string]string{"pad": strings.Repeat("p", extra)})
 			if n == 0 {
 				s.ObjectMeta = ObjectMeta{Annotations: s.Annotations}
 				s.Ports = nil
@@ -225,7 +225,7 @@ func applySliceEdit(g *objectGen, s *EndpointSlice, z *SliceSizer, op int) {
 		s.Endpoints[i] = ep
 	}
 	if g.chance(0.05) { // metadata changes too, e.g. a new trigger time
-		s.Annotations = map[string]string{AnnotationTriggerTime: g.timestamp().RFC3339Nano()}
+		s.Annotations = StringMapOf(map[string]string{AnnotationTriggerTime: g.timestamp().RFC3339Nano()})
 	}
 }
 
@@ -292,7 +292,7 @@ func TestSubsetSizeIncremental(t *testing.T) {
 // structured-merge-diff's serialization of the same field set.
 func TestManagedFieldsMatchesStructuredMergeDiff(t *testing.T) {
 	s := realisticSlice(3, false, false)
-	s.Labels["app.kubernetes.io/name"] = "web"
+	s.Labels.Set("app.kubernetes.io/name", "web")
 	want := fieldpath.NewSet(
 		fieldpath.MakePathOrDie("addressType"),
 		fieldpath.MakePathOrDie("endpoints"),

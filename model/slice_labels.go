@@ -1,7 +1,6 @@
 package model
 
 import (
-	"maps"
 	"net"
 	"slices"
 	"sync/atomic"
@@ -21,42 +20,31 @@ var reservedLabelKeys = [...]string{LabelServiceName, LabelManagedBy, LabelHeadl
 // non-reserved labels, the headless label when it has no cluster IP, the service-name label
 // and the managed-by label.
 // upstream: utils.go setEndpointSliceLabels (the label map it returns)
-func SliceLabels(svc *Service) map[string]string {
-	out := make(map[string]string, len(svc.Labels)+3)
+func SliceLabels(svc *Service) StringMap {
+	out := make(StringMap, 0, len(svc.Labels)+3)
 	for k, v := range svc.Labels {
 		if !isReservedLabelKey(k) {
-			out[k] = v
+			out = append(out, Label{Key: k, Value: v})
 		}
 	}
 	if svc.IsHeadless() {
-		out[LabelHeadless] = ""
+		out = append(out, Label{Key: LabelHeadless})
 	}
-	out[LabelServiceName] = svc.Name
-	out[LabelManagedBy] = ControllerName
+	out = append(out, Label{Key: LabelServiceName, Value: svc.Name}, Label{Key: LabelManagedBy, Value: ControllerName})
+	slices.SortFunc(out, compareLabels)
 	return out
 }
 
 // labelsChanged reports whether the non-reserved labels of a slice differ from the Service's.
 // upstream: utils.go setEndpointSliceLabels (the "updated" result)
-func labelsChanged(sliceLabels map[string]string, svc *Service) bool {
-	if len(svc.Labels) == 0 {
-		// The usual case, looked up rather than ranged over (see pbWellKnownMap): the
-		// slice's labels changed when it has any but the reserved ones.
-		reserved := 0
-		for _, k := range reservedLabelKeys {
-			if _, ok := sliceLabels[k]; ok {
-				reserved++
-			}
-		}
-		return len(sliceLabels) != reserved
-	}
+func labelsChanged(sliceLabels StringMap, svc *Service) bool {
 	n := 0
-	for k, v := range sliceLabels {
-		if isReservedLabelKey(k) {
+	for _, l := range sliceLabels {
+		if isReservedLabelKey(l.Key) {
 			continue
 		}
 		n++
-		if sv, ok := svc.Labels[k]; !ok || sv != v {
+		if sv, ok := svc.Labels[l.Key]; !ok || sv != l.Value {
 			return true
 		}
 	}
@@ -137,7 +125,7 @@ func isDNS1123Subdomain(s string, last byte) bool {
 
 // newEndpointSlice builds a new, unnamed slice for svc with the given ports and labels.
 // upstream: utils.go newEndpointSlice
-func newEndpointSlice(svc *Service, ports []EndpointPort, addressType AddressType, labels map[string]string) *EndpointSlice {
+func newEndpointSlice(svc *Service, ports []EndpointPort, addressType AddressType, labels StringMap) *EndpointSlice {
 	o := new(EndpointSlice)
 	setNewEndpointSlice(o, svc, ports, addressType, labels, []OwnerReference{controllerRef(svc)})
 	return o
@@ -146,7 +134,7 @@ func newEndpointSlice(svc *Service, ports []EndpointPort, addressType AddressTyp
 // setNewEndpointSlice makes o what newEndpointSlice returns, with owners (the Service's
 // controller reference alone) as its ownerReferences: a list that, as the labels, may be
 // shared by every slice of the Service (nothing writes through it).
-func setNewEndpointSlice(o *EndpointSlice, svc *Service, ports []EndpointPort, addressType AddressType, labels map[string]string, owners []OwnerReference) {
+func setNewEndpointSlice(o *EndpointSlice, svc *Service, ports []EndpointPort, addressType AddressType, labels StringMap, owners []OwnerReference) {
 	*o = EndpointSlice{
 		ObjectMeta: ObjectMeta{
 			GenerateName:    endpointSlicePrefix(svc.Name),
@@ -161,15 +149,14 @@ func setNewEndpointSlice(o *EndpointSlice, svc *Service, ports []EndpointPort, a
 }
 
 // withTriggerTime returns annotations with the trigger-time annotation set, or removed when
-// at is zero. It always returns a new map (the input is shared with stored objects).
+// at is zero. It always returns a new list (the input is shared with stored objects).
 // upstream: utils.go addtriggerTimeAnnotation
-func withTriggerTime(annotations map[string]string, at Timestamp) map[string]string {
-	out := make(map[string]string, len(annotations)+1)
-	maps.Copy(out, annotations)
+func withTriggerTime(annotations StringMap, at Timestamp) StringMap {
+	out := annotations.Clone()
 	if at.IsZero() {
-		delete(out, AnnotationTriggerTime)
+		out.Delete(AnnotationTriggerTime)
 	} else {
-		out[AnnotationTriggerTime] = at.RFC3339Nano()
+		out.Set(AnnotationTriggerTime, at.RFC3339Nano())
 	}
 	return out
 }
@@ -181,7 +168,7 @@ func withTriggerTime(annotations map[string]string, at Timestamp) map[string]str
 // trigger was made before; with one slot (the last map only) a third of them were made
 // again, a map and a formatted time each. They are never written through, so the
 // goroutines of parallel runs (sim plan) may share them.
-func triggerOnly(at Timestamp) map[string]string {
+func triggerOnly(at Timestamp) StringMap {
 	slot := &triggerCache[uint64(at)/uint64(time.Second)%triggerCacheSize]
 	if t := slot.Load(); t != nil && t.at == at {
 		return t.annotations
@@ -194,11 +181,11 @@ func triggerOnly(at Timestamp) map[string]string {
 // triggerTimeAnnotation returns at formatted as the trigger-time annotation's value
 // (Timestamp.RFC3339Nano), shared with triggerOnly's maps: the same string is not
 // formatted again for every object written with that trigger. at must not be zero.
-func triggerTimeAnnotation(at Timestamp) string { return triggerOnly(at)[AnnotationTriggerTime] }
+func triggerTimeAnnotation(at Timestamp) string { return triggerOnly(at).Get(AnnotationTriggerTime) }
 
 type triggerAnnotations struct {
 	at          Timestamp
-	annotations map[string]string
+	annotations StringMap
 }
 
 // triggerCacheSize is the number of seconds triggerOnly remembers (a power of two).
@@ -217,13 +204,8 @@ func placeholderEqual(slice, p *EndpointSlice) bool {
 	if slice.Namespace != p.Namespace || slice.AddressType != p.AddressType {
 		return false
 	}
-	if len(slice.Labels) != len(p.Labels) {
+	if !slice.Labels.Equal(p.Labels) {
 		return false
-	}
-	for k, v := range slice.Labels {
-		if pv, ok := p.Labels[k]; !ok || pv != v {
-			return false
-		}
 	}
 	// The placeholder has no ports and no endpoints.
 	return len(slice.Ports) == 0 && len(slice.Endpoints) == 0 && len(p.Ports) == 0 && len(p.Endpoints) == 0

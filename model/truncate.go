@@ -78,7 +78,7 @@ func truncateEndpoints(ep *Endpoints) bool {
 // carries no over-capacity annotation. An object with the annotation never passes, which is why
 // an over-capacity Endpoints is PUT on every sync (UPSTREAM.md §3 "Quirk").
 // upstream: endpoints_controller.go capacityAnnotationSetCorrectly.
-func capacityAnnotationSetCorrectly(annotations map[string]string, subsets []EndpointSubset) bool {
+func capacityAnnotationSetCorrectly(annotations StringMap, subsets []EndpointSubset) bool {
 	n := 0
 	for _, s := range subsets {
 		n += len(s.Addresses) + len(s.NotReadyAddresses)
@@ -86,6 +86,5 @@ func capacityAnnotationSetCorrectly(annotations map[string]string, subsets []End
 	if n > EndpointsMaxCapacity {
 		return false
 	}
-	_, ok := annotations[AnnotationOverCapacity]
-	return !ok
+	return !annotations.Has(AnnotationOverCapacity)
 }

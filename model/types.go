@@ -504,8 +504,8 @@ type ObjectMeta struct {
 	ResourceVersion   string
 	Generation        int64
 	CreationTimestamp Timestamp
-	Labels            map[string]string
-	Annotations       map[string]string
+	Labels            StringMap
+	Annotations       StringMap
 	OwnerReferences   []OwnerReference
 	// ManagedFields is the managedFields entries as the API server stores them.
 	ManagedFields []ManagedFieldsEntry

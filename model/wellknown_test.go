@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -35,26 +36,54 @@ func randomObjectAndServiceLabels(r *rand.Rand) (object, svc map[string]string) 
 	return object, svc
 }
 
-// TestPbStringMapWellKnown checks the lookup path of pbStringMap against a range over the
-// map, on maps of well-known keys only (the lookup path) and with others (the range).
-func TestPbStringMapWellKnown(t *testing.T) {
+// TestStringMapActsAsAMap applies random sets and deletes to a StringMap and to a Go map
+// side by side: after each, the StringMap holds the map's pairs in key order, lookups
+// agree, the protobuf size is the sum over the map's entries, and a StringMap the change
+// started from (which objects may share) is left as it was.
+func TestStringMapActsAsAMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	lookedUp := 0
-	for range 5000 {
-		m := randomMetaMap(r)
-		var want int64
-		for k, v := range m {
-			want += pbBytes(pbString(k) + pbString(v))
+	keys := []string{LabelServiceName, LabelManagedBy, AnnotationTriggerTime, LabelHeadless, "a", "z", "example.com/key-0"}
+	for range 500 {
+		want := randomMetaMap(r)
+		got := StringMapOf(want)
+		if want == nil {
+			want = map[string]string{}
 		}
-		if got := pbStringMap(m); got != want {
-			t.Fatalf("pbStringMap(%v) = %d, want %d", m, got, want)
-		}
-		if _, ok := pbWellKnownMap(m); ok {
-			lookedUp++
+		for range 12 {
+			before, kept := got, got.Clone()
+			k := keys[r.IntN(len(keys))]
+			_, present := want[k]
+			if r.IntN(3) == 0 {
+				delete(want, k)
+				got.Delete(k)
+			} else {
+				v := fmt.Sprint(r.IntN(3))
+				want[k] = v
+				got.Set(k, v)
+			}
+			if !present && !before.Equal(kept) {
+				t.Fatalf("adding or deleting %q changed the StringMap it started from: %v, was %v", k, before, kept)
+			}
+			if !maps.Equal(got.Map(), want) || !slices.IsSortedFunc(got, compareLabels) {
+				t.Fatalf("after a change of %q: %v, want the pairs of %v in key order", k, got, want)
+			}
+			for _, k := range keys {
+				v, ok := want[k]
+				if gv, gok := got.Lookup(k); gv != v || gok != ok || got.Get(k) != v || got.Has(k) != ok {
+					t.Fatalf("%v: Lookup(%q) = %q, %v; want %q, %v", got, k, gv, gok, v, ok)
+				}
+			}
+			var size int64
+			for k, v := range want {
+				size += pbBytes(pbString(k) + pbString(v))
+			}
+			if n := pbStringMap(got); n != size {
+				t.Fatalf("pbStringMap(%v) = %d, want %d", got, n, size)
+			}
 		}
 	}
-	if lookedUp < 1000 || lookedUp > 4500 {
-		t.Errorf("%d of 5000 maps took the lookup path: the test no longer covers both", lookedUp)
+	if got := StringMapFrom("b", "1", "a", "2", "b", "3"); fmt.Sprint(got) != "[{a 2} {b 3}]" {
+		t.Errorf("StringMapFrom = %v", got)
 	}
 }
 
@@ -79,7 +108,7 @@ func TestLabelsChangedMatchesUpstream(t *testing.T) {
 			sliceLabels = maps.Clone(svcLabels) // often unchanged
 		}
 		want := !maps.Equal(nonReserved(sliceLabels), nonReserved(svcLabels))
-		if got := labelsChanged(sliceLabels, &Service{Labels: svcLabels}); got != want {
+		if got := labelsChanged(StringMapOf(sliceLabels), &Service{Labels: svcLabels}); got != want {
 			t.Fatalf("labelsChanged(%v, %v) = %v, want %v", sliceLabels, svcLabels, got, want)
 		}
 		if want {
@@ -131,7 +160,7 @@ func TestLabelsCorrectForEndpointsMatchesUpstream(t *testing.T) {
 			}
 		}
 		want := upstream(ep, svc)
-		if got := labelsCorrectForEndpoints(ep, svc); got != want {
+		if got := labelsCorrectForEndpoints(StringMapOf(ep), svc); got != want {
 			t.Fatalf("labelsCorrectForEndpoints(%v, %v) = %v, want %v", ep, svc, got, want)
 		}
 		if want {

@@ -87,8 +87,8 @@ type triggerReader struct {
 // of reads the trigger-time annotation as kube-proxy does (RFC 3339, nanoseconds allowed);
 // a missing or malformed one is none. upstream: pkg/proxy/endpointschangetracker.go
 // getLastChangeTriggerTime.
-func (r *triggerReader) of(annotations map[string]string) (Time, bool) {
-	v, ok := annotations[model.AnnotationTriggerTime]
+func (r *triggerReader) of(annotations model.StringMap) (Time, bool) {
+	v, ok := annotations.Lookup(model.AnnotationTriggerTime)
 	if !ok {
 		return 0, false
 	}

@@ -21,7 +21,7 @@ func TestTriggerReader(t *testing.T) {
 		if v == "missing" {
 			ann = map[string]string{"other": at(1, 0)}
 		}
-		got, gotOK := r.of(ann)
+		got, gotOK := r.of(model.StringMapOf(ann))
 		want, wantOK := Time(0), false
 		if v != "missing" {
 			want, wantOK = parseTrigger(v)

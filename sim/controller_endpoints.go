@@ -66,8 +66,8 @@ type endpointsSnapshot struct {
 	// manual is the user's Endpoints object of a selector-less Service (then the rest is
 	// unset).
 	manual *model.Endpoints
-	// annotations is a map to reuse for meta's annotations (nil: none yet).
-	annotations map[string]string
+	// annotations is a list to reuse for meta's annotations (nil: none yet).
+	annotations model.StringMap
 }
 
 func newEndpointsSyncer(e *Engine) *endpointsSyncer {
@@ -191,7 +191,7 @@ func (y *endpointsSyncer) sync(s *serviceState, trigger model.Timestamp, buf []w
 func (y *endpointsSyncer) newSnapshot() *endpointsSnapshot { return takeFree(&y.freeSnaps) }
 
 // freeSnapshot keeps the snapshot of a settled write for reuse: nothing refers to it once
-// applied has run. It keeps its annotations map and subset list, and drops the rest.
+// applied has run. It keeps its annotations list and subset list, and drops the rest.
 func (y *endpointsSyncer) freeSnapshot(snap *endpointsSnapshot) {
 	ann := snap.annotations
 	if snap.meta.Annotations != nil {

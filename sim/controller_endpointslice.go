@@ -292,12 +292,11 @@ func (y *sliceSyncer) mirror(s *serviceState, buf []write) []write {
 // (upstream: cmd/kube-proxy/app/server.go), and by that of watchers that also take headless
 // Services (CoreDNS), !service.kubernetes.io/service-proxy-name. Every write asks both, of
 // the object and of the one it replaces: two lookups answer them.
-func proxySelection(labels map[string]string) (selected, selectedAll bool) {
-	if _, named := labels[model.LabelServiceProxyName]; named {
+func proxySelection(labels model.StringMap) (selected, selectedAll bool) {
+	if labels.Has(model.LabelServiceProxyName) {
 		return false, false
 	}
-	_, headless := labels[model.LabelHeadless]
-	return !headless, true
+	return !labels.Has(model.LabelHeadless), true
 }
 
 // nodesChanged refreshes the topology cache's zone weights after node readiness changed and

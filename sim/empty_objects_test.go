@@ -135,7 +135,7 @@ func TestEmptyEndpointsMatchesUpstream(t *testing.T) {
 	ep.UID = types.UID(meta.uid)
 	ep.ResourceVersion = meta.resourceVersion
 	ep.CreationTimestamp = metav1.NewTime(meta.created.Time())
-	mf := model.EndpointsManagedFields(&model.Endpoints{ObjectMeta: model.ObjectMeta{Labels: ep.Labels, Annotations: ep.Annotations}}, now)
+	mf := model.EndpointsManagedFields(&model.Endpoints{ObjectMeta: model.ObjectMeta{Labels: model.StringMapOf(ep.Labels), Annotations: model.StringMapOf(ep.Annotations)}}, now)
 	ep.ManagedFields = apiManagedFields([]model.ManagedFieldsEntry{mf})
 
 	for _, enc := range []model.Encoding{model.Protobuf, model.JSON} {
@@ -150,7 +150,7 @@ func TestEmptyEndpointsMatchesUpstream(t *testing.T) {
 // derived from the object itself (model.EndpointSliceManagedFields: the field set, checked
 // against structured-merge-diff in the model's tests).
 func sliceFieldsOf(k *discoveryv1.EndpointSlice, at model.Timestamp) []metav1.ManagedFieldsEntry {
-	m := model.ObjectMeta{GenerateName: k.GenerateName, Labels: k.Labels, Annotations: k.Annotations}
+	m := model.ObjectMeta{GenerateName: k.GenerateName, Labels: model.StringMapOf(k.Labels), Annotations: model.StringMapOf(k.Annotations)}
 	for _, r := range k.OwnerReferences {
 		m.OwnerReferences = append(m.OwnerReferences, model.OwnerReference{UID: string(r.UID)})
 	}

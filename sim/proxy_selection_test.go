@@ -40,7 +40,7 @@ func TestProxySelectionAsUpstream(t *testing.T) {
 		{proxyName: "", corev1.IsHeadlessService: ""},
 		{"service.kubernetes.io/headless-not": "x", "app": "web"},
 	} {
-		selected, selectedAll := proxySelection(l)
+		selected, selectedAll := proxySelection(model.StringMapOf(l))
 		if want := proxy.Matches(labels.Set(l)); selected != want {
 			t.Errorf("labels %v: selected by kube-proxy %v, upstream's selector says %v", l, selected, want)
 		}

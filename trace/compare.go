@@ -63,10 +63,8 @@ type Comparison struct {
 // kubeProxySelects is kube-proxy's EndpointSlice label selector: no headless label and no
 // service-proxy-name label (upstream: cmd/kube-proxy/app/server.go, the informer's
 // LabelSelector "!service.kubernetes.io/service-proxy-name,!service.kubernetes.io/headless").
-func kubeProxySelects(labels map[string]string) bool {
-	_, headless := labels[model.LabelHeadless]
-	_, proxy := labels[model.LabelServiceProxyName]
-	return !headless && !proxy
+func kubeProxySelects(labels model.StringMap) bool {
+	return !labels.Has(model.LabelHeadless) && !labels.Has(model.LabelServiceProxyName)
 }
 
 // CompareSlices reads the real EndpointSlice stream src to its end and compares it with the
@@ -100,7 +98,7 @@ func CompareSlices(src *SliceReader, services []*model.Service, res *sim.Results
 			return nil, err
 		}
 		s := ev.Slice
-		if s.Labels[model.LabelManagedBy] != model.ControllerName {
+		if s.Labels.Get(model.LabelManagedBy) != model.ControllerName {
 			c.OtherManagers++
 			continue
 		}
@@ -109,7 +107,7 @@ func CompareSlices(src *SliceReader, services []*model.Service, res *sim.Results
 			size := model.EndpointSliceSize(s, model.Protobuf)
 			fanout = model.WatchEventSize(size, ev.Type, model.Protobuf) * watchers
 		}
-		name := s.Labels[model.LabelServiceName]
+		name := s.Labels.Get(model.LabelServiceName)
 		service(s.Namespace, name).Real.add(ev.Type, fanout)
 		c.Real.add(ev.Type, fanout)
 	}

@@ -365,7 +365,7 @@ func SliceFromAPI(s *discoveryv1.EndpointSlice) *model.EndpointSlice {
 			Name: s.Name, GenerateName: s.GenerateName, Namespace: s.Namespace, UID: string(s.UID),
 			ResourceVersion: s.ResourceVersion, Generation: s.Generation,
 			CreationTimestamp: stamp(s.CreationTimestamp),
-			Labels:            s.Labels, Annotations: s.Annotations,
+			Labels:            model.StringMapOf(s.Labels), Annotations: model.StringMapOf(s.Annotations),
 		},
 		AddressType: model.AddressType(s.AddressType),
 	}
@@ -413,7 +413,7 @@ func SliceFromAPI(s *discoveryv1.EndpointSlice) *model.EndpointSlice {
 	}
 	if len(m.ManagedFields) == 0 {
 		at := m.CreationTimestamp
-		if t := m.Annotations[model.AnnotationTriggerTime]; t != "" {
+		if t := m.Annotations.Get(model.AnnotationTriggerTime); t != "" {
 			if tt, err := time.Parse(time.RFC3339Nano, t); err == nil {
 				at = model.Timestamp(tt.Truncate(time.Second).UnixNano())
 			}
