@@ -21,7 +21,16 @@ var reservedLabelKeys = [...]string{LabelServiceName, LabelManagedBy, LabelHeadl
 // and the managed-by label.
 // upstream: utils.go setEndpointSliceLabels (the label map it returns)
 func SliceLabels(svc *Service) StringMap {
-	out := make(StringMap, 0, len(svc.Labels)+3)
+	n := 2 // service-name and managed-by
+	for k := range svc.Labels {
+		if !isReservedLabelKey(k) {
+			n++
+		}
+	}
+	if svc.IsHeadless() {
+		n++
+	}
+	out := make(StringMap, 0, n) // exactly: every Service keeps its own
 	for k, v := range svc.Labels {
 		if !isReservedLabelKey(k) {
 			out = append(out, Label{Key: k, Value: v})

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -35,5 +36,25 @@ func TestTriggerOnlyMatchesWithTriggerTime(t *testing.T) {
 	}
 	if got, want := triggerTimeAnnotation(t0), t0.RFC3339Nano(); got != want {
 		t.Errorf("triggerTimeAnnotation = %q, want %q", got, want)
+	}
+}
+
+// TestSliceLabelsExactly: every Service keeps its slice labels, so SliceLabels allocates no
+// spare pair, whatever labels (reserved ones included) the Service has and whether it is
+// headless; the pairs are in key order.
+func TestSliceLabelsExactly(t *testing.T) {
+	for _, svc := range []*Service{
+		{Name: "web", ClusterIP: "10.0.0.1"},
+		{Name: "web", ClusterIP: "None"},
+		{Name: "web", ClusterIP: "10.0.0.1", Labels: map[string]string{"app": "web", LabelServiceName: "other", LabelHeadless: ""}},
+		{Name: "web", Labels: map[string]string{"tier": "front", LabelManagedBy: "someone"}},
+	} {
+		l := SliceLabels(svc)
+		if cap(l) != len(l) || !slices.IsSortedFunc(l, compareLabels) {
+			t.Errorf("SliceLabels(%v, %q) = %v: %d pairs in an array of %d, or out of order", svc.Labels, svc.ClusterIP, l, len(l), cap(l))
+		}
+		if l.Get(LabelServiceName) != "web" || l.Get(LabelManagedBy) != ControllerName || l.Has(LabelHeadless) != svc.IsHeadless() {
+			t.Errorf("SliceLabels(%v, %q) = %v", svc.Labels, svc.ClusterIP, l)
+		}
 	}
 }
