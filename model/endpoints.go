@@ -198,7 +198,7 @@ var (
 )
 
 // labelsEqualForEndpoints reports whether stored equals legacyEndpointsLabels(svc), without
-// building that map.
+// building that list.
 func labelsEqualForEndpoints(stored StringMap, svc *Service) bool {
 	n := 1 // managed-by
 	if v, ok := stored.Lookup(LabelEndpointsManagedBy); !ok || v != EndpointsControllerName {
