@@ -23,6 +23,8 @@ func TestRecordSizes(t *testing.T) {
 		{"ServiceEndpoints", unsafe.Sizeof(ServiceEndpoints{}), 320, "one per Service"},
 		{"family", unsafe.Sizeof(family{}), 224, "one per Service and IP family"},
 		{"storedSlice", unsafe.Sizeof(storedSlice{}), 96, "one per stored slice"},
+		{"Service", unsafe.Sizeof(Service{}), 192, "one per Service"},
+		{"EndpointSlice", unsafe.Sizeof(EndpointSlice{}), 256, "one per stored slice"},
 	} {
 		if tc.size > tc.max {
 			t.Errorf("%s is %d bytes, over its %d-byte size class (%s)", tc.name, tc.size, tc.max, tc.whatIsKept)

@@ -131,7 +131,7 @@ type serviceState struct {
 	// dcRetrying is true while a delayed add of the Deployment waits for dcRetryAt.
 	dcRetrying bool
 	// created is true once the create action ran. (The flags share one word: a Service's
-	// state is 288 bytes instead of 320.)
+	// state was 320 bytes with them apart.)
 	created bool
 	// generation is the Deployment's metadata.generation (a new template or replicas move
 	// it on); dcStatus its status as the Deployment controller last wrote it.

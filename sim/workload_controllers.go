@@ -608,10 +608,11 @@ func (s *serviceState) scalingEvent() bool {
 // available ones), terminatingReplicas, and the Available condition (at least replicas −
 // maxUnavailable available). The Progressing condition's updates come with a change of
 // these counts. upstream: deployment/sync.go calculateStatus, syncRolloutStatus,
-// syncDeploymentStatus (no write when the status is unchanged).
+// syncDeploymentStatus (no write when the status is unchanged). The counts are int32, as
+// in the API (apps/v1 DeploymentStatus): a Service's state is 256 bytes instead of 288.
 type deploymentStatus struct {
 	generation                                                    int
-	replicas, updated, ready, available, unavailable, terminating int
+	replicas, updated, ready, available, unavailable, terminating int32
 	minAvailable                                                  bool
 }
 
@@ -622,14 +623,14 @@ func (s *serviceState) deploymentStatus(newSpec int, createdNow bool) deployment
 	st := deploymentStatus{generation: s.generation}
 	spec := 0
 	add := func(rs *replicaSet) {
-		st.replicas += rs.status.live
-		st.ready += rs.status.ready
-		st.available += rs.status.available
-		st.terminating += rs.status.terminating
+		st.replicas += int32(rs.status.live)
+		st.ready += int32(rs.status.ready)
+		st.available += int32(rs.status.available)
+		st.terminating += int32(rs.status.terminating)
 	}
 	if s.newRSCreated {
 		add(s.newRS)
-		st.updated = s.newRS.status.live
+		st.updated = int32(s.newRS.status.live)
 		spec = s.newRS.spec
 		if createdNow {
 			spec = newSpec
@@ -639,12 +640,12 @@ func (s *serviceState) deploymentStatus(newSpec int, createdNow bool) deployment
 		add(o)
 		spec += o.spec
 	}
-	st.unavailable = max(spec-st.available, 0)
+	st.unavailable = max(int32(spec)-st.available, 0)
 	maxUnavailable := 0 // MaxUnavailable: none of 0 replicas, at most all of them
 	if s.replicas > 0 {
 		maxUnavailable = min(s.unavail, s.replicas)
 	}
-	st.minAvailable = st.available >= s.replicas-maxUnavailable
+	st.minAvailable = int(st.available) >= s.replicas-maxUnavailable
 	return st
 }
 
@@ -858,7 +859,7 @@ func (p *deploymentPlan) scaleProportionally() {
 	if p.newCreated && p.newSpec > 0 {
 		targets = append(targets, scaleTarget{rs: s.newRS, old: -1, spec: p.newSpec, max: s.newRS.maxReplicas})
 	}
-	proportionalSizes(s.replicas, s.surge, s.dcStatus.replicas, targets)
+	proportionalSizes(s.replicas, s.surge, int(s.dcStatus.replicas), targets)
 	for _, t := range targets {
 		if t.size == t.spec && t.rs.desired == p.desired && t.rs.maxReplicas == p.maxReplicas {
 			continue
