@@ -20,12 +20,27 @@ func StringMapOf(m map[string]string) StringMap {
 	if len(m) == 0 {
 		return nil
 	}
-	s := make(StringMap, 0, len(m))
+	return labelsOf(m)
+}
+
+// labelsOf returns the pairs of m sorted by key, in an array of their number (empty and
+// non-nil for an empty m).
+func labelsOf(m map[string]string) []Label {
+	s := make([]Label, 0, len(m))
 	for k, v := range m {
 		s = append(s, Label{Key: k, Value: v})
 	}
 	slices.SortFunc(s, compareLabels)
 	return s
+}
+
+// labelMap returns pairs as a map (empty and non-nil when there are none).
+func labelMap(pairs []Label) map[string]string {
+	m := make(map[string]string, len(pairs))
+	for _, l := range pairs {
+		m[l.Key] = l.Value
+	}
+	return m
 }
 
 func compareLabels(a, b Label) int { return strings.Compare(a.Key, b.Key) }
@@ -48,11 +63,7 @@ func (s StringMap) Map() map[string]string {
 	if len(s) == 0 {
 		return nil
 	}
-	m := make(map[string]string, len(s))
-	for _, l := range s {
-		m[l.Key] = l.Value
-	}
-	return m
+	return labelMap(s)
 }
 
 // find returns where key is, or would be inserted, and whether it is there.

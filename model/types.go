@@ -2,7 +2,6 @@ package model
 
 import (
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -202,12 +201,7 @@ func SelectorFromMap(m map[string]string) Selector {
 	if m == nil {
 		return nil
 	}
-	s := make(Selector, 0, len(m))
-	for k, v := range m {
-		s = append(s, Label{Key: k, Value: v})
-	}
-	slices.SortFunc(s, func(a, b Label) int { return strings.Compare(a.Key, b.Key) })
-	return s
+	return Selector(labelsOf(m))
 }
 
 // Map returns the selector as a map: nil for no selector.
@@ -215,11 +209,7 @@ func (s Selector) Map() map[string]string {
 	if s == nil {
 		return nil
 	}
-	m := make(map[string]string, len(s))
-	for _, l := range s {
-		m[l.Key] = l.Value
-	}
-	return m
+	return labelMap(s)
 }
 
 // Get returns the value the selector requires of key, and whether it requires one.
