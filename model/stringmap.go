@@ -11,8 +11,10 @@ import (
 // second: a Go map of up to eight entries takes 336 bytes, where three pairs take 96. The API
 // does not tell nil from empty; neither does StringMap (compare lengths).
 //
-// Set and Delete never write into the array of a StringMap they change: several objects
-// may share one, as they shared a map.
+// Several objects may share one StringMap, as they shared a map: adding a key (Set) or
+// removing one (Delete) makes a new array and leaves the old one as it was, but Set of a
+// key already there changes its value in place, as a map's entry would change; Clone a
+// shared StringMap before that.
 type StringMap []Label
 
 // StringMapOf returns the pairs of m, sorted by key (nil for an empty m).
@@ -135,5 +137,5 @@ func (s StringMap) Clone() StringMap {
 	return slices.Clone(s)
 }
 
-// Equal reports whether a and b hold the same pairs.
-func (a StringMap) Equal(b StringMap) bool { return slices.Equal(a, b) }
+// Equal reports whether s and t hold the same pairs.
+func (s StringMap) Equal(t StringMap) bool { return slices.Equal(s, t) }
