@@ -168,7 +168,9 @@ type Service struct {
 	CreationTimestamp Timestamp
 	Labels            map[string]string
 	Annotations       map[string]string
-	// Selector is spec.selector; nil means "no selector" (Endpoints are user-managed).
+	// Selector is spec.selector; nil means "no selector" (Endpoints are user-managed). The
+	// controllers read only whether there is one; its pairs go into a recorded trace
+	// (sim.PodRecorder), where they decide which pods a replay gives the Service.
 	Selector   Selector
 	ClusterIP  string // "None" for headless
 	IPFamilies []IPFamily
