@@ -1008,3 +1008,20 @@ func TestPodStateAllocatesOnlyTheState(t *testing.T) {
 		t.Errorf("podState allocates %v objects, want 1 (the state)", n)
 	}
 }
+
+// TestObjectMetaAnnotationsInKeyOrder: ObjectMeta writes the trigger-time and over-capacity
+// annotations in that order, relying on it being their keys' order (a StringMap is sorted);
+// both are set on a truncated write with a trigger, and must equal Object()'s.
+func TestObjectMetaAnnotationsInKeyOrder(t *testing.T) {
+	se := NewServiceEndpoints(testEndpointsService(), EndpointsOptions{Truncate: true}, testAddressBytes)
+	for i := range EndpointsMaxCapacity + 1 {
+		se.SetPod(testEndpointsPod(i, true))
+	}
+	if d := se.Sync(Timestamp(10e9)); !d.Truncated {
+		t.Fatalf("sync: %+v, want a truncated write", d)
+	}
+	got := se.ObjectMeta().Annotations
+	if len(got) != 2 || !slices.IsSortedFunc(got, compareLabels) || !got.Equal(se.Object().Annotations) {
+		t.Errorf("annotations %v, want the two in key order, as Object() has them (%v)", got, se.Object().Annotations)
+	}
+}

@@ -215,14 +215,7 @@ func (s Selector) Map() map[string]string {
 }
 
 // Get returns the value the selector requires of key, and whether it requires one.
-func (s Selector) Get(key string) (string, bool) {
-	for _, l := range s {
-		if l.Key == key {
-			return l.Value, true
-		}
-	}
-	return "", false
-}
+func (s Selector) Get(key string) (string, bool) { return StringMap(s).Lookup(key) }
 
 // Matches reports whether a pod with labels is selected: it has every label of s. No
 // selector (nil) selects no pod; an empty one selects every pod.
