@@ -50,9 +50,10 @@ type Engine struct {
 
 	// manualIPs counts the addresses of user-written Endpoints handed out so far.
 	manualIPs int
-	// podNames and sliceNames hold the names in use, so generated names never collide.
+	// podNames and sliceNames hold the names in use, so generated names never collide
+	// (within a namespace: a name in another one is no collision).
 	podNames   podNameSet
-	sliceNames map[string]bool
+	sliceNames map[objectName]bool
 
 	nodes      []*model.Node
 	nodeByName map[string]*model.Node
@@ -134,7 +135,7 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 		names:         newNameGenerator(newStream(cfg.Seed, streamNames)),
 		nodeByName:    make(map[string]*model.Node, cfg.Cluster.Nodes),
 		serviceByName: map[string][]*serviceState{},
-		sliceNames:    map[string]bool{},
+		sliceNames:    map[objectName]bool{},
 		cachesSynced:  true,
 	}
 	if _, ok := obs.(PodRecorder); ok {

@@ -11,6 +11,9 @@ import (
 // (upstream: apiserver storage/names/generate.go, apimachinery util/rand).
 const alphanums = "bcdfghjklmnpqrstvwxz2456789"
 
+// objectName is a namespaced object's name: names are unique within a namespace.
+type objectName struct{ namespace, name string }
+
 // nameGenerator makes API-server-style random name suffixes from the run's name stream.
 type nameGenerator struct {
 	rng *rand.Rand
@@ -32,14 +35,21 @@ func (g *nameGenerator) appendSuffix(b []byte, n int) []byte {
 	return b
 }
 
-// podNameAndUID names a pod of a ReplicaSet, svc-hash- + 5 random characters, drawing again
-// while taken says the name is in use, then draws its UID: the same draws and strings as
-// suffix then uid, in one allocation (a pod's name and UID live as long as it does).
-func (g *nameGenerator) podNameAndUID(svc, hash string, taken func([]byte) bool) (name, uid string) {
+// podNameAndUID names a pod its workload controller creates, drawing again while taken says
+// the name is in use, then draws its UID: the same draws and strings as generate then uid,
+// in one allocation (a pod's name and UID live as long as it does). The generateName is the
+// owner's name and a dash (upstream: controller_utils.go getPodsPrefix): a ReplicaSet's
+// name is its Deployment's and the template hash, owner-hash; a DaemonSet's is its own,
+// owner (hash ""). The API server cuts it to 58 characters, as generate does.
+func (g *nameGenerator) podNameAndUID(owner, hash string, taken func([]byte) bool) (name, uid string) {
 	b := g.buf[:0]
 	for {
-		b = append(append(append(append(b[:0], svc...), '-'), hash...), '-')
-		b = g.appendSuffix(b, 5)
+		b = append(b[:0], owner...)
+		if hash != "" {
+			b = append(append(b, '-'), hash...)
+		}
+		b = append(b, '-')
+		b = g.appendSuffix(b[:min(len(b), maxGeneratedPrefix)], 5)
 		if !taken(b) {
 			break
 		}
@@ -51,11 +61,16 @@ func (g *nameGenerator) podNameAndUID(svc, hash string, taken func([]byte) bool)
 	return s[:n], s[n:]
 }
 
+// maxGeneratedPrefix is the longest generateName the API server keeps: a generated name is
+// at most 63 characters, 5 of them random (upstream: apiserver storage/names/generate.go
+// maxGeneratedNameLength).
+const maxGeneratedPrefix = 63 - 5
+
 // generate completes a generateName as the API server does: the prefix cut to 58 characters
 // plus 5 random characters (upstream: names.SimpleNameGenerator.GenerateName).
 func (g *nameGenerator) generate(prefix string) string {
-	if len(prefix) > 58 {
-		prefix = prefix[:58]
+	if len(prefix) > maxGeneratedPrefix {
+		prefix = prefix[:maxGeneratedPrefix]
 	}
 	return prefix + g.suffix(5)
 }

@@ -4,36 +4,53 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"epsim/model"
 )
 
-// TestPodNameAndUID checks that naming a pod in one allocation draws what suffix and uid
-// draw, and draws the suffix again while the name is taken.
+// TestPodNameAndUID checks that naming a pod in one allocation draws what generate and uid
+// draw from the pod's generateName (a ReplicaSet's name and a dash, or a DaemonSet's; cut
+// to 58 characters when longer), and draws the suffix again while the name is taken.
 func TestPodNameAndUID(t *testing.T) {
-	for _, takenFirst := range []int{0, 1, 3} {
-		ref := newNameGenerator(rand.New(rand.NewPCG(7, 8)))
-		var names []string
-		for range takenFirst + 1 {
-			names = append(names, "web-abc-"+ref.suffix(5))
-		}
-		wantUID := ref.uid()
-
-		g := newNameGenerator(rand.New(rand.NewPCG(7, 8)))
-		calls := 0
-		name, uid := g.podNameAndUID("web", "abc", func(b []byte) bool {
-			if string(b) != names[calls] {
-				t.Errorf("candidate %d = %q, want %q", calls, b, names[calls])
+	long := strings.Repeat("l", 50)
+	for _, c := range []struct{ owner, hash, generateName string }{
+		{"web", "abc", "web-abc-"},
+		{"agent", "", "agent-"},                 // a DaemonSet's pods
+		{long, "0123456789", long + "-0123456"}, // cut to 58
+		{long + "12345678", "", long + "12345678"},
+	} {
+		for _, takenFirst := range []int{0, 1, 3} {
+			ref := newNameGenerator(rand.New(rand.NewPCG(7, 8)))
+			var names []string
+			for range takenFirst + 1 {
+				prefix := c.owner + "-"
+				if c.hash != "" {
+					prefix += c.hash + "-"
+				}
+				names = append(names, ref.generate(prefix))
 			}
-			calls++
-			return calls <= takenFirst
-		})
-		if name != names[takenFirst] || uid != wantUID || calls != takenFirst+1 {
-			t.Errorf("taken %d times: got %q %q after %d candidates, want %q %q", takenFirst, name, uid, calls, names[takenFirst], wantUID)
-		}
-		if next, want := g.suffix(5), ref.suffix(5); next != want {
-			t.Errorf("the streams part after naming: %q, want %q", next, want)
+			if !strings.HasPrefix(names[0], c.generateName) || len(names[0]) != len(c.generateName)+5 {
+				t.Fatalf("%s: generate made %q, not from %q", c.owner, names[0], c.generateName)
+			}
+			wantUID := ref.uid()
+
+			g := newNameGenerator(rand.New(rand.NewPCG(7, 8)))
+			calls := 0
+			name, uid := g.podNameAndUID(c.owner, c.hash, func(b []byte) bool {
+				if string(b) != names[calls] {
+					t.Errorf("candidate %d = %q, want %q", calls, b, names[calls])
+				}
+				calls++
+				return calls <= takenFirst
+			})
+			if name != names[takenFirst] || uid != wantUID || calls != takenFirst+1 {
+				t.Errorf("%s, taken %d times: got %q %q after %d candidates, want %q %q", c.generateName, takenFirst, name, uid, calls, names[takenFirst], wantUID)
+			}
+			if next, want := g.suffix(5), ref.suffix(5); next != want {
+				t.Errorf("the streams part after naming: %q, want %q", next, want)
+			}
 		}
 	}
 }

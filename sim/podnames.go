@@ -2,12 +2,14 @@ package sim
 
 import "hash/maphash"
 
-// podNameSet is the set of the names of the pods in use, so that generated names never
-// collide. It holds the pods themselves, in an open-addressing table on the hashes of their
-// names (linear probing, deletion by backward shift), with 32 bits of each name's hash in
-// a parallel array: a probe reads that array only, and a pod's name when its bits match;
-// a shift reads no name. That is 12 bytes per slot, where a map of the names took 24 (a string key, padded):
-// 30 MB at 50,000 Services of 10 pods. A pod's name never changes while it is in the set.
+// podNameSet is the set of the names of the pods in use, by namespace (names are unique
+// within a namespace: two StatefulSets "web" in two namespaces both have a pod "web-0"), so
+// that generated names never collide. It holds the pods themselves, in an open-addressing
+// table on the hashes of their namespaces and names (linear probing, deletion by backward
+// shift), with 32 bits of each hash in a parallel array: a probe reads that array only, and
+// a pod's name when its bits match; a shift reads no name. That is 12 bytes per slot, where
+// a map of the names took 24 (a string key, padded): 30 MB at 50,000 Services of 10 pods. A
+// pod's namespace and name never change while it is in the set.
 type podNameSet struct {
 	pods []*podState // a power of two long, at most 3/4 full
 	// hashes[i] is nameHash of pods[i]'s name, 0 for a free slot.
@@ -19,9 +21,21 @@ type podNameSet struct {
 // values never reach a result.
 var podNameSeed = maphash.MakeSeed()
 
-// nameHash returns the low 31 bits of a name's hash, with bit 31 set (never 0). A table of
-// up to 2³¹ slots finds a name's home slot in the low bits.
-func nameHash(h uint64) uint32 { return uint32(h) | 1<<31 }
+// nameHash returns the low 31 bits of the hash of a namespace's hash ns and a name's hash
+// name, with bit 31 set (never 0). A table of up to 2³¹ slots finds a name's home slot in
+// the low bits. The namespace's hash is multiplied in so that one name in many namespaces
+// (a StatefulSet's "redis-0" in each team's) does not fill one run of slots.
+func nameHash(ns, name uint64) uint32 { return uint32(name+ns*0x9e3779b97f4a7c15) | 1<<31 }
+
+// podNameHash returns nameHash of namespace and name.
+func podNameHash(namespace, name string) uint32 {
+	return nameHash(maphash.String(podNameSeed, namespace), maphash.String(podNameSeed, name))
+}
+
+// holds reports whether p is the pod namespace/name.
+func holds(p *podState, namespace, name string) bool {
+	return p.pod.Name == name && p.pod.Namespace == namespace
+}
 
 // newPodNameSet returns a set sized for hint names.
 func newPodNameSet(hint int) podNameSet {
@@ -32,12 +46,12 @@ func newPodNameSet(hint int) podNameSet {
 	return podNameSet{pods: make([]*podState, size), hashes: make([]uint32, size)}
 }
 
-// has reports whether a pod named name is in the set.
-func (s *podNameSet) has(name string) bool {
-	h := nameHash(maphash.String(podNameSeed, name))
+// has reports whether the pod namespace/name is in the set.
+func (s *podNameSet) has(namespace, name string) bool {
+	h := podNameHash(namespace, name)
 	mask := len(s.pods) - 1
 	for i := int(h) & mask; s.hashes[i] != 0; i = (i + 1) & mask {
-		if s.hashes[i] == h && s.pods[i].pod.Name == name {
+		if s.hashes[i] == h && holds(s.pods[i], namespace, name) {
 			return true
 		}
 	}
@@ -45,23 +59,23 @@ func (s *podNameSet) has(name string) bool {
 }
 
 // hasBytes is has for a name being built.
-func (s *podNameSet) hasBytes(name []byte) bool {
-	h := nameHash(maphash.Bytes(podNameSeed, name))
+func (s *podNameSet) hasBytes(namespace string, name []byte) bool {
+	h := nameHash(maphash.String(podNameSeed, namespace), maphash.Bytes(podNameSeed, name))
 	mask := len(s.pods) - 1
 	for i := int(h) & mask; s.hashes[i] != 0; i = (i + 1) & mask {
-		if s.hashes[i] == h && s.pods[i].pod.Name == string(name) {
+		if s.hashes[i] == h && holds(s.pods[i], namespace, string(name)) {
 			return true
 		}
 	}
 	return false
 }
 
-// add puts p in the set under p.pod.Name, which no pod of the set has.
+// add puts p in the set under its namespace and name, which no pod of the set has.
 func (s *podNameSet) add(p *podState) {
 	if (s.n+1)*4 > len(s.pods)*3 {
 		s.grow()
 	}
-	s.put(p, nameHash(maphash.String(podNameSeed, p.pod.Name)))
+	s.put(p, podNameHash(p.pod.Namespace, p.pod.Name))
 	s.n++
 }
 
@@ -85,16 +99,16 @@ func (s *podNameSet) grow() {
 	}
 }
 
-// remove takes the pod named name out of the set, if one is in it.
-func (s *podNameSet) remove(name string) {
-	h := nameHash(maphash.String(podNameSeed, name))
+// remove takes the pod namespace/name out of the set, if it is in it.
+func (s *podNameSet) remove(namespace, name string) {
+	h := podNameHash(namespace, name)
 	mask := len(s.pods) - 1
 	i := int(h) & mask
 	for {
 		if s.hashes[i] == 0 {
 			return
 		}
-		if s.hashes[i] == h && s.pods[i].pod.Name == name {
+		if s.hashes[i] == h && holds(s.pods[i], namespace, name) {
 			break
 		}
 		i = (i + 1) & mask

@@ -506,8 +506,12 @@ func (e *Engine) createPod(s *serviceState, rs *replicaSet, name string) *podSta
 	// Names are unique within the namespace: the API server refuses a duplicate and the
 	// ReplicaSet controller tries another random suffix.
 	var uid string
-	if name == "" || e.podNameTaken(name) {
-		name, uid = e.names.podNameAndUID(s.svc.Name, rs.hash, e.podNames.hasBytes)
+	if ns := s.svc.Namespace; name == "" || e.podNames.has(ns, name) {
+		hash := rs.hash // a ReplicaSet's pods: Deployment-hash-xxxxx
+		if s.kind() == KindDaemonSet {
+			hash = "" // DaemonSet-xxxxx
+		}
+		name, uid = e.names.podNameAndUID(s.svc.Name, hash, func(b []byte) bool { return e.podNames.hasBytes(ns, b) })
 	} else {
 		uid = e.names.uid()
 	}
@@ -529,11 +533,6 @@ func (e *Engine) createPod(s *serviceState, rs *replicaSet, name string) *podSta
 	e.podAdded(p)
 	e.schedule(e.workloads.bind(e.now+s.timing.schedule.sample()), e.arenas.scheduled.put(evPodScheduled{p, p.epoch}))
 	return p
-}
-
-// podNameTaken reports whether a pod of that name exists.
-func (e *Engine) podNameTaken(name string) bool {
-	return e.podNames.has(name)
 }
 
 func containerPorts(svc *model.Service) []model.ContainerPort {
@@ -615,7 +614,7 @@ func (e *Engine) podGone(p *podState) {
 		}
 	}
 	s.dropGone()
-	e.podNames.remove(p.pod.Name)
+	e.podNames.remove(p.pod.Namespace, p.pod.Name)
 	s.setPodGone(p)
 	if p.rs != nil {
 		rs := p.rs.resolve()

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,4 +185,63 @@ func createSet(t *testing.T, w WorkloadsConfig, kind, policy string, replicas in
 		t.Fatal(err)
 	}
 	return log.added()
+}
+
+// TestPodNamesPerWorkloadKind checks the names the workload controllers give their pods, as
+// upstream's do: a StatefulSet's pods are <set>-<ordinal> in each namespace (two sets "web"
+// in two namespaces both have web-0, web-1, web-2: names are unique within a namespace
+// only); a DaemonSet's are <set>-<5 random characters> (generateName "<set>-"); a
+// Deployment's are <Deployment>-<template hash>-<5 random>, the generateName cut to 58
+// characters when longer (63 in all).
+// upstream: statefulset/stateful_set_utils.go getPodName; controller_utils.go
+// getPodsPrefix; deployment/sync.go getNewReplicaSet (the ReplicaSet's name);
+// apiserver storage/names/generate.go.
+func TestPodNamesPerWorkloadKind(t *testing.T) {
+	cfg := workloadConfig(3, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+	long := "a-deployment-named-at-length-fifty-characters-xxxx"
+	base := cfg.Services[0]
+	cfg.Services = nil
+	for _, c := range []struct{ name, namespace, kind string }{
+		{"web", "team-a", KindStatefulSet},
+		{"web", "team-b", KindStatefulSet},
+		{"agent", "default", KindDaemonSet},
+		{long, "default", KindDeployment},
+	} {
+		s := base
+		s.Name, s.Namespace, s.WorkloadKind = c.name, c.namespace, c.kind
+		cfg.Services = append(cfg.Services, s)
+	}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEngine(t, e, nil)
+	names := func(i int) []string {
+		var got []string
+		for _, p := range e.services[i].pods {
+			got = append(got, p.pod.Name)
+		}
+		slices.Sort(got)
+		return got
+	}
+	for i := range 2 {
+		if got, want := names(i), []string{"web-0", "web-1", "web-2"}; !slices.Equal(got, want) {
+			t.Errorf("StatefulSet %s/web: pods %v, want %v", cfg.Services[i].Namespace, got, want)
+		}
+	}
+	daemon := names(2)
+	if len(daemon) != 50 { // a pod on each node
+		t.Fatalf("DaemonSet: %d pods, want 50", len(daemon))
+	}
+	for _, n := range daemon {
+		if !strings.HasPrefix(n, "agent-") || len(n) != len("agent-")+5 || strings.Trim(n[6:], alphanums) != "" {
+			t.Errorf("DaemonSet pod %q: want agent-<5 random characters>", n)
+		}
+	}
+	rsName := long + "-" + e.services[3].newRS.hash
+	for _, n := range names(3) {
+		if len(n) != 63 || n[:58] != (rsName + "-")[:58] {
+			t.Errorf("Deployment pod %q: want the first 58 characters of %q and 5 random ones", n, rsName+"-")
+		}
+	}
 }
