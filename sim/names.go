@@ -37,10 +37,10 @@ func (g *nameGenerator) appendSuffix(b []byte, n int) []byte {
 
 // podNameAndUID names a pod its workload controller creates, drawing again while taken says
 // the name is in use, then draws its UID: the same draws and strings as generate then uid,
-// in one allocation (a pod's name and UID live as long as it does). The generateName is the
-// owner's name and a dash (upstream: controller_utils.go getPodsPrefix): a ReplicaSet's
-// name is its Deployment's and the template hash, owner-hash; a DaemonSet's is its own,
-// owner (hash ""). The API server cuts it to 58 characters, as generate does.
+// in one allocation (a pod's name and UID live as long as it does). The pod's generateName
+// is its owner's name and a dash (upstream: controller_utils.go getPodsPrefix), cut to 58
+// characters as generate cuts it: owner-hash- for a ReplicaSet's pods (a ReplicaSet is
+// named after its Deployment and its template hash), owner- for a DaemonSet's (hash "").
 func (g *nameGenerator) podNameAndUID(owner, hash string, taken func([]byte) bool) (name, uid string) {
 	b := g.buf[:0]
 	for {

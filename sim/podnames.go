@@ -12,7 +12,7 @@ import "hash/maphash"
 // pod's namespace and name never change while it is in the set.
 type podNameSet struct {
 	pods []*podState // a power of two long, at most 3/4 full
-	// hashes[i] is nameHash of pods[i]'s name, 0 for a free slot.
+	// hashes[i] is nameHash of pods[i]'s namespace and name, 0 for a free slot.
 	hashes []uint32
 	n      int
 }
