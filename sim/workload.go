@@ -503,8 +503,8 @@ func (e *Engine) podIdentity(s *serviceState, name, uid string) *model.PodIdenti
 // createPod creates one pod of rs's template, named name (or a generated name when empty);
 // the scheduler and the kubelet take it from there.
 func (e *Engine) createPod(s *serviceState, rs *replicaSet, name string) *podState {
-	// Names are unique within the namespace: the API server refuses a duplicate and the
-	// ReplicaSet controller tries another random suffix.
+	// Names are unique within the namespace: for a generateName that draws a name in use,
+	// the API server draws again (RetryGenerateName, up to 8 attempts).
 	var uid string
 	if ns := s.svc.Namespace; name == "" || e.podNames.has(ns, name) {
 		hash := rs.hash // a ReplicaSet's pods: Deployment-hash-xxxxx
