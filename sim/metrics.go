@@ -370,9 +370,7 @@ func (c *collector) phaseEnded(i int, start, end Time) {
 		r.Objects = c.objects[mi]
 		parts = parts[:0]
 		for j := range c.services {
-			if s := c.services[j][mi].latency.ofPhase(i); s.len() > 0 {
-				parts = append(parts, s)
-			}
+			parts = c.services[j][mi].latency.appendPhase(parts, i)
 		}
 		r.Propagation = z.summarize(parts...)
 		// Peak egress per second: a coarse bucket gives its average over its seconds.
@@ -473,9 +471,7 @@ func (c *collector) results() *Results {
 		}
 		parts = parts[:0]
 		for j := range c.services {
-			if s := &c.services[j][mi].latency; s.len() > 0 {
-				parts = append(parts, s.samples)
-			}
+			parts = c.services[j][mi].latency.appendAll(parts)
 		}
 		t.Propagation = z.summarize(parts...)
 		t.Programming = z.summarize(c.programming[mi]...)
@@ -504,6 +500,7 @@ func (c *collector) serviceResults(z *summarizer) []ServiceResult {
 		return nil
 	}
 	out := make([]ServiceResult, 0, n)
+	var parts []samples
 	for i, acc := range c.services {
 		if !wrote(i) {
 			continue
@@ -519,8 +516,9 @@ func (c *collector) serviceResults(z *summarizer) []ServiceResult {
 		}
 		for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
 			a := &acc[modeIndex(m)]
+			parts = a.latency.appendAll(parts[:0])
 			*sr.Mode(m) = ServiceModeResult{Writes: a.writes, FailedWrites: a.failed, FanoutBytes: a.fanout,
-				MaxObjectBytes: a.maxObject, Propagation: z.summarize(a.latency.samples)}
+				MaxObjectBytes: a.maxObject, Propagation: z.summarize(parts...)}
 		}
 		out = append(out, sr)
 	}

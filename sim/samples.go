@@ -67,37 +67,119 @@ func (c *sampleChunks) add(d Time) {
 
 // latencyLog is one Service's propagation samples in one mode, over the whole run, with the
 // start of the current phase's part: the phase's summary is made from every Service's part.
+// Most logs hold a few samples and grow by append; a large one grows by chunks, as
+// sampleChunks does: the largest Services' logs hold hundreds of thousands, and regrowing one
+// slice made three times their size in garbage (8 MB in many-services), most of it late in
+// the run, when the heap is largest.
 type latencyLog struct {
-	samples
-	// phase is the phase of the last sample (meaningless while there is none); smallFrom
-	// and bigFrom are where that phase's samples start.
-	phase              int32
+	samples // the chunk filling
+	// full holds the earlier chunks (nil: none), each with sampleChunk small or big values.
+	full *[]samples
+	// phase is the phase of the last sample (meaningless while there is none). Its samples
+	// start in chunk fromChunk (an index of full, or len(full) for the filling one), at
+	// smallFrom and bigFrom.
+	phase, fromChunk   int32
 	smallFrom, bigFrom int32
 }
 
+// logGrowthLimit is the length past which a log's slice grows straight to a chunk's capacity,
+// rather than by append's quarters.
+const logGrowthLimit = 1 << 10
+
 // add adds d as a sample of phase.
 func (l *latencyLog) add(d Time, phase int) {
-	if l.phase != int32(phase) || l.len() == 0 {
-		l.phase = int32(phase)
+	if l.phase != int32(phase) || l.empty() {
+		l.phase, l.fromChunk = int32(phase), int32(l.sealed())
 		l.smallFrom, l.bigFrom = int32(len(l.small)), int32(len(l.big))
+	}
+	small := d >= 0 && d <= math.MaxUint32
+	switch {
+	case small && len(l.small) >= sampleChunk, !small && len(l.big) >= sampleChunk:
+		// The kind is full: the chunk is sealed, and the new one gets a chunk's capacity
+		// of it (the other kind grows by append: it may take few values).
+		if l.full == nil {
+			l.full = new([]samples)
+		}
+		*l.full = append(*l.full, l.samples)
+		l.samples = samples{}
+		if small {
+			l.small = make([]uint32, 0, sampleChunk)
+		} else {
+			l.big = make([]Time, 0, sampleChunk)
+		}
+	case small && len(l.small) == cap(l.small) && len(l.small) >= logGrowthLimit:
+		l.small = append(make([]uint32, 0, sampleChunk), l.small...)
+	case !small && len(l.big) == cap(l.big) && len(l.big) >= logGrowthLimit:
+		l.big = append(make([]Time, 0, sampleChunk), l.big...)
 	}
 	l.samples.add(d)
 }
 
-// ofPhase returns the samples of phase i (empty unless i is the phase of the last sample).
-func (l *latencyLog) ofPhase(i int) samples {
-	if l.len() == 0 || l.phase != int32(i) {
-		return samples{}
+// empty reports whether the log holds no sample.
+func (l *latencyLog) empty() bool { return l.full == nil && l.samples.len() == 0 }
+
+// sealed returns the number of full chunks.
+func (l *latencyLog) sealed() int {
+	if l.full == nil {
+		return 0
 	}
-	return samples{small: l.small[l.smallFrom:], big: l.big[l.bigFrom:]}
+	return len(*l.full)
+}
+
+// chunk returns chunk i: a full one, or the filling one for i = sealed().
+func (l *latencyLog) chunk(i int) samples {
+	if i == l.sealed() {
+		return l.samples
+	}
+	return (*l.full)[i]
+}
+
+// appendAll appends the log's non-empty chunks to parts.
+func (l *latencyLog) appendAll(parts []samples) []samples {
+	for i := range l.sealed() + 1 {
+		if c := l.chunk(i); c.len() > 0 {
+			parts = append(parts, c)
+		}
+	}
+	return parts
+}
+
+// appendPhase appends the non-empty parts of the log that hold phase i's samples to parts
+// (none unless i is the phase of the last sample).
+func (l *latencyLog) appendPhase(parts []samples, i int) []samples {
+	if l.empty() || l.phase != int32(i) {
+		return parts
+	}
+	for j := int(l.fromChunk); j <= l.sealed(); j++ {
+		c := l.chunk(j)
+		if j == int(l.fromChunk) {
+			c = samples{small: c.small[l.smallFrom:], big: c.big[l.bigFrom:]}
+		}
+		if c.len() > 0 {
+			parts = append(parts, c)
+		}
+	}
+	return parts
 }
 
 // summarizer computes latency percentiles from samples, reusing its buffers across calls
-// (keep one only as long as a batch of calls: the buffers grow to the largest union).
+// (keep one only as long as a batch of calls: the buffers grow to the largest union a call
+// copies, at most selectCopyMax values, and the histograms).
 type summarizer struct {
 	small []uint32
 	big   []Time
+	// first, count and keys are the first and the last histogram and the values copied by
+	// selectRanks (unions of more than selectCopyMax values).
+	first, count []int
+	keys         []uint64
 }
+
+// selectCopyMax is the largest union summarize copies to select its ranks in place; a larger
+// one is selected by histogram passes over the parts (see select), which copy only the few
+// values of one bucket: the run's summaries of a large run's millions of samples made a
+// copy of them all at every phase end and at the end of the run, tens of MB of garbage at the
+// time the heap is largest.
+const selectCopyMax = 1 << 15
 
 // summarize returns the nearest-rank percentiles of the union of parts, in seconds. It gives
 // what sorting every sample's Seconds() would: Seconds is monotonic, so the rank picks the
@@ -110,6 +192,9 @@ func (z *summarizer) summarize(parts ...samples) Latency {
 	for _, p := range parts {
 		small += len(p.small)
 		big += len(p.big)
+	}
+	if n := small + big; n > selectCopyMax {
+		return z.selectRanks(parts, n)
 	}
 	z.small, z.big = slices.Grow(z.small[:0], small), slices.Grow(z.big[:0], big)
 	for _, p := range parts {
@@ -129,12 +214,9 @@ func (z *summarizer) summarize(parts ...samples) Latency {
 		}
 	}
 	negative, over := z.big[:neg], z.big[neg:]
-	rank := func(q float64) int {
-		return max(0, min(int(math.Ceil(q*float64(n)))-1, n-1))
-	}
 	// From the highest rank down, each selected among the values below the last one of its
 	// part.
-	ranks := [4]int{n - 1, rank(0.99), rank(0.90), rank(0.50)}
+	ranks := percentileRanks(n)
 	var vals [4]float64
 	smallHi, negHi, overHi := len(z.small), len(negative), len(over)
 	for r, i := range ranks {
@@ -155,6 +237,118 @@ func (z *summarizer) summarize(parts ...samples) Latency {
 		vals[r] = v.Seconds()
 	}
 	return Latency{Count: int64(n), P50Seconds: vals[3], P90Seconds: vals[2], P99Seconds: vals[1], MaxSeconds: vals[0]}
+}
+
+// percentileRanks returns the 0-based nearest ranks of the maximum, p99, p90 and p50 of n
+// values, in that order.
+func percentileRanks(n int) [4]int {
+	rank := func(q float64) int {
+		return max(0, min(int(math.Ceil(q*float64(n)))-1, n-1))
+	}
+	return [4]int{n - 1, rank(0.99), rank(0.90), rank(0.50)}
+}
+
+// sampleKey maps a sample to an unsigned key of the same order (the sign bit flipped), so
+// that negative values rank first.
+func sampleKey(v Time) uint64 { return uint64(v) ^ 1<<63 }
+
+// histogramBits is the number of key bits a histogram pass of selectRanks splits on.
+const histogramBits = 12
+
+// selectRanks is summarize for a union of n values too large to copy: each rank is found by
+// narrowing a range of keys that holds it. A pass over the parts counts the values of the
+// range in 2^histogramBits buckets of equal width; the bucket where the rank falls is the
+// next range, until it is one key wide or holds few enough values to copy and select in
+// place. Every pass reads each value once; a range narrows by 12 bits a pass, so a rank takes
+// at most six, and the first pass, over the whole range, serves every rank.
+func (z *summarizer) selectRanks(parts []samples, n int) Latency {
+	lo, hi := uint64(math.MaxUint64), uint64(0)
+	for _, p := range parts {
+		for _, v := range p.small {
+			k := sampleKey(Time(v))
+			lo, hi = min(lo, k), max(hi, k)
+		}
+		for _, v := range p.big {
+			k := sampleKey(v)
+			lo, hi = min(lo, k), max(hi, k)
+		}
+	}
+	if z.count == nil {
+		z.first, z.count = make([]int, 1<<histogramBits), make([]int, 1<<histogramBits)
+	}
+	// The first pass's histogram, kept for every rank.
+	firstShift := z.histogram(parts, lo, hi)
+	first := z.first
+	copy(first, z.count)
+	var vals [4]float64
+	for r, rank := range percentileRanks(n) {
+		lo, hi, shift, count := lo, hi, firstShift, first
+		k := rank // the rank within [lo, hi]
+		for {
+			b := 0
+			for ; k >= count[b]; b++ {
+				k -= count[b]
+			}
+			in := count[b]
+			lo += uint64(b) << shift
+			if w := uint64(1)<<shift - 1; lo <= math.MaxUint64-w {
+				hi = min(hi, lo+w) // else the bucket ends past hi
+			}
+			if lo == hi {
+				break
+			}
+			if in <= selectCopyMax {
+				lo = z.selectInRange(parts, lo, hi, k)
+				break
+			}
+			shift, count = z.histogram(parts, lo, hi), z.count
+		}
+		vals[r] = Time(lo ^ 1<<63).Seconds()
+	}
+	return Latency{Count: int64(n), P50Seconds: vals[3], P90Seconds: vals[2], P99Seconds: vals[1], MaxSeconds: vals[0]}
+}
+
+// histogram counts the parts' values with keys in [lo, hi] into z.count by bucket, bucket b
+// holding keys lo + b<<shift to lo + (b+1)<<shift - 1, and returns shift: the smallest that
+// puts hi in the last bucket or before.
+func (z *summarizer) histogram(parts []samples, lo, hi uint64) (shift uint) {
+	shift = uint(max(bits.Len64(hi-lo)-histogramBits, 0))
+	clear(z.count)
+	count := z.count[:1<<histogramBits]
+	for _, p := range parts {
+		for _, v := range p.small {
+			if k := sampleKey(Time(v)); k >= lo && k <= hi {
+				count[(k-lo)>>shift]++
+			}
+		}
+		for _, v := range p.big {
+			if k := sampleKey(v); k >= lo && k <= hi {
+				count[(k-lo)>>shift]++
+			}
+		}
+	}
+	return shift
+}
+
+// selectInRange returns the key of rank r among the parts' values with keys in [lo, hi],
+// copying only those.
+func (z *summarizer) selectInRange(parts []samples, lo, hi uint64, r int) uint64 {
+	keys := z.keys[:0]
+	for _, p := range parts {
+		for _, v := range p.small {
+			if k := sampleKey(Time(v)); k >= lo && k <= hi {
+				keys = append(keys, k)
+			}
+		}
+		for _, v := range p.big {
+			if k := sampleKey(v); k >= lo && k <= hi {
+				keys = append(keys, k)
+			}
+		}
+	}
+	z.keys = keys
+	nthSmallest(keys, r)
+	return keys[r]
 }
 
 // nthSmallest reorders a so that a[k] holds the value a sorted would hold there, with no

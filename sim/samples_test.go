@@ -69,8 +69,8 @@ func checkSummary(t *testing.T, parts int, size func() int, pick func() Time) {
 // phase changed, and nothing for another phase.
 func TestLatencyLogPhases(t *testing.T) {
 	var l latencyLog
-	if s := l.ofPhase(0); s.len() != 0 {
-		t.Fatalf("empty log: phase 0 has %d samples", s.len())
+	if p := l.appendPhase(nil, 0); len(p) != 0 {
+		t.Fatalf("empty log: phase 0 has %d parts", len(p))
 	}
 	l.add(1, 0)
 	l.add(5e9, 0)
@@ -78,16 +78,66 @@ func TestLatencyLogPhases(t *testing.T) {
 	l.add(-3, 2)
 	l.add(4, 2)
 	var z summarizer
-	if got := z.summarize(l.ofPhase(2)); got != floatSummary([]Time{2, -3, 4}) {
+	if got := z.summarize(l.appendPhase(nil, 2)...); got != floatSummary([]Time{2, -3, 4}) {
 		t.Errorf("phase 2 = %+v", got)
 	}
 	for _, i := range []int{0, 1, 3} {
-		if s := l.ofPhase(i); s.len() != 0 {
-			t.Errorf("phase %d has %d samples, want 0 (only the last phase's are marked)", i, s.len())
+		if p := l.appendPhase(nil, i); len(p) != 0 {
+			t.Errorf("phase %d has %d parts, want none (only the last phase's are marked)", i, len(p))
 		}
 	}
-	if got := z.summarize(l.samples); got != floatSummary([]Time{1, 5e9, 2, -3, 4}) {
+	if got := z.summarize(l.appendAll(nil)...); got != floatSummary([]Time{1, 5e9, 2, -3, 4}) {
 		t.Errorf("all = %+v", got)
+	}
+}
+
+// TestLatencyLogChunks fills logs past several chunks, with phases that change within a
+// chunk, at a chunk's first value and across chunks, and mixes of small and big values, and
+// checks every phase's part and the whole log against the samples added, the phase's
+// checked as it ends (a log marks only its last phase). Every full chunk must hold
+// sampleChunk values of one kind.
+func TestLatencyLogChunks(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		bigEach int   // one big value in bigEach (0: none)
+		phases  []int // phase lengths
+	}{
+		{"small", 0, []int{3, sampleChunk - 3, 1, 2*sampleChunk + 5, 7}},
+		{"mostly big", 1, []int{sampleChunk, sampleChunk + 1, 3*sampleChunk - 1}},
+		{"mixed", 3, []int{100, 4 * sampleChunk, 1, 1, sampleChunk}},
+		{"rare big", 500, []int{5 * sampleChunk, 2}},
+	} {
+		rng := rand.New(rand.NewPCG(11, uint64(len(tc.name))))
+		var l latencyLog
+		var all []Time
+		for phase, n := range tc.phases {
+			var ofPhase []Time
+			for i := range n {
+				d := Time(rng.Int64N(4e9))
+				if tc.bigEach > 0 && i%tc.bigEach == 0 {
+					d = Time(5e9 + rng.Int64N(1e9))
+				}
+				l.add(d, phase)
+				ofPhase = append(ofPhase, d)
+			}
+			all = append(all, ofPhase...)
+			var z summarizer
+			if got, want := z.summarize(l.appendPhase(nil, phase)...), floatSummary(ofPhase); got != want {
+				t.Fatalf("%s: phase %d = %+v, want %+v", tc.name, phase, got, want)
+			}
+		}
+		var z summarizer
+		if got, want := z.summarize(l.appendAll(nil)...), floatSummary(all); got != want {
+			t.Fatalf("%s: all = %+v, want %+v", tc.name, got, want)
+		}
+		for i := range l.sealed() {
+			if c := l.chunk(i); len(c.small) != sampleChunk && len(c.big) != sampleChunk {
+				t.Errorf("%s: full chunk %d holds %d small and %d big values", tc.name, i, len(c.small), len(c.big))
+			}
+		}
+		if l.sealed() == 0 {
+			t.Errorf("%s: %d samples in no full chunk", tc.name, len(all))
+		}
 	}
 }
 
@@ -205,5 +255,67 @@ func TestSummarizerMatchesFloatSortMostlyBig(t *testing.T) {
 	}
 	for _, n := range []int{1, 20, 1000, 30000} {
 		checkSummary(t, 2, func() int { return n }, pick)
+	}
+}
+
+// TestSelectRanksMatchesFloatSort checks the histogram selection (summarize's path for
+// unions over selectCopyMax values) on its own, at every size, on shapes that make it narrow
+// a range more than once: outliers across the whole int64 range that put most values in one
+// bucket of the first pass, one value repeated, values one apart, and a dense cluster of
+// more than selectCopyMax values in one bucket.
+func TestSelectRanksMatchesFloatSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	shapes := []struct {
+		name string
+		pick func() Time
+	}{
+		{"outliers", func() Time {
+			switch rng.IntN(50) {
+			case 0:
+				return Time(math.MaxInt64 - rng.Int64N(1e6))
+			case 1:
+				return Time(math.MinInt64 + rng.Int64N(1e6))
+			default:
+				return Time(rng.Int64N(1e6))
+			}
+		}},
+		{"constant", func() Time { return 42 }},
+		{"consecutive", func() Time { return Time(5e9 + rng.Int64N(3)) }},
+		{"cluster", func() Time {
+			if rng.IntN(10) == 0 {
+				return Time(rng.Int64N(1e12))
+			}
+			return Time(7e9 + rng.Int64N(1e5))
+		}},
+		{"mixed", func() Time {
+			switch rng.IntN(4) {
+			case 0:
+				return -Time(rng.Int64N(1e9))
+			case 1:
+				return Time(rng.Int64N(4e9))
+			default:
+				return Time(4e9 + rng.Int64N(600e9))
+			}
+		}},
+	}
+	for _, sh := range shapes {
+		for _, n := range []int{1, 2, 3, 100, 5000, 3 * selectCopyMax} {
+			var all []Time
+			parts := make([]samples, 3)
+			for i := range n {
+				d := sh.pick()
+				parts[i%3].add(d)
+				all = append(all, d)
+			}
+			var z summarizer
+			if got, want := z.selectRanks(parts, n), floatSummary(all); got != want {
+				t.Fatalf("%s n=%d: selectRanks = %+v, want %+v", sh.name, n, got, want)
+			}
+			if n > selectCopyMax {
+				if got, want := z.summarize(parts...), floatSummary(all); got != want {
+					t.Fatalf("%s n=%d: summarize = %+v, want %+v", sh.name, n, got, want)
+				}
+			}
+		}
 	}
 }
