@@ -1128,6 +1128,11 @@ func TestDropGoneBoundsGonePods(t *testing.T) {
 				t.Errorf("%d pods, %d gone: list holds %d gone (counted %d), %d in the API; want %d gone, %d in the API",
 					tc.pods, i+1, gone, s.gone, s.podCount(), want, tc.pods-i-1)
 			}
+			for _, p := range s.pods[len(s.pods):cap(s.pods)] {
+				if p != nil {
+					t.Fatalf("%d pods: the array keeps a pod past the list's end after %d gone", tc.pods, i+1)
+				}
+			}
 			last := int32(-1)
 			for _, p := range s.pods {
 				if p.stage != stageGone && p.epoch <= last {
@@ -1137,6 +1142,33 @@ func TestDropGoneBoundsGonePods(t *testing.T) {
 					last = p.epoch
 				}
 			}
+		}
+	}
+}
+
+// TestDropGoneShrinksAfterScaleDown: a list compacted to fewer than half its array's
+// capacity moves to an array of its size, so that a Service scaled down from thousands of
+// pods does not keep the array of thousands; one compacted in place keeps the live pods'
+// order.
+func TestDropGoneShrinksAfterScaleDown(t *testing.T) {
+	s := &serviceState{}
+	for i := range 1000 {
+		s.pods = append(s.pods, &podState{epoch: int32(i)})
+	}
+	for i, p := range s.pods {
+		if i%10 != 0 {
+			p.stage = stageGone
+			s.gone++ // gone without compaction, as between compactions
+		}
+	}
+	s.gone-- // the last one's dropGone compacts
+	s.dropGone()
+	if len(s.pods) != 100 || cap(s.pods) > 200 {
+		t.Fatalf("after 900 of 1000 pods gone: %d pods in an array of %d, want 100 in at most 200", len(s.pods), cap(s.pods))
+	}
+	for i, p := range s.pods {
+		if p.epoch != int32(10*i) {
+			t.Fatalf("pod %d is the %dth created, want the %dth", i, p.epoch, 10*i)
 		}
 	}
 }
