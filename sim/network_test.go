@@ -273,6 +273,29 @@ func TestFIFOKeepsOrder(t *testing.T) {
 	}
 }
 
+// TestFIFOReusesItsArray: a queue whose length holds steady, one push and one drop at a
+// time, moves its elements down rather than growing, so its array stays under twice the
+// length (growing until a drop freed half the array, it reached 2.56 times); and it keeps
+// its order doing so.
+func TestFIFOReusesItsArray(t *testing.T) {
+	var q fifo[int]
+	for i := range 1000 {
+		q.push(i)
+	}
+	first := 0
+	for i := 1000; i < 100000; i++ {
+		q.push(i)
+		q.drop(1)
+		first++
+		if items := q.items(); len(items) != 1000 || items[0] != first || items[999] != i {
+			t.Fatalf("after %d pushes: %d items from %d to %d, want 1000 from %d to %d", i+1, len(items), items[0], items[len(items)-1], first, i)
+		}
+	}
+	if c := cap(q.buf); c >= 2*1000 {
+		t.Errorf("a queue of 1000 has an array of %d", c)
+	}
+}
+
 // TestWatchCacheHistorySize follows upstream's watch cache sizing: a burst of 1,000 events in
 // 2 s doubles a full cache whose oldest event is fresh, 100 → 1,600; it keeps that size
 // after the burst (it shrinks only when full and its newest quarter is stale), and a watch
