@@ -168,9 +168,10 @@ func (l *latencyLog) appendPhase(parts []samples, i int) []samples {
 type summarizer struct {
 	small []uint32
 	big   []Time
-	// first, count and keys are the first and the last histogram and the values copied by
-	// selectRanks (unions of more than selectCopyMax values).
+	// first, count, collect and keys are selectRanks' (unions of more than selectCopyMax
+	// values): the first and the last histogram, the buckets to copy and the copies.
 	first, count []int
+	collect      []bool
 	keys         []uint64
 }
 
@@ -259,8 +260,9 @@ const histogramBits = 12
 // narrowing a range of keys that holds it. A pass over the parts counts the values of the
 // range in 2^histogramBits buckets of equal width; the bucket where the rank falls is the
 // next range, until it is one key wide or holds few enough values to copy and select in
-// place. Every pass reads each value once; a range narrows by 12 bits a pass, so a rank takes
-// at most six, and the first pass, over the whole range, serves every rank.
+// place. The first pass, over every value, serves all four ranks, and one more pass copies
+// the buckets of those it leaves with few values; a rank whose bucket holds more narrows on
+// its own, 12 bits a pass, so at most six passes.
 func (z *summarizer) selectRanks(parts []samples, n int) Latency {
 	lo, hi := uint64(math.MaxUint64), uint64(0)
 	for _, p := range parts {
@@ -275,37 +277,107 @@ func (z *summarizer) selectRanks(parts []samples, n int) Latency {
 	}
 	if z.count == nil {
 		z.first, z.count = make([]int, 1<<histogramBits), make([]int, 1<<histogramBits)
+		z.collect = make([]bool, 1<<histogramBits)
 	}
-	// The first pass's histogram, kept for every rank.
-	firstShift := z.histogram(parts, lo, hi)
+	shift := z.histogram(parts, lo, hi)
 	first := z.first
 	copy(first, z.count)
-	var vals [4]float64
+	var keys [4]uint64 // each rank's key
+	var bucket, within [4]int
+	var collected []int // the ranks whose buckets are copied
 	for r, rank := range percentileRanks(n) {
-		lo, hi, shift, count := lo, hi, firstShift, first
-		k := rank // the rank within [lo, hi]
-		for {
-			b := 0
-			for ; k >= count[b]; b++ {
-				k -= count[b]
-			}
-			in := count[b]
-			lo += uint64(b) << shift
-			if w := uint64(1)<<shift - 1; lo <= math.MaxUint64-w {
-				hi = min(hi, lo+w) // else the bucket ends past hi
-			}
-			if lo == hi {
-				break
-			}
-			if in <= selectCopyMax {
-				lo = z.selectInRange(parts, lo, hi, k)
-				break
-			}
-			shift, count = z.histogram(parts, lo, hi), z.count
+		b, k := bucketOf(first, rank)
+		blo, bhi := bucketRange(lo, hi, b, shift)
+		switch {
+		case blo == bhi:
+			keys[r] = blo
+		case first[b] <= selectCopyMax:
+			bucket[r], within[r] = b, k
+			z.collect[b] = true
+			collected = append(collected, r)
+		default:
+			keys[r] = z.narrow(parts, blo, bhi, k)
 		}
-		vals[r] = Time(lo ^ 1<<63).Seconds()
+	}
+	if len(collected) > 0 {
+		// Whole buckets are copied, so a rank's position among the copies is the count of
+		// the copied buckets before its own plus its rank within it.
+		copies := z.keys[:0]
+		for _, p := range parts {
+			for _, v := range p.small {
+				if k := sampleKey(Time(v)); z.collect[(k-lo)>>shift] {
+					copies = append(copies, k)
+				}
+			}
+			for _, v := range p.big {
+				if k := sampleKey(v); z.collect[(k-lo)>>shift] {
+					copies = append(copies, k)
+				}
+			}
+		}
+		z.keys = copies
+		var at [4]int
+		for _, r := range collected {
+			at[r] = within[r]
+			for b := range bucket[r] {
+				if z.collect[b] {
+					at[r] += first[b]
+				}
+			}
+		}
+		// From the highest position down, each selected among the copies below the last
+		// (the ranks descend, and so do their positions).
+		end := len(copies)
+		for _, r := range collected {
+			nthSmallest(copies[:end], at[r])
+			keys[r] = copies[at[r]]
+			end = at[r] + 1
+		}
+		for _, r := range collected {
+			z.collect[bucket[r]] = false
+		}
+	}
+	var vals [4]float64
+	for r, k := range keys {
+		vals[r] = Time(k ^ 1<<63).Seconds()
 	}
 	return Latency{Count: int64(n), P50Seconds: vals[3], P90Seconds: vals[2], P99Seconds: vals[1], MaxSeconds: vals[0]}
+}
+
+// bucketOf returns the bucket of count where rank falls, and the rank within it.
+func bucketOf(count []int, rank int) (b, within int) {
+	for ; rank >= count[b]; b++ {
+		rank -= count[b]
+	}
+	return b, rank
+}
+
+// bucketRange returns the keys bucket b of a histogram of [lo, hi] with that shift holds.
+func bucketRange(lo, hi uint64, b int, shift uint) (blo, bhi uint64) {
+	blo = lo + uint64(b)<<shift
+	if w := uint64(1)<<shift - 1; blo <= math.MaxUint64-w {
+		hi = min(hi, blo+w) // else the bucket ends past hi
+	}
+	return blo, hi
+}
+
+// narrow returns the key of rank k among the parts' values with keys in [lo, hi], a range
+// with more than selectCopyMax of them: histogram passes narrow it until it is one key wide
+// or holds few enough values to copy.
+func (z *summarizer) narrow(parts []samples, lo, hi uint64, k int) uint64 {
+	for {
+		shift := z.histogram(parts, lo, hi)
+		b, within := bucketOf(z.count, k)
+		in := z.count[b]
+		lo, hi = bucketRange(lo, hi, b, shift)
+		k = within
+		if lo == hi {
+			return lo
+		}
+		if in <= selectCopyMax {
+			return z.selectInRange(parts, lo, hi, k)
+		}
+	}
 }
 
 // histogram counts the parts' values with keys in [lo, hi] into z.count by bucket, bucket b
