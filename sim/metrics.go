@@ -370,7 +370,9 @@ func (c *collector) phaseEnded(i int, start, end Time) {
 		r.Objects = c.objects[mi]
 		parts = parts[:0]
 		for j := range c.services {
-			parts = c.services[j][mi].latency.appendPhase(parts, i)
+			if s := c.services[j][mi].latency.ofPhase(i); s.len() > 0 {
+				parts = append(parts, s)
+			}
 		}
 		r.Propagation = z.summarize(parts...)
 		// Peak egress per second: a coarse bucket gives its average over its seconds.
@@ -471,7 +473,9 @@ func (c *collector) results() *Results {
 		}
 		parts = parts[:0]
 		for j := range c.services {
-			parts = c.services[j][mi].latency.appendAll(parts)
+			if s := &c.services[j][mi].latency; s.len() > 0 {
+				parts = append(parts, s.samples)
+			}
 		}
 		t.Propagation = z.summarize(parts...)
 		t.Programming = z.summarize(c.programming[mi]...)
@@ -500,7 +504,6 @@ func (c *collector) serviceResults(z *summarizer) []ServiceResult {
 		return nil
 	}
 	out := make([]ServiceResult, 0, n)
-	var parts []samples
 	for i, acc := range c.services {
 		if !wrote(i) {
 			continue
@@ -516,9 +519,8 @@ func (c *collector) serviceResults(z *summarizer) []ServiceResult {
 		}
 		for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
 			a := &acc[modeIndex(m)]
-			parts = a.latency.appendAll(parts[:0])
 			*sr.Mode(m) = ServiceModeResult{Writes: a.writes, FailedWrites: a.failed, FanoutBytes: a.fanout,
-				MaxObjectBytes: a.maxObject, Propagation: z.summarize(parts...)}
+				MaxObjectBytes: a.maxObject, Propagation: z.summarize(a.latency.samples)}
 		}
 		out = append(out, sr)
 	}

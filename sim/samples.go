@@ -67,99 +67,29 @@ func (c *sampleChunks) add(d Time) {
 
 // latencyLog is one Service's propagation samples in one mode, over the whole run, with the
 // start of the current phase's part: the phase's summary is made from every Service's part.
-// Most logs hold a few samples and grow by append; a large one grows by chunks, as
-// sampleChunks does: the largest Services' logs hold hundreds of thousands, and regrowing one
-// slice made three times their size in garbage (8 MB in many-services), most of it late in
-// the run, when the heap is largest.
 type latencyLog struct {
-	samples // the chunk filling
-	// full holds the earlier chunks (nil: none), each with sampleChunk small or big values.
-	full *[]samples
-	// phase is the phase of the last sample (meaningless while there is none). Its samples
-	// start in chunk fromChunk (an index of full, or len(full) for the filling one), at
-	// smallFrom and bigFrom.
-	phase, fromChunk   int32
+	samples
+	// phase is the phase of the last sample (meaningless while there is none); smallFrom
+	// and bigFrom are where that phase's samples start.
+	phase              int32
 	smallFrom, bigFrom int32
 }
 
-// logGrowthLimit is the length past which a log's slice grows straight to a chunk's capacity,
-// rather than by append's quarters.
-const logGrowthLimit = 1 << 10
-
 // add adds d as a sample of phase.
 func (l *latencyLog) add(d Time, phase int) {
-	if l.phase != int32(phase) || l.empty() {
-		l.phase, l.fromChunk = int32(phase), int32(l.sealed())
+	if l.phase != int32(phase) || l.len() == 0 {
+		l.phase = int32(phase)
 		l.smallFrom, l.bigFrom = int32(len(l.small)), int32(len(l.big))
-	}
-	small := d >= 0 && d <= math.MaxUint32
-	switch {
-	case small && len(l.small) >= sampleChunk, !small && len(l.big) >= sampleChunk:
-		// The kind is full: the chunk is sealed, and the new one gets a chunk's capacity
-		// of it (the other kind grows by append: it may take few values).
-		if l.full == nil {
-			l.full = new([]samples)
-		}
-		*l.full = append(*l.full, l.samples)
-		l.samples = samples{}
-		if small {
-			l.small = make([]uint32, 0, sampleChunk)
-		} else {
-			l.big = make([]Time, 0, sampleChunk)
-		}
-	case small && len(l.small) == cap(l.small) && len(l.small) >= logGrowthLimit:
-		l.small = append(make([]uint32, 0, sampleChunk), l.small...)
-	case !small && len(l.big) == cap(l.big) && len(l.big) >= logGrowthLimit:
-		l.big = append(make([]Time, 0, sampleChunk), l.big...)
 	}
 	l.samples.add(d)
 }
 
-// empty reports whether the log holds no sample.
-func (l *latencyLog) empty() bool { return l.full == nil && l.samples.len() == 0 }
-
-// sealed returns the number of full chunks.
-func (l *latencyLog) sealed() int {
-	if l.full == nil {
-		return 0
+// ofPhase returns the samples of phase i (empty unless i is the phase of the last sample).
+func (l *latencyLog) ofPhase(i int) samples {
+	if l.len() == 0 || l.phase != int32(i) {
+		return samples{}
 	}
-	return len(*l.full)
-}
-
-// chunk returns chunk i: a full one, or the filling one for i = sealed().
-func (l *latencyLog) chunk(i int) samples {
-	if i == l.sealed() {
-		return l.samples
-	}
-	return (*l.full)[i]
-}
-
-// appendAll appends the log's non-empty chunks to parts.
-func (l *latencyLog) appendAll(parts []samples) []samples {
-	for i := range l.sealed() + 1 {
-		if c := l.chunk(i); c.len() > 0 {
-			parts = append(parts, c)
-		}
-	}
-	return parts
-}
-
-// appendPhase appends the non-empty parts of the log that hold phase i's samples to parts
-// (none unless i is the phase of the last sample).
-func (l *latencyLog) appendPhase(parts []samples, i int) []samples {
-	if l.empty() || l.phase != int32(i) {
-		return parts
-	}
-	for j := int(l.fromChunk); j <= l.sealed(); j++ {
-		c := l.chunk(j)
-		if j == int(l.fromChunk) {
-			c = samples{small: c.small[l.smallFrom:], big: c.big[l.bigFrom:]}
-		}
-		if c.len() > 0 {
-			parts = append(parts, c)
-		}
-	}
-	return parts
+	return samples{small: l.small[l.smallFrom:], big: l.big[l.bigFrom:]}
 }
 
 // summarizer computes latency percentiles from samples, reusing its buffers across calls
@@ -176,10 +106,10 @@ type summarizer struct {
 }
 
 // selectCopyMax is the largest union summarize copies to select its ranks in place; a larger
-// one is selected by histogram passes over the parts (see select), which copy only the few
-// values of one bucket: the run's summaries of a large run's millions of samples made a
-// copy of them all at every phase end and at the end of the run, tens of MB of garbage at the
-// time the heap is largest.
+// one is selected by histogram passes over the parts (selectRanks), which copy only the
+// values of the buckets the ranks fall in: the summaries of a large run's millions of
+// samples made a copy of them all at every phase end and at the end of the run, tens of MB
+// of garbage at the time the heap is largest.
 const selectCopyMax = 1 << 15
 
 // summarize returns the nearest-rank percentiles of the union of parts, in seconds. It gives

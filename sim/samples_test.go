@@ -69,8 +69,8 @@ func checkSummary(t *testing.T, parts int, size func() int, pick func() Time) {
 // phase changed, and nothing for another phase.
 func TestLatencyLogPhases(t *testing.T) {
 	var l latencyLog
-	if p := l.appendPhase(nil, 0); len(p) != 0 {
-		t.Fatalf("empty log: phase 0 has %d parts", len(p))
+	if s := l.ofPhase(0); s.len() != 0 {
+		t.Fatalf("empty log: phase 0 has %d samples", s.len())
 	}
 	l.add(1, 0)
 	l.add(5e9, 0)
@@ -78,66 +78,16 @@ func TestLatencyLogPhases(t *testing.T) {
 	l.add(-3, 2)
 	l.add(4, 2)
 	var z summarizer
-	if got := z.summarize(l.appendPhase(nil, 2)...); got != floatSummary([]Time{2, -3, 4}) {
+	if got := z.summarize(l.ofPhase(2)); got != floatSummary([]Time{2, -3, 4}) {
 		t.Errorf("phase 2 = %+v", got)
 	}
 	for _, i := range []int{0, 1, 3} {
-		if p := l.appendPhase(nil, i); len(p) != 0 {
-			t.Errorf("phase %d has %d parts, want none (only the last phase's are marked)", i, len(p))
+		if s := l.ofPhase(i); s.len() != 0 {
+			t.Errorf("phase %d has %d samples, want 0 (only the last phase's are marked)", i, s.len())
 		}
 	}
-	if got := z.summarize(l.appendAll(nil)...); got != floatSummary([]Time{1, 5e9, 2, -3, 4}) {
+	if got := z.summarize(l.samples); got != floatSummary([]Time{1, 5e9, 2, -3, 4}) {
 		t.Errorf("all = %+v", got)
-	}
-}
-
-// TestLatencyLogChunks fills logs past several chunks, with phases that change within a
-// chunk, at a chunk's first value and across chunks, and mixes of small and big values, and
-// checks every phase's part and the whole log against the samples added, the phase's
-// checked as it ends (a log marks only its last phase). Every full chunk must hold
-// sampleChunk values of one kind.
-func TestLatencyLogChunks(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		bigEach int   // one big value in bigEach (0: none)
-		phases  []int // phase lengths
-	}{
-		{"small", 0, []int{3, sampleChunk - 3, 1, 2*sampleChunk + 5, 7}},
-		{"mostly big", 1, []int{sampleChunk, sampleChunk + 1, 3*sampleChunk - 1}},
-		{"mixed", 3, []int{100, 4 * sampleChunk, 1, 1, sampleChunk}},
-		{"rare big", 500, []int{5 * sampleChunk, 2}},
-	} {
-		rng := rand.New(rand.NewPCG(11, uint64(len(tc.name))))
-		var l latencyLog
-		var all []Time
-		for phase, n := range tc.phases {
-			var ofPhase []Time
-			for i := range n {
-				d := Time(rng.Int64N(4e9))
-				if tc.bigEach > 0 && i%tc.bigEach == 0 {
-					d = Time(5e9 + rng.Int64N(1e9))
-				}
-				l.add(d, phase)
-				ofPhase = append(ofPhase, d)
-			}
-			all = append(all, ofPhase...)
-			var z summarizer
-			if got, want := z.summarize(l.appendPhase(nil, phase)...), floatSummary(ofPhase); got != want {
-				t.Fatalf("%s: phase %d = %+v, want %+v", tc.name, phase, got, want)
-			}
-		}
-		var z summarizer
-		if got, want := z.summarize(l.appendAll(nil)...), floatSummary(all); got != want {
-			t.Fatalf("%s: all = %+v, want %+v", tc.name, got, want)
-		}
-		for i := range l.sealed() {
-			if c := l.chunk(i); len(c.small) != sampleChunk && len(c.big) != sampleChunk {
-				t.Errorf("%s: full chunk %d holds %d small and %d big values", tc.name, i, len(c.small), len(c.big))
-			}
-		}
-		if l.sealed() == 0 {
-			t.Errorf("%s: %d samples in no full chunk", tc.name, len(all))
-		}
 	}
 }
 
