@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"iter"
 	"math"
 	"math/bits"
 	"slices"
@@ -183,6 +184,24 @@ func percentileRanks(n int) [4]int {
 // that negative values rank first.
 func sampleKey(v Time) uint64 { return uint64(v) ^ 1<<63 }
 
+// sampleKeys yields the key of every value of parts.
+func sampleKeys(parts []samples) iter.Seq[uint64] {
+	return func(yield func(uint64) bool) {
+		for _, p := range parts {
+			for _, v := range p.small {
+				if !yield(sampleKey(Time(v))) {
+					return
+				}
+			}
+			for _, v := range p.big {
+				if !yield(sampleKey(v)) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // histogramBits is the number of key bits a histogram pass of selectRanks splits on.
 const histogramBits = 12
 
@@ -195,15 +214,8 @@ const histogramBits = 12
 // its own, 12 bits a pass, so at most six passes.
 func (z *summarizer) selectRanks(parts []samples, n int) Latency {
 	lo, hi := uint64(math.MaxUint64), uint64(0)
-	for _, p := range parts {
-		for _, v := range p.small {
-			k := sampleKey(Time(v))
-			lo, hi = min(lo, k), max(hi, k)
-		}
-		for _, v := range p.big {
-			k := sampleKey(v)
-			lo, hi = min(lo, k), max(hi, k)
-		}
+	for k := range sampleKeys(parts) {
+		lo, hi = min(lo, k), max(hi, k)
 	}
 	if z.count == nil {
 		z.first, z.count = make([]int, 1<<histogramBits), make([]int, 1<<histogramBits)
@@ -233,16 +245,9 @@ func (z *summarizer) selectRanks(parts []samples, n int) Latency {
 		// Whole buckets are copied, so a rank's position among the copies is the count of
 		// the copied buckets before its own plus its rank within it.
 		copies := z.keys[:0]
-		for _, p := range parts {
-			for _, v := range p.small {
-				if k := sampleKey(Time(v)); z.collect[(k-lo)>>shift] {
-					copies = append(copies, k)
-				}
-			}
-			for _, v := range p.big {
-				if k := sampleKey(v); z.collect[(k-lo)>>shift] {
-					copies = append(copies, k)
-				}
+		for k := range sampleKeys(parts) {
+			if z.collect[(k-lo)>>shift] {
+				copies = append(copies, k)
 			}
 		}
 		z.keys = copies
@@ -317,16 +322,9 @@ func (z *summarizer) histogram(parts []samples, lo, hi uint64) (shift uint) {
 	shift = uint(max(bits.Len64(hi-lo)-histogramBits, 0))
 	clear(z.count)
 	count := z.count[:1<<histogramBits]
-	for _, p := range parts {
-		for _, v := range p.small {
-			if k := sampleKey(Time(v)); k >= lo && k <= hi {
-				count[(k-lo)>>shift]++
-			}
-		}
-		for _, v := range p.big {
-			if k := sampleKey(v); k >= lo && k <= hi {
-				count[(k-lo)>>shift]++
-			}
+	for k := range sampleKeys(parts) {
+		if k >= lo && k <= hi {
+			count[(k-lo)>>shift]++
 		}
 	}
 	return shift
@@ -336,16 +334,9 @@ func (z *summarizer) histogram(parts []samples, lo, hi uint64) (shift uint) {
 // copying only those.
 func (z *summarizer) selectInRange(parts []samples, lo, hi uint64, r int) uint64 {
 	keys := z.keys[:0]
-	for _, p := range parts {
-		for _, v := range p.small {
-			if k := sampleKey(Time(v)); k >= lo && k <= hi {
-				keys = append(keys, k)
-			}
-		}
-		for _, v := range p.big {
-			if k := sampleKey(v); k >= lo && k <= hi {
-				keys = append(keys, k)
-			}
+	for k := range sampleKeys(parts) {
+		if k >= lo && k <= hi {
+			keys = append(keys, k)
 		}
 	}
 	z.keys = keys
