@@ -181,8 +181,10 @@ func percentileRanks(n int) [4]int {
 }
 
 // sampleKey maps a sample to an unsigned key of the same order (the sign bit flipped), so
-// that negative values rank first.
+// that negative values rank first; keySample maps it back.
 func sampleKey(v Time) uint64 { return uint64(v) ^ 1<<63 }
+
+func keySample(k uint64) Time { return Time(k ^ 1<<63) }
 
 // sampleKeys yields the key of every value of parts.
 func sampleKeys(parts []samples) iter.Seq[uint64] {
@@ -209,9 +211,10 @@ const histogramBits = 12
 // narrowing a range of keys that holds it. A pass over the parts counts the values of the
 // range in 2^histogramBits buckets of equal width; the bucket where the rank falls is the
 // next range, until it is one key wide or holds few enough values to copy and select in
-// place. The first pass, over every value, serves all four ranks, and one more pass copies
-// the buckets of those it leaves with few values; a rank whose bucket holds more narrows on
-// its own, 12 bits a pass, so at most six passes.
+// place. A pass finds the keys' range, the first histogram serves all four ranks, and one
+// more pass copies the buckets of those it leaves with few values: three passes in all. A
+// rank whose bucket holds more narrows on its own, 12 bits a pass (at most five more, as the
+// first histogram leaves at most 52 bits), and copies its last range.
 func (z *summarizer) selectRanks(parts []samples, n int) Latency {
 	lo, hi := uint64(math.MaxUint64), uint64(0)
 	for k := range sampleKeys(parts) {
@@ -274,7 +277,7 @@ func (z *summarizer) selectRanks(parts []samples, n int) Latency {
 	}
 	var vals [4]float64
 	for r, k := range keys {
-		vals[r] = Time(k ^ 1<<63).Seconds()
+		vals[r] = keySample(k).Seconds()
 	}
 	return Latency{Count: int64(n), P50Seconds: vals[3], P90Seconds: vals[2], P99Seconds: vals[1], MaxSeconds: vals[0]}
 }
