@@ -296,8 +296,9 @@ func strPtrIs(p *string, v string) bool {
 // family is the state of one address type.
 type family struct {
 	at       AddressType
-	desired  identityMap[*podEntry] // the pods with a desired endpoint, by its identity
-	index    identityMap[storedLoc]
+	// ids holds, by identity, the pod whose desired endpoint it is and where it is stored:
+	// one table for both (two took 40 bytes a slot where this takes 32).
+	ids      identityMap[identityState]
 	dirty    hashSet
 	groups   smallMap[PortMapKey, *sliceGroup]
 	hinted   map[string]*storedSlice // slices with any hint (mode C rewrites them)
@@ -311,11 +312,90 @@ type family struct {
 }
 
 // storedLoc is where an endpoint identity is stored. Its counters are int32 (a slice holds
-// at most 1,000 endpoints), which makes an index entry 24 bytes instead of 32.
+// at most 1,000 endpoints), which keeps it 16 bytes.
 type storedLoc struct {
-	slice *storedSlice
+	slice *storedSlice // nil when n is 0
 	pos   int32
-	n     int32 // occurrences
+	n     int32 // occurrences (0: not stored)
+}
+
+// identityState is what a family knows of one endpoint identity: the pod whose desired
+// endpoint it is (nil: none) and where it is stored (n 0: nowhere). An identity neither
+// desired nor stored has no entry.
+type identityState struct {
+	pe *podEntry
+	storedLoc
+}
+
+// desiredPod returns the pod whose desired endpoint h is, or nil.
+func (f *family) desiredPod(h endpointHash) *podEntry {
+	if st := f.ids.ref(h); st != nil {
+		return st.pe
+	}
+	return nil
+}
+
+// setDesired records that h is pe's desired endpoint.
+func (f *family) setDesired(h endpointHash, pe *podEntry) {
+	st, _ := f.ids.slot(h)
+	st.pe = pe
+}
+
+// dropDesired records that h is no pod's desired endpoint.
+func (f *family) dropDesired(h endpointHash) {
+	if st := f.ids.ref(h); st != nil {
+		st.pe = nil
+		if st.n == 0 {
+			f.ids.delete(h)
+		}
+	}
+}
+
+// storedAt returns where h is stored, and whether it is.
+func (f *family) storedAt(h endpointHash) (storedLoc, bool) {
+	if st := f.ids.ref(h); st != nil && st.n > 0 {
+		return st.storedLoc, true
+	}
+	return storedLoc{}, false
+}
+
+// storedRef returns a pointer to where h is stored, or nil when it is not. The pointer is
+// valid until the next insert or delete.
+func (f *family) storedRef(h endpointHash) *storedLoc {
+	if st := f.ids.ref(h); st != nil && st.n > 0 {
+		return &st.storedLoc
+	}
+	return nil
+}
+
+// unstore records that h is stored nowhere.
+func (f *family) unstore(h endpointHash) {
+	if st := f.ids.ref(h); st != nil {
+		st.storedLoc = storedLoc{}
+		if st.pe == nil {
+			f.ids.delete(h)
+		}
+	}
+}
+
+// dropAll forgets the desired endpoints (desired) or the stored ones (!desired) of every
+// identity, keeping the other half, and returns the buffer keys with the identities whose
+// half it dropped appended.
+func (f *family) dropAll(desired bool, keys []endpointHash) []endpointHash {
+	start := len(keys)
+	for h, st := range f.ids.all() {
+		if desired && st.pe != nil || !desired && st.n > 0 {
+			keys = append(keys, h)
+		}
+	}
+	for _, h := range keys[start:] {
+		if desired {
+			f.dropDesired(h)
+		} else {
+			f.unstore(h)
+		}
+	}
+	return keys
 }
 
 // sliceGroup is the stored slices of one port map. Most groups hold a slice or two: they
@@ -705,11 +785,11 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 			id = s.podIdentityOf(pe, i).id
 		}
 		if prevHas[i] && (!pe.has[i] || id != prevIDs[i]) {
-			f.desired.delete(prevIDs[i])
+			f.dropDesired(prevIDs[i])
 			f.dirty.add(prevIDs[i])
 		}
 		if pe.has[i] {
-			f.desired.set(id, pe)
+			f.setDesired(id, pe)
 			f.dirty.add(id)
 		}
 	}
@@ -777,10 +857,9 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prevHas [2]bool, prevIDs
 func (s *ServiceSlices) resetDesired() {
 	for _, f := range s.families {
 		if f != nil {
-			for h := range f.desired.all() {
+			for _, h := range f.dropAll(true, nil) {
 				f.dirty.add(h)
 			}
-			f.desired.clear()
 		}
 	}
 	s.keyPods.reset()
@@ -806,22 +885,24 @@ func (s *ServiceSlices) resetDesired() {
 func (s *ServiceSlices) SetStoredSlices(stored []*EndpointSlice) { s.resetStored(stored) }
 
 func (s *ServiceSlices) resetStored(stored []*EndpointSlice) {
-	var oldDesired [2]*identityMap[*podEntry]
+	// The families are made again, keeping the desired endpoints.
+	var old [2]*family
 	for i, f := range s.families {
 		if f != nil {
-			oldDesired[i] = &f.desired
+			f.dropAll(false, nil)
+			old[i] = f
 		}
 	}
 	s.stored = smallMap[string, *storedSlice]{}
 	s.anomalies, s.dupHashes = 0, 0
 	s.zoned = s.mode == hintsTopology
 	for i, at := range []AddressType{AddressTypeIPv4, AddressTypeIPv6} {
-		if oldDesired[i] == nil {
+		if old[i] == nil {
 			continue // made when first needed
 		}
 		f := newFamily(at)
-		f.desired = *oldDesired[i]
-		for h := range f.desired.all() {
+		f.ids = old[i].ids
+		for h := range f.ids.all() {
 			f.dirty.add(h)
 		}
 		s.families[i] = f
@@ -968,8 +1049,8 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, pair
 		if oldPaired[i] {
 			continue
 		}
-		if loc := f.index.ref(h); loc == nil || loc.n <= 1 {
-			f.index.delete(h)
+		if loc := f.storedRef(h); loc == nil || loc.n <= 1 {
+			f.unstore(h)
 		} else {
 			loc.n--
 			if loc.n == 1 {
@@ -999,7 +1080,7 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, pair
 			continue
 		}
 		if int(pr.old) != j {
-			if loc := f.index.ref(h); loc != nil && loc.slice == ss {
+			if loc := f.storedRef(h); loc != nil && loc.slice == ss {
 				loc.pos = int32(j)
 			}
 		}
@@ -1066,7 +1147,7 @@ func (s *ServiceSlices) alignUpdate(old *storedSlice, slice *EndpointSlice) []en
 		if k < 0 {
 			// Not near: added, or moved further than the walk looks. The index still
 			// holds the old slice (and no identity twice: see updatesInPlace).
-			if loc, ok := old.fam.index.get(h); ok && loc.slice == old && !oldPaired[loc.pos] {
+			if loc, ok := old.fam.storedAt(h); ok && loc.slice == old && !oldPaired[loc.pos] {
 				k = int(loc.pos)
 			}
 		}
@@ -1095,11 +1176,11 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash) []
 	}
 	reindex := false
 	for _, h := range ss.hashes {
-		if loc := f.index.ref(h); loc != nil {
+		if loc := f.storedRef(h); loc != nil {
 			loc.n--
 			switch {
 			case loc.n == 0:
-				f.index.delete(h)
+				f.unstore(h)
 			case loc.n == 1:
 				s.dupHashes--
 				reindex = true
@@ -1126,25 +1207,25 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash) []
 // indexStored records that stored slice ss holds the endpoint with identity h at pos, and
 // counts a second holder of one identity as a duplicate.
 func (s *ServiceSlices) indexStored(f *family, ss *storedSlice, pos int, h endpointHash) {
-	loc, ok := f.index.slot(h)
-	if ok {
-		loc.n++
-		if loc.n == 2 {
+	st, _ := f.ids.slot(h)
+	if st.n > 0 {
+		st.n++
+		if st.n == 2 {
 			s.dupHashes++
 		}
 	} else {
-		*loc = storedLoc{slice: ss, pos: int32(pos), n: 1}
+		st.storedLoc = storedLoc{slice: ss, pos: int32(pos), n: 1}
 	}
 }
 
 // reindex rebuilds a family's endpoint index (after duplicates are resolved; rare).
 func (s *ServiceSlices) reindex(f *family) {
-	f.index.clear()
+	f.dropAll(false, nil)
 	s.dupHashes = 0
 	for _, ff := range s.families {
 		if ff != nil && ff != f {
-			for _, loc := range ff.index.all() {
-				if loc.n > 1 {
+			for _, st := range ff.ids.all() {
+				if st.n > 1 {
 					s.dupHashes++
 				}
 			}
@@ -1211,8 +1292,9 @@ func (s *ServiceSlices) checkCleanState(f *family, h endpointHash) (clean bool, 
 
 // cleanState is checkCleanState without the dirty set's update.
 func (s *ServiceSlices) cleanState(f *family, h endpointHash) (clean bool, pe *podEntry, loc storedLoc, stored bool) {
-	pe, _ = f.desired.get(h)
-	loc, stored = f.index.get(h)
+	if st := f.ids.ref(h); st != nil {
+		pe, loc, stored = st.pe, st.storedLoc, st.n > 0
+	}
 	switch {
 	case pe == nil && !stored:
 		clean = true
@@ -1590,7 +1672,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 				keep = append(keep, ep)
 				continue
 			}
-			pe, _ := f.desired.get(ss.hashes[i])
+			pe := f.desiredPod(ss.hashes[i])
 			if pe != nil && pe.key == k {
 				built = append(built, s.desiredEndpoint(pe, fi))
 				d := &built[len(built)-1]
