@@ -295,36 +295,40 @@ func strPtrIs(p *string, v string) bool {
 
 // family is the state of one address type.
 type family struct {
-	at       AddressType
+	at AddressType
 	// ids holds, by identity, the pod whose desired endpoint it is and where it is stored:
 	// one table for both (two took 40 bytes a slot where this takes 32).
 	ids      identityMap[identityState]
+	byID     []*storedSlice         // the stored slices by id − 1 (nil: a free id)
+	freeIDs  []uint32               // ids of removed slices, to reuse
+	extra    map[endpointHash]int32 // identities stored more than once: the places beyond the first
 	dirty    hashSet
 	groups   smallMap[PortMapKey, *sliceGroup]
 	hinted   map[string]*storedSlice // slices with any hint (mode C rewrites them)
 	badClose map[string]*storedSlice // slices PreferClose would rewrite
 	badNode  map[string]*storedSlice // slices PreferSameNode would rewrite
-	count    int
 	// Totals of the stored slices' zone-hint summaries (with ServiceSlices.zoned).
-	zoneReady   int            // ready endpoints
-	zoneLacking int            // slices with a ready endpoint without zone hints
+	zoneReady   int32          // ready endpoints
+	zoneLacking int32          // slices with a ready endpoint without zone hints
 	zoneHints   map[string]int // zone hints per zone, only positive counts
 }
 
-// storedLoc is where an endpoint identity is stored. Its counters are int32 (a slice holds
-// at most 1,000 endpoints), which keeps it 16 bytes.
+// storedLoc is where an endpoint identity is stored: the stored slice, by its id in the
+// family (0: stored nowhere), and the endpoint's position in it. An id rather than a pointer
+// makes a table slot 24 bytes rather than 32 (positions fit: a slice's endpoints are a Go
+// slice, and ids count the family's slices).
 type storedLoc struct {
-	slice *storedSlice // nil when n is 0
-	pos   int32
-	n     int32 // occurrences (0: not stored)
+	id  uint32
+	pos uint32
 }
 
 // identityState is what a family knows of one endpoint identity: the pod whose desired
-// endpoint it is (nil: none) and where it is stored (n 0: nowhere). An identity neither
-// desired nor stored has no entry.
+// endpoint it is (nil: none) and where it is stored. An identity neither desired nor stored
+// has no entry. An identity stored more than once (an anomaly the next sync resolves) is
+// found at its first place; family.extra counts its other places.
 type identityState struct {
-	pe *podEntry
-	storedLoc
+	pe  *podEntry
+	loc storedLoc
 }
 
 // desiredPod returns the pod whose desired endpoint h is, or nil.
@@ -345,55 +349,114 @@ func (f *family) setDesired(h endpointHash, pe *podEntry) {
 func (f *family) dropDesired(h endpointHash) {
 	if st := f.ids.ref(h); st != nil {
 		st.pe = nil
-		if st.n == 0 {
+		if st.loc.id == 0 {
 			f.ids.delete(h)
 		}
 	}
 }
 
-// storedAt returns where h is stored, and whether it is.
-func (f *family) storedAt(h endpointHash) (storedLoc, bool) {
-	if st := f.ids.ref(h); st != nil && st.n > 0 {
-		return st.storedLoc, true
+// storedAt returns the stored slice holding h (nil: none) and h's position in it.
+func (f *family) storedAt(h endpointHash) (*storedSlice, int) {
+	if st := f.ids.ref(h); st != nil && st.loc.id != 0 {
+		return f.byID[st.loc.id-1], int(st.loc.pos)
 	}
-	return storedLoc{}, false
+	return nil, 0
 }
 
-// storedRef returns a pointer to where h is stored, or nil when it is not. The pointer is
-// valid until the next insert or delete.
-func (f *family) storedRef(h endpointHash) *storedLoc {
-	if st := f.ids.ref(h); st != nil && st.n > 0 {
-		return &st.storedLoc
-	}
-	return nil
+// occurrences returns how many times h is stored, knowing that it is stored.
+func (f *family) occurrences(h endpointHash) int {
+	return 1 + int(f.extra[h])
 }
 
-// unstore records that h is stored nowhere.
-func (f *family) unstore(h endpointHash) {
-	if st := f.ids.ref(h); st != nil {
-		st.storedLoc = storedLoc{}
-		if st.pe == nil {
-			f.ids.delete(h)
+// store records that stored slice ss holds h at pos, and returns how many times h is
+// stored now.
+func (f *family) store(h endpointHash, ss *storedSlice, pos int) int {
+	st, _ := f.ids.slot(h)
+	if st.loc.id == 0 {
+		st.loc = storedLoc{id: ss.id, pos: uint32(pos)}
+		return 1
+	}
+	if f.extra == nil {
+		f.extra = map[endpointHash]int32{}
+	}
+	f.extra[h]++
+	return 1 + int(f.extra[h])
+}
+
+// unstoreOne records that one place holding h no longer does, and returns how many times h
+// was stored before (0: not at all). The place dropped is an unnamed one: with h stored more
+// than once, which place the table keeps is only right again after reindex.
+func (f *family) unstoreOne(h endpointHash) int {
+	st := f.ids.ref(h)
+	if st == nil || st.loc.id == 0 {
+		return 0
+	}
+	if n := f.extra[h]; n > 0 {
+		if n == 1 {
+			delete(f.extra, h)
+		} else {
+			f.extra[h] = n - 1
 		}
+		return 1 + int(n)
+	}
+	st.loc = storedLoc{}
+	if st.pe == nil {
+		f.ids.delete(h)
+	}
+	return 1
+}
+
+// moved records that stored slice ss holds h at pos now, if the table has h in ss.
+func (f *family) moved(h endpointHash, ss *storedSlice, pos int) {
+	if st := f.ids.ref(h); st != nil && st.loc.id == ss.id {
+		st.loc.pos = uint32(pos)
 	}
 }
 
-// dropAll forgets the desired endpoints (desired) or the stored ones (!desired) of every
-// identity, keeping the other half, and returns the buffer keys with the identities whose
-// half it dropped appended.
+// addSlice gives ss an id in the family.
+func (f *family) addSlice(ss *storedSlice) {
+	if n := len(f.freeIDs); n > 0 {
+		ss.id, f.freeIDs = f.freeIDs[n-1], f.freeIDs[:n-1]
+		f.byID[ss.id-1] = ss
+		return
+	}
+	f.byID = append(f.byID, ss)
+	ss.id = uint32(len(f.byID))
+}
+
+// sliceCount returns the number of stored slices in the family.
+func (f *family) sliceCount() int { return len(f.byID) - len(f.freeIDs) }
+
+// removeSlice frees ss's id, which the table no longer names.
+func (f *family) removeSlice(ss *storedSlice) {
+	f.byID[ss.id-1] = nil
+	f.freeIDs = append(f.freeIDs, ss.id)
+	ss.id = 0
+}
+
+// dropAll forgets the desired endpoints (desired) or the places stored (!desired) of every
+// identity, keeping the other half (and the slices' ids), and returns the buffer keys with
+// the identities whose half it dropped appended.
 func (f *family) dropAll(desired bool, keys []endpointHash) []endpointHash {
 	start := len(keys)
 	for h, st := range f.ids.all() {
-		if desired && st.pe != nil || !desired && st.n > 0 {
+		if desired && st.pe != nil || !desired && st.loc.id != 0 {
 			keys = append(keys, h)
 		}
 	}
 	for _, h := range keys[start:] {
 		if desired {
 			f.dropDesired(h)
-		} else {
-			f.unstore(h)
+			continue
 		}
+		st := f.ids.ref(h)
+		st.loc = storedLoc{}
+		if st.pe == nil {
+			f.ids.delete(h)
+		}
+	}
+	if !desired {
+		f.extra = nil
 	}
 	return keys
 }
@@ -461,7 +524,9 @@ type storedSlice struct {
 	inGroup int32
 	// changedIn is the syncPortMap pass (ServiceSlices.pass) that last changed the slice.
 	changedIn uint32
-	hashes    []endpointHash
+	// id is the slice's in its family (family.byID).
+	id     uint32
+	hashes []endpointHash
 	// dirtyPos are the positions whose identity is dirty, during one syncFamily.
 	dirtyPos []int32
 	zones    *zoneSummary // with ServiceSlices.zoned
@@ -505,9 +570,9 @@ func summarizeZones(sl *EndpointSlice) *zoneSummary {
 
 // addZones adds (sign 1) or removes (sign -1) a slice's zone summary to a family's totals.
 func (f *family) addZones(z *zoneSummary, sign int) {
-	f.zoneReady += sign * z.ready
+	f.zoneReady += int32(sign * z.ready)
 	if z.lacking {
-		f.zoneLacking += sign
+		f.zoneLacking += int32(sign)
 	}
 	for _, c := range z.hints {
 		n := f.zoneHints[c.zone] + sign*c.n
@@ -988,8 +1053,8 @@ func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSl
 func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash) []endpointHash {
 	f := s.family(familyIndex(sl.AddressType))
 	ss := &storedSlice{s: sl, fam: f, hashes: make([]endpointHash, len(sl.Endpoints))}
+	f.addSlice(ss)
 	s.stored.set(sl.Name, ss)
-	f.count++
 	supported := slices.Contains(s.types.list(), sl.AddressType)
 	ss.anomaly = !supported || !ownedBy(sl, s.svc) || labelsChanged(sl.Labels, s.svc)
 	if ss.anomaly {
@@ -1049,13 +1114,8 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, pair
 		if oldPaired[i] {
 			continue
 		}
-		if loc := f.storedRef(h); loc == nil || loc.n <= 1 {
-			f.unstore(h)
-		} else {
-			loc.n--
-			if loc.n == 1 {
-				s.dupHashes--
-			}
+		if f.unstoreOne(h) == 2 {
+			s.dupHashes--
 		}
 		f.dirty.add(h)
 		touched = append(touched, h)
@@ -1080,9 +1140,7 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, pair
 			continue
 		}
 		if int(pr.old) != j {
-			if loc := f.storedRef(h); loc != nil && loc.slice == ss {
-				loc.pos = int32(j)
-			}
+			f.moved(h, ss, j)
 		}
 		if !pr.same {
 			// The same identity, other fields (a readiness change, most often).
@@ -1147,8 +1205,8 @@ func (s *ServiceSlices) alignUpdate(old *storedSlice, slice *EndpointSlice) []en
 		if k < 0 {
 			// Not near: added, or moved further than the walk looks. The index still
 			// holds the old slice (and no identity twice: see updatesInPlace).
-			if loc, ok := old.fam.storedAt(h); ok && loc.slice == old && !oldPaired[loc.pos] {
-				k = int(loc.pos)
+			if at, pos := old.fam.storedAt(h); at == old && !oldPaired[pos] {
+				k = pos
 			}
 		}
 		pairs[j] = endpointPair{hash: h, old: -1}
@@ -1165,7 +1223,6 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash) []
 	f := ss.fam
 	name := ss.s.Name
 	s.stored.delete(name)
-	f.count--
 	if ss.anomaly {
 		s.anomalies--
 	}
@@ -1176,17 +1233,13 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash) []
 	}
 	reindex := false
 	for _, h := range ss.hashes {
-		if loc := f.storedRef(h); loc != nil {
-			loc.n--
-			switch {
-			case loc.n == 0:
-				f.unstore(h)
-			case loc.n == 1:
-				s.dupHashes--
-				reindex = true
-			default:
-				reindex = true
-			}
+		switch f.unstoreOne(h) {
+		case 0, 1:
+		case 2:
+			s.dupHashes--
+			reindex = true
+		default:
+			reindex = true
 		}
 		f.dirty.add(h)
 		touched = append(touched, h)
@@ -1198,6 +1251,7 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash) []
 		f.addZones(ss.zones, -1)
 		ss.zones = nil
 	}
+	f.removeSlice(ss)
 	if reindex {
 		s.reindex(f)
 	}
@@ -1207,14 +1261,8 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash) []
 // indexStored records that stored slice ss holds the endpoint with identity h at pos, and
 // counts a second holder of one identity as a duplicate.
 func (s *ServiceSlices) indexStored(f *family, ss *storedSlice, pos int, h endpointHash) {
-	st, _ := f.ids.slot(h)
-	if st.n > 0 {
-		st.n++
-		if st.n == 2 {
-			s.dupHashes++
-		}
-	} else {
-		st.storedLoc = storedLoc{slice: ss, pos: int32(pos), n: 1}
+	if f.store(h, ss, pos) == 2 {
+		s.dupHashes++
 	}
 }
 
@@ -1224,11 +1272,7 @@ func (s *ServiceSlices) reindex(f *family) {
 	s.dupHashes = 0
 	for _, ff := range s.families {
 		if ff != nil && ff != f {
-			for _, st := range ff.ids.all() {
-				if st.n > 1 {
-					s.dupHashes++
-				}
-			}
+			s.dupHashes += int32(len(ff.extra))
 		}
 	}
 	names := make([]string, 0, s.stored.len())
@@ -1280,28 +1324,31 @@ func (s *ServiceSlices) checkClean(f *family, h endpointHash) bool {
 
 // checkCleanState is checkClean that also returns what it read: the pod whose desired
 // endpoint h is, and where h is stored.
-func (s *ServiceSlices) checkCleanState(f *family, h endpointHash) (clean bool, pe *podEntry, loc storedLoc, stored bool) {
-	clean, pe, loc, stored = s.cleanState(f, h)
+func (s *ServiceSlices) checkCleanState(f *family, h endpointHash) (clean bool, pe *podEntry, at *storedSlice, pos int) {
+	clean, pe, at, pos = s.cleanState(f, h)
 	if clean {
 		f.dirty.remove(h)
 	} else {
 		f.dirty.add(h)
 	}
-	return clean, pe, loc, stored
+	return clean, pe, at, pos
 }
 
 // cleanState is checkCleanState without the dirty set's update.
-func (s *ServiceSlices) cleanState(f *family, h endpointHash) (clean bool, pe *podEntry, loc storedLoc, stored bool) {
+func (s *ServiceSlices) cleanState(f *family, h endpointHash) (clean bool, pe *podEntry, at *storedSlice, pos int) {
 	if st := f.ids.ref(h); st != nil {
-		pe, loc, stored = st.pe, st.storedLoc, st.n > 0
+		pe = st.pe
+		if st.loc.id != 0 {
+			at, pos = f.byID[st.loc.id-1], int(st.loc.pos)
+		}
 	}
 	switch {
-	case pe == nil && !stored:
+	case pe == nil && at == nil:
 		clean = true
-	case pe != nil && stored && loc.n == 1 && !loc.slice.anomaly && loc.slice.group.key == pe.key:
-		clean = s.desiredEqualBeyondHash(pe, &loc.slice.s.Endpoints[loc.pos])
+	case pe != nil && at != nil && (s.dupHashes == 0 || f.occurrences(h) == 1) && !at.anomaly && at.group.key == pe.key:
+		clean = s.desiredEqualBeyondHash(pe, &at.s.Endpoints[pos])
 	}
-	return clean, pe, loc, stored
+	return clean, pe, at, pos
 }
 
 // Sync computes the writes that bring the stored slices to the desired state, as
@@ -1399,18 +1446,18 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 	// others put back, which costs less than removing the clean ones one by one.
 	s.opts.Buffers.dirty = f.dirty.takeAll(s.opts.Buffers.dirty[:0])
 	for _, h := range s.opts.Buffers.dirty {
-		clean, pe, loc, stored := s.cleanState(f, h)
+		clean, pe, at, pos := s.cleanState(f, h)
 		if clean {
 			continue
 		}
 		f.dirty.add(h)
-		if stored {
-			if len(loc.slice.dirtyPos) == 0 {
-				touched = append(touched, loc.slice)
+		if at != nil {
+			if len(at.dirtyPos) == 0 {
+				touched = append(touched, at)
 			}
-			loc.slice.dirtyPos = append(loc.slice.dirtyPos, loc.pos)
+			at.dirtyPos = append(at.dirtyPos, int32(pos))
 		}
-		if pe != nil && (!stored || loc.slice.group.key != pe.key) {
+		if pe != nil && (at == nil || at.group.key != pe.key) {
 			pending = append(pending, pe)
 		}
 	}
@@ -1476,7 +1523,7 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 		slices.SortFunc(plan.ToDelete[start:], byName)
 	}
 	// upstream: reconciler.go reconcileByAddressType (placeholder)
-	if f.count == len(plan.ToDelete) && len(plan.ToCreate) == 0 {
+	if f.sliceCount() == len(plan.ToDelete) && len(plan.ToCreate) == 0 {
 		p := s.sliceObject()
 		setNewEndpointSlice(p, s.svc, []EndpointPort{}, f.at, s.meta.labels, s.meta.owners[:])
 		if len(plan.ToDelete) == 1 && placeholderEqual(plan.ToDelete[0], p) {
@@ -1547,7 +1594,7 @@ func (s *ServiceSlices) hintsFast(f *family, plan *SlicePlan) {
 // upstream: reconciler.go reconcileByAddressType → topologycache.go AddHints
 func (s *ServiceSlices) hintsTopology(f *family, plan *SlicePlan) {
 	u := &zonedUnchanged{s: s, f: f, changed: make(map[string]bool, len(plan.ToUpdate)+len(plan.ToDelete))}
-	u.ready, u.lacking = f.zoneReady, f.zoneLacking
+	u.ready, u.lacking = int(f.zoneReady), int(f.zoneLacking)
 	u.hints = maps.Clone(f.zoneHints)
 	if u.hints == nil {
 		u.hints = map[string]int{}
