@@ -1,0 +1,77 @@
+package model
+
+import "testing"
+
+// TestFamilyIdentityTable holds the family's one table of desired and stored endpoints to
+// what the two maps it replaced did: an identity's entry lives while either half does, an
+// identity stored twice counts both places, and slice ids are reused after removal.
+func TestFamilyIdentityTable(t *testing.T) {
+	f := newFamily(AddressTypeIPv4)
+	a, b := &storedSlice{}, &storedSlice{}
+	f.addSlice(a)
+	f.addSlice(b)
+	pe := &podEntry{}
+	const h, g = endpointHash(11), endpointHash(22)
+
+	f.setDesired(h, pe)
+	if got := f.store(h, a, 3); got != 1 {
+		t.Fatalf("first store: %d places, want 1", got)
+	}
+	if at, pos := f.storedAt(h); at != a || pos != 3 {
+		t.Fatalf("storedAt = %p, %d; want a, 3", at, pos)
+	}
+	f.dropDesired(h)
+	if f.desiredPod(h) != nil || f.ids.len() != 1 {
+		t.Fatalf("dropping the desired half: pod %v, %d entries; want nil and the stored half kept", f.desiredPod(h), f.ids.len())
+	}
+	if got := f.store(h, b, 0); got != 2 {
+		t.Fatalf("second store: %d places, want 2", got)
+	}
+	if at, _ := f.storedAt(h); at != a {
+		t.Fatalf("an identity stored twice is found at its first place, got %p", at)
+	}
+	f.moved(h, b, 7) // b is not the place the table names: nothing moves
+	f.moved(h, a, 5)
+	if _, pos := f.storedAt(h); pos != 5 {
+		t.Fatalf("moved: position %d, want 5", pos)
+	}
+	if got := f.unstoreOne(h); got != 2 {
+		t.Fatalf("unstoreOne of an identity stored twice returned %d, want 2", got)
+	}
+	if got := f.unstoreOne(h); got != 1 || f.ids.len() != 0 || len(f.extra) != 0 {
+		t.Fatalf("unstoreOne = %d, %d entries, %d extra; want 1 and nothing left", got, f.ids.len(), len(f.extra))
+	}
+	if got := f.unstoreOne(h); got != 0 {
+		t.Fatalf("unstoreOne of an identity not stored = %d, want 0", got)
+	}
+
+	// dropAll keeps the other half of every entry.
+	f.setDesired(h, pe)
+	f.store(h, a, 0)
+	f.store(g, b, 1)
+	f.store(g, a, 2)
+	if dropped := f.dropAll(false, nil); len(dropped) != 2 {
+		t.Fatalf("dropAll(stored) dropped %d identities, want 2", len(dropped))
+	}
+	if f.desiredPod(h) != pe || f.ids.len() != 1 || f.extra != nil {
+		t.Fatalf("after dropAll(stored): pod %v, %d entries, extra %v; want pe, 1 entry, none", f.desiredPod(h), f.ids.len(), f.extra)
+	}
+	if at, _ := f.storedAt(h); at != nil {
+		t.Fatalf("after dropAll(stored), h is still stored in %p", at)
+	}
+	if dropped := f.dropAll(true, nil); len(dropped) != 1 || f.ids.len() != 0 {
+		t.Fatalf("dropAll(desired) dropped %d, left %d entries; want 1 and 0", len(dropped), f.ids.len())
+	}
+
+	// Ids of removed slices are reused; the count follows.
+	if f.sliceCount() != 2 {
+		t.Fatalf("sliceCount = %d, want 2", f.sliceCount())
+	}
+	id := a.id
+	f.removeSlice(a)
+	c := &storedSlice{}
+	f.addSlice(c)
+	if c.id != id || f.byID[id-1] != c || f.sliceCount() != 2 {
+		t.Fatalf("the new slice got id %d (want %d, reused), count %d", c.id, id, f.sliceCount())
+	}
+}
