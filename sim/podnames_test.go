@@ -46,3 +46,23 @@ func TestPodNameSetMatchesMap(t *testing.T) {
 		}
 	}
 }
+
+// TestPodNameSetFillsToSevenEighths holds the table's load to 7/8: a set sized for a
+// run's pods takes the smallest power of two that holds them so (a probe reads 4 bytes a
+// slot, so a long run of full slots costs a cache line or two), and grows past it only.
+func TestPodNameSetFillsToSevenEighths(t *testing.T) {
+	for _, tc := range []struct{ hint, slots int }{
+		{0, 16}, {14, 16}, {15, 32}, {98960, 131072}, {114688, 131072}, {114689, 262144},
+	} {
+		if got := len(newPodNameSet(tc.hint).pods); got != tc.slots {
+			t.Errorf("newPodNameSet(%d): %d slots, want %d", tc.hint, got, tc.slots)
+		}
+	}
+	set := newPodNameSet(0)
+	for i := range 28 { // 16 slots hold 14 names, 32 hold 28
+		set.add(&podState{pod: &model.Pod{PodIdentity: model.NewPodIdentity("default", fmt.Sprintf("web-%d", i), "")}})
+		if want := map[bool]int{true: 16, false: 32}[i < 14]; len(set.pods) != want {
+			t.Fatalf("after %d names: %d slots, want %d", i+1, len(set.pods), want)
+		}
+	}
+}
