@@ -34,7 +34,7 @@ const (
 	identityMapMinSlots = 4
 	// identityMapSmall is the largest table that may be filled to 7/8 rather than 3/4:
 	// its probes stay within a few cache lines, and most Services are small (at 3/4, a
-	// Service of 10 endpoints had 32 slots in each of its two maps, 1.8 KB).
+	// Service of 10 endpoints had 32 slots in each of the two maps it kept then, 1.8 KB).
 	identityMapSmall = 16
 	// identityMapMixer is 2^64 divided by the golden ratio (Fibonacci hashing).
 	identityMapMixer = 0x9e3779b97f4a7c15

@@ -297,7 +297,7 @@ func strPtrIs(p *string, v string) bool {
 type family struct {
 	at AddressType
 	// ids holds, by identity, the pod whose desired endpoint it is and where it is stored:
-	// one table for both (two took 40 bytes a slot where this takes 32).
+	// one table for both (two tables took 40 bytes of slots an identity, this one 24).
 	ids      identityMap[identityState]
 	byID     []*storedSlice         // the stored slices by id − 1 (nil: a free id)
 	freeIDs  []uint32               // ids of removed slices, to reuse
@@ -315,8 +315,8 @@ type family struct {
 
 // storedLoc is where an endpoint identity is stored: the stored slice, by its id in the
 // family (0: stored nowhere), and the endpoint's position in it. An id rather than a pointer
-// makes a table slot 24 bytes rather than 32 (positions fit: a slice's endpoints are a Go
-// slice, and ids count the family's slices).
+// makes a table slot 24 bytes rather than 32; a family's slices and a slice's endpoints are
+// far fewer than 2³².
 type storedLoc struct {
 	id  uint32
 	pos uint32
@@ -399,11 +399,16 @@ func (f *family) unstoreOne(h endpointHash) int {
 		}
 		return 1 + int(n)
 	}
+	f.unstoreAll(h, st)
+	return 1
+}
+
+// unstoreAll records that h, whose entry is st, is stored nowhere.
+func (f *family) unstoreAll(h endpointHash, st *identityState) {
 	st.loc = storedLoc{}
 	if st.pe == nil {
 		f.ids.delete(h)
 	}
-	return 1
 }
 
 // moved records that stored slice ss holds h at pos now, if the table has h in ss.
@@ -447,12 +452,8 @@ func (f *family) dropAll(desired bool, keys []endpointHash) []endpointHash {
 	for _, h := range keys[start:] {
 		if desired {
 			f.dropDesired(h)
-			continue
-		}
-		st := f.ids.ref(h)
-		st.loc = storedLoc{}
-		if st.pe == nil {
-			f.ids.delete(h)
+		} else {
+			f.unstoreAll(h, f.ids.ref(h))
 		}
 	}
 	if !desired {
