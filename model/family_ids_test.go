@@ -50,7 +50,7 @@ func TestFamilyIdentityTable(t *testing.T) {
 	f.store(h, a, 0)
 	f.store(g, b, 1)
 	f.store(g, a, 2)
-	if dropped := f.dropAll(false, nil); len(dropped) != 2 {
+	if dropped := f.dropAll(false); len(dropped) != 2 {
 		t.Fatalf("dropAll(stored) dropped %d identities, want 2", len(dropped))
 	}
 	if f.desiredPod(h) != pe || f.ids.len() != 1 || f.extra != nil {
@@ -59,7 +59,7 @@ func TestFamilyIdentityTable(t *testing.T) {
 	if at, _ := f.storedAt(h); at != nil {
 		t.Fatalf("after dropAll(stored), h is still stored in %p", at)
 	}
-	if dropped := f.dropAll(true, nil); len(dropped) != 1 || f.ids.len() != 0 {
+	if dropped := f.dropAll(true); len(dropped) != 1 || f.ids.len() != 0 {
 		t.Fatalf("dropAll(desired) dropped %d, left %d entries; want 1 and 0", len(dropped), f.ids.len())
 	}
 

@@ -440,16 +440,16 @@ func (f *family) removeSlice(ss *storedSlice) {
 }
 
 // dropAll forgets the desired endpoints (desired) or the places stored (!desired) of every
-// identity, keeping the other half (and the slices' ids), and returns the buffer keys with
-// the identities whose half it dropped appended.
-func (f *family) dropAll(desired bool, keys []endpointHash) []endpointHash {
-	start := len(keys)
+// identity, keeping the other half (and the slices' ids), and returns the identities whose
+// half it dropped.
+func (f *family) dropAll(desired bool) []endpointHash {
+	var keys []endpointHash
 	for h, st := range f.ids.all() {
 		if desired && st.pe != nil || !desired && st.loc.id != 0 {
 			keys = append(keys, h)
 		}
 	}
-	for _, h := range keys[start:] {
+	for _, h := range keys {
 		if desired {
 			f.dropDesired(h)
 		} else {
@@ -525,7 +525,7 @@ type storedSlice struct {
 	inGroup int32
 	// changedIn is the syncPortMap pass (ServiceSlices.pass) that last changed the slice.
 	changedIn uint32
-	// id is the slice's in its family (family.byID).
+	// id is the slice's id in its family (family.byID).
 	id     uint32
 	hashes []endpointHash
 	// dirtyPos are the positions whose identity is dirty, during one syncFamily.
@@ -923,7 +923,7 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prevHas [2]bool, prevIDs
 func (s *ServiceSlices) resetDesired() {
 	for _, f := range s.families {
 		if f != nil {
-			for _, h := range f.dropAll(true, nil) {
+			for _, h := range f.dropAll(true) {
 				f.dirty.add(h)
 			}
 		}
@@ -955,7 +955,7 @@ func (s *ServiceSlices) resetStored(stored []*EndpointSlice) {
 	var old [2]*family
 	for i, f := range s.families {
 		if f != nil {
-			f.dropAll(false, nil)
+			f.dropAll(false)
 			old[i] = f
 		}
 	}
@@ -1269,7 +1269,7 @@ func (s *ServiceSlices) indexStored(f *family, ss *storedSlice, pos int, h endpo
 
 // reindex rebuilds a family's endpoint index (after duplicates are resolved; rare).
 func (s *ServiceSlices) reindex(f *family) {
-	f.dropAll(false, nil)
+	f.dropAll(false)
 	s.dupHashes = 0
 	for _, ff := range s.families {
 		if ff != nil && ff != f {
