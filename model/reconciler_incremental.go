@@ -357,10 +357,18 @@ func (f *family) dropDesired(h endpointHash) {
 
 // storedAt returns the stored slice holding h (nil: none) and h's position in it.
 func (f *family) storedAt(h endpointHash) (*storedSlice, int) {
-	if st := f.ids.ref(h); st != nil && st.loc.id != 0 {
-		return f.byID[st.loc.id-1], int(st.loc.pos)
+	if st := f.ids.ref(h); st != nil {
+		return f.place(st.loc)
 	}
 	return nil, 0
+}
+
+// place returns the stored slice loc names (nil: none) and the position in it.
+func (f *family) place(loc storedLoc) (*storedSlice, int) {
+	if loc.id == 0 {
+		return nil, 0
+	}
+	return f.byID[loc.id-1], int(loc.pos)
 }
 
 // occurrences returns how many times h is stored, knowing that it is stored.
@@ -1339,9 +1347,7 @@ func (s *ServiceSlices) checkCleanState(f *family, h endpointHash) (clean bool, 
 func (s *ServiceSlices) cleanState(f *family, h endpointHash) (clean bool, pe *podEntry, at *storedSlice, pos int) {
 	if st := f.ids.ref(h); st != nil {
 		pe = st.pe
-		if st.loc.id != 0 {
-			at, pos = f.byID[st.loc.id-1], int(st.loc.pos)
-		}
+		at, pos = f.place(st.loc)
 	}
 	switch {
 	case pe == nil && at == nil:
