@@ -10,6 +10,10 @@ import (
 	"epsim/sim"
 )
 
+// heapProfileRate is the runtime's default sampling rate of heap profiles (one sample per
+// 512 KB allocated, runtime.MemProfileRate), which --memprofile restores.
+const heapProfileRate = 512 * 1024
+
 // peakHeapProfiler is the Observer behind --memprofile: at each progress report (one per
 // virtual second) it reads the live heap and, when that is over 5 % above the largest seen
 // so far, takes a heap profile. The last one taken is of about the run's peak, which is

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -204,6 +205,9 @@ func (o *runOptions) simulate(e *env, cfg sim.Config, log *writeLog) (res *sim.R
 			return nil, err
 		}
 		f.Close()
+		// main turns heap profiling off; what was allocated before this is not in the
+		// profile (the scenario, a few KB).
+		runtime.MemProfileRate = heapProfileRate
 	}
 	if o.cpuprofile != "" {
 		f, err := createProfile("cpuprofile", o.cpuprofile)
