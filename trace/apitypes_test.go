@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/json"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,37 +14,35 @@ import (
 	"epsim/model"
 )
 
-// Label keys read from Nodes (upstream: k8s.io/api/core/v1 well_known_labels.go and
-// kubeadm's control-plane role labels).
-const (
-	labelControlPlane = "node-role.kubernetes.io/control-plane"
-	labelMaster       = "node-role.kubernetes.io/master"
-)
+// This file holds the k8s.io/api side of the package's tests: the …ToAPI functions, which
+// make the real objects the samples and tests read, and the oracle conversions, which are
+// what the readers did when they decoded into the real types (the readers' own types must
+// give the same: TestWireMatchesAPITypes, FuzzWireMatchesAPITypes).
 
-// stamp converts an API time to a model timestamp (zero stays zero).
-func stamp(t metav1.Time) model.Timestamp {
+// apiStamp converts an API time to a model timestamp (zero stays zero).
+func apiStamp(t metav1.Time) model.Timestamp {
 	if t.IsZero() {
 		return 0
 	}
 	return model.Timestamp(t.UnixNano())
 }
 
-// apiTime converts a model timestamp to an API time (zero stays zero).
-func apiTime(t model.Timestamp) metav1.Time {
+// toAPITime converts a model timestamp to an API time (zero stays zero).
+func toAPITime(t model.Timestamp) metav1.Time {
 	if t.IsZero() {
 		return metav1.Time{}
 	}
 	return metav1.NewTime(t.Time())
 }
 
-// PodFromAPI converts a core/v1 Pod to the fields the controllers read. The Ready condition
+// oraclePodFromAPI converts a core/v1 Pod to the fields the controllers read. The Ready condition
 // gives Ready and ReadyTransition; status.podIPs gives IPs (status.podIP when podIPs is
 // empty, as an old API server writes it); a deletionTimestamp makes the pod Terminating;
 // ports without a protocol are TCP, the API server's default. Init containers with
 // restartPolicy Always are sidecars, whose ports count as the pod's
 // (upstream: k8s.io/endpointslice util podutil FindPort via podutil.VisitContainers). The
 // labels, which a model Pod does not hold, are p.Labels (a PodReader's events carry them).
-func PodFromAPI(p *corev1.Pod) *model.Pod {
+func oraclePodFromAPI(p *corev1.Pod) *model.Pod {
 	id := model.NewPodIdentity(p.Namespace, p.Name, string(p.UID))
 	id.Hostname, id.Subdomain = p.Spec.Hostname, p.Spec.Subdomain
 	m := &model.Pod{
@@ -63,21 +62,21 @@ func PodFromAPI(p *corev1.Pod) *model.Pod {
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady {
 			m.Ready = c.Status == corev1.ConditionTrue
-			m.ReadyTransition = stamp(c.LastTransitionTime)
+			m.ReadyTransition = apiStamp(c.LastTransitionTime)
 		}
 	}
 	for _, c := range p.Spec.Containers {
-		m.ContainerPorts = appendPorts(m.ContainerPorts, c.Ports)
+		m.ContainerPorts = appendAPIPorts(m.ContainerPorts, c.Ports)
 	}
 	for _, c := range p.Spec.InitContainers {
 		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			m.SidecarPorts = appendPorts(m.SidecarPorts, c.Ports)
+			m.SidecarPorts = appendAPIPorts(m.SidecarPorts, c.Ports)
 		}
 	}
 	return m
 }
 
-func appendPorts(out []model.ContainerPort, ports []corev1.ContainerPort) []model.ContainerPort {
+func appendAPIPorts(out []model.ContainerPort, ports []corev1.ContainerPort) []model.ContainerPort {
 	for _, p := range ports {
 		proto := model.Protocol(p.Protocol)
 		if proto == "" {
@@ -89,7 +88,7 @@ func appendPorts(out []model.ContainerPort, ports []corev1.ContainerPort) []mode
 }
 
 // PodToAPI converts a model Pod, its labels and its resourceVersion to a core/v1 Pod carrying
-// exactly the fields PodFromAPI reads, so that PodFromAPI(PodToAPI(p, ...)) equals p. Regular container ports go on one
+// exactly the fields oraclePodFromAPI reads, so that oraclePodFromAPI(PodToAPI(p, ...)) equals p. Regular container ports go on one
 // container named "app", sidecar ports on one init container named "sidecar" with
 // restartPolicy Always. A Terminating pod gets deletionTimestamp deleting (callers that know
 // when the pod was deleted pass it; any non-zero time marks the pod as terminating).
@@ -102,7 +101,7 @@ func PodToAPI(m *model.Pod, labels map[string]string, resourceVersion string, cr
 			UID:               typesUID(m.UID),
 			Labels:            labels,
 			ResourceVersion:   resourceVersion,
-			CreationTimestamp: apiTime(created),
+			CreationTimestamp: toAPITime(created),
 		},
 		Spec: corev1.PodSpec{
 			NodeName:  m.NodeName,
@@ -115,7 +114,7 @@ func PodToAPI(m *model.Pod, labels map[string]string, resourceVersion string, cr
 		if deleting.IsZero() {
 			deleting = max(created, m.ReadyTransition, 1)
 		}
-		t := apiTime(deleting)
+		t := toAPITime(deleting)
 		p.DeletionTimestamp = &t
 	}
 	if len(m.ContainerPorts) > 0 {
@@ -136,7 +135,7 @@ func PodToAPI(m *model.Pod, labels map[string]string, resourceVersion string, cr
 		if m.Ready {
 			status = corev1.ConditionTrue
 		}
-		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status, LastTransitionTime: apiTime(m.ReadyTransition)}}
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status, LastTransitionTime: toAPITime(m.ReadyTransition)}}
 	}
 	return p
 }
@@ -149,11 +148,11 @@ func apiPorts(in []model.ContainerPort) []corev1.ContainerPort {
 	return out
 }
 
-// TrimPod returns a copy of p holding only what epsim reads or needs to time an event:
+// oracleTrimPod returns a copy of p holding only what epsim reads or needs to time an event:
 // identity, labels, timestamps, node, hostname and subdomain, container ports (no images,
 // commands, env or volumes), phase, IPs and conditions (no messages). Annotations, owner
 // references and managedFields are dropped. This is what 'sim record' keeps.
-func TrimPod(p *corev1.Pod) *corev1.Pod {
+func oracleTrimPod(p *corev1.Pod) *corev1.Pod {
 	t := &corev1.Pod{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -179,12 +178,12 @@ func TrimPod(p *corev1.Pod) *corev1.Pod {
 	}
 	for _, c := range p.Spec.Containers {
 		if len(c.Ports) > 0 {
-			t.Spec.Containers = append(t.Spec.Containers, corev1.Container{Name: c.Name, Ports: trimPorts(c.Ports)})
+			t.Spec.Containers = append(t.Spec.Containers, corev1.Container{Name: c.Name, Ports: trimAPIPorts(c.Ports)})
 		}
 	}
 	for _, c := range p.Spec.InitContainers {
 		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways && len(c.Ports) > 0 {
-			t.Spec.InitContainers = append(t.Spec.InitContainers, corev1.Container{Name: c.Name, RestartPolicy: c.RestartPolicy, Ports: trimPorts(c.Ports)})
+			t.Spec.InitContainers = append(t.Spec.InitContainers, corev1.Container{Name: c.Name, RestartPolicy: c.RestartPolicy, Ports: trimAPIPorts(c.Ports)})
 		}
 	}
 	for _, c := range p.Status.Conditions {
@@ -193,8 +192,8 @@ func TrimPod(p *corev1.Pod) *corev1.Pod {
 	return t
 }
 
-// trimPorts drops hostIP and hostPort, which epsim never reads.
-func trimPorts(in []corev1.ContainerPort) []corev1.ContainerPort {
+// trimAPIPorts drops hostIP and hostPort, which epsim never reads.
+func trimAPIPorts(in []corev1.ContainerPort) []corev1.ContainerPort {
 	out := make([]corev1.ContainerPort, 0, len(in))
 	for _, p := range in {
 		out = append(out, corev1.ContainerPort{Name: p.Name, ContainerPort: p.ContainerPort, Protocol: p.Protocol})
@@ -202,11 +201,11 @@ func trimPorts(in []corev1.ContainerPort) []corev1.ContainerPort {
 	return out
 }
 
-// podTime is the latest time the object itself says something happened to it: its creation,
+// oraclePodTime is the latest time the object itself says something happened to it: its creation,
 // any condition's last transition, or the deletion request (deletionTimestamp minus the
 // grace period, since the API server sets deletionTimestamp to request time + grace). It is
 // the time of an event when the recording has none.
-func podTime(p *corev1.Pod) time.Time {
+func oraclePodTime(p *corev1.Pod) time.Time {
 	t := p.CreationTimestamp.Time
 	for _, c := range p.Status.Conditions {
 		if c.LastTransitionTime.After(t) {
@@ -225,14 +224,14 @@ func podTime(p *corev1.Pod) time.Time {
 	return t
 }
 
-// ServiceFromAPI converts a core/v1 Service. A Service without spec.selector has a nil
+// oracleServiceFromAPI converts a core/v1 Service. A Service without spec.selector has a nil
 // Selector (its Endpoints are user-managed); type ExternalName is marked as such.
-func ServiceFromAPI(s *corev1.Service) *model.Service {
+func oracleServiceFromAPI(s *corev1.Service) *model.Service {
 	m := &model.Service{
 		Namespace:                s.Namespace,
 		Name:                     s.Name,
 		UID:                      string(s.UID),
-		CreationTimestamp:        stamp(s.CreationTimestamp),
+		CreationTimestamp:        apiStamp(s.CreationTimestamp),
 		Deleting:                 s.DeletionTimestamp != nil,
 		Labels:                   s.Labels,
 		Annotations:              s.Annotations,
@@ -266,14 +265,14 @@ func ServiceFromAPI(s *corev1.Service) *model.Service {
 	return m
 }
 
-// ServiceToAPI converts a model Service to a core/v1 Service with the fields ServiceFromAPI
+// ServiceToAPI converts a model Service to a core/v1 Service with the fields oracleServiceFromAPI
 // reads.
 func ServiceToAPI(m *model.Service) *corev1.Service {
 	s := &corev1.Service{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: m.Namespace, Name: m.Name, UID: typesUID(m.UID),
-			CreationTimestamp: apiTime(m.CreationTimestamp),
+			CreationTimestamp: toAPITime(m.CreationTimestamp),
 			Labels:            m.Labels, Annotations: m.Annotations,
 		},
 		Spec: corev1.ServiceSpec{
@@ -307,9 +306,9 @@ func ServiceToAPI(m *model.Service) *corev1.Service {
 	return s
 }
 
-// NodeFromAPI converts a core/v1 Node: zone and region from the topology labels,
+// oracleNodeFromAPI converts a core/v1 Node: zone and region from the topology labels,
 // allocatable CPU in millicores, the Ready condition, and the control-plane role labels.
-func NodeFromAPI(n *corev1.Node) *model.Node {
+func oracleNodeFromAPI(n *corev1.Node) *model.Node {
 	m := &model.Node{
 		Name:   n.Name,
 		Zone:   n.Labels[model.LabelZone],
@@ -329,7 +328,7 @@ func NodeFromAPI(n *corev1.Node) *model.Node {
 	return m
 }
 
-// NodeToAPI converts a model Node to a core/v1 Node with the fields NodeFromAPI reads.
+// NodeToAPI converts a model Node to a core/v1 Node with the fields oracleNodeFromAPI reads.
 func NodeToAPI(m *model.Node) *corev1.Node {
 	n := &corev1.Node{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
@@ -355,16 +354,16 @@ func NodeToAPI(m *model.Node) *corev1.Node {
 	return n
 }
 
-// SliceFromAPI converts a discovery/v1 EndpointSlice to the model, for sizing. A slice
+// oracleSliceFromAPI converts a discovery/v1 EndpointSlice to the model, for sizing. A slice
 // listed without managedFields (kubectl hides them unless --show-managed-fields) gets the
 // entry the API server stores for the EndpointSlice controller's writes, since watchers
 // receive it (Reference: model.EndpointSliceManagedFields).
-func SliceFromAPI(s *discoveryv1.EndpointSlice) *model.EndpointSlice {
+func oracleSliceFromAPI(s *discoveryv1.EndpointSlice) *model.EndpointSlice {
 	m := &model.EndpointSlice{
 		ObjectMeta: model.ObjectMeta{
 			Name: s.Name, GenerateName: s.GenerateName, Namespace: s.Namespace, UID: string(s.UID),
 			ResourceVersion: s.ResourceVersion, Generation: s.Generation,
-			CreationTimestamp: stamp(s.CreationTimestamp),
+			CreationTimestamp: apiStamp(s.CreationTimestamp),
 			Labels:            model.StringMapOf(s.Labels), Annotations: model.StringMapOf(s.Annotations),
 		},
 		AddressType: model.AddressType(s.AddressType),
@@ -378,7 +377,7 @@ func SliceFromAPI(s *discoveryv1.EndpointSlice) *model.EndpointSlice {
 	for _, f := range s.ManagedFields {
 		e := model.ManagedFieldsEntry{Manager: f.Manager, Operation: string(f.Operation), APIVersion: f.APIVersion, FieldsType: f.FieldsType}
 		if f.Time != nil {
-			e.Time = stamp(*f.Time)
+			e.Time = apiStamp(*f.Time)
 		}
 		if f.FieldsV1 != nil {
 			e.FieldsV1 = string(f.FieldsV1.Raw)
@@ -427,4 +426,31 @@ func typesUID(s string) types.UID { return types.UID(s) }
 
 func resourceMilli(m int64) *resource.Quantity {
 	return resource.NewMilliQuantity(m, resource.DecimalSI)
+}
+
+// oracleSliceTime is sliceTime on the real type.
+func oracleSliceTime(s *discoveryv1.EndpointSlice) time.Time {
+	t := s.CreationTimestamp.Time
+	if v := s.Annotations[model.AnnotationTriggerTime]; v != "" {
+		if tt, err := time.Parse(time.RFC3339Nano, v); err == nil && tt.After(t) {
+			t = tt
+		}
+	}
+	if d := s.DeletionTimestamp; d != nil && d.After(t) {
+		t = d.Time
+	}
+	return t
+}
+
+// SliceFromAPI converts a real EndpointSlice as SliceReader does: through its JSON.
+func SliceFromAPI(s *discoveryv1.EndpointSlice) *model.EndpointSlice {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	var w sliceJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		panic(err)
+	}
+	return sliceFromJSON(&w)
 }

@@ -13,9 +13,13 @@ proportional to the objects a caller keeps, not to the input):
   - lists, 'kubectl get services -A -o json' and 'kubectl get nodes -o json' (ReadServices,
     ReadNodes).
 
-Objects are decoded with the k8s.io/api types and converted to epsim's model types
-(PodFromAPI, ServiceFromAPI, NodeFromAPI, SliceFromAPI); the …ToAPI functions go the other
-way, for tests and generated samples.
+Objects are decoded into the package's own small types, which hold the fields epsim reads
+with the names and JSON decoding of the k8s.io/api types' (times, int-or-strings and
+quantities included), and converted to epsim's model types. Nothing here imports k8s.io
+modules: they are the tests' oracles, which decode the same inputs with the real types and
+check that both give the same model objects (TestWireMatchesAPITypes,
+FuzzWireMatchesAPITypes). A malformed field the readers never read is skipped, where the
+real types would refuse the object.
 
 # Trace format
 
@@ -25,7 +29,7 @@ with the time it arrived at the recorder:
 	{"time":"2026-01-01T00:00:05.250000001Z","type":"MODIFIED","object":{"kind":"Pod",…}}
 
 time is RFC 3339 with nanoseconds, UTC; type and object are as in kubectl's watch output.
-Pods are trimmed to what epsim reads (TrimPod: names, uid, resourceVersion, labels,
+Pods are trimmed to what epsim reads (trimPod: names, uid, resourceVersion, labels,
 creation and deletion timestamps, node, hostname, subdomain, container ports, phase, IPs,
 conditions): no annotations, images, commands, env or volumes. EndpointSlices are kept
 whole. Replay time 0 is the first event's time.

@@ -6,8 +6,6 @@ import (
 	"io"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"epsim/model"
 )
 
@@ -17,11 +15,11 @@ import (
 func ReadServices(r io.Reader, name string) ([]*model.Service, *Stats, error) {
 	var out []*model.Service
 	stats, err := readObjects(r, name, "Service", func(raw []byte) error {
-		var s corev1.Service
+		var s serviceJSON
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return err
 		}
-		out = append(out, ServiceFromAPI(&s))
+		out = append(out, serviceFromJSON(&s))
 		return nil
 	})
 	if err != nil {
@@ -35,11 +33,11 @@ func ReadServices(r io.Reader, name string) ([]*model.Service, *Stats, error) {
 func ReadNodes(r io.Reader, name string) ([]*model.Node, *Stats, error) {
 	var out []*model.Node
 	stats, err := readObjects(r, name, "Node", func(raw []byte) error {
-		var n corev1.Node
+		var n nodeJSON
 		if err := json.Unmarshal(raw, &n); err != nil {
 			return err
 		}
-		out = append(out, NodeFromAPI(&n))
+		out = append(out, nodeFromJSON(&n))
 		return nil
 	})
 	if err != nil {

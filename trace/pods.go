@@ -5,8 +5,6 @@ import (
 	"io"
 	"net/netip"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"epsim/model"
 	"epsim/sim"
 )
@@ -24,12 +22,12 @@ type PodReader struct {
 func NewPodReader(r io.Reader, name string) *PodReader {
 	p := &PodReader{}
 	p.w = newWatchReader(r, name, "Pod", func(raw []byte) (decoded, error) {
-		var pod corev1.Pod
+		var pod podJSON
 		if err := json.Unmarshal(raw, &pod); err != nil || pod.Kind != "Pod" {
 			return decoded{kind: pod.Kind}, err
 		}
-		return decoded{kind: pod.Kind, obj: PodFromAPI(&pod), labels: pod.Labels, resourceVersion: pod.ResourceVersion,
-			at: podTime(&pod), created: pod.CreationTimestamp.Time}, nil
+		return decoded{kind: pod.Kind, obj: podFromJSON(&pod), labels: pod.Metadata.Labels, resourceVersion: pod.Metadata.ResourceVersion,
+			at: podTime(&pod), created: pod.Metadata.CreationTimestamp.Time}, nil
 	})
 	return p
 }

@@ -7,8 +7,6 @@ import (
 	"io"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"epsim/model"
 )
 
@@ -20,7 +18,7 @@ type traceLine struct {
 }
 
 // Writer writes a trace: one JSON object per line, {"time": RFC 3339 with nanoseconds, UTC;
-// "type": ADDED|MODIFIED|DELETED; "object": the object}. Pods are trimmed with TrimPod.
+// "type": ADDED|MODIFIED|DELETED; "object": the object}.
 type Writer struct {
 	w *bufio.Writer
 }
@@ -29,11 +27,8 @@ type Writer struct {
 // every complete event.
 func NewWriter(w io.Writer) *Writer { return &Writer{w: bufio.NewWriter(w)} }
 
-// Write writes one event that arrived at t. A *corev1.Pod is trimmed first.
+// Write writes one event that arrived at t; obj is marshaled with encoding/json.
 func (w *Writer) Write(t time.Time, typ model.EventType, obj any) error {
-	if p, ok := obj.(*corev1.Pod); ok {
-		obj = TrimPod(p)
-	}
 	b, err := json.Marshal(traceLine{Time: t.UTC().Format(time.RFC3339Nano), Type: string(typ), Object: obj})
 	if err != nil {
 		return err
@@ -76,7 +71,7 @@ func WriteList[T any](w io.Writer, items []T) error {
 // Record copies a kubectl watch stream (r) to a trace (w), stamping each event with now()
 // as it arrives: the only honest clock for a watch stream, since objects carry timestamps
 // of second precision and only for some changes. Pods are trimmed to what epsim reads
-// (TrimPod); EndpointSlices are kept whole; events of other kinds and BOOKMARK events are
+// (trimPod); EndpointSlices are kept whole; events of other kinds and BOOKMARK events are
 // skipped and counted. It returns when r ends; a final event cut short (the watch was
 // killed mid-write) is an *InputError with Truncated set, after every complete event was
 // written.
@@ -113,11 +108,11 @@ func Record(r io.Reader, w io.Writer, name string, now func() time.Time) (*Stats
 		var obj any
 		switch tm.Kind {
 		case "Pod":
-			var p corev1.Pod
+			var p podJSON
 			if err := json.Unmarshal(ev.Object, &p); err != nil {
 				return stats, s.objectError(start, "Pod", err)
 			}
-			obj = &p
+			obj = trimPod(&p)
 		case "EndpointSlice":
 			obj = compact(ev.Object)
 		default:

@@ -3,9 +3,6 @@ package trace
 import (
 	"encoding/json"
 	"io"
-	"time"
-
-	discoveryv1 "k8s.io/api/discovery/v1"
 
 	"epsim/model"
 	"epsim/sim"
@@ -29,11 +26,11 @@ type SliceReader struct {
 func NewSliceReader(r io.Reader, name string) *SliceReader {
 	s := &SliceReader{}
 	s.w = newWatchReader(r, name, "EndpointSlice", func(raw []byte) (decoded, error) {
-		var sl discoveryv1.EndpointSlice
+		var sl sliceJSON
 		if err := json.Unmarshal(raw, &sl); err != nil || sl.Kind != "EndpointSlice" {
 			return decoded{kind: sl.Kind}, err
 		}
-		return decoded{kind: sl.Kind, obj: SliceFromAPI(&sl), at: sliceTime(&sl), created: sl.CreationTimestamp.Time}, nil
+		return decoded{kind: sl.Kind, obj: sliceFromJSON(&sl), at: sliceTime(&sl), created: sl.Metadata.CreationTimestamp.Time}, nil
 	})
 	return s
 }
@@ -49,18 +46,3 @@ func (s *SliceReader) Next() (SliceEvent, error) {
 
 // Stats describes what has been read so far.
 func (s *SliceReader) Stats() *Stats { return &s.w.stats }
-
-// sliceTime is the latest time a slice itself records: its creation, the trigger-time
-// annotation the controller sets on each write, or its deletion.
-func sliceTime(s *discoveryv1.EndpointSlice) time.Time {
-	t := s.CreationTimestamp.Time
-	if v := s.Annotations[model.AnnotationTriggerTime]; v != "" {
-		if tt, err := time.Parse(time.RFC3339Nano, v); err == nil && tt.After(t) {
-			t = tt
-		}
-	}
-	if d := s.DeletionTimestamp; d != nil && d.After(t) {
-		t = d.Time
-	}
-	return t
-}

@@ -1,5 +1,7 @@
-// Package guard holds the determinism guard: a test that reads epsim's simulation packages
-// and fails on anything that would make a run depend on the host (STYLE.md §7, rule 8).
+// Package guard holds tests that read epsim's source for house rules: the determinism guard,
+// which fails on anything that would make a run depend on the host (STYLE.md §7, rule 8),
+// and the dependency guard, which keeps upstream Kubernetes modules out of the program
+// (they are test oracles only).
 package guard
 
 import (
