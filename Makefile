@@ -1,7 +1,7 @@
 # epsim — see README.md. Every target works on a fresh machine with only Go installed.
 GO ?= go
 
-.PHONY: build test bench bench-compare lint run check baselines fuzz pgo
+.PHONY: build test bench bench-compare rss-compare lint run check baselines fuzz pgo
 
 build:
 	$(GO) build -o bin/sim ./cmd/sim
@@ -81,6 +81,27 @@ pgo: build
 	done
 	$(GO) tool pprof -proto $(PGO_DIR)/*.cpu > cmd/sim/default.pgo
 	@rm -rf $(PGO_DIR)
+
+# Peak RSS of `sim run SCENARIO --quiet` (a shipped scenario, each build its own copy) built at
+# revision BASE and from the working tree: RUNS runs of each, interleaved, in MB of 10^6 bytes,
+# with how many stayed within LIMIT MB. A run's peak RSS moves by 10% and more with when its
+# collections fall, so read the distributions. RSS_GOGC=off runs both without the collector,
+# holding the same heap, to compare the memory outside it (internal/peakrss).
+#   make rss-compare BASE=HEAD~1 SCENARIO=many-services RUNS=20 LIMIT=250
+SCENARIO ?= many-services
+RUNS ?= 20
+LIMIT ?= 0
+RSS_GOGC ?=
+rss-compare:
+	@set -e; tmp=$$(mktemp -d); \
+	trap 'git worktree remove --force '"$$tmp"'/base >/dev/null 2>&1 || true; rm -rf '"$$tmp" EXIT; \
+	git worktree add --quiet --detach $$tmp/base $(BASE); \
+	(cd $$tmp/base && $(GO) build -o $$tmp/sim.base ./cmd/sim); \
+	$(GO) build -o $$tmp/sim.new ./cmd/sim; \
+	$(GO) build -o $$tmp/peakrss ./internal/peakrss; \
+	echo "$(SCENARIO): BASE=$(BASE) against the working tree, $(RUNS) runs each"; \
+	$$tmp/peakrss -runs $(RUNS) -limit $(LIMIT) $(if $(RSS_GOGC),-gogc $(RSS_GOGC)) \
+		-base $$tmp/sim.base -new $$tmp/sim.new -- run $(SCENARIO) --quiet
 
 # Every fuzz target of FUZZ_PKGS for FUZZTIME each (CI: 4s each, about 2 minutes in all with
 # the instrumented build). The default packages parse user input: scenarios, plans, units,
