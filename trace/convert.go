@@ -15,12 +15,11 @@ const (
 
 // Values of the fields the conversions test (upstream: k8s.io/api core/v1 types.go).
 const (
-	conditionReady         = "Ready"
-	conditionTrue          = "True"
-	restartPolicyAlways    = "Always"
-	serviceTypeExternal    = "ExternalName"
-	resourceCPU            = "cpu"
-	defaultServiceProtocol = model.ProtocolTCP
+	conditionReady      = "Ready"
+	conditionTrue       = "True"
+	restartPolicyAlways = "Always"
+	serviceTypeExternal = "ExternalName"
+	resourceCPU         = "cpu"
 )
 
 // stamp converts an API time to a model timestamp (zero stays zero).
@@ -182,7 +181,7 @@ func serviceFromJSON(s *serviceJSON) *model.Service {
 	for _, p := range s.Spec.Ports {
 		proto := model.Protocol(p.Protocol)
 		if proto == "" {
-			proto = defaultServiceProtocol
+			proto = model.ProtocolTCP
 		}
 		sp := model.ServicePort{Name: p.Name, Protocol: proto, Port: p.Port, AppProtocol: p.AppProtocol}
 		switch {
