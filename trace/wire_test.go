@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -234,3 +235,21 @@ func FuzzWireMatchesAPITypes(f *testing.F) {
 
 // hugeExponent matches a quantity's exponent of four digits or more.
 var hugeExponent = regexp.MustCompile(`[eE][+-]?[0-9]{4}`)
+
+// TestTypeErrorsNameJSONKinds: an input's field of the wrong JSON type is reported with the
+// JSON it should have been, not the reader's Go type.
+func TestTypeErrorsNameJSONKinds(t *testing.T) {
+	for _, c := range []struct{ object, want string }{
+		{`{"kind":"Pod","spec":5}`, `Pod field "spec": expected an object, got JSON number`},
+		{`{"kind":"Pod","status":{"conditions":5}}`, `Pod field "status.conditions": expected an array, got JSON number`},
+		{`{"kind":"Pod","status":{"podIPs":[5]}}`, `Pod field "status.podIPs": expected an object, got JSON number`},
+		{`{"kind":"Pod","spec":{"nodeName":true}}`, `Pod field "spec.nodeName": expected a string, got JSON bool`},
+		{`{"kind":"Pod","spec":{"containers":[{"ports":[{"containerPort":1.5}]}]}}`, `Pod field "spec.containers.ports.containerPort": expected an integer (32-bit), got JSON number 1.5`},
+	} {
+		r := NewPodReader(strings.NewReader(`{"type":"ADDED","object":`+c.object+`}`), "in")
+		_, err := r.Next()
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "trace.") {
+			t.Errorf("%s: %v, want %q", c.object, err, c.want)
+		}
+	}
+}
