@@ -10,7 +10,8 @@ func main() {
 	// The runtime samples an allocation every 512 KB for heap profiles and keeps every
 	// sampled call stack for the life of the process: 1.4 MiB of many-services' peak RSS
 	// that nothing reads unless --memprofile asks for a profile (simulate turns sampling on
-	// then).
+	// then, at the rate the process started with: GODEBUG=memprofilerate=N sets it).
+	heapProfileRate = runtime.MemProfileRate
 	runtime.MemProfileRate = 0
 	os.Exit(newEnv(os.Stdout, os.Stderr).main(os.Args[1:]))
 }

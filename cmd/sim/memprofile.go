@@ -10,9 +10,11 @@ import (
 	"epsim/sim"
 )
 
-// heapProfileRate is the runtime's default sampling rate of heap profiles (one sample per
-// 512 KB allocated, runtime.MemProfileRate), which --memprofile restores.
-const heapProfileRate = 512 * 1024
+// heapProfileRate is the sampling rate of heap profiles that --memprofile restores
+// (runtime.MemProfileRate): the process's at start, which main records before it turns
+// sampling off; the runtime's default, one sample per 512 KB allocated, where main did not
+// run (tests).
+var heapProfileRate = 512 * 1024
 
 // peakHeapProfiler is the Observer behind --memprofile: at each progress report (one per
 // virtual second) it reads the live heap and, when that is over 5 % above the largest seen
