@@ -297,10 +297,8 @@ func scaledMilli(value int64, scale int32) int64 {
 	case 0:
 		return value
 	case 1, 2, 3, 6, 9:
-		// One multiplication, whose product upstream returns even when it overflowed.
-		if value == 0 || value == 1 {
-			return value * pow10Int64[k]
-		}
+		// One multiplication, whose product upstream returns even when it overflowed (but
+		// for the smallest int64, which it refuses).
 		if value == math.MinInt64 {
 			return 0
 		}
@@ -308,18 +306,10 @@ func scaledMilli(value int64, scale int32) int64 {
 	default:
 		v := value
 		for range k {
-			if v == 0 || v == 1 {
-				v *= 10
-				continue
-			}
-			if v == math.MinInt64 {
+			var ok bool
+			if v, ok = multiplyInt64(v, 10); !ok {
 				return 0
 			}
-			c := v * 10
-			if c/10 != v {
-				return 0
-			}
-			v = c
 		}
 		return v
 	}
