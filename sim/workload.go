@@ -682,6 +682,20 @@ func (e *Engine) updatePod(p *podState, change func(*model.Pod)) {
 	e.podUpdated(p, old)
 }
 
+// touchPod is updatePod for a status write that changes no field of the pod the simulator
+// keeps (observedGeneration; a deletion's grace period shortened to 0): a watch event and a
+// controller update like any other, whose old and new objects are one, as every field read
+// of them is equal. A copy for each was 64 bytes of garbage, two per pod a rollout replaces:
+// 11 MB of many-services' rollouts.
+func (e *Engine) touchPod(p *podState) {
+	if e.podVersions != nil {
+		e.podVersions[p] = e.api.nextResourceVersion()
+	} else {
+		e.api.bumpResourceVersion()
+	}
+	e.podUpdated(p, p.pod)
+}
+
 // podLifecycleArenas are the arenas of the pod lifecycle events, one per kind.
 type podLifecycleArenas struct {
 	scheduled          eventArena[evPodScheduled]
@@ -923,7 +937,7 @@ func (evp *evPodGone) apply(e *Engine) {
 	// upstream: pkg/kubelet/status/status_manager.go syncPod (canBeDeleted, Delete with grace
 	// 0); apiserver rest/delete.go BeforeDelete (a shorter grace period is an update),
 	// registry/store.go Delete (updateForGracefulDeletionAndFinalizers, then deleteImmediately).
-	e.updatePod(ev.p, func(*model.Pod) {})
+	e.touchPod(ev.p)
 	e.podGone(ev.p)
 }
 
@@ -944,7 +958,7 @@ func (evp *evPodObservedGeneration) apply(e *Engine) {
 		return
 	}
 	ev.p.setMark(marksObserved, true)
-	e.updatePod(ev.p, func(*model.Pod) {})
+	e.touchPod(ev.p)
 }
 
 func (evp *evPodSetReady) apply(e *Engine) {

@@ -1077,9 +1077,9 @@ func TestKubeletBackWritesObservedGenerationOnce(t *testing.T) {
 				failAt = -1
 			}
 			e.now = it.at
-			before := p.pod
+			before := e.podEvents
 			it.ev.apply(e)
-			if _, ok := it.ev.(*evPodObservedGeneration); ok && p.pod != before {
+			if _, ok := it.ev.(*evPodObservedGeneration); ok && e.podEvents != before {
 				writes++
 			}
 		}
