@@ -261,9 +261,8 @@ type kubeProxy struct {
 
 	syncs []kubeProxySync
 	// latency holds, per phase of the write, each change's network programming latency
-	// (programmed − trigger): one number per change, 4 bytes when under 4.29 s, as a run
-	// programs millions.
-	latency []sampleChunks
+	// (programmed − trigger), as runs of equal values: a run programs millions of changes.
+	latency []sampleRuns
 	// misordered counts changes programmed before they were delivered or delivered before
 	// their trigger time (never, unless the loop is wrong).
 	misordered int
@@ -289,7 +288,7 @@ func newProxier(cfg KubeProxyConfig, dec *kubeProxyDecoder) *kubeProxy {
 		cfg:      cfg,
 		cpuScale: 1 / math.Min(math.Max(cfg.CPU, 1e-3), 1),
 		dec:      dec,
-		latency:  make([]sampleChunks, len(dec.cpu)),
+		latency:  make([]sampleRuns, len(dec.cpu)),
 	}
 }
 

@@ -46,12 +46,18 @@ func latencies(k *kubeProxy) []Time {
 	var out []Time
 	for _, l := range k.latency {
 		for _, p := range l.parts {
-			for _, d := range p.small {
-				out = append(out, Time(d))
+			for i, d := range p.small {
+				for range p.smallN[i] {
+					out = append(out, Time(d))
+				}
 			}
 		}
 		for _, p := range l.parts {
-			out = append(out, p.big...)
+			for i, d := range p.big {
+				for range p.bigN[i] {
+					out = append(out, d)
+				}
+			}
 		}
 	}
 	return out

@@ -23,8 +23,8 @@ type collector struct {
 	err error
 	// lastWrite is the time of the last API write.
 	lastWrite Time
-	// programming holds, per mode and phase, network programming latency samples.
-	programming [2][]samples
+	// programming holds, per mode, the network programming latency samples of every phase.
+	programming [2][]runChunk
 	// services accumulates per Service (by serviceState.idx) and mode, over the whole run:
 	// a fixed-size record and a latency sample per committed write, O(1) per write. The
 	// samples are kept once, here: a phase's and the run's propagation summaries are made
@@ -478,7 +478,7 @@ func (c *collector) results() *Results {
 			}
 		}
 		t.Propagation = z.summarize(parts...)
-		t.Programming = z.summarize(c.programming[mi]...)
+		t.Programming = z.summarizeRuns(c.programming[mi]...)
 		if d := (r.Total.End - r.Total.Start).Seconds(); d > 0 {
 			t.KubeProxyBusyFraction = min(busy/d, 1)
 		}

@@ -41,11 +41,11 @@ func (c *collector) kubeProxyResults(end Time) {
 			r := c.phases[i].Mode(m)
 			r.KubeProxyCPUSeconds += node.dec.cpu[i].Seconds()
 			r.KubeProxyDecodeCPUSeconds = node.dec.cpu[i].Seconds()
-			var parts []samples
+			var parts []runChunk
 			for _, k := range proxiers {
 				parts = append(parts, k.latency[i].parts...)
 			}
-			r.Programming = z.summarize(parts...)
+			r.Programming = z.summarizeRuns(parts...)
 			if d := c.phases[i].End - c.phases[i].Start; d > 0 {
 				r.KubeProxyBusyFraction = min(busy[i].Seconds()/d.Seconds(), 1)
 			}

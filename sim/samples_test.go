@@ -91,37 +91,142 @@ func TestLatencyLogPhases(t *testing.T) {
 	}
 }
 
-// TestSampleChunksHoldEverySample adds a few chunks' worth of samples, big ones among them,
-// and requires the chunks to summarise as one multiset of the same samples does, every
-// chunk but the last full.
-func TestSampleChunksHoldEverySample(t *testing.T) {
+// TestSampleRunsHoldEverySample adds a few chunks' worth of runs, big values among them,
+// long runs (over 255, which split), repeats that are not in a row and single values, and
+// requires the runs to summarise as the same samples one by one do and as sorting them as
+// float seconds does, every chunk but the last full.
+func TestSampleRunsHoldEverySample(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	var c sampleChunks
+	var r sampleRuns
 	var one samples
-	n := 4*sampleChunk + 77
-	for i := range n {
-		d := Time(rng.Int64N(3e9))
-		if i%3 == 0 {
-			d = Time(math.MaxUint32) + Time(i) // kept in big
-		}
-		c.add(d)
+	var all []Time
+	add := func(d Time) {
+		r.add(d)
 		one.add(d)
+		all = append(all, d)
 	}
-	got, count := 0, 0
-	for i, p := range c.parts {
-		if i < len(c.parts)-1 && len(p.small) != sampleChunk && len(p.big) != sampleChunk {
-			t.Errorf("chunk %d of %d holds %d small and %d big values, want %d of either", i, len(c.parts), len(p.small), len(p.big), sampleChunk)
+	for i := range 3 * sampleChunk {
+		d := Time(rng.Int64N(3e9))
+		switch i % 5 {
+		case 0:
+			d = Time(math.MaxUint32) + Time(rng.Int64N(1e9)) // kept in big
+		case 1:
+			d = -Time(rng.Int64N(1e6)) // big too
+		case 2:
+			d = Time(rng.IntN(4)) // few distinct values, not in a row
 		}
-		got += p.len()
-		count++
+		for range 1 + rng.IntN(3) + (i%97/96)*600 { // a run of 600 every 97
+			add(d)
+		}
 	}
-	// A chunk holds at most sampleChunk values of each kind.
-	if got != n || count < 3 {
-		t.Errorf("%d chunks hold %d samples, want at least 3 holding %d", count, got, n)
+	runs, count := 0, 0
+	for i, p := range r.parts {
+		if len(p.small) != len(p.smallN) || len(p.big) != len(p.bigN) {
+			t.Fatalf("chunk %d: %d small values with %d counts, %d big with %d", i, len(p.small), len(p.smallN), len(p.big), len(p.bigN))
+		}
+		if i < len(r.parts)-1 && len(p.small) != sampleChunk && len(p.big) != sampleChunk {
+			t.Errorf("chunk %d of %d holds %d small and %d big runs, want %d of either", i, len(r.parts), len(p.small), len(p.big), sampleChunk)
+		}
+		runs += len(p.small) + len(p.big)
+		count += p.len()
+	}
+	if count != len(all) || len(r.parts) < 2 {
+		t.Errorf("%d chunks hold %d samples, want at least 2 holding %d", len(r.parts), count, len(all))
+	}
+	if runs >= len(all)/2 {
+		t.Errorf("%d samples in %d runs: repeats in a row were not merged", len(all), runs)
 	}
 	var z summarizer
-	if a, b := z.summarize(c.parts...), z.summarize(one); a != b {
-		t.Errorf("chunks summarise to %+v, one multiset to %+v", a, b)
+	got, want := z.summarizeRuns(r.parts...), floatSummary(all)
+	if got != want {
+		t.Errorf("runs summarise to %+v, sorted floats to %+v", got, want)
+	}
+	if b := z.summarize(one); got != b {
+		t.Errorf("runs summarise to %+v, one multiset to %+v", got, b)
+	}
+}
+
+// TestSummarizeRunsMatchesFloatSort checks summarizeRuns against sorting float seconds on
+// small multisets with many repeats, split over several chunk lists, and on none at all.
+func TestSummarizeRunsMatchesFloatSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var z summarizer
+	if got := z.summarizeRuns(); got != (Latency{}) {
+		t.Fatalf("no runs = %+v, want zero", got)
+	}
+	for n := range 60 {
+		lists := make([]sampleRuns, 1+rng.IntN(3))
+		var all []Time
+		var parts []runChunk
+		for range n {
+			d := Time(rng.IntN(5)) * 1e9 // 0 to 4 s: the last one over 4.29 s is big
+			if rng.IntN(4) == 0 {
+				d = -d
+			}
+			lists[rng.IntN(len(lists))].add(d)
+			all = append(all, d)
+		}
+		for _, l := range lists {
+			parts = append(parts, l.parts...)
+		}
+		if got, want := z.summarizeRuns(parts...), floatSummary(all); got != want {
+			t.Fatalf("n=%d: summarizeRuns = %+v, want %+v", n, got, want)
+		}
+	}
+}
+
+// TestSummarizeRunsLarge checks summarizeRuns on more runs than it copies at once, against
+// sorting float seconds: values spread evenly, values crowded into one histogram bucket
+// beside a few far ones (narrowed more than once), and one value taking most ranks.
+func TestSummarizeRunsLarge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, tc := range []struct {
+		name string
+		pick func(i int) Time
+	}{
+		{"spread", func(int) Time { return Time(rng.Int64N(20e9)) - 1e9 }},
+		{"crowded", func(i int) Time {
+			if i%1000 == 0 {
+				return Time(rng.Int64N(1e12)) // far: the crowd falls in one first bucket
+			}
+			return 5e9 + Time(rng.Int64N(1e6))
+		}},
+		{"one value", func(i int) Time {
+			if i%2 == 0 {
+				return Time(rng.Int64N(9e9))
+			}
+			return 7e9
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var lists [3]sampleRuns
+			var all []Time
+			for i := 0; len(all) < 3*selectCopyMax; i++ {
+				d := tc.pick(i)
+				for range 1 + rng.IntN(2) {
+					lists[i%len(lists)].add(d)
+					all = append(all, d)
+				}
+			}
+			var parts []runChunk
+			runs := 0
+			for _, l := range lists {
+				parts = append(parts, l.parts...)
+				for _, p := range l.parts {
+					runs += len(p.small) + len(p.big)
+				}
+			}
+			if runs <= selectCopyMax {
+				t.Fatalf("%d runs: the test wants more than %d", runs, selectCopyMax)
+			}
+			var z summarizer
+			if got, want := z.summarizeRuns(parts...), floatSummary(all); got != want {
+				t.Errorf("summarizeRuns = %+v, want %+v", got, want)
+			}
+			if len(z.runs) > selectCopyMax {
+				t.Errorf("copied %d runs, want at most %d", len(z.runs), selectCopyMax)
+			}
+		})
 	}
 }
 
