@@ -93,18 +93,6 @@ func (r *sampleRuns) add(d Time) {
 	}
 }
 
-// len returns the number of samples of the chunk.
-func (c *runChunk) len() int {
-	n := 0
-	for _, k := range c.smallN {
-		n += int(k)
-	}
-	for _, k := range c.bigN {
-		n += int(k)
-	}
-	return n
-}
-
 // keyRun is a run with its value as a sampleKey, for summarizeRuns.
 type keyRun struct {
 	key uint64
@@ -130,7 +118,7 @@ func (z *summarizer) summarizeRuns(parts ...runChunk) Latency {
 	ranks := percentileRanks(n)
 	var keys [4]uint64
 	if runs <= selectCopyMax {
-		sorted := z.copyRuns(parts, lo, hi)
+		sorted := z.copyRuns(parts, lo, hi, runs)
 		// The ranks descend (maximum first): take them from the last, the lowest, up.
 		r, below := len(ranks)-1, 0
 		for _, run := range sorted {
@@ -176,7 +164,7 @@ func (z *summarizer) runRank(parts []runChunk, lo, hi uint64, k int) uint64 {
 		k = within
 		if lo < hi && runs[b] <= selectCopyMax {
 			below := 0
-			for _, run := range z.copyRuns(parts, lo, hi) {
+			for _, run := range z.copyRuns(parts, lo, hi, runs[b]) {
 				if below += run.n; k < below {
 					return run.key
 				}
@@ -186,9 +174,9 @@ func (z *summarizer) runRank(parts []runChunk, lo, hi uint64, k int) uint64 {
 	return lo
 }
 
-// copyRuns returns the runs of parts with keys in [lo, hi], sorted by key, in z.runs.
-func (z *summarizer) copyRuns(parts []runChunk, lo, hi uint64) []keyRun {
-	runs := z.runs[:0]
+// copyRuns returns the n runs of parts with keys in [lo, hi], sorted by key, in z.runs.
+func (z *summarizer) copyRuns(parts []runChunk, lo, hi uint64, n int) []keyRun {
+	runs := slices.Grow(z.runs[:0], n)
 	for k, c := range runKeys(parts) {
 		if k >= lo && k <= hi {
 			runs = append(runs, keyRun{k, c})

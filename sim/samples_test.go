@@ -128,7 +128,12 @@ func TestSampleRunsHoldEverySample(t *testing.T) {
 			t.Errorf("chunk %d of %d holds %d small and %d big runs, want %d of either", i, len(r.parts), len(p.small), len(p.big), sampleChunk)
 		}
 		runs += len(p.small) + len(p.big)
-		count += p.len()
+		for _, k := range p.smallN {
+			count += int(k)
+		}
+		for _, k := range p.bigN {
+			count += int(k)
+		}
 	}
 	if count != len(all) || len(r.parts) < 2 {
 		t.Errorf("%d chunks hold %d samples, want at least 2 holding %d", len(r.parts), count, len(all))
