@@ -673,13 +673,19 @@ func (e *Engine) updatePod(p *podState, change func(*model.Pod)) {
 	old := p.pod
 	next := *old
 	change(&next)
+	e.newPodVersion(p)
+	p.setPod(&next)
+	e.podUpdated(p, old)
+}
+
+// newPodVersion takes the next resourceVersion for an update of p, formatted only when pods
+// are recorded (the recorded trace shows it).
+func (e *Engine) newPodVersion(p *podState) {
 	if e.podVersions != nil {
-		e.podVersions[p] = e.api.nextResourceVersion() // the recorded trace shows it
+		e.podVersions[p] = e.api.nextResourceVersion()
 	} else {
 		e.api.bumpResourceVersion()
 	}
-	p.setPod(&next)
-	e.podUpdated(p, old)
 }
 
 // touchPod is updatePod for a status write that changes no field of the pod the simulator
@@ -688,11 +694,7 @@ func (e *Engine) updatePod(p *podState, change func(*model.Pod)) {
 // of them is equal. A copy for each was 64 bytes of garbage, two per pod a rollout replaces:
 // 11 MB of many-services' rollouts.
 func (e *Engine) touchPod(p *podState) {
-	if e.podVersions != nil {
-		e.podVersions[p] = e.api.nextResourceVersion()
-	} else {
-		e.api.bumpResourceVersion()
-	}
+	e.newPodVersion(p)
 	e.podUpdated(p, p.pod)
 }
 
