@@ -3,6 +3,8 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"time"
 
@@ -101,15 +103,24 @@ type Engine struct {
 	// (every Service and pod is created by the timeline), so its caches sync at once; a
 	// replay syncs them after the recording's initial listing.
 	cachesSynced bool
+
+	// releaseAtEnd makes the run let go of its state once its results need nothing more of
+	// it (release): set by Run and Replay, whose callers never see the engine; tests that
+	// read the engine after a run leave it unset. allocatedAtStart is heapAllocated when the
+	// engine was made.
+	releaseAtEnd     bool
+	allocatedAtStart uint64
 }
 
 // Run executes cfg and returns its results. The same Config (and seed) always gives the same
-// Results. obs may be nil.
+// Results. obs may be nil. A large run collects the heap once its events are done, before it
+// summarises them, so that the summaries do not add to the run's peak memory.
 func Run(cfg Config, obs Observer) (*Results, error) {
 	e, err := newEngine(cfg, obs)
 	if err != nil {
 		return nil, err
 	}
+	e.releaseAtEnd = true
 	return e.run()
 }
 
@@ -130,13 +141,14 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 		cfg.ControlPlane.MaxEndpointsPerSlice = model.DefaultMaxEndpointsPerSlice
 	}
 	e := &Engine{
-		cfg:           cfg,
-		obs:           obs,
-		names:         newNameGenerator(newStream(cfg.Seed, streamNames)),
-		nodeByName:    make(map[string]*model.Node, cfg.Cluster.Nodes),
-		serviceByName: map[string][]*serviceState{},
-		sliceNames:    map[objectName]bool{},
-		cachesSynced:  true,
+		allocatedAtStart: heapAllocated(),
+		cfg:              cfg,
+		obs:              obs,
+		names:            newNameGenerator(newStream(cfg.Seed, streamNames)),
+		nodeByName:       make(map[string]*model.Node, cfg.Cluster.Nodes),
+		serviceByName:    map[string][]*serviceState{},
+		sliceNames:       map[objectName]bool{},
+		cachesSynced:     true,
 	}
 	if _, ok := obs.(PodRecorder); ok {
 		e.podVersions = map[*podState]string{}
@@ -323,9 +335,47 @@ func (e *Engine) run() (*Results, error) {
 			e.obs.Progress(e.now, e.phase, len(e.cfg.Timeline))
 		}
 	}
-	res := e.stats.results()
-	if e.stats.err != nil {
-		return nil, e.stats.err
+	c := e.stats
+	res := c.finishRun()
+	if e.releaseAtEnd {
+		e.release()
+	}
+	res = c.results(res)
+	if c.err != nil {
+		return nil, c.err
 	}
 	return res, nil
+}
+
+// releaseCollectMin is the allocation of a run from which release collects the heap: a
+// smaller run's heap is not worth a collection.
+const releaseCollectMin = 64 << 20
+
+// release lets go of the run's state once its events are done and the collector has taken
+// what the results need (collector.finishRun), keeping only what Replay reads afterwards.
+// After a run that allocated at least releaseCollectMin it also collects the heap: the state
+// is garbage then, and the results' summaries (9 MB for many-services) would otherwise be
+// allocated on top of the largest heap of the run, which a large run reaches at its end, as
+// garbage piles up until the next collection: many-services' peak RSS was that much higher.
+// The collection marks only the results' records, what is left alive.
+func (e *Engine) release() {
+	allocated := heapAllocated() - e.allocatedAtStart
+	var replay *replayState
+	if e.replay != nil {
+		replay = &replayState{err: e.replay.err, stats: e.replay.stats}
+	}
+	*e = Engine{replay: replay}
+	if allocated >= releaseCollectMin {
+		runtime.GC()
+	}
+}
+
+// heapAllocated returns the bytes the process has allocated on the heap so far.
+func heapAllocated() uint64 {
+	s := [1]metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s[:])
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }

@@ -407,3 +407,39 @@ func TestWriteLoggerTakesTheWriteLog(t *testing.T) {
 		t.Errorf("the failing write log was given %d records after it failed", len(failing.writes)-10)
 	}
 }
+
+// TestReleaseLetsGoOfTheRun checks that a run that releases its state (as Run and Replay do)
+// gives the same results as one that keeps it, and that release keeps nothing of the engine
+// but what Replay reads afterwards.
+func TestReleaseLetsGoOfTheRun(t *testing.T) {
+	cfg := testConfig(30, 250)
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := e.run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.stats == nil || len(e.services) == 0 {
+		t.Fatal("a run that does not release lost its state")
+	}
+	released, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(released, kept) {
+		t.Error("a run that released its state gave other results than one that kept it")
+	}
+
+	e.replay = &replayState{err: errors.New("trace: bad line"), stats: ReplayStats{Events: 7}, byKey: map[string]replayedPod{"a": {}}}
+	e.release()
+	if e.replay == nil || e.replay.err == nil || e.replay.stats.Events != 7 || e.replay.byKey != nil {
+		t.Errorf("release kept %+v of the replay, want its error and statistics only", e.replay)
+	}
+	rest := *e
+	rest.replay = nil
+	if !reflect.ValueOf(rest).IsZero() {
+		t.Error("release kept some of the engine's state")
+	}
+}

@@ -30,6 +30,8 @@ type collector struct {
 	// samples are kept once, here: a phase's and the run's propagation summaries are made
 	// from every Service's.
 	services [][2]serviceAcc
+	// wrote is finishRun's list of the Services that wrote, for serviceResults.
+	wrote []serviceWrote
 }
 
 // serviceAcc is one Service's accounting in one mode.
@@ -402,8 +404,12 @@ func (c *collector) addTotal(dst *int64, v int64, figure string, m Mode) {
 	*dst += v
 }
 
-// results assembles the final Results, with the total over all phases.
-func (c *collector) results() *Results {
+// finishRun takes from the engine what the results need of it, once the run's events are
+// done: the figures only the engine knows, kube-proxy's (kubeProxyResults) and the names of
+// the Services that wrote. It returns the Results so far and lets go of the engine; results
+// makes the rest from the collector's own records, so the engine's state can be collected
+// before (Engine.release).
+func (c *collector) finishRun() *Results {
 	e := c.e
 	if c.layoutDirtyAt >= 0 {
 		c.sampleLayout(Time(c.layoutDirtyAt+1) * 1e9)
@@ -415,9 +421,7 @@ func (c *collector) results() *Results {
 		Nodes:     len(e.nodes),
 		Watchers:  int(e.api.watchers(ModeEndpointSlices)),
 		Phases:    c.phases,
-		Series:    c.series.all(),
 		Writes:    c.writes,
-		Layout:    c.layout.all(),
 		Events:    e.events,
 		PodEvents: e.podEvents,
 		EndTime:   e.now,
@@ -429,6 +433,16 @@ func (c *collector) results() *Results {
 	if e.cfg.Network.Enabled {
 		r.EgressCapacityBytesPerSec = int64(e.cfg.APIServer.EgressBitsPerSec / 8 * float64(max(e.cfg.APIServer.Replicas, 1)))
 	}
+	c.wrote = c.servicesThatWrote()
+	c.e = nil
+	return r
+}
+
+// results completes r, which finishRun returned, with the series, the totals over all
+// phases and the Services' figures.
+func (c *collector) results(r *Results) *Results {
+	r.Series = c.series.all()
+	r.Layout = c.layout.all()
 	r.Total.Name = "total"
 	if len(c.phases) > 0 {
 		r.Total.Start, r.Total.End = c.phases[0].Start, c.phases[len(c.phases)-1].End
@@ -487,36 +501,46 @@ func (c *collector) results() *Results {
 	return r
 }
 
-// serviceResults returns every Service that some mode wrote for, in creation order.
-func (c *collector) serviceResults(z *summarizer) []ServiceResult {
-	wrote := func(i int) bool {
-		acc := &c.services[i]
-		return i < len(c.e.services) && c.e.services[i].svc != nil &&
-			acc[0].writes+acc[0].failed+acc[1].writes+acc[1].failed > 0
-	}
-	n := 0
+// serviceWrote is a Service that some mode wrote for: its place in collector.services and
+// the figures of its ServiceResult that the engine knows.
+type serviceWrote struct {
+	idx             int
+	namespace, name string
+	replicas        int
+}
+
+// servicesThatWrote returns every Service that some mode wrote for, in creation order.
+func (c *collector) servicesThatWrote() []serviceWrote {
+	var out []serviceWrote
 	for i := range c.services {
-		if wrote(i) {
-			n++
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	out := make([]ServiceResult, 0, n)
-	for i, acc := range c.services {
-		if !wrote(i) {
+		acc := &c.services[i]
+		if i >= len(c.e.services) || c.e.services[i].svc == nil || acc[0].writes+acc[0].failed+acc[1].writes+acc[1].failed == 0 {
 			continue
 		}
 		st := c.e.services[i]
-		sr := ServiceResult{Namespace: st.svc.Namespace, Name: st.svc.Name}
+		w := serviceWrote{idx: i, namespace: st.svc.Namespace, name: st.svc.Name}
 		switch {
 		case st.cfg == nil:
 		case st.kind() == KindDaemonSet:
-			sr.Replicas = c.e.cfg.Cluster.Nodes // one pod per node; Replicas is ignored
+			w.replicas = c.e.cfg.Cluster.Nodes // one pod per node; Replicas is ignored
 		default:
-			sr.Replicas = st.cfg.Replicas
+			w.replicas = st.cfg.Replicas
 		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// serviceResults returns every Service that some mode wrote for (finishRun's list), in
+// creation order.
+func (c *collector) serviceResults(z *summarizer) []ServiceResult {
+	if len(c.wrote) == 0 {
+		return nil
+	}
+	out := make([]ServiceResult, 0, len(c.wrote))
+	for _, w := range c.wrote {
+		acc := &c.services[w.idx]
+		sr := ServiceResult{Namespace: w.namespace, Name: w.name, Replicas: w.replicas}
 		for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
 			a := &acc[modeIndex(m)]
 			*sr.Mode(m) = ServiceModeResult{Writes: a.writes, FailedWrites: a.failed, FanoutBytes: a.fanout,

@@ -99,6 +99,7 @@ func Replay(cfg Config, services []*model.Service, nodes []*model.Node, src Trac
 		e.ctls = append(e.ctls, newController(e, ModeEndpoints, cfg.ControlPlane.Endpoints, newStream(cfg.Seed, streamEndpointsAPI)))
 	}
 	e.replay = &replayState{src: src, byKey: map[string]replayedPod{}}
+	e.releaseAtEnd = true
 	res, err := e.run()
 	if err == nil && e.replay.err != nil {
 		err = e.replay.err

@@ -103,7 +103,7 @@ func TestDrainInWaves(t *testing.T) {
 	if s := e.services[0]; s.newRS.live != 60 || s.newRS.available != 60 {
 		t.Errorf("after the upgrade: %d live, %d available, want 60", s.newRS.live, s.newRS.available)
 	}
-	if ph := e.stats.results().Phases[1]; ph.End-ph.Start < Time(20*time.Minute) {
+	if ph := e.stats.results(e.stats.finishRun()).Phases[1]; ph.End-ph.Start < Time(20*time.Minute) {
 		t.Errorf("the upgrade phase lasted %v, shorter than its spread", ph.End-ph.Start)
 	}
 }

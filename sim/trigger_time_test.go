@@ -125,7 +125,7 @@ func TestNewPodDatedFromItsKubeletsFirstStatus(t *testing.T) {
 	// The write adding the address is programmed after the IP (1 s of minSyncPeriod at
 	// most, plus a sync), dated from the binding: its programming latency is 4 s and more.
 	// Dated from the IP, it would be under 1.1 s, and the Ready write's too.
-	prog := e.stats.results().Phases[0].EndpointSlices.Programming
+	prog := e.stats.results(e.stats.finishRun()).Phases[0].EndpointSlices.Programming
 	if lo, hi := time.Duration(addressed-bound).Seconds(), time.Duration(addressed-bound).Seconds()+1.1; prog.MaxSeconds < lo || prog.MaxSeconds > hi {
 		t.Errorf("longest programming latency %.3fs, want the address's, dated from the binding: %.3fs to %.3fs", prog.MaxSeconds, lo, hi)
 	}

@@ -826,7 +826,7 @@ func TestEndpointGoesWhenThePodIsTerminal(t *testing.T) {
 	if victim == nil || stopped == 0 || gone == 0 {
 		t.Fatalf("no pod deleted, stopped and gone (%v %v %v)", deleted, stopped, gone)
 	}
-	res := e.stats.results()
+	res := e.stats.results(e.stats.finishRun())
 	var after []Time
 	for _, w := range res.Writes {
 		if w.At > deleted {
