@@ -2,7 +2,6 @@ package model
 
 import (
 	"cmp"
-	"encoding/binary"
 	"slices"
 )
 
@@ -24,26 +23,48 @@ type addrChunk struct {
 	bytes ByEncoding
 }
 
-// addrKey is the first 16 bytes of an address's IP, big-endian, zero-padded: a whole IPv4
-// address. Where two keys differ they order as the IPs do byte-wise (at the first differing
-// byte either both IPs have a byte, or the shorter one is a prefix of the other), so a
-// search compares the addresses themselves only on equal keys.
-type addrKey struct{ hi, lo uint64 }
+// addrKey orders addresses as their IPs do, byte-wise, in one word. An IP of at most
+// addrKeyDigits characters, each a digit or a dot (any IPv4 address), is the base-12 number
+// of its characters, 0 standing for no character, 1 for '.' and 2 to 11 for '0' to '9': at
+// the first character where two IPs differ either both have one, or the shorter IP has none
+// and sorts first, so two keys order as their IPs. Any other IP (IPv6) has the key
+// addrKeyOther, and a search compares the addresses themselves wherever it is one of the two
+// keys, as it does on equal keys. (Two words, the IP's first 16 bytes, made a list 8 bytes
+// an address more.)
+type addrKey uint64
+
+const (
+	addrKeyDigits = 16 // 12^16 < 2^58
+	addrKeyOther  = addrKey(1<<64 - 1)
+)
 
 func keyOf(ip string) addrKey {
-	var b [16]byte
-	copy(b[:], ip)
-	return addrKey{hi: binary.BigEndian.Uint64(b[:8]), lo: binary.BigEndian.Uint64(b[8:])}
+	if len(ip) > addrKeyDigits {
+		return addrKeyOther
+	}
+	var k uint64
+	for i := range addrKeyDigits {
+		var d uint64
+		if i < len(ip) {
+			switch c := ip[i]; {
+			case c == '.':
+				d = 1
+			case c >= '0' && c <= '9':
+				d = uint64(c-'0') + 2
+			default:
+				return addrKeyOther
+			}
+		}
+		k = k*12 + d
+	}
+	return addrKey(k)
 }
 
 // compareAt is compareStates(entry i, ps) for ps with key k. It reads the entry's pod state
-// only when the keys are equal: a cache miss per step of a search in a large Service.
+// only when the keys do not tell: a cache miss per step of a search in a large Service.
 func (c *addrChunk) compareAt(i int, k addrKey, ps *endpointsPodState) int {
-	switch ki := c.keys[i]; {
-	case ki.hi != k.hi:
-		return cmp.Compare(ki.hi, k.hi)
-	case ki.lo != k.lo:
-		return cmp.Compare(ki.lo, k.lo)
+	if ki := c.keys[i]; ki != k && ki != addrKeyOther && k != addrKeyOther {
+		return cmp.Compare(ki, k)
 	}
 	return compareStates(c.items[i], ps)
 }

@@ -1,10 +1,13 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestAddrListMatchesSortedSlice drives the chunked address list and a plain sorted slice
@@ -15,11 +18,12 @@ func TestAddrListMatchesSortedSlice(t *testing.T) {
 	var l addrList
 	var ref []*endpointsPodState
 	mk := func(i int) *endpointsPodState {
-		// IPv4 addresses fit the 16-byte sort key; these IPv6 ones often share their first
-		// 16 bytes, so the search compares them in full (mixed, as a list never is).
-		ip := fmt.Sprintf("10.%d.%d.%d", rng.IntN(4), rng.IntN(256), rng.IntN(256))
+		// IPv4 addresses have sort keys that order them; IPv6 ones have addrKeyOther, so the
+		// search compares them in full (mixed, as a list never is).
+		ip := fmt.Sprintf("%d.%d.%d.%d", 10+20*rng.IntN(2), rng.IntN(4), rng.IntN(256), rng.IntN(256))
 		if rng.IntN(3) == 0 {
-			ip = fmt.Sprintf("fd00:10:244::%x:%x", rng.IntN(4), rng.IntN(1<<16))
+			// Between the 10.* and the 30.* addresses, and after them all.
+			ip = fmt.Sprintf("%s::%x:%x", []string{"2001:db8", "fd00:10:244"}[rng.IntN(2)], rng.IntN(4), rng.IntN(1<<16))
 		}
 		ps := testAddrState(ip, fmt.Sprintf("uid-%06d", i))
 		ps.bytes = addressBytes{int32(1 + rng.IntN(50)), int32(1 + rng.IntN(90))}
@@ -65,6 +69,39 @@ func TestAddrListMatchesSortedSlice(t *testing.T) {
 	}
 	if l.len() != 0 && len(ref) == 0 || len(l.chunks) > 0 && len(ref) == 0 {
 		t.Fatalf("emptied list keeps %d chunks", len(l.chunks))
+	}
+}
+
+// TestAddrKeyOrdersAsTheIPs checks that two addresses' keys, where both are not addrKeyOther
+// and differ, order as the IPs do byte-wise (what compareStates compares first), and that
+// equal keys of that kind are equal IPs: the search trusts them.
+func TestAddrKeyOrdersAsTheIPs(t *testing.T) {
+	ips := []string{"", ".", "0", "9", "1.1.1.1", "1.1.1.10", "1.1.1.9", "10.0.0.1", "10.0.0.10", "10.0.0.2",
+		"10.244.1.5", "10.244.15", "10.244.1.50", "255.255.255.255", "0.0.0.0", "999.999.999.9999",
+		"1234567890123456", "12345678901234567", "fd00::1", "2001:db8::1", "10.0.0.a", "::ffff:10.0.0.1"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 3000 {
+		ip := fmt.Sprintf("%d.%d.%d.%d", rng.IntN(256), rng.IntN(256), rng.IntN(256), rng.IntN(256))
+		ips = append(ips, ip[:rng.IntN(len(ip)+1)])
+	}
+	for _, ip := range []string{"fd00::1", "2001:db8::1", "10.0.0.a", "::ffff:10.0.0.1", "12345678901234567"} {
+		if keyOf(ip) != addrKeyOther {
+			t.Errorf("keyOf(%q) = %d, want addrKeyOther", ip, keyOf(ip))
+		}
+	}
+	for _, a := range ips {
+		for _, b := range ips[:200] {
+			ka, kb := keyOf(a), keyOf(b)
+			if ka == addrKeyOther || kb == addrKeyOther {
+				continue
+			}
+			if ka == kb && a != b {
+				t.Fatalf("%q and %q have the same key", a, b)
+			}
+			if got, want := cmp.Compare(ka, kb), strings.Compare(a, b); got != want {
+				t.Fatalf("keys of %q and %q compare %d, the IPs %d", a, b, got, want)
+			}
+		}
 	}
 }
 
@@ -134,7 +171,7 @@ func BenchmarkAddrListChange(b *testing.B) {
 }
 
 // A small Service's address list keeps little spare: a list of up to 13 addresses (a Service
-// of 10 pods in a rollout) holds its arrays in at most 320 bytes, where doubling kept 384.
+// of 10 pods in a rollout) holds its arrays in at most 224 bytes, where doubling kept 256.
 func TestAddrListKeepsLittleSpare(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for n := 1; n <= 13; n++ {
@@ -146,8 +183,8 @@ func TestAddrListKeepsLittleSpare(t *testing.T) {
 			t.Fatalf("%d addresses in %d chunks", n, len(l.chunks))
 		}
 		c := l.chunks[0]
-		if bytes := cap(c.items)*8 + cap(c.keys)*16; bytes > 320 {
-			t.Errorf("%d addresses: arrays for %d and %d entries, %d bytes; want at most 320", n, cap(c.items), cap(c.keys), bytes)
+		if bytes := cap(c.items)*8 + cap(c.keys)*int(unsafe.Sizeof(addrKey(0))); bytes > 224 {
+			t.Errorf("%d addresses: arrays for %d and %d entries, %d bytes; want at most 224", n, cap(c.items), cap(c.keys), bytes)
 		}
 	}
 }
