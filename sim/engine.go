@@ -74,8 +74,7 @@ type Engine struct {
 	// nodeLC is the node lifecycle controller (made at the first node failure).
 	nodeLC *nodeLifecycle
 
-	services      []*serviceState
-	serviceByName map[string][]*serviceState
+	services []*serviceState
 	// specByConf is the pod spec fields made last for a Service of each config.
 	specByConf map[*ServiceConfig]*model.PodSpecFields
 
@@ -146,7 +145,6 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 		obs:              obs,
 		names:            newNameGenerator(newStream(cfg.Seed, streamNames)),
 		nodeByName:       make(map[string]*model.Node, cfg.Cluster.Nodes),
-		serviceByName:    map[string][]*serviceState{},
 		sliceNames:       map[objectName]bool{},
 		cachesSynced:     true,
 	}

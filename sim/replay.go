@@ -86,7 +86,6 @@ func Replay(cfg Config, services []*model.Service, nodes []*model.Node, src Trac
 	for _, svc := range services {
 		s := &serviceState{idx: len(e.services), svc: svc}
 		e.services = append(e.services, s)
-		e.serviceByName[svc.Name] = append(e.serviceByName[svc.Name], s)
 	}
 	// Controllers size their per-service state on construction: rebuild them.
 	e.api = newAPIServer(e)

@@ -272,8 +272,8 @@ func (e *Engine) targets(a *Action) []*serviceState {
 	seen := make(map[int]bool)
 	var out []*serviceState
 	for _, name := range a.Services {
-		for _, s := range e.serviceByName[name] {
-			if !seen[s.idx] {
+		for _, s := range e.services {
+			if !seen[s.idx] && s.named(name) {
 				seen[s.idx] = true
 				out = append(out, s)
 			}

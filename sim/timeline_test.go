@@ -266,3 +266,40 @@ func TestEvictedPodsStayWhileTheNodeIsDown(t *testing.T) {
 		})
 	}
 }
+
+// TestTargetsByName checks which Services an action's names select, and in what order: a
+// scenario entry's name selects every Service stamped from it, a stamped name that one, each
+// Service once, in the order of the names and then of creation.
+func TestTargetsByName(t *testing.T) {
+	cfg := testConfig(3, 1)
+	web := cfg.Services[0]
+	api := web
+	api.Name = "api"
+	web.Count = 3
+	one := web
+	one.Name, one.Count = "web-1", 0 // a name a stamped Service also has
+	cfg.Services = []ServiceConfig{web, api, one}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		names []string
+		want  []int // Service indexes: web-0, web-1, web-2, api, web-1 (the entry)
+	}{
+		{nil, []int{0, 1, 2, 3, 4}},
+		{[]string{"api"}, []int{3}},
+		{[]string{"web"}, []int{0, 1, 2}},
+		{[]string{"web-2", "api", "web"}, []int{2, 3, 0, 1}},
+		{[]string{"web-1"}, []int{1, 4}},
+		{[]string{"api", "api", "nothing"}, []int{3}},
+	} {
+		var got []int
+		for _, s := range e.targets(&Action{Services: tc.names}) {
+			got = append(got, s.idx)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("targets %q = %v, want %v", tc.names, got, tc.want)
+		}
+	}
+}

@@ -157,6 +157,14 @@ type serviceState struct {
 	set *setState
 }
 
+// named reports whether an action's list of Services names s: by its own name, or by the
+// name of the scenario entry it was stamped from (an entry with count n names its Services
+// name-0 … name-(n-1)). Actions name few Services, so targets finds them by a scan rather
+// than an index kept all run (a map of 10,000 Services' names was 0.9 MB).
+func (s *serviceState) named(name string) bool {
+	return s.svc.Name == name || s.cfg != nil && s.cfg.Name == name
+}
+
 // setState is what the StatefulSet or DaemonSet controller keeps of a Service.
 type setState struct {
 	// item is the Service's place in the controller's queue; written the pod changes its
@@ -226,10 +234,6 @@ func (e *Engine) buildServices() {
 				s.set = &setState{}
 			}
 			e.services = append(e.services, s)
-			e.serviceByName[c.Name] = append(e.serviceByName[c.Name], s)
-			if name != c.Name {
-				e.serviceByName[name] = append(e.serviceByName[name], s)
-			}
 		}
 	}
 }
