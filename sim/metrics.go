@@ -487,8 +487,8 @@ func (c *collector) results(r *Results) *Results {
 		}
 		parts = parts[:0]
 		for j := range c.services {
-			if s := &c.services[j][mi].latency; s.len() > 0 {
-				parts = append(parts, s.samples)
+			if s := c.services[j][mi].latency.all(); s.len() > 0 {
+				parts = append(parts, s)
 			}
 		}
 		t.Propagation = z.summarize(parts...)
@@ -544,7 +544,7 @@ func (c *collector) serviceResults(z *summarizer) []ServiceResult {
 		for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
 			a := &acc[modeIndex(m)]
 			*sr.Mode(m) = ServiceModeResult{Writes: a.writes, FailedWrites: a.failed, FanoutBytes: a.fanout,
-				MaxObjectBytes: a.maxObject, Propagation: z.summarize(a.latency.samples)}
+				MaxObjectBytes: a.maxObject, Propagation: z.summarize(a.latency.all())}
 		}
 		out = append(out, sr)
 	}

@@ -207,29 +207,50 @@ func runKeys(parts []runChunk) iter.Seq2[uint64, int] {
 
 // latencyLog is one Service's propagation samples in one mode, over the whole run, with the
 // start of the current phase's part: the phase's summary is made from every Service's part.
+// It keeps samples' two lists but for the big values' header, made on the first big value:
+// most Services have none, and a run keeps two logs a Service (a log is 48 bytes, not 64).
 type latencyLog struct {
-	samples
+	small []uint32
+	big   *[]Time
 	// phase is the phase of the last sample (meaningless while there is none); smallFrom
 	// and bigFrom are where that phase's samples start.
 	phase              int32
 	smallFrom, bigFrom int32
 }
 
+// all returns every sample of the log.
+func (l *latencyLog) all() samples {
+	s := samples{small: l.small}
+	if l.big != nil {
+		s.big = *l.big
+	}
+	return s
+}
+
 // add adds d as a sample of phase.
 func (l *latencyLog) add(d Time, phase int) {
-	if l.phase != int32(phase) || l.len() == 0 {
+	s := l.all()
+	if l.phase != int32(phase) || s.len() == 0 {
 		l.phase = int32(phase)
-		l.smallFrom, l.bigFrom = int32(len(l.small)), int32(len(l.big))
+		l.smallFrom, l.bigFrom = int32(len(s.small)), int32(len(s.big))
 	}
-	l.samples.add(d)
+	s.add(d)
+	l.small = s.small
+	if s.big != nil {
+		if l.big == nil {
+			l.big = new([]Time)
+		}
+		*l.big = s.big
+	}
 }
 
 // ofPhase returns the samples of phase i (empty unless i is the phase of the last sample).
 func (l *latencyLog) ofPhase(i int) samples {
-	if l.len() == 0 || l.phase != int32(i) {
+	s := l.all()
+	if s.len() == 0 || l.phase != int32(i) {
 		return samples{}
 	}
-	return samples{small: l.small[l.smallFrom:], big: l.big[l.bigFrom:]}
+	return samples{small: s.small[l.smallFrom:], big: s.big[l.bigFrom:]}
 }
 
 // summarizer computes latency percentiles from samples, reusing its buffers across calls

@@ -86,7 +86,7 @@ func TestLatencyLogPhases(t *testing.T) {
 			t.Errorf("phase %d has %d samples, want 0 (only the last phase's are marked)", i, s.len())
 		}
 	}
-	if got := z.summarize(l.samples); got != floatSummary([]Time{1, 5e9, 2, -3, 4}) {
+	if got := z.summarize(l.all()); got != floatSummary([]Time{1, 5e9, 2, -3, 4}) {
 		t.Errorf("all = %+v", got)
 	}
 }
