@@ -170,7 +170,7 @@ type setState struct {
 	// item is the Service's place in the controller's queue; written the pod changes its
 	// last status write reported.
 	item    workItem
-	written int
+	written uint32
 	// events is the spam filter of the Events recorded about the workload (a pod created or
 	// deleted).
 	events eventSpamFilter
@@ -450,7 +450,7 @@ func (e *Engine) newTemplate(s *serviceState) {
 		// set, newRS, serves every revision. The revision's pods name theirs by a
 		// ReplicaSet merged into newRS from the start.
 		s.hash = e.names.templateHash()
-		s.set.revision = &replicaSet{svc: s, hash: s.hash, merged: s.newRS}
+		s.set.revision = &replicaSet{svc: s, hash: s.hash, rare: &rsRare{merged: s.newRS}}
 		return
 	}
 	if s.newRS != nil && s.newRSCreated {

@@ -42,9 +42,6 @@ type replicaSet struct {
 	// created is metadata.creationTimestamp, which orders a Deployment's ReplicaSets (its
 	// name, the Deployment's and the hash, on a tie).
 	created model.Timestamp
-	// merged is the ReplicaSet that counts a StatefulSet's or DaemonSet's revision's pods;
-	// nil for a Deployment's ReplicaSets, each of which counts its own.
-	merged *replicaSet
 	// spec is spec.replicas as stored (what the ReplicaSet controller works towards).
 	spec int
 	// live counts its pods that are not terminating; available those that are also
@@ -60,27 +57,48 @@ type replicaSet struct {
 	generation int
 	// status is its status as last written: what the Deployment controller sees.
 	status rsStatus
-	// changes counts the pod changes that alter a StatefulSet's or DaemonSet's status (a
-	// set's counters; see setSync).
-	changes int
 	// desired and maxReplicas are the deployment.kubernetes.io/desired-replicas and
 	// max-replicas annotations: the Deployment's replicas, and replicas + maxSurge, when the
 	// Deployment controller last wrote this ReplicaSet. An active ReplicaSet annotated with
 	// other replicas than the Deployment's marks a scaling event.
 	// upstream: deployment/util/deployment_util.go SetReplicasAnnotations.
 	desired, maxReplicas int
-	// events is the spam filter of the Events recorded about it (a pod created or deleted);
-	// warnings that of its Warning Events (a pod create failed), a type of their own.
-	events, warnings eventSpamFilter
+	// events is the spam filter of the Events recorded about it (a pod created or deleted).
+	events eventSpamFilter
+	item   workItem
+	// changes counts the pod changes that alter a StatefulSet's or DaemonSet's status (a
+	// set's counters; see setSync), modulo 2^32: a sync compares it with what it last
+	// wrote, and it shares a word with item.
+	changes uint32
+	// rare holds what few ReplicaSets need, made on first need: see rsRare.
+	rare *rsRare
+}
+
+// rsRare is what few ReplicaSets need: kept apart, it costs the others a pointer (a
+// ReplicaSet is 192 bytes instead of 224; a run keeps one or two a Service).
+type rsRare struct {
+	// merged is the ReplicaSet that counts a StatefulSet's or DaemonSet's revision's pods;
+	// nil for a Deployment's ReplicaSets, each of which counts its own.
+	merged *replicaSet
+	// warnings is the spam filter of its Warning Events (a pod create failed), a type of
+	// their own.
+	warnings eventSpamFilter
 	// failures is the per-item retry count of the workqueue rate limiter.
 	failures int
-	item     workItem
+}
+
+// rareFields returns rs.rare, made now if need be.
+func (rs *replicaSet) rareFields() *rsRare {
+	if rs.rare == nil {
+		rs.rare = new(rsRare)
+	}
+	return rs.rare
 }
 
 // resolve follows merges to the ReplicaSet that counts rs's pods.
 func (rs *replicaSet) resolve() *replicaSet {
-	for rs.merged != nil {
-		rs = rs.merged
+	for rs.rare != nil && rs.rare.merged != nil {
+		rs = rs.rare.merged
 	}
 	return rs
 }
@@ -290,11 +308,12 @@ func (evWorkloadWorkers) apply(e *Engine) {
 func (w *workloadControllers) rsDone(rs *replicaSet, failed bool) {
 	w.rsQueue.done(rs)
 	if failed {
-		rs.failures++
+		r := rs.rareFields()
+		r.failures++
 		e := w.e
-		e.after(max(exponentialBackoff(workloadRetryBase, workloadRetryMax, rs.failures), w.rsRetries.reserve(e.now)-e.now), evRSRetry{rs})
-	} else {
-		rs.failures = 0
+		e.after(max(exponentialBackoff(workloadRetryBase, workloadRetryMax, r.failures), w.rsRetries.reserve(e.now)-e.now), evRSRetry{rs})
+	} else if rs.rare != nil {
+		rs.rare.failures = 0
 	}
 	w.kick()
 }
@@ -404,7 +423,7 @@ func (w *workloadControllers) createBatch(rs *replicaSet, st rsStatus, remaining
 			e.schedule(at, evPodCreateFailed{rs})
 			// The FailedCreate Warning Event, under its own spam filter.
 			// upstream: controller_utils.go RealPodControl.createPods (Eventf, Warning).
-			if rs.warnings.allow(at) {
+			if rs.rareFields().warnings.allow(at) {
 				w.rsBucket.reserve(at)
 			}
 		} else {

@@ -98,7 +98,7 @@ type setSync struct {
 	s       *serviceState
 	batches []setBatch
 	next    int
-	changes int // the status this sync writes, when it differs from the last written
+	changes uint32 // the status this sync writes, when it differs from the last written
 }
 
 // setBatch is calls sent together: pod creates (StatefulSet ordinals or DaemonSet nodes) and
