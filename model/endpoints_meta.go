@@ -16,7 +16,7 @@ func (s *ServiceEndpoints) ObjectMetaInto(annotations StringMap) ObjectMeta {
 	if !s.lastTrigger.IsZero() {
 		annotations = append(annotations, Label{Key: AnnotationTriggerTime, Value: triggerTimeAnnotation(s.lastTrigger)})
 	}
-	if s.last.Truncated {
+	if s.last.truncated {
 		annotations = append(annotations, Label{Key: AnnotationOverCapacity, Value: truncatedAnnotationValue})
 	}
 	if len(annotations) > 0 {
@@ -31,6 +31,6 @@ func (s *ServiceEndpoints) ObjectMetaInto(annotations StringMap) ObjectMeta {
 // controller's own skip test (§3).
 func (s *ServiceEndpoints) Unchanged() bool {
 	return s.stored && s.mismatch == 0 && s.lastTrigger == s.storedTrigger &&
-		s.last.Truncated == s.storedOverCapacity &&
+		s.last.truncated == s.storedOverCapacity &&
 		s.storedLabels.Equal(s.endpointsLabels())
 }

@@ -455,7 +455,7 @@ func checkSubsetSizes(t *testing.T, se *ServiceEndpoints) {
 			t.Fatalf("subset size %+v, want %+v", got, want)
 		}
 	}
-	if se.last.Truncated {
+	if se.Decision().Truncated {
 		for i, s := range obj.Subsets {
 			if key(s.Ports) != key(sizes[i].Ports) {
 				t.Fatalf("truncated: SubsetSizes not in object order")
@@ -1023,5 +1023,17 @@ func TestObjectMetaAnnotationsInKeyOrder(t *testing.T) {
 	got := se.ObjectMeta().Annotations
 	if len(got) != 2 || !slices.IsSortedFunc(got, compareLabels) || !got.Equal(se.Object().Annotations) {
 		t.Errorf("annotations %v, want the two in key order, as Object() has them (%v)", got, se.Object().Annotations)
+	}
+}
+
+// TestLastDecisionKeepsEveryField checks that a decision a builder keeps compactly comes
+// back whole, for every verb.
+func TestLastDecisionKeepsEveryField(t *testing.T) {
+	for i, verb := range []string{"", EndpointsCreate, EndpointsUpdate, EndpointsDelete} {
+		d := EndpointsDecision{Verb: verb, Truncated: i%2 == 1, Subsets: 3 + i, Addresses: 1000 + i, NotReadyAddresses: 7,
+			DesiredAddresses: 250_000, DesiredNotReadyAddresses: 12 + i}
+		if got := keepDecision(d).decision(); got != d {
+			t.Errorf("kept %+v, got back %+v", d, got)
+		}
 	}
 }
