@@ -291,15 +291,15 @@ func TestUpstreamExamples(t *testing.T) {
 		}
 		e.expect("c4", 50, 50, 100, 100)
 		// Each pod's IPv6 identity is kept beside its entry (podEntry.id holds IPv4's).
-		if e.inc.inline != 0 || len(e.inc.second) != len(names) {
-			t.Errorf("inline family %d, %d IPv6 identities kept apart, want 0 and %d", e.inc.inline, len(e.inc.second), len(names))
+		if e.inc.inline != 0 || len(e.inc.secondIdentities()) != len(names) {
+			t.Errorf("inline family %d, %d IPv6 identities kept apart, want 0 and %d", e.inc.inline, len(e.inc.secondIdentities()), len(names))
 		}
 		for _, n := range names {
 			e.change(n, func(p *Pod) { p.IPs = p.IPs[:1] })
 		}
 		e.expect("u1 d1", 0, 50, 100)
-		if len(e.inc.second) != 0 {
-			t.Errorf("%d IPv6 identities kept apart for pods that have no IPv6 address", len(e.inc.second))
+		if len(e.inc.secondIdentities()) != 0 {
+			t.Errorf("%d IPv6 identities kept apart for pods that have no IPv6 address", len(e.inc.secondIdentities()))
 		}
 		// An IPv6-only Service keeps its identities in the entries.
 		svc6 := *e.svc
@@ -309,8 +309,8 @@ func TestUpstreamExamples(t *testing.T) {
 			e.change(n, func(p *Pod) { p.IPs = []string{fmt.Sprintf("fd00::%x", i+1)} })
 		}
 		e.sync()
-		if e.inc.inline != 1 || len(e.inc.second) != 0 {
-			t.Errorf("IPv6 only: inline family %d, %d identities kept apart, want 1 and 0", e.inc.inline, len(e.inc.second))
+		if e.inc.inline != 1 || len(e.inc.secondIdentities()) != 0 {
+			t.Errorf("IPv6 only: inline family %d, %d identities kept apart, want 1 and 0", e.inc.inline, len(e.inc.secondIdentities()))
 		}
 	})
 	t.Run("8 hints (E14, E21)", func(t *testing.T) {

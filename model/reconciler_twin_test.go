@@ -233,8 +233,10 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 		}
 		if stats != nil && hintsModeFor(w.svc, inc.opts) == hintsTopology {
 			stats.hinted++
-			stats.walks += int(inc.zoneWalks)
-			inc.zoneWalks = 0
+			if inc.rare != nil {
+				stats.walks += int(inc.rare.zoneWalks)
+				inc.rare.zoneWalks = 0
+			}
 			if incTopo.HasPopulatedHints(w.svc.Key()) {
 				stats.populated++
 			} else {
@@ -300,7 +302,7 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 		checkEndpointArrays(t, seed, sync, inc, foreign)
 		checkPodList(t, inc, w.pods, seed, sync)
 	}
-	if useRefs && !mischief && inc.byName != nil {
+	if useRefs && !mischief && inc.names() != nil {
 		t.Fatalf("seed %d: the reconciler indexed its pods by name, though every change came with its ref", seed)
 	}
 }
