@@ -337,15 +337,17 @@ type family struct {
 	at AddressType
 	// ids holds, by identity, the pod whose desired endpoint it is and where it is stored:
 	// one table for both (two tables took 40 bytes of slots an identity, this one 24).
-	ids      identityMap[identityState]
-	byID     []*storedSlice         // the stored slices by id − 1 (nil: a free id)
-	freeIDs  []uint32               // ids of removed slices, to reuse
-	extra    map[endpointHash]int32 // identities stored more than once: the places beyond the first
-	dirty    hashSet
-	groups   smallMap[PortMapKey, *sliceGroup]
-	hinted   map[string]*storedSlice // slices with any hint (mode C rewrites them)
-	badClose map[string]*storedSlice // slices PreferClose would rewrite
-	badNode  map[string]*storedSlice // slices PreferSameNode would rewrite
+	ids     identityMap[identityState]
+	byID    []*storedSlice         // the stored slices by id − 1 (nil: a free id)
+	freeIDs []uint32               // ids of removed slices, to reuse
+	extra   map[endpointHash]int32 // identities stored more than once: the places beyond the first
+	dirty   hashSet
+	groups  smallMap[PortMapKey, *sliceGroup]
+	// flagged are the slices the Service's hints mode would rewrite (flagForHints): those
+	// with any hint (stripped, or mode C), or those PreferClose or PreferSameNode would
+	// change. A mode is the Service's until its next change, which rebuilds the families,
+	// so one map serves them all (three made a family 224 bytes, one 208).
+	flagged map[string]*storedSlice
 	// Totals of the stored slices' zone-hint summaries (with ServiceSlices.zoned).
 	zoneReady   int32          // ready endpoints
 	zoneLacking int32          // slices with a ready endpoint without zone hints
@@ -1140,15 +1142,15 @@ func (s *ServiceSlices) flagForHints(f *family, name string, ss *storedSlice) {
 	switch s.mode {
 	case hintsStrip, hintsTopology:
 		if sliceHasHints(ss.s) {
-			put(&f.hinted, name, ss)
+			put(&f.flagged, name, ss)
 		}
 	case hintsPreferClose:
 		if preferCloseNeedsUpdate(ss.s, false) {
-			put(&f.badClose, name, ss)
+			put(&f.flagged, name, ss)
 		}
 	case hintsPreferSameNode:
 		if preferCloseNeedsUpdate(ss.s, true) {
-			put(&f.badNode, name, ss)
+			put(&f.flagged, name, ss)
 		}
 	}
 }
@@ -1199,9 +1201,7 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, pair
 			touched = append(touched, h)
 		}
 	}
-	delete(f.hinted, name)
-	delete(f.badClose, name)
-	delete(f.badNode, name)
+	delete(f.flagged, name)
 	s.flagForHints(f, name, ss)
 	s.setZones(ss)
 	return touched
@@ -1295,9 +1295,7 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash) []
 		f.dirty.add(h)
 		touched = append(touched, h)
 	}
-	delete(f.hinted, name)
-	delete(f.badClose, name)
-	delete(f.badNode, name)
+	delete(f.flagged, name)
 	if ss.zones != nil {
 		f.addZones(ss.zones, -1)
 		ss.zones = nil
@@ -1598,12 +1596,8 @@ func (s *ServiceSlices) hintsFast(f *family, plan *SlicePlan) {
 	}
 	var flagged map[string]*storedSlice
 	switch s.mode {
-	case hintsStrip:
-		flagged = f.hinted
-	case hintsPreferClose:
-		flagged = f.badClose
-	case hintsPreferSameNode:
-		flagged = f.badNode
+	case hintsStrip, hintsPreferClose, hintsPreferSameNode:
+		flagged = f.flagged
 	}
 	var moved []*EndpointSlice
 	if len(flagged) > 0 {
@@ -1722,7 +1716,7 @@ func (u *zonedUnchanged) claim(allocations map[string]allocation) ([]*EndpointSl
 
 func (u *zonedUnchanged) withHints() []*EndpointSlice {
 	var out []*EndpointSlice
-	for _, ss := range u.sorted(maps.All(u.f.hinted)) {
+	for _, ss := range u.sorted(maps.All(u.f.flagged)) {
 		out = append(out, ss.s)
 	}
 	return out
