@@ -237,12 +237,23 @@ func (f *fifo[T]) drop(i int) {
 	}
 }
 
-// compact moves the elements to the array's front.
+// compact moves the elements to the array's front, into an array a quarter the size when
+// they fill less than an eighth of it: a burst (the create phase's thousands of events at one
+// instant, a watch backlog) would otherwise leave its array to the rest of the run.
 func (f *fifo[T]) compact() {
+	if c := cap(f.buf); c > fifoShrinkMin && f.len()*8 < c {
+		buf := make([]T, f.len(), c/4)
+		copy(buf, f.buf[f.head:])
+		f.buf, f.head = buf, 0
+		return
+	}
 	n := copy(f.buf, f.buf[f.head:])
 	clear(f.buf[n:]) // the moved elements' old places
 	f.buf, f.head = f.buf[:n], 0
 }
+
+// fifoShrinkMin is the capacity up to which a fifo keeps its array however empty.
+const fifoShrinkMin = 1024
 
 // remember adds a commit to the watch cache's history, resizing it as upstream does: when it
 // is full, it doubles if its oldest event is less than eventFreshDuration old, and halves

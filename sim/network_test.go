@@ -296,6 +296,33 @@ func TestFIFOReusesItsArray(t *testing.T) {
 	}
 }
 
+// TestFIFOGivesBackABurstsArray: a queue that a burst grew and that then drains keeps an
+// array of about its new length, not the burst's, and its order throughout.
+func TestFIFOGivesBackABurstsArray(t *testing.T) {
+	var q fifo[int]
+	var want []int
+	next := 0
+	for round := range 3 {
+		for range 50_000 {
+			q.push(next)
+			want = append(want, next)
+			next++
+		}
+		burst := cap(q.buf)
+		for q.len() > 10 {
+			drop := min(q.len()-10, 1+q.len()/100)
+			q.drop(drop)
+			want = want[drop:]
+			if !slices.Equal(q.items(), want) {
+				t.Fatalf("round %d: the queue lost its order draining", round)
+			}
+		}
+		if c := cap(q.buf); c > fifoShrinkMin {
+			t.Errorf("round %d: drained to %d after a burst of %d, it keeps an array of %d", round, q.len(), burst, c)
+		}
+	}
+}
+
 // TestWatchCacheHistorySize follows upstream's watch cache sizing: a burst of 1,000 events in
 // 2 s doubles a full cache whose oldest event is fresh, 100 → 1,600; it keeps that size
 // after the burst (it shrinks only when full and its newest quarter is stale), and a watch
