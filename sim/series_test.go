@@ -49,7 +49,7 @@ func TestSeriesCoarsensPastMaxBuckets(t *testing.T) {
 	c.egress(ModeEndpoints, 0, Time(2)*1e9, 1000, 10)
 	c.egress(ModeEndpointSlices, Time(5)*1e9, Time(998*3600)*1e9, 3_000_000, 7)
 	c.bucket(Time(40*day)*1e9).Endpoints.Writes++
-	series := c.series.all()
+	series := c.seriesBuckets()
 	if len(series) > MaxSeriesBuckets {
 		t.Fatalf("%d buckets", len(series))
 	}
@@ -98,7 +98,7 @@ func TestSeriesKeepsLittleSpare(t *testing.T) {
 		t.Fatal("the series never coarsened")
 	}
 	var writes int64
-	for i, b := range c.series.all() {
+	for i, b := range c.seriesBuckets() {
 		if b.Second != int64(i)*c.width {
 			t.Fatalf("bucket %d starts at %d s, want %d", i, b.Second, int64(i)*c.width)
 		}
