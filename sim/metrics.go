@@ -16,7 +16,7 @@ type collector struct {
 	series chunkList[bucketTraffic]
 	width  int64
 	writes []WriteRecord
-	layout chunkList[LayoutSample]
+	layout chunkList[layoutSample]
 	// sliceSizes counts live EndpointSlices by endpoint count, for layout samples.
 	sliceSizes    []int
 	slices        int
@@ -182,15 +182,6 @@ func (s *chunkList[T]) truncate(n int) {
 	s.n = n
 }
 
-// all returns the items in one slice.
-func (s *chunkList[T]) all() []T {
-	out := make([]T, 0, s.n)
-	for _, c := range s.chunks {
-		out = append(out, c...)
-	}
-	return out
-}
-
 // addBucketMode adds b's traffic to dst.
 func addBucketMode(dst *BucketMode, b BucketMode) {
 	dst.Writes += b.Writes
@@ -354,6 +345,27 @@ func (c *collector) sliceResized(old, new int) {
 	c.layoutDirtyAt = sec
 }
 
+// layoutSample is a LayoutSample as the collector keeps it, 24 bytes instead of 48: the
+// counts of the run's slices and endpoints fit 4 bytes, and slice sizes are at most 1000
+// (sliceSizes' last class).
+type layoutSample struct {
+	at                        Time
+	slices, endpoints         int32
+	minLen, medianLen, maxLen uint16
+}
+
+// layoutSamples returns the layout samples as Results.Layout holds them.
+func (c *collector) layoutSamples() []LayoutSample {
+	out := make([]LayoutSample, 0, c.layout.len())
+	for _, chunk := range c.layout.chunks {
+		for _, s := range chunk {
+			out = append(out, LayoutSample{At: s.at, Slices: int(s.slices), Endpoints: int(s.endpoints),
+				Min: int(s.minLen), Median: int(s.medianLen), Max: int(s.maxLen)})
+		}
+	}
+	return out
+}
+
 // sampleLayout records the slice layout as of time at.
 func (c *collector) sampleLayout(at Time) {
 	s := LayoutSample{At: at, Slices: c.slices, Endpoints: c.endpoints, Min: -1}
@@ -374,7 +386,8 @@ func (c *collector) sampleLayout(at Time) {
 	if s.Min < 0 {
 		s.Min = 0
 	}
-	c.layout.push(s)
+	c.layout.push(layoutSample{at: s.At, slices: int32(s.Slices), endpoints: int32(s.Endpoints),
+		minLen: uint16(s.Min), medianLen: uint16(s.Median), maxLen: uint16(s.Max)})
 	c.layoutDirtyAt = -1
 }
 
@@ -460,7 +473,7 @@ func (c *collector) finishRun() *Results {
 // phases and the Services' figures.
 func (c *collector) results(r *Results) *Results {
 	r.Series = c.seriesBuckets()
-	r.Layout = c.layout.all()
+	r.Layout = c.layoutSamples()
 	r.Total.Name = "total"
 	if len(c.phases) > 0 {
 		r.Total.Start, r.Total.End = c.phases[0].Start, c.phases[len(c.phases)-1].End
