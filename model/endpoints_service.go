@@ -116,6 +116,7 @@ type lastDecision struct {
 // decisionVerbs are the values of EndpointsDecision.Verb.
 var decisionVerbs = [...]string{"", EndpointsCreate, EndpointsUpdate, EndpointsDelete}
 
+// keepDecision returns d as a builder keeps it.
 func keepDecision(d EndpointsDecision) lastDecision {
 	verb := slices.Index(decisionVerbs[:], d.Verb)
 	if verb < 0 {

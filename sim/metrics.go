@@ -110,13 +110,14 @@ func (c *collector) bucket(t Time) *bucketTraffic {
 
 // seriesBuckets returns the traffic series as Results.Series holds it.
 func (c *collector) seriesBuckets() []Bucket {
+	var width int64 // 0 means 1
+	if c.width > 1 {
+		width = c.width
+	}
 	out := make([]Bucket, 0, c.series.len())
 	for _, chunk := range c.series.chunks {
 		for _, b := range chunk {
-			out = append(out, Bucket{Second: int64(len(out)) * c.width, Endpoints: b.Endpoints, EndpointSlices: b.EndpointSlices})
-			if c.width > 1 {
-				out[len(out)-1].Width = c.width
-			}
+			out = append(out, Bucket{Second: int64(len(out)) * c.width, Width: width, Endpoints: b.Endpoints, EndpointSlices: b.EndpointSlices})
 		}
 	}
 	return out
