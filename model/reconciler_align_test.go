@@ -111,3 +111,65 @@ func TestUpdateKeepsShiftedEndpoints(t *testing.T) {
 		t.Fatalf("after the update, plans differ from a fresh builder's:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestStoredIdentities checks where a stored slice's endpoint identities come from: a
+// slice the reconciler wrote, created or updated, keeps none, its endpoints carrying theirs;
+// one given from outside (a decoder's endpoints carry none) keeps them in hashes, as does an
+// update that keeps some of those endpoints; and every identity is its endpoint's hash.
+func TestStoredIdentities(t *testing.T) {
+	svc := benchService()
+	inc := NewServiceSlices(svc, benchNodes(), ReconcilerOptions{MaxEndpointsPerSlice: 100})
+	for i := range 30 {
+		inc.SetPod(benchPod(i, true))
+	}
+	seq := 0
+	// bare copies endpoints' API fields only, as a decoder would make them.
+	bare := func(eps []Endpoint) []Endpoint {
+		out := make([]Endpoint, len(eps))
+		for i, e := range eps {
+			out[i] = Endpoint{Addresses: e.Addresses, Hostname: e.Hostname, TargetRef: e.TargetRef, NodeName: e.NodeName,
+				Zone: e.Zone, Hints: e.Hints, Conditions: e.Conditions}
+		}
+		return out
+	}
+	check := func(when string, wantHashes bool) {
+		t.Helper()
+		if inc.stored.len() != 1 {
+			t.Fatalf("%s: want one slice stored, have %d", when, inc.stored.len())
+		}
+		for name, ss := range inc.stored.all() {
+			if (ss.hashes != nil) != wantHashes {
+				t.Errorf("%s: slice %s keeps hashes %v, want %v", when, name, ss.hashes != nil, wantHashes)
+			}
+			for i := range ss.s.Endpoints {
+				e := bare(ss.s.Endpoints[i : i+1])[0]
+				if got, want := ss.hash(i), hashEndpoint(&e); got != want {
+					t.Errorf("%s: slice %s endpoint %d: identity %x, its hash is %x", when, name, i, got, want)
+				}
+			}
+		}
+	}
+	applyAll(inc, inc.Sync(0), &seq)
+	check("created", false)
+	inc.SetPod(benchPod(40, true))
+	inc.DeletePod("ns", "pod-3")
+	applyAll(inc, inc.Sync(0), &seq)
+	check("updated", false)
+
+	outside := *inc.Stored()[0]
+	outside.Endpoints = bare(outside.Endpoints)
+	inc.Applied("update", &outside)
+	check("updated from outside", true)
+	if res := inc.Sync(0); len(res.Plans) != 0 && len(res.Plans[0].ToCreate)+len(res.Plans[0].ToUpdate)+len(res.Plans[0].ToDelete) != 0 {
+		t.Errorf("a sync after an update from outside that changed nothing writes %s", planString(res))
+	}
+	inc.SetPod(benchPod(41, true))
+	inc.DeletePod("ns", "pod-5")
+	applyAll(inc, inc.Sync(0), &seq)
+	check("updated, keeping endpoints from outside", true)
+
+	given := *inc.Stored()[0]
+	given.Endpoints = bare(given.Endpoints)
+	inc.SetStoredSlices([]*EndpointSlice{&given})
+	check("given from outside", true)
+}

@@ -575,11 +575,34 @@ type storedSlice struct {
 	// changedIn is the syncPortMap pass (ServiceSlices.pass) that last changed the slice.
 	changedIn uint32
 	// id is the slice's id in its family (family.byID).
-	id     uint32
+	id uint32
+	// hashes are the identities of s's endpoints when one of them does not carry its own
+	// (an endpoint the reconciler did not build: a replay's stored slices, a test's); nil
+	// otherwise, as for every slice the reconciler wrote: see hash.
 	hashes []endpointHash
 	// dirtyPos are the positions whose identity is dirty, during one syncFamily.
 	dirtyPos []int32
 	zones    *zoneSummary // with ServiceSlices.zoned
+}
+
+// hash returns the identity of the slice's i-th endpoint: the one it carries (every
+// endpoint the reconciler builds does), else hashes[i]. Keeping hashes for every stored slice
+// took 8 bytes an endpoint, and up to twice that for a slice that grows.
+func (ss *storedSlice) hash(i int) endpointHash {
+	if e := &ss.s.Endpoints[i]; e.hasIdentity {
+		return e.identity
+	}
+	return ss.hashes[i]
+}
+
+// carryIdentities reports whether every endpoint of eps carries its identity.
+func carryIdentities(eps []Endpoint) bool {
+	for i := range eps {
+		if !eps[i].hasIdentity {
+			return false
+		}
+	}
+	return true
 }
 
 // zoneSummary is what the mode A hints pass needs of one stored slice (see hintsByZone).
@@ -1105,7 +1128,10 @@ func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSl
 
 func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash) []endpointHash {
 	f := s.family(familyIndex(sl.AddressType))
-	ss := &storedSlice{s: sl, fam: f, hashes: make([]endpointHash, len(sl.Endpoints))}
+	ss := &storedSlice{s: sl, fam: f}
+	if !carryIdentities(sl.Endpoints) {
+		ss.hashes = make([]endpointHash, len(sl.Endpoints))
+	}
 	f.addSlice(ss)
 	s.stored.set(sl.Name, ss)
 	supported := slices.Contains(s.types.list(), sl.AddressType)
@@ -1123,7 +1149,9 @@ func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash) []e
 	g.add(ss)
 	for i := range sl.Endpoints {
 		h := hashEndpoint(&sl.Endpoints[i])
-		ss.hashes[i] = h
+		if ss.hashes != nil {
+			ss.hashes[i] = h
+		}
 		s.indexStored(f, ss, i, h)
 		f.dirty.add(h)
 		touched = append(touched, h)
@@ -1163,10 +1191,11 @@ func (s *ServiceSlices) flagForHints(f *family, name string, ss *storedSlice) {
 func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, pairs []endpointPair, touched []endpointHash) []endpointHash {
 	f := ss.fam
 	oldPaired := s.opts.Buffers.oldPaired
-	for i, h := range ss.hashes {
+	for i := range ss.s.Endpoints {
 		if oldPaired[i] {
 			continue
 		}
+		h := ss.hash(i)
 		if f.unstoreOne(h) == 2 {
 			s.dupHashes--
 		}
@@ -1175,17 +1204,21 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, pair
 	}
 	name := slice.Name
 	oldSize := len(ss.s.Endpoints)
-	hashes := ss.hashes
-	if n := len(slice.Endpoints); cap(hashes) < n {
-		// Room to grow: a slice being filled is rewritten many times on the way.
-		hashes = make([]endpointHash, n, max(n, min(s.opts.maxPerSlice(), 2*n)))
+	var hashes []endpointHash
+	if !carryIdentities(slice.Endpoints) {
+		hashes = ss.hashes
+		if n := len(slice.Endpoints); cap(hashes) < n {
+			hashes = make([]endpointHash, n)
+		}
+		hashes = hashes[:len(slice.Endpoints)]
 	}
-	hashes = hashes[:len(slice.Endpoints)]
 	ss.s, ss.hashes = slice, hashes
 	ss.group.resized(ss, oldSize)
 	for j, pr := range pairs { // the old hashes are read: the array can be rewritten
 		h := pr.hash
-		hashes[j] = h
+		if hashes != nil {
+			hashes[j] = h
+		}
 		if pr.old < 0 {
 			s.indexStored(f, ss, j, h)
 			f.dirty.add(h)
@@ -1239,7 +1272,8 @@ const alignLookahead = 8
 func (s *ServiceSlices) alignUpdate(old *storedSlice, slice *EndpointSlice) []endpointPair {
 	b := s.opts.Buffers
 	pairs := slices.Grow(b.pairs[:0], len(slice.Endpoints))[:len(slice.Endpoints)]
-	oldPaired := slices.Grow(b.oldPaired[:0], len(old.hashes))[:len(old.hashes)]
+	oldN := len(old.s.Endpoints)
+	oldPaired := slices.Grow(b.oldPaired[:0], oldN)[:oldN]
 	clear(oldPaired)
 	b.pairs, b.oldPaired = pairs, oldPaired
 	next := 0 // the old endpoint after the last one paired
@@ -1247,8 +1281,8 @@ func (s *ServiceSlices) alignUpdate(old *storedSlice, slice *EndpointSlice) []en
 		ep := &slice.Endpoints[j]
 		h := hashEndpoint(ep)
 		k := -1
-		for i := next; i < min(len(old.hashes), next+alignLookahead); i++ {
-			if old.hashes[i] == h {
+		for i := next; i < min(oldN, next+alignLookahead); i++ {
+			if old.hash(i) == h {
 				k = i
 				break
 			}
@@ -1283,7 +1317,8 @@ func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash) []
 		f.groups.delete(g.key)
 	}
 	reindex := false
-	for _, h := range ss.hashes {
+	for i := range ss.s.Endpoints {
+		h := ss.hash(i)
 		switch f.unstoreOne(h) {
 		case 0, 1:
 		case 2:
@@ -1333,7 +1368,8 @@ func (s *ServiceSlices) reindex(f *family) {
 	slices.Sort(names)
 	for _, name := range names {
 		ss := s.stored.at(name)
-		for i, h := range ss.hashes {
+		for i := range ss.s.Endpoints {
+			h := ss.hash(i)
 			s.indexStored(f, ss, i, h)
 			f.dirty.add(h)
 		}
@@ -1762,7 +1798,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 				keep = append(keep, ep)
 				continue
 			}
-			pe := f.desiredPod(ss.hashes[i])
+			pe := f.desiredPod(ss.hash(i))
 			if pe != nil && pe.key == k {
 				built = append(built, s.desiredEndpoint(pe, fi))
 				d := &built[len(built)-1]
