@@ -1,15 +1,25 @@
 package model
 
-// keyCounts counts the pods per port map of one Service, and keeps each port map's port
-// list (any counted pod's: pods with one key resolve equal lists, in Service port order),
-// which a new slice of that port map is made with. A Service's pods almost always
-// resolve one port map, so the counts are a short list scanned in place, with an index
-// only past keyCountsListMax keys: a map per Service cost about 500 bytes of the 10,000
-// Services' memory for the one entry it held.
+// keyCounts numbers the port maps of one Service's pods and counts the pods per port map,
+// and keeps each port map's port list (the first pod's with it: pods with one key resolve
+// equal lists, in Service port order), which a new slice of that port map is made with.
+//
+// A pod entry keeps its port map's number, a keyID, rather than its key: 4 bytes instead
+// of 16, which makes an entry 48 bytes instead of 64. A number stays its key's until reset
+// (a change of the Service), even while no pod counts for it, so that a number cached in
+// an entry (podEntry, flagPortsValid) stays right: a Service's pods resolve one port map
+// almost always, a few at most, so the keys kept are few.
+//
+// The keys are a short list scanned in place, with an index only past keyCountsListMax
+// keys: a map per Service cost about 500 bytes of the 10,000 Services' memory for the one
+// entry it held.
 type keyCounts struct {
 	list  []keyCount
-	index map[PortMapKey]int // position of each key in list (nil: scan the list)
+	index map[PortMapKey]keyID // number of each key (nil: scan the list)
 }
+
+// keyID is a port map's number in its Service's keyCounts: its position in the list.
+type keyID uint32
 
 type keyCount struct {
 	key   PortMapKey
@@ -20,88 +30,63 @@ type keyCount struct {
 // keyCountsListMax is the most keys scanned before the list is indexed.
 const keyCountsListMax = 8
 
-// find returns the position of k in the list, or -1.
-func (c *keyCounts) find(k PortMapKey) int {
+// find returns the number of k, or false when k has none.
+func (c *keyCounts) find(k PortMapKey) (keyID, bool) {
 	if c.index != nil {
-		if i, ok := c.index[k]; ok {
-			return i
-		}
-		return -1
+		id, ok := c.index[k]
+		return id, ok
 	}
 	for i := range c.list {
 		if c.list[i].key == k {
-			return i
+			return keyID(i), true
 		}
 	}
-	return -1
+	return 0, false
 }
 
-// get returns the count of k (0 when absent).
+// id returns the number of k, numbering it now, with ports as its list, if it has none.
+func (c *keyCounts) id(k PortMapKey, ports []EndpointPort) keyID {
+	if id, ok := c.find(k); ok {
+		return id
+	}
+	id := keyID(len(c.list))
+	c.list = append(c.list, keyCount{key: k, ports: ports})
+	switch {
+	case c.index != nil:
+		c.index[k] = id
+	case len(c.list) > keyCountsListMax:
+		c.index = make(map[PortMapKey]keyID, 2*len(c.list))
+		for i := range c.list {
+			c.index[c.list[i].key] = keyID(i)
+		}
+	}
+	return id
+}
+
+// key returns the key numbered id.
+func (c *keyCounts) key(id keyID) PortMapKey { return c.list[id].key }
+
+// get returns the count of k (0 when it has no number).
 func (c *keyCounts) get(k PortMapKey) int {
-	if i := c.find(k); i >= 0 {
-		return c.list[i].n
+	if id, ok := c.find(k); ok {
+		return c.list[id].n
 	}
 	return 0
 }
 
-// ports returns the port list of k, which must be counted.
-func (c *keyCounts) ports(k PortMapKey) []EndpointPort {
-	if i := c.find(k); i >= 0 {
-		return c.list[i].ports
-	}
-	panic("model: the port list of a port map without pods")
-}
+// ports returns the port list of the key numbered id.
+func (c *keyCounts) ports(id keyID) []EndpointPort { return c.list[id].ports }
 
-// incPresent adds one to the count of k and reports true when k is counted, else does
-// nothing and reports false (the caller then resolves k's ports for inc).
-func (c *keyCounts) incPresent(k PortMapKey) bool {
-	if i := c.find(k); i >= 0 {
-		c.list[i].n++
-		return true
-	}
-	return false
-}
+// inc adds one to the count of the key numbered id.
+func (c *keyCounts) inc(id keyID) { c.list[id].n++ }
 
-// inc adds one to the count of k, whose ports are ports.
-func (c *keyCounts) inc(k PortMapKey, ports []EndpointPort) {
-	if c.incPresent(k) {
-		return
-	}
-	c.list = append(c.list, keyCount{key: k, n: 1, ports: ports})
-	switch {
-	case c.index != nil:
-		c.index[k] = len(c.list) - 1
-	case len(c.list) > keyCountsListMax:
-		c.index = make(map[PortMapKey]int, 2*len(c.list))
-		for i := range c.list {
-			c.index[c.list[i].key] = i
-		}
-	}
-}
-
-// dec takes one from the count of k, which must be positive; a key whose count reaches
-// zero is dropped.
-func (c *keyCounts) dec(k PortMapKey) {
-	i := c.find(k)
-	if i < 0 || c.list[i].n <= 0 {
+// dec takes one from the count of the key numbered id, which must be positive.
+func (c *keyCounts) dec(id keyID) {
+	if int(id) >= len(c.list) || c.list[id].n <= 0 {
 		panic("model: a port map's pod count went below zero")
 	}
-	if c.list[i].n--; c.list[i].n > 0 {
-		return
-	}
-	last := len(c.list) - 1
-	if i != last {
-		c.list[i] = c.list[last]
-		if c.index != nil {
-			c.index[c.list[i].key] = i
-		}
-	}
-	c.list[last] = keyCount{}
-	c.list = c.list[:last]
-	if c.index != nil {
-		delete(c.index, k)
-	}
+	c.list[id].n--
 }
 
-// reset forgets every count.
+// reset forgets every key and count.
 func (c *keyCounts) reset() { *c = keyCounts{} }

@@ -204,34 +204,56 @@ func (s *ServiceSlices) internPorts(ports []EndpointPort) []EndpointPort {
 	return ports
 }
 
+// podEntry is the reconciler's record of one pod: 48 bytes, a size class it fills (the
+// key as keyPods' number of it and the flags in a byte make it so; it was 64).
 type podEntry struct {
 	pod *Pod
-	key PortMapKey // of the pod's resolved ports, whose list keyPods keeps
-	at  int32      // position in ServiceSlices.pods
+
+	// seen is the pod as of the last recomputePod. It is also a cache key: the resolved port
+	// map's key is valid while flagPortsValid is set, for the container port lists of seen,
+	// and the endpoints' identities for seen's IP list and identity. Pods are immutable once
+	// passed, so an update that shares seen's lists has not changed them.
+	seen *Pod
 
 	// The pod's desired endpoint of family i (familyIndex), when has[i]: its identity and
 	// protobuf base size, here for the Service's inline family and in ServiceSlices.second
 	// for the other (see podIdentityOf): a dual-stack Service is rare, and the other family
-	// made every pod entry 80 bytes instead of 64. The endpoint itself is built again when
-	// it is read (see desiredEndpoint), from seen and node, which it was built from: a
-	// desired endpoint kept per pod cost 112 bytes, and most pods are clean, their endpoint
-	// only read again when something changes it.
-	pbBase int32
+	// made every pod entry 16 bytes larger. The endpoint itself is built again when it is
+	// read (see desiredEndpoint), from seen and node, which it was built from: a desired
+	// endpoint kept per pod cost 112 bytes, and most pods are clean, their endpoint only
+	// read again when something changes it.
 	id     endpointHash
 	node   *Node // seen's node when the endpoints were built (nil: not found)
+	pbBase int32
 
-	// seen is the pod as of the last recomputePod. It is also a cache key: the resolved port
-	// map's key is valid while portsValid, for the container port lists of seen, and the
-	// endpoints' identities for seen's IP list and identity. Pods are immutable once passed,
-	// so an update that shares seen's lists has not changed them.
-	seen *Pod
+	at  int32 // position in ServiceSlices.pods
+	key keyID // of the pod's resolved ports, in keyPods
 
-	has         [2]bool
-	deleted     bool
-	dirty       bool // in ServiceSlices.dirtyPods
-	in          bool
-	nodeMissing bool
-	portsValid  bool
+	has   [2]bool
+	flags entryFlags
+}
+
+// entryFlags are a pod entry's flags.
+type entryFlags uint8
+
+const (
+	flagDeleted     entryFlags = 1 << iota // the pod is gone; the next sync drops it
+	flagDirty                              // in ServiceSlices.dirtyPods
+	flagIn                                 // counted in keyPods: it passes the filter
+	flagNodeMissing                        // skipped for a missing node (slicesRare.missing)
+	flagPortsValid                         // key is of seen's container ports
+)
+
+// is reports whether every flag of f is set.
+func (pe *podEntry) is(f entryFlags) bool { return pe.flags&f == f }
+
+// set sets the flags of f, or clears them when on is false.
+func (pe *podEntry) set(f entryFlags, on bool) {
+	if on {
+		pe.flags |= f
+	} else {
+		pe.flags &^= f
+	}
 }
 
 // sameSlice reports whether a and b are the same slice: same length and backing array. Pods
@@ -825,7 +847,7 @@ type PodRef struct {
 // entry returns the pod entry ref names for a pod of that namespace and name, or nil when
 // the ref does not apply (the caller then looks the pod up by name).
 func (s *ServiceSlices) entry(ref *PodRef, namespace, name string) *podEntry {
-	if pe := ref.pe; pe != nil && !pe.deleted && int(pe.at) < len(s.pods) && s.pods[pe.at] == pe &&
+	if pe := ref.pe; pe != nil && !pe.is(flagDeleted) && int(pe.at) < len(s.pods) && s.pods[pe.at] == pe &&
 		pe.pod.Name == name && pe.pod.Namespace == namespace {
 		return pe
 	}
@@ -859,8 +881,8 @@ func (s *ServiceSlices) DeletePodRef(ref *PodRef, namespace, name string) {
 
 // markDirty queues pe for recomputation at the next sync.
 func (s *ServiceSlices) markDirty(pe *podEntry) {
-	if !pe.dirty {
-		pe.dirty = true
+	if !pe.is(flagDirty) {
+		pe.set(flagDirty, true)
 		s.dirtyPods = append(s.dirtyPods, pe)
 	}
 }
@@ -891,7 +913,7 @@ func (s *ServiceSlices) dropEntry(pe *podEntry) {
 	if byName := s.names(); byName != nil {
 		delete(byName, s.podKey(pe.pod.Namespace, pe.pod.Name))
 	}
-	pe.deleted = true
+	pe.set(flagDeleted, true)
 	s.markDirty(pe)
 }
 
@@ -938,37 +960,34 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 // identity of the last build (prevHas, prevIDs) when the pod's addresses and identity are
 // the same, and keeps the pod counts.
 func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prevHas [2]bool, prevIDs [2]endpointHash) {
-	if pe.in {
+	if pe.is(flagIn) {
 		s.keyPods.dec(pe.key)
-		pe.in = false
+		pe.set(flagIn, false)
 	}
-	if pe.nodeMissing {
+	if pe.is(flagNodeMissing) {
 		s.rare.missing-- // counted there: see below
-		pe.nodeMissing = false
+		pe.set(flagNodeMissing, false)
 	}
 	pod := pe.pod
-	if pe.deleted || !shouldPodBeInEndpoints(pod) {
+	if pe.is(flagDeleted) || !shouldPodBeInEndpoints(pod) {
 		return
 	}
-	pe.in = true
+	pe.set(flagIn, true)
 	seen := pe.seen
 	pe.seen = pod
 	// The identity (a hash of the addresses, the hostname and the pod's name) is the last
 	// one's while the IP list and the pod's identity are the same.
 	sameIdentity := seen != nil && sameSlice(seen.IPs, pod.IPs) && seen.PodIdentity.Equal(pod.PodIdentity)
-	if !pe.portsValid || !sameSlice(seen.ContainerPorts, pod.ContainerPorts) || !sameSlice(seen.SidecarPorts, pod.SidecarPorts) {
-		var ports []EndpointPort
-		ports, pe.key = s.podPorts(pod)
-		pe.portsValid = true
-		s.keyPods.inc(pe.key, ports)
-	} else if !s.keyPods.incPresent(pe.key) {
-		ports, _ := s.podPorts(pod) // the cached key's list
-		s.keyPods.inc(pe.key, ports)
+	if !pe.is(flagPortsValid) || !sameSlice(seen.ContainerPorts, pod.ContainerPorts) || !sameSlice(seen.SidecarPorts, pod.SidecarPorts) {
+		ports, k := s.podPorts(pod)
+		pe.key = s.keyPods.id(k, ports)
+		pe.set(flagPortsValid, true)
 	}
+	s.keyPods.inc(pe.key)
 	node, ok := s.nodes.Node(pod.NodeName)
 	if !ok {
 		if !s.svc.PublishNotReadyAddresses {
-			pe.nodeMissing = true
+			pe.set(flagNodeMissing, true)
 			s.rareFields().missing++
 			return
 		}
@@ -1013,11 +1032,11 @@ func (s *ServiceSlices) resetDesired() {
 	}
 	for _, pe := range s.dirtyPods { // includes deleted pods, whose counts are dropped here
 		pe.has = [2]bool{}
-		pe.in, pe.nodeMissing = false, false
+		pe.set(flagIn|flagNodeMissing, false)
 	}
 	for _, pe := range s.pods {
 		pe.has = [2]bool{}
-		pe.in, pe.nodeMissing, pe.portsValid = false, false, false
+		pe.set(flagIn|flagNodeMissing|flagPortsValid, false)
 		s.markDirty(pe)
 	}
 }
@@ -1428,7 +1447,7 @@ func (s *ServiceSlices) cleanState(f *family, h endpointHash) (clean bool, pe *p
 	switch {
 	case pe == nil && at == nil:
 		clean = true
-	case pe != nil && at != nil && (s.dupHashes == 0 || f.occurrences(h) == 1) && !at.anomaly && at.group.key == pe.key:
+	case pe != nil && at != nil && (s.dupHashes == 0 || f.occurrences(h) == 1) && !at.anomaly && at.group.key == s.keyPods.key(pe.key):
 		clean = s.desiredEqualBeyondHash(pe, &at.s.Endpoints[pos])
 	}
 	return clean, pe, at, pos
@@ -1462,7 +1481,7 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 		clear(s.rare.dirtyNodes)
 	}
 	for _, pe := range s.dirtyPods {
-		pe.dirty = false
+		pe.set(flagDirty, false)
 		s.recomputePod(pe)
 	}
 	clear(s.dirtyPods)
@@ -1540,7 +1559,7 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 			}
 			at.dirtyPos = append(at.dirtyPos, int32(pos))
 		}
-		if pe != nil && (at == nil || at.group.key != pe.key) {
+		if pe != nil && (at == nil || at.group.key != s.keyPods.key(pe.key)) {
 			pending = append(pending, pe)
 		}
 	}
@@ -1555,7 +1574,7 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 		return strings.Compare(a.s.Name, b.s.Name)
 	})
 	slices.SortFunc(pending, func(a, b *podEntry) int {
-		if c := strings.Compare(string(a.key), string(b.key)); c != 0 {
+		if c := strings.Compare(string(s.keyPods.key(a.key)), string(s.keyPods.key(b.key))); c != 0 {
 			return c
 		}
 		return s.podIdentityOf(a, fi).id.compare(s.podIdentityOf(b, fi).id)
@@ -1564,16 +1583,16 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 	// still has pods, in key order.
 	for i, j := 0, 0; i < len(touched) || j < len(pending); {
 		var k PortMapKey
-		if j == len(pending) || i < len(touched) && touched[i].group.key < pending[j].key {
+		if j == len(pending) || i < len(touched) && touched[i].group.key < s.keyPods.key(pending[j].key) {
 			k = touched[i].group.key
 		} else {
-			k = pending[j].key
+			k = s.keyPods.key(pending[j].key)
 		}
 		ti, pj := i, j
 		for i < len(touched) && touched[i].group.key == k {
 			i++
 		}
-		for j < len(pending) && pending[j].key == k {
+		for j < len(pending) && s.keyPods.key(pending[j].key) == k {
 			j++
 		}
 		if j == pj && s.keyPods.get(k) == 0 {
@@ -1799,7 +1818,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 				continue
 			}
 			pe := f.desiredPod(ss.hash(i))
-			if pe != nil && pe.key == k {
+			if pe != nil && s.keyPods.key(pe.key) == k {
 				built = append(built, s.desiredEndpoint(pe, fi))
 				d := &built[len(built)-1]
 				keep = append(keep, d)

@@ -323,8 +323,8 @@ func checkPodList(t *testing.T, s *ServiceSlices, want map[string]*Pod, seed uin
 		switch {
 		case int(pe.at) != i:
 			t.Fatalf("seed %d sync %d: pod %s is at %d of the list, its entry says %d", seed, sync, pe.pod.Name, i, pe.at)
-		case pe.deleted || want[pe.pod.Name] != pe.pod:
-			t.Fatalf("seed %d sync %d: the list keeps pod %s, deleted %v or changed since", seed, sync, pe.pod.Name, pe.deleted)
+		case pe.is(flagDeleted) || want[pe.pod.Name] != pe.pod:
+			t.Fatalf("seed %d sync %d: the list keeps pod %s, deleted %v or changed since", seed, sync, pe.pod.Name, pe.is(flagDeleted))
 		case seen[pe.pod.Name]:
 			t.Fatalf("seed %d sync %d: the list keeps pod %s twice", seed, sync, pe.pod.Name)
 		}

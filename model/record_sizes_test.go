@@ -14,7 +14,7 @@ func TestRecordSizes(t *testing.T) {
 		size, max  uintptr
 		whatIsKept string
 	}{
-		{"podEntry", unsafe.Sizeof(podEntry{}), 64, "the EndpointSlice builder's, one per pod"},
+		{"podEntry", unsafe.Sizeof(podEntry{}), 48, "the EndpointSlice builder's, one per pod"},
 		{"endpointsPodState", unsafe.Sizeof(endpointsPodState{}), 32, "the Endpoints builder's, one per pod that has an address, and per update that moves it"},
 		{"endpointsPodSlot", unsafe.Sizeof(endpointsPodSlot{}), 24, "the Endpoints builder's, one per pod"},
 		{"endpointsEntry", unsafe.Sizeof(endpointsEntry{}), 32, "the Endpoints builder's, one per port and address"},
