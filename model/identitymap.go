@@ -16,9 +16,8 @@ import (
 // in a field of its own. The zero identityMap is empty and ready to use; it allocates on the
 // first insert. Pointers returned by ref and slot stay valid until the next insert or delete.
 type identityMap[V any] struct {
-	slots []identitySlot[V] // nil, or a power-of-two count of slots
+	slots []identitySlot[V] // nil, or a count of slots of identityMapSize's sequence
 	n     int32             // keys in slots
-	shift uint8             // 64 - log2(len(slots)): home takes the top bits of the mix
 	// hasZero and zero hold the zero identity's entry.
 	hasZero bool
 	zero    V
@@ -50,9 +49,33 @@ func (m *identityMap[V]) len() int {
 	return int(m.n)
 }
 
-// home is k's first slot.
+// home is k's first slot: the mix of k scaled to the table's size (its top bits, for a
+// power of two).
 func (m *identityMap[V]) home(k endpointHash) int {
-	return int((uint64(k) * identityMapMixer) >> m.shift)
+	hi, _ := bits.Mul64(uint64(k)*identityMapMixer, uint64(len(m.slots)))
+	return int(hi)
+}
+
+// next is the slot after i, the first after the last.
+func (m *identityMap[V]) next(i int) int {
+	if i++; i == len(m.slots) {
+		return 0
+	}
+	return i
+}
+
+// identityMapSize returns the size a table of size slots grows to: 4, 6, 8, 12, 16, 24,
+// 32, 48, ... (×1.5 from a power of two, ×4/3 to the next). Doubling left a table that
+// had just grown half empty: the maps of many-services' Services, most of 10 to 20
+// endpoints, held one key per two slots at its peak.
+func identityMapSize(slots int) int {
+	switch {
+	case slots < identityMapMinSlots:
+		return identityMapMinSlots
+	case slots&(slots-1) == 0:
+		return slots / 2 * 3
+	}
+	return slots / 3 * 4
 }
 
 // find returns the slot holding k (k not zero), or -1.
@@ -60,8 +83,7 @@ func (m *identityMap[V]) find(k endpointHash) int {
 	if m.n == 0 {
 		return -1
 	}
-	mask := len(m.slots) - 1
-	for i := m.home(k); ; i = (i + 1) & mask {
+	for i := m.home(k); ; i = m.next(i) {
 		switch s := &m.slots[i]; {
 		case s.key == k:
 			return i
@@ -108,8 +130,7 @@ func (m *identityMap[V]) slot(k endpointHash) (p *V, present bool) {
 	if overloaded(int(m.n)+1, len(m.slots)) {
 		m.grow()
 	}
-	mask := len(m.slots) - 1
-	for i := m.home(k); ; i = (i + 1) & mask {
+	for i := m.home(k); ; i = m.next(i) {
 		switch s := &m.slots[i]; {
 		case s.key == k:
 			return &s.val, true
@@ -136,20 +157,17 @@ func (m *identityMap[V]) set(k endpointHash, v V) {
 	*p = v
 }
 
-// grow doubles the table (or makes the first one) and re-inserts every key.
+// grow makes the table the next size (or makes the first one) and re-inserts every key.
 func (m *identityMap[V]) grow() {
 	old := m.slots
-	size := max(2*len(old), identityMapMinSlots)
-	m.slots = make([]identitySlot[V], size)
-	m.shift = uint8(64 - bits.TrailingZeros(uint(size)))
-	mask := size - 1
+	m.slots = make([]identitySlot[V], identityMapSize(len(old)))
 	for j := range old {
 		if old[j].key.isZero() {
 			continue
 		}
 		i := m.home(old[j].key)
 		for !m.slots[i].key.isZero() {
-			i = (i + 1) & mask
+			i = m.next(i)
 		}
 		m.slots[i] = old[j]
 	}
@@ -167,16 +185,23 @@ func (m *identityMap[V]) delete(k endpointHash) {
 	if i < 0 {
 		return
 	}
-	mask := len(m.slots) - 1
-	for j := (i + 1) & mask; !m.slots[j].key.isZero(); j = (j + 1) & mask {
+	for j := m.next(i); !m.slots[j].key.isZero(); j = m.next(j) {
 		// The key at j may fill the gap at i when i lies between its home and j.
-		if (j-m.home(m.slots[j].key))&mask >= (j-i)&mask {
+		if m.distance(m.home(m.slots[j].key), j) >= m.distance(i, j) {
 			m.slots[i] = m.slots[j]
 			i = j
 		}
 	}
 	m.slots[i] = identitySlot[V]{}
 	m.n--
+}
+
+// distance is how many slots on from i j is, going round past the last.
+func (m *identityMap[V]) distance(i, j int) int {
+	if d := j - i; d >= 0 {
+		return d
+	}
+	return j - i + len(m.slots)
 }
 
 // clear removes every key, keeping the table.

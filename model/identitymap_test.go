@@ -140,7 +140,10 @@ func BenchmarkIdentityMap(b *testing.B) {
 }
 
 func TestIdentityMapLoad(t *testing.T) {
-	for _, tc := range []struct{ n, slots int }{{0, 0}, {1, 4}, {3, 4}, {4, 8}, {7, 8}, {8, 16}, {14, 16}, {15, 32}, {24, 32}, {25, 64}} {
+	for _, tc := range []struct{ n, slots int }{
+		{0, 0}, {1, 4}, {3, 4}, {4, 6}, {5, 6}, {6, 8}, {7, 8}, {8, 12}, {10, 12}, {11, 16}, {14, 16},
+		{15, 24}, {18, 24}, {19, 32}, {24, 32}, {25, 48}, {36, 48}, {37, 64},
+	} {
 		var m identityMap[int]
 		for i := range tc.n {
 			m.set(endpointHash(i+1), i)
@@ -151,12 +154,13 @@ func TestIdentityMapLoad(t *testing.T) {
 	}
 }
 
-// sameHome returns a key other than k whose mix (home) differs from k's in the low 32 bits
-// only, by x: the same home slot in any table of up to 2^32 slots.
+// sameHome returns a key other than k whose mix differs from k's in the low 20 bits only,
+// by x: the same home slot in a table of up to 2^32 slots but for one pair in 4,096 (the
+// home is the mix times the size, over 2^64).
 func sameHome(k endpointHash, x uint64) endpointHash {
 	inv := uint64(identityMapMixer) // the mixer's inverse mod 2^64, by Newton's iteration
 	for range 5 {
 		inv *= 2 - identityMapMixer*inv
 	}
-	return endpointHash((uint64(k)*identityMapMixer ^ (x&0xffffffff | 1)) * inv)
+	return endpointHash((uint64(k)*identityMapMixer ^ (x&0xfffff | 1)) * inv)
 }
