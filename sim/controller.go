@@ -252,7 +252,7 @@ func (c *controller) podDeleted(p *podState) {
 
 // readyChange notes that p's Ready transition time changed (or that p was added with one).
 func (c *controller) readyChange(p *podState) {
-	k := &c.keys[p.svc.idx]
+	k := &c.keys[p.svc().idx]
 	if k.readyList == 0 {
 		if n := len(c.freeLists); n > 0 {
 			k.readyList, c.freeLists = c.freeLists[n-1], c.freeLists[:n-1]
@@ -299,7 +299,7 @@ func (c *controller) triggerTime(s *serviceState, k *keyState) model.Timestamp {
 }
 
 func (c *controller) podEvent(p *podState) {
-	s := p.svc
+	s := p.svc()
 	if !s.created {
 		return
 	}

@@ -116,14 +116,14 @@ func (y *endpointsSyncer) backoff(n int) Time {
 // podChanged feeds the builder and applies the same update filter as the EndpointSlice
 // controller (upstream: endpoints_controller.go updatePod → GetServicesToUpdateOnPodChange).
 func (y *endpointsSyncer) podChanged(p *podState, old *model.Pod, deleted bool) bool {
-	if y.builders[p.svc.idx] == nil {
+	if y.builders[p.svc().idx] == nil {
 		return false
 	}
 	if deleted {
-		y.apply(p.svc.idx, heldChange{pod: p.pod, ref: &p.endpointsRef, deleted: true})
+		y.apply(p.svc().idx, heldChange{pod: p.pod, ref: &p.endpointsRef, deleted: true})
 		return true
 	}
-	y.apply(p.svc.idx, heldChange{pod: p.pod, ref: &p.endpointsRef})
+	y.apply(p.svc().idx, heldChange{pod: p.pod, ref: &p.endpointsRef})
 	return old == nil || podEndpointsChanged(old, p.pod)
 }
 

@@ -92,7 +92,7 @@ func (y *sliceSyncer) backoff(n int) Time {
 // podChanged is the EndpointSlice controller's pod event filter.
 // upstream: util/controller_utils.go GetPodUpdateProjectionKey, podEndpointsChanged.
 func (y *sliceSyncer) podChanged(p *podState, old *model.Pod, deleted bool) bool {
-	r := y.reconcilers[p.svc.idx]
+	r := y.reconcilers[p.svc().idx]
 	if r == nil {
 		return false
 	}

@@ -56,6 +56,8 @@ type Engine struct {
 	// (within a namespace: a name in another one is no collision).
 	podNames   podNameSet
 	sliceNames map[objectName]bool
+	// replayOwners are the Services' replay owners, by Service index (see replayOwnerOf).
+	replayOwners []*replicaSet
 
 	nodes      []*model.Node
 	nodeByName map[string]*model.Node

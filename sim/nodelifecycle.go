@@ -234,7 +234,7 @@ func (e *Engine) podBack(p *podState) {
 			return
 		}
 	}
-	e.after(p.svc.timing.ready.sample(), e.arenas.ready.put(evPodReady{p, p.epoch}))
+	e.after(p.svc().timing.ready.sample(), e.arenas.ready.put(evPodReady{p, p.epoch}))
 }
 
 // evPodReadyAgain is a recovered kubelet writing back a pod's Ready condition as it kept it.

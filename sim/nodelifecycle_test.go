@@ -268,7 +268,7 @@ func TestReadyAgainWithTheKeptTransition(t *testing.T) {
 	next.ReadyTransition = old.ReadyTransition - model.Timestamp(time.Second)
 	p.setPod(&next)
 	c.podUpdated(p, &old, false)
-	if c.keys[p.svc.idx].readyList != 0 {
+	if c.keys[p.svc().idx].readyList != 0 {
 		t.Error("an older Ready transition was noted as a change")
 	}
 }

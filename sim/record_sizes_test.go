@@ -17,7 +17,7 @@ func TestPerPodRecordSizes(t *testing.T) {
 		size, max  uintptr
 		whatIsKept string
 	}{
-		{"podState", unsafe.Sizeof(podState{}), 64, "one per pod of the run"},
+		{"podState", unsafe.Sizeof(podState{}), 48, "one per pod of the run"},
 		{"model.Pod", unsafe.Sizeof(model.Pod{}), 64, "one per pod, and a copy per update"},
 		{"model.PodIdentity", unsafe.Sizeof(model.PodIdentity{}), 80, "one per pod"},
 		{"serviceState", unsafe.Sizeof(serviceState{}), 256, "one per Service"},

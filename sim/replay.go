@@ -205,12 +205,12 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 		matched = true
 		var p *podState
 		for _, q := range cur {
-			if q.svc == s {
+			if q.svc() == s {
 				p = q
 			}
 		}
 		if p == nil {
-			p = &podState{svc: s, node: -1, setIndex: -1, stage: stageRunning}
+			p = &podState{owner: e.replayOwnerOf(s), node: -1, setIndex: -1, stage: stageRunning}
 			p.setPod(&pod)
 			s.pods = append(s.pods, p)
 			e.podAdded(p)
@@ -255,7 +255,7 @@ func shareIdentity(pod *model.Pod, cur []*podState) {
 }
 
 func (e *Engine) dropReplayPod(p *podState) {
-	s := p.svc
+	s := p.svc()
 	p.stage = stageGone
 	for i, q := range s.pods {
 		if q == p {
@@ -280,4 +280,17 @@ func ClusterObjects(cfg Config) ([]*model.Service, []*model.Node, error) {
 		services[i] = s.svc
 	}
 	return services, e.nodes, nil
+}
+
+// replayOwnerOf returns s's replay owner, made on first need: the owner of every pod a
+// replay gives s (podState.owner), which gives the pod its Service and is no ReplicaSet
+// (podState.rs returns nil).
+func (e *Engine) replayOwnerOf(s *serviceState) *replicaSet {
+	if len(e.replayOwners) <= s.idx {
+		e.replayOwners = append(e.replayOwners, make([]*replicaSet, s.idx+1-len(e.replayOwners))...)
+	}
+	if e.replayOwners[s.idx] == nil {
+		e.replayOwners[s.idx] = &replicaSet{svc: s, rare: &rsRare{replay: true}}
+	}
+	return e.replayOwners[s.idx]
 }

@@ -405,7 +405,7 @@ func (ev evNodeRecover) apply(e *Engine) {
 			e.podBack(p)
 		case p.pod.Ready && !p.available:
 			// Its availability event was void while the node was down.
-			e.after(max(virtualTime(p.pod.ReadyTransition)+Time(p.svc.cfg.MinReady)-e.now, 0), e.arenas.available.put(evPodAvailable{p, p.epoch}))
+			e.after(max(virtualTime(p.pod.ReadyTransition)+Time(p.svc().cfg.MinReady)-e.now, 0), e.arenas.available.put(evPodAvailable{p, p.epoch}))
 		}
 	}
 }

@@ -35,7 +35,7 @@ func TestTriggerTimeMatchesUpstream(t *testing.T) {
 		live := map[string]*podState{} // by name
 		now := model.Timestamp(2 * time.Second)
 		newPod := func(name string, rt model.Timestamp) *podState {
-			return &podState{svc: s, pod: &model.Pod{PodIdentity: model.NewPodIdentity("default", name, name+"-uid"), ReadyTransition: rt}}
+			return &podState{owner: e.replayOwnerOf(s), pod: &model.Pod{PodIdentity: model.NewPodIdentity("default", name, name+"-uid"), ReadyTransition: rt}}
 		}
 		for step := range 300 {
 			now += model.Timestamp(rng.IntN(3)) * model.Timestamp(time.Millisecond)

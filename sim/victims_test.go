@@ -79,7 +79,7 @@ func TestVictimOrderAsUpstream(t *testing.T) {
 		now := 3600*sec + Time(r.Int64N(int64(sec)))
 		m := 1 + r.IntN(60)
 		for i := range m {
-			p := &podState{svc: s, rs: rs, node: -1, setIndex: -1, live: true, pod: &model.Pod{
+			p := &podState{owner: rs, node: -1, setIndex: -1, live: true, pod: &model.Pod{
 				PodIdentity: model.NewPodIdentity("default", fmt.Sprint("p", i), fmt.Sprintf("%08x", r.Uint32())), Phase: model.PodPending}}
 			p.pod.CreationTimestamp = timestamp(Time(r.Int64N(3600)) * sec)
 			if i > 0 && r.IntN(4) == 0 {
@@ -223,14 +223,14 @@ func TestScaleDownsInRuns(t *testing.T) {
 			runEngine(t, e, func() {
 				// What the ranking keeps of each pod follows its object.
 				for _, p := range s.pods {
-					if class, at := rankOf(p.pod); p.rankClass() != class || p.rankTime != at {
-						t.Fatalf("at %v: pod %s ranks as (%d, %d), its object as (%d, %d)", e.now, p.pod.Name, p.rankClass(), p.rankTime, class, at)
+					if class, _ := rankOf(p.pod); p.rankClass() != class {
+						t.Fatalf("at %v: pod %s ranks in class %d, its object in %d", e.now, p.pod.Name, p.rankClass(), class)
 					}
 				}
 				for _, rs := range append([]*replicaSet{s.newRS}, s.oldRSs...) {
 					live, ready, terminating := 0, 0, 0
 					for _, p := range s.pods {
-						if p.rs != rs {
+						if p.rs() != rs {
 							continue
 						}
 						if p.live {

@@ -24,17 +24,17 @@ const (
 
 // podState is one pod of the simulation and the engine's bookkeeping around it.
 //
-// There is one per pod of the run, so it is kept to 64 bytes: counters and indexes are
+// There is one per pod of the run, so it is kept to 48 bytes: counters and indexes are
 // int32 (node and pod counts, ordinals and per-pod changes are far below 2³¹), a set pod's
-// ordinal and node share a field, the rarely read flags share a byte, and the
-// pod-template-hash is its ReplicaSet's (hash).
+// ordinal and node share a field, the rarely read flags share a byte, the Service is its
+// owner's, and the pod-template-hash is its ReplicaSet's (hash).
 type podState struct {
 	pod *model.Pod
-	svc *serviceState
-	// rs is the ReplicaSet that created it and owns it, of its pod template (a StatefulSet's
-	// or DaemonSet's revision resolves to the one that counts its pods); nil for replayed pods.
-	rs   *replicaSet
-	node int32 // -1 until scheduled
+	// owner is the ReplicaSet that created the pod and owns it, of its pod template (a
+	// StatefulSet's or DaemonSet's revision resolves to the one that counts its pods), or
+	// for a replayed pod its Service's replay owner, which owns nothing: see svc and rs.
+	owner *replicaSet
+	node  int32 // -1 until scheduled
 	// epoch invalidates lifecycle events scheduled before a later change (e.g. deletion).
 	epoch int32
 	// setIndex is a StatefulSet pod's ordinal (≥ 0) or a DaemonSet pod's node n (-2-n), -1
@@ -47,20 +47,26 @@ type podState struct {
 	live bool
 	// marks holds the rank class and the stuck and observed flags (see podMarks).
 	marks podMarks
-	// rankTime, with the rank class, is what the ReplicaSet controller's victim ranking
-	// reads of the pod object (see setPod), kept here so that ranking a large ReplicaSet
-	// reads one record a pod.
-	rankTime model.Timestamp
 	// sliceRef and endpointsRef are where the two controllers' builders keep the pod.
 	sliceRef     model.PodRef
 	endpointsRef model.EndpointsPodRef
 }
 
+// svc returns the pod's Service.
+func (p *podState) svc() *serviceState { return p.owner.svc }
+
+// rs returns the ReplicaSet that created the pod and owns it; nil for a replayed pod.
+func (p *podState) rs() *replicaSet {
+	if p.owner.replayOwner() {
+		return nil
+	}
+	return p.owner
+}
+
 // setPod makes pod the pod's current object (never modified afterwards).
 func (p *podState) setPod(pod *model.Pod) {
 	p.pod = pod
-	var class int8
-	class, p.rankTime = rankOf(pod)
+	class, _ := rankOf(pod)
 	p.marks = p.marks&^marksRankClass | podMarks(class)
 }
 
@@ -391,14 +397,14 @@ func (e *Engine) createService(s *serviceState) {
 // hash returns p's pod-template-hash: which ReplicaSet (or StatefulSet or DaemonSet
 // revision) created it; "" for a replayed pod.
 func (p *podState) hash() string {
-	if p.rs == nil {
+	if p.rs() == nil {
 		return ""
 	}
-	return p.rs.hash
+	return p.rs().hash
 }
 
 // isNew reports whether p belongs to the current pod template (the new ReplicaSet).
-func (s *serviceState) isNew(p *podState) bool { return p.rs != nil && p.rs.resolve() == s.newRS }
+func (s *serviceState) isNew(p *podState) bool { return p.rs() != nil && p.rs().resolve() == s.newRS }
 
 // setLive counts p in or out of its ReplicaSet's replicas (pods that are not terminating).
 func (s *serviceState) setLive(p *podState, live bool) {
@@ -410,10 +416,10 @@ func (s *serviceState) setLive(p *podState, live bool) {
 	if !live {
 		d = -1
 	}
-	if p.rs == nil {
+	if p.rs() == nil {
 		return
 	}
-	rs := p.rs.resolve()
+	rs := p.rs().resolve()
 	rs.live += d
 	if p.available {
 		rs.available += d
@@ -430,10 +436,10 @@ func (s *serviceState) setAvailable(p *podState, available bool) {
 		return
 	}
 	p.available = available
-	if !p.live || p.rs == nil {
+	if !p.live || p.rs() == nil {
 		return
 	}
-	rs := p.rs.resolve()
+	rs := p.rs().resolve()
 	if available {
 		rs.available++
 	} else {
@@ -519,15 +525,10 @@ func (e *Engine) createPod(s *serviceState, rs *replicaSet, name string) *podSta
 	} else {
 		uid = e.names.uid()
 	}
-	// The pod has no labels: nothing in a run reads them (a pod's Service is p.svc, not a
+	// The pod has no labels: nothing in a run reads them (a pod's Service is p.svc(), not a
 	// selector match), and a map per template was 760 bytes per Service in a rollout.
 	// Recorded pods get theirs (record).
-	p := &podState{
-		svc:      s,
-		rs:       rs,
-		node:     -1,
-		setIndex: -1,
-	}
+	p := &podState{owner: rs, node: -1, setIndex: -1} // rs's Service is s
 	pod := &model.Pod{PodIdentity: e.podIdentity(s, name, uid), Phase: model.PodPending}
 	pod.CreationTimestamp = timestamp(e.now)
 	p.setPod(pod)
@@ -561,16 +562,16 @@ func (e *Engine) deletePod(p *podState) {
 		return
 	}
 	p.epoch++
-	p.svc.setLive(p, false)
+	p.svc().setLive(p, false)
 	if p.node < 0 {
 		e.podGone(p)
 		return
 	}
 	e.updatePod(p, func(pod *model.Pod) { pod.Terminating = true })
-	if p.rs != nil {
-		p.rs.resolve().terminating++
+	if p.rs() != nil {
+		p.rs().resolve().terminating++
 	}
-	p.svc.setPodTerminating(p)
+	p.svc().setPodTerminating(p)
 	if p.stuck() {
 		return // the kubelet is gone; the pod stays Terminating until its node is removed
 	}
@@ -591,7 +592,7 @@ const kubeletTerminatingStatus = Time(50 * time.Millisecond)
 // status/status_manager.go SetPodStatus (forced update of a terminating pod);
 // PodObservedGenerationTracking, GA and locked on since 1.35.
 func (e *Engine) kubeletTerminates(p *podState) {
-	t := p.svc.timing
+	t := p.svc().timing
 	stop := t.stop.sample()
 	if g := t.grace.sample(); g < stop {
 		stop = g
@@ -609,7 +610,7 @@ func (e *Engine) podGone(p *podState) {
 	}
 	p.stage = stageGone
 	p.epoch++
-	s := p.svc
+	s := p.svc()
 	s.setLive(p, false)
 	if p.node >= 0 {
 		on := e.podsOnNode[p.node]
@@ -620,8 +621,8 @@ func (e *Engine) podGone(p *podState) {
 	s.dropGone()
 	e.podNames.remove(p.pod.Namespace, p.pod.Name)
 	s.setPodGone(p)
-	if p.rs != nil {
-		rs := p.rs.resolve()
+	if p.rs() != nil {
+		rs := p.rs().resolve()
 		rs.changes++ // status.terminatingReplicas
 		if p.pod.Terminating && !p.pod.Phase.Terminal() {
 			rs.terminating-- // gone without stopping (its node was removed)
@@ -798,7 +799,7 @@ func (evp *evPodScheduled) apply(e *Engine) {
 			pod.ReadyTransition = now
 		}
 	})
-	e.after(p.svc.timing.start.sample(), e.arenas.started.put(evPodStarted{p, p.epoch}))
+	e.after(p.svc().timing.start.sample(), e.arenas.started.put(evPodStarted{p, p.epoch}))
 }
 
 // kubeletAdmits is a recovered node's kubelet taking up a pod bound there while it was
@@ -808,7 +809,7 @@ func (e *Engine) kubeletAdmits(p *podState) {
 		now := timestamp(e.now)
 		e.updatePod(p, func(pod *model.Pod) { pod.ReadyTransition = now })
 	}
-	e.after(p.svc.timing.start.sample(), e.arenas.started.put(evPodStarted{p, p.epoch}))
+	e.after(p.svc().timing.start.sample(), e.arenas.started.put(evPodStarted{p, p.epoch}))
 }
 
 func (evp *evPodStarted) apply(e *Engine) {
@@ -818,7 +819,7 @@ func (evp *evPodStarted) apply(e *Engine) {
 		return
 	}
 	p.stage = stageRunning
-	ips := e.ips.allocate(int(p.node), p.svc.svc.IPFamilies)
+	ips := e.ips.allocate(int(p.node), p.svc().svc.IPFamilies)
 	now := timestamp(e.now)
 	running := func(pod *model.Pod) {
 		pod.Phase = model.PodRunning
@@ -827,7 +828,7 @@ func (evp *evPodStarted) apply(e *Engine) {
 			pod.ReadyTransition = now
 		}
 	}
-	if d := p.svc.timing.ready.sample(); d > 0 {
+	if d := p.svc().timing.ready.sample(); d > 0 {
 		e.updatePod(p, running)
 		e.after(d, e.arenas.ready.put(evPodReady{p, p.epoch}))
 		return
@@ -853,8 +854,8 @@ func (e *Engine) setReady(p *podState, ready bool) { e.setReadyWith(p, ready, 0,
 // and other changes of the pod (also) in its update.
 func (e *Engine) setReadyWith(p *podState, ready bool, since model.Timestamp, also func(*model.Pod)) {
 	now := cmp.Or(since, timestamp(e.now))
-	if p.rs != nil {
-		rs := p.rs.resolve()
+	if p.rs() != nil {
+		rs := p.rs().resolve()
 		rs.changes++ // status.readyReplicas
 		if p.live && p.pod.Ready != ready {
 			if ready {
@@ -864,14 +865,14 @@ func (e *Engine) setReadyWith(p *podState, ready bool, since model.Timestamp, al
 			}
 		}
 	}
-	minReady := Time(p.svc.cfg.MinReady)
+	minReady := Time(p.svc().cfg.MinReady)
 	switch {
 	case !ready:
-		p.svc.setAvailable(p, false)
+		p.svc().setAvailable(p, false)
 	case minReady == 0:
 		// Available as soon as ready: the sync the update starts counts both at once
 		// (upstream: pkg/api/v1/pod/util.go IsPodAvailable, minReadySeconds 0).
-		p.svc.setAvailable(p, true)
+		p.svc().setAvailable(p, true)
 	}
 	e.updatePod(p, func(pod *model.Pod) {
 		if also != nil {
@@ -892,13 +893,13 @@ func (evp *evPodAvailable) apply(e *Engine) {
 	if p.epoch != ev.epoch || p.stage == stageGone || !p.pod.Ready || p.available {
 		return
 	}
-	if virtualTime(p.pod.ReadyTransition)+Time(p.svc.cfg.MinReady) > e.now {
+	if virtualTime(p.pod.ReadyTransition)+Time(p.svc().cfg.MinReady) > e.now {
 		// Scheduled for an earlier Ready transition: the pod went not ready and ready again
 		// since, and is available only minReadySeconds after that (its own event).
 		// upstream: IsPodAvailable (lastTransitionTime + minReadySeconds <= now).
 		return
 	}
-	p.svc.setAvailable(p, true)
+	p.svc().setAvailable(p, true)
 	e.workloads.podChanged(p)
 }
 
@@ -920,8 +921,8 @@ func (evp *evPodStopped) apply(e *Engine) {
 	// util.ShouldPodBeInEndpoints (isPodTerminal).
 	ready := p.pod.Ready
 	now := timestamp(e.now)
-	if p.rs != nil && p.pod.Terminating {
-		p.rs.resolve().terminating-- // terminal: no longer counted as terminating
+	if p.rs() != nil && p.pod.Terminating {
+		p.rs().resolve().terminating-- // terminal: no longer counted as terminating
 	}
 	e.updatePod(p, func(pod *model.Pod) {
 		pod.Phase = model.PodSucceeded // or Failed, by the exit codes: terminal either way
@@ -1034,7 +1035,7 @@ func (e *Engine) record(t model.EventType, p *podState) {
 // labels returns the labels of a generated pod, those of its template: app (its Service's
 // selector) and pod-template-hash. The pod itself does not carry them (createPod).
 func (p *podState) labels() map[string]string {
-	return map[string]string{"app": p.svc.svc.Name, "pod-template-hash": p.hash()}
+	return map[string]string{"app": p.svc().svc.Name, "pod-template-hash": p.hash()}
 }
 
 // manualEndpoints builds the Endpoints object a user writes for a selector-less Service: one

@@ -85,7 +85,12 @@ type rsRare struct {
 	warnings eventSpamFilter
 	// failures is the per-item retry count of the workqueue rate limiter.
 	failures int
+	// replay marks a Service's replay owner (see replayOwnerOf), which is no ReplicaSet.
+	replay bool
 }
+
+// replayOwner reports whether rs is a Service's replay owner (see replayOwnerOf).
+func (rs *replicaSet) replayOwner() bool { return rs.rare != nil && rs.rare.replay }
 
 // rareFields returns rs.rare, made now if need be.
 func (rs *replicaSet) rareFields() *rsRare {
@@ -506,7 +511,7 @@ type evPodDeleteCall struct{ p *podState }
 
 func (ev evPodDeleteCall) String() string { return "pod delete call " + ev.p.pod.Name }
 func (ev evPodDeleteCall) apply(e *Engine) {
-	ev.p.rs.expectDeletes--
+	ev.p.rs().expectDeletes--
 	e.deletePod(ev.p)
 }
 

@@ -71,11 +71,11 @@ func (s *serviceState) kind() string {
 
 // podChanged is the workload controllers' pod informer: the owner of the pod is queued.
 func (w *workloadControllers) podChanged(p *podState) {
-	if c := w.setFor(p.svc); c != nil {
-		w.enqueueSet(p.svc)
+	if c := w.setFor(p.svc()); c != nil {
+		w.enqueueSet(p.svc())
 		return
 	}
-	w.enqueueRS(p.rs)
+	w.enqueueRS(p.rs())
 }
 
 // enqueueSet adds s to its StatefulSet or DaemonSet controller's queue.

@@ -123,7 +123,7 @@ func TestStatefulSetParallelReplacesUnavailableFirst(t *testing.T) {
 	old := &replicaSet{hash: "old"}
 	s.set = &setState{ordinals: make([]*podState, 4)}
 	for i := range 4 {
-		p := &podState{rs: old, available: i != 1 && i != 2, pod: &model.Pod{PodIdentity: model.NewPodIdentity("default", fmt.Sprintf("p-%d", i), "")}}
+		p := &podState{owner: old, available: i != 1 && i != 2, pod: &model.Pod{PodIdentity: model.NewPodIdentity("default", fmt.Sprintf("p-%d", i), "")}}
 		s.set.ordinals[i] = p
 	}
 	y := &setSync{s: s}
