@@ -379,3 +379,33 @@ func TestSelectRanksMatchesFloatSort(t *testing.T) {
 		}
 	}
 }
+
+// TestSamplesGrowByAQuarter adds values of both kinds to samples and checks that each list
+// keeps every value in order and never holds more than a quarter and four elements of room
+// beyond it (append's doubling left a third of a log empty).
+func TestSamplesGrowByAQuarter(t *testing.T) {
+	var s samples
+	var small []uint32
+	var big []Time
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 3000 {
+		d := Time(r.Int64N(1 << 33)) // one in two over 4.29 s
+		s.add(d)
+		if d <= math.MaxUint32 {
+			small = append(small, uint32(d))
+		} else {
+			big = append(big, d)
+		}
+		if !slices.Equal(s.small, small) || !slices.Equal(s.big, big) {
+			t.Fatalf("after %d values the lists differ from the values added", i+1)
+		}
+		for _, l := range []struct {
+			name     string
+			len, cap int
+		}{{"small", len(s.small), cap(s.small)}, {"big", len(s.big), cap(s.big)}} {
+			if l.cap > l.len+l.len/4+4 {
+				t.Fatalf("after %d values the %s list holds %d in room for %d", i+1, l.name, l.len, l.cap)
+			}
+		}
+	}
+}
