@@ -149,27 +149,31 @@ func TestStoredIdentities(t *testing.T) {
 			}
 		}
 	}
+	// swap adds pod add, deletes pod drop and writes what a sync plans.
+	swap := func(add int, drop string) {
+		inc.SetPod(benchPod(add, true))
+		inc.DeletePod("ns", drop)
+		applyAll(inc, inc.Sync(0), &seq)
+	}
+	// bareCopy is the stored slice as a decoder would give it.
+	bareCopy := func() *EndpointSlice {
+		c := *inc.Stored()[0]
+		c.Endpoints = bare(c.Endpoints)
+		return &c
+	}
 	applyAll(inc, inc.Sync(0), &seq)
 	check("created", false)
-	inc.SetPod(benchPod(40, true))
-	inc.DeletePod("ns", "pod-3")
-	applyAll(inc, inc.Sync(0), &seq)
+	swap(40, "pod-3")
 	check("updated", false)
 
-	outside := *inc.Stored()[0]
-	outside.Endpoints = bare(outside.Endpoints)
-	inc.Applied("update", &outside)
+	inc.Applied("update", bareCopy())
 	check("updated from outside", true)
 	if res := inc.Sync(0); len(res.Plans) != 0 && len(res.Plans[0].ToCreate)+len(res.Plans[0].ToUpdate)+len(res.Plans[0].ToDelete) != 0 {
 		t.Errorf("a sync after an update from outside that changed nothing writes %s", planString(res))
 	}
-	inc.SetPod(benchPod(41, true))
-	inc.DeletePod("ns", "pod-5")
-	applyAll(inc, inc.Sync(0), &seq)
+	swap(41, "pod-5")
 	check("updated, keeping endpoints from outside", true)
 
-	given := *inc.Stored()[0]
-	given.Endpoints = bare(given.Endpoints)
-	inc.SetStoredSlices([]*EndpointSlice{&given})
+	inc.SetStoredSlices([]*EndpointSlice{bareCopy()})
 	check("given from outside", true)
 }
