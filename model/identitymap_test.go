@@ -164,3 +164,43 @@ func sameHome(k endpointHash, x uint64) endpointHash {
 	}
 	return endpointHash((uint64(k)*identityMapMixer ^ (x&0xfffff | 1)) * inv)
 }
+
+func TestIdentityMapShrinks(t *testing.T) {
+	var m identityMap[int]
+	for i := range 40 {
+		m.set(endpointHash(i+1), i)
+	}
+	if len(m.slots) != 64 {
+		t.Fatalf("40 keys: %d slots, want 64", len(m.slots))
+	}
+	// Deleting down to n keys leaves the smallest table that takes n+n/4+1 of them.
+	for _, tc := range []struct{ n, slots int }{
+		{36, 64}, {29, 64}, {22, 48}, {14, 24}, {13, 24}, {10, 16}, {8, 16}, {7, 12}, {5, 8}, {2, 4}, {0, 4},
+	} {
+		for i := m.len(); i > tc.n; i-- {
+			m.delete(endpointHash(i))
+		}
+		if len(m.slots) != tc.slots {
+			t.Errorf("deleted down to %d keys: %d slots, want %d", tc.n, len(m.slots), tc.slots)
+		}
+		for i := range tc.n {
+			if v, ok := m.get(endpointHash(i + 1)); !ok || v != i {
+				t.Fatalf("deleted down to %d keys: key %d gives %d, %t", tc.n, i+1, v, ok)
+			}
+		}
+	}
+	// At a size's limit, a key added then removed grows the table once and leaves it so.
+	for i := range 14 {
+		m.set(endpointHash(i+1), i)
+	}
+	if len(m.slots) != 16 {
+		t.Fatalf("14 keys: %d slots, want 16", len(m.slots))
+	}
+	for range 3 {
+		m.set(15, 14)
+		m.delete(15)
+		if len(m.slots) != 24 {
+			t.Fatalf("15th key added and removed: %d slots, want 24", len(m.slots))
+		}
+	}
+}
