@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -242,22 +243,19 @@ type kubeProxy struct {
 	inFlight []kubeProxyChange // checked out by the running sync
 	current  kubeProxySync
 
-	endpointsBySvc []int
-	// fallbackBySvc counts each Service's endpoints that are serving and terminating: the
-	// ones programmed when it has no ready endpoint (programmed).
-	fallbackBySvc []int32
-	ports         []int
-	servicePorts  int // Service ports with endpoints known
+	// services holds what the proxier knows of each Service, by index; expected is how
+	// many Services the engine has, for which the first Service makes room at once.
+	services     []proxyService
+	expected     int
+	servicePorts int // Service ports with endpoints known
 	// portEndpoints is Σ endpoints × ports over the Services with endpoints known: like
-	// servicePorts, kept as endpointsBySvc and ports change, not summed over every Service
-	// at every sync (a cluster of 50,000 Services syncs many thousand times).
+	// servicePorts, kept as the Services' counts and ports change, not summed over every
+	// Service at every sync (a cluster of 50,000 Services syncs many thousand times).
 	portEndpoints int
-	// allBySvc and allPortEndpoints are the same for every endpoint, ready or not: the
-	// iptables proxier's endpointsMap, whose size decides largeClusterMode.
-	allBySvc         []int32
+	// allPortEndpoints is the same for every endpoint, ready or not: the iptables
+	// proxier's endpointsMap, whose size decides largeClusterMode.
 	allPortEndpoints int
-	stamp            []int
-	syncSeq          int
+	syncSeq          int32
 
 	syncs []kubeProxySync
 	// latency holds, per phase of the write, each change's network programming latency
@@ -266,9 +264,20 @@ type kubeProxy struct {
 	// misordered counts changes programmed before they were delivered or delivered before
 	// their trigger time (never, unless the loop is wrong).
 	misordered int
-	// objects holds, per Service (by index), its objects' endpoint counts as kube-proxy last
-	// saw them.
-	objects []seenObjects
+}
+
+// proxyService is what a proxier keeps of one Service: 56 bytes, in one array for every
+// Service of the run (a run may have tens of thousands).
+type proxyService struct {
+	// objects holds its objects' endpoint counts as kube-proxy last saw them.
+	objects seenObjects
+	// endpoints counts its ready endpoints, fallback those serving and terminating (the
+	// ones programmed when it has no ready endpoint: programmed), all every endpoint.
+	endpoints, fallback, all int32
+	// ports is its port count (one for a Service without ports).
+	ports int32
+	// stamp is the last sync (syncSeq) that counted it as changed.
+	stamp int32
 }
 
 // objectEndpoints is an object's count of ready endpoints, of serving and terminating ones
@@ -283,9 +292,10 @@ type kubeProxyDecoder struct {
 }
 
 // newProxier returns a proxier whose informer is dec (one latency log per phase of dec's).
-func newProxier(cfg KubeProxyConfig, dec *kubeProxyDecoder) *kubeProxy {
+func newProxier(cfg KubeProxyConfig, dec *kubeProxyDecoder, services int) *kubeProxy {
 	return &kubeProxy{
 		cfg:      cfg,
+		expected: services,
 		cpuScale: 1 / math.Min(math.Max(cfg.CPU, 1e-3), 1),
 		dec:      dec,
 		latency:  make([]sampleRuns, len(dec.cpu)),
@@ -304,16 +314,19 @@ type kubeProxyNode struct {
 	cfg      KubeProxyConfig
 	dec      *kubeProxyDecoder
 	families [2]*kubeProxy // by family index: IPv4, IPv6
+	services int           // the engine's Services, for its proxiers to make room for
 }
 
-func newKubeProxyNode(cfg KubeProxyConfig, phases int) *kubeProxyNode {
-	return &kubeProxyNode{cfg: cfg, dec: &kubeProxyDecoder{cpu: make([]Time, phases)}}
+// newKubeProxyNode returns the kube-proxy of a run of phases phases and (at its start)
+// services Services.
+func newKubeProxyNode(cfg KubeProxyConfig, phases, services int) *kubeProxyNode {
+	return &kubeProxyNode{cfg: cfg, dec: &kubeProxyDecoder{cpu: make([]Time, phases)}, services: services}
 }
 
 // proxier returns the proxier of family i (0 IPv4, 1 IPv6), made now if need be.
 func (n *kubeProxyNode) proxier(i int) *kubeProxy {
 	if n.families[i] == nil {
-		n.families[i] = newProxier(n.cfg, n.dec)
+		n.families[i] = newProxier(n.cfg, n.dec, n.services)
 	}
 	return n.families[i]
 }
@@ -329,53 +342,56 @@ func (n *kubeProxyNode) proxiers() []*kubeProxy {
 	return out
 }
 
-// service makes room for Service index i with ports Service ports.
+// service makes room for Service index i with ports Service ports. The first call makes
+// room for every Service the engine has (services, when more than i).
 func (k *kubeProxy) service(i, ports int) {
-	for len(k.ports) <= i {
-		k.ports = append(k.ports, 1)
-		k.endpointsBySvc = append(k.endpointsBySvc, 0)
-		k.fallbackBySvc = append(k.fallbackBySvc, 0)
-		k.allBySvc = append(k.allBySvc, 0)
-		k.stamp = append(k.stamp, 0)
-		k.objects = append(k.objects, seenObjects{})
+	if len(k.services) <= i {
+		n := max(i+1, k.expected)
+		k.services = slices.Grow(k.services, n-len(k.services))
+		for len(k.services) < n {
+			k.services = append(k.services, proxyService{ports: 1})
+		}
 	}
+	sv := &k.services[i]
 	p := max(ports, 1)
-	if n := k.programmed(i); p != k.ports[i] && n > 0 {
-		k.servicePorts += p - k.ports[i]
-		k.portEndpoints += n * (p - k.ports[i])
+	if n := k.programmed(i); p != int(sv.ports) && n > 0 {
+		k.servicePorts += p - int(sv.ports)
+		k.portEndpoints += n * (p - int(sv.ports))
 	}
-	if n := int(k.allBySvc[i]); p != k.ports[i] && n > 0 {
-		k.allPortEndpoints += n * (p - k.ports[i])
+	if n := int(sv.all); p != int(sv.ports) && n > 0 {
+		k.allPortEndpoints += n * (p - int(sv.ports))
 	}
-	k.ports[i] = p
+	sv.ports = int32(p)
 }
 
 // addAll adds delta to Service i's count of all endpoints and keeps the total.
 func (k *kubeProxy) addAll(i, delta int) {
-	old := int(k.allBySvc[i])
+	sv := &k.services[i]
+	old := int(sv.all)
 	n := old + delta
-	k.allBySvc[i] = int32(n)
-	k.allPortEndpoints += (max(n, 0) - max(old, 0)) * k.ports[i]
+	sv.all = int32(n)
+	k.allPortEndpoints += (max(n, 0) - max(old, 0)) * int(sv.ports)
 }
 
 // programmed is how many of Service i's endpoints the proxier writes rules for: its ready
 // ones, or when it has none, those serving and terminating.
 // upstream: pkg/proxy/topology.go CategorizeEndpoints (the fallback to terminating endpoints).
 func (k *kubeProxy) programmed(i int) int {
-	if n := k.endpointsBySvc[i]; n > 0 {
-		return n
+	if n := k.services[i].endpoints; n > 0 {
+		return int(n)
 	}
-	return int(k.fallbackBySvc[i])
+	return int(k.services[i].fallback)
 }
 
 // addEndpoints adds delta to Service i's count of ready endpoints and fallbackDelta to its
 // count of serving and terminating ones, and keeps the totals of what is programmed.
 func (k *kubeProxy) addEndpoints(i, delta, fallbackDelta int) {
 	old := k.programmed(i)
-	k.endpointsBySvc[i] += delta
-	k.fallbackBySvc[i] += int32(fallbackDelta)
+	sv := &k.services[i]
+	sv.endpoints += int32(delta)
+	sv.fallback += int32(fallbackDelta)
 	n := k.programmed(i)
-	p := k.ports[i]
+	p := int(sv.ports)
 	k.portEndpoints += (max(n, 0) - max(old, 0)) * p
 	switch {
 	case old <= 0 && n > 0:
@@ -410,10 +426,10 @@ func (k *kubeProxy) receive(name string, c kubeProxyChange, ports int, eventByte
 	c.arrived = k.dec.busy
 	var old objectEndpoints
 	if deleted {
-		old = k.objects[c.svc].remove(name)
+		old = k.services[c.svc].objects.remove(name)
 		counts = objectEndpoints{}
 	} else {
-		old = k.objects[c.svc].set(name, counts)
+		old = k.services[c.svc].objects.set(name, counts)
 	}
 	c.endpointDelta, c.fallbackDelta, c.allDelta = int(counts.ready-old.ready), int(counts.fallback-old.fallback), int(counts.all-old.all)
 	k.advance(c.arrived, false)
@@ -480,10 +496,10 @@ func (k *kubeProxy) startSync(t Time) {
 		phase = max(phase, c.phase)
 	}
 	for _, c := range k.pending {
-		if k.stamp[c.svc] != seq {
-			k.stamp[c.svc] = seq
-			changedPorts += k.ports[c.svc]
-			changedEndpoints += max(k.programmed(c.svc), 0) * k.ports[c.svc]
+		if sv := &k.services[c.svc]; sv.stamp != seq {
+			sv.stamp = seq
+			changedPorts += int(sv.ports)
+			changedEndpoints += max(k.programmed(c.svc), 0) * int(sv.ports)
 		}
 	}
 	k.inFlight = append(k.inFlight[:0], k.pending...)

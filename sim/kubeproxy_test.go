@@ -14,7 +14,7 @@ const ms = Time(time.Millisecond)
 func flatProxy(mode KubeProxyMode, base time.Duration) *kubeProxy {
 	cfg := DefaultKubeProxy(mode)
 	cfg.Costs = KubeProxyCosts{SyncBase: base, RulesPerServicePort: 3, RulesPerEndpoint: 4}
-	return newKubeProxyNode(cfg, 1).proxier(0)
+	return newKubeProxyNode(cfg, 1, 0).proxier(0)
 }
 
 // deliver hands k an update of object name (Service svc, endpoints endpoints) that reached
@@ -26,8 +26,8 @@ func deliver(k *kubeProxy, name string, svc int, t Time, endpoints int) {
 // readyEndpoints is the proxier's count of ready endpoints over every Service.
 func readyEndpoints(k *kubeProxy) int {
 	n := 0
-	for _, e := range k.endpointsBySvc {
-		n += e
+	for _, sv := range k.services {
+		n += int(sv.endpoints)
 	}
 	return n
 }
@@ -361,7 +361,7 @@ func TestCPUShare(t *testing.T) {
 // ports with endpoints, endpoints × ports) against a sum over every Service, through random
 // endpoint deltas (negative counts included, ready and serving-terminating) and port changes.
 func TestKubeProxyTotalsFollowChanges(t *testing.T) {
-	k := newKubeProxyNode(KubeProxyConfig{}, 1).proxier(0)
+	k := newKubeProxyNode(KubeProxyConfig{}, 1, 0).proxier(0)
 	r := rand.New(rand.NewPCG(3, 4))
 	for step := range 5000 {
 		i := r.IntN(40)
@@ -369,20 +369,21 @@ func TestKubeProxyTotalsFollowChanges(t *testing.T) {
 			k.service(i, r.IntN(4)) // 0 counts as one port, as for a Service without ports
 		} else {
 			ports := 1
-			if i < len(k.ports) {
-				ports = k.ports[i]
+			if i < len(k.services) {
+				ports = int(k.services[i].ports)
 			}
 			k.service(i, ports)
 			k.addEndpoints(i, r.IntN(7)-3, r.IntN(5)-2)
 		}
 		ports, total := 0, 0
-		for j, n := range k.endpointsBySvc {
+		for _, sv := range k.services {
+			n := int(sv.endpoints)
 			if n <= 0 {
-				n = int(k.fallbackBySvc[j]) // none ready: the serving terminating ones
+				n = int(sv.fallback) // none ready: the serving terminating ones
 			}
 			if n > 0 {
-				ports += k.ports[j]
-				total += n * k.ports[j]
+				ports += int(sv.ports)
+				total += n * int(sv.ports)
 			}
 		}
 		if ports != k.servicePorts || total != k.portEndpoints {
@@ -399,7 +400,7 @@ func TestKubeProxyTotalsFollowChanges(t *testing.T) {
 func TestProxierPerFamily(t *testing.T) {
 	cfg := DefaultKubeProxy(KubeProxyIPTables)
 	cfg.Costs = KubeProxyCosts{SyncBase: 100 * time.Millisecond, RulesPerServicePort: 3, RulesPerEndpoint: 4}
-	node := newKubeProxyNode(cfg, 1)
+	node := newKubeProxyNode(cfg, 1, 0)
 	change := func(t Time) kubeProxyChange {
 		return kubeProxyChange{svc: 0, trigger: t, hasTrigger: true, delivered: t}
 	}
@@ -418,7 +419,7 @@ func TestProxierPerFamily(t *testing.T) {
 	}
 
 	cfg.Costs.DecodeProtobufNanosPerByte = 10
-	node = newKubeProxyNode(cfg, 1)
+	node = newKubeProxyNode(cfg, 1, 0)
 	node.proxier(0).receive("web-v4", change(0), 1, 1000, false, false, objectEndpoints{ready: 10, all: 10})
 	node.proxier(1).receive("web-v6", change(0), 1, 1000, false, false, objectEndpoints{ready: 10, all: 10})
 	us := Time(time.Microsecond)

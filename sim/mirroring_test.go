@@ -118,7 +118,7 @@ func TestManualEndpointsProgrammed(t *testing.T) {
 			want int
 		}{{ModeEndpoints, addresses}, {ModeEndpointSlices, min(addresses, 1000)}} {
 			k := e.kubeProxies[modeIndex(tc.mode)].proxier(0)
-			if got := k.endpointsBySvc[i]; got != tc.want {
+			if got := int(k.services[i].endpoints); got != tc.want {
 				t.Errorf("%d addresses, %s: kube-proxy programs %d endpoints, want %d", addresses, tc.mode, got, tc.want)
 			}
 		}

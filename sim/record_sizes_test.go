@@ -21,6 +21,7 @@ func TestPerPodRecordSizes(t *testing.T) {
 		{"model.Pod", unsafe.Sizeof(model.Pod{}), 64, "one per pod, and a copy per update"},
 		{"model.PodIdentity", unsafe.Sizeof(model.PodIdentity{}), 80, "one per pod"},
 		{"serviceState", unsafe.Sizeof(serviceState{}), 256, "one per Service"},
+		{"proxyService", unsafe.Sizeof(proxyService{}), 56, "per Service, in each of the two kube-proxies' proxiers"},
 	} {
 		if tc.size > tc.max {
 			t.Errorf("%s is %d bytes, over its %d-byte size class (%s)", tc.name, tc.size, tc.max, tc.whatIsKept)
