@@ -161,10 +161,10 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	obj := w.slice
 	if w.verb == "create" {
 		obj.Name = y.e.names.generate(obj.GenerateName)
-		for y.e.sliceNames[objectName{obj.Namespace, obj.Name}] {
+		for y.e.sliceNames.has(obj.Namespace, obj.Name) {
 			obj.Name = y.e.names.generate(obj.GenerateName)
 		}
-		y.e.sliceNames[objectName{obj.Namespace, obj.Name}] = true
+		y.e.sliceNames.add(obj.Namespace, obj.Name)
 		obj.UID = meta.uid
 		obj.CreationTimestamp = meta.created
 		obj.Generation = 1
@@ -241,7 +241,7 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 	}
 	if w.verb == "delete" {
 		st.remove(w.slice.Name)
-		delete(y.e.sliceNames, objectName{w.slice.Namespace, w.slice.Name})
+		y.e.sliceNames.remove(w.slice.Namespace, w.slice.Name)
 		y.e.stats.sliceResized(old, -1)
 		return
 	}

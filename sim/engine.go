@@ -55,7 +55,7 @@ type Engine struct {
 	// podNames and sliceNames hold the names in use, so generated names never collide
 	// (within a namespace: a name in another one is no collision).
 	podNames   podNameSet
-	sliceNames map[objectName]bool
+	sliceNames nameHashes
 	// replayOwners are the Services' replay owners, by Service index (see replayOwnerOf).
 	replayOwners []*replicaSet
 
@@ -147,7 +147,7 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 		obs:              obs,
 		names:            newNameGenerator(newStream(cfg.Seed, streamNames)),
 		nodeByName:       make(map[string]*model.Node, cfg.Cluster.Nodes),
-		sliceNames:       map[objectName]bool{},
+		sliceNames:       nameHashes{},
 		cachesSynced:     true,
 	}
 	if _, ok := obs.(PodRecorder); ok {

@@ -11,9 +11,6 @@ import (
 // (upstream: apiserver storage/names/generate.go, apimachinery util/rand).
 const alphanums = "bcdfghjklmnpqrstvwxz2456789"
 
-// objectName is a namespaced object's name: names are unique within a namespace.
-type objectName struct{ namespace, name string }
-
 // nameGenerator makes API-server-style random name suffixes from the run's name stream.
 type nameGenerator struct {
 	rng *rand.Rand
@@ -156,3 +153,36 @@ func (p *placer) place(schedulable func(int) bool) int {
 	}
 	return -1
 }
+
+// nameHashes is a set of namespaced names held as 64-bit hashes of them: 16 bytes or so a
+// name where a map of the names took about 80 (two strings and a bool a slot). Two names
+// with one hash are taken as one: a name drawn while another of its hash is in the set is
+// drawn again, which one draw in about 2^64 / names would be without need (never, in any
+// run). The hash is FNV-1a, so that a run draws the same names every time.
+type nameHashes map[uint64]struct{}
+
+// nameHash64 is the FNV-1a hash of namespace, a slash and name.
+func nameHash64(namespace, name string) uint64 {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	for i := range len(namespace) {
+		h = (h ^ uint64(namespace[i])) * prime
+	}
+	h = (h ^ '/') * prime
+	for i := range len(name) {
+		h = (h ^ uint64(name[i])) * prime
+	}
+	return h
+}
+
+// has reports whether namespace/name is in the set (or a name of its hash).
+func (s nameHashes) has(namespace, name string) bool {
+	_, ok := s[nameHash64(namespace, name)]
+	return ok
+}
+
+// add puts namespace/name in the set.
+func (s nameHashes) add(namespace, name string) { s[nameHash64(namespace, name)] = struct{}{} }
+
+// remove takes namespace/name out of the set.
+func (s nameHashes) remove(namespace, name string) { delete(s, nameHash64(namespace, name)) }

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -76,5 +78,36 @@ func TestIPAllocatorFormats(t *testing.T) {
 	}
 	if got := a.allocate(3, nil); got != nil {
 		t.Errorf("no families: %v", got)
+	}
+}
+
+// TestNameHashes checks the set of slice names against a map of the names, and its hash
+// against hash/fnv's FNV-1a of "namespace/name", which a run must draw the same every time.
+func TestNameHashes(t *testing.T) {
+	for _, n := range []objectName{{"default", "web-abcde"}, {"", ""}, {"team-a", "api-x7k2p"}} {
+		f := fnv.New64a()
+		f.Write([]byte(n.namespace + "/" + n.name))
+		if got, want := nameHash64(n.namespace, n.name), f.Sum64(); got != want {
+			t.Errorf("nameHash64(%q, %q) = %#x, want FNV-1a %#x", n.namespace, n.name, got, want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	set, want := nameHashes{}, map[objectName]bool{}
+	for step := range 20_000 {
+		n := objectName{fmt.Sprintf("ns-%d", rng.IntN(3)), fmt.Sprintf("web-%d", rng.IntN(500))}
+		switch rng.IntN(3) {
+		case 0:
+			set.add(n.namespace, n.name)
+			want[n] = true
+		case 1:
+			set.remove(n.namespace, n.name)
+			delete(want, n)
+		}
+		if got := set.has(n.namespace, n.name); got != want[n] {
+			t.Fatalf("step %d: has(%v) = %t, want %t", step, n, got, want[n])
+		}
+		if len(set) != len(want) {
+			t.Fatalf("step %d: %d names, want %d", step, len(set), len(want))
+		}
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"epsim/model"
 )
 
+// objectName is a namespaced object's name: names are unique within a namespace.
+type objectName struct{ namespace, name string }
+
 // TestPodNameSetMatchesMap drives a podNameSet and a map of names with the same random adds
 // and removes (removes of absent names too), from a small table that must grow, and requires
 // the same answers throughout: probing across the end of the table and shifting back on
