@@ -20,7 +20,8 @@ func TestPerPodRecordSizes(t *testing.T) {
 		{"podState", unsafe.Sizeof(podState{}), 48, "one per pod of the run"},
 		{"model.Pod", unsafe.Sizeof(model.Pod{}), 64, "one per pod, and a copy per update"},
 		{"model.PodIdentity", unsafe.Sizeof(model.PodIdentity{}), 80, "one per pod"},
-		{"serviceState", unsafe.Sizeof(serviceState{}), 256, "one per Service"},
+		{"serviceState", unsafe.Sizeof(serviceState{}), 224, "one per Service"},
+		{"replicaSet", unsafe.Sizeof(replicaSet{}), 128, "one per Service, and one per template a rollout leaves behind"},
 		{"proxyService", unsafe.Sizeof(proxyService{}), 56, "per Service, in each of the two kube-proxies' proxiers"},
 	} {
 		if tc.size > tc.max {

@@ -243,7 +243,7 @@ func TestScaleDownsInRuns(t *testing.T) {
 							terminating++
 						}
 					}
-					if live != rs.live || ready != rs.ready || terminating != rs.terminating {
+					if live != int(rs.live) || ready != int(rs.ready) || terminating != int(rs.terminating) {
 						t.Fatalf("at %v: ReplicaSet %s counts %d live, %d ready and %d terminating pods, has %d, %d and %d",
 							e.now, rs.hash, rs.live, rs.ready, rs.terminating, live, ready, terminating)
 					}

@@ -119,7 +119,6 @@ type serviceState struct {
 	cfg      *ServiceConfig
 	svc      *model.Service
 	replicas int
-	hash     string // current pod-template-hash
 	// pods are the pods in creation order. A gone pod stays in the list (stage gone) until
 	// gone counts an eighth of it, when the list is compacted (dropGone): removal is O(1) amortised.
 	pods    []*podState
@@ -141,11 +140,11 @@ type serviceState struct {
 	created bool
 	// generation is the Deployment's metadata.generation (a new template or replicas move
 	// it on); dcStatus its status as the Deployment controller last wrote it.
-	generation int
+	generation int32
 	dcStatus   deploymentStatus
 	// dcFailures is the Deployment's retry count in the Deployment controller's workqueue,
 	// and dcRetryAt the deadline of its delayed add when dcRetrying.
-	dcFailures int
+	dcFailures int32
 	dcRetryAt  Time
 	// dcEvents is the spam filter of the Deployment controller's Events about the Deployment.
 	dcEvents eventSpamFilter
@@ -161,6 +160,18 @@ type serviceState struct {
 	// set is the StatefulSet or DaemonSet state, nil for a Deployment (most Services: kept
 	// apart, it costs them nothing).
 	set *setState
+}
+
+// templateHash is the current pod template's pod-template-hash: its ReplicaSet's, or for a
+// StatefulSet or DaemonSet its revision's ("" before the first template).
+func (s *serviceState) templateHash() string {
+	switch {
+	case s.set != nil && s.set.revision != nil:
+		return s.set.revision.hash
+	case s.newRS != nil:
+		return s.newRS.hash
+	}
+	return ""
 }
 
 // named reports whether an action's list of Services names s: by its own name, or by the
@@ -420,12 +431,12 @@ func (s *serviceState) setLive(p *podState, live bool) {
 		return
 	}
 	rs := p.rs().resolve()
-	rs.live += d
+	rs.live += int32(d)
 	if p.available {
-		rs.available += d
+		rs.available += int32(d)
 	}
 	if p.pod.Ready {
-		rs.ready += d
+		rs.ready += int32(d)
 	}
 	rs.changes++
 }
@@ -455,15 +466,13 @@ func (e *Engine) newTemplate(s *serviceState) {
 		// A StatefulSet or DaemonSet updates its pods in place of the old ones: one counter
 		// set, newRS, serves every revision. The revision's pods name theirs by a
 		// ReplicaSet merged into newRS from the start.
-		s.hash = e.names.templateHash()
-		s.set.revision = &replicaSet{svc: s, hash: s.hash, rare: &rsRare{merged: s.newRS}}
+		s.set.revision = &replicaSet{svc: s, hash: e.names.templateHash(), rare: &rsRare{merged: s.newRS}}
 		return
 	}
 	if s.newRS != nil && s.newRSCreated {
 		s.addOldRS(s.newRS)
 	}
-	s.hash = e.names.templateHash()
-	s.newRS = &replicaSet{svc: s, hash: s.hash}
+	s.newRS = &replicaSet{svc: s, hash: e.names.templateHash()}
 	s.newRSCreated = false
 	// Every pod of a template has the same ports; pods are never modified in place, so they
 	// share one spec.
@@ -472,7 +481,7 @@ func (e *Engine) newTemplate(s *serviceState) {
 
 // workloadSettled notes the end of a rollout: no old pods left, none wanted.
 func (e *Engine) workloadSettled(s *serviceState) {
-	if s.rollout == nil || s.newRS.live != s.replicas {
+	if s.rollout == nil || int(s.newRS.live) != s.replicas {
 		return
 	}
 	if s.kind() == KindDeployment {
@@ -484,11 +493,11 @@ func (e *Engine) workloadSettled(s *serviceState) {
 		s.rollout = nil
 		return
 	}
-	if s.newRS.available != s.replicas {
+	if int(s.newRS.available) != s.replicas {
 		return
 	}
 	for _, p := range s.pods {
-		if p.live && p.hash() != s.hash {
+		if p.live && p.hash() != s.templateHash() {
 			return
 		}
 	}

@@ -43,18 +43,18 @@ type replicaSet struct {
 	// name, the Deployment's and the hash, on a tie).
 	created model.Timestamp
 	// spec is spec.replicas as stored (what the ReplicaSet controller works towards).
-	spec int
+	spec int32
 	// live counts its pods that are not terminating; available those that are also
 	// available (Ready for minReadySeconds).
-	live, available int
+	live, available int32
 	// expectCreates and expectDeletes are the ControllerExpectations still outstanding: a
 	// sync manages replicas only when both are 0.
-	expectCreates, expectDeletes int
+	expectCreates, expectDeletes int32
 	// ready counts its live pods that are Ready; terminating its deleted pods whose
 	// containers have not stopped (a deletionTimestamp and a phase that is not terminal).
-	ready, terminating int
+	ready, terminating int32
 	// generation is metadata.generation, which every change of its spec moves on.
-	generation int
+	generation int32
 	// status is its status as last written: what the Deployment controller sees.
 	status rsStatus
 	// desired and maxReplicas are the deployment.kubernetes.io/desired-replicas and
@@ -62,7 +62,7 @@ type replicaSet struct {
 	// Deployment controller last wrote this ReplicaSet. An active ReplicaSet annotated with
 	// other replicas than the Deployment's marks a scaling event.
 	// upstream: deployment/util/deployment_util.go SetReplicasAnnotations.
-	desired, maxReplicas int
+	desired, maxReplicas int32
 	// events is the spam filter of the Events recorded about it (a pod created or deleted).
 	events eventSpamFilter
 	item   workItem
@@ -338,16 +338,16 @@ func (w *workloadControllers) syncReplicaSet(rs *replicaSet) {
 	// The status is computed from the pods listed at the start of the sync.
 	st := rsStatus{live: rs.live, ready: rs.ready, available: rs.available, terminating: rs.terminating, generation: rs.generation}
 	if rs.expectCreates == 0 && rs.expectDeletes == 0 && s.created {
-		switch diff := rs.live - rs.spec; {
+		switch diff := int(rs.live - rs.spec); {
 		case diff < 0:
 			n := min(-diff, w.burstReplicas)
-			rs.expectCreates += n
+			rs.expectCreates += int32(n)
 			w.createBatch(rs, st, n, min(n, slowStartInitialBatchSize))
 			return
 		case diff > 0:
 			n := min(diff, w.burstReplicas)
 			victims := w.pickVictims(rs, n, e.now)
-			rs.expectDeletes += n
+			rs.expectDeletes += int32(n)
 			end := e.now
 			for _, p := range victims {
 				at := w.rsBucket.reserve(e.now) + w.rsLatency.sample()
@@ -409,8 +409,8 @@ func (f *eventSpamFilter) allow(t Time) bool {
 // condition (the sync's last pod create failed). upstream: replica_set_utils.go
 // calculateStatus.
 type rsStatus struct {
-	live, ready, available, terminating int
-	generation                          int
+	live, ready, available, terminating int32
+	generation                          int32
 	failure                             bool
 }
 
@@ -440,7 +440,7 @@ func (w *workloadControllers) createBatch(rs *replicaSet, st rsStatus, remaining
 	remaining -= batch
 	if failed || remaining == 0 {
 		// Pods the slow start never tried are not expected any more.
-		rs.expectCreates -= remaining
+		rs.expectCreates -= int32(remaining)
 		e.schedule(end, evRSStatus{w.newRSCall(rsCall{rs: rs, st: st, failed: failed})})
 		return
 	}
@@ -599,11 +599,11 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 	}
 	// scaleReplicaSet (and getNewReplicaSet's create) records a ScalingReplicaSet Event on
 	// the Deployment for each ReplicaSet whose size it changed.
-	if p.writeNew && p.newSpec != s.newRS.spec && s.dcEvents.allow(end) {
+	if p.writeNew && p.newSpec != int(s.newRS.spec) && s.dcEvents.allow(end) {
 		w.dcBucket.reserve(end)
 	}
 	for _, o := range p.old {
-		if o.write && o.spec != o.rs.spec && s.dcEvents.allow(end) {
+		if o.write && o.spec != int(o.rs.spec) && s.dcEvents.allow(end) {
 			w.dcBucket.reserve(end)
 		}
 	}
@@ -615,11 +615,11 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 // once created: isScalingEvent does not create it.
 // upstream: deployment/sync.go isScalingEvent.
 func (s *serviceState) scalingEvent() bool {
-	if s.newRSCreated && s.newRS.spec > 0 && s.newRS.desired != s.replicas {
+	if s.newRSCreated && s.newRS.spec > 0 && int(s.newRS.desired) != s.replicas {
 		return true
 	}
 	for _, o := range s.oldRSs {
-		if o.spec > 0 && o.desired != s.replicas {
+		if o.spec > 0 && int(o.desired) != s.replicas {
 			return true
 		}
 	}
@@ -635,7 +635,7 @@ func (s *serviceState) scalingEvent() bool {
 // syncDeploymentStatus (no write when the status is unchanged). The counts are int32, as
 // in the API (apps/v1 DeploymentStatus): a Service's state is 256 bytes instead of 288.
 type deploymentStatus struct {
-	generation                                                    int
+	generation                                                    int32
 	replicas, updated, ready, available, unavailable, terminating int32
 	minAvailable                                                  bool
 }
@@ -655,14 +655,14 @@ func (s *serviceState) deploymentStatus(newSpec int, createdNow bool) deployment
 	if s.newRSCreated {
 		add(s.newRS)
 		st.updated = int32(s.newRS.status.live)
-		spec = s.newRS.spec
+		spec = int(s.newRS.spec)
 		if createdNow {
 			spec = newSpec
 		}
 	}
 	for _, o := range s.oldRSs {
 		add(o)
-		spec += o.spec
+		spec += int(o.spec)
 	}
 	st.unavailable = max(int32(spec)-st.available, 0)
 	maxUnavailable := 0 // MaxUnavailable: none of 0 replicas, at most all of them
@@ -704,10 +704,10 @@ type rsPlan struct {
 // newDeploymentPlan starts a plan of s's sync on what the ReplicaSets hold now, its old
 // ReplicaSets' plans appended to old.
 func newDeploymentPlan(s *serviceState, old []rsPlan) deploymentPlan {
-	p := deploymentPlan{s: s, newSpec: s.newRS.spec, desired: s.replicas, maxReplicas: s.replicas + s.surge,
-		newCreated: s.newRSCreated, newAvailable: s.newRS.status.available, old: old}
+	p := deploymentPlan{s: s, newSpec: int(s.newRS.spec), desired: s.replicas, maxReplicas: s.replicas + s.surge,
+		newCreated: s.newRSCreated, newAvailable: int(s.newRS.status.available), old: old}
 	for _, o := range s.oldRSs {
-		p.old = append(p.old, rsPlan{rs: o, spec: o.spec})
+		p.old = append(p.old, rsPlan{rs: o, spec: int(o.spec)})
 	}
 	return p
 }
@@ -770,10 +770,10 @@ func (p *deploymentPlan) rollingUpdate() {
 		if cleaned >= maxScaledDown {
 			break
 		}
-		if o.spec == 0 || o.spec == o.rs.status.available {
+		if o.spec == 0 || o.spec == int(o.rs.status.available) {
 			continue
 		}
-		n := min(maxScaledDown-cleaned, o.spec-o.rs.status.available)
+		n := min(maxScaledDown-cleaned, o.spec-int(o.rs.status.available))
 		if n < 0 {
 			return
 		}
@@ -784,7 +784,7 @@ func (p *deploymentPlan) rollingUpdate() {
 	// ReplicaSet first.
 	avail := p.newAvailable
 	for _, o := range p.old {
-		avail += o.rs.status.available
+		avail += int(o.rs.status.available)
 	}
 	if avail <= minAvailable {
 		return
@@ -842,7 +842,7 @@ func (p *deploymentPlan) scale() {
 				p.setOld(newest, s.replicas)
 			}
 		}
-	case p.newCreated && p.newSpec == s.replicas && s.newRS.desired == s.replicas && p.newAvailable == s.replicas:
+	case p.newCreated && p.newSpec == s.replicas && int(s.newRS.desired) == s.replicas && p.newAvailable == s.replicas:
 		// IsSaturated: the old ReplicaSets are scaled down to 0.
 		for i, o := range p.old {
 			if o.spec > 0 {
@@ -877,15 +877,15 @@ func (p *deploymentPlan) scaleProportionally() {
 	var targets []scaleTarget
 	for i, o := range p.old {
 		if o.spec > 0 {
-			targets = append(targets, scaleTarget{rs: o.rs, old: i, spec: o.spec, max: o.rs.maxReplicas})
+			targets = append(targets, scaleTarget{rs: o.rs, old: i, spec: o.spec, max: int(o.rs.maxReplicas)})
 		}
 	}
 	if p.newCreated && p.newSpec > 0 {
-		targets = append(targets, scaleTarget{rs: s.newRS, old: -1, spec: p.newSpec, max: s.newRS.maxReplicas})
+		targets = append(targets, scaleTarget{rs: s.newRS, old: -1, spec: p.newSpec, max: int(s.newRS.maxReplicas)})
 	}
 	proportionalSizes(s.replicas, s.surge, int(s.dcStatus.replicas), targets)
 	for _, t := range targets {
-		if t.size == t.spec && t.rs.desired == p.desired && t.rs.maxReplicas == p.maxReplicas {
+		if t.size == t.spec && int(t.rs.desired) == p.desired && int(t.rs.maxReplicas) == p.maxReplicas {
 			continue
 		}
 		if t.old < 0 {
@@ -988,9 +988,9 @@ func (ev evDeploymentSynced) apply(e *Engine) {
 	w.dcQueue.done(s)
 	changed := false
 	write := func(rs *replicaSet, spec int) {
-		rs.desired, rs.maxReplicas = p.desired, p.maxReplicas
-		if rs.spec != spec {
-			rs.spec = spec
+		rs.desired, rs.maxReplicas = int32(p.desired), int32(p.maxReplicas)
+		if int(rs.spec) != spec {
+			rs.spec = int32(spec)
 			// A spec change moves metadata.generation past status.observedGeneration, so
 			// the ReplicaSet's next sync writes its status even when no pod changed.
 			// upstream: replica_set_utils.go updateReplicaSetStatus.
@@ -1022,7 +1022,7 @@ func (ev evDeploymentSynced) apply(e *Engine) {
 	}
 	if conflict && s.dcFailures < deploymentMaxRetries {
 		s.dcFailures++
-		w.addDeploymentAfter(s, max(exponentialBackoff(workloadRetryBase, workloadRetryMax, s.dcFailures), w.dcRetries.reserve(e.now)-e.now))
+		w.addDeploymentAfter(s, max(exponentialBackoff(workloadRetryBase, workloadRetryMax, int(s.dcFailures)), w.dcRetries.reserve(e.now)-e.now))
 	} else {
 		s.dcFailures = 0
 	}

@@ -196,7 +196,7 @@ func (ev evSetCreateCall) apply(e *Engine) {
 		if x < len(s.set.ordinals) && s.set.ordinals[x] == nil {
 			e.createSetPod(s, x, -1)
 		}
-	} else if cur := s.set.daemonOn[x]; e.nodes[x].Ready && (cur == nil || cur.hash() != s.hash && s.set.surgeOn[x] == nil) {
+	} else if cur := s.set.daemonOn[x]; e.nodes[x].Ready && (cur == nil || cur.hash() != s.templateHash() && s.set.surgeOn[x] == nil) {
 		e.createSetPod(s, -1, x)
 	}
 }
@@ -302,7 +302,7 @@ func planOrderedStatefulSet(s *serviceState, y *setSync) {
 	// ordinal down.
 	budget := max(s.unavail, 1)
 	for i := s.replicas - 1; i >= 0 && budget > 0; i-- {
-		if p := s.set.ordinals[i]; p.hash() != s.hash && !p.pod.Terminating {
+		if p := s.set.ordinals[i]; p.hash() != s.templateHash() && !p.pod.Terminating {
 			y.add(setBatch{delete: []*podState{p}})
 			budget--
 		}
@@ -347,7 +347,7 @@ func planParallelStatefulSet(s *serviceState, y *setSync) {
 		p := s.set.ordinals[i]
 		if p == nil || p.pod.Terminating || !p.available {
 			unavailable++
-			if p != nil && p.hash() != s.hash && !p.pod.Terminating {
+			if p != nil && p.hash() != s.templateHash() && !p.pod.Terminating {
 				needUpdate++
 			}
 		}
@@ -357,12 +357,12 @@ func planParallelStatefulSet(s *serviceState, y *setSync) {
 		return
 	}
 	for i := s.replicas - 1; i >= 0; i-- {
-		if p := s.set.ordinals[i]; p != nil && p.hash() != s.hash && !p.available && !p.pod.Terminating {
+		if p := s.set.ordinals[i]; p != nil && p.hash() != s.templateHash() && !p.available && !p.pod.Terminating {
 			y.add(setBatch{delete: []*podState{p}})
 		}
 	}
 	for i, left := s.replicas-1, budget-unavailable; i >= 0 && left > 0; i-- {
-		if p := s.set.ordinals[i]; p != nil && p.hash() != s.hash && p.available && !p.pod.Terminating {
+		if p := s.set.ordinals[i]; p != nil && p.hash() != s.templateHash() && p.available && !p.pod.Terminating {
 			y.add(setBatch{delete: []*podState{p}})
 			left--
 		}
@@ -404,10 +404,10 @@ func (w *workloadControllers) syncDaemonSet(s *serviceState) {
 			}
 		case !p.available:
 			unavailable++
-			if p.hash() != s.hash {
+			if p.hash() != s.templateHash() {
 				replace = append(replace, p) // allowedReplacementPods
 			}
-		case p.hash() != s.hash:
+		case p.hash() != s.templateHash():
 			candidates = append(candidates, p)
 		}
 	}
@@ -453,7 +453,7 @@ func (w *workloadControllers) syncSurgingDaemonSet(s *serviceState) {
 			if s.set.terminatingOn[n] == 0 {
 				manage = append(manage, n)
 			}
-		case old.hash() == s.hash:
+		case old.hash() == s.templateHash():
 			// Up to date.
 		case nw == nil && !old.available:
 			create = append(create, n) // allowedNewNodes: replaced at once, beyond the surge

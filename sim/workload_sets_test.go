@@ -108,7 +108,7 @@ func TestStatefulSetParallel(t *testing.T) {
 		t.Errorf("scale-down to 2 deleted ordinals %v, %d terminating at once; want %v all at once", deleted, terminatingAtOnce, want)
 	}
 	for i := range 2 {
-		if p := s.set.ordinals[i]; p == nil || p.hash() != s.hash {
+		if p := s.set.ordinals[i]; p == nil || p.hash() != s.templateHash() {
 			t.Fatalf("ordinal %d not updated", i)
 		}
 	}
@@ -119,9 +119,9 @@ func TestStatefulSetParallel(t *testing.T) {
 // does so that a budget spent on healthy pods does not leave them for last.
 // upstream: stateful_set_control.go updateStatefulSetAfterInvariantEstablished (Phase 1).
 func TestStatefulSetParallelReplacesUnavailableFirst(t *testing.T) {
-	s := &serviceState{replicas: 4, unavail: 1, hash: "new", cfg: &ServiceConfig{WorkloadKind: KindStatefulSet, PodManagementPolicy: PodManagementParallel}}
+	s := &serviceState{replicas: 4, unavail: 1, cfg: &ServiceConfig{WorkloadKind: KindStatefulSet, PodManagementPolicy: PodManagementParallel}}
 	old := &replicaSet{hash: "old"}
-	s.set = &setState{ordinals: make([]*podState, 4)}
+	s.set = &setState{ordinals: make([]*podState, 4), revision: &replicaSet{hash: "new"}}
 	for i := range 4 {
 		p := &podState{owner: old, available: i != 1 && i != 2, pod: &model.Pod{PodIdentity: model.NewPodIdentity("default", fmt.Sprintf("p-%d", i), "")}}
 		s.set.ordinals[i] = p

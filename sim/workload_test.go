@@ -85,15 +85,15 @@ func TestRolloutRespectsSurgeAndUnavailability(t *testing.T) {
 					spec += o.spec
 					available += o.available
 				}
-				if spec > tc.replicas+surge {
+				if int(spec) > tc.replicas+surge {
 					t.Fatalf("at %v: ReplicaSets want %d pods, more than %d+%d", e.now, spec, tc.replicas, surge)
 				}
-				minAvailable = min(minAvailable, available)
+				minAvailable = min(minAvailable, int(available))
 			})
 			if len(s.oldRSs) != 1 {
 				t.Fatalf("%d old ReplicaSets after one rollout, want 1", len(s.oldRSs))
 			}
-			if old := s.oldRSs[0]; s.newRS.live != tc.replicas || old.live != 0 || old.spec != 0 || s.newRS.available != tc.replicas {
+			if old := s.oldRSs[0]; int(s.newRS.live) != tc.replicas || old.live != 0 || old.spec != 0 || int(s.newRS.available) != tc.replicas {
 				t.Fatalf("after the rollout: new %d (available %d), old %d (spec %d)", s.newRS.live, s.newRS.available, old.live, old.spec)
 			}
 			if s.rollout != nil {
@@ -443,16 +443,16 @@ func TestDaemonSetRollout(t *testing.T) {
 				t.Fatalf("at %v: node %d has a new daemon pod while its old one terminates", e.now, n)
 			}
 		}
-		worst = max(worst, nodes-s.newRS.available)
+		worst = max(worst, nodes-int(s.newRS.available))
 	})
 	if worst > 3 {
 		t.Errorf("%d nodes without an available daemon pod at once, want at most maxUnavailable 3", worst)
 	}
-	if s.newRS.live != nodes || s.newRS.available != nodes {
+	if int(s.newRS.live) != nodes || int(s.newRS.available) != nodes {
 		t.Fatalf("%d daemon pods (%d available) on %d nodes", s.newRS.live, s.newRS.available, nodes)
 	}
 	for n, p := range s.set.daemonOn {
-		if p == nil || int(p.node) != n || p.hash() != s.hash {
+		if p == nil || int(p.node) != n || p.hash() != s.templateHash() {
 			t.Fatalf("node %d: daemon pod %v", n, p)
 		}
 	}
@@ -500,7 +500,7 @@ func TestScalingEventAsUpstream(t *testing.T) {
 				if d, ok := tc.desired[i]; ok {
 					desired = d
 				}
-				return &replicaSet{svc: s, spec: spec, desired: desired, maxReplicas: desired + tc.oldSurge,
+				return &replicaSet{svc: s, spec: int32(spec), desired: int32(desired), maxReplicas: int32(desired + tc.oldSurge),
 					created: model.Timestamp(i + 1), hash: fmt.Sprintf("v%d", i+1)}
 			}
 			for i, spec := range tc.old {
@@ -558,10 +558,10 @@ func TestReconcileOldReplicaSetsAsUpstream(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &serviceState{replicas: tc.replicas, unavail: tc.unavail, newRSCreated: true}
-			s.newRS = &replicaSet{svc: s, spec: tc.newRS.spec, status: rsStatus{available: tc.newRS.available}, desired: tc.replicas, maxReplicas: tc.replicas}
+			s.newRS = &replicaSet{svc: s, spec: int32(tc.newRS.spec), status: rsStatus{available: int32(tc.newRS.available)}, desired: int32(tc.replicas), maxReplicas: int32(tc.replicas)}
 			for i, o := range tc.old {
-				s.oldRSs = append(s.oldRSs, &replicaSet{svc: s, spec: o.spec, status: rsStatus{available: o.available},
-					desired: tc.replicas, maxReplicas: tc.replicas, created: model.Timestamp(i)})
+				s.oldRSs = append(s.oldRSs, &replicaSet{svc: s, spec: int32(o.spec), status: rsStatus{available: int32(o.available)},
+					desired: int32(tc.replicas), maxReplicas: int32(tc.replicas), created: model.Timestamp(i)})
 			}
 			if s.scalingEvent() {
 				t.Fatal("a scaling event")
@@ -722,7 +722,7 @@ func TestDaemonSetRolloutWaitsForAFailedNode(t *testing.T) {
 	runEngine(t, e, nil)
 	updated := 0
 	for _, p := range s.set.daemonOn {
-		if p != nil && p.hash() == s.hash {
+		if p != nil && p.hash() == s.templateHash() {
 			updated++
 		}
 	}
@@ -763,7 +763,7 @@ func TestStatefulSetMaxUnavailable(t *testing.T) {
 		t.Errorf("at most %d of 6 pods unavailable during the rollout, want maxUnavailable 3", worst)
 	}
 	for i, p := range s.set.ordinals {
-		if p == nil || p.hash() != s.hash {
+		if p == nil || p.hash() != s.templateHash() {
 			t.Fatalf("ordinal %d not updated", i)
 		}
 	}
@@ -877,7 +877,7 @@ func TestDaemonSetSurge(t *testing.T) {
 		t.Errorf("at most %d new pods not yet available at once, want maxSurge 2", worstSurge)
 	}
 	for n, p := range s.set.daemonOn {
-		if p == nil || p.hash() != s.hash || s.set.surgeOn[n] != nil {
+		if p == nil || p.hash() != s.templateHash() || s.set.surgeOn[n] != nil {
 			t.Fatalf("node %d: daemon pod %v, surge %v after the rollout", n, p, s.set.surgeOn[n])
 		}
 	}
