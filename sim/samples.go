@@ -26,9 +26,10 @@ func (s *samples) add(d Time) {
 }
 
 // appendGrowingByAQuarter appends v to list, growing a full list by a quarter and four
-// elements where append doubles it: a run keeps two latency logs a Service, most of a few
-// dozen samples, until its end, and doubling left them a third empty at the end of
-// many-services (1.9 MB), when its heap is largest. It allocates about as often.
+// elements where append doubles it, for the many short lists a run keeps long: two latency
+// logs a Service, most of a few dozen samples, until its end (doubling left them a third
+// empty at the end of many-services, 1.9 MB, when its heap is largest), and the pods of each
+// node. It allocates about as often.
 func appendGrowingByAQuarter[T any](list []T, v T) []T {
 	if len(list) == cap(list) {
 		grown := make([]T, len(list), len(list)+len(list)/4+4)

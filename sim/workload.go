@@ -792,7 +792,7 @@ func (evp *evPodScheduled) apply(e *Engine) {
 	}
 	p.node = int32(n)
 	p.stage = stageScheduled
-	e.podsOnNode[n] = append(e.podsOnNode[n], p)
+	e.podsOnNode[n] = appendGrowingByAQuarter(e.podsOnNode[n], p)
 	name := e.nodes[n].Name
 	if e.nodeDown[n] {
 		e.updatePod(p, func(pod *model.Pod) { pod.NodeName = name })
