@@ -177,3 +177,50 @@ func TestStoredIdentities(t *testing.T) {
 	inc.SetStoredSlices([]*EndpointSlice{bareCopy()})
 	check("given from outside", true)
 }
+
+// TestFreshListGoesOnceApplied checks that a Service's list of the arrays and objects its
+// last Sync allocated is handed to the shared buffers once every one of them was applied,
+// that another Service's Sync reuses it, and that a list with a write not yet applied stays.
+func TestFreshListGoesOnceApplied(t *testing.T) {
+	buf := &SyncBuffers{}
+	opts := ReconcilerOptions{MaxEndpointsPerSlice: 100, Buffers: buf}
+	a, b := NewServiceSlices(benchService(), benchNodes(), opts), NewServiceSlices(benchService(), benchNodes(), opts)
+	for i := range 3 {
+		a.SetPod(benchPod(i, true))
+		b.SetPod(benchPod(i, true))
+	}
+	// apply writes the plans' slices as the API server does: in place, named if created.
+	apply := func(s *ServiceSlices, res SyncResult, name string) {
+		for _, p := range res.Plans {
+			for _, c := range p.ToCreate {
+				c.Name = name
+				s.Applied("create", c)
+			}
+		}
+	}
+	resA := a.Sync(0)
+	if len(a.fresh) == 0 {
+		t.Fatal("a Sync that plans a slice noted no fresh array or object")
+	}
+	apply(a, resA, "a-1")
+	if a.fresh != nil || len(buf.spareFresh) != 1 {
+		t.Fatalf("every write applied: fresh list %v, %d spare lists; want none and 1", a.fresh, len(buf.spareFresh))
+	}
+	spare := &buf.spareFresh[0][:1][0]
+	resB := b.Sync(0)
+	if len(buf.spareFresh) != 0 || len(b.fresh) == 0 || &b.fresh[0] != spare {
+		t.Fatalf("the next Sync of another Service did not reuse the spare list")
+	}
+	// b's write is not applied yet: its list stays, naming what its write allocated.
+	b.SetPod(benchPod(3, true))
+	if b.fresh == nil {
+		t.Fatal("a list with writes not applied was dropped")
+	}
+	apply(b, resB, "b-1")
+	if b.fresh != nil {
+		t.Fatalf("every write applied: fresh list %v, want none", b.fresh)
+	}
+	if got := len(a.Stored()[0].Endpoints) + len(b.Stored()[0].Endpoints); got != 6 {
+		t.Errorf("the two Services store %d endpoints, want 6", got)
+	}
+}

@@ -134,6 +134,10 @@ type SyncBuffers struct {
 	// spareObjects are the objects of replaced slices, for any of the Services to reuse
 	// (at most spareObjectsMax).
 	spareObjects []*EndpointSlice
+	// spareFresh are the emptied fresh lists of Services whose writes were all applied
+	// (dropTakenFresh), for the next Sync of any of them (at most spareObjectsMax, each
+	// of at most spareFreshMaxCap items).
+	spareFresh [][]freshItem
 
 	kept          []*Endpoint      // syncPortMap's endpoints a touched slice keeps
 	built         []Endpoint       // syncPortMap's desired endpoints of a touched slice
@@ -1113,7 +1117,33 @@ func (s *ServiceSlices) Applied(verb string, slice *EndpointSlice) {
 	if prevOwnsObject && (verb == "delete" || prevObject != slice) {
 		s.recycleObject(prevObject)
 	}
+	s.dropTakenFresh()
 }
+
+// dropTakenFresh hands the fresh list to the shared buffers once Applied has taken every
+// array and object in it, rather than keep it to the Service's next Sync: most Services
+// write once a sync and then wait, and 10,000 of them kept 0.4 MB of lists naming nothing.
+// A later Applied of the same sync then bounds the spares it recycles by sparesPerClass
+// alone.
+func (s *ServiceSlices) dropTakenFresh() {
+	if s.fresh == nil {
+		return
+	}
+	for _, f := range s.fresh {
+		if f.first != nil || f.object != nil {
+			return
+		}
+	}
+	if b := s.opts.Buffers; len(b.spareFresh) < spareObjectsMax && cap(s.fresh) <= spareFreshMaxCap {
+		b.spareFresh = append(b.spareFresh, s.fresh[:0])
+	}
+	s.fresh = nil
+}
+
+// spareFreshMaxCap is the largest fresh list kept for another Service: one that wrote a
+// slice has two items (its array and object), and a list a large Service grew would stay
+// with the small one that took it.
+const spareFreshMaxCap = 4
 
 func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSlice) {
 	touched := s.opts.Buffers.touched[:0]
@@ -1462,6 +1492,9 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 	// The arrays and objects of the last Sync's writes that were not applied are garbage now.
 	clear(s.fresh)
 	s.fresh = s.fresh[:0]
+	if s.fresh == nil {
+		s.fresh = takeSpare(&s.opts.Buffers.spareFresh)
+	}
 	if s.mode == hintsTopology && !s.zoned {
 		s.full = true // the zone summaries are built with the indexes
 	}
