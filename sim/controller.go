@@ -98,7 +98,7 @@ type keyState struct {
 	// pendingSince is the earliest change not yet synced (for propagation latency).
 	pendingSince Time
 	lastCommit   Time
-	requeues     int32 // at most maxRetries
+	requeues     uint8 // at most maxRetries
 	queued       bool  // in the ready queue
 	processing   bool  // a worker holds it
 	dirty        bool  // changed while processing: requeue on Done

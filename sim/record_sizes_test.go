@@ -23,6 +23,9 @@ func TestPerPodRecordSizes(t *testing.T) {
 		{"serviceState", unsafe.Sizeof(serviceState{}), 224, "one per Service"},
 		{"replicaSet", unsafe.Sizeof(replicaSet{}), 128, "one per Service, and one per template a rollout leaves behind"},
 		{"proxyService", unsafe.Sizeof(proxyService{}), 56, "per Service, in each of the two kube-proxies' proxiers"},
+		{"keyState", unsafe.Sizeof(keyState{}), 40, "per Service, in each controller's workqueue"},
+		{"storedEndpoints", unsafe.Sizeof(storedEndpoints{}), 64, "per Service, the API server's Endpoints object"},
+		{"serviceAcc", unsafe.Sizeof(serviceAcc{}), 72, "per Service, in each mode's accounting"},
 	} {
 		if tc.size > tc.max {
 			t.Errorf("%s is %d bytes, over its %d-byte size class (%s)", tc.name, tc.size, tc.max, tc.whatIsKept)
