@@ -12,8 +12,10 @@ type collector struct {
 	// series is the traffic series: bucket i starts at second i×width and is width seconds
 	// long (what Results.Series says of each bucket, so it is not kept: 16 of a bucket's
 	// 96 bytes, 0.6 MB of many-services' 35,000 buckets). width is 1, doubled when the run
-	// outgrows MaxSeriesBuckets.
+	// outgrows MaxSeriesBuckets. resent holds the buckets' bytes re-sent to closed watchers,
+	// by bucket: few buckets have any.
 	series chunkList[bucketTraffic]
+	resent map[int][2]int64
 	width  int64
 	writes []WriteRecord
 	layout chunkList[layoutSample]
@@ -93,13 +95,37 @@ func (c *collector) mode(m Mode) *ModeResult {
 	return c.phases[c.e.phase].Mode(m)
 }
 
-// bucketTraffic is a Bucket's traffic, as the collector keeps it (see collector.series).
-type bucketTraffic struct {
-	Endpoints, EndpointSlices BucketMode
+// bucketTraffic is a Bucket's traffic as the collector keeps it (see collector.series), by
+// mode (modeIndex): 64 bytes where two BucketModes take 80, in a series of up to 65,536.
+type bucketTraffic [2]bucketMode
+
+// bucketMode is a BucketMode but for its ResentBytes (collector.resent), with its largest
+// latency as a Time, whose Seconds is MaxLatencySeconds (the conversion keeps the order,
+// so the largest converts to the largest).
+type bucketMode struct {
+	fanout, etcd int64
+	maxLatency   Time
+	// writes counts the bucket's writes: far below 2^32 in any run.
+	writes uint32
 }
 
-// bucket returns the bucket of time t, coarsening the series first if t is past its end.
-func (c *collector) bucket(t Time) *bucketTraffic {
+// add adds b's traffic to m.
+func (m *bucketMode) add(b bucketMode) {
+	m.writes += b.writes
+	m.fanout += b.fanout
+	m.etcd += b.etcd
+	m.maxLatency = max(m.maxLatency, b.maxLatency)
+}
+
+// public returns m as a BucketMode with resent bytes resent.
+func (m *bucketMode) public(resent int64) BucketMode {
+	return BucketMode{Writes: int64(m.writes), FanoutBytes: m.fanout, ResentBytes: resent, EtcdBytes: m.etcd,
+		MaxLatencySeconds: m.maxLatency.Seconds()}
+}
+
+// bucket returns the bucket of time t and its index, coarsening the series first if t is
+// past its end.
+func (c *collector) bucket(t Time) (int, *bucketTraffic) {
 	sec := int64(t / 1e9)
 	for sec/c.width >= MaxSeriesBuckets {
 		c.coarsen()
@@ -108,7 +134,7 @@ func (c *collector) bucket(t Time) *bucketTraffic {
 	for c.series.len() <= i {
 		c.series.push(bucketTraffic{})
 	}
-	return c.series.at(i)
+	return i, c.series.at(i)
 }
 
 // seriesBuckets returns the traffic series as Results.Series holds it.
@@ -120,7 +146,10 @@ func (c *collector) seriesBuckets() []Bucket {
 	out := make([]Bucket, 0, c.series.len())
 	for _, chunk := range c.series.chunks {
 		for _, b := range chunk {
-			out = append(out, Bucket{Second: int64(len(out)) * c.width, Width: width, Endpoints: b.Endpoints, EndpointSlices: b.EndpointSlices})
+			r := c.resent[len(out)]
+			out = append(out, Bucket{Second: int64(len(out)) * c.width, Width: width,
+				Endpoints:      b[modeIndex(ModeEndpoints)].public(r[modeIndex(ModeEndpoints)]),
+				EndpointSlices: b[modeIndex(ModeEndpointSlices)].public(r[modeIndex(ModeEndpointSlices)])})
 		}
 	}
 	return out
@@ -135,12 +164,23 @@ func (c *collector) coarsen() {
 		b := *c.series.at(2 * i)
 		if 2*i+1 < c.series.len() {
 			next := c.series.at(2*i + 1)
-			addBucketMode(&b.Endpoints, next.Endpoints)
-			addBucketMode(&b.EndpointSlices, next.EndpointSlices)
+			for m := range b {
+				b[m].add(next[m])
+			}
 		}
 		*c.series.at(i) = b
 	}
 	c.series.truncate(n)
+	if len(c.resent) > 0 {
+		merged := make(map[int][2]int64, len(c.resent))
+		for i, r := range c.resent {
+			m := merged[i/2]
+			m[0] += r[0]
+			m[1] += r[1]
+			merged[i/2] = m
+		}
+		c.resent = merged
+	}
 	c.width = w
 }
 
@@ -184,15 +224,6 @@ func (s *chunkList[T]) truncate(n int) {
 		*last = (*last)[:tail]
 	}
 	s.n = n
-}
-
-// addBucketMode adds b's traffic to dst.
-func addBucketMode(dst *BucketMode, b BucketMode) {
-	dst.Writes += b.Writes
-	dst.FanoutBytes += b.FanoutBytes
-	dst.ResentBytes += b.ResentBytes
-	dst.EtcdBytes += b.EtcdBytes
-	dst.MaxLatencySeconds = max(dst.MaxLatencySeconds, b.MaxLatencySeconds)
 }
 
 func (c *collector) sync(m Mode)  { c.mode(m).Syncs++ }
@@ -274,20 +305,17 @@ func (c *collector) committed(rec WriteRecord, cm committed, svc int, fanout, pe
 		r.TruncatedObjects++
 		r.HiddenAddresses = max(r.HiddenAddresses, cm.hidden)
 	}
-	b := c.bucket(c.e.now)
-	bm := &b.EndpointSlices
-	if rec.Mode == ModeEndpoints {
-		bm = &b.Endpoints
-	}
-	bm.Writes++
+	_, b := c.bucket(c.e.now)
+	bm := &b[modeIndex(rec.Mode)]
+	bm.writes++
 	if rec.Verb != "delete" {
-		bm.EtcdBytes += cm.objectBytes[0]
+		bm.etcd += cm.objectBytes[0]
 	}
 	r.WatcherTerminations += d.terminated
 	r.Relists += d.relists
 	c.add(&r.ResentBytes, d.resentBytes, "resentBytes", rec.Mode)
 	if events > 0 {
-		bm.MaxLatencySeconds = max(bm.MaxLatencySeconds, latency.Seconds())
+		bm.maxLatency = max(bm.maxLatency, latency)
 	}
 	c.logWrite(&rec)
 }
@@ -297,13 +325,16 @@ func (c *collector) committed(rec WriteRecord, cm committed, svc int, fanout, pe
 // covers.
 func (c *collector) egress(m Mode, start, end Time, fanout, resent int64) {
 	add := func(t Time, f, r int64) {
-		bk := c.bucket(t)
-		bm := &bk.EndpointSlices
-		if m == ModeEndpoints {
-			bm = &bk.Endpoints
+		i, bk := c.bucket(t)
+		c.add(&bk[modeIndex(m)].fanout, f, "fanoutBytes per second", m)
+		if r != 0 {
+			if c.resent == nil {
+				c.resent = map[int][2]int64{}
+			}
+			sum := c.resent[i]
+			c.add(&sum[modeIndex(m)], r, "resentBytes per second", m)
+			c.resent[i] = sum
 		}
-		c.add(&bm.FanoutBytes, f, "fanoutBytes per second", m)
-		c.add(&bm.ResentBytes, r, "resentBytes per second", m)
 	}
 	if end > start {
 		c.bucket(end - 1) // coarsen first: the width is fixed for the loop below
@@ -418,12 +449,8 @@ func (c *collector) phaseEnded(i int, start, end Time) {
 			last = int64(c.series.len()) // the last phase also owns the tail of deliveries
 		}
 		for j := first; j <= last && j < int64(c.series.len()); j++ {
-			b := c.series.at(int(j))
-			bm := b.EndpointSlices
-			if m == ModeEndpoints {
-				bm = b.Endpoints
-			}
-			r.PeakEgressBytesPerSec = max(r.PeakEgressBytesPerSec, (bm.FanoutBytes+bm.ResentBytes)/c.width)
+			fanout, resent := c.series.at(int(j))[mi].fanout, c.resent[int(j)][mi]
+			r.PeakEgressBytesPerSec = max(r.PeakEgressBytesPerSec, (fanout+resent)/c.width)
 		}
 	}
 }

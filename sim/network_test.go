@@ -59,7 +59,7 @@ func TestFluidQueueHandComputed(t *testing.T) {
 			}
 		}
 		for s := range 10 {
-			if got := e.stats.series.at(s).EndpointSlices.FanoutBytes; got != 125e6 {
+			if got := e.stats.series.at(s)[modeIndex(ModeEndpointSlices)].fanout; got != 125e6 {
 				t.Errorf("second %d: egress %d B, want 125 MB", s, got)
 			}
 		}

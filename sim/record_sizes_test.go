@@ -26,6 +26,7 @@ func TestPerPodRecordSizes(t *testing.T) {
 		{"keyState", unsafe.Sizeof(keyState{}), 40, "per Service, in each controller's workqueue"},
 		{"storedEndpoints", unsafe.Sizeof(storedEndpoints{}), 64, "per Service, the API server's Endpoints object"},
 		{"serviceAcc", unsafe.Sizeof(serviceAcc{}), 72, "per Service, in each mode's accounting"},
+		{"bucketTraffic", unsafe.Sizeof(bucketTraffic{}), 64, "per second of the traffic series, up to 65,536"},
 	} {
 		if tc.size > tc.max {
 			t.Errorf("%s is %d bytes, over its %d-byte size class (%s)", tc.name, tc.size, tc.max, tc.whatIsKept)

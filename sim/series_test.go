@@ -48,7 +48,8 @@ func TestSeriesCoarsensPastMaxBuckets(t *testing.T) {
 	const day = 24 * 3600
 	c.egress(ModeEndpoints, 0, Time(2)*1e9, 1000, 10)
 	c.egress(ModeEndpointSlices, Time(5)*1e9, Time(998*3600)*1e9, 3_000_000, 7)
-	c.bucket(Time(40*day)*1e9).Endpoints.Writes++
+	_, b := c.bucket(Time(40*day) * 1e9)
+	b[modeIndex(ModeEndpoints)].writes++
 	series := c.seriesBuckets()
 	if len(series) > MaxSeriesBuckets {
 		t.Fatalf("%d buckets", len(series))
@@ -84,7 +85,8 @@ func TestSeriesKeepsLittleSpare(t *testing.T) {
 	c := e.stats
 	coarsened := false
 	for sec := range int64(MaxSeriesBuckets + 20_000) {
-		c.bucket(Time(sec)*1e9).Endpoints.Writes++
+		_, b := c.bucket(Time(sec) * 1e9)
+		b[modeIndex(ModeEndpoints)].writes++
 		coarsened = coarsened || c.width > 1
 		capacity := 0
 		for _, chunk := range c.series.chunks {
@@ -106,5 +108,35 @@ func TestSeriesKeepsLittleSpare(t *testing.T) {
 	}
 	if writes != MaxSeriesBuckets+20_000 {
 		t.Errorf("%d writes in the series, want %d", writes, MaxSeriesBuckets+20_000)
+	}
+}
+
+// Bytes re-sent to closed watchers are kept apart from the buckets (few have any): each must
+// still land in the bucket of its second, by mode, and count in the phase's peak egress.
+func TestResentBytesKeepTheirBucket(t *testing.T) {
+	e, err := newEngine(testConfig(3, 2), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.stats
+	c.egress(ModeEndpoints, Time(3)*1e9, Time(3)*1e9, 100, 5_000)
+	c.egress(ModeEndpointSlices, Time(3)*1e9, Time(3)*1e9, 200, 0)
+	c.egress(ModeEndpointSlices, Time(7)*1e9, Time(9)*1e9, 0, 4_000) // two seconds: 2,000 each
+	series := c.seriesBuckets()
+	want := map[int][2]int64{3: {5_000, 0}, 7: {0, 2_000}, 8: {0, 2_000}}
+	for i, b := range series {
+		if got := [2]int64{b.Endpoints.ResentBytes, b.EndpointSlices.ResentBytes}; got != want[i] {
+			t.Errorf("second %d: resent %v, want %v", i, got, want[i])
+		}
+	}
+	if got := series[3].Endpoints.FanoutBytes + series[3].EndpointSlices.FanoutBytes; got != 300 {
+		t.Errorf("second 3: fan-out %d, want 300", got)
+	}
+	c.phaseEnded(0, 0, Time(10)*1e9)
+	if got := c.phases[0].Mode(ModeEndpoints).PeakEgressBytesPerSec; got != 5_100 {
+		t.Errorf("peak egress of Endpoints %d B/s, want 5,100 (fan-out and re-sent bytes of second 3)", got)
+	}
+	if got := c.phases[0].Mode(ModeEndpointSlices).PeakEgressBytesPerSec; got != 2_000 {
+		t.Errorf("peak egress of EndpointSlices %d B/s, want 2,000", got)
 	}
 }
