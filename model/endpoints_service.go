@@ -29,9 +29,6 @@ type ServiceEndpoints struct {
 	svc          *Service
 	addressBytes func(EndpointAddress) ByEncoding
 	buf          *EndpointsBuffers // shared with the controller's other Services (nil: none)
-	// ns is the namespace pods are keyed without (the Service's at construction): a pod
-	// of it is keyed by name alone, so the common case builds no key string.
-	ns string
 
 	// pods are the kept pods' slots, in no particular order (endpointsPodSlot.at).
 	pods  []*endpointsPodSlot
@@ -54,10 +51,10 @@ type ServiceEndpoints struct {
 	// storedCount is the stored object's address count (with stored, below).
 	storedCount int32
 
-	// labels is legacyEndpointsLabels(labelsOf), kept for the Service version it was made
-	// for: the stored object's labels and the ones ObjectMeta returns share it.
-	labels   StringMap
-	labelsOf *Service
+	// labels is legacyEndpointsLabels of the Service, made when first needed after each
+	// SetService (labelsValid): the stored object's labels and the ones ObjectMeta returns
+	// share it.
+	labels StringMap
 
 	storedLabels  StringMap
 	storedTrigger Timestamp
@@ -76,6 +73,7 @@ type ServiceEndpoints struct {
 	// counts and order are per sync). A signature made or dropped clears it.
 	layoutValid   bool
 	truncateReady bool
+	labelsValid   bool
 }
 
 // endpointsRare is what few Services' builders need, made on first need: kept apart, it
@@ -331,7 +329,7 @@ func (e *endpointsEntry) equal() bool {
 // through a function value escapes, and made each new address a heap object (110,000 of
 // them in many-services).
 func NewServiceEndpoints(svc *Service, opts EndpointsOptions, addressBytes func(EndpointAddress) ByEncoding) *ServiceEndpoints {
-	return &ServiceEndpoints{svc: svc, truncate: opts.Truncate, buf: opts.Buffers, addressBytes: addressBytes, ns: svc.Namespace}
+	return &ServiceEndpoints{svc: svc, truncate: opts.Truncate, buf: opts.Buffers, addressBytes: addressBytes}
 }
 
 // SetService replaces the Service (also after DeleteService: a Service recreated with the same
@@ -341,7 +339,10 @@ func (s *ServiceEndpoints) SetService(svc *Service) {
 	old := s.svc
 	s.svc = svc
 	s.deleted = false
-	s.labelsOf = nil // also when the same *Service was modified in place
+	s.labelsValid = false // also when the same *Service was modified in place
+	if s.rare != nil && old != nil && old.Namespace != svc.Namespace {
+		s.rare.byName = nil // keyed without the old namespace (podKey): rebuilt when needed
+	}
 	if old != nil && !endpointsInputsChanged(old, svc) {
 		return
 	}
@@ -502,9 +503,10 @@ func (s *ServiceEndpoints) DeletePodRef(ref *EndpointsPodRef, namespace, name st
 	s.dropSlot(slot)
 }
 
-// podKey is the pods map's key: the name for a pod of s.ns, else "namespace/name".
+// podKey is the pods map's key: the name for a pod of the Service's namespace (the common
+// case builds no key string), else "namespace/name".
 func (s *ServiceEndpoints) podKey(namespace, name string) string {
-	if namespace == s.ns {
+	if namespace == s.svc.Namespace {
 		return name
 	}
 	return namespace + "/" + name
@@ -1154,8 +1156,8 @@ func (s *ServiceEndpoints) Object() *Endpoints {
 // endpointsLabels is legacyEndpointsLabels(s.svc), made once per Service version; callers
 // must not modify it.
 func (s *ServiceEndpoints) endpointsLabels() StringMap {
-	if s.labelsOf != s.svc {
-		s.labels, s.labelsOf = legacyEndpointsLabels(s.svc), s.svc
+	if !s.labelsValid {
+		s.labels, s.labelsValid = legacyEndpointsLabels(s.svc), true
 	}
 	return s.labels
 }

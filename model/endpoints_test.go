@@ -1037,3 +1037,31 @@ func TestLastDecisionKeepsEveryField(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointsServiceNamespaceChange: the builder keys its pods without its Service's
+// namespace. When SetService gives it a Service of another namespace, a pod named through
+// the index by name must still be found under its new key, and the labels are the new
+// Service's.
+func TestEndpointsServiceNamespaceChange(t *testing.T) {
+	svc := testEndpointsService()
+	se := NewServiceEndpoints(svc, EndpointsOptions{}, testAddressBytes)
+	for i := range 3 {
+		se.SetPod(testEndpointsPod(i, true)) // by name: the builder indexes them
+	}
+	moved := *svc
+	moved.Namespace = "other"
+	moved.Labels = map[string]string{"app": "web", "moved": "yes"}
+	se.SetService(&moved)
+	se.DeletePod("ns/web-1")
+	if se.Pods() != 2 {
+		t.Fatalf("%d pods after deleting ns/web-1 under a Service of another namespace, want 2", se.Pods())
+	}
+	se.SetPod(testEndpointsPod(2, false)) // an update, not a second pod
+	if se.Pods() != 2 {
+		t.Fatalf("%d pods after updating ns/web-2, want 2", se.Pods())
+	}
+	se.Sync(0)
+	if got := se.Object().Labels; !slices.Contains(got, Label{Key: "moved", Value: "yes"}) {
+		t.Errorf("labels %v, want the new Service's", got)
+	}
+}
