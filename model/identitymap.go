@@ -158,12 +158,9 @@ func (m *identityMap[V]) set(k endpointHash, v V) {
 }
 
 // grow makes the table the next size (or makes the first one) and re-inserts every key.
-func (m *identityMap[V]) grow() { m.resize(identityMapSize(len(m.slots))) }
-
-// resize moves every key to a new table of the given size.
-func (m *identityMap[V]) resize(size int) {
+func (m *identityMap[V]) grow() {
 	old := m.slots
-	m.slots = make([]identitySlot[V], size)
+	m.slots = make([]identitySlot[V], identityMapSize(len(old)))
 	for j := range old {
 		if old[j].key.isZero() {
 			continue
@@ -197,23 +194,6 @@ func (m *identityMap[V]) delete(k endpointHash) {
 	}
 	m.slots[i] = identitySlot[V]{}
 	m.n--
-	if size := identityMapFit(int(m.n)); size < len(m.slots) {
-		m.resize(size)
-	}
-}
-
-// identityMapFit is the size a table shrinks to when a delete leaves it holding n keys:
-// the smallest that takes a quarter more keys (and one). A Service's table that grew in a
-// rollout, when its old and new pods' identities were all kept, shrinks back after it. The
-// margin keeps one key added and removed in turn from resizing the table each time: a
-// table shrunk to hold n keys grows only past n+n/4+1 of them, and one grown past n keys
-// shrinks only below about four fifths of n.
-func identityMapFit(n int) int {
-	size := identityMapMinSlots
-	for overloaded(n+n/4+1, size) {
-		size = identityMapSize(size)
-	}
-	return size
 }
 
 // distance is how many slots on from i j is, going round past the last.
