@@ -1129,8 +1129,10 @@ func (s *ServiceSlices) dropTakenFresh() {
 	if s.fresh == nil {
 		return
 	}
-	for _, f := range s.fresh {
-		if f.first != nil || f.object != nil {
+	// From the last: Applied takes the items about in the order Sync made them, so until
+	// the last write is applied the first item looked at is one not taken.
+	for i := len(s.fresh) - 1; i >= 0; i-- {
+		if f := &s.fresh[i]; f.first != nil || f.object != nil {
 			return
 		}
 	}
