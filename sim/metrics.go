@@ -10,10 +10,9 @@ type collector struct {
 	e      *Engine
 	phases []PhaseResult
 	// series is the traffic series: bucket i starts at second i×width and is width seconds
-	// long (what Results.Series says of each bucket, so it is not kept: 16 of a bucket's
-	// 96 bytes, 0.6 MB of many-services' 35,000 buckets). width is 1, doubled when the run
-	// outgrows MaxSeriesBuckets. resent holds the buckets' bytes re-sent to closed watchers,
-	// by bucket: few buckets have any.
+	// long (what Results.Series says of each bucket, so it is not kept). width is 1,
+	// doubled when the run outgrows MaxSeriesBuckets. resent holds the buckets' bytes
+	// re-sent to closed watchers, by bucket: few buckets have any.
 	series chunkList[bucketTraffic]
 	resent map[int][2]int64
 	width  int64
