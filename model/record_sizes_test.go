@@ -21,7 +21,7 @@ func TestRecordSizes(t *testing.T) {
 		{"ServiceEndpoints", unsafe.Sizeof(ServiceEndpoints{}), 256, "the Endpoints builder, one per Service"},
 		{"Endpoint", unsafe.Sizeof(Endpoint{}), 80, "one per endpoint of every stored slice"},
 		{"ServiceSlices", unsafe.Sizeof(ServiceSlices{}), 288, "one per Service"},
-		{"family", unsafe.Sizeof(family{}), 208, "one per Service and IP family"},
+		{"family", unsafe.Sizeof(family{}), 192, "one per Service and IP family"},
 		{"storedSlice", unsafe.Sizeof(storedSlice{}), 96, "one per stored slice"},
 		{"Service", unsafe.Sizeof(Service{}), 192, "one per Service"},
 		{"EndpointSlice", unsafe.Sizeof(EndpointSlice{}), 256, "one per stored slice"},
