@@ -223,4 +223,20 @@ func TestFreshListGoesOnceApplied(t *testing.T) {
 	if got := len(a.Stored()[0].Endpoints) + len(b.Stored()[0].Endpoints); got != 6 {
 		t.Errorf("the two Services store %d endpoints, want 6", got)
 	}
+	// A Service that writes three slices a sync keeps its list of six items: it would
+	// grow it again at its next sync.
+	big := NewServiceSlices(benchService(), benchNodes(), opts)
+	for i := range 250 {
+		big.SetPod(benchPod(i, true))
+	}
+	res := big.Sync(0)
+	for i, p := range res.Plans {
+		for j, c := range p.ToCreate {
+			c.Name = fmt.Sprintf("big-%d-%d", i, j)
+			big.Applied("create", c)
+		}
+	}
+	if len(big.Stored()) != 3 || len(big.fresh) != 6 {
+		t.Errorf("a Service that wrote %d slices kept %d fresh items, want 3 slices and their 6 items", len(big.Stored()), len(big.fresh))
+	}
 }

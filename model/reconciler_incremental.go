@@ -1157,7 +1157,9 @@ func (s *ServiceSlices) Applied(verb string, slice *EndpointSlice) {
 // A later Applied of the same sync then bounds the spares it recycles by sparesPerClass
 // alone.
 func (s *ServiceSlices) dropTakenFresh() {
-	if s.fresh == nil {
+	if s.fresh == nil || cap(s.fresh) > spareFreshMaxCap {
+		// A large Service's list stays: it writes many slices a sync, and would grow a
+		// new list again at each.
 		return
 	}
 	// From the last: Applied takes the items about in the order Sync made them, so until
@@ -1167,15 +1169,15 @@ func (s *ServiceSlices) dropTakenFresh() {
 			return
 		}
 	}
-	if b := s.opts.Buffers; len(b.spareFresh) < spareObjectsMax && cap(s.fresh) <= spareFreshMaxCap {
+	if b := s.opts.Buffers; len(b.spareFresh) < spareObjectsMax {
 		b.spareFresh = append(b.spareFresh, s.fresh[:0])
 	}
 	s.fresh = nil
 }
 
-// spareFreshMaxCap is the largest fresh list kept for another Service: one that wrote a
-// slice has two items (its array and object), and a list a large Service grew would stay
-// with the small one that took it.
+// spareFreshMaxCap is the largest fresh list handed to the shared buffers: one that wrote
+// a slice has two items (its array and object). A larger list stays with its Service: it
+// would be grown again at the next sync, and would stay with a small Service that took it.
 const spareFreshMaxCap = 4
 
 func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSlice) {
