@@ -77,7 +77,7 @@ type ServiceEndpoints struct {
 }
 
 // endpointsRare is what few Services' builders need, made on first need: kept apart, it
-// costs the others a pointer (a builder is 320 bytes instead of 352).
+// costs the others a pointer (a builder is 256 bytes instead of 320).
 type endpointsRare struct {
 	// byName indexes the pods' slots by podKey, made on the first call that names a pod
 	// without a ref that applies (see EndpointsPodRef).
@@ -103,7 +103,7 @@ func (s *ServiceEndpoints) rareFields() *endpointsRare {
 
 // lastDecision is the last Sync's EndpointsDecision as a builder keeps it: the verb as its
 // index in decisionVerbs and the counts in 4 bytes each (a Service's pods), 24 bytes instead
-// of 64 (a builder is 280 bytes instead of 320: the 288-byte size class instead of 320).
+// of 64 (a builder is 256 bytes instead of 296, which is in the 320-byte size class).
 type lastDecision struct {
 	verb      uint8
 	truncated bool

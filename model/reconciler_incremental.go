@@ -379,7 +379,7 @@ type familyHints struct {
 	// flagged are the slices the Service's hints mode would rewrite (flagForHints): those
 	// with any hint (stripped, or mode C), or those PreferClose or PreferSameNode would
 	// change. A mode is the Service's until its next change, which rebuilds the families,
-	// so one map serves them all (three made a family 224 bytes, one 208).
+	// so one map serves them all (three took 16 bytes more).
 	flagged map[string]*storedSlice
 	// Totals of the stored slices' zone-hint summaries (with ServiceSlices.zoned).
 	zoneReady   int32          // ready endpoints

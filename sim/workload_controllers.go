@@ -75,7 +75,7 @@ type replicaSet struct {
 }
 
 // rsRare is what few ReplicaSets need: kept apart, it costs the others a pointer (a
-// ReplicaSet is 192 bytes instead of 224; a run keeps one or two a Service).
+// ReplicaSet is 128 bytes instead of 160; a run keeps one or two a Service).
 type rsRare struct {
 	// merged is the ReplicaSet that counts a StatefulSet's or DaemonSet's revision's pods;
 	// nil for a Deployment's ReplicaSets, each of which counts its own.
