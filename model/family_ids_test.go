@@ -10,7 +10,7 @@ func TestFamilyIdentityTable(t *testing.T) {
 	a, b := &storedSlice{}, &storedSlice{}
 	f.addSlice(a)
 	f.addSlice(b)
-	pe := &podEntry{}
+	const pe = entryRef(1)
 	const h, g = endpointHash(11), endpointHash(22)
 
 	f.setDesired(h, pe)
@@ -21,8 +21,8 @@ func TestFamilyIdentityTable(t *testing.T) {
 		t.Fatalf("storedAt = %p, %d; want a, 3", at, pos)
 	}
 	f.dropDesired(h)
-	if f.desiredPod(h) != nil || f.ids.len() != 1 {
-		t.Fatalf("dropping the desired half: pod %v, %d entries; want nil and the stored half kept", f.desiredPod(h), f.ids.len())
+	if f.desiredRef(h) != 0 || f.ids.len() != 1 {
+		t.Fatalf("dropping the desired half: pod %v, %d entries; want nil and the stored half kept", f.desiredRef(h), f.ids.len())
 	}
 	if got := f.store(h, b, 0); got != 2 {
 		t.Fatalf("second store: %d places, want 2", got)
@@ -53,8 +53,8 @@ func TestFamilyIdentityTable(t *testing.T) {
 	if dropped := f.dropAll(false); len(dropped) != 2 {
 		t.Fatalf("dropAll(stored) dropped %d identities, want 2", len(dropped))
 	}
-	if f.desiredPod(h) != pe || f.ids.len() != 1 || f.extra != nil {
-		t.Fatalf("after dropAll(stored): pod %v, %d entries, extra %v; want pe, 1 entry, none", f.desiredPod(h), f.ids.len(), f.extra)
+	if f.desiredRef(h) != pe || f.ids.len() != 1 || f.extra != nil {
+		t.Fatalf("after dropAll(stored): pod %v, %d entries, extra %v; want pe, 1 entry, none", f.desiredRef(h), f.ids.len(), f.extra)
 	}
 	if at, _ := f.storedAt(h); at != nil {
 		t.Fatalf("after dropAll(stored), h is still stored in %p", at)
@@ -73,5 +73,51 @@ func TestFamilyIdentityTable(t *testing.T) {
 	f.addSlice(c)
 	if c.id != id || f.byID[id-1] != c || f.sliceCount() != 2 {
 		t.Fatalf("the new slice got id %d (want %d, reused), count %d", c.id, id, f.sliceCount())
+	}
+}
+
+// TestIdentityStatePacking holds the packed identity state to its three fields: each is
+// set without touching the others, up to its largest value, and a place past those panics.
+func TestIdentityStatePacking(t *testing.T) {
+	cases := []struct {
+		ref entryRef
+		loc storedLoc
+	}{
+		{0, storedLoc{}},
+		{1, storedLoc{id: 1, pos: 0}},
+		{goneRefBase - 1, storedLoc{id: identityIDMax, pos: identityPosMax}},
+		{identityRefMax, storedLoc{id: 7, pos: 999}},
+		{goneRefBase, storedLoc{id: identityIDMax - 1, pos: 1}},
+	}
+	for _, c := range cases {
+		var st identityState
+		st.setLoc(c.loc)
+		st.setRef(c.ref)
+		if st.ref() != c.ref || st.loc() != c.loc {
+			t.Errorf("set %d, %+v: read %d, %+v", c.ref, c.loc, st.ref(), st.loc())
+		}
+		st.setLoc(storedLoc{})
+		if st.ref() != c.ref || st.loc() != (storedLoc{}) {
+			t.Errorf("clearing the place of %d, %+v left %d, %+v", c.ref, c.loc, st.ref(), st.loc())
+		}
+		st.setLoc(c.loc)
+		st.setRef(0)
+		if st.ref() != 0 || st.loc() != c.loc {
+			t.Errorf("clearing the pod of %d, %+v left %d, %+v", c.ref, c.loc, st.ref(), st.loc())
+		}
+	}
+	if got, want := goneRef(3), goneRefBase+3; got != want || liveRef(4) != 5 {
+		t.Errorf("goneRef(3) = %d, liveRef(4) = %d; want %d and 5", got, liveRef(4), want)
+	}
+	for _, loc := range []storedLoc{{id: identityIDMax + 1}, {id: 1, pos: identityPosMax + 1}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("setLoc(%+v) did not panic", loc)
+				}
+			}()
+			var st identityState
+			st.setLoc(loc)
+		}()
 	}
 }

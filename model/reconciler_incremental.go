@@ -44,7 +44,7 @@ type ServiceSlices struct {
 	// pods should not pay for a dozen empty maps.
 	// pods are the kept pods, in no particular order (podEntry.at).
 	pods      []*podEntry
-	dirtyPods []*podEntry // changed since the last sync, each once (podEntry.dirty)
+	dirtyPods []*podEntry // changed since the last sync, each once but for deleted ones (dropEntry)
 	keyPods   keyCounts   // pods passing the filter, per port map
 
 	stored smallMap[string, *storedSlice]
@@ -230,7 +230,7 @@ type podEntry struct {
 	node   *Node // seen's node when the endpoints were built (nil: not found)
 	pbBase int32
 
-	at  int32 // position in ServiceSlices.pods
+	at  int32 // position in ServiceSlices.pods; once deleted, in dirtyPods (dropEntry)
 	key keyID // of the pod's resolved ports, in keyPods
 
 	has   [2]bool
@@ -411,42 +411,111 @@ func (f *family) unflag(name string) {
 }
 
 // storedLoc is where an endpoint identity is stored: the stored slice, by its id in the
-// family (0: stored nowhere), and the endpoint's position in it. An id rather than a pointer
-// makes a table slot 24 bytes rather than 32; a family's slices and a slice's endpoints are
-// far fewer than 2³².
+// family (0: stored nowhere), and the endpoint's position in it.
 type storedLoc struct {
 	id  uint32
 	pos uint32
 }
 
-// identityState is what a family knows of one endpoint identity: the pod whose desired
-// endpoint it is (nil: none) and where it is stored. An identity neither desired nor stored
-// has no entry. An identity stored more than once (an anomaly the next sync resolves) is
-// found at its first place; family.extra counts its other places.
-type identityState struct {
-	pe  *podEntry
-	loc storedLoc
-}
+// entryRef names a pod entry of the Service in an identity's state: 0 none, 1 + its
+// position in ServiceSlices.pods for a kept pod (liveRef), or goneRefBase + its position in
+// ServiceSlices.dirtyPods for a pod deleted since the last sync (goneRef), which that sync
+// drops. A reference is 24 bits, where a pointer took 64 (see identityState).
+type entryRef uint32
 
-// desiredPod returns the pod whose desired endpoint h is, or nil.
-func (f *family) desiredPod(h endpointHash) *podEntry {
-	if st := f.ids.ref(h); st != nil {
-		return st.pe
+// goneRefBase is the first reference to a deleted pod: a Service keeps fewer than 2²³ pods.
+const goneRefBase entryRef = 1 << (identityRefBits - 1)
+
+// liveRef returns the reference to the kept pod at position at of ServiceSlices.pods.
+func liveRef(at int32) entryRef {
+	if entryRef(at)+1 >= goneRefBase {
+		panic("model: a Service keeps more than 8,388,606 pods")
 	}
-	return nil
+	return entryRef(at) + 1
 }
 
-// setDesired records that h is pe's desired endpoint.
-func (f *family) setDesired(h endpointHash, pe *podEntry) {
+// goneRef returns the reference to the deleted pod at position i of ServiceSlices.dirtyPods.
+func goneRef(i int) entryRef {
+	if i > identityRefMax-int(goneRefBase) {
+		panic("model: a Service has more than 8,388,608 pod changes between two syncs")
+	}
+	return goneRefBase + entryRef(i)
+}
+
+// entryOf returns the pod entry r names (nil for none).
+func (s *ServiceSlices) entryOf(r entryRef) *podEntry {
+	switch {
+	case r == 0:
+		return nil
+	case r < goneRefBase:
+		return s.pods[r-1]
+	}
+	return s.dirtyPods[r-goneRefBase]
+}
+
+// identityState is what a family knows of one endpoint identity: the pod whose desired
+// endpoint it is (none: 0) and where it is stored, packed in 64 bits: the entryRef in the
+// low 24, the stored slice's id in the next 24, the position in it in the top 16. A pointer
+// and a storedLoc made a table slot 24 bytes; packed, it is 16, and the tables of
+// many-services' Services held 4.7 MB at its peak. A family's slices (fewer than 2²⁴) and a
+// slice's endpoints (the API server takes at most 1,000) fit. An identity neither desired
+// nor stored has no entry. An identity stored more than once (an anomaly the next sync
+// resolves) is found at its first place; family.extra counts its other places.
+type identityState uint64
+
+const (
+	identityRefBits = 24
+	identityIDBits  = 24
+	identityRefMax  = 1<<identityRefBits - 1
+	identityIDMax   = 1<<identityIDBits - 1
+	identityPosMax  = 1<<(64-identityRefBits-identityIDBits) - 1
+)
+
+// ref returns the pod whose desired endpoint the identity is (0: none).
+func (st identityState) ref() entryRef { return entryRef(st & identityRefMax) }
+
+// loc returns where the identity is stored (id 0: nowhere).
+func (st identityState) loc() storedLoc {
+	return storedLoc{id: uint32(st>>identityRefBits) & identityIDMax, pos: uint32(st >> (identityRefBits + identityIDBits))}
+}
+
+// setRef sets the pod whose desired endpoint the identity is.
+func (st *identityState) setRef(r entryRef) { *st = *st&^identityRefMax | identityState(r) }
+
+// setLoc sets where the identity is stored.
+func (st *identityState) setLoc(l storedLoc) {
+	if l.id > identityIDMax || l.pos > identityPosMax {
+		panic("model: a family holds more than 16,777,215 slices, or a slice more than 65,535 endpoints")
+	}
+	*st = *st&identityRefMax | identityState(l.id)<<identityRefBits | identityState(l.pos)<<(identityRefBits+identityIDBits)
+}
+
+// desiredRef returns the pod whose desired endpoint h is (0: none).
+func (f *family) desiredRef(h endpointHash) entryRef {
+	if st := f.ids.ref(h); st != nil {
+		return st.ref()
+	}
+	return 0
+}
+
+// setDesired records that h is the desired endpoint of the pod r names.
+func (f *family) setDesired(h endpointHash, r entryRef) {
 	st, _ := f.ids.slot(h)
-	st.pe = pe
+	st.setRef(r)
+}
+
+// repoint records that the pod h's state names as from is named to now, if it does.
+func (f *family) repoint(h endpointHash, from, to entryRef) {
+	if st := f.ids.ref(h); st != nil && st.ref() == from {
+		st.setRef(to)
+	}
 }
 
 // dropDesired records that h is no pod's desired endpoint.
 func (f *family) dropDesired(h endpointHash) {
 	if st := f.ids.ref(h); st != nil {
-		st.pe = nil
-		if st.loc.id == 0 {
+		st.setRef(0)
+		if st.loc().id == 0 {
 			f.ids.delete(h)
 		}
 	}
@@ -455,7 +524,7 @@ func (f *family) dropDesired(h endpointHash) {
 // storedAt returns the stored slice holding h (nil: none) and h's position in it.
 func (f *family) storedAt(h endpointHash) (*storedSlice, int) {
 	if st := f.ids.ref(h); st != nil {
-		return f.place(st.loc)
+		return f.place(st.loc())
 	}
 	return nil, 0
 }
@@ -477,8 +546,8 @@ func (f *family) occurrences(h endpointHash) int {
 // stored now.
 func (f *family) store(h endpointHash, ss *storedSlice, pos int) int {
 	st, _ := f.ids.slot(h)
-	if st.loc.id == 0 {
-		st.loc = storedLoc{id: ss.id, pos: uint32(pos)}
+	if st.loc().id == 0 {
+		st.setLoc(storedLoc{id: ss.id, pos: uint32(pos)})
 		return 1
 	}
 	if f.extra == nil {
@@ -493,7 +562,7 @@ func (f *family) store(h endpointHash, ss *storedSlice, pos int) int {
 // than once, which place the table keeps is only right again after reindex.
 func (f *family) unstoreOne(h endpointHash) int {
 	st := f.ids.ref(h)
-	if st == nil || st.loc.id == 0 {
+	if st == nil || st.loc().id == 0 {
 		return 0
 	}
 	if n := f.extra[h]; n > 0 {
@@ -510,16 +579,16 @@ func (f *family) unstoreOne(h endpointHash) int {
 
 // unstoreAll records that h, whose entry is st, is stored nowhere.
 func (f *family) unstoreAll(h endpointHash, st *identityState) {
-	st.loc = storedLoc{}
-	if st.pe == nil {
+	st.setLoc(storedLoc{})
+	if st.ref() == 0 {
 		f.ids.delete(h)
 	}
 }
 
 // moved records that stored slice ss holds h at pos now, if the table has h in ss.
 func (f *family) moved(h endpointHash, ss *storedSlice, pos int) {
-	if st := f.ids.ref(h); st != nil && st.loc.id == ss.id {
-		st.loc.pos = uint32(pos)
+	if st := f.ids.ref(h); st != nil && st.loc().id == ss.id {
+		st.setLoc(storedLoc{id: ss.id, pos: uint32(pos)})
 	}
 }
 
@@ -550,7 +619,7 @@ func (f *family) removeSlice(ss *storedSlice) {
 func (f *family) dropAll(desired bool) []endpointHash {
 	var keys []endpointHash
 	for h, st := range f.ids.all() {
-		if desired && st.pe != nil || !desired && st.loc.id != 0 {
+		if desired && st.ref() != 0 || !desired && st.loc().id != 0 {
 			keys = append(keys, h)
 		}
 	}
@@ -938,18 +1007,36 @@ func (s *ServiceSlices) DeletePod(namespace, name string) {
 	}
 }
 
-// dropEntry removes the pod kept in pe; the next Sync drops its endpoints.
+// dropEntry removes the pod kept in pe; the next Sync drops its endpoints. Until then the
+// identity states name pe by its place in dirtyPods, where it is added even when it is there
+// already (its first place recomputes it, as if it were there once; the second finds nothing
+// left to do), and the pod moved into its place in pods by that place.
 func (s *ServiceSlices) dropEntry(pe *podEntry) {
-	last := len(s.pods) - 1
+	at, last := pe.at, int32(len(s.pods)-1)
+	gone := len(s.dirtyPods)
+	s.repoint(pe, liveRef(at), goneRef(gone))
 	moved := s.pods[last]
-	s.pods[pe.at], moved.at = moved, pe.at
+	if moved != pe {
+		s.repoint(moved, liveRef(last), liveRef(at))
+	}
+	s.pods[at], moved.at = moved, at
 	s.pods[last] = nil
 	s.pods = s.pods[:last]
 	if byName := s.names(); byName != nil {
 		delete(byName, s.podKey(pe.pod.Namespace, pe.pod.Name))
 	}
-	pe.set(flagDeleted, true)
-	s.markDirty(pe)
+	pe.set(flagDeleted|flagDirty, true)
+	s.dirtyPods = append(s.dirtyPods, pe)
+	pe.at = int32(gone)
+}
+
+// repoint records that the identity states naming pe as from name it as to.
+func (s *ServiceSlices) repoint(pe *podEntry, from, to entryRef) {
+	for i, has := range pe.has {
+		if has {
+			s.families[i].repoint(s.podIdentityOf(pe, i).id, from, to)
+		}
+	}
 }
 
 // NodeChanged records that a Node was added, removed or relabelled. As upstream, this does not
@@ -985,7 +1072,7 @@ func (s *ServiceSlices) recomputePod(pe *podEntry) {
 			f.dirty.add(prevIDs[i])
 		}
 		if pe.has[i] {
-			f.setDesired(id, pe)
+			f.setDesired(id, liveRef(pe.at))
 			f.dirty.add(id)
 		}
 	}
@@ -1506,8 +1593,8 @@ func (s *ServiceSlices) checkCleanState(f *family, h endpointHash) (clean bool, 
 // cleanState is checkCleanState without the dirty set's update.
 func (s *ServiceSlices) cleanState(f *family, h endpointHash) (clean bool, pe *podEntry, at *storedSlice, pos int) {
 	if st := f.ids.ref(h); st != nil {
-		pe = st.pe
-		at, pos = f.place(st.loc)
+		pe = s.entryOf(st.ref())
+		at, pos = f.place(st.loc())
 	}
 	switch {
 	case pe == nil && at == nil:
@@ -1887,7 +1974,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 				keep = append(keep, ep)
 				continue
 			}
-			pe := f.desiredPod(ss.hash(i))
+			pe := s.entryOf(f.desiredRef(ss.hash(i)))
 			if pe != nil && s.keyPods.key(pe.key) == k {
 				built = append(built, s.desiredEndpoint(pe, fi))
 				d := &built[len(built)-1]

@@ -195,6 +195,10 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 			}
 		}
 		_ = nodes
+		if msg := identityRefsProblem(inc); msg != "" {
+			t.Errorf("seed %d sync %d, before it: %s\nshortest failing prefix:\n  %s", seed, sync, msg, strings.Join(log, "\n  "))
+			return
+		}
 		if topo {
 			fullTopo.SetNodes(w.presentNodes())
 			incTopo.SetNodes(w.presentNodes())
@@ -221,6 +225,10 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 			got.Plans = plans
 		}
 		log = append(log, fmt.Sprintf("SYNC %d: %v", sync, planCounts(want)))
+		if msg := identityRefsProblem(inc); msg != "" {
+			t.Errorf("seed %d sync %d, after it: %s\nshortest failing prefix:\n  %s", seed, sync, msg, strings.Join(log, "\n  "))
+			return
+		}
 		if ps, ws := planString(got), planString(want); ps != ws {
 			t.Errorf("seed %d sync %d: incremental plan differs from full:\nfull:\n%s\nincremental:\n%s\nshortest failing prefix:\n  %s", seed, sync, ws, ps, strings.Join(log, "\n  "))
 			return
@@ -586,4 +594,43 @@ func mischievousRef[R comparable](rng *rand.Rand, refs map[string]*R, key string
 		foreign(r)
 	}
 	return r
+}
+
+// identityRefsProblem checks that the families' identity states and the pod entries name
+// each other: a state's pod reference resolves to an entry whose desired endpoint of that
+// family is the identity (a kept pod at its place in pods, a deleted one in dirtyPods), and
+// every kept pod's desired endpoint names it. It returns what is wrong, or "".
+func identityRefsProblem(s *ServiceSlices) string {
+	for i, f := range s.families {
+		if f == nil {
+			continue
+		}
+		for h, st := range f.ids.all() {
+			r := st.ref()
+			if r == 0 {
+				continue
+			}
+			pe := s.entryOf(r)
+			switch {
+			case pe == nil:
+				return fmt.Sprintf("family %d: identity %x names reference %d, which is no entry", i, h, r)
+			case !pe.has[i] || s.podIdentityOf(pe, i).id != h:
+				return fmt.Sprintf("family %d: identity %x names pod %s, whose desired endpoint it is not", i, h, pe.pod.Name)
+			case r < goneRefBase && (pe.is(flagDeleted) || pe.at != int32(r-1)):
+				return fmt.Sprintf("family %d: identity %x names kept place %d, holding pod %s (deleted %v, at %d)", i, h, r-1, pe.pod.Name, pe.is(flagDeleted), pe.at)
+			case r >= goneRefBase && !pe.is(flagDeleted):
+				return fmt.Sprintf("family %d: identity %x names pod %s as deleted, and it is kept", i, h, pe.pod.Name)
+			}
+		}
+	}
+	for at, pe := range s.pods {
+		for i, has := range pe.has {
+			if has {
+				if r := s.families[i].desiredRef(s.podIdentityOf(pe, i).id); r != liveRef(int32(at)) {
+					return fmt.Sprintf("family %d: kept pod %s at %d: its identity names reference %d, want %d", i, pe.pod.Name, at, r, liveRef(int32(at)))
+				}
+			}
+		}
+	}
+	return ""
 }

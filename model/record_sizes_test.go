@@ -22,6 +22,7 @@ func TestRecordSizes(t *testing.T) {
 		{"Endpoint", unsafe.Sizeof(Endpoint{}), 80, "one per endpoint of every stored slice"},
 		{"ServiceSlices", unsafe.Sizeof(ServiceSlices{}), 288, "one per Service"},
 		{"family", unsafe.Sizeof(family{}), 192, "one per Service and IP family"},
+		{"identity table slot", unsafe.Sizeof(identitySlot[identityState]{}), 16, "one per endpoint identity desired or stored, in tables up to 7/8 full"},
 		{"storedSlice", unsafe.Sizeof(storedSlice{}), 96, "one per stored slice"},
 		{"Service", unsafe.Sizeof(Service{}), 192, "one per Service"},
 		{"EndpointSlice", unsafe.Sizeof(EndpointSlice{}), 256, "one per stored slice"},
