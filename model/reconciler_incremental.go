@@ -504,7 +504,7 @@ func (f *family) setDesired(h endpointHash, r entryRef) {
 	st.setRef(r)
 }
 
-// repoint records that the pod h's state names as from is named to now, if it does.
+// repoint makes h's state name its pod as to, if it names it as from (the pod moved).
 func (f *family) repoint(h endpointHash, from, to entryRef) {
 	if st := f.ids.ref(h); st != nil && st.ref() == from {
 		st.setRef(to)
