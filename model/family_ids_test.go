@@ -10,10 +10,10 @@ func TestFamilyIdentityTable(t *testing.T) {
 	a, b := &storedSlice{}, &storedSlice{}
 	f.addSlice(a)
 	f.addSlice(b)
-	const pe = entryRef(1)
+	const r = entryRef(1)
 	const h, g = endpointHash(11), endpointHash(22)
 
-	f.setDesired(h, pe)
+	f.setDesired(h, r)
 	if got := f.store(h, a, 3); got != 1 {
 		t.Fatalf("first store: %d places, want 1", got)
 	}
@@ -22,7 +22,7 @@ func TestFamilyIdentityTable(t *testing.T) {
 	}
 	f.dropDesired(h)
 	if f.desiredRef(h) != 0 || f.ids.len() != 1 {
-		t.Fatalf("dropping the desired half: pod %v, %d entries; want nil and the stored half kept", f.desiredRef(h), f.ids.len())
+		t.Fatalf("dropping the desired half: pod %d, %d entries; want 0 and the stored half kept", f.desiredRef(h), f.ids.len())
 	}
 	if got := f.store(h, b, 0); got != 2 {
 		t.Fatalf("second store: %d places, want 2", got)
@@ -46,15 +46,15 @@ func TestFamilyIdentityTable(t *testing.T) {
 	}
 
 	// dropAll keeps the other half of every entry.
-	f.setDesired(h, pe)
+	f.setDesired(h, r)
 	f.store(h, a, 0)
 	f.store(g, b, 1)
 	f.store(g, a, 2)
 	if dropped := f.dropAll(false); len(dropped) != 2 {
 		t.Fatalf("dropAll(stored) dropped %d identities, want 2", len(dropped))
 	}
-	if f.desiredRef(h) != pe || f.ids.len() != 1 || f.extra != nil {
-		t.Fatalf("after dropAll(stored): pod %v, %d entries, extra %v; want pe, 1 entry, none", f.desiredRef(h), f.ids.len(), f.extra)
+	if f.desiredRef(h) != r || f.ids.len() != 1 || f.extra != nil {
+		t.Fatalf("after dropAll(stored): pod %d, %d entries, extra %v; want %d, 1 entry, none", f.desiredRef(h), f.ids.len(), f.extra, r)
 	}
 	if at, _ := f.storedAt(h); at != nil {
 		t.Fatalf("after dropAll(stored), h is still stored in %p", at)
