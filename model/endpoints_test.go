@@ -490,7 +490,7 @@ func TestServiceEndpointsTwin(t *testing.T) {
 	}
 	t.Logf("coverage: %+v", cov)
 	if cov.truncated == 0 || cov.multiSubset == 0 || cov.skips == 0 || cov.writes == 0 || cov.truncatedMulti == 0 ||
-		cov.truncatedSame == 0 || cov.truncatedChanged == 0 {
+		cov.truncatedSame == 0 || cov.truncatedChanged == 0 || cov.restored == 0 {
 		t.Fatalf("the random sequences missed a case: %+v", cov)
 	}
 }
@@ -501,6 +501,8 @@ type endpointsTwinCoverage struct {
 	// truncatedSame and truncatedChanged count truncated syncs whose object equals / differs
 	// from the stored one (TruncatedUnchanged true / false).
 	truncatedSame, truncatedChanged int
+	// restored counts the settled builders made again (Settled, Restore).
+	restored int
 }
 
 // runEndpointsTwin runs steps random changes; with moveAddresses, some updates of a running
@@ -537,6 +539,7 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, moveAddresses bool, 
 	// moves draws the address changes of a running pod (its own stream, so that the other
 	// draws stay as the regression seeds below were found with).
 	moves := rand.New(rand.NewPCG(seed, 11))
+	restores := rand.New(rand.NewPCG(seed, 13)) // which settled builders are made again
 	refs := map[string]*EndpointsPodRef{}
 	foreign := NewServiceEndpoints(svc, opts, testAddressBytes)
 	refFor := func(p *Pod) *EndpointsPodRef {
@@ -564,6 +567,25 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, moveAddresses bool, 
 		}
 	}
 	var cur *Endpoints
+	// restore, half the time, drops a settled builder and makes it again from the Service
+	// and the pods, as the simulator does with small Services' builders: the decisions that
+	// follow must still be the full build's.
+	restore := func() {
+		trigger, ok := se.Settled()
+		if !ok || restores.IntN(2) != 0 {
+			return
+		}
+		if cur == nil || cur.Annotations.Has(AnnotationOverCapacity) {
+			t.Fatalf("seed %d: settled with no stored object or an over-capacity one", seed)
+		}
+		se = NewServiceEndpoints(svc, opts, testAddressBytes)
+		refs = map[string]*EndpointsPodRef{}
+		for _, k := range slices.Sorted(maps.Keys(pods)) {
+			setPod(pods[k])
+		}
+		se.Restore(trigger)
+		cov.restored++
+	}
 	nextID := 0
 	newPod := func() *Pod {
 		nextID++
@@ -664,6 +686,7 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, moveAddresses bool, 
 				se.SetService(svc)
 			}
 		}
+		restore() // after changes, some of which may leave the stored object as it is
 		if r.IntN(3) == 0 {
 			trigger += Timestamp(1 + r.IntN(1e9))
 		}
@@ -684,6 +707,10 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, moveAddresses bool, 
 		switch {
 		case full.Verb == "":
 			cov.skips++
+			// A skipped sync's object is the stored one, trigger time and all.
+			if obj := se.Object(); cur != nil && (obj == nil || !reflect.DeepEqual(obj.Annotations, cur.Annotations) || !reflect.DeepEqual(obj.Labels, cur.Labels)) {
+				t.Fatalf("seed %d step %d: a skipped sync's object is not the stored one\n got %+v\nwant %+v", seed, step, obj, cur.ObjectMeta)
+			}
 		default:
 			cov.writes++
 		}
@@ -710,6 +737,13 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, moveAddresses bool, 
 			}
 		}
 		if full.Verb != "" {
+			// Unchanged says whether the API server drops the write as a no-op.
+			same := cur != nil && reflect.DeepEqual(cur.Labels, full.Object.Labels) &&
+				reflect.DeepEqual(cur.Annotations, full.Object.Annotations) &&
+				reflect.DeepEqual(nilEmptyLists(cur.Subsets), nilEmptyLists(full.Object.Subsets))
+			if got := se.Unchanged(); got && !same {
+				t.Fatalf("seed %d step %d: Unchanged, but the object differs from the stored one", seed, step)
+			}
 			obj := se.Object()
 			if !reflect.DeepEqual(obj.Subsets, full.Object.Subsets) && !(len(obj.Subsets) == 0 && len(full.Object.Subsets) == 0) {
 				t.Fatalf("seed %d step %d: objects differ\n inc %+v\nfull %+v", seed, step, obj.Subsets, full.Object.Subsets)
@@ -724,6 +758,7 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, moveAddresses bool, 
 			se.Applied()
 			cur = stored(full, cur)
 		}
+		restore()
 		checkEndpointsPodList(t, se, pods, seed, step)
 	}
 	if useRefs && !mischief && se.byName() != nil {
