@@ -18,7 +18,17 @@ type endpointsSyncer struct {
 	e        *Engine
 	opts     model.EndpointsOptions
 	builders []*model.ServiceEndpoints
-	stored   []storedEndpoints
+	// dormant holds what makes a settled small Service's builder again, while it is
+	// dropped (settle); builders then holds nil for it. Read builders through builder.
+	dormant []*dormantEndpoints
+	// candidates are the Services whose builders were settled after a sync or a write,
+	// oldest first, each with the time it was; candidateAt is each Service's latest such
+	// time. settle drops a builder that has stayed settled for settleAfter.
+	candidates  fifo[settleCandidate]
+	candidateAt []Time
+	// dropped and remade count the builders settle dropped and builder made again.
+	dropped, remade int
+	stored          []storedEndpoints
 	// fields remembers the Endpoints objects' managedFields field sets.
 	fields model.FieldsMemo
 	// inflight marks services with a write between sync and commit; held are the changes
@@ -78,10 +88,12 @@ func newEndpointsSyncer(e *Engine) *endpointsSyncer {
 		// The controller syncs one Service at a time: its Services share one set of buffers.
 		opts: model.EndpointsOptions{Truncate: e.cfg.ControlPlane.EndpointsTruncation,
 			Buffers: new(model.EndpointsBuffers)},
-		builders: make([]*model.ServiceEndpoints, n),
-		stored:   make([]storedEndpoints, n),
-		inflight: make([]bool, n),
-		held:     make([][]heldChange, n),
+		builders:    make([]*model.ServiceEndpoints, n),
+		dormant:     make([]*dormantEndpoints, n),
+		candidateAt: make([]Time, n),
+		stored:      make([]storedEndpoints, n),
+		inflight:    make([]bool, n),
+		held:        make([][]heldChange, n),
 	}
 }
 
@@ -94,12 +106,113 @@ func addressBytes(a model.EndpointAddress) model.ByEncoding {
 }
 
 func (y *endpointsSyncer) serviceAdded(s *serviceState) {
-	y.builders[s.idx] = model.NewServiceEndpoints(s.svc, y.opts, addressBytes)
+	b := model.NewServiceEndpoints(s.svc, y.opts, addressBytes)
+	y.builders[s.idx], y.dormant[s.idx] = b, nil
 	for _, p := range s.pods {
 		if p.stage != stageGone { // gone pods stay in s.pods until it is compacted
-			y.builders[s.idx].SetPodRef(&p.endpointsRef, p.pod)
+			b.SetPodRef(&p.endpointsRef, p.pod)
 		}
 	}
+}
+
+// settleMaxPods bounds the pods of a Service whose builder settle drops: making it again
+// costs a SetPod a pod at its next change, and a rollout changes its Service's pods in a
+// row. Measured on many-services (6,000 Services of 2 pods, 3,495 of 8): at 4, its peak
+// live heap is 4.7 MB less for 0.6% more allocations; at 16, 8 MB less for 39% more
+// allocations and about a tenth more CPU (its Services of 8 pods roll out often, and at its
+// peak most of them have 9 or 10 pods). A variable, so that a test can turn settling off.
+var settleMaxPods = 4
+
+// settleAfter is how long a builder must have stayed settled before settle drops it: a
+// Service that is changing (a rollout's pods start one after another) would make its
+// builder again at every change.
+const settleAfter = Time(5 * time.Minute)
+
+type settleCandidate struct {
+	idx int32
+	at  Time
+}
+
+// dormantEndpoints is what makes a dropped builder again: the Service and the pod versions
+// it had, with the pods' records (whose refs it sets), and its stored object's trigger time.
+type dormantEndpoints struct {
+	svc     *model.Service
+	trigger model.Timestamp
+	pods    []dormantPod
+}
+
+type dormantPod struct {
+	p   *podState
+	pod *model.Pod
+}
+
+// settled notes that Service s's sync or write has settled, then drops the builders that
+// have stayed settled for settleAfter since theirs (settle).
+func (y *endpointsSyncer) settled(s *serviceState) {
+	now := y.e.now
+	if b := y.builders[s.idx]; b != nil && b.Pods() <= settleMaxPods {
+		y.candidates.push(settleCandidate{idx: int32(s.idx), at: now})
+		y.candidateAt[s.idx] = now
+	}
+	items := y.candidates.items()
+	n := 0
+	for ; n < len(items) && items[n].at <= now-settleAfter; n++ {
+		if c := items[n]; y.candidateAt[c.idx] == c.at {
+			y.settle(y.e.services[c.idx])
+		}
+	}
+	if n > 0 {
+		y.candidates.drop(n)
+	}
+}
+
+// settle drops Service s's builder when it has at most settleMaxPods pods, no write in
+// flight and nothing but what its stored object says (model.ServiceEndpoints.Settled): most
+// Services, most of the time. builder makes it again, with the same decisions to follow,
+// when it is next needed. A builder of 2 pods is about 1 KB of address lists, port states,
+// signatures and layout that make the next change cheap; what makes it again is 80 bytes
+// (and 8 a Service for candidateAt).
+func (y *endpointsSyncer) settle(s *serviceState) {
+	i := s.idx
+	b := y.builders[i]
+	if b == nil || y.inflight[i] || y.held[i] != nil || b.Pods() > settleMaxPods {
+		return
+	}
+	trigger, ok := b.Settled()
+	if !ok {
+		return
+	}
+	d := &dormantEndpoints{svc: b.Service(), trigger: trigger, pods: make([]dormantPod, 0, b.Pods())}
+	for _, p := range s.pods {
+		if pod := b.PodOf(&p.endpointsRef); pod != nil {
+			d.pods = append(d.pods, dormantPod{p: p, pod: pod})
+		}
+	}
+	if len(d.pods) != b.Pods() {
+		return // a pod the records do not name: keep the builder
+	}
+	for _, dp := range d.pods {
+		dp.p.endpointsRef = model.EndpointsPodRef{} // the slot goes with the builder
+	}
+	y.builders[i], y.dormant[i] = nil, d
+	y.dropped++
+}
+
+// builder returns Service i's builder (nil if the Service has none), made again if settle
+// dropped it.
+func (y *endpointsSyncer) builder(i int) *model.ServiceEndpoints {
+	b, d := y.builders[i], y.dormant[i]
+	if b != nil || d == nil {
+		return b
+	}
+	b = model.NewServiceEndpoints(d.svc, y.opts, addressBytes)
+	for _, dp := range d.pods {
+		b.SetPodRef(&dp.p.endpointsRef, dp.pod)
+	}
+	b.Restore(d.trigger)
+	y.builders[i], y.dormant[i] = b, nil
+	y.remade++
+	return b
 }
 
 func (y *endpointsSyncer) serviceChanged(s *serviceState) {
@@ -117,7 +230,7 @@ func (y *endpointsSyncer) backoff(n int) Time {
 // podChanged feeds the builder and applies the same update filter as the EndpointSlice
 // controller (upstream: endpoints_controller.go updatePod → GetServicesToUpdateOnPodChange).
 func (y *endpointsSyncer) podChanged(p *podState, old *model.Pod, deleted bool) bool {
-	if y.builders[p.svc().idx] == nil {
+	if y.builder(p.svc().idx) == nil {
 		return false
 	}
 	if deleted {
@@ -139,7 +252,7 @@ func (y *endpointsSyncer) apply(i int, c heldChange) {
 		y.held[i] = append(y.held[i], c)
 		return
 	}
-	b := y.builders[i]
+	b := y.builder(i)
 	switch {
 	case c.deleted:
 		b.DeletePodRef(c.ref, c.pod.Namespace, c.pod.Name)
@@ -169,9 +282,10 @@ func (y *endpointsSyncer) sync(s *serviceState, trigger model.Timestamp, buf []w
 		snap.manual = s.manual
 		return append(buf[:0], write{verb: verb, legacy: true, user: true, endpoints: snap}), nil
 	}
-	b := y.builders[s.idx]
+	b := y.builder(s.idx)
 	d := b.Sync(trigger)
 	if d.Verb == "" {
+		y.settled(s)
 		return buf[:0], nil
 	}
 	y.inflight[s.idx] = true
@@ -270,7 +384,7 @@ func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 	defer y.freeSnapshot(w.endpoints)
 	if ok {
 		if w.endpoints.manual == nil {
-			y.builders[i].Applied()
+			y.builder(i).Applied()
 		}
 		st := &y.stored[i]
 		if w.verb == model.EndpointsDelete {
@@ -283,16 +397,15 @@ func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 	// The write is settled: the changes held meanwhile reach the builder now.
 	y.inflight[i] = false
 	// apply holds nothing now (the write is settled), so the list is reused afterwards.
-	held := y.held[i]
-	if held == nil {
-		return
+	if held := y.held[i]; held != nil {
+		for _, c := range held {
+			y.apply(i, c)
+		}
+		clear(held)
+		y.held[i] = nil
+		y.spareHeld = append(y.spareHeld, held[:0])
 	}
-	for _, c := range held {
-		y.apply(i, c)
-	}
-	clear(held)
-	y.held[i] = nil
-	y.spareHeld = append(y.spareHeld, held[:0])
+	y.settled(s)
 }
 
 // commitManual stores the user's Endpoints object of a selector-less Service. Its
