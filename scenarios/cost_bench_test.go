@@ -19,7 +19,9 @@ import (
 //   - B/service: the heap a Service of 2 pods adds (10,000 of them against one), less its
 //     pods' share at B/pod.
 //
-// The results (latency samples and series) are included, as in BenchmarkScale.
+// The results (latency samples and series) are included, as in BenchmarkScale. A Service
+// of 2 pods that is not changing keeps no Endpoints builder (sim's settle: at most 4 pods),
+// and one of 10 does: the builder a Service of 10 keeps counts in B/pod, not in B/service.
 //
 //	go test ./scenarios -run '^$' -bench HeapCost -benchtime 1x
 func BenchmarkHeapCost(b *testing.B) {
