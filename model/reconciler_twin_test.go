@@ -55,6 +55,10 @@ func TestIncrementalMatchesFull(t *testing.T) {
 	if twinCachedSizes == 0 {
 		t.Error("no stored endpoint had a cached size: the size cache went untested")
 	}
+	if twinRestored == 0 {
+		t.Error("no settled reconciler was made again: Settled and PodOf went untested")
+	}
+	t.Logf("%d settled reconcilers made again", twinRestored)
 }
 
 func twinOneSequence(t *testing.T, seed uint64, steps int) {
@@ -153,9 +157,35 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 	for _, p := range w.podList() {
 		setPod(p)
 	}
+	// restore, half the time, drops a settled reconciler and makes another from its
+	// Service, stored slices and pods (in its order), as the simulator does with small
+	// Services' reconcilers: the plans that follow must still be the full reconciler's.
+	restores := rand.New(rand.NewPCG(seed, 13))
+	restore := func() {
+		if !inc.Settled() || restores.IntN(2) != 0 {
+			return
+		}
+		next := NewServiceSlices(inc.Service(), w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max, Topology: incTopo, Buffers: shared})
+		next.nodes = dynamicNodes{w}
+		next.SetStoredSlices(inc.Stored())
+		refs = map[string]*PodRef{}
+		for _, pe := range inc.pods {
+			if pod, at := inc.PodOf(&PodRef{pe: pe}); pod != pe.pod || at != int(pe.at) {
+				t.Fatalf("seed %d: PodOf gives %v at %d for the pod at %d", seed, pod, at, pe.at)
+			}
+			refs[pe.pod.Name] = new(PodRef)
+			next.SetPodRef(refs[pe.pod.Name], pe.pod)
+		}
+		if !slices.Equal(next.Stored(), inc.Stored()) {
+			t.Fatalf("seed %d: the reconciler made again stores other slices than the one it replaces", seed)
+		}
+		inc = next
+		twinRestored++
+	}
 	nameSeq := 0
 	log := append([]string(nil), w.ops...)
 	for sync := 0; sync < steps; sync++ {
+		restore() // after the last plan's writes
 		nChanges := w.rng.IntN(4)
 		for i := 0; i < nChanges; i++ {
 			before := map[string]*Pod{}
@@ -195,6 +225,7 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 			}
 		}
 		_ = nodes
+		restore() // after changes, which may leave nothing to do
 		if msg := identityRefsProblem(inc); msg != "" {
 			t.Errorf("seed %d sync %d, before it: %s\nshortest failing prefix:\n  %s", seed, sync, msg, strings.Join(log, "\n  "))
 			return
@@ -314,6 +345,9 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 		t.Fatalf("seed %d: the reconciler indexed its pods by name, though every change came with its ref", seed)
 	}
 }
+
+// twinRestored counts the settled reconcilers the twin runs made again.
+var twinRestored int
 
 // twinSpareReuses counts the syncs of TestIncrementalMatchesFull that started with spare
 // endpoint arrays to reuse.

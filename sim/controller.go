@@ -75,6 +75,9 @@ type syncer interface {
 	commit(s *serviceState, w *write, meta apiMeta) committed
 	// applied tells the reconciler that w is now stored (ok) or failed.
 	applied(s *serviceState, w *write, ok bool)
+	// settled tells the syncer that a sync of s ended, its writes (if any) all stored, with
+	// nothing queued: its builders may be dropped once that has lasted (settle.go).
+	settled(s *serviceState)
 	// backoff returns the per-item retry delay after n failures.
 	backoff(n int) Time
 	// staleGuard reports whether this controller refuses to sync on a stale cache (the
@@ -606,6 +609,9 @@ func (c *controller) done(s *serviceState, failed bool) {
 		k.pending = false
 	default:
 		k.requeues = 0
+		if !k.dirty && !k.pending {
+			c.syncer.settled(s)
+		}
 	}
 	if k.dirty {
 		k.dirty = false

@@ -18,19 +18,9 @@ type endpointsSyncer struct {
 	e        *Engine
 	opts     model.EndpointsOptions
 	builders []*model.ServiceEndpoints
-	// dormant holds what makes a settled small Service's builder again, while it is
-	// dropped (settle); builders then holds nil for it. Read builders through builder.
-	dormant []*dormantEndpoints
-	// candidates are the Services whose builders were settled after a sync or a write,
-	// oldest first, each with the time it was; candidateAt is each Service's latest such
-	// time. settle drops a builder that has stayed settled for settleAfter.
-	candidates  fifo[settleCandidate]
-	candidateAt []Time
-	// spareDormant are records of builders made again, emptied, for settle to reuse.
-	spareDormant []*dormantEndpoints
-	// dropped and remade count the builders settle dropped and builder made again.
-	dropped, remade int
-	stored          []storedEndpoints
+	// settler keeps what makes the dropped builders of small settled Services again.
+	settler settler
+	stored  []storedEndpoints
 	// fields remembers the Endpoints objects' managedFields field sets.
 	fields model.FieldsMemo
 	// inflight marks services with a write between sync and commit; held are the changes
@@ -90,12 +80,11 @@ func newEndpointsSyncer(e *Engine) *endpointsSyncer {
 		// The controller syncs one Service at a time: its Services share one set of buffers.
 		opts: model.EndpointsOptions{Truncate: e.cfg.ControlPlane.EndpointsTruncation,
 			Buffers: new(model.EndpointsBuffers)},
-		builders:    make([]*model.ServiceEndpoints, n),
-		dormant:     make([]*dormantEndpoints, n),
-		candidateAt: make([]Time, n),
-		stored:      make([]storedEndpoints, n),
-		inflight:    make([]bool, n),
-		held:        make([][]heldChange, n),
+		builders: make([]*model.ServiceEndpoints, n),
+		settler:  newSettler(n),
+		stored:   make([]storedEndpoints, n),
+		inflight: make([]bool, n),
+		held:     make([][]heldChange, n),
 	}
 }
 
@@ -109,7 +98,8 @@ func addressBytes(a model.EndpointAddress) model.ByEncoding {
 
 func (y *endpointsSyncer) serviceAdded(s *serviceState) {
 	b := model.NewServiceEndpoints(s.svc, y.opts, addressBytes)
-	y.builders[s.idx], y.dormant[s.idx] = b, nil
+	y.builders[s.idx] = b
+	y.settler.dormant[s.idx] = nil // a Service added again: its old builder is not wanted
 	for _, p := range s.pods {
 		if p.stage != stageGone { // gone pods stay in s.pods until it is compacted
 			b.SetPodRef(&p.endpointsRef, p.pod)
@@ -117,124 +107,55 @@ func (y *endpointsSyncer) serviceAdded(s *serviceState) {
 	}
 }
 
-// settleMaxPods bounds the pods of a Service whose builder settle drops: making it again
-// costs a SetPod a pod at its next change, and a rollout changes its Service's pods in a
-// row. Measured on many-services (6,000 Services of 2 pods, 3,495 of 8): at 4, its peak
-// live heap is 4.7 MB less for 0.6% more allocations; at 16, 8 MB less for 39% more
-// allocations and about a tenth more CPU (its Services of 8 pods roll out often, and at its
-// peak most of them have 9 or 10 pods). A variable, so that a test can turn settling off.
-var settleMaxPods = dormantMaxPods
-
-// dormantMaxPods is the most pods a dormantEndpoints holds; spareDormantMax bounds the
-// spare records kept (a rollout of thousands of small Services makes them all again).
-const (
-	dormantMaxPods  = 4
-	spareDormantMax = 256
-)
-
-// settleAfter is how long a builder must have stayed settled before settle drops it: a
-// Service that is changing (a rollout's pods start one after another) would make its
-// builder again at every change.
-const settleAfter = Time(5 * time.Minute)
-
-type settleCandidate struct {
-	idx int32
-	at  Time
-}
-
-// dormantEndpoints is what makes a dropped builder again: the Service and the pod versions
-// it had, with the pods' records (whose refs it sets), and its stored object's trigger time:
-// 80 bytes, in one allocation, reused once the builder is made again (spareDormant).
-type dormantEndpoints struct {
-	svc     *model.Service
-	trigger model.Timestamp
-	pods    [dormantMaxPods]dormantPod
-}
-
-type dormantPod struct {
-	p   *podState
-	pod *model.Pod
-}
-
-// settled notes that Service s's sync or write has settled, then drops the builders that
-// have stayed settled for settleAfter since theirs (settle).
+// settled notes that a sync of Service s ended with nothing left to do, and drops the
+// builders that have stayed so for settleAfter (settle.go).
 func (y *endpointsSyncer) settled(s *serviceState) {
-	now := y.e.now
-	if b := y.builders[s.idx]; b != nil && b.Pods() <= settleMaxPods {
-		y.candidates.push(settleCandidate{idx: int32(s.idx), at: now})
-		y.candidateAt[s.idx] = now
-	}
-	items := y.candidates.items()
-	n := 0
-	for ; n < len(items) && items[n].at <= now-settleAfter; n++ {
-		if c := items[n]; y.candidateAt[c.idx] == c.at {
-			y.settle(y.e.services[c.idx])
-		}
-	}
-	if n > 0 {
-		y.candidates.drop(n)
+	if b := y.builders[s.idx]; b != nil {
+		y.settler.note(s.idx, b.Pods(), y.e.now, y.settle)
 	}
 }
 
-// settle drops Service s's builder when it has at most settleMaxPods pods, no write in
-// flight and nothing but what its stored object says (model.ServiceEndpoints.Settled): most
-// Services, most of the time. builder makes it again, with the same decisions to follow,
-// when it is next needed. A builder of 2 pods is about 1 KB of address lists, port states,
-// signatures and layout that make the next change cheap; what makes it again is 80 bytes
-// (and 8 a Service for candidateAt).
-func (y *endpointsSyncer) settle(s *serviceState) {
-	i := s.idx
+// settle drops Service i's builder if it is small, has no write in flight and holds nothing
+// but what its stored object says (model.ServiceEndpoints.Settled), keeping its Service,
+// pods and the stored trigger time; builder makes it again.
+func (y *endpointsSyncer) settle(i int) {
 	b := y.builders[i]
-	if b == nil || y.inflight[i] || y.held[i] != nil || b.Pods() > min(settleMaxPods, dormantMaxPods) {
+	if b == nil || y.inflight[i] || y.held[i] != nil {
 		return
 	}
 	trigger, ok := b.Settled()
 	if !ok {
 		return
 	}
-	var pods [dormantMaxPods]dormantPod
-	n := 0
-	for _, p := range s.pods {
-		if pod := b.PodOf(&p.endpointsRef); pod != nil {
-			if n == len(pods) {
-				return // more pods than the builder has: keep it
-			}
-			pods[n] = dormantPod{p: p, pod: pod}
-			n++
-		}
+	d := y.settler.gather(y.e.services[i], b.Pods(), func(p *podState) (*model.Pod, int) { return b.PodOf(&p.endpointsRef), 0 })
+	if d == nil {
+		return
 	}
-	if n != b.Pods() {
-		return // a pod the records do not name: keep the builder
-	}
-	for _, dp := range pods[:n] {
+	d.svc, d.trigger = b.Service(), trigger
+	for _, dp := range d.occupied() {
 		dp.p.endpointsRef = model.EndpointsPodRef{} // the slot goes with the builder
 	}
-	d := takeFree(&y.spareDormant)
-	*d = dormantEndpoints{svc: b.Service(), trigger: trigger, pods: pods}
-	y.builders[i], y.dormant[i] = nil, d
-	y.dropped++
+	y.builders[i] = nil
+	y.settler.keep(i, d)
 }
 
 // builder returns Service i's builder (nil if the Service has none), made again if settle
 // dropped it.
 func (y *endpointsSyncer) builder(i int) *model.ServiceEndpoints {
-	b, d := y.builders[i], y.dormant[i]
-	if b != nil || d == nil {
+	if b := y.builders[i]; b != nil {
 		return b
 	}
-	b = model.NewServiceEndpoints(d.svc, y.opts, addressBytes)
-	for _, dp := range d.pods {
-		if dp.p != nil {
-			b.SetPodRef(&dp.p.endpointsRef, dp.pod)
-		}
+	d := y.settler.wake(i)
+	if d == nil {
+		return nil
+	}
+	b := model.NewServiceEndpoints(d.svc, y.opts, addressBytes)
+	for _, dp := range d.occupied() {
+		b.SetPodRef(&dp.p.endpointsRef, dp.pod)
 	}
 	b.Restore(d.trigger)
-	y.builders[i], y.dormant[i] = b, nil
-	y.remade++
-	if len(y.spareDormant) < spareDormantMax {
-		*d = dormantEndpoints{} // keep nothing alive
-		y.spareDormant = append(y.spareDormant, d)
-	}
+	y.builders[i] = b
+	y.settler.release(d)
 	return b
 }
 
@@ -308,7 +229,6 @@ func (y *endpointsSyncer) sync(s *serviceState, trigger model.Timestamp, buf []w
 	b := y.builder(s.idx)
 	d := b.Sync(trigger)
 	if d.Verb == "" {
-		y.settled(s)
 		return buf[:0], nil
 	}
 	y.inflight[s.idx] = true
@@ -428,7 +348,6 @@ func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 		y.held[i] = nil
 		y.spareHeld = append(y.spareHeld, held[:0])
 	}
-	y.settled(s)
 }
 
 // commitManual stores the user's Endpoints object of a selector-less Service. Its

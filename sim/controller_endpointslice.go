@@ -16,6 +16,8 @@ type sliceSyncer struct {
 	// stores, by name, with their sizes.
 	reconcilers []*model.ServiceSlices
 	stored      []sliceStore
+	// settler keeps what makes the dropped reconcilers of small settled Services again.
+	settler settler
 	// fields remembers the slices' managedFields field sets.
 	fields model.FieldsMemo
 	// byKey finds a Service by "namespace/name" (built on first use).
@@ -66,6 +68,7 @@ func newSliceSyncer(e *Engine) *sliceSyncer {
 			Buffers: new(model.SyncBuffers)},
 		stored:      make([]sliceStore, len(e.services)),
 		reconcilers: make([]*model.ServiceSlices, len(e.services)),
+		settler:     newSettler(len(e.services)),
 	}
 }
 
@@ -78,9 +81,65 @@ func (y *sliceSyncer) serviceAdded(s *serviceState) {
 		}
 	}
 	y.reconcilers[s.idx] = r
+	y.settler.dormant[s.idx] = nil // a Service added again: its old reconciler is not wanted
 }
 
-func (y *sliceSyncer) serviceChanged(s *serviceState) { y.reconcilers[s.idx].SetService(s.svc) }
+// settled notes that a sync of Service s ended with nothing left to do, and drops the
+// reconcilers that have stayed so for settleAfter (settle.go).
+func (y *sliceSyncer) settled(s *serviceState) {
+	if r := y.reconcilers[s.idx]; r != nil && s.manual == nil {
+		y.settler.note(s.idx, r.Pods(), y.e.now, y.settle)
+	}
+}
+
+// settle drops Service i's reconciler if it is small and has nothing to do
+// (model.ServiceSlices.Settled), keeping its Service and pods; the stored slices are the
+// API server's (stored). reconciler makes it again.
+func (y *sliceSyncer) settle(i int) {
+	r := y.reconcilers[i]
+	if r == nil || !r.Settled() {
+		return
+	}
+	d := y.settler.gather(y.e.services[i], r.Pods(), func(p *podState) (*model.Pod, int) { return r.PodOf(&p.sliceRef) })
+	if d == nil {
+		return
+	}
+	d.svc = r.Service()
+	for _, dp := range d.occupied() {
+		dp.p.sliceRef = model.PodRef{} // the entry goes with the reconciler
+	}
+	y.reconcilers[i] = nil
+	y.settler.keep(i, d)
+}
+
+// reconciler returns Service i's reconciler (nil if the Service has none), made again if
+// settle dropped it: from its Service, the stored slices (by name, as Stored lists them)
+// and its pods in its order.
+func (y *sliceSyncer) reconciler(i int) *model.ServiceSlices {
+	if r := y.reconcilers[i]; r != nil {
+		return r
+	}
+	d := y.settler.wake(i)
+	if d == nil {
+		return nil
+	}
+	r := model.NewServiceSlices(d.svc, y.e, y.opts)
+	list := y.stored[i].list
+	stored := make([]*model.EndpointSlice, len(list))
+	for j, ss := range list {
+		stored[j] = ss.slice
+	}
+	slices.SortFunc(stored, func(a, b *model.EndpointSlice) int { return strings.Compare(a.Name, b.Name) })
+	r.SetStoredSlices(stored)
+	for _, dp := range d.occupied() {
+		r.SetPodRef(&dp.p.sliceRef, dp.pod)
+	}
+	y.reconcilers[i] = r
+	y.settler.release(d)
+	return r
+}
+
+func (y *sliceSyncer) serviceChanged(s *serviceState) { y.reconciler(s.idx).SetService(s.svc) }
 func (y *sliceSyncer) staleGuard() bool               { return true }
 
 // backoff is the EndpointSlice controller's per-item limiter: 1 s doubling to 1000 s.
@@ -92,7 +151,7 @@ func (y *sliceSyncer) backoff(n int) Time {
 // podChanged is the EndpointSlice controller's pod event filter.
 // upstream: util/controller_utils.go GetPodUpdateProjectionKey, podEndpointsChanged.
 func (y *sliceSyncer) podChanged(p *podState, old *model.Pod, deleted bool) bool {
-	r := y.reconcilers[p.svc().idx]
+	r := y.reconciler(p.svc().idx)
 	if r == nil {
 		return false
 	}
@@ -122,7 +181,7 @@ func (y *sliceSyncer) sync(s *serviceState, trigger model.Timestamp, buf []write
 	if s.manual != nil {
 		return y.mirror(s, buf), nil
 	}
-	res := y.reconcilers[s.idx].Sync(trigger)
+	res := y.reconciler(s.idx).Sync(trigger)
 	writes := buf[:0]
 	for i := range res.Plans {
 		p := &res.Plans[i]
@@ -231,7 +290,7 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 		return
 	}
 	if s.manual == nil {
-		y.reconcilers[s.idx].Applied(w.verb, w.slice)
+		y.reconciler(s.idx).Applied(w.verb, w.slice)
 	}
 	st := &y.stored[s.idx]
 	old := -1

@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// TestSettledBuildersMadeAgain checks that dropping settled small Services' Endpoints
-// builders and making them again when a change comes (endpointsSyncer.settle, builder)
-// changes no result: the same run with settling off gives the same results, while many
+// TestSettledBuildersMadeAgain checks that dropping settled small Services' builders (the
+// Endpoints builder and the EndpointSlice reconciler) and making them again when a change
+// comes (settle.go) changes no result: the same run with settling off gives the same results, while many
 // builders were dropped and made again. The Services idle for longer than settleAfter
 // between actions that change every kind of thing the builder reads: pods rolled out,
 // scaled up and down, made not ready, moved off failed nodes, and the Service relabelled.
@@ -25,7 +25,7 @@ func TestSettledBuildersMadeAgain(t *testing.T) {
 		{Name: "relabel", Kind: ActionLabelService, Labels: map[string]string{"tier": "web"}}, wait,
 		{Name: "scale down", Kind: ActionScale, Replicas: 1}, wait,
 	}
-	run := func(maxPods int) (*Results, *endpointsSyncer) {
+	run := func(maxPods int) (*Results, []*settler) {
 		t.Helper()
 		defer func(old int) { settleMaxPods = old }(settleMaxPods)
 		settleMaxPods = maxPods
@@ -33,25 +33,33 @@ func TestSettledBuildersMadeAgain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var y *endpointsSyncer
+		var settlers []*settler
 		for _, c := range e.ctls {
-			if s, ok := c.syncer.(*endpointsSyncer); ok {
-				y = s
+			switch y := c.syncer.(type) {
+			case *endpointsSyncer:
+				settlers = append(settlers, &y.settler)
+			case *sliceSyncer:
+				settlers = append(settlers, &y.settler)
 			}
 		}
 		res, err := e.run()
 		if err != nil {
 			t.Fatal(err)
 		}
-		return res, y
+		return res, settlers
 	}
-	settled, y := run(4)
+	settled, settlers := run(dormantMaxPods)
 	plain, _ := run(0)
-	if y.remade < 40 || y.dropped < 40 {
-		t.Fatalf("%d builders dropped and %d made again: the run did not exercise settling", y.dropped, y.remade)
+	if len(settlers) != 2 {
+		t.Fatalf("%d controllers with builders, want 2", len(settlers))
+	}
+	for _, st := range settlers {
+		if st.remade < 40 || st.dropped < 40 {
+			t.Fatalf("%d builders dropped and %d made again: the run did not exercise settling", st.dropped, st.remade)
+		}
+		t.Logf("%d builders dropped, %d made again", st.dropped, st.remade)
 	}
 	if !reflect.DeepEqual(settled, plain) {
 		t.Fatalf("settling changed the results:\nwith    %+v\nwithout %+v", settled.Phases, plain.Phases)
 	}
-	t.Logf("%d builders dropped, %d made again", y.dropped, y.remade)
 }
