@@ -26,9 +26,11 @@ var settleMaxPods = dormantMaxPods
 
 const (
 	// settleAfter is how long a Service must have had nothing to do before its builders
-	// are dropped: a Service that is changing (a rollout's pods start one after another)
-	// would make them again at every change.
-	settleAfter = Time(5 * time.Minute)
+	// are dropped: a Service that is changing (a rollout's pods start one after another, a
+	// drain moves them) would make them again at every change. Measured: at 5 minutes
+	// many-services made builders again 17,372 times and cluster-day 70,697; at an hour,
+	// 2,588 and 29,642, for the same peak live heap (cluster-day's 1.3 MB higher).
+	settleAfter = Time(time.Hour)
 	// dormantMaxPods is the most pods a dormant record holds; spareDormantMax bounds the
 	// spare records kept (a rollout of thousands of small Services makes them all again).
 	dormantMaxPods  = 4
@@ -40,10 +42,13 @@ type settler struct {
 	// dormant holds, per Service, what makes its dropped builder again (nil: the builder
 	// is there, or the Service has none).
 	dormant []*dormant
-	// candidates are the Services whose syncs ended with nothing left to do, oldest first,
-	// each with the time it was; candidateAt is each Service's latest such time.
+	// candidates are the Services whose syncs ended with nothing left to do, each once
+	// (queued), with the time one did; candidateAt is each Service's latest such time. An
+	// entry that comes due with a later latest time goes to the back with it, rather than
+	// each sync adding one.
 	candidates  fifo[settleCandidate]
 	candidateAt []Time
+	queued      []bool
 	// spare are emptied records, for the next drop to reuse.
 	spare []*dormant
 	// dropped and remade count the builders dropped and made again.
@@ -70,7 +75,7 @@ type dormantPod struct {
 }
 
 func newSettler(services int) settler {
-	return settler{dormant: make([]*dormant, services), candidateAt: make([]Time, services)}
+	return settler{dormant: make([]*dormant, services), candidateAt: make([]Time, services), queued: make([]bool, services)}
 }
 
 // note records that Service idx's sync ended at now with nothing left to do, if it has at
@@ -78,18 +83,24 @@ func newSettler(services int) settler {
 // settleAfter old; drop checks that the builder may still go.
 func (st *settler) note(idx, pods int, now Time, drop func(idx int)) {
 	if pods <= settleMaxPods {
-		st.candidates.push(settleCandidate{idx: int32(idx), at: now})
 		st.candidateAt[idx] = now
-	}
-	items := st.candidates.items()
-	n := 0
-	for ; n < len(items) && items[n].at <= now-settleAfter; n++ {
-		if c := items[n]; st.candidateAt[c.idx] == c.at {
-			drop(int(c.idx))
+		if !st.queued[idx] {
+			st.queued[idx] = true
+			st.candidates.push(settleCandidate{idx: int32(idx), at: now})
 		}
 	}
-	if n > 0 {
-		st.candidates.drop(n)
+	for st.candidates.len() > 0 {
+		c := st.candidates.items()[0]
+		if c.at > now-settleAfter {
+			break
+		}
+		st.candidates.drop(1)
+		if latest := st.candidateAt[c.idx]; latest != c.at {
+			st.candidates.push(settleCandidate{idx: c.idx, at: latest})
+			continue
+		}
+		st.queued[c.idx] = false
+		drop(int(c.idx))
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 func TestSettledBuildersMadeAgain(t *testing.T) {
 	cfg := testConfig(30, 2)
 	cfg.Services[0].Count = 40
-	wait := Action{Name: "idle", Kind: ActionWait, Duration: 10 * time.Minute}
+	wait := Action{Name: "idle", Kind: ActionWait, Duration: time.Duration(settleAfter) + 30*time.Minute}
 	cfg.Timeline = []Action{
 		{Name: "create", Kind: ActionCreate}, wait,
 		{Name: "rollout", Kind: ActionRollout}, wait,
@@ -54,7 +54,7 @@ func TestSettledBuildersMadeAgain(t *testing.T) {
 		t.Fatalf("%d controllers with builders, want 2", len(settlers))
 	}
 	for _, st := range settlers {
-		if st.remade < 40 || st.dropped < 40 {
+		if st.remade < 20 || st.dropped < 20 {
 			t.Fatalf("%d builders dropped and %d made again: the run did not exercise settling", st.dropped, st.remade)
 		}
 		t.Logf("%d builders dropped, %d made again", st.dropped, st.remade)
