@@ -127,14 +127,13 @@ func (y *endpointsSyncer) settle(i int) {
 	if !ok {
 		return
 	}
-	d := y.settler.gather(y.e.services[i], b.Pods(), func(p *podState) (*model.Pod, int) { return b.PodOf(&p.endpointsRef), 0 })
+	d := y.settler.gather(y.e.services[i], b.Pods(),
+		func(p *podState) (*model.Pod, int) { return b.PodOf(&p.endpointsRef), 0 },
+		func(p *podState) { p.endpointsRef = model.EndpointsPodRef{} })
 	if d == nil {
 		return
 	}
 	d.svc, d.trigger = b.Service(), trigger
-	for _, dp := range d.occupied() {
-		dp.p.endpointsRef = model.EndpointsPodRef{} // the slot goes with the builder
-	}
 	y.builders[i] = nil
 	y.settler.keep(i, d)
 }

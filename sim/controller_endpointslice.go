@@ -100,14 +100,13 @@ func (y *sliceSyncer) settle(i int) {
 	if r == nil || !r.Settled() {
 		return
 	}
-	d := y.settler.gather(y.e.services[i], r.Pods(), func(p *podState) (*model.Pod, int) { return r.PodOf(&p.sliceRef) })
+	d := y.settler.gather(y.e.services[i], r.Pods(),
+		func(p *podState) (*model.Pod, int) { return r.PodOf(&p.sliceRef) },
+		func(p *podState) { p.sliceRef = model.PodRef{} })
 	if d == nil {
 		return
 	}
 	d.svc = r.Service()
-	for _, dp := range d.occupied() {
-		dp.p.sliceRef = model.PodRef{} // the entry goes with the reconciler
-	}
 	y.reconcilers[i] = nil
 	y.settler.keep(i, d)
 }

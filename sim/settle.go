@@ -106,8 +106,9 @@ func (st *settler) note(idx, pods int, now Time, drop func(idx int)) {
 
 // gather returns a record of Service s's pods that a builder of n pods has, as of names
 // them (the version it has and the pod's place in its list; nil for a pod it does not
-// have), in the builder's order; nil when they are not exactly n, or too many to keep.
-func (st *settler) gather(s *serviceState, n int, of func(p *podState) (*model.Pod, int)) *dormant {
+// have), in the builder's order, and calls forget on each, whose ref goes with the
+// builder; nil (and no forget) when they are not exactly n, or too many to keep.
+func (st *settler) gather(s *serviceState, n int, of func(p *podState) (*model.Pod, int), forget func(p *podState)) *dormant {
 	if n > min(settleMaxPods, dormantMaxPods) {
 		return nil
 	}
@@ -132,6 +133,9 @@ func (st *settler) gather(s *serviceState, n int, of func(p *podState) (*model.P
 			places[j], places[j-1] = places[j-1], places[j]
 			pods[j], pods[j-1] = pods[j-1], pods[j]
 		}
+	}
+	for _, dp := range pods[:k] {
+		forget(dp.p)
 	}
 	d := takeFree(&st.spare)
 	d.pods = pods
