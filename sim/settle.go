@@ -78,11 +78,13 @@ func newSettler(services int) settler {
 	return settler{dormant: make([]*dormant, services), candidateAt: make([]Time, services), queued: make([]bool, services)}
 }
 
-// note records that Service idx's sync ended at now with nothing left to do, if it has at
-// most settleMaxPods pods, and then calls drop for each Service whose latest such end is
-// settleAfter old; drop checks that the builder may still go.
-func (st *settler) note(idx, pods int, now Time, drop func(idx int)) {
-	if pods <= settleMaxPods {
+// note records that a sync of Service s, whose builder has pods pods, ended at now with
+// nothing left to do, if it has at most settleMaxPods pods and all the pods its workload
+// wants (one still being made will change: 50,000 Services of 10 pods, made over hours,
+// made builders again for each), and then calls drop for each Service whose latest such
+// end is settleAfter old; drop checks that the builder may still go.
+func (st *settler) note(s *serviceState, pods int, now Time, drop func(idx int)) {
+	if idx := s.idx; pods <= settleMaxPods && s.podCount() >= s.replicas {
 		st.candidateAt[idx] = now
 		if !st.queued[idx] {
 			st.queued[idx] = true
