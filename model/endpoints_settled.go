@@ -11,9 +11,9 @@ package model
 // Settled reports whether the stored object is what a Sync now would write, with nothing
 // pending: it is stored (written and applied), not deleted or over capacity, no address
 // record has sides that differ (one whose sides are equal again says what no record says),
-// and its labels are the Service's current Endpoints labels. It then returns the stored object's trigger time, which Restore
-// needs. A builder that holds what few Services need (endpointsRare: an index by name,
-// many ports) is never settled.
+// and its labels are the Service's current Endpoints labels. It then returns the stored
+// object's trigger time, which Restore needs. A builder that holds what few Services need
+// (endpointsRare: an index by name, many ports) is never settled.
 func (s *ServiceEndpoints) Settled() (trigger Timestamp, ok bool) {
 	if !s.stored || s.deleted || s.storedOverCapacity || s.mismatch != 0 || s.rare != nil ||
 		s.svc.ExternalName || s.svc.Selector == nil || !s.storedLabels.Equal(s.endpointsLabels()) {
