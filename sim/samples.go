@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"encoding/binary"
 	"iter"
 	"math"
 	"math/bits"
@@ -10,10 +11,11 @@ import (
 
 // samples is a multiset of durations, kept exactly in 4 bytes each when they fit: a run
 // records one per write and per programmed change, millions of them, and summarises them
-// only at phase ends. Values in [0, 2³²) ns (up to 4.29 s) go to small, any other to big.
+// only at phase ends. Values in [0, 2³²) ns (up to 4.29 s) go to small, any other to big,
+// as varints (bigSamples).
 type samples struct {
 	small []uint32
-	big   []Time
+	big   bigSamples
 }
 
 // add adds d to the multiset.
@@ -21,7 +23,7 @@ func (s *samples) add(d Time) {
 	if d >= 0 && d <= math.MaxUint32 {
 		s.small = appendGrowingByAQuarter(s.small, uint32(d))
 	} else {
-		s.big = appendGrowingByAQuarter(s.big, d)
+		s.big = s.big.add(d)
 	}
 }
 
@@ -39,8 +41,67 @@ func appendGrowingByAQuarter[T any](list []T, v T) []T {
 	return append(list, v)
 }
 
+// bigSamples holds the samples outside [0, 2³²) ns as varints (binary.AppendUvarint) of
+// bigKey: 5 bytes up to 38 s, 6 up to 73 minutes, 7 up to 6 days, where an int64 took 8.
+// Most are of writes that queued for seconds: many-services keeps some 250,000 (2.3 MB as
+// int64s) at its peak.
+type bigSamples []byte
+
+// bigKey maps a sample outside [0, 2³²) to an unsigned value, small for the common ones:
+// d - 2³² for d ≥ 2³² (below 2⁶³ - 2³²), d's two's complement for a negative d (2⁶³ and
+// over, 10 bytes as a varint: no run should have one).
+func bigKey(d Time) uint64 {
+	if d < 0 {
+		return uint64(d)
+	}
+	return uint64(d) - 1<<32
+}
+
+// bigSample is the sample of key k (bigKey's inverse).
+func bigSample(k uint64) Time {
+	if k >= 1<<63 {
+		return Time(k)
+	}
+	return Time(k + 1<<32)
+}
+
+// add appends d, growing a list with less room than the longest varint by a quarter and 16
+// bytes where append would double it (as appendGrowingByAQuarter).
+func (b bigSamples) add(d Time) bigSamples {
+	if cap(b)-len(b) < binary.MaxVarintLen64 {
+		grown := make(bigSamples, len(b), len(b)+len(b)/4+16)
+		copy(grown, b)
+		b = grown
+	}
+	return binary.AppendUvarint(b, bigKey(d))
+}
+
+// len returns the number of samples: a varint's last byte is the one below 0x80.
+func (b bigSamples) len() int {
+	n := 0
+	for _, c := range b {
+		if c < 0x80 {
+			n++
+		}
+	}
+	return n
+}
+
+// all yields the samples in the order added.
+func (b bigSamples) all() iter.Seq[Time] {
+	return func(yield func(Time) bool) {
+		for len(b) > 0 {
+			k, n := binary.Uvarint(b)
+			if n <= 0 || !yield(bigSample(k)) {
+				return
+			}
+			b = b[n:]
+		}
+	}
+}
+
 // len returns the number of samples.
-func (s *samples) len() int { return len(s.small) + len(s.big) }
+func (s *samples) len() int { return len(s.small) + s.big.len() }
 
 // sampleRuns is a multiset of samples kept as runs, a value and how many times it was added
 // in a row, in chunks of sampleChunk runs: kube-proxy's network programming latencies, which
@@ -225,9 +286,9 @@ func runKeys(parts []runChunk) iter.Seq2[uint64, int] {
 // most Services have none, and a run keeps two logs a Service (a log is 48 bytes, not 64).
 type latencyLog struct {
 	small []uint32
-	big   *[]Time
+	big   *bigSamples
 	// phase is the phase of the last sample (meaningless while there is none); smallFrom
-	// and bigFrom are where that phase's samples start.
+	// and bigFrom are where that phase's samples start (bigFrom in bytes).
 	phase              int32
 	smallFrom, bigFrom int32
 }
@@ -244,7 +305,7 @@ func (l *latencyLog) all() samples {
 // add adds d as a sample of phase.
 func (l *latencyLog) add(d Time, phase int) {
 	s := l.all()
-	if l.phase != int32(phase) || s.len() == 0 {
+	if l.phase != int32(phase) || len(s.small)+len(s.big) == 0 {
 		l.phase = int32(phase)
 		l.smallFrom, l.bigFrom = int32(len(s.small)), int32(len(s.big))
 	}
@@ -252,7 +313,7 @@ func (l *latencyLog) add(d Time, phase int) {
 	l.small = s.small
 	if s.big != nil {
 		if l.big == nil {
-			l.big = new([]Time)
+			l.big = new(bigSamples)
 		}
 		*l.big = s.big
 	}
@@ -261,7 +322,7 @@ func (l *latencyLog) add(d Time, phase int) {
 // ofPhase returns the samples of phase i (empty unless i is the phase of the last sample).
 func (l *latencyLog) ofPhase(i int) samples {
 	s := l.all()
-	if s.len() == 0 || l.phase != int32(i) {
+	if len(s.small)+len(s.big) == 0 || l.phase != int32(i) {
 		return samples{}
 	}
 	return samples{small: s.small[l.smallFrom:], big: s.big[l.bigFrom:]}
@@ -299,7 +360,7 @@ func (z *summarizer) summarize(parts ...samples) Latency {
 	var small, big int
 	for _, p := range parts {
 		small += len(p.small)
-		big += len(p.big)
+		big += p.big.len()
 	}
 	if n := small + big; n > selectCopyMax {
 		return z.selectRanks(parts, n)
@@ -307,7 +368,7 @@ func (z *summarizer) summarize(parts ...samples) Latency {
 	z.small, z.big = slices.Grow(z.small[:0], small), slices.Grow(z.big[:0], big)
 	for _, p := range parts {
 		z.small = append(z.small, p.small...)
-		z.big = append(z.big, p.big...)
+		z.big = slices.AppendSeq(z.big, p.big.all())
 	}
 	n := len(z.small) + len(z.big)
 	if n == 0 {
@@ -371,7 +432,7 @@ func sampleKeys(parts []samples) iter.Seq[uint64] {
 					return
 				}
 			}
-			for _, v := range p.big {
+			for v := range p.big.all() {
 				if !yield(sampleKey(v)) {
 					return
 				}

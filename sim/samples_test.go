@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -62,6 +63,36 @@ func checkSummary(t *testing.T, parts int, size func() int, pick func() Time) {
 	var z summarizer
 	if got, want := z.summarize(sets...), floatSummary(all); got != want {
 		t.Fatalf("n=%d: summarize = %+v, want %+v", len(all), got, want)
+	}
+}
+
+// TestBigSamplesHoldEveryValue adds values of every varint length, and the extremes, and
+// requires them back in order, counted right, in no more bytes than their varints take.
+func TestBigSamplesHoldEveryValue(t *testing.T) {
+	want := []Time{math.MaxUint32 + 1, -1, math.MinInt64, math.MaxInt64, 5e9, 40e9, -3}
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 500 {
+		want = append(want, 1<<32+Time(r.Int64N(1<<uint(1+r.IntN(60)))), -1-Time(r.Int64N(1<<uint(1+r.IntN(62)))))
+	}
+	var b bigSamples
+	bytes := 0
+	for i, d := range want {
+		b = b.add(d)
+		bytes += len(binary.AppendUvarint(nil, bigKey(d)))
+		if b.len() != i+1 || len(b) != bytes {
+			t.Fatalf("after %d values: len %d, %d bytes, want %d bytes", i+1, b.len(), len(b), bytes)
+		}
+	}
+	if got := slices.Collect(b.all()); !slices.Equal(got, want) {
+		t.Fatalf("values differ from those added: %v", got[:10])
+	}
+	for _, c := range []struct {
+		d     Time
+		bytes int
+	}{{math.MaxUint32 + 1, 1}, {38e9, 5}, {39e9, 6}, {73 * 60e9, 6}, {74 * 60e9, 7}, {6 * 24 * 3600e9, 7}, {-1, 10}} {
+		if n := len(bigSamples(nil).add(c.d)); n != c.bytes {
+			t.Errorf("%v takes %d bytes, want %d", c.d, n, c.bytes)
+		}
 	}
 }
 
@@ -396,16 +427,16 @@ func TestSamplesGrowByAQuarter(t *testing.T) {
 		} else {
 			big = append(big, d)
 		}
-		if !slices.Equal(s.small, small) || !slices.Equal(s.big, big) {
+		if !slices.Equal(s.small, small) || !slices.Equal(slices.Collect(s.big.all()), big) || s.big.len() != len(big) {
 			t.Fatalf("after %d values the lists differ from the values added", i+1)
 		}
-		for _, l := range []struct {
-			name     string
-			len, cap int
-		}{{"small", len(s.small), cap(s.small)}, {"big", len(s.big), cap(s.big)}} {
-			if l.cap > l.len+l.len/4+4 {
-				t.Fatalf("after %d values the %s list holds %d in room for %d", i+1, l.name, l.len, l.cap)
-			}
+		if l := len(s.small); cap(s.small) > l+l/4+4 {
+			t.Fatalf("after %d values the small list holds %d in room for %d", i+1, l, cap(s.small))
+		}
+		// The big list grows by a quarter and 16 bytes when it has room for less than a
+		// varint of 10 bytes.
+		if l := len(s.big); cap(s.big) > l+l/4+16+binary.MaxVarintLen64 {
+			t.Fatalf("after %d values the big list holds %d bytes in room for %d", i+1, l, cap(s.big))
 		}
 	}
 }
