@@ -140,7 +140,10 @@ func (y *endpointsSyncer) settle(i int) {
 
 // builder returns Service i's builder (nil if the Service has none), made again if settle
 // dropped it.
-func (y *endpointsSyncer) builder(i int) *model.ServiceEndpoints {
+func (y *endpointsSyncer) builder(i int) *model.ServiceEndpoints { return y.builderAt(i, nil, nil) }
+
+// builderAt is builder when the change of pod changed from version old is to reach it.
+func (y *endpointsSyncer) builderAt(i int, changed *podState, old *model.Pod) *model.ServiceEndpoints {
 	if b := y.builders[i]; b != nil {
 		return b
 	}
@@ -149,8 +152,8 @@ func (y *endpointsSyncer) builder(i int) *model.ServiceEndpoints {
 		return nil
 	}
 	b := model.NewServiceEndpoints(d.svc, y.opts, addressBytes)
-	for _, dp := range d.occupied() {
-		b.SetPodRef(&dp.p.endpointsRef, dp.pod)
+	for _, p := range d.occupied() {
+		b.SetPodRef(&p.endpointsRef, versionAt(p, changed, old))
 	}
 	b.Restore(d.trigger)
 	y.builders[i] = b
@@ -173,7 +176,7 @@ func (y *endpointsSyncer) backoff(n int) Time {
 // podChanged feeds the builder and applies the same update filter as the EndpointSlice
 // controller (upstream: endpoints_controller.go updatePod → GetServicesToUpdateOnPodChange).
 func (y *endpointsSyncer) podChanged(p *podState, old *model.Pod, deleted bool) bool {
-	if y.builder(p.svc().idx) == nil {
+	if y.builderAt(p.svc().idx, p, old) == nil {
 		return false
 	}
 	if deleted {

@@ -114,7 +114,10 @@ func (y *sliceSyncer) settle(i int) {
 // reconciler returns Service i's reconciler (nil if the Service has none), made again if
 // settle dropped it: from its Service, the stored slices (by name, as Stored lists them)
 // and its pods in its order.
-func (y *sliceSyncer) reconciler(i int) *model.ServiceSlices {
+func (y *sliceSyncer) reconciler(i int) *model.ServiceSlices { return y.reconcilerAt(i, nil, nil) }
+
+// reconcilerAt is reconciler when the change of pod changed from version old is to reach it.
+func (y *sliceSyncer) reconcilerAt(i int, changed *podState, old *model.Pod) *model.ServiceSlices {
 	if r := y.reconcilers[i]; r != nil {
 		return r
 	}
@@ -130,8 +133,8 @@ func (y *sliceSyncer) reconciler(i int) *model.ServiceSlices {
 	}
 	slices.SortFunc(stored, func(a, b *model.EndpointSlice) int { return strings.Compare(a.Name, b.Name) })
 	r.SetStoredSlices(stored)
-	for _, dp := range d.occupied() {
-		r.SetPodRef(&dp.p.sliceRef, dp.pod)
+	for _, p := range d.occupied() {
+		r.SetPodRef(&p.sliceRef, versionAt(p, changed, old))
 	}
 	y.reconcilers[i] = r
 	y.settler.release(d)
@@ -150,7 +153,7 @@ func (y *sliceSyncer) backoff(n int) Time {
 // podChanged is the EndpointSlice controller's pod event filter.
 // upstream: util/controller_utils.go GetPodUpdateProjectionKey, podEndpointsChanged.
 func (y *sliceSyncer) podChanged(p *podState, old *model.Pod, deleted bool) bool {
-	r := y.reconciler(p.svc().idx)
+	r := y.reconcilerAt(p.svc().idx, p, old)
 	if r == nil {
 		return false
 	}

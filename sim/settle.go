@@ -62,18 +62,16 @@ type settleCandidate struct {
 	at  Time
 }
 
-// dormant is what makes a dropped builder again: the Service and the pod versions it had,
-// in its order, with the pods' records (whose refs are set again), and for an Endpoints
-// builder its stored object's trigger time. 80 bytes in one allocation.
+// dormant is what makes a dropped builder again: the Service it had and its pods, in its
+// order (whose refs are set again), and for an Endpoints builder its stored object's
+// trigger time. 48 bytes in one allocation. The pod versions it had are the pods' own but
+// for one being changed at the wake (see versionAt): gather keeps a record only of a
+// builder that has every pod's current version, and every change of a pod reaches its
+// builder, waking it first.
 type dormant struct {
 	svc     *model.Service
 	trigger model.Timestamp
-	pods    [dormantMaxPods]dormantPod
-}
-
-type dormantPod struct {
-	p   *podState
-	pod *model.Pod
+	pods    [dormantMaxPods]*podState
 }
 
 func newSettler(services int) settler {
@@ -111,20 +109,21 @@ func (st *settler) note(s *serviceState, pods int, now Time, drop func(idx int))
 // gather returns a record of Service s's pods that a builder of n pods has, as of names
 // them (the version it has and the pod's place in its list; nil for a pod it does not
 // have), in the builder's order, and calls forget on each, whose ref goes with the
-// builder; nil (and no forget) when they are not exactly n, or too many to keep.
+// builder; nil (and no forget) when they are not exactly n, too many to keep, or the
+// builder has a version of one that is not the pod's current one.
 func (st *settler) gather(s *serviceState, n int, of func(p *podState) (*model.Pod, int), forget func(p *podState)) *dormant {
 	if n > min(settleMaxPods, dormantMaxPods) {
 		return nil
 	}
-	var pods [dormantMaxPods]dormantPod
+	var pods [dormantMaxPods]*podState
 	var places [dormantMaxPods]int
 	k := 0
 	for _, p := range s.pods {
 		if pod, at := of(p); pod != nil {
-			if k == n {
-				return nil // more pods than the builder has
+			if k == n || pod != p.pod {
+				return nil // more pods than the builder has, or a version the record loses
 			}
-			pods[k], places[k] = dormantPod{p: p, pod: pod}, at
+			pods[k], places[k] = p, at
 			k++
 		}
 	}
@@ -138,8 +137,8 @@ func (st *settler) gather(s *serviceState, n int, of func(p *podState) (*model.P
 			pods[j], pods[j-1] = pods[j-1], pods[j]
 		}
 	}
-	for _, dp := range pods[:k] {
-		forget(dp.p)
+	for _, p := range pods[:k] {
+		forget(p)
 	}
 	d := takeFree(&st.spare)
 	d.pods = pods
@@ -171,11 +170,20 @@ func (st *settler) release(d *dormant) {
 	}
 }
 
-// occupied returns the records of d that name a pod.
-func (d *dormant) occupied() []dormantPod {
-	n := slices.IndexFunc(d.pods[:], func(dp dormantPod) bool { return dp.p == nil })
+// occupied returns the pods of d.
+func (d *dormant) occupied() []*podState {
+	n := slices.Index(d.pods[:], nil)
 	if n < 0 {
 		n = len(d.pods)
 	}
 	return d.pods[:n]
+}
+
+// versionAt returns the version of pod p the dropped builder had, when the change that
+// wakes it is changed's, from old (nil: no pod's).
+func versionAt(p, changed *podState, old *model.Pod) *model.Pod {
+	if p == changed {
+		return old
+	}
+	return p.pod
 }
