@@ -99,7 +99,7 @@ func addressBytes(a model.EndpointAddress) model.ByEncoding {
 func (y *endpointsSyncer) serviceAdded(s *serviceState) {
 	b := model.NewServiceEndpoints(s.svc, y.opts, addressBytes)
 	y.builders[s.idx] = b
-	y.settler.dormant[s.idx] = nil // a Service added again: its old builder is not wanted
+	y.settler.forget(s.idx) // a Service added again: its old builder is not wanted
 	for _, p := range s.pods {
 		if p.stage != stageGone { // gone pods stay in s.pods until it is compacted
 			b.SetPodRef(&p.endpointsRef, p.pod)
@@ -147,12 +147,12 @@ func (y *endpointsSyncer) builderAt(i int, changed *podState, old *model.Pod) *m
 	if b := y.builders[i]; b != nil {
 		return b
 	}
-	d := y.settler.wake(i)
+	d, pods := y.settler.wake(i)
 	if d == nil {
 		return nil
 	}
 	b := model.NewServiceEndpoints(d.svc, y.opts, addressBytes)
-	for _, p := range d.occupied() {
+	for _, p := range pods {
 		b.SetPodRef(&p.endpointsRef, versionAt(p, changed, old))
 	}
 	b.Restore(d.trigger)

@@ -81,7 +81,7 @@ func (y *sliceSyncer) serviceAdded(s *serviceState) {
 		}
 	}
 	y.reconcilers[s.idx] = r
-	y.settler.dormant[s.idx] = nil // a Service added again: its old reconciler is not wanted
+	y.settler.forget(s.idx) // a Service added again: its old reconciler is not wanted
 }
 
 // settled notes that a sync of Service s ended with nothing left to do, and drops the
@@ -121,7 +121,7 @@ func (y *sliceSyncer) reconcilerAt(i int, changed *podState, old *model.Pod) *mo
 	if r := y.reconcilers[i]; r != nil {
 		return r
 	}
-	d := y.settler.wake(i)
+	d, pods := y.settler.wake(i)
 	if d == nil {
 		return nil
 	}
@@ -133,7 +133,7 @@ func (y *sliceSyncer) reconcilerAt(i int, changed *podState, old *model.Pod) *mo
 	}
 	slices.SortFunc(stored, func(a, b *model.EndpointSlice) int { return strings.Compare(a.Name, b.Name) })
 	r.SetStoredSlices(stored)
-	for _, p := range d.occupied() {
+	for _, p := range pods {
 		r.SetPodRef(&p.sliceRef, versionAt(p, changed, old))
 	}
 	y.reconcilers[i] = r

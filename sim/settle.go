@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"cmp"
+	"math"
 	"slices"
 	"time"
 
@@ -9,22 +11,24 @@ import (
 
 // A controller's model builders hold indexes that only make a Service's next change cheap:
 // about 1 KB for the Endpoints builder of a Service of 2 pods, as much again for its
-// EndpointSlice reconciler. Most Services sit still for hours, so the controllers drop the
-// builders of small Services that have had nothing to do for settleAfter, keeping only what
-// makes them again (a dormant record), and make them again at the Service's next change,
-// with the same decisions to follow (model.ServiceEndpoints.Settled and Restore,
-// model.ServiceSlices.Settled; the twin tests and TestSettledBuildersMadeAgain).
+// EndpointSlice reconciler, and some 170 bytes a pod for the two. Most Services sit still
+// for hours, so the controllers drop the builders of Services that have had nothing to do
+// for settleAfter, keeping only what makes them again (a dormant record), and make them
+// again at the Service's next change, with the same decisions to follow
+// (model.ServiceEndpoints.Settled and Restore, model.ServiceSlices.Settled; the twin tests
+// and TestSettledBuildersMadeAgain).
 
-// settleMaxPods bounds the pods of a Service whose builders are dropped: making one again
-// costs a SetPod a pod at its next change, and a rollout changes its Service's pods in a
-// row. Measured on many-services (6,000 Services of 2 pods, 3,495 of 8), dropping the
-// Endpoints builders alone after 5 minutes: at 4, its peak live heap was 4.7 MB less for
-// 0.6% more allocations; at 16, 8 MB less for 39% more allocations and about a tenth more
-// CPU (its Services of 8 pods roll out often, and at its peak most of them have 9 or 10
-// pods); with both builders and an hour, any size took 1.5 MB more off the peak for 16%
-// more CPU in cluster-day, whose big Services wake in O(pods). A variable, so that a test
-// can turn settling off.
-var settleMaxPods = dormantMaxPods
+// settleMaxPods bounds the pods of a Service whose builders are dropped (none: a variable,
+// so that a test can turn settling off). Making a builder again costs a SetPod a pod, and
+// the builders of a large Service take as much a pod as a small one's, so the same wait
+// pays for either. Measured with both builders and an hour (peak live heap with a GC every
+// 10 virtual minutes): Services of up to 4 pods left many-services at 101.0 MB, any size
+// at 95.0 (its medium Services of 100 pods sit still through its second rollout), for 2%
+// more CPU in many-services and 10% more in cluster-day (medians of 5 and 3 pairs), whose
+// drains and autoscaling wake its large Services in O(pods). A wait that doubled for a
+// Service woken within it saved none of that CPU; one of 3 hours for Services of over 16
+// pods left many-services at 101.0 MB.
+var settleMaxPods = math.MaxInt32
 
 const (
 	// settleAfter is how long a Service must have had nothing to do before its builders
@@ -33,9 +37,10 @@ const (
 	// many-services made builders again 17,372 times and cluster-day 70,697; at an hour,
 	// 2,588 and 29,642, for the same peak live heap (cluster-day's 1.3 MB higher).
 	settleAfter = Time(time.Hour)
-	// dormantMaxPods is the most pods a dormant record holds; spareDormantMax bounds the
-	// spare records kept (a rollout of thousands of small Services makes them all again).
-	dormantMaxPods  = 4
+	// dormantInline is the most pods a dormant record holds itself (more keeps the rest);
+	// spareDormantMax bounds the spare records kept (a rollout of thousands of small
+	// Services makes them all again).
+	dormantInline   = 4
 	spareDormantMax = 256
 )
 
@@ -51,10 +56,16 @@ type settler struct {
 	candidates  fifo[settleCandidate]
 	candidateAt []Time
 	queued      []bool
+	// more holds, by Service, the pods of a dormant record after its first dormantInline.
+	more map[int32][]*podState
 	// spare are emptied records, for the next drop to reuse.
 	spare []*dormant
-	// dropped and remade count the builders dropped and made again.
-	dropped, remade int
+	// placed and woken are gather's and wake's scratch lists.
+	placed []placedPod
+	woken  []*podState
+	// dropped and remade count the builders dropped and made again, largest is the most
+	// pods one dropped had.
+	dropped, remade, largest int
 }
 
 type settleCandidate struct {
@@ -71,11 +82,12 @@ type settleCandidate struct {
 type dormant struct {
 	svc     *model.Service
 	trigger model.Timestamp
-	pods    [dormantMaxPods]*podState
+	pods    [dormantInline]*podState
 }
 
 func newSettler(services int) settler {
-	return settler{dormant: make([]*dormant, services), candidateAt: make([]Time, services), queued: make([]bool, services)}
+	return settler{dormant: make([]*dormant, services), candidateAt: make([]Time, services), queued: make([]bool, services),
+		more: make(map[int32][]*podState)}
 }
 
 // note records that a sync of Service s, whose builder has pods pods, ended at now with
@@ -97,7 +109,11 @@ func (st *settler) note(s *serviceState, pods int, now Time, drop func(idx int))
 			break
 		}
 		st.candidates.drop(1)
-		if latest := st.candidateAt[c.idx]; latest != c.at {
+		if latest := st.candidateAt[c.idx]; latest != c.at && latest > now-settleAfter {
+			// Not due yet: to the back of the queue, behind Services queued since (so
+			// perhaps dropped up to settleAfter late). One that is due goes now: pushed
+			// back, it waited behind those until they were due too (many-services'
+			// medium Services settled an hour late, at its peak).
 			st.candidates.push(settleCandidate{idx: c.idx, at: latest})
 			continue
 		}
@@ -110,39 +126,49 @@ func (st *settler) note(s *serviceState, pods int, now Time, drop func(idx int))
 // them (the version it has and the pod's place in its list; nil for a pod it does not
 // have), in the builder's order, and calls forget on each, whose ref goes with the
 // builder; nil (and no forget) when they are not exactly n, too many to keep, or the
-// builder has a version of one that is not the pod's current one.
+// builder has a version of one that is not the pod's current one. The pods after the
+// first dormantInline go to more, for keep.
 func (st *settler) gather(s *serviceState, n int, of func(p *podState) (*model.Pod, int), forget func(p *podState)) *dormant {
-	if n > min(settleMaxPods, dormantMaxPods) {
+	if n > settleMaxPods {
 		return nil
 	}
-	var pods [dormantMaxPods]*podState
-	var places [dormantMaxPods]int
-	k := 0
+	placed := st.placed[:0]
 	for _, p := range s.pods {
 		if pod, at := of(p); pod != nil {
-			if k == n || pod != p.pod {
+			if len(placed) == n || pod != p.pod {
 				return nil // more pods than the builder has, or a version the record loses
 			}
-			pods[k], places[k] = p, at
-			k++
+			placed = append(placed, placedPod{p: p, at: at})
 		}
 	}
-	if k != n {
+	st.placed = placed
+	if len(placed) != n {
 		return nil // a pod the records do not name
 	}
-	// Insertion sort by place (at most dormantMaxPods).
-	for i := 1; i < k; i++ {
-		for j := i; j > 0 && places[j] < places[j-1]; j-- {
-			places[j], places[j-1] = places[j-1], places[j]
-			pods[j], pods[j-1] = pods[j-1], pods[j]
+	slices.SortStableFunc(placed, func(a, b placedPod) int { return cmp.Compare(a.at, b.at) })
+	d := takeFree(&st.spare)
+	for i, pp := range placed {
+		forget(pp.p)
+		if i < dormantInline {
+			d.pods[i] = pp.p
 		}
 	}
-	for _, p := range pods[:k] {
-		forget(p)
+	st.largest = max(st.largest, n)
+	if n > dormantInline {
+		more := make([]*podState, n-dormantInline)
+		for i, pp := range placed[dormantInline:] {
+			more[i] = pp.p
+		}
+		st.more[int32(s.idx)] = more
 	}
-	d := takeFree(&st.spare)
-	d.pods = pods
+	clear(placed) // keep no pod alive
 	return d
+}
+
+// placedPod is a pod and its place in a builder's list, for gather to sort.
+type placedPod struct {
+	p  *podState
+	at int
 }
 
 // keep makes d Service idx's dormant record.
@@ -151,15 +177,32 @@ func (st *settler) keep(idx int, d *dormant) {
 	st.dropped++
 }
 
-// wake returns Service idx's dormant record and forgets it (nil if it has none); call
-// release with it once the builder is made again.
-func (st *settler) wake(idx int) *dormant {
+// wake returns Service idx's dormant record and its pods in the builder's order (valid
+// until the next wake), and forgets them (nil if it has none); call release with the
+// record once the builder is made again.
+func (st *settler) wake(idx int) (*dormant, []*podState) {
 	d := st.dormant[idx]
-	if d != nil {
-		st.dormant[idx] = nil
-		st.remade++
+	if d == nil {
+		return nil, nil
 	}
-	return d
+	st.dormant[idx] = nil
+	st.remade++
+	pods := append(st.woken[:0], d.pods[:]...)
+	if n := slices.Index(pods, nil); n >= 0 {
+		pods = pods[:n]
+	}
+	if more, ok := st.more[int32(idx)]; ok {
+		pods = append(pods, more...)
+		delete(st.more, int32(idx))
+	}
+	st.woken = pods
+	return d, pods
+}
+
+// forget drops Service idx's dormant record, if any, unused.
+func (st *settler) forget(idx int) {
+	st.dormant[idx] = nil
+	delete(st.more, int32(idx))
 }
 
 // release keeps d, emptied, for reuse.
@@ -168,15 +211,6 @@ func (st *settler) release(d *dormant) {
 		*d = dormant{} // keep nothing alive
 		st.spare = append(st.spare, d)
 	}
-}
-
-// occupied returns the pods of d.
-func (d *dormant) occupied() []*podState {
-	n := slices.Index(d.pods[:], nil)
-	if n < 0 {
-		n = len(d.pods)
-	}
-	return d.pods[:n]
 }
 
 // versionAt returns the version of pod p the dropped builder had, when the change that

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// TestSettledBuildersMadeAgain checks that dropping settled small Services' builders (the
+// TestSettledBuildersMadeAgain checks that dropping settled Services' builders (the
 // Endpoints builder and the EndpointSlice reconciler) and making them again when a change
 // comes (settle.go) changes no result: the same run with settling off gives the same results, while many
 // builders were dropped and made again. The Services idle for longer than settleAfter
@@ -15,6 +15,10 @@ import (
 func TestSettledBuildersMadeAgain(t *testing.T) {
 	cfg := testConfig(30, 2)
 	cfg.Services[0].Count = 40
+	// Services of more pods than a dormant record holds itself (settler.more).
+	api := cfg.Services[0]
+	api.Name, api.Count, api.Replicas = "api", 6, dormantInline+5
+	cfg.Services = append(cfg.Services, api)
 	wait := Action{Name: "idle", Kind: ActionWait, Duration: time.Duration(settleAfter) + 30*time.Minute}
 	cfg.Timeline = []Action{
 		{Name: "create", Kind: ActionCreate}, wait,
@@ -48,16 +52,16 @@ func TestSettledBuildersMadeAgain(t *testing.T) {
 		}
 		return res, settlers
 	}
-	settled, settlers := run(dormantMaxPods)
+	settled, settlers := run(settleMaxPods)
 	plain, _ := run(0)
 	if len(settlers) != 2 {
 		t.Fatalf("%d controllers with builders, want 2", len(settlers))
 	}
 	for _, st := range settlers {
-		if st.remade < 20 || st.dropped < 20 {
-			t.Fatalf("%d builders dropped and %d made again: the run did not exercise settling", st.dropped, st.remade)
+		if st.remade < 20 || st.dropped < 20 || st.largest <= dormantInline {
+			t.Fatalf("%d builders dropped and %d made again, of at most %d pods: the run did not exercise settling", st.dropped, st.remade, st.largest)
 		}
-		t.Logf("%d builders dropped, %d made again", st.dropped, st.remade)
+		t.Logf("%d builders dropped, %d made again, of at most %d pods", st.dropped, st.remade, st.largest)
 	}
 	if !reflect.DeepEqual(settled, plain) {
 		t.Fatalf("settling changed the results:\nwith    %+v\nwithout %+v", settled.Phases, plain.Phases)
