@@ -44,6 +44,8 @@ const (
 	spareDormantMax = 256
 )
 
+var zzDebug func(now Time, n int)
+
 // settler keeps one controller's dormant records and the Services that may settle.
 type settler struct {
 	// dormant holds, per Service, what makes its dropped builder again (nil: the builder
@@ -57,7 +59,8 @@ type settler struct {
 	candidateAt []Time
 	queued      []bool
 	// more holds, by Service, the pods of a dormant record after its first dormantInline.
-	more map[int32][]*podState
+	more    map[int32][]*podState
+	moreMax int // the most entries more has had since it was made
 	// spare are emptied records, for the next drop to reuse.
 	spare []*dormant
 	// placed and woken are gather's and wake's scratch lists.
@@ -91,17 +94,21 @@ func newSettler(services int) settler {
 }
 
 // note records that a sync of Service s, whose builder has pods pods, ended at now with
-// nothing left to do, if it has at most settleMaxPods pods and all the pods its workload
-// wants (one still being made will change: 50,000 Services of 10 pods, made over hours,
-// made builders again for each), and then calls drop for each Service whose latest such
-// end is settleAfter old; drop checks that the builder may still go.
+// nothing left to do, if it has at most settleMaxPods pods, all the pods its workload
+// wants and no rollout in progress (one still being made or rolled will change: 50,000
+// Services of 10 pods, made over hours and rolled over a day, made builders again for each
+// step), and then calls drop for each Service whose latest such end is settleAfter old;
+// drop checks that the builder may still go.
 func (st *settler) note(s *serviceState, pods int, now Time, drop func(idx int)) {
-	if idx := s.idx; pods <= settleMaxPods && s.podCount() >= s.replicas {
+	if idx := s.idx; pods <= settleMaxPods && s.podCount() >= s.replicas && s.rollout == nil {
 		st.candidateAt[idx] = now
 		if !st.queued[idx] {
 			st.queued[idx] = true
 			st.candidates.push(settleCandidate{idx: int32(idx), at: now})
 		}
+	}
+	if zzDebug != nil {
+		zzDebug(now, st.candidates.len())
 	}
 	for st.candidates.len() > 0 {
 		c := st.candidates.items()[0]
@@ -160,6 +167,7 @@ func (st *settler) gather(s *serviceState, n int, of func(p *podState) (*model.P
 			more[i] = pp.p
 		}
 		st.more[int32(s.idx)] = more
+		st.moreMax = max(st.moreMax, len(st.more))
 	}
 	clear(placed) // keep no pod alive
 	return d
@@ -193,7 +201,7 @@ func (st *settler) wake(idx int) (*dormant, []*podState) {
 	}
 	if more, ok := st.more[int32(idx)]; ok {
 		pods = append(pods, more...)
-		delete(st.more, int32(idx))
+		st.forgetMore(idx)
 	}
 	st.woken = pods
 	return d, pods
@@ -202,7 +210,25 @@ func (st *settler) wake(idx int) (*dormant, []*podState) {
 // forget drops Service idx's dormant record, if any, unused.
 func (st *settler) forget(idx int) {
 	st.dormant[idx] = nil
+	st.forgetMore(idx)
+}
+
+// forgetMore deletes Service idx's pods from more. A map keeps the room of its most
+// entries, so one that had more than 64 is made again once it holds a quarter of them
+// (50,000 Services of 10 pods, settled at once and made again over a day, left 5 MB of
+// it empty).
+func (st *settler) forgetMore(idx int) {
+	if _, ok := st.more[int32(idx)]; !ok {
+		return
+	}
 	delete(st.more, int32(idx))
+	if n := len(st.more); st.moreMax > 64 && n <= st.moreMax/4 {
+		more := make(map[int32][]*podState, n) // (maps.Clone keeps the room too)
+		for k, v := range st.more {
+			more[k] = v
+		}
+		st.more, st.moreMax = more, n
+	}
 }
 
 // release keeps d, emptied, for reuse.
