@@ -23,11 +23,14 @@ import (
 // the builders of a large Service take as much a pod as a small one's, so the same wait
 // pays for either. Measured with both builders and an hour (peak live heap with a GC every
 // 10 virtual minutes): Services of up to 4 pods left many-services at 101.0 MB, any size
-// at 95.0 (its medium Services of 100 pods sit still through its second rollout), for 2%
-// more CPU in many-services and 10% more in cluster-day (medians of 5 and 3 pairs), whose
-// drains and autoscaling wake its large Services in O(pods). A wait that doubled for a
-// Service woken within it saved none of that CPU; one of 3 hours for Services of over 16
-// pods left many-services at 101.0 MB.
+// not in a rollout at 97.2 (its medium Services of 100 pods sit still through its second
+// rollout), for 3% more CPU in many-services, 10% in cluster-day and 5% at 50,000
+// Services of 10 pods (medians of 6, 3 and 2 pairs), whose drains and autoscaling, or
+// rollout, make large Services' builders again in O(pods). Also settling during a
+// rollout: 95.0 MB, but at 50,000 Services 36% more CPU (hours between a Service's steps,
+// each made its builders again). A wait that doubled for a Service woken within it saved
+// no CPU in cluster-day; one of 3 hours for Services of over 16 pods left many-services at
+// 101.0 MB.
 var settleMaxPods = math.MaxInt32
 
 const (
