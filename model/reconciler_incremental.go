@@ -1195,13 +1195,14 @@ func (s *ServiceSlices) resetStored(stored []*EndpointSlice) {
 	s.shareStored(stored)
 }
 
-// wholeBatchMin is the most dirty pods or identities a batch of all of a Service's keeps
-// its buffers at.
+// wholeBatchMin is the size up to which a batch of all of a Service's pods or identities
+// keeps its buffers.
 const wholeBatchMin = 4
 
 // shareOwners makes an update c, a copy of a stored slice, hold s's owner references when
-// they are equal to the slice's: a reconciler made again for its stored slices wrote its
-// own sliceMeta besides the one they kept alive, for as long as it lived.
+// they are equal to the slice's: the updates of a reconciler made again for its stored
+// slices kept the old reconciler's sliceMeta alive besides its own (5 MB at 50,000
+// Services of 10 pods).
 func (s *ServiceSlices) shareOwners(c *EndpointSlice) {
 	own := s.meta.owners[:]
 	if len(c.OwnerReferences) != 1 || &c.OwnerReferences[0] == &own[0] {
@@ -1220,8 +1221,8 @@ func boolPtrEqual(a, b *bool) bool { return a == b || a != nil && b != nil && *a
 // shareStored makes s write the labels and the port list of a stored slice where they are
 // the ones it would write (lists that are never modified): a reconciler made again for its
 // stored slices (the simulator makes a settled Service's again at its next change) held a
-// copy of each besides theirs, which the slices it rewrote kept (many-services' Services
-// of 100 pods, 5 MB, and 50,000 Services of 10 pods, 6 MB).
+// copy of each besides theirs, which the slices it rewrote kept (6 MB at 50,000 Services of
+// 10 pods).
 func (s *ServiceSlices) shareStored(stored []*EndpointSlice) {
 	for _, sl := range stored {
 		if len(sl.Labels) > 0 && sl.Labels.Equal(s.meta.labels) {
@@ -1687,8 +1688,8 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 	clear(s.dirtyPods)
 	if n := len(s.dirtyPods); cap(s.dirtyPods) > 1024 || n > wholeBatchMin && n >= len(s.pods) {
 		// Not kept: a big batch's array, for the small syncs after it, or one of every pod
-		// (the first sync, a Service change, a reconciler made again: the simulator's
-		// settled Services of 10 pods kept 200 bytes each, 10 MB at 50,000).
+		// (the first sync, a Service change, a reconciler made again: with the dirty
+		// identities' list, 200 bytes for each of 50,000 remade Services of 10 pods).
 		s.dirtyPods = nil
 	} else {
 		s.dirtyPods = s.dirtyPods[:0]
