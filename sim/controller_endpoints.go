@@ -18,7 +18,7 @@ type endpointsSyncer struct {
 	e        *Engine
 	opts     model.EndpointsOptions
 	builders []*model.ServiceEndpoints
-	// settler keeps what makes the dropped builders of small settled Services again.
+	// settler keeps what makes the dropped builders of settled Services again.
 	settler settler
 	stored  []storedEndpoints
 	// fields remembers the Endpoints objects' managedFields field sets.
@@ -115,7 +115,7 @@ func (y *endpointsSyncer) settled(s *serviceState) {
 	}
 }
 
-// settle drops Service i's builder if it is small, has no write in flight and holds nothing
+// settle drops Service i's builder if it has no write in flight and holds nothing
 // but what its stored object says (model.ServiceEndpoints.Settled), keeping its Service,
 // pods and the stored trigger time; builder makes it again.
 func (y *endpointsSyncer) settle(i int) {

@@ -16,7 +16,7 @@ type sliceSyncer struct {
 	// stores, by name, with their sizes.
 	reconcilers []*model.ServiceSlices
 	stored      []sliceStore
-	// settler keeps what makes the dropped reconcilers of small settled Services again.
+	// settler keeps what makes the dropped reconcilers of settled Services again.
 	settler settler
 	// fields remembers the slices' managedFields field sets.
 	fields model.FieldsMemo
@@ -92,7 +92,7 @@ func (y *sliceSyncer) settled(s *serviceState) {
 	}
 }
 
-// settle drops Service i's reconciler if it is small and has nothing to do
+// settle drops Service i's reconciler if it has nothing to do
 // (model.ServiceSlices.Settled), keeping its Service and pods; the stored slices are the
 // API server's (stored). reconciler makes it again.
 func (y *sliceSyncer) settle(i int) {
