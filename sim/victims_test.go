@@ -306,3 +306,75 @@ func TestAgeBucketAsUpstream(t *testing.T) {
 
 // timestampNs is the object timestamp of virtual time t, not rounded to the second.
 func timestampNs(t Time) model.Timestamp { return model.Timestamp(epoch + int64(t)) }
+
+// TestVictimsAsFullSort checks pickVictims' staged selection (keys 1–5 first, then the age
+// buckets, then the UIDs, each read only where the keys before tie) against sorting every
+// candidate by its whole key, for every n, on ReplicaSets whose pods share nodes, classes,
+// buckets and UID prefixes often.
+func TestVictimsAsFullSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	sec := Time(time.Second)
+	for trial := range 60 {
+		nodes := 1 + r.IntN(12)
+		e, err := newEngine(testConfig(nodes, 1), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := e.services[0]
+		rs := &replicaSet{svc: s, hash: "7d9c8b6f5"}
+		other := &replicaSet{svc: s, hash: "5f6b8c9d7"} // another ReplicaSet of the Deployment
+		s.newRS = rs
+		now := 7200*sec + Time(r.Int64N(int64(sec)))
+		m := 2 + r.IntN(300)
+		spread := []int64{5, 60, 7200}[r.IntN(3)] // seconds the creations spread over
+		for i := range m {
+			owner := rs
+			if r.IntN(4) == 0 {
+				owner = other
+			}
+			uid := fmt.Sprintf("%04x%08x", r.IntN(4), r.Uint32()) // shared 8-byte prefixes
+			p := &podState{owner: owner, node: -1, setIndex: -1, live: r.IntN(10) > 0, pod: &model.Pod{
+				PodIdentity: model.NewPodIdentity("default", fmt.Sprint("p", i), uid), Phase: model.PodPending}}
+			p.pod.CreationTimestamp = timestamp(Time(r.Int64N(spread)) * sec)
+			switch r.IntN(6) {
+			case 0: // unscheduled
+			case 1: // bound, Pending
+				p.node = int32(r.IntN(nodes))
+			default:
+				p.node = int32(r.IntN(nodes))
+				p.pod.Phase = model.PodRunning
+				if r.IntN(4) > 0 {
+					p.pod.Ready = true
+					p.pod.ReadyTransition = p.pod.CreationTimestamp + model.Timestamp(r.Int64N(spread))*model.Timestamp(sec)
+				}
+			}
+			p.setPod(p.pod)
+			s.pods = append(s.pods, p)
+		}
+		onNode := map[int32]int32{}
+		var want []victimRank
+		for _, p := range s.pods {
+			if p.live {
+				onNode[p.node]++
+			}
+		}
+		for _, p := range s.pods {
+			if p.live && p.owner == rs {
+				key := victimKeyBase(deletionClass(p), ageBucket(now, rankTime(p.pod))) | colocationKey(onNode[p.node])
+				want = append(want, victimRank{key: key, node: p.node, uid: uidPrefix(p.pod.UID), p: p})
+			}
+		}
+		slices.SortFunc(want, func(a, b victimRank) int { return compareVictims(&a, &b) })
+		for n := range len(want) {
+			got := e.workloads.pickVictims(rs, n, now)
+			if len(got) != n {
+				t.Fatalf("trial %d: %d victims asked, %d given", trial, n, len(got))
+			}
+			for i, p := range got {
+				if p != want[i].p {
+					t.Fatalf("trial %d, n=%d: victim %d is %s, a full sort puts %s there", trial, n, i, p.pod.Name, want[i].p.pod.Name)
+				}
+			}
+		}
+	}
+}
