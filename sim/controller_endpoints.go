@@ -96,8 +96,26 @@ func addressBytes(a model.EndpointAddress) model.ByEncoding {
 	return b
 }
 
+// addressProtobufBytes is addressBytes with the JSON cost left zero, for a run where no
+// watcher asks for JSON (the object's JSON size is then not computed): the builders size
+// every address a pod update changes.
+func addressProtobufBytes(a model.EndpointAddress) model.ByEncoding {
+	var b model.ByEncoding
+	b[model.Protobuf] = model.EndpointAddressSize(&a, model.Protobuf)
+	return b
+}
+
+// addressSizer is the per-address cost the builders use: addressBytes, or without JSON
+// where no watcher asks for it.
+func (y *endpointsSyncer) addressSizer() func(model.EndpointAddress) model.ByEncoding {
+	if y.e.api.needJSON {
+		return addressBytes
+	}
+	return addressProtobufBytes
+}
+
 func (y *endpointsSyncer) serviceAdded(s *serviceState) {
-	b := model.NewServiceEndpoints(s.svc, y.opts, addressBytes)
+	b := model.NewServiceEndpoints(s.svc, y.opts, y.addressSizer())
 	y.builders[s.idx] = b
 	y.settler.forget(s.idx) // a Service added again: its old builder is not wanted
 	for _, p := range s.pods {
@@ -151,7 +169,7 @@ func (y *endpointsSyncer) builderAt(i int, changed *podState, old *model.Pod) *m
 	if d == nil {
 		return nil
 	}
-	b := model.NewServiceEndpoints(d.svc, y.opts, addressBytes)
+	b := model.NewServiceEndpoints(d.svc, y.opts, y.addressSizer())
 	for _, p := range pods {
 		b.SetPodRef(&p.endpointsRef, versionAt(p, changed, old))
 	}
