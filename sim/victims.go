@@ -219,7 +219,10 @@ func (w *workloadControllers) pickVictims(rs *replicaSet, n int, now Time) []*po
 	// of a large ReplicaSet's ranking, when every pod was read) only of those and of the
 	// others that share the last of those keys, among which the buckets choose; then the
 	// UIDs only of the first n and of the others that share the last full key.
-	lo, hi := firstByKey(ranks, 0, len(ranks), n)
+	lo, hi := 0, len(ranks)
+	if len(ranks) > victimsReadAllMax {
+		lo, hi = firstByKey(ranks, 0, len(ranks), n)
+	}
 	for i := range hi {
 		r := &ranks[i]
 		r.key += uint32(ageBucket(now, rankTime(r.p.pod)) + 1)
@@ -236,6 +239,10 @@ func (w *workloadControllers) pickVictims(rs *replicaSet, n int, now Time) []*po
 	}
 	return out
 }
+
+// victimsReadAllMax is the number of candidates up to which a ranking reads every pod
+// object rather than first choosing by the records' keys: a pass that saves little there.
+const victimsReadAllMax = 64
 
 // firstByKey finds the n first of ranks by key, given that ranks[:from] come before the
 // others and ranks[to:] after them, and returns (lo, hi) with ranks[:lo] before the n-th
