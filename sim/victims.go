@@ -225,7 +225,7 @@ func (w *workloadControllers) pickVictims(rs *replicaSet, n int, now Time) []*po
 	}
 	for i := range hi {
 		r := &ranks[i]
-		r.key += uint32(ageBucket(now, rankTime(r.p.pod)) + 1)
+		r.key |= uint32(ageBucket(now, rankTime(r.p.pod)) + 1) // the bits victimKeyBase left 0
 	}
 	lo, hi = firstByKey(ranks, lo, hi, n)
 	for i := range hi {
@@ -258,12 +258,12 @@ func firstByKey(ranks []victimRank, from, to, n int) (lo, hi int) {
 	}
 	lo, hi = 0, len(part) // part[:lo] below last, part[hi:] above
 	for i := 0; i < hi; {
-		switch k := part[i].key; {
-		case k < last:
+		switch key := part[i].key; {
+		case key < last:
 			part[lo], part[i] = part[i], part[lo]
 			lo++
 			i++
-		case k > last:
+		case key > last:
 			hi--
 			part[i], part[hi] = part[hi], part[i]
 		default:
