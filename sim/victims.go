@@ -155,6 +155,8 @@ type victimScratch struct {
 	stamp  []uint32
 	gen    uint32
 	calls  int
+	// counts is firstByRecord's count of candidates by class and pods on their node.
+	counts []int32
 }
 
 // countOnNode counts p on its node for the ranking in progress.
@@ -221,7 +223,7 @@ func (w *workloadControllers) pickVictims(rs *replicaSet, n int, now Time) []*po
 	// UIDs only of the first n and of the others that share the last full key.
 	lo, hi := 0, len(ranks)
 	if len(ranks) > victimsReadAllMax {
-		lo, hi = firstByKey(ranks, 0, len(ranks), n)
+		lo, hi = sc.firstByRecord(ranks, n)
 	}
 	for i := range hi {
 		r := &ranks[i]
@@ -256,6 +258,50 @@ func firstByKey(ranks []victimRank, from, to, n int) (lo, hi int) {
 	for i := 1; i < k; i++ {
 		last = max(last, part[i].key)
 	}
+	lo, hi = partitionByKey(part, last)
+	return from + lo, from + hi
+}
+
+// victimsCountMax is the most pods on one node for which firstByRecord counts keys; past it
+// (a node with more pods of one Deployment than any kubelet runs) it selects as firstByKey.
+const victimsCountMax = 4096
+
+// firstByRecord is firstByKey over all of ranks, whose keys hold keys 1–5 only (a record's):
+// those take few values, four classes by the counts of pods on a node, so it counts the
+// candidates of each, finds the n-th's in that order and partitions once, where a
+// selection compares through a function value on each of its passes (most of a large
+// ranking's time after the scan).
+func (sc *victimScratch) firstByRecord(ranks []victimRank, n int) (lo, hi int) {
+	most := int32(0)
+	for i := range ranks {
+		most = max(most, sc.onNode[ranks[i].node+1])
+	}
+	if most > victimsCountMax {
+		return firstByKey(ranks, 0, len(ranks), n)
+	}
+	width := int(most) + 1
+	counts := slices.Grow(sc.counts[:0], 4*width)[:4*width]
+	clear(counts)
+	for i := range ranks {
+		r := &ranks[i]
+		counts[int(r.key>>(victimKeyColocBits+7))*width+int(sc.onNode[r.node+1])]++
+	}
+	sc.counts = counts
+	// Keys ascend by class, then by more pods on the node first.
+	var last uint32
+	left := int32(n)
+	for i := 0; left > 0; i++ {
+		class, colocated := i/width, most-int32(i%width)
+		if left -= counts[i/width*width+int(colocated)]; left <= 0 {
+			last = victimKeyBase(int8(class), -1) | colocationKey(colocated)
+		}
+	}
+	return partitionByKey(ranks, last)
+}
+
+// partitionByKey reorders part into the candidates before key last, those at it and those
+// after it, and returns where the second and third groups start.
+func partitionByKey(part []victimRank, last uint32) (lo, hi int) {
 	lo, hi = 0, len(part) // part[:lo] below last, part[hi:] above
 	for i := 0; i < hi; {
 		switch key := part[i].key; {
@@ -270,7 +316,7 @@ func firstByKey(ranks []victimRank, from, to, n int) (lo, hi int) {
 			i++
 		}
 	}
-	return from + lo, from + hi
+	return lo, hi
 }
 
 // compareVictimKeys orders two candidates by key alone.
