@@ -62,6 +62,13 @@ func victimKeyBase(class int8, bucket int8) uint32 {
 	return uint32(class)<<(victimKeyColocBits+7) | uint32(bucket+1)
 }
 
+// victimKeyClassColocated returns the class and the pods on the node a packed key holds
+// (victimKeyBase, colocationKey).
+func victimKeyClassColocated(key uint32) (class int8, colocated int32) {
+	const most = 1<<victimKeyColocBits - 1
+	return int8(key >> (victimKeyColocBits + 7)), most - int32(key>>7&most)
+}
+
 // colocationKey is key 5 of a packed key.
 func colocationKey(colocated int32) uint32 {
 	const most = 1<<victimKeyColocBits - 1
@@ -213,9 +220,12 @@ func (w *workloadControllers) pickVictims(rs *replicaSet, n int, now Time) []*po
 		}
 		return out
 	}
+	most := int32(0) // the most of the Deployment's pods on a candidate's node
 	for i := range ranks {
 		r := &ranks[i]
-		r.key |= colocationKey(sc.onNode[r.node+1])
+		colocated := sc.onNode[r.node+1]
+		most = max(most, colocated)
+		r.key |= colocationKey(colocated)
 	}
 	// The first n by keys 1–5 alone; then the age buckets (a read of each pod's object: most
 	// of a large ReplicaSet's ranking, when every pod was read) only of those and of the
@@ -223,7 +233,7 @@ func (w *workloadControllers) pickVictims(rs *replicaSet, n int, now Time) []*po
 	// UIDs only of the first n and of the others that share the last full key.
 	lo, hi := 0, len(ranks)
 	if len(ranks) > victimsReadAllMax {
-		lo, hi = sc.firstByRecord(ranks, n)
+		lo, hi = sc.firstByRecord(ranks, n, most)
 	}
 	for i := range hi {
 		r := &ranks[i]
@@ -266,16 +276,13 @@ func firstByKey(ranks []victimRank, from, to, n int) (lo, hi int) {
 // (a node with more pods of one Deployment than any kubelet runs) it selects as firstByKey.
 const victimsCountMax = 4096
 
-// firstByRecord is firstByKey over all of ranks, whose keys hold keys 1–5 only (a record's):
-// those take few values, four classes by the counts of pods on a node, so it counts the
-// candidates of each, finds the n-th's in that order and partitions once, where a
-// selection compares through a function value on each of its passes (most of a large
-// ranking's time after the scan).
-func (sc *victimScratch) firstByRecord(ranks []victimRank, n int) (lo, hi int) {
-	most := int32(0)
-	for i := range ranks {
-		most = max(most, sc.onNode[ranks[i].node+1])
-	}
+// firstByRecord is firstByKey over all of ranks, whose keys hold keys 1–5 only (a record's),
+// with at most most pods of the Deployment on a candidate's node: those keys take few
+// values, four classes by the counts of pods on a node, so it counts the candidates of
+// each, finds the n-th's in that order and partitions once, where a selection compares
+// through a function value on each of its passes (most of a large ranking's time after
+// the scan).
+func (sc *victimScratch) firstByRecord(ranks []victimRank, n int, most int32) (lo, hi int) {
 	if most > victimsCountMax {
 		return firstByKey(ranks, 0, len(ranks), n)
 	}
@@ -284,7 +291,8 @@ func (sc *victimScratch) firstByRecord(ranks []victimRank, n int) (lo, hi int) {
 	clear(counts)
 	for i := range ranks {
 		r := &ranks[i]
-		counts[int(r.key>>(victimKeyColocBits+7))*width+int(sc.onNode[r.node+1])]++
+		class, colocated := victimKeyClassColocated(r.key)
+		counts[int(class)*width+int(colocated)]++
 	}
 	sc.counts = counts
 	// Keys ascend by class, then by more pods on the node first.
@@ -292,7 +300,7 @@ func (sc *victimScratch) firstByRecord(ranks []victimRank, n int) (lo, hi int) {
 	left := int32(n)
 	for i := 0; left > 0; i++ {
 		class, colocated := i/width, most-int32(i%width)
-		if left -= counts[i/width*width+int(colocated)]; left <= 0 {
+		if left -= counts[class*width+int(colocated)]; left <= 0 {
 			last = victimKeyBase(int8(class), -1) | colocationKey(colocated)
 		}
 	}
