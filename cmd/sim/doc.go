@@ -259,6 +259,7 @@ gate: exit 1 when a figure moved by more than that (--floor N ignores changes of
 # Profiling
 
 	$ sim run 5000-nodes --quiet --cpuprofile cpu.out
+	$ sim replay --pods trace.jsonl --services services.json --quiet --cpuprofile cpu.out
 	$ sim run many-services --quiet --memprofile heap.out
 	$ go tool pprof -sample_index=inuse_space -top heap.out
 

@@ -88,6 +88,7 @@ Examples:
 		fs.StringVar(&o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices")
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
+		fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the replay (reading the inputs, the run, the outputs) to `FILE`")
 		return func(e *env, args []string) error { return o.run(e, args) }
 	},
 }
@@ -95,7 +96,7 @@ Examples:
 // replayOptions are the parsed flags of 'sim replay'.
 type replayOptions struct {
 	pods, services, nodes, slices, scenario string
-	out, format, mode                       string
+	out, format, mode, cpuprofile           string
 	sets                                    stringList
 	quiet, charts                           bool
 }
@@ -121,7 +122,7 @@ type ReplayReport struct {
 	TimesFrom string            `json:"timesFrom"`
 }
 
-func (o *replayOptions) run(e *env, args []string) error {
+func (o *replayOptions) run(e *env, args []string) (err error) {
 	if len(args) > 0 {
 		return usageErrorf("replay", "replay takes no arguments (use --pods FILE), got %q", args[0])
 	}
@@ -141,6 +142,17 @@ func (o *replayOptions) run(e *env, args []string) error {
 	cfg, err := o.config(e)
 	if err != nil {
 		return badInput(err)
+	}
+	if o.cpuprofile != "" {
+		stop, err := startCPUProfile("replay", o.cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if serr := stop(); serr != nil && err == nil {
+				err = serr
+			}
+		}()
 	}
 	cfg.Name = "replay " + filepath.Base(o.pods)
 	cfg.RunEndpoints = slices.Contains(modes, sim.ModeEndpoints)

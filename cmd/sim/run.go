@@ -182,11 +182,11 @@ func configModes(cfg sim.Config) []sim.Mode {
 	return modes
 }
 
-// createProfile creates the file of a profile flag (cpuprofile or memprofile): a directory
-// is a usage error, a path that cannot be created bad input.
-func createProfile(flagName, path string) (*os.File, error) {
+// createProfile creates the file of a profile flag (cpuprofile or memprofile) of command
+// cmd: a directory is a usage error, a path that cannot be created bad input.
+func createProfile(cmd, flagName, path string) (*os.File, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, usageErrorf("run", "--%s %s: is a directory; give a file name", flagName, path)
+		return nil, usageErrorf(cmd, "--%s %s: is a directory; give a file name", flagName, path)
 	}
 	f, err := os.Create(path)
 	if err != nil {
@@ -195,12 +195,32 @@ func createProfile(flagName, path string) (*os.File, error) {
 	return f, nil
 }
 
+// startCPUProfile starts the CPU profile that --cpuprofile of command cmd asks for, into
+// path; stop ends it and closes the file.
+func startCPUProfile(cmd, path string) (stop func() error, err error) {
+	f, err := createProfile(cmd, "cpuprofile", path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		return nil
+	}, nil
+}
+
 // simulate runs cfg with the progress bar and profiles the flags ask for; log, if not nil,
 // takes the write log as the run goes.
 func (o *runOptions) simulate(e *env, cfg sim.Config, log *writeLog) (res *sim.Results, err error) {
 	if o.memprofile != "" {
 		// Checked before the run, which may be long, rather than found unwritable after it.
-		f, err := createProfile("memprofile", o.memprofile)
+		f, err := createProfile("run", "memprofile", o.memprofile)
 		if err != nil {
 			return nil, err
 		}
@@ -210,18 +230,13 @@ func (o *runOptions) simulate(e *env, cfg sim.Config, log *writeLog) (res *sim.R
 		runtime.MemProfileRate = heapProfileRate
 	}
 	if o.cpuprofile != "" {
-		f, err := createProfile("cpuprofile", o.cpuprofile)
+		stop, err := startCPUProfile("run", o.cpuprofile)
 		if err != nil {
 			return nil, err
 		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("--cpuprofile: %w", err)
-		}
 		defer func() {
-			pprof.StopCPUProfile()
-			if cerr := f.Close(); cerr != nil && err == nil {
-				err = fmt.Errorf("--cpuprofile: %w", cerr)
+			if serr := stop(); serr != nil && err == nil {
+				err = serr
 			}
 		}()
 	}
