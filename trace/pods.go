@@ -20,16 +20,39 @@ type PodReader struct {
 // NewPodReader returns a reader of the pod watch stream r; name (a file name, or "stdin")
 // prefixes error messages.
 func NewPodReader(r io.Reader, name string) *PodReader {
+	return newPodReader(r, name, true)
+}
+
+// newPodReader returns a PodReader that decodes events with decodePodEvent where it can
+// when fast is set, and with encoding/json alone when not (for tests).
+func newPodReader(r io.Reader, name string, fast bool) *PodReader {
 	p := &PodReader{}
-	p.w = newWatchReader(r, name, "Pod", func(raw []byte) (decoded, error) {
+	decode := func(raw []byte) (decoded, error) {
 		var pod podJSON
 		if err := json.Unmarshal(raw, &pod); err != nil || pod.Kind != "Pod" {
 			return decoded{kind: pod.Kind}, err
 		}
-		return decoded{kind: pod.Kind, obj: podFromJSON(&pod), labels: pod.Metadata.Labels, resourceVersion: pod.Metadata.ResourceVersion,
-			at: podTime(&pod), created: pod.Metadata.CreationTimestamp.Time}, nil
-	})
+		return podDecoded(&pod), nil
+	}
+	if !fast {
+		p.w = newWatchReader(r, name, "Pod", decode)
+		return p
+	}
+	p.w = &watchReader{s: newFramedStream(r, name), kind: "Pod", decode: decode, leading: true}
+	p.w.fast = func(raw []byte) (wireEvent, decoded, bool) {
+		ev, pod, ok := decodePodEvent(raw)
+		if !ok {
+			return wireEvent{}, decoded{}, false
+		}
+		return ev, podDecoded(pod), true
+	}
 	return p
+}
+
+// podDecoded is what a PodReader takes from a pod.
+func podDecoded(pod *podJSON) decoded {
+	return decoded{kind: pod.Kind, obj: podFromJSON(pod), labels: pod.Metadata.Labels, resourceVersion: pod.Metadata.ResourceVersion,
+		at: podTime(pod), created: pod.Metadata.CreationTimestamp.Time}
 }
 
 // Next returns the next pod event, or io.EOF at the end of the stream. Malformed input gives

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,11 +105,29 @@ func (e *InputError) Unwrap() error { return ErrFormat }
 
 // jsonStream reads one JSON value after another (pretty-printed and concatenated, as kubectl
 // writes them, or one per line) and turns decoding errors into InputErrors.
+//
+// A stream made by newFramedStream frames the values itself (nextRaw) for a fast decoder,
+// and hands the rest of the input to a json.Decoder (next) at the first value it cannot
+// frame or that is not valid JSON: from there on it reads as any other stream, with the
+// same errors at the same offsets.
 type jsonStream struct {
 	name string
 	src  *errReader
+	// dec decodes the values; nil while the stream frames them (see nextRaw). base is the
+	// stream offset of its first byte.
 	dec  *json.Decoder
+	base int64
 	n    int64
+
+	// Framing: buf[pos:] is read and not yet consumed; off is the stream offset of
+	// buf[pos]. The last value framed began after buf[prev] (at offset prevOff), the end of
+	// the value before it. ended is set once src has ended (at EOF or on an error).
+	buf     []byte
+	pos     int
+	off     int64
+	prev    int
+	prevOff int64
+	ended   bool
 }
 
 // errReader remembers the last read error, so that an I/O failure is told apart from bad
@@ -134,9 +153,153 @@ func newJSONStream(r io.Reader, name string) *jsonStream {
 	return &jsonStream{name: name, src: src, dec: json.NewDecoder(src)}
 }
 
+// newFramedStream returns a stream that frames its values itself (nextRaw) until one
+// cannot be framed.
+func newFramedStream(r io.Reader, name string) *jsonStream {
+	return &jsonStream{name: name, src: &errReader{r: r}}
+}
+
+// offset is the stream offset of the end of the last value read (or of the input's start).
+func (s *jsonStream) offset() int64 {
+	if s.dec != nil {
+		return s.base + s.dec.InputOffset()
+	}
+	return s.off
+}
+
+// errUnframed tells that the stream now decodes with next: nextRaw could not frame the
+// value.
+var errUnframed = errors.New("trace: the stream is decoded from here on")
+
+// nextRaw returns the next value, an object, as the bytes of the input (valid until the
+// next call), or io.EOF at a clean end of the input. At anything else — another kind of
+// value, an incomplete one, a read error — it hands the rest of the input, from the end of
+// the last value, to the decoder and returns errUnframed: next reads it, and tells what is
+// wrong as a stream that never framed would. Framing follows only strings and brackets; a
+// value it frames may still be invalid, which the caller checks (see unread).
+func (s *jsonStream) nextRaw() ([]byte, error) {
+	s.prev, s.prevOff = s.pos, s.off
+	i := 0 // into buf[pos:]
+	for {
+		b := s.buf[s.pos:]
+		for i < len(b) && isJSONSpace(b[i]) {
+			i++
+		}
+		if i < len(b) {
+			break
+		}
+		if !s.fill() {
+			if s.src.err == nil {
+				return nil, io.EOF
+			}
+			return nil, s.unframe()
+		}
+	}
+	if s.buf[s.pos+i] != '{' {
+		return nil, s.unframe()
+	}
+	depth, inString, escaped := 0, false, false
+	for j := i; ; {
+		b := s.buf[s.pos:]
+		for ; j < len(b); j++ {
+			c := b[j]
+			if inString && !escaped {
+				// Most strings have no escapes: jump to the closing quote.
+				if k := bytes.IndexByte(b[j:], '"'); k >= 0 && bytes.IndexByte(b[j:j+k], '\\') < 0 {
+					j += k
+					inString = false
+					continue
+				}
+			}
+			if inString {
+				switch {
+				case escaped:
+					escaped = false
+				case c == '\\':
+					escaped = true
+				case c == '"':
+					inString = false
+				}
+				continue
+			}
+			switch c {
+			case '"':
+				inString = true
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					raw := b[i : j+1]
+					s.pos += j + 1
+					s.off += int64(j + 1)
+					s.n++
+					return raw, nil
+				}
+			}
+		}
+		if !s.fill() {
+			return nil, s.unframe()
+		}
+	}
+}
+
+// fill reads more input into buf, keeping buf[prev:] (the last value framed and what
+// follows it). It returns false once the input has ended.
+func (s *jsonStream) fill() bool {
+	if s.ended {
+		return false
+	}
+	if s.prev > 0 {
+		n := copy(s.buf, s.buf[s.prev:])
+		s.buf = s.buf[:n]
+		s.pos -= s.prev
+		s.prev = 0
+	}
+	if len(s.buf) == cap(s.buf) {
+		s.buf = slices.Grow(s.buf, max(cap(s.buf), 64<<10))
+	}
+	n, err := s.src.Read(s.buf[len(s.buf):cap(s.buf)])
+	s.buf = s.buf[:len(s.buf)+n]
+	if err != nil {
+		s.ended = true
+	}
+	return n > 0 || err == nil
+}
+
+// unread gives back the value nextRaw returned last, and hands the input from its start
+// to the decoder: it is not valid JSON, and next tells why.
+func (s *jsonStream) unread() {
+	s.pos, s.off = s.prev, s.prevOff
+	s.n--
+}
+
+// unframe hands the input from the end of the last value to the decoder.
+func (s *jsonStream) unframe() error {
+	var tail io.Reader = s.src
+	if s.ended {
+		tail = endedReader{s.src.err}
+	}
+	rest := bytes.Clone(s.buf[s.pos:])
+	s.dec = json.NewDecoder(io.MultiReader(bytes.NewReader(rest), tail))
+	s.base = s.off
+	s.buf = nil
+	return errUnframed
+}
+
+// endedReader is the end of an input that has ended: with err, or at EOF.
+type endedReader struct{ err error }
+
+func (e endedReader) Read([]byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	return 0, io.EOF
+}
+
 // next decodes the next value into v. It returns io.EOF at a clean end.
 func (s *jsonStream) next(v any) error {
-	start := s.dec.InputOffset()
+	start := s.offset()
 	if !s.dec.More() {
 		// More is false at EOF and before a stray closing bracket; Decode tells them apart.
 		var skip json.RawMessage
@@ -175,7 +338,7 @@ func (s *jsonStream) wrap(start int64, err error) error {
 		e.(*InputError).Truncated = true
 		return e
 	case errors.As(err, &syn):
-		return s.errorf(syn.Offset, "malformed JSON (expected a JSON object): %v", syn)
+		return s.errorf(s.base+syn.Offset, "malformed JSON (expected a JSON object): %v", syn)
 	case errors.As(err, &typ):
 		return s.errorf(start+typ.Offset, "field %q: expected %s, got JSON %s", typ.Field, jsonKind(typ.Type), typ.Value)
 	}
@@ -286,6 +449,10 @@ type watchReader struct {
 	kind string
 	// decode decodes raw as an object of kind.
 	decode func(raw []byte) (decoded, error)
+	// fast, when set, decodes a whole event of the wanted kind with a wanted type, or
+	// refuses it (ok false): the event is then decoded with encoding/json (see
+	// readEvent).
+	fast func(raw []byte) (ev wireEvent, d decoded, ok bool)
 
 	mode    timeMode
 	start   time.Time
@@ -349,9 +516,13 @@ func (r *watchReader) flush() {
 func (r *watchReader) read() (watchItem, error) {
 	for {
 		var ev wireEvent
-		start := r.s.dec.InputOffset()
-		if err := r.s.next(&ev); err != nil {
+		start := r.s.offset()
+		d, fast, err := r.readEvent(start, &ev)
+		if err != nil {
 			return watchItem{}, err
+		}
+		if fast {
+			return r.use(start, ev, model.EventType(ev.Type), d)
 		}
 		if ev.Object == nil {
 			return watchItem{}, r.notAnEvent(start, ev)
@@ -368,7 +539,7 @@ func (r *watchReader) read() (watchItem, error) {
 		}
 		// One pass: decode as the wanted kind, then look at the kind it says it is. An
 		// object of another kind may not fit the wanted type; it is skipped all the same.
-		d, err := r.decode(ev.Object)
+		d, err = r.decode(ev.Object)
 		kind := d.kind
 		if kind != r.kind {
 			if kind == "" {
@@ -392,16 +563,50 @@ func (r *watchReader) read() (watchItem, error) {
 		if d.obj == nil {
 			return watchItem{}, r.s.errorf(start, "\"object\" is not a %s", r.kind)
 		}
-		it := watchItem{typ: typ, obj: d.obj, labels: d.labels, resourceVersion: d.resourceVersion, event: r.s.n}
-		if err := r.time(start, ev, &it, d); err != nil {
-			return watchItem{}, err
-		}
-		r.stats.Events++
-		if it.listed {
-			r.stats.Listed++
-		}
-		return it, nil
+		return r.use(start, ev, typ, d)
 	}
+}
+
+// readEvent reads the next value into ev. When the reader has a fast decoder that takes
+// the value, fast is set and d is the decoded object (ev.Object is left nil); otherwise
+// the caller decodes ev.Object.
+func (r *watchReader) readEvent(start int64, ev *wireEvent) (d decoded, fast bool, err error) {
+	if r.fast == nil || r.s.dec != nil {
+		return decoded{}, false, r.s.next(ev)
+	}
+	raw, err := r.s.nextRaw()
+	switch {
+	case errors.Is(err, errUnframed):
+		return decoded{}, false, r.s.next(ev)
+	case err != nil:
+		return decoded{}, false, err
+	}
+	if e, d, ok := r.fast(raw); ok {
+		*ev = e
+		return d, true, nil
+	}
+	if !json.Valid(raw) {
+		r.s.unread()
+		r.s.unframe()
+		return decoded{}, false, r.s.next(ev)
+	}
+	if err := json.Unmarshal(raw, ev); err != nil {
+		return decoded{}, false, r.s.wrap(start, err)
+	}
+	return decoded{}, false, nil
+}
+
+// use makes the item of the event read, times it and counts it.
+func (r *watchReader) use(start int64, ev wireEvent, typ model.EventType, d decoded) (watchItem, error) {
+	it := watchItem{typ: typ, obj: d.obj, labels: d.labels, resourceVersion: d.resourceVersion, event: r.s.n}
+	if err := r.time(start, ev, &it, d); err != nil {
+		return watchItem{}, err
+	}
+	r.stats.Events++
+	if it.listed {
+		r.stats.Listed++
+	}
+	return it, nil
 }
 
 // notAnEvent explains a value that is not a watch event.

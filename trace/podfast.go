@@ -1,0 +1,717 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// The pod watch events of a recording are decoded by the hand-written parser here rather
+// than by encoding/json, which scans each event four times (the Decoder's framing, the skip
+// into the event's raw object, Unmarshal's validity check, the decoding) through reflection:
+// replay spent most of its time there. The parser takes what it can decode exactly as
+// encoding/json would into podJSON and refuses the rest, which then goes the encoding/json
+// way as before, so results and errors do not depend on which way an event went
+// (FuzzPodFastPath compares the two on any input).
+//
+// It refuses (returns false on) anything invalid, any type encoding/json would refuse, a
+// key given twice in one object (encoding/json merges a repeated object into the first),
+// a key that matches a field only case-insensitively (encoding/json's fallback match), an
+// escaped key, a number that is not an integer where an integer goes, objects nested
+// deeper than fastMaxDepth, an event without an object or whose object is not a Pod, and
+// an event type other than ADDED, MODIFIED and DELETED. Null, as in encoding/json, leaves
+// a field of a new object at its zero value (nil for pointers, slices and maps), and makes
+// a map value the empty string.
+
+// fastMaxDepth bounds the nesting the parser follows; deeper input goes the encoding/json
+// way (whose own limit is 10,000).
+const fastMaxDepth = 512
+
+// podParser decodes one JSON value from b, reading at i.
+type podParser struct {
+	b     []byte
+	i     int
+	depth int
+}
+
+// Field names of the types decoded, in the order of the switch in each decoding function.
+var (
+	eventFields      = []string{"time", "type", "object", "kind"}
+	podFields        = []string{"kind", "apiVersion", "metadata", "spec", "status"}
+	metaFields       = []string{"name", "generateName", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "managedFields"}
+	ownerFields      = []string{"apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"}
+	managedFields    = []string{"manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"}
+	specFields       = []string{"initContainers", "containers", "nodeName", "hostname", "subdomain"}
+	containerFields  = []string{"name", "ports", "resources", "restartPolicy"}
+	portFields       = []string{"name", "containerPort", "protocol"}
+	statusFields     = []string{"phase", "conditions", "podIP", "podIPs"}
+	conditionFields  = []string{"type", "status", "lastProbeTime", "lastTransitionTime"}
+	podIPFields      = []string{"ip"}
+	noFields         = []string{}
+	fastWatchedTypes = []string{"ADDED", "MODIFIED", "DELETED"}
+)
+
+// decodePodEvent decodes a watch event of a Pod: its "time" and "type", and the pod.
+// ok is false when the event is not one the parser takes (see above).
+func decodePodEvent(raw []byte) (ev wireEvent, pod *podJSON, ok bool) {
+	p := podParser{b: raw}
+	pod = &podJSON{}
+	sawObject := false
+	ok = p.object(eventFields, func(f int) bool {
+		switch f {
+		case 0:
+			return p.stringField(&ev.Time)
+		case 1:
+			return p.stringField(&ev.Type)
+		case 2:
+			sawObject = true
+			return p.peek() == '{' && p.pod(pod)
+		default:
+			return p.stringField(&ev.Kind)
+		}
+	})
+	p.ws()
+	if !ok || p.i != len(raw) || !sawObject || pod.Kind != "Pod" {
+		return wireEvent{}, nil, false
+	}
+	for _, t := range fastWatchedTypes {
+		if ev.Type == t {
+			return ev, pod, true
+		}
+	}
+	return wireEvent{}, nil, false
+}
+
+func (p *podParser) pod(out *podJSON) bool {
+	return p.object(podFields, func(f int) bool {
+		switch f {
+		case 0:
+			return p.stringField(&out.Kind)
+		case 1:
+			return p.stringField(&out.APIVersion)
+		case 2:
+			return p.meta(&out.Metadata)
+		case 3:
+			return p.spec(&out.Spec)
+		default:
+			return p.status(&out.Status)
+		}
+	})
+}
+
+func (p *podParser) meta(out *objectMeta) bool {
+	return p.object(metaFields, func(f int) bool {
+		switch f {
+		case 0:
+			return p.stringField(&out.Name)
+		case 1:
+			return p.stringField(&out.GenerateName)
+		case 2:
+			return p.stringField(&out.Namespace)
+		case 3:
+			return p.stringField(&out.UID)
+		case 4:
+			return p.stringField(&out.ResourceVersion)
+		case 5:
+			return p.intField(&out.Generation, 64)
+		case 6:
+			return p.timeField(&out.CreationTimestamp)
+		case 7:
+			return p.timePointer(&out.DeletionTimestamp)
+		case 8:
+			if p.null() {
+				return true
+			}
+			v := new(int64)
+			out.DeletionGracePeriodSeconds = v
+			return p.intField(v, 64)
+		case 9:
+			return p.stringMap(&out.Labels)
+		case 10:
+			return p.stringMap(nil) // not read: checked only
+		case 11:
+			return p.null() || p.array(p.ownerReference)
+		default:
+			return p.null() || p.array(p.managedFieldsEntry)
+		}
+	})
+}
+
+// ownerReference checks an owner reference, which epsim does not read.
+func (p *podParser) ownerReference() bool {
+	var s string
+	var b bool
+	return p.object(ownerFields, func(f int) bool {
+		if f >= 4 {
+			return p.boolField(&b)
+		}
+		return p.stringField(&s)
+	})
+}
+
+// managedFieldsEntry checks a managedFields entry, which epsim does not read.
+func (p *podParser) managedFieldsEntry() bool {
+	var s string
+	var t apiTime
+	return p.object(managedFields, func(f int) bool {
+		switch f {
+		case 3:
+			return p.timeField(&t)
+		case 5:
+			return p.skip() // raw JSON, any value
+		}
+		return p.stringField(&s)
+	})
+}
+
+func (p *podParser) spec(out *podSpecJSON) bool {
+	return p.object(specFields, func(f int) bool {
+		switch f {
+		case 0:
+			return p.containers(&out.InitContainers)
+		case 1:
+			return p.containers(&out.Containers)
+		case 2:
+			return p.stringField(&out.NodeName)
+		case 3:
+			return p.stringField(&out.Hostname)
+		default:
+			return p.stringField(&out.Subdomain)
+		}
+	})
+}
+
+func (p *podParser) containers(out *[]container) bool {
+	if p.null() {
+		return true
+	}
+	return p.array(func() bool {
+		*out = append(*out, container{})
+		c := &(*out)[len(*out)-1]
+		return p.object(containerFields, func(f int) bool {
+			switch f {
+			case 0:
+				return p.stringField(&c.Name)
+			case 1:
+				return p.ports(&c.Ports)
+			case 2:
+				return p.object(noFields, nil)
+			default:
+				if p.null() {
+					return true
+				}
+				c.RestartPolicy = new(string)
+				return p.stringField(c.RestartPolicy)
+			}
+		})
+	})
+}
+
+func (p *podParser) ports(out *[]containerPort) bool {
+	if p.null() {
+		return true
+	}
+	return p.array(func() bool {
+		*out = append(*out, containerPort{})
+		cp := &(*out)[len(*out)-1]
+		return p.object(portFields, func(f int) bool {
+			switch f {
+			case 0:
+				return p.stringField(&cp.Name)
+			case 1:
+				var v int64
+				ok := p.intField(&v, 32)
+				cp.ContainerPort = int32(v)
+				return ok
+			default:
+				return p.stringField(&cp.Protocol)
+			}
+		})
+	})
+}
+
+func (p *podParser) status(out *podStatus) bool {
+	return p.object(statusFields, func(f int) bool {
+		switch f {
+		case 0:
+			return p.stringField(&out.Phase)
+		case 1:
+			if p.null() {
+				return true
+			}
+			return p.array(func() bool {
+				out.Conditions = append(out.Conditions, podCondition{})
+				c := &out.Conditions[len(out.Conditions)-1]
+				return p.object(conditionFields, func(f int) bool {
+					switch f {
+					case 0:
+						return p.stringField(&c.Type)
+					case 1:
+						return p.stringField(&c.Status)
+					case 2:
+						return p.timeField(&c.LastProbeTime)
+					default:
+						return p.timeField(&c.LastTransitionTime)
+					}
+				})
+			})
+		case 2:
+			return p.stringField(&out.PodIP)
+		default:
+			if p.null() {
+				return true
+			}
+			return p.array(func() bool {
+				out.PodIPs = append(out.PodIPs, podIP{})
+				ip := &out.PodIPs[len(out.PodIPs)-1]
+				return p.object(podIPFields, func(int) bool { return p.stringField(&ip.IP) })
+			})
+		}
+	})
+}
+
+// object decodes an object of a struct type whose JSON field names are names, calling
+// field with the index of each field met (the value is next), skipping other keys. Null
+// leaves the struct as it is.
+func (p *podParser) object(names []string, field func(f int) bool) bool {
+	if p.null() {
+		return true
+	}
+	if p.peek() != '{' || p.depth >= fastMaxDepth {
+		return false
+	}
+	p.depth++
+	p.i++
+	p.ws()
+	if p.peek() == '}' {
+		p.i++
+		p.depth--
+		return true
+	}
+	var seen uint64
+	for {
+		p.ws()
+		key, plain, ok := p.str()
+		if !ok || !plain {
+			return false
+		}
+		p.ws()
+		if p.peek() != ':' {
+			return false
+		}
+		p.i++
+		p.ws()
+		switch f := fieldIndex(names, key); {
+		case f >= 0:
+			if seen&(1<<f) != 0 {
+				return false
+			}
+			seen |= 1 << f
+			if !field(f) {
+				return false
+			}
+		case foldsToField(names, key):
+			return false
+		default:
+			if !p.skip() {
+				return false
+			}
+		}
+		p.ws()
+		switch p.peek() {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			p.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// array decodes an array, calling elem for each element (next at p.i). The caller has
+// handled null.
+func (p *podParser) array(elem func() bool) bool {
+	if p.peek() != '[' || p.depth >= fastMaxDepth {
+		return false
+	}
+	p.depth++
+	p.i++
+	p.ws()
+	if p.peek() == ']' {
+		p.i++
+		p.depth--
+		return true
+	}
+	for {
+		p.ws()
+		if !elem() {
+			return false
+		}
+		p.ws()
+		switch p.peek() {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			p.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func fieldIndex(names []string, key []byte) int {
+	for i, n := range names {
+		if string(key) == n {
+			return i
+		}
+	}
+	return -1
+}
+
+// foldsToField reports whether key matches a field name case-insensitively (as
+// bytes.EqualFold, which encoding/json's fallback match equals).
+func foldsToField(names []string, key []byte) bool {
+	ascii := true
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	for _, n := range names {
+		if (!ascii || len(n) == len(key)) && bytes.EqualFold(key, []byte(n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// stringMap decodes an object of strings into *out (a new map, as encoding/json makes
+// one for a nil map), or only checks it when out is nil.
+func (p *podParser) stringMap(out *map[string]string) bool {
+	if p.null() {
+		if out != nil {
+			*out = nil
+		}
+		return true
+	}
+	if p.peek() != '{' {
+		return false
+	}
+	p.i++
+	var m map[string]string
+	if out != nil {
+		m = map[string]string{}
+		*out = m
+	}
+	p.ws()
+	if p.peek() == '}' {
+		p.i++
+		return true
+	}
+	for {
+		p.ws()
+		var k, v string
+		if !p.stringValue(&k, out != nil) {
+			return false
+		}
+		p.ws()
+		if p.peek() != ':' {
+			return false
+		}
+		p.i++
+		p.ws()
+		if !p.null() && !p.stringValue(&v, out != nil) {
+			return false
+		}
+		if m != nil {
+			m[k] = v
+		}
+		p.ws()
+		switch p.peek() {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// stringField decodes a string into *out; null leaves it.
+func (p *podParser) stringField(out *string) bool {
+	if p.null() {
+		return true
+	}
+	return p.stringValue(out, true)
+}
+
+// stringValue decodes the string at p.i into *out when store is set, else only checks it.
+// One with escapes or bytes that are not UTF-8 is decoded by encoding/json, which replaces
+// what it cannot decode.
+func (p *podParser) stringValue(out *string, store bool) bool {
+	from := p.i
+	s, plain, ok := p.str()
+	if !ok {
+		return false
+	}
+	if !store {
+		return true
+	}
+	if plain {
+		*out = string(s)
+		return true
+	}
+	return json.Unmarshal(p.b[from:p.i], out) == nil
+}
+
+// intField decodes an integer that fits in bits into *out; null leaves it.
+func (p *podParser) intField(out *int64, bits int) bool {
+	if p.null() {
+		return true
+	}
+	tok, integer, ok := p.number()
+	if !ok || !integer {
+		return false
+	}
+	v, err := strconv.ParseInt(string(tok), 10, bits)
+	if err != nil {
+		return false
+	}
+	*out = v
+	return true
+}
+
+// boolField decodes true or false into *out; null leaves it.
+func (p *podParser) boolField(out *bool) bool {
+	switch {
+	case p.null():
+		return true
+	case p.literal("true"):
+		*out = true
+		return true
+	case p.literal("false"):
+		*out = false
+		return true
+	}
+	return false
+}
+
+// timeField decodes an RFC 3339 time as apiTime.UnmarshalJSON does; null is the zero
+// time.
+func (p *podParser) timeField(out *apiTime) bool {
+	if p.null() {
+		out.Time = time.Time{}
+		return true
+	}
+	s, plain, ok := p.str()
+	if !ok || !plain {
+		return false
+	}
+	t, err := time.Parse(time.RFC3339, string(s))
+	if err != nil {
+		return false
+	}
+	out.Time = t.Local()
+	return true
+}
+
+// timePointer decodes a time into a new apiTime; null leaves the pointer nil.
+func (p *podParser) timePointer(out **apiTime) bool {
+	if p.null() {
+		*out = nil
+		return true
+	}
+	*out = &apiTime{}
+	return p.timeField(*out)
+}
+
+func (p *podParser) peek() byte {
+	if p.i < len(p.b) {
+		return p.b[p.i]
+	}
+	return 0
+}
+
+func (p *podParser) ws() {
+	for p.i < len(p.b) && isJSONSpace(p.b[p.i]) {
+		p.i++
+	}
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// null consumes a null at p.i, if there is one.
+func (p *podParser) null() bool { return p.literal("null") }
+
+func (p *podParser) literal(lit string) bool {
+	if len(p.b)-p.i >= len(lit) && string(p.b[p.i:p.i+len(lit)]) == lit {
+		p.i += len(lit)
+		return true
+	}
+	return false
+}
+
+// str reads the JSON string at p.i: its content between the quotes, whether that content
+// is the string itself (no escapes, valid UTF-8), and whether it is a valid string.
+func (p *podParser) str() (content []byte, plain, ok bool) {
+	if p.peek() != '"' {
+		return nil, false, false
+	}
+	start := p.i + 1
+	plain = true
+	ascii := true
+	for i := start; i < len(p.b); i++ {
+		switch c := p.b[i]; {
+		case c == '"':
+			p.i = i + 1
+			content = p.b[start:i]
+			if !ascii && plain && !utf8.Valid(content) {
+				plain = false
+			}
+			return content, plain, true
+		case c == '\\':
+			plain = false
+			i++
+			if i >= len(p.b) {
+				return nil, false, false
+			}
+			switch p.b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(p.b) {
+					return nil, false, false
+				}
+				for _, h := range p.b[i+1 : i+5] {
+					if !isHexDigit(h) {
+						return nil, false, false
+					}
+				}
+				i += 4
+			default:
+				return nil, false, false
+			}
+		case c < 0x20:
+			return nil, false, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return nil, false, false
+}
+
+func isHexDigit(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// number reads the JSON number at p.i, and tells whether it is an integer (no fraction or
+// exponent).
+func (p *podParser) number() (tok []byte, integer, ok bool) {
+	b, i := p.b, p.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	default:
+		return nil, false, false
+	}
+	integer = true
+	if i < len(b) && b[i] == '.' {
+		integer = false
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			return nil, false, false
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		integer = false
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return nil, false, false
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	tok = b[p.i:i]
+	p.i = i
+	return tok, integer, true
+}
+
+// skip checks and passes over the value at p.i, of any type.
+func (p *podParser) skip() bool {
+	switch c := p.peek(); {
+	case c == '{':
+		if p.depth >= fastMaxDepth {
+			return false
+		}
+		p.depth++
+		p.i++
+		p.ws()
+		if p.peek() == '}' {
+			p.i++
+			p.depth--
+			return true
+		}
+		for {
+			p.ws()
+			if _, _, ok := p.str(); !ok {
+				return false
+			}
+			p.ws()
+			if p.peek() != ':' {
+				return false
+			}
+			p.i++
+			p.ws()
+			if !p.skip() {
+				return false
+			}
+			p.ws()
+			switch p.peek() {
+			case ',':
+				p.i++
+			case '}':
+				p.i++
+				p.depth--
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '[':
+		return p.array(p.skip)
+	case c == '"':
+		_, _, ok := p.str()
+		return ok
+	case c == '-' || isDigit(c):
+		_, _, ok := p.number()
+		return ok
+	case c == 't':
+		return p.literal("true")
+	case c == 'f':
+		return p.literal("false")
+	}
+	return p.null()
+}

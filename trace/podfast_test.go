@@ -1,0 +1,261 @@
+package trace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"epsim/sim"
+)
+
+// readAll reads every event of data with a PodReader, fast or not: the events, then the
+// error that ended the stream (an *InputError as a value) and the stats.
+func readAll(t *testing.T, r io.Reader, fast bool) []any {
+	t.Helper()
+	pr := newPodReader(r, "input", fast)
+	var out []any
+	for range 100000 {
+		ev, err := pr.Next()
+		if err != nil {
+			var ie *InputError
+			if errors.As(err, &ie) {
+				out = append(out, *ie)
+			}
+			return append(out, "error "+err.Error(), *pr.Stats())
+		}
+		out = append(out, ev)
+	}
+	t.Fatal("no end after 100,000 events")
+	return nil
+}
+
+// describe prints a result of readAll, pods and identities in full.
+func describe(v any) string {
+	if ev, ok := v.(sim.TraceEvent); ok && ev.Pod != nil {
+		pod := *ev.Pod
+		ev.Pod = nil
+		id := pod.PodIdentity
+		pod.PodIdentity = nil
+		return fmt.Sprintf("%+v pod %+v identity %+v", ev, pod, id)
+	}
+	return fmt.Sprintf("%+v", v)
+}
+
+// checkSameAsDecoder fails unless a fast PodReader reads data as one decoding every
+// event with encoding/json does: the same events, the same error, the same stats.
+func checkSameAsDecoder(t *testing.T, data []byte) {
+	t.Helper()
+	fast, slow := readAll(t, bytes.NewReader(data), true), readAll(t, bytes.NewReader(data), false)
+	if reflect.DeepEqual(fast, slow) {
+		return
+	}
+	for i := range max(len(fast), len(slow)) {
+		var f, s any
+		if i < len(fast) {
+			f = fast[i]
+		}
+		if i < len(slow) {
+			s = slow[i]
+		}
+		if !reflect.DeepEqual(f, s) {
+			t.Fatalf("input %q\nresult %d differs:\nfast:    %s\ndecoder: %s", data, i, describe(f), describe(s))
+		}
+	}
+}
+
+// podEvent is a watch event of a pod whose fields are filled in by the caller.
+func podEvent(typ, meta, spec, status string) string {
+	return `{"type":"` + typ + `","object":{"kind":"Pod","apiVersion":"v1","metadata":{` + meta + `},"spec":{` + spec + `},"status":{` + status + `}}}`
+}
+
+const (
+	okMeta   = `"name":"a","namespace":"ns","uid":"u1","resourceVersion":"7","creationTimestamp":"2026-01-02T03:04:05Z","labels":{"app":"a"}`
+	okSpec   = `"nodeName":"n1","containers":[{"name":"c","ports":[{"containerPort":80,"name":"http"}]}]`
+	okStatus = `"phase":"Running","podIP":"10.0.0.1","podIPs":[{"ip":"10.0.0.1"}],"conditions":[{"type":"Ready","status":"True","lastProbeTime":null,"lastTransitionTime":"2026-01-02T03:04:09Z"}]`
+)
+
+// fastCases are inputs at each point where the parser must refuse or must agree with
+// encoding/json on a subtle rule.
+var fastCases = map[string]string{
+	"plain":              podEvent("ADDED", okMeta, okSpec, okStatus),
+	"two":                podEvent("ADDED", okMeta, okSpec, okStatus) + "\n" + podEvent("MODIFIED", okMeta, okSpec, okStatus),
+	"recorded":           `{"time":"2026-01-02T03:04:05.5Z",` + podEvent("ADDED", okMeta, okSpec, okStatus)[1:],
+	"nulls":              podEvent("ADDED", `"name":null,"labels":null,"deletionTimestamp":null,"annotations":null,"ownerReferences":null`, `"containers":null,"initContainers":[null]`, `"conditions":[null,{"type":"Ready","status":null}],"podIPs":[null]`),
+	"null label":         podEvent("ADDED", `"labels":{"a":null,"b":"c"}`, ``, ``),
+	"empty label map":    podEvent("ADDED", `"labels":{}`, ``, ``),
+	"escapes":            podEvent("ADDED", `"name":"a\u0062\n","labels":{"k\"":"v\\"},"annotations":{"x":"\ud800"}`, `"nodeName":"\u00e9"`, ``),
+	"invalid utf8":       podEvent("ADDED", "\"name\":\"a\xff\",\"labels\":{\"a\xfe\":\"b\"}", ``, ``),
+	"utf8":               podEvent("ADDED", `"name":"pödé"`, ``, ``),
+	"escaped key":        podEvent("ADDED", `"n\u0061me":"x"`, ``, ``),
+	"folded key":         podEvent("ADDED", `"Name":"x","NAMESPACE":"y"`, ``, ``),
+	"kelvin key":         podEvent("ADDED", `"name":"x"`, ``, `"phaſe":"Running"`),
+	"duplicate":          podEvent("ADDED", `"name":"x","name":"y"`, ``, ``),
+	"duplicate object":   `{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"a"},"metadata":{"uid":"b"}}}`,
+	"duplicate type":     `{"type":"ADDED","type":"DELETED","object":{"kind":"Pod"}}`,
+	"duplicate labels":   podEvent("ADDED", `"labels":{"a":"1"},"labels":{"b":"2"}`, ``, ``),
+	"duplicate array":    podEvent("ADDED", ``, ``, `"podIPs":[{"ip":"10.0.0.1"},{"ip":"10.0.0.2"}],"podIPs":[{"ip":"10.0.0.3"}]`),
+	"escaped bracket":    podEvent("ADDED", `"name":"a\"}]{[\\","labels":{"x":"\"{"}`, ``, ``),
+	"unknown keys":       podEvent("ADDED", okMeta+`,"finalizers":["x"],"x":{"y":[1,2.5e3,-0,true,false,null,"s"]}`, okSpec+`,"volumes":[{}]`, okStatus+`,"hostIP":"1.2.3.4"`),
+	"port float":         podEvent("ADDED", ``, `"containers":[{"ports":[{"containerPort":80.0}]}]`, ``),
+	"port big":           podEvent("ADDED", ``, `"containers":[{"ports":[{"containerPort":2147483648}]}]`, ``),
+	"port string":        podEvent("ADDED", ``, `"containers":[{"ports":[{"containerPort":"80"}]}]`, ``),
+	"port negative zero": podEvent("ADDED", ``, `"containers":[{"ports":[{"containerPort":-0}]}]`, ``),
+	"generation":         podEvent("ADDED", `"generation":9223372036854775807`, ``, ``),
+	"generation big":     podEvent("ADDED", `"generation":9223372036854775808`, ``, ``),
+	"grace":              podEvent("DELETED", okMeta+`,"deletionTimestamp":"2026-01-02T03:05:05Z","deletionGracePeriodSeconds":30`, okSpec, okStatus),
+	"bad time":           podEvent("ADDED", `"creationTimestamp":"yesterday"`, ``, ``),
+	"time number":        podEvent("ADDED", `"creationTimestamp":5`, ``, ``),
+	"probe time bad":     podEvent("ADDED", ``, ``, `"conditions":[{"lastProbeTime":"x"}]`),
+	"sidecar":            podEvent("ADDED", okMeta, `"initContainers":[{"name":"s","restartPolicy":"Always","ports":[{"containerPort":9000,"protocol":"UDP"}]}]`, okStatus),
+	"resources":          podEvent("ADDED", ``, `"containers":[{"resources":{"limits":{"cpu":"1"}}}]`, ``),
+	"resources string":   podEvent("ADDED", ``, `"containers":[{"resources":"x"}]`, ``),
+	"owners":             podEvent("ADDED", `"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"r","uid":"u","controller":true,"blockOwnerDeletion":null}]`, ``, ``),
+	"owner bad bool":     podEvent("ADDED", `"ownerReferences":[{"controller":"yes"}]`, ``, ``),
+	"managed fields":     podEvent("ADDED", `"managedFields":[{"manager":"kubelet","time":"2026-01-02T03:04:05Z","fieldsType":"FieldsV1","fieldsV1":{"f:status":{".":{}}}}]`, ``, ``),
+	"metadata string":    `{"type":"ADDED","object":{"kind":"Pod","metadata":"x"}}`,
+	"metadata null":      `{"type":"ADDED","object":{"kind":"Pod","metadata":null}}`,
+	"service":            `{"type":"ADDED","object":{"kind":"Service","metadata":{"name":"s"}}}`,
+	"no kind":            `{"type":"ADDED","object":{"metadata":{"name":"s"}}}`,
+	"object null":        `{"type":"ADDED","object":null}`,
+	"object array":       `{"type":"ADDED","object":[]}`,
+	"no object":          `{"type":"ADDED"}`,
+	"bookmark":           `{"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"9"}}}`,
+	"no type":            `{"object":{"kind":"Pod"}}`,
+	"type number":        `{"type":5,"object":{"kind":"Pod"}}`,
+	"bare pod":           `{"kind":"Pod","metadata":{"name":"a"}}`,
+	"list":               `{"kind":"PodList","items":[]}`,
+	"truncated":          podEvent("ADDED", okMeta, okSpec, okStatus)[:100],
+	"truncated string":   `{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"a\`,
+	"syntax":             `{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"a",}}}`,
+	"syntax after type":  `{"type":5,"object":{"kind":"Pod","metadata":{"name":"a" "b"}}}`,
+	"bad escape":         `{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"\x"}}}`,
+	"control char":       "{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\tb\"}}}",
+	"bad number":         podEvent("ADDED", `"generation":01`, ``, ``),
+	"bad literal":        podEvent("ADDED", `"labels":nul`, ``, ``),
+	"trailing":           podEvent("ADDED", okMeta, okSpec, okStatus) + ` x`,
+	"extra bracket":      podEvent("ADDED", okMeta, okSpec, okStatus) + `}`,
+	"mismatched":         `{"type":"ADDED","object":{"kind":"Pod"]}`,
+	"array":              `[` + podEvent("ADDED", okMeta, okSpec, okStatus) + `]`,
+	"string value":       `"x"`,
+	"whitespace":         " \t\r\n",
+	"empty":              ``,
+	"mixed times":        `{"time":"2026-01-02T03:04:05Z",` + podEvent("ADDED", okMeta, okSpec, okStatus)[1:] + podEvent("ADDED", okMeta, okSpec, okStatus),
+	"bad recorded time":  `{"time":"x",` + podEvent("ADDED", okMeta, okSpec, okStatus)[1:],
+	"time null":          `{"time":null,` + podEvent("ADDED", okMeta, okSpec, okStatus)[1:],
+	"after an error":     podEvent("ADDED", okMeta, okSpec, okStatus) + `{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":1}}}` + podEvent("ADDED", okMeta, okSpec, okStatus),
+	"deep":               podEvent("ADDED", `"x":`+strings.Repeat("[", 300)+strings.Repeat("]", 300), ``, ``),
+	"deeper":             podEvent("ADDED", `"x":`+strings.Repeat("[", 600)+strings.Repeat("]", 600), ``, ``),
+	"too deep":           podEvent("ADDED", `"x":`+strings.Repeat("[", 10001)+strings.Repeat("]", 10001), ``, ``),
+	"bad ip":             podEvent("ADDED", okMeta, okSpec, `"podIPs":[{"ip":"10.0.0.300"}]`) + podEvent("ADDED", okMeta, okSpec, okStatus),
+}
+
+func TestFastPathSameAsDecoder(t *testing.T) {
+	for name, in := range fastCases {
+		t.Run(name, func(t *testing.T) { checkSameAsDecoder(t, []byte(in)) })
+	}
+	for _, name := range []string{"replay-trace.jsonl", "replay-watch.json"} {
+		data, err := os.ReadFile(sampleDir + "/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(name, func(t *testing.T) {
+			checkSameAsDecoder(t, data)
+			// Cut anywhere, the stream reads the same up to its end or its error.
+			for _, n := range []int{1, 517, len(data) / 3, len(data) - 2} {
+				checkSameAsDecoder(t, data[:n])
+			}
+		})
+	}
+}
+
+// TestFastPathReadsInSmallPieces reads a sample a byte at a time, and across a read
+// error: framing across reads, and an I/O error told as before.
+func TestFastPathReadsInSmallPieces(t *testing.T) {
+	data, err := os.ReadFile(sampleDir + "/replay-watch.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = data[:min(len(data), 200000)]
+	fast := readAll(t, iotest.OneByteReader(bytes.NewReader(data)), true)
+	slow := readAll(t, bytes.NewReader(data), false)
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("read a byte at a time: %d results, %d with the decoder", len(fast), len(slow))
+	}
+	broken := func() io.Reader {
+		return io.MultiReader(bytes.NewReader(data[:len(data)/2]), iotest.ErrReader(errors.New("disk on fire")))
+	}
+	fast, slow = readAll(t, broken(), true), readAll(t, broken(), false)
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("read error: fast ends %v, decoder %v", fast[len(fast)-2:], slow[len(slow)-2:])
+	}
+	if msg := fast[len(fast)-2].(string); !strings.Contains(msg, "disk on fire") {
+		t.Fatalf("read error not told: %q", msg)
+	}
+}
+
+// TestFastPathTakesSamples checks that the parser decodes, rather than hands on, every
+// event of both samples (the kubectl output has managedFields, owners, unknown fields and
+// null probe times), and refuses what it must.
+func TestFastPathTakesSamples(t *testing.T) {
+	for _, name := range []string{"replay-trace.jsonl", "replay-watch.json"} {
+		f, err := os.Open(sampleDir + "/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newFramedStream(f, name)
+		n := 0
+		for {
+			raw, err := s.nextRaw()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if _, _, ok := decodePodEvent(raw); !ok {
+				t.Fatalf("%s: event %d refused: %.200s", name, n+1, raw)
+			}
+			n++
+		}
+		f.Close()
+		if n < 100 {
+			t.Fatalf("%s: %d events", name, n)
+		}
+	}
+	for _, name := range []string{"plain", "recorded", "nulls", "null label", "empty label map", "escapes", "invalid utf8", "utf8",
+		"unknown keys", "port negative zero", "generation", "grace", "sidecar", "resources", "owners", "managed fields",
+		"metadata null", "deep", "escaped bracket"} {
+		s := newFramedStream(strings.NewReader(fastCases[name]), name)
+		raw, err := s.nextRaw()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, _, ok := decodePodEvent(raw); !ok {
+			t.Errorf("%s: refused, want taken", name)
+		}
+	}
+	for _, name := range []string{"duplicate", "duplicate labels", "duplicate array", "folded key", "kelvin key", "escaped key",
+		"port float", "port big", "generation big", "bad time", "service", "bookmark", "object null", "deeper", "too deep"} {
+		if _, _, ok := decodePodEvent([]byte(fastCases[name])); ok {
+			t.Errorf("%s: taken, want refused", name)
+		}
+	}
+}
+
+// FuzzPodFastPath compares a fast PodReader with one decoding every event with
+// encoding/json, on any input.
+func FuzzPodFastPath(f *testing.F) {
+	seeds(f, "replay-watch.json", "replay-trace.jsonl")
+	for _, in := range fastCases {
+		if len(in) < 4000 {
+			f.Add([]byte(in))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkSameAsDecoder(t, data) })
+}
