@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"epsim/model"
 )
@@ -58,6 +59,9 @@ type replayState struct {
 	byKey map[string]replayedPod
 	err   error
 	stats ReplayStats
+	// selecting finds the Services that may select a pod; candidates is its scratch list.
+	selecting  selectorIndex
+	candidates []int
 }
 
 // Replay runs recorded pod churn through both controllers, with the Services and Nodes of the
@@ -125,6 +129,7 @@ func (e *Engine) startReplay() {
 		}
 	}
 	r := e.replay
+	r.selecting = newSelectorIndex(e.services)
 	for {
 		ev, err := r.src.Next()
 		if err != nil {
@@ -198,8 +203,10 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 	}
 	var next []*podState
 	matched := false
-	for _, s := range e.services {
-		if !s.created || s.svc.Namespace != pod.Namespace || !s.svc.Selector.Matches(ev.Labels) {
+	r.candidates = r.selecting.candidates(r.candidates[:0], pod.Namespace, ev.Labels)
+	for _, i := range r.candidates {
+		s := e.services[i]
+		if !s.svc.Selector.Matches(ev.Labels) {
 			continue
 		}
 		matched = true
@@ -242,6 +249,62 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 	} else {
 		r.byKey[key] = replayedPod{states: next, rv: rv}
 	}
+}
+
+// selectorIndex finds the Services that may select a pod without testing every Service:
+// a recording of a large cluster has thousands of Services and millions of pod events. Each
+// Service with a selector is filed under its namespace and one pair of its selector (the
+// pair fewest Services share), which every pod it selects carries; a Service whose selector
+// is empty selects every pod of its namespace.
+type selectorIndex struct {
+	byPair map[selectorPair][]int
+	all    map[string][]int
+}
+
+// selectorPair is one label of a Service's selector, in the Service's namespace.
+type selectorPair struct{ namespace, key, value string }
+
+// newSelectorIndex indexes the created Services (those with controller-managed endpoints)
+// of services.
+func newSelectorIndex(services []*serviceState) selectorIndex {
+	x := selectorIndex{byPair: map[selectorPair][]int{}, all: map[string][]int{}}
+	shared := map[selectorPair]int{}
+	for _, s := range services {
+		if s.created {
+			for _, l := range s.svc.Selector {
+				shared[selectorPair{s.svc.Namespace, l.Key, l.Value}]++
+			}
+		}
+	}
+	for i, s := range services {
+		if !s.created {
+			continue
+		}
+		if len(s.svc.Selector) == 0 {
+			x.all[s.svc.Namespace] = append(x.all[s.svc.Namespace], i)
+			continue
+		}
+		var best selectorPair
+		for j, l := range s.svc.Selector {
+			p := selectorPair{s.svc.Namespace, l.Key, l.Value}
+			if j == 0 || shared[p] < shared[best] {
+				best = p
+			}
+		}
+		x.byPair[best] = append(x.byPair[best], i)
+	}
+	return x
+}
+
+// candidates appends to dst the indexes of the Services that may select a pod of namespace
+// with labels, each once, in increasing order: a superset of those that do.
+func (x *selectorIndex) candidates(dst []int, namespace string, labels map[string]string) []int {
+	dst = append(dst, x.all[namespace]...)
+	for k, v := range labels {
+		dst = append(dst, x.byPair[selectorPair{namespace, k, v}]...)
+	}
+	slices.Sort(dst)
+	return dst
 }
 
 // shareIdentity gives pod, a new version of the pod of cur (its states, one per Service
