@@ -52,7 +52,7 @@ func readObjects(r io.Reader, name, kind string, fn func(raw []byte) error) (*St
 	s := newJSONStream(r, name)
 	stats := &Stats{}
 	for {
-		start := s.dec.InputOffset()
+		start := s.offset()
 		var raw json.RawMessage
 		if err := s.next(&raw); err != nil {
 			if err == io.EOF {

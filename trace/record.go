@@ -80,7 +80,7 @@ func Record(r io.Reader, w io.Writer, name string, now func() time.Time) (*Stats
 	tw := NewWriter(w)
 	stats := &Stats{RecordedTimes: true}
 	for {
-		start := s.dec.InputOffset()
+		start := s.offset()
 		var ev wireEvent
 		if err := s.next(&ev); err != nil {
 			if err == io.EOF {
