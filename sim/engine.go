@@ -295,13 +295,25 @@ func (e *Engine) quiescent() bool {
 // after queues ev d after now.
 func (e *Engine) after(d Time, ev event) { e.schedule(e.now+d, ev) }
 
+// endTimeFrom is when the guards.endTime budget starts: time 0, or in a replay the
+// recording's last event, since the recording ends however long it is (a day of a cluster
+// is 24 hours and a little) and the guard is for a run that never settles after it.
+func (e *Engine) endTimeFrom() Time {
+	if e.replay == nil {
+		return 0
+	}
+	if !e.replay.ended {
+		return e.now
+	}
+	return e.replay.endedAt
+}
+
 // run is the event loop: the only place the clock moves.
 func (e *Engine) run() (*Results, error) {
 	if len(e.cfg.Timeline) == 0 {
 		return nil, errors.New("sim: the timeline is empty; add at least one action")
 	}
 	e.startPhase(0)
-	endTime := Time(e.cfg.EndTime)
 	lastReport := Time(-1)
 	for {
 		if e.quiescent() {
@@ -319,7 +331,7 @@ func (e *Engine) run() (*Results, error) {
 			panic(fmt.Sprintf("sim: time went backwards: %v < %v (%s)", it.at, e.now, it.ev))
 		}
 		e.now = it.at
-		if endTime > 0 && e.now > endTime {
+		if e.cfg.EndTime > 0 && e.now > e.endTimeFrom()+Time(e.cfg.EndTime) {
 			return nil, fmt.Errorf("%w: at %v in phase %q", ErrEndTime, e.now, e.cfg.Timeline[e.phase].Name)
 		}
 		e.events++

@@ -59,6 +59,9 @@ type replayState struct {
 	byKey map[string]replayedPod
 	err   error
 	stats ReplayStats
+	// ended is set once the recording has ended (or failed), at endedAt.
+	ended   bool
+	endedAt Time
 	// selecting finds the Services that may select a pod; candidates is its scratch list.
 	selecting  selectorIndex
 	candidates []int
@@ -133,9 +136,7 @@ func (e *Engine) startReplay() {
 	for {
 		ev, err := r.src.Next()
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				r.err = fmt.Errorf("sim: replay: %w", err)
-			}
+			r.end(e.now, err)
 			e.syncCaches()
 			return
 		}
@@ -164,9 +165,7 @@ func (ev evTrace) apply(e *Engine) {
 	for {
 		next, err := r.src.Next()
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				r.err = fmt.Errorf("sim: replay: %w", err)
-			}
+			r.end(e.now, err)
 			return
 		}
 		r.stats.Events++
@@ -249,6 +248,14 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 	} else {
 		r.byKey[key] = replayedPod{states: next, rv: rv}
 	}
+}
+
+// end records that the recording ended at now, with err (io.EOF at its end).
+func (r *replayState) end(now Time, err error) {
+	if !errors.Is(err, io.EOF) {
+		r.err = fmt.Errorf("sim: replay: %w", err)
+	}
+	r.ended, r.endedAt = true, now
 }
 
 // selectorIndex finds the Services that may select a pod without testing every Service:

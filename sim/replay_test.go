@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"epsim/model"
 )
@@ -61,5 +62,24 @@ func TestSelectorIndexFindsEverySelectingService(t *testing.T) {
 				t.Fatalf("round %d: pod %s %v: index finds %v, a scan %v", round, ns, labels, got, want)
 			}
 		}
+	}
+}
+
+// TestReplayEndTimeCountsFromTheRecordingsEnd replays a recording longer than
+// guards.endTime: the guard is for a run that never settles, and starts at the recording's
+// last event, so the replay runs to the recording's end and counts every event.
+func TestReplayEndTimeCountsFromTheRecordingsEnd(t *testing.T) {
+	cfg := testConfig(3, 1)
+	cfg.EndTime = time.Hour
+	svcs, nodes, err := ClusterObjects(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, stats, err := Replay(cfg, svcs, nodes, staleTrace(10, nodes, 30*time.Minute, 90*time.Minute, 3*time.Hour), nil)
+	if err != nil {
+		t.Fatalf("a 3-hour recording with guards.endTime 1h: %v", err)
+	}
+	if stats.Events != 13 || res.EndTime < Time(3*time.Hour) {
+		t.Fatalf("replayed %d events, to %v; want 13, past 3h", stats.Events, res.EndTime)
 	}
 }
