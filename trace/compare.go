@@ -67,27 +67,71 @@ func kubeProxySelects(labels model.StringMap) bool {
 	return !labels.Has(model.LabelHeadless) && !labels.Has(model.LabelServiceProxyName)
 }
 
-// CompareSlices reads the real EndpointSlice stream src to its end and compares it with the
-// EndpointSlice writes of the replay res. Each real event is sized exactly as the
-// simulation sizes its own — model.EndpointSliceSize in protobuf (kube-proxy's default),
-// wrapped in a watch event — times watchers, when kube-proxy's selector matches the slice.
-func CompareSlices(src *SliceReader, services []*model.Service, res *sim.Results, watchers int64) (*Comparison, error) {
-	c := &Comparison{Watchers: watchers, Stream: src.Stats()}
-	byKey := map[string]*ServiceComparison{}
-	service := func(ns, name string) *ServiceComparison {
-		k := ns + "/" + name
-		s := byKey[k]
-		if s == nil {
-			s = &ServiceComparison{Namespace: ns, Name: name}
-			byKey[k] = s
-		}
-		return s
-	}
+// SliceTally counts a replay's committed EndpointSlice writes per Service as the replay
+// makes them (Add, from a sim.WriteLogger), for CompareSlices: a day of a large cluster
+// makes millions of writes, which a write log would hold to the end.
+type SliceTally struct {
 	// byPrefix maps a slice's generateName to its Service, for the simulated writes, whose
 	// records name the slice only.
-	byPrefix := map[string]string{}
+	byPrefix map[string]string
+	services map[[2]string]*Writes
+	total    Writes
+}
+
+// NewSliceTally returns an empty tally of the replay of services.
+func NewSliceTally(services []*model.Service) *SliceTally {
+	t := &SliceTally{byPrefix: map[string]string{}, services: map[[2]string]*Writes{}}
 	for _, svc := range services {
-		byPrefix[svc.Namespace+"/"+slicePrefix(svc.Name)] = svc.Name
+		t.byPrefix[svc.Namespace+"/"+slicePrefix(svc.Name)] = svc.Name
+	}
+	return t
+}
+
+// Add counts w if it is a committed EndpointSlice write of the EndpointSlice controller
+// (no-ops and failures are not), its bytes being its event size times its watchers.
+func (t *SliceTally) Add(w *sim.WriteRecord) {
+	if w.Mode != sim.ModeEndpointSlices || w.Kind != "EndpointSlice" || w.Outcome != "ok" {
+		return
+	}
+	typ := model.EventModified
+	switch w.Verb {
+	case "create":
+		typ = model.EventAdded
+	case "delete":
+		typ = model.EventDeleted
+	}
+	fanout := w.EventBytes * w.Watchers
+	name, ok := "", false
+	if len(w.Name) > generatedSuffix {
+		name, ok = t.byPrefix[w.Namespace+"/"+w.Name[:len(w.Name)-generatedSuffix]]
+	}
+	if !ok {
+		name = w.Name // not a generated name: keep the slice's own
+	}
+	key := [2]string{w.Namespace, name}
+	s := t.services[key]
+	if s == nil {
+		s = &Writes{}
+		t.services[key] = s
+	}
+	s.add(typ, fanout)
+	t.total.add(typ, fanout)
+}
+
+// CompareSlices reads the real EndpointSlice stream src to its end and compares it with the
+// simulated EndpointSlice writes tallied in simulated. Each real event is sized exactly as the
+// simulation sizes its own — model.EndpointSliceSize in protobuf (kube-proxy's default),
+// wrapped in a watch event — times watchers, when kube-proxy's selector matches the slice.
+func CompareSlices(src *SliceReader, simulated *SliceTally, watchers int64) (*Comparison, error) {
+	c := &Comparison{Watchers: watchers, Stream: src.Stats(), Simulated: simulated.total}
+	byKey := map[[2]string]*ServiceComparison{}
+	service := func(key [2]string) *ServiceComparison {
+		s := byKey[key]
+		if s == nil {
+			s = &ServiceComparison{Namespace: key[0], Name: key[1]}
+			byKey[key] = s
+		}
+		return s
 	}
 	for {
 		ev, err := src.Next()
@@ -107,31 +151,11 @@ func CompareSlices(src *SliceReader, services []*model.Service, res *sim.Results
 			size := model.EndpointSliceSize(s, model.Protobuf)
 			fanout = model.WatchEventSize(size, ev.Type, model.Protobuf) * watchers
 		}
-		name := s.Labels.Get(model.LabelServiceName)
-		service(s.Namespace, name).Real.add(ev.Type, fanout)
+		service([2]string{s.Namespace, s.Labels.Get(model.LabelServiceName)}).Real.add(ev.Type, fanout)
 		c.Real.add(ev.Type, fanout)
 	}
-	for _, w := range res.Writes {
-		if w.Mode != sim.ModeEndpointSlices || w.Kind != "EndpointSlice" || w.Outcome != "ok" {
-			continue
-		}
-		t := model.EventModified
-		switch w.Verb {
-		case "create":
-			t = model.EventAdded
-		case "delete":
-			t = model.EventDeleted
-		}
-		fanout := w.EventBytes * w.Watchers
-		name, ok := "", false
-		if len(w.Name) > generatedSuffix {
-			name, ok = byPrefix[w.Namespace+"/"+w.Name[:len(w.Name)-generatedSuffix]]
-		}
-		if !ok {
-			name = w.Name // not a generated name: keep the slice's own
-		}
-		service(w.Namespace, name).Simulated.add(t, fanout)
-		c.Simulated.add(t, fanout)
+	for key, w := range simulated.services {
+		service(key).Simulated = *w
 	}
 	for _, s := range byKey {
 		c.Services = append(c.Services, *s)

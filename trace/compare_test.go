@@ -112,7 +112,11 @@ func TestCompareSlices(t *testing.T) {
 		{Mode: sim.ModeEndpoints, Verb: "update", Kind: "Endpoints", Namespace: "shop", Name: "web", EventBytes: 500, Watchers: 10, Outcome: "ok"},
 	}}
 	svcs := []*model.Service{{Namespace: "shop", Name: "web"}, {Namespace: "shop", Name: "db"}}
-	c, err := CompareSlices(NewSliceReader(&stream, "slices.json"), svcs, res, 10)
+	tally := NewSliceTally(svcs)
+	for i := range res.Writes {
+		tally.Add(&res.Writes[i])
+	}
+	c, err := CompareSlices(NewSliceReader(&stream, "slices.json"), tally, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,9 @@ IP address (rejected; the warning names their event numbers).
 
 The control plane (controller workers, QPS, batch period, maxEndpointsPerSlice, API server
 and network) is the built-in defaults, a scenario file's (--scenario; its services and
-timeline are ignored), or either changed with --set.
+timeline are ignored), or either changed with --set. guards.endTime counts from the
+recording's last event: a recording of any length replays to its end, and the guard stops a
+run that does not settle after it.
 
 --endpointslices adds the cluster's real EndpointSlice stream ('kubectl get endpointslices
 -A --watch --output-watch-events -o json', or its 'sim record' trace) and compares it with
@@ -183,12 +185,22 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 		return badInput(errors.New("replay: no nodes (give --nodes, or pods scheduled to nodes)"))
 	}
 	var out *outputDir
+	log := &replayLog{}
 	if o.out != "" {
 		if out, err = openOutputDir(o.out, true); err != nil {
 			return err
 		}
 		defer out.abort()
+		// writes.jsonl is written as the replay makes the writes, not held to the end.
+		if log.file, err = newWriteLog(out); err != nil {
+			return fmt.Errorf("--out %s: %w", out.dir, err)
+		}
 	}
+	if o.slices != "" {
+		log.slices = trace.NewSliceTally(services)
+	}
+	// Without --out and --endpointslices nothing reads the write log.
+	cfg.NoWriteLog = o.out == "" && o.slices == ""
 
 	in, closeIn, err := openInput(o.pods)
 	if err != nil {
@@ -196,13 +208,18 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	}
 	defer closeIn()
 	src := trace.NewPodReader(in, inputName(o.pods))
-	var obs sim.Observer
 	if !o.quiet && e.stderrIsTerminal {
 		p := newProgress(e.stderr, cfg.Name, 1)
 		defer p.finish()
-		obs = p
+		log.next = p
 	}
-	res, stats, err := sim.Replay(cfg, services, nodes, src, obs)
+	res, stats, err := sim.Replay(cfg, services, nodes, src, log)
+	if log.file != nil {
+		// A write log that could not be written stopped the replay: say so, not the replay.
+		if cerr := log.file.close(); cerr != nil {
+			return fmt.Errorf("--out %s: %w (nothing in it was changed)", out.dir, cerr)
+		}
+	}
 	if err != nil {
 		if errors.Is(err, trace.ErrFormat) {
 			return badInput(fmt.Errorf("replay: %w", err))
@@ -225,7 +242,7 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 			return badInput(err)
 		}
 		defer closeSlices()
-		report.Compare, err = trace.CompareSlices(trace.NewSliceReader(f, inputName(o.slices)), services, res, int64(res.Watchers))
+		report.Compare, err = trace.CompareSlices(trace.NewSliceReader(f, inputName(o.slices)), log.slices, int64(res.Watchers))
 		if err != nil {
 			return badInput(fmt.Errorf("--endpointslices: %w", err))
 		}
@@ -244,6 +261,33 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 		return err
 	}
 	return writeReplayReport(e.stdout, report)
+}
+
+// replayLog takes a replay's write records as it makes them (sim.WriteLogger): into
+// writes.jsonl with --out, into the EndpointSlice tally with --endpointslices. It passes
+// progress on to next.
+type replayLog struct {
+	next   sim.Observer
+	file   *writeLog
+	slices *trace.SliceTally
+}
+
+// Progress implements sim.Observer.
+func (l *replayLog) Progress(now sim.Time, phase, phases int) {
+	if l.next != nil {
+		l.next.Progress(now, phase, phases)
+	}
+}
+
+// LogWrite implements sim.WriteLogger.
+func (l *replayLog) LogWrite(rec sim.WriteRecord) error {
+	if l.slices != nil {
+		l.slices.Add(&rec)
+	}
+	if l.file != nil {
+		return l.file.LogWrite(rec)
+	}
+	return nil
 }
 
 // warnReplay says on stderr what in the trace was out of order, dated before the listing or

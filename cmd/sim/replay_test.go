@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"epsim/trace"
 )
 
 var updateReplay = flag.Bool("update-replay", false, "rewrite scenarios/testdata/replay-*.golden")
@@ -232,5 +234,72 @@ func TestRecordKeepsOutOnError(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".trace.jsonl.tmp-*")); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// TestReplayComparisonAgreesWithWriteLog replays the sample with a real EndpointSlice
+// stream and --out: the simulated side of replay.json's comparison, tallied as the replay
+// went, must be the committed EndpointSlice writes of writes.jsonl (written as it went too),
+// and the real side the stream's one event.
+func TestReplayComparisonAgreesWithWriteLog(t *testing.T) {
+	dir := t.TempDir()
+	slices := filepath.Join(dir, "slices.json")
+	real := `{"type":"ADDED","object":{"kind":"EndpointSlice","apiVersion":"discovery.k8s.io/v1","metadata":{"name":"web-abcde","namespace":"shop",` +
+		`"labels":{"kubernetes.io/service-name":"web","endpointslice.kubernetes.io/managed-by":"endpointslice-controller.k8s.io"}},` +
+		`"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"],"conditions":{"ready":true}}],"ports":[{"port":80}]}}`
+	if err := os.WriteFile(slices, []byte(real), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	e, _, errb := replayEnv()
+	code := e.main([]string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"),
+		"--nodes", sample("replay-nodes.json"), "--endpointslices", slices, "--out", out, "--charts=false", "--quiet"})
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	var report ReplayReport
+	b, _ := os.ReadFile(filepath.Join(out, "replay.json"))
+	if err := json.Unmarshal(b, &report); err != nil || report.Compare == nil {
+		t.Fatalf("replay.json %s: %v", b, err)
+	}
+	var want trace.Writes
+	perService := map[string]int64{}
+	log, _ := os.ReadFile(filepath.Join(out, "writes.jsonl"))
+	for line := range strings.Lines(string(log)) {
+		var w struct {
+			Mode, Verb, Kind, Name, Outcome string
+			EventBytes, Watchers            int64
+		}
+		if err := json.Unmarshal([]byte(line), &w); err != nil {
+			t.Fatal(err)
+		}
+		if w.Mode != "endpointslices" || w.Kind != "EndpointSlice" || w.Outcome != "ok" {
+			continue
+		}
+		switch w.Verb {
+		case "create":
+			want.Added++
+		case "delete":
+			want.Deleted++
+		default:
+			want.Modified++
+		}
+		want.FanoutBytes += w.EventBytes * w.Watchers
+		perService[w.Name[:len(w.Name)-6]]++
+	}
+	if want.Total() == 0 || report.Compare.Simulated != want {
+		t.Errorf("comparison's simulated writes %+v, writes.jsonl %+v", report.Compare.Simulated, want)
+	}
+	for _, s := range report.Compare.Services {
+		if got := s.Simulated.Total(); got != perService[s.Name] {
+			t.Errorf("%s: %d simulated writes, writes.jsonl %d", s.Name, got, perService[s.Name])
+		}
+		delete(perService, s.Name)
+	}
+	if len(perService) > 0 {
+		t.Errorf("Services of writes.jsonl missing from the comparison: %v", perService)
+	}
+	if report.Compare.Real.Added != 1 || report.Compare.Real.Total() != 1 {
+		t.Errorf("real writes %+v, want the one ADDED", report.Compare.Real)
 	}
 }
