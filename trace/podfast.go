@@ -34,6 +34,37 @@ type podParser struct {
 	b     []byte
 	i     int
 	depth int
+	cache *decodeCache
+}
+
+// decodeCache holds what the events of one stream repeat: each string once (namespaces,
+// node names, phases, label keys and values, and the names, UIDs and IPs of a pod's
+// successive versions), and the labels maps, by their JSON. Replay then allocates and the
+// replayed pods hold one copy of each. Its maps are emptied when they reach decodeCacheMax
+// entries.
+type decodeCache struct {
+	strings map[string]string
+	labels  map[string]map[string]string
+}
+
+// decodeCacheMax bounds each map of a decodeCache.
+const decodeCacheMax = 1 << 16
+
+func newDecodeCache() *decodeCache {
+	return &decodeCache{strings: map[string]string{}, labels: map[string]map[string]string{}}
+}
+
+// intern returns b as a string, the cached copy if there is one.
+func (c *decodeCache) intern(b []byte) string {
+	if s, ok := c.strings[string(b)]; ok {
+		return s
+	}
+	if len(c.strings) >= decodeCacheMax {
+		clear(c.strings)
+	}
+	s := string(b)
+	c.strings[s] = s
+	return s
 }
 
 // Field names of the types decoded, in the order of the switch in each decoding function.
@@ -55,8 +86,8 @@ var (
 
 // decodePodEvent decodes a watch event of a Pod: its "time" and "type", and the pod.
 // ok is false when the event is not one the parser takes (see above).
-func decodePodEvent(raw []byte) (ev wireEvent, pod *podJSON, ok bool) {
-	p := podParser{b: raw}
+func decodePodEvent(raw []byte, cache *decodeCache) (ev wireEvent, pod *podJSON, ok bool) {
+	p := podParser{b: raw, cache: cache}
 	pod = &podJSON{}
 	sawObject := false
 	ok = p.object(eventFields, func(f int) bool {
@@ -69,7 +100,7 @@ func decodePodEvent(raw []byte) (ev wireEvent, pod *podJSON, ok bool) {
 			sawObject = true
 			return p.peek() == '{' && p.pod(pod)
 		default:
-			return p.stringField(&ev.Kind)
+			return p.skipString() // not read
 		}
 	})
 	p.ws()
@@ -90,7 +121,7 @@ func (p *podParser) pod(out *podJSON) bool {
 		case 0:
 			return p.stringField(&out.Kind)
 		case 1:
-			return p.stringField(&out.APIVersion)
+			return p.skipString() // not read
 		case 2:
 			return p.meta(&out.Metadata)
 		case 3:
@@ -107,7 +138,7 @@ func (p *podParser) meta(out *objectMeta) bool {
 		case 0:
 			return p.stringField(&out.Name)
 		case 1:
-			return p.stringField(&out.GenerateName)
+			return p.skipString() // not read
 		case 2:
 			return p.stringField(&out.Namespace)
 		case 3:
@@ -128,7 +159,7 @@ func (p *podParser) meta(out *objectMeta) bool {
 			out.DeletionGracePeriodSeconds = v
 			return p.intField(v, 64)
 		case 9:
-			return p.stringMap(&out.Labels)
+			return p.labels(&out.Labels)
 		case 10:
 			return p.stringMap(nil) // not read: checked only
 		case 11:
@@ -141,19 +172,17 @@ func (p *podParser) meta(out *objectMeta) bool {
 
 // ownerReference checks an owner reference, which epsim does not read.
 func (p *podParser) ownerReference() bool {
-	var s string
 	var b bool
 	return p.object(ownerFields, func(f int) bool {
 		if f >= 4 {
 			return p.boolField(&b)
 		}
-		return p.stringField(&s)
+		return p.skipString()
 	})
 }
 
 // managedFieldsEntry checks a managedFields entry, which epsim does not read.
 func (p *podParser) managedFieldsEntry() bool {
-	var s string
 	var t apiTime
 	return p.object(managedFields, func(f int) bool {
 		switch f {
@@ -162,7 +191,7 @@ func (p *podParser) managedFieldsEntry() bool {
 		case 5:
 			return p.skip() // raw JSON, any value
 		}
-		return p.stringField(&s)
+		return p.skipString()
 	})
 }
 
@@ -193,7 +222,7 @@ func (p *podParser) containers(out *[]container) bool {
 		return p.object(containerFields, func(f int) bool {
 			switch f {
 			case 0:
-				return p.stringField(&c.Name)
+				return p.skipString() // not read
 			case 1:
 				return p.ports(&c.Ports)
 			case 2:
@@ -447,6 +476,44 @@ func (p *podParser) stringMap(out *map[string]string) bool {
 	}
 }
 
+// skipString checks a string (or null) that is not read.
+func (p *podParser) skipString() bool {
+	if p.null() {
+		return true
+	}
+	_, _, ok := p.str()
+	return ok
+}
+
+// labels decodes a pod's labels. Pods of one workload carry the same labels, byte for byte:
+// with a cache, their events share one map (built once).
+func (p *podParser) labels(out *map[string]string) bool {
+	c := p.cache
+	if c == nil || p.peek() != '{' {
+		return p.stringMap(out)
+	}
+	from := p.i
+	if !p.skip() {
+		return false
+	}
+	raw := p.b[from:p.i]
+	if m, ok := c.labels[string(raw)]; ok {
+		*out = m
+		return true
+	}
+	end := p.i
+	p.i = from
+	if !p.stringMap(out) {
+		return false
+	}
+	p.i = end
+	if len(c.labels) >= decodeCacheMax {
+		clear(c.labels)
+	}
+	c.labels[string(raw)] = *out
+	return true
+}
+
 // stringField decodes a string into *out; null leaves it.
 func (p *podParser) stringField(out *string) bool {
 	if p.null() {
@@ -468,7 +535,11 @@ func (p *podParser) stringValue(out *string, store bool) bool {
 		return true
 	}
 	if plain {
-		*out = string(s)
+		if p.cache != nil {
+			*out = p.cache.intern(s)
+		} else {
+			*out = string(s)
+		}
 		return true
 	}
 	return json.Unmarshal(p.b[from:p.i], out) == nil

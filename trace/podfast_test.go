@@ -218,7 +218,7 @@ func TestFastPathTakesSamples(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			if _, _, ok := decodePodEvent(raw); !ok {
+			if _, _, ok := decodePodEvent(raw, newDecodeCache()); !ok {
 				t.Fatalf("%s: event %d refused: %.200s", name, n+1, raw)
 			}
 			n++
@@ -236,13 +236,13 @@ func TestFastPathTakesSamples(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if _, _, ok := decodePodEvent(raw); !ok {
+		if _, _, ok := decodePodEvent(raw, newDecodeCache()); !ok {
 			t.Errorf("%s: refused, want taken", name)
 		}
 	}
 	for _, name := range []string{"duplicate", "duplicate labels", "duplicate array", "folded key", "kelvin key", "escaped key",
 		"port float", "port big", "generation big", "bad time", "service", "bookmark", "object null", "deeper", "too deep"} {
-		if _, _, ok := decodePodEvent([]byte(fastCases[name])); ok {
+		if _, _, ok := decodePodEvent([]byte(fastCases[name]), nil); ok {
 			t.Errorf("%s: taken, want refused", name)
 		}
 	}

@@ -39,8 +39,9 @@ func newPodReader(r io.Reader, name string, fast bool) *PodReader {
 		return p
 	}
 	p.w = &watchReader{s: newFramedStream(r, name), kind: "Pod", decode: decode, leading: true}
+	cache := newDecodeCache()
 	p.w.fast = func(raw []byte) (wireEvent, decoded, bool) {
-		ev, pod, ok := decodePodEvent(raw)
+		ev, pod, ok := decodePodEvent(raw, cache)
 		if !ok {
 			return wireEvent{}, decoded{}, false
 		}
@@ -58,7 +59,9 @@ func podDecoded(pod *podJSON) decoded {
 // Next returns the next pod event, or io.EOF at the end of the stream. Malformed input gives
 // an *InputError naming the event number and byte offset. An event whose pod has an IP that
 // is not an IP address (no API server accepts one) is rejected: skipped and counted in
-// Stats.InvalidIPs, with its event number in Stats.InvalidIPEvents.
+// Stats.InvalidIPs, with its event number in Stats.InvalidIPEvents. Events of pods with the
+// same labels may share one Labels map, and their pods the same strings: read them, do not
+// change them.
 func (p *PodReader) Next() (sim.TraceEvent, error) {
 	for {
 		it, err := p.w.next()
