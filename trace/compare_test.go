@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -152,7 +153,7 @@ func TestStreamErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, in, want string
 	}{
-		{"truncated", pod + "\n" + pod[:40], "event 2 at byte 121: truncated input: the JSON value that starts at byte 80"},
+		{"truncated", pod + "\n" + pod[:40], "event 2 at byte 121: truncated input: the JSON value that starts at byte 81"},
 		{"syntax", pod + "\n{\"type\": ADDED}", "event 2 at byte 90: malformed JSON"},
 		{"bare pod", `{"kind":"Pod","metadata":{"name":"a"}}`, "a bare Pod object"},
 		{"list", `{"kind":"List","items":[]}`, "a List, expected a watch event"},
@@ -171,6 +172,24 @@ func TestStreamErrors(t *testing.T) {
 				t.Errorf("error %q, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+	// A syntax error's offset is the byte found, whatever the white space between events;
+	// a field's, where its event starts.
+	for _, gap := range []string{"", "\n", "\n\n \t\r\n"} {
+		for _, tc := range []struct{ in, at string }{
+			{pod + gap + `{"type": ADDED}`, "A"},
+			{gap + pod + gap + pod + gap + `{"type":"ADDED","object":{"kind":"Pod","metadata":{"labels":[1]}}}`, `{"type":"ADDED","object":{"kind":"Pod","metadata":{"labels":[1]`},
+		} {
+			var ie *InputError
+			r := NewPodReader(strings.NewReader(tc.in), "pods.json")
+			var err error
+			for err == nil {
+				_, err = r.Next()
+			}
+			if !errors.As(err, &ie) || ie.Offset >= int64(len(tc.in)) || !strings.HasPrefix(tc.in[ie.Offset:], tc.at) {
+				t.Errorf("gap %q: %v: want the offset of %q", gap, err, tc.at)
+			}
+		}
 	}
 	in := `{"type":"BOOKMARK","object":{"kind":"Pod"}}` + pod + `{"type":"ADDED","object":{"kind":"Service"}}`
 	r := NewPodReader(strings.NewReader(in), "pods.json")

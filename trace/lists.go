@@ -52,7 +52,6 @@ func readObjects(r io.Reader, name, kind string, fn func(raw []byte) error) (*St
 	s := newJSONStream(r, name)
 	stats := &Stats{}
 	for {
-		start := s.offset()
 		var raw json.RawMessage
 		if err := s.next(&raw); err != nil {
 			if err == io.EOF {
@@ -60,6 +59,7 @@ func readObjects(r io.Reader, name, kind string, fn func(raw []byte) error) (*St
 			}
 			return nil, err
 		}
+		start := s.valueStart
 		var tm struct {
 			typeMeta
 			Type  string          `json:"type"`

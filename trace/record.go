@@ -80,7 +80,6 @@ func Record(r io.Reader, w io.Writer, name string, now func() time.Time) (*Stats
 	tw := NewWriter(w)
 	stats := &Stats{RecordedTimes: true}
 	for {
-		start := s.offset()
 		var ev wireEvent
 		if err := s.next(&ev); err != nil {
 			if err == io.EOF {
@@ -88,6 +87,7 @@ func Record(r io.Reader, w io.Writer, name string, now func() time.Time) (*Stats
 			}
 			return stats, err
 		}
+		start := s.valueStart
 		at := now()
 		if ev.Object == nil {
 			wr := &watchReader{s: s, kind: "Pod"}

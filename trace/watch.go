@@ -117,7 +117,12 @@ type jsonStream struct {
 	// stream offset of its first byte.
 	dec  *json.Decoder
 	base int64
-	n    int64
+	// skipped counts the white space the decoder skipped between values, which its syntax
+	// errors' offsets leave out (see wrap).
+	skipped int64
+	n       int64
+	// valueStart is the stream offset of the first byte of the value read last.
+	valueStart int64
 
 	// Framing: buf[pos:] is read and not yet consumed; off is the stream offset of
 	// buf[pos]. The last value framed began after buf[prev] (at offset prevOff), the end of
@@ -198,6 +203,7 @@ func (s *jsonStream) nextRaw() ([]byte, error) {
 	if s.buf[s.pos+i] != '{' {
 		return nil, s.unframe()
 	}
+	s.valueStart = s.off + int64(i)
 	depth, inString, escaped := 0, false, false
 	for j := i; ; {
 		b := s.buf[s.pos:]
@@ -282,7 +288,7 @@ func (s *jsonStream) unframe() error {
 	}
 	rest := bytes.Clone(s.buf[s.pos:])
 	s.dec = json.NewDecoder(io.MultiReader(bytes.NewReader(rest), tail))
-	s.base = s.off
+	s.base, s.skipped = s.off, 0
 	s.buf = nil
 	return errUnframed
 }
@@ -299,8 +305,11 @@ func (e endedReader) Read([]byte) (int, error) {
 
 // next decodes the next value into v. It returns io.EOF at a clean end.
 func (s *jsonStream) next(v any) error {
-	start := s.offset()
-	if !s.dec.More() {
+	before := s.dec.InputOffset()
+	more := s.dec.More()
+	s.skipped += s.dec.InputOffset() - before
+	s.valueStart = s.offset()
+	if !more {
 		// More is false at EOF and before a stray closing bracket; Decode tells them apart.
 		var skip json.RawMessage
 		err := s.dec.Decode(&skip)
@@ -311,11 +320,11 @@ func (s *jsonStream) next(v any) error {
 			err = errors.New("unexpected value")
 		}
 		s.n++
-		return s.wrap(start, err)
+		return s.wrap(err)
 	}
 	s.n++
 	if err := s.dec.Decode(v); err != nil {
-		return s.wrap(start, err)
+		return s.wrap(err)
 	}
 	return nil
 }
@@ -325,8 +334,11 @@ func (s *jsonStream) errorf(offset int64, format string, args ...any) error {
 	return &InputError{Name: s.name, Event: s.n, Offset: offset, Msg: fmt.Sprintf(format, args...)}
 }
 
-// wrap explains err, met while decoding the value that starts at byte start.
-func (s *jsonStream) wrap(start int64, err error) error {
+// wrap explains err, met while decoding the value that starts at byte s.valueStart. A
+// syntax error is located at the byte it found: the decoder counts the bytes of the values
+// it scanned, up to and with that byte, but not the white space it skipped between them.
+func (s *jsonStream) wrap(err error) error {
+	start := s.valueStart
 	if s.src.err != nil && errors.Is(err, s.src.err) {
 		return fmt.Errorf("%s: %w", s.name, err) // an I/O error, not bad input
 	}
@@ -338,7 +350,7 @@ func (s *jsonStream) wrap(start int64, err error) error {
 		e.(*InputError).Truncated = true
 		return e
 	case errors.As(err, &syn):
-		return s.errorf(s.base+syn.Offset, "malformed JSON (expected a JSON object): %v", syn)
+		return s.errorf(s.base+s.skipped+syn.Offset-1, "malformed JSON (expected a JSON object): %v", syn)
 	case errors.As(err, &typ):
 		return s.errorf(start+typ.Offset, "field %q: expected %s, got JSON %s", typ.Field, jsonKind(typ.Type), typ.Value)
 	}
@@ -516,11 +528,11 @@ func (r *watchReader) flush() {
 func (r *watchReader) read() (watchItem, error) {
 	for {
 		var ev wireEvent
-		start := r.s.offset()
-		d, fast, err := r.readEvent(start, &ev)
+		d, fast, err := r.readEvent(&ev)
 		if err != nil {
 			return watchItem{}, err
 		}
+		start := r.s.valueStart
 		if fast {
 			return r.use(start, ev, model.EventType(ev.Type), d)
 		}
@@ -570,7 +582,7 @@ func (r *watchReader) read() (watchItem, error) {
 // readEvent reads the next value into ev. When the reader has a fast decoder that takes
 // the value, fast is set and d is the decoded object (ev.Object is left nil); otherwise
 // the caller decodes ev.Object.
-func (r *watchReader) readEvent(start int64, ev *wireEvent) (d decoded, fast bool, err error) {
+func (r *watchReader) readEvent(ev *wireEvent) (d decoded, fast bool, err error) {
 	if r.fast == nil || r.s.dec != nil {
 		return decoded{}, false, r.s.next(ev)
 	}
@@ -591,7 +603,7 @@ func (r *watchReader) readEvent(start int64, ev *wireEvent) (d decoded, fast boo
 		return decoded{}, false, r.s.next(ev)
 	}
 	if err := json.Unmarshal(raw, ev); err != nil {
-		return decoded{}, false, r.s.wrap(start, err)
+		return decoded{}, false, r.s.wrap(err)
 	}
 	return decoded{}, false, nil
 }
