@@ -432,7 +432,7 @@ func TestReleaseLetsGoOfTheRun(t *testing.T) {
 		t.Error("a run that released its state gave other results than one that kept it")
 	}
 
-	e.replay = &replayState{err: errors.New("trace: bad line"), stats: ReplayStats{Events: 7}, byKey: map[string]replayedPod{"a": {}}}
+	e.replay = &replayState{err: errors.New("trace: bad line"), stats: ReplayStats{Events: 7}, byKey: map[podKey]replayedPod{{"ns", "a"}: {}}}
 	e.release()
 	if e.replay == nil || e.replay.err == nil || e.replay.stats.Events != 7 || e.replay.byKey != nil {
 		t.Errorf("release kept %+v of the replay, want its error and statistics only", e.replay)

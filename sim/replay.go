@@ -46,6 +46,9 @@ type ReplayStats struct {
 	Listed int64 `json:"listed"`
 }
 
+// podKey is a pod's namespace and name.
+type podKey struct{ namespace, name string }
+
 // replayedPod is a replayed pod: its states (one per Service that selects it) and the
 // resourceVersion of its last event.
 type replayedPod struct {
@@ -56,7 +59,7 @@ type replayedPod struct {
 // replayState is the engine's view of a trace being replayed.
 type replayState struct {
 	src   TraceSource
-	byKey map[string]replayedPod
+	byKey map[podKey]replayedPod
 	err   error
 	stats ReplayStats
 	// ended is set once the recording has ended (or failed), at endedAt.
@@ -104,7 +107,7 @@ func Replay(cfg Config, services []*model.Service, nodes []*model.Node, src Trac
 	if cfg.RunEndpoints {
 		e.ctls = append(e.ctls, newController(e, ModeEndpoints, cfg.ControlPlane.Endpoints, newStream(cfg.Seed, streamEndpointsAPI)))
 	}
-	e.replay = &replayState{src: src, byKey: map[string]replayedPod{}}
+	e.replay = &replayState{src: src, byKey: map[podKey]replayedPod{}}
 	e.releaseAtEnd = true
 	res, err := e.run()
 	if err == nil && e.replay.err != nil {
@@ -184,7 +187,7 @@ func (ev evTrace) apply(e *Engine) {
 // pod belongs to (label selector semantics: every selector pair present, same namespace).
 func (e *Engine) applyTrace(ev TraceEvent) {
 	r := e.replay
-	key := ev.Pod.Key()
+	key := podKey{ev.Pod.Namespace, ev.Pod.Name}
 	entry := r.byKey[key]
 	cur := entry.states
 	if ev.Type == model.EventDeleted {
@@ -327,12 +330,7 @@ func shareIdentity(pod *model.Pod, cur []*podState) {
 func (e *Engine) dropReplayPod(p *podState) {
 	s := p.svc()
 	p.stage = stageGone
-	for i, q := range s.pods {
-		if q == p {
-			s.pods = append(s.pods[:i], s.pods[i+1:]...)
-			break
-		}
-	}
+	s.dropGone() // leaves p in s.pods until a compaction, as a generated pod's removal does
 	e.podDeleted(p)
 }
 
