@@ -47,3 +47,52 @@ func (p *progress) Progress(now sim.Time, phase, phases int) {
 func (p *progress) finish() {
 	p.bar.Finish()
 }
+
+// replayProgress is the progress bar of a replay: the share of the pod stream read (a
+// spinner when its size is unknown, as on stdin) and the virtual time reached.
+type replayProgress struct {
+	bar     *progressbar.ProgressBar
+	read    *countingReader
+	second  int64
+	started bool
+}
+
+// newReplayProgress draws a bar of size bytes (-1: unknown) read through read.
+func newReplayProgress(w io.Writer, name string, size int64, read *countingReader) *replayProgress {
+	bar := progressbar.NewOptions64(size,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(name),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionClearOnFinish(),
+	)
+	return &replayProgress{bar: bar, read: read}
+}
+
+// Progress implements sim.Observer: at most once a virtual second, the bytes read so far.
+func (p *replayProgress) Progress(now sim.Time, _, _ int) {
+	second := int64(now / sim.Time(time.Second))
+	if p.started && second == p.second {
+		return
+	}
+	p.started, p.second = true, second
+	p.bar.Describe(fmt.Sprintf("replay, virtual %s", time.Duration(second)*time.Second))
+	p.bar.Set64(p.read.n)
+}
+
+func (p *replayProgress) finish() {
+	p.bar.Finish()
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += int64(n)
+	return n, err
+}

@@ -70,6 +70,9 @@ Service and in total; each real slice is sized exactly as the simulation sizes i
 --out DIR writes what 'sim run' writes, plus replay.json (events read, skipped, unmatched,
 out of order, where times came from, and the comparison).
 
+On a terminal, a progress bar on stderr shows how much of --pods has been read, and the
+virtual time reached (not with --quiet).
+
 Examples:
 
     sim replay --pods trace.jsonl --services services.json --nodes nodes.json
@@ -207,9 +210,10 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 		return badInput(err)
 	}
 	defer closeIn()
-	src := trace.NewPodReader(in, inputName(o.pods))
+	read := &countingReader{r: in}
+	src := trace.NewPodReader(read, inputName(o.pods))
 	if !o.quiet && e.stderrIsTerminal {
-		p := newProgress(e.stderr, cfg.Name, 1)
+		p := newReplayProgress(e.stderr, cfg.Name, inputSize(o.pods), read)
 		defer p.finish()
 		log.next = p
 	}
@@ -366,6 +370,18 @@ func inputName(path string) string {
 		return "stdin"
 	}
 	return path
+}
+
+// inputSize is the size of the file at path, or -1 when it is not known (stdin, a pipe).
+func inputSize(path string) int64 {
+	if path == "-" {
+		return -1
+	}
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return -1
+	}
+	return st.Size()
 }
 
 // nodesOfPods reads the pod stream once for the node names its pods are scheduled to, in

@@ -303,3 +303,26 @@ func TestReplayComparisonAgreesWithWriteLog(t *testing.T) {
 		t.Errorf("real writes %+v, want the one ADDED", report.Compare.Real)
 	}
 }
+
+// TestReplayProgress: on a terminal, a replay's bar shows the share of the pod file read and
+// the virtual time; not with --quiet, and never on stdout.
+func TestReplayProgress(t *testing.T) {
+	for _, quiet := range []bool{false, true} {
+		e, out, errb := replayEnv()
+		e.stderrIsTerminal = true
+		args := []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"), "--nodes", sample("replay-nodes.json")}
+		if quiet {
+			args = append(args, "--quiet")
+		}
+		if code := e.main(args); code != exitOK {
+			t.Fatalf("exit %d: %s", code, errb)
+		}
+		drawn := strings.Contains(errb.String(), "replay, virtual") && strings.Contains(errb.String(), "%")
+		if drawn == quiet {
+			t.Errorf("quiet %v: stderr %q", quiet, errb)
+		}
+		if strings.Contains(out.String(), "replay, virtual") {
+			t.Errorf("progress on stdout: %q", out)
+		}
+	}
+}
