@@ -37,18 +37,20 @@ type podParser struct {
 	cache *decodeCache
 }
 
-// decodeCache holds what the events of one stream repeat: each string once (namespaces,
-// node names, phases, label keys and values, and the names, UIDs and IPs of a pod's
-// successive versions), and the labels maps, by their JSON. Replay then allocates and the
-// replayed pods hold one copy of each. Its maps are emptied when they reach decodeCacheMax
-// entries.
+// decodeCache holds what the events of one stream repeat: the strings many pods share
+// (namespaces, node names, phases, label keys and values), once each, and the labels maps,
+// by their JSON. Replay then allocates less and the replayed pods hold one copy of each.
+// Its maps are emptied when they reach decodeCacheMax entries. (Interning every string, a
+// pod's name, UID and IPs too, cost more in lookups of a large table than it saved: 11% of
+// a day's replay in map lookups.)
 type decodeCache struct {
 	strings map[string]string
 	labels  map[string]map[string]string
 }
 
-// decodeCacheMax bounds each map of a decodeCache.
-const decodeCacheMax = 1 << 16
+// decodeCacheMax bounds each map of a decodeCache: a table that stays in the processor's
+// caches, and still holds the nodes of a large cluster.
+const decodeCacheMax = 1 << 14
 
 func newDecodeCache() *decodeCache {
 	return &decodeCache{strings: map[string]string{}, labels: map[string]map[string]string{}}
@@ -140,7 +142,7 @@ func (p *podParser) meta(out *objectMeta) bool {
 		case 1:
 			return p.skipString() // not read
 		case 2:
-			return p.stringField(&out.Namespace)
+			return p.sharedField(&out.Namespace)
 		case 3:
 			return p.stringField(&out.UID)
 		case 4:
@@ -203,11 +205,11 @@ func (p *podParser) spec(out *podSpecJSON) bool {
 		case 1:
 			return p.containers(&out.Containers)
 		case 2:
-			return p.stringField(&out.NodeName)
+			return p.sharedField(&out.NodeName)
 		case 3:
-			return p.stringField(&out.Hostname)
+			return p.sharedField(&out.Hostname)
 		default:
-			return p.stringField(&out.Subdomain)
+			return p.sharedField(&out.Subdomain)
 		}
 	})
 }
@@ -232,7 +234,7 @@ func (p *podParser) containers(out *[]container) bool {
 					return true
 				}
 				c.RestartPolicy = new(string)
-				return p.stringField(c.RestartPolicy)
+				return p.sharedField(c.RestartPolicy)
 			}
 		})
 	})
@@ -248,14 +250,14 @@ func (p *podParser) ports(out *[]containerPort) bool {
 		return p.object(portFields, func(f int) bool {
 			switch f {
 			case 0:
-				return p.stringField(&cp.Name)
+				return p.sharedField(&cp.Name)
 			case 1:
 				var v int64
 				ok := p.intField(&v, 32)
 				cp.ContainerPort = int32(v)
 				return ok
 			default:
-				return p.stringField(&cp.Protocol)
+				return p.sharedField(&cp.Protocol)
 			}
 		})
 	})
@@ -265,7 +267,7 @@ func (p *podParser) status(out *podStatus) bool {
 	return p.object(statusFields, func(f int) bool {
 		switch f {
 		case 0:
-			return p.stringField(&out.Phase)
+			return p.sharedField(&out.Phase)
 		case 1:
 			if p.null() {
 				return true
@@ -276,9 +278,9 @@ func (p *podParser) status(out *podStatus) bool {
 				return p.object(conditionFields, func(f int) bool {
 					switch f {
 					case 0:
-						return p.stringField(&c.Type)
+						return p.sharedField(&c.Type)
 					case 1:
-						return p.stringField(&c.Status)
+						return p.sharedField(&c.Status)
 					case 2:
 						return p.timeField(&c.LastProbeTime)
 					default:
@@ -448,7 +450,7 @@ func (p *podParser) stringMap(out *map[string]string) bool {
 	for {
 		p.ws()
 		var k, v string
-		if !p.stringValue(&k, out != nil) {
+		if !p.stringValue(&k, out != nil, true) {
 			return false
 		}
 		p.ws()
@@ -457,7 +459,7 @@ func (p *podParser) stringMap(out *map[string]string) bool {
 		}
 		p.i++
 		p.ws()
-		if !p.null() && !p.stringValue(&v, out != nil) {
+		if !p.null() && !p.stringValue(&v, out != nil, true) {
 			return false
 		}
 		if m != nil {
@@ -519,13 +521,22 @@ func (p *podParser) stringField(out *string) bool {
 	if p.null() {
 		return true
 	}
-	return p.stringValue(out, true)
+	return p.stringValue(out, true, false)
+}
+
+// sharedField decodes a string that many pods share (a namespace, a node, a phase) into
+// *out, interned; null leaves it.
+func (p *podParser) sharedField(out *string) bool {
+	if p.null() {
+		return true
+	}
+	return p.stringValue(out, true, true)
 }
 
 // stringValue decodes the string at p.i into *out when store is set, else only checks it.
 // One with escapes or bytes that are not UTF-8 is decoded by encoding/json, which replaces
 // what it cannot decode.
-func (p *podParser) stringValue(out *string, store bool) bool {
+func (p *podParser) stringValue(out *string, store, shared bool) bool {
 	from := p.i
 	s, plain, ok := p.str()
 	if !ok {
@@ -535,7 +546,7 @@ func (p *podParser) stringValue(out *string, store bool) bool {
 		return true
 	}
 	if plain {
-		if p.cache != nil {
+		if shared && p.cache != nil {
 			*out = p.cache.intern(s)
 		} else {
 			*out = string(s)
