@@ -310,84 +310,74 @@ func (p *podParser) object(names []string, field func(f int) bool) bool {
 	if p.null() {
 		return true
 	}
-	if p.peek() != '{' || p.depth >= fastMaxDepth {
-		return false
-	}
-	p.depth++
-	p.i++
-	p.ws()
-	if p.peek() == '}' {
-		p.i++
-		p.depth--
-		return true
-	}
 	var seen uint64
-	for {
-		p.ws()
-		key, plain, ok := p.str()
-		if !ok || !plain {
+	return p.members(func(key, _ []byte, plain bool) bool {
+		if !plain {
 			return false
 		}
-		p.ws()
-		if p.peek() != ':' {
-			return false
-		}
-		p.i++
-		p.ws()
 		switch f := fieldIndex(names, key); {
 		case f >= 0:
 			if seen&(1<<f) != 0 {
 				return false
 			}
 			seen |= 1 << f
-			if !field(f) {
-				return false
-			}
+			return field(f)
 		case foldsToField(names, key):
 			return false
-		default:
-			if !p.skip() {
-				return false
-			}
 		}
-		p.ws()
-		switch p.peek() {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			p.depth--
-			return true
-		default:
+		return p.skip()
+	})
+}
+
+// members walks the object at p.i, calling member for each key — its text between the
+// quotes, its whole token, and whether the text is the key itself (no escapes, valid UTF-8)
+// — with p.i at the member's value, which member decodes.
+func (p *podParser) members(member func(key, token []byte, plain bool) bool) bool {
+	return p.list('{', '}', func() bool {
+		from := p.i
+		key, plain, ok := p.str()
+		if !ok {
 			return false
 		}
-	}
+		token := p.b[from:p.i]
+		p.ws()
+		if p.peek() != ':' {
+			return false
+		}
+		p.i++
+		p.ws()
+		return member(key, token, plain)
+	})
 }
 
 // array decodes an array, calling elem for each element (next at p.i). The caller has
 // handled null.
-func (p *podParser) array(elem func() bool) bool {
-	if p.peek() != '[' || p.depth >= fastMaxDepth {
+func (p *podParser) array(elem func() bool) bool { return p.list('[', ']', elem) }
+
+// list walks the comma-separated items between open and close at p.i, calling item with
+// p.i at each.
+func (p *podParser) list(open, close byte, item func() bool) bool {
+	if p.peek() != open || p.depth >= fastMaxDepth {
 		return false
 	}
 	p.depth++
 	p.i++
 	p.ws()
-	if p.peek() == ']' {
+	if p.peek() == close {
 		p.i++
 		p.depth--
 		return true
 	}
 	for {
 		p.ws()
-		if !elem() {
+		if !item() {
 			return false
 		}
 		p.ws()
 		switch p.peek() {
 		case ',':
 			p.i++
-		case ']':
+		case close:
 			p.i++
 			p.depth--
 			return true
@@ -433,49 +423,24 @@ func (p *podParser) stringMap(out *map[string]string) bool {
 		}
 		return true
 	}
-	if p.peek() != '{' {
-		return false
-	}
-	p.i++
 	var m map[string]string
-	if out != nil {
+	if out != nil && p.peek() == '{' {
 		m = map[string]string{}
 		*out = m
 	}
-	p.ws()
-	if p.peek() == '}' {
-		p.i++
-		return true
-	}
-	for {
-		p.ws()
+	return p.members(func(key, token []byte, plain bool) bool {
 		var k, v string
-		if !p.stringValue(&k, out != nil, true) {
+		if m != nil && !p.setString(&k, token, key, plain, true) {
 			return false
 		}
-		p.ws()
-		if p.peek() != ':' {
-			return false
-		}
-		p.i++
-		p.ws()
-		if !p.null() && !p.stringValue(&v, out != nil, true) {
+		if !p.null() && !p.stringValue(&v, m != nil, true) {
 			return false
 		}
 		if m != nil {
 			m[k] = v
 		}
-		p.ws()
-		switch p.peek() {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return true
-		default:
-			return false
-		}
-	}
+		return true
+	})
 }
 
 // skipString checks a string (or null) that is not read.
@@ -533,27 +498,30 @@ func (p *podParser) sharedField(out *string) bool {
 	return p.stringValue(out, true, true)
 }
 
-// stringValue decodes the string at p.i into *out when store is set, else only checks it.
-// One with escapes or bytes that are not UTF-8 is decoded by encoding/json, which replaces
-// what it cannot decode.
+// stringValue decodes the string at p.i into *out when store is set (see setString), else
+// only checks it.
 func (p *podParser) stringValue(out *string, store, shared bool) bool {
 	from := p.i
 	s, plain, ok := p.str()
 	if !ok {
 		return false
 	}
-	if !store {
-		return true
+	return !store || p.setString(out, p.b[from:p.i], s, plain, shared)
+}
+
+// setString sets *out to the string of JSON token (text its content between the quotes,
+// plain when that is the string itself), interned when shared. A string with escapes or
+// bytes that are not UTF-8 is decoded by encoding/json.
+func (p *podParser) setString(out *string, token, text []byte, plain, shared bool) bool {
+	if !plain {
+		return json.Unmarshal(token, out) == nil
 	}
-	if plain {
-		if shared && p.cache != nil {
-			*out = p.cache.intern(s)
-		} else {
-			*out = string(s)
-		}
-		return true
+	if shared && p.cache != nil {
+		*out = p.cache.intern(text)
+	} else {
+		*out = string(text)
 	}
-	return json.Unmarshal(p.b[from:p.i], out) == nil
+	return true
 }
 
 // intField decodes an integer that fits in bits into *out; null leaves it.
@@ -745,43 +713,7 @@ func (p *podParser) number() (tok []byte, integer, ok bool) {
 func (p *podParser) skip() bool {
 	switch c := p.peek(); {
 	case c == '{':
-		if p.depth >= fastMaxDepth {
-			return false
-		}
-		p.depth++
-		p.i++
-		p.ws()
-		if p.peek() == '}' {
-			p.i++
-			p.depth--
-			return true
-		}
-		for {
-			p.ws()
-			if _, _, ok := p.str(); !ok {
-				return false
-			}
-			p.ws()
-			if p.peek() != ':' {
-				return false
-			}
-			p.i++
-			p.ws()
-			if !p.skip() {
-				return false
-			}
-			p.ws()
-			switch p.peek() {
-			case ',':
-				p.i++
-			case '}':
-				p.i++
-				p.depth--
-				return true
-			default:
-				return false
-			}
-		}
+		return p.members(func(_, _ []byte, _ bool) bool { return p.skip() })
 	case c == '[':
 		return p.array(p.skip)
 	case c == '"':
