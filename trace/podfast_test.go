@@ -153,6 +153,9 @@ var fastCases = map[string]string{
 	"deeper":             podEvent("ADDED", `"x":`+strings.Repeat("[", 600)+strings.Repeat("]", 600), ``, ``),
 	"too deep":           podEvent("ADDED", `"x":`+strings.Repeat("[", 10001)+strings.Repeat("]", 10001), ``, ``),
 	"bad ip":             podEvent("ADDED", okMeta, okSpec, `"podIPs":[{"ip":"10.0.0.300"}]`) + podEvent("ADDED", okMeta, okSpec, okStatus),
+	// Longer than the stream's buffer, a backslash every third byte, the closing quote far:
+	// framed in one pass (it took seconds when each backslash looked for the quote again).
+	"long escaped string": podEvent("ADDED", okMeta+`,"annotations":{"x":"`+strings.Repeat(`a\n`, 200000)+`"}`, okSpec, okStatus),
 }
 
 func TestFastPathSameAsDecoder(t *testing.T) {
@@ -230,7 +233,7 @@ func TestFastPathTakesSamples(t *testing.T) {
 	}
 	for _, name := range []string{"plain", "recorded", "nulls", "null label", "empty label map", "escapes", "invalid utf8", "utf8",
 		"unknown keys", "port negative zero", "generation", "grace", "sidecar", "resources", "owners", "managed fields",
-		"metadata null", "deep", "escaped bracket"} {
+		"metadata null", "deep", "escaped bracket", "long escaped string"} {
 		s := newFramedStream(strings.NewReader(fastCases[name]), name)
 		raw, err := s.nextRaw()
 		if err != nil {

@@ -205,27 +205,38 @@ func (s *jsonStream) nextRaw() ([]byte, error) {
 	}
 	s.valueStart = s.off + int64(i)
 	depth, inString, escaped := 0, false, false
+	// In a string, quote is the index of the next quote (escaped or not) when it is ahead
+	// of j, noQuote when what has been read has none: strings are crossed by jumps from
+	// backslash to backslash to that quote, each byte looked at once.
+	const noQuote = -1
+	quote := 0
 	for j := i; ; {
 		b := s.buf[s.pos:]
 		for ; j < len(b); j++ {
 			c := b[j]
-			if inString && !escaped {
-				// Most strings have no escapes: jump to the closing quote.
-				if k := bytes.IndexByte(b[j:], '"'); k >= 0 && bytes.IndexByte(b[j:j+k], '\\') < 0 {
-					j += k
-					inString = false
-					continue
-				}
-			}
 			if inString {
 				switch {
 				case escaped:
 					escaped = false
-				case c == '\\':
-					escaped = true
-				case c == '"':
-					inString = false
+					continue
+				case quote == noQuote:
+					escaped = c == '\\'
+					continue
+				case quote <= j:
+					k := bytes.IndexByte(b[j:], '"')
+					if k < 0 {
+						quote = noQuote
+						escaped = c == '\\'
+						continue
+					}
+					quote = j + k
 				}
+				if m := bytes.IndexByte(b[j:quote], '\\'); m >= 0 {
+					j += m
+					escaped = true
+					continue
+				}
+				j, inString = quote, false
 				continue
 			}
 			switch c {
@@ -246,6 +257,9 @@ func (s *jsonStream) nextRaw() ([]byte, error) {
 		}
 		if !s.fill() {
 			return nil, s.unframe()
+		}
+		if quote == noQuote {
+			quote = 0 // look again in what was read now
 		}
 	}
 }
