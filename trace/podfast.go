@@ -97,7 +97,7 @@ func decodePodEvent(raw []byte, cache *decodeCache) (ev wireEvent, pod *podJSON,
 		case 0:
 			return p.stringField(&ev.Time)
 		case 1:
-			return p.stringField(&ev.Type)
+			return p.sharedField(&ev.Type)
 		case 2:
 			sawObject = true
 			return p.peek() == '{' && p.pod(pod)
@@ -121,7 +121,7 @@ func (p *podParser) pod(out *podJSON) bool {
 	return p.object(podFields, func(f int) bool {
 		switch f {
 		case 0:
-			return p.stringField(&out.Kind)
+			return p.sharedField(&out.Kind)
 		case 1:
 			return p.skipString() // not read
 		case 2:
