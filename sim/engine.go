@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"runtime/metrics"
 	"strings"
@@ -93,6 +94,8 @@ type Engine struct {
 
 	// replay is set when the run replays a recorded trace instead of a generated workload.
 	replay *replayState
+	// deadline is the end-time guard: an event later than it stops the run (ErrEndTime).
+	deadline Time
 	// podVersions is set when the observer records the pod events (PodRecorder): pod
 	// updates then carry their resourceVersion, kept here by pod (none while the pod has
 	// only been created).
@@ -295,23 +298,29 @@ func (e *Engine) quiescent() bool {
 // after queues ev d after now.
 func (e *Engine) after(d Time, ev event) { e.schedule(e.now+d, ev) }
 
-// endTimeFrom is when the guards.endTime budget starts: time 0, or in a replay the
-// recording's last event, since the recording ends however long it is (a day of a cluster
-// is 24 hours and a little) and the guard is for a run that never settles after it.
-func (e *Engine) endTimeFrom() Time {
-	if e.replay == nil {
-		return 0
+// noDeadline is the end-time guard of a run without one (guards.endTime 0), and of a
+// replay until its recording ends.
+const noDeadline = Time(math.MaxInt64)
+
+// deadlineAfter is the end-time guard of a budget of guards.endTime from start.
+func (e *Engine) deadlineAfter(start Time) Time {
+	if e.cfg.EndTime <= 0 {
+		return noDeadline
 	}
-	if !e.replay.ended {
-		return e.now
-	}
-	return e.replay.endedAt
+	return start + Time(e.cfg.EndTime)
 }
 
 // run is the event loop: the only place the clock moves.
 func (e *Engine) run() (*Results, error) {
 	if len(e.cfg.Timeline) == 0 {
 		return nil, errors.New("sim: the timeline is empty; add at least one action")
+	}
+	// A replay's budget starts when its recording ends (replayState.end): the recording
+	// ends however long it is (a day of a cluster is 24 hours and a little), and the guard
+	// is for a run that never settles after it.
+	e.deadline = e.deadlineAfter(0)
+	if e.replay != nil {
+		e.deadline = noDeadline
 	}
 	e.startPhase(0)
 	lastReport := Time(-1)
@@ -331,7 +340,7 @@ func (e *Engine) run() (*Results, error) {
 			panic(fmt.Sprintf("sim: time went backwards: %v < %v (%s)", it.at, e.now, it.ev))
 		}
 		e.now = it.at
-		if e.cfg.EndTime > 0 && e.now > e.endTimeFrom()+Time(e.cfg.EndTime) {
+		if e.now > e.deadline {
 			return nil, fmt.Errorf("%w: at %v in phase %q", ErrEndTime, e.now, e.cfg.Timeline[e.phase].Name)
 		}
 		e.events++

@@ -62,9 +62,6 @@ type replayState struct {
 	byKey map[podKey]replayedPod
 	err   error
 	stats ReplayStats
-	// ended is set once the recording has ended (or failed), at endedAt.
-	ended   bool
-	endedAt Time
 	// selecting finds the Services that may select a pod; candidates is its scratch list.
 	selecting  selectorIndex
 	candidates []int
@@ -139,7 +136,7 @@ func (e *Engine) startReplay() {
 	for {
 		ev, err := r.src.Next()
 		if err != nil {
-			r.end(e.now, err)
+			e.endRecording(err)
 			e.syncCaches()
 			return
 		}
@@ -168,7 +165,7 @@ func (ev evTrace) apply(e *Engine) {
 	for {
 		next, err := r.src.Next()
 		if err != nil {
-			r.end(e.now, err)
+			e.endRecording(err)
 			return
 		}
 		r.stats.Events++
@@ -253,12 +250,13 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 	}
 }
 
-// end records that the recording ended at now, with err (io.EOF at its end).
-func (r *replayState) end(now Time, err error) {
+// endRecording notes that the recording ended, with err (io.EOF at its end), and starts
+// the end-time guard's budget.
+func (e *Engine) endRecording(err error) {
 	if !errors.Is(err, io.EOF) {
-		r.err = fmt.Errorf("sim: replay: %w", err)
+		e.replay.err = fmt.Errorf("sim: replay: %w", err)
 	}
-	r.ended, r.endedAt = true, now
+	e.deadline = e.deadlineAfter(e.now)
 }
 
 // selectorIndex finds the Services that may select a pod without testing every Service:

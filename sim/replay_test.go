@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -81,5 +82,14 @@ func TestReplayEndTimeCountsFromTheRecordingsEnd(t *testing.T) {
 	}
 	if stats.Events != 13 || res.EndTime < Time(3*time.Hour) {
 		t.Fatalf("replayed %d events, to %v; want 13, past 3h", stats.Events, res.EndTime)
+	}
+}
+
+// TestEndTimeStopsARun: outside a replay the guard counts from time 0.
+func TestEndTimeStopsARun(t *testing.T) {
+	cfg := testConfig(3, 1)
+	cfg.EndTime = time.Millisecond
+	if _, err := Run(cfg, nil); !errors.Is(err, ErrEndTime) {
+		t.Fatalf("a run longer than guards.endTime 1ms: %v, want %v", err, ErrEndTime)
 	}
 }
