@@ -21,15 +21,19 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, scenario string, phases int) *progress {
-	bar := progressbar.NewOptions(max(phases, 1),
+	return &progress{bar: newBar(w, scenario, int64(max(phases, 1)), progressbar.OptionShowCount())}
+}
+
+// newBar draws a bar of total units (-1: unknown, a spinner) on w with the options every
+// bar of sim has, and opts.
+func newBar(w io.Writer, description string, total int64, opts ...progressbar.Option) *progressbar.ProgressBar {
+	return progressbar.NewOptions64(total, append([]progressbar.Option{
 		progressbar.OptionSetWriter(w), // the library defaults to stdout, which would corrupt piped output
-		progressbar.OptionSetDescription(scenario),
+		progressbar.OptionSetDescription(description),
 		progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionShowCount(),
+		progressbar.OptionThrottle(100 * time.Millisecond),
 		progressbar.OptionClearOnFinish(),
-	)
-	return &progress{bar: bar}
+	}, opts...)...)
 }
 
 // Progress implements sim.Observer. It is called from the event loop, so it only touches the
@@ -59,15 +63,7 @@ type replayProgress struct {
 
 // newReplayProgress draws a bar of size bytes (-1: unknown) read through read.
 func newReplayProgress(w io.Writer, name string, size int64, read *countingReader) *replayProgress {
-	bar := progressbar.NewOptions64(size,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription(name),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionShowBytes(true),
-		progressbar.OptionClearOnFinish(),
-	)
-	return &replayProgress{bar: bar, read: read}
+	return &replayProgress{bar: newBar(w, name, size, progressbar.OptionShowBytes(true)), read: read}
 }
 
 // Progress implements sim.Observer: at most once a virtual second, the bytes read so far.
