@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 
@@ -13,85 +14,215 @@ import (
 // ServiceList) of Services, or bare Service objects, one or more after another. Objects of
 // other kinds are skipped and counted in the returned Stats.
 func ReadServices(r io.Reader, name string) ([]*model.Service, *Stats, error) {
-	var out []*model.Service
-	stats, err := readObjects(r, name, "Service", func(raw []byte) error {
-		var s serviceJSON
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return err
-		}
-		out = append(out, serviceFromJSON(&s))
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return out, stats, nil
+	return readObjects(r, name, serviceType, serviceFromJSON, true)
 }
 
 // ReadNodes reads Nodes as 'kubectl get nodes -o json' prints them: a List (or NodeList) of
 // Nodes, or bare Node objects. Zones come from the topology.kubernetes.io/zone label.
 func ReadNodes(r io.Reader, name string) ([]*model.Node, *Stats, error) {
-	var out []*model.Node
-	stats, err := readObjects(r, name, "Node", func(raw []byte) error {
-		var n nodeJSON
-		if err := json.Unmarshal(raw, &n); err != nil {
-			return err
-		}
-		out = append(out, nodeFromJSON(&n))
-		return nil
-	})
+	return readObjects(r, name, nodeType, nodeFromJSON, true)
+}
+
+// readObjects reads every object of type t in r and converts it, the fast way when fast
+// is set (tests turn it off).
+func readObjects[T, M any](r io.Reader, name string, t objectType[T], convert func(*T) M, fast bool) ([]M, *Stats, error) {
+	objs, stats, err := readList(r, name, t, fast)
 	if err != nil {
 		return nil, nil, err
+	}
+	var out []M
+	for i := range objs {
+		out = append(out, convert(&objs[i]))
 	}
 	return out, stats, nil
 }
 
-// readObjects calls fn with every object of kind in r, which holds lists and bare objects.
-// A list's items are read one at a time, and an error names the item's byte offset.
-func readObjects(r io.Reader, name, kind string, fn func(raw []byte) error) (*Stats, error) {
-	s := newJSONStream(r, name)
-	stats := &Stats{}
+// objectType is a kind of object the lists hold, decoded into a T.
+type objectType[T any] struct {
+	kind string
+	// decode is the parser's decoding of a T (see listfast.go).
+	decode func(*podParser, *T) bool
+	// kindOf returns the kind a decoded object says it is.
+	kindOf func(*T) string
+}
+
+var (
+	serviceType = objectType[serviceJSON]{"Service", (*podParser).service, func(s *serviceJSON) string { return s.Kind }}
+	nodeType    = objectType[nodeJSON]{"Node", (*podParser).node, func(n *nodeJSON) string { return n.Kind }}
+)
+
+// listReader reads the objects of one type from a stream of lists and bare objects. Each
+// value goes the fast way (the parser) when the parser takes it whole, else the
+// encoding/json way, which tells what is wrong with it.
+type listReader[T any] struct {
+	objectType[T]
+	s     *jsonStream
+	out   []T
+	stats Stats
+}
+
+// readList reads every object of type t in r, the fast way when fast is set (tests turn
+// it off).
+func readList[T any](r io.Reader, name string, t objectType[T], fast bool) ([]T, *Stats, error) {
+	l := &listReader[T]{objectType: t}
+	if fast {
+		l.s = newListStream(r, name)
+	} else {
+		l.s = newJSONStream(r, name)
+	}
 	for {
-		var raw json.RawMessage
-		if err := s.next(&raw); err != nil {
+		raw, taken, err := l.next()
+		if err != nil {
 			if err == io.EOF {
-				return stats, nil
+				return l.out, &l.stats, nil
 			}
-			return nil, err
+			return nil, nil, err
 		}
-		start := s.valueStart
-		var tm struct {
-			typeMeta
-			Type  string          `json:"type"`
-			Items json.RawMessage `json:"items"`
+		if taken {
+			continue
 		}
-		if err := json.Unmarshal(raw, &tm); err != nil {
-			return nil, s.errorf(start, "expected a %s or a List of them: %v", kind, err)
-		}
-		switch {
-		case tm.Kind == kind:
-			if err := fn(raw); err != nil {
-				return nil, s.objectError(start, kind, err)
-			}
-			stats.Events++
-		case tm.Items != nil || strings.HasSuffix(tm.Kind, "List"):
-			if err := readItems(s, start, raw, kind, stats, fn); err != nil {
-				return nil, err
-			}
-		case tm.Type != "":
-			return nil, s.errorf(start, "a watch event, expected a %s or a List of them ('kubectl get … -o json' without --watch)", kind)
-		default:
-			k := tm.Kind
-			if k == "" {
-				k = "(none)"
-			}
-			stats.skip("kind " + k)
+		if err := l.value(raw, l.s.valueStart); err != nil {
+			return nil, nil, err
 		}
 	}
 }
 
-// readItems walks the "items" array of a list that starts at byte start of the stream.
-func readItems(s *jsonStream, start int64, raw []byte, kind string, stats *Stats, fn func([]byte) error) error {
+// next reads the next value: taken is set when the fast way read it, else raw is the value
+// for the encoding/json way.
+func (l *listReader[T]) next() (raw []byte, taken bool, err error) {
+	if l.s.dec != nil {
+		return l.decoded()
+	}
+	raw, err = l.s.nextRaw()
+	switch {
+	case errors.Is(err, errUnframed):
+		return l.decoded()
+	case err != nil:
+		return nil, false, err
+	}
+	if l.fastValue(raw) {
+		return nil, true, nil
+	}
+	if !json.Valid(raw) {
+		l.s.unread()
+		l.s.unframe()
+		return l.decoded()
+	}
+	return raw, false, nil
+}
+
+// decoded reads the next value with the stream's decoder.
+func (l *listReader[T]) decoded() ([]byte, bool, error) {
+	var raw json.RawMessage
+	err := l.s.next(&raw)
+	return raw, false, err
+}
+
+// fastValue reads raw the fast way, as value would, and reports whether it could: when it
+// could not, nothing has been kept of it. A list's items are decoded as the head is read
+// (kubectl prints "kind" after "items"), and dropped if the head says it is no list.
+func (l *listReader[T]) fastValue(raw []byte) bool {
+	mark := len(l.out)
+	var skipped []string
+	drop := func() {
+		clear(l.out[mark:])
+		l.out = l.out[:mark]
+		skipped = skipped[:0]
+	}
+	h, ok := decodeListHead(raw, func(p *podParser) bool { return l.fastItems(p, &skipped) })
+	switch {
+	case !ok:
+	case h.kind == l.kind:
+		drop()
+		l.out = append(l.out, *new(T))
+		ok = decodeObject(raw, l.decode, &l.out[mark])
+	case h.hasItems || strings.HasSuffix(h.kind, "List"):
+	case h.typ != "":
+		ok = false // an error, which the encoding/json way words
+	default:
+		k := h.kind
+		if k == "" {
+			k = "(none)"
+		}
+		skipped = append(skipped, "kind "+k)
+	}
+	if !ok {
+		drop()
+		return false
+	}
+	l.stats.Events += int64(len(l.out) - mark)
+	for _, k := range skipped {
+		l.stats.skip(k)
+	}
+	return true
+}
+
+// fastItems decodes the items of a list at p.i, an array of objects (or null); an item of
+// another kind is skipped, as items skips it, if it decodes as a T.
+func (l *listReader[T]) fastItems(p *podParser, skipped *[]string) bool {
+	if p.null() {
+		return true
+	}
+	return p.peek() == '[' && p.array(func() bool {
+		var v T
+		if p.peek() != '{' || !l.decode(p, &v) {
+			return false
+		}
+		switch k := l.kindOf(&v); k {
+		case l.kind, "":
+			l.out = append(l.out, v)
+		default:
+			*skipped = append(*skipped, "kind "+k)
+		}
+		return true
+	})
+}
+
+// value reads one value, raw, which starts at byte start of the stream, the encoding/json
+// way: an object of the reader's kind, a list, or another kind (skipped).
+func (l *listReader[T]) value(raw []byte, start int64) error {
+	s, kind := l.s, l.kind
+	var tm struct {
+		typeMeta
+		Type  string          `json:"type"`
+		Items json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(raw, &tm); err != nil {
+		return s.errorf(start, "expected a %s or a List of them: %v", kind, err)
+	}
+	switch {
+	case tm.Kind == kind:
+		if err := l.object(raw); err != nil {
+			return s.objectError(start, kind, err)
+		}
+	case tm.Items != nil || strings.HasSuffix(tm.Kind, "List"):
+		return l.items(start, raw)
+	case tm.Type != "":
+		return s.errorf(start, "a watch event, expected a %s or a List of them ('kubectl get … -o json' without --watch)", kind)
+	default:
+		k := tm.Kind
+		if k == "" {
+			k = "(none)"
+		}
+		l.stats.skip("kind " + k)
+	}
+	return nil
+}
+
+// object decodes one object of the reader's kind with encoding/json.
+func (l *listReader[T]) object(raw []byte) error {
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	l.out = append(l.out, v)
+	l.stats.Events++
+	return nil
+}
+
+// items walks the "items" array of a list that starts at byte start of the stream.
+func (l *listReader[T]) items(start int64, raw []byte) error {
+	s, kind := l.s, l.kind
 	d := json.NewDecoder(bytes.NewReader(raw))
 	if _, err := d.Token(); err != nil { // {
 		return s.errorf(start, "expected a JSON object: %v", err)
@@ -125,13 +256,12 @@ func readItems(s *jsonStream, start int64, raw []byte, kind string, stats *Stats
 				return s.errorf(itemStart, "list item: expected a %s object: %v", kind, err)
 			}
 			if tm.Kind != kind && tm.Kind != "" {
-				stats.skip("kind " + tm.Kind)
+				l.stats.skip("kind " + tm.Kind)
 				continue
 			}
-			if err := fn(item); err != nil {
+			if err := l.object(item); err != nil {
 				return s.objectError(itemStart, kind, err)
 			}
-			stats.Events++
 		}
 		if _, err := d.Token(); err != nil { // ]
 			return s.errorf(start+d.InputOffset(), "\"items\": %v", err)

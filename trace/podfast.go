@@ -35,6 +35,9 @@ type podParser struct {
 	i     int
 	depth int
 	cache *decodeCache
+	// annotations is set to decode metadata.annotations, which a Pod's decoding only
+	// checks (a Service's are read).
+	annotations bool
 }
 
 // decodeCache holds what the events of one stream repeat: the strings many pods share
@@ -163,6 +166,9 @@ func (p *podParser) meta(out *objectMeta) bool {
 		case 9:
 			return p.labels(&out.Labels)
 		case 10:
+			if p.annotations {
+				return p.stringMap(&out.Annotations)
+			}
 			return p.stringMap(nil) // not read: checked only
 		case 11:
 			return p.null() || p.array(p.ownerReference)

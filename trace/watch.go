@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -133,6 +134,9 @@ type jsonStream struct {
 	prev    int
 	prevOff int64
 	ended   bool
+	// sizeHint, when not 0, is the size of the input yet to read, for the first time the
+	// buffer grows (see newListStream).
+	sizeHint int
 }
 
 // errReader remembers the last read error, so that an I/O failure is told apart from bad
@@ -162,6 +166,21 @@ func newJSONStream(r io.Reader, name string) *jsonStream {
 // cannot be framed.
 func newFramedStream(r io.Reader, name string) *jsonStream {
 	return &jsonStream{name: name, src: &errReader{r: r}}
+}
+
+// newListStream returns a framed stream of values that may each be as large as the input
+// (kubectl's lists): when r is a file, the buffer is made the file's size at once rather
+// than doubled up to it, which would copy the value and touch twice its size in memory.
+func newListStream(r io.Reader, name string) *jsonStream {
+	s := newFramedStream(r, name)
+	if f, ok := r.(*os.File); ok {
+		st, err := f.Stat()
+		at, serr := f.Seek(0, io.SeekCurrent)
+		if err == nil && serr == nil && st.Mode().IsRegular() && st.Size() > at {
+			s.sizeHint = int(st.Size() - at)
+		}
+	}
+	return s
 }
 
 // offset is the stream offset of the end of the last value read (or of the input's start).
@@ -277,7 +296,17 @@ func (s *jsonStream) fill() bool {
 		s.prev = 0
 	}
 	if len(s.buf) == cap(s.buf) {
-		s.buf = slices.Grow(s.buf, max(cap(s.buf), 64<<10))
+		// Double the buffer, or make room for the whole input at once when its size is
+		// known (a list, one value as large as the file). Not slices.Grow, which zeroes a
+		// temporary of the added size besides the new array.
+		size := max(2*cap(s.buf), 64<<10)
+		if s.sizeHint > 0 {
+			size = max(size, len(s.buf)+s.sizeHint+bytes.MinRead)
+			s.sizeHint = 0
+		}
+		grown := make([]byte, len(s.buf), size)
+		copy(grown, s.buf)
+		s.buf = grown
 	}
 	n, err := s.src.Read(s.buf[len(s.buf):cap(s.buf)])
 	s.buf = s.buf[:len(s.buf)+n]

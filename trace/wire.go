@@ -188,11 +188,14 @@ type nodeJSON struct {
 	Status   struct {
 		Capacity    map[string]quantity `json:"capacity"`
 		Allocatable map[string]quantity `json:"allocatable"`
-		Conditions  []struct {
-			Type   string `json:"type"`
-			Status string `json:"status"`
-		} `json:"conditions"`
+		Conditions  []nodeCondition     `json:"conditions"`
 	} `json:"status"`
+}
+
+// nodeCondition is the part of a Node's condition read: its type and status.
+type nodeCondition struct {
+	Type   string `json:"type"`
+	Status string `json:"status"`
 }
 
 // sliceJSON is a discovery/v1 EndpointSlice's JSON.
