@@ -70,6 +70,7 @@ func readList[T any](r io.Reader, name string, t objectType[T], fast bool) ([]T,
 	} else {
 		l.s = newJSONStream(r, name)
 	}
+	l.s.expected = "a " + t.kind + " or a List of them"
 	for {
 		raw, taken, err := l.next()
 		if err != nil {
@@ -246,11 +247,13 @@ func (l *listReader[T]) items(start int64, raw []byte) error {
 			return s.errorf(start+d.InputOffset(), "\"items\": expected an array")
 		}
 		for d.More() {
-			itemStart := start + d.InputOffset()
 			var item json.RawMessage
 			if err := d.Decode(&item); err != nil {
-				return s.errorf(itemStart, "list item: %v", err)
+				return s.errorf(start+d.InputOffset(), "list item: %v", err)
 			}
+			// The item's first byte: the decoder's offset before it is the end of what
+			// came before (the bracket, or the item before and not its comma).
+			itemStart := start + d.InputOffset() - int64(len(item))
 			var tm typeMeta
 			if err := json.Unmarshal(item, &tm); err != nil {
 				return s.errorf(itemStart, "list item: expected a %s object: %v", kind, err)

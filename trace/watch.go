@@ -134,6 +134,8 @@ type jsonStream struct {
 	prev    int
 	prevOff int64
 	ended   bool
+	// expected names what the values should be, for a truncated one; "" is a watch event.
+	expected string
 	// sizeHint, when not 0, is the size of the input yet to read, for the first time the
 	// buffer grows (see newListStream).
 	sizeHint int
@@ -389,7 +391,11 @@ func (s *jsonStream) wrap(err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		e := s.errorf(s.src.n, "truncated input: the JSON value that starts at byte %d ends before it is complete (expected the rest of a watch event object)", start)
+		expected := s.expected
+		if expected == "" {
+			expected = "a watch event object"
+		}
+		e := s.errorf(s.src.n, "truncated input: the JSON value that starts at byte %d ends before it is complete (expected the rest of %s)", start, expected)
 		e.(*InputError).Truncated = true
 		return e
 	case errors.As(err, &syn):
