@@ -221,7 +221,7 @@ func TestFastPathTakesSamples(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			if _, _, ok := decodePodEvent(raw, newDecodeCache()); !ok {
+			if _, ok := decodePodEvent(raw, newDecodeCache(), &podJSON{}); !ok {
 				t.Fatalf("%s: event %d refused: %.200s", name, n+1, raw)
 			}
 			n++
@@ -239,13 +239,13 @@ func TestFastPathTakesSamples(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if _, _, ok := decodePodEvent(raw, newDecodeCache()); !ok {
+		if _, ok := decodePodEvent(raw, newDecodeCache(), &podJSON{}); !ok {
 			t.Errorf("%s: refused, want taken", name)
 		}
 	}
 	for _, name := range []string{"duplicate", "duplicate labels", "duplicate array", "folded key", "kelvin key", "escaped key",
 		"port float", "port big", "generation big", "bad time", "service", "bookmark", "object null", "deeper", "too deep"} {
-		if _, _, ok := decodePodEvent([]byte(fastCases[name]), nil); ok {
+		if _, ok := decodePodEvent([]byte(fastCases[name]), nil, &podJSON{}); ok {
 			t.Errorf("%s: taken, want refused", name)
 		}
 	}

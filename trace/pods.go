@@ -40,12 +40,13 @@ func newPodReader(r io.Reader, name string, fast bool) *PodReader {
 	}
 	p.w = &watchReader{s: newFramedStream(r, name), kind: "Pod", decode: decode, leading: true}
 	cache := newDecodeCache()
+	var pod podJSON // each event's, reused: podDecoded keeps nothing of it
 	p.w.fast = func(raw []byte) (wireEvent, decoded, bool) {
-		ev, pod, ok := decodePodEvent(raw, cache)
+		ev, ok := decodePodEvent(raw, cache, &pod)
 		if !ok {
 			return wireEvent{}, decoded{}, false
 		}
-		return ev, podDecoded(pod), true
+		return ev, podDecoded(&pod), true
 	}
 	return p
 }
