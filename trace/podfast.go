@@ -545,7 +545,14 @@ func (p *podParser) stringValue(out *string, store, shared bool) bool {
 // bytes that are not UTF-8 is decoded by encoding/json.
 func (p *podParser) setString(out *string, token, text []byte, plain, shared bool) bool {
 	if !plain {
-		return json.Unmarshal(token, out) == nil
+		// Into a string of its own, so that out does not escape (the event's own fields
+		// would be on the heap for every event).
+		var v string
+		if json.Unmarshal(token, &v) != nil {
+			return false
+		}
+		*out = v
+		return true
 	}
 	if shared && p.cache != nil {
 		*out = p.cache.intern(text)

@@ -521,10 +521,11 @@ type watchReader struct {
 	prev    time.Time
 	prevAt  sim.Time
 	stats   Stats
-	// pending are the events of the second being read (object times), ready those whose
-	// times are final, and err the error to return once ready is empty.
+	// pending are the events of the second being read (object times), ready[readyAt:]
+	// those whose times are final, and err the error to return once ready is empty.
 	pending []watchItem
 	ready   []watchItem
+	readyAt int
 	err     error
 }
 
@@ -534,7 +535,10 @@ func newWatchReader(r io.Reader, name, kind string, decode func([]byte) (decoded
 
 // next returns the next event of the wanted kind with its final replay time.
 func (r *watchReader) next() (watchItem, error) {
-	for len(r.ready) == 0 {
+	for r.readyAt == len(r.ready) {
+		// Emptied: refill from the array's start (a queue of resliced slices would
+		// allocate one array an event).
+		r.ready, r.readyAt = r.ready[:0], 0
 		if r.err != nil {
 			return watchItem{}, r.err
 		}
@@ -554,8 +558,9 @@ func (r *watchReader) next() (watchItem, error) {
 		}
 		r.pending = append(r.pending, it)
 	}
-	it := r.ready[0]
-	r.ready = r.ready[1:]
+	it := r.ready[r.readyAt]
+	r.ready[r.readyAt] = watchItem{}
+	r.readyAt++
 	return it, nil
 }
 
@@ -633,12 +638,12 @@ func (r *watchReader) read() (watchItem, error) {
 // the caller decodes ev.Object.
 func (r *watchReader) readEvent(ev *wireEvent) (d decoded, fast bool, err error) {
 	if r.fast == nil || r.s.dec != nil {
-		return decoded{}, false, r.s.next(ev)
+		return decoded{}, false, r.decodeEvent(ev)
 	}
 	raw, err := r.s.nextRaw()
 	switch {
 	case errors.Is(err, errUnframed):
-		return decoded{}, false, r.s.next(ev)
+		return decoded{}, false, r.decodeEvent(ev)
 	case err != nil:
 		return decoded{}, false, err
 	}
@@ -649,12 +654,25 @@ func (r *watchReader) readEvent(ev *wireEvent) (d decoded, fast bool, err error)
 	if !json.Valid(raw) {
 		r.s.unread()
 		r.s.unframe()
-		return decoded{}, false, r.s.next(ev)
+		return decoded{}, false, r.decodeEvent(ev)
 	}
-	if err := json.Unmarshal(raw, ev); err != nil {
+	var v wireEvent
+	err = json.Unmarshal(raw, &v)
+	*ev = v
+	if err != nil {
 		return decoded{}, false, r.s.wrap(err)
 	}
 	return decoded{}, false, nil
+}
+
+// decodeEvent decodes the next value with the stream's decoder into a wireEvent of its
+// own, then *ev: ev, given to the decoder, would escape (the caller's event would be on
+// the heap for every event, fast ones too).
+func (r *watchReader) decodeEvent(ev *wireEvent) error {
+	var v wireEvent
+	err := r.s.next(&v)
+	*ev = v
+	return err
 }
 
 // use makes the item of the event read, times it and counts it.
