@@ -31,6 +31,9 @@ type TraceEvent struct {
 
 // TraceSource yields recorded pod events in time order; Next returns io.EOF at the end.
 // Sources read their input incrementally, so a replay holds only live objects in memory.
+// The replay keeps each event's Pod as the pod's state (and may give it an identity equal
+// to its own, shared with the pod's version before): a source returns a Pod of its own
+// for every event and does not change it afterwards.
 type TraceSource interface {
 	Next() (TraceEvent, error)
 }
@@ -65,6 +68,8 @@ type replayState struct {
 	// selecting finds the Services that may select a pod; candidates is its scratch list.
 	selecting  selectorIndex
 	candidates []int
+	// next is the event read ahead, which the one evTrace scheduled applies.
+	next TraceEvent
 }
 
 // Replay runs recorded pod churn through both controllers, with the Services and Nodes of the
@@ -147,21 +152,32 @@ func (e *Engine) startReplay() {
 			continue
 		}
 		e.syncCaches()
-		e.schedule(ev.At, evTrace{ev})
+		e.scheduleTrace(ev)
 		return
 	}
 }
 
-type evTrace struct{ ev TraceEvent }
+// scheduleTrace schedules the replay of ev, the next event of the recording: one is
+// scheduled at a time, so it waits in replayState.next and evTrace is empty (an event
+// value of its own would be boxed, an allocation for every instant of the recording).
+func (e *Engine) scheduleTrace(ev TraceEvent) {
+	e.replay.next = ev
+	e.schedule(ev.At, evTrace{})
+}
 
-func (ev evTrace) String() string { return fmt.Sprintf("trace %s %s", ev.ev.Type, ev.ev.Pod.Key()) }
+// evTrace applies the recording's next event (replayState.next).
+type evTrace struct{}
 
-// apply applies this event and every following one recorded at the same instant, as one
-// informer burst: a recording cannot tell apart changes made in the same instant, and a
+func (evTrace) String() string { return "trace" }
+
+// apply applies the next event and every following one recorded at the same instant, as
+// one informer burst: a recording cannot tell apart changes made in the same instant, and a
 // controller worker never runs between them.
-func (ev evTrace) apply(e *Engine) {
+func (evTrace) apply(e *Engine) {
 	r := e.replay
-	e.applyTrace(ev.ev)
+	ev := r.next
+	r.next = TraceEvent{}
+	e.applyTrace(ev)
 	for {
 		next, err := r.src.Next()
 		if err != nil {
@@ -170,7 +186,7 @@ func (ev evTrace) apply(e *Engine) {
 		}
 		r.stats.Events++
 		if next.At > e.now {
-			e.schedule(next.At, evTrace{next})
+			e.scheduleTrace(next)
 			return
 		}
 		if next.At < e.now {
@@ -194,8 +210,8 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 		delete(r.byKey, key)
 		return
 	}
-	pod := *ev.Pod
-	shareIdentity(&pod, cur)
+	pod := ev.Pod // the replay's now (see TraceSource)
+	shareIdentity(pod, cur)
 	rv := ev.ResourceVersion
 	if rv == "" {
 		rv = e.api.nextResourceVersion()
@@ -217,12 +233,12 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 		}
 		if p == nil {
 			p = &podState{owner: e.replayOwnerOf(s), node: -1, setIndex: -1, stage: stageRunning}
-			p.setPod(&pod)
+			p.setPod(pod)
 			s.pods = append(s.pods, p)
 			e.podAdded(p)
 		} else {
 			old := p.pod
-			p.setPod(&pod)
+			p.setPod(pod)
 			if rv == entry.rv {
 				e.podResynced(p, old)
 			} else {
