@@ -105,11 +105,12 @@ rss-compare:
 
 # Every fuzz target of FUZZ_PKGS for FUZZTIME each (CI: 4s each, about 2 minutes in all with
 # the instrumented build). The default packages parse user input: scenarios, plans, units,
-# sim plot's CSV and JSON. model and trace fuzz targets run their seed corpora in `make test`;
+# sim plot's CSV and JSON, and the JSON parser under the trace readers (internal/jsonparse).
+# model and trace fuzz targets run their seed corpora in `make test`;
 # fuzzing them (FUZZ_PKGS=./...) first builds their tests' Kubernetes dependencies with
 # fuzzing instrumentation, which takes over ten minutes on 2 cores.
 FUZZTIME ?= 4s
-FUZZ_PKGS ?= ./scenarios ./reports ./cmd/sim
+FUZZ_PKGS ?= ./scenarios ./reports ./cmd/sim ./internal/jsonparse
 #
 # A target that fails is shown and run again: a failing input the fuzzer found is written to
 # the package's testdata/fuzz and fails the rerun too. A failure that does not come back

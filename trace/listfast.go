@@ -1,5 +1,7 @@
 package trace
 
+import "epsim/internal/jsonparse"
+
 // The lists of Services and Nodes ('kubectl get … -o json') are decoded by the parser of
 // podfast.go too: a real cluster's node list is 15–30 KB a node (images, conditions,
 // managedFields), which encoding/json scanned about ten times over (the stream's Decoder,
@@ -30,43 +32,40 @@ type listHead struct {
 // decoding into typeMeta, type and items does, and calls items with the parser at the value
 // of "items".
 func decodeListHead(raw []byte, items func(p *podParser) bool) (h listHead, ok bool) {
-	p := podParser{b: raw, annotations: true}
-	ok = p.object(listHeadFields, func(f int) bool {
+	p := newPodParser(raw, nil)
+	p.annotations = true
+	ok = p.Object(listHeadFields, func(f int) bool {
 		switch f {
 		case 0:
-			return p.skipString() // checked, not read
+			return p.SkipString() // checked, not read
 		case 1:
-			return p.stringField(&h.kind)
+			return p.String(&h.kind)
 		case 2:
-			return p.stringField(&h.typ)
+			return p.String(&h.typ)
 		default:
 			h.hasItems = true
 			return items(&p)
 		}
 	})
-	p.ws()
-	return h, ok && p.i == len(raw)
+	return h, ok && p.End()
 }
 
 // decodeObject decodes the object raw into out with decode, which must take all of it.
 func decodeObject[T any](raw []byte, decode func(*podParser, *T) bool, out *T) bool {
-	p := podParser{b: raw, annotations: true}
-	if p.peek() != '{' || !decode(&p, out) {
-		return false
-	}
-	p.ws()
-	return p.i == len(raw)
+	p := newPodParser(raw, nil)
+	p.annotations = true
+	return p.Peek() == '{' && decode(&p, out) && p.End()
 }
 
 // service decodes a Service (serviceJSON); an apiVersion that is not a string is refused,
 // as readItems' typeMeta refuses it.
 func (p *podParser) service(out *serviceJSON) bool {
-	return p.object(serviceFields, func(f int) bool {
+	return p.Object(serviceFields, func(f int) bool {
 		switch f {
 		case 0:
-			return p.stringField(&out.Kind)
+			return p.String(&out.Kind)
 		case 1:
-			return p.skipString() // checked, not read
+			return p.SkipString() // checked, not read
 		case 2:
 			return p.meta(&out.Metadata)
 		default:
@@ -77,54 +76,54 @@ func (p *podParser) service(out *serviceJSON) bool {
 
 func (p *podParser) serviceSpec(out *serviceJSON) bool {
 	spec := &out.Spec
-	return p.object(serviceSpecFields, func(f int) bool {
+	return p.Object(serviceSpecFields, func(f int) bool {
 		switch f {
 		case 0:
-			return p.stringMap(&spec.Selector)
+			return p.StringMap(&spec.Selector)
 		case 1:
-			return p.stringField(&spec.ClusterIP)
+			return p.String(&spec.ClusterIP)
 		case 2:
-			return p.sharedField(&spec.Type)
+			return p.Shared(&spec.Type)
 		case 3:
-			return p.boolField(&spec.PublishNotReadyAddresses)
+			return p.Bool(&spec.PublishNotReadyAddresses)
 		case 4:
-			return p.stringPointer(&spec.TrafficDistribution)
+			return p.StringPointer(&spec.TrafficDistribution)
 		case 5:
-			return decodeSlice(p, &spec.IPFamilies, p.sharedField)
+			return jsonparse.Slice(&p.Parser, &spec.IPFamilies, p.Shared)
 		default:
-			return decodeSlice(p, &spec.Ports, p.servicePort)
+			return jsonparse.Slice(&p.Parser, &spec.Ports, p.servicePort)
 		}
 	})
 }
 
 func (p *podParser) servicePort(out *servicePort) bool {
-	return p.object(servicePortFields, func(f int) bool {
+	return p.Object(servicePortFields, func(f int) bool {
 		switch f {
 		case 0:
-			return p.sharedField(&out.Name)
+			return p.Shared(&out.Name)
 		case 1:
-			return p.sharedField(&out.Protocol)
+			return p.Shared(&out.Protocol)
 		case 2:
-			return p.stringPointer(&out.AppProtocol)
+			return p.StringPointer(&out.AppProtocol)
 		case 3:
 			var v int64
-			ok := p.intField(&v, 32)
+			ok := p.Int(&v, 32)
 			out.Port = int32(v)
 			return ok
 		default:
-			return p.unmarshaler(&out.TargetPort)
+			return p.Unmarshaler(&out.TargetPort)
 		}
 	})
 }
 
 // node decodes a Node (nodeJSON); an apiVersion that is not a string is refused.
 func (p *podParser) node(out *nodeJSON) bool {
-	return p.object(nodeFields, func(f int) bool {
+	return p.Object(nodeFields, func(f int) bool {
 		switch f {
 		case 0:
-			return p.stringField(&out.Kind)
+			return p.String(&out.Kind)
 		case 1:
-			return p.skipString() // checked, not read
+			return p.SkipString() // checked, not read
 		case 2:
 			return p.meta(&out.Metadata)
 		default:
@@ -135,19 +134,19 @@ func (p *podParser) node(out *nodeJSON) bool {
 
 func (p *podParser) nodeStatus(out *nodeJSON) bool {
 	st := &out.Status
-	return p.object(nodeStatusFields, func(f int) bool {
+	return p.Object(nodeStatusFields, func(f int) bool {
 		switch f {
 		case 0:
 			return p.quantityMap(&st.Capacity)
 		case 1:
 			return p.quantityMap(&st.Allocatable)
 		default:
-			return decodeSlice(p, &st.Conditions, func(c *nodeCondition) bool {
-				return p.object(nodeConditionFields, func(f int) bool {
+			return jsonparse.Slice(&p.Parser, &st.Conditions, func(c *nodeCondition) bool {
+				return p.Object(nodeConditionFields, func(f int) bool {
 					if f == 0 {
-						return p.sharedField(&c.Type)
+						return p.Shared(&c.Type)
 					}
-					return p.sharedField(&c.Status)
+					return p.Shared(&c.Status)
 				})
 			})
 		}
@@ -157,57 +156,22 @@ func (p *podParser) nodeStatus(out *nodeJSON) bool {
 // quantityMap decodes an object of quantities as encoding/json does: null makes the map
 // nil, and each value goes to quantity's UnmarshalJSON.
 func (p *podParser) quantityMap(out *map[string]quantity) bool {
-	if p.null() {
+	if p.Null() {
 		*out = nil
 		return true
 	}
-	if p.peek() != '{' {
+	if p.Peek() != '{' {
 		return false
 	}
 	m := map[string]quantity{}
 	*out = m
-	return p.members(func(key, token []byte, plain bool) bool {
+	return p.Members(func(key, token []byte, plain bool) bool {
 		var k string
 		var q quantity
-		if !p.setString(&k, token, key, plain, true) || !p.unmarshaler(&q) {
+		if !p.SetString(&k, token, key, plain, true) || !p.Unmarshaler(&q) {
 			return false
 		}
 		m[k] = q
 		return true
-	})
-}
-
-// unmarshaler decodes the value at p.i with v's UnmarshalJSON, given the value's bytes as
-// encoding/json gives them (null too).
-func (p *podParser) unmarshaler(v interface{ UnmarshalJSON([]byte) error }) bool {
-	from := p.i
-	return p.skip() && v.UnmarshalJSON(p.b[from:p.i]) == nil
-}
-
-// stringPointer decodes a string into a new string; null makes the pointer nil.
-func (p *podParser) stringPointer(out **string) bool {
-	if p.null() {
-		*out = nil
-		return true
-	}
-	*out = new(string)
-	return p.sharedField(*out)
-}
-
-// decodeSlice decodes an array as encoding/json decodes it into a nil slice: null leaves
-// it nil, [] makes it empty, and each element is decoded by elem into a new zero value.
-func decodeSlice[E any](p *podParser, out *[]E, elem func(*E) bool) bool {
-	if p.null() {
-		*out = nil
-		return true
-	}
-	if p.peek() != '[' {
-		return false
-	}
-	*out = []E{}
-	return p.array(func() bool {
-		var zero E
-		*out = append(*out, zero)
-		return elem(&(*out)[len(*out)-1])
 	})
 }

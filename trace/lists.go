@@ -158,15 +158,15 @@ func (l *listReader[T]) fastValue(raw []byte) bool {
 	return true
 }
 
-// fastItems decodes the items of a list at p.i, an array of objects (or null); an item of
+// fastItems decodes the items of a list at the parser, an array of objects (or null); an item of
 // another kind is skipped, as items skips it, if it decodes as a T.
 func (l *listReader[T]) fastItems(p *podParser, skipped *[]string) bool {
-	if p.null() {
+	if p.Null() {
 		return true
 	}
-	return p.peek() == '[' && p.array(func() bool {
+	return p.Peek() == '[' && p.Array(func() bool {
 		var v T
-		if p.peek() != '{' || !l.decode(p, &v) {
+		if p.Peek() != '{' || !l.decode(p, &v) {
 			return false
 		}
 		switch k := l.kindOf(&v); k {

@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"epsim/internal/jsonparse"
+
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -208,7 +210,7 @@ func (s *jsonStream) nextRaw() ([]byte, error) {
 	i := 0 // into buf[pos:]
 	for {
 		b := s.buf[s.pos:]
-		for i < len(b) && isJSONSpace(b[i]) {
+		for i < len(b) && jsonparse.IsSpace(b[i]) {
 			i++
 		}
 		if i < len(b) {
