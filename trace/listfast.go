@@ -57,21 +57,27 @@ func decodeObject[T any](raw []byte, decode func(*podParser, *T) bool, out *T) b
 	return p.Peek() == '{' && decode(&p, out) && p.End()
 }
 
-// service decodes a Service (serviceJSON); an apiVersion that is not a string is refused,
-// as readItems' typeMeta refuses it.
-func (p *podParser) service(out *serviceJSON) bool {
-	return p.Object(serviceFields, func(f int) bool {
+// object decodes an object of the fields kind, apiVersion (checked: an apiVersion that is
+// not a string is refused, as listReader.items' typeMeta refuses it), metadata and a body,
+// named in that order in fields.
+func (p *podParser) object(fields []string, kind *string, meta *objectMeta, body func() bool) bool {
+	return p.Object(fields, func(f int) bool {
 		switch f {
 		case 0:
-			return p.String(&out.Kind)
+			return p.String(kind)
 		case 1:
 			return p.SkipString() // checked, not read
 		case 2:
-			return p.meta(&out.Metadata)
+			return p.meta(meta)
 		default:
-			return p.serviceSpec(out)
+			return body()
 		}
 	})
+}
+
+// service decodes a Service (serviceJSON).
+func (p *podParser) service(out *serviceJSON) bool {
+	return p.object(serviceFields, &out.Kind, &out.Metadata, func() bool { return p.serviceSpec(out) })
 }
 
 func (p *podParser) serviceSpec(out *serviceJSON) bool {
@@ -116,20 +122,9 @@ func (p *podParser) servicePort(out *servicePort) bool {
 	})
 }
 
-// node decodes a Node (nodeJSON); an apiVersion that is not a string is refused.
+// node decodes a Node (nodeJSON).
 func (p *podParser) node(out *nodeJSON) bool {
-	return p.Object(nodeFields, func(f int) bool {
-		switch f {
-		case 0:
-			return p.String(&out.Kind)
-		case 1:
-			return p.SkipString() // checked, not read
-		case 2:
-			return p.meta(&out.Metadata)
-		default:
-			return p.nodeStatus(out)
-		}
-	})
+	return p.object(nodeFields, &out.Kind, &out.Metadata, func() bool { return p.nodeStatus(out) })
 }
 
 func (p *podParser) nodeStatus(out *nodeJSON) bool {

@@ -162,16 +162,21 @@ func TestFastPathSameAsDecoder(t *testing.T) {
 	for name, in := range fastCases {
 		t.Run(name, func(t *testing.T) { checkSameAsDecoder(t, []byte(in)) })
 	}
-	for _, name := range []string{"replay-trace.jsonl", "replay-watch.json"} {
+	checkSamplesAndCuts(t, []string{"replay-trace.jsonl", "replay-watch.json"}, checkSameAsDecoder)
+}
+
+// checkSamplesAndCuts runs check on each sample file, whole and cut at four places: cut
+// anywhere, a stream reads the same up to its end or its error.
+func checkSamplesAndCuts(t *testing.T, names []string, check func(*testing.T, []byte)) {
+	for _, name := range names {
 		data, err := os.ReadFile(sampleDir + "/" + name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Run(name, func(t *testing.T) {
-			checkSameAsDecoder(t, data)
-			// Cut anywhere, the stream reads the same up to its end or its error.
+			check(t, data)
 			for _, n := range []int{1, 517, len(data) / 3, len(data) - 2} {
-				checkSameAsDecoder(t, data[:n])
+				check(t, data[:n])
 			}
 		})
 	}
