@@ -330,6 +330,9 @@ func (p *Parser) Raw() ([]byte, bool) {
 	return p.b[from:p.i], true
 }
 
+// Offset returns how far into its input the parser has read.
+func (p *Parser) Offset() int { return p.i }
+
 // End passes over white space and reports whether the input ends there.
 func (p *Parser) End() bool {
 	p.Space()

@@ -11,8 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
+
+	"epsim/internal/jsonparse"
 )
 
 // ErrFormat marks input that is not kubectl's JSON (wrapped with the input's name).
@@ -168,10 +171,28 @@ type objects struct {
 // read decodes every input: JSON values one after another, each a List (items of any mix
 // of kinds, as 'kubectl get a,b,c -o json' prints) or a bare object.
 func read(inputs []Input) (*objects, error) {
+	return readWith(inputs, true)
+}
+
+// readWith is read, with the fast decoders (fast.go) where they take a value when fast is
+// set, with encoding/json alone when not (for tests).
+func readWith(inputs []Input, fast bool) (*objects, error) {
 	o := &objects{skipped: map[string]int{}}
 	for _, in := range inputs {
 		o.sources = append(o.sources, in.Name)
-		dec := json.NewDecoder(io.LimitReader(in.R, maxInputBytes))
+		var rest io.Reader = io.LimitReader(in.R, maxInputBytes)
+		if fast {
+			data, err := readAll(rest)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", in.Name, err)
+			}
+			n, err := o.addFast(data, in.Name)
+			if err != nil {
+				return nil, err
+			}
+			rest = bytes.NewReader(data[n:])
+		}
+		dec := json.NewDecoder(rest)
 		for {
 			var raw json.RawMessage
 			err := dec.Decode(&raw)
@@ -187,6 +208,57 @@ func read(inputs []Input) (*objects, error) {
 		}
 	}
 	return o, nil
+}
+
+// addFast adds the objects of data up to the first value that is not a valid JSON object,
+// and returns where that value starts (len(data) when there is none): the Decoder reads
+// from there, and tells what is wrong. A valid object that the fast decoders refuse is
+// added by add.
+func (o *objects) addFast(data []byte, src string) (int, error) {
+	f := &fastReader{o: o}
+	p := jsonparse.NewParser(data)
+	for {
+		p.Space()
+		start := p.Offset()
+		if p.Peek() != '{' {
+			return start, nil
+		}
+		raw, ok := p.Raw()
+		if !ok {
+			return start, nil
+		}
+		if !f.value(raw) {
+			if err := o.add(raw, src, 0, ""); err != nil {
+				return 0, err
+			}
+		}
+	}
+}
+
+// readAll reads r to its end: at once into a buffer of the file's size when r is a file.
+func readAll(r io.Reader) ([]byte, error) {
+	size := 512
+	if lr, ok := r.(*io.LimitedReader); ok {
+		if f, ok := lr.R.(*os.File); ok {
+			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+				size = int(min(st.Size(), lr.N)) + bytes.MinRead
+			}
+		}
+	}
+	b := make([]byte, 0, size)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // add decodes one object, or a List's items (lists nest at most a few levels). itemKind is
