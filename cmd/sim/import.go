@@ -84,7 +84,7 @@ Examples:
 func runImport(e *env, inputs []kubeimport.Input, opts kubeimport.Options, out string) error {
 	res, err := kubeimport.Import(inputs, opts)
 	if err != nil {
-		if errors.Is(err, kubeimport.ErrFormat) || errors.Is(err, kubeimport.ErrEmpty) {
+		if errors.Is(err, kubeimport.ErrFormat) || errors.Is(err, kubeimport.ErrEmpty) || errors.Is(err, kubeimport.ErrRead) {
 			return badInput(fmt.Errorf("import: %w", err))
 		}
 		return fmt.Errorf("import: %w", err)

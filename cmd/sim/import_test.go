@@ -43,4 +43,9 @@ func TestImportCommand(t *testing.T) {
 	if code := te.main([]string{"import", "--anonymize", bad}); code != exitBadInput {
 		t.Errorf("bad input: exit %d, want %d (%s)", code, exitBadInput, te.stderr.String())
 	}
+	// A path that opens but does not read (a directory) is the user's mistake too.
+	te = newTestEnv()
+	if code := te.main([]string{"import", dir}); code != exitBadInput || !strings.Contains(te.stderr.String(), "cannot read "+dir) {
+		t.Errorf("a directory: exit %d, want %d (%s)", code, exitBadInput, te.stderr.String())
+	}
 }

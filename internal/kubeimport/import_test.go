@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"epsim/scenarios"
 	"epsim/sim"
@@ -204,6 +206,11 @@ func TestImportErrors(t *testing.T) {
 		if !errors.Is(err, tc.want) {
 			t.Errorf("%s: err %v, want %v", tc.in, err, tc.want)
 		}
+	}
+	broken := io.MultiReader(strings.NewReader(`{"kind":"Node"`), iotest.ErrReader(errors.New("disk on fire")))
+	_, err := Import([]Input{{Name: "in.json", R: broken}}, Options{})
+	if !errors.Is(err, ErrRead) || err.Error() != "cannot read in.json: disk on fire" {
+		t.Errorf("read error: %v, want ErrRead", err)
 	}
 }
 

@@ -21,6 +21,9 @@ import (
 // ErrFormat marks input that is not kubectl's JSON (wrapped with the input's name).
 var ErrFormat = errors.New("not kubectl JSON output")
 
+// ErrRead marks an input that could not be read (followed by its name and the reason).
+var ErrRead = errors.New("cannot read")
+
 // Input is one source of kubectl output: a file or stdin.
 type Input struct {
 	// Name is how errors and the scenario's header name the source.
@@ -184,7 +187,7 @@ func readWith(inputs []Input, fast bool) (*objects, error) {
 		if fast {
 			data, err := readAll(rest)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", in.Name, err)
+				return nil, fmt.Errorf("%w %s: %w", ErrRead, in.Name, err)
 			}
 			n, err := o.addFast(data, in.Name)
 			if err != nil {
