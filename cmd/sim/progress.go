@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -74,21 +75,22 @@ func (p *replayProgress) Progress(now sim.Time, _, _ int) {
 	}
 	p.started, p.second = true, second
 	p.bar.Describe(fmt.Sprintf("replay, virtual %s", time.Duration(second)*time.Second))
-	p.bar.Set64(p.read.n)
+	p.bar.Set64(p.read.n.Load())
 }
 
 func (p *replayProgress) finish() {
 	p.bar.Finish()
 }
 
-// countingReader counts the bytes read through it.
+// countingReader counts the bytes read through it; the count may be read while another
+// goroutine reads (the replay reads its recording ahead, trace.ReadAhead).
 type countingReader struct {
 	r io.Reader
-	n int64
+	n atomic.Int64
 }
 
 func (c *countingReader) Read(b []byte) (int, error) {
 	n, err := c.r.Read(b)
-	c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }

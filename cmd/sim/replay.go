@@ -217,7 +217,11 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 		defer p.finish()
 		log.next = p
 	}
-	res, stats, err := sim.Replay(cfg, services, nodes, src, log)
+	// The recording is decoded on another core, ahead of the replay. A replay that ends
+	// well has read it to its end, where the reading stops: src.Stats may be read then.
+	ahead := trace.ReadAhead(src)
+	defer ahead.Close()
+	res, stats, err := sim.Replay(cfg, services, nodes, ahead, log)
 	if log.file != nil {
 		// A write log that could not be written stopped the replay: say so, not the replay.
 		if cerr := log.file.close(); cerr != nil {
