@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 
@@ -380,7 +381,13 @@ func oracleSliceFromAPI(s *discoveryv1.EndpointSlice) *model.EndpointSlice {
 			e.Time = apiStamp(*f.Time)
 		}
 		if f.FieldsV1 != nil {
-			e.FieldsV1 = string(f.FieldsV1.Raw)
+			// As the API server holds it: structured-merge-diff writes fieldsV1 compact
+			// (fieldpath.Set.ToJSON); decoding kubectl's indented output keeps its spaces.
+			var b bytes.Buffer
+			if err := json.Compact(&b, f.FieldsV1.Raw); err != nil {
+				panic(err)
+			}
+			e.FieldsV1 = b.String()
 		}
 		m.ManagedFields = append(m.ManagedFields, e)
 	}

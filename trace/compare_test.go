@@ -246,3 +246,28 @@ func TestObjectTimes(t *testing.T) {
 		t.Errorf("stats %+v", s)
 	}
 }
+
+// TestSliceSizeOfKubectlOutput: a slice as kubectl prints it with --show-managed-fields
+// (pretty-printed, fieldsV1 indented too) is sized as the API server encodes it, whose
+// fieldsV1 is compact JSON.
+func TestSliceSizeOfKubectlOutput(t *testing.T) {
+	s := realSlice("web-abcde", "web", 3, nil)
+	ft := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 5, 0, time.UTC))
+	s.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "endpointslice-controller", Operation: metav1.ManagedFieldsOperationUpdate,
+		APIVersion: "discovery.k8s.io/v1", Time: &ft, FieldsType: "FieldsV1",
+		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:addressType":{},"f:endpoints":{},"f:metadata":{"f:labels":{".":{},"f:kubernetes.io/service-name":{}}},"f:ports":{}}`)}}}
+	var stream bytes.Buffer
+	if err := WriteWatchEvent(&stream, model.EventAdded, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stream.String(), "\"f:addressType\": {},\n") {
+		t.Fatalf("fieldsV1 not pretty-printed:\n%s", stream.String())
+	}
+	ev, err := NewSliceReader(&stream, "slices.json").Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := model.EndpointSliceSize(ev.Slice, model.Protobuf), protobufSize(t, s); got != want {
+		t.Errorf("model size %d, protobuf serializer %d", got, want)
+	}
+}

@@ -247,7 +247,8 @@ func sliceFromJSON(s *sliceJSON) *model.EndpointSlice {
 			e.Time = stamp(*f.Time)
 		}
 		if f.FieldsV1 != nil {
-			e.FieldsV1 = string(*f.FieldsV1)
+			// The API server stores and sends it compact; kubectl's output indents it.
+			e.FieldsV1 = string(compact(*f.FieldsV1))
 		}
 		m.ManagedFields = append(m.ManagedFields, e)
 	}
