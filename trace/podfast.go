@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"bytes"
+	"encoding/json"
 	"time"
 
 	"epsim/internal/jsonparse"
@@ -22,9 +24,10 @@ import (
 type podParser struct {
 	jsonparse.Parser
 	cache *decodeCache
-	// annotations is set to decode metadata.annotations, which a Pod's decoding only
-	// checks (a Service's are read).
-	annotations bool
+	// annotations is set to decode metadata.annotations, and allMeta to decode the owner
+	// references and managedFields too, which a Pod's decoding only checks (a Service's
+	// annotations are read; an EndpointSlice's metadata is sized whole).
+	annotations, allMeta bool
 }
 
 // decodeCache holds what the events of one stream repeat: the strings many pods share
@@ -95,6 +98,13 @@ var (
 func decodePodEvent(raw []byte, cache *decodeCache, pod *podJSON) (ev wireEvent, ok bool) {
 	p := newPodParser(raw, cache)
 	pod.reset()
+	ev, ok = p.watchEvent(func() bool { return p.pod(pod) })
+	return ev, ok && pod.Kind == "Pod"
+}
+
+// watchEvent decodes a watch event of the types replayed, with object decoding its object
+// (the parser at it). ok is false when the event has no object or another type.
+func (p *podParser) watchEvent(object func() bool) (ev wireEvent, ok bool) {
 	sawObject := false
 	ok = p.Object(eventFields, func(f int) bool {
 		switch f {
@@ -104,12 +114,12 @@ func decodePodEvent(raw []byte, cache *decodeCache, pod *podJSON) (ev wireEvent,
 			return p.Shared(&ev.Type)
 		case 2:
 			sawObject = true
-			return p.Peek() == '{' && p.pod(pod)
+			return p.Peek() == '{' && object()
 		default:
 			return p.SkipString() // not read
 		}
 	})
-	if !ok || !p.End() || !sawObject || pod.Kind != "Pod" {
+	if !ok || !p.End() || !sawObject {
 		return wireEvent{}, false
 	}
 	for _, t := range fastWatchedTypes {
@@ -171,6 +181,9 @@ func (p *podParser) meta(out *objectMeta) bool {
 		case 0:
 			return p.String(&out.Name)
 		case 1:
+			if p.allMeta {
+				return p.String(&out.GenerateName)
+			}
 			return p.SkipString() // not read
 		case 2:
 			return p.Shared(&out.Namespace)
@@ -194,40 +207,77 @@ func (p *podParser) meta(out *objectMeta) bool {
 		case 9:
 			return p.labels(&out.Labels)
 		case 10:
-			if p.annotations {
+			if p.annotations || p.allMeta {
 				return p.StringMap(&out.Annotations)
 			}
 			return p.StringMap(nil) // not read: checked only
 		case 11:
-			return p.Null() || p.Array(p.ownerReference)
+			if p.allMeta {
+				return jsonparse.Slice(&p.Parser, &out.OwnerReferences, p.ownerReference)
+			}
+			return p.Null() || p.Array(func() bool { return p.ownerReference(nil) })
 		default:
-			return p.Null() || p.Array(p.managedFieldsEntry)
+			if p.allMeta {
+				return jsonparse.Slice(&p.Parser, &out.ManagedFields, p.managedFieldsEntry)
+			}
+			return p.Null() || p.Array(func() bool { return p.managedFieldsEntry(nil) })
 		}
 	})
 }
 
-// ownerReference checks an owner reference, which epsim does not read.
-func (p *podParser) ownerReference() bool {
-	var b bool
+// ownerReference decodes an owner reference into out, or only checks it when out is nil.
+func (p *podParser) ownerReference(out *ownerReference) bool {
+	if out == nil {
+		out = &ownerReference{}
+	}
 	return p.Object(ownerFields, func(f int) bool {
-		if f >= 4 {
-			return p.Bool(&b)
+		switch f {
+		case 0:
+			return p.Shared(&out.APIVersion)
+		case 1:
+			return p.Shared(&out.Kind)
+		case 2:
+			return p.String(&out.Name)
+		case 3:
+			return p.String(&out.UID)
+		case 4:
+			return p.BoolPointer(&out.Controller)
+		default:
+			return p.BoolPointer(&out.BlockOwnerDeletion)
 		}
-		return p.SkipString()
 	})
 }
 
-// managedFieldsEntry checks a managedFields entry, which epsim does not read.
-func (p *podParser) managedFieldsEntry() bool {
-	var t apiTime
+// managedFieldsEntry decodes a managedFields entry into out, or only checks it when out
+// is nil.
+func (p *podParser) managedFieldsEntry(out *managedFieldsEntry) bool {
+	if out == nil {
+		out = &managedFieldsEntry{}
+	}
 	return p.Object(managedFields, func(f int) bool {
 		switch f {
+		case 0:
+			return p.Shared(&out.Manager)
+		case 1:
+			return p.Shared(&out.Operation)
+		case 2:
+			return p.Shared(&out.APIVersion)
 		case 3:
-			return p.timeField(&t)
+			return p.timePointer(&out.Time)
+		case 4:
+			return p.Shared(&out.FieldsType)
 		case 5:
-			return p.Skip() // raw JSON, any value
+			if p.Null() {
+				out.FieldsV1 = nil
+				return true
+			}
+			raw, ok := p.Raw() // any value, kept as it is (json.RawMessage)
+			v := json.RawMessage(bytes.Clone(raw))
+			out.FieldsV1 = &v
+			return ok
+		default:
+			return p.Shared(&out.Subresource)
 		}
-		return p.SkipString()
 	})
 }
 

@@ -24,15 +24,37 @@ type SliceReader struct {
 // NewSliceReader returns a reader of the EndpointSlice watch stream r; name prefixes error
 // messages.
 func NewSliceReader(r io.Reader, name string) *SliceReader {
-	s := &SliceReader{}
-	s.w = newWatchReader(r, name, "EndpointSlice", func(raw []byte) (decoded, error) {
+	return newSliceReader(r, name, true)
+}
+
+// newSliceReader returns a SliceReader that decodes events with decodeSliceEvent where it
+// can when fast is set, and with encoding/json alone when not (for tests).
+func newSliceReader(r io.Reader, name string, fast bool) *SliceReader {
+	decode := func(raw []byte) (decoded, error) {
 		var sl sliceJSON
 		if err := json.Unmarshal(raw, &sl); err != nil || sl.Kind != "EndpointSlice" {
 			return decoded{kind: sl.Kind}, err
 		}
-		return decoded{kind: sl.Kind, obj: sliceFromJSON(&sl), at: sliceTime(&sl), created: sl.Metadata.CreationTimestamp.Time}, nil
-	})
-	return s
+		return sliceDecoded(&sl), nil
+	}
+	if !fast {
+		return &SliceReader{w: newWatchReader(r, name, "EndpointSlice", decode)}
+	}
+	w := &watchReader{s: newFramedStream(r, name), kind: "EndpointSlice", decode: decode, leading: true}
+	cache := newDecodeCache()
+	w.fast = func(raw []byte) (wireEvent, decoded, bool) {
+		ev, sl, ok := decodeSliceEvent(raw, cache)
+		if !ok {
+			return wireEvent{}, decoded{}, false
+		}
+		return ev, sliceDecoded(sl), true
+	}
+	return &SliceReader{w: w}
+}
+
+// sliceDecoded is what a SliceReader takes from a slice.
+func sliceDecoded(sl *sliceJSON) decoded {
+	return decoded{kind: sl.Kind, obj: sliceFromJSON(sl), at: sliceTime(sl), created: sl.Metadata.CreationTimestamp.Time}
 }
 
 // Next returns the next EndpointSlice event, or io.EOF at the end of the stream.

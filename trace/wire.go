@@ -200,16 +200,18 @@ type nodeCondition struct {
 
 // sliceJSON is a discovery/v1 EndpointSlice's JSON.
 type sliceJSON struct {
-	Kind        string         `json:"kind"`
-	Metadata    objectMeta     `json:"metadata"`
-	AddressType string         `json:"addressType"`
-	Endpoints   []endpointJSON `json:"endpoints"`
-	Ports       []struct {
-		Name        *string `json:"name"`
-		Protocol    *string `json:"protocol"`
-		Port        *int32  `json:"port"`
-		AppProtocol *string `json:"appProtocol"`
-	} `json:"ports"`
+	Kind        string             `json:"kind"`
+	Metadata    objectMeta         `json:"metadata"`
+	AddressType string             `json:"addressType"`
+	Endpoints   []endpointJSON     `json:"endpoints"`
+	Ports       []endpointPortJSON `json:"ports"`
+}
+
+type endpointPortJSON struct {
+	Name        *string `json:"name"`
+	Protocol    *string `json:"protocol"`
+	Port        *int32  `json:"port"`
+	AppProtocol *string `json:"appProtocol"`
 }
 
 type endpointJSON struct {
@@ -219,25 +221,29 @@ type endpointJSON struct {
 		Serving     *bool `json:"serving"`
 		Terminating *bool `json:"terminating"`
 	} `json:"conditions"`
-	Hostname  *string `json:"hostname"`
-	TargetRef *struct {
-		Kind            string `json:"kind"`
-		Namespace       string `json:"namespace"`
-		Name            string `json:"name"`
-		UID             string `json:"uid"`
-		APIVersion      string `json:"apiVersion"`
-		ResourceVersion string `json:"resourceVersion"`
-		FieldPath       string `json:"fieldPath"`
-	} `json:"targetRef"`
+	Hostname           *string           `json:"hostname"`
+	TargetRef          *targetRefJSON    `json:"targetRef"`
 	DeprecatedTopology map[string]string `json:"deprecatedTopology"`
 	NodeName           *string           `json:"nodeName"`
 	Zone               *string           `json:"zone"`
-	Hints              *struct {
-		ForZones []struct {
-			Name string `json:"name"`
-		} `json:"forZones"`
-		ForNodes []struct {
-			Name string `json:"name"`
-		} `json:"forNodes"`
-	} `json:"hints"`
+	Hints              *hintsJSON        `json:"hints"`
+}
+
+type targetRefJSON struct {
+	Kind            string `json:"kind"`
+	Namespace       string `json:"namespace"`
+	Name            string `json:"name"`
+	UID             string `json:"uid"`
+	APIVersion      string `json:"apiVersion"`
+	ResourceVersion string `json:"resourceVersion"`
+	FieldPath       string `json:"fieldPath"`
+}
+
+type hintsJSON struct {
+	ForZones []hintJSON `json:"forZones"`
+	ForNodes []hintJSON `json:"forNodes"`
+}
+
+type hintJSON struct {
+	Name string `json:"name"`
 }

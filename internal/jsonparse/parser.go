@@ -295,6 +295,16 @@ func (p *Parser) Bool(out *bool) bool {
 	return false
 }
 
+// BoolPointer decodes true or false into a new bool; null makes the pointer nil.
+func (p *Parser) BoolPointer(out **bool) bool {
+	if p.Null() {
+		*out = nil
+		return true
+	}
+	*out = new(bool)
+	return p.Bool(*out)
+}
+
 // Unmarshaler decodes the value at the parser with v's UnmarshalJSON, given the value's
 // bytes as encoding/json gives them (null too, as encoding/json does for a value that is
 // not a pointer).
