@@ -15,6 +15,7 @@ type sample struct {
 	N     int64             `json:"n"`
 	Small int64             `json:"small"` // an int32's range
 	B     bool              `json:"b"`
+	BP    *bool             `json:"bp"`
 	P     *string           `json:"p"`
 	IP    *int64            `json:"ip"`
 	M     map[string]string `json:"m"`
@@ -36,7 +37,7 @@ func (u *upper) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-var sampleFields = []string{"name", "kind", "n", "small", "b", "p", "ip", "m", "l", "items", "u"}
+var sampleFields = []string{"name", "kind", "n", "small", "b", "p", "ip", "m", "l", "items", "u", "bp"}
 
 func decodeSample(b []byte) (sample, bool) {
 	var s sample
@@ -71,8 +72,10 @@ func decodeSample(b []byte) (sample, bool) {
 					return p.Int(&it.V, 64)
 				})
 			})
-		default:
+		case 10:
 			return p.Unmarshaler(&s.U)
+		default:
+			return p.BoolPointer(&s.BP)
 		}
 	}) && p.End()
 	return s, ok
