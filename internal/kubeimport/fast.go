@@ -131,7 +131,7 @@ func (f *fastReader) object(p *jsonparse.Parser, depth int, itemKind string) boo
 		q := jsonparse.NewParser(parts[fi])
 		return decode(&q)
 	}
-	const metadata, spec, status, subsets, addressType, endpointsField = 3, 4, 5, 6, 7, 8
+	const metadata, spec, status, subsets, addressType, endpointsField = 3, 4, 5, 6, 7, 8 // in headFields
 	o := f.o
 	switch kind {
 	case "Node":
