@@ -57,27 +57,27 @@ func decodeObject[T any](raw []byte, decode func(*podParser, *T) bool, out *T) b
 	return p.Peek() == '{' && decode(&p, out) && p.End()
 }
 
-// object decodes an object of the fields kind, apiVersion (checked: an apiVersion that is
-// not a string is refused, as listReader.items' typeMeta refuses it), metadata and a body,
-// named in that order in fields.
-func (p *podParser) object(fields []string, kind *string, meta *objectMeta, body func() bool) bool {
+// object decodes an object whose fields are kind, apiVersion (checked: one that is not a
+// string is refused, as listReader.items' typeMeta and the watch readers refuse it),
+// metadata, then others, decoded by body with their index in fields.
+func (p *podParser) object(fields []string, kind *string, meta *objectMeta, body func(f int) bool) bool {
 	return p.Object(fields, func(f int) bool {
 		switch f {
 		case 0:
-			return p.String(kind)
+			return p.Shared(kind)
 		case 1:
 			return p.SkipString() // checked, not read
 		case 2:
 			return p.meta(meta)
 		default:
-			return body()
+			return body(f)
 		}
 	})
 }
 
 // service decodes a Service (serviceJSON).
 func (p *podParser) service(out *serviceJSON) bool {
-	return p.object(serviceFields, &out.Kind, &out.Metadata, func() bool { return p.serviceSpec(out) })
+	return p.object(serviceFields, &out.Kind, &out.Metadata, func(int) bool { return p.serviceSpec(out) })
 }
 
 func (p *podParser) serviceSpec(out *serviceJSON) bool {
@@ -124,7 +124,7 @@ func (p *podParser) servicePort(out *servicePort) bool {
 
 // node decodes a Node (nodeJSON).
 func (p *podParser) node(out *nodeJSON) bool {
-	return p.object(nodeFields, &out.Kind, &out.Metadata, func() bool { return p.nodeStatus(out) })
+	return p.object(nodeFields, &out.Kind, &out.Metadata, func(int) bool { return p.nodeStatus(out) })
 }
 
 func (p *podParser) nodeStatus(out *nodeJSON) bool {

@@ -159,19 +159,11 @@ func extend[E any](s *[]E, keep func(old *E) E) *E {
 }
 
 func (p *podParser) pod(out *podJSON) bool {
-	return p.Object(podFields, func(f int) bool {
-		switch f {
-		case 0:
-			return p.Shared(&out.Kind)
-		case 1:
-			return p.SkipString() // not read
-		case 2:
-			return p.meta(&out.Metadata)
-		case 3:
+	return p.object(podFields, &out.Kind, &out.Metadata, func(f int) bool {
+		if f == 3 {
 			return p.spec(&out.Spec)
-		default:
-			return p.status(&out.Status)
 		}
+		return p.status(&out.Status)
 	})
 }
 

@@ -19,15 +19,22 @@ import (
 func readAll(t *testing.T, r io.Reader, fast bool) []any {
 	t.Helper()
 	pr := newPodReader(r, "input", fast)
+	return drain(t, pr.Next, pr.Stats)
+}
+
+// drain calls next until it fails: the events, then the error (an *InputError as a
+// value) and the stats.
+func drain[E any](t *testing.T, next func() (E, error), stats func() *Stats) []any {
+	t.Helper()
 	var out []any
 	for range 100000 {
-		ev, err := pr.Next()
+		ev, err := next()
 		if err != nil {
 			var ie *InputError
 			if errors.As(err, &ie) {
 				out = append(out, *ie)
 			}
-			return append(out, "error "+err.Error(), *pr.Stats())
+			return append(out, "error "+err.Error(), *stats())
 		}
 		out = append(out, ev)
 	}

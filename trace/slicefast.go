@@ -30,14 +30,8 @@ func decodeSliceEvent(raw []byte, cache *decodeCache) (ev wireEvent, s *sliceJSO
 }
 
 func (p *podParser) slice(out *sliceJSON) bool {
-	return p.Object(sliceFields, func(f int) bool {
+	return p.object(sliceFields, &out.Kind, &out.Metadata, func(f int) bool {
 		switch f {
-		case 0:
-			return p.Shared(&out.Kind)
-		case 1:
-			return p.SkipString() // not read
-		case 2:
-			return p.meta(&out.Metadata)
 		case 3:
 			return p.Shared(&out.AddressType)
 		case 4:

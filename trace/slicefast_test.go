@@ -2,7 +2,6 @@ package trace
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -17,25 +16,11 @@ import (
 	"epsim/model"
 )
 
-// readSlices reads every event of data with a SliceReader, fast or not: the events, then
-// the error that ended the stream (an *InputError as a value) and the stats.
+// readSlices reads every event of data with a SliceReader, fast or not (see drain).
 func readSlices(t *testing.T, r io.Reader, fast bool) []any {
 	t.Helper()
 	sr := newSliceReader(r, "input", fast)
-	var out []any
-	for range 100000 {
-		ev, err := sr.Next()
-		if err != nil {
-			var ie *InputError
-			if errors.As(err, &ie) {
-				out = append(out, *ie)
-			}
-			return append(out, "error "+err.Error(), *sr.Stats())
-		}
-		out = append(out, ev)
-	}
-	t.Fatal("no end after 100,000 events")
-	return nil
+	return drain(t, sr.Next, sr.Stats)
 }
 
 // checkSlicesSameAsDecoder fails unless a fast SliceReader reads data as one decoding
