@@ -112,10 +112,7 @@ func (p *podParser) servicePort(out *servicePort) bool {
 		case 2:
 			return p.StringPointer(&out.AppProtocol)
 		case 3:
-			var v int64
-			ok := p.Int(&v, 32)
-			out.Port = int32(v)
-			return ok
+			return p.Int32(&out.Port)
 		default:
 			return p.Unmarshaler(&out.TargetPort)
 		}

@@ -326,10 +326,7 @@ func (p *podParser) ports(out *[]containerPort) bool {
 			case 0:
 				return p.Shared(&cp.Name)
 			case 1:
-				var v int64
-				ok := p.Int(&v, 32)
-				cp.ContainerPort = int32(v)
-				return ok
+				return p.Int32(&cp.ContainerPort)
 			default:
 				return p.Shared(&cp.Protocol)
 			}

@@ -132,11 +132,8 @@ func (p *podParser) endpointPort(out *endpointPortJSON) bool {
 				out.Port = nil
 				return true
 			}
-			var v int64
-			ok := p.Int(&v, 32)
-			port := int32(v)
-			out.Port = &port
-			return ok
+			out.Port = new(int32)
+			return p.Int32(out.Port)
 		default:
 			return p.StringPointer(&out.AppProtocol)
 		}

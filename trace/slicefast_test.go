@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -27,22 +26,7 @@ func readSlices(t *testing.T, r io.Reader, fast bool) []any {
 // every event with encoding/json does.
 func checkSlicesSameAsDecoder(t *testing.T, data []byte) {
 	t.Helper()
-	fast, slow := readSlices(t, bytes.NewReader(data), true), readSlices(t, bytes.NewReader(data), false)
-	if reflect.DeepEqual(fast, slow) {
-		return
-	}
-	for i := range max(len(fast), len(slow)) {
-		var f, s any
-		if i < len(fast) {
-			f = fast[i]
-		}
-		if i < len(slow) {
-			s = slow[i]
-		}
-		if !reflect.DeepEqual(f, s) {
-			t.Fatalf("input %.300q\nresult %d differs:\nfast:    %s\ndecoder: %s", data, i, describeSlice(f), describeSlice(s))
-		}
-	}
+	sameResults(t, data, readSlices(t, bytes.NewReader(data), true), readSlices(t, bytes.NewReader(data), false), describeSlice)
 }
 
 func describeSlice(v any) string {

@@ -269,6 +269,14 @@ func (p *Parser) Int(out *int64, bits int) bool {
 	return true
 }
 
+// Int32 decodes an integer that fits in 32 bits into *out; null leaves it.
+func (p *Parser) Int32(out *int32) bool {
+	v := int64(*out)
+	ok := p.Int(&v, 32)
+	*out = int32(v)
+	return ok
+}
+
 // IntPointer decodes an integer that fits in bits into a new int64; null makes the
 // pointer nil.
 func (p *Parser) IntPointer(out **int64, bits int) bool {

@@ -16,6 +16,7 @@ type sample struct {
 	Small int64             `json:"small"` // an int32's range
 	B     bool              `json:"b"`
 	BP    *bool             `json:"bp"`
+	I32   int32             `json:"i32"`
 	P     *string           `json:"p"`
 	IP    *int64            `json:"ip"`
 	M     map[string]string `json:"m"`
@@ -37,7 +38,7 @@ func (u *upper) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-var sampleFields = []string{"name", "kind", "n", "small", "b", "p", "ip", "m", "l", "items", "u", "bp"}
+var sampleFields = []string{"name", "kind", "n", "small", "b", "p", "ip", "m", "l", "items", "u", "bp", "i32"}
 
 func decodeSample(b []byte) (sample, bool) {
 	var s sample
@@ -74,8 +75,10 @@ func decodeSample(b []byte) (sample, bool) {
 			})
 		case 10:
 			return p.Unmarshaler(&s.U)
-		default:
+		case 11:
 			return p.BoolPointer(&s.BP)
+		default:
+			return p.Int32(&s.I32)
 		}
 	}) && p.End()
 	return s, ok
