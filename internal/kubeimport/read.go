@@ -240,28 +240,16 @@ func (o *objects) addFast(data []byte, src string) (int, error) {
 
 // readAll reads r to its end: at once into a buffer of the file's size when r is a file.
 func readAll(r io.Reader) ([]byte, error) {
-	size := 512
+	var buf bytes.Buffer
 	if lr, ok := r.(*io.LimitedReader); ok {
 		if f, ok := lr.R.(*os.File); ok {
 			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-				size = int(min(st.Size(), lr.N)) + bytes.MinRead
+				buf.Grow(int(min(st.Size(), lr.N)) + bytes.MinRead)
 			}
 		}
 	}
-	b := make([]byte, 0, size)
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-	}
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }
 
 // add decodes one object, or a List's items (lists nest at most a few levels). itemKind is
