@@ -203,3 +203,21 @@ func FuzzReadFastPath(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkSameAsDecoder(t, data) })
 }
+
+// TestReadErrorsSayWhere: a syntax error names its byte and line in the input, a value cut
+// short names where it starts, both ways of reading.
+func TestReadErrorsSayWhere(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"{\"kind\":\"Node\"}\n\n  {\"kind\": \"Node\",, }", "invalid character ',' looking for beginning of object key string (byte 35, line 3)"},
+		{list(okNode, okService) + "\n" + list(`{"kind":"Node" "x"}`), fmt.Sprintf("(byte %d, line 2)", len(list(okNode, okService))+1+strings.Index(list(`{"kind":"Node" "x"}`), `"x"`))},
+		{okNode + " x", fmt.Sprintf("(byte %d, line 1)", len(okNode)+1)},
+		{okNode + "\n" + okNode[:40], fmt.Sprintf("unexpected EOF (the input ends inside the value that starts at byte %d, line 2)", len(okNode)+1)},
+	} {
+		for _, fast := range []bool{true, false} {
+			_, err := readWith([]Input{{Name: "in.json", R: strings.NewReader(c.in)}}, fast)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%.60q (fast %v): %v, want it to say %q", c.in, fast, err, c.want)
+			}
+		}
+	}
+}

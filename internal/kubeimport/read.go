@@ -183,27 +183,27 @@ func readWith(inputs []Input, fast bool) (*objects, error) {
 	o := &objects{skipped: map[string]int{}}
 	for _, in := range inputs {
 		o.sources = append(o.sources, in.Name)
-		var rest io.Reader = io.LimitReader(in.R, maxInputBytes)
+		data, err := readAll(io.LimitReader(in.R, maxInputBytes))
+		if err != nil {
+			return nil, fmt.Errorf("%w %s: %w", ErrRead, in.Name, err)
+		}
+		n := 0
 		if fast {
-			data, err := readAll(rest)
-			if err != nil {
-				return nil, fmt.Errorf("%w %s: %w", ErrRead, in.Name, err)
-			}
-			n, err := o.addFast(data, in.Name)
-			if err != nil {
+			if n, err = o.addFast(data, in.Name); err != nil {
 				return nil, err
 			}
-			rest = bytes.NewReader(data[n:])
 		}
-		dec := json.NewDecoder(rest)
+		dec := json.NewDecoder(bytes.NewReader(data[n:]))
 		for {
+			dec.More() // passes over white space: the offset is the value's start
+			start := n + int(dec.InputOffset())
 			var raw json.RawMessage
 			err := dec.Decode(&raw)
 			if err == io.EOF {
 				break
 			}
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w: %v", in.Name, ErrFormat, err)
+				return nil, fmt.Errorf("%s: %w: %v%s", in.Name, ErrFormat, err, where(data, start, err))
 			}
 			if err := o.add(raw, in.Name, 0, ""); err != nil {
 				return nil, err
@@ -211,6 +211,25 @@ func readWith(inputs []Input, fast bool) (*objects, error) {
 		}
 	}
 	return o, nil
+}
+
+// where locates a decoding error of the value that starts at byte start of data: the byte
+// and line of a syntax error, the value's start when the input ends inside it. (The
+// Decoder's own offsets leave out the white space between values.)
+func where(data []byte, start int, err error) string {
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &syn):
+		// The value alone: a decoder's offsets count from its first value.
+		var raw json.RawMessage
+		if errors.As(json.NewDecoder(bytes.NewReader(data[start:])).Decode(&raw), &syn) {
+			at := start + int(syn.Offset) - 1
+			return fmt.Sprintf(" (byte %d, line %d)", at, 1+bytes.Count(data[:at], []byte("\n")))
+		}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Sprintf(" (the input ends inside the value that starts at byte %d, line %d)", start, 1+bytes.Count(data[:start], []byte("\n")))
+	}
+	return ""
 }
 
 // addFast adds the objects of data up to the first value that is not a valid JSON object,
