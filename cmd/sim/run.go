@@ -11,6 +11,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"epsim/reports"
 	"epsim/sim"
@@ -305,19 +306,73 @@ type outputFile struct {
 }
 
 // writeLog is the Observer that writes writes.jsonl into --out as the run goes
-// (sim.WriteLogger), passing progress on to next.
+// (sim.WriteLogger), passing progress on to next. The lines are encoded and written on a
+// goroutine of its own, batches of records behind the run (a sixth of a day-long run's
+// time, on the run's core otherwise); a write that fails stops the run at the next
+// record after it is known, and close reports it.
 type writeLog struct {
-	next   sim.Observer
-	file   *outputStream
-	writer *reports.WritesJSONL
+	next sim.Observer
+	file *outputStream
+	// batch is the records not handed to the writer yet; batches takes them to it, which
+	// gives the emptied arrays back through free and its first error through err.
+	batch   []sim.WriteRecord
+	batches chan []sim.WriteRecord
+	free    chan []sim.WriteRecord
+	stopped chan struct{}
+	err     atomic.Pointer[error]
 }
+
+// writeLogBatch is how many records go to the writer at once; writeLogBatches how many
+// batches may wait for it.
+const (
+	writeLogBatch   = 4096
+	writeLogBatches = 4
+)
 
 func newWriteLog(out *outputDir) (*writeLog, error) {
 	f, err := out.stream("writes.jsonl")
 	if err != nil {
 		return nil, err
 	}
-	return &writeLog{file: f, writer: reports.NewWritesJSONL(f.Writer)}, nil
+	return startWriteLog(f), nil
+}
+
+// startWriteLog starts writing the write log to f.
+func startWriteLog(f *outputStream) *writeLog {
+	l := &writeLog{
+		file:    f,
+		batch:   make([]sim.WriteRecord, 0, writeLogBatch),
+		batches: make(chan []sim.WriteRecord, writeLogBatches),
+		free:    make(chan []sim.WriteRecord, writeLogBatches+1),
+		stopped: make(chan struct{}),
+	}
+	go l.write(reports.NewWritesJSONL(f.Writer))
+	return l
+}
+
+// write writes the batches it is handed, in order, then the buffer's rest.
+func (l *writeLog) write(w *reports.WritesJSONL) {
+	defer close(l.stopped)
+	var failed error
+	for batch := range l.batches {
+		for i := range batch {
+			if failed == nil {
+				if err := w.Add(&batch[i]); err != nil {
+					failed = err
+					l.err.Store(&failed)
+				}
+			}
+		}
+		select {
+		case l.free <- batch[:0]:
+		default:
+		}
+	}
+	if failed == nil {
+		if err := w.Flush(); err != nil {
+			l.err.Store(&err)
+		}
+	}
 }
 
 // Progress implements sim.Observer.
@@ -328,14 +383,34 @@ func (l *writeLog) Progress(now sim.Time, phase, phases int) {
 }
 
 // LogWrite implements sim.WriteLogger.
-func (l *writeLog) LogWrite(rec sim.WriteRecord) error { return l.writer.Add(&rec) }
+func (l *writeLog) LogWrite(rec sim.WriteRecord) error {
+	l.batch = append(l.batch, rec)
+	if len(l.batch) == writeLogBatch {
+		l.batches <- l.batch
+		select {
+		case l.batch = <-l.free:
+		default:
+			l.batch = make([]sim.WriteRecord, 0, writeLogBatch)
+		}
+		if err := l.err.Load(); err != nil {
+			return *err
+		}
+	}
+	return nil
+}
 
 // close writes out the last lines and closes writes.jsonl; its error is the first one
 // writing it met (which also stopped the run).
 func (l *writeLog) close() error {
-	if err := l.writer.Flush(); err != nil {
+	if len(l.batch) > 0 {
+		l.batches <- l.batch
+		l.batch = nil
+	}
+	close(l.batches)
+	<-l.stopped
+	if err := l.err.Load(); err != nil {
 		l.file.Close()
-		return fmt.Errorf("writes.jsonl: %w", plainPathError(err))
+		return fmt.Errorf("writes.jsonl: %w", plainPathError(*err))
 	}
 	return l.file.Close()
 }
