@@ -207,6 +207,17 @@ func TestImportErrors(t *testing.T) {
 			t.Errorf("%s: err %v, want %v", tc.in, err, tc.want)
 		}
 	}
+	// An object that does not decode is named: one of thousands in a list.
+	for _, c := range []struct{ in, want string }{
+		{`{"kind":"List","items":[{"kind":"Service","metadata":{"name":"web","namespace":"shop"},"spec":{"ports":[{"port":"80"}]}}]}`, `a Service "shop/web": json: cannot unmarshal string`},
+		{`{"kind":"Node","metadata":{"name":"n-7"},"status":{"allocatable":{"cpu":4}}}`, `a Node "n-7": json: cannot unmarshal number`},
+		{`{"kind":"Node","status":{"allocatable":{"cpu":4}}}`, `a Node: json: cannot unmarshal number`},
+	} {
+		_, err := Import([]Input{{Name: "in.json", R: strings.NewReader(c.in)}}, Options{})
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want it to say %q", c.in, err, c.want)
+		}
+	}
 	broken := io.MultiReader(strings.NewReader(`{"kind":"Node"`), iotest.ErrReader(errors.New("disk on fire")))
 	_, err := Import([]Input{{Name: "in.json", R: broken}}, Options{})
 	if !errors.Is(err, ErrRead) || err.Error() != "cannot read in.json: disk on fire" {

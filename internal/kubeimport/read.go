@@ -271,6 +271,23 @@ func readAll(r io.Reader) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
+// named returns ` "NAMESPACE/NAME"` (or ` "NAME"`) of the object raw, for an error about
+// it in an input of thousands: "" when its metadata does not say.
+func named(raw []byte) string {
+	var o struct {
+		Metadata struct {
+			Name, Namespace string
+		}
+	}
+	if json.Unmarshal(raw, &o) != nil || o.Metadata.Name == "" {
+		return ""
+	}
+	if o.Metadata.Namespace == "" {
+		return fmt.Sprintf(" %q", o.Metadata.Name)
+	}
+	return fmt.Sprintf(" %q", o.Metadata.Namespace+"/"+o.Metadata.Name)
+}
+
 // add decodes one object, or a List's items (lists nest at most a few levels). itemKind is
 // the kind of a typed list's items (a NodeList's are Nodes), which the API server leaves out
 // of each item.
@@ -339,7 +356,7 @@ func (o *objects) add(raw json.RawMessage, src string, depth int, itemKind strin
 		o.skipped[k]++
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w: a %s: %v", src, ErrFormat, head.Kind, err)
+		return fmt.Errorf("%s: %w: a %s%s: %v", src, ErrFormat, head.Kind, named(raw), err)
 	}
 	return nil
 }
