@@ -217,12 +217,17 @@ func (p *podParser) meta(out *objectMeta) bool {
 	})
 }
 
-// ownerReference decodes an owner reference into out, or only checks it when out is nil.
+// ownerReference decodes an owner reference into out, or only checks it when out is nil
+// (a pod's, read on every event of a replay: nothing is kept of it).
 func (p *podParser) ownerReference(out *ownerReference) bool {
-	if out == nil {
-		out = &ownerReference{}
-	}
 	return p.Object(ownerFields, func(f int) bool {
+		switch {
+		case out == nil && f >= 4:
+			var b bool
+			return p.Bool(&b)
+		case out == nil:
+			return p.SkipString()
+		}
 		switch f {
 		case 0:
 			return p.Shared(&out.APIVersion)
@@ -243,10 +248,16 @@ func (p *podParser) ownerReference(out *ownerReference) bool {
 // managedFieldsEntry decodes a managedFields entry into out, or only checks it when out
 // is nil.
 func (p *podParser) managedFieldsEntry(out *managedFieldsEntry) bool {
-	if out == nil {
-		out = &managedFieldsEntry{}
-	}
 	return p.Object(managedFields, func(f int) bool {
+		switch {
+		case out == nil && f == 3:
+			var t apiTime
+			return p.timeField(&t)
+		case out == nil && f == 5:
+			return p.Skip() // raw JSON, any value
+		case out == nil:
+			return p.SkipString()
+		}
 		switch f {
 		case 0:
 			return p.Shared(&out.Manager)
