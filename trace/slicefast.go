@@ -9,14 +9,13 @@ import "epsim/internal/jsonparse"
 
 // Field names of the types decoded, in the order of the switch in each decoding function.
 var (
-	sliceFields          = []string{"kind", "apiVersion", "metadata", "addressType", "endpoints", "ports"}
-	endpointFields       = []string{"addresses", "conditions", "hostname", "targetRef", "deprecatedTopology", "nodeName", "zone", "hints"}
-	endpointCondFields   = []string{"ready", "serving", "terminating"}
-	targetRefFields      = []string{"kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"}
-	hintsFields          = []string{"forZones", "forNodes"}
-	nameFields           = []string{"name"}
-	endpointPortFields   = []string{"name", "protocol", "port", "appProtocol"}
-	fastSliceWatchedKind = "EndpointSlice"
+	sliceFields        = []string{"kind", "apiVersion", "metadata", "addressType", "endpoints", "ports"}
+	endpointFields     = []string{"addresses", "conditions", "hostname", "targetRef", "deprecatedTopology", "nodeName", "zone", "hints"}
+	endpointCondFields = []string{"ready", "serving", "terminating"}
+	targetRefFields    = []string{"kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"}
+	hintsFields        = []string{"forZones", "forNodes"}
+	nameFields         = []string{"name"}
+	endpointPortFields = []string{"name", "protocol", "port", "appProtocol"}
 )
 
 // decodeSliceEvent decodes a watch event of an EndpointSlice: its "time" and "type", and
@@ -26,7 +25,7 @@ func decodeSliceEvent(raw []byte, cache *decodeCache) (ev wireEvent, s *sliceJSO
 	p.allMeta = true
 	s = &sliceJSON{}
 	ev, ok = p.watchEvent(func() bool { return p.slice(s) })
-	return ev, s, ok && s.Kind == fastSliceWatchedKind
+	return ev, s, ok && s.Kind == "EndpointSlice"
 }
 
 func (p *podParser) slice(out *sliceJSON) bool {
