@@ -823,6 +823,7 @@ func (s *ServiceSlices) setServiceFields(svc *Service) {
 	// may have the same key in another order.
 	s.lastPorts, s.lastPortsKey, s.lastResolved = nil, "", s.lastResolved[:0]
 	s.meta = &sliceMeta{labels: SliceLabels(svc), owners: [1]OwnerReference{controllerRef(svc)}}
+	s.meta.labelsChanged = labelsChanged(s.meta.labels, svc)
 	s.types = typesOf(svc)
 	s.mode = hintsModeFor(svc, s.opts)
 }
@@ -834,6 +835,19 @@ func (s *ServiceSlices) setServiceFields(svc *Service) {
 type sliceMeta struct {
 	labels StringMap
 	owners [1]OwnerReference
+	// labelsChanged is labelsChanged(labels, svc), which every write of the reconciler's
+	// own asks of the labels it carries (sliceLabelsChanged).
+	labelsChanged bool
+}
+
+// sliceLabelsChanged is labelsChanged(labels, s.svc). Labels that are the Service's slices'
+// own list (s.meta.labels, which the reconciler's writes carry) are answered without reading
+// the Service's labels, a map walked at every write otherwise.
+func (s *ServiceSlices) sliceLabelsChanged(labels StringMap) bool {
+	if own := s.meta.labels; len(labels) == len(own) && len(own) > 0 && &labels[0] == &own[0] {
+		return s.meta.labelsChanged
+	}
+	return labelsChanged(labels, s.svc)
 }
 
 // newFamily returns an empty family; its maps are allocated on first write (put).
@@ -1352,7 +1366,7 @@ func (s *ServiceSlices) addStored(sl *EndpointSlice, touched []endpointHash) []e
 	f.addSlice(ss)
 	s.stored.set(sl.Name, ss)
 	supported := slices.Contains(s.types.list(), sl.AddressType)
-	ss.anomaly = !supported || !ownedBy(sl, s.svc) || labelsChanged(sl.Labels, s.svc)
+	ss.anomaly = !supported || !ownedBy(sl, s.svc) || s.sliceLabelsChanged(sl.Labels)
 	if ss.anomaly {
 		s.anomalies++
 	}
@@ -1463,7 +1477,7 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, pair
 func (s *ServiceSlices) updatesInPlace(old *storedSlice, slice *EndpointSlice) bool {
 	return s.dupHashes == 0 && !old.anomaly && old.fam.at == slice.AddressType &&
 		(slices.Equal(old.s.Ports, slice.Ports) || NewPortMapKey(slice.Ports) == old.group.key) &&
-		ownedBy(slice, s.svc) && !labelsChanged(slice.Labels, s.svc)
+		ownedBy(slice, s.svc) && !s.sliceLabelsChanged(slice.Labels)
 }
 
 // endpointPair is one endpoint of an update and the old endpoint of the same identity it
@@ -1856,8 +1870,10 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 
 // hintsFast applies hint modes B and C using the per-slice flags kept at Applied time.
 func (s *ServiceSlices) hintsFast(f *family, plan *SlicePlan) {
-	if s.opts.Topology != nil {
-		s.opts.Topology.RemoveHints(s.svc.Key(), f.at)
+	if t := s.opts.Topology; t != nil && len(t.hintsByService) > 0 {
+		// The key is built only when some Service has hints to forget: most syncs of a
+		// cluster without topology hints would make a string each for nothing.
+		t.RemoveHints(s.svc.Key(), f.at)
 	}
 	var flagged map[string]*storedSlice
 	switch s.mode {
