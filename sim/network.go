@@ -230,9 +230,21 @@ func (f *fifo[T]) push(v T) {
 
 // drop removes the first i elements.
 func (f *fifo[T]) drop(i int) {
-	clear(f.buf[f.head : f.head+i]) // what the dropped elements refer to may go
+	// What the dropped elements refer to may go. (One, the event queue's usual drop, is
+	// zeroed by assignment, which costs less than clear's call.)
+	if i == 1 {
+		var zero T
+		f.buf[f.head] = zero
+	} else {
+		clear(f.buf[f.head : f.head+i])
+	}
 	f.head += i
-	if f.head*2 >= len(f.buf) {
+	switch {
+	case f.head == len(f.buf) && cap(f.buf) <= fifoShrinkMin:
+		// Emptied (the event queue's FIFO of the current instant is, at nearly every step
+		// of time): its array is reused from the start, every element cleared already.
+		f.buf, f.head = f.buf[:0], 0
+	case f.head*2 >= len(f.buf):
 		f.compact()
 	}
 }
@@ -247,8 +259,10 @@ func (f *fifo[T]) compact() {
 		f.buf, f.head = buf, 0
 		return
 	}
+	// The dropped elements were cleared as they went (drop): behind the moved ones, only
+	// their old places still refer to anything.
 	n := copy(f.buf, f.buf[f.head:])
-	clear(f.buf[n:]) // the moved elements' old places
+	clear(f.buf[max(n, f.head):])
 	f.buf, f.head = f.buf[:n], 0
 }
 
