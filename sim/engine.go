@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"runtime/metrics"
 	"strings"
@@ -148,7 +149,7 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 		allocatedAtStart: heapAllocated(),
 		cfg:              cfg,
 		obs:              obs,
-		names:            newNameGenerator(newStream(cfg.Seed, streamNames)),
+		names:            newNameGenerator(rand.NewPCG(cfg.Seed, streamNames)),
 		nodeByName:       make(map[string]*model.Node, cfg.Cluster.Nodes),
 		sliceNames:       nameHashes{},
 		cachesSynced:     true,

@@ -14,10 +14,17 @@ const alphanums = "bcdfghjklmnpqrstvwxz2456789"
 // nameGenerator makes API-server-style random name suffixes from the run's name stream.
 type nameGenerator struct {
 	rng *rand.Rand
+	// src is rng's source. A UID's hex digit, rng.IntN(16), is the low four bits of the
+	// source's next number (IntN of a power of two masks Uint64): drawn from the source,
+	// the 32 digits of a UID take no call through rng's Source interface each.
+	src *rand.PCG
 	buf []byte // scratch for podNameAndUID
 }
 
-func newNameGenerator(rng *rand.Rand) *nameGenerator { return &nameGenerator{rng: rng} }
+// newNameGenerator returns a generator drawing from rand.New(src), as newStream's streams.
+func newNameGenerator(src *rand.PCG) *nameGenerator {
+	return &nameGenerator{rng: rand.New(src), src: src}
+}
 
 // suffix returns n random characters of the upstream alphabet.
 func (g *nameGenerator) suffix(n int) string {
@@ -86,7 +93,7 @@ func (g *nameGenerator) appendUID(b []byte) []byte {
 		case 8, 13, 18, 23:
 			b = append(b, '-')
 		default:
-			b = append(b, hex[g.rng.IntN(16)])
+			b = append(b, hex[g.src.Uint64()&15]) // rng.IntN(16)
 		}
 	}
 	return b

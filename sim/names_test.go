@@ -24,7 +24,7 @@ func TestPodNameAndUID(t *testing.T) {
 		{long + "12345678", "", long + "12345678"},
 	} {
 		for _, takenFirst := range []int{0, 1, 3} {
-			ref := newNameGenerator(rand.New(rand.NewPCG(7, 8)))
+			ref := newNameGenerator(rand.NewPCG(7, 8))
 			var names []string
 			for range takenFirst + 1 {
 				prefix := c.owner + "-"
@@ -38,7 +38,7 @@ func TestPodNameAndUID(t *testing.T) {
 			}
 			wantUID := ref.uid()
 
-			g := newNameGenerator(rand.New(rand.NewPCG(7, 8)))
+			g := newNameGenerator(rand.NewPCG(7, 8))
 			calls := 0
 			name, uid := g.podNameAndUID(c.owner, c.hash, func(b []byte) bool {
 				if string(b) != names[calls] {
@@ -53,6 +53,38 @@ func TestPodNameAndUID(t *testing.T) {
 			if next, want := g.suffix(5), ref.suffix(5); next != want {
 				t.Errorf("the streams part after naming: %q, want %q", next, want)
 			}
+		}
+	}
+}
+
+// TestUIDDrawsAsIntN checks that a UID's hex digits, drawn from the stream's source, are the
+// digits rng.IntN(16) draws, interleaved with other draws of the same stream (a run's names
+// and UIDs depend on it).
+func TestUIDDrawsAsIntN(t *testing.T) {
+	g := newNameGenerator(rand.NewPCG(11, 12))
+	ref := rand.New(rand.NewPCG(11, 12))
+	const hex = "0123456789abcdef"
+	for range 200 {
+		got := g.uid()
+		want := make([]byte, 0, 36)
+		for i := range 36 {
+			if i == 8 || i == 13 || i == 18 || i == 23 {
+				want = append(want, '-')
+				continue
+			}
+			want = append(want, hex[ref.IntN(16)])
+		}
+		if got != string(want) {
+			t.Fatalf("uid %q, want %q", got, want)
+		}
+		if a, b := g.suffix(5), string(func() []byte {
+			b := make([]byte, 5)
+			for i := range b {
+				b[i] = alphanums[ref.IntN(len(alphanums))]
+			}
+			return b
+		}()); a != b {
+			t.Fatalf("suffix %q after a uid, want %q", a, b)
 		}
 	}
 }
