@@ -198,24 +198,30 @@ func parseIPv4Sloppy(s string) net.IP {
 // writes it (no leading zeros): then parseIPSloppy(s) is IPv4 and its String() is s, known
 // without parsing into a net.IP (an allocation per address of every pod change).
 func isCanonicalIPv4(s string) bool {
-	for part := range 4 {
-		if part > 0 {
-			if len(s) == 0 || s[0] != '.' {
+	// One pass over the bytes: four parts of digits between three dots, each at most 255
+	// and without a leading zero (which also bounds each to three digits).
+	if len(s) < len("0.0.0.0") || len(s) > len("255.255.255.255") {
+		return false
+	}
+	dots, n, digits := 0, 0, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '.' {
+			if digits == 0 || dots == 3 {
 				return false
 			}
-			s = s[1:]
+			dots, n, digits = dots+1, 0, 0
+			continue
 		}
-		n, digits := 0, 0
-		for digits < len(s) && digits < 4 && s[digits] >= '0' && s[digits] <= '9' {
-			n = n*10 + int(s[digits]-'0')
-			digits++
-		}
-		if digits == 0 || digits > 3 || n > 255 || (digits > 1 && s[0] == '0') {
+		if c < '0' || c > '9' || digits == 1 && n == 0 {
 			return false
 		}
-		s = s[digits:]
+		n, digits = n*10+int(c-'0'), digits+1
+		if n > 255 {
+			return false
+		}
 	}
-	return len(s) == 0
+	return dots == 3 && digits > 0
 }
 
 // endpointAddresses returns the pod IPs of one family, canonicalised, sorted.
