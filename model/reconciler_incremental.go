@@ -1129,6 +1129,14 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prevHas [2]bool, prevIDs
 		}
 		node = nil
 	}
+	if sameIdentity && node == pe.node && pod.NodeName == seen.NodeName && (prevHas[0] || prevHas[1]) {
+		// The last build's endpoints stand, identities and sizes: the same addresses, pod
+		// identity, node and zone (the usual update, a readiness change), under the same
+		// Service (a change of what the endpoints read of it rebuilds every pod with none
+		// kept: resetDesired).
+		pe.has = prevHas
+		return
+	}
 	pe.node = node
 	for _, at := range s.types.list() {
 		i := familyIndex(at)
