@@ -60,8 +60,11 @@ type eventQueue struct {
 	seq   uint64
 }
 
-// queueArity is the heap's branching factor.
+// queueArity is the heap's branching factor. (pop's tournament among four children is
+// written for 4: the array below fails to compile for another value.)
 const queueArity = 4
+
+var _ = [1]struct{}{}[queueArity-4]
 
 // Len returns the number of events waiting.
 func (q *eventQueue) Len() int { return len(q.items) + q.now.len() }
@@ -123,9 +126,24 @@ func (q *eventQueue) pop() queued {
 			break
 		}
 		least := first
-		for c := first + 1; c < first+queueArity && c < n; c++ {
-			if items[c].before(&items[least]) {
-				least = c
+		if kids := items[first:min(first+queueArity, n)]; len(kids) == queueArity {
+			// All four children (the usual case): a tournament of three comparisons.
+			a, b := 0, 2
+			if kids[1].before(&kids[0]) {
+				a = 1
+			}
+			if kids[3].before(&kids[2]) {
+				b = 3
+			}
+			if kids[b].before(&kids[a]) {
+				a = b
+			}
+			least += a
+		} else {
+			for c := first + 1; c < n; c++ {
+				if items[c].before(&items[least]) {
+					least = c
+				}
 			}
 		}
 		if !items[least].before(&last) {
