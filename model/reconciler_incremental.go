@@ -1453,7 +1453,8 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, pair
 	}
 	ss.s, ss.hashes = slice, hashes
 	ss.group.resized(ss, oldSize)
-	for j, pr := range pairs { // the old hashes are read: the array can be rewritten
+	for j := range pairs { // the old hashes are read: the array can be rewritten
+		pr := &pairs[j]
 		h := pr.hash
 		if hashes != nil {
 			hashes[j] = h
@@ -1533,12 +1534,13 @@ func (s *ServiceSlices) alignUpdate(old *storedSlice, slice *EndpointSlice) []en
 				k = pos
 			}
 		}
-		pairs[j] = endpointPair{hash: h, old: -1}
+		pr := endpointPair{hash: h, old: -1}
 		if k >= 0 {
-			pairs[j] = endpointPair{hash: h, old: int32(k), same: EndpointsEqualBeyondHash(&old.s.Endpoints[k], ep)}
+			pr.old, pr.same = int32(k), EndpointsEqualBeyondHash(&old.s.Endpoints[k], ep)
 			oldPaired[k] = true
 			next = k + 1
 		}
+		pairs[j] = pr
 	}
 	return pairs
 }
