@@ -64,7 +64,14 @@ func TestUpdateKeepsShiftedEndpoints(t *testing.T) {
 	}
 	update := res.Plans[0].ToUpdate[0]
 	old := inc.stored.at(update.Name)
-	pairs := inc.alignUpdate(old, update)
+	pairs, prefix := inc.alignUpdate(old, update)
+	if prefix != 10 {
+		// The first endpoint removed was the 11th: the ten before it are the old ones.
+		t.Fatalf("a prefix of %d kept endpoints, want 10", prefix)
+	}
+	for j := range prefix {
+		pairs[j] = endpointPair{old: int32(j), same: true} // not set by alignUpdate
+	}
 	kept, same := 0, 0
 	for j, pr := range pairs {
 		if pr.old < 0 {
@@ -110,6 +117,46 @@ func TestUpdateKeepsShiftedEndpoints(t *testing.T) {
 	if got, want := planString(inc.Sync(0)), planString(fresh.Sync(0)); got != want {
 		t.Fatalf("after the update, plans differ from a fresh builder's:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+// TestUpdatePrefixStopsAtAChange: alignUpdate leaves out of its pairs only the endpoints
+// before the first that differs from the old one in its place, though that one has the
+// same identity (a readiness flip): it is paired, not equal.
+func TestUpdatePrefixStopsAtAChange(t *testing.T) {
+	s, pods, seq := syncedBenchService(benchService(), ReconcilerOptions{}, 20)
+	stored := s.Stored()
+	if len(stored) != 1 {
+		t.Fatalf("%d slices, want 1", len(stored))
+	}
+	at := map[string]int{}
+	for i, ep := range stored[0].Endpoints {
+		at[ep.TargetRef.Name] = i
+	}
+	var flipped *Pod
+	for i := range pods {
+		if at[pods[i].Name] == 3 {
+			flipped = flipReadiness(pods, i)
+		}
+	}
+	s.SetPod(flipped)
+	res := s.Sync(2)
+	if len(res.Plans) != 1 || len(res.Plans[0].ToUpdate) != 1 {
+		t.Fatalf("want one update, have %s", planString(res))
+	}
+	update := res.Plans[0].ToUpdate[0]
+	pairs, prefix := s.alignUpdate(s.stored.at(update.Name), update)
+	if prefix != 3 {
+		t.Fatalf("a prefix of %d kept endpoints, want 3 (the fourth changed)", prefix)
+	}
+	if pr := pairs[3]; pr.old != 3 || pr.same {
+		t.Errorf("the changed endpoint paired as %+v, want old 3, not equal", pr)
+	}
+	for j := 4; j < len(pairs); j++ {
+		if pr := pairs[j]; int(pr.old) != j || !pr.same {
+			t.Errorf("endpoint %d paired as %+v, want with itself, equal", j, pr)
+		}
+	}
+	applyAll(s, res, &seq)
 }
 
 // TestStoredIdentities checks where a stored slice's endpoint identities come from: a

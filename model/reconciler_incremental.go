@@ -1342,7 +1342,8 @@ func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSl
 	// An update usually keeps most endpoints, unchanged, in their order: their clean/dirty
 	// state cannot change, so only the others are marked and checked again.
 	if old != nil && verb != "delete" && s.updatesInPlace(old, slice) {
-		touched = s.updateStored(old, slice, s.alignUpdate(old, slice), touched)
+		pairs, kept := s.alignUpdate(old, slice)
+		touched = s.updateStored(old, slice, pairs, kept, touched)
 		if s.dupHashes == 0 {
 			for _, h := range touched {
 				s.checkClean(old.fam, h)
@@ -1427,10 +1428,10 @@ func (s *ServiceSlices) flagForHints(f *family, name string, ss *storedSlice) {
 // with it by alignUpdate: an endpoint paired with an equal one keeps its index entry (moved
 // to its new position) and its clean or dirty state; the others are removed and added as
 // removeStored and addStored would. It returns the hashes whose state may change.
-func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, pairs []endpointPair, touched []endpointHash) []endpointHash {
+func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, pairs []endpointPair, kept int, touched []endpointHash) []endpointHash {
 	f := ss.fam
 	oldPaired := s.opts.Buffers.oldPaired
-	for i := range ss.s.Endpoints {
+	for i := kept; i < len(ss.s.Endpoints); i++ {
 		if oldPaired[i] {
 			continue
 		}
@@ -1450,10 +1451,13 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, pair
 			hashes = make([]endpointHash, n)
 		}
 		hashes = hashes[:len(slice.Endpoints)]
+		for i := range kept {
+			hashes[i] = ss.hash(i) // the kept prefix's, unchanged (and in place if hashes is ss's)
+		}
 	}
 	ss.s, ss.hashes = slice, hashes
 	ss.group.resized(ss, oldSize)
-	for j := range pairs { // the old hashes are read: the array can be rewritten
+	for j := kept; j < len(pairs); j++ { // the old hashes are read: the array can be rewritten
 		pr := &pairs[j]
 		h := pr.hash
 		if hashes != nil {
@@ -1509,15 +1513,27 @@ const alignLookahead = 8
 // moved them; the index finds the others. A check by position would take every endpoint
 // after the first one removed as changed: about half of a slice's, for each pod a rollout
 // deletes.
-func (s *ServiceSlices) alignUpdate(old *storedSlice, slice *EndpointSlice) []endpointPair {
+//
+// An update changes a slice from some position on: the endpoints before it are copies of
+// the old ones in their places, each paired with its own place and equal. alignUpdate
+// returns the length of that prefix, kept, and pairs (and marks in oldPaired) only the
+// endpoints after it: pairs[j] and oldPaired[j] for j < kept are not set.
+func (s *ServiceSlices) alignUpdate(old *storedSlice, slice *EndpointSlice) (pairs []endpointPair, kept int) {
 	b := s.opts.Buffers
-	pairs := slices.Grow(b.pairs[:0], len(slice.Endpoints))[:len(slice.Endpoints)]
+	pairs = slices.Grow(b.pairs[:0], len(slice.Endpoints))[:len(slice.Endpoints)]
 	oldN := len(old.s.Endpoints)
 	oldPaired := slices.Grow(b.oldPaired[:0], oldN)[:oldN]
-	clear(oldPaired)
 	b.pairs, b.oldPaired = pairs, oldPaired
-	next := 0 // the old endpoint after the last one paired
-	for j := range slice.Endpoints {
+	for kept < min(len(slice.Endpoints), oldN) {
+		ep, o := &slice.Endpoints[kept], &old.s.Endpoints[kept]
+		if hashEndpoint(ep) != old.hash(kept) || !copiesAlike(o, ep) {
+			break
+		}
+		kept++
+	}
+	clear(oldPaired[kept:])
+	next := kept // the old endpoint after the last one paired
+	for j := kept; j < len(slice.Endpoints); j++ {
 		ep := &slice.Endpoints[j]
 		h := hashEndpoint(ep)
 		k := -1
@@ -1530,19 +1546,20 @@ func (s *ServiceSlices) alignUpdate(old *storedSlice, slice *EndpointSlice) []en
 		if k < 0 {
 			// Not near: added, or moved further than the walk looks. The index still
 			// holds the old slice (and no identity twice: see updatesInPlace).
-			if at, pos := old.fam.storedAt(h); at == old && !oldPaired[pos] {
+			if at, pos := old.fam.storedAt(h); at == old && pos >= kept && !oldPaired[pos] {
 				k = pos
 			}
 		}
 		pr := endpointPair{hash: h, old: -1}
 		if k >= 0 {
-			pr.old, pr.same = int32(k), EndpointsEqualBeyondHash(&old.s.Endpoints[k], ep)
+			o := &old.s.Endpoints[k]
+			pr.old, pr.same = int32(k), copiesAlike(o, ep) || EndpointsEqualBeyondHash(o, ep)
 			oldPaired[k] = true
 			next = k + 1
 		}
 		pairs[j] = pr
 	}
-	return pairs
+	return pairs, kept
 }
 
 func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash) []endpointHash {
