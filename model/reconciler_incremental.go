@@ -1931,7 +1931,13 @@ func (s *ServiceSlices) hintsFast(f *family, plan *SlicePlan) {
 		for _, sl := range l {
 			switch s.mode {
 			case hintsStrip:
-				stripHints(sl)
+				// Only a stored slice with hints, flagged, gives the plan endpoints with
+				// hints (its copies): the reconciler builds endpoints without. Most
+				// Services have none, and clearing every endpoint's field costs a store
+				// (and its write barrier's check) per endpoint written.
+				if len(flagged) > 0 {
+					stripHints(sl)
+				}
 			case hintsPreferClose, hintsPreferSameNode:
 				preferCloseUpdate(sl, s.mode == hintsPreferSameNode)
 			}
