@@ -187,6 +187,47 @@ func (l *addrList) remove(ps *endpointsPodState, buf *EndpointsBuffers) {
 	}
 }
 
+// appendFirst appends the first k entries in order (all of them when k < 0) to dst: a
+// truncated object's kept addresses, read at each of its syncs.
+func (l *addrList) appendFirst(dst []*endpointsPodState, k int) []*endpointsPodState {
+	if k < 0 || k > l.n {
+		k = l.n
+	}
+	for _, c := range l.chunks {
+		if k == 0 {
+			break
+		}
+		n := min(k, len(c.items))
+		dst = append(dst, c.items[:n]...)
+		k -= n
+	}
+	return dst
+}
+
+// firstSameAs reports whether the first k entries (all of them when k < 0) have the addresses
+// of kept (sameAddress), in order, and are as many.
+func (l *addrList) firstSameAs(k int, kept []*endpointsPodState) bool {
+	if k < 0 || k > l.n {
+		k = l.n
+	}
+	if k != len(kept) {
+		return false
+	}
+	for _, c := range l.chunks {
+		if len(kept) == 0 {
+			break
+		}
+		items := c.items[:min(len(kept), len(c.items))]
+		for i, ps := range items {
+			if !sameAddress(ps, kept[i]) {
+				return false
+			}
+		}
+		kept = kept[len(items):]
+	}
+	return true
+}
+
 // each calls f for the first k entries in order (all of them when k < 0).
 func (l *addrList) each(k int, f func(i int, ps *endpointsPodState)) {
 	if k < 0 || k > l.n {

@@ -1035,16 +1035,11 @@ func (s *ServiceEndpoints) keptSubsets(out []endpointsKeptSubset) []endpointsKep
 			k = out[:i+1][i]
 		}
 		k.portIDs = slices.Clone(l.portIDs)
-		k.ready = appendKept(k.ready[:0], &l.list.ready, readyK)
-		k.notReady = appendKept(k.notReady[:0], &l.list.notReady, notReadyK)
+		k.ready = l.list.ready.appendFirst(k.ready[:0], readyK)
+		k.notReady = l.list.notReady.appendFirst(k.notReady[:0], notReadyK)
 		out = append(out, k)
 	}
 	return out
-}
-
-func appendKept(dst []*endpointsPodState, list *addrList, k int) []*endpointsPodState {
-	list.each(k, func(_ int, ps *endpointsPodState) { dst = append(dst, ps) })
-	return dst
 }
 
 // TruncatedUnchanged reports, after a Sync that decided a truncated write, whether the
@@ -1070,29 +1065,11 @@ func (s *ServiceEndpoints) TruncatedUnchanged() bool {
 		if s.truncateReady {
 			readyK, notReadyK = l.keep, 0
 		}
-		if !keptEqual(&l.list.ready, readyK, st.ready) || !keptEqual(&l.list.notReady, notReadyK, st.notReady) {
+		if !l.list.ready.firstSameAs(readyK, st.ready) || !l.list.notReady.firstSameAs(notReadyK, st.notReady) {
 			return false
 		}
 	}
 	return true
-}
-
-// keptEqual reports whether the first k entries of list (all when k < 0) have the addresses of
-// kept, in order.
-func keptEqual(list *addrList, k int, kept []*endpointsPodState) bool {
-	if k < 0 || k > list.len() {
-		k = list.len()
-	}
-	if k != len(kept) {
-		return false
-	}
-	equal := true
-	list.each(k, func(i int, ps *endpointsPodState) {
-		if equal && !sameAddress(ps, kept[i]) {
-			equal = false
-		}
-	})
-	return equal
 }
 
 // Decision returns the last Sync's decision.
