@@ -2067,10 +2067,19 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		// which the desired endpoint has not yet.
 		slices.Sort(ss.dirtyPos)
 		keep, changed, dirty := s.opts.Buffers.kept[:0], false, ss.dirtyPos
+		// The endpoints before the first dirty one that carry no hints are kept as they
+		// are: a prefix, copied in one piece below rather than listed one by one.
+		prefix, limit := 0, len(sl.Endpoints)
+		if len(dirty) > 0 {
+			limit = int(dirty[0])
+		}
+		for prefix < limit && sl.Endpoints[prefix].Hints == nil {
+			prefix++
+		}
 		// built holds the desired endpoints read here; keep points into it, so it is given
 		// room for all of them first.
 		built := slices.Grow(s.opts.Buffers.built[:0], len(sl.Endpoints))
-		for i := range sl.Endpoints {
+		for i := prefix; i < len(sl.Endpoints); i++ {
 			ep := &sl.Endpoints[i]
 			if len(dirty) > 0 && int(dirty[0]) == i {
 				dirty = dirty[1:]
@@ -2089,16 +2098,17 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 			}
 		}
 		s.opts.Buffers.kept, s.opts.Buffers.built = keep, built
-		if !changed && len(keep) == len(sl.Endpoints) {
+		if !changed && prefix+len(keep) == len(sl.Endpoints) {
 			clear(keep)
 			clear(built)
 			continue
 		}
 		// Room for the pending endpoints step 2 may add, so filling does not regrow it.
-		n := len(keep)
+		n := prefix + len(keep)
 		kept := s.endpointArray(max(n, min(s.opts.maxPerSlice(), n+len(pending))))[:n]
+		copy(kept, sl.Endpoints[:prefix])
 		for i, ep := range keep {
-			kept[i] = *ep
+			kept[prefix+i] = *ep
 		}
 		clear(keep)
 		clear(built)
