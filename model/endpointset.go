@@ -45,9 +45,15 @@ func (h *fnv128) byte(c byte) {
 }
 
 func (h *fnv128) string(s string) {
+	// byte's steps on locals: the state stays in registers across the string.
+	hi, lo := h.hi, h.lo
 	for i := 0; i < len(s); i++ {
-		h.byte(s[i])
+		lo ^= uint64(s[i])
+		carry, next := bits.Mul64(lo, fnv128PrimeLo)
+		hi = hi*fnv128PrimeLo + lo*fnv128PrimeHi + carry
+		lo = next
 	}
+	h.hi, h.lo = hi, lo
 }
 
 // WriteString adds s (a hashDumpWriter for dumps hashed as upstream hashes them).
