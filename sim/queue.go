@@ -126,7 +126,8 @@ func (q *eventQueue) pop() queued {
 			break
 		}
 		least := first
-		if kids := items[first:min(first+queueArity, n)]; len(kids) == queueArity {
+		if first+queueArity <= n {
+			kids := (*[queueArity]queued)(items[first : first+queueArity])
 			// All four children (the usual case): a tournament of three comparisons.
 			a, b := 0, 2
 			if kids[1].before(&kids[0]) {
