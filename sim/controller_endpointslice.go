@@ -247,21 +247,14 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	cm.name = obj.Name
 	cm.family = familyOf(obj.AddressType)
 	cm.endpoints = len(obj.Endpoints)
-	cm.objectBytes, cm.requestBytes = sliceSizes(obj, y.e.api.needJSON)
+	var sum model.ByEncoding
+	sum, cm.ready, cm.fallback = sliceEndpoints(obj, y.e.api.needJSON)
+	cm.objectBytes, cm.requestBytes = sliceSizesFrom(obj, sum, y.e.api.needJSON)
 	obj.ManagedFields = nil
 	w.bytes = cm.objectBytes // applied stores it with the slice
 	cm.selected, cm.selectedAll = proxySelection(obj.Labels)
 	w.selected, w.selectedAll = cm.selected, cm.selectedAll
 	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(obj.Annotations)
-	for i := range obj.Endpoints {
-		c := &obj.Endpoints[i].Conditions
-		switch {
-		case c.Ready != model.ConditionFalse: // unset reads as ready
-			cm.ready++
-		case c.Serving != model.ConditionFalse && c.Terminating == model.ConditionTrue:
-			cm.fallback++
-		}
-	}
 	return cm
 }
 
@@ -270,16 +263,35 @@ func sliceBytes(s *model.EndpointSlice, needJSON bool) model.ByEncoding {
 	return b
 }
 
+// sliceEndpoints walks a slice's endpoints once for what a write of it needs: their sizes per
+// encoding (EndpointSize), how many kube-proxy programs (ready: an unset ready condition
+// reads as ready) and how many it falls back to (serving and terminating).
+func sliceEndpoints(s *model.EndpointSlice, needJSON bool) (sum model.ByEncoding, ready, fallback int) {
+	for i := range s.Endpoints {
+		ep := &s.Endpoints[i]
+		sum[model.Protobuf] += model.EndpointSize(ep, model.Protobuf)
+		if needJSON {
+			sum[model.JSON] += model.EndpointSize(ep, model.JSON)
+		}
+		switch c := &ep.Conditions; {
+		case c.Ready != model.ConditionFalse:
+			ready++
+		case c.Serving != model.ConditionFalse && c.Terminating == model.ConditionTrue:
+			fallback++
+		}
+	}
+	return sum, ready, fallback
+}
+
 // sliceSizes sizes a stored slice per encoding and its request body (protobuf, without
 // managedFields), walking the endpoints once: the rest is arithmetic on the metadata.
 func sliceSizes(s *model.EndpointSlice, needJSON bool) (object model.ByEncoding, request int64) {
-	var sum model.ByEncoding
-	for i := range s.Endpoints {
-		sum[model.Protobuf] += model.EndpointSize(&s.Endpoints[i], model.Protobuf)
-		if needJSON {
-			sum[model.JSON] += model.EndpointSize(&s.Endpoints[i], model.JSON)
-		}
-	}
+	sum, _, _ := sliceEndpoints(s, needJSON)
+	return sliceSizesFrom(s, sum, needJSON)
+}
+
+// sliceSizesFrom is sliceSizes given the sums of its endpoints' sizes (sliceEndpoints).
+func sliceSizesFrom(s *model.EndpointSlice, sum model.ByEncoding, needJSON bool) (object model.ByEncoding, request int64) {
 	object[model.Protobuf], request = model.EndpointSliceProtobufSizesFrom(s, sum[model.Protobuf])
 	if needJSON {
 		object[model.JSON] = model.EndpointSliceSizeFrom(s, len(s.Endpoints), sum[model.JSON], model.JSON)
