@@ -18,8 +18,11 @@ type collector struct {
 	width  int64
 	writes []WriteRecord
 	layout chunkList[layoutSample]
-	// sliceSizes counts live EndpointSlices by endpoint count, for layout samples.
+	// sliceSizes counts live EndpointSlices by endpoint count, for layout samples; the counts
+	// from sizesTop on have always been zero (a sample reads no further: most runs' slices
+	// hold at most 100 endpoints of the 1,000 counted).
 	sliceSizes    []int
+	sizesTop      int
 	slices        int
 	endpoints     int
 	layoutDirtyAt int64 // the second a layout change happened in (-1: none pending)
@@ -368,7 +371,9 @@ func (c *collector) sliceResized(old, new int) {
 		c.endpoints -= old
 	}
 	if new >= 0 {
-		c.sliceSizes[min(new, model1000)]++
+		i := min(new, model1000)
+		c.sliceSizes[i]++
+		c.sizesTop = max(c.sizesTop, i+1)
 		c.slices++
 		c.endpoints += new
 	}
@@ -404,7 +409,7 @@ func (c *collector) layoutSamples() []LayoutSample {
 func (c *collector) sampleLayout(at Time) {
 	s := LayoutSample{At: at, Slices: c.slices, Endpoints: c.endpoints, Min: -1}
 	seen := 0
-	for size, n := range c.sliceSizes {
+	for size, n := range c.sliceSizes[:c.sizesTop] {
 		if n == 0 {
 			continue
 		}
