@@ -365,6 +365,12 @@ func (c *collector) egress(m Mode, start, end Time, fanout, resent int64) {
 // sliceResized updates the layout histogram when a slice goes from old to new endpoints
 // (old < 0: created; new < 0: deleted).
 func (c *collector) sliceResized(old, new int) {
+	sec := int64(c.e.now / 1e9)
+	if c.layoutDirtyAt >= 0 && c.layoutDirtyAt != sec {
+		// The sample of the last second with a change: the layout it left, before this
+		// change of a later second.
+		c.sampleLayout(Time(c.layoutDirtyAt+1) * 1e9)
+	}
 	if old >= 0 {
 		c.sliceSizes[min(old, model1000)]--
 		c.slices--
@@ -377,11 +383,14 @@ func (c *collector) sliceResized(old, new int) {
 		c.slices++
 		c.endpoints += new
 	}
-	sec := int64(c.e.now / 1e9)
-	if c.layoutDirtyAt >= 0 && c.layoutDirtyAt != sec {
+	c.layoutDirtyAt = sec
+}
+
+// finishLayout takes the sample of the last second with a layout change, at the run's end.
+func (c *collector) finishLayout() {
+	if c.layoutDirtyAt >= 0 {
 		c.sampleLayout(Time(c.layoutDirtyAt+1) * 1e9)
 	}
-	c.layoutDirtyAt = sec
 }
 
 // layoutSample is a LayoutSample as the collector keeps it, 24 bytes instead of 48: the
@@ -477,9 +486,7 @@ func (c *collector) addTotal(dst *int64, v int64, figure string, m Mode) {
 // before (Engine.release).
 func (c *collector) finishRun() *Results {
 	e := c.e
-	if c.layoutDirtyAt >= 0 {
-		c.sampleLayout(Time(c.layoutDirtyAt+1) * 1e9)
-	}
+	c.finishLayout()
 	c.kubeProxyResults(e.now)
 	r := &Results{
 		Scenario:  e.cfg.Name,
