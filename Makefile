@@ -121,8 +121,9 @@ instr-compare:
 		(cd $$1 && $(GO) build -pgo=$$pgo -o $$2 ./cmd/sim); }; \
 	build $$tmp/base $$tmp/sim.base; build $(CURDIR) $$tmp/sim.new; \
 	count() { GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 GOGC=off valgrind --tool=callgrind \
-		--callgrind-out-file=$$tmp/out $$1 run $(SCENARIO) --quiet 2>&1 >/dev/null | \
-		awk '/refs:/ { gsub(",", "", $$NF); n = $$NF } END { if (n == "") exit 1; print n }'; }; \
+		--callgrind-out-file=$$tmp/out --log-file=$$tmp/log $$1 run $(SCENARIO) --quiet >/dev/null 2>$$tmp/err || \
+		{ cat $$tmp/err >&2; return 1; }; \
+		awk '/refs:/ { gsub(",", "", $$NF); n = $$NF } END { if (n == "") exit 1; print n }' $$tmp/log; }; \
 	b=$$(count $$tmp/sim.base) || { echo "instr-compare: the base run failed" >&2; exit 1; }; \
 	n=$$(count $$tmp/sim.new) || { echo "instr-compare: the working tree's run failed" >&2; exit 1; }; \
 	echo "$$b $$n" | awk '{ printf "$(SCENARIO): BASE=$(BASE) %.1f M instructions, working tree %.1f M, new/base %.4f\n", $$1 / 1e6, $$2 / 1e6, $$2 / $$1 }'
