@@ -48,6 +48,16 @@ func EndpointSliceSize(s *EndpointSlice, enc Encoding) int64 {
 	return EndpointSliceSizeFrom(s, len(s.Endpoints), sum, enc)
 }
 
+// EndpointSizeKnown is EndpointSize(ep, Protobuf) when ep carries its size and has no hints,
+// as the reconciler's endpoints do (ok false otherwise): small enough to inline in a walk of
+// every endpoint of every slice written.
+func EndpointSizeKnown(ep *Endpoint) (size int64, ok bool) {
+	if ep.pbBase <= 0 || ep.Hints != nil {
+		return 0, false
+	}
+	return pbBytes(int64(ep.pbBase)), true
+}
+
 // EndpointSize is one endpoint's contribution to its slice's size in enc: in protobuf the
 // tagged, length-prefixed Endpoint message; in JSON the endpoint object plus one separating
 // comma (EndpointSliceSizeFrom accounts for the brackets).

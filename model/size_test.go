@@ -390,3 +390,35 @@ func TestProtobufSizePairs(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointSizeKnown: the size an endpoint of the reconciler's carries is the size its
+// fields make, and one with hints, or built elsewhere, gives none.
+func TestEndpointSizeKnown(t *testing.T) {
+	s, _, _ := syncedBenchService(benchService(), ReconcilerOptions{}, 300)
+	checked := 0
+	for _, sl := range s.Stored() {
+		for i := range sl.Endpoints {
+			ep := &sl.Endpoints[i]
+			n, ok := EndpointSizeKnown(ep)
+			if !ok {
+				t.Fatalf("endpoint %d of %s carries no size", i, sl.Name)
+			}
+			fields := *ep
+			fields.pbBase = 0 // sized from its fields
+			if want := EndpointSize(&fields, Protobuf); n != want {
+				t.Fatalf("endpoint %d of %s: known size %d, its fields make %d", i, sl.Name, n, want)
+			}
+			if _, ok := EndpointSizeKnown(&fields); ok {
+				t.Fatal("an endpoint without a carried size gave one")
+			}
+			fields.pbBase, fields.Hints = ep.pbBase, &EndpointHints{ForZones: []string{"zone-a"}}
+			if _, ok := EndpointSizeKnown(&fields); ok {
+				t.Fatal("an endpoint with hints gave its size without them")
+			}
+			checked++
+		}
+	}
+	if checked != 300 {
+		t.Fatalf("checked %d endpoints, want 300", checked)
+	}
+}

@@ -269,7 +269,11 @@ func sliceBytes(s *model.EndpointSlice, needJSON bool) model.ByEncoding {
 func sliceEndpoints(s *model.EndpointSlice, needJSON bool) (sum model.ByEncoding, ready, fallback int) {
 	for i := range s.Endpoints {
 		ep := &s.Endpoints[i]
-		sum[model.Protobuf] += model.EndpointSize(ep, model.Protobuf)
+		if n, ok := model.EndpointSizeKnown(ep); ok {
+			sum[model.Protobuf] += n
+		} else {
+			sum[model.Protobuf] += model.EndpointSize(ep, model.Protobuf)
+		}
 		if needJSON {
 			sum[model.JSON] += model.EndpointSize(ep, model.JSON)
 		}
