@@ -64,7 +64,8 @@ func TestUpdateKeepsShiftedEndpoints(t *testing.T) {
 	}
 	update := res.Plans[0].ToUpdate[0]
 	old := inc.stored.at(update.Name)
-	pairs, prefix := inc.alignUpdate(old, update)
+	a := inc.alignUpdate(old, update)
+	pairs, prefix := a.pairs, a.kept
 	if prefix != 10 {
 		// The first endpoint removed was the 11th: the ten before it are the old ones.
 		t.Fatalf("a prefix of %d kept endpoints, want 10", prefix)
@@ -144,7 +145,8 @@ func TestUpdatePrefixStopsAtAChange(t *testing.T) {
 		t.Fatalf("want one update, have %s", planString(res))
 	}
 	update := res.Plans[0].ToUpdate[0]
-	pairs, prefix := s.alignUpdate(s.stored.at(update.Name), update)
+	a := s.alignUpdate(s.stored.at(update.Name), update)
+	pairs, prefix := a.pairs, a.kept
 	if prefix != 3 {
 		t.Fatalf("a prefix of %d kept endpoints, want 3 (the fourth changed)", prefix)
 	}

@@ -1342,8 +1342,7 @@ func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSl
 	// An update usually keeps most endpoints, unchanged, in their order: their clean/dirty
 	// state cannot change, so only the others are marked and checked again.
 	if old != nil && verb != "delete" && s.updatesInPlace(old, slice) {
-		pairs, kept := s.alignUpdate(old, slice)
-		touched = s.updateStored(old, slice, pairs, kept, touched)
+		touched = s.updateStored(old, slice, s.alignUpdate(old, slice), touched)
 		if s.dupHashes == 0 {
 			for _, h := range touched {
 				s.checkClean(old.fam, h)
@@ -1428,7 +1427,8 @@ func (s *ServiceSlices) flagForHints(f *family, name string, ss *storedSlice) {
 // with it by alignUpdate: an endpoint paired with an equal one keeps its index entry (moved
 // to its new position) and its clean or dirty state; the others are removed and added as
 // removeStored and addStored would. It returns the hashes whose state may change.
-func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, pairs []endpointPair, kept int, touched []endpointHash) []endpointHash {
+func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, a alignment, touched []endpointHash) []endpointHash {
+	pairs, kept := a.pairs, a.kept
 	f := ss.fam
 	oldPaired := s.opts.Buffers.oldPaired
 	for i := kept; i < len(ss.s.Endpoints); i++ {
@@ -1445,7 +1445,7 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, pair
 	name := slice.Name
 	oldSize := len(ss.s.Endpoints)
 	var hashes []endpointHash
-	if !carryIdentities(slice.Endpoints) {
+	if !a.carried {
 		hashes = ss.hashes
 		if n := len(slice.Endpoints); cap(hashes) < n {
 			hashes = make([]endpointHash, n)
@@ -1501,6 +1501,16 @@ type endpointPair struct {
 	same bool
 }
 
+// alignment is how alignUpdate paired an update with the stored slice it replaces.
+type alignment struct {
+	// kept is the length of the update's prefix of copies of the old endpoints in their
+	// places; pairs[j] pairs each endpoint after it (pairs[j] for j < kept is not set).
+	pairs []endpointPair
+	kept  int
+	// carried is carryIdentities of the update's endpoints.
+	carried bool
+}
+
 // alignLookahead is how far past the next unpaired old endpoint alignUpdate looks for an
 // update's endpoint before it asks the index: the run of old endpoints an update usually
 // drops between two it keeps.
@@ -1517,18 +1527,21 @@ const alignLookahead = 8
 // An update changes a slice from some position on: the endpoints before it are copies of
 // the old ones in their places, each paired with its own place and equal. alignUpdate
 // returns the length of that prefix, kept, and pairs (and marks in oldPaired) only the
-// endpoints after it: pairs[j] and oldPaired[j] for j < kept are not set.
-func (s *ServiceSlices) alignUpdate(old *storedSlice, slice *EndpointSlice) (pairs []endpointPair, kept int) {
+// endpoints after it: pairs[j] and oldPaired[j] for j < kept are not set. The walk also
+// finds whether every endpoint carries its identity.
+func (s *ServiceSlices) alignUpdate(old *storedSlice, slice *EndpointSlice) alignment {
 	b := s.opts.Buffers
-	pairs = slices.Grow(b.pairs[:0], len(slice.Endpoints))[:len(slice.Endpoints)]
+	pairs := slices.Grow(b.pairs[:0], len(slice.Endpoints))[:len(slice.Endpoints)]
 	oldN := len(old.s.Endpoints)
 	oldPaired := slices.Grow(b.oldPaired[:0], oldN)[:oldN]
 	b.pairs, b.oldPaired = pairs, oldPaired
+	kept, carried := 0, true
 	for kept < min(len(slice.Endpoints), oldN) {
 		ep, o := &slice.Endpoints[kept], &old.s.Endpoints[kept]
 		if hashEndpoint(ep) != old.hash(kept) || !copiesAlike(o, ep) {
 			break
 		}
+		carried = carried && ep.hasIdentity
 		kept++
 	}
 	clear(oldPaired[kept:])
@@ -1536,11 +1549,16 @@ func (s *ServiceSlices) alignUpdate(old *storedSlice, slice *EndpointSlice) (pai
 	for j := kept; j < len(slice.Endpoints); j++ {
 		ep := &slice.Endpoints[j]
 		h := hashEndpoint(ep)
+		carried = carried && ep.hasIdentity
 		k := -1
-		for i := next; i < min(oldN, next+alignLookahead); i++ {
-			if old.hash(i) == h {
-				k = i
-				break
+		if next < oldN && old.hash(next) == h {
+			k = next // the usual case: the old endpoint after the last one paired
+		} else {
+			for i := next + 1; i < min(oldN, next+alignLookahead); i++ {
+				if old.hash(i) == h {
+					k = i
+					break
+				}
 			}
 		}
 		if k < 0 {
@@ -1559,7 +1577,7 @@ func (s *ServiceSlices) alignUpdate(old *storedSlice, slice *EndpointSlice) (pai
 		}
 		pairs[j] = pr
 	}
-	return pairs, kept
+	return alignment{pairs: pairs, kept: kept, carried: carried}
 }
 
 func (s *ServiceSlices) removeStored(ss *storedSlice, touched []endpointHash) []endpointHash {
