@@ -267,15 +267,17 @@ func sliceBytes(s *model.EndpointSlice, needJSON bool) model.ByEncoding {
 // encoding (EndpointSize), how many kube-proxy programs (ready: an unset ready condition
 // reads as ready) and how many it falls back to (serving and terminating).
 func sliceEndpoints(s *model.EndpointSlice, needJSON bool) (sum model.ByEncoding, ready, fallback int) {
-	for i := range s.Endpoints {
-		ep := &s.Endpoints[i]
-		if n, ok := model.EndpointSizeKnown(ep); ok {
-			sum[model.Protobuf] += n
-		} else {
-			sum[model.Protobuf] += model.EndpointSize(ep, model.Protobuf)
+	var pb, js int64 // on locals: the walk keeps them in registers
+	eps := s.Endpoints
+	for i := range eps {
+		ep := &eps[i]
+		n, ok := model.EndpointSizeKnown(ep)
+		if !ok {
+			n = model.EndpointSize(ep, model.Protobuf)
 		}
+		pb += n
 		if needJSON {
-			sum[model.JSON] += model.EndpointSize(ep, model.JSON)
+			js += model.EndpointSize(ep, model.JSON)
 		}
 		switch c := &ep.Conditions; {
 		case c.Ready != model.ConditionFalse:
@@ -284,6 +286,7 @@ func sliceEndpoints(s *model.EndpointSlice, needJSON bool) (sum model.ByEncoding
 			fallback++
 		}
 	}
+	sum[model.Protobuf], sum[model.JSON] = pb, js
 	return sum, ready, fallback
 }
 
