@@ -1503,10 +1503,12 @@ type endpointPair struct {
 
 // alignment is how alignUpdate paired an update with the stored slice it replaces.
 type alignment struct {
-	// kept is the length of the update's prefix of copies of the old endpoints in their
-	// places; pairs[j] pairs each endpoint after it (pairs[j] for j < kept is not set).
+	// pairs[j] pairs the update's endpoint j with an old one, for j >= kept (the others are
+	// not set).
 	pairs []endpointPair
-	kept  int
+	// kept is the length of the update's prefix of copies of the old endpoints in their
+	// places.
+	kept int
 	// carried is carryIdentities of the update's endpoints.
 	carried bool
 }
