@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"math"
+	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -32,5 +35,25 @@ func TestTriggerReader(t *testing.T) {
 	}
 	if got, ok := parseTrigger(at(6, 250)); !ok || got != 6*Time(time.Second)+250 {
 		t.Errorf("parseTrigger = %v %v, want 6.00000025s", got, ok)
+	}
+}
+
+// TestResourceVersions takes versions from counters that cross a power of ten, with some
+// taken without a string (bumpResourceVersion) in between, and requires each to be the
+// counter formatted in decimal, as one strconv.FormatInt call per version gave.
+func TestResourceVersions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, start := range []int64{0, 1000, 9990, 99_995, 999_999_990, math.MaxInt64 - 30} {
+		a := &apiServer{resourceVersion: start}
+		for range 25 {
+			if rng.IntN(4) == 0 {
+				a.bumpResourceVersion()
+				continue
+			}
+			got := a.nextResourceVersion()
+			if want := strconv.FormatInt(a.resourceVersion, 10); got != want {
+				t.Fatalf("from %d: version %q, want %q", start, got, want)
+			}
+		}
 	}
 }
