@@ -1,6 +1,10 @@
 package model
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"epsim/internal/zeroing"
+)
 
 // entryIndex indexes ServiceEndpoints.entries by (port, IP, UID) once there are more than
 // endpointsEntryScan records (until then its table is empty and the list is scanned): an open-addressing table of positions in the list, probed
@@ -179,7 +183,7 @@ func (b *EndpointsBuffers) putRecords(list []endpointsEntry) {
 	if cap(list) == 0 || len(b.records) >= spareRecordLists {
 		return
 	}
-	clear(list) // keep no addresses alive
+	zeroing.Clear(list) // keep no addresses alive
 	b.records = append(b.records, list[:0])
 }
 

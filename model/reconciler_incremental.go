@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+
+	"epsim/internal/zeroing"
 )
 
 // ServiceSlices is the incremental EndpointSlice reconciler of one Service: it keeps the
@@ -867,7 +869,7 @@ func emptied[T any](list []T) []T {
 	if cap(list) > 256 {
 		return nil
 	}
-	clear(list[:cap(list)]) // finalize may have shortened it past pointers
+	zeroing.Clear(list[:cap(list)]) // finalize may have shortened it past pointers
 	return list[:0]
 }
 
@@ -1746,7 +1748,7 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 		pe.set(flagDirty, false)
 		s.recomputePod(pe)
 	}
-	clear(s.dirtyPods)
+	zeroing.Clear(s.dirtyPods)
 	if n := len(s.dirtyPods); cap(s.dirtyPods) > 1024 || n > wholeBatchMin && n >= len(s.pods) {
 		// Not kept: a big batch's array, for the small syncs after it, or one of every pod
 		// (the first sync, a Service change, a reconciler made again: with the dirty
@@ -1874,7 +1876,7 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 	for _, ss := range touched {
 		ss.dirtyPos = ss.dirtyPos[:0]
 	}
-	clear(touched)
+	zeroing.Clear(touched)
 	clear(pending)
 	s.opts.Buffers.touchedSlices, s.opts.Buffers.pending = touched[:0], pending[:0]
 	if cap(touched) > 1024 || cap(pending) > 1024 {
@@ -2119,8 +2121,8 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		}
 		s.opts.Buffers.kept, s.opts.Buffers.built = keep, built
 		if !changed && prefix+len(keep) == len(sl.Endpoints) {
-			clear(keep)
-			clear(built)
+			zeroing.Clear(keep)
+			zeroing.Clear(built)
 			continue
 		}
 		// Room for the pending endpoints step 2 may add, so filling does not regrow it.
@@ -2130,8 +2132,8 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		for i, ep := range keep {
 			kept[prefix+i] = *ep
 		}
-		clear(keep)
-		clear(built)
+		zeroing.Clear(keep)
+		zeroing.Clear(built)
 		ss.changedIn = pass
 		plan.Removed += len(sl.Endpoints) - len(kept)
 		if len(kept) == 0 {

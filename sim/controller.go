@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"epsim/internal/zeroing"
 	"epsim/model"
 )
 
@@ -167,7 +168,7 @@ func takeFree[T any](free *[]*T) *T {
 // freeRun keeps r, which no event refers to any more, for reuse. Its writes are cleared so
 // that the buffer holds no objects.
 func (c *controller) freeRun(r *syncRun) {
-	clear(r.writes)
+	zeroing.Clear(r.writes)
 	*r = syncRun{writes: r.writes[:0]}
 	c.freeRuns = append(c.freeRuns, r)
 }
@@ -286,7 +287,7 @@ func (c *controller) triggerTime(s *serviceState, k *keyState) model.Timestamp {
 				t = rt
 			}
 		}
-		clear(list) // keep no pod alive
+		zeroing.Clear(list) // keep no pod alive
 		if cap(list) > 1024 {
 			list = nil // do not keep a big rollout's array for the small changes after it
 		}
