@@ -260,6 +260,10 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 			t.Errorf("seed %d sync %d, after it: %s\nshortest failing prefix:\n  %s", seed, sync, msg, strings.Join(log, "\n  "))
 			return
 		}
+		if msg := copiedPrefixProblem(inc, got); msg != "" {
+			t.Errorf("seed %d sync %d: %s\nshortest failing prefix:\n  %s", seed, sync, msg, strings.Join(log, "\n  "))
+			return
+		}
 		if ps, ws := planString(got), planString(want); ps != ws {
 			t.Errorf("seed %d sync %d: incremental plan differs from full:\nfull:\n%s\nincremental:\n%s\nshortest failing prefix:\n  %s", seed, sync, ws, ps, strings.Join(log, "\n  "))
 			return
@@ -628,6 +632,28 @@ func mischievousRef[R comparable](rng *rand.Rand, refs map[string]*R, key string
 		foreign(r)
 	}
 	return r
+}
+
+// copiedPrefixProblem checks the prefixes of res's updates that the Sync noted as copies
+// of the stored slices' endpoints (noteCopied), which alignUpdate pairs unseen: each endpoint
+// of one must be its stored slice's endpoint at its place, as it is (hints too). It returns
+// what is wrong, or "".
+func copiedPrefixProblem(s *ServiceSlices, res SyncResult) string {
+	for _, p := range res.Plans {
+		for _, sl := range p.ToUpdate {
+			old := s.stored.at(sl.Name)
+			if old == nil {
+				continue
+			}
+			n := s.copiedPrefix(old, sl)
+			for i := range n {
+				if o, e := &old.s.Endpoints[i], &sl.Endpoints[i]; old.hash(i) != hashEndpoint(e) || !reflect.DeepEqual(*o, *e) {
+					return fmt.Sprintf("update of %s: endpoint %d of the %d noted as copied is %+v, stored %+v", sl.Name, i, n, *e, *o)
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // identityRefsProblem checks that the families' identity states and the pod entries name
