@@ -291,12 +291,23 @@ func (w *world) mangle(stored []*EndpointSlice) ([]*EndpointSlice, string) {
 	out := slices.Clone(stored)
 	i := w.rng.IntN(len(out))
 	c := *out[i]
-	switch w.rng.IntN(2) {
+	switch w.rng.IntN(3) {
 	case 0:
 		c.Labels = out[i].Labels.Clone()
 		c.Labels.Set("foreign", "x")
 		out[i] = &c
 		return out, "mangle: foreign label on " + c.Name
+	case 1:
+		// A zone hint left by an earlier writer (the topology-mode annotation removed, or
+		// another controller's version): what a Service without hints strips.
+		if len(c.Endpoints) == 0 {
+			return stored, ""
+		}
+		c.Endpoints = slices.Clone(c.Endpoints)
+		k := w.rng.IntN(len(c.Endpoints))
+		c.Endpoints[k].Hints = &EndpointHints{ForZones: []string{"zone-stale"}}
+		out[i] = &c
+		return out, fmt.Sprintf("mangle: stale hint on %s endpoint %d", c.Name, k)
 	default:
 		j := w.rng.IntN(len(out))
 		if len(out[j].Endpoints) == 0 || out[j].AddressType != c.AddressType {
