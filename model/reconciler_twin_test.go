@@ -636,8 +636,8 @@ func mischievousRef[R comparable](rng *rand.Rand, refs map[string]*R, key string
 
 // copiedPrefixProblem checks the prefixes of res's updates that the Sync noted as copies
 // of the stored slices' endpoints (noteCopied), which alignUpdate pairs unseen: each endpoint
-// of one must be its stored slice's endpoint at its place, as it is (hints too). It returns
-// what is wrong, or "".
+// of one must be its stored slice's endpoint at its place, as it is (hints too); and that an
+// update noted without hints has none. It returns what is wrong, or "".
 func copiedPrefixProblem(s *ServiceSlices, res SyncResult) string {
 	for _, p := range res.Plans {
 		for _, sl := range p.ToUpdate {
@@ -645,11 +645,14 @@ func copiedPrefixProblem(s *ServiceSlices, res SyncResult) string {
 			if old == nil {
 				continue
 			}
-			n := s.copiedPrefix(old, sl)
+			n, hintless := s.copiedPrefix(old, sl)
 			for i := range n {
 				if o, e := &old.s.Endpoints[i], &sl.Endpoints[i]; old.hash(i) != hashEndpoint(e) || !reflect.DeepEqual(*o, *e) {
 					return fmt.Sprintf("update of %s: endpoint %d of the %d noted as copied is %+v, stored %+v", sl.Name, i, n, *e, *o)
 				}
+			}
+			if hintless && sliceHasHints(sl) {
+				return fmt.Sprintf("update of %s: noted without hints, it has some", sl.Name)
 			}
 		}
 	}
