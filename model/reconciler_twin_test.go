@@ -184,45 +184,51 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 	}
 	nameSeq := 0
 	log := append([]string(nil), w.ops...)
+	inFlight := rand.New(rand.NewPCG(seed, 17))
+	// change makes one random change of the world (pods, nodes or the Service) and gives it
+	// to the reconciler.
+	change := func() {
+		before := map[string]*Pod{}
+		for k, v := range w.pods {
+			before[k] = v
+		}
+		beforeNodes := map[string]Node{}
+		for k, v := range w.nodes {
+			beforeNodes[k] = *v
+			if !w.present[k] {
+				beforeNodes[k] = Node{}
+			}
+		}
+		svc := w.svc
+		log = append(log, step(w))
+		if w.svc != svc {
+			inc.SetService(w.svc)
+		}
+		for name, p := range w.pods {
+			if before[name] != p {
+				setPod(p)
+			}
+		}
+		for name := range before {
+			if w.pods[name] == nil {
+				deletePod(name)
+			}
+		}
+		for k, v := range w.nodes {
+			now := *v
+			if !w.present[k] {
+				now = Node{}
+			}
+			if now != beforeNodes[k] {
+				inc.NodeChanged(k)
+			}
+		}
+	}
 	for sync := 0; sync < steps; sync++ {
 		restore() // after the last plan's writes
 		nChanges := w.rng.IntN(4)
 		for i := 0; i < nChanges; i++ {
-			before := map[string]*Pod{}
-			for k, v := range w.pods {
-				before[k] = v
-			}
-			beforeNodes := map[string]Node{}
-			for k, v := range w.nodes {
-				beforeNodes[k] = *v
-				if !w.present[k] {
-					beforeNodes[k] = Node{}
-				}
-			}
-			svc := w.svc
-			log = append(log, step(w))
-			if w.svc != svc {
-				inc.SetService(w.svc)
-			}
-			for name, p := range w.pods {
-				if before[name] != p {
-					setPod(p)
-				}
-			}
-			for name := range before {
-				if w.pods[name] == nil {
-					deletePod(name)
-				}
-			}
-			for k, v := range w.nodes {
-				now := *v
-				if !w.present[k] {
-					now = Node{}
-				}
-				if now != beforeNodes[k] {
-					inc.NodeChanged(k)
-				}
-			}
+			change()
 		}
 		_ = nodes
 		restore() // after changes, which may leave nothing to do
@@ -294,6 +300,12 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 					}
 				}
 			}
+		}
+		// Now and then the world changes while the writes are in flight, as the simulator's
+		// pods and Service do: the writes that follow are of the plan made before it.
+		if inFlight.IntN(6) == 0 {
+			log = append(log, "in flight:")
+			change()
 		}
 		// Apply, failing a write now and then (the rest of that plan is then skipped).
 		for _, p := range got.Plans {
