@@ -248,6 +248,7 @@ const (
 	flagIn                                 // counted in keyPods: it passes the filter
 	flagNodeMissing                        // skipped for a missing node (slicesRare.missing)
 	flagPortsValid                         // key is of seen's container ports
+	flagOneIPv4                            // seen has one IP, IPv4 and canonical (seenAddresses)
 )
 
 // is reports whether every flag of f is set.
@@ -317,10 +318,23 @@ func (t serviceTypes) list() []AddressType { return addressTypeSlices[t] }
 // size.
 func (s *ServiceSlices) desiredEndpoint(pe *podEntry, i int) Endpoint {
 	var ep Endpoint
-	fillEndpoint(&ep, pe.seen, pe.node, s.svc, endpointAddresses(pe.seen, familyTypes[i]))
+	fillEndpoint(&ep, pe.seen, pe.node, s.svc, seenAddresses(pe, i))
 	v := s.podIdentityOf(pe, i)
 	ep.identity, ep.hasIdentity, ep.pbBase = v.id, true, v.pbBase
 	return ep
+}
+
+// seenAddresses is endpointAddresses(pe.seen, familyTypes[i]), without parsing the address
+// again for the usual pod, whose one IP is IPv4 in canonical form (flagOneIPv4): it was
+// parsed at every endpoint built, 1.5% of many-services' instructions.
+func seenAddresses(pe *podEntry, i int) []string {
+	if !pe.is(flagOneIPv4) {
+		return endpointAddresses(pe.seen, familyTypes[i])
+	}
+	if familyTypes[i] != AddressTypeIPv4 {
+		return nil
+	}
+	return pe.seen.IPs[:1:1]
 }
 
 // desiredEqualBeyondHash is EndpointsEqualBeyondHash(&d, b) for pe's desired endpoint d (of
@@ -1113,6 +1127,9 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prevHas [2]bool, prevIDs
 	pe.set(flagIn, true)
 	seen := pe.seen
 	pe.seen = pod
+	if seen == nil || !sameSlice(seen.IPs, pod.IPs) {
+		pe.set(flagOneIPv4, len(pod.IPs) == 1 && isCanonicalIPv4(pod.IPs[0]))
+	}
 	// The identity (a hash of the addresses, the hostname and the pod's name) is the last
 	// one's while the IP list and the pod's identity are the same.
 	sameIdentity := seen != nil && sameSlice(seen.IPs, pod.IPs) && seen.PodIdentity.Equal(pod.PodIdentity)
