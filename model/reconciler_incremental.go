@@ -1159,7 +1159,7 @@ func (s *ServiceSlices) buildPodEndpoints(pe *podEntry, prevHas [2]bool, prevIDs
 	pe.node = node
 	for _, at := range s.types.list() {
 		i := familyIndex(at)
-		addrs := endpointAddresses(pod, at)
+		addrs := seenAddresses(pe, i) // pe.seen is pod
 		if len(addrs) == 0 {
 			continue
 		}
