@@ -206,11 +206,11 @@ func (q *fluidQueue) drain(now Time) {
 }
 
 // fifo is a queue in one array: dropping from the front moves the rest down only once the
-// dropped elements are half the array (and at least fifoMoveMin), so a drop is O(1) amortised, not O(len), and the
-// array is reused rather than regrown. A push into a full array whose front quarter or more
-// is dropped moves the rest down too, rather than growing it: a watch backlog that holds
-// steady otherwise doubled its array again and again (7 MB of many-services' allocations).
-// Nothing holds items() across a push.
+// dropped elements are half the array (and at least fifoMoveMin), so a drop is O(1)
+// amortised, not O(len), and the array is reused rather than regrown. A push into a full
+// array whose front quarter or more is dropped moves the rest down too, rather than growing
+// it: a watch backlog that holds steady otherwise doubled its array again and again (7 MB
+// of many-services' allocations). Nothing holds items() across a push.
 type fifo[T any] struct {
 	buf  []T
 	head int
@@ -251,7 +251,8 @@ func (f *fifo[T]) drop(i int) {
 
 // fifoMoveMin is the fewest dropped elements a drop moves the rest down for (but for an
 // emptied array): the event queue's FIFO of the current instant holds one to a few events,
-// and moving one of two down after the first's drop was 1.2% of a run's instructions.
+// and moving one of two down after the first's drop was 0.8% of a run's instructions (1,000
+// Services of 10 pods).
 const fifoMoveMin = 16
 
 // compact moves the elements to the array's front, into an array a quarter the size when
