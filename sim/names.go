@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"epsim/model"
@@ -34,10 +36,32 @@ func (g *nameGenerator) suffix(n int) string {
 // appendSuffix appends n random characters of the upstream alphabet to b.
 func (g *nameGenerator) appendSuffix(b []byte, n int) []byte {
 	for range n {
-		b = append(b, alphanums[g.rng.IntN(len(alphanums))])
+		b = append(b, g.alphanum())
 	}
 	return b
 }
+
+// alphanum draws a character of the upstream alphabet: alphanums[rng.IntN(27)], computed as
+// Rand.IntN computes it on a 64-bit machine (Lemire's multiply, drawing again when the low
+// half falls in the biased range), from the source without the call through rng's Source
+// interface. A 32-bit machine's Rand takes another path: there it asks rng.
+func (g *nameGenerator) alphanum() byte {
+	n := uint64(len(alphanums))
+	if is32bit {
+		return alphanums[g.rng.IntN(int(n))]
+	}
+	hi, lo := bits.Mul64(g.src.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(g.src.Uint64(), n)
+		}
+	}
+	return alphanums[hi]
+}
+
+// is32bit is math/rand/v2's test for a machine whose Rand.IntN takes its 32-bit path.
+const is32bit = ^uint(0)>>32 == 0
 
 // podNameAndUID names a pod its workload controller creates, drawing again while taken says
 // the name is in use, then draws its UID: the same draws and strings as generate then uid,
@@ -85,15 +109,24 @@ func (g *nameGenerator) templateHash() string { return g.suffix(10) }
 // uid returns a UUID-shaped identifier (36 characters, as the API server assigns).
 func (g *nameGenerator) uid() string { return string(g.appendUID(make([]byte, 0, 36))) }
 
-// appendUID appends a UUID-shaped identifier to b.
+// appendUID appends a UUID-shaped identifier to b: 32 hex digits, in groups of 8, 4, 4, 4
+// and 12 joined by dashes. The digits are written in place (an append and a switch per
+// character were half of the UID's cost).
 func (g *nameGenerator) appendUID(b []byte) []byte {
 	const hex = "0123456789abcdef"
-	for i := range 36 {
-		switch i {
-		case 8, 13, 18, 23:
-			b = append(b, '-')
-		default:
-			b = append(b, hex[g.src.Uint64()&15]) // rng.IntN(16)
+	n := len(b)
+	b = slices.Grow(b, 36)[:n+36]
+	u := (*[36]byte)(b[n:])
+	src := g.src
+	w := 0
+	for group, digits := range [...]int{8, 4, 4, 4, 12} {
+		if group > 0 {
+			u[w] = '-'
+			w++
+		}
+		for range digits {
+			u[w] = hex[src.Uint64()&15] // rng.IntN(16)
+			w++
 		}
 	}
 	return b

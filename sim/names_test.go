@@ -89,6 +89,24 @@ func TestUIDDrawsAsIntN(t *testing.T) {
 	}
 }
 
+// TestAlphanumDrawsAsIntN checks that a name character drawn from the stream's source is
+// the one rng.IntN(27) draws, over many draws of several streams, each left where rng's
+// would be.
+func TestAlphanumDrawsAsIntN(t *testing.T) {
+	for seed := range uint64(4) {
+		g := newNameGenerator(rand.NewPCG(seed, 99))
+		ref := rand.New(rand.NewPCG(seed, 99))
+		for i := range 50000 {
+			if got, want := g.alphanum(), alphanums[ref.IntN(len(alphanums))]; got != want {
+				t.Fatalf("seed %d, draw %d: %q, want %q", seed, i, got, want)
+			}
+		}
+		if a, b := g.rng.Uint64(), ref.Uint64(); a != b {
+			t.Fatalf("seed %d: the stream went on with %d, want %d", seed, a, b)
+		}
+	}
+}
+
 // TestIPAllocatorFormats checks the addresses against formatting them piece by piece: IPv4
 // in 10.64.0.0/10 and IPv6 in fd00:10:64::/48, per node, host numbers wrapping after 250.
 func TestIPAllocatorFormats(t *testing.T) {
