@@ -637,9 +637,9 @@ func (s *ServiceEndpoints) portID(p EndpointsPort, sentinel bool) int {
 	if p.AppProtocol != nil {
 		st.port.AppProtocol = Ptr(*p.AppProtocol)
 	}
-	var b strings.Builder
-	writePortHashDump(&b, &st.port, true)
-	st.digest = fnv128aSum([]byte(b.String()))
+	h := newFNV128() // the dump hashed as it is written, not built as a string first
+	writePortHashDump(&h, &st.port, true)
+	st.digest = h.sum()
 	s.ports = append(s.ports, st)
 	switch {
 	case index != nil:
