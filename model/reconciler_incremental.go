@@ -1361,7 +1361,11 @@ func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSl
 	// An update usually keeps most endpoints, unchanged, in their order: their clean/dirty
 	// state cannot change, so only the others are marked and checked again.
 	if old != nil && verb != "delete" && s.updatesInPlace(old, slice) {
-		touched = s.updateStored(old, slice, s.alignUpdate(old, slice), touched)
+		if f := s.noted(old, slice); f != nil && f.edits.n > 0 && old.hashes == nil {
+			touched = s.updateStoredByEdits(old, slice, f.edits, touched)
+		} else {
+			touched = s.updateStored(old, slice, s.alignUpdate(old, slice), touched)
+		}
 		if s.dupHashes == 0 {
 			for _, h := range touched {
 				s.checkClean(old.fam, h)
@@ -1502,6 +1506,75 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, a al
 		// (A slice without hints is not flagged in modes C and A: sliceHasHints need not
 		// walk it, which was 0.8% of many-services' instructions.)
 		s.flagForHints(f, name, ss)
+	}
+	s.setZones(ss)
+	return touched
+}
+
+// updateStoredByEdits is updateStored for an update keptByRuns made of ss's slice with the
+// edits e (noted with it: see sliceEdits), every stored endpoint carrying its identity:
+// the update's endpoints are paired with the stored ones by the edits, not by their
+// identities. It marks and re-indexes what updateStored would, in the same order: the
+// dropped endpoints, then the update's endpoints by position, moved, changed or added.
+// Most of an update is runs of copies, which cost nothing before the first drop, and a
+// move of their index entry after it. (Pairing every endpoint after the first change by
+// its identity was 5% of many-services' instructions.)
+func (s *ServiceSlices) updateStoredByEdits(ss *storedSlice, slice *EndpointSlice, e sliceEdits, touched []endpointHash) []endpointHash {
+	f := ss.fam
+	oldEps := ss.s.Endpoints
+	edits := e.at[:e.n]
+	for _, ed := range edits {
+		if !ed.dropped() {
+			continue
+		}
+		h := oldEps[ed.pos()].identity
+		if f.unstoreOne(h) == 2 {
+			s.dupHashes--
+		}
+		f.dirty.add(h)
+		touched = append(touched, h)
+	}
+	ss.s, ss.hashes = slice, nil
+	ss.group.resized(ss, len(oldEps))
+	eps := slice.Endpoints
+	// i walks the stored endpoints from the first edit, j the update's.
+	i := edits[0].pos()
+	j := i
+	for _, ed := range edits {
+		for ; i < ed.pos(); i, j = i+1, j+1 { // a run of copies
+			if i != j {
+				f.moved(eps[j].identity, ss, j)
+			}
+		}
+		i++
+		if ed.dropped() {
+			continue
+		}
+		o, ep := &oldEps[ed.pos()], &eps[j]
+		h := ep.identity // its identity's desired endpoint: the stored one's
+		if ed.pos() != j {
+			f.moved(h, ss, j)
+		}
+		if !copiesAlike(o, ep) && !EndpointsEqualBeyondHash(o, ep) {
+			f.dirty.add(h)
+			touched = append(touched, h)
+		}
+		j++
+	}
+	for ; i < len(oldEps); i, j = i+1, j+1 {
+		if i != j {
+			f.moved(eps[j].identity, ss, j)
+		}
+	}
+	for ; j < len(eps); j++ { // added by syncPortMap's step 2
+		h := hashEndpoint(&eps[j])
+		s.indexStored(f, ss, j, h)
+		f.dirty.add(h)
+		touched = append(touched, h)
+	}
+	f.unflag(slice.Name)
+	if s.mode != hintsStrip && s.mode != hintsTopology {
+		s.flagForHints(f, slice.Name, ss) // (a noted update has no hint: see updateStored)
 	}
 	s.setZones(ss)
 	return touched
@@ -2123,9 +2196,9 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		// which the desired endpoint has not yet.
 		slices.Sort(ss.dirtyPos)
 		if byRuns {
-			kept, prefix, write := s.keptByRuns(f, k, ss, len(pending), fi)
+			kept, prefix, edits, write := s.keptByRuns(f, k, ss, len(pending), fi)
 			if write {
-				s.writeTouched(ss, kept, prefix, pass, plan)
+				s.writeTouched(ss, kept, prefix, edits, pass, plan)
 			}
 			continue
 		}
@@ -2175,7 +2248,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		}
 		zeroing.Clear(keep)
 		zeroing.Clear(built)
-		s.writeTouched(ss, kept, prefix, pass, plan)
+		s.writeTouched(ss, kept, prefix, sliceEdits{}, pass, plan)
 	}
 	plan.Added += len(pending)
 	slices.SortFunc(pending, func(a, b *podEntry) int {
@@ -2236,11 +2309,12 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 // dirty identity adds the one position the index has for it) can change, each to the
 // desired endpoint of its identity or to nothing (its pod gone, or under another port map).
 // It reports whether the slice is written, and then the endpoints it keeps, the others
-// copied in runs between the dirty positions, and how many of them come before the first
-// (syncPortMap's prefix). pending is the number of endpoints step 2 may add. The endpoints
-// between dirty positions were walked one by one, and listed, before: 2% of many-services'
-// instructions.
-func (s *ServiceSlices) keptByRuns(f *family, k PortMapKey, ss *storedSlice, pending, fi int) (kept []Endpoint, prefix int, write bool) {
+// copied in runs between the dirty positions, how many of them come before the first
+// (syncPortMap's prefix) and, when there are few, the edits at the dirty positions, for
+// Applied (see sliceEdits). pending is the number of endpoints step 2 may add. The
+// endpoints between dirty positions were walked one by one, and listed, before: 2% of
+// many-services' instructions.
+func (s *ServiceSlices) keptByRuns(f *family, k PortMapKey, ss *storedSlice, pending, fi int) (kept []Endpoint, prefix int, edits sliceEdits, write bool) {
 	sl, dirty := ss.s, ss.dirtyPos
 	// built[j] is what position dirty[j] becomes; an endpoint without identity marks one
 	// dropped (every desired endpoint has its identity).
@@ -2261,13 +2335,19 @@ func (s *ServiceSlices) keptByRuns(f *family, k PortMapKey, ss *storedSlice, pen
 	s.opts.Buffers.built = built
 	defer zeroing.Clear(built)
 	if !changed && dropped == 0 {
-		return nil, 0, false
+		return nil, 0, edits, false
 	}
 	n := len(sl.Endpoints) - dropped
 	kept = s.endpointArray(max(n, min(s.opts.maxPerSlice(), n+pending)))[:n]
 	at, from := 0, 0
+	if len(dirty) <= len(edits.at) {
+		edits.n = int8(len(dirty))
+	}
 	for j, d := range dirty {
 		at += copy(kept[at:], sl.Endpoints[from:d])
+		if j < int(edits.n) {
+			edits.at[j] = newSliceEdit(d, !built[j].hasIdentity)
+		}
 		if built[j].hasIdentity {
 			kept[at] = built[j]
 			at++
@@ -2275,13 +2355,38 @@ func (s *ServiceSlices) keptByRuns(f *family, k PortMapKey, ss *storedSlice, pen
 		from = int(d) + 1
 	}
 	copy(kept[at:], sl.Endpoints[from:])
-	return kept, int(dirty[0]), true
+	return kept, int(dirty[0]), edits, true
+}
+
+// sliceEdit is one position of a stored slice that keptByRuns rewrote: the endpoint there
+// dropped, or replaced by the desired endpoint of its identity (equal to it or not).
+type sliceEdit int32
+
+func newSliceEdit(pos int32, dropped bool) sliceEdit {
+	e := sliceEdit(pos) << 1
+	if dropped {
+		e |= 1
+	}
+	return e
+}
+
+func (e sliceEdit) pos() int      { return int(e >> 1) }
+func (e sliceEdit) dropped() bool { return e&1 != 0 }
+
+// sliceEdits are the edits of one update keptByRuns made, in position order, when there
+// are at most four (n 0: not noted): the update holds the stored slice's endpoints with
+// these edits, the others copied in runs between them, then whatever step 2 appended.
+// Applied then re-indexes the update from them (updateStoredByEdits) without pairing its
+// endpoints with the stored ones.
+type sliceEdits struct {
+	at [4]sliceEdit
+	n  int8
 }
 
 // writeTouched adds the write of touched slice ss keeping the endpoints kept, the first
 // prefix of them copies of its own in their places, to plan: an update, or a delete when it
-// keeps none.
-func (s *ServiceSlices) writeTouched(ss *storedSlice, kept []Endpoint, prefix int, pass uint32, plan *SlicePlan) {
+// keeps none. edits, if any, are how keptByRuns made kept, noted with the update.
+func (s *ServiceSlices) writeTouched(ss *storedSlice, kept []Endpoint, prefix int, edits sliceEdits, pass uint32, plan *SlicePlan) {
 	sl := ss.s
 	ss.changedIn = pass
 	plan.Removed += len(sl.Endpoints) - len(kept)
@@ -2294,7 +2399,7 @@ func (s *ServiceSlices) writeTouched(ss *storedSlice, kept []Endpoint, prefix in
 	c.Endpoints = kept
 	c.Labels = s.meta.labels
 	s.shareOwners(c)
-	s.noteCopied(c, sl, prefix)
+	s.noteCopied(c, sl, prefix, edits)
 	plan.ToUpdate = append(plan.ToUpdate, c)
 }
 
@@ -2326,13 +2431,16 @@ func (s *ServiceSlices) endpointArray(capacity int) []Endpoint {
 //
 // An object the Sync made as an update of a stored slice, from, whose first copied endpoints
 // it copied in their places and left alone after (see noteCopied), says so: alignUpdate
-// then pairs that prefix without comparing it endpoint by endpoint.
+// then pairs that prefix without comparing it endpoint by endpoint. With the edits it was
+// made by, Applied pairs none (updateStoredByEdits).
 type freshItem struct {
 	first  *Endpoint
 	object *EndpointSlice
 	from   *EndpointSlice
 	copied int32
 	dirty  int32
+	// edits, if any, are how the update was made from from (keptByRuns): see sliceEdits.
+	edits sliceEdits
 }
 
 // takeFresh reports whether a, a stored slice's endpoints, is in an array the last Sync
@@ -2403,17 +2511,18 @@ func (s *ServiceSlices) takeFreshObject(o *EndpointSlice) bool {
 
 // noteCopied records that o, the object sliceObject returned last, is an update of the
 // stored slice from whose first n endpoints it holds as they are in from, in their places,
-// and will hold when written; and that none of its endpoints carries a hint. Only a Sync in
+// and will hold when written (and, with edits, the rest as they say); and that none of its
+// endpoints carries a hint. Only a Sync in
 // mode C notes it, whose hint pass leaves those endpoints alone and every endpoint written
 // without a hint: it strips the plan's slices when a stored slice has some, flagged, and
 // no endpoint of the plan can have one otherwise. (Topology hints and modes B set hints on
 // endpoints of the slices written.)
-func (s *ServiceSlices) noteCopied(o, from *EndpointSlice, n int) {
+func (s *ServiceSlices) noteCopied(o, from *EndpointSlice, n int, edits sliceEdits) {
 	if s.mode != hintsStrip {
 		return
 	}
 	if f := &s.fresh[len(s.fresh)-1]; f.object == o {
-		f.from, f.copied = from, int32(n)
+		f.from, f.copied, f.edits = from, int32(n), edits
 	}
 }
 
@@ -2421,15 +2530,24 @@ func (s *ServiceSlices) noteCopied(o, from *EndpointSlice, n int) {
 // from old's stored slice in their places, and whether it noted slice (noteCopied), so that
 // none of its endpoints carries a hint.
 func (s *ServiceSlices) copiedPrefix(old *storedSlice, slice *EndpointSlice) (n int, noted bool) {
-	for _, f := range s.fresh {
-		if f.object == slice {
-			if f.from != old.s {
-				return 0, false
-			}
-			return min(int(f.copied), len(slice.Endpoints), len(old.s.Endpoints)), true
-		}
+	if f := s.noted(old, slice); f != nil {
+		return min(int(f.copied), len(slice.Endpoints), len(old.s.Endpoints)), true
 	}
 	return 0, false
+}
+
+// noted returns the fresh item of slice if the Sync noted it as an update of old's stored
+// slice (noteCopied), or nil.
+func (s *ServiceSlices) noted(old *storedSlice, slice *EndpointSlice) *freshItem {
+	for i := range s.fresh {
+		if f := &s.fresh[i]; f.object == slice {
+			if f.from != old.s {
+				return nil
+			}
+			return f
+		}
+	}
+	return nil
 }
 
 // recycleObject keeps o, the object of an owned slice the API server no longer stores, for

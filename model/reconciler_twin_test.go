@@ -225,6 +225,10 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 		}
 	}
 	for sync := 0; sync < steps; sync++ {
+		if msg := storedIndexProblem(inc); msg != "" {
+			t.Errorf("seed %d sync %d, after the last plan's writes: %s\nshortest failing prefix:\n  %s", seed, sync, msg, strings.Join(log, "\n  "))
+			return
+		}
 		restore() // after the last plan's writes
 		nChanges := w.rng.IntN(4)
 		for i := 0; i < nChanges; i++ {
@@ -665,6 +669,96 @@ func copiedPrefixProblem(s *ServiceSlices, res SyncResult) string {
 			}
 			if hintless && sliceHasHints(sl) {
 				return fmt.Sprintf("update of %s: noted without hints, it has some", sl.Name)
+			}
+			if f := s.noted(old, sl); f != nil && f.edits.n > 0 {
+				if msg := editsProblem(old, sl, f.edits); msg != "" {
+					return fmt.Sprintf("update of %s, noted with edits %v: %s", sl.Name, f.edits.at[:f.edits.n], msg)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// editsProblem checks that update is old's stored slice with edits e (see sliceEdits):
+// the endpoints between the edits its copies, in order; at an edit, nothing or an endpoint
+// of the same identity; after the last stored endpoint, only endpoints stored nowhere in
+// old. It returns what is wrong, or "".
+func editsProblem(old *storedSlice, update *EndpointSlice, e sliceEdits) string {
+	was, now := old.s.Endpoints, update.Endpoints
+	i, j := 0, 0
+	copyRun := func(to int) string {
+		for ; i < to; i, j = i+1, j+1 {
+			if j >= len(now) || !reflect.DeepEqual(was[i], now[j]) {
+				return fmt.Sprintf("stored endpoint %d is not copied at %d", i, j)
+			}
+		}
+		return ""
+	}
+	for k, ed := range e.at[:e.n] {
+		if ed.pos() >= len(was) || k > 0 && ed.pos() <= e.at[k-1].pos() {
+			return fmt.Sprintf("edit %d at %d: out of order or past the %d stored", k, ed.pos(), len(was))
+		}
+		if msg := copyRun(ed.pos()); msg != "" {
+			return msg
+		}
+		i++
+		if ed.dropped() {
+			continue
+		}
+		if j >= len(now) || hashEndpoint(&now[j]) != old.hash(ed.pos()) {
+			return fmt.Sprintf("edit at %d: endpoint %d is not of its identity", ed.pos(), j)
+		}
+		j++
+	}
+	if msg := copyRun(len(was)); msg != "" {
+		return msg
+	}
+	for ; j < len(now); j++ {
+		h := hashEndpoint(&now[j])
+		for i := range was {
+			if old.hash(i) == h {
+				return fmt.Sprintf("endpoint %d, added after the stored ones, is stored at %d", j, i)
+			}
+		}
+	}
+	return ""
+}
+
+// storedIndexProblem checks, once the writes of a plan are applied, the families' index of
+// stored endpoints against the stored slices (Applied keeps it as it applies each write):
+// with no identity stored twice, each stored endpoint is found at its place, and each
+// identity's place holds it; and every identity whose stored endpoint is not its desired
+// one is in its family's dirty set, so that the next Sync looks at it. It returns what is
+// wrong, or "".
+func storedIndexProblem(s *ServiceSlices) string {
+	if s.dupHashes > 0 || s.anomalies > 0 || s.full || len(s.dirtyPods) > 0 {
+		return ""
+	}
+	for fi, f := range s.families {
+		if f == nil {
+			continue
+		}
+		for _, ss := range f.byID {
+			if ss == nil {
+				continue
+			}
+			for i := range ss.s.Endpoints {
+				if at, pos := f.storedAt(ss.hash(i)); at != ss || pos != i {
+					return fmt.Sprintf("family %d: endpoint %d of %s is indexed at %d of %v", fi, i, ss.s.Name, pos, at != nil && at == ss)
+				}
+			}
+		}
+		dirty := map[endpointHash]bool{}
+		for _, h := range f.dirty.appendTo(nil) {
+			dirty[h] = true
+		}
+		for h, st := range f.ids.all() {
+			if at, pos := f.place(st.loc()); at != nil && (pos >= len(at.s.Endpoints) || at.hash(pos) != h) {
+				return fmt.Sprintf("family %d: identity %x is indexed at %d of %s, which holds another", fi, h, pos, at.s.Name)
+			}
+			if clean, _, _, _ := s.cleanState(f, h); !clean && !dirty[h] {
+				return fmt.Sprintf("family %d: identity %x is not as desired, and not dirty", fi, h)
 			}
 		}
 	}
