@@ -67,3 +67,37 @@ func ExamplePodRef() {
 	// [10.0.0.1] ready: true
 	// endpoints left: 0
 }
+
+// ExampleServiceSlices_ChangedEndpoints shows a writer that keeps a sum over each stored
+// slice's endpoints (here, the ready ones) and updates it from an update's changes.
+func ExampleServiceSlices_ChangedEndpoints() {
+	svc := &model.Service{
+		Namespace: "default", Name: "web", UID: "u1", ClusterIP: "10.96.0.1",
+		IPFamilies: []model.IPFamily{model.IPv4},
+		Ports:      []model.ServicePort{{Name: "http", Protocol: model.ProtocolTCP, Port: 80, TargetPort: model.IntPort(8080)}},
+	}
+	s := model.NewServiceSlices(svc, oneNode{}, model.ReconcilerOptions{})
+	for i := 1; i <= 5; i++ {
+		s.SetPod(&model.Pod{PodIdentity: model.NewPodIdentity("default", fmt.Sprintf("web-%d", i), ""), NodeName: "n1",
+			Phase: model.PodRunning, IPs: []string{fmt.Sprintf("10.0.0.%d", i)}, Ready: true})
+	}
+	stored := s.Sync(0).Plans[0].ToCreate[0]
+	stored.Name = "web-x0"
+	s.Applied("create", stored)
+	ready := 5
+
+	s.DeletePod("default", "web-2")
+	update := s.Sync(0).Plans[0].ToUpdate[0]
+	changes, ok := s.ChangedEndpoints(update, stored, nil)
+	for _, c := range changes {
+		if c.Was != nil && c.Was.Conditions.Ready == model.ConditionTrue {
+			ready--
+		}
+		if c.Now != nil && c.Now.Conditions.Ready == model.ConditionTrue {
+			ready++
+		}
+	}
+	fmt.Println("read from its changes:", ok, "changes:", len(changes), "ready:", ready, "of", len(update.Endpoints))
+	// Output:
+	// read from its changes: true changes: 1 ready: 4 of 4
+}

@@ -2536,6 +2536,46 @@ func (s *ServiceSlices) copiedPrefix(old *storedSlice, slice *EndpointSlice) (n 
 	return 0, false
 }
 
+// EndpointChange is an endpoint that an update changed: Was is the stored endpoint it
+// dropped or rewrote (nil: none, an endpoint added), Now the one it holds instead (nil: the
+// stored one dropped).
+type EndpointChange struct{ Was, Now *Endpoint }
+
+// ChangedEndpoints tells how the last Sync made slice, one of its updates, from stored, the
+// slice it updates as the caller has it stored, when the Sync noted that: it appends to buf
+// the endpoints slice changed (in stored's order, then the ones added) and reports true;
+// every other endpoint of slice is a copy of one of stored's, in stored's order. Otherwise
+// it returns buf as it is and false, and the caller must read the whole slice. A writer
+// keeping sums over a stored slice's endpoints (sizes, counts) can update them from the
+// changes alone.
+func (s *ServiceSlices) ChangedEndpoints(slice, stored *EndpointSlice, buf []EndpointChange) ([]EndpointChange, bool) {
+	var item *freshItem
+	for i := range s.fresh {
+		if f := &s.fresh[i]; f.object == slice {
+			item = f
+			break
+		}
+	}
+	if item == nil || item.from != stored || stored == nil || item.edits.n == 0 {
+		return buf, false
+	}
+	was, now := stored.Endpoints, slice.Endpoints
+	dropped := 0
+	for _, ed := range item.edits.at[:item.edits.n] {
+		c := EndpointChange{Was: &was[ed.pos()]}
+		if ed.dropped() {
+			dropped++
+		} else {
+			c.Now = &now[ed.pos()-dropped]
+		}
+		buf = append(buf, c)
+	}
+	for j := len(was) - dropped; j < len(now); j++ {
+		buf = append(buf, EndpointChange{Now: &now[j]})
+	}
+	return buf, true
+}
+
 // noted returns the fresh item of slice if the Sync noted it as an update of old's stored
 // slice (noteCopied), or nil.
 func (s *ServiceSlices) noted(old *storedSlice, slice *EndpointSlice) *freshItem {

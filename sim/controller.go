@@ -56,6 +56,7 @@ type write struct {
 	uid       string
 	created   model.Timestamp
 	bytes     model.ByEncoding
+	sums      endpointSums // a slice write's
 	addresses int
 }
 

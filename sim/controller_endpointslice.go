@@ -24,12 +24,15 @@ type sliceSyncer struct {
 	byKey map[string]int
 	// mf is commit's managedFields buffer: the entry is needed only to size the object.
 	mf [1]model.ManagedFieldsEntry
+	// changes is commit's buffer for an update's changed endpoints.
+	changes []model.EndpointChange
 }
 
 // storedSlice is a slice as the API server stores it, with its cached sizes.
 type storedSlice struct {
 	slice *model.EndpointSlice
 	bytes model.ByEncoding
+	sums  endpointSums
 	// selected and selectedAll are proxySelection of the slice's labels.
 	selected, selectedAll bool
 }
@@ -229,12 +232,32 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		obj.UID = meta.uid
 		obj.CreationTimestamp = meta.created
 		obj.Generation = 1
-	} else if old := st.get(obj.Name); old != nil {
+	}
+	var sums endpointSums
+	summed := false
+	var old *storedSlice
+	if w.verb != "create" {
+		old = st.get(obj.Name)
+	}
+	if old != nil {
 		obj.UID = old.slice.UID
 		obj.CreationTimestamp = old.slice.CreationTimestamp
 		obj.Generation = old.slice.Generation + 1
 		cm.oldBytes = old.bytes
 		cm.wasSelected, cm.wasSelectedAll = old.selected, old.selectedAll
+		if r := y.reconcilers[s.idx]; r != nil && s.manual == nil {
+			var changes []model.EndpointChange
+			if changes, summed = r.ChangedEndpoints(obj, old.slice, y.changes[:0]); summed {
+				sums = changedSums(old.sums, changes, y.e.api.needJSON)
+			}
+			clear(changes)
+			y.changes = changes[:0]
+		}
+	}
+	if !summed {
+		sums = sliceEndpoints(obj, y.e.api.needJSON)
+	} else if sumsCheck != nil {
+		sumsCheck(sums, sliceEndpoints(obj, y.e.api.needJSON))
 	}
 	obj.ResourceVersion = meta.resourceVersion
 	// The field set of the object written: its labels (the Service's own among them) and
@@ -247,11 +270,10 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	cm.name = obj.Name
 	cm.family = familyOf(obj.AddressType)
 	cm.endpoints = len(obj.Endpoints)
-	var sum model.ByEncoding
-	sum, cm.ready, cm.fallback = sliceEndpoints(obj, y.e.api.needJSON)
-	cm.objectBytes, cm.requestBytes = sliceSizesFrom(obj, sum, y.e.api.needJSON)
+	cm.ready, cm.fallback = int(sums.ready), int(sums.fallback)
+	cm.objectBytes, cm.requestBytes = sliceSizesFrom(obj, sums.size, y.e.api.needJSON)
 	obj.ManagedFields = nil
-	w.bytes = cm.objectBytes // applied stores it with the slice
+	w.bytes, w.sums = cm.objectBytes, sums // applied stores them with the slice
 	cm.selected, cm.selectedAll = proxySelection(obj.Labels)
 	w.selected, w.selectedAll = cm.selected, cm.selectedAll
 	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(obj.Annotations)
@@ -263,11 +285,50 @@ func sliceBytes(s *model.EndpointSlice, needJSON bool) model.ByEncoding {
 	return b
 }
 
-// sliceEndpoints walks a slice's endpoints once for what a write of it needs: their sizes per
-// encoding (EndpointSize), how many kube-proxy programs (ready: an unset ready condition
-// reads as ready) and how many it falls back to (serving and terminating).
-func sliceEndpoints(s *model.EndpointSlice, needJSON bool) (sum model.ByEncoding, ready, fallback int) {
+// endpointSums are what a write of a slice reads of its endpoints: the sums of their sizes
+// per encoding (EndpointSize), how many of them kube-proxy programs (ready: an unset ready
+// condition reads as ready) and how many it falls back to (serving and terminating). They
+// are kept with the stored slice, so that an update the reconciler says how it made
+// (ChangedEndpoints) is read only where it changed.
+type endpointSums struct {
+	size            model.ByEncoding
+	ready, fallback int32
+}
+
+// sumsCheck, set by tests, is given the sums of each update read from its changes and of
+// the same update walked whole.
+var sumsCheck func(changed, walked endpointSums)
+
+// endpointPart is one endpoint's part of endpointSums.
+func endpointPart(ep *model.Endpoint, needJSON bool) (pb, js int64, ready, fallback int32) {
+	pb, ok := model.EndpointSizeKnown(ep)
+	if !ok {
+		pb = model.EndpointSize(ep, model.Protobuf)
+	}
+	if needJSON {
+		js = model.EndpointSize(ep, model.JSON)
+	}
+	ready, fallback = proxyCounts(&ep.Conditions)
+	return pb, js, ready, fallback
+}
+
+// proxyCounts classifies an endpoint by its conditions: one kube-proxy programs (ready; an
+// unset ready condition reads as ready), or one it falls back to (serving and terminating).
+func proxyCounts(c *model.EndpointConditions) (ready, fallback int32) {
+	switch {
+	case c.Ready != model.ConditionFalse:
+		return 1, 0
+	case c.Serving != model.ConditionFalse && c.Terminating == model.ConditionTrue:
+		return 0, 1
+	}
+	return 0, 0
+}
+
+// sliceEndpoints walks a slice's endpoints once for their endpointSums. (endpointPart's
+// work, written out: its call in the loop took twice the instructions.)
+func sliceEndpoints(s *model.EndpointSlice, needJSON bool) endpointSums {
 	var pb, js int64 // on locals: the walk keeps them in registers
+	var ready, fallback int32
 	eps := s.Endpoints
 	for i := range eps {
 		ep := &eps[i]
@@ -279,22 +340,37 @@ func sliceEndpoints(s *model.EndpointSlice, needJSON bool) (sum model.ByEncoding
 		if needJSON {
 			js += model.EndpointSize(ep, model.JSON)
 		}
-		switch c := &ep.Conditions; {
-		case c.Ready != model.ConditionFalse:
-			ready++
-		case c.Serving != model.ConditionFalse && c.Terminating == model.ConditionTrue:
-			fallback++
+		r, f := proxyCounts(&ep.Conditions)
+		ready, fallback = ready+r, fallback+f
+	}
+	return endpointSums{size: model.ByEncoding{model.Protobuf: pb, model.JSON: js}, ready: ready, fallback: fallback}
+}
+
+// changedSums returns the endpointSums of an update from those of the slice it updates,
+// old, and the endpoints it changed (model.ServiceSlices.ChangedEndpoints).
+func changedSums(old endpointSums, changes []model.EndpointChange, needJSON bool) endpointSums {
+	sums := old
+	for _, c := range changes {
+		if c.Was != nil {
+			pb, js, r, f := endpointPart(c.Was, needJSON)
+			sums.size[model.Protobuf] -= pb
+			sums.size[model.JSON] -= js
+			sums.ready, sums.fallback = sums.ready-r, sums.fallback-f
+		}
+		if c.Now != nil {
+			pb, js, r, f := endpointPart(c.Now, needJSON)
+			sums.size[model.Protobuf] += pb
+			sums.size[model.JSON] += js
+			sums.ready, sums.fallback = sums.ready+r, sums.fallback+f
 		}
 	}
-	sum[model.Protobuf], sum[model.JSON] = pb, js
-	return sum, ready, fallback
+	return sums
 }
 
 // sliceSizes sizes a stored slice per encoding and its request body (protobuf, without
 // managedFields), walking the endpoints once: the rest is arithmetic on the metadata.
 func sliceSizes(s *model.EndpointSlice, needJSON bool) (object model.ByEncoding, request int64) {
-	sum, _, _ := sliceEndpoints(s, needJSON)
-	return sliceSizesFrom(s, sum, needJSON)
+	return sliceSizesFrom(s, sliceEndpoints(s, needJSON).size, needJSON)
 }
 
 // sliceSizesFrom is sliceSizes given the sums of its endpoints' sizes (sliceEndpoints).
@@ -327,9 +403,9 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 	}
 	if prev != nil {
 		// Nothing keeps a storedSlice but the store: it is updated in place.
-		prev.slice, prev.bytes, prev.selected, prev.selectedAll = w.slice, w.bytes, w.selected, w.selectedAll
+		prev.slice, prev.bytes, prev.sums, prev.selected, prev.selectedAll = w.slice, w.bytes, w.sums, w.selected, w.selectedAll
 	} else {
-		st.add(&storedSlice{slice: w.slice, bytes: w.bytes, selected: w.selected, selectedAll: w.selectedAll})
+		st.add(&storedSlice{slice: w.slice, bytes: w.bytes, sums: w.sums, selected: w.selected, selectedAll: w.selectedAll})
 	}
 	y.e.stats.sliceResized(old, len(w.slice.Endpoints))
 }

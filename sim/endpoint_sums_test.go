@@ -1,0 +1,40 @@
+package sim
+
+import (
+	"testing"
+	"time"
+)
+
+// TestChangedSumsMatchWalk runs clusters whose rollouts and readiness flips update slices in
+// place, and checks that every update whose endpoint sums commit read from the reconciler's
+// changes (ChangedEndpoints) has the sums a walk of the whole slice gives: sizes in both
+// encodings (kube-proxy reading JSON), ready and fallback counts.
+func TestChangedSumsMatchWalk(t *testing.T) {
+	slow := testConfig(30, 250) // writes in flight while pods change
+	slow.ControlPlane.EndpointSlice.APILatency = Fixed(300 * time.Millisecond)
+	asJSON := testConfig(40, 180)
+	asJSON.APIServer.KubeProxyEncoding = EncodingJSON
+	checked, differ := 0, 0
+	sumsCheck = func(changed, walked endpointSums) {
+		checked++
+		if changed != walked {
+			differ++
+			if differ <= 3 {
+				t.Errorf("sums of an update from its changes %+v, walked %+v", changed, walked)
+			}
+		}
+	}
+	defer func() { sumsCheck = nil }()
+	for _, cfg := range []Config{testConfig(30, 250), withMax(testConfig(20, 57), 7), slow, asJSON} {
+		before := checked
+		if _, err := Run(cfg, nil); err != nil {
+			t.Fatal(err)
+		}
+		if checked == before {
+			t.Errorf("%d nodes, %d pods, at most %d a slice: no update was summed from its changes", cfg.Cluster.Nodes, cfg.Services[0].Replicas, cfg.ControlPlane.MaxEndpointsPerSlice)
+		}
+	}
+	if differ > 0 {
+		t.Errorf("%d of %d updates summed from their changes differ from the walk", differ, checked)
+	}
+}
