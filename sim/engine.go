@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"runtime/metrics"
 	"strings"
@@ -149,7 +148,7 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 		allocatedAtStart: heapAllocated(),
 		cfg:              cfg,
 		obs:              obs,
-		names:            newNameGenerator(rand.NewPCG(cfg.Seed, streamNames)),
+		names:            newNameGenerator(cfg.Seed, streamNames),
 		nodeByName:       make(map[string]*model.Node, cfg.Cluster.Nodes),
 		sliceNames:       nameHashes{},
 		cachesSynced:     true,

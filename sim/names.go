@@ -19,13 +19,52 @@ type nameGenerator struct {
 	// src is rng's source. A UID's hex digit, rng.IntN(16), is the low four bits of the
 	// source's next number (IntN of a power of two masks Uint64): drawn from the source,
 	// the 32 digits of a UID take no call through rng's Source interface each.
-	src *rand.PCG
+	src *namePCG
 	buf []byte // scratch for podNameAndUID
 }
 
-// newNameGenerator returns a generator drawing from rand.New(src), as newStream's streams.
-func newNameGenerator(src *rand.PCG) *nameGenerator {
+// newNameGenerator returns a generator drawing from rand.New(rand.NewPCG(seed1, seed2)), as
+// newStream's streams: the same draws, from namePCG.
+func newNameGenerator(seed1, seed2 uint64) *nameGenerator {
+	src := &namePCG{hi: seed1, lo: seed2}
 	return &nameGenerator{rng: rand.New(src), src: src}
+}
+
+// namePCG is math/rand/v2's PCG source, the same numbers from the same seeds (a 128-bit
+// linear congruential state, each number its DXSM output), written out so that a UID's 32
+// draws step the state in registers (appendUID), not in memory through a call each.
+type namePCG struct{ hi, lo uint64 }
+
+// Uint64 returns the next number, as rand.PCG's Uint64.
+func (p *namePCG) Uint64() uint64 {
+	p.hi, p.lo = pcgStep(p.hi, p.lo)
+	return pcgOutput(p.hi, p.lo)
+}
+
+// pcgStep returns the state after hi, lo: state × multiplier + increment, mod 2^128.
+// upstream: Go's math/rand/v2 pcg.go (PCG.next), from O'Neill's pcg-cpp.
+func pcgStep(hi, lo uint64) (uint64, uint64) {
+	const (
+		mulHi = 2549297995355413924
+		mulLo = 4865540595714422341
+		incHi = 6364136223846793005
+		incLo = 1442695040888963407
+	)
+	h, l := bits.Mul64(lo, mulLo)
+	h += hi*mulLo + lo*mulHi
+	l, c := bits.Add64(l, incLo, 0)
+	h, _ = bits.Add64(h, incHi, c)
+	return h, l
+}
+
+// pcgOutput is the number of state hi, lo: DXSM, "double xorshift multiply" (math/rand/v2
+// PCG.Uint64).
+func pcgOutput(hi, lo uint64) uint64 {
+	const cheapMul = 0xda942042e4dd58b5
+	hi ^= hi >> 32
+	hi *= cheapMul
+	hi ^= hi >> 48
+	return hi * (lo | 1)
 }
 
 // suffix returns n random characters of the upstream alphabet.
@@ -117,7 +156,7 @@ func (g *nameGenerator) appendUID(b []byte) []byte {
 	n := len(b)
 	b = slices.Grow(b, 36)[:n+36]
 	u := (*[36]byte)(b[n:])
-	src := g.src
+	hi, lo := g.src.hi, g.src.lo
 	w := 0
 	for group, digits := range [...]int{8, 4, 4, 4, 12} {
 		if group > 0 {
@@ -125,10 +164,12 @@ func (g *nameGenerator) appendUID(b []byte) []byte {
 			w++
 		}
 		for range digits {
-			u[w] = hex[src.Uint64()&15] // rng.IntN(16)
+			hi, lo = pcgStep(hi, lo)
+			u[w] = hex[pcgOutput(hi, lo)&15] // rng.IntN(16)
 			w++
 		}
 	}
+	g.src.hi, g.src.lo = hi, lo
 	return b
 }
 

@@ -24,7 +24,7 @@ func TestPodNameAndUID(t *testing.T) {
 		{long + "12345678", "", long + "12345678"},
 	} {
 		for _, takenFirst := range []int{0, 1, 3} {
-			ref := newNameGenerator(rand.NewPCG(7, 8))
+			ref := newNameGenerator(7, 8)
 			var names []string
 			for range takenFirst + 1 {
 				prefix := c.owner + "-"
@@ -38,7 +38,7 @@ func TestPodNameAndUID(t *testing.T) {
 			}
 			wantUID := ref.uid()
 
-			g := newNameGenerator(rand.NewPCG(7, 8))
+			g := newNameGenerator(7, 8)
 			calls := 0
 			name, uid := g.podNameAndUID(c.owner, c.hash, func(b []byte) bool {
 				if string(b) != names[calls] {
@@ -61,7 +61,7 @@ func TestPodNameAndUID(t *testing.T) {
 // digits rng.IntN(16) draws, interleaved with other draws of the same stream (a run's names
 // and UIDs depend on it).
 func TestUIDDrawsAsIntN(t *testing.T) {
-	g := newNameGenerator(rand.NewPCG(11, 12))
+	g := newNameGenerator(11, 12)
 	ref := rand.New(rand.NewPCG(11, 12))
 	const hex = "0123456789abcdef"
 	for range 200 {
@@ -89,12 +89,34 @@ func TestUIDDrawsAsIntN(t *testing.T) {
 	}
 }
 
+// TestNamePCGIsRandPCG checks that the name stream's source gives rand.PCG's numbers from
+// the same seeds, and, through rand.Rand, the same draws of every kind a run makes of it.
+func TestNamePCGIsRandPCG(t *testing.T) {
+	for _, seed := range [][2]uint64{{0, 0}, {1, 2}, {42, 5}, {^uint64(0), 1 << 63}} {
+		p, ref := &namePCG{hi: seed[0], lo: seed[1]}, rand.NewPCG(seed[0], seed[1])
+		for i := range 100000 {
+			if a, b := p.Uint64(), ref.Uint64(); a != b {
+				t.Fatalf("seeds %v, number %d: %d, want %d", seed, i, a, b)
+			}
+		}
+		g, r := rand.New(p), rand.New(ref)
+		for i := range 1000 {
+			if a, b := g.IntN(27), r.IntN(27); a != b {
+				t.Fatalf("seeds %v, IntN %d: %d, want %d", seed, i, a, b)
+			}
+			if a, b := g.Float64(), r.Float64(); a != b {
+				t.Fatalf("seeds %v, Float64 %d: %v, want %v", seed, i, a, b)
+			}
+		}
+	}
+}
+
 // TestAlphanumDrawsAsIntN checks that a name character drawn from the stream's source is
 // the one rng.IntN(27) draws, over many draws of several streams, each left where rng's
 // would be.
 func TestAlphanumDrawsAsIntN(t *testing.T) {
 	for seed := range uint64(4) {
-		g := newNameGenerator(rand.NewPCG(seed, 99))
+		g := newNameGenerator(seed, 99)
 		ref := rand.New(rand.NewPCG(seed, 99))
 		for i := range 50000 {
 			if got, want := g.alphanum(), alphanums[ref.IntN(len(alphanums))]; got != want {
