@@ -72,11 +72,17 @@ func (m *FieldsMemo) EndpointSlice(s *EndpointSlice, at Timestamp) ManagedFields
 
 // Endpoints returns an entry of the size of EndpointsManagedFields(e, at), as EndpointSlice.
 func (m *FieldsMemo) Endpoints(e *Endpoints, at Timestamp) ManagedFieldsEntry {
+	return m.EndpointsOf(&e.ObjectMeta, len(e.Subsets) > 0, at)
+}
+
+// EndpointsOf is Endpoints of an object with metadata meta, with subsets or without: the
+// field set depends on the subsets only through whether there are any.
+func (m *FieldsMemo) EndpointsOf(meta *ObjectMeta, hasSubsets bool, at Timestamp) ManagedFieldsEntry {
 	kind := byte('E')
-	if len(e.Subsets) > 0 {
+	if hasSubsets {
 		kind = 'e'
 	}
-	return controllerEntry(endpointsAPIVersion, at, m.lookup(kind, &e.ObjectMeta))
+	return controllerEntry(endpointsAPIVersion, at, m.lookup(kind, meta))
 }
 
 // lookup returns the FieldsV1 of an object of kind with metadata meta.

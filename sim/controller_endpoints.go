@@ -312,13 +312,8 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	om.ResourceVersion = meta.resourceVersion
 	cm.endpoints = d.Addresses + d.NotReadyAddresses
 	cm.ready = d.Addresses
-	// The field set depends on the subsets only through whether there are any.
-	shape := model.Endpoints{ObjectMeta: om}
-	if len(snap.subsets) > 0 {
-		shape.Subsets = oneSubset[:]
-	}
 	// om lives only through this call: the buffer is reused.
-	y.mf[0] = y.fields.Endpoints(&shape, meta.now)
+	y.mf[0] = y.fields.EndpointsOf(&om, len(snap.subsets) > 0, meta.now)
 	om.ManagedFields = y.mf[:]
 	// The request body is the object without managedFields.
 	cm.objectBytes[model.Protobuf], cm.requestBytes = model.EndpointsProtobufSizesFrom(&om, snap.subsets)
@@ -338,9 +333,6 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	w.addresses = cm.endpoints
 	return cm
 }
-
-// oneSubset stands for a non-empty subset list where only its being non-empty matters.
-var oneSubset [1]model.EndpointSubset
 
 func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 	i := s.idx
