@@ -1518,7 +1518,7 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, a al
 // dropped endpoints, then the update's endpoints by position, moved, changed or added.
 // Most of an update is runs of copies, which cost nothing before the first drop, and a
 // move of their index entry after it. (Pairing every endpoint after the first change by
-// its identity was 5% of many-services' instructions.)
+// its identity cost many-services 4.7% more instructions.)
 func (s *ServiceSlices) updateStoredByEdits(ss *storedSlice, slice *EndpointSlice, e sliceEdits, touched []endpointHash) []endpointHash {
 	f := ss.fam
 	oldEps := ss.s.Endpoints
