@@ -58,6 +58,9 @@ func TestIncrementalMatchesFull(t *testing.T) {
 	if twinRestored == 0 {
 		t.Error("no settled reconciler was made again: Settled and PodOf went untested")
 	}
+	if twinEditsNoted == 0 {
+		t.Error("no update was noted with its edits: updateStoredByEdits went untested")
+	}
 	t.Logf("%d settled reconcilers made again", twinRestored)
 }
 
@@ -376,6 +379,10 @@ var twinSpareReuses int
 // twinCachedSizes counts stored endpoints whose protobuf size was cached.
 var twinCachedSizes int
 
+// twinEditsNoted counts the updates the twin runs' syncs noted with their edits (see
+// editsProblem), which Applied re-indexes by.
+var twinEditsNoted int
+
 // checkPodList checks that s keeps exactly the pods of want, each once, at the position
 // its entry records.
 func checkPodList(t *testing.T, s *ServiceSlices, want map[string]*Pod, seed uint64, sync int) {
@@ -671,6 +678,7 @@ func copiedPrefixProblem(s *ServiceSlices, res SyncResult) string {
 				return fmt.Sprintf("update of %s: noted without hints, it has some", sl.Name)
 			}
 			if f := s.noted(old, sl); f != nil && f.edits.n > 0 {
+				twinEditsNoted++
 				if msg := editsProblem(old, sl, f.edits); msg != "" {
 					return fmt.Sprintf("update of %s, noted with edits %v: %s", sl.Name, f.edits.at[:f.edits.n], msg)
 				}
