@@ -64,7 +64,7 @@ func TestUpdateKeepsShiftedEndpoints(t *testing.T) {
 	}
 	update := res.Plans[0].ToUpdate[0]
 	old := inc.stored.at(update.Name)
-	a := inc.alignUpdate(old, update)
+	a := inc.alignUpdate(old, update, inc.noted(old.s, update))
 	pairs, prefix := a.pairs, a.kept
 	if prefix != 10 {
 		// The first endpoint removed was the 11th: the ten before it are the old ones.
@@ -145,7 +145,7 @@ func TestUpdatePrefixStopsAtAChange(t *testing.T) {
 		t.Fatalf("want one update, have %s", planString(res))
 	}
 	update := res.Plans[0].ToUpdate[0]
-	a := s.alignUpdate(s.stored.at(update.Name), update)
+	a := s.alignUpdate(s.stored.at(update.Name), update, s.noted(s.stored.at(update.Name).s, update))
 	pairs, prefix := a.pairs, a.kept
 	if prefix != 3 {
 		t.Fatalf("a prefix of %d kept endpoints, want 3 (the fourth changed)", prefix)

@@ -1361,10 +1361,10 @@ func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSl
 	// An update usually keeps most endpoints, unchanged, in their order: their clean/dirty
 	// state cannot change, so only the others are marked and checked again.
 	if old != nil && verb != "delete" && s.updatesInPlace(old, slice) {
-		if f := s.noted(old, slice); f != nil && f.edits.n > 0 && old.hashes == nil {
+		if f := s.noted(old.s, slice); f != nil && f.edits.n > 0 && old.hashes == nil {
 			touched = s.updateStoredByEdits(old, slice, f.edits, touched)
 		} else {
-			touched = s.updateStored(old, slice, s.alignUpdate(old, slice), touched)
+			touched = s.updateStored(old, slice, s.alignUpdate(old, slice, f), touched)
 		}
 		if s.dupHashes == 0 {
 			for _, h := range touched {
@@ -1630,15 +1630,16 @@ const alignLookahead = 8
 // returns the length of that prefix, kept, and pairs (and marks in oldPaired) only the
 // endpoints after it: pairs[j] and oldPaired[j] for j < kept are not set. The walk also
 // finds whether every endpoint carries its identity. The part of the prefix the Sync noted
-// as copied (noteCopied) is taken as it is; the walk compares from there: in many-services,
-// comparing every endpoint of slices of 100 was 3.5% of the run's instructions.
-func (s *ServiceSlices) alignUpdate(old *storedSlice, slice *EndpointSlice) alignment {
+// as copied (noteCopied; noted is slice's fresh item, or nil) is taken as it is; the walk
+// compares from there: in many-services, comparing every endpoint of slices of 100 was 3.5%
+// of the run's instructions.
+func (s *ServiceSlices) alignUpdate(old *storedSlice, slice *EndpointSlice, noted *freshItem) alignment {
 	b := s.opts.Buffers
 	pairs := slices.Grow(b.pairs[:0], len(slice.Endpoints))[:len(slice.Endpoints)]
 	oldN := len(old.s.Endpoints)
 	oldPaired := slices.Grow(b.oldPaired[:0], oldN)[:oldN]
 	b.pairs, b.oldPaired = pairs, oldPaired
-	kept, hintless := s.copiedPrefix(old, slice)
+	kept, hintless := copiedPrefix(noted, old, slice)
 	carried := true
 	if kept > 0 && old.hashes != nil {
 		carried = carryIdentities(slice.Endpoints[:kept])
@@ -2512,11 +2513,10 @@ func (s *ServiceSlices) takeFreshObject(o *EndpointSlice) bool {
 // noteCopied records that o, the object sliceObject returned last, is an update of the
 // stored slice from whose first n endpoints it holds as they are in from, in their places,
 // and will hold when written (and, with edits, the rest as they say); and that none of its
-// endpoints carries a hint. Only a Sync in
-// mode C notes it, whose hint pass leaves those endpoints alone and every endpoint written
-// without a hint: it strips the plan's slices when a stored slice has some, flagged, and
-// no endpoint of the plan can have one otherwise. (Topology hints and modes B set hints on
-// endpoints of the slices written.)
+// endpoints carries a hint. Only a Sync in mode C notes it, whose hint pass leaves those
+// endpoints alone and every endpoint written without a hint: it strips the plan's slices
+// when a stored slice has some, flagged, and no endpoint of the plan can have one
+// otherwise. (Topology hints and modes B set hints on endpoints of the slices written.)
 func (s *ServiceSlices) noteCopied(o, from *EndpointSlice, n int, edits sliceEdits) {
 	if s.mode != hintsStrip {
 		return
@@ -2528,9 +2528,9 @@ func (s *ServiceSlices) noteCopied(o, from *EndpointSlice, n int, edits sliceEdi
 
 // copiedPrefix returns how many of slice's first endpoints the Sync that made it copied
 // from old's stored slice in their places, and whether it noted slice (noteCopied), so that
-// none of its endpoints carries a hint.
-func (s *ServiceSlices) copiedPrefix(old *storedSlice, slice *EndpointSlice) (n int, noted bool) {
-	if f := s.noted(old, slice); f != nil {
+// none of its endpoints carries a hint; f is slice's fresh item as noted returns it.
+func copiedPrefix(f *freshItem, old *storedSlice, slice *EndpointSlice) (n int, noted bool) {
+	if f != nil {
 		return min(int(f.copied), len(slice.Endpoints), len(old.s.Endpoints)), true
 	}
 	return 0, false
@@ -2549,14 +2549,8 @@ type EndpointChange struct{ Was, Now *Endpoint }
 // keeping sums over a stored slice's endpoints (sizes, counts) can update them from the
 // changes alone.
 func (s *ServiceSlices) ChangedEndpoints(slice, stored *EndpointSlice, buf []EndpointChange) ([]EndpointChange, bool) {
-	var item *freshItem
-	for i := range s.fresh {
-		if f := &s.fresh[i]; f.object == slice {
-			item = f
-			break
-		}
-	}
-	if item == nil || item.from != stored || stored == nil || item.edits.n == 0 {
+	item := s.noted(stored, slice)
+	if item == nil || item.edits.n == 0 {
 		return buf, false
 	}
 	was, now := stored.Endpoints, slice.Endpoints
@@ -2576,12 +2570,15 @@ func (s *ServiceSlices) ChangedEndpoints(slice, stored *EndpointSlice, buf []End
 	return buf, true
 }
 
-// noted returns the fresh item of slice if the Sync noted it as an update of old's stored
-// slice (noteCopied), or nil.
-func (s *ServiceSlices) noted(old *storedSlice, slice *EndpointSlice) *freshItem {
+// noted returns the fresh item of slice if the Sync noted it as an update of stored slice
+// from (noteCopied), or nil.
+func (s *ServiceSlices) noted(from, slice *EndpointSlice) *freshItem {
+	if from == nil {
+		return nil
+	}
 	for i := range s.fresh {
 		if f := &s.fresh[i]; f.object == slice {
-			if f.from != old.s {
+			if f.from != from {
 				return nil
 			}
 			return f

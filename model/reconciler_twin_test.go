@@ -668,7 +668,7 @@ func copiedPrefixProblem(s *ServiceSlices, res SyncResult) string {
 			if old == nil {
 				continue
 			}
-			n, hintless := s.copiedPrefix(old, sl)
+			n, hintless := copiedPrefix(s.noted(old.s, sl), old, sl)
 			for i := range n {
 				if o, e := &old.s.Endpoints[i], &sl.Endpoints[i]; old.hash(i) != hashEndpoint(e) || !reflect.DeepEqual(*o, *e) {
 					return fmt.Sprintf("update of %s: endpoint %d of the %d noted as copied is %+v, stored %+v", sl.Name, i, n, *e, *o)
@@ -677,7 +677,7 @@ func copiedPrefixProblem(s *ServiceSlices, res SyncResult) string {
 			if hintless && sliceHasHints(sl) {
 				return fmt.Sprintf("update of %s: noted without hints, it has some", sl.Name)
 			}
-			if f := s.noted(old, sl); f != nil && f.edits.n > 0 {
+			if f := s.noted(old.s, sl); f != nil && f.edits.n > 0 {
 				twinEditsNoted++
 				if msg := editsProblem(old, sl, f.edits); msg != "" {
 					return fmt.Sprintf("update of %s, noted with edits %v: %s", sl.Name, f.edits.at[:f.edits.n], msg)
