@@ -264,12 +264,12 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	if w.verb != "delete" && a.limit > 0 && cm.objectBytes[model.Protobuf] > a.limit {
 		// etcd refuses requests over --max-request-bytes; the controller gets an error.
 		rec.Outcome = "failed"
-		e.stats.write(rec, cm, s.idx)
+		e.stats.write(&rec, &cm, s.idx)
 		return writeFailed
 	}
 	if cm.noop {
 		rec.Outcome = "noop"
-		e.stats.write(rec, cm, s.idx)
+		e.stats.write(&rec, &cm, s.idx)
 		return writeNoop
 	}
 	var fanout, perNode, events int64
@@ -288,7 +288,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		if g.includeHeadless {
 			sel, was = cm.selectedAll, cm.wasSelectedAll
 		}
-		typ, bytes, ok := eventFor(w.verb, sel, was, cm)
+		typ, bytes, ok := eventFor(w.verb, sel, was, &cm)
 		if !ok {
 			continue
 		}
@@ -327,7 +327,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	} else {
 		a.net.record(c.mode)
 	}
-	e.stats.apiserverCPU(c.mode, a.watchCPU(cm, encoded, perWatcher, events, fanout, d, a.listBytes[mi]))
+	e.stats.apiserverCPU(c.mode, a.watchCPU(&cm, encoded, perWatcher, events, fanout, d, a.listBytes[mi]))
 	if kubeProxyEvent > 0 {
 		deleted := kubeProxyType == model.EventDeleted
 		// A relisting watcher decodes its LIST too (a replayed event is decoded once).
@@ -336,7 +336,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted, delivered: d.done,
 		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, objectEndpoints{ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints)})
 	}
-	e.stats.committed(rec, cm, s.idx, fanout, perNode, events, d)
+	e.stats.committed(&rec, &cm, s.idx, fanout, perNode, events, d)
 	return writeCommitted
 }
 
@@ -344,7 +344,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 // matches the new and the old object. upstream: apiserver storage/cacher/cache_watcher.go
 // convertToWatchEvent (selector transitions become ADDED/DELETED; DELETED carries the last
 // stored object).
-func eventFor(verb string, sel, was bool, cm committed) (model.EventType, model.ByEncoding, bool) {
+func eventFor(verb string, sel, was bool, cm *committed) (model.EventType, model.ByEncoding, bool) {
 	switch verb {
 	case "create":
 		return model.EventAdded, cm.objectBytes, sel
@@ -368,7 +368,7 @@ func eventFor(verb string, sel, was bool, cm committed) (model.EventType, model.
 // cache does not share (perWatcher bytes: an update's DELETED; replayed events), then per
 // watcher and event a fixed cost and TLS over its bytes, and for relisting watchers a LIST
 // serialized per request and sent.
-func (a *apiServer) watchCPU(cm committed, encoded [2]bool, perWatcher [2]int64, events, fanout int64, d delivery, listBytes int64) Time {
+func (a *apiServer) watchCPU(cm *committed, encoded [2]bool, perWatcher [2]int64, events, fanout int64, d delivery, listBytes int64) Time {
 	costs := a.e.cfg.APIServer.Costs
 	perByte := [2]float64{costs.EncodeProtobufNanosPerByte, costs.EncodeJSONNanosPerByte}
 	var ns float64

@@ -333,7 +333,7 @@ func TestWatchCPU(t *testing.T) {
 		{"a replay", [2]bool{true, false}, [2]int64{}, 10, delivery{replayedBytes: 30_000}, 0, 2000 + 10_000 + 5100 + 60_000},
 	}
 	for _, tt := range tests {
-		if got := a.watchCPU(cm, tt.encoded, tt.perWatcher, tt.events, tt.events*1020, tt.d, tt.list); got != tt.want {
+		if got := a.watchCPU(&cm, tt.encoded, tt.perWatcher, tt.events, tt.events*1020, tt.d, tt.list); got != tt.want {
 			t.Errorf("%s: %d ns, want %d", tt.name, got, tt.want)
 		}
 	}

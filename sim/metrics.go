@@ -232,7 +232,7 @@ func (c *collector) sync(m Mode)  { c.mode(m).Syncs++ }
 func (c *collector) stale(m Mode) { c.mode(m).StaleSyncs++ }
 
 // write records a write that produced no event (failed or no-op).
-func (c *collector) write(rec WriteRecord, cm committed, svc int) {
+func (c *collector) write(rec *WriteRecord, cm *committed, svc int) {
 	rec.Phase = c.phases[c.e.phase].Name
 	c.lastWrite = max(c.lastWrite, rec.At)
 	r := c.mode(rec.Mode)
@@ -250,7 +250,7 @@ func (c *collector) write(rec WriteRecord, cm committed, svc int) {
 		r.TruncatedObjects++
 		r.HiddenAddresses = max(r.HiddenAddresses, cm.hidden)
 	}
-	c.logWrite(&rec)
+	c.logWrite(rec)
 }
 
 // logWrite adds rec to the write log: to the Observer's, if it takes it (WriteLogger), or
@@ -270,7 +270,7 @@ func (c *collector) logWrite(rec *WriteRecord) {
 }
 
 // committed records a write that the API server stored and fanned out.
-func (c *collector) committed(rec WriteRecord, cm committed, svc int, fanout, perNode, events int64, d delivery) {
+func (c *collector) committed(rec *WriteRecord, cm *committed, svc int, fanout, perNode, events int64, d delivery) {
 	latency := rec.Latency
 	rec.Phase = c.phases[c.e.phase].Name
 	c.lastWrite = max(c.lastWrite, rec.At)
@@ -319,7 +319,7 @@ func (c *collector) committed(rec WriteRecord, cm committed, svc int, fanout, pe
 	if events > 0 {
 		bm.maxLatency = max(bm.maxLatency, latency)
 	}
-	c.logWrite(&rec)
+	c.logWrite(rec)
 }
 
 // egress records bytes leaving the API servers between start and end — fan-out of watch

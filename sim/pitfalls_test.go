@@ -78,17 +78,17 @@ func TestPitfall12HeadlessServicesAreNotFannedOutToKubeProxies(t *testing.T) {
 // slice costs its previous size per watcher.
 func TestDeleteEventsCarryTheLastObject(t *testing.T) {
 	cm := committed{objectBytes: model.ByEncoding{5000, 9000}, oldBytes: model.ByEncoding{5000, 9000}}
-	typ, bytes, ok := eventFor("delete", false, true, cm)
+	typ, bytes, ok := eventFor("delete", false, true, &cm)
 	if !ok || typ != model.EventDeleted || bytes[model.Protobuf] != 5000 {
 		t.Fatalf("delete: %v %v %v, want DELETED with the 5000 B object", typ, bytes, ok)
 	}
 	// A label change that drops the object out of the selector is a DELETED of the old one.
 	cm = committed{objectBytes: model.ByEncoding{100, 200}, oldBytes: model.ByEncoding{5000, 9000}}
-	typ, bytes, ok = eventFor("update", false, true, cm)
+	typ, bytes, ok = eventFor("update", false, true, &cm)
 	if !ok || typ != model.EventDeleted || bytes[model.Protobuf] != 5000 {
 		t.Fatalf("update out of the selector: %v %v %v, want DELETED with the old object", typ, bytes, ok)
 	}
-	if _, _, ok := eventFor("update", false, false, cm); ok {
+	if _, _, ok := eventFor("update", false, false, &cm); ok {
 		t.Fatal("an update the watcher never selected reached it")
 	}
 }
