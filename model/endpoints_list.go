@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -15,6 +16,45 @@ type addrList struct {
 	chunks []*addrChunk
 	n      int
 	bytes  ByEncoding
+	// unchanged is the place of the first insert or removal since mark: the entries before
+	// it are the ones mark saw, in order (see markUnchanged).
+	unchanged addrPlace
+}
+
+// addrPlace is an entry's place in a list: its chunk and its index there.
+type addrPlace struct{ chunk, item int32 }
+
+// before reports whether place p comes before q.
+func (p addrPlace) before(q addrPlace) bool {
+	return p.chunk < q.chunk || p.chunk == q.chunk && p.item < q.item
+}
+
+// addrPlaceEnd is past every entry of a list: nothing changed since mark.
+var addrPlaceEnd = addrPlace{chunk: math.MaxInt32}
+
+// markUnchanged records that the list's entries are, until the next insert or removal, the
+// ones a truncated object kept: its later syncs compare only the entries after the first
+// change (unchangedPrefix) with what the object kept, where they compared all of them.
+func (l *addrList) markUnchanged() { l.unchanged = addrPlaceEnd }
+
+// changedAt records an insert or a removal at place p.
+func (l *addrList) changedAt(chunk, item int) {
+	if p := (addrPlace{int32(chunk), int32(item)}); p.before(l.unchanged) {
+		l.unchanged = p
+	}
+}
+
+// unchangedPrefix is the number of leading entries that no insert or removal has touched
+// since markUnchanged (the list's length when none has).
+func (l *addrList) unchangedPrefix() int {
+	n := 0
+	for ci, c := range l.chunks {
+		if ci == int(l.unchanged.chunk) {
+			return n + min(int(l.unchanged.item), len(c.items))
+		}
+		n += len(c.items)
+	}
+	return n
 }
 
 type addrChunk struct {
@@ -121,11 +161,13 @@ func (l *addrList) insert(ps *endpointsPodState, buf *EndpointsBuffers) {
 		}
 		c.items, c.keys, c.bytes = append(c.items, ps), append(c.keys, k), ps.bytes.full()
 		l.chunks = append(l.chunks, c)
+		l.changedAt(0, 0)
 		return
 	}
 	ci := l.chunkFor(k, ps)
 	c := l.chunks[ci]
 	i := c.search(k, ps)
+	l.changedAt(ci, i)
 	c.makeRoom()
 	c.items = slices.Insert(c.items, i, ps)
 	c.keys = slices.Insert(c.keys, i, k)
@@ -143,6 +185,11 @@ func (l *addrList) insert(ps *endpointsPodState, buf *EndpointsBuffers) {
 	}
 	endpointsBytesSub(&c.bytes, next.bytes)
 	l.chunks = slices.Insert(l.chunks, ci+1, next)
+	// The entries from the split on moved to the next chunk, in order. (The change was in
+	// chunk ci, so none after it is marked.)
+	if u := l.unchanged; u.chunk == int32(ci) && int(u.item) > half {
+		l.unchanged = addrPlace{int32(ci + 1), u.item - int32(half)}
+	}
 }
 
 // makeRoom grows c's arrays, when either is full, by a quarter of its length and at least
@@ -176,6 +223,7 @@ func (l *addrList) remove(ps *endpointsPodState, buf *EndpointsBuffers) {
 	if i == len(c.items) || c.items[i] != ps {
 		panic("model: ServiceEndpoints address list lost a pod's address")
 	}
+	l.changedAt(ci, i)
 	c.items = slices.Delete(c.items, i, i+1)
 	c.keys = slices.Delete(c.keys, i, i+1)
 	endpointsBytesSub(&c.bytes, ps.bytes.full())
@@ -187,43 +235,56 @@ func (l *addrList) remove(ps *endpointsPodState, buf *EndpointsBuffers) {
 	}
 }
 
-// appendFirst appends the first k entries in order (all of them when k < 0) to dst: a
-// truncated object's kept addresses, read at each of its syncs.
-func (l *addrList) appendFirst(dst []*endpointsPodState, k int) []*endpointsPodState {
+// keepFirst returns kept made the first k entries (all of them when k < 0), a truncated
+// object's kept addresses, and marks the list unchanged (markUnchanged). When kept is what
+// the list's last mark kept (fromMark), the entries no change has touched since are already
+// there and only those after them are copied: a truncated Service is re-PUT at each of its
+// syncs, and copying its kept addresses each time read all of them.
+func (l *addrList) keepFirst(kept []*endpointsPodState, fromMark bool, k int) []*endpointsPodState {
 	if k < 0 || k > l.n {
 		k = l.n
 	}
+	same := 0
+	if fromMark {
+		same = min(l.unchangedPrefix(), len(kept), k)
+	}
+	kept = kept[:same]
+	at := 0 // the position of the chunk's first entry
 	for _, c := range l.chunks {
-		if k == 0 {
+		if at >= k {
 			break
 		}
-		n := min(k, len(c.items))
-		dst = append(dst, c.items[:n]...)
-		k -= n
+		if lo, hi := max(same-at, 0), min(len(c.items), k-at); lo < hi {
+			kept = append(kept, c.items[lo:hi]...)
+		}
+		at += len(c.items)
 	}
-	return dst
+	l.markUnchanged()
+	return kept
 }
 
 // firstSameAs reports whether the first k entries (all of them when k < 0) have the addresses
-// of kept (sameAddress), in order, and are as many.
-func (l *addrList) firstSameAs(k int, kept []*endpointsPodState) bool {
+// of kept (sameAddress), in order, and are as many. The first known entries are taken as
+// kept's without a look (an unchanged prefix, see keepFirst).
+func (l *addrList) firstSameAs(k int, kept []*endpointsPodState, known int) bool {
 	if k < 0 || k > l.n {
 		k = l.n
 	}
 	if k != len(kept) {
 		return false
 	}
+	at := 0 // the position of the chunk's first entry
 	for _, c := range l.chunks {
-		if len(kept) == 0 {
+		if at >= k {
 			break
 		}
-		items := c.items[:min(len(kept), len(c.items))]
-		for i, ps := range items {
-			if !sameAddress(ps, kept[i]) {
+		lo, hi := max(known-at, 0), min(len(c.items), k-at)
+		for i := lo; i < hi; i++ {
+			if !sameAddress(c.items[i], kept[at+i]) {
 				return false
 			}
 		}
-		kept = kept[len(items):]
+		at += len(c.items)
 	}
 	return true
 }

@@ -235,3 +235,106 @@ func TestAddrListReusesEmptiedChunks(t *testing.T) {
 		t.Errorf("a chunk of capacity %d went to the spares", spareChunkMaxCap+1)
 	}
 }
+
+// TestAddrListUnchangedPrefix drives a list with random inserts and removals (splitting and
+// emptying chunks) and marks it now and then as keepFirst does: after each step the entries
+// before unchangedPrefix must be those the mark saw, keepFirst must keep the first k whatever
+// it reuses, and firstSameAs must answer the same whether it skips the prefix or not.
+func TestAddrListUnchangedPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var l addrList
+	var live []*endpointsPodState
+	for i := range 300 {
+		ps := testAddrState(fmt.Sprintf("10.%d.%d.%d", rng.IntN(4), rng.IntN(256), rng.IntN(256)), fmt.Sprint(i))
+		l.insert(ps, nil)
+		live = append(live, ps)
+	}
+	var kept, marked []*endpointsPodState // kept by the last keepFirst; the whole list then
+	fromMark, untouched := false, 0
+	for step := range 20000 {
+		switch r := rng.IntN(100); {
+		case r < 3:
+			k := rng.IntN(l.len()+2) - 1
+			kept = l.keepFirst(kept, fromMark, k)
+			if want := materialiseCount(&l, k); !slices.Equal(kept, want) {
+				t.Fatalf("step %d: keepFirst(%v, %d) kept %d entries, not the list's first %d", step, fromMark, k, len(kept), len(want))
+			}
+			marked, fromMark = materialiseCount(&l, -1), true
+			if p := l.unchangedPrefix(); p != l.len() {
+				t.Fatalf("step %d: unchanged prefix %d right after the mark, want %d", step, p, l.len())
+			}
+		case r < 6:
+			fromMark = false // kept is another list's
+			kept = slices.Clone(kept)
+		case r < 52 && len(live) > 0:
+			i := rng.IntN(len(live))
+			l.remove(live[i], nil)
+			live = slices.Delete(live, i, i+1)
+		default:
+			// Low addresses now and then, so that a change lands before most of the list.
+			ps := testAddrState(fmt.Sprintf("10.%d.%d.%d", rng.IntN(4), rng.IntN(256), rng.IntN(256)), fmt.Sprint(300+step))
+			l.insert(ps, nil)
+			live = append(live, ps)
+		}
+		if marked == nil {
+			continue
+		}
+		all := materialiseCount(&l, -1)
+		p := l.unchangedPrefix()
+		if p > len(all) || p > len(marked) || !slices.Equal(all[:p], marked[:p]) {
+			t.Fatalf("step %d: the unchanged prefix of %d is not what the mark saw", step, p)
+		}
+		if p > 0 {
+			untouched++
+		}
+		k := len(kept)
+		if rng.IntN(4) == 0 {
+			k = rng.IntN(l.len() + 1)
+		}
+		if got, want := l.firstSameAs(k, kept, min(p, k)), slices.Equal(materialiseCount(&l, k), kept); fromMark && got != want {
+			t.Fatalf("step %d: firstSameAs(%d) skipping %d = %v, want %v", step, k, min(p, k), got, want)
+		}
+		if got, want := l.firstSameAs(k, kept, 0), slices.Equal(materialiseCount(&l, k), kept); got != want {
+			t.Fatalf("step %d: firstSameAs(%d) = %v, want %v", step, k, got, want)
+		}
+	}
+	if untouched < 1000 {
+		t.Fatalf("only %d steps had an unchanged prefix: the test does not exercise it", untouched)
+	}
+}
+
+// TestAddrListUnchangedPrefixAcrossSplit checks that the prefix is exact where a change splits
+// its chunk: the entries that move to the new chunk keep their positions, so the prefix stays
+// the position of the change rather than the split's.
+func TestAddrListUnchangedPrefixAcrossSplit(t *testing.T) {
+	var l addrList
+	for i := range addrChunkMax {
+		l.insert(testAddrState(fmt.Sprintf("10.1.%d.%d", i/100, 100+i%100), fmt.Sprint(i)), nil)
+	}
+	if len(l.chunks) != 1 {
+		t.Fatalf("%d chunks, want one full chunk", len(l.chunks))
+	}
+	l.markUnchanged()
+	steps := []struct {
+		ps     *endpointsPodState
+		insert bool
+	}{
+		{testAddrState("10.1.9.100", "last"), true}, // the end of the full chunk: it splits
+		{materialiseCount(&l, -1)[100], false},
+		{testAddrState("10.1.0.100", "early"), true}, // before all but the first
+	}
+	for i, s := range steps {
+		if s.insert {
+			l.insert(s.ps, nil)
+		} else {
+			l.remove(s.ps, nil)
+		}
+		want := slices.Index(materialiseCount(&l, -1), s.ps)
+		if !s.insert {
+			want = 100
+		}
+		if got := l.unchangedPrefix(); got != want {
+			t.Fatalf("step %d: unchanged prefix %d, want %d (%d chunks)", i, got, want, len(l.chunks))
+		}
+	}
+}

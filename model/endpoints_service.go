@@ -287,6 +287,9 @@ type endpointsSubsetLayout struct {
 type endpointsKeptSubset struct {
 	portIDs         []int
 	ready, notReady []*endpointsPodState
+	// list is the port whose lists the addresses were kept from, each marked then
+	// (addrList.keepFirst): while the subset is stored, their unchanged prefixes are kept's.
+	list *endpointsPortState
 }
 
 // endpointsEntry records one (port, address) of the current desired state (cur) and of the
@@ -978,7 +981,7 @@ func (s *ServiceEndpoints) Applied() {
 		s.storedOverCapacity = s.last.truncated
 		s.storedCount = s.last.addresses + s.last.notReady
 		s.storedTrigger = s.lastTrigger
-		if kept := s.keptSubsets(s.storedTruncated()[:0]); kept != nil || s.rare != nil {
+		if kept := s.keptSubsets(s.storedTruncated()); kept != nil || s.rare != nil {
 			s.rareFields().storedTruncated = kept
 		}
 		s.commitTouched()
@@ -1016,12 +1019,14 @@ func (s *ServiceEndpoints) Applied() {
 	}
 }
 
-// keptSubsets appends the subsets of the last Sync's object when it was truncated (and returns
-// nil when it was not): the ports and the kept addresses' pod states, in the object's order.
-func (s *ServiceEndpoints) keptSubsets(out []endpointsKeptSubset) []endpointsKeptSubset {
+// keptSubsets returns the subsets of the last Sync's object when it was truncated (nil when
+// it was not): the ports and the kept addresses' pod states, in the object's order. They are
+// made in the array of stored, the subsets stored before.
+func (s *ServiceEndpoints) keptSubsets(stored []endpointsKeptSubset) []endpointsKeptSubset {
 	if !s.last.truncated {
 		return nil
 	}
+	out := stored[:0]
 	s.orderLayout()
 	for i, l := range s.layout {
 		readyK, notReadyK := -1, l.keep
@@ -1034,9 +1039,13 @@ func (s *ServiceEndpoints) keptSubsets(out []endpointsKeptSubset) []endpointsKep
 		if i < cap(out) {
 			k = out[:i+1][i]
 		}
+		// Only a stored subset's lists were marked for it (the array past len(stored) holds
+		// older subsets).
+		fromMark := i < len(stored) && k.list == l.list
 		k.portIDs = slices.Clone(l.portIDs)
-		k.ready = l.list.ready.appendFirst(k.ready[:0], readyK)
-		k.notReady = l.list.notReady.appendFirst(k.notReady[:0], notReadyK)
+		k.ready = l.list.ready.keepFirst(k.ready, fromMark, readyK)
+		k.notReady = l.list.notReady.keepFirst(k.notReady, fromMark, notReadyK)
+		k.list = l.list
 		out = append(out, k)
 	}
 	return out
@@ -1065,7 +1074,12 @@ func (s *ServiceEndpoints) TruncatedUnchanged() bool {
 		if s.truncateReady {
 			readyK, notReadyK = l.keep, 0
 		}
-		if !l.list.ready.firstSameAs(readyK, st.ready) || !l.list.notReady.firstSameAs(notReadyK, st.notReady) {
+		var knownReady, knownNotReady int
+		if st.list == l.list {
+			knownReady, knownNotReady = l.list.ready.unchangedPrefix(), l.list.notReady.unchangedPrefix()
+		}
+		if !l.list.ready.firstSameAs(readyK, st.ready, knownReady) ||
+			!l.list.notReady.firstSameAs(notReadyK, st.notReady, knownNotReady) {
 			return false
 		}
 	}
