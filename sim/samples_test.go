@@ -96,6 +96,41 @@ func TestBigSamplesHoldEveryValue(t *testing.T) {
 	}
 }
 
+// TestUvarintIsBinaryUvarint checks uvarint against binary.Uvarint at every offset of random
+// bytes (continuation bits dense or sparse, so that varints of 1 to more than 10 bytes, and
+// overflowing ones, start there) and of every varint length written.
+func TestUvarintIsBinaryUvarint(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	var b []byte
+	for range 4000 {
+		c := byte(r.IntN(256))
+		if r.IntN(4) == 0 {
+			c &^= 0x80
+		} else if r.IntN(3) == 0 {
+			c |= 0x80
+		}
+		b = append(b, c)
+	}
+	for shift := range 64 {
+		b = binary.AppendUvarint(b, 1<<shift|r.Uint64N(1<<shift))
+	}
+	b = binary.AppendUvarint(b, math.MaxUint64)
+	fast := 0
+	for i := range b {
+		k, n := uvarint(b[i:])
+		wantK, wantN := binary.Uvarint(b[i:])
+		if k != wantK || n != wantN {
+			t.Fatalf("offset %d (% x): uvarint %d, %d; binary.Uvarint %d, %d", i, b[i:min(i+11, len(b))], k, n, wantK, wantN)
+		}
+		if len(b)-i >= 8 && wantN > 0 && wantN <= 8 {
+			fast++
+		}
+	}
+	if fast < 3000 {
+		t.Fatalf("only %d offsets took the one-load path", fast)
+	}
+}
+
 // TestLatencyLogPhases checks that a log's phase part holds the samples added since the
 // phase changed, and nothing for another phase.
 func TestLatencyLogPhases(t *testing.T) {
