@@ -230,8 +230,8 @@ func (f *fifo[T]) push(v T) {
 
 // drop removes the first i elements.
 func (f *fifo[T]) drop(i int) {
-	// What the dropped elements refer to may go. (One, the event queue's usual drop, is
-	// zeroed by assignment, which costs less than clear's call.)
+	// What the dropped elements refer to may go. (One, a workqueue's usual drop, is zeroed
+	// by assignment, which costs less than clear's call.)
 	if i == 1 {
 		var zero T
 		f.buf[f.head] = zero
@@ -241,8 +241,8 @@ func (f *fifo[T]) drop(i int) {
 	f.head += i
 	switch {
 	case f.head == len(f.buf) && cap(f.buf) <= fifoShrinkMin:
-		// Emptied (the event queue's FIFO of the current instant is, at nearly every step
-		// of time): its array is reused from the start, every element cleared already.
+		// Emptied (a workqueue's ready keys are, whenever its workers keep up): its array
+		// is reused from the start, every element cleared already.
 		f.buf, f.head = f.buf[:0], 0
 	case f.head*2 >= len(f.buf) && (f.head >= fifoMoveMin || f.head == len(f.buf)):
 		f.compact()
@@ -250,9 +250,9 @@ func (f *fifo[T]) drop(i int) {
 }
 
 // fifoMoveMin is the fewest dropped elements a drop moves the rest down for (but for an
-// emptied array): the event queue's FIFO of the current instant holds one to a few events,
-// and moving one of two down after the first's drop was 0.8% of a run's instructions (1,000
-// Services of 10 pods).
+// emptied array): a queue of one to a few elements (as the event queue's events of the
+// current instant were) would move one of two down after the first's drop, which was 0.8%
+// of a run's instructions (1,000 Services of 10 pods).
 const fifoMoveMin = 16
 
 // compact moves the elements to the array's front, into an array a quarter the size when

@@ -1,5 +1,7 @@
 package sim
 
+import "math/bits"
+
 // event is something that happens at one instant of virtual time. Each kind is a small typed
 // struct; apply is its effect on the engine. Events never hold closures.
 type event interface {
@@ -45,114 +47,95 @@ type queued struct {
 	ev  event
 }
 
-// eventQueue is a min-heap ordered by (at, seq), so that runs are deterministic: (at, seq)
-// is unique per event, so the order events come out in does not depend on the heap's shape.
-// It is a typed 4-ary heap rather than container/heap, which boxes every item it moves in and
-// out as an interface value (two allocations per event) and is twice as deep.
+// eventQueue is a radix heap of the events by (at, seq), so that runs are deterministic:
+// (at, seq) is unique per event, and pop always returns the least. It relies on what a
+// discrete-event loop guarantees: nothing is scheduled before the last pop's time (cur), so
+// the least key never decreases. Bucket b holds the events whose time first differs from
+// cur at bit b-1 (bucket 0: at cur itself). When bucket 0 runs out, the least non-empty
+// bucket's earliest time becomes cur and its events move down to the buckets their time
+// gives now. An event moves about once (0.95 times on average in many-services, whose queue
+// holds up to 20,000 events; 1.9 in 5000-nodes), each a constant step, where a 4-ary heap
+// compared and moved it at each of its 7 levels on the way in and again on the way out.
 //
-// Events scheduled for the instant of the last pop (a third of a large run's: a worker
-// start, a write's next step) skip the heap: they go to a FIFO, which is in (at, seq) order
-// by construction, and pop takes the earlier of the two heads.
+// Events of one time stay in seq order: bucket 0 holds cur's in the order they came, and a
+// bucket is empty whenever events move into it (they move only from the least non-empty
+// bucket), so its events are those moved in, in their order, then those scheduled since,
+// whose seq is higher than any before them.
 type eventQueue struct {
-	items []queued
-	now   fifo[queued] // events at time cur, in seq order
-	cur   Time         // the time of the last pop
-	seq   uint64
+	now     []queued // bucket 0: the events at cur, in seq order, from head
+	head    int
+	buckets [queueBuckets][]queued // buckets[b] for b ≥ 1; [0] is unused
+	full    uint64                 // bit b set: buckets[b] is not empty
+	n       int                    // events waiting
+	cur     Time                   // the time of the last pop
+	seq     uint64
 }
 
-// queueArity is the heap's branching factor. (pop's tournament among four children is
-// written for 4: the array below fails to compile for another value.)
-const queueArity = 4
+// queueBuckets is one bucket per bit of a time (which is never negative) and bucket 0.
+const queueBuckets = 64
 
-var _ = [1]struct{}{}[queueArity-4]
+// queueBucketKeep is the capacity up to which a bucket keeps its array when its events
+// move down: a larger one (a burst's) is let go rather than held for the rest of the run.
+const queueBucketKeep = 1024
 
 // Len returns the number of events waiting.
-func (q *eventQueue) Len() int { return len(q.items) + q.now.len() }
+func (q *eventQueue) Len() int { return q.n }
 
-func (a *queued) before(b *queued) bool {
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	return a.seq < b.seq
-}
-
-// schedule adds ev at time at.
+// schedule adds ev at time at, which must not be before the last pop's time.
 func (q *eventQueue) schedule(at Time, ev event) {
 	q.seq++
-	if at == q.cur && (q.now.len() == 0 || q.now.items()[0].at == at) {
-		q.now.push(queued{at: at, seq: q.seq, ev: ev})
+	q.n++
+	if at == q.cur {
+		q.now = append(q.now, queued{at: at, seq: q.seq, ev: ev})
 		return
 	}
-	q.items = append(q.items, queued{at: at, seq: q.seq, ev: ev})
-	// Sift the new item up: move parents down until its place is found.
-	items := q.items
-	i := len(items) - 1
-	it := items[i]
-	for i > 0 {
-		parent := (i - 1) / queueArity
-		if !it.before(&items[parent]) {
-			break
-		}
-		items[i] = items[parent]
-		i = parent
-	}
-	items[i] = it
+	b := bits.Len64(uint64(at ^ q.cur))
+	q.buckets[b] = append(q.buckets[b], queued{at: at, seq: q.seq, ev: ev})
+	q.full |= 1 << b
 }
 
 // pop removes and returns the earliest event. The queue must not be empty.
 func (q *eventQueue) pop() queued {
-	if now := q.now.items(); len(now) > 0 && (len(q.items) == 0 || now[0].before(&q.items[0])) {
-		top := now[0]
-		q.now.drop(1)
-		q.cur = top.at
-		return top
+	if q.head == len(q.now) {
+		q.moveDown()
 	}
-	items := q.items
-	top := items[0]
-	q.cur = top.at
-	n := len(items) - 1
-	last := items[n]
-	items[n] = queued{}
-	items = items[:n]
-	q.items = items
-	if n == 0 {
-		return top
-	}
-	// Sift the last item down from the root.
-	i := 0
-	for {
-		first := i*queueArity + 1
-		if first >= n {
-			break
-		}
-		least := first
-		if first+queueArity <= n {
-			kids := (*[queueArity]queued)(items[first : first+queueArity])
-			// All four children (the usual case): a tournament of three comparisons.
-			a, b := 0, 2
-			if kids[1].before(&kids[0]) {
-				a = 1
-			}
-			if kids[3].before(&kids[2]) {
-				b = 3
-			}
-			if kids[b].before(&kids[a]) {
-				a = b
-			}
-			least += a
-		} else {
-			for c := first + 1; c < n; c++ {
-				if items[c].before(&items[least]) {
-					least = c
-				}
-			}
-		}
-		if !items[least].before(&last) {
-			break
-		}
-		items[i] = items[least]
-		i = least
-	}
-	items[i] = last
+	top := q.now[q.head]
+	q.now[q.head] = queued{}
+	q.head++
+	q.n--
 	return top
+}
+
+// moveDown makes the earliest time waiting cur, with bucket 0 empty: the least non-empty
+// bucket's events move to the buckets their time gives from the new cur, its earliest ones
+// to bucket 0 in the order they were in.
+func (q *eventQueue) moveDown() {
+	b := bits.TrailingZeros64(q.full)
+	from := q.buckets[b]
+	least := from[0].at
+	for i := 1; i < len(from); i++ {
+		least = min(least, from[i].at)
+	}
+	q.cur = least
+	if cap(q.now) > queueBucketKeep {
+		q.now = nil
+	}
+	q.now, q.head = q.now[:0], 0
+	for i := range from {
+		it := from[i]
+		from[i].ev = nil // what it refers to may go once it is applied
+		if it.at == least {
+			q.now = append(q.now, it)
+			continue
+		}
+		to := bits.Len64(uint64(it.at ^ least))
+		q.buckets[to] = append(q.buckets[to], it)
+		q.full |= 1 << to
+	}
+	q.full &^= 1 << b
+	if cap(from) > queueBucketKeep {
+		q.buckets[b] = nil
+		return
+	}
+	q.buckets[b] = from[:0]
 }

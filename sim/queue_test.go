@@ -8,52 +8,89 @@ import (
 )
 
 // TestEventQueueOrder interleaves random schedules (many at the same instant) and pops, and
-// requires every pop to return the earliest waiting event by (time, insertion order).
+// requires every pop to return the earliest waiting event by (time, insertion order). The
+// spreads put events from the next nanosecond to a year ahead, so that they move down
+// through every bucket of the radix heap, and bursts of a few thousand at once fill buckets
+// past the capacity they keep.
 func TestEventQueueOrder(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	var q eventQueue
-	var want []queued // what is waiting, kept sorted by (at, seq)
-	byTimeThenSeq := func(a, b queued) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq))
-	}
-	pops, fifoPops := 0, 0
-	var last Time // the time of the last pop: events scheduled for it go to the FIFO
-	for step := range 20000 {
-		if r.IntN(3) > 0 || len(want) == 0 {
-			// As the engine does: never before the last pop, often at its very time.
-			at := last + Time(r.IntN(50))
-			if r.IntN(3) == 0 {
-				at = last
+	for _, tc := range []struct {
+		name   string
+		spread func(r *rand.Rand) Time
+	}{
+		{"near", func(r *rand.Rand) Time { return Time(r.IntN(50)) }},
+		{"wide", func(r *rand.Rand) Time { return Time(r.Int64N(1 << r.IntN(56))) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, 2))
+			var q eventQueue
+			var want []queued // what is waiting, kept sorted by (at, seq)
+			byTimeThenSeq := func(a, b queued) int {
+				return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq))
 			}
-			q.schedule(at, evNoop{})
-			want = append(want, queued{at: at, seq: q.seq})
-			slices.SortFunc(want, byTimeThenSeq)
-			continue
-		}
-		fromFIFO := q.now.len() > 0 && q.now.items()[0].seq == want[0].seq
-		got := q.pop()
-		pops++
-		last = got.at
-		if fromFIFO {
-			fifoPops++
-		}
-		if got.at != want[0].at || got.seq != want[0].seq {
-			t.Fatalf("step %d: popped (%d, %d), want (%d, %d)", step, got.at, got.seq, want[0].at, want[0].seq)
-		}
-		want = want[1:]
-		if q.Len() != len(want) {
-			t.Fatalf("step %d: %d waiting, want %d", step, q.Len(), len(want))
-		}
-	}
-	for len(want) > 0 {
-		got := q.pop()
-		if got.seq != want[0].seq {
-			t.Fatalf("drain: popped seq %d, want %d", got.seq, want[0].seq)
-		}
-		want = want[1:]
-	}
-	if pops < 5000 || q.Len() != 0 || fifoPops < 500 {
-		t.Fatalf("%d pops (%d from the FIFO), %d left", pops, fifoPops, q.Len())
+			pops, nowPops, bursts := 0, 0, 0
+			var last Time // the time of the last pop: events scheduled for it go to bucket 0
+			for step := range 20000 {
+				if r.IntN(3) > 0 || len(want) == 0 {
+					// As the engine does: never before the last pop, often at its very time.
+					n := 1
+					if r.IntN(2000) == 0 {
+						n = 3000 // a burst (the create phase's thousands of pods)
+						bursts++
+					}
+					for range n {
+						at := last + tc.spread(r)
+						if r.IntN(3) == 0 {
+							at = last
+						}
+						q.schedule(at, evNoop{})
+						it := queued{at: at, seq: q.seq}
+						i, _ := slices.BinarySearchFunc(want, it, byTimeThenSeq)
+						want = slices.Insert(want, i, it)
+					}
+					continue
+				}
+				fromNow := q.head < len(q.now) && q.now[q.head].seq == want[0].seq
+				got := q.pop()
+				pops++
+				last = got.at
+				if fromNow {
+					nowPops++
+				}
+				if got.at != want[0].at || got.seq != want[0].seq {
+					t.Fatalf("step %d: popped (%d, %d), want (%d, %d)", step, got.at, got.seq, want[0].at, want[0].seq)
+				}
+				if got.ev == nil {
+					t.Fatalf("step %d: popped (%d, %d) without its event", step, got.at, got.seq)
+				}
+				want = want[1:]
+				if q.Len() != len(want) {
+					t.Fatalf("step %d: %d waiting, want %d", step, q.Len(), len(want))
+				}
+			}
+			for len(want) > 0 {
+				got := q.pop()
+				if got.at != want[0].at || got.seq != want[0].seq {
+					t.Fatalf("drain: popped (%d, %d), want (%d, %d)", got.at, got.seq, want[0].at, want[0].seq)
+				}
+				want = want[1:]
+			}
+			if pops < 5000 || q.Len() != 0 || nowPops < 500 || bursts == 0 {
+				t.Fatalf("%d pops (%d already in bucket 0), %d bursts, %d left", pops, nowPops, bursts, q.Len())
+			}
+			// Nothing popped is still referred to from the queue's arrays.
+			for b, bucket := range q.buckets {
+				for i, it := range bucket[:cap(bucket)] {
+					if it.ev != nil {
+						t.Fatalf("bucket %d, slot %d still holds an event", b, i)
+					}
+				}
+			}
+			for i, it := range q.now[:cap(q.now)] {
+				if it.ev != nil {
+					t.Fatalf("bucket 0, slot %d still holds an event", i)
+				}
+			}
+		})
 	}
 }
 
