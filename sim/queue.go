@@ -97,7 +97,19 @@ func (q *eventQueue) schedule(at Time, ev event) {
 // pop removes and returns the earliest event. The queue must not be empty.
 func (q *eventQueue) pop() queued {
 	if q.head == len(q.now) {
-		q.moveDown()
+		b := bits.TrailingZeros64(q.full)
+		if from := q.buckets[b]; len(from) == 1 {
+			// The least bucket holds one event (most often): it is the earliest.
+			top := from[0]
+			from[0].ev = nil
+			q.buckets[b] = from[:0]
+			q.full &^= 1 << b
+			q.now, q.head = q.now[:0], 0
+			q.cur = top.at
+			q.n--
+			return top
+		}
+		q.moveDown(b)
 	}
 	top := q.now[q.head]
 	q.now[q.head] = queued{}
@@ -107,10 +119,9 @@ func (q *eventQueue) pop() queued {
 }
 
 // moveDown makes the earliest time waiting cur, with bucket 0 empty: the least non-empty
-// bucket's events move to the buckets their time gives from the new cur, its earliest ones
+// bucket's (b's) events move to the buckets their time gives from the new cur, its earliest ones
 // to bucket 0 in the order they were in.
-func (q *eventQueue) moveDown() {
-	b := bits.TrailingZeros64(q.full)
+func (q *eventQueue) moveDown(b int) {
 	from := q.buckets[b]
 	least := from[0].at
 	for i := 1; i < len(from); i++ {
@@ -122,15 +133,15 @@ func (q *eventQueue) moveDown() {
 	}
 	q.now, q.head = q.now[:0], 0
 	for i := range from {
-		it := from[i]
-		from[i].ev = nil // what it refers to may go once it is applied
+		it := &from[i]
 		if it.at == least {
-			q.now = append(q.now, it)
-			continue
+			q.now = append(q.now, *it)
+		} else {
+			to := bits.Len64(uint64(it.at ^ least))
+			q.buckets[to] = append(q.buckets[to], *it)
+			q.full |= 1 << to
 		}
-		to := bits.Len64(uint64(it.at ^ least))
-		q.buckets[to] = append(q.buckets[to], it)
-		q.full |= 1 << to
+		it.ev = nil // what it refers to may go once it is applied
 	}
 	q.full &^= 1 << b
 	if cap(from) > queueBucketKeep {
