@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -23,9 +24,13 @@ func TestEventQueueOrder(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(1, 2))
 			var q eventQueue
-			var want []queued // what is waiting, kept sorted by (at, seq)
+			// want is what is waiting, kept sorted by (time, order scheduled); each event
+			// is its number in that order.
+			var want []queued
+			seq := 0
+			seqOf := func(it queued) int { return int(it.ev.(evSeq)) }
 			byTimeThenSeq := func(a, b queued) int {
-				return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq))
+				return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(seqOf(a), seqOf(b)))
 			}
 			pops, nowPops, bursts := 0, 0, 0
 			var last Time // the time of the last pop: events scheduled for it go to bucket 0
@@ -42,25 +47,26 @@ func TestEventQueueOrder(t *testing.T) {
 						if r.IntN(3) == 0 {
 							at = last
 						}
-						q.schedule(at, evNoop{})
-						it := queued{at: at, seq: q.seq}
+						seq++
+						it := queued{at: at, ev: evSeq(seq)}
+						q.schedule(at, it.ev)
 						i, _ := slices.BinarySearchFunc(want, it, byTimeThenSeq)
 						want = slices.Insert(want, i, it)
 					}
 					continue
 				}
-				fromNow := q.head < len(q.now) && q.now[q.head].seq == want[0].seq
+				fromNow := q.head < len(q.now) && seqOf(q.now[q.head]) == seqOf(want[0])
 				got := q.pop()
 				pops++
 				last = got.at
 				if fromNow {
 					nowPops++
 				}
-				if got.at != want[0].at || got.seq != want[0].seq {
-					t.Fatalf("step %d: popped (%d, %d), want (%d, %d)", step, got.at, got.seq, want[0].at, want[0].seq)
-				}
 				if got.ev == nil {
-					t.Fatalf("step %d: popped (%d, %d) without its event", step, got.at, got.seq)
+					t.Fatalf("step %d: popped an event of time %d without its event", step, got.at)
+				}
+				if got.at != want[0].at || got.ev != want[0].ev {
+					t.Fatalf("step %d: popped (%d, %v), want (%d, %v)", step, got.at, got.ev, want[0].at, want[0].ev)
 				}
 				want = want[1:]
 				if q.Len() != len(want) {
@@ -69,8 +75,8 @@ func TestEventQueueOrder(t *testing.T) {
 			}
 			for len(want) > 0 {
 				got := q.pop()
-				if got.at != want[0].at || got.seq != want[0].seq {
-					t.Fatalf("drain: popped (%d, %d), want (%d, %d)", got.at, got.seq, want[0].at, want[0].seq)
+				if got.at != want[0].at || got.ev != want[0].ev {
+					t.Fatalf("drain: popped (%d, %v), want (%d, %v)", got.at, got.ev, want[0].at, want[0].ev)
 				}
 				want = want[1:]
 			}
@@ -94,10 +100,11 @@ func TestEventQueueOrder(t *testing.T) {
 	}
 }
 
-type evNoop struct{}
+// evSeq is a test event that is its number in the order events were scheduled.
+type evSeq int
 
-func (evNoop) apply(*Engine)  {}
-func (evNoop) String() string { return "noop" }
+func (evSeq) apply(*Engine)    {}
+func (e evSeq) String() string { return fmt.Sprintf("event %d", int(e)) }
 
 // TestFifoLetsDroppedElementsGo requires that no slot of a fifo's array outside its live
 // elements still refers to anything, after drops with and without the array's compaction:
