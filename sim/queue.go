@@ -62,19 +62,19 @@ type queued struct {
 // the least non-empty bucket), so its events are those moved in, in their order, then those
 // scheduled since, later than any before them.
 type eventQueue struct {
-	now     []queued // bucket 0: the events at cur, in the order scheduled, from head
+	// buckets[0] holds the events at cur, in the order scheduled, from head on.
+	buckets [queueBuckets][]queued
 	head    int
-	buckets [queueBuckets][]queued // buckets[b] for b ≥ 1; [0] is unused
-	full    uint64                 // bit b set: buckets[b] is not empty
-	n       int                    // events waiting
-	cur     Time                   // the time of the last pop
+	full    uint64 // bit b set (b ≥ 1): buckets[b] is not empty; bit 0 means nothing
+	n       int    // events waiting
+	cur     Time   // the time of the last pop
 }
 
 // queueBuckets is one bucket per bit of a time (which is never negative) and bucket 0.
 const queueBuckets = 64
 
-// queueBucketKeep is the capacity up to which a bucket keeps its array when its events
-// move down: a larger one (a burst's) is let go rather than held for the rest of the run.
+// queueBucketKeep is the capacity up to which a bucket keeps its array when it empties: a
+// larger one (a burst's) is let go rather than held for the rest of the run.
 const queueBucketKeep = 1024
 
 // Len returns the number of events waiting.
@@ -83,42 +83,39 @@ func (q *eventQueue) Len() int { return q.n }
 // schedule adds ev at time at, which must not be before the last pop's time.
 func (q *eventQueue) schedule(at Time, ev event) {
 	q.n++
-	if at == q.cur {
-		q.now = append(q.now, queued{at: at, ev: ev})
-		return
-	}
-	b := bits.Len64(uint64(at ^ q.cur))
+	b := bits.Len64(uint64(at ^ q.cur)) // 0 at cur itself
 	q.buckets[b] = append(q.buckets[b], queued{at: at, ev: ev})
 	q.full |= 1 << b
 }
 
 // pop removes and returns the earliest event. The queue must not be empty.
 func (q *eventQueue) pop() queued {
-	if q.head == len(q.now) {
-		b := bits.TrailingZeros64(q.full)
+	if q.head == len(q.buckets[0]) {
+		b := bits.TrailingZeros64(q.full &^ 1)
 		if from := q.buckets[b]; len(from) == 1 {
 			// The least bucket holds one event (most often): it is the earliest.
 			top := from[0]
 			from[0].ev = nil
 			q.buckets[b] = from[:0]
 			q.full &^= 1 << b
-			q.now, q.head = q.now[:0], 0
+			q.buckets[0], q.head = q.buckets[0][:0], 0
 			q.cur = top.at
 			q.n--
 			return top
 		}
 		q.moveDown(b)
 	}
-	top := q.now[q.head]
-	q.now[q.head] = queued{}
+	now := q.buckets[0]
+	top := now[q.head]
+	now[q.head] = queued{}
 	q.head++
 	q.n--
 	return top
 }
 
-// moveDown makes the earliest time waiting cur, with bucket 0 empty: the least non-empty
-// bucket's (b's) events move to the buckets their time gives from the new cur, its earliest ones
-// to bucket 0 in the order they were in.
+// moveDown makes the earliest time waiting cur, with bucket 0 used up: the least non-empty
+// bucket's (b's) events move to the buckets their time gives from the new cur, its earliest
+// ones to bucket 0, each in the order they were in.
 func (q *eventQueue) moveDown(b int) {
 	from := q.buckets[b]
 	least := from[0].at
@@ -126,19 +123,15 @@ func (q *eventQueue) moveDown(b int) {
 		least = min(least, from[i].at)
 	}
 	q.cur = least
-	if cap(q.now) > queueBucketKeep {
-		q.now = nil
+	if cap(q.buckets[0]) > queueBucketKeep {
+		q.buckets[0] = nil
 	}
-	q.now, q.head = q.now[:0], 0
+	q.buckets[0], q.head = q.buckets[0][:0], 0
 	for i := range from {
 		it := &from[i]
-		if it.at == least {
-			q.now = append(q.now, *it)
-		} else {
-			to := bits.Len64(uint64(it.at ^ least))
-			q.buckets[to] = append(q.buckets[to], *it)
-			q.full |= 1 << to
-		}
+		to := bits.Len64(uint64(it.at ^ least)) // 0 for the earliest
+		q.buckets[to] = append(q.buckets[to], *it)
+		q.full |= 1 << to
 		it.ev = nil // what it refers to may go once it is applied
 	}
 	q.full &^= 1 << b
