@@ -81,9 +81,28 @@ func (s StringMap) find(key string) (int, bool) {
 	return slices.BinarySearchFunc(s, key, func(l Label, k string) int { return strings.Compare(l.Key, k) })
 }
 
+// index returns where key is, or -1. The usual few pairs are scanned for an equal key: a
+// key of another length differs at once, where find's ordered comparison of two label keys
+// (a runtime call each) read their common prefix ("endpointslice.kubernetes.io/",
+// "service.kubernetes.io/"). Two lookups per EndpointSlice write cost 1% of a run that way.
+func (s StringMap) index(key string) int {
+	if len(s) <= 8 {
+		for i := range s {
+			if s[i].Key == key {
+				return i
+			}
+		}
+		return -1
+	}
+	if i, ok := s.find(key); ok {
+		return i
+	}
+	return -1
+}
+
 // Lookup returns the value of key and whether the key is present.
 func (s StringMap) Lookup(key string) (string, bool) {
-	if i, ok := s.find(key); ok {
+	if i := s.index(key); i >= 0 {
 		return s[i].Value, true
 	}
 	return "", false
@@ -96,10 +115,7 @@ func (s StringMap) Get(key string) string {
 }
 
 // Has reports whether key is present.
-func (s StringMap) Has(key string) bool {
-	_, ok := s.find(key)
-	return ok
-}
+func (s StringMap) Has(key string) bool { return s.index(key) >= 0 }
 
 // Set sets key to value. A new key makes a new array (see StringMap); a present one is
 // changed in place, as a map's entry would be.

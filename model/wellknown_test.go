@@ -42,7 +42,9 @@ func randomObjectAndServiceLabels(r *rand.Rand) (object, svc map[string]string) 
 // started from (which objects may share) is left as it was.
 func TestStringMapActsAsAMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	keys := []string{LabelServiceName, LabelManagedBy, AnnotationTriggerTime, LabelHeadless, "a", "z", "example.com/key-0"}
+	keys := []string{LabelServiceName, LabelManagedBy, AnnotationTriggerTime, LabelHeadless, "a", "z", "example.com/key-0",
+		"example.com/key-1", "example.com/key-2", "example.com/key-3", "m", "b", "y"}
+	large := 0 // lookups in more than 8 pairs, which search rather than scan
 	for range 500 {
 		want := randomMetaMap(r)
 		got := StringMapOf(want)
@@ -67,6 +69,9 @@ func TestStringMapActsAsAMap(t *testing.T) {
 			if !maps.Equal(got.Map(), want) || !slices.IsSortedFunc(got, compareLabels) {
 				t.Fatalf("after a change of %q: %v, want the pairs of %v in key order", k, got, want)
 			}
+			if len(got) > 8 {
+				large++
+			}
 			for _, k := range keys {
 				v, ok := want[k]
 				if gv, gok := got.Lookup(k); gv != v || gok != ok || got.Get(k) != v || got.Has(k) != ok {
@@ -81,6 +86,9 @@ func TestStringMapActsAsAMap(t *testing.T) {
 				t.Fatalf("pbStringMap(%v) = %d, want %d", got, n, size)
 			}
 		}
+	}
+	if large < 100 {
+		t.Errorf("only %d changes left more than 8 pairs: the test no longer covers the search", large)
 	}
 	if got := StringMapFrom("b", "1", "a", "2", "b", "3"); fmt.Sprint(got) != "[{a 2} {b 3}]" {
 		t.Errorf("StringMapFrom = %v", got)
