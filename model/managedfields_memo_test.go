@@ -182,3 +182,39 @@ func TestFieldsMemoAlternatingShapes(t *testing.T) {
 		t.Errorf("the memo built %d field sets, want 4 (one per key set and owner UID length)", memo.built)
 	}
 }
+
+// TestFieldsMemoPlainUIDs checks the memo's remembered plain UIDs against plainUID on random
+// UIDs, plain or not, that share their last characters (so their slots), some of them
+// copies of earlier ones rather than the same strings.
+func TestFieldsMemoPlainUIDs(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var memo FieldsMemo
+	const alphabet = "abcdef-0123456789XYZ<\"}é" // mostly plain
+	var seen []string
+	remembered := 0
+	for range 20000 {
+		var uid string
+		if len(seen) > 0 && r.IntN(2) == 0 {
+			uid = seen[len(seen)-1-r.IntN(min(3, len(seen)))] // a recent one, or a copy of it
+			if r.IntN(2) == 0 {
+				uid = strings.Clone(uid)
+			}
+		} else {
+			b := []byte(alphabet)[:0:0]
+			for range r.IntN(6) {
+				b = append(b, alphabet[r.IntN(len(alphabet))])
+			}
+			uid = string(b) + []string{"-1", "ab", "a<", "Z9", "0-", "\"}"}[r.IntN(6)]
+			seen = append(seen, uid)
+		}
+		if memo.plain[plainSlot(uid)] == uid {
+			remembered++
+		}
+		if got, want := memo.isPlain(uid), plainUID(uid); got != want {
+			t.Fatalf("isPlain(%q) = %v, plainUID %v", uid, got, want)
+		}
+	}
+	if remembered < 2000 {
+		t.Errorf("only %d of 20000 UIDs were found remembered: the test no longer covers the memo", remembered)
+	}
+}
