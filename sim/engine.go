@@ -212,7 +212,23 @@ func (e *Engine) nodeIndexOf(name string) (int, bool) {
 		!strings.HasPrefix(name, e.nodeNamePrefix) || !strings.HasSuffix(name, e.nodeNameSuffix) {
 		return 0, false
 	}
-	return trailingIndex(name[:len(name)-len(e.nodeNameSuffix)])
+	return decimal(name[len(e.nodeNamePrefix) : len(name)-len(e.nodeNameSuffix)])
+}
+
+// decimal returns the number s is, when s is 1 to 9 decimal digits.
+func decimal(s string) (int, bool) {
+	if len(s) == 0 || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + int(d)
+	}
+	return n, true
 }
 
 // trailingIndex returns the number name ends with (up to 9 digits), if any.
