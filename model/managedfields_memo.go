@@ -34,9 +34,9 @@ type FieldsMemo struct {
 	w       fieldsWriter
 	// owners is scratch for the key of an object with several owners.
 	owners []byte
-	// plain remembers owner UIDs found plain, a few per slot (plainSlot): a controller's
-	// writes name the UIDs of the Services it writes for, again and again, and checking
-	// each character of one was 0.8% of a run of many-services.
+	// plain remembers owner UIDs found plain, the last one of each slot (plainSlot): a
+	// controller's writes name the UIDs of the Services it writes for, again and again, and
+	// checking each character of one was 0.8% of a run of many-services.
 	plain [plainSlots]string
 	// built counts the field sets built, hashed the shapes looked up by hash (for tests).
 	built, hashed int

@@ -200,7 +200,7 @@ func TestFieldsMemoPlainUIDs(t *testing.T) {
 				uid = strings.Clone(uid)
 			}
 		} else {
-			b := []byte(alphabet)[:0:0]
+			var b []byte
 			for range r.IntN(6) {
 				b = append(b, alphabet[r.IntN(len(alphabet))])
 			}
