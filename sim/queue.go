@@ -53,9 +53,10 @@ type queued struct {
 // (cur), so the least time never decreases. Bucket b holds the events whose time differs
 // from cur in bit b-1 and in no higher bit (bucket 0: at cur itself). When bucket 0 runs
 // out, the least non-empty bucket's earliest time becomes cur and its events move down to
-// the buckets their time gives now. An event moves about once (0.95 times on average in many-services, whose queue
-// holds up to 20,000 events; 1.9 in 5000-nodes), each a constant step, where a 4-ary heap
-// compared and moved it at each of its 7 levels on the way in and again on the way out.
+// the buckets their time gives now. An event moves about once (0.95 times on average in
+// many-services, whose queue holds up to 20,000 events; 1.9 in 5000-nodes), each a
+// constant step, where a 4-ary heap compared and moved it at each of its 7 levels on the
+// way in and again on the way out.
 //
 // Events of one time stay in the order they were scheduled: bucket 0 holds cur's in the
 // order they came, and a bucket is empty whenever events move into it (they move only from
