@@ -72,6 +72,9 @@ type Engine struct {
 	nodeDown                       []bool
 	cordoned                       []bool
 	podsOnNode                     [][]*podState
+	// nodeChanges lists the nodes whose readiness changed, in order, for the DaemonSets'
+	// indexes (daemonIndex).
+	nodeChanges []int32
 	// nodeEpoch counts each node's failures and recoveries (allocated by the first failure).
 	nodeEpoch []int
 	// nodeLC is the node lifecycle controller (made at the first node failure).

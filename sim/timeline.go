@@ -349,6 +349,7 @@ func (e *Engine) setNodeReady(i int, ready bool) {
 	next.Ready = ready
 	e.nodes[i] = &next
 	e.nodeByName[n.Name] = &next
+	e.nodeChanges = append(e.nodeChanges, int32(i))
 	for _, c := range e.ctls {
 		if y, ok := c.syncer.(*sliceSyncer); ok {
 			y.nodesChanged(c)

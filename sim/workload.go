@@ -201,6 +201,8 @@ type setState struct {
 	// revision is the ReplicaSet that names the pods of the current revision after the
 	// first (merged into serviceState.newRS, which counts them); nil before a rollout.
 	revision *replicaSet
+	// daemon is a DaemonSet's index of its nodes for syncDaemonSet.
+	daemon daemonIndex
 }
 
 // serviceTiming holds the kubelet samplers of one ServiceConfig (shared by its stamped copies).
@@ -447,6 +449,9 @@ func (s *serviceState) setAvailable(p *podState, available bool) {
 		return
 	}
 	p.available = available
+	if n := p.pinned(); n >= 0 && s.set != nil {
+		s.markDaemonNode(int(n))
+	}
 	if !p.live || p.rs() == nil {
 		return
 	}

@@ -246,6 +246,7 @@ func (e *Engine) createSetPod(s *serviceState, ordinal, node int) {
 		} else {
 			s.set.daemonOn[node] = p
 		}
+		s.markDaemonNode(node)
 	}
 }
 
@@ -369,54 +370,58 @@ func planParallelStatefulSet(s *serviceState, y *setSync) {
 	}
 }
 
-// syncDaemonSet is one sync of a DaemonSet with the RollingUpdate strategy and no surge: it
-// creates a pod on every node that should run one and has none (not even a terminating
-// one), at most burstReplicas a sync; and, in a sync that created none (one that did waits
-// for its informer to observe them: expectations), replaces old pods node by node, never
-// more than maxUnavailable nodes at once without an available pod.
+// syncDaemonSet is one sync of a DaemonSet with the RollingUpdate strategy: it creates a pod
+// on every node that should run one and has none (not even a terminating one), at most
+// burstReplicas a sync; and, in a sync that created none (one that did waits for its
+// informer to observe them: expectations), replaces old pods node by node: without surge,
+// never more than maxUnavailable nodes at once without an available pod; surging, a node
+// with an old pod gets a new one beside it (at once when the old one is not available, else
+// while fewer than maxSurge new pods are not yet available), and its old pod is deleted
+// once the new one is available (planDaemonSet).
 // upstream: pkg/controller/daemon/daemon_controller.go updateDaemonSet (manage, then
 // rollingUpdate once expectations are satisfied), podsShouldBeOnNode, syncNodes
-// (burstReplicas 250); update.go rollingUpdate (maxSurge 0).
+// (burstReplicas 250); update.go rollingUpdate.
 func (w *workloadControllers) syncDaemonSet(s *serviceState) {
-	if s.surge > 0 {
-		w.syncSurgingDaemonSet(s)
-		return
+	create, del := w.e.planDaemonSet(s)
+	if daemonPlanCheck != nil {
+		daemonPlanCheck(w.e, s, create, del)
 	}
-	e := w.e
-	var create []int
-	var replace, candidates []*podState
-	unavailable := 0
-	for n := range e.nodes {
-		p := s.set.daemonOn[n]
-		switch {
-		case p == nil && !e.nodes[n].Ready:
-			// A node that is gone runs no new pod. While its old pod is stuck terminating
-			// (the kubelet never confirms), the node counts as unavailable: it has neither an
-			// old nor a new pod that is not being deleted.
-			// upstream: update.go rollingUpdate (findUpdatedPodsOnNode skips deleted pods).
-			if s.set.terminatingOn[n] > 0 {
-				unavailable++
-			}
-		case p == nil:
-			unavailable++
-			if s.set.terminatingOn[n] == 0 {
-				create = append(create, n)
-			}
-		case !p.available:
-			unavailable++
-			if p.hash() != s.templateHash() {
-				replace = append(replace, p) // allowedReplacementPods
-			}
-		case p.hash() != s.templateHash():
-			candidates = append(candidates, p)
+	w.sendDaemonSetSync(s, create, del)
+}
+
+// daemonPlanCheck, when set (by tests), sees every plan of planDaemonSet.
+var daemonPlanCheck func(e *Engine, s *serviceState, create []int, del []*podState)
+
+// planDaemonSet returns what a sync of s does, at most burstReplicas creates and as many
+// deletes. Without surge: the nodes to create a pod on, or when there are none, the pods to
+// delete: the unavailable old ones (allowedReplacementPods), then old available ones while
+// fewer than maxUnavailable nodes are unavailable. Surging: the nodes with no pod, or when
+// there are none, a new pod beside each old one that is not available (allowedNewNodes) and
+// beside available ones while fewer than maxSurge new pods are not yet available, and the
+// deletes of the old pods whose new one is available.
+func (e *Engine) planDaemonSet(s *serviceState) (create []int, del []*podState) {
+	x := e.refreshDaemonIndex(s)
+	if create = appendNodes(nil, x.lists[0], daemonSetBurstReplicas); len(create) > 0 {
+		return create, nil
+	}
+	var nodes []int
+	if x.surging {
+		create = appendNodes(nil, x.lists[1], daemonSetBurstReplicas)
+		room := max(s.surge-x.counted, 0)
+		create = appendNodes(create, x.lists[2], min(len(create)+room, daemonSetBurstReplicas))
+		nodes = appendNodes(nil, x.lists[3], daemonSetBurstReplicas)
+	} else {
+		nodes = appendNodes(nil, x.lists[1], daemonSetBurstReplicas)
+		budget := max(s.unavail-x.counted, 0)
+		nodes = appendNodes(nodes, x.lists[2], min(len(nodes)+budget, daemonSetBurstReplicas))
+	}
+	if len(nodes) > 0 {
+		del = make([]*podState, len(nodes))
+		for i, n := range nodes {
+			del[i] = s.set.daemonOn[n]
 		}
 	}
-	if len(create) > 0 {
-		w.sendDaemonSetSync(s, create, nil)
-		return
-	}
-	budget := min(max(s.unavail-unavailable, 0), len(candidates))
-	w.sendDaemonSetSync(s, nil, append(replace, candidates[:budget]...))
+	return create, del
 }
 
 // sendDaemonSetSync makes a DaemonSet sync's calls: its creates (at most burstReplicas, in
@@ -429,48 +434,6 @@ func (w *workloadControllers) sendDaemonSetSync(s *serviceState, create []int, d
 	slowStart(len(create), 0, func(lo, hi int) { y.add(setBatch{create: create[lo:hi]}) })
 	y.add(setBatch{delete: del[:min(len(del), daemonSetBurstReplicas)]})
 	w.sendSetBatch(y)
-}
-
-// syncSurgingDaemonSet is one sync of a DaemonSet whose rolling update surges: a node with
-// no pod gets one (manage); then, in a sync that created none, a node with an old pod gets a
-// new one beside it — at once when the old one is not available, else while fewer than
-// maxSurge new pods are not yet available — and its old pod is deleted once the new one is
-// available.
-// upstream: pkg/controller/daemon/update.go rollingUpdate (maxSurge > 0); daemon_controller.go
-// updateDaemonSet, podsShouldBeOnNode (an old and a new pod allowed on a node while
-// surging), syncNodes.
-func (w *workloadControllers) syncSurgingDaemonSet(s *serviceState) {
-	e := w.e
-	var manage, create, candidates []int
-	var del []*podState
-	numSurge := 0
-	for n := range e.nodes {
-		old, nw := s.set.daemonOn[n], s.set.surgeOn[n]
-		switch {
-		case !e.nodes[n].Ready:
-			// A node that is gone runs no new pod.
-		case old == nil:
-			if s.set.terminatingOn[n] == 0 {
-				manage = append(manage, n)
-			}
-		case old.hash() == s.templateHash():
-			// Up to date.
-		case nw == nil && !old.available:
-			create = append(create, n) // allowedNewNodes: replaced at once, beyond the surge
-		case nw == nil:
-			candidates = append(candidates, n)
-		case !nw.available:
-			numSurge++
-		default:
-			del = append(del, old)
-		}
-	}
-	if len(manage) > 0 {
-		w.sendDaemonSetSync(s, manage, nil)
-		return
-	}
-	room := min(max(s.surge-numSurge, 0), len(candidates))
-	w.sendDaemonSetSync(s, append(create, candidates[:room]...), del)
 }
 
 // syncSet dispatches a queued StatefulSet or DaemonSet sync.
@@ -500,6 +463,7 @@ func (s *serviceState) setPodGone(p *podState) {
 		if p.pod.Terminating {
 			s.set.terminatingOn[n]--
 		}
+		s.markDaemonNode(int(n))
 	}
 }
 
@@ -509,7 +473,8 @@ func (s *serviceState) setPodTerminating(p *podState) {
 	if s.set == nil || p.pinned() < 0 {
 		return
 	}
-	switch n := p.pinned(); p {
+	n := p.pinned()
+	switch p {
 	case s.set.daemonOn[n]:
 		// A surged new pod, if any, is the node's pod now.
 		s.set.daemonOn[n], s.set.surgeOn[n] = s.set.surgeOn[n], nil
@@ -518,6 +483,7 @@ func (s *serviceState) setPodTerminating(p *podState) {
 		s.set.surgeOn[n] = nil
 		s.set.terminatingOn[n]++
 	}
+	s.markDaemonNode(int(n))
 }
 
 // prepareSet sizes s's indexes for its kind when the Service is created.
@@ -529,6 +495,7 @@ func (e *Engine) prepareSet(s *serviceState) {
 		s.set.daemonOn = make([]*podState, len(e.nodes))
 		s.set.surgeOn = make([]*podState, len(e.nodes))
 		s.set.terminatingOn = make([]int32, len(e.nodes))
+		s.set.daemon = daemonIndex{}
 		s.replicas = len(e.nodes)
 	}
 }

@@ -1,0 +1,203 @@
+package sim
+
+import "math/bits"
+
+// daemonClass is what one node is to a DaemonSet's sync (syncDaemonSet): what the sync may
+// do there, and whether the node counts against the rollout's limit.
+type daemonClass uint8
+
+// A node's classes without surge (maxSurge 0), and while surging.
+const (
+	daemonNothing     daemonClass = iota // an up-to-date available pod, or a node gone with none
+	daemonUnavailable                    // unavailable, nothing to do (a pod terminating, or a new one not yet available)
+	daemonCreate                         // a ready node with no pod at all: unavailable, gets one
+	daemonReplace                        // an old pod that is not available: unavailable, replaced at once
+	daemonCandidate                      // an old available pod: replaced while the budget allows
+
+	daemonManage         // surging: a ready node with no pod at all gets one (manage)
+	daemonReplaceNow     // surging: an old pod not available, no new one: a new one at once
+	daemonSurgeCandidate // surging: an old available pod, no new one: a new one while the surge allows
+	daemonSurging        // surging: a new pod beside the old one, not yet available: counts against the surge
+	daemonRetire         // surging: a new pod available beside the old one: the old one is deleted
+)
+
+// daemonClasses gives each class its list in daemonIndex.lists (-1: none) and whether it
+// counts in daemonIndex.counted (the unavailable nodes without surge, the surging ones with).
+var daemonClasses = [...]struct {
+	list    int8
+	counted bool
+}{
+	daemonNothing:        {-1, false},
+	daemonUnavailable:    {-1, true},
+	daemonCreate:         {0, true},
+	daemonReplace:        {1, true},
+	daemonCandidate:      {2, false},
+	daemonManage:         {0, false},
+	daemonReplaceNow:     {1, false},
+	daemonSurgeCandidate: {2, false},
+	daemonSurging:        {-1, true},
+	daemonRetire:         {3, false},
+}
+
+// daemonClassOf classifies node n for s, a DaemonSet, as its sync reads it: without surge,
+// or surging when surging is set.
+// upstream: daemon_controller.go podsShouldBeOnNode (a node gone runs no new pod; an old
+// and a new pod allowed on a node while surging); update.go rollingUpdate (maxSurge 0:
+// allowedReplacementPods, candidatePodsToDelete, numUnavailable, findUpdatedPodsOnNode
+// skipping deleted pods; maxSurge > 0: allowedNewNodes, candidateNewNodes, numSurge, and
+// the old pods whose new one is available).
+func (e *Engine) daemonClassOf(s *serviceState, n int, surging bool) daemonClass {
+	p := s.set.daemonOn[n]
+	if surging {
+		nw := s.set.surgeOn[n]
+		switch {
+		case !e.nodes[n].Ready:
+			return daemonNothing // a node that is gone runs no new pod
+		case p == nil:
+			if s.set.terminatingOn[n] == 0 {
+				return daemonManage
+			}
+			return daemonNothing
+		case p.hash() == s.templateHash():
+			return daemonNothing // up to date
+		case nw == nil && !p.available:
+			return daemonReplaceNow
+		case nw == nil:
+			return daemonSurgeCandidate
+		case !nw.available:
+			return daemonSurging
+		}
+		return daemonRetire
+	}
+	switch {
+	case p == nil && !e.nodes[n].Ready:
+		// A node that is gone runs no new pod. While its old pod is stuck terminating
+		// (the kubelet never confirms), the node counts as unavailable: it has neither an
+		// old nor a new pod that is not being deleted.
+		if s.set.terminatingOn[n] > 0 {
+			return daemonUnavailable
+		}
+		return daemonNothing
+	case p == nil:
+		if s.set.terminatingOn[n] == 0 {
+			return daemonCreate
+		}
+		return daemonUnavailable
+	case !p.available:
+		if p.hash() != s.templateHash() {
+			return daemonReplace
+		}
+		return daemonUnavailable
+	case p.hash() != s.templateHash():
+		return daemonCandidate
+	}
+	return daemonNothing
+}
+
+// daemonIndex keeps each node's daemonClass for a DaemonSet, with the nodes of each class
+// that a sync acts on as bitsets in node order, so that a sync costs the nodes that changed
+// since the last one rather than a pass over every node. A rollout replaces maxUnavailable
+// pods a sync, a few syncs a pod: a pass over the nodes at each made a rollout's cost grow
+// with the square of the cluster (four DaemonSets rolled on 5,000 nodes took 18 CPU
+// seconds, 55% of it in the passes and as much again in collecting their garbage).
+//
+// The classes go stale when a node's pods (daemonOn, terminatingOn), a pod's availability or
+// a node's readiness change (markDaemonNode, Engine.nodeChanges), and all at once when the
+// template does (a rollout): the index is rebuilt then.
+type daemonIndex struct {
+	built   bool
+	surging bool   // the classes are a surging rollout's
+	hash    string // the template hash the classes are of
+	class   []daemonClass
+	// lists hold the nodes of each class that has one (daemonClasses), as bitsets; counted
+	// is the number of nodes of the classes counted.
+	lists   [4][]uint64
+	counted int
+	// dirty are the nodes to classify again (each once: stale marks it).
+	dirty []int32
+	stale []uint64
+	// nodeChanges is how many of Engine.nodeChanges the classes take into account.
+	nodeChanges int
+}
+
+// markDaemonNode notes that node n of s, a DaemonSet, may be of another class now.
+func (s *serviceState) markDaemonNode(n int) {
+	x := &s.set.daemon
+	if !x.built || n >= len(x.class) || x.stale[n/64]&(1<<(n%64)) != 0 {
+		return
+	}
+	x.stale[n/64] |= 1 << (n % 64)
+	x.dirty = append(x.dirty, int32(n))
+}
+
+// refreshDaemonIndex brings s's index up to date for a sync.
+func (e *Engine) refreshDaemonIndex(s *serviceState) *daemonIndex {
+	x := &s.set.daemon
+	if !x.built || x.surging != (s.surge > 0) || x.hash != s.templateHash() || len(x.class) != len(e.nodes) {
+		e.buildDaemonIndex(s)
+		return x
+	}
+	for _, n := range e.nodeChanges[x.nodeChanges:] {
+		s.markDaemonNode(int(n))
+	}
+	x.nodeChanges = len(e.nodeChanges)
+	for _, n := range x.dirty {
+		x.stale[n/64] &^= 1 << (n % 64)
+		x.set(int(n), e.daemonClassOf(s, int(n), x.surging))
+	}
+	x.dirty = x.dirty[:0]
+	return x
+}
+
+// buildDaemonIndex classifies every node of s anew.
+func (e *Engine) buildDaemonIndex(s *serviceState) {
+	x := &s.set.daemon
+	words := (len(e.nodes) + 63) / 64
+	*x = daemonIndex{
+		built: true, surging: s.surge > 0, hash: s.templateHash(), class: make([]daemonClass, len(e.nodes)),
+		stale: make([]uint64, words), nodeChanges: len(e.nodeChanges),
+	}
+	for i := range x.lists {
+		x.lists[i] = make([]uint64, words)
+	}
+	for n := range e.nodes {
+		x.set(n, e.daemonClassOf(s, n, x.surging))
+	}
+}
+
+// set gives node n class c.
+func (x *daemonIndex) set(n int, c daemonClass) {
+	old := x.class[n]
+	if old == c {
+		return
+	}
+	x.class[n] = c
+	was, is := daemonClasses[old], daemonClasses[c]
+	if was.counted {
+		x.counted--
+	}
+	if is.counted {
+		x.counted++
+	}
+	word, bit := n/64, uint64(1)<<(n%64)
+	if was.list >= 0 {
+		x.lists[was.list][word] &^= bit
+	}
+	if is.list >= 0 {
+		x.lists[is.list][word] |= bit
+	}
+}
+
+// appendNodes appends the nodes of set in order to dst, up to limit of them in all.
+func appendNodes(dst []int, set []uint64, limit int) []int {
+	for w, word := range set {
+		for word != 0 && len(dst) < limit {
+			dst = append(dst, w*64+bits.TrailingZeros64(word))
+			word &= word - 1
+		}
+		if len(dst) >= limit {
+			break
+		}
+	}
+	return dst
+}

@@ -1,0 +1,200 @@
+package sim
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestMain checks every DaemonSet sync of the package's tests against a pass over all nodes
+// (scanDaemonSet): the index must plan what the pass plans.
+func TestMain(m *testing.M) {
+	daemonPlanCheck = checkDaemonPlan
+	os.Exit(m.Run())
+}
+
+// daemonPlanMismatches counts the plans of planDaemonSet that differed from scanDaemonSet's
+// (checkDaemonPlan panics at the first, unless a test counts them instead).
+var daemonPlanMismatches *int
+
+func checkDaemonPlan(e *Engine, s *serviceState, create []int, del []*podState) {
+	wantCreate, wantDel := scanDaemonSet(e, s)
+	if slices.Equal(create, wantCreate) && slices.Equal(del, wantDel) {
+		return
+	}
+	if daemonPlanMismatches != nil {
+		*daemonPlanMismatches++
+		return
+	}
+	panic(fmt.Sprintf("at %v, DaemonSet %s: the index plans creates on %v and deletes %d pods, a pass over the nodes creates on %v and deletes %d",
+		e.now, s.svc.Name, create, len(del), wantCreate, len(wantDel)))
+}
+
+// scanDaemonSet plans a sync of s as upstream's rollingUpdate reads it: one pass over every
+// node, in node order.
+// upstream: daemon_controller.go podsShouldBeOnNode; update.go rollingUpdate.
+func scanDaemonSet(e *Engine, s *serviceState) (create []int, del []*podState) {
+	if s.surge > 0 {
+		return scanSurgingDaemonSet(e, s)
+	}
+	var replace, candidates []*podState
+	unavailable := 0
+	for n := range e.nodes {
+		p := s.set.daemonOn[n]
+		switch {
+		case p == nil && !e.nodes[n].Ready:
+			if s.set.terminatingOn[n] > 0 {
+				unavailable++
+			}
+		case p == nil:
+			unavailable++
+			if s.set.terminatingOn[n] == 0 {
+				create = append(create, n)
+			}
+		case !p.available:
+			unavailable++
+			if p.hash() != s.templateHash() {
+				replace = append(replace, p)
+			}
+		case p.hash() != s.templateHash():
+			candidates = append(candidates, p)
+		}
+	}
+	if len(create) > 0 {
+		return create[:min(len(create), daemonSetBurstReplicas)], nil
+	}
+	budget := min(max(s.unavail-unavailable, 0), len(candidates))
+	del = append(replace, candidates[:budget]...)
+	return nil, del[:min(len(del), daemonSetBurstReplicas)]
+}
+
+// scanSurgingDaemonSet is scanDaemonSet for a rollout with maxSurge.
+func scanSurgingDaemonSet(e *Engine, s *serviceState) (create []int, del []*podState) {
+	var manage, candidates []int
+	numSurge := 0
+	for n := range e.nodes {
+		old, nw := s.set.daemonOn[n], s.set.surgeOn[n]
+		switch {
+		case !e.nodes[n].Ready:
+		case old == nil:
+			if s.set.terminatingOn[n] == 0 {
+				manage = append(manage, n)
+			}
+		case old.hash() == s.templateHash():
+		case nw == nil && !old.available:
+			create = append(create, n)
+		case nw == nil:
+			candidates = append(candidates, n)
+		case !nw.available:
+			numSurge++
+		default:
+			del = append(del, old)
+		}
+	}
+	if len(manage) > 0 {
+		return manage[:min(len(manage), daemonSetBurstReplicas)], nil
+	}
+	room := min(max(s.surge-numSurge, 0), len(candidates))
+	create = append(create, candidates[:room]...)
+	return create[:min(len(create), daemonSetBurstReplicas)], del[:min(len(del), daemonSetBurstReplicas)]
+}
+
+// TestDaemonSetIndexAgainstScan runs DaemonSets through what changes their nodes' classes
+// (rollouts with several maxUnavailable, nodes failing and coming back, drains, readiness
+// flips, pod restarts) on more nodes than burstReplicas, and checks that every sync's plan
+// was the full pass's (TestMain's check), and that the check is not idle: a corrupted index
+// is caught.
+func TestDaemonSetIndexAgainstScan(t *testing.T) {
+	build := func(maxSurge, maxUnavailable int) Config {
+		cfg := workloadConfig(1, testWorkloads(),
+			// Nodes down when the DaemonSet is made get its pods when they are back.
+			Action{Name: "fail-first", Kind: ActionFailNodes, Nodes: 30, Duration: 10 * time.Minute},
+			Action{Name: "create", Kind: ActionCreate},
+			Action{Name: "fail", Kind: ActionFailNodes, Nodes: 40, Duration: 2 * time.Minute},
+			Action{Name: "rollout", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: maxSurge}, MaxUnavailable: IntOrPercent{Value: maxUnavailable}},
+			Action{Name: "flip", Kind: ActionFlipReadiness, Pods: 30, NotReadyFor: 20 * time.Second},
+			Action{Name: "restart", Kind: ActionRestartPods, Pods: 20},
+			Action{Name: "drain", Kind: ActionDrainNodes, Nodes: 50},
+			Action{Name: "fail-again", Kind: ActionFailNodes, Nodes: 10},
+			Action{Name: "rollout-again", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: maxSurge + maxUnavailable}},
+		)
+		cfg.Cluster.Nodes = 300
+		cfg.Services[0].WorkloadKind = KindDaemonSet
+		return cfg
+	}
+	for _, c := range []struct{ maxSurge, maxUnavailable int }{{0, 1}, {0, 7}, {0, 400}, {1, 0}, {9, 0}, {400, 0}, {5, 3}} {
+		t.Run(fmt.Sprintf("maxSurge=%d,maxUnavailable=%d", c.maxSurge, c.maxUnavailable), func(t *testing.T) {
+			e, err := newEngine(build(c.maxSurge, c.maxUnavailable), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			syncs := 0
+			daemonPlanCheck = func(e *Engine, s *serviceState, create []int, del []*podState) {
+				syncs++
+				checkDaemonPlan(e, s, create, del)
+			}
+			defer func() { daemonPlanCheck = checkDaemonPlan }()
+			runEngine(t, e, nil)
+			if syncs < 100 {
+				t.Errorf("%d DaemonSet syncs checked, want the rollouts' hundreds", syncs)
+			}
+		})
+	}
+
+	// The check is not idle: an index that loses track of a node (here, each sync's first
+	// candidate is silently taken for up to date afterwards) is caught.
+	e, err := newEngine(build(0, 1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mismatches := 0
+	daemonPlanMismatches = &mismatches
+	daemonPlanCheck = func(e *Engine, s *serviceState, create []int, del []*podState) {
+		checkDaemonPlan(e, s, create, del)
+		if x := &s.set.daemon; x.built {
+			if lost := appendNodes(nil, x.lists[2], 1); len(lost) > 0 {
+				x.set(lost[0], daemonNothing)
+			}
+		}
+	}
+	defer func() { daemonPlanCheck, daemonPlanMismatches = checkDaemonPlan, nil }()
+	runEngine(t, e, nil)
+	if mismatches == 0 {
+		t.Error("an index that loses nodes planned as the full pass: the check is idle")
+	}
+}
+
+// TestDaemonSetIndexFollowsNodeReadiness: a node with no daemon pod gets one only while it
+// is ready, so the index must see readiness change. No timeline reaches this today (a node's
+// pod cannot finish terminating while the node is down, and actions do not overlap a node's
+// failure), so the test removes the pod by hand.
+func TestDaemonSetIndexFollowsNodeReadiness(t *testing.T) {
+	cfg := workloadConfig(1, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+	cfg.Services[0].WorkloadKind = KindDaemonSet
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEngine(t, e, nil)
+	s := e.services[0]
+	const n = 5
+	plan := func() []int {
+		create, del := e.planDaemonSet(s)
+		checkDaemonPlan(e, s, create, del)
+		return create
+	}
+	if create := plan(); len(create) != 0 {
+		t.Fatalf("after the create phase, a sync creates on %v", create)
+	}
+	e.setNodeReady(n, false)
+	s.setPodGone(s.set.daemonOn[n])
+	if create := plan(); len(create) != 0 {
+		t.Fatalf("node %d not ready and without its pod: a sync creates on %v, want none", n, create)
+	}
+	e.setNodeReady(n, true)
+	if create := plan(); !slices.Equal(create, []int{n}) {
+		t.Fatalf("node %d ready again: a sync creates on %v, want [%d]", n, create, n)
+	}
+}
