@@ -362,7 +362,7 @@ func LatencyChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 		}
 		st := modeStyles[m]
 		sc.Color, sc.Shape, sc.Radius = st.color, st.glyph, vg.Points(2)
-		p.Add(sc)
+		p.Add(paddedScatter{sc})
 		c.addLegend(modeTitle(m), sc)
 	}
 	if s.SLOSeconds > 0 {
