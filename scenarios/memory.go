@@ -15,70 +15,121 @@ import (
 )
 
 // Memory a run needs, per thing it holds, calibrated on the peak RSS of sim run --out (more
-// than without: the report and charts are made while the results are held), 2 cores, Go's
-// default GOGC. Measured and estimated, in MiB: 5000-nodes 60 / 125; many-services 410 /
-// 941; cluster-day 766 / 1,076; one Service of 100,000 pods 336 / 652; 10,000 and 50,000
-// Services of 10 pods, all rolled out at once, 569 / 964 and 2,314 / 4,558; 100,000 nodes
-// 52 / 118. The estimate is to refuse what cannot fit before it starts, not to predict: it
-// is 1.4 to 2.3 times what was measured, as the heap a run takes varies with the garbage
-// collector's timing and the machine.
+// than without: the report and charts are drawn while the results are held), 2 cores, Go's
+// default GOGC, fourteen shapes (2026-12-03). Measured (the most of four runs) and
+// estimated, in MiB: 5000-nodes 57 / 107; many-services 205 / 398; cluster-day 317 / 647;
+// one Service of 100,000 pods 181 / 349; 10,000 and 50,000 Services of 10 pods, all rolled
+// out at once, 262 / 408 and 1,181 / 1,716; 20,000 Services of one pod 124 / 240; four
+// DaemonSets on 5,000 nodes, rolled and drained, 103 / 135; 100,000 nodes 38 / 87; 300
+// phases 43 / 90. The estimate is to refuse what cannot fit before it starts, not to
+// predict: it is 1.3 to 2.4 times what was measured, as the heap a run takes varies with
+// the garbage collector's timing and the machine. cmd/sim's TestMemoryEstimateFollowsPeakRSS
+// holds it within 1 to 3 times the peak of five smaller shapes.
 const (
-	memBase       = 64 << 20 // the binary, runtime, shipped data, the outputs' rendering
-	memPerNode    = 512      // node object, name, placement
-	memPerPod     = 4 << 10  // pod state, both controllers' endpoints and indexes
-	memPerService = 32 << 10 // service, both controllers' state, objects, informers
-	memPerPhase   = 8 << 10  // phase results and latency samples
+	memBase       = 80 << 20 // the binary, runtime, shipped data, drawing a long run's charts
+	memPerNode    = 64       // node object, name, placement
+	memPerPod     = 2 << 10  // pod state, both controllers' endpoints and indexes
+	memPerService = 6 << 10  // service, both controllers' state, objects, informers
+	memPerPhase   = 16 << 10 // phase results and latency samples
 	// memPerTouch is charged per pod an action changes (a rollout replaces each pod: three
-	// touches): the latency samples and per-Service accounting of the churn. (The write
-	// log is not held: sim run --out writes it as the run goes.)
-	memPerTouch = 512
+	// touches; a node failing or drained, its pods): the latency samples and per-Service
+	// accounting of the churn. (The write log is not held: sim run --out writes it as the
+	// run goes.)
+	memPerTouch = 192
 )
 
 // EstimateMemory returns about how many bytes a run of cfg needs at its peak, from what the
-// whole timeline can reach (scale actions included).
-func EstimateMemory(cfg *sim.Config) int64 {
-	peak := map[string]int64{}
-	count := map[string]int64{}
-	for _, s := range cfg.Services {
-		peak[s.Name], count[s.Name] = int64(s.Replicas), int64(s.Count)
-	}
-	var pods, services int64
-	touched := int64(0)
+// whole timeline can reach (scale actions included): footprintOf's counts at the rates above.
+func EstimateMemory(cfg *sim.Config) int64 { return footprintOf(cfg).bytes() }
+
+// footprint is what a run holds at its peak, counted in the units EstimateMemory charges.
+type footprint struct {
+	nodes, pods, services, phases int64
+	// touched is the number of pod changes the actions make (see memPerTouch).
+	touched int64
+}
+
+// bytes is the footprint's memory at the calibrated rates.
+func (f footprint) bytes() int64 {
+	return memBase + memPerNode*f.nodes + memPerPod*f.pods + memPerService*f.services +
+		memPerPhase*f.phases + memPerTouch*f.touched
+}
+
+// footprintOf counts what a run of cfg holds: pods at each Service entry's peak over the
+// timeline (a DaemonSet's one per node; a scale's replicas or percent, as the engine computes
+// them), and the pods each action changes.
+func footprintOf(cfg *sim.Config) footprint {
+	f := footprint{nodes: int64(cfg.Cluster.Nodes), phases: int64(len(cfg.Timeline))}
 	counts := countsOf(cfg)
-	for _, a := range cfg.Timeline {
-		names := make([]string, 0, len(a.Services))
+	entries := map[string]*sim.ServiceConfig{}
+	peak := map[string]int64{}
+	for i := range cfg.Services {
+		s := &cfg.Services[i]
+		entries[s.Name] = s
+		peak[s.Name] = int64(podsOf(s, cfg.Cluster.Nodes))
+		f.services += int64(s.Count)
+	}
+	// targets returns the entries an action names (every entry when it names none).
+	targets := func(a *sim.Action) []*sim.ServiceConfig {
+		var out []*sim.ServiceConfig
+		if len(a.Services) == 0 {
+			for i := range cfg.Services {
+				out = append(out, &cfg.Services[i])
+			}
+		}
 		for _, ref := range a.Services {
 			if b, ok := resolveService(ref, counts); ok {
-				names = append(names, b)
+				out = append(out, entries[b])
 			}
 		}
-		if len(a.Services) == 0 {
-			for _, s := range cfg.Services {
-				names = append(names, s.Name)
-			}
-		}
-		for _, b := range names {
-			switch a.Kind {
-			case sim.ActionScale:
-				peak[b] = max(peak[b], int64(a.Replicas))
-				touched += count[b] * int64(a.Replicas)
-			case sim.ActionRollout:
-				touched += 3 * count[b] * peak[b]
-			case sim.ActionRestartPods, sim.ActionFlipReadiness:
-				touched += count[b] * min(int64(a.Pods), peak[b])
-			case sim.ActionCreate, sim.ActionLabelService:
-				touched += count[b] * peak[b]
+		return out
+	}
+	for i := range cfg.Timeline {
+		a := &cfg.Timeline[i]
+		if a.Kind == sim.ActionScale {
+			for _, s := range targets(a) {
+				if s.WorkloadKind != sim.KindDaemonSet {
+					peak[s.Name] = max(peak[s.Name], int64(scaledReplicas(a, s)))
+				}
 			}
 		}
 	}
 	for _, s := range cfg.Services {
-		services += int64(s.Count)
+		f.pods += int64(s.Count) * peak[s.Name]
 	}
-	for n, c := range count {
-		pods += c * peak[n]
+	for i := range cfg.Timeline {
+		a := &cfg.Timeline[i]
+		switch a.Kind {
+		case sim.ActionFailNodes, sim.ActionDrainNodes:
+			// The pods of the nodes taken out change (not ready, or evicted and made again
+			// elsewhere): the share of the cluster's nodes, or a zone's.
+			share := 0.0
+			switch {
+			case a.Zone != "" && len(cfg.Cluster.Zones) > 0:
+				share = 1 / float64(len(cfg.Cluster.Zones))
+			case cfg.Cluster.Nodes > 0:
+				share = min(1, float64(a.Nodes)/float64(cfg.Cluster.Nodes))
+			}
+			f.touched += int64(share * float64(f.pods))
+			continue
+		}
+		for _, s := range targets(a) {
+			count, pods := int64(s.Count), peak[s.Name]
+			switch a.Kind {
+			case sim.ActionScale:
+				if s.WorkloadKind != sim.KindDaemonSet {
+					f.touched += count * int64(scaledReplicas(a, s))
+				}
+			case sim.ActionRollout:
+				f.touched += 3 * count * pods
+			case sim.ActionRestartPods, sim.ActionFlipReadiness:
+				f.touched += count * min(int64(a.Pods), pods)
+			case sim.ActionCreate, sim.ActionLabelService:
+				f.touched += count * pods
+			}
+		}
 	}
-	return memBase + memPerNode*int64(cfg.Cluster.Nodes) + memPerPod*pods + memPerService*services +
-		memPerPhase*int64(len(cfg.Timeline)) + memPerTouch*touched
+	return f
 }
 
 func countsOf(cfg *sim.Config) map[string]int {
@@ -128,7 +179,8 @@ func DefaultMaxMemory() int64 { return MachineMemory() / 4 * 3 }
 // checkMemory refuses a scenario whose estimated memory exceeds guards.maxMemory, naming
 // the figure and the knob. at is the guards.maxMemory node (nil when not set).
 func (d *decoder) checkMemory(sc *Scenario, at *yaml.Node) {
-	sc.MemoryEstimate = EstimateMemory(&sc.Config)
+	fp := footprintOf(&sc.Config)
+	sc.MemoryEstimate = fp.bytes()
 	limit, how := sc.MaxMemory, "guards.maxMemory"
 	if limit == 0 {
 		limit = DefaultMaxMemory()
@@ -139,53 +191,8 @@ func (d *decoder) checkMemory(sc *Scenario, at *yaml.Node) {
 	}
 	if sc.MemoryEstimate > limit {
 		d.errorf(at, "guards.maxMemory", "the run would need about %s of memory (estimate for %d nodes, %s pods at the timeline's peak, %d services, %d phases), more than %s = %s; make the scenario smaller or raise guards.maxMemory",
-			formatBytesIEC(sc.MemoryEstimate), sc.Config.Cluster.Nodes, strconv.FormatInt(peakPods(&sc.Config), 10), totalServices(&sc.Config), len(sc.Config.Timeline), how, formatBytesIEC(limit))
+			formatBytesIEC(sc.MemoryEstimate), fp.nodes, strconv.FormatInt(fp.pods, 10), fp.services, fp.phases, how, formatBytesIEC(limit))
 	}
-}
-
-func peakPods(cfg *sim.Config) int64 {
-	var pods int64
-	counts := countsOf(cfg)
-	peak := map[string]int64{}
-	entries := map[string]*sim.ServiceConfig{}
-	for i := range cfg.Services {
-		s := &cfg.Services[i]
-		peak[s.Name] = int64(podsOf(s, cfg.Cluster.Nodes))
-		entries[s.Name] = s
-	}
-	scale := func(a *sim.Action, b string) {
-		if s := entries[b]; s.WorkloadKind != sim.KindDaemonSet {
-			peak[b] = max(peak[b], int64(scaledReplicas(a, s)))
-		}
-	}
-	for i := range cfg.Timeline {
-		a := &cfg.Timeline[i]
-		if a.Kind != sim.ActionScale {
-			continue
-		}
-		if len(a.Services) == 0 {
-			for _, s := range cfg.Services {
-				scale(a, s.Name)
-			}
-		}
-		for _, ref := range a.Services {
-			if b, ok := resolveService(ref, counts); ok {
-				scale(a, b)
-			}
-		}
-	}
-	for _, s := range cfg.Services {
-		pods += int64(s.Count) * peak[s.Name]
-	}
-	return pods
-}
-
-func totalServices(cfg *sim.Config) int64 {
-	var n int64
-	for _, s := range cfg.Services {
-		n += int64(s.Count)
-	}
-	return n
 }
 
 // formatBytesIEC prints a memory size in GiB/MiB with one decimal.
