@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"testing"
@@ -196,5 +197,55 @@ func TestDaemonSetIndexFollowsNodeReadiness(t *testing.T) {
 	e.setNodeReady(n, true)
 	if create := plan(); !slices.Equal(create, []int{n}) {
 		t.Fatalf("node %d ready again: a sync creates on %v, want [%d]", n, create, n)
+	}
+}
+
+// TestDaemonSetIndexRandomTimelines runs DaemonSets through random timelines (cluster sizes
+// from one node, rollouts with and without surge, nodes failing for a while or for good,
+// drains, readiness flips, restarts), with every sync's plan checked against the pass over
+// the nodes (TestMain).
+func TestDaemonSetIndexRandomTimelines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 3))
+	syncs := 0
+	daemonPlanCheck = func(e *Engine, s *serviceState, create []int, del []*podState) {
+		syncs++
+		checkDaemonPlan(e, s, create, del)
+	}
+	defer func() { daemonPlanCheck = checkDaemonPlan }()
+	for trial := range 30 {
+		nodes := 1 + rng.IntN(400)
+		timeline := []Action{{Name: "create", Kind: ActionCreate}}
+		for i := range 3 + rng.IntN(4) {
+			name := fmt.Sprintf("a%d", i)
+			switch rng.IntN(6) {
+			case 0, 1:
+				a := Action{Name: name, Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 1 + rng.IntN(20)}}
+				if rng.IntN(2) == 0 {
+					a.MaxSurge, a.MaxUnavailable = IntOrPercent{Value: 1 + rng.IntN(20)}, IntOrPercent{}
+				}
+				timeline = append(timeline, a)
+			case 2:
+				d := []time.Duration{0, 30 * time.Second, 10 * time.Minute}[rng.IntN(3)]
+				timeline = append(timeline, Action{Name: name, Kind: ActionFailNodes, Nodes: 1 + rng.IntN(nodes), Duration: d})
+			case 3:
+				timeline = append(timeline, Action{Name: name, Kind: ActionDrainNodes, Nodes: 1 + rng.IntN(nodes)})
+			case 4:
+				timeline = append(timeline, Action{Name: name, Kind: ActionFlipReadiness, Pods: 1 + rng.IntN(nodes), NotReadyFor: 15 * time.Second})
+			default:
+				timeline = append(timeline, Action{Name: name, Kind: ActionRestartPods, Pods: 1 + rng.IntN(nodes)})
+			}
+		}
+		cfg := workloadConfig(1, testWorkloads(), timeline...)
+		cfg.Cluster.Nodes = nodes
+		cfg.Services[0].WorkloadKind = KindDaemonSet
+		cfg.Services[0].Count = 1 + rng.IntN(3)
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		runEngine(t, e, nil)
+	}
+	if syncs < 1000 {
+		t.Errorf("%d DaemonSet syncs checked in 30 runs, want thousands", syncs)
 	}
 }
