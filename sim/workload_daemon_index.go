@@ -109,9 +109,10 @@ type daemonIndex struct {
 	surging bool   // the classes are a surging rollout's
 	hash    string // the template hash the classes are of
 	class   []daemonClass
-	// lists hold the nodes of each class that has one (daemonClasses), as bitsets; counted
-	// is the number of nodes of the classes counted.
+	// lists hold the nodes of each class that has one (daemonClasses), as bitsets, sizes
+	// how many each holds; counted is the number of nodes of the classes counted.
 	lists   [4][]uint64
+	sizes   [4]int
 	counted int
 	// dirty are the nodes to classify again (each once: stale marks it).
 	dirty []int32
@@ -182,21 +183,26 @@ func (x *daemonIndex) set(n int, c daemonClass) {
 	word, bit := n/64, uint64(1)<<(n%64)
 	if was.list >= 0 {
 		x.lists[was.list][word] &^= bit
+		x.sizes[was.list]--
 	}
 	if is.list >= 0 {
 		x.lists[is.list][word] |= bit
+		x.sizes[is.list]++
 	}
 }
 
-// appendNodes appends the nodes of set in order to dst, up to limit of them in all.
-func appendNodes(dst []int, set []uint64, limit int) []int {
-	for w, word := range set {
+// appendNodes appends the nodes of list l in order to dst, up to limit of them in all. It
+// reads the list's words only as far as its last node, or the last one it takes.
+func (x *daemonIndex) appendNodes(dst []int, l, limit int) []int {
+	left := x.sizes[l]
+	for w, word := range x.lists[l] {
+		if left == 0 || len(dst) >= limit {
+			break
+		}
 		for word != 0 && len(dst) < limit {
 			dst = append(dst, w*64+bits.TrailingZeros64(word))
 			word &= word - 1
-		}
-		if len(dst) >= limit {
-			break
+			left--
 		}
 	}
 	return dst

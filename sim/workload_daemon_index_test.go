@@ -155,7 +155,7 @@ func TestDaemonSetIndexAgainstScan(t *testing.T) {
 	daemonPlanCheck = func(e *Engine, s *serviceState, create []int, del []*podState) {
 		checkDaemonPlan(e, s, create, del)
 		if x := &s.set.daemon; x.built {
-			if lost := appendNodes(nil, x.lists[2], 1); len(lost) > 0 {
+			if lost := x.appendNodes(nil, 2, 1); len(lost) > 0 {
 				x.set(lost[0], daemonNothing)
 			}
 		}

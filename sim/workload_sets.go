@@ -401,19 +401,19 @@ var daemonPlanCheck func(e *Engine, s *serviceState, create []int, del []*podSta
 // deletes of the old pods whose new one is available.
 func (e *Engine) planDaemonSet(s *serviceState) (create []int, del []*podState) {
 	x := e.refreshDaemonIndex(s)
-	if create = appendNodes(nil, x.lists[0], daemonSetBurstReplicas); len(create) > 0 {
+	if create = x.appendNodes(nil, 0, daemonSetBurstReplicas); len(create) > 0 {
 		return create, nil
 	}
 	var nodes []int
 	if x.surging {
-		create = appendNodes(nil, x.lists[1], daemonSetBurstReplicas)
+		create = x.appendNodes(nil, 1, daemonSetBurstReplicas)
 		room := max(s.surge-x.counted, 0)
-		create = appendNodes(create, x.lists[2], min(len(create)+room, daemonSetBurstReplicas))
-		nodes = appendNodes(nil, x.lists[3], daemonSetBurstReplicas)
+		create = x.appendNodes(create, 2, min(len(create)+room, daemonSetBurstReplicas))
+		nodes = x.appendNodes(nil, 3, daemonSetBurstReplicas)
 	} else {
-		nodes = appendNodes(nil, x.lists[1], daemonSetBurstReplicas)
+		nodes = x.appendNodes(nil, 1, daemonSetBurstReplicas)
 		budget := max(s.unavail-x.counted, 0)
-		nodes = appendNodes(nodes, x.lists[2], min(len(nodes)+budget, daemonSetBurstReplicas))
+		nodes = x.appendNodes(nodes, 2, min(len(nodes)+budget, daemonSetBurstReplicas))
 	}
 	if len(nodes) > 0 {
 		del = make([]*podState, len(nodes))
