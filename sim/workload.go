@@ -201,8 +201,10 @@ type setState struct {
 	// revision is the ReplicaSet that names the pods of the current revision after the
 	// first (merged into serviceState.newRS, which counts them); nil before a rollout.
 	revision *replicaSet
-	// daemon is a DaemonSet's index of its nodes for syncDaemonSet.
-	daemon daemonIndex
+	// daemon is a DaemonSet's index of its nodes for syncDaemonSet, ordinal a
+	// StatefulSet's of its ordinals for syncStatefulSet.
+	daemon  daemonIndex
+	ordinal ordinalIndex
 }
 
 // serviceTiming holds the kubelet samplers of one ServiceConfig (shared by its stamped copies).
@@ -449,8 +451,12 @@ func (s *serviceState) setAvailable(p *podState, available bool) {
 		return
 	}
 	p.available = available
-	if n := p.pinned(); n >= 0 && s.set != nil {
-		s.markDaemonNode(int(n))
+	if s.set != nil {
+		if n := p.pinned(); n >= 0 {
+			s.markDaemonNode(int(n))
+		} else if o := p.ordinal(); o >= 0 {
+			s.markOrdinal(int(o))
+		}
 	}
 	if !p.live || p.rs() == nil {
 		return

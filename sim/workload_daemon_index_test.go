@@ -9,10 +9,12 @@ import (
 	"time"
 )
 
-// TestMain checks every DaemonSet sync of the package's tests against a pass over all nodes
-// (scanDaemonSet): the index must plan what the pass plans.
+// TestMain checks every DaemonSet and StatefulSet sync of the package's tests against a pass
+// over all nodes or ordinals (scanDaemonSet, checkStatefulPlan): the indexes must plan what
+// the passes plan.
 func TestMain(m *testing.M) {
 	daemonPlanCheck = checkDaemonPlan
+	statefulPlanCheck = checkStatefulPlan
 	os.Exit(m.Run())
 }
 

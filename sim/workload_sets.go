@@ -239,6 +239,7 @@ func (e *Engine) createSetPod(s *serviceState, ordinal, node int) {
 	}
 	if ordinal >= 0 {
 		s.set.ordinals[ordinal] = p
+		s.markOrdinal(ordinal)
 	}
 	if node >= 0 {
 		if old := s.set.daemonOn[node]; old != nil {
@@ -262,8 +263,14 @@ func (w *workloadControllers) syncStatefulSet(s *serviceState) {
 	} else {
 		planOrderedStatefulSet(s, y)
 	}
+	if statefulPlanCheck != nil {
+		statefulPlanCheck(s, y.batches)
+	}
 	w.sendSetBatch(y)
 }
+
+// statefulPlanCheck, when set (by tests), sees the batches of every StatefulSet sync.
+var statefulPlanCheck func(s *serviceState, batches []setBatch)
 
 // planOrderedStatefulSet plans one OrderedReady sync: it creates the lowest missing ordinal
 // once every lower one is Running, Ready and available; removes ordinals beyond replicas from
@@ -271,43 +278,42 @@ func (w *workloadControllers) syncStatefulSet(s *serviceState) {
 // down, deleting up to maxUnavailable of them, one call after another, once every replica is
 // available. upstream: stateful_set_control.go processReplica, processCondemned (monotonic).
 func planOrderedStatefulSet(s *serviceState, y *setSync) {
-	for i := 0; i < s.replicas; i++ {
-		p := s.set.ordinals[i]
-		if p == nil {
+	x := refreshOrdinalIndex(s)
+	done := true
+	eachUp(0, s.replicas, x.missingOrUnhealthy, func(i int) bool {
+		if s.set.ordinals[i] == nil {
 			y.add(setBatch{create: []int{i}})
-			return
 		}
-		if p.pod.Terminating || !p.available {
-			return // wait for it (terminating, not yet Running and Ready, or not available)
-		}
+		done = false // else wait for it (terminating, not yet Running and Ready, or not available)
+		return false
+	})
+	if !done {
+		return
 	}
 	// Condemned pods, highest ordinal first. One that is not available waits for the others
 	// unless it is the first unhealthy pod: the lowest condemned one not available.
-	var firstUnhealthy *podState
-	for i := s.replicas; i < len(s.set.ordinals); i++ {
-		if p := s.set.ordinals[i]; p != nil && (p.pod.Terminating || !p.available) {
-			firstUnhealthy = p
-			break
+	firstUnhealthy := -1
+	eachUp(s.replicas, x.n, x.unhealthyWord, func(i int) bool { firstUnhealthy = i; return false })
+	condemned := false
+	eachDown(s.replicas, x.n, x.presentWord, func(i int) bool {
+		if p := s.set.ordinals[i]; !p.pod.Terminating && (p.available || i == firstUnhealthy) {
+			y.add(setBatch{delete: []*podState{p}})
 		}
-	}
-	for i := len(s.set.ordinals) - 1; i >= s.replicas; i-- {
-		if p := s.set.ordinals[i]; p != nil {
-			if !p.pod.Terminating && (p.available || p == firstUnhealthy) {
-				y.add(setBatch{delete: []*podState{p}})
-			}
-			return
-		}
+		condemned = true
+		return false
+	})
+	if condemned {
+		return
 	}
 	// Every replica is there, available and not terminating (the loop above returned
 	// otherwise): delete up to maxUnavailable pods of an old revision, from the highest
 	// ordinal down.
 	budget := max(s.unavail, 1)
-	for i := s.replicas - 1; i >= 0 && budget > 0; i-- {
-		if p := s.set.ordinals[i]; p.hash() != s.templateHash() && !p.pod.Terminating {
-			y.add(setBatch{delete: []*podState{p}})
-			budget--
-		}
-	}
+	eachDown(0, s.replicas, x.oldLiveWord, func(i int) bool {
+		y.add(setBatch{delete: []*podState{s.set.ordinals[i]}})
+		budget--
+		return budget > 0
+	})
 }
 
 // planParallelStatefulSet plans one Parallel sync: every missing ordinal is created and
@@ -319,21 +325,17 @@ func planOrderedStatefulSet(s *serviceState, y *setSync) {
 // processReplica, processCondemned, updateStatefulSetAfterInvariantEstablished (Parallel's
 // two phases).
 func planParallelStatefulSet(s *serviceState, y *setSync) {
+	x := refreshOrdinalIndex(s)
 	slowStart(s.replicas, statefulSetMaxBatchSize, func(lo, hi int) {
 		var b setBatch
-		for i := lo; i < hi; i++ {
-			if s.set.ordinals[i] == nil {
-				b.create = append(b.create, i)
-			}
-		}
+		eachUp(lo, hi, x.missing, func(i int) bool { b.create = append(b.create, i); return true })
 		y.add(b)
 	})
 	var condemned []*podState // highest ordinal first
-	for i := len(s.set.ordinals) - 1; i >= s.replicas; i-- {
-		if p := s.set.ordinals[i]; p != nil {
-			condemned = append(condemned, p)
-		}
-	}
+	eachDown(s.replicas, x.n, x.presentWord, func(i int) bool {
+		condemned = append(condemned, s.set.ordinals[i])
+		return true
+	})
 	slowStart(len(condemned), statefulSetMaxBatchSize, func(lo, hi int) {
 		var b setBatch
 		for _, p := range condemned[lo:hi] {
@@ -343,31 +345,25 @@ func planParallelStatefulSet(s *serviceState, y *setSync) {
 		}
 		y.add(b)
 	})
-	unavailable, needUpdate := 0, 0
-	for i := range s.replicas {
-		p := s.set.ordinals[i]
-		if p == nil || p.pod.Terminating || !p.available {
-			unavailable++
-			if p != nil && p.hash() != s.templateHash() && !p.pod.Terminating {
-				needUpdate++
-			}
-		}
-	}
+	unavailable := countIn(0, s.replicas, x.missingOrUnhealthy)
+	needUpdate := countIn(0, s.replicas, x.oldUnavailable)
 	budget := max(s.unavail, 1)
 	if unavailable >= budget && needUpdate == 0 {
 		return
 	}
-	for i := s.replicas - 1; i >= 0; i-- {
-		if p := s.set.ordinals[i]; p != nil && p.hash() != s.templateHash() && !p.available && !p.pod.Terminating {
-			y.add(setBatch{delete: []*podState{p}})
+	eachDown(0, s.replicas, x.oldUnavailable, func(i int) bool {
+		y.add(setBatch{delete: []*podState{s.set.ordinals[i]}})
+		return true
+	})
+	left := budget - unavailable
+	eachDown(0, s.replicas, x.oldAvailableWord, func(i int) bool {
+		if left <= 0 {
+			return false
 		}
-	}
-	for i, left := s.replicas-1, budget-unavailable; i >= 0 && left > 0; i-- {
-		if p := s.set.ordinals[i]; p != nil && p.hash() != s.templateHash() && p.available && !p.pod.Terminating {
-			y.add(setBatch{delete: []*podState{p}})
-			left--
-		}
-	}
+		y.add(setBatch{delete: []*podState{s.set.ordinals[i]}})
+		left--
+		return left > 0
+	})
 }
 
 // syncDaemonSet is one sync of a DaemonSet with the RollingUpdate strategy: it creates a pod
@@ -452,6 +448,7 @@ func (s *serviceState) setPodGone(p *podState) {
 	}
 	if o := p.ordinal(); o >= 0 && int(o) < len(s.set.ordinals) && s.set.ordinals[o] == p {
 		s.set.ordinals[o] = nil
+		s.markOrdinal(int(o))
 	}
 	if n := p.pinned(); n >= 0 {
 		switch p {
@@ -470,7 +467,13 @@ func (s *serviceState) setPodGone(p *podState) {
 // setPodTerminating notes that p, a DaemonSet pod, is terminating: its node has no running
 // daemon pod, but must wait until this one is gone for a new one.
 func (s *serviceState) setPodTerminating(p *podState) {
-	if s.set == nil || p.pinned() < 0 {
+	if s.set == nil {
+		return
+	}
+	if o := p.ordinal(); o >= 0 {
+		s.markOrdinal(int(o)) // a StatefulSet pod
+	}
+	if p.pinned() < 0 {
 		return
 	}
 	n := p.pinned()
@@ -491,6 +494,7 @@ func (e *Engine) prepareSet(s *serviceState) {
 	switch s.kind() {
 	case KindStatefulSet:
 		s.set.ordinals = make([]*podState, max(s.replicas, len(s.set.ordinals)))
+		s.set.ordinal = ordinalIndex{}
 	case KindDaemonSet:
 		s.set.daemonOn = make([]*podState, len(e.nodes))
 		s.set.surgeOn = make([]*podState, len(e.nodes))

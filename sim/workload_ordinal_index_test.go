@@ -1,0 +1,173 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// checkStatefulPlan compares a StatefulSet sync's batches with the pass over every ordinal's
+// pod (scanOrderedStatefulSet, scanParallelStatefulSet): TestMain sets it for every test of
+// the package.
+func checkStatefulPlan(s *serviceState, batches []setBatch) {
+	want := &setSync{s: s}
+	if s.cfg.PodManagementPolicy == PodManagementParallel {
+		scanParallelStatefulSet(s, want)
+	} else {
+		scanOrderedStatefulSet(s, want)
+	}
+	if !slices.EqualFunc(batches, want.batches, func(a, b setBatch) bool {
+		return slices.Equal(a.create, b.create) && slices.Equal(a.delete, b.delete)
+	}) {
+		panic(fmt.Sprintf("StatefulSet %s: the index plans %d batches, the pass over the ordinals %d: %v, want %v",
+			s.svc.Name, len(batches), len(want.batches), batches, want.batches))
+	}
+}
+
+// scanOrderedStatefulSet plans an OrderedReady sync by reading every ordinal's pod.
+// upstream: stateful_set_control.go processReplica, processCondemned (monotonic).
+func scanOrderedStatefulSet(s *serviceState, y *setSync) {
+	for i := 0; i < s.replicas; i++ {
+		p := s.set.ordinals[i]
+		if p == nil {
+			y.add(setBatch{create: []int{i}})
+			return
+		}
+		if p.pod.Terminating || !p.available {
+			return // wait for it (terminating, not yet Running and Ready, or not available)
+		}
+	}
+	// Condemned pods, highest ordinal first. One that is not available waits for the others
+	// unless it is the first unhealthy pod: the lowest condemned one not available.
+	var firstUnhealthy *podState
+	for i := s.replicas; i < len(s.set.ordinals); i++ {
+		if p := s.set.ordinals[i]; p != nil && (p.pod.Terminating || !p.available) {
+			firstUnhealthy = p
+			break
+		}
+	}
+	for i := len(s.set.ordinals) - 1; i >= s.replicas; i-- {
+		if p := s.set.ordinals[i]; p != nil {
+			if !p.pod.Terminating && (p.available || p == firstUnhealthy) {
+				y.add(setBatch{delete: []*podState{p}})
+			}
+			return
+		}
+	}
+	// Every replica is there, available and not terminating (the loop above returned
+	// otherwise): delete up to maxUnavailable pods of an old revision, from the highest
+	// ordinal down.
+	budget := max(s.unavail, 1)
+	for i := s.replicas - 1; i >= 0 && budget > 0; i-- {
+		if p := s.set.ordinals[i]; p.hash() != s.templateHash() && !p.pod.Terminating {
+			y.add(setBatch{delete: []*podState{p}})
+			budget--
+		}
+	}
+}
+
+// scanParallelStatefulSet plans a Parallel sync by reading every ordinal's pod.
+// upstream: stateful_set_control.go runForAll, processReplica, processCondemned,
+// updateStatefulSetAfterInvariantEstablished.
+func scanParallelStatefulSet(s *serviceState, y *setSync) {
+	slowStart(s.replicas, statefulSetMaxBatchSize, func(lo, hi int) {
+		var b setBatch
+		for i := lo; i < hi; i++ {
+			if s.set.ordinals[i] == nil {
+				b.create = append(b.create, i)
+			}
+		}
+		y.add(b)
+	})
+	var condemned []*podState // highest ordinal first
+	for i := len(s.set.ordinals) - 1; i >= s.replicas; i-- {
+		if p := s.set.ordinals[i]; p != nil {
+			condemned = append(condemned, p)
+		}
+	}
+	slowStart(len(condemned), statefulSetMaxBatchSize, func(lo, hi int) {
+		var b setBatch
+		for _, p := range condemned[lo:hi] {
+			if !p.pod.Terminating {
+				b.delete = append(b.delete, p)
+			}
+		}
+		y.add(b)
+	})
+	unavailable, needUpdate := 0, 0
+	for i := range s.replicas {
+		p := s.set.ordinals[i]
+		if p == nil || p.pod.Terminating || !p.available {
+			unavailable++
+			if p != nil && p.hash() != s.templateHash() && !p.pod.Terminating {
+				needUpdate++
+			}
+		}
+	}
+	budget := max(s.unavail, 1)
+	if unavailable >= budget && needUpdate == 0 {
+		return
+	}
+	for i := s.replicas - 1; i >= 0; i-- {
+		if p := s.set.ordinals[i]; p != nil && p.hash() != s.templateHash() && !p.available && !p.pod.Terminating {
+			y.add(setBatch{delete: []*podState{p}})
+		}
+	}
+	for i, left := s.replicas-1, budget-unavailable; i >= 0 && left > 0; i-- {
+		if p := s.set.ordinals[i]; p != nil && p.hash() != s.templateHash() && p.available && !p.pod.Terminating {
+			y.add(setBatch{delete: []*podState{p}})
+			left--
+		}
+	}
+}
+
+// TestStatefulSetIndexRandomTimelines runs StatefulSets of both pod management policies
+// through random timelines (scaling up and down, rollouts with several maxUnavailable,
+// nodes failing, drains, readiness flips, restarts), with every sync's batches checked
+// against the pass over the ordinals (TestMain).
+func TestStatefulSetIndexRandomTimelines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 4))
+	syncs := 0
+	statefulPlanCheck = func(s *serviceState, batches []setBatch) {
+		syncs++
+		checkStatefulPlan(s, batches)
+	}
+	defer func() { statefulPlanCheck = checkStatefulPlan }()
+	for trial := range 40 {
+		replicas := 1 + rng.IntN(150)
+		timeline := []Action{{Name: "create", Kind: ActionCreate}}
+		for i := range 3 + rng.IntN(4) {
+			name := fmt.Sprintf("a%d", i)
+			switch rng.IntN(7) {
+			case 0, 1:
+				timeline = append(timeline, Action{Name: name, Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 1 + rng.IntN(10)}})
+			case 2:
+				timeline = append(timeline, Action{Name: name, Kind: ActionScale, Replicas: rng.IntN(2 * replicas)})
+			case 3:
+				d := []time.Duration{0, 30 * time.Second, 10 * time.Minute}[rng.IntN(3)]
+				timeline = append(timeline, Action{Name: name, Kind: ActionFailNodes, Nodes: 1 + rng.IntN(50), Duration: d})
+			case 4:
+				timeline = append(timeline, Action{Name: name, Kind: ActionDrainNodes, Nodes: 1 + rng.IntN(50)})
+			case 5:
+				timeline = append(timeline, Action{Name: name, Kind: ActionFlipReadiness, Pods: 1 + rng.IntN(replicas), NotReadyFor: 15 * time.Second})
+			default:
+				timeline = append(timeline, Action{Name: name, Kind: ActionRestartPods, Pods: 1 + rng.IntN(replicas)})
+			}
+		}
+		cfg := workloadConfig(replicas, testWorkloads(), timeline...)
+		cfg.Services[0].WorkloadKind = KindStatefulSet
+		if trial%2 == 0 {
+			cfg.Services[0].PodManagementPolicy = PodManagementParallel
+		}
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		runEngine(t, e, nil)
+	}
+	if syncs < 1000 {
+		t.Errorf("%d StatefulSet syncs checked in 40 runs, want thousands", syncs)
+	}
+}
