@@ -219,23 +219,15 @@ func TestDaemonSetIndexRandomTimelines(t *testing.T) {
 		timeline := []Action{{Name: "create", Kind: ActionCreate}}
 		for i := range 3 + rng.IntN(4) {
 			name := fmt.Sprintf("a%d", i)
-			switch rng.IntN(6) {
-			case 0, 1:
-				a := Action{Name: name, Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 1 + rng.IntN(20)}}
-				if rng.IntN(2) == 0 {
-					a.MaxSurge, a.MaxUnavailable = IntOrPercent{Value: 1 + rng.IntN(20)}, IntOrPercent{}
-				}
-				timeline = append(timeline, a)
-			case 2:
-				d := []time.Duration{0, 30 * time.Second, 10 * time.Minute}[rng.IntN(3)]
-				timeline = append(timeline, Action{Name: name, Kind: ActionFailNodes, Nodes: 1 + rng.IntN(nodes), Duration: d})
-			case 3:
-				timeline = append(timeline, Action{Name: name, Kind: ActionDrainNodes, Nodes: 1 + rng.IntN(nodes)})
-			case 4:
-				timeline = append(timeline, Action{Name: name, Kind: ActionFlipReadiness, Pods: 1 + rng.IntN(nodes), NotReadyFor: 15 * time.Second})
-			default:
-				timeline = append(timeline, Action{Name: name, Kind: ActionRestartPods, Pods: 1 + rng.IntN(nodes)})
+			if rng.IntN(3) > 0 {
+				timeline = append(timeline, randomDisruption(rng, name, nodes, nodes))
+				continue
 			}
+			a := Action{Name: name, Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 1 + rng.IntN(20)}}
+			if rng.IntN(2) == 0 {
+				a.MaxSurge, a.MaxUnavailable = IntOrPercent{Value: 1 + rng.IntN(20)}, IntOrPercent{}
+			}
+			timeline = append(timeline, a)
 		}
 		cfg := workloadConfig(1, testWorkloads(), timeline...)
 		cfg.Cluster.Nodes = nodes

@@ -87,15 +87,7 @@ func scanParallelStatefulSet(s *serviceState, y *setSync) {
 			condemned = append(condemned, p)
 		}
 	}
-	slowStart(len(condemned), statefulSetMaxBatchSize, func(lo, hi int) {
-		var b setBatch
-		for _, p := range condemned[lo:hi] {
-			if !p.pod.Terminating {
-				b.delete = append(b.delete, p)
-			}
-		}
-		y.add(b)
-	})
+	deleteCondemned(y, condemned)
 	unavailable, needUpdate := 0, 0
 	for i := range s.replicas {
 		p := s.set.ordinals[i]
@@ -123,6 +115,22 @@ func scanParallelStatefulSet(s *serviceState, y *setSync) {
 	}
 }
 
+// randomDisruption is a random action of those that disturb a workload without changing it:
+// up to nodes nodes failing (for a while or for good) or drained, up to pods pods' readiness
+// flipped or restarted.
+func randomDisruption(rng *rand.Rand, name string, nodes, pods int) Action {
+	switch rng.IntN(4) {
+	case 0:
+		d := []time.Duration{0, 30 * time.Second, 10 * time.Minute}[rng.IntN(3)]
+		return Action{Name: name, Kind: ActionFailNodes, Nodes: 1 + rng.IntN(nodes), Duration: d}
+	case 1:
+		return Action{Name: name, Kind: ActionDrainNodes, Nodes: 1 + rng.IntN(nodes)}
+	case 2:
+		return Action{Name: name, Kind: ActionFlipReadiness, Pods: 1 + rng.IntN(pods), NotReadyFor: 15 * time.Second}
+	}
+	return Action{Name: name, Kind: ActionRestartPods, Pods: 1 + rng.IntN(pods)}
+}
+
 // TestStatefulSetIndexRandomTimelines runs StatefulSets of both pod management policies
 // through random timelines (scaling up and down, rollouts with several maxUnavailable,
 // nodes failing, drains, readiness flips, restarts), with every sync's batches checked
@@ -140,20 +148,13 @@ func TestStatefulSetIndexRandomTimelines(t *testing.T) {
 		timeline := []Action{{Name: "create", Kind: ActionCreate}}
 		for i := range 3 + rng.IntN(4) {
 			name := fmt.Sprintf("a%d", i)
-			switch rng.IntN(7) {
+			switch rng.IntN(4) {
 			case 0, 1:
 				timeline = append(timeline, Action{Name: name, Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 1 + rng.IntN(10)}})
 			case 2:
 				timeline = append(timeline, Action{Name: name, Kind: ActionScale, Replicas: rng.IntN(2 * replicas)})
-			case 3:
-				d := []time.Duration{0, 30 * time.Second, 10 * time.Minute}[rng.IntN(3)]
-				timeline = append(timeline, Action{Name: name, Kind: ActionFailNodes, Nodes: 1 + rng.IntN(50), Duration: d})
-			case 4:
-				timeline = append(timeline, Action{Name: name, Kind: ActionDrainNodes, Nodes: 1 + rng.IntN(50)})
-			case 5:
-				timeline = append(timeline, Action{Name: name, Kind: ActionFlipReadiness, Pods: 1 + rng.IntN(replicas), NotReadyFor: 15 * time.Second})
 			default:
-				timeline = append(timeline, Action{Name: name, Kind: ActionRestartPods, Pods: 1 + rng.IntN(replicas)})
+				timeline = append(timeline, randomDisruption(rng, name, 50, replicas))
 			}
 		}
 		cfg := workloadConfig(replicas, testWorkloads(), timeline...)

@@ -269,6 +269,20 @@ func (w *workloadControllers) syncStatefulSet(s *serviceState) {
 	w.sendSetBatch(y)
 }
 
+// deleteCondemned plans the deletes of a Parallel StatefulSet's condemned pods (highest
+// ordinal first) in slow-start batches over them; those already terminating take no call.
+func deleteCondemned(y *setSync, condemned []*podState) {
+	slowStart(len(condemned), statefulSetMaxBatchSize, func(lo, hi int) {
+		var b setBatch
+		for _, p := range condemned[lo:hi] {
+			if !p.pod.Terminating {
+				b.delete = append(b.delete, p)
+			}
+		}
+		y.add(b)
+	})
+}
+
 // statefulPlanCheck, when set (by tests), sees the batches of every StatefulSet sync.
 var statefulPlanCheck func(s *serviceState, batches []setBatch)
 
@@ -336,15 +350,7 @@ func planParallelStatefulSet(s *serviceState, y *setSync) {
 		condemned = append(condemned, s.set.ordinals[i])
 		return true
 	})
-	slowStart(len(condemned), statefulSetMaxBatchSize, func(lo, hi int) {
-		var b setBatch
-		for _, p := range condemned[lo:hi] {
-			if !p.pod.Terminating {
-				b.delete = append(b.delete, p)
-			}
-		}
-		y.add(b)
-	})
+	deleteCondemned(y, condemned)
 	unavailable := countIn(0, s.replicas, x.missingOrUnhealthy)
 	needUpdate := countIn(0, s.replicas, x.oldUnavailable)
 	budget := max(s.unavail, 1)
