@@ -121,6 +121,20 @@ func eachDown(lo, hi int, word func(w int) uint64, f func(i int) bool) {
 	}
 }
 
+// firstIn returns the lowest ordinal in [lo, hi) whose bit word(w) has, or -1.
+func firstIn(lo, hi int, word func(w int) uint64) int {
+	first := -1
+	eachUp(lo, hi, word, func(i int) bool { first = i; return false })
+	return first
+}
+
+// lastIn returns the highest ordinal in [lo, hi) whose bit word(w) has, or -1.
+func lastIn(lo, hi int, word func(w int) uint64) int {
+	last := -1
+	eachDown(lo, hi, word, func(i int) bool { last = i; return false })
+	return last
+}
+
 // countIn counts the ordinals in [lo, hi) whose bit word(w) has.
 func countIn(lo, hi int, word func(w int) uint64) int {
 	n := 0

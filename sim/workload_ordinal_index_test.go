@@ -172,3 +172,38 @@ func TestStatefulSetIndexRandomTimelines(t *testing.T) {
 		t.Errorf("%d StatefulSet syncs checked in 40 runs, want thousands", syncs)
 	}
 }
+
+// TestOrderedStatefulSetCondemnedWaits: scaling an OrderedReady StatefulSet down deletes the
+// highest ordinal first, and one that is not available only when it is the lowest
+// condemned pod that is not: else it waits for the others.
+// upstream: stateful_set_control.go processCondemned (monotonic: firstUnhealthyPod).
+func TestOrderedStatefulSetCondemnedWaits(t *testing.T) {
+	cfg := workloadConfig(10, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+	cfg.Services[0].WorkloadKind = KindStatefulSet
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEngine(t, e, nil)
+	s := e.services[0]
+	s.replicas = 5
+	plan := func() []setBatch {
+		y := &setSync{s: s}
+		planOrderedStatefulSet(s, y)
+		checkStatefulPlan(s, y.batches)
+		return y.batches
+	}
+	ord := s.set.ordinals
+	s.setAvailable(ord[9], false)
+	if b := plan(); len(b) != 1 || !slices.Equal(b[0].delete, []*podState{ord[9]}) {
+		t.Fatalf("ordinal 9 the only one not available: batches %v, want ordinal 9 deleted", b)
+	}
+	s.setAvailable(ord[7], false)
+	if b := plan(); len(b) != 0 {
+		t.Fatalf("ordinal 7 not available either: batches %v, want ordinal 9 to wait", b)
+	}
+	s.setAvailable(ord[9], true)
+	if b := plan(); len(b) != 1 || !slices.Equal(b[0].delete, []*podState{ord[9]}) {
+		t.Fatalf("ordinal 9 available again: batches %v, want it deleted", b)
+	}
+}

@@ -293,30 +293,18 @@ var statefulPlanCheck func(s *serviceState, batches []setBatch)
 // available. upstream: stateful_set_control.go processReplica, processCondemned (monotonic).
 func planOrderedStatefulSet(s *serviceState, y *setSync) {
 	x := refreshOrdinalIndex(s)
-	done := true
-	eachUp(0, s.replicas, x.missingOrUnhealthy, func(i int) bool {
+	if i := firstIn(0, s.replicas, x.missingOrUnhealthy); i >= 0 {
 		if s.set.ordinals[i] == nil {
 			y.add(setBatch{create: []int{i}})
 		}
-		done = false // else wait for it (terminating, not yet Running and Ready, or not available)
-		return false
-	})
-	if !done {
-		return
+		return // else wait for it (terminating, not yet Running and Ready, or not available)
 	}
 	// Condemned pods, highest ordinal first. One that is not available waits for the others
 	// unless it is the first unhealthy pod: the lowest condemned one not available.
-	firstUnhealthy := -1
-	eachUp(s.replicas, x.n, x.unhealthyWord, func(i int) bool { firstUnhealthy = i; return false })
-	condemned := false
-	eachDown(s.replicas, x.n, x.presentWord, func(i int) bool {
-		if p := s.set.ordinals[i]; !p.pod.Terminating && (p.available || i == firstUnhealthy) {
+	if top := lastIn(s.replicas, x.n, x.presentWord); top >= 0 {
+		if p := s.set.ordinals[top]; !p.pod.Terminating && (p.available || top == firstIn(s.replicas, x.n, x.unhealthyWord)) {
 			y.add(setBatch{delete: []*podState{p}})
 		}
-		condemned = true
-		return false
-	})
-	if condemned {
 		return
 	}
 	// Every replica is there, available and not terminating (the loop above returned
@@ -361,15 +349,13 @@ func planParallelStatefulSet(s *serviceState, y *setSync) {
 		y.add(setBatch{delete: []*podState{s.set.ordinals[i]}})
 		return true
 	})
-	left := budget - unavailable
-	eachDown(0, s.replicas, x.oldAvailableWord, func(i int) bool {
-		if left <= 0 {
-			return false
-		}
-		y.add(setBatch{delete: []*podState{s.set.ordinals[i]}})
-		left--
-		return left > 0
-	})
+	if left := budget - unavailable; left > 0 {
+		eachDown(0, s.replicas, x.oldAvailableWord, func(i int) bool {
+			y.add(setBatch{delete: []*podState{s.set.ordinals[i]}})
+			left--
+			return left > 0
+		})
+	}
 }
 
 // syncDaemonSet is one sync of a DaemonSet with the RollingUpdate strategy: it creates a pod
