@@ -16,7 +16,7 @@ import (
 
 // Memory a run needs, per thing it holds, calibrated on the peak RSS of sim run --out (more
 // than without: the report and charts are drawn while the results are held), 2 cores, Go's
-// default GOGC, fourteen shapes (2026-12-03). Measured (the most of four runs) and
+// default GOGC, fourteen shapes (2026-12-03). Measured (the more of two runs) and
 // estimated, in MiB: 5000-nodes 57 / 107; many-services 205 / 398; cluster-day 317 / 647;
 // one Service of 100,000 pods 181 / 349; 10,000 and 50,000 Services of 10 pods, all rolled
 // out at once, 262 / 408 and 1,181 / 1,716; 20,000 Services of one pod 124 / 240; four
