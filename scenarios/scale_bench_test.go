@@ -13,9 +13,11 @@ import (
 	"epsim/sim"
 )
 
-// BenchmarkScale is one row per line of issue 15's table: whole runs of both control planes
-// with --out off, reporting events/s, ns per event and per pod event (CPU) and the peak live heap (the heap left
-// after a GC, sampled once per virtual second of the run) in MB and in bytes per pod.
+// BenchmarkScale is one row per line of issue 15's table, and rows of workloads rolled a pod
+// or a few at a time (DaemonSets, a StatefulSet, a Deployment with maxSurge 1): whole runs
+// of both control planes with --out off, reporting events/s, ns per event and per pod event
+// (CPU) and the peak live heap (the heap left after a GC, sampled once per virtual second of
+// the run) in MB and in bytes per pod.
 // Set EPSIM_HEAPPROFILE=FILE to write an in-use heap profile at the start of the run's second
 // phase (every pod of the create phase exists then), or of phase EPSIM_HEAPPROFILE_PHASE;
 // EPSIM_HEAPPROFILE_PEAK=FILE writes one near the peak live heap (of the peak itself with
@@ -46,6 +48,13 @@ func BenchmarkScale(b *testing.B) {
 		{name: "one-service/pods=100k", scenario: "5000-nodes", sets: []string{"services[0].replicas=100000"}, pods: 100000},
 		svcs(10), svcs(1000), svcs(10000), svcs(50000),
 		{name: "cluster-day", scenario: "cluster-day"},
+		// Workloads whose rollouts change a pod or a few a sync: four DaemonSets on 5,000
+		// nodes, a StatefulSet of 20,000 replicas (Parallel), and a Deployment of 20,000
+		// pods rolled one pod at a time (maxSurge 1, maxUnavailable 0), whose scale-downs
+		// each rank every pod (pickVictims: the cost still grows with the square of its size).
+		{name: "daemonsets/nodes=5k", yaml: rolled("daemonsets", "{name: agent, kind: DaemonSet, count: 4}", ""), pods: 20000},
+		{name: "statefulset/replicas=20k", yaml: rolled("statefulset", "{name: db, kind: StatefulSet, podManagementPolicy: Parallel, replicas: 20000}", ""), pods: 20000},
+		{name: "one-service/surge-1/pods=20k", yaml: rolled("surge-1", "{name: web, replicas: 20000}", "maxSurge: 1, maxUnavailable: 0, "), pods: 20000},
 	}
 	for _, r := range rows {
 		b.Run(r.name, func(b *testing.B) {
@@ -126,6 +135,20 @@ timeline:
     action: rollout
     services: [s]
 `, n, n)
+}
+
+// rolled is a scenario of one Service entry on 5,000 nodes, created and then rolled out with
+// the rollout's extra fields (ending in ", ").
+func rolled(name, service, rollout string) string {
+	return fmt.Sprintf(`name: %s
+seed: 1
+cluster:
+  nodes: 5000
+guards:
+  endTime: 1000h
+services: [%s]
+timeline: [{name: create, action: create}, {name: rollout, %saction: rollout}]
+`, name, service, rollout)
 }
 
 // heapSampler is an Observer that records the largest live heap seen at progress reports.
