@@ -110,9 +110,9 @@ func (e *Engine) actOn(a *Action, s *serviceState) {
 		e.newTemplate(s)
 		s.generation++ // a spec change: the template
 		if a.ServiceStrategy {
-			s.surge, s.unavail = s.strategy()
+			s.setStrategy(s.strategy())
 		} else {
-			s.surge, s.unavail = s.resolveStrategy(a.MaxSurge, a.MaxUnavailable)
+			s.setStrategy(s.resolveStrategy(a.MaxSurge, a.MaxUnavailable))
 		}
 		s.rollout = a
 		if e.workloads.setFor(s) != nil {
@@ -140,7 +140,7 @@ func (e *Engine) actOn(a *Action, s *serviceState) {
 			s.generation++ // a spec change
 		}
 		s.replicas = replicas
-		s.surge, s.unavail = s.strategy()
+		s.setStrategy(s.strategy())
 		if s.kind() == KindStatefulSet {
 			s.scaleSet(s.replicas)
 			e.workloads.enqueueSet(s)

@@ -184,6 +184,30 @@ func (sc *victimScratch) countOnNode(p *podState) {
 // with the n-th, in that rollout 1.9 million objects of the 12.3 million candidates its
 // rankings weigh (reading every object was 30% of the run's CPU).
 func (w *workloadControllers) pickVictims(rs *replicaSet, n int, now Time) []*podState {
+	if n <= victimsIndexMaxN && !rs.replayOwner() {
+		x := (*victimIndex)(nil)
+		if rs.rare != nil {
+			x = rs.rare.victims
+		}
+		if x == nil && rs.live >= victimsIndexMin {
+			x = w.buildVictimIndex(rs)
+		}
+		if x != nil && n < len(x.placed) {
+			out := x.first(n, now)
+			if victimsCheck != nil {
+				victimsCheck(out, w.rankVictims(rs, n, now))
+			}
+			return out
+		}
+	}
+	return w.rankVictims(rs, n, now)
+}
+
+// victimsCheck, when set (by tests), sees each choice of an index with the ranking's.
+var victimsCheck func(index, ranked []*podState)
+
+// rankVictims is pickVictims by a ranking of every pod of the Service.
+func (w *workloadControllers) rankVictims(rs *replicaSet, n int, now Time) []*podState {
 	sc := &w.victims
 	sc.calls++
 	s := rs.svc

@@ -68,6 +68,9 @@ func (p *podState) setPod(pod *model.Pod) {
 	p.pod = pod
 	class, _ := rankOf(pod)
 	p.marks = p.marks&^marksRankClass | podMarks(class)
+	if s := p.owner.svc; s.victims != nil {
+		s.victimPodChanged(p, p.live, p.node)
+	}
 }
 
 // ordinal returns a StatefulSet pod's ordinal, -1 for other pods.
@@ -148,9 +151,11 @@ type serviceState struct {
 	dcRetryAt  Time
 	// dcEvents is the spam filter of the Deployment controller's Events about the Deployment.
 	dcEvents eventSpamFilter
-	surge    int
-	unavail  int
-	timing   *serviceTiming
+	// surge and unavail are the rolling update's maxSurge and maxUnavailable, resolved
+	// against the replicas (setStrategy).
+	surge   int32
+	unavail int32
+	timing  *serviceTiming
 	// podSpec is the current template's pod spec fields (its container ports), which its
 	// pods share (a StatefulSet's pods add their hostnames to a copy).
 	podSpec *model.PodSpecFields
@@ -160,6 +165,8 @@ type serviceState struct {
 	// set is the StatefulSet or DaemonSet state, nil for a Deployment (most Services: kept
 	// apart, it costs them nothing).
 	set *setState
+	// victims is the scale-down indexes' state while a ReplicaSet of the Deployment has one.
+	victims *victimState
 }
 
 // templateHash is the current pod template's pod-template-hash: its ReplicaSet's, or for a
@@ -324,6 +331,11 @@ func (e *Engine) newService(proto *model.Service, c *ServiceConfig, name string)
 	return svc
 }
 
+// setStrategy keeps a resolved maxSurge and maxUnavailable.
+func (s *serviceState) setStrategy(surge, unavail int) {
+	s.surge, s.unavail = int32(surge), int32(unavail)
+}
+
 // strategy resolves the service's own rolling update strategy against its replicas; a
 // service that sets none has the Deployment default, 25%/25%.
 func (s *serviceState) strategy() (surge, unavail int) {
@@ -397,7 +409,7 @@ func (e *Engine) createService(s *serviceState) {
 	}
 	e.newTemplate(s)
 	s.generation = 1
-	s.surge, s.unavail = s.strategy()
+	s.setStrategy(s.strategy())
 	for _, c := range e.ctls {
 		c.serviceAdded(s)
 	}
@@ -427,6 +439,9 @@ func (s *serviceState) setLive(p *podState, live bool) {
 		return
 	}
 	p.live = live
+	if s.victims != nil {
+		s.victimPodChanged(p, !live, p.node)
+	}
 	d := 1
 	if !live {
 		d = -1
@@ -802,6 +817,9 @@ func (evp *evPodScheduled) apply(e *Engine) {
 		return // unschedulable: stays Pending
 	}
 	p.node = int32(n)
+	if s := p.owner.svc; s.victims != nil {
+		s.victimPodChanged(p, p.live, -1)
+	}
 	p.stage = stageScheduled
 	e.podsOnNode[n] = appendGrowingByAQuarter(e.podsOnNode[n], p)
 	name := e.nodes[n].Name

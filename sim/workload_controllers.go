@@ -87,6 +87,9 @@ type rsRare struct {
 	failures int
 	// replay marks a Service's replay owner (see replayOwnerOf), which is no ReplicaSet.
 	replay bool
+	// victims ranks its pods for scale-downs of a few pods (victimIndex), once one has
+	// been of many.
+	victims *victimIndex
 }
 
 // replayOwner reports whether rs is a Service's replay owner (see replayOwnerOf).
@@ -667,7 +670,7 @@ func (s *serviceState) deploymentStatus(newSpec int, createdNow bool) deployment
 	st.unavailable = max(int32(spec)-st.available, 0)
 	maxUnavailable := 0 // MaxUnavailable: none of 0 replicas, at most all of them
 	if s.replicas > 0 {
-		maxUnavailable = min(s.unavail, s.replicas)
+		maxUnavailable = min(int(s.unavail), s.replicas)
 	}
 	st.minAvailable = int(st.available) >= s.replicas-maxUnavailable
 	return st
@@ -704,7 +707,7 @@ type rsPlan struct {
 // newDeploymentPlan starts a plan of s's sync on what the ReplicaSets hold now, its old
 // ReplicaSets' plans appended to old.
 func newDeploymentPlan(s *serviceState, old []rsPlan) deploymentPlan {
-	p := deploymentPlan{s: s, newSpec: int(s.newRS.spec), desired: s.replicas, maxReplicas: s.replicas + s.surge,
+	p := deploymentPlan{s: s, newSpec: int(s.newRS.spec), desired: s.replicas, maxReplicas: s.replicas + int(s.surge),
 		newCreated: s.newRSCreated, newAvailable: int(s.newRS.status.available), old: old}
 	for _, o := range s.oldRSs {
 		p.old = append(p.old, rsPlan{rs: o, spec: int(o.spec)})
@@ -735,13 +738,13 @@ func (p *deploymentPlan) rollingUpdate() {
 	scaled := false
 	if !s.newRSCreated {
 		// getNewReplicaSet: the new ReplicaSet is created already scaled up.
-		p.setNew(newRSReplicas(s.replicas, s.surge, p.newSpec+oldSpec, p.newSpec))
+		p.setNew(newRSReplicas(s.replicas, int(s.surge), p.newSpec+oldSpec, p.newSpec))
 		s.newRSCreated = true
 	} else if p.newSpec != s.replicas {
 		// reconcileNewReplicaSet
 		want := s.replicas
 		if p.newSpec < s.replicas {
-			want = newRSReplicas(s.replicas, s.surge, p.newSpec+oldSpec, p.newSpec)
+			want = newRSReplicas(s.replicas, int(s.surge), p.newSpec+oldSpec, p.newSpec)
 		}
 		if want != p.newSpec {
 			p.setNew(want)
@@ -752,7 +755,7 @@ func (p *deploymentPlan) rollingUpdate() {
 		return
 	}
 	// reconcileOldReplicaSets
-	minAvailable := s.replicas - s.unavail
+	minAvailable := s.replicas - int(s.unavail)
 	newUnavailable := p.newSpec - p.newAvailable
 	maxScaledDown := p.newSpec + oldSpec - minAvailable - newUnavailable
 	if maxScaledDown <= 0 {
@@ -883,7 +886,7 @@ func (p *deploymentPlan) scaleProportionally() {
 	if p.newCreated && p.newSpec > 0 {
 		targets = append(targets, scaleTarget{rs: s.newRS, old: -1, spec: p.newSpec, max: int(s.newRS.maxReplicas)})
 	}
-	proportionalSizes(s.replicas, s.surge, int(s.dcStatus.replicas), targets)
+	proportionalSizes(s.replicas, int(s.surge), int(s.dcStatus.replicas), targets)
 	for _, t := range targets {
 		if t.size == t.spec && int(t.rs.desired) == p.desired && int(t.rs.maxReplicas) == p.maxReplicas {
 			continue

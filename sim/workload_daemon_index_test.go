@@ -10,11 +10,13 @@ import (
 )
 
 // TestMain checks every DaemonSet and StatefulSet sync of the package's tests against a pass
-// over all nodes or ordinals (scanDaemonSet, checkStatefulPlan): the indexes must plan what
+// over all nodes or ordinals (scanDaemonSet, checkStatefulPlan), and every scale-down an
+// index chose against the ranking of every pod (checkVictims): the indexes must plan what
 // the passes plan.
 func TestMain(m *testing.M) {
 	daemonPlanCheck = checkDaemonPlan
 	statefulPlanCheck = checkStatefulPlan
+	victimsCheck = checkVictims
 	os.Exit(m.Run())
 }
 
@@ -68,7 +70,7 @@ func scanDaemonSet(e *Engine, s *serviceState) (create []int, del []*podState) {
 	if len(create) > 0 {
 		return create[:min(len(create), daemonSetBurstReplicas)], nil
 	}
-	budget := min(max(s.unavail-unavailable, 0), len(candidates))
+	budget := min(max(int(s.unavail)-unavailable, 0), len(candidates))
 	del = append(replace, candidates[:budget]...)
 	return nil, del[:min(len(del), daemonSetBurstReplicas)]
 }
@@ -99,7 +101,7 @@ func scanSurgingDaemonSet(e *Engine, s *serviceState) (create []int, del []*podS
 	if len(manage) > 0 {
 		return manage[:min(len(manage), daemonSetBurstReplicas)], nil
 	}
-	room := min(max(s.surge-numSurge, 0), len(candidates))
+	room := min(max(int(s.surge)-numSurge, 0), len(candidates))
 	create = append(create, candidates[:room]...)
 	return create[:min(len(create), daemonSetBurstReplicas)], del[:min(len(del), daemonSetBurstReplicas)]
 }

@@ -59,7 +59,7 @@ func scanOrderedStatefulSet(s *serviceState, y *setSync) {
 	// Every replica is there, available and not terminating (the loop above returned
 	// otherwise): delete up to maxUnavailable pods of an old revision, from the highest
 	// ordinal down.
-	budget := max(s.unavail, 1)
+	budget := max(int(s.unavail), 1)
 	for i := s.replicas - 1; i >= 0 && budget > 0; i-- {
 		if p := s.set.ordinals[i]; p.hash() != s.templateHash() && !p.pod.Terminating {
 			y.add(setBatch{delete: []*podState{p}})
@@ -98,7 +98,7 @@ func scanParallelStatefulSet(s *serviceState, y *setSync) {
 			}
 		}
 	}
-	budget := max(s.unavail, 1)
+	budget := max(int(s.unavail), 1)
 	if unavailable >= budget && needUpdate == 0 {
 		return
 	}

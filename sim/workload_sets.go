@@ -310,7 +310,7 @@ func planOrderedStatefulSet(s *serviceState, y *setSync) {
 	// Every replica is there, available and not terminating (the loop above returned
 	// otherwise): delete up to maxUnavailable pods of an old revision, from the highest
 	// ordinal down.
-	budget := max(s.unavail, 1)
+	budget := max(int(s.unavail), 1)
 	eachDown(0, s.replicas, x.oldLiveWord, func(i int) bool {
 		y.add(setBatch{delete: []*podState{s.set.ordinals[i]}})
 		budget--
@@ -341,7 +341,7 @@ func planParallelStatefulSet(s *serviceState, y *setSync) {
 	deleteCondemned(y, condemned)
 	unavailable := countIn(0, s.replicas, x.missingOrUnhealthy)
 	needUpdate := countIn(0, s.replicas, x.oldUnavailable)
-	budget := max(s.unavail, 1)
+	budget := max(int(s.unavail), 1)
 	if unavailable >= budget && needUpdate == 0 {
 		return
 	}
@@ -395,12 +395,12 @@ func (e *Engine) planDaemonSet(s *serviceState) (create []int, del []*podState) 
 	var nodes []int
 	if x.surging {
 		create = x.appendNodes(nil, 1, daemonSetBurstReplicas)
-		room := max(s.surge-x.counted, 0)
+		room := max(int(s.surge)-x.counted, 0)
 		create = x.appendNodes(create, 2, min(len(create)+room, daemonSetBurstReplicas))
 		nodes = x.appendNodes(nil, 3, daemonSetBurstReplicas)
 	} else {
 		nodes = x.appendNodes(nil, 1, daemonSetBurstReplicas)
-		budget := max(s.unavail-x.counted, 0)
+		budget := max(int(s.unavail)-x.counted, 0)
 		nodes = x.appendNodes(nodes, 2, min(len(nodes)+budget, daemonSetBurstReplicas))
 	}
 	if len(nodes) > 0 {

@@ -494,7 +494,7 @@ func TestScalingEventAsUpstream(t *testing.T) {
 		{name: "saturated but broken new replica set does not affect old pods", oldReplicas: 2, oldSurge: 1, replicas: 2, surge: 1, newSpec: 2, old: []int{1}, wantNew: 2, wantOld: []int{1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &serviceState{replicas: tc.replicas, surge: tc.surge}
+			s := &serviceState{replicas: tc.replicas, surge: int32(tc.surge)}
 			annotate := func(spec, i int) *replicaSet {
 				desired := tc.oldReplicas
 				if d, ok := tc.desired[i]; ok {
@@ -557,7 +557,7 @@ func TestReconcileOldReplicaSetsAsUpstream(t *testing.T) {
 		{name: "after cleaning an older one", replicas: 10, unavail: 2, newRS: rs{4, 4}, old: []rs{{3, 2}, {3, 5}}, wantOld: []int{2, 3}, wantCalls: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &serviceState{replicas: tc.replicas, unavail: tc.unavail, newRSCreated: true}
+			s := &serviceState{replicas: tc.replicas, unavail: int32(tc.unavail), newRSCreated: true}
 			s.newRS = &replicaSet{svc: s, spec: int32(tc.newRS.spec), status: rsStatus{available: int32(tc.newRS.available)}, desired: int32(tc.replicas), maxReplicas: int32(tc.replicas)}
 			for i, o := range tc.old {
 				s.oldRSs = append(s.oldRSs, &replicaSet{svc: s, spec: int32(o.spec), status: rsStatus{available: int32(o.available)},
