@@ -67,6 +67,7 @@ func uidBefore(a, b *victimNode) bool {
 	return strings.Compare(a.p.pod.UID, b.p.pod.UID) < 0
 }
 
+// firstByUID returns the one of a and b (either may be nil) that goes first by UID.
 func firstByUID(a, b *victimNode) *victimNode {
 	switch {
 	case a == nil:
@@ -77,6 +78,7 @@ func firstByUID(a, b *victimNode) *victimNode {
 	return b
 }
 
+// fix sets n's subtree's first by UID from its children's.
 func (n *victimNode) fix() {
 	n.first = n
 	if n.left != nil {
@@ -126,6 +128,7 @@ func removeVictim(root, n *victimNode) *victimNode {
 	return root
 }
 
+// mergeVictims joins two treaps, every node of a before every node of b.
 func mergeVictims(a, b *victimNode) *victimNode {
 	switch {
 	case a == nil:
@@ -142,6 +145,7 @@ func mergeVictims(a, b *victimNode) *victimNode {
 	return b
 }
 
+// rotateRight and rotateLeft lift n's left or right child above it.
 func rotateRight(n *victimNode) *victimNode {
 	l := n.left
 	n.left, l.right = l.right, n
