@@ -9,11 +9,15 @@ import (
 
 // TestMemoryEstimateFollowsPeakRSS runs scenarios of different shapes (one large Service,
 // many small ones, two families, DaemonSets on every node) in a child process with --out,
-// and holds guards.maxMemory's estimate to their peak RSS: never below it (a scenario that
-// fits must not be refused for it, nor sim plan run too many points at once), and not far
-// above it (the estimate once stayed at four times the memory runs took after they had
-// shrunk, so that a 1 GiB container refused many-services, which needs 210 MiB). Shapes too
-// large for a test were measured by hand (scenarios/memory.go).
+// and holds guards.maxMemory's estimate to their peak RSS: not below three quarters of it
+// (the guard refuses a run whose estimate is over 3/4 of the memory, so a run accepted
+// then fits), and not far above it (the estimate once stayed at four times the memory runs
+// took after they had shrunk, so that a 1 GiB container refused many-services, which
+// needs 210 MiB). The calibration aims the estimate at 1.3 to 2.4 times the peak of a
+// quiet machine (scenarios/memory.go); a machine busy with other work (go test runs
+// packages side by side) starves the collector, and the DaemonSets' peak, drawn over a
+// long run's charts, then grew from 50 to 80 MiB against an estimate of 91. Shapes too
+// large for a test were measured by hand.
 func TestMemoryEstimateFollowsPeakRSS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs five scenarios in child processes")
@@ -65,8 +69,8 @@ timeline: [{name: create, action: create}, {name: rollout, action: rollout}, {na
 			}
 			ratio := float64(est) / float64(rss)
 			t.Logf("estimate %d MiB, peak RSS %d MiB: %.2f", est>>20, rss>>20, ratio)
-			if ratio < 1 || ratio > 3 {
-				t.Errorf("estimate %d MiB for a peak RSS of %d MiB (%.2f times): want 1 to 3 times", est>>20, rss>>20, ratio)
+			if ratio < 0.75 || ratio > 3 {
+				t.Errorf("estimate %d MiB for a peak RSS of %d MiB (%.2f times): want 0.75 to 3 times", est>>20, rss>>20, ratio)
 			}
 		})
 	}
