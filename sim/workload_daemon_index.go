@@ -98,12 +98,13 @@ func (e *Engine) daemonClassOf(s *serviceState, n int, surging bool) daemonClass
 // that a sync acts on as bitsets in node order, so that a sync costs the nodes that changed
 // since the last one rather than a pass over every node. A rollout replaces maxUnavailable
 // pods a sync, a few syncs a pod: a pass over the nodes at each made a rollout's cost grow
-// with the square of the cluster (four DaemonSets rolled on 5,000 nodes took 18 CPU
-// seconds, 55% of it in the passes and as much again in collecting their garbage).
+// with the square of the cluster (four DaemonSets rolled on 5,000 nodes took 18 user
+// seconds, 55% of it in the passes and a third in collecting their garbage).
 //
 // The classes go stale when a node's pods (daemonOn, terminatingOn), a pod's availability or
 // a node's readiness change (markDaemonNode, Engine.nodeChanges), and all at once when the
-// template does (a rollout): the index is rebuilt then.
+// template (a rollout), the strategy (surging or not) or the nodes do: the index is rebuilt
+// then.
 type daemonIndex struct {
 	built   bool
 	surging bool   // the classes are a surging rollout's
