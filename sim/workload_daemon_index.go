@@ -1,7 +1,5 @@
 package sim
 
-import "math/bits"
-
 // daemonClass is what one node is to a DaemonSet's sync (syncDaemonSet): what the sync may
 // do there, and whether the node counts against the rollout's limit.
 type daemonClass uint8
@@ -115,21 +113,16 @@ type daemonIndex struct {
 	lists   [4][]uint64
 	sizes   [4]int
 	counted int
-	// dirty are the nodes to classify again (each once: stale marks it).
-	dirty []int32
-	stale []uint64
+	stale   staleSet // the nodes to classify again
 	// nodeChanges is how many of Engine.nodeChanges the classes take into account.
 	nodeChanges int
 }
 
 // markDaemonNode notes that node n of s, a DaemonSet, may be of another class now.
 func (s *serviceState) markDaemonNode(n int) {
-	x := &s.set.daemon
-	if !x.built || n >= len(x.class) || x.stale[n/64]&(1<<(n%64)) != 0 {
-		return
+	if x := &s.set.daemon; x.built && n < len(x.class) {
+		x.stale.mark(n)
 	}
-	x.stale[n/64] |= 1 << (n % 64)
-	x.dirty = append(x.dirty, int32(n))
 }
 
 // refreshDaemonIndex brings s's index up to date for a sync.
@@ -143,11 +136,7 @@ func (e *Engine) refreshDaemonIndex(s *serviceState) *daemonIndex {
 		s.markDaemonNode(int(n))
 	}
 	x.nodeChanges = len(e.nodeChanges)
-	for _, n := range x.dirty {
-		x.stale[n/64] &^= 1 << (n % 64)
-		x.set(int(n), e.daemonClassOf(s, int(n), x.surging))
-	}
-	x.dirty = x.dirty[:0]
+	x.stale.drain(func(n int) { x.set(n, e.daemonClassOf(s, n, x.surging)) })
 	return x
 }
 
@@ -157,7 +146,7 @@ func (e *Engine) buildDaemonIndex(s *serviceState) {
 	words := (len(e.nodes) + 63) / 64
 	*x = daemonIndex{
 		built: true, surging: s.surge > 0, hash: s.templateHash(), class: make([]daemonClass, len(e.nodes)),
-		stale: make([]uint64, words), nodeChanges: len(e.nodeChanges),
+		stale: newStaleSet(len(e.nodes)), nodeChanges: len(e.nodeChanges),
 	}
 	for i := range x.lists {
 		x.lists[i] = make([]uint64, words)
@@ -181,13 +170,12 @@ func (x *daemonIndex) set(n int, c daemonClass) {
 	if is.counted {
 		x.counted++
 	}
-	word, bit := n/64, uint64(1)<<(n%64)
 	if was.list >= 0 {
-		x.lists[was.list][word] &^= bit
+		setBit(x.lists[was.list], n, false)
 		x.sizes[was.list]--
 	}
 	if is.list >= 0 {
-		x.lists[is.list][word] |= bit
+		setBit(x.lists[is.list], n, true)
 		x.sizes[is.list]++
 	}
 }
@@ -196,15 +184,13 @@ func (x *daemonIndex) set(n int, c daemonClass) {
 // reads the list's words only as far as its last node, or the last one it takes.
 func (x *daemonIndex) appendNodes(dst []int, l, limit int) []int {
 	left := x.sizes[l]
-	for w, word := range x.lists[l] {
-		if left == 0 || len(dst) >= limit {
-			break
-		}
-		for word != 0 && len(dst) < limit {
-			dst = append(dst, w*64+bits.TrailingZeros64(word))
-			word &= word - 1
-			left--
-		}
+	if left == 0 || len(dst) >= limit {
+		return dst
 	}
+	eachUp(0, len(x.lists[l])*64, func(w int) uint64 { return x.lists[l][w] }, func(n int) bool {
+		dst = append(dst, n)
+		left--
+		return left > 0 && len(dst) < limit
+	})
 	return dst
 }
