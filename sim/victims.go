@@ -177,26 +177,41 @@ func (sc *victimScratch) countOnNode(p *podState) {
 
 // pickVictims returns the n of rs's live pods the ReplicaSet controller deletes first, in
 // that order, at now. When n covers them all upstream deletes them unsorted; they are
-// returned in creation order. A few of a large ReplicaSet come from its victimIndex;
-// otherwise rankVictims ranks every pod.
+// returned in creation order. A few of a large ReplicaSet that is scaled down a few at a
+// time come from its victimIndex; otherwise rankVictims ranks every pod.
 func (w *workloadControllers) pickVictims(rs *replicaSet, n int, now Time) []*podState {
-	if n <= victimsIndexMaxN && !rs.replayOwner() {
-		x := (*victimIndex)(nil)
-		if rs.rare != nil {
-			x = rs.rare.victims
-		}
-		if x == nil && rs.live >= victimsIndexMin {
+	if rs.replayOwner() {
+		return w.rankVictims(rs, n, now)
+	}
+	if n > victimsIndexMaxN {
+		// A scale-down of many: the ranking costs no more than taking them from an index,
+		// and keeping an index costs every pod event on their nodes.
+		rs.dropVictimIndex()
+		return w.rankVictims(rs, n, now)
+	}
+	var x *victimIndex
+	if rs.rare != nil {
+		x = rs.rare.victims
+	}
+	if x == nil && rs.live >= victimsIndexMin {
+		r := rs.rareFields()
+		if r.fewScaleDowns++; r.fewScaleDowns >= victimsIndexAfter {
 			x = w.buildVictimIndex(rs)
 		}
-		if x != nil && n < len(x.placed) {
-			out := x.first(n, now)
-			if victimsCheck != nil {
-				victimsCheck(out, w.rankVictims(rs, n, now))
-			}
-			return out
-		}
 	}
-	return w.rankVictims(rs, n, now)
+	if x == nil {
+		return w.rankVictims(rs, n, now)
+	}
+	if n >= len(x.placed) {
+		// The last of its pods go: the index would be kept for nothing.
+		rs.dropVictimIndex()
+		return w.rankVictims(rs, n, now)
+	}
+	out := x.first(n, now)
+	if victimsCheck != nil {
+		victimsCheck(out, w.rankVictims(rs, n, now))
+	}
+	return out
 }
 
 // victimsCheck, when set (by tests), sees each choice of an index with the ranking's.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 
 	"epsim/model"
@@ -18,12 +19,22 @@ import (
 // the age bucket of its newest (the bucket falls as the time grows, so they are the newest
 // ones, a suffix of the tree), the first by UID.
 
-// victimsIndexMin is the number of a ReplicaSet's live pods from which a scale-down of at
-// most victimsIndexMaxN pods builds an index rather than ranks every pod; a larger one ranks
-// (a rollout by a quarter at a time makes a few hundred such scale-downs of many pods).
+// victimsIndexMin is the number of a ReplicaSet's live pods from which scale-downs of at
+// most victimsIndexMaxN pods, victimsIndexAfter of them in a row, build an index rather
+// than rank every pod at each. A scale-down of more pods ranks them and drops the index.
+//
+// An index pays where scale-downs of a few pods are the rule (a Deployment rolled with
+// maxSurge 1 makes one a pod), not where they fall between larger ones: a rollout by a
+// quarter at a time deletes up to 500 pods a sync (the controller's burst), with some
+// syncs of a few between them. Keeping an index costs each pod event that changes the
+// Deployment's pods on a node a move of the candidates there (see regroupOn): one Service of
+// 100,000 pods rolled by a quarter spent a quarter of its CPU on that when the first
+// scale-down of a few built an index (3.0–3.7 → 4.1–5.6 CPU-s), for the few syncs the
+// index served.
 const (
-	victimsIndexMin  = 256
-	victimsIndexMaxN = 8
+	victimsIndexMin   = 256
+	victimsIndexMaxN  = 8
+	victimsIndexAfter = 16
 )
 
 // victimGroup is keys 1–5 of a candidate.
@@ -227,6 +238,26 @@ func (w *workloadControllers) buildVictimIndex(rs *replicaSet) *victimIndex {
 	s.victims.indexes = append(s.victims.indexes, x)
 	rs.rareFields().victims = x
 	return x
+}
+
+// dropVictimIndex lets go of rs's index, if it has one, and of its Service's counts of
+// pods on nodes once no index needs them; rs counts its scale-downs of a few pods afresh.
+func (rs *replicaSet) dropVictimIndex() {
+	r := rs.rare
+	if r == nil {
+		return
+	}
+	r.fewScaleDowns = 0
+	x := r.victims
+	if x == nil {
+		return
+	}
+	r.victims = nil
+	st := rs.svc.victims
+	st.indexes = slices.DeleteFunc(st.indexes, func(o *victimIndex) bool { return o == x })
+	if len(st.indexes) == 0 {
+		rs.svc.victims = nil
+	}
 }
 
 // place adds p to the tree of its group.

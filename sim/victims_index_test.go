@@ -59,3 +59,100 @@ func TestVictimIndexRandomTimelines(t *testing.T) {
 		t.Errorf("%d scale-downs chosen by an index, want thousands", choices)
 	}
 }
+
+// TestVictimIndexOnlyForFewAtATime checks when a ReplicaSet keeps a victim index: from its
+// victimsIndexAfter-th scale-down of a few pods in a row, not for the few that fall between
+// a quarter rollout's scale-downs of hundreds, and no longer once a scale-down of many
+// comes or its last pods go (its Service's counts of pods on nodes go with it).
+func TestVictimIndexOnlyForFewAtATime(t *testing.T) {
+	const replicas = 300
+	quarter := IntOrPercent{Value: 25, IsPercent: true}
+	// byOne scales the Deployment down by one pod, times times, from replicas.
+	byOne := func(name string, replicas, times int) []Action {
+		var out []Action
+		for i := range times {
+			out = append(out, Action{Name: fmt.Sprintf("%s-%d", name, i), Kind: ActionScale, Replicas: replicas - 1 - i})
+		}
+		return out
+	}
+	// interrupted is victimsIndexAfter+4 scale-downs of one pod, with one of 20 in the middle.
+	half := victimsIndexAfter/2 + 2
+	interrupted := append(byOne("a", replicas, half), Action{Name: "many", Kind: ActionScale, Replicas: replicas - half - 20})
+	interrupted = append(interrupted, byOne("b", replicas-half-20, half)...)
+	tests := []struct {
+		name     string
+		replicas int
+		timeline []Action
+		// wantChoices is how many scale-downs an index chose (-1: some), wantKept whether
+		// an index is kept at the end.
+		wantChoices int
+		wantKept    bool
+	}{
+		{"a quarter at a time, surging", 2000, []Action{{Name: "roll", Kind: ActionRollout, MaxSurge: quarter, MaxUnavailable: IntOrPercent{}}}, 0, false},
+		{"a pod at a time", replicas, byOne("down", replicas, 20), 20 - victimsIndexAfter + 1, true},
+		{"a pod at a time, then many", replicas, append(byOne("down", replicas, 20), Action{Name: "many", Kind: ActionScale, Replicas: 200}), 20 - victimsIndexAfter + 1, false},
+		{"a pod at a time, interrupted by many", replicas, interrupted, 0, false},
+		{"a rollout a pod at a time", replicas, []Action{{Name: "roll", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: 1}}}, -1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			choices := 0
+			victimsCheck = func(index, ranked []*podState) {
+				choices++
+				checkVictims(index, ranked)
+			}
+			defer func() { victimsCheck = checkVictims }()
+			timeline := append([]Action{{Name: "create", Kind: ActionCreate}}, tt.timeline...)
+			e, err := newEngine(workloadConfig(tt.replicas, testWorkloads(), timeline...), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runEngine(t, e, nil)
+			if tt.wantChoices >= 0 && choices != tt.wantChoices || tt.wantChoices < 0 && choices == 0 {
+				t.Errorf("an index chose %d scale-downs' victims, want %d (-1: some)", choices, tt.wantChoices)
+			}
+			s := e.services[0]
+			kept := s.victims != nil
+			for _, rs := range append(slices.Clone(s.oldRSs), s.newRS) {
+				if rs.rare != nil && rs.rare.victims != nil && !kept {
+					t.Errorf("ReplicaSet %s keeps an index its Service does not count for", rs.hash)
+				}
+			}
+			if kept != tt.wantKept {
+				t.Errorf("an index is kept at the end: %v, want %v", kept, tt.wantKept)
+			}
+			if e.workloads.victims.calls == 0 {
+				t.Error("no scale-down was ranked")
+			}
+		})
+	}
+}
+
+// TestPrunedReplicaSetDropsItsVictimIndex checks that an old ReplicaSet pruned with its
+// index still kept (its last pods gone by other means than a scale-down) lets go of it.
+func TestPrunedReplicaSetDropsItsVictimIndex(t *testing.T) {
+	timeline := []Action{{Name: "create", Kind: ActionCreate}}
+	for i := range victimsIndexAfter + 1 {
+		timeline = append(timeline, Action{Name: fmt.Sprintf("down-%d", i), Kind: ActionScale, Replicas: 299 - i})
+	}
+	e, err := newEngine(workloadConfig(300, testWorkloads(), timeline...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEngine(t, e, nil)
+	s := e.services[0]
+	rs := s.newRS
+	if rs.rare == nil || rs.rare.victims == nil || s.victims == nil {
+		t.Fatal("no index was built: the test needs one")
+	}
+	// rs as an old ReplicaSet with nothing left, behind a newer one.
+	rs.spec, rs.live, rs.available, rs.ready, rs.status = 0, 0, 0, 0, rsStatus{}
+	s.oldRSs = []*replicaSet{rs, {svc: s, hash: "newer"}}
+	s.pruneOldRSs()
+	if len(s.oldRSs) != 1 {
+		t.Fatalf("%d old ReplicaSets after pruning, want 1", len(s.oldRSs))
+	}
+	if rs.rare.victims != nil || s.victims != nil {
+		t.Error("the pruned ReplicaSet's index is still kept")
+	}
+}

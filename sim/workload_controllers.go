@@ -87,9 +87,10 @@ type rsRare struct {
 	failures int
 	// replay marks a Service's replay owner (see replayOwnerOf), which is no ReplicaSet.
 	replay bool
-	// victims ranks its pods for scale-downs of a few pods (victimIndex), once one has
-	// been of many.
-	victims *victimIndex
+	// victims ranks its pods for scale-downs of a few pods (victimIndex), once it has been
+	// scaled down a few at a time fewScaleDowns times in a row (victimsIndexAfter).
+	victims       *victimIndex
+	fewScaleDowns int32
 }
 
 // replayOwner reports whether rs is a Service's replay owner (see replayOwnerOf).
@@ -137,8 +138,12 @@ func (s *serviceState) pruneOldRSs() {
 	}
 	newest := s.oldRSs[len(s.oldRSs)-1]
 	s.oldRSs = slices.DeleteFunc(s.oldRSs, func(o *replicaSet) bool {
-		return o != newest && o.spec == 0 && o.live == 0 && o.terminating == 0 && o.status.live == 0 && o.status.terminating == 0 &&
+		gone := o != newest && o.spec == 0 && o.live == 0 && o.terminating == 0 && o.status.live == 0 && o.status.terminating == 0 &&
 			o.expectCreates == 0 && o.expectDeletes == 0 && !o.item.queued && !o.item.processing
+		if gone {
+			o.dropVictimIndex()
+		}
+		return gone
 	})
 }
 
