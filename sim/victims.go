@@ -187,6 +187,12 @@ func (w *workloadControllers) pickVictims(rs *replicaSet, n int, now Time) []*po
 		// A scale-down of many: the ranking costs no more than taking them from an index,
 		// and keeping an index costs every pod event on their nodes.
 		rs.dropVictimIndex()
+		if rs.live >= victimsCandsMin && (rs.rare == nil || rs.rare.cands == nil) {
+			r := rs.rareFields()
+			if r.manyScaleDowns++; r.manyScaleDowns >= victimsCandsAfter {
+				w.buildVictimCands(rs)
+			}
+		}
 		return w.rankVictims(rs, n, now)
 	}
 	var x *victimIndex
@@ -217,6 +223,10 @@ func (w *workloadControllers) pickVictims(rs *replicaSet, n int, now Time) []*po
 // victimsCheck, when set (by tests), sees each choice of an index with the ranking's.
 var victimsCheck func(index, ranked []*podState)
 
+// victimCandsCheck, when set (by tests), sees each ranking read from a candidate list with
+// the ranking of the Service's pod records.
+var victimCandsCheck func(fromList, fromRecords []*podState)
+
 // rankVictims is pickVictims by a ranking of every pod of the Service: the first n are
 // selected (O(pods) on average) and only they are sorted: a rollout of a 100,000-pod
 // Deployment by a quarter at a time makes some 260 such syncs. The selection reads every
@@ -225,26 +235,56 @@ var victimsCheck func(index, ranked []*podState)
 // rollout 1.9 million objects of the 12.3 million candidates its rankings weigh (reading
 // every object was 30% of the run's CPU).
 func (w *workloadControllers) rankVictims(rs *replicaSet, n int, now Time) []*podState {
+	var c *victimCands
+	if rs.rare != nil {
+		c = rs.rare.cands
+	}
+	if c != nil && n >= len(c.list) {
+		// The last of its pods go (in creation order, from the records).
+		rs.dropVictimCands()
+		c = nil
+	}
+	out := w.rankFrom(rs, c, n, now)
+	if c != nil && victimCandsCheck != nil {
+		victimCandsCheck(out, w.rankFrom(rs, nil, n, now))
+	}
+	return out
+}
+
+// rankFrom is rankVictims from rs's candidate list c, or from the Service's pod records
+// when c is nil.
+func (w *workloadControllers) rankFrom(rs *replicaSet, c *victimCands, n int, now Time) []*podState {
 	sc := &w.victims
 	sc.calls++
 	s := rs.svc
-	if need := len(w.e.nodes) + 1; len(sc.onNode) < need {
-		sc.onNode, sc.stamp = make([]int32, need), make([]uint32, need)
-	}
-	if sc.gen++; sc.gen == 0 {
-		clear(sc.stamp)
-		sc.gen = 1
-	}
 	ranks := sc.ranks[:0]
-	for _, p := range s.pods {
-		if !p.live {
-			continue
+	// onNode counts the Deployment's live pods by node (index node+1) where a candidate is.
+	var onNode []int32
+	if c != nil {
+		for i := range c.list {
+			cd := &c.list[i]
+			ranks = append(ranks, victimRank{p: cd.p, node: cd.node, key: victimKeyBase(cd.class, -1)})
 		}
-		sc.countOnNode(p)
-		if p.rs() == rs {
-			// Keys 1–3 from the pod's record; key 6 or 8 needs its object (see below).
-			ranks = append(ranks, victimRank{p: p, node: p.node, key: victimKeyBase(deletionClass(p), -1)})
+		onNode = s.victims.live
+	} else {
+		if need := len(w.e.nodes) + 1; len(sc.onNode) < need {
+			sc.onNode, sc.stamp = make([]int32, need), make([]uint32, need)
 		}
+		if sc.gen++; sc.gen == 0 {
+			clear(sc.stamp)
+			sc.gen = 1
+		}
+		for _, p := range s.pods {
+			if !p.live {
+				continue
+			}
+			sc.countOnNode(p)
+			if p.rs() == rs {
+				// Keys 1–3 from the pod's record; key 6 or 8 needs its object (see below).
+				ranks = append(ranks, victimRank{p: p, node: p.node, key: victimKeyBase(deletionClass(p), -1)})
+			}
+		}
+		onNode = sc.onNode
 	}
 	defer func() {
 		clear(ranks)
@@ -264,7 +304,7 @@ func (w *workloadControllers) rankVictims(rs *replicaSet, n int, now Time) []*po
 	most := int32(0) // the most of the Deployment's pods on a candidate's node
 	for i := range ranks {
 		r := &ranks[i]
-		colocated := sc.onNode[r.node+1]
+		colocated := onNode[r.node+1]
 		most = max(most, colocated)
 		r.key |= colocationKey(colocated)
 	}

@@ -210,25 +210,19 @@ type victimPlace struct {
 	node  int32
 }
 
-// victimState is what a Service keeps while some of its ReplicaSets have an index: the
-// Deployment's live pods per node (index node+1) and the indexes.
+// victimState is what a Service keeps while some of its ReplicaSets have an index or a
+// candidate list: the Deployment's live pods per node (index node+1), the indexes and the
+// lists.
 type victimState struct {
 	live    []int32
 	indexes []*victimIndex
+	cands   []*victimCands
 }
 
 // buildVictimIndex makes rs's index, and its Service's counts if it has none.
 func (w *workloadControllers) buildVictimIndex(rs *replicaSet) *victimIndex {
 	s := rs.svc
-	if s.victims == nil {
-		st := &victimState{live: make([]int32, len(w.e.nodes)+1)}
-		for _, p := range s.pods {
-			if p.live {
-				st.live[p.node+1]++
-			}
-		}
-		s.victims = st
-	}
+	w.victimStateOf(s)
 	x := &victimIndex{rs: rs, groups: map[victimGroup]*victimNode{}, placed: map[*podState]victimPlace{}, onNode: map[int32][]*podState{}}
 	for _, p := range s.pods {
 		if p.live && p.rs() == rs {
@@ -240,8 +234,30 @@ func (w *workloadControllers) buildVictimIndex(rs *replicaSet) *victimIndex {
 	return x
 }
 
+// victimStateOf returns s's victim state, made now (with its counts of pods on nodes) if
+// need be.
+func (w *workloadControllers) victimStateOf(s *serviceState) *victimState {
+	if s.victims == nil {
+		st := &victimState{live: make([]int32, len(w.e.nodes)+1)}
+		for _, p := range s.pods {
+			if p.live {
+				st.live[p.node+1]++
+			}
+		}
+		s.victims = st
+	}
+	return s.victims
+}
+
+// release lets go of s's victim state once nothing needs its counts.
+func (st *victimState) release(s *serviceState) {
+	if len(st.indexes) == 0 && len(st.cands) == 0 {
+		s.victims = nil
+	}
+}
+
 // dropVictimIndex lets go of rs's index, if it has one, and of its Service's counts of
-// pods on nodes once no index needs them; rs counts its scale-downs of a few pods afresh.
+// pods on nodes once nothing needs them; rs counts its scale-downs of a few pods afresh.
 func (rs *replicaSet) dropVictimIndex() {
 	r := rs.rare
 	if r == nil {
@@ -255,9 +271,7 @@ func (rs *replicaSet) dropVictimIndex() {
 	r.victims = nil
 	st := rs.svc.victims
 	st.indexes = slices.DeleteFunc(st.indexes, func(o *victimIndex) bool { return o == x })
-	if len(st.indexes) == 0 {
-		rs.svc.victims = nil
-	}
+	st.release(rs.svc)
 }
 
 // place adds p to the tree of its group.
@@ -340,6 +354,9 @@ func (s *serviceState) victimPodChanged(p *podState, wasLive bool, wasNode int32
 		if p.live {
 			st.live[p.node+1]++
 		}
+	}
+	for _, c := range st.cands {
+		c.update(p)
 	}
 	for _, x := range st.indexes {
 		x.update(st, p)

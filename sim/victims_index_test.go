@@ -129,7 +129,8 @@ func TestVictimIndexOnlyForFewAtATime(t *testing.T) {
 }
 
 // TestPrunedReplicaSetDropsItsVictimIndex checks that an old ReplicaSet pruned with its
-// index still kept (its last pods gone by other means than a scale-down) lets go of it.
+// index and candidate list still kept (its last pods gone by other means than a
+// scale-down) lets go of them.
 func TestPrunedReplicaSetDropsItsVictimIndex(t *testing.T) {
 	timeline := []Action{{Name: "create", Kind: ActionCreate}}
 	for i := range victimsIndexAfter + 1 {
@@ -145,6 +146,7 @@ func TestPrunedReplicaSetDropsItsVictimIndex(t *testing.T) {
 	if rs.rare == nil || rs.rare.victims == nil || s.victims == nil {
 		t.Fatal("no index was built: the test needs one")
 	}
+	e.workloads.buildVictimCands(rs)
 	// rs as an old ReplicaSet with nothing left, behind a newer one.
 	rs.spec, rs.live, rs.available, rs.ready, rs.status = 0, 0, 0, 0, rsStatus{}
 	s.oldRSs = []*replicaSet{rs, {svc: s, hash: "newer"}}
@@ -152,7 +154,8 @@ func TestPrunedReplicaSetDropsItsVictimIndex(t *testing.T) {
 	if len(s.oldRSs) != 1 {
 		t.Fatalf("%d old ReplicaSets after pruning, want 1", len(s.oldRSs))
 	}
-	if rs.rare.victims != nil || s.victims != nil {
-		t.Error("the pruned ReplicaSet's index is still kept")
+	if rs.rare.victims != nil || rs.rare.cands != nil || s.victims != nil {
+		t.Errorf("the pruned ReplicaSet still keeps its index (%v) or list (%v), or its Service their counts (%v)",
+			rs.rare.victims != nil, rs.rare.cands != nil, s.victims != nil)
 	}
 }

@@ -91,6 +91,10 @@ type rsRare struct {
 	// scaled down a few at a time fewScaleDowns times in a row (victimsIndexAfter).
 	victims       *victimIndex
 	fewScaleDowns int32
+	// cands lists its live pods for the rankings of scale-downs of many (victimCands),
+	// once it has had manyScaleDowns of them (victimsCandsAfter).
+	cands          *victimCands
+	manyScaleDowns int32
 }
 
 // replayOwner reports whether rs is a Service's replay owner (see replayOwnerOf).
@@ -142,6 +146,7 @@ func (s *serviceState) pruneOldRSs() {
 			o.expectCreates == 0 && o.expectDeletes == 0 && !o.item.queued && !o.item.processing
 		if gone {
 			o.dropVictimIndex()
+			o.dropVictimCands()
 		}
 		return gone
 	})

@@ -11,12 +11,13 @@ import (
 
 // TestMain checks every DaemonSet and StatefulSet sync of the package's tests against a pass
 // over all nodes or ordinals (scanDaemonSet, checkStatefulPlan), and every scale-down an
-// index chose against the ranking of every pod (checkVictims): the indexes must plan what
-// the passes plan.
+// index chose, and every ranking read from a candidate list, against the ranking of every
+// pod's record (checkVictims): the indexes must plan what the passes plan.
 func TestMain(m *testing.M) {
 	daemonPlanCheck = checkDaemonPlan
 	statefulPlanCheck = checkStatefulPlan
 	victimsCheck = checkVictims
+	victimCandsCheck = checkVictims
 	os.Exit(m.Run())
 }
 
