@@ -21,17 +21,24 @@ func checkVictims(index, ranked []*podState) {
 	}
 }
 
+// countVictimChecks sets hook (victimsCheck or victimCandsCheck) to checkVictims and a
+// count of its calls, until t ends, and returns the count.
+func countVictimChecks(t *testing.T, hook *func(a, b []*podState)) *int {
+	n := new(int)
+	*hook = func(a, b []*podState) {
+		*n++
+		checkVictims(a, b)
+	}
+	t.Cleanup(func() { *hook = checkVictims })
+	return n
+}
+
 // TestVictimIndexRandomTimelines rolls Deployments a pod or a few at a time (maxSurge 1 to
 // 3, maxUnavailable 0) through random disruptions and scales down, with every choice of the
 // victim index checked against the ranking of every pod (TestMain).
 func TestVictimIndexRandomTimelines(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 5))
-	choices := 0
-	victimsCheck = func(index, ranked []*podState) {
-		choices++
-		checkVictims(index, ranked)
-	}
-	defer func() { victimsCheck = checkVictims }()
+	choices := countVictimChecks(t, &victimsCheck)
 	for trial := range 12 {
 		replicas := victimsIndexMin + rng.IntN(300)
 		timeline := []Action{{Name: "create", Kind: ActionCreate}}
@@ -55,8 +62,8 @@ func TestVictimIndexRandomTimelines(t *testing.T) {
 		}
 		runEngine(t, e, nil)
 	}
-	if choices < 1000 {
-		t.Errorf("%d scale-downs chosen by an index, want thousands", choices)
+	if *choices < 1000 {
+		t.Errorf("%d scale-downs chosen by an index, want thousands", *choices)
 	}
 }
 
@@ -96,20 +103,15 @@ func TestVictimIndexOnlyForFewAtATime(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			choices := 0
-			victimsCheck = func(index, ranked []*podState) {
-				choices++
-				checkVictims(index, ranked)
-			}
-			defer func() { victimsCheck = checkVictims }()
+			choices := countVictimChecks(t, &victimsCheck)
 			timeline := append([]Action{{Name: "create", Kind: ActionCreate}}, tt.timeline...)
 			e, err := newEngine(workloadConfig(tt.replicas, testWorkloads(), timeline...), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			runEngine(t, e, nil)
-			if tt.wantChoices >= 0 && choices != tt.wantChoices || tt.wantChoices < 0 && choices == 0 {
-				t.Errorf("an index chose %d scale-downs' victims, want %d (-1: some)", choices, tt.wantChoices)
+			if tt.wantChoices >= 0 && *choices != tt.wantChoices || tt.wantChoices < 0 && *choices == 0 {
+				t.Errorf("an index chose %d scale-downs' victims, want %d (-1: some)", *choices, tt.wantChoices)
 			}
 			s := e.services[0]
 			kept := s.victims != nil
