@@ -230,7 +230,8 @@ var victimCandsCheck func(fromList, fromRecords []*podState)
 // rankVictims is pickVictims by a ranking of every pod of the Service: the first n are
 // selected (O(pods) on average) and only they are sorted: a rollout of a 100,000-pod
 // Deployment by a quarter at a time makes some 260 such syncs. The selection reads every
-// candidate's record, and its object (for the age bucket) only where the keys a record
+// candidate's record (or its entry in the ReplicaSet's candidate list, victimCands, where
+// it has one), and its object (for the age bucket) only where the keys a record
 // gives leave the choice open: the first n and those that tie with the n-th, in that
 // rollout 1.9 million objects of the 12.3 million candidates its rankings weigh (reading
 // every object was 30% of the run's CPU).
