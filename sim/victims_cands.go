@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // A rollout by a quarter at a time deletes up to 500 pods a sync (the controller's burst),
 // and each of those syncs ranks every pod of the Service (rankVictims), as upstream does:
 // a Service of n pods is ranked some n/400 times. The ranking reads each pod's record, one
@@ -78,11 +80,6 @@ func (rs *replicaSet) dropVictimCands() {
 	c := r.cands
 	r.cands, r.manyScaleDowns = nil, 0
 	st := rs.svc.victims
-	for i, o := range st.cands {
-		if o == c {
-			st.cands = append(st.cands[:i], st.cands[i+1:]...)
-			break
-		}
-	}
+	st.cands = slices.DeleteFunc(st.cands, func(o *victimCands) bool { return o == c })
 	st.release(rs.svc)
 }
