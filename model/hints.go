@@ -107,6 +107,56 @@ func preferCloseUpdate(s *EndpointSlice, sameNode bool) {
 	}
 }
 
+// closeHints are the hints preferCloseUpdate sets, one object for each zone (and node, for
+// PreferSameNode), shared by every endpoint that gets it: a hint is never modified once set
+// (as the topology cache's, hintFor), and a new one for every ready endpoint of every slice
+// written was two allocations an endpoint, a quarter of the CPU of a Service of 100,000
+// pods with PreferClose with the collections they caused.
+type closeHints map[closeHintKey]*EndpointHints
+
+// closeHintKey is what preferCloseUpdate's hint is made of: the zone, if hasZone, and the
+// node, if hasNode.
+type closeHintKey struct {
+	zone, node       string
+	hasZone, hasNode bool
+}
+
+// update is preferCloseUpdate(s, sameNode) with the hints taken from (and added to) *c.
+func (c *closeHints) update(s *EndpointSlice, sameNode bool) {
+	for i := range s.Endpoints {
+		ep := &s.Endpoints[i]
+		if !endpointReady(ep) {
+			continue
+		}
+		var k closeHintKey
+		if ep.Zone != nil {
+			k.zone, k.hasZone = *ep.Zone, true
+		}
+		if ep.NodeName != nil && sameNode {
+			k.node, k.hasNode = *ep.NodeName, true
+		}
+		if !k.hasZone && !k.hasNode {
+			ep.Hints = nil
+			continue
+		}
+		h := (*c)[k]
+		if h == nil {
+			h = new(EndpointHints)
+			if k.hasZone {
+				h.ForZones = []string{k.zone}
+			}
+			if k.hasNode {
+				h.ForNodes = []string{k.node}
+			}
+			if *c == nil {
+				*c = closeHints{}
+			}
+			(*c)[k] = h
+		}
+		ep.Hints = h
+	}
+}
+
 // copySlice returns a copy of s whose Endpoints array may be modified in place (endpoint
 // field pointers stay shared; they are never written through).
 func copySlice(s *EndpointSlice) *EndpointSlice {

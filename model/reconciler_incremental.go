@@ -152,6 +152,8 @@ type SyncBuffers struct {
 	order         []*EndpointSlice // syncPortMap's fill order
 	plans         []SlicePlan      // the last Sync's result, reused by the next Sync
 
+	closeHints closeHints // the hints trafficDistribution sets, shared
+
 	// options is the last options sharedOptions handed out.
 	options *ReconcilerOptions
 }
@@ -1783,6 +1785,10 @@ func (g *sliceGroup) removeSize(ss *storedSlice, size int) {
 
 func byStoredName(ss *storedSlice, name string) int { return strings.Compare(ss.s.Name, name) }
 
+// cleanHintedCheck, when set (by tests), sees each desired endpoint syncPortMap takes from a
+// clean stored endpoint with hints (d), with its family and identity.
+var cleanHintedCheck func(s *ServiceSlices, f *family, h endpointHash, d *Endpoint)
+
 // checkClean drops h from the dirty set when the stored state already matches the desired
 // one for it: not desired and not stored, or stored once, under its port map, equal beyond
 // the hash.
@@ -2065,7 +2071,7 @@ func (s *ServiceSlices) hintsFast(f *family, plan *SlicePlan) {
 					stripHints(sl)
 				}
 			case hintsPreferClose, hintsPreferSameNode:
-				preferCloseUpdate(sl, s.mode == hintsPreferSameNode)
+				s.opts.Buffers.closeHints.update(sl, s.mode == hintsPreferSameNode)
 			}
 		}
 	}
@@ -2222,6 +2228,21 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 				dirty = dirty[1:]
 			} else if ep.Hints == nil {
 				keep = append(keep, ep)
+				continue
+			} else if ep.hasIdentity {
+				// Clean, with hints and the identity this reconciler gave it: its desired
+				// endpoint is the stored one without hints (equal beyond the hash, and the
+				// hash's fields equal). Building it again read the pod, its identity and
+				// its node for every endpoint of a touched slice of a Service with
+				// trafficDistribution or topology hints: 14% of the CPU of one of 100,000
+				// pods with PreferClose.
+				built = append(built, *ep)
+				d := &built[len(built)-1]
+				d.Hints = nil
+				if cleanHintedCheck != nil {
+					cleanHintedCheck(s, f, ss.hash(i), d)
+				}
+				keep = append(keep, d)
 				continue
 			}
 			pe := s.entryOf(f.desiredRef(ss.hash(i)))

@@ -484,16 +484,18 @@ func TestIncrementalMatchesFullHinted(t *testing.T) {
 		seqs, steps = 150, 60
 	}
 	var stats twinStats
+	checks := cleanHintedChecks
 	for seed := uint64(1); seed <= uint64(seqs); seed++ {
 		twinRun(t, seed, newHintedWorld(seed), steps, (*world).hintedStep, &stats)
 		if t.Failed() {
 			return
 		}
 	}
-	t.Logf("%+v", stats)
+	checks = cleanHintedChecks - checks
+	t.Logf("%+v, %d clean hinted endpoints taken from the stored slices", stats, checks)
 	// Every case must be reached, in more than a handful of syncs.
-	if stats.populated < 8*seqs || stats.fallback < 2*seqs || stats.writtenHinted < 10*seqs || stats.walks < 2*seqs {
-		t.Errorf("sequences do not cover hinted syncs enough: %+v", stats)
+	if stats.populated < 8*seqs || stats.fallback < 2*seqs || stats.writtenHinted < 10*seqs || stats.walks < 2*seqs || checks < 50*seqs {
+		t.Errorf("sequences do not cover hinted syncs enough: %+v, %d clean hinted endpoints", stats, checks)
 	}
 }
 
