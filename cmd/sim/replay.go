@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"epsim/internal/gcfloor"
 	"epsim/model"
 	"epsim/reports"
 	"epsim/scenarios"
@@ -221,6 +222,7 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	// well has read it to its end, where the reading stops: src.Stats may be read then.
 	ahead := trace.ReadAhead(src)
 	defer ahead.Close()
+	defer gcfloor.Set(gcfloor.Default, scenarios.DefaultMaxMemory())() // as sim run (simulate)
 	res, stats, err := sim.Replay(cfg, services, nodes, ahead, log)
 	if log.file != nil {
 		// A write log that could not be written stopped the replay: say so, not the replay.

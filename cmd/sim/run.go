@@ -13,7 +13,9 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"epsim/internal/gcfloor"
 	"epsim/reports"
+	"epsim/scenarios"
 	"epsim/sim"
 )
 
@@ -241,6 +243,10 @@ func (o *runOptions) simulate(e *env, cfg sim.Config, log *writeLog) (res *sim.R
 			}
 		}()
 	}
+	// The collector's goal stays at gcfloor.Default at least (an eighth of the memory the
+	// process may use, at most) while the live heap is small: fewer collections, the same
+	// peak (internal/gcfloor). GOGC or GOMEMLIMIT in the environment turn it off.
+	defer gcfloor.Set(gcfloor.Default, scenarios.DefaultMaxMemory())()
 	var obs sim.Observer
 	if !o.quiet && e.stderrIsTerminal {
 		p := newProgress(e.stderr, cfg.Name, len(cfg.Timeline))

@@ -1,0 +1,110 @@
+// Package gcfloor puts a floor under the Go collector's heap goal for the length of a run.
+//
+// At GOGC=100 the collector runs whenever the heap reaches twice its live part, so a run
+// whose live heap grows from nothing to 100 MB collects at 4, 6, 12, 23, 44, 69 and 96 MB
+// before its last few collections at 150-170 MB (many-services): the early ones mark little
+// each, but they and the write barriers they turn on were most of the collector's work. With
+// a floor, the goal is the floor until the live heap reaches half of it, and twice the live
+// heap (GOGC=100) from there: the early collections become one, and the peak, set by the
+// late ones, is as before. (The Go compiler raises its starting heap the same way.)
+package gcfloor
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// Default is the floor sim's runs use (128 MiB): under it, many-services made three
+// collections instead of ten, for 8% less CPU and the same peak RSS; a run that never
+// allocates as much never collects (5000-nodes: 0.25 to 0.19 CPU-s, 37 to 51 MB of RSS).
+const Default = 128 << 20
+
+// minHeap is the heap goal the runtime never goes under (its heapMinimum at GOGC=100).
+const minHeap = 4 << 20
+
+// Set keeps the collector's heap goal at floor bytes at least, capped at an eighth of limit
+// when limit is above 0 (a machine or container with little memory gets a low floor), until
+// the returned restore is called. It does nothing, and restore neither, when the
+// environment sets GOGC or GOMEMLIMIT: the user's choice stands. The floor is kept by
+// setting GOGC after each collection (debug.SetGCPercent), from the live heap it left.
+func Set(floor uint64, limit int64) (restore func()) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	if limit > 0 {
+		floor = min(floor, uint64(limit)/8)
+	}
+	t := &tuner{floor: floor}
+	t.mu.Lock()
+	t.before = debug.SetGCPercent(t.percent())
+	t.arm()
+	t.mu.Unlock()
+	return func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if !t.stopped {
+			t.stopped = true
+			debug.SetGCPercent(t.before)
+		}
+	}
+}
+
+// tuner keeps one floor: after each collection a cleanup of an object made unreachable
+// for it (arm) sets GOGC for the next.
+type tuner struct {
+	floor uint64
+
+	mu      sync.Mutex
+	before  int  // GOGC before Set, restored at the end
+	stopped bool // restored: the next cleanup does nothing
+}
+
+// percent is the GOGC that puts the next heap goal at the floor, given the live heap the
+// last collection left (minHeap before any), or 100 once twice the live heap is above it.
+func (t *tuner) percent() int {
+	return percentFor(t.floor, liveHeap())
+}
+
+// percentFor is percent for a live heap of live bytes.
+func percentFor(floor, live uint64) int {
+	live = max(live, minHeap)
+	if 2*live >= floor {
+		return 100
+	}
+	return int(floor*100/live) - 100
+}
+
+// liveHeap is the live heap as of the last collection (0 before the first).
+func liveHeap() uint64 {
+	s := [1]metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s[:])
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// sentinel is the object whose cleanup tells the tuner that a collection happened: a
+// pointer field keeps it out of the tiny allocator, whose blocks may never be collected
+// while a neighbour lives.
+type sentinel struct{ _ *int }
+
+// arm makes a sentinel that the next collection finds unreachable, whose cleanup sets GOGC
+// for the collection after and arms again. t.mu must be held.
+func (t *tuner) arm() {
+	runtime.AddCleanup(new(sentinel), (*tuner).collected, t)
+}
+
+// collected is the cleanup of arm's sentinel.
+func (t *tuner) collected() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped {
+		return
+	}
+	debug.SetGCPercent(t.percent())
+	t.arm()
+}

@@ -1,0 +1,115 @@
+package gcfloor
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+func TestPercentFor(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		floor, live uint64
+		want        int
+	}{
+		{128 * mib, 0, 3100},       // before any collection: the goal is 4 MiB × 32
+		{128 * mib, 2 * mib, 3100}, // under the runtime's minimum heap
+		{128 * mib, 32 * mib, 300},
+		{128 * mib, 50 * mib, 156},
+		{128 * mib, 64 * mib, 100}, // half the floor: twice the live heap reaches it
+		{128 * mib, 90 * mib, 100}, // never under GOGC=100
+		{8 * mib, 0, 100},          // a floor at the minimum heap or under changes nothing
+	} {
+		if got := percentFor(c.floor, c.live); got != c.want {
+			t.Errorf("percentFor(%d MiB, %d MiB) = %d, want %d", c.floor/mib, c.live/mib, got, c.want)
+		}
+	}
+}
+
+// gcPercent returns the current GOGC.
+func gcPercent() int {
+	p := debug.SetGCPercent(-1)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// TestSetFollowsTheLiveHeap holds a live heap of a quarter of the floor: after a collection
+// the tuner asks for a goal of the floor, four times the live heap (GOGC 300); once the
+// live heap is past half the floor, GOGC 100; restore puts back the GOGC before Set.
+func TestSetFollowsTheLiveHeap(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	before := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(before)
+	runtime.GC()
+	base := liveHeap()
+	const floor = 256 << 20
+	restore := Set(floor+4*base, 0)
+	if got := gcPercent(); got < 100 {
+		t.Fatalf("GOGC right after Set = %d, want the floor's (at least 100)", got)
+	}
+	held := make([]byte, floor/4)
+	waitFor(t, 295, 300) // the test's own allocations move the live heap a little
+	more := make([]byte, floor/2)
+	waitFor(t, 100, 100)
+	runtime.KeepAlive(held)
+	runtime.KeepAlive(more)
+	restore()
+	if got := gcPercent(); got != 77 {
+		t.Errorf("GOGC after restore = %d, want 77 (as before Set)", got)
+	}
+	restore() // a second call changes nothing
+	if got := gcPercent(); got != 77 {
+		t.Errorf("GOGC after a second restore = %d, want 77", got)
+	}
+}
+
+// waitFor collects until GOGC is within [lo, hi] (the cleanup that sets it runs on its own
+// goroutine after the collection), failing after a few seconds.
+func waitFor(t *testing.T, lo, hi int) {
+	t.Helper()
+	var got int
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+		if got = gcPercent(); got >= lo && got <= hi {
+			return
+		}
+	}
+	t.Fatalf("GOGC = %d after collections, want %d to %d", got, lo, hi)
+}
+
+// TestSetCapsTheFloorByTheLimit gives a limit of 64 MiB: the floor is 8 MiB, twice the
+// minimum heap, so GOGC stays at 100 however large the floor asked for.
+func TestSetCapsTheFloorByTheLimit(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	restore := Set(Default, 64<<20)
+	defer restore()
+	if got := gcPercent(); got != 100 {
+		t.Errorf("GOGC with a floor capped at 8 MiB = %d, want 100", got)
+	}
+}
+
+// TestSetLeavesTheUsersChoice sets GOGC or GOMEMLIMIT in the environment: Set changes
+// nothing.
+func TestSetLeavesTheUsersChoice(t *testing.T) {
+	for _, env := range []string{"GOGC", "GOMEMLIMIT"} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv("GOGC", "")
+			t.Setenv("GOMEMLIMIT", "")
+			t.Setenv(env, "100")
+			before := debug.SetGCPercent(55)
+			defer debug.SetGCPercent(before)
+			restore := Set(Default, 0)
+			if got := gcPercent(); got != 55 {
+				t.Errorf("GOGC with %s set = %d, want 55 (unchanged)", env, got)
+			}
+			restore()
+			if got := gcPercent(); got != 55 {
+				t.Errorf("GOGC after restore with %s set = %d, want 55", env, got)
+			}
+		})
+	}
+}
