@@ -49,6 +49,9 @@ func BenchmarkScale(b *testing.B) {
 		{name: "one-service/pods=10k", scenario: "5000-nodes", sets: []string{"services[0].replicas=10000"}, pods: 10000},
 		{name: "one-service/pods=30k", scenario: "5000-nodes", sets: []string{"services[0].replicas=30000"}, pods: 30000},
 		{name: "one-service/pods=100k", scenario: "5000-nodes", sets: []string{"services[0].replicas=100000"}, pods: 100000},
+		// Hints on every ready endpoint (trafficDistribution): a touched slice's clean
+		// endpoints once were each built again from their pods.
+		{name: "one-service/prefer-close/pods=100k", scenario: "5000-nodes", sets: []string{"services[0].replicas=100000", "services[0].trafficDistribution=PreferClose"}, pods: 100000},
 		svcs(10), svcs(1000), svcs(10000), svcs(50000),
 		{name: "cluster-day", scenario: "cluster-day"},
 		// Workloads whose rollouts change a pod or a few a sync: four DaemonSets on 5,000
