@@ -11,6 +11,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"epsim/internal/gcfloor"
@@ -287,22 +288,57 @@ func writeCharts(out *outputDir, summary *reports.Summary, series []sim.Bucket, 
 		return nil, nil, err
 	}
 	all = append(all, programming)
+	drawn := renderCharts(all)
 	pngs := map[string][]byte{}
-	for _, c := range all {
-		for _, format := range reports.ChartFormats {
-			var buf bytes.Buffer
-			if err := c.Render(&buf, format); err != nil {
-				return nil, nil, fmt.Errorf("%s.%s: %w", c.Name, format, err)
+	for i, c := range all {
+		for j, format := range reports.ChartFormats {
+			r := &drawn[i][j]
+			if r.err != nil {
+				return nil, nil, fmt.Errorf("%s.%s: %w", c.Name, format, r.err)
 			}
 			if format == "png" {
-				pngs[c.Name] = buf.Bytes()
+				pngs[c.Name] = r.data
 			}
-			if err := out.write(c.Name+"."+format, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+			if err := out.write(c.Name+"."+format, func(w io.Writer) error { _, err := w.Write(r.data); return err }); err != nil {
 				return nil, nil, err
 			}
 		}
 	}
 	return all, pngs, nil
+}
+
+// renderedChart is one chart rendered in one format, or the error that stopped it.
+type renderedChart struct {
+	data []byte
+	err  error
+}
+
+// renderCharts renders every chart in every format (reports.ChartFormats), the charts side
+// by side on the cores (each chart's formats one after the other): drawn one after another
+// they were most of the time of an --out (0.35 of 0.52 s for 5000-nodes). The result is by
+// chart, then format, whatever the order they were drawn in.
+func renderCharts(charts []*reports.Chart) [][]renderedChart {
+	out := make([][]renderedChart, len(charts))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(charts)) {
+		wg.Go(func() {
+			for i := range next {
+				out[i] = make([]renderedChart, len(reports.ChartFormats))
+				for j, format := range reports.ChartFormats {
+					var buf bytes.Buffer
+					err := charts[i].Render(&buf, format)
+					out[i][j] = renderedChart{data: buf.Bytes(), err: err}
+				}
+			}
+		})
+	}
+	for i := range charts {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
 }
 
 // outputFile is one file of --out and how to render it.
