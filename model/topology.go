@@ -20,7 +20,14 @@ type TopologyCache struct {
 	// forZone holds one hint per zone, shared by every endpoint hinted to that zone: hints
 	// are never written through (a changed hint is a new object).
 	forZone map[string]*EndpointHints
+	// allocations holds getAllocations' answers by number of endpoints under the current
+	// zones (at most allocationsKept; SetNodes forgets them): its callers only read them,
+	// and a cluster of small Services asks for the same few at every sync.
+	allocations map[int]map[string]allocation
 }
+
+// allocationsKept is the number of getAllocations answers a TopologyCache keeps.
+const allocationsKept = 1024
 
 // hintFor returns the shared hint "for zone".
 func (t *TopologyCache) hintFor(zone string) *EndpointHints {
@@ -60,6 +67,7 @@ func (t *TopologyCache) SetNodes(nodes []*Node) {
 		total += n.AllocatableMilliCPU
 		cpuByZone[n.Zone] += n.AllocatableMilliCPU
 	}
+	t.allocations = nil
 	if total == 0 || !sufficient || len(cpuByZone) < 2 {
 		t.zones = nil
 		return
@@ -153,11 +161,25 @@ type allocation struct {
 	desired          float64
 }
 
-// getAllocations: upstream: topologycache/topologycache.go getAllocations
+// getAllocations: upstream: topologycache/topologycache.go getAllocations. The map returned
+// is shared: read it only.
 func (t *TopologyCache) getAllocations(numEndpoints int) (map[string]allocation, bool) {
 	if len(t.zones) < 2 || len(t.zones) > numEndpoints {
 		return nil, false
 	}
+	if out, ok := t.allocations[numEndpoints]; ok {
+		return out, out != nil
+	}
+	out, ok := t.allocate(numEndpoints)
+	if len(t.allocations) >= allocationsKept || t.allocations == nil {
+		t.allocations = make(map[int]map[string]allocation)
+	}
+	t.allocations[numEndpoints] = out // nil when not ok
+	return out, ok
+}
+
+// allocate is getAllocations without the memo.
+func (t *TopologyCache) allocate(numEndpoints int) (map[string]allocation, bool) {
 	remaining := numEndpoints
 	minTotal := 0
 	out := make(map[string]allocation, len(t.zones))
@@ -214,6 +236,9 @@ func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
 	invalid, allocated := unchanged.claim(allocations)
 	si.toUpdate = append(si.toUpdate, invalid...)
 	allocatable := append(append([]*EndpointSlice(nil), si.toCreate...), si.toUpdate...)
+	// Counted by zone in a short list, then added to allocated: a map update and a map
+	// lookup an endpoint were a third of this pass.
+	var tally zoneTally
 	for _, s := range allocatable {
 		for i := range s.Endpoints {
 			ep := &s.Endpoints[i]
@@ -225,9 +250,13 @@ func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
 				removeHintsFrom(si, unchanged)
 				return
 			}
-			allocated[*ep.Zone]++
-			ep.Hints = t.hintFor(*ep.Zone)
+			z := tally.of(t, *ep.Zone)
+			z.n++
+			ep.Hints = z.hint
 		}
+	}
+	for _, z := range tally.zones {
+		allocated[z.zone] += z.n
 	}
 	giving, receiving := t.givingAndReceivingZones(allocations, allocated)
 	for z, d := range t.redistributeHints(allocatable, giving, receiving) {
@@ -239,6 +268,33 @@ func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
 		return
 	}
 	t.setHints(si.serviceKey, si.addressType, allocated)
+}
+
+// zoneTally counts endpoints by zone, with each zone's shared hint (hintFor): a cluster has
+// a few zones, which a scan finds sooner than a map.
+type zoneTally struct {
+	zones []zoneCountHint
+	buf   [4]zoneCountHint
+}
+
+type zoneCountHint struct {
+	zone string
+	n    int
+	hint *EndpointHints
+}
+
+// of returns zone's entry, added if new.
+func (z *zoneTally) of(t *TopologyCache, zone string) *zoneCountHint {
+	for i := range z.zones {
+		if z.zones[i].zone == zone {
+			return &z.zones[i]
+		}
+	}
+	if z.zones == nil {
+		z.zones = z.buf[:0]
+	}
+	z.zones = append(z.zones, zoneCountHint{zone: zone, hint: t.hintFor(zone)})
+	return &z.zones[len(z.zones)-1]
 }
 
 // readyCount counts the ready endpoints of the slices.
@@ -335,47 +391,59 @@ func hintsByZone(s *EndpointSlice, allocated map[string]int, allocations map[str
 
 // givingAndReceivingZones: upstream: topologycache/utils.go getGivingAndReceivingZones.
 // Ties in getMost go to the first zone in name order.
+// The desired amounts are kept by zone index, in t.zones' order (upstream's maps by zone,
+// read in that order): only a zone with a positive amount is ever the most. giving and
+// receiving are nil when no endpoint moves (most syncs).
 func (t *TopologyCache) givingAndReceivingZones(allocations map[string]allocation, allocated map[string]int) (giving, receiving map[string]int) {
-	givingDesired := map[string]float64{}
-	receivingDesired := map[string]float64{}
+	var buf [2][8]float64
+	givingDesired, receivingDesired := buf[0][:0], buf[1][:0]
 	for _, z := range t.zones {
 		a := allocations[z.zone]
 		got := float64(allocated[z.zone])
+		var g, r float64
 		if got > a.desired {
-			givingDesired[z.zone] = got - a.desired
+			g = got - a.desired
 		} else if got < a.desired {
-			receivingDesired[z.zone] = a.desired - got
+			r = a.desired - got
 		}
+		givingDesired, receivingDesired = append(givingDesired, g), append(receivingDesired, r)
 	}
-	giving, receiving = map[string]int{}, map[string]int{}
 	for {
-		gz, ng := t.most(givingDesired)
-		rz, nr := t.most(receivingDesired)
-		if gz == "" || rz == "" || (ng < 1.0 && nr < 1.0) || ng < 0.5 || nr < 0.5 {
+		gz, ng := most(givingDesired)
+		rz, nr := most(receivingDesired)
+		if gz < 0 || rz < 0 || (ng < 1.0 && nr < 1.0) || ng < 0.5 || nr < 0.5 {
 			break
 		}
-		giving[gz]++
+		if giving == nil {
+			giving, receiving = map[string]int{}, map[string]int{}
+		}
+		giving[t.zones[gz].zone]++
 		givingDesired[gz]--
-		receiving[rz]++
+		receiving[t.zones[rz].zone]++
 		receivingDesired[rz]--
 	}
 	return giving, receiving
 }
 
-func (t *TopologyCache) most(m map[string]float64) (string, float64) {
-	zone, num := "", 0.0
-	for _, z := range t.zones {
-		if n, ok := m[z.zone]; ok && n > num {
-			zone, num = z.zone, n
+// most returns the index of the largest positive amount (the first of equals), and the
+// amount; -1 when none is positive.
+func most(amounts []float64) (int, float64) {
+	at, num := -1, 0.0
+	for i, n := range amounts {
+		if n > num {
+			at, num = i, n
 		}
 	}
-	return zone, num
+	return at, num
 }
 
 // redistributeHints moves hints from giving to receiving zones, walking the slices in order.
 // The receiving zone chosen is the first in name order. upstream: topologycache/utils.go
 // redistributeHints
 func (t *TopologyCache) redistributeHints(slices []*EndpointSlice, giving, receiving map[string]int) map[string]int {
+	if len(giving) == 0 || len(receiving) == 0 {
+		return nil // the loop below would return its empty map at the first ready endpoint
+	}
 	out := map[string]int{}
 	var recvOrder []string
 	for z := range receiving {
