@@ -85,26 +85,11 @@ func preferCloseNeedsUpdate(s *EndpointSlice, sameNode bool) bool {
 }
 
 // preferCloseUpdate sets the hints of every ready endpoint of s in place; non-ready endpoints
-// are left alone. upstream: trafficdist/trafficdist.go preferCloseHeuristic.update
+// are left alone. The endpoints of one zone (and node) share one hint (closeHints).
+// upstream: trafficdist/trafficdist.go preferCloseHeuristic.update
 func preferCloseUpdate(s *EndpointSlice, sameNode bool) {
-	for i := range s.Endpoints {
-		ep := &s.Endpoints[i]
-		if !endpointReady(ep) {
-			continue
-		}
-		var h EndpointHints
-		if ep.Zone != nil {
-			h.ForZones = []string{*ep.Zone}
-		}
-		if ep.NodeName != nil && sameNode {
-			h.ForNodes = []string{*ep.NodeName}
-		}
-		if h.ForZones != nil || h.ForNodes != nil {
-			ep.Hints = &h
-		} else {
-			ep.Hints = nil
-		}
-	}
+	var c closeHints
+	c.update(s, sameNode)
 }
 
 // closeHints are the hints preferCloseUpdate sets, one object for each zone (and node, for
@@ -121,7 +106,8 @@ type closeHintKey struct {
 	hasZone, hasNode bool
 }
 
-// update is preferCloseUpdate(s, sameNode) with the hints taken from (and added to) *c.
+// update sets the hints of every ready endpoint of s as preferCloseUpdate does, taking them
+// from (and adding them to) *c.
 func (c *closeHints) update(s *EndpointSlice, sameNode bool) {
 	for i := range s.Endpoints {
 		ep := &s.Endpoints[i]
