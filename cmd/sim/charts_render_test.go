@@ -10,14 +10,7 @@ import (
 // TestRenderChartsAsOneAfterAnother renders a run's charts side by side and holds each file
 // to what rendering them one after another gives.
 func TestRenderChartsAsOneAfterAnother(t *testing.T) {
-	summary, series, layout, err := readRunDir(runQuickOut(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	charts, err := reports.Charts(summary, series, layout)
-	if err != nil {
-		t.Fatal(err)
-	}
+	charts := quickCharts(t)
 	if len(charts) < 2 {
 		t.Fatalf("%d charts: too few to draw side by side", len(charts))
 	}
@@ -39,6 +32,18 @@ func TestRenderChartsAsOneAfterAnother(t *testing.T) {
 // panic comes out of renderCharts, in the caller's goroutine, where env.main turns a crash
 // into exit 3.
 func TestRenderChartsRaisesAPanic(t *testing.T) {
+	charts := quickCharts(t)
+	defer func() {
+		if recover() == nil {
+			t.Error("a chart that panics did not make renderCharts panic")
+		}
+	}()
+	renderCharts(append([]*reports.Chart{nil, nil}, charts...))
+}
+
+// quickCharts returns the charts of a run of the shipped quick scenario.
+func quickCharts(t *testing.T) []*reports.Chart {
+	t.Helper()
 	summary, series, layout, err := readRunDir(runQuickOut(t))
 	if err != nil {
 		t.Fatal(err)
@@ -47,10 +52,5 @@ func TestRenderChartsRaisesAPanic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("a chart that panics did not make renderCharts panic")
-		}
-	}()
-	renderCharts(append([]*reports.Chart{nil, nil}, charts...))
+	return charts
 }
