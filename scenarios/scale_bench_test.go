@@ -18,7 +18,9 @@ import (
 // or a few at a time (DaemonSets, a StatefulSet, a Deployment with maxSurge 1): whole runs
 // of both control planes with --out off, reporting events/s, ns per event and per pod event
 // (CPU) and the peak live heap (the heap left after a GC, sampled once per virtual second of
-// the run) in MB and in bytes per pod.
+// the run) in MB, in bytes per pod of the row's replicas and in bytes per pod the run held
+// when the peak was read (held-pod: the replicas, a rollout's surge and the old pods still
+// terminating; as of the reading, while the heap is as of the GC before it).
 // Set EPSIM_HEAPPROFILE=FILE to write an in-use heap profile at the start of the run's second
 // phase (every pod of the create phase exists then), or of phase EPSIM_HEAPPROFILE_PHASE;
 // EPSIM_HEAPPROFILE_PEAK=FILE writes one near the peak live heap (of the peak itself with
@@ -125,6 +127,11 @@ func BenchmarkScale(b *testing.B) {
 			if r.pods > 0 {
 				b.ReportMetric(float64(obs.peak)/float64(r.pods), "peak-heap-B/pod")
 			}
+			// Per pod the run held at the peak: a rollout holds its surge and the old pods
+			// still terminating besides the replicas (servicesOf10: 13 a Service).
+			if obs.peakHeld > 0 {
+				b.ReportMetric(float64(obs.peak)/float64(obs.peakHeld), "peak-heap-B/held-pod")
+			}
 		})
 	}
 }
@@ -169,9 +176,12 @@ timeline: [{name: create, action: create}, {name: rollout, %saction: rollout}]
 
 // heapSampler is an Observer that records the largest live heap seen at progress reports.
 type heapSampler struct {
-	peak    uint64
-	sample  [1]metrics.Sample
-	profile string
+	peak uint64
+	// held is the count of pods the run holds (sim.PodCounter), peakHeld that count when
+	// the peak was read.
+	held, peakHeld int
+	sample         [1]metrics.Sample
+	profile        string
 	// peakProfile, if set, is written with the in-use heap profile whenever the peak grows
 	// by more than 5 % (EPSIM_HEAPPROFILE_PEAK): the last one written is of about the peak,
 	// in size, though it may be of another moment (many-services peaks at 4h40m and within
@@ -189,6 +199,8 @@ type heapSampler struct {
 	gcEvery, nextGC, last sim.Time
 }
 
+func (h *heapSampler) PodsHeld(n int) { h.held = n }
+
 func (h *heapSampler) Progress(now sim.Time, phase, _ int) {
 	if h.sample[0].Name == "" {
 		h.sample[0].Name = "/gc/heap/live:bytes"
@@ -203,7 +215,7 @@ func (h *heapSampler) Progress(now sim.Time, phase, _ int) {
 	}
 	metrics.Read(h.sample[:])
 	if v := h.sample[0].Value; v.Kind() == metrics.KindUint64 && v.Uint64() > h.peak {
-		h.peak = v.Uint64()
+		h.peak, h.peakHeld = v.Uint64(), h.held
 		if h.peakProfile != "" && (h.gcEvery > 0 || h.peak > h.profiled+h.profiled/20) {
 			// A new peak, or without forced GCs one over 5 % above the last profile's: write
 			// the profile of the new peak.

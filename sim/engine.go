@@ -372,6 +372,9 @@ func (e *Engine) run() (*Results, error) {
 		}
 		if e.obs != nil && e.now/Time(time.Second) != lastReport {
 			lastReport = e.now / Time(time.Second)
+			if pc, ok := e.obs.(PodCounter); ok {
+				pc.PodsHeld(e.podsHeld())
+			}
 			e.obs.Progress(e.now, e.phase, len(e.cfg.Timeline))
 		}
 	}
@@ -385,6 +388,16 @@ func (e *Engine) run() (*Results, error) {
 		return nil, c.err
 	}
 	return res, nil
+}
+
+// podsHeld returns how many pods the run holds (PodCounter): the generated ones in the API
+// and, of a replay, the recorded ones some Service selects.
+func (e *Engine) podsHeld() int {
+	n := e.podNames.n
+	if e.replay != nil {
+		n += len(e.replay.byKey)
+	}
+	return n
 }
 
 // releaseCollectMin is the allocation of a run from which release collects the heap: a

@@ -443,3 +443,91 @@ func TestReleaseLetsGoOfTheRun(t *testing.T) {
 		t.Error("release kept some of the engine's state")
 	}
 }
+
+// podCounter records, at each progress report, the count PodCounter gives, and the count
+// of the pods its PodEvents left alive then (when it records them).
+type podCounter struct {
+	recorder
+	live      map[[2]string]bool
+	got, want []int
+	at        []Time
+	pending   int
+}
+
+func (c *podCounter) PodsHeld(n int) { c.pending = n }
+func (c *podCounter) Progress(now Time, _, _ int) {
+	c.got, c.want, c.at = append(c.got, c.pending), append(c.want, len(c.live)), append(c.at, now)
+}
+func (c *podCounter) PodEvent(ev TraceEvent) {
+	c.recorder.PodEvent(ev)
+	key := [2]string{ev.Pod.Namespace, ev.Pod.Name}
+	if ev.Type == model.EventDeleted {
+		delete(c.live, key)
+	} else {
+		c.live[key] = true
+	}
+}
+
+// A PodCounter is told, before each progress report, how many pods the run holds: those the
+// watch on pods has seen created and not yet deleted, terminating ones included (more than
+// the replicas during a rollout's surge); of a replay, the recorded ones then.
+func TestPodCounterCountsThePodsHeld(t *testing.T) {
+	cfg := testConfig(20, 40)
+	c := &podCounter{live: map[[2]string]bool{}}
+	e, err := newEngine(cfg, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.run(); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.got) < 10 {
+		t.Fatalf("%d progress reports", len(c.got))
+	}
+	if !slices.Equal(c.got, c.want) {
+		t.Fatalf("PodsHeld gave %v\nthe pod events leave %v", c.got, c.want)
+	}
+	if peak := slices.Max(c.got); peak <= 40 {
+		t.Errorf("the largest count is %d: a rollout of 40 replicas with a surge of 25%% holds more", peak)
+	}
+	// The replay of the recorded events: each report comes after all the events recorded
+	// before its instant, and before or after those at it (one burst).
+	var svcs []*model.Service
+	for _, s := range e.services {
+		svcs = append(svcs, s.svc)
+	}
+	replayed := &podCounter{}
+	if _, _, err := Replay(cfg, svcs, e.nodes, &c.recorder, replayed); err != nil {
+		t.Fatal(err)
+	}
+	if len(replayed.got) < 10 {
+		t.Fatalf("%d progress reports of the replay", len(replayed.got))
+	}
+	if peak := slices.Max(replayed.got); peak != slices.Max(c.got) {
+		t.Errorf("the replay's largest count is %d, the run's %d", peak, slices.Max(c.got))
+	}
+	events := c.recorder.events
+	for i, now := range replayed.at {
+		held := map[[2]string]bool{}
+		before := -1 // the count before the events at now
+		for _, ev := range events {
+			if ev.At > now {
+				break
+			}
+			if ev.At == now && before < 0 {
+				before = len(held)
+			}
+			if key := [2]string{ev.Pod.Namespace, ev.Pod.Name}; ev.Type == model.EventDeleted {
+				delete(held, key)
+			} else {
+				held[key] = true
+			}
+		}
+		if before < 0 {
+			before = len(held)
+		}
+		if n := replayed.got[i]; n != len(held) && n != before {
+			t.Errorf("replay at %v: PodsHeld gave %d, the trace holds %d (%d before that instant)", now, n, len(held), before)
+		}
+	}
+}

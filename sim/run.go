@@ -17,3 +17,12 @@ type Observer interface {
 type WriteLogger interface {
 	LogWrite(rec WriteRecord) error
 }
+
+// PodCounter is an optional Observer extension told, just before each progress report, how
+// many pods the run holds: created and not yet gone from the API, terminating ones included
+// (of a replay, the recorded pods that some Service selects). A rollout holds more pods
+// than its replicas, its surge and the old pods still terminating: memory a pod is read
+// against this count.
+type PodCounter interface {
+	PodsHeld(n int)
+}
