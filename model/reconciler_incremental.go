@@ -2029,7 +2029,7 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 
 // hintsFast applies hint modes B and C using the per-slice flags kept at Applied time.
 func (s *ServiceSlices) hintsFast(f *family, plan *SlicePlan) {
-	if t := s.opts.Topology; t != nil && len(t.hintsByService) > 0 {
+	if t := s.opts.Topology; t != nil && len(t.sorted) > 0 {
 		// The key is built only when some Service has hints to forget: most syncs of a
 		// cluster without topology hints would make a string each for nothing.
 		t.RemoveHints(s.svc.Key(), f.at)

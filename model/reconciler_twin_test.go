@@ -282,7 +282,7 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 			return
 		}
 		if topo {
-			if fc, ic := fmt.Sprint(fullTopo.hintsByService), fmt.Sprint(incTopo.hintsByService); fc != ic {
+			if fc, ic := fmt.Sprint(fullTopo.hintsByService()), fmt.Sprint(incTopo.hintsByService()); fc != ic {
 				t.Errorf("seed %d sync %d: topology caches differ:\nfull:        %s\nincremental: %s\nshortest failing prefix:\n  %s", seed, sync, fc, ic, strings.Join(log, "\n  "))
 				return
 			}

@@ -3,27 +3,60 @@ package model
 import (
 	"math"
 	"slices"
+	"strings"
 )
 
 // overloadThreshold: upstream: topologycache/topologycache.go overloadThreshold
 const overloadThreshold = 0.2
 
-// TopologyCache holds the zone weights the topology-mode annotation ("mode A" hints) allocates
-// endpoints by, and which Services currently have hints. One cache serves a whole controller.
+// TopologyCache holds the zone weights the topology-mode annotation ("mode A") hints
+// allocates endpoints by, and which Services currently have hints. One cache serves a whole
+// controller.
 // upstream: topologycache/topologycache.go TopologyCache
 type TopologyCache struct {
 	// zones lists the zones with their CPU ratio, sorted by name; nil when hints are disabled
-	// cluster-wide (insufficient node information or fewer than 2 zones).
-	zones []zoneRatio
-	// hintsByService records, per "namespace/name", the address types that have hints.
-	hintsByService map[string]map[AddressType]map[string]int
+	// cluster-wide (insufficient node information or fewer than 2 zones); spare is scratch
+	// for the next weights. They are computed from the tallies of the counted nodes: cpu per
+	// zone, sorted by name, their total, and how many are unusable (without a zone or CPU).
+	zones, spare []zoneRatio
+	cpu          []zoneCPU
+	total        int64
+	unusable     int
+	// hinted holds the hints of each Service that has some, by "namespace/name" (upstream's
+	// endpointsByService), and sorted the same in key order: OverloadedServices runs at
+	// every node readiness change, and walks them in order rather than sorting their keys
+	// each time (a zone going down changes 1,667 nodes of 5,000, one at a time).
+	hinted map[string]*serviceHints
+	sorted []*serviceHints
 	// forZone holds one hint per zone, shared by every endpoint hinted to that zone: hints
 	// are never written through (a changed hint is a new object).
 	forZone map[string]*EndpointHints
 	// allocations holds getAllocations' answers by number of endpoints under the current
-	// zones (at most allocationsKept; SetNodes forgets them): its callers only read them,
-	// and a cluster of small Services asks for the same few at every sync.
+	// zones (at most allocationsKept; SetNodes forgets them when the weights change): its
+	// callers only read them, and a cluster of small Services asks for the same few at
+	// every sync.
 	allocations map[int]map[string]allocation
+}
+
+// serviceHints are one Service's hints: the hinted endpoints per zone of each address type
+// that has hints.
+type serviceHints struct {
+	key   string
+	types []typeHints
+}
+
+// typeHints are the hinted endpoints per zone of one address type, and their sum.
+type typeHints struct {
+	at     AddressType
+	byZone map[string]int
+	total  int
+}
+
+// zoneCPU is a zone's counted nodes and their allocatable CPU, in millicores.
+type zoneCPU struct {
+	zone  string
+	cpu   int64
+	nodes int
 }
 
 // allocationsKept is the number of getAllocations answers a TopologyCache keeps.
@@ -46,51 +79,81 @@ type zoneRatio struct {
 
 // NewTopologyCache returns an empty cache (hints disabled until SetNodes sees ≥ 2 zones).
 func NewTopologyCache() *TopologyCache {
-	return &TopologyCache{hintsByService: map[string]map[AddressType]map[string]int{}}
+	return &TopologyCache{hinted: map[string]*serviceHints{}}
 }
 
 // SetNodes recomputes the zone weights from the nodes: Ready nodes without a control-plane
 // role count; any counted node without a zone or allocatable CPU disables hints, as do fewer
-// than two zones. upstream: topologycache/topologycache.go SetNodes
+// than two zones.
+// upstream: topologycache/topologycache.go SetNodes
 func (t *TopologyCache) SetNodes(nodes []*Node) {
-	cpuByZone := map[string]int64{}
-	var total int64
-	sufficient := true
+	t.cpu, t.total, t.unusable = t.cpu[:0], 0, 0
 	for _, n := range nodes {
-		if n.ControlPlane || !n.Ready {
-			continue
-		}
-		if n.Zone == "" || n.AllocatableMilliCPU == 0 {
-			sufficient = false
-			break
-		}
-		total += n.AllocatableMilliCPU
-		cpuByZone[n.Zone] += n.AllocatableMilliCPU
+		t.count(n, 1)
 	}
-	t.allocations = nil
-	if total == 0 || !sufficient || len(cpuByZone) < 2 {
-		t.zones = nil
+	t.setWeights()
+}
+
+// NodeChanged is SetNodes after one node of the nodes it was last given changed from old to
+// now (nil old: a node added; nil now: one removed): the same weights, from the per-zone
+// tallies SetNodes and NodeChanged keep, without reading every node again. The controller
+// calls SetNodes at every node readiness change, and a zone going down changes 1,667 nodes
+// of 5,000, one at a time.
+func (t *TopologyCache) NodeChanged(old, now *Node) {
+	t.count(old, -1)
+	t.count(now, 1)
+	t.setWeights()
+}
+
+// count adds (sign 1) or takes away (sign -1) node n in the tallies: a counted node, Ready
+// and not of the control plane, adds its allocatable CPU to its zone's, or, without a zone
+// or CPU, counts as unusable.
+func (t *TopologyCache) count(n *Node, sign int) {
+	if n == nil || n.ControlPlane || !n.Ready {
 		return
 	}
-	t.zones = t.zones[:0]
-	for z, cpu := range cpuByZone {
-		t.zones = append(t.zones, zoneRatio{z, float64(cpu) / float64(total)})
+	if n.Zone == "" || n.AllocatableMilliCPU == 0 {
+		t.unusable += sign
+		return
 	}
-	slices.SortFunc(t.zones, func(a, b zoneRatio) int {
-		if a.zone < b.zone {
-			return -1
-		}
-		if a.zone > b.zone {
-			return 1
-		}
-		return 0
-	})
+	i, found := slices.BinarySearchFunc(t.cpu, n.Zone, func(z zoneCPU, zone string) int { return strings.Compare(z.zone, zone) })
+	if !found {
+		t.cpu = slices.Insert(t.cpu, i, zoneCPU{zone: n.Zone})
+	}
+	z := &t.cpu[i]
+	z.cpu += int64(sign) * n.AllocatableMilliCPU
+	z.nodes += sign
+	t.total += int64(sign) * n.AllocatableMilliCPU
+	if z.nodes == 0 {
+		t.cpu = slices.Delete(t.cpu, i, i+1)
+	}
+}
+
+// setWeights sets the zone weights from the tallies: each zone's share of the CPU, or none
+// when a counted node is unusable, no CPU is counted or fewer than two zones have any.
+// (Upstream stops at the first unusable node; the tallies go on, for NodeChanged, and give
+// the same weights.)
+func (t *TopologyCache) setWeights() {
+	if t.total == 0 || t.unusable > 0 || len(t.cpu) < 2 {
+		t.zones, t.allocations = nil, nil
+		return
+	}
+	next := t.spare[:0]
+	for _, z := range t.cpu {
+		next = append(next, zoneRatio{z.zone, float64(z.cpu) / float64(t.total)})
+	}
+	if !slices.Equal(next, t.zones) {
+		// New weights: the memo's allocations were of the old ones. (A node that changes
+		// and changes back, or one whose zone's share stays the same, keeps them.)
+		t.allocations = nil
+	}
+	t.zones, t.spare = next, t.zones
 }
 
 // HasPopulatedHints reports whether the Service has hints recorded.
 // upstream: topologycache/topologycache.go HasPopulatedHints
 func (t *TopologyCache) HasPopulatedHints(serviceKey string) bool {
-	return len(t.hintsByService[serviceKey]) > 0
+	return t.hinted[serviceKey] != nil
 }
 
 // OverloadedServices returns the keys ("namespace/name", sorted) of the Services whose recorded
@@ -101,31 +164,27 @@ func (t *TopologyCache) HasPopulatedHints(serviceKey string) bool {
 // upstream: topologycache/topologycache.go GetOverloadedServices, utils.go serviceOverloaded.
 func (t *TopologyCache) OverloadedServices() []string {
 	var keys []string
-	for key, byType := range t.hintsByService {
-		for _, byZone := range byType {
-			if t.overloaded(byZone) {
-				keys = append(keys, key)
+	for _, h := range t.sorted {
+		for i := range h.types {
+			if t.overloaded(&h.types[i]) {
+				keys = append(keys, h.key)
 				break
 			}
 		}
 	}
-	slices.Sort(keys)
 	return keys
 }
 
-func (t *TopologyCache) overloaded(byZone map[string]int) bool {
-	if len(byZone) == 0 {
+func (t *TopologyCache) overloaded(h *typeHints) bool {
+	if len(h.byZone) == 0 {
 		return false
 	}
 	if len(t.zones) == 0 {
 		return true
 	}
-	total := 0.0
-	for _, n := range byZone {
-		total += float64(n)
-	}
+	total := float64(h.total)
 	for _, z := range t.zones {
-		n, ok := byZone[z.zone]
+		n, ok := h.byZone[z.zone]
 		if !ok {
 			return true
 		}
@@ -139,21 +198,45 @@ func (t *TopologyCache) overloaded(byZone map[string]int) bool {
 // RemoveHints forgets the hints of one address type of a Service.
 // upstream: topologycache/topologycache.go RemoveHints
 func (t *TopologyCache) RemoveHints(serviceKey string, addressType AddressType) {
-	if m, ok := t.hintsByService[serviceKey]; ok {
-		delete(m, addressType)
-		if len(m) == 0 {
-			delete(t.hintsByService, serviceKey)
+	h := t.hinted[serviceKey]
+	if h == nil {
+		return
+	}
+	h.types = slices.DeleteFunc(h.types, func(th typeHints) bool { return th.at == addressType })
+	if len(h.types) == 0 {
+		delete(t.hinted, serviceKey)
+		if i, found := t.find(serviceKey); found {
+			t.sorted = slices.Delete(t.sorted, i, i+1)
 		}
 	}
 }
 
+// setHints records the hinted endpoints per zone of one address type of a Service.
 func (t *TopologyCache) setHints(serviceKey string, addressType AddressType, byZone map[string]int) {
-	m := t.hintsByService[serviceKey]
-	if m == nil {
-		m = map[AddressType]map[string]int{}
-		t.hintsByService[serviceKey] = m
+	h := t.hinted[serviceKey]
+	if h == nil {
+		h = &serviceHints{key: serviceKey}
+		put(&t.hinted, serviceKey, h)
+		i, _ := t.find(serviceKey)
+		t.sorted = slices.Insert(t.sorted, i, h)
 	}
-	m[addressType] = byZone
+	total := 0
+	for _, n := range byZone {
+		total += n
+	}
+	th := typeHints{at: addressType, byZone: byZone, total: total}
+	for i := range h.types {
+		if h.types[i].at == addressType {
+			h.types[i] = th
+			return
+		}
+	}
+	h.types = append(h.types, th)
+}
+
+// find returns where the Service of key is or would be in sorted, and whether it is there.
+func (t *TopologyCache) find(key string) (int, bool) {
+	return slices.BinarySearchFunc(t.sorted, key, func(h *serviceHints, key string) int { return strings.Compare(h.key, key) })
 }
 
 type allocation struct {

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -66,5 +67,186 @@ func TestSetNodesZoneWeights(t *testing.T) {
 	}
 	if enabled < 100 || 400-enabled < 20 {
 		t.Errorf("%d of 400 cases had hints enabled: the test no longer covers both outcomes", enabled)
+	}
+}
+
+// hintsByService returns the cache's hints as upstream's endpointsByService holds them: per
+// Service key, per address type, the hinted endpoints per zone.
+func (t *TopologyCache) hintsByService() map[string]map[AddressType]map[string]int {
+	out := map[string]map[AddressType]map[string]int{}
+	for _, h := range t.sorted {
+		byType := map[AddressType]map[string]int{}
+		for _, th := range h.types {
+			byType[th.at] = th.byZone
+		}
+		out[h.key] = byType
+	}
+	return out
+}
+
+// TestNodeChangedMatchesSetNodes changes random nodes one at a time (readiness, zone, CPU,
+// control-plane role, added and removed) and checks that NodeChanged leaves the weights
+// SetNodes computes from all the nodes, and that it keeps the allocations memo exactly when
+// the weights stay the same.
+func TestNodeChangedMatchesSetNodes(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 9))
+	newNode := func(i, zones int) *Node {
+		n := &Node{
+			Name:                fmt.Sprint("node-", i),
+			Zone:                fmt.Sprint("zone-", r.IntN(zones)),
+			Ready:               r.IntN(8) > 0,
+			ControlPlane:        r.IntN(30) == 0,
+			AllocatableMilliCPU: int64(1000 * (1 + r.IntN(4))),
+		}
+		switch r.IntN(200) {
+		case 0:
+			n.Zone = ""
+		case 1:
+			n.AllocatableMilliCPU = 0
+		}
+		return n
+	}
+	enabled, kept, dropped := 0, 0, 0
+	for c := range 40 {
+		zones := 1 + r.IntN(6)
+		nodes := make([]*Node, 1+r.IntN(60))
+		for i := range nodes {
+			nodes[i] = newNode(i, zones)
+		}
+		inc, full := NewTopologyCache(), NewTopologyCache()
+		inc.SetNodes(nodes)
+		for step := range 300 {
+			var old, now *Node
+			switch i := r.IntN(len(nodes) + 1); {
+			case i == len(nodes):
+				now = newNode(len(nodes), zones)
+				nodes = append(nodes, now)
+			case r.IntN(10) == 0 && len(nodes) > 1:
+				old = nodes[i]
+				nodes = slices.Delete(nodes, i, i+1)
+			default:
+				old = nodes[i]
+				next := *old
+				switch r.IntN(4) {
+				case 0:
+					next.Zone = fmt.Sprint("zone-", r.IntN(zones))
+				case 1:
+					next.AllocatableMilliCPU = int64(1000 * r.IntN(4))
+				case 2:
+					next.ControlPlane = !next.ControlPlane
+				}
+				if r.IntN(2) == 0 {
+					next.Ready = !next.Ready
+				}
+				now = &next
+				nodes[i] = now
+			}
+			if inc.zones != nil {
+				inc.getAllocations(len(nodes) + 10) // something in the memo
+			}
+			memo, before := inc.allocations, slices.Clone(inc.zones)
+			inc.NodeChanged(old, now)
+			full.SetNodes(nodes)
+			if !slices.Equal(inc.zones, full.zones) {
+				t.Fatalf("case %d step %d: NodeChanged(%+v, %+v) gives zones %v, SetNodes %v", c, step, old, now, inc.zones, full.zones)
+			}
+			if inc.zones != nil {
+				enabled++
+				if memo != nil {
+					same := slices.Equal(before, inc.zones)
+					if (inc.allocations != nil) != same {
+						t.Fatalf("case %d step %d: weights %v → %v, the memo kept: %v", c, step, before, inc.zones, inc.allocations != nil)
+					}
+					if same {
+						kept++
+					} else {
+						dropped++
+					}
+				}
+			}
+		}
+	}
+	if enabled < 2000 || kept < 100 || dropped < 100 {
+		t.Errorf("%d steps with hints enabled, %d kept the memo and %d dropped it: the test no longer covers them", enabled, kept, dropped)
+	}
+}
+
+// TestOverloadedServicesInKeyOrder records and forgets hints of random Services and checks
+// OverloadedServices against upstream's computation over a map of the hints, sorted:
+// serviceOverloaded for each address type, from the sum of its hints per zone.
+func TestOverloadedServicesInKeyOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 1))
+	cache := NewTopologyCache()
+	cache.SetNodes([]*Node{
+		{Name: "a", Zone: "zone-a", Ready: true, AllocatableMilliCPU: 4000},
+		{Name: "b", Zone: "zone-b", Ready: true, AllocatableMilliCPU: 2000},
+		{Name: "c", Zone: "zone-c", Ready: true, AllocatableMilliCPU: 2000},
+	})
+	want := map[string]map[AddressType]map[string]int{}
+	overloaded, total := 0, 0
+	for step := range 3000 {
+		key := fmt.Sprintf("ns-%d/svc-%d", r.IntN(3), r.IntN(40))
+		at := []AddressType{AddressTypeIPv4, AddressTypeIPv6}[r.IntN(2)]
+		if r.IntN(3) == 0 {
+			cache.RemoveHints(key, at)
+			delete(want[key], at)
+			if len(want[key]) == 0 {
+				delete(want, key)
+			}
+		} else {
+			// About the weights (2:1:1), off by one or two, sometimes without a zone or
+			// with one the cluster has not.
+			k := 1 + r.IntN(10)
+			byZone := map[string]int{"zone-a": 2*k + r.IntN(3) - 1, "zone-b": k + r.IntN(3) - 1, "zone-c": k + r.IntN(3) - 1}
+			switch r.IntN(8) {
+			case 0:
+				delete(byZone, "zone-c")
+			case 1:
+				byZone["zone-d"] = 1
+			}
+			for z, n := range byZone {
+				if n == 0 {
+					delete(byZone, z)
+				}
+			}
+			cache.setHints(key, at, byZone)
+			if want[key] == nil {
+				want[key] = map[AddressType]map[string]int{}
+			}
+			want[key][at] = byZone
+		}
+		var keys []string
+		for _, key := range slices.Sorted(maps.Keys(want)) {
+			for _, byZone := range want[key] {
+				sum := 0.0
+				for _, n := range byZone {
+					sum += float64(n)
+				}
+				over := false
+				for _, z := range cache.zones {
+					n, ok := byZone[z.zone]
+					over = over || !ok || n < int(math.Ceil(sum*z.ratio*(1/(1+overloadThreshold))))
+				}
+				if over {
+					keys = append(keys, key)
+					break
+				}
+			}
+		}
+		if got := cache.OverloadedServices(); !slices.Equal(got, keys) {
+			t.Fatalf("step %d: OverloadedServices %v, want %v", step, got, keys)
+		}
+		if got := cache.hintsByService(); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("step %d: hints %v, want %v", step, got, want)
+		}
+		for _, key := range []string{key, "ns-0/svc-0"} {
+			if cache.HasPopulatedHints(key) != (want[key] != nil) {
+				t.Fatalf("step %d: HasPopulatedHints(%q) = %v", step, key, cache.HasPopulatedHints(key))
+			}
+		}
+		overloaded, total = overloaded+len(keys), total+len(want)
+	}
+	if overloaded < total/10 || overloaded > total*9/10 {
+		t.Errorf("%d of %d hinted Services were overloaded: the test no longer covers both outcomes", overloaded, total)
 	}
 }

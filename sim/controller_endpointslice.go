@@ -455,13 +455,15 @@ func proxySelection(labels model.StringMap) (selected, selectedAll bool) {
 	return !labels.Has(model.LabelHeadless), true
 }
 
-// nodesChanged refreshes the topology cache's zone weights after node readiness changed and
-// queues (without the batch period) every Service whose hints the new weights overload.
+// nodeChanged refreshes the topology cache's zone weights after a node changed from old to
+// now (its readiness) and queues (without the batch period) every Service whose hints the
+// new weights overload. The weights are SetNodes' of all the nodes, kept up to date one
+// change at a time (NodeChanged).
 // upstream: endpointslice_controller.go updateNode → checkNodeTopologyDistribution (SetNodes,
 // GetOverloadedServices, serviceQueue.Add).
-func (y *sliceSyncer) nodesChanged(c *controller) {
+func (y *sliceSyncer) nodeChanged(c *controller, old, now *model.Node) {
 	t := y.opts.Topology
-	t.SetNodes(y.e.nodes)
+	t.NodeChanged(old, now)
 	keys := t.OverloadedServices()
 	if len(keys) == 0 {
 		return

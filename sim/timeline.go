@@ -352,7 +352,7 @@ func (e *Engine) setNodeReady(i int, ready bool) {
 	e.nodeChanges = append(e.nodeChanges, int32(i))
 	for _, c := range e.ctls {
 		if y, ok := c.syncer.(*sliceSyncer); ok {
-			y.nodesChanged(c)
+			y.nodeChanged(c, n, &next)
 		}
 	}
 }
