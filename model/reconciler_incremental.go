@@ -153,6 +153,9 @@ type SyncBuffers struct {
 	plans         []SlicePlan      // the last Sync's result, reused by the next Sync
 
 	closeHints closeHints // the hints trafficDistribution sets, shared
+	// zoned is hintsTopology's view of the unchanged slices, its maps cleared for each
+	// use: a sync of a Service with topology hints made three maps and the view.
+	zoned zonedUnchanged
 
 	// options is the last options sharedOptions handed out.
 	options *ReconcilerOptions
@@ -760,9 +763,18 @@ type zoneCount struct {
 	n    int
 }
 
-// summarizeZones reads a slice's ready endpoints' zone hints.
-func summarizeZones(sl *EndpointSlice) *zoneSummary {
-	z := &zoneSummary{}
+// summarizeZones reads a slice's ready endpoints' zone hints into z, reset first (its
+// hints list reused). The endpoints are counted by hint object first: hints are shared,
+// one per zone (TopologyCache.hintFor), so a few pointer comparisons an endpoint find its
+// count, where a search of the zones by name took a tenth of the instructions of 10,000
+// Services with topology hints. The counts go to the zones by name at the end.
+func summarizeZones(z *zoneSummary, sl *EndpointSlice) {
+	*z = zoneSummary{hints: z.hints[:0]}
+	var byHint [8]struct {
+		hints *EndpointHints
+		n     int
+	}
+	seen := 0
 	for i := range sl.Endpoints {
 		ep := &sl.Endpoints[i]
 		if !endpointReady(ep) {
@@ -773,15 +785,34 @@ func summarizeZones(sl *EndpointSlice) *zoneSummary {
 			z.lacking = true
 			continue
 		}
-		for _, zone := range ep.Hints.ForZones {
-			j, found := slices.BinarySearchFunc(z.hints, zone, func(c zoneCount, zone string) int { return strings.Compare(c.zone, zone) })
-			if !found {
-				z.hints = slices.Insert(z.hints, j, zoneCount{zone: zone})
-			}
-			z.hints[j].n++
+		j := 0
+		for j < seen && byHint[j].hints != ep.Hints {
+			j++
 		}
+		if j == len(byHint) {
+			z.addHints(ep.Hints.ForZones, 1) // more distinct hint objects than kept
+			continue
+		}
+		if j == seen {
+			byHint[j].hints = ep.Hints
+			seen++
+		}
+		byHint[j].n++
 	}
-	return z
+	for _, h := range byHint[:seen] {
+		z.addHints(h.hints.ForZones, h.n)
+	}
+}
+
+// addHints counts n endpoints hinted for each of zones.
+func (z *zoneSummary) addHints(zones []string, n int) {
+	for _, zone := range zones {
+		j, found := slices.BinarySearchFunc(z.hints, zone, func(c zoneCount, zone string) int { return strings.Compare(c.zone, zone) })
+		if !found {
+			z.hints = slices.Insert(z.hints, j, zoneCount{zone: zone})
+		}
+		z.hints[j].n += n
+	}
 }
 
 // addZones adds (sign 1) or removes (sign -1) a slice's zone summary to a family's totals.
@@ -803,13 +834,18 @@ func (f *family) addZones(z *zoneSummary, sign int) {
 
 // setZones replaces ss's zone summary by that of its current slice.
 func (s *ServiceSlices) setZones(ss *storedSlice) {
-	if ss.zones != nil {
-		ss.fam.addZones(ss.zones, -1)
+	z := ss.zones
+	if z != nil {
+		ss.fam.addZones(z, -1)
 		ss.zones = nil
 	}
 	if s.zoned {
-		ss.zones = summarizeZones(ss.s)
-		ss.fam.addZones(ss.zones, 1)
+		if z == nil {
+			z = new(zoneSummary)
+		}
+		summarizeZones(z, ss.s) // the old summary's room reused: nothing else holds it
+		ss.zones = z
+		ss.fam.addZones(z, 1)
 	}
 }
 
@@ -2082,13 +2118,16 @@ func (s *ServiceSlices) hintsFast(f *family, plan *SlicePlan) {
 // written) when the unchanged slices' hints stay valid, O(stored slices) when some may not.
 // upstream: reconciler.go reconcileByAddressType → topologycache.go AddHints
 func (s *ServiceSlices) hintsTopology(f *family, plan *SlicePlan) {
-	u := &zonedUnchanged{s: s, f: f, changed: make(map[string]bool, len(plan.ToUpdate)+len(plan.ToDelete))}
+	u := &s.opts.Buffers.zoned
+	*u = zonedUnchanged{s: s, f: f, changed: u.changed, hints: u.hints}
+	if u.changed == nil {
+		u.changed, u.hints = map[string]bool{}, map[string]int{}
+	}
+	clear(u.changed)
+	clear(u.hints)
 	if h := f.hints; h != nil {
 		u.ready, u.lacking = int(h.zoneReady), int(h.zoneLacking)
-		u.hints = maps.Clone(h.zoneHints)
-	}
-	if u.hints == nil {
-		u.hints = map[string]int{}
+		maps.Copy(u.hints, h.zoneHints)
 	}
 	for _, l := range [][]*EndpointSlice{plan.ToUpdate, plan.ToDelete} {
 		for _, sl := range l {
@@ -2108,6 +2147,7 @@ func (s *ServiceSlices) hintsTopology(f *family, plan *SlicePlan) {
 	si := sliceInfo{serviceKey: s.svc.Key(), addressType: f.at, toCreate: plan.ToCreate, toUpdate: plan.ToUpdate}
 	s.opts.Topology.addHintsTo(&si, u)
 	plan.ToCreate, plan.ToUpdate = si.toCreate, si.toUpdate
+	u.s, u.f = nil, nil // the maps are kept, not the Service
 }
 
 // zonedUnchanged is a family's stored slices minus those a plan changes, for the mode A
@@ -2118,7 +2158,9 @@ type zonedUnchanged struct {
 	changed map[string]bool // written by the plan, or invalid (claimed)
 	ready   int
 	lacking int
-	hints   map[string]int
+	// hints are the hints per zone, which claim may return as its allocation: it is
+	// scratch, which setHints copies.
+	hints map[string]int
 }
 
 func (u *zonedUnchanged) readyEndpoints() int { return u.ready }

@@ -1,9 +1,12 @@
 package model
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strings"
+
+	"epsim/internal/zeroing"
 )
 
 // overloadThreshold: upstream: topologycache/topologycache.go overloadThreshold
@@ -36,6 +39,10 @@ type TopologyCache struct {
 	// callers only read them, and a cluster of small Services asks for the same few at
 	// every sync.
 	allocations map[int]map[string]allocation
+	// allocatable and tally are addHintsTo's scratch: the slices it hints, and its count of
+	// their endpoints by zone.
+	allocatable []*EndpointSlice
+	tally       []zoneCountHint
 }
 
 // serviceHints are one Service's hints: the hinted endpoints per zone of each address type
@@ -211,7 +218,8 @@ func (t *TopologyCache) RemoveHints(serviceKey string, addressType AddressType) 
 	}
 }
 
-// setHints records the hinted endpoints per zone of one address type of a Service.
+// setHints records the hinted endpoints per zone of one address type of a Service: a copy
+// of byZone, which the caller may go on using.
 func (t *TopologyCache) setHints(serviceKey string, addressType AddressType, byZone map[string]int) {
 	h := t.hinted[serviceKey]
 	if h == nil {
@@ -224,14 +232,16 @@ func (t *TopologyCache) setHints(serviceKey string, addressType AddressType, byZ
 	for _, n := range byZone {
 		total += n
 	}
-	th := typeHints{at: addressType, byZone: byZone, total: total}
 	for i := range h.types {
-		if h.types[i].at == addressType {
-			h.types[i] = th
+		if th := &h.types[i]; th.at == addressType {
+			// The map recorded before is the cache's own: it takes the new counts.
+			clear(th.byZone)
+			maps.Copy(th.byZone, byZone)
+			th.total = total
 			return
 		}
 	}
-	h.types = append(h.types, th)
+	h.types = append(h.types, typeHints{at: addressType, byZone: maps.Clone(byZone), total: total})
 }
 
 // find returns where the Service of key is or would be in sorted, and whether it is there.
@@ -318,10 +328,12 @@ func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
 	}
 	invalid, allocated := unchanged.claim(allocations)
 	si.toUpdate = append(si.toUpdate, invalid...)
-	allocatable := append(append([]*EndpointSlice(nil), si.toCreate...), si.toUpdate...)
-	// Counted by zone in a short list, then added to allocated: a map update and a map
-	// lookup an endpoint were a third of this pass.
-	var tally zoneTally
+	allocatable := append(append(t.allocatable[:0], si.toCreate...), si.toUpdate...)
+	t.allocatable = allocatable
+	defer zeroing.Clear(allocatable) // keeps no slice alive
+	// Counted by zone in a short list (t.tally, reused), then added to allocated: a map
+	// update and a map lookup an endpoint were a third of this pass.
+	tally := t.tally[:0]
 	for _, s := range allocatable {
 		for i := range s.Endpoints {
 			ep := &s.Endpoints[i]
@@ -333,12 +345,19 @@ func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
 				removeHintsFrom(si, unchanged)
 				return
 			}
-			z := tally.of(t, *ep.Zone)
-			z.n++
-			ep.Hints = z.hint
+			j := 0
+			for j < len(tally) && tally[j].zone != *ep.Zone {
+				j++
+			}
+			if j == len(tally) {
+				tally = append(tally, zoneCountHint{zone: *ep.Zone, hint: t.hintFor(*ep.Zone)})
+			}
+			tally[j].n++
+			ep.Hints = tally[j].hint
 		}
 	}
-	for _, z := range tally.zones {
+	t.tally = tally
+	for _, z := range tally {
 		allocated[z.zone] += z.n
 	}
 	giving, receiving := t.givingAndReceivingZones(allocations, allocated)
@@ -353,31 +372,12 @@ func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
 	t.setHints(si.serviceKey, si.addressType, allocated)
 }
 
-// zoneTally counts endpoints by zone, with each zone's shared hint (hintFor): a cluster has
-// a few zones, which a scan finds sooner than a map.
-type zoneTally struct {
-	zones []zoneCountHint
-	buf   [4]zoneCountHint
-}
-
+// zoneCountHint is a zone's count of endpoints in addHintsTo, with the zone's shared hint
+// (hintFor).
 type zoneCountHint struct {
 	zone string
 	n    int
 	hint *EndpointHints
-}
-
-// of returns zone's entry, added if new.
-func (z *zoneTally) of(t *TopologyCache, zone string) *zoneCountHint {
-	for i := range z.zones {
-		if z.zones[i].zone == zone {
-			return &z.zones[i]
-		}
-	}
-	if z.zones == nil {
-		z.zones = z.buf[:0]
-	}
-	z.zones = append(z.zones, zoneCountHint{zone: zone, hint: t.hintFor(zone)})
-	return &z.zones[len(z.zones)-1]
 }
 
 // readyCount counts the ready endpoints of the slices.

@@ -250,3 +250,70 @@ func TestOverloadedServicesInKeyOrder(t *testing.T) {
 		t.Errorf("%d of %d hinted Services were overloaded: the test no longer covers both outcomes", overloaded, total)
 	}
 }
+
+// TestSummarizeZonesCountsHints checks a slice's zone-hint summary against a count of its
+// ready endpoints' hints zone by zone, on random slices whose endpoints share the hints of a
+// few zones (as the controller's do), carry hints of their own (more than the summary keeps
+// apart by object), several zones, none, or are not ready; the summary is reused from slice
+// to slice, as a stored slice's is.
+func TestSummarizeZonesCountsHints(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 4))
+	zones := []string{"zone-a", "zone-b", "zone-c", "zone-d", "zone-e"}
+	shared := map[string]*EndpointHints{}
+	for _, z := range zones {
+		shared[z] = &EndpointHints{ForZones: []string{z}}
+	}
+	var z zoneSummary
+	overflowed := 0
+	for c := range 500 {
+		sl := &EndpointSlice{Endpoints: make([]Endpoint, r.IntN(120))}
+		wantReady, wantLacking, want := 0, false, map[string]int{}
+		distinct := map[*EndpointHints]bool{}
+		for i := range sl.Endpoints {
+			ep := &sl.Endpoints[i]
+			ep.Conditions.Ready = ConditionTrue
+			switch k := r.IntN(20); {
+			case k == 0:
+				ep.Conditions.Ready = ConditionFalse
+				ep.Hints = shared[zones[r.IntN(len(zones))]]
+			case k == 1:
+				// no hints
+			case k == 2:
+				ep.Hints = &EndpointHints{}
+			case k < 6 && c%2 == 0:
+				ep.Hints = &EndpointHints{ForZones: []string{zones[r.IntN(len(zones))], zones[r.IntN(len(zones))]}}
+			default:
+				ep.Hints = shared[zones[r.IntN(len(zones))]]
+			}
+			if !endpointReady(ep) {
+				continue
+			}
+			wantReady++
+			if ep.Hints == nil || len(ep.Hints.ForZones) == 0 {
+				wantLacking = true
+				continue
+			}
+			distinct[ep.Hints] = true
+			for _, zone := range ep.Hints.ForZones {
+				want[zone]++
+			}
+		}
+		if len(distinct) > 8 {
+			overflowed++
+		}
+		summarizeZones(&z, sl)
+		got := map[string]int{}
+		for i, h := range z.hints {
+			if i > 0 && z.hints[i-1].zone >= h.zone {
+				t.Fatalf("case %d: zones out of order: %v", c, z.hints)
+			}
+			got[h.zone] = h.n
+		}
+		if z.ready != wantReady || z.lacking != wantLacking || !maps.Equal(got, want) {
+			t.Fatalf("case %d: summary ready %d lacking %v hints %v; want %d %v %v", c, z.ready, z.lacking, got, wantReady, wantLacking, want)
+		}
+	}
+	if overflowed < 100 {
+		t.Errorf("%d cases had more hint objects than the summary keeps apart", overflowed)
+	}
+}
