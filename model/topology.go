@@ -43,6 +43,9 @@ type TopologyCache struct {
 	// their endpoints by zone.
 	allocatable []*EndpointSlice
 	tally       []zoneCountHint
+	// giving, receiving and moved are the endpoints each zone gives, receives and has moved
+	// in addHintsTo's redistribution, by zone index.
+	giving, receiving, moved []int
 }
 
 // serviceHints are one Service's hints: the hinted endpoints per zone of each address type
@@ -360,9 +363,13 @@ func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
 	for _, z := range tally {
 		allocated[z.zone] += z.n
 	}
-	giving, receiving := t.givingAndReceivingZones(allocations, allocated)
-	for z, d := range t.redistributeHints(allocatable, giving, receiving) {
-		allocated[z] += d
+	if giving, receiving, moves := t.givingAndReceivingZones(allocations, allocated); moves {
+		// A zone gives or receives, never both: its net change is never 0.
+		for i, d := range t.redistributeHints(allocatable, giving, receiving) {
+			if d != 0 {
+				allocated[t.zones[i].zone] += d
+			}
+		}
 	}
 	if len(allocated) == 0 {
 		t.RemoveHints(si.serviceKey, si.addressType)
@@ -474,10 +481,11 @@ func hintsByZone(s *EndpointSlice, allocated map[string]int, allocations map[str
 
 // givingAndReceivingZones: upstream: topologycache/utils.go getGivingAndReceivingZones.
 // Ties in getMost go to the first zone in name order.
-// The desired amounts are kept by zone index, in t.zones' order (upstream's maps by zone,
-// read in that order): only a zone with a positive amount is ever the most. giving and
-// receiving are nil when no endpoint moves (most syncs).
-func (t *TopologyCache) givingAndReceivingZones(allocations map[string]allocation, allocated map[string]int) (giving, receiving map[string]int) {
+// The amounts are kept by zone index, in t.zones' order (upstream's maps by zone, read in
+// that order): only a zone with a positive amount is ever the most. It returns the number
+// of endpoints each zone gives and receives, by zone index (the cache's scratch, valid until
+// the next call), and whether any moves (most syncs move none).
+func (t *TopologyCache) givingAndReceivingZones(allocations map[string]allocation, allocated map[string]int) (giving, receiving []int, moves bool) {
 	var buf [2][8]float64
 	givingDesired, receivingDesired := buf[0][:0], buf[1][:0]
 	for _, z := range t.zones {
@@ -497,15 +505,20 @@ func (t *TopologyCache) givingAndReceivingZones(allocations map[string]allocatio
 		if gz < 0 || rz < 0 || (ng < 1.0 && nr < 1.0) || ng < 0.5 || nr < 0.5 {
 			break
 		}
-		if giving == nil {
-			giving, receiving = map[string]int{}, map[string]int{}
+		if !moves {
+			moves = true
+			t.giving = append(t.giving[:0], make([]int, len(t.zones))...)
+			t.receiving = append(t.receiving[:0], make([]int, len(t.zones))...)
 		}
-		giving[t.zones[gz].zone]++
+		t.giving[gz]++
 		givingDesired[gz]--
-		receiving[t.zones[rz].zone]++
+		t.receiving[rz]++
 		receivingDesired[rz]--
 	}
-	return giving, receiving
+	if !moves {
+		return nil, nil, false
+	}
+	return t.giving, t.receiving, true
 }
 
 // most returns the index of the largest positive amount (the first of equals), and the
@@ -520,57 +533,62 @@ func most(amounts []float64) (int, float64) {
 	return at, num
 }
 
-// redistributeHints moves hints from giving to receiving zones, walking the slices in order.
-// The receiving zone chosen is the first in name order. upstream: topologycache/utils.go
-// redistributeHints
-func (t *TopologyCache) redistributeHints(slices []*EndpointSlice, giving, receiving map[string]int) map[string]int {
-	if len(giving) == 0 || len(receiving) == 0 {
-		return nil // the loop below would return its empty map at the first ready endpoint
+// redistributeHints moves hints from giving to receiving zones (counts by zone index),
+// walking the slices in order, and returns the change of each zone's count (by index; the
+// cache's scratch). The receiving zone chosen is the first in name order (index order).
+// upstream: topologycache/utils.go redistributeHints
+func (t *TopologyCache) redistributeHints(slices []*EndpointSlice, giving, receiving []int) []int {
+	out := append(t.moved[:0], make([]int, len(t.zones))...)
+	t.moved = out
+	givers, receivers := 0, 0
+	for i := range t.zones {
+		if giving[i] > 0 {
+			givers++
+		}
+		if receiving[i] > 0 {
+			receivers++
+		}
 	}
-	out := map[string]int{}
-	var recvOrder []string
-	for z := range receiving {
-		recvOrder = append(recvOrder, z)
-	}
-	slicesSortStrings(recvOrder)
 	for _, s := range slices {
 		for i := range s.Endpoints {
 			ep := &s.Endpoints[i]
 			if !endpointReady(ep) {
 				continue
 			}
-			if len(giving) == 0 || len(receiving) == 0 {
+			if givers == 0 || receivers == 0 {
 				return out
 			}
 			if ep.Zone == nil || *ep.Zone == "" {
 				continue
 			}
-			gz := *ep.Zone
-			if n, ok := giving[gz]; ok && n > 0 {
-				for _, rz := range recvOrder {
-					nr, ok := receiving[rz]
-					if !ok || nr <= 0 {
-						continue
-					}
-					ep.Hints = t.hintFor(rz)
-					if n == 1 {
-						delete(giving, gz)
-					} else {
-						giving[gz]--
-					}
-					if nr == 1 {
-						delete(receiving, rz)
-					} else {
-						receiving[rz]--
-					}
-					out[rz]++
-					out[gz]--
-					break
+			gz := t.zoneIndex(*ep.Zone)
+			if gz < 0 || giving[gz] <= 0 {
+				continue
+			}
+			for rz, nr := range receiving {
+				if nr <= 0 {
+					continue
 				}
+				ep.Hints = t.hintFor(t.zones[rz].zone)
+				if giving[gz]--; giving[gz] == 0 {
+					givers--
+				}
+				if receiving[rz]--; receiving[rz] == 0 {
+					receivers--
+				}
+				out[rz]++
+				out[gz]--
+				break
 			}
 		}
 	}
 	return out
 }
 
-func slicesSortStrings(s []string) { slices.Sort(s) }
+// zoneIndex returns the index of zone in t.zones, -1 if it is not there.
+func (t *TopologyCache) zoneIndex(zone string) int {
+	if i, found := slices.BinarySearchFunc(t.zones, zone, func(z zoneRatio, zone string) int { return strings.Compare(z.zone, zone) }); found {
+		return i
+	}
+	return -1
+}
