@@ -134,6 +134,7 @@ func (c *closeHints) update(s *EndpointSlice, sameNode bool) {
 			if k.hasNode {
 				h.ForNodes = []string{k.node}
 			}
+			h = sharedHints(h)
 			if *c == nil {
 				*c = closeHints{}
 			}

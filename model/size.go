@@ -48,14 +48,21 @@ func EndpointSliceSize(s *EndpointSlice, enc Encoding) int64 {
 	return EndpointSliceSizeFrom(s, len(s.Endpoints), sum, enc)
 }
 
-// EndpointSizeKnown is EndpointSize(ep, Protobuf) when ep carries its size and has no hints,
-// as the reconciler's endpoints do (ok false otherwise): small enough to inline in a walk of
-// every endpoint of every slice written.
+// EndpointSizeKnown is EndpointSize(ep, Protobuf) when ep carries its size and has no hints
+// or shared ones, as the reconciler's endpoints do (ok false otherwise): small enough to
+// inline in a walk of every endpoint of every slice written.
 func EndpointSizeKnown(ep *Endpoint) (size int64, ok bool) {
-	if ep.pbBase <= 0 || ep.Hints != nil {
+	n := int64(ep.pbBase)
+	if h := ep.Hints; h != nil {
+		if h.pbSize <= 0 {
+			return 0, false
+		}
+		n += int64(h.pbSize)
+	}
+	if ep.pbBase <= 0 {
 		return 0, false
 	}
-	return pbBytes(int64(ep.pbBase)), true
+	return pbBytes(n), true
 }
 
 // EndpointSize is one endpoint's contribution to its slice's size in enc: in protobuf the

@@ -158,14 +158,22 @@ func pbEndpointHints(ep *Endpoint) int64 {
 	if ep.Hints == nil {
 		return 0
 	}
-	var h int64
-	for _, z := range ep.Hints.ForZones {
-		h += pbBytes(pbString(z))
+	if n := ep.Hints.pbSize; n > 0 {
+		return int64(n)
 	}
-	for _, nd := range ep.Hints.ForNodes {
-		h += pbBytes(pbString(nd))
+	return pbHintsField(ep.Hints)
+}
+
+// pbHintsField is the size of a hints field holding h.
+func pbHintsField(h *EndpointHints) int64 {
+	var n int64
+	for _, z := range h.ForZones {
+		n += pbBytes(pbString(z))
 	}
-	return pbBytes(h)
+	for _, nd := range h.ForNodes {
+		n += pbBytes(pbString(nd))
+	}
+	return pbBytes(n)
 }
 
 // pbEndpointPort: every field is a pointer, written only when set.

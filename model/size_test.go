@@ -395,6 +395,7 @@ func TestProtobufSizePairs(t *testing.T) {
 // fields make, and one with hints, or built elsewhere, gives none.
 func TestEndpointSizeKnown(t *testing.T) {
 	s, _, _ := syncedBenchService(benchService(), ReconcilerOptions{}, 300)
+	topology := NewTopologyCache()
 	checked := 0
 	for _, sl := range s.Stored() {
 		for i := range sl.Endpoints {
@@ -413,7 +414,27 @@ func TestEndpointSizeKnown(t *testing.T) {
 			}
 			fields.pbBase, fields.Hints = ep.pbBase, &EndpointHints{ForZones: []string{"zone-a"}}
 			if _, ok := EndpointSizeKnown(&fields); ok {
-				t.Fatal("an endpoint with hints gave its size without them")
+				t.Fatal("an endpoint with hints of its own gave its size without them")
+			}
+			// Hints shared by the controller carry their size: the endpoint's is known,
+			// and is what the same hints make unshared.
+			zone, node := fmt.Sprint("zone-", i%7), fmt.Sprint("node-", i)
+			var close closeHints
+			withHints := *ep
+			withHints.Conditions.Ready, withHints.Zone, withHints.NodeName = ConditionTrue, &zone, &node
+			close.update(&EndpointSlice{Endpoints: []Endpoint{withHints}}, i%2 == 0)
+			key := closeHintKey{zone: zone, hasZone: true}
+			if i%2 == 0 {
+				key.node, key.hasNode = node, true
+			}
+			for _, h := range []*EndpointHints{topology.hintFor(zone), close[key]} {
+				fields.Hints = h
+				n, ok := EndpointSizeKnown(&fields)
+				unshared := fields
+				unshared.pbBase, unshared.Hints = 0, &EndpointHints{ForZones: h.ForZones, ForNodes: h.ForNodes}
+				if want := EndpointSize(&unshared, Protobuf); !ok || n != want || EndpointSize(&fields, Protobuf) != want {
+					t.Fatalf("endpoint %d of %s with shared hints %v: known size %d (%v), sized %d; its fields make %d", i, sl.Name, *h, n, ok, EndpointSize(&fields, Protobuf), want)
+				}
 			}
 			checked++
 		}

@@ -76,7 +76,7 @@ const allocationsKept = 1024
 func (t *TopologyCache) hintFor(zone string) *EndpointHints {
 	h := t.forZone[zone]
 	if h == nil {
-		h = &EndpointHints{ForZones: []string{zone}}
+		h = sharedHints(&EndpointHints{ForZones: []string{zone}})
 		put(&t.forZone, zone, h)
 	}
 	return h

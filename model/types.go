@@ -446,6 +446,17 @@ func (c Condition) String() string {
 type EndpointHints struct {
 	ForZones []string
 	ForNodes []string
+	// pbSize caches the protobuf size of an endpoint's hints field (valid when > 0; see
+	// sharedHints) on the hints the controller shares between endpoints, never changed once
+	// made: a slice written with hints was sized zone name by zone name, every endpoint.
+	pbSize int32
+}
+
+// sharedHints returns h with its size cached, for sharing between endpoints: h must not
+// be changed afterwards.
+func sharedHints(h *EndpointHints) *EndpointHints {
+	h.pbSize = int32(pbHintsField(h))
+	return h
 }
 
 // Endpoint is one discovery/v1 Endpoint. Its fields are in the API's order but for
