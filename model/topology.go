@@ -231,20 +231,28 @@ func (t *TopologyCache) setHints(serviceKey string, addressType AddressType, byZ
 		i, _ := t.find(serviceKey)
 		t.sorted = slices.Insert(t.sorted, i, h)
 	}
-	total := 0
-	for _, n := range byZone {
-		total += n
-	}
 	for i := range h.types {
 		if th := &h.types[i]; th.at == addressType {
-			// The map recorded before is the cache's own: it takes the new counts.
-			clear(th.byZone)
-			maps.Copy(th.byZone, byZone)
-			th.total = total
+			// The map recorded before is the cache's own: it takes the new counts, unless
+			// they are the same (most syncs move no hint).
+			if !maps.Equal(th.byZone, byZone) {
+				clear(th.byZone)
+				maps.Copy(th.byZone, byZone)
+				th.total = sum(byZone)
+			}
 			return
 		}
 	}
-	h.types = append(h.types, typeHints{at: addressType, byZone: maps.Clone(byZone), total: total})
+	h.types = append(h.types, typeHints{at: addressType, byZone: maps.Clone(byZone), total: sum(byZone)})
+}
+
+// sum returns the sum of m's values.
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
 }
 
 // find returns where the Service of key is or would be in sorted, and whether it is there.
@@ -348,8 +356,8 @@ func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
 				removeHintsFrom(si, unchanged)
 				return
 			}
-			j := 0
-			for j < len(tally) && tally[j].zone != *ep.Zone {
+			j, zone := 0, *ep.Zone
+			for j < len(tally) && !sameZone(tally[j].zone, zone) {
 				j++
 			}
 			if j == len(tally) {
@@ -377,6 +385,13 @@ func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
 		return
 	}
 	t.setHints(si.serviceKey, si.addressType, allocated)
+}
+
+// sameZone reports whether zone names a and b (not empty) are equal. Zone names of a
+// cluster tend to differ in their last byte ("us-east-1a", "us-east-1b"): comparing it
+// first settles most unequal pairs without a call to compare the bytes.
+func sameZone(a, b string) bool {
+	return len(a) == len(b) && a[len(a)-1] == b[len(b)-1] && a == b
 }
 
 // zoneCountHint is a zone's count of endpoints in addHintsTo, with the zone's shared hint

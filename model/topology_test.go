@@ -317,3 +317,23 @@ func TestSummarizeZonesCountsHints(t *testing.T) {
 		t.Errorf("%d cases had more hint objects than the summary keeps apart", overflowed)
 	}
 }
+
+func TestSameZone(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"us-east-1a", "us-east-1a", true},
+		{"us-east-1a", "us-east-1b", false},
+		{"us-east-1a", "us-west-1a", false}, // the same last byte
+		{"zone-a", "zone-ab", false},
+		{"a", "a", true},
+	} {
+		if got := sameZone(c.a, c.b); got != c.want {
+			t.Errorf("sameZone(%q, %q) = %v", c.a, c.b, got)
+		}
+		if got := sameZone(c.b, c.a); got != c.want {
+			t.Errorf("sameZone(%q, %q) = %v", c.b, c.a, got)
+		}
+	}
+}
