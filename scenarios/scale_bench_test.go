@@ -56,6 +56,10 @@ func BenchmarkScale(b *testing.B) {
 		{name: "one-service/prefer-close/pods=100k", scenario: "5000-nodes", sets: []string{"services[0].replicas=100000", "services[0].trafficDistribution=PreferClose"}, pods: 100000},
 		svcs(10), svcs(1000), svcs(10000), svcs(50000),
 		{name: "cluster-day", scenario: "cluster-day"},
+		// topologyMode Auto on 2,005 Services of mixed sizes, rolled out, then a zone of
+		// 1,667 nodes down for 10 minutes: every node readiness change reweighs the zones
+		// and looks for overloaded Services.
+		{name: "topology-auto/zone-down", yaml: topologyZoneDown, pods: 1200*2 + 700*8 + 100*100 + 4*1000 + 5000},
 		// Workloads whose rollouts change a pod or a few a sync: four DaemonSets on 5,000
 		// nodes, a StatefulSet of 20,000 replicas (Parallel), and a Deployment of 20,000
 		// pods rolled one pod at a time (maxSurge 1, maxUnavailable 0), a scale-down of one
@@ -159,6 +163,25 @@ timeline:
     services: [s]
 `, n, n)
 }
+
+// topologyZoneDown is many-services' mix of Services, fewer of the small ones, all with
+// topology hints (topologyMode Auto): created, rolled out, and then zone-a fails for 10
+// minutes.
+const topologyZoneDown = `name: topology-zone-down
+seed: 1
+cluster:
+  nodes: 5000
+services:
+  - {name: tiny, count: 1200, replicas: 2, topologyMode: Auto}
+  - {name: small, count: 700, replicas: 8, topologyMode: Auto}
+  - {name: medium, count: 100, replicas: 100, topologyMode: Auto}
+  - {name: large, count: 4, replicas: 1000, topologyMode: Auto}
+  - {name: huge, replicas: 5000, topologyMode: Auto}
+timeline:
+  - {name: create, action: create}
+  - {name: rollout, action: rollout, services: [small, medium, large, huge]}
+  - {name: zone-down, action: failNodes, zone: zone-a, duration: 10m}
+`
 
 // rolled is a scenario of one Service entry on 5,000 nodes, created and then rolled out with
 // the rollout's extra fields (ending in ", ").
