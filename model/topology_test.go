@@ -318,6 +318,8 @@ func TestSummarizeZonesCountsHints(t *testing.T) {
 	}
 }
 
+// TestSameZone: zone names compare equal exactly when they are, whether or not their last
+// bytes (compared first) are.
 func TestSameZone(t *testing.T) {
 	for _, c := range []struct {
 		a, b string
