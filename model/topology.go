@@ -361,7 +361,7 @@ func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
 				j++
 			}
 			if j == len(tally) {
-				tally = append(tally, zoneCountHint{zone: *ep.Zone, hint: t.hintFor(*ep.Zone)})
+				tally = append(tally, zoneCountHint{zone: zone, hint: t.hintFor(zone)})
 			}
 			tally[j].n++
 			ep.Hints = tally[j].hint
