@@ -52,15 +52,13 @@ func EndpointSliceSize(s *EndpointSlice, enc Encoding) int64 {
 // or shared ones, as the reconciler's endpoints do (ok false otherwise): small enough to
 // inline in a walk of every endpoint of every slice written.
 func EndpointSizeKnown(ep *Endpoint) (size int64, ok bool) {
-	n := int64(ep.pbBase)
-	if h := ep.Hints; h != nil {
-		if h.pbSize <= 0 {
-			return 0, false
-		}
-		n += int64(h.pbSize)
-	}
-	if ep.pbBase <= 0 {
+	h := ep.Hints
+	if ep.pbBase <= 0 || h != nil && h.pbSize <= 0 {
 		return 0, false
+	}
+	n := int64(ep.pbBase)
+	if h != nil {
+		n += int64(h.pbSize) // hints shared (sharedHints)
 	}
 	return pbBytes(n), true
 }

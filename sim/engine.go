@@ -372,10 +372,7 @@ func (e *Engine) run() (*Results, error) {
 		}
 		if e.obs != nil && e.now/Time(time.Second) != lastReport {
 			lastReport = e.now / Time(time.Second)
-			if pc, ok := e.obs.(PodCounter); ok {
-				pc.PodsHeld(e.podsHeld())
-			}
-			e.obs.Progress(e.now, e.phase, len(e.cfg.Timeline))
+			e.progress()
 		}
 	}
 	c := e.stats
@@ -388,6 +385,15 @@ func (e *Engine) run() (*Results, error) {
 		return nil, c.err
 	}
 	return res, nil
+}
+
+// progress reports the virtual time reached to the Observer, and to a PodCounter first the
+// pods the run holds.
+func (e *Engine) progress() {
+	if pc, ok := e.obs.(PodCounter); ok {
+		pc.PodsHeld(e.podsHeld())
+	}
+	e.obs.Progress(e.now, e.phase, len(e.cfg.Timeline))
 }
 
 // podsHeld returns how many pods the run holds (PodCounter): the generated ones in the API
