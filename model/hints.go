@@ -155,7 +155,7 @@ func copySlice(s *EndpointSlice) *EndpointSlice {
 // sliceInfo is the hint passes' view of one address type: what is being written and what is
 // not. upstream: topologycache/sliceinfo.go SliceInfo
 type sliceInfo struct {
-	serviceKey  string
+	service     *Service // its key, "namespace/name", is made only when its hints are new
 	addressType AddressType
 	toCreate    []*EndpointSlice
 	toUpdate    []*EndpointSlice

@@ -219,7 +219,7 @@ func placeholderAndHints(svc *Service, plan *SlicePlan, existing []*EndpointSlic
 		return
 	}
 	si := sliceInfo{
-		serviceKey:  svc.Key(),
+		service:     svc,
 		addressType: plan.AddressType,
 		toCreate:    plan.ToCreate,
 		toUpdate:    plan.ToUpdate,
@@ -230,12 +230,12 @@ func placeholderAndHints(svc *Service, plan *SlicePlan, existing []*EndpointSlic
 		opts.Topology.addHints(&si)
 	case hintsStrip:
 		if opts.Topology != nil {
-			opts.Topology.RemoveHints(si.serviceKey, si.addressType)
+			opts.Topology.removeServiceHints(svc, si.addressType)
 		}
 		removeHintsFromSlices(&si)
 	default:
 		if opts.Topology != nil {
-			opts.Topology.RemoveHints(si.serviceKey, si.addressType)
+			opts.Topology.removeServiceHints(svc, si.addressType)
 		}
 		reconcileTrafficDistribution(&si, mode == hintsPreferSameNode)
 	}

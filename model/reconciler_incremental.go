@@ -2066,9 +2066,7 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 // hintsFast applies hint modes B and C using the per-slice flags kept at Applied time.
 func (s *ServiceSlices) hintsFast(f *family, plan *SlicePlan) {
 	if t := s.opts.Topology; t != nil && len(t.sorted) > 0 {
-		// The key is built only when some Service has hints to forget: most syncs of a
-		// cluster without topology hints would make a string each for nothing.
-		t.RemoveHints(s.svc.Key(), f.at)
+		t.removeServiceHints(s.svc, f.at)
 	}
 	var flagged map[string]*storedSlice
 	switch s.mode {
@@ -2144,7 +2142,7 @@ func (s *ServiceSlices) hintsTopology(f *family, plan *SlicePlan) {
 			}
 		}
 	}
-	si := sliceInfo{serviceKey: s.svc.Key(), addressType: f.at, toCreate: plan.ToCreate, toUpdate: plan.ToUpdate}
+	si := sliceInfo{service: s.svc, addressType: f.at, toCreate: plan.ToCreate, toUpdate: plan.ToUpdate}
 	s.opts.Topology.addHintsTo(&si, u)
 	plan.ToCreate, plan.ToUpdate = si.toCreate, si.toUpdate
 	u.s, u.f = nil, nil // the maps are kept, not the Service
@@ -2159,7 +2157,7 @@ type zonedUnchanged struct {
 	ready   int
 	lacking int
 	// hints are the hints per zone, which claim may return as its allocation: it is
-	// scratch, which setHints copies.
+	// scratch, which setServiceHints copies.
 	hints map[string]int
 }
 

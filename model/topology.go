@@ -31,6 +31,7 @@ type TopologyCache struct {
 	// each time (a zone going down changes 1,667 nodes of 5,000, one at a time).
 	hinted map[string]*serviceHints
 	sorted []*serviceHints
+	key    []byte // lookup's key
 	// forZone holds one hint per zone, shared by every endpoint hinted to that zone: hints
 	// are never written through (a changed hint is a new object).
 	forZone map[string]*EndpointHints
@@ -208,29 +209,59 @@ func (t *TopologyCache) overloaded(h *typeHints) bool {
 // RemoveHints forgets the hints of one address type of a Service.
 // upstream: topologycache/topologycache.go RemoveHints
 func (t *TopologyCache) RemoveHints(serviceKey string, addressType AddressType) {
-	h := t.hinted[serviceKey]
-	if h == nil {
-		return
+	if h := t.hinted[serviceKey]; h != nil {
+		t.removeType(h, addressType)
 	}
+}
+
+// removeServiceHints is RemoveHints of svc, without making its key: every sync of every
+// Service asks it once some Service has hints.
+func (t *TopologyCache) removeServiceHints(svc *Service, addressType AddressType) {
+	if h := t.lookup(svc); h != nil {
+		t.removeType(h, addressType)
+	}
+}
+
+// lookup returns svc's hints, nil if it has none, looked up by its key's bytes (t.key
+// holds them afterwards): a key made for each sync of a Service with hints, to look it up,
+// was 1% of the instructions of many-services with hints on every Service.
+func (t *TopologyCache) lookup(svc *Service) *serviceHints {
+	t.key = append(append(append(t.key[:0], svc.Namespace...), '/'), svc.Name...)
+	return t.hinted[string(t.key)]
+}
+
+// removeType forgets h's hints of one address type, and h when it has none left.
+func (t *TopologyCache) removeType(h *serviceHints, addressType AddressType) {
 	h.types = slices.DeleteFunc(h.types, func(th typeHints) bool { return th.at == addressType })
 	if len(h.types) == 0 {
-		delete(t.hinted, serviceKey)
-		if i, found := t.find(serviceKey); found {
+		delete(t.hinted, h.key)
+		if i, found := t.find(h.key); found {
 			t.sorted = slices.Delete(t.sorted, i, i+1)
 		}
 	}
 }
 
-// setHints records the hinted endpoints per zone of one address type of a Service: a copy
-// of byZone, which the caller may go on using.
-func (t *TopologyCache) setHints(serviceKey string, addressType AddressType, byZone map[string]int) {
-	h := t.hinted[serviceKey]
+// setServiceHints records the hinted endpoints per zone of one address type of svc (a copy
+// of byZone, which the caller may go on using), making its key only when its hints are new.
+func (t *TopologyCache) setServiceHints(svc *Service, addressType AddressType, byZone map[string]int) {
+	h := t.lookup(svc)
 	if h == nil {
-		h = &serviceHints{key: serviceKey}
-		put(&t.hinted, serviceKey, h)
-		i, _ := t.find(serviceKey)
-		t.sorted = slices.Insert(t.sorted, i, h)
+		h = t.add(string(t.key))
 	}
+	h.set(addressType, byZone)
+}
+
+// add records a Service of that key without hints yet, and returns it.
+func (t *TopologyCache) add(serviceKey string) *serviceHints {
+	h := &serviceHints{key: serviceKey}
+	put(&t.hinted, serviceKey, h)
+	i, _ := t.find(serviceKey)
+	t.sorted = slices.Insert(t.sorted, i, h)
+	return h
+}
+
+// set records the hinted endpoints per zone of one address type: a copy of byZone.
+func (h *serviceHints) set(addressType AddressType, byZone map[string]int) {
 	for i := range h.types {
 		if th := &h.types[i]; th.at == addressType {
 			// The map recorded before is the cache's own: it takes the new counts, unless
@@ -333,7 +364,7 @@ func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
 	total := readyCount(si.toCreate) + readyCount(si.toUpdate) + unchanged.readyEndpoints()
 	allocations, ok := t.getAllocations(total)
 	if !ok {
-		t.RemoveHints(si.serviceKey, si.addressType)
+		t.removeServiceHints(si.service, si.addressType)
 		removeHintsFrom(si, unchanged)
 		return
 	}
@@ -352,7 +383,7 @@ func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
 				continue
 			}
 			if ep.Zone == nil || *ep.Zone == "" {
-				t.RemoveHints(si.serviceKey, si.addressType)
+				t.removeServiceHints(si.service, si.addressType)
 				removeHintsFrom(si, unchanged)
 				return
 			}
@@ -380,11 +411,11 @@ func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
 		}
 	}
 	if len(allocated) == 0 {
-		t.RemoveHints(si.serviceKey, si.addressType)
+		t.removeServiceHints(si.service, si.addressType)
 		removeHintsFrom(si, unchanged)
 		return
 	}
-	t.setHints(si.serviceKey, si.addressType, allocated)
+	t.setServiceHints(si.service, si.addressType, allocated)
 }
 
 // sameZone reports whether zone names a and b (not empty) are equal. Zone names of a

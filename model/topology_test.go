@@ -185,10 +185,15 @@ func TestOverloadedServicesInKeyOrder(t *testing.T) {
 	want := map[string]map[AddressType]map[string]int{}
 	overloaded, total := 0, 0
 	for step := range 3000 {
-		key := fmt.Sprintf("ns-%d/svc-%d", r.IntN(3), r.IntN(40))
+		svc := &Service{Namespace: fmt.Sprint("ns-", r.IntN(3)), Name: fmt.Sprint("svc-", r.IntN(40))}
+		key := svc.Key()
 		at := []AddressType{AddressTypeIPv4, AddressTypeIPv6}[r.IntN(2)]
 		if r.IntN(3) == 0 {
-			cache.RemoveHints(key, at)
+			if r.IntN(2) == 0 {
+				cache.RemoveHints(key, at)
+			} else {
+				cache.removeServiceHints(svc, at)
+			}
 			delete(want[key], at)
 			if len(want[key]) == 0 {
 				delete(want, key)
@@ -209,7 +214,7 @@ func TestOverloadedServicesInKeyOrder(t *testing.T) {
 					delete(byZone, z)
 				}
 			}
-			cache.setHints(key, at, byZone)
+			cache.setServiceHints(svc, at, byZone)
 			if want[key] == nil {
 				want[key] = map[AddressType]map[string]int{}
 			}
