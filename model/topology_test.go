@@ -344,3 +344,33 @@ func TestSameZone(t *testing.T) {
 		}
 	}
 }
+
+// TestMoveZonesIsTheDifference: moving a family's totals from one slice summary to another
+// leaves what taking the first out and adding the second leaves, on random summaries with
+// zones added, dropped and recounted, and lacking hints or not.
+func TestMoveZonesIsTheDifference(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	zones := []string{"zone-a", "zone-b", "zone-c", "zone-d"}
+	summary := func() *zoneSummary {
+		z := &zoneSummary{ready: r.IntN(50), lacking: r.IntN(3) == 0}
+		for _, zone := range zones {
+			if r.IntN(3) > 0 {
+				z.hints = append(z.hints, zoneCount{zone: zone, n: 1 + r.IntN(20)})
+			}
+		}
+		return z
+	}
+	for c := range 500 {
+		others, old, next := summary(), summary(), summary()
+		moved, want := new(family), new(family)
+		moved.addZones(others, 1)
+		moved.addZones(old, 1)
+		moved.moveZones(old, next)
+		want.addZones(others, 1)
+		want.addZones(next, 1)
+		g, w := moved.hints, want.hints
+		if g.zoneReady != w.zoneReady || g.zoneLacking != w.zoneLacking || !maps.Equal(g.zoneHints, w.zoneHints) {
+			t.Fatalf("case %d: moved %d %d %v, want %d %d %v", c, g.zoneReady, g.zoneLacking, g.zoneHints, w.zoneReady, w.zoneLacking, w.zoneHints)
+		}
+	}
+}
