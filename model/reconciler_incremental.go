@@ -824,12 +824,16 @@ func (f *family) addZones(z *zoneSummary, sign int) {
 		h.zoneLacking += int32(sign)
 	}
 	for _, c := range z.hints {
-		n := h.zoneHints[c.zone] + sign*c.n
-		if n == 0 {
-			delete(h.zoneHints, c.zone)
-		} else {
-			put(&h.zoneHints, c.zone, n)
-		}
+		h.addZoneHints(c.zone, sign*c.n)
+	}
+}
+
+// addZoneHints adds d to the count of zone hints of zone, keeping only positive counts.
+func (h *familyHints) addZoneHints(zone string, d int) {
+	if n := h.zoneHints[zone] + d; n == 0 {
+		delete(h.zoneHints, zone)
+	} else {
+		put(&h.zoneHints, zone, n)
 	}
 }
 
@@ -889,13 +893,8 @@ func (f *family) moveZones(old, next *zoneSummary) {
 			i++
 			j++
 		}
-		if d == 0 {
-			continue
-		}
-		if n := h.zoneHints[zone] + d; n == 0 {
-			delete(h.zoneHints, zone)
-		} else {
-			put(&h.zoneHints, zone, n)
+		if d != 0 {
+			h.addZoneHints(zone, d)
 		}
 	}
 }
