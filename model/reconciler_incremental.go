@@ -1450,7 +1450,7 @@ func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSl
 	// state cannot change, so only the others are marked and checked again.
 	if old != nil && verb != "delete" && s.updatesInPlace(old, slice) {
 		if f := s.noted(old.s, slice); f != nil && f.edits.n > 0 && old.hashes == nil {
-			touched = s.updateStoredByEdits(old, slice, f.edits, touched)
+			touched = s.updateStoredByEdits(old, slice, f.edits, f.rehinted, touched)
 		} else {
 			touched = s.updateStored(old, slice, s.alignUpdate(old, slice, f), touched)
 		}
@@ -1600,14 +1600,15 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, a al
 }
 
 // updateStoredByEdits is updateStored for an update keptByRuns made of ss's slice with the
-// edits e (noted with it: see sliceEdits), every stored endpoint carrying its identity:
+// edits e (noted with it: see sliceEdits; rehinted: by a Sync in mode A, whose hints pass
+// may have set hints on any of its endpoints), every stored endpoint carrying its identity:
 // the update's endpoints are paired with the stored ones by the edits, not by their
 // identities. It marks and re-indexes what updateStored would, in the same order: the
 // dropped endpoints, then the update's endpoints by position, moved, changed or added.
 // Most of an update is runs of copies, which cost nothing before the first drop, and a
 // move of their index entry after it. (Pairing every endpoint after the first change by
 // its identity cost many-services 4.7% more instructions.)
-func (s *ServiceSlices) updateStoredByEdits(ss *storedSlice, slice *EndpointSlice, e sliceEdits, touched []endpointHash) []endpointHash {
+func (s *ServiceSlices) updateStoredByEdits(ss *storedSlice, slice *EndpointSlice, e sliceEdits, rehinted bool, touched []endpointHash) []endpointHash {
 	f := ss.fam
 	oldEps := ss.s.Endpoints
 	edits := e.at[:e.n]
@@ -1661,8 +1662,8 @@ func (s *ServiceSlices) updateStoredByEdits(ss *storedSlice, slice *EndpointSlic
 		touched = append(touched, h)
 	}
 	f.unflag(slice.Name)
-	if s.mode != hintsStrip && s.mode != hintsTopology {
-		s.flagForHints(f, slice.Name, ss) // (a noted update has no hint: see updateStored)
+	if rehinted || s.mode != hintsStrip && s.mode != hintsTopology {
+		s.flagForHints(f, slice.Name, ss) // (an update noted in mode C has no hint: see updateStored)
 	}
 	s.setZones(ss)
 	return touched
@@ -2282,7 +2283,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 	pass := s.nextPass()
 	// With no hint on any stored endpoint of the family (mode C flags every slice with one),
 	// the endpoints between the dirty positions are kept as they are: keptByRuns copies them
-	// in runs.
+	// in runs. In mode A too, the hints of the copies cleared (see keptByRuns).
 	byRuns := s.mode == hintsStrip && len(f.flagged()) == 0
 	for _, ss := range touched {
 		sl := ss.s
@@ -2292,7 +2293,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		// checkClean), so the stored copy is the desired endpoint, unless it carries hints,
 		// which the desired endpoint has not yet.
 		slices.Sort(ss.dirtyPos)
-		if byRuns {
+		if byRuns || s.mode == hintsTopology && ss.hashes == nil {
 			kept, prefix, edits, write := s.keptByRuns(f, k, ss, len(pending), fi)
 			if write {
 				s.writeTouched(ss, kept, prefix, edits, pass, plan)
@@ -2417,7 +2418,8 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 }
 
 // keptByRuns is syncPortMap's first pass over touched slice ss when no stored endpoint of
-// the family carries a hint: only the endpoints at the dirty positions (each listed once: a
+// the family carries a hint, or in mode A when every endpoint of ss carries its identity
+// (its copies' hints are then cleared): only the endpoints at the dirty positions (each listed once: a
 // dirty identity adds the one position the index has for it) can change, each to the
 // desired endpoint of its identity or to nothing (its pod gone, or under another port map).
 // It reports whether the slice is written, and then the endpoints it keeps, the others
@@ -2467,6 +2469,19 @@ func (s *ServiceSlices) keptByRuns(f *family, k PortMapKey, ss *storedSlice, pen
 		from = int(d) + 1
 	}
 	copy(kept[at:], sl.Endpoints[from:])
+	if s.mode == hintsTopology {
+		// The desired endpoints have no hints yet: the hints pass gives them theirs. A
+		// copy is the desired endpoint of its clean identity but for its hints (see
+		// checkClean), and every stored endpoint carries its identity (syncPortMap).
+		for i := range kept {
+			if ep := &kept[i]; ep.Hints != nil {
+				ep.Hints = nil
+				if cleanHintedCheck != nil {
+					cleanHintedCheck(s, f, ep.identity, ep)
+				}
+			}
+		}
+	}
 	return kept, int(dirty[0]), edits, true
 }
 
@@ -2553,6 +2568,10 @@ type freshItem struct {
 	dirty  int32
 	// edits, if any, are how the update was made from from (keptByRuns): see sliceEdits.
 	edits sliceEdits
+	// rehinted: the Sync's hints pass (mode A) sets the hints of the update's endpoints
+	// after it was noted, those of the copies too. The copies are still copies beyond their
+	// hints, which pairing ignores, but not as a writer summing sizes reads them.
+	rehinted bool
 }
 
 // takeFresh reports whether a, a stored slice's endpoints, is in an array the last Sync
@@ -2623,26 +2642,30 @@ func (s *ServiceSlices) takeFreshObject(o *EndpointSlice) bool {
 
 // noteCopied records that o, the object sliceObject returned last, is an update of the
 // stored slice from whose first n endpoints it holds as they are in from, in their places,
-// and will hold when written (and, with edits, the rest as they say); and that none of its
-// endpoints carries a hint. Only a Sync in mode C notes it, whose hint pass leaves those
-// endpoints alone and every endpoint written without a hint: it strips the plan's slices
-// when a stored slice has some, flagged, and no endpoint of the plan can have one
-// otherwise. (Topology hints and modes B set hints on endpoints of the slices written.)
+// and will hold when written (and, with edits, the rest as they say). In mode C none of its
+// endpoints carries a hint: the hint pass leaves those endpoints alone and every endpoint
+// written without a hint (it strips the plan's slices when a stored slice has some,
+// flagged, and no endpoint of the plan can have one otherwise). In mode A the hints pass
+// then sets the hints of the update's endpoints, so the copies hold the stored endpoints
+// but for their hints: the update is noted as rehinted. (Modes B set hints on the
+// endpoints of the slices written: nothing is noted.)
 func (s *ServiceSlices) noteCopied(o, from *EndpointSlice, n int, edits sliceEdits) {
-	if s.mode != hintsStrip {
+	rehinted := s.mode == hintsTopology
+	if s.mode != hintsStrip && !rehinted {
 		return
 	}
 	if f := &s.fresh[len(s.fresh)-1]; f.object == o {
-		f.from, f.copied, f.edits = from, int32(n), edits
+		f.from, f.copied, f.edits, f.rehinted = from, int32(n), edits, rehinted
 	}
 }
 
 // copiedPrefix returns how many of slice's first endpoints the Sync that made it copied
-// from old's stored slice in their places, and whether it noted slice (noteCopied), so that
-// none of its endpoints carries a hint; f is slice's fresh item as noted returns it.
-func copiedPrefix(f *freshItem, old *storedSlice, slice *EndpointSlice) (n int, noted bool) {
+// from old's stored slice in their places, and whether it noted slice (noteCopied) in mode
+// C, so that none of its endpoints carries a hint; f is slice's fresh item as noted returns
+// it.
+func copiedPrefix(f *freshItem, old *storedSlice, slice *EndpointSlice) (n int, hintless bool) {
 	if f != nil {
-		return min(int(f.copied), len(slice.Endpoints), len(old.s.Endpoints)), true
+		return min(int(f.copied), len(slice.Endpoints), len(old.s.Endpoints)), !f.rehinted
 	}
 	return 0, false
 }
@@ -2661,7 +2684,7 @@ type EndpointChange struct{ Was, Now *Endpoint }
 // changes alone.
 func (s *ServiceSlices) ChangedEndpoints(slice, stored *EndpointSlice, buf []EndpointChange) ([]EndpointChange, bool) {
 	item := s.noted(stored, slice)
-	if item == nil || item.edits.n == 0 {
+	if item == nil || item.edits.n == 0 || item.rehinted {
 		return buf, false
 	}
 	was, now := stored.Endpoints, slice.Endpoints

@@ -383,6 +383,10 @@ var twinCachedSizes int
 // editsProblem), which Applied re-indexes by.
 var twinEditsNoted int
 
+// twinRehintedNoted counts those of them noted in mode A, whose hints pass then rewrote the
+// hints (freshItem.rehinted).
+var twinRehintedNoted int
+
 // checkPodList checks that s keeps exactly the pods of want, each once, at the position
 // its entry records.
 func checkPodList(t *testing.T, s *ServiceSlices, want map[string]*Pod, seed uint64, sync int) {
@@ -484,15 +488,18 @@ func TestIncrementalMatchesFullHinted(t *testing.T) {
 		seqs, steps = 150, 60
 	}
 	var stats twinStats
-	checks := cleanHintedChecks
+	checks, rehinted := cleanHintedChecks, twinRehintedNoted
 	for seed := uint64(1); seed <= uint64(seqs); seed++ {
 		twinRun(t, seed, newHintedWorld(seed), steps, (*world).hintedStep, &stats)
 		if t.Failed() {
 			return
 		}
 	}
-	checks = cleanHintedChecks - checks
-	t.Logf("%+v, %d clean hinted endpoints taken from the stored slices", stats, checks)
+	checks, rehinted = cleanHintedChecks-checks, twinRehintedNoted-rehinted
+	t.Logf("%+v, %d clean hinted endpoints taken from the stored slices, %d updates noted as rehinted", stats, checks, rehinted)
+	if rehinted < seqs {
+		t.Errorf("%d updates noted with their edits in mode A in %d sequences: keptByRuns' mode A went (nearly) untested", rehinted, seqs)
+	}
 	// Every case must be reached, in more than a handful of syncs.
 	if stats.populated < 8*seqs || stats.fallback < 2*seqs || stats.writtenHinted < 10*seqs || stats.walks < 2*seqs || checks < 50*seqs {
 		t.Errorf("sequences do not cover hinted syncs enough: %+v, %d clean hinted endpoints", stats, checks)
@@ -661,8 +668,9 @@ func mischievousRef[R comparable](rng *rand.Rand, refs map[string]*R, key string
 
 // copiedPrefixProblem checks the prefixes of res's updates that the Sync noted as copies
 // of the stored slices' endpoints (noteCopied), which alignUpdate pairs unseen: each endpoint
-// of one must be its stored slice's endpoint at its place, as it is (hints too); and that an
-// update noted without hints has none. It returns what is wrong, or "".
+// of one must be its stored slice's endpoint at its place, as it is (hints too, but in an
+// update noted as rehinted, mode A's); and that an update noted without hints has none. It
+// returns what is wrong, or "".
 func copiedPrefixProblem(s *ServiceSlices, res SyncResult) string {
 	for _, p := range res.Plans {
 		for _, sl := range p.ToUpdate {
@@ -670,9 +678,11 @@ func copiedPrefixProblem(s *ServiceSlices, res SyncResult) string {
 			if old == nil {
 				continue
 			}
-			n, hintless := copiedPrefix(s.noted(old.s, sl), old, sl)
+			noted := s.noted(old.s, sl)
+			rehinted := noted != nil && noted.rehinted
+			n, hintless := copiedPrefix(noted, old, sl)
 			for i := range n {
-				if o, e := &old.s.Endpoints[i], &sl.Endpoints[i]; old.hash(i) != hashEndpoint(e) || !reflect.DeepEqual(*o, *e) {
+				if o, e := &old.s.Endpoints[i], &sl.Endpoints[i]; old.hash(i) != hashEndpoint(e) || !copiedAs(*o, *e, rehinted) {
 					return fmt.Sprintf("update of %s: endpoint %d of the %d noted as copied is %+v, stored %+v", sl.Name, i, n, *e, *o)
 				}
 			}
@@ -681,7 +691,10 @@ func copiedPrefixProblem(s *ServiceSlices, res SyncResult) string {
 			}
 			if f := s.noted(old.s, sl); f != nil && f.edits.n > 0 {
 				twinEditsNoted++
-				if msg := editsProblem(old, sl, f.edits); msg != "" {
+				if f.rehinted {
+					twinRehintedNoted++
+				}
+				if msg := editsProblem(old, sl, f.edits, f.rehinted); msg != "" {
 					return fmt.Sprintf("update of %s, noted with edits %v: %s", sl.Name, f.edits.at[:f.edits.n], msg)
 				}
 			}
@@ -691,15 +704,15 @@ func copiedPrefixProblem(s *ServiceSlices, res SyncResult) string {
 }
 
 // editsProblem checks that update is old's stored slice with edits e (see sliceEdits):
-// the endpoints between the edits its copies, in order; at an edit, nothing or an endpoint
-// of the same identity; after the last stored endpoint, only endpoints stored nowhere in
-// old. It returns what is wrong, or "".
-func editsProblem(old *storedSlice, update *EndpointSlice, e sliceEdits) string {
+// the endpoints between the edits its copies, in order (but for their hints when
+// rehinted); at an edit, nothing or an endpoint of the same identity; after the last stored
+// endpoint, only endpoints stored nowhere in old. It returns what is wrong, or "".
+func editsProblem(old *storedSlice, update *EndpointSlice, e sliceEdits, rehinted bool) string {
 	was, now := old.s.Endpoints, update.Endpoints
 	i, j := 0, 0
 	copyRun := func(to int) string {
 		for ; i < to; i, j = i+1, j+1 {
-			if j >= len(now) || !reflect.DeepEqual(was[i], now[j]) {
+			if j >= len(now) || !copiedAs(was[i], now[j], rehinted) {
 				return fmt.Sprintf("stored endpoint %d is not copied at %d", i, j)
 			}
 		}
@@ -733,6 +746,15 @@ func editsProblem(old *storedSlice, update *EndpointSlice, e sliceEdits) string 
 		}
 	}
 	return ""
+}
+
+// copiedAs reports whether endpoint c is a copy of stored endpoint o: equal in every field,
+// or but for the hints when rehinted (an update the mode A hints pass gave its hints).
+func copiedAs(o, c Endpoint, rehinted bool) bool {
+	if rehinted {
+		o.Hints, c.Hints = nil, nil
+	}
+	return reflect.DeepEqual(o, c)
 }
 
 // storedIndexProblem checks, once the writes of a plan are applied, the families' index of
