@@ -1450,7 +1450,7 @@ func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSl
 	// state cannot change, so only the others are marked and checked again.
 	if old != nil && verb != "delete" && s.updatesInPlace(old, slice) {
 		if f := s.noted(old.s, slice); f != nil && f.edits.n > 0 && old.hashes == nil {
-			touched = s.updateStoredByEdits(old, slice, f.edits, f.rehinted, touched)
+			touched = s.updateStoredByEdits(old, slice, f.edits, touched)
 		} else {
 			touched = s.updateStored(old, slice, s.alignUpdate(old, slice, f), touched)
 		}
@@ -1600,15 +1600,14 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, a al
 }
 
 // updateStoredByEdits is updateStored for an update keptByRuns made of ss's slice with the
-// edits e (noted with it: see sliceEdits; rehinted: by a Sync in mode A, whose hints pass
-// may have set hints on any of its endpoints), every stored endpoint carrying its identity:
+// edits e (noted with it: see sliceEdits), every stored endpoint carrying its identity:
 // the update's endpoints are paired with the stored ones by the edits, not by their
 // identities. It marks and re-indexes what updateStored would, in the same order: the
 // dropped endpoints, then the update's endpoints by position, moved, changed or added.
 // Most of an update is runs of copies, which cost nothing before the first drop, and a
 // move of their index entry after it. (Pairing every endpoint after the first change by
 // its identity cost many-services 4.7% more instructions.)
-func (s *ServiceSlices) updateStoredByEdits(ss *storedSlice, slice *EndpointSlice, e sliceEdits, rehinted bool, touched []endpointHash) []endpointHash {
+func (s *ServiceSlices) updateStoredByEdits(ss *storedSlice, slice *EndpointSlice, e sliceEdits, touched []endpointHash) []endpointHash {
 	f := ss.fam
 	oldEps := ss.s.Endpoints
 	edits := e.at[:e.n]
@@ -1662,8 +1661,10 @@ func (s *ServiceSlices) updateStoredByEdits(ss *storedSlice, slice *EndpointSlic
 		touched = append(touched, h)
 	}
 	f.unflag(slice.Name)
-	if rehinted || s.mode != hintsStrip && s.mode != hintsTopology {
-		s.flagForHints(f, slice.Name, ss) // (an update noted in mode C has no hint: see updateStored)
+	if s.mode == hintsTopology {
+		// (An update noted in mode C has no hint, see updateStored; one noted in modes B
+		// went through their hints pass, which left no ready endpoint for it to update.)
+		s.flagForHints(f, slice.Name, ss)
 	}
 	s.setZones(ss)
 	return touched
@@ -2293,7 +2294,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		// checkClean), so the stored copy is the desired endpoint, unless it carries hints,
 		// which the desired endpoint has not yet.
 		slices.Sort(ss.dirtyPos)
-		if byRuns || s.mode == hintsTopology && ss.hashes == nil {
+		if byRuns || s.mode != hintsStrip && ss.hashes == nil {
 			kept, prefix, edits, write := s.keptByRuns(f, k, ss, len(pending), fi)
 			if write {
 				s.writeTouched(ss, kept, prefix, edits, pass, plan)
@@ -2469,16 +2470,25 @@ func (s *ServiceSlices) keptByRuns(f *family, k PortMapKey, ss *storedSlice, pen
 		from = int(d) + 1
 	}
 	copy(kept[at:], sl.Endpoints[from:])
-	if s.mode == hintsTopology {
+	if s.mode != hintsStrip {
 		// The desired endpoints have no hints yet: the hints pass gives them theirs. A
 		// copy is the desired endpoint of its clean identity but for its hints (see
-		// checkClean), and every stored endpoint carries its identity (syncPortMap).
+		// checkClean), and every stored endpoint carries its identity (syncPortMap). In
+		// modes B the pass sets the hints of every ready endpoint and leaves the others
+		// alone: a ready copy keeps its hints for it to check (closeHints.update).
+		keepReady := s.mode != hintsTopology
 		for i := range kept {
-			if ep := &kept[i]; ep.Hints != nil {
+			ep := &kept[i]
+			if ep.Hints == nil {
+				continue
+			}
+			if cleanHintedCheck != nil {
+				d := *ep
+				d.Hints = nil
+				cleanHintedCheck(s, f, ep.identity, &d)
+			}
+			if !keepReady || !endpointReady(ep) {
 				ep.Hints = nil
-				if cleanHintedCheck != nil {
-					cleanHintedCheck(s, f, ep.identity, ep)
-				}
 			}
 		}
 	}
@@ -2650,10 +2660,7 @@ func (s *ServiceSlices) takeFreshObject(o *EndpointSlice) bool {
 // but for their hints: the update is noted as rehinted. (Modes B set hints on the
 // endpoints of the slices written: nothing is noted.)
 func (s *ServiceSlices) noteCopied(o, from *EndpointSlice, n int, edits sliceEdits) {
-	rehinted := s.mode == hintsTopology
-	if s.mode != hintsStrip && !rehinted {
-		return
-	}
+	rehinted := s.mode != hintsStrip
 	if f := &s.fresh[len(s.fresh)-1]; f.object == o {
 		f.from, f.copied, f.edits, f.rehinted = from, int32(n), edits, rehinted
 	}
