@@ -89,7 +89,7 @@ func preferCloseNeedsUpdate(s *EndpointSlice, sameNode bool) bool {
 // upstream: trafficdist/trafficdist.go preferCloseHeuristic.update
 func preferCloseUpdate(s *EndpointSlice, sameNode bool) {
 	var c closeHints
-	c.update(s, sameNode)
+	c.update(s, sameNode, false)
 }
 
 // closeHints are the hints preferCloseUpdate sets, one object for each zone (and node, for
@@ -117,11 +117,12 @@ func (k *closeHintKey) madeHint(h *EndpointHints) bool {
 }
 
 // update sets the hints of every ready endpoint of s as preferCloseUpdate does, taking them
-// from (and adding them to) *c.
-func (c *closeHints) update(s *EndpointSlice, sameNode bool) {
+// from (and adding them to) *c. With kept, the hint of a ready endpoint that has one is
+// known to be what it would set (ServiceSlices.hintsKept): only the others are set.
+func (c *closeHints) update(s *EndpointSlice, sameNode, kept bool) {
 	for i := range s.Endpoints {
 		ep := &s.Endpoints[i]
-		if !endpointReady(ep) {
+		if !endpointReady(ep) || kept && ep.Hints != nil {
 			continue
 		}
 		var k closeHintKey

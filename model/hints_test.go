@@ -18,6 +18,7 @@ func TestCloseHintsUpdate(t *testing.T) {
 	cases := []struct {
 		name       string
 		sameNode   bool
+		kept       bool // the update's hints are known right (ServiceSlices.hintsKept)
 		zone, node *string
 		ready      bool
 		had        *EndpointHints
@@ -38,6 +39,8 @@ func TestCloseHintsUpdate(t *testing.T) {
 		{name: "same node, no zone: node hint", sameNode: true, node: &node2, ready: true, had: shared([]string{zoneA}, []string{node2}), wantNodes: []string{node2}},
 		{name: "no zone, no node: hint cleared", ready: true, had: shared([]string{zoneA}, nil)},
 		{name: "not ready: left alone", zone: &zoneA, had: shared([]string{zoneB}, nil), wantZones: []string{zoneB}, keeps: true},
+		{name: "known right: a hint kept unchecked", kept: true, zone: &zoneA, ready: true, had: unshared, wantZones: []string{zoneA}, keeps: true},
+		{name: "known right: a missing hint set", kept: true, zone: &zoneA, ready: true, wantZones: []string{zoneA}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -47,7 +50,7 @@ func TestCloseHintsUpdate(t *testing.T) {
 			}
 			s := &EndpointSlice{Endpoints: []Endpoint{ep}}
 			var hints closeHints
-			hints.update(s, c.sameNode)
+			hints.update(s, c.sameNode, c.kept)
 			got := s.Endpoints[0].Hints
 			var zones, nodes []string
 			if got != nil {
@@ -59,7 +62,7 @@ func TestCloseHintsUpdate(t *testing.T) {
 			if kept := got == c.had && got != nil; kept != c.keeps {
 				t.Errorf("kept the hint it had: %v, want %v", kept, c.keeps)
 			}
-			if got != nil && got.pbSize != int32(pbHintsField(got)) {
+			if got != nil && got != unshared && got.pbSize != int32(pbHintsField(got)) {
 				t.Errorf("hint's cached size %d, its size %d", got.pbSize, pbHintsField(got))
 			}
 		})

@@ -2157,7 +2157,7 @@ func (s *ServiceSlices) hintsFast(f *family, plan *SlicePlan) {
 					stripHints(sl)
 				}
 			case hintsPreferClose, hintsPreferSameNode:
-				s.opts.Buffers.closeHints.update(sl, s.mode == hintsPreferSameNode)
+				s.opts.Buffers.closeHints.update(sl, s.mode == hintsPreferSameNode, s.hintsKept(sl))
 			}
 		}
 	}
@@ -2297,7 +2297,11 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		if byRuns || s.mode != hintsStrip && ss.hashes == nil {
 			kept, prefix, edits, write := s.keptByRuns(f, k, ss, len(pending), fi)
 			if write {
-				s.writeTouched(ss, kept, prefix, edits, pass, plan)
+				// In modes B the ready copies keep their hints (see keptByRuns), which are
+				// what the hints pass sets unless the slice is flagged.
+				_, flagged := f.flagged()[sl.Name]
+				hintsKept := (s.mode == hintsPreferClose || s.mode == hintsPreferSameNode) && !flagged
+				s.writeTouched(ss, kept, prefix, edits, hintsKept, pass, plan)
 			}
 			continue
 		}
@@ -2362,7 +2366,7 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		}
 		zeroing.Clear(keep)
 		zeroing.Clear(built)
-		s.writeTouched(ss, kept, prefix, sliceEdits{}, pass, plan)
+		s.writeTouched(ss, kept, prefix, sliceEdits{}, false, pass, plan)
 	}
 	plan.Added += len(pending)
 	slices.SortFunc(pending, func(a, b *podEntry) int {
@@ -2523,7 +2527,7 @@ type sliceEdits struct {
 // writeTouched adds the write of touched slice ss keeping the endpoints kept, the first
 // prefix of them copies of its own in their places, to plan: an update, or a delete when it
 // keeps none. edits, if any, are how keptByRuns made kept, noted with the update.
-func (s *ServiceSlices) writeTouched(ss *storedSlice, kept []Endpoint, prefix int, edits sliceEdits, pass uint32, plan *SlicePlan) {
+func (s *ServiceSlices) writeTouched(ss *storedSlice, kept []Endpoint, prefix int, edits sliceEdits, hintsKept bool, pass uint32, plan *SlicePlan) {
 	sl := ss.s
 	ss.changedIn = pass
 	plan.Removed += len(sl.Endpoints) - len(kept)
@@ -2536,7 +2540,7 @@ func (s *ServiceSlices) writeTouched(ss *storedSlice, kept []Endpoint, prefix in
 	c.Endpoints = kept
 	c.Labels = s.meta.labels
 	s.shareOwners(c)
-	s.noteCopied(c, sl, prefix, edits)
+	s.noteCopied(c, sl, prefix, edits, hintsKept)
 	plan.ToUpdate = append(plan.ToUpdate, c)
 }
 
@@ -2578,10 +2582,12 @@ type freshItem struct {
 	dirty  int32
 	// edits, if any, are how the update was made from from (keptByRuns): see sliceEdits.
 	edits sliceEdits
-	// rehinted: the Sync's hints pass (mode A) sets the hints of the update's endpoints
-	// after it was noted, those of the copies too. The copies are still copies beyond their
-	// hints, which pairing ignores, but not as a writer summing sizes reads them.
-	rehinted bool
+	// rehinted: the Sync's hints pass (modes A and B) sets the hints of the update's
+	// endpoints after it was noted, those of the copies too. The copies are still copies
+	// beyond their hints, which pairing ignores, but not as a writer summing sizes reads
+	// them. hintsKept: every ready endpoint of the update with a hint carries the one the
+	// pass of modes B sets (see hintsFast).
+	rehinted, hintsKept bool
 }
 
 // takeFresh reports whether a, a stored slice's endpoints, is in an array the last Sync
@@ -2659,11 +2665,23 @@ func (s *ServiceSlices) takeFreshObject(o *EndpointSlice) bool {
 // then sets the hints of the update's endpoints, so the copies hold the stored endpoints
 // but for their hints: the update is noted as rehinted. (Modes B set hints on the
 // endpoints of the slices written: nothing is noted.)
-func (s *ServiceSlices) noteCopied(o, from *EndpointSlice, n int, edits sliceEdits) {
-	rehinted := s.mode != hintsStrip
+func (s *ServiceSlices) noteCopied(o, from *EndpointSlice, n int, edits sliceEdits, hintsKept bool) {
 	if f := &s.fresh[len(s.fresh)-1]; f.object == o {
-		f.from, f.copied, f.edits, f.rehinted = from, int32(n), edits, rehinted
+		f.from, f.copied, f.edits = from, int32(n), edits
+		f.rehinted, f.hintsKept = s.mode != hintsStrip, hintsKept
 	}
+}
+
+// hintsKept reports whether sl is an update this Sync noted as holding, on each ready
+// endpoint with a hint, the hint modes B set: a touched slice that was not flagged, whose
+// ready copies keep theirs (keptByRuns), all its other endpoints built without.
+func (s *ServiceSlices) hintsKept(sl *EndpointSlice) bool {
+	for i := range s.fresh {
+		if f := &s.fresh[i]; f.object == sl {
+			return f.hintsKept
+		}
+	}
+	return false
 }
 
 // copiedPrefix returns how many of slice's first endpoints the Sync that made it copied

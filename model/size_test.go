@@ -422,7 +422,7 @@ func TestEndpointSizeKnown(t *testing.T) {
 			var close closeHints
 			withHints := *ep
 			withHints.Conditions.Ready, withHints.Zone, withHints.NodeName = ConditionTrue, &zone, &node
-			close.update(&EndpointSlice{Endpoints: []Endpoint{withHints}}, i%2 == 0)
+			close.update(&EndpointSlice{Endpoints: []Endpoint{withHints}}, i%2 == 0, false)
 			key := closeHintKey{zone: zone, hasZone: true}
 			if i%2 == 0 {
 				key.node, key.hasNode = node, true
