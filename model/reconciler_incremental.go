@@ -2297,11 +2297,16 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		if byRuns || s.mode != hintsStrip && ss.hashes == nil {
 			kept, prefix, edits, write := s.keptByRuns(f, k, ss, len(pending), fi)
 			if write {
-				// In modes B the ready copies keep their hints (see keptByRuns), which are
-				// what the hints pass sets unless the slice is flagged.
-				_, flagged := f.flagged()[sl.Name]
-				hintsKept := (s.mode == hintsPreferClose || s.mode == hintsPreferSameNode) && !flagged
-				s.writeTouched(ss, kept, prefix, edits, hintsKept, pass, plan)
+				var hints hintNotes
+				if s.mode != hintsStrip {
+					// In modes B the ready copies keep their hints, which are what the
+					// hints pass sets unless the slice is flagged.
+					cleared := s.clearCopiedHints(f, kept)
+					_, flagged := f.flagged()[sl.Name]
+					right := s.mode != hintsTopology && !flagged
+					hints = hintNotes{hinted: true, rehinted: cleared || !right, kept: right}
+				}
+				s.writeTouched(ss, kept, prefix, edits, hints, pass, plan)
 			}
 			continue
 		}
@@ -2366,7 +2371,8 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 		}
 		zeroing.Clear(keep)
 		zeroing.Clear(built)
-		s.writeTouched(ss, kept, prefix, sliceEdits{}, false, pass, plan)
+		hinted := s.mode != hintsStrip
+		s.writeTouched(ss, kept, prefix, sliceEdits{}, hintNotes{hinted: hinted, rehinted: hinted}, pass, plan)
 	}
 	plan.Added += len(pending)
 	slices.SortFunc(pending, func(a, b *podEntry) int {
@@ -2474,29 +2480,32 @@ func (s *ServiceSlices) keptByRuns(f *family, k PortMapKey, ss *storedSlice, pen
 		from = int(d) + 1
 	}
 	copy(kept[at:], sl.Endpoints[from:])
-	if s.mode != hintsStrip {
-		// The desired endpoints have no hints yet: the hints pass gives them theirs. A
-		// copy is the desired endpoint of its clean identity but for its hints (see
-		// checkClean), and every stored endpoint carries its identity (syncPortMap). In
-		// modes B the pass sets the hints of every ready endpoint and leaves the others
-		// alone: a ready copy keeps its hints for it to check (closeHints.update).
-		keepReady := s.mode != hintsTopology
-		for i := range kept {
-			ep := &kept[i]
-			if ep.Hints == nil {
-				continue
-			}
-			if cleanHintedCheck != nil {
-				d := *ep
-				d.Hints = nil
-				cleanHintedCheck(s, f, ep.identity, &d)
-			}
-			if !keepReady || !endpointReady(ep) {
-				ep.Hints = nil
-			}
+	return kept, int(dirty[0]), edits, true
+}
+
+// clearCopiedHints clears the hints of the copies keptByRuns made in a hints mode (kept),
+// and reports whether it cleared any. The desired endpoints have no hints yet: the hints
+// pass gives them theirs. A copy is the desired endpoint of its clean identity but for its
+// hints (see checkClean), and every stored endpoint carries its identity (syncPortMap). In
+// modes B the pass sets the hints of every ready endpoint and leaves the others alone: a
+// ready copy keeps its hint for it (closeHints.update).
+func (s *ServiceSlices) clearCopiedHints(f *family, kept []Endpoint) (cleared bool) {
+	keepReady := s.mode != hintsTopology
+	for i := range kept {
+		ep := &kept[i]
+		if ep.Hints == nil {
+			continue
+		}
+		if cleanHintedCheck != nil {
+			d := *ep
+			d.Hints = nil
+			cleanHintedCheck(s, f, ep.identity, &d)
+		}
+		if !keepReady || !endpointReady(ep) {
+			ep.Hints, cleared = nil, true
 		}
 	}
-	return kept, int(dirty[0]), edits, true
+	return cleared
 }
 
 // sliceEdit is one position of a stored slice that keptByRuns rewrote: the endpoint there
@@ -2527,7 +2536,7 @@ type sliceEdits struct {
 // writeTouched adds the write of touched slice ss keeping the endpoints kept, the first
 // prefix of them copies of its own in their places, to plan: an update, or a delete when it
 // keeps none. edits, if any, are how keptByRuns made kept, noted with the update.
-func (s *ServiceSlices) writeTouched(ss *storedSlice, kept []Endpoint, prefix int, edits sliceEdits, hintsKept bool, pass uint32, plan *SlicePlan) {
+func (s *ServiceSlices) writeTouched(ss *storedSlice, kept []Endpoint, prefix int, edits sliceEdits, hints hintNotes, pass uint32, plan *SlicePlan) {
 	sl := ss.s
 	ss.changedIn = pass
 	plan.Removed += len(sl.Endpoints) - len(kept)
@@ -2540,7 +2549,7 @@ func (s *ServiceSlices) writeTouched(ss *storedSlice, kept []Endpoint, prefix in
 	c.Endpoints = kept
 	c.Labels = s.meta.labels
 	s.shareOwners(c)
-	s.noteCopied(c, sl, prefix, edits, hintsKept)
+	s.noteCopied(c, sl, prefix, edits, hints)
 	plan.ToUpdate = append(plan.ToUpdate, c)
 }
 
@@ -2582,12 +2591,24 @@ type freshItem struct {
 	dirty  int32
 	// edits, if any, are how the update was made from from (keptByRuns): see sliceEdits.
 	edits sliceEdits
-	// rehinted: the Sync's hints pass (modes A and B) sets the hints of the update's
-	// endpoints after it was noted, those of the copies too. The copies are still copies
-	// beyond their hints, which pairing ignores, but not as a writer summing sizes reads
-	// them. hintsKept: every ready endpoint of the update with a hint carries the one the
-	// pass of modes B sets (see hintsFast).
-	rehinted, hintsKept bool
+	// hints say how the update's hints relate to from's.
+	hints hintNotes
+}
+
+// hintNotes say how the hints of an update a Sync noted relate to those of the stored slice
+// it copied endpoints from (noteCopied).
+type hintNotes struct {
+	// hinted: the update's endpoints may carry hints (modes A and B; in mode C none does).
+	hinted bool
+	// rehinted: the hints of the copies may not be the stored ones: cleared, or set by the
+	// hints pass after the update was noted (mode A's sets them all; modes B's those of a
+	// flagged slice). The copies are still copies beyond their hints, which pairing
+	// ignores, but not as a writer summing sizes reads them (ChangedEndpoints).
+	rehinted bool
+	// kept: modes B, and each ready endpoint of the update with a hint carries the one the
+	// pass sets (a touched slice not flagged, its ready copies' hints kept): the pass sets
+	// only those it lacks (see hintsFast).
+	kept bool
 }
 
 // takeFresh reports whether a, a stored slice's endpoints, is in an array the last Sync
@@ -2661,14 +2682,11 @@ func (s *ServiceSlices) takeFreshObject(o *EndpointSlice) bool {
 // and will hold when written (and, with edits, the rest as they say). In mode C none of its
 // endpoints carries a hint: the hint pass leaves those endpoints alone and every endpoint
 // written without a hint (it strips the plan's slices when a stored slice has some,
-// flagged, and no endpoint of the plan can have one otherwise). In mode A the hints pass
-// then sets the hints of the update's endpoints, so the copies hold the stored endpoints
-// but for their hints: the update is noted as rehinted. (Modes B set hints on the
-// endpoints of the slices written: nothing is noted.)
-func (s *ServiceSlices) noteCopied(o, from *EndpointSlice, n int, edits sliceEdits, hintsKept bool) {
+// flagged, and no endpoint of the plan can have one otherwise). In the other modes the
+// hints pass then sets hints on the update's endpoints: hints says what it may change.
+func (s *ServiceSlices) noteCopied(o, from *EndpointSlice, n int, edits sliceEdits, hints hintNotes) {
 	if f := &s.fresh[len(s.fresh)-1]; f.object == o {
-		f.from, f.copied, f.edits = from, int32(n), edits
-		f.rehinted, f.hintsKept = s.mode != hintsStrip, hintsKept
+		f.from, f.copied, f.edits, f.hints = from, int32(n), edits, hints
 	}
 }
 
@@ -2678,7 +2696,7 @@ func (s *ServiceSlices) noteCopied(o, from *EndpointSlice, n int, edits sliceEdi
 func (s *ServiceSlices) hintsKept(sl *EndpointSlice) bool {
 	for i := range s.fresh {
 		if f := &s.fresh[i]; f.object == sl {
-			return f.hintsKept
+			return f.hints.kept
 		}
 	}
 	return false
@@ -2690,7 +2708,7 @@ func (s *ServiceSlices) hintsKept(sl *EndpointSlice) bool {
 // it.
 func copiedPrefix(f *freshItem, old *storedSlice, slice *EndpointSlice) (n int, hintless bool) {
 	if f != nil {
-		return min(int(f.copied), len(slice.Endpoints), len(old.s.Endpoints)), !f.rehinted
+		return min(int(f.copied), len(slice.Endpoints), len(old.s.Endpoints)), !f.hints.hinted
 	}
 	return 0, false
 }
@@ -2709,7 +2727,7 @@ type EndpointChange struct{ Was, Now *Endpoint }
 // changes alone.
 func (s *ServiceSlices) ChangedEndpoints(slice, stored *EndpointSlice, buf []EndpointChange) ([]EndpointChange, bool) {
 	item := s.noted(stored, slice)
-	if item == nil || item.edits.n == 0 || item.rehinted {
+	if item == nil || item.edits.n == 0 || item.hints.rehinted {
 		return buf, false
 	}
 	was, now := stored.Endpoints, slice.Endpoints

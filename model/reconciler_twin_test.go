@@ -384,7 +384,7 @@ var twinCachedSizes int
 var twinEditsNoted int
 
 // twinRehintedNoted counts those of them noted in mode A, whose hints pass then rewrote the
-// hints (freshItem.rehinted).
+// hints (freshItem.hints.rehinted).
 var twinRehintedNoted int
 
 // checkPodList checks that s keeps exactly the pods of want, each once, at the position
@@ -669,7 +669,7 @@ func mischievousRef[R comparable](rng *rand.Rand, refs map[string]*R, key string
 // copiedPrefixProblem checks the prefixes of res's updates that the Sync noted as copies
 // of the stored slices' endpoints (noteCopied), which alignUpdate pairs unseen: each endpoint
 // of one must be its stored slice's endpoint at its place, as it is (hints too, but in an
-// update noted as rehinted, mode A's); and that an update noted without hints has none. It
+// update noted as rehinted: see hintNotes); and that an update noted without hints has none. It
 // returns what is wrong, or "".
 func copiedPrefixProblem(s *ServiceSlices, res SyncResult) string {
 	for _, p := range res.Plans {
@@ -679,7 +679,7 @@ func copiedPrefixProblem(s *ServiceSlices, res SyncResult) string {
 				continue
 			}
 			noted := s.noted(old.s, sl)
-			rehinted := noted != nil && noted.rehinted
+			rehinted := noted != nil && noted.hints.rehinted
 			n, hintless := copiedPrefix(noted, old, sl)
 			for i := range n {
 				if o, e := &old.s.Endpoints[i], &sl.Endpoints[i]; old.hash(i) != hashEndpoint(e) || !copiedAs(*o, *e, rehinted) {
@@ -691,10 +691,10 @@ func copiedPrefixProblem(s *ServiceSlices, res SyncResult) string {
 			}
 			if f := s.noted(old.s, sl); f != nil && f.edits.n > 0 {
 				twinEditsNoted++
-				if f.rehinted {
+				if f.hints.rehinted {
 					twinRehintedNoted++
 				}
-				if msg := editsProblem(old, sl, f.edits, f.rehinted); msg != "" {
+				if msg := editsProblem(old, sl, f.edits, f.hints.rehinted); msg != "" {
 					return fmt.Sprintf("update of %s, noted with edits %v: %s", sl.Name, f.edits.at[:f.edits.n], msg)
 				}
 			}

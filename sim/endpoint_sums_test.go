@@ -30,7 +30,13 @@ func TestChangedSumsMatchWalk(t *testing.T) {
 	hinted := withMax(testConfig(30, 250), 40)
 	hinted.Cluster.Zones = []string{"zone-a", "zone-bb", "zone-ccc"}
 	hinted.Services[0].TopologyMode = "Auto"
-	for _, cfg := range []Config{testConfig(30, 250), withMax(testConfig(20, 57), 7), slow, asJSON, hinted} {
+	// trafficDistribution's pass keeps the hints of a slice's ready copies when they are
+	// what it sets: such an update is summed from its changes.
+	preferClose, sameNode := withMax(testConfig(30, 250), 40), withMax(testConfig(30, 250), 40)
+	preferClose.Cluster.Zones = hinted.Cluster.Zones
+	preferClose.Services[0].TrafficDistribution = "PreferClose"
+	sameNode.Services[0].TrafficDistribution = "PreferSameNode"
+	for _, cfg := range []Config{testConfig(30, 250), withMax(testConfig(20, 57), 7), slow, asJSON, hinted, preferClose, sameNode} {
 		before := checked
 		if _, err := Run(cfg, nil); err != nil {
 			t.Fatal(err)
