@@ -2284,7 +2284,9 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 	pass := s.nextPass()
 	// With no hint on any stored endpoint of the family (mode C flags every slice with one),
 	// the endpoints between the dirty positions are kept as they are: keptByRuns copies them
-	// in runs. In mode A too, the hints of the copies cleared (see keptByRuns).
+	// in runs. So they are with hints too when every stored endpoint of the slice carries
+	// its identity, the copies' hints then cleared or kept for the hints pass
+	// (clearCopiedHints).
 	byRuns := s.mode == hintsStrip && len(f.flagged()) == 0
 	for _, ss := range touched {
 		sl := ss.s
@@ -2429,10 +2431,11 @@ func (s *ServiceSlices) syncPortMap(f *family, k PortMapKey, touched []*storedSl
 }
 
 // keptByRuns is syncPortMap's first pass over touched slice ss when no stored endpoint of
-// the family carries a hint, or in mode A when every endpoint of ss carries its identity
-// (its copies' hints are then cleared): only the endpoints at the dirty positions (each listed once: a
-// dirty identity adds the one position the index has for it) can change, each to the
-// desired endpoint of its identity or to nothing (its pod gone, or under another port map).
+// the family carries a hint, or in a hints mode when every endpoint of ss carries its
+// identity (syncPortMap then sees to the copies' hints: clearCopiedHints): only the
+// endpoints at the dirty positions (each listed once: a dirty identity adds the one
+// position the index has for it) can change, each to the desired endpoint of its identity
+// or to nothing (its pod gone, or under another port map).
 // It reports whether the slice is written, and then the endpoints it keeps, the others
 // copied in runs between the dirty positions, how many of them come before the first
 // (syncPortMap's prefix) and, when there are few, the edits at the dirty positions, for
