@@ -383,8 +383,8 @@ var twinCachedSizes int
 // editsProblem), which Applied re-indexes by.
 var twinEditsNoted int
 
-// twinRehintedNoted counts those of them noted in mode A, whose hints pass then rewrote the
-// hints (freshItem.hints.rehinted).
+// twinRehintedNoted counts those of them noted as rehinted: their copies' hints cleared, or
+// rewritten by the hints pass (freshItem.hints.rehinted).
 var twinRehintedNoted int
 
 // checkPodList checks that s keeps exactly the pods of want, each once, at the position
@@ -669,8 +669,8 @@ func mischievousRef[R comparable](rng *rand.Rand, refs map[string]*R, key string
 // copiedPrefixProblem checks the prefixes of res's updates that the Sync noted as copies
 // of the stored slices' endpoints (noteCopied), which alignUpdate pairs unseen: each endpoint
 // of one must be its stored slice's endpoint at its place, as it is (hints too, but in an
-// update noted as rehinted: see hintNotes); and that an update noted without hints has none. It
-// returns what is wrong, or "".
+// update noted as rehinted: see hintNotes); and that an update noted without hints has
+// none. It returns what is wrong, or "".
 func copiedPrefixProblem(s *ServiceSlices, res SyncResult) string {
 	for _, p := range res.Plans {
 		for _, sl := range p.ToUpdate {
@@ -749,7 +749,7 @@ func editsProblem(old *storedSlice, update *EndpointSlice, e sliceEdits, rehinte
 }
 
 // copiedAs reports whether endpoint c is a copy of stored endpoint o: equal in every field,
-// or but for the hints when rehinted (an update the mode A hints pass gave its hints).
+// or but for the hints when rehinted (see hintNotes).
 func copiedAs(o, c Endpoint, rehinted bool) bool {
 	if rehinted {
 		o.Hints, c.Hints = nil, nil
