@@ -51,6 +51,13 @@ func ReadAhead(src sim.TraceSource) *AheadSource {
 func (a *AheadSource) read(src sim.TraceSource) {
 	defer close(a.batches)
 	for {
+		// A send below may win over a closed stop (select picks at random among the
+		// ready cases), so stop is looked at first, before reading another batch.
+		select {
+		case <-a.stop:
+			return
+		default:
+		}
 		var events []sim.TraceEvent
 		select {
 		case events = <-a.free:
@@ -93,6 +100,12 @@ func (a *AheadSource) Next() (sim.TraceEvent, error) {
 			default:
 			}
 		}
+		select {
+		case <-a.stop: // closed: the batches read ahead are dropped
+			a.cur, a.next, a.err = nil, 0, errAheadClosed
+			continue
+		default:
+		}
 		b, ok := <-a.batches
 		if !ok {
 			a.cur, a.next, a.err = nil, 0, errAheadClosed
@@ -106,7 +119,8 @@ func (a *AheadSource) Next() (sim.TraceEvent, error) {
 }
 
 // Close stops the reading, at the end of the batch being read; it does not wait for it
-// (a read from a pipe may not return for long).
+// (a read from a pipe may not return for long). After Close, Next gives at most the rest
+// of the batch it is in, then errAheadClosed.
 func (a *AheadSource) Close() {
 	a.close.Do(func() { close(a.stop) })
 }
