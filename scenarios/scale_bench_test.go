@@ -63,9 +63,13 @@ func BenchmarkScale(b *testing.B) {
 		// Workloads whose rollouts change a pod or a few a sync: four DaemonSets on 5,000
 		// nodes, a StatefulSet of 20,000 replicas (Parallel), and a Deployment of 20,000
 		// pods rolled one pod at a time (maxSurge 1, maxUnavailable 0), a scale-down of one
-		// pod a step (victimIndex). Each once cost the square of its size.
+		// pod a step (victimIndex). Each once cost the square of its size. The StatefulSet
+		// also at 80,000 replicas and OrderedReady (pods created one at a time): each sync
+		// once scanned the ordinals' words.
 		{name: "daemonsets/nodes=5k", yaml: rolled("daemonsets", "{name: agent, kind: DaemonSet, count: 4}", ""), pods: 20000},
 		{name: "statefulset/replicas=20k", yaml: rolled("statefulset", "{name: db, kind: StatefulSet, podManagementPolicy: Parallel, replicas: 20000}", ""), pods: 20000},
+		{name: "statefulset/replicas=80k", yaml: rolled("statefulset", "{name: db, kind: StatefulSet, podManagementPolicy: Parallel, replicas: 80000}", ""), pods: 80000},
+		{name: "statefulset/ordered/replicas=80k", yaml: rolled("statefulset", "{name: db, kind: StatefulSet, replicas: 80000}", ""), pods: 80000},
 		{name: "one-service/surge-1/pods=20k", yaml: rolled("surge-1", "{name: web, replicas: 20000}", "maxSurge: 1, maxUnavailable: 0, "), pods: 20000},
 	}
 	for _, r := range rows {

@@ -67,44 +67,116 @@ func eachUp(lo, hi int, word func(w int) uint64, f func(i int) bool) {
 	}
 }
 
-// eachDown is eachUp from the highest member down.
-func eachDown(lo, hi int, word func(w int) uint64, f func(i int) bool) {
+// bitIndex is a set of integers in [0, n) as bits, 64 a word, that a sync reads in time
+// that does not grow with n: a summary bit for each word with a member, so that a walk skips
+// 4,096 integers a summary word, and the count of each word's members in a Fenwick tree, so
+// that a range is counted in O(log n). A StatefulSet's syncs read its ordinals so; scanning
+// the words instead made each sync O(n/64), and a rollout of a Parallel StatefulSet of
+// 80,000 pods spent three quarters of its 7.6 CPU-s in those scans.
+type bitIndex struct {
+	words   []uint64
+	summary []uint64 // bit w: words[w] is not empty
+	counts  []int32  // Fenwick tree of the words' member counts
+}
+
+func newBitIndex(n int) bitIndex {
+	words := (n + 63) / 64
+	return bitIndex{words: make([]uint64, words), summary: make([]uint64, (words+63)/64), counts: make([]int32, words)}
+}
+
+// set adds (on) or removes i.
+func (x *bitIndex) set(i int, on bool) {
+	w, bit := i/64, uint64(1)<<(i%64)
+	old := x.words[w]
+	now := old &^ bit
+	if on {
+		now = old | bit
+	}
+	if now == old {
+		return
+	}
+	x.words[w] = now
+	setBit(x.summary, w, now != 0)
+	d := int32(1)
+	if !on {
+		d = -1
+	}
+	for j := w + 1; j <= len(x.counts); j += j & -j {
+		x.counts[j-1] += d
+	}
+}
+
+// below counts the members below i.
+func (x *bitIndex) below(i int) int {
+	w := i / 64
+	n := 0
+	if w < len(x.words) {
+		n = bits.OnesCount64(x.words[w] & (1<<(i%64) - 1))
+	}
+	for j := min(w, len(x.counts)); j > 0; j -= j & -j {
+		n += int(x.counts[j-1])
+	}
+	return n
+}
+
+// count counts the members in [lo, hi).
+func (x *bitIndex) count(lo, hi int) int {
+	if lo >= hi {
+		return 0
+	}
+	return x.below(hi) - x.below(lo)
+}
+
+// eachUp calls f with the members in [lo, hi), lowest first, until f returns false.
+func (x *bitIndex) eachUp(lo, hi int, f func(i int) bool) {
 	if lo >= hi {
 		return
 	}
-	for w := (hi - 1) / 64; w >= lo/64; w-- {
-		for b := word(w) & rangeMask(w, lo, hi); b != 0; {
-			top := 63 - bits.LeadingZeros64(b)
-			if !f(w*64 + top) {
-				return
+	wlo, whi := lo/64, (hi-1)/64
+	for s := wlo / 64; s <= whi/64; s++ {
+		for m := x.summary[s] & rangeMask(s, wlo, whi+1); m != 0; m &= m - 1 {
+			w := s*64 + bits.TrailingZeros64(m)
+			for b := x.words[w] & rangeMask(w, lo, hi); b != 0; b &= b - 1 {
+				if !f(w*64 + bits.TrailingZeros64(b)) {
+					return
+				}
 			}
-			b &^= 1 << top
 		}
 	}
 }
 
-// firstIn returns the lowest member in [lo, hi) whose bit word(w) has, or -1.
-func firstIn(lo, hi int, word func(w int) uint64) int {
+// eachDown calls f with the members in [lo, hi), highest first, until f returns false.
+func (x *bitIndex) eachDown(lo, hi int, f func(i int) bool) {
+	if lo >= hi {
+		return
+	}
+	wlo, whi := lo/64, (hi-1)/64
+	for s := whi / 64; s >= wlo/64; s-- {
+		for m := x.summary[s] & rangeMask(s, wlo, whi+1); m != 0; {
+			top := 63 - bits.LeadingZeros64(m)
+			m &^= 1 << top
+			w := s*64 + top
+			for b := x.words[w] & rangeMask(w, lo, hi); b != 0; {
+				at := 63 - bits.LeadingZeros64(b)
+				if !f(w*64 + at) {
+					return
+				}
+				b &^= 1 << at
+			}
+		}
+	}
+}
+
+// first returns the lowest member in [lo, hi), or -1.
+func (x *bitIndex) first(lo, hi int) int {
 	first := -1
-	eachUp(lo, hi, word, func(i int) bool { first = i; return false })
+	x.eachUp(lo, hi, func(i int) bool { first = i; return false })
 	return first
 }
 
-// lastIn returns the highest member in [lo, hi) whose bit word(w) has, or -1.
-func lastIn(lo, hi int, word func(w int) uint64) int {
+// last returns the highest member in [lo, hi), or -1.
+func (x *bitIndex) last(lo, hi int) int {
 	last := -1
-	eachDown(lo, hi, word, func(i int) bool { last = i; return false })
+	x.eachDown(lo, hi, func(i int) bool { last = i; return false })
 	return last
-}
-
-// countIn counts the members in [lo, hi) whose bit word(w) has.
-func countIn(lo, hi int, word func(w int) uint64) int {
-	n := 0
-	if lo >= hi {
-		return 0
-	}
-	for w := lo / 64; w <= (hi-1)/64; w++ {
-		n += bits.OnesCount64(word(w) & rangeMask(w, lo, hi))
-	}
-	return n
 }

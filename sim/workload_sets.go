@@ -131,6 +131,24 @@ func slowStart(n, maxBatch int, batch func(lo, hi int)) {
 	}
 }
 
+// slowStartBatchOf returns the slow-start batch over n items (slowStart) that item i (< n)
+// is in, without walking the batches before it once they have reached maxBatch.
+func slowStartBatchOf(i, n, maxBatch int) (lo, hi int) {
+	size := slowStartInitialBatchSize
+	for i >= lo+size {
+		if size == maxBatch {
+			lo += (i - lo) / size * size
+			break
+		}
+		lo += size
+		size *= 2
+		if maxBatch > 0 {
+			size = min(size, maxBatch)
+		}
+	}
+	return lo, min(lo+size, n)
+}
+
 // sendSetBatch sends y's next batch now, and schedules the one after when its calls have
 // returned; after the last, the status write when the pods changed since the last one, and
 // the end of the sync.
@@ -293,7 +311,7 @@ var statefulPlanCheck func(s *serviceState, batches []setBatch)
 // available. upstream: stateful_set_control.go processReplica, processCondemned (monotonic).
 func planOrderedStatefulSet(s *serviceState, y *setSync) {
 	x := refreshOrdinalIndex(s)
-	if i := firstIn(0, s.replicas, x.missingOrUnhealthy); i >= 0 {
+	if i := x.bad.first(0, s.replicas); i >= 0 {
 		if s.set.ordinals[i] == nil {
 			y.add(setBatch{create: []int{i}})
 		}
@@ -301,8 +319,8 @@ func planOrderedStatefulSet(s *serviceState, y *setSync) {
 	}
 	// Condemned pods, highest ordinal first. One that is not available waits for the others
 	// unless it is the first unhealthy pod: the lowest condemned one not available.
-	if top := lastIn(s.replicas, x.n, x.presentWord); top >= 0 {
-		if p := s.set.ordinals[top]; !p.pod.Terminating && (p.available || top == firstIn(s.replicas, x.n, x.unhealthyWord)) {
+	if top := x.present.last(s.replicas, x.n); top >= 0 {
+		if p := s.set.ordinals[top]; !p.pod.Terminating && (p.available || top == x.unhealthy.first(s.replicas, x.n)) {
 			y.add(setBatch{delete: []*podState{p}})
 		}
 		return
@@ -311,7 +329,7 @@ func planOrderedStatefulSet(s *serviceState, y *setSync) {
 	// otherwise): delete up to maxUnavailable pods of an old revision, from the highest
 	// ordinal down.
 	budget := max(int(s.unavail), 1)
-	eachDown(0, s.replicas, x.oldLiveWord, func(i int) bool {
+	x.oldLive.eachDown(0, s.replicas, func(i int) bool {
 		y.add(setBatch{delete: []*podState{s.set.ordinals[i]}})
 		budget--
 		return budget > 0
@@ -328,29 +346,37 @@ func planOrderedStatefulSet(s *serviceState, y *setSync) {
 // two phases).
 func planParallelStatefulSet(s *serviceState, y *setSync) {
 	x := refreshOrdinalIndex(s)
-	slowStart(s.replicas, statefulSetMaxBatchSize, func(lo, hi int) {
-		var b setBatch
-		eachUp(lo, hi, x.missing, func(i int) bool { b.create = append(b.create, i); return true })
-		y.add(b)
+	// The missing ordinals, each in the slow-start batch over the replicas it falls in.
+	var b setBatch
+	end := 0 // of b's batch
+	x.missing.eachUp(0, s.replicas, func(i int) bool {
+		if i >= end {
+			y.add(b)
+			b = setBatch{}
+			_, end = slowStartBatchOf(i, s.replicas, statefulSetMaxBatchSize)
+		}
+		b.create = append(b.create, i)
+		return true
 	})
+	y.add(b)
 	var condemned []*podState // highest ordinal first
-	eachDown(s.replicas, x.n, x.presentWord, func(i int) bool {
+	x.present.eachDown(s.replicas, x.n, func(i int) bool {
 		condemned = append(condemned, s.set.ordinals[i])
 		return true
 	})
 	deleteCondemned(y, condemned)
-	unavailable := countIn(0, s.replicas, x.missingOrUnhealthy)
-	needUpdate := countIn(0, s.replicas, x.oldUnavailable)
+	unavailable := x.bad.count(0, s.replicas)
+	needUpdate := x.oldUnavailable.count(0, s.replicas)
 	budget := max(int(s.unavail), 1)
 	if unavailable >= budget && needUpdate == 0 {
 		return
 	}
-	eachDown(0, s.replicas, x.oldUnavailable, func(i int) bool {
+	x.oldUnavailable.eachDown(0, s.replicas, func(i int) bool {
 		y.add(setBatch{delete: []*podState{s.set.ordinals[i]}})
 		return true
 	})
 	if left := budget - unavailable; left > 0 {
-		eachDown(0, s.replicas, x.oldAvailableWord, func(i int) bool {
+		x.oldAvailable.eachDown(0, s.replicas, func(i int) bool {
 			y.add(setBatch{delete: []*podState{s.set.ordinals[i]}})
 			left--
 			return left > 0
