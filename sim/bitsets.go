@@ -52,21 +52,6 @@ func rangeMask(w, lo, hi int) uint64 {
 	return m
 }
 
-// eachUp calls f with the members in [lo, hi) whose bit word(w) has, lowest first, until f
-// returns false.
-func eachUp(lo, hi int, word func(w int) uint64, f func(i int) bool) {
-	if lo >= hi {
-		return
-	}
-	for w := lo / 64; w <= (hi-1)/64; w++ {
-		for b := word(w) & rangeMask(w, lo, hi); b != 0; b &= b - 1 {
-			if !f(w*64 + bits.TrailingZeros64(b)) {
-				return
-			}
-		}
-	}
-}
-
 // bitIndex is a set of integers in [0, n) as bits, 64 a word, that a sync reads in time
 // that does not grow with n: a summary bit for each word with a member, so that a walk skips
 // 4,096 integers a summary word, and the count of each word's members in a Fenwick tree, so

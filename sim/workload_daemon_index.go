@@ -108,10 +108,9 @@ type daemonIndex struct {
 	surging bool   // the classes are a surging rollout's
 	hash    string // the template hash the classes are of
 	class   []daemonClass
-	// lists hold the nodes of each class that has one (daemonClasses), as bitsets, sizes
-	// how many each holds; counted is the number of nodes of the classes counted.
-	lists   [4][]uint64
-	sizes   [4]int
+	// lists hold the nodes of each class that has one (daemonClasses); counted is the
+	// number of nodes of the classes counted.
+	lists   [4]bitIndex
 	counted int
 	stale   staleSet // the nodes to classify again
 	// nodeChanges is how many of Engine.nodeChanges the classes take into account.
@@ -143,13 +142,12 @@ func (e *Engine) refreshDaemonIndex(s *serviceState) *daemonIndex {
 // buildDaemonIndex classifies every node of s anew.
 func (e *Engine) buildDaemonIndex(s *serviceState) {
 	x := &s.set.daemon
-	words := (len(e.nodes) + 63) / 64
 	*x = daemonIndex{
 		built: true, surging: s.surge > 0, hash: s.templateHash(), class: make([]daemonClass, len(e.nodes)),
 		stale: newStaleSet(len(e.nodes)), nodeChanges: len(e.nodeChanges),
 	}
 	for i := range x.lists {
-		x.lists[i] = make([]uint64, words)
+		x.lists[i] = newBitIndex(len(e.nodes))
 	}
 	for n := range e.nodes {
 		x.set(n, e.daemonClassOf(s, n, x.surging))
@@ -171,26 +169,21 @@ func (x *daemonIndex) set(n int, c daemonClass) {
 		x.counted++
 	}
 	if was.list >= 0 {
-		setBit(x.lists[was.list], n, false)
-		x.sizes[was.list]--
+		x.lists[was.list].set(n, false)
 	}
 	if is.list >= 0 {
-		setBit(x.lists[is.list], n, true)
-		x.sizes[is.list]++
+		x.lists[is.list].set(n, true)
 	}
 }
 
-// appendNodes appends the nodes of list l in order to dst, up to limit of them in all. It
-// reads the list's words only as far as its last node, or the last one it takes.
+// appendNodes appends the nodes of list l in order to dst, up to limit of them in all.
 func (x *daemonIndex) appendNodes(dst []int, l, limit int) []int {
-	left := x.sizes[l]
-	if left == 0 || len(dst) >= limit {
+	if len(dst) >= limit {
 		return dst
 	}
-	eachUp(0, len(x.lists[l])*64, func(w int) uint64 { return x.lists[l][w] }, func(n int) bool {
+	x.lists[l].eachUp(0, len(x.class), func(n int) bool {
 		dst = append(dst, n)
-		left--
-		return left > 0 && len(dst) < limit
+		return len(dst) < limit
 	})
 	return dst
 }
