@@ -49,8 +49,10 @@ func FuzzPodReader(f *testing.F) {
 				checkErr(t, err, len(data))
 				return
 			}
-			if ev.Pod == nil || ev.At < 0 {
-				t.Fatalf("bad event %+v", ev)
+			// A recorded event dated before the recording's first one comes out before it
+			// (applied at once by the replay), and is counted.
+			if ev.Pod == nil || ev.At < 0 && r.Stats().BeforeListing == 0 {
+				t.Fatalf("bad event %+v (stats %+v)", ev, *r.Stats())
 			}
 		}
 	})
