@@ -64,6 +64,7 @@ type bitIndex struct {
 	counts  []int32  // Fenwick tree of the words' member counts
 }
 
+// newBitIndex returns an empty bitIndex of the integers in [0, n).
 func newBitIndex(n int) bitIndex {
 	words := (n + 63) / 64
 	return bitIndex{words: make([]uint64, words), summary: make([]uint64, (words+63)/64), counts: make([]int32, words)}
