@@ -33,8 +33,8 @@ func TestBitIndexAsASet(t *testing.T) {
 				}
 				x.set(i, on)
 				want[i] = on
-				for w, word := range x.words { // the summary is exact: a walk skips every empty word
-					if got := x.summary[w/64]>>(w%64)&1 == 1; got != (word != 0) {
+				for w, word := range x.bits[:x.words] { // the summary is exact: a walk skips every empty word
+					if got := x.summary()[w/64]>>(w%64)&1 == 1; got != (word != 0) {
 						t.Fatalf("step %d: summary bit of word %d is %v, the word %#x", step, w, got, word)
 					}
 				}
