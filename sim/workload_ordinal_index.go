@@ -17,7 +17,9 @@ type ordinalIndex struct {
 	// not available; bad: missing or unhealthy.
 	present, missing, unhealthy, bad bitIndex
 	// oldLive: a pod of an old revision not terminating; oldAvailable: one that is also
-	// available; oldUnavailable: one that is not.
+	// available; oldUnavailable: one that is not. (missing, bad and oldUnavailable follow
+	// from the others, but a walk or a count skips only a set's own empty words: each set a
+	// sync reads is kept as one.)
 	oldLive, oldAvailable, oldUnavailable bitIndex
 	// stale are the ordinals to read again.
 	stale staleSet
