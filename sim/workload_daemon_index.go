@@ -147,7 +147,7 @@ func (e *Engine) buildDaemonIndex(s *serviceState) {
 		stale: newStaleSet(len(e.nodes)), nodeChanges: len(e.nodeChanges),
 	}
 	for i := range x.lists {
-		x.lists[i] = newBitIndex(len(e.nodes))
+		x.lists[i] = newBitWalk(len(e.nodes))
 	}
 	for n := range e.nodes {
 		x.set(n, e.daemonClassOf(s, n, x.surging))
