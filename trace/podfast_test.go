@@ -168,11 +168,26 @@ var fastCases = map[string]string{
 	// Longer than the stream's buffer, a backslash every third byte, the closing quote far:
 	// framed in one pass (it took seconds when each backslash looked for the quote again).
 	"long escaped string": podEvent("ADDED", okMeta+`,"annotations":{"x":"`+strings.Repeat(`a\n`, 200000)+`"}`, okSpec, okStatus),
+	// One value a line is framed by the line (jsonStream.nextLine), and by brackets when the
+	// line holds more, or less, than one value.
+	"lines":                podEvent("ADDED", okMeta, okSpec, okStatus) + "\n" + podEvent("MODIFIED", okMeta, okSpec, okStatus) + "\n",
+	"crlf lines":           podEvent("ADDED", okMeta, okSpec, okStatus) + " \r\n\r\n" + podEvent("DELETED", okMeta, okSpec, okStatus) + "\t\r\n",
+	"two on a line":        podEvent("ADDED", okMeta, okSpec, okStatus) + " " + podEvent("MODIFIED", okMeta, okSpec, okStatus) + "\n" + podEvent("DELETED", okMeta, okSpec, okStatus) + "\n",
+	"two on a line, tight": podEvent("ADDED", okMeta, okSpec, okStatus) + podEvent("MODIFIED", okMeta, okSpec, okStatus) + "\n",
+	"line then garbage":    podEvent("ADDED", okMeta, okSpec, okStatus) + "\n" + podEvent("MODIFIED", okMeta, okSpec, okStatus) + " {}\n",
+	"line then bracket":    podEvent("ADDED", okMeta, okSpec, okStatus) + "}\n" + podEvent("MODIFIED", okMeta, okSpec, okStatus) + "\n",
+	"value across lines":   podEvent("ADDED", okMeta, okSpec, okStatus)[:40] + "\n" + podEvent("ADDED", okMeta, okSpec, okStatus)[40:] + "\n",
+	"newline in string":    `{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"a}` + "\n" + `b"}}}` + "\n" + podEvent("ADDED", okMeta, okSpec, okStatus) + "\n",
+	"brace then more":      `{"type":"ADDED","object":{"kind":"Pod"}}` + "\n" + `{"type":"MODIFIED",` + "\n" + `"object":{"kind":"Pod"}}` + "\n",
 }
 
 func TestFastPathSameAsDecoder(t *testing.T) {
 	for name, in := range fastCases {
-		t.Run(name, func(t *testing.T) { checkSameAsDecoder(t, []byte(in)) })
+		t.Run(name, func(t *testing.T) {
+			checkSameAsDecoder(t, []byte(in))
+			// Ended by a newline, a value is framed as its line (jsonStream.nextLine).
+			checkSameAsDecoder(t, []byte(in+"\n"))
+		})
 	}
 	checkSamplesAndCuts(t, []string{"replay-trace.jsonl", "replay-watch.json"}, checkSameAsDecoder)
 }
@@ -278,4 +293,62 @@ func FuzzPodFastPath(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkSameAsDecoder(t, data) })
+}
+
+// TestNextLineFramesOneValueALine: a recorded trace (one event a line) is framed by its
+// lines, each line the value nextRaw frames by its brackets; kubectl's pretty-printed
+// output is never framed by line.
+func TestNextLineFramesOneValueALine(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		lines bool
+	}{{"replay-trace.jsonl", true}, {"replay-watch.json", false}} {
+		data, err := os.ReadFile(sampleDir + "/" + c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byLine, byBrackets := newFramedStream(bytes.NewReader(data), c.name), newFramedStream(bytes.NewReader(data), c.name)
+		n, framedByLine := 0, 0
+		for {
+			got, line, err := byLine.nextLine()
+			want, werr := byBrackets.nextRaw()
+			if err != nil || werr != nil {
+				if err != werr {
+					t.Fatalf("%s: value %d: error %v, by brackets %v", c.name, n+1, err, werr)
+				}
+				break
+			}
+			n++
+			if line {
+				framedByLine++
+			}
+			if !bytes.Equal(got, want) || byLine.valueStart != byBrackets.valueStart || byLine.off != byBrackets.off {
+				t.Fatalf("%s: value %d framed at %d+%d, by brackets %d+%d", c.name, n, byLine.valueStart, len(got), byBrackets.valueStart, len(want))
+			}
+		}
+		// The first value, and one at the end of each buffer read (64 KB), are framed by
+		// brackets: no line is whole in the buffer yet.
+		unframed := n - framedByLine
+		if n < 100 || c.lines && unframed > 1+len(data)/(64<<10) || !c.lines && framedByLine > 0 {
+			t.Fatalf("%s: %d of %d values framed by line", c.name, framedByLine, n)
+		}
+	}
+}
+
+// TestLineOfTwoValuesKeepsFraming: a line that holds two events is framed again by its
+// brackets, and the stream goes on framing (and decoding fast) after it, rather than
+// handing the rest of the input to encoding/json.
+func TestLineOfTwoValuesKeepsFraming(t *testing.T) {
+	ev := podEvent("ADDED", okMeta, okSpec, okStatus)
+	// The first line is framed by brackets (nothing is read yet), the second by line.
+	in := ev + "\n" + ev + " " + ev + "\n" + ev + "\n"
+	pr := newPodReader(strings.NewReader(in), "input", true)
+	for i := range 4 {
+		if _, err := pr.Next(); err != nil {
+			t.Fatalf("event %d: %v", i+1, err)
+		}
+		if pr.w.s.dec != nil {
+			t.Fatalf("after event %d, the stream is decoded by encoding/json", i+1)
+		}
+	}
 }
