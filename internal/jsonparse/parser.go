@@ -21,7 +21,9 @@ package jsonparse
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -397,6 +399,17 @@ func (p *Parser) Str() (content []byte, plain, ok bool) {
 	plain = true
 	ascii := true
 	for i := start; i < len(p.b); i++ {
+		// Eight bytes at a time up to the first that needs a look (plainRun).
+		for i+8 <= len(p.b) {
+			n := plainRun(binary.LittleEndian.Uint64(p.b[i:]))
+			i += n
+			if n < 8 {
+				break
+			}
+		}
+		if i >= len(p.b) {
+			break
+		}
 		switch c := p.b[i]; {
 		case c == '"':
 			p.i = i + 1
@@ -433,6 +446,22 @@ func (p *Parser) Str() (content []byte, plain, ok bool) {
 		}
 	}
 	return nil, false, false
+}
+
+// plainRun returns how many of the eight bytes of w (the first in its low byte) come
+// before the first one that Str must look at: a quote, a backslash, a control character or
+// a byte of a multi-byte UTF-8 sequence; 8 when there is none. Each test flags the bytes
+// that match it in their high bit, exactly for the lowest such byte (a borrow runs only
+// upwards, past a byte that matched), which is the only one read.
+func plainRun(w uint64) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := w ^ (ones * '"')
+	backslash := w ^ (ones * '\\')
+	special := (quote - ones) &^ quote         // a zero byte: '"'
+	special |= (backslash - ones) &^ backslash // a zero byte: '\\'
+	special |= (w - ones*0x20) &^ w            // a byte below 0x20
+	special = (special | w) & highs            // and bytes of 0x80 and above
+	return bits.TrailingZeros64(special) / 8
 }
 
 func isHexDigit(c byte) bool {

@@ -218,3 +218,44 @@ func depth(data []byte) int {
 	}
 	return deepest
 }
+
+// TestStrAtEveryOffset puts each kind of byte Str must look at (quote, backslash escapes,
+// control characters, UTF-8, valid or not) at every offset of strings of 0 to 40 bytes, so
+// that it falls at every place of the eight-byte words Str reads, and checks Str against
+// encoding/json: it takes a string token exactly when that is valid JSON, ending where the
+// token ends, and calls it plain exactly when its content is the decoded string.
+func TestStrAtEveryOffset(t *testing.T) {
+	specials := []string{`"`, `\"`, `\\`, `\n`, `\u00e9`, `\u12`, `\x`, "\x00", "\x1f", "\t", " ", "\x7f", "\xc3\xa9", "\xc3", "\xff", "\xe2\x82\xac", "\xed\xa0\x80"}
+	for n := 0; n <= 40; n++ {
+		for k := 0; k <= n; k++ {
+			for _, sp := range specials {
+				content := strings.Repeat("a", k) + sp + strings.Repeat("b", n-k)
+				for _, after := range []string{"", `,"x"`, strings.Repeat(" ", 9)} {
+					in := `"` + content + `"` + after
+					p := Parser{b: []byte(in)}
+					got, plain, ok := p.Str()
+					// The token encoding/json would read: the string up to its closing quote.
+					dec := json.NewDecoder(strings.NewReader(in))
+					var want string
+					err := dec.Decode(&want)
+					wantOK := err == nil
+					if ok != wantOK {
+						t.Fatalf("%q: ok %v, encoding/json: %v", in, ok, err)
+					}
+					if !ok {
+						continue
+					}
+					if end := int(dec.InputOffset()); p.i != end {
+						t.Fatalf("%q: ends at %d, encoding/json at %d", in, p.i, end)
+					}
+					if string(got) != in[1:p.i-1] {
+						t.Fatalf("%q: content %q", in, got)
+					}
+					if plain != (string(got) == want) {
+						t.Fatalf("%q: plain %v, content %q, decoded %q", in, plain, got, want)
+					}
+				}
+			}
+		}
+	}
+}
