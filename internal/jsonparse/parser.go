@@ -369,6 +369,14 @@ func (p *Parser) Peek() byte {
 
 // Space passes over white space.
 func (p *Parser) Space() {
+	// Compact JSON has no space between tokens: this much is inlined where Space is called.
+	if p.i < len(p.b) && p.b[p.i] > ' ' {
+		return
+	}
+	p.skipSpace()
+}
+
+func (p *Parser) skipSpace() {
 	for p.i < len(p.b) && IsSpace(p.b[p.i]) {
 		p.i++
 	}
