@@ -39,6 +39,9 @@ type podParser struct {
 type decodeCache struct {
 	strings map[string]string
 	labels  map[string]map[string]string
+	// times holds the times decoded (timeField), by their text: the times of an event
+	// are to the second, and a pod's events repeat its creation and transition times.
+	times map[string]time.Time
 	// internFunc is intern, made a func value once (jsonparse.Parser.Intern).
 	internFunc func([]byte) string
 }
@@ -48,7 +51,7 @@ type decodeCache struct {
 const decodeCacheMax = 1 << 14
 
 func newDecodeCache() *decodeCache {
-	c := &decodeCache{strings: map[string]string{}, labels: map[string]map[string]string{}}
+	c := &decodeCache{strings: map[string]string{}, labels: map[string]map[string]string{}, times: map[string]time.Time{}}
 	c.internFunc = c.intern
 	return c
 }
@@ -420,11 +423,24 @@ func (p *podParser) timeField(out *apiTime) bool {
 	if !ok || !plain {
 		return false
 	}
+	c := p.cache
+	if c != nil {
+		if t, ok := c.times[string(s)]; ok {
+			out.Time = t
+			return true
+		}
+	}
 	t, err := time.Parse(time.RFC3339, string(s))
 	if err != nil {
 		return false
 	}
 	out.Time = t.Local()
+	if c != nil {
+		if len(c.times) >= decodeCacheMax {
+			clear(c.times)
+		}
+		c.times[string(s)] = out.Time
+	}
 	return true
 }
 
