@@ -81,7 +81,7 @@ func newBitIndex(n int) bitIndex {
 
 // newBitWalk returns an empty bitIndex of the integers in [0, n) without counts: set keeps
 // no tree, and below and count must not be called. A DaemonSet's rollout updated a tree
-// its syncs never read, at 0.2-0.5% of the run's instructions.
+// its syncs never read, at 0.2-0.7% of the run's instructions.
 func newBitWalk(n int) bitIndex {
 	words := (n + 63) / 64
 	return bitIndex{bits: make([]uint64, words+(words+63)/64), words: words}

@@ -352,3 +352,22 @@ func TestLineOfTwoValuesKeepsFraming(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedLineParsedOnce: an event on a line of its own that the fast parser refuses (a
+// bookmark) is handed to encoding/json after one try, not parsed again once framed by its
+// brackets.
+func TestRefusedLineParsedOnce(t *testing.T) {
+	ev := podEvent("ADDED", okMeta, okSpec, okStatus)
+	in := ev + "\n" + `{"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"9"}}}` + "\n" + ev + "\n"
+	pr := newPodReader(strings.NewReader(in), "input", true)
+	fast, tries := pr.w.fast, 0
+	pr.w.fast = func(raw []byte) (wireEvent, decoded, bool) { tries++; return fast(raw) }
+	for i := range 2 {
+		if _, err := pr.Next(); err != nil {
+			t.Fatalf("event %d: %v", i+1, err)
+		}
+	}
+	if tries != 3 {
+		t.Fatalf("the parser was tried %d times on three events", tries)
+	}
+}

@@ -699,8 +699,12 @@ func (r *watchReader) readEvent(ev *wireEvent) (d decoded, fast bool, err error)
 		if !line {
 			break
 		}
+		refused := len(raw)
 		raw, err = r.s.reframe()
 		line = false
+		if err == nil && len(raw) == refused {
+			break // the line was one value, and the parser refused it: not again
+		}
 	}
 	if !json.Valid(raw) {
 		r.s.unread()
