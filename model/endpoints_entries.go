@@ -2,6 +2,7 @@ package model
 
 import (
 	"math/bits"
+	"slices"
 
 	"epsim/internal/zeroing"
 )
@@ -13,8 +14,9 @@ import (
 // IP alone: an IP is almost always one pod's, and records that share one (a reused IP, host
 // networking) are told apart by the full comparison (endpointsEntry.is).
 //
-// Records are only ever appended between two commits, and all dropped at a commit, so the
-// table has no deletion. It replaced a Go map keyed by the (port, IP, UID) strings, which
+// Records are only ever appended between two commits, and all dropped at a commit; the dead
+// ones (see endpointsEntry) go when the list is full, and the table is then made again. So
+// the table has no deletion. It replaced a Go map keyed by the (port, IP, UID) strings, which
 // hashed and compared some 50 bytes a lookup and was rebuilt from nothing after every
 // write: a twentieth of a 100k-pod Service's run.
 type entryIndex struct {
@@ -56,8 +58,9 @@ func (x *entryIndex) build(entries []endpointsEntry) {
 		x.slots = make([]entrySlot, size)
 	}
 	for i := range entries {
-		e := &entries[i]
-		x.insert(entryHash(int(e.port), e.key.ipOf()), i)
+		if e := &entries[i]; e.key != nil {
+			x.insert(entryHash(int(e.port), e.key.ipOf()), i)
+		}
 	}
 }
 
@@ -97,6 +100,9 @@ func (s *ServiceEndpoints) entry(port int, ps *endpointsPodState) (e *endpointsE
 	if s.entries == nil && s.buf != nil {
 		s.entries = s.buf.takeRecords()
 	}
+	if len(s.entries) == cap(s.entries) && s.dropDeadEntries() && x != nil {
+		x.build(s.entries) // the records moved
+	}
 	s.entries = append(s.entries, endpointsEntry{key: ps, port: int32(port)})
 	switch n := len(s.entries); {
 	case x != nil && 2*n <= len(x.slots):
@@ -105,6 +111,26 @@ func (s *ServiceEndpoints) entry(port int, ps *endpointsPodState) (e *endpointsE
 		s.rareFields().entryIndex.build(s.entries) // the first table, or one twice the size
 	}
 	return &s.entries[len(s.entries)-1], false
+}
+
+// dropDeadEntries takes the dead records (see endpointsEntry) out of s.entries, a full list,
+// and reports whether it took any. Unless that freed half of it, it also doubles the list's
+// capacity, so that the next full list is as many appends away as this one's records: a
+// list that dead records fill is scanned once per doubling, as append would copy it.
+func (s *ServiceEndpoints) dropDeadEntries() bool {
+	live := s.entries[:0]
+	for _, e := range s.entries {
+		if e.key != nil {
+			live = append(live, e)
+		}
+	}
+	n := len(s.entries)
+	clear(s.entries[len(live):]) // the moved records' old places
+	s.entries = live
+	if 2*len(live) > n {
+		s.entries = slices.Grow(s.entries, n)
+	}
+	return len(live) < n
 }
 
 // indexedEntries returns the index of s.entries, nil while the list is scanned.

@@ -106,3 +106,71 @@ func TestServiceEndpointsKeepsBigRecordLists(t *testing.T) {
 		}
 	}
 }
+
+// TestServiceEndpointsDropsDeadRecords checks the records while writes fail (an object over
+// the etcd limit is never stored, so no commit drops them): pods made and deleted between
+// two commits leave records with both sides absent, which must hold no pod state (each held
+// the pod, its identity and name alive) and must not pile up, while every decision stays the
+// full builder's for the same pods and stored object.
+func TestServiceEndpointsDropsDeadRecords(t *testing.T) {
+	svc := testEndpointsService()
+	se := NewServiceEndpoints(svc, EndpointsOptions{}, testAddressBytes)
+	var pods []*Pod
+	next := 0
+	add := func() {
+		p := testEndpointsPod(next, next%3 != 0)
+		next++
+		pods = append(pods, p)
+		se.SetPod(p)
+	}
+	for range 300 {
+		add()
+	}
+	se.Sync(0)
+	se.Applied()
+	stored := se.Object()
+	maxLive := 0
+	for round := range 100 {
+		// A rolling update's step: 50 pods deleted, 55 made, and five of the new ones
+		// deleted again before any write is stored.
+		for range 50 {
+			se.DeletePod(pods[0].Namespace + "/" + pods[0].Name)
+			pods = pods[1:]
+			add()
+		}
+		for range 5 {
+			add()
+		}
+		kept := pods[:len(pods)-10]
+		for i, p := range pods[len(pods)-10:] {
+			if i%2 == 0 {
+				se.DeletePod(p.Namespace + "/" + p.Name)
+			} else {
+				kept = append(kept, p)
+			}
+		}
+		pods = kept
+		want := BuildEndpoints(svc, pods, stored, EndpointsOptions{}, Timestamp(round+1))
+		if got := se.Sync(Timestamp(round + 1)); got != want.EndpointsDecision {
+			t.Fatalf("round %d: decision %+v, want %+v", round, got, want.EndpointsDecision)
+		}
+		// The write fails: no Applied.
+		live := 0
+		for i, e := range se.entries {
+			switch {
+			case e.key == nil && (e.cur != nil || e.stored != nil):
+				t.Fatalf("round %d: record %d has no key but a side", round, i)
+			case e.key != nil && e.key != e.cur && e.key != e.stored:
+				t.Fatalf("round %d: record %d keeps a pod state (%s) that neither side holds", round, i, e.key.pod.Name)
+			case e.key != nil:
+				live++
+			}
+		}
+		// A full list drops its dead records, and doubles only when that frees less than
+		// half of it: it never holds more than four times the most records alive at once.
+		maxLive = max(maxLive, live)
+		if cap(se.entries) > 4*maxLive+endpointsEntryScan {
+			t.Fatalf("round %d: %d records (capacity %d), %d of them alive, at most %d so far; the dead ones pile up", round, len(se.entries), cap(se.entries), live, maxLive)
+		}
+	}
+}
