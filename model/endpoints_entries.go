@@ -2,7 +2,6 @@ package model
 
 import (
 	"math/bits"
-	"slices"
 
 	"epsim/internal/zeroing"
 )
@@ -21,6 +20,9 @@ import (
 // write: a twentieth of a 100k-pod Service's run.
 type entryIndex struct {
 	slots []entrySlot // empty while the list is scanned; else a power-of-two count
+	// dead counts the dead records in the list since the table was made (see
+	// endpointsEntry): a full list is compacted when they are half of it.
+	dead int
 }
 
 type entrySlot struct {
@@ -47,6 +49,7 @@ func (x *entryIndex) home(h uint64) int {
 
 // build makes a table for entries, big enough for twice as many.
 func (x *entryIndex) build(entries []endpointsEntry) {
+	x.dead = 0
 	size := 16
 	for size < 4*len(entries) {
 		size *= 2
@@ -60,6 +63,8 @@ func (x *entryIndex) build(entries []endpointsEntry) {
 	for i := range entries {
 		if e := &entries[i]; e.key != nil {
 			x.insert(entryHash(int(e.port), e.key.ipOf()), i)
+		} else {
+			x.dead++
 		}
 	}
 }
@@ -100,7 +105,7 @@ func (s *ServiceEndpoints) entry(port int, ps *endpointsPodState) (e *endpointsE
 	if s.entries == nil && s.buf != nil {
 		s.entries = s.buf.takeRecords()
 	}
-	if len(s.entries) == cap(s.entries) && s.dropDeadEntries() && x != nil {
+	if len(s.entries) == cap(s.entries) && (x == nil || 2*x.dead >= len(s.entries)) && s.dropDeadEntries() && x != nil {
 		x.build(s.entries) // the records moved
 	}
 	s.entries = append(s.entries, endpointsEntry{key: ps, port: int32(port)})
@@ -113,10 +118,10 @@ func (s *ServiceEndpoints) entry(port int, ps *endpointsPodState) (e *endpointsE
 	return &s.entries[len(s.entries)-1], false
 }
 
-// dropDeadEntries takes the dead records (see endpointsEntry) out of s.entries, a full list,
-// and reports whether it took any. Unless that freed half of it, it also doubles the list's
-// capacity, so that the next full list is as many appends away as this one's records: a
-// list that dead records fill is scanned once per doubling, as append would copy it.
+// dropDeadEntries takes the dead records (see endpointsEntry) out of s.entries and reports
+// whether there were any. entry calls it on a full list: a scanned one (a few records), or
+// an indexed one when half of it is dead, so that the scans and the table made again after
+// cost a few records' work for each record that died.
 func (s *ServiceEndpoints) dropDeadEntries() bool {
 	live := s.entries[:0]
 	for _, e := range s.entries {
@@ -127,9 +132,6 @@ func (s *ServiceEndpoints) dropDeadEntries() bool {
 	n := len(s.entries)
 	clear(s.entries[len(live):]) // the moved records' old places
 	s.entries = live
-	if 2*len(live) > n {
-		s.entries = slices.Grow(s.entries, n)
-	}
 	return len(live) < n
 }
 
@@ -239,6 +241,6 @@ func (s *ServiceEndpoints) commitTouched() {
 	clear(s.entries) // keep no addresses alive
 	s.entries = s.entries[:0]
 	if s.rare != nil {
-		s.rare.entryIndex.slots = s.rare.entryIndex.slots[:0]
+		s.rare.entryIndex.slots, s.rare.entryIndex.dead = s.rare.entryIndex.slots[:0], 0
 	}
 }

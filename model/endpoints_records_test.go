@@ -155,22 +155,52 @@ func TestServiceEndpointsDropsDeadRecords(t *testing.T) {
 			t.Fatalf("round %d: decision %+v, want %+v", round, got, want.EndpointsDecision)
 		}
 		// The write fails: no Applied.
-		live := 0
-		for i, e := range se.entries {
-			switch {
-			case e.key == nil && (e.cur != nil || e.stored != nil):
-				t.Fatalf("round %d: record %d has no key but a side", round, i)
-			case e.key != nil && e.key != e.cur && e.key != e.stored:
-				t.Fatalf("round %d: record %d keeps a pod state (%s) that neither side holds", round, i, e.key.pod.Name)
-			case e.key != nil:
-				live++
-			}
-		}
-		// A full list drops its dead records, and doubles only when that frees less than
-		// half of it: it never holds more than four times the most records alive at once.
+		live := checkRecordKeys(t, se, fmt.Sprint("round ", round))
+		// A full list drops its dead records when they are half of it (a short one: when
+		// there are any), and else grows by a quarter: it never holds more than about
+		// three times the most records alive.
 		maxLive = max(maxLive, live)
-		if cap(se.entries) > 4*maxLive+endpointsEntryScan {
+		if cap(se.entries) > 3*maxLive+endpointsEntryScan {
 			t.Fatalf("round %d: %d records (capacity %d), %d of them alive, at most %d so far; the dead ones pile up", round, len(se.entries), cap(se.entries), live, maxLive)
 		}
+	}
+}
+
+// checkRecordKeys fails t when a record of se keeps a pod state that neither of its sides
+// holds, and returns the count of records alive.
+func checkRecordKeys(t *testing.T, se *ServiceEndpoints, when string) (live int) {
+	t.Helper()
+	for i, e := range se.entries {
+		switch {
+		case e.key == nil && (e.cur != nil || e.stored != nil):
+			t.Fatalf("%s: record %d has no key but a side", when, i)
+		case e.key != nil && e.key != e.cur && e.key != e.stored:
+			t.Fatalf("%s: record %d keeps a pod state (%s) that neither side holds", when, i, e.key.pod.Name)
+		case e.key != nil:
+			live++
+		}
+	}
+	return live
+}
+
+// TestServiceEndpointsDeleteKillsRecords checks the records when the stored object is
+// deleted: a record of a removed address had only its stored side, and then has none.
+func TestServiceEndpointsDeleteKillsRecords(t *testing.T) {
+	se := NewServiceEndpoints(testEndpointsService(), EndpointsOptions{}, testAddressBytes)
+	for i := range 40 {
+		se.SetPod(testEndpointsPod(i, true))
+	}
+	se.Sync(1)
+	se.Applied()
+	for i := range 30 {
+		se.DeletePod(fmt.Sprintf("ns/web-%d", i))
+	}
+	se.DeleteService()
+	if d := se.Sync(2); d.Verb != EndpointsDelete {
+		t.Fatalf("sync of a deleted Service: %+v, want a delete", d)
+	}
+	se.Applied()
+	if live := checkRecordKeys(t, se, "after the delete"); live != 10 {
+		t.Fatalf("%d records alive after the delete, want the 10 pods' left", live)
 	}
 }

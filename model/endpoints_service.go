@@ -302,7 +302,7 @@ type endpointsKeptSubset struct {
 //
 // A record whose two sides are both absent says what no record says (the stored side is
 // the current one), and its key is nil: it is dead, matches nothing, and the list drops it
-// when it is full (entry). A pod made and deleted between two commits left one, keeping its
+// when it is full and half dead (entry). A pod made and deleted between two commits left one, keeping its
 // pod state, the pod and its name: a 100k-pod Service without truncation, whose writes all
 // fail, kept 37 MB of the pods a rolling update had replaced.
 type endpointsEntry struct {
@@ -767,7 +767,13 @@ func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, ready, pres
 		e.key = e.cur
 	} else {
 		e.cur, e.curReady = nil, false
-		e.key = e.stored // nil: the record is dead
+		e.key = e.stored
+		if e.key == nil {
+			// The record is dead (it was not: a record found or made has a key).
+			if x := s.indexedEntries(); x != nil {
+				x.dead++
+			}
+		}
 	}
 	if !e.equal() {
 		s.mismatch++
@@ -1013,9 +1019,16 @@ func (s *ServiceEndpoints) Applied() {
 			}
 		}
 		s.mismatch = 0
+		x := s.indexedEntries()
 		for i := range s.entries {
 			e := &s.entries[i]
 			e.stored, e.storedReady = nil, false
+			if e.cur == nil && e.key != nil {
+				e.key = nil // dead: both sides absent
+				if x != nil {
+					x.dead++
+				}
+			}
 			if !e.equal() {
 				s.mismatch++
 			}
