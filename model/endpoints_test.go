@@ -753,13 +753,16 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, moveAddresses bool, 
 			}
 			checkSubsetSizes(t, se)
 		}
-		// Occasionally the write fails (no Applied), so the next sync retries.
-		if r.IntN(15) != 0 {
+		// Occasionally the write fails (no Applied), so the next sync retries. For one
+		// seed in four, writes fail for 31 steps in 32, as those of an object over
+		// the etcd limit do: records pile up between commits, and die (see endpointsEntry).
+		if r.IntN(15) != 0 && (seed%4 != 3 || step%32 == 0) {
 			se.Applied()
 			cur = stored(full, cur)
 		}
 		restore()
 		checkEndpointsPodList(t, se, pods, seed, step)
+		checkRecordKeys(t, se, fmt.Sprintf("seed %d step %d", seed, step))
 	}
 	if useRefs && !mischief && se.byName() != nil {
 		t.Fatalf("seed %d: the builder indexed its pods by name, though every change came with its ref", seed)
