@@ -302,9 +302,10 @@ type endpointsKeptSubset struct {
 //
 // A record whose two sides are both absent says what no record says (the stored side is
 // the current one), and its key is nil: it is dead, matches nothing, and the list drops it
-// when it is full and half dead (entry). A pod made and deleted between two commits left one, keeping its
-// pod state, the pod and its name: a 100k-pod Service without truncation, whose writes all
-// fail, kept 37 MB of the pods a rolling update had replaced.
+// when it is full and half dead (entry). A pod made and deleted between two commits left
+// one that kept its pod state, the pod and its name alive: a 100k-pod Service without
+// truncation, whose writes all fail once it passes 12,550 addresses, peaked 22 MB higher
+// (106.4 MB) with the pods its rolling update had replaced.
 type endpointsEntry struct {
 	key, cur, stored      *endpointsPodState
 	port                  int32
