@@ -2,6 +2,7 @@ package model
 
 import (
 	"math/bits"
+	"slices"
 
 	"epsim/internal/zeroing"
 )
@@ -123,16 +124,10 @@ func (s *ServiceEndpoints) entry(port int, ps *endpointsPodState) (e *endpointsE
 // an indexed one when half of it is dead, so that the scans and the table made again after
 // cost a few records' work for each record that died.
 func (s *ServiceEndpoints) dropDeadEntries() bool {
-	live := s.entries[:0]
-	for _, e := range s.entries {
-		if e.key != nil {
-			live = append(live, e)
-		}
-	}
 	n := len(s.entries)
-	clear(s.entries[len(live):]) // the moved records' old places
-	s.entries = live
-	return len(live) < n
+	// DeleteFunc clears the places the records moved from: they keep no pod state alive.
+	s.entries = slices.DeleteFunc(s.entries, func(e endpointsEntry) bool { return e.key == nil })
+	return len(s.entries) < n
 }
 
 // indexedEntries returns the index of s.entries, nil while the list is scanned.
