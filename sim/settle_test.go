@@ -1,9 +1,13 @@
 package sim
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
+
+	"epsim/model"
 )
 
 // TestSettledBuildersMadeAgain checks that dropping settled Services' builders (the
@@ -62,8 +66,45 @@ func TestSettledBuildersMadeAgain(t *testing.T) {
 			t.Fatalf("%d builders dropped and %d made again, of at most %d pods: the run did not exercise settling", st.dropped, st.remade, st.largest)
 		}
 		t.Logf("%d builders dropped, %d made again, of at most %d pods", st.dropped, st.remade, st.largest)
+		// The scratch lists keep no pod alive (a pod replaced since would stay in memory).
+		for i, pp := range st.placed[:cap(st.placed)] {
+			if pp.p != nil {
+				t.Fatalf("gather's list keeps pod %s at %d after the run", pp.p.pod.Name, i)
+			}
+		}
+		for i, p := range st.woken[:cap(st.woken)] {
+			if p != nil {
+				t.Fatalf("wake's list keeps pod %s at %d after the run", p.pod.Name, i)
+			}
+		}
 	}
 	if !reflect.DeepEqual(settled, plain) {
 		t.Fatalf("settling changed the results:\nwith    %+v\nwithout %+v", settled.Phases, plain.Phases)
+	}
+}
+
+// TestSettlerGatherKeepsNoPodWhenItGivesUp checks gather's scratch list when a builder's
+// pods cannot make a record (a version the record would lose): the pods it placed before
+// giving up must not stay in it.
+func TestSettlerGatherKeepsNoPodWhenItGivesUp(t *testing.T) {
+	s := &serviceState{}
+	for i := range 3 {
+		s.pods = append(s.pods, &podState{pod: &model.Pod{PodIdentity: model.NewPodIdentity("ns", fmt.Sprint("web-", i), fmt.Sprint("uid-", i))}})
+	}
+	older := *s.pods[2].pod // the builder has a version before the pod's current one
+	var st settler
+	of := func(p *podState) (*model.Pod, int) {
+		if p == s.pods[2] {
+			return &older, 2
+		}
+		return p.pod, slices.Index(s.pods, p)
+	}
+	if d := st.gather(s, 3, of, func(*podState) { t.Fatal("forget called for a record not made") }); d != nil {
+		t.Fatal("gather made a record of a builder with an old version of a pod")
+	}
+	for i, pp := range st.placed[:cap(st.placed)] {
+		if pp.p != nil {
+			t.Fatalf("gather's list keeps pod %s at %d after giving up", pp.p.pod.Name, i)
+		}
 	}
 }
