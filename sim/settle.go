@@ -188,7 +188,7 @@ func (st *settler) keep(idx int, d *dormant) {
 }
 
 // wake returns Service idx's dormant record and its pods in the builder's order (valid
-// until the next wake), and forgets them (nil if it has none); call release with the
+// until release), and forgets them (nil if it has none); call release with the
 // record once the builder is made again.
 func (st *settler) wake(idx int) (*dormant, []*podState) {
 	d := st.dormant[idx]
