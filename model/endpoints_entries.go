@@ -130,6 +130,15 @@ func (s *ServiceEndpoints) dropDeadEntries() bool {
 	return len(s.entries) < n
 }
 
+// killEntry makes e, a record with a key and both sides now absent, dead (see
+// endpointsEntry), and counts it for the index.
+func (s *ServiceEndpoints) killEntry(e *endpointsEntry) {
+	e.key = nil
+	if x := s.indexedEntries(); x != nil {
+		x.dead++
+	}
+}
+
 // indexedEntries returns the index of s.entries, nil while the list is scanned.
 func (s *ServiceEndpoints) indexedEntries() *entryIndex {
 	if s.rare == nil || len(s.rare.entryIndex.slots) == 0 {

@@ -770,10 +770,7 @@ func (s *ServiceEndpoints) setEntry(port int, ps *endpointsPodState, ready, pres
 		e.cur, e.curReady = nil, false
 		e.key = e.stored
 		if e.key == nil {
-			// The record is dead (it was not: a record found or made has a key).
-			if x := s.indexedEntries(); x != nil {
-				x.dead++
-			}
+			s.killEntry(e) // it had a key: a record found or made has one
 		}
 	}
 	if !e.equal() {
@@ -1020,15 +1017,11 @@ func (s *ServiceEndpoints) Applied() {
 			}
 		}
 		s.mismatch = 0
-		x := s.indexedEntries()
 		for i := range s.entries {
 			e := &s.entries[i]
 			e.stored, e.storedReady = nil, false
 			if e.cur == nil && e.key != nil {
-				e.key = nil // dead: both sides absent
-				if x != nil {
-					x.dead++
-				}
+				s.killEntry(e) // both sides absent
 			}
 			if !e.equal() {
 				s.mismatch++
