@@ -234,9 +234,9 @@ func (j *WritesJSONL) Add(r *sim.WriteRecord) error {
 	}
 	j.n++
 	b := append(j.line[:0], `{"time":`...)
-	b = appendJSONString(b, r.At.String())
+	b = append(appendDuration(append(b, '"'), r.At), '"') // a duration never needs escaping
 	b = append(b, `,"timeSeconds":`...)
-	b = appendJSONFloat(b, r.At.Seconds())
+	b = appendJSONSeconds(b, r.At)
 	b = append(b, `,"mode":`...)
 	b = appendJSONString(b, string(r.Mode))
 	b = append(b, `,"phase":`...)
@@ -260,9 +260,9 @@ func (j *WritesJSONL) Add(r *sim.WriteRecord) error {
 	b = append(b, `,"watchers":`...)
 	b = strconv.AppendInt(b, r.Watchers, 10)
 	b = append(b, `,"latency":`...)
-	b = appendJSONString(b, r.Latency.String())
+	b = append(appendDuration(append(b, '"'), r.Latency), '"')
 	b = append(b, `,"latencySeconds":`...)
-	b = appendJSONFloat(b, r.Latency.Seconds())
+	b = appendJSONSeconds(b, r.Latency)
 	b = append(b, "}\n"...)
 	j.line = b
 	if _, err := j.bw.Write(b); err != nil {
