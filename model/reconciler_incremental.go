@@ -147,6 +147,7 @@ type SyncBuffers struct {
 	dirty         []endpointHash   // syncFamily's copy of a dirty set
 	touchedSlices []*storedSlice   // syncFamily's touched slices
 	pending       []*podEntry      // syncFamily's pods of pending endpoints
+	oldKeys       []PortMapKey     // syncFamily's port maps that no pod has any more
 	pairs         []endpointPair   // alignUpdate's answer, per endpoint of the update
 	oldPaired     []bool           // alignUpdate's old endpoints that it paired
 	order         []*EndpointSlice // syncPortMap's fill order
@@ -2080,7 +2081,10 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 	if cap(touched) > 1024 || cap(pending) > 1024 {
 		s.opts.Buffers.touchedSlices, s.opts.Buffers.pending = nil, nil
 	}
-	var oldKeys []PortMapKey
+	// The port maps no pod has (a placeholder's, old ports'), whose slices go: a list of
+	// their keys was an allocation at each sync that has one (30,771 syncs of
+	// many-services, 3.8 a Service in 2,000 Services of 10 pods).
+	oldKeys := s.opts.Buffers.oldKeys[:0]
 	for k := range f.groups.all() {
 		if s.keyPods.get(k) == 0 {
 			oldKeys = append(oldKeys, k)
@@ -2095,6 +2099,8 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 		}
 		slices.SortFunc(plan.ToDelete[start:], byName)
 	}
+	clear(oldKeys)
+	s.opts.Buffers.oldKeys = oldKeys[:0]
 	// upstream: reconciler.go reconcileByAddressType (placeholder)
 	if f.sliceCount() == len(plan.ToDelete) && len(plan.ToCreate) == 0 {
 		p := s.sliceObject()
