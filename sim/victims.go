@@ -47,6 +47,9 @@ type victimRank struct {
 	node int32
 	uid  uint64
 	p    *podState
+	// t is the time of key 6 or 8 (rankTime), where the ranking has it without reading
+	// the pod's object (from a candidate list); uid is then set too.
+	t model.Timestamp
 }
 
 // A candidate's packed key is victimKeyBase | colocationKey: its class (keys 1–3: 0
@@ -230,11 +233,12 @@ var victimCandsCheck func(fromList, fromRecords []*podState)
 // rankVictims is pickVictims by a ranking of every pod of the Service: the first n are
 // selected (O(pods) on average) and only they are sorted: a rollout of a 100,000-pod
 // Deployment by a quarter at a time makes some 260 such syncs. The selection reads every
-// candidate's record (or its entry in the ReplicaSet's candidate list, victimCands, where
-// it has one), and its object (for the age bucket) only where the keys a record
+// candidate's record, and its object (for the age bucket) only where the keys a record
 // gives leave the choice open: the first n and those that tie with the n-th, in that
 // rollout 1.9 million objects of the 12.3 million candidates its rankings weigh (reading
-// every object was 30% of the run's CPU).
+// every object was 30% of the run's CPU). Where the ReplicaSet has a candidate list
+// (victimCands), it reads the list's entries instead, which hold the object's keys too,
+// and copies only the candidates it has not ruled out (firstOfCands).
 func (w *workloadControllers) rankVictims(rs *replicaSet, n int, now Time) []*podState {
 	var c *victimCands
 	if rs.rare != nil {
@@ -257,81 +261,152 @@ func (w *workloadControllers) rankVictims(rs *replicaSet, n int, now Time) []*po
 func (w *workloadControllers) rankFrom(rs *replicaSet, c *victimCands, n int, now Time) []*podState {
 	sc := &w.victims
 	sc.calls++
-	s := rs.svc
 	ranks := sc.ranks[:0]
-	// onNode counts the Deployment's live pods by node (index node+1) where a candidate is.
-	var onNode []int32
-	if c != nil {
-		for i := range c.list {
-			cd := &c.list[i]
-			ranks = append(ranks, victimRank{p: cd.p, node: cd.node, key: victimKeyBase(cd.class, -1)})
-		}
-		onNode = s.victims.live
-	} else {
-		if need := len(w.e.nodes) + 1; len(sc.onNode) < need {
-			sc.onNode, sc.stamp = make([]int32, need), make([]uint32, need)
-		}
-		if sc.gen++; sc.gen == 0 {
-			clear(sc.stamp)
-			sc.gen = 1
-		}
-		for _, p := range s.pods {
-			if !p.live {
-				continue
-			}
-			sc.countOnNode(p)
-			if p.rs() == rs {
-				// Keys 1–3 from the pod's record; key 6 or 8 needs its object (see below).
-				ranks = append(ranks, victimRank{p: p, node: p.node, key: victimKeyBase(deletionClass(p), -1)})
-			}
-		}
-		onNode = sc.onNode
-	}
 	defer func() {
 		clear(ranks)
 		sc.ranks = ranks[:0]
 	}()
-	n = min(n, len(ranks))
-	out := make([]*podState, 0, n)
-	if n == 0 {
-		return out
+	// ranks[:lo] come before the n-th candidate by keys 1–5, and ranks[lo:hi] share its.
+	var lo, hi int
+	gathered := false
+	if c != nil && n > 0 && n < len(c.list) {
+		ranks, lo, hi, gathered = sc.firstOfCands(c, rs.svc.victims.live, n, ranks)
 	}
-	if n == len(ranks) {
-		for i := range ranks {
-			out = append(out, ranks[i].p)
+	if !gathered {
+		ranks = w.allCandidates(rs, c, ranks)
+		n = min(n, len(ranks))
+		if n == 0 || n == len(ranks) {
+			out := make([]*podState, 0, n)
+			for i := range n {
+				out = append(out, ranks[i].p)
+			}
+			return out
 		}
-		return out
+		onNode := sc.onNode
+		if c != nil {
+			onNode = rs.svc.victims.live
+		}
+		most := int32(0) // the most of the Deployment's pods on a candidate's node
+		for i := range ranks {
+			r := &ranks[i]
+			colocated := onNode[r.node+1]
+			most = max(most, colocated)
+			r.key |= colocationKey(colocated)
+		}
+		lo, hi = 0, len(ranks)
+		if len(ranks) > victimsReadAllMax {
+			lo, hi = sc.firstByRecord(ranks, n, most)
+		}
 	}
-	most := int32(0) // the most of the Deployment's pods on a candidate's node
-	for i := range ranks {
-		r := &ranks[i]
-		colocated := onNode[r.node+1]
-		most = max(most, colocated)
-		r.key |= colocationKey(colocated)
-	}
-	// The first n by keys 1–5 alone; then the age buckets (a read of each pod's object: most
-	// of a large ReplicaSet's ranking, when every pod was read) only of those and of the
-	// others that share the last of those keys, among which the buckets choose; then the
-	// UIDs only of the first n and of the others that share the last full key.
-	lo, hi := 0, len(ranks)
-	if len(ranks) > victimsReadAllMax {
-		lo, hi = sc.firstByRecord(ranks, n, most)
-	}
+	// The first n by keys 1–5 alone (above); then the age buckets (a read of each pod's
+	// object, unless a candidate list has the time: most of a large ReplicaSet's ranking,
+	// when every pod was read) only of those and of the others that share the last of
+	// those keys, among which the buckets choose; then the UIDs only of the first n and of
+	// the others that share the last full key.
 	for i := range hi {
 		r := &ranks[i]
-		r.key |= uint32(ageBucket(now, rankTime(r.p.pod)) + 1) // the bits victimKeyBase left 0
+		if c == nil {
+			r.t = rankTime(r.p.pod)
+		}
+		r.key |= uint32(ageBucket(now, r.t) + 1) // the bits victimKeyBase left 0
 	}
 	lo, hi = firstByKey(ranks, lo, hi, n)
-	for i := range hi {
-		ranks[i].uid = uidPrefix(ranks[i].p.pod.UID)
+	if c == nil {
+		for i := range hi {
+			ranks[i].uid = uidPrefix(ranks[i].p.pod.UID)
+		}
 	}
 	selectFirst(ranks[lo:hi], n-lo, compareVictims)
 	first := ranks[:n]
 	slices.SortFunc(first, func(a, b victimRank) int { return compareVictims(&a, &b) })
+	out := make([]*podState, 0, n)
 	for i := range first {
 		out = append(out, first[i].p)
 	}
 	return out
+}
+
+// allCandidates appends every candidate of rs to ranks, with keys 1–3 (victimKeyBase), from
+// its candidate list c or, when c is nil, from the Service's pod records; then it counts
+// the Deployment's live pods by node in the scratch's onNode (index node+1).
+func (w *workloadControllers) allCandidates(rs *replicaSet, c *victimCands, ranks []victimRank) []victimRank {
+	if c != nil {
+		for i := range c.list {
+			cd := &c.list[i]
+			ranks = append(ranks, victimRank{p: cd.p, node: cd.node, key: victimKeyBase(cd.class, -1), uid: cd.uid, t: cd.t})
+		}
+		return ranks
+	}
+	sc := &w.victims
+	if need := len(w.e.nodes) + 1; len(sc.onNode) < need {
+		sc.onNode, sc.stamp = make([]int32, need), make([]uint32, need)
+	}
+	if sc.gen++; sc.gen == 0 {
+		clear(sc.stamp)
+		sc.gen = 1
+	}
+	for _, p := range rs.svc.pods {
+		if !p.live {
+			continue
+		}
+		sc.countOnNode(p)
+		if p.rs() == rs {
+			// Keys 1–3 from the pod's record; key 6 or 8 needs its object (see rankFrom).
+			ranks = append(ranks, victimRank{p: p, node: p.node, key: victimKeyBase(deletionClass(p), -1)})
+		}
+	}
+	return ranks
+}
+
+// firstOfCands is firstByRecord for a ranking from candidate list c, which it does not copy
+// whole (copying and partitioning every candidate was most of a large ranking once no pod
+// object was read): it counts the candidates by class and by the Deployment's pods on
+// their node (onNode, index node+1), finds those keys of the n-th (0 < n < len(c.list)),
+// and appends to ranks only the candidates at or before them, with keys 1–5, ranks[:lo]
+// before the n-th's keys and ranks[lo:hi] at them. It returns ok false, with ranks as it
+// was, where a node has more than victimsCountMax of the Deployment's pods.
+func (sc *victimScratch) firstOfCands(c *victimCands, onNode []int32, n int, ranks []victimRank) (_ []victimRank, lo, hi int, ok bool) {
+	// counts[colocated*4+class], grown as larger counts of pods on a node show up.
+	counts := sc.counts[:0]
+	most := int32(0)
+	for i := range c.list {
+		cd := &c.list[i]
+		colocated := max(onNode[cd.node+1], 0)
+		if colocated > victimsCountMax {
+			sc.counts = counts
+			return ranks, 0, 0, false
+		}
+		at := int(colocated)*4 + int(cd.class)
+		if at >= len(counts) {
+			had := len(counts)
+			counts = slices.Grow(counts, at+1-had)[:at+1]
+			clear(counts[had:])
+		}
+		counts[at]++
+		most = max(most, colocated)
+	}
+	// Keys ascend by class, then by more pods on the node first.
+	var last uint32
+	left := int32(n)
+	for i := 0; left > 0; i++ {
+		class, colocated := i/int(most+1), most-int32(i%int(most+1))
+		if at := int(colocated)*4 + class; at < len(counts) {
+			left -= counts[at]
+		}
+		if left <= 0 {
+			last = victimKeyBase(int8(class), -1) | colocationKey(colocated)
+		}
+	}
+	sc.counts = counts
+	for i := range c.list {
+		cd := &c.list[i]
+		key := victimKeyBase(cd.class, -1) | colocationKey(onNode[cd.node+1])
+		if key <= last {
+			ranks = append(ranks, victimRank{p: cd.p, node: cd.node, key: key, uid: cd.uid, t: cd.t})
+		}
+	}
+	lo, hi = partitionByKey(ranks, last)
+	return ranks, lo, hi, true
 }
 
 // victimsReadAllMax is the number of candidates up to which a ranking reads every pod

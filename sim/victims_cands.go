@@ -1,6 +1,10 @@
 package sim
 
-import "slices"
+import (
+	"slices"
+
+	"epsim/model"
+)
 
 // A rollout by a quarter at a time deletes up to 500 pods a sync (the controller's burst),
 // and each of those syncs ranks every pod of the Service (rankVictims), as upstream does:
@@ -8,9 +12,10 @@ import "slices"
 // cache miss each once the records are scattered over the heap: for one Service of
 // 100,000 pods that was a quarter of the run's CPU, most of it the first read of each
 // record. A victimCands keeps a ReplicaSet's candidates with the keys the ranking reads
-// from their records (node and class) in one array, and the Service's victimState counts
-// the Deployment's pods on each node, so that a ranking reads the array and not the
-// records; a pod event costs the list a map lookup.
+// from their records (node and class) and objects (rank time and UID) in one array, and
+// the Service's victimState counts the Deployment's pods on each node, so that a ranking
+// reads the array and neither records nor objects; a pod event costs the list a map
+// lookup.
 
 // victimsCandsMin is the number of a ReplicaSet's live pods from which its
 // victimsCandsAfter-th scale-down of more than victimsIndexMaxN pods builds a candidate
@@ -28,9 +33,15 @@ type victimCands struct {
 	at   map[*podState]int32
 }
 
-// victimCand is a candidate and the keys of its record.
+// victimCand is a candidate and the keys a ranking reads of it: its record's, and the
+// two of its object, kept here so that a ranking reads no pod object (the first read of
+// each, a cache miss, was half of a ranking of 100,000 pods that reads the records).
 type victimCand struct {
-	p     *podState
+	p *podState
+	// t is the time the pod's age bucket is of (rankTime), and uid its UID's prefix
+	// (uidPrefix).
+	t     model.Timestamp
+	uid   uint64
 	node  int32
 	class int8
 }
@@ -64,10 +75,11 @@ func (c *victimCands) update(p *podState) {
 	}
 	if !listed {
 		i = int32(len(c.list))
-		c.list = append(c.list, victimCand{p: p})
+		c.list = append(c.list, victimCand{p: p, uid: uidPrefix(p.pod.UID)})
 		c.at[p] = i
 	}
-	c.list[i].node, c.list[i].class = p.node, deletionClass(p)
+	cd := &c.list[i]
+	cd.node, cd.class, cd.t = p.node, deletionClass(p), rankTime(p.pod)
 }
 
 // dropVictimCands lets go of rs's candidate list, if it has one, and of its Service's
