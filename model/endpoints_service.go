@@ -260,7 +260,14 @@ type endpointsPortState struct {
 	digest   [digestSize]byte
 	ready    addrList
 	notReady addrList
+	// proxyKey is Σ proxyEntryHash over the ready addresses (0 for a port a kube-proxy
+	// skips: proxiedPort), kept as they come and go: see ProxyKey.
+	proxyKey uint64
 }
+
+// proxied reports whether a kube-proxy that watches Endpoints programs p (its number is
+// not 0: upstream skips such a port).
+func (p *endpointsPortState) proxied() bool { return !p.sentinel && p.port.Port != 0 }
 
 // endpointsSignature is a distinct set of resolved ports and how many pods resolve exactly it.
 // Ports offered by exactly the same signatures have identical address sets, so RepackSubsets
@@ -720,6 +727,9 @@ func (s *ServiceEndpoints) addContribution(ps *endpointsPodState, ready bool) {
 		p := s.ports[id]
 		if ready {
 			p.ready.insert(ps, s.buf)
+			if p.proxied() {
+				p.proxyKey += proxyEntryHash(&p.port, ps.ipOf())
+			}
 		} else {
 			p.notReady.insert(ps, s.buf)
 		}
@@ -740,6 +750,9 @@ func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState, ready bool)
 		p := s.ports[id]
 		if ready {
 			p.ready.remove(ps, s.buf)
+			if p.proxied() {
+				p.proxyKey -= proxyEntryHash(&p.port, ps.ipOf())
+			}
 		} else {
 			p.notReady.remove(ps, s.buf)
 		}

@@ -490,7 +490,8 @@ func TestServiceEndpointsTwin(t *testing.T) {
 	}
 	t.Logf("coverage: %+v", cov)
 	if cov.truncated == 0 || cov.multiSubset == 0 || cov.skips == 0 || cov.writes == 0 || cov.truncatedMulti == 0 ||
-		cov.truncatedSame == 0 || cov.truncatedChanged == 0 || cov.restored == 0 {
+		cov.truncatedSame == 0 || cov.truncatedChanged == 0 || cov.restored == 0 ||
+		cov.proxySame == 0 || cov.proxySame == cov.proxyKeys {
 		t.Fatalf("the random sequences missed a case: %+v", cov)
 	}
 }
@@ -503,6 +504,9 @@ type endpointsTwinCoverage struct {
 	truncatedSame, truncatedChanged int
 	// restored counts the settled builders made again (Settled, Restore).
 	restored int
+	// proxyKeys counts the writes whose ProxyKey was checked, and proxySame those that
+	// left a kube-proxy's endpoints map as the stored object's.
+	proxyKeys, proxySame int
 }
 
 // runEndpointsTwin runs steps random changes; with moveAddresses, some updates of a running
@@ -752,6 +756,19 @@ func runEndpointsTwin(t *testing.T, seed uint64, steps int, moveAddresses bool, 
 				t.Fatalf("seed %d step %d: metadata differs\n inc %v %v\nfull %v %v", seed, step, obj.Labels, obj.Annotations, full.Object.Labels, full.Object.Annotations)
 			}
 			checkSubsetSizes(t, se)
+			if got, want := se.ProxyKey(), EndpointsProxyKey(full.Object); got != want {
+				t.Fatalf("seed %d step %d: ProxyKey %#x, the object's %#x", seed, step, got, want)
+			}
+			cov.proxyKeys++
+			if cur != nil {
+				same := EndpointsProxyKey(cur) == EndpointsProxyKey(full.Object)
+				if want := legacyProxyMapsEqual(cur, full.Object); same != want {
+					t.Fatalf("seed %d step %d: keys equal %v, kube-proxy's endpoints maps equal %v\n old %+v\n new %+v", seed, step, same, want, cur.Subsets, full.Object.Subsets)
+				}
+				if same {
+					cov.proxySame++
+				}
+			}
 		}
 		// Occasionally the write fails (no Applied), so the next sync retries. For one
 		// seed in four, writes fail for 31 steps in 32, as those of an object over

@@ -43,6 +43,9 @@ type committed struct {
 	// Service with no ready endpoint (upstream: pkg/proxy/topology.go CategorizeEndpoints).
 	// Endpoints objects have none (the Endpoints controller leaves terminating pods out).
 	fallback int
+	// proxyKey is, for an Endpoints object, the key of the endpoints map a kube-proxy that
+	// watches Endpoints builds of it (model.EndpointsProxyKey).
+	proxyKey uint64
 	// family is the IP family (0 IPv4, 1 IPv6) of the kube-proxy proxier that programs the
 	// object: an EndpointSlice's address type; for an Endpoints object, its Service's
 	// primary family, the only one whose addresses the Endpoints controller writes
@@ -334,6 +337,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		decodeBytes := kubeProxyEvent + d.resentBytes/events
 		e.kubeProxies[mi].proxier(cm.family).receive(cm.name, kubeProxyChange{
 			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted, delivered: d.done,
+			readyKey: cm.proxyKey,
 		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, objectEndpoints{ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints)})
 	}
 	e.stats.committed(&rec, &cm, s.idx, fanout, perNode, events, d)

@@ -66,6 +66,9 @@ type endpointsSnapshot struct {
 	meta      model.ObjectMeta
 	subsets   []model.SubsetSize
 	unchanged bool
+	// proxyKey is the object's key for a kube-proxy that watches Endpoints
+	// (ServiceEndpoints.ProxyKey).
+	proxyKey uint64
 	// manual is the user's Endpoints object of a selector-less Service (then the rest is
 	// unset).
 	manual *model.Endpoints
@@ -257,6 +260,9 @@ func (y *endpointsSyncer) sync(s *serviceState, trigger model.Timestamp, buf []w
 	snap.meta = b.ObjectMetaInto(snap.annotations)
 	snap.subsets = b.AppendSubsetSizes(snap.subsets[:0])
 	snap.unchanged = b.Unchanged()
+	if d.Verb != model.EndpointsDelete {
+		snap.proxyKey = b.ProxyKey()
+	}
 	if d.Truncated {
 		// An over-capacity object is re-PUT on every sync (UPSTREAM.md §3); the API server
 		// drops the PUT only if the truncated object encodes the same.
@@ -312,6 +318,7 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	om.ResourceVersion = meta.resourceVersion
 	cm.endpoints = d.Addresses + d.NotReadyAddresses
 	cm.ready = d.Addresses
+	cm.proxyKey = snap.proxyKey
 	// om lives only through this call: the buffer is reused.
 	y.mf[0] = y.fields.EndpointsOf(&om, len(snap.subsets) > 0, meta.now)
 	om.ManagedFields = y.mf[:]
@@ -379,6 +386,7 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 		cm.endpoints += len(ss.Addresses) + len(ss.NotReadyAddresses)
 		cm.ready += len(ss.Addresses)
 	}
+	cm.proxyKey = model.EndpointsProxyKey(&obj)
 	cm.requestBytes = model.EndpointsSize(&obj, model.Protobuf)
 	mf := model.EndpointsManagedFields(&obj, meta.now)
 	mf.Manager = "kubectl-create"

@@ -178,7 +178,7 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 		e.cfg.APIServer.Costs = DefaultAPIServerCosts()
 	}
 	for i := range e.kubeProxies {
-		e.kubeProxies[i] = newKubeProxyNode(e.cfg.KubeProxy, len(cfg.Timeline), len(e.services))
+		e.kubeProxies[i] = newKubeProxyNode(e.cfg.KubeProxy, len(cfg.Timeline), len(e.services), i == modeIndex(ModeEndpoints))
 	}
 	e.api = newAPIServer(e)
 	e.stats = newCollector(e)

@@ -184,6 +184,24 @@ type kubeProxyChange struct {
 	// endpointDelta changes the Service's count of ready endpoints when applied,
 	// fallbackDelta its count of serving and terminating ones, allDelta its count of all.
 	endpointDelta, fallbackDelta, allDelta int
+	// readyKey is, for an Endpoints object (the Endpoints mode), the key of the endpoints
+	// map a kube-proxy that watches Endpoints builds of it (model.EndpointsProxyKey); gen is
+	// the Service's legacyService.gen when the change came in (see trackLegacy).
+	readyKey uint64
+	gen      int32
+}
+
+// legacyService is what the change tracker of a kube-proxy that watches Endpoints (before
+// 1.19) keeps of one Service: the key of its endpoints map as last received, and, while it
+// has a pending change, the key that change started from (the map as of the last sync).
+// upstream (v1.18): pkg/proxy/endpoints.go EndpointChangeTracker (items, previous, current).
+type legacyService struct {
+	seen, from uint64
+	// gen counts the Service's dropped changes: a pending change of an older gen was
+	// dropped (trackLegacy).
+	gen                    int32
+	seenExists, fromExists bool
+	pending                bool
 }
 
 // kubeProxySync is one sync the representative kube-proxy ran.
@@ -239,6 +257,14 @@ type kubeProxy struct {
 	// largeClusterEndpointsThreshold endpoints (ready or not, per Service port).
 	largeCluster bool
 
+	// legacy is set for a kube-proxy that watches Endpoints (the Endpoints mode): its
+	// change tracker drops an update that leaves a Service's endpoints map as it was at the
+	// last sync (trackLegacy). legacyServices holds its record of each Service, and
+	// legacyPending counts the Services with a pending change.
+	legacy         bool
+	legacyServices []legacyService
+	legacyPending  int
+
 	pending  []kubeProxyChange // received, not yet checked out
 	inFlight []kubeProxyChange // checked out by the running sync
 	current  kubeProxySync
@@ -291,9 +317,11 @@ type kubeProxyDecoder struct {
 	cpu  []Time // decode CPU per phase
 }
 
-// newProxier returns a proxier whose informer is dec (one latency log per phase of dec's).
-func newProxier(cfg KubeProxyConfig, dec *kubeProxyDecoder, services int) *kubeProxy {
+// newProxier returns a proxier whose informer is dec (one latency log per phase of dec's),
+// of a kube-proxy that watches Endpoints when legacy.
+func newProxier(cfg KubeProxyConfig, dec *kubeProxyDecoder, services int, legacy bool) *kubeProxy {
 	return &kubeProxy{
+		legacy:   legacy,
 		cfg:      cfg,
 		expected: services,
 		cpuScale: 1 / math.Min(math.Max(cfg.CPU, 1e-3), 1),
@@ -315,18 +343,19 @@ type kubeProxyNode struct {
 	dec      *kubeProxyDecoder
 	families [2]*kubeProxy // by family index: IPv4, IPv6
 	services int           // the engine's Services, for its proxiers to make room for
+	legacy   bool          // it watches Endpoints (the Endpoints mode)
 }
 
 // newKubeProxyNode returns the kube-proxy of a run of phases phases and (at its start)
-// services Services.
-func newKubeProxyNode(cfg KubeProxyConfig, phases, services int) *kubeProxyNode {
-	return &kubeProxyNode{cfg: cfg, dec: &kubeProxyDecoder{cpu: make([]Time, phases)}, services: services}
+// services Services, one that watches Endpoints (before 1.19) when legacy.
+func newKubeProxyNode(cfg KubeProxyConfig, phases, services int, legacy bool) *kubeProxyNode {
+	return &kubeProxyNode{cfg: cfg, dec: &kubeProxyDecoder{cpu: make([]Time, phases)}, services: services, legacy: legacy}
 }
 
 // proxier returns the proxier of family i (0 IPv4, 1 IPv6), made now if need be.
 func (n *kubeProxyNode) proxier(i int) *kubeProxy {
 	if n.families[i] == nil {
-		n.families[i] = newProxier(n.cfg, n.dec, n.services)
+		n.families[i] = newProxier(n.cfg, n.dec, n.services, n.legacy)
 	}
 	return n.families[i]
 }
@@ -442,13 +471,59 @@ func (k *kubeProxy) receive(name string, c kubeProxyChange, ports int, eventByte
 			}
 		}
 	}
+	if k.legacy {
+		k.trackLegacy(&c, deleted)
+	}
 	k.pending = append(k.pending, c)
+	if k.legacy && k.legacyPending == 0 {
+		// The tracker's Update returned false (no Service has a change): no Sync.
+		return
+	}
 	// proxier.OnEndpointSliceUpdate → Sync → runner.Run(): coalesced in a 1-slot channel.
 	if k.state == runnerIdle {
 		k.startSync(c.arrived)
 	} else {
 		k.signal = true
 	}
+}
+
+// trackLegacy is the change tracker of a kube-proxy that watches Endpoints, for change c
+// of an Endpoints object (its DELETED event when deleted): the Service's pending change
+// starts from the map as received before (which is the map as of the last sync), and when
+// c leaves the map equal to that, the change is dropped with the Service's pending trigger
+// times. A dropped change still carries its counts (a not-ready address, say) to the next
+// sync, but it is not a change of that sync, nor programmed. upstream (v1.18):
+// pkg/proxy/endpoints.go EndpointChangeTracker.Update, endpointsToEndpointsMap (see
+// model.EndpointsProxyKey).
+func (k *kubeProxy) trackLegacy(c *kubeProxyChange, deleted bool) {
+	if len(k.legacyServices) <= c.svc {
+		n := max(c.svc+1, len(k.services))
+		k.legacyServices = append(k.legacyServices, make([]legacyService, n-len(k.legacyServices))...)
+	}
+	ls := &k.legacyServices[c.svc]
+	if !ls.pending {
+		ls.pending, ls.from, ls.fromExists = true, ls.seen, ls.seenExists
+		k.legacyPending++
+	}
+	ls.seen, ls.seenExists = c.readyKey, !deleted
+	if deleted {
+		ls.seen = 0
+	}
+	if ls.seen == ls.from && ls.seenExists == ls.fromExists {
+		// reflect.DeepEqual(change.previous, change.current): the item and the Service's
+		// lastChangeTriggerTimes are deleted. The changes pending carry the old gen.
+		ls.pending = false
+		ls.gen++
+		k.legacyPending--
+		c.hasTrigger = false
+	}
+	c.gen = ls.gen
+}
+
+// dropped reports whether pending change c was dropped by the legacy change tracker since it
+// came in (trackLegacy).
+func (k *kubeProxy) dropped(c *kubeProxyChange) bool {
+	return k.legacy && c.gen != k.legacyServices[c.svc].gen
 }
 
 // advance runs the runner loop over every transition before t (at or before t when
@@ -490,12 +565,25 @@ func (k *kubeProxy) startSync(t Time) {
 	seq := k.syncSeq
 	phase := -1
 	var changedPorts, changedEndpoints int
-	for _, c := range k.pending {
+	for i := range k.pending {
+		c := &k.pending[i]
 		k.addEndpoints(c.svc, c.endpointDelta, c.fallbackDelta)
 		k.addAll(c.svc, c.allDelta)
+		if k.dropped(c) {
+			c.hasTrigger = false
+			continue
+		}
 		phase = max(phase, c.phase)
 	}
-	for _, c := range k.pending {
+	for i := range k.pending {
+		c := &k.pending[i]
+		if k.legacy {
+			// Checked out: the tracker's items are emptied.
+			if k.dropped(c) {
+				continue
+			}
+			k.legacyServices[c.svc].pending = false
+		}
 		if sv := &k.services[c.svc]; sv.stamp != seq {
 			sv.stamp = seq
 			changedPorts += int(sv.ports)
@@ -504,6 +592,7 @@ func (k *kubeProxy) startSync(t Time) {
 	}
 	k.inFlight = append(k.inFlight[:0], k.pending...)
 	k.pending = k.pending[:0]
+	k.legacyPending = 0
 	totalEndpoints := k.portEndpoints
 	full := k.fullSync(t)
 	k.largeCluster = k.allPortEndpoints > largeClusterEndpointsThreshold

@@ -14,7 +14,7 @@ const ms = Time(time.Millisecond)
 func flatProxy(mode KubeProxyMode, base time.Duration) *kubeProxy {
 	cfg := DefaultKubeProxy(mode)
 	cfg.Costs = KubeProxyCosts{SyncBase: base, RulesPerServicePort: 3, RulesPerEndpoint: 4}
-	return newKubeProxyNode(cfg, 1, 0).proxier(0)
+	return newKubeProxyNode(cfg, 1, 0, false).proxier(0)
 }
 
 // deliver hands k an update of object name (Service svc, endpoints endpoints) that reached
@@ -361,7 +361,7 @@ func TestCPUShare(t *testing.T) {
 // ports with endpoints, endpoints × ports) against a sum over every Service, through random
 // endpoint deltas (negative counts included, ready and serving-terminating) and port changes.
 func TestKubeProxyTotalsFollowChanges(t *testing.T) {
-	k := newKubeProxyNode(KubeProxyConfig{}, 1, 0).proxier(0)
+	k := newKubeProxyNode(KubeProxyConfig{}, 1, 0, false).proxier(0)
 	r := rand.New(rand.NewPCG(3, 4))
 	for step := range 5000 {
 		i := r.IntN(40)
@@ -400,7 +400,7 @@ func TestKubeProxyTotalsFollowChanges(t *testing.T) {
 func TestProxierPerFamily(t *testing.T) {
 	cfg := DefaultKubeProxy(KubeProxyIPTables)
 	cfg.Costs = KubeProxyCosts{SyncBase: 100 * time.Millisecond, RulesPerServicePort: 3, RulesPerEndpoint: 4}
-	node := newKubeProxyNode(cfg, 1, 0)
+	node := newKubeProxyNode(cfg, 1, 0, false)
 	change := func(t Time) kubeProxyChange {
 		return kubeProxyChange{svc: 0, trigger: t, hasTrigger: true, delivered: t}
 	}
@@ -419,7 +419,7 @@ func TestProxierPerFamily(t *testing.T) {
 	}
 
 	cfg.Costs.DecodeProtobufNanosPerByte = 10
-	node = newKubeProxyNode(cfg, 1, 0)
+	node = newKubeProxyNode(cfg, 1, 0, false)
 	node.proxier(0).receive("web-v4", change(0), 1, 1000, false, false, objectEndpoints{ready: 10, all: 10})
 	node.proxier(1).receive("web-v6", change(0), 1, 1000, false, false, objectEndpoints{ready: 10, all: 10})
 	us := Time(time.Microsecond)

@@ -1,0 +1,140 @@
+package model
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+)
+
+// legacyProxyMap is a kube-proxy's endpoints map of obj as it built one before 1.19, each
+// list sorted (see legacyProxyMapsEqual): per port name and protocol, "IP:port" of every
+// ready address of every subset offering a port not numbered 0. nil for no object.
+// upstream (v1.18): pkg/proxy/endpoints.go endpointsToEndpointsMap.
+func legacyProxyMap(obj *Endpoints) map[string][]string {
+	if obj == nil {
+		return nil
+	}
+	m := map[string][]string{}
+	for _, ss := range obj.Subsets {
+		for _, p := range ss.Ports {
+			if p.Port == 0 {
+				continue
+			}
+			key := p.Name + "/" + string(p.Protocol)
+			for _, a := range ss.Addresses {
+				if a.IP == "" {
+					continue
+				}
+				m[key] = append(m[key], fmt.Sprintf("%s:%d", a.IP, p.Port))
+			}
+		}
+	}
+	for _, l := range m {
+		slices.Sort(l)
+	}
+	return m
+}
+
+// legacyProxyMapsEqual reports whether a kube-proxy of before 1.19 sees no change from a to
+// b: their endpoints maps are equal, as multisets per port (upstream compares the lists in
+// order; see endpoints_proxykey.go).
+func legacyProxyMapsEqual(a, b *Endpoints) bool {
+	return maps.EqualFunc(legacyProxyMap(a), legacyProxyMap(b), slices.Equal)
+}
+
+func TestEndpointsProxyKey(t *testing.T) {
+	port := func(name string, n int32) EndpointsPort {
+		return EndpointsPort{Name: name, Port: n, Protocol: ProtocolTCP}
+	}
+	addr := func(ips ...string) []EndpointAddress {
+		var out []EndpointAddress
+		for _, ip := range ips {
+			out = append(out, EndpointAddress{IP: ip})
+		}
+		return out
+	}
+	base := &Endpoints{Subsets: []EndpointSubset{{
+		Addresses:         addr("10.0.0.1", "10.0.0.2"),
+		NotReadyAddresses: addr("10.0.0.3"),
+		Ports:             []EndpointsPort{port("http", 80)},
+	}}}
+	for _, tc := range []struct {
+		name string
+		obj  *Endpoints
+		same bool
+	}{
+		{"itself", base, true},
+		{"a not-ready address more", &Endpoints{Subsets: []EndpointSubset{{Addresses: addr("10.0.0.1", "10.0.0.2"), NotReadyAddresses: addr("10.0.0.3", "10.0.0.4"), Ports: []EndpointsPort{port("http", 80)}}}}, true},
+		{"labels and annotations", &Endpoints{ObjectMeta: ObjectMeta{Labels: StringMap{{Key: "a", Value: "b"}}}, Subsets: base.Subsets}, true},
+		{"ready addresses in another order", &Endpoints{Subsets: []EndpointSubset{{Addresses: addr("10.0.0.2", "10.0.0.1"), Ports: []EndpointsPort{port("http", 80)}}}}, true},
+		{"a port numbered 0 more", &Endpoints{Subsets: []EndpointSubset{{Addresses: addr("10.0.0.1", "10.0.0.2"), Ports: []EndpointsPort{port("http", 80), port("bad", 0)}}}}, true},
+		{"a ready address less", &Endpoints{Subsets: []EndpointSubset{{Addresses: addr("10.0.0.1"), NotReadyAddresses: addr("10.0.0.2", "10.0.0.3"), Ports: []EndpointsPort{port("http", 80)}}}}, false},
+		{"a ready address moved", &Endpoints{Subsets: []EndpointSubset{{Addresses: addr("10.0.0.1", "10.0.0.9"), Ports: []EndpointsPort{port("http", 80)}}}}, false},
+		{"the port renumbered", &Endpoints{Subsets: []EndpointSubset{{Addresses: addr("10.0.0.1", "10.0.0.2"), Ports: []EndpointsPort{port("http", 8080)}}}}, false},
+		{"the port renamed", &Endpoints{Subsets: []EndpointSubset{{Addresses: addr("10.0.0.1", "10.0.0.2"), Ports: []EndpointsPort{port("web", 80)}}}}, false},
+		{"a port more", &Endpoints{Subsets: []EndpointSubset{{Addresses: addr("10.0.0.1", "10.0.0.2"), Ports: []EndpointsPort{port("http", 80), port("metrics", 9090)}}}}, false},
+		{"the addresses split over two subsets", &Endpoints{Subsets: []EndpointSubset{
+			{Addresses: addr("10.0.0.1"), Ports: []EndpointsPort{port("http", 80)}},
+			{Addresses: addr("10.0.0.2"), Ports: []EndpointsPort{port("http", 80), port("metrics", 9090)}},
+		}}, false},
+		{"no subsets", &Endpoints{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if want := legacyProxyMapsEqual(base, tc.obj); want != tc.same {
+				t.Fatalf("the test's map says equal %v, the case %v", want, tc.same)
+			}
+			if got := EndpointsProxyKey(base) == EndpointsProxyKey(tc.obj); got != tc.same {
+				t.Errorf("keys equal %v, want %v", got, tc.same)
+			}
+		})
+	}
+}
+
+// TestServiceEndpointsProxyKeyTruncated: an object truncated to its first 1000 ready
+// addresses (by IP) shows a kube-proxy only those, so a pod beyond them turning not ready
+// leaves the key as it was, and one among them changes it. The incremental builder's key
+// is the key of the object it writes, which the full builder makes too.
+// upstream: endpoints_controller.go truncateEndpoints; pkg/proxy/endpoints.go (v1.18).
+func TestServiceEndpointsProxyKeyTruncated(t *testing.T) {
+	svc := testEndpointsService()
+	opts := EndpointsOptions{Truncate: true}
+	se := NewServiceEndpoints(svc, opts, testAddressBytes)
+	n := EndpointsMaxCapacity + 200
+	pods := make([]*Pod, n)
+	for i := range pods {
+		pods[i] = testEndpointsPod(i, true)
+		se.SetPod(pods[i])
+	}
+	var cur *Endpoints
+	sync := func(step string) uint64 {
+		t.Helper()
+		full := BuildEndpoints(svc, pods, cur, opts, 0)
+		if d := se.Sync(0); d != full.EndpointsDecision || !d.Truncated {
+			t.Fatalf("%s: decision %+v, full %+v", step, d, full.EndpointsDecision)
+		}
+		key := se.ProxyKey()
+		if want := EndpointsProxyKey(full.Object); key != want {
+			t.Fatalf("%s: ProxyKey %#x, the full builder's object's %#x", step, key, want)
+		}
+		se.Applied()
+		cur = full.Object
+		return key
+	}
+	first := sync("all ready")
+	// Pod 1100's IP (10.0.4.76) sorts after the first 1000 ready ones (10.0.0.0 … 10.0.3.231).
+	late := *pods[1100]
+	late.Ready = false
+	pods[1100] = &late
+	se.SetPod(&late)
+	if key := sync("a late pod not ready"); key != first {
+		t.Errorf("a pod beyond the first 1000 turned not ready: key %#x, want %#x as before", key, first)
+	}
+	early := *pods[5]
+	early.Ready = false
+	pods[5] = &early
+	se.SetPod(&early)
+	if key := sync("an early pod not ready"); key == first {
+		t.Errorf("a pod among the first 1000 turned not ready: key unchanged")
+	}
+}
