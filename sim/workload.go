@@ -919,10 +919,26 @@ func (e *Engine) setReadyWith(p *podState, ready bool, since model.Timestamp, al
 		pod.Ready, pod.ReadyTransition = ready, now
 	})
 	if ready && minReady > 0 {
-		// The ReplicaSet controller requeues the ReplicaSet after minReadySeconds to count
-		// the pod available (replica_set.go updatePod, enqueueRSAfter).
-		e.after(minReady, e.arenas.available.put(evPodAvailable{p, p.epoch}))
+		e.after(availableAfter(p, now, minReady, e.now), e.arenas.available.put(evPodAvailable{p, p.epoch}))
 	}
+}
+
+// availableAfter is how long after now the controller of pod p, which turned ready with the
+// Ready condition's transition time since (whole seconds, as stored), counts it available
+// with minReadySeconds minReady:
+//   - a ReplicaSet's or StatefulSet's sync that sees the pod ready plans its next
+//     availability check for the transition time plus minReadySeconds, when the pod is
+//     available (IsPodAvailable: lastTransitionTime + minReadySeconds <= now), up to a
+//     second before minReadySeconds have passed since the pod turned ready.
+//     upstream: replica_set.go syncReplicaSet and stateful_set.go sync
+//     (FindMinNextPodAvailabilityCheck); pkg/api/v1/pod/util.go IsPodAvailable.
+//   - a DaemonSet is requeued minReadySeconds after the pod turned ready (daemon_controller.go
+//     updateDaemonSetStatus; updatePod's requeue is a second later).
+func availableAfter(p *podState, since model.Timestamp, minReady, now Time) Time {
+	if p.pinned() >= 0 {
+		return minReady
+	}
+	return max(virtualTime(since)+minReady-now, 0)
 }
 
 func (evp *evPodAvailable) apply(e *Engine) {

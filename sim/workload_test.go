@@ -695,9 +695,52 @@ func TestAvailableAfterTheLastReadyTransition(t *testing.T) {
 		t.Fatalf("ready again at %v, available at %v", readyAgain, available)
 	}
 	// The Ready transition has whole seconds: available from its second + 10 s, by the
-	// event of the second transition.
-	if available != readyAgain+Time(10*time.Second) {
-		t.Errorf("ready again at %v, available at %v: want 10 s after", readyAgain, available)
+	// event of the second transition (the ReplicaSet's sync plans its next check then).
+	if want := virtualTime(timestamp(readyAgain)) + Time(10*time.Second); available != want || readyAgain%Time(time.Second) == 0 {
+		t.Errorf("ready again at %v, available at %v: want %v, 10 s after its whole second", readyAgain, available, want)
+	}
+}
+
+// TestAvailableAfterMinReadySeconds checks when a pod that turned ready at 12.7 s, say,
+// counts as available with minReadySeconds 10: for a ReplicaSet or a StatefulSet at 22 s (its
+// Ready transition is stored as 12 s, and the sync that sees the pod ready plans the next
+// check for 22 s); for a DaemonSet at 22.7 s (requeued 10 s after the pod turned ready).
+// upstream: controller_utils.go FindMinNextPodAvailabilityCheck; daemon_controller.go
+// updateDaemonSetStatus; pkg/api/v1/pod/util.go IsPodAvailable.
+func TestAvailableAfterMinReadySeconds(t *testing.T) {
+	for _, kind := range []string{KindDeployment, KindStatefulSet, KindDaemonSet} {
+		t.Run(kind, func(t *testing.T) {
+			cfg := workloadConfig(3, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+			cfg.Services[0].MinReady = 10 * time.Second
+			cfg.Services[0].WorkloadKind = kind
+			e, err := newEngine(cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ready := map[*podState]Time{}
+			checked := 0
+			runEngine(t, e, func() {
+				for _, p := range e.services[0].pods {
+					if _, seen := ready[p]; !seen && p.pod.Ready {
+						ready[p] = e.now
+					}
+					if r, seen := ready[p]; seen && p.available && r >= 0 {
+						want := virtualTime(timestamp(r)) + Time(10*time.Second)
+						if kind == KindDaemonSet {
+							want = r + Time(10*time.Second)
+						}
+						if e.now != want {
+							t.Errorf("%s ready at %v, available at %v, want %v", p.pod.Name, r, e.now, want)
+						}
+						ready[p] = -1
+						checked++
+					}
+				}
+			})
+			if checked == 0 {
+				t.Fatal("no pod turned available")
+			}
+		})
 	}
 }
 
