@@ -978,6 +978,7 @@ func (evp *evPodStopped) apply(e *Engine) {
 	if p.rs() != nil && p.pod.Terminating {
 		p.rs().resolve().terminating-- // terminal: no longer counted as terminating
 	}
+	p.svc().setPodTerminal(p)
 	e.updatePod(p, func(pod *model.Pod) {
 		pod.Phase = model.PodSucceeded // or Failed, by the exit codes: terminal either way
 		if ready {

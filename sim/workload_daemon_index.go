@@ -52,10 +52,9 @@ func (e *Engine) daemonClassOf(s *serviceState, n int, surging bool) daemonClass
 		case !e.nodes[n].Ready:
 			return daemonNothing // a node that is gone runs no new pod
 		case p == nil:
-			if s.set.terminatingOn[n] == 0 {
-				return daemonManage
-			}
-			return daemonNothing
+			// A node with no pod but ones being deleted gets a new one at once: a surging
+			// DaemonSet needs one pod not being deleted on each node.
+			return daemonManage
 		case p.hash() == s.templateHash():
 			return daemonNothing // up to date
 		case nw == nil && !p.available:
@@ -77,6 +76,8 @@ func (e *Engine) daemonClassOf(s *serviceState, n int, surging bool) daemonClass
 		}
 		return daemonNothing
 	case p == nil:
+		// Without surge, a pod being deleted that is not terminal yet holds the node (it is
+		// "running" to podsShouldBeOnNode, and rollingUpdate counts the node unavailable).
 		if s.set.terminatingOn[n] == 0 {
 			return daemonCreate
 		}

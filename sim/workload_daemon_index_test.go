@@ -85,9 +85,9 @@ func scanSurgingDaemonSet(e *Engine, s *serviceState) (create []int, del []*podS
 		switch {
 		case !e.nodes[n].Ready:
 		case old == nil:
-			if s.set.terminatingOn[n] == 0 {
-				manage = append(manage, n)
-			}
+			// Pods being deleted do not count: a node needs one that is not
+			// (podsShouldBeOnNode, AllowsSurge: no running pod, create one).
+			manage = append(manage, n)
 		case old.hash() == s.templateHash():
 		case nw == nil && !old.available:
 			create = append(create, n)

@@ -475,15 +475,30 @@ func (s *serviceState) setPodGone(p *podState) {
 		case s.set.surgeOn[n]:
 			s.set.surgeOn[n] = nil
 		}
-		if p.pod.Terminating {
-			s.set.terminatingOn[n]--
+		if p.pod.Terminating && !p.pod.Phase.Terminal() {
+			s.set.terminatingOn[n]-- // (a terminal one was no longer counted: setPodTerminal)
 		}
 		s.markDaemonNode(int(n))
 	}
 }
 
+// setPodTerminal notes that p, a terminating pod, is about to turn terminal (its containers
+// stopped). A DaemonSet's sync no longer sees a pod that is terminal and being deleted, so
+// its node, if it has no other pod, gets a new one at once rather than when the object is
+// gone. upstream: daemon_controller.go getNodesToDaemonPods (includeDeletedTerminal false
+// for manage and rollingUpdate), podsShouldBeOnNode.
+func (s *serviceState) setPodTerminal(p *podState) {
+	if s.set == nil || !p.pod.Terminating || p.pod.Phase.Terminal() {
+		return
+	}
+	if n := p.pinned(); n >= 0 {
+		s.set.terminatingOn[n]--
+		s.markDaemonNode(int(n))
+	}
+}
+
 // setPodTerminating notes that p, a DaemonSet pod, is terminating: its node has no running
-// daemon pod, but must wait until this one is gone for a new one.
+// daemon pod, but without surge must wait until this one is terminal or gone for a new one.
 func (s *serviceState) setPodTerminating(p *podState) {
 	if s.set == nil {
 		return

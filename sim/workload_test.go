@@ -1215,3 +1215,48 @@ func TestDropGoneShrinksAfterScaleDown(t *testing.T) {
 		}
 	}
 }
+
+// TestDaemonSetReplacesOnTerminal checks that a DaemonSet rollout without surge creates a
+// node's new pod once the old one is terminal (its containers stopped), before the kubelet
+// deletes the old object (podDeleteAfterStop later): the controller's sync leaves out a pod
+// that is terminal and being deleted, so the node has no pod to it.
+// upstream: daemon_controller.go getNodesToDaemonPods (includeDeletedTerminal false),
+// podsShouldBeOnNode.
+func TestDaemonSetReplacesOnTerminal(t *testing.T) {
+	cfg := workloadConfig(1, testWorkloads(),
+		Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 1}},
+	)
+	cfg.Cluster.Nodes = 4
+	cfg.Services[0].WorkloadKind = KindDaemonSet
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	terminal := map[int32]Time{}
+	created := map[int32]Time{}
+	runEngine(t, e, func() {
+		if e.phase != 1 {
+			return
+		}
+		for _, p := range s.pods {
+			n := p.pinned()
+			if _, ok := terminal[n]; !ok && p.pod.Phase.Terminal() {
+				terminal[n] = e.now
+			}
+			if _, ok := created[n]; !ok && p.hash() == s.templateHash() {
+				created[n] = e.now
+			}
+		}
+	})
+	if len(created) != 4 || len(terminal) != 4 {
+		t.Fatalf("%d old pods seen terminal and %d new pods created, want 4 each", len(terminal), len(created))
+	}
+	for n, at := range created {
+		// Made by the sync the terminal status starts, well before the old object goes.
+		if wait := at - terminal[n]; wait < 0 || wait >= podDeleteAfterStop/2 {
+			t.Errorf("node %d: new pod %v after its old one turned terminal, want less than %v", n, wait, podDeleteAfterStop/2)
+		}
+	}
+}
