@@ -771,6 +771,17 @@ func (p *deploymentPlan) rollingUpdate() {
 	if maxScaledDown <= 0 {
 		return
 	}
+	// scaleDownOldReplicaSetsForRollingUpdate (below) counts the available pods of the new
+	// ReplicaSet and of the old ones active (spec > 0) as this reconcile begins: rolloutRolling
+	// passes FilterActiveReplicaSets(oldRSs), and the cleanup below keeps them in the list even
+	// when it scales one to 0. An old ReplicaSet already at 0 is left out, though its status,
+	// not yet rewritten by its controller, may still count available pods.
+	avail := p.newAvailable
+	for _, o := range p.old {
+		if o.spec > 0 {
+			avail += int(o.rs.status.available)
+		}
+	}
 	// cleanupUnhealthyReplicas: the unavailable pods of the old ReplicaSets first, oldest
 	// ReplicaSet first. One whose status still counts more available pods than its spec (it
 	// was scaled down, and its controller has not written the status since) makes the count
@@ -795,10 +806,6 @@ func (p *deploymentPlan) rollingUpdate() {
 	}
 	// scaleDownOldReplicaSetsForRollingUpdate: then as far as availability allows, oldest
 	// ReplicaSet first.
-	avail := p.newAvailable
-	for _, o := range p.old {
-		avail += int(o.rs.status.available)
-	}
 	if avail <= minAvailable {
 		return
 	}

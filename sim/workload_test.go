@@ -1260,3 +1260,31 @@ func TestDaemonSetReplacesOnTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestRollingScaleDownCountsActiveOldReplicaSets checks the availability a rolling update's
+// scale-down of old ReplicaSets reads: the new ReplicaSet's and the active (spec > 0) old
+// ones'. An old ReplicaSet already scaled to 0 whose status still counts available pods
+// (its controller has not written it since) is left out. 10 replicas, maxSurge 3,
+// maxUnavailable 2; old A at 0 (status: 3 available), old B at 5 (5 available), new at 8
+// (5 available): 10 available, 8 needed, so B goes to 3 (counting A, it went to 0).
+// upstream: deployment/rolling.go rolloutRolling (FilterActiveReplicaSets(oldRSs)),
+// reconcileOldReplicaSets, scaleDownOldReplicaSetsForRollingUpdate.
+func TestRollingScaleDownCountsActiveOldReplicaSets(t *testing.T) {
+	e, err := newEngine(workloadConfig(10, testWorkloads(), Action{Name: "create", Kind: ActionCreate}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	s.replicas, s.surge, s.unavail = 10, 3, 2
+	s.newRSCreated = true
+	s.newRS = &replicaSet{svc: s, spec: 8, status: rsStatus{live: 8, ready: 5, available: 5}}
+	a := &replicaSet{svc: s, spec: 0, status: rsStatus{live: 3, ready: 3, available: 3}}
+	b := &replicaSet{svc: s, spec: 5, status: rsStatus{live: 5, ready: 5, available: 5}}
+	s.oldRSs = []*replicaSet{a, b}
+	p := newDeploymentPlan(s, nil)
+	p.rollingUpdate()
+	if p.newSpec != 8 || p.old[0].write || p.old[1].spec != 3 {
+		t.Errorf("plan: new %d, old A %d (written %v), old B %d; want new 8, A not written, B 3",
+			p.newSpec, p.old[0].spec, p.old[0].write, p.old[1].spec)
+	}
+}
