@@ -47,9 +47,6 @@ type victimRank struct {
 	node int32
 	uid  uint64
 	p    *podState
-	// t is the time of key 6 or 8 (rankTime), where the ranking has it without reading
-	// the pod's object (from a candidate list); uid is then set too.
-	t model.Timestamp
 }
 
 // A candidate's packed key is victimKeyBase | colocationKey: its class (keys 1–3: 0
@@ -270,7 +267,7 @@ func (w *workloadControllers) rankFrom(rs *replicaSet, c *victimCands, n int, no
 	var lo, hi int
 	gathered := false
 	if c != nil && n > 0 && n < len(c.list) {
-		ranks, lo, hi, gathered = sc.firstOfCands(c, rs.svc.victims.live, n, ranks)
+		ranks, lo, hi, gathered = sc.firstOfCands(c, rs.svc.victims.live, n, now, ranks)
 	}
 	if !gathered {
 		ranks = w.allCandidates(rs, c, ranks)
@@ -297,19 +294,16 @@ func (w *workloadControllers) rankFrom(rs *replicaSet, c *victimCands, n int, no
 		if len(ranks) > victimsReadAllMax {
 			lo, hi = sc.firstByRecord(ranks, n, most)
 		}
-	}
-	// The first n by keys 1–5 alone (above); then the age buckets (a read of each pod's
-	// object, unless a candidate list has the time: most of a large ReplicaSet's ranking,
-	// when every pod was read) only of those and of the others that share the last of
-	// those keys, among which the buckets choose; then the UIDs only of the first n and of
-	// the others that share the last full key.
-	for i := range hi {
-		r := &ranks[i]
-		if c == nil {
-			r.t = rankTime(r.p.pod)
+		// The first n by keys 1–5 alone (above); then the age buckets (a read of each
+		// pod's object: most of a large ReplicaSet's ranking, when every pod was read)
+		// only of those and of the others that share the last of those keys, among which
+		// the buckets choose (firstOfCands adds them from the list).
+		for i := range hi {
+			r := &ranks[i]
+			r.key |= uint32(ageBucket(now, rankTime(r.p.pod)) + 1) // the bits victimKeyBase left 0
 		}
-		r.key |= uint32(ageBucket(now, r.t) + 1) // the bits victimKeyBase left 0
 	}
+	// Then the UIDs only of the first n and of the others that share the last full key.
 	lo, hi = firstByKey(ranks, lo, hi, n)
 	if c == nil {
 		for i := range hi {
@@ -327,13 +321,14 @@ func (w *workloadControllers) rankFrom(rs *replicaSet, c *victimCands, n int, no
 }
 
 // allCandidates appends every candidate of rs to ranks, with keys 1–3 (victimKeyBase), from
-// its candidate list c or, when c is nil, from the Service's pod records; then it counts
-// the Deployment's live pods by node in the scratch's onNode (index node+1).
+// its candidate list c (with their UID prefixes) or, when c is nil, from the Service's pod
+// records, counting the Deployment's live pods by node in the scratch's onNode (index
+// node+1).
 func (w *workloadControllers) allCandidates(rs *replicaSet, c *victimCands, ranks []victimRank) []victimRank {
 	if c != nil {
 		for i := range c.list {
 			cd := &c.list[i]
-			ranks = append(ranks, victimRank{p: cd.p, node: cd.node, key: victimKeyBase(cd.class, -1), uid: cd.uid, t: cd.t})
+			ranks = append(ranks, victimRank{p: cd.p, node: cd.node, key: victimKeyBase(cd.class, -1), uid: cd.uid})
 		}
 		return ranks
 	}
@@ -358,14 +353,15 @@ func (w *workloadControllers) allCandidates(rs *replicaSet, c *victimCands, rank
 	return ranks
 }
 
-// firstOfCands is firstByRecord for a ranking from candidate list c, which it does not copy
-// whole (copying and partitioning every candidate was most of a large ranking once no pod
-// object was read): it counts the candidates by class and by the Deployment's pods on
-// their node (onNode, index node+1), finds those keys of the n-th (0 < n < len(c.list)),
-// and appends to ranks only the candidates at or before them, with keys 1–5, ranks[:lo]
-// before the n-th's keys and ranks[lo:hi] at them. It returns ok false, with ranks as it
-// was, where a node has more than victimsCountMax of the Deployment's pods.
-func (sc *victimScratch) firstOfCands(c *victimCands, onNode []int32, n int, ranks []victimRank) (_ []victimRank, lo, hi int, ok bool) {
+// firstOfCands is firstByRecord and the age buckets for a ranking at now from candidate
+// list c, which it does not copy whole (copying and partitioning every candidate was most
+// of a large ranking once no pod object was read): it counts the candidates by class and
+// by the Deployment's pods on their node (onNode, index node+1), finds those keys of the
+// n-th (0 < n < len(c.list)), and appends to ranks only the candidates at or before them,
+// with their full keys and UID prefixes, ranks[:lo] before the n-th's keys 1–5 and
+// ranks[lo:hi] at them. It returns ok false, with ranks as it was, where a node has more
+// than victimsCountMax of the Deployment's pods.
+func (sc *victimScratch) firstOfCands(c *victimCands, onNode []int32, n int, now Time, ranks []victimRank) (_ []victimRank, lo, hi int, ok bool) {
 	// counts[colocated*4+class], grown as larger counts of pods on a node show up.
 	counts := sc.counts[:0]
 	most := int32(0)
@@ -398,15 +394,23 @@ func (sc *victimScratch) firstOfCands(c *victimCands, onNode []int32, n int, ran
 		}
 	}
 	sc.counts = counts
+	// ranks[:lo] hold the candidates before the n-th's keys 1–5, ranks[lo:] those at them.
+	ranks = ranks[:0]
 	for i := range c.list {
 		cd := &c.list[i]
 		key := victimKeyBase(cd.class, -1) | colocationKey(onNode[cd.node+1])
-		if key <= last {
-			ranks = append(ranks, victimRank{p: cd.p, node: cd.node, key: key, uid: cd.uid, t: cd.t})
+		if key > last {
+			continue
+		}
+		bucket := uint32(ageBucket(now, cd.t) + 1) // the bits victimKeyBase left 0
+		ranks = append(ranks, victimRank{p: cd.p, node: cd.node, key: key | bucket, uid: cd.uid})
+		if key < last {
+			j := len(ranks) - 1
+			ranks[lo], ranks[j] = ranks[j], ranks[lo]
+			lo++
 		}
 	}
-	lo, hi = partitionByKey(ranks, last)
-	return ranks, lo, hi, true
+	return ranks, lo, len(ranks), true
 }
 
 // victimsReadAllMax is the number of candidates up to which a ranking reads every pod
