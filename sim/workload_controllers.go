@@ -599,6 +599,12 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 	}
 	if !created && s.newRSCreated {
 		s.newRS.created = timestamp(e.now)
+		// getNewReplicaSet then writes the Deployment's status (the revision annotation and
+		// the Progressing condition) and drops the object the write returns: the sync's own
+		// status write below carries the resourceVersion read before it, and fails with a
+		// conflict (the sync after it writes that status).
+		p.calls++
+		p.staleVersion = true
 	}
 	// syncRolloutStatus / syncDeploymentStatus: a status write when anything it reports
 	// changed.
@@ -704,6 +710,9 @@ type deploymentPlan struct {
 	// status.availableReplicas.
 	newCreated   bool
 	newAvailable int
+	// staleVersion: the sync wrote the Deployment's status once already (creating the new
+	// ReplicaSet), so its status write fails with a conflict.
+	staleVersion bool
 }
 
 // rsPlan is a Deployment sync's plan for one old ReplicaSet: its new spec.replicas, and
@@ -1034,9 +1043,10 @@ func (ev evDeploymentSynced) apply(e *Engine) {
 		w.dcQueue.add(s)
 	}
 	// The status write does not: it carries the Deployment's resourceVersion, which a new
-	// template changed. handleErr: AddRateLimited on that conflict, up to maxRetries;
-	// Forget on success. The template change queued the Deployment already.
-	conflict := p.statusWrite && d.n != s.newRS
+	// template changed, or the sync's own earlier status write (staleVersion). handleErr:
+	// AddRateLimited on that conflict, up to maxRetries; Forget on success. The template
+	// change queued the Deployment already.
+	conflict := p.statusWrite && (d.n != s.newRS || p.staleVersion)
 	if p.statusWrite && !conflict {
 		s.dcStatus = p.status
 	}

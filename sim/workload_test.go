@@ -72,11 +72,16 @@ func TestRolloutRespectsSurgeAndUnavailability(t *testing.T) {
 			surge, unavail := resolveFenceposts(tc.surge, tc.unavail, tc.replicas)
 			s := e.services[0]
 			minAvailable := tc.replicas
+			failures, retrying := 0, false
 			runEngine(t, e, func() {
-				if s.dcRetrying {
-					// Only a conflict fails a sync; a stale old status does not.
-					t.Fatalf("at %v: a Deployment sync failed", e.now)
+				if s.dcRetrying && !retrying {
+					// Only a conflict fails a sync; a stale old status does not. The
+					// syncs that create a ReplicaSet (one a phase) fail so, once each.
+					if failures++; s.dcFailures > 1 {
+						t.Fatalf("at %v: a Deployment sync failed %d times in a row", e.now, s.dcFailures)
+					}
 				}
+				retrying = s.dcRetrying
 				if e.phase != 1 || len(s.oldRSs) == 0 {
 					return
 				}
@@ -90,6 +95,9 @@ func TestRolloutRespectsSurgeAndUnavailability(t *testing.T) {
 				}
 				minAvailable = min(minAvailable, int(available))
 			})
+			if failures != 2 {
+				t.Errorf("%d Deployment syncs failed, want 2: those that create a ReplicaSet", failures)
+			}
 			if len(s.oldRSs) != 1 {
 				t.Fatalf("%d old ReplicaSets after one rollout, want 1", len(s.oldRSs))
 			}
@@ -1286,5 +1294,44 @@ func TestRollingScaleDownCountsActiveOldReplicaSets(t *testing.T) {
 	if p.newSpec != 8 || p.old[0].write || p.old[1].spec != 3 {
 		t.Errorf("plan: new %d, old A %d (written %v), old B %d; want new 8, A not written, B 3",
 			p.newSpec, p.old[0].spec, p.old[0].write, p.old[1].spec)
+	}
+}
+
+// TestDeploymentCreatingSyncConflicts checks the sync that creates a Deployment's new
+// ReplicaSet: it creates the ReplicaSet, writes the Deployment's status (the revision
+// annotation and the Progressing condition) and drops the object that write returns, so
+// its own status write at the end carries the old resourceVersion and fails with a
+// conflict; the sync after it writes that status. Through a client of 1 qps (burst 1) its
+// three calls end 2 s after it starts, and the ReplicaSet it made counts from then.
+// upstream: deployment/sync.go getNewReplicaSet (UpdateStatus after the create),
+// syncRolloutStatus (UpdateStatus of the same object).
+func TestDeploymentCreatingSyncConflicts(t *testing.T) {
+	cfg := workloadConfig(3, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+	cfg.ControlPlane.Workloads.Deployment.QPS, cfg.ControlPlane.Workloads.Deployment.Burst = 1, 1
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	scaledAt, failedAt, writtenAt := Time(-1), Time(-1), Time(-1)
+	runEngine(t, e, func() {
+		if scaledAt < 0 && s.newRS != nil && s.newRS.spec > 0 {
+			scaledAt = e.now
+		}
+		if failedAt < 0 && s.dcFailures > 0 {
+			failedAt = e.now
+		}
+		if writtenAt < 0 && s.dcStatus != (deploymentStatus{}) {
+			writtenAt = e.now
+		}
+	})
+	if scaledAt < Time(2*time.Second) || scaledAt > Time(3*time.Second) {
+		t.Errorf("the new ReplicaSet counts from %v, want 2 s (three calls at 1 qps) and a little", scaledAt)
+	}
+	if failedAt != scaledAt {
+		t.Errorf("the creating sync ended at %v, its status write failed at %v: want the same", scaledAt, failedAt)
+	}
+	if writtenAt <= failedAt {
+		t.Errorf("the Deployment's status first written at %v, want after the failed write at %v", writtenAt, failedAt)
 	}
 }
