@@ -509,15 +509,16 @@ func (k *kubeProxy) trackLegacy(c *kubeProxyChange, deleted bool) {
 	if deleted {
 		ls.seen = 0
 	}
+	c.gen = ls.gen
 	if ls.seen == ls.from && ls.seenExists == ls.fromExists {
 		// reflect.DeepEqual(change.previous, change.current): the item and the Service's
-		// lastChangeTriggerTimes are deleted. The changes pending carry the old gen.
+		// lastChangeTriggerTimes are deleted. c and the changes pending before it keep the
+		// old gen: dropped.
 		ls.pending = false
 		ls.gen++
 		k.legacyPending--
 		c.hasTrigger = false
 	}
-	c.gen = ls.gen
 }
 
 // dropped reports whether pending change c was dropped by the legacy change tracker since it

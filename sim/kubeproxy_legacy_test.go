@@ -65,6 +65,10 @@ func TestLegacyTrackerDropsNoChange(t *testing.T) {
 	k.flush(20000 * ms)
 	sameTimes(t, "two Services: syncs", syncSpans(k), []span{{0, 1000 * ms}, {2000 * ms, 3000 * ms}, {4000 * ms, 5000 * ms}})
 	sameTimes(t, "two Services: latencies", latencies(k), []Time{1000 * ms, 3000 * ms, 2000 * ms})
+	// The third sync (4–5 s) rewrites a's rules only: b's dropped update is no change of it.
+	if a, b := k.services[0].stamp, k.services[1].stamp; a != 3 || b != 2 {
+		t.Errorf("two Services: last counted as changed by syncs %d and %d, want 3 (a) and 2 (b)", a, b)
+	}
 
 	// The same first timeline on a kube-proxy that watches EndpointSlices.
 	k = flatProxy(KubeProxyIPTables, time.Second)
