@@ -261,7 +261,7 @@ type endpointsPortState struct {
 	ready    addrList
 	notReady addrList
 	// proxyKey is Σ proxyEntryHash over the ready addresses (0 for a port a kube-proxy
-	// skips: proxiedPort), kept as they come and go: see ProxyKey.
+	// skips: see proxied), kept as they come and go: see ProxyKey.
 	proxyKey uint64
 }
 
