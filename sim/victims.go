@@ -362,7 +362,7 @@ func (w *workloadControllers) allCandidates(rs *replicaSet, c *victimCands, rank
 // ranks[lo:hi] at them. It returns ok false, with ranks as it was, where a node has more
 // than victimsCountMax of the Deployment's pods.
 func (sc *victimScratch) firstOfCands(c *victimCands, onNode []int32, n int, now Time, ranks []victimRank) (_ []victimRank, lo, hi int, ok bool) {
-	// counts[colocated*4+class], grown as larger counts of pods on a node show up.
+	// counts (countAt), grown as larger counts of pods on a node show up.
 	counts := sc.counts[:0]
 	most := int32(0)
 	for i := range c.list {
@@ -372,7 +372,7 @@ func (sc *victimScratch) firstOfCands(c *victimCands, onNode []int32, n int, now
 			sc.counts = counts
 			return ranks, 0, 0, false
 		}
-		at := int(colocated)*4 + int(cd.class)
+		at := countAt(cd.class, colocated)
 		if at >= len(counts) {
 			had := len(counts)
 			counts = slices.Grow(counts, at+1-had)[:at+1]
@@ -381,18 +381,7 @@ func (sc *victimScratch) firstOfCands(c *victimCands, onNode []int32, n int, now
 		counts[at]++
 		most = max(most, colocated)
 	}
-	// Keys ascend by class, then by more pods on the node first.
-	var last uint32
-	left := int32(n)
-	for i := 0; left > 0; i++ {
-		class, colocated := i/int(most+1), most-int32(i%int(most+1))
-		if at := int(colocated)*4 + class; at < len(counts) {
-			left -= counts[at]
-		}
-		if left <= 0 {
-			last = victimKeyBase(int8(class), -1) | colocationKey(colocated)
-		}
-	}
+	last := nthRecordKey(counts, most, n)
 	sc.counts = counts
 	// ranks[:lo] hold the candidates before the n-th's keys 1–5, ranks[lo:] those at them.
 	ranks = ranks[:0]
@@ -447,25 +436,36 @@ func (sc *victimScratch) firstByRecord(ranks []victimRank, n int, most int32) (l
 	if most > victimsCountMax {
 		return firstByKey(ranks, 0, len(ranks), n)
 	}
-	width := int(most) + 1
-	counts := slices.Grow(sc.counts[:0], 4*width)[:4*width]
+	size := 4 * (int(most) + 1)
+	counts := slices.Grow(sc.counts[:0], size)[:size]
 	clear(counts)
 	for i := range ranks {
-		r := &ranks[i]
-		class, colocated := victimKeyClassColocated(r.key)
-		counts[int(class)*width+int(colocated)]++
+		class, colocated := victimKeyClassColocated(ranks[i].key)
+		counts[countAt(class, colocated)]++
 	}
 	sc.counts = counts
-	// Keys ascend by class, then by more pods on the node first.
-	var last uint32
+	return partitionByKey(ranks, nthRecordKey(counts, most, n))
+}
+
+// countAt is where firstByRecord and firstOfCands count the candidates of a class with
+// colocated of the Deployment's pods on their node.
+func countAt(class int8, colocated int32) int { return int(colocated)*4 + int(class) }
+
+// nthRecordKey returns keys 1–5 (victimKeyBase | colocationKey) of the n-th candidate,
+// given the candidates' counts by class and pods on their node (countAt; an index past
+// the end of counts counts none), most the largest such number of pods, and n at most the
+// candidates counted. Keys ascend by class, then by more pods on the node first.
+func nthRecordKey(counts []int32, most int32, n int) uint32 {
 	left := int32(n)
-	for i := 0; left > 0; i++ {
-		class, colocated := i/width, most-int32(i%width)
-		if left -= counts[class*width+int(colocated)]; left <= 0 {
-			last = victimKeyBase(int8(class), -1) | colocationKey(colocated)
+	for i := 0; ; i++ {
+		class, colocated := int8(i/int(most+1)), most-int32(i%int(most+1))
+		if at := countAt(class, colocated); at < len(counts) {
+			left -= counts[at]
+		}
+		if left <= 0 {
+			return victimKeyBase(class, -1) | colocationKey(colocated)
 		}
 	}
-	return partitionByKey(ranks, last)
 }
 
 // partitionByKey reorders part into the candidates before key last, those at it and those
