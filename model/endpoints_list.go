@@ -61,6 +61,16 @@ type addrChunk struct {
 	items []*endpointsPodState
 	keys  []addrKey // keys[i] is items[i]'s sort key: searches read these, not the pod states
 	bytes ByEncoding
+	// ipHash is Σ proxyIPHash of the entries' IPs (see ServiceEndpoints.ProxyKey).
+	ipHash uint64
+}
+
+// ipHashAt is proxyIPHash of entry i's IP, from its key when that tells.
+func (c *addrChunk) ipHashAt(i int) uint64 {
+	if k := c.keys[i]; k != addrKeyOther {
+		return proxyIPHashOf(k, "")
+	}
+	return proxyIPHash(c.items[i].ipOf())
 }
 
 // addrKey orders addresses as their IPs do, byte-wise, in one word. An IP of at most
@@ -162,13 +172,16 @@ func (l *addrList) chunkFor(k addrKey, ps *endpointsPodState) int {
 func (l *addrList) insert(ps *endpointsPodState, buf *EndpointsBuffers) {
 	l.n++
 	endpointsBytesAdd(&l.bytes, ps.bytes.full())
-	k := keyOf(ps.ipOf())
+	ip := ps.ipOf()
+	k := keyOf(ip)
+	h := proxyIPHashOf(k, ip)
 	if len(l.chunks) == 0 {
 		c := buf.takeChunk()
 		if c == nil {
 			c = new(addrChunk)
 		}
 		c.items, c.keys, c.bytes = append(c.items, ps), append(c.keys, k), ps.bytes.full()
+		c.ipHash = h
 		l.chunks = append(l.chunks, c)
 		l.changedAt(0, 0)
 		return
@@ -181,6 +194,7 @@ func (l *addrList) insert(ps *endpointsPodState, buf *EndpointsBuffers) {
 	c.items = slices.Insert(c.items, i, ps)
 	c.keys = slices.Insert(c.keys, i, k)
 	endpointsBytesAdd(&c.bytes, ps.bytes.full())
+	c.ipHash += h
 	if len(c.items) <= addrChunkMax {
 		return
 	}
@@ -189,10 +203,12 @@ func (l *addrList) insert(ps *endpointsPodState, buf *EndpointsBuffers) {
 	clear(c.items[half:])
 	c.items = c.items[:half:half]
 	c.keys = c.keys[:half:half]
-	for _, q := range next.items {
+	for i, q := range next.items {
 		endpointsBytesAdd(&next.bytes, q.bytes.full())
+		next.ipHash += next.ipHashAt(i)
 	}
 	endpointsBytesSub(&c.bytes, next.bytes)
+	c.ipHash -= next.ipHash
 	l.chunks = slices.Insert(l.chunks, ci+1, next)
 	// The entries from the split on moved to the next chunk, in order. (The change was in
 	// chunk ci, so none after it is marked.)
@@ -225,7 +241,8 @@ func (l *addrList) remove(ps *endpointsPodState, buf *EndpointsBuffers) {
 	if len(l.chunks) == 0 {
 		panic("model: ServiceEndpoints address list lost a pod's address")
 	}
-	k := keyOf(ps.ipOf())
+	ip := ps.ipOf()
+	k := keyOf(ip)
 	ci := l.chunkFor(k, ps)
 	c := l.chunks[ci]
 	i := c.search(k, ps)
@@ -233,6 +250,7 @@ func (l *addrList) remove(ps *endpointsPodState, buf *EndpointsBuffers) {
 		panic("model: ServiceEndpoints address list lost a pod's address")
 	}
 	l.changedAt(ci, i)
+	c.ipHash -= proxyIPHashOf(k, ip)
 	c.items = slices.Delete(c.items, i, i+1)
 	c.keys = slices.Delete(c.keys, i, i+1)
 	endpointsBytesSub(&c.bytes, ps.bytes.full())
@@ -313,6 +331,34 @@ func (l *addrList) each(k int, f func(i int, ps *endpointsPodState)) {
 			i++
 		}
 	}
+}
+
+// prefixIPHash is Σ proxyIPHash of the first k entries' IPs (all of them when k < 0): whole
+// chunks by their sums, then part of one, from its nearer end (as prefixBytes).
+func (l *addrList) prefixIPHash(k int) uint64 {
+	if k < 0 || k > l.n {
+		k = l.n
+	}
+	var sum uint64
+	for _, c := range l.chunks {
+		if k >= len(c.items) {
+			sum += c.ipHash
+			k -= len(c.items)
+			continue
+		}
+		if k <= len(c.items)/2 {
+			for i := range k {
+				sum += c.ipHashAt(i)
+			}
+			break
+		}
+		sum += c.ipHash
+		for i := k; i < len(c.items); i++ {
+			sum -= c.ipHashAt(i)
+		}
+		break
+	}
+	return sum
 }
 
 // prefixBytes is Σ bytes of the first k entries: whole chunks by their sums, then part of one,

@@ -12,7 +12,8 @@ import (
 
 // TestAddrListMatchesSortedSlice drives the chunked address list and a plain sorted slice
 // with the same random inserts and removals (enough to split and empty chunks) and checks
-// order, count, byte sums and prefix sums after each step.
+// order, count, byte sums and prefix sums (of bytes and of the IPs' proxy hashes) after each
+// step.
 func TestAddrListMatchesSortedSlice(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var l addrList
@@ -54,11 +55,16 @@ func TestAddrListMatchesSortedSlice(t *testing.T) {
 		}
 		k := rng.IntN(len(ref) + 1)
 		var want, total ByEncoding
+		var wantHash uint64
 		for i, ps := range ref {
 			if i < k {
 				endpointsBytesAdd(&want, ps.bytes.full())
+				wantHash += proxyIPHash(ps.ipOf())
 			}
 			endpointsBytesAdd(&total, ps.bytes.full())
+		}
+		if got := l.prefixIPHash(k); got != wantHash {
+			t.Fatalf("step %d: prefixIPHash(%d) %#x, want %#x", step, k, got, wantHash)
 		}
 		if l.bytes != total || l.prefixBytes(k) != want {
 			t.Fatalf("step %d: bytes %v prefix(%d) %v, want %v %v", step, l.bytes, k, l.prefixBytes(k), total, want)

@@ -11,37 +11,67 @@ package model
 // EndpointChangeTracker.Update (reflect.DeepEqual of the previous and current maps);
 // iptables/proxier.go OnEndpointsUpdate (Sync only when Update returns true).
 //
-// The key of a map is the sum of a hash of each of its entries (port name, protocol,
-// number and IP), so that it is kept in O(addresses) without sorting: equal maps have equal
-// keys, and unequal ones equal keys with a chance of 2⁻⁶⁴. Upstream compares each port's
-// list in order, which differs from the multiset only where two subsets share a port name
-// and protocol (pods that number one named port differently) and their order changes.
+// The key of a map is the sum of a hash of each of its entries, so that it is kept in
+// O(addresses) without sorting: equal maps have equal keys, and unequal ones equal keys with
+// a chance of about 2⁻⁶⁴. An entry's hash is the product of a hash of its port (name,
+// protocol and number) and one of its IP, so that a port's part of the sum is its hash times
+// the sum over its addresses' IPs: a truncated object's key takes the sum over the addresses
+// it keeps from the address list's running sums (addrList.prefixIPHash), not a hash of each.
+// Upstream compares each port's list in order, which differs from the multiset only where
+// two subsets share a port name and protocol (pods that number one named port differently)
+// and their order changes.
 
-// proxyEntryHash is the hash of one entry of a kube-proxy's endpoints map: FNV-1a over the
-// port's name, protocol and number and the IP, then a finalizer (so that sums of hashes
-// of related entries do not cancel).
+// proxyEntryHash is the hash of one entry of a kube-proxy's endpoints map.
 func proxyEntryHash(p *EndpointsPort, ip string) uint64 {
-	const prime = 0x100000001b3
-	h := uint64(0xcbf29ce484222325)
+	return proxyPortHash(p) * proxyIPHash(ip)
+}
+
+// proxyPortHash is the hash of a port of a kube-proxy's endpoints map: FNV-1a over its
+// name, protocol and number, then a finalizer.
+func proxyPortHash(p *EndpointsPort) uint64 {
+	h := uint64(fnvOffset)
 	for i := 0; i < len(p.Name); i++ {
-		h = (h ^ uint64(p.Name[i])) * prime
+		h = (h ^ uint64(p.Name[i])) * fnvPrime
 	}
-	h = (h ^ 0xff) * prime // ends the name: ("a", "b...") and ("ab", "...") differ
+	h = (h ^ 0xff) * fnvPrime // ends the name: ("a", "b...") and ("ab", "...") differ
 	for i := 0; i < len(p.Protocol); i++ {
-		h = (h ^ uint64(p.Protocol[i])) * prime
+		h = (h ^ uint64(p.Protocol[i])) * fnvPrime
 	}
-	h = (h ^ 0xff) * prime
-	h = (h ^ uint64(uint32(p.Port))) * prime
+	h = (h ^ 0xff) * fnvPrime
+	h = (h ^ uint64(uint32(p.Port))) * fnvPrime
+	return mix64(h)
+}
+
+// proxyIPHash is the hash of an IP of a kube-proxy's endpoints map.
+func proxyIPHash(ip string) uint64 { return proxyIPHashOf(keyOf(ip), ip) }
+
+// proxyIPHashOf is proxyIPHash(ip) for ip's sort key k, read from k alone when k is an
+// IPv4 address's (a key names one such address): a list sums it without reading the pod.
+func proxyIPHashOf(k addrKey, ip string) uint64 {
+	if k != addrKeyOther {
+		return mix64(uint64(k))
+	}
+	h := uint64(fnvOffset)
 	for i := 0; i < len(ip); i++ {
-		h = (h ^ uint64(ip[i])) * prime
+		h = (h ^ uint64(ip[i])) * fnvPrime
 	}
-	// splitmix64's finalizer
-	h ^= h >> 30
-	h *= 0xbf58476d1ce4e5b9
-	h ^= h >> 27
-	h *= 0x94d049bb133111eb
-	h ^= h >> 31
-	return h
+	return mix64(h ^ 0x9e3779b97f4a7c15) // apart from the IPv4 keys' range
+}
+
+// FNV-1a's 64-bit offset basis and prime.
+const (
+	fnvOffset = 0xcbf29ce484222325
+	fnvPrime  = 0x100000001b3
+)
+
+// mix64 is splitmix64's finalizer: every bit of x moves about half of the result's.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
 }
 
 // EndpointsProxyKey returns the key of obj's endpoints map as a kube-proxy that watches
@@ -69,9 +99,9 @@ func EndpointsProxyKey(obj *Endpoints) uint64 {
 // 1.19) builds from the object of the last Sync: equal keys, the same map (with a chance of
 // 2⁻⁶⁴ of a collision), so an update from one to the other is no change to it. It is
 // EndpointsProxyKey(s.Object()) without making the object: each port keeps the sum over
-// its ready addresses as they come and go, so it costs O(ports), but for an object
-// truncated to fewer ready addresses than the Service has, O(ready addresses written ×
-// ports). It is meant for a Sync that writes.
+// its ready addresses as they come and go, so it costs O(ports), and for an object truncated
+// to fewer ready addresses than the Service has, O(ports + chunks of its address lists).
+// It is meant for a Sync that writes.
 func (s *ServiceEndpoints) ProxyKey() uint64 {
 	if s.deleted || s.svc.ExternalName || s.svc.Selector == nil {
 		return 0
@@ -82,17 +112,24 @@ func (s *ServiceEndpoints) ProxyKey() uint64 {
 	}
 	var key uint64
 	for _, l := range s.layout {
-		for _, id := range l.portIDs {
-			st := s.ports[id]
-			switch {
-			case !st.proxied():
-			case !truncatedReady:
-				key += st.proxyKey
-			default:
-				l.list.ready.each(l.keep, func(_ int, ps *endpointsPodState) {
-					key += proxyEntryHash(&st.port, ps.ipOf())
-				})
+		if !truncatedReady {
+			for _, id := range l.portIDs {
+				if st := s.ports[id]; st.proxied() {
+					key += st.proxyKey
+				}
 			}
+			continue
+		}
+		var ports uint64 // Σ of the subset's ports' hashes: each has the same addresses
+		proxied := false
+		for _, id := range l.portIDs {
+			if st := s.ports[id]; st.proxied() {
+				ports += proxyPortHash(&st.port)
+				proxied = true
+			}
+		}
+		if proxied {
+			key += ports * l.list.ready.prefixIPHash(l.keep)
 		}
 	}
 	return key
