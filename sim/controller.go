@@ -143,9 +143,10 @@ type controller struct {
 	// readyLists holds, for each Service that has any (keyState.readyList), the pods whose
 	// Ready condition's transition time changed, or that were added with one, since the
 	// Service's last sync: what the trigger time tracker compares at the next sync
-	// (triggerTime). A pod may be in a list more than once. A list is a Service's only
+	// (triggerTime), each with its time before the change. A pod may be in a list more
+	// than once; its first entry has the time the last sync saw. A list is a Service's only
 	// while it has pods, then goes to freeLists: most Services have none most of the time.
-	readyLists [][]*podState
+	readyLists [][]readyEntry
 	freeLists  []int32
 	// freeRuns are finished sync runs, kept for reuse with their write buffers: a run
 	// makes a run and a write list per sync, and syncs are most of what a run does.
@@ -228,7 +229,7 @@ func (c *controller) serviceUpdated(s *serviceState) {
 
 func (c *controller) podAdded(p *podState) {
 	if !p.pod.ReadyTransition.IsZero() {
-		c.readyChange(p)
+		c.readyChange(p, 0)
 	}
 	if c.syncer.podChanged(p, nil, false) {
 		c.podEvent(p)
@@ -238,12 +239,7 @@ func (c *controller) podAdded(p *podState) {
 // podUpdated is a pod update event; a resync (resync: the version the pod had) queues
 // nothing.
 func (c *controller) podUpdated(p *podState, old *model.Pod, resync bool) {
-	// Only a transition time that moved forward can be a trigger time: the tracker counts a
-	// pod's time when it is after the one its last sync saw (a kubelet restoring an older
-	// one after its node was back is no change).
-	if t := p.pod.ReadyTransition; t > old.ReadyTransition {
-		c.readyChange(p)
-	}
+	c.readyUpdated(p, old)
 	if c.syncer.podChanged(p, old, false) && !resync {
 		c.podEvent(p)
 	}
@@ -255,8 +251,25 @@ func (c *controller) podDeleted(p *podState) {
 	}
 }
 
-// readyChange notes that p's Ready transition time changed (or that p was added with one).
-func (c *controller) readyChange(p *podState) {
+// readyUpdated notes an update of p from old for the trigger time tracker: any change of
+// the Ready transition time, forward or back (a kubelet restoring the one it kept after its
+// node was back), as the next sync compares the time then with the one the last sync saw.
+func (c *controller) readyUpdated(p *podState, old *model.Pod) {
+	if p.pod.ReadyTransition != old.ReadyTransition {
+		c.readyChange(p, old.ReadyTransition)
+	}
+}
+
+// readyEntry is a pod whose Ready transition time changed since its Service's last sync
+// (or that was added with one), and the time it had before (zero for an added pod).
+type readyEntry struct {
+	p      *podState
+	before model.Timestamp
+}
+
+// readyChange notes that p's Ready transition time changed from before (or that p was
+// added with one, before zero).
+func (c *controller) readyChange(p *podState, before model.Timestamp) {
 	k := &c.keys[p.svc().idx]
 	if k.readyList == 0 {
 		if n := len(c.freeLists); n > 0 {
@@ -267,15 +280,17 @@ func (c *controller) readyChange(p *podState) {
 		}
 	}
 	l := &c.readyLists[k.readyList-1]
-	*l = append(*l, p)
+	*l = append(*l, readyEntry{p, before})
 }
 
 // triggerTime returns the last-change-trigger-time of a sync of s starting now, and moves
 // the tracker on: at the Service's first sync, its creation time; after that, the earliest
 // Ready transition time among the Service's pods whose transition changed since the last
-// sync, as they are now (zero: none, and the writes carry no annotation). As upstream
-// lists the Service's pods at the sync, a pod deleted since does not count, and a pod
-// whose transition changed twice counts with its last time.
+// sync, as they are now, that are after the ones the last sync saw (zero: none, and the
+// writes carry no annotation). As upstream lists the Service's pods at the sync, a pod
+// deleted since does not count, a pod whose transition changed twice counts with its last
+// time, and a pod whose time went back to where it was (a kubelet restoring the time it
+// kept) does not count.
 // upstream: k8s.io/endpointslice util/trigger_time_tracker.go
 // ComputeEndpointLastChangeTriggerTime (getPodTriggerTime: the Ready condition's
 // lastTransitionTime; a pod counts when that is after the one the last sync saw).
@@ -283,10 +298,20 @@ func (c *controller) triggerTime(s *serviceState, k *keyState) model.Timestamp {
 	var t model.Timestamp
 	if i := k.readyList; i != 0 {
 		list := c.readyLists[i-1]
-		for _, p := range list {
-			if rt := p.pod.ReadyTransition; p.stage != stageGone && !rt.IsZero() && (t == 0 || rt < t) {
+		// A pod's first entry has the time the last sync saw; marksTriggerSeen skips the
+		// others, and is cleared after.
+		for _, r := range list {
+			p := r.p
+			if p.marks&marksTriggerSeen != 0 {
+				continue
+			}
+			p.setMark(marksTriggerSeen, true)
+			if rt := p.pod.ReadyTransition; p.stage != stageGone && rt > r.before && (t == 0 || rt < t) {
 				t = rt
 			}
+		}
+		for _, r := range list {
+			r.p.setMark(marksTriggerSeen, false)
 		}
 		zeroing.Clear(list) // keep no pod alive
 		if cap(list) > 1024 {

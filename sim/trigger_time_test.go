@@ -16,8 +16,8 @@ import (
 // TestTriggerTimeMatchesUpstream drives the controllers' trigger time tracking (readyChange
 // at pod events, triggerTime at syncs) and upstream's TriggerTimeTracker, which lists the
 // Service's pods at each sync, through the same random pod histories: pods added with and
-// without a Ready condition, Ready transitions (several between two syncs), deletions and
-// re-creations under the same name. Every sync's trigger time must be the same.
+// without a Ready condition, Ready transitions (several between two syncs, some back to an
+// earlier time), deletions and re-creations under the same name. Every sync's trigger time must be the same.
 // upstream: k8s.io/endpointslice util/trigger_time_tracker.go ComputeEndpointLastChangeTriggerTime.
 func TestTriggerTimeMatchesUpstream(t *testing.T) {
 	for seed := range uint64(200) {
@@ -33,6 +33,9 @@ func TestTriggerTimeMatchesUpstream(t *testing.T) {
 		tracker := endpointsliceutil.NewTriggerTimeTracker()
 		k := &c.keys[s.idx]
 		live := map[string]*podState{} // by name
+		// history holds each pod's earlier transition times: a kubelet whose node was back
+		// restores the one it kept (nodelifecycle.go podBack).
+		history := map[*podState][]model.Timestamp{}
 		now := model.Timestamp(2 * time.Second)
 		newPod := func(name string, rt model.Timestamp) *podState {
 			return &podState{owner: e.replayOwnerOf(s), pod: &model.Pod{PodIdentity: model.NewPodIdentity("default", name, name+"-uid"), ReadyTransition: rt}}
@@ -50,16 +53,18 @@ func TestTriggerTimeMatchesUpstream(t *testing.T) {
 				p = newPod(name, rt)
 				live[name] = p
 				if !rt.IsZero() {
-					c.readyChange(p)
+					c.readyChange(p, 0)
 				}
-			case op < 6 && p != nil: // a Ready transition now
+			case op < 6 && p != nil: // a Ready transition now, or one of its times before back
 				next := *p.pod
 				next.ReadyTransition = now
-				old := p.pod
-				p.pod = &next
-				if next.ReadyTransition != old.ReadyTransition {
-					c.readyChange(p)
+				if h := history[p]; len(h) > 0 && rng.IntN(3) == 0 {
+					next.ReadyTransition = h[rng.IntN(len(h))]
 				}
+				old := p.pod
+				history[p] = append(history[p], old.ReadyTransition)
+				p.pod = &next
+				c.readyUpdated(p, old)
 			case op < 7 && p != nil: // deleted
 				p.stage = stageGone
 				delete(live, name)

@@ -96,6 +96,9 @@ const (
 	// marksObserved is set once the kubelet has written the observedGeneration of the pod's
 	// deletion: a kubelet that takes the pod up again (its node back) patches nothing new.
 	marksObserved podMarks = 8
+	// marksTriggerSeen is set on the pods of a Service's trigger time list while a sync
+	// reads it (controller.triggerTime), and cleared after.
+	marksTriggerSeen podMarks = 16
 )
 
 // rankClass returns the rank class of the pod object (see rankOf).
