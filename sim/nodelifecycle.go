@@ -2,21 +2,35 @@ package sim
 
 import (
 	"fmt"
-	"math/rand/v2"
+	"slices"
 	"time"
 
 	"epsim/model"
 )
 
-// The node lifecycle controller's handling of a node that stopped reporting, at its pace:
-// it marks the node's pods not ready one status update at a time through its client, and
-// taints the nodes of each zone for eviction at a rate set by the zone's health; the
-// NoExecute taint's default toleration then evicts the pods 300 s after the taint.
+// The node lifecycle controller's handling of a node that stopped reporting, at its pace.
+// Its monitor passes run nodeMonitorPeriod apart, each the period after the last one
+// ended; a node is found not ready by the first pass nodeMonitorGracePeriod after the pass
+// that saw its kubelet's last Lease renewal. A pass's workers then each take one such node:
+// its status update (Ready Unknown), and for each of its pods a status update (Ready
+// False), one call after another through the controller's one client, which the Events it
+// records (one for the node, one for each pod) and the node's NoSchedule taint share. The
+// pass ends when its nodes are done; then handleDisruption sets each zone's taint rate from
+// the zones' health, and the zones' taint passes put the NoExecute taint on their not-ready
+// nodes at those rates. The taint eviction controller evicts a node's pods 300 s after its
+// taint (the default toleration), through its own client: for each pod an Event, a GET, a
+// status patch (the DisruptionTarget condition) and the DELETE.
 // upstream: pkg/controller/nodelifecycle/node_lifecycle_controller.go monitorNodeHealth
-// (MarkPodsNotReady), processTaintBaseEviction, doNoExecuteTaintingPass, handleDisruption,
-// ComputeZoneState, setLimiterInZone, ReducedQPSFunc, HealthyQPSFunc.
+// (tryUpdateNodeHealth, processTaintBaseEviction, RecordNodeStatusChange, MarkPodsNotReady;
+// workqueue.ParallelizeUntil over nodeUpdateWorkerSize workers), handleDisruption,
+// ComputeZoneState, setLimiterInZone, ReducedQPSFunc, HealthyQPSFunc,
+// doNoExecuteTaintingPass, doNoScheduleTaintingPass, markNodeAsReachable;
+// scheduler/rate_limited_queue.go SwapLimiter; util/node/controller_utils.go
+// MarkPodsNotReady, SwapNodeControllerTaint; controller_utils.go AddOrUpdateTaintOnNode
+// (a GET, then a PATCH); tainteviction/taint_eviction.go processPodOnNode,
+// deletePodHandler, addConditionAndDeletePod.
 
-// Node lifecycle controller defaults (kube-controller-manager).
+// Node lifecycle controller defaults (kube-controller-manager) and the kubelet's Lease.
 const (
 	// nodeEvictionRate is --node-eviction-rate: nodes tainted per second in a zone that is
 	// healthy or wholly down.
@@ -29,151 +43,386 @@ const (
 	// unhealthyZoneThreshold is --unhealthy-zone-threshold: a zone with more than 2 nodes not
 	// ready, and at least this share of them, is partially disrupted.
 	unhealthyZoneThreshold = 0.55
-	// nodeLifecycleQPS and nodeLifecycleBurst are its client's (--kube-api-qps, -burst).
+	// nodeLifecycleQPS and nodeLifecycleBurst are its client's (--kube-api-qps, -burst), and
+	// the taint eviction controller's, each its own.
 	nodeLifecycleQPS   = 20
 	nodeLifecycleBurst = 30
 	// nodeLifecycleLatency is one call's API latency (the workload controllers' assumed 5 ms).
 	nodeLifecycleLatency = Time(5 * time.Millisecond)
+	// nodeMonitorPeriod is --node-monitor-period: from the end of one monitor pass to the
+	// start of the next.
+	nodeMonitorPeriod = Time(5 * time.Second)
+	// nodeUpdateWorkers is nodeUpdateWorkerSize: a pass's workers.
+	nodeUpdateWorkers = 8
+	// nodeLeaseRenewInterval is how often a kubelet renews its node's Lease: a quarter of the
+	// Lease's 40 s duration. upstream: pkg/kubelet/kubelet.go (renewInterval).
+	nodeLeaseRenewInterval = Time(10 * time.Second)
 )
 
-// nodeLifecycle is the node lifecycle controller's state.
+// nodeLifecycle is the node lifecycle controller's state, and the taint eviction
+// controller's client.
 type nodeLifecycle struct {
-	client *tokenBucket
-	// marks are the pods still to mark not ready, in order (from markHead on); marking is
-	// true while an evMarkNext is queued.
-	marks    []podMark
-	markHead int
-	marking  bool
+	client, evictions *tokenBucket
+	// grid is a start time of the monitor passes: they run nodeMonitorPeriod apart from it,
+	// and a pass that had nodes to mark moves it to its end. lastPass is when the last pass
+	// started, or ended if it had nodes: the next is a period after it at least.
+	grid, lastPass Time
+	// passQueued: an evMonitorPass is queued; busy: the workers of the running pass that
+	// are at work (0: no pass is running).
+	passQueued bool
+	busy       int
+	// due holds the nodes past their grace period, for the next pass; todo the running
+	// pass's nodes no worker has taken yet (from todoHead on).
+	due, todo []dueNode
+	todoHead  int
+	workers   [nodeUpdateWorkers]nodeWorker
 	// readySince holds, for each pod it marked not ready, the Ready condition's transition
 	// time before: what the pod's kubelet, which never saw it not ready, still has.
 	readySince map[*podState]model.Timestamp
-	// reconcile draws when a recovered kubelet's status manager next reconciles.
-	reconcile *rand.Rand
+	// leasePhase and statusPhase are each node's phases (in [0, period)) of its kubelet's
+	// Lease renewals and of its status manager's reconcile ticks.
+	leasePhase, statusPhase []Time
+	// tainted[i] is set while node i has the NoExecute taint; taints[i] counts its taints,
+	// so that an eviction of an earlier one is void.
+	tainted []bool
+	taints  []int32
 	// zones are the eviction queues by zone name; zoneNames the zones in node order.
 	zones     map[string]*evictionZone
 	zoneNames []string
+	// allDown is set while every zone is wholly down, as the last pass found them: no
+	// node is tainted.
+	allDown bool
+}
+
+// dueNode is a node found not ready, in one failure (its epoch).
+type dueNode struct{ node, epoch int }
+
+// nodeWorker is one of a pass's workers: the node it is on (node < 0: none) and the pods
+// left to mark (pods[next:]), as the node's pods were when the worker took it.
+type nodeWorker struct {
+	node, epoch int
+	pods        []*podState
+	next        int
 }
 
 // evictionZone is one zone's taint queue (RateLimitedTimedQueue) and its rate limiter: a
-// token bucket of burst 1 at the rate the zone's state sets, new (full) when that changes.
+// token bucket of burst 1 at the rate its state sets (SwapLimiter).
 type evictionZone struct {
-	name    string
-	nodes   []int // node indexes, by zone
-	queue   []queuedNode
-	qps     float64
-	next    Time // when the limiter has its token
-	pending bool // an evTaintPass is queued
+	name  string
+	nodes []int // node indexes, by zone
+	queue []dueNode
+	state zoneState
+	qps   float64
+	next  Time // when the limiter has its token
+	// pending is set while an evTaintPass is queued.
+	pending bool
 }
 
-type queuedNode struct{ node, epoch int }
+// zoneState is a zone's health as handleDisruption last found it.
+type zoneState uint8
 
-// podMark is a pod to mark not ready, of a node in one failure (its epoch).
-type podMark struct {
-	p           *podState
-	node, epoch int
-}
+const (
+	zoneInitial zoneState = iota
+	zoneNormal
+	zonePartial
+	zoneFull
+)
 
-// markPodsNotReady is MarkPodsNotReady for node i: an UpdateStatus per Ready pod, one after
-// another through the controller's client; each pod turns not ready when its call returns.
-// The calls of many nodes wait for the client in turn (monitorNodeHealth's workers share
-// it), and a node that is back by its turn is healthy again and not marked.
-func (e *Engine) markPodsNotReady(i int) {
-	nl := e.lifecycle()
-	for _, p := range e.podsOnNode[i] {
-		nl.marks = append(nl.marks, podMark{p, i, e.nodeEpoch[i]})
+// lifecycle returns the node lifecycle controller, made at the first node failure.
+func (e *Engine) lifecycle() *nodeLifecycle {
+	if e.nodeLC != nil {
+		return e.nodeLC
 	}
-	if !nl.marking {
-		nl.marking = true
-		e.schedule(e.now, evMarkNext{})
+	n := len(e.nodes)
+	nl := &nodeLifecycle{client: newTokenBucket(nodeLifecycleQPS, nodeLifecycleBurst),
+		evictions: newTokenBucket(nodeLifecycleQPS, nodeLifecycleBurst), zones: map[string]*evictionZone{},
+		readySince: map[*podState]model.Timestamp{}, leasePhase: make([]Time, n), statusPhase: make([]Time, n),
+		tainted: make([]bool, n), taints: make([]int32, n)}
+	rng := newStream(e.cfg.Seed, streamNodeLifecycle)
+	nl.grid = Time(rng.Int64N(int64(nodeMonitorPeriod)))
+	for i := range n {
+		nl.leasePhase[i] = Time(rng.Int64N(int64(nodeLeaseRenewInterval)))
+		nl.statusPhase[i] = Time(rng.Int64N(int64(statusReconcilePeriod)))
 	}
-}
-
-// evMarkNext sends the next pod's status update, when the client has a token for it.
-type evMarkNext struct{}
-
-func (evMarkNext) String() string { return "node lifecycle marks a pod not ready" }
-func (evMarkNext) apply(e *Engine) {
-	nl := e.nodeLC
-	for nl.markHead < len(nl.marks) {
-		m := nl.marks[nl.markHead]
-		nl.marks[nl.markHead] = podMark{}
-		nl.markHead++
-		p := m.p
-		if e.nodeEpoch[m.node] != m.epoch || !e.nodeDown[m.node] || !p.pod.Ready {
-			continue
+	for i, node := range e.nodes {
+		z := nl.zones[node.Zone]
+		if z == nil {
+			z = &evictionZone{name: node.Zone, qps: nodeEvictionRate}
+			nl.zones[node.Zone] = z
+			nl.zoneNames = append(nl.zoneNames, node.Zone)
 		}
-		at := nl.client.reserve(e.now)
-		nl.readySince[p] = p.pod.ReadyTransition
-		e.schedule(at+nodeLifecycleLatency, e.arenas.setReady.put(evPodSetReady{p, p.epoch, false}))
-		e.schedule(at, evMarkNext{})
+		z.nodes = append(z.nodes, i)
+	}
+	for i := range nl.workers {
+		nl.workers[i].node = -1
+	}
+	e.nodeLC = nl
+	return nl
+}
+
+// notReadyAt is when the pass that finds node i, failed now, not ready starts: the kubelet
+// renewed the node's Lease last up to nodeLeaseRenewInterval before (at the node's phase),
+// the first pass after that saw the renewal, and the grace period runs from that pass.
+// (Passes start the period after the last one ended, a few milliseconds late each, so the
+// pass at the grace period's end is just past it and finds the node.) 40–55 s after the
+// failure, unless a long pass moves the passes' grid.
+func (e *Engine) notReadyAt(i int) Time {
+	nl := e.lifecycle()
+	renewed := e.now - posMod(e.now-nl.leasePhase[i], nodeLeaseRenewInterval)
+	seen := renewed + posMod(nl.grid-renewed, nodeMonitorPeriod)
+	return seen + nodeMonitorGracePeriod
+}
+
+// posMod is a mod m in [0, m).
+func posMod(a, m Time) Time {
+	if r := a % m; r < 0 {
+		return r + m
+	} else {
+		return r
+	}
+}
+
+// nextPass is the start of the first monitor pass at or after t, on the passes' grid and
+// after the last pass.
+func (nl *nodeLifecycle) nextPass(t Time) Time {
+	at := t + posMod(nl.grid-t, nodeMonitorPeriod)
+	if at <= nl.lastPass {
+		at += nodeMonitorPeriod
+	}
+	return at
+}
+
+// evNodeDue is node i past its grace period: the next pass finds it not ready.
+type evNodeDue struct{ node, epoch int }
+
+func (ev evNodeDue) String() string { return fmt.Sprintf("node %d past its grace period", ev.node) }
+func (ev evNodeDue) apply(e *Engine) {
+	if e.nodeEpoch[ev.node] != ev.epoch || !e.nodeDown[ev.node] {
 		return
 	}
-	nl.marks, nl.markHead, nl.marking = nl.marks[:0], 0, false
+	nl := e.lifecycle()
+	nl.due = append(nl.due, dueNode{ev.node, ev.epoch})
+	e.queuePass()
 }
 
-// lifecycle returns the node lifecycle controller, made at its first use.
-func (e *Engine) lifecycle() *nodeLifecycle {
-	if e.nodeLC == nil {
-		nl := &nodeLifecycle{client: newTokenBucket(nodeLifecycleQPS, nodeLifecycleBurst), zones: map[string]*evictionZone{},
-			readySince: map[*podState]model.Timestamp{}, reconcile: newStream(e.cfg.Seed, streamNodeLifecycle)}
-		for i, n := range e.nodes {
-			z := nl.zones[n.Zone]
-			if z == nil {
-				z = &evictionZone{name: n.Zone, qps: nodeEvictionRate}
-				nl.zones[n.Zone] = z
-				nl.zoneNames = append(nl.zoneNames, n.Zone)
-			}
-			z.nodes = append(z.nodes, i)
-		}
-		e.nodeLC = nl
+// queuePass queues the next monitor pass, unless one is queued or running (its end queues
+// the next when there is work for it).
+func (e *Engine) queuePass() {
+	nl := e.lifecycle()
+	if nl.passQueued || nl.busy > 0 {
+		return
 	}
-	return e.nodeLC
+	nl.passQueued = true
+	e.schedule(nl.nextPass(e.now), evMonitorPass{})
+}
+
+// evMonitorPass is a monitor pass: its workers take the nodes found not ready since the
+// last one, in node order; one without any ends at once.
+type evMonitorPass struct{}
+
+func (evMonitorPass) String() string { return "node lifecycle monitor pass" }
+func (evMonitorPass) apply(e *Engine) {
+	nl := e.nodeLC
+	nl.passQueued = false
+	nl.lastPass = e.now
+	nl.todo, nl.todoHead = nl.todo[:0], 0
+	for _, d := range nl.due {
+		if e.nodeEpoch[d.node] == d.epoch && e.nodeDown[d.node] {
+			nl.todo = append(nl.todo, d)
+		}
+	}
+	nl.due = nl.due[:0]
+	slices.SortFunc(nl.todo, func(a, b dueNode) int { return a.node - b.node })
+	if len(nl.todo) == 0 {
+		e.handleDisruption()
+		return
+	}
+	for w := range nl.workers {
+		if nl.todoHead == len(nl.todo) {
+			break
+		}
+		nl.busy++
+		e.takeNode(w)
+	}
+}
+
+// takeNode gives worker w the pass's next node, or ends its part of the pass; the last
+// worker to end ends the pass, which moves the passes' grid to its end.
+func (e *Engine) takeNode(w int) {
+	nl := e.nodeLC
+	wk := &nl.workers[w]
+	clear(wk.pods)
+	wk.pods, wk.next, wk.node = wk.pods[:0], 0, -1
+	for nl.todoHead < len(nl.todo) {
+		d := nl.todo[nl.todoHead]
+		nl.todoHead++
+		if e.nodeEpoch[d.node] != d.epoch || !e.nodeDown[d.node] {
+			continue // back: its Lease renewed, it is healthy
+		}
+		wk.node, wk.epoch = d.node, d.epoch
+		wk.pods = append(wk.pods, e.podsOnNode[d.node]...)
+		// tryUpdateNodeHealth's status update (Ready Unknown), then the worker goes on.
+		at := nl.client.reserve(e.now) + nodeLifecycleLatency
+		e.schedule(at, evNodeUnknown{w, d.node, d.epoch})
+		return
+	}
+	nl.busy--
+	if nl.busy > 0 {
+		return
+	}
+	nl.grid, nl.lastPass = e.now, e.now
+	e.handleDisruption()
+	if len(nl.due) > 0 {
+		e.queuePass()
+	}
+}
+
+// evNodeUnknown is the node's status update returning: the node is not ready, queued for
+// its NoExecute taint, its NoSchedule taint is put on (a GET and a PATCH, by another
+// worker) and an Event recorded; worker w then marks its pods.
+type evNodeUnknown struct{ worker, node, epoch int }
+
+func (ev evNodeUnknown) String() string { return fmt.Sprintf("node %d not ready", ev.node) }
+func (ev evNodeUnknown) apply(e *Engine) {
+	nl := e.nodeLC
+	if e.nodeEpoch[ev.node] == ev.epoch && e.nodeDown[ev.node] {
+		e.setNodeReady(ev.node, false)
+		e.queueForTaint(ev.node, ev.epoch)
+		for range 3 { // the NodeNotReady Event; the NoSchedule taint's GET and PATCH
+			nl.client.reserve(e.now)
+		}
+	} else {
+		nl.workers[ev.worker].pods = nl.workers[ev.worker].pods[:0] // back: nothing to mark
+	}
+	e.markNext(ev.worker)
+}
+
+// markNext sends worker w's next pod status update (MarkPodsNotReady), skipping pods no
+// longer running ready on the node, or takes the next node when none is left. A pod turns
+// not ready when its call returns, and its Event is recorded then. A worker marks every pod
+// of its node, even once the node is back (MarkPodsNotReady does not look again).
+func (e *Engine) markNext(w int) {
+	nl := e.nodeLC
+	wk := &nl.workers[w]
+	for wk.next < len(wk.pods) {
+		p := wk.pods[wk.next]
+		wk.next++
+		if !p.pod.Ready || p.stage != stageRunning || int(p.node) != wk.node {
+			continue
+		}
+		at := nl.client.reserve(e.now) + nodeLifecycleLatency
+		nl.readySince[p] = p.pod.ReadyTransition
+		e.schedule(at, e.arenas.setReady.put(evPodSetReady{p, p.epoch, false}))
+		e.schedule(at, evMarked{w, p})
+		return
+	}
+	e.takeNode(w)
+}
+
+// evMarked is a worker's pod status update returning: the Event it records takes a token,
+// and the worker goes on. A pod marked on a node already back is its kubelet's to set
+// right at its next status reconcile (podBack).
+type evMarked struct {
+	worker int
+	p      *podState
+}
+
+func (evMarked) String() string { return "node lifecycle marked a pod not ready" }
+func (ev evMarked) apply(e *Engine) {
+	nl := e.nodeLC
+	nl.client.reserve(e.now) // the pod's NodeNotReady Event
+	if p := ev.p; !e.nodeDown[p.node] && !p.pod.Ready && p.stage == stageRunning {
+		if _, ok := nl.readySince[p]; ok {
+			e.podBack(p)
+		}
+	}
+	e.markNext(ev.worker)
 }
 
 // queueForTaint adds node i, just found not ready, to its zone's taint queue.
-func (e *Engine) queueForTaint(i int) {
+func (e *Engine) queueForTaint(i, epoch int) {
 	z := e.lifecycle().zones[e.nodes[i].Zone]
-	z.queue = append(z.queue, queuedNode{i, e.nodeEpoch[i]})
-	e.zonesChanged()
+	z.queue = append(z.queue, dueNode{i, epoch})
+	e.scheduleTaintPass(z)
 }
 
 // scheduleTaintPass queues the zone's next taint when its limiter has a token.
 func (e *Engine) scheduleTaintPass(z *evictionZone) {
-	if z.pending || len(z.queue) == 0 {
+	if z.pending || len(z.queue) == 0 || z.qps <= 0 {
 		return
 	}
 	z.pending = true
 	e.schedule(max(e.now, z.next), evTaintPass{z})
 }
 
-// zoneRate is the taint rate of a zone now: handleDisruption's, from every zone's count of
-// nodes not ready (0 when every zone is wholly down: evictions stop).
-func (e *Engine) zoneRate(z *evictionZone) float64 {
-	nl := e.lifecycle()
-	full := func(zz *evictionZone) (notReady int, whole bool) {
-		for _, i := range zz.nodes {
+// handleDisruption is the end of a monitor pass: each zone's state from its nodes'
+// readiness, and the taint rates they set. When every zone is wholly down, evictions stop:
+// every taint is taken off (a pending eviction with it) and every rate is 0, until a zone
+// is not.
+func (e *Engine) handleDisruption() {
+	nl := e.nodeLC
+	states := make([]zoneState, len(nl.zoneNames))
+	all := true
+	for k, name := range nl.zoneNames {
+		z := nl.zones[name]
+		notReady := 0
+		for _, i := range z.nodes {
 			if !e.nodes[i].Ready {
 				notReady++
 			}
 		}
-		return notReady, notReady == len(zz.nodes)
+		switch {
+		case notReady == len(z.nodes):
+			states[k] = zoneFull
+		case notReady > 2 && float64(notReady)/float64(len(z.nodes)) >= unhealthyZoneThreshold:
+			states[k] = zonePartial
+		default:
+			states[k] = zoneNormal
+		}
+		all = all && states[k] == zoneFull
 	}
-	all := true
-	for _, name := range nl.zoneNames {
-		if _, whole := full(nl.zones[name]); !whole {
-			all = false
-			break
+	switch {
+	case all && nl.allDown:
+	case all:
+		nl.allDown = true
+		for _, name := range nl.zoneNames {
+			z := nl.zones[name]
+			z.state = zoneFull
+			e.swapLimiter(z, 0)
+			z.queue = z.queue[:0]
+		}
+		// markNodeAsReachable for every node: a tainted one loses its taint (a GET and a
+		// PATCH) and its pods' pending eviction; the next pass queues the nodes again.
+		for i := range e.nodes {
+			if nl.tainted[i] {
+				nl.tainted[i] = false
+				nl.taints[i]++
+				nl.client.reserve(e.now)
+				nl.client.reserve(e.now)
+			}
+			if e.nodeDown[i] && !e.nodes[i].Ready {
+				z := nl.zones[e.nodes[i].Zone]
+				z.queue = append(z.queue, dueNode{i, e.nodeEpoch[i]})
+			}
+		}
+	default:
+		was := nl.allDown
+		nl.allDown = false
+		for k, name := range nl.zoneNames {
+			z := nl.zones[name]
+			if was || z.state != states[k] {
+				e.swapLimiter(z, zoneRate(states[k], len(z.nodes)))
+			}
+			z.state = states[k]
+			e.scheduleTaintPass(z)
 		}
 	}
-	if all {
-		return 0
-	}
-	notReady, whole := full(z)
-	switch {
-	case whole:
-		return nodeEvictionRate
-	case notReady > 2 && float64(notReady)/float64(len(z.nodes)) >= unhealthyZoneThreshold:
-		if len(z.nodes) > largeClusterSizeThreshold {
+}
+
+// zoneRate is the taint rate of a zone of n nodes in state st (setLimiterInZone).
+func zoneRate(st zoneState, n int) float64 {
+	if st == zonePartial {
+		if n > largeClusterSizeThreshold {
 			return secondaryNodeEvictionRate
 		}
 		return 0
@@ -181,21 +430,34 @@ func (e *Engine) zoneRate(z *evictionZone) float64 {
 	return nodeEvictionRate
 }
 
+// swapLimiter gives zone z a limiter of the rate (SwapLimiter): unchanged if of that rate;
+// else a new bucket, full if the old one had its token (taken) and empty if it had not.
+func (e *Engine) swapLimiter(z *evictionZone, rate float64) {
+	if rate == z.qps {
+		return
+	}
+	hadToken := z.qps > 0 && e.now >= z.next
+	z.qps = rate
+	switch {
+	case rate <= 0:
+	case hadToken:
+		z.next = e.now
+	default:
+		z.next = e.now + Time(float64(time.Second)/rate)
+	}
+}
+
 // evTaintPass taints the first node of a zone's queue that is still down, as the limiter
-// allows, and schedules the eviction of its pods after their toleration.
+// allows (a GET and a PATCH), and schedules the eviction of its pods after their
+// toleration, from when the taint is on.
 type evTaintPass struct{ z *evictionZone }
 
 func (ev evTaintPass) String() string { return fmt.Sprintf("taint pass zone %q", ev.z.name) }
 func (ev evTaintPass) apply(e *Engine) {
-	z := ev.z
+	z, nl := ev.z, e.nodeLC
 	z.pending = false
-	rate := e.zoneRate(z)
-	if rate != z.qps {
-		// SwapLimiter: a new bucket, its one token there at once.
-		z.qps, z.next = rate, e.now
-	}
-	if rate == 0 {
-		return // evictions stopped; a node that comes back starts the pass again
+	if z.qps <= 0 {
+		return // evictions stopped; a rate again schedules the pass
 	}
 	if e.now < z.next {
 		e.scheduleTaintPass(z)
@@ -204,11 +466,15 @@ func (ev evTaintPass) apply(e *Engine) {
 	for len(z.queue) > 0 {
 		q := z.queue[0]
 		z.queue = z.queue[1:]
-		if e.nodeEpoch[q.node] != q.epoch || !e.nodeDown[q.node] {
+		if e.nodeEpoch[q.node] != q.epoch || !e.nodeDown[q.node] || nl.tainted[q.node] {
 			continue // back meanwhile
 		}
-		e.after(defaultTolerationSeconds, evEvictNode{q.node, q.epoch})
-		z.next = e.now + Time(float64(time.Second)/rate)
+		nl.tainted[q.node] = true
+		nl.taints[q.node]++
+		get := nl.client.reserve(e.now) + nodeLifecycleLatency
+		on := nl.client.reserve(get) + nodeLifecycleLatency
+		e.schedule(on+defaultTolerationSeconds, evEvictNode{q.node, q.epoch, nl.taints[q.node]})
+		z.next = e.now + Time(float64(time.Second)/z.qps)
 		break
 	}
 	e.scheduleTaintPass(z)
@@ -217,7 +483,7 @@ func (ev evTaintPass) apply(e *Engine) {
 // statusReconcilePeriod is how often a kubelet's status manager compares the API's pod
 // statuses with its own and writes back the ones that differ. upstream:
 // pkg/kubelet/status/status_manager.go syncPeriod.
-const statusReconcilePeriod = 10 * time.Second
+const statusReconcilePeriod = Time(10 * time.Second)
 
 // podBack takes up a running pod that is not ready on a node that came back. A pod the node
 // lifecycle controller marked not ready is ready again at its kubelet's next status
@@ -226,10 +492,10 @@ const statusReconcilePeriod = 10 * time.Second
 // for their readiness probe.
 // upstream: status_manager.go syncBatch (needsReconcile), syncPod.
 func (e *Engine) podBack(p *podState) {
-	if e.nodeLC != nil {
-		if since, ok := e.nodeLC.readySince[p]; ok {
-			delete(e.nodeLC.readySince, p)
-			d := Time(e.nodeLC.reconcile.Int64N(int64(statusReconcilePeriod)))
+	if nl := e.nodeLC; nl != nil {
+		if since, ok := nl.readySince[p]; ok {
+			delete(nl.readySince, p)
+			d := posMod(nl.statusPhase[p.node]-e.now, statusReconcilePeriod)
 			e.after(d, evPodReadyAgain{p, p.epoch, since})
 			return
 		}
@@ -253,13 +519,22 @@ func (ev evPodReadyAgain) apply(e *Engine) {
 	e.setReadyWith(p, true, ev.since, nil)
 }
 
-// zonesChanged schedules the taint pass of every zone with nodes queued, after a node's
-// readiness changed, which may change any zone's rate (handleDisruption looks at them all).
-func (e *Engine) zonesChanged() {
-	if e.nodeLC == nil {
+// nodeBack is node i's failure ending for the node lifecycle controller: its taints come
+// off (a GET and a PATCH each), which cancels its pods' pending eviction, and the next
+// monitor pass sees the zones' health change.
+func (e *Engine) nodeBack(i int) {
+	nl := e.nodeLC
+	if nl == nil {
 		return
 	}
-	for _, name := range e.nodeLC.zoneNames {
-		e.scheduleTaintPass(e.nodeLC.zones[name])
+	calls := 2 // the NoSchedule taint
+	if nl.tainted[i] {
+		nl.tainted[i] = false
+		nl.taints[i]++
+		calls += 2
 	}
+	for range calls {
+		nl.client.reserve(e.now)
+	}
+	e.queuePass()
 }

@@ -1,7 +1,7 @@
 package sim
 
 import (
-	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -11,8 +11,9 @@ import (
 
 // failRun fails the given nodes of a cluster of 3 zones × 20 nodes, each with one pod of
 // "web" (replicas 60), and returns when each failed node's pods turned not ready and when
-// they were evicted (relative to the failure), in node order; zero when never.
-func failRun(t *testing.T, fail func(e *Engine) []int) (notReady, evicted [][]Time) {
+// they were evicted (relative to the failure), in node order; zero when never. prepare, if
+// not nil, runs first on the engine (to set the node lifecycle controller's phases).
+func failRun(t *testing.T, prepare func(e *Engine), fail func(e *Engine) []int) (notReady, evicted [][]Time) {
 	t.Helper()
 	cfg := testConfig(60, 60)
 	cfg.RunEndpoints = false
@@ -20,6 +21,9 @@ func failRun(t *testing.T, fail func(e *Engine) []int) (notReady, evicted [][]Ti
 	e, err := newEngine(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if prepare != nil {
+		prepare(e)
 	}
 	var failed []int
 	var at Time
@@ -53,6 +57,16 @@ func failRun(t *testing.T, fail func(e *Engine) []int) (notReady, evicted [][]Ti
 	return notReady, evicted
 }
 
+// samePhases gives every node's kubelet Lease renewals one phase, and the monitor passes
+// the same, so that nodes failed at once are found not ready by one pass, 50 s later.
+func samePhases(e *Engine) {
+	nl := e.lifecycle()
+	nl.grid = 0
+	for i := range nl.leasePhase {
+		nl.leasePhase[i] = 0
+	}
+}
+
 // zoneNodes returns the nodes of zone z (0..2) of e.
 func zoneNodes(e *Engine, z int) []int {
 	var out []int
@@ -64,56 +78,213 @@ func zoneNodes(e *Engine, z int) []int {
 	return out
 }
 
-// TestNodeLifecycleEvictionRates checks the pace of taint-based eviction: the node lifecycle
-// controller taints a zone's not-ready nodes one at a time, at 0.1 nodes/s when the zone is
-// wholly down or mostly healthy, at 0 in a partially disrupted zone of 50 nodes or fewer,
-// and not at all when every zone is down; the pods go 300 s after their node's taint.
-// upstream: node_lifecycle_controller.go handleDisruption, ComputeZoneState,
-// setLimiterInZone, ReducedQPSFunc, HealthyQPSFunc; scheduler.EvictionRateLimiterBurst 1.
-func TestNodeLifecycleEvictionRates(t *testing.T) {
+// TestNodeFoundNotReadyFromItsLastRenewal fails one node at a time: it is found not ready
+// by the first monitor pass (every 5 s, at the passes' phase) at or after 50 s from the pass
+// that saw its kubelet's last Lease renewal (every 10 s, at the node's phase) before the
+// failure: 40–55 s after it. Its status update then returns, and the node is not ready.
+// upstream: node_lifecycle_controller.go tryUpdateNodeHealth (probeTimestamp, set when a
+// pass sees the Lease renewed; gracePeriod), monitorNodeHealth (nodeMonitorPeriod);
+// kubelet.go (the Lease's renewInterval, 0.25 of its 40 s duration).
+func TestNodeFoundNotReadyFromItsLastRenewal(t *testing.T) {
 	s := Time(time.Second)
-	for _, tc := range []struct {
-		name string
-		fail func(e *Engine) []int
-		// want is each failed node's eviction time, in order of taint (0: never).
-		want []Time
-	}{
-		{"one node", func(e *Engine) []int { return zoneNodes(e, 1)[:1] }, []Time{350 * s}},
-		{"a whole zone", func(e *Engine) []int { return zoneNodes(e, 0) }, func() []Time {
-			var w []Time
-			for k := range 20 {
-				w = append(w, 350*s+Time(k)*10*s)
+	for _, node := range []int{0, 7, 21, 42, 59} {
+		cfg := testConfig(60, 60)
+		cfg.RunEndpoints = false
+		cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "wait", Kind: ActionWait, Duration: 2 * time.Minute}}
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var failedAt, notReadyAt, grid Time
+		runEngine(t, e, func() {
+			if failedAt == 0 && e.phase == 1 {
+				failedAt = e.now
+				e.failNode(node)
+				grid = e.nodeLC.grid
 			}
-			return w
-		}()},
-		{"most of a small zone", func(e *Engine) []int { return zoneNodes(e, 2)[:12] }, make([]Time, 12)},
-		{"every zone", func(e *Engine) []int { return slices.Concat(zoneNodes(e, 0), zoneNodes(e, 1), zoneNodes(e, 2)) }, make([]Time, 60)},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, evicted := failRun(t, tc.fail)
-			var got []Time
-			for _, ev := range evicted {
-				if len(ev) != 1 {
-					t.Fatalf("a node with %d pods", len(ev))
-				}
-				got = append(got, ev[0]/s*s)
-			}
-			slices.Sort(got)
-			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
-				t.Errorf("evictions at %v, want %v", got, tc.want)
+			if failedAt != 0 && notReadyAt == 0 && !e.nodes[node].Ready {
+				notReadyAt = e.now
 			}
 		})
+		nl := e.nodeLC
+		renewed := nl.leasePhase[node]
+		for renewed+10*s <= failedAt {
+			renewed += 10 * s
+		}
+		seen := grid
+		for seen < renewed {
+			seen += 5 * s
+		}
+		for seen-5*s >= renewed {
+			seen -= 5 * s
+		}
+		want := seen + 50*s + nodeLifecycleLatency
+		if notReadyAt != want {
+			t.Errorf("node %d failed at %v: not ready at %v, want %v (renewed %v, seen %v)", node, failedAt, notReadyAt, want, renewed, seen)
+		}
+		if d := notReadyAt - nodeLifecycleLatency - failedAt; d <= 40*s || d > 55*s {
+			t.Errorf("node %d found %v after its failure, want 40–55 s", node, d)
+		}
 	}
 }
 
-// TestPodsMarkedNotReadyAtTheClientsPace checks MarkPodsNotReady: one status update per pod
-// through the node lifecycle controller's client (20 qps, burst 30), so of 40 pods on failed
-// nodes the first 30 turn not ready 50 s (node-monitor-grace-period) and one API latency
-// after the failure, and the next one every 50 ms.
-// upstream: node_lifecycle_controller.go monitorNodeHealth; controller_utils.go
-// MarkPodsNotReady (UpdateStatus per pod).
+// TestNodeLifecycleEvictionRates checks the pace of taint-based eviction: the node lifecycle
+// controller taints a zone's not-ready nodes one at a time, at 0.1 nodes/s when the zone is
+// wholly down or mostly healthy; a partially disrupted zone of 50 nodes or fewer stops at
+// the end of the pass that finds it so (the nodes the first passes found and a Normal
+// zone's limiter let through are tainted), and nothing is when every zone is down. Each
+// taint is a GET and a PATCH; the pods go 300 s after it, their deletes a GET, a status
+// patch and a DELETE later.
+// upstream: node_lifecycle_controller.go handleDisruption, ComputeZoneState,
+// setLimiterInZone, ReducedQPSFunc, HealthyQPSFunc, doNoExecuteTaintingPass;
+// scheduler.EvictionRateLimiterBurst 1; taint_eviction.go addConditionAndDeletePod.
+func TestNodeLifecycleEvictionRates(t *testing.T) {
+	s := Time(time.Second)
+	t.Run("one node", func(t *testing.T) {
+		notReady, evicted := failRun(t, nil, func(e *Engine) []int { return zoneNodes(e, 1)[:1] })
+		// Found at a pass: its status update returns, then its pod's (notReady); tainted when
+		// the node's returned (a GET, a PATCH); the eviction's GET, patch and DELETE.
+		if want := notReady[0][0] - 2*nodeLifecycleLatency + 6*nodeLifecycleLatency + 300*s; evicted[0][0] != want {
+			t.Errorf("evicted %v after the failure, want %v (marked at %v)", evicted[0][0], want, notReady[0][0])
+		}
+	})
+	t.Run("a whole zone", func(t *testing.T) {
+		_, evicted := failRun(t, samePhases, func(e *Engine) []int { return zoneNodes(e, 0) })
+		var got []Time
+		for _, ev := range evicted {
+			got = append(got, ev[0])
+		}
+		slices.Sort(got)
+		if got[0] == 0 || got[0] > 360*s {
+			t.Fatalf("first eviction at %v", got[0])
+		}
+		// The first taint waits for the client, busy marking; then one every 10 s.
+		if d := got[1] - got[0]; d > 10*s {
+			t.Errorf("the second eviction came %v after the first, want at most 10 s", d)
+		}
+		for k := 2; k < len(got); k++ {
+			if d := got[k] - got[k-1]; d != 10*s {
+				t.Errorf("eviction %d came %v after the one before, want 10 s (all at %v)", k, d, got)
+				break
+			}
+		}
+	})
+	t.Run("most of a small zone", func(t *testing.T) {
+		_, evicted := failRun(t, samePhases, func(e *Engine) []int { return zoneNodes(e, 2)[:12] })
+		n := 0
+		for _, ev := range evicted {
+			if ev[0] != 0 {
+				n++
+			}
+		}
+		// The one pass finds all 12 together: the zone's limiter, Normal till the pass ends,
+		// lets the first node found through.
+		if n != 1 {
+			t.Errorf("%d nodes evicted, want 1", n)
+		}
+	})
+	t.Run("every zone", func(t *testing.T) {
+		_, evicted := failRun(t, samePhases, func(e *Engine) []int {
+			return slices.Concat(zoneNodes(e, 0), zoneNodes(e, 1), zoneNodes(e, 2))
+		})
+		for _, ev := range evicted {
+			if ev[0] != 0 {
+				t.Fatalf("a node evicted %v after the failure with every zone down", ev[0])
+			}
+		}
+	})
+}
+
+// TestEveryZoneDownTakesTheTaintsOff fails zone a, and zones b and c 100 s later: zone a's
+// first nodes are tainted meanwhile, but when the pass finds every zone wholly down, every
+// taint comes off and their pods' evictions with it: nothing is evicted.
+// upstream: node_lifecycle_controller.go handleDisruption (allAreFullyDisrupted:
+// markNodeAsReachable for every node, SwapLimiter(0)); taint_eviction.go
+// (cancelWorkWithEvent when the taints are gone).
+func TestEveryZoneDownTakesTheTaintsOff(t *testing.T) {
+	cfg := testConfig(60, 60)
+	cfg.RunEndpoints = false
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "wait", Kind: ActionWait, Duration: 20 * time.Minute}}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at Time
+	tainted, evicted := 0, 0
+	runEngine(t, e, func() {
+		switch {
+		case e.phase == 1 && at == 0:
+			at = e.now
+			for _, i := range zoneNodes(e, 0) {
+				e.failNode(i)
+			}
+		case at != 0 && e.now >= at+Time(100*time.Second) && !e.nodeDown[zoneNodes(e, 1)[0]]:
+			for _, i := range slices.Concat(zoneNodes(e, 1), zoneNodes(e, 2)) {
+				e.failNode(i)
+			}
+		}
+		if e.nodeLC != nil {
+			n := 0
+			for _, on := range e.nodeLC.tainted {
+				if on {
+					n++
+				}
+			}
+			tainted = max(tainted, n)
+		}
+	})
+	for _, p := range e.services[0].pods {
+		if p.pod.Terminating {
+			evicted++
+		}
+	}
+	if tainted == 0 {
+		t.Fatal("no node was tainted before every zone was down")
+	}
+	if evicted != 0 {
+		t.Errorf("%d pods evicted, want none", evicted)
+	}
+}
+
+// TestSwapLimiter: a zone's new limiter has its token at once when the old one had one,
+// and is drained (its token a period away) when it had none, as after a rate of 0.
+// upstream: scheduler/rate_limited_queue.go SwapLimiter.
+func TestSwapLimiter(t *testing.T) {
+	e := &Engine{now: Time(100 * time.Second)}
+	z := &evictionZone{qps: 0.1, next: Time(90 * time.Second)}
+	e.swapLimiter(z, 0.01)
+	if z.qps != 0.01 || z.next != e.now {
+		t.Errorf("from a limiter with its token: rate %v, token at %v, want 0.01 at %v", z.qps, z.next, e.now)
+	}
+	z = &evictionZone{qps: 0.1, next: Time(105 * time.Second)}
+	e.swapLimiter(z, 0.01)
+	if want := e.now + Time(100*time.Second); z.next != want {
+		t.Errorf("from a limiter without its token: token at %v, want %v", z.next, want)
+	}
+	z = &evictionZone{qps: 0, next: 0}
+	e.swapLimiter(z, 0.1)
+	if want := e.now + Time(10*time.Second); z.next != want {
+		t.Errorf("from a rate of 0: token at %v, want %v", z.next, want)
+	}
+	z = &evictionZone{qps: 0.1, next: Time(105 * time.Second)}
+	e.swapLimiter(z, 0.1)
+	if z.next != Time(105*time.Second) {
+		t.Errorf("the same rate replaced the limiter: token at %v", z.next)
+	}
+}
+
+// TestPodsMarkedNotReadyAtTheClientsPace fails 40 nodes of one pod each, found by one pass:
+// its 8 workers each take a node, whose status update returns first (8 nodes not ready at
+// once); each pod's status update follows, one after another on each worker. Every call
+// shares the controller's client (20 qps, burst 30) with the Events it records (one per
+// node and one per pod) and each node's NoSchedule taint (a GET and a PATCH): about 240
+// calls, so the last pod is marked about (240 − 30) / 20 ≈ 10.5 s into the pass, where the
+// pod updates alone would take 0.5 s.
+// upstream: node_lifecycle_controller.go monitorNodeHealth (ParallelizeUntil,
+// nodeUpdateWorkerSize 8); controller_utils.go MarkPodsNotReady (UpdateStatus, then
+// recorder.Event per pod), RecordNodeStatusChange; doNoScheduleTaintingPass.
 func TestPodsMarkedNotReadyAtTheClientsPace(t *testing.T) {
-	notReady, _ := failRun(t, func(e *Engine) []int { return slices.Concat(zoneNodes(e, 0), zoneNodes(e, 1)) })
+	notReady, _ := failRun(t, samePhases, func(e *Engine) []int { return slices.Concat(zoneNodes(e, 0), zoneNodes(e, 1)) })
 	var got []Time
 	for _, nr := range notReady {
 		got = append(got, nr...)
@@ -122,41 +293,92 @@ func TestPodsMarkedNotReadyAtTheClientsPace(t *testing.T) {
 	if len(got) != 40 {
 		t.Fatalf("%d pods on the failed nodes, want 40", len(got))
 	}
-	for k, at := range got {
-		want := 50*Time(time.Second) + nodeLifecycleLatency + Time(max(0, k-29))*50*Time(time.Millisecond)
-		if at != want {
-			t.Fatalf("pod %d turned not ready %v after the failure, want %v", k, at, want)
+	first, last := got[0], got[len(got)-1]
+	if first-2*nodeLifecycleLatency > 55*Time(time.Second) || first < 40*Time(time.Second) {
+		t.Errorf("first pod marked %v after the failure", first)
+	}
+	if d := last - first; d < 10*Time(time.Second) || d > 11*Time(time.Second) {
+		t.Errorf("marking took %v, want about 10.5 s", d)
+	}
+	// The workers mark at once, till the client's burst is spent (a worker alone marks one
+	// pod at a time).
+	n := 0
+	for _, at := range got {
+		if at == first {
+			n++
 		}
+	}
+	if n < 2 || n > nodeUpdateWorkers {
+		t.Errorf("%d pods marked first, at once, want 2 to %d", n, nodeUpdateWorkers)
 	}
 }
 
-// TestNodesBackBeforeTheirTurnAreNotMarked fails all 60 nodes for 51 s: the node lifecycle
-// controller starts marking their pods at 50 s, 30 at once and then one every 50 ms, and
-// the nodes it reaches after they are back (at 51 s) are healthy again: 50 pods are marked.
+// TestNodesBackBeforeTheirTurnAreNotMarked fails all 30 nodes (6 pods each) and brings them back 1 s into
+// the pass that found them: a node its worker took by then has all its pods marked, even
+// those marked after it is back; a node back before its worker reached it is found healthy
+// and none of its pods is marked. Every marked pod's kubelet writes Ready back at its next
+// status reconcile.
+// upstream: node_lifecycle_controller.go monitorNodeHealth (tryUpdateNodeHealth sees the
+// renewed Lease); controller_utils.go MarkPodsNotReady (every pod of the node);
+// status_manager.go syncBatch.
 func TestNodesBackBeforeTheirTurnAreNotMarked(t *testing.T) {
-	cfg := testConfig(60, 60)
+	cfg := testConfig(30, 180) // 6 pods a node
 	cfg.RunEndpoints = false
-	cfg.Timeline = []Action{
-		{Name: "create", Kind: ActionCreate},
-		{Name: "blip", Kind: ActionFailNodes, Nodes: 60, Duration: 51 * time.Second},
-	}
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "wait", Kind: ActionWait, Duration: time.Minute}}
 	e, err := newEngine(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	samePhases(e)
+	var found, back Time
+	// foundBeforeBack: not ready, or its worker's status update on its way, when the nodes
+	// came back.
+	foundBeforeBack, notReadyBeforeBack := map[int]bool{}, map[int]bool{}
 	marked := map[*podState]bool{}
 	runEngine(t, e, func() {
-		if e.phase != 1 {
-			return
+		switch {
+		case e.phase == 1 && found == 0 && !e.nodeDown[0]:
+			for i := range e.nodes {
+				e.failNode(i)
+			}
+		case found == 0 && !e.nodes[0].Ready:
+			found = e.now
+		case found != 0 && back == 0 && e.now >= found+Time(time.Second):
+			back = e.now
+			for i := range e.nodes {
+				notReadyBeforeBack[i] = !e.nodes[i].Ready
+				foundBeforeBack[i] = !e.nodes[i].Ready
+				for w := range e.nodeLC.workers {
+					foundBeforeBack[i] = foundBeforeBack[i] || e.nodeLC.workers[w].node == i
+				}
+				evNodeRecover{i, e.nodeEpoch[i]}.apply(e)
+			}
 		}
 		for _, p := range e.services[0].pods {
-			if p.stage == stageRunning && !p.pod.Ready {
+			if found != 0 && p.stage == stageRunning && !p.pod.Ready {
 				marked[p] = true
 			}
 		}
 	})
-	if len(marked) != 50 {
-		t.Errorf("%d pods marked not ready, want the 50 whose turn came before their node was back", len(marked))
+	n := 0
+	for p := range marked {
+		n++
+		if !foundBeforeBack[int(p.node)] {
+			t.Errorf("pod %s marked, on a node back before its worker took it", p.pod.Name)
+		}
+	}
+	if n == 0 || n == len(e.services[0].pods) {
+		t.Errorf("%d pods marked, want some but not all", n)
+	}
+	for _, p := range e.services[0].pods {
+		if notReadyBeforeBack[int(p.node)] && !marked[p] {
+			t.Errorf("pod %s not marked, on a node found not ready before it was back", p.pod.Name)
+		}
+	}
+	for _, p := range e.services[0].pods {
+		if !p.pod.Ready {
+			t.Errorf("pod %s not ready at the end", p.pod.Name)
+		}
 	}
 }
 
@@ -222,9 +444,10 @@ func TestAFailedNodesKubeletWritesNothing(t *testing.T) {
 }
 
 // TestReadyAgainWithTheKeptTransition fails a node for 60 s: the node lifecycle controller
-// marks its pods not ready at 50 s; when the node is back, its kubelet's status manager
-// (which never saw them not ready) writes Ready back within its 10 s reconcile period, with
-// the Ready condition it kept: the old transition time. An older time is no trigger: the
+// marks its pods not ready 40–55 s in; when the node is back, its kubelet's status manager
+// (which never saw them not ready) writes Ready back for all of them at its next reconcile
+// tick (every 10 s, at the kubelet's own phase), with the Ready condition it kept: the old
+// transition time. An older time is no trigger: the
 // controllers' trackers count only times that moved forward.
 // upstream: pkg/kubelet/status/status_manager.go syncBatch, syncPod; k8s.io/endpointslice
 // util/trigger_time_tracker.go (podTriggerTime.After(last)).
@@ -239,6 +462,7 @@ func TestReadyAgainWithTheKeptTransition(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := map[*podState]model.Timestamp{}
+	readyAgain := map[*podState]Time{}
 	var marked []*podState
 	runEngine(t, e, func() {
 		if e.phase != 1 {
@@ -251,10 +475,24 @@ func TestReadyAgainWithTheKeptTransition(t *testing.T) {
 			if !p.pod.Ready && !slices.Contains(marked, p) {
 				marked = append(marked, p)
 			}
+			if p.pod.Ready && slices.Contains(marked, p) && readyAgain[p] == 0 {
+				readyAgain[p] = e.now
+			}
 		}
 	})
-	if len(marked) == 0 {
-		t.Fatal("no pod was marked not ready")
+	if len(marked) < 2 {
+		t.Fatalf("%d pods marked not ready, want the failed node's 2", len(marked))
+	}
+	// One status manager, one tick: the node's pods are written back together, at a tick
+	// of the node's phase.
+	at := readyAgain[marked[0]]
+	for _, p := range marked {
+		if readyAgain[p] != at {
+			t.Errorf("pod %s ready again at %v, pod %s at %v: want one tick", p.pod.Name, readyAgain[p], marked[0].pod.Name, at)
+		}
+		if ph := e.nodeLC.statusPhase[p.node]; (at-ph)%statusReconcilePeriod != 0 {
+			t.Errorf("ready again at %v, not a tick of the node's status manager (phase %v)", at, ph)
+		}
 	}
 	for _, p := range marked {
 		if !p.pod.Ready || p.pod.ReadyTransition != before[p] {
@@ -272,5 +510,91 @@ func TestReadyAgainWithTheKeptTransition(t *testing.T) {
 	c.podUpdated(p, &old, false)
 	if got := c.triggerTime(p.svc(), k); got != 0 {
 		t.Errorf("an older Ready transition gave the trigger time %v", time.Duration(got))
+	}
+}
+
+// TestTaintEvictionAtItsClientsPace fails a node of 30 pods: 300 s after its taint the taint
+// eviction controller evicts them all at once, each an Event, a GET, a status patch and a
+// DELETE through its client (20 qps, burst 30): the 30 GETs and Events come first, then the
+// patches, then the DELETEs, the last of 120 calls (120 − 30) / 20 = 4.5 s in. So the pods
+// turn terminating over the last 30 calls' 1.45 s, not at one instant.
+// upstream: tainteviction/taint_eviction.go processPodOnNode (a timer per pod),
+// deletePodHandler, addConditionAndDeletePod.
+func TestTaintEvictionAtItsClientsPace(t *testing.T) {
+	cfg := testConfig(3, 90)
+	cfg.RunEndpoints = false
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "wait", Kind: ActionWait, Duration: 10 * time.Minute}}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pods []*podState
+	deleted := map[*podState]Time{}
+	runEngine(t, e, func() {
+		if e.phase == 1 && pods == nil {
+			pods = slices.Clone(e.podsOnNode[0])
+			e.failNode(0)
+		}
+		for _, p := range pods {
+			if p.pod.Terminating && deleted[p] == 0 {
+				deleted[p] = e.now
+			}
+		}
+	})
+	if len(pods) != 30 || len(deleted) != 30 {
+		t.Fatalf("%d pods on the node, %d evicted, want 30", len(pods), len(deleted))
+	}
+	first, last := Time(math.MaxInt64), Time(0)
+	for _, at := range deleted {
+		first, last = min(first, at), max(last, at)
+	}
+	if d := last - first; d != Time(29*50*time.Millisecond) {
+		t.Errorf("evictions over %v, want 1.45 s", d)
+	}
+}
+
+// TestNextPassAPeriodAfterALongOne: a node past its grace period while a pass is marking 40
+// nodes' pods waits for the next pass, which starts 5 s after the last worker is done.
+// upstream: node_lifecycle_controller.go Run (wait.UntilWithContext(monitorNodeHealth,
+// nodeMonitorPeriod): the period runs from the end of a pass).
+func TestNextPassAPeriodAfterALongOne(t *testing.T) {
+	cfg := testConfig(60, 60)
+	cfg.RunEndpoints = false
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "wait", Kind: ActionWait, Duration: 2 * time.Minute}}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	samePhases(e)
+	late := zoneNodes(e, 2)[0]
+	var failed []int
+	var lastMarked, lateFound Time
+	started, seen := false, map[*podState]bool{}
+	runEngine(t, e, func() {
+		if e.phase == 1 && failed == nil {
+			failed = slices.Concat(zoneNodes(e, 0), zoneNodes(e, 1))
+			for _, i := range failed {
+				e.failNode(i)
+			}
+		}
+		if !started && failed != nil && e.nodeLC.busy > 0 {
+			started = true
+			e.failNode(late)
+			evNodeDue{late, e.nodeEpoch[late]}.apply(e) // past its grace period now, mid-pass
+		}
+		for _, i := range failed {
+			for _, p := range e.podsOnNode[i] {
+				if !p.pod.Ready && p.stage == stageRunning && !seen[p] {
+					seen[p] = true
+					lastMarked = max(lastMarked, e.now)
+				}
+			}
+		}
+		if lateFound == 0 && started && !e.nodes[late].Ready {
+			lateFound = e.now
+		}
+	})
+	if want := lastMarked + nodeMonitorPeriod + nodeLifecycleLatency; lateFound != want {
+		t.Errorf("the late node found not ready at %v, want %v (the pass ended at %v)", lateFound, want, lastMarked)
 	}
 }

@@ -338,7 +338,7 @@ func (e *Engine) failNode(i int) {
 		p.setMark(marksStuck, true)
 		p.epoch++
 	}
-	e.after(nodeMonitorGracePeriod, evNodeNotReady{i, e.nodeEpoch[i]})
+	e.schedule(e.notReadyAt(i), evNodeDue{i, e.nodeEpoch[i]})
 }
 
 // setNodeReady replaces node i's object with one of the given readiness and refreshes the
@@ -355,22 +355,6 @@ func (e *Engine) setNodeReady(i int, ready bool) {
 			y.nodeChanged(c, n, &next)
 		}
 	}
-}
-
-// evNodeNotReady and evEvictNode belong to one failure of the node (epoch): a node that
-// came back in between ignores them.
-type evNodeNotReady struct{ node, epoch int }
-
-func (ev evNodeNotReady) String() string { return fmt.Sprintf("node %d not ready", ev.node) }
-func (ev evNodeNotReady) apply(e *Engine) {
-	if e.nodeEpoch[ev.node] != ev.epoch || !e.nodeDown[ev.node] {
-		return
-	}
-	// upstream: node lifecycle controller MarkPodsNotReady, then taint-based eviction at
-	// its zone's rate (nodelifecycle.go).
-	e.setNodeReady(ev.node, false)
-	e.markPodsNotReady(ev.node)
-	e.queueForTaint(ev.node)
 }
 
 // evNodeRecover ends a failure: the kubelet reports again, the node turns Ready, its running
@@ -390,7 +374,7 @@ func (ev evNodeRecover) apply(e *Engine) {
 	e.api.liveNodes++
 	if !e.nodes[i].Ready {
 		e.setNodeReady(i, true)
-		e.zonesChanged()
+		e.nodeBack(i)
 	}
 	for _, p := range append([]*podState(nil), e.podsOnNode[i]...) {
 		if p.stage == stageGone {
@@ -411,17 +395,60 @@ func (ev evNodeRecover) apply(e *Engine) {
 	}
 }
 
-type evEvictNode struct{ node, epoch int }
+// evEvictNode is the toleration of node i's NoExecute taint (its taints-th) running out:
+// the taint eviction controller evicts each of its pods but DaemonSet pods, each at once
+// and all through its client (an Event, then evEvictCall's calls). A node back meanwhile,
+// or whose taint came off, voids it.
+type evEvictNode struct {
+	node, epoch int
+	taints      int32
+}
 
 func (ev evEvictNode) String() string { return fmt.Sprintf("evict node %d", ev.node) }
 func (ev evEvictNode) apply(e *Engine) {
-	if e.nodeEpoch[ev.node] != ev.epoch || !e.nodeDown[ev.node] {
+	nl := e.nodeLC
+	if e.nodeEpoch[ev.node] != ev.epoch || !e.nodeDown[ev.node] || nl.taints[ev.node] != ev.taints {
 		return
 	}
-	for _, p := range append([]*podState(nil), e.podsOnNode[ev.node]...) {
+	for _, p := range e.podsOnNode[ev.node] {
 		if p.pinned() >= 0 {
 			continue // DaemonSet pods tolerate not-ready and unreachable nodes
 		}
+		nl.evictions.reserve(e.now) // the TaintManagerEviction Event
+		e.schedule(nl.evictions.reserve(e.now)+nodeLifecycleLatency, &evEvictCall{p, evictGot})
+	}
+}
+
+// evEvictCall is the return of one call of a pod's eviction (addConditionAndDeletePod): the
+// GET, then the status patch that adds the DisruptionTarget condition (a pod write no field
+// the simulator keeps changes), then the DELETE. Once begun it goes on if the node is back.
+type evEvictCall struct {
+	p    *podState
+	step evictStep
+}
+
+// evictStep is the call of a pod's eviction that returned.
+type evictStep uint8
+
+const (
+	evictGot evictStep = iota
+	evictPatched
+	evictDeleted
+)
+
+func (ev *evEvictCall) String() string { return "taint eviction of pod " + ev.p.pod.Name }
+func (ev *evEvictCall) apply(e *Engine) {
+	p := ev.p
+	if p.stage == stageGone {
+		return
+	}
+	switch ev.step {
+	case evictGot:
+		ev.step = evictPatched
+	case evictPatched:
+		e.touchPod(p)
+		ev.step = evictDeleted
+	case evictDeleted:
 		// The pod gets its deletionTimestamp, but no kubelet confirms its end: the object
 		// stays, terminating (an EndpointSlice keeps its endpoint, not serving), for as long
 		// as the node is down. The pod garbage collector removes such pods only when the Node
@@ -430,7 +457,9 @@ func (ev evEvictNode) apply(e *Engine) {
 		// ordinal meanwhile; a ReplicaSet replaces the pod at once.
 		// upstream: pkg/controller/podgc/gc_controller.go gcOrphaned, gcTerminating.
 		e.deletePod(p)
+		return
 	}
+	e.schedule(e.nodeLC.evictions.reserve(e.now)+nodeLifecycleLatency, ev)
 }
 
 // drainNode cordons node i and evicts its pods gracefully (kubectl drain).
