@@ -69,6 +69,8 @@ type SyncResult struct {
 	// Err is non-nil when some pods were skipped because their Node was not found: the
 	// writes still proceed, and the controller retries the Service with backoff.
 	Err error
+	// Events are the Events the sync records about the Service after its writes.
+	Events SyncEvents
 }
 
 // Writes returns the number of API calls in all plans.
@@ -124,6 +126,7 @@ func ReconcileFull(svc *Service, pods []*Pod, existing []*EndpointSlice, nodes N
 	if missing > 0 {
 		res.Err = fmt.Errorf("service %s: %d pod endpoints skipped: %w", svc.Key(), missing, ErrNodeNotFound)
 	}
+	res.Events = opts.Topology.takeEvents()
 	return res
 }
 
@@ -230,12 +233,12 @@ func placeholderAndHints(svc *Service, plan *SlicePlan, existing []*EndpointSlic
 		opts.Topology.addHints(&si)
 	case hintsStrip:
 		if opts.Topology != nil {
-			opts.Topology.removeServiceHints(svc, si.addressType)
+			opts.Topology.removeHintsOff(svc, si.addressType)
 		}
 		removeHintsFromSlices(&si)
 	default:
 		if opts.Topology != nil {
-			opts.Topology.removeServiceHints(svc, si.addressType)
+			opts.Topology.removeHintsOff(svc, si.addressType)
 		}
 		reconcileTrafficDistribution(&si, mode == hintsPreferSameNode)
 	}

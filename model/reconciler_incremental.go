@@ -1973,6 +1973,7 @@ func (s *ServiceSlices) Sync(trigger Timestamp) SyncResult {
 	if n := s.missingPods(); n > 0 {
 		res.Err = missingErr(s.svc, int(n)*len(s.types.list()))
 	}
+	res.Events = s.opts.Topology.takeEvents()
 	return res
 }
 
@@ -2124,7 +2125,7 @@ func (s *ServiceSlices) syncFamily(f *family, last SlicePlan) SlicePlan {
 // hintsFast applies hint modes B and C using the per-slice flags kept at Applied time.
 func (s *ServiceSlices) hintsFast(f *family, plan *SlicePlan) {
 	if t := s.opts.Topology; t != nil && len(t.sorted) > 0 {
-		t.removeServiceHints(s.svc, f.at)
+		t.removeHintsOff(s.svc, f.at)
 	}
 	var flagged map[string]*storedSlice
 	switch s.mode {

@@ -225,6 +225,9 @@ type upstreamHarness struct {
 	rec     *endpointslice.Reconciler
 	topo    *topologycache.TopologyCache
 	nameSeq int
+	// recorder gets the Reconciler's Events; events counts those of the last reconcile.
+	recorder *record.FakeRecorder
+	events   SyncEvents
 }
 
 func newUpstreamHarness(max int, nodes []*Node, withTopology, disablePreferSame bool) *upstreamHarness {
@@ -249,8 +252,9 @@ func newUpstreamHarness(max int, nodes []*Node, withTopology, disablePreferSame 
 		h.topo = topologycache.NewTopologyCache()
 		h.topo.SetNodes(logr.Discard(), knodes)
 	}
+	h.recorder = record.NewFakeRecorder(1000)
 	h.rec = endpointslice.NewReconciler(h.client, corelisters.NewNodeLister(h.indexer), int32(max),
-		endpointsliceutil.NewEndpointSliceTracker(), h.topo, record.NewFakeRecorder(1000), ControllerName,
+		endpointsliceutil.NewEndpointSliceTracker(), h.topo, h.recorder, ControllerName,
 		endpointslice.WithPreferSameTrafficDistributionEnabled(!disablePreferSame))
 	return h
 }
@@ -317,6 +321,22 @@ func (h *upstreamHarness) reconcile(t testing.TB, svc *Service, pods []*Pod, tri
 	}
 	h.client.ClearActions()
 	err := h.rec.Reconcile(logr.Discard(), toK8sService(svc), kpods, kexisting, tt)
+	h.events = SyncEvents{}
+	for drained := false; !drained; {
+		select {
+		case ev := <-h.recorder.Events: // "Warning Reason message" or "Normal Reason message"
+			switch {
+			case strings.HasPrefix(ev, corev1.EventTypeWarning+" "):
+				h.events.Warning++
+			case strings.HasPrefix(ev, corev1.EventTypeNormal+" "):
+				h.events.Normal++
+			default:
+				t.Fatalf("an Event of no known type: %q", ev)
+			}
+		default:
+			drained = true
+		}
+	}
 	var vc verbCounts
 	var order []string
 	var written []*EndpointSlice

@@ -281,6 +281,10 @@ func twinRun(t *testing.T, seed uint64, w *world, steps int, step func(*world) s
 			t.Errorf("seed %d sync %d: incremental plan differs from full:\nfull:\n%s\nincremental:\n%s\nshortest failing prefix:\n  %s", seed, sync, ws, ps, strings.Join(log, "\n  "))
 			return
 		}
+		if got.Events != want.Events {
+			t.Errorf("seed %d sync %d: Events: full %+v, incremental %+v\nshortest failing prefix:\n  %s", seed, sync, want.Events, got.Events, strings.Join(log, "\n  "))
+			return
+		}
 		if topo {
 			if fc, ic := fmt.Sprint(fullTopo.hintsByService()), fmt.Sprint(incTopo.hintsByService()); fc != ic {
 				t.Errorf("seed %d sync %d: topology caches differ:\nfull:        %s\nincremental: %s\nshortest failing prefix:\n  %s", seed, sync, fc, ic, strings.Join(log, "\n  "))

@@ -17,6 +17,9 @@ const overloadThreshold = 0.2
 // controller.
 // upstream: topologycache/topologycache.go TopologyCache
 type TopologyCache struct {
+	// events counts the Events the hints passes record, since the sync that last took them
+	// (takeEvents).
+	events SyncEvents
 	// zones lists the zones with their CPU ratio, sorted by name; nil when hints are disabled
 	// cluster-wide (insufficient node information or fewer than 2 zones); spare is scratch
 	// for the next weights. They are computed from the tallies of the counted nodes: cpu per
@@ -57,6 +60,9 @@ type TopologyCache struct {
 type serviceHints struct {
 	key   string
 	types []typeHints
+	// populated is upstream's hintsPopulatedByService: set by every record of hints, and
+	// cleared by the removal of any address type's, even while another's stay.
+	populated bool
 }
 
 // typeHints are the hinted endpoints per zone of one address type, and their sum.
@@ -173,10 +179,44 @@ func (t *TopologyCache) setWeights() {
 	t.zones, t.spare = next, t.zones
 }
 
+// SyncEvents counts the Kubernetes Events a sync records about its Service, by type: the
+// topology-mode hints pass's TopologyAwareHintsDisabled (Warning: hints could not be
+// allocated, an endpoint has no zone, or the mode was turned off while hints were set) and
+// TopologyAwareHintsEnabled (Normal: hints set where the Service had none). The controller
+// sends them through its own client after the sync's writes.
+// upstream: reconciler.go reconcileByAddressType (eventRecorder.Event after finalize);
+// topologycache/topologycache.go AddHints, getAllocations.
+type SyncEvents struct{ Warning, Normal int }
+
+// takeEvents returns the Events counted since the last call, and starts again (none for a
+// nil cache).
+func (t *TopologyCache) takeEvents() SyncEvents {
+	if t == nil {
+		return SyncEvents{}
+	}
+	ev := t.events
+	t.events = SyncEvents{}
+	return ev
+}
+
+// removeHintsOff is the hints pass of a Service whose topology mode is off: had it hints
+// recorded (of any address type), the controller records that they are disabled; its
+// hints of this address type are forgotten.
+// upstream: reconciler.go reconcileByAddressType (HasPopulatedHints, then RemoveHints).
+func (t *TopologyCache) removeHintsOff(svc *Service, addressType AddressType) {
+	if h := t.lookup(svc); h != nil {
+		if h.populated {
+			t.events.Warning++
+		}
+		t.removeType(h, addressType)
+	}
+}
+
 // HasPopulatedHints reports whether the Service has hints recorded.
 // upstream: topologycache/topologycache.go HasPopulatedHints
 func (t *TopologyCache) HasPopulatedHints(serviceKey string) bool {
-	return t.hinted[serviceKey] != nil
+	h := t.hinted[serviceKey]
+	return h != nil && h.populated
 }
 
 // OverloadedServices returns the keys ("namespace/name", sorted) of the Services whose recorded
@@ -255,6 +295,7 @@ func (t *TopologyCache) lookup(svc *Service) *serviceHints {
 
 // removeType forgets h's hints of one address type, and h when it has none left.
 func (t *TopologyCache) removeType(h *serviceHints, addressType AddressType) {
+	h.populated = false
 	h.types = slices.DeleteFunc(h.types, func(th typeHints) bool { return th.at == addressType })
 	if len(h.types) == 0 {
 		delete(t.hinted, h.key)
@@ -272,6 +313,7 @@ func (t *TopologyCache) setServiceHints(svc *Service, addressType AddressType, b
 		h = t.add(string(t.key))
 	}
 	h.set(addressType, byZone)
+	h.populated = true
 }
 
 // add records a Service of that key without hints yet, and returns it.
@@ -387,6 +429,7 @@ func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
 	total := readyCount(si.toCreate) + readyCount(si.toUpdate) + unchanged.readyEndpoints()
 	allocations, ok := t.getAllocations(total)
 	if !ok {
+		t.events.Warning++
 		t.removeServiceHints(si.service, si.addressType)
 		removeHintsFrom(si, unchanged)
 		return
@@ -406,6 +449,7 @@ func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
 				continue
 			}
 			if ep.Zone == nil || *ep.Zone == "" {
+				t.events.Warning++
 				t.removeServiceHints(si.service, si.addressType)
 				removeHintsFrom(si, unchanged)
 				return
@@ -434,9 +478,13 @@ func (t *TopologyCache) addHintsTo(si *sliceInfo, unchanged unchangedHints) {
 		}
 	}
 	if len(allocated) == 0 {
+		t.events.Warning++
 		t.removeServiceHints(si.service, si.addressType)
 		removeHintsFrom(si, unchanged)
 		return
+	}
+	if h := t.lookup(si.service); h == nil || !h.populated {
+		t.events.Normal++ // hints enabled
 	}
 	t.setServiceHints(si.service, si.addressType, allocated)
 }

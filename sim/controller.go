@@ -85,6 +85,9 @@ type syncer interface {
 	// staleGuard reports whether this controller refuses to sync on a stale cache (the
 	// EndpointSlice tracker) rather than sending a conflicting write.
 	staleGuard() bool
+	// takeEvents returns the Events the last sync records about its Service, which the
+	// controller sends after the sync's writes, and forgets them.
+	takeEvents() model.SyncEvents
 }
 
 // apiMeta is what the API server assigns on a write.
@@ -151,6 +154,9 @@ type controller struct {
 	// freeRuns are finished sync runs, kept for reuse with their write buffers: a run
 	// makes a run and a write list per sync, and syncs are most of what a run does.
 	freeRuns []*syncRun
+	// spam holds the spam filters of the Events recorded about each Service (by index)
+	// that had any: Warning, then Normal.
+	spam map[int32]*[2]eventSpamFilter
 }
 
 // newRun returns a sync run to fill in (a finished one when there is one).
@@ -477,22 +483,61 @@ func (c *controller) startSync(s *serviceState) {
 	k.pending = false
 	run := c.newRun()
 	writes, err := c.syncer.sync(s, trigger, run.writes)
+	events := c.syncer.takeEvents()
+	if err != nil {
+		// FailedToUpdateEndpointSlices: the sync's error (endpoints of pods on unknown
+		// nodes skipped), recorded after its writes. upstream: syncService.
+		events.Warning++
+	}
 	run.writes = writes
 	if len(writes) == 0 {
 		if built == e.now {
 			c.freeRun(run)
+			c.sendEvents(s, events, e.now)
 			c.done(s, err != nil)
 			return
 		}
-		run.c, run.s, run.failed = c, s, err != nil
+		run.c, run.s, run.failed, run.events = c, s, err != nil, events
 		e.schedule(built, evSyncDone{run})
 		return
 	}
 	if !had {
 		since = e.now
 	}
-	*run = syncRun{c: c, s: s, writes: writes, since: since, failed: err != nil}
+	*run = syncRun{c: c, s: s, writes: writes, since: since, failed: err != nil, events: events}
 	run.next(built)
+}
+
+// sendEvents sends the Events a sync of s recorded, at t after its writes: the event
+// broadcaster writes each through the controller's own client, taking a token of its
+// bucket, unless the recorder's spam filter for the object and the Event's type drops it
+// (the EndpointSlice controller's Events are about the Service, the Endpoints
+// controller's about the Endpoints object).
+// upstream: reconciler.go reconcileByAddressType (eventRecorder.Event after finalize);
+// endpointslice_controller.go NewController (StartRecordingToSink on the controller's
+// client); client-go tools/record/events_cache.go EventSourceObjectSpamFilter.
+func (c *controller) sendEvents(s *serviceState, ev model.SyncEvents, t Time) {
+	if ev == (model.SyncEvents{}) {
+		return
+	}
+	if c.spam == nil {
+		c.spam = map[int32]*[2]eventSpamFilter{}
+	}
+	f := c.spam[int32(s.idx)]
+	if f == nil {
+		f = new([2]eventSpamFilter)
+		c.spam[int32(s.idx)] = f
+	}
+	for range ev.Warning {
+		if f[0].allow(t) {
+			c.bucket.reserve(t)
+		}
+	}
+	for range ev.Normal {
+		if f[1].allow(t) {
+			c.bucket.reserve(t)
+		}
+	}
 }
 
 // startEndpointsSync is the Endpoints controller's sync, in upstream's order: list the pods,
@@ -520,7 +565,11 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 		// upstream: endpoints_controller.go syncService (createEndpoints when the lister
 		// finds none; the Create's error returned).
 		e.stats.stale(c.mode)
-		c.syncDone(c.bucket.reserve(built)+c.latency.sample(), s, true)
+		at := c.bucket.reserve(built) + c.latency.sample()
+		// The FailedToCreateEndpoint Warning Event about the Endpoints object.
+		// upstream: endpoints_controller.go syncService (eventRecorder.Eventf on an error).
+		c.sendEvents(s, model.SyncEvents{Warning: 1}, at)
+		c.syncDone(at, s, true)
 		return
 	}
 	since, had := k.pendingSince, k.pending
@@ -552,9 +601,10 @@ func (c *controller) syncDone(at Time, s *serviceState, failed bool) {
 type evSyncDone struct{ r *syncRun }
 
 func (ev evSyncDone) String() string { return string(ev.r.c.mode) + " sync done" }
-func (ev evSyncDone) apply(*Engine) {
-	c, s, failed := ev.r.c, ev.r.s, ev.r.failed
+func (ev evSyncDone) apply(e *Engine) {
+	c, s, failed, events := ev.r.c, ev.r.s, ev.r.failed, ev.r.events
 	c.freeRun(ev.r)
+	c.sendEvents(s, events, e.now)
 	c.done(s, failed)
 }
 
@@ -568,6 +618,8 @@ type syncRun struct {
 	failed bool
 	// stopType is an address type whose finalize stopped at an error.
 	stopType model.AddressType
+	// events are the Events the sync records once its writes are done.
+	events model.SyncEvents
 }
 
 // next sends the next write at or after t, waiting for a token.
@@ -578,8 +630,9 @@ func (r *syncRun) next(t Time) {
 	}
 	if r.i >= len(r.writes) {
 		// The run is over: no event refers to it any more.
-		c, s, failed := r.c, r.s, r.failed
+		c, s, failed, events := r.c, r.s, r.failed, r.events
 		c.freeRun(r)
+		c.sendEvents(s, events, t)
 		c.done(s, failed)
 		return
 	}
@@ -608,6 +661,13 @@ func (ev evWriteCommit) apply(e *Engine) {
 		r.c.keys[r.s.idx].created = w.verb == "create"
 	}
 	if !ok {
+		if !r.failed {
+			// The sync's error: FailedToUpdateEndpointSlices about the Service, or
+			// FailedToCreateEndpoint/FailedToUpdateEndpoint about the Endpoints object.
+			// upstream: endpointslice_controller.go syncService; endpoints_controller.go
+			// syncService.
+			r.events.Warning++
+		}
 		r.failed = true
 		r.stopType = w.addressType
 		if w.legacy {

@@ -188,6 +188,10 @@ func (y *endpointsSyncer) serviceChanged(s *serviceState) {
 
 func (y *endpointsSyncer) staleGuard() bool { return true }
 
+// takeEvents implements syncer: the Endpoints controller records an Event only when a write
+// fails, which startEndpointsSync sends (a create refused as the object exists).
+func (y *endpointsSyncer) takeEvents() model.SyncEvents { return model.SyncEvents{} }
+
 // backoff is client-go's default controller rate limiter: 5 ms doubling to 1000 s.
 // upstream: client-go util/workqueue DefaultControllerRateLimiter.
 func (y *endpointsSyncer) backoff(n int) Time {

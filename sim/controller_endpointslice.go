@@ -20,6 +20,8 @@ type sliceSyncer struct {
 	settler settler
 	// fields remembers the slices' managedFields field sets.
 	fields model.FieldsMemo
+	// events are the Events of the last sync, until the controller takes them.
+	events model.SyncEvents
 	// byKey finds a Service by "namespace/name" (built on first use).
 	byKey map[string]int
 	// mf is commit's managedFields buffer: the entry is needed only to size the object.
@@ -147,6 +149,13 @@ func (y *sliceSyncer) reconcilerAt(i int, changed *podState, old *model.Pod) *mo
 func (y *sliceSyncer) serviceChanged(s *serviceState) { y.reconciler(s.idx).SetService(s.svc) }
 func (y *sliceSyncer) staleGuard() bool               { return true }
 
+// takeEvents implements syncer: the hints Events of the last sync (SyncResult.Events).
+func (y *sliceSyncer) takeEvents() model.SyncEvents {
+	ev := y.events
+	y.events = model.SyncEvents{}
+	return ev
+}
+
 // backoff is the EndpointSlice controller's per-item limiter: 1 s doubling to 1000 s.
 // upstream: endpointslice_controller.go defaultSyncBackOff, maxSyncBackOff.
 func (y *sliceSyncer) backoff(n int) Time {
@@ -187,6 +196,7 @@ func (y *sliceSyncer) sync(s *serviceState, trigger model.Timestamp, buf []write
 		return y.mirror(s, buf), nil
 	}
 	res := y.reconciler(s.idx).Sync(trigger)
+	y.events = res.Events
 	writes := buf[:0]
 	for i := range res.Plans {
 		p := &res.Plans[i]

@@ -8,6 +8,8 @@ type tokenBucket struct {
 	burst  float64
 	tokens float64
 	last   Time
+	// taken counts the tokens taken: the client's calls.
+	taken int64
 }
 
 func newTokenBucket(qps float64, burst int) *tokenBucket {
@@ -17,6 +19,7 @@ func newTokenBucket(qps float64, burst int) *tokenBucket {
 // reserve takes one token for a request wanting to go at t and returns when it may go.
 // A QPS of 0 or less means unlimited.
 func (b *tokenBucket) reserve(t Time) Time {
+	b.taken++
 	if b.qps <= 0 {
 		return t
 	}
