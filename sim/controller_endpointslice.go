@@ -177,18 +177,20 @@ func (y *sliceSyncer) podChanged(p *podState, old *model.Pod, deleted bool) bool
 	return old == nil || podEndpointsChanged(old, p.pod)
 }
 
-// podEndpointsChanged reports whether an update can change a pod's endpoints: deletion
-// timestamp, readiness, IPs, labels, hostname or subdomain. (An update of equal
-// resourceVersion, a resync, cannot: the engine tells those apart, podResynced.)
+// podEndpointsChanged reports whether an update queues the pod's Service: its deletion
+// timestamp, readiness or IPs changed. A change of hostname or subdomain alone counts as a
+// label change, which queues only the Services the pod joined or left: none, as its labels
+// are the same (a label change reaches the engine as the pod leaving one Service and
+// joining another). The next sync writes the new hostname. (An update of equal
+// resourceVersion, a resync, queues nothing: the engine tells those apart, podResynced.)
+// upstream: k8s.io/endpointslice util/controller_utils.go podEndpointsChanged,
+// GetPodUpdateProjectionKey, GetServicesToUpdate, determineNeededServiceUpdates.
 func podEndpointsChanged(old, cur *model.Pod) bool {
 	if old.Terminating != cur.Terminating || old.Terminating && cur.Terminating {
 		// Both set: upstream compares deletionTimestamp pointers, which always differ.
 		return true
 	}
-	if old.Ready != cur.Ready || !slices.Equal(old.IPs, cur.IPs) {
-		return true
-	}
-	return old.Hostname != cur.Hostname || old.Subdomain != cur.Subdomain
+	return old.Ready != cur.Ready || !slices.Equal(old.IPs, cur.IPs)
 }
 
 func (y *sliceSyncer) sync(s *serviceState, trigger model.Timestamp, buf []write) ([]write, error) {

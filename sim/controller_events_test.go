@@ -3,6 +3,14 @@ package sim
 import (
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	endpointsliceutil "k8s.io/endpointslice/util"
+
+	"epsim/model"
 )
 
 // TestHintsEventsTakeTheClientsTokens: a Service in topology mode Auto with fewer ready
@@ -45,6 +53,66 @@ func TestHintsEventsTakeTheClientsTokens(t *testing.T) {
 		}
 		if got, want := int(c.bucket.taken)-int(writes), tc.want(int(syncs)); got != want {
 			t.Errorf("mode %q: %d calls besides the %d writes in %d syncs, want %d Events", tc.mode, got, writes, syncs, want)
+		}
+	}
+}
+
+// TestPodUpdatesThatQueueTheService checks the pod update filter both controllers share
+// against upstream's own: an update queues the pod's Services when the deletion
+// timestamp, readiness or IPs changed; a hostname or subdomain change is a label change,
+// which with the labels unchanged queues none.
+// upstream: k8s.io/endpointslice util/controller_utils.go GetPodUpdateProjectionKey,
+// GetServicesToUpdate.
+func TestPodUpdatesThatQueueTheService(t *testing.T) {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}}}
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	if err := indexer.Add(svc); err != nil {
+		t.Fatal(err)
+	}
+	lister := corelisters.NewServiceLister(indexer)
+	base := model.Pod{PodIdentity: model.NewPodIdentity("default", "p", "uid"), Ready: true, IPs: []string{"10.0.0.1"}}
+	base.OwnIdentity().Hostname, base.OwnIdentity().Subdomain = "a", "s"
+	for _, tc := range []struct {
+		name   string
+		change func(p *model.Pod)
+	}{
+		{"readiness", func(p *model.Pod) { p.Ready = false }},
+		{"IP", func(p *model.Pod) { p.IPs = []string{"10.0.0.2"} }},
+		{"deletion", func(p *model.Pod) { p.Terminating = true }},
+		{"hostname", func(p *model.Pod) { p.OwnIdentity().Hostname = "b" }},
+		{"subdomain", func(p *model.Pod) { p.OwnIdentity().Subdomain = "t" }},
+		{"nothing kept", func(*model.Pod) {}},
+	} {
+		cur := base
+		tc.change(&cur)
+		k8s := func(p *model.Pod, rv string) *corev1.Pod {
+			kp := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "p", ResourceVersion: rv,
+				Labels: map[string]string{"app": "web"}},
+				Spec: corev1.PodSpec{Hostname: p.Hostname, Subdomain: p.Subdomain}}
+			for _, ip := range p.IPs {
+				kp.Status.PodIPs = append(kp.Status.PodIPs, corev1.PodIP{IP: ip})
+			}
+			if len(p.IPs) > 0 {
+				kp.Status.PodIP = p.IPs[0]
+			}
+			st := corev1.ConditionFalse
+			if p.Ready {
+				st = corev1.ConditionTrue
+			}
+			kp.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: st}}
+			if p.Terminating {
+				kp.DeletionTimestamp = &metav1.Time{}
+			}
+			return kp
+		}
+		svcs, err := endpointsliceutil.GetServicesToUpdate(lister, endpointsliceutil.GetPodUpdateProjectionKey(k8s(&base, "1"), k8s(&cur, "2")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := svcs.Len() > 0
+		if got := podEndpointsChanged(&base, &cur); got != want {
+			t.Errorf("%s: queued %v, upstream %v", tc.name, got, want)
 		}
 	}
 }
