@@ -57,6 +57,11 @@ const (
 	// nodeLeaseRenewInterval is how often a kubelet renews its node's Lease: a quarter of the
 	// Lease's 40 s duration. upstream: pkg/kubelet/kubelet.go (renewInterval).
 	nodeLeaseRenewInterval = Time(10 * time.Second)
+	// nodeStatusUpdatePeriod is the kubelet's --node-status-update-frequency: how often it
+	// computes its node's status, and writes it when it changed (a node back writes Ready
+	// over the Unknown the node lifecycle controller set).
+	// upstream: pkg/kubelet/kubelet_node_status.go tryUpdateNodeStatus.
+	nodeStatusUpdatePeriod = Time(10 * time.Second)
 )
 
 // nodeLifecycle is the node lifecycle controller's state, and the taint eviction
@@ -79,9 +84,10 @@ type nodeLifecycle struct {
 	// readySince holds, for each pod it marked not ready, the Ready condition's transition
 	// time before: what the pod's kubelet, which never saw it not ready, still has.
 	readySince map[*podState]model.Timestamp
-	// leasePhase and statusPhase are each node's phases (in [0, period)) of its kubelet's
-	// Lease renewals and of its status manager's reconcile ticks.
-	leasePhase, statusPhase []Time
+	// leasePhase, statusPhase and nodeStatusPhase are each node's phases (in [0, period))
+	// of its kubelet's Lease renewals, of its status manager's reconcile ticks and of its
+	// node status updates.
+	leasePhase, statusPhase, nodeStatusPhase []Time
 	// tainted[i] is set while node i has the NoExecute taint; taints[i] counts its taints,
 	// so that an eviction of an earlier one is void.
 	tainted []bool
@@ -143,6 +149,10 @@ func (e *Engine) lifecycle() *nodeLifecycle {
 	for i := range n {
 		nl.leasePhase[i] = Time(rng.Int64N(int64(nodeLeaseRenewInterval)))
 		nl.statusPhase[i] = Time(rng.Int64N(int64(statusReconcilePeriod)))
+	}
+	nl.nodeStatusPhase = make([]Time, n)
+	for i := range n {
+		nl.nodeStatusPhase[i] = Time(rng.Int64N(int64(nodeStatusUpdatePeriod)))
 	}
 	for i, node := range e.nodes {
 		z := nl.zones[node.Zone]
@@ -517,6 +527,30 @@ func (ev evPodReadyAgain) apply(e *Engine) {
 		return
 	}
 	e.setReadyWith(p, true, ev.since, nil)
+}
+
+// evNodeReported is the kubelet of node i, back, writing its node's status: the node is
+// Ready, and the next monitor pass takes its taints off.
+type evNodeReported struct{ node, epoch int }
+
+func (ev evNodeReported) String() string { return fmt.Sprintf("node %d ready", ev.node) }
+func (ev evNodeReported) apply(e *Engine) {
+	if e.nodeEpoch[ev.node] != ev.epoch || e.nodeDown[ev.node] || e.nodes[ev.node].Ready {
+		return
+	}
+	e.setNodeReady(ev.node, true)
+	e.schedule(e.nodeLC.nextPass(e.now), evNodeReachable(ev))
+}
+
+// evNodeReachable is the monitor pass that finds node i Ready again (markNodeAsReachable).
+type evNodeReachable struct{ node, epoch int }
+
+func (ev evNodeReachable) String() string { return fmt.Sprintf("node %d reachable", ev.node) }
+func (ev evNodeReachable) apply(e *Engine) {
+	if e.nodeEpoch[ev.node] != ev.epoch || e.nodeDown[ev.node] {
+		return
+	}
+	e.nodeBack(ev.node)
 }
 
 // nodeBack is node i's failure ending for the node lifecycle controller: its taints come

@@ -598,3 +598,61 @@ func TestNextPassAPeriodAfterALongOne(t *testing.T) {
 		t.Errorf("the late node found not ready at %v, want %v (the pass ended at %v)", lateFound, want, lastMarked)
 	}
 }
+
+// TestBackJustBeforeItsEviction fails a node and brings it back shortly before its pods'
+// toleration runs out: the taint stays until the kubelet has written the node Ready (at its
+// next node status update, every 10 s) and the next monitor pass has seen it, so a node
+// back 0.1 s before the eviction, whose kubelet writes 5 s later, has its pods evicted; one
+// back 20 s before keeps them.
+// upstream: kubelet_node_status.go tryUpdateNodeStatus (nodeStatusUpdateFrequency);
+// node_lifecycle_controller.go monitorNodeHealth (markNodeAsReachable);
+// taint_eviction.go (a taint removed cancels the pods' timers).
+func TestBackJustBeforeItsEviction(t *testing.T) {
+	for _, tc := range []struct {
+		before  Time
+		evicted bool
+	}{
+		{Time(100 * time.Millisecond), true},
+		{Time(20 * time.Second), false},
+	} {
+		cfg := testConfig(60, 60)
+		cfg.RunEndpoints = false
+		cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "wait", Kind: ActionWait, Duration: 10 * time.Minute}}
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		node := zoneNodes(e, 1)[0]
+		pods := slices.Clone(e.podsOnNode[node])
+		var taintedAt Time
+		back, evicted := false, false
+		runEngine(t, e, func() {
+			if e.phase == 1 && e.nodeLC == nil {
+				pods = slices.Clone(e.podsOnNode[node])
+				e.failNode(node)
+			}
+			if e.nodeLC == nil {
+				return
+			}
+			if taintedAt == 0 && e.nodeLC.tainted[node] {
+				taintedAt = e.now
+				// The taint's GET and PATCH return 2 latencies after the pass; the eviction
+				// fires 300 s after that.
+				e.schedule(taintedAt+2*nodeLifecycleLatency+defaultTolerationSeconds-tc.before, evNodeRecover{node, e.nodeEpoch[node]})
+			}
+			if !back && taintedAt != 0 && !e.nodeDown[node] {
+				back = true
+				e.nodeLC.nodeStatusPhase[node] = posMod(e.now+Time(5*time.Second), nodeStatusUpdatePeriod)
+			}
+			for _, p := range pods {
+				evicted = evicted || p.pod.Terminating
+			}
+		})
+		if !back {
+			t.Fatalf("%v before: the node never came back", tc.before)
+		}
+		if evicted != tc.evicted {
+			t.Errorf("back %v before the eviction: evicted %v, want %v", tc.before, evicted, tc.evicted)
+		}
+	}
+}

@@ -369,12 +369,13 @@ func (ev evNodeRecover) apply(e *Engine) {
 	if e.nodeEpoch[i] != ev.epoch || !e.nodeDown[i] {
 		return
 	}
-	e.nodeEpoch[i]++ // cancels the pending not-ready and eviction
+	e.nodeEpoch[i]++ // cancels the pending not-ready
 	e.nodeDown[i] = false
 	e.api.liveNodes++
 	if !e.nodes[i].Ready {
-		e.setNodeReady(i, true)
-		e.nodeBack(i)
+		// Found not ready meanwhile: Ready again at its kubelet's next node status update.
+		nl := e.nodeLC
+		e.after(posMod(nl.nodeStatusPhase[i]-e.now, nodeStatusUpdatePeriod), evNodeReported{i, e.nodeEpoch[i]})
 	}
 	for _, p := range append([]*podState(nil), e.podsOnNode[i]...) {
 		if p.stage == stageGone {
@@ -397,8 +398,9 @@ func (ev evNodeRecover) apply(e *Engine) {
 
 // evEvictNode is the toleration of node i's NoExecute taint (its taints-th) running out:
 // the taint eviction controller evicts each of its pods but DaemonSet pods, each at once
-// and all through its client (an Event, then evEvictCall's calls). A node back meanwhile,
-// or whose taint came off, voids it.
+// and all through its client (an Event, then evEvictCall's calls). The taint coming off
+// voids it; a node back whose taint is still on (its kubelet's status not yet written, or
+// the node lifecycle controller's pass not yet come) has its pods evicted, and they stop.
 type evEvictNode struct {
 	node, epoch int
 	taints      int32
@@ -407,8 +409,8 @@ type evEvictNode struct {
 func (ev evEvictNode) String() string { return fmt.Sprintf("evict node %d", ev.node) }
 func (ev evEvictNode) apply(e *Engine) {
 	nl := e.nodeLC
-	if e.nodeEpoch[ev.node] != ev.epoch || !e.nodeDown[ev.node] || nl.taints[ev.node] != ev.taints {
-		return
+	if nl.taints[ev.node] != ev.taints || !nl.tainted[ev.node] {
+		return // the taint came off: the node was seen back, or every zone is down
 	}
 	for _, p := range e.podsOnNode[ev.node] {
 		if p.pinned() >= 0 {
