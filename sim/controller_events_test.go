@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,6 +115,54 @@ func TestPodUpdatesThatQueueTheService(t *testing.T) {
 		want := svcs.Len() > 0
 		if got := podEndpointsChanged(&base, &cur); got != want {
 			t.Errorf("%s: queued %v, upstream %v", tc.name, got, want)
+		}
+	}
+}
+
+// TestUnscheduledPodDeletedWithATimestamp deletes a Service's pods while they wait to be
+// scheduled: each is deleted at once (grace period 0, no node), yet the API server writes
+// its deletionTimestamp first, so every watcher sees an update of the pod, terminating,
+// before its deletion.
+// upstream: pkg/registry/core/pod/strategy.go CheckGracefulDelete; apiserver rest/delete.go
+// BeforeDelete; registry/store.go Delete.
+func TestUnscheduledPodDeletedWithATimestamp(t *testing.T) {
+	cfg := testConfig(3, 4)
+	cfg.Services[0].Timing.Schedule = Fixed(time.Minute)
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
+	rec := &recorder{}
+	e, err := newEngine(cfg, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	var deleted []string
+	runEngine(t, e, func() {
+		if deleted == nil && e.now >= Time(time.Second) {
+			// Deleted before any is scheduled (the ReplicaSet then replaces them).
+			for _, p := range slices.Clone(s.pods) {
+				if p.node >= 0 {
+					t.Fatalf("pod %s scheduled", p.pod.Name)
+				}
+				deleted = append(deleted, p.pod.Name)
+				e.deletePod(p)
+			}
+		}
+	})
+	byPod := map[string][]string{}
+	for _, ev := range rec.events {
+		kind := string(ev.Type)
+		if ev.Pod.Terminating {
+			kind += "(terminating)"
+		}
+		byPod[ev.Pod.Name] = append(byPod[ev.Pod.Name], kind)
+	}
+	if len(deleted) != 4 {
+		t.Fatalf("%d pods deleted, want 4", len(deleted))
+	}
+	for _, name := range deleted {
+		evs := byPod[name]
+		if got, want := strings.Join(evs, " "), "ADDED MODIFIED(terminating) DELETED(terminating)"; got != want {
+			t.Errorf("pod %s: events %s, want %s", name, got, want)
 		}
 	}
 }

@@ -602,6 +602,17 @@ func (e *Engine) deletePod(p *podState) {
 	p.epoch++
 	p.svc().setLive(p, false)
 	if p.node < 0 {
+		// Never scheduled: deleted at once (grace period 0), yet the API server writes its
+		// deletionTimestamp first, as for any graceful delete: an update every controller
+		// sees (the endpoint controllers queue its Service, the deletionTimestamp being
+		// new), then the delete.
+		// upstream: pkg/registry/core/pod/strategy.go CheckGracefulDelete (no node: grace
+		// 0); apiserver rest/delete.go BeforeDelete; registry/store.go Delete
+		// (updateForGracefulDeletionAndFinalizers, then deleteImmediately).
+		e.updatePod(p, func(pod *model.Pod) { pod.Terminating = true })
+		if p.rs() != nil {
+			p.rs().resolve().terminating++ // podGone counts it out
+		}
 		e.podGone(p)
 		return
 	}
