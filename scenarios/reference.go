@@ -277,7 +277,7 @@ func Topics() []Topic {
 				"- restartPods: pods (per Service) are deleted and replaced.\n" +
 				"- flipReadiness: pods (per Service) turn not ready, for notReadyFor if given.\n" +
 				"- failNodes: nodes (or a zone) stop; the node lifecycle controller finds each not ready 40–55 s later (node-monitor-grace-period, from its last Lease renewal) and marks its pods not ready, at its client's pace; the nodes are tainted at 0.1 nodes/s per zone and their pods evicted 300 s after the taint, replaced elsewhere, the evicted ones terminating until their node is back; with duration the nodes come back after it.\n" +
-				"- drainNodes: nodes (or a zone) are cordoned and their pods evicted gracefully; with waves and spread, in waves, each wave's nodes back when the next starts.\n" +
+				"- drainNodes: nodes (or a zone) are cordoned and their pods evicted gracefully (through the Eviction API: a DisruptionTarget status update, then the delete); with waves and spread, in waves, each wave's nodes back when the next starts.\n" +
 				"- rollout, scale and restartPods with spread start on their Services one after another over that window (curve uniform or diurnal); scale takes percent of the configured replicas instead of replicas.\n" +
 				"- labelService: the Services' labels change (service-proxy-name hides a Service from kube-proxy).\n" +
 				"- wait: nothing happens for duration.",

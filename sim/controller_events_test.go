@@ -166,3 +166,38 @@ func TestUnscheduledPodDeletedWithATimestamp(t *testing.T) {
 		}
 	}
 }
+
+// TestDrainEvictsThroughTheEvictionAPI drains a node: each of its pods is evicted, the API
+// server writing the DisruptionTarget condition (an update of the running pod) just before
+// the graceful delete (the update that sets its deletionTimestamp).
+// upstream: pkg/registry/core/pod/storage/eviction.go addConditionAndDeletePod.
+func TestDrainEvictsThroughTheEvictionAPI(t *testing.T) {
+	cfg := testConfig(3, 6)
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "drain", Kind: ActionDrainNodes, Nodes: 1}}
+	rec := &recorder{}
+	e, err := newEngine(cfg, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.run(); err != nil {
+		t.Fatal(err)
+	}
+	evicted := 0
+	last := map[string]TraceEvent{}
+	for _, ev := range rec.events {
+		prev, ok := last[ev.Pod.Name]
+		last[ev.Pod.Name] = ev
+		if !ev.Pod.Terminating || !ok || prev.Pod.Terminating {
+			continue
+		}
+		// The first terminating version: the one before must be the condition's update,
+		// at the same time, of the same running pod.
+		evicted++
+		if prev.Type != model.EventModified || prev.At != ev.At || !prev.Pod.Ready {
+			t.Errorf("pod %s: before its deletion %s at %v (ready %v), want its eviction's update at %v", ev.Pod.Name, prev.Type, prev.At, prev.Pod.Ready, ev.At)
+		}
+	}
+	if evicted != 2 {
+		t.Errorf("%d pods evicted, want the drained node's 2", evicted)
+	}
+}

@@ -465,12 +465,17 @@ func (ev *evEvictCall) apply(e *Engine) {
 }
 
 // drainNode cordons node i and evicts its pods gracefully (kubectl drain).
+// Each pod goes through the Eviction API, which writes the DisruptionTarget condition to
+// the pod (an update no field the simulator keeps changes) before it deletes it.
+// upstream: pkg/registry/core/pod/storage/eviction.go EvictionREST.Create,
+// addConditionAndDeletePod; kubectl drain (evictions, not deletes, by default).
 func (e *Engine) drainNode(i int) {
 	e.cordoned[i] = true
 	for _, p := range append([]*podState(nil), e.podsOnNode[i]...) {
 		if p.pinned() >= 0 {
 			continue // kubectl drain --ignore-daemonsets
 		}
+		e.touchPod(p)
 		e.deletePod(p)
 	}
 }
