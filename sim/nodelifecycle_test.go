@@ -15,13 +15,7 @@ import (
 // not nil, runs first on the engine (to set the node lifecycle controller's phases).
 func failRun(t *testing.T, prepare func(e *Engine), fail func(e *Engine) []int) (notReady, evicted [][]Time) {
 	t.Helper()
-	cfg := testConfig(60, 60)
-	cfg.RunEndpoints = false
-	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "wait", Kind: ActionWait, Duration: time.Second}}
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := failureEngine(t, 60, 60, time.Second)
 	if prepare != nil {
 		prepare(e)
 	}
@@ -57,6 +51,21 @@ func failRun(t *testing.T, prepare func(e *Engine), fail func(e *Engine) []int) 
 	return notReady, evicted
 }
 
+// failureEngine returns an engine of the given nodes (3 zones) and replicas of "web",
+// without the Endpoints controller, whose timeline creates the pods and then waits for
+// wait: phase 1, in which a test fails nodes.
+func failureEngine(t *testing.T, nodes, replicas int, wait time.Duration) *Engine {
+	t.Helper()
+	cfg := testConfig(nodes, replicas)
+	cfg.RunEndpoints = false
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "wait", Kind: ActionWait, Duration: wait}}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 // samePhases gives every node's kubelet Lease renewals one phase, and the monitor passes
 // the same, so that nodes failed at once are found not ready by one pass, 50 s later.
 func samePhases(e *Engine) {
@@ -88,13 +97,7 @@ func zoneNodes(e *Engine, z int) []int {
 func TestNodeFoundNotReadyFromItsLastRenewal(t *testing.T) {
 	s := Time(time.Second)
 	for _, node := range []int{0, 7, 21, 42, 59} {
-		cfg := testConfig(60, 60)
-		cfg.RunEndpoints = false
-		cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "wait", Kind: ActionWait, Duration: 2 * time.Minute}}
-		e, err := newEngine(cfg, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		e := failureEngine(t, 60, 60, 2*time.Minute)
 		var failedAt, notReadyAt, grid Time
 		runEngine(t, e, func() {
 			if failedAt == 0 && e.phase == 1 {
@@ -202,13 +205,7 @@ func TestNodeLifecycleEvictionRates(t *testing.T) {
 // markNodeAsReachable for every node, SwapLimiter(0)); taint_eviction.go
 // (cancelWorkWithEvent when the taints are gone).
 func TestEveryZoneDownTakesTheTaintsOff(t *testing.T) {
-	cfg := testConfig(60, 60)
-	cfg.RunEndpoints = false
-	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "wait", Kind: ActionWait, Duration: 20 * time.Minute}}
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := failureEngine(t, 60, 60, 20*time.Minute)
 	var at Time
 	tainted, evicted := 0, 0
 	runEngine(t, e, func() {
@@ -322,13 +319,7 @@ func TestPodsMarkedNotReadyAtTheClientsPace(t *testing.T) {
 // renewed Lease); controller_utils.go MarkPodsNotReady (every pod of the node);
 // status_manager.go syncBatch.
 func TestNodesBackBeforeTheirTurnAreNotMarked(t *testing.T) {
-	cfg := testConfig(30, 180) // 6 pods a node
-	cfg.RunEndpoints = false
-	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "wait", Kind: ActionWait, Duration: time.Minute}}
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := failureEngine(t, 30, 180, time.Minute) // 6 pods a node
 	samePhases(e)
 	var found, back Time
 	// foundBeforeBack: not ready, or its worker's status update on its way, when the nodes
@@ -521,13 +512,7 @@ func TestReadyAgainWithTheKeptTransition(t *testing.T) {
 // upstream: tainteviction/taint_eviction.go processPodOnNode (a timer per pod),
 // deletePodHandler, addConditionAndDeletePod.
 func TestTaintEvictionAtItsClientsPace(t *testing.T) {
-	cfg := testConfig(3, 90)
-	cfg.RunEndpoints = false
-	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "wait", Kind: ActionWait, Duration: 10 * time.Minute}}
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := failureEngine(t, 3, 90, 10*time.Minute)
 	var pods []*podState
 	deleted := map[*podState]Time{}
 	runEngine(t, e, func() {
@@ -558,13 +543,7 @@ func TestTaintEvictionAtItsClientsPace(t *testing.T) {
 // upstream: node_lifecycle_controller.go Run (wait.UntilWithContext(monitorNodeHealth,
 // nodeMonitorPeriod): the period runs from the end of a pass).
 func TestNextPassAPeriodAfterALongOne(t *testing.T) {
-	cfg := testConfig(60, 60)
-	cfg.RunEndpoints = false
-	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "wait", Kind: ActionWait, Duration: 2 * time.Minute}}
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := failureEngine(t, 60, 60, 2*time.Minute)
 	samePhases(e)
 	late := zoneNodes(e, 2)[0]
 	var failed []int
@@ -615,13 +594,7 @@ func TestBackJustBeforeItsEviction(t *testing.T) {
 		{Time(100 * time.Millisecond), true},
 		{Time(20 * time.Second), false},
 	} {
-		cfg := testConfig(60, 60)
-		cfg.RunEndpoints = false
-		cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "wait", Kind: ActionWait, Duration: 10 * time.Minute}}
-		e, err := newEngine(cfg, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		e := failureEngine(t, 60, 60, 10*time.Minute)
 		node := zoneNodes(e, 1)[0]
 		pods := slices.Clone(e.podsOnNode[node])
 		var taintedAt Time
