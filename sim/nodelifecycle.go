@@ -150,6 +150,7 @@ func (e *Engine) lifecycle() *nodeLifecycle {
 		nl.leasePhase[i] = Time(rng.Int64N(int64(nodeLeaseRenewInterval)))
 		nl.statusPhase[i] = Time(rng.Int64N(int64(statusReconcilePeriod)))
 	}
+	// Drawn after the others, so that adding them moved none of those.
 	nl.nodeStatusPhase = make([]Time, n)
 	for i := range n {
 		nl.nodeStatusPhase[i] = Time(rng.Int64N(int64(nodeStatusUpdatePeriod)))
@@ -185,11 +186,11 @@ func (e *Engine) notReadyAt(i int) Time {
 
 // posMod is a mod m in [0, m).
 func posMod(a, m Time) Time {
-	if r := a % m; r < 0 {
-		return r + m
-	} else {
-		return r
+	r := a % m
+	if r < 0 {
+		r += m
 	}
+	return r
 }
 
 // nextPass is the start of the first monitor pass at or after t, on the passes' grid and
