@@ -167,9 +167,9 @@ func (l *addrList) chunkFor(k addrKey, ps *endpointsPodState) int {
 	return min(lo, len(l.chunks)-1)
 }
 
-// insert adds ps in order. An empty list takes its chunk from buf's spares, if any (buf may
-// be nil).
-func (l *addrList) insert(ps *endpointsPodState, buf *EndpointsBuffers) {
+// insert adds ps in order and returns its IP's proxyIPHash. An empty list takes its chunk
+// from buf's spares, if any (buf may be nil).
+func (l *addrList) insert(ps *endpointsPodState, buf *EndpointsBuffers) uint64 {
 	l.n++
 	endpointsBytesAdd(&l.bytes, ps.bytes.full())
 	ip := ps.ipOf()
@@ -184,7 +184,7 @@ func (l *addrList) insert(ps *endpointsPodState, buf *EndpointsBuffers) {
 		c.ipHash = h
 		l.chunks = append(l.chunks, c)
 		l.changedAt(0, 0)
-		return
+		return h
 	}
 	ci := l.chunkFor(k, ps)
 	c := l.chunks[ci]
@@ -196,7 +196,7 @@ func (l *addrList) insert(ps *endpointsPodState, buf *EndpointsBuffers) {
 	endpointsBytesAdd(&c.bytes, ps.bytes.full())
 	c.ipHash += h
 	if len(c.items) <= addrChunkMax {
-		return
+		return h
 	}
 	half := len(c.items) / 2
 	next := &addrChunk{items: slices.Clone(c.items[half:]), keys: slices.Clone(c.keys[half:])}
@@ -215,6 +215,7 @@ func (l *addrList) insert(ps *endpointsPodState, buf *EndpointsBuffers) {
 	if u := l.unchanged; u.chunk == int32(ci) && int(u.item) > half {
 		l.unchanged = addrPlace{int32(ci + 1), u.item - int32(half)}
 	}
+	return h
 }
 
 // makeRoom grows c's arrays, when either is full, by a quarter of its length and at least
@@ -236,8 +237,9 @@ func (c *addrChunk) makeRoom() {
 // addrChunkGrowth is the least a chunk's arrays grow by.
 const addrChunkGrowth = 4
 
-// remove takes ps out. A chunk it empties goes to buf's spares (buf may be nil).
-func (l *addrList) remove(ps *endpointsPodState, buf *EndpointsBuffers) {
+// remove takes ps out and returns its IP's proxyIPHash. A chunk it empties goes to buf's
+// spares (buf may be nil).
+func (l *addrList) remove(ps *endpointsPodState, buf *EndpointsBuffers) uint64 {
 	if len(l.chunks) == 0 {
 		panic("model: ServiceEndpoints address list lost a pod's address")
 	}
@@ -250,7 +252,8 @@ func (l *addrList) remove(ps *endpointsPodState, buf *EndpointsBuffers) {
 		panic("model: ServiceEndpoints address list lost a pod's address")
 	}
 	l.changedAt(ci, i)
-	c.ipHash -= proxyIPHashOf(k, ip)
+	h := proxyIPHashOf(k, ip)
+	c.ipHash -= h
 	c.items = slices.Delete(c.items, i, i+1)
 	c.keys = slices.Delete(c.keys, i, i+1)
 	endpointsBytesSub(&c.bytes, ps.bytes.full())
@@ -260,6 +263,7 @@ func (l *addrList) remove(ps *endpointsPodState, buf *EndpointsBuffers) {
 		l.chunks = slices.Delete(l.chunks, ci, ci+1)
 		buf.putChunk(c)
 	}
+	return h
 }
 
 // keepFirst returns kept made the first k entries (all of them when k < 0), a truncated

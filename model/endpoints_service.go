@@ -723,14 +723,10 @@ func (s *ServiceEndpoints) addContribution(ps *endpointsPodState, ready bool) {
 	}
 	ps.sig = s.signature(ps.sig.portIDs)
 	ps.sig.pods++
-	var ipHash uint64
-	if ready {
-		ipHash = proxyIPHash(ps.ipOf())
-	}
 	for _, id := range ps.sig.portIDs {
 		p := s.ports[id]
 		if ready {
-			p.ready.insert(ps, s.buf)
+			ipHash := p.ready.insert(ps, s.buf)
 			if p.proxied() {
 				p.proxyKey += proxyPortHash(&p.port) * ipHash
 			}
@@ -750,14 +746,10 @@ func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState, ready bool)
 	if ps.sig.pods == 0 {
 		s.dropSignature(ps.sig)
 	}
-	var ipHash uint64
-	if ready {
-		ipHash = proxyIPHash(ps.ipOf())
-	}
 	for _, id := range ps.sig.portIDs {
 		p := s.ports[id]
 		if ready {
-			p.ready.remove(ps, s.buf)
+			ipHash := p.ready.remove(ps, s.buf)
 			if p.proxied() {
 				p.proxyKey -= proxyPortHash(&p.port) * ipHash
 			}
