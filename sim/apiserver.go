@@ -21,10 +21,11 @@ type committed struct {
 	// requestBytes is the request body the controller sent (protobuf, no managedFields).
 	requestBytes int64
 	// selected and wasSelected say whether kube-proxy's label selector matches the new and
-	// the old object, and selectedAll/wasSelectedAll the same for watchers without the
-	// headless filter.
-	selected, wasSelected       bool
-	selectedAll, wasSelectedAll bool
+	// the old object (watchers without the headless filter have no selector: every object).
+	// unserved is proxySelection's of the object the event carries (the old one for a
+	// delete): kube-proxy receives it but programs nothing of it.
+	selected, wasSelected bool
+	unserved              bool
 	// noop is an update whose encoding equals the stored bytes: no revision, no event.
 	noop      bool
 	truncated bool
@@ -289,7 +290,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		}
 		sel, was := cm.selected, cm.wasSelected
 		if g.includeHeadless {
-			sel, was = cm.selectedAll, cm.wasSelectedAll
+			sel, was = true, true
 		}
 		typ, bytes, ok := eventFor(w.verb, sel, was, &cm)
 		if !ok {
@@ -337,7 +338,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		decodeBytes := kubeProxyEvent + d.resentBytes/events
 		e.kubeProxies[mi].proxier(cm.family).receive(cm.name, kubeProxyChange{
 			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted, delivered: d.done,
-			readyKey: cm.proxyKey,
+			readyKey: cm.proxyKey, unserved: cm.unserved,
 		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, objectEndpoints{ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints)})
 	}
 	e.stats.committed(&rec, &cm, s.idx, fanout, perNode, events, d)

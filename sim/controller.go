@@ -48,9 +48,9 @@ type write struct {
 	// legacy marks an Endpoints write (Endpoints mode); the fields after it are what the API
 	// server stored, filled in by commit.
 	legacy bool
-	// selected and selectedAll are proxySelection of the object written, which applied keeps
+	// selected and unserved are proxySelection of the object written, which applied keeps
 	// with it: the next write of the object reads them instead of its labels.
-	selected, selectedAll bool
+	selected, unserved bool
 	// endpoints is what the sync decided for an Endpoints write, captured when it ran.
 	endpoints *endpointsSnapshot
 	uid       string

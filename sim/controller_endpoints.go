@@ -55,9 +55,9 @@ type storedEndpoints struct {
 	// manual is the user's object of a selector-less Service as stored.
 	manual *model.Endpoints
 	exists bool
-	// selected and selectedAll are proxySelection of the stored object's labels. (The
-	// flags are kept together: one record per Service is 64 bytes, 72 with them apart.)
-	selected, selectedAll bool
+	// selected is proxySelection of the stored object's labels. (The flags are kept
+	// together: one record per Service is 64 bytes, 72 with them apart.)
+	selected bool
 }
 
 // endpointsSnapshot is what a sync decided to write, captured when it ran.
@@ -306,7 +306,7 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	}
 	cm.oldBytes = st.bytes
 	if st.exists {
-		cm.wasSelected, cm.wasSelectedAll = st.selected, st.selectedAll
+		cm.wasSelected = st.selected
 	}
 	if w.verb == model.EndpointsDelete {
 		cm.objectBytes = st.bytes
@@ -331,8 +331,8 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	if y.e.api.needJSON {
 		cm.objectBytes[model.JSON] = model.EndpointsSizeFrom(&om, snap.subsets, model.JSON)
 	}
-	cm.selected, cm.selectedAll = proxySelection(om.Labels)
-	w.selected, w.selectedAll = cm.selected, cm.selectedAll
+	cm.selected, _ = proxySelection(om.Labels, true)
+	w.selected = cm.selected
 	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(om.Annotations)
 	cm.noop = w.verb == model.EndpointsUpdate && snap.unchanged
 	if cm.noop {
@@ -356,7 +356,7 @@ func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 		if w.verb == model.EndpointsDelete {
 			*st = storedEndpoints{}
 		} else {
-			*st = storedEndpoints{exists: true, uid: w.uid, created: w.created, selected: w.selected, selectedAll: w.selectedAll,
+			*st = storedEndpoints{exists: true, uid: w.uid, created: w.created, selected: w.selected,
 				bytes: w.bytes, addresses: w.addresses, manual: w.endpoints.manual}
 		}
 	}
@@ -384,7 +384,7 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 	if st.exists {
 		obj.UID, obj.CreationTimestamp = st.uid, st.created
 		cm.oldBytes = st.bytes
-		cm.wasSelected, cm.wasSelectedAll = st.selected, st.selectedAll
+		cm.wasSelected = st.selected
 	}
 	for _, ss := range obj.Subsets {
 		cm.endpoints += len(ss.Addresses) + len(ss.NotReadyAddresses)
@@ -399,8 +399,8 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 	if y.e.api.needJSON {
 		cm.objectBytes[model.JSON] = model.EndpointsSize(&obj, model.JSON)
 	}
-	cm.selected, cm.selectedAll = proxySelection(obj.Labels)
-	w.selected, w.selectedAll = cm.selected, cm.selectedAll
+	cm.selected, _ = proxySelection(obj.Labels, true)
+	w.selected = cm.selected
 	w.uid, w.created, w.bytes, w.addresses = obj.UID, obj.CreationTimestamp, cm.objectBytes, cm.endpoints
 	return cm
 }

@@ -35,8 +35,8 @@ type storedSlice struct {
 	slice *model.EndpointSlice
 	bytes model.ByEncoding
 	sums  endpointSums
-	// selected and selectedAll are proxySelection of the slice's labels.
-	selected, selectedAll bool
+	// selected and unserved are proxySelection of the slice's labels.
+	selected, unserved bool
 }
 
 func (ss *storedSlice) listName() string { return ss.slice.Name }
@@ -223,13 +223,13 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		old := st.get(w.slice.Name)
 		if old == nil {
 			old = &storedSlice{slice: w.slice, bytes: sliceBytes(w.slice, y.e.api.needJSON)}
-			old.selected, old.selectedAll = proxySelection(w.slice.Labels)
+			old.selected, old.unserved = proxySelection(w.slice.Labels, false)
 		}
 		cm.name = old.slice.Name
 		cm.family = familyOf(old.slice.AddressType)
 		cm.endpoints = len(old.slice.Endpoints)
 		cm.objectBytes, cm.oldBytes = old.bytes, old.bytes
-		cm.wasSelected, cm.wasSelectedAll = old.selected, old.selectedAll
+		cm.wasSelected, cm.unserved = old.selected, old.unserved
 		return cm
 	}
 	// The plan's slice is the reconciler's fresh copy, used by this write only: the API
@@ -256,7 +256,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		obj.CreationTimestamp = old.slice.CreationTimestamp
 		obj.Generation = old.slice.Generation + 1
 		cm.oldBytes = old.bytes
-		cm.wasSelected, cm.wasSelectedAll = old.selected, old.selectedAll
+		cm.wasSelected = old.selected
 		if r := y.reconcilers[s.idx]; r != nil && s.manual == nil {
 			var changes []model.EndpointChange
 			if changes, summed = r.ChangedEndpoints(obj, old.slice, y.changes[:0]); summed {
@@ -286,8 +286,8 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	cm.objectBytes, cm.requestBytes = sliceSizesFrom(obj, sums.size, y.e.api.needJSON)
 	obj.ManagedFields = nil
 	w.bytes, w.sums = cm.objectBytes, sums // applied stores them with the slice
-	cm.selected, cm.selectedAll = proxySelection(obj.Labels)
-	w.selected, w.selectedAll = cm.selected, cm.selectedAll
+	cm.selected, cm.unserved = proxySelection(obj.Labels, false)
+	w.selected, w.unserved = cm.selected, cm.unserved
 	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(obj.Annotations)
 	return cm
 }
@@ -415,9 +415,9 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 	}
 	if prev != nil {
 		// Nothing keeps a storedSlice but the store: it is updated in place.
-		prev.slice, prev.bytes, prev.sums, prev.selected, prev.selectedAll = w.slice, w.bytes, w.sums, w.selected, w.selectedAll
+		prev.slice, prev.bytes, prev.sums, prev.selected, prev.unserved = w.slice, w.bytes, w.sums, w.selected, w.unserved
 	} else {
-		st.add(&storedSlice{slice: w.slice, bytes: w.bytes, sums: w.sums, selected: w.selected, selectedAll: w.selectedAll})
+		st.add(&storedSlice{slice: w.slice, bytes: w.bytes, sums: w.sums, selected: w.selected, unserved: w.unserved})
 	}
 	y.e.stats.sliceResized(old, len(w.slice.Endpoints))
 }
@@ -455,16 +455,24 @@ func (y *sliceSyncer) mirror(s *serviceState, buf []write) []write {
 	return writes
 }
 
-// proxySelection reports whether an object with these labels is selected by kube-proxy's
-// informer selector, !service.kubernetes.io/service-proxy-name,!service.kubernetes.io/headless
-// (upstream: cmd/kube-proxy/app/server.go), and by that of watchers that also take headless
-// Services (CoreDNS), !service.kubernetes.io/service-proxy-name. Every write asks both, of
-// the object and of the one it replaces: two lookups answer them.
-func proxySelection(labels model.StringMap) (selected, selectedAll bool) {
-	if labels.Has(model.LabelServiceProxyName) {
+// proxySelection reports whether kube-proxy's informer selects an object with these labels,
+// and whether, selected, it is of a Service kube-proxy does not serve. A kube-proxy that
+// watches Endpoints (legacy, before 1.19) selected neither objects of headless Services nor
+// those of Services with a service.kubernetes.io/service-proxy-name label. Today's
+// kube-proxy leaves only headless Services' EndpointSlices out: the proxy-name filter is on
+// its Service informer alone, so it still receives those slices (Services copy their labels
+// to them), decodes them, syncs for them and observes their trigger times, but writes no
+// rule for them (unserved). Watchers without the headless filter (CoreDNS) select every
+// object. upstream: cmd/kube-proxy/app/server.go (v1.37: labelSelectorNoHeadlessEndpoints
+// for EndpointSlices, labelSelectorNoProxyName for Services; v1.18: both on Endpoints).
+func proxySelection(labels model.StringMap, legacy bool) (selected, unserved bool) {
+	if labels.Has(model.LabelHeadless) {
 		return false, false
 	}
-	return !labels.Has(model.LabelHeadless), true
+	if labels.Has(model.LabelServiceProxyName) {
+		return !legacy, !legacy
+	}
+	return true, false
 }
 
 // nodeChanged refreshes the topology cache's zone weights after a node changed from old to

@@ -189,6 +189,11 @@ type kubeProxyChange struct {
 	// the Service's legacyService.gen when the change came in (see trackLegacy).
 	readyKey uint64
 	gen      int32
+	// unserved says the object is of a Service kube-proxy does not serve (one with a
+	// service-proxy-name label, whose slices it still receives: proxySelection): when
+	// applied, the Service's endpoints stop counting in the rules, until a change of a
+	// served object of it.
+	unserved bool
 }
 
 // legacyService is what the change tracker of a kube-proxy that watches Endpoints (before
@@ -304,6 +309,11 @@ type proxyService struct {
 	ports int32
 	// stamp is the last sync (syncSeq) that counted it as changed.
 	stamp int32
+	// unserved is the last applied change's (kubeProxyChange.unserved): the proxier has no
+	// such Service in its service map, so it writes no rule for its endpoints, which the
+	// totals leave out. upstream: iptables/proxier.go syncProxyRules walks svcPortMap, filled
+	// by the Service informer, which selects !service.kubernetes.io/service-proxy-name.
+	unserved bool
 }
 
 // objectEndpoints is an object's count of ready endpoints, of serving and terminating ones
@@ -381,25 +391,29 @@ func (k *kubeProxy) service(i, ports int) {
 			k.services = append(k.services, proxyService{ports: 1})
 		}
 	}
-	sv := &k.services[i]
-	p := max(ports, 1)
-	if n := k.programmed(i); p != int(sv.ports) && n > 0 {
-		k.servicePorts += p - int(sv.ports)
-		k.portEndpoints += n * (p - int(sv.ports))
+	if p := int32(max(ports, 1)); p != k.services[i].ports {
+		k.counted(i, -1)
+		k.services[i].ports = p
+		k.counted(i, 1)
 	}
-	if n := int(sv.all); p != int(sv.ports) && n > 0 {
-		k.allPortEndpoints += n * (p - int(sv.ports))
-	}
-	sv.ports = int32(p)
 }
 
-// addAll adds delta to Service i's count of all endpoints and keeps the total.
-func (k *kubeProxy) addAll(i, delta int) {
+// counted adds sign times Service i's part to the totals startSync reads: its ports and
+// endpoints × ports when it has endpoints programmed, its endpoints of any kind × ports.
+// An unserved Service has no part.
+func (k *kubeProxy) counted(i, sign int) {
 	sv := &k.services[i]
-	old := int(sv.all)
-	n := old + delta
-	sv.all = int32(n)
-	k.allPortEndpoints += (max(n, 0) - max(old, 0)) * int(sv.ports)
+	if sv.unserved {
+		return
+	}
+	p := int(sv.ports)
+	if n := k.programmed(i); n > 0 {
+		k.servicePorts += sign * p
+		k.portEndpoints += sign * n * p
+	}
+	if n := int(sv.all); n > 0 {
+		k.allPortEndpoints += sign * n * p
+	}
 }
 
 // programmed is how many of Service i's endpoints the proxier writes rules for: its ready
@@ -412,22 +426,16 @@ func (k *kubeProxy) programmed(i int) int {
 	return int(k.services[i].fallback)
 }
 
-// addEndpoints adds delta to Service i's count of ready endpoints and fallbackDelta to its
-// count of serving and terminating ones, and keeps the totals of what is programmed.
-func (k *kubeProxy) addEndpoints(i, delta, fallbackDelta int) {
-	old := k.programmed(i)
-	sv := &k.services[i]
-	sv.endpoints += int32(delta)
-	sv.fallback += int32(fallbackDelta)
-	n := k.programmed(i)
-	p := int(sv.ports)
-	k.portEndpoints += (max(n, 0) - max(old, 0)) * p
-	switch {
-	case old <= 0 && n > 0:
-		k.servicePorts += p
-	case old > 0 && n <= 0:
-		k.servicePorts -= p
-	}
+// apply takes change c into its Service's counts (ready, serving and terminating, all) and
+// served state, and keeps the totals.
+func (k *kubeProxy) apply(c *kubeProxyChange) {
+	k.counted(c.svc, -1)
+	sv := &k.services[c.svc]
+	sv.endpoints += int32(c.endpointDelta)
+	sv.fallback += int32(c.fallbackDelta)
+	sv.all += int32(c.allDelta)
+	sv.unserved = c.unserved
+	k.counted(c.svc, 1)
 }
 
 // maxInterval is the runner's maxInterval. upstream: iptables and nftables proxier.go
@@ -462,9 +470,12 @@ func (k *kubeProxy) receive(name string, c kubeProxyChange, ports int, eventByte
 	}
 	c.endpointDelta, c.fallbackDelta, c.allDelta = int(counts.ready-old.ready), int(counts.fallback-old.fallback), int(counts.all-old.all)
 	k.advance(c.arrived, false)
-	if deleted {
+	if deleted && !k.legacy {
 		// A deletion's trigger time is by definition the last update's, so upstream drops
 		// every pending trigger time of the Service (lastChangeTriggerTimes is per Service).
+		// A kube-proxy that watches Endpoints only leaves out the deleted object's own
+		// (pkg/proxy/endpoints.go EndpointChangeTracker.Update, v1.18); trackLegacy drops
+		// them when the deletion cancels the pending change.
 		for i := range k.pending {
 			if k.pending[i].svc == c.svc {
 				k.pending[i].hasTrigger = false
@@ -568,8 +579,7 @@ func (k *kubeProxy) startSync(t Time) {
 	var changedPorts, changedEndpoints int
 	for i := range k.pending {
 		c := &k.pending[i]
-		k.addEndpoints(c.svc, c.endpointDelta, c.fallbackDelta)
-		k.addAll(c.svc, c.allDelta)
+		k.apply(c)
 		if k.dropped(c) {
 			c.hasTrigger = false
 			continue
@@ -585,7 +595,7 @@ func (k *kubeProxy) startSync(t Time) {
 			}
 			k.legacyServices[c.svc].pending = false
 		}
-		if sv := &k.services[c.svc]; sv.stamp != seq {
+		if sv := &k.services[c.svc]; sv.stamp != seq && !sv.unserved {
 			sv.stamp = seq
 			changedPorts += int(sv.ports)
 			changedEndpoints += max(k.programmed(c.svc), 0) * int(sv.ports)

@@ -98,3 +98,29 @@ func TestLegacyTrackerDelete(t *testing.T) {
 	sameTimes(t, "syncs", syncSpans(k), []span{{0, 1000 * ms}, {3000 * ms, 4000 * ms}, {5000 * ms, 6000 * ms}, {7000 * ms, 8000 * ms}})
 	sameTimes(t, "latencies", latencies(k), []Time{1000 * ms, 2500 * ms})
 }
+
+// TestLegacyDeleteKeepsPendingTriggers: the DELETED event of an Endpoints object leaves the
+// trigger times of the Service's earlier pending change in place for a kube-proxy that
+// watches Endpoints (v1.18 EndpointChangeTracker.Update only skips the deleted object's
+// own annotation), where today's drops them (EndpointSliceUpdate deletes the Service's
+// lastChangeTriggerTimes). Worked by hand: syncs take 1 s, minSyncPeriod 1 s; the object is
+// synced 0–1 s, updated at 1.2 s (during the cooldown) and deleted at 1.5 s; the sync at
+// 2 s programs both, observing the update at 3 s − 1.2 s.
+func TestLegacyDeleteKeepsPendingTriggers(t *testing.T) {
+	for _, legacy := range []bool{true, false} {
+		k := legacyProxy(time.Second)
+		if !legacy {
+			k = flatProxy(KubeProxyIPTables, time.Second)
+		}
+		deliverKey(k, "web", 0, 0, 1, 10, 10)
+		deliverKey(k, "web", 0, 1200*ms, 2, 9, 10)
+		k.receive("web", kubeProxyChange{svc: 0, delivered: 1500 * ms}, 1, 1000, false, true, objectEndpoints{})
+		k.flush(20000 * ms)
+		sameTimes(t, "syncs", syncSpans(k), []span{{0, 1000 * ms}, {2000 * ms, 3000 * ms}})
+		want := []Time{1000 * ms}
+		if legacy {
+			want = append(want, 1800*ms)
+		}
+		sameTimes(t, "latencies", latencies(k), want)
+	}
+}

@@ -358,8 +358,9 @@ func TestCPUShare(t *testing.T) {
 }
 
 // TestKubeProxyTotalsFollowChanges checks the running totals startSync reads (Service
-// ports with endpoints, endpoints × ports) against a sum over every Service, through random
-// endpoint deltas (negative counts included, ready and serving-terminating) and port changes.
+// ports with endpoints, endpoints × ports, all endpoints × ports) against a sum over every
+// Service, through random endpoint deltas (negative counts included, ready,
+// serving-terminating and all), port changes and Services turning unserved and back.
 func TestKubeProxyTotalsFollowChanges(t *testing.T) {
 	k := newKubeProxyNode(KubeProxyConfig{}, 1, 0, false).proxier(0)
 	r := rand.New(rand.NewPCG(3, 4))
@@ -373,10 +374,14 @@ func TestKubeProxyTotalsFollowChanges(t *testing.T) {
 				ports = int(k.services[i].ports)
 			}
 			k.service(i, ports)
-			k.addEndpoints(i, r.IntN(7)-3, r.IntN(5)-2)
+			k.apply(&kubeProxyChange{svc: i, endpointDelta: r.IntN(7) - 3, fallbackDelta: r.IntN(5) - 2,
+				allDelta: r.IntN(9) - 4, unserved: r.IntN(6) == 0})
 		}
-		ports, total := 0, 0
+		ports, total, all := 0, 0, 0
 		for _, sv := range k.services {
+			if sv.unserved {
+				continue
+			}
 			n := int(sv.endpoints)
 			if n <= 0 {
 				n = int(sv.fallback) // none ready: the serving terminating ones
@@ -385,9 +390,11 @@ func TestKubeProxyTotalsFollowChanges(t *testing.T) {
 				ports += int(sv.ports)
 				total += n * int(sv.ports)
 			}
+			all += max(int(sv.all), 0) * int(sv.ports)
 		}
-		if ports != k.servicePorts || total != k.portEndpoints {
-			t.Fatalf("step %d: totals %d ports, %d endpoint rules; summed %d, %d", step, k.servicePorts, k.portEndpoints, ports, total)
+		if ports != k.servicePorts || total != k.portEndpoints || all != k.allPortEndpoints {
+			t.Fatalf("step %d: totals %d ports, %d endpoint rules, %d endpoints; summed %d, %d, %d",
+				step, k.servicePorts, k.portEndpoints, k.allPortEndpoints, ports, total, all)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -11,9 +12,11 @@ import (
 )
 
 // TestProxySelectionAsUpstream holds proxySelection to the informer selectors of
-// cmd/kube-proxy/app/server.go, built as it builds them: kube-proxy's takes objects with
-// neither the service-proxy-name nor the headless label, the other watchers' (CoreDNS) those
-// without service-proxy-name.
+// cmd/kube-proxy/app/server.go, built as it builds them. v1.18's (a kube-proxy that watches
+// Endpoints) takes objects with neither the service-proxy-name nor the headless label.
+// v1.37's EndpointSlice informer takes those without the headless label, and its Service
+// informer those without service-proxy-name: a slice it takes of a Service that informer
+// leaves out is unserved.
 func TestProxySelectionAsUpstream(t *testing.T) {
 	// upstream: pkg/proxy/apis LabelServiceProxyName (not a module this one depends on).
 	const proxyName = "service.kubernetes.io/service-proxy-name"
@@ -29,23 +32,29 @@ func TestProxySelectionAsUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := labels.NewSelector().Add(*noProxyName, *noHeadless)
-	all := labels.NewSelector().Add(*noProxyName)
+	legacy := labels.NewSelector().Add(*noProxyName, *noHeadless) // v1.18, Endpoints
+	slicesSelector := labels.NewSelector().Add(*noHeadless)       // v1.37, EndpointSlices
+	servicesSelector := labels.NewSelector().Add(*noProxyName)    // v1.37, Services
 	for _, l := range []map[string]string{
 		nil,
 		{},
 		{"app": "web", model.LabelServiceName: "web"},
 		{corev1.IsHeadlessService: ""},
 		{proxyName: "other-proxy"},
+		{proxyName: ""},
 		{proxyName: "", corev1.IsHeadlessService: ""},
 		{"service.kubernetes.io/headless-not": "x", "app": "web"},
 	} {
-		selected, selectedAll := proxySelection(model.StringMapOf(l))
-		if want := proxy.Matches(labels.Set(l)); selected != want {
-			t.Errorf("labels %v: selected by kube-proxy %v, upstream's selector says %v", l, selected, want)
+		selected, unserved := proxySelection(model.StringMapOf(l), true)
+		if want := legacy.Matches(labels.Set(l)); selected != want || unserved {
+			t.Errorf("labels %v: v1.18 kube-proxy selects %v (unserved %v), upstream's selector says %v", l, selected, unserved, want)
 		}
-		if want := all.Matches(labels.Set(l)); selectedAll != want {
-			t.Errorf("labels %v: selected by every watcher %v, upstream's selector says %v", l, selectedAll, want)
+		selected, unserved = proxySelection(model.StringMapOf(l), false)
+		if want := slicesSelector.Matches(labels.Set(l)); selected != want {
+			t.Errorf("labels %v: kube-proxy selects the slice %v, upstream's selector says %v", l, selected, want)
+		}
+		if want := selected && !servicesSelector.Matches(labels.Set(l)); unserved != want {
+			t.Errorf("labels %v: unserved %v, want %v (the Service informer's selector)", l, unserved, want)
 		}
 	}
 }
@@ -74,7 +83,12 @@ func TestServiceProxyNameHidesAndShowsObjects(t *testing.T) {
 	}
 	for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
 		// Watch events per kube-proxy in each phase (one object of each kind here); -1: some.
-		for i, want := range []int64{-1, 1, 0, 1, -1} {
+		// Today's kube-proxy still receives a hidden Service's slices.
+		events := []int64{-1, 1, 0, 1, -1}
+		if m == ModeEndpointSlices {
+			events = []int64{-1, 1, 1, 1, -1}
+		}
+		for i, want := range events {
 			r := res.Phases[i].Mode(m)
 			if got := r.Writes.Total(); got == 0 {
 				t.Errorf("%s phase %q: no writes", m, res.Phases[i].Name)
@@ -90,5 +104,46 @@ func TestServiceProxyNameHidesAndShowsObjects(t *testing.T) {
 				t.Errorf("%s phase %q: %d watch events, want %d (%d per kube-proxy)", m, res.Phases[i].Name, got, want*nodes, want)
 			}
 		}
+	}
+}
+
+// TestUnservedServiceSyncsWithoutRules follows a Service kube-proxy does not serve (a
+// service-proxy-name label) in the EndpointSlice mode: each readiness change still reaches
+// every kube-proxy, which syncs and observes the change's programming latency (upstream:
+// syncProxyRules observes every checked-out trigger time), but writes none of its rules, so
+// the sync is shorter than the same change's once the label is gone.
+func TestUnservedServiceSyncsWithoutRules(t *testing.T) {
+	const nodes = 30
+	cfg := testConfig(nodes, 40)
+	cfg.Timeline = []Action{
+		{Name: "create", Kind: ActionCreate},
+		{Name: "hide", Kind: ActionLabelService, Labels: map[string]string{model.LabelServiceProxyName: "other"}},
+		{Name: "settle-hidden", Kind: ActionWait, Duration: 5 * time.Second},
+		{Name: "hidden-change", Kind: ActionFlipReadiness, Pods: 1},
+		{Name: "show", Kind: ActionLabelService, Labels: map[string]string{model.LabelServiceProxyName: ""}},
+		{Name: "settle-shown", Kind: ActionWait, Duration: 5 * time.Second},
+		{Name: "shown-change", Kind: ActionFlipReadiness, Pods: 1},
+	}
+	res, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden, shown := res.Phases[3].Mode(ModeEndpointSlices), res.Phases[6].Mode(ModeEndpointSlices)
+	for _, r := range []*ModeResult{hidden, shown} {
+		if r.KubeProxySyncs == 0 || r.Programming.Count != 1 || r.WatchEvents != nodes {
+			t.Errorf("%d syncs, %d programming samples, %d watch events; want some syncs, one sample and one event per node (%d)",
+				r.KubeProxySyncs, r.Programming.Count, r.WatchEvents, nodes)
+		}
+	}
+	// The hidden Service is the only one: its sync has no rule to generate or write. (The
+	// test config leaves kube-proxy to its defaults: a whole CPU, the default costs.)
+	base := DefaultKubeProxyCosts().SyncBase.Seconds()
+	if hidden.PeakSyncSeconds != base || shown.PeakSyncSeconds <= base {
+		t.Errorf("longest sync %gs for the hidden Service's change, %gs once shown; want the base cost %gs, then more",
+			hidden.PeakSyncSeconds, shown.PeakSyncSeconds, base)
+	}
+	if legacy := res.Phases[3].Mode(ModeEndpoints); legacy.WatchEvents != 0 || legacy.Programming.Count != 0 {
+		t.Errorf("Endpoints mode: %d watch events, %d samples for the hidden Service; v1.18 selects none",
+			legacy.WatchEvents, legacy.Programming.Count)
 	}
 }

@@ -60,11 +60,12 @@ type Comparison struct {
 	Stream *Stats `json:"stream"`
 }
 
-// kubeProxySelects is kube-proxy's EndpointSlice label selector: no headless label and no
-// service-proxy-name label (upstream: cmd/kube-proxy/app/server.go, the informer's
-// LabelSelector "!service.kubernetes.io/service-proxy-name,!service.kubernetes.io/headless").
+// kubeProxySelects is kube-proxy's EndpointSlice label selector: no headless label
+// (upstream: cmd/kube-proxy/app/server.go labelSelectorNoHeadlessEndpoints,
+// "!service.kubernetes.io/headless"). The service-proxy-name filter is on its Service
+// informer only: it still receives the slices of Services it does not serve.
 func kubeProxySelects(labels model.StringMap) bool {
-	return !labels.Has(model.LabelHeadless) && !labels.Has(model.LabelServiceProxyName)
+	return !labels.Has(model.LabelHeadless)
 }
 
 // SliceTally counts a replay's committed EndpointSlice writes per Service as the replay

@@ -93,7 +93,8 @@ func TestSliceSizeMatchesSerializer(t *testing.T) {
 
 // TestCompareSlices reads a small real stream and compares it with hand-made simulated
 // writes: counts per event type, bytes = watch event size × watchers for slices kube-proxy
-// selects, nothing for headless Services, other managers counted apart.
+// selects (a Service with a service-proxy-name label among them: kube-proxy receives its
+// slices), nothing for headless Services, other managers counted apart.
 func TestCompareSlices(t *testing.T) {
 	var stream bytes.Buffer
 	web := realSlice("web-abcde", "web", 4, nil)
@@ -105,6 +106,8 @@ func TestCompareSlices(t *testing.T) {
 	mirrored := realSlice("legacy-q1w2e", "legacy", 1, map[string]string{model.LabelManagedBy: model.MirroringControllerName})
 	WriteWatchEvent(&stream, model.EventAdded, mirrored)
 	WriteWatchEvent(&stream, model.EventDeleted, web2)
+	other := realSlice("other-p0o9i", "other", 3, map[string]string{model.LabelServiceProxyName: "other-proxy"})
+	WriteWatchEvent(&stream, model.EventAdded, other)
 
 	res := &sim.Results{Writes: []sim.WriteRecord{
 		{Mode: sim.ModeEndpointSlices, Verb: "create", Kind: "EndpointSlice", Namespace: "shop", Name: "web-k9j8h", EventBytes: 100, Watchers: 10, Outcome: "ok"},
@@ -112,7 +115,7 @@ func TestCompareSlices(t *testing.T) {
 		{Mode: sim.ModeEndpointSlices, Verb: "update", Kind: "EndpointSlice", Namespace: "shop", Name: "web-k9j8h", EventBytes: 120, Watchers: 10, Outcome: "noop"},
 		{Mode: sim.ModeEndpoints, Verb: "update", Kind: "Endpoints", Namespace: "shop", Name: "web", EventBytes: 500, Watchers: 10, Outcome: "ok"},
 	}}
-	svcs := []*model.Service{{Namespace: "shop", Name: "web"}, {Namespace: "shop", Name: "db"}}
+	svcs := []*model.Service{{Namespace: "shop", Name: "web"}, {Namespace: "shop", Name: "db"}, {Namespace: "shop", Name: "other"}}
 	tally := NewSliceTally(svcs)
 	for i := range res.Writes {
 		tally.Add(&res.Writes[i])
@@ -126,19 +129,22 @@ func TestCompareSlices(t *testing.T) {
 	}
 	wantWeb := Writes{Added: 1, Modified: 1, Deleted: 1,
 		FanoutBytes: size(web, model.EventAdded) + size(web2, model.EventModified) + size(web2, model.EventDeleted)}
-	if len(c.Services) != 2 || c.Services[0].Name != "db" || c.Services[1].Name != "web" {
+	if len(c.Services) != 3 || c.Services[0].Name != "db" || c.Services[1].Name != "other" || c.Services[2].Name != "web" {
 		t.Fatalf("services %+v", c.Services)
 	}
-	if got := c.Services[1].Real; got != wantWeb {
+	if got := c.Services[2].Real; got != wantWeb {
 		t.Errorf("web real %+v, want %+v", got, wantWeb)
+	}
+	if got, want := c.Services[1].Real, (Writes{Added: 1, FanoutBytes: size(other, model.EventAdded)}); got != want {
+		t.Errorf("proxy-named other real %+v, want %+v", got, want)
 	}
 	if got := c.Services[0].Real; got != (Writes{Added: 1}) {
 		t.Errorf("headless db real %+v, want one ADDED and no bytes", got)
 	}
-	if got := c.Services[1].Simulated; got != (Writes{Added: 1, Modified: 1, FanoutBytes: 2200}) {
+	if got := c.Services[2].Simulated; got != (Writes{Added: 1, Modified: 1, FanoutBytes: 2200}) {
 		t.Errorf("web simulated %+v", got)
 	}
-	if c.OtherManagers != 1 || c.Real.Total() != 4 {
+	if c.OtherManagers != 1 || c.Real.Total() != 5 {
 		t.Errorf("other managers %d, real total %d", c.OtherManagers, c.Real.Total())
 	}
 	if c.Stream.RecordedTimes {
