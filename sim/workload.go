@@ -198,6 +198,12 @@ type setState struct {
 	// last status write reported.
 	item    workItem
 	written uint32
+	// observed is the generation the last status write reported (status.observedGeneration):
+	// a sync of a newer generation writes the status, whatever its pods did.
+	observed int32
+	// revisionDue says the set is new or its template changed: its next sync first creates
+	// the ControllerRevision of the template.
+	revisionDue bool
 	// events is the spam filter of the Events recorded about the workload (a pod created or
 	// deleted).
 	events eventSpamFilter
@@ -491,6 +497,9 @@ func (s *serviceState) setAvailable(p *podState, available bool) {
 // newTemplate starts a rollout: the current ReplicaSet joins the old ones, and the
 // Deployment controller will create a ReplicaSet for the new template.
 func (e *Engine) newTemplate(s *serviceState) {
+	if s.set != nil {
+		s.set.revisionDue = true
+	}
 	if s.newRS != nil && s.kind() != KindDeployment {
 		// A StatefulSet or DaemonSet updates its pods in place of the old ones: one counter
 		// set, newRS, serves every revision. The revision's pods name theirs by a

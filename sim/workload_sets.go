@@ -99,6 +99,21 @@ type setSync struct {
 	batches []setBatch
 	next    int
 	changes uint32 // the status this sync writes, when it differs from the last written
+	// generation is the set's when the sync started, which its status write reports.
+	generation int32
+	// revision says the sync first creates the set's ControllerRevision (setState.revisionDue).
+	revision bool
+}
+
+// newSetSync starts a sync of s by controller c. A set new or with a new template first
+// creates its ControllerRevision, before any pod call.
+// upstream: statefulset/stateful_set_control.go performUpdate → getStatefulSetRevisions
+// (CreateControllerRevision when no revision equals the set's); daemon/update.go
+// constructHistory → snapshot.
+func newSetSync(c *setController, s *serviceState) *setSync {
+	y := &setSync{c: c, s: s, changes: s.newRS.changes, generation: s.generation, revision: s.set.revisionDue}
+	s.set.revisionDue = false
+	return y
 }
 
 // setBatch is calls sent together: pod creates (StatefulSet ordinals or DaemonSet nodes) and
@@ -156,6 +171,12 @@ func (w *workloadControllers) sendSetBatch(y *setSync) {
 	e := w.e
 	c, s := y.c, y.s
 	end := e.now
+	if y.revision {
+		y.revision = false
+		end = c.bucket.reserve(e.now) + c.latency.sample()
+		e.schedule(end, evSetBatchDone{y})
+		return
+	}
 	if y.next < len(y.batches) {
 		b := &y.batches[y.next]
 		y.next++
@@ -174,7 +195,10 @@ func (w *workloadControllers) sendSetBatch(y *setSync) {
 		e.schedule(end, evSetBatchDone{y})
 		return
 	}
-	if y.changes != s.set.written {
+	// The status also records the generation the sync saw (observedGeneration): a sync of a
+	// new, rolled or scaled set writes it. upstream: stateful_set_utils.go
+	// inconsistentStatus; daemon_controller.go storeDaemonSetStatus.
+	if y.changes != s.set.written || y.generation != s.set.observed {
 		end = c.bucket.reserve(e.now) + c.latency.sample()
 	}
 	e.schedule(end, evSetSynced{y})
@@ -232,7 +256,7 @@ type evSetSynced struct{ y *setSync }
 func (ev evSetSynced) String() string { return ev.y.c.kind + " synced " + ev.y.s.svc.Name }
 func (ev evSetSynced) apply(e *Engine) {
 	s := ev.y.s
-	s.set.written = ev.y.changes
+	s.set.written, s.set.observed = ev.y.changes, ev.y.generation
 	ev.y.c.queue.done(s)
 	e.workloads.kick()
 	e.workloadSettled(s)
@@ -275,7 +299,7 @@ func (e *Engine) createSetPod(s *serviceState, ordinal, node int) {
 // (monotonic = OrderedReady), updateStatefulSetAfterInvariantEstablished
 // (MaxUnavailableStatefulSet, on by default since 1.37).
 func (w *workloadControllers) syncStatefulSet(s *serviceState) {
-	y := &setSync{c: w.statefulSets, s: s, changes: s.newRS.changes}
+	y := newSetSync(w.statefulSets, s)
 	if s.cfg.PodManagementPolicy == PodManagementParallel {
 		planParallelStatefulSet(s, y)
 	} else {
@@ -443,7 +467,7 @@ func (e *Engine) planDaemonSet(s *serviceState) (create []int, del []*podState) 
 // write when the pods changed since the last one.
 // upstream: daemon_controller.go syncNodes (burstReplicas), updateDaemonSetStatus.
 func (w *workloadControllers) sendDaemonSetSync(s *serviceState, create []int, del []*podState) {
-	y := &setSync{c: w.daemonSets, s: s, changes: s.newRS.changes}
+	y := newSetSync(w.daemonSets, s)
 	create = create[:min(len(create), daemonSetBurstReplicas)]
 	slowStart(len(create), 0, func(lo, hi int) { y.add(setBatch{create: create[lo:hi]}) })
 	y.add(setBatch{delete: del[:min(len(del), daemonSetBurstReplicas)]})

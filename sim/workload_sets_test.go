@@ -245,3 +245,47 @@ func TestPodNamesPerWorkloadKind(t *testing.T) {
 		}
 	}
 }
+
+// TestSetRevisionAndObservedGeneration counts the calls of the StatefulSet controller's
+// client for a set of no replicas, where no pod call hides them, as upstream makes them:
+// the first sync of a new set creates its ControllerRevision (getStatefulSetRevisions finds
+// none equal) and writes a status whose observedGeneration is 1 (inconsistentStatus); a
+// rollout does both again (a new template: a new revision, generation 2); a scale to the
+// same replicas changes no generation and makes no call; a scale to other replicas makes
+// a status write (observedGeneration) before any pod. It also checks that the revision
+// goes before the first pod create: with 5 ms calls, a one-pod set's pod appears 10 ms
+// after its first sync starts.
+// upstream: statefulset/stateful_set_control.go performUpdate, getStatefulSetRevisions,
+// updateStatefulSetStatus; stateful_set_utils.go inconsistentStatus.
+func TestSetRevisionAndObservedGeneration(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		timeline []Action
+		want     int64
+	}{
+		{"create", nil, 2},
+		{"rollout", []Action{{Name: "rollout", Kind: ActionRollout}}, 4},
+		{"same-scale", []Action{{Name: "scale", Kind: ActionScale, Replicas: 0}}, 2},
+	} {
+		cfg := workloadConfig(0, testWorkloads(), append([]Action{{Name: "create", Kind: ActionCreate}}, tc.timeline...)...)
+		cfg.Services[0].WorkloadKind = KindStatefulSet
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runEngine(t, e, nil)
+		if got := e.workloads.statefulSets.bucket.taken; got != tc.want {
+			t.Errorf("%s: the StatefulSet controller made %d calls, want %d", tc.name, got, tc.want)
+		}
+	}
+
+	cfg := workloadConfig(1, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+	cfg.Services[0].WorkloadKind = KindStatefulSet
+	log := &podLog{}
+	if _, err := Run(cfg, log); err != nil {
+		t.Fatal(err)
+	}
+	if len(log.events) == 0 || log.events[0].Type != "ADDED" || log.events[0].At != Time(10*time.Millisecond) {
+		t.Errorf("first pod event %+v, want the pod ADDED at 10ms (the revision's call, then the create)", log.events[0])
+	}
+}
