@@ -254,6 +254,9 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	meta := apiMeta{now: timestamp(e.now)}
 	if w.verb != "delete" {
 		meta.resourceVersion = a.nextResourceVersion()
+	} else {
+		// A delete is an etcd revision too (the DELETED event's); nothing reads its value.
+		a.bumpResourceVersion()
 	}
 	if w.verb == "create" {
 		meta.uid = e.names.uid()
@@ -269,9 +272,13 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		// etcd refuses requests over --max-request-bytes; the controller gets an error.
 		rec.Outcome = "failed"
 		e.stats.write(&rec, &cm, s.idx)
+		a.resourceVersion-- // etcd stored nothing: no revision
 		return writeFailed
 	}
 	if cm.noop {
+		// GuaranteedUpdate returns before etcd: no revision. (The version string taken
+		// stays in its batch, so the next write takes the same one.)
+		a.resourceVersion--
 		rec.Outcome = "noop"
 		e.stats.write(&rec, &cm, s.idx)
 		return writeNoop

@@ -254,9 +254,20 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	if old != nil {
 		obj.UID = old.slice.UID
 		obj.CreationTimestamp = old.slice.CreationTimestamp
-		obj.Generation = old.slice.Generation + 1
+		// The generation moves when anything but the metadata changed, or the labels; an
+		// update that changes nothing at all stores nothing (no resourceVersion, no event).
+		// upstream: registry/discovery/endpointslice/strategy.go PrepareForUpdate;
+		// apiserver storage/etcd3/store.go GuaranteedUpdate (the new data equal to the old).
+		obj.Generation = old.slice.Generation
+		specSame, labelsSame := model.SliceSpecEqual(obj, old.slice), obj.Labels.Equal(old.slice.Labels)
+		if !specSame || !labelsSame {
+			obj.Generation++
+		}
 		cm.oldBytes = old.bytes
 		cm.wasSelected = old.selected
+		if specSame && labelsSame && obj.Annotations.Equal(old.slice.Annotations) {
+			return y.commitNoop(&cm, w, old)
+		}
 		if r := y.reconcilers[s.idx]; r != nil && s.manual == nil {
 			var changes []model.EndpointChange
 			if changes, summed = r.ChangedEndpoints(obj, old.slice, y.changes[:0]); summed {
@@ -290,6 +301,22 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	w.selected, w.unserved = cm.selected, cm.unserved
 	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(obj.Annotations)
 	return cm
+}
+
+// commitNoop completes cm for an update of stored slice old that changes nothing: the
+// object stays as stored, resourceVersion and sizes included.
+func (y *sliceSyncer) commitNoop(cm *committed, w *write, old *storedSlice) committed {
+	obj := w.slice
+	obj.ResourceVersion = old.slice.ResourceVersion
+	cm.noop = true
+	cm.name = obj.Name
+	cm.family = familyOf(obj.AddressType)
+	cm.endpoints = len(obj.Endpoints)
+	cm.ready, cm.fallback = int(old.sums.ready), int(old.sums.fallback)
+	cm.objectBytes = old.bytes
+	cm.selected, cm.unserved = old.selected, old.unserved
+	w.bytes, w.sums, w.selected, w.unserved = old.bytes, old.sums, old.selected, old.unserved
+	return *cm
 }
 
 func sliceBytes(s *model.EndpointSlice, needJSON bool) model.ByEncoding {
