@@ -47,7 +47,17 @@ type ReplayStats struct {
 	OutOfOrder int64 `json:"outOfOrder"`
 	// Listed counts the events of the initial listing, applied before the controllers start.
 	Listed int64 `json:"listed"`
+	// UnknownNodeEvents counts pod events naming a node that is not among the replay's nodes,
+	// UnknownNodes those nodes, and UnknownNodeExamples holds the first few of their names.
+	// The EndpointSlice controller skips such a pod and retries its Service with backoff (as
+	// upstream does for a node its lister does not have); the Endpoints controller keeps it.
+	UnknownNodeEvents   int64    `json:"unknownNodeEvents"`
+	UnknownNodes        int64    `json:"unknownNodes"`
+	UnknownNodeExamples []string `json:"unknownNodeExamples,omitempty"`
 }
+
+// unknownNodeExamples is how many names of unknown nodes ReplayStats keeps.
+const unknownNodeExamples = 5
 
 // podKey is a pod's namespace and name.
 type podKey struct{ namespace, name string }
@@ -70,6 +80,8 @@ type replayState struct {
 	candidates []int
 	// next is the event read ahead, which the one evTrace scheduled applies.
 	next TraceEvent
+	// unknownNodes holds the names of the nodes pods named that the replay does not have.
+	unknownNodes map[string]bool
 }
 
 // Replay runs recorded pod churn through both controllers, with the Services and Nodes of the
@@ -196,6 +208,22 @@ func (evTrace) apply(e *Engine) {
 	}
 }
 
+// noteUnknownNode counts a pod event on node name, which the replay does not have.
+func (r *replayState) noteUnknownNode(name string) {
+	r.stats.UnknownNodeEvents++
+	if r.unknownNodes[name] {
+		return
+	}
+	if r.unknownNodes == nil {
+		r.unknownNodes = map[string]bool{}
+	}
+	r.unknownNodes[name] = true
+	r.stats.UnknownNodes++
+	if len(r.stats.UnknownNodeExamples) < unknownNodeExamples {
+		r.stats.UnknownNodeExamples = append(r.stats.UnknownNodeExamples, name)
+	}
+}
+
 // applyTrace turns one recorded pod event into informer notifications for every Service the
 // pod belongs to (label selector semantics: every selector pair present, same namespace).
 func (e *Engine) applyTrace(ev TraceEvent) {
@@ -211,6 +239,11 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 		return
 	}
 	pod := ev.Pod // the replay's now (see TraceSource)
+	if n := pod.NodeName; n != "" {
+		if _, ok := e.Node(n); !ok {
+			r.noteUnknownNode(n)
+		}
+	}
 	shareIdentity(pod, cur)
 	rv := ev.ResourceVersion
 	if rv == "" {

@@ -53,8 +53,12 @@ in stream order. On simulated churn (create, not-ready, restart, rolling update 
 one burst undercounted them by up to 94%. Record with 'sim record' for exact times.
 
 Replay warns on stderr, and counts in replay.json, events out of time order, events dated
-before the recording's first event (both applied at once) and events whose pod IP is not an
-IP address (rejected; the warning names their event numbers).
+before the recording's first event (both applied at once), events whose pod IP is not an
+IP address (rejected; the warning names their event numbers) and pod events on nodes that
+--nodes does not list (the warning names some): the EndpointSlice controller leaves such
+pods out and retries their Service with backoff, as upstream does for a node its informer
+does not have, while the Endpoints controller keeps them. A node an autoscaler added during
+the recording is the usual cause: list the nodes the cluster had while the pods ran.
 
 The control plane (controller workers, QPS, batch period, maxEndpointsPerSlice, API server
 and network) is the built-in defaults, a scenario file's (--scenario; its services and
@@ -309,6 +313,16 @@ func warnReplay(w io.Writer, name string, r *sim.ReplayStats, s *trace.Stats) {
 	if s.BeforeListing > 0 {
 		fmt.Fprintf(w, "sim: replay: warning: %s: %d events dated before the recording's first event (applied at once)\n", name, s.BeforeListing)
 	}
+	if r.UnknownNodes > 0 {
+		more := ""
+		if r.UnknownNodes > int64(len(r.UnknownNodeExamples)) {
+			more = ", …"
+		}
+		fmt.Fprintf(w, "sim: replay: warning: %s: %d pod events on %d nodes not in --nodes (%s%s): the EndpointSlice "+
+			"controller leaves their pods out and retries, as for a node it cannot find, while the Endpoints controller "+
+			"keeps them; give the nodes the cluster had while the pods ran\n",
+			name, r.UnknownNodeEvents, r.UnknownNodes, strings.Join(r.UnknownNodeExamples, ", "), more)
+	}
 	if s.InvalidIPs > 0 {
 		nums := make([]string, len(s.InvalidIPEvents))
 		for i, n := range s.InvalidIPEvents {
@@ -424,6 +438,9 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 	fmt.Fprintf(w, "  events out of time order         %d\n", r.Replay.OutOfOrder+r.Stream.Clamped)
 	if r.Stream.BeforeListing > 0 {
 		fmt.Fprintf(w, "  events dated before the listing  %d\n", r.Stream.BeforeListing)
+	}
+	if r.Replay.UnknownNodes > 0 {
+		fmt.Fprintf(w, "  events on nodes not in --nodes   %d (%d nodes)\n", r.Replay.UnknownNodeEvents, r.Replay.UnknownNodes)
 	}
 	if r.Stream.InvalidIPs > 0 {
 		fmt.Fprintf(w, "  events rejected (invalid pod IP) %d\n", r.Stream.InvalidIPs)

@@ -326,3 +326,60 @@ func TestReplayProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayUnknownNodes: pods on a node that --nodes leaves out are not lost silently:
+// stderr names the node, replay.json counts their events and the node, and the table says
+// so. (The sample's pods run on every node; the first node is dropped from its list.)
+func TestReplayUnknownNodes(t *testing.T) {
+	b, err := os.ReadFile(sample("replay-nodes.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list map[string]any
+	if err := json.Unmarshal(b, &list); err != nil {
+		t.Fatal(err)
+	}
+	items := list["items"].([]any)
+	dropped := items[0].(map[string]any)["metadata"].(map[string]any)["name"].(string)
+	list["items"] = items[1:]
+	dir := t.TempDir()
+	nodes := filepath.Join(dir, "nodes.json")
+	if b, err = json.Marshal(list); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(nodes, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trace, err := os.ReadFile(sample("replay-trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every event on the node but its DELETED ones, which apply no pod.
+	var want int64
+	for _, line := range bytes.Split(trace, []byte("\n")) {
+		if bytes.Contains(line, []byte(`"nodeName":"`+dropped+`"`)) && !bytes.Contains(line, []byte(`"type":"DELETED"`)) {
+			want++
+		}
+	}
+	e, out, errb := replayEnv()
+	code := e.main([]string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"),
+		"--nodes", nodes, "--out", filepath.Join(dir, "out"), "--charts=false", "--quiet"})
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if !strings.Contains(errb.String(), "not in --nodes ("+dropped+")") {
+		t.Errorf("stderr %q does not name %s", errb, dropped)
+	}
+	if !strings.Contains(out.String(), "events on nodes not in --nodes") {
+		t.Errorf("the table does not count the events on unknown nodes:\n%s", out)
+	}
+	var report ReplayReport
+	b, _ = os.ReadFile(filepath.Join(dir, "out", "replay.json"))
+	if err := json.Unmarshal(b, &report); err != nil {
+		t.Fatal(err)
+	}
+	r := report.Replay
+	if r.UnknownNodes != 1 || r.UnknownNodeEvents != want || len(r.UnknownNodeExamples) != 1 || r.UnknownNodeExamples[0] != dropped {
+		t.Errorf("replay.json: %d events on %d unknown nodes %v; want %d on 1, %s", r.UnknownNodeEvents, r.UnknownNodes, r.UnknownNodeExamples, want, dropped)
+	}
+}
