@@ -22,7 +22,8 @@ writes a scenario you can run and edit: the nodes and their zones, region and CP
 Service with the workloads its selector selects (replicas, kind, rolling update strategy,
 minReadySeconds, a StatefulSet's serviceName), headless and dual-stack Services, named ports (a named targetPort is
 resolved against the pods' container ports), trafficDistribution and the topology-mode
-annotation, publishNotReadyAddresses; and a default timeline: create, a rollout of the three
+annotation, publishNotReadyAddresses, the Service's labels (its Endpoints and slices copy
+them); and a default timeline: create, a rollout of the three
 largest Services, a rollout of every Service at once, a node drain. Services alike but for
 their names become one entry with count:, so a 10,000-Service cluster gives a short file.
 
@@ -38,8 +39,8 @@ Endpoints give selector-less Services (hand-made Endpoints, which the EndpointSl
 mirroring controller mirrors) their addresses; EndpointSlices give the pod count of Services
 whose pods no workload in the input explains. Everything that could not be mapped is listed
 at the top of the file and on stderr. --anonymize renames namespaces, Services, ports, zones,
-the region and nodes (deterministically, keeping name lengths, so byte figures hold) so the
-file can be shared. --out writes the file atomically. (-o means the output format in
+the region, nodes, label values and label keys but Kubernetes' own (deterministically,
+keeping lengths, so byte figures hold) so the file can be shared. --out writes the file atomically. (-o means the output format in
 every other command, so import has no -o.)
 
 Examples:
@@ -52,7 +53,7 @@ Examples:
 		var anonymize bool
 		fs.StringVar(&out, "out", "", "write the scenario to `FILE` (default: stdout)")
 		fs.StringVar(&name, "name", "", "the scenario's `NAME` (default: --out's file name without .yaml, else imported)")
-		fs.BoolVar(&anonymize, "anonymize", false, "rename namespaces, Services, ports, zones and nodes so the file can be shared")
+		fs.BoolVar(&anonymize, "anonymize", false, "rename namespaces, Services, ports, zones, nodes and labels so the file can be shared")
 		return func(e *env, args []string) error {
 			var inputs []kubeimport.Input
 			if len(args) == 0 || (len(args) == 1 && args[0] == "-") {

@@ -60,6 +60,8 @@ const (
 	topologyHintsAnnotation = "service.kubernetes.io/topology-aware-hints"
 	// serviceNameLabel names a slice's Service (upstream: discovery/v1 LabelServiceName).
 	serviceNameLabel = "kubernetes.io/service-name"
+	// proxyNameLabel names the proxy that serves a Service, when not kube-proxy.
+	proxyNameLabel = "service.kubernetes.io/service-proxy-name"
 )
 
 var (
@@ -71,6 +73,24 @@ var (
 	trailingNumber = regexp.MustCompile(`-?[0-9]+$`)
 	lastDigits     = regexp.MustCompile(`[0-9]+([^0-9]*)$`)
 )
+
+// validLabel reports whether k and v are a label key and value the API server accepts: an
+// optional DNS subdomain prefix and a name of at most 63 characters, a value of at most 63.
+// upstream: apimachinery validation IsQualifiedName, IsValidLabelValue.
+func validLabel(k, v string) bool {
+	name := k
+	if i := strings.LastIndexByte(k, '/'); i >= 0 {
+		prefix := k[:i]
+		if prefix == "" || len(prefix) > 253 || !dns1123Sub.MatchString(prefix) {
+			return false
+		}
+		name = k[i+1:]
+	}
+	if name == "" || len(name) > 63 || !labelValueExpr.MatchString(name) {
+		return false
+	}
+	return v == "" || len(v) <= 63 && labelValueExpr.MatchString(v)
+}
 
 // port is one mapped Service port.
 type port struct {
@@ -95,12 +115,24 @@ type entry struct {
 	proxyName                     string
 	count                         int
 	names                         []string // the original names of a group
+	// labels are the Service's other labels, by key, which its Endpoints and slices copy.
+	labels []label
 }
 
+// label is one Service label.
+type label struct{ key, value string }
+
+// key groups entries alike in everything but their names. Labels count by their keys and
+// their values' lengths, which is all the objects' sizes depend on: a group keeps its first
+// Service's values.
 func (e *entry) key() string {
-	return fmt.Sprintf("%s|%d|%d|%s|%s|%v|%s|%s|%d|%v|%v|%v|%v|%s|%s|%s", e.namespace, e.manual, e.replicas, e.kind, e.serviceName, e.parallel,
+	var shape strings.Builder
+	for _, l := range e.labels {
+		fmt.Fprintf(&shape, "%s=%d,", l.key, len(l.value))
+	}
+	return fmt.Sprintf("%s|%d|%d|%s|%s|%v|%s|%s|%d|%v|%v|%v|%v|%s|%s|%s|%s", e.namespace, e.manual, e.replicas, e.kind, e.serviceName, e.parallel,
 		e.maxSurge, e.maxUnavailable, e.minReady, e.headless, e.publishNotReady, e.ipFamilies, e.ports,
-		e.trafficDistribution, e.topology, e.proxyName)
+		e.trafficDistribution, e.topology, e.proxyName, shape.String())
 }
 
 // importer carries the notes of one import.
@@ -359,7 +391,7 @@ func (im *importer) services(nodes int) []*entry {
 	selected := make([]bool, len(o.workloads))
 	seen := map[string]bool{}
 	var out []*entry
-	var noPods, externalName, noEndpoints, labelled, sharedPods int
+	var noPods, externalName, noEndpoints, badLabels, sharedPods int
 	for i := range o.services {
 		s := &o.services[i]
 		ns, name := cmp.Or(s.Metadata.Namespace, "default"), s.Metadata.Name
@@ -403,12 +435,20 @@ func (im *importer) services(nodes int) []*entry {
 				im.detail("a topology mode other than Auto or Disabled left out", "Service %s: topology mode %q is not Auto or Disabled; left out", id, t)
 			}
 		}
-		if p := s.Metadata.Labels["service.kubernetes.io/service-proxy-name"]; p != "" && len(p) <= 63 && labelValueExpr.MatchString(p) {
+		if p := s.Metadata.Labels[proxyNameLabel]; p != "" && len(p) <= 63 && labelValueExpr.MatchString(p) {
 			e.proxyName = p
 		}
-		if len(s.Metadata.Labels) > 0 {
-			labelled++
+		for k, v := range s.Metadata.Labels {
+			if k == proxyNameLabel {
+				continue
+			}
+			if !validLabel(k, v) {
+				badLabels++
+				continue
+			}
+			e.labels = append(e.labels, label{k, v})
 		}
+		slices.SortFunc(e.labels, func(a, b label) int { return cmp.Compare(a.key, b.key) })
 		// The workloads the selector selects: same namespace, template labels ⊇ selector.
 		var ws []*workload
 		if len(s.Spec.Selector) > 0 {
@@ -475,8 +515,8 @@ func (im *importer) services(nodes int) []*entry {
 	if sharedPods > 0 {
 		im.notef("%d workloads are selected by more than one Service; each Service gets its own pods in the simulation", sharedPods)
 	}
-	if labelled > 0 {
-		im.notef("%d Services have labels, which their EndpointSlices copy; labels are not imported (only service.kubernetes.io/service-proxy-name)", labelled)
+	if badLabels > 0 {
+		im.notef("%d Service labels are not valid label keys or values; left out", badLabels)
 	}
 	unselected := 0
 	for _, s := range selected {

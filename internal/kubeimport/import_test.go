@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -428,5 +429,58 @@ func TestImportSetStrategies(t *testing.T) {
 	}
 	if want := map[string]string{"db": sim.PodManagementParallel, "zk": sim.PodManagementOrderedReady}; !maps.Equal(policies, want) {
 		t.Errorf("StatefulSet policies %v, want %v\n%s", policies, want, res.YAML)
+	}
+}
+
+// TestImportServiceLabels: a Service's labels are imported (its Endpoints and slices copy
+// them, so they count in every object's size); invalid ones are left out and noted;
+// Services whose labels differ only in their values' lengths are alike; --anonymize renames
+// keys (but Kubernetes' own prefixes) and values to valid ones of the same lengths.
+func TestImportServiceLabels(t *testing.T) {
+	in := `{"kind":"Node","metadata":{"name":"n"}}
+{"kind":"Service","metadata":{"name":"a1","namespace":"x","labels":{"app.kubernetes.io/name":"cart","team.acme.io/owner":"payments","tier":"web","bad key":"v"}},"spec":{"ports":[{"port":1}]}}
+{"kind":"Endpoints","metadata":{"name":"a1","namespace":"x"},"subsets":[{"addresses":[{"ip":"10.0.0.1"}]}]}
+{"kind":"Service","metadata":{"name":"a2","namespace":"x","labels":{"app.kubernetes.io/name":"shop","team.acme.io/owner":"checkout","tier":"api"}},"spec":{"ports":[{"port":1}]}}
+{"kind":"Endpoints","metadata":{"name":"a2","namespace":"x"},"subsets":[{"addresses":[{"ip":"10.0.0.2"}]}]}
+{"kind":"Service","metadata":{"name":"b","namespace":"x","labels":{"app.kubernetes.io/name":"search","service.kubernetes.io/service-proxy-name":"p"}},"spec":{"ports":[{"port":1}]}}
+{"kind":"Endpoints","metadata":{"name":"b","namespace":"x"},"subsets":[{"addresses":[{"ip":"10.0.0.3"}]}]}`
+	for _, anon := range []bool{false, true} {
+		res, err := Import([]Input{{Name: "in", R: strings.NewReader(in)}}, Options{Anonymize: anon})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := scenarios.Parse("labels.yaml", res.YAML, nil)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, res.YAML)
+		}
+		if len(sc.Config.Services) != 2 || sc.Config.Services[0].Count != 2 {
+			t.Fatalf("anonymize %v: services %+v, want a's two as one entry and b\n%s", anon, sc.Config.Services, res.YAML)
+		}
+		if !bytes.Contains(res.YAML, []byte("1 Service labels are not valid")) {
+			t.Errorf("anonymize %v: no note of the invalid label:\n%s", anon, res.YAML)
+		}
+		lengths := func(m map[string]string) []int {
+			var out []int
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				out = append(out, len(k), len(m[k]))
+			}
+			return out
+		}
+		a, b := sc.Config.Services[0].Labels, sc.Config.Services[1].Labels
+		wantA := map[string]string{"app.kubernetes.io/name": "cart", "team.acme.io/owner": "payments", "tier": "web"}
+		wantB := map[string]string{"app.kubernetes.io/name": "search", "service.kubernetes.io/service-proxy-name": "p"}
+		if !anon {
+			if !maps.Equal(a, wantA) || !maps.Equal(b, wantB) {
+				t.Errorf("labels %v and %v, want %v and %v", a, b, wantA, wantB)
+			}
+			continue
+		}
+		if !slices.Equal(lengths(a), lengths(wantA)) || a["app.kubernetes.io/name"] == "" || a["app.kubernetes.io/name"] == "cart" ||
+			bytes.Contains(res.YAML, []byte("acme")) || bytes.Contains(res.YAML, []byte("payments")) {
+			t.Errorf("anonymized labels %v: want the lengths of %v, Kubernetes' key kept, the rest renamed", a, wantA)
+		}
+		if _, ok := b["service.kubernetes.io/service-proxy-name"]; !ok || len(b) != 2 {
+			t.Errorf("anonymized labels of b %v: want the proxy name's key kept", b)
+		}
 	}
 }

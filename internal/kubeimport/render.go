@@ -142,6 +142,7 @@ func anonymize(entries []*entry, cl *clusterShape) {
 			e.proxyName = padded("proxy", 0, len(e.proxyName))
 		}
 	}
+	anonymizeLabels(entries)
 	zm := numbered(cl.zones, "zone-")
 	for i, z := range cl.zones {
 		cl.zones[i] = zm[z]
@@ -149,6 +150,69 @@ func anonymize(entries []*entry, cl *clusterShape) {
 	cl.region = padded("region-", 1, len(cl.region))
 	l := len(fmt.Sprintf(cl.nodeNameFormat, 0))
 	cl.nodeNameFormat = "node" + strings.Repeat("0", max(0, l-len("node-0"))) + "-%d"
+}
+
+// allLabels returns e's labels with its service-proxy-name, by key.
+func (e *entry) allLabels() []label {
+	if e.proxyName == "" {
+		return e.labels
+	}
+	out := append(slices.Clone(e.labels), label{proxyNameLabel, e.proxyName})
+	slices.SortFunc(out, func(a, b label) int { return cmp.Compare(a.key, b.key) })
+	return out
+}
+
+// anonymizeLabels renames the Services' label keys and values to neutral ones of the same
+// lengths, numbered in sorted order: a key's prefix and name apart, so that it stays a
+// valid key. Keys under the kubernetes.io and k8s.io prefixes are the well-known ones
+// (app.kubernetes.io/name, ...) and are kept; their values are renamed all the same.
+func anonymizeLabels(entries []*entry) {
+	var prefixes, names, values []string
+	for _, e := range entries {
+		for _, l := range e.labels {
+			if p, n, ok := strings.Cut(l.key, "/"); ok && !wellKnownPrefix(p) {
+				prefixes = append(prefixes, p)
+				names = append(names, n)
+			} else if !ok {
+				names = append(names, l.key)
+			}
+			if l.value != "" {
+				values = append(values, l.value)
+			}
+		}
+	}
+	pm, nm, vm := numberedFull(prefixes, "k"), numberedFull(names, "l"), numberedFull(values, "v")
+	for _, e := range entries {
+		for i, l := range e.labels {
+			if p, n, ok := strings.Cut(l.key, "/"); !ok {
+				l.key = nm[l.key]
+			} else if !wellKnownPrefix(p) {
+				l.key = pm[p] + "/" + nm[n]
+			}
+			if l.value != "" {
+				l.value = vm[l.value]
+			}
+			e.labels[i] = l
+		}
+		slices.SortFunc(e.labels, func(a, b label) int { return cmp.Compare(a.key, b.key) })
+	}
+}
+
+// wellKnownPrefix reports whether a label key prefix is Kubernetes' own.
+func wellKnownPrefix(p string) bool {
+	return p == "kubernetes.io" || p == "k8s.io" || strings.HasSuffix(p, ".kubernetes.io") || strings.HasSuffix(p, ".k8s.io")
+}
+
+// numberedFull maps each distinct value (sorted) to prefix+index, padded to the value's
+// full length (longer only when the value is shorter than prefix and index).
+func numberedFull(vals []string, prefix string) map[string]string {
+	slices.Sort(vals)
+	vals = slices.Compact(vals)
+	m := make(map[string]string, len(vals))
+	for i, v := range vals {
+		m[v] = padded(prefix, i+1, len(v))
+	}
+	return m
 }
 
 // numbered maps each distinct value (sorted) to prefix+index, padded to the value's length.
@@ -242,8 +306,15 @@ func render(name string, sources []string, cl *clusterShape, groups []*entry, no
 		if e.topology != "" {
 			w("    topologyMode: %s\n", e.topology)
 		}
-		if e.proxyName != "" {
-			w("    labels: {service.kubernetes.io/service-proxy-name: %s}\n", yamlscalar.Quote(e.proxyName))
+		if labels := e.allLabels(); len(labels) > 0 {
+			w("    labels: {")
+			for i, l := range labels {
+				if i > 0 {
+					w(", ")
+				}
+				w("%s: %s", yamlscalar.Quote(l.key), yamlscalar.Quote(l.value))
+			}
+			w("}\n")
 		}
 		w("    ports:")
 		if len(e.ports) == 0 {
