@@ -13,6 +13,22 @@ func SliceSpecEqual(a, b *EndpointSlice) bool {
 		slices.EqualFunc(a.Endpoints, b.Endpoints, func(x, y Endpoint) bool { return endpointEqual(&x, &y) })
 }
 
+// SliceSpecEqualByChanges is SliceSpecEqual for a, an update of stored slice b that
+// ServiceSlices.ChangedEndpoints described by changes: every endpoint of a that changes does
+// not list is a copy of one of b's, in b's order, so only the changed ones are compared.
+func SliceSpecEqualByChanges(a, b *EndpointSlice, changes []EndpointChange) bool {
+	if a.AddressType != b.AddressType || len(a.Endpoints) != len(b.Endpoints) ||
+		!slices.EqualFunc(a.Ports, b.Ports, endpointPortEqual) {
+		return false
+	}
+	for _, c := range changes {
+		if c.Was == nil || c.Now == nil || !endpointEqual(c.Was, c.Now) {
+			return false
+		}
+	}
+	return true
+}
+
 // endpointPortEqual compares two EndpointPorts field by field (nil and a value differ).
 func endpointPortEqual(a, b EndpointPort) bool {
 	return !strPtrChanged(a.Name, b.Name) && !strPtrChanged(a.AppProtocol, b.AppProtocol) &&

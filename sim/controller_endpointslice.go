@@ -258,23 +258,34 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		// update that changes nothing at all stores nothing (no resourceVersion, no event).
 		// upstream: registry/discovery/endpointslice/strategy.go PrepareForUpdate;
 		// apiserver storage/etcd3/store.go GuaranteedUpdate (the new data equal to the old).
+		cm.oldBytes = old.bytes
+		cm.wasSelected = old.selected
+		var changes []model.EndpointChange
+		if r := y.reconcilers[s.idx]; r != nil && s.manual == nil {
+			changes, summed = r.ChangedEndpoints(obj, old.slice, y.changes[:0])
+		}
+		var specSame bool
+		if summed {
+			specSame = model.SliceSpecEqualByChanges(obj, old.slice, changes)
+			if specCheck != nil {
+				specCheck(specSame, model.SliceSpecEqual(obj, old.slice))
+			}
+		} else {
+			specSame = model.SliceSpecEqual(obj, old.slice)
+		}
+		labelsSame := obj.Labels.Equal(old.slice.Labels)
 		obj.Generation = old.slice.Generation
-		specSame, labelsSame := model.SliceSpecEqual(obj, old.slice), obj.Labels.Equal(old.slice.Labels)
 		if !specSame || !labelsSame {
 			obj.Generation++
 		}
-		cm.oldBytes = old.bytes
-		cm.wasSelected = old.selected
-		if specSame && labelsSame && obj.Annotations.Equal(old.slice.Annotations) {
-			return y.commitNoop(&cm, w, old)
+		noop := specSame && labelsSame && obj.Annotations.Equal(old.slice.Annotations)
+		if summed && !noop {
+			sums = changedSums(old.sums, changes, y.e.api.needJSON)
 		}
-		if r := y.reconcilers[s.idx]; r != nil && s.manual == nil {
-			var changes []model.EndpointChange
-			if changes, summed = r.ChangedEndpoints(obj, old.slice, y.changes[:0]); summed {
-				sums = changedSums(old.sums, changes, y.e.api.needJSON)
-			}
-			clear(changes)
-			y.changes = changes[:0]
+		clear(changes)
+		y.changes = changes[:0]
+		if noop {
+			return y.commitNoop(&cm, w, old)
 		}
 	}
 	if !summed {
@@ -337,6 +348,11 @@ type endpointSums struct {
 // sumsCheck, set by tests, is given the sums of each update read from its changes and of
 // the same update walked whole.
 var sumsCheck func(changed, walked endpointSums)
+
+// specCheck, set by tests, is given for each update read from its changes whether they say
+// the update leaves the slice's spec as it was, and whether a comparison of the whole
+// slices says so.
+var specCheck func(byChanges, whole bool)
 
 // endpointPart is one endpoint's part of endpointSums.
 func endpointPart(ep *model.Endpoint, needJSON bool) (pb, js int64, ready, fallback int32) {

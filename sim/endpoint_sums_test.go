@@ -25,6 +25,17 @@ func TestChangedSumsMatchWalk(t *testing.T) {
 		}
 	}
 	defer func() { sumsCheck = nil }()
+	specs, specsDiffer, same := 0, 0, 0
+	specCheck = func(byChanges, whole bool) {
+		specs++
+		if byChanges {
+			same++
+		}
+		if byChanges != whole {
+			specsDiffer++
+		}
+	}
+	defer func() { specCheck = nil }()
 	// Topology hints (mode A) rewrite the hints of a written slice's copies too, and zones
 	// whose names differ in length make a moved hint change an endpoint's size.
 	hinted := withMax(testConfig(30, 250), 40)
@@ -56,4 +67,9 @@ func TestChangedSumsMatchWalk(t *testing.T) {
 	if differ > 0 {
 		t.Errorf("%d of %d updates summed from their changes differ from the walk", differ, checked)
 	}
+	// The same updates' spec comparison (generation, no-op) from the changes alone.
+	if specsDiffer > 0 || specs < checked {
+		t.Errorf("%d of %d updates compared from their changes differ from the whole comparison (%d summed)", specsDiffer, specs, checked)
+	}
+	t.Logf("%d updates summed from their changes, %d of them with the spec unchanged", specs, same)
 }
