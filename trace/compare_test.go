@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -208,6 +209,42 @@ func TestStreamErrors(t *testing.T) {
 	}
 	if s := r.Stats(); n != 1 || s.Skipped["type BOOKMARK"] != 1 || s.Skipped["kind Service"] != 1 {
 		t.Errorf("read %d, skipped %v", n, s.Skipped)
+	}
+}
+
+// TestObjectTimesSkewedListing: a listed pod whose Ready time is two minutes ahead (its
+// node's clock) does not move time 0: the first event after the listing happened after the
+// watch started, so listing times later than it are skew, and time 0 is the latest listing
+// time before it. The events keep the times they have without the skewed pod.
+func TestObjectTimesSkewedListing(t *testing.T) {
+	ev := func(typ, name, ready string) string {
+		return `{"type":"` + typ + `","object":{"kind":"Pod","metadata":{"name":"` + name + `","namespace":"n","creationTimestamp":"2026-01-01T00:00:00Z"},` +
+			`"status":{"conditions":[{"type":"Ready","status":"True","lastTransitionTime":"` + ready + `"}]}}}` + "\n"
+	}
+	times := func(in string) ([]time.Duration, *Stats) {
+		r := NewPodReader(strings.NewReader(in), "pods.json")
+		var got []time.Duration
+		for {
+			e, err := r.Next()
+			if err != nil {
+				break
+			}
+			got = append(got, time.Duration(e.At))
+		}
+		return got, r.Stats()
+	}
+	listing := ev("ADDED", "a", "2026-01-01T00:00:05Z") + ev("ADDED", "b", "2026-01-01T00:00:10Z")
+	churn := ev("MODIFIED", "a", "2026-01-01T00:00:20Z") + ev("MODIFIED", "b", "2026-01-01T00:00:30Z")
+	plain, ps := times(listing + churn)
+	skewed, ss := times(listing + ev("ADDED", "c", "2026-01-01T00:02:10Z") + churn)
+	want := []time.Duration{0, 0, 10 * time.Second, 20 * time.Second}
+	if !slices.Equal(plain, want) || ps.AheadOfListing != 0 {
+		t.Errorf("without skew: times %v (ahead %d), want %v", plain, ps.AheadOfListing, want)
+	}
+	if want := []time.Duration{0, 0, 0, 10 * time.Second, 20 * time.Second}; !slices.Equal(skewed, want) ||
+		ss.AheadOfListing != 1 || ss.Clamped != 0 || !ss.Start.Equal(ps.Start) {
+		t.Errorf("with a listed pod 2 min ahead: times %v, ahead %d, clamped %d, start %v; want %v, 1, 0, %v",
+			skewed, ss.AheadOfListing, ss.Clamped, ss.Start, want, ps.Start)
 	}
 }
 

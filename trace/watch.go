@@ -40,6 +40,10 @@ type Stats struct {
 	// BeforeListing counts recorded events dated before the first event of the recording
 	// (applied at once, as out of order).
 	BeforeListing int64 `json:"beforeListing"`
+	// AheadOfListing counts listed events (object times) dated after the first event that
+	// followed the listing: of clocks ahead, so time 0 is the listing's latest time before
+	// that event instead of theirs.
+	AheadOfListing int64 `json:"aheadOfListing"`
 	// Spread counts events with object times that shared their second with others and were
 	// spread evenly across it.
 	Spread int64 `json:"spread"`
@@ -562,9 +566,12 @@ type watchReader struct {
 	mode    timeMode
 	start   time.Time
 	leading bool // still reading the initial listing
-	prev    time.Time
-	prevAt  sim.Time
-	stats   Stats
+	// listed holds the listing's object times (Unix ns), until the first event after it
+	// (object times).
+	listed []int64
+	prev   time.Time
+	prevAt sim.Time
+	stats  Stats
 	// pending are the events of the second being read (object times), ready[readyAt:]
 	// those whose times are final, and err the error to return once ready is empty.
 	pending []watchItem
@@ -754,6 +761,32 @@ func (r *watchReader) notAnEvent(start int64, ev wireEvent) error {
 	return r.s.errorf(start, "expected a watch event {\"type\": …, \"object\": …}, found no \"object\"")
 }
 
+// capStart ends the listing at the first event after it, which happened at next or later
+// (object times): a listed pod's timestamps are of before the watch started, so those after
+// next are of a clock ahead (a kubelet's). Time 0 is then the latest listing time not after
+// next (next, if none is), not the skewed one: else one node's clock would move every event
+// before it to time 0.
+func (r *watchReader) capStart(next time.Time) {
+	limit := next.UnixNano()
+	start, found := int64(0), false
+	for _, t := range r.listed {
+		if t > limit {
+			r.stats.AheadOfListing++
+		} else if !found || t > start {
+			start, found = t, true
+		}
+	}
+	r.listed = nil
+	if r.stats.AheadOfListing == 0 {
+		return
+	}
+	r.start = next
+	if found {
+		r.start = time.Unix(0, start).UTC()
+	}
+	r.stats.Start = r.start
+}
+
 // time assigns an event its replay time and tells whether it belongs to the initial
 // listing (see watchReader).
 func (r *watchReader) time(offset int64, ev wireEvent, it *watchItem, d decoded) error {
@@ -803,8 +836,12 @@ func (r *watchReader) time(offset int64, ev wireEvent, it *watchItem, d decoded)
 			r.start = d.at
 			r.stats.Start = d.at
 		}
+		r.listed = append(r.listed, d.at.UnixNano())
 		it.listed, it.at = true, 0
 		return nil
+	}
+	if r.leading && !first {
+		r.capStart(d.at)
 	}
 	r.leading = false
 	if first {

@@ -46,6 +46,9 @@ than the listing has lasted so far (and than 50 ms) and is of a pod created no e
 the second the recording started. Time 0 is the first event's time (recorded) or the
 latest timestamp of the listing (object times).
 
+A listed pod dated after the first event that follows the listing has a clock ahead (its
+node's): time 0 is then the listing's latest time before that event, and replay warns.
+
 Object times have second precision: the events of each second are spread evenly across it,
 in stream order. On simulated churn (create, not-ready, restart, rolling update of 150 and
 500 pods) this keeps write counts within ±25% of the same recording with arrival times
@@ -313,6 +316,10 @@ func warnReplay(w io.Writer, name string, r *sim.ReplayStats, s *trace.Stats) {
 	if s.BeforeListing > 0 {
 		fmt.Fprintf(w, "sim: replay: warning: %s: %d events dated before the recording's first event (applied at once)\n", name, s.BeforeListing)
 	}
+	if s.AheadOfListing > 0 {
+		fmt.Fprintf(w, "sim: replay: warning: %s: %d pods of the initial listing are dated after the first event that followed it "+
+			"(a node's clock ahead): time 0 is the listing's latest time before that event\n", name, s.AheadOfListing)
+	}
 	if r.UnknownNodes > 0 {
 		more := ""
 		if r.UnknownNodes > int64(len(r.UnknownNodeExamples)) {
@@ -438,6 +445,9 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 	fmt.Fprintf(w, "  events out of time order         %d\n", r.Replay.OutOfOrder+r.Stream.Clamped)
 	if r.Stream.BeforeListing > 0 {
 		fmt.Fprintf(w, "  events dated before the listing  %d\n", r.Stream.BeforeListing)
+	}
+	if r.Stream.AheadOfListing > 0 {
+		fmt.Fprintf(w, "  listed pods dated ahead (skew)   %d\n", r.Stream.AheadOfListing)
 	}
 	if r.Replay.UnknownNodes > 0 {
 		fmt.Fprintf(w, "  events on nodes not in --nodes   %d (%d nodes)\n", r.Replay.UnknownNodeEvents, r.Replay.UnknownNodes)
