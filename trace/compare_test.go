@@ -212,6 +212,21 @@ func TestStreamErrors(t *testing.T) {
 	}
 }
 
+// podEventTimes reads the pod watch stream in and returns its events' replay times and the
+// reader's stats.
+func podEventTimes(in string) ([]time.Duration, *Stats) {
+	r := NewPodReader(strings.NewReader(in), "pods.json")
+	var got []time.Duration
+	for {
+		e, err := r.Next()
+		if err != nil {
+			break
+		}
+		got = append(got, time.Duration(e.At))
+	}
+	return got, r.Stats()
+}
+
 // TestObjectTimesSkewedListing: a listed pod whose Ready time is two minutes ahead (its
 // node's clock) does not move time 0: the first event after the listing happened after the
 // watch started, so listing times later than it are skew, and time 0 is the latest listing
@@ -221,22 +236,10 @@ func TestObjectTimesSkewedListing(t *testing.T) {
 		return `{"type":"` + typ + `","object":{"kind":"Pod","metadata":{"name":"` + name + `","namespace":"n","creationTimestamp":"2026-01-01T00:00:00Z"},` +
 			`"status":{"conditions":[{"type":"Ready","status":"True","lastTransitionTime":"` + ready + `"}]}}}` + "\n"
 	}
-	times := func(in string) ([]time.Duration, *Stats) {
-		r := NewPodReader(strings.NewReader(in), "pods.json")
-		var got []time.Duration
-		for {
-			e, err := r.Next()
-			if err != nil {
-				break
-			}
-			got = append(got, time.Duration(e.At))
-		}
-		return got, r.Stats()
-	}
 	listing := ev("ADDED", "a", "2026-01-01T00:00:05Z") + ev("ADDED", "b", "2026-01-01T00:00:10Z")
 	churn := ev("MODIFIED", "a", "2026-01-01T00:00:20Z") + ev("MODIFIED", "b", "2026-01-01T00:00:30Z")
-	plain, ps := times(listing + churn)
-	skewed, ss := times(listing + ev("ADDED", "c", "2026-01-01T00:02:10Z") + churn)
+	plain, ps := podEventTimes(listing + churn)
+	skewed, ss := podEventTimes(listing + ev("ADDED", "c", "2026-01-01T00:02:10Z") + churn)
 	want := []time.Duration{0, 0, 10 * time.Second, 20 * time.Second}
 	if !slices.Equal(plain, want) || ps.AheadOfListing != 0 {
 		t.Errorf("without skew: times %v (ahead %d), want %v", plain, ps.AheadOfListing, want)
@@ -266,15 +269,7 @@ func TestObjectTimes(t *testing.T) {
 		ev("MODIFIED", "2026-01-01T00:00:00Z", "2026-01-01T00:00:15Z", "2026-01-01T00:00:50Z") + // deletion requested at 00:20: 10s
 		ev("DELETED", "2025-12-01T00:00:00Z", "2025-12-01T00:00:09Z", "") // old timestamps: clamped to 10s, then spread over that second with the event before
 
-	r := NewPodReader(strings.NewReader(in), "pods.json")
-	var got []time.Duration
-	for {
-		e, err := r.Next()
-		if err != nil {
-			break
-		}
-		got = append(got, time.Duration(e.At))
-	}
+	got, s := podEventTimes(in)
 	want := []time.Duration{0, 0, 5 * time.Second, 10 * time.Second, 10*time.Second + 500*time.Millisecond}
 	if len(got) != len(want) {
 		t.Fatalf("times %v, want %v", got, want)
@@ -285,7 +280,7 @@ func TestObjectTimes(t *testing.T) {
 			break
 		}
 	}
-	if s := r.Stats(); s.RecordedTimes || s.Clamped != 1 || s.Listed != 2 || s.Spread != 2 || !s.Start.Equal(time.Date(2026, 1, 1, 0, 0, 10, 0, time.UTC)) {
+	if s.RecordedTimes || s.Clamped != 1 || s.Listed != 2 || s.Spread != 2 || !s.Start.Equal(time.Date(2026, 1, 1, 0, 0, 10, 0, time.UTC)) {
 		t.Errorf("stats %+v", s)
 	}
 }
