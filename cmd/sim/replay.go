@@ -317,18 +317,18 @@ func warnReplay(w io.Writer, name string, r *sim.ReplayStats, s *trace.Stats) {
 		fmt.Fprintf(w, "sim: replay: warning: %s: %d events dated before the recording's first event (applied at once)\n", name, s.BeforeListing)
 	}
 	if s.AheadOfListing > 0 {
-		fmt.Fprintf(w, "sim: replay: warning: %s: %d pods of the initial listing are dated after the first event that followed it "+
-			"(a node's clock ahead): time 0 is the listing's latest time before that event\n", name, s.AheadOfListing)
+		fmt.Fprintf(w, "sim: replay: warning: %s: initial listing dated after the first event that followed it "+
+			"(pods: %d; a node's clock ahead): time 0 is the listing's latest time before that event\n", name, s.AheadOfListing)
 	}
 	if r.UnknownNodes > 0 {
 		more := ""
 		if r.UnknownNodes > int64(len(r.UnknownNodeExamples)) {
 			more = ", …"
 		}
-		fmt.Fprintf(w, "sim: replay: warning: %s: %d pod events on %d nodes not in --nodes (%s%s): the EndpointSlice "+
+		fmt.Fprintf(w, "sim: replay: warning: %s: nodes not in --nodes (%d: %s%s; pod events on them: %d): the EndpointSlice "+
 			"controller leaves their pods out and retries, as for a node it cannot find, while the Endpoints controller "+
 			"keeps them; give the nodes the cluster had while the pods ran\n",
-			name, r.UnknownNodeEvents, r.UnknownNodes, strings.Join(r.UnknownNodeExamples, ", "), more)
+			name, r.UnknownNodes, strings.Join(r.UnknownNodeExamples, ", "), more, r.UnknownNodeEvents)
 	}
 	if s.InvalidIPs > 0 {
 		nums := make([]string, len(s.InvalidIPEvents))
@@ -450,7 +450,7 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 		fmt.Fprintf(w, "  listed pods dated ahead (skew)   %d\n", r.Stream.AheadOfListing)
 	}
 	if r.Replay.UnknownNodes > 0 {
-		fmt.Fprintf(w, "  events on nodes not in --nodes   %d (%d nodes)\n", r.Replay.UnknownNodeEvents, r.Replay.UnknownNodes)
+		fmt.Fprintf(w, "  events on nodes not in --nodes   %d (nodes: %d)\n", r.Replay.UnknownNodeEvents, r.Replay.UnknownNodes)
 	}
 	if r.Stream.InvalidIPs > 0 {
 		fmt.Fprintf(w, "  events rejected (invalid pod IP) %d\n", r.Stream.InvalidIPs)

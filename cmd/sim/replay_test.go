@@ -367,7 +367,7 @@ func TestReplayUnknownNodes(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
-	if !strings.Contains(errb.String(), "not in --nodes ("+dropped+")") {
+	if !strings.Contains(errb.String(), "not in --nodes (1: "+dropped+";") {
 		t.Errorf("stderr %q does not name %s", errb, dropped)
 	}
 	if !strings.Contains(out.String(), "events on nodes not in --nodes") {
