@@ -117,27 +117,36 @@ type watchGroup struct {
 // apiServer commits writes and fans each one out to the watchers that select it. Fan-out is
 // accounted once per write and group (bytes × watchers), never per node.
 type apiServer struct {
-	e               *Engine
-	resourceVersion int64
-	groups          []watchGroup
-	needJSON        bool
-	limit           int64
-	liveNodes       int
-	net             *network
+	e *Engine
+	// revs are the etcd revisions of each mode's cluster (by modeIndex): the pods' writes
+	// take one in both, a control plane's writes in its own only, so that one mode's writes
+	// never change the sizes (the resourceVersions' lengths) of the other's objects.
+	revs      [2]revisions
+	groups    []watchGroup
+	needJSON  bool
+	limit     int64
+	liveNodes int
+	net       *network
 	// listBytes is, per mode, the size of everything kube-proxy lists (protobuf): what a
 	// relist costs each watcher.
 	listBytes [2]int64
 	// triggers reads the trigger-time annotation of committed objects.
 	triggers triggerReader
+}
+
+// revisions is one cluster's etcd revision counter, the source of resourceVersions.
+type revisions struct {
+	resourceVersion int64
 	// versions holds the resourceVersions from versionsFrom to versionsTo (exclusive),
-	// formatted one after the other, each versionDigits long (see nextResourceVersion).
+	// formatted one after the other, each versionDigits long (see next).
 	versions                 string
 	versionsFrom, versionsTo int64
 	versionDigits            int
 }
 
 func newAPIServer(e *Engine) *apiServer {
-	a := &apiServer{e: e, resourceVersion: 1000, limit: e.cfg.APIServer.ObjectSizeLimitBytes, liveNodes: len(e.nodes)}
+	a := &apiServer{e: e, limit: e.cfg.APIServer.ObjectSizeLimitBytes, liveNodes: len(e.nodes)}
+	a.revs[0].resourceVersion, a.revs[1].resourceVersion = 1000, 1000
 	enc := encodingOf(e.cfg.APIServer.KubeProxyEncoding)
 	a.groups = append(a.groups, watchGroup{name: "kube-proxy", kubeProxy: true, encoding: enc, slices: true, endpoints: true})
 	for _, w := range e.cfg.APIServer.Watchers {
@@ -191,11 +200,11 @@ func (a *apiServer) groupCount(g *watchGroup) int {
 	return g.count
 }
 
-// nextResourceVersion takes the next resourceVersion and returns it formatted. The versions
-// are formatted versionBatch at a time into one string, of which each is a substring: a
-// string per write was 8% of many-services' allocations. A stored object's version keeps its
-// batch's string alive, at most versionBatch × 20 bytes.
-func (a *apiServer) nextResourceVersion() string {
+// next takes the next resourceVersion and returns it formatted. The versions are formatted
+// versionBatch at a time into one string, of which each is a substring: a string per write
+// was 8% of many-services' allocations. A stored object's version keeps its batch's string
+// alive, at most versionBatch × 20 bytes.
+func (a *revisions) next() string {
 	a.resourceVersion++
 	if a.resourceVersion < a.versionsFrom || a.resourceVersion >= a.versionsTo {
 		a.formatVersions()
@@ -204,12 +213,30 @@ func (a *apiServer) nextResourceVersion() string {
 	return a.versions[at : at+a.versionDigits]
 }
 
+// bump takes the next resourceVersion for a stored update whose own version nothing reads:
+// it moves the counter, and so the length of every later object's, as next does, without
+// formatting a string.
+func (a *revisions) bump() { a.resourceVersion++ }
+
+// podResourceVersion takes the next resourceVersion for a pod write, in both modes' clusters,
+// and returns it formatted (the first mode's: the pods' own writes number alike in both).
+func (a *apiServer) podResourceVersion() string {
+	a.revs[1].bump()
+	return a.revs[0].next()
+}
+
+// bumpPodResourceVersion is podResourceVersion without the string.
+func (a *apiServer) bumpPodResourceVersion() {
+	a.revs[0].bump()
+	a.revs[1].bump()
+}
+
 // versionBatch is how many resourceVersions nextResourceVersion formats at once.
 const versionBatch = 8
 
 // formatVersions formats the versions from the current one on into a.versions: versionBatch
 // of them, or fewer where the next would be one digit longer.
-func (a *apiServer) formatVersions() {
+func (a *revisions) formatVersions() {
 	from := a.resourceVersion
 	var buf [versionBatch * 20]byte
 	b := strconv.AppendInt(buf[:0], from, 10)
@@ -233,11 +260,6 @@ func (a *apiServer) formatVersions() {
 	a.versions, a.versionsFrom, a.versionsTo, a.versionDigits = string(b), from, to, digits
 }
 
-// bumpResourceVersion takes the next resourceVersion for a stored update whose own version
-// nothing reads: it moves the counter, and so the length of every later object's, as
-// nextResourceVersion does, without formatting a string.
-func (a *apiServer) bumpResourceVersion() { a.resourceVersion++ }
-
 // writeOutcome is what the API server did with a write.
 type writeOutcome uint8
 
@@ -252,14 +274,15 @@ const (
 func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time) writeOutcome {
 	e := a.e
 	meta := apiMeta{now: timestamp(e.now)}
+	revs := &a.revs[modeIndex(c.mode)]
 	if w.verb != "delete" {
-		meta.resourceVersion = a.nextResourceVersion()
+		meta.resourceVersion = revs.next()
 	} else {
 		// A delete is an etcd revision too (the DELETED event's); nothing reads its value.
-		a.bumpResourceVersion()
+		revs.bump()
 	}
 	if w.verb == "create" {
-		meta.uid = e.names.uid()
+		meta.uid = c.names.uid()
 		meta.created = timestamp(e.now)
 		meta.generation = 1
 	}
@@ -272,13 +295,13 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		// etcd refuses requests over --max-request-bytes; the controller gets an error.
 		rec.Outcome = "failed"
 		e.stats.write(&rec, &cm, s.idx)
-		a.resourceVersion-- // etcd stored nothing: no revision
+		revs.resourceVersion-- // etcd stored nothing: no revision
 		return writeFailed
 	}
 	if cm.noop {
 		// GuaranteedUpdate returns before etcd: no revision. (The version string taken
 		// stays in its batch, so the next write takes the same one.)
-		a.resourceVersion--
+		revs.resourceVersion--
 		rec.Outcome = "noop"
 		e.stats.write(&rec, &cm, s.idx)
 		return writeNoop

@@ -39,18 +39,18 @@ func TestTriggerReader(t *testing.T) {
 }
 
 // TestResourceVersions takes versions from counters that cross a power of ten, with some
-// taken without a string (bumpResourceVersion) in between, and requires each to be the
+// taken without a string (bump) in between, and requires each to be the
 // counter formatted in decimal, as one strconv.FormatInt call per version gave.
 func TestResourceVersions(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, start := range []int64{0, 1000, 9990, 99_995, 999_999_990, math.MaxInt64 - 30} {
-		a := &apiServer{resourceVersion: start}
+		a := &revisions{resourceVersion: start}
 		for range 25 {
 			if rng.IntN(4) == 0 {
-				a.bumpResourceVersion()
+				a.bump()
 				continue
 			}
-			got := a.nextResourceVersion()
+			got := a.next()
 			if want := strconv.FormatInt(a.resourceVersion, 10); got != want {
 				t.Fatalf("from %d: version %q, want %q", start, got, want)
 			}

@@ -128,10 +128,13 @@ type keyState struct {
 
 // controller is one controller's workqueue, workers and client, on virtual time.
 type controller struct {
-	e           *Engine
-	mode        Mode
-	cfg         ControllerConfig
-	syncer      syncer
+	e      *Engine
+	mode   Mode
+	cfg    ControllerConfig
+	syncer syncer
+	// names draws the names and UIDs of the objects the controller creates, apart from the
+	// pods' (Engine.names), so that one mode's writes never change the other's pod names.
+	names       *nameGenerator
 	keys        []keyState
 	ready       fifo[int] // service indices waiting for a worker
 	idle        int
@@ -205,8 +208,10 @@ func newController(e *Engine, mode Mode, cfg ControllerConfig, rng *rand.Rand) *
 		c.buildPerPod = def
 	}
 	if mode == ModeEndpointSlices {
-		c.syncer = newSliceSyncer(e)
+		y := newSliceSyncer(e)
+		c.names, c.syncer = y.names, y
 	} else {
+		c.names = newNameGenerator(e.cfg.Seed, streamEndpointsNames)
 		c.syncer = newEndpointsSyncer(e)
 	}
 	return c

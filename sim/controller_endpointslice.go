@@ -10,8 +10,11 @@ import (
 
 // sliceSyncer adapts the model's EndpointSlice reconciler to the engine.
 type sliceSyncer struct {
-	e    *Engine
-	opts model.ReconcilerOptions
+	e *Engine
+	// names draws the names of the slices it creates, and its controller the UIDs of the
+	// objects it creates (controller.names).
+	names *nameGenerator
+	opts  model.ReconcilerOptions
 	// per service (by index): the incremental reconciler, and the slices the API server
 	// stores, by name, with their sizes.
 	reconcilers []*model.ServiceSlices
@@ -67,7 +70,8 @@ func newSliceSyncer(e *Engine) *sliceSyncer {
 	topology := model.NewTopologyCache()
 	topology.SetNodes(e.nodes)
 	return &sliceSyncer{
-		e: e,
+		e:     e,
+		names: newNameGenerator(e.cfg.Seed, streamEndpointSliceNames),
 		// The controller syncs one Service at a time: its Services share one set of buffers.
 		opts: model.ReconcilerOptions{MaxEndpointsPerSlice: e.cfg.ControlPlane.MaxEndpointsPerSlice, Topology: topology,
 			Buffers: new(model.SyncBuffers)},
@@ -236,9 +240,9 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	// server's fields are set on it in place rather than on another copy.
 	obj := w.slice
 	if w.verb == "create" {
-		obj.Name = y.e.names.generate(obj.GenerateName)
+		obj.Name = y.names.generate(obj.GenerateName)
 		for y.e.sliceNames.has(obj.Namespace, obj.Name) {
-			obj.Name = y.e.names.generate(obj.GenerateName)
+			obj.Name = y.names.generate(obj.GenerateName)
 		}
 		y.e.sliceNames.add(obj.Namespace, obj.Name)
 		obj.UID = meta.uid

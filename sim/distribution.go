@@ -96,6 +96,10 @@ const (
 	streamEndpointsAPI
 	streamWorkload
 	streamNodeLifecycle
+	// The names and UIDs of the objects each control plane creates: drawn from the pods'
+	// stream, they made the pods' names depend on which modes ran.
+	streamEndpointSliceNames
+	streamEndpointsNames
 )
 
 // newStream returns the named random stream of a run.

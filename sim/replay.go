@@ -247,7 +247,7 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 	shareIdentity(pod, cur)
 	rv := ev.ResourceVersion
 	if rv == "" {
-		rv = e.api.nextResourceVersion()
+		rv = e.api.podResourceVersion()
 	}
 	var next []*podState
 	matched := false

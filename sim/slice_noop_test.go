@@ -55,7 +55,7 @@ func TestSliceUpdateGenerationAndNoop(t *testing.T) {
 		before := y.stored[s.idx].list[0].slice
 		sl := copyOf()
 		tc.change(sl)
-		rv, events := e.api.resourceVersion, e.stats.mode(ModeEndpointSlices).WatchEvents
+		rv, events := e.api.revs[0].resourceVersion, e.stats.mode(ModeEndpointSlices).WatchEvents
 		w := &write{verb: "update", slice: sl, addressType: sl.AddressType}
 		out := e.api.commit(c, s, w, e.now)
 		y.applied(s, w, out != writeFailed)
@@ -68,12 +68,12 @@ func TestSliceUpdateGenerationAndNoop(t *testing.T) {
 		}
 		gotEvents := e.stats.mode(ModeEndpointSlices).WatchEvents - events
 		if tc.outcome == writeNoop {
-			if e.api.resourceVersion != rv || after.ResourceVersion != before.ResourceVersion || gotEvents != 0 {
+			if e.api.revs[0].resourceVersion != rv || after.ResourceVersion != before.ResourceVersion || gotEvents != 0 {
 				t.Errorf("%s: resourceVersion %d → %d (stored %s → %s), %d watch events; want none taken, none sent",
-					tc.name, rv, e.api.resourceVersion, before.ResourceVersion, after.ResourceVersion, gotEvents)
+					tc.name, rv, e.api.revs[0].resourceVersion, before.ResourceVersion, after.ResourceVersion, gotEvents)
 			}
-		} else if e.api.resourceVersion != rv+1 || gotEvents == 0 {
-			t.Errorf("%s: resourceVersion %d → %d, %d watch events; want one taken and events sent", tc.name, rv, e.api.resourceVersion, gotEvents)
+		} else if e.api.revs[0].resourceVersion != rv+1 || gotEvents == 0 {
+			t.Errorf("%s: resourceVersion %d → %d, %d watch events; want one taken and events sent", tc.name, rv, e.api.revs[0].resourceVersion, gotEvents)
 		}
 	}
 }

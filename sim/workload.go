@@ -745,9 +745,9 @@ func (e *Engine) updatePod(p *podState, change func(*model.Pod)) {
 // are recorded (the recorded trace shows it).
 func (e *Engine) newPodVersion(p *podState) {
 	if e.podVersions != nil {
-		e.podVersions[p] = e.api.nextResourceVersion()
+		e.podVersions[p] = e.api.podResourceVersion()
 	} else {
-		e.api.bumpResourceVersion()
+		e.api.bumpPodResourceVersion()
 	}
 }
 
