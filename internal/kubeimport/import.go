@@ -122,6 +122,9 @@ type entry struct {
 // label is one Service label.
 type label struct{ key, value string }
 
+// byKey orders labels by key.
+func byKey(a, b label) int { return cmp.Compare(a.key, b.key) }
+
 // key groups entries alike in everything but their names. Labels count by their keys and
 // their values' lengths, which is all the objects' sizes depend on: a group keeps its first
 // Service's values.
@@ -448,7 +451,7 @@ func (im *importer) services(nodes int) []*entry {
 			}
 			e.labels = append(e.labels, label{k, v})
 		}
-		slices.SortFunc(e.labels, func(a, b label) int { return cmp.Compare(a.key, b.key) })
+		slices.SortFunc(e.labels, byKey)
 		// The workloads the selector selects: same namespace, template labels ⊇ selector.
 		var ws []*workload
 		if len(s.Spec.Selector) > 0 {

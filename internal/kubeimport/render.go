@@ -158,7 +158,7 @@ func (e *entry) allLabels() []label {
 		return e.labels
 	}
 	out := append(slices.Clone(e.labels), label{proxyNameLabel, e.proxyName})
-	slices.SortFunc(out, func(a, b label) int { return cmp.Compare(a.key, b.key) })
+	slices.SortFunc(out, byKey)
 	return out
 }
 
@@ -194,7 +194,7 @@ func anonymizeLabels(entries []*entry) {
 			}
 			e.labels[i] = l
 		}
-		slices.SortFunc(e.labels, func(a, b label) int { return cmp.Compare(a.key, b.key) })
+		slices.SortFunc(e.labels, byKey)
 	}
 }
 
@@ -206,26 +206,27 @@ func wellKnownPrefix(p string) bool {
 // numberedFull maps each distinct value (sorted) to prefix+index, padded to the value's
 // full length (longer only when the value is shorter than prefix and index).
 func numberedFull(vals []string, prefix string) map[string]string {
-	slices.Sort(vals)
-	vals = slices.Compact(vals)
-	m := make(map[string]string, len(vals))
-	for i, v := range vals {
-		m[v] = padded(prefix, i+1, len(v))
-	}
-	return m
+	return numberedTo(vals, prefix, func(v string) int { return len(v) })
 }
 
-// numbered maps each distinct value (sorted) to prefix+index, padded to the value's length.
+// numbered maps each distinct value (sorted) to prefix+index, padded to the length of the
+// value's last path element (at most 50).
 func numbered(vals []string, prefix string) map[string]string {
+	return numberedTo(vals, prefix, func(v string) int {
+		if j := strings.LastIndexByte(v, '/'); j >= 0 {
+			v = v[j+1:]
+		}
+		return min(len(v), 50)
+	})
+}
+
+// numberedTo maps each distinct value (sorted) to prefix+index, padded to length(value).
+func numberedTo(vals []string, prefix string, length func(string) int) map[string]string {
 	slices.Sort(vals)
 	vals = slices.Compact(vals)
 	m := make(map[string]string, len(vals))
 	for i, v := range vals {
-		n := v
-		if j := strings.LastIndexByte(v, '/'); j >= 0 {
-			n = v[j+1:]
-		}
-		m[v] = padded(prefix, i+1, min(len(n), 50))
+		m[v] = padded(prefix, i+1, length(v))
 	}
 	return m
 }
