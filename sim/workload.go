@@ -194,10 +194,10 @@ func (s *serviceState) named(name string) bool {
 
 // setState is what the StatefulSet or DaemonSet controller keeps of a Service.
 type setState struct {
-	// item is the Service's place in the controller's queue; written the pod changes its
-	// last status write reported.
+	// item is the Service's place in the controller's queue; written the status its last
+	// status write reported.
 	item    workItem
-	written uint32
+	written setStatus
 	// observed is the generation the last status write reported (status.observedGeneration):
 	// a sync of a newer generation writes the status, whatever its pods did.
 	observed int32
@@ -845,6 +845,9 @@ func (evp *evPodScheduled) apply(e *Engine) {
 	}
 	p.stage = stageScheduled
 	e.podsOnNode[n] = appendGrowingByAQuarter(e.podsOnNode[n], p)
+	if p.pinned() >= 0 {
+		p.svc().markDaemonNode(n) // scheduled pods come first in a DaemonSet's status
+	}
 	name := e.nodes[n].Name
 	if e.nodeDown[n] {
 		e.updatePod(p, func(pod *model.Pod) { pod.NodeName = name })
@@ -915,6 +918,9 @@ func (e *Engine) setReady(p *podState, ready bool) { e.setReadyWith(p, ready, 0,
 // and other changes of the pod (also) in its update.
 func (e *Engine) setReadyWith(p *podState, ready bool, since model.Timestamp, also func(*model.Pod)) {
 	now := cmp.Or(since, timestamp(e.now))
+	if n := p.pinned(); n >= 0 {
+		p.svc().markDaemonNode(int(n)) // status.numberReady
+	}
 	if p.rs() != nil {
 		rs := p.rs().resolve()
 		rs.changes++ // status.readyReplicas

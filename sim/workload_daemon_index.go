@@ -1,5 +1,11 @@
 package sim
 
+import (
+	"time"
+
+	"epsim/model"
+)
+
 // daemonClass is what one node is to a DaemonSet's sync (syncDaemonSet): what the sync may
 // do there, and whether the node counts against the rollout's limit.
 type daemonClass uint8
@@ -116,6 +122,119 @@ type daemonIndex struct {
 	stale   staleSet // the nodes to classify again
 	// nodeChanges is how many of Engine.nodeChanges the classes take into account.
 	nodeChanges int
+	// counts holds what each node adds to status (daemonCounts), kept with the classes.
+	counts []daemonCounts
+	status daemonStatus
+}
+
+// daemonStatus is the part of a DaemonSet's status its controller computes from the nodes
+// and their pods (numberUnavailable is desired less available).
+// upstream: daemon_controller.go updateDaemonSetStatus.
+type daemonStatus struct {
+	desired, current, misscheduled, ready, updated, available int32
+}
+
+// daemonCounts is what one node adds to a DaemonSet's status, as flags.
+type daemonCounts uint8
+
+const (
+	daemonShouldRun    daemonCounts = 1 << iota // the node should run a pod (desired)
+	daemonScheduled                             // it has a pod the sync sees
+	daemonPodReady                              // the oldest of them is ready
+	daemonPodAvailable                          // ... and available
+	daemonPodUpdated                            // ... and of the current template
+)
+
+// add adds (sign 1) or takes away (sign -1) the counts of one node.
+func (st *daemonStatus) add(c daemonCounts, sign int32) {
+	if c&daemonShouldRun == 0 {
+		if c&daemonScheduled != 0 {
+			st.misscheduled += sign
+		}
+		return
+	}
+	st.desired += sign
+	if c&daemonScheduled == 0 {
+		return
+	}
+	st.current += sign
+	if c&daemonPodReady != 0 {
+		st.ready += sign
+		if c&daemonPodAvailable != 0 {
+			st.available += sign
+		}
+	}
+	if c&daemonPodUpdated != 0 {
+		st.updated += sign
+	}
+}
+
+// daemonCountsOf is what node n adds to s's status. A node should run a pod when it is
+// ready: a node that is not has the node lifecycle controller's NoSchedule taint, which a
+// DaemonSet's pods do not tolerate (they tolerate the NoExecute ones, so a pod there
+// stays, misscheduled). The pod counted is the node's oldest that the sync sees: pods being
+// deleted count until they are terminal; scheduled ones come first, then by creation.
+// upstream: daemon_controller.go updateDaemonSetStatus, getNodesToDaemonPods
+// (includeDeletedTerminal false), NodeShouldRunDaemonPod, podByCreationTimestampAndPhase;
+// util/daemonset_util.go AddOrUpdateDaemonPodTolerations; nodelifecycle
+// (TaintNodesByCondition: node.kubernetes.io/not-ready and unreachable, NoSchedule).
+func (e *Engine) daemonCountsOf(s *serviceState, n int) daemonCounts {
+	var c daemonCounts
+	if e.nodes[n].Ready {
+		c |= daemonShouldRun
+	}
+	var oldest *podState
+	consider := func(p *podState) {
+		if p != nil && (oldest == nil || daemonPodBefore(p, oldest)) {
+			oldest = p
+		}
+	}
+	consider(s.set.daemonOn[n])
+	consider(s.set.surgeOn[n])
+	if s.set.terminatingOn[n] > 0 {
+		for _, p := range e.podsOnNode[n] {
+			if p.svc() == s && p.pod.Terminating && !p.pod.Phase.Terminal() {
+				consider(p)
+			}
+		}
+	}
+	if oldest == nil {
+		return c
+	}
+	c |= daemonScheduled
+	if oldest.pod.Ready {
+		c |= daemonPodReady
+	}
+	if oldest.available {
+		c |= daemonPodAvailable
+	}
+	if oldest.hash() == s.templateHash() {
+		c |= daemonPodUpdated
+	}
+	return c
+}
+
+// daemonPodBefore orders a node's DaemonSet pods for its status: scheduled first, then the
+// oldest (creation times are whole seconds, as stored), then by name.
+// upstream: daemon_controller.go podByCreationTimestampAndPhase.
+func daemonPodBefore(a, b *podState) bool {
+	if (a.node >= 0) != (b.node >= 0) {
+		return a.node >= 0
+	}
+	ca, cb := a.pod.CreationTimestamp/model.Timestamp(time.Second), b.pod.CreationTimestamp/model.Timestamp(time.Second)
+	if ca != cb {
+		return ca < cb
+	}
+	return a.pod.Name < b.pod.Name
+}
+
+// setCounts gives node n the status counts c.
+func (x *daemonIndex) setCounts(n int, c daemonCounts) {
+	if old := x.counts[n]; old != c {
+		x.status.add(old, -1)
+		x.status.add(c, 1)
+		x.counts[n] = c
+	}
 }
 
 // markDaemonNode notes that node n of s, a DaemonSet, may be of another class now.
@@ -136,7 +255,10 @@ func (e *Engine) refreshDaemonIndex(s *serviceState) *daemonIndex {
 		s.markDaemonNode(int(n))
 	}
 	x.nodeChanges = len(e.nodeChanges)
-	x.stale.drain(func(n int) { x.set(n, e.daemonClassOf(s, n, x.surging)) })
+	x.stale.drain(func(n int) {
+		x.set(n, e.daemonClassOf(s, n, x.surging))
+		x.setCounts(n, e.daemonCountsOf(s, n))
+	})
 	return x
 }
 
@@ -146,12 +268,14 @@ func (e *Engine) buildDaemonIndex(s *serviceState) {
 	*x = daemonIndex{
 		built: true, surging: s.surge > 0, hash: s.templateHash(), class: make([]daemonClass, len(e.nodes)),
 		stale: newStaleSet(len(e.nodes)), nodeChanges: len(e.nodeChanges),
+		counts: make([]daemonCounts, len(e.nodes)),
 	}
 	for i := range x.lists {
 		x.lists[i] = newBitWalk(len(e.nodes))
 	}
 	for n := range e.nodes {
 		x.set(n, e.daemonClassOf(s, n, x.surging))
+		x.setCounts(n, e.daemonCountsOf(s, n))
 	}
 }
 

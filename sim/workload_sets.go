@@ -98,7 +98,7 @@ type setSync struct {
 	s       *serviceState
 	batches []setBatch
 	next    int
-	changes uint32 // the status this sync writes, when it differs from the last written
+	status  setStatus // the status this sync writes, when it differs from the last written
 	// generation is the set's when the sync started, which its status write reports.
 	generation int32
 	// revision says the sync first creates the set's ControllerRevision (setState.revisionDue).
@@ -111,9 +111,28 @@ type setSync struct {
 // (CreateControllerRevision when no revision equals the set's); daemon/update.go
 // constructHistory → snapshot.
 func newSetSync(c *setController, s *serviceState) *setSync {
-	y := &setSync{c: c, s: s, changes: s.newRS.changes, generation: s.generation, revision: s.set.revisionDue}
+	y := &setSync{c: c, s: s, generation: s.generation, revision: s.set.revisionDue}
+	if c.kind == KindDaemonSet {
+		y.status.daemon = s.set.daemon.status
+	} else {
+		y.status.changes = s.newRS.changes
+	}
 	s.set.revisionDue = false
 	return y
+}
+
+// setStatus is the part of a StatefulSet's or DaemonSet's status that decides whether a sync
+// writes it (with observedGeneration, setState.observed).
+//   - A StatefulSet's is counted by its pod changes that alter the ReplicaSet-like counters
+//     (replicaSet.changes).
+//   - A DaemonSet's is its counts, as upstream computes them from each node's oldest pod
+//     (daemonIndex.status): a change that leaves them as they were writes nothing.
+//
+// upstream: stateful_set_utils.go inconsistentStatus; daemon_controller.go
+// updateDaemonSetStatus, storeDaemonSetStatus.
+type setStatus struct {
+	changes uint32
+	daemon  daemonStatus
 }
 
 // setBatch is calls sent together: pod creates (StatefulSet ordinals or DaemonSet nodes) and
@@ -198,8 +217,11 @@ func (w *workloadControllers) sendSetBatch(y *setSync) {
 	// The status also records the generation the sync saw (observedGeneration): a sync of a
 	// new, rolled or scaled set writes it. upstream: stateful_set_utils.go
 	// inconsistentStatus; daemon_controller.go storeDaemonSetStatus.
-	if y.changes != s.set.written || y.generation != s.set.observed {
+	if y.status != s.set.written || y.generation != s.set.observed {
 		end = c.bucket.reserve(e.now) + c.latency.sample()
+		if setStatusWritten != nil {
+			setStatusWritten(s, y.status)
+		}
 	}
 	e.schedule(end, evSetSynced{y})
 }
@@ -256,7 +278,7 @@ type evSetSynced struct{ y *setSync }
 func (ev evSetSynced) String() string { return ev.y.c.kind + " synced " + ev.y.s.svc.Name }
 func (ev evSetSynced) apply(e *Engine) {
 	s := ev.y.s
-	s.set.written, s.set.observed = ev.y.changes, ev.y.generation
+	s.set.written, s.set.observed = ev.y.status, ev.y.generation
 	ev.y.c.queue.done(s)
 	e.workloads.kick()
 	e.workloadSettled(s)
@@ -427,6 +449,13 @@ func (w *workloadControllers) syncDaemonSet(s *serviceState) {
 	w.sendDaemonSetSync(s, create, del)
 }
 
+// daemonStatusCheck, when set (by tests), sees the status every DaemonSet sync computes;
+// setStatusWritten every status a StatefulSet or DaemonSet sync writes.
+var (
+	daemonStatusCheck func(e *Engine, s *serviceState, st daemonStatus)
+	setStatusWritten  func(s *serviceState, st setStatus)
+)
+
 // daemonPlanCheck, when set (by tests), sees every plan of planDaemonSet.
 var daemonPlanCheck func(e *Engine, s *serviceState, create []int, del []*podState)
 
@@ -468,6 +497,9 @@ func (e *Engine) planDaemonSet(s *serviceState) (create []int, del []*podState) 
 // upstream: daemon_controller.go syncNodes (burstReplicas), updateDaemonSetStatus.
 func (w *workloadControllers) sendDaemonSetSync(s *serviceState, create []int, del []*podState) {
 	y := newSetSync(w.daemonSets, s)
+	if daemonStatusCheck != nil {
+		daemonStatusCheck(w.e, s, y.status.daemon)
+	}
 	create = create[:min(len(create), daemonSetBurstReplicas)]
 	slowStart(len(create), 0, func(lo, hi int) { y.add(setBatch{create: create[lo:hi]}) })
 	y.add(setBatch{delete: del[:min(len(del), daemonSetBurstReplicas)]})
