@@ -59,9 +59,7 @@ func (e *Engine) startPhase(i int) {
 			e.drainInWaves(a, nodes)
 			break
 		}
-		for _, n := range nodes {
-			e.drainNode(n)
-		}
+		e.drainOneByOne(nodes)
 	case ActionFailNodes:
 		for _, n := range e.pickNodes(a) {
 			e.failNode(n)
@@ -232,8 +230,71 @@ func (ev evDrainWave) apply(e *Engine) {
 		e.cordoned[n] = false
 	}
 	for _, n := range ev.drain {
-		e.drainNode(n)
+		e.cordoned[n] = true
+		e.drainNode(n, nil)
 	}
+}
+
+// drainOneByOne drains nodes as kubectl drain does: it cordons them all first, then drains
+// them one after another. A node's pods are evicted together, and the next node starts when
+// every one of them is gone from the API, as kubectl's wait for each sees it: a GET right
+// after the eviction, then one a second.
+// upstream (kubectl): pkg/cmd/drain/drain.go RunDrain (RunCordonOrUncordon, then
+// deleteOrEvictPodsSimple node by node); pkg/drain/drain.go evictPods, waitForDelete
+// (interval 1 s, immediate; no timeout by default).
+func (e *Engine) drainOneByOne(nodes []int) {
+	for _, n := range nodes {
+		e.cordoned[n] = true
+	}
+	e.drainNext(&nodeDrain{nodes: nodes})
+}
+
+// nodeDrain is a drain of nodes one by one: the nodes, the next one's index, and the pods
+// evicted from the node being drained.
+type nodeDrain struct {
+	nodes   []int
+	next    int
+	evicted []*podState
+}
+
+// drainNext evicts the pods of d's next node with any, and waits for them.
+func (e *Engine) drainNext(d *nodeDrain) {
+	for d.next < len(d.nodes) {
+		d.evicted = e.drainNode(d.nodes[d.next], d.evicted[:0])
+		d.next++
+		if !d.drained() {
+			e.after(drainPollInterval, evDrainPoll{d})
+			return
+		}
+	}
+}
+
+// drainPollInterval is how often kubectl drain checks that an evicted pod is gone.
+const drainPollInterval = Time(time.Second)
+
+// drained reports whether every pod evicted from the node being drained is gone.
+func (d *nodeDrain) drained() bool {
+	for _, p := range d.evicted {
+		if p.stage != stageGone {
+			return false
+		}
+	}
+	return true
+}
+
+// evDrainPoll is kubectl drain checking that the evicted pods are gone: then the next node.
+type evDrainPoll struct{ d *nodeDrain }
+
+func (ev evDrainPoll) String() string {
+	return fmt.Sprintf("drain: %d of %d nodes started", ev.d.next, len(ev.d.nodes))
+}
+
+func (ev evDrainPoll) apply(e *Engine) {
+	if !ev.d.drained() {
+		e.after(drainPollInterval, ev)
+		return
+	}
+	e.drainNext(ev.d)
 }
 
 type evWaitDone struct{}
@@ -464,18 +525,22 @@ func (ev *evEvictCall) apply(e *Engine) {
 	e.schedule(e.nodeLC.evictions.reserve(e.now)+nodeLifecycleLatency, ev)
 }
 
-// drainNode cordons node i and evicts its pods gracefully (kubectl drain).
-// Each pod goes through the Eviction API, which writes the DisruptionTarget condition to
-// the pod (an update no field the simulator keeps changes) before it deletes it.
+// drainNode evicts the pods of node i, a cordoned node, gracefully (kubectl drain), and
+// appends them to evicted. Each pod goes through the Eviction API, which writes the
+// DisruptionTarget condition to the pod (an update no field the simulator keeps changes)
+// before it deletes it.
 // upstream: pkg/registry/core/pod/storage/eviction.go EvictionREST.Create,
 // addConditionAndDeletePod; kubectl drain (evictions, not deletes, by default).
-func (e *Engine) drainNode(i int) {
-	e.cordoned[i] = true
-	for _, p := range append([]*podState(nil), e.podsOnNode[i]...) {
-		if p.pinned() >= 0 {
-			continue // kubectl drain --ignore-daemonsets
+func (e *Engine) drainNode(i int, evicted []*podState) []*podState {
+	start := len(evicted)
+	for _, p := range e.podsOnNode[i] {
+		if p.pinned() < 0 { // kubectl drain --ignore-daemonsets
+			evicted = append(evicted, p)
 		}
+	}
+	for _, p := range evicted[start:] {
 		e.touchPod(p)
 		e.deletePod(p)
 	}
+	return evicted
 }
