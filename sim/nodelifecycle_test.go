@@ -629,3 +629,84 @@ func TestBackJustBeforeItsEviction(t *testing.T) {
 		}
 	}
 }
+
+// TestEvictedPodsReadyAgainBeforeTheyStop fails a node for 10 minutes: its pods are marked
+// not ready, then evicted 300 s after the taint; they stay terminating while the node is
+// away. When it is back, each one's kubelet takes up the deletion with a status write that
+// carries the Ready condition it kept (the readiness probe runs on while a pod terminates):
+// ready again, with its transition time from before the failure, then terminal when its
+// containers stop (2 s later here).
+// upstream: pkg/kubelet/kubelet.go SyncTerminatingPod; prober/worker.go doProbe;
+// status/status_manager.go mergePodStatus, updateLastTransitionTime.
+func TestEvictedPodsReadyAgainBeforeTheyStop(t *testing.T) {
+	cfg := testConfig(3, 6)
+	cfg.Timeline = []Action{
+		{Name: "create", Kind: ActionCreate},
+		{Name: "fail", Kind: ActionFailNodes, Nodes: 1, Duration: 10 * time.Minute},
+	}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type seen struct {
+		before        model.Timestamp
+		readyAgain    Time
+		readySince    model.Timestamp
+		stillStopping bool
+	}
+	pods := map[*podState]*seen{}
+	var order []*podState
+	var backAt Time
+	node := -1
+	runEngine(t, e, func() {
+		if e.phase != 1 {
+			return
+		}
+		for _, p := range e.services[0].pods {
+			if pods[p] == nil && p.pod.Ready {
+				pods[p] = &seen{before: p.pod.ReadyTransition}
+				order = append(order, p)
+			}
+		}
+		if node < 0 {
+			for i, down := range e.nodeDown {
+				if down {
+					node = i
+				}
+			}
+		}
+		if node >= 0 && backAt == 0 && !e.nodeDown[node] {
+			backAt = e.now
+		}
+		for _, p := range order {
+			if s := pods[p]; backAt > 0 && s.readyAgain == 0 && p.pod.Terminating && p.pod.Ready {
+				s.readyAgain, s.readySince, s.stillStopping = e.now, p.pod.ReadyTransition, !p.pod.Phase.Terminal()
+			}
+		}
+	})
+	if node < 0 || backAt == 0 {
+		t.Fatal("no node failed and came back")
+	}
+	evicted := 0
+	for _, p := range order {
+		if int(p.node) != node || !p.pod.Terminating {
+			continue
+		}
+		evicted++
+		s := pods[p]
+		if s.readyAgain != backAt+kubeletTerminatingStatus {
+			t.Errorf("pod %s ready again at %v, want %v (the kubelet's status %v after the node is back at %v)",
+				p.pod.Name, s.readyAgain, backAt+kubeletTerminatingStatus, kubeletTerminatingStatus, backAt)
+		}
+		if s.readySince != s.before || !s.stillStopping {
+			t.Errorf("pod %s ready again since %v (before the failure: %v), terminating %v: want the kept time, still stopping",
+				p.pod.Name, s.readySince, s.before, s.stillStopping)
+		}
+		if p.pod.Ready || !p.pod.Phase.Terminal() {
+			t.Errorf("pod %s ends ready %v, phase %v: want stopped", p.pod.Name, p.pod.Ready, p.pod.Phase)
+		}
+	}
+	if evicted == 0 {
+		t.Fatal("no pod of the failed node was evicted")
+	}
+}

@@ -1048,8 +1048,22 @@ func (evp *evPodObservedGeneration) apply(e *Engine) {
 	if ev.p.epoch != ev.epoch || ev.p.stage == stageGone {
 		return
 	}
-	ev.p.setMark(marksObserved, true)
-	e.touchPod(ev.p)
+	p := ev.p
+	p.setMark(marksObserved, true)
+	// A kubelet back from a failure writes, with this status, the Ready condition it kept
+	// (its readiness probe still runs while the pod terminates): a pod the node lifecycle
+	// controller marked not ready meanwhile is ready again until its containers stop.
+	// upstream: pkg/kubelet/kubelet.go SyncTerminatingPod (generateAPIPodStatus, then
+	// SetPodStatus); prober/worker.go doProbe (only liveness and startup probes stop on
+	// deletion); status/status_manager.go mergePodStatus (the kubelet's PodReady wins).
+	if nl := e.nodeLC; nl != nil && p.stage == stageRunning && !p.pod.Ready {
+		if since, ok := nl.readySince[p]; ok {
+			delete(nl.readySince, p)
+			e.setReadyWith(p, true, since, nil)
+			return
+		}
+	}
+	e.touchPod(p)
 }
 
 func (evp *evPodSetReady) apply(e *Engine) {
