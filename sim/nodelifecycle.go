@@ -12,8 +12,9 @@ import (
 // Its monitor passes run nodeMonitorPeriod apart, each the period after the last one
 // ended; a node is found not ready by the first pass nodeMonitorGracePeriod after the pass
 // that saw its kubelet's last Lease renewal. A pass's workers then each take one such node:
-// its status update (Ready Unknown), and for each of its pods a status update (Ready
-// False), one call after another through the controller's one client, which the Events it
+// a GET of its live Lease, its status update (Ready Unknown), and for each of its pods a
+// status update (Ready False); and each node found before and still down: a GET of its
+// Lease. One call after another through the controller's one client, which the Events it
 // records (one for the node, one for each pod) and the node's NoSchedule taint share. The
 // pass ends when its nodes are done; then handleDisruption sets each zone's taint rate from
 // the zones' health, and the zones' taint passes put the NoExecute taint on their not-ready
@@ -101,7 +102,11 @@ type nodeLifecycle struct {
 }
 
 // dueNode is a node found not ready, in one failure (its epoch).
-type dueNode struct{ node, epoch int }
+type dueNode struct {
+	node, epoch int
+	// found marks a node a pass found not ready before: this pass only checks its Lease.
+	found bool
+}
 
 // nodeWorker is one of a pass's workers: the node it is on (node < 0: none) and the pods
 // left to mark (pods[next:]), as the node's pods were when the worker took it.
@@ -212,7 +217,7 @@ func (ev evNodeDue) apply(e *Engine) {
 		return
 	}
 	nl := e.lifecycle()
-	nl.due = append(nl.due, dueNode{ev.node, ev.epoch})
+	nl.due = append(nl.due, dueNode{node: ev.node, epoch: ev.epoch})
 	e.queuePass()
 }
 
@@ -227,8 +232,11 @@ func (e *Engine) queuePass() {
 	e.schedule(nl.nextPass(e.now), evMonitorPass{})
 }
 
-// evMonitorPass is a monitor pass: its workers take the nodes found not ready since the
-// last one, in node order; one without any ends at once.
+// evMonitorPass is a monitor pass: its workers take, in node order, the nodes past their
+// grace period since the last one, and those an earlier pass found not ready that are still
+// down, whose Leases it checks again; one without any ends at once. Passes between those
+// with a node newly past its grace period are not run: their Lease checks, which take the
+// client's tokens too, are left out.
 type evMonitorPass struct{}
 
 func (evMonitorPass) String() string { return "node lifecycle monitor pass" }
@@ -243,6 +251,13 @@ func (evMonitorPass) apply(e *Engine) {
 		}
 	}
 	nl.due = nl.due[:0]
+	if len(nl.todo) > 0 {
+		for i, down := range e.nodeDown {
+			if down && !e.nodes[i].Ready {
+				nl.todo = append(nl.todo, dueNode{node: i, epoch: e.nodeEpoch[i], found: true})
+			}
+		}
+	}
 	slices.SortFunc(nl.todo, func(a, b dueNode) int { return a.node - b.node })
 	if len(nl.todo) == 0 {
 		e.handleDisruption()
@@ -270,11 +285,11 @@ func (e *Engine) takeNode(w int) {
 		if e.nodeEpoch[d.node] != d.epoch || !e.nodeDown[d.node] {
 			continue // back: its Lease renewed, it is healthy
 		}
-		wk.node, wk.epoch = d.node, d.epoch
-		wk.pods = append(wk.pods, e.podsOnNode[d.node]...)
-		// tryUpdateNodeHealth's status update (Ready Unknown), then the worker goes on.
+		// tryUpdateNodeHealth finds the node's Lease older than the grace period in its
+		// cache, and GETs the live one to be sure (NodeControllerLeaseCircuitBreaker, beta and
+		// on by default since 1.37).
 		at := nl.client.reserve(e.now) + nodeLifecycleLatency
-		e.schedule(at, evNodeUnknown{w, d.node, d.epoch})
+		e.schedule(at, evLeaseChecked{w, d})
 		return
 	}
 	nl.busy--
@@ -286,6 +301,29 @@ func (e *Engine) takeNode(w int) {
 	if len(nl.due) > 0 {
 		e.queuePass()
 	}
+}
+
+// evLeaseChecked is worker w's live Lease GET of node d returning: the Lease is as old as
+// the cached one. A node found not ready before needs nothing more; a node newly past its
+// grace period gets its status update (Ready Unknown), then the worker goes on.
+// upstream: node_lifecycle_controller.go tryUpdateNodeHealth.
+type evLeaseChecked struct {
+	worker int
+	d      dueNode
+}
+
+func (ev evLeaseChecked) String() string { return fmt.Sprintf("node %d Lease checked", ev.d.node) }
+func (ev evLeaseChecked) apply(e *Engine) {
+	nl, d := e.nodeLC, ev.d
+	if d.found || e.nodeEpoch[d.node] != d.epoch || !e.nodeDown[d.node] {
+		e.takeNode(ev.worker)
+		return
+	}
+	wk := &nl.workers[ev.worker]
+	wk.node, wk.epoch = d.node, d.epoch
+	wk.pods = append(wk.pods, e.podsOnNode[d.node]...)
+	at := nl.client.reserve(e.now) + nodeLifecycleLatency
+	e.schedule(at, evNodeUnknown{ev.worker, d.node, d.epoch})
 }
 
 // evNodeUnknown is the node's status update returning: the node is not ready, queued for
@@ -353,7 +391,7 @@ func (ev evMarked) apply(e *Engine) {
 // queueForTaint adds node i, just found not ready, to its zone's taint queue.
 func (e *Engine) queueForTaint(i, epoch int) {
 	z := e.lifecycle().zones[e.nodes[i].Zone]
-	z.queue = append(z.queue, dueNode{i, epoch})
+	z.queue = append(z.queue, dueNode{node: i, epoch: epoch})
 	e.scheduleTaintPass(z)
 }
 
@@ -413,7 +451,7 @@ func (e *Engine) handleDisruption() {
 			}
 			if e.nodeDown[i] && !e.nodes[i].Ready {
 				z := nl.zones[e.nodes[i].Zone]
-				z.queue = append(z.queue, dueNode{i, e.nodeEpoch[i]})
+				z.queue = append(z.queue, dueNode{node: i, epoch: e.nodeEpoch[i]})
 			}
 		}
 	default:

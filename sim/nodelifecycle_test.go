@@ -90,9 +90,11 @@ func zoneNodes(e *Engine, z int) []int {
 // TestNodeFoundNotReadyFromItsLastRenewal fails one node at a time: it is found not ready
 // by the first monitor pass (every 5 s, at the passes' phase) at or after 50 s from the pass
 // that saw its kubelet's last Lease renewal (every 10 s, at the node's phase) before the
-// failure: 40–55 s after it. Its status update then returns, and the node is not ready.
+// failure: 40–55 s after it. Its live Lease GET and then its status update return, and the
+// node is not ready.
 // upstream: node_lifecycle_controller.go tryUpdateNodeHealth (probeTimestamp, set when a
-// pass sees the Lease renewed; gracePeriod), monitorNodeHealth (nodeMonitorPeriod);
+// pass sees the Lease renewed; gracePeriod; the live Lease GET of
+// NodeControllerLeaseCircuitBreaker), monitorNodeHealth (nodeMonitorPeriod);
 // kubelet.go (the Lease's renewInterval, 0.25 of its 40 s duration).
 func TestNodeFoundNotReadyFromItsLastRenewal(t *testing.T) {
 	s := Time(time.Second)
@@ -121,11 +123,11 @@ func TestNodeFoundNotReadyFromItsLastRenewal(t *testing.T) {
 		for seen-5*s >= renewed {
 			seen -= 5 * s
 		}
-		want := seen + 50*s + nodeLifecycleLatency
+		want := seen + 50*s + 2*nodeLifecycleLatency
 		if notReadyAt != want {
 			t.Errorf("node %d failed at %v: not ready at %v, want %v (renewed %v, seen %v)", node, failedAt, notReadyAt, want, renewed, seen)
 		}
-		if d := notReadyAt - nodeLifecycleLatency - failedAt; d <= 40*s || d > 55*s {
+		if d := notReadyAt - 2*nodeLifecycleLatency - failedAt; d <= 40*s || d > 55*s {
 			t.Errorf("node %d found %v after its failure, want 40–55 s", node, d)
 		}
 	}
@@ -271,14 +273,15 @@ func TestSwapLimiter(t *testing.T) {
 }
 
 // TestPodsMarkedNotReadyAtTheClientsPace fails 40 nodes of one pod each, found by one pass:
-// its 8 workers each take a node, whose status update returns first (8 nodes not ready at
-// once); each pod's status update follows, one after another on each worker. Every call
-// shares the controller's client (20 qps, burst 30) with the Events it records (one per
-// node and one per pod) and each node's NoSchedule taint (a GET and a PATCH): about 240
-// calls, so the last pod is marked about (240 − 30) / 20 ≈ 10.5 s into the pass, where the
-// pod updates alone would take 0.5 s.
+// its 8 workers each take a node, whose live Lease GET and status update return first (8
+// nodes not ready at once); each pod's status update follows, one after another on each
+// worker. Every call shares the controller's client (20 qps, burst 30) with the Events it
+// records (one per node and one per pod) and each node's NoSchedule taint (a GET and a
+// PATCH): about 280 calls, so the last pod is marked about (280 − 30) / 20 ≈ 12.5 s into
+// the pass, where the pod updates alone would take 0.5 s.
 // upstream: node_lifecycle_controller.go monitorNodeHealth (ParallelizeUntil,
-// nodeUpdateWorkerSize 8); controller_utils.go MarkPodsNotReady (UpdateStatus, then
+// nodeUpdateWorkerSize 8), tryUpdateNodeHealth (the live Lease GET of
+// NodeControllerLeaseCircuitBreaker); controller_utils.go MarkPodsNotReady (UpdateStatus, then
 // recorder.Event per pod), RecordNodeStatusChange; doNoScheduleTaintingPass.
 func TestPodsMarkedNotReadyAtTheClientsPace(t *testing.T) {
 	notReady, _ := failRun(t, samePhases, func(e *Engine) []int { return slices.Concat(zoneNodes(e, 0), zoneNodes(e, 1)) })
@@ -291,11 +294,11 @@ func TestPodsMarkedNotReadyAtTheClientsPace(t *testing.T) {
 		t.Fatalf("%d pods on the failed nodes, want 40", len(got))
 	}
 	first, last := got[0], got[len(got)-1]
-	if first-2*nodeLifecycleLatency > 55*Time(time.Second) || first < 40*Time(time.Second) {
+	if first-3*nodeLifecycleLatency > 55*Time(time.Second) || first < 40*Time(time.Second) {
 		t.Errorf("first pod marked %v after the failure", first)
 	}
-	if d := last - first; d < 10*Time(time.Second) || d > 11*Time(time.Second) {
-		t.Errorf("marking took %v, want about 10.5 s", d)
+	if d := last - first; d < 12*Time(time.Second) || d > 13*Time(time.Second) {
+		t.Errorf("marking took %v, want about 12.5 s", d)
 	}
 	// The workers mark at once, till the client's burst is spent (a worker alone marks one
 	// pod at a time).
@@ -539,7 +542,9 @@ func TestTaintEvictionAtItsClientsPace(t *testing.T) {
 }
 
 // TestNextPassAPeriodAfterALongOne: a node past its grace period while a pass is marking 40
-// nodes' pods waits for the next pass, which starts 5 s after the last worker is done.
+// nodes' pods waits for the next pass, which starts 5 s after the last worker is done; its
+// live Lease GET, among the 40 others' (in node order, within the client's burst), and its
+// status update follow.
 // upstream: node_lifecycle_controller.go Run (wait.UntilWithContext(monitorNodeHealth,
 // nodeMonitorPeriod): the period runs from the end of a pass).
 func TestNextPassAPeriodAfterALongOne(t *testing.T) {
@@ -573,7 +578,7 @@ func TestNextPassAPeriodAfterALongOne(t *testing.T) {
 			lateFound = e.now
 		}
 	})
-	if want := lastMarked + nodeMonitorPeriod + nodeLifecycleLatency; lateFound != want {
+	if want := lastMarked + nodeMonitorPeriod + 2*nodeLifecycleLatency; lateFound != want {
 		t.Errorf("the late node found not ready at %v, want %v (the pass ended at %v)", lateFound, want, lastMarked)
 	}
 }
@@ -708,5 +713,45 @@ func TestEvictedPodsReadyAgainBeforeTheyStop(t *testing.T) {
 	}
 	if evicted == 0 {
 		t.Fatal("no pod of the failed node was evicted")
+	}
+}
+
+// TestFoundNodesLeasesCheckedAgain fails two zones' 40 nodes, and once their pods are
+// marked, the cluster's last node: the pass that finds it checks the live Lease of each of
+// the 40 again (they are still past their grace period), in node order before its own. With
+// the client's burst of 30 refilled, its GET, the 41st call, waits (41 − 30) / 20 = 0.55 s;
+// then its status update. Without the checks it would be found 10 ms into the pass.
+// upstream: node_lifecycle_controller.go monitorNodeHealth (every node, every pass),
+// tryUpdateNodeHealth (NodeControllerLeaseCircuitBreaker: a live Lease GET for every node
+// past its grace period).
+func TestFoundNodesLeasesCheckedAgain(t *testing.T) {
+	e := failureEngine(t, 60, 60, 3*time.Minute)
+	samePhases(e)
+	late := len(e.nodes) - 1
+	var failed []int
+	var lateFailed, pass, lateFound Time
+	runEngine(t, e, func() {
+		if e.phase == 1 && failed == nil {
+			failed = slices.Concat(zoneNodes(e, 0), zoneNodes(e, 1))
+			for _, i := range failed {
+				e.failNode(i)
+			}
+		}
+		if lateFailed == 0 && failed != nil && e.nodeLC.busy == 0 && !e.nodes[failed[0]].Ready {
+			lateFailed = e.now
+			e.failNode(late)
+		}
+		if pass == 0 && lateFailed != 0 && e.nodeLC.busy > 0 {
+			pass = e.now
+		}
+		if lateFound == 0 && lateFailed != 0 && !e.nodes[late].Ready {
+			lateFound = e.now
+		}
+	})
+	if slices.Contains(failed, late) || lateFound == 0 {
+		t.Fatalf("the late node (%d) failed with the others, or was never found", late)
+	}
+	if d := lateFound - pass; d < 550*Time(time.Millisecond) || d > 650*Time(time.Millisecond) {
+		t.Errorf("the late node found %v into its pass, want 0.55 s and its status update", d)
 	}
 }
