@@ -284,7 +284,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		}
 		noop := specSame && labelsSame && obj.Annotations.Equal(old.slice.Annotations)
 		if summed && !noop {
-			sums = changedSums(old.sums, changes, y.e.api.needJSON)
+			sums = changedSums(old.sums, changes, y.e.api.needJSON, y.e.proxyZone)
 		}
 		clear(changes)
 		y.changes = changes[:0]
@@ -293,9 +293,9 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		}
 	}
 	if !summed {
-		sums = sliceEndpoints(obj, y.e.api.needJSON)
+		sums = sliceEndpoints(obj, y.e.api.needJSON, y.e.proxyZone)
 	} else if sumsCheck != nil {
-		sumsCheck(sums, sliceEndpoints(obj, y.e.api.needJSON))
+		sumsCheck(sums, sliceEndpoints(obj, y.e.api.needJSON, y.e.proxyZone))
 	}
 	obj.ResourceVersion = meta.resourceVersion
 	// The field set of the object written: its labels (the Service's own among them) and
@@ -309,6 +309,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	cm.family = familyOf(obj.AddressType)
 	cm.endpoints = len(obj.Endpoints)
 	cm.ready, cm.fallback = int(sums.ready), int(sums.fallback)
+	cm.hinted, cm.forZone = int(sums.hinted), int(sums.forZone)
 	cm.objectBytes, cm.requestBytes = sliceSizesFrom(obj, sums.size, y.e.api.needJSON)
 	obj.ManagedFields = nil
 	w.bytes, w.sums = cm.objectBytes, sums // applied stores them with the slice
@@ -328,6 +329,7 @@ func (y *sliceSyncer) commitNoop(cm *committed, w *write, old *storedSlice) comm
 	cm.family = familyOf(obj.AddressType)
 	cm.endpoints = len(obj.Endpoints)
 	cm.ready, cm.fallback = int(old.sums.ready), int(old.sums.fallback)
+	cm.hinted, cm.forZone = int(old.sums.hinted), int(old.sums.forZone)
 	cm.objectBytes = old.bytes
 	cm.selected, cm.unserved = old.selected, old.unserved
 	w.bytes, w.sums, w.selected, w.unserved = old.bytes, old.sums, old.selected, old.unserved
@@ -341,12 +343,21 @@ func sliceBytes(s *model.EndpointSlice, needJSON bool) model.ByEncoding {
 
 // endpointSums are what a write of a slice reads of its endpoints: the sums of their sizes
 // per encoding (EndpointSize), how many of them kube-proxy programs (ready: an unset ready
-// condition reads as ready) and how many it falls back to (serving and terminating). They
-// are kept with the stored slice, so that an update the reconciler says how it made
-// (ChangedEndpoints) is read only where it changed.
+// condition reads as ready), how many it falls back to (serving and terminating), and of the
+// ready ones, how many have a zone hint and how many one for the representative
+// kube-proxy's zone (proxyCounts). They are kept with the stored slice, so that an update
+// the reconciler says how it made (ChangedEndpoints) is read only where it changed.
 type endpointSums struct {
-	size            model.ByEncoding
-	ready, fallback int32
+	size                             model.ByEncoding
+	ready, fallback, hinted, forZone int32
+}
+
+// add adds sign times one endpoint's counts (proxyCounts).
+func (s *endpointSums) add(c proxyEndpoint, sign int32) {
+	s.ready += sign * c.ready
+	s.fallback += sign * c.fallback
+	s.hinted += sign * c.hinted
+	s.forZone += sign * c.forZone
 }
 
 // sumsCheck, set by tests, is given the sums of each update read from its changes and of
@@ -359,7 +370,7 @@ var sumsCheck func(changed, walked endpointSums)
 var specCheck func(byChanges, whole bool)
 
 // endpointPart is one endpoint's part of endpointSums.
-func endpointPart(ep *model.Endpoint, needJSON bool) (pb, js int64, ready, fallback int32) {
+func endpointPart(ep *model.Endpoint, needJSON bool, zone string) (pb, js int64, c proxyEndpoint) {
 	pb, ok := model.EndpointSizeKnown(ep)
 	if !ok {
 		pb = model.EndpointSize(ep, model.Protobuf)
@@ -367,27 +378,39 @@ func endpointPart(ep *model.Endpoint, needJSON bool) (pb, js int64, ready, fallb
 	if needJSON {
 		js = model.EndpointSize(ep, model.JSON)
 	}
-	ready, fallback = proxyCounts(&ep.Conditions)
-	return pb, js, ready, fallback
+	return pb, js, proxyCounts(ep, zone)
 }
 
+// proxyEndpoint is what one endpoint is to kube-proxy, as counts of 0 or 1 (endpointSums).
+type proxyEndpoint struct{ ready, fallback, hinted, forZone int32 }
+
 // proxyCounts classifies an endpoint by its conditions: one kube-proxy programs (ready; an
-// unset ready condition reads as ready), or one it falls back to (serving and terminating).
-func proxyCounts(c *model.EndpointConditions) (ready, fallback int32) {
+// unset ready condition reads as ready), or one it falls back to (serving and terminating);
+// and a ready one by its zone hints: any, and one for zone (the representative
+// kube-proxy's).
+func proxyCounts(ep *model.Endpoint, zone string) proxyEndpoint {
+	c := &ep.Conditions
 	switch {
 	case c.Ready != model.ConditionFalse:
-		return 1, 0
+		e := proxyEndpoint{ready: 1}
+		if ep.Hints != nil && len(ep.Hints.ForZones) > 0 {
+			e.hinted = 1
+			if slices.Contains(ep.Hints.ForZones, zone) {
+				e.forZone = 1
+			}
+		}
+		return e
 	case c.Serving != model.ConditionFalse && c.Terminating == model.ConditionTrue:
-		return 0, 1
+		return proxyEndpoint{fallback: 1}
 	}
-	return 0, 0
+	return proxyEndpoint{}
 }
 
 // sliceEndpoints walks a slice's endpoints once for their endpointSums. (endpointPart's
 // work, written out: its call in the loop took twice the instructions.)
-func sliceEndpoints(s *model.EndpointSlice, needJSON bool) endpointSums {
+func sliceEndpoints(s *model.EndpointSlice, needJSON bool, zone string) endpointSums {
 	var pb, js int64 // on locals: the walk keeps them in registers
-	var ready, fallback int32
+	var sums endpointSums
 	eps := s.Endpoints
 	for i := range eps {
 		ep := &eps[i]
@@ -399,28 +422,28 @@ func sliceEndpoints(s *model.EndpointSlice, needJSON bool) endpointSums {
 		if needJSON {
 			js += model.EndpointSize(ep, model.JSON)
 		}
-		r, f := proxyCounts(&ep.Conditions)
-		ready, fallback = ready+r, fallback+f
+		sums.add(proxyCounts(ep, zone), 1)
 	}
-	return endpointSums{size: model.ByEncoding{model.Protobuf: pb, model.JSON: js}, ready: ready, fallback: fallback}
+	sums.size = model.ByEncoding{model.Protobuf: pb, model.JSON: js}
+	return sums
 }
 
 // changedSums returns the endpointSums of an update from those of the slice it updates,
 // old, and the endpoints it changed (model.ServiceSlices.ChangedEndpoints).
-func changedSums(old endpointSums, changes []model.EndpointChange, needJSON bool) endpointSums {
+func changedSums(old endpointSums, changes []model.EndpointChange, needJSON bool, zone string) endpointSums {
 	sums := old
 	for _, c := range changes {
 		if c.Was != nil {
-			pb, js, r, f := endpointPart(c.Was, needJSON)
+			pb, js, p := endpointPart(c.Was, needJSON, zone)
 			sums.size[model.Protobuf] -= pb
 			sums.size[model.JSON] -= js
-			sums.ready, sums.fallback = sums.ready-r, sums.fallback-f
+			sums.add(p, -1)
 		}
 		if c.Now != nil {
-			pb, js, r, f := endpointPart(c.Now, needJSON)
+			pb, js, p := endpointPart(c.Now, needJSON, zone)
 			sums.size[model.Protobuf] += pb
 			sums.size[model.JSON] += js
-			sums.ready, sums.fallback = sums.ready+r, sums.fallback+f
+			sums.add(p, 1)
 		}
 	}
 	return sums
@@ -429,7 +452,7 @@ func changedSums(old endpointSums, changes []model.EndpointChange, needJSON bool
 // sliceSizes sizes a stored slice per encoding and its request body (protobuf, without
 // managedFields), walking the endpoints once: the rest is arithmetic on the metadata.
 func sliceSizes(s *model.EndpointSlice, needJSON bool) (object model.ByEncoding, request int64) {
-	return sliceSizesFrom(s, sliceEndpoints(s, needJSON).size, needJSON)
+	return sliceSizesFrom(s, sliceEndpoints(s, needJSON, "").size, needJSON)
 }
 
 // sliceSizesFrom is sliceSizes given the sums of its endpoints' sizes (sliceEndpoints).

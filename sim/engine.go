@@ -88,8 +88,13 @@ type Engine struct {
 	ctls []*controller // the controllers that run in this mode set, in a fixed order
 	// workloads are the Deployment and ReplicaSet controllers and the scheduler's client.
 	workloads *workloadControllers
-	// kubeProxies are the representative kube-proxies, per mode (modeIndex).
+	// kubeProxies are the representative kube-proxies, per mode (modeIndex), and
+	// proxyZone the zone of the node they stand for: the first node's. Its hinted
+	// endpoints are the ones they program of a Service whose ready endpoints all have zone
+	// hints (kubeProxy.programmed); nodes of other zones program about as many of theirs,
+	// the hints being spread by the zones' CPU.
 	kubeProxies [2]*kubeProxyNode
+	proxyZone   string
 	stats       *collector
 
 	phase      int
@@ -268,6 +273,9 @@ func (e *Engine) buildNodes() {
 		}
 		e.nodes[i] = n
 		e.nodeByName[n.Name] = n
+	}
+	if len(e.nodes) > 0 {
+		e.proxyZone = e.nodes[0].Zone
 	}
 	e.nodeNamesUnique = len(e.nodeByName) == len(e.nodes)
 	if before, after, ok := strings.Cut(format, "%d"); ok && !strings.Contains(before+after, "%") {

@@ -182,8 +182,11 @@ type kubeProxyChange struct {
 	// delivered is when the watch event reached the node (for the property test).
 	delivered Time
 	// endpointDelta changes the Service's count of ready endpoints when applied,
-	// fallbackDelta its count of serving and terminating ones, allDelta its count of all.
+	// fallbackDelta its count of serving and terminating ones, allDelta its count of all,
+	// hintedDelta and forZoneDelta its counts of ready ones with a zone hint and with one
+	// for the proxier's zone.
 	endpointDelta, fallbackDelta, allDelta int
+	hintedDelta, forZoneDelta              int32
 	// readyKey is, for an Endpoints object (the Endpoints mode), the key of the endpoints
 	// map a kube-proxy that watches Endpoints builds of it (model.EndpointsProxyKey); gen is
 	// the Service's legacyService.gen when the change came in (see trackLegacy).
@@ -287,6 +290,9 @@ type kubeProxy struct {
 	// proxier's endpointsMap, whose size decides largeClusterMode.
 	allPortEndpoints int
 	syncSeq          int32
+	// hints holds the zone hint counts of the Services that have some (proxyService.hinted):
+	// few do, and the others need not carry them.
+	hints map[int]zoneHints
 
 	syncs []kubeProxySync
 	// latency holds, per phase of the write, each change's network programming latency
@@ -314,11 +320,19 @@ type proxyService struct {
 	// totals leave out. upstream: iptables/proxier.go syncProxyRules walks svcPortMap, filled
 	// by the Service informer, which selects !service.kubernetes.io/service-proxy-name.
 	unserved bool
+	// hinted says some of its ready endpoints have zone hints: kubeProxy.hints has its
+	// counts.
+	hinted bool
 }
 
 // objectEndpoints is an object's count of ready endpoints, of serving and terminating ones
-// (never ready: a terminating endpoint is not ready), and of all its endpoints.
-type objectEndpoints struct{ ready, fallback, all int32 }
+// (never ready: a terminating endpoint is not ready), and of all its endpoints; and of its
+// ready ones, those with a zone hint and those with one for the proxier's zone.
+type objectEndpoints struct{ ready, fallback, all, hinted, forZone int32 }
+
+// zoneHints counts a Service's ready endpoints that have a zone hint, and those hinted for
+// the proxier's zone.
+type zoneHints struct{ hinted, forZone int32 }
 
 // kubeProxyDecoder is a kube-proxy process's informer: it decodes every watch event it
 // receives, one at a time in arrival order, whichever proxier the object is for.
@@ -417,13 +431,23 @@ func (k *kubeProxy) counted(i, sign int) {
 }
 
 // programmed is how many of Service i's endpoints the proxier writes rules for: its ready
-// ones, or when it has none, those serving and terminating.
-// upstream: pkg/proxy/topology.go CategorizeEndpoints (the fallback to terminating endpoints).
+// ones, or when it has none, those serving and terminating. When every ready endpoint has
+// a zone hint and some are hinted for the proxier's zone, only those: the topology mode
+// PreferSameZone. (Node hints, PreferSameNode's, go with zone hints; the proxier stands
+// for a node that no endpoint is hinted for, which falls back to the zone's.)
+// upstream: pkg/proxy/topology.go CategorizeEndpoints (the fallback to terminating
+// endpoints), topologyModeFromHints, availableForTopology.
 func (k *kubeProxy) programmed(i int) int {
-	if n := k.services[i].endpoints; n > 0 {
-		return int(n)
+	sv := &k.services[i]
+	if sv.endpoints <= 0 {
+		return int(sv.fallback)
 	}
-	return int(k.services[i].fallback)
+	if sv.hinted {
+		if h := k.hints[i]; h.hinted == sv.endpoints && h.forZone > 0 {
+			return int(h.forZone)
+		}
+	}
+	return int(sv.endpoints)
 }
 
 // apply takes change c into its Service's counts (ready, serving and terminating, all) and
@@ -434,6 +458,19 @@ func (k *kubeProxy) apply(c *kubeProxyChange) {
 	sv.endpoints += int32(c.endpointDelta)
 	sv.fallback += int32(c.fallbackDelta)
 	sv.all += int32(c.allDelta)
+	if c.hintedDelta != 0 || c.forZoneDelta != 0 {
+		h := k.hints[c.svc]
+		h.hinted += c.hintedDelta
+		h.forZone += c.forZoneDelta
+		if sv.hinted = h != (zoneHints{}); sv.hinted {
+			if k.hints == nil {
+				k.hints = map[int]zoneHints{}
+			}
+			k.hints[c.svc] = h
+		} else {
+			delete(k.hints, c.svc)
+		}
+	}
 	sv.unserved = c.unserved
 	k.counted(c.svc, 1)
 }
@@ -469,6 +506,7 @@ func (k *kubeProxy) receive(name string, c kubeProxyChange, ports int, eventByte
 		old = k.services[c.svc].objects.set(name, counts)
 	}
 	c.endpointDelta, c.fallbackDelta, c.allDelta = int(counts.ready-old.ready), int(counts.fallback-old.fallback), int(counts.all-old.all)
+	c.hintedDelta, c.forZoneDelta = counts.hinted-old.hinted, counts.forZone-old.forZone
 	k.advance(c.arrived, false)
 	if deleted && !k.legacy {
 		// A deletion's trigger time is by definition the last update's, so upstream drops

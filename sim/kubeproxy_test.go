@@ -3,8 +3,11 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
+
+	"epsim/model"
 )
 
 const ms = Time(time.Millisecond)
@@ -360,10 +363,13 @@ func TestCPUShare(t *testing.T) {
 // TestKubeProxyTotalsFollowChanges checks the running totals startSync reads (Service
 // ports with endpoints, endpoints × ports, all endpoints × ports) against a sum over every
 // Service, through random endpoint deltas (negative counts included, ready,
-// serving-terminating and all), port changes and Services turning unserved and back.
+// serving-terminating, all, zone-hinted and hinted for the proxier's zone), port changes and
+// Services turning unserved and back. A Service whose ready endpoints are all zone-hinted,
+// some for the proxier's zone, counts only those (topologyModeFromHints).
 func TestKubeProxyTotalsFollowChanges(t *testing.T) {
 	k := newKubeProxyNode(KubeProxyConfig{}, 1, 0, false).proxier(0)
 	r := rand.New(rand.NewPCG(3, 4))
+	hinted, forZone := map[int]int32{}, map[int]int32{}
 	for step := range 5000 {
 		i := r.IntN(40)
 		if r.IntN(4) == 0 {
@@ -374,17 +380,26 @@ func TestKubeProxyTotalsFollowChanges(t *testing.T) {
 				ports = int(k.services[i].ports)
 			}
 			k.service(i, ports)
-			k.apply(&kubeProxyChange{svc: i, endpointDelta: r.IntN(7) - 3, fallbackDelta: r.IntN(5) - 2,
-				allDelta: r.IntN(9) - 4, unserved: r.IntN(6) == 0})
+			c := kubeProxyChange{svc: i, endpointDelta: r.IntN(7) - 3, fallbackDelta: r.IntN(5) - 2,
+				allDelta: r.IntN(9) - 4, unserved: r.IntN(6) == 0}
+			if r.IntN(2) == 0 {
+				c.hintedDelta, c.forZoneDelta = int32(r.IntN(7)-3), int32(r.IntN(5)-2)
+				hinted[i] += c.hintedDelta
+				forZone[i] += c.forZoneDelta
+			}
+			k.apply(&c)
 		}
 		ports, total, all := 0, 0, 0
-		for _, sv := range k.services {
+		for i, sv := range k.services {
 			if sv.unserved {
 				continue
 			}
 			n := int(sv.endpoints)
-			if n <= 0 {
+			switch {
+			case n <= 0:
 				n = int(sv.fallback) // none ready: the serving terminating ones
+			case hinted[i] == sv.endpoints && forZone[i] > 0:
+				n = int(forZone[i]) // every ready one hinted: the zone's
 			}
 			if n > 0 {
 				ports += int(sv.ports)
@@ -549,4 +564,71 @@ func TestTerminatingFallback(t *testing.T) {
 		micros = append(micros, int64(s.cpu/Time(time.Microsecond)))
 	}
 	sameTimes(t, "rules written", micros, []int64{44, 44, 8, 3})
+}
+
+// TestKubeProxyProgramsTheZonesHintedEndpoints runs Services with hints (trafficDistribution
+// PreferSameZone, topology-mode Auto) and without, through a rollout, and checks how many
+// endpoints the representative kube-proxy programs of each against upstream's rule applied
+// to the stored slices: the ready endpoints, unless every one has a zone hint and some are
+// hinted for the proxier's zone (the first node's), then those; none ready: the serving
+// terminating ones.
+// upstream: pkg/proxy/topology.go CategorizeEndpoints, topologyModeFromHints,
+// availableForTopology.
+func TestKubeProxyProgramsTheZonesHintedEndpoints(t *testing.T) {
+	cfg := testConfig(30, 60)
+	base := cfg.Services[0]
+	cfg.Services = nil
+	for _, c := range []struct{ name, traffic, mode string }{
+		{"same-zone", "PreferSameZone", ""}, {"auto", "", "Auto"}, {"plain", "", ""},
+	} {
+		s := base
+		s.Name, s.TrafficDistribution, s.TopologyMode = c.name, c.traffic, c.mode
+		cfg.Services = append(cfg.Services, s)
+	}
+	cfg.Timeline = append(cfg.Timeline, Action{Name: "rollout", Kind: ActionRollout})
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.run(); err != nil {
+		t.Fatal(err)
+	}
+	zone := e.nodes[0].Zone
+	y := e.ctls[0].syncer.(*sliceSyncer)
+	k := e.kubeProxies[modeIndex(ModeEndpointSlices)].proxier(0)
+	narrowed := 0
+	for _, s := range e.services {
+		var ready, hinted, forZone, fallback int
+		for _, st := range y.stored[s.idx].list {
+			for _, ep := range st.slice.Endpoints {
+				switch c := ep.Conditions; {
+				case c.Ready != model.ConditionFalse:
+					ready++
+					if ep.Hints != nil && len(ep.Hints.ForZones) > 0 {
+						hinted++
+						if slices.Contains(ep.Hints.ForZones, zone) {
+							forZone++
+						}
+					}
+				case c.Serving != model.ConditionFalse && c.Terminating == model.ConditionTrue:
+					fallback++
+				}
+			}
+		}
+		want := ready
+		switch {
+		case ready == 0:
+			want = fallback
+		case hinted == ready && forZone > 0:
+			want = forZone
+			narrowed++
+		}
+		if got := k.programmed(s.idx); got != want {
+			t.Errorf("%s: kube-proxy programs %d endpoints, want %d (%d ready, %d hinted, %d for %s)",
+				s.svc.Name, got, want, ready, hinted, forZone, zone)
+		}
+	}
+	if narrowed == 0 {
+		t.Error("no Service had every ready endpoint hinted: the test shows nothing")
+	}
 }
