@@ -44,11 +44,10 @@ type committed struct {
 	// Service with no ready endpoint (upstream: pkg/proxy/topology.go CategorizeEndpoints).
 	// Endpoints objects have none (the Endpoints controller leaves terminating pods out).
 	fallback int
-	// hinted is how many ready endpoints have a zone hint, forZone how many have one for
-	// the representative kube-proxy's zone (Engine.proxyZone): kube-proxy programs only the
-	// latter when every ready endpoint is hinted (kubeProxy.programmed). Endpoints objects
-	// have no hints.
-	hinted, forZone int
+	// hints counts the ready endpoints with topology hints, and those hinted for the
+	// representative kube-proxy's node and zone (Engine.proxyAt): kube-proxy may program
+	// only those (kubeProxy.programmed). Endpoints objects have no hints.
+	hints topologyHints
 	// proxyKey is, for an Endpoints object, the key of the endpoints map a kube-proxy that
 	// watches Endpoints builds of it (model.EndpointsProxyKey).
 	proxyKey uint64
@@ -375,7 +374,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted, delivered: d.done,
 			readyKey: cm.proxyKey, unserved: cm.unserved,
 		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, objectEndpoints{
-			ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints), hinted: int32(cm.hinted), forZone: int32(cm.forZone)})
+			ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints), hints: cm.hints})
 	}
 	e.stats.committed(&rec, &cm, s.idx, fanout, perNode, events, d)
 	return writeCommitted

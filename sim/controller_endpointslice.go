@@ -284,7 +284,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		}
 		noop := specSame && labelsSame && obj.Annotations.Equal(old.slice.Annotations)
 		if summed && !noop {
-			sums = changedSums(old.sums, changes, y.e.api.needJSON, y.e.proxyZone)
+			sums = changedSums(old.sums, changes, y.e.api.needJSON, y.e.proxyAt)
 		}
 		clear(changes)
 		y.changes = changes[:0]
@@ -293,9 +293,9 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		}
 	}
 	if !summed {
-		sums = sliceEndpoints(obj, y.e.api.needJSON, y.e.proxyZone)
+		sums = sliceEndpoints(obj, y.e.api.needJSON, y.e.proxyAt)
 	} else if sumsCheck != nil {
-		sumsCheck(sums, sliceEndpoints(obj, y.e.api.needJSON, y.e.proxyZone))
+		sumsCheck(sums, sliceEndpoints(obj, y.e.api.needJSON, y.e.proxyAt))
 	}
 	obj.ResourceVersion = meta.resourceVersion
 	// The field set of the object written: its labels (the Service's own among them) and
@@ -309,7 +309,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	cm.family = familyOf(obj.AddressType)
 	cm.endpoints = len(obj.Endpoints)
 	cm.ready, cm.fallback = int(sums.ready), int(sums.fallback)
-	cm.hinted, cm.forZone = int(sums.hinted), int(sums.forZone)
+	cm.hints = sums.hints
 	cm.objectBytes, cm.requestBytes = sliceSizesFrom(obj, sums.size, y.e.api.needJSON)
 	obj.ManagedFields = nil
 	w.bytes, w.sums = cm.objectBytes, sums // applied stores them with the slice
@@ -329,7 +329,7 @@ func (y *sliceSyncer) commitNoop(cm *committed, w *write, old *storedSlice) comm
 	cm.family = familyOf(obj.AddressType)
 	cm.endpoints = len(obj.Endpoints)
 	cm.ready, cm.fallback = int(old.sums.ready), int(old.sums.fallback)
-	cm.hinted, cm.forZone = int(old.sums.hinted), int(old.sums.forZone)
+	cm.hints = old.sums.hints
 	cm.objectBytes = old.bytes
 	cm.selected, cm.unserved = old.selected, old.unserved
 	w.bytes, w.sums, w.selected, w.unserved = old.bytes, old.sums, old.selected, old.unserved
@@ -343,21 +343,20 @@ func sliceBytes(s *model.EndpointSlice, needJSON bool) model.ByEncoding {
 
 // endpointSums are what a write of a slice reads of its endpoints: the sums of their sizes
 // per encoding (EndpointSize), how many of them kube-proxy programs (ready: an unset ready
-// condition reads as ready), how many it falls back to (serving and terminating), and of the
-// ready ones, how many have a zone hint and how many one for the representative
-// kube-proxy's zone (proxyCounts). They are kept with the stored slice, so that an update
-// the reconciler says how it made (ChangedEndpoints) is read only where it changed.
+// condition reads as ready), how many it falls back to (serving and terminating), and the
+// hints of the ready ones (proxyCounts). They are kept with the stored slice, so that an
+// update the reconciler says how it made (ChangedEndpoints) is read only where it changed.
 type endpointSums struct {
-	size                             model.ByEncoding
-	ready, fallback, hinted, forZone int32
+	size            model.ByEncoding
+	ready, fallback int32
+	hints           topologyHints
 }
 
 // add adds sign times one endpoint's counts (proxyCounts).
 func (s *endpointSums) add(c proxyEndpoint, sign int32) {
 	s.ready += sign * c.ready
 	s.fallback += sign * c.fallback
-	s.hinted += sign * c.hinted
-	s.forZone += sign * c.forZone
+	s.hints = s.hints.plus(c.hints, sign)
 }
 
 // sumsCheck, set by tests, is given the sums of each update read from its changes and of
@@ -370,7 +369,7 @@ var sumsCheck func(changed, walked endpointSums)
 var specCheck func(byChanges, whole bool)
 
 // endpointPart is one endpoint's part of endpointSums.
-func endpointPart(ep *model.Endpoint, needJSON bool, zone string) (pb, js int64, c proxyEndpoint) {
+func endpointPart(ep *model.Endpoint, needJSON bool, at proxyPlace) (pb, js int64, c proxyEndpoint) {
 	pb, ok := model.EndpointSizeKnown(ep)
 	if !ok {
 		pb = model.EndpointSize(ep, model.Protobuf)
@@ -378,25 +377,36 @@ func endpointPart(ep *model.Endpoint, needJSON bool, zone string) (pb, js int64,
 	if needJSON {
 		js = model.EndpointSize(ep, model.JSON)
 	}
-	return pb, js, proxyCounts(ep, zone)
+	return pb, js, proxyCounts(ep, at)
 }
 
 // proxyEndpoint is what one endpoint is to kube-proxy, as counts of 0 or 1 (endpointSums).
-type proxyEndpoint struct{ ready, fallback, hinted, forZone int32 }
+type proxyEndpoint struct {
+	ready, fallback int32
+	hints           topologyHints
+}
 
 // proxyCounts classifies an endpoint by its conditions: one kube-proxy programs (ready; an
 // unset ready condition reads as ready), or one it falls back to (serving and terminating);
-// and a ready one by its zone hints: any, and one for zone (the representative
-// kube-proxy's).
-func proxyCounts(ep *model.Endpoint, zone string) proxyEndpoint {
+// and a ready one by its hints: zone hints, and one for the zone of at (the representative
+// kube-proxy's node); node hints, and one for its node.
+func proxyCounts(ep *model.Endpoint, at proxyPlace) proxyEndpoint {
 	c := &ep.Conditions
 	switch {
 	case c.Ready != model.ConditionFalse:
 		e := proxyEndpoint{ready: 1}
-		if ep.Hints != nil && len(ep.Hints.ForZones) > 0 {
-			e.hinted = 1
-			if slices.Contains(ep.Hints.ForZones, zone) {
-				e.forZone = 1
+		if h := ep.Hints; h != nil {
+			if len(h.ForZones) > 0 {
+				e.hints.zoneHinted = 1
+				if slices.Contains(h.ForZones, at.zone) {
+					e.hints.forZone = 1
+				}
+			}
+			if len(h.ForNodes) > 0 {
+				e.hints.nodeHinted = 1
+				if slices.Contains(h.ForNodes, at.node) {
+					e.hints.forNode = 1
+				}
 			}
 		}
 		return e
@@ -408,7 +418,7 @@ func proxyCounts(ep *model.Endpoint, zone string) proxyEndpoint {
 
 // sliceEndpoints walks a slice's endpoints once for their endpointSums. (endpointPart's
 // work, written out: its call in the loop took twice the instructions.)
-func sliceEndpoints(s *model.EndpointSlice, needJSON bool, zone string) endpointSums {
+func sliceEndpoints(s *model.EndpointSlice, needJSON bool, at proxyPlace) endpointSums {
 	var pb, js int64 // on locals: the walk keeps them in registers
 	var sums endpointSums
 	eps := s.Endpoints
@@ -422,7 +432,7 @@ func sliceEndpoints(s *model.EndpointSlice, needJSON bool, zone string) endpoint
 		if needJSON {
 			js += model.EndpointSize(ep, model.JSON)
 		}
-		sums.add(proxyCounts(ep, zone), 1)
+		sums.add(proxyCounts(ep, at), 1)
 	}
 	sums.size = model.ByEncoding{model.Protobuf: pb, model.JSON: js}
 	return sums
@@ -430,17 +440,17 @@ func sliceEndpoints(s *model.EndpointSlice, needJSON bool, zone string) endpoint
 
 // changedSums returns the endpointSums of an update from those of the slice it updates,
 // old, and the endpoints it changed (model.ServiceSlices.ChangedEndpoints).
-func changedSums(old endpointSums, changes []model.EndpointChange, needJSON bool, zone string) endpointSums {
+func changedSums(old endpointSums, changes []model.EndpointChange, needJSON bool, at proxyPlace) endpointSums {
 	sums := old
 	for _, c := range changes {
 		if c.Was != nil {
-			pb, js, p := endpointPart(c.Was, needJSON, zone)
+			pb, js, p := endpointPart(c.Was, needJSON, at)
 			sums.size[model.Protobuf] -= pb
 			sums.size[model.JSON] -= js
 			sums.add(p, -1)
 		}
 		if c.Now != nil {
-			pb, js, p := endpointPart(c.Now, needJSON, zone)
+			pb, js, p := endpointPart(c.Now, needJSON, at)
 			sums.size[model.Protobuf] += pb
 			sums.size[model.JSON] += js
 			sums.add(p, 1)
@@ -452,7 +462,7 @@ func changedSums(old endpointSums, changes []model.EndpointChange, needJSON bool
 // sliceSizes sizes a stored slice per encoding and its request body (protobuf, without
 // managedFields), walking the endpoints once: the rest is arithmetic on the metadata.
 func sliceSizes(s *model.EndpointSlice, needJSON bool) (object model.ByEncoding, request int64) {
-	return sliceSizesFrom(s, sliceEndpoints(s, needJSON, "").size, needJSON)
+	return sliceSizesFrom(s, sliceEndpoints(s, needJSON, proxyPlace{}).size, needJSON)
 }
 
 // sliceSizesFrom is sliceSizes given the sums of its endpoints' sizes (sliceEndpoints).

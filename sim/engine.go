@@ -88,13 +88,11 @@ type Engine struct {
 	ctls []*controller // the controllers that run in this mode set, in a fixed order
 	// workloads are the Deployment and ReplicaSet controllers and the scheduler's client.
 	workloads *workloadControllers
-	// kubeProxies are the representative kube-proxies, per mode (modeIndex), and
-	// proxyZone the zone of the node they stand for: the first node's. Its hinted
-	// endpoints are the ones they program of a Service whose ready endpoints all have zone
-	// hints (kubeProxy.programmed); nodes of other zones program about as many of theirs,
-	// the hints being spread by the zones' CPU.
+	// kubeProxies are the representative kube-proxies, per mode (modeIndex), and proxyAt
+	// the node they stand for: the first. Of a Service whose ready endpoints all have
+	// topology hints, they program those hinted for it (kubeProxy.programmed).
 	kubeProxies [2]*kubeProxyNode
-	proxyZone   string
+	proxyAt     proxyPlace
 	stats       *collector
 
 	phase      int
@@ -274,9 +272,7 @@ func (e *Engine) buildNodes() {
 		e.nodes[i] = n
 		e.nodeByName[n.Name] = n
 	}
-	if len(e.nodes) > 0 {
-		e.proxyZone = e.nodes[0].Zone
-	}
+	e.proxyAt = representativeNode(e.nodes)
 	e.nodeNamesUnique = len(e.nodeByName) == len(e.nodes)
 	if before, after, ok := strings.Cut(format, "%d"); ok && !strings.Contains(before+after, "%") {
 		e.nodeNamePrefix, e.nodeNameSuffix, e.nodeNamesFormatted = before, after, true

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"epsim/model"
 )
 
 // KubeProxyMode names kube-proxy's data-plane backend.
@@ -183,10 +185,9 @@ type kubeProxyChange struct {
 	delivered Time
 	// endpointDelta changes the Service's count of ready endpoints when applied,
 	// fallbackDelta its count of serving and terminating ones, allDelta its count of all,
-	// hintedDelta and forZoneDelta its counts of ready ones with a zone hint and with one
-	// for the proxier's zone.
+	// hintsDelta its counts of ready ones with topology hints.
 	endpointDelta, fallbackDelta, allDelta int
-	hintedDelta, forZoneDelta              int32
+	hintsDelta                             topologyHints
 	// readyKey is, for an Endpoints object (the Endpoints mode), the key of the endpoints
 	// map a kube-proxy that watches Endpoints builds of it (model.EndpointsProxyKey); gen is
 	// the Service's legacyService.gen when the change came in (see trackLegacy).
@@ -290,9 +291,9 @@ type kubeProxy struct {
 	// proxier's endpointsMap, whose size decides largeClusterMode.
 	allPortEndpoints int
 	syncSeq          int32
-	// hints holds the zone hint counts of the Services that have some (proxyService.hinted):
-	// few do, and the others need not carry them.
-	hints map[int]zoneHints
+	// hints holds the hint counts of the Services that have some (proxyService.hinted): few
+	// do, and the others need not carry them.
+	hints map[int]topologyHints
 
 	syncs []kubeProxySync
 	// latency holds, per phase of the write, each change's network programming latency
@@ -320,19 +321,58 @@ type proxyService struct {
 	// totals leave out. upstream: iptables/proxier.go syncProxyRules walks svcPortMap, filled
 	// by the Service informer, which selects !service.kubernetes.io/service-proxy-name.
 	unserved bool
-	// hinted says some of its ready endpoints have zone hints: kubeProxy.hints has its
-	// counts.
+	// hinted says some of its ready endpoints have topology hints: kubeProxy.hints has
+	// its counts.
 	hinted bool
 }
 
 // objectEndpoints is an object's count of ready endpoints, of serving and terminating ones
 // (never ready: a terminating endpoint is not ready), and of all its endpoints; and of its
-// ready ones, those with a zone hint and those with one for the proxier's zone.
-type objectEndpoints struct{ ready, fallback, all, hinted, forZone int32 }
+// ready ones, their topology hints.
+type objectEndpoints struct {
+	ready, fallback, all int32
+	hints                topologyHints
+}
 
-// zoneHints counts a Service's ready endpoints that have a zone hint, and those hinted for
-// the proxier's zone.
-type zoneHints struct{ hinted, forZone int32 }
+// topologyHints counts ready endpoints with zone hints, those hinted for the zone of the
+// node kube-proxy runs on, and the same for node hints.
+type topologyHints struct{ zoneHinted, forZone, nodeHinted, forNode int32 }
+
+// plus returns h with sign times o added.
+func (h topologyHints) plus(o topologyHints, sign int32) topologyHints {
+	return topologyHints{h.zoneHinted + sign*o.zoneHinted, h.forZone + sign*o.forZone,
+		h.nodeHinted + sign*o.nodeHinted, h.forNode + sign*o.forNode}
+}
+
+// narrowed returns how many of ready endpoints with hints h a node's kube-proxy programs:
+// when every one has a node hint and some are hinted for the node, those (PreferSameNode);
+// else when every one has a zone hint and some are hinted for the node's zone, those
+// (PreferSameZone); else all of them.
+// upstream: pkg/proxy/topology.go topologyModeFromHints, availableForTopology.
+func (h topologyHints) narrowed(ready int32) int32 {
+	switch {
+	case h.nodeHinted == ready && h.forNode > 0:
+		return h.forNode
+	case h.zoneHinted == ready && h.forZone > 0:
+		return h.forZone
+	}
+	return ready
+}
+
+// proxyPlace is the node a representative kube-proxy stands for: its name and zone.
+type proxyPlace struct{ node, zone string }
+
+// representativeNode returns the place of the node the representative kube-proxies stand
+// for: the first of nodes. Of a Service's endpoints with hints, it programs those hinted
+// for it: a Service of fewer pods than nodes has none on most nodes, as on the first, and
+// the first node's zone is hinted about as many endpoints as the others (the hints are
+// spread by the zones' CPU).
+func representativeNode(nodes []*model.Node) proxyPlace {
+	if len(nodes) == 0 {
+		return proxyPlace{}
+	}
+	return proxyPlace{node: nodes[0].Name, zone: nodes[0].Zone}
+}
 
 // kubeProxyDecoder is a kube-proxy process's informer: it decodes every watch event it
 // receives, one at a time in arrival order, whichever proxier the object is for.
@@ -431,21 +471,17 @@ func (k *kubeProxy) counted(i, sign int) {
 }
 
 // programmed is how many of Service i's endpoints the proxier writes rules for: its ready
-// ones, or when it has none, those serving and terminating. When every ready endpoint has
-// a zone hint and some are hinted for the proxier's zone, only those: the topology mode
-// PreferSameZone. (Node hints, PreferSameNode's, go with zone hints; the proxier stands
-// for a node that no endpoint is hinted for, which falls back to the zone's.)
+// ones, or when it has none, those serving and terminating; of ready ones with topology
+// hints, those the hints give its node (topologyHints.narrowed).
 // upstream: pkg/proxy/topology.go CategorizeEndpoints (the fallback to terminating
-// endpoints), topologyModeFromHints, availableForTopology.
+// endpoints).
 func (k *kubeProxy) programmed(i int) int {
 	sv := &k.services[i]
 	if sv.endpoints <= 0 {
 		return int(sv.fallback)
 	}
 	if sv.hinted {
-		if h := k.hints[i]; h.hinted == sv.endpoints && h.forZone > 0 {
-			return int(h.forZone)
-		}
+		return int(k.hints[i].narrowed(sv.endpoints))
 	}
 	return int(sv.endpoints)
 }
@@ -458,13 +494,11 @@ func (k *kubeProxy) apply(c *kubeProxyChange) {
 	sv.endpoints += int32(c.endpointDelta)
 	sv.fallback += int32(c.fallbackDelta)
 	sv.all += int32(c.allDelta)
-	if c.hintedDelta != 0 || c.forZoneDelta != 0 {
-		h := k.hints[c.svc]
-		h.hinted += c.hintedDelta
-		h.forZone += c.forZoneDelta
-		if sv.hinted = h != (zoneHints{}); sv.hinted {
+	if c.hintsDelta != (topologyHints{}) {
+		h := k.hints[c.svc].plus(c.hintsDelta, 1)
+		if sv.hinted = h != (topologyHints{}); sv.hinted {
 			if k.hints == nil {
-				k.hints = map[int]zoneHints{}
+				k.hints = map[int]topologyHints{}
 			}
 			k.hints[c.svc] = h
 		} else {
@@ -506,7 +540,7 @@ func (k *kubeProxy) receive(name string, c kubeProxyChange, ports int, eventByte
 		old = k.services[c.svc].objects.set(name, counts)
 	}
 	c.endpointDelta, c.fallbackDelta, c.allDelta = int(counts.ready-old.ready), int(counts.fallback-old.fallback), int(counts.all-old.all)
-	c.hintedDelta, c.forZoneDelta = counts.hinted-old.hinted, counts.forZone-old.forZone
+	c.hintsDelta = counts.hints.plus(old.hints, -1)
 	k.advance(c.arrived, false)
 	if deleted && !k.legacy {
 		// A deletion's trigger time is by definition the last update's, so upstream drops

@@ -363,13 +363,14 @@ func TestCPUShare(t *testing.T) {
 // TestKubeProxyTotalsFollowChanges checks the running totals startSync reads (Service
 // ports with endpoints, endpoints × ports, all endpoints × ports) against a sum over every
 // Service, through random endpoint deltas (negative counts included, ready,
-// serving-terminating, all, zone-hinted and hinted for the proxier's zone), port changes and
-// Services turning unserved and back. A Service whose ready endpoints are all zone-hinted,
-// some for the proxier's zone, counts only those (topologyModeFromHints).
+// serving-terminating, all, with zone and node hints and hinted for the proxier's zone and
+// node), port changes and Services turning unserved and back. A Service whose ready
+// endpoints all have node hints, some for the proxier's node, counts only those; else, all
+// with zone hints and some for its zone, those (topologyModeFromHints).
 func TestKubeProxyTotalsFollowChanges(t *testing.T) {
 	k := newKubeProxyNode(KubeProxyConfig{}, 1, 0, false).proxier(0)
 	r := rand.New(rand.NewPCG(3, 4))
-	hinted, forZone := map[int]int32{}, map[int]int32{}
+	hints := map[int]*[4]int32{} // zone-hinted, for the zone, node-hinted, for the node
 	for step := range 5000 {
 		i := r.IntN(40)
 		if r.IntN(4) == 0 {
@@ -382,10 +383,15 @@ func TestKubeProxyTotalsFollowChanges(t *testing.T) {
 			k.service(i, ports)
 			c := kubeProxyChange{svc: i, endpointDelta: r.IntN(7) - 3, fallbackDelta: r.IntN(5) - 2,
 				allDelta: r.IntN(9) - 4, unserved: r.IntN(6) == 0}
+			if hints[i] == nil {
+				hints[i] = &[4]int32{}
+			}
 			if r.IntN(2) == 0 {
-				c.hintedDelta, c.forZoneDelta = int32(r.IntN(7)-3), int32(r.IntN(5)-2)
-				hinted[i] += c.hintedDelta
-				forZone[i] += c.forZoneDelta
+				d := [4]int32{int32(r.IntN(7) - 3), int32(r.IntN(5) - 2), int32(r.IntN(7) - 3), int32(r.IntN(3) - 1)}
+				c.hintsDelta = topologyHints{d[0], d[1], d[2], d[3]}
+				for j := range d {
+					hints[i][j] += d[j]
+				}
 			}
 			k.apply(&c)
 		}
@@ -398,8 +404,10 @@ func TestKubeProxyTotalsFollowChanges(t *testing.T) {
 			switch {
 			case n <= 0:
 				n = int(sv.fallback) // none ready: the serving terminating ones
-			case hinted[i] == sv.endpoints && forZone[i] > 0:
-				n = int(forZone[i]) // every ready one hinted: the zone's
+			case hints[i] != nil && hints[i][2] == sv.endpoints && hints[i][3] > 0:
+				n = int(hints[i][3]) // every ready one node-hinted: the node's
+			case hints[i] != nil && hints[i][0] == sv.endpoints && hints[i][1] > 0:
+				n = int(hints[i][1]) // every ready one zone-hinted: the zone's
 			}
 			if n > 0 {
 				ports += int(sv.ports)
@@ -567,22 +575,24 @@ func TestTerminatingFallback(t *testing.T) {
 }
 
 // TestKubeProxyProgramsTheZonesHintedEndpoints runs Services with hints (trafficDistribution
-// PreferSameZone, topology-mode Auto) and without, through a rollout, and checks how many
-// endpoints the representative kube-proxy programs of each against upstream's rule applied
-// to the stored slices: the ready endpoints, unless every one has a zone hint and some are
-// hinted for the proxier's zone (the first node's), then those; none ready: the serving
-// terminating ones.
+// PreferSameZone, PreferSameNode with a Deployment and with a DaemonSet, topology-mode Auto)
+// and without, through a rollout, and checks how many endpoints the representative
+// kube-proxy programs of each against upstream's rule applied to the stored slices: the
+// ready endpoints, unless every one has a node hint and some are hinted for the proxier's
+// node (the first), then those; else unless every one has a zone hint and some are hinted
+// for its zone, those; none ready: the serving terminating ones.
 // upstream: pkg/proxy/topology.go CategorizeEndpoints, topologyModeFromHints,
 // availableForTopology.
 func TestKubeProxyProgramsTheZonesHintedEndpoints(t *testing.T) {
 	cfg := testConfig(30, 60)
 	base := cfg.Services[0]
 	cfg.Services = nil
-	for _, c := range []struct{ name, traffic, mode string }{
-		{"same-zone", "PreferSameZone", ""}, {"auto", "", "Auto"}, {"plain", "", ""},
+	for _, c := range []struct{ name, traffic, mode, kind string }{
+		{"same-zone", "PreferSameZone", "", ""}, {"auto", "", "Auto", ""}, {"plain", "", "", ""},
+		{"same-node", "PreferSameNode", "", ""}, {"node-local", "PreferSameNode", "", KindDaemonSet},
 	} {
 		s := base
-		s.Name, s.TrafficDistribution, s.TopologyMode = c.name, c.traffic, c.mode
+		s.Name, s.TrafficDistribution, s.TopologyMode, s.WorkloadKind = c.name, c.traffic, c.mode, c.kind
 		cfg.Services = append(cfg.Services, s)
 	}
 	cfg.Timeline = append(cfg.Timeline, Action{Name: "rollout", Kind: ActionRollout})
@@ -593,12 +603,12 @@ func TestKubeProxyProgramsTheZonesHintedEndpoints(t *testing.T) {
 	if _, err := e.run(); err != nil {
 		t.Fatal(err)
 	}
-	zone := e.nodes[0].Zone
+	zone, node := e.nodes[0].Zone, e.nodes[0].Name
 	y := e.ctls[0].syncer.(*sliceSyncer)
 	k := e.kubeProxies[modeIndex(ModeEndpointSlices)].proxier(0)
-	narrowed := 0
+	narrowed := map[string]int{}
 	for _, s := range e.services {
-		var ready, hinted, forZone, fallback int
+		var ready, hinted, forZone, nodeHinted, forNode, fallback int
 		for _, st := range y.stored[s.idx].list {
 			for _, ep := range st.slice.Endpoints {
 				switch c := ep.Conditions; {
@@ -610,6 +620,12 @@ func TestKubeProxyProgramsTheZonesHintedEndpoints(t *testing.T) {
 							forZone++
 						}
 					}
+					if ep.Hints != nil && len(ep.Hints.ForNodes) > 0 {
+						nodeHinted++
+						if slices.Contains(ep.Hints.ForNodes, node) {
+							forNode++
+						}
+					}
 				case c.Serving != model.ConditionFalse && c.Terminating == model.ConditionTrue:
 					fallback++
 				}
@@ -619,16 +635,19 @@ func TestKubeProxyProgramsTheZonesHintedEndpoints(t *testing.T) {
 		switch {
 		case ready == 0:
 			want = fallback
+		case nodeHinted == ready && forNode > 0:
+			want = forNode
+			narrowed["node"]++
 		case hinted == ready && forZone > 0:
 			want = forZone
-			narrowed++
+			narrowed["zone"]++
 		}
 		if got := k.programmed(s.idx); got != want {
 			t.Errorf("%s: kube-proxy programs %d endpoints, want %d (%d ready, %d hinted, %d for %s)",
 				s.svc.Name, got, want, ready, hinted, forZone, zone)
 		}
 	}
-	if narrowed == 0 {
-		t.Error("no Service had every ready endpoint hinted: the test shows nothing")
+	if narrowed["zone"] == 0 || narrowed["node"] == 0 {
+		t.Errorf("Services narrowed to the zone's and to the node's endpoints: %v, want some of each", narrowed)
 	}
 }

@@ -107,10 +107,7 @@ func Replay(cfg Config, services []*model.Service, nodes []*model.Node, src Trac
 	}
 	e.nodeNamesUnique = len(e.nodeByName) == len(e.nodes)
 	e.nodeNamesFormatted = false // the trace's own names
-	e.proxyZone = ""
-	if len(e.nodes) > 0 {
-		e.proxyZone = e.nodes[0].Zone
-	}
+	e.proxyAt = representativeNode(e.nodes)
 	for _, svc := range services {
 		s := &serviceState{idx: len(e.services), svc: svc}
 		e.services = append(e.services, s)
