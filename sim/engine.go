@@ -89,8 +89,8 @@ type Engine struct {
 	// workloads are the Deployment and ReplicaSet controllers and the scheduler's client.
 	workloads *workloadControllers
 	// kubeProxies are the representative kube-proxies, per mode (modeIndex), and proxyAt
-	// the node they stand for: the first. Of a Service whose ready endpoints all have
-	// topology hints, they program those hinted for it (kubeProxy.programmed).
+	// the node they stand for (representativeNode). Of a Service whose ready endpoints all
+	// have topology hints, they program those hinted for it (kubeProxy.programmed).
 	kubeProxies [2]*kubeProxyNode
 	proxyAt     proxyPlace
 	stats       *collector
@@ -272,7 +272,7 @@ func (e *Engine) buildNodes() {
 		e.nodes[i] = n
 		e.nodeByName[n.Name] = n
 	}
-	e.proxyAt = representativeNode(e.nodes)
+	e.proxyAt = representativeNode(e.nodes, e.cfg.Timeline)
 	e.nodeNamesUnique = len(e.nodeByName) == len(e.nodes)
 	if before, after, ok := strings.Cut(format, "%d"); ok && !strings.Contains(before+after, "%") {
 		e.nodeNamePrefix, e.nodeNameSuffix, e.nodeNamesFormatted = before, after, true

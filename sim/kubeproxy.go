@@ -363,15 +363,25 @@ func (h topologyHints) narrowed(ready int32) int32 {
 type proxyPlace struct{ node, zone string }
 
 // representativeNode returns the place of the node the representative kube-proxies stand
-// for: the first of nodes. Of a Service's endpoints with hints, it programs those hinted
-// for it: a Service of fewer pods than nodes has none on most nodes, as on the first, and
-// the first node's zone is hinted about as many endpoints as the others (the hints are
-// spread by the zones' CPU).
-func representativeNode(nodes []*model.Node) proxyPlace {
-	if len(nodes) == 0 {
-		return proxyPlace{}
+// for, which stands for the healthy nodes: the last of nodes not in a zone an action of
+// timeline fails or drains (failNodes and drainNodes with a count take the first nodes).
+// Of a Service's endpoints with hints, it programs those hinted for it: a Service of fewer
+// pods than nodes has none on most nodes, and each zone that stays up is hinted about as
+// many endpoints as another (the hints are spread by the zones' CPU), while a zone that
+// failed is hinted none.
+func representativeNode(nodes []*model.Node, timeline []Action) proxyPlace {
+	lost := map[string]bool{}
+	for _, a := range timeline {
+		if (a.Kind == ActionFailNodes || a.Kind == ActionDrainNodes) && a.Zone != "" {
+			lost[a.Zone] = true
+		}
 	}
-	return proxyPlace{node: nodes[0].Name, zone: nodes[0].Zone}
+	for i := len(nodes) - 1; i >= 0; i-- {
+		if n := nodes[i]; !lost[n.Zone] || i == 0 {
+			return proxyPlace{node: n.Name, zone: n.Zone}
+		}
+	}
+	return proxyPlace{}
 }
 
 // kubeProxyDecoder is a kube-proxy process's informer: it decodes every watch event it

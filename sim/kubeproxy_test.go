@@ -579,7 +579,7 @@ func TestTerminatingFallback(t *testing.T) {
 // and without, through a rollout, and checks how many endpoints the representative
 // kube-proxy programs of each against upstream's rule applied to the stored slices: the
 // ready endpoints, unless every one has a node hint and some are hinted for the proxier's
-// node (the first), then those; else unless every one has a zone hint and some are hinted
+// node (the last), then those; else unless every one has a zone hint and some are hinted
 // for its zone, those; none ready: the serving terminating ones.
 // upstream: pkg/proxy/topology.go CategorizeEndpoints, topologyModeFromHints,
 // availableForTopology.
@@ -603,7 +603,7 @@ func TestKubeProxyProgramsTheZonesHintedEndpoints(t *testing.T) {
 	if _, err := e.run(); err != nil {
 		t.Fatal(err)
 	}
-	zone, node := e.nodes[0].Zone, e.nodes[0].Name
+	zone, node := e.proxyAt.zone, e.proxyAt.node
 	y := e.ctls[0].syncer.(*sliceSyncer)
 	k := e.kubeProxies[modeIndex(ModeEndpointSlices)].proxier(0)
 	narrowed := map[string]int{}
@@ -649,5 +649,34 @@ func TestKubeProxyProgramsTheZonesHintedEndpoints(t *testing.T) {
 	}
 	if narrowed["zone"] == 0 || narrowed["node"] == 0 {
 		t.Errorf("Services narrowed to the zone's and to the node's endpoints: %v, want some of each", narrowed)
+	}
+}
+
+// TestRepresentativeNode checks the node the representative kube-proxies stand for: the
+// last node, unless its zone is one a failNodes or drainNodes action takes whole (their
+// counts take the first nodes), then the last node of another zone; the first node when
+// every zone is taken.
+func TestRepresentativeNode(t *testing.T) {
+	var nodes []*model.Node
+	for i, z := range []string{"a", "b", "c", "a", "b", "c"} {
+		nodes = append(nodes, &model.Node{Name: fmt.Sprintf("n%d", i), Zone: z})
+	}
+	fail := func(zone string) Action { return Action{Kind: ActionFailNodes, Zone: zone} }
+	for _, tc := range []struct {
+		timeline []Action
+		want     string
+	}{
+		{nil, "n5"},
+		{[]Action{{Kind: ActionFailNodes, Nodes: 5}, {Kind: ActionRollout}}, "n5"},
+		{[]Action{fail("c")}, "n4"},
+		{[]Action{fail("c"), {Kind: ActionDrainNodes, Zone: "b"}}, "n3"},
+		{[]Action{fail("a"), fail("b"), fail("c")}, "n0"},
+	} {
+		if got := representativeNode(nodes, tc.timeline); got.node != tc.want || got.zone != nodes[tc.want[1]-'0'].Zone {
+			t.Errorf("%+v: %+v, want %s", tc.timeline, got, tc.want)
+		}
+	}
+	if got := representativeNode(nil, nil); got != (proxyPlace{}) {
+		t.Errorf("no nodes: %+v", got)
 	}
 }

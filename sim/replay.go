@@ -107,7 +107,7 @@ func Replay(cfg Config, services []*model.Service, nodes []*model.Node, src Trac
 	}
 	e.nodeNamesUnique = len(e.nodeByName) == len(e.nodes)
 	e.nodeNamesFormatted = false // the trace's own names
-	e.proxyAt = representativeNode(e.nodes)
+	e.proxyAt = representativeNode(e.nodes, nil)
 	for _, svc := range services {
 		s := &serviceState{idx: len(e.services), svc: svc}
 		e.services = append(e.services, s)
