@@ -97,6 +97,9 @@ type Engine struct {
 
 	phase      int
 	phaseStart Time
+	// phaseEnd is when the last phase's work was done (endPhase), which its end is at
+	// least.
+	phaseEnd Time
 
 	// replay is set when the run replays a recorded trace instead of a generated workload.
 	replay *replayState

@@ -21,6 +21,12 @@ const (
 
 // startPhase begins timeline action i.
 func (e *Engine) startPhase(i int) {
+	if i > 0 {
+		// The phase before is over: its figures take in what came after its work was done
+		// (a controller's delayed retry, which no phase waits for), and its end the
+		// deliveries of those writes.
+		e.stats.phaseEnded(i-1, e.phaseStart, max(e.phaseEnd, e.api.net.drained()))
+	}
 	e.phase = i
 	e.phaseStart = e.now
 	a := &e.cfg.Timeline[i]
@@ -308,10 +314,11 @@ func (e *Engine) endPhase() bool {
 	i := e.phase
 	// A phase also waits for the network to deliver its last event to every watcher.
 	end := max(e.now, e.api.net.drained())
-	e.stats.phaseEnded(i, e.phaseStart, end)
 	if i+1 >= len(e.cfg.Timeline) {
+		e.stats.phaseEnded(i, e.phaseStart, end)
 		return false
 	}
+	e.phaseEnd = end // its figures are summed up when the next phase starts
 	// The next phase starts on the next whole second after the settle time, so that 1 s
 	// buckets belong to one phase and no sync of the next phase sees a stale cache.
 	next := end + Time(e.cfg.Timeline[i].Settle)
