@@ -56,8 +56,10 @@ in stream order. On simulated churn (create, not-ready, restart, rolling update 
 one burst undercounted them by up to 94%. Record with 'sim record' for exact times.
 
 Replay warns on stderr, and counts in replay.json, events out of time order, events dated
-before the recording's first event (both applied at once), events whose pod IP is not an
-IP address (rejected; the warning names their event numbers) and pod events on nodes that
+before the recording's first event (both applied at once), events of a type other than
+ADDED, MODIFIED, DELETED and BOOKMARK (skipped; an ERROR ended the watch, and the recording
+may lack what followed), events whose pod IP is not an IP address (rejected; the warning
+names their event numbers) and pod events on nodes that
 --nodes does not list (the warning names some): the EndpointSlice controller leaves such
 pods out and retries their Service with backoff, as upstream does for a node its informer
 does not have, while the Endpoints controller keeps them. A node an autoscaler added during
@@ -329,6 +331,23 @@ func warnReplay(w io.Writer, name string, r *sim.ReplayStats, s *trace.Stats) {
 			"controller leaves their pods out and retries, as for a node it cannot find, while the Endpoints controller "+
 			"keeps them; give the nodes the cluster had while the pods ran\n",
 			name, r.UnknownNodes, strings.Join(r.UnknownNodeExamples, ", "), more, r.UnknownNodeEvents)
+	}
+	// Events of a type replay does not apply: a BOOKMARK is expected (a watch that asked
+	// for them) and says nothing; an ERROR ends a watch (its resourceVersion too old, say),
+	// so the recording may lack what happened after it; another type is not a watch's.
+	types := make([]string, 0, len(s.Skipped))
+	for k := range s.Skipped {
+		if t, ok := strings.CutPrefix(k, "type "); ok && t != "BOOKMARK" {
+			types = append(types, t)
+		}
+	}
+	slices.Sort(types)
+	for _, t := range types {
+		why := "not a watch event type: only ADDED, MODIFIED and DELETED are replayed"
+		if t == "ERROR" {
+			why = "the watch reported an error and ended there: the recording may lack the events after it"
+		}
+		fmt.Fprintf(w, "sim: replay: warning: %s: %d events of type %s skipped (%s)\n", name, s.Skipped["type "+t], t, why)
 	}
 	if s.InvalidIPs > 0 {
 		nums := make([]string, len(s.InvalidIPEvents))

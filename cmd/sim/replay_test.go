@@ -383,3 +383,40 @@ func TestReplayUnknownNodes(t *testing.T) {
 		t.Errorf("replay.json: %d events on %d unknown nodes %v; want %d on 1, %s", r.UnknownNodeEvents, r.UnknownNodes, r.UnknownNodeExamples, want, dropped)
 	}
 }
+
+// TestReplayWarnsOfSkippedEventTypes: events of a type replay does not apply are not lost
+// silently. Two MODIFIED events of the sample turned ERROR, and three into another type,
+// are each warned of on stderr with their count and what they mean; BOOKMARK events, which
+// a watch that asked for them gets and which say nothing, are not.
+func TestReplayWarnsOfSkippedEventTypes(t *testing.T) {
+	b, err := os.ReadFile(sample("replay-trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+	to := []string{"ERROR", "ERROR", "EXPLODED", "EXPLODED", "EXPLODED", "BOOKMARK"}
+	for i, line := range lines {
+		if len(to) > 0 && bytes.Contains(line, []byte(`"type":"MODIFIED"`)) {
+			lines[i] = bytes.Replace(line, []byte(`"type":"MODIFIED"`), []byte(`"type":"`+to[0]+`"`), 1)
+			to = to[1:]
+		}
+	}
+	pods := filepath.Join(t.TempDir(), "pods.jsonl")
+	if err := os.WriteFile(pods, append(bytes.Join(lines, []byte("\n")), '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, _, errb := replayEnv()
+	code := e.main([]string{"replay", "--pods", pods, "--services", sample("replay-services.json"),
+		"--nodes", sample("replay-nodes.json"), "--quiet"})
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	for _, want := range []string{"2 events of type ERROR skipped (the watch reported an error", "3 events of type EXPLODED skipped (not a watch event type"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr %q does not say %q", errb, want)
+		}
+	}
+	if strings.Contains(errb.String(), "BOOKMARK") {
+		t.Errorf("stderr warns of bookmarks: %q", errb)
+	}
+}
