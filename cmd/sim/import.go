@@ -70,6 +70,13 @@ Examples:
 				defer f.Close()
 				inputs = append(inputs, kubeimport.Input{Name: a, R: f})
 			}
+			if out != "" {
+				// Said before the import's work, and plainly: a rename onto a directory
+				// fails only at the end, naming the temporary file.
+				if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+					return usageErrorf("import", "--out %s is a directory: give the scenario file to write (e.g. %s)", out, filepath.Join(out, "imported.yaml"))
+				}
+			}
 			if name == "" && out != "" {
 				name = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(out), ".yaml"), ".yml")
 			}

@@ -48,4 +48,13 @@ func TestImportCommand(t *testing.T) {
 	if code := te.main([]string{"import", dir}); code != exitBadInput || !strings.Contains(te.stderr.String(), "cannot read "+dir) {
 		t.Errorf("a directory: exit %d, want %d (%s)", code, exitBadInput, te.stderr.String())
 	}
+	// --out a directory: said at once, naming the flag, and nothing is written there.
+	te = newTestEnv()
+	if code := te.main(append([]string{"import", "--out", dir}, args...)); code != exitBadInput ||
+		!strings.Contains(te.stderr.String(), "--out "+dir+" is a directory") {
+		t.Errorf("--out a directory: exit %d, want %d (%s)", code, exitBadInput, te.stderr.String())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 { // my-cluster.yaml, bad.json
+		t.Errorf("--out a directory left %v", entries)
+	}
 }

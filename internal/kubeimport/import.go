@@ -168,6 +168,46 @@ func (im *importer) detail(generic, format string, args ...any) {
 	im.generic[generic]++
 }
 
+// dropRepeats keeps the first of the Nodes, workloads, Endpoints and EndpointSlices that
+// appear more than once (the same object in two inputs, or one input given twice), which
+// would otherwise count twice, and notes how many were dropped. (A repeated Service is
+// noted by name where Services are read.)
+func (im *importer) dropRepeats() {
+	o := im.o
+	note := func(n int, what string) {
+		if n > 0 {
+			im.notef("%d %s appear more than once (the same input given twice?); the first of each is kept", n, what)
+		}
+	}
+	note(dropRepeated(&o.nodes, func(v *node) string { return v.Metadata.Name }), "Nodes")
+	note(dropRepeated(&o.workloads, func(v *workload) string {
+		return v.Kind + "\x00" + cmp.Or(v.Metadata.Namespace, "default") + "\x00" + v.Metadata.Name
+	}), "workloads")
+	note(dropRepeated(&o.endpoints, func(v *endpoints) string {
+		return cmp.Or(v.Metadata.Namespace, "default") + "\x00" + v.Metadata.Name
+	}), "Endpoints objects")
+	note(dropRepeated(&o.slices, func(v *endpointSlice) string {
+		return cmp.Or(v.Metadata.Namespace, "default") + "\x00" + v.Metadata.Name
+	}), "EndpointSlices")
+}
+
+// dropRepeated keeps the first item of each key in *list, in order, and returns how many
+// it dropped.
+func dropRepeated[T any](list *[]T, key func(*T) string) int {
+	seen := make(map[string]bool, len(*list))
+	kept := (*list)[:0]
+	for i := range *list {
+		if k := key(&(*list)[i]); !seen[k] {
+			seen[k] = true
+			kept = append(kept, (*list)[i])
+		}
+	}
+	n := len(*list) - len(kept)
+	clear((*list)[len(kept):])
+	*list = kept
+	return n
+}
+
 // Import reads kubectl output and returns a scenario. Input that is not kubectl JSON is an
 // error wrapping ErrFormat; input without nodes or Services one wrapping ErrEmpty.
 func Import(inputs []Input, opts Options) (*Result, error) {
@@ -190,6 +230,7 @@ func (im *importer) build() (*Result, error) {
 	for _, k := range slices.Sorted(maps.Keys(o.skipped)) {
 		im.notef("%d objects of kind %q ignored", o.skipped[k], k)
 	}
+	im.dropRepeats()
 	cl := im.cluster()
 	entries := im.services(len(o.nodes))
 	if len(entries) == 0 {

@@ -484,3 +484,39 @@ func TestImportServiceLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestImportRepeatedInputs gives every sample file twice: each Node, workload and Endpoints
+// object is read twice, and the scenario is the one of the files given once (the node
+// count, the DaemonSets' pods, every entry), with a note per kind of what was dropped.
+func TestImportRepeatedInputs(t *testing.T) {
+	once, err := Import(sampleInputs(t), Options{Name: "sample-cluster"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice, err := Import(append(sampleInputs(t), sampleInputs(t)...), Options{Name: "sample-cluster"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if twice.Nodes != once.Nodes || twice.Pods != once.Pods || twice.Services != once.Services || twice.Entries != once.Entries {
+		t.Errorf("files given twice: %d nodes, %d pods, %d Services in %d entries; once: %d, %d, %d in %d",
+			twice.Nodes, twice.Pods, twice.Services, twice.Entries, once.Nodes, once.Pods, once.Services, once.Entries)
+	}
+	body := func(y []byte) string { // the scenario without its header comments
+		var out []string
+		for _, l := range strings.Split(string(y), "\n") {
+			if !strings.HasPrefix(l, "#") {
+				out = append(out, l)
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	if body(twice.YAML) != body(once.YAML) {
+		t.Errorf("files given twice give another scenario:\n%s\nonce:\n%s", body(twice.YAML), body(once.YAML))
+	}
+	for _, what := range []string{"Nodes", "workloads"} {
+		want := fmt.Sprintf("%s appear more than once", what)
+		if !slices.ContainsFunc(twice.Notes, func(n string) bool { return strings.Contains(n, want) }) {
+			t.Errorf("no note says %q: %q", want, twice.Notes)
+		}
+	}
+}
