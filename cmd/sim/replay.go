@@ -77,8 +77,9 @@ the simulation: EndpointSlice writes (ADDED/MODIFIED/DELETED) and bytes fanned o
 Service and in total; each real slice is sized exactly as the simulation sizes its own
 (protobuf, kube-proxy's default) and multiplied by the watchers.
 
---out DIR writes what 'sim run' writes, plus replay.json (events read, skipped, unmatched,
-out of order, where times came from, and the comparison).
+--out DIR writes what 'sim run' writes but its report (report.md and report.html, which
+describe a scenario), plus replay.json (events read, skipped, unmatched, out of order, where
+times came from, and the comparison).
 
 On a terminal, a progress bar on stderr shows how much of --pods has been read, and the
 virtual time reached (not with --quiet).
