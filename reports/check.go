@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -130,7 +131,33 @@ func jsonError(data []byte, err error) error {
 			col++
 		}
 	}
+	if te != nil {
+		// Say what the JSON has and what a baseline wants there, not Go's types.
+		where := "the file"
+		if te.Field != "" {
+			where = fmt.Sprintf("field %q", te.Field)
+		}
+		return fmt.Errorf("%d:%d: not a baseline: %s is a JSON %s, where a baseline has %s", line, col, where, te.Value, jsonWanted(te))
+	}
 	return fmt.Errorf("%d:%d: not a baseline: %w", line, col, err)
+}
+
+// jsonWanted names the JSON a type error's Go type decodes from.
+func jsonWanted(te *json.UnmarshalTypeError) string {
+	if te.Type == nil {
+		return "another value"
+	}
+	switch te.Type.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	}
+	return "a number"
 }
 
 // Verdict is the outcome of checking one figure.

@@ -189,6 +189,11 @@ func (l *listReader[T]) value(raw []byte, start int64) error {
 		Items json.RawMessage `json:"items"`
 	}
 	if err := json.Unmarshal(raw, &tm); err != nil {
+		// Not an object: say what it is, not which Go type it does not fit.
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) && typ.Field == "" {
+			return s.errorf(start, "expected a %s or a List of them (a JSON object), got JSON %s", kind, typ.Value)
+		}
 		return s.errorf(start, "expected a %s or a List of them: %v", kind, err)
 	}
 	switch {

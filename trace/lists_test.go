@@ -26,6 +26,8 @@ func TestListErrors(t *testing.T) {
 		{"item kind", list(`{"kind":5}`), readNodesFrom, strings.Index(list(`{"kind":5}`), `{"kind":5}`), `list item: expected a Node object`},
 		{"truncated", list(first)[:40], readServicesFrom, 40, `truncated input: the JSON value that starts at byte 0 ends before it is complete (expected the rest of a Service or a List of them)`},
 		{"truncated nodes", " " + list(first)[:40], readNodesFrom, 41, `starts at byte 1 ends before it is complete (expected the rest of a Node or a List of them)`},
+		{"an array", `[` + first + `]`, readServicesFrom, 0, `expected a Service or a List of them (a JSON object), got JSON array`},
+		{"a number", `7`, readNodesFrom, 0, `expected a Node or a List of them (a JSON object), got JSON number`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := c.read(c.in)
