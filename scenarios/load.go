@@ -76,6 +76,13 @@ func read(nameOrPath string) (data []byte, file string, embedded bool, err error
 func readShipped(nameOrPath, kind, dir string, fsys embed.FS, names []string) (data []byte, file string, embedded bool, err error) {
 	f, openErr := os.Open(nameOrPath)
 	if openErr == nil {
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			// A directory is no scenario file: a shipped one of that name still runs.
+			f.Close()
+			openErr = errIsDir
+		}
+	}
+	if openErr == nil {
 		defer f.Close()
 		data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
 		if err != nil {
@@ -100,8 +107,14 @@ func readShipped(nameOrPath, kind, dir string, fsys embed.FS, names []string) (d
 	if errors.Is(openErr, fs.ErrNotExist) {
 		return nil, "", false, fmt.Errorf("%s %s: %w (not a file, and not a shipped %s: %s)", kind, nameOrPath, ErrNotFound, kind, strings.Join(names, ", "))
 	}
+	if openErr == errIsDir {
+		return nil, "", false, fmt.Errorf("%s %s: %w: a directory, not a %s file (and not a shipped %s: %s)", kind, nameOrPath, ErrNotFound, kind, kind, strings.Join(names, ", "))
+	}
 	return nil, "", false, fmt.Errorf("%s %s: %w", kind, nameOrPath, openErr)
 }
+
+// errIsDir stands for a path that opens but is a directory.
+var errIsDir = errors.New("is a directory")
 
 // IsPlan reports whether nameOrPath names a capacity plan rather than a scenario: a file
 // whose top-level mapping has grid: or scenario: and none of cluster:, services:,

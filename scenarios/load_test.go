@@ -652,3 +652,23 @@ func TestNotCreatedYet(t *testing.T) {
 		t.Fatalf("got %v\nwant %s", err, strings.Join(want, "\n"))
 	}
 }
+
+// TestLoadDirectoryIsNoScenario: a directory named like a shipped scenario does not hide
+// it, and a directory named like none is refused as a directory, not read.
+func TestLoadDirectoryIsNoScenario(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"quick", "mine"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	sc, _, err := Load("quick", nil)
+	if err != nil || !sc.Embedded {
+		t.Errorf("Load(quick) beside a directory quick: %v (embedded %v), want the shipped scenario", err, sc != nil && sc.Embedded)
+	}
+	_, _, err = Load("mine", nil)
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "a directory, not a scenario file") {
+		t.Errorf("Load(mine), a directory: %v", err)
+	}
+}
