@@ -85,23 +85,52 @@ func EndpointSliceSizeFrom(s *EndpointSlice, endpoints int, endpointBytes int64,
 }
 
 // EndpointSliceProtobufSizesFrom is EndpointSliceSizeFrom in protobuf of s as stored
-// (object) and of s without its managedFields (request: the body of the write), sizing the
-// metadata once for both.
-func EndpointSliceProtobufSizesFrom(s *EndpointSlice, endpointBytes int64) (object, request int64) {
-	meta, rest := pbObjectMetaBase(&s.ObjectMeta), pbSliceRest(s, endpointBytes)
-	object = pbEnvelope(pbBytes(meta+pbManagedFields(&s.ObjectMeta))+rest, endpointSliceAPIVersion, endpointSliceKind)
-	request = pbEnvelope(pbBytes(meta)+rest, endpointSliceAPIVersion, endpointSliceKind)
+// (object) and of the body of the write that stored it (request): s with the metadata req
+// (CreateRequestMeta, UpdateRequestMeta) and no managedFields, sizing the rest once for
+// both.
+func EndpointSliceProtobufSizesFrom(s *EndpointSlice, req *ObjectMeta, endpointBytes int64) (object, request int64) {
+	rest := pbSliceRest(s, endpointBytes)
+	object = pbEnvelope(pbBytes(pbObjectMetaBase(&s.ObjectMeta)+pbManagedFields(&s.ObjectMeta))+rest, endpointSliceAPIVersion, endpointSliceKind)
+	request = pbEnvelope(pbBytes(pbObjectMetaBase(req))+rest, endpointSliceAPIVersion, endpointSliceKind)
 	return object, request
 }
 
 // EndpointsProtobufSizesFrom is EndpointsSizeFrom in protobuf of an Endpoints object with
-// metadata meta (object) and with meta's managedFields left out (request), sizing the
-// metadata once for both.
-func EndpointsProtobufSizesFrom(meta *ObjectMeta, subsets []SubsetSize) (object, request int64) {
-	base, rest := pbObjectMetaBase(meta), pbSubsets(subsets)
-	object = pbEnvelope(pbBytes(base+pbManagedFields(meta))+rest, endpointsAPIVersion, endpointsKind)
-	request = pbEnvelope(pbBytes(base)+rest, endpointsAPIVersion, endpointsKind)
+// metadata meta (object) and of the body of the write that stored it (request): the metadata
+// req and no managedFields, sizing the subsets once for both.
+func EndpointsProtobufSizesFrom(meta, req *ObjectMeta, subsets []SubsetSize) (object, request int64) {
+	rest := pbSubsets(subsets)
+	object = pbEnvelope(pbBytes(pbObjectMetaBase(meta)+pbManagedFields(meta))+rest, endpointsAPIVersion, endpointsKind)
+	request = pbEnvelope(pbBytes(pbObjectMetaBase(req))+rest, endpointsAPIVersion, endpointsKind)
 	return object, request
+}
+
+// CreateRequestMeta returns the metadata of the body a controller sends to create an object
+// stored with metadata m: what the controller set (a name or a generateName, labels,
+// annotations, owner references, and the namespace when withNamespace: the Endpoints
+// controller leaves it to the URL) and none of what the API server assigns (a generated
+// name, uid, resourceVersion, creationTimestamp, generation).
+// upstream: k8s.io/endpointslice utils.go newEndpointSlice; pkg/controller/endpoint
+// endpoints_controller.go syncService (a new Endpoints object: name and labels).
+func CreateRequestMeta(m ObjectMeta, withNamespace bool) ObjectMeta {
+	if m.GenerateName != "" {
+		m.Name = ""
+	}
+	if !withNamespace {
+		m.Namespace = ""
+	}
+	m.UID, m.ResourceVersion, m.CreationTimestamp, m.Generation = "", "", 0, 0
+	m.ManagedFields = nil
+	return m
+}
+
+// UpdateRequestMeta returns the metadata of the body a controller sends to update an object
+// stored with metadata m: its informer's copy, changed, so the resourceVersion and
+// generation it was stored with before (oldResourceVersion, oldGeneration).
+func UpdateRequestMeta(m ObjectMeta, oldResourceVersion string, oldGeneration int64) ObjectMeta {
+	m.ResourceVersion, m.Generation = oldResourceVersion, oldGeneration
+	m.ManagedFields = nil
+	return m
 }
 
 // EndpointsSize is the exact size of the legacy Endpoints object e in enc, walking every

@@ -266,3 +266,67 @@ func checkEndpointsSizes(t testing.TB, oracles [numEncodings]*wireOracle, e *End
 func newOracles(t testing.TB) [numEncodings]*wireOracle {
 	return [numEncodings]*wireOracle{Protobuf: newWireOracle(t, Protobuf), JSON: newWireOracle(t, JSON)}
 }
+
+// TestRequestBodySizes checks the request metadata of creates and updates against the
+// bodies upstream's controllers send, built as they build them and marshalled by the real
+// serializer (protobuf), on random objects:
+//   - an EndpointSlice create is newEndpointSlice's object: generateName, namespace, labels,
+//     owner references, and the trigger-time annotation the reconciler adds; no name, uid,
+//     resourceVersion, creationTimestamp or generation, which the API server assigns;
+//   - an Endpoints create is syncService's new object: name, labels and annotations (the
+//     namespace is the URL's);
+//   - an update is the informer's copy, changed: the stored object's metadata with the
+//     resourceVersion and generation it had before the write, without managedFields.
+//
+// upstream: k8s.io/endpointslice utils.go newEndpointSlice, reconciler.go
+// (setEndpointSliceLabels, the trigger-time annotation); pkg/controller/endpoint
+// endpoints_controller.go syncService.
+func TestRequestBodySizes(t *testing.T) {
+	o := newWireOracle(t, Protobuf)
+	g := newObjectGen(57)
+	for i := range 200 {
+		s := g.slice(20)
+		created := k8sSlice(s)
+		created.ObjectMeta = metav1.ObjectMeta{
+			GenerateName: s.GenerateName, Namespace: s.Namespace,
+			Labels: s.Labels.Map(), Annotations: s.Annotations.Map(),
+			OwnerReferences: k8sMeta(&s.ObjectMeta).OwnerReferences,
+		}
+		if created.GenerateName == "" {
+			created.Name = s.Name // a name of its own, kept
+		}
+		req := CreateRequestMeta(s.ObjectMeta, true)
+		if _, got := EndpointSliceProtobufSizesFrom(s, &req, sliceEndpointBytes(s)); got != int64(len(o.objectBytes(t, created, discoveryGV))) {
+			t.Errorf("slice %d create: request %d B, the controller's body %d B", i, got, len(o.objectBytes(t, created, discoveryGV)))
+		}
+		updated := k8sSlice(s)
+		updated.ManagedFields = nil
+		updated.ResourceVersion, updated.Generation = "4711", s.Generation/2
+		req = UpdateRequestMeta(s.ObjectMeta, "4711", s.Generation/2)
+		if _, got := EndpointSliceProtobufSizesFrom(s, &req, sliceEndpointBytes(s)); got != int64(len(o.objectBytes(t, updated, discoveryGV))) {
+			t.Errorf("slice %d update: request %d B, the controller's body %d B", i, got, len(o.objectBytes(t, updated, discoveryGV)))
+		}
+
+		e := g.endpoints(10)
+		e.GenerateName, e.OwnerReferences = "", nil // the Endpoints controller sets neither
+		subsets := make([]SubsetSize, len(e.Subsets))
+		for j := range e.Subsets {
+			subsets[j] = NewSubsetSize(&e.Subsets[j])
+		}
+		ke := k8sEndpoints(e)
+		ke.ObjectMeta = metav1.ObjectMeta{Name: e.Name, Labels: e.Labels.Map(), Annotations: e.Annotations.Map()}
+		ereq := CreateRequestMeta(e.ObjectMeta, false)
+		if _, got := EndpointsProtobufSizesFrom(&e.ObjectMeta, &ereq, subsets); got != int64(len(o.objectBytes(t, ke, corev1.SchemeGroupVersion))) {
+			t.Errorf("Endpoints %d create: request %d B, the controller's body %d B", i, got, len(o.objectBytes(t, ke, corev1.SchemeGroupVersion)))
+		}
+	}
+}
+
+// sliceEndpointBytes sums the protobuf sizes of s's endpoints.
+func sliceEndpointBytes(s *EndpointSlice) int64 {
+	var n int64
+	for j := range s.Endpoints {
+		n += EndpointSize(&s.Endpoints[j], Protobuf)
+	}
+	return n
+}

@@ -355,8 +355,9 @@ func TestEmptyVersusNilLists(t *testing.T) {
 }
 
 // TestProtobufSizePairs checks the object and request sizes computed together against
-// sizing the object and its copy without managedFields apart, on random objects (with and
-// without managedFields, across varint boundaries of the metadata's length).
+// sizing the object and the request body (the object with a create's or an update's
+// request metadata) apart, on random objects (with and without managedFields, across
+// varint boundaries of the metadata's length).
 func TestProtobufSizePairs(t *testing.T) {
 	g := newObjectGen(31)
 	for i := range 300 {
@@ -368,9 +369,13 @@ func TestProtobufSizePairs(t *testing.T) {
 		for j := range s.Endpoints {
 			sum += EndpointSize(&s.Endpoints[j], Protobuf)
 		}
+		meta := CreateRequestMeta(s.ObjectMeta, true)
+		if i%2 == 1 {
+			meta = UpdateRequestMeta(s.ObjectMeta, "98765", int64(i))
+		}
 		req := *s
-		req.ManagedFields = nil
-		object, request := EndpointSliceProtobufSizesFrom(s, sum)
+		req.ObjectMeta = meta
+		object, request := EndpointSliceProtobufSizesFrom(s, &meta, sum)
 		if want, wantReq := EndpointSliceSize(s, Protobuf), EndpointSliceSize(&req, Protobuf); object != want || request != wantReq {
 			t.Fatalf("slice %d: sizes %d/%d, want %d/%d", i, object, request, want, wantReq)
 		}
@@ -382,10 +387,12 @@ func TestProtobufSizePairs(t *testing.T) {
 		for j := range e.Subsets {
 			subsets[j] = NewSubsetSize(&e.Subsets[j])
 		}
-		noMF := e.ObjectMeta
-		noMF.ManagedFields = nil
-		object, request = EndpointsProtobufSizesFrom(&e.ObjectMeta, subsets)
-		if want, wantReq := EndpointsSize(e, Protobuf), EndpointsSizeFrom(&noMF, subsets, Protobuf); object != want || request != wantReq {
+		reqMeta := CreateRequestMeta(e.ObjectMeta, false)
+		if i%2 == 1 {
+			reqMeta = UpdateRequestMeta(e.ObjectMeta, "1", 0)
+		}
+		object, request = EndpointsProtobufSizesFrom(&e.ObjectMeta, &reqMeta, subsets)
+		if want, wantReq := EndpointsSize(e, Protobuf), EndpointsSizeFrom(&reqMeta, subsets, Protobuf); object != want || request != wantReq {
 			t.Fatalf("Endpoints %d: sizes %d/%d, want %d/%d", i, object, request, want, wantReq)
 		}
 	}

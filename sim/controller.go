@@ -55,6 +55,7 @@ type write struct {
 	endpoints *endpointsSnapshot
 	uid       string
 	created   model.Timestamp
+	rvLen     uint8 // of an Endpoints write's resourceVersion
 	bytes     model.ByEncoding
 	sums      endpointSums // a slice write's
 	addresses int

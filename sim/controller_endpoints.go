@@ -58,7 +58,13 @@ type storedEndpoints struct {
 	// selected is proxySelection of the stored object's labels. (The flags are kept
 	// together: one record per Service is 64 bytes, 72 with them apart.)
 	selected bool
+	// rvLen is the length of its resourceVersion: an update's body carries it (only its
+	// length counts in the size).
+	rvLen uint8
 }
+
+// digits is a resourceVersion of any length up to 20 (a uint64's), for sizes.
+const digits = "99999999999999999999"
 
 // endpointsSnapshot is what a sync decided to write, captured when it ran.
 type endpointsSnapshot struct {
@@ -323,11 +329,17 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	cm.endpoints = d.Addresses + d.NotReadyAddresses
 	cm.ready = d.Addresses
 	cm.proxyKey = snap.proxyKey
+	// The request body: the object the controller built, or its informer's copy changed.
+	var req model.ObjectMeta
+	if st.exists {
+		req = model.UpdateRequestMeta(om, digits[:st.rvLen], 0)
+	} else {
+		req = model.CreateRequestMeta(om, false)
+	}
 	// om lives only through this call: the buffer is reused.
 	y.mf[0] = y.fields.EndpointsOf(&om, len(snap.subsets) > 0, meta.now)
 	om.ManagedFields = y.mf[:]
-	// The request body is the object without managedFields.
-	cm.objectBytes[model.Protobuf], cm.requestBytes = model.EndpointsProtobufSizesFrom(&om, snap.subsets)
+	cm.objectBytes[model.Protobuf], cm.requestBytes = model.EndpointsProtobufSizesFrom(&om, &req, snap.subsets)
 	if y.e.api.needJSON {
 		cm.objectBytes[model.JSON] = model.EndpointsSizeFrom(&om, snap.subsets, model.JSON)
 	}
@@ -340,6 +352,7 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	}
 	w.uid = om.UID
 	w.created = om.CreationTimestamp
+	w.rvLen = uint8(len(om.ResourceVersion))
 	w.bytes = cm.objectBytes
 	w.addresses = cm.endpoints
 	return cm
@@ -357,7 +370,7 @@ func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 			*st = storedEndpoints{}
 		} else {
 			*st = storedEndpoints{exists: true, uid: w.uid, created: w.created, selected: w.selected,
-				bytes: w.bytes, addresses: w.addresses, manual: w.endpoints.manual}
+				bytes: w.bytes, addresses: w.addresses, manual: w.endpoints.manual, rvLen: w.rvLen}
 		}
 	}
 	// The write is settled: the changes held meanwhile reach the builder now.
@@ -391,7 +404,11 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 		cm.ready += len(ss.Addresses)
 	}
 	cm.proxyKey = model.EndpointsProxyKey(&obj)
-	cm.requestBytes = model.EndpointsSize(&obj, model.Protobuf)
+	// kubectl sends the user's object: what the API server assigns is not in it.
+	body := obj
+	body.ObjectMeta = model.CreateRequestMeta(obj.ObjectMeta, true)
+	cm.requestBytes = model.EndpointsSize(&body, model.Protobuf)
+	w.rvLen = uint8(len(obj.ResourceVersion))
 	mf := model.EndpointsManagedFields(&obj, meta.now)
 	mf.Manager = "kubectl-create"
 	obj.ManagedFields = []model.ManagedFieldsEntry{mf}

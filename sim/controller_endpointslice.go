@@ -310,7 +310,13 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	cm.endpoints = len(obj.Endpoints)
 	cm.ready, cm.fallback = int(sums.ready), int(sums.fallback)
 	cm.hints = sums.hints
-	cm.objectBytes, cm.requestBytes = sliceSizesFrom(obj, sums.size, y.e.api.needJSON)
+	var req model.ObjectMeta
+	if old == nil {
+		req = model.CreateRequestMeta(obj.ObjectMeta, true)
+	} else {
+		req = model.UpdateRequestMeta(obj.ObjectMeta, old.slice.ResourceVersion, old.slice.Generation)
+	}
+	cm.objectBytes, cm.requestBytes = sliceSizesFrom(obj, &req, sums.size, y.e.api.needJSON)
 	obj.ManagedFields = nil
 	w.bytes, w.sums = cm.objectBytes, sums // applied stores them with the slice
 	cm.selected, cm.unserved = proxySelection(obj.Labels, false)
@@ -462,12 +468,12 @@ func changedSums(old endpointSums, changes []model.EndpointChange, needJSON bool
 // sliceSizes sizes a stored slice per encoding and its request body (protobuf, without
 // managedFields), walking the endpoints once: the rest is arithmetic on the metadata.
 func sliceSizes(s *model.EndpointSlice, needJSON bool) (object model.ByEncoding, request int64) {
-	return sliceSizesFrom(s, sliceEndpoints(s, needJSON, proxyPlace{}).size, needJSON)
+	return sliceSizesFrom(s, &s.ObjectMeta, sliceEndpoints(s, needJSON, proxyPlace{}).size, needJSON)
 }
 
 // sliceSizesFrom is sliceSizes given the sums of its endpoints' sizes (sliceEndpoints).
-func sliceSizesFrom(s *model.EndpointSlice, sum model.ByEncoding, needJSON bool) (object model.ByEncoding, request int64) {
-	object[model.Protobuf], request = model.EndpointSliceProtobufSizesFrom(s, sum[model.Protobuf])
+func sliceSizesFrom(s *model.EndpointSlice, req *model.ObjectMeta, sum model.ByEncoding, needJSON bool) (object model.ByEncoding, request int64) {
+	object[model.Protobuf], request = model.EndpointSliceProtobufSizesFrom(s, req, sum[model.Protobuf])
 	if needJSON {
 		object[model.JSON] = model.EndpointSliceSizeFrom(s, len(s.Endpoints), sum[model.JSON], model.JSON)
 	}
