@@ -8,9 +8,10 @@ import (
 	"io"
 	"math"
 	"path"
-	"reflect"
 	"slices"
 	"strings"
+
+	"epsim/internal/jsonkind"
 )
 
 // BaselineVersion is the version of the baseline file format WriteBaselineJSON writes.
@@ -137,27 +138,9 @@ func jsonError(data []byte, err error) error {
 		if te.Field != "" {
 			where = fmt.Sprintf("field %q", te.Field)
 		}
-		return fmt.Errorf("%d:%d: not a baseline: %s is a JSON %s, where a baseline has %s", line, col, where, te.Value, jsonWanted(te))
+		return fmt.Errorf("%d:%d: not a baseline: %s is a JSON %s, where a baseline has %s", line, col, where, te.Value, jsonkind.Of(te.Type))
 	}
 	return fmt.Errorf("%d:%d: not a baseline: %w", line, col, err)
-}
-
-// jsonWanted names the JSON a type error's Go type decodes from.
-func jsonWanted(te *json.UnmarshalTypeError) string {
-	if te.Type == nil {
-		return "another value"
-	}
-	switch te.Type.Kind() {
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	}
-	return "a number"
 }
 
 // Verdict is the outcome of checking one figure.

@@ -187,7 +187,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 func TestReadBaselineErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"{\n  \"version\": 1,\n  \"seed\": x\n}", "3:11: not a baseline: invalid character 'x'"},
-		{`{"version": "1"}`, `not a baseline: field "version" is a JSON string, where a baseline has a number`},
+		{`{"version": "1"}`, `not a baseline: field "version" is a JSON string, where a baseline has an integer`},
 		{`[1]`, "not a baseline: the file is a JSON array, where a baseline has an object"},
 		{`{"version": 1, "scenario": "s", "figures": {}} {}`, "data after the JSON object"},
 		{`{"version": 1, "scenario": "s"}`, `no "figures"`},

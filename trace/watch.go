@@ -1,8 +1,6 @@
 package trace
 
 import (
-	"epsim/internal/jsonparse"
-
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -10,11 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
 
+	"epsim/internal/jsonkind"
+	"epsim/internal/jsonparse"
 	"epsim/model"
 	"epsim/sim"
 )
@@ -449,7 +448,7 @@ func (s *jsonStream) wrap(err error) error {
 	case errors.As(err, &syn):
 		return s.errorf(s.base+s.skipped+syn.Offset-1, "malformed JSON (expected a JSON object): %v", syn)
 	case errors.As(err, &typ):
-		return s.errorf(start+typ.Offset, "field %q: expected %s, got JSON %s", typ.Field, jsonKind(typ.Type), typ.Value)
+		return s.errorf(start+typ.Offset, "field %q: expected %s, got JSON %s", typ.Field, jsonkind.Of(typ.Type), typ.Value)
 	}
 	return s.errorf(start, "%v", err)
 }
@@ -459,37 +458,9 @@ func (s *jsonStream) wrap(err error) error {
 func (s *jsonStream) objectError(start int64, kind string, err error) error {
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {
-		return s.errorf(start, "%s field %q: expected %s, got JSON %s", kind, typ.Field, jsonKind(typ.Type), typ.Value)
+		return s.errorf(start, "%s field %q: expected %s, got JSON %s", kind, typ.Field, jsonkind.Of(typ.Type), typ.Value)
 	}
 	return s.errorf(start, "%s: %v", kind, err)
-}
-
-// jsonKind names the JSON a Go type decodes from, for messages about input: the readers'
-// types are the package's own, whose Go names mean nothing to whoever wrote the input.
-func jsonKind(t reflect.Type) string {
-	if t == nil {
-		return "another value"
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Int:
-		return fmt.Sprintf("an integer (%d-bit)", t.Bits())
-	case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uint:
-		return fmt.Sprintf("a non-negative integer (%d-bit)", t.Bits())
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	}
-	return t.String()
 }
 
 // timeMode says where event times come from; the first event decides.
