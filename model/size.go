@@ -86,22 +86,24 @@ func EndpointSliceSizeFrom(s *EndpointSlice, endpoints int, endpointBytes int64,
 
 // EndpointSliceProtobufSizesFrom is EndpointSliceSizeFrom in protobuf of s as stored
 // (object) and of the body of the write that stored it (request): s with the metadata req
-// (CreateRequestMeta, UpdateRequestMeta) and no managedFields, sizing the rest once for
-// both.
+// and no managedFields, sizing the rest once for both. req differs from s's metadata in its
+// names, uid, resourceVersion, generation and creationTimestamp only (CreateRequestMeta,
+// UpdateRequestMeta make it so).
 func EndpointSliceProtobufSizesFrom(s *EndpointSlice, req *ObjectMeta, endpointBytes int64) (object, request int64) {
-	rest := pbSliceRest(s, endpointBytes)
-	object = pbEnvelope(pbBytes(pbObjectMetaBase(&s.ObjectMeta)+pbManagedFields(&s.ObjectMeta))+rest, endpointSliceAPIVersion, endpointSliceKind)
-	request = pbEnvelope(pbBytes(pbObjectMetaBase(req))+rest, endpointSliceAPIVersion, endpointSliceKind)
+	maps, rest := pbObjectMetaMaps(&s.ObjectMeta), pbSliceRest(s, endpointBytes)
+	object = pbEnvelope(pbBytes(pbObjectMetaScalars(&s.ObjectMeta)+maps+pbManagedFields(&s.ObjectMeta))+rest, endpointSliceAPIVersion, endpointSliceKind)
+	request = pbEnvelope(pbBytes(pbObjectMetaScalars(req)+maps)+rest, endpointSliceAPIVersion, endpointSliceKind)
 	return object, request
 }
 
 // EndpointsProtobufSizesFrom is EndpointsSizeFrom in protobuf of an Endpoints object with
 // metadata meta (object) and of the body of the write that stored it (request): the metadata
-// req and no managedFields, sizing the subsets once for both.
+// req, which differs from meta as EndpointSliceProtobufSizesFrom's, and no managedFields,
+// sizing the rest once for both.
 func EndpointsProtobufSizesFrom(meta, req *ObjectMeta, subsets []SubsetSize) (object, request int64) {
-	rest := pbSubsets(subsets)
-	object = pbEnvelope(pbBytes(pbObjectMetaBase(meta)+pbManagedFields(meta))+rest, endpointsAPIVersion, endpointsKind)
-	request = pbEnvelope(pbBytes(pbObjectMetaBase(req))+rest, endpointsAPIVersion, endpointsKind)
+	maps, rest := pbObjectMetaMaps(meta), pbSubsets(subsets)
+	object = pbEnvelope(pbBytes(pbObjectMetaScalars(meta)+maps+pbManagedFields(meta))+rest, endpointsAPIVersion, endpointsKind)
+	request = pbEnvelope(pbBytes(pbObjectMetaScalars(req)+maps)+rest, endpointsAPIVersion, endpointsKind)
 	return object, request
 }
 

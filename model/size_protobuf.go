@@ -44,6 +44,23 @@ func pbObjectMeta(m *ObjectMeta) int64 {
 
 // pbObjectMetaBase is pbObjectMeta without the managedFields.
 func pbObjectMetaBase(m *ObjectMeta) int64 {
+	return pbObjectMetaScalars(m) + pbObjectMetaMaps(m)
+}
+
+// pbObjectMetaMaps is the part of pbObjectMetaBase that pbObjectMetaScalars is not: labels,
+// annotations and owner references.
+func pbObjectMetaMaps(m *ObjectMeta) int64 {
+	n := pbStringMap(m.Labels) + pbStringMap(m.Annotations)
+	for i := range m.OwnerReferences {
+		n += pbBytes(pbOwnerReference(&m.OwnerReferences[i]))
+	}
+	return n
+}
+
+// pbObjectMetaScalars is the part of pbObjectMetaBase that is not labels, annotations or
+// owner references: the names, uid, resourceVersion, generation and creationTimestamp,
+// which a request's metadata may have otherwise (CreateRequestMeta, UpdateRequestMeta).
+func pbObjectMetaScalars(m *ObjectMeta) int64 {
 	n := pbString(m.Name) + pbString(m.GenerateName) + pbString(m.Namespace) +
 		pbString("") + // selfLink
 		pbString(m.UID) + pbString(m.ResourceVersion) +
@@ -52,12 +69,7 @@ func pbObjectMetaBase(m *ObjectMeta) int64 {
 	if !m.CreationTimestamp.IsZero() {
 		created = pbTimestampBytes(m.CreationTimestamp)
 	}
-	n += pbBytes(created) // always written, empty when unset (Time.Size is 0 for the zero time)
-	n += pbStringMap(m.Labels) + pbStringMap(m.Annotations)
-	for i := range m.OwnerReferences {
-		n += pbBytes(pbOwnerReference(&m.OwnerReferences[i]))
-	}
-	return n
+	return n + pbBytes(created) // always written, empty when unset (Time.Size is 0 for the zero time)
 }
 
 // pbManagedFields is the managedFields' part of the ObjectMeta message.
