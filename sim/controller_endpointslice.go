@@ -465,8 +465,10 @@ func changedSums(old endpointSums, changes []model.EndpointChange, needJSON bool
 	return sums
 }
 
-// sliceSizes sizes a stored slice per encoding and its request body (protobuf, without
-// managedFields), walking the endpoints once: the rest is arithmetic on the metadata.
+// sliceSizes sizes a stored slice per encoding and, in protobuf, without its managedFields
+// (the body of a write that would carry its metadata as stored; a write's own body has the
+// request metadata: see commit), walking the endpoints once: the rest is arithmetic on the
+// metadata.
 func sliceSizes(s *model.EndpointSlice, needJSON bool) (object model.ByEncoding, request int64) {
 	return sliceSizesFrom(s, &s.ObjectMeta, sliceEndpoints(s, needJSON, proxyPlace{}).size, needJSON)
 }

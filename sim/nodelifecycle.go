@@ -258,7 +258,20 @@ func (evMonitorPass) apply(e *Engine) {
 			}
 		}
 	}
-	slices.SortFunc(nl.todo, func(a, b dueNode) int { return a.node - b.node })
+	// A node back and failed again before its Ready was written is due and found: it is
+	// checked once, as newly past its grace period.
+	slices.SortFunc(nl.todo, func(a, b dueNode) int {
+		switch {
+		case a.node != b.node:
+			return a.node - b.node
+		case a.found == b.found:
+			return 0
+		case b.found:
+			return -1 // the newly due one first: it is the one kept
+		}
+		return 1
+	})
+	nl.todo = slices.CompactFunc(nl.todo, func(a, b dueNode) bool { return a.node == b.node })
 	if len(nl.todo) == 0 {
 		e.handleDisruption()
 		return

@@ -755,3 +755,26 @@ func TestFoundNodesLeasesCheckedAgain(t *testing.T) {
 		t.Errorf("the late node found %v into its pass, want 0.55 s and its status update", d)
 	}
 }
+
+// TestLeaseCheckedOncePerNode: a node back and failed again before its kubelet wrote it
+// Ready is both newly past its grace period and found not ready before; its pass checks
+// its Lease once, as a node newly past its grace period (its status update follows).
+func TestLeaseCheckedOncePerNode(t *testing.T) {
+	e := failureEngine(t, 6, 6, time.Minute)
+	runEngine(t, e, nil)
+	nl := e.lifecycle()
+	node := 2
+	e.failNode(node)
+	e.setNodeReady(node, false) // not ready from the failure before, not yet written Ready
+	nl.due = append(nl.due, dueNode{node: node, epoch: e.nodeEpoch[node]})
+	evMonitorPass{}.apply(e)
+	var got []dueNode
+	for _, d := range nl.todo {
+		if d.node == node {
+			got = append(got, d)
+		}
+	}
+	if len(got) != 1 || got[0].found {
+		t.Errorf("node %d in the pass: %+v, want it once, newly past its grace period", node, got)
+	}
+}

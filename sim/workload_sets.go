@@ -184,8 +184,8 @@ func slowStartBatchOf(i, n, maxBatch int) (lo, hi int) {
 }
 
 // sendSetBatch sends y's next batch now, and schedules the one after when its calls have
-// returned; after the last, the status write when the pods changed since the last one, and
-// the end of the sync.
+// returned; after the last, the status write when the status (setStatus) or the generation
+// differs from the last written, and the end of the sync.
 func (w *workloadControllers) sendSetBatch(y *setSync) {
 	e := w.e
 	c, s := y.c, y.s
@@ -493,7 +493,7 @@ func (e *Engine) planDaemonSet(s *serviceState) (create []int, del []*podState) 
 
 // sendDaemonSetSync makes a DaemonSet sync's calls: its creates (at most burstReplicas, in
 // slow-start batches), then its deletes (at most burstReplicas, all at once), and a status
-// write when the pods changed since the last one.
+// write when its counts or generation changed since the last one.
 // upstream: daemon_controller.go syncNodes (burstReplicas), updateDaemonSetStatus.
 func (w *workloadControllers) sendDaemonSetSync(s *serviceState, create []int, del []*podState) {
 	y := newSetSync(w.daemonSets, s)
