@@ -168,3 +168,63 @@ func TestDaemonPodOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestDaemonSetNodeBack checks the status writes of a DaemonSet on 5 nodes while one node
+// fails for two minutes, worked out from upstream's code:
+//   - the node found not ready gets the NoSchedule taint: the DaemonSet controller's node
+//     update queues nothing (the last written status has no misscheduled pod), but the
+//     node lifecycle controller marks the pod not ready, and that pod update's sync writes
+//     the node as misscheduled (desired 4, misscheduled 1, ready 4);
+//   - back, its kubelet writes the node Ready (which takes the taint off) and the pod
+//     Ready, each at its own period's next tick. The pod first: its sync sees a
+//     misscheduled node and writes nothing; the node update then queues the DaemonSet,
+//     whose written status says 1 misscheduled, and its sync writes all 5 ready. The node
+//     first: its sync writes desired 5 with the pod still not ready (ready 4), and the
+//     pod's writes ready 5.
+//
+// Before the node update was modelled, nothing queued the DaemonSet when the pod came
+// first, and its status said 1 misscheduled for good.
+// upstream: daemon_controller.go updateNode, syncNodeUpdate (the misscheduled case),
+// updateDaemonSetStatus.
+func TestDaemonSetNodeBack(t *testing.T) {
+	healthy := daemonStatus{desired: 5, current: 5, ready: 5, updated: 5, available: 5}
+	down := daemonStatus{desired: 4, current: 4, misscheduled: 1, ready: 4, updated: 4, available: 4}
+	nodeFirst := daemonStatus{desired: 5, current: 5, ready: 4, updated: 5, available: 4}
+	sawOrder := map[bool]bool{}
+	defer func() { daemonStatusCheck, setStatusWritten = nil, nil }()
+	for seed := range uint64(8) {
+		cfg := workloadConfig(1, testWorkloads(), Action{Name: "create", Kind: ActionCreate},
+			Action{Name: "fail", Kind: ActionFailNodes, Nodes: 1, Duration: 2 * time.Minute})
+		cfg.Seed = seed
+		cfg.Cluster.Nodes = 5
+		cfg.Services[0].WorkloadKind = KindDaemonSet
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var written []daemonStatus
+		podFirst := false
+		setStatusWritten = func(s *serviceState, st setStatus) {
+			if e.phase == 1 {
+				written = append(written, st.daemon)
+			}
+		}
+		daemonStatusCheck = func(e *Engine, s *serviceState, st daemonStatus) {
+			// The pod ready again while its node is not: the pod came first.
+			podFirst = podFirst || e.phase == 1 && st.misscheduled == 1 && st.ready == 4 &&
+				slices.ContainsFunc(s.pods, func(p *podState) bool { return p.pod.Ready && !e.nodes[p.pinned()].Ready })
+		}
+		runEngine(t, e, nil)
+		want := []daemonStatus{down, nodeFirst, healthy}
+		if podFirst {
+			want = []daemonStatus{down, healthy}
+		}
+		sawOrder[podFirst] = true
+		if !slices.Equal(written, want) {
+			t.Errorf("seed %d (pod first: %v): status writes while a node fails and returns:\n got %+v\nwant %+v", seed, podFirst, written, want)
+		}
+	}
+	if !sawOrder[true] || !sawOrder[false] {
+		t.Errorf("8 seeds gave only one order of the node's and the pod's return (pod first: %v)", sawOrder[true])
+	}
+}

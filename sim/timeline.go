@@ -409,8 +409,9 @@ func (e *Engine) failNode(i int) {
 	e.schedule(e.notReadyAt(i), evNodeDue{i, e.nodeEpoch[i]})
 }
 
-// setNodeReady replaces node i's object with one of the given readiness and refreshes the
-// EndpointSlice controller's topology cache.
+// setNodeReady replaces node i's object with one of the given readiness (and with it the
+// node lifecycle controller's NoSchedule taint, which follows the Ready condition), tells
+// the DaemonSet controller, and refreshes the EndpointSlice controller's topology cache.
 func (e *Engine) setNodeReady(i int, ready bool) {
 	n := e.nodes[i]
 	next := *n
@@ -418,6 +419,7 @@ func (e *Engine) setNodeReady(i int, ready bool) {
 	e.nodes[i] = &next
 	e.nodeByName[n.Name] = &next
 	e.nodeChanges = append(e.nodeChanges, int32(i))
+	e.workloads.nodeTaintsChanged(i)
 	for _, c := range e.ctls {
 		if y, ok := c.syncer.(*sliceSyncer); ok {
 			y.nodeChanged(c, n, &next)

@@ -232,6 +232,8 @@ type workloadControllers struct {
 	starting bool
 	// victims is the scale-down ranking's memory.
 	victims victimScratch
+	// daemonServices lists the DaemonSets (made on the first node change).
+	daemonServices []*serviceState
 }
 
 func newWorkloadControllers(e *Engine) *workloadControllers {

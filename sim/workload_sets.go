@@ -50,6 +50,36 @@ func newSetController(kind string, cfg ControllerConfig, workers int, rng *sampl
 	return c
 }
 
+// nodeTaintsChanged is the DaemonSet controller's node informer seeing node i's taints
+// change (the not-ready NoSchedule taint, put on and taken off with the node's readiness):
+// its node-update worker queues each DaemonSet that should now run a pod there and has
+// none, and each that has a pod there while its last written status counts misscheduled
+// pods, so that a node back is counted again without waiting for a pod change. A node that
+// stops being ready queues nothing by itself: DaemonSet pods tolerate the NoExecute taints.
+// upstream: daemon_controller.go updateNode (shouldIgnoreNodeUpdate: labels and taints),
+// syncNodeUpdate (every DaemonSet, its pods on the node by the pod indexer).
+func (w *workloadControllers) nodeTaintsChanged(i int) {
+	if w.daemonServices == nil {
+		w.daemonServices = []*serviceState{}
+		for _, s := range w.e.services {
+			if s.kind() == KindDaemonSet {
+				w.daemonServices = append(w.daemonServices, s)
+			}
+		}
+	}
+	shouldRun := w.e.nodes[i].Ready
+	for _, s := range w.daemonServices {
+		st := s.set
+		if !s.created || st == nil || i >= len(st.daemonOn) {
+			continue
+		}
+		scheduled := st.daemonOn[i] != nil || st.surgeOn[i] != nil || st.terminatingOn[i] > 0
+		if (shouldRun && !scheduled) || (scheduled && st.written.daemon.misscheduled > 0) {
+			w.enqueueSet(s)
+		}
+	}
+}
+
 // setFor returns the controller that owns s's pods, or nil for a Deployment.
 func (w *workloadControllers) setFor(s *serviceState) *setController {
 	switch s.kind() {
