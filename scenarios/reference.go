@@ -133,7 +133,7 @@ func Reference() []FieldDoc {
 			Source: "pkg/scheduler/apis/config/v1/defaults.go SetDefaults_KubeSchedulerConfiguration", Doc: "The scheduler client's sustained rate limit."},
 		FieldDoc{Path: "controlPlane.workloads.scheduler.burst", Type: "integer", Unit: "requests", Default: strconv.Itoa(DefaultSchedulerBurst), Allowed: "1..1000000",
 			Source: "pkg/scheduler/apis/config/v1/defaults.go SetDefaults_KubeSchedulerConfiguration", Doc: "The scheduler client's token bucket size."},
-		FieldDoc{Path: "controlPlane.workloads.podCreateFailureRate", Type: "number", Default: "0", Allowed: "0..0.99", Doc: "Probability that one pod create fails (quota, admission webhooks…); a failure ends the sync's slow start and is retried with backoff."},
+		FieldDoc{Path: "controlPlane.workloads.podCreateFailureRate", Type: "number", Default: "0", Allowed: "0..0.99", Doc: "Probability that one pod create of the ReplicaSet, StatefulSet or DaemonSet controller fails (quota, admission webhooks…): no pod, a FailedCreate Warning Event, the sync's later slow-start batches not sent, and the sync retried with the workqueue's backoff."},
 		FieldDoc{Path: "apiServer", Type: "mapping", Doc: "The API servers and who watches them."},
 		FieldDoc{Path: "apiServer.replicas", Type: "integer", Default: strconv.Itoa(DefaultAPIServerReplicas), Allowed: "1..100", Doc: "API server replicas; watchers spread over them and egress adds up."},
 		FieldDoc{Path: "apiServer.kubeProxyEncoding", Type: "string", Default: string(sim.EncodingProtobuf), Allowed: strings.Join(encodings, ", "),

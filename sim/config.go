@@ -105,8 +105,9 @@ type WorkloadsConfig struct {
 	StatefulSet ControllerConfig
 	DaemonSet   ControllerConfig
 	// PodCreateFailureRate is the probability that one pod create call fails (quota,
-	// admission webhooks…). A failure ends the ReplicaSet sync's slow start; the sync is
-	// retried with the workqueue's backoff. 0 by default.
+	// admission webhooks…), for the ReplicaSet, StatefulSet and DaemonSet controllers. A
+	// failure ends the sync's slow start; the sync is retried with the workqueue's backoff.
+	// 0 by default.
 	PodCreateFailureRate float64
 }
 

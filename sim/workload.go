@@ -205,8 +205,10 @@ type setState struct {
 	// the ControllerRevision of the template.
 	revisionDue bool
 	// events is the spam filter of the Events recorded about the workload (a pod created or
-	// deleted).
-	events eventSpamFilter
+	// deleted), warnings that of its Warning Events (a pod create failed).
+	events, warnings eventSpamFilter
+	// failures counts the syncs that failed in a row (the workqueue's per-item backoff).
+	failures int32
 	// ordinals holds a StatefulSet's pods by ordinal; daemonOn a DaemonSet's running pod
 	// per node, surgeOn the new-revision pod a surging rollout started beside an old one
 	// there, and terminatingOn its terminating pods per node.

@@ -38,6 +38,9 @@ type setController struct {
 	queue   workQueue[*serviceState]
 	bucket  *tokenBucket
 	latency *sampler
+	// retries is the overall bucket of the workqueue's rate limiter (10 qps, burst 100),
+	// which a failed sync's retry waits for as well as its own backoff.
+	retries *tokenBucket
 }
 
 func newSetController(kind string, cfg ControllerConfig, workers int, rng *sampler) *setController {
@@ -45,6 +48,7 @@ func newSetController(kind string, cfg ControllerConfig, workers int, rng *sampl
 		kind:    kind,
 		bucket:  newTokenBucket(cfg.QPS, max(cfg.Burst, 1)),
 		latency: rng,
+		retries: newTokenBucket(10, 100),
 	}
 	c.queue = workQueue[*serviceState]{idle: max(workers, 1), item: func(s *serviceState) *workItem { return &s.set.item }}
 	return c
@@ -133,6 +137,9 @@ type setSync struct {
 	generation int32
 	// revision says the sync first creates the set's ControllerRevision (setState.revisionDue).
 	revision bool
+	// failed says a pod create of the sync failed (podCreateFailureRate): its later batches
+	// are not sent, and the set is synced again after a backoff.
+	failed bool
 }
 
 // newSetSync starts a sync of s by controller c. A set new or with a new template first
@@ -226,14 +233,23 @@ func (w *workloadControllers) sendSetBatch(y *setSync) {
 		e.schedule(end, evSetBatchDone{y})
 		return
 	}
-	if y.next < len(y.batches) {
+	if y.next < len(y.batches) && !y.failed {
 		b := &y.batches[y.next]
 		y.next++
 		for _, x := range b.create {
 			at := c.bucket.reserve(e.now) + c.latency.sample()
+			end = max(end, at)
+			if w.failRoll != nil && w.failRoll() {
+				// No pod; the FailedCreate Warning Event, under its own spam filter (the
+				// filter's key has the Event's type).
+				y.failed = true
+				if s.set.warnings.allow(at) {
+					c.bucket.reserve(at)
+				}
+				continue
+			}
 			e.schedule(at, evSetCreateCall{c, s, int32(x)})
 			w.recordSetEvent(c, s, at)
-			end = max(end, at)
 		}
 		for _, p := range b.delete {
 			at := c.bucket.reserve(e.now) + c.latency.sample()
@@ -309,10 +325,25 @@ func (ev evSetSynced) String() string { return ev.y.c.kind + " synced " + ev.y.s
 func (ev evSetSynced) apply(e *Engine) {
 	s := ev.y.s
 	s.set.written, s.set.observed = ev.y.status, ev.y.generation
-	ev.y.c.queue.done(s)
+	c := ev.y.c
+	c.queue.done(s)
+	if ev.y.failed {
+		// The sync returned the create's error: AddRateLimited.
+		s.set.failures++
+		e.after(max(exponentialBackoff(workloadRetryBase, workloadRetryMax, int(s.set.failures)), c.retries.reserve(e.now)-e.now), evSetRetry{s})
+	} else {
+		s.set.failures = 0 // Forget
+	}
 	e.workloads.kick()
 	e.workloadSettled(s)
 }
+
+// evSetRetry is the workqueue's AddRateLimited firing for a StatefulSet or DaemonSet whose
+// sync failed.
+type evSetRetry struct{ s *serviceState }
+
+func (ev evSetRetry) String() string  { return "set retry " + ev.s.svc.Name }
+func (ev evSetRetry) apply(e *Engine) { e.workloads.enqueueSet(ev.s) }
 
 // createSetPod creates a StatefulSet pod with its ordinal, or a DaemonSet pod for a node.
 func (e *Engine) createSetPod(s *serviceState, ordinal, node int) {

@@ -289,3 +289,72 @@ func TestSetRevisionAndObservedGeneration(t *testing.T) {
 		t.Errorf("first pod event %+v, want the pod ADDED at 10ms (the revision's call, then the create)", log.events[0])
 	}
 }
+
+// TestSetFailedPodCreates checks podCreateFailureRate for the StatefulSet and DaemonSet
+// controllers: a failed create makes no pod, the sync sends none of its later slow-start
+// batches, and the set is synced again after the workqueue's backoff until every pod
+// exists and is ready. upstream: stateful_set_control.go runForAll (slowStartBatch stops
+// at a batch with an error), performUpdate (the status written, the error returned);
+// daemon_controller.go syncNodes (skippedPods), syncDaemonSet; processNextWorkItem
+// (AddRateLimited) in both.
+func TestSetFailedPodCreates(t *testing.T) {
+	for _, tc := range []struct {
+		name, kind, policy string
+	}{
+		{"ordered", KindStatefulSet, PodManagementOrderedReady},
+		{"parallel", KindStatefulSet, PodManagementParallel},
+		{"daemon", KindDaemonSet, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := testWorkloads()
+			w.PodCreateFailureRate = 0.3
+			cfg := workloadConfig(40, w, Action{Name: "create", Kind: ActionCreate})
+			cfg.Services[0].WorkloadKind = tc.kind
+			cfg.Services[0].PodManagementPolicy = tc.policy
+			e, err := newEngine(cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			syncs := 0
+			statefulPlanCheck = func(*serviceState, []setBatch) { syncs++ }
+			daemonPlanCheck = func(*Engine, *serviceState, []int, []*podState) { syncs++ }
+			defer func() { statefulPlanCheck, daemonPlanCheck = nil, nil }()
+			roll := e.workloads.failRoll
+			// A batch's creates are sent together, at one instant: a create of the failed
+			// one's sync at a later instant is of a later batch.
+			failures, failedIn, failedAt := 0, -1, Time(0)
+			e.workloads.failRoll = func() bool {
+				if syncs == failedIn && e.now > failedAt {
+					t.Fatalf("sync %d sent a batch after one of its creates failed", syncs)
+				}
+				fail := roll()
+				if fail {
+					failures++
+					failedIn, failedAt = syncs, e.now
+				}
+				return fail
+			}
+			runEngine(t, e, nil)
+			s := e.services[0]
+			want := 40
+			if tc.kind == KindDaemonSet {
+				want = len(e.nodes)
+			}
+			ready := 0
+			for _, p := range s.pods {
+				if p.pod.Ready && !p.pod.Terminating {
+					ready++
+				}
+			}
+			if len(s.pods) != want || ready != want {
+				t.Errorf("%d pods, %d ready; want %d", len(s.pods), ready, want)
+			}
+			if failures < 3 {
+				t.Errorf("%d creates failed, want several at a rate of 0.3", failures)
+			}
+			if s.set.failures != 0 {
+				t.Errorf("the set ends with %d failures in a row, want 0 (forgotten)", s.set.failures)
+			}
+		})
+	}
+}
