@@ -75,8 +75,9 @@ func primaryFamily(svc *model.Service) int {
 	return 0
 }
 
-// parseTrigger parses a trigger-time annotation's value as virtual time.
-func parseTrigger(v string) (Time, bool) {
+// parseTrigger parses a trigger-time annotation's value as virtual time, time 0 standing
+// for the wall-clock instant epoch (Unix nanoseconds).
+func parseTrigger(v string, epoch int64) (Time, bool) {
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
 		return 0, false
@@ -85,8 +86,10 @@ func parseTrigger(v string) (Time, bool) {
 }
 
 // triggerReader reads trigger-time annotations, remembering the value it parsed last: the
-// writes of a burst of syncs carry the same trigger.
+// writes of a burst of syncs carry the same trigger. Its epoch is the wall-clock instant
+// virtual time 0 stands for (Engine.epoch).
 type triggerReader struct {
+	epoch     int64
 	last      string
 	t         Time
 	ok, valid bool // valid: last was parsed
@@ -102,7 +105,7 @@ func (r *triggerReader) of(annotations model.StringMap) (Time, bool) {
 	}
 	if !r.valid || v != r.last {
 		r.last, r.valid = v, true
-		r.t, r.ok = parseTrigger(v)
+		r.t, r.ok = parseTrigger(v, r.epoch)
 	}
 	return r.t, r.ok
 }
@@ -149,7 +152,7 @@ type revisions struct {
 }
 
 func newAPIServer(e *Engine) *apiServer {
-	a := &apiServer{e: e, limit: e.cfg.APIServer.ObjectSizeLimitBytes, liveNodes: len(e.nodes)}
+	a := &apiServer{e: e, limit: e.cfg.APIServer.ObjectSizeLimitBytes, liveNodes: len(e.nodes), triggers: triggerReader{epoch: e.epoch}}
 	a.revs[0].resourceVersion, a.revs[1].resourceVersion = 1000, 1000
 	enc := encodingOf(e.cfg.APIServer.KubeProxyEncoding)
 	a.groups = append(a.groups, watchGroup{name: "kube-proxy", kubeProxy: true, encoding: enc, slices: true, endpoints: true})
@@ -277,7 +280,7 @@ const (
 // updates, and fans the event out.
 func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time) writeOutcome {
 	e := a.e
-	meta := apiMeta{now: timestamp(e.now)}
+	meta := apiMeta{now: e.timestamp(e.now)}
 	revs := &a.revs[modeIndex(c.mode)]
 	if w.verb != "delete" {
 		meta.resourceVersion = revs.next()
@@ -287,7 +290,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	}
 	if w.verb == "create" {
 		meta.uid = c.names.uid()
-		meta.created = timestamp(e.now)
+		meta.created = e.timestamp(e.now)
 		meta.generation = 1
 	}
 	cm := c.syncer.commit(s, w, meta)
@@ -371,7 +374,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		// A relisting watcher decodes its LIST too (a replayed event is decoded once).
 		decodeBytes := kubeProxyEvent + d.resentBytes/events
 		e.kubeProxies[mi].proxier(cm.family).receive(cm.name, kubeProxyChange{
-			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted, delivered: d.done,
+			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted && cm.trigger > e.proxyStart, delivered: d.done,
 			readyKey: cm.proxyKey, unserved: cm.unserved,
 		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, objectEndpoints{
 			ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints), hints: cm.hints})

@@ -18,7 +18,7 @@ func TestTriggerReader(t *testing.T) {
 		return time.Unix(0, epoch+sec*1e9+ns).UTC().Format(time.RFC3339Nano)
 	}
 	values := []string{at(5, 0), at(5, 0), at(6, 250), "garbage", "garbage", at(6, 250), "", at(0, 0)}
-	var r triggerReader
+	r := triggerReader{epoch: epoch}
 	for i, v := range append(values, "missing") {
 		ann := map[string]string{model.AnnotationTriggerTime: v}
 		if v == "missing" {
@@ -27,13 +27,13 @@ func TestTriggerReader(t *testing.T) {
 		got, gotOK := r.of(model.StringMapOf(ann))
 		want, wantOK := Time(0), false
 		if v != "missing" {
-			want, wantOK = parseTrigger(v)
+			want, wantOK = parseTrigger(v, epoch)
 		}
 		if got != want || gotOK != wantOK {
 			t.Errorf("value %d (%q): %v %v, want %v %v", i, v, got, gotOK, want, wantOK)
 		}
 	}
-	if got, ok := parseTrigger(at(6, 250)); !ok || got != 6*Time(time.Second)+250 {
+	if got, ok := parseTrigger(at(6, 250), epoch); !ok || got != 6*Time(time.Second)+250 {
 		t.Errorf("parseTrigger = %v %v, want 6.00000025s", got, ok)
 	}
 }

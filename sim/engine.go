@@ -34,12 +34,38 @@ func timestamp(t Time) model.Timestamp {
 // virtualTime converts an object timestamp back to virtual time.
 func virtualTime(ts model.Timestamp) Time { return Time(int64(ts) - epoch) }
 
+// timestamp converts virtual time to an object timestamp of this run, truncated to whole
+// seconds: a run's time 0 stands for Engine.epoch, which is the package's epoch but in a
+// replay of a real recording (setEpoch).
+func (e *Engine) timestamp(t Time) model.Timestamp {
+	return model.Timestamp((e.epoch + int64(t)) / 1e9 * 1e9)
+}
+
+// setEpoch makes virtual time 0 stand for the wall-clock instant ns (Unix nanoseconds) in
+// the timestamps the run writes and the trigger times kube-proxy reads: a replay's pods
+// carry the recording's own timestamps, whose trigger times are only right against its
+// time. (The workload controllers, which a replay does not run, keep the package's epoch.)
+func (e *Engine) setEpoch(ns int64) {
+	e.epoch = ns
+	e.api.triggers = triggerReader{epoch: ns}
+}
+
 // Engine is one run in progress. It is not safe for concurrent use; a run has no goroutines.
 type Engine struct {
-	cfg    Config
-	now    Time
-	q      eventQueue
-	events int64
+	cfg Config
+	now Time
+	// epoch is the wall-clock instant (Unix nanoseconds) virtual time 0 stands for in the
+	// timestamps the API server stamps and the trigger times kube-proxy reads (setEpoch).
+	epoch int64
+	// proxyStart is when the kube-proxies' change trackers started: they count only trigger
+	// times after it in the programming latency. A run's kube-proxies started before it
+	// (every Service is created in the run); a replay's when the recording began, so that a
+	// cold start's first syncs, whose trigger is the Service's creation (days before, for
+	// a real cluster), count no latency. upstream: pkg/proxy/endpointschangetracker.go
+	// EndpointSliceUpdate (t.After(trackerStartTime)).
+	proxyStart Time
+	q          eventQueue
+	events     int64
 	// arenas hold the pods' lifecycle events (see eventArena).
 	arenas podLifecycleArenas
 	// podEvents counts the pod watch events delivered to the controllers.
@@ -161,6 +187,8 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 		nodeByName:       make(map[string]*model.Node, cfg.Cluster.Nodes),
 		sliceNames:       nameHashes{},
 		cachesSynced:     true,
+		epoch:            epoch,
+		proxyStart:       math.MinInt64,
 	}
 	if _, ok := obs.(PodRecorder); ok {
 		e.podVersions = map[*podState]string{}

@@ -9,8 +9,34 @@ import (
 	"epsim/model"
 )
 
-// ActionReplay is the single phase of a replay run: recorded pod churn, not generated.
+// ActionReplay is the phase of a replay run that replays recorded pod churn (the only one
+// of a cold start).
 const ActionReplay ActionKind = "replay"
+
+// ActionReplayStartUp is the first phase of a warm replay (ReplayOptions.Warm): the
+// controllers' first syncs of the recording's initial listing, run to the end before the
+// recorded churn is replayed.
+const ActionReplayStartUp ActionKind = "replay-start-up"
+
+// Phase names of a replay run: one phase, "replay", from a cold start; "start-up" and then
+// "replay" from a warm one.
+const (
+	ReplayPhase        = "replay"
+	ReplayStartUpPhase = "start-up"
+)
+
+// ReplayOptions are how a replay starts.
+type ReplayOptions struct {
+	// Warm replays the recording of a cluster whose controllers were already running: the
+	// initial listing's first syncs run to the end in a phase of their own, "start-up", and
+	// the recorded churn follows in the "replay" phase, shifted to start when the start-up
+	// has settled (the next whole second), so that it meets controllers with nothing left to
+	// do and kube-proxies that have programmed every listed Service, as in the cluster
+	// recorded. The "replay" phase's figures are then the recording's churn alone. A cold
+	// start (false) replays the churn from time 0 while the first syncs run, as after a
+	// restart of kube-controller-manager at the recording's start.
+	Warm bool
+}
 
 // TraceEvent is one recorded pod change. At is virtual time since the start of the trace.
 type TraceEvent struct {
@@ -27,6 +53,11 @@ type TraceEvent struct {
 	// the watch started). Listed events come first and are applied at time 0, as the
 	// informers' initial list, before any controller worker starts.
 	Listed bool
+	// Origin is the wall-clock instant the recording's time 0 stands for (zero: the
+	// recording's timestamps are the simulator's own). The replay reads it from the first
+	// event after the listing (the last listed one if none follows), so that the pods'
+	// own timestamps, which the trigger-time annotations carry, are read against it.
+	Origin model.Timestamp
 }
 
 // TraceSource yields recorded pod events in time order; Next returns io.EOF at the end.
@@ -82,18 +113,35 @@ type replayState struct {
 	next TraceEvent
 	// unknownNodes holds the names of the nodes pods named that the replay does not have.
 	unknownNodes map[string]bool
+	// warm says the churn waits for the start-up phase (ReplayOptions.Warm): held is then the
+	// first event after the listing until the replay phase starts, and offset the time that
+	// phase starts at, added to every event's time.
+	warm   bool
+	held   bool
+	offset Time
+	// origin is the recording's (TraceEvent.Origin).
+	origin model.Timestamp
 }
 
 // Replay runs recorded pod churn through both controllers, with the Services and Nodes of the
-// recording. cfg supplies the control plane, API server and network settings; its services
-// and timeline are ignored. The result has one phase, "replay".
+// recording, from a cold start. cfg supplies the control plane, API server and network
+// settings; its services and timeline are ignored. The result has one phase, "replay".
 func Replay(cfg Config, services []*model.Service, nodes []*model.Node, src TraceSource, obs Observer) (*Results, *ReplayStats, error) {
+	return ReplayWith(ReplayOptions{}, cfg, services, nodes, src, obs)
+}
+
+// ReplayWith is Replay started as opts say: from a warm start, the result has two phases,
+// "start-up" and "replay" (ReplayOptions.Warm).
+func ReplayWith(opts ReplayOptions, cfg Config, services []*model.Service, nodes []*model.Node, src TraceSource, obs Observer) (*Results, *ReplayStats, error) {
 	if len(nodes) == 0 {
 		return nil, nil, errors.New("sim: replay needs at least one node")
 	}
 	cfg.Services = nil
 	cfg.Cluster.Nodes = len(nodes)
-	cfg.Timeline = []Action{{Name: "replay", Kind: ActionReplay}}
+	cfg.Timeline = []Action{{Name: ReplayPhase, Kind: ActionReplay}}
+	if opts.Warm {
+		cfg.Timeline = []Action{{Name: ReplayStartUpPhase, Kind: ActionReplayStartUp}, {Name: ReplayPhase, Kind: ActionReplay}}
+	}
 	e, err := newEngine(cfg, obs)
 	if err != nil {
 		return nil, nil, err
@@ -122,7 +170,8 @@ func Replay(cfg Config, services []*model.Service, nodes []*model.Node, src Trac
 	if cfg.RunEndpoints {
 		e.ctls = append(e.ctls, newController(e, ModeEndpoints, cfg.ControlPlane.Endpoints, newStream(cfg.Seed, streamEndpointsAPI)))
 	}
-	e.replay = &replayState{src: src, byKey: map[podKey]replayedPod{}}
+	e.replay = &replayState{src: src, byKey: map[podKey]replayedPod{}, warm: opts.Warm}
+	e.proxyStart = 0
 	e.releaseAtEnd = true
 	res, err := e.run()
 	if err == nil && e.replay.err != nil {
@@ -136,8 +185,9 @@ func Replay(cfg Config, services []*model.Service, nodes []*model.Node, src Trac
 
 // startReplay lists the recorded Services and the initial listing's pods into the
 // informers, starts the controllers' workers (their caches have synced), and schedules the
-// first trace event after the listing. The first sync of each Service thus sees every pod
-// that existed when the recording started, as the real controllers' first sync does.
+// first trace event after the listing (from a warm start, holds it for startChurn). The
+// first sync of each Service thus sees every pod that existed when the recording started,
+// as the real controllers' first sync does.
 func (e *Engine) startReplay() {
 	e.cachesSynced = false
 	for _, s := range e.services {
@@ -155,18 +205,48 @@ func (e *Engine) startReplay() {
 		ev, err := r.src.Next()
 		if err != nil {
 			e.endRecording(err)
+			if r.origin != 0 {
+				e.setEpoch(int64(r.origin))
+			}
 			e.syncCaches()
 			return
 		}
 		r.stats.Events++
+		r.origin = ev.Origin
 		if ev.Listed {
 			r.stats.Listed++
 			e.applyTrace(ev)
 			continue
 		}
+		if r.origin != 0 {
+			e.setEpoch(int64(r.origin))
+		}
 		e.syncCaches()
+		if r.warm {
+			r.next, r.held = ev, true
+			return
+		}
 		e.scheduleTrace(ev)
 		return
+	}
+}
+
+// startChurn starts the replay phase of a warm start (the start-up has settled): the
+// recording's churn is replayed from now on, each event this much later than recorded.
+func (e *Engine) startChurn() {
+	r := e.replay
+	if !r.warm {
+		e.startReplay() // a cold start's one phase
+		return
+	}
+	r.offset = e.now
+	if r.origin != 0 {
+		// The recording's time 0 is now: its timestamps are read against it.
+		e.setEpoch(int64(r.origin) - int64(r.offset))
+	}
+	if r.held {
+		r.held = false
+		e.scheduleTrace(r.next)
 	}
 }
 
@@ -175,7 +255,7 @@ func (e *Engine) startReplay() {
 // value of its own would be boxed, an allocation for every instant of the recording).
 func (e *Engine) scheduleTrace(ev TraceEvent) {
 	e.replay.next = ev
-	e.schedule(ev.At, evTrace{})
+	e.schedule(ev.At+e.replay.offset, evTrace{})
 }
 
 // evTrace applies the recording's next event (replayState.next).
@@ -198,11 +278,10 @@ func (evTrace) apply(e *Engine) {
 			return
 		}
 		r.stats.Events++
-		if next.At > e.now {
+		if at := next.At + r.offset; at > e.now {
 			e.scheduleTrace(next)
 			return
-		}
-		if next.At < e.now {
+		} else if at < e.now {
 			r.stats.OutOfOrder++
 		}
 		e.applyTrace(next)

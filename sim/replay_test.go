@@ -93,3 +93,153 @@ func TestEndTimeStopsARun(t *testing.T) {
 		t.Fatalf("a run longer than guards.endTime 1ms: %v, want %v", err, ErrEndTime)
 	}
 }
+
+// TestWarmReplayReproducesAPhase records a generated run of two phases (create, then a
+// rolling update) and replays from a warm start the recording a user would have made of the
+// second: its initial listing the pods that existed when the rollout began, its churn the
+// rollout's pod events. The start-up phase makes the listing's first syncs; the replay
+// phase must then make the writes the rollout made in the generated run, with the same
+// bytes. (80 pods, one slice: with more, the start-up packs its slices from the listing at
+// once, where the generated run packed them as pods came, and a rollout of other slices
+// writes otherwise.)
+func TestWarmReplayReproducesAPhase(t *testing.T) {
+	cfg := testConfig(20, 80)
+	cfg.Timeline = []Action{
+		{Name: "create", Kind: ActionCreate, Settle: time.Minute},
+		{Name: "rolling-update", Kind: ActionRollout,
+			MaxSurge: IntOrPercent{Value: 25, IsPercent: true}, MaxUnavailable: IntOrPercent{Value: 25, IsPercent: true}},
+	}
+	rec := &recorder{}
+	e, err := newEngine(cfg, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	generated, err := e.run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rollout := generated.Phases[1]
+	// The recording of the rollout: the pods at its start as the listing, then its events.
+	type key struct{ ns, name string }
+	live := map[key]TraceEvent{}
+	var order []key
+	var churn []TraceEvent
+	for _, ev := range rec.events {
+		if ev.At >= rollout.Start {
+			ev.At -= rollout.Start
+			churn = append(churn, ev)
+			continue
+		}
+		k := key{ev.Pod.Namespace, ev.Pod.Name}
+		if ev.Type == model.EventDeleted {
+			delete(live, k)
+			continue
+		}
+		if _, ok := live[k]; !ok {
+			order = append(order, k)
+		}
+		live[k] = ev
+	}
+	var listed []TraceEvent
+	for _, k := range order {
+		if ev, ok := live[k]; ok {
+			ev.At, ev.Type, ev.Listed = 0, model.EventAdded, true
+			listed = append(listed, ev)
+		}
+	}
+	if len(listed) != 80 || len(churn) < 200 {
+		t.Fatalf("the recording has %d listed pods and %d events of churn, want 80 and hundreds", len(listed), len(churn))
+	}
+	var svcs []*model.Service
+	for _, s := range e.services {
+		svcs = append(svcs, s.svc)
+	}
+	// The recording's time 0 is the rollout's start: its pods' timestamps (the trigger
+	// times) are of the generated run's clock.
+	events := slices.Concat(listed, churn)
+	for i := range events {
+		events[i].Origin = timestamp(rollout.Start)
+	}
+	replay := func(warm bool) *Results {
+		t.Helper()
+		src := &recorder{events: events}
+		res, _, err := ReplayWith(ReplayOptions{Warm: warm}, cfg, svcs, e.nodes, src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	warm := replay(true)
+	if len(warm.Phases) != 2 || warm.Phases[0].Name != ReplayStartUpPhase || warm.Phases[1].Name != ReplayPhase {
+		t.Fatalf("a warm replay's phases: %+v, want start-up and replay", warm.Phases)
+	}
+	startUp, churned := warm.Phases[0], warm.Phases[1]
+	if got := startUp.EndpointSlices.Writes; got != (WriteCounts{Create: 1}) {
+		t.Errorf("start-up EndpointSlice writes %+v, want the slice of 80 pods created", got)
+	}
+	if got := startUp.Endpoints.Writes; got != (WriteCounts{Create: 1}) {
+		t.Errorf("start-up Endpoints writes %+v, want the Endpoints created", got)
+	}
+	if churned.Start <= startUp.End {
+		t.Errorf("the replay phase starts at %v, before the start-up's end %v", churned.Start, startUp.End)
+	}
+	// The bytes may differ by a digit of resourceVersion a write: the generated run had
+	// made more writes when the rollout began.
+	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
+		a, b := rollout.Mode(m), churned.Mode(m)
+		writes := a.Writes.Create + a.Writes.Update + a.Writes.Delete
+		if a.Writes != b.Writes || abs(a.EtcdBytes-b.EtcdBytes) > writes || abs(a.FanoutBytes-b.FanoutBytes) > writes*int64(len(e.nodes)) ||
+			a.Programming != b.Programming {
+			t.Errorf("%s: the generated rollout wrote %+v (fan-out %d, etcd %d, programming %+v); its warm replay %+v (fan-out %d, etcd %d, programming %+v)",
+				m, a.Writes, a.FanoutBytes, a.EtcdBytes, a.Programming, b.Writes, b.FanoutBytes, b.EtcdBytes, b.Programming)
+		}
+	}
+	// The generated phase ends a few milliseconds later: its workload controllers' last
+	// status writes, which a replay does not run, come after the last endpoint write.
+	if got, want := churned.End-churned.Start, rollout.End-rollout.Start; got > want || got < want-Time(50*time.Millisecond) {
+		t.Errorf("the replay phase lasted %v, the generated rollout %v", got, want)
+	}
+	if cold := replay(false); len(cold.Phases) != 1 || cold.Phases[0].Name != ReplayPhase {
+		t.Errorf("a cold replay's phases: %+v, want replay alone", cold.Phases)
+	}
+}
+
+func abs(x int64) int64 { return max(x, -x) }
+
+// TestReplayProgrammingFromTheRecordingsStart replays a recording of Services created two
+// days before it: the first syncs' trigger time is the Service's creation (upstream's
+// tracker, for a Service it has not seen), which a kube-proxy that started after it does
+// not count (trackerStartTime). A replay's kube-proxies start with the recording, so no
+// latency counts from before it; a run's started before every Service it creates.
+func TestReplayProgrammingFromTheRecordingsStart(t *testing.T) {
+	cfg := testConfig(20, 50)
+	cfg.Timeline = cfg.Timeline[:1] // create
+	rec := &recorder{}
+	e, err := newEngine(cfg, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	generated, err := e.run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svcs []*model.Service
+	for _, s := range e.services {
+		svc := *s.svc
+		svc.CreationTimestamp = timestamp(-48 * Time(time.Hour))
+		svcs = append(svcs, &svc)
+	}
+	res, _, err := Replay(cfg, svcs, e.nodes, rec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
+		got := res.Total.Mode(m).Programming
+		if got.Count == 0 || got.MaxSeconds > 60 {
+			t.Errorf("%s: programming latency %+v, want some, none from the Service's creation two days before", m, got)
+		}
+		if g := generated.Total.Mode(m).Programming; g.Count != got.Count+1 {
+			t.Errorf("%s: the generated run counted %d latencies, the replay %d: want one more (its first sync's)", m, g.Count, got.Count)
+		}
+	}
+}

@@ -94,8 +94,10 @@ func (e *Engine) startPhase(i int) {
 		}
 	case ActionWait:
 		e.after(Time(a.Duration), evWaitDone{})
-	case ActionReplay:
+	case ActionReplayStartUp:
 		e.startReplay()
+	case ActionReplay:
+		e.startChurn()
 	default:
 		panic(fmt.Sprintf("sim: unknown action kind %q (the loader must reject it)", a.Kind))
 	}

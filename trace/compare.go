@@ -56,6 +56,10 @@ type Comparison struct {
 	// OtherManagers counts real events of slices not written by the EndpointSlice
 	// controller (mirrored or custom slices), which the simulation does not model.
 	OtherManagers int64 `json:"otherManagers"`
+	// ListingSkipped counts the real stream's initial listing, left out of Real when the
+	// replay started warm (the slices the cluster had, which its controllers did not write
+	// during the recording).
+	ListingSkipped int64 `json:"listingSkipped,omitempty"`
 	// Stream describes the real stream as read.
 	Stream *Stats `json:"stream"`
 }
@@ -123,7 +127,9 @@ func (t *SliceTally) Add(w *sim.WriteRecord) {
 // simulated EndpointSlice writes tallied in simulated. Each real event is sized exactly as the
 // simulation sizes its own — model.EndpointSliceSize in protobuf (kube-proxy's default),
 // wrapped in a watch event — times watchers, when kube-proxy's selector matches the slice.
-func CompareSlices(src *SliceReader, simulated *SliceTally, watchers int64) (*Comparison, error) {
+// With skipListing (a warm replay, whose tally leaves out its start-up) the stream's initial
+// listing is left out too.
+func CompareSlices(src *SliceReader, simulated *SliceTally, watchers int64, skipListing bool) (*Comparison, error) {
 	c := &Comparison{Watchers: watchers, Stream: src.Stats(), Simulated: simulated.total}
 	byKey := map[[2]string]*ServiceComparison{}
 	service := func(key [2]string) *ServiceComparison {
@@ -141,6 +147,10 @@ func CompareSlices(src *SliceReader, simulated *SliceTally, watchers int64) (*Co
 		}
 		if err != nil {
 			return nil, err
+		}
+		if skipListing && ev.Listed {
+			c.ListingSkipped++
+			continue
 		}
 		s := ev.Slice
 		if s.Labels.Get(model.LabelManagedBy) != model.ControllerName {

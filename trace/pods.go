@@ -82,7 +82,11 @@ func (p *PodReader) Next() (sim.TraceEvent, error) {
 			}
 			continue
 		}
-		return sim.TraceEvent{At: it.at, Type: it.typ, Pod: pod, Labels: it.labels, ResourceVersion: it.resourceVersion, Listed: it.listed}, nil
+		ev := sim.TraceEvent{At: it.at, Type: it.typ, Pod: pod, Labels: it.labels, ResourceVersion: it.resourceVersion, Listed: it.listed}
+		if start := p.w.start; !start.IsZero() {
+			ev.Origin = model.Timestamp(start.UnixNano())
+		}
+		return ev, nil
 	}
 }
 

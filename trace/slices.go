@@ -13,6 +13,9 @@ type SliceEvent struct {
 	At    sim.Time
 	Type  model.EventType
 	Slice *model.EndpointSlice
+	// Listed marks an event of the stream's initial listing: a slice that existed when the
+	// watch started, not a write (the same rule as a pod stream's listing).
+	Listed bool
 }
 
 // SliceReader reads an EndpointSlice watch stream — 'kubectl get endpointslices -A --watch
@@ -63,7 +66,7 @@ func (s *SliceReader) Next() (SliceEvent, error) {
 	if err != nil {
 		return SliceEvent{}, err
 	}
-	return SliceEvent{At: it.at, Type: it.typ, Slice: it.obj.(*model.EndpointSlice)}, nil
+	return SliceEvent{At: it.at, Type: it.typ, Slice: it.obj.(*model.EndpointSlice), Listed: it.listed}, nil
 }
 
 // Stats describes what has been read so far.

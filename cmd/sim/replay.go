@@ -25,7 +25,8 @@ var cmdReplay = &command{
 	usage: "replay --pods FILE --services FILE [--nodes FILE]",
 	short: "account recorded pod churn (kubectl get pods --watch -o json)",
 	long: `Replay runs pod churn recorded from a real cluster through both control planes and
-prints the same side-by-side table as 'sim run', with one phase, "replay".
+prints the same side-by-side table as 'sim run', with one phase, "replay" (two with
+--start warm: "start-up", then "replay").
 
 --pods is a trace written by 'sim record', or kubectl's own output of
 'kubectl get pods -A --watch --output-watch-events -o json' ("-" reads stdin). A trace
@@ -45,6 +46,23 @@ other event, or at the first ADDED event that both arrives later after the one b
 than the listing has lasted so far (and than 50 ms) and is of a pod created no earlier than
 the second the recording started. Time 0 is the first event's time (recorded) or the
 latest timestamp of the listing (object times).
+
+--start says what the controllers were doing when the recording began. cold (the default):
+starting, as after a restart of kube-controller-manager; the churn is replayed from time 0
+while their first syncs (one create per slice needed, one Endpoints create per Service) run,
+and it may queue behind them. warm: running for long, as in a recording of a live cluster;
+the first syncs run to the end in a phase of their own, "start-up", and the churn is replayed
+in the "replay" phase, which starts on the next whole second and shifts every recorded time
+by its start (the write log and the CSVs say when things happened in the replay, not in the
+recording). Read the "replay" phase's row for what the churn cost: the total includes the
+start-up. The start-up packs each Service's slices from the listing at once; the cluster's
+own slices, packed over their history, may be laid out otherwise.
+
+Programming latency runs from the trigger times the controllers annotate (the pods' Ready
+transitions, on the recording's own clock) to the kube-proxy sync that programs them. The
+kube-proxies are taken to have started with the recording: as upstream's change tracker
+ignores triggers from before its start, the first syncs' trigger, each Service's creation,
+counts none.
 
 A listed pod dated after the first event that follows the listing has a clock ahead (its
 node's): time 0 is then the listing's latest time before that event, and replay warns.
@@ -75,7 +93,9 @@ run that does not settle after it.
 -A --watch --output-watch-events -o json', or its 'sim record' trace) and compares it with
 the simulation: EndpointSlice writes (ADDED/MODIFIED/DELETED) and bytes fanned out, per
 Service and in total; each real slice is sized exactly as the simulation sizes its own
-(protobuf, kube-proxy's default) and multiplied by the watchers.
+(protobuf, kube-proxy's default) and multiplied by the watchers. With --start warm, the real
+stream's initial listing (the slices that existed) and the simulated start-up are both left
+out.
 
 --out DIR writes what 'sim run' writes but its report (report.md and report.html, which
 describe a scenario), plus replay.json (events read, skipped, unmatched, out of order, where
@@ -90,7 +110,8 @@ Examples:
     sim replay --pods watch.json --services services.json --out results/replay
     sim replay --pods trace.jsonl --services services.json --set controlPlane.maxEndpointsPerSlice=500
     sim replay --pods trace.jsonl --services services.json --scenario cp.yaml --format json
-    sim replay --pods trace.jsonl --services services.json --nodes nodes.json --endpointslices slices.jsonl`,
+    sim replay --pods trace.jsonl --services services.json --nodes nodes.json --endpointslices slices.jsonl
+    sim replay --pods trace.jsonl --services services.json --nodes nodes.json --start warm`,
 	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
 		o := &replayOptions{}
 		fs.StringVar(&o.pods, "pods", "", "the pod watch stream or trace to replay, `FILE` (- for stdin)")
@@ -102,6 +123,7 @@ Examples:
 		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv, replay.json and charts into `DIR`")
 		formatFlag(fs, &o.format, "stdout `format`: table, or json (the content of summary.json)")
 		fs.StringVar(&o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices")
+		fs.StringVar(&o.start, "start", "cold", "what the controllers were doing when the recording began (`start`): cold (starting) or warm (running; the first syncs run in a phase of their own)")
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
 		fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the replay (reading the inputs, the run, the outputs) to `FILE`")
@@ -112,7 +134,7 @@ Examples:
 // replayOptions are the parsed flags of 'sim replay'.
 type replayOptions struct {
 	pods, services, nodes, slices, scenario string
-	out, format, mode, cpuprofile           string
+	out, format, mode, cpuprofile, start    string
 	sets                                    stringList
 	quiet, charts                           bool
 }
@@ -136,6 +158,8 @@ type ReplayReport struct {
 	Skipped   map[string]int64  `json:"skippedObjects,omitempty"`
 	Compare   *trace.Comparison `json:"endpointSlices,omitempty"`
 	TimesFrom string            `json:"timesFrom"`
+	// Start is --start: cold or warm.
+	Start string `json:"start"`
 }
 
 func (o *replayOptions) run(e *env, args []string) (err error) {
@@ -151,6 +175,10 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	if o.format != "table" && o.format != "json" {
 		return usageErrorf("replay", "--format %q: want table or json", o.format)
 	}
+	if o.start != "cold" && o.start != "warm" {
+		return usageErrorf("replay", "--start %q: want cold or warm", o.start)
+	}
+	warm := o.start == "warm"
 	modes, err := parseMode(o.mode)
 	if err != nil {
 		return usageErrorf("replay", "%v", err)
@@ -199,7 +227,7 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 		return badInput(errors.New("replay: no nodes (give --nodes, or pods scheduled to nodes)"))
 	}
 	var out *outputDir
-	log := &replayLog{}
+	log := &replayLog{warm: warm}
 	if o.out != "" {
 		if out, err = openOutputDir(o.out, true); err != nil {
 			return err
@@ -233,7 +261,7 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	ahead := trace.ReadAhead(src)
 	defer ahead.Close()
 	defer gcfloor.Set(gcfloor.Default, scenarios.DefaultMaxMemory())() // as sim run (simulate)
-	res, stats, err := sim.Replay(cfg, services, nodes, ahead, log)
+	res, stats, err := sim.ReplayWith(sim.ReplayOptions{Warm: warm}, cfg, services, nodes, ahead, log)
 	if log.file != nil {
 		// A write log that could not be written stopped the replay: say so, not the replay.
 		if cerr := log.file.close(); cerr != nil {
@@ -247,7 +275,7 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 		return fmt.Errorf("replay: %w", err)
 	}
 	pstats := src.Stats()
-	report := &ReplayReport{Pods: filepath.Base(o.pods), Replay: stats, Stream: pstats, Services: len(services), Nodes: len(nodes), TimesFrom: "recorded"}
+	report := &ReplayReport{Pods: filepath.Base(o.pods), Replay: stats, Stream: pstats, Services: len(services), Nodes: len(nodes), TimesFrom: "recorded", Start: o.start}
 	if len(skipped) > 0 {
 		report.Skipped = skipped
 	}
@@ -262,7 +290,7 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 			return badInput(err)
 		}
 		defer closeSlices()
-		report.Compare, err = trace.CompareSlices(trace.NewSliceReader(f, inputName(o.slices)), log.slices, int64(res.Watchers))
+		report.Compare, err = trace.CompareSlices(trace.NewSliceReader(f, inputName(o.slices)), log.slices, int64(res.Watchers), warm)
 		if err != nil {
 			return badInput(fmt.Errorf("--endpointslices: %w", err))
 		}
@@ -290,6 +318,8 @@ type replayLog struct {
 	next   sim.Observer
 	file   *writeLog
 	slices *trace.SliceTally
+	// warm leaves the start-up's writes out of the tally (--start warm).
+	warm bool
 }
 
 // Progress implements sim.Observer.
@@ -301,7 +331,7 @@ func (l *replayLog) Progress(now sim.Time, phase, phases int) {
 
 // LogWrite implements sim.WriteLogger.
 func (l *replayLog) LogWrite(rec sim.WriteRecord) error {
-	if l.slices != nil {
+	if l.slices != nil && !(l.warm && rec.Phase == sim.ReplayStartUpPhase) {
 		l.slices.Add(&rec)
 	}
 	if l.file != nil {
@@ -459,7 +489,7 @@ func nodesOfPods(path string) ([]*model.Node, error) {
 
 // writeReplayReport prints what was read and, with --endpointslices, the comparison.
 func writeReplayReport(w io.Writer, r *ReplayReport) error {
-	fmt.Fprintf(w, "\nreplay of %s: %d pod events, %d Services, %d nodes; times %s\n", r.Pods, r.Replay.Events, r.Services, r.Nodes, r.TimesFrom)
+	fmt.Fprintf(w, "\nreplay of %s: %d pod events, %d Services, %d nodes; times %s; %s start\n", r.Pods, r.Replay.Events, r.Services, r.Nodes, r.TimesFrom, r.Start)
 	fmt.Fprintf(w, "  pod events matching no Service   %d\n", r.Replay.Unmatched)
 	fmt.Fprintf(w, "  events of the initial listing    %d\n", r.Replay.Listed)
 	fmt.Fprintf(w, "  events out of time order         %d\n", r.Replay.OutOfOrder+r.Stream.Clamped)
@@ -508,6 +538,9 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 	row("total", c.Real, c.Simulated)
 	if c.OtherManagers > 0 {
 		fmt.Fprintf(w, "  real events of slices other controllers manage (not simulated): %d\n", c.OtherManagers)
+	}
+	if c.ListingSkipped > 0 {
+		fmt.Fprintf(w, "  real initial listing left out (warm start; as the simulated start-up): %d\n", c.ListingSkipped)
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,13 +53,16 @@ func TestReplayGolden(t *testing.T) {
 	for _, tc := range []struct {
 		pods, golden string
 		recorded     bool
+		args         []string
 	}{
-		{"replay-trace.jsonl", "replay-trace.golden", true},
-		{"replay-watch.json", "replay-watch.golden", false},
+		{"replay-trace.jsonl", "replay-trace.golden", true, nil},
+		{"replay-watch.json", "replay-watch.golden", false, nil},
+		{"replay-trace.jsonl", "replay-trace-warm.golden", true, []string{"--start", "warm"}},
 	} {
-		t.Run(tc.pods, func(t *testing.T) {
+		t.Run(tc.golden, func(t *testing.T) {
 			e, out, errb := replayEnv()
-			code := e.main([]string{"replay", "--pods", sample(tc.pods), "--services", sample("replay-services.json"), "--nodes", sample("replay-nodes.json"), "--quiet"})
+			args := []string{"replay", "--pods", sample(tc.pods), "--services", sample("replay-services.json"), "--nodes", sample("replay-nodes.json"), "--quiet"}
+			code := e.main(append(args, tc.args...))
 			if code != exitOK {
 				t.Fatalf("exit %d: %s", code, errb)
 			}
@@ -66,6 +71,46 @@ func TestReplayGolden(t *testing.T) {
 			}
 			checkGolden(t, tc.golden, out.Bytes())
 		})
+	}
+}
+
+// TestReplayAnyDate replays the sample recording and the same recording made 333 days
+// later (every timestamp moved, in the pods, the Services and the recorded times): the
+// tables must be the same. The pods' own timestamps give the trigger times kube-proxy's
+// programming latency counts from, which were read against the simulator's fixed date
+// (2026-01-01, the sample's): a recording of any other day made latencies of months, or
+// none. Both starts, both formats.
+func TestReplayAnyDate(t *testing.T) {
+	dir := t.TempDir()
+	later := strings.NewReplacer("2026-01-01T", "2026-11-30T", "2025-12-31T", "2026-11-29T", "2025-12-30T", "2026-11-28T")
+	for _, name := range []string{"replay-trace.jsonl", "replay-watch.json", "replay-services.json"} {
+		b, err := os.ReadFile(sample(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		moved := later.Replace(string(b))
+		if dates := regexp.MustCompile(`"20\d\d-\d\d-\d\dT`).FindAllString(moved, -1); slices.ContainsFunc(dates, func(d string) bool { return !strings.HasPrefix(d, `"2026-11-`) }) {
+			t.Fatalf("%s has a date the test does not move: %v", name, dates)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(moved), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(in, pods string, start string) string {
+		e, out, errb := replayEnv()
+		code := e.main([]string{"replay", "--pods", filepath.Join(in, pods), "--services", filepath.Join(in, "replay-services.json"),
+			"--nodes", sample("replay-nodes.json"), "--quiet", "--start", start})
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errb)
+		}
+		return out.String()
+	}
+	for _, pods := range []string{"replay-trace.jsonl", "replay-watch.json"} {
+		for _, start := range []string{"cold", "warm"} {
+			if a, b := run(sampleDir, pods, start), run(dir, pods, start); a != b {
+				t.Errorf("%s, %s start: the replay 333 days later differs:\n%s\nthen:\n%s", pods, start, a, b)
+			}
+		}
 	}
 }
 
