@@ -1006,8 +1006,17 @@ func (evp *evPodStopped) apply(e *Engine) {
 	// util.ShouldPodBeInEndpoints (isPodTerminal).
 	ready := p.pod.Ready
 	now := timestamp(e.now)
-	if p.rs() != nil && p.pod.Terminating {
-		p.rs().resolve().terminating-- // terminal: no longer counted as terminating
+	if p.rs() != nil {
+		rs := p.rs().resolve()
+		if p.pod.Terminating {
+			rs.terminating-- // terminal: no longer counted as terminating
+		}
+		if ready && p.pod.Phase == model.PodRunning {
+			// A StatefulSet counts a terminating pod in readyReplicas until it stops
+			// (isRunningAndReady): a status change. upstream: stateful_set_control.go
+			// computeReplicaStatus.
+			rs.changes++
+		}
 	}
 	p.svc().setPodTerminal(p)
 	e.updatePod(p, func(pod *model.Pod) {

@@ -391,6 +391,18 @@ func (w *workloadControllers) syncStatefulSet(s *serviceState) {
 	if statefulPlanCheck != nil {
 		statefulPlanCheck(s, y.batches)
 	}
+	// A rolling update's delete lowers currentReplicas in the status the same sync writes;
+	// the delete returning adds as much to the counter, so the sync that sees the pod
+	// terminating writes nothing more. (Condemned pods, beyond replicas, are not counted
+	// there.) upstream: stateful_set_control.go updateStatefulSetAfterInvariantEstablished,
+	// processCondemned... status.CurrentReplicas--.
+	for _, b := range y.batches {
+		for _, p := range b.delete {
+			if int(p.ordinal()) < s.replicas {
+				y.status.changes++
+			}
+		}
+	}
 	w.sendSetBatch(y)
 }
 
