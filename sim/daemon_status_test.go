@@ -228,3 +228,72 @@ func TestDaemonSetNodeBack(t *testing.T) {
 		t.Errorf("8 seeds gave only one order of the node's and the pod's return (pod first: %v)", sawOrder[true])
 	}
 }
+
+// TestDaemonSetMinReadyRequeue checks when a DaemonSet with minReadySeconds 30 on 3 nodes
+// counts its new pods available, their Ready times spread over a few seconds. Upstream's
+// DaemonSet controller has no per-pod availability check: a pod turning ready queues the
+// DaemonSet 31 s later, and a sync whose status has ready pods not yet available queues it
+// 30 s later, but its workqueue keeps one delayed add a key, the earliest. So the sync of
+// the first pod's update (at r1) sets r1+30s, the later pods' adds are dropped, the sync at
+// r1+30s sees available the pods that turned ready within r1's whole second (Ready
+// transitions are whole seconds) and sets r1+60s, when the others are seen:
+// (ready, available) = (1,0) (2,0) (3,0) at r1 r2 r3, (3,k) at r1+30s, (3,3) at r1+60s.
+// The model before saw each pod available 30 s after it turned ready, each with a sync and
+// a write of its own. upstream: daemon_controller.go updatePod (changedToReady),
+// updateDaemonSetStatus, enqueueDaemonSetAfter; client-go delaying_queue.go insert.
+func TestDaemonSetMinReadyRequeue(t *testing.T) {
+	const m = 30 * time.Second
+	type write struct {
+		at               Time
+		ready, available int32
+	}
+	for seed := range uint64(6) {
+		cfg := workloadConfig(1, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+		cfg.Seed = seed
+		cfg.Cluster.Nodes = 3
+		cfg.Services[0].WorkloadKind = KindDaemonSet
+		cfg.Services[0].MinReady = m
+		cfg.Services[0].Timing.Start = Fixed(time.Second)
+		cfg.Services[0].Timing.Ready = Distribution{Kind: DistUniform, Min: 2 * time.Second, Max: 9 * time.Second}
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []write
+		setStatusWritten = func(s *serviceState, st setStatus) {
+			if st.daemon.ready > 0 {
+				got = append(got, write{e.now, st.daemon.ready, st.daemon.available})
+			}
+		}
+		readyAt := map[*podState]Time{}
+		runEngine(t, e, func() {
+			for _, p := range e.services[0].pods {
+				if _, ok := readyAt[p]; !ok && p.pod.Ready {
+					readyAt[p] = e.now
+				}
+			}
+		})
+		setStatusWritten = nil
+		var r []Time
+		for _, at := range readyAt {
+			r = append(r, at)
+		}
+		slices.Sort(r)
+		if len(r) != 3 {
+			t.Fatalf("seed %d: %d pods turned ready, want 3", seed, len(r))
+		}
+		k := int32(0)
+		for _, at := range r {
+			if virtualTime(timestamp(at)) <= r[0] {
+				k++
+			}
+		}
+		want := []write{{r[0], 1, 0}, {r[1], 2, 0}, {r[2], 3, 0}, {r[0] + Time(m), 3, k}}
+		if k < 3 {
+			want = append(want, write{r[0] + 2*Time(m), 3, 3})
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("seed %d: status writes (time, ready, available)\n got %v\nwant %v", seed, got, want)
+		}
+	}
+}

@@ -209,6 +209,10 @@ type setState struct {
 	events, warnings eventSpamFilter
 	// failures counts the syncs that failed in a row (the workqueue's per-item backoff).
 	failures int32
+	// delayed says a DaemonSet's delayed add is waiting, to fire at delayedAt
+	// (daemonSetAfter).
+	delayed   bool
+	delayedAt Time
 	// ordinals holds a StatefulSet's pods by ordinal; daemonOn a DaemonSet's running pod
 	// per node, surgeOn the new-revision pod a surging rollout started beside an old one
 	// there, and terminatingOn its terminating pods per node.
@@ -920,6 +924,7 @@ func (e *Engine) setReady(p *podState, ready bool) { e.setReadyWith(p, ready, 0,
 // and other changes of the pod (also) in its update.
 func (e *Engine) setReadyWith(p *podState, ready bool, since model.Timestamp, also func(*model.Pod)) {
 	now := cmp.Or(since, timestamp(e.now))
+	wasReady := p.pod.Ready
 	if n := p.pinned(); n >= 0 {
 		p.svc().markDaemonNode(int(n)) // status.numberReady
 	}
@@ -950,25 +955,28 @@ func (e *Engine) setReadyWith(p *podState, ready bool, since model.Timestamp, al
 		pod.Ready, pod.ReadyTransition = ready, now
 	})
 	if ready && minReady > 0 {
-		e.after(availableAfter(p, now, minReady, e.now), e.arenas.available.put(evPodAvailable{p, p.epoch}))
+		e.after(availableAfter(now, minReady, e.now), e.arenas.available.put(evPodAvailable{p, p.epoch}))
+		if p.pinned() >= 0 && !wasReady {
+			// The DaemonSet controller's pod handler: a pod changed to ready queues its
+			// DaemonSet again a second after minReadySeconds. upstream: daemon_controller.go
+			// updatePod (changedToReady).
+			e.workloads.daemonSetAfter(p.svc(), minReady+Time(time.Second))
+		}
 	}
 }
 
-// availableAfter is how long after now the controller of pod p, which turned ready with the
-// Ready condition's transition time since (whole seconds, as stored), counts it available
-// with minReadySeconds minReady:
-//   - a ReplicaSet's or StatefulSet's sync that sees the pod ready plans its next
-//     availability check for the transition time plus minReadySeconds, when the pod is
-//     available (IsPodAvailable: lastTransitionTime + minReadySeconds <= now), up to a
-//     second before minReadySeconds have passed since the pod turned ready.
-//     upstream: replica_set.go syncReplicaSet and stateful_set.go sync
-//     (FindMinNextPodAvailabilityCheck); pkg/api/v1/pod/util.go IsPodAvailable.
-//   - a DaemonSet is requeued minReadySeconds after the pod turned ready (daemon_controller.go
-//     updateDaemonSetStatus; updatePod's requeue is a second later).
-func availableAfter(p *podState, since model.Timestamp, minReady, now Time) Time {
-	if p.pinned() >= 0 {
-		return minReady
-	}
+// availableAfter is how long after now a pod that turned ready with the Ready condition's
+// transition time since (whole seconds, as stored) is available with minReadySeconds
+// minReady (IsPodAvailable: lastTransitionTime + minReadySeconds <= now), up to a second
+// before minReadySeconds have passed since it turned ready.
+//   - A ReplicaSet's or StatefulSet's sync that sees the pod ready plans its next
+//     availability check for then: its controller sees the pod available at once
+//     (evPodAvailable queues it). upstream: replica_set.go syncReplicaSet and
+//     stateful_set.go sync (FindMinNextPodAvailabilityCheck); pkg/api/v1/pod/util.go
+//     IsPodAvailable.
+//   - A DaemonSet's controller sees it at its next sync: a pod event's, or its one delayed
+//     add (daemonSetAfter).
+func availableAfter(since model.Timestamp, minReady, now Time) Time {
 	return max(virtualTime(since)+minReady-now, 0)
 }
 
@@ -985,6 +993,9 @@ func (evp *evPodAvailable) apply(e *Engine) {
 		return
 	}
 	p.svc().setAvailable(p, true)
+	if p.pinned() >= 0 {
+		return // a DaemonSet pod: seen at the DaemonSet's next sync (daemonSetAfter)
+	}
 	e.workloads.podChanged(p)
 }
 

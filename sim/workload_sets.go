@@ -338,6 +338,36 @@ func (ev evSetSynced) apply(e *Engine) {
 	e.workloadSettled(s)
 }
 
+// daemonSetAfter is the DaemonSet controller's AddAfter of s, d from now: the workqueue keeps
+// one delayed add a key, and a later one than that waiting is dropped. Its pods' ready
+// times a few seconds apart are thus seen available together, minReadySeconds after the
+// first. upstream: daemon_controller.go enqueueDaemonSetAfter; client-go
+// util/workqueue/delaying_queue.go insert (an entry's time only moves earlier).
+func (w *workloadControllers) daemonSetAfter(s *serviceState, d Time) {
+	st, at := s.set, w.e.now+d
+	if st == nil || st.delayed && st.delayedAt <= at {
+		return
+	}
+	st.delayed, st.delayedAt = true, at
+	w.e.schedule(at, evDaemonSetAfter{s, at})
+}
+
+// evDaemonSetAfter is a DaemonSet's delayed add firing, unless an earlier one replaced it.
+type evDaemonSetAfter struct {
+	s  *serviceState
+	at Time
+}
+
+func (ev evDaemonSetAfter) String() string { return "daemonset delayed add " + ev.s.svc.Name }
+func (ev evDaemonSetAfter) apply(e *Engine) {
+	st := ev.s.set
+	if !st.delayed || st.delayedAt != ev.at {
+		return
+	}
+	st.delayed = false
+	e.workloads.enqueueSet(ev.s)
+}
+
 // evSetRetry is the workqueue's AddRateLimited firing for a StatefulSet or DaemonSet whose
 // sync failed.
 type evSetRetry struct{ s *serviceState }
@@ -572,6 +602,11 @@ func (w *workloadControllers) sendDaemonSetSync(s *serviceState, create []int, d
 	y := newSetSync(w.daemonSets, s)
 	if daemonStatusCheck != nil {
 		daemonStatusCheck(w.e, s, y.status.daemon)
+	}
+	if m := Time(s.cfg.MinReady); m > 0 && y.status.daemon.ready != y.status.daemon.available {
+		// The status's last line of defence against clock skew: a sync minReadySeconds
+		// later. upstream: daemon_controller.go updateDaemonSetStatus.
+		w.daemonSetAfter(s, m)
 	}
 	create = create[:min(len(create), daemonSetBurstReplicas)]
 	slowStart(len(create), 0, func(lo, hi int) { y.add(setBatch{create: create[lo:hi]}) })

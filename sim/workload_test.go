@@ -709,12 +709,12 @@ func TestAvailableAfterTheLastReadyTransition(t *testing.T) {
 	}
 }
 
-// TestAvailableAfterMinReadySeconds checks when a pod that turned ready at 12.7 s, say,
-// counts as available with minReadySeconds 10: for a ReplicaSet or a StatefulSet at 22 s (its
-// Ready transition is stored as 12 s, and the sync that sees the pod ready plans the next
-// check for 22 s); for a DaemonSet at 22.7 s (requeued 10 s after the pod turned ready).
-// upstream: controller_utils.go FindMinNextPodAvailabilityCheck; daemon_controller.go
-// updateDaemonSetStatus; pkg/api/v1/pod/util.go IsPodAvailable.
+// TestAvailableAfterMinReadySeconds checks when a pod that turned ready at 12.7 s, say, is
+// available with minReadySeconds 10: at 22 s, its Ready transition being stored as 12 s. A
+// ReplicaSet's or StatefulSet's sync that sees the pod ready plans its next check for then;
+// a DaemonSet sees it at its next sync (TestDaemonSetMinReadyRequeue).
+// upstream: controller_utils.go FindMinNextPodAvailabilityCheck; pkg/api/v1/pod/util.go
+// IsPodAvailable.
 func TestAvailableAfterMinReadySeconds(t *testing.T) {
 	for _, kind := range []string{KindDeployment, KindStatefulSet, KindDaemonSet} {
 		t.Run(kind, func(t *testing.T) {
@@ -734,9 +734,6 @@ func TestAvailableAfterMinReadySeconds(t *testing.T) {
 					}
 					if r, seen := ready[p]; seen && p.available && r >= 0 {
 						want := virtualTime(timestamp(r)) + Time(10*time.Second)
-						if kind == KindDaemonSet {
-							want = r + Time(10*time.Second)
-						}
 						if e.now != want {
 							t.Errorf("%s ready at %v, available at %v, want %v", p.pod.Name, r, e.now, want)
 						}
