@@ -138,7 +138,8 @@ type setSync struct {
 	// revision says the sync first creates the set's ControllerRevision (setState.revisionDue).
 	revision bool
 	// failed says a pod create of the sync failed (podCreateFailureRate): its later batches
-	// are not sent, and the set is synced again after a backoff.
+	// are not sent (a DaemonSet's deletes still are), and the set is synced again after a
+	// backoff.
 	failed bool
 }
 
@@ -233,7 +234,12 @@ func (w *workloadControllers) sendSetBatch(y *setSync) {
 		e.schedule(end, evSetBatchDone{y})
 		return
 	}
-	if y.next < len(y.batches) && !y.failed {
+	// After a failed create a StatefulSet sync sends nothing more; a DaemonSet's skips its
+	// later creates but still deletes (upstream: syncNodes).
+	for y.failed && y.next < len(y.batches) && (c.kind == KindStatefulSet || len(y.batches[y.next].create) > 0) {
+		y.next++
+	}
+	if y.next < len(y.batches) {
 		b := &y.batches[y.next]
 		y.next++
 		for _, x := range b.create {

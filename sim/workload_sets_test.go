@@ -482,3 +482,48 @@ func TestStatefulSetStatusWrites(t *testing.T) {
 		})
 	}
 }
+
+// TestDaemonSetDeletesAfterAFailedCreate: a DaemonSet sync whose create fails still sends
+// its deletes (a surging rollout plans both); a StatefulSet's sends nothing more.
+// upstream: daemon_controller.go syncNodes (the deletes after the create batches);
+// stateful_set_control.go runForAll, updateStatefulSet (return on the error).
+func TestDaemonSetDeletesAfterAFailedCreate(t *testing.T) {
+	for _, kind := range []string{KindDaemonSet, KindStatefulSet} {
+		cfg := workloadConfig(4, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+		cfg.Cluster.Nodes = 4
+		cfg.Services[0].WorkloadKind = kind
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runEngine(t, e, nil)
+		s := e.services[0]
+		victim := s.set.daemonOn
+		if kind == KindStatefulSet {
+			victim = s.set.ordinals
+		}
+		p := victim[3]
+		w := e.workloads
+		w.failRoll = func() bool { return true }
+		y := newSetSync(w.setFor(s), s)
+		y.add(setBatch{create: []int{0}})
+		y.add(setBatch{delete: []*podState{p}})
+		w.setFor(s).queue.add(s)
+		w.setFor(s).queue.next()
+		w.sendSetBatch(y)
+		// The creates keep failing: the set is retried with backoff for ever. Its calls
+		// return within milliseconds.
+		until := e.now + Time(time.Second)
+		for e.q.Len() > 0 {
+			it := e.q.pop()
+			if it.at > until {
+				break
+			}
+			e.now = it.at
+			it.ev.apply(e)
+		}
+		if deleted := p.pod.Terminating || p.stage == stageGone; deleted != (kind == KindDaemonSet) {
+			t.Errorf("%s: the pod of the delete after a failed create deleted: %v", kind, deleted)
+		}
+	}
+}
