@@ -61,8 +61,9 @@
 //	  listCompressionRatio [1] (compressed/uncompressed size of relist LISTs, 0.01..1)
 //	kubeProxy: mode [iptables | nftables | ipvs] (sets the cost defaults of that backend),
 //	    minSyncPeriod [1s], syncPeriod [30s] (>= minSyncPeriod), cpu [1] (cores),
-//	    costs: {syncBase [10ms], generateNanosPerRule [16770], writeNanosPerRule [18351;
-//	    ipvs 10000], rulesPerServicePort [3; ipvs 2], rulesPerEndpoint [4; ipvs 1],
+//	    costs: {syncBase [10ms], walkNanosPerServicePort [0; nftables 12000],
+//	    generateNanosPerRule [16770; nftables 923], writeNanosPerRule [18351; ipvs 10000],
+//	    rulesPerServicePort [3; ipvs 2], rulesPerEndpoint [4; ipvs 1; nftables 1],
 //	    decodeProtobufNanosPerByte [7.3], decodeJSONNanosPerByte [30.5]}
 //	    (sources: sim.DefaultKubeProxy)
 //	services (required, at least one): name (required), namespace [default], count [1],

@@ -74,8 +74,8 @@ func Effective(sc *Scenario) []byte {
 	kp := cfg.KubeProxy
 	kc := kp.Costs
 	w("kubeProxy:\n  mode: %s\n  minSyncPeriod: %s\n  syncPeriod: %s\n  cpu: %s\n", kp.Mode, kp.MinSyncPeriod, kp.SyncPeriod, fnum(kp.CPU))
-	w("  costs:\n    syncBase: %s\n    generateNanosPerRule: %s\n    writeNanosPerRule: %s\n    rulesPerServicePort: %s\n    rulesPerEndpoint: %s\n    decodeProtobufNanosPerByte: %s\n    decodeJSONNanosPerByte: %s\n",
-		kc.SyncBase, fnum(kc.GenerateNanosPerRule), fnum(kc.WriteNanosPerRule), fnum(kc.RulesPerServicePort), fnum(kc.RulesPerEndpoint),
+	w("  costs:\n    syncBase: %s\n    walkNanosPerServicePort: %s\n    generateNanosPerRule: %s\n    writeNanosPerRule: %s\n    rulesPerServicePort: %s\n    rulesPerEndpoint: %s\n    decodeProtobufNanosPerByte: %s\n    decodeJSONNanosPerByte: %s\n",
+		kc.SyncBase, fnum(kc.WalkNanosPerServicePort), fnum(kc.GenerateNanosPerRule), fnum(kc.WriteNanosPerRule), fnum(kc.RulesPerServicePort), fnum(kc.RulesPerEndpoint),
 		fnum(kc.DecodeProtobufNanosPerByte), fnum(kc.DecodeJSONNanosPerByte))
 	w("services:\n")
 	for _, s := range cfg.Services {

@@ -203,7 +203,7 @@ func TestParseErrors(t *testing.T) {
 				`x.yaml:13:9: kubeProxy.mode: "ipvss" is not allowed (did you mean "ipvs"?); allowed: iptables, nftables, ipvs`,
 				`x.yaml:15:8: kubeProxy.cpu: 0 out of range (cpu must be at least 0.001 cores)`,
 				`x.yaml:16:30: kubeProxy.costs.writeNanosPerRule: -1 out of range (0..1e+09)`,
-				`x.yaml:16:34: kubeProxy.costs.rulesPerChain: unknown field "rulesPerChain"; allowed: syncBase, generateNanosPerRule, writeNanosPerRule, rulesPerServicePort, rulesPerEndpoint, decodeProtobufNanosPerByte, decodeJSONNanosPerByte`,
+				`x.yaml:16:34: kubeProxy.costs.rulesPerChain: unknown field "rulesPerChain"; allowed: syncBase, walkNanosPerServicePort, generateNanosPerRule, writeNanosPerRule, rulesPerServicePort, rulesPerEndpoint, decodeProtobufNanosPerByte, decodeJSONNanosPerByte`,
 			},
 		},
 		{

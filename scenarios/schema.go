@@ -70,7 +70,7 @@ var (
 	apiServerFields          = []string{"replicas", "kubeProxyEncoding", "objectSizeLimit", "egressBandwidth", "watchers", "costs"}
 	apiCostFields            = []string{"encodeProtobufNanosPerByte", "encodeJSONNanosPerByte", "tlsNanosPerByte", "perEventNanos"}
 	kubeProxyFields          = []string{"mode", "minSyncPeriod", "syncPeriod", "cpu", "costs"}
-	kubeProxyCostFields      = []string{"syncBase", "generateNanosPerRule", "writeNanosPerRule", "rulesPerServicePort", "rulesPerEndpoint", "decodeProtobufNanosPerByte", "decodeJSONNanosPerByte"}
+	kubeProxyCostFields      = []string{"syncBase", "walkNanosPerServicePort", "generateNanosPerRule", "writeNanosPerRule", "rulesPerServicePort", "rulesPerEndpoint", "decodeProtobufNanosPerByte", "decodeJSONNanosPerByte"}
 	kubeProxyModes           = []string{string(sim.KubeProxyIPTables), string(sim.KubeProxyNFTables), string(sim.KubeProxyIPVS)}
 	watcherFields            = []string{"name", "count", "resources", "encoding", "includeHeadless"}
 	networkFields            = []string{"enabled", "nodeIngressBandwidth", "transportOverhead", "listCompressionRatio"}
@@ -520,6 +520,7 @@ func (d *decoder) kubeProxy(n *yaml.Node, path string, k *sim.KubeProxyConfig) {
 				c.SyncBase = v
 			}
 		}
+		d.nanos(g, p, "walkNanosPerServicePort", &c.WalkNanosPerServicePort)
 		d.nanos(g, p, "generateNanosPerRule", &c.GenerateNanosPerRule)
 		d.nanos(g, p, "writeNanosPerRule", &c.WriteNanosPerRule)
 		for _, x := range []struct {

@@ -44,15 +44,20 @@ type KubeProxyConfig struct {
 }
 
 // KubeProxyCosts is the CPU cost model of one kube-proxy, on one reference core. A sync
-// costs SyncBase + GenerateNanosPerRule × (rules of every Service) + WriteNanosPerRule ×
-// (rules handed to the kernel); a Service port has RulesPerServicePort rules and each of its
-// endpoints RulesPerEndpoint. Sources are in DefaultKubeProxy.
+// costs SyncBase + WalkNanosPerServicePort × (every Service port) + GenerateNanosPerRule ×
+// (rules generated) + WriteNanosPerRule × (rules handed to the kernel); a Service port has
+// RulesPerServicePort rules and each of its endpoints RulesPerEndpoint. iptables and ipvs
+// generate every Service's rules on every sync, nftables only those it writes (a partial
+// sync skips the unchanged Services). Sources are in DefaultKubeProxy.
 type KubeProxyCosts struct {
 	SyncBase             time.Duration
 	GenerateNanosPerRule float64
 	WriteNanosPerRule    float64
 	RulesPerServicePort  float64
 	RulesPerEndpoint     float64
+	// WalkNanosPerServicePort is each sync's pass over every Service port apart from
+	// generating rules (nftables: categorizing endpoints, checking set elements).
+	WalkNanosPerServicePort float64
 	// DecodeProtobufNanosPerByte and DecodeJSONNanosPerByte are the informer's decode cost
 	// of a received watch event.
 	DecodeProtobufNanosPerByte float64
@@ -80,7 +85,39 @@ const (
 	// e2e run, 219.677 ms writing every rule and 104.894 ms writing only the changed ones.
 	fullSyncMeasuredMillis    = 219.677
 	partialSyncMeasuredMillis = 104.894
+	// The v1.37.2 nftables proxier's syncProxyRules with its fake backend (its Go work; no
+	// nft), 10,000 ClusterIP Services of one port and 10 endpoints each, on the 2-core
+	// development machine (a test in upstream's pkg/proxy/nftables, 2026-12-04): a full sync
+	// over a programmed table took 210–270 ms, a partial one with one endpoint changed
+	// 100–140 ms, as long as one with no change. The midpoints are taken.
+	nftMeasuredServicePorts   = 10_000
+	nftMeasuredEndpoints      = 10
+	nftFullSyncMeasuredMillis = 240
+	nftPartialMeasuredMillis  = 120
 )
+
+// nftRulesPerServicePort and nftRulesPerEndpoint are what nftables writes for a ClusterIP
+// Service port: its service chain added and flushed and one DNAT rule, with a numgen map of
+// one entry per endpoint (no per-endpoint chains without session affinity).
+// upstream: nftables/proxier.go syncProxyRules, writeServiceToEndpointDNATs.
+const (
+	nftRulesPerServicePort = 3
+	nftRulesPerEndpoint    = 1
+)
+
+// derivedNFTWalkNanosPerServicePort is the nftables partial sync's cost per Service port:
+// the sync measured walks every Service and writes one's rules (about 12 µs a port).
+func derivedNFTWalkNanosPerServicePort() float64 {
+	return math.Round(nftPartialMeasuredMillis * 1e6 / nftMeasuredServicePorts)
+}
+
+// derivedNFTGenerateNanosPerRule is the nftables cost of generating one rule: what the
+// measured full sync spent beyond the partial one's walk, per rule it generated (about
+// 0.9 µs).
+func derivedNFTGenerateNanosPerRule() float64 {
+	rules := nftMeasuredServicePorts * (nftRulesPerServicePort + nftRulesPerEndpoint*nftMeasuredEndpoints)
+	return math.Round((nftFullSyncMeasuredMillis - nftPartialMeasuredMillis) * 1e6 / float64(rules))
+}
 
 // measuredWriteNanosPerRule is the iptables-restore cost of one rule (#96018): about 18 µs.
 func measuredWriteNanosPerRule() float64 {
@@ -109,13 +146,18 @@ func derivedGenerateNanosPerRule() float64 {
 //   - rules: iptables writes about 3 lines per ClusterIP Service port (KUBE-SERVICES jump,
 //     KUBE-SVC chain and its masquerade rule) and 4 per endpoint (the KUBE-SVC jump, the
 //     KUBE-SEP chain, its hairpin masquerade and DNAT rules): iptables/proxier.go
-//     syncProxyRules. nftables writes as many (chains plus map elements): nftables/proxier.go.
-//     ipvs writes one virtual server and one ipset entry per port, one real server per
+//     syncProxyRules. nftables: below. ipvs writes one virtual server and one ipset entry per port, one real server per
 //     endpoint.
-//   - nftables: the same per-rule costs as iptables. Sources disagree: the nftables blog
-//     (kubernetes.io 2025-02-28) reports syncs that scale with the change, while
-//     kubernetes/kubernetes#139513 measured a 16m44s full sync at 44,125 Services in 1.36.1
-//     (every sync lists the whole table). The default sits between them; calibrate it.
+//   - nftables: 3 rules per Service port and 1 per endpoint (nftRulesPerServicePort);
+//     every sync walks every Service port (12 µs each) but generates and writes only the
+//     changed Services' rules in a partial sync (skipServiceUpdate), and has no
+//     KUBE-SERVICES: its dispatch is one verdict map's elements. The walk and generation
+//     costs are derived from upstream's proxier with its fake backend
+//     (nftFullSyncMeasuredMillis), which leaves out the kernel: the write cost is iptables-restore's, an
+//     ASSUMPTION (nft's per-operation cost is not measured). Consistent with
+//     kubernetes/kubernetes#126013 (a Service added beside 10,000: about 141 ms). A full
+//     sync of 1.36.1 took 16m44s at 44,125 Services (#139513), mostly listing the table,
+//     which 1.37 does over netlink; a full sync's listing is not modelled.
 //   - ipvs: every sync walks every Service (generation) but sends the kernel only the
 //     differences; 10 µs per written rule is an ASSUMPTION (one netlink request each).
 //   - sync base 10 ms: ASSUMPTION (a sync's fixed work: locks, metrics, health checks).
@@ -136,11 +178,17 @@ func DefaultKubeProxy(mode KubeProxyMode) KubeProxyConfig {
 			DecodeJSONNanosPerByte:     measuredDecodeJSONNanosPerByte,
 		},
 	}
-	if mode == KubeProxyIPVS {
+	switch mode {
+	case KubeProxyIPVS:
 		c.MinSyncPeriod = 0
 		c.Costs.WriteNanosPerRule = 10_000
 		c.Costs.RulesPerServicePort = 2
 		c.Costs.RulesPerEndpoint = 1
+	case KubeProxyNFTables:
+		c.Costs.WalkNanosPerServicePort = derivedNFTWalkNanosPerServicePort()
+		c.Costs.GenerateNanosPerRule = derivedNFTGenerateNanosPerRule()
+		c.Costs.RulesPerServicePort = nftRulesPerServicePort
+		c.Costs.RulesPerEndpoint = nftRulesPerEndpoint
 	}
 	return c
 }
@@ -691,15 +739,19 @@ func (k *kubeProxy) startSync(t Time) {
 	k.largeCluster = k.allPortEndpoints > largeClusterEndpointsThreshold
 	costs := k.cfg.Costs
 	all := costs.RulesPerServicePort*float64(k.servicePorts) + costs.RulesPerEndpoint*float64(totalEndpoints)
-	written := all
+	written, generated := all, all
 	if !full {
 		written = costs.RulesPerServicePort*float64(changedPorts) + costs.RulesPerEndpoint*float64(changedEndpoints)
-		if k.cfg.Mode == KubeProxyIPTables {
+		switch k.cfg.Mode {
+		case KubeProxyIPTables:
 			// KUBE-SERVICES (one jump per Service port) is rewritten on every sync.
 			written += float64(k.servicePorts)
+		case KubeProxyNFTables:
+			// A partial sync generates only the changed Services' chains (skipServiceUpdate).
+			generated = written
 		}
 	}
-	cpu := Time(costs.SyncBase) + Time(costs.GenerateNanosPerRule*all+costs.WriteNanosPerRule*written)
+	cpu := Time(costs.SyncBase) + Time(costs.WalkNanosPerServicePort*float64(k.servicePorts)+costs.GenerateNanosPerRule*generated+costs.WriteNanosPerRule*written)
 	k.current = kubeProxySync{start: t, end: t + Time(float64(cpu)*k.cpuScale), cpu: cpu, full: full, phase: phase}
 	k.state = runnerSyncing
 	k.syncEnd = k.current.end
