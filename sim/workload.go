@@ -213,6 +213,9 @@ type setState struct {
 	// (daemonSetAfter).
 	delayed   bool
 	delayedAt Time
+	// maxSurge and maxUnavailable are a DaemonSet's rolling update strategy as given, which
+	// each sync scales against the nodes that should run its pod (daemonStrategy).
+	maxSurge, maxUnavailable IntOrPercent
 	// ordinals holds a StatefulSet's pods by ordinal; daemonOn a DaemonSet's running pod
 	// per node, surgeOn the new-revision pod a surging rollout started beside an old one
 	// there, and terminatingOn its terminating pods per node.
@@ -373,14 +376,32 @@ func (s *serviceState) resolveStrategy(ms, mu IntOrPercent) (surge, unavail int)
 	if s.kind() != KindDaemonSet {
 		return resolveFenceposts(ms, mu, s.replicas)
 	}
+	if s.set != nil {
+		s.set.maxSurge, s.set.maxUnavailable = ms, mu
+	}
+	return resolveDaemonStrategy(ms, mu, s.replicas)
+}
+
+// daemonStrategy is a DaemonSet's maxSurge and maxUnavailable as a sync scales them: against
+// desired, the nodes that should run its pod (ready ones), not all the nodes.
+// upstream: daemon/update.go updatedDesiredNodeCounts (desiredNumberScheduled).
+func (s *serviceState) daemonStrategy(desired int) (surge, unavail int) {
+	return resolveDaemonStrategy(s.set.maxSurge, s.set.maxUnavailable, desired)
+}
+
+// resolveDaemonStrategy scales a DaemonSet's maxSurge and maxUnavailable against n nodes,
+// both rounded up, unavailability 1 when both are 0 (but on no node).
+// upstream: pkg/controller/daemon/util UnavailableCount, SurgeCount; update.go
+// updatedDesiredNodeCounts.
+func resolveDaemonStrategy(ms, mu IntOrPercent, n int) (surge, unavail int) {
 	up := func(v IntOrPercent) int {
 		if !v.IsPercent {
 			return v.Value
 		}
-		return int(math.Ceil(float64(v.Value) * float64(s.replicas) / 100))
+		return int(math.Ceil(float64(v.Value) * float64(n) / 100))
 	}
 	surge, unavail = up(ms), up(mu)
-	if surge == 0 && unavail == 0 {
+	if n > 0 && surge == 0 && unavail == 0 {
 		unavail = 1
 	}
 	return surge, unavail

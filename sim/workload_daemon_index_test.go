@@ -71,9 +71,22 @@ func scanDaemonSet(e *Engine, s *serviceState) (create []int, del []*podState) {
 	if len(create) > 0 {
 		return create[:min(len(create), daemonSetBurstReplicas)], nil
 	}
-	budget := min(max(int(s.unavail)-unavailable, 0), len(candidates))
+	_, unavail := s.daemonStrategy(readyNodes(e))
+	budget := min(max(unavail-unavailable, 0), len(candidates))
 	del = append(replace, candidates[:budget]...)
 	return nil, del[:min(len(del), daemonSetBurstReplicas)]
+}
+
+// readyNodes counts the nodes that should run a DaemonSet's pod: the ready ones (the others
+// have a NoSchedule taint its pods do not tolerate).
+func readyNodes(e *Engine) int {
+	n := 0
+	for _, node := range e.nodes {
+		if node.Ready {
+			n++
+		}
+	}
+	return n
 }
 
 // scanSurgingDaemonSet is scanDaemonSet for a rollout with maxSurge.
@@ -102,7 +115,8 @@ func scanSurgingDaemonSet(e *Engine, s *serviceState) (create []int, del []*podS
 	if len(manage) > 0 {
 		return manage[:min(len(manage), daemonSetBurstReplicas)], nil
 	}
-	room := min(max(int(s.surge)-numSurge, 0), len(candidates))
+	surge, _ := s.daemonStrategy(readyNodes(e))
+	room := min(max(surge-numSurge, 0), len(candidates))
 	create = append(create, candidates[:room]...)
 	return create[:min(len(create), daemonSetBurstReplicas)], del[:min(len(del), daemonSetBurstReplicas)]
 }

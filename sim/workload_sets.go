@@ -580,15 +580,16 @@ func (e *Engine) planDaemonSet(s *serviceState) (create []int, del []*podState) 
 	if create = x.appendNodes(nil, 0, daemonSetBurstReplicas); len(create) > 0 {
 		return create, nil
 	}
+	surge, unavail := s.daemonStrategy(int(x.status.desired))
 	var nodes []int
 	if x.surging {
 		create = x.appendNodes(nil, 1, daemonSetBurstReplicas)
-		room := max(int(s.surge)-x.counted, 0)
+		room := max(surge-x.counted, 0)
 		create = x.appendNodes(create, 2, min(len(create)+room, daemonSetBurstReplicas))
 		nodes = x.appendNodes(nil, 3, daemonSetBurstReplicas)
 	} else {
 		nodes = x.appendNodes(nil, 1, daemonSetBurstReplicas)
-		budget := max(int(s.unavail)-x.counted, 0)
+		budget := max(unavail-x.counted, 0)
 		nodes = x.appendNodes(nodes, 2, min(len(nodes)+budget, daemonSetBurstReplicas))
 	}
 	if len(nodes) > 0 {

@@ -527,3 +527,45 @@ func TestDaemonSetDeletesAfterAFailedCreate(t *testing.T) {
 		}
 	}
 }
+
+// TestDaemonSetBudgetFromReadyNodes: a DaemonSet's maxUnavailable of 50% on 10 nodes, 2 of
+// them down through its rollout, allows ceil(50% × 8) = 4 unavailable nodes, not 5: each
+// sync scales the percentage against the nodes that should run the pod. The 2 nodes down
+// count as unavailable (their old pods, replaced at once, stay terminating), so at most 2
+// ready nodes are without an available pod at any time, not 3.
+// upstream: daemon/update.go updatedDesiredNodeCounts, rollingUpdate (numUnavailable,
+// allowedReplacementPods, findUpdatedPodsOnNode skipping deleted pods).
+func TestDaemonSetBudgetFromReadyNodes(t *testing.T) {
+	cfg := workloadConfig(1, testWorkloads(), Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "fail", Kind: ActionFailNodes, Nodes: 2},
+		Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 50, IsPercent: true}})
+	cfg.Cluster.Nodes = 10
+	cfg.Services[0].WorkloadKind = KindDaemonSet
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	most, updated, down := 0, 0, 0
+	runEngine(t, e, func() {
+		if e.phase != 2 {
+			return
+		}
+		s := e.services[0]
+		down, updated = 0, 0
+		for n, node := range e.nodes {
+			if !node.Ready {
+				continue
+			}
+			p := s.set.daemonOn[n]
+			if p == nil || !p.available {
+				down++
+			} else if p.hash() == s.templateHash() {
+				updated++
+			}
+		}
+		most = max(most, down)
+	})
+	if most != 2 || updated != 8 {
+		t.Errorf("at most %d ready nodes without an available pod, %d updated in the end; want 2 and 8", most, updated)
+	}
+}
