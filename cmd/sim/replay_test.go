@@ -166,6 +166,7 @@ func TestReplayErrors(t *testing.T) {
 		{"truncated", []string{"replay", "--pods", trunc, "--services", sample("replay-services.json"), "--nodes", sample("replay-nodes.json")}, "truncated input"},
 		{"pods as services", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-watch.json")}, "a watch event, expected a Service"},
 		{"bad set", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"), "--set", "controlPlane.maxEndpointsPerSlice=0"}, "maxEndpointsPerSlice"},
+		{"bad start", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"), "--start", "hot"}, `--start "hot": want cold or warm`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, _, errb := replayEnv()
@@ -285,8 +286,15 @@ func TestRecordKeepsOutOnError(t *testing.T) {
 // TestReplayComparisonAgreesWithWriteLog replays the sample with a real EndpointSlice
 // stream and --out: the simulated side of replay.json's comparison, tallied as the replay
 // went, must be the committed EndpointSlice writes of writes.jsonl (written as it went too),
-// and the real side the stream's one event.
+// and the real side the stream's one event. From a warm start, both leave out the start:
+// the start-up phase's writes, and the stream's listing (its one ADDED).
 func TestReplayComparisonAgreesWithWriteLog(t *testing.T) {
+	for _, start := range []string{"cold", "warm"} {
+		t.Run(start, func(t *testing.T) { checkReplayComparison(t, start) })
+	}
+}
+
+func checkReplayComparison(t *testing.T, start string) {
 	dir := t.TempDir()
 	slices := filepath.Join(dir, "slices.json")
 	real := `{"type":"ADDED","object":{"kind":"EndpointSlice","apiVersion":"discovery.k8s.io/v1","metadata":{"name":"web-abcde","namespace":"shop",` +
@@ -298,7 +306,7 @@ func TestReplayComparisonAgreesWithWriteLog(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	e, _, errb := replayEnv()
 	code := e.main([]string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"),
-		"--nodes", sample("replay-nodes.json"), "--endpointslices", slices, "--out", out, "--charts=false", "--quiet"})
+		"--nodes", sample("replay-nodes.json"), "--endpointslices", slices, "--out", out, "--charts=false", "--quiet", "--start", start})
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
@@ -312,13 +320,13 @@ func TestReplayComparisonAgreesWithWriteLog(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(out, "writes.jsonl"))
 	for line := range strings.Lines(string(log)) {
 		var w struct {
-			Mode, Verb, Kind, Name, Outcome string
-			EventBytes, Watchers            int64
+			Mode, Verb, Kind, Name, Outcome, Phase string
+			EventBytes, Watchers                   int64
 		}
 		if err := json.Unmarshal([]byte(line), &w); err != nil {
 			t.Fatal(err)
 		}
-		if w.Mode != "endpointslices" || w.Kind != "EndpointSlice" || w.Outcome != "ok" {
+		if w.Mode != "endpointslices" || w.Kind != "EndpointSlice" || w.Outcome != "ok" || start == "warm" && w.Phase == "start-up" {
 			continue
 		}
 		switch w.Verb {
@@ -344,8 +352,15 @@ func TestReplayComparisonAgreesWithWriteLog(t *testing.T) {
 	if len(perService) > 0 {
 		t.Errorf("Services of writes.jsonl missing from the comparison: %v", perService)
 	}
-	if report.Compare.Real.Added != 1 || report.Compare.Real.Total() != 1 {
-		t.Errorf("real writes %+v, want the one ADDED", report.Compare.Real)
+	wantReal, wantSkipped := int64(1), int64(0)
+	if start == "warm" {
+		wantReal, wantSkipped = 0, 1
+	}
+	if report.Compare.Real.Added != wantReal || report.Compare.Real.Total() != wantReal || report.Compare.ListingSkipped != wantSkipped {
+		t.Errorf("real writes %+v, listing left out %d; want %d ADDED, %d left out", report.Compare.Real, report.Compare.ListingSkipped, wantReal, wantSkipped)
+	}
+	if report.Start != start {
+		t.Errorf("replay.json start %q, want %q", report.Start, start)
 	}
 }
 
