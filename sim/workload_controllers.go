@@ -568,6 +568,10 @@ func (ev evRSStatusWritten) apply(e *Engine) {
 	w.rsDone(rs, c.failed)
 }
 
+// deploymentStatusWritten, when set (by tests), sees every Deployment status write: the
+// status before and the one written.
+var deploymentStatusWritten func(s *serviceState, before, written deploymentStatus)
+
 // deploymentMaxRetries is how often the Deployment controller retries a failing sync before
 // it drops the key (until an informer event queues it again).
 // upstream: deployment/deployment_controller.go maxRetries.
@@ -594,7 +598,8 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 	dc.s, dc.n = s, s.newRS
 	dc.plan = newDeploymentPlan(s, dc.plan.old[:0])
 	p := &dc.plan
-	if s.scalingEvent() {
+	scaling := s.scalingEvent()
+	if scaling {
 		p.scale()
 	} else {
 		p.rollingUpdate()
@@ -610,7 +615,20 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 	}
 	// syncRolloutStatus / syncDeploymentStatus: a status write when anything it reports
 	// changed.
-	if p.status = s.deploymentStatus(p.newSpec, !created); p.status != s.dcStatus {
+	p.status = s.deploymentStatus(p.newSpec, !created)
+	// The ReplicaFailure condition: syncRolloutStatus copies the new ReplicaSet's (else an
+	// old one's), or removes it; a scaling event's syncDeploymentStatus keeps the
+	// conditions as they were. upstream: progress.go syncRolloutStatus,
+	// getReplicaFailures; sync.go calculateStatus.
+	if scaling {
+		p.status.failure = s.dcStatus.failure
+	} else {
+		p.status.failure = s.newRSCreated && s.newRS.status.failure
+		for _, o := range s.oldRSs {
+			p.status.failure = p.status.failure || o.status.failure
+		}
+	}
+	if p.status != s.dcStatus {
 		p.statusWrite = true
 		p.calls++
 	}
@@ -659,6 +677,8 @@ type deploymentStatus struct {
 	generation                                                    int32
 	replicas, updated, ready, available, unavailable, terminating int32
 	minAvailable                                                  bool
+	// failure is the ReplicaFailure condition, copied from a ReplicaSet that has it.
+	failure bool
 }
 
 // deploymentStatus computes s's Deployment status, as the sync computes it: with the specs
@@ -1027,6 +1047,13 @@ func (ev evDeploymentSynced) apply(e *Engine) {
 			// upstream: replica_set_utils.go updateReplicaSetStatus.
 			rs.generation++
 			w.enqueueRS(rs)
+		} else if p.staleVersion && rs == d.n && rs.generation == 0 {
+			// The new ReplicaSet, created at 0 replicas: created with generation 1, and
+			// queued by the ReplicaSet controller's add handler, whose sync writes
+			// observedGeneration. upstream: registry/apps/replicaset strategy.go
+			// PrepareForCreate; replica_set.go addRS.
+			rs.generation = 1
+			w.enqueueRS(rs)
 		}
 		// The ReplicaSet update reaches the Deployment controller's informer too.
 		changed = true
@@ -1050,6 +1077,9 @@ func (ev evDeploymentSynced) apply(e *Engine) {
 	// change queued the Deployment already.
 	conflict := p.statusWrite && (d.n != s.newRS || p.staleVersion)
 	if p.statusWrite && !conflict {
+		if deploymentStatusWritten != nil {
+			deploymentStatusWritten(s, s.dcStatus, p.status)
+		}
 		s.dcStatus = p.status
 	}
 	if conflict && s.dcFailures < deploymentMaxRetries {

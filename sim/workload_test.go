@@ -1332,3 +1332,74 @@ func TestDeploymentCreatingSyncConflicts(t *testing.T) {
 		t.Errorf("the Deployment's status first written at %v, want after the failed write at %v", writtenAt, failedAt)
 	}
 }
+
+// TestDeploymentReplicaFailureCondition: with failing pod creates, the Deployment's status
+// carries the ReplicaFailure condition of its ReplicaSets (syncRolloutStatus copies it, or
+// removes it), so a sync whose counts are unchanged still writes when the condition comes
+// or goes; it is gone once every pod exists. upstream: deployment/progress.go
+// syncRolloutStatus, getReplicaFailures.
+func TestDeploymentReplicaFailureCondition(t *testing.T) {
+	w := testWorkloads()
+	w.PodCreateFailureRate = 0.3
+	cfg := workloadConfig(50, w, Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "rollout", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: 25, IsPercent: true}, MaxUnavailable: IntOrPercent{Value: 25, IsPercent: true}})
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conditionOnly, failing := 0, 0
+	deploymentStatusWritten = func(s *serviceState, before, written deploymentStatus) {
+		if written.failure {
+			failing++
+		}
+		if before.failure != written.failure {
+			before.failure = written.failure
+			if before == written {
+				conditionOnly++
+			}
+		}
+	}
+	defer func() { deploymentStatusWritten = nil }()
+	runEngine(t, e, nil)
+	if failing == 0 || conditionOnly == 0 {
+		t.Errorf("%d status writes with ReplicaFailure, %d writing only it; want some of each", failing, conditionOnly)
+	}
+	if s := e.services[0]; s.dcStatus.failure || s.newRS.live != 50 {
+		t.Errorf("at the end: ReplicaFailure %v with %d pods; want it gone with 50", s.dcStatus.failure, s.newRS.live)
+	}
+}
+
+// TestNewReplicaSetAtZeroIsSynced: a rollout with maxSurge 0 creates its new ReplicaSet at 0
+// replicas. The API server gives it generation 1, each scale after adds one, and the
+// ReplicaSet controller's add handler queues it, so its status ends with
+// observedGeneration 1 + its scales. (The model had the create leave generation 0.)
+// upstream: registry/apps/replicaset/strategy.go PrepareForCreate, PrepareForUpdate;
+// replica_set.go addRS, updateReplicaSetStatus.
+func TestNewReplicaSetAtZeroIsSynced(t *testing.T) {
+	cfg := workloadConfig(20, testWorkloads(), Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 10, IsPercent: true}})
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rs *replicaSet // the rollout's
+	scales, spec := 0, int32(0)
+	runEngine(t, e, func() {
+		if e.phase != 1 || !e.services[0].newRSCreated {
+			return
+		}
+		if rs == nil {
+			rs = e.services[0].newRS
+		}
+		if rs.spec != spec {
+			scales++
+			spec = rs.spec
+		}
+	})
+	if rs == nil || scales == 0 {
+		t.Fatalf("no new ReplicaSet scaled (%d scales)", scales)
+	}
+	if want := int32(scales + 1); rs.generation != want || rs.status.generation != want {
+		t.Errorf("new ReplicaSet: generation %d, observed %d after %d scales; want %d", rs.generation, rs.status.generation, scales, want)
+	}
+}
