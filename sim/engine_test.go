@@ -239,19 +239,7 @@ func (r *recorder) Next() (TraceEvent, error) {
 // the controllers must make the same writes with the same bytes.
 func TestReplayReproducesSimulation(t *testing.T) {
 	cfg := testConfig(20, 150)
-	rec := &recorder{}
-	e, err := newEngine(cfg, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := e.run()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var svcs []*model.Service
-	for _, s := range e.services {
-		svcs = append(svcs, s.svc)
-	}
+	e, sim, rec, svcs := recordedRun(t, cfg)
 	rep, stats, err := Replay(cfg, svcs, e.nodes, rec, nil)
 	if err != nil {
 		t.Fatal(err)

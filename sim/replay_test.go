@@ -109,15 +109,7 @@ func TestWarmReplayReproducesAPhase(t *testing.T) {
 		{Name: "rolling-update", Kind: ActionRollout,
 			MaxSurge: IntOrPercent{Value: 25, IsPercent: true}, MaxUnavailable: IntOrPercent{Value: 25, IsPercent: true}},
 	}
-	rec := &recorder{}
-	e, err := newEngine(cfg, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	generated, err := e.run()
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, generated, rec, svcs := recordedRun(t, cfg)
 	rollout := generated.Phases[1]
 	// The recording of the rollout: the pods at its start as the listing, then its events.
 	type key struct{ ns, name string }
@@ -149,10 +141,6 @@ func TestWarmReplayReproducesAPhase(t *testing.T) {
 	}
 	if len(listed) != 80 || len(churn) < 200 {
 		t.Fatalf("the recording has %d listed pods and %d events of churn, want 80 and hundreds", len(listed), len(churn))
-	}
-	var svcs []*model.Service
-	for _, s := range e.services {
-		svcs = append(svcs, s.svc)
 	}
 	// The recording's time 0 is the rollout's start: its pods' timestamps (the trigger
 	// times) are of the generated run's clock.
@@ -206,6 +194,26 @@ func TestWarmReplayReproducesAPhase(t *testing.T) {
 
 func abs(x int64) int64 { return max(x, -x) }
 
+// recordedRun runs cfg, recording its pod events, and returns the engine, its results, the
+// recording and the run's Services.
+func recordedRun(t *testing.T, cfg Config) (*Engine, *Results, *recorder, []*model.Service) {
+	t.Helper()
+	rec := &recorder{}
+	e, err := newEngine(cfg, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svcs []*model.Service
+	for _, s := range e.services {
+		svcs = append(svcs, s.svc)
+	}
+	return e, res, rec, svcs
+}
+
 // TestReplayProgrammingFromTheRecordingsStart replays a recording of Services created two
 // days before it: the first syncs' trigger time is the Service's creation (upstream's
 // tracker, for a Service it has not seen), which a kube-proxy that started after it does
@@ -214,18 +222,10 @@ func abs(x int64) int64 { return max(x, -x) }
 func TestReplayProgrammingFromTheRecordingsStart(t *testing.T) {
 	cfg := testConfig(20, 50)
 	cfg.Timeline = cfg.Timeline[:1] // create
-	rec := &recorder{}
-	e, err := newEngine(cfg, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	generated, err := e.run()
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, generated, rec, generatedSvcs := recordedRun(t, cfg)
 	var svcs []*model.Service
-	for _, s := range e.services {
-		svc := *s.svc
+	for _, svc := range generatedSvcs {
+		svc := *svc
 		svc.CreationTimestamp = timestamp(-48 * Time(time.Hour))
 		svcs = append(svcs, &svc)
 	}
