@@ -146,15 +146,16 @@ func derivedGenerateNanosPerRule() float64 {
 //   - rules: iptables writes about 3 lines per ClusterIP Service port (KUBE-SERVICES jump,
 //     KUBE-SVC chain and its masquerade rule) and 4 per endpoint (the KUBE-SVC jump, the
 //     KUBE-SEP chain, its hairpin masquerade and DNAT rules): iptables/proxier.go
-//     syncProxyRules. nftables: below. ipvs writes one virtual server and one ipset entry per port, one real server per
-//     endpoint.
+//     syncProxyRules. nftables: below. ipvs writes one virtual server and one ipset entry
+//     per port, one real server per endpoint.
 //   - nftables: 3 rules per Service port and 1 per endpoint (nftRulesPerServicePort);
 //     every sync walks every Service port (12 µs each) but generates and writes only the
 //     changed Services' rules in a partial sync (skipServiceUpdate), and has no
 //     KUBE-SERVICES: its dispatch is one verdict map's elements. The walk and generation
 //     costs are derived from upstream's proxier with its fake backend
-//     (nftFullSyncMeasuredMillis), which leaves out the kernel: the write cost is iptables-restore's, an
-//     ASSUMPTION (nft's per-operation cost is not measured). Consistent with
+//     (nftFullSyncMeasuredMillis), which leaves out the kernel: the write cost is
+//     iptables-restore's, an ASSUMPTION (nft's per-operation cost is not measured). A
+//     partial sync at 10,000 Services costs about 0.13 s, in line with
 //     kubernetes/kubernetes#126013 (a Service added beside 10,000: about 141 ms). A full
 //     sync of 1.36.1 took 16m44s at 44,125 Services (#139513), mostly listing the table,
 //     which 1.37 does over netlink; a full sync's listing is not modelled.

@@ -240,6 +240,7 @@ func (e *Engine) startChurn() {
 		return
 	}
 	r.offset = e.now
+	e.proxyStart = r.offset // the kube-proxies count triggers from the recording's start
 	if r.origin != 0 {
 		// The recording's time 0 is now: its timestamps are read against it.
 		e.setEpoch(int64(r.origin) - int64(r.offset))

@@ -369,7 +369,8 @@ func (s *serviceState) strategy() (surge, unavail int) {
 
 // resolveStrategy scales a rolling update's maxSurge and maxUnavailable against the
 // workload's replicas, by its kind's rules. A DaemonSet rounds both up, and takes
-// unavailability 1 when it has neither.
+// unavailability 1 when it has neither; it also keeps them as given, for its syncs to
+// scale against the nodes that should run its pod (daemonStrategy).
 // upstream: pkg/controller/daemon/util UnavailableCount, SurgeCount; update.go
 // updatedDesiredNodeCounts (unavailable 1 when both are 0).
 func (s *serviceState) resolveStrategy(ms, mu IntOrPercent) (surge, unavail int) {
