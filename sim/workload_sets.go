@@ -429,9 +429,9 @@ func (w *workloadControllers) syncStatefulSet(s *serviceState) {
 	}
 	// A rolling update's delete lowers currentReplicas in the status the same sync writes;
 	// the delete returning adds as much to the counter, so the sync that sees the pod
-	// terminating writes nothing more. (Condemned pods, beyond replicas, are not counted
-	// there.) upstream: stateful_set_control.go updateStatefulSetAfterInvariantEstablished,
-	// processCondemned... status.CurrentReplicas--.
+	// terminating writes nothing more. (Condemned pods, beyond replicas, are not counted:
+	// processCondemned leaves the status as it was.) upstream: stateful_set_control.go
+	// updateStatefulSetAfterInvariantEstablished (status.CurrentReplicas-- per delete).
 	for _, b := range y.batches {
 		for _, p := range b.delete {
 			if int(p.ordinal()) < s.replicas {
