@@ -803,6 +803,22 @@ func (k *kubeProxy) finishSync() {
 	k.coolEnd = end + Time(k.cfg.MinSyncPeriod)
 }
 
+// kubeProxiesIdle runs every kube-proxy's loop from t to the end, and returns when the last
+// of them became idle: its last sync done and minSyncPeriod passed (t at the latest).
+func (e *Engine) kubeProxiesIdle(t Time) Time {
+	idle := t
+	for _, n := range e.kubeProxies {
+		if n == nil {
+			continue
+		}
+		for _, k := range n.proxiers() {
+			k.flush(t)
+			idle = max(idle, k.coolEnd)
+		}
+	}
+	return idle
+}
+
 // flush runs the loop to the end: periodic syncs up to until, then whatever is signalled.
 func (k *kubeProxy) flush(until Time) {
 	k.advance(until, true)

@@ -31,8 +31,8 @@ type ReplayOptions struct {
 	// initial listing's first syncs run to the end in a phase of their own, "start-up", and
 	// the recorded churn follows in the "replay" phase, shifted to start when the start-up
 	// has settled (the next whole second), so that it meets controllers with nothing left to
-	// do and kube-proxies that have programmed every listed Service, as in the cluster
-	// recorded. The "replay" phase's figures are then the recording's churn alone. A cold
+	// do and kube-proxies that have programmed every listed Service and are idle (their
+	// minSyncPeriod passed), as in the cluster recorded. The "replay" phase's figures are then the recording's churn alone. A cold
 	// start (false) replays the churn from time 0 while the first syncs run, as after a
 	// restart of kube-controller-manager at the recording's start.
 	Warm bool

@@ -316,6 +316,12 @@ func (e *Engine) endPhase() bool {
 	i := e.phase
 	// A phase also waits for the network to deliver its last event to every watcher.
 	end := max(e.now, e.api.net.drained())
+	if e.cfg.Timeline[i].Kind == ActionReplayStartUp {
+		// A warm start's churn meets kube-proxies that have been running for long: the
+		// start-up ends once each has programmed it and its minSyncPeriod has passed, so
+		// the churn's first change is synced at once, as on the live cluster.
+		end = max(end, e.kubeProxiesIdle(end))
+	}
 	if i+1 >= len(e.cfg.Timeline) {
 		e.stats.phaseEnded(i, e.phaseStart, end)
 		return false

@@ -51,8 +51,10 @@ latest timestamp of the listing (object times).
 starting, as after a restart of kube-controller-manager; the churn is replayed from time 0
 while their first syncs (one create per slice needed, one Endpoints create per Service) run,
 and it may queue behind them. warm: running for long, as in a recording of a live cluster;
-the first syncs run to the end in a phase of their own, "start-up", and the churn is replayed
-in the "replay" phase, which starts on the next whole second and shifts every recorded time
+the first syncs run to the end in a phase of their own, "start-up", which ends when every
+kube-proxy has programmed them and is idle (its minSyncPeriod passed, so the churn's first
+change is synced at once, as on a live cluster), and the churn is replayed in the "replay"
+phase, which starts on the next whole second and shifts every recorded time
 by its start (the write log and the CSVs say when things happened in the replay, not in the
 recording). Read the "replay" phase's row for what the churn cost: the total includes the
 start-up. The start-up packs each Service's slices from the listing at once; the cluster's
