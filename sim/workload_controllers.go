@@ -583,7 +583,8 @@ const deploymentMaxRetries = 15
 // when the template changed and scales the new and old ReplicaSets by the rolling-update
 // rules on what it sees of them (spec.replicas and status.availableReplicas)
 // (deploymentPlan.rollingUpdate). Then it writes the Deployment's status. Each create,
-// scale or annotation update is one call through its client.
+// scale, annotation update or status write is one call through its client, sent when the
+// one before it returned (evDeploymentCall).
 // upstream: deployment/deployment_controller.go syncDeployment, sync.go isScalingEvent.
 func (w *workloadControllers) syncDeployment(s *serviceState) {
 	e := w.e
@@ -596,7 +597,9 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 	dc := takeFree(&w.freeDCCalls)
 	created := s.newRSCreated
 	dc.s, dc.n = s, s.newRS
+	steps := dc.plan.steps[:0]
 	dc.plan = newDeploymentPlan(s, dc.plan.old[:0])
+	dc.plan.steps = steps
 	p := &dc.plan
 	scaling := s.scalingEvent()
 	if scaling {
@@ -606,12 +609,6 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 	}
 	if !created && s.newRSCreated {
 		s.newRS.created = timestamp(e.now)
-		// getNewReplicaSet then writes the Deployment's status (the revision annotation and
-		// the Progressing condition) and drops the object the write returns: the sync's own
-		// status write below carries the resourceVersion read before it, and fails with a
-		// conflict (the sync after it writes that status).
-		p.calls++
-		p.staleVersion = true
 	}
 	// syncRolloutStatus / syncDeploymentStatus: a status write when anything it reports
 	// changed.
@@ -630,23 +627,15 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 	}
 	if p.status != s.dcStatus {
 		p.statusWrite = true
-		p.calls++
+		p.steps = append(p.steps, dcStep{kind: stepStatus})
 	}
-	end := e.now
-	for range p.calls {
-		end = max(end, w.dcBucket.reserve(e.now)+w.dcLatency.sample())
+	// The sync is one goroutine making blocking calls: each call goes out, through the
+	// client's bucket, when the one before it returned.
+	at := e.now
+	if len(p.steps) > 0 {
+		at = w.dcBucket.reserve(e.now) + w.dcLatency.sample()
 	}
-	// scaleReplicaSet (and getNewReplicaSet's create) records a ScalingReplicaSet Event on
-	// the Deployment for each ReplicaSet whose size it changed.
-	if p.writeNew && p.newSpec != int(s.newRS.spec) && s.dcEvents.allow(end) {
-		w.dcBucket.reserve(end)
-	}
-	for _, o := range p.old {
-		if o.write && o.spec != int(o.rs.spec) && s.dcEvents.allow(end) {
-			w.dcBucket.reserve(end)
-		}
-	}
-	e.schedule(end, evDeploymentSynced{dc})
+	e.schedule(at, evDeploymentCall{dc})
 }
 
 // scalingEvent reports whether the Deployment's replicas differ from the desired-replicas
@@ -723,7 +712,8 @@ type deploymentPlan struct {
 	old      []rsPlan // the old ReplicaSets, oldest first
 	// desired and maxReplicas are the annotations its writes set.
 	desired, maxReplicas int
-	calls                int
+	// steps are the sync's calls, in the order it makes them.
+	steps []dcStep
 	// status is the Deployment's status the sync computed; statusWrite is true when it
 	// differs from the one last written, and the sync writes it.
 	status      deploymentStatus
@@ -736,6 +726,24 @@ type deploymentPlan struct {
 	// ReplicaSet), so its status write fails with a conflict.
 	staleVersion bool
 }
+
+// dcStep is one call of a Deployment sync: a write of a ReplicaSet (its creation, or its
+// spec.replicas and annotations), or a write of the Deployment's status.
+type dcStep struct {
+	rs   *replicaSet // nil for a status write
+	spec int32
+	kind dcStepKind
+}
+
+// dcStepKind tells the calls of a Deployment sync apart.
+type dcStepKind uint8
+
+const (
+	stepScale    dcStepKind = iota // a ReplicaSet update (scaleReplicaSet)
+	stepCreate                     // the new ReplicaSet's create (getNewReplicaSet)
+	stepRevision                   // getNewReplicaSet's status write after the create
+	stepStatus                     // the sync's status write (syncRolloutStatus)
+)
 
 // rsPlan is a Deployment sync's plan for one old ReplicaSet: its new spec.replicas, and
 // whether it is written.
@@ -757,8 +765,14 @@ func newDeploymentPlan(s *serviceState, old []rsPlan) deploymentPlan {
 }
 
 // setNew and setOld plan one write of a ReplicaSet with spec.replicas n.
-func (p *deploymentPlan) setNew(n int)        { p.newSpec, p.writeNew = n, true; p.calls++ }
-func (p *deploymentPlan) setOld(i int, n int) { p.old[i].spec, p.old[i].write = n, true; p.calls++ }
+func (p *deploymentPlan) setNew(n int) {
+	p.newSpec, p.writeNew = n, true
+	p.steps = append(p.steps, dcStep{rs: p.s.newRS, spec: int32(n)})
+}
+func (p *deploymentPlan) setOld(i int, n int) {
+	p.old[i].spec, p.old[i].write = n, true
+	p.steps = append(p.steps, dcStep{rs: p.old[i].rs, spec: int32(n)})
+}
 
 // oldSpec is the old ReplicaSets' spec.replicas in all, as planned.
 func (p *deploymentPlan) oldSpec() int {
@@ -778,8 +792,15 @@ func (p *deploymentPlan) rollingUpdate() {
 	oldSpec := p.oldSpec()
 	scaled := false
 	if !s.newRSCreated {
-		// getNewReplicaSet: the new ReplicaSet is created already scaled up.
+		// getNewReplicaSet: the new ReplicaSet is created already scaled up. Then it writes
+		// the Deployment's status (the revision annotation and the Progressing condition)
+		// and drops the object the write returns: the sync's own status write carries the
+		// resourceVersion read before it, and fails with a conflict (the sync after it
+		// writes that status).
 		p.setNew(newRSReplicas(s.replicas, int(s.surge), p.newSpec+oldSpec, p.newSpec))
+		p.steps[len(p.steps)-1].kind = stepCreate
+		p.steps = append(p.steps, dcStep{kind: stepRevision})
+		p.staleVersion = true
 		s.newRSCreated = true
 	} else if p.newSpec != s.replicas {
 		// reconcileNewReplicaSet
@@ -1017,79 +1038,115 @@ func newRSReplicas(replicas, surge, current, newSpec int) int {
 	return newSpec + min(maxTotal-current, replicas-newSpec)
 }
 
-// evDeploymentSynced is the Deployment controller's calls returning: the ReplicaSets have
-// their new spec.replicas and annotations, and each one whose spec changed is queued for the
-// ReplicaSet controller. It holds its payload from the free list (a pointer, queued without
-// an allocation).
-type evDeploymentSynced struct{ c *dcCall }
+// evDeploymentCall is one call of a Deployment sync returning (or, for a sync with no call,
+// its end): a ReplicaSet has its new spec.replicas and annotations, and is queued for the
+// ReplicaSet controller when its spec changed; or the Deployment's status is written. The
+// next call goes out then; after the last, the sync ends. It holds its payload from the
+// free list (a pointer, queued without an allocation).
+type evDeploymentCall struct{ c *dcCall }
 
-// dcCall is what a Deployment sync's calls set: the plan, made when n was the new
-// ReplicaSet.
+// dcCall is a Deployment sync in progress: the plan, made when n was the new ReplicaSet,
+// and how many of its calls have returned.
 type dcCall struct {
 	s    *serviceState
 	n    *replicaSet
 	plan deploymentPlan
+	// done counts the calls returned; conflict is set when the status write failed.
+	done     int
+	conflict bool
 }
 
-func (ev evDeploymentSynced) String() string { return "deployment synced " + ev.c.s.svc.Name }
-func (ev evDeploymentSynced) apply(e *Engine) {
+func (ev evDeploymentCall) String() string { return "deployment call " + ev.c.s.svc.Name }
+func (ev evDeploymentCall) apply(e *Engine) {
 	w := e.workloads
 	d := ev.c
 	s, p := d.s, &d.plan
-	w.dcQueue.done(s)
-	changed := false
-	write := func(rs *replicaSet, spec int) {
-		rs.desired, rs.maxReplicas = int32(p.desired), int32(p.maxReplicas)
-		if int(rs.spec) != spec {
-			rs.spec = int32(spec)
-			// A spec change moves metadata.generation past status.observedGeneration, so
-			// the ReplicaSet's next sync writes its status even when no pod changed.
-			// upstream: replica_set_utils.go updateReplicaSetStatus.
-			rs.generation++
-			w.enqueueRS(rs)
-		} else if p.staleVersion && rs == d.n && rs.generation == 0 {
-			// The new ReplicaSet, created at 0 replicas: created with generation 1, and
-			// queued by the ReplicaSet controller's add handler, whose sync writes
-			// observedGeneration. upstream: registry/apps/replicaset strategy.go
-			// PrepareForCreate; replica_set.go addRS.
-			rs.generation = 1
-			w.enqueueRS(rs)
+	if d.done == len(p.steps) {
+		w.deploymentSynced(d)
+		return
+	}
+	step := p.steps[d.done]
+	d.done++
+	scaled := w.applyDeploymentCall(d, step)
+	if d.done < len(p.steps) {
+		e.schedule(w.dcBucket.reserve(e.now)+w.dcLatency.sample(), ev)
+	} else {
+		w.deploymentSynced(d)
+	}
+	// scaleReplicaSet (and getNewReplicaSet's create) records a ScalingReplicaSet Event on
+	// the Deployment when it changed the ReplicaSet's size; the broadcaster sends it
+	// through the same client while the sync goes on.
+	if scaled && s.dcEvents.allow(e.now) {
+		w.dcBucket.reserve(e.now)
+	}
+}
+
+// applyDeploymentCall applies one returned call of sync d, and reports whether it changed
+// a ReplicaSet's size.
+func (w *workloadControllers) applyDeploymentCall(d *dcCall, step dcStep) bool {
+	s, p := d.s, &d.plan
+	switch step.kind {
+	case stepRevision:
+		return false
+	case stepStatus:
+		// The status write carries the resourceVersion the sync read: any change of the
+		// Deployment's spec since (a new template, a new replicas) or the sync's own earlier
+		// status write (staleVersion) makes it fail with a conflict. handleErr:
+		// AddRateLimited on that conflict, up to maxRetries; Forget on success. The spec
+		// change queued the Deployment already.
+		if p.staleVersion || p.status.generation != s.generation {
+			d.conflict = true
+			return false
 		}
-		// The ReplicaSet update reaches the Deployment controller's informer too.
-		changed = true
-	}
-	// The ReplicaSet writes succeed even when the template changed meanwhile: they carry
-	// the ReplicaSets' own resourceVersions.
-	if p.writeNew {
-		write(d.n, p.newSpec)
-	}
-	for _, o := range p.old {
-		if o.write {
-			write(o.rs, o.spec)
-		}
-	}
-	if changed {
-		w.dcQueue.add(s)
-	}
-	// The status write does not: it carries the Deployment's resourceVersion, which a new
-	// template changed, or the sync's own earlier status write (staleVersion). handleErr:
-	// AddRateLimited on that conflict, up to maxRetries; Forget on success. The template
-	// change queued the Deployment already.
-	conflict := p.statusWrite && (d.n != s.newRS || p.staleVersion)
-	if p.statusWrite && !conflict {
 		if deploymentStatusWritten != nil {
 			deploymentStatusWritten(s, s.dcStatus, p.status)
 		}
 		s.dcStatus = p.status
+		return false
 	}
-	if conflict && s.dcFailures < deploymentMaxRetries {
+	// A ReplicaSet write succeeds even when the template changed meanwhile: it carries the
+	// ReplicaSet's own resourceVersion.
+	rs := step.rs
+	scaled := rs.spec != step.spec
+	rs.desired, rs.maxReplicas = int32(p.desired), int32(p.maxReplicas)
+	if scaled {
+		rs.spec = step.spec
+		// A spec change moves metadata.generation past status.observedGeneration, so
+		// the ReplicaSet's next sync writes its status even when no pod changed.
+		// upstream: replica_set_utils.go updateReplicaSetStatus.
+		rs.generation++
+		w.enqueueRS(rs)
+	} else if step.kind == stepCreate {
+		// The new ReplicaSet, created at 0 replicas: created with generation 1, and
+		// queued by the ReplicaSet controller's add handler, whose sync writes
+		// observedGeneration. upstream: registry/apps/replicaset strategy.go
+		// PrepareForCreate; replica_set.go addRS.
+		rs.generation = 1
+		w.enqueueRS(rs)
+	}
+	// The ReplicaSet update reaches the Deployment controller's informer too: the
+	// Deployment is queued again when its sync ends.
+	w.dcQueue.add(s)
+	return scaled
+}
+
+// deploymentSynced ends sync d: its worker takes the next key, and a status write that
+// conflicted is retried.
+func (w *workloadControllers) deploymentSynced(d *dcCall) {
+	e := w.e
+	s := d.s
+	w.dcQueue.done(s)
+	if d.conflict && s.dcFailures < deploymentMaxRetries {
 		s.dcFailures++
 		w.addDeploymentAfter(s, max(exponentialBackoff(workloadRetryBase, workloadRetryMax, int(s.dcFailures)), w.dcRetries.reserve(e.now)-e.now))
 	} else {
 		s.dcFailures = 0
 	}
-	clear(p.old)
-	*d = dcCall{plan: deploymentPlan{old: p.old[:0]}}
+	old := d.plan.old
+	clear(old)
+	steps := d.plan.steps
+	clear(steps)
+	*d = dcCall{plan: deploymentPlan{old: old[:0], steps: steps[:0]}}
 	w.freeDCCalls = append(w.freeDCCalls, d)
 	w.kick()
 	e.workloadSettled(s)

@@ -584,8 +584,8 @@ func TestReconcileOldReplicaSetsAsUpstream(t *testing.T) {
 					t.Errorf("old ReplicaSet %d: %d replicas, want %d", i+1, o.spec, tc.wantOld[i])
 				}
 			}
-			if p.calls != tc.wantCalls {
-				t.Errorf("%d calls, want %d", p.calls, tc.wantCalls)
+			if len(p.steps) != tc.wantCalls {
+				t.Errorf("%d calls, want %d", len(p.steps), tc.wantCalls)
 			}
 		})
 	}
@@ -969,8 +969,10 @@ func TestDeploymentRetriesShareTheQueuesBucket(t *testing.T) {
 		t.Fatalf("%d services", len(e.services))
 	}
 	for _, s := range e.services {
-		// The status write of a sync planned for an older template conflicts.
-		evDeploymentSynced{&dcCall{s: s, n: &replicaSet{svc: s}, plan: deploymentPlan{s: s, statusWrite: true}}}.apply(e)
+		// The status write of a sync planned for an older generation conflicts.
+		d := &dcCall{s: s, n: s.newRS, plan: deploymentPlan{s: s, statusWrite: true, steps: []dcStep{{kind: stepStatus}}}}
+		d.plan.status.generation = s.generation - 1
+		evDeploymentCall{d}.apply(e)
 	}
 	var at []Time
 	for _, s := range e.services {
@@ -1298,10 +1300,15 @@ func TestRollingScaleDownCountsActiveOldReplicaSets(t *testing.T) {
 // ReplicaSet: it creates the ReplicaSet, writes the Deployment's status (the revision
 // annotation and the Progressing condition) and drops the object that write returns, so
 // its own status write at the end carries the old resourceVersion and fails with a
-// conflict; the sync after it writes that status. Through a client of 1 qps (burst 1) its
-// three calls end 2 s after it starts, and the ReplicaSet it made counts from then.
-// upstream: deployment/sync.go getNewReplicaSet (UpdateStatus after the create),
-// syncRolloutStatus (UpdateStatus of the same object).
+// conflict; the sync after it writes that status. The sync is one goroutine making
+// blocking calls, so each call goes out when the one before it returned. Through a client
+// of 1 qps (burst 1) and 5 ms calls: the create takes the token at 0 and returns at 5 ms,
+// when the ReplicaSet exists; the revision write takes the token at 1 s (the
+// ScalingReplicaSet Event, sent after the create, the one at 2 s); the status write the
+// one at 3 s, and fails at 3.005 s.
+// upstream: deployment/sync.go getNewReplicaSet (Create, Eventf, UpdateStatus),
+// rolling.go rolloutRolling, progress.go syncRolloutStatus (UpdateStatus of the same
+// object); client-go tools/record (the Event sent by the broadcaster's goroutine).
 func TestDeploymentCreatingSyncConflicts(t *testing.T) {
 	cfg := workloadConfig(3, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
 	cfg.ControlPlane.Workloads.Deployment.QPS, cfg.ControlPlane.Workloads.Deployment.Burst = 1, 1
@@ -1322,11 +1329,12 @@ func TestDeploymentCreatingSyncConflicts(t *testing.T) {
 			writtenAt = e.now
 		}
 	})
-	if scaledAt < Time(2*time.Second) || scaledAt > Time(3*time.Second) {
-		t.Errorf("the new ReplicaSet counts from %v, want 2 s (three calls at 1 qps) and a little", scaledAt)
+	ms := Time(time.Millisecond)
+	if scaledAt != 5*ms {
+		t.Errorf("the new ReplicaSet exists from %v, want 5ms (the create's return)", scaledAt)
 	}
-	if failedAt != scaledAt {
-		t.Errorf("the creating sync ended at %v, its status write failed at %v: want the same", scaledAt, failedAt)
+	if failedAt != 3*Time(time.Second)+5*ms {
+		t.Errorf("the creating sync's status write failed at %v, want 3.005s", failedAt)
 	}
 	if writtenAt <= failedAt {
 		t.Errorf("the Deployment's status first written at %v, want after the failed write at %v", writtenAt, failedAt)
@@ -1401,5 +1409,89 @@ func TestNewReplicaSetAtZeroIsSynced(t *testing.T) {
 	}
 	if want := int32(scales + 1); rs.generation != want || rs.status.generation != want {
 		t.Errorf("new ReplicaSet: generation %d, observed %d after %d scales; want %d", rs.generation, rs.status.generation, scales, want)
+	}
+}
+
+// TestDeploymentSyncCallsInSequence follows the first sync of a rollout without surge (10
+// replicas, maxUnavailable 2) call by call. upstream's sync is one goroutine making blocking
+// calls, each when the one before it returned: getNewReplicaSet creates the new ReplicaSet
+// at 0 replicas (back at 5 ms) and writes the revision to the Deployment's status (10 ms);
+// reconcileOldReplicaSets scales the old ReplicaSet from 10 to 8 (15 ms), which its
+// controller sees then and starts deleting; syncRolloutStatus's status write, carrying the
+// resourceVersion the revision write replaced, fails at 20 ms. A scale of the Deployment
+// while a sync runs makes that sync's status write fail too: the spec change moved the
+// resourceVersion. upstream: deployment/sync.go getNewReplicaSet, rolling.go
+// rolloutRolling, reconcileOldReplicaSets, progress.go syncRolloutStatus.
+func TestDeploymentSyncCallsInSequence(t *testing.T) {
+	w := testWorkloads()
+	w.Deployment.QPS = 0 // unlimited: the calls wait only for each other
+	two := IntOrPercent{Value: 2}
+	cfg := workloadConfig(10, w, Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: two})
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	var start, createdAt, scaledAt, deletingAt, failedAt Time = -1, -1, -1, -1, -1
+	var old *replicaSet
+	runEngine(t, e, func() {
+		if e.phase != 1 {
+			return
+		}
+		if start < 0 {
+			start, old = e.now, s.oldRSs[0]
+		}
+		if createdAt < 0 && s.newRS.generation > 0 {
+			createdAt = e.now - start
+		}
+		if scaledAt < 0 && old.spec != 10 {
+			if old.spec != 8 {
+				t.Errorf("the old ReplicaSet scaled to %d, want 8", old.spec)
+			}
+			scaledAt = e.now - start
+		}
+		if deletingAt < 0 && old.expectDeletes > 0 {
+			deletingAt = e.now - start
+		}
+		if failedAt < 0 && s.dcFailures > 0 {
+			failedAt = e.now - start
+		}
+	})
+	ms := Time(time.Millisecond)
+	for _, c := range []struct {
+		what      string
+		got, want Time
+	}{
+		{"the new ReplicaSet created", createdAt, 5 * ms},
+		{"the old ReplicaSet scaled down", scaledAt, 15 * ms},
+		{"its controller deleting", deletingAt, 15 * ms},
+		{"the status write failed", failedAt, 20 * ms},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s at %v after the rollout's start, want %v", c.what, c.got, c.want)
+		}
+	}
+
+	// A scale while the sync runs: the status write conflicts.
+	e, err = newEngine(workloadConfig(10, w, Action{Name: "create", Kind: ActionCreate}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = e.services[0]
+	scaled, conflict := false, false
+	runEngine(t, e, func() {
+		// A sync after the creating one (whose status write fails anyway), in flight.
+		if !scaled && s.dcItem.processing && s.dcStatus.replicas > 0 {
+			e.actOn(&Action{Kind: ActionScale, Replicas: 12}, s)
+			scaled = true
+		}
+		conflict = conflict || scaled && s.dcFailures > 0
+	})
+	if !scaled || !conflict {
+		t.Errorf("a scale during a sync (made: %v): its status write did not fail", scaled)
+	}
+	if s.newRS.spec != 12 || s.dcStatus.generation != 2 {
+		t.Errorf("after the scale: the ReplicaSet at %d, status of generation %d; want 12 and 2", s.newRS.spec, s.dcStatus.generation)
 	}
 }
