@@ -33,5 +33,5 @@ timeline: [{name: create, action: create}, {name: rollout, action: rollout}]
 	}
 	fmt.Println("replicas 40, most pods held:", p.peak)
 	// Output:
-	// replicas 40, most pods held: 57
+	// replicas 40, most pods held: 56
 }

@@ -66,6 +66,10 @@ type replicaSet struct {
 	// events is the spam filter of the Events recorded about it (a pod created or deleted).
 	events eventSpamFilter
 	item   workItem
+	// version stands for metadata.resourceVersion, modulo 256: every write of the object
+	// moves it on (the Deployment controller's, and its own controller's status writes). A
+	// write carrying an older version fails with a conflict.
+	version uint8
 	// changes counts the pod changes that alter a StatefulSet's or DaemonSet's status (a
 	// set's counters; see setSync), modulo 2^32: a sync compares it with what it last
 	// wrote, and it shares a word with item.
@@ -352,12 +356,13 @@ func (w *workloadControllers) syncReplicaSet(rs *replicaSet) {
 	s := rs.svc
 	// The status is computed from the pods listed at the start of the sync.
 	st := rsStatus{live: rs.live, ready: rs.ready, available: rs.available, terminating: rs.terminating, generation: rs.generation}
+	c := rsCall{rs: rs, st: st, version: rs.version}
 	if rs.expectCreates == 0 && rs.expectDeletes == 0 && s.created {
 		switch diff := int(rs.live - rs.spec); {
 		case diff < 0:
 			n := min(-diff, w.burstReplicas)
 			rs.expectCreates += int32(n)
-			w.createBatch(rs, st, n, min(n, slowStartInitialBatchSize))
+			w.createBatch(c, n, min(n, slowStartInitialBatchSize))
 			return
 		case diff > 0:
 			n := min(diff, w.burstReplicas)
@@ -370,11 +375,11 @@ func (w *workloadControllers) syncReplicaSet(rs *replicaSet) {
 				w.recordRSEvent(rs, at)
 				end = max(end, at)
 			}
-			e.schedule(end, evRSStatus{w.newRSCall(rsCall{rs: rs, st: st})})
+			e.schedule(end, evRSStatus{w.newRSCall(c)})
 			return
 		}
 	}
-	w.writeStatus(rs, st, false)
+	w.writeStatus(c)
 }
 
 // recordRSEvent is the SuccessfulCreate or SuccessfulDelete Event the ReplicaSet controller
@@ -432,8 +437,9 @@ type rsStatus struct {
 // createBatch sends one slow-start batch of pod creates; the next batch, twice as large,
 // starts when every call of this one has returned.
 // upstream: replica_set.go slowStartBatch.
-func (w *workloadControllers) createBatch(rs *replicaSet, st rsStatus, remaining, batch int) {
+func (w *workloadControllers) createBatch(c rsCall, remaining, batch int) {
 	e := w.e
+	rs := c.rs
 	end := e.now
 	failed := false
 	for range batch {
@@ -456,18 +462,24 @@ func (w *workloadControllers) createBatch(rs *replicaSet, st rsStatus, remaining
 	if failed || remaining == 0 {
 		// Pods the slow start never tried are not expected any more.
 		rs.expectCreates -= int32(remaining)
-		e.schedule(end, evRSStatus{w.newRSCall(rsCall{rs: rs, st: st, failed: failed})})
+		c.failed = failed
+		e.schedule(end, evRSStatus{w.newRSCall(c)})
 		return
 	}
-	e.schedule(end, evRSCreateBatch{w.newRSCall(rsCall{rs: rs, st: st, remaining: remaining, batch: min(2*batch, remaining)})})
+	c.remaining, c.batch = remaining, min(2*batch, remaining)
+	e.schedule(end, evRSCreateBatch{w.newRSCall(c)})
 }
 
 // rsCall is what the events of a ReplicaSet sync's calls carry: the ReplicaSet, the status
 // the sync computed, whether a call failed, and the slow start's progress.
 type rsCall struct {
-	rs               *replicaSet
-	st               rsStatus
-	failed           bool
+	rs     *replicaSet
+	st     rsStatus
+	failed bool
+	// version is the ReplicaSet's version the status write carries: as the sync listed it,
+	// or as the retry's GET read it (retried).
+	version          uint8
+	retried          bool
 	remaining, batch int
 }
 
@@ -494,7 +506,7 @@ func (ev evRSCreateBatch) String() string {
 }
 func (ev evRSCreateBatch) apply(e *Engine) {
 	c := e.workloads.takeRSCall(ev.c)
-	e.workloads.createBatch(c.rs, c.st, c.remaining, c.batch)
+	e.workloads.createBatch(c, c.remaining, c.batch)
 }
 
 // evPodCreateCall is a pod create call of the ReplicaSet controller returning: the pod
@@ -536,26 +548,29 @@ type evRSStatus struct{ c *rsCall }
 func (ev evRSStatus) String() string { return "replicaset status " + ev.c.rs.hash }
 func (ev evRSStatus) apply(e *Engine) {
 	c := e.workloads.takeRSCall(ev.c)
-	e.workloads.writeStatus(c.rs, c.st, c.failed)
+	e.workloads.writeStatus(c)
 }
 
 // writeStatus writes the status a sync computed when it differs from the last one written,
 // and ends the sync when the write returns. upstream: replica_set_utils.go
 // updateReplicaSetStatus (no call when the status is unchanged).
-func (w *workloadControllers) writeStatus(rs *replicaSet, st rsStatus, failed bool) {
+func (w *workloadControllers) writeStatus(c rsCall) {
 	e := w.e
-	st.failure = failed
-	if st == rs.status {
-		w.rsDone(rs, failed)
+	c.st.failure = c.failed
+	if c.st == c.rs.status {
+		w.rsDone(c.rs, c.failed)
 		return
 	}
-	at := w.rsBucket.reserve(e.now) + w.rsLatency.sample()
-	e.schedule(at, evRSStatusWritten{w.newRSCall(rsCall{rs: rs, st: st, failed: failed})})
+	e.schedule(w.rsBucket.reserve(e.now)+w.rsLatency.sample(), evRSStatusWritten{w.newRSCall(c)})
 }
 
 // evRSStatusWritten is a ReplicaSet status write returning; the Deployment controller's
 // informer sees the new status and queues the Deployment (upstream: deployment_controller.go
-// updateReplicaSet, on any update).
+// updateReplicaSet, on any update). A write carrying a version the Deployment controller
+// has written past since fails with a conflict: the controller reads the ReplicaSet (a GET)
+// and writes the same status once more; a second conflict fails the sync, which is retried
+// with the per-item backoff. upstream: replica_set_utils.go updateReplicaSetStatus
+// (statusUpdateRetries 1).
 type evRSStatusWritten struct{ c *rsCall }
 
 func (ev evRSStatusWritten) String() string { return "replicaset status written " + ev.c.rs.hash }
@@ -563,9 +578,30 @@ func (ev evRSStatusWritten) apply(e *Engine) {
 	w := e.workloads
 	c := w.takeRSCall(ev.c)
 	rs := c.rs
+	if rs.version != c.version {
+		if c.retried {
+			w.rsDone(rs, true)
+			return
+		}
+		c.retried = true
+		e.schedule(w.rsBucket.reserve(e.now)+w.rsLatency.sample(), evRSGet{w.newRSCall(c)})
+		return
+	}
 	rs.status = c.st
+	rs.version++
 	w.enqueueDeployment(rs.svc)
 	w.rsDone(rs, c.failed)
+}
+
+// evRSGet is the GET of a ReplicaSet whose status write conflicted returning: the status is
+// written again with the version read.
+type evRSGet struct{ c *rsCall }
+
+func (ev evRSGet) String() string { return "replicaset get " + ev.c.rs.hash }
+func (ev evRSGet) apply(e *Engine) {
+	w := e.workloads
+	ev.c.version = ev.c.rs.version
+	e.schedule(w.rsBucket.reserve(e.now)+w.rsLatency.sample(), evRSStatusWritten(ev))
 }
 
 // deploymentStatusWritten, when set (by tests), sees every Deployment status write: the
@@ -733,16 +769,20 @@ type dcStep struct {
 	rs   *replicaSet // nil for a status write
 	spec int32
 	kind dcStepKind
+	// version is the ReplicaSet's version the write carries: as the sync listed it, or as
+	// the sync's own write before returned it.
+	version uint8
 }
 
 // dcStepKind tells the calls of a Deployment sync apart.
 type dcStepKind uint8
 
 const (
-	stepScale    dcStepKind = iota // a ReplicaSet update (scaleReplicaSet)
-	stepCreate                     // the new ReplicaSet's create (getNewReplicaSet)
-	stepRevision                   // getNewReplicaSet's status write after the create
-	stepStatus                     // the sync's status write (syncRolloutStatus)
+	stepScale     dcStepKind = iota // a ReplicaSet update (scaleReplicaSet)
+	stepScaleDown                   // a rolling update's scale-down of an old ReplicaSet
+	stepCreate                      // the new ReplicaSet's create (getNewReplicaSet)
+	stepRevision                    // getNewReplicaSet's status write after the create
+	stepStatus                      // the sync's status write (syncRolloutStatus)
 )
 
 // rsPlan is a Deployment sync's plan for one old ReplicaSet: its new spec.replicas, and
@@ -767,11 +807,11 @@ func newDeploymentPlan(s *serviceState, old []rsPlan) deploymentPlan {
 // setNew and setOld plan one write of a ReplicaSet with spec.replicas n.
 func (p *deploymentPlan) setNew(n int) {
 	p.newSpec, p.writeNew = n, true
-	p.steps = append(p.steps, dcStep{rs: p.s.newRS, spec: int32(n)})
+	p.steps = append(p.steps, dcStep{rs: p.s.newRS, spec: int32(n), version: p.s.newRS.version})
 }
 func (p *deploymentPlan) setOld(i int, n int) {
 	p.old[i].spec, p.old[i].write = n, true
-	p.steps = append(p.steps, dcStep{rs: p.old[i].rs, spec: int32(n)})
+	p.steps = append(p.steps, dcStep{rs: p.old[i].rs, spec: int32(n), version: p.old[i].rs.version})
 }
 
 // oldSpec is the old ReplicaSets' spec.replicas in all, as planned.
@@ -854,6 +894,7 @@ func (p *deploymentPlan) rollingUpdate() {
 			return
 		}
 		p.setOld(i, o.spec-n)
+		p.steps[len(p.steps)-1].kind = stepScaleDown
 		cleaned += n
 	}
 	// scaleDownOldReplicaSetsForRollingUpdate: then as far as availability allows, oldest
@@ -873,6 +914,7 @@ func (p *deploymentPlan) rollingUpdate() {
 		}
 		n := min(o.spec, down-done)
 		p.setOld(i, o.spec-n)
+		p.steps[len(p.steps)-1].kind = stepScaleDown
 		done += n
 	}
 }
@@ -1051,9 +1093,9 @@ type dcCall struct {
 	s    *serviceState
 	n    *replicaSet
 	plan deploymentPlan
-	// done counts the calls returned; conflict is set when the status write failed.
-	done     int
-	conflict bool
+	// done counts the calls returned; failed is set when one failed the sync.
+	done   int
+	failed bool
 }
 
 func (ev evDeploymentCall) String() string { return "deployment call " + ev.c.s.svc.Name }
@@ -1067,7 +1109,20 @@ func (ev evDeploymentCall) apply(e *Engine) {
 	}
 	step := p.steps[d.done]
 	d.done++
-	scaled := w.applyDeploymentCall(d, step)
+	scaled, ok := w.applyDeploymentCall(d, step)
+	switch {
+	case ok:
+	case step.kind == stepScaleDown:
+		// reconcileOldReplicaSets drops the error: no more scale-downs, and the status
+		// write follows.
+		for d.done < len(p.steps) && p.steps[d.done].kind == stepScaleDown {
+			d.done++
+		}
+	default:
+		// The sync fails here (the status write's conflict, or a ReplicaSet's).
+		d.failed = true
+		d.done = len(p.steps)
+	}
 	if d.done < len(p.steps) {
 		e.schedule(w.dcBucket.reserve(e.now)+w.dcLatency.sample(), ev)
 	} else {
@@ -1081,13 +1136,14 @@ func (ev evDeploymentCall) apply(e *Engine) {
 	}
 }
 
-// applyDeploymentCall applies one returned call of sync d, and reports whether it changed
-// a ReplicaSet's size.
-func (w *workloadControllers) applyDeploymentCall(d *dcCall, step dcStep) bool {
+// applyDeploymentCall applies one returned call of sync d. It reports whether the call
+// changed a ReplicaSet's size, and whether it succeeded: a write carrying an older version
+// than the object's fails with a conflict.
+func (w *workloadControllers) applyDeploymentCall(d *dcCall, step dcStep) (scaled, ok bool) {
 	s, p := d.s, &d.plan
 	switch step.kind {
 	case stepRevision:
-		return false
+		return false, true
 	case stepStatus:
 		// The status write carries the resourceVersion the sync read: any change of the
 		// Deployment's spec since (a new template, a new replicas) or the sync's own earlier
@@ -1095,19 +1151,28 @@ func (w *workloadControllers) applyDeploymentCall(d *dcCall, step dcStep) bool {
 		// AddRateLimited on that conflict, up to maxRetries; Forget on success. The spec
 		// change queued the Deployment already.
 		if p.staleVersion || p.status.generation != s.generation {
-			d.conflict = true
-			return false
+			return false, false
 		}
 		if deploymentStatusWritten != nil {
 			deploymentStatusWritten(s, s.dcStatus, p.status)
 		}
 		s.dcStatus = p.status
-		return false
+		return false, true
 	}
-	// A ReplicaSet write succeeds even when the template changed meanwhile: it carries the
-	// ReplicaSet's own resourceVersion.
+	// A ReplicaSet write carries the ReplicaSet's own resourceVersion: it succeeds even
+	// when the template changed meanwhile, but not when the ReplicaSet's status was written
+	// since the sync listed it.
 	rs := step.rs
-	scaled := rs.spec != step.spec
+	if step.kind != stepCreate && rs.version != step.version {
+		return false, false
+	}
+	rs.version++
+	for i := d.done; i < len(p.steps); i++ {
+		if p.steps[i].rs == rs {
+			p.steps[i].version = rs.version // scaleReplicaSet returns the object written
+		}
+	}
+	scaled = rs.spec != step.spec
 	rs.desired, rs.maxReplicas = int32(p.desired), int32(p.maxReplicas)
 	if scaled {
 		rs.spec = step.spec
@@ -1127,16 +1192,16 @@ func (w *workloadControllers) applyDeploymentCall(d *dcCall, step dcStep) bool {
 	// The ReplicaSet update reaches the Deployment controller's informer too: the
 	// Deployment is queued again when its sync ends.
 	w.dcQueue.add(s)
-	return scaled
+	return scaled, true
 }
 
-// deploymentSynced ends sync d: its worker takes the next key, and a status write that
-// conflicted is retried.
+// deploymentSynced ends sync d: its worker takes the next key, and a failed sync is
+// retried.
 func (w *workloadControllers) deploymentSynced(d *dcCall) {
 	e := w.e
 	s := d.s
 	w.dcQueue.done(s)
-	if d.conflict && s.dcFailures < deploymentMaxRetries {
+	if d.failed && s.dcFailures < deploymentMaxRetries {
 		s.dcFailures++
 		w.addDeploymentAfter(s, max(exponentialBackoff(workloadRetryBase, workloadRetryMax, int(s.dcFailures)), w.dcRetries.reserve(e.now)-e.now))
 	} else {
