@@ -1018,6 +1018,9 @@ func (evp *evPodAvailable) apply(e *Engine) {
 	if p.pinned() >= 0 {
 		return // a DaemonSet pod: seen at the DaemonSet's next sync (daemonSetAfter)
 	}
+	if rs := p.rs(); rs != nil && rs.rare != nil && rs.rare.listing && p.pod.ReadyTransition <= rs.rare.listedSecond {
+		rs.rare.late++ // listed ready by the ReplicaSet's sync in progress: its status counts it
+	}
 	e.workloads.podChanged(p)
 }
 

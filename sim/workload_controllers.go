@@ -99,6 +99,15 @@ type rsRare struct {
 	// once it has had manyScaleDowns of them (victimsCandsAfter).
 	cands          *victimCands
 	manyScaleDowns int32
+	// With minReadySeconds, a sync in progress (listing) counts the pods it listed ready,
+	// not yet available, that became available since (late): its status, computed after
+	// the sync's calls, counts them. listedSecond is the whole second the sync listed its
+	// pods in: a pod that turned ready in it or before is taken as listed ready (the sync
+	// often begins at the instant a pod turns ready, as that queues it); the status counts
+	// no more of them than it listed ready and not available.
+	listing      bool
+	listedSecond model.Timestamp
+	late         int32
 }
 
 // replayOwner reports whether rs is a Service's replay owner (see replayOwnerOf).
@@ -357,6 +366,10 @@ func (w *workloadControllers) syncReplicaSet(rs *replicaSet) {
 	// The status is computed from the pods listed at the start of the sync.
 	st := rsStatus{live: rs.live, ready: rs.ready, available: rs.available, terminating: rs.terminating, generation: rs.generation}
 	c := rsCall{rs: rs, st: st, version: rs.version}
+	if s.cfg != nil && s.cfg.MinReady > 0 {
+		r := rs.rareFields()
+		r.listing, r.listedSecond, r.late = true, timestamp(e.now), 0
+	}
 	if rs.expectCreates == 0 && rs.expectDeletes == 0 && s.created {
 		switch diff := int(rs.live - rs.spec); {
 		case diff < 0:
@@ -557,6 +570,14 @@ func (ev evRSStatus) apply(e *Engine) {
 func (w *workloadControllers) writeStatus(c rsCall) {
 	e := w.e
 	c.st.failure = c.failed
+	if r := c.rs.rare; r != nil && r.listing {
+		// calculateStatus runs after manageReplicas, on the pods listed before it but at
+		// the time now: the pods listed ready that have been ready for minReadySeconds
+		// since count available. upstream: replica_set.go syncReplicaSet (now taken after
+		// manageReplicas), replica_set_utils.go calculateStatus (IsPodAvailable at now).
+		c.st.available += min(r.late, c.st.ready-c.st.available)
+		r.listing, r.late = false, 0
+	}
 	if c.st == c.rs.status {
 		w.rsDone(c.rs, c.failed)
 		return

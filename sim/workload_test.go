@@ -1620,3 +1620,44 @@ func TestDeploymentReplicaSetWriteConflicts(t *testing.T) {
 		})
 	}
 }
+
+// TestReplicaSetStatusCountsPodsAvailableDuringTheSync checks when a ReplicaSet's status
+// judges availability: after the sync's pod calls, at that time, on the pods it listed
+// before them. 10 pods with minReadySeconds 10 are all ready, none yet available, when the
+// Deployment is scaled to 510 (at the instant the last turns ready, so the sync lists it in
+// the second it turned ready): the sync that creates 500 pods takes about 24 s through the
+// controller's 20 qps, and the status it then writes (of the 10 pods it listed) counts
+// the 10 available, not the 0 it saw when it began. upstream: replica_set.go
+// syncReplicaSet (now taken after manageReplicas), replica_set_utils.go calculateStatus
+// (IsPodAvailable at now).
+func TestReplicaSetStatusCountsPodsAvailableDuringTheSync(t *testing.T) {
+	cfg := workloadConfig(10, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+	cfg.Services[0].MinReady = 10 * time.Second
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	scaledAt, checked := Time(-1), false
+	var generation int32
+	runEngine(t, e, func() {
+		rs := s.newRS
+		if rs == nil {
+			return
+		}
+		if scaledAt < 0 && rs.ready == 10 && rs.available == 0 {
+			e.actOn(&Action{Kind: ActionScale, Replicas: 510}, s)
+			scaledAt, generation = e.now, rs.generation+1
+		}
+		if !checked && scaledAt >= 0 && rs.status.generation == generation {
+			checked = true
+			if rs.status.live != 10 || rs.status.available != 10 || e.now-scaledAt < Time(20*time.Second) {
+				t.Errorf("the scaled ReplicaSet's first status, %v after the scale: %d live, %d available; want 10 and 10, 20 s after at least",
+					e.now-scaledAt, rs.status.live, rs.status.available)
+			}
+		}
+	})
+	if !checked {
+		t.Fatal("no status written of the scaled ReplicaSet")
+	}
+}
