@@ -45,6 +45,10 @@ const (
 	// from etcd through the watch cache to one of thousands of watchers). It decides how
 	// often a sync that follows a write finds its cache stale and backs off.
 	DefaultInformerLag = 20 * time.Millisecond
+
+	// DefaultMinResyncPeriod is kube-controller-manager's --min-resync-period (upstream:
+	// k8s.io/controller-manager config/v1alpha1/defaults.go).
+	DefaultMinResyncPeriod = 12 * time.Hour
 	// DefaultEndpointsBuildPerPod is how long the Endpoints controller takes per pod of a
 	// Service to build the address list before it checks its cache for staleness. Measured:
 	// 9-12 µs of CPU per pod for upstream's code path (sim BenchmarkUpstreamEndpointsBuild).
@@ -155,6 +159,7 @@ func DefaultControlPlane() sim.ControlPlaneConfig {
 		InformerLag:             DefaultInformerLag,
 		EndpointsBuildPerPod:    DefaultEndpointsBuildPerPod,
 		EndpointSliceSyncPerPod: DefaultEndpointSliceSyncPerPod,
+		MinResyncPeriod:         DefaultMinResyncPeriod,
 		Workloads:               DefaultWorkloads(),
 	}
 }

@@ -45,6 +45,7 @@
 //	    informerLag [20ms] (own writes reach the controller's cache after this),
 //	    endpointsBuildPerPod [10µs] (Endpoints sync time per pod before its stale check),
 //	    endpointSliceSyncPerPod [15µs] (EndpointSlice sync time per pod before its writes),
+//	    minResyncPeriod [12h] (informer resyncs every 1-2×; 0s: none),
 //	    endpointSlice / endpoints: workers [5, 1..50], batchPeriod [0], qps [20], burst [30],
 //	    apiLatency [fixed 5ms]
 //	    workloads: the pod churn's pace: replicaSet / deployment / statefulSet / daemonSet:

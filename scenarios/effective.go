@@ -41,7 +41,7 @@ func Effective(sc *Scenario) []byte {
 			x.name, x.c.Workers, x.c.BatchPeriod, fnum(x.c.QPS), x.c.Burst, FormatDistribution(x.c.APILatency))
 	}
 	w("  maxEndpointsPerSlice: %d\n  endpointsTruncation: %t\n  informerLag: %s\n", cp.MaxEndpointsPerSlice, cp.EndpointsTruncation, cp.InformerLag)
-	w("  endpointsBuildPerPod: %s\n  endpointSliceSyncPerPod: %s\n", cp.EndpointsBuildPerPod, cp.EndpointSliceSyncPerPod)
+	w("  endpointsBuildPerPod: %s\n  endpointSliceSyncPerPod: %s\n  minResyncPeriod: %s\n", cp.EndpointsBuildPerPod, cp.EndpointSliceSyncPerPod, cp.MinResyncPeriod)
 	wl := cp.Workloads
 	w("  workloads:\n")
 	for _, x := range []struct {

@@ -59,7 +59,7 @@ const (
 var (
 	topFields        = []string{"name", "description", "seed", "cluster", "controlPlane", "apiServer", "network", "kubeProxy", "services", "timeline", "modes", "guards", "slo", "expect"}
 	clusterFields    = []string{"nodes", "zones", "region", "nodeNameFormat", "nodeMilliCPU"}
-	cpFields         = []string{"endpointSlice", "endpoints", "maxEndpointsPerSlice", "endpointsTruncation", "informerLag", "endpointsBuildPerPod", "endpointSliceSyncPerPod", "workloads"}
+	cpFields         = []string{"endpointSlice", "endpoints", "maxEndpointsPerSlice", "endpointsTruncation", "informerLag", "endpointsBuildPerPod", "endpointSliceSyncPerPod", "minResyncPeriod", "workloads"}
 	controllerFields = []string{"workers", "batchPeriod", "qps", "burst", "apiLatency"}
 	workloadFields   = []string{"replicaSet", "deployment", "statefulSet", "daemonSet", "burstReplicas", "scheduler", "podCreateFailureRate"}
 	workloadKinds    = []string{sim.KindDeployment, sim.KindStatefulSet, sim.KindDaemonSet}
@@ -313,6 +313,11 @@ func (d *decoder) controlPlane(n *yaml.Node, path string, cp *sim.ControlPlaneCo
 	if e, ok := f["endpointSliceSyncPerPod"]; ok {
 		if v, ok := d.durationIn(e.val, join(path, "endpointSliceSyncPerPod"), time.Nanosecond, time.Second); ok {
 			cp.EndpointSliceSyncPerPod = v
+		}
+	}
+	if e, ok := f["minResyncPeriod"]; ok {
+		if v, ok := d.durationIn(e.val, join(path, "minResyncPeriod"), 0, 30*24*time.Hour); ok {
+			cp.MinResyncPeriod = v
 		}
 	}
 	if e, ok := f["workloads"]; ok {

@@ -76,6 +76,11 @@ type ControlPlaneConfig struct {
 	// of a Service before its first write (after its stale check): it lists the pods and
 	// reconciles them all. 0 means the measured default, 15 µs.
 	EndpointSliceSyncPerPod time.Duration
+	// MinResyncPeriod is kube-controller-manager's --min-resync-period: its informers
+	// resync every MinResyncPeriod × [1, 2) (one draw a run), delivering every object to
+	// the controllers again, which queue every Service and workload for a sync. 0: no
+	// resync.
+	MinResyncPeriod time.Duration
 	// Workloads is the pace of the controllers that make the pod churn both endpoint
 	// controllers react to.
 	Workloads WorkloadsConfig

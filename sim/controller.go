@@ -426,7 +426,7 @@ type evDelayedAdd struct {
 // switch on concrete types: the event loop asks it twice per event.)
 func isBackground(ev event) bool {
 	switch ev.(type) {
-	case evDelayedAdd, evDeploymentRetry:
+	case evDelayedAdd, evDeploymentRetry, evInformerResync:
 		return true
 	}
 	return false
@@ -725,4 +725,50 @@ func exponentialBackoff(base, limit Time, n int) Time {
 		}
 	}
 	return min(d, limit)
+}
+
+// evInformerResync is the periodic resync of kube-controller-manager's shared informers:
+// every object in their caches reaches the event handlers again, as an update to itself.
+// Both endpoint controllers queue every Service (their Service update handlers queue any
+// update); their pod handlers drop the pods' (the same resourceVersion). The Deployment,
+// ReplicaSet, StatefulSet and DaemonSet controllers queue every object of theirs. The
+// syncs find nothing to write when nothing changed, but they hold the workers. It does not
+// hold a phase open; the next follows a period later.
+// upstream: cmd/kube-controller-manager/app/controllermanager.go ResyncPeriod;
+// client-go tools/cache shared_informer.go (resync: OnUpdate(obj, obj));
+// endpointslice_controller.go onServiceUpdate, endpoints_controller.go onServiceUpdate;
+// deployment_controller.go updateDeployment; replica_set.go updateRS;
+// stateful_set.go updateStatefulSet; daemon_controller.go updateDaemonset.
+type evInformerResync struct{}
+
+func (evInformerResync) String() string { return "informer resync" }
+func (evInformerResync) apply(e *Engine) {
+	for _, c := range e.ctls {
+		for _, s := range e.services {
+			if s.created {
+				c.add(s.idx)
+			}
+		}
+	}
+	if e.replay == nil {
+		w := e.workloads
+		for _, s := range e.services {
+			if !s.created || s.manual != nil {
+				continue
+			}
+			if w.setFor(s) != nil {
+				w.enqueueSet(s)
+				continue
+			}
+			w.dcQueue.add(s)
+			if s.newRSCreated {
+				w.rsQueue.add(s.newRS)
+			}
+			for _, o := range s.oldRSs {
+				w.rsQueue.add(o)
+			}
+		}
+		w.kick()
+	}
+	e.schedule(e.now+e.resyncPeriod, evInformerResync{})
 }

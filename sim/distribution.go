@@ -100,6 +100,8 @@ const (
 	// stream, they made the pods' names depend on which modes ran.
 	streamEndpointSliceNames
 	streamEndpointsNames
+	// The informers' resync period (ControlPlaneConfig.MinResyncPeriod).
+	streamResync
 )
 
 // newStream returns the named random stream of a run.

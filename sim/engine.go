@@ -118,8 +118,10 @@ type Engine struct {
 	// the node they stand for (representativeNode). Of a Service whose ready endpoints all
 	// have topology hints, they program those hinted for it (kubeProxy.programmed).
 	kubeProxies [2]*kubeProxyNode
-	proxyAt     proxyPlace
-	stats       *collector
+	// resyncPeriod is the informers' resync period (evInformerResync); 0 when off.
+	resyncPeriod Time
+	proxyAt      proxyPlace
+	stats        *collector
 
 	phase      int
 	phaseStart Time

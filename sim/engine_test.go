@@ -519,3 +519,72 @@ func TestPodCounterCountsThePodsHeld(t *testing.T) {
 		}
 	}
 }
+
+// TestInformerResync checks kube-controller-manager's informer resync: every
+// minResyncPeriod × [1, 2) (one draw a run) every Service is synced again by both endpoint
+// controllers, and every Deployment and ReplicaSet by theirs; with nothing changed, they
+// write nothing. Four Services sit still for 5 minutes with a period of 1 minute: each
+// resync in that wait is 4 syncs of each endpoint controller and no write, and nothing is
+// synced without it. upstream: cmd/kube-controller-manager/app/controllermanager.go
+// ResyncPeriod; client-go shared_informer.go; endpointslice_controller.go and
+// endpoints_controller.go onServiceUpdate.
+func TestInformerResync(t *testing.T) {
+	cfg := testConfig(10, 5)
+	cfg.Services[0].Count = 4
+	cfg.Timeline = []Action{
+		{Name: "create", Kind: ActionCreate, Settle: time.Second},
+		{Name: "still", Kind: ActionWait, Duration: 5 * time.Minute},
+	}
+	for _, period := range []time.Duration{0, time.Minute} {
+		cfg.ControlPlane.MinResyncPeriod = period
+		res, err := Run(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		still := res.Phases[1]
+		resyncs := 0
+		if period > 0 {
+			every := Time(float64(period) * (1 + newStream(cfg.Seed, streamResync).Float64()))
+			if every < Time(period) || every >= 2*Time(period) {
+				t.Fatalf("resync period %v, want [%v, %v)", every, period, 2*period)
+			}
+			for at := every; at < still.End; at += every {
+				if at >= still.Start {
+					resyncs++
+				}
+			}
+			if resyncs < 2 {
+				t.Fatalf("%d resyncs in the wait (%v–%v, every %v), want 2 at least", resyncs, still.Start, still.End, every)
+			}
+		}
+		for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
+			got := still.Mode(m)
+			if got.Syncs != int64(4*resyncs) || got.Writes.Total() != 0 {
+				t.Errorf("period %v, %s: %d syncs and %d writes in the wait, want %d and 0", period, m, got.Syncs, got.Writes.Total(), 4*resyncs)
+			}
+		}
+		// The workload controllers: each resync queues every Deployment and ReplicaSet.
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var deployments, replicaSets int
+		var dcWas, rsWas [4]bool
+		runEngine(t, e, func() {
+			for i, s := range e.services {
+				// Queued (a sync with nothing to do starts and ends in one event).
+				dc, rs := s.dcItem.queued, s.newRS.item.queued
+				if e.phase == 1 && dc && !dcWas[i] {
+					deployments++
+				}
+				if e.phase == 1 && rs && !rsWas[i] {
+					replicaSets++
+				}
+				dcWas[i], rsWas[i] = dc, rs
+			}
+		})
+		if deployments != 4*resyncs || replicaSets != 4*resyncs {
+			t.Errorf("period %v: %d Deployments and %d ReplicaSets queued in the wait, want %d each", period, deployments, replicaSets, 4*resyncs)
+		}
+	}
+}

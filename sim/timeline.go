@@ -27,6 +27,12 @@ func (e *Engine) startPhase(i int) {
 		// deliveries of those writes.
 		e.stats.phaseEnded(i-1, e.phaseStart, max(e.phaseEnd, e.api.net.drained()))
 	}
+	if p := e.cfg.ControlPlane.MinResyncPeriod; i == 0 && p > 0 {
+		// One period for kube-controller-manager's informer factory: ResyncPeriod draws it
+		// once, and every informer of the factory resyncs on it.
+		e.resyncPeriod = Time(float64(p) * (1 + newStream(e.cfg.Seed, streamResync).Float64()))
+		e.schedule(e.resyncPeriod, evInformerResync{})
+	}
 	e.phase = i
 	e.phaseStart = e.now
 	a := &e.cfg.Timeline[i]
