@@ -653,7 +653,7 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 	s.pruneOldRSs()
 	dc := takeFree(&w.freeDCCalls)
 	created := s.newRSCreated
-	dc.s, dc.n = s, s.newRS
+	dc.s = s
 	steps := dc.plan.steps[:0]
 	dc.plan = newDeploymentPlan(s, dc.plan.old[:0])
 	dc.plan.steps = steps
@@ -1108,11 +1108,10 @@ func newRSReplicas(replicas, surge, current, newSpec int) int {
 // free list (a pointer, queued without an allocation).
 type evDeploymentCall struct{ c *dcCall }
 
-// dcCall is a Deployment sync in progress: the plan, made when n was the new ReplicaSet,
-// and how many of its calls have returned.
+// dcCall is a Deployment sync in progress: its plan, and how many of its calls have
+// returned.
 type dcCall struct {
 	s    *serviceState
-	n    *replicaSet
 	plan deploymentPlan
 	// done counts the calls returned; failed is set when one failed the sync.
 	done   int
@@ -1164,7 +1163,9 @@ func (w *workloadControllers) applyDeploymentCall(d *dcCall, step dcStep) (scale
 	s, p := d.s, &d.plan
 	switch step.kind {
 	case stepRevision:
-		return false, true
+		// It carries the resourceVersion the sync read: a spec change since fails it, and
+		// getNewReplicaSet returns the error.
+		return false, p.status.generation == s.generation
 	case stepStatus:
 		// The status write carries the resourceVersion the sync read: any change of the
 		// Deployment's spec since (a new template, a new replicas) or the sync's own earlier

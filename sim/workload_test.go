@@ -972,7 +972,7 @@ func TestDeploymentRetriesShareTheQueuesBucket(t *testing.T) {
 	}
 	for _, s := range e.services {
 		// The status write of a sync planned for an older generation conflicts.
-		d := &dcCall{s: s, n: s.newRS, plan: deploymentPlan{s: s, statusWrite: true, steps: []dcStep{{kind: stepStatus}}}}
+		d := &dcCall{s: s, plan: deploymentPlan{s: s, statusWrite: true, steps: []dcStep{{kind: stepStatus}}}}
 		d.plan.status.generation = s.generation - 1
 		evDeploymentCall{d}.apply(e)
 	}
@@ -1552,6 +1552,42 @@ func TestReplicaSetStatusWriteConflicts(t *testing.T) {
 	}
 }
 
+// TestDeploymentRevisionWriteConflicts: the status write getNewReplicaSet makes after it
+// created the new ReplicaSet carries the resourceVersion the sync read; when the
+// Deployment's spec changed since (a scale), it fails, and the sync with it: its own status
+// write is never sent. upstream: deployment/sync.go getNewReplicaSet (UpdateStatus, the
+// error returned), rolling.go rolloutRolling.
+func TestDeploymentRevisionWriteConflicts(t *testing.T) {
+	for _, specChanged := range []bool{false, true} {
+		e, err := newEngine(workloadConfig(10, testWorkloads()), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := e.services[0]
+		s.generation = 2
+		d := &dcCall{s: s, plan: deploymentPlan{s: s, statusWrite: true, steps: []dcStep{{kind: stepRevision}, {kind: stepStatus}}}}
+		d.plan.status.generation = s.generation
+		if specChanged {
+			d.plan.status.generation--
+		}
+		s.dcItem.processing = true
+		e.workloads.dcQueue.idle--
+		e.schedule(e.workloads.dcBucket.reserve(0), evDeploymentCall{d}) // the first call
+		for e.q.Len() > 0 {
+			it := e.q.pop()
+			e.now = it.at
+			it.ev.apply(e)
+		}
+		wantCalls, wantFailures := int64(1), int32(1)
+		if !specChanged {
+			wantCalls, wantFailures = 2, 0
+		}
+		if got := e.workloads.dcBucket.taken; got != wantCalls || s.dcFailures != wantFailures {
+			t.Errorf("spec changed %v: %d calls, %d failures; want %d and %d", specChanged, got, s.dcFailures, wantCalls, wantFailures)
+		}
+	}
+}
+
 // TestDeploymentReplicaSetWriteConflicts checks a Deployment sync whose write of a
 // ReplicaSet carries a resourceVersion older than the object's (the ReplicaSet controller
 // wrote its status since the sync listed it): the write fails with a conflict. A scale of
@@ -1589,7 +1625,7 @@ func TestDeploymentReplicaSetWriteConflicts(t *testing.T) {
 				}
 				return rs.version
 			}
-			d := &dcCall{s: s, n: newRS, plan: deploymentPlan{s: s, statusWrite: true,
+			d := &dcCall{s: s, plan: deploymentPlan{s: s, statusWrite: true,
 				status: deploymentStatus{generation: s.generation, replicas: 10},
 				steps: []dcStep{
 					{rs: newRS, spec: 6, kind: stepScale, version: version(newRS, tc.newStale)},
