@@ -683,7 +683,6 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 		}
 	}
 	if p.status != s.dcStatus {
-		p.statusWrite = true
 		p.steps = append(p.steps, dcStep{kind: stepStatus})
 	}
 	// The sync is one goroutine making blocking calls: each call goes out, through the
@@ -771,10 +770,9 @@ type deploymentPlan struct {
 	desired, maxReplicas int
 	// steps are the sync's calls, in the order it makes them.
 	steps []dcStep
-	// status is the Deployment's status the sync computed; statusWrite is true when it
-	// differs from the one last written, and the sync writes it.
-	status      deploymentStatus
-	statusWrite bool
+	// status is the Deployment's status the sync computed; when it differs from the one
+	// last written, the sync writes it (its last step).
+	status deploymentStatus
 	// What the sync sees of the new ReplicaSet: whether it exists, and its
 	// status.availableReplicas.
 	newCreated   bool

@@ -972,7 +972,7 @@ func TestDeploymentRetriesShareTheQueuesBucket(t *testing.T) {
 	}
 	for _, s := range e.services {
 		// The status write of a sync planned for an older generation conflicts.
-		d := &dcCall{s: s, plan: deploymentPlan{s: s, statusWrite: true, steps: []dcStep{{kind: stepStatus}}}}
+		d := &dcCall{s: s, plan: deploymentPlan{s: s, steps: []dcStep{{kind: stepStatus}}}}
 		d.plan.status.generation = s.generation - 1
 		evDeploymentCall{d}.apply(e)
 	}
@@ -1565,7 +1565,7 @@ func TestDeploymentRevisionWriteConflicts(t *testing.T) {
 		}
 		s := e.services[0]
 		s.generation = 2
-		d := &dcCall{s: s, plan: deploymentPlan{s: s, statusWrite: true, steps: []dcStep{{kind: stepRevision}, {kind: stepStatus}}}}
+		d := &dcCall{s: s, plan: deploymentPlan{s: s, steps: []dcStep{{kind: stepRevision}, {kind: stepStatus}}}}
 		d.plan.status.generation = s.generation
 		if specChanged {
 			d.plan.status.generation--
@@ -1625,7 +1625,7 @@ func TestDeploymentReplicaSetWriteConflicts(t *testing.T) {
 				}
 				return rs.version
 			}
-			d := &dcCall{s: s, plan: deploymentPlan{s: s, statusWrite: true,
+			d := &dcCall{s: s, plan: deploymentPlan{s: s,
 				status: deploymentStatus{generation: s.generation, replicas: 10},
 				steps: []dcStep{
 					{rs: newRS, spec: 6, kind: stepScale, version: version(newRS, tc.newStale)},
