@@ -14,10 +14,16 @@ type committed struct {
 	name      string
 	endpoints int
 	// objectBytes is the stored object (managedFields included) per encoding; for a delete,
-	// the last stored state, which DELETED events carry.
+	// the last stored state.
 	objectBytes model.ByEncoding
 	// oldBytes is the previously stored object (updates and deletes).
 	oldBytes model.ByEncoding
+	// goneBytes is what a DELETED event carries (a delete's, or an update's to a watcher
+	// whose selector the object left): the previous object with this write's
+	// resourceVersion. upstream: apiserver storage/etcd3/watcher.go prepareObjects (the
+	// deleted object decoded at the delete's revision), storage/cacher/cache_watcher.go
+	// convertToWatchEvent (updateResourceVersion on the previous object).
+	goneBytes model.ByEncoding
 	// requestBytes is the request body the controller sent (protobuf, no managedFields).
 	requestBytes int64
 	// selected and wasSelected say whether kube-proxy's label selector matches the new and
@@ -282,12 +288,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	e := a.e
 	meta := apiMeta{now: e.timestamp(e.now)}
 	revs := &a.revs[modeIndex(c.mode)]
-	if w.verb != "delete" {
-		meta.resourceVersion = revs.next()
-	} else {
-		// A delete is an etcd revision too (the DELETED event's); nothing reads its value.
-		revs.bump()
-	}
+	meta.resourceVersion = revs.next() // a delete's is the revision its DELETED event carries
 	if w.verb == "create" {
 		meta.uid = c.names.uid()
 		meta.created = e.timestamp(e.now)
@@ -392,7 +393,7 @@ func eventFor(verb string, sel, was bool, cm *committed) (model.EventType, model
 	case "create":
 		return model.EventAdded, cm.objectBytes, sel
 	case "delete":
-		return model.EventDeleted, cm.objectBytes, was
+		return model.EventDeleted, cm.goneBytes, was
 	}
 	switch {
 	case sel && was:
@@ -400,7 +401,7 @@ func eventFor(verb string, sel, was bool, cm *committed) (model.EventType, model
 	case sel:
 		return model.EventAdded, cm.objectBytes, true
 	case was:
-		return model.EventDeleted, cm.oldBytes, true
+		return model.EventDeleted, cm.goneBytes, true
 	}
 	return "", cm.objectBytes, false
 }

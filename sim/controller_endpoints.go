@@ -310,7 +310,10 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	if d.Truncated {
 		cm.hidden = int64(d.DesiredAddresses + d.DesiredNotReadyAddresses - d.Addresses - d.NotReadyAddresses)
 	}
-	cm.oldBytes = st.bytes
+	// A DELETED event carries the object with this write's resourceVersion; the record
+	// keeps no object to size again, so it is sized with the stored one's (the sizes
+	// differ when the two resourceVersions' lengths do).
+	cm.oldBytes, cm.goneBytes = st.bytes, st.bytes
 	if st.exists {
 		cm.wasSelected = st.selected
 	}
@@ -396,7 +399,7 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 	cm := committed{kind: "Endpoints", namespace: obj.Namespace, name: obj.Name, family: primaryFamily(s.svc)}
 	if st.exists {
 		obj.UID, obj.CreationTimestamp = st.uid, st.created
-		cm.oldBytes = st.bytes
+		cm.oldBytes, cm.goneBytes = st.bytes, st.bytes
 		cm.wasSelected = st.selected
 	}
 	for _, ss := range obj.Subsets {

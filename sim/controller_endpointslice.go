@@ -219,6 +219,22 @@ func (y *sliceSyncer) sync(s *serviceState, trigger model.Timestamp, buf []write
 	return writes, res.Err
 }
 
+// goneBytes sizes stored slice old as a DELETED event of a write with resourceVersion rv
+// carries it: its content with rv. Only the length of a resourceVersion counts in a size,
+// and the managedFields entry's time is sized alike at any whole second of this era (now
+// stands for the time of the write that stored old).
+func (y *sliceSyncer) goneBytes(old *storedSlice, rv string, now model.Timestamp) model.ByEncoding {
+	if len(rv) == len(old.slice.ResourceVersion) {
+		return old.bytes
+	}
+	gone := *old.slice
+	gone.ResourceVersion = rv
+	y.mf[0] = y.fields.EndpointSlice(&gone, now)
+	gone.ManagedFields = y.mf[:]
+	b, _ := sliceSizesFrom(&gone, &gone.ObjectMeta, sliceEndpoints(&gone, y.e.api.needJSON, y.e.proxyAt).size, y.e.api.needJSON)
+	return b
+}
+
 // commit completes the slice as the API server stores it and sizes it.
 func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed {
 	st := &y.stored[s.idx]
@@ -233,6 +249,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		cm.family = familyOf(old.slice.AddressType)
 		cm.endpoints = len(old.slice.Endpoints)
 		cm.objectBytes, cm.oldBytes = old.bytes, old.bytes
+		cm.goneBytes = y.goneBytes(old, meta.resourceVersion, meta.now)
 		cm.wasSelected, cm.unserved = old.selected, old.unserved
 		return cm
 	}
@@ -264,6 +281,9 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		// apiserver storage/etcd3/store.go GuaranteedUpdate (the new data equal to the old).
 		cm.oldBytes = old.bytes
 		cm.wasSelected = old.selected
+		if old.selected {
+			cm.goneBytes = y.goneBytes(old, meta.resourceVersion, meta.now)
+		}
 		var changes []model.EndpointChange
 		if r := y.reconcilers[s.idx]; r != nil && s.manual == nil {
 			changes, summed = r.ChangedEndpoints(obj, old.slice, y.changes[:0])

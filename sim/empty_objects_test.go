@@ -254,6 +254,17 @@ func TestPlaceholderSliceMatchesUpstream(t *testing.T) {
 							model.EndpointSliceManagedFields(stored, now).FieldsV1)
 					}
 				}
+				// Deleted at a resourceVersion one digit longer: the DELETED event carries the
+				// object with the delete's. upstream: apiserver storage/etcd3/watcher.go
+				// prepareObjects (decodeObj at the event's revision).
+				y.applied(s, &writes[i], true)
+				gone := y.commit(s, &write{verb: "delete", slice: stored}, apiMeta{resourceVersion: "1234567", now: now})
+				u.ResourceVersion = "1234567"
+				for _, enc := range []model.Encoding{model.Protobuf, model.JSON} {
+					if real := encodeReal(t, u, discoveryv1.SchemeGroupVersion, enc); gone.goneBytes[enc] != int64(len(real)) {
+						t.Errorf("%s %s: epsim's DELETED event carries %d B, upstream's %d B", u.AddressType, enc, gone.goneBytes[enc], len(real))
+					}
+				}
 			}
 		})
 	}

@@ -77,15 +77,15 @@ func TestPitfall12HeadlessServicesAreNotFannedOutToKubeProxies(t *testing.T) {
 // Pitfall 12 (cont.): a DELETED event carries the full last stored object, so deleting a
 // slice costs its previous size per watcher.
 func TestDeleteEventsCarryTheLastObject(t *testing.T) {
-	cm := committed{objectBytes: model.ByEncoding{5000, 9000}, oldBytes: model.ByEncoding{5000, 9000}}
+	cm := committed{objectBytes: model.ByEncoding{5000, 9000}, oldBytes: model.ByEncoding{5000, 9000}, goneBytes: model.ByEncoding{5001, 9001}}
 	typ, bytes, ok := eventFor("delete", false, true, &cm)
-	if !ok || typ != model.EventDeleted || bytes[model.Protobuf] != 5000 {
-		t.Fatalf("delete: %v %v %v, want DELETED with the 5000 B object", typ, bytes, ok)
+	if !ok || typ != model.EventDeleted || bytes[model.Protobuf] != 5001 {
+		t.Fatalf("delete: %v %v %v, want DELETED with the 5001 B object", typ, bytes, ok)
 	}
 	// A label change that drops the object out of the selector is a DELETED of the old one.
-	cm = committed{objectBytes: model.ByEncoding{100, 200}, oldBytes: model.ByEncoding{5000, 9000}}
+	cm = committed{objectBytes: model.ByEncoding{100, 200}, oldBytes: model.ByEncoding{5000, 9000}, goneBytes: model.ByEncoding{5001, 9001}}
 	typ, bytes, ok = eventFor("update", false, true, &cm)
-	if !ok || typ != model.EventDeleted || bytes[model.Protobuf] != 5000 {
+	if !ok || typ != model.EventDeleted || bytes[model.Protobuf] != 5001 {
 		t.Fatalf("update out of the selector: %v %v %v, want DELETED with the old object", typ, bytes, ok)
 	}
 	if _, _, ok := eventFor("update", false, false, &cm); ok {
