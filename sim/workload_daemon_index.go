@@ -21,8 +21,8 @@ const (
 	daemonManage         // surging: a ready node with no pod at all gets one (manage)
 	daemonReplaceNow     // surging: an old pod not available, no new one: a new one at once
 	daemonSurgeCandidate // surging: an old available pod, no new one: a new one while the surge allows
-	daemonSurging        // surging: a new pod beside the old one, not yet available: counts against the surge
-	daemonRetire         // surging: a new pod available beside the old one: the old one is deleted
+	daemonSurging        // surging: a new pod beside the old one (ready), not yet available: counts against the surge
+	daemonRetire         // surging: a new pod beside an old one that is not ready, or available beside it: the old one is deleted
 )
 
 // daemonClasses gives each class its list in daemonIndex.lists (-1: none) and whether it
@@ -67,9 +67,11 @@ func (e *Engine) daemonClassOf(s *serviceState, n int, surging bool) daemonClass
 			return daemonReplaceNow
 		case nw == nil:
 			return daemonSurgeCandidate
-		case !nw.available:
+		case !nw.available && p.pod.Ready:
 			return daemonSurging
 		}
+		// podsShouldBeOnNode (manage) deletes the old pod once it is not ready or the new
+		// one is available.
 		return daemonRetire
 	}
 	switch {

@@ -89,7 +89,12 @@ func readyNodes(e *Engine) int {
 	return n
 }
 
-// scanSurgingDaemonSet is scanDaemonSet for a rollout with maxSurge.
+// scanSurgingDaemonSet is scanDaemonSet for a rollout with maxSurge: manage creates a pod
+// on each node with none and deletes each old pod beside a new one that is not ready, or
+// whose new one is available; rollingUpdate runs only when manage sent nothing.
+// upstream: daemon_controller.go updateDaemonSet (rollingUpdate once expectations are
+// satisfied), podsShouldBeOnNode (allowSurge: oldestOldPod deleted when not ready or
+// oldestNewPod available); update.go rollingUpdate.
 func scanSurgingDaemonSet(e *Engine, s *serviceState) (create []int, del []*podState) {
 	var manage, candidates []int
 	numSurge := 0
@@ -106,14 +111,14 @@ func scanSurgingDaemonSet(e *Engine, s *serviceState) (create []int, del []*podS
 			create = append(create, n)
 		case nw == nil:
 			candidates = append(candidates, n)
-		case !nw.available:
+		case !nw.available && old.pod.Ready:
 			numSurge++
 		default:
 			del = append(del, old)
 		}
 	}
-	if len(manage) > 0 {
-		return manage[:min(len(manage), daemonSetBurstReplicas)], nil
+	if len(manage) > 0 || len(del) > 0 {
+		return manage[:min(len(manage), daemonSetBurstReplicas)], del[:min(len(del), daemonSetBurstReplicas)]
 	}
 	surge, _ := s.daemonStrategy(readyNodes(e))
 	room := min(max(surge-numSurge, 0), len(candidates))
@@ -258,5 +263,62 @@ func TestDaemonSetIndexRandomTimelines(t *testing.T) {
 	}
 	if syncs < 1000 {
 		t.Errorf("%d DaemonSet syncs checked in 30 runs, want thousands", syncs)
+	}
+}
+
+// TestDaemonSetSurgeManageFirst follows a surging DaemonSet rollout (20 nodes, maxSurge 2)
+// in which some old pods go not ready beside their new one. upstream's sync runs manage
+// first: it deletes each old pod beside a new one once the new one is available or the
+// old one is not ready; a sync whose manage sent calls does not go on to rollingUpdate
+// (the informer has not observed them yet), so no sync both retires old pods and surges
+// new ones; and an old pod that is not ready is deleted while its new one is still
+// unavailable. upstream: daemon_controller.go updateDaemonSet, podsShouldBeOnNode
+// (allowSurge).
+func TestDaemonSetSurgeManageFirst(t *testing.T) {
+	cfg := workloadConfig(1, testWorkloads(),
+		Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "rollout", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: 2}, MaxUnavailable: IntOrPercent{Value: 0}},
+	)
+	cfg.Cluster.Nodes = 20
+	cfg.Services[0].WorkloadKind = KindDaemonSet
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mixed, retiredUnready, surged := 0, 0, 0
+	daemonPlanCheck = func(e *Engine, s *serviceState, create []int, del []*podState) {
+		checkDaemonPlan(e, s, create, del)
+		rolling := false
+		for _, n := range create {
+			if s.set.daemonOn[n] != nil {
+				rolling = true // a new pod beside an old one: rollingUpdate's
+				surged++
+			}
+		}
+		if rolling && len(del) > 0 {
+			mixed++
+		}
+		for _, p := range del {
+			n := p.node
+			if nw := s.set.surgeOn[n]; nw != nil && !nw.available && !p.pod.Ready {
+				retiredUnready++
+			}
+		}
+	}
+	defer func() { daemonPlanCheck = checkDaemonPlan }()
+	flipped := 0
+	runEngine(t, e, func() {
+		// Every other old pod that gets a new one beside it goes not ready.
+		s := e.services[0]
+		for n, nw := range s.set.surgeOn {
+			if old := s.set.daemonOn[n]; nw != nil && !nw.available && old != nil && old.pod.Ready && n%2 == 0 && flipped < 5 {
+				e.setReady(old, false)
+				flipped++
+			}
+		}
+	})
+	if surged == 0 || mixed != 0 || retiredUnready == 0 {
+		t.Errorf("%d surge creates, %d syncs that also retired old pods (want 0), %d old pods retired not ready beside an unavailable new one (want some)",
+			surged, mixed, retiredUnready)
 	}
 }

@@ -577,17 +577,24 @@ var daemonPlanCheck func(e *Engine, s *serviceState, create []int, del []*podSta
 // deletes of the old pods whose new one is available.
 func (e *Engine) planDaemonSet(s *serviceState) (create []int, del []*podState) {
 	x := e.refreshDaemonIndex(s)
-	if create = x.appendNodes(nil, 0, daemonSetBurstReplicas); len(create) > 0 {
-		return create, nil
-	}
-	surge, unavail := s.daemonStrategy(int(x.status.desired))
+	create = x.appendNodes(nil, 0, daemonSetBurstReplicas)
 	var nodes []int
 	if x.surging {
-		create = x.appendNodes(nil, 1, daemonSetBurstReplicas)
-		room := max(surge-x.counted, 0)
-		create = x.appendNodes(create, 2, min(len(create)+room, daemonSetBurstReplicas))
+		// manage: a pod on each node with none, and the old pods to retire. rollingUpdate
+		// runs only in a sync whose manage sent nothing: after its calls, the informer has
+		// not yet observed them (expectations).
 		nodes = x.appendNodes(nil, 3, daemonSetBurstReplicas)
+		if len(create) == 0 && len(nodes) == 0 {
+			surge, _ := s.daemonStrategy(int(x.status.desired))
+			create = x.appendNodes(nil, 1, daemonSetBurstReplicas)
+			room := max(surge-x.counted, 0)
+			create = x.appendNodes(create, 2, min(len(create)+room, daemonSetBurstReplicas))
+		}
 	} else {
+		if len(create) > 0 {
+			return create, nil
+		}
+		_, unavail := s.daemonStrategy(int(x.status.desired))
 		nodes = x.appendNodes(nil, 1, daemonSetBurstReplicas)
 		budget := max(unavail-x.counted, 0)
 		nodes = x.appendNodes(nodes, 2, min(len(nodes)+budget, daemonSetBurstReplicas))
