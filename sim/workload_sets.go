@@ -571,10 +571,11 @@ var daemonPlanCheck func(e *Engine, s *serviceState, create []int, del []*podSta
 // planDaemonSet returns what a sync of s does, at most burstReplicas creates and as many
 // deletes. Without surge: the nodes to create a pod on, or when there are none, the pods to
 // delete: the unavailable old ones (allowedReplacementPods), then old available ones while
-// fewer than maxUnavailable nodes are unavailable. Surging: the nodes with no pod, or when
-// there are none, a new pod beside each old one that is not available (allowedNewNodes) and
-// beside available ones while fewer than maxSurge new pods are not yet available, and the
-// deletes of the old pods whose new one is available.
+// fewer than maxUnavailable nodes are unavailable. Surging: the nodes with no pod, and the
+// deletes of the old pods that have a new one beside them and are not ready or whose new
+// one is available (manage); or when there are none, a new pod beside each old one that is
+// not available (allowedNewNodes) and beside available ones while fewer than maxSurge new
+// pods are not yet available.
 func (e *Engine) planDaemonSet(s *serviceState) (create []int, del []*podState) {
 	x := e.refreshDaemonIndex(s)
 	create = x.appendNodes(nil, 0, daemonSetBurstReplicas)
