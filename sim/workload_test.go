@@ -1552,6 +1552,22 @@ func TestReplicaSetStatusWriteConflicts(t *testing.T) {
 	}
 }
 
+// runDeploymentSync runs sync d of a Deployment its worker has taken, from its first call
+// (sent at time 0) through what follows for a second: its calls, and a retry if it failed.
+func runDeploymentSync(e *Engine, d *dcCall) {
+	d.s.dcItem.processing = true
+	e.workloads.dcQueue.idle--
+	e.schedule(e.workloads.dcBucket.reserve(0), evDeploymentCall{d})
+	for e.q.Len() > 0 {
+		it := e.q.pop()
+		if it.at > Time(time.Second) {
+			break
+		}
+		e.now = it.at
+		it.ev.apply(e)
+	}
+}
+
 // TestDeploymentRevisionWriteConflicts: the status write getNewReplicaSet makes after it
 // created the new ReplicaSet carries the resourceVersion the sync read; when the
 // Deployment's spec changed since (a scale), it fails, and the sync with it: its own status
@@ -1570,14 +1586,7 @@ func TestDeploymentRevisionWriteConflicts(t *testing.T) {
 		if specChanged {
 			d.plan.status.generation--
 		}
-		s.dcItem.processing = true
-		e.workloads.dcQueue.idle--
-		e.schedule(e.workloads.dcBucket.reserve(0), evDeploymentCall{d}) // the first call
-		for e.q.Len() > 0 {
-			it := e.q.pop()
-			e.now = it.at
-			it.ev.apply(e)
-		}
+		runDeploymentSync(e, d)
 		wantCalls, wantFailures := int64(1), int32(1)
 		if !specChanged {
 			wantCalls, wantFailures = 2, 0
@@ -1633,17 +1642,7 @@ func TestDeploymentReplicaSetWriteConflicts(t *testing.T) {
 					{rs: old[1], spec: 1, kind: stepScaleDown, version: old[1].version},
 					{kind: stepStatus},
 				}}}
-			s.dcItem.processing = true
-			e.workloads.dcQueue.idle--
-			e.schedule(0, evDeploymentCall{d})
-			for e.q.Len() > 0 {
-				it := e.q.pop()
-				if it.at > Time(time.Second) {
-					break
-				}
-				e.now = it.at
-				it.ev.apply(e)
-			}
+			runDeploymentSync(e, d)
 			if newRS.spec != tc.wantNew || old[0].spec != tc.wantOld[0] || old[1].spec != tc.wantOld[1] {
 				t.Errorf("ReplicaSets at %d, %d, %d; want %d, %d, %d", newRS.spec, old[0].spec, old[1].spec, tc.wantNew, tc.wantOld[0], tc.wantOld[1])
 			}
