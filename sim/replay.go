@@ -32,10 +32,22 @@ type ReplayOptions struct {
 	// the recorded churn follows in the "replay" phase, shifted to start when the start-up
 	// has settled (the next whole second), so that it meets controllers with nothing left to
 	// do and kube-proxies that have programmed every listed Service and are idle (their
-	// minSyncPeriod passed), as in the cluster recorded. The "replay" phase's figures are then the recording's churn alone. A cold
-	// start (false) replays the churn from time 0 while the first syncs run, as after a
-	// restart of kube-controller-manager at the recording's start.
+	// minSyncPeriod passed), as in the cluster recorded. The "replay" phase's figures are
+	// then the recording's churn alone. A cold start (false) replays the churn from time 0
+	// while the first syncs run, as after a restart of kube-controller-manager at the
+	// recording's start.
 	Warm bool
+	// Slices are the cluster's EndpointSlices when the recording began (the initial listing
+	// of its EndpointSlice stream), or nil. The run begins with them stored, as if written
+	// before time 0: the EndpointSlice controller's first syncs reconcile its Services'
+	// slices against them, as a restarted controller does with the slices it lists, rather
+	// than creating every slice; every kube-proxy has them programmed; and the cluster's
+	// resourceVersions continue from the largest of theirs. So the churn meets the layout the
+	// cluster's slices had, packed over their history, not one packed at once from the
+	// listing. Slices another manager wrote, and slices of Services the replay does not
+	// have or whose endpoints no controller manages, are left out (ReplayStats counts
+	// both).
+	Slices []*model.EndpointSlice
 }
 
 // TraceEvent is one recorded pod change. At is virtual time since the start of the trace.
@@ -85,6 +97,11 @@ type ReplayStats struct {
 	UnknownNodeEvents   int64    `json:"unknownNodeEvents"`
 	UnknownNodes        int64    `json:"unknownNodes"`
 	UnknownNodeExamples []string `json:"unknownNodeExamples,omitempty"`
+	// SeededSlices counts the slices of ReplayOptions.Slices the run began with, and
+	// UnseededSlices those it left out: managed by another controller, or of a Service the
+	// replay does not have (or one without a selector).
+	SeededSlices   int64 `json:"seededSlices,omitempty"`
+	UnseededSlices int64 `json:"unseededSlices,omitempty"`
 }
 
 // unknownNodeExamples is how many names of unknown nodes ReplayStats keeps.
@@ -121,6 +138,8 @@ type replayState struct {
 	offset Time
 	// origin is the recording's (TraceEvent.Origin).
 	origin model.Timestamp
+	// slices are the slices the run begins with (ReplayOptions.Slices).
+	slices []*model.EndpointSlice
 }
 
 // Replay runs recorded pod churn through both controllers, with the Services and Nodes of the
@@ -170,7 +189,7 @@ func ReplayWith(opts ReplayOptions, cfg Config, services []*model.Service, nodes
 	if cfg.RunEndpoints {
 		e.ctls = append(e.ctls, newController(e, ModeEndpoints, cfg.ControlPlane.Endpoints, newStream(cfg.Seed, streamEndpointsAPI)))
 	}
-	e.replay = &replayState{src: src, byKey: map[podKey]replayedPod{}, warm: opts.Warm}
+	e.replay = &replayState{src: src, byKey: map[podKey]replayedPod{}, warm: opts.Warm, slices: opts.Slices}
 	e.proxyStart = 0
 	e.releaseAtEnd = true
 	res, err := e.run()
@@ -184,10 +203,11 @@ func ReplayWith(opts ReplayOptions, cfg Config, services []*model.Service, nodes
 }
 
 // startReplay lists the recorded Services and the initial listing's pods into the
-// informers, starts the controllers' workers (their caches have synced), and schedules the
-// first trace event after the listing (from a warm start, holds it for startChurn). The
-// first sync of each Service thus sees every pod that existed when the recording started,
-// as the real controllers' first sync does.
+// informers, stores the cluster's slices (ReplayOptions.Slices), starts the controllers'
+// workers (their caches have synced), and schedules the first trace event after the listing
+// (from a warm start, holds it for startChurn). The first sync of each Service thus sees
+// every pod that existed when the recording started, as the real controllers' first sync
+// does.
 func (e *Engine) startReplay() {
 	e.cachesSynced = false
 	for _, s := range e.services {
@@ -205,10 +225,7 @@ func (e *Engine) startReplay() {
 		ev, err := r.src.Next()
 		if err != nil {
 			e.endRecording(err)
-			if r.origin != 0 {
-				e.setEpoch(int64(r.origin))
-			}
-			e.syncCaches()
+			e.listed()
 			return
 		}
 		r.stats.Events++
@@ -218,10 +235,7 @@ func (e *Engine) startReplay() {
 			e.applyTrace(ev)
 			continue
 		}
-		if r.origin != 0 {
-			e.setEpoch(int64(r.origin))
-		}
-		e.syncCaches()
+		e.listed()
 		if r.warm {
 			r.next, r.held = ev, true
 			return
@@ -229,6 +243,20 @@ func (e *Engine) startReplay() {
 		e.scheduleTrace(ev)
 		return
 	}
+}
+
+// listed ends the initial listing: time 0 stands for the recording's origin, the cluster's
+// slices are stored, and the controllers start their workers.
+func (e *Engine) listed() {
+	r := e.replay
+	if r.origin != 0 {
+		e.setEpoch(int64(r.origin))
+	}
+	if len(r.slices) > 0 {
+		r.stats.SeededSlices, r.stats.UnseededSlices = e.seedSlices(r.slices)
+		r.slices = nil
+	}
+	e.syncCaches()
 }
 
 // startChurn starts the replay phase of a warm start (the start-up has settled): the

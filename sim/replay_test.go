@@ -2,8 +2,10 @@ package sim
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,9 +103,50 @@ func TestEndTimeStopsARun(t *testing.T) {
 // phase must then make the writes the rollout made in the generated run, with the same
 // bytes. (80 pods, one slice: with more, the start-up packs its slices from the listing at
 // once, where the generated run packed them as pods came, and a rollout of other slices
-// writes otherwise.)
+// writes otherwise, unless the replay starts from the cluster's slices:
+// TestWarmReplayFromTheClustersSlices.)
 func TestWarmReplayReproducesAPhase(t *testing.T) {
 	cfg := testConfig(20, 80)
+	e, rollout, events, svcs := recordedRollout(t, cfg)
+	replay := func(warm bool) *Results {
+		t.Helper()
+		src := &recorder{events: events}
+		res, _, err := ReplayWith(ReplayOptions{Warm: warm}, cfg, svcs, e.nodes, src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	warm := replay(true)
+	if len(warm.Phases) != 2 || warm.Phases[0].Name != ReplayStartUpPhase || warm.Phases[1].Name != ReplayPhase {
+		t.Fatalf("a warm replay's phases: %+v, want start-up and replay", warm.Phases)
+	}
+	startUp, churned := warm.Phases[0], warm.Phases[1]
+	if got := startUp.EndpointSlices.Writes; got != (WriteCounts{Create: 1}) {
+		t.Errorf("start-up EndpointSlice writes %+v, want the slice of 80 pods created", got)
+	}
+	if got := startUp.Endpoints.Writes; got != (WriteCounts{Create: 1}) {
+		t.Errorf("start-up Endpoints writes %+v, want the Endpoints created", got)
+	}
+	if churned.Start <= startUp.End {
+		t.Errorf("the replay phase starts at %v, before the start-up's end %v", churned.Start, startUp.End)
+	}
+	if diff := replayedDifference(rollout, churned, int64(len(e.nodes))); diff != "" {
+		t.Error(diff)
+	}
+	if cold := replay(false); len(cold.Phases) != 1 || cold.Phases[0].Name != ReplayPhase {
+		t.Errorf("a cold replay's phases: %+v, want replay alone", cold.Phases)
+	}
+}
+
+// recordedRollout runs cfg's Services through two phases, create and a rolling update
+// (25% / 25%), recording the pod events, and returns the engine, the rollout's phase and the
+// recording a user would have made of the rollout: its initial listing the pods that
+// existed when the rollout began, its churn the rollout's pod events, its time 0 the
+// rollout's start (the pods' timestamps, which the trigger times read, are of the
+// generated run's clock).
+func recordedRollout(t *testing.T, cfg Config) (*Engine, PhaseResult, []TraceEvent, []*model.Service) {
+	t.Helper()
 	cfg.Timeline = []Action{
 		{Name: "create", Kind: ActionCreate, Settle: time.Minute},
 		{Name: "rolling-update", Kind: ActionRollout,
@@ -111,7 +154,6 @@ func TestWarmReplayReproducesAPhase(t *testing.T) {
 	}
 	e, generated, rec, svcs := recordedRun(t, cfg)
 	rollout := generated.Phases[1]
-	// The recording of the rollout: the pods at its start as the listing, then its events.
 	type key struct{ ns, name string }
 	live := map[key]TraceEvent{}
 	var order []key
@@ -139,57 +181,41 @@ func TestWarmReplayReproducesAPhase(t *testing.T) {
 			listed = append(listed, ev)
 		}
 	}
-	if len(listed) != 80 || len(churn) < 200 {
-		t.Fatalf("the recording has %d listed pods and %d events of churn, want 80 and hundreds", len(listed), len(churn))
+	pods := 0
+	for _, s := range cfg.Services {
+		pods += s.Replicas
 	}
-	// The recording's time 0 is the rollout's start: its pods' timestamps (the trigger
-	// times) are of the generated run's clock.
+	if len(listed) != pods || len(churn) < 2*pods {
+		t.Fatalf("the recording has %d listed pods and %d events of churn, want %d and more than %d", len(listed), len(churn), pods, 2*pods)
+	}
 	events := slices.Concat(listed, churn)
 	for i := range events {
 		events[i].Origin = timestamp(rollout.Start)
 	}
-	replay := func(warm bool) *Results {
-		t.Helper()
-		src := &recorder{events: events}
-		res, _, err := ReplayWith(ReplayOptions{Warm: warm}, cfg, svcs, e.nodes, src, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-	warm := replay(true)
-	if len(warm.Phases) != 2 || warm.Phases[0].Name != ReplayStartUpPhase || warm.Phases[1].Name != ReplayPhase {
-		t.Fatalf("a warm replay's phases: %+v, want start-up and replay", warm.Phases)
-	}
-	startUp, churned := warm.Phases[0], warm.Phases[1]
-	if got := startUp.EndpointSlices.Writes; got != (WriteCounts{Create: 1}) {
-		t.Errorf("start-up EndpointSlice writes %+v, want the slice of 80 pods created", got)
-	}
-	if got := startUp.Endpoints.Writes; got != (WriteCounts{Create: 1}) {
-		t.Errorf("start-up Endpoints writes %+v, want the Endpoints created", got)
-	}
-	if churned.Start <= startUp.End {
-		t.Errorf("the replay phase starts at %v, before the start-up's end %v", churned.Start, startUp.End)
-	}
-	// The bytes may differ by a digit of resourceVersion a write: the generated run had
-	// made more writes when the rollout began.
+	return e, rollout, events, svcs
+}
+
+// replayedDifference says how a replay's phase differs from the generated one it replays
+// (nodes the cluster's): their writes and programming latencies must be the same. The
+// bytes may differ by a digit of resourceVersion a write: the generated run had made more
+// writes when the phase began. The generated phase may end a few milliseconds later: its
+// workload controllers' last status writes, which a replay does not run, come after the
+// last endpoint write.
+func replayedDifference(generated, replayed PhaseResult, nodes int64) string {
+	var out []string
 	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
-		a, b := rollout.Mode(m), churned.Mode(m)
+		a, b := generated.Mode(m), replayed.Mode(m)
 		writes := a.Writes.Create + a.Writes.Update + a.Writes.Delete
-		if a.Writes != b.Writes || abs(a.EtcdBytes-b.EtcdBytes) > writes || abs(a.FanoutBytes-b.FanoutBytes) > writes*int64(len(e.nodes)) ||
+		if a.Writes != b.Writes || abs(a.EtcdBytes-b.EtcdBytes) > writes || abs(a.FanoutBytes-b.FanoutBytes) > writes*nodes ||
 			a.Programming != b.Programming {
-			t.Errorf("%s: the generated rollout wrote %+v (fan-out %d, etcd %d, programming %+v); its warm replay %+v (fan-out %d, etcd %d, programming %+v)",
-				m, a.Writes, a.FanoutBytes, a.EtcdBytes, a.Programming, b.Writes, b.FanoutBytes, b.EtcdBytes, b.Programming)
+			out = append(out, fmt.Sprintf("%s: the generated phase wrote %+v (fan-out %d, etcd %d, programming %+v); its warm replay %+v (fan-out %d, etcd %d, programming %+v)",
+				m, a.Writes, a.FanoutBytes, a.EtcdBytes, a.Programming, b.Writes, b.FanoutBytes, b.EtcdBytes, b.Programming))
 		}
 	}
-	// The generated phase ends a few milliseconds later: its workload controllers' last
-	// status writes, which a replay does not run, come after the last endpoint write.
-	if got, want := churned.End-churned.Start, rollout.End-rollout.Start; got > want || got < want-Time(50*time.Millisecond) {
-		t.Errorf("the replay phase lasted %v, the generated rollout %v", got, want)
+	if got, want := replayed.End-replayed.Start, generated.End-generated.Start; got > want || got < want-Time(50*time.Millisecond) {
+		out = append(out, fmt.Sprintf("the replay phase lasted %v, the generated one %v", got, want))
 	}
-	if cold := replay(false); len(cold.Phases) != 1 || cold.Phases[0].Name != ReplayPhase {
-		t.Errorf("a cold replay's phases: %+v, want replay alone", cold.Phases)
-	}
+	return strings.Join(out, "\n")
 }
 
 func abs(x int64) int64 { return max(x, -x) }

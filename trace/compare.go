@@ -128,9 +128,9 @@ func (t *SliceTally) Add(w *sim.WriteRecord) {
 // simulation sizes its own — model.EndpointSliceSize in protobuf (kube-proxy's default),
 // wrapped in a watch event — times watchers, when kube-proxy's selector matches the slice.
 // With skipListing (a warm replay, whose tally leaves out its start-up) the stream's initial
-// listing is left out too.
+// listing is left out too, and so is a listing src.Listing has read before.
 func CompareSlices(src *SliceReader, simulated *SliceTally, watchers int64, skipListing bool) (*Comparison, error) {
-	c := &Comparison{Watchers: watchers, Stream: src.Stats(), Simulated: simulated.total}
+	c := &Comparison{Watchers: watchers, Stream: src.Stats(), Simulated: simulated.total, ListingSkipped: src.taken}
 	byKey := map[[2]string]*ServiceComparison{}
 	service := func(key [2]string) *ServiceComparison {
 		s := byKey[key]

@@ -162,6 +162,19 @@ func TestCompareSlices(t *testing.T) {
 		t.Errorf("skipping the listing: %d skipped, real total %d, web %+v; want 1, 4, %+v",
 			warm.ListingSkipped, warm.Real.Total(), warm.Services[2].Real, wantWeb)
 	}
+	// The listing read first (a warm replay starts from it): the same comparison follows.
+	src := NewSliceReader(bytes.NewReader(raw), "slices.json")
+	listing, err := src.Listing()
+	if err != nil || len(listing) != 1 || listing[0].Name != "web-abcde" || len(listing[0].Endpoints) != 4 {
+		t.Fatalf("Listing: %v, %v; want web-abcde of 4 endpoints", listing, err)
+	}
+	after, err := CompareSlices(src, tally, 10, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.ListingSkipped != warm.ListingSkipped || after.Real != warm.Real || after.Services[2].Real != wantWeb {
+		t.Errorf("after Listing: %d skipped, real %+v; want %d, %+v", after.ListingSkipped, after.Real, warm.ListingSkipped, warm.Real)
+	}
 }
 
 // TestStreamErrors: malformed input names the event and byte offset and says what was

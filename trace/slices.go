@@ -2,6 +2,7 @@ package trace
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 
 	"epsim/model"
@@ -22,6 +23,11 @@ type SliceEvent struct {
 // --output-watch-events -o json', or a trace of it written by Record — one event per Next.
 type SliceReader struct {
 	w *watchReader
+	// ahead is the event Listing read past the listing, which Next returns first; taken
+	// counts the events Listing returned.
+	ahead    *SliceEvent
+	aheadErr error
+	taken    int64
 }
 
 // NewSliceReader returns a reader of the EndpointSlice watch stream r; name prefixes error
@@ -62,11 +68,42 @@ func sliceDecoded(sl *sliceJSON) decoded {
 
 // Next returns the next EndpointSlice event, or io.EOF at the end of the stream.
 func (s *SliceReader) Next() (SliceEvent, error) {
+	if ev := s.ahead; ev != nil || s.aheadErr != nil {
+		err := s.aheadErr
+		s.ahead, s.aheadErr = nil, nil
+		if ev == nil {
+			return SliceEvent{}, err
+		}
+		return *ev, nil
+	}
 	it, err := s.w.next()
 	if err != nil {
 		return SliceEvent{}, err
 	}
 	return SliceEvent{At: it.at, Type: it.typ, Slice: it.obj.(*model.EndpointSlice), Listed: it.listed}, nil
+}
+
+// Listing reads the stream's initial listing, the slices that existed when the watch
+// started (its leading events marked Listed), and returns them in stream order. It is called
+// before Next, which then goes on with the first event after the listing.
+func (s *SliceReader) Listing() ([]*model.EndpointSlice, error) {
+	var out []*model.EndpointSlice
+	for {
+		ev, err := s.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				s.aheadErr = err
+				return out, nil
+			}
+			return nil, err
+		}
+		if !ev.Listed {
+			s.ahead = &ev
+			return out, nil
+		}
+		s.taken++
+		out = append(out, ev.Slice)
+	}
 }
 
 // Stats describes what has been read so far.

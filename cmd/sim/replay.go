@@ -57,8 +57,12 @@ change is synced at once, as on a live cluster), and the churn is replayed in th
 phase, which starts on the next whole second and shifts every recorded time
 by its start (the write log and the CSVs say when things happened in the replay, not in the
 recording). Read the "replay" phase's row for what the churn cost: the total includes the
-start-up. The start-up packs each Service's slices from the listing at once; the cluster's
-own slices, packed over their history, may be laid out otherwise.
+start-up. With --endpointslices, the start-up begins from the cluster's own slices (that
+stream's initial listing): the controller reconciles them against the listed pods, as a
+restarted controller does, and writes only where they disagree; every kube-proxy has them
+programmed; resourceVersions continue from theirs. So the churn meets the layout the
+cluster's slices had, packed over their history. Without it, the start-up packs each
+Service's slices from the pod listing at once, which may be laid out otherwise.
 
 Programming latency runs from the trigger times the controllers annotate (the pods' Ready
 transitions, on the recording's own clock) to the kube-proxy sync that programs them. The
@@ -96,8 +100,10 @@ run that does not settle after it.
 the simulation: EndpointSlice writes (ADDED/MODIFIED/DELETED) and bytes fanned out, per
 Service and in total; each real slice is sized exactly as the simulation sizes its own
 (protobuf, kube-proxy's default) and multiplied by the watchers. With --start warm, the real
-stream's initial listing (the slices that existed) and the simulated start-up are both left
-out.
+stream's initial listing (the slices that existed, where the start-up begins) and the
+simulated start-up are both left out. Its listing and the pods' should be taken together
+('sim record' does): a listing of slices that lags the pods' makes start-up writes, not
+churn.
 
 --out DIR writes what 'sim run' writes but its report (report.md and report.html, which
 describe a scenario), plus replay.json (events read, skipped, unmatched, out of order, where
@@ -171,6 +177,9 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	if o.pods == "" || o.services == "" {
 		return usageErrorf("replay", "replay needs --pods FILE and --services FILE")
 	}
+	if o.pods == "-" && o.slices == "-" {
+		return usageErrorf("replay", "--pods - and --endpointslices - cannot both read stdin")
+	}
 	if o.pods == "-" && o.nodes == "" {
 		return usageErrorf("replay", "--pods - (stdin) needs --nodes: nodes are otherwise found by reading the pods twice")
 	}
@@ -240,8 +249,23 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 			return fmt.Errorf("--out %s: %w", out.dir, err)
 		}
 	}
+	var sliceStream *trace.SliceReader
+	var seed []*model.EndpointSlice
 	if o.slices != "" {
 		log.slices = trace.NewSliceTally(services)
+		f, closeSlices, err := openInput(o.slices)
+		if err != nil {
+			return badInput(err)
+		}
+		defer closeSlices()
+		sliceStream = trace.NewSliceReader(f, inputName(o.slices))
+		if warm {
+			// The start-up begins from the cluster's slices (the stream's listing); the
+			// comparison reads the stream on from there.
+			if seed, err = sliceStream.Listing(); err != nil {
+				return badInput(fmt.Errorf("--endpointslices: %w", err))
+			}
+		}
 	}
 	// Without --out and --endpointslices nothing reads the write log.
 	cfg.NoWriteLog = o.out == "" && o.slices == ""
@@ -263,7 +287,7 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	ahead := trace.ReadAhead(src)
 	defer ahead.Close()
 	defer gcfloor.Set(gcfloor.Default, scenarios.DefaultMaxMemory())() // as sim run (simulate)
-	res, stats, err := sim.ReplayWith(sim.ReplayOptions{Warm: warm}, cfg, services, nodes, ahead, log)
+	res, stats, err := sim.ReplayWith(sim.ReplayOptions{Warm: warm, Slices: seed}, cfg, services, nodes, ahead, log)
 	if log.file != nil {
 		// A write log that could not be written stopped the replay: say so, not the replay.
 		if cerr := log.file.close(); cerr != nil {
@@ -286,13 +310,8 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 		fmt.Fprintf(e.stderr, "sim: replay: %s has no recorded times: event times come from the pods' own timestamps (creation, condition transitions, deletion; second precision), and the events of each second are spread evenly across it in stream order (%d events). Expect write counts within ±25%% of a recording with arrival times; record with 'sim record' for exact times.\n", inputName(o.pods), pstats.Spread)
 	}
 	warnReplay(e.stderr, inputName(o.pods), stats, pstats)
-	if o.slices != "" {
-		f, closeSlices, err := openInput(o.slices)
-		if err != nil {
-			return badInput(err)
-		}
-		defer closeSlices()
-		report.Compare, err = trace.CompareSlices(trace.NewSliceReader(f, inputName(o.slices)), log.slices, int64(res.Watchers), warm)
+	if sliceStream != nil {
+		report.Compare, err = trace.CompareSlices(sliceStream, log.slices, int64(res.Watchers), warm)
 		if err != nil {
 			return badInput(fmt.Errorf("--endpointslices: %w", err))
 		}
@@ -495,6 +514,9 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 	fmt.Fprintf(w, "  pod events matching no Service   %d\n", r.Replay.Unmatched)
 	fmt.Fprintf(w, "  events of the initial listing    %d\n", r.Replay.Listed)
 	fmt.Fprintf(w, "  events out of time order         %d\n", r.Replay.OutOfOrder+r.Stream.Clamped)
+	if n := r.Replay.SeededSlices + r.Replay.UnseededSlices; n > 0 {
+		fmt.Fprintf(w, "  cluster's slices started from    %d (of %d listed; others' or unknown Services': %d)\n", r.Replay.SeededSlices, n, r.Replay.UnseededSlices)
+	}
 	if r.Stream.BeforeListing > 0 {
 		fmt.Fprintf(w, "  events dated before the listing  %d\n", r.Stream.BeforeListing)
 	}

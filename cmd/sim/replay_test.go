@@ -480,3 +480,59 @@ func TestReplayWarnsOfSkippedEventTypes(t *testing.T) {
 		t.Errorf("stderr warns of bookmarks: %q", errb)
 	}
 }
+
+// TestReplayWarmStartsFromTheClustersSlices: with --start warm, the listing of
+// --endpointslices is where the start-up begins. shop/checkout (no pods) has its placeholder
+// slice, as the controller wrote it; the start-up then writes no slice of it, where it
+// creates one without the listing. Another controller's slice is left out, and counted.
+func TestReplayWarmStartsFromTheClustersSlices(t *testing.T) {
+	dir := t.TempDir()
+	stream := filepath.Join(dir, "slices.json")
+	meta := func(name, manager, owner string) string {
+		return `"metadata":{"name":"` + name + `","namespace":"shop","uid":"` + name + `-uid","resourceVersion":"48213377",` +
+			`"creationTimestamp":"2025-12-30T10:00:00Z","generation":1,` +
+			`"labels":{"kubernetes.io/service-name":"checkout","endpointslice.kubernetes.io/managed-by":"` + manager + `"},` +
+			`"ownerReferences":[{"apiVersion":"v1","kind":"Service","name":"checkout","uid":"` + owner + `","controller":true,"blockOwnerDeletion":true}]}`
+	}
+	listing := `{"type":"ADDED","object":{"kind":"EndpointSlice","apiVersion":"discovery.k8s.io/v1",` +
+		meta("checkout-x7q2m", "endpointslice-controller.k8s.io", "7d3c9b1a-2e4f-4a6b-8c0d-9e8f7a6b5c4d") + `,"addressType":"IPv4","endpoints":null,"ports":null}}` + "\n" +
+		`{"type":"ADDED","object":{"kind":"EndpointSlice","apiVersion":"discovery.k8s.io/v1",` +
+		meta("checkout-mirror-1", "mesh-controller.example.com", "7d3c9b1a-2e4f-4a6b-8c0d-9e8f7a6b5c4d") + `,"addressType":"IPv4","endpoints":[],"ports":[]}}` + "\n"
+	if err := os.WriteFile(stream, []byte(listing), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(extra ...string) (ReplayReport, map[string]any) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "out")
+		e, _, errb := replayEnv()
+		args := []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"),
+			"--nodes", sample("replay-nodes.json"), "--out", out, "--charts=false", "--quiet", "--start", "warm"}
+		if code := e.main(append(args, extra...)); code != exitOK {
+			t.Fatalf("exit %d: %s", code, errb)
+		}
+		var report ReplayReport
+		var summary map[string]any
+		for name, v := range map[string]any{"replay.json": &report, "summary.json": &summary} {
+			b, _ := os.ReadFile(filepath.Join(out, name))
+			if err := json.Unmarshal(b, v); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+		return report, summary
+	}
+	startUpSliceWrites := func(summary map[string]any) float64 {
+		p := summary["phases"].([]any)[0].(map[string]any)
+		return p["endpointslices"].(map[string]any)["writes"].(map[string]any)["total"].(float64)
+	}
+	report, seeded := run("--endpointslices", stream)
+	_, packed := run()
+	if r := report.Replay; r.SeededSlices != 1 || r.UnseededSlices != 1 {
+		t.Errorf("replay.json: seeded %d, left out %d; want 1 and 1", r.SeededSlices, r.UnseededSlices)
+	}
+	if a, b := startUpSliceWrites(seeded), startUpSliceWrites(packed); a != b-1 {
+		t.Errorf("start-up slice writes: %v from the cluster's slices, %v packed from the listing; want one fewer (checkout's)", a, b)
+	}
+	if c := report.Compare; c == nil || c.ListingSkipped != 2 || c.Real.Total() != 0 {
+		t.Errorf("comparison %+v: want the listing of 2 left out, no real write", c)
+	}
+}

@@ -1,0 +1,152 @@
+package sim
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"epsim/model"
+)
+
+// storedSlicesOf returns the EndpointSlices engine e's API server stores at the end of its
+// run, as a listing of them would give them.
+func storedSlicesOf(t *testing.T, e *Engine) []*model.EndpointSlice {
+	t.Helper()
+	var out []*model.EndpointSlice
+	for _, c := range e.ctls {
+		if y, ok := c.syncer.(*sliceSyncer); ok {
+			for _, st := range y.stored {
+				for _, ss := range st.list {
+					out = append(out, ss.slice)
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("the run stores no EndpointSlice")
+	}
+	return out
+}
+
+// TestWarmReplayFromTheClustersSlices is TestWarmReplayReproducesAPhase for a Service of
+// several slices, whose layout the generated run packed as its pods came. The warm replay
+// that starts from the slices the cluster had when the rollout began (a listing of them:
+// the same run's create phase alone) reproduces the rollout's writes; its start-up writes
+// no slice, as a restarted controller that finds its slices up to date. The replay that
+// packs the start-up's slices from the listing writes otherwise.
+func TestWarmReplayFromTheClustersSlices(t *testing.T) {
+	cfg := testConfig(20, 250)
+	e, rollout, events, svcs := recordedRollout(t, cfg)
+	created := cfg
+	created.Timeline = []Action{{Name: "create", Kind: ActionCreate, Settle: time.Minute}}
+	ce, _, _, _ := recordedRun(t, created)
+	listing := storedSlicesOf(t, ce)
+	if len(listing) < 3 {
+		t.Fatalf("the create phase left %d slices, want 3 or more", len(listing))
+	}
+	replay := func(opts ReplayOptions) (*Results, *ReplayStats) {
+		t.Helper()
+		opts.Warm = true
+		res, stats, err := ReplayWith(opts, cfg, svcs, e.nodes, &recorder{events: events}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, stats
+	}
+	res, stats := replay(ReplayOptions{Slices: listing})
+	if stats.SeededSlices != int64(len(listing)) || stats.UnseededSlices != 0 {
+		t.Errorf("seeded %d slices, left out %d; want %d, 0", stats.SeededSlices, stats.UnseededSlices, len(listing))
+	}
+	startUp := res.Phases[0]
+	if got := startUp.EndpointSlices.Writes; got != (WriteCounts{}) {
+		t.Errorf("start-up EndpointSlice writes %+v, want none: the slices are up to date", got)
+	}
+	if got := startUp.Endpoints.Writes; got != (WriteCounts{Create: 1}) {
+		t.Errorf("start-up Endpoints writes %+v, want the Endpoints created", got)
+	}
+	if got := startUp.EndpointSlices.Objects; got != int64(len(listing)) {
+		t.Errorf("start-up EndpointSlice objects %d, want the %d listed", got, len(listing))
+	}
+	if diff := replayedDifference(rollout, res.Phases[1], int64(len(e.nodes))); diff != "" {
+		t.Error(diff)
+	}
+	packed, _ := replay(ReplayOptions{})
+	if replayedDifference(rollout, packed.Phases[1], int64(len(e.nodes))) == "" {
+		t.Error("the replay packed from the listing also reproduces the rollout: the test does not tell the layouts apart")
+	}
+}
+
+// TestReplaySeededLayout replays three pods whose cluster had two slices, {a, b} and {c}
+// (an older layout the controller keeps): the start-up writes nothing, and deleting c
+// deletes its slice, where a replay packing one slice of three updates it. A listing that
+// lags its pods is reconciled in the start-up, and the write continues the cluster's
+// resourceVersions; slices of another manager or Service are left out and counted.
+func TestReplaySeededLayout(t *testing.T) {
+	cfg := testConfig(3, 3)
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate, Settle: time.Minute}}
+	e, _, rec, svcs := recordedRun(t, cfg)
+	one := storedSlicesOf(t, e)[0]
+	if len(one.Endpoints) != 3 {
+		t.Fatalf("the run's slice has %d endpoints, want 3", len(one.Endpoints))
+	}
+	// The listing: each pod's last state.
+	last := map[string]TraceEvent{}
+	for _, ev := range rec.events {
+		ev.At, ev.Type, ev.Listed = 0, model.EventAdded, true
+		last[ev.Pod.Name] = ev
+	}
+	var listed []TraceEvent
+	for _, ep := range one.Endpoints {
+		listed = append(listed, last[ep.TargetRef.Name])
+	}
+	deleteC := listed[2]
+	deleteC.At, deleteC.Type, deleteC.Listed = Time(time.Second), model.EventDeleted, false
+	slice := func(name, rv string, eps ...int) *model.EndpointSlice {
+		s := *one
+		s.Name, s.UID, s.ResourceVersion = name, "uid-"+name, rv
+		s.Endpoints = nil
+		for _, i := range eps {
+			s.Endpoints = append(s.Endpoints, one.Endpoints[i])
+		}
+		return &s
+	}
+	run := func(seeded ...*model.EndpointSlice) (*Results, *ReplayStats) {
+		t.Helper()
+		src := &recorder{events: append(slices.Clone(listed), deleteC)}
+		res, stats, err := ReplayWith(ReplayOptions{Warm: true, Slices: seeded}, cfg, svcs, e.nodes, src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, stats
+	}
+	other := slice("web-other", "123456701", 0)
+	other.Labels = other.Labels.Clone()
+	other.Labels.Set(model.LabelManagedBy, "someone-else")
+	stray := slice("gone-abcde", "123456702", 0)
+	stray.Labels = stray.Labels.Clone()
+	stray.Labels.Set(model.LabelServiceName, "gone")
+	res, stats := run(slice("web-xyz12", "123456703", 2), slice("web-abc12", "123456704", 0, 1), other, stray)
+	if stats.SeededSlices != 2 || stats.UnseededSlices != 2 {
+		t.Errorf("seeded %d, left out %d; want 2 and 2 (another manager's, another Service's)", stats.SeededSlices, stats.UnseededSlices)
+	}
+	if got := res.Phases[0].EndpointSlices.Writes; got != (WriteCounts{}) {
+		t.Errorf("start-up slice writes %+v, want none", got)
+	}
+	if got := res.Phases[1].EndpointSlices.Writes; got != (WriteCounts{Delete: 1}) {
+		t.Errorf("deleting c: slice writes %+v, want its slice deleted", got)
+	}
+	packed, _ := run()
+	if got := packed.Phases[1].EndpointSlices.Writes; got != (WriteCounts{Update: 1}) {
+		t.Errorf("packed from the listing: slice writes %+v, want the one slice updated", got)
+	}
+	// The listing of slices lags the pods: c is missing from them, and the start-up adds
+	// it. Its write's resourceVersion follows the slices': 9 digits, against 4.
+	long, _ := run(slice("web-abc12", "123456700", 0, 1))
+	short, _ := run(slice("web-abc12", "1200", 0, 1))
+	if got := long.Phases[0].EndpointSlices.Writes; got != (WriteCounts{Update: 1}) {
+		t.Errorf("a listing without c: start-up slice writes %+v, want one update", got)
+	}
+	if a, b := long.Phases[0].EndpointSlices.EtcdBytes, short.Phases[0].EndpointSlices.EtcdBytes; a-b != 5 {
+		t.Errorf("the update stored %d bytes after slices of resourceVersion 123456700, %d after 1200: want 5 more", a, b)
+	}
+}
