@@ -244,6 +244,20 @@ func (a *apiServer) bumpPodResourceVersion() {
 	a.revs[1].bump()
 }
 
+// followRecorded moves both modes' revision counters up to rv, a resourceVersion a replay's
+// recording carries (not a number: nothing), so that the simulated writes continue the
+// recorded cluster's revisions: a resourceVersion's width counts in every object's size,
+// and a cluster's are 8 to 10 digits where a run's start at 4.
+func (a *apiServer) followRecorded(rv string) {
+	v, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil {
+		return
+	}
+	for i := range a.revs {
+		a.revs[i].resourceVersion = max(a.revs[i].resourceVersion, v)
+	}
+}
+
 // versionBatch is how many resourceVersions nextResourceVersion formats at once.
 const versionBatch = 8
 

@@ -59,7 +59,7 @@ type TraceEvent struct {
 	Labels map[string]string
 	// ResourceVersion is the pod's metadata.resourceVersion ("": none recorded, the replay
 	// gives it one). An update of the version the pod already has is a resync, which the
-	// controllers drop.
+	// controllers drop. The replay's own writes continue from the largest recorded.
 	ResourceVersion string
 	// Listed marks an event of the recording's initial listing (the pods that existed when
 	// the watch started). Listed events come first and are applied at time 0, as the
@@ -357,6 +357,8 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 	rv := ev.ResourceVersion
 	if rv == "" {
 		rv = e.api.podResourceVersion()
+	} else {
+		e.api.followRecorded(rv)
 	}
 	var next []*podState
 	matched := false

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"maps"
 	"slices"
-	"strconv"
 
 	"epsim/model"
 )
@@ -31,16 +30,13 @@ func (e *Engine) seedSlices(list []*model.EndpointSlice) (seeded, unseeded int64
 	}
 	// Grouped by Service, each group by name (the lister's order).
 	groups := map[int][]*model.EndpointSlice{}
-	var maxVersion int64
 	for _, sl := range list {
 		i, ok := byKey[key{sl.Namespace, sl.Labels.Get(model.LabelServiceName)}]
 		if !ok || sl.Labels.Get(model.LabelManagedBy) != model.ControllerName {
 			unseeded++
 			continue
 		}
-		if v, err := strconv.ParseInt(sl.ResourceVersion, 10, 64); err == nil {
-			maxVersion = max(maxVersion, v)
-		}
+		e.api.followRecorded(sl.ResourceVersion)
 		groups[i] = append(groups[i], sl)
 	}
 	for _, idx := range slices.Sorted(maps.Keys(groups)) {
@@ -50,13 +46,6 @@ func (e *Engine) seedSlices(list []*model.EndpointSlice) (seeded, unseeded int64
 		seeded += int64(len(g))
 		unseeded += int64(len(groups[idx]) - len(g))
 		y.seed(e.services[idx], g)
-	}
-	// The cluster's resourceVersions continue from the slices' (the width of a
-	// resourceVersion counts in every object's size).
-	for i := range e.api.revs {
-		if r := &e.api.revs[i]; maxVersion > r.resourceVersion {
-			r.resourceVersion = maxVersion
-		}
 	}
 	return seeded, unseeded
 }

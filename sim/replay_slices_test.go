@@ -150,3 +150,44 @@ func TestReplaySeededLayout(t *testing.T) {
 		t.Errorf("the update stored %d bytes after slices of resourceVersion 123456700, %d after 1200: want 5 more", a, b)
 	}
 }
+
+// TestReplayContinuesTheRecordedResourceVersions: the writes of a replay whose recording
+// carries a cluster's resourceVersions (9 digits here) continue from them, and are sized
+// with them: each object 5 bytes longer than with the 4 digits a run starts at.
+func TestReplayContinuesTheRecordedResourceVersions(t *testing.T) {
+	cfg := testConfig(3, 3)
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate, Settle: time.Minute}}
+	e, _, rec, svcs := recordedRun(t, cfg)
+	last := map[string]TraceEvent{}
+	var order []string
+	for _, ev := range rec.events {
+		ev.At, ev.Type, ev.Listed = 0, model.EventAdded, true
+		if _, ok := last[ev.Pod.Name]; !ok {
+			order = append(order, ev.Pod.Name)
+		}
+		last[ev.Pod.Name] = ev
+	}
+	run := func(rv func(i int) string) *Results {
+		t.Helper()
+		var events []TraceEvent
+		for i, name := range order {
+			ev := last[name]
+			ev.ResourceVersion = rv(i)
+			events = append(events, ev)
+		}
+		res, _, err := ReplayWith(ReplayOptions{Warm: true}, cfg, svcs, e.nodes, &recorder{events: events}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	short := run(func(i int) string { return "" })
+	long := run(func(i int) string { return "12345678" + string(rune('0'+i)) })
+	for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
+		a, b := long.Phases[0].Mode(m), short.Phases[0].Mode(m)
+		if a.Writes != (WriteCounts{Create: 1}) || a.EtcdBytes-b.EtcdBytes != 5 {
+			t.Errorf("%s: start-up %+v of %d bytes after pods of 9-digit resourceVersions, %d without: want one create, 5 bytes more",
+				m, a.Writes, a.EtcdBytes, b.EtcdBytes)
+		}
+	}
+}

@@ -64,6 +64,10 @@ programmed; resourceVersions continue from theirs. So the churn meets the layout
 cluster's slices had, packed over their history. Without it, the start-up packs each
 Service's slices from the pod listing at once, which may be laid out otherwise.
 
+The simulated writes continue the cluster's resourceVersions: each write's is the next after
+the largest the recording has carried so far (pods', and the slices' of --endpointslices
+with --start warm), as its width counts in every object's size.
+
 Programming latency runs from the trigger times the controllers annotate (the pods' Ready
 transitions, on the recording's own clock) to the kube-proxy sync that programs them. The
 kube-proxies are taken to have started with the recording: as upstream's change tracker
