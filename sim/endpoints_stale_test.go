@@ -42,6 +42,16 @@ func staleTrace(n int, nodes []*model.Node, at ...time.Duration) *sliceSource {
 	return src
 }
 
+// createdWithTheRecording dates Services created as the recording begins (time 0, the
+// replay's first second): they have no objects yet, and the controllers' first syncs create
+// them.
+func createdWithTheRecording(svcs []*model.Service, nodes []*model.Node, err error) ([]*model.Service, []*model.Node, error) {
+	for _, s := range svcs {
+		s.CreationTimestamp = timestamp(0)
+	}
+	return svcs, nodes, err
+}
+
 // staleRun replays staleTrace through the Endpoints controller alone.
 func staleRun(t *testing.T, buildPerPod time.Duration, at ...time.Duration) ModeResult {
 	t.Helper()
@@ -49,7 +59,7 @@ func staleRun(t *testing.T, buildPerPod time.Duration, at ...time.Duration) Mode
 	cfg.RunEndpointSlices = false
 	cfg.ControlPlane.InformerLag = 20 * time.Millisecond
 	cfg.ControlPlane.EndpointsBuildPerPod = buildPerPod
-	svcs, nodes, err := ClusterObjects(cfg)
+	svcs, nodes, err := createdWithTheRecording(ClusterObjects(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +127,7 @@ func TestEndpointsStaleSyncConsumesTriggerTime(t *testing.T) {
 	cfg := testConfig(3, 1)
 	cfg.RunEndpointSlices = false
 	cfg.ControlPlane.InformerLag = 20 * time.Millisecond
-	svcs, nodes, err := ClusterObjects(cfg)
+	svcs, nodes, err := createdWithTheRecording(ClusterObjects(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,13 +40,13 @@ type ReplayOptions struct {
 	// Slices are the cluster's EndpointSlices when the recording began (the initial listing
 	// of its EndpointSlice stream), or nil. The run begins with them stored, as if written
 	// before time 0: the EndpointSlice controller's first syncs reconcile its Services'
-	// slices against them, as a restarted controller does with the slices it lists, rather
-	// than creating every slice; every kube-proxy has them programmed; and the cluster's
-	// resourceVersions continue from the largest of theirs. So the churn meets the layout the
-	// cluster's slices had, packed over their history, not one packed at once from the
-	// listing. Slices another manager wrote, and slices of Services the replay does not
-	// have or whose endpoints no controller manages, are left out (ReplayStats counts
-	// both).
+	// slices against them, as a restarted controller does with the slices it lists; every
+	// kube-proxy has them programmed; and the cluster's resourceVersions continue from the
+	// largest of theirs. So the churn meets the layout the cluster's slices had, packed over
+	// their history. Without them, a Service created before the recording is taken to have
+	// had the slices its listed pods pack into at once (seedExisting). Slices another
+	// manager wrote, and slices of Services the replay does not have or whose endpoints no
+	// controller manages, are left out (ReplayStats counts both).
 	Slices []*model.EndpointSlice
 }
 
@@ -102,6 +102,10 @@ type ReplayStats struct {
 	// replay does not have (or one without a selector).
 	SeededSlices   int64 `json:"seededSlices,omitempty"`
 	UnseededSlices int64 `json:"unseededSlices,omitempty"`
+	// SeededServices counts the Services created before the recording began (or at a time
+	// unknown), whose Endpoints and EndpointSlices the run began with: built from the
+	// listing, or the slices of ReplayOptions.Slices.
+	SeededServices int64 `json:"seededServices,omitempty"`
 }
 
 // unknownNodeExamples is how many names of unknown nodes ReplayStats keeps.
@@ -252,10 +256,7 @@ func (e *Engine) listed() {
 	if r.origin != 0 {
 		e.setEpoch(int64(r.origin))
 	}
-	if len(r.slices) > 0 {
-		r.stats.SeededSlices, r.stats.UnseededSlices = e.seedSlices(r.slices)
-		r.slices = nil
-	}
+	e.seedExisting()
 	e.syncCaches()
 }
 

@@ -101,10 +101,10 @@ func TestEndTimeStopsARun(t *testing.T) {
 // second: its initial listing the pods that existed when the rollout began, its churn the
 // rollout's pod events. The start-up phase makes the listing's first syncs; the replay
 // phase must then make the writes the rollout made in the generated run, with the same
-// bytes. (80 pods, one slice: with more, the start-up packs its slices from the listing at
-// once, where the generated run packed them as pods came, and a rollout of other slices
-// writes otherwise, unless the replay starts from the cluster's slices:
-// TestWarmReplayFromTheClustersSlices.)
+// bytes. (80 pods, one slice: with more, the replay takes the slices the cluster had to be
+// those the listing packs into at once, where the generated run packed them as pods came,
+// and a rollout of other slices writes otherwise, unless the replay is given the cluster's
+// slices: TestWarmReplayFromTheClustersSlices.)
 func TestWarmReplayReproducesAPhase(t *testing.T) {
 	cfg := testConfig(20, 80)
 	e, rollout, events, svcs := recordedRollout(t, cfg)
@@ -121,12 +121,13 @@ func TestWarmReplayReproducesAPhase(t *testing.T) {
 	if len(warm.Phases) != 2 || warm.Phases[0].Name != ReplayStartUpPhase || warm.Phases[1].Name != ReplayPhase {
 		t.Fatalf("a warm replay's phases: %+v, want start-up and replay", warm.Phases)
 	}
+	// The Service existed before the recording: its objects did too, and the start-up's
+	// first syncs find them up to date.
 	startUp, churned := warm.Phases[0], warm.Phases[1]
-	if got := startUp.EndpointSlices.Writes; got != (WriteCounts{Create: 1}) {
-		t.Errorf("start-up EndpointSlice writes %+v, want the slice of 80 pods created", got)
-	}
-	if got := startUp.Endpoints.Writes; got != (WriteCounts{Create: 1}) {
-		t.Errorf("start-up Endpoints writes %+v, want the Endpoints created", got)
+	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
+		if got := startUp.Mode(m); got.Writes != (WriteCounts{}) || got.Objects != 1 {
+			t.Errorf("start-up %s writes %+v, %d objects; want none, and the one the cluster had", m, got.Writes, got.Objects)
+		}
 	}
 	if churned.Start <= startUp.End {
 		t.Errorf("the replay phase starts at %v, before the start-up's end %v", churned.Start, startUp.End)

@@ -128,10 +128,11 @@ func replayTrace(t *testing.T, cfg sim.Config, rec *recording, tr []byte) (*sim.
 // TestReplayOfMidRunRecording: a recording started while 1,000 pods exist, replayed through a
 // 'sim record' trace of kubectl's watch stream whose listing arrived at one instant, over
 // 300 ms (the failing case: the controllers synced partial listings, 3 creates and 20
-// updates instead of 10 creates), and fed live through a pipe at that pace. Every replay
-// makes the writes the real controllers make at start-up — one create per slice needed and
-// one Endpoints create, no placeholder and no update — and then exactly the simulation's own
-// writes for the churn that follows.
+// updates instead of 10 creates), and fed live through a pipe at that pace. The Service
+// existed before the recording, and so did its objects: every replay's controllers find
+// them up to date at start-up (the listing's 10 slices and the Endpoints of 1,000 pods),
+// writing nothing (a partial listing would make updates), and then make exactly the
+// simulation's own writes for the churn that follows.
 func TestReplayOfMidRunRecording(t *testing.T) {
 	cfg := engineTestConfig(20, 1000)
 	rec, simulated := simulate(t, cfg, nil)
@@ -140,12 +141,8 @@ func TestReplayOfMidRunRecording(t *testing.T) {
 	if len(simLog) == 0 {
 		t.Fatal("the simulation wrote nothing after the listing")
 	}
-	// What the controllers write when they start on the listing.
-	startUp := []syncWrite{}
-	for range 10 {
-		startUp = append(startUp, syncWrite{sim.ModeEndpointSlices, "create", 100, "ok"})
-	}
-	want := append(startUp, syncWrite{sim.ModeEndpoints, "create", 1000, "ok"})
+	// What the controllers write when they start on the listing: nothing.
+	var want []syncWrite
 
 	for _, tc := range []struct {
 		name   string
@@ -181,6 +178,14 @@ func TestReplayOfMidRunRecording(t *testing.T) {
 			res, rstats, pstats := replayTrace(t, cfg, rec, tr.Bytes())
 			if rstats.Listed != int64(listed) || pstats.Listed != int64(listed) || listed != 1000 {
 				t.Errorf("listed %d (stream %d), want the %d pods alive", rstats.Listed, pstats.Listed, listed)
+			}
+			if rstats.SeededServices != 1 {
+				t.Errorf("%d Services began with their objects, want 1", rstats.SeededServices)
+			}
+			for _, m := range []sim.Mode{sim.ModeEndpointSlices, sim.ModeEndpoints} {
+				if got, want := res.Total.Mode(m).Objects, map[sim.Mode]int64{sim.ModeEndpointSlices: 10, sim.ModeEndpoints: 1}[m]; got != want {
+					t.Errorf("%s: %d objects at the end, want %d", m, got, want)
+				}
 			}
 			for _, m := range []sim.Mode{sim.ModeEndpointSlices, sim.ModeEndpoints} {
 				log, w := only(writeLog(res, 0), m), only(want, m)

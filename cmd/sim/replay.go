@@ -40,33 +40,40 @@ Endpoints) and pods no Service selects are left out and counted.
 The initial listing: a watch starts by printing the pods that already exist as ADDED events.
 They are applied at time 0 as the informers' initial list, and the controllers start their
 workers only then (as kube-controller-manager waits for its caches to sync), so the first
-sync of each Service sees all of them: one create per slice needed and one Endpoints create.
-The listing is the leading run of ADDED events; with recorded times it ends at the first
-other event, or at the first ADDED event that both arrives later after the one before it
-than the listing has lasted so far (and than 50 ms) and is of a pod created no earlier than
-the second the recording started. Time 0 is the first event's time (recorded) or the
-latest timestamp of the listing (object times).
+sync of each Service sees all of them. The listing is the leading run of ADDED events; with
+recorded times it ends at the first other event, or at the first ADDED event that both
+arrives later after the one before it than the listing has lasted so far (and than 50 ms)
+and is of a pod created no earlier than the second the recording started. Time 0 is the
+first event's time (recorded) or the latest timestamp of the listing (object times).
+
+The objects the cluster had: a Service created before the recording's first second (or
+without a creationTimestamp) had its Endpoints object and EndpointSlices then. The run
+begins with them stored, as the controllers would write them for the listed pods (or, with
+--endpointslices, the cluster's own slices: below), counting no write,
+and with every kube-proxy having programmed them; so the controllers' first syncs find
+them up to date and write nothing, as a restarted kube-controller-manager does. A Service
+created since has none yet: its first syncs create them (one create per slice needed, one
+Endpoints create).
 
 --start says what the controllers were doing when the recording began. cold (the default):
 starting, as after a restart of kube-controller-manager; the churn is replayed from time 0
-while their first syncs (one create per slice needed, one Endpoints create per Service) run,
-and it may queue behind them. warm: running for long, as in a recording of a live cluster;
-the first syncs run to the end in a phase of their own, "start-up", which ends when every
-kube-proxy has programmed them and is idle (its minSyncPeriod passed, so the churn's first
-change is synced at once, as on a live cluster), and the churn is replayed in the "replay"
-phase, which starts on the next whole second and shifts every recorded time
-by its start (the write log and the CSVs say when things happened in the replay, not in the
-recording). Read the "replay" phase's row for what the churn cost: the total includes the
-start-up. With --endpointslices, the start-up begins from the cluster's own slices (that
-stream's initial listing): the controller reconciles them against the listed pods, as a
-restarted controller does, and writes only where they disagree; every kube-proxy has them
-programmed; resourceVersions continue from theirs. So the churn meets the layout the
-cluster's slices had, packed over their history. Without it, the start-up packs each
-Service's slices from the pod listing at once, which may be laid out otherwise.
+while their first syncs run, and it may queue behind them. warm: running for long, as in a
+recording of a live cluster; the first syncs run to the end in a phase of their own,
+"start-up", which ends when every kube-proxy has programmed what they wrote and is idle (its
+minSyncPeriod passed, so the churn's first change is synced at once, as on a live cluster),
+and the churn is replayed in the "replay" phase, which starts on the next whole second and
+shifts every recorded time by its start (the write log and the CSVs say when things
+happened in the replay, not in the recording). Read the "replay" phase's row for what the
+churn cost: the total includes the start-up. With --endpointslices, either start begins
+from the cluster's own slices (that stream's initial listing): the controller reconciles
+them against the listed pods and writes only where they disagree. So the churn meets the
+layout the cluster's slices had, packed over their history; without them, each Service's
+slices are taken to be those the listing packs into at once, which may be laid out
+otherwise.
 
 The simulated writes continue the cluster's resourceVersions: each write's is the next after
-the largest the recording has carried so far (pods', and the slices' of --endpointslices
-with --start warm), as its width counts in every object's size.
+the largest the recording has carried so far (pods', and the listed slices' of
+--endpointslices), as its width counts in every object's size.
 
 Programming latency runs from the trigger times the controllers annotate (the pods' Ready
 transitions, on the recording's own clock) to the kube-proxy sync that programs them. The
@@ -103,11 +110,11 @@ run that does not settle after it.
 -A --watch --output-watch-events -o json', or its 'sim record' trace) and compares it with
 the simulation: EndpointSlice writes (ADDED/MODIFIED/DELETED) and bytes fanned out, per
 Service and in total; each real slice is sized exactly as the simulation sizes its own
-(protobuf, kube-proxy's default) and multiplied by the watchers. With --start warm, the real
-stream's initial listing (the slices that existed, where the start-up begins) and the
-simulated start-up are both left out. Its listing and the pods' should be taken together
-('sim record' does): a listing of slices that lags the pods' makes start-up writes, not
-churn.
+(protobuf, kube-proxy's default) and multiplied by the watchers. The real stream's initial
+listing is the slices that existed, which the run begins with (above), not writes: it is
+left out, and with --start warm so is the simulated start-up. Its listing and the pods'
+should be taken together ('sim record' does): a listing of slices that lags the pods'
+makes writes at the start, not churn.
 
 --out DIR writes what 'sim run' writes but its report (report.md and report.html, which
 describe a scenario), plus replay.json (events read, skipped, unmatched, out of order, where
@@ -263,12 +270,10 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 		}
 		defer closeSlices()
 		sliceStream = trace.NewSliceReader(f, inputName(o.slices))
-		if warm {
-			// The start-up begins from the cluster's slices (the stream's listing); the
-			// comparison reads the stream on from there.
-			if seed, err = sliceStream.Listing(); err != nil {
-				return badInput(fmt.Errorf("--endpointslices: %w", err))
-			}
+		// The run begins from the cluster's slices (the stream's listing); the comparison
+		// reads the stream on from there.
+		if seed, err = sliceStream.Listing(); err != nil {
+			return badInput(fmt.Errorf("--endpointslices: %w", err))
 		}
 	}
 	// Without --out and --endpointslices nothing reads the write log.
@@ -315,7 +320,7 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	}
 	warnReplay(e.stderr, inputName(o.pods), stats, pstats)
 	if sliceStream != nil {
-		report.Compare, err = trace.CompareSlices(sliceStream, log.slices, int64(res.Watchers), warm)
+		report.Compare, err = trace.CompareSlices(sliceStream, log.slices, int64(res.Watchers), true)
 		if err != nil {
 			return badInput(fmt.Errorf("--endpointslices: %w", err))
 		}
@@ -518,6 +523,9 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 	fmt.Fprintf(w, "  pod events matching no Service   %d\n", r.Replay.Unmatched)
 	fmt.Fprintf(w, "  events of the initial listing    %d\n", r.Replay.Listed)
 	fmt.Fprintf(w, "  events out of time order         %d\n", r.Replay.OutOfOrder+r.Stream.Clamped)
+	if r.Replay.SeededServices > 0 {
+		fmt.Fprintf(w, "  Services with objects at start   %d\n", r.Replay.SeededServices)
+	}
 	if n := r.Replay.SeededSlices + r.Replay.UnseededSlices; n > 0 {
 		fmt.Fprintf(w, "  cluster's slices started from    %d (of %d listed; others' or unknown Services': %d)\n", r.Replay.SeededSlices, n, r.Replay.UnseededSlices)
 	}
@@ -568,7 +576,7 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 		fmt.Fprintf(w, "  real events of slices other controllers manage (not simulated): %d\n", c.OtherManagers)
 	}
 	if c.ListingSkipped > 0 {
-		fmt.Fprintf(w, "  real initial listing left out (warm start; as the simulated start-up): %d\n", c.ListingSkipped)
+		fmt.Fprintf(w, "  real initial listing left out (the slices the run began with): %d\n", c.ListingSkipped)
 	}
 	return nil
 }

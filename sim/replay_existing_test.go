@@ -61,8 +61,8 @@ func TestWarmReplayFromTheClustersSlices(t *testing.T) {
 	if got := startUp.EndpointSlices.Writes; got != (WriteCounts{}) {
 		t.Errorf("start-up EndpointSlice writes %+v, want none: the slices are up to date", got)
 	}
-	if got := startUp.Endpoints.Writes; got != (WriteCounts{Create: 1}) {
-		t.Errorf("start-up Endpoints writes %+v, want the Endpoints created", got)
+	if got := startUp.Endpoints.Writes; got != (WriteCounts{}) {
+		t.Errorf("start-up Endpoints writes %+v, want none: the one built from the listing is up to date", got)
 	}
 	if got := startUp.EndpointSlices.Objects; got != int64(len(listing)) {
 		t.Errorf("start-up EndpointSlice objects %d, want the %d listed", got, len(listing))
@@ -189,5 +189,49 @@ func TestReplayContinuesTheRecordedResourceVersions(t *testing.T) {
 			t.Errorf("%s: start-up %+v of %d bytes after pods of 9-digit resourceVersions, %d without: want one create, 5 bytes more",
 				m, a.Writes, a.EtcdBytes, b.EtcdBytes)
 		}
+	}
+}
+
+// TestReplayExistingObjects: a cold replay (a restart of the controllers as the recording
+// begins) of ten listed pods, one of which turns not ready at 5 s. A Service created before
+// the recording had its Endpoints and slice then: the controllers' first syncs find them up
+// to date and write nothing, and the change is the run's one write per control plane. A
+// Service created as the recording began has none yet: its first syncs create them.
+func TestReplayExistingObjects(t *testing.T) {
+	cfg := testConfig(3, 1)
+	for _, tc := range []struct {
+		name    string
+		created Time
+		want    WriteCounts
+		seeded  int64
+	}{
+		{"created an hour before", -Time(time.Hour), WriteCounts{Update: 1}, 1},
+		{"created with the recording", 0, WriteCounts{Create: 1, Update: 1}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svcs, nodes, err := ClusterObjects(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			svcs[0].CreationTimestamp = timestamp(tc.created)
+			src := staleTrace(10, nodes, 5*time.Second)
+			src.events[10].Pod.ReadyTransition = timestamp(Time(5 * time.Second))
+			res, stats, err := Replay(cfg, svcs, nodes, src, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stats.SeededServices != tc.seeded {
+				t.Errorf("%d Services began with their objects, want %d", stats.SeededServices, tc.seeded)
+			}
+			for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
+				r := res.Total.Mode(m)
+				if r.Writes != tc.want || r.Objects != 1 {
+					t.Errorf("%s: writes %+v, %d objects; want %+v and 1", m, r.Writes, r.Objects, tc.want)
+				}
+				if r.Programming.Count != 1 {
+					t.Errorf("%s: %d programming latencies, want the change's", m, r.Programming.Count)
+				}
+			}
+		})
 	}
 }

@@ -8,6 +8,63 @@ import (
 	"epsim/model"
 )
 
+// seedExisting stores, before the controllers start, the objects the cluster had when the
+// recording began, as if written before time 0, and counts no write for them: the
+// EndpointSlices of ReplayOptions.Slices when given, and otherwise, for each Service
+// created before the recording's first second (or at a time unknown), each controller's
+// objects for the pods as listed (what its sync of the listing writes), which a restarted
+// controller finds up to date. Its first syncs then reconcile against them. A Service
+// created since has none yet: its first syncs create them.
+func (e *Engine) seedExisting() {
+	r := e.replay
+	start := e.timestamp(0)
+	existed := func(s *serviceState) bool {
+		return s.created && s.manual == nil && s.svc.CreationTimestamp < start
+	}
+	for _, c := range e.ctls {
+		if _, ok := c.syncer.(*sliceSyncer); ok && len(r.slices) > 0 {
+			r.stats.SeededSlices, r.stats.UnseededSlices = e.seedSlices(r.slices)
+			r.slices = nil
+			continue
+		}
+		for _, s := range e.services {
+			if existed(s) {
+				e.seedSync(c, s)
+			}
+		}
+	}
+	for _, s := range e.services {
+		if existed(s) {
+			r.stats.SeededServices++
+		}
+	}
+	if len(r.slices) > 0 { // the EndpointSlice controller does not run
+		r.stats.UnseededSlices = int64(len(r.slices))
+		r.slices = nil
+	}
+}
+
+// seedSync stores what a sync of Service s by controller c writes now, as the API server
+// stores it, without a write: the objects exist before the run (seedExisting).
+func (e *Engine) seedSync(c *controller, s *serviceState) {
+	writes, _ := c.syncer.sync(s, s.svc.CreationTimestamp, nil)
+	c.syncer.takeEvents()
+	mi := modeIndex(c.mode)
+	for i := range writes {
+		w := &writes[i]
+		meta := apiMeta{now: e.timestamp(0), resourceVersion: e.api.revs[mi].next(), uid: c.names.uid(),
+			created: e.timestamp(0), generation: 1}
+		cm := c.syncer.commit(s, w, meta)
+		c.syncer.applied(s, w, true)
+		e.stats.objects[mi]++
+		if cm.selected {
+			e.api.listBytes[mi] += cm.objectBytes[model.Protobuf]
+			e.kubeProxies[mi].proxier(cm.family).seed(cm.name, s.idx, len(s.svc.Ports), objectEndpoints{
+				ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints), hints: cm.hints}, cm.unserved, cm.proxyKey)
+		}
+	}
+}
+
 // seedSlices stores the cluster's EndpointSlices (ReplayOptions.Slices) before the
 // controllers start, as if written before time 0, and returns how many it stored and how
 // many it left out (see ReplayOptions.Slices). No write is counted for them.
@@ -17,9 +74,6 @@ func (e *Engine) seedSlices(list []*model.EndpointSlice) (seeded, unseeded int64
 		if s, ok := c.syncer.(*sliceSyncer); ok {
 			y = s
 		}
-	}
-	if y == nil {
-		return 0, int64(len(list)) // the EndpointSlice controller does not run
 	}
 	type key struct{ namespace, name string }
 	byKey := map[key]int{}
@@ -76,7 +130,7 @@ func (y *sliceSyncer) seed(s *serviceState, list []*model.EndpointSlice) {
 		if selected {
 			e.api.listBytes[mi] += bytes[model.Protobuf]
 			e.kubeProxies[mi].proxier(familyOf(sl.AddressType)).seed(sl.Name, s.idx, len(s.svc.Ports), objectEndpoints{
-				ready: sums.ready, fallback: sums.fallback, all: int32(len(sl.Endpoints)), hints: sums.hints}, unserved)
+				ready: sums.ready, fallback: sums.fallback, all: int32(len(sl.Endpoints)), hints: sums.hints}, unserved, 0)
 		}
 		stored[j] = &sl
 	}
@@ -84,9 +138,17 @@ func (y *sliceSyncer) seed(s *serviceState, list []*model.EndpointSlice) {
 }
 
 // seed records an object the kube-proxy had programmed before the run began, with its
-// endpoint counts: they are in its rules, and no sync is due for it.
-func (k *kubeProxy) seed(name string, svc, ports int, counts objectEndpoints, unserved bool) {
+// endpoint counts (and, for an Endpoints object, the key of its endpoints map): they are in
+// its rules, and no sync is due for it.
+func (k *kubeProxy) seed(name string, svc, ports int, counts objectEndpoints, unserved bool, readyKey uint64) {
 	k.service(svc, ports)
+	if k.legacy {
+		if len(k.legacyServices) <= svc {
+			k.legacyServices = append(k.legacyServices, make([]legacyService, len(k.services)-len(k.legacyServices))...)
+		}
+		ls := &k.legacyServices[svc]
+		ls.seen, ls.seenExists = readyKey, true
+	}
 	old := k.services[svc].objects.set(name, counts)
 	k.apply(&kubeProxyChange{svc: svc, unserved: unserved,
 		endpointDelta: int(counts.ready - old.ready), fallbackDelta: int(counts.fallback - old.fallback),
