@@ -272,7 +272,11 @@ var tableRows = []tableRow{
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.WatcherTerminations != 0 })
 		}},
-	{"  bytes sent again", func(m *ModeSummary) string { return FormatBytes(m.ResentBytes) }, nil,
+	{"watchers relisted", func(m *ModeSummary) string { return formatCount(m.Relists) }, nil,
+		func(p *PhaseSummary) bool {
+			return anyMode(p, func(m *ModeSummary) bool { return m.Relists != 0 })
+		}},
+	{"bytes sent again", func(m *ModeSummary) string { return FormatBytes(m.ResentBytes) }, nil,
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.ResentBytes != 0 })
 		}},

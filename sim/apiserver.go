@@ -145,6 +145,11 @@ type apiServer struct {
 	listBytes [2]int64
 	// triggers reads the trigger-time annotation of committed objects.
 	triggers triggerReader
+	// events counts, per mode, the events the resource's watch cache has taken (every
+	// stored write), and proxyBytes the bytes of the watch events sent to one kube-proxy:
+	// what a kube-proxy that stopped receiving missed since (rewatch).
+	events     [2]int64
+	proxyBytes [2]int64
 }
 
 // revisions is one cluster's etcd revision counter, the source of resourceVersions.
@@ -328,6 +333,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		e.stats.write(&rec, &cm, s.idx)
 		return writeNoop
 	}
+	a.events[modeIndex(c.mode)]++
 	var fanout, perNode, events int64
 	var kubeProxyEvent int64
 	var kubeProxyType model.EventType
@@ -370,6 +376,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	rec.EventBytes = kubeProxyEvent
 	rec.Watchers = events
 	mi := modeIndex(c.mode)
+	a.proxyBytes[mi] += kubeProxyEvent
 	if cm.wasSelected {
 		a.listBytes[mi] -= cm.oldBytes[model.Protobuf]
 	}

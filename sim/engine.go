@@ -96,8 +96,10 @@ type Engine struct {
 	nodeNamePrefix, nodeNameSuffix string
 	nodeNamesFormatted             bool
 	nodeDown                       []bool
-	cordoned                       []bool
-	podsOnNode                     [][]*podState
+	// watchMarks holds, for each node down, where its kube-proxy stopped receiving.
+	watchMarks map[int]watchMark
+	cordoned   []bool
+	podsOnNode [][]*podState
 	// nodeChanges lists the nodes whose readiness changed, in order, for the DaemonSets'
 	// indexes (daemonIndex).
 	nodeChanges []int32

@@ -487,6 +487,7 @@ func (c *collector) addTotal(dst *int64, v int64, figure string, m Mode) {
 func (c *collector) finishRun() *Results {
 	e := c.e
 	c.finishLayout()
+	e.api.net.flushResends()
 	c.kubeProxyResults(e.now)
 	r := &Results{
 		Scenario:  e.cfg.Name,

@@ -52,6 +52,10 @@ type fluidQueue struct {
 	watchChan int
 	// stalled is true while a termination's backlog drains (one termination per stall).
 	stalled bool
+	// resendBacklog is the bytes reconnecting kube-proxies asked for (network.resend) not
+	// yet sent, and resendFrom the time until which the backlog has been sent.
+	resendBacklog int64
+	resendFrom    Time
 }
 
 type pendingEvent struct {
@@ -121,6 +125,7 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers, listBytes i
 		return delivery{done: now}
 	}
 	q := &n.queues[modeIndex(m)]
+	n.advanceResends(m, now)
 	var d delivery
 	// Slow watchers: if the backlog exceeds what the watchers' channels hold, the
 	// dispatcher blocks on the oldest event, within its time budget; past it, the
@@ -321,7 +326,7 @@ func (q *fluidQueue) refillBudget(now Time) {
 func (n *network) drained() Time {
 	var t Time
 	for i := range n.queues {
-		t = max(t, n.queues[i].egressBusy, n.queues[i].ingressBusy)
+		t = max(t, n.queues[i].egressBusy, n.queues[i].ingressBusy, n.resendsDone(&n.queues[i]))
 	}
 	return t
 }

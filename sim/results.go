@@ -117,11 +117,15 @@ type ModeResult struct {
 	Propagation Latency `json:"propagation"`
 	// WatcherTerminations counts watches the API server closed as too slow.
 	WatcherTerminations int64 `json:"watcherTerminations"`
-	// Relists counts terminated watchers whose resourceVersion had left the watch cache, so
-	// that they had to LIST every object again.
+	// Relists counts watchers that had to LIST every object again: terminated watchers
+	// whose resourceVersion had left the watch cache, kube-proxies of nodes back from a
+	// failure whose missed events had left it, and kube-proxies of upgraded nodes, which
+	// start again.
 	Relists int64 `json:"relists"`
-	// ResentBytes is what terminated watchers were sent again: the LISTs of those that had
-	// to relist (the others get the events they missed replayed, each sent once).
+	// ResentBytes is what watchers were sent beyond the live events: the LISTs of relists,
+	// and the events the kube-proxy of a node back from a failure missed, replayed from the
+	// watch cache. (A terminated watcher that watches again from its resourceVersion gets
+	// the events it missed replayed, each sent once: no bytes again.)
 	ResentBytes int64 `json:"resentBytes"`
 	// Programming summarises network programming latency: for each change kube-proxy
 	// received with a trigger time, trigger → the end of the sync that programmed it, as
@@ -212,8 +216,8 @@ type BucketMode struct {
 	// fanoutBytes counts): spread over the time the links took to send it when the network
 	// model has a bandwidth, else at commit time.
 	FanoutBytes int64
-	// ResentBytes is what left the API servers in this bucket for watchers that were closed
-	// as too slow (their relists' LISTs, the bytes resentBytes counts), spread the same way.
+	// ResentBytes is what left the API servers in this bucket beyond the live events (the
+	// bytes resentBytes counts: relists' LISTs, a node's missed events), spread the same way.
 	ResentBytes int64
 	EtcdBytes   int64
 	// MaxLatencySeconds is the largest propagation latency of a write committed this second.

@@ -242,6 +242,8 @@ func (ev evDrainWave) String() string {
 func (ev evDrainWave) apply(e *Engine) {
 	for _, n := range ev.back {
 		e.cordoned[n] = false
+		// Upgraded: its kube-proxy starts again, and lists what it watches.
+		e.rewatch(n, true)
 	}
 	for _, n := range ev.drain {
 		e.cordoned[n] = true
@@ -414,6 +416,7 @@ func (e *Engine) failNode(i int) {
 	e.nodeEpoch[i]++
 	e.nodeDown[i] = true
 	e.api.liveNodes--
+	e.markWatch(i)
 	for _, p := range e.podsOnNode[i] {
 		// Its kubelet writes nothing more: the pod's pending kubelet events (start, ready,
 		// available, stop, removal) are void, and come again when the node is back.
@@ -443,8 +446,9 @@ func (e *Engine) setNodeReady(i int, ready bool) {
 
 // evNodeRecover ends a failure: the kubelet reports again, the node turns Ready, its running
 // pods report Ready again (the node lifecycle controller had only marked them not ready)
-// and pods deleted meanwhile finally stop. Its kube-proxy's watches count again; the
-// relist a reconnecting watcher makes is not modelled.
+// and pods deleted meanwhile finally stop. Its kube-proxy watches again (rewatch): the
+// watch cache replays what it missed, or, when the cache no longer holds it all, it
+// relists.
 type evNodeRecover struct{ node, epoch int }
 
 func (ev evNodeRecover) String() string { return fmt.Sprintf("node %d recovers", ev.node) }
@@ -456,6 +460,7 @@ func (ev evNodeRecover) apply(e *Engine) {
 	e.nodeEpoch[i]++ // cancels the pending not-ready
 	e.nodeDown[i] = false
 	e.api.liveNodes++
+	e.rewatch(i, false)
 	if !e.nodes[i].Ready {
 		// Found not ready meanwhile: Ready again at its kubelet's next node status update.
 		nl := e.nodeLC
