@@ -124,6 +124,9 @@ func (r *RunReport) runDoc() []block {
 			}
 		}
 	}
+	if w := resentWarning(s); w != "" {
+		warnings = append(warnings, w)
+	}
 	if t := s.Total.Endpoints; t != nil && t.HiddenAddresses > 0 {
 		warnings = append(warnings, fmt.Sprintf("Truncation at 1000 addresses left up to %s addresses out of an Endpoints object: those bytes are not counted, and an Endpoints consumer would not see those endpoints.", formatCount(t.HiddenAddresses)))
 	}
@@ -387,4 +390,22 @@ func orDefault(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
+}
+
+// resentWarning says, when watchers were sent bytes beyond the live events (relists' LISTs,
+// the events a node back from a failure missed), how many per mode: the bytes fanned out
+// leave them out.
+func resentWarning(s *Summary) string {
+	var parts []string
+	for _, m := range s.Modes {
+		t := s.Total.Mode(m)
+		if t == nil || t.ResentBytes == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s with %s (%s)", FormatBytes(t.ResentBytes), modeTitle(m), plural(int(t.Relists), "relist")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Beyond the bytes fanned out, watchers were sent " + strings.Join(parts, " and ") + " again: the LISTs of watchers that relisted, and the events kube-proxies of nodes back from a failure missed."
 }

@@ -165,3 +165,22 @@ func TestRunReportTruncationFlatters(t *testing.T) {
 		}
 	}
 }
+
+// TestRunReportSaysWhatWasSentAgain: bytes sent beyond the live events (relists, a node's
+// missed events) are not in the bytes fanned out, and the headline says how many, per mode;
+// a run without any says nothing.
+func TestRunReportSaysWhatWasSentAgain(t *testing.T) {
+	r := fixtureRunReport(t, false)
+	if w := resentWarning(r.Summary); w != "" {
+		t.Errorf("a run that sent nothing again warns %q", w)
+	}
+	r.Summary.Total.EndpointSlices.ResentBytes, r.Summary.Total.EndpointSlices.Relists = 2_500_000_000, 3
+	var buf bytes.Buffer
+	if err := WriteRunMarkdown(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "Beyond the bytes fanned out, watchers were sent 2.5 GB with EndpointSlices (3 relists) again"
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, buf.String())
+	}
+}
