@@ -183,6 +183,9 @@ type Service struct {
 	PublishNotReadyAddresses bool
 	// ExternalName is true for type ExternalName, which no controller reconciles.
 	ExternalName bool
+	// InternalTrafficLocal is spec.internalTrafficPolicy Local: a node's kube-proxy sends
+	// the Service's traffic only to endpoints on that node (no controller reads it).
+	InternalTrafficLocal bool
 }
 
 // Selector is a Service's spec.selector as its pairs, sorted by key, each key once: the

@@ -96,6 +96,9 @@ func Effective(sc *Scenario) []byte {
 		if s.TrafficDistribution != "" {
 			w("    trafficDistribution: %s\n", s.TrafficDistribution)
 		}
+		if s.InternalTrafficPolicy == "Local" {
+			w("    internalTrafficPolicy: Local\n")
+		}
 		if s.TopologyMode != "" {
 			w("    topologyMode: %s\n", s.TopologyMode)
 		}

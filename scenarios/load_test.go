@@ -172,6 +172,11 @@ func TestParseErrors(t *testing.T) {
 			},
 		},
 		{
+			name: "internal traffic policy",
+			doc:  strings.Replace(minimal, "    replicas: 20\n", "    replicas: 20\n    internalTrafficPolicy: Locale\n", 1),
+			want: []string{`x.yaml:7:28: services[0].internalTrafficPolicy: "Locale" is not allowed (did you mean "Local"?); allowed: Cluster, Local`},
+		},
+		{
 			// The service's own error, not its references as unknown too.
 			name: "rejected service referenced",
 			doc:  strings.Replace(minimal, "    replicas: 20\n", "    replicas: 20\n    podManagementPolicy: Parallel\n", 1) + "  - name: s\n    action: scale\n    services: [web]\n    replicas: 3\n",

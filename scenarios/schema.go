@@ -74,7 +74,7 @@ var (
 	kubeProxyModes           = []string{string(sim.KubeProxyIPTables), string(sim.KubeProxyNFTables), string(sim.KubeProxyIPVS)}
 	watcherFields            = []string{"name", "count", "resources", "encoding", "includeHeadless"}
 	networkFields            = []string{"enabled", "nodeIngressBandwidth", "transportOverhead", "listCompressionRatio"}
-	serviceFields            = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "topologyMode", "labels", "minReadySeconds", "kind", "serviceName", "podManagementPolicy", "maxSurge", "maxUnavailable", "manualEndpoints", "timing"}
+	serviceFields            = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "internalTrafficPolicy", "topologyMode", "labels", "minReadySeconds", "kind", "serviceName", "podManagementPolicy", "maxSurge", "maxUnavailable", "manualEndpoints", "timing"}
 	portFields               = []string{"name", "protocol", "port", "targetPort", "appProtocol"}
 	timingFields             = []string{"schedule", "start", "ready", "stop", "gracePeriod"}
 	actionFields             = []string{"name", "action", "services", "maxSurge", "maxUnavailable", "replicas", "pods", "notReadyFor", "nodes", "zone", "labels", "duration", "settle", "percent", "waves", "spread", "curve"}
@@ -84,6 +84,7 @@ var (
 	protocols            = []string{"TCP", "UDP", "SCTP"}
 	ipFamilies           = []string{"IPv4", "IPv6"}
 	trafficDistributions = []string{"PreferClose", "PreferSameZone", "PreferSameNode"}
+	trafficPolicies      = []string{"Cluster", "Local"}
 	// topologyModes: upstream enables hints for "Auto" or "auto" (k8s.io/endpointslice
 	// utils.go hintsEnabled); "Disabled" is the documented way to say no.
 	topologyModes  = []string{"Auto", "auto", "Disabled"}
@@ -753,6 +754,9 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 	}
 	if e, ok := f["trafficDistribution"]; ok {
 		s.TrafficDistribution, _ = d.enum(e.val, join(path, "trafficDistribution"), trafficDistributions)
+	}
+	if e, ok := f["internalTrafficPolicy"]; ok {
+		s.InternalTrafficPolicy, _ = d.enum(e.val, join(path, "internalTrafficPolicy"), trafficPolicies)
 	}
 	if e, ok := f["topologyMode"]; ok {
 		s.TopologyMode, _ = d.enum(e.val, join(path, "topologyMode"), topologyModes)

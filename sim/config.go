@@ -201,10 +201,13 @@ type ServiceConfig struct {
 	Headless                 bool
 	PublishNotReadyAddresses bool
 	TrafficDistribution      string
-	TopologyMode             string
-	Labels                   map[string]string
-	MinReady                 time.Duration
-	Timing                   PodTiming
+	// InternalTrafficPolicy is the Service's spec.internalTrafficPolicy: "" or "Cluster"
+	// (the default), or "Local" (kube-proxy programs only its node's endpoints).
+	InternalTrafficPolicy string
+	TopologyMode          string
+	Labels                map[string]string
+	MinReady              time.Duration
+	Timing                PodTiming
 	// WorkloadKind is the controller that makes the pods: "Deployment" (the default when
 	// empty), "StatefulSet" (see PodManagementPolicy) or "DaemonSet" (one pod per node;
 	// Replicas is ignored).

@@ -304,7 +304,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		}
 		noop := specSame && labelsSame && obj.Annotations.Equal(old.slice.Annotations)
 		if summed && !noop {
-			sums = changedSums(old.sums, changes, y.e.api.needJSON, y.e.proxyAt)
+			sums = changedSums(old.sums, changes, y.e.api.needJSON, y.placeOf(s))
 		}
 		clear(changes)
 		y.changes = changes[:0]
@@ -313,9 +313,9 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		}
 	}
 	if !summed {
-		sums = sliceEndpoints(obj, y.e.api.needJSON, y.e.proxyAt)
+		sums = sliceEndpoints(obj, y.e.api.needJSON, y.placeOf(s))
 	} else if sumsCheck != nil {
-		sumsCheck(sums, sliceEndpoints(obj, y.e.api.needJSON, y.e.proxyAt))
+		sumsCheck(sums, sliceEndpoints(obj, y.e.api.needJSON, y.placeOf(s)))
 	}
 	obj.ResourceVersion = meta.resourceVersion
 	// The field set of the object written: its labels (the Service's own among them) and
@@ -415,13 +415,20 @@ type proxyEndpoint struct {
 // proxyCounts classifies an endpoint by its conditions: one kube-proxy programs (ready; an
 // unset ready condition reads as ready), or one it falls back to (serving and terminating);
 // and a ready one by its hints: zone hints, and one for the zone of at (the representative
-// kube-proxy's node); node hints, and one for its node.
+// kube-proxy's node); node hints, and one for its node. For a Service of internal traffic
+// policy Local (at.localOnly) only an endpoint on at's node counts, and hints do not
+// (upstream: pkg/proxy/topology.go CategorizeEndpoints: a Service that uses only Local
+// endpoints takes its node's ready ones, else its serving and terminating ones, and no
+// topology).
 func proxyCounts(ep *model.Endpoint, at proxyPlace) proxyEndpoint {
+	if at.localOnly && (ep.NodeName == nil || *ep.NodeName != at.node) {
+		return proxyEndpoint{}
+	}
 	c := &ep.Conditions
 	switch {
 	case c.Ready != model.ConditionFalse:
 		e := proxyEndpoint{ready: 1}
-		if h := ep.Hints; h != nil {
+		if h := ep.Hints; h != nil && !at.localOnly {
 			if len(h.ForZones) > 0 {
 				e.hints.zoneHinted = 1
 				if slices.Contains(h.ForZones, at.zone) {
@@ -500,6 +507,14 @@ func sliceSizesFrom(s *model.EndpointSlice, req *model.ObjectMeta, sum model.ByE
 		object[model.JSON] = model.EndpointSliceSizeFrom(s, len(s.Endpoints), sum[model.JSON], model.JSON)
 	}
 	return object, request
+}
+
+// placeOf is where the representative kube-proxy counts Service s's endpoints from: its node,
+// and whether the Service's internal traffic policy is Local.
+func (y *sliceSyncer) placeOf(s *serviceState) proxyPlace {
+	at := y.e.proxyAt
+	at.localOnly = s.svc.InternalTrafficLocal
+	return at
 }
 
 func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {

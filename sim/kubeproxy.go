@@ -408,8 +408,13 @@ func (h topologyHints) narrowed(ready int32) int32 {
 	return ready
 }
 
-// proxyPlace is the node a representative kube-proxy stands for: its name and zone.
-type proxyPlace struct{ node, zone string }
+// proxyPlace is the node a representative kube-proxy stands for: its name and zone; and,
+// for the endpoints of a Service of internal traffic policy Local, localOnly (only those on
+// that node count: proxyCounts).
+type proxyPlace struct {
+	node, zone string
+	localOnly  bool
+}
 
 // representativeNode returns the place of the node the representative kube-proxies stand
 // for, which stands for the healthy nodes: the last of nodes not in a zone an action of

@@ -119,7 +119,7 @@ func (y *sliceSyncer) seed(s *serviceState, list []*model.EndpointSlice) {
 			y.mf[0] = y.fields.EndpointSlice(&sl, sl.CreationTimestamp)
 			sl.ManagedFields = y.mf[:]
 		}
-		sums := sliceEndpoints(&sl, e.api.needJSON, e.proxyAt)
+		sums := sliceEndpoints(&sl, e.api.needJSON, y.placeOf(s))
 		bytes, _ := sliceSizesFrom(&sl, &sl.ObjectMeta, sums.size, e.api.needJSON)
 		sl.ManagedFields = nil
 		selected, unserved := proxySelection(sl.Labels, false)

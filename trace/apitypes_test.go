@@ -240,6 +240,7 @@ func oracleServiceFromAPI(s *corev1.Service) *model.Service {
 		ClusterIP:                s.Spec.ClusterIP,
 		PublishNotReadyAddresses: s.Spec.PublishNotReadyAddresses,
 		ExternalName:             s.Spec.Type == corev1.ServiceTypeExternalName,
+		InternalTrafficLocal:     s.Spec.InternalTrafficPolicy != nil && *s.Spec.InternalTrafficPolicy == corev1.ServiceInternalTrafficPolicyLocal,
 	}
 	if td := s.Spec.TrafficDistribution; td != nil {
 		m.TrafficDistribution = *td
@@ -291,6 +292,10 @@ func ServiceToAPI(m *model.Service) *corev1.Service {
 	}
 	if m.TrafficDistribution != "" {
 		s.Spec.TrafficDistribution = &m.TrafficDistribution
+	}
+	if m.InternalTrafficLocal {
+		local := corev1.ServiceInternalTrafficPolicyLocal
+		s.Spec.InternalTrafficPolicy = &local
 	}
 	for _, f := range m.IPFamilies {
 		s.Spec.IPFamilies = append(s.Spec.IPFamilies, corev1.IPFamily(f))

@@ -14,7 +14,7 @@ import "epsim/internal/jsonparse"
 var (
 	listHeadFields      = []string{"apiVersion", "kind", "type", "items"}
 	serviceFields       = []string{"kind", "apiVersion", "metadata", "spec"}
-	serviceSpecFields   = []string{"selector", "clusterIP", "type", "publishNotReadyAddresses", "trafficDistribution", "ipFamilies", "ports"}
+	serviceSpecFields   = []string{"selector", "clusterIP", "type", "publishNotReadyAddresses", "trafficDistribution", "ipFamilies", "ports", "internalTrafficPolicy"}
 	servicePortFields   = []string{"name", "protocol", "appProtocol", "port", "targetPort"}
 	nodeFields          = []string{"kind", "apiVersion", "metadata", "status"}
 	nodeStatusFields    = []string{"capacity", "allocatable", "conditions"}
@@ -96,8 +96,10 @@ func (p *podParser) serviceSpec(out *serviceJSON) bool {
 			return p.StringPointer(&spec.TrafficDistribution)
 		case 5:
 			return jsonparse.Slice(&p.Parser, &spec.IPFamilies, p.Shared)
-		default:
+		case 6:
 			return jsonparse.Slice(&p.Parser, &spec.Ports, p.servicePort)
+		default:
+			return p.Shared(&spec.InternalTrafficPolicy)
 		}
 	})
 }

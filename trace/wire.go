@@ -169,6 +169,7 @@ type serviceJSON struct {
 		TrafficDistribution      *string           `json:"trafficDistribution"`
 		IPFamilies               []string          `json:"ipFamilies"`
 		Ports                    []servicePort     `json:"ports"`
+		InternalTrafficPolicy    string            `json:"internalTrafficPolicy"`
 	} `json:"spec"`
 }
 

@@ -138,7 +138,7 @@ var wireEdgeCases = []string{
 	`{"kind":"Pod","spec":{"initContainers":[{"restartPolicy":"Never","ports":[{"containerPort":1}]}]}}`,
 	`{"kind":"Pod","Metadata":{"Name":"upper"},"SPEC":{"NodeName":"n"}}`, `{"kind":"Pod","metadata":{"name":"a","name":"b"}}`,
 	`{"kind":"Service","metadata":{"name":"s","namespace":"n","uid":"u","creationTimestamp":"2026-01-01T00:00:00Z","labels":{"a":"b"},"annotations":{"c":"d"}},` +
-		`"spec":{"selector":{"app":"a"},"clusterIP":"10.96.0.1","type":"ClusterIP","publishNotReadyAddresses":true,"trafficDistribution":"PreferClose","ipFamilies":["IPv4","IPv6"],` +
+		`"spec":{"selector":{"app":"a"},"clusterIP":"10.96.0.1","type":"ClusterIP","publishNotReadyAddresses":true,"trafficDistribution":"PreferClose","internalTrafficPolicy":"Local","ipFamilies":["IPv4","IPv6"],` +
 		`"ports":[{"port":80},{"name":"h","protocol":"UDP","port":53,"targetPort":5353,"appProtocol":"dns"},{"port":81,"targetPort":"http"},{"port":82,"targetPort":null},{"port":83,"targetPort":""},{"port":84,"targetPort":0}]}}`,
 	`{"kind":"Service","spec":{"type":"ExternalName"},"metadata":{"deletionTimestamp":"2026-01-01T00:00:00Z"}}`,
 	`{"kind":"Service","spec":{"ports":[{"port":80,"targetPort":1.5}]}}`, `{"kind":"Service","spec":{"ports":[{"port":80,"targetPort":99999999999}]}}`,

@@ -20,7 +20,7 @@ var (
 	headFields           = []string{"kind", "items", "type", "metadata", "spec", "status", "subsets", "addressType", "endpoints"}
 	metaFields           = []string{"name", "namespace", "labels", "annotations"}
 	nodeStatusFields     = []string{"allocatable"}
-	serviceSpecFields    = []string{"type", "selector", "clusterIP", "ports", "ipFamilies", "publishNotReadyAddresses", "trafficDistribution", "externalName"}
+	serviceSpecFields    = []string{"type", "selector", "clusterIP", "ports", "ipFamilies", "publishNotReadyAddresses", "trafficDistribution", "externalName", "internalTrafficPolicy"}
 	servicePortFields    = []string{"name", "protocol", "port", "targetPort", "appProtocol"}
 	workloadSpecFields   = []string{"replicas", "minReadySeconds", "template", "strategy", "updateStrategy", "serviceName", "podManagementPolicy"}
 	templateFields       = []string{"metadata", "spec"}
@@ -217,8 +217,10 @@ func (s *service) decodeSpec(p *jsonparse.Parser) bool {
 			return p.Bool(&spec.PublishNotReadyAddresses)
 		case 6:
 			return p.StringPointer(&spec.TrafficDistribution)
-		default:
+		case 7:
 			return p.String(&spec.ExternalName)
+		default:
+			return p.String(&spec.InternalTrafficPolicy)
 		}
 	})
 }

@@ -109,6 +109,7 @@ type entry struct {
 	maxSurge, maxUnavailable      string
 	minReady                      int64
 	headless, publishNotReady     bool
+	internalTrafficLocal          bool // spec.internalTrafficPolicy Local
 	ipFamilies                    []string
 	ports                         []port
 	trafficDistribution, topology string
@@ -133,9 +134,9 @@ func (e *entry) key() string {
 	for _, l := range e.labels {
 		fmt.Fprintf(&shape, "%s=%d,", l.key, len(l.value))
 	}
-	return fmt.Sprintf("%s|%d|%d|%s|%s|%v|%s|%s|%d|%v|%v|%v|%v|%s|%s|%s|%s", e.namespace, e.manual, e.replicas, e.kind, e.serviceName, e.parallel,
+	return fmt.Sprintf("%s|%d|%d|%s|%s|%v|%s|%s|%d|%v|%v|%v|%v|%s|%v|%s|%s|%s", e.namespace, e.manual, e.replicas, e.kind, e.serviceName, e.parallel,
 		e.maxSurge, e.maxUnavailable, e.minReady, e.headless, e.publishNotReady, e.ipFamilies, e.ports,
-		e.trafficDistribution, e.topology, e.proxyName, shape.String())
+		e.trafficDistribution, e.internalTrafficLocal, e.topology, e.proxyName, shape.String())
 }
 
 // importer carries the notes of one import.
@@ -458,6 +459,7 @@ func (im *importer) services(nodes int) []*entry {
 		e := &entry{namespace: ns, name: name, count: 1, names: []string{name}}
 		e.headless = s.Spec.ClusterIP == "None"
 		e.publishNotReady = s.Spec.PublishNotReadyAddresses
+		e.internalTrafficLocal = s.Spec.InternalTrafficPolicy == "Local"
 		for _, f := range s.Spec.IPFamilies {
 			if (f == "IPv4" || f == "IPv6") && !slices.Contains(e.ipFamilies, f) && len(e.ipFamilies) < 2 {
 				e.ipFamilies = append(e.ipFamilies, f)

@@ -91,6 +91,7 @@ type service struct {
 		PublishNotReadyAddresses bool              `json:"publishNotReadyAddresses"`
 		TrafficDistribution      *string           `json:"trafficDistribution"`
 		ExternalName             string            `json:"externalName"`
+		InternalTrafficPolicy    string            `json:"internalTrafficPolicy"`
 	} `json:"spec"`
 }
 

@@ -304,6 +304,9 @@ func render(name string, sources []string, cl *clusterShape, groups []*entry, no
 		if e.trafficDistribution != "" {
 			w("    trafficDistribution: %s\n", e.trafficDistribution)
 		}
+		if e.internalTrafficLocal {
+			w("    internalTrafficPolicy: Local\n")
+		}
 		if e.topology != "" {
 			w("    topologyMode: %s\n", e.topology)
 		}

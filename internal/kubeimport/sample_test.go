@@ -85,9 +85,11 @@ func sampleCluster() map[string][]any {
 	workloads = append(workloads, &appsv1.StatefulSet{TypeMeta: tm("StatefulSet", "apps/v1"), ObjectMeta: metav1.ObjectMeta{Namespace: "data", Name: "db"},
 		Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](3), ServiceName: "db", Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}},
 			Template: template("db"), UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType}}})
-	// kube-system/node-exporter: a DaemonSet on every node, PreferClose.
+	// kube-system/node-exporter: a DaemonSet on every node, PreferClose, each node's traffic
+	// to its own pod (internalTrafficPolicy Local).
 	ne := svc("kube-system", "node-exporter", map[string]string{"app": "node-exporter"}, tcp("metrics", 9100, intstr.FromInt32(9100)))
 	ne.Spec.TrafficDistribution = ptr.To(corev1.ServiceTrafficDistributionPreferClose)
+	ne.Spec.InternalTrafficPolicy = ptr.To(corev1.ServiceInternalTrafficPolicyLocal)
 	services = append(services, ne)
 	one := intstr.FromInt32(1)
 	workloads = append(workloads, &appsv1.DaemonSet{TypeMeta: tm("DaemonSet", "apps/v1"), ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "node-exporter"},
