@@ -98,8 +98,8 @@ type ReplayStats struct {
 	UnknownNodes        int64    `json:"unknownNodes"`
 	UnknownNodeExamples []string `json:"unknownNodeExamples,omitempty"`
 	// SeededSlices counts the slices of ReplayOptions.Slices the run began with, and
-	// UnseededSlices those it left out: managed by another controller, or of a Service the
-	// replay does not have (or one without a selector).
+	// UnseededSlices those it left out: managed by another controller, of a Service the
+	// replay does not have (or one without a selector), or a second slice of a name.
 	SeededSlices   int64 `json:"seededSlices,omitempty"`
 	UnseededSlices int64 `json:"unseededSlices,omitempty"`
 	// SeededServices counts the Services created before the recording began (or at a time

@@ -527,7 +527,7 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 		fmt.Fprintf(w, "  Services with objects at start   %d\n", r.Replay.SeededServices)
 	}
 	if n := r.Replay.SeededSlices + r.Replay.UnseededSlices; n > 0 {
-		fmt.Fprintf(w, "  cluster's slices started from    %d (of %d listed; others' or unknown Services': %d)\n", r.Replay.SeededSlices, n, r.Replay.UnseededSlices)
+		fmt.Fprintf(w, "  cluster's slices started from    %d (of %d listed; %d left out: another manager's, an unknown Service's, a name twice)\n", r.Replay.SeededSlices, n, r.Replay.UnseededSlices)
 	}
 	if r.Stream.BeforeListing > 0 {
 		fmt.Fprintf(w, "  events dated before the listing  %d\n", r.Stream.BeforeListing)
