@@ -364,6 +364,9 @@ type Node struct {
 	Ready               bool
 	// ControlPlane is true for nodes labelled node-role.kubernetes.io/control-plane or master.
 	ControlPlane bool
+	// CreationTimestamp is metadata.creationTimestamp (zero: unknown). A replay's node
+	// created during the recording joins then (its kube-proxy starts).
+	CreationTimestamp Timestamp
 }
 
 // ObjectReference is an endpoint's targetRef (kind, namespace, name, uid only).

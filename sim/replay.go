@@ -144,6 +144,9 @@ type replayState struct {
 	origin model.Timestamp
 	// slices are the slices the run begins with (ReplayOptions.Slices).
 	slices []*model.EndpointSlice
+	// joins are the nodes created after the recording began, in the order they join, each
+	// with its time on the recording's clock (nodeJoins).
+	joins []nodeJoin
 }
 
 // Replay runs recorded pod churn through both controllers, with the Services and Nodes of the
@@ -256,8 +259,12 @@ func (e *Engine) listed() {
 	if r.origin != 0 {
 		e.setEpoch(int64(r.origin))
 	}
+	e.nodeJoins()
 	e.seedExisting()
 	e.syncCaches()
+	if !r.warm {
+		e.scheduleJoins()
+	}
 }
 
 // startChurn starts the replay phase of a warm start (the start-up has settled): the
@@ -270,6 +277,7 @@ func (e *Engine) startChurn() {
 	}
 	r.offset = e.now
 	e.proxyStart = r.offset // the kube-proxies count triggers from the recording's start
+	e.scheduleJoins()
 	if r.origin != 0 {
 		// The recording's time 0 is now: its timestamps are read against it.
 		e.setEpoch(int64(r.origin) - int64(r.offset))

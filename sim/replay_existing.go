@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -153,4 +154,54 @@ func (k *kubeProxy) seed(name string, svc, ports int, counts objectEndpoints, un
 	k.apply(&kubeProxyChange{svc: svc, unserved: unserved,
 		endpointDelta: int(counts.ready - old.ready), fallbackDelta: int(counts.fallback - old.fallback),
 		allDelta: int(counts.all - old.all), hintsDelta: counts.hints.plus(old.hints, -1)})
+}
+
+// nodeJoin is a replay's node created after the recording began: its kube-proxy watches
+// from then on.
+type nodeJoin struct {
+	node int
+	at   Time // on the recording's clock
+}
+
+// nodeJoins finds the nodes created after the recording's first second: they are no
+// watchers until they join (evNodeJoin), when their kube-proxy starts and lists what it
+// watches. The representative kube-proxy is one of the nodes there from the start.
+func (e *Engine) nodeJoins() {
+	r := e.replay
+	start := e.timestamp(0)
+	var existing []*model.Node
+	for i, n := range e.nodes {
+		if n.CreationTimestamp > start {
+			r.joins = append(r.joins, nodeJoin{node: i, at: Time(int64(n.CreationTimestamp) - e.epoch)})
+			e.api.liveNodes--
+			continue
+		}
+		existing = append(existing, n)
+	}
+	if len(r.joins) == 0 {
+		return
+	}
+	slices.SortStableFunc(r.joins, func(a, b nodeJoin) int { return cmp.Compare(a.at, b.at) })
+	if len(existing) > 0 {
+		e.proxyAt = representativeNode(existing, nil)
+	}
+}
+
+// scheduleJoins schedules the joins nodeJoins found, as the churn starts (shifted with it).
+func (e *Engine) scheduleJoins() {
+	r := e.replay
+	for _, j := range r.joins {
+		e.schedule(j.at+r.offset, evNodeJoin{j.node})
+	}
+	r.joins = nil
+}
+
+// evNodeJoin is a node created during the recording: its kube-proxy starts and lists
+// everything it watches, and receives the watch events from then on. It holds no phase open.
+type evNodeJoin struct{ node int }
+
+func (ev evNodeJoin) String() string { return fmt.Sprintf("node %d joins", ev.node) }
+func (ev evNodeJoin) apply(e *Engine) {
+	e.api.liveNodes++
+	e.rewatch(ev.node, true)
 }

@@ -235,3 +235,37 @@ func TestReplayExistingObjects(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayNodeJoins: a node created 30 s into the recording (an autoscaler's) is no
+// watcher before: a change at 10 s reaches the kube-proxies of 2 nodes, one at 60 s those
+// of 3. When it joins, its kube-proxy lists everything it watches, in either start.
+func TestReplayNodeJoins(t *testing.T) {
+	cfg := testConfig(3, 1)
+	svcs, nodes, err := ClusterObjects(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes[2].CreationTimestamp = timestamp(Time(30 * time.Second))
+	for _, warm := range []bool{false, true} {
+		src := staleTrace(10, nodes[:2], 10*time.Second, 60*time.Second)
+		res, _, err := ReplayWith(ReplayOptions{Warm: warm}, cfg, svcs, nodes, src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		churn := res.Phases[len(res.Phases)-1]
+		for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
+			var watchers []int64
+			for _, w := range res.Writes {
+				if w.Mode == m && w.Phase == churn.Name && w.Outcome == "ok" {
+					watchers = append(watchers, w.Watchers)
+				}
+			}
+			if !slices.Equal(watchers, []int64{2, 3}) {
+				t.Errorf("warm=%v, %s: the changes reached %v kube-proxies, want 2 then 3", warm, m, watchers)
+			}
+			if r := churn.Mode(m); r.Relists != 1 || r.ResentBytes <= 0 {
+				t.Errorf("warm=%v, %s: %d relists, %d B sent again; want the joining node's LIST", warm, m, r.Relists, r.ResentBytes)
+			}
+		}
+	}
+}

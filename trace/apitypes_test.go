@@ -316,9 +316,10 @@ func ServiceToAPI(m *model.Service) *corev1.Service {
 // allocatable CPU in millicores, the Ready condition, and the control-plane role labels.
 func oracleNodeFromAPI(n *corev1.Node) *model.Node {
 	m := &model.Node{
-		Name:   n.Name,
-		Zone:   n.Labels[model.LabelZone],
-		Region: n.Labels[model.LabelRegion],
+		Name:              n.Name,
+		Zone:              n.Labels[model.LabelZone],
+		Region:            n.Labels[model.LabelRegion],
+		CreationTimestamp: apiStamp(n.CreationTimestamp),
 	}
 	if q, ok := n.Status.Allocatable[corev1.ResourceCPU]; ok {
 		m.AllocatableMilliCPU = q.MilliValue()
@@ -337,8 +338,9 @@ func oracleNodeFromAPI(n *corev1.Node) *model.Node {
 // NodeToAPI converts a model Node to a core/v1 Node with the fields oracleNodeFromAPI reads.
 func NodeToAPI(m *model.Node) *corev1.Node {
 	n := &corev1.Node{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
-		ObjectMeta: metav1.ObjectMeta{Name: m.Name, Labels: map[string]string{"kubernetes.io/hostname": m.Name}},
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
+		ObjectMeta: metav1.ObjectMeta{Name: m.Name, Labels: map[string]string{"kubernetes.io/hostname": m.Name},
+			CreationTimestamp: toAPITime(m.CreationTimestamp)},
 	}
 	if m.Zone != "" {
 		n.Labels[model.LabelZone] = m.Zone

@@ -199,13 +199,14 @@ func serviceFromJSON(s *serviceJSON) *model.Service {
 }
 
 // nodeFromJSON converts a Node: zone and region from the topology labels, allocatable CPU
-// in millicores, the Ready condition, and the control-plane role labels.
+// in millicores, the Ready condition, the control-plane role labels and its creation time.
 func nodeFromJSON(n *nodeJSON) *model.Node {
 	labels := n.Metadata.Labels
 	m := &model.Node{
-		Name:   n.Metadata.Name,
-		Zone:   labels[model.LabelZone],
-		Region: labels[model.LabelRegion],
+		Name:              n.Metadata.Name,
+		Zone:              labels[model.LabelZone],
+		Region:            labels[model.LabelRegion],
+		CreationTimestamp: stamp(n.Metadata.CreationTimestamp),
 	}
 	if q, ok := n.Status.Allocatable[resourceCPU]; ok {
 		m.AllocatableMilliCPU = q.milli

@@ -98,7 +98,10 @@ names their event numbers) and pod events on nodes that
 --nodes does not list (the warning names some): the EndpointSlice controller leaves such
 pods out and retries their Service with backoff, as upstream does for a node its informer
 does not have, while the Endpoints controller keeps them. A node an autoscaler added during
-the recording is the usual cause: list the nodes the cluster had while the pods ran.
+the recording is the usual cause: list the nodes the cluster had while the pods ran. A node
+created during the recording (its creationTimestamp) joins then: its kube-proxy starts,
+lists everything it watches (relists, resentBytes) and receives the watch events from then
+on, not before.
 
 The control plane (controller workers, QPS, batch period, maxEndpointsPerSlice, API server
 and network) is the built-in defaults, a scenario file's (--scenario; its services and
