@@ -157,23 +157,38 @@ func (k *kubeProxy) seed(name string, svc, ports int, counts objectEndpoints, un
 }
 
 // nodeJoin is a replay's node created after the recording began: its kube-proxy watches
-// from then on.
+// from then on, and the EndpointSlice controller counts it in the zones' weights if it is
+// ready.
 type nodeJoin struct {
-	node int
-	at   Time // on the recording's clock
+	node  int
+	at    Time // on the recording's clock
+	ready bool // as --nodes lists it
 }
 
 // nodeJoins finds the nodes created after the recording's first second: they are no
 // watchers until they join (evNodeJoin), when their kube-proxy starts and lists what it
-// watches. The representative kube-proxy is one of the nodes there from the start.
+// watches, and the topology cache leaves them out until then (as not ready: nothing else
+// reads a node no pod is on). The representative kube-proxy is one of the nodes there from
+// the start.
 func (e *Engine) nodeJoins() {
 	r := e.replay
 	start := e.timestamp(0)
 	var existing []*model.Node
 	for i, n := range e.nodes {
 		if n.CreationTimestamp > start {
-			r.joins = append(r.joins, nodeJoin{node: i, at: Time(int64(n.CreationTimestamp) - e.epoch)})
+			r.joins = append(r.joins, nodeJoin{node: i, at: Time(int64(n.CreationTimestamp) - e.epoch), ready: n.Ready})
 			e.api.liveNodes--
+			if n.Ready {
+				absent := *n
+				absent.Ready = false
+				e.nodes[i] = &absent
+				e.nodeByName[n.Name] = &absent
+				for _, c := range e.ctls {
+					if y, ok := c.syncer.(*sliceSyncer); ok {
+						y.opts.Topology.NodeChanged(n, &absent)
+					}
+				}
+			}
 			continue
 		}
 		existing = append(existing, n)
@@ -191,17 +206,24 @@ func (e *Engine) nodeJoins() {
 func (e *Engine) scheduleJoins() {
 	r := e.replay
 	for _, j := range r.joins {
-		e.schedule(j.at+r.offset, evNodeJoin{j.node})
+		e.schedule(j.at+r.offset, evNodeJoin{j.node, j.ready})
 	}
 	r.joins = nil
 }
 
 // evNodeJoin is a node created during the recording: its kube-proxy starts and lists
-// everything it watches, and receives the watch events from then on. It holds no phase open.
-type evNodeJoin struct{ node int }
+// everything it watches, and receives the watch events from then on; a ready one counts in
+// the zones' weights (setNodeReady). It holds no phase open.
+type evNodeJoin struct {
+	node  int
+	ready bool
+}
 
 func (ev evNodeJoin) String() string { return fmt.Sprintf("node %d joins", ev.node) }
 func (ev evNodeJoin) apply(e *Engine) {
 	e.api.liveNodes++
 	e.rewatch(ev.node, true)
+	if ev.ready {
+		e.setNodeReady(ev.node, true)
+	}
 }

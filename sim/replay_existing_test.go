@@ -269,3 +269,40 @@ func TestReplayNodeJoins(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayNodeJoinsTheZones: the EndpointSlice controller weighs the zones by their ready
+// nodes' CPU, and a node created during the recording counts from when it joins. Ten pods
+// on the nodes of two zones have hints (topology mode Auto) for those two while the third
+// zone has no node; when its node joins at 30 s, the weights change and the controller
+// writes the hints again, some endpoints now hinted for the third zone (one update). With
+// the node there from the start, nothing changes then.
+func TestReplayNodeJoinsTheZones(t *testing.T) {
+	cfg := testConfig(3, 1)
+	cfg.Services[0].TopologyMode = "Auto"
+	for _, joins := range []bool{true, false} {
+		svcs, nodes, err := ClusterObjects(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nodes[0].Zone == nodes[2].Zone || nodes[1].Zone == nodes[2].Zone {
+			t.Fatalf("nodes in zones %s, %s, %s: want the third one's alone", nodes[0].Zone, nodes[1].Zone, nodes[2].Zone)
+		}
+		if joins {
+			nodes[2].CreationTimestamp = timestamp(Time(30 * time.Second))
+		}
+		// A pod's change at a minute keeps the replay going past the join.
+		res, _, err := Replay(cfg, svcs, nodes, staleTrace(10, nodes[:2], time.Minute), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var late []Time
+		for _, w := range res.Writes {
+			if w.Mode == ModeEndpointSlices && w.Outcome == "ok" && w.At >= Time(30*time.Second) && w.At < Time(time.Minute) {
+				late = append(late, w.At)
+			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[joins]; len(late) != want {
+			t.Errorf("node joining at 30 s: %v; slice writes from then on at %v, want %d", joins, late, want)
+		}
+	}
+}
