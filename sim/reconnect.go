@@ -64,10 +64,10 @@ func (a *apiServer) resend(m Mode, relist bool, replayed int64) {
 	a.e.stats.rewatched(m, relist, bytes)
 }
 
-// holds reports whether mode m's watch cache still holds the last missed events (a watcher
-// that stopped down ago): its history keeps the newest events up to its capacity. Without
-// the network model, which keeps the history, it holds what came in the last
-// eventFreshDuration, the least it keeps.
+// holds reports whether mode m's watch cache still holds the missed events, the newest
+// ones, of a watcher that stopped receiving down ago: its history keeps the newest events
+// up to its capacity. Without the network model, which keeps the history, it holds what
+// came in the last eventFreshDuration, the least it keeps.
 func (n *network) holds(m Mode, missed int64, down Time) bool {
 	if !n.enabled {
 		return down <= eventFreshDuration

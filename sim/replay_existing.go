@@ -57,12 +57,19 @@ func (e *Engine) seedSync(c *controller, s *serviceState) {
 			created: e.timestamp(0), generation: 1}
 		cm := c.syncer.commit(s, w, meta)
 		c.syncer.applied(s, w, true)
-		e.stats.objects[mi]++
-		if cm.selected {
-			e.api.listBytes[mi] += cm.objectBytes[model.Protobuf]
-			e.kubeProxies[mi].proxier(cm.family).seed(cm.name, s.idx, len(s.svc.Ports), objectEndpoints{
-				ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints), hints: cm.hints}, cm.unserved, cm.proxyKey)
-		}
+		e.seedObject(mi, s, cm.name, cm.family, cm.objectBytes[model.Protobuf], cm.selected, cm.unserved, objectEndpoints{
+			ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints), hints: cm.hints}, cm.proxyKey)
+	}
+}
+
+// seedObject counts an object of Service s the run begins with, in mode index mi: among the
+// objects, in kube-proxy's LIST (bytes, protobuf) and, when kube-proxy selects it, in the
+// representative kube-proxy's rules (its counts, and an Endpoints object's readyKey).
+func (e *Engine) seedObject(mi int, s *serviceState, name string, family int, bytes int64, selected, unserved bool, counts objectEndpoints, readyKey uint64) {
+	e.stats.objects[mi]++
+	if selected {
+		e.api.listBytes[mi] += bytes
+		e.kubeProxies[mi].proxier(family).seed(name, s.idx, len(s.svc.Ports), counts, unserved, readyKey)
 	}
 }
 
@@ -127,12 +134,8 @@ func (y *sliceSyncer) seed(s *serviceState, list []*model.EndpointSlice) {
 		st.add(&storedSlice{slice: &sl, bytes: bytes, sums: sums, selected: selected, unserved: unserved})
 		e.sliceNames.add(sl.Namespace, sl.Name)
 		e.stats.sliceResized(-1, len(sl.Endpoints))
-		e.stats.objects[mi]++
-		if selected {
-			e.api.listBytes[mi] += bytes[model.Protobuf]
-			e.kubeProxies[mi].proxier(familyOf(sl.AddressType)).seed(sl.Name, s.idx, len(s.svc.Ports), objectEndpoints{
-				ready: sums.ready, fallback: sums.fallback, all: int32(len(sl.Endpoints)), hints: sums.hints}, unserved, 0)
-		}
+		e.seedObject(mi, s, sl.Name, familyOf(sl.AddressType), bytes[model.Protobuf], selected, unserved, objectEndpoints{
+			ready: sums.ready, fallback: sums.fallback, all: int32(len(sl.Endpoints)), hints: sums.hints}, 0)
 		stored[j] = &sl
 	}
 	y.reconciler(s.idx).SetStoredSlices(stored)
@@ -179,15 +182,7 @@ func (e *Engine) nodeJoins() {
 			r.joins = append(r.joins, nodeJoin{node: i, at: Time(int64(n.CreationTimestamp) - e.epoch), ready: n.Ready})
 			e.api.liveNodes--
 			if n.Ready {
-				absent := *n
-				absent.Ready = false
-				e.nodes[i] = &absent
-				e.nodeByName[n.Name] = &absent
-				for _, c := range e.ctls {
-					if y, ok := c.syncer.(*sliceSyncer); ok {
-						y.opts.Topology.NodeChanged(n, &absent)
-					}
-				}
+				e.setNodeReady(i, false) // no Service has hints yet: nothing is queued
 			}
 			continue
 		}
