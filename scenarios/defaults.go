@@ -205,16 +205,20 @@ func DefaultAPIServer() sim.APIServerConfig {
 
 // DefaultNetwork returns the network model on, with the assumed 1 Gbit/s node ingress and
 // HTTP/2 + TLS framing counted in delivery times (about 0.2%; byte figures stay watch-event
-// bytes, as the API server's apiserver_watch_events_sizes metric counts them), and relist
-// LISTs sent uncompressed (set listCompressionRatio to model the API server's gzip).
+// bytes, as the API server's apiserver_watch_events_sizes metric counts them), and relists
+// gzipped at the measured ratios (listCompressionRatio "measured":
+// model.RelistGzipRatioEndpointSlices, model.RelistGzipRatioEndpoints).
 func DefaultNetwork() sim.NetworkConfig {
 	return sim.NetworkConfig{
 		Enabled:               true,
 		NodeIngressBitsPerSec: DefaultNodeIngressBitsPerSec,
 		TransportOverhead:     true,
-		ListCompressionRatio:  1,
 	}
 }
+
+// measuredRatio is network.listCompressionRatio's word for the measured ratios (0 in
+// sim.NetworkConfig).
+const measuredRatio = "measured"
 
 // DefaultPodTiming returns the kubelet delays a service's pods use unless the scenario says
 // otherwise. Sources: the 5k-node clusterloader2 baseline (kubernetes/perf-tests#1008:

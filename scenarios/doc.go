@@ -57,9 +57,10 @@
 //	    egressBandwidth [10Gbit], watchers: [{name, count [1], resources: [endpointslices,
 //	    endpoints], encoding [protobuf], includeHeadless [false]}],
 //	    costs: {encodeProtobufNanosPerByte [2.0], encodeJSONNanosPerByte [3.9],
-//	    tlsNanosPerByte [0.23], perEventNanos [5000]} (watch-path CPU; sim.DefaultAPIServerCosts)
+//	    tlsNanosPerByte [0.23], gzipNanosPerByte [6.9], perEventNanos [5000]} (watch-path CPU;
+//	    sim.DefaultAPIServerCosts)
 //	network: enabled [true], nodeIngressBandwidth [1Gbit], transportOverhead [true],
-//	  listCompressionRatio [1] (compressed/uncompressed size of relist LISTs, 0.01..1)
+//	  listCompressionRatio [measured | 0.01..1] (compressed/uncompressed size of a relist)
 //	kubeProxy: mode [iptables | nftables | ipvs] (sets the cost defaults of that backend),
 //	    minSyncPeriod [1s], syncPeriod [30s] (>= minSyncPeriod), cpu [1] (cores),
 //	    costs: {syncBase [10ms], walkNanosPerServicePort [0; nftables 12000],

@@ -54,8 +54,8 @@ func Effective(sc *Scenario) []byte {
 	a := cfg.APIServer
 	w("apiServer:\n  replicas: %d\n  kubeProxyEncoding: %s\n  objectSizeLimit: %d\n  egressBandwidth: %s\n", a.Replicas, a.KubeProxyEncoding, a.ObjectSizeLimitBytes, bandwidth(a.EgressBitsPerSec))
 	ac := a.Costs
-	w("  costs: {encodeProtobufNanosPerByte: %s, encodeJSONNanosPerByte: %s, tlsNanosPerByte: %s, perEventNanos: %s}\n",
-		fnum(ac.EncodeProtobufNanosPerByte), fnum(ac.EncodeJSONNanosPerByte), fnum(ac.TLSNanosPerByte), fnum(ac.PerEventNanos))
+	w("  costs: {encodeProtobufNanosPerByte: %s, encodeJSONNanosPerByte: %s, tlsNanosPerByte: %s, gzipNanosPerByte: %s, perEventNanos: %s}\n",
+		fnum(ac.EncodeProtobufNanosPerByte), fnum(ac.EncodeJSONNanosPerByte), fnum(ac.TLSNanosPerByte), fnum(ac.GzipNanosPerByte), fnum(ac.PerEventNanos))
 	if len(a.Watchers) > 0 {
 		w("  watchers:\n")
 		for _, x := range a.Watchers {
@@ -70,7 +70,11 @@ func Effective(sc *Scenario) []byte {
 		}
 	}
 	n := cfg.Network
-	w("network:\n  enabled: %t\n  nodeIngressBandwidth: %s\n  transportOverhead: %t\n  listCompressionRatio: %s\n", n.Enabled, bandwidth(n.NodeIngressBitsPerSec), n.TransportOverhead, fnum(n.ListCompressionRatio))
+	ratio := measuredRatio
+	if n.ListCompressionRatio > 0 {
+		ratio = fnum(n.ListCompressionRatio)
+	}
+	w("network:\n  enabled: %t\n  nodeIngressBandwidth: %s\n  transportOverhead: %t\n  listCompressionRatio: %s\n", n.Enabled, bandwidth(n.NodeIngressBitsPerSec), n.TransportOverhead, ratio)
 	kp := cfg.KubeProxy
 	kc := kp.Costs
 	w("kubeProxy:\n  mode: %s\n  minSyncPeriod: %s\n  syncPeriod: %s\n  cpu: %s\n", kp.Mode, kp.MinSyncPeriod, kp.SyncPeriod, fnum(kp.CPU))

@@ -607,7 +607,7 @@ slo: 20s
 	if !reflect.DeepEqual(c.APIServer.Watchers, wantW) {
 		t.Errorf("watchers %+v", c.APIServer.Watchers)
 	}
-	if c.Network != (sim.NetworkConfig{Enabled: true, NodeIngressBitsPerSec: 1e9, TransportOverhead: true, ListCompressionRatio: 1}) {
+	if c.Network != (sim.NetworkConfig{Enabled: true, NodeIngressBitsPerSec: 1e9, TransportOverhead: true}) {
 		t.Errorf("network %+v", c.Network)
 	}
 	web, db := c.Services[0], c.Services[1]
@@ -675,5 +675,49 @@ func TestLoadDirectoryIsNoScenario(t *testing.T) {
 	_, _, err = Load("mine", nil)
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "a directory, not a scenario file") {
 		t.Errorf("Load(mine), a directory: %v", err)
+	}
+}
+
+// TestListCompressionRatio: network.listCompressionRatio takes "measured" (the default: 0 in
+// the config, the model's ratios) or a number in 0.01..1, and --effective writes what loads
+// back.
+func TestListCompressionRatio(t *testing.T) {
+	for _, tt := range []struct {
+		value string // "" leaves the field out
+		want  float64
+		err   string
+	}{
+		{"", 0, ""},
+		{"measured", 0, ""},
+		{"0.5", 0.5, ""},
+		{"1", 1, ""},
+		{"0", 0, "out of range (0.01..1)"},
+		{"auto", 0, `expected a number (0.01..1) or measured, got "auto"`},
+		{`"0.5"`, 0, `expected a number (0.01..1) or measured, got "0.5"`},
+	} {
+		doc := "name: ratio\ncluster: {nodes: 3}\nservices: [{name: web, replicas: 2}]\ntimeline: [{name: create, action: create}]\n"
+		if tt.value != "" {
+			doc += "network: {listCompressionRatio: " + tt.value + "}\n"
+		}
+		sc, err := Parse("r.yaml", []byte(doc), nil)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: error %v, want one saying %q", tt.value, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tt.value, err)
+		}
+		if got := sc.Config.Network.ListCompressionRatio; got != tt.want {
+			t.Errorf("%s: ratio %g, want %g", tt.value, got, tt.want)
+		}
+		back, err := Parse("eff.yaml", Effective(sc), nil)
+		if err != nil {
+			t.Fatalf("%s: the effective scenario does not load: %v", tt.value, err)
+		}
+		if got := back.Config.Network.ListCompressionRatio; got != tt.want {
+			t.Errorf("%s: the effective scenario's ratio %g, want %g", tt.value, got, tt.want)
+		}
 	}
 }

@@ -68,7 +68,7 @@ var (
 	workloadControllerFields = []string{"workers", "qps", "burst", "apiLatency"}
 	clientFields             = []string{"qps", "burst"}
 	apiServerFields          = []string{"replicas", "kubeProxyEncoding", "objectSizeLimit", "egressBandwidth", "watchers", "costs"}
-	apiCostFields            = []string{"encodeProtobufNanosPerByte", "encodeJSONNanosPerByte", "tlsNanosPerByte", "perEventNanos"}
+	apiCostFields            = []string{"encodeProtobufNanosPerByte", "encodeJSONNanosPerByte", "tlsNanosPerByte", "gzipNanosPerByte", "perEventNanos"}
 	kubeProxyFields          = []string{"mode", "minSyncPeriod", "syncPeriod", "cpu", "costs"}
 	kubeProxyCostFields      = []string{"syncBase", "walkNanosPerServicePort", "generateNanosPerRule", "writeNanosPerRule", "rulesPerServicePort", "rulesPerEndpoint", "decodeProtobufNanosPerByte", "decodeJSONNanosPerByte"}
 	kubeProxyModes           = []string{string(sim.KubeProxyIPTables), string(sim.KubeProxyNFTables), string(sim.KubeProxyIPVS)}
@@ -161,7 +161,15 @@ func (d *decoder) decodeScenario(root *yaml.Node) *Scenario {
 			cfg.Network.TransportOverhead, _ = d.boolean(e.val, "network.transportOverhead")
 		}
 		if e, ok := g["listCompressionRatio"]; ok {
-			cfg.Network.ListCompressionRatio, _ = d.number(e.val, "network.listCompressionRatio", 0.01, 1)
+			// "measured" (the default) leaves the ratio to the model: 0.
+			switch v := e.val; {
+			case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" && v.Value == measuredRatio:
+				cfg.Network.ListCompressionRatio = 0
+			case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str":
+				d.errorf(v, "network.listCompressionRatio", "expected a number (0.01..1) or %s, got %s", measuredRatio, describe(v))
+			default:
+				cfg.Network.ListCompressionRatio, _ = d.number(v, "network.listCompressionRatio", 0.01, 1)
+			}
 		}
 	}
 	if e, ok := f["kubeProxy"]; ok {
@@ -475,6 +483,7 @@ func (d *decoder) apiServerCosts(n *yaml.Node, path string, c *sim.APIServerCost
 	d.nanos(f, path, "encodeProtobufNanosPerByte", &c.EncodeProtobufNanosPerByte)
 	d.nanos(f, path, "encodeJSONNanosPerByte", &c.EncodeJSONNanosPerByte)
 	d.nanos(f, path, "tlsNanosPerByte", &c.TLSNanosPerByte)
+	d.nanos(f, path, "gzipNanosPerByte", &c.GzipNanosPerByte)
 	d.nanos(f, path, "perEventNanos", &c.PerEventNanos)
 }
 

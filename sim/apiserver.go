@@ -140,9 +140,8 @@ type apiServer struct {
 	limit     int64
 	liveNodes int
 	net       *network
-	// listBytes is, per mode, the size of everything kube-proxy lists (protobuf): what a
-	// relist costs each watcher.
-	listBytes [2]int64
+	// listed is, per mode, everything kube-proxy lists: what a relist costs each watcher.
+	listed [2]listing
 	// triggers reads the trigger-time annotation of committed objects.
 	triggers triggerReader
 	// events counts, per mode, the events the resource's watch cache has taken (every
@@ -378,19 +377,19 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	mi := modeIndex(c.mode)
 	a.proxyBytes[mi] += kubeProxyEvent
 	if cm.wasSelected {
-		a.listBytes[mi] -= cm.oldBytes[model.Protobuf]
+		a.listed[mi].remove(cm.oldBytes[model.Protobuf])
 	}
 	if cm.selected && w.verb != "delete" {
-		a.listBytes[mi] += cm.objectBytes[model.Protobuf]
+		a.listed[mi].add(cm.objectBytes[model.Protobuf])
 	}
 	var d delivery
 	if events > 0 {
-		d = a.net.deliver(c.mode, fanout, kubeProxyEvent, events, a.listBytes[mi])
+		d = a.net.deliver(c.mode, fanout, kubeProxyEvent, events, a.listed[mi])
 		rec.Latency = d.done - since
 	} else {
 		a.net.record(c.mode)
 	}
-	e.stats.apiserverCPU(c.mode, a.watchCPU(&cm, encoded, perWatcher, events, fanout, d, a.listBytes[mi]))
+	e.stats.apiserverCPU(c.mode, a.watchCPU(&cm, encoded, perWatcher, events, fanout, d))
 	if kubeProxyEvent > 0 {
 		deleted := kubeProxyType == model.EventDeleted
 		// A relisting watcher decodes its LIST too (a replayed event is decoded once).
@@ -433,7 +432,7 @@ func eventFor(verb string, sel, was bool, cm *committed) (model.EventType, model
 // cache does not share (perWatcher bytes: an update's DELETED; replayed events), then per
 // watcher and event a fixed cost and TLS over its bytes, and for relisting watchers a LIST
 // serialized per request and sent.
-func (a *apiServer) watchCPU(cm *committed, encoded [2]bool, perWatcher [2]int64, events, fanout int64, d delivery, listBytes int64) Time {
+func (a *apiServer) watchCPU(cm *committed, encoded [2]bool, perWatcher [2]int64, events, fanout int64, d delivery) Time {
 	costs := a.e.cfg.APIServer.Costs
 	perByte := [2]float64{costs.EncodeProtobufNanosPerByte, costs.EncodeJSONNanosPerByte}
 	var ns float64
@@ -443,11 +442,11 @@ func (a *apiServer) watchCPU(cm *committed, encoded [2]bool, perWatcher [2]int64
 		}
 		ns += float64(perWatcher[enc]) * perByte[enc]
 	}
-	ns += float64(events)*costs.PerEventNanos + float64(fanout+d.resentBytes)*costs.TLSNanosPerByte
+	ns += float64(events)*costs.PerEventNanos + float64(fanout)*costs.TLSNanosPerByte
 	// A replayed event is serialized for each watcher it is replayed to: the cache shares
 	// an object's serialization only among the watchers of its live dispatch.
 	// upstream: cacher.go dispatchEvent (cachingObject for live events only).
 	ns += float64(d.replayedBytes) * costs.EncodeProtobufNanosPerByte
-	ns += float64(d.relists) * float64(listBytes) * costs.EncodeProtobufNanosPerByte
+	ns += a.sendCPU(d.relistRawBytes, d.resentBytes)
 	return Time(ns)
 }

@@ -161,8 +161,10 @@ type NetworkConfig struct {
 	NodeIngressBitsPerSec float64
 	// TransportOverhead adds HTTP/2 and TLS framing bytes to every event.
 	TransportOverhead bool
-	// ListCompressionRatio is compressed/uncompressed size of a relist's LIST response, which
-	// the API server gzips when it is at least 128 KiB. 0 or 1 means no compression.
+	// ListCompressionRatio is compressed/uncompressed size of what a kube-proxy that relists
+	// is sent (network.relistSize): 0 takes the measured ratios
+	// (model.RelistGzipRatioEndpointSlices, model.RelistGzipRatioEndpoints), 1 sends relists
+	// uncompressed. An Endpoints LIST under 128 KiB is never compressed.
 	ListCompressionRatio float64
 }
 

@@ -73,6 +73,7 @@ const (
 	measuredEncodeProtobufNanosPerByte = 2.0
 	measuredEncodeJSONNanosPerByte     = 3.9
 	measuredTLSNanosPerByte            = 0.23
+	measuredGzipNanosPerByte           = 6.9
 )
 
 // Published measurements the iptables cost defaults are derived from (DefaultKubeProxy).
@@ -200,11 +201,13 @@ func DefaultKubeProxyCosts() KubeProxyCosts { return DefaultKubeProxy(KubeProxyI
 // APIServerCosts is the API server's CPU cost model of the watch path, on one core: each
 // object is serialized once per encoding (the watch cache's cachingObject shares it between
 // watchers), each event to each watcher costs PerEventNanos (its goroutine, HTTP/2 frame and
-// write) plus TLSNanosPerByte of its bytes, and a relist's LIST is serialized per request.
+// write) plus TLSNanosPerByte of its bytes, and a relist is serialized per request and
+// gzipped (GzipNanosPerByte of its bytes before compression).
 type APIServerCosts struct {
 	EncodeProtobufNanosPerByte float64
 	EncodeJSONNanosPerByte     float64
 	TLSNanosPerByte            float64
+	GzipNanosPerByte           float64
 	PerEventNanos              float64
 }
 
@@ -215,6 +218,7 @@ func DefaultAPIServerCosts() APIServerCosts {
 		EncodeProtobufNanosPerByte: measuredEncodeProtobufNanosPerByte,
 		EncodeJSONNanosPerByte:     measuredEncodeJSONNanosPerByte,
 		TLSNanosPerByte:            measuredTLSNanosPerByte,
+		GzipNanosPerByte:           measuredGzipNanosPerByte,
 		PerEventNanos:              5_000,
 	}
 }

@@ -14,10 +14,12 @@ package sim
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/aes"
 	"crypto/cipher"
 	"flag"
 	"fmt"
+	"io"
 	"net/netip"
 	"testing"
 	"time"
@@ -27,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 var calibrate = flag.Bool("calibrate", false, "print measured codec costs (ns/byte) instead of checking the shipped ones")
@@ -70,9 +73,14 @@ func nsPerByte(size int, d time.Duration, f func()) float64 {
 	return float64(cpuTime()-start) / float64(n*size)
 }
 
-type codecCosts struct{ decode, encode [2]float64 } // index: model.Protobuf, model.JSON
+// codecCosts are measured ns/byte: decode and encode by encoding (index: model.Protobuf,
+// model.JSON), TLS sealing, and gzip at level 1.
+type codecCosts struct {
+	decode, encode [2]float64
+	tls, gzip      float64
+}
 
-func measureCodecCosts(t *testing.T, d time.Duration) (codecCosts, float64) {
+func measureCodecCosts(t *testing.T, d time.Duration) codecCosts {
 	t.Helper()
 	scheme := runtime.NewScheme()
 	if err := discoveryv1.AddToScheme(scheme); err != nil {
@@ -110,8 +118,50 @@ func measureCodecCosts(t *testing.T, d time.Duration) (codecCosts, float64) {
 	gcm, _ := cipher.NewGCM(block)
 	record, nonce := make([]byte, 16*1024), make([]byte, gcm.NonceSize())
 	out := make([]byte, 0, len(record)+gcm.Overhead())
-	tls := nsPerByte(len(record), d, func() { out = gcm.Seal(out[:0], nonce, record, nil) })
-	return c, tls
+	c.tls = nsPerByte(len(record), d, func() { out = gcm.Seal(out[:0], nonce, record, nil) })
+	// gzip at level 1, as the API server compresses a relist, over slices whose UIDs and
+	// pod names differ as a cluster's do (identical objects would compress faster).
+	// The API server keeps its gzip writers in a pool (responsewriters
+	// NewGzipWriterPoolOrDie): one writer, reset for each stream.
+	stream := gzipCalibrationStream(t, factory)
+	w, err := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.gzip = nsPerByte(len(stream), d, func() {
+		w.Reset(io.Discard)
+		if _, err := w.Write(stream); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	return c
+}
+
+// gzipCalibrationStream is 20 100-endpoint slices, protobuf, with random UIDs and pod name
+// suffixes.
+func gzipCalibrationStream(t *testing.T, factory serializer.CodecFactory) []byte {
+	info, ok := runtime.SerializerInfoForMediaType(factory.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
+	if !ok {
+		t.Fatal("no protobuf serializer")
+	}
+	enc := factory.EncoderForVersion(info.Serializer, discoveryv1.SchemeGroupVersion)
+	names := newNameGenerator(1, 2)
+	var buf bytes.Buffer
+	for range 20 {
+		s := calibrationSlice(100)
+		s.UID = types.UID(names.uid())
+		for i := range s.Endpoints {
+			ref := s.Endpoints[i].TargetRef
+			ref.Name, ref.UID = names.generate("web-5d8f7c9b4-"), types.UID(names.uid())
+		}
+		if err := enc.Encode(s, &buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buf.Bytes()
 }
 
 func TestCalibrateCodecCosts(t *testing.T) {
@@ -122,9 +172,9 @@ func TestCalibrateCodecCosts(t *testing.T) {
 	if *calibrate {
 		d = 2 * time.Second
 	}
-	c, tls := measureCodecCosts(t, d)
-	t.Logf("measured ns/byte: decode protobuf %.2f json %.2f; encode protobuf %.2f json %.2f; TLS seal %.3f",
-		c.decode[0], c.decode[1], c.encode[0], c.encode[1], tls)
+	c := measureCodecCosts(t, d)
+	t.Logf("measured ns/byte: decode protobuf %.2f json %.2f; encode protobuf %.2f json %.2f; TLS seal %.3f; gzip %.2f",
+		c.decode[0], c.decode[1], c.encode[0], c.encode[1], c.tls, c.gzip)
 	if *calibrate {
 		return
 	}
@@ -141,7 +191,8 @@ func TestCalibrateCodecCosts(t *testing.T) {
 		{"kube-proxy decode json", kp.DecodeJSONNanosPerByte, c.decode[1]},
 		{"apiserver encode protobuf", api.EncodeProtobufNanosPerByte, c.encode[0]},
 		{"apiserver encode json", api.EncodeJSONNanosPerByte, c.encode[1]},
-		{"apiserver TLS", api.TLSNanosPerByte, tls},
+		{"apiserver TLS", api.TLSNanosPerByte, c.tls},
+		{"apiserver gzip", api.GzipNanosPerByte, c.gzip},
 	} {
 		if x.actual > x.shipped*factor || x.actual < x.shipped/factor {
 			t.Errorf("%s: shipped %.3f ns/B, measured %.3f ns/B (more than %d× apart)", x.name, x.shipped, x.actual, factor)

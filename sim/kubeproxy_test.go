@@ -351,11 +351,11 @@ func TestNFTablesCosts(t *testing.T) {
 
 // TestWatchCPU: the watch path serializes an object once per encoding whatever the number of
 // watchers (upstream: apiserver storage/cacher/caching_object.go), pays per watcher and event
-// a fixed cost and TLS over the bytes, and serializes a relist's LIST once per request; an
-// update's DELETED (the old object) and a replayed event once per watcher (cacher.go
+// a fixed cost and TLS over the bytes, and serializes (and gzips) a relist once per request;
+// an update's DELETED (the old object) and a replayed event once per watcher (cacher.go
 // setCachingObjects, dispatchEvent).
 func TestWatchCPU(t *testing.T) {
-	costs := APIServerCosts{EncodeProtobufNanosPerByte: 2, EncodeJSONNanosPerByte: 4, TLSNanosPerByte: 0.5, PerEventNanos: 1000}
+	costs := APIServerCosts{EncodeProtobufNanosPerByte: 2, EncodeJSONNanosPerByte: 4, TLSNanosPerByte: 0.5, GzipNanosPerByte: 3, PerEventNanos: 1000}
 	a := &apiServer{e: &Engine{cfg: Config{APIServer: APIServerConfig{Costs: costs}}}}
 	cm := committed{objectBytes: [2]int64{1000, 3000}}
 	tests := []struct {
@@ -364,26 +364,28 @@ func TestWatchCPU(t *testing.T) {
 		perWatcher [2]int64
 		events     int64
 		d          delivery
-		list       int64
 		want       Time
 	}{
 		// 1000 B × 2 once; 10 events × 1 µs; 10 × 1020 B × 0.5.
-		{"protobuf, 10 watchers", [2]bool{true, false}, [2]int64{}, 10, delivery{}, 0, 2000 + 10_000 + 5100},
+		{"protobuf, 10 watchers", [2]bool{true, false}, [2]int64{}, 10, delivery{}, 2000 + 10_000 + 5100},
 		// Ten times the watchers: the serialization is not repeated.
-		{"protobuf, 100 watchers", [2]bool{true, false}, [2]int64{}, 100, delivery{}, 0, 2000 + 100_000 + 51_000},
+		{"protobuf, 100 watchers", [2]bool{true, false}, [2]int64{}, 100, delivery{}, 2000 + 100_000 + 51_000},
 		// A JSON watcher adds one JSON serialization (3000 B × 4).
-		{"both encodings", [2]bool{true, true}, [2]int64{}, 10, delivery{}, 0, 2000 + 12_000 + 10_000 + 5100},
-		// Two watchers relist a 50 kB LIST: serialized twice (× 2 ns) and sent (× 0.5).
-		{"relists", [2]bool{true, false}, [2]int64{}, 10, delivery{relists: 2, resentBytes: 100_000}, 50_000,
-			2000 + 10_000 + 5100 + 50_000 + 200_000},
+		{"both encodings", [2]bool{true, true}, [2]int64{}, 10, delivery{}, 2000 + 12_000 + 10_000 + 5100},
+		// Two watchers relist 50 kB uncompressed: serialized twice (× 2 ns) and sent (× 0.5).
+		{"relists", [2]bool{true, false}, [2]int64{}, 10, delivery{relists: 2, relistRawBytes: 100_000, resentBytes: 100_000},
+			2000 + 10_000 + 5100 + 200_000 + 50_000},
+		// Gzipped to a quarter: serialized (× 2) and gzipped (× 3) whole, a quarter sent.
+		{"gzipped relists", [2]bool{true, false}, [2]int64{}, 10, delivery{relists: 2, relistRawBytes: 100_000, resentBytes: 25_000},
+			2000 + 10_000 + 5100 + 200_000 + 300_000 + 12_500},
 		// Ten watchers whose selector stopped matching get a DELETED with the old object,
 		// which each of them serializes: 10 × 1000 B × 2, no shared serialization.
-		{"deleted by a selector change", [2]bool{}, [2]int64{10_000, 0}, 10, delivery{}, 0, 20_000 + 10_000 + 5100},
+		{"deleted by a selector change", [2]bool{}, [2]int64{10_000, 0}, 10, delivery{}, 20_000 + 10_000 + 5100},
 		// Replayed events are serialized per watcher too: 30,000 B × 2.
-		{"a replay", [2]bool{true, false}, [2]int64{}, 10, delivery{replayedBytes: 30_000}, 0, 2000 + 10_000 + 5100 + 60_000},
+		{"a replay", [2]bool{true, false}, [2]int64{}, 10, delivery{replayedBytes: 30_000}, 2000 + 10_000 + 5100 + 60_000},
 	}
 	for _, tt := range tests {
-		if got := a.watchCPU(&cm, tt.encoded, tt.perWatcher, tt.events, tt.events*1020, tt.d, tt.list); got != tt.want {
+		if got := a.watchCPU(&cm, tt.encoded, tt.perWatcher, tt.events, tt.events*1020, tt.d); got != tt.want {
 			t.Errorf("%s: %d ns, want %d", tt.name, got, tt.want)
 		}
 	}

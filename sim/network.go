@@ -19,9 +19,6 @@ const (
 	maxWatchCacheCapacity    = 100 * 1024
 	dispatchBudgetMax        = Time(100 * time.Millisecond)
 	dispatchBudgetRefillRate = 0.05 // seconds of budget per second (50 ms/s)
-	// gzipThresholdBytes: LIST responses at least this big are gzip-compressed.
-	// upstream: endpoints/handlers/responsewriters/writers.go defaultGzipThresholdBytes.
-	gzipThresholdBytes = 128 * 1024
 	// frameBytes and frameOverhead: an HTTP/2 DATA frame carries at most 16 KiB behind a
 	// 9-byte header, and a TLS 1.3 record at most 16 KiB with 22 bytes of header and tag.
 	frameBytes    = 16 * 1024
@@ -106,19 +103,21 @@ func transfer(b int64, bps float64) Time {
 type delivery struct {
 	done Time // the last watcher has the event
 	// terminated counts watchers whose watch was closed as too slow; resentBytes the bytes
-	// of the LISTs they take when they must relist; replayedBytes those of the events they
+	// of the relists they take when they must relist, as sent (relistRawBytes before
+	// compression: network.relistSize); replayedBytes those of the events they
 	// missed, which a re-watch from their last resourceVersion replays from the watch cache
 	// (sent once all the same: a closed watch drops what it had not sent).
-	terminated    int64
-	resentBytes   int64
-	replayedBytes int64
-	relists       int64
+	terminated     int64
+	resentBytes    int64
+	relistRawBytes int64
+	replayedBytes  int64
+	relists        int64
 }
 
 // deliver queues a write's fan-out: fanoutBytes in all over watchers watchers, perWatcher
-// bytes to each kube-proxy. listBytes is the size of a full LIST of the resource, sent to
+// bytes to each kube-proxy. listed is what a kube-proxy lists of the resource, sent to
 // every terminated watcher that must relist. It returns when the last watcher has it.
-func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers, listBytes int64) delivery {
+func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers int64, listed listing) delivery {
 	now := n.e.now
 	if !n.enabled || watchers == 0 {
 		n.e.stats.egress(m, now, now, fanoutBytes, 0)
@@ -161,11 +160,8 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers, listBytes i
 			}
 			if int64(q.pending.len()) > int64(q.capacity()) {
 				d.relists = watchers
-				list := listBytes
-				if r := n.e.cfg.Network.ListCompressionRatio; listBytes >= gzipThresholdBytes && r > 0 && r < 1 {
-					list = int64(float64(listBytes) * r)
-				}
-				d.resentBytes = list * watchers
+				raw, sent := n.relistSize(m, listed)
+				d.relistRawBytes, d.resentBytes = raw*watchers, sent*watchers
 			} else {
 				d.replayedBytes = missed * watchers
 			}

@@ -32,7 +32,7 @@ func TestFluidQueueHandComputed(t *testing.T) {
 	t.Run("one write alone", func(t *testing.T) {
 		// 100 watchers on one replica, 1 MB each: 100 MB = 800 Mbit over 1 Gbit/s = 0.8 s.
 		e := netEngine(t, 100, 1, gbit, 0)
-		d := e.api.net.deliver(ModeEndpoints, 100e6, 1e6, 100, 0)
+		d := e.api.net.deliver(ModeEndpoints, 100e6, 1e6, 100, listing{})
 		if d.done != sec(0.8) {
 			t.Fatalf("done %v, want 800ms", d.done)
 		}
@@ -41,9 +41,9 @@ func TestFluidQueueHandComputed(t *testing.T) {
 		// The second write arrives at 0.5 s while the first still has 0.3 s to go: it waits,
 		// then takes its own 0.4 s: done at 1.2 s.
 		e := netEngine(t, 100, 1, gbit, 0)
-		e.api.net.deliver(ModeEndpoints, 100e6, 1e6, 100, 0)
+		e.api.net.deliver(ModeEndpoints, 100e6, 1e6, 100, listing{})
 		e.now = sec(0.5)
-		d := e.api.net.deliver(ModeEndpoints, 50e6, 0.5e6, 100, 0)
+		d := e.api.net.deliver(ModeEndpoints, 50e6, 0.5e6, 100, listing{})
 		if d.done != sec(1.2) {
 			t.Fatalf("done %v, want 1.2s", d.done)
 		}
@@ -53,7 +53,7 @@ func TestFluidQueueHandComputed(t *testing.T) {
 		// and the egress chart shows 125 MB in each of the ten seconds.
 		e := netEngine(t, 10, 1, gbit, 0)
 		for k := 1; k <= 10; k++ {
-			d := e.api.net.deliver(ModeEndpointSlices, 125e6, 12.5e6, 10, 0)
+			d := e.api.net.deliver(ModeEndpointSlices, 125e6, 12.5e6, 10, listing{})
 			if d.done != sec(float64(k)) {
 				t.Fatalf("write %d done %v, want %ds", k, d.done, k)
 			}
@@ -67,7 +67,7 @@ func TestFluidQueueHandComputed(t *testing.T) {
 	t.Run("node ingress is the bottleneck", func(t *testing.T) {
 		// 10 watchers × 10 MB on a fast egress, each node at 100 Mbit/s: 0.8 s.
 		e := netEngine(t, 10, 1, 100*gbit, 0.1*gbit)
-		d := e.api.net.deliver(ModeEndpoints, 100e6, 10e6, 10, 0)
+		d := e.api.net.deliver(ModeEndpoints, 100e6, 10e6, 10, listing{})
 		if d.done != sec(0.8) {
 			t.Fatalf("done %v, want 800ms", d.done)
 		}
@@ -75,7 +75,7 @@ func TestFluidQueueHandComputed(t *testing.T) {
 	t.Run("replicas share the watchers", func(t *testing.T) {
 		// 10 watchers over 3 replicas: the busiest has 4, so 4 × 1 MB at 8 Mbit/s... = 4 s.
 		e := netEngine(t, 10, 3, 8e6, 0)
-		d := e.api.net.deliver(ModeEndpoints, 10e6, 1e6, 10, 0)
+		d := e.api.net.deliver(ModeEndpoints, 10e6, 1e6, 10, listing{})
 		if d.done != sec(4) {
 			t.Fatalf("done %v, want 4s", d.done)
 		}
@@ -182,7 +182,7 @@ func TestFluidMatchesPerWatcherSimulation(t *testing.T) {
 			want := naiveDelivery(c.watchers, c.replicas, c.egressBps, c.ingressBps, at, sizes, step)
 			for k := range at {
 				e.now = at[k]
-				d := e.api.net.deliver(ModeEndpoints, sizes[k]*int64(c.watchers), sizes[k], int64(c.watchers), 0)
+				d := e.api.net.deliver(ModeEndpoints, sizes[k]*int64(c.watchers), sizes[k], int64(c.watchers), listing{})
 				if diff := d.done - want[k]; diff < -2*step || diff > 2*step {
 					t.Errorf("event %d at %v: fluid %v, per-watcher %v", k, at[k], d.done, want[k])
 				}
@@ -198,7 +198,7 @@ func TestSlowWatchersAreClosed(t *testing.T) {
 	var terminated, resent, replayed int64
 	var last Time
 	for range 40 { // 40 writes of 100 MB at once: 32 s of backlog
-		d := e.api.net.deliver(ModeEndpoints, 100e6, 1e6, 100, 0)
+		d := e.api.net.deliver(ModeEndpoints, 100e6, 1e6, 100, listing{})
 		terminated += d.terminated
 		resent += d.resentBytes
 		replayed += d.replayedBytes

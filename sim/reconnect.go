@@ -1,6 +1,37 @@
 package sim
 
-import "math"
+import (
+	"math"
+	"time"
+
+	"epsim/model"
+)
+
+// connectionLostAfter is how long a kube-proxy's client goes without receiving anything
+// before it finds its connection lost: client-go checks an HTTP/2 connection that has
+// received no frame for 30 s with a ping, and closes it when no answer comes within 15 s.
+// The watch then ends with an error (not the end of its stream), and the reflector lists
+// again rather than watching from its last resourceVersion.
+// upstream: apimachinery util/net/http.go readIdleTimeoutSeconds, pingTimeoutSeconds;
+// watch/streamwatcher.go receive (an Error event for what is not a probable EOF); client-go
+// tools/cache/reflector.go watch (returns on a watch error, and ListAndWatch starts again).
+const connectionLostAfter = Time(45 * time.Second)
+
+// listing is what a kube-proxy lists of one mode's objects: their bytes (protobuf), and
+// those of the ADDED watch events that carry them in a watch list.
+type listing struct{ bytes, events int64 }
+
+// add counts an object of objectBytes (protobuf) in l.
+func (l *listing) add(objectBytes int64) {
+	l.bytes += objectBytes
+	l.events += model.WatchEventSize(objectBytes, model.EventAdded, model.Protobuf)
+}
+
+// remove takes an object of objectBytes (protobuf) out of l.
+func (l *listing) remove(objectBytes int64) {
+	l.bytes -= objectBytes
+	l.events -= model.WatchEventSize(objectBytes, model.EventAdded, model.Protobuf)
+}
 
 // watchMark is where a node's kube-proxy stopped receiving, per mode: the count of events
 // the resource's watch cache had taken (apiServer.events), and the bytes of the kube-proxy
@@ -19,21 +50,25 @@ func (e *Engine) markWatch(i int) {
 	e.watchMarks[i] = watchMark{at: e.now, events: e.api.events, bytes: e.api.proxyBytes}
 }
 
-// rewatch is node i's kube-proxy watching again, in each mode, after its node came back:
-// from the resourceVersion it had when it stopped (markWatch). The watch cache replays the
-// events it missed if it still holds them all; else the API server answers 410 Gone and
-// the kube-proxy lists everything it watches (a relist). A kube-proxy that starts afresh
-// (restart: an upgraded node) always lists.
+// rewatch is node i's kube-proxy watching again, in each mode, after its node came back.
+// Unreachable for connectionLostAfter or more, it found its connection lost, and lists
+// everything it watches (a relist). Back sooner, its watch goes on from the
+// resourceVersion it had when it stopped (markWatch): the watch cache replays the events it
+// missed if it still holds them all, else the API server answers 410 Gone and the
+// kube-proxy relists. A kube-proxy that starts afresh (restart: an upgraded node) always
+// lists. (When it lists is taken to be when its node is back: the reflector's backoff
+// between attempts, up to 30 s, is left out.)
 // upstream: client-go tools/cache/reflector.go (watch from LastSyncResourceVersion, relist on
-// a "too old resource version" error); apiserver storage/cacher watch_cache.go
-// getAllEventsSinceLocked (too old when older than the history's oldest event).
+// a "too old resource version" error or a watch error); apiserver storage/cacher
+// watch_cache.go getAllEventsSinceLocked (too old when older than the history's oldest
+// event).
 func (e *Engine) rewatch(i int, restart bool) {
 	mark, had := e.watchMarks[i]
 	delete(e.watchMarks, i)
 	for _, c := range e.ctls {
 		m := c.mode
 		mi := modeIndex(m)
-		relist := restart || !had
+		relist := restart || !had || e.now-mark.at >= connectionLostAfter
 		var replayed int64
 		if !relist {
 			missed := e.api.events[mi] - mark.events[mi]
@@ -44,24 +79,33 @@ func (e *Engine) rewatch(i int, restart bool) {
 	}
 }
 
-// resend sends one kube-proxy what it takes to watch mode m again: a LIST of everything it
-// watches (relist), or the events it missed, replayed from the watch cache (replayed
-// bytes). The API server serializes either for it alone; the bytes leave through the
-// egress the watch events share.
+// resend sends one kube-proxy what it takes to watch mode m again: everything it watches
+// (relist: network.relistSize), or the events it missed, replayed from the watch cache
+// (replayed bytes). The API server serializes either for it alone; the bytes leave through
+// the egress the watch events share.
 func (a *apiServer) resend(m Mode, relist bool, replayed int64) {
-	mi := modeIndex(m)
-	costs := a.e.cfg.APIServer.Costs
-	bytes := replayed
+	raw, bytes := replayed, replayed
 	if relist {
-		bytes = a.net.listSize(a.listBytes[mi])
+		raw, bytes = a.net.relistSize(m, a.listed[modeIndex(m)])
 	}
 	if bytes <= 0 && !relist {
 		return
 	}
-	cpu := float64(bytes) * (costs.EncodeProtobufNanosPerByte + costs.TLSNanosPerByte)
-	a.e.stats.apiserverCPU(m, Time(cpu))
+	a.e.stats.apiserverCPU(m, Time(a.sendCPU(raw, bytes)))
 	a.net.resend(m, bytes)
 	a.e.stats.rewatched(m, relist, bytes)
+}
+
+// sendCPU is the API server CPU (ns) of sending raw bytes serialized for one watcher alone
+// as sent bytes: their serialization, gzip when sent is less than raw, and TLS over what is
+// sent.
+func (a *apiServer) sendCPU(raw, sent int64) float64 {
+	costs := a.e.cfg.APIServer.Costs
+	ns := float64(raw)*costs.EncodeProtobufNanosPerByte + float64(sent)*costs.TLSNanosPerByte
+	if sent < raw {
+		ns += float64(raw) * costs.GzipNanosPerByte
+	}
+	return ns
 }
 
 // holds reports whether mode m's watch cache still holds the missed events, the newest
@@ -75,13 +119,28 @@ func (n *network) holds(m Mode, missed int64, down Time) bool {
 	return missed <= int64(n.queues[modeIndex(m)].history.len())
 }
 
-// listSize is the bytes of a LIST of listBytes as sent: gzip-compressed from 128 KiB with
-// network.listCompressionRatio.
-func (n *network) listSize(listBytes int64) int64 {
-	if r := n.e.cfg.Network.ListCompressionRatio; listBytes >= gzipThresholdBytes && r > 0 && r < 1 {
-		return int64(float64(listBytes) * r)
+// relistSize is what a kube-proxy of mode m that lists again is sent of listed: the bytes
+// serialized (raw) and those sent, gzipped. A kube-proxy of EndpointSlices gets a watch
+// list, its events gzipped; one of Endpoints a LIST, gzipped when it is 128 KiB or more
+// (model.RelistGzipRatioEndpointSlices, model.RelistGzipRatioEndpoints).
+// network.listCompressionRatio, when set, replaces the measured ratio (1: uncompressed).
+func (n *network) relistSize(m Mode, listed listing) (raw, sent int64) {
+	ratio := n.e.cfg.Network.ListCompressionRatio
+	if m == ModeEndpointSlices {
+		raw = listed.events
+		if ratio == 0 {
+			ratio = model.RelistGzipRatioEndpointSlices
+		}
+	} else {
+		raw = listed.bytes
+		if raw < model.ListGzipThresholdBytes {
+			return raw, raw
+		}
+		if ratio == 0 {
+			ratio = model.RelistGzipRatioEndpoints
+		}
 	}
-	return listBytes
+	return raw, min(raw, int64(math.Round(float64(raw)*ratio)))
 }
 
 // resend sends bytes to one watcher through mode m's egress. The egress is shared fairly
@@ -116,7 +175,11 @@ func (n *network) advanceResends(m Mode, now Time) {
 		return
 	}
 	rate := n.egressBps / 8 * float64(n.replicas) // bytes per second, all replicas
-	sent := min(q.resendBacklog, int64(float64(now-from)/1e9*rate))
+	sent := q.resendBacklog
+	if now < n.resendsDone(q) {
+		// (By then the whole backlog is sent: the float product can fall a byte short.)
+		sent = min(sent, int64(float64(now-from)/1e9*rate))
+	}
 	end := from + Time(math.Ceil(float64(sent)/rate*1e9))
 	if sent == q.resendBacklog {
 		end = min(end, now)

@@ -2,18 +2,21 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
+
+	"epsim/model"
 )
 
-// TestRewatch: the kube-proxies of nodes that come back watch again. Down for a minute
-// (their pods found not ready meanwhile), they resume from their resourceVersion: the watch
-// cache still holds the events they missed and sends them, the kube-proxy events of the
-// writes made while they were down, and nothing else. Down for 10 minutes, through their
-// pods' eviction, they missed more events than the cache holds: each lists everything it
-// watches. Without the network model (which keeps the cache's history) a watch down longer
-// than the history's least (75 s) relists, as an upgraded node's kube-proxy, which starts
-// again, always does.
+// TestRewatch: the kube-proxies of nodes that come back watch again. Down for 44 s (some of
+// their pods found not ready meanwhile), under the 45 s in which their client finds the
+// connection lost, they resume from their resourceVersion: the watch cache still holds the
+// events they missed and sends them, the kube-proxy events of the writes made while they
+// were down, and nothing else. Down for 46 s, they found their connection lost, and each
+// lists everything it watches; so do those down for 10 minutes, through their pods'
+// eviction, who also missed more events than the cache holds, and an upgraded node's
+// kube-proxy, which starts again.
 func TestRewatch(t *testing.T) {
 	base := testConfig(20, 200)
 	base.Network = NetworkConfig{Enabled: true, NodeIngressBitsPerSec: 1e9, ListCompressionRatio: 1}
@@ -31,19 +34,19 @@ func TestRewatch(t *testing.T) {
 		t.Run(fmt.Sprintf("resume/network=%v", network), func(t *testing.T) {
 			cfg := base
 			cfg.Network.Enabled = network
-			cfg.Timeline = append(cfg.Timeline, Action{Name: "blip", Kind: ActionFailNodes, Nodes: 2, Duration: time.Minute})
+			cfg.Timeline = append(cfg.Timeline, Action{Name: "blip", Kind: ActionFailNodes, Nodes: 10, Duration: 44 * time.Second})
 			res := run(t, cfg)
 			blip := res.Phases[1]
 			for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
 				var missed int64
 				for _, w := range res.Writes {
-					if w.Mode == m && w.Phase == "blip" && w.Outcome == "ok" && w.At-blip.Start <= Time(time.Minute) {
+					if w.Mode == m && w.Phase == "blip" && w.Outcome == "ok" && w.At-blip.Start <= Time(44*time.Second) {
 						missed += w.EventBytes
 					}
 				}
 				r := blip.Mode(m)
-				if missed == 0 || r.ResentBytes != 2*missed || r.Relists != 0 {
-					t.Errorf("%s: resent %d B, %d relists; want the %d B of events each of the 2 nodes missed, no relist", m, r.ResentBytes, r.Relists, missed)
+				if missed == 0 || r.ResentBytes != 10*missed || r.Relists != 0 {
+					t.Errorf("%s: resent %d B, %d relists; want the %d B of events each of the 10 nodes missed, no relist", m, r.ResentBytes, r.Relists, missed)
 				}
 			}
 		})
@@ -53,8 +56,9 @@ func TestRewatch(t *testing.T) {
 		network bool
 		down    time.Duration
 	}{
+		{"relist/connection lost", true, 46 * time.Second},
+		{"relist/connection lost, network=false", false, 46 * time.Second},
 		{"relist/cache overflowed", true, 10 * time.Minute},
-		{"relist/network=false", false, 2 * time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := base
@@ -90,4 +94,40 @@ func TestRewatch(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestRelistSize: a kube-proxy of EndpointSlices relists through a watch list, its events
+// (the objects with their watch-event framing) gzipped whatever their size; one of Endpoints
+// with a LIST of the objects, gzipped only from 128 KiB. A set listCompressionRatio replaces
+// the measured ratios, and 1 sends relists whole.
+func TestRelistSize(t *testing.T) {
+	var small, large listing
+	for range 10 {
+		small.add(1000)
+		large.add(100_000)
+	}
+	if small.events <= small.bytes || small.events-small.bytes > 10*30 {
+		t.Fatalf("10 events of 1000 B objects take %d B: want the objects' %d B and some framing", small.events, small.bytes)
+	}
+	round := func(x int64, r float64) int64 { return int64(math.Round(float64(x) * r)) }
+	for _, tt := range []struct {
+		name      string
+		m         Mode
+		l         listing
+		ratio     float64
+		raw, sent int64
+	}{
+		{"slices, measured", ModeEndpointSlices, small, 0, small.events, round(small.events, model.RelistGzipRatioEndpointSlices)},
+		{"slices, set", ModeEndpointSlices, large, 0.5, large.events, large.events / 2},
+		{"slices, uncompressed", ModeEndpointSlices, large, 1, large.events, large.events},
+		{"endpoints under 128 KiB", ModeEndpoints, small, 0, small.bytes, small.bytes},
+		{"endpoints under 128 KiB, set", ModeEndpoints, small, 0.5, small.bytes, small.bytes},
+		{"endpoints, measured", ModeEndpoints, large, 0, large.bytes, round(large.bytes, model.RelistGzipRatioEndpoints)},
+		{"endpoints, set", ModeEndpoints, large, 0.5, large.bytes, large.bytes / 2},
+	} {
+		n := &network{e: &Engine{cfg: Config{Network: NetworkConfig{ListCompressionRatio: tt.ratio}}}}
+		if raw, sent := n.relistSize(tt.m, tt.l); raw != tt.raw || sent != tt.sent {
+			t.Errorf("%s: %d B serialized, %d sent; want %d, %d", tt.name, raw, sent, tt.raw, tt.sent)
+		}
+	}
 }

@@ -68,7 +68,7 @@ func (e *Engine) seedSync(c *controller, s *serviceState) {
 func (e *Engine) seedObject(mi int, s *serviceState, name string, family int, bytes int64, selected, unserved bool, counts objectEndpoints, readyKey uint64) {
 	e.stats.objects[mi]++
 	if selected {
-		e.api.listBytes[mi] += bytes
+		e.api.listed[mi].add(bytes)
 		e.kubeProxies[mi].proxier(family).seed(name, s.idx, len(s.svc.Ports), counts, unserved, readyKey)
 	}
 }

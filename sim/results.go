@@ -117,13 +117,13 @@ type ModeResult struct {
 	Propagation Latency `json:"propagation"`
 	// WatcherTerminations counts watches the API server closed as too slow.
 	WatcherTerminations int64 `json:"watcherTerminations"`
-	// Relists counts watchers that had to LIST every object again: terminated watchers
+	// Relists counts watchers that had to list every object again: terminated watchers
 	// whose resourceVersion had left the watch cache, kube-proxies of nodes back from a
-	// failure whose missed events had left it, and kube-proxies of upgraded nodes, which
-	// start again.
+	// failure of connectionLostAfter or more, or whose missed events had left the cache,
+	// and kube-proxies of upgraded nodes, which start again.
 	Relists int64 `json:"relists"`
-	// ResentBytes is what watchers were sent beyond the live events: the LISTs of relists,
-	// and the events the kube-proxy of a node back from a failure missed, replayed from the
+	// ResentBytes is what watchers were sent beyond the live events: relists as sent
+	// (gzipped: network.relistSize), and the events the kube-proxy of a node back from a failure missed, replayed from the
 	// watch cache. (A terminated watcher that watches again from its resourceVersion gets
 	// the events it missed replayed, each sent once: no bytes again.)
 	ResentBytes int64 `json:"resentBytes"`

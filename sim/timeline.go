@@ -446,9 +446,9 @@ func (e *Engine) setNodeReady(i int, ready bool) {
 
 // evNodeRecover ends a failure: the kubelet reports again, the node turns Ready, its running
 // pods report Ready again (the node lifecycle controller had only marked them not ready)
-// and pods deleted meanwhile finally stop. Its kube-proxy watches again (rewatch): the
-// watch cache replays what it missed, or, when the cache no longer holds it all, it
-// relists.
+// and pods deleted meanwhile finally stop. Its kube-proxy watches again (rewatch): after
+// connectionLostAfter it relists, sooner the watch cache replays what it missed, or, when
+// the cache no longer holds it all, it relists.
 type evNodeRecover struct{ node, epoch int }
 
 func (ev evNodeRecover) String() string { return fmt.Sprintf("node %d recovers", ev.node) }
