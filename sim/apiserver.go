@@ -430,8 +430,8 @@ func eventFor(verb string, sel, was bool, cm *committed) (model.EventType, model
 // serialization per encoding any watcher asked for (upstream: apiserver
 // storage/cacher/caching_object.go, shared by every watcher), one per watcher of what the
 // cache does not share (perWatcher bytes: an update's DELETED; replayed events), then per
-// watcher and event a fixed cost and TLS over its bytes, and for relisting watchers a LIST
-// serialized per request and sent.
+// watcher and event a fixed cost and TLS over its bytes, and for relisting watchers a
+// relist serialized, gzipped and sent per request (sendCPU).
 func (a *apiServer) watchCPU(cm *committed, encoded [2]bool, perWatcher [2]int64, events, fanout int64, d delivery) Time {
 	costs := a.e.cfg.APIServer.Costs
 	perByte := [2]float64{costs.EncodeProtobufNanosPerByte, costs.EncodeJSONNanosPerByte}
