@@ -34,7 +34,9 @@ times from the objects' own timestamps), or pipe the live stream into record.
 
 With --out, the trace is written to a temporary file next to FILE and renamed to FILE when
 the recording ends, so a failed recording never destroys an existing FILE; --out must not
-be the input.
+be the input, nor a directory, and its directory must exist (both are checked before
+recording starts). A finished recording that cannot be renamed to FILE is kept under its
+temporary name, which the error gives.
 
 Each event is written as it arrives, so stopping kubectl (Ctrl-C reaches both) leaves a
 complete trace: record ignores the first interrupt and ends when its input does (a second
@@ -91,28 +93,56 @@ func checkLiveInput(f *os.File, out string) error {
 }
 
 // recordTo records into a temporary file beside out and renames it to out at the end; on
-// an error the temporary file is removed and out is left as it was.
+// an error the temporary file is removed and out is left as it was. out is checked before
+// recording starts (a directory or a special file cannot be replaced by the trace), and a
+// finished recording that cannot be renamed to out (something took its place meanwhile) is
+// kept under its temporary name, which the error gives.
 func recordTo(e *env, in io.Reader, out, name string) (err error) {
+	if err := checkRecordOut(out); err != nil {
+		return err
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("--out: %w", err)
+		return badInput(fmt.Errorf("--out %s: cannot create a file beside it: %w", out, plainPathError(err)))
 	}
 	recording.Store(tmp.Name() + "\x00" + out)
 	defer func() {
 		recording.Store("")
 		if cerr := tmp.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("--out: %w", cerr)
-		}
-		if err == nil {
-			if rerr := os.Rename(tmp.Name(), out); rerr != nil {
-				err = fmt.Errorf("--out: %w", rerr)
-			}
+			err = fmt.Errorf("--out %s: %w", out, plainPathError(cerr))
 		}
 		if err != nil {
 			os.Remove(tmp.Name())
+			return
+		}
+		if rerr := os.Rename(tmp.Name(), out); rerr != nil {
+			// The recording is complete: keep it, and say where.
+			err = fmt.Errorf("--out %s: cannot replace it with the recording: %w; the recording is kept in %s",
+				out, plainPathError(errors.Unwrap(rerr)), tmp.Name())
 		}
 	}()
 	return record(e, in, tmp, name)
+}
+
+// checkRecordOut fails (bad input) when --out cannot become the trace file: it is a
+// directory or a special file, or its directory is missing.
+func checkRecordOut(out string) error {
+	if strings.HasSuffix(out, "/") {
+		return usageErrorf("record", "--out %s: names a directory; record writes a file", out)
+	}
+	st, err := os.Stat(out)
+	switch {
+	case err == nil && st.IsDir():
+		return usageErrorf("record", "--out %s: is a directory; record writes a file", out)
+	case err == nil && !st.Mode().IsRegular():
+		return usageErrorf("record", "--out %s: exists and is not a regular file", out)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return usageErrorf("record", "--out %s: %v", out, plainPathError(err))
+	}
+	if dst, err := os.Stat(filepath.Dir(out)); err != nil || !dst.IsDir() {
+		return usageErrorf("record", "--out %s: directory %s does not exist", out, filepath.Dir(out))
+	}
+	return nil
 }
 
 // recording holds "TEMP\x00OUT" while recordTo writes TEMP, for a second interrupt to keep

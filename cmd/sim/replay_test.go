@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -281,6 +282,76 @@ func TestRecordKeepsOutOnError(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, ".trace.jsonl.tmp-*")); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
+}
+
+// TestRecordBadOut: an --out that cannot become the trace file (a directory, a path ending
+// in "/", a missing directory) is refused before anything is read, and a finished recording
+// whose rename fails (a directory took --out's place meanwhile) is kept, under a name the
+// error gives. Both once recorded the whole stream, then deleted it at the rename.
+func TestRecordBadOut(t *testing.T) {
+	raw, err := os.ReadFile(sample("replay-watch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		out     func(dir string) string
+		takenBy string // a directory made at the end of the input, at --out
+		code    int
+		want    string
+	}{
+		{"directory", func(dir string) string { return dir }, "", exitBadInput, "is a directory"},
+		{"trailing slash", func(dir string) string { return filepath.Join(dir, "new") + "/" }, "", exitBadInput, "names a directory"},
+		{"missing directory", func(dir string) string { return filepath.Join(dir, "no", "t.jsonl") }, "", exitBadInput, "does not exist"},
+		{"taken meanwhile", func(dir string) string { return filepath.Join(dir, "t.jsonl") }, "t.jsonl", exitFailed, "the recording is kept in"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := tc.out(dir)
+			e, _, errb := replayEnv()
+			in := &eofHook{r: bytes.NewReader(raw)}
+			if tc.takenBy != "" {
+				in.atEOF = func() { os.Mkdir(filepath.Join(dir, tc.takenBy), 0o755) }
+			}
+			e.stdin = in
+			if code := e.main([]string{"record", "--out", out}); code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, errb)
+			}
+			if !strings.Contains(errb.String(), tc.want) {
+				t.Errorf("stderr %q lacks %q", errb, tc.want)
+			}
+			left, _ := filepath.Glob(filepath.Join(dir, ".t.jsonl.tmp-*"))
+			if tc.takenBy == "" {
+				if in.read > 0 {
+					t.Errorf("read %d bytes of the stream before refusing --out", in.read)
+				}
+				return
+			}
+			if len(left) != 1 || !strings.Contains(errb.String(), left[0]) {
+				t.Fatalf("kept recordings %v, stderr %q", left, errb)
+			}
+			if got, _ := os.ReadFile(left[0]); bytes.Count(got, []byte("\n")) == 0 {
+				t.Errorf("the kept recording %s is empty", left[0])
+			}
+		})
+	}
+}
+
+// eofHook is a reader that counts what was read and calls atEOF once at the end.
+type eofHook struct {
+	r     io.Reader
+	read  int
+	atEOF func()
+}
+
+func (h *eofHook) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	h.read += n
+	if err == io.EOF && h.atEOF != nil {
+		h.atEOF()
+		h.atEOF = nil
+	}
+	return n, err
 }
 
 // TestReplayComparisonAgreesWithWriteLog replays the sample with a real EndpointSlice
