@@ -192,6 +192,15 @@ func TestStreamErrors(t *testing.T) {
 		{"wrong field type", `{"type":"ADDED","object":{"kind":"Pod","metadata":{"labels":[1]}}}`, "Pod field \"metadata.labels\""},
 		{"mixed times", `{"time":"2026-01-01T00:00:00Z",` + pod[1:] + pod, "has no \"time\" but the first one had one"},
 		{"bad time", `{"time":"yesterday",` + pod[1:], "expected an RFC 3339 time"},
+		// Times centuries away once saturated the replay clock and ran to the event budget.
+		{"time centuries later", `{"time":"2026-01-01T00:00:00Z",` + pod[1:] + `{"time":"2400-01-01T00:00:00Z",` + pod[1:],
+			`event 2 at byte 110: "time" 2400-01-01T00:00:00Z is more than 10 years after the first event's (2026-01-01T00:00:00Z)`},
+		{"time centuries earlier", `{"time":"2026-01-01T00:00:00Z",` + pod[1:] + `{"time":"0001-01-01T00:00:00Z",` + pod[1:],
+			`event 2 at byte 110: "time" 0001-01-01T00:00:00Z is more than 10 years before the first event's`},
+		{"object time centuries later", `{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"a","namespace":"n","creationTimestamp":"2026-01-01T00:00:00Z"}}}` +
+			`{"type":"MODIFIED","object":{"kind":"Pod","metadata":{"name":"a","namespace":"n","creationTimestamp":"2026-01-01T00:00:00Z"},` +
+			`"status":{"conditions":[{"type":"Ready","status":"True","lastTransitionTime":"2400-01-01T00:00:00Z"}]}}}`,
+			`event 2 at byte 123: latest timestamp 2400-01-01T00:00:00Z is more than 10 years after`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := NewPodReader(strings.NewReader(tc.in), "pods.json")

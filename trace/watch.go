@@ -758,6 +758,27 @@ func (r *watchReader) capStart(next time.Time) {
 	r.stats.Start = r.start
 }
 
+// maxSpan is the longest a recording may span from its first event. A time further away is
+// a broken clock or an edited file: the replay would have to simulate centuries (beyond
+// about 292 years the offset no longer fits a sim.Time and saturates), running until the
+// event budget and blaming it.
+const maxSpan = 10 * 365 * 24 * time.Hour
+
+// checkSpan fails when t, the time of the event at offset (what names it), is more than
+// maxSpan after the recording's start, or, if before is set, more than maxSpan before it.
+func (r *watchReader) checkSpan(offset int64, t time.Time, what string, before bool) error {
+	lo, hi := r.start.Add(-maxSpan), r.start.Add(maxSpan)
+	if t.After(hi) || (before && t.Before(lo)) {
+		dir := "after"
+		if t.Before(r.start) {
+			dir = "before"
+		}
+		return r.s.errorf(offset, "%s %s is more than 10 years %s the first event's (%s): a recording spans at most 10 years; is this event's time wrong?",
+			what, t.Format(time.RFC3339Nano), dir, r.start.Format(time.RFC3339Nano))
+	}
+	return nil
+}
+
 // time assigns an event its replay time and tells whether it belongs to the initial
 // listing (see watchReader).
 func (r *watchReader) time(offset int64, ev wireEvent, it *watchItem, d decoded) error {
@@ -784,6 +805,8 @@ func (r *watchReader) time(offset int64, ev wireEvent, it *watchItem, d decoded)
 		if first {
 			r.start = t
 			r.stats.Start = t
+		} else if err := r.checkSpan(offset, t, "\"time\"", true); err != nil {
+			return err
 		}
 		if r.leading && it.typ == model.EventAdded {
 			old := !d.created.IsZero() && d.created.Before(r.start.Truncate(time.Second))
@@ -810,6 +833,12 @@ func (r *watchReader) time(offset int64, ev wireEvent, it *watchItem, d decoded)
 		r.listed = append(r.listed, d.at.UnixNano())
 		it.listed, it.at = true, 0
 		return nil
+	}
+	if !first {
+		// Before capStart, which would take a time centuries ahead as the start.
+		if err := r.checkSpan(offset, d.at, "latest timestamp", false); err != nil {
+			return err
+		}
 	}
 	if r.leading && !first {
 		r.capStart(d.at)
