@@ -593,18 +593,22 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 	mainReplicas := -1
 	for _, w := range ws {
 		r := replicasOf(w, nodes)
+		if w.Kind != "DaemonSet" && w.Spec.Replicas != nil && *w.Spec.Replicas < 0 {
+			im.detail("a workload with negative replicas (which the API server refuses) imported with 0",
+				"Service %s: %s %s has replicas %d, which the API server refuses; imported as 0", id, w.Kind, w.Metadata.Name, *w.Spec.Replicas)
+		}
 		if w.Kind == "DaemonSet" && int(w.Status.DesiredNumberScheduled) != nodes {
 			// The simulator runs a DaemonSet's pod on every node.
 			im.detail("a DaemonSet that does not run on every node is simulated on every node",
 				"Service %s: DaemonSet %s is scheduled on %d of %d nodes; the simulator runs it on every node", id, w.Metadata.Name, w.Status.DesiredNumberScheduled, nodes)
 		}
-		total += r
+		total = min(total+r, maxReplicas+1) // more than a service holds is noted below
 		if r > mainReplicas {
 			main, mainReplicas = w, r
 		}
 	}
 	if total > maxReplicas {
-		im.detail("a Service with more pods than a service holds; cut to the limit", "Service %s: %d pods is more than a service holds; %d kept", id, total, maxReplicas)
+		im.detail("a Service with more pods than a service holds; cut to the limit", "Service %s: %d pods is more than a service holds; %d kept", id, podsOf(ws, nodes), maxReplicas)
 		total = maxReplicas
 	}
 	e.replicas = total
@@ -630,8 +634,16 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 				"Service %s: StatefulSet %s has serviceName %q, not a valid Service name; written as %s", id, main.Metadata.Name, sn, e.serviceName)
 		}
 	}
-	if main.Spec.MinReadySeconds > 0 {
-		e.minReady = min(main.Spec.MinReadySeconds, 86400)
+	switch mr := main.Spec.MinReadySeconds; {
+	case mr > maxMinReadySeconds:
+		e.minReady = maxMinReadySeconds
+		im.detail("a workload's minReadySeconds is more than a scenario holds (1 day); cut to the limit",
+			"Service %s: %s %s has minReadySeconds %d, more than a scenario holds; imported as %d (1 day)", id, main.Kind, main.Metadata.Name, mr, maxMinReadySeconds)
+	case mr < 0:
+		im.detail("a workload with a negative minReadySeconds (which the API server refuses) imported with 0",
+			"Service %s: %s %s has minReadySeconds %d, which the API server refuses; imported as 0", id, main.Kind, main.Metadata.Name, mr)
+	case mr > 0:
+		e.minReady = mr
 	}
 	// Rolling update defaults per kind (upstream: k8s.io/api apps/v1 types.go):
 	// Deployment 25%/25%; StatefulSet maxUnavailable 1, no surge; DaemonSet maxSurge 0,
@@ -652,15 +664,27 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 		im.detail("a workload updates OnDelete, imported as a rolling update", "Service %s: %s %s updates OnDelete; imported as a rolling update with maxSurge %s, maxUnavailable %s", id, main.Kind, main.Metadata.Name, surge, unavail)
 	}
 	if ru := st.RollingUpdate; ru != nil && st.Type != "Recreate" {
-		if v, ok := intOrPercent(ru.MaxSurge); ok {
-			surge = v
+		// A value the scenario cannot hold is noted, with what stands for it.
+		take := func(field string, v *intOrString, percentMax int, value *string) {
+			got, problem := intOrPercent(v, percentMax)
+			switch {
+			case problem == "":
+				if got != "" {
+					*value = got
+				}
+			case got != "":
+				*value = got
+				im.detail("a workload's "+field+" is "+problem+"; imported as "+got,
+					"Service %s: %s %s has %s %s, %s; imported as %s", id, main.Kind, main.Metadata.Name, field, v, problem, got)
+			default:
+				im.detail("a workload's "+field+" is "+problem+"; the default is imported",
+					"Service %s: %s %s has %s %q, %s; imported as the default %s", id, main.Kind, main.Metadata.Name, field, v.String(), problem, *value)
+			}
 		}
-		if v, ok := intOrPercent(ru.MaxUnavailable); ok {
-			unavail = v
-		}
-		if main.Kind == "StatefulSet" {
-			surge = "0" // StatefulSets do not surge
-		}
+		if main.Kind != "StatefulSet" {
+			take("maxSurge", ru.MaxSurge, 0, &surge)
+		} // else StatefulSets do not surge: surge stays 0
+		take("maxUnavailable", ru.MaxUnavailable, 100, &unavail)
 		if ru.Partition != nil && *ru.Partition > 0 {
 			im.detail("a StatefulSet has a partition; the simulator rolls every pod", "Service %s: StatefulSet %s has partition %d; the simulator rolls every pod", id, main.Metadata.Name, *ru.Partition)
 		}
@@ -668,12 +692,16 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 	e.parallel = main.Kind == "StatefulSet" && main.Spec.PodManagementPolicy == "Parallel"
 	if (surge == "0" || surge == "0%") && (unavail == "0" || unavail == "0%") {
 		unavail = "1"
+		im.detail("a workload has maxSurge and maxUnavailable both 0 (which the API server refuses); maxUnavailable imported as 1",
+			"Service %s: %s %s has maxSurge and maxUnavailable both 0, which the API server refuses; maxUnavailable imported as 1", id, main.Kind, main.Metadata.Name)
 	}
 	e.maxSurge, e.maxUnavailable = surge, unavail
 }
 
-// replicasOf is a workload's pod count: spec.replicas (default 1), or for a DaemonSet every
-// node (the simulator's DaemonSet runs one pod per node).
+// replicasOf is a workload's pod count: spec.replicas (default 1; a negative count, which
+// the API server refuses, is 0; more than a service holds is cut to one more than that,
+// for the caller to note), or for a DaemonSet every node (the simulator's DaemonSet runs
+// one pod per node).
 func replicasOf(w *workload, nodes int) int {
 	if w.Kind == "DaemonSet" {
 		return nodes // what the simulator runs; a difference is noted
@@ -681,28 +709,55 @@ func replicasOf(w *workload, nodes int) int {
 	if w.Spec.Replicas == nil {
 		return 1
 	}
-	return int(max(min(*w.Spec.Replicas, maxReplicas), 0))
+	return int(max(min(*w.Spec.Replicas, maxReplicas+1), 0))
 }
 
-// intOrPercent accepts a value the scenario can hold (0..2^31, or a percentage).
-func intOrPercent(v *intOrString) (string, bool) {
+// podsOf is the pods of the workloads ws, summed as given (spec.replicas, saturating),
+// for a note that says how many there were.
+func podsOf(ws []*workload, nodes int) int64 {
+	var total int64
+	for _, w := range ws {
+		r := int64(replicasOf(w, nodes))
+		if w.Kind != "DaemonSet" && w.Spec.Replicas != nil && *w.Spec.Replicas > 0 {
+			r = *w.Spec.Replicas
+		}
+		if total > math.MaxInt64-r {
+			return math.MaxInt64
+		}
+		total += r
+	}
+	return total
+}
+
+// intOrPercent reads a maxSurge or maxUnavailable as the scenario holds it: an integer
+// 0..2^31-1 or a whole percentage (at most percentMax when it is not 0: maxUnavailable
+// cannot exceed 100%, maxSurge may). v nil gives "", "". A value the scenario cannot hold
+// gives problem, saying why, and value what stands for it ("" for the default).
+func intOrPercent(v *intOrString, percentMax int) (value, problem string) {
 	if v == nil {
-		return "", false
+		return "", ""
 	}
 	if v.IsStr {
-		if percentExpr.MatchString(v.StrVal) {
-			p, _ := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))
-			if p <= 100 {
-				return strconv.Itoa(p) + "%", true
-			}
+		if !percentExpr.MatchString(v.StrVal) {
+			return "", "not an integer or a whole percentage"
 		}
-		return "", false
+		p, _ := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))
+		if percentMax > 0 && p > percentMax {
+			return strconv.Itoa(percentMax) + "%", fmt.Sprintf("more than %d%%", percentMax)
+		}
+		return strconv.Itoa(p) + "%", ""
 	}
-	if v.IntVal < 0 || v.IntVal > maxReplicas {
-		return "", false
+	if v.IntVal < 0 {
+		return "", "negative"
 	}
-	return strconv.FormatInt(v.IntVal, 10), true
+	if v.IntVal > math.MaxInt32 {
+		return strconv.Itoa(math.MaxInt32), "more than a scenario holds"
+	}
+	return strconv.FormatInt(v.IntVal, 10), ""
 }
+
+// maxMinReadySeconds is the longest minReadySeconds a scenario holds (1 day).
+const maxMinReadySeconds = 86400
 
 // ports maps the Service's ports; named targetPorts are resolved against the selected pod
 // templates' container ports. It reports false when the Service cannot be imported.

@@ -236,6 +236,7 @@ func FuzzImport(f *testing.F) {
 	f.Add([]byte(`{"kind":"Node","metadata":{"name":"a","labels":{"topology.kubernetes.io/zone":"z"}}}{"kind":"Service","metadata":{"name":"s"},"spec":{"selector":{"a":"b"},"ports":[{"port":1,"targetPort":"x"}]}}`))
 	f.Add([]byte(`{"kind":"Service","metadata":{"name":"db"},"spec":{"selector":{"app":"db"},"ports":[{"port":1}]}}{"kind":"StatefulSet","metadata":{"name":"db"},"spec":{"replicas":2,"serviceName":"db-h","template":{"metadata":{"labels":{"app":"db"}}}}}`))
 	f.Add([]byte(`{"kind":"Service","metadata":{"name":"db"},"spec":{"selector":{"app":"db"},"ports":[{"port":1}]}}{"kind":"StatefulSet","metadata":{"name":"db"},"spec":{"serviceName":"Bad_Name","template":{"metadata":{"labels":{"app":"db"}}}}}`))
+	f.Add([]byte(`{"kind":"Service","metadata":{"name":"w"},"spec":{"selector":{"a":"w"},"ports":[{"port":1}]}}{"kind":"Deployment","metadata":{"name":"w"},"spec":{"replicas":-3,"minReadySeconds":100000,"strategy":{"rollingUpdate":{"maxSurge":"200%","maxUnavailable":"150%"}},"template":{"metadata":{"labels":{"a":"w"}}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		nodes := `{"kind":"Node","metadata":{"name":"n-1"}}`
 		for _, anon := range []bool{false, true} {
@@ -518,5 +519,64 @@ func TestImportRepeatedInputs(t *testing.T) {
 		if !slices.ContainsFunc(twice.Notes, func(n string) bool { return strings.Contains(n, want) }) {
 			t.Errorf("no note says %q: %q", want, twice.Notes)
 		}
+	}
+}
+
+// TestImportWorkloadValues: every workload value the scenario cannot hold is noted with what
+// stands for it, and a value it can hold is kept. maxSurge 200% (valid in Kubernetes and in
+// a scenario) was imported as 25%; replicas 10^12 as 1000000 and -3 as 0, a bad maxSurge or
+// maxUnavailable as the default and a long minReadySeconds as a day, all without a note.
+func TestImportWorkloadValues(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec string // the Deployment's spec, without the template
+		// want is what the scenario holds: a field and its value as the loader reads them.
+		want      func(s sim.ServiceConfig) string
+		wantValue string
+		note      string // "" for none
+	}{
+		{"maxSurge over 100%", `"replicas":4,"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":"200%","maxUnavailable":0}}`,
+			func(s sim.ServiceConfig) string { return scenarios.FormatIntOrPercent(s.MaxSurge) }, "200%", ""},
+		{"maxSurge not a percentage", `"replicas":4,"strategy":{"rollingUpdate":{"maxSurge":"abc%"}}`,
+			func(s sim.ServiceConfig) string { return scenarios.FormatIntOrPercent(s.MaxSurge) }, "25%", `maxSurge "abc%", not an integer or a whole percentage; imported as the default 25%`},
+		{"maxUnavailable negative", `"replicas":4,"strategy":{"rollingUpdate":{"maxUnavailable":-5}}`,
+			func(s sim.ServiceConfig) string { return scenarios.FormatIntOrPercent(s.MaxUnavailable) }, "25%", `maxUnavailable "-5", negative; imported as the default 25%`},
+		{"maxUnavailable over 100%", `"replicas":4,"strategy":{"rollingUpdate":{"maxUnavailable":"150%"}}`,
+			func(s sim.ServiceConfig) string { return scenarios.FormatIntOrPercent(s.MaxUnavailable) }, "100%", "maxUnavailable 150%, more than 100%; imported as 100%"},
+		{"both zero", `"replicas":4,"strategy":{"rollingUpdate":{"maxSurge":0,"maxUnavailable":"0%"}}`,
+			func(s sim.ServiceConfig) string { return scenarios.FormatIntOrPercent(s.MaxUnavailable) }, "1", "both 0, which the API server refuses; maxUnavailable imported as 1"},
+		{"replicas 10^12", `"replicas":1000000000000`,
+			func(s sim.ServiceConfig) string { return fmt.Sprint(s.Replicas) }, "1000000", "1000000000000 pods is more than a service holds; 1000000 kept"},
+		{"replicas negative", `"replicas":-3`,
+			func(s sim.ServiceConfig) string { return fmt.Sprint(s.Replicas) }, "0", "has replicas -3, which the API server refuses; imported as 0"},
+		{"minReadySeconds over a day", `"replicas":4,"minReadySeconds":100000`,
+			func(s sim.ServiceConfig) string { return s.MinReady.String() }, "24h0m0s", "minReadySeconds 100000, more than a scenario holds; imported as 86400"},
+		{"minReadySeconds negative", `"replicas":4,"minReadySeconds":-7`,
+			func(s sim.ServiceConfig) string { return s.MinReady.String() }, "0s", "minReadySeconds -7, which the API server refuses; imported as 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := `{"kind":"Node","metadata":{"name":"n","labels":{"topology.kubernetes.io/zone":"z"}}}
+{"kind":"Service","metadata":{"name":"web","namespace":"a"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}
+{"kind":"Deployment","metadata":{"name":"web","namespace":"a"},"spec":{` + tc.spec + `,"template":{"metadata":{"labels":{"app":"web"}}}}}`
+			res, err := Import([]Input{{Name: "in", R: strings.NewReader(in)}}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, err := scenarios.Parse("values.yaml", res.YAML, nil)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, res.YAML)
+			}
+			if got := tc.want(sc.Config.Services[0]); got != tc.wantValue {
+				t.Errorf("imported %s, want %s\n%s", got, tc.wantValue, res.YAML)
+			}
+			noted := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, tc.note) })
+			if tc.note == "" {
+				if len(res.Notes) > 0 {
+					t.Errorf("notes %q, want none", res.Notes)
+				}
+			} else if !noted || !strings.Contains(string(res.YAML), tc.note) {
+				t.Errorf("notes %q lack %q (or the scenario's comments do)", res.Notes, tc.note)
+			}
+		})
 	}
 }
