@@ -103,6 +103,10 @@ created during the recording (its creationTimestamp) joins then: its kube-proxy 
 lists everything it watches (relists, resentBytes) and receives the watch events from then
 on, not before.
 
+Objects of another kind than a file's flag is for are skipped and counted, but a file that
+holds none of its flag's kind and only others (a NodeList given to --services, say) is an
+error naming the kinds it holds (exit 2).
+
 The control plane (controller workers, QPS, batch period, maxEndpointsPerSlice, API server
 and network) is the built-in defaults, a scenario file's (--scenario; its services and
 timeline are ignored), or either changed with --set. guards.endTime counts from the
@@ -231,6 +235,9 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	if err != nil {
 		return badInput(err)
 	}
+	if err := wrongKind("--services", o.services, "Service", int64(len(services)), svcStats); err != nil {
+		return err
+	}
 	var nodes []*model.Node
 	skipped := map[string]int64{}
 	merge(skipped, svcStats)
@@ -240,11 +247,21 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 		if err != nil {
 			return badInput(err)
 		}
+		if err := wrongKind("--nodes", o.nodes, "Node", int64(len(nodes)), nodeStats); err != nil {
+			return err
+		}
+		if len(nodes) == 0 {
+			return badInput(fmt.Errorf("replay: --nodes %s holds no Node", o.nodes))
+		}
 		merge(skipped, nodeStats)
 	} else {
-		nodes, err = nodesOfPods(o.pods)
+		var podStats *trace.Stats
+		nodes, podStats, err = nodesOfPods(o.pods)
 		if err != nil {
 			return badInput(err)
+		}
+		if err := wrongKind("--pods", o.pods, "Pod", podStats.Events, podStats); err != nil {
+			return err
 		}
 		fmt.Fprintf(e.stderr, "sim: replay: no --nodes: %d nodes named by the pods, without zones\n", len(nodes))
 	}
@@ -277,6 +294,13 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 		// reads the stream on from there.
 		if seed, err = sliceStream.Listing(); err != nil {
 			return badInput(fmt.Errorf("--endpointslices: %w", err))
+		}
+		// Listing reads up to the first event after the listing: with no event at all it
+		// has read the whole stream.
+		if st := sliceStream.Stats(); st.Events == 0 {
+			if err := wrongKind("--endpointslices", o.slices, "EndpointSlice", 0, st); err != nil {
+				return err
+			}
 		}
 	}
 	// Without --out and --endpointslices nothing reads the write log.
@@ -313,6 +337,9 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 		return fmt.Errorf("replay: %w", err)
 	}
 	pstats := src.Stats()
+	if err := wrongKind("--pods", o.pods, "Pod", pstats.Events, pstats); err != nil {
+		return err
+	}
 	report := &ReplayReport{Pods: filepath.Base(o.pods), Replay: stats, Stream: pstats, Services: len(services), Nodes: len(nodes), TimesFrom: "recorded", Start: o.start}
 	if len(skipped) > 0 {
 		report.Skipped = skipped
@@ -452,6 +479,25 @@ func merge(into map[string]int64, s *trace.Stats) {
 	}
 }
 
+// wrongKind fails (bad input) when the file given to flag held none of the objects it is
+// for (n of kind want) but objects of other kinds: the file meant for another flag. The
+// error names the kinds it holds.
+func wrongKind(flag, path, want string, n int64, stats *trace.Stats) error {
+	if n > 0 || stats == nil {
+		return nil
+	}
+	var held []string
+	for _, k := range stats.SkippedKeys() {
+		if kind, ok := strings.CutPrefix(k, "kind "); ok {
+			held = append(held, fmt.Sprintf("%s: %d", kind, stats.Skipped[k]))
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	return badInput(fmt.Errorf("replay: %s %s holds no %s, only other kinds (%s): is it the file for another flag?", flag, path, want, strings.Join(held, ", ")))
+}
+
 // readFile opens path and reads it with read.
 func readFile[T any](path string, read func(io.Reader, string) (T, *trace.Stats, error)) (T, *trace.Stats, error) {
 	var zero T
@@ -496,10 +542,10 @@ func inputSize(path string) int64 {
 
 // nodesOfPods reads the pod stream once for the node names its pods are scheduled to, in
 // order of first appearance.
-func nodesOfPods(path string) ([]*model.Node, error) {
+func nodesOfPods(path string) ([]*model.Node, *trace.Stats, error) {
 	in, closeIn, err := openInput(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer closeIn()
 	src := trace.NewPodReader(in, inputName(path))
@@ -508,10 +554,10 @@ func nodesOfPods(path string) ([]*model.Node, error) {
 	for {
 		ev, err := src.Next()
 		if errors.Is(err, io.EOF) {
-			return nodes, nil
+			return nodes, src.Stats(), nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if n := ev.Pod.NodeName; n != "" && !seen[n] {
 			seen[n] = true

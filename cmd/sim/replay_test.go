@@ -354,6 +354,40 @@ func (h *eofHook) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// TestReplayWrongKindOfFile: a file holding none of the objects its flag is for, but
+// others, is refused (exit 2) with the kinds it holds. It once replayed with no Services
+// (exit 0), compared against no EndpointSlices, or blamed a missing --nodes.
+func TestReplayWrongKindOfFile(t *testing.T) {
+	dir := t.TempDir()
+	sliceWatch := writeFile(t, dir, "slices.json", `{"type":"ADDED","object":{"kind":"EndpointSlice","apiVersion":"discovery.k8s.io/v1",`+
+		`"metadata":{"name":"web-abcde","namespace":"shop","creationTimestamp":"2026-01-01T00:00:00Z"},"addressType":"IPv4","endpoints":[]}}`+"\n")
+	pods, services, nodes := sample("replay-trace.jsonl"), sample("replay-services.json"), sample("replay-nodes.json")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"services given nodes", []string{"--pods", pods, "--services", nodes}, "--services " + nodes + " holds no Service, only other kinds (Node: 8)"},
+		{"nodes given services", []string{"--pods", pods, "--services", services, "--nodes", services}, "--nodes " + services + " holds no Node, only other kinds (Service: 3)"},
+		{"endpointslices given pods", []string{"--pods", pods, "--services", services, "--endpointslices", pods}, "--endpointslices " + pods + " holds no EndpointSlice, only other kinds (Pod: 167)"},
+		{"pods given slices", []string{"--pods", sliceWatch, "--services", services, "--nodes", nodes}, "--pods " + sliceWatch + " holds no Pod, only other kinds (EndpointSlice: 1)"},
+		{"pods given slices, no --nodes", []string{"--pods", sliceWatch, "--services", services}, "--pods " + sliceWatch + " holds no Pod, only other kinds (EndpointSlice: 1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, out, errb := replayEnv()
+			if code := e.main(append([]string{"replay", "--quiet"}, tc.args...)); code != exitBadInput {
+				t.Fatalf("exit %d, want %d: %s", code, exitBadInput, errb)
+			}
+			if !strings.Contains(errb.String(), tc.want) {
+				t.Errorf("stderr %q lacks %q", errb, tc.want)
+			}
+			if out.Len() > 0 {
+				t.Errorf("a result was printed:\n%s", out)
+			}
+		})
+	}
+}
+
 // TestReplayComparisonAgreesWithWriteLog replays the sample with a real EndpointSlice
 // stream and --out: the simulated side of replay.json's comparison, tallied as the replay
 // went, must be the committed EndpointSlice writes of writes.jsonl (written as it went too),
