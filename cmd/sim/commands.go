@@ -165,7 +165,22 @@ func (e *env) dispatch(args []string) error {
 	if err != nil {
 		return usageErrorf(c.name, "%s: %v", c.name, err)
 	}
+	if err := emptyPathFlag(fs); err != nil {
+		return usageErrorf(c.name, "%s: %v", c.name, err)
+	}
 	return runFn(e, pos)
+}
+
+// emptyPathFlag fails when a flag that names a file or directory (FILE or DIR in its usage)
+// was given an empty value: --out "" would otherwise be taken as no --out at all.
+func emptyPathFlag(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if name, _ := flag.UnquoteUsage(f); err == nil && (name == "FILE" || name == "DIR") && f.Value.String() == "" {
+			err = fmt.Errorf("--%s: empty %s (leave the flag out for its default)", f.Name, name)
+		}
+	})
+	return err
 }
 
 func newFlagSet(c *command) *flag.FlagSet {

@@ -115,6 +115,10 @@ func TestExitCodes(t *testing.T) {
 		{"run --help", []string{"run", "--help"}, nil, exitOK},
 		{"version", []string{"version"}, nil, exitOK},
 		{"check with nothing to check", []string{"check", "x.yaml"}, nil, exitBadInput},
+		// An empty path was taken as no flag at all.
+		{"empty --out", []string{"run", "--out", "", "x.yaml"}, nil, exitBadInput},
+		{"empty --out=", []string{"run", "--out=", "x.yaml"}, nil, exitBadInput},
+		{"empty --cpuprofile", []string{"run", "--cpuprofile", "", "x.yaml"}, nil, exitBadInput},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			te := newTestEnv()
@@ -426,5 +430,58 @@ func TestRunProfiles(t *testing.T) {
 				t.Errorf("%s DIR: message %q", flagName, msg)
 			}
 		})
+	}
+}
+
+// TestOutNotTheWorkingDirectory: an --out that is the working directory or contains it is
+// refused before the run (exit 2) and left as it was: the swap renamed it, leaving the
+// shell in a deleted directory. Runs in a temporary working directory.
+func TestOutNotTheWorkingDirectory(t *testing.T) {
+	top := t.TempDir()
+	wd := filepath.Join(top, "a", "b")
+	if err := os.MkdirAll(wd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, wd, "keep.txt", "the user's\n")
+	t.Chdir(wd)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"dot", []string{"run", "x.yaml", "--out", "."}},
+		{"parent", []string{"run", "x.yaml", "--out", ".."}},
+		{"absolute ancestor", []string{"run", "x.yaml", "--out", filepath.Join(top, "a")}},
+		{"dot with slash", []string{"run", "x.yaml", "--out", "./"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := snapshot(t, top)
+			te := newTestEnv()
+			if code := te.main(tc.args); code != exitBadInput {
+				t.Fatalf("exit %d, want %d: %s", code, exitBadInput, te.stderr.String())
+			}
+			if !strings.Contains(te.stderr.String(), "is the working directory or contains it") {
+				t.Errorf("stderr %q", te.stderr.String())
+			}
+			if len(te.ran) > 0 {
+				t.Error("the run went ahead")
+			}
+			if after := snapshot(t, top); after != before {
+				t.Errorf("the working directory changed:\nbefore:\n%s\nafter:\n%s", before, after)
+			}
+			if _, err := os.Stat(filepath.Join(wd, "keep.txt")); err != nil {
+				t.Errorf("the working directory lost its file: %v", err)
+			}
+		})
+	}
+	// sim plot . in a run's directory writes the charts into the working directory.
+	run := aRun(t)
+	t.Chdir(run)
+	before := snapshot(t, filepath.Dir(run))
+	te := newTestEnv()
+	if code := te.main([]string{"plot", "."}); code != exitBadInput || !strings.Contains(te.stderr.String(), "is the working directory") {
+		t.Errorf("sim plot .: exit %d: %s", code, te.stderr.String())
+	}
+	if after := snapshot(t, filepath.Dir(run)); after != before {
+		t.Errorf("sim plot . changed the run's directory:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }

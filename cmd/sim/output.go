@@ -92,6 +92,9 @@ func openOutputDir(dir string, replace bool) (*outputDir, error) {
 	if parent == dir {
 		return nil, outputError(given, errors.New("is the root directory"))
 	}
+	if err := checkNotWorkingDir(dir); err != nil {
+		return nil, outputError(given, err)
+	}
 	if err := checkWritable(dir, parent); err != nil {
 		return nil, outputError(dir, err)
 	}
@@ -114,6 +117,24 @@ func openOutputDir(dir string, replace bool) (*outputDir, error) {
 	}
 	o.handleSignals()
 	return o, nil
+}
+
+// checkNotWorkingDir fails when dir (absolute, symlinks resolved) is the working directory
+// or contains it: the swap renames dir and removes its old contents, which would leave the
+// shell that ran sim in a deleted directory.
+func checkNotWorkingDir(dir string) error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil // no working directory to protect
+	}
+	if real, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = real
+	}
+	if wd == dir || strings.HasPrefix(wd, dir+string(filepath.Separator)) {
+		return errors.New("is the working directory or contains it: --out DIR is replaced as a whole, " +
+			"which would leave this shell in a deleted directory; give a directory below it (say --out results)")
+	}
+	return nil
 }
 
 // checkWritable fails unless this process may create files in dir and rename entries of

@@ -48,7 +48,8 @@ environment override this.
 
 --out DIR writes report.md, report.html (self-contained, charts embedded), results.csv (one
 row per point, every summary figure), plan.json (all point results) and the charts as PNG
-and SVG, atomically. Without --out, report.md goes to stdout.
+and SVG, atomically: DIR is replaced as a whole, so it may not be the working directory or
+contain it. Without --out, report.md goes to stdout.
 
 To spread a big plan over machines, run each share with --shard i/n (i = 0..n-1); each
 writes partial-i-of-n.json into --out (or to stdout without --out). Then --merge builds the

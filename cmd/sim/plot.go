@@ -19,7 +19,8 @@ var cmdPlot = &command{
 	long: `Plot redraws the charts of an earlier 'sim run --out DIR' from DIR/summary.json,
 DIR/timeseries.csv and, when present, DIR/layout.csv, without running the simulation
 again. The charts are written into DIR, or into --out. As with 'sim run', the files are
-written atomically: on any error none is replaced.
+written atomically: on any error none is replaced. The directory written is replaced as a
+whole, so it may not be the working directory or contain it: 'sim plot .' is refused.
 
 Examples:
 

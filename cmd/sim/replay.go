@@ -125,7 +125,8 @@ makes writes at the start, not churn.
 
 --out DIR writes what 'sim run' writes but its report (report.md and report.html, which
 describe a scenario), plus replay.json (events read, skipped, unmatched, out of order, where
-times came from, and the comparison).
+times came from, and the comparison). As with 'sim run', DIR is replaced as a whole, so it
+may not be the working directory or contain it.
 
 On a terminal, a progress bar on stderr shows how much of --pods has been read, and the
 virtual time reached (not with --quiet).

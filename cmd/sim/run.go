@@ -36,9 +36,10 @@ line per API write, written as the run goes rather than held in memory), layout.
 (EndpointSlice layout samples), charts (PNG and SVG) and the run's report, report.md and
 report.html (self-contained, charts embedded): the headline, the phase table, the charts,
 the assumptions in force and what to try next. DIR is checked and locked before the run and
-replaced all at once after it: on any error or signal (a full disk stops the run at once)
-nothing in DIR is changed; outputs of an earlier run this one does not produce go, other
-files stay.
+replaced as a whole after it (so it may not be the working directory or contain it): on
+any error or signal (a full disk stops the run at once) nothing in DIR is changed; outputs
+of an earlier run this one does not produce go, other files stay. An empty --out is an
+error.
 'sim diff' compares two such directories.
 
 A progress bar is shown on stderr when stderr is a terminal (not with --quiet).
