@@ -250,6 +250,10 @@ func (d *decoder) axes(n *yaml.Node, path string) []Axis {
 	}
 	var axes []Axis
 	points := 1
+	// setBy holds, for each path an axis sets (in its parsed form, so that spellings of
+	// one path agree), the axis that sets it: two axes setting one path would label the
+	// points with values the run did not use.
+	setBy := map[string]string{}
 	for i, it := range items {
 		p := index(path, i)
 		f, ok := d.fields(it, p, axisFields)
@@ -257,7 +261,9 @@ func (d *decoder) axes(n *yaml.Node, path string) []Axis {
 			continue
 		}
 		var ax Axis
+		var setNode *yaml.Node
 		if e, ok := f["set"]; ok {
+			setNode = e.val
 			ax.Paths = d.axisPaths(e.val, join(p, "set"))
 		} else {
 			d.missing(it, p, "set")
@@ -285,6 +291,23 @@ func (d *decoder) axes(n *yaml.Node, path string) []Axis {
 			if prev.Name == ax.Name {
 				d.errorf(it, p, "axis name %q used twice; name the axes apart", ax.Name)
 			}
+		}
+		for _, sp := range ax.Paths {
+			steps, _ := parseSetPath(sp) // axisPaths kept only paths that parse
+			key := fmt.Sprintf("%+v", steps)
+			if prev, ok := setBy[key]; ok {
+				at, atPath := setNode, join(p, "set")
+				if setNode.Kind == yaml.SequenceNode {
+					for j, c := range setNode.Content {
+						if c.Value == sp {
+							at, atPath = c, index(join(p, "set"), j) // the last one: the one set again
+						}
+					}
+				}
+				d.errorf(at, atPath, "path %s is already set by %s; each path may be set by one axis only", sp, prev)
+				continue
+			}
+			setBy[key] = fmt.Sprintf("axis %q (%s)", ax.Name, p)
 		}
 		if points *= len(ax.Values); points > MaxPlanPoints {
 			d.errorf(it, p, "the grid has more than %d points; split the plan", MaxPlanPoints)
@@ -350,6 +373,8 @@ func (d *decoder) axisValues(n *yaml.Node, path string) []string {
 		return nil
 	}
 	var out []string
+	// seen holds each value's key (valueKey) and where it was first listed.
+	seen := map[string]int{}
 	for i, it := range items {
 		it = d.resolve(it, index(path, i))
 		if it == nil {
@@ -360,13 +385,44 @@ func (d *decoder) axisValues(n *yaml.Node, path string) []string {
 			d.errorf(it, index(path, i), "%v", err)
 			continue
 		}
-		if slices.Contains(out, v) {
-			d.errorf(it, index(path, i), "value %s listed twice", v)
+		key := valueKey(it, v)
+		if j, ok := seen[key]; ok {
+			if out[j] == v {
+				d.errorf(it, index(path, i), "value %s listed twice", v)
+			} else {
+				d.errorf(it, index(path, i), "value %s listed twice: it is %s (%s), written another way", v, out[j], index(path, j))
+			}
 			continue
 		}
+		seen[key] = len(out)
 		out = append(out, v)
 	}
 	return out
+}
+
+// valueKey is what an axis value means, for finding one listed twice: an integer, a number
+// or a boolean by its value (5, 05, 0x5 and +5 are one value), anything else as written.
+func valueKey(n *yaml.Node, text string) string {
+	if n.Kind == yaml.ScalarNode {
+		switch n.ShortTag() {
+		case "!!int":
+			var i int64
+			if err := n.Decode(&i); err == nil {
+				return "int " + strconv.FormatInt(i, 10)
+			}
+		case "!!float":
+			var f float64
+			if err := n.Decode(&f); err == nil {
+				return "float " + strconv.FormatFloat(f, 'g', -1, 64)
+			}
+		case "!!bool":
+			var b bool
+			if err := n.Decode(&b); err == nil {
+				return "bool " + strconv.FormatBool(b)
+			}
+		}
+	}
+	return "text " + text
 }
 
 // valueText renders a YAML value as the text of a --set value that parses back to it.

@@ -69,6 +69,18 @@ func TestParsePlanErrors(t *testing.T) {
 		{"path with value", "name: x\nscenario: quick\ngrid:\n  - set: a=1\n    values: [1]\n", []string{"p.yaml:4:10: grid[0].set: a path without a value"}},
 		{"no values", "name: x\nscenario: quick\ngrid:\n  - set: a\n    values: []\n", []string{"p.yaml:5:13: grid[0].values: needs at least one value"}},
 		{"dup value", "name: x\nscenario: quick\ngrid:\n  - set: a\n    values: [1, 1]\n", []string{"p.yaml:5:17: grid[0].values[1]: value 1 listed twice"}},
+		// Values equal but written differently passed the check, and two axes setting one
+		// path mislabelled the points.
+		{"dup value written apart", "name: x\nscenario: quick\ngrid:\n  - set: a\n    values: [5, 05, 0x5, +5, 6]\n", []string{
+			"p.yaml:5:17: grid[0].values[1]: value 05 listed twice: it is 5 (grid[0].values[0])",
+			"p.yaml:5:21: grid[0].values[2]: value 0x5 listed twice: it is 5",
+			"p.yaml:5:26: grid[0].values[3]: value +5 listed twice: it is 5"}},
+		{"dup float and bool", "name: x\nscenario: quick\ngrid:\n  - set: a\n    values: [1.0, 1e0, true, True]\n", []string{
+			"grid[0].values[1]: value 1e0 listed twice: it is 1.0", "grid[0].values[3]: value True listed twice: it is true"}},
+		{"path set by two axes", "name: x\nscenario: quick\ngrid:\n  - {set: a.b, values: [1]}\n  - {name: other, set: [c, 'a.b'], values: [2]}\n", []string{
+			`p.yaml:5:28: grid[1].set[1]: path a.b is already set by axis "a.b" (grid[0])`}},
+		{"path set twice in one axis", "name: x\nscenario: quick\ngrid:\n  - {set: [a, a], values: [1]}\n", []string{
+			`p.yaml:4:15: grid[0].set[1]: path a is already set by axis "a" (grid[0])`}},
 		{"per day needs churn", "name: x\nscenario: quick\ngrid: [{set: a, values: [1]}]\nbudgets: {perNodeIngressPerDay: 1GB}\n", []string{"budgets.perNodeIngressPerDay: needs churn"}},
 		{"bad budget", "name: x\nscenario: quick\ngrid: [{set: a, values: [1]}]\nbudgets: {writesPerSecond: fast, peakEgress: 0}\n", []string{"budgets.writesPerSecond: expected a number", "budgets.peakEgress: must be above 0"}},
 		{"too big", "name: x\nscenario: quick\ngrid:\n  - {set: a, values: [" + seq(200) + "]}\n  - {set: b, values: [" + seq(200) + "]}\n", []string{"p.yaml:5:5: grid[1]: the grid has more than 10000 points"}},
@@ -126,6 +138,7 @@ func FuzzParsePlan(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte("name: x\nscenario: quick\ngrid: [{set: [a, b], values: [{x: &a [1]}, *a]}]\nchurn: {a: 1}\n"))
+	f.Add([]byte("name: x\nscenario: quick\ngrid: [{set: a, values: [5, 0x5, 1.0, 1e0, 99999999999999999999]}, {set: [b, a], values: [1]}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParsePlan("fuzz.yaml", data)
 		if err != nil {
