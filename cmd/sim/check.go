@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"epsim/reports"
 	"epsim/scenarios"
@@ -72,7 +73,10 @@ change in percent, and where the expectation came from — one block per scenari
 failures, then one line with the outcome; a passing check prints that line only.
 --verbose lists every checked figure, failures first (in capitals). --format json (-o json)
 gives every figure as JSON, and --junit FILE also writes JUnit XML (one testcase per
-figure) for CI systems to display.
+figure) for CI systems to display. The --junit file and the baselines --update-baseline
+writes are checked before any run (a directory, or a path whose directory cannot be
+written, is bad input); directories missing on their paths are created when they are
+written. Two scenarios of one base name cannot share a --baseline-dir.
 
 Exit status: 0 every figure within bounds; 1 a regression, a broken budget, a figure
 missing from the run (with --strict also an improvement or a figure new to the baseline),
@@ -274,6 +278,7 @@ func (o *checkOptions) run(e *env, args []string) error {
 		}
 		jobs = append(jobs, job)
 	}
+	problems = append(problems, o.checkOutputs(jobs)...)
 	if len(problems) > 0 {
 		return badInput(errors.Join(problems...))
 	}
@@ -328,8 +333,11 @@ func (o *checkOptions) run(e *env, args []string) error {
 		}
 	}
 	if o.junit != "" {
+		if err := os.MkdirAll(filepath.Dir(o.junit), 0o755); err != nil {
+			return fmt.Errorf("--junit %s: %w", o.junit, plainPathError(err))
+		}
 		if err := writeFileAtomic(o.junit, func(w io.Writer) error { return reports.WriteCheckJUnit(w, report) }); err != nil {
-			return fmt.Errorf("--junit: %w", err)
+			return fmt.Errorf("--junit %s: %w", o.junit, err)
 		}
 	}
 	if o.format == "json" {
@@ -344,6 +352,77 @@ func (o *checkOptions) run(e *env, args []string) error {
 		return &exitError{code: exitFailed, err: fmt.Errorf("check failed: %d of %d figures out of bounds (%s)", c.Failed, c.Figures, c)}
 	}
 	return nil
+}
+
+// checkOutputs finds, before anything runs, what would stop check writing its files at the
+// end: two scenarios whose baselines are one file (--baseline-dir files them by base name),
+// and a --junit or baseline path that cannot be a file (see checkOutputPath).
+func (o *checkOptions) checkOutputs(jobs []*checkJob) []error {
+	var problems []error
+	byPath := map[string]*checkJob{}
+	for _, job := range jobs {
+		if job.baselinePath == "" {
+			continue
+		}
+		key := filepath.Clean(job.baselinePath)
+		if prev, ok := byPath[key]; ok && prev.sc.File != job.sc.File {
+			problems = append(problems, fmt.Errorf("%s and %s share the baseline %s (baselines are filed by the scenario's base name); check them in separate runs with separate --baseline-dir",
+				prev.sc.File, job.sc.File, job.baselinePath))
+			continue
+		}
+		byPath[key] = job
+		if o.update {
+			if err := checkOutputPath(job.baselinePath); err != nil {
+				problems = append(problems, fmt.Errorf("baseline %s: %w", job.baselinePath, err))
+			}
+		}
+	}
+	if o.junit != "" {
+		if err := checkOutputPath(o.junit); err != nil {
+			problems = append(problems, fmt.Errorf("--junit %s: %w", o.junit, err))
+		}
+	}
+	return problems
+}
+
+// checkOutputPath fails when path cannot be written as a file: it names a directory (or
+// ends in /), is not a regular file, or the nearest directory on its path that exists is
+// not writable (missing directories are created when the file is written).
+func checkOutputPath(path string) error {
+	if strings.HasSuffix(path, "/") {
+		return errors.New("names a directory, not a file")
+	}
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return errors.New("is a directory, not a file")
+		}
+		if !st.Mode().IsRegular() {
+			return errors.New("exists and is not a regular file")
+		}
+	} else if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+		return plainPathError(err)
+	}
+	dir := filepath.Dir(path)
+	for {
+		st, err := os.Stat(dir)
+		if err == nil {
+			if !st.IsDir() {
+				return fmt.Errorf("%s is not a directory", dir)
+			}
+			if syscall.Access(dir, 0x2 /* W_OK */) != nil {
+				return fmt.Errorf("directory %s is not writable", dir)
+			}
+			return nil
+		}
+		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return plainPathError(err)
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return nil
+		}
+		dir = up
+	}
 }
 
 // prepare loads one scenario and its baseline and makes sure there is something to check.

@@ -565,3 +565,67 @@ func TestCheckBaselineGates(t *testing.T) {
 		t.Errorf("bad gate: exit %d", code)
 	}
 }
+
+// TestCheckOutputPaths: a --junit or --update-baseline path that cannot be written is found
+// before any run, as bad input naming the flag and the path (it was found after all the
+// runs, as exit 1, "a regression", with an internal temporary's error), and a missing
+// directory on either path is created. Two scenarios of one base name would overwrite each
+// other's baseline: refused, naming both files.
+func TestCheckOutputPaths(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args func(dir string) []string
+		code int
+		want string
+		// made is a file that must exist afterwards ("" for none).
+		made string
+	}{
+		{"junit is a directory", func(dir string) []string {
+			return []string{"check", "x.yaml", "--baseline-dir", dir, "--junit", dir}
+		}, exitBadInput, "--junit DIR: is a directory", ""},
+		{"junit ends in a slash", func(dir string) []string {
+			return []string{"check", "x.yaml", "--baseline-dir", dir, "--junit", dir + "/new/"}
+		}, exitBadInput, "--junit DIR/new/: names a directory", ""},
+		{"junit under a file", func(dir string) []string {
+			return []string{"check", "x.yaml", "--baseline-dir", dir, "--junit", filepath.Join(dir, "x.json", "j.xml")}
+		}, exitBadInput, "--junit DIR/x.json/j.xml: DIR/x.json is not a directory", ""},
+		{"junit in a missing directory", func(dir string) []string {
+			return []string{"check", "x.yaml", "--baseline-dir", dir, "--junit", filepath.Join(dir, "a", "b", "j.xml")}
+		}, exitOK, "", "a/b/j.xml"},
+		{"baseline-dir under a file", func(dir string) []string {
+			return []string{"check", "x.yaml", "--baseline-dir", filepath.Join(dir, "x.json"), "--update-baseline"}
+		}, exitBadInput, "baseline DIR/x.json/x.json: DIR/x.json is not a directory", ""},
+		{"baseline is a directory", func(dir string) []string {
+			os.Mkdir(filepath.Join(dir, "d.json"), 0o755)
+			return []string{"check", "x.yaml", "--baseline", filepath.Join(dir, "d.json"), "--update-baseline"}
+		}, exitBadInput, "baseline DIR/d.json: is a directory", ""},
+		{"baseline in a missing directory", func(dir string) []string {
+			return []string{"check", "x.yaml", "--baseline-dir", filepath.Join(dir, "new", "dir"), "--update-baseline"}
+		}, exitOK, "", "new/dir/x.json"},
+		{"two scenarios, one baseline", func(dir string) []string {
+			return []string{"check", "a/x.yaml", "b/x.yaml", "--baseline-dir", dir, "--update-baseline"}
+		}, exitBadInput, "a/x.yaml and b/x.yaml share the baseline DIR/x.json", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFakeBaseline(t, dir)
+			te := checkEnv()
+			code := te.main(tc.args(dir))
+			stderr := strings.ReplaceAll(te.stderr.String(), dir, "DIR")
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s", code, tc.code, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q lacks %q", stderr, tc.want)
+			}
+			if code == exitBadInput && len(te.ran) != 0 {
+				t.Error("ran the scenarios before finding the bad output path")
+			}
+			if tc.made != "" {
+				if _, err := os.Stat(filepath.Join(dir, tc.made)); err != nil {
+					t.Errorf("not written: %v", err)
+				}
+			}
+		})
+	}
+}
