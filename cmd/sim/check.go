@@ -105,7 +105,7 @@ Examples:
 		fs.BoolVar(&o.strict, "strict", false, "fail on improvements and on figures new to the baseline too")
 		formatFlag(fs, &o.format, "stdout `format`: table or json")
 		fs.Var(&o.sets, "set", "override a scenario field, `path=value` (repeatable), for every scenario")
-		fs.Uint64Var(&o.seed, "seed", 0, "override the scenarios' seeds with `N`")
+		seedFlag(fs, &o.seed, "override the scenarios' seeds with `N`, 0..2^63-1")
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 		return func(e *env, args []string) error {
 			fs.Visit(func(f *flag.Flag) {

@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"golang.org/x/term"
@@ -256,6 +258,27 @@ func formatFlag(fs *flag.FlagSet, p *string, usage string) {
 	}
 	fs.StringVar(p, "format", "table", usage)
 	fs.StringVar(p, "o", "table", "the same as --`format`")
+}
+
+// seedFlag registers --seed on fs, setting *p: 0..2^63-1, the range a scenario's seed:
+// and --set seed= take, so that a run's seed can be written into a scenario
+// (--print-scenario) that loads back.
+func seedFlag(fs *flag.FlagSet, p *uint64, usage string) {
+	fs.Var((*seedValue)(p), "seed", usage)
+}
+
+// seedValue is a --seed: an integer 0..2^63-1.
+type seedValue uint64
+
+func (v *seedValue) String() string { return strconv.FormatUint(uint64(*v), 10) }
+
+func (v *seedValue) Set(s string) error {
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n > math.MaxInt64 {
+		return fmt.Errorf("want an integer from 0 to 2^63-1 (%d), as a scenario's seed:", int64(math.MaxInt64))
+	}
+	*v = seedValue(n)
+	return nil
 }
 
 // checkFormat rejects a --format other than table or json.

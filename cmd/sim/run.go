@@ -55,7 +55,7 @@ Examples:
 		o := &runOptions{}
 		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv, charts and report.md/.html into `DIR`")
 		formatFlag(fs, &o.format, "stdout `format`: table, or json (the content of summary.json)")
-		fs.Uint64Var(&o.seed, "seed", 0, "override the scenario's seed with `N` (default: the scenario's seed)")
+		seedFlag(fs, &o.seed, "override the scenario's seed with `N`, 0..2^63-1 (default: the scenario's seed)")
 		fs.StringVar(&o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices")
 		fs.Var(&o.sets, "set", "override a scenario field, `path=value` (repeatable), e.g. cluster.nodes=1000")
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")

@@ -48,6 +48,22 @@ func TestValidatePlansAndEffective(t *testing.T) {
 			t.Errorf("%v: printed scenario is another run", args)
 		}
 	}
+	// --seed takes what a scenario's seed: takes: the largest prints a scenario that loads
+	// back, and one more is refused (it printed a scenario that did not load).
+	out.Reset()
+	if code := e.main([]string{"run", "quick", "--seed", "9223372036854775807", "--print-scenario"}); code != exitOK {
+		t.Fatalf("--seed 2^63-1: exit %d: %s", code, errb.String())
+	}
+	if _, err := scenarios.Parse("printed.yaml", out.Bytes(), nil); err != nil {
+		t.Errorf("--seed 2^63-1: printed scenario does not load: %v", err)
+	}
+	for _, args := range [][]string{{"run", "quick", "--print-scenario"}, {"check", "quick", "--baseline-dir", t.TempDir()}} {
+		errb.Reset()
+		if code := e.main(append(args, "--seed", "9223372036854775808")); code != exitBadInput ||
+			!strings.Contains(errb.String(), "0 to 2^63-1") {
+			t.Errorf("%s --seed 2^63: exit %d: %s", args[0], code, errb.String())
+		}
+	}
 	out.Reset()
 	if code := e.main([]string{"validate", "--effective", "quick"}); code != exitOK || !strings.Contains(out.String(), "nodeMilliCPU: 4000") {
 		t.Errorf("validate --effective: exit %d:\n%s", code, out.String())
