@@ -8,6 +8,7 @@ import (
 	"html"
 	"io"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,6 +46,7 @@ func (r *PlanResults) planDoc(charts []*Chart) []block {
 	}
 	list := func(items []string) { doc = append(doc, block{kind: blockList, items: items}) }
 	table := func(rows [][]string) { doc = append(doc, block{kind: blockTable, rows: rows}) }
+	r = r.markdownSafe()
 	spec := &r.Plan
 
 	h(1, "Capacity plan: "+spec.Name)
@@ -53,13 +55,13 @@ func (r *PlanResults) planDoc(charts []*Chart) []block {
 	}
 	var axes []string
 	for _, ax := range spec.Axes {
-		axes = append(axes, fmt.Sprintf("%s ∈ {%s} (`%s`)", ax.Name, strings.Join(ax.Values, ", "), strings.Join(ax.Paths, "`, `")))
+		axes = append(axes, fmt.Sprintf("%s ∈ {%s} (%s)", ax.Name, strings.Join(ax.Values, ", "), mdCodes(ax.Paths)))
 	}
 	seeds := "seed " + r.seeds()
-	para("Plan `%s`, base scenario `%s`, %s; %d grid points: %s. Bytes are in SI units (1 KB = 1000 B).",
-		spec.File, spec.Scenario, seeds, spec.GridPoints, strings.Join(axes, "; "))
+	para("Plan %s, base scenario %s, %s; %d grid points: %s. Bytes are in SI units (1 KB = 1000 B).",
+		mdCode(spec.File), mdCode(spec.Scenario), seeds, spec.GridPoints, strings.Join(axes, "; "))
 	if len(spec.Set) > 0 {
-		para("Every point also sets `%s`.", strings.Join(spec.Set, "`, `"))
+		para("Every point also sets %s.", mdCodes(spec.Set))
 	}
 
 	h(2, "Budgets")
@@ -251,7 +253,7 @@ func (r *PlanResults) phaseRows(points []*PlanPoint) [][]string {
 	for i := range ran.Summary.Phases {
 		name := ran.Summary.Phases[i].Name
 		for _, f := range figures {
-			row := []string{"`" + name + "`", f.name}
+			row := []string{mdCode(name), f.name}
 			cell := func(p *PlanPoint, m sim.Mode) string {
 				ph := p.phase(name)
 				if ph == nil || ph.Mode(m) == nil {
@@ -501,7 +503,7 @@ func writeBlocksMarkdown(w io.Writer, doc []block) error {
 			for j, row := range bl.rows {
 				cells := make([]string, len(row))
 				for k, c := range row {
-					cells[k] = strings.ReplaceAll(c, "|", `\|`)
+					cells[k] = escapePipes(c)
 				}
 				fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
 				if j == 0 {
@@ -509,7 +511,7 @@ func writeBlocksMarkdown(w io.Writer, doc []block) error {
 				}
 			}
 		case blockChart:
-			fmt.Fprintf(&b, "![%s](%s.png)\n\n%s\n", bl.chart.Title, bl.chart.Name, bl.text)
+			fmt.Fprintf(&b, "![%s](%s.png)\n\n%s\n", mdText(bl.chart.Title), bl.chart.Name, bl.text)
 		}
 	}
 	_, err := w.Write(b.Bytes())
@@ -578,21 +580,175 @@ img { max-width: 100%; }
 	return err
 }
 
-// inlineHTML escapes text and turns `code` spans into <code>.
-func inlineHTML(s string) string {
-	parts := strings.Split(s, "`")
+// The blocks' text is a small subset of Markdown that both renderers read: code spans
+// (a run of backticks up to the same run, as CommonMark) and backslash escapes of ASCII
+// punctuation. Text a user gave (names, descriptions, file names, grid values) enters it
+// only through mdText or mdCode, so that it cannot make headings, links, emphasis, tables
+// or raw HTML of the Markdown report, nor break its code spans.
+
+// mdText escapes s for the text of a block: every character Markdown gives a meaning
+// inline, and the markers of a block (heading, list, quote) at the start of a line.
+func mdText(s string) string {
 	var b strings.Builder
-	for i, p := range parts {
-		if i%2 == 1 && i < len(parts)-1 {
-			b.WriteString("<code>" + html.EscapeString(p) + "</code>")
-			continue
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
 		}
-		if i%2 == 1 {
-			b.WriteString("`")
+		line = strings.TrimLeft(line, " \t") // four spaces would start a code block
+		if m := blockMarker.FindString(line); m != "" {
+			// Escape the marker's last character: "\#", "1\.", "\-".
+			b.WriteString(m[:len(m)-1] + `\` + m[len(m)-1:])
+			line = line[len(m):]
 		}
-		b.WriteString(html.EscapeString(p))
+		for _, c := range line {
+			if strings.ContainsRune("\\`*_[]<>&|~!", c) {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(c)
+		}
 	}
 	return b.String()
+}
+
+// escapePipes escapes each "|" of a table cell that is not escaped already (mdText escapes
+// a user's; a code span's are not), so that it does not split the cell.
+func escapePipes(c string) string {
+	var b strings.Builder
+	for i := 0; i < len(c); i++ {
+		if c[i] == '\\' && i+1 < len(c) {
+			b.WriteString(c[i : i+2])
+			i++
+			continue
+		}
+		if c[i] == '|' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c[i])
+	}
+	return b.String()
+}
+
+// blockMarker matches what starts a heading, a list item, a thematic break or a setext
+// underline at the start of a line.
+var blockMarker = regexp.MustCompile(`^(#{1,6}|[-+=]|[0-9]{1,9}[.)])(\s|$)`)
+
+// mdCode makes s a code span: its fence is a run of backticks longer than any in s, and a
+// space pads s when it begins or ends with a backtick (CommonMark strips one each side).
+func mdCode(s string) string {
+	longest, run := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + strings.ReplaceAll(s, "\n", " ") + fence
+}
+
+// mdCodes lists each of ss as a code span, joined with ", ".
+func mdCodes(ss []string) string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = mdCode(s)
+	}
+	return strings.Join(out, ", ")
+}
+
+// markdownSafe returns a copy of r whose user-given text the report shows as text (the
+// plan's name and description, the axes' names and values, and so the points' values) is
+// escaped with mdText. Equal values stay equal, so groups and labels are unchanged.
+func (r *PlanResults) markdownSafe() *PlanResults {
+	c := *r
+	esc := func(ss []string) []string {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = mdText(s)
+		}
+		return out
+	}
+	c.Plan.Name, c.Plan.Description = mdText(r.Plan.Name), mdText(strings.TrimSpace(r.Plan.Description))
+	c.Plan.Axes = slices.Clone(r.Plan.Axes)
+	for i := range c.Plan.Axes {
+		c.Plan.Axes[i].Name = mdText(c.Plan.Axes[i].Name)
+		c.Plan.Axes[i].Values = esc(c.Plan.Axes[i].Values)
+	}
+	c.Points = slices.Clone(r.Points)
+	for i := range c.Points {
+		c.Points[i].Values = esc(c.Points[i].Values)
+	}
+	return &c
+}
+
+// inlineHTML renders a block's text as HTML: code spans become <code>, backslash escapes
+// the characters they escape, and everything is HTML-escaped.
+func inlineHTML(s string) string {
+	var b strings.Builder
+	var text strings.Builder
+	flush := func() {
+		b.WriteString(html.EscapeString(text.String()))
+		text.Reset()
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s) && isASCIIPunct(s[i+1]):
+			text.WriteByte(s[i+1])
+			i += 2
+		case c == '`':
+			n := 0
+			for i+n < len(s) && s[i+n] == '`' {
+				n++
+			}
+			end := closingFence(s, i+n, n)
+			if end < 0 {
+				text.WriteString(s[i : i+n]) // no closing run: literal backticks
+				i += n
+				continue
+			}
+			code := s[i+n : end]
+			if len(code) >= 2 && code[0] == ' ' && code[len(code)-1] == ' ' && strings.Trim(code, " ") != "" {
+				code = code[1 : len(code)-1]
+			}
+			flush()
+			b.WriteString("<code>" + html.EscapeString(code) + "</code>")
+			i = end + n
+		default:
+			text.WriteByte(c)
+			i++
+		}
+	}
+	flush()
+	return b.String()
+}
+
+// closingFence returns where in s, from from, a run of exactly n backticks starts, or -1.
+func closingFence(s string, from, n int) int {
+	for i := from; i < len(s); {
+		if s[i] != '`' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] == '`' {
+			j++
+		}
+		if j-i == n {
+			return i
+		}
+		i = j
+	}
+	return -1
+}
+
+// isASCIIPunct reports whether c is ASCII punctuation, which a backslash escapes.
+func isASCIIPunct(c byte) bool {
+	return c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~'
 }
 
 // planFigures are the per-mode columns of results.csv: every figure of summary.json.

@@ -66,7 +66,7 @@ func RunHeadline(s *Summary) string {
 			}
 		}
 		if best >= 0 && len(s.Phases) > 1 {
-			h += fmt.Sprintf(" The gap is widest in phase `%s`: %s.", s.Phases[best].Name, FormatRatio(bestRatio, true))
+			h += fmt.Sprintf(" The gap is widest in phase %s: %s.", mdCode(s.Phases[best].Name), FormatRatio(bestRatio, true))
 		}
 		return h
 	case e != nil:
@@ -98,13 +98,13 @@ func (r *RunReport) runDoc() []block {
 	list := func(items []string) { doc = append(doc, block{kind: blockList, items: items}) }
 	s, cfg := r.Summary, r.Config
 
-	h(1, "Run report: "+s.Scenario)
+	h(1, "Run report: "+mdText(s.Scenario))
 	services := 0
 	for _, sv := range cfg.Services {
 		services += max(1, sv.Count)
 	}
-	para("Scenario `%s`, seed %d: %s nodes, %s, %s watchers per mode, %s; the last API write at %s of virtual time, everything delivered by %s. Bytes are in SI units (1 KB = 1000 B).",
-		r.File, s.Seed, formatCount(int64(s.Nodes)), plural(services, "Service"), formatCount(int64(s.Watchers)),
+	para("Scenario %s, seed %d: %s nodes, %s, %s watchers per mode, %s; the last API write at %s of virtual time, everything delivered by %s. Bytes are in SI units (1 KB = 1000 B).",
+		mdCode(r.File), s.Seed, formatCount(int64(s.Nodes)), plural(services, "Service"), formatCount(int64(s.Watchers)),
 		plural(len(s.Phases), "phase"), FormatSeconds(s.LastWriteSeconds), FormatSeconds(max(s.Total.EndSeconds, s.EndTimeSeconds)))
 
 	h(2, "Headline")
@@ -117,10 +117,10 @@ func (r *RunReport) runDoc() []block {
 				continue
 			}
 			if ms.FailedWrites > 0 {
-				warnings = append(warnings, fmt.Sprintf("Phase `%s`: %s %s writes failed (objects over the etcd request limit).", p.Name, formatCount(ms.FailedWrites), modeTitle(m)))
+				warnings = append(warnings, fmt.Sprintf("Phase %s: %s %s writes failed (objects over the etcd request limit).", mdCode(p.Name), formatCount(ms.FailedWrites), modeTitle(m)))
 			}
 			if ms.WithinSLO != nil && !*ms.WithinSLO {
-				warnings = append(warnings, fmt.Sprintf("Phase `%s`: %s propagation p99 %s misses the %s SLO.", p.Name, modeTitle(m), FormatSeconds(ms.Propagation.P99Seconds), FormatSeconds(s.SLOSeconds)))
+				warnings = append(warnings, fmt.Sprintf("Phase %s: %s propagation p99 %s misses the %s SLO.", mdCode(p.Name), modeTitle(m), FormatSeconds(ms.Propagation.P99Seconds), FormatSeconds(s.SLOSeconds)))
 			}
 		}
 	}
@@ -163,7 +163,7 @@ func (r *RunReport) runDoc() []block {
 		rows = append(rows, row)
 	}
 	for i := range s.Phases {
-		add("`"+s.Phases[i].Name+"`", &s.Phases[i])
+		add(mdCode(s.Phases[i].Name), &s.Phases[i])
 	}
 	add("total", &s.Total)
 	para("Each cell is %s; the ratio is that of bytes fanned out. summary.json has every figure.", strings.Join(names, " / "))
@@ -190,7 +190,7 @@ func (r *RunReport) runDoc() []block {
 				}
 				return strings.Join(parts, " / ")
 			}
-			row := []string{"`" + sv.Namespace + "/" + sv.Name + "`",
+			row := []string{mdCode(sv.Namespace + "/" + sv.Name),
 				sp(func(m *ServiceModeSummary) string { return formatCount(m.Writes) }),
 				sp(func(m *ServiceModeSummary) string { return FormatBytes(m.FanoutBytes) })}
 			if both {
@@ -325,7 +325,8 @@ func (r *RunReport) nextSteps() []string {
 	if cfg.ControlPlane.MaxEndpointsPerSlice >= 500 {
 		other = 100
 	}
-	out = append(out, fmt.Sprintf("Another slice size: `sim run %s --set controlPlane.maxEndpointsPerSlice=%d --out results/b`, then `sim diff` this directory with `results/b`.", file, other))
+	out = append(out, fmt.Sprintf("Another slice size: %s, then `sim diff` this directory with `results/b`.",
+		mdCode(fmt.Sprintf("sim run %s --set controlPlane.maxEndpointsPerSlice=%d --out results/b", file, other))))
 	if cfg.ControlPlane.EndpointsTruncation {
 		hidden := ""
 		if t := s.Total.Endpoints; t != nil && t.HiddenAddresses > 0 {
@@ -343,7 +344,8 @@ func (r *RunReport) nextSteps() []string {
 	}
 	out = append(out, fmt.Sprintf("Fewer, larger writes: a longer EndpointSlice batch period, e.g. `--set controlPlane.endpointSlice.batchPeriod=%s` (now %s).", longer, bp))
 	out = append(out, "Every slice size for your own Services at once: `sim plan` over `controlPlane.maxEndpointsPerSlice` (see `sim help plan`).")
-	out = append(out, fmt.Sprintf("Guard the figures in CI: `sim check %s --baseline-dir baselines --update-baseline` once, then `sim check %s --baseline-dir baselines`.", file, file))
+	out = append(out, fmt.Sprintf("Guard the figures in CI: %s once, then %s.",
+		mdCode("sim check "+file+" --baseline-dir baselines --update-baseline"), mdCode("sim check "+file+" --baseline-dir baselines")))
 	return out
 }
 
@@ -380,8 +382,8 @@ func truncationFlatters(p *PhaseSummary) string {
 	if e == nil || p.Ratio == nil || p.Ratio.FanoutBytes == nil || *p.Ratio.FanoutBytes >= 1 || e.TruncatedObjects == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Phase `%s`: Endpoints fanned out less than EndpointSlices (%s), but %s of its writes were truncated at 1000 addresses (up to %s left out of one) while the slices carried every endpoint: without truncation (`--set controlPlane.endpointsTruncation=false`) the Endpoints figure is higher.",
-		p.Name, FormatRatio(*p.Ratio.FanoutBytes, true), formatCount(e.TruncatedObjects), formatCount(e.HiddenAddresses))
+	return fmt.Sprintf("Phase %s: Endpoints fanned out less than EndpointSlices (%s), but %s of its writes were truncated at 1000 addresses (up to %s left out of one) while the slices carried every endpoint: without truncation (`--set controlPlane.endpointsTruncation=false`) the Endpoints figure is higher.",
+		mdCode(p.Name), FormatRatio(*p.Ratio.FanoutBytes, true), formatCount(e.TruncatedObjects), formatCount(e.HiddenAddresses))
 }
 
 // orDefault is d, or def when d is 0 (the simulator's default for an unset duration).
