@@ -188,6 +188,20 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`x.yaml:11:5: timeline[1]: action rollout comes before any create action; put a create action first`},
 		},
 		{
+			// A second create of a Service was accepted and gave an empty phase.
+			name: "created twice",
+			doc:  minimal + "  - name: again\n    action: create\n  - name: again-web\n    action: create\n    services: [web]\n",
+			want: []string{
+				`x.yaml:12:5: timeline[2]: every service is already created by an earlier create action; a Service is created once`,
+				`x.yaml:14:5: timeline[3]: every service is already created by an earlier create action; a Service is created once`,
+			},
+		},
+		{
+			name: "named service created twice",
+			doc:  strings.Replace(minimal, "    action: create\n", "    action: create\n    services: [web]\n", 1) + "  - name: again\n    action: create\n    services: [web]\n",
+			want: []string{`x.yaml:13:5: timeline[2].services[0]: service "web" is already created by an earlier create action; a Service is created once`},
+		},
+		{
 			name: "bad distribution",
 			doc:  strings.Replace(minimal, "replicas: 20", "replicas: 20\n    timing:\n      start: {lognormal: {median: 8s, p99: 4s}}", 1),
 			want: []string{`x.yaml:8:44: services[0].timing.start.lognormal.p99: p99 4s is below median 8s (need p99 >= median)`},

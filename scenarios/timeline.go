@@ -85,6 +85,20 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 		}
 		switch a.Kind {
 		case sim.ActionCreate:
+			// A Service created twice: the second create does nothing, an empty phase.
+			switch {
+			case createdAll:
+				d.errorf(it, p, "every service is already created by an earlier create action; a Service is created once")
+			case len(a.Services) == 0 && len(created) > 0:
+				d.errorf(it, p, "create without services: creates every service, but some are already created by an earlier create action; name the others in services:")
+			default:
+				for j, b := range bases {
+					if created[b] {
+						r := refIndex[j]
+						d.errorf(it, index(p+".services", r), "service %q is already created by an earlier create action; a Service is created once", a.Services[r])
+					}
+				}
+			}
 			if len(a.Services) == 0 {
 				createdAll = true
 			}
