@@ -246,10 +246,8 @@ func (c *collector) write(rec *WriteRecord, cm *committed, svc int) {
 	case "conflict":
 		r.Conflicts++
 	}
-	if cm.truncated {
-		r.TruncatedObjects++
-		r.HiddenAddresses = max(r.HiddenAddresses, cm.hidden)
-	}
+	// A truncated object is counted where it is committed: TruncatedObjects counts writes
+	// that stored a truncated Endpoints, which a failed or no-op write did not.
 	c.logWrite(rec)
 }
 

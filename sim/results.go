@@ -108,7 +108,8 @@ type ModeResult struct {
 	MaxObjectBytes int64 `json:"maxObjectBytes"`
 	// PeakEgressBytesPerSec is the largest fan-out in any 1 s window (all API servers).
 	PeakEgressBytesPerSec int64 `json:"peakEgressBytesPerSec"`
-	// TruncatedObjects counts writes of truncated Endpoints.
+	// TruncatedObjects counts committed writes (creates and updates) of truncated Endpoints:
+	// no-op and failed writes stored nothing and are not counted.
 	TruncatedObjects int64 `json:"truncatedObjects"`
 	// HiddenAddresses is the most addresses a truncated Endpoints write left out: endpoints
 	// that consumers of Endpoints (an Endpoints-based kube-proxy) would not see.
