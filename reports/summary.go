@@ -94,7 +94,8 @@ func (p *PhaseSummary) Mode(m sim.Mode) *ModeSummary {
 	return p.EndpointSlices
 }
 
-// WritesSummary counts API writes by verb, with their total.
+// WritesSummary counts committed API writes by verb, with their total (no-op and failed
+// writes are counted apart).
 type WritesSummary struct {
 	Create int64 `json:"create"`
 	Update int64 `json:"update"`

@@ -66,7 +66,8 @@ func (p *PhaseResult) Mode(m Mode) *ModeResult {
 	return &p.EndpointSlices
 }
 
-// WriteCounts counts API writes by verb.
+// WriteCounts counts committed API writes by verb (no-op and failed writes are counted
+// apart, in ModeResult.NoopWrites and FailedWrites).
 type WriteCounts struct {
 	Create int64 `json:"create"`
 	Update int64 `json:"update"`

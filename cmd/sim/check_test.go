@@ -629,3 +629,24 @@ func TestCheckOutputPaths(t *testing.T) {
 		})
 	}
 }
+
+// The write counts hold committed writes only: the README and sim help run must not call
+// them every write the controller issued, since no-op and failed writes are counted apart.
+func TestWriteCountsDocumentedAsCommitted(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row string
+	for _, line := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(line, "| `writes.create`") {
+			row = line
+		}
+	}
+	if !strings.Contains(row, "committed") || !strings.Contains(row, "`noopWrites`") || !strings.Contains(row, "`failedWrites`") {
+		t.Errorf("README's writes row does not say that it counts committed writes, no-op and failed ones apart:\n%s", row)
+	}
+	if !strings.Contains(cmdRun.long, "committed API writes") {
+		t.Error("sim help run does not say that the API writes are the committed ones")
+	}
+}

@@ -26,9 +26,10 @@ var cmdRun = &command{
 	short: "run a scenario and compare Endpoints with EndpointSlices",
 	long: `Run simulates SCENARIO — a YAML file, or the name of a scenario built into sim (see
 'sim scenarios') — with both control planes on the same pod timeline, and prints a
-side-by-side table per phase and in total: API writes by verb, failed writes, etcd bytes,
-watch events, bytes fanned out to watchers, bytes per node, the largest object, peak API
-server egress and propagation latency, with the ratio Endpoints / EndpointSlices.
+side-by-side table per phase and in total: committed API writes by verb (no-op updates the
+API server dropped are not among them), failed writes, etcd bytes, watch events, bytes
+fanned out to watchers, bytes per node, the largest object, peak API server egress and
+propagation latency, with the ratio Endpoints / EndpointSlices.
 
 The same scenario and seed always give the same output, byte for byte. --out DIR also writes
 summary.json (the stable machine interface), timeseries.csv (1 s buckets), writes.jsonl (one
