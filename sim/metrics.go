@@ -236,13 +236,14 @@ func (c *collector) write(rec *WriteRecord, cm *committed, svc int) {
 	rec.Phase = c.phases[c.e.phase].Name
 	c.lastWrite = max(c.lastWrite, rec.At)
 	r := c.mode(rec.Mode)
+	// The controller sent the body whatever the API server then did with it.
+	c.add(&r.RequestBytes, cm.requestBytes, "requestBytes", rec.Mode)
 	switch rec.Outcome {
 	case "failed":
 		r.FailedWrites++
 		c.service(svc, rec.Mode).failed++
 	case "noop":
 		r.NoopWrites++
-		r.RequestBytes += cm.requestBytes
 	case "conflict":
 		r.Conflicts++
 	}

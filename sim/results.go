@@ -97,7 +97,8 @@ type ModeResult struct {
 	Objects int64 `json:"objects"`
 	// EtcdBytes is the bytes of every committed object as stored.
 	EtcdBytes int64 `json:"etcdBytes"`
-	// RequestBytes is the bytes of request bodies the controller sent.
+	// RequestBytes is the bytes of request bodies the controller sent, whatever the API server
+	// then did with them (committed, no-op and failed writes alike).
 	RequestBytes int64 `json:"requestBytes"`
 	// WatchEvents is the number of watch events delivered (events × watchers).
 	WatchEvents int64 `json:"watchEvents"`
