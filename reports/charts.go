@@ -65,23 +65,31 @@ func runPhases(s *Summary) []phaseSpan {
 // "Endpoints send 63× more bytes than EndpointSlices". verb is third person plural ("send"),
 // noun the figure ("bytes"). With one mode it gives the figure.
 func compareModes(s *Summary, value func(*ModeSummary) int64, verb, noun string, format func(int64) string) string {
+	// amount is a figure with its noun, once: "1.7 GB" (FormatBytes says the unit),
+	// "3,000 API writes".
+	amount := func(v int64) string {
+		if noun == "bytes" {
+			return format(v)
+		}
+		return format(v) + " " + noun
+	}
 	e, es := s.Total.Endpoints, s.Total.EndpointSlices
 	switch {
 	case e == nil && es == nil:
 		return "No mode ran"
 	case e == nil:
-		return fmt.Sprintf("EndpointSlices %s %s %s", verb, format(value(es)), noun)
+		return fmt.Sprintf("EndpointSlices %s %s", verb, amount(value(es)))
 	case es == nil:
-		return fmt.Sprintf("Endpoints %s %s %s", verb, format(value(e)), noun)
+		return fmt.Sprintf("Endpoints %s %s", verb, amount(value(e)))
 	}
 	a, b := value(e), value(es)
 	switch {
 	case a == 0 && b == 0:
-		return fmt.Sprintf("Neither mode %s any %s", strings.TrimSuffix(verb, "s"), noun)
+		return fmt.Sprintf("Neither mode %s any %s", singularVerb(verb), noun)
 	case b == 0:
-		return fmt.Sprintf("Endpoints %s %s %s; EndpointSlices none", verb, format(a), noun)
+		return fmt.Sprintf("Endpoints %s %s; EndpointSlices none", verb, amount(a))
 	case a == 0:
-		return fmt.Sprintf("EndpointSlices %s %s %s; Endpoints none", verb, format(b), noun)
+		return fmt.Sprintf("EndpointSlices %s %s; Endpoints none", verb, amount(b))
 	}
 	more, less := "Endpoints", "EndpointSlices"
 	r := float64(a) / float64(b)
@@ -92,6 +100,80 @@ func compareModes(s *Summary, value func(*ModeSummary) int64, verb, noun string,
 		return fmt.Sprintf("Endpoints and EndpointSlices %s about as many %s (%s and %s)", verb, noun, format(a), format(b))
 	}
 	return fmt.Sprintf("%s %s %s more %s than %s", more, verb, FormatRatio(r, true), noun, less)
+}
+
+// singularVerb is verb ("fan out", "send") for one subject ("fans out", "sends").
+func singularVerb(verb string) string {
+	first, rest, _ := strings.Cut(verb, " ")
+	if rest != "" {
+		return first + "s " + rest
+	}
+	return first + "s"
+}
+
+// bothModes reports whether both modes ran, so that a chart or a table can show their ratio.
+func bothModes(s *Summary) bool { return s.Total.Endpoints != nil && s.Total.EndpointSlices != nil }
+
+// pairNote is what a phase bar chart's subtitle says of the ratio above each pair of bars:
+// nothing when one mode ran (one bar per phase, no ratio).
+func pairNote(s *Summary) string {
+	if !bothModes(s) {
+		return ""
+	}
+	return ", Endpoints/EndpointSlices above each pair"
+}
+
+// gapFactor is how far apart a phase's Endpoints figure a and EndpointSlices figure b are:
+// the larger over the smaller (≥ 1), +Inf when only one is 0, 0 when both are.
+func gapFactor(a, b int64) float64 {
+	switch {
+	case a == 0 && b == 0:
+		return 0
+	case a == 0 || b == 0:
+		return math.Inf(1)
+	case a >= b:
+		return float64(a) / float64(b)
+	}
+	return float64(b) / float64(a)
+}
+
+// widestGap returns the index of the phase where the modes' figures are furthest apart
+// (gapFactor, in either direction; of phases where one mode has none, the one where the
+// other has the most), or -1 when no phase has any.
+func widestGap(s *Summary, value func(*ModeSummary) int64) int {
+	best, bestFactor, bestMost := -1, 0.0, int64(0)
+	for i := range s.Phases {
+		p := &s.Phases[i]
+		if p.Endpoints == nil || p.EndpointSlices == nil {
+			continue
+		}
+		a, b := value(p.Endpoints), value(p.EndpointSlices)
+		f, most := gapFactor(a, b), max(a, b)
+		if f > bestFactor || (f == bestFactor && f > 0 && most > bestMost) {
+			best, bestFactor, bestMost = i, f, most
+		}
+	}
+	return best
+}
+
+// gapSentence says which mode fans out more bytes in p, and how many times more; a mode
+// that fanned out none is said so.
+func gapSentence(p *PhaseSummary) string {
+	a, b := p.Endpoints.FanoutBytes, p.EndpointSlices.FanoutBytes
+	switch f := gapFactor(a, b); {
+	case f == 0:
+		return "neither mode fans out any bytes"
+	case b == 0:
+		return fmt.Sprintf("Endpoints fan out %s, EndpointSlices nothing", FormatBytes(a))
+	case a == 0:
+		return fmt.Sprintf("EndpointSlices fan out %s, Endpoints nothing", FormatBytes(b))
+	case f < 1.05:
+		return fmt.Sprintf("Endpoints and EndpointSlices fan out about as many bytes (%s and %s)", FormatBytes(a), FormatBytes(b))
+	case a > b:
+		return fmt.Sprintf("Endpoints fan out %s as many bytes as EndpointSlices", FormatRatio(f, true))
+	default:
+		return fmt.Sprintf("EndpointSlices fan out %s as many bytes as Endpoints", FormatRatio(f, true))
+	}
 }
 
 // modeTotals lists each mode's figure: "Endpoints 4.4 TB, EndpointSlices 70.4 GB".
@@ -412,33 +494,47 @@ func latencyFinding(s *Summary) (title, subtitle string) {
 // modes are. A run report leads with it.
 func HeadlineChart(s *Summary) (*Chart, error) {
 	c := &Chart{Name: HeadlineChartName, Title: headlineFinding(s),
-		Subtitle: fmt.Sprintf("Bytes fanned out per phase%s, Endpoints/EndpointSlices above each pair · total %s · %s",
-			scaleMark, modeTotals(s, fanoutBytes, FormatBytes), runContext(s))}
+		Subtitle: fmt.Sprintf("Bytes fanned out per phase%s%s · total %s · %s",
+			scaleMark, pairNote(s), modeTotals(s, fanoutBytes, FormatBytes), runContext(s))}
 	return c, c.phaseBars(s, fanoutBytes, "bytes fanned out", "B", func(v float64) string { return FormatBytes(int64(v)) })
 }
 
-// headlineFinding says by how much Endpoints and EndpointSlices differ per phase.
+// headlineFinding says by how much Endpoints and EndpointSlices differ per phase, in
+// whichever direction: how many times more the mode that fans out more does, a phase where
+// one mode fans out nothing counted on the other's side.
 func headlineFinding(s *Summary) string {
-	if s.Total.Endpoints == nil || s.Total.EndpointSlices == nil {
+	if !bothModes(s) {
 		return compareModes(s, fanoutBytes, "fan out", "bytes", FormatBytes) + " over the run"
 	}
-	lo, hi := math.Inf(1), 0.0
-	more, less, phases := 0, 0, 0
+	// side is one mode's phases where it fans out more: their factors over the other mode
+	// (lo, hi, of the phases where the other fans out some), and where the other has none.
+	type side struct {
+		name, other    string
+		phases, none   int
+		lo, hi         float64
+		slight, finite bool
+	}
+	e := side{name: "Endpoints", other: "EndpointSlices", lo: math.Inf(1)}
+	es := side{name: "EndpointSlices", other: "Endpoints", lo: math.Inf(1)}
+	phases := 0
 	for i := range s.Phases {
-		e, es := s.Phases[i].Endpoints.FanoutBytes, s.Phases[i].EndpointSlices.FanoutBytes
-		if e == 0 && es == 0 {
+		a, b := s.Phases[i].Endpoints.FanoutBytes, s.Phases[i].EndpointSlices.FanoutBytes
+		if a == 0 && b == 0 {
 			continue
 		}
 		phases++
-		if es == 0 || e == 0 {
-			continue
+		if a == b {
+			continue // on neither side
 		}
-		r := float64(e) / float64(es)
-		lo, hi = min(lo, r), max(hi, r)
-		if r >= 1 {
-			more++
+		sd := &e
+		if a < b {
+			sd = &es
+		}
+		sd.phases++
+		if f := gapFactor(a, b); math.IsInf(f, 1) {
+			sd.none++
 		} else {
-			less++
+			sd.lo, sd.hi, sd.finite = min(sd.lo, f), max(sd.hi, f), true
 		}
 	}
 	span := func(a, b float64) string {
@@ -450,27 +546,57 @@ func headlineFinding(s *Summary) string {
 		}
 		return strings.TrimSuffix(FormatRatio(a, true), "×") + "–" + FormatRatio(b, true)
 	}
+	// every says that sd fans out more in every phase.
+	every := func(sd side) string {
+		switch {
+		case !sd.finite:
+			return fmt.Sprintf("%s fan out bytes in every phase, %s none", sd.name, sd.other)
+		case sd.none > 0:
+			return fmt.Sprintf("%s fan out more bytes than %s in every phase (%s; %s none in %d)", sd.name, sd.other, span(sd.lo, sd.hi), sd.other, sd.none)
+		case sd.hi < 1.2:
+			return fmt.Sprintf("%s fan out slightly more bytes than %s in every phase (%s)", sd.name, sd.other, span(sd.lo, sd.hi))
+		}
+		return fmt.Sprintf("%s fan out %s more bytes than %s in every phase", sd.name, span(sd.lo, sd.hi), sd.other)
+	}
+	// upTo is how much more sd fans out at most, in its phases.
+	upTo := func(sd side) string {
+		var parts []string
+		if sd.finite {
+			parts = append(parts, "up to "+FormatRatio(sd.hi, true))
+		}
+		if sd.none > 0 {
+			parts = append(parts, fmt.Sprintf("%s none in %d", sd.other, sd.none))
+		}
+		return strings.Join(parts, "; ")
+	}
+	// some says that sd fans out more in some phases and as many as the other in the rest.
+	some := func(sd side) string {
+		return fmt.Sprintf("%s fan out more bytes than %s in %d of %d phases (%s), as many in %d",
+			sd.name, sd.other, sd.phases, phases, upTo(sd), phases-sd.phases)
+	}
 	switch {
 	case phases == 0:
 		return "Neither mode fans out any bytes"
-	case more == phases && hi < 1.2:
-		return fmt.Sprintf("Endpoints fan out slightly more bytes than EndpointSlices in every phase (%s)", span(lo, hi))
-	case less == phases && lo > 1/1.2:
-		return fmt.Sprintf("EndpointSlices fan out slightly more bytes than Endpoints in every phase (%s)", span(1/hi, 1/lo))
-	case more == phases:
-		return fmt.Sprintf("Endpoints fan out %s more bytes than EndpointSlices in every phase", span(lo, hi))
-	case less == phases:
-		return fmt.Sprintf("EndpointSlices fan out %s more bytes than Endpoints in every phase", span(1/hi, 1/lo))
+	case e.phases == phases:
+		return every(e)
+	case es.phases == phases:
+		return every(es)
+	case e.phases == 0 && es.phases == 0:
+		return "Endpoints and EndpointSlices fan out as many bytes in every phase"
+	case es.phases == 0:
+		return some(e)
+	case e.phases == 0:
+		return some(es)
 	}
-	return fmt.Sprintf("Endpoints fan out more bytes in %d of %d phases (up to %s)", more, phases, FormatRatio(hi, true))
+	return fmt.Sprintf("Endpoints fan out more bytes in %d of %d phases (%s), EndpointSlices in %d (%s)", e.phases, phases, upTo(e), es.phases, upTo(es))
 }
 
 // PhaseWritesChart draws the API writes of each phase, both modes side by side, with the
 // Endpoints/EndpointSlices ratio above each pair.
 func PhaseWritesChart(s *Summary) (*Chart, error) {
 	c := &Chart{Name: "phases-writes", Title: compareModes(s, writesTotal, "make", "API writes", formatCount) + " over the run",
-		Subtitle: fmt.Sprintf("API writes per phase%s, Endpoints/EndpointSlices above each pair · total %s · %s",
-			scaleMark, modeTotals(s, writesTotal, formatCount), runContext(s))}
+		Subtitle: fmt.Sprintf("API writes per phase%s%s · total %s · %s",
+			scaleMark, pairNote(s), modeTotals(s, writesTotal, formatCount), runContext(s))}
 	return c, c.phaseBars(s, writesTotal, "API writes", "", countFormat)
 }
 

@@ -26,7 +26,12 @@ type RunReport struct {
 }
 
 // runChartCaption says what a run chart shows; charts it does not know keep their title.
-func runChartCaption(c *Chart) string {
+// both says whether both modes ran (a ratio to show).
+func runChartCaption(c *Chart, both bool) string {
+	ratio := ""
+	if both {
+		ratio = ", with the Endpoints / EndpointSlices ratio"
+	}
 	switch c.Name {
 	case "cumulative-fanout":
 		return "Bytes fanned out to all watchers since the start, per mode (log scale); the phases are numbered above the plot."
@@ -35,9 +40,9 @@ func runChartCaption(c *Chart) string {
 	case "propagation-latency":
 		return "The largest propagation latency (trigger to last watcher) of the writes of each second."
 	case "phases-writes":
-		return "API writes per phase, with the Endpoints / EndpointSlices ratio."
+		return "API writes per phase" + ratio + "."
 	case "phases-bytes":
-		return "Bytes fanned out per phase, with the Endpoints / EndpointSlices ratio."
+		return "Bytes fanned out per phase" + ratio + "."
 	case "programming-latency":
 		return "Network programming latency per phase (trigger to rules in place on a node, as kube-proxy measures it): p50 to max, with the p99 marked."
 	case "slice-layout":
@@ -47,7 +52,7 @@ func runChartCaption(c *Chart) string {
 }
 
 // RunHeadline is the one-sentence answer of a run: what the whole run fanned out with each
-// mode and their ratio, and the phase where the two differ most.
+// mode and their ratio, and the phase where the two differ most, in either direction.
 func RunHeadline(s *Summary) string {
 	e, sl := s.Total.Endpoints, s.Total.EndpointSlices
 	switch {
@@ -58,15 +63,11 @@ func RunHeadline(s *Summary) string {
 		}
 		h := fmt.Sprintf("Over the whole run, legacy Endpoints fan out %s to watchers and EndpointSlices %s: %s as many bytes with Endpoints.",
 			FormatBytes(e.FanoutBytes), FormatBytes(sl.FanoutBytes), FormatRatio(r, true))
-		best, bestRatio := -1, 0.0
-		for i := range s.Phases {
-			p := &s.Phases[i]
-			if p.Ratio != nil && p.Ratio.FanoutBytes != nil && *p.Ratio.FanoutBytes > bestRatio && p.Endpoints.FanoutBytes > 0 {
-				best, bestRatio = i, *p.Ratio.FanoutBytes
+		if best := widestGap(s, fanoutBytes); best >= 0 && len(s.Phases) > 1 {
+			p := &s.Phases[best]
+			if f := gapFactor(p.Endpoints.FanoutBytes, p.EndpointSlices.FanoutBytes); f >= 1.05 {
+				h += fmt.Sprintf(" The gap is widest in phase %s: %s.", mdCode(p.Name), gapSentence(p))
 			}
-		}
-		if best >= 0 && len(s.Phases) > 1 {
-			h += fmt.Sprintf(" The gap is widest in phase %s: %s.", mdCode(s.Phases[best].Name), FormatRatio(bestRatio, true))
 		}
 		return h
 	case e != nil:
@@ -166,16 +167,24 @@ func (r *RunReport) runDoc() []block {
 		add(mdCode(s.Phases[i].Name), &s.Phases[i])
 	}
 	add("total", &s.Total)
-	para("Each cell is %s; the ratio is that of bytes fanned out. summary.json has every figure.", strings.Join(names, " / "))
+	if both {
+		para("Each cell is %s; the ratio is that of bytes fanned out. summary.json has every figure.", strings.Join(names, " / "))
+	} else if len(names) == 1 {
+		para("Each cell is the %s figure (the other mode did not run). summary.json has every figure.", names[0])
+	}
 	doc = append(doc, block{kind: blockTable, rows: rows})
 
 	if len(s.Services) > 1 {
 		top := TopServicesByBytes(s, TopServices)
 		h(2, "Services")
+		together := ""
+		if both {
+			together = " (both modes together)"
+		}
 		if len(top) < len(s.Services) {
-			para("The %d of %s that fanned out the most bytes over the whole run (both modes together); summary.json lists every one.", len(top), plural(len(s.Services), "Service"))
+			para("The %d of %s that fanned out the most bytes over the whole run%s; summary.json lists every one.", len(top), plural(len(s.Services), "Service"), together)
 		} else {
-			para("Every Service, by bytes fanned out over the whole run (both modes together).")
+			para("Every Service, by bytes fanned out over the whole run%s.", together)
 		}
 		rows := [][]string{{"Service", "writes", "bytes fanned out"}}
 		if both {
@@ -207,7 +216,7 @@ func (r *RunReport) runDoc() []block {
 	if len(r.Charts) > 0 {
 		h(2, "Charts")
 		for _, c := range r.Charts {
-			doc = append(doc, block{kind: blockChart, chart: c, text: runChartCaption(c)})
+			doc = append(doc, block{kind: blockChart, chart: c, text: runChartCaption(c, bothModes(s))})
 		}
 	}
 
