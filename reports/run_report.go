@@ -104,8 +104,9 @@ func (r *RunReport) runDoc() []block {
 	for _, sv := range cfg.Services {
 		services += max(1, sv.Count)
 	}
-	para("Scenario %s, seed %d: %s nodes, %s, %s watchers per mode, %s; the last API write at %s of virtual time, everything delivered by %s. Bytes are in SI units (1 KB = 1000 B).",
-		mdCode(r.File), s.Seed, formatCount(int64(s.Nodes)), plural(services, "Service"), formatCount(int64(s.Watchers)),
+	// The watchers as the table says them: the most per write, and at the end when fewer.
+	para("Scenario %s, seed %d: %s nodes, %s, %s, %s; the last API write at %s of virtual time, everything delivered by %s. Bytes are in SI units (1 KB = 1000 B).",
+		mdCode(r.File), s.Seed, formatCount(int64(s.Nodes)), plural(services, "Service"), watchersText(s, &s.Total),
 		plural(len(s.Phases), "phase"), FormatSeconds(s.LastWriteSeconds), FormatSeconds(max(s.Total.EndSeconds, s.EndTimeSeconds)))
 
 	h(2, "Headline")

@@ -184,3 +184,27 @@ func TestRunReportSaysWhatWasSentAgain(t *testing.T) {
 		t.Errorf("report lacks %q:\n%s", want, buf.String())
 	}
 }
+
+// TestRunReportWatchersAsTheTable: when nodes fail, the writes went to more watchers than
+// there are at the end; the report's first paragraph says both, as the table's header
+// does, not the count at the end as if it were every write's (zone-outage.yaml).
+func TestRunReportWatchersAsTheTable(t *testing.T) {
+	r := fixtureRunReport(t, false)
+	s := r.Summary
+	s.Watchers = 1000
+	s.Total.Endpoints.Watchers, s.Total.EndpointSlices.Watchers = 1500, 1500
+	var md, table bytes.Buffer
+	if err := WriteRunMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTable(&table, s); err != nil {
+		t.Fatal(err)
+	}
+	const want = "1,500 watchers per write at most, 1,000 at the end"
+	if !strings.Contains(table.String(), want) {
+		t.Fatalf("the table lacks %q: the test's premise is wrong\n%s", want, table.String())
+	}
+	if first := strings.SplitN(md.String(), "\n\n", 3)[1]; !strings.Contains(first, want) {
+		t.Errorf("report's first paragraph lacks %q:\n%s", want, first)
+	}
+}
