@@ -161,7 +161,7 @@ func (r *RunReport) runDoc() []block {
 			row = append(row, FormatRatio(deref(p.Ratio.FanoutBytes), p.Ratio.FanoutBytes != nil))
 		}
 		row = append(row, pair(p, modes, func(m *ModeSummary) string { return FormatBytes(m.MaxObjectBytes) }),
-			pair(p, modes, func(m *ModeSummary) string { return FormatSeconds(m.Propagation.P99Seconds) }))
+			pair(p, modes, func(m *ModeSummary) string { return formatLatency(m.Propagation, m.Propagation.P99Seconds) }))
 		rows = append(rows, row)
 	}
 	for i := range s.Phases {

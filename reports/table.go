@@ -208,11 +208,11 @@ var tableRows = []tableRow{
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.HiddenAddresses != 0 })
 		}},
-	{"propagation p99", func(m *ModeSummary) string { return FormatSeconds(m.Propagation.P99Seconds) }, nil,
+	{"propagation p99", func(m *ModeSummary) string { return formatLatency(m.Propagation, m.Propagation.P99Seconds) }, nil,
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.Propagation.P99Seconds != 0 })
 		}},
-	{"propagation max", func(m *ModeSummary) string { return FormatSeconds(m.Propagation.MaxSeconds) }, nil,
+	{"propagation max", func(m *ModeSummary) string { return formatLatency(m.Propagation, m.Propagation.MaxSeconds) }, nil,
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.Propagation.MaxSeconds != 0 })
 		}},
@@ -234,7 +234,7 @@ var tableRows = []tableRow{
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.APIServerCPUSeconds != 0 })
 		}},
-	{"programming p99", func(m *ModeSummary) string { return FormatSeconds(m.Programming.P99Seconds) }, nil,
+	{"programming p99", func(m *ModeSummary) string { return formatLatency(m.Programming, m.Programming.P99Seconds) }, nil,
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.Programming.Count != 0 })
 		}},
@@ -264,7 +264,12 @@ var tableRows = []tableRow{
 	}, nil, func(p *PhaseSummary) bool {
 		return anyMode(p, func(m *ModeSummary) bool { return m.KubeProxySyncs != 0 })
 	}},
-	{"  longest sync", func(m *ModeSummary) string { return FormatSeconds(m.PeakSyncSeconds) }, nil,
+	{"  longest sync", func(m *ModeSummary) string {
+		if m.KubeProxySyncs == 0 {
+			return "-" // no sync to be the longest
+		}
+		return FormatSeconds(m.PeakSyncSeconds)
+	}, nil,
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.PeakSyncSeconds != 0 })
 		}},
@@ -280,6 +285,15 @@ var tableRows = []tableRow{
 		func(p *PhaseSummary) bool {
 			return anyMode(p, func(m *ModeSummary) bool { return m.ResentBytes != 0 })
 		}},
+}
+
+// formatLatency prints seconds, a figure of the latency distribution l, or "-" when l has
+// no samples: 0s would read as changes that took no time.
+func formatLatency(l LatencySummary, seconds float64) string {
+	if l.Count == 0 {
+		return "-"
+	}
+	return FormatSeconds(seconds)
 }
 
 // formatCPUSeconds prints CPU time: to the millisecond from a second up, to the microsecond

@@ -163,3 +163,47 @@ func TestTopServicesByBytes(t *testing.T) {
 		t.Errorf("table lists Services for a single one:\n%s", buf.String())
 	}
 }
+
+// TestLatencyWithoutSamples: a mode with no latency samples in a phase (its writes all
+// failed: quick.yaml with apiServer.objectSizeLimit=20000) shows "-" in the latency rows of
+// the table and the report, as the SLO rows do, not 0s, which would read as no delay.
+func TestLatencyWithoutSamples(t *testing.T) {
+	res := fixtureResults()
+	p := &res.Phases[1]
+	p.Endpoints.Propagation = sim.Latency{}
+	p.Endpoints.Programming = sim.Latency{}
+	p.EndpointSlices.Programming = sim.Latency{Count: 3, P50Seconds: 1, P90Seconds: 1, P99Seconds: 1.5, MaxSeconds: 1.5}
+	p.EndpointSlices.KubeProxySyncs, p.EndpointSlices.PeakSyncSeconds = 1, 1.5
+	p.Endpoints.KubeProxySyncs, p.Endpoints.PeakSyncSeconds = 0, 0
+	s := NewSummary(res, nil)
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	block := buf.String()
+	block = block[strings.Index(block, "phase 2/"):]
+	block = block[:strings.Index(block, "phase 3/")]
+	for _, row := range []string{"propagation p99", "propagation max", "programming p99", "longest sync"} {
+		i := strings.Index(block, row)
+		if i < 0 {
+			t.Errorf("phase 2 has no %s row:\n%s", row, block)
+			continue
+		}
+		line := block[i:]
+		line = line[:strings.Index(line, "\n")]
+		if f := strings.Fields(strings.TrimPrefix(line, row)); len(f) < 2 || f[0] != "-" {
+			t.Errorf("%q: the Endpoints cell is not -", line)
+		}
+	}
+	r := &RunReport{File: "x.yaml", Summary: s, Config: fixtureConfig()}
+	buf.Reset()
+	if err := WriteRunMarkdown(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	i := strings.Index(md, "| `"+p.Name+"` |")
+	row := md[i : i+strings.Index(md[i:], "\n")]
+	if !strings.HasSuffix(row, "| - / "+FormatSeconds(p.EndpointSlices.Propagation.P99Seconds)+" |") {
+		t.Errorf("report row %q: the Endpoints propagation p99 is not -", row)
+	}
+}
