@@ -225,7 +225,8 @@ func NewWritesJSONL(w io.Writer) *WritesJSONL {
 }
 
 // Add writes the line of r: its fields in the order of the README's table, as
-// encoding/json would write them (without HTML escaping), then a newline. The line is
+// encoding/json would write them (without HTML escaping), then a newline; latency and
+// latencySeconds only for a committed write (outcome ok), the only kind delivered. The line is
 // built by hand: encoding/json's reflection took a tenth of a day-long run's CPU. It
 // returns the first error of any Add (a write fails once the buffer goes out).
 func (j *WritesJSONL) Add(r *sim.WriteRecord) error {
@@ -259,10 +260,14 @@ func (j *WritesJSONL) Add(r *sim.WriteRecord) error {
 	b = strconv.AppendInt(b, r.EventBytes, 10)
 	b = append(b, `,"watchers":`...)
 	b = strconv.AppendInt(b, r.Watchers, 10)
-	b = append(b, `,"latency":`...)
-	b = append(appendDuration(append(b, '"'), r.Latency), '"')
-	b = append(b, `,"latencySeconds":`...)
-	b = appendJSONSeconds(b, r.Latency)
+	if r.Outcome == "ok" {
+		// Only a committed write was delivered: a no-op or failed one has no latency, and a
+		// 0 would skew percentiles taken over the log.
+		b = append(b, `,"latency":`...)
+		b = append(appendDuration(append(b, '"'), r.Latency), '"')
+		b = append(b, `,"latencySeconds":`...)
+		b = appendJSONSeconds(b, r.Latency)
+	}
 	b = append(b, "}\n"...)
 	j.line = b
 	if _, err := j.bw.Write(b); err != nil {

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"epsim/sim"
 )
@@ -223,8 +224,8 @@ type writeLine struct {
 	ObjectBytes    int64    `json:"objectBytes"`
 	EventBytes     int64    `json:"eventBytes"`
 	Watchers       int64    `json:"watchers"`
-	Latency        string   `json:"latency"`
-	LatencySeconds float64  `json:"latencySeconds"`
+	Latency        *string  `json:"latency,omitempty"`
+	LatencySeconds *float64 `json:"latencySeconds,omitempty"`
 }
 
 // checkWriteLine compares the line WritesJSONL writes for r with encoding/json's.
@@ -233,12 +234,16 @@ func checkWriteLine(t *testing.T, r sim.WriteRecord) {
 	var want bytes.Buffer
 	enc := json.NewEncoder(&want)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(writeLine{
+	line := writeLine{
 		Time: r.At.String(), TimeSeconds: r.At.Seconds(), Mode: r.Mode, Phase: r.Phase, Verb: r.Verb,
 		Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Outcome: r.Outcome, Endpoints: r.Endpoints,
 		ObjectBytes: r.ObjectBytes, EventBytes: r.EventBytes, Watchers: r.Watchers,
-		Latency: r.Latency.String(), LatencySeconds: r.Latency.Seconds(),
-	}); err != nil {
+	}
+	if r.Outcome == "ok" { // only a delivered write has a latency
+		latency, seconds := r.Latency.String(), r.Latency.Seconds()
+		line.Latency, line.LatencySeconds = &latency, &seconds
+	}
+	if err := enc.Encode(line); err != nil {
 		t.Fatal(err)
 	}
 	var got bytes.Buffer
@@ -262,7 +267,7 @@ func TestWritesJSONLMatchesEncodingJSON(t *testing.T) {
 		r := sim.WriteRecord{
 			At: times[i%len(times)], Latency: sim.Time(rng.Int64N(1 << 50)), Mode: sim.ModeEndpointSlices,
 			Phase: strs[rng.IntN(len(strs))], Verb: "update", Kind: "EndpointSlice",
-			Namespace: strs[rng.IntN(len(strs))], Name: strs[rng.IntN(len(strs))], Outcome: "ok",
+			Namespace: strs[rng.IntN(len(strs))], Name: strs[rng.IntN(len(strs))], Outcome: []string{"ok", "noop", "failed"}[i%3],
 			Endpoints: rng.IntN(1000), ObjectBytes: rng.Int64(), EventBytes: -rng.Int64N(10), Watchers: rng.Int64N(1e7),
 		}
 		if i%3 == 0 {
@@ -314,5 +319,29 @@ func TestWritesJSONLReportsAFailedWrite(t *testing.T) {
 	}
 	if ferr := j.Flush(); ferr != err {
 		t.Errorf("Flush after the failure returned %v, want the first error", ferr)
+	}
+}
+
+// A write that was not delivered (no-op, failed) has no latency in writes.jsonl: a 0 there
+// would pull down any percentile taken over the log's latencySeconds.
+func TestWritesJSONLLatencyOnlyWhenDelivered(t *testing.T) {
+	for _, outcome := range []string{"ok", "noop", "failed"} {
+		var buf bytes.Buffer
+		r := sim.WriteRecord{At: sim.Time(time.Second), Mode: sim.ModeEndpoints, Verb: "update", Kind: "Endpoints", Outcome: outcome, Latency: sim.Time(2 * time.Second)}
+		if outcome != "ok" {
+			r.Latency = 0
+		}
+		if err := WriteWritesJSONL(&buf, []sim.WriteRecord{r}); err != nil {
+			t.Fatal(err)
+		}
+		var line map[string]any
+		if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
+			t.Fatal(err)
+		}
+		_, has := line["latencySeconds"]
+		_, hasString := line["latency"]
+		if want := outcome == "ok"; has != want || hasString != want {
+			t.Errorf("%s: latency in the line %v, want %v: %s", outcome, has, want, buf.Bytes())
+		}
 	}
 }

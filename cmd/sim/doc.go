@@ -82,7 +82,7 @@ or any scenario field from the command line:
 	                        second, and the row's width in seconds (1; coarser, 2, 4, …
 	                        when a run spans more than 65,536 seconds)
 	writes.jsonl            one JSON object per API write (time, mode, verb, object, sizes,
-	                        watchers, outcome, latency)
+	                        watchers, outcome, and latency for a committed write only)
 	layout.csv              EndpointSlice layout samples: slices, endpoints, and min, median
 	                        and max endpoints per slice
 	phases-bytes.*          the headline: bytes fanned out per phase, both modes, the ratio
