@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	stdfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
@@ -233,8 +234,9 @@ func (c *Chart) draw(dc draw.Canvas) chartLayout {
 	if len(c.phases) > 0 {
 		keyItems = c.phases
 		widths := make([]vg.Length, len(keyItems))
+		texts := keyTexts(keyItems)
 		for i, ph := range keyItems {
-			widths[i] = markerStyle.Width(keyNumber(ph)) + vg.Points(3) + keyNameStyle.Width(keyText(ph))
+			widths[i] = markerStyle.Width(keyNumber(ph)) + vg.Points(3) + keyNameStyle.Width(texts[i])
 		}
 		// Measure first (at y=0) to know the height, then place from the bottom up.
 		_, h := flowItems(widths, width, lineHeight(keyNameStyle), area.Min.X, 0)
@@ -242,7 +244,7 @@ func (c *Chart) draw(dc draw.Canvas) chartLayout {
 		for i, ph := range keyItems {
 			r := rects[i]
 			dc.FillText(markerStyle, vg.Point{X: r.Min.X, Y: r.Max.Y}, keyNumber(ph))
-			dc.FillText(keyNameStyle, vg.Point{X: r.Min.X + markerStyle.Width(keyNumber(ph)) + vg.Points(3), Y: r.Max.Y}, keyText(ph))
+			dc.FillText(keyNameStyle, vg.Point{X: r.Min.X + markerStyle.Width(keyNumber(ph)) + vg.Points(3), Y: r.Max.Y}, texts[i])
 		}
 		lay.key = rects
 		bottom += h + vg.Points(6)
@@ -333,34 +335,76 @@ func (c *Chart) legendWidths() []vg.Length {
 
 func keyNumber(ph phaseSpan) string { return strconv.Itoa(ph.number) }
 
-func keyText(ph phaseSpan) string {
-	from, to := formatClock(ph.start), formatClock(ph.end)
-	if from == to && ph.end > ph.start {
-		// A phase shorter than the rounding: to the millisecond.
-		from, to = FormatSeconds(ph.start), FormatSeconds(ph.end)
+// keyTexts returns the key's text of each phase, "name from–to", all times to one
+// precision: the one formatClock gives the run's end, or finer until the boundaries read in
+// the order they happen (each phase's start before its end, its end before the next start)
+// and every start to the second, so that no phase seems to overlap the next or to start
+// at another time than it did.
+func keyTexts(phases []phaseSpan) []string {
+	var bounds []float64
+	for _, ph := range phases {
+		bounds = append(bounds, ph.start, ph.end)
 	}
-	return fmt.Sprintf("%s %s–%s", ph.name, from, to)
+	last := 0.0
+	for _, b := range bounds {
+		last = max(last, b)
+	}
+	step := clockStep(last)
+	for _, finer := range []time.Duration{time.Second, 100 * time.Millisecond, 10 * time.Millisecond, time.Millisecond, time.Microsecond, 1} {
+		if keepsOrder(bounds, step) {
+			break
+		}
+		step = min(step, finer) // 1 ns at the finest: every time as it is
+	}
+	out := make([]string, len(phases))
+	for i, ph := range phases {
+		out[i] = fmt.Sprintf("%s %s–%s", ph.name, formatClockStep(ph.start, step), formatClockStep(ph.end, step))
+	}
+	return out
+}
+
+// keepsOrder reports whether the times bounds (start, end of each phase in turn), rounded to
+// step, still increase wherever they increase, and every start reads as it is to the second
+// (phases start on whole seconds: a rounded start would say a phase began later or earlier
+// than the key's neighbouring times show).
+func keepsOrder(bounds []float64, step time.Duration) bool {
+	for k := 0; k < len(bounds); k += 2 {
+		if d := secondsDuration(bounds[k]); d.Round(step) != d.Round(min(step, time.Second)) {
+			return false
+		}
+	}
+	for k := 1; k < len(bounds); k++ {
+		if bounds[k] > bounds[k-1] && secondsDuration(bounds[k]).Round(step) <= secondsDuration(bounds[k-1]).Round(step) {
+			return false
+		}
+	}
+	return true
+}
+
+// clockStep is the precision formatClock gives seconds s: coarser for longer times.
+func clockStep(s float64) time.Duration {
+	switch {
+	case s >= 3600:
+		return time.Minute
+	case s >= 600:
+		return time.Second
+	case s >= 10:
+		return 100 * time.Millisecond
+	case s >= 1:
+		return 10 * time.Millisecond
+	}
+	return time.Millisecond
 }
 
 // formatClock formats seconds of virtual time compactly: "0", "45s", "6m50s", "1h2m".
-func formatClock(s float64) string {
+func formatClock(s float64) string { return formatClockStep(s, clockStep(s)) }
+
+// formatClockStep formats seconds s rounded to step, as formatClock does.
+func formatClockStep(s float64, step time.Duration) string {
 	if s <= 0 {
 		return "0"
 	}
-	d := secondsDuration(s)
-	switch {
-	case s >= 3600:
-		d = d.Round(60e9)
-	case s >= 600:
-		d = d.Round(1e9)
-	case s >= 10:
-		d = d.Round(1e8)
-	case s >= 1:
-		d = d.Round(1e7)
-	default:
-		d = d.Round(1e6)
-	}
-	out := d.String()
+	out := secondsDuration(s).Round(step).String()
 	// "6m0s" → "6m", "1h0m0s" → "1h", "2h5m0s" → "2h5m".
 	if strings.HasSuffix(out, "m0s") {
 		out = strings.TrimSuffix(out, "0s")

@@ -447,3 +447,33 @@ func TestPlanChartsNameHeldAxes(t *testing.T) {
 	}
 	checkRendered(t, charts[0])
 }
+
+// TestKeyTextsNeverOverlap: the phase key under a time axis gives every boundary to the
+// precision that keeps the phases apart. 5000-nodes.yaml's phases end and start within a
+// second of each other over a 6-hour run: at the minute its key read phase 2 "1h37m–1h38m",
+// phase 3 inside it, and phase 4 starting at "1h38m" although it started at 1h37m39s.
+func TestKeyTextsNeverOverlap(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		phases []phaseSpan
+		want   []string
+	}{
+		{"5000-nodes", []phaseSpan{{1, "create", 0, 5848.153181263}, {2, "one-endpoint-not-ready", 5849, 5850.78037168},
+			{3, "one-pod-restart", 5851, 5858.22282936}, {4, "rolling-update", 5859, 21251.593631413}},
+			[]string{"create 0–1h37m28.2s", "one-endpoint-not-ready 1h37m29s–1h37m30.8s", "one-pod-restart 1h37m31s–1h37m38.2s", "rolling-update 1h37m39s–5h54m11.6s"}},
+		{"zone-outage", []phaseSpan{{1, "create", 0, 391.131378407}, {2, "zone-a-fails", 392, 5728.199566961}, {3, "recovery", 5729, 5849}},
+			[]string{"create 0–6m31s", "zone-a-fails 6m32s–1h35m28s", "recovery 1h35m29s–1h37m29s"}},
+		{"far apart", []phaseSpan{{1, "create", 0, 3600}, {2, "later", 7200, 10800}},
+			[]string{"create 0–1h", "later 2h–3h"}},
+		{"a start off the minute", []phaseSpan{{1, "create", 0, 3600}, {2, "later", 7239, 10800}},
+			[]string{"create 0–1h", "later 2h0m39s–3h"}},
+		{"shorter than a millisecond", []phaseSpan{{1, "blip", 2, 2.0004}},
+			[]string{"blip 2s–2.0004s"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := keyTexts(tc.phases); !slices.Equal(got, tc.want) {
+				t.Errorf("keyTexts = %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
