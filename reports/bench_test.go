@@ -47,7 +47,7 @@ func BenchmarkWriteTimeseriesCSV(b *testing.B) {
 	res := benchResults()
 	b.ReportAllocs()
 	for b.Loop() {
-		WriteTimeseriesCSV(io.Discard, res.Series)
+		WriteTimeseriesCSV(io.Discard, res.Series, 0)
 	}
 }
 

@@ -21,7 +21,7 @@ const HeadlineChartName = "phases-bytes"
 // writes per phase and, when layout samples exist and the EndpointSlice mode ran, the
 // EndpointSlice layout over time. series may be sparse.
 func Charts(s *Summary, series []sim.Bucket, layout []sim.LayoutSample) ([]*Chart, error) {
-	dense := DenseSeries(series)
+	dense := DenseSeriesTo(series, s.Total.EndSeconds)
 	var charts []*Chart
 	for _, build := range []func() (*Chart, error){
 		func() (*Chart, error) { return HeadlineChart(s) },

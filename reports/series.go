@@ -22,11 +22,20 @@ import (
 // when needed to keep at most sim.MaxSeriesBuckets of them: the memory this takes never grows
 // with the span of time the series names (a timeseries.csv row for second 99,999,999,999
 // costs no more than one for second 9).
-func DenseSeries(series []sim.Bucket) []sim.Bucket {
-	if len(series) == 0 {
+func DenseSeries(series []sim.Bucket) []sim.Bucket { return DenseSeriesTo(series, 0) }
+
+// DenseSeriesTo is DenseSeries with buckets up to endSeconds of virtual time, the run's end
+// (summary.json's total.endSeconds), too: the seconds after the last write, where nothing
+// left the API servers, have their zero rows (zone-outage's recovery phase).
+func DenseSeriesTo(series []sim.Bucket, endSeconds float64) []sim.Bucket {
+	if len(series) == 0 && !(endSeconds > 0) {
 		return nil
 	}
 	last, width := int64(0), int64(1)
+	if endSeconds > 0 {
+		// The last second that starts before the end; bounded, as the buckets' seconds are.
+		last = int64(math.Ceil(min(endSeconds, 1<<62))) - 1
+	}
 	for i := range series {
 		b := &series[i]
 		if b.Second < 0 {
@@ -86,7 +95,8 @@ var timeseriesHeader = []string{
 const timeseriesColumns1 = 9
 
 // WriteTimeseriesCSV writes timeseries.csv: a header, then one row per bucket of virtual time
-// (gaps filled with zeros) with, per mode:
+// from 0 to endSeconds, the run's end, or the last bucket of series if later (gaps filled
+// with zeros), with, per mode:
 //
 //   - second: where the bucket starts (seconds of virtual time)
 //   - <mode>_writes: API writes committed in the bucket
@@ -101,13 +111,13 @@ const timeseriesColumns1 = 9
 //     seconds (then 2, 4, … so that the file stays bounded)
 //
 // Both modes always have columns; a mode that did not run is all zeros.
-func WriteTimeseriesCSV(w io.Writer, series []sim.Bucket) error {
+func WriteTimeseriesCSV(w io.Writer, series []sim.Bucket, endSeconds float64) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(timeseriesHeader); err != nil {
 		return err
 	}
 	row := make([]string, len(timeseriesHeader))
-	for _, b := range DenseSeries(series) {
+	for _, b := range DenseSeriesTo(series, endSeconds) {
 		row[0] = strconv.FormatInt(b.Second, 10)
 		row[1] = strconv.FormatInt(b.Endpoints.Writes, 10)
 		row[2] = strconv.FormatInt(b.Endpoints.FanoutBytes, 10)

@@ -17,7 +17,7 @@ import (
 func TestTimeseriesCSVGolden(t *testing.T) {
 	res := fixtureResults()
 	var buf bytes.Buffer
-	if err := WriteTimeseriesCSV(&buf, res.Series[:4]); err != nil {
+	if err := WriteTimeseriesCSV(&buf, res.Series[:4], 0); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "timeseries.golden", buf.Bytes())
@@ -26,7 +26,7 @@ func TestTimeseriesCSVGolden(t *testing.T) {
 func TestTimeseriesCSVRoundTrip(t *testing.T) {
 	res := fixtureResults()
 	var buf bytes.Buffer
-	if err := WriteTimeseriesCSV(&buf, res.Series); err != nil {
+	if err := WriteTimeseriesCSV(&buf, res.Series, 0); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ReadTimeseriesCSV(&buf)
@@ -105,7 +105,7 @@ func TestLayoutCSVRoundTrip(t *testing.T) {
 // The readers take files from disk (sim plot): bad input gives an error, never a panic.
 func FuzzReadTimeseriesCSV(f *testing.F) {
 	var buf bytes.Buffer
-	WriteTimeseriesCSV(&buf, fixtureResults().Series[:3])
+	WriteTimeseriesCSV(&buf, fixtureResults().Series[:3], 0)
 	f.Add(buf.String())
 	f.Add("")
 	f.Add(strings.Join(timeseriesHeader, ",") + "\n1,2,3\n")
@@ -343,5 +343,34 @@ func TestWritesJSONLLatencyOnlyWhenDelivered(t *testing.T) {
 		if want := outcome == "ok"; has != want || hasString != want {
 			t.Errorf("%s: latency in the line %v, want %v: %s", outcome, has, want, buf.Bytes())
 		}
+	}
+}
+
+// timeseries.csv has a row for every second of the run, the quiet ones after the last write
+// too: zone-outage's recovery phase (5729 s to 5849 s) writes nothing, and the file stopped
+// at second 5728.
+func TestTimeseriesCSVToTheEnd(t *testing.T) {
+	series := []sim.Bucket{{Second: 0, Endpoints: sim.BucketMode{Writes: 1}}, {Second: 5728, EndpointSlices: sim.BucketMode{Writes: 2}}}
+	for _, tc := range []struct {
+		end  float64
+		rows int
+	}{{5849, 5849}, {5849.2, 5850}, {100, 5729}} {
+		var buf bytes.Buffer
+		if err := WriteTimeseriesCSV(&buf, series, tc.end); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadTimeseriesCSV(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != tc.rows || got[len(got)-1].Second != int64(tc.rows-1) {
+			t.Errorf("end %gs: %d rows, the last of second %d; want %d, the last of second %d", tc.end, len(got), got[len(got)-1].Second, tc.rows, tc.rows-1)
+		}
+		if got[5728].EndpointSlices.Writes != 2 {
+			t.Errorf("end %gs: second 5728 lost its writes: %+v", tc.end, got[5728])
+		}
+	}
+	if d := DenseSeriesTo(nil, 3); len(d) != 3 {
+		t.Errorf("a run of 3 s without writes: %d buckets, want 3", len(d))
 	}
 }

@@ -22,7 +22,7 @@ func TestTimeseriesColumnsSumToSummary(t *testing.T) {
 		t.Fatal("no watcher was closed; this test needs closed watchers")
 	}
 	var buf bytes.Buffer
-	if err := reports.WriteTimeseriesCSV(&buf, res.Series); err != nil {
+	if err := reports.WriteTimeseriesCSV(&buf, res.Series, s.Total.EndSeconds); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()

@@ -485,7 +485,7 @@ func (l *writeLog) close() error {
 func writeOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, charts bool, report *reports.RunReport, extra ...outputFile) error {
 	files := append([]outputFile{
 		{"summary.json", func(w io.Writer) error { return reports.WriteSummaryJSON(w, summary) }},
-		{"timeseries.csv", func(w io.Writer) error { return reports.WriteTimeseriesCSV(w, res.Series) }},
+		{"timeseries.csv", func(w io.Writer) error { return reports.WriteTimeseriesCSV(w, res.Series, summary.Total.EndSeconds) }},
 		{"writes.jsonl", func(w io.Writer) error { return reports.WriteWritesJSONL(w, res.Writes) }},
 		{"layout.csv", func(w io.Writer) error { return reports.WriteLayoutCSV(w, res.Layout) }},
 	}, extra...)
