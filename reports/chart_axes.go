@@ -12,7 +12,8 @@ import (
 var siPrefixes = []string{"", "k", "M", "G", "T", "P", "E"}
 
 // formatSI formats v with an SI prefix and unit, with at most three significant digits and
-// never a trailing zero: "0 B", "250 GB", "1.5 TB", "20k", "2.5 GB/s". unit "s" formats
+// never a trailing zero: "0 B", "250 GB", "1.5 TB", "20k", "2.5 GB/s", "100 KB/s" (kilobytes
+// as FormatBytes writes them, KB; a count's kilo is k). unit "s" formats
 // seconds, with "ms" and "µs" below one second.
 func formatSI(v float64, unit string) string {
 	sep := " "
@@ -41,7 +42,11 @@ func formatSI(v float64, unit string) string {
 		v /= 1000
 		k++
 	}
-	return sign + trimNumber(v) + sep + siPrefixes[k] + unit
+	prefix := siPrefixes[k]
+	if prefix == "k" && strings.HasPrefix(unit, "B") {
+		prefix = "K" // bytes read "KB" everywhere, as FormatBytes writes them
+	}
+	return sign + trimNumber(v) + sep + prefix + unit
 }
 
 // trimNumber formats v with three significant digits (all the digits of a whole number up

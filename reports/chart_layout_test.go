@@ -330,7 +330,8 @@ func TestFormatSI(t *testing.T) {
 	}{
 		{0, "B", "0 B"},
 		{250, "B", "250 B"},
-		{1000, "B", "1 kB"},
+		{1000, "B", "1 KB"},
+		{1e5, "B/s", "100 KB/s"}, // zone-outage's egress-rate axis read "100 kB/s"
 		{2.5e9, "B", "2.5 GB"},
 		{250e9, "B", "250 GB"},
 		{1.5e12, "B", "1.5 TB"},

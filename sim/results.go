@@ -95,7 +95,8 @@ type ModeResult struct {
 	StaleSyncs int64 `json:"staleSyncs"`
 	// Objects is the number of live objects at the phase's end.
 	Objects int64 `json:"objects"`
-	// EtcdBytes is the bytes of every committed object as stored.
+	// EtcdBytes is the bytes of every object a committed create or update stored; a delete
+	// stores no object and adds nothing.
 	EtcdBytes int64 `json:"etcdBytes"`
 	// RequestBytes is the bytes of request bodies the controller sent, whatever the API server
 	// then did with them (committed, no-op and failed writes alike).
