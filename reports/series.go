@@ -21,7 +21,8 @@ import (
 // widest in series (1 s unless the run was long, see sim.MaxSeriesBuckets), and wider still
 // when needed to keep at most sim.MaxSeriesBuckets of them: the memory this takes never grows
 // with the span of time the series names (a timeseries.csv row for second 99,999,999,999
-// costs no more than one for second 9).
+// costs no more than one for second 9). Latencies are to the millisecond, as
+// timeseries.csv keeps them.
 func DenseSeries(series []sim.Bucket) []sim.Bucket { return DenseSeriesTo(series, 0) }
 
 // DenseSeriesTo is DenseSeries with buckets up to endSeconds of virtual time, the run's end
@@ -62,7 +63,22 @@ func DenseSeriesTo(series []sim.Bucket, endSeconds float64) []sim.Bucket {
 		addBucketMode(&d.Endpoints, b.Endpoints)
 		addBucketMode(&d.EndpointSlices, b.EndpointSlices)
 	}
+	for i := range dense {
+		d := &dense[i]
+		d.Endpoints.MaxLatencySeconds = csvSeconds(d.Endpoints.MaxLatencySeconds)
+		d.EndpointSlices.MaxLatencySeconds = csvSeconds(d.EndpointSlices.MaxLatencySeconds)
+	}
 	return dense
+}
+
+// csvSeconds is x as timeseries.csv keeps it, to the millisecond: the charts sim run draws
+// from the dense series are then those sim plot draws from the file, byte for byte.
+func csvSeconds(x float64) float64 {
+	v, err := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 3, 64), 64)
+	if err != nil {
+		return x // ±Inf and NaN format as themselves and read back
+	}
+	return v
 }
 
 func addBucketMode(dst *sim.BucketMode, b sim.BucketMode) {
