@@ -205,7 +205,8 @@ func (y *endpointsSyncer) backoff(n int) Time {
 }
 
 // podChanged feeds the builder and applies the same update filter as the EndpointSlice
-// controller (upstream: endpoints_controller.go updatePod → GetServicesToUpdateOnPodChange).
+// controller (upstream: endpoints_controller.go updatePod → GetPodUpdateProjectionKey, then
+// syncPod → GetServicesToUpdate).
 func (y *endpointsSyncer) podChanged(p *podState, old *model.Pod, deleted bool) bool {
 	if y.builderAt(p.svc().idx, p, old) == nil {
 		return false

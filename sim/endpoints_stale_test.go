@@ -219,7 +219,7 @@ func TestEndpointSliceSyncTakesItsTime(t *testing.T) {
 }
 
 // A replayed update of the resourceVersion the pod already has is a resync: both controllers
-// drop it (upstream: GetServicesToUpdateOnPodChange), however the pod differs. The same
+// drop it (upstream: GetPodUpdateProjectionKey), however the pod differs. The same
 // update under a new version takes the pod not ready, which both write.
 func TestReplayDropsResyncs(t *testing.T) {
 	cfg := testConfig(3, 1)

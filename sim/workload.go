@@ -1137,7 +1137,8 @@ func (e *Engine) podUpdated(p *podState, old *model.Pod) { e.podUpdate(p, old, f
 
 // podResynced is podUpdated for an update of the version the pod already had (a resync, as
 // a replay can record): the controllers take the object, and queue nothing for it.
-// upstream: endpointslice util GetServicesToUpdateOnPodChange (equal resourceVersions).
+// upstream: endpointslice util/controller_utils.go GetPodUpdateProjectionKey (equal
+// resourceVersions: no key).
 func (e *Engine) podResynced(p *podState, old *model.Pod) { e.podUpdate(p, old, true) }
 
 func (e *Engine) podUpdate(p *podState, old *model.Pod, resync bool) {
