@@ -30,7 +30,8 @@ func TestFormatRatio(t *testing.T) {
 		r    float64
 		ok   bool
 		want string
-	}{{76.96, true, "77×"}, {7.7, true, "7.7×"}, {0.0617, true, "0.06×"}, {1, true, "1.0×"}, {1, false, "-"}} {
+	}{{76.96, true, "77×"}, {7.7, true, "7.7×"}, {0.0617, true, "0.06×"}, {1, true, "1.0×"}, {1, false, "-"},
+		{0.006, true, "0.01×"}, {0.00064, true, "<0.01×"}, {0, true, "0×"}} {
 		if got := FormatRatio(tc.r, tc.ok); got != tc.want {
 			t.Errorf("FormatRatio(%v, %v) = %q, want %q", tc.r, tc.ok, got, tc.want)
 		}

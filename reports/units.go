@@ -33,12 +33,18 @@ func FormatBytes(n int64) string {
 func FormatRate(bytesPerSec int64) string { return FormatBytes(bytesPerSec) + "/s" }
 
 // FormatRatio formats a ratio with fixed precision: whole numbers from 10 up ("77×"), one
-// decimal place from 1 ("7.7×"), two below 1 ("0.06×"). ok=false (no denominator) gives "-".
+// decimal place from 1 ("7.7×"), two below 1 ("0.06×"), and "<0.01×" below that, which two
+// decimals would show as nothing ("0.00×"); nothing at all is "0×". ok=false (no
+// denominator) gives "-".
 func FormatRatio(r float64, ok bool) string {
 	if !ok || math.IsNaN(r) || math.IsInf(r, 0) {
 		return "-"
 	}
 	switch {
+	case r == 0:
+		return "0×"
+	case r < 0.005:
+		return "<0.01×"
 	case r >= 10:
 		return fmt.Sprintf("%.0f×", r)
 	case r >= 1:
