@@ -66,6 +66,10 @@ type decoder struct {
 	// rejected holds the service entries left out for their errors, by name, with their
 	// count: the timeline's references to them are not reported again as unknown.
 	rejected map[string]int
+	// servicesIncomplete is set when a service entry was left out without a valid name of
+	// its own, or the services list itself was rejected: the timeline's references then
+	// cannot be checked against the names, and are not reported as unknown.
+	servicesIncomplete bool
 }
 
 func newDecoder(file string) *decoder {

@@ -183,6 +183,37 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`x.yaml:7:5: services[0].podManagementPolicy: applies to kind StatefulSet only (a StatefulSet's spec.podManagementPolicy)`},
 		},
 		{
+			// A service left out with no valid name of its own: the timeline's reference to
+			// it is not reported as unknown with an empty list of services.
+			name: "unnamed rejected service referenced",
+			doc:  strings.Replace(minimal, "name: web", "name: WEB", 1) + "  - name: s\n    action: scale\n    services: [web]\n    replicas: 3\n",
+			want: []string{`x.yaml:5:11: services[0].name: "WEB" must be a DNS-1035 label (lowercase a-z, 0-9 and '-', starting with a letter)`},
+		},
+		{
+			name: "empty services referenced",
+			doc:  strings.Replace(minimal, "services:\n  - name: web\n    replicas: 20\n", "services: []\n", 1) + "  - name: s\n    action: scale\n    services: [web]\n    replicas: 3\n",
+			want: []string{`x.yaml:4:11: services: need at least one service`},
+		},
+		{
+			// Only the --set error: its services are gone, and so are the timeline's names.
+			name: "--set replacing a referenced service",
+			doc:  minimal + "  - name: s\n    action: scale\n    services: [web]\n    replicas: 3\n",
+			sets: []string{"services[0]=x"},
+			want: []string{`x.yaml: --set services[0]=x: services[0]: expected a mapping with fields name, namespace, count, replicas, ports, ipFamilies, headless, publishNotReadyAddresses, trafficDistribution, internalTrafficPolicy, topologyMode, labels, minReadySeconds, kind, serviceName, podManagementPolicy, maxSurge, maxUnavailable, manualEndpoints, timing, got "x"`},
+		},
+		{
+			name: "--set renaming a referenced service badly",
+			doc:  minimal + "  - name: s\n    action: scale\n    services: [web]\n    replicas: 3\n",
+			sets: []string{"services[0].name=WEB"},
+			want: []string{`x.yaml: --set services[0].name=WEB: services[0].name: "WEB" must be a DNS-1035 label (lowercase a-z, 0-9 and '-', starting with a letter)`},
+		},
+		{
+			name: "--set emptying the services",
+			doc:  minimal + "  - name: s\n    action: scale\n    services: [web]\n    replicas: 3\n",
+			sets: []string{"services=[]"},
+			want: []string{`x.yaml: --set services=[]: services: need at least one service`},
+		},
+		{
 			name: "action before create",
 			doc:  strings.Replace(minimal, "action: create", "action: wait\n    duration: 1s", 1),
 			want: []string{`x.yaml:11:5: timeline[1]: action rollout comes before any create action; put a create action first`},

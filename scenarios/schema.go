@@ -179,6 +179,7 @@ func (d *decoder) decodeScenario(root *yaml.Node) *Scenario {
 		cfg.Services = d.services(e.val, "services")
 	} else {
 		d.missing(root, "", "services")
+		d.servicesIncomplete = true
 	}
 	if e, ok := f["timeline"]; ok {
 		cfg.Timeline = d.timeline(e.val, "timeline", cfg)
@@ -608,10 +609,12 @@ func (d *decoder) watcher(n *yaml.Node, path string) (sim.WatcherConfig, bool) {
 func (d *decoder) services(n *yaml.Node, path string) []sim.ServiceConfig {
 	items, ok := d.list(n, path, "services")
 	if !ok {
+		d.servicesIncomplete = true
 		return nil
 	}
 	if len(items) == 0 {
 		d.errorf(n, path, "need at least one service")
+		d.servicesIncomplete = true
 		return nil
 	}
 	var out []sim.ServiceConfig
@@ -628,6 +631,10 @@ func (d *decoder) services(n *yaml.Node, path string) []sim.ServiceConfig {
 		p := index(path, i)
 		s, ok := d.service(it, p)
 		if !ok {
+			if !dns1035Label.MatchString(s.Name) {
+				// No usable name: the timeline may refer to it by the name it should have.
+				d.servicesIncomplete = true
+			}
 			if s.Name != "" {
 				if d.rejected == nil {
 					d.rejected = map[string]int{}

@@ -69,8 +69,8 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 		for j, ref := range a.Services {
 			base, ok := resolveService(ref, counts)
 			if !ok {
-				if _, rejected := resolveService(ref, d.rejected); rejected {
-					continue // the service's own error is reported
+				if _, rejected := resolveService(ref, d.rejected); rejected || d.servicesIncomplete {
+					continue // the service's own error (or the list's) is reported
 				}
 				names := make([]string, 0, len(counts))
 				for k := range counts {
