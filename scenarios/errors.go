@@ -45,7 +45,8 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Errors is every problem found in one scenario, in file order (then --set order). Load
+// Errors is every problem found in one scenario: those of --set flags first, in flag order
+// (the flags are what the user just typed), then those of the file in file order. Load
 // returns it (as an error) whenever a scenario has at least one problem.
 type Errors []*Error
 
@@ -74,21 +75,21 @@ func (es Errors) Unwrap() []error {
 	return out
 }
 
-// sortErrors orders problems by position: file problems by line and column, then --set
-// problems in flag order (setOrder maps a flag to its index).
+// sortErrors orders problems by position: --set problems in flag order (setOrder maps a
+// flag to its index), then file problems by line and column.
 func sortErrors(es Errors, setOrder map[string]int) {
 	slices.SortStableFunc(es, func(a, b *Error) int {
-		ai, bi := 0, 0
+		ai, bi := 1, 1
 		if a.Set != "" {
-			ai = 1
+			ai = 0
 		}
 		if b.Set != "" {
-			bi = 1
+			bi = 0
 		}
 		if ai != bi {
 			return ai - bi
 		}
-		if ai == 1 {
+		if ai == 0 {
 			return setOrder[a.Set] - setOrder[b.Set]
 		}
 		if a.Line != b.Line {

@@ -214,6 +214,16 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`x.yaml: --set services=[]: services: need at least one service`},
 		},
 		{
+			// The flag's error first, and the file's own, independent error still.
+			name: "--set error before the file's",
+			doc:  strings.Replace(minimal, "nodes: 10", "nodes: ten", 1),
+			sets: []string{"services[0].replicas=-1"},
+			want: []string{
+				`x.yaml: --set services[0].replicas=-1: services[0].replicas: -1 out of range (0..1000000)`,
+				`x.yaml:3:10: cluster.nodes: expected an integer (1..1000000), got "ten"`,
+			},
+		},
+		{
 			name: "action before create",
 			doc:  strings.Replace(minimal, "action: create", "action: wait\n    duration: 1s", 1),
 			want: []string{`x.yaml:11:5: timeline[1]: action rollout comes before any create action; put a create action first`},
