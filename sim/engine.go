@@ -399,7 +399,12 @@ func (e *Engine) run() (*Results, error) {
 		}
 		e.now = it.at
 		if e.now > e.deadline {
-			return nil, fmt.Errorf("%w: at %v in phase %q", ErrEndTime, e.now, e.cfg.Timeline[e.phase].Name)
+			// Name the limit the user set, not the time of the event that passed it.
+			after := ""
+			if e.replay != nil {
+				after = fmt.Sprintf(" after the recording's end at %v", e.deadline-Time(e.cfg.EndTime))
+			}
+			return nil, fmt.Errorf("%w: past guards.endTime %v%s in phase %q", ErrEndTime, e.cfg.EndTime, after, e.cfg.Timeline[e.phase].Name)
 		}
 		e.events++
 		if e.events > e.cfg.MaxEvents {

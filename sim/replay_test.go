@@ -91,8 +91,13 @@ func TestReplayEndTimeCountsFromTheRecordingsEnd(t *testing.T) {
 func TestEndTimeStopsARun(t *testing.T) {
 	cfg := testConfig(3, 1)
 	cfg.EndTime = time.Millisecond
-	if _, err := Run(cfg, nil); !errors.Is(err, ErrEndTime) {
+	_, err := Run(cfg, nil)
+	if !errors.Is(err, ErrEndTime) {
 		t.Fatalf("a run longer than guards.endTime 1ms: %v, want %v", err, ErrEndTime)
+	}
+	// The message names the limit, not the nanosecond of the next queued event.
+	if want := ErrEndTime.Error() + `: past guards.endTime 1ms in phase "create"`; err.Error() != want {
+		t.Fatalf("error %q, want %q", err, want)
 	}
 }
 
