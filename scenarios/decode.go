@@ -70,6 +70,16 @@ type decoder struct {
 	// its own, or the services list itself was rejected: the timeline's references then
 	// cannot be checked against the names, and are not reported as unknown.
 	servicesIncomplete bool
+	// waits are the timeline's wait durations, in order, for the check against
+	// guards.endTime.
+	waits []waitAt
+}
+
+// waitAt is one wait action's duration and where it is written.
+type waitAt struct {
+	node     *yaml.Node
+	path     string
+	duration time.Duration
 }
 
 func newDecoder(file string) *decoder {

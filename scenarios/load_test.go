@@ -224,6 +224,17 @@ func TestParseErrors(t *testing.T) {
 			},
 		},
 		{
+			// A run that waits longer than guards.endTime can never finish.
+			name: "wait past the default endTime",
+			doc:  minimal + "  - name: w\n    action: wait\n    duration: 1000h\n",
+			want: []string{`x.yaml:14:15: timeline[2].duration: wait of 1000h0m0s is longer than guards.endTime 24h0m0s: the run could never finish (raise guards.endTime or shorten the wait)`},
+		},
+		{
+			name: "waits adding up past endTime",
+			doc:  minimal + "  - name: w1\n    action: wait\n    duration: 2h\n  - name: w2\n    action: wait\n    duration: 2h\nguards:\n  endTime: 3h\n",
+			want: []string{`x.yaml:17:15: timeline[3].duration: the timeline's waits up to here add up to 4h0m0s, longer than guards.endTime 3h0m0s: the run could never finish (raise guards.endTime or shorten the waits)`},
+		},
+		{
 			name: "action before create",
 			doc:  strings.Replace(minimal, "action: create", "action: wait\n    duration: 1s", 1),
 			want: []string{`x.yaml:11:5: timeline[1]: action rollout comes before any create action; put a create action first`},
@@ -324,6 +335,23 @@ func TestParseErrors(t *testing.T) {
 			got := strings.Split(err.Error(), "\n")
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestWaitsWithinEndTime: waits that fit in guards.endTime, raised or not, are valid.
+func TestWaitsWithinEndTime(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		doc  string
+	}{
+		{"a day of waits", minimal + "  - name: w\n    action: wait\n    duration: 24h\n"},
+		{"raised endTime", minimal + "  - name: w\n    action: wait\n    duration: 1000h\nguards:\n  endTime: 1000h\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Parse("x.yaml", []byte(tc.doc), nil); err != nil {
+				t.Fatalf("Parse: %v", err)
 			}
 		})
 	}
@@ -550,6 +578,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(minimal), "services[0].ports=[{port: 1}]")
 	f.Add([]byte("a: &a [*a, *a]\nname: *a\n"), "x[0].y=1")
 	f.Add([]byte("name: &x\n  b: *x\n"), `expect["a.b.c"].max=1`)
+	f.Add([]byte(minimal+"  - name: w\n    action: wait\n    duration: 20h\n  - name: w2\n    action: wait\n    duration: 5h\n"), "guards.endTime=1s")
+	f.Add([]byte(minimal+"  - name: s\n    action: scale\n    services: [web]\n    replicas: 3\n"), "services=[]")
 	f.Fuzz(func(t *testing.T, data []byte, set string) {
 		sc, err := Parse("f.yaml", data, []string{set})
 		if err != nil {
@@ -568,6 +598,15 @@ func FuzzParse(f *testing.F) {
 			if s.Count < 1 || s.Replicas < 0 || s.Name == "" {
 				t.Fatalf("accepted an invalid service: %+v", s)
 			}
+		}
+		var waits time.Duration
+		for _, a := range c.Timeline {
+			if a.Kind == sim.ActionWait {
+				waits += a.Duration
+			}
+		}
+		if c.EndTime > 0 && waits > c.EndTime {
+			t.Fatalf("accepted waits of %v with guards.endTime %v: the run could never finish", waits, c.EndTime)
 		}
 	})
 }

@@ -266,7 +266,7 @@ func Reference() []FieldDoc {
 		FieldDoc{Path: "modes", Type: "string or list of strings", Default: "both", Allowed: strings.Join(modeNames, ", "), Doc: "The control planes that run (--mode overrides it)."},
 		FieldDoc{Path: "guards", Type: "mapping", Doc: "Limits that end a runaway run with an error."},
 		FieldDoc{Path: "guards.maxEvents", Type: "integer", Unit: "events", Default: strconv.Itoa(DefaultMaxEvents), Allowed: "1..1e12", Doc: "Engine events."},
-		FieldDoc{Path: "guards.endTime", Type: "duration", Default: dur(DefaultEndTime), Allowed: "1s..1000h", Doc: "Virtual time; in a replay, from the recording's last event."},
+		FieldDoc{Path: "guards.endTime", Type: "duration", Default: dur(DefaultEndTime), Allowed: "1s..1000h", Doc: "Virtual time; in a replay, from the recording's last event. The timeline's wait actions together must fit in it."},
 		FieldDoc{Path: "guards.maxMemory", Type: "byte size", Default: "3/4 of the memory the process may use (the machine's, or less under a cgroup limit, RLIMIT_AS or GOMEMLIMIT)", Allowed: "1MiB..1EiB",
 			Source: "assumption", Doc: "A scenario whose estimated peak memory (nodes, pods at the timeline's peak, services, phases, pods each action changes) is over this is refused before it runs."},
 		FieldDoc{Path: "slo", Type: "duration", Default: dur(DefaultSLO), Allowed: "1ms..1000h",

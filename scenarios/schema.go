@@ -189,18 +189,22 @@ func (d *decoder) decodeScenario(root *yaml.Node) *Scenario {
 	if e, ok := f["modes"]; ok {
 		d.modes(e.val, "modes", cfg)
 	}
+	endTimeOK := true
 	if e, ok := f["guards"]; ok {
 		g, _ := d.fields(e.val, "guards", guardFields)
 		if e, ok := g["maxEvents"]; ok {
 			cfg.MaxEvents, _ = d.integer(e.val, "guards.maxEvents", 1, 1e12)
 		}
 		if e, ok := g["endTime"]; ok {
-			cfg.EndTime, _ = d.durationIn(e.val, "guards.endTime", time.Second, maxLongDuration)
+			cfg.EndTime, endTimeOK = d.durationIn(e.val, "guards.endTime", time.Second, maxLongDuration)
 		}
 		if e, ok := g["maxMemory"]; ok {
 			sc.MaxMemory, _ = d.byteSize(e.val, "guards.maxMemory", 1<<20, 1<<60)
 			memAt = e.val
 		}
+	}
+	if endTimeOK {
+		d.checkWaits(cfg.EndTime)
 	}
 	if e, ok := f["slo"]; ok {
 		cfg.SLO, _ = d.durationIn(e.val, "slo", time.Millisecond, maxLongDuration)
@@ -212,6 +216,27 @@ func (d *decoder) decodeScenario(root *yaml.Node) *Scenario {
 		d.checkMemory(sc, memAt)
 	}
 	return sc
+}
+
+// checkWaits refuses a timeline whose wait actions alone last longer than guards.endTime
+// (endTime > 0): its run could never finish. It points at the wait that passes the limit.
+func (d *decoder) checkWaits(endTime time.Duration) {
+	if endTime <= 0 {
+		return
+	}
+	var total time.Duration // at most endTime + maxLongDuration: no overflow
+	for i, w := range d.waits {
+		total += w.duration
+		if total <= endTime {
+			continue
+		}
+		if i == 0 {
+			d.errorf(w.node, w.path, "wait of %v is longer than guards.endTime %v: the run could never finish (raise guards.endTime or shorten the wait)", w.duration, endTime)
+		} else {
+			d.errorf(w.node, w.path, "the timeline's waits up to here add up to %v, longer than guards.endTime %v: the run could never finish (raise guards.endTime or shorten the waits)", total, endTime)
+		}
+		return
+	}
 }
 
 func (d *decoder) cluster(n *yaml.Node, path string, c *sim.ClusterConfig) {

@@ -410,6 +410,7 @@ func (d *decoder) action(n *yaml.Node, path string, cfg *sim.Config) (sim.Action
 					d.errorf(e.val, p, "must be > 0")
 				}
 				a.Duration = v
+				d.waits = append(d.waits, waitAt{e.val, p, v})
 			}
 		} else {
 			d.missing(n, path, "duration")
