@@ -491,7 +491,14 @@ func readBaseline(path string) (*reports.Baseline, error) {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
 	defer f.Close()
-	base, err := reports.ReadBaselineJSON(f)
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("baseline %s: %w", path, err)
+	}
+	if err := scanBaselineJSON(data); err != nil {
+		return nil, fmt.Errorf("baseline %s: %w", path, indentJoined(err))
+	}
+	base, err := reports.ReadBaselineJSON(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("baseline %s: %w", path, indentJoined(err))
 	}

@@ -258,6 +258,11 @@ func TestCheckBadBaseline(t *testing.T) {
 		{"ratio", `{"version": 1, "scenario": "fake", "seed": 1, "figures": {"flip.ratio.writes": 3}}`,
 			[]string{"ratios are not baselined"}},
 		{"version", `{"version": 7, "scenario": "fake", "seed": 1, "figures": {"flip.endpoints.syncs": 3}}`, []string{"version 7: want 1"}},
+		// encoding/json keeps the last of a key given twice, without a word.
+		{"duplicate figure", `{"version": 1, "scenario": "fake", "seed": 1, "figures": {"flip.endpoints.syncs": 3,
+ "flip.endpoints.syncs": 9}}`, []string{`x.json: 2:2: figures: key "flip.endpoints.syncs" given twice (first at 1:59)`}},
+		{"duplicate field", `{"version": 1, "scenario": "fake", "seed": 1, "seed": 2, "figures": {"flip.endpoints.syncs": 3}}`,
+			[]string{`x.json: 1:47: the top-level object: key "seed" given twice (first at 1:36)`}},
 		{"other seed", `{"version": 1, "scenario": "fake", "seed": 9, "figures": {"flip.endpoints.syncs": 3}}`,
 			[]string{`written for scenario "fake" seed 9, but x.yaml is scenario "fake" seed 1`}},
 	} {

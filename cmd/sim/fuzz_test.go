@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"math"
+	"regexp"
+	"strings"
 	"testing"
 
 	"epsim/reports"
@@ -69,6 +72,34 @@ func FuzzParseArgs(f *testing.F) {
 		}
 		if _, err := parseArgs(fs, strs); err != nil && !errors.Is(err, flag.ErrHelp) && err.Error() == "" {
 			t.Errorf("empty error for %q", strs)
+		}
+	})
+}
+
+// FuzzScanBaselineJSON: any bytes are scanned without a panic, and every problem found in
+// valid JSON says where it is ("line:column: ").
+func FuzzScanBaselineJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"version": 1, "scenario": "q", "seed": 1, "figures": {"a.b.c": 1, "a.b.c": 2}}`,
+		`{"a": {"b": 1, "b": [{"c": 1, "c": 2}]}, "a": null}`,
+		`{"figures": {"x": 1e400}}`, "\ufeff{}", `[`, `{"a":`, ``, `{"":0,"":0}0`,
+	} {
+		f.Add([]byte(s))
+	}
+	lineCol := regexp.MustCompile(`^[0-9]+:[0-9]+: `)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := scanBaselineJSON(data)
+		if err == nil {
+			return
+		}
+		var first json.RawMessage
+		if json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, []byte("\ufeff")))).Decode(&first) != nil {
+			t.Fatalf("invalid JSON %q: %v (it is ReadBaselineJSON's to report)", data, err)
+		}
+		for _, line := range strings.Split(err.Error(), "\n") {
+			if !lineCol.MatchString(line) {
+				t.Errorf("problem %q has no line:column", line)
+			}
 		}
 	})
 }
