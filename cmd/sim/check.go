@@ -495,6 +495,8 @@ func readBaseline(path string) (*reports.Baseline, error) {
 	if err != nil {
 		return nil, fmt.Errorf("baseline %s: %w", path, err)
 	}
+	// A byte-order mark some editors write is no part of the JSON.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if err := scanBaselineJSON(data); err != nil {
 		return nil, fmt.Errorf("baseline %s: %w", path, indentJoined(err))
 	}
