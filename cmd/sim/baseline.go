@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 )
 
 // scanBaselineJSON finds in a baseline's JSON what reports.ReadBaselineJSON (encoding/json)
-// lets through: a key given twice in an object, where encoding/json keeps the last value
-// without a word. It returns every such problem, each with its line and column, or nil;
+// lets through or reports unclearly: a key given twice in an object, where encoding/json
+// keeps the last value without a word, and a figure out of a float64's range. It returns every such problem, each with its line and column, or nil;
 // JSON it cannot read is left to ReadBaselineJSON, which says where it is broken.
 func scanBaselineJSON(data []byte) error {
 	s := baselineScanner{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
@@ -44,6 +45,27 @@ func (s *baselineScanner) value(path string) error {
 	if err != nil {
 		return err
 	}
+	return s.rest(tok, path)
+}
+
+// figure walks the value of figure name, a member of "figures".
+func (s *baselineScanner) figure(name string) error {
+	tok, at, err := s.next()
+	if err != nil {
+		return err
+	}
+	if v, ok := tok.(json.Number); ok {
+		// encoding/json refuses it as if it were no number at all.
+		if _, err := strconv.ParseFloat(string(v), 64); errors.Is(err, strconv.ErrRange) {
+			s.errorf(at, "figure %q: %s is out of range (a figure is at most %g)", name, v, math.MaxFloat64)
+		}
+	}
+	return s.rest(tok, joinPath("figures", name))
+}
+
+// rest walks the value that starts with tok: the members or items of an object or array.
+func (s *baselineScanner) rest(tok json.Token, path string) error {
+	var err error
 	switch tok {
 	case json.Delim('{'):
 		first := map[string]int{}
@@ -58,7 +80,11 @@ func (s *baselineScanner) value(path string) error {
 			} else {
 				first[key] = at
 			}
-			if err := s.value(joinPath(path, key)); err != nil {
+			walk := func() error { return s.value(joinPath(path, key)) }
+			if path == "figures" {
+				walk = func() error { return s.figure(key) }
+			}
+			if err := walk(); err != nil {
 				return err
 			}
 		}

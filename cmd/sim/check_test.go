@@ -263,6 +263,8 @@ func TestCheckBadBaseline(t *testing.T) {
  "flip.endpoints.syncs": 9}}`, []string{`x.json: 2:2: figures: key "flip.endpoints.syncs" given twice (first at 1:59)`}},
 		{"duplicate field", `{"version": 1, "scenario": "fake", "seed": 1, "seed": 2, "figures": {"flip.endpoints.syncs": 3}}`,
 			[]string{`x.json: 1:47: the top-level object: key "seed" given twice (first at 1:36)`}},
+		{"figure out of range", `{"version": 1, "scenario": "fake", "seed": 1, "figures": {"flip.endpoints.syncs": 1e400}}`,
+			[]string{`x.json: 1:83: figure "flip.endpoints.syncs": 1e400 is out of range (a figure is at most 1.7976931348623157e+308)`}},
 		{"other seed", `{"version": 1, "scenario": "fake", "seed": 9, "figures": {"flip.endpoints.syncs": 3}}`,
 			[]string{`written for scenario "fake" seed 9, but x.yaml is scenario "fake" seed 1`}},
 	} {
