@@ -11,8 +11,10 @@ import (
 
 // scanBaselineJSON finds in a baseline's JSON what reports.ReadBaselineJSON (encoding/json)
 // lets through or reports unclearly: a key given twice in an object, where encoding/json
-// keeps the last value without a word, and a figure out of a float64's range. It returns every such problem, each with its line and column, or nil;
-// JSON it cannot read is left to ReadBaselineJSON, which says where it is broken.
+// keeps the last value without a word, a figure out of a float64's range, and a figure that
+// is not a number (encoding/json names the map, not the figure, and takes null as 0). It
+// returns every such problem, each with its line and column, or nil; JSON it cannot read
+// is left to ReadBaselineJSON, which says where it is broken.
 func scanBaselineJSON(data []byte) error {
 	s := baselineScanner{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
 	s.dec.UseNumber()
@@ -54,13 +56,35 @@ func (s *baselineScanner) figure(name string) error {
 	if err != nil {
 		return err
 	}
-	if v, ok := tok.(json.Number); ok {
+	switch v := tok.(type) {
+	case json.Number:
 		// encoding/json refuses it as if it were no number at all.
 		if _, err := strconv.ParseFloat(string(v), 64); errors.Is(err, strconv.ErrRange) {
 			s.errorf(at, "figure %q: %s is out of range (a figure is at most %g)", name, v, math.MaxFloat64)
 		}
+	default:
+		// encoding/json names the map, "figures", not the figure; and takes null as 0.
+		s.errorf(at, "figure %q is %s, where a baseline has a number", name, tokenKind(tok))
 	}
 	return s.rest(tok, joinPath("figures", name))
+}
+
+// tokenKind names the JSON value a token starts, for messages.
+func tokenKind(tok json.Token) string {
+	switch v := tok.(type) {
+	case string:
+		return "a JSON string " + strconv.Quote(v)
+	case bool:
+		return "a JSON " + strconv.FormatBool(v)
+	case nil:
+		return "null"
+	case json.Delim:
+		if v == '[' {
+			return "a JSON array"
+		}
+		return "a JSON object"
+	}
+	return "a JSON number"
 }
 
 // rest walks the value that starts with tok: the members or items of an object or array.

@@ -265,6 +265,13 @@ func TestCheckBadBaseline(t *testing.T) {
 			[]string{`x.json: 1:47: the top-level object: key "seed" given twice (first at 1:36)`}},
 		{"figure out of range", `{"version": 1, "scenario": "fake", "seed": 1, "figures": {"flip.endpoints.syncs": 1e400}}`,
 			[]string{`x.json: 1:83: figure "flip.endpoints.syncs": 1e400 is out of range (a figure is at most 1.7976931348623157e+308)`}},
+		{"figure not a number", `{"version": 1, "scenario": "fake", "seed": 1, "figures": {"flip.endpoints.syncs": "zero",
+ "flip.endpoints.writes": null, "flip.endpoints.etcdBytes": [1]}}`,
+			[]string{
+				"x.json: \n" + `  1:83: figure "flip.endpoints.syncs" is a JSON string "zero", where a baseline has a number`,
+				"\n" + `  2:27: figure "flip.endpoints.writes" is null, where a baseline has a number`,
+				"\n" + `  2:61: figure "flip.endpoints.etcdBytes" is a JSON array, where a baseline has a number`,
+			}},
 		{"other seed", `{"version": 1, "scenario": "fake", "seed": 9, "figures": {"flip.endpoints.syncs": 3}}`,
 			[]string{`written for scenario "fake" seed 9, but x.yaml is scenario "fake" seed 1`}},
 	} {
