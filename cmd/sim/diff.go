@@ -26,8 +26,9 @@ service.NAMESPACE/NAME.MODE.FIGURE), matched by namespace and name.
 
 With --fail-on PERCENT, a figure that moved by more than PERCENT (either way), appeared,
 or disappeared fails the diff (exit status 1) and is printed in capitals; --floor N
-ignores changes of at most N (in the figure's unit: bytes, seconds or a count), so that a
-count going from 2 to 3 is not a +50% failure.
+ignores changes of at most N (in the figure's unit: bytes, seconds or a count; or with a
+unit, as in 'sim check': 1KB, 50ms), so that a count going from 2 to 3 is not a +50%
+failure.
 
 Exit status: 0 no figure past --fail-on; 1 some figure past it; 2 bad input (a missing or
 malformed summary.json).
@@ -43,7 +44,7 @@ Examples:
 	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
 		o := &diffOptions{}
 		fs.StringVar(&o.failOn, "fail-on", "", "fail when a figure changes by more than `PERCENT` (like 5%)")
-		fs.Float64Var(&o.floor, "floor", 0, "with --fail-on, ignore absolute changes of at most `N`")
+		fs.StringVar(&o.floor, "floor", "", "with --fail-on, ignore absolute changes of at most `N` (in the figure's unit, or with one: 1KB, 50ms)")
 		fs.BoolVar(&o.all, "all", false, "list unchanged figures too")
 		fs.BoolVar(&o.services, "services", false, "also compare every Service's figures (service.NAMESPACE/NAME.MODE.FIGURE)")
 		formatFlag(fs, &o.format, "")
@@ -53,9 +54,8 @@ Examples:
 
 // diffOptions are the parsed flags of 'sim diff'.
 type diffOptions struct {
-	failOn, format string
-	floor          float64
-	all, services  bool
+	failOn, format, floor string
+	all, services         bool
 }
 
 func (o *diffOptions) run(e *env, args []string) error {
@@ -73,10 +73,14 @@ func (o *diffOptions) run(e *env, args []string) error {
 		}
 		opt.FailOn = v
 	}
-	if o.floor < 0 || o.floor != o.floor {
-		return usageErrorf("diff", "--floor %v: want a number of at least 0", o.floor)
+	if o.floor != "" {
+		// The same forms as sim check's --floor N (a rule per figure is check's alone).
+		v, err := parseFloor(o.floor)
+		if err != nil {
+			return usageErrorf("diff", "%v", err)
+		}
+		opt.Floor = v
 	}
-	opt.Floor = o.floor
 	opt.Services = o.services
 	a, err := readSummaryArg(args[0])
 	if err != nil {

@@ -102,6 +102,24 @@ func TestDiffRealRuns(t *testing.T) {
 		t.Errorf("--services lacks web's bytes:\n%s", te.stdout.String())
 	}
 
+	// --floor takes what sim check's does: a plain number, or bytes or a duration with a
+	// unit. A floor of a terabyte (more than any change here) passes, one byte does not.
+	for _, tc := range []struct {
+		floor string
+		want  int
+	}{
+		{"1TB", exitOK},
+		{"1000000000000", exitOK},
+		{"1TiB", exitOK},
+		{"1B", exitFailed},
+		{"0", exitFailed},
+	} {
+		te = realEnv()
+		if code := te.main([]string{"diff", a, b, "--fail-on", "5%", "--floor", tc.floor}); code != tc.want {
+			t.Errorf("--floor %s: exit %d, want %d: %s", tc.floor, code, tc.want, te.stderr.String())
+		}
+	}
+
 	// A run against itself has nothing past any threshold.
 	te = realEnv()
 	if code := te.main([]string{"diff", a, a, "--fail-on", "0.01%"}); code != exitOK {
@@ -122,6 +140,8 @@ func TestDiffBadInput(t *testing.T) {
 		{"diff", filepath.Join(dir, "nope"), notJSON},
 		{"diff", empty, empty, "--fail-on", "lots"},
 		{"diff", empty, empty, "--floor", "-1"},
+		{"diff", empty, empty, "--floor", "1KBB"},
+		{"diff", empty, empty, "--floor", "NaN"},
 		{"diff", empty, empty, "-o", "yaml"},
 	} {
 		te := newTestEnv()
