@@ -52,8 +52,9 @@ and SVG, atomically: DIR is replaced as a whole, so it may not be the working di
 contain it. Without --out, report.md goes to stdout.
 
 To spread a big plan over machines, run each share with --shard i/n (i = 0..n-1); each
-writes partial-i-of-n.json into --out (or to stdout without --out). Then --merge builds the
-report from the partials (directories or files), identical to a one-machine run. See
+writes its partial, named with i and n in five digits (partial-00000-of-00002.json for
+--shard 0/2), into --out (or to stdout without --out). Then --merge builds the report
+from the partials (directories or files), identical to a one-machine run. See
 docs/plan.md for running the shards as a Kubernetes Indexed Job.
 
 Examples:

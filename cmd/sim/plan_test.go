@@ -191,3 +191,11 @@ func TestPlanGCSetsAndRestores(t *testing.T) {
 	}
 	restore()
 }
+
+// TestPlanHelpNamesThePartialFile: the help's example of a shard's file name is the name a
+// shard writes (it said partial-i-of-n.json).
+func TestPlanHelpNamesThePartialFile(t *testing.T) {
+	if want := partialName(0, 2); !strings.Contains(cmdPlan.long, want) {
+		t.Errorf("plan help lacks %q, the file --shard 0/2 writes:\n%s", want, cmdPlan.long)
+	}
+}
