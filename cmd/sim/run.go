@@ -63,7 +63,7 @@ Examples:
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
 		fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the run to `FILE`")
 		fs.StringVar(&o.memprofile, "memprofile", "", "write a heap profile to `FILE`, taken near the run's largest live heap")
-		fs.BoolVar(&o.printScenario, "print-scenario", false, "print the scenario with every default and override applied, and do not run it")
+		fs.BoolVar(&o.printScenario, "print-scenario", false, "print the scenario with every default and override applied, as YAML, and do not run it")
 		return func(e *env, args []string) error {
 			o.set = map[string]bool{}
 			fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
@@ -113,6 +113,9 @@ func (o *runOptions) run(e *env, args []string) error {
 	}
 	if o.format != "table" && o.format != "json" {
 		return usageErrorf("run", "--format %q: want table or json", o.format)
+	}
+	if o.printScenario && o.format == "json" {
+		return usageErrorf("run", "--print-scenario prints the scenario as YAML, not JSON; leave out -o/--format json")
 	}
 	sc, err := e.load(args[0], o.sets)
 	if err != nil {

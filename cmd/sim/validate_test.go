@@ -64,6 +64,18 @@ func TestValidatePlansAndEffective(t *testing.T) {
 			t.Errorf("%s --seed 2^63: exit %d: %s", args[0], code, errb.String())
 		}
 	}
+	// --print-scenario prints YAML: asking for JSON too is refused, not answered in YAML.
+	for _, args := range [][]string{
+		{"run", "quick", "-o", "json", "--print-scenario"},
+		{"run", "quick", "--print-scenario", "--format=json"},
+	} {
+		out.Reset()
+		errb.Reset()
+		if code := e.main(args); code != exitBadInput || out.Len() != 0 ||
+			!strings.Contains(errb.String(), "--print-scenario prints the scenario as YAML") {
+			t.Errorf("%v: exit %d, stdout %d bytes: %s", args, code, out.Len(), errb.String())
+		}
+	}
 	out.Reset()
 	if code := e.main([]string{"validate", "--effective", "quick"}); code != exitOK || !strings.Contains(out.String(), "nodeMilliCPU: 4000") {
 		t.Errorf("validate --effective: exit %d:\n%s", code, out.String())
