@@ -48,6 +48,12 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`x.yaml:12:1: controlplane: unknown field "controlplane" (did you mean "controlPlane"?); allowed: name, description, seed, cluster, controlPlane, apiServer, network, kubeProxy, services, timeline, modes, guards, slo, expect`},
 		},
 		{
+			// The one error: not also a count of zones (0) for what is not a list.
+			name: "zones not a list",
+			doc:  strings.Replace(minimal, "  nodes: 10", "  nodes: 10\n  zones: a", 1),
+			want: []string{`x.yaml:4:10: cluster.zones: expected a list of zone names, got "a"`},
+		},
+		{
 			name: "wrong type",
 			doc:  strings.Replace(minimal, "nodes: 10", "nodes: ten", 1),
 			want: []string{`x.yaml:3:10: cluster.nodes: expected an integer (1..1000000), got "ten"`},

@@ -252,10 +252,10 @@ func (d *decoder) cluster(n *yaml.Node, path string, c *sim.ClusterConfig) {
 	}
 	if e, ok := f["zones"]; ok {
 		p := join(path, "zones")
-		items, _ := d.list(e.val, p, "zone names")
-		if len(items) == 0 || len(items) > 1000 {
+		// Not a list: list said so, and a count of it would only repeat the error.
+		if items, isList := d.list(e.val, p, "zone names"); isList && (len(items) == 0 || len(items) > 1000) {
 			d.errorf(e.val, p, "need 1..1000 zones, got %d", len(items))
-		} else {
+		} else if isList {
 			c.Zones = nil
 			for i, it := range items {
 				z, ok := d.str(it, index(p, i))
