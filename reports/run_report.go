@@ -404,7 +404,7 @@ func orDefault(d, def time.Duration) time.Duration {
 	return d
 }
 
-// resentWarning says, when watchers were sent bytes beyond the live events (relists' LISTs,
+// resentWarning says, when watchers were sent bytes beyond the live events (relists,
 // the events a node back from a failure missed), how many per mode: the bytes fanned out
 // leave them out.
 func resentWarning(s *Summary) string {
@@ -419,5 +419,5 @@ func resentWarning(s *Summary) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "Beyond the bytes fanned out, watchers were sent " + strings.Join(parts, " and ") + " again: the LISTs of watchers that relisted, and the events kube-proxies of nodes back from a failure missed."
+	return "Beyond the bytes fanned out, watchers were sent " + strings.Join(parts, " and ") + " again: everything the watchers that relisted watch (gzipped, as the API server sends a relist), and the events kube-proxies of nodes back from a failure missed."
 }

@@ -120,7 +120,7 @@ const timeseriesColumns1 = 9
 //     column sums to summary.json's fanoutBytes
 //   - <mode>_etcdBytes: bytes of the objects committed in the bucket
 //   - <mode>_maxLatencySeconds: the largest propagation latency of a write committed in it
-//   - <mode>_resentBytes: bytes sent beyond the live events (relists' LISTs, the events a
+//   - <mode>_resentBytes: bytes sent beyond the live events (relists, the events a
 //     node back from a failure missed), leaving in the bucket; the column sums to resentBytes. Egress
 //     is fanout + resent.
 //   - seconds: the bucket's length, 1 unless the run spans more than sim.MaxSeriesBuckets

@@ -147,7 +147,7 @@ type ModeSummary struct {
 	PeakSyncSeconds           float64 `json:"peakSyncSeconds"`
 	KubeProxyBusyFraction     float64 `json:"kubeProxyBusyFraction"`
 	// APIServerCPUSeconds is the API servers' watch-path CPU (serialization, per-watcher
-	// framing and TLS, relist LISTs), in seconds.
+	// framing and TLS, relists serialized and gzipped), in seconds.
 	APIServerCPUSeconds float64 `json:"apiserverCPUSeconds"`
 }
 

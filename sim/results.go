@@ -221,7 +221,7 @@ type BucketMode struct {
 	// model has a bandwidth, else at commit time.
 	FanoutBytes int64
 	// ResentBytes is what left the API servers in this bucket beyond the live events (the
-	// bytes resentBytes counts: relists' LISTs, a node's missed events), spread the same way.
+	// bytes resentBytes counts: relists, a node's missed events), spread the same way.
 	ResentBytes int64
 	EtcdBytes   int64
 	// MaxLatencySeconds is the largest propagation latency of a write committed this second.
