@@ -392,8 +392,9 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	e.stats.apiserverCPU(c.mode, a.watchCPU(&cm, encoded, perWatcher, events, fanout, d))
 	if kubeProxyEvent > 0 {
 		deleted := kubeProxyType == model.EventDeleted
-		// A relisting watcher decodes its LIST too (a replayed event is decoded once).
-		decodeBytes := kubeProxyEvent + d.resentBytes/events
+		// A relisting watcher decodes its relist too, as serialized (a replayed event is
+		// decoded once).
+		decodeBytes := kubeProxyEvent + d.relistRawBytes/events
 		e.kubeProxies[mi].proxier(cm.family).receive(cm.name, kubeProxyChange{
 			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted && cm.trigger > e.proxyStart, delivered: d.done,
 			readyKey: cm.proxyKey, unserved: cm.unserved,
