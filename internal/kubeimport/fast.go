@@ -32,7 +32,8 @@ var (
 	workloadStatusFields = []string{"desiredNumberScheduled"}
 	subsetFields         = []string{"addresses", "notReadyAddresses"}
 	ipFields             = []string{"ip"}
-	addressesFields      = []string{"addresses"}
+	sliceEndpointFields  = []string{"addresses", "conditions"}
+	conditionsFields     = []string{"terminating"}
 )
 
 // fastReader decodes the values of one input into o.
@@ -325,9 +326,12 @@ func (e *endpoints) decodeSubsets(p *jsonparse.Parser) bool {
 }
 
 func (s *endpointSlice) decodeEndpoints(p *jsonparse.Parser) bool {
-	return jsonparse.Slice(p, &s.Endpoints, func(ep *struct {
-		Addresses []string `json:"addresses"`
-	}) bool {
-		return p.Object(addressesFields, func(int) bool { return jsonparse.Slice(p, &ep.Addresses, p.String) })
+	return jsonparse.Slice(p, &s.Endpoints, func(ep *sliceEndpoint) bool {
+		return p.Object(sliceEndpointFields, func(f int) bool {
+			if f == 0 {
+				return jsonparse.Slice(p, &ep.Addresses, p.String)
+			}
+			return p.Object(conditionsFields, func(int) bool { return p.BoolPointer(&ep.Conditions.Terminating) })
+		})
 	})
 }

@@ -400,7 +400,8 @@ func validFormat(f string, nodes int) bool {
 // services maps every Service to an entry.
 func (im *importer) services(nodes int) []*entry {
 	o := im.o
-	// Pods per Service from EndpointSlices (per address type; dual-stack counts once) and
+	// Pods per Service from EndpointSlices (per address type; dual-stack counts once; a
+	// terminating pod's endpoint is left out: its replacement is counted, or it is going) and
 	// from Endpoints, for Services whose pods no visible workload explains.
 	slicePods := map[string]map[string]int{}
 	for _, s := range o.slices {
@@ -412,7 +413,11 @@ func (im *importer) services(nodes int) []*entry {
 		if slicePods[k] == nil {
 			slicePods[k] = map[string]int{}
 		}
-		slicePods[k][s.AddressType] += len(s.Endpoints)
+		for _, ep := range s.Endpoints {
+			if t := ep.Conditions.Terminating; t == nil || !*t {
+				slicePods[k][s.AddressType]++
+			}
+		}
 	}
 	epAddrs := map[string]int{}
 	for _, ep := range o.endpoints {

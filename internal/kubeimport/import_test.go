@@ -580,3 +580,35 @@ func TestImportWorkloadValues(t *testing.T) {
 		})
 	}
 }
+
+// TestImportTerminatingEndpoints: a Service no workload selects runs with the pods its
+// EndpointSlices hold, leaving out the terminating ones (a rollout's old pods on their
+// way out: their replacements are counted). Without conditions an endpoint counts.
+func TestImportTerminatingEndpoints(t *testing.T) {
+	ep := func(ip string, terminating string) string {
+		cond := ""
+		if terminating != "" {
+			cond = `,"conditions":{"ready":false,"serving":true,"terminating":` + terminating + `}`
+		}
+		return `{"addresses":["` + ip + `"]` + cond + `}`
+	}
+	var eps []string
+	for i := range 5 {
+		eps = append(eps, ep(fmt.Sprintf("10.0.0.%d", i+1), "false"), ep(fmt.Sprintf("10.0.1.%d", i+1), "true"))
+	}
+	eps = append(eps, ep("10.0.2.1", ""), ep("10.0.2.2", "null"))
+	in := `{"kind":"Node","metadata":{"name":"n"}}
+{"kind":"Service","metadata":{"name":"s","namespace":"a"},"spec":{"selector":{"app":"s"},"ports":[{"port":80}]}}
+{"kind":"EndpointSlice","metadata":{"name":"s-abcde","namespace":"a","labels":{"kubernetes.io/service-name":"s"}},"addressType":"IPv4","endpoints":[` + strings.Join(eps, ",") + `]}`
+	res, err := Import([]Input{{Name: "in", R: strings.NewReader(in)}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("t.yaml", res.YAML, nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res.YAML)
+	}
+	if got := sc.Config.Services[0].Replicas; got != 7 {
+		t.Errorf("%d replicas, want the 5 not terminating and the 2 without the condition\n%s", got, res.YAML)
+	}
+}

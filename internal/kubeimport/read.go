@@ -153,11 +153,18 @@ type endpoints struct {
 }
 
 type endpointSlice struct {
-	Metadata    objectMeta `json:"metadata"`
-	AddressType string     `json:"addressType"`
-	Endpoints   []struct {
-		Addresses []string `json:"addresses"`
-	} `json:"endpoints"`
+	Metadata    objectMeta      `json:"metadata"`
+	AddressType string          `json:"addressType"`
+	Endpoints   []sliceEndpoint `json:"endpoints"`
+}
+
+// sliceEndpoint is an EndpointSlice's endpoint: its addresses, and whether its pod is
+// terminating (conditions.terminating; nil when not given).
+type sliceEndpoint struct {
+	Addresses  []string `json:"addresses"`
+	Conditions struct {
+		Terminating *bool `json:"terminating"`
+	} `json:"conditions"`
 }
 
 // objects is everything read from the inputs, by kind, in input order.
