@@ -144,7 +144,7 @@ Examples:
 		fs.StringVar(&o.pods, "pods", "", "the pod watch stream or trace to replay, `FILE` (- for stdin)")
 		fs.StringVar(&o.services, "services", "", "the cluster's Services, `FILE` from 'kubectl get services -A -o json'")
 		fs.StringVar(&o.nodes, "nodes", "", "the cluster's Nodes, `FILE` from 'kubectl get nodes -o json' (default: the nodes the pods name)")
-		fs.StringVar(&o.slices, "endpointslices", "", "the real EndpointSlice watch stream or trace, `FILE`, to compare with")
+		fs.StringVar(&o.slices, "endpointslices", "", "the real EndpointSlice watch stream or trace, `FILE`, to compare with (--mode both or endpointslices)")
 		fs.StringVar(&o.scenario, "scenario", "", "take control-plane settings from scenario `FILE` (default: built-in defaults)")
 		fs.Var(&o.sets, "set", "override a control-plane setting, `path=value` (repeatable), e.g. controlPlane.maxEndpointsPerSlice=500")
 		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv, replay.json and charts into `DIR`")
@@ -212,6 +212,10 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	modes, err := parseMode(o.mode)
 	if err != nil {
 		return usageErrorf("replay", "%v", err)
+	}
+	if o.slices != "" && !slices.Contains(modes, sim.ModeEndpointSlices) {
+		// The comparison would set the cluster's slice writes beside none.
+		return usageErrorf("replay", "--endpointslices compares the EndpointSlice controller's writes: it needs --mode both or endpointslices, not %s", o.mode)
 	}
 	cfg, err := o.config(e)
 	if err != nil {

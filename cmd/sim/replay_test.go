@@ -168,6 +168,9 @@ func TestReplayErrors(t *testing.T) {
 		{"pods as services", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-watch.json")}, "a watch event, expected a Service"},
 		{"bad set", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"), "--set", "controlPlane.maxEndpointsPerSlice=0"}, "maxEndpointsPerSlice"},
 		{"bad start", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"), "--start", "hot"}, `--start "hot": want cold or warm`},
+		// The comparison would set the cluster's slice writes beside none.
+		{"comparison without slices", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"),
+			"--endpointslices", sample("replay-trace.jsonl"), "--mode", "endpoints"}, "needs --mode both or endpointslices, not endpoints"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, _, errb := replayEnv()
