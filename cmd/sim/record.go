@@ -33,10 +33,12 @@ recording into milliseconds. Replay such a file directly ('sim replay --pods wat
 times from the objects' own timestamps), or pipe the live stream into record.
 
 With --out, the trace is written to a temporary file next to FILE and renamed to FILE when
-the recording ends, so a failed recording never destroys an existing FILE; --out must not
-be the input, nor a directory, and its directory must exist (both are checked before
-recording starts). A finished recording that cannot be renamed to FILE is kept under its
-temporary name, which the error gives.
+the recording ends, so a recording that fails before its first event never destroys an
+existing FILE; --out must not be the input, nor a directory, and its directory must exist
+(both are checked before recording starts). Input record cannot read after some events
+(kubectl killed mid-write, then its error message) ends the recording: FILE holds every
+complete event before it, and record exits 2 saying so. A recording that cannot be renamed
+to FILE is kept under its temporary name, which the error gives.
 
 Each event is written as it arrives, so stopping kubectl (Ctrl-C reaches both) leaves a
 complete trace: record ignores the first interrupt and ends when its input does (a second
@@ -93,10 +95,13 @@ func checkLiveInput(f *os.File, out string) error {
 }
 
 // recordTo records into a temporary file beside out and renames it to out at the end; on
-// an error the temporary file is removed and out is left as it was. out is checked before
-// recording starts (a directory or a special file cannot be replaced by the trace), and a
-// finished recording that cannot be renamed to out (something took its place meanwhile) is
-// kept under its temporary name, which the error gives.
+// an error before any event was recorded the temporary file is removed and out is left as
+// it was. Input the recorder cannot read after some events (kubectl killed mid-write in a
+// restart loop, then its error message) ends the recording with those events kept in out,
+// and the error says so. out is checked before recording starts (a directory or a special
+// file cannot be replaced by the trace), and a recording that cannot be renamed to out
+// (something took its place meanwhile) is kept under its temporary name, which the error
+// gives.
 func recordTo(e *env, in io.Reader, out, name string) (err error) {
 	if err := checkRecordOut(out); err != nil {
 		return err
@@ -111,14 +116,23 @@ func recordTo(e *env, in io.Reader, out, name string) (err error) {
 		if cerr := tmp.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("--out %s: %w", out, plainPathError(cerr))
 		}
-		if err != nil {
+		var partial *partialRecording
+		if err != nil && !errors.As(err, &partial) {
 			os.Remove(tmp.Name())
 			return
 		}
 		if rerr := os.Rename(tmp.Name(), out); rerr != nil {
-			// The recording is complete: keep it, and say where.
-			err = fmt.Errorf("--out %s: cannot replace it with the recording: %w; the recording is kept in %s",
+			// The recording is complete, or all that could be read: keep it, and say where.
+			rerr = fmt.Errorf("--out %s: cannot replace it with the recording: %w; the recording is kept in %s",
 				out, plainPathError(errors.Unwrap(rerr)), tmp.Name())
+			if err != nil {
+				rerr = fmt.Errorf("%w; %w", err, rerr)
+			}
+			err = rerr
+			return
+		}
+		if partial != nil {
+			err = fmt.Errorf("%w; the %d events before it are kept in %s", err, partial.events, out)
 		}
 	}()
 	return record(e, in, tmp, name)
@@ -167,12 +181,25 @@ func record(e *env, in io.Reader, w io.Writer, name string) error {
 	}
 	if err != nil {
 		if errors.Is(err, trace.ErrFormat) {
+			if stats != nil && stats.Events > 0 {
+				err = &partialRecording{events: stats.Events, err: err}
+			}
 			return badInput(fmt.Errorf("record: %w", err))
 		}
 		return fmt.Errorf("record: %w", err)
 	}
 	return nil
 }
+
+// partialRecording is input the recorder could not read after events it recorded: the
+// trace holds every one of them, complete.
+type partialRecording struct {
+	events int64
+	err    error
+}
+
+func (p *partialRecording) Error() string { return p.err.Error() }
+func (p *partialRecording) Unwrap() error { return p.err }
 
 // stopOnSecondInterrupt lets the first Ctrl-C stop kubectl (the same terminal process group)
 // while record drains what kubectl wrote; a second one exits at once, keeping the events

@@ -287,6 +287,63 @@ func TestRecordKeepsOutOnError(t *testing.T) {
 	}
 }
 
+// TestRecordKeepsEventsBeforeBadInput: input the recorder cannot read after events it
+// recorded (kubectl killed mid-write in a restart loop, then its error message) ends the
+// recording as bad input, with every complete event before it kept in --out, whole; it
+// once deleted the recording. A stream bad from its first byte still leaves --out alone
+// (TestRecordKeepsOutOnError).
+func TestRecordKeepsEventsBeforeBadInput(t *testing.T) {
+	raw, err := os.ReadFile(sample("replay-watch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole.jsonl")
+	e, _, errb := replayEnv()
+	e.stdin = bytes.NewReader(raw)
+	if code := e.main([]string{"record", "--out", whole}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	wholeTrace, _ := os.ReadFile(whole)
+	// The stream cut inside its third event, then kubectl's error.
+	// A top-level event begins at a line "{" and its "type" (types nested in the object
+	// are indented deeper).
+	var starts []int
+	for i := 0; ; {
+		j := bytes.Index(raw[i:], []byte("{\n    \"type\""))
+		if j < 0 {
+			break
+		}
+		starts = append(starts, i+j)
+		i += j + 1
+	}
+	third := starts[2]
+	out := filepath.Join(dir, "trace.jsonl")
+	e, _, errb = replayEnv()
+	e.stdin = io.MultiReader(bytes.NewReader(raw[:third+40]), strings.NewReader("\nerror: unexpected EOF\n"))
+	if code := e.main([]string{"record", "--out", out}); code != exitBadInput {
+		t.Fatalf("exit %d, want %d: %s", code, exitBadInput, errb)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("the events before the bad input are lost: %v (stderr %s)", err, errb)
+	}
+	lines := bytes.SplitAfter(got, []byte("\n"))
+	if n := bytes.Count(got, []byte("\n")); n != 2 {
+		t.Fatalf("kept %d events, want the 2 before the cut", n)
+	}
+	wholeLines := bytes.SplitAfter(wholeTrace, []byte("\n"))
+	for i, l := range lines[:len(lines)-1] {
+		// Each kept line is the whole recording's, but for its arrival time.
+		if a, b := bytes.Index(l, []byte(`"type"`)), bytes.Index(wholeLines[i], []byte(`"type"`)); a < 0 || !bytes.Equal(l[a:], wholeLines[i][b:]) {
+			t.Errorf("kept line %d differs from the whole recording's:\n%s\n%s", i, l, wholeLines[i])
+		}
+	}
+	if !strings.Contains(errb.String(), "events before it are kept in "+out) {
+		t.Errorf("stderr does not say what was kept: %s", errb)
+	}
+}
+
 // TestRecordBadOut: an --out that cannot become the trace file (a directory, a path ending
 // in "/", a missing directory) is refused before anything is read, and a finished recording
 // whose rename fails (a directory took --out's place meanwhile) is kept, under a name the
