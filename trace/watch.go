@@ -46,6 +46,14 @@ type Stats struct {
 	// Spread counts events with object times that shared their second with others and were
 	// spread evenly across it.
 	Spread int64 `json:"spread"`
+	// ClockLeadSeconds is, in a recorded trace, the most an object's own latest timestamp
+	// (podTime, sliceTime) was after the moment its event arrived, from one second on (0:
+	// none), and ClockLeadEvent that event's number. An object cannot change after its
+	// event arrived: a clock that stamps objects (the API server's, a kubelet's) ran ahead
+	// of the recorder's by at least that much, and latencies measured from those
+	// timestamps on the recorder's clock read that much short.
+	ClockLeadSeconds float64 `json:"clockLeadSeconds,omitempty"`
+	ClockLeadEvent   int64   `json:"clockLeadEvent,omitempty"`
 	// InvalidIPs counts pod events rejected because a pod IP is not an IP address;
 	// InvalidIPEvents holds the first event numbers of those.
 	InvalidIPs      int64   `json:"invalidIPs"`
@@ -781,6 +789,11 @@ func (r *watchReader) checkSpan(offset int64, t time.Time, what string, before b
 
 // time assigns an event its replay time and tells whether it belongs to the initial
 // listing (see watchReader).
+// clockLeadMin is the least lead of an object's timestamp over its event's arrival that
+// Stats.ClockLeadSeconds counts: timestamps are whole seconds, cut down, so a lead under
+// a second could only be a clock skewed by less.
+const clockLeadMin = time.Second
+
 func (r *watchReader) time(offset int64, ev wireEvent, it *watchItem, d decoded) error {
 	recorded := ev.Time != ""
 	if r.mode == timesUnknown {
@@ -807,6 +820,9 @@ func (r *watchReader) time(offset int64, ev wireEvent, it *watchItem, d decoded)
 			r.stats.Start = t
 		} else if err := r.checkSpan(offset, t, "\"time\"", true); err != nil {
 			return err
+		}
+		if lead := d.at.Sub(t); lead >= clockLeadMin && lead.Seconds() > r.stats.ClockLeadSeconds {
+			r.stats.ClockLeadSeconds, r.stats.ClockLeadEvent = lead.Seconds(), r.s.n
 		}
 		if r.leading && it.typ == model.EventAdded {
 			old := !d.created.IsZero() && d.created.Before(r.start.Truncate(time.Second))

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"epsim/internal/gcfloor"
 	"epsim/model"
@@ -101,7 +102,10 @@ does not have, while the Endpoints controller keeps them. A node an autoscaler a
 the recording is the usual cause: list the nodes the cluster had while the pods ran. A node
 created during the recording (its creationTimestamp) joins then: its kube-proxy starts,
 lists everything it watches (relists, resentBytes) and receives the watch events from then
-on, not before.
+on, not before. It warns too when, in a recorded trace, an object is dated a second or more
+after its event arrived (clockLeadSeconds, clockLeadEvent): the clocks that stamp objects
+ran ahead of the recorder's, and the programming latency, measured from those timestamps,
+reads that much short.
 
 Objects of another kind than a file's flag is for are skipped and counted, but a file that
 holds none of its flag's kind and only others (a NodeList given to --services, say) is an
@@ -413,6 +417,13 @@ func warnReplay(w io.Writer, name string, r *sim.ReplayStats, s *trace.Stats) {
 	}
 	if s.BeforeListing > 0 {
 		fmt.Fprintf(w, "sim: replay: warning: %s: %d events dated before the recording's first event (applied at once)\n", name, s.BeforeListing)
+	}
+	if s.ClockLeadSeconds > 0 {
+		lead := time.Duration(s.ClockLeadSeconds * float64(time.Second)).Round(time.Millisecond)
+		fmt.Fprintf(w, "sim: replay: warning: %s: event %d's object is dated %s after the event arrived: a clock that stamps "+
+			"objects (the API server's, a kubelet's) ran ahead of the recorder's, and the programming latency, measured "+
+			"from those timestamps, reads up to %s short (below 0 at worst); record on a machine whose clock agrees with the cluster's\n",
+			name, s.ClockLeadEvent, lead, lead)
 	}
 	if s.AheadOfListing > 0 {
 		fmt.Fprintf(w, "sim: replay: warning: %s: initial listing dated after the first event that followed it "+
