@@ -42,6 +42,12 @@ type ServiceComparison struct {
 	Simulated Writes `json:"simulated"`
 }
 
+// Unattributed is the real and simulated writes of slices whose Service could not be told.
+type Unattributed struct {
+	Real      Writes `json:"real"`
+	Simulated Writes `json:"simulated"`
+}
+
 // Comparison sets the EndpointSlice writes a cluster really made beside the simulated ones.
 type Comparison struct {
 	// Watchers is what each real event's bytes are multiplied by: the simulation's watchers
@@ -53,6 +59,10 @@ type Comparison struct {
 	Simulated Writes `json:"simulated"`
 	// Services are sorted by namespace and name.
 	Services []ServiceComparison `json:"services"`
+	// Unattributed counts the writes (in Real and Simulated too) of slices whose Service
+	// could not be told: without a service-name label, and named after a generateName two
+	// Services share (or none has). Nil when there were none.
+	Unattributed *Unattributed `json:"unattributed,omitempty"`
 	// OtherManagers counts real events of slices not written by the EndpointSlice
 	// controller (mirrored or custom slices), which the simulation does not model.
 	OtherManagers int64 `json:"otherManagers"`
@@ -76,24 +86,58 @@ func kubeProxySelects(labels model.StringMap) bool {
 // makes them (Add, from a sim.WriteLogger), for CompareSlices: a day of a large cluster
 // makes millions of writes, which a write log would hold to the end.
 type SliceTally struct {
-	// byPrefix maps a slice's generateName to its Service, for the simulated writes, whose
-	// records name the slice only.
-	byPrefix map[string]string
+	// byName maps a slice the run began with (namespace, name) to its Service, by its
+	// service-name label: the simulated writes' records name the slice only.
+	byName map[[2]string]string
+	// byPrefix maps a generateName (namespace, prefix) to its Service, for slices without a
+	// label or created by the run; "" marks a prefix two Services share (names of 58 or more
+	// characters alike in their first 57), whose slices cannot be told apart.
+	byPrefix map[[2]string]string
 	services map[[2]string]*Writes
-	total    Writes
+	// unattributed counts the writes of slices whose Service could not be told.
+	unattributed Writes
+	total        Writes
 }
 
-// NewSliceTally returns an empty tally of the replay of services.
-func NewSliceTally(services []*model.Service) *SliceTally {
-	t := &SliceTally{byPrefix: map[string]string{}, services: map[[2]string]*Writes{}}
+// NewSliceTally returns an empty tally of the replay of services, which begins from the
+// slices listed (the real stream's listing; nil for none).
+func NewSliceTally(services []*model.Service, listed []*model.EndpointSlice) *SliceTally {
+	t := &SliceTally{byName: map[[2]string]string{}, byPrefix: map[[2]string]string{}, services: map[[2]string]*Writes{}}
 	for _, svc := range services {
-		t.byPrefix[svc.Namespace+"/"+slicePrefix(svc.Name)] = svc.Name
+		key := [2]string{svc.Namespace, slicePrefix(svc.Name)}
+		if other, ok := t.byPrefix[key]; ok && other != svc.Name {
+			t.byPrefix[key] = "" // shared: ambiguous
+			continue
+		}
+		t.byPrefix[key] = svc.Name
+	}
+	for _, s := range listed {
+		if name := s.Labels.Get(model.LabelServiceName); name != "" {
+			t.byName[[2]string{s.Namespace, s.Name}] = name
+		}
 	}
 	return t
 }
 
+// serviceOf returns the Service of the slice namespace/name: by its service-name label when
+// it has one (as the controller always sets it), else by the generateName its name was made
+// from. ok is false when neither tells: no label, and a prefix of no Service or of two.
+func (t *SliceTally) serviceOf(namespace, name string, labels model.StringMap) (service string, ok bool) {
+	if s := labels.Get(model.LabelServiceName); s != "" {
+		return s, true
+	}
+	if len(name) <= generatedSuffix {
+		return "", false
+	}
+	s := t.byPrefix[[2]string{namespace, name[:len(name)-generatedSuffix]}]
+	return s, s != ""
+}
+
 // Add counts w if it is a committed EndpointSlice write of the EndpointSlice controller
-// (no-ops and failures are not), its bytes being its event size times its watchers.
+// (no-ops and failures are not), its bytes being its event size times its watchers. The
+// write is the Service's of the slice the run began with of its name, else the Service
+// whose generateName the name was made from; else (a prefix two Services share) it is
+// counted unattributed.
 func (t *SliceTally) Add(w *sim.WriteRecord) {
 	if w.Mode != sim.ModeEndpointSlices || w.Kind != "EndpointSlice" || w.Outcome != "ok" {
 		return
@@ -106,12 +150,14 @@ func (t *SliceTally) Add(w *sim.WriteRecord) {
 		typ = model.EventDeleted
 	}
 	fanout := w.EventBytes * w.Watchers
-	name, ok := "", false
-	if len(w.Name) > generatedSuffix {
-		name, ok = t.byPrefix[w.Namespace+"/"+w.Name[:len(w.Name)-generatedSuffix]]
+	t.total.add(typ, fanout)
+	name, ok := t.byName[[2]string{w.Namespace, w.Name}]
+	if !ok {
+		name, ok = t.serviceOf(w.Namespace, w.Name, model.StringMap{})
 	}
 	if !ok {
-		name = w.Name // not a generated name: keep the slice's own
+		t.unattributed.add(typ, fanout)
+		return
 	}
 	key := [2]string{w.Namespace, name}
 	s := t.services[key]
@@ -120,11 +166,12 @@ func (t *SliceTally) Add(w *sim.WriteRecord) {
 		t.services[key] = s
 	}
 	s.add(typ, fanout)
-	t.total.add(typ, fanout)
 }
 
 // CompareSlices reads the real EndpointSlice stream src to its end and compares it with the
-// simulated EndpointSlice writes tallied in simulated. Each real event is sized exactly as the
+// simulated EndpointSlice writes tallied in simulated, per Service: a real slice's is the
+// one its service-name label names, in its namespace, or, without the label, the one whose
+// generateName its name was made from (see SliceTally.Add). Each real event is sized exactly as the
 // simulation sizes its own — model.EndpointSliceSize in protobuf (kube-proxy's default),
 // wrapped in a watch event — times watchers, when kube-proxy's selector matches the slice.
 // With skipListing (a warm replay, whose tally leaves out its start-up) the stream's initial
@@ -139,6 +186,12 @@ func CompareSlices(src *SliceReader, simulated *SliceTally, watchers int64, skip
 			byKey[key] = s
 		}
 		return s
+	}
+	unattributed := func() *Unattributed {
+		if c.Unattributed == nil {
+			c.Unattributed = &Unattributed{}
+		}
+		return c.Unattributed
 	}
 	for {
 		ev, err := src.Next()
@@ -162,11 +215,19 @@ func CompareSlices(src *SliceReader, simulated *SliceTally, watchers int64, skip
 			size := model.EndpointSliceSize(s, model.Protobuf)
 			fanout = model.WatchEventSize(size, ev.Type, model.Protobuf) * watchers
 		}
-		service([2]string{s.Namespace, s.Labels.Get(model.LabelServiceName)}).Real.add(ev.Type, fanout)
 		c.Real.add(ev.Type, fanout)
+		name, ok := simulated.serviceOf(s.Namespace, s.Name, s.Labels)
+		if !ok {
+			unattributed().Real.add(ev.Type, fanout)
+			continue
+		}
+		service([2]string{s.Namespace, name}).Real.add(ev.Type, fanout)
 	}
 	for key, w := range simulated.services {
 		service(key).Simulated = *w
+	}
+	if simulated.unattributed.Total() > 0 {
+		unattributed().Simulated = simulated.unattributed
 	}
 	for _, s := range byKey {
 		c.Services = append(c.Services, *s)

@@ -117,7 +117,7 @@ func TestCompareSlices(t *testing.T) {
 		{Mode: sim.ModeEndpoints, Verb: "update", Kind: "Endpoints", Namespace: "shop", Name: "web", EventBytes: 500, Watchers: 10, Outcome: "ok"},
 	}}
 	svcs := []*model.Service{{Namespace: "shop", Name: "web"}, {Namespace: "shop", Name: "db"}, {Namespace: "shop", Name: "other"}}
-	tally := NewSliceTally(svcs)
+	tally := NewSliceTally(svcs, nil)
 	for i := range res.Writes {
 		tally.Add(&res.Writes[i])
 	}
@@ -341,4 +341,87 @@ func TestSliceSizeOfKubectlOutput(t *testing.T) {
 	if got, want := model.EndpointSliceSize(ev.Slice, model.Protobuf), protobufSize(t, s); got != want {
 		t.Errorf("model size %d, protobuf serializer %d", got, want)
 	}
+}
+
+// TestSliceAttribution: a slice's writes, real and simulated, are its Service's by its
+// service-name label (the slices the run began with lend theirs to the simulated writes of
+// their names), else by the generateName its name was made from; a generateName two
+// Services share (names of 60 characters alike in their first 58) is nobody's: counted
+// unattributed, not given to the Service added last.
+func TestSliceAttribution(t *testing.T) {
+	long := strings.Repeat("a", 58)
+	x, y := long+"x1", long+"y1" // generateName of both: the first 58 characters of "…x1-"
+	shared := long + "k9j8h"     // a generated name of that prefix
+	svcs := []*model.Service{{Namespace: "shop", Name: x}, {Namespace: "shop", Name: y}, {Namespace: "shop", Name: "web"}}
+	const unattributed = "(unattributed)"
+	for _, tc := range []struct {
+		name   string
+		slice  string // the slice's name
+		label  string // its service-name label ("": none)
+		listed bool   // among the slices the run began with (the real stream's listing)
+		// real and sim are whom the real write (streamed after the listing) and a simulated
+		// write of the slice's name are counted for.
+		real, sim string
+	}{
+		{"labelled y, shared prefix", shared, y, false, y, unattributed},
+		{"labelled x, shared prefix", shared, x, false, x, unattributed},
+		{"listed x, shared prefix", shared, x, true, x, x},
+		{"listed y, shared prefix", shared, y, true, y, y},
+		{"no label, shared prefix", shared, "", false, unattributed, unattributed},
+		{"no label, listed, shared prefix", shared, "", true, unattributed, unattributed},
+		{"no label, unique prefix", "web-k9j8h", "", false, "web", "web"},
+		{"no label, no Service's prefix", "stray-k9j8h", "", false, unattributed, unattributed},
+		{"label of a Service not given", "gone-k9j8h", "gone", true, "gone", "gone"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sl := realSlice(tc.slice, tc.label, 2, nil)
+			if tc.label == "" {
+				delete(sl.Labels, model.LabelServiceName)
+			}
+			var listed []*model.EndpointSlice
+			if tc.listed {
+				listed = append(listed, SliceFromAPI(sl))
+			}
+			tally := NewSliceTally(svcs, listed)
+			tally.Add(&sim.WriteRecord{Mode: sim.ModeEndpointSlices, Verb: "update", Kind: "EndpointSlice", Namespace: "shop",
+				Name: tc.slice, EventBytes: 100, Watchers: 1, Outcome: "ok"})
+			var stream bytes.Buffer
+			WriteWatchEvent(&stream, model.EventModified, sl)
+			c, err := CompareSlices(NewSliceReader(&stream, "slices.json"), tally, 1, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			real, simulated := map[string]int64{}, map[string]int64{}
+			for _, s := range c.Services {
+				if s.Namespace != "shop" {
+					t.Errorf("Service %s/%s, want namespace shop", s.Namespace, s.Name)
+				}
+				real[s.Name], simulated[s.Name] = s.Real.Total(), s.Simulated.Total()
+			}
+			if u := c.Unattributed; u != nil {
+				real[unattributed], simulated[unattributed] = u.Real.Total(), u.Simulated.Total()
+			}
+			for name, n := range real {
+				if want := int64(b2i(name == tc.real)); n != want {
+					t.Errorf("real writes of %s: %d, want %d (the real write is %s's)", name, n, want, tc.real)
+				}
+			}
+			for name, n := range simulated {
+				if want := int64(b2i(name == tc.sim)); n != want {
+					t.Errorf("simulated writes of %s: %d, want %d (the simulated write is %s's)", name, n, want, tc.sim)
+				}
+			}
+			if real[tc.real] != 1 || simulated[tc.sim] != 1 || c.Real.Total() != 1 || c.Simulated.Total() != 1 {
+				t.Errorf("real %v, simulated %v, totals %d, %d; want the real write %s's, the simulated %s's, one each",
+					real, simulated, c.Real.Total(), c.Simulated.Total(), tc.real, tc.sim)
+			}
+		})
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -292,7 +292,6 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	var sliceStream *trace.SliceReader
 	var seed []*model.EndpointSlice
 	if o.slices != "" {
-		log.slices = trace.NewSliceTally(services)
 		f, closeSlices, err := openInput(o.slices)
 		if err != nil {
 			return badInput(err)
@@ -304,6 +303,7 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 		if seed, err = sliceStream.Listing(); err != nil {
 			return badInput(fmt.Errorf("--endpointslices: %w", err))
 		}
+		log.slices = trace.NewSliceTally(services, seed)
 		// Listing reads up to the first event after the listing: with no event at all it
 		// has read the whole stream.
 		if st := sliceStream.Stats(); st.Events == 0 {
@@ -635,6 +635,9 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 	}
 	for _, s := range c.Services {
 		row(s.Namespace+"/"+s.Name, s.Real, s.Simulated)
+	}
+	if u := c.Unattributed; u != nil {
+		row("(unattributed: Service unknown)", u.Real, u.Simulated)
 	}
 	row("total", c.Real, c.Simulated)
 	if c.OtherManagers > 0 {
