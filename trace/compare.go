@@ -3,8 +3,10 @@ package trace
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"epsim/model"
 	"epsim/sim"
@@ -72,6 +74,83 @@ type Comparison struct {
 	ListingSkipped int64 `json:"listingSkipped,omitempty"`
 	// Stream describes the real stream as read.
 	Stream *Stats `json:"stream"`
+	// Pods is the pod recording's span, the window Real counts the real writes of (nil:
+	// none given, every write counted); StreamSpan is the real stream's, from its start
+	// (its listing) to its last event.
+	Pods       *Span `json:"podSpan,omitempty"`
+	StreamSpan *Span `json:"streamSpan,omitempty"`
+	// Before and After count the real events dated before and after Pods: left out of Real,
+	// Services, Unattributed and OtherManagers.
+	Before int64 `json:"realBeforeSpan,omitempty"`
+	After  int64 `json:"realAfterSpan,omitempty"`
+}
+
+// Span is a stretch of wall-clock time, from Start to End.
+type Span struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+}
+
+// SpanSource passes on the events of a pod recording (a sim.TraceSource) and notes the
+// time of its last, for the window CompareSlices counts real writes in.
+type SpanSource struct {
+	src  sim.TraceSource
+	last sim.Time
+}
+
+// NewSpanSource returns a SpanSource reading src.
+func NewSpanSource(src sim.TraceSource) *SpanSource { return &SpanSource{src: src} }
+
+// Next implements sim.TraceSource.
+func (s *SpanSource) Next() (sim.TraceEvent, error) {
+	ev, err := s.src.Next()
+	if err == nil && ev.At > s.last {
+		s.last = ev.At
+	}
+	return ev, err
+}
+
+// Span returns the recording's span once it has been read: from start, the wall-clock
+// instant its time 0 stands for (its reader's Stats.Start), to its last event, on the same
+// clock as its events' times (sim.TraceEvent.At counts from start).
+func (s *SpanSource) Span(start time.Time) Span {
+	return Span{Start: start, End: start.Add(time.Duration(s.last))}
+}
+
+// minOverlap is the share of the pod recording's span the real stream's must cover, below
+// which SpanWarning warns.
+const minOverlap = 0.5
+
+// SpanWarning returns a warning when the real stream's span covers less than half of the
+// pod recording's (or, a recording of one instant, misses it): most of the simulated
+// writes then have no real ones to be compared with. "" when they overlap enough, or when
+// c has no window.
+func (c *Comparison) SpanWarning() string {
+	if c.Pods == nil || c.StreamSpan == nil {
+		return ""
+	}
+	p, r := *c.Pods, *c.StreamSpan
+	end, start := p.End, p.Start
+	if r.End.Before(end) {
+		end = r.End
+	}
+	if r.Start.After(start) {
+		start = r.Start
+	}
+	overlap := max(0, end.Sub(start))
+	span := p.End.Sub(p.Start)
+	if span > 0 && float64(overlap) >= minOverlap*float64(span) ||
+		span == 0 && !p.Start.Before(r.Start) && !p.Start.After(r.End) {
+		return ""
+	}
+	share := 0.0
+	if span > 0 {
+		share = 100 * float64(overlap) / float64(span)
+	}
+	const layout = "2006-01-02T15:04:05.000Z07:00"
+	return fmt.Sprintf("its events span %s to %s and the pod recording's %s to %s: they overlap for %s, %.0f%% of the pod recording, "+
+		"so most simulated writes have no real ones to compare with (record both streams together, as 'sim record' does)",
+		r.Start.Format(layout), r.End.Format(layout), p.Start.Format(layout), p.End.Format(layout), overlap, share)
 }
 
 // kubeProxySelects is kube-proxy's EndpointSlice label selector: no headless label
@@ -176,8 +255,14 @@ func (t *SliceTally) Add(w *sim.WriteRecord) {
 // wrapped in a watch event — times watchers, when kube-proxy's selector matches the slice.
 // With skipListing (a warm replay, whose tally leaves out its start-up) the stream's initial
 // listing is left out too, and so is a listing src.Listing has read before.
-func CompareSlices(src *SliceReader, simulated *SliceTally, watchers int64, skipListing bool) (*Comparison, error) {
-	c := &Comparison{Watchers: watchers, Stream: src.Stats(), Simulated: simulated.total, ListingSkipped: src.taken}
+//
+// With pods, the pod recording's span, only the real events within it are counted (the
+// others in Before and After): each stream's times count from the wall-clock instant its
+// time 0 stands for (Stats.Start), so a real event's instant is the stream's start plus its
+// time, as the replay places both streams.
+func CompareSlices(src *SliceReader, simulated *SliceTally, watchers int64, skipListing bool, pods *Span) (*Comparison, error) {
+	c := &Comparison{Watchers: watchers, Stream: src.Stats(), Simulated: simulated.total, ListingSkipped: src.taken, Pods: pods}
+	var last sim.Time // the stream's last event's time
 	byKey := map[[2]string]*ServiceComparison{}
 	service := func(key [2]string) *ServiceComparison {
 		s := byKey[key]
@@ -201,9 +286,21 @@ func CompareSlices(src *SliceReader, simulated *SliceTally, watchers int64, skip
 		if err != nil {
 			return nil, err
 		}
+		last = max(last, ev.At)
 		if skipListing && ev.Listed {
 			c.ListingSkipped++
 			continue
+		}
+		if pods != nil {
+			at := src.Stats().Start.Add(time.Duration(ev.At))
+			if at.Before(pods.Start) {
+				c.Before++
+				continue
+			}
+			if at.After(pods.End) {
+				c.After++
+				continue
+			}
 		}
 		s := ev.Slice
 		if s.Labels.Get(model.LabelManagedBy) != model.ControllerName {
@@ -222,6 +319,10 @@ func CompareSlices(src *SliceReader, simulated *SliceTally, watchers int64, skip
 			continue
 		}
 		service([2]string{s.Namespace, name}).Real.add(ev.Type, fanout)
+	}
+	if pods != nil {
+		start := src.Stats().Start
+		c.StreamSpan = &Span{Start: start, End: start.Add(time.Duration(last))}
 	}
 	for key, w := range simulated.services {
 		service(key).Simulated = *w

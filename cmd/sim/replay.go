@@ -125,7 +125,12 @@ Service and in total; each real slice is sized exactly as the simulation sizes i
 listing is the slices that existed, which the run begins with (above), not writes: it is
 left out, and with --start warm so is the simulated start-up. Its listing and the pods'
 should be taken together ('sim record' does): a listing of slices that lags the pods'
-makes writes at the start, not churn.
+makes writes at the start, not churn. Only the real writes within the pod recording's span
+count, from its start to its last event (each stream's times placed on the wall clock from
+its own start): those before or after it are left out and counted, and replay warns when the
+real stream's events cover less than half of the span. A slice is its Service's by its
+kubernetes.io/service-name label, or without one by its generateName; a generateName two
+Services share (names alike in their first 58 characters) is counted unattributed.
 
 --out DIR writes what 'sim run' writes but its report (report.md and report.html, which
 describe a scenario), plus replay.json (events read, skipped, unmatched, out of order, where
@@ -329,7 +334,8 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	}
 	// The recording is decoded on another core, ahead of the replay. A replay that ends
 	// well has read it to its end, where the reading stops: src.Stats may be read then.
-	ahead := trace.ReadAhead(src)
+	span := trace.NewSpanSource(src) // the recording's span: the window of --endpointslices
+	ahead := trace.ReadAhead(span)
 	defer ahead.Close()
 	defer gcfloor.Set(gcfloor.Default, scenarios.DefaultMaxMemory())() // as sim run (simulate)
 	res, stats, err := sim.ReplayWith(sim.ReplayOptions{Warm: warm, Slices: seed}, cfg, services, nodes, ahead, log)
@@ -359,9 +365,13 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	}
 	warnReplay(e.stderr, inputName(o.pods), stats, pstats)
 	if sliceStream != nil {
-		report.Compare, err = trace.CompareSlices(sliceStream, log.slices, int64(res.Watchers), true)
+		pods := span.Span(pstats.Start)
+		report.Compare, err = trace.CompareSlices(sliceStream, log.slices, int64(res.Watchers), true, &pods)
 		if err != nil {
 			return badInput(fmt.Errorf("--endpointslices: %w", err))
+		}
+		if w := report.Compare.SpanWarning(); w != "" {
+			fmt.Fprintf(e.stderr, "sim: replay: warning: --endpointslices %s: %s\n", inputName(o.slices), w)
 		}
 	}
 
@@ -645,6 +655,11 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 	}
 	if c.ListingSkipped > 0 {
 		fmt.Fprintf(w, "  real initial listing left out (the slices the run began with): %d\n", c.ListingSkipped)
+	}
+	if c.Before+c.After > 0 {
+		const layout = "2006-01-02T15:04:05.000Z07:00"
+		fmt.Fprintf(w, "  real events outside the pod recording (%s to %s), left out: %d before, %d after\n",
+			c.Pods.Start.Format(layout), c.Pods.End.Format(layout), c.Before, c.After)
 	}
 	return nil
 }
