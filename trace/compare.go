@@ -148,8 +148,8 @@ func (c *Comparison) SpanWarning() string {
 		share = 100 * float64(overlap) / float64(span)
 	}
 	const layout = "2006-01-02T15:04:05.000Z07:00"
-	return fmt.Sprintf("its events span %s to %s and the pod recording's %s to %s: they overlap for %s, %.0f%% of the pod recording, "+
-		"so most simulated writes have no real ones to compare with (record both streams together, as 'sim record' does)",
+	return fmt.Sprintf("its events span %s to %s and the pod recording's %s to %s: they overlap for %s, %.0f%% of the pod recording; "+
+		"unless the slices were quiet for the rest, most simulated writes have no real ones to compare with (record both streams together, as 'sim record' does)",
 		r.Start.Format(layout), r.End.Format(layout), p.Start.Format(layout), p.End.Format(layout), overlap, share)
 }
 
