@@ -57,7 +57,7 @@
 //	    egressBandwidth [10Gbit], watchers: [{name, count [1], resources: [endpointslices,
 //	    endpoints], encoding [protobuf], includeHeadless [false]}],
 //	    costs: {encodeProtobufNanosPerByte [2.0], encodeJSONNanosPerByte [3.9],
-//	    tlsNanosPerByte [0.23], gzipNanosPerByte [6.9], perEventNanos [5000]} (watch-path CPU;
+//	    tlsNanosPerByte [0.23], gzipNanosPerByte [7.5], perEventNanos [5000]} (watch-path CPU;
 //	    sim.DefaultAPIServerCosts)
 //	network: enabled [true], nodeIngressBandwidth [1Gbit], transportOverhead [true],
 //	  listCompressionRatio [measured | 0.01..1] (compressed/uncompressed size of a relist)
