@@ -106,6 +106,11 @@ type ReplayStats struct {
 	// unknown), whose Endpoints and EndpointSlices the run began with: built from the
 	// listing, or the slices of ReplayOptions.Slices.
 	SeededServices int64 `json:"seededServices,omitempty"`
+	// CreatedDuring counts the Services (of controller-managed endpoints) created after the
+	// recording's first second. They exist from time 0 all the same: their pods' churn
+	// before their creation is replayed as theirs, where a real controller acts only from a
+	// Service's creation.
+	CreatedDuring int64 `json:"createdDuring,omitempty"`
 }
 
 // unknownNodeExamples is how many names of unknown nodes ReplayStats keeps.

@@ -35,8 +35,11 @@ func (e *Engine) seedExisting() {
 		}
 	}
 	for _, s := range e.services {
-		if existed(s) {
+		switch {
+		case existed(s):
 			r.stats.SeededServices++
+		case s.created && s.manual == nil:
+			r.stats.CreatedDuring++
 		}
 	}
 	if len(r.slices) > 0 { // the EndpointSlice controller does not run

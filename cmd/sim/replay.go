@@ -105,7 +105,9 @@ lists everything it watches (relists, resentBytes) and receives the watch events
 on, not before. It warns too when, in a recorded trace, an object is dated a second or more
 after its event arrived (clockLeadSeconds, clockLeadEvent): the clocks that stamp objects
 ran ahead of the recorder's, and the programming latency, measured from those timestamps,
-reads that much short.
+reads that much short. And it warns of Services created during the recording
+(createdDuring): the replay has them from its start, so the changes of their pods before
+their creation count as theirs.
 
 Objects of another kind than a file's flag is for are skipped and counted, but a file that
 holds none of its flag's kind and only others (a NodeList given to --services, say) is an
@@ -427,6 +429,11 @@ func warnReplay(w io.Writer, name string, r *sim.ReplayStats, s *trace.Stats) {
 	}
 	if s.BeforeListing > 0 {
 		fmt.Fprintf(w, "sim: replay: warning: %s: %d events dated before the recording's first event (applied at once)\n", name, s.BeforeListing)
+	}
+	if r.CreatedDuring > 0 {
+		fmt.Fprintf(w, "sim: replay: warning: %s: %d Services were created after the recording began (their creationTimestamp): "+
+			"the replay has them from its start, so their pods' changes before their creation count as theirs, "+
+			"where a real controller acts from a Service's creation on\n", name, r.CreatedDuring)
 	}
 	if s.ClockLeadSeconds > 0 {
 		lead := time.Duration(s.ClockLeadSeconds * float64(time.Second)).Round(time.Millisecond)
