@@ -1,10 +1,13 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
+	"time"
 
 	"epsim/model"
 )
@@ -86,6 +89,10 @@ type ReplayStats struct {
 	Events int64 `json:"events"`
 	// Unmatched counts pod events that matched no Service with a selector.
 	Unmatched int64 `json:"unmatched"`
+	// Relists counts the relists in the recording (addRun), and RelistDeleted the pods they
+	// deleted: those a relist did not list again.
+	Relists       int64 `json:"relists,omitempty"`
+	RelistDeleted int64 `json:"relistDeleted,omitempty"`
 	// OutOfOrder counts events whose time was before the previous one (applied at once).
 	OutOfOrder int64 `json:"outOfOrder"`
 	// Listed counts the events of the initial listing, applied before the controllers start.
@@ -152,6 +159,73 @@ type replayState struct {
 	// joins are the nodes created after the recording began, in the order they join, each
 	// with its time on the recording's clock (nodeJoins).
 	joins []nodeJoin
+	// run is the run of ADDED events going on, to find relists (noteAdded).
+	run addRun
+}
+
+// addRun is a run of ADDED events after the listing, each within relistGap of the one
+// before: a relist when it adds a pod the replay has. kubectl's watch ends (an ERROR, the
+// request's timeout) and, run again in a loop, lists every pod as ADDED. An informer that
+// lists again replaces its store: the pods the new list lacks were deleted while it was
+// not watching, and it deletes them then (upstream: client-go tools/cache/delta_fifo.go
+// Replace, "Delete pre-existing items not in the new list"). A watch never adds a pod it
+// has: a pod made again under its name (a StatefulSet's) was deleted first.
+type addRun struct {
+	keys   map[podKey]bool // the pods the run added
+	last   Time            // when its last event was applied
+	relist bool
+}
+
+// relistGap is the longest gap between two events of one relist: kubectl prints its
+// listing at once, as trace.listingMinGap assumes of the first one.
+const relistGap = Time(50 * time.Millisecond)
+
+// noteAdded follows the runs of ADDED events (addRun) with event ev of pod key, before it is
+// applied: an event that does not continue the run ends it (endRun).
+func (e *Engine) noteAdded(ev TraceEvent, key podKey) {
+	r := e.replay
+	run := &r.run
+	if ev.Type != model.EventAdded || e.now-run.last > relistGap {
+		e.endRun()
+	}
+	if ev.Type != model.EventAdded {
+		return
+	}
+	if run.keys == nil {
+		run.keys = map[podKey]bool{}
+	}
+	if _, has := r.byKey[key]; has && !run.keys[key] {
+		run.relist = true
+	}
+	run.keys[key] = true
+	run.last = e.now
+}
+
+// endRun ends the run of ADDED events; a relist deletes the pods it did not list, in
+// order of namespace and name.
+func (e *Engine) endRun() {
+	r := e.replay
+	run := &r.run
+	if run.relist {
+		r.stats.Relists++
+		var gone []podKey
+		for key := range r.byKey {
+			if !run.keys[key] {
+				gone = append(gone, key)
+			}
+		}
+		slices.SortFunc(gone, func(a, b podKey) int {
+			return cmp.Or(strings.Compare(a.namespace, b.namespace), strings.Compare(a.name, b.name))
+		})
+		for _, key := range gone {
+			for _, p := range r.byKey[key].states {
+				e.dropReplayPod(p)
+			}
+			delete(r.byKey, key)
+		}
+		r.stats.RelistDeleted += int64(len(gone))
+	}
+	*run = addRun{}
 }
 
 // Replay runs recorded pod churn through both controllers, with the Services and Nodes of the
@@ -322,6 +396,9 @@ func (evTrace) apply(e *Engine) {
 		}
 		r.stats.Events++
 		if at := next.At + r.offset; at > e.now {
+			if at-e.now > relistGap {
+				e.endRun() // a relist ends with its burst, not at the next event
+			}
 			e.scheduleTrace(next)
 			return
 		} else if at < e.now {
@@ -352,6 +429,9 @@ func (r *replayState) noteUnknownNode(name string) {
 func (e *Engine) applyTrace(ev TraceEvent) {
 	r := e.replay
 	key := podKey{ev.Pod.Namespace, ev.Pod.Name}
+	if !ev.Listed {
+		e.noteAdded(ev, key)
+	}
 	entry := r.byKey[key]
 	cur := entry.states
 	if ev.Type == model.EventDeleted {
@@ -427,6 +507,7 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 // endRecording notes that the recording ended, with err (io.EOF at its end), and starts
 // the end-time guard's budget.
 func (e *Engine) endRecording(err error) {
+	e.endRun()
 	if !errors.Is(err, io.EOF) {
 		e.replay.err = fmt.Errorf("sim: replay: %w", err)
 	}

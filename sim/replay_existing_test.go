@@ -309,3 +309,64 @@ func TestReplayNodeJoinsTheZones(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayRelist: kubectl's watch started again lists every pod as ADDED, and pods
+// deleted while it was down are missing from that list. The replay deletes them at the
+// relist, as an informer's Replace does: each control plane writes the removal then. A
+// relist that lists every pod deletes nothing, and a new pod listed first in the burst,
+// before the first pod the replay has, stays.
+func TestReplayRelist(t *testing.T) {
+	cfg := testConfig(3, 1)
+	for _, tc := range []struct {
+		name    string
+		relist  []int // the pods the relist lists, in order; 3 is new
+		deleted int64
+		writes  int64
+	}{
+		{"web-2 deleted meanwhile", []int{0, 1}, 1, 1},
+		{"all listed", []int{0, 1, 2}, 0, 0},
+		// web-3 joins at 10s, web-2 leaves when the burst ends 2 ms later: the controllers
+		// sync each (the replay applies a recording's events at their times).
+		{"a new pod first", []int{3, 0, 1}, 1, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svcs, nodes, err := ClusterObjects(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			svcs[0].CreationTimestamp = timestamp(-Time(time.Hour))
+			src := staleTrace(4, nodes)
+			listed := src.events[:3] // web-3 is not in the first listing
+			src.events = append([]TraceEvent(nil), listed...)
+			for k, i := range tc.relist {
+				ev := staleTrace(4, nodes).events[i]
+				ev.Listed, ev.At = false, Time(10*time.Second)+Time(k)*Time(time.Millisecond)
+				src.events = append(src.events, ev)
+			}
+			// A minute later, web-0 again at its version (a resync: nothing to write). The
+			// relist's deletions come at its end, not with this next event.
+			later := src.events[len(src.events)-1]
+			later.Type, later.At = model.EventModified, Time(time.Minute)
+			later.Pod, later.ResourceVersion = listed[0].Pod, listed[0].ResourceVersion
+			src.events = append(src.events, later)
+			res, stats, err := Replay(cfg, svcs, nodes, src, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stats.Relists != 1 || stats.RelistDeleted != tc.deleted {
+				t.Errorf("%d relists deleting %d pods, want 1 deleting %d", stats.Relists, stats.RelistDeleted, tc.deleted)
+			}
+			for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
+				r := res.Total.Mode(m)
+				if r.Writes.Total() != tc.writes {
+					t.Errorf("%s: %d writes, want %d", m, r.Writes.Total(), tc.writes)
+				}
+				for _, w := range res.Writes {
+					if w.Mode == m && (w.At < Time(10*time.Second) || w.At > Time(15*time.Second)) {
+						t.Errorf("%s: a write at %v, want one soon after the relist at 10s", m, w.At)
+					}
+				}
+			}
+		})
+	}
+}

@@ -107,7 +107,9 @@ after its event arrived (clockLeadSeconds, clockLeadEvent): the clocks that stam
 ran ahead of the recorder's, and the programming latency, measured from those timestamps,
 reads that much short. And it warns of Services created during the recording
 (createdDuring): the replay has them from its start, so the changes of their pods before
-their creation count as theirs.
+their creation count as theirs. A recording made by running kubectl again whenever its watch
+ends lists the pods again each time (ADDED events of pods it has): the pods such a relist
+lacks are deleted at it (relists, relistDeleted), as an informer's relist does.
 
 Objects of another kind than a file's flag is for are skipped and counted, but a file that
 holds none of its flag's kind and only others (a NodeList given to --services, say) is an
@@ -429,6 +431,11 @@ func warnReplay(w io.Writer, name string, r *sim.ReplayStats, s *trace.Stats) {
 	}
 	if s.BeforeListing > 0 {
 		fmt.Fprintf(w, "sim: replay: warning: %s: %d events dated before the recording's first event (applied at once)\n", name, s.BeforeListing)
+	}
+	if r.Relists > 0 {
+		fmt.Fprintf(w, "sim: replay: warning: %s: the recording lists the pods again %d times (kubectl's watch started "+
+			"over): the %d pods a relist did not list were deleted at it, as an informer's relist does; they went while "+
+			"the watch was down, at times the recording does not have\n", name, r.Relists, r.RelistDeleted)
 	}
 	if r.CreatedDuring > 0 {
 		fmt.Fprintf(w, "sim: replay: warning: %s: %d Services were created after the recording began (their creationTimestamp): "+
