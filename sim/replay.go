@@ -225,7 +225,8 @@ func (e *Engine) endRun() {
 		}
 		r.stats.RelistDeleted += int64(len(gone))
 	}
-	*run = addRun{}
+	clear(run.keys) // kept for the next run: most runs are a pod or a few
+	run.last, run.relist = 0, false
 }
 
 // Replay runs recorded pod churn through both controllers, with the Services and Nodes of the
