@@ -297,14 +297,7 @@ func TestImportPortNames(t *testing.T) {
 	in := `{"kind":"Node","metadata":{"name":"n"}}
 {"kind":"Service","metadata":{"name":"s","namespace":"a"},"spec":{"ports":[{"name":"BAD","port":1},{"name":"port-0","port":2},{"port":3},{"name":"port-0","port":4}]}}
 {"kind":"Endpoints","metadata":{"name":"s","namespace":"a"},"subsets":[{"addresses":[{"ip":"10.0.0.1"}]}]}`
-	res, err := Import([]Input{{Name: "in", R: strings.NewReader(in)}}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenarios.Parse("p.yaml", res.YAML, nil)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, res.YAML)
-	}
+	_, sc := importText(t, in)
 	var names []string
 	for _, p := range sc.Config.Services[0].Ports {
 		names = append(names, p.Name)
@@ -320,16 +313,9 @@ func TestImportTypedLists(t *testing.T) {
 	in := `{"kind":"NodeList","items":[{"metadata":{"name":"n1"}},{"metadata":{"name":"n2"}}]}
 {"kind":"ServiceList","items":[{"metadata":{"name":"web","namespace":"a"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}]}
 {"kind":"DeploymentList","items":[{"metadata":{"name":"web","namespace":"a"},"spec":{"replicas":4,"template":{"metadata":{"labels":{"app":"web"}}}}}]}`
-	res, err := Import([]Input{{Name: "in", R: strings.NewReader(in)}}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, sc := importText(t, in)
 	if res.Nodes != 2 || res.Services != 1 || res.Pods != 4 {
 		t.Errorf("%d nodes, %d Services, %d pods; want 2, 1, 4", res.Nodes, res.Services, res.Pods)
-	}
-	sc, err := scenarios.Parse("typed.yaml", res.YAML, nil)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, res.YAML)
 	}
 	if s := sc.Config.Services[0]; s.WorkloadKind != "Deployment" || s.Replicas != 4 {
 		t.Errorf("service %+v", s)
@@ -384,14 +370,7 @@ func TestImportStatefulSetBadServiceName(t *testing.T) {
 		in := `{"kind":"Node","metadata":{"name":"n"}}
 {"kind":"Service","metadata":{"name":"` + tc.service + `","namespace":"a"},"spec":{"selector":{"app":"db"},"ports":[{"port":5432}]}}
 {"kind":"StatefulSet","metadata":{"name":"db","namespace":"a"},"spec":{"replicas":3,"serviceName":"Bad_Name","template":{"metadata":{"labels":{"app":"db"}}}}}`
-		res, err := Import([]Input{{Name: "in", R: strings.NewReader(in)}}, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc, err := scenarios.Parse("sts.yaml", res.YAML, nil)
-		if err != nil {
-			t.Fatalf("%v\n%s", err, res.YAML)
-		}
+		res, sc := importText(t, in)
 		if got := sc.Config.Services[0].ServiceName; got != tc.want {
 			t.Errorf("Service %s: serviceName %q, want %q", tc.service, got, tc.want)
 		}
@@ -411,14 +390,7 @@ func TestImportSetStrategies(t *testing.T) {
 {"kind":"StatefulSet","metadata":{"name":"db","namespace":"a"},"spec":{"replicas":3,"podManagementPolicy":"Parallel","template":{"metadata":{"labels":{"app":"db"}}}}}
 {"kind":"Service","metadata":{"name":"zk","namespace":"a"},"spec":{"selector":{"app":"zk"},"ports":[{"port":2181}]}}
 {"kind":"StatefulSet","metadata":{"name":"zk","namespace":"a"},"spec":{"replicas":3,"template":{"metadata":{"labels":{"app":"zk"}}}}}`
-	res, err := Import([]Input{{Name: "in", R: strings.NewReader(in)}}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenarios.Parse("notes.yaml", res.YAML, nil)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, res.YAML)
-	}
+	res, sc := importText(t, in)
 	policies := map[string]string{}
 	for _, s := range sc.Config.Services {
 		if s.WorkloadKind == sim.KindDaemonSet && (s.MaxSurge != sim.IntOrPercent{Value: 1} || s.MaxUnavailable.Value != 0) {
@@ -558,14 +530,7 @@ func TestImportWorkloadValues(t *testing.T) {
 			in := `{"kind":"Node","metadata":{"name":"n","labels":{"topology.kubernetes.io/zone":"z"}}}
 {"kind":"Service","metadata":{"name":"web","namespace":"a"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}
 {"kind":"Deployment","metadata":{"name":"web","namespace":"a"},"spec":{` + tc.spec + `,"template":{"metadata":{"labels":{"app":"web"}}}}}`
-			res, err := Import([]Input{{Name: "in", R: strings.NewReader(in)}}, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sc, err := scenarios.Parse("values.yaml", res.YAML, nil)
-			if err != nil {
-				t.Fatalf("%v\n%s", err, res.YAML)
-			}
+			res, sc := importText(t, in)
 			if got := tc.want(sc.Config.Services[0]); got != tc.wantValue {
 				t.Errorf("imported %s, want %s\n%s", got, tc.wantValue, res.YAML)
 			}
@@ -600,15 +565,23 @@ func TestImportTerminatingEndpoints(t *testing.T) {
 	in := `{"kind":"Node","metadata":{"name":"n"}}
 {"kind":"Service","metadata":{"name":"s","namespace":"a"},"spec":{"selector":{"app":"s"},"ports":[{"port":80}]}}
 {"kind":"EndpointSlice","metadata":{"name":"s-abcde","namespace":"a","labels":{"kubernetes.io/service-name":"s"}},"addressType":"IPv4","endpoints":[` + strings.Join(eps, ",") + `]}`
+	res, sc := importText(t, in)
+	if got := sc.Config.Services[0].Replicas; got != 7 {
+		t.Errorf("%d replicas, want the 5 not terminating and the 2 without the condition\n%s", got, res.YAML)
+	}
+}
+
+// importText imports the objects of in (one input) and parses the scenario it makes,
+// failing t on an error of either.
+func importText(t *testing.T, in string) (*Result, *scenarios.Scenario) {
+	t.Helper()
 	res, err := Import([]Input{{Name: "in", R: strings.NewReader(in)}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := scenarios.Parse("t.yaml", res.YAML, nil)
+	sc, err := scenarios.Parse("imported.yaml", res.YAML, nil)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, res.YAML)
 	}
-	if got := sc.Config.Services[0].Replicas; got != 7 {
-		t.Errorf("%d replicas, want the 5 not terminating and the 2 without the condition\n%s", got, res.YAML)
-	}
+	return res, sc
 }
