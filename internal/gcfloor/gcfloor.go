@@ -31,27 +31,69 @@ const minHeap = 4 << 20
 // the returned restore is called. It does nothing, and restore neither, when the
 // environment sets GOGC or GOMEMLIMIT: the user's choice stands. The floor is kept by
 // setting GOGC after each collection (debug.SetGCPercent), from the live heap it left.
+//
+// While GOGC is above 100, a soft memory limit of one and a half floors holds too
+// (debug.SetMemoryLimit), lifted once GOGC is back at 100. GOGC is set by a cleanup that
+// runs after the collection, on its own goroutine; until it has run, the GOGC set for a
+// small live heap applies to the larger one the collection left, whose goal is then many
+// times the floor (32 times 75 MB for many-services). The limit keeps a late cleanup from
+// letting the heap grow that far.
 func Set(floor uint64, limit int64) (restore func()) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+	t := set(floor, limit)
+	if t == nil {
 		return func() {}
+	}
+	return t.restore
+}
+
+// set is Set, returning its tuner (nil when the environment chooses).
+func set(floor uint64, limit int64) *tuner {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return nil
 	}
 	if limit > 0 {
 		floor = min(floor, uint64(limit)/8)
 	}
-	t := &tuner{floor: floor}
+	t := &tuner{floor: floor, limitBefore: debug.SetMemoryLimit(-1)}
 	t.mu.Lock()
-	t.before = debug.SetGCPercent(t.percent())
+	t.before = debug.SetGCPercent(100)
+	t.apply()
 	t.arm()
 	t.mu.Unlock()
-	return func() {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		if !t.stopped {
-			t.stopped = true
-			debug.SetGCPercent(t.before)
+	return t
+}
+
+// restore puts back the GOGC and memory limit from before Set; a second call does nothing.
+func (t *tuner) restore() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.stopped {
+		t.stopped = true
+		debug.SetGCPercent(t.before)
+		if t.capped {
+			debug.SetMemoryLimit(t.limitBefore)
 		}
 	}
 }
+
+// apply sets GOGC for the live heap the last collection left, and holds the memory limit
+// (capBytes) while GOGC is above 100. t.mu must be held.
+func (t *tuner) apply() {
+	p := t.percent()
+	debug.SetGCPercent(p)
+	switch c := t.capBytes(); {
+	case p > 100 && !t.capped && c < t.limitBefore:
+		debug.SetMemoryLimit(c)
+		t.capped = true
+	case p == 100 && t.capped:
+		debug.SetMemoryLimit(t.limitBefore)
+		t.capped = false
+	}
+}
+
+// capBytes is the memory limit while the floor holds GOGC above 100: one and a half floors,
+// above the floor's heap goal and the runtime's own memory beside the heap.
+func (t *tuner) capBytes() int64 { return int64(t.floor + t.floor/2) }
 
 // tuner keeps one floor: after each collection a cleanup of an object made unreachable
 // for it (arm) sets GOGC for the next.
@@ -61,6 +103,10 @@ type tuner struct {
 	mu      sync.Mutex
 	before  int  // GOGC before Set, restored at the end
 	stopped bool // restored: the next cleanup does nothing
+	// limitBefore is the memory limit before Set; capped is true while Set's cap replaces
+	// it (apply).
+	limitBefore int64
+	capped      bool
 }
 
 // percent is the GOGC that puts the next heap goal at the floor, given the live heap the
@@ -106,6 +152,6 @@ func (t *tuner) collected() {
 	if t.stopped {
 		return
 	}
-	debug.SetGCPercent(t.percent())
+	t.apply()
 	t.arm()
 }

@@ -3,6 +3,7 @@ package gcfloor
 import (
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
@@ -45,19 +46,29 @@ func TestSetFollowsTheLiveHeap(t *testing.T) {
 	runtime.GC()
 	base := liveHeap()
 	const floor = 256 << 20
+	limitBefore := debug.SetMemoryLimit(-1)
 	restore := Set(floor+4*base, 0)
 	if got := gcPercent(); got < 100 {
 		t.Fatalf("GOGC right after Set = %d, want the floor's (at least 100)", got)
+	}
+	if got, want := debug.SetMemoryLimit(-1), int64(floor+4*base)*3/2; got != want {
+		t.Errorf("memory limit while GOGC is above 100 = %d, want %d (one and a half floors)", got, want)
 	}
 	held := make([]byte, floor/4)
 	waitFor(t, 295, 300) // the test's own allocations move the live heap a little
 	more := make([]byte, floor/2)
 	waitFor(t, 100, 100)
+	if got := debug.SetMemoryLimit(-1); got != limitBefore {
+		t.Errorf("memory limit at GOGC 100 = %d, want %d (as before Set)", got, limitBefore)
+	}
 	runtime.KeepAlive(held)
 	runtime.KeepAlive(more)
 	restore()
 	if got := gcPercent(); got != 77 {
 		t.Errorf("GOGC after restore = %d, want 77 (as before Set)", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != limitBefore {
+		t.Errorf("memory limit after restore = %d, want %d (as before Set)", got, limitBefore)
 	}
 	restore() // a second call changes nothing
 	if got := gcPercent(); got != 77 {
@@ -112,4 +123,41 @@ func TestSetLeavesTheUsersChoice(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLateCleanupStaysUnderTheCap stalls the tuner, as a cleanup that runs late does, while
+// the live heap grows past half the floor: the GOGC set for the small heap would put the
+// next collection at 32 times the live one, but the memory limit still collects before
+// the heap passes one and a half floors.
+func TestLateCleanupStaysUnderTheCap(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	runtime.GC()
+	const floor = 64 << 20
+	tu := set(floor, 0)
+	defer tu.restore()
+	if got := gcPercent(); got <= 100 {
+		t.Skipf("GOGC right after Set = %d: the live heap is too large for this floor", got)
+	}
+	tu.mu.Lock() // the tuner's cleanup waits: GOGC keeps its value for the small heap
+	live := make([]byte, floor*5/8)
+	var peak uint64
+	var sink [][]byte
+	for range 256 { // 512 MiB of garbage in 2 MiB blocks
+		sink = append(sink[:0], make([]byte, 2<<20))
+		peak = max(peak, heapObjects())
+	}
+	runtime.KeepAlive(sink)
+	runtime.KeepAlive(live)
+	tu.mu.Unlock()
+	if limit := uint64(tu.capBytes()); peak > limit {
+		t.Errorf("heap peaked at %d MiB with the tuner stalled, over the cap of %d MiB", peak>>20, limit>>20)
+	}
+}
+
+// heapObjects is the heap's objects, live or not yet swept.
+func heapObjects() uint64 {
+	s := [1]metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s[:])
+	return s[0].Value.Uint64()
 }
