@@ -114,10 +114,12 @@ type ReplayStats struct {
 	// listing, or the slices of ReplayOptions.Slices.
 	SeededServices int64 `json:"seededServices,omitempty"`
 	// CreatedDuring counts the Services (of controller-managed endpoints) created after the
-	// recording's first second. They exist from time 0 all the same: their pods' churn
-	// before their creation is replayed as theirs, where a real controller acts only from a
-	// Service's creation.
+	// recording began: those of its first second exist from time 0 without objects, the
+	// others from their creationTimestamp on (their pods' changes before it are not theirs).
 	CreatedDuring int64 `json:"createdDuring,omitempty"`
+	// CreatedAfterEnd counts those of CreatedDuring created after the recording's last
+	// event, which the replay leaves out.
+	CreatedAfterEnd int64 `json:"createdAfterEnd,omitempty"`
 }
 
 // unknownNodeExamples is how many names of unknown nodes ReplayStats keeps.
@@ -157,8 +159,14 @@ type replayState struct {
 	// slices are the slices the run begins with (ReplayOptions.Slices).
 	slices []*model.EndpointSlice
 	// joins are the nodes created after the recording began, in the order they join, each
-	// with its time on the recording's clock (nodeJoins).
-	joins []nodeJoin
+	// with its time on the recording's clock (nodeJoins); creates the same of Services
+	// (addReplayServices).
+	joins   []nodeJoin
+	creates []serviceCreate
+	// pendingCreates counts the Services scheduled for creation that are not created yet.
+	pendingCreates int64
+	// ended: the recording has no more events (endRecording).
+	ended bool
 	// run is the run of ADDED events going on, to find relists (noteAdded).
 	run addRun
 }
@@ -297,15 +305,6 @@ func ReplayWith(opts ReplayOptions, cfg Config, services []*model.Service, nodes
 // does.
 func (e *Engine) startReplay() {
 	e.cachesSynced = false
-	for _, s := range e.services {
-		if s.svc.Selector == nil || s.svc.ExternalName {
-			continue // no controller-managed endpoints
-		}
-		s.created = true
-		for _, c := range e.ctls {
-			c.serviceAdded(s)
-		}
-	}
 	r := e.replay
 	r.selecting = newSelectorIndex(e.services)
 	for {
@@ -332,6 +331,69 @@ func (e *Engine) startReplay() {
 	}
 }
 
+// addReplayServices adds the recorded Services with controller-managed endpoints to the
+// controllers' informers, with the pods of the listing, as the caches sync; but those
+// created after the recording's first second wait for their creation (scheduleJoins), and
+// until then the controllers leave their pods alone, as a real controller acts from a
+// Service's creation on. Times are on the recording's clock, as for nodes (nodeJoins). It
+// runs once the listing is read: a listing of raw kubectl output moves the recording's
+// origin until its end.
+func (e *Engine) addReplayServices() {
+	r := e.replay
+	base := e.epoch
+	start := e.timestamp(0)
+	for _, s := range e.services {
+		if !replayManaged(s) {
+			continue
+		}
+		if ts := s.svc.CreationTimestamp; ts > start {
+			r.creates = append(r.creates, serviceCreate{svc: s.idx, at: Time(int64(ts) - base)})
+			r.stats.CreatedDuring++
+			continue
+		}
+		s.created = true
+		for _, c := range e.ctls {
+			c.serviceAdded(s)
+			if len(s.pods) > 0 {
+				// The listed pods' add events, taken before the Service's: AddAfter of the
+				// batch period.
+				c.podEvent(s.pods[0])
+			}
+		}
+	}
+	slices.SortStableFunc(r.creates, func(a, b serviceCreate) int { return cmp.Compare(a.at, b.at) })
+}
+
+// replayManaged reports whether the controllers manage recorded Service s's endpoints: it
+// has a selector and is no ExternalName Service.
+func replayManaged(s *serviceState) bool { return s.svc.Selector != nil && !s.svc.ExternalName }
+
+// serviceCreate is a Service created during the recording, with its creation time on the
+// recording's clock.
+type serviceCreate struct {
+	svc int
+	at  Time
+}
+
+// evServiceCreate is a Service created during the recording: the controllers' informers
+// add it, with the pods it selects then, and queue it. One created after the recording's
+// last event is left out (counted in ReplayStats.CreatedAfterEnd when the recording ends):
+// the Services file was taken after the recording. It holds no phase open.
+type evServiceCreate struct{ svc int }
+
+func (ev evServiceCreate) String() string { return fmt.Sprintf("service %d created", ev.svc) }
+func (ev evServiceCreate) apply(e *Engine) {
+	if e.replay.ended {
+		return // counted by endRecording
+	}
+	e.replay.pendingCreates--
+	s := e.services[ev.svc]
+	s.created = true
+	for _, c := range e.ctls {
+		c.serviceAdded(s)
+	}
+}
+
 // listed ends the initial listing: time 0 stands for the recording's origin, the cluster's
 // slices are stored, and the controllers start their workers.
 func (e *Engine) listed() {
@@ -339,6 +401,7 @@ func (e *Engine) listed() {
 	if r.origin != 0 {
 		e.setEpoch(int64(r.origin))
 	}
+	e.addReplayServices()
 	e.nodeJoins()
 	e.seedExisting()
 	e.syncCaches()
@@ -508,6 +571,8 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 // endRecording notes that the recording ended, with err (io.EOF at its end), and starts
 // the end-time guard's budget.
 func (e *Engine) endRecording(err error) {
+	e.replay.ended = true
+	e.replay.stats.CreatedAfterEnd = e.replay.pendingCreates
 	e.endRun()
 	if !errors.Is(err, io.EOF) {
 		e.replay.err = fmt.Errorf("sim: replay: %w", err)
@@ -528,20 +593,20 @@ type selectorIndex struct {
 // selectorPair is one label of a Service's selector, in the Service's namespace.
 type selectorPair struct{ namespace, key, value string }
 
-// newSelectorIndex indexes the created Services (those with controller-managed endpoints)
-// of services.
+// newSelectorIndex indexes the Services with controller-managed endpoints of services,
+// created or to be created (replayManaged).
 func newSelectorIndex(services []*serviceState) selectorIndex {
 	x := selectorIndex{byPair: map[selectorPair][]int{}, all: map[string][]int{}}
 	shared := map[selectorPair]int{}
 	for _, s := range services {
-		if s.created {
+		if replayManaged(s) {
 			for _, l := range s.svc.Selector {
 				shared[selectorPair{s.svc.Namespace, l.Key, l.Value}]++
 			}
 		}
 	}
 	for i, s := range services {
-		if !s.created {
+		if !replayManaged(s) {
 			continue
 		}
 		if len(s.svc.Selector) == 0 {

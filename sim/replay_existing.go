@@ -39,7 +39,7 @@ func (e *Engine) seedExisting() {
 		case existed(s):
 			r.stats.SeededServices++
 		case s.created && s.manual == nil:
-			r.stats.CreatedDuring++
+			r.stats.CreatedDuring++ // in the recording's first second
 		}
 	}
 	if len(r.slices) > 0 { // the EndpointSlice controller does not run
@@ -200,13 +200,23 @@ func (e *Engine) nodeJoins() {
 	}
 }
 
-// scheduleJoins schedules the joins nodeJoins found, as the churn starts (shifted with it).
+// scheduleJoins schedules the joins nodeJoins found and the Services addReplayServices left
+// for later, as the churn starts (shifted with it).
 func (e *Engine) scheduleJoins() {
 	r := e.replay
 	for _, j := range r.joins {
 		e.schedule(j.at+r.offset, evNodeJoin{j.node, j.ready})
 	}
 	r.joins = nil
+	for _, c := range r.creates {
+		if r.ended { // the recording is its listing
+			r.stats.CreatedAfterEnd++
+			continue
+		}
+		e.schedule(c.at+r.offset, evServiceCreate{c.svc})
+		r.pendingCreates++
+	}
+	r.creates = nil
 }
 
 // evNodeJoin is a node created during the recording: its kube-proxy starts and lists

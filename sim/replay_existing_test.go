@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -368,5 +369,86 @@ func TestReplayRelist(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReplayServiceCreatedDuring: a Service created 30 s into the recording of ten pods,
+// one of which turns not ready at 10 s and another at 60 s. Until its creation the
+// controllers do not know it: the 10 s change is no write of its, and its first syncs, at
+// 30 s, create its objects with the ten pods as they are then; the 60 s change is
+// the one update. A Service created after the recording's last event is left out, and
+// counted. Either start.
+func TestReplayServiceCreatedDuring(t *testing.T) {
+	cfg := testConfig(3, 1)
+	for _, tc := range []struct {
+		name    string
+		created time.Duration
+		want    WriteCounts
+		after   int64
+		firstAt Time
+	}{
+		{"created at 30 s", 30 * time.Second, WriteCounts{Create: 1, Update: 1}, 0, Time(30 * time.Second)},
+		{"created after the recording", 2 * time.Minute, WriteCounts{}, 1, 0},
+	} {
+		for _, warm := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, warm %t", tc.name, warm), func(t *testing.T) {
+				svcs, nodes, err := ClusterObjects(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				svcs[0].CreationTimestamp = timestamp(Time(tc.created))
+				src := staleTrace(10, nodes, 10*time.Second, 60*time.Second)
+				res, stats, err := ReplayWith(ReplayOptions{Warm: warm}, cfg, svcs, nodes, src, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if stats.CreatedDuring != 1 || stats.CreatedAfterEnd != tc.after || stats.SeededServices != 0 {
+					t.Errorf("created during %d, after the end %d, seeded %d; want 1, %d, 0",
+						stats.CreatedDuring, stats.CreatedAfterEnd, stats.SeededServices, tc.after)
+				}
+				churn := res.Phases[len(res.Phases)-1]
+				start := churn.Start
+				for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
+					if got := res.Total.Mode(m).Writes; got != tc.want || churn.Mode(m).Writes != tc.want {
+						t.Errorf("%s: writes %+v (replay phase %+v), want %+v", m, got, churn.Mode(m).Writes, tc.want)
+					}
+					for _, w := range res.Writes {
+						if w.Mode == m && w.Verb == "create" {
+							if at := w.At - start; at < tc.firstAt || at > tc.firstAt+Time(time.Second) {
+								t.Errorf("%s: created at %v of the recording, want within a second of %v", m, at, tc.firstAt)
+							}
+							if w.Endpoints != 10 {
+								t.Errorf("%s: created with %d endpoints, want 10", m, w.Endpoints)
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestReplayListingOnlyLeavesLaterServicesOut: a recording that is only its listing ends
+// at once; a Service created after it is left out, and counted, in either start.
+func TestReplayListingOnlyLeavesLaterServicesOut(t *testing.T) {
+	cfg := testConfig(3, 1)
+	for _, warm := range []bool{false, true} {
+		svcs, nodes, err := ClusterObjects(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svcs[0].CreationTimestamp = timestamp(Time(time.Minute))
+		res, stats, err := ReplayWith(ReplayOptions{Warm: warm}, cfg, svcs, nodes, staleTrace(5, nodes), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stats.CreatedDuring != 1 || stats.CreatedAfterEnd != 1 {
+			t.Errorf("warm %t: created during %d, after the end %d; want 1 and 1", warm, stats.CreatedDuring, stats.CreatedAfterEnd)
+		}
+		for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
+			if w := res.Total.Mode(m).Writes; w != (WriteCounts{}) {
+				t.Errorf("warm %t, %s: writes %+v, want none", warm, m, w)
+			}
+		}
 	}
 }

@@ -105,9 +105,11 @@ lists everything it watches (relists, resentBytes) and receives the watch events
 on, not before. It warns too when, in a recorded trace, an object is dated a second or more
 after its event arrived (clockLeadSeconds, clockLeadEvent): the clocks that stamp objects
 ran ahead of the recorder's, and the programming latency, measured from those timestamps,
-reads that much short. And it warns of Services created during the recording
-(createdDuring): the replay has them from its start, so the changes of their pods before
-their creation count as theirs. A recording made by running kubectl again whenever its watch
+reads that much short. A Service created during the recording (its creationTimestamp after
+the recording's first second; createdDuring) is created then, as a node is: until then the
+controllers leave its pods alone, and its first syncs write its objects for the pods it
+selects at that time. One created after the recording's last event is left out, with a
+warning (createdAfterEnd). A recording made by running kubectl again whenever its watch
 ends lists the pods again each time (ADDED events of pods it has): the pods such a relist
 lacks are deleted at it (relists, relistDeleted), as an informer's relist does.
 
@@ -437,10 +439,10 @@ func warnReplay(w io.Writer, name string, r *sim.ReplayStats, s *trace.Stats) {
 			"over): the %d pods a relist did not list were deleted at it, as an informer's relist does; they went while "+
 			"the watch was down, at times the recording does not have\n", name, r.Relists, r.RelistDeleted)
 	}
-	if r.CreatedDuring > 0 {
-		fmt.Fprintf(w, "sim: replay: warning: %s: %d Services were created after the recording began (their creationTimestamp): "+
-			"the replay has them from its start, so their pods' changes before their creation count as theirs, "+
-			"where a real controller acts from a Service's creation on\n", name, r.CreatedDuring)
+	if r.CreatedAfterEnd > 0 {
+		fmt.Fprintf(w, "sim: replay: warning: %s: %d Services were created after the recording's last event (their "+
+			"creationTimestamp): left out; the Services file was taken after the recording, so it may also lack "+
+			"Services deleted meanwhile\n", name, r.CreatedAfterEnd)
 	}
 	if s.ClockLeadSeconds > 0 {
 		lead := time.Duration(s.ClockLeadSeconds * float64(time.Second)).Round(time.Millisecond)
@@ -614,6 +616,9 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 	fmt.Fprintf(w, "  events out of time order         %d\n", r.Replay.OutOfOrder+r.Stream.Clamped)
 	if r.Replay.SeededServices > 0 {
 		fmt.Fprintf(w, "  Services with objects at start   %d\n", r.Replay.SeededServices)
+	}
+	if r.Replay.CreatedDuring > 0 {
+		fmt.Fprintf(w, "  Services created while recorded  %d (%d after its last event: left out)\n", r.Replay.CreatedDuring, r.Replay.CreatedAfterEnd)
 	}
 	if n := r.Replay.SeededSlices + r.Replay.UnseededSlices; n > 0 {
 		fmt.Fprintf(w, "  cluster's slices started from    %d (of %d listed; %d left out: another manager's, an unknown Service's, a name twice)\n", r.Replay.SeededSlices, n, r.Replay.UnseededSlices)
