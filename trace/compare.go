@@ -83,6 +83,10 @@ type Comparison struct {
 	// Services, Unattributed and OtherManagers.
 	Before int64 `json:"realBeforeSpan,omitempty"`
 	After  int64 `json:"realAfterSpan,omitempty"`
+	// TailSeconds is how long after Pods.End real writes still count: as long as the
+	// simulated ones went on after the recording's last event (its controllers settling),
+	// so that the real writes its last changes caused count as the simulated ones do.
+	TailSeconds float64 `json:"tailSeconds,omitempty"`
 }
 
 // Span is a stretch of wall-clock time, from Start to End.
@@ -109,6 +113,9 @@ func (s *SpanSource) Next() (sim.TraceEvent, error) {
 	}
 	return ev, err
 }
+
+// Last returns the time of the recording's last event read so far (sim.TraceEvent.At).
+func (s *SpanSource) Last() sim.Time { return s.last }
 
 // Span returns the recording's span once it has been read: from start, the wall-clock
 // instant its time 0 stands for (its reader's Stats.Start), to its last event, on the same
@@ -176,7 +183,12 @@ type SliceTally struct {
 	// unattributed counts the writes of slices whose Service could not be told.
 	unattributed Writes
 	total        Writes
+	// last is when the latest write Add counted was made (the run's virtual time).
+	last sim.Time
 }
+
+// Last returns when the latest write Add counted was made, on the run's clock (0 if none).
+func (t *SliceTally) Last() sim.Time { return t.last }
 
 // NewSliceTally returns an empty tally of the replay of services, which begins from the
 // slices listed (the real stream's listing; nil for none).
@@ -230,6 +242,7 @@ func (t *SliceTally) Add(w *sim.WriteRecord) {
 	}
 	fanout := w.EventBytes * w.Watchers
 	t.total.add(typ, fanout)
+	t.last = max(t.last, w.At)
 	name, ok := t.byName[[2]string{w.Namespace, w.Name}]
 	if !ok {
 		name, ok = t.serviceOf(w.Namespace, w.Name, model.StringMap{})
@@ -256,12 +269,19 @@ func (t *SliceTally) Add(w *sim.WriteRecord) {
 // With skipListing (a warm replay, whose tally leaves out its start-up) the stream's initial
 // listing is left out too, and so is a listing src.Listing has read before.
 //
-// With pods, the pod recording's span, only the real events within it are counted (the
-// others in Before and After): each stream's times count from the wall-clock instant its
-// time 0 stands for (Stats.Start), so a real event's instant is the stream's start plus its
-// time, as the replay places both streams.
-func CompareSlices(src *SliceReader, simulated *SliceTally, watchers int64, skipListing bool, pods *Span) (*Comparison, error) {
+// With pods, the pod recording's span, only the real events within it, or up to tail after
+// its end, are counted (the others in Before and After): each stream's times count from the
+// wall-clock instant its time 0 stands for (Stats.Start), so a real event's instant is the
+// stream's start plus its time, as the replay places both streams. tail is how long the
+// simulated writes went on after the recording's last event.
+func CompareSlices(src *SliceReader, simulated *SliceTally, watchers int64, skipListing bool, pods *Span, tail time.Duration) (*Comparison, error) {
 	c := &Comparison{Watchers: watchers, Stream: src.Stats(), Simulated: simulated.total, ListingSkipped: src.taken, Pods: pods}
+	var end time.Time
+	if pods != nil {
+		tail = max(tail, 0)
+		c.TailSeconds = tail.Seconds()
+		end = pods.End.Add(tail)
+	}
 	var last sim.Time // the stream's last event's time
 	byKey := map[[2]string]*ServiceComparison{}
 	service := func(key [2]string) *ServiceComparison {
@@ -297,7 +317,7 @@ func CompareSlices(src *SliceReader, simulated *SliceTally, watchers int64, skip
 				c.Before++
 				continue
 			}
-			if at.After(pods.End) {
+			if at.After(end) {
 				c.After++
 				continue
 			}

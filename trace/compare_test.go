@@ -122,7 +122,7 @@ func TestCompareSlices(t *testing.T) {
 		tally.Add(&res.Writes[i])
 	}
 	raw := stream.Bytes()
-	c, err := CompareSlices(NewSliceReader(bytes.NewReader(raw), "slices.json"), tally, 10, false, nil)
+	c, err := CompareSlices(NewSliceReader(bytes.NewReader(raw), "slices.json"), tally, 10, false, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestCompareSlices(t *testing.T) {
 		t.Error("raw stream taken as recorded")
 	}
 	// A warm replay leaves out the initial listing: web's first ADDED, before its MODIFIED.
-	warm, err := CompareSlices(NewSliceReader(bytes.NewReader(raw), "slices.json"), tally, 10, true, nil)
+	warm, err := CompareSlices(NewSliceReader(bytes.NewReader(raw), "slices.json"), tally, 10, true, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestCompareSlices(t *testing.T) {
 	if err != nil || len(listing) != 1 || listing[0].Name != "web-abcde" || len(listing[0].Endpoints) != 4 {
 		t.Fatalf("Listing: %v, %v; want web-abcde of 4 endpoints", listing, err)
 	}
-	after, err := CompareSlices(src, tally, 10, true, nil)
+	after, err := CompareSlices(src, tally, 10, true, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +387,7 @@ func TestSliceAttribution(t *testing.T) {
 				Name: tc.slice, EventBytes: 100, Watchers: 1, Outcome: "ok"})
 			var stream bytes.Buffer
 			WriteWatchEvent(&stream, model.EventModified, sl)
-			c, err := CompareSlices(NewSliceReader(&stream, "slices.json"), tally, 1, false, nil)
+			c, err := CompareSlices(NewSliceReader(&stream, "slices.json"), tally, 1, false, nil, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -426,10 +426,10 @@ func b2i(b bool) int {
 	return 0
 }
 
-// TestCompareSlicesWindow: only the real writes within the pod recording's span are
-// counted, the others counted before or after it (on the wall clock: each stream's start
-// plus its events' times); SpanWarning warns when the real stream covers less than half of
-// the pod recording.
+// TestCompareSlicesWindow: only the real writes within the pod recording's span, or the
+// simulated writes' tail after it, are counted, the others counted before or after it (on
+// the wall clock: each stream's start plus its events' times); SpanWarning warns when the
+// real stream covers less than half of the pod recording.
 func TestCompareSlicesWindow(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var stream bytes.Buffer
@@ -448,24 +448,29 @@ func TestCompareSlicesWindow(t *testing.T) {
 	for _, tc := range []struct {
 		name                string
 		pods                *Span
+		tail                time.Duration
 		real, before, after int64
 		warn                bool
 	}{
-		{"no window: every write", nil, 4, 0, 0, false},
-		{"recording from the listing", span(0, 30*time.Second), 2, 1, 1, false},
-		{"recording from 10s", span(10*time.Second, 30*time.Second), 1, 2, 1, false},
-		{"recording to 5s, its end included", span(0, 5*time.Second), 1, 1, 2, false},
-		{"recording of one instant within", span(10*time.Second, 10*time.Second), 0, 2, 2, false},
-		{"recording mostly after the stream", span(50*time.Minute, 3*time.Hour), 1, 3, 0, true},
-		{"recording before the stream", span(-time.Hour, -time.Minute), 0, 0, 4, true},
-		{"recording of one instant after", span(2*time.Hour, 2*time.Hour), 0, 4, 0, true},
+		{"no window: every write", nil, 0, 4, 0, 0, false},
+		{"recording from the listing", span(0, 30*time.Second), 0, 2, 1, 1, false},
+		{"recording from 10s", span(10*time.Second, 30*time.Second), 0, 1, 2, 1, false},
+		{"recording to 5s, its end included", span(0, 5*time.Second), 0, 1, 1, 2, false},
+		{"recording to 4s, simulated writes to 6s", span(0, 4*time.Second), 2 * time.Second, 1, 1, 2, false},
+		{"recording to 4s, simulated writes to 5s", span(0, 4*time.Second), time.Second, 1, 1, 2, false},
+		{"recording to 4s, simulated writes to 4.5s", span(0, 4*time.Second), time.Second / 2, 0, 1, 3, false},
+		{"recording to 5s, simulated writes end before", span(0, 5*time.Second), -time.Second, 1, 1, 2, false},
+		{"recording of one instant within", span(10*time.Second, 10*time.Second), 0, 0, 2, 2, false},
+		{"recording mostly after the stream", span(50*time.Minute, 3*time.Hour), 0, 1, 3, 0, true},
+		{"recording before the stream", span(-time.Hour, -time.Minute), 0, 0, 0, 4, true},
+		{"recording of one instant after", span(2*time.Hour, 2*time.Hour), 0, 0, 4, 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := NewSliceReader(bytes.NewReader(stream.Bytes()), "slices.jsonl")
 			if _, err := src.Listing(); err != nil {
 				t.Fatal(err)
 			}
-			c, err := CompareSlices(src, NewSliceTally(nil, nil), 1, true, tc.pods)
+			c, err := CompareSlices(src, NewSliceTally(nil, nil), 1, true, tc.pods, tc.tail)
 			if err != nil {
 				t.Fatal(err)
 			}

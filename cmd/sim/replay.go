@@ -132,8 +132,10 @@ listing is the slices that existed, which the run begins with (above), not write
 left out, and with --start warm so is the simulated start-up. Its listing and the pods'
 should be taken together ('sim record' does): a listing of slices that lags the pods'
 makes writes at the start, not churn. Only the real writes within the pod recording's span
-count, from its start to its last event (each stream's times placed on the wall clock from
-its own start): those before or after it are left out and counted, and replay warns when the
+count, from its start to its last event and then as long as the simulated writes went on
+after that event, so that the real writes its last changes caused count as the simulated
+ones do (tailSeconds; each stream's times placed on the wall clock from its own start):
+those before or after it are left out and counted, and replay warns when the
 real stream's events cover less than half of the span. A slice is its Service's by its
 kubernetes.io/service-name label, or without one by its generateName; a generateName two
 Services share (names alike in their first 58 characters) is counted unattributed.
@@ -372,7 +374,11 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	warnReplay(e.stderr, inputName(o.pods), stats, pstats)
 	if sliceStream != nil {
 		pods := span.Span(pstats.Start)
-		report.Compare, err = trace.CompareSlices(sliceStream, log.slices, int64(res.Watchers), true, &pods)
+		// The simulated writes went on after the recording's last event until the
+		// controllers settled: the real ones of that tail count too.
+		lastEvent := res.Phases[len(res.Phases)-1].Start + span.Last()
+		tail := time.Duration(log.slices.Last() - lastEvent)
+		report.Compare, err = trace.CompareSlices(sliceStream, log.slices, int64(res.Watchers), true, &pods, tail)
 		if err != nil {
 			return badInput(fmt.Errorf("--endpointslices: %w", err))
 		}
@@ -677,8 +683,8 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 	}
 	if c.Before+c.After > 0 {
 		const layout = "2006-01-02T15:04:05.000Z07:00"
-		fmt.Fprintf(w, "  real events outside the pod recording (%s to %s), left out: %d before, %d after\n",
-			c.Pods.Start.Format(layout), c.Pods.End.Format(layout), c.Before, c.After)
+		fmt.Fprintf(w, "  real events outside the pod recording (%s to %s, and %s after it as the simulation's writes), left out: %d before, %d after\n",
+			c.Pods.Start.Format(layout), c.Pods.End.Format(layout), time.Duration(c.TailSeconds*float64(time.Second)).Round(time.Millisecond), c.Before, c.After)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -481,12 +482,14 @@ func checkReplayComparison(t *testing.T, start string) {
 		t.Fatalf("replay.json %s: %v", b, err)
 	}
 	var want trace.Writes
+	var lastWrite float64
 	perService := map[string]int64{}
 	log, _ := os.ReadFile(filepath.Join(out, "writes.jsonl"))
 	for line := range strings.Lines(string(log)) {
 		var w struct {
 			Mode, Verb, Kind, Name, Outcome, Phase string
 			EventBytes, Watchers                   int64
+			TimeSeconds                            float64
 		}
 		if err := json.Unmarshal([]byte(line), &w); err != nil {
 			t.Fatal(err)
@@ -494,6 +497,7 @@ func checkReplayComparison(t *testing.T, start string) {
 		if w.Mode != "endpointslices" || w.Kind != "EndpointSlice" || w.Outcome != "ok" || start == "warm" && w.Phase == "start-up" {
 			continue
 		}
+		lastWrite = max(lastWrite, w.TimeSeconds)
 		switch w.Verb {
 		case "create":
 			want.Added++
@@ -524,6 +528,13 @@ func checkReplayComparison(t *testing.T, start string) {
 	}
 	if report.Start != start {
 		t.Errorf("replay.json start %q, want %q", report.Start, start)
+	}
+	// Real writes count until the simulated ones ended: a cold start's clock is the
+	// recording's, a warm one's is its start-up's longer.
+	c := report.Compare
+	tail := lastWrite - c.Pods.End.Sub(c.Pods.Start).Seconds()
+	if start == "cold" && math.Abs(c.TailSeconds-tail) > 1e-6 || start == "warm" && (c.TailSeconds <= 0 || c.TailSeconds >= tail) {
+		t.Errorf("tail %gs; the last simulated write %gs after the recording's last event (on the run's clock)", c.TailSeconds, tail)
 	}
 }
 
