@@ -426,7 +426,7 @@ type evDelayedAdd struct {
 // switch on concrete types: the event loop asks it twice per event.)
 func isBackground(ev event) bool {
 	switch ev.(type) {
-	case evDelayedAdd, evDeploymentRetry, evInformerResync, evNodeJoin, evServiceCreate:
+	case evDelayedAdd, evDeploymentRetry, evInformerResync, evNodeJoin, evServiceCreate, evEventWritten:
 		return true
 	}
 	return false

@@ -14,13 +14,14 @@ import (
 // that saw its kubelet's last Lease renewal. A pass's workers then each take one such node:
 // a GET of its live Lease, its status update (Ready Unknown), and for each of its pods a
 // status update (Ready False); and each node found before and still down: a GET of its
-// Lease. One call after another through the controller's one client, which the Events it
-// records (one for the node, one for each pod) and the node's NoSchedule taint share. The
+// Lease. One call after another through the controller's one client, which the node's
+// NoSchedule taint and the Events it records (one for the node, one for each pod; written
+// in the background, eventWriter) share. The
 // pass ends when its nodes are done; then handleDisruption sets each zone's taint rate from
 // the zones' health, and the zones' taint passes put the NoExecute taint on their not-ready
 // nodes at those rates. The taint eviction controller evicts a node's pods 300 s after its
-// taint (the default toleration), through its own client: for each pod an Event, a GET, a
-// status patch (the DisruptionTarget condition) and the DELETE.
+// taint (the default toleration), through its own client: for each pod a GET, a status
+// patch (the DisruptionTarget condition) and the DELETE, and an Event.
 // upstream: pkg/controller/nodelifecycle/node_lifecycle_controller.go monitorNodeHealth
 // (tryUpdateNodeHealth, processTaintBaseEviction, RecordNodeStatusChange, MarkPodsNotReady;
 // workqueue.ParallelizeUntil over nodeUpdateWorkerSize workers), handleDisruption,
@@ -69,6 +70,9 @@ const (
 // controller's client.
 type nodeLifecycle struct {
 	client, evictions *tokenBucket
+	// events and evictionEvents write the Events of the node lifecycle controller,
+	// through client, and of the taint eviction controller, through evictions.
+	events, evictionEvents eventWriter
 	// grid is a start time of the monitor passes: they run nodeMonitorPeriod apart from it,
 	// and a pass that had nodes to mark moves it to its end. lastPass is when the last pass
 	// started, or ended if it had nodes: the next is a period after it at least.
@@ -100,6 +104,59 @@ type nodeLifecycle struct {
 	// node is tainted.
 	allDown bool
 }
+
+// maxQueuedEvents is how many recorded Events an event broadcaster holds for its writer;
+// it drops those recorded beyond. upstream: client-go tools/record/event.go
+// maxQueuedEvents (watch.NewLongQueueBroadcaster with DropIfChannelFull).
+const maxQueuedEvents = 1000
+
+// eventWriter is a controller's event broadcaster: recording an Event does not wait; one
+// goroutine writes the Events, one call after another, each through the controller's
+// client (client), whose token bucket the controller's own calls share. So while a
+// controller's workers keep calling, the writer gets one token in as many as there are
+// callers, and the Events wait (up to maxQueuedEvents; later ones are dropped).
+// upstream: client-go tools/record/event.go NewBroadcaster, StartRecordingToSink,
+// recordToSink; util/node/controller_utils.go MarkPodsNotReady (recorder.Event after each
+// pod's UpdateStatus); node_lifecycle_controller.go Run (the sink's client is the
+// controller's own RESTClient).
+type eventWriter struct {
+	client *tokenBucket
+	// waiting counts the Events recorded and not yet taken by the writer; writing is set
+	// while it writes one.
+	waiting int
+	writing bool
+	// dropped counts the Events recorded while maxQueuedEvents waited.
+	dropped int64
+}
+
+// recordEvent records an Event with w.
+func (e *Engine) recordEvent(w *eventWriter) {
+	if w.waiting >= maxQueuedEvents {
+		w.dropped++
+		return
+	}
+	w.waiting++
+	if !w.writing {
+		e.writeEvent(w)
+	}
+}
+
+// writeEvent starts the write of w's next Event, if one waits.
+func (e *Engine) writeEvent(w *eventWriter) {
+	if w.waiting == 0 {
+		w.writing = false
+		return
+	}
+	w.writing, w.waiting = true, w.waiting-1
+	e.schedule(w.client.reserve(e.now)+nodeLifecycleLatency, evEventWritten{w})
+}
+
+// evEventWritten is an Event's create call returning: the writer takes the next. It holds
+// no phase open (nothing waits for Events).
+type evEventWritten struct{ w *eventWriter }
+
+func (evEventWritten) String() string     { return "event written" }
+func (ev evEventWritten) apply(e *Engine) { e.writeEvent(ev.w) }
 
 // dueNode is a node found not ready, in one failure (its epoch).
 type dueNode struct {
@@ -149,6 +206,7 @@ func (e *Engine) lifecycle() *nodeLifecycle {
 		evictions: newTokenBucket(nodeLifecycleQPS, nodeLifecycleBurst), zones: map[string]*evictionZone{},
 		readySince: map[*podState]model.Timestamp{}, leasePhase: make([]Time, n), statusPhase: make([]Time, n),
 		tainted: make([]bool, n), taints: make([]int32, n)}
+	nl.events.client, nl.evictionEvents.client = nl.client, nl.evictions
 	rng := newStream(e.cfg.Seed, streamNodeLifecycle)
 	nl.grid = Time(rng.Int64N(int64(nodeMonitorPeriod)))
 	for i := range n {
@@ -350,7 +408,8 @@ func (ev evNodeUnknown) apply(e *Engine) {
 	if e.nodeEpoch[ev.node] == ev.epoch && e.nodeDown[ev.node] {
 		e.setNodeReady(ev.node, false)
 		e.queueForTaint(ev.node, ev.epoch)
-		for range 3 { // the NodeNotReady Event; the NoSchedule taint's GET and PATCH
+		e.recordEvent(&nl.events) // NodeNotReady
+		for range 2 {             // the NoSchedule taint's GET and PATCH
 			nl.client.reserve(e.now)
 		}
 	} else {
@@ -381,8 +440,8 @@ func (e *Engine) markNext(w int) {
 	e.takeNode(w)
 }
 
-// evMarked is a worker's pod status update returning: the Event it records takes a token,
-// and the worker goes on. A pod marked on a node already back is its kubelet's to set
+// evMarked is a worker's pod status update returning: it records an Event (written in the
+// background), and the worker goes on. A pod marked on a node already back is its kubelet's to set
 // right at its next status reconcile (podBack).
 type evMarked struct {
 	worker int
@@ -392,7 +451,7 @@ type evMarked struct {
 func (evMarked) String() string { return "node lifecycle marked a pod not ready" }
 func (ev evMarked) apply(e *Engine) {
 	nl := e.nodeLC
-	nl.client.reserve(e.now) // the pod's NodeNotReady Event
+	e.recordEvent(&nl.events) // the pod's NodeNotReady
 	if p := ev.p; !e.nodeDown[p.node] && !p.pod.Ready && p.stage == stageRunning {
 		if _, ok := nl.readySince[p]; ok {
 			e.podBack(p)

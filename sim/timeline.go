@@ -505,7 +505,7 @@ func (ev evEvictNode) apply(e *Engine) {
 		if p.pinned() >= 0 {
 			continue // DaemonSet pods tolerate not-ready and unreachable nodes
 		}
-		nl.evictions.reserve(e.now) // the TaintManagerEviction Event
+		e.recordEvent(&nl.evictionEvents) // TaintManagerEviction
 		e.schedule(nl.evictions.reserve(e.now)+nodeLifecycleLatency, &evEvictCall{p, evictGot})
 	}
 }
