@@ -297,8 +297,8 @@ func ReplayWith(opts ReplayOptions, cfg Config, services []*model.Service, nodes
 	return res, &e.replay.stats, nil
 }
 
-// startReplay lists the recorded Services and the initial listing's pods into the
-// informers, stores the cluster's slices (ReplayOptions.Slices), starts the controllers'
+// startReplay lists the initial listing's pods and then (listed) the recorded Services into
+// the informers, stores the cluster's slices (ReplayOptions.Slices), starts the controllers'
 // workers (their caches have synced), and schedules the first trace event after the listing
 // (from a warm start, holds it for startChurn). The first sync of each Service thus sees
 // every pod that existed when the recording started, as the real controllers' first sync
