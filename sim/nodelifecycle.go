@@ -93,6 +93,10 @@ type nodeLifecycle struct {
 	// of its kubelet's Lease renewals, of its status manager's reconcile ticks and of its
 	// node status updates.
 	leasePhase, statusPhase, nodeStatusPhase []Time
+	// renewedAt is, for a node back from a failure, when its kubelet renews its Lease
+	// again (its next renewal tick): until then the controller still sees the failure
+	// (leaseStale).
+	renewedAt []Time
 	// tainted[i] is set while node i has the NoExecute taint; taints[i] counts its taints,
 	// so that an eviction of an earlier one is void.
 	tainted []bool
@@ -205,7 +209,7 @@ func (e *Engine) lifecycle() *nodeLifecycle {
 	nl := &nodeLifecycle{client: newTokenBucket(nodeLifecycleQPS, nodeLifecycleBurst),
 		evictions: newTokenBucket(nodeLifecycleQPS, nodeLifecycleBurst), zones: map[string]*evictionZone{},
 		readySince: map[*podState]model.Timestamp{}, leasePhase: make([]Time, n), statusPhase: make([]Time, n),
-		tainted: make([]bool, n), taints: make([]int32, n)}
+		tainted: make([]bool, n), taints: make([]int32, n), renewedAt: make([]Time, n)}
 	nl.events.client, nl.evictionEvents.client = nl.client, nl.evictions
 	rng := newStream(e.cfg.Seed, streamNodeLifecycle)
 	nl.grid = Time(rng.Int64N(int64(nodeMonitorPeriod)))
@@ -247,6 +251,26 @@ func (e *Engine) notReadyAt(i int) Time {
 	return seen + nodeMonitorGracePeriod
 }
 
+// leaseStale reports whether the node lifecycle controller still sees failure epoch of
+// node i: the node is down, or back (the epoch after) but its kubelet has not renewed its
+// Lease since, which is the heartbeat the controller goes by; a node back a moment before
+// its Lease renews is found not ready, and its pods marked, all the same.
+// upstream: node_lifecycle_controller.go tryUpdateNodeHealth (probeTimestamp moves when the
+// observed Lease's renewTime changes); pkg/kubelet/nodelease (renewal every 10 s).
+func (e *Engine) leaseStale(i, epoch int) bool {
+	if e.nodeEpoch[i] == epoch && e.nodeDown[i] {
+		return true
+	}
+	nl := e.nodeLC
+	return nl != nil && e.nodeEpoch[i] == epoch+1 && !e.nodeDown[i] && e.now < nl.renewedAt[i]
+}
+
+// nodeReturned notes that node i is back now: its kubelet renews its Lease at its next
+// renewal tick.
+func (nl *nodeLifecycle) nodeReturned(i int, now Time) {
+	nl.renewedAt[i] = now + posMod(nl.leasePhase[i]-now, nodeLeaseRenewInterval)
+}
+
 // posMod is a mod m in [0, m).
 func posMod(a, m Time) Time {
 	r := a % m
@@ -271,7 +295,7 @@ type evNodeDue struct{ node, epoch int }
 
 func (ev evNodeDue) String() string { return fmt.Sprintf("node %d past its grace period", ev.node) }
 func (ev evNodeDue) apply(e *Engine) {
-	if e.nodeEpoch[ev.node] != ev.epoch || !e.nodeDown[ev.node] {
+	if !e.leaseStale(ev.node, ev.epoch) {
 		return
 	}
 	nl := e.lifecycle()
@@ -304,7 +328,7 @@ func (evMonitorPass) apply(e *Engine) {
 	nl.lastPass = e.now
 	nl.todo, nl.todoHead = nl.todo[:0], 0
 	for _, d := range nl.due {
-		if e.nodeEpoch[d.node] == d.epoch && e.nodeDown[d.node] {
+		if e.leaseStale(d.node, d.epoch) {
 			nl.todo = append(nl.todo, d)
 		}
 	}
@@ -353,7 +377,7 @@ func (e *Engine) takeNode(w int) {
 	for nl.todoHead < len(nl.todo) {
 		d := nl.todo[nl.todoHead]
 		nl.todoHead++
-		if e.nodeEpoch[d.node] != d.epoch || !e.nodeDown[d.node] {
+		if !e.leaseStale(d.node, d.epoch) {
 			continue // back: its Lease renewed, it is healthy
 		}
 		// tryUpdateNodeHealth finds the node's Lease older than the grace period in its
@@ -386,7 +410,7 @@ type evLeaseChecked struct {
 func (ev evLeaseChecked) String() string { return fmt.Sprintf("node %d Lease checked", ev.d.node) }
 func (ev evLeaseChecked) apply(e *Engine) {
 	nl, d := e.nodeLC, ev.d
-	if d.found || e.nodeEpoch[d.node] != d.epoch || !e.nodeDown[d.node] {
+	if d.found || !e.leaseStale(d.node, d.epoch) {
 		e.takeNode(ev.worker)
 		return
 	}
@@ -405,7 +429,12 @@ type evNodeUnknown struct{ worker, node, epoch int }
 func (ev evNodeUnknown) String() string { return fmt.Sprintf("node %d not ready", ev.node) }
 func (ev evNodeUnknown) apply(e *Engine) {
 	nl := e.nodeLC
-	if e.nodeEpoch[ev.node] == ev.epoch && e.nodeDown[ev.node] {
+	if e.leaseStale(ev.node, ev.epoch) {
+		if !e.nodeDown[ev.node] && e.nodes[ev.node].Ready {
+			// Back, its Lease not renewed yet: its kubelet writes Ready over the Unknown at
+			// its next node status update.
+			e.after(posMod(nl.nodeStatusPhase[ev.node]-e.now, nodeStatusUpdatePeriod), evNodeReported{ev.node, e.nodeEpoch[ev.node]})
+		}
 		e.setNodeReady(ev.node, false)
 		e.queueForTaint(ev.node, ev.epoch)
 		e.recordEvent(&nl.events) // NodeNotReady

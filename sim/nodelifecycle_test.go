@@ -318,20 +318,21 @@ func TestPodsMarkedNotReadyAtTheClientsPace(t *testing.T) {
 }
 
 // TestNodesBackBeforeTheirTurnAreNotMarked fails all 30 nodes (6 pods each) and brings them back 1 s into
-// the pass that found them: a node its worker took by then has all its pods marked, even
-// those marked after it is back; a node back before its worker reached it is found healthy
-// and none of its pods is marked. Every marked pod's kubelet writes Ready back at its next
-// status reconcile.
-// upstream: node_lifecycle_controller.go monitorNodeHealth (tryUpdateNodeHealth sees the
-// renewed Lease); controller_utils.go MarkPodsNotReady (every pod of the node);
-// status_manager.go syncBatch.
+// the pass that found them: a node its worker took has all its pods marked, even those
+// marked after it is back; a node whose kubelet renewed its Lease (0-10 s after it is back,
+// at its own phase) before its worker reached it is found healthy and none of its pods is
+// marked; one its worker reached before the renewal is found not ready though back. Every
+// marked pod's kubelet writes Ready back at its next status reconcile, and every node's
+// Ready comes back.
+// upstream: node_lifecycle_controller.go monitorNodeHealth (tryUpdateNodeHealth goes by
+// the Lease's renewTime); controller_utils.go MarkPodsNotReady (every pod of the node);
+// status_manager.go syncBatch; pkg/kubelet/nodelease.
 func TestNodesBackBeforeTheirTurnAreNotMarked(t *testing.T) {
 	e := failureEngine(t, 30, 180, time.Minute) // 6 pods a node
 	samePhases(e)
 	var found, back Time
-	// foundBeforeBack: not ready, or its worker's status update on its way, when the nodes
-	// came back.
-	foundBeforeBack, notReadyBeforeBack := map[int]bool{}, map[int]bool{}
+	// heldAt: when a worker first took the node (its Lease found stale).
+	heldAt := map[int]Time{}
 	marked := map[*podState]bool{}
 	runEngine(t, e, func() {
 		switch {
@@ -344,12 +345,14 @@ func TestNodesBackBeforeTheirTurnAreNotMarked(t *testing.T) {
 		case found != 0 && back == 0 && e.now >= found+Time(time.Second):
 			back = e.now
 			for i := range e.nodes {
-				notReadyBeforeBack[i] = !e.nodes[i].Ready
-				foundBeforeBack[i] = !e.nodes[i].Ready
-				for w := range e.nodeLC.workers {
-					foundBeforeBack[i] = foundBeforeBack[i] || e.nodeLC.workers[w].node == i
-				}
 				evNodeRecover{i, e.nodeEpoch[i]}.apply(e)
+			}
+		}
+		if e.nodeLC != nil {
+			for _, wk := range e.nodeLC.workers {
+				if _, ok := heldAt[wk.node]; wk.node >= 0 && !ok {
+					heldAt[wk.node] = e.now
+				}
 			}
 		}
 		for _, p := range e.services[0].pods {
@@ -359,23 +362,36 @@ func TestNodesBackBeforeTheirTurnAreNotMarked(t *testing.T) {
 		}
 	})
 	n := 0
-	for p := range marked {
-		n++
-		if !foundBeforeBack[int(p.node)] {
-			t.Errorf("pod %s marked, on a node back before its worker took it", p.pod.Name)
+	for _, p := range e.services[0].pods {
+		_, held := heldAt[int(p.node)]
+		if marked[p] != held {
+			t.Errorf("pod %s marked %v, its node taken by a worker %v", p.pod.Name, marked[p], held)
+		}
+		if marked[p] {
+			n++
+		}
+		if !p.pod.Ready {
+			t.Errorf("pod %s not ready at the end", p.pod.Name)
 		}
 	}
 	if n == 0 || n == len(e.services[0].pods) {
 		t.Errorf("%d pods marked, want some but not all", n)
 	}
-	for _, p := range e.services[0].pods {
-		if notReadyBeforeBack[int(p.node)] && !marked[p] {
-			t.Errorf("pod %s not marked, on a node found not ready before it was back", p.pod.Name)
+	lateButStale := 0
+	for i, at := range heldAt {
+		if at > back {
+			lateButStale++
+			if at >= e.nodeLC.renewedAt[i] {
+				t.Errorf("node %d taken at %v, after its Lease renewed at %v", i, at, e.nodeLC.renewedAt[i])
+			}
 		}
 	}
-	for _, p := range e.services[0].pods {
-		if !p.pod.Ready {
-			t.Errorf("pod %s not ready at the end", p.pod.Name)
+	if lateButStale == 0 {
+		t.Errorf("no node taken after it was back, before its Lease renewed")
+	}
+	for i := range e.nodes {
+		if !e.nodes[i].Ready {
+			t.Errorf("node %d not Ready at the end", i)
 		}
 	}
 }

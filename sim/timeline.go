@@ -459,6 +459,9 @@ func (ev evNodeRecover) apply(e *Engine) {
 	}
 	e.nodeEpoch[i]++ // cancels the pending not-ready
 	e.nodeDown[i] = false
+	if e.nodeLC != nil {
+		e.nodeLC.nodeReturned(i, e.now)
+	}
 	e.api.liveNodes++
 	e.rewatch(i, false)
 	if !e.nodes[i].Ready {
