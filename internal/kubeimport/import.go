@@ -60,6 +60,11 @@ const (
 	topologyHintsAnnotation = "service.kubernetes.io/topology-aware-hints"
 	// serviceNameLabel names a slice's Service (upstream: discovery/v1 LabelServiceName).
 	serviceNameLabel = "kubernetes.io/service-name"
+	// managedByLabel names a slice's writer, and sliceController the EndpointSlice
+	// controller's name in it (upstream: discovery/v1 LabelManagedBy; the controller's
+	// ControllerName in k8s.io/endpointslice).
+	managedByLabel  = "endpointslice.kubernetes.io/managed-by"
+	sliceController = "endpointslice-controller.k8s.io"
 	// proxyNameLabel names the proxy that serves a Service, when not kube-proxy.
 	proxyNameLabel = "service.kubernetes.io/service-proxy-name"
 )
@@ -403,19 +408,30 @@ func (im *importer) services(nodes int) []*entry {
 	// Pods per Service from EndpointSlices (per address type; dual-stack counts once; a
 	// terminating pod's endpoint is left out: its replacement is counted, or it is going) and
 	// from Endpoints, for Services whose pods no visible workload explains.
-	slicePods := map[string]map[string]int{}
+	// The EndpointSlice controller's slices (and unlabelled ones) hold the pods the
+	// selector selects; another manager's slices of the same Service (a mesh, a custom
+	// controller) hold other addresses, and count only for a Service that has no
+	// slices of the controller.
+	slicePods := map[string]*slicePodCount{}
 	for _, s := range o.slices {
 		svc := s.Metadata.Labels[serviceNameLabel]
 		if svc == "" {
 			continue
 		}
-		k := s.Metadata.Namespace + "/" + svc
-		if slicePods[k] == nil {
-			slicePods[k] = map[string]int{}
+		k := cmp.Or(s.Metadata.Namespace, "default") + "/" + svc
+		c := slicePods[k]
+		if c == nil {
+			c = &slicePodCount{own: map[string]int{}, other: map[string]int{}}
+			slicePods[k] = c
 		}
+		byType := c.own
+		if m, ok := s.Metadata.Labels[managedByLabel]; ok && m != sliceController {
+			byType = c.other
+		}
+		byType[s.AddressType] += 0 // the manager has slices, if no endpoints
 		for _, ep := range s.Endpoints {
 			if t := ep.Conditions.Terminating; t == nil || !*t {
-				slicePods[k][s.AddressType]++
+				byType[s.AddressType]++
 			}
 		}
 	}
@@ -536,8 +552,8 @@ func (im *importer) services(nodes int) []*entry {
 			e.kind = "Deployment"
 			e.maxSurge, e.maxUnavailable = defaultPercent, defaultPercent
 			n := 0
-			for _, c := range slicePods[id] {
-				n = max(n, c)
+			if c := slicePods[id]; c != nil {
+				n = c.pods()
 			}
 			if n == 0 {
 				n = epAddrs[id]
@@ -579,6 +595,24 @@ func (im *importer) services(nodes int) []*entry {
 		im.notef("%d workloads are selected by no Service; they have no endpoints and are left out", unselected)
 	}
 	return out
+}
+
+// slicePodCount counts a Service's endpoints by address type: in the EndpointSlice
+// controller's slices (own) and in other managers' (other).
+type slicePodCount struct{ own, other map[string]int }
+
+// pods is the Service's pod count: the controller's endpoints of its largest address type
+// (a dual-stack pod has one in each), or other managers' when the controller has none.
+func (c *slicePodCount) pods() int {
+	m := c.own
+	if len(m) == 0 {
+		m = c.other
+	}
+	n := 0
+	for _, v := range m {
+		n = max(n, v)
+	}
+	return n
 }
 
 // subset reports whether every key of sel has the same value in labels.

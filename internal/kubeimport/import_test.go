@@ -585,3 +585,47 @@ func importText(t *testing.T, in string) (*Result, *scenarios.Scenario) {
 	}
 	return res, sc
 }
+
+// TestImportSliceManagers: a Service no workload selects runs with the pods of the
+// EndpointSlice controller's slices; another manager's slices of the same Service (a mesh,
+// a custom controller: managed-by other than endpointslice-controller.k8s.io) hold other
+// addresses, and count only when the controller has no slice of the Service.
+func TestImportSliceManagers(t *testing.T) {
+	slice := func(name, manager string, ips ...string) string {
+		labels := `"kubernetes.io/service-name":"s"`
+		if manager != "" {
+			labels += `,"endpointslice.kubernetes.io/managed-by":"` + manager + `"`
+		}
+		var eps []string
+		for _, ip := range ips {
+			eps = append(eps, `{"addresses":["`+ip+`"]}`)
+		}
+		return `{"kind":"EndpointSlice","metadata":{"name":"` + name + `","namespace":"a","labels":{` + labels + `}},"addressType":"IPv4","endpoints":[` + strings.Join(eps, ",") + `]}`
+	}
+	ctl := slice("s-ctl", "endpointslice-controller.k8s.io", "10.0.0.1", "10.0.0.2", "10.0.0.3")
+	ctlEmpty := slice("s-ctl", "endpointslice-controller.k8s.io")
+	unlabelled := slice("s-old", "", "10.0.0.1", "10.0.0.2", "10.0.0.3")
+	mesh := slice("s-mesh", "mesh.example.com", "192.168.0.1", "192.168.0.2", "192.168.0.3", "192.168.0.4", "192.168.0.5")
+	for _, tc := range []struct {
+		name   string
+		slices []string
+		want   int
+	}{
+		{"controller's", []string{ctl}, 3},
+		{"controller's and another manager's", []string{ctl, mesh}, 3},
+		{"another manager's before the controller's", []string{mesh, ctl}, 3},
+		{"unlabelled and another manager's", []string{unlabelled, mesh}, 3},
+		{"another manager's alone", []string{mesh}, 5},
+		{"controller's empty and another manager's", []string{ctlEmpty, mesh}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := `{"kind":"Node","metadata":{"name":"n"}}
+{"kind":"Service","metadata":{"name":"s","namespace":"a"},"spec":{"selector":{"app":"s"},"ports":[{"port":80}]}}
+` + strings.Join(tc.slices, "\n")
+			res, sc := importText(t, in)
+			if got := sc.Config.Services[0].Replicas; got != tc.want {
+				t.Errorf("%d replicas, want %d\n%s", got, tc.want, res.YAML)
+			}
+		})
+	}
+}
