@@ -17,7 +17,7 @@ import (
 var (
 	// headFields are the keys of an object read in one walk: add's head, and the fields of
 	// every type it decodes (decoded once the kind is known).
-	headFields           = []string{"kind", "items", "type", "metadata", "spec", "status", "subsets", "addressType", "endpoints"}
+	headFields           = []string{"kind", "items", "type", "metadata", "spec", "status", "subsets", "addressType", "endpoints", "ports"}
 	metaFields           = []string{"name", "namespace", "labels", "annotations"}
 	nodeStatusFields     = []string{"allocatable"}
 	serviceSpecFields    = []string{"type", "selector", "clusterIP", "ports", "ipFamilies", "publishNotReadyAddresses", "trafficDistribution", "externalName", "internalTrafficPolicy"}
@@ -34,6 +34,7 @@ var (
 	ipFields             = []string{"ip"}
 	sliceEndpointFields  = []string{"addresses", "conditions"}
 	conditionsFields     = []string{"terminating"}
+	slicePortFields      = []string{"name", "port", "protocol"}
 )
 
 // fastReader decodes the values of one input into o.
@@ -132,7 +133,7 @@ func (f *fastReader) object(p *jsonparse.Parser, depth int, itemKind string) boo
 		q := jsonparse.NewParser(parts[fi])
 		return decode(&q)
 	}
-	const metadata, spec, status, subsets, addressType, endpointsField = 3, 4, 5, 6, 7, 8 // in headFields
+	const metadata, spec, status, subsets, addressType, endpointsField, portsField = 3, 4, 5, 6, 7, 8, 9 // in headFields
 	o := f.o
 	switch kind {
 	case "Node":
@@ -158,7 +159,7 @@ func (f *fastReader) object(p *jsonparse.Parser, depth int, itemKind string) boo
 	case "EndpointSlice":
 		var v endpointSlice
 		ok = part(metadata, v.Metadata.decode) && part(addressType, func(p *jsonparse.Parser) bool { return p.String(&v.AddressType) }) &&
-			part(endpointsField, v.decodeEndpoints)
+			part(endpointsField, v.decodeEndpoints) && part(portsField, v.decodePorts)
 		o.slices = append(o.slices, v)
 	default:
 		k := kind
@@ -332,6 +333,21 @@ func (s *endpointSlice) decodeEndpoints(p *jsonparse.Parser) bool {
 				return jsonparse.Slice(p, &ep.Addresses, p.String)
 			}
 			return p.Object(conditionsFields, func(int) bool { return p.BoolPointer(&ep.Conditions.Terminating) })
+		})
+	})
+}
+
+func (s *endpointSlice) decodePorts(p *jsonparse.Parser) bool {
+	return jsonparse.Slice(p, &s.Ports, func(sp *slicePort) bool {
+		return p.Object(slicePortFields, func(f int) bool {
+			switch f {
+			case 0:
+				return p.String(&sp.Name)
+			case 1:
+				return p.Int(&sp.Port, 64)
+			default:
+				return p.String(&sp.Protocol)
+			}
 		})
 	})
 }

@@ -60,7 +60,7 @@ const (
 	okSet        = `{"kind":"StatefulSet","metadata":{"name":"db"},"spec":{"replicas":null,"serviceName":"db-h","podManagementPolicy":"Parallel","updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":1}},"template":{"metadata":{"labels":{"app":"db"}}}}}`
 	okDaemonSet  = `{"kind":"DaemonSet","metadata":{"name":"agent"},"spec":{"updateStrategy":{"rollingUpdate":null}},"status":{"desiredNumberScheduled":12}}`
 	okEndpoints  = `{"kind":"Endpoints","metadata":{"name":"ext"},"subsets":[{"addresses":[{"ip":"1.2.3.4"},null],"notReadyAddresses":[{"ip":"1.2.3.5","nodeName":"n"}]},null]}`
-	okSlice      = `{"kind":"EndpointSlice","metadata":{"name":"ext-1"},"addressType":"IPv4","endpoints":[{"addresses":["1.2.3.4"],"conditions":{"ready":true}},{"addresses":null}]}`
+	okSlice      = `{"kind":"EndpointSlice","metadata":{"name":"ext-1"},"addressType":"IPv4","endpoints":[{"addresses":["1.2.3.4"],"conditions":{"ready":true}},{"addresses":null}],"ports":[{"name":"http","port":8080,"protocol":"TCP","appProtocol":"http"},{"port":null,"name":null},null]}`
 )
 
 // fastCases are inputs at each point where the fast decoders must refuse or must agree
@@ -96,6 +96,7 @@ var fastCases = map[string]struct {
 	"escapes":              {`{"kind":"Node","metadata":{"name":"a\u00e9","labels":{"k\n":"v\""}}}`, true},
 	"nulls":                {`{"kind":"Service","metadata":null,"spec":{"selector":null,"ports":[null,{"targetPort":null,"appProtocol":null,"port":null}],"ipFamilies":[null],"trafficDistribution":null}}`, true},
 	"empties":              {`{"kind":"Service","metadata":{"labels":{}},"spec":{"selector":{},"ports":[],"ipFamilies":[]}}`, true},
+	"slice port float":     {`{"kind":"EndpointSlice","ports":[{"port":80.5}]}`, false},
 	"port float":           {`{"kind":"Service","spec":{"ports":[{"port":80.5}]}}`, false},
 	"port string":          {`{"kind":"Service","spec":{"ports":[{"port":"80"}]}}`, false},
 	"target port float":    {`{"kind":"Service","spec":{"ports":[{"targetPort":1.5}]}}`, false},

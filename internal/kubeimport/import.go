@@ -425,10 +425,24 @@ func (im *importer) services(nodes int) []*entry {
 			slicePods[k] = c
 		}
 		byType := c.own
-		if m, ok := s.Metadata.Labels[managedByLabel]; ok && m != sliceController {
+		m, labelled := s.Metadata.Labels[managedByLabel]
+		own := !labelled || m == sliceController
+		if !own {
 			byType = c.other
 		}
 		byType[s.AddressType] += 0 // the manager has slices, if no endpoints
+		if own {
+			// The numbers the Service's ports' targetPorts resolved to in the pods,
+			// by the Service port's name and protocol.
+			for _, p := range s.Ports {
+				if p.Port >= 1 && p.Port <= 65535 {
+					if c.targetPorts == nil {
+						c.targetPorts = map[string]int64{}
+					}
+					c.targetPorts[p.Name+"/"+cmp.Or(p.Protocol, "TCP")] = p.Port
+				}
+			}
+		}
 		for _, ep := range s.Endpoints {
 			if t := ep.Conditions.Terminating; t == nil || !*t {
 				byType[s.AddressType]++
@@ -533,6 +547,7 @@ func (im *importer) services(nodes int) []*entry {
 			}
 		}
 		var cports []containerPort
+		var slicePorts map[string]int64
 		switch {
 		case s.Spec.Selector == nil:
 			n := epAddrs[id]
@@ -553,7 +568,7 @@ func (im *importer) services(nodes int) []*entry {
 			e.maxSurge, e.maxUnavailable = defaultPercent, defaultPercent
 			n := 0
 			if c := slicePods[id]; c != nil {
-				n = c.pods()
+				n, slicePorts = c.pods(), c.targetPorts
 			}
 			if n == 0 {
 				n = epAddrs[id]
@@ -565,7 +580,7 @@ func (im *importer) services(nodes int) []*entry {
 			}
 			e.replicas = min(n, maxReplicas)
 		}
-		if !im.ports(e, id, s, cports) {
+		if !im.ports(e, id, s, cports, slicePorts) {
 			continue
 		}
 		out = append(out, e)
@@ -599,7 +614,12 @@ func (im *importer) services(nodes int) []*entry {
 
 // slicePodCount counts a Service's endpoints by address type: in the EndpointSlice
 // controller's slices (own) and in other managers' (other).
-type slicePodCount struct{ own, other map[string]int }
+// targetPorts are the ports of the controller's slices: the number each Service port's
+// targetPort resolved to, by the Service port's name and protocol.
+type slicePodCount struct {
+	own, other  map[string]int
+	targetPorts map[string]int64
+}
 
 // pods is the Service's pod count: the controller's endpoints of its largest address type
 // (a dual-stack pod has one in each), or other managers' when the controller has none.
@@ -799,8 +819,10 @@ func intOrPercent(v *intOrString, percentMax int) (value, problem string) {
 const maxMinReadySeconds = 86400
 
 // ports maps the Service's ports; named targetPorts are resolved against the selected pod
-// templates' container ports. It reports false when the Service cannot be imported.
-func (im *importer) ports(e *entry, id string, s *service, cports []containerPort) bool {
+// templates' container ports, or, when no workload selected is in the input, as the
+// EndpointSlice controller resolved them in the pods (slicePorts, by the Service port's
+// name and protocol). It reports false when the Service cannot be imported.
+func (im *importer) ports(e *entry, id string, s *service, cports []containerPort, slicePorts map[string]int64) bool {
 	names := map[string]bool{}
 	for i, p := range s.Spec.Ports {
 		if p.Port < 1 || p.Port > 65535 {
@@ -827,6 +849,9 @@ func (im *importer) ports(e *entry, id string, s *service, cports []containerPor
 						mp.targetPort, found = c.ContainerPort, true
 						break
 					}
+				}
+				if n, ok := slicePorts[p.Name+"/"+mp.protocol]; !found && ok {
+					mp.targetPort, found = n, true
 				}
 				if !found {
 					im.detail("a named targetPort matches no container port of the selected pods; the port number is used", "Service %s: targetPort %q names no container port of the selected pods; the port number %d is used", id, tp.StrVal, p.Port)

@@ -629,3 +629,40 @@ func TestImportSliceManagers(t *testing.T) {
 		})
 	}
 }
+
+// TestImportSliceTargetPorts: a named targetPort of a Service no workload in the input
+// selects is the number the EndpointSlice controller resolved it to in the pods, as its
+// slices' ports say (named after the Service port, with its protocol); not another
+// manager's slices' ports, nor a port of another protocol.
+func TestImportSliceTargetPorts(t *testing.T) {
+	slice := func(manager, ports string) string {
+		return `{"kind":"EndpointSlice","metadata":{"name":"s-` + strings.ReplaceAll(manager, ".", "") + `","namespace":"a","labels":{"kubernetes.io/service-name":"s","endpointslice.kubernetes.io/managed-by":"` + manager + `"}},"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]}],"ports":[` + ports + `]}`
+	}
+	for _, tc := range []struct {
+		name        string
+		servicePort string
+		slices      []string
+		want        int32
+	}{
+		{"named port", `{"name":"https","port":443,"targetPort":"tls"}`,
+			[]string{slice("endpointslice-controller.k8s.io", `{"name":"https","port":8443,"protocol":"TCP"}`)}, 8443},
+		{"unnamed port", `{"port":443,"targetPort":"tls"}`,
+			[]string{slice("endpointslice-controller.k8s.io", `{"name":"","port":8443,"protocol":"TCP"}`)}, 8443},
+		{"another protocol", `{"name":"dns","port":53,"protocol":"UDP","targetPort":"dns"}`,
+			[]string{slice("endpointslice-controller.k8s.io", `{"name":"dns","port":5353,"protocol":"TCP"}`)}, 53},
+		{"another manager's", `{"name":"https","port":443,"targetPort":"tls"}`,
+			[]string{slice("endpointslice-controller.k8s.io", `{"name":"https","port":8443,"protocol":"TCP"}`), slice("mesh.example.com", `{"name":"https","port":15443,"protocol":"TCP"}`)}, 8443},
+		{"numeric targetPort kept", `{"name":"https","port":443,"targetPort":9443}`,
+			[]string{slice("endpointslice-controller.k8s.io", `{"name":"https","port":8443,"protocol":"TCP"}`)}, 9443},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := `{"kind":"Node","metadata":{"name":"n"}}
+{"kind":"Service","metadata":{"name":"s","namespace":"a"},"spec":{"selector":{"app":"s"},"ports":[` + tc.servicePort + `]}}
+` + strings.Join(tc.slices, "\n")
+			res, sc := importText(t, in)
+			if got := sc.Config.Services[0].Ports[0].TargetPort; got != tc.want {
+				t.Errorf("targetPort %d, want %d\n%s", got, tc.want, res.YAML)
+			}
+		})
+	}
+}

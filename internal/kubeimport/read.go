@@ -156,6 +156,15 @@ type endpointSlice struct {
 	Metadata    objectMeta      `json:"metadata"`
 	AddressType string          `json:"addressType"`
 	Endpoints   []sliceEndpoint `json:"endpoints"`
+	Ports       []slicePort     `json:"ports"`
+}
+
+// slicePort is an EndpointSlice's port: the Service port's name and protocol, and the
+// number its targetPort resolved to in the pods.
+type slicePort struct {
+	Name     string `json:"name"`
+	Port     int64  `json:"port"`
+	Protocol string `json:"protocol"`
 }
 
 // sliceEndpoint is an EndpointSlice's endpoint: its addresses, and whether its pod is
