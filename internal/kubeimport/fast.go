@@ -24,8 +24,8 @@ var (
 	servicePortFields    = []string{"name", "protocol", "port", "targetPort", "appProtocol"}
 	workloadSpecFields   = []string{"replicas", "minReadySeconds", "template", "strategy", "updateStrategy", "serviceName", "podManagementPolicy"}
 	templateFields       = []string{"metadata", "spec"}
-	containersFields     = []string{"containers"}
-	portsFields          = []string{"ports"}
+	containersFields     = []string{"containers", "initContainers"}
+	containerFields      = []string{"ports", "restartPolicy"}
 	containerPortFields  = []string{"name", "containerPort", "protocol"}
 	strategyFields       = []string{"type", "rollingUpdate"}
 	rollingUpdateFields  = []string{"maxSurge", "maxUnavailable", "partition"}
@@ -252,11 +252,16 @@ func (w *workload) decodeSpec(p *jsonparse.Parser) bool {
 				if f == 0 {
 					return t.Metadata.decode(p)
 				}
-				return p.Object(containersFields, func(int) bool {
-					return jsonparse.Slice(p, &t.Spec.Containers, func(c *struct {
-						Ports []containerPort `json:"ports"`
-					}) bool {
-						return p.Object(portsFields, func(int) bool {
+				return p.Object(containersFields, func(f int) bool {
+					list := &t.Spec.Containers
+					if f == 1 {
+						list = &t.Spec.InitContainers
+					}
+					return jsonparse.Slice(p, list, func(c *container) bool {
+						return p.Object(containerFields, func(f int) bool {
+							if f == 1 {
+								return p.String(&c.RestartPolicy)
+							}
 							return jsonparse.Slice(p, &c.Ports, func(cp *containerPort) bool {
 								return p.Object(containerPortFields, func(f int) bool {
 									switch f {

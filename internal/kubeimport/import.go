@@ -559,8 +559,15 @@ func (im *importer) services(nodes int) []*entry {
 		case len(ws) > 0:
 			im.workloads(e, id, ws, nodes)
 			for _, w := range ws {
+				// As upstream's FindPort looks: the containers, then the sidecars (init
+				// containers with restartPolicy Always, which keep running).
 				for _, c := range w.Spec.Template.Spec.Containers {
 					cports = append(cports, c.Ports...)
+				}
+				for _, c := range w.Spec.Template.Spec.InitContainers {
+					if c.RestartPolicy == "Always" {
+						cports = append(cports, c.Ports...)
+					}
 				}
 			}
 		default:

@@ -666,3 +666,30 @@ func TestImportSliceTargetPorts(t *testing.T) {
 		})
 	}
 }
+
+// TestImportSidecarTargetPorts: a named targetPort resolves as upstream's FindPort does:
+// against the containers' ports, then those of the sidecars (init containers with
+// restartPolicy Always, which keep running beside them); not a plain init container's,
+// which has exited by the time the pod is ready.
+func TestImportSidecarTargetPorts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec string // the pod template's spec
+		want int32
+	}{
+		{"container", `"containers":[{"name":"app","ports":[{"name":"web","containerPort":8080,"protocol":"TCP"}]}]`, 8080},
+		{"sidecar", `"containers":[{"name":"app"}],"initContainers":[{"name":"proxy","restartPolicy":"Always","ports":[{"name":"web","containerPort":15006,"protocol":"TCP"}]}]`, 15006},
+		{"container before sidecar", `"initContainers":[{"name":"proxy","restartPolicy":"Always","ports":[{"name":"web","containerPort":15006,"protocol":"TCP"}]}],"containers":[{"name":"app","ports":[{"name":"web","containerPort":8080,"protocol":"TCP"}]}]`, 8080},
+		{"plain init container", `"containers":[{"name":"app"}],"initContainers":[{"name":"setup","ports":[{"name":"web","containerPort":15006,"protocol":"TCP"}]}]`, 80},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := `{"kind":"Node","metadata":{"name":"n"}}
+{"kind":"Service","metadata":{"name":"s","namespace":"a"},"spec":{"selector":{"app":"s"},"ports":[{"name":"http","port":80,"protocol":"TCP","targetPort":"web"}]}}
+{"kind":"Deployment","metadata":{"name":"s","namespace":"a"},"spec":{"replicas":2,"template":{"metadata":{"labels":{"app":"s"}},"spec":{` + tc.spec + `}}}}`
+			res, sc := importText(t, in)
+			if got := sc.Config.Services[0].Ports[0].TargetPort; got != tc.want {
+				t.Errorf("targetPort %d, want %d\n%s", got, tc.want, res.YAML)
+			}
+		})
+	}
+}

@@ -112,6 +112,13 @@ type containerPort struct {
 	Protocol      string `json:"protocol"`
 }
 
+// container is a pod template's container: its ports, and an init container's
+// restartPolicy (Always for a sidecar, which keeps running beside the others).
+type container struct {
+	Ports         []containerPort `json:"ports"`
+	RestartPolicy string          `json:"restartPolicy"`
+}
+
 // workload is a Deployment, StatefulSet or DaemonSet.
 type workload struct {
 	Kind     string     `json:"kind"`
@@ -122,9 +129,10 @@ type workload struct {
 		Template        struct {
 			Metadata objectMeta `json:"metadata"`
 			Spec     struct {
-				Containers []struct {
-					Ports []containerPort `json:"ports"`
-				} `json:"containers"`
+				Containers []container `json:"containers"`
+				// InitContainers' ports count for those that run beside the others
+				// (restartPolicy Always: sidecars).
+				InitContainers []container `json:"initContainers"`
 			} `json:"spec"`
 		} `json:"template"`
 		// Strategy is a Deployment's; UpdateStrategy a StatefulSet's or DaemonSet's.
