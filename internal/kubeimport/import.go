@@ -587,7 +587,7 @@ func (im *importer) services(nodes int) []*entry {
 			}
 			e.replicas = min(n, maxReplicas)
 		}
-		if !im.ports(e, id, s, cports, slicePorts) {
+		if !im.ports(e, id, s, cports, slicePorts, len(ws) > 0 || slicePorts != nil) {
 			continue
 		}
 		out = append(out, e)
@@ -822,6 +822,14 @@ func intOrPercent(v *intOrString, percentMax int) (value, problem string) {
 	return strconv.FormatInt(v.IntVal, 10), ""
 }
 
+// unresolvedPort is a Service port whose named targetPort no selected pod has: its index
+// among the mapped ports, the name and the port number.
+type unresolvedPort struct {
+	index int
+	name  string
+	port  int64
+}
+
 // maxMinReadySeconds is the longest minReadySeconds a scenario holds (1 day).
 const maxMinReadySeconds = 86400
 
@@ -829,8 +837,13 @@ const maxMinReadySeconds = 86400
 // templates' container ports, or, when no workload selected is in the input, as the
 // EndpointSlice controller resolved them in the pods (slicePorts, by the Service port's
 // name and protocol). It reports false when the Service cannot be imported.
-func (im *importer) ports(e *entry, id string, s *service, cports []containerPort, slicePorts map[string]int64) bool {
+//
+// known says that the selected pods' ports are known (from their workloads or slices): a
+// port whose named targetPort they lack is then left out, as upstream leaves it out of
+// their endpoints, unless no port resolves.
+func (im *importer) ports(e *entry, id string, s *service, cports []containerPort, slicePorts map[string]int64, known bool) bool {
 	names := map[string]bool{}
+	var unresolved []unresolvedPort
 	for i, p := range s.Spec.Ports {
 		if p.Port < 1 || p.Port > 65535 {
 			im.detail("a port out of range left out", "Service %s: port %d out of range, left out", id, p.Port)
@@ -861,7 +874,7 @@ func (im *importer) ports(e *entry, id string, s *service, cports []containerPor
 					mp.targetPort, found = n, true
 				}
 				if !found {
-					im.detail("a named targetPort matches no container port of the selected pods; the port number is used", "Service %s: targetPort %q names no container port of the selected pods; the port number %d is used", id, tp.StrVal, p.Port)
+					unresolved = append(unresolved, unresolvedPort{len(e.ports), tp.StrVal, p.Port})
 				}
 			}
 		}
@@ -872,6 +885,20 @@ func (im *importer) ports(e *entry, id string, s *service, cports []containerPor
 		e.ports = append(e.ports, mp)
 		if len(e.ports) == 100 {
 			break
+		}
+	}
+	if known && len(unresolved) < len(e.ports) {
+		// The controllers leave a port whose targetPort a pod does not have out of its
+		// endpoints (upstream: FindPort's error, in the Endpoints and EndpointSlice
+		// controllers); when no port resolves, the port number stands in.
+		for _, u := range slices.Backward(unresolved) {
+			e.ports = slices.Delete(e.ports, u.index, u.index+1)
+			im.detail("a named targetPort matches no container port of the selected pods; the port is left out, as the controllers leave it out of the endpoints",
+				"Service %s: targetPort %q names no container port of the selected pods; port %d left out, as the controllers leave it out of the endpoints", id, u.name, u.port)
+		}
+	} else {
+		for _, u := range unresolved {
+			im.detail("a named targetPort matches no container port of the selected pods; the port number is used", "Service %s: targetPort %q names no container port of the selected pods; the port number %d is used", id, u.name, u.port)
 		}
 	}
 	// Names must be unique, and present when there are several ports: a renamed port may

@@ -693,3 +693,46 @@ func TestImportSidecarTargetPorts(t *testing.T) {
 		})
 	}
 }
+
+// TestImportUnresolvedTargetPorts: a port whose named targetPort the selected pods lack
+// (no container port of that name and protocol) is in none of their endpoints (upstream:
+// the Endpoints and EndpointSlice controllers skip a port FindPort fails on), so it is
+// left out, noted; when no port resolves, the port number stands in, noted.
+func TestImportUnresolvedTargetPorts(t *testing.T) {
+	const containers = `"containers":[{"name":"app","ports":[{"name":"http","containerPort":8080,"protocol":"TCP"},{"name":"dns","containerPort":5353,"protocol":"TCP"}]}]`
+	for _, tc := range []struct {
+		name, ports string
+		want        string // the imported ports, name:port>targetPort
+		note        string
+	}{
+		{"another protocol", `{"name":"http","port":80,"targetPort":"http"},{"name":"dns","port":53,"protocol":"UDP","targetPort":"dns"}`,
+			"http:80>8080", `targetPort "dns" names no container port of the selected pods; port 53 left out`},
+		{"no such name", `{"name":"http","port":80,"targetPort":"http"},{"name":"metrics","port":9100,"targetPort":"metrics"},{"name":"admin","port":9000,"targetPort":9000}`,
+			"http:80>8080,admin:9000>9000", `targetPort "metrics" names no container port of the selected pods; port 9100 left out`},
+		{"none resolves", `{"name":"metrics","port":9100,"targetPort":"metrics"},{"name":"debug","port":6060,"targetPort":"debug"}`,
+			"metrics:9100>9100,debug:6060>6060", `targetPort "debug" names no container port of the selected pods; the port number 6060 is used`},
+		{"all resolve", `{"name":"http","port":80,"targetPort":"http"},{"name":"dns","port":53,"protocol":"TCP","targetPort":"dns"}`,
+			"http:80>8080,dns:53>5353", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := `{"kind":"Node","metadata":{"name":"n","labels":{"topology.kubernetes.io/zone":"z"}}}
+{"kind":"Service","metadata":{"name":"s","namespace":"a"},"spec":{"selector":{"app":"s"},"ports":[` + tc.ports + `]}}
+{"kind":"Deployment","metadata":{"name":"s","namespace":"a"},"spec":{"replicas":2,"template":{"metadata":{"labels":{"app":"s"}},"spec":{` + containers + `}}}}`
+			res, sc := importText(t, in)
+			var got []string
+			for _, p := range sc.Config.Services[0].Ports {
+				got = append(got, fmt.Sprintf("%s:%d>%d", p.Name, p.Port, p.TargetPort))
+			}
+			if strings.Join(got, ",") != tc.want {
+				t.Errorf("ports %s, want %s\n%s", strings.Join(got, ","), tc.want, res.YAML)
+			}
+			if tc.note == "" {
+				if len(res.Notes) > 0 {
+					t.Errorf("notes %q, want none", res.Notes)
+				}
+			} else if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
+				t.Errorf("notes %q, want one saying %q", res.Notes, tc.note)
+			}
+		})
+	}
+}
