@@ -63,8 +63,11 @@ const (
 	// managedByLabel names a slice's writer, and sliceController the EndpointSlice
 	// controller's name in it (upstream: discovery/v1 LabelManagedBy; the controller's
 	// ControllerName in k8s.io/endpointslice).
-	managedByLabel  = "endpointslice.kubernetes.io/managed-by"
-	sliceController = "endpointslice-controller.k8s.io"
+	managedByLabel = "endpointslice.kubernetes.io/managed-by"
+	// overCapacityAnnotation is "truncated" on an Endpoints object the Endpoints
+	// controller cut to its 1000 addresses (upstream: core/v1 EndpointsOverCapacity).
+	overCapacityAnnotation = "endpoints.kubernetes.io/over-capacity"
+	sliceController        = "endpointslice-controller.k8s.io"
 	// proxyNameLabel names the proxy that serves a Service, when not kube-proxy.
 	proxyNameLabel = "service.kubernetes.io/service-proxy-name"
 )
@@ -450,6 +453,9 @@ func (im *importer) services(nodes int) []*entry {
 		}
 	}
 	epAddrs := map[string]int{}
+	// epTruncated are the Endpoints objects the Endpoints controller cut to 1000
+	// addresses: their Services have more pods than they list.
+	epTruncated := map[string]bool{}
 	for _, ep := range o.endpoints {
 		ips := map[string]bool{}
 		for _, ss := range ep.Subsets {
@@ -457,7 +463,11 @@ func (im *importer) services(nodes int) []*entry {
 				ips[a.IP] = true
 			}
 		}
-		epAddrs[ep.Metadata.Namespace+"/"+ep.Metadata.Name] = len(ips)
+		k := cmp.Or(ep.Metadata.Namespace, "default") + "/" + ep.Metadata.Name
+		epAddrs[k] = len(ips)
+		if ep.Metadata.Annotations[overCapacityAnnotation] == "truncated" {
+			epTruncated[k] = true
+		}
 	}
 	// byLabel indexes workloads by namespace and pod template label, in input order.
 	byLabel := map[string][]int{}
@@ -579,6 +589,10 @@ func (im *importer) services(nodes int) []*entry {
 			}
 			if n == 0 {
 				n = epAddrs[id]
+				if epTruncated[id] {
+					im.detail("a Service's Endpoints object is truncated at 1000 addresses and no EndpointSlice says how many pods it has; 1000 imported",
+						"Service %s: its Endpoints object is truncated (%s) and no EndpointSlice of it is in the input; it has more than the %d pods imported (add 'kubectl get endpointslices -A -o json')", id, overCapacityAnnotation, n)
+				}
 			}
 			if n > 0 {
 				im.detail("a Service no Deployment, StatefulSet or DaemonSet in the input selects; its pods taken from its endpoints, run as a Deployment", "Service %s: no Deployment, StatefulSet or DaemonSet in the input selects it; %d pods taken from its endpoints, run as a Deployment", id, n)

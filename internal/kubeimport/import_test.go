@@ -736,3 +736,41 @@ func TestImportUnresolvedTargetPorts(t *testing.T) {
 		})
 	}
 }
+
+// TestImportTruncatedEndpoints: a Service whose pods no workload explains and that has no
+// EndpointSlice in the input takes its pods from its Endpoints object; one the Endpoints
+// controller cut to 1000 addresses (endpoints.kubernetes.io/over-capacity: truncated)
+// has more, which the notes say. An Endpoints object without a namespace is the default
+// namespace's, as a Service's.
+func TestImportTruncatedEndpoints(t *testing.T) {
+	endpoints := func(ns string, n int, annotations string) string {
+		var addrs []string
+		for i := range n {
+			addrs = append(addrs, fmt.Sprintf(`{"ip":"10.0.%d.%d"}`, i/250, i%250+1))
+		}
+		return `{"kind":"Endpoints","metadata":{"name":"s"` + ns + `,"annotations":{` + annotations + `}},"subsets":[{"addresses":[` + strings.Join(addrs, ",") + `]}]}`
+	}
+	for _, tc := range []struct {
+		name, endpoints string
+		want            int
+		note            string
+	}{
+		{"truncated", endpoints(`,"namespace":"default"`, 1000, `"endpoints.kubernetes.io/over-capacity":"truncated"`), 1000, "more than the 1000 pods imported"},
+		{"whole", endpoints(`,"namespace":"default"`, 999, ""), 999, ""},
+		{"no namespace", endpoints("", 7, ""), 7, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := `{"kind":"Node","metadata":{"name":"n","labels":{"topology.kubernetes.io/zone":"z"}}}
+{"kind":"Service","metadata":{"name":"s","namespace":"default"},"spec":{"selector":{"app":"s"},"ports":[{"port":80}]}}
+` + tc.endpoints
+			res, sc := importText(t, in)
+			if got := sc.Config.Services[0].Replicas; got != tc.want {
+				t.Errorf("%d replicas, want %d\n%s", got, tc.want, res.YAML)
+			}
+			noted := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "truncated") })
+			if noted != (tc.note != "") || tc.note != "" && !strings.Contains(strings.Join(res.Notes, "\n"), tc.note) {
+				t.Errorf("notes %q, want a note saying %q", res.Notes, tc.note)
+			}
+		})
+	}
+}
