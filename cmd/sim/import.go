@@ -37,7 +37,9 @@ Inputs are kubectl's JSON, Lists of any mix of kinds:
 
 Endpoints give selector-less Services (hand-made Endpoints, which the EndpointSlice
 mirroring controller mirrors) their addresses; EndpointSlices give the pod count of Services
-whose pods no workload in the input explains. Everything that could not be mapped is listed
+whose pods no workload in the input explains (the EndpointSlice controller's slices; another
+manager's only when there are none). A ReplicaSet no Deployment in the input owns is run as
+a Deployment; one a Deployment in the input owns is left to it. Everything that could not be mapped is listed
 at the top of the file and on stderr. --anonymize renames namespaces, Services, ports, zones,
 the region, nodes, label values and label keys but Kubernetes' own (deterministically,
 keeping lengths, so byte figures hold) so the file can be shared. --out writes the file atomically. (-o means the output format in

@@ -18,7 +18,8 @@ var (
 	// headFields are the keys of an object read in one walk: add's head, and the fields of
 	// every type it decodes (decoded once the kind is known).
 	headFields           = []string{"kind", "items", "type", "metadata", "spec", "status", "subsets", "addressType", "endpoints", "ports"}
-	metaFields           = []string{"name", "namespace", "labels", "annotations"}
+	metaFields           = []string{"name", "namespace", "labels", "annotations", "ownerReferences"}
+	ownerFields          = []string{"kind", "name", "controller"}
 	nodeStatusFields     = []string{"allocatable"}
 	serviceSpecFields    = []string{"type", "selector", "clusterIP", "ports", "ipFamilies", "publishNotReadyAddresses", "trafficDistribution", "externalName", "internalTrafficPolicy"}
 	servicePortFields    = []string{"name", "protocol", "port", "targetPort", "appProtocol"}
@@ -146,7 +147,7 @@ func (f *fastReader) object(p *jsonparse.Parser, depth int, itemKind string) boo
 		var v service
 		ok = part(metadata, v.Metadata.decode) && part(spec, v.decodeSpec)
 		o.services = append(o.services, v)
-	case "Deployment", "StatefulSet", "DaemonSet":
+	case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet":
 		v := workload{Kind: kind}
 		ok = part(metadata, v.Metadata.decode) && part(spec, v.decodeSpec) && part(status, func(p *jsonparse.Parser) bool {
 			return p.Object(workloadStatusFields, func(int) bool { return p.Int(&v.Status.DesiredNumberScheduled, 64) })
@@ -180,8 +181,21 @@ func (m *objectMeta) decode(p *jsonparse.Parser) bool {
 			return p.String(&m.Namespace)
 		case 2:
 			return p.StringMap(&m.Labels)
-		default:
+		case 3:
 			return p.StringMap(&m.Annotations)
+		default:
+			return jsonparse.Slice(p, &m.OwnerReferences, func(r *ownerReference) bool {
+				return p.Object(ownerFields, func(f int) bool {
+					switch f {
+					case 0:
+						return p.String(&r.Kind)
+					case 1:
+						return p.String(&r.Name)
+					default:
+						return p.BoolPointer(&r.Controller)
+					}
+				})
+			})
 		}
 	})
 }

@@ -60,6 +60,7 @@ const (
 	okSet        = `{"kind":"StatefulSet","metadata":{"name":"db"},"spec":{"replicas":null,"serviceName":"db-h","podManagementPolicy":"Parallel","updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":1}},"template":{"metadata":{"labels":{"app":"db"}}}}}`
 	okDaemonSet  = `{"kind":"DaemonSet","metadata":{"name":"agent"},"spec":{"updateStrategy":{"rollingUpdate":null}},"status":{"desiredNumberScheduled":12}}`
 	okEndpoints  = `{"kind":"Endpoints","metadata":{"name":"ext"},"subsets":[{"addresses":[{"ip":"1.2.3.4"},null],"notReadyAddresses":[{"ip":"1.2.3.5","nodeName":"n"}]},null]}`
+	okReplicaSet = `{"kind":"ReplicaSet","metadata":{"name":"web-5d8f","namespace":"shop","ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"u","controller":true,"blockOwnerDeletion":true},{"kind":"X","controller":null},null]},"spec":{"replicas":3,"template":{"metadata":{"labels":{"app":"web","pod-template-hash":"5d8f"}}}}}`
 	okSlice      = `{"kind":"EndpointSlice","metadata":{"name":"ext-1"},"addressType":"IPv4","endpoints":[{"addresses":["1.2.3.4"],"conditions":{"ready":true}},{"addresses":null}],"ports":[{"name":"http","port":8080,"protocol":"TCP","appProtocol":"http"},{"port":null,"name":null},null]}`
 )
 
@@ -69,7 +70,7 @@ var fastCases = map[string]struct {
 	in    string
 	taken bool
 }{
-	"all kinds":            {list(okNode, okService, okDeployment, okSet, okDaemonSet, okEndpoints, okSlice), true},
+	"all kinds":            {list(okNode, okService, okDeployment, okSet, okDaemonSet, okEndpoints, okSlice, okReplicaSet), true},
 	"bare objects":         {okNode + "\n" + okService + " " + okEndpoints, true},
 	"other kinds":          {list(`{"kind":"Pod","metadata":{"name":"p"}}`, `{"kind":"ConfigMap","data":{"a":"b"}}`, okNode), true},
 	"no kind":              {`{"metadata":{"name":"x"}}`, true},

@@ -200,6 +200,31 @@ func (im *importer) dropRepeats() {
 	}), "EndpointSlices")
 }
 
+// dropOwnedReplicaSets drops the ReplicaSets whose controller is a Deployment in the
+// input ('kubectl get all' lists both): the Deployment stands for their pods. A bare
+// ReplicaSet, or one whose Deployment is not in the input (or that another controller
+// owns, as Argo Rollouts' are), is the workload behind its pods.
+func (im *importer) dropOwnedReplicaSets() {
+	o := im.o
+	deployments := map[string]bool{}
+	for _, w := range o.workloads {
+		if w.Kind == "Deployment" {
+			deployments[cmp.Or(w.Metadata.Namespace, "default")+"/"+w.Metadata.Name] = true
+		}
+	}
+	o.workloads = slices.DeleteFunc(o.workloads, func(w workload) bool {
+		if w.Kind != "ReplicaSet" {
+			return false
+		}
+		for _, r := range w.Metadata.OwnerReferences {
+			if r.Controller != nil && *r.Controller && r.Kind == "Deployment" {
+				return deployments[cmp.Or(w.Metadata.Namespace, "default")+"/"+r.Name]
+			}
+		}
+		return false
+	})
+}
+
 // dropRepeated keeps the first item of each key in *list, in order, and returns how many
 // it dropped.
 func dropRepeated[T any](list *[]T, key func(*T) string) int {
@@ -240,6 +265,7 @@ func (im *importer) build() (*Result, error) {
 		im.notef("%d objects of kind %q ignored", o.skipped[k], k)
 	}
 	im.dropRepeats()
+	im.dropOwnedReplicaSets()
 	cl := im.cluster()
 	entries := im.services(len(o.nodes))
 	if len(entries) == 0 {
@@ -700,6 +726,12 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 		im.detail("a Service selects several workloads; their pods are summed", "Service %s selects %d workloads (%s); their pods are summed and run as one %s", id, len(ws), strings.Join(names, ", "), main.Kind)
 	}
 	e.kind = main.Kind
+	if main.Kind == "ReplicaSet" {
+		// The simulator's nearest: a Deployment's pods are a ReplicaSet's.
+		e.kind = "Deployment"
+		im.detail("a ReplicaSet no Deployment in the input owns is run as a Deployment (with its default strategy)",
+			"Service %s: ReplicaSet %s, which no Deployment in the input owns, is run as a Deployment (maxSurge and maxUnavailable 25%%)", id, main.Metadata.Name)
+	}
 	if sn := main.Spec.ServiceName; main.Kind == "StatefulSet" && sn != "" && sn != e.name {
 		// Its pods' subdomain names another Service: this one's endpoints get no hostnames.
 		e.serviceName = sn
@@ -730,9 +762,12 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 	// maxUnavailable 1.
 	surge, unavail := defaultPercent, defaultPercent
 	st := main.Spec.UpdateStrategy
-	if main.Kind == "Deployment" {
+	switch main.Kind {
+	case "Deployment":
 		st = main.Spec.Strategy
-	} else {
+	case "ReplicaSet":
+		st = updateStrategy{} // a ReplicaSet does not roll: the Deployment defaults
+	default:
 		surge, unavail = "0", "1"
 	}
 	switch st.Type {

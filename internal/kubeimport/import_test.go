@@ -774,3 +774,48 @@ func TestImportTruncatedEndpoints(t *testing.T) {
 		})
 	}
 }
+
+// TestImportReplicaSets: a ReplicaSet is the workload behind its pods unless a Deployment
+// in the input controls it ('kubectl get all' lists both, and the Deployment stands for
+// them): a bare one, one whose Deployment is not in the input, another controller's (Argo
+// Rollouts' stable and canary ReplicaSets) are run as a Deployment, noted.
+func TestImportReplicaSets(t *testing.T) {
+	rs := func(name string, replicas int, owner string) string {
+		refs := ""
+		if owner != "" {
+			kind, oname, _ := strings.Cut(owner, "/")
+			refs = `,"ownerReferences":[{"apiVersion":"apps/v1","kind":"` + kind + `","name":"` + oname + `","uid":"u","controller":true}]`
+		}
+		return fmt.Sprintf(`{"kind":"ReplicaSet","metadata":{"name":%q,"namespace":"a"%s},"spec":{"replicas":%d,"template":{"metadata":{"labels":{"app":"s","pod-template-hash":%q}}}}}`, name, refs, replicas, name)
+	}
+	deployment := `{"kind":"Deployment","metadata":{"name":"s","namespace":"a"},"spec":{"replicas":6,"template":{"metadata":{"labels":{"app":"s"}}}}}`
+	for _, tc := range []struct {
+		name    string
+		objects []string
+		want    int
+		kind    string
+		note    string // "" for none
+	}{
+		{"bare", []string{rs("s-1", 5, "")}, 5, sim.KindDeployment, "ReplicaSet s-1, which no Deployment in the input owns, is run as a Deployment"},
+		{"with its Deployment", []string{deployment, rs("s-new", 6, "Deployment/s"), rs("s-old", 0, "Deployment/s")}, 6, sim.KindDeployment, ""},
+		{"Deployment not in the input", []string{rs("s-1", 4, "Deployment/s")}, 4, sim.KindDeployment, "is run as a Deployment"},
+		{"another controller's", []string{rs("s-stable", 8, "Rollout/s"), rs("s-canary", 2, "Rollout/s")}, 10, sim.KindDeployment, "selects 2 workloads"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := `{"kind":"Node","metadata":{"name":"n","labels":{"topology.kubernetes.io/zone":"z"}}}
+{"kind":"Service","metadata":{"name":"s","namespace":"a"},"spec":{"selector":{"app":"s"},"ports":[{"port":80}]}}
+` + strings.Join(tc.objects, "\n")
+			res, sc := importText(t, in)
+			if s := sc.Config.Services[0]; s.Replicas != tc.want || s.WorkloadKind != tc.kind {
+				t.Errorf("%d replicas of %v, want %d of %v\n%s", s.Replicas, s.WorkloadKind, tc.want, tc.kind, res.YAML)
+			}
+			if tc.note == "" {
+				if len(res.Notes) > 0 {
+					t.Errorf("notes %q, want none", res.Notes)
+				}
+			} else if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
+				t.Errorf("notes %q, want one saying %q", res.Notes, tc.note)
+			}
+		})
+	}
+}

@@ -40,6 +40,15 @@ type objectMeta struct {
 	Namespace   string            `json:"namespace"`
 	Labels      map[string]string `json:"labels"`
 	Annotations map[string]string `json:"annotations"`
+	// OwnerReferences are read to tell a Deployment's ReplicaSets from bare ones.
+	OwnerReferences []ownerReference `json:"ownerReferences"`
+}
+
+// ownerReference is the part of an owner reference the importer reads.
+type ownerReference struct {
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	Controller *bool  `json:"controller"`
 }
 
 // intOrString is a Kubernetes IntOrString (a port or a percentage).
@@ -119,7 +128,7 @@ type container struct {
 	RestartPolicy string          `json:"restartPolicy"`
 }
 
-// workload is a Deployment, StatefulSet or DaemonSet.
+// workload is a Deployment, StatefulSet, DaemonSet or ReplicaSet.
 type workload struct {
 	Kind     string     `json:"kind"`
 	Metadata objectMeta `json:"metadata"`
@@ -360,7 +369,7 @@ func (o *objects) add(raw json.RawMessage, src string, depth int, itemKind strin
 		var v service
 		err = json.Unmarshal(raw, &v)
 		o.services = append(o.services, v)
-	case "Deployment", "StatefulSet", "DaemonSet":
+	case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet":
 		var v workload
 		err = json.Unmarshal(raw, &v)
 		v.Kind = head.Kind
