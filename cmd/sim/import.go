@@ -36,7 +36,8 @@ Inputs are kubectl's JSON, Lists of any mix of kinds:
     kubectl get endpointslices -A -o json > endpointslices.json   # optional
 
 Endpoints give selector-less Services (hand-made Endpoints, which the EndpointSlice
-mirroring controller mirrors) their addresses; EndpointSlices give the pod count of Services
+mirroring controller mirrors) their addresses (without an Endpoints object, the slices
+written for them directly do); EndpointSlices give the pod count of Services
 whose pods no workload in the input explains (the EndpointSlice controller's slices; another
 manager's only when there are none). A ReplicaSet no Deployment in the input owns is run as
 a Deployment; one a Deployment in the input owns is left to it. Everything that could not be mapped is listed

@@ -587,6 +587,15 @@ func (im *importer) services(nodes int) []*entry {
 		switch {
 		case s.Spec.Selector == nil:
 			n := epAddrs[id]
+			if c := slicePods[id]; n == 0 && c != nil {
+				// EndpointSlices written without an Endpoints object (by the user, as
+				// Endpoints' deprecation in 1.33 advises, or a controller): the nearest
+				// the simulator has is hand-made Endpoints and their mirrored slices.
+				if n = c.pods(); n > 0 {
+					im.detail("a Service without a selector has EndpointSlices but no Endpoints object; imported as manualEndpoints (Endpoints the mirroring controller mirrors)",
+						"Service %s has no selector and no Endpoints object; the %d endpoints of its EndpointSlices imported as manualEndpoints (hand-made Endpoints the mirroring controller mirrors)", id, n)
+				}
+			}
 			if n == 0 {
 				noEndpoints++
 				continue
@@ -636,7 +645,7 @@ func (im *importer) services(nodes int) []*entry {
 		im.notef("%d ExternalName Services skipped (they have no endpoints)", externalName)
 	}
 	if noEndpoints > 0 {
-		im.notef("%d Services without a selector and without an Endpoints object in the input skipped (add 'kubectl get endpoints -A -o json' to import them)", noEndpoints)
+		im.notef("%d Services without a selector and without endpoints in the input skipped (add 'kubectl get endpoints,endpointslices -A -o json' to import them)", noEndpoints)
 	}
 	if noPods > 0 {
 		im.notef("%d Services select no pods in the input; they are imported with replicas: 0", noPods)

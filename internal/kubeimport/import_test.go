@@ -819,3 +819,48 @@ func TestImportReplicaSets(t *testing.T) {
 		})
 	}
 }
+
+// TestImportSelectorlessSlices: a Service without a selector takes its endpoints from its
+// Endpoints object; without one, from the EndpointSlices written for it directly (by the
+// user or a controller), noted; with neither it is skipped.
+func TestImportSelectorlessSlices(t *testing.T) {
+	const (
+		endpoints = `{"kind":"Endpoints","metadata":{"name":"s","namespace":"a"},"subsets":[{"addresses":[{"ip":"10.0.0.1"},{"ip":"10.0.0.2"}]}]}`
+		slice     = `{"kind":"EndpointSlice","metadata":{"name":"s-1","namespace":"a","labels":{"kubernetes.io/service-name":"s","endpointslice.kubernetes.io/managed-by":"staff"}},"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]},{"addresses":["10.0.0.2"]},{"addresses":["10.0.0.3"]}]}`
+	)
+	for _, tc := range []struct {
+		name, objects string
+		want          int // manualEndpoints; 0: skipped
+		note          string
+	}{
+		{"Endpoints", endpoints, 2, ""},
+		{"Endpoints and slices", endpoints + "\n" + slice, 2, ""},
+		{"slices alone", slice, 3, "the 3 endpoints of its EndpointSlices imported as manualEndpoints"},
+		{"neither", "", 0, "1 Services without a selector and without endpoints in the input skipped"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := `{"kind":"Node","metadata":{"name":"n","labels":{"topology.kubernetes.io/zone":"z"}}}
+{"kind":"Service","metadata":{"name":"s","namespace":"a"},"spec":{"ports":[{"port":80}]}}
+{"kind":"Service","metadata":{"name":"other","namespace":"a"},"spec":{"ports":[{"port":80}]}}
+{"kind":"Endpoints","metadata":{"name":"other","namespace":"a"},"subsets":[{"addresses":[{"ip":"10.1.0.1"}]}]}
+` + tc.objects
+			res, sc := importText(t, in)
+			got := 0
+			for _, s := range sc.Config.Services {
+				if s.Name == "s" {
+					got = s.ManualEndpoints
+				}
+			}
+			if got != tc.want {
+				t.Errorf("manualEndpoints %d, want %d\n%s", got, tc.want, res.YAML)
+			}
+			if tc.note == "" {
+				if len(res.Notes) > 0 {
+					t.Errorf("notes %q, want none", res.Notes)
+				}
+			} else if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
+				t.Errorf("notes %q, want one saying %q", res.Notes, tc.note)
+			}
+		})
+	}
+}
