@@ -504,10 +504,11 @@ func (im *importer) services(nodes int) []*entry {
 			byLabel[key] = append(byLabel[key], j)
 		}
 	}
-	selected := make([]bool, len(o.workloads))
+	// selectedBy counts the Services that select each workload.
+	selectedBy := make([]int, len(o.workloads))
 	seen := map[string]bool{}
 	var out []*entry
-	var noPods, externalName, noEndpoints, badLabels, sharedPods int
+	var noPods, externalName, noEndpoints, badLabels int
 	for i := range o.services {
 		s := &o.services[i]
 		ns, name := cmp.Or(s.Metadata.Namespace, "default"), s.Metadata.Name
@@ -575,10 +576,7 @@ func (im *importer) services(nodes int) []*entry {
 				w := &o.workloads[j]
 				if subset(s.Spec.Selector, w.Spec.Template.Metadata.Labels) {
 					ws = append(ws, w)
-					if selected[j] {
-						sharedPods++
-					}
-					selected[j] = true
+					selectedBy[j]++
 				}
 			}
 		}
@@ -650,17 +648,20 @@ func (im *importer) services(nodes int) []*entry {
 	if noPods > 0 {
 		im.notef("%d Services select no pods in the input; they are imported with replicas: 0", noPods)
 	}
+	sharedPods, unselected := 0, 0
+	for _, n := range selectedBy {
+		switch {
+		case n == 0:
+			unselected++
+		case n > 1:
+			sharedPods++
+		}
+	}
 	if sharedPods > 0 {
 		im.notef("%d workloads are selected by more than one Service; each Service gets its own pods in the simulation", sharedPods)
 	}
 	if badLabels > 0 {
 		im.notef("%d Service labels are not valid label keys or values; left out", badLabels)
-	}
-	unselected := 0
-	for _, s := range selected {
-		if !s {
-			unselected++
-		}
 	}
 	if unselected > 0 {
 		im.notef("%d workloads are selected by no Service; they have no endpoints and are left out", unselected)

@@ -864,3 +864,21 @@ func TestImportSelectorlessSlices(t *testing.T) {
 		})
 	}
 }
+
+// TestImportSharedWorkloads: the note on workloads several Services select counts the
+// workloads, however many Services select each.
+func TestImportSharedWorkloads(t *testing.T) {
+	var in strings.Builder
+	in.WriteString(`{"kind":"Node","metadata":{"name":"n","labels":{"topology.kubernetes.io/zone":"z"}}}` + "\n")
+	for _, name := range []string{"web", "web-headless", "web-metrics"} {
+		fmt.Fprintf(&in, `{"kind":"Service","metadata":{"name":%q,"namespace":"a"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}`+"\n", name)
+	}
+	fmt.Fprintf(&in, `{"kind":"Service","metadata":{"name":"db","namespace":"a"},"spec":{"selector":{"app":"db"},"ports":[{"port":80}]}}`+"\n")
+	for _, app := range []string{"web", "db"} {
+		fmt.Fprintf(&in, `{"kind":"Deployment","metadata":{"name":%q,"namespace":"a"},"spec":{"replicas":2,"template":{"metadata":{"labels":{"app":%q}}}}}`+"\n", app, app)
+	}
+	res, _ := importText(t, in.String())
+	if want := "1 workloads are selected by more than one Service"; !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+		t.Errorf("notes %q, want one saying %q", res.Notes, want)
+	}
+}
