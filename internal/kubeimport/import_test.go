@@ -2,6 +2,7 @@ package kubeimport
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf16"
 
 	"epsim/scenarios"
 	"epsim/sim"
@@ -880,5 +882,41 @@ func TestImportSharedWorkloads(t *testing.T) {
 	res, _ := importText(t, in.String())
 	if want := "1 workloads are selected by more than one Service"; !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
 		t.Errorf("notes %q, want one saying %q", res.Notes, want)
+	}
+}
+
+// TestImportByteOrderMarks: input with a byte order mark (UTF-8's, or UTF-16 as Windows
+// PowerShell's '>' writes kubectl's output) reads as the same input without it.
+func TestImportByteOrderMarks(t *testing.T) {
+	const in = "{\"kind\":\"List\",\"items\":[{\"kind\":\"Node\",\"metadata\":{\"name\":\"n-\u00e9\"}},\r\n" +
+		`{"kind":"Service","metadata":{"name":"s","namespace":"a"},"spec":{"ports":[{"port":80}]}},` +
+		`{"kind":"Endpoints","metadata":{"name":"s","namespace":"a"},"subsets":[{"addresses":[{"ip":"10.0.0.1"}]}]}]}` + "\r\n"
+	encode16 := func(order binary.AppendByteOrder, bom []byte) []byte {
+		out := slices.Clone(bom)
+		for _, u := range utf16.Encode([]rune(in)) {
+			out = order.AppendUint16(out, u)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"none", []byte(in)},
+		{"UTF-8", append([]byte{0xef, 0xbb, 0xbf}, in...)},
+		{"UTF-16LE", encode16(binary.LittleEndian, []byte{0xff, 0xfe})},
+		{"UTF-16BE", encode16(binary.BigEndian, []byte{0xfe, 0xff})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, fast := range []bool{true, false} {
+				o, err := readWith([]Input{{Name: "in.json", R: bytes.NewReader(tc.data)}}, fast)
+				if err != nil {
+					t.Fatalf("fast %v: %v", fast, err)
+				}
+				if len(o.nodes) != 1 || o.nodes[0].Metadata.Name != "n-\u00e9" || len(o.services) != 1 || len(o.endpoints) != 1 {
+					t.Errorf("fast %v: read %d nodes (%+v), %d Services, %d Endpoints", fast, len(o.nodes), o.nodes, len(o.services), len(o.endpoints))
+				}
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ package kubeimport
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"epsim/internal/jsonparse"
 )
@@ -221,6 +224,7 @@ func readWith(inputs []Input, fast bool) (*objects, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w %s: %w", ErrRead, in.Name, err)
 		}
+		data = withoutBOM(data)
 		n := 0
 		if fast {
 			if n, err = o.addFast(data, in.Name); err != nil {
@@ -289,6 +293,31 @@ func (o *objects) addFast(data []byte, src string) (int, error) {
 			}
 		}
 	}
+}
+
+// withoutBOM returns data as UTF-8 without a byte order mark. kubectl writes UTF-8, but
+// a redirection may not keep it: Windows PowerShell's '>' writes UTF-16LE with a BOM, and
+// some of its cmdlets UTF-8 with one, which encoding/json refuses at the first byte.
+func withoutBOM(data []byte) []byte {
+	switch {
+	case bytes.HasPrefix(data, []byte{0xef, 0xbb, 0xbf}):
+		return data[3:]
+	case len(data)%2 == 0 && (bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff})):
+		order := binary.ByteOrder(binary.LittleEndian)
+		if data[0] == 0xfe {
+			order = binary.BigEndian
+		}
+		units := make([]uint16, 0, len(data)/2-1)
+		for i := 2; i < len(data); i += 2 {
+			units = append(units, order.Uint16(data[i:]))
+		}
+		out := make([]byte, 0, len(units))
+		for _, r := range utf16.Decode(units) {
+			out = utf8.AppendRune(out, r)
+		}
+		return out
+	}
+	return data
 }
 
 // readAll reads r to its end: at once into a buffer of the file's size when r is a file.
