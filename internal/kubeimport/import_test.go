@@ -215,6 +215,9 @@ func TestImportErrors(t *testing.T) {
 		{`{"kind":"List","items":[{"kind":"Service","metadata":{"name":"web","namespace":"shop"},"spec":{"ports":[{"port":"80"}]}}]}`, `a Service "shop/web": json: cannot unmarshal string`},
 		{`{"kind":"Node","metadata":{"name":"n-7"},"status":{"allocatable":{"cpu":4}}}`, `a Node "n-7": json: cannot unmarshal number`},
 		{`{"kind":"Node","status":{"allocatable":{"cpu":4}}}`, `a Node: json: cannot unmarshal number`},
+		// kubectl's -o yaml, or a manifest, is named as YAML.
+		{"apiVersion: v1\nitems: []\nkind: List\n", "(byte 0, line 1); this looks like YAML: give kubectl's '-o json' output"},
+		{"\n---\nkind: Node\n", "this looks like YAML"},
 	} {
 		_, err := Import([]Input{{Name: "in.json", R: strings.NewReader(c.in)}}, Options{})
 		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -241,7 +242,7 @@ func readWith(inputs []Input, fast bool) (*objects, error) {
 				break
 			}
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w: %v%s", in.Name, ErrFormat, err, where(data, start, err))
+				return nil, fmt.Errorf("%s: %w: %v%s%s", in.Name, ErrFormat, err, where(data, start, err), yamlHint(data, start))
 			}
 			if err := o.add(raw, in.Name, 0, ""); err != nil {
 				return nil, err
@@ -250,6 +251,22 @@ func readWith(inputs []Input, fast bool) (*objects, error) {
 	}
 	return o, nil
 }
+
+// yamlHint says what to do when the input's first value looks like YAML ('kubectl get
+// -o yaml', or a manifest): "apiVersion: v1", "items:", "---".
+func yamlHint(data []byte, start int) string {
+	if start != len(data)-len(bytes.TrimLeft(data, " \t\r\n")) {
+		return "" // not the first value
+	}
+	line, _, _ := bytes.Cut(data[start:], []byte("\n"))
+	line = bytes.TrimSpace(line)
+	if bytes.Equal(line, []byte("---")) || yamlKey.Match(line) {
+		return "; this looks like YAML: give kubectl's '-o json' output"
+	}
+	return ""
+}
+
+var yamlKey = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*:( |$)`)
 
 // where locates a decoding error of the value that starts at byte start of data: the byte
 // and line of a syntax error, the value's start when the input ends inside it. (The
