@@ -458,6 +458,10 @@ func (im *importer) services(nodes int) []*entry {
 		own := !labelled || m == sliceController
 		if !own {
 			byType = c.other
+			c.otherSlices++
+			if !slices.Contains(c.managers, m) {
+				c.managers = append(c.managers, m)
+			}
 		}
 		byType[s.AddressType] += 0 // the manager has slices, if no endpoints
 		if own {
@@ -634,6 +638,12 @@ func (im *importer) services(nodes int) []*entry {
 			}
 			e.replicas = min(n, maxReplicas)
 		}
+		if c := slicePods[id]; s.Spec.Selector != nil && c != nil && c.otherSlices > 0 && (len(ws) > 0 || len(c.own) > 0) {
+			// Written beside the controller's (a mesh, a multi-cluster controller): kube-proxy
+			// watches them too, but the simulator writes only the controller's.
+			im.detail("a Service has EndpointSlices of another manager beside the controller's; they are not simulated",
+				"Service %s: %d EndpointSlices managed by %s beside the EndpointSlice controller's are not simulated", id, c.otherSlices, strings.Join(c.managers, ", "))
+		}
 		if !im.ports(e, id, s, cports, slicePorts, len(ws) > 0 || slicePorts != nil) {
 			continue
 		}
@@ -673,9 +683,12 @@ func (im *importer) services(nodes int) []*entry {
 // controller's slices (own) and in other managers' (other).
 // targetPorts are the ports of the controller's slices: the number each Service port's
 // targetPort resolved to, by the Service port's name and protocol.
+// otherSlices counts other managers' slices, and managers names them.
 type slicePodCount struct {
 	own, other  map[string]int
 	targetPorts map[string]int64
+	otherSlices int
+	managers    []string
 }
 
 // pods is the Service's pod count: the controller's endpoints of its largest address type

@@ -615,13 +615,14 @@ func TestImportSliceManagers(t *testing.T) {
 		name   string
 		slices []string
 		want   int
+		noted  bool // that another manager's slices are not simulated
 	}{
-		{"controller's", []string{ctl}, 3},
-		{"controller's and another manager's", []string{ctl, mesh}, 3},
-		{"another manager's before the controller's", []string{mesh, ctl}, 3},
-		{"unlabelled and another manager's", []string{unlabelled, mesh}, 3},
-		{"another manager's alone", []string{mesh}, 5},
-		{"controller's empty and another manager's", []string{ctlEmpty, mesh}, 0},
+		{"controller's", []string{ctl}, 3, false},
+		{"controller's and another manager's", []string{ctl, mesh}, 3, true},
+		{"another manager's before the controller's", []string{mesh, ctl}, 3, true},
+		{"unlabelled and another manager's", []string{unlabelled, mesh}, 3, true},
+		{"another manager's alone", []string{mesh}, 5, false},
+		{"controller's empty and another manager's", []string{ctlEmpty, mesh}, 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := `{"kind":"Node","metadata":{"name":"n"}}
@@ -630,6 +631,10 @@ func TestImportSliceManagers(t *testing.T) {
 			res, sc := importText(t, in)
 			if got := sc.Config.Services[0].Replicas; got != tc.want {
 				t.Errorf("%d replicas, want %d\n%s", got, tc.want, res.YAML)
+			}
+			const note = "1 EndpointSlices managed by mesh.example.com beside the EndpointSlice controller's are not simulated"
+			if noted := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, note) }); noted != tc.noted {
+				t.Errorf("notes %q: noted %v, want %v", res.Notes, noted, tc.noted)
 			}
 		})
 	}
