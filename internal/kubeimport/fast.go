@@ -20,7 +20,8 @@ var (
 	headFields           = []string{"kind", "items", "type", "metadata", "spec", "status", "subsets", "addressType", "endpoints", "ports"}
 	metaFields           = []string{"name", "namespace", "labels", "annotations", "ownerReferences"}
 	ownerFields          = []string{"kind", "name", "controller"}
-	nodeStatusFields     = []string{"allocatable"}
+	nodeStatusFields     = []string{"allocatable", "conditions"}
+	conditionFields      = []string{"type", "status"}
 	serviceSpecFields    = []string{"type", "selector", "clusterIP", "ports", "ipFamilies", "publishNotReadyAddresses", "trafficDistribution", "externalName", "internalTrafficPolicy"}
 	servicePortFields    = []string{"name", "protocol", "port", "targetPort", "appProtocol"}
 	workloadSpecFields   = []string{"replicas", "minReadySeconds", "template", "strategy", "updateStrategy", "serviceName", "podManagementPolicy"}
@@ -140,7 +141,19 @@ func (f *fastReader) object(p *jsonparse.Parser, depth int, itemKind string) boo
 	case "Node":
 		var v node
 		ok = part(metadata, v.Metadata.decode) && part(status, func(p *jsonparse.Parser) bool {
-			return p.Object(nodeStatusFields, func(int) bool { return p.StringMap(&v.Status.Allocatable) })
+			return p.Object(nodeStatusFields, func(f int) bool {
+				if f == 0 {
+					return p.StringMap(&v.Status.Allocatable)
+				}
+				return jsonparse.Slice(p, &v.Status.Conditions, func(c *nodeCondition) bool {
+					return p.Object(conditionFields, func(f int) bool {
+						if f == 0 {
+							return p.String(&c.Type)
+						}
+						return p.String(&c.Status)
+					})
+				})
+			})
 		})
 		o.nodes = append(o.nodes, v)
 	case "Service":

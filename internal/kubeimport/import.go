@@ -267,7 +267,7 @@ func (im *importer) build() (*Result, error) {
 	im.dropRepeats()
 	im.dropOwnedReplicaSets()
 	cl := im.cluster()
-	entries := im.services(len(o.nodes))
+	entries := im.services(len(o.nodes), cl.noHints)
 	if len(entries) == 0 {
 		return nil, fmt.Errorf("%w: no Service the scenario can hold (add 'kubectl get services -A -o json')", ErrEmpty)
 	}
@@ -302,11 +302,55 @@ type clusterShape struct {
 	region         string
 	nodeNameFormat string
 	milliCPU       int64
+	// noHints says why the EndpointSlice controller gives no topology-aware hints in the
+	// real cluster ("" when it can).
+	noHints string
+}
+
+// noHints says why upstream's topology cache has insufficient node information, so that
+// no Service with topology-mode Auto gets hints, or "" when it has enough. It counts the
+// ready nodes but the control plane's, and needs each to have a topology.kubernetes.io/zone
+// label (not the beta one) and allocatable CPU, and two zones among them. A node without
+// a Ready condition counts as ready, and one without status as having CPU (its status was
+// left out of the input).
+// upstream: k8s.io/endpointslice topologycache SetNodes, hasExcludedLabels, isNodeReady.
+func noHints(nodes []node) string {
+	zones := map[string]bool{}
+	for _, n := range nodes {
+		_, cp := n.Metadata.Labels["node-role.kubernetes.io/control-plane"]
+		_, master := n.Metadata.Labels["node-role.kubernetes.io/master"]
+		ready := true
+		for _, c := range n.Status.Conditions {
+			if c.Type == "Ready" {
+				ready = c.Status == "True"
+				break
+			}
+		}
+		if cp || master || !ready {
+			continue
+		}
+		z := n.Metadata.Labels[zoneLabel]
+		if z == "" {
+			return fmt.Sprintf("node %s is ready and has no %s label", n.Metadata.Name, zoneLabel)
+		}
+		statusGiven := len(n.Status.Conditions) > 0 || len(n.Status.Allocatable) > 0
+		if _, ok := parseMilliCPU(n.Status.Allocatable["cpu"]); statusGiven && !ok {
+			return fmt.Sprintf("node %s is ready and has no allocatable CPU", n.Metadata.Name)
+		}
+		zones[z] = true
+	}
+	switch len(zones) {
+	case 0:
+		return "it has no ready node but the control plane's"
+	case 1:
+		return "its ready nodes (but the control plane's) are in one zone"
+	}
+	return ""
 }
 
 func (im *importer) cluster() *clusterShape {
 	o := im.o
-	cl := &clusterShape{nodes: len(o.nodes)}
+	cl := &clusterShape{nodes: len(o.nodes), noHints: noHints(o.nodes)}
 	perZone := map[string]int{}
 	regions := map[string]int{}
 	cpus := map[int64]int{}
@@ -432,7 +476,9 @@ func validFormat(f string, nodes int) bool {
 }
 
 // services maps every Service to an entry.
-func (im *importer) services(nodes int) []*entry {
+//
+// noHints, when not "", says why the real cluster gives no topology-aware hints.
+func (im *importer) services(nodes int, noHints string) []*entry {
 	o := im.o
 	// Pods per Service from EndpointSlices (per address type; dual-stack counts once; a
 	// terminating pod's endpoint is left out: its replacement is counted, or it is going) and
@@ -551,7 +597,15 @@ func (im *importer) services(nodes int) []*entry {
 		}
 		if t := cmp.Or(s.Metadata.Annotations[topologyModeAnnotation], s.Metadata.Annotations[topologyHintsAnnotation]); t != "" {
 			switch t {
-			case "Auto", "auto", "Disabled":
+			case "Auto", "auto":
+				if noHints != "" {
+					// The simulator's nodes are all ready and zoned: it would give hints.
+					im.detail("topology-mode Auto left out: the cluster's nodes give the controller too little information for hints",
+						"Service %s: topology-mode %s left out: the EndpointSlice controller gives no hints in this cluster (%s)", id, t, noHints)
+					break
+				}
+				e.topology = t
+			case "Disabled":
 				e.topology = t
 			default:
 				im.detail("a topology mode other than Auto or Disabled left out", "Service %s: topology mode %q is not Auto or Disabled; left out", id, t)

@@ -928,3 +928,53 @@ func TestImportByteOrderMarks(t *testing.T) {
 		})
 	}
 }
+
+// TestImportTopologyModeHints: topology-mode Auto is left out (noted) when the real
+// EndpointSlice controller gives no hints: a ready node but the control plane's without
+// a topology.kubernetes.io/zone label (the beta label does not count) or allocatable CPU,
+// or its ready nodes in fewer than two zones (upstream: topologycache SetNodes). The
+// simulator's nodes are all ready and zoned, so it would give hints.
+func TestImportTopologyModeHints(t *testing.T) {
+	nodeJSON := func(name, labels, status string) string {
+		return `{"kind":"Node","metadata":{"name":"` + name + `","labels":{` + labels + `}},"status":` + status + `}`
+	}
+	const (
+		ready    = `{"allocatable":{"cpu":"4"},"conditions":[{"type":"MemoryPressure","status":"False"},{"type":"Ready","status":"True"}]}`
+		notReady = `{"allocatable":{"cpu":"4"},"conditions":[{"type":"Ready","status":"Unknown"}]}`
+		noCPU    = `{"allocatable":{"memory":"16Gi"},"conditions":[{"type":"Ready","status":"True"}]}`
+		za, zb   = `"topology.kubernetes.io/zone":"a"`, `"topology.kubernetes.io/zone":"b"`
+	)
+	zoned := []string{nodeJSON("n1", za, ready), nodeJSON("n2", zb, ready)}
+	for _, tc := range []struct {
+		name  string
+		nodes []string
+		why   string // "" when the mode is kept
+	}{
+		{"zoned", zoned, ""},
+		{"no status", []string{nodeJSON("n1", za, "{}"), nodeJSON("n2", zb, "null")}, ""},
+		{"unzoned node", append(slices.Clone(zoned), nodeJSON("n3", "", ready)), "node n3 is ready and has no topology.kubernetes.io/zone label"},
+		{"beta zone label", append(slices.Clone(zoned), nodeJSON("n3", `"failure-domain.beta.kubernetes.io/zone":"a"`, ready)), "node n3 is ready and has no topology.kubernetes.io/zone label"},
+		{"no CPU", append(slices.Clone(zoned), nodeJSON("n3", za, noCPU)), "node n3 is ready and has no allocatable CPU"},
+		{"unzoned node not ready", append(slices.Clone(zoned), nodeJSON("n3", "", notReady)), ""},
+		{"unzoned control plane", append(slices.Clone(zoned), nodeJSON("n3", `"node-role.kubernetes.io/control-plane":""`, ready)), ""},
+		{"a zone's nodes not ready", []string{nodeJSON("n1", za, ready), nodeJSON("n2", zb, notReady)}, "its ready nodes (but the control plane's) are in one zone"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := strings.Join(tc.nodes, "\n") + `
+{"kind":"Service","metadata":{"name":"s","namespace":"a","annotations":{"service.kubernetes.io/topology-mode":"Auto"}},"spec":{"selector":{"app":"s"},"ports":[{"port":80}]}}
+{"kind":"Deployment","metadata":{"name":"s","namespace":"a"},"spec":{"replicas":6,"template":{"metadata":{"labels":{"app":"s"}}}}}`
+			res, sc := importText(t, in)
+			want := "Auto"
+			if tc.why != "" {
+				want = ""
+			}
+			if got := sc.Config.Services[0].TopologyMode; got != want {
+				t.Errorf("topologyMode %q, want %q\n%s", got, want, res.YAML)
+			}
+			noted := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "topology-mode Auto left out") })
+			if noted != (tc.why != "") || tc.why != "" && !strings.Contains(strings.Join(res.Notes, "\n"), tc.why) {
+				t.Errorf("notes %q, want the reason %q", res.Notes, tc.why)
+			}
+		})
+	}
+}

@@ -82,7 +82,14 @@ type node struct {
 	Metadata objectMeta `json:"metadata"`
 	Status   struct {
 		Allocatable map[string]string `json:"allocatable"`
+		Conditions  []nodeCondition   `json:"conditions"`
 	} `json:"status"`
+}
+
+// nodeCondition is one of a node's status conditions (Ready: "True", "False", "Unknown").
+type nodeCondition struct {
+	Type   string `json:"type"`
+	Status string `json:"status"`
 }
 
 type servicePort struct {
