@@ -809,7 +809,17 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 		im.detail("a ReplicaSet no Deployment in the input owns is run as a Deployment (with its default strategy)",
 			"Service %s: ReplicaSet %s, which no Deployment in the input owns, is run as a Deployment (maxSurge and maxUnavailable 25%%)", id, main.Metadata.Name)
 	}
-	if sn := main.Spec.ServiceName; main.Kind == "StatefulSet" && sn != "" && sn != e.name {
+	if sn := main.Spec.ServiceName; main.Kind == "StatefulSet" && sn == "" {
+		// No governing Service (spec.serviceName is optional): its pods have no subdomain,
+		// so no Service's endpoints carry their hostnames. The scenario's empty
+		// serviceName means this Service; a name no Service has says none.
+		e.serviceName = "governing-service"
+		if e.name == e.serviceName {
+			e.serviceName += "-2"
+		}
+		im.detail("a StatefulSet has no serviceName (its pods' endpoints have no hostnames); a name no Service has stands for it",
+			"Service %s: StatefulSet %s has no serviceName, so its pods' endpoints have no hostnames; written as serviceName %s", id, main.Metadata.Name, e.serviceName)
+	} else if main.Kind == "StatefulSet" && sn != e.name {
 		// Its pods' subdomain names another Service: this one's endpoints get no hostnames.
 		e.serviceName = sn
 		if len(sn) > 63 || !dns1035Label.MatchString(sn) {

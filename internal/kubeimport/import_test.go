@@ -978,3 +978,23 @@ func TestImportTopologyModeHints(t *testing.T) {
 		})
 	}
 }
+
+// TestImportStatefulSetNoServiceName: a StatefulSet without a serviceName (optional) gives
+// its pods no subdomain, so no Service's endpoints carry their hostnames; the scenario's
+// empty serviceName would mean the selecting Service governs them, so a name no Service
+// has stands in, noted.
+func TestImportStatefulSetNoServiceName(t *testing.T) {
+	for _, svc := range []string{"db", "governing-service"} {
+		in := `{"kind":"Node","metadata":{"name":"n","labels":{"topology.kubernetes.io/zone":"z"}}}
+{"kind":"Service","metadata":{"name":"` + svc + `","namespace":"a"},"spec":{"clusterIP":"None","selector":{"app":"db"},"ports":[{"port":5432}]}}
+{"kind":"StatefulSet","metadata":{"name":"db","namespace":"a"},"spec":{"replicas":3,"template":{"metadata":{"labels":{"app":"db"}}}}}`
+		res, sc := importText(t, in)
+		s := sc.Config.Services[0]
+		if s.ServiceName == "" || s.ServiceName == s.Name {
+			t.Errorf("Service %s: serviceName %q, want a name no Service has\n%s", svc, s.ServiceName, res.YAML)
+		}
+		if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "has no serviceName") }) {
+			t.Errorf("notes %q, want one saying the StatefulSet has no serviceName", res.Notes)
+		}
+	}
+}
