@@ -532,6 +532,9 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 	// epTruncated are the Endpoints objects the Endpoints controller cut to 1000
 	// addresses: their Services have more pods than they list.
 	epTruncated := map[string]bool{}
+	// epFamilies are the address families an Endpoints object's addresses are of: the
+	// mirroring controller mirrors each into slices of its own address type.
+	epFamilies := map[string]map[string]bool{}
 	for _, ep := range o.endpoints {
 		ips := map[string]bool{}
 		for _, ss := range ep.Subsets {
@@ -541,6 +544,11 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 		}
 		k := cmp.Or(ep.Metadata.Namespace, "default") + "/" + ep.Metadata.Name
 		epAddrs[k] = len(ips)
+		fams := map[string]bool{}
+		for ip := range ips {
+			fams[addressFamily(ip)] = true
+		}
+		epFamilies[k] = fams
 		if ep.Metadata.Annotations[overCapacityAnnotation] == "truncated" {
 			epTruncated[k] = true
 		}
@@ -642,8 +650,9 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 		var slicePorts map[string]int64
 		switch {
 		case s.Spec.Selector == nil:
-			n := epAddrs[id]
+			n, fams := epAddrs[id], epFamilies[id]
 			if c := slicePods[id]; n == 0 && c != nil {
+				fams = c.families()
 				// EndpointSlices written without an Endpoints object (by the user, as
 				// Endpoints' deprecation in 1.33 advises, or a controller): the nearest
 				// the simulator has is hand-made Endpoints and their mirrored slices.
@@ -657,6 +666,17 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 				continue
 			}
 			e.manual = min(n, maxReplicas)
+			// Slices are mirrored for the families the addresses are of, whatever the
+			// Service's ipFamilies (a dual-stack Service with IPv4 Endpoints gets IPv4
+			// slices only; upstream: endpointslicemirroring reconciler, by address type).
+			e.ipFamilies = slices.DeleteFunc(e.ipFamilies, func(f string) bool { return !fams[f] })
+			if len(e.ipFamilies) == 0 {
+				for _, f := range []string{"IPv4", "IPv6"} {
+					if fams[f] {
+						e.ipFamilies = append(e.ipFamilies, f)
+					}
+				}
+			}
 		case len(ws) > 0:
 			im.workloads(e, id, ws, nodes)
 			for _, w := range ws {
@@ -743,6 +763,29 @@ type slicePodCount struct {
 	targetPorts map[string]int64
 	otherSlices int
 	managers    []string
+}
+
+// families are the address types of the endpoints pods counts.
+func (c *slicePodCount) families() map[string]bool {
+	m := c.own
+	if len(m) == 0 {
+		m = c.other
+	}
+	fams := map[string]bool{}
+	for t, n := range m {
+		if n > 0 {
+			fams[t] = true
+		}
+	}
+	return fams
+}
+
+// addressFamily is "IPv6" for an IPv6 address, else "IPv4".
+func addressFamily(ip string) string {
+	if strings.Contains(ip, ":") {
+		return "IPv6"
+	}
+	return "IPv4"
 }
 
 // pods is the Service's pod count: the controller's endpoints of its largest address type

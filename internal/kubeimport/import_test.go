@@ -998,3 +998,34 @@ func TestImportStatefulSetNoServiceName(t *testing.T) {
 		}
 	}
 }
+
+// TestImportManualFamilies: the mirroring controller mirrors a selector-less Service's
+// Endpoints into slices of its addresses' own types, whatever the Service's ipFamilies: a
+// dual-stack Service with IPv4 Endpoints gets IPv4 slices only, so the imported
+// ipFamilies are those of the addresses (from its slices when it has no Endpoints).
+func TestImportManualFamilies(t *testing.T) {
+	for _, tc := range []struct {
+		name, families, objects, want string
+	}{
+		{"dual-stack, IPv4 addresses", `["IPv4","IPv6"]`,
+			`{"kind":"Endpoints","metadata":{"name":"s","namespace":"a"},"subsets":[{"addresses":[{"ip":"10.0.0.1"},{"ip":"10.0.0.2"}]}]}`, "IPv4"},
+		{"dual-stack, IPv6 addresses", `["IPv4","IPv6"]`,
+			`{"kind":"Endpoints","metadata":{"name":"s","namespace":"a"},"subsets":[{"addresses":[{"ip":"fd00::1"}]}]}`, "IPv6"},
+		{"dual-stack, both", `["IPv6","IPv4"]`,
+			`{"kind":"Endpoints","metadata":{"name":"s","namespace":"a"},"subsets":[{"addresses":[{"ip":"fd00::1"},{"ip":"10.0.0.1"}]}]}`, "IPv6,IPv4"},
+		{"single-stack", `["IPv4"]`,
+			`{"kind":"Endpoints","metadata":{"name":"s","namespace":"a"},"subsets":[{"addresses":[{"ip":"10.0.0.1"}]}]}`, "IPv4"},
+		{"dual-stack, IPv4 slices", `["IPv4","IPv6"]`,
+			`{"kind":"EndpointSlice","metadata":{"name":"s-1","namespace":"a","labels":{"kubernetes.io/service-name":"s","endpointslice.kubernetes.io/managed-by":"staff"}},"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]}]}`, "IPv4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := `{"kind":"Node","metadata":{"name":"n","labels":{"topology.kubernetes.io/zone":"z"}}}
+{"kind":"Service","metadata":{"name":"s","namespace":"a"},"spec":{"ipFamilies":` + tc.families + `,"ports":[{"port":80}]}}
+` + tc.objects
+			res, sc := importText(t, in)
+			if got := strings.Join(sc.Config.Services[0].IPFamilies, ","); got != tc.want {
+				t.Errorf("ipFamilies %s, want %s\n%s", got, tc.want, res.YAML)
+			}
+		})
+	}
+}
