@@ -821,3 +821,27 @@ func TestListCompressionRatio(t *testing.T) {
 		}
 	}
 }
+
+// TestZonesWithoutLabel: "" in cluster.zones stands for nodes without a zone label (as sim
+// import writes for a cluster whose nodes have none); other zones must be label values.
+func TestZonesWithoutLabel(t *testing.T) {
+	for _, tc := range []struct {
+		zones, err string
+	}{
+		{`[""]`, ""},
+		{`["", zone-a]`, ""},
+		{`["", ""]`, `duplicate zone ""`},
+		{`[-a]`, `zone "-a" must be a label value`},
+	} {
+		doc := "name: z\ncluster:\n  nodes: 3\n  zones: " + tc.zones + "\nservices:\n  - name: web\n    replicas: 3\ntimeline:\n  - name: create\n    action: create\n"
+		sc, err := Parse("z.yaml", []byte(doc), nil)
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("zones %s: %v", tc.zones, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("zones %s: error %v, want one saying %q", tc.zones, err, tc.err)
+		case tc.err == "" && sc.Config.Cluster.Zones[0] != "":
+			t.Errorf("zones %s: first zone %q, want \"\"", tc.zones, sc.Config.Cluster.Zones[0])
+		}
+	}
+}

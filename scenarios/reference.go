@@ -84,7 +84,7 @@ func Reference() []FieldDoc {
 		{Path: "seed", Type: "integer", Default: strconv.Itoa(DefaultSeed), Allowed: "0..2^63-1", Doc: "Seeds every random stream; the same scenario and seed give the same output, byte for byte (--seed overrides it)."},
 		{Path: "cluster", Type: "mapping", Required: true, Doc: "The nodes."},
 		{Path: "cluster.nodes", Type: "integer", Required: true, Allowed: "1..1000000", Doc: "Number of nodes; each runs a kube-proxy that watches Endpoints or EndpointSlices."},
-		{Path: "cluster.zones", Type: "list of strings", Default: strings.Join(DefaultZones(), ", "), Allowed: "1..1000 label values", Doc: "Zones (topology.kubernetes.io/zone); nodes are spread over them round-robin.", Example: "zones: [us-east-1a, us-east-1b]"},
+		{Path: "cluster.zones", Type: "list of strings", Default: strings.Join(DefaultZones(), ", "), Allowed: "1..1000 label values, or \"\"", Doc: "Zones (topology.kubernetes.io/zone); nodes are spread over them round-robin. \"\" stands for nodes without the label: their endpoints carry no zone, and topology-aware hints are off.", Example: "zones: [us-east-1a, us-east-1b]"},
 		{Path: "cluster.region", Type: "string", Default: DefaultRegion, Allowed: "a label value", Doc: "The region label of every node (topology.kubernetes.io/region)."},
 		{Path: "cluster.nodeNameFormat", Type: "string", Default: DefaultNodeNameFormat, Allowed: "exactly one %d; names must be DNS subdomains",
 			Doc: "Node i's name; every endpoint carries its node's name, so its length counts in every object."},

@@ -263,8 +263,9 @@ func (d *decoder) cluster(n *yaml.Node, path string, c *sim.ClusterConfig) {
 					continue
 				}
 				switch {
-				case z == "" || len(z) > 63 || !labelValueExpr.MatchString(z):
-					d.errorf(it, index(p, i), "zone %q must be a label value: 1..63 characters [A-Za-z0-9-_.], starting and ending alphanumeric", z)
+				case z != "" && (len(z) > 63 || !labelValueExpr.MatchString(z)):
+					// "" stands for nodes without the label (their endpoints carry no zone).
+					d.errorf(it, index(p, i), "zone %q must be a label value: 1..63 characters [A-Za-z0-9-_.], starting and ending alphanumeric, or \"\" for nodes without a zone label", z)
 				case slices.Contains(c.Zones, z):
 					d.errorf(it, index(p, i), "duplicate zone %q", z)
 				default:

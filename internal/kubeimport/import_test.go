@@ -1029,3 +1029,36 @@ func TestImportManualFamilies(t *testing.T) {
 		})
 	}
 }
+
+// TestImportNodesWithoutZones: when no node has a topology.kubernetes.io/zone label, the
+// scenario's nodes have none either (zones: [""]), so its endpoints carry no zone, as the
+// cluster's do; --anonymize keeps it so. A cluster with zones keeps them.
+func TestImportNodesWithoutZones(t *testing.T) {
+	svc := `{"kind":"Service","metadata":{"name":"s","namespace":"a"},"spec":{"selector":{"app":"s"},"ports":[{"port":80}]}}
+{"kind":"Deployment","metadata":{"name":"s","namespace":"a"},"spec":{"replicas":3,"template":{"metadata":{"labels":{"app":"s"}}}}}`
+	for _, tc := range []struct {
+		name, nodes string
+		want        []string
+	}{
+		{"no labels", `{"kind":"Node","metadata":{"name":"n1"}}{"kind":"Node","metadata":{"name":"n2"}}`, []string{""}},
+		{"labelled", `{"kind":"Node","metadata":{"name":"n1","labels":{"topology.kubernetes.io/zone":"z1"}}}`, []string{"z1"}},
+	} {
+		for _, anonymize := range []bool{false, true} {
+			res, err := Import([]Input{{Name: "in", R: strings.NewReader(tc.nodes + svc)}}, Options{Anonymize: anonymize})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, err := scenarios.Parse("imported.yaml", res.YAML, nil)
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", tc.name, err, res.YAML)
+			}
+			want := tc.want
+			if anonymize && want[0] != "" {
+				want = []string{"zone-1"}
+			}
+			if got := sc.Config.Cluster.Zones; !slices.Equal(got, want) {
+				t.Errorf("%s, anonymize %v: zones %q, want %q", tc.name, anonymize, got, want)
+			}
+		}
+	}
+}

@@ -145,7 +145,9 @@ func anonymize(entries []*entry, cl *clusterShape) {
 	anonymizeLabels(entries)
 	zm := numbered(cl.zones, "zone-")
 	for i, z := range cl.zones {
-		cl.zones[i] = zm[z]
+		if z != "" { // no zone label: nothing to hide
+			cl.zones[i] = zm[z]
+		}
 	}
 	cl.region = padded("region-", 1, len(cl.region))
 	l := len(fmt.Sprintf(cl.nodeNameFormat, 0))
