@@ -825,11 +825,7 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 			im.detail("a workload with negative replicas (which the API server refuses) imported with 0",
 				"Service %s: %s %s has replicas %d, which the API server refuses; imported as 0", id, w.Kind, w.Metadata.Name, *w.Spec.Replicas)
 		}
-		if w.Kind == "DaemonSet" && int(w.Status.DesiredNumberScheduled) != nodes {
-			// The simulator runs a DaemonSet's pod on every node.
-			im.detail("a DaemonSet that does not run on every node is simulated on every node",
-				"Service %s: DaemonSet %s is scheduled on %d of %d nodes; the simulator runs it on every node", id, w.Metadata.Name, w.Status.DesiredNumberScheduled, nodes)
-		}
+
 		total = min(total+r, maxReplicas+1) // more than a service holds is noted below
 		if r > mainReplicas {
 			main, mainReplicas = w, r
@@ -848,6 +844,14 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 		im.detail("a Service selects several workloads; their pods are summed", "Service %s selects %d workloads (%s); their pods are summed and run as one %s", id, len(ws), strings.Join(names, ", "), main.Kind)
 	}
 	e.kind = main.Kind
+	if main.Kind == "DaemonSet" && (len(ws) > 1 || total != nodes) {
+		// The simulator runs a DaemonSet's pod on every node. One scheduled on some nodes
+		// only (a nodeSelector, taints), or beside other workloads, runs as a Deployment of
+		// as many pods, rolled as the DaemonSet rolls (its strategy, below).
+		e.kind = "Deployment"
+		im.detail("a DaemonSet not on every node, or beside other workloads, is run as a Deployment of its pods with its rolling update",
+			"Service %s: DaemonSet %s (%d pods on %d nodes) runs as a Deployment of the Service's %d pods, rolled as the DaemonSet rolls", id, main.Metadata.Name, replicasOf(main, nodes), nodes, total)
+	}
 	if main.Kind == "ReplicaSet" {
 		// The simulator's nearest: a Deployment's pods are a ReplicaSet's.
 		e.kind = "Deployment"
@@ -951,7 +955,10 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 // one pod per node).
 func replicasOf(w *workload, nodes int) int {
 	if w.Kind == "DaemonSet" {
-		return nodes // what the simulator runs; a difference is noted
+		if d := int(w.Status.DesiredNumberScheduled); d > 0 {
+			return min(d, maxReplicas+1) // the nodes it is scheduled on
+		}
+		return nodes // no status in the input: every node
 	}
 	if w.Spec.Replicas == nil {
 		return 1

@@ -1062,3 +1062,37 @@ func TestImportNodesWithoutZones(t *testing.T) {
 		}
 	}
 }
+
+// TestImportDaemonSetNotOnEveryNode: the simulator runs a DaemonSet's pod on every node, so
+// a DaemonSet scheduled on some nodes only (desiredNumberScheduled), or selected beside
+// another workload, runs as a Deployment of the Service's pods, rolled as the DaemonSet
+// rolls (maxSurge 0, maxUnavailable 1); one on every node stays a DaemonSet.
+func TestImportDaemonSetNotOnEveryNode(t *testing.T) {
+	var nodes strings.Builder
+	for i := range 9 {
+		fmt.Fprintf(&nodes, `{"kind":"Node","metadata":{"name":"n%d","labels":{"topology.kubernetes.io/zone":"z%d"}}}`, i, i%3)
+	}
+	svc := `{"kind":"Service","metadata":{"name":"s","namespace":"a"},"spec":{"selector":{"app":"s"},"ports":[{"port":80}]}}`
+	ds := func(desired int) string {
+		return fmt.Sprintf(`{"kind":"DaemonSet","metadata":{"name":"ds","namespace":"a"},"spec":{"template":{"metadata":{"labels":{"app":"s"}}}},"status":{"desiredNumberScheduled":%d}}`, desired)
+	}
+	deploy := `{"kind":"Deployment","metadata":{"name":"d","namespace":"a"},"spec":{"replicas":2,"template":{"metadata":{"labels":{"app":"s","x":"y"}}}}}`
+	for _, tc := range []struct {
+		name, in string
+		kind     string
+		replicas int
+	}{
+		{"on every node", ds(9), "DaemonSet", 9},
+		{"on 3 of 9 nodes", ds(3), "Deployment", 3},
+		{"beside a Deployment", ds(9) + deploy, "Deployment", 11},
+	} {
+		_, sc := importText(t, nodes.String()+svc+tc.in)
+		s := sc.Config.Services[0]
+		if s.WorkloadKind != tc.kind || tc.kind == "Deployment" && s.Replicas != tc.replicas {
+			t.Errorf("%s: kind %q, replicas %d; want %s, %d", tc.name, s.WorkloadKind, s.Replicas, tc.kind, tc.replicas)
+		}
+		if tc.kind == "Deployment" && (s.MaxSurge != (sim.IntOrPercent{}) || s.MaxUnavailable != (sim.IntOrPercent{Value: 1})) {
+			t.Errorf("%s: maxSurge %v, maxUnavailable %v; want 0 and 1 (the DaemonSet's)", tc.name, s.MaxSurge, s.MaxUnavailable)
+		}
+	}
+}
