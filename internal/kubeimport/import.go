@@ -708,7 +708,7 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 				}
 			}
 			if n > 0 {
-				im.detail("a Service no Deployment, StatefulSet or DaemonSet in the input selects; its pods taken from its endpoints, run as a Deployment", "Service %s: no Deployment, StatefulSet or DaemonSet in the input selects it; %d pods taken from its endpoints, run as a Deployment", id, n)
+				im.detail("a Service no workload in the input selects (Deployment, StatefulSet, DaemonSet or ReplicaSet); its pods taken from its endpoints, run as a Deployment", "Service %s: no workload in the input (Deployment, StatefulSet, DaemonSet or ReplicaSet) selects it; %d pods taken from its endpoints, run as a Deployment", id, n)
 			} else {
 				noPods++
 			}

@@ -121,7 +121,7 @@ func TestImportSample(t *testing.T) {
 	if _, ok := by["default/docs"]; ok {
 		t.Error("the ExternalName Service was imported")
 	}
-	for _, want := range []string{"ExternalName", "uneven", "Recreate", "no Deployment, StatefulSet or DaemonSet"} {
+	for _, want := range []string{"ExternalName", "uneven", "Recreate", "no workload in the input"} {
 		if !strings.Contains(strings.Join(res.Notes, "\n"), want) {
 			t.Errorf("no note mentions %q: %q", want, res.Notes)
 		}
