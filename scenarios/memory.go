@@ -61,26 +61,24 @@ func (f footprint) bytes() int64 {
 // them), and the pods each action changes.
 func footprintOf(cfg *sim.Config) footprint {
 	f := footprint{nodes: int64(cfg.Cluster.Nodes), phases: int64(len(cfg.Timeline))}
-	counts := countsOf(cfg)
-	entries := map[string]*sim.ServiceConfig{}
-	peak := map[string]int64{}
-	for i := range cfg.Services {
-		s := &cfg.Services[i]
-		entries[s.Name] = s
-		peak[s.Name] = int64(podsOf(s, cfg.Cluster.Nodes))
+	refs := newServiceIndex(cfg.Services)
+	peak := make([]int64, len(cfg.Services))
+	for k := range cfg.Services {
+		s := &cfg.Services[k]
+		peak[k] = int64(podsOf(s, cfg.Cluster.Nodes))
 		f.services += int64(s.Count)
 	}
 	// targets returns the entries an action names (every entry when it names none).
-	targets := func(a *sim.Action) []*sim.ServiceConfig {
-		var out []*sim.ServiceConfig
+	targets := func(a *sim.Action) []int {
+		var out []int
 		if len(a.Services) == 0 {
-			for i := range cfg.Services {
-				out = append(out, &cfg.Services[i])
+			for k := range cfg.Services {
+				out = append(out, k)
 			}
 		}
 		for _, ref := range a.Services {
-			if b, ok := resolveService(ref, counts); ok {
-				out = append(out, entries[b])
+			for _, m := range refs.resolve(ref) {
+				out = append(out, m.entry)
 			}
 		}
 		return out
@@ -88,15 +86,15 @@ func footprintOf(cfg *sim.Config) footprint {
 	for i := range cfg.Timeline {
 		a := &cfg.Timeline[i]
 		if a.Kind == sim.ActionScale {
-			for _, s := range targets(a) {
-				if s.WorkloadKind != sim.KindDaemonSet {
-					peak[s.Name] = max(peak[s.Name], int64(scaledReplicas(a, s)))
+			for _, k := range targets(a) {
+				if s := &cfg.Services[k]; s.WorkloadKind != sim.KindDaemonSet {
+					peak[k] = max(peak[k], int64(scaledReplicas(a, s)))
 				}
 			}
 		}
 	}
-	for _, s := range cfg.Services {
-		f.pods += int64(s.Count) * peak[s.Name]
+	for k, s := range cfg.Services {
+		f.pods += int64(s.Count) * peak[k]
 	}
 	for i := range cfg.Timeline {
 		a := &cfg.Timeline[i]
@@ -114,8 +112,9 @@ func footprintOf(cfg *sim.Config) footprint {
 			f.touched += int64(share * float64(f.pods))
 			continue
 		}
-		for _, s := range targets(a) {
-			count, pods := int64(s.Count), peak[s.Name]
+		for _, k := range targets(a) {
+			s := &cfg.Services[k]
+			count, pods := int64(s.Count), peak[k]
 			switch a.Kind {
 			case sim.ActionScale:
 				if s.WorkloadKind != sim.KindDaemonSet {
@@ -131,14 +130,6 @@ func footprintOf(cfg *sim.Config) footprint {
 		}
 	}
 	return f
-}
-
-func countsOf(cfg *sim.Config) map[string]int {
-	counts := map[string]int{}
-	for _, s := range cfg.Services {
-		counts[s.Name] = max(counts[s.Name], s.Count)
-	}
-	return counts
 }
 
 // MachineMemory returns the memory this process may use: the machine's (MemTotal), or the

@@ -20,31 +20,26 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 		d.errorf(n, path, "need at least one action")
 		return nil
 	}
-	// Service names an action may use: each entry's base name, and its stamped copies.
-	counts := map[string]int{}
-	for _, s := range cfg.Services {
-		counts[s.Name] = max(counts[s.Name], s.Count)
-	}
-	created := map[string]bool{}
-	createdAll := false
+	// The entries' names an action may use (serviceIndex), and what each entry reaches: its
+	// replicas now (scale changes them) and at their highest, for the pod limit.
+	refIndex := newServiceIndex(cfg.Services)
+	created := make([]bool, len(cfg.Services))
+	createdAll, createdAny := false, false
 	seen := map[string]int{}
 	var out []sim.Action
 	if len(items) > maxActions {
 		d.errorf(n, path, "%d actions is too many (at most %d): each action is a phase with its own results", len(items), maxActions)
 		return nil
 	}
-	// What the whole timeline can reach is checked up front: replicas per service entry
-	// now (scale changes them) and at their highest, for the pod limit.
-	replicas, peak := map[string]int{}, map[string]int{}
-	entries := map[string]sim.ServiceConfig{}
-	for _, s := range cfg.Services {
-		r := podsOf(&s, cfg.Cluster.Nodes)
-		replicas[s.Name], peak[s.Name], entries[s.Name] = r, r, s
+	replicas, peak := make([]int, len(cfg.Services)), make([]int, len(cfg.Services))
+	for k := range cfg.Services {
+		r := podsOf(&cfg.Services[k], cfg.Cluster.Nodes)
+		replicas[k], peak[k] = r, r
 	}
 	totalPeak := func() int64 {
 		var t int64
-		for _, s := range cfg.Services {
-			t += int64(s.Count) * int64(peak[s.Name])
+		for k, s := range cfg.Services {
+			t += int64(s.Count) * int64(peak[k])
 		}
 		return t
 	}
@@ -63,25 +58,25 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 		if a.Kind == "" {
 			continue
 		}
-		// Resolve service references to entry names.
-		var bases []string
-		var refIndex []int
+		// Resolve service references to the entries they name.
+		var refs []serviceMatch
 		for j, ref := range a.Services {
-			base, ok := resolveService(ref, counts)
-			if !ok {
-				if _, rejected := resolveService(ref, d.rejected); rejected || d.servicesIncomplete {
+			matches := refIndex.resolve(ref)
+			if len(matches) == 0 {
+				if rejectedRef(ref, d.rejected) || d.servicesIncomplete {
 					continue // the service's own error (or the list's) is reported
 				}
-				names := make([]string, 0, len(counts))
-				for k := range counts {
-					names = append(names, k)
+				if ns, name, ok := strings.Cut(ref, "/"); ok && len(refIndex.resolve(name)) > 0 {
+					d.errorf(it, index(p+".services", j), "no service %q in namespace %q (%s is in %s)", name, ns, name, strings.Join(refIndex.namespaces(name), ", "))
+					continue
 				}
-				slices.Sort(names)
-				d.errorf(it, index(p+".services", j), "%s", notOneOf("service", ref, names))
+				d.errorf(it, index(p+".services", j), "%s", notOneOf("service", ref, refIndex.names()))
 				continue
 			}
-			bases = append(bases, base)
-			refIndex = append(refIndex, j)
+			for _, m := range matches {
+				m.ref = j
+				refs = append(refs, m)
+			}
 		}
 		switch a.Kind {
 		case sim.ActionCreate:
@@ -89,59 +84,65 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 			switch {
 			case createdAll:
 				d.errorf(it, p, "every service is already created by an earlier create action; a Service is created once")
-			case len(a.Services) == 0 && len(created) > 0:
+			case len(a.Services) == 0 && createdAny:
 				d.errorf(it, p, "create without services: creates every service, but some are already created by an earlier create action; name the others in services:")
 			default:
-				for j, b := range bases {
-					if created[b] {
-						r := refIndex[j]
-						d.errorf(it, index(p+".services", r), "service %q is already created by an earlier create action; a Service is created once", a.Services[r])
+				for _, m := range refs {
+					if created[m.entry] {
+						d.errorf(it, index(p+".services", m.ref), "service %q is already created by an earlier create action; a Service is created once", a.Services[m.ref])
 					}
 				}
 			}
 			if len(a.Services) == 0 {
 				createdAll = true
 			}
-			for _, b := range bases {
-				created[b] = true
+			for _, m := range refs {
+				created[m.entry] = true
 			}
+			createdAny = true
 		case sim.ActionFailNodes, sim.ActionDrainNodes, sim.ActionWait:
 		default:
-			if !createdAll && len(created) == 0 {
+			if !createdAll && !createdAny {
 				d.errorf(it, p, "action %s comes before any create action; put a create action first", a.Kind)
 			} else if !createdAll {
-				for j, b := range bases {
-					if !created[b] {
-						r := refIndex[j]
-						d.errorf(it, index(p+".services", r), "service %q is not created by an earlier create action", a.Services[r])
+				for _, m := range refs {
+					if !created[m.entry] {
+						d.errorf(it, index(p+".services", m.ref), "service %q is not created by an earlier create action", a.Services[m.ref])
 					}
 				}
 			}
 		}
-		targets := bases
+		targets := refs
 		if len(a.Services) == 0 {
-			targets = nil
-			for _, s := range cfg.Services {
-				targets = append(targets, s.Name)
+			targets = make([]serviceMatch, len(cfg.Services))
+			for k := range cfg.Services {
+				targets[k] = serviceMatch{entry: k, ref: -1}
 			}
+		}
+		// label names a target in an error: as the action named it, or by its entry.
+		label := func(m serviceMatch) string {
+			if m.ref >= 0 {
+				return a.Services[m.ref]
+			}
+			return refIndex.label(m.entry)
 		}
 		switch a.Kind {
 		case sim.ActionScale:
 			most := 0
-			for j, b := range targets {
-				s := entries[b]
+			for _, m := range targets {
+				s := &cfg.Services[m.entry]
 				if s.WorkloadKind == sim.KindDaemonSet {
 					continue // one pod per node, whatever the replicas
 				}
-				to := scaledReplicas(&a, &s)
+				to := scaledReplicas(&a, s)
 				most = max(most, to)
-				if len(a.Services) > 0 && a.Services[refIndex[j]] != b {
+				if m.oneCopy {
 					// One stamped copy: the entry's other copies keep their replicas.
-					replicas[b] = max(replicas[b], to)
+					replicas[m.entry] = max(replicas[m.entry], to)
 				} else {
-					replicas[b] = to
+					replicas[m.entry] = to
 				}
-				peak[b] = max(peak[b], to)
+				peak[m.entry] = max(peak[m.entry], to)
 			}
 			if t := totalPeak(); t > maxPods {
 				field := p + ".replicas"
@@ -156,14 +157,14 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 			// than a service has at this point of the timeline: each service named, or
 			// the largest when the action names none.
 			most, name := -1, ""
-			for _, b := range targets {
-				r := replicas[b]
+			for _, m := range targets {
+				r := replicas[m.entry]
 				if len(a.Services) > 0 && a.Pods > r {
-					most, name = r, b
+					most, name = r, label(m)
 					break
 				}
 				if r > most {
-					most, name = r, b
+					most, name = r, label(m)
 				}
 			}
 			if most >= 0 && a.Pods > most {
@@ -200,25 +201,115 @@ func scaledReplicas(a *sim.Action, s *sim.ServiceConfig) int {
 	return a.Replicas
 }
 
-// resolveService maps a reference (a base name, or "base-i" for a stamped copy) to its
-// entry's base name.
-func resolveService(ref string, counts map[string]int) (string, bool) {
-	if _, ok := counts[ref]; ok {
-		return ref, true
+// serviceIndex finds the Service entries a timeline reference names. A reference is an
+// entry's name (all its stamped copies) or one copy's name (NAME-i), and names the entries of
+// that name in every namespace; "namespace/name" names only that namespace's.
+type serviceIndex struct {
+	services []sim.ServiceConfig
+	byName   map[string][]int // entry indices by entry name, in order
+}
+
+// serviceMatch is an entry a reference names: whether it names one stamped copy of it, and
+// which of the action's references it is (-1: the action names none, so every entry).
+type serviceMatch struct {
+	entry   int
+	oneCopy bool
+	ref     int
+}
+
+func newServiceIndex(services []sim.ServiceConfig) *serviceIndex {
+	x := &serviceIndex{services: services, byName: map[string][]int{}}
+	for k := range services {
+		x.byName[services[k].Name] = append(x.byName[services[k].Name], k)
+	}
+	return x
+}
+
+// entryNamespace is the namespace of entry s's Services: "default" when it names none.
+func entryNamespace(s *sim.ServiceConfig) string {
+	if s.Namespace == "" {
+		return "default"
+	}
+	return s.Namespace
+}
+
+// resolve returns the entries ref names, in the entries' order (none when it names none).
+func (x *serviceIndex) resolve(ref string) []serviceMatch {
+	ns, name, qualified := strings.Cut(ref, "/")
+	if !qualified {
+		ns, name = "", ref
+	}
+	var out []serviceMatch
+	inNamespace := func(k int) bool { return !qualified || entryNamespace(&x.services[k]) == ns }
+	for _, k := range x.byName[name] {
+		if inNamespace(k) {
+			out = append(out, serviceMatch{entry: k})
+		}
+	}
+	if cut := strings.LastIndexByte(name, '-'); cut > 0 {
+		base := name[:cut]
+		for _, k := range x.byName[base] {
+			s := &x.services[k]
+			if i, ok := stampIndex(name, base); ok && s.Count > 1 && i < s.Count && inNamespace(k) {
+				out = append(out, serviceMatch{entry: k, oneCopy: true})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b serviceMatch) int { return a.entry - b.entry })
+	return out
+}
+
+// names returns the entries' names, sorted, each once.
+func (x *serviceIndex) names() []string {
+	names := make([]string, 0, len(x.byName))
+	for k := range x.byName {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// namespaces returns the namespaces of the entries ref names, sorted, each once.
+func (x *serviceIndex) namespaces(ref string) []string {
+	var out []string
+	for _, m := range x.resolve(ref) {
+		out = append(out, entryNamespace(&x.services[m.entry]))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// label names entry k for a message: its name, behind its namespace when another
+// namespace has an entry of that name too.
+func (x *serviceIndex) label(k int) string {
+	s := &x.services[k]
+	for _, j := range x.byName[s.Name] {
+		if entryNamespace(&x.services[j]) != entryNamespace(s) {
+			return entryNamespace(s) + "/" + s.Name
+		}
+	}
+	return s.Name
+}
+
+// rejectedRef reports whether ref names an entry left out for its errors (rejected holds
+// their names and counts): its error is reported, not the reference's.
+func rejectedRef(ref string, rejected map[string]int) bool {
+	if _, name, ok := strings.Cut(ref, "/"); ok {
+		ref = name
+	}
+	if _, ok := rejected[ref]; ok {
+		return true
 	}
 	cut := strings.LastIndexByte(ref, '-')
 	if cut <= 0 {
-		return "", false
+		return false
 	}
-	base := ref[:cut]
-	c, ok := counts[base]
+	c, ok := rejected[ref[:cut]]
 	if !ok || c <= 1 {
-		return "", false
+		return false
 	}
-	if i, ok := stampIndex(ref, base); ok && i < c {
-		return base, true
-	}
-	return "", false
+	i, ok := stampIndex(ref, ref[:cut])
+	return ok && i < c
 }
 
 // strategy decodes maxSurge and maxUnavailable of a rolling update (a service's or a rollout

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"epsim/model"
@@ -187,9 +188,16 @@ func (s *serviceState) templateHash() string {
 // named reports whether an action's list of Services names s: by its own name, or by the
 // name of the scenario entry it was stamped from (an entry with count n names its Services
 // name-0 … name-(n-1)). Actions name few Services, so targets finds them by a scan rather
-// than an index kept all run (a map of 10,000 Services' names was 0.9 MB).
-func (s *serviceState) named(name string) bool {
-	return s.svc.Name == name || s.cfg != nil && s.cfg.Name == name
+// than an index kept all run (a map of 10,000 Services' names was 0.9 MB). A name names the
+// Services of that name in every namespace; "namespace/name" only that namespace's.
+func (s *serviceState) named(ref string) bool {
+	if ns, name, ok := strings.Cut(ref, "/"); ok {
+		if s.svc.Namespace != ns {
+			return false
+		}
+		ref = name
+	}
+	return s.svc.Name == ref || s.cfg != nil && s.cfg.Name == ref
 }
 
 // setState is what the StatefulSet or DaemonSet controller keeps of a Service.

@@ -350,12 +350,20 @@ func render(name string, sources []string, cl *clusterShape, groups []*entry, no
 		slices.SortStableFunc(largest, func(a, b *entry) int { return cmp.Compare(b.replicas, a.replicas) })
 		largest = largest[:min(3, len(largest))]
 		w("  # A rollout of the largest Services, each with its own strategy.\n")
-		// Actions name Services across namespaces: one name may stand for several.
+		// A name alone names the Services of that name in every namespace: with more than
+		// one namespace, each reference names its namespace too.
+		qualify := false
+		for _, e := range groups {
+			qualify = qualify || e.namespace != groups[0].namespace
+		}
 		var refs []string
 		for _, e := range largest {
 			n := e.name
 			if e.count > 1 {
 				n += "-0"
+			}
+			if qualify {
+				n = e.namespace + "/" + n
 			}
 			if !slices.Contains(refs, yamlscalar.Quote(n)) {
 				refs = append(refs, yamlscalar.Quote(n))
