@@ -171,3 +171,58 @@ func TestRelistGzipRatios(t *testing.T) {
 		t.Errorf("a member per event %.3f, one stream %.3f: the flushing no longer matters", flushEach, watchList)
 	}
 }
+
+// gzipMember is the size of b as one member of a watch response after a watch list: written,
+// flushed and closed, as perFlushGzipWriter.Flush does at level 1.
+func gzipMember(t testing.TB, b []byte) int {
+	t.Helper()
+	var out bytes.Buffer
+	w, err := gzip.NewWriterLevel(&out, gzip.BestSpeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Len()
+}
+
+// TestWatchGzipMember checks WatchGzipMemberBytes against EndpointSlice watch events of 1
+// to 100 endpoints, each encoded by the real serializer and gzipped as a member of its own.
+func TestWatchGzipMember(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	proto := newWireOracle(t, Protobuf)
+	for _, n := range []int{1, 2, 5, 10, 20, 50, 100} {
+		sizes := make([]int, 30)
+		for i := range sizes {
+			sizes[i] = n
+		}
+		slices, _ := compressionCluster(rng, sizes, 5000)
+		for _, typ := range []EventType{EventModified, EventDeleted} {
+			var events, members, modelled int64
+			for _, s := range slices {
+				ev := proto.watchEventBytes(t, k8sSlice(s), discoveryGV, typ)
+				events += int64(len(ev))
+				members += int64(gzipMember(t, ev))
+				modelled += WatchGzipMemberBytes(int64(len(ev)))
+			}
+			k := int64(len(slices))
+			t.Logf("%d endpoints, %s: event %d B, member %d B (modelled %d B)", n, typ, events/k, members/k, modelled/k)
+			if d := math.Abs(float64(modelled-members)) / float64(members); d > 0.03 {
+				t.Errorf("%d endpoints, %s: modelled members %d B, measured %d B (%.1f%% off)", n, typ, modelled/k, members/k, 100*d)
+			}
+		}
+	}
+	// The model stays within gzip's own bounds for any size.
+	for _, b := range []int64{1, 10, 100, 400, 1000, 1 << 20} {
+		if m := WatchGzipMemberBytes(b); m <= 0 || m > b+25 {
+			t.Errorf("WatchGzipMemberBytes(%d) = %d", b, m)
+		}
+	}
+}

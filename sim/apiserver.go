@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -149,6 +150,10 @@ type apiServer struct {
 	// what a kube-proxy that stopped receiving missed since (rewatch).
 	events     [2]int64
 	proxyBytes [2]int64
+	// watchLists are, per mode, the kube-proxies' watches gzipped since they listed with a
+	// watch list, and watchTimeouts the stream their timeouts are drawn from.
+	watchLists    [2]watchLists
+	watchTimeouts *rand.Rand
 }
 
 // revisions is one cluster's etcd revision counter, the source of resourceVersions.
@@ -178,6 +183,7 @@ func newAPIServer(e *Engine) *apiServer {
 		}
 	}
 	a.net = newNetwork(e)
+	a.watchTimeouts = newStream(e.cfg.Seed, streamWatchTimeouts)
 	return a
 }
 
@@ -340,6 +346,9 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	// perWatcher is what is serialized for each watcher by encoding: the old object a
 	// DELETED event of an update carries, which the cache does not share.
 	var perWatcher [2]int64
+	// gzipBytes is the bytes of the event gzipped for the kube-proxies that get it gzipped.
+	var gzipBytes int64
+	gzipLive := a.gzipsLiveEvents(c.mode)
 	for i := range a.groups {
 		g := &a.groups[i]
 		if !g.watches(c.mode) {
@@ -355,7 +364,14 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		}
 		n := int64(a.groupCount(g))
 		ev := model.WatchEventSize(bytes[g.encoding], typ, g.encoding)
-		fanout += mulChecked(ev, n) // -1 on overflow: the collector reports it
+		if g.kubeProxy && gzipLive && n > 0 {
+			// The kube-proxies whose watch began as a watch list get the event gzipped.
+			z := min(a.watchLists[modeIndex(c.mode)].live(e.now), n)
+			fanout += mulChecked(model.WatchGzipMemberBytes(ev), z) + mulChecked(ev, n-z)
+			gzipBytes = mulChecked(ev, z)
+		} else {
+			fanout += mulChecked(ev, n) // -1 on overflow: the collector reports it
+		}
 		events += n
 		if w.verb == "update" && typ == model.EventDeleted {
 			// The watcher's selector stopped matching: each watcher deep-copies and encodes
@@ -386,10 +402,16 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	if events > 0 {
 		d = a.net.deliver(c.mode, fanout, kubeProxyEvent, events, a.listed[mi])
 		rec.Latency = d.done - since
+		if d.terminated > 0 {
+			a.watchLists[mi].endAll()
+			a.listedAgain(c.mode, min(d.relists, int64(a.liveNodes)))
+		}
 	} else {
 		a.net.record(c.mode)
 	}
-	e.stats.apiserverCPU(c.mode, a.watchCPU(&cm, encoded, perWatcher, events, fanout, d))
+	cpu := a.watchCPU(&cm, encoded, perWatcher, events, fanout, d)
+	cpu += Time(float64(gzipBytes) * e.cfg.APIServer.Costs.GzipNanosPerByte)
+	e.stats.apiserverCPU(c.mode, cpu)
 	if kubeProxyEvent > 0 {
 		deleted := kubeProxyType == model.EventDeleted
 		// A relisting watcher decodes its relist too, as serialized (a replayed event is

@@ -102,6 +102,8 @@ const (
 	streamEndpointsNames
 	// The informers' resync period (ControlPlaneConfig.MinResyncPeriod).
 	streamResync
+	// The timeouts of the kube-proxies' watches that began as watch lists (watchLists).
+	streamWatchTimeouts
 )
 
 // newStream returns the named random stream of a run.

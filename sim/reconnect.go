@@ -94,6 +94,9 @@ func (a *apiServer) resend(m Mode, relist bool, replayed int64) {
 	a.e.stats.apiserverCPU(m, Time(a.sendCPU(raw, bytes)))
 	a.net.resend(m, bytes)
 	a.e.stats.rewatched(m, relist, bytes)
+	if relist {
+		a.listedAgain(m, 1)
+	}
 }
 
 // sendCPU is the API server CPU (ns) of sending raw bytes serialized for one watcher alone
