@@ -135,12 +135,14 @@ type apiServer struct {
 	// revs are the etcd revisions of each mode's cluster (by modeIndex): the pods' writes
 	// take one in both, a control plane's writes in its own only, so that one mode's writes
 	// never change the sizes (the resourceVersions' lengths) of the other's objects.
-	revs      [2]revisions
-	groups    []watchGroup
-	needJSON  bool
-	limit     int64
-	liveNodes int
-	net       *network
+	revs     [2]revisions
+	groups   []watchGroup
+	needJSON bool
+	limit    int64
+	// proxies are, per mode (modeIndex), the kube-proxies watching: one on each node up,
+	// but those still getting through again after their node came back (Engine.proxyAway).
+	proxies [2]int
+	net     *network
 	// listed is, per mode, everything kube-proxy lists: what a relist costs each watcher.
 	listed [2]listing
 	// triggers reads the trigger-time annotation of committed objects.
@@ -167,7 +169,7 @@ type revisions struct {
 }
 
 func newAPIServer(e *Engine) *apiServer {
-	a := &apiServer{e: e, limit: e.cfg.APIServer.ObjectSizeLimitBytes, liveNodes: len(e.nodes), triggers: triggerReader{epoch: e.epoch}}
+	a := &apiServer{e: e, limit: e.cfg.APIServer.ObjectSizeLimitBytes, proxies: [2]int{len(e.nodes), len(e.nodes)}, triggers: triggerReader{epoch: e.epoch}}
 	a.revs[0].resourceVersion, a.revs[1].resourceVersion = 1000, 1000
 	enc := encodingOf(e.cfg.APIServer.KubeProxyEncoding)
 	a.groups = append(a.groups, watchGroup{name: "kube-proxy", kubeProxy: true, encoding: enc, slices: true, endpoints: true})
@@ -200,7 +202,7 @@ func (a *apiServer) watchers(m Mode) int64 {
 	for i := range a.groups {
 		g := &a.groups[i]
 		if g.watches(m) {
-			n += int64(a.groupCount(g))
+			n += int64(a.groupCount(g, m))
 		}
 	}
 	return n
@@ -216,9 +218,9 @@ func (g *watchGroup) watches(m Mode) bool {
 	return g.slices
 }
 
-func (a *apiServer) groupCount(g *watchGroup) int {
+func (a *apiServer) groupCount(g *watchGroup, m Mode) int {
 	if g.kubeProxy {
-		return a.liveNodes
+		return a.proxies[modeIndex(m)]
 	}
 	return g.count
 }
@@ -362,7 +364,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		if !ok {
 			continue
 		}
-		n := int64(a.groupCount(g))
+		n := int64(a.groupCount(g, c.mode))
 		ev := model.WatchEventSize(bytes[g.encoding], typ, g.encoding)
 		if g.kubeProxy && gzipLive && n > 0 {
 			// The kube-proxies whose watch began as a watch list get the event gzipped.
@@ -404,7 +406,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		rec.Latency = d.done - since
 		if d.terminated > 0 {
 			a.watchLists[mi].endAll()
-			a.listedAgain(c.mode, min(d.relists, int64(a.liveNodes)))
+			a.listedAgain(c.mode, min(d.relists, int64(a.proxies[mi])))
 		}
 	} else {
 		a.net.record(c.mode)

@@ -104,6 +104,10 @@ const (
 	streamResync
 	// The timeouts of the kube-proxies' watches that began as watch lists (watchLists).
 	streamWatchTimeouts
+	// The backoff jitter of each mode's kube-proxies getting through after a failure
+	// (reconnectAfterLoss).
+	streamReconnectEndpointSlices
+	streamReconnectEndpoints
 )
 
 // newStream returns the named random stream of a run.

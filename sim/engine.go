@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"runtime/metrics"
 	"strings"
@@ -107,6 +108,11 @@ type Engine struct {
 	nodeEpoch []int
 	// nodeLC is the node lifecycle controller (made at the first node failure).
 	nodeLC *nodeLifecycle
+	// proxyAway says, per mode (modeIndex) and node, that the node's kube-proxy is not
+	// watching: its node is down, or back and its retries not through yet (allocated by
+	// the first failure). reconnects are the streams of the retries' jitter, per mode run.
+	proxyAway  [2][]bool
+	reconnects [2]*rand.Rand
 
 	services []*serviceState
 	// specByConf is the pod spec fields made last for a Service of each config.
@@ -222,9 +228,11 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 	e.stats = newCollector(e)
 	if cfg.RunEndpointSlices {
 		e.ctls = append(e.ctls, newController(e, ModeEndpointSlices, cfg.ControlPlane.EndpointSlice, newStream(cfg.Seed, streamEndpointSliceAPI)))
+		e.reconnects[modeIndex(ModeEndpointSlices)] = newStream(cfg.Seed, streamReconnectEndpointSlices)
 	}
 	if cfg.RunEndpoints {
 		e.ctls = append(e.ctls, newController(e, ModeEndpoints, cfg.ControlPlane.Endpoints, newStream(cfg.Seed, streamEndpointsAPI)))
+		e.reconnects[modeIndex(ModeEndpoints)] = newStream(cfg.Seed, streamReconnectEndpoints)
 	}
 	return e, nil
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -56,8 +57,8 @@ func (e *Engine) markWatch(i int) {
 // resourceVersion it had when it stopped (markWatch): the watch cache replays the events it
 // missed if it still holds them all, else the API server answers 410 Gone and the
 // kube-proxy relists. A kube-proxy that starts afresh (restart: an upgraded node) always
-// lists. (When it lists is taken to be when its node is back: the reflector's backoff
-// between attempts, up to 30 s, is left out.)
+// lists, with a watch list. (A node back from a failure calls proxiesBack, which finds
+// when each kube-proxy that lost its connection gets through again.)
 // upstream: client-go tools/cache/reflector.go (watch from LastSyncResourceVersion, relist on
 // a "too old resource version" error or a watch error); apiserver storage/cacher
 // watch_cache.go getAllEventsSinceLocked (too old when older than the history's oldest
@@ -66,27 +67,98 @@ func (e *Engine) rewatch(i int, restart bool) {
 	mark, had := e.watchMarks[i]
 	delete(e.watchMarks, i)
 	for _, c := range e.ctls {
-		m := c.mode
-		mi := modeIndex(m)
-		relist := restart || !had || e.now-mark.at >= connectionLostAfter
-		var replayed int64
-		if !relist {
-			missed := e.api.events[mi] - mark.events[mi]
-			relist = !e.api.net.holds(m, missed, e.now-mark.at)
-			replayed = e.api.proxyBytes[mi] - mark.bytes[mi]
-		}
-		e.api.resend(m, relist, replayed)
+		e.rewatchMode(i, c.mode, restart, mark, had, true)
 	}
 }
 
+// rewatchMode is node i's kube-proxy of mode m watching again (rewatch), from where it
+// stopped (mark, if had); a relist is a watch list when watchList is set, else a LIST.
+func (e *Engine) rewatchMode(i int, m Mode, restart bool, mark watchMark, had, watchList bool) {
+	mi := modeIndex(m)
+	relist := restart || !had || e.now-mark.at >= connectionLostAfter
+	var replayed int64
+	if !relist {
+		missed := e.api.events[mi] - mark.events[mi]
+		relist = !e.api.net.holds(m, missed, e.now-mark.at)
+		replayed = e.api.proxyBytes[mi] - mark.bytes[mi]
+	}
+	e.api.resend(m, relist, watchList, replayed)
+}
+
+// proxiesAway takes node i's kube-proxies out of the watchers, in each mode, when its node
+// fails (one still getting through again from an earlier failure is out already).
+func (e *Engine) proxiesAway(i int) {
+	for mi := range e.proxyAway {
+		if e.proxyAway[mi] == nil {
+			e.proxyAway[mi] = make([]bool, len(e.nodes))
+		}
+		if !e.proxyAway[mi][i] {
+			e.proxyAway[mi][i] = true
+			e.api.proxies[mi]--
+		}
+	}
+}
+
+// proxiesBack is node i back from a failure: each of its kube-proxies watches again, at once
+// when it had not found its connection lost (down for less than connectionLostAfter), else
+// when its reflector's retries get through (reconnectAfterLoss), with a watch list or a
+// LIST. A kube-proxy of a mode not run comes back at once (it receives nothing).
+func (e *Engine) proxiesBack(i int) {
+	mark, had := e.watchMarks[i]
+	delete(e.watchMarks, i)
+	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
+		mi := modeIndex(m)
+		if !e.proxyAway[mi][i] {
+			continue
+		}
+		if e.reconnects[mi] != nil && had && e.now-mark.at >= connectionLostAfter {
+			r := reconnectAfterLoss(m, mark.at+connectionLostAfter, e.now, e.reconnects[mi].Float64)
+			e.schedule(r.at, evProxyBack{node: i, mode: m, epoch: e.nodeEpoch[i], mark: mark, watchList: r.watchList})
+			continue
+		}
+		e.proxyBack(i, m, mark, had, true)
+	}
+}
+
+// proxyBack is node i's kube-proxy of mode m watching again.
+func (e *Engine) proxyBack(i int, m Mode, mark watchMark, had, watchList bool) {
+	mi := modeIndex(m)
+	e.proxyAway[mi][i] = false
+	e.api.proxies[mi]++
+	if e.reconnects[mi] != nil {
+		e.rewatchMode(i, m, false, mark, had, watchList)
+	}
+}
+
+// evProxyBack is a kube-proxy that lost its connection getting through again after its node
+// came back (proxiesBack); void if the node failed again meanwhile (its epoch).
+type evProxyBack struct {
+	node      int
+	mode      Mode
+	epoch     int
+	mark      watchMark
+	watchList bool
+}
+
+func (ev evProxyBack) String() string {
+	return fmt.Sprintf("node %d's kube-proxy of %s gets through", ev.node, ev.mode)
+}
+
+func (ev evProxyBack) apply(e *Engine) {
+	if e.nodeEpoch[ev.node] != ev.epoch {
+		return
+	}
+	e.proxyBack(ev.node, ev.mode, ev.mark, true, ev.watchList)
+}
+
 // resend sends one kube-proxy what it takes to watch mode m again: everything it watches
-// (relist: network.relistSize), or the events it missed, replayed from the watch cache
-// (replayed bytes). The API server serializes either for it alone; the bytes leave through
-// the egress the watch events share.
-func (a *apiServer) resend(m Mode, relist bool, replayed int64) {
+// (relist: network.relistSize, by a watch list or a LIST), or the events it missed,
+// replayed from the watch cache (replayed bytes). The API server serializes either for it
+// alone; the bytes leave through the egress the watch events share.
+func (a *apiServer) resend(m Mode, relist, watchList bool, replayed int64) {
 	raw, bytes := replayed, replayed
 	if relist {
-		raw, bytes = a.net.relistSize(m, a.listed[modeIndex(m)])
+		raw, bytes = a.net.relistSize(m, a.listed[modeIndex(m)], watchList)
 	}
 	if bytes <= 0 && !relist {
 		return
@@ -94,7 +166,7 @@ func (a *apiServer) resend(m Mode, relist bool, replayed int64) {
 	a.e.stats.apiserverCPU(m, Time(a.sendCPU(raw, bytes)))
 	a.net.resend(m, bytes)
 	a.e.stats.rewatched(m, relist, bytes)
-	if relist {
+	if relist && watchList {
 		a.listedAgain(m, 1)
 	}
 }
@@ -124,12 +196,14 @@ func (n *network) holds(m Mode, missed int64, down Time) bool {
 
 // relistSize is what a kube-proxy of mode m that lists again is sent of listed: the bytes
 // serialized (raw) and those sent, gzipped. A kube-proxy of EndpointSlices gets a watch
-// list, its events gzipped; one of Endpoints a LIST, gzipped when it is 128 KiB or more
-// (model.RelistGzipRatioEndpointSlices, model.RelistGzipRatioEndpoints).
-// network.listCompressionRatio, when set, replaces the measured ratio (1: uncompressed).
-func (n *network) relistSize(m Mode, listed listing) (raw, sent int64) {
+// list (watchList), its events gzipped, or, when its watch list failed, the LIST it falls
+// back to; one of Endpoints a LIST. A LIST is gzipped when it is 128 KiB or more
+// (model.RelistGzipRatioEndpointSlices, model.ListGzipRatioEndpointSlices,
+// model.RelistGzipRatioEndpoints). network.listCompressionRatio, when set, replaces the
+// measured ratio (1: uncompressed).
+func (n *network) relistSize(m Mode, listed listing, watchList bool) (raw, sent int64) {
 	ratio := n.e.cfg.Network.ListCompressionRatio
-	if m == ModeEndpointSlices {
+	if m == ModeEndpointSlices && watchList {
 		raw = listed.events
 		if ratio == 0 {
 			ratio = model.RelistGzipRatioEndpointSlices
@@ -141,6 +215,9 @@ func (n *network) relistSize(m Mode, listed listing) (raw, sent int64) {
 		}
 		if ratio == 0 {
 			ratio = model.RelistGzipRatioEndpoints
+			if m == ModeEndpointSlices {
+				ratio = model.ListGzipRatioEndpointSlices
+			}
 		}
 	}
 	return raw, min(raw, int64(math.Round(float64(raw)*ratio)))

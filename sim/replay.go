@@ -280,9 +280,11 @@ func ReplayWith(opts ReplayOptions, cfg Config, services []*model.Service, nodes
 	e.ctls = e.ctls[:0]
 	if cfg.RunEndpointSlices {
 		e.ctls = append(e.ctls, newController(e, ModeEndpointSlices, cfg.ControlPlane.EndpointSlice, newStream(cfg.Seed, streamEndpointSliceAPI)))
+		e.reconnects[modeIndex(ModeEndpointSlices)] = newStream(cfg.Seed, streamReconnectEndpointSlices)
 	}
 	if cfg.RunEndpoints {
 		e.ctls = append(e.ctls, newController(e, ModeEndpoints, cfg.ControlPlane.Endpoints, newStream(cfg.Seed, streamEndpointsAPI)))
+		e.reconnects[modeIndex(ModeEndpoints)] = newStream(cfg.Seed, streamReconnectEndpoints)
 	}
 	e.replay = &replayState{src: src, byKey: map[podKey]replayedPod{}, warm: opts.Warm, slices: opts.Slices}
 	e.proxyStart = 0

@@ -183,7 +183,8 @@ func (e *Engine) nodeJoins() {
 	for i, n := range e.nodes {
 		if n.CreationTimestamp > start {
 			r.joins = append(r.joins, nodeJoin{node: i, at: Time(int64(n.CreationTimestamp) - e.epoch), ready: n.Ready})
-			e.api.liveNodes--
+			e.api.proxies[0]--
+			e.api.proxies[1]--
 			if n.Ready {
 				e.setNodeReady(i, false) // no Service has hints yet: nothing is queued
 			}
@@ -229,7 +230,8 @@ type evNodeJoin struct {
 
 func (ev evNodeJoin) String() string { return fmt.Sprintf("node %d joins", ev.node) }
 func (ev evNodeJoin) apply(e *Engine) {
-	e.api.liveNodes++
+	e.api.proxies[0]++
+	e.api.proxies[1]++
 	e.rewatch(ev.node, true)
 	if ev.ready {
 		e.setNodeReady(ev.node, true)

@@ -415,7 +415,7 @@ func (e *Engine) failNode(i int) {
 	}
 	e.nodeEpoch[i]++
 	e.nodeDown[i] = true
-	e.api.liveNodes--
+	e.proxiesAway(i)
 	e.markWatch(i)
 	for _, p := range e.podsOnNode[i] {
 		// Its kubelet writes nothing more: the pod's pending kubelet events (start, ready,
@@ -446,9 +446,9 @@ func (e *Engine) setNodeReady(i int, ready bool) {
 
 // evNodeRecover ends a failure: the kubelet reports again, the node turns Ready, its running
 // pods report Ready again (the node lifecycle controller had only marked them not ready)
-// and pods deleted meanwhile finally stop. Its kube-proxy watches again (rewatch): after
-// connectionLostAfter it relists, sooner the watch cache replays what it missed, or, when
-// the cache no longer holds it all, it relists.
+// and pods deleted meanwhile finally stop. Its kube-proxy watches again (proxiesBack):
+// after connectionLostAfter it relists once its retries get through, sooner the watch cache
+// replays what it missed, or, when the cache no longer holds it all, it relists.
 type evNodeRecover struct{ node, epoch int }
 
 func (ev evNodeRecover) String() string { return fmt.Sprintf("node %d recovers", ev.node) }
@@ -462,8 +462,7 @@ func (ev evNodeRecover) apply(e *Engine) {
 	if e.nodeLC != nil {
 		e.nodeLC.nodeReturned(i, e.now)
 	}
-	e.api.liveNodes++
-	e.rewatch(i, false)
+	e.proxiesBack(i)
 	if !e.nodes[i].Ready {
 		// Found not ready meanwhile: Ready again at its kubelet's next node status update.
 		nl := e.nodeLC

@@ -154,8 +154,8 @@ func TestZoneBlip(t *testing.T) {
 				t.Errorf("%v: node %d still down after the blip", tc.duration, i)
 			}
 		}
-		if e.api.liveNodes != 30 {
-			t.Errorf("%v: %d live nodes, want 30", tc.duration, e.api.liveNodes)
+		if e.api.proxies != [2]int{30, 30} {
+			t.Errorf("%v: %v kube-proxies watching (EndpointSlices, Endpoints), want 30 each", tc.duration, e.api.proxies)
 		}
 	}
 }
