@@ -366,9 +366,11 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		}
 		n := int64(a.groupCount(g, c.mode))
 		ev := model.WatchEventSize(bytes[g.encoding], typ, g.encoding)
-		if g.kubeProxy && gzipLive && n > 0 {
-			// The kube-proxies whose watch began as a watch list get the event gzipped.
-			z := min(a.watchLists[modeIndex(c.mode)].live(e.now), n)
+		var z int64 // the kube-proxies whose watch began as a watch list: they get it gzipped
+		if g.kubeProxy && gzipLive {
+			z = min(a.watchLists[modeIndex(c.mode)].live(e.now), n)
+		}
+		if z > 0 {
 			fanout += mulChecked(model.WatchGzipMemberBytes(ev), z) + mulChecked(ev, n-z)
 			gzipBytes = mulChecked(ev, z)
 		} else {
