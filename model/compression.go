@@ -30,10 +30,6 @@ const (
 	RelistGzipRatioEndpointSlices = 0.255
 	// RelistGzipRatioEndpoints is a LIST of Endpoints objects' ratio (protobuf).
 	RelistGzipRatioEndpoints = 0.308
-	// ListGzipRatioEndpointSlices is a LIST of EndpointSlices' ratio (protobuf): what a
-	// kube-proxy of EndpointSlices gets when its watch list failed and it falls back to a
-	// LIST (client-go reflector.go ListAndWatchWithContext).
-	ListGzipRatioEndpointSlices = 0.260
 	// ListGzipThresholdBytes is the size from which the API server gzips a LIST response.
 	ListGzipThresholdBytes = 128 * 1024
 )

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 )
 
 // The gzip ratios of a relist (RelistGzipRatio) come from this file: the objects a
@@ -146,18 +145,12 @@ func TestRelistGzipRatios(t *testing.T) {
 		list.Items = append(list.Items, *k8sEndpoints(e))
 	}
 	listBytes := proto.objectBytes(t, &list, corev1.SchemeGroupVersion)
-	var sliceList discoveryv1.EndpointSliceList
-	for _, s := range slices {
-		sliceList.Items = append(sliceList.Items, *k8sSlice(s))
-	}
-	sliceListBytes := proto.objectBytes(t, &sliceList, discoveryGV)
 
 	watchList := float64(gzipped(t, stream.Bytes())) / float64(stream.Len())
 	flushEach := float64(perEvent) / float64(stream.Len())
 	endpointsList := float64(gzipped(t, listBytes)) / float64(len(listBytes))
-	slicesList := float64(gzipped(t, sliceListBytes)) / float64(len(sliceListBytes))
-	t.Logf("EndpointSlices watch list %d B: gzip %.3f (a member per event %.3f); Endpoints LIST %d B: gzip %.3f; EndpointSlices LIST %d B: gzip %.3f",
-		stream.Len(), watchList, flushEach, len(listBytes), endpointsList, len(sliceListBytes), slicesList)
+	t.Logf("EndpointSlices watch list %d B: gzip %.3f (a member per event %.3f); Endpoints LIST %d B: gzip %.3f",
+		stream.Len(), watchList, flushEach, len(listBytes), endpointsList)
 	// The content is seeded, so the measurement repeats; the margin covers changes of Go's
 	// compress/flate between releases.
 	const margin = 0.02
@@ -167,7 +160,6 @@ func TestRelistGzipRatios(t *testing.T) {
 	}{
 		{"RelistGzipRatioEndpointSlices", RelistGzipRatioEndpointSlices, watchList},
 		{"RelistGzipRatioEndpoints", RelistGzipRatioEndpoints, endpointsList},
-		{"ListGzipRatioEndpointSlices", ListGzipRatioEndpointSlices, slicesList},
 	} {
 		if math.Abs(c.shipped-c.measured) > margin {
 			t.Errorf("%s = %.3f, measured %.3f", c.name, c.shipped, c.measured)

@@ -160,7 +160,7 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers int64, liste
 			}
 			if int64(q.pending.len()) > int64(q.capacity()) {
 				d.relists = watchers
-				raw, sent := n.relistSize(m, listed, true)
+				raw, sent := n.relistSize(m, listed)
 				d.relistRawBytes, d.resentBytes = raw*watchers, sent*watchers
 			} else {
 				d.replayedBytes = missed * watchers

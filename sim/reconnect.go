@@ -67,13 +67,13 @@ func (e *Engine) rewatch(i int, restart bool) {
 	mark, had := e.watchMarks[i]
 	delete(e.watchMarks, i)
 	for _, c := range e.ctls {
-		e.rewatchMode(i, c.mode, restart, mark, had, true)
+		e.rewatchMode(i, c.mode, restart, mark, had)
 	}
 }
 
 // rewatchMode is node i's kube-proxy of mode m watching again (rewatch), from where it
-// stopped (mark, if had); a relist is a watch list when watchList is set, else a LIST.
-func (e *Engine) rewatchMode(i int, m Mode, restart bool, mark watchMark, had, watchList bool) {
+// stopped (mark, if had).
+func (e *Engine) rewatchMode(i int, m Mode, restart bool, mark watchMark, had bool) {
 	mi := modeIndex(m)
 	relist := restart || !had || e.now-mark.at >= connectionLostAfter
 	var replayed int64
@@ -82,7 +82,7 @@ func (e *Engine) rewatchMode(i int, m Mode, restart bool, mark watchMark, had, w
 		relist = !e.api.net.holds(m, missed, e.now-mark.at)
 		replayed = e.api.proxyBytes[mi] - mark.bytes[mi]
 	}
-	e.api.resend(m, relist, watchList, replayed)
+	e.api.resend(m, relist, replayed)
 }
 
 // proxiesAway takes node i's kube-proxies out of the watchers, in each mode, when its node
@@ -101,43 +101,48 @@ func (e *Engine) proxiesAway(i int) {
 
 // proxiesBack is node i back from a failure: each of its kube-proxies watches again, at once
 // when it had not found its connection lost (down for less than connectionLostAfter), else
-// when its reflector's retries get through (reconnectAfterLoss), with a watch list or a
-// LIST. A kube-proxy of a mode not run comes back at once (it receives nothing).
+// when its reflector's retries get through (reconnectAfterLoss). A kube-proxy of a mode not
+// run comes back at once (it receives nothing). While one is still getting through, the
+// node keeps its mark: should it fail again first, its kube-proxy's retries go on from the
+// connection lost the first time.
 func (e *Engine) proxiesBack(i int) {
 	mark, had := e.watchMarks[i]
-	delete(e.watchMarks, i)
+	pending := false
 	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
 		mi := modeIndex(m)
 		if !e.proxyAway[mi][i] {
 			continue
 		}
 		if e.reconnects[mi] != nil && had && e.now-mark.at >= connectionLostAfter {
-			r := reconnectAfterLoss(m, mark.at+connectionLostAfter, e.now, e.reconnects[mi].Float64)
-			e.schedule(r.at, evProxyBack{node: i, mode: m, epoch: e.nodeEpoch[i], mark: mark, watchList: r.watchList})
+			at := reconnectAfterLoss(m, mark.at+connectionLostAfter, e.now, e.reconnects[mi].Float64)
+			e.schedule(at, evProxyBack{node: i, mode: m, epoch: e.nodeEpoch[i], mark: mark})
+			pending = true
 			continue
 		}
-		e.proxyBack(i, m, mark, had, true)
+		e.proxyBack(i, m, mark, had)
+	}
+	if !pending {
+		delete(e.watchMarks, i)
 	}
 }
 
 // proxyBack is node i's kube-proxy of mode m watching again.
-func (e *Engine) proxyBack(i int, m Mode, mark watchMark, had, watchList bool) {
+func (e *Engine) proxyBack(i int, m Mode, mark watchMark, had bool) {
 	mi := modeIndex(m)
 	e.proxyAway[mi][i] = false
 	e.api.proxies[mi]++
 	if e.reconnects[mi] != nil {
-		e.rewatchMode(i, m, false, mark, had, watchList)
+		e.rewatchMode(i, m, false, mark, had)
 	}
 }
 
 // evProxyBack is a kube-proxy that lost its connection getting through again after its node
 // came back (proxiesBack); void if the node failed again meanwhile (its epoch).
 type evProxyBack struct {
-	node      int
-	mode      Mode
-	epoch     int
-	mark      watchMark
-	watchList bool
+	node  int
+	mode  Mode
+	epoch int
+	mark  watchMark
 }
 
 func (ev evProxyBack) String() string {
@@ -148,17 +153,20 @@ func (ev evProxyBack) apply(e *Engine) {
 	if e.nodeEpoch[ev.node] != ev.epoch {
 		return
 	}
-	e.proxyBack(ev.node, ev.mode, ev.mark, true, ev.watchList)
+	e.proxyBack(ev.node, ev.mode, ev.mark, true)
+	if !e.proxyAway[0][ev.node] && !e.proxyAway[1][ev.node] {
+		delete(e.watchMarks, ev.node)
+	}
 }
 
 // resend sends one kube-proxy what it takes to watch mode m again: everything it watches
-// (relist: network.relistSize, by a watch list or a LIST), or the events it missed,
-// replayed from the watch cache (replayed bytes). The API server serializes either for it
-// alone; the bytes leave through the egress the watch events share.
-func (a *apiServer) resend(m Mode, relist, watchList bool, replayed int64) {
+// (relist: network.relistSize), or the events it missed, replayed from the watch cache
+// (replayed bytes). The API server serializes either for it alone; the bytes leave through
+// the egress the watch events share.
+func (a *apiServer) resend(m Mode, relist bool, replayed int64) {
 	raw, bytes := replayed, replayed
 	if relist {
-		raw, bytes = a.net.relistSize(m, a.listed[modeIndex(m)], watchList)
+		raw, bytes = a.net.relistSize(m, a.listed[modeIndex(m)])
 	}
 	if bytes <= 0 && !relist {
 		return
@@ -166,7 +174,7 @@ func (a *apiServer) resend(m Mode, relist, watchList bool, replayed int64) {
 	a.e.stats.apiserverCPU(m, Time(a.sendCPU(raw, bytes)))
 	a.net.resend(m, bytes)
 	a.e.stats.rewatched(m, relist, bytes)
-	if relist && watchList {
+	if relist {
 		a.listedAgain(m, 1)
 	}
 }
@@ -196,14 +204,12 @@ func (n *network) holds(m Mode, missed int64, down Time) bool {
 
 // relistSize is what a kube-proxy of mode m that lists again is sent of listed: the bytes
 // serialized (raw) and those sent, gzipped. A kube-proxy of EndpointSlices gets a watch
-// list (watchList), its events gzipped, or, when its watch list failed, the LIST it falls
-// back to; one of Endpoints a LIST. A LIST is gzipped when it is 128 KiB or more
-// (model.RelistGzipRatioEndpointSlices, model.ListGzipRatioEndpointSlices,
-// model.RelistGzipRatioEndpoints). network.listCompressionRatio, when set, replaces the
-// measured ratio (1: uncompressed).
-func (n *network) relistSize(m Mode, listed listing, watchList bool) (raw, sent int64) {
+// list, its events gzipped; one of Endpoints a LIST, gzipped when it is 128 KiB or more
+// (model.RelistGzipRatioEndpointSlices, model.RelistGzipRatioEndpoints).
+// network.listCompressionRatio, when set, replaces the measured ratio (1: uncompressed).
+func (n *network) relistSize(m Mode, listed listing) (raw, sent int64) {
 	ratio := n.e.cfg.Network.ListCompressionRatio
-	if m == ModeEndpointSlices && watchList {
+	if m == ModeEndpointSlices {
 		raw = listed.events
 		if ratio == 0 {
 			ratio = model.RelistGzipRatioEndpointSlices
@@ -215,9 +221,6 @@ func (n *network) relistSize(m Mode, listed listing, watchList bool) (raw, sent 
 		}
 		if ratio == 0 {
 			ratio = model.RelistGzipRatioEndpoints
-			if m == ModeEndpointSlices {
-				ratio = model.ListGzipRatioEndpointSlices
-			}
 		}
 	}
 	return raw, min(raw, int64(math.Round(float64(raw)*ratio)))

@@ -116,21 +116,17 @@ func TestRelistSize(t *testing.T) {
 		l         listing
 		ratio     float64
 		raw, sent int64
-		list      bool // a LIST (a kube-proxy of EndpointSlices whose watch list failed)
 	}{
-		{"slices, measured", ModeEndpointSlices, small, 0, small.events, round(small.events, model.RelistGzipRatioEndpointSlices), false},
-		{"slices, set", ModeEndpointSlices, large, 0.5, large.events, large.events / 2, false},
-		{"slices, uncompressed", ModeEndpointSlices, large, 1, large.events, large.events, false},
-		{"slices LIST under 128 KiB", ModeEndpointSlices, small, 0, small.bytes, small.bytes, true},
-		{"slices LIST, measured", ModeEndpointSlices, large, 0, large.bytes, round(large.bytes, model.ListGzipRatioEndpointSlices), true},
-		{"slices LIST, set", ModeEndpointSlices, large, 0.5, large.bytes, large.bytes / 2, true},
-		{"endpoints under 128 KiB", ModeEndpoints, small, 0, small.bytes, small.bytes, false},
-		{"endpoints under 128 KiB, set", ModeEndpoints, small, 0.5, small.bytes, small.bytes, false},
-		{"endpoints, measured", ModeEndpoints, large, 0, large.bytes, round(large.bytes, model.RelistGzipRatioEndpoints), false},
-		{"endpoints, set", ModeEndpoints, large, 0.5, large.bytes, large.bytes / 2, false},
+		{"slices, measured", ModeEndpointSlices, small, 0, small.events, round(small.events, model.RelistGzipRatioEndpointSlices)},
+		{"slices, set", ModeEndpointSlices, large, 0.5, large.events, large.events / 2},
+		{"slices, uncompressed", ModeEndpointSlices, large, 1, large.events, large.events},
+		{"endpoints under 128 KiB", ModeEndpoints, small, 0, small.bytes, small.bytes},
+		{"endpoints under 128 KiB, set", ModeEndpoints, small, 0.5, small.bytes, small.bytes},
+		{"endpoints, measured", ModeEndpoints, large, 0, large.bytes, round(large.bytes, model.RelistGzipRatioEndpoints)},
+		{"endpoints, set", ModeEndpoints, large, 0.5, large.bytes, large.bytes / 2},
 	} {
 		n := &network{e: &Engine{cfg: Config{Network: NetworkConfig{ListCompressionRatio: tt.ratio}}}}
-		if raw, sent := n.relistSize(tt.m, tt.l, !tt.list); raw != tt.raw || sent != tt.sent {
+		if raw, sent := n.relistSize(tt.m, tt.l); raw != tt.raw || sent != tt.sent {
 			t.Errorf("%s: %d B serialized, %d sent; want %d, %d", tt.name, raw, sent, tt.raw, tt.sent)
 		}
 	}

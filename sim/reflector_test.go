@@ -5,9 +5,10 @@ import (
 	"time"
 )
 
-// TestReconnectAfterLoss follows a reflector's retries with no jitter: the delays 0.8, 1.6,
-// 3.2, 6.4 s …, a 30 s dial per request (SYNs 0, 1, 3, 7, 15 s in), a watch list then a
-// LIST for EndpointSlices, a LIST for Endpoints.
+// TestReconnectAfterLoss follows a kube-proxy's tries with no jitter: 0.8 s after the loss
+// the first, each a 30 s dial (SYNs 0, 1, 3, 7, 15 s in); for EndpointSlices watch lists,
+// 1 s apart but after every eleventh; for Endpoints a LIST, then the delays 1.6, 3.2,
+// 6.4 s …, which start again from 0.8 s two minutes after they last did.
 func TestReconnectAfterLoss(t *testing.T) {
 	s := func(x float64) Time { return Time(x * float64(time.Second)) }
 	noJitter := func() float64 { return 0 }
@@ -15,44 +16,52 @@ func TestReconnectAfterLoss(t *testing.T) {
 		name       string
 		m          Mode
 		lost, back Time
-		want       reconnect
+		want       Time
 	}{
-		{"back at once: the first attempt's first SYN", ModeEndpointSlices, s(45), s(45), reconnect{s(45.8), true}},
-		{"back during the watch list's dial", ModeEndpointSlices, s(45), s(46), reconnect{s(46.8), true}},
-		// The watch list's dial timed out at 75.8 s; the LIST's SYNs: 75.8, 76.8, 78.8,
-		// 82.8, 90.8 s.
-		{"back during the LIST's dial", ModeEndpointSlices, s(45), s(90), reconnect{s(90.8), false}},
-		// Both dials timed out (105.8 s), then 1.6 s of delay.
-		{"back during the delay", ModeEndpointSlices, s(45), s(105.9), reconnect{s(107.4), true}},
-		// One request a try: dials at 45.8 and 77.4 s (SYNs 77.4, 78.4, 80.4, 84.4, 92.4).
-		{"Endpoints: a LIST a try", ModeEndpoints, s(45), s(90), reconnect{s(92.4), false}},
+		{"back at once: the first try's first SYN", ModeEndpointSlices, s(45), s(45), s(45.8)},
+		{"back during the first dial", ModeEndpointSlices, s(45), s(46), s(46.8)},
+		// The first dial timed out at 75.8 s; the second starts 1 s later: SYNs 76.8, 77.8,
+		// 79.8, 83.8, 91.8 s.
+		{"back during the second dial", ModeEndpointSlices, s(45), s(90), s(91.8)},
+		// Between the second dial's last SYN (91.8 s) and the third's first (107.8 s).
+		{"back between two dials", ModeEndpointSlices, s(45), s(92), s(107.8)},
+		// Eleven tries at 45.8 + 31 s × i; the eleventh's dial ends at 385.8 s and the next
+		// watch list dials at once, not 1 s later.
+		{"a new watch after eleven tries", ModeEndpointSlices, s(45), s(385.5), s(385.8)},
+		// One LIST a try: dials at 45.8 and 77.4 s (SYNs 77.4, 78.4, 80.4, 84.4, 92.4).
+		{"Endpoints: the backoff between LISTs", ModeEndpoints, s(45), s(90), s(92.4)},
 		// Tries at 0.8, 32.4, 65.6 and 102 s; at 132 s two minutes have passed since the
 		// backoff started, so it starts again: 0.8 s, not 12.8 s.
-		{"backoff reset after two minutes", ModeEndpoints, 0, s(132.5), reconnect{s(132.8), false}},
+		{"Endpoints: the backoff starts again after two minutes", ModeEndpoints, 0, s(132.5), s(132.8)},
 	} {
 		if got := reconnectAfterLoss(tc.m, tc.lost, tc.back, noJitter); got != tc.want {
-			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	// With jitter, a kube-proxy gets through within 75 s of its network's return (the rest of
-	// a dial after its last SYN, then at most 60 s of delay), and never before.
+	// With jitter, a kube-proxy gets through never before its network's return, and within
+	// 16 s of it for EndpointSlices (the gap from a dial's last SYN to the next dial's
+	// first), 75 s for Endpoints (the rest of a dial, then at most 60 s of delay).
 	rng := newStream(1, streamReconnectEndpointSlices)
 	for i := range 2000 {
 		m := []Mode{ModeEndpoints, ModeEndpointSlices}[i%2]
 		lost := s(45)
 		back := lost + Time(rng.Int64N(int64(30*time.Minute)))
-		r := reconnectAfterLoss(m, lost, back, rng.Float64)
-		if r.at < back || r.at-back > s(75) || r.watchList && m == ModeEndpoints {
-			t.Fatalf("%s, back %v after the loss: %+v", m, back-lost, r)
+		at := reconnectAfterLoss(m, lost, back, rng.Float64)
+		most := s(75)
+		if m == ModeEndpointSlices {
+			most = s(16)
+		}
+		if at < back || at-back > most {
+			t.Fatalf("%s, back %v after the loss: through %v after", m, back-lost, at-back)
 		}
 	}
 }
 
 // TestKubeProxiesGetThroughAfterTheirRetries: nodes cut off for 90 s are back, but their
-// kube-proxies list again only when their retries get through: EndpointSlices' at the
-// LIST's SYN 15 s into its dial (0.8 to 1.6 s of delay after the loss at 45 s, then two
-// dials: 90.8 to 91.6 s in), Endpoints' at its second try's (92.4 to 94.8 s in). Until then
-// the writes reach the other watchers only.
+// kube-proxies list again only when their retries get through: EndpointSlices' at the SYN
+// 15 s into its second watch list's dial (0.8 to 1.6 s after the loss at 45 s, a 30 s dial
+// and 1 s: 91.8 to 92.6 s in), Endpoints' at its second LIST's (92.4 to 94.8 s in). Until
+// then the writes reach the other watchers only.
 func TestKubeProxiesGetThroughAfterTheirRetries(t *testing.T) {
 	cfg := testConfig(20, 200)
 	cfg.Timeline = []Action{
@@ -69,7 +78,7 @@ func TestKubeProxiesGetThroughAfterTheirRetries(t *testing.T) {
 	}
 	cut := res.Phases[1]
 	sec := func(x float64) Time { return cut.Start + Time(x*float64(time.Second)) }
-	through := map[Mode][2]Time{ModeEndpointSlices: {sec(90.8), sec(91.6)}, ModeEndpoints: {sec(92.4), sec(94.8)}}
+	through := map[Mode][2]Time{ModeEndpointSlices: {sec(91.8), sec(92.6)}, ModeEndpoints: {sec(92.4), sec(94.8)}}
 	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
 		if r := cut.Mode(m); r.Relists != 5 {
 			t.Errorf("%s: %d relists, want 5", m, r.Relists)
@@ -110,5 +119,31 @@ func TestKubeProxiesGetThroughAfterTheirRetries(t *testing.T) {
 	}
 	if e.api.proxies != [2]int{20, 20} {
 		t.Errorf("kube-proxies watching at the end: %v, want 20 each", e.api.proxies)
+	}
+}
+
+// TestFailingAgainWhileGettingThrough: a node that fails again before its kube-proxies got
+// through keeps the mark of its first failure, so that they go on retrying from the
+// connection lost then (and list again), rather than resume as if just cut off.
+func TestFailingAgainWhileGettingThrough(t *testing.T) {
+	cfg := testConfig(5, 5)
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.failNode(0)
+	first := e.watchMarks[0].at
+	e.now += Time(90 * time.Second)
+	evNodeRecover{node: 0, epoch: e.nodeEpoch[0]}.apply(e)
+	if !e.proxyAway[0][0] || !e.proxyAway[1][0] || e.api.proxies != [2]int{4, 4} {
+		t.Fatalf("just back: away %v %v, %v watching; want both still getting through", e.proxyAway[0][0], e.proxyAway[1][0], e.api.proxies)
+	}
+	e.now += Time(time.Second)
+	e.failNode(0)
+	if m, ok := e.watchMarks[0]; !ok || m.at != first {
+		t.Errorf("failed again while getting through: mark at %v (%v), want the first failure's %v", m.at, ok, first)
+	}
+	if e.api.proxies != [2]int{4, 4} {
+		t.Errorf("failed again: %v kube-proxies watching, want 4 each (not counted out twice)", e.api.proxies)
 	}
 }
