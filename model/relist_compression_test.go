@@ -105,7 +105,15 @@ func compressionCluster(rng *rand.Rand, sizes []int, nodes int) ([]*EndpointSlic
 
 // gzipped is the size of b compressed at gzip level 1 (the API server's level), as one
 // stream.
-func gzipped(t testing.TB, b []byte) int {
+func gzipped(t testing.TB, b []byte) int { return gzipSize(t, b, false) }
+
+// gzipMember is the size of b as one member of a watch response after a watch list: written,
+// flushed and closed, as perFlushGzipWriter.Flush does at level 1.
+func gzipMember(t testing.TB, b []byte) int { return gzipSize(t, b, true) }
+
+// gzipSize is the size of b gzipped at level 1 as one member, flushed before it is closed
+// when flush is set.
+func gzipSize(t testing.TB, b []byte, flush bool) int {
 	t.Helper()
 	var out bytes.Buffer
 	w, err := gzip.NewWriterLevel(&out, gzip.BestSpeed)
@@ -114,6 +122,11 @@ func gzipped(t testing.TB, b []byte) int {
 	}
 	if _, err := w.Write(b); err != nil {
 		t.Fatal(err)
+	}
+	if flush {
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -170,27 +183,6 @@ func TestRelistGzipRatios(t *testing.T) {
 	if flushEach < watchList+0.1 {
 		t.Errorf("a member per event %.3f, one stream %.3f: the flushing no longer matters", flushEach, watchList)
 	}
-}
-
-// gzipMember is the size of b as one member of a watch response after a watch list: written,
-// flushed and closed, as perFlushGzipWriter.Flush does at level 1.
-func gzipMember(t testing.TB, b []byte) int {
-	t.Helper()
-	var out bytes.Buffer
-	w, err := gzip.NewWriterLevel(&out, gzip.BestSpeed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return out.Len()
 }
 
 // TestWatchGzipMember checks WatchGzipMemberBytes against EndpointSlice watch events of 1
