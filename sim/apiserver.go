@@ -372,7 +372,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		}
 		if z > 0 {
 			fanout += mulChecked(model.WatchGzipMemberBytes(ev), z) + mulChecked(ev, n-z)
-			gzipBytes = mulChecked(ev, z)
+			gzipBytes += mulChecked(ev, z)
 		} else {
 			fanout += mulChecked(ev, n) // -1 on overflow: the collector reports it
 		}
