@@ -36,9 +36,13 @@ const (
 	reflectorBackoffReset = Time(2 * time.Minute)
 	dialTimeout           = Time(30 * time.Second)
 	// watchRetryAfter and watchTries are the REST client's retries of a watch that timed
-	// out: 1 s apart, 11 tries in all.
+	// out: 1 s apart, 11 tries in all; watchRound is the time of those 11 tries.
 	watchRetryAfter = Time(time.Second)
 	watchTries      = 11
+	watchRound      = watchTries*dialTimeout + (watchTries-1)*watchRetryAfter
+	// retriesFollowed is how much of a long cut the Endpoints kube-proxy's tries are
+	// followed for (reconnectAfterLoss).
+	retriesFollowed = Time(time.Hour)
 )
 
 // synTimes are when a dial sends its SYNs, from its start, within dialTimeout.
@@ -62,6 +66,13 @@ func reconnectAfterLoss(m Mode, lost, back Time, jitter func() float64) Time {
 	if back < lost {
 		panic(fmt.Sprintf("sim: reconnect: back at %v before the connection was lost at %v", back, lost))
 	}
+	if m == ModeEndpoints && back-lost > retriesFollowed {
+		// The tries of a long cut are a renewal process (the backoff starts again every
+		// two minutes), whose last hour is as random as the whole: they are followed from
+		// a start an hour before the return, so that a cut of weeks costs no more than
+		// one of an hour.
+		lost = back - retriesFollowed
+	}
 	// The backoff as Backoff.Step makes it: the delay doubles until it reaches the cap, and
 	// stays there. DelayWithReset starts it again from the first delay at a draw more than
 	// reflectorBackoffReset after its last start (the reflector's creation, long before, so
@@ -81,7 +92,11 @@ func reconnectAfterLoss(m Mode, lost, back Time, jitter func() float64) Time {
 		}
 		t += d + Time(jitter()*float64(d))
 		if m == ModeEndpointSlices {
-			// Watch lists from now on, tried again and again without the backoff.
+			// Watch lists from now on, tried again and again without the backoff: rounds
+			// of 11 tries, the same each (the rounds before the return are skipped).
+			if back > t {
+				t += (back - t) / watchRound * watchRound
+			}
 			for try := 0; ; try++ {
 				if at, ok := gotThrough(t, back); ok {
 					return at

@@ -28,6 +28,9 @@ func TestReconnectAfterLoss(t *testing.T) {
 		// Eleven tries at 45.8 + 31 s × i; the eleventh's dial ends at 385.8 s and the next
 		// watch list dials at once, not 1 s later.
 		{"a new watch after eleven tries", ModeEndpointSlices, s(45), s(385.5), s(385.8)},
+		// A hundred rounds of eleven tries (340 s each) later: the round at 34,045.8 s,
+		// SYNs 34,045.8, 34,046.8, 34,048.8, 34,052.8 s.
+		{"a hundred rounds later", ModeEndpointSlices, s(45), s(34050.8), s(34052.8)},
 		// One LIST a try: dials at 45.8 and 77.4 s (SYNs 77.4, 78.4, 80.4, 84.4, 92.4).
 		{"Endpoints: the backoff between LISTs", ModeEndpoints, s(45), s(90), s(92.4)},
 		// Tries at 0.8, 32.4, 65.6 and 102 s; at 132 s two minutes have passed since the
@@ -45,7 +48,11 @@ func TestReconnectAfterLoss(t *testing.T) {
 	for i := range 2000 {
 		m := []Mode{ModeEndpoints, ModeEndpointSlices}[i%2]
 		lost := s(45)
-		back := lost + Time(rng.Int64N(int64(30*time.Minute)))
+		span := 30 * time.Minute
+		if i%10 == 0 {
+			span = 990 * time.Hour // a cut of weeks: followed for its last hour (Endpoints)
+		}
+		back := lost + Time(rng.Int64N(int64(span)))
 		at := reconnectAfterLoss(m, lost, back, rng.Float64)
 		most := s(75)
 		if m == ModeEndpointSlices {
