@@ -34,21 +34,29 @@ func (l *listing) remove(objectBytes int64) {
 	l.events -= model.WatchEventSize(objectBytes, model.EventAdded, model.Protobuf)
 }
 
-// watchMark is where a node's kube-proxy stopped receiving, per mode: the count of events
-// the resource's watch cache had taken (apiServer.events), and the bytes of the kube-proxy
-// events sent until then (apiServer.proxyBytes).
+// watchMark is where a node's kube-proxy stopped receiving, per mode (modeIndex): when, the
+// count of events the resource's watch cache had taken (apiServer.events), and the bytes of
+// the kube-proxy events sent until then (apiServer.proxyBytes).
 type watchMark struct {
-	at     Time
+	at     [2]Time
 	events [2]int64
 	bytes  [2]int64
 }
 
-// markWatch records where node i's kube-proxy stops receiving (its node failed).
+// markWatch records where node i's kube-proxies stop receiving (its node failed): in each
+// mode whose kube-proxy was watching; one still getting through from an earlier failure
+// keeps its mark, its connection lost then.
 func (e *Engine) markWatch(i int) {
 	if e.watchMarks == nil {
 		e.watchMarks = map[int]watchMark{}
 	}
-	e.watchMarks[i] = watchMark{at: e.now, events: e.api.events, bytes: e.api.proxyBytes}
+	mark := e.watchMarks[i]
+	for mi := range mark.at {
+		if e.proxyAway[mi] == nil || !e.proxyAway[mi][i] {
+			mark.at[mi], mark.events[mi], mark.bytes[mi] = e.now, e.api.events[mi], e.api.proxyBytes[mi]
+		}
+	}
+	e.watchMarks[i] = mark
 }
 
 // rewatch is node i's kube-proxy watching again, in each mode, after its node came back.
@@ -66,6 +74,13 @@ func (e *Engine) markWatch(i int) {
 func (e *Engine) rewatch(i int, restart bool) {
 	mark, had := e.watchMarks[i]
 	delete(e.watchMarks, i)
+	for mi := range e.proxyAway {
+		if e.proxyAway[mi] != nil && e.proxyAway[mi][i] {
+			// Still getting through after a failure: started afresh, it is through now.
+			e.proxyAway[mi][i] = false
+			e.api.proxies[mi]++
+		}
+	}
 	for _, c := range e.ctls {
 		e.rewatchMode(i, c.mode, restart, mark, had)
 	}
@@ -75,18 +90,19 @@ func (e *Engine) rewatch(i int, restart bool) {
 // stopped (mark, if had).
 func (e *Engine) rewatchMode(i int, m Mode, restart bool, mark watchMark, had bool) {
 	mi := modeIndex(m)
-	relist := restart || !had || e.now-mark.at >= connectionLostAfter
+	relist := restart || !had || e.now-mark.at[mi] >= connectionLostAfter
 	var replayed int64
 	if !relist {
 		missed := e.api.events[mi] - mark.events[mi]
-		relist = !e.api.net.holds(m, missed, e.now-mark.at)
+		relist = !e.api.net.holds(m, missed, e.now-mark.at[mi])
 		replayed = e.api.proxyBytes[mi] - mark.bytes[mi]
 	}
 	e.api.resend(m, relist, replayed)
 }
 
 // proxiesAway takes node i's kube-proxies out of the watchers, in each mode, when its node
-// fails (one still getting through again from an earlier failure is out already).
+// fails (one still getting through again from an earlier failure is out already). Call it
+// after markWatch, which tells them apart.
 func (e *Engine) proxiesAway(i int) {
 	for mi := range e.proxyAway {
 		if e.proxyAway[mi] == nil {
@@ -103,8 +119,8 @@ func (e *Engine) proxiesAway(i int) {
 // when it had not found its connection lost (down for less than connectionLostAfter), else
 // when its reflector's retries get through (reconnectAfterLoss). A kube-proxy of a mode not
 // run comes back at once (it receives nothing). While one is still getting through, the
-// node keeps its mark: should it fail again first, its kube-proxy's retries go on from the
-// connection lost the first time.
+// node keeps its mark: should it fail again first, that kube-proxy's retries go on from the
+// connection it lost the first time (markWatch).
 func (e *Engine) proxiesBack(i int) {
 	mark, had := e.watchMarks[i]
 	pending := false
@@ -113,8 +129,8 @@ func (e *Engine) proxiesBack(i int) {
 		if !e.proxyAway[mi][i] {
 			continue
 		}
-		if e.reconnects[mi] != nil && had && e.now-mark.at >= connectionLostAfter {
-			at := reconnectAfterLoss(m, mark.at+connectionLostAfter, e.now, e.reconnects[mi].Float64)
+		if e.reconnects[mi] != nil && had && e.now-mark.at[mi] >= connectionLostAfter {
+			at := reconnectAfterLoss(m, mark.at[mi]+connectionLostAfter, e.now, e.reconnects[mi].Float64)
 			e.schedule(at, evProxyBack{node: i, mode: m, epoch: e.nodeEpoch[i], mark: mark})
 			pending = true
 			continue
@@ -137,7 +153,8 @@ func (e *Engine) proxyBack(i int, m Mode, mark watchMark, had bool) {
 }
 
 // evProxyBack is a kube-proxy that lost its connection getting through again after its node
-// came back (proxiesBack); void if the node failed again meanwhile (its epoch).
+// came back (proxiesBack); void if the node failed again meanwhile (its epoch), or if the
+// kube-proxy is through already (started afresh: rewatch).
 type evProxyBack struct {
 	node  int
 	mode  Mode
@@ -150,7 +167,7 @@ func (ev evProxyBack) String() string {
 }
 
 func (ev evProxyBack) apply(e *Engine) {
-	if e.nodeEpoch[ev.node] != ev.epoch {
+	if e.nodeEpoch[ev.node] != ev.epoch || !e.proxyAway[modeIndex(ev.mode)][ev.node] {
 		return
 	}
 	e.proxyBack(ev.node, ev.mode, ev.mark, true)

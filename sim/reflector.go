@@ -20,21 +20,24 @@ import (
 //
 // A kube-proxy of Endpoints (before 1.19, a LIST and no watch list; its client retries no
 // dial): each ListAndWatch is one LIST, and the reflector waits between them a delay that
-// doubles from 0.8 s to 30 s with up to as much again of jitter, starting again from 0.8 s
-// two minutes after it last did: it gets through 0 to 75 s after the return.
+// doubles from 0.8 s to 30 s, with up to as much again of jitter. Its backoff starts again
+// only after two minutes without a try, which never happens while it tries: it gets through
+// 0 to 75 s after the return.
 //
-// upstream: client-go tools/cache/reflector.go (RunWithContext: delayHandler.Until;
-// defaultBackoffInit, defaultBackoffMax, defaultBackoffReset, defaultBackoffFactor,
-// defaultBackoffJitter; watchList: another watch list after an empty watch), rest/request.go
-// Watch (a timeout is retried; after the retries an empty watch), rest/with_retry.go
-// (maxRetries 10, retryAfterResponse: 1 s), apimachinery util/wait/backoff.go (delay,
-// backoffManager.Step: the reset), client-go transport/cache.go (dial Timeout 30 s); Linux
-// net.ipv4.tcp_syn_retries (6) and TCP_TIMEOUT_INIT (1 s).
+// upstream: client-go tools/cache/reflector.go (RunWithContext: delayHandler.Until, one
+// backoffManager step after the lost watch; defaultBackoffInit, defaultBackoffMax,
+// defaultBackoffFactor, defaultBackoffJitter; watchList: another watch list after an empty
+// watch), rest/request.go Watch (a timeout is retried; after the retries an empty watch),
+// rest/with_retry.go (maxRetries 10, retryAfterResponse: 1 s), apimachinery
+// util/wait/backoff.go (delay; exponentialBackoffManagerImpl, 1.18's: its reset clock set
+// at every step), client-go transport/cache.go (dial Timeout 30 s); Linux
+// net.ipv4.tcp_syn_retries (6) and TCP_TIMEOUT_INIT (1 s). A cut that refuses connections
+// (EHOSTUNREACH) rather than dropping them makes a 1.37 kube-proxy fall back to a LIST: not
+// modelled.
 const (
-	reflectorBackoffInit  = Time(800 * time.Millisecond)
-	reflectorBackoffMax   = Time(30 * time.Second)
-	reflectorBackoffReset = Time(2 * time.Minute)
-	dialTimeout           = Time(30 * time.Second)
+	reflectorBackoffInit = Time(800 * time.Millisecond)
+	reflectorBackoffMax  = Time(30 * time.Second)
+	dialTimeout          = Time(30 * time.Second)
 	// watchRetryAfter and watchTries are the REST client's retries of a watch that timed
 	// out: 1 s apart, 11 tries in all; watchRound is the time of those 11 tries.
 	watchRetryAfter = Time(time.Second)
@@ -66,24 +69,17 @@ func reconnectAfterLoss(m Mode, lost, back Time, jitter func() float64) Time {
 	if back < lost {
 		panic(fmt.Sprintf("sim: reconnect: back at %v before the connection was lost at %v", back, lost))
 	}
-	if m == ModeEndpoints && back-lost > retriesFollowed {
-		// The tries of a long cut are a renewal process (the backoff starts again every
-		// two minutes), whose last hour is as random as the whole: they are followed from
-		// a start an hour before the return, so that a cut of weeks costs no more than
-		// one of an hour.
-		lost = back - retriesFollowed
-	}
-	// The backoff as Backoff.Step makes it: the delay doubles until it reaches the cap, and
-	// stays there. DelayWithReset starts it again from the first delay at a draw more than
-	// reflectorBackoffReset after its last start (the reflector's creation, long before, so
-	// the first draw starts it; then every two minutes of failures).
+	// The reflector's backoff as Backoff.Step makes it, from its first delay: it doubles until
+	// it reaches the cap, and stays there.
 	delay, capped := reflectorBackoffInit, false
-	lastReset := lost - reflectorBackoffReset - 1
+	if m == ModeEndpoints && back-lost > retriesFollowed {
+		// After a few minutes the tries of a long cut repeat at the capped delay, with
+		// their jitter: they are followed from an hour before the return, so that a cut of
+		// weeks costs no more than one of an hour.
+		lost, delay, capped = back-retriesFollowed, reflectorBackoffMax, true
+	}
 	t := lost
 	for {
-		if t-lastReset > reflectorBackoffReset {
-			delay, capped, lastReset = reflectorBackoffInit, false, t
-		}
 		d := delay
 		if !capped {
 			if delay *= 2; delay > reflectorBackoffMax {

@@ -8,7 +8,7 @@ import (
 // TestReconnectAfterLoss follows a kube-proxy's tries with no jitter: 0.8 s after the loss
 // the first, each a 30 s dial (SYNs 0, 1, 3, 7, 15 s in); for EndpointSlices watch lists,
 // 1 s apart but after every eleventh; for Endpoints a LIST, then the delays 1.6, 3.2,
-// 6.4 s …, which start again from 0.8 s two minutes after they last did.
+// 6.4 s …, never started again while it tries.
 func TestReconnectAfterLoss(t *testing.T) {
 	s := func(x float64) Time { return Time(x * float64(time.Second)) }
 	noJitter := func() float64 { return 0 }
@@ -33,9 +33,9 @@ func TestReconnectAfterLoss(t *testing.T) {
 		{"a hundred rounds later", ModeEndpointSlices, s(45), s(34050.8), s(34052.8)},
 		// One LIST a try: dials at 45.8 and 77.4 s (SYNs 77.4, 78.4, 80.4, 84.4, 92.4).
 		{"Endpoints: the backoff between LISTs", ModeEndpoints, s(45), s(90), s(92.4)},
-		// Tries at 0.8, 32.4, 65.6 and 102 s; at 132 s two minutes have passed since the
-		// backoff started, so it starts again: 0.8 s, not 12.8 s.
-		{"Endpoints: the backoff starts again after two minutes", ModeEndpoints, 0, s(132.5), s(132.8)},
+		// Tries at 0.8, 32.4, 65.6 and 102 s; the next 12.8 s after 132 s: the backoff
+		// starts again only after two minutes without a try (1.18's backoff manager).
+		{"Endpoints: the backoff does not start again", ModeEndpoints, 0, s(132.5), s(144.8)},
 	} {
 		if got := reconnectAfterLoss(tc.m, tc.lost, tc.back, noJitter); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
@@ -130,27 +130,45 @@ func TestKubeProxiesGetThroughAfterTheirRetries(t *testing.T) {
 }
 
 // TestFailingAgainWhileGettingThrough: a node that fails again before its kube-proxies got
-// through keeps the mark of its first failure, so that they go on retrying from the
-// connection lost then (and list again), rather than resume as if just cut off.
+// through keeps, for each mode still getting through, the mark of its first failure, so
+// that its retries go on from the connection lost then; a mode through already is marked
+// afresh. A kube-proxy started afresh meanwhile (an upgrade) is through, and its pending
+// return does not count it twice.
 func TestFailingAgainWhileGettingThrough(t *testing.T) {
 	cfg := testConfig(5, 5)
 	e, err := newEngine(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	slices, endpoints := modeIndex(ModeEndpointSlices), modeIndex(ModeEndpoints)
 	e.failNode(0)
 	first := e.watchMarks[0].at
 	e.now += Time(90 * time.Second)
 	evNodeRecover{node: 0, epoch: e.nodeEpoch[0]}.apply(e)
-	if !e.proxyAway[0][0] || !e.proxyAway[1][0] || e.api.proxies != [2]int{4, 4} {
-		t.Fatalf("just back: away %v %v, %v watching; want both still getting through", e.proxyAway[0][0], e.proxyAway[1][0], e.api.proxies)
+	if !e.proxyAway[slices][0] || !e.proxyAway[endpoints][0] || e.api.proxies != [2]int{4, 4} {
+		t.Fatalf("just back: away %v %v, %v watching; want both still getting through", e.proxyAway[slices][0], e.proxyAway[endpoints][0], e.api.proxies)
 	}
+	pending := evProxyBack{node: 0, mode: ModeEndpointSlices, epoch: e.nodeEpoch[0], mark: e.watchMarks[0]}
+	e.now += Time(2 * time.Second)
+	pending.apply(e) // EndpointSlices' kube-proxy through; Endpoints' not yet
 	e.now += Time(time.Second)
 	e.failNode(0)
-	if m, ok := e.watchMarks[0]; !ok || m.at != first {
-		t.Errorf("failed again while getting through: mark at %v (%v), want the first failure's %v", m.at, ok, first)
+	m := e.watchMarks[0]
+	if m.at[endpoints] != first[endpoints] || m.at[slices] != e.now {
+		t.Errorf("failed again: marks at %v, want Endpoints' first (%v) and EndpointSlices' now (%v)", m.at, first[endpoints], e.now)
 	}
 	if e.api.proxies != [2]int{4, 4} {
-		t.Errorf("failed again: %v kube-proxies watching, want 4 each (not counted out twice)", e.api.proxies)
+		t.Errorf("failed again: %v kube-proxies watching, want 4 each (none counted out twice)", e.api.proxies)
+	}
+	e.now += Time(90 * time.Second)
+	evNodeRecover{node: 0, epoch: e.nodeEpoch[0]}.apply(e)
+	late := evProxyBack{node: 0, mode: ModeEndpoints, epoch: e.nodeEpoch[0], mark: e.watchMarks[0]}
+	e.rewatch(0, true) // upgraded: its kube-proxies start afresh
+	if e.api.proxies != [2]int{5, 5} {
+		t.Errorf("started afresh: %v kube-proxies watching, want 5 each", e.api.proxies)
+	}
+	late.apply(e)
+	if e.api.proxies != [2]int{5, 5} {
+		t.Errorf("a return pending from before the restart: %v kube-proxies watching, want 5 each", e.api.proxies)
 	}
 }

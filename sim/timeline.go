@@ -415,10 +415,8 @@ func (e *Engine) failNode(i int) {
 	}
 	e.nodeEpoch[i]++
 	e.nodeDown[i] = true
+	e.markWatch(i)
 	e.proxiesAway(i)
-	if _, reconnecting := e.watchMarks[i]; !reconnecting {
-		e.markWatch(i)
-	}
 	for _, p := range e.podsOnNode[i] {
 		// Its kubelet writes nothing more: the pod's pending kubelet events (start, ready,
 		// available, stop, removal) are void, and come again when the node is back.
