@@ -218,3 +218,40 @@ func TestWatchGzipMember(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchGzipShared checks WatchGzipSharedBytes against EndpointSlice watch events of 1 to
+// 100 endpoints written into one member eight at a time: what the second to eighth add.
+func TestWatchGzipShared(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	proto := newWireOracle(t, Protobuf)
+	for _, n := range []int{1, 2, 5, 10, 20, 50, 100} {
+		sizes := make([]int, 40)
+		for i := range sizes {
+			sizes[i] = n
+		}
+		slices, _ := compressionCluster(rng, sizes, 5000)
+		var events [][]byte
+		for _, s := range slices {
+			events = append(events, proto.watchEventBytes(t, k8sSlice(s), discoveryGV, EventModified))
+		}
+		var added, modelled int64
+		for i := 0; i+8 <= len(events); i += 8 {
+			var member []byte
+			for _, ev := range events[i : i+8] {
+				member = append(member, ev...)
+			}
+			added += int64(gzipMember(t, member) - gzipMember(t, events[i]))
+			for _, ev := range events[i+1 : i+8] {
+				modelled += WatchGzipSharedBytes(int64(len(ev)))
+			}
+		}
+		t.Logf("%d endpoints: the 2nd to 8th events of members add %d B, modelled %d B", n, added, modelled)
+		if d := math.Abs(float64(modelled-added)) / float64(added); d > 0.04 {
+			t.Errorf("%d endpoints: modelled %d B, measured %d B (%.1f%% off)", n, modelled, added, 100*d)
+		}
+		// An event in a member is cheaper than one that begins its own.
+		if ev := int64(len(events[0])); WatchGzipSharedBytes(ev) >= WatchGzipMemberBytes(ev) {
+			t.Errorf("%d endpoints: a shared event %d B, its own member %d B", n, WatchGzipSharedBytes(ev), WatchGzipMemberBytes(ev))
+		}
+	}
+}

@@ -371,7 +371,14 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 			z = min(a.watchLists[modeIndex(c.mode)].live(e.now), n)
 		}
 		if z > 0 {
-			fanout += mulChecked(model.WatchGzipMemberBytes(ev), z) + mulChecked(ev, n-z)
+			// A member of its own, or, when the events back up (the one before it is
+			// still on its way: the watcher's channel is not empty), a part of the
+			// member they began.
+			gz := model.WatchGzipMemberBytes(ev)
+			if a.net.backedUp(c.mode) {
+				gz = model.WatchGzipSharedBytes(ev)
+			}
+			fanout += mulChecked(gz, z) + mulChecked(ev, n-z)
 			gzipBytes += mulChecked(ev, z)
 		} else {
 			fanout += mulChecked(ev, n) // -1 on overflow: the collector reports it

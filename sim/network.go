@@ -188,6 +188,19 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers int64, liste
 	return d
 }
 
+// backedUp reports whether mode m's watchers still have an event on its way now: the
+// handler of a watch writes the next event before the one before is through, and the API
+// server's gzip writer does not flush between them (apiserver endpoints/handlers/watch.go
+// HandleHTTP: flush when len(ch) == 0). Without the network model, never.
+func (n *network) backedUp(m Mode) bool {
+	if !n.enabled {
+		return false
+	}
+	q := &n.queues[modeIndex(m)]
+	q.drain(n.e.now)
+	return q.pending.len() > 0
+}
+
 // record adds a commit that no watcher receives to mode m's watch cache history (the cache
 // holds every event of the resource).
 func (n *network) record(m Mode) {

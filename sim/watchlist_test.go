@@ -104,3 +104,38 @@ func TestWatchListTimeouts(t *testing.T) {
 		t.Errorf("after endAll: %d live", got)
 	}
 }
+
+// TestBackedUpEventsShareAMember: when the events back up on their way to the watchers (a
+// slow network), the gzipped kube-proxy gets those written while one is still on its way in
+// the member it began: the phase's fan-out lies between all shared and all members of their
+// own, below the latter.
+func TestBackedUpEventsShareAMember(t *testing.T) {
+	cfg := testConfig(10, 20)
+	cfg.Network = NetworkConfig{Enabled: true, NodeIngressBitsPerSec: 2e5}
+	cfg.APIServer.EgressBitsPerSec = 1e9
+	cfg.Timeline = []Action{
+		{Name: "create", Kind: ActionCreate},
+		{Name: "away", Kind: ActionFailNodes, Nodes: 1, Duration: time.Minute},
+		{Name: "soon", Kind: ActionRestartPods, Pods: 10},
+	}
+	res, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shared, own int64
+	for _, w := range res.Writes {
+		if w.Phase == "soon" && w.Mode == ModeEndpointSlices && w.Outcome == "ok" {
+			shared += w.EventBytes*(w.Watchers-1) + model.WatchGzipSharedBytes(w.EventBytes)
+			own += w.EventBytes*(w.Watchers-1) + model.WatchGzipMemberBytes(w.EventBytes)
+		}
+	}
+	var got int64
+	for i := range res.Phases {
+		if res.Phases[i].Name == "soon" {
+			got = res.Phases[i].Mode(ModeEndpointSlices).FanoutBytes
+		}
+	}
+	if !(shared <= got && got < own) {
+		t.Errorf("%d bytes fanned out; want from %d (every event in a shared member) to below %d (each its own)", got, shared, own)
+	}
+}
