@@ -185,17 +185,24 @@ func TestRelistGzipRatios(t *testing.T) {
 	}
 }
 
+// slicesOfSize returns the EndpointSlices of count Services of n pods each (n ≤ 100: one
+// slice a Service), over 5,000 nodes (compressionCluster).
+func slicesOfSize(rng *rand.Rand, n, count int) []*EndpointSlice {
+	sizes := make([]int, count)
+	for i := range sizes {
+		sizes[i] = n
+	}
+	slices, _ := compressionCluster(rng, sizes, 5000)
+	return slices
+}
+
 // TestWatchGzipMember checks WatchGzipMemberBytes against EndpointSlice watch events of 1
 // to 100 endpoints, each encoded by the real serializer and gzipped as a member of its own.
 func TestWatchGzipMember(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	proto := newWireOracle(t, Protobuf)
 	for _, n := range []int{1, 2, 5, 10, 20, 50, 100} {
-		sizes := make([]int, 30)
-		for i := range sizes {
-			sizes[i] = n
-		}
-		slices, _ := compressionCluster(rng, sizes, 5000)
+		slices := slicesOfSize(rng, n, 30)
 		for _, typ := range []EventType{EventModified, EventDeleted} {
 			var events, members, modelled int64
 			for _, s := range slices {
@@ -225,11 +232,7 @@ func TestWatchGzipShared(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	proto := newWireOracle(t, Protobuf)
 	for _, n := range []int{1, 2, 5, 10, 20, 50, 100} {
-		sizes := make([]int, 40)
-		for i := range sizes {
-			sizes[i] = n
-		}
-		slices, _ := compressionCluster(rng, sizes, 5000)
+		slices := slicesOfSize(rng, n, 40)
 		var events [][]byte
 		for _, s := range slices {
 			events = append(events, proto.watchEventBytes(t, k8sSlice(s), discoveryGV, EventModified))
