@@ -97,7 +97,8 @@ type Engine struct {
 	nodeNamePrefix, nodeNameSuffix string
 	nodeNamesFormatted             bool
 	nodeDown                       []bool
-	// watchMarks holds, for each node down, where its kube-proxy stopped receiving.
+	// watchMarks holds, for each node down, or back with a kube-proxy still getting
+	// through, where its kube-proxies stopped receiving.
 	watchMarks map[int]watchMark
 	cordoned   []bool
 	podsOnNode [][]*podState
@@ -110,7 +111,8 @@ type Engine struct {
 	nodeLC *nodeLifecycle
 	// proxyAway says, per mode (modeIndex) and node, that the node's kube-proxy is not
 	// watching: its node is down, or back and its retries not through yet (allocated by
-	// the first failure). reconnects are the streams of the retries' jitter, per mode run.
+	// the first failure); the modes run only. reconnects are the streams of the retries'
+	// jitter, per mode run.
 	proxyAway  [2][]bool
 	reconnects [2]*rand.Rand
 

@@ -100,11 +100,12 @@ func (e *Engine) rewatchMode(i int, m Mode, restart bool, mark watchMark, had bo
 	e.api.resend(m, relist, replayed)
 }
 
-// proxiesAway takes node i's kube-proxies out of the watchers, in each mode, when its node
-// fails (one still getting through again from an earlier failure is out already). Call it
-// after markWatch, which tells them apart.
+// proxiesAway takes node i's kube-proxies out of the watchers, in each mode run, when its
+// node fails (one still getting through again from an earlier failure is out already).
+// Call it after markWatch, which tells them apart.
 func (e *Engine) proxiesAway(i int) {
-	for mi := range e.proxyAway {
+	for _, c := range e.ctls {
+		mi := modeIndex(c.mode)
 		if e.proxyAway[mi] == nil {
 			e.proxyAway[mi] = make([]bool, len(e.nodes))
 		}
@@ -117,19 +118,19 @@ func (e *Engine) proxiesAway(i int) {
 
 // proxiesBack is node i back from a failure: each of its kube-proxies watches again, at once
 // when it had not found its connection lost (down for less than connectionLostAfter), else
-// when its reflector's retries get through (reconnectAfterLoss). A kube-proxy of a mode not
-// run comes back at once (it receives nothing). While one is still getting through, the
-// node keeps its mark: should it fail again first, that kube-proxy's retries go on from the
-// connection it lost the first time (markWatch).
+// when its reflector's retries get through (reconnectAfterLoss). While one is still getting
+// through, the node keeps its mark: should it fail again first, that kube-proxy's retries go
+// on from the connection it lost the first time (markWatch).
 func (e *Engine) proxiesBack(i int) {
 	mark, had := e.watchMarks[i]
 	pending := false
-	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
+	for _, c := range e.ctls {
+		m := c.mode
 		mi := modeIndex(m)
 		if !e.proxyAway[mi][i] {
 			continue
 		}
-		if e.reconnects[mi] != nil && had && e.now-mark.at[mi] >= connectionLostAfter {
+		if had && e.now-mark.at[mi] >= connectionLostAfter {
 			at := reconnectAfterLoss(m, mark.at[mi]+connectionLostAfter, e.now, e.reconnects[mi].Float64)
 			e.schedule(at, evProxyBack{node: i, mode: m, epoch: e.nodeEpoch[i], mark: mark})
 			pending = true
@@ -147,9 +148,17 @@ func (e *Engine) proxyBack(i int, m Mode, mark watchMark, had bool) {
 	mi := modeIndex(m)
 	e.proxyAway[mi][i] = false
 	e.api.proxies[mi]++
-	if e.reconnects[mi] != nil {
-		e.rewatchMode(i, m, false, mark, had)
+	e.rewatchMode(i, m, false, mark, had)
+}
+
+// proxyAwayAt reports whether one of node i's kube-proxies is not watching.
+func (e *Engine) proxyAwayAt(i int) bool {
+	for _, away := range e.proxyAway {
+		if away != nil && away[i] {
+			return true
+		}
 	}
+	return false
 }
 
 // evProxyBack is a kube-proxy that lost its connection getting through again after its node
@@ -171,7 +180,7 @@ func (ev evProxyBack) apply(e *Engine) {
 		return
 	}
 	e.proxyBack(ev.node, ev.mode, ev.mark, true)
-	if !e.proxyAway[0][ev.node] && !e.proxyAway[1][ev.node] {
+	if !e.proxyAwayAt(ev.node) {
 		delete(e.watchMarks, ev.node)
 	}
 }

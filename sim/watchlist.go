@@ -12,9 +12,9 @@ import (
 // watch list, and keeps the watch list's response as its watch: the API server gzips that
 // whole response, so the live events that follow come gzipped too, each flushed as a gzip
 // member of its own (model.WatchGzipMemberBytes), or, when they back up, into the member
-// the ones before began (model.WatchGzipSharedBytes), until the watch's timeout ends it and
-// the kube-proxy watches again, uncompressed. A kube-proxy of Endpoints (before 1.19) lists with
-// a LIST and watches uncompressed. upstream: client-go tools/cache/reflector.go watchList
+// the ones before began (model.WatchGzipSharedBytes), until the watch's timeout ends it
+// and the kube-proxy watches again, uncompressed. A kube-proxy of Endpoints (before 1.19)
+// lists with a LIST and watches uncompressed. upstream: client-go tools/cache/reflector.go watchList
 // (TimeoutSeconds random in [minWatchTimeout, 2×minWatchTimeout]), watch (a new watch after
 // the timeout asks for no initial events); apiserver endpoints/handlers/watch.go
 // newWatchResponseWriter (gzip for a watch list request only).
