@@ -41,6 +41,9 @@ const (
 	maxReplicas = 1_000_000
 	maxPods     = 10_000_000
 	maxZones    = 1000
+	// defaultMilliCPU is the allocatable CPU of a node when no node's can be read: the
+	// scenario's default (scenarios.DefaultNodeMilliCPU).
+	defaultMilliCPU = 4000
 )
 
 // Upstream defaults the importer fills in where the API leaves a field out.
@@ -354,12 +357,21 @@ func (im *importer) cluster() *clusterShape {
 	perZone := map[string]int{}
 	regions := map[string]int{}
 	cpus := map[int64]int{}
-	noZone := 0
+	// noZone counts the nodes without a zone, badZone those of them whose label has a value
+	// the API server would not accept (firstBadZone the first such value), and noCPU the
+	// nodes with a status whose allocatable CPU is missing or unreadable (firstBadCPU the
+	// first value given).
+	noZone, badZone, noCPU := 0, 0, 0
+	var firstBadZone, firstBadCPU string
 	var lengths []string
 	for _, n := range o.nodes {
 		z := cmp.Or(n.Metadata.Labels[zoneLabel], n.Metadata.Labels[zoneLabelBeta])
 		if z == "" || len(z) > 63 || !labelValueExpr.MatchString(z) {
 			noZone++
+			if z != "" {
+				badZone++
+				firstBadZone = cmp.Or(firstBadZone, z)
+			}
 		} else {
 			perZone[z]++
 		}
@@ -368,16 +380,27 @@ func (im *importer) cluster() *clusterShape {
 		}
 		if c, ok := parseMilliCPU(n.Status.Allocatable["cpu"]); ok {
 			cpus[c]++
+		} else if len(n.Status.Conditions) > 0 || len(n.Status.Allocatable) > 0 {
+			// (A node without status had it left out of the input: nothing to say.)
+			noCPU++
+			firstBadCPU = cmp.Or(firstBadCPU, n.Status.Allocatable["cpu"])
 		}
 		lengths = append(lengths, n.Metadata.Name)
 	}
 	cl.zones = slices.Sorted(maps.Keys(perZone))
 	switch {
+	case len(cl.zones) == 0 && badZone > 0:
+		cl.zones = []string{""}
+		im.notef("no node has a valid %s label (%d have one whose value is not a label value, such as %q): the scenario's nodes have no zone either (zones: [\"\"])",
+			zoneLabel, badZone, firstBadZone)
 	case len(cl.zones) == 0:
 		// As in the cluster: the nodes carry no zone, nor do their endpoints (a zone would
 		// add some 13 bytes to every endpoint of every slice).
 		cl.zones = []string{""}
 		im.notef("no node has a %s label: the scenario's nodes have none either (zones: [\"\"])", zoneLabel)
+	case badZone > 0:
+		im.notef("%d nodes without a valid %s label (%d of them with a value that is not a label value, such as %q) are spread over the zones",
+			noZone, zoneLabel, badZone, firstBadZone)
 	case noZone > 0:
 		im.notef("%d nodes without a %s label are spread over the zones", noZone, zoneLabel)
 	}
@@ -402,9 +425,20 @@ func (im *importer) cluster() *clusterShape {
 	if len(regions) > 1 {
 		im.detail("nodes are in several regions; the scenario has one", "nodes are in %d regions; the scenario has one, %s", len(regions), cl.region)
 	}
-	cl.milliCPU = mostCommon(cpus, 4000)
+	cl.milliCPU = mostCommon(cpus, defaultMilliCPU)
 	if len(cpus) > 1 {
 		im.notef("nodes have %d different allocatable CPU sizes; every node gets the most common, %dm", len(cpus), cl.milliCPU)
+	}
+	switch given := firstBadCPU != ""; {
+	case noCPU == 0:
+	case len(cpus) == 0 && given:
+		im.notef("no node has an allocatable CPU the importer reads (such as %q): every node gets %dm", firstBadCPU, cl.milliCPU)
+	case len(cpus) == 0:
+		im.notef("no node's status lists its allocatable CPU: every node gets %dm", cl.milliCPU)
+	case given:
+		im.notef("%d nodes have no allocatable CPU the importer reads (such as %q): they get %dm too", noCPU, firstBadCPU, cl.milliCPU)
+	default:
+		im.notef("%d nodes' status lists no allocatable CPU: they get %dm too", noCPU, cl.milliCPU)
 	}
 	cl.nodeNameFormat = nameFormat(lengths)
 	return cl

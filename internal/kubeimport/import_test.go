@@ -1096,3 +1096,58 @@ func TestImportDaemonSetNotOnEveryNode(t *testing.T) {
 		}
 	}
 }
+
+// TestImportNodeValuesNoted: a node value the importer cannot read is noted with what
+// stands for it. A zone label whose value is not a label value was noted as no label at
+// all, and an allocatable CPU of "-4" or "abc" became 4000m without a note.
+func TestImportNodeValuesNoted(t *testing.T) {
+	node := func(name, zone, status string) string {
+		labels := ""
+		if zone != "" {
+			labels = `,"labels":{"topology.kubernetes.io/zone":"` + zone + `"}`
+		}
+		return `{"kind":"Node","metadata":{"name":"` + name + `"` + labels + `}` + status + `}` + "\n"
+	}
+	cpu := func(q string) string { return `,"status":{"allocatable":{"cpu":"` + q + `"}}` }
+	for _, tc := range []struct {
+		name, nodes string
+		zones       []string
+		milliCPU    int64
+		note        string // "" for none
+	}{
+		{"every zone value invalid", node("n0", "zé", cpu("4")) + node("n1", "zé", cpu("4")),
+			[]string{""}, 4000, `no node has a valid topology.kubernetes.io/zone label (2 have one whose value is not a label value, such as "zé")`},
+		{"one zone value invalid", node("n0", "a", cpu("4")) + node("n1", "b", cpu("4")) + node("n2", "-x-", cpu("4")),
+			[]string{"a", "b"}, 4000, `1 nodes without a valid topology.kubernetes.io/zone label (1 of them with a value that is not a label value, such as "-x-")`},
+		{"no zone label", node("n0", "", cpu("4")), []string{""}, 4000, "no node has a topology.kubernetes.io/zone label"},
+		{"every CPU unreadable", node("n0", "a", cpu("-4")) + node("n1", "b", cpu("abc")),
+			[]string{"a", "b"}, defaultMilliCPU, `no node has an allocatable CPU the importer reads (such as "-4"): every node gets 4000m`},
+		{"one CPU unreadable", node("n0", "a", cpu("8")) + node("n1", "b", cpu("abc")),
+			[]string{"a", "b"}, 8000, `1 nodes have no allocatable CPU the importer reads (such as "abc"): they get 8000m too`},
+		{"no CPU in a status", node("n0", "a", `,"status":{"allocatable":{"memory":"1Gi"}}`),
+			[]string{"a"}, defaultMilliCPU, "no node's status lists its allocatable CPU: every node gets 4000m"},
+		{"no status", node("n0", "a", "") + node("n1", "b", ""), []string{"a", "b"}, defaultMilliCPU, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, sc := importText(t, tc.nodes+`{"kind":"Service","metadata":{"name":"web","namespace":"a"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}`)
+			if c := sc.Config.Cluster; !slices.Equal(c.Zones, tc.zones) || c.NodeMilliCPU != tc.milliCPU {
+				t.Errorf("zones %q, %dm a node; want %q, %dm\n%s", c.Zones, c.NodeMilliCPU, tc.zones, tc.milliCPU, res.YAML)
+			}
+			var nodeNotes []string
+			for _, n := range res.Notes {
+				if strings.Contains(n, "node") {
+					nodeNotes = append(nodeNotes, n)
+				}
+			}
+			switch {
+			case tc.note == "" && len(nodeNotes) > 0:
+				t.Errorf("notes %q, want none about nodes", nodeNotes)
+			case tc.note != "" && !slices.ContainsFunc(nodeNotes, func(n string) bool { return strings.Contains(n, tc.note) }):
+				t.Errorf("notes %q lack %q", res.Notes, tc.note)
+			}
+		})
+	}
+	if defaultMilliCPU != scenarios.DefaultNodeMilliCPU {
+		t.Errorf("defaultMilliCPU %d, the scenario's default %d", defaultMilliCPU, scenarios.DefaultNodeMilliCPU)
+	}
+}
