@@ -354,11 +354,13 @@ func egressFinding(s *Summary, dense []sim.Bucket, capacity float64) (title, sub
 		subtitle += ", all replicas, against their " + formatSI(capacity, "B/s") + " capacity"
 	}
 	subtitle += " · " + runContext(s)
-	saturated := map[sim.Mode]int{}
+	// Seconds at capacity: a bucket counts for its whole width, as a coarse bucket (runs
+	// longer than sim.MaxSeriesBuckets seconds) stands for that many seconds at its average.
+	saturated := map[sim.Mode]int64{}
 	for _, b := range dense {
 		for _, m := range s.Modes {
 			if capacity > 0 && egressPerSecond(b, m) >= 0.99*capacity {
-				saturated[m]++
+				saturated[m] += b.Seconds()
 			}
 		}
 	}

@@ -134,3 +134,36 @@ func TestChartsDeterministicSVG(t *testing.T) {
 		t.Error("two renders of the same results differ")
 	}
 }
+
+// TestEgressFindingCoarseBuckets checks the time at capacity in the egress chart's title on a
+// run longer than sim.MaxSeriesBuckets seconds, where the dense series has 2-second buckets:
+// each saturated bucket stands for 2 s, so 100 saturated seconds must read 1m40s, not the 50
+// buckets (cluster-day read 3h32m for 7h4m at capacity).
+func TestEgressFindingCoarseBuckets(t *testing.T) {
+	res := fixtureResults()
+	res.EgressCapacityBytesPerSec = 1_000_000
+	res.Series = nil
+	for s := int64(0); s < 100; s++ { // saturated seconds 0..99: 50 two-second buckets
+		res.Series = append(res.Series, sim.Bucket{Second: s,
+			Endpoints:      sim.BucketMode{Writes: 1, FanoutBytes: 1_000_000},
+			EndpointSlices: sim.BucketMode{Writes: 1, FanoutBytes: 1_000}})
+	}
+	// Seconds 1000..1003 saturated for EndpointSlices only: 2 buckets, 4 s.
+	for s := int64(1000); s < 1004; s++ {
+		res.Series = append(res.Series, sim.Bucket{Second: s,
+			EndpointSlices: sim.BucketMode{Writes: 1, FanoutBytes: 1_000_000}})
+	}
+	res.Series = append(res.Series, sim.Bucket{Second: 2*sim.MaxSeriesBuckets - 1,
+		Endpoints: sim.BucketMode{Writes: 1, FanoutBytes: 1}})
+	dense := DenseSeries(res.Series)
+	if w := dense[0].Seconds(); w != 2 {
+		t.Fatalf("dense buckets are %d s wide, want 2 (the case under test)", w)
+	}
+	c, err := EgressChart(NewSummary(res, nil), dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Egress at capacity: Endpoints for 1m40s, EndpointSlices for 4s"; c.Title != want {
+		t.Errorf("title %q, want %q", c.Title, want)
+	}
+}
