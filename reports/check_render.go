@@ -7,16 +7,18 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // FormatFigure formats a figure's value for people: counts with thousands separators, bytes
-// in SI units, seconds as a duration to the millisecond, ratios with up to 3 decimals and ×.
+// in SI units, seconds as a duration (3 significant digits below a second, to the millisecond
+// from a second up), ratios with up to 3 decimals and ×.
 func FormatFigure(kind FigureKind, v float64) string {
 	switch kind {
 	case KindBytes:
 		return FormatBytes(int64(math.Round(v)))
 	case KindSeconds:
-		return FormatSeconds(v)
+		return formatFigureSeconds(v)
 	case KindRatio:
 		return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64) + "×"
 	case KindCount:
@@ -25,6 +27,26 @@ func FormatFigure(kind FigureKind, v float64) string {
 		}
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// formatFigureSeconds formats seconds as a Go duration: to the millisecond from a second up,
+// as FormatSeconds does, and with 3 significant digits below ("107µs", "9.47ms", "400ns"):
+// CPU time and latencies of a fraction of a millisecond are common figures, and rounded to
+// the millisecond a change of +94% read "0s → 0s".
+func formatFigureSeconds(s float64) string {
+	d := secondsDuration(s)
+	abs := d
+	if abs < 0 {
+		abs = -abs // not MinInt64: that is far above a second
+	}
+	if abs >= time.Second || abs < 0 {
+		return d.Round(time.Millisecond).String()
+	}
+	unit := time.Duration(1)
+	for unit*1000 <= abs {
+		unit *= 10
+	}
+	return d.Round(unit).String()
 }
 
 // budgetText formats a budget's bounds: "≤ 2.0 TB", "≥ 50×", "4.0 GB .. 10.0 GB".

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -343,5 +344,58 @@ FAIL: ` + strconv.Itoa(n) + ` figures checked in 2 scenarios: 1 regression (--ve
 `
 	if buf.String() != want {
 		t.Errorf("table\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
+// TestCheckTableSmallSeconds checks a regression of a sub-millisecond figure shows both
+// values: rounded to the millisecond, kubeProxyDecodeCPUSeconds 0.000107 → 0.000208 (+94%)
+// read "0s 0s". Reference: `sim check quick --set controlPlane.maxEndpointsPerSlice=500`.
+func TestCheckTableSmallSeconds(t *testing.T) {
+	s := NewSummary(fixtureResults(), nil)
+	const name = "create.endpointslices.kubeProxyDecodeCPUSeconds"
+	base := NewBaseline(s)
+	base.Figures[name] = 0.000107
+	s.Phases[0].EndpointSlices.KubeProxyDecodeCPUSeconds = 0.000208
+	var row *CheckRow
+	rows := CompareBaseline(s, base, CheckOptions{Tolerance: 0.01})
+	for i := range rows {
+		if rows[i].Figure == name {
+			row = &rows[i]
+		}
+	}
+	if row == nil {
+		t.Fatalf("no row for %s", name)
+	}
+	r := &CheckReport{TolerancePercent: 1, Scenarios: []ScenarioCheck{{Scenario: "quick", File: "x.yaml", Seed: 1, Baseline: "b.json", Rows: []CheckRow{*row}}}}
+	var buf bytes.Buffer
+	if err := WriteCheckTable(&buf, r, true); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`REGRESSION +` + regexp.QuoteMeta(name) + ` +107µs +208µs +\+94\.39%`).MatchString(buf.String()) {
+		t.Errorf("table\n%s\nwant a row %s 107µs 208µs +94.39%%", buf.String(), name)
+	}
+}
+
+// TestFormatFigureSeconds checks seconds keep 3 significant digits below a second and the
+// millisecond from a second up (values picked by hand around each unit's edge).
+func TestFormatFigureSeconds(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{0, "0s"},
+		{4e-7, "400ns"},
+		{1.234e-6, "1.23µs"},
+		{0.000107, "107µs"},
+		{-0.000208, "-208µs"},
+		{0.0094712, "9.47ms"},
+		{0.4981, "498ms"},
+		{0.9996, "1s"},
+		{1.2964, "1.296s"},
+		{125.5, "2m5.5s"},
+	} {
+		if got := FormatFigure(KindSeconds, tc.v); got != tc.want {
+			t.Errorf("FormatFigure(KindSeconds, %g) = %q, want %q", tc.v, got, tc.want)
+		}
 	}
 }
