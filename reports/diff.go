@@ -25,8 +25,9 @@ const (
 // DiffOptions tune a comparison of two runs.
 type DiffOptions struct {
 	// FailOn is the relative change (a fraction, 0.05 = 5%) past which a figure fails the
-	// diff; 0 means no figure fails. A figure that appears, disappears or moves from 0 fails
-	// too when FailOn is set.
+	// diff; 0 means no figure fails. A figure that moves from 0 fails too when FailOn is
+	// set. A figure only one run has (a mode or phase the other did not run) is not a
+	// change: it never fails, and is counted apart (DiffCounts.New and Gone).
 	FailOn float64
 	// Floor is an absolute change at or below which a figure never fails, so that a count
 	// going from 2 to 3 is not a +50% failure.
@@ -144,11 +145,9 @@ func (d *DiffRow) judge(opt DiffOptions) {
 	switch {
 	case d.A == nil:
 		d.Verdict = DiffNew
-		d.Failed = opt.FailOn > 0
 		return
 	case d.B == nil:
 		d.Verdict = DiffGone
-		d.Failed = opt.FailOn > 0
 		return
 	}
 	a, b := *d.A, *d.B
@@ -180,12 +179,15 @@ func (d *DiffRow) sortKey() float64 {
 
 // DiffCounts counts the rows of a diff by verdict.
 type DiffCounts struct {
-	Figures int `json:"figures"`
-	Changed int `json:"changed"`
-	Failed  int `json:"failed"`
-	New     int `json:"new"`
-	Gone    int `json:"gone"`
-	Same    int `json:"same"`
+	// Figures is every row; Compared those both runs have (Figures − New − Gone), the only
+	// ones that can change or fail.
+	Figures  int `json:"figures"`
+	Compared int `json:"compared"`
+	Changed  int `json:"changed"`
+	Failed   int `json:"failed"`
+	New      int `json:"new"`
+	Gone     int `json:"gone"`
+	Same     int `json:"same"`
 }
 
 // Counts counts the rows of r.
@@ -207,25 +209,29 @@ func (r *DiffReport) Counts() DiffCounts {
 			c.Same++
 		}
 	}
+	c.Compared = c.Figures - c.New - c.Gone
 	return c
 }
 
-// String says what the counts amount to: "12 changed (3 past the threshold), 40 same".
+// String says what the counts amount to: "12 changed (3 past the threshold), 40 unchanged",
+// then, apart, the figures only one run has, which were not compared: "; 245 only in A".
 func (c DiffCounts) String() string {
-	var parts []string
-	changed := plural(c.Changed, "figure") + " changed"
+	changed := formatCount(int64(c.Changed)) + " changed"
 	if c.Failed > 0 {
 		changed += fmt.Sprintf(" (%s past the threshold)", formatCount(int64(c.Failed)))
 	}
-	parts = append(parts, changed)
-	if c.New > 0 {
-		parts = append(parts, formatCount(int64(c.New))+" only in B")
-	}
+	out := changed + ", " + formatCount(int64(c.Same)) + " unchanged"
+	var apart []string
 	if c.Gone > 0 {
-		parts = append(parts, formatCount(int64(c.Gone))+" only in A")
+		apart = append(apart, formatCount(int64(c.Gone))+" only in A")
 	}
-	parts = append(parts, formatCount(int64(c.Same))+" unchanged")
-	return strings.Join(parts, ", ")
+	if c.New > 0 {
+		apart = append(apart, formatCount(int64(c.New))+" only in B")
+	}
+	if len(apart) > 0 {
+		out += "; " + strings.Join(apart, ", ") + " (not compared)"
+	}
+	return out
 }
 
 // changeText is the CHANGE column of a row.
@@ -275,7 +281,7 @@ func WriteDiffTable(w io.Writer, r *DiffReport, all bool) error {
 	if c.Failed > 0 {
 		outcome = "FAIL"
 	}
-	fmt.Fprintf(ew, "\n%s: %s compared: %s\n", outcome, plural(c.Figures, "figure"), c)
+	fmt.Fprintf(ew, "\n%s: %s compared: %s\n", outcome, plural(c.Compared, "figure"), c)
 	return ew.err
 }
 

@@ -2,8 +2,11 @@ package reports
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
+
+	"epsim/sim"
 )
 
 // diffPair is two one-phase summaries differing in chosen figures.
@@ -63,21 +66,57 @@ func TestDiffVerdicts(t *testing.T) {
 	}
 }
 
+// TestDiffMissingPhase: a phase renamed in B is gone from A's side and new in B's; those
+// figures are listed (lower case, not failed) and counted apart, not as changes, even with
+// --fail-on set.
 func TestDiffMissingPhase(t *testing.T) {
 	a, b := diffPair(func(*ModeSummary) {})
 	b.Phases[0].Name = "other"
 	r := DiffSummaries(a, b, "a", "b", DiffOptions{FailOn: 0.5})
 	c := r.Counts()
-	if c.New == 0 || c.New != c.Gone || c.Failed != c.New+c.Gone {
-		t.Fatalf("counts %+v: want the renamed phase's figures gone from A and new in B, all failing", c)
+	if c.New == 0 || c.New != c.Gone || c.Failed != 0 || c.Changed != 0 || c.Compared != c.Figures-c.New-c.Gone {
+		t.Fatalf("counts %+v: want the renamed phase's figures gone from A and new in B, none failing", c)
 	}
 	var buf bytes.Buffer
 	if err := WriteDiffTable(&buf, r, false); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"GONE", "NEW", "flip.endpoints.syncs", "other.endpoints.syncs", "FAIL:"} {
+	for _, want := range []string{"gone", "new", "flip.endpoints.syncs", "other.endpoints.syncs", "\nok: "} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+// TestDiffOneModeOnly: B ran one mode, A both (sim run --mode endpoints). The EndpointSlices
+// and ratio figures are only in A: not changes, not past --fail-on, said as "only in A";
+// the common figures are compared as usual. It read "0 figures changed (N past the
+// threshold), N only in A" and failed.
+func TestDiffOneModeOnly(t *testing.T) {
+	a, b := diffPair(func(*ModeSummary) {})
+	b.Modes = []sim.Mode{sim.ModeEndpoints}
+	b.Phases[0].EndpointSlices, b.Total.EndpointSlices = nil, nil
+	b.Phases[0].Endpoints.FanoutBytes = 1200 // +20%, past 5%
+	r := DiffSummaries(a, b, "a", "b", DiffOptions{FailOn: 0.05})
+	c := r.Counts()
+	if c.Gone == 0 || c.New != 0 {
+		t.Fatalf("counts %+v: want figures only in A", c)
+	}
+	if c.Failed != 1 || c.Changed != 1 || c.Compared != c.Figures-c.Gone {
+		t.Errorf("counts %+v: want 1 changed and failed (flip.endpoints.fanoutBytes) of %d compared", c, c.Figures-c.Gone)
+	}
+	var buf bytes.Buffer
+	if err := WriteDiffTable(&buf, r, false); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("\nFAIL: %d figures compared: 1 changed (1 past the threshold), %d unchanged; %d only in A (not compared)\n",
+		c.Compared, c.Compared-1, c.Gone)
+	if !strings.HasSuffix(buf.String(), want) {
+		t.Errorf("table\n%s\nwant it to end with %q", buf.String(), want)
+	}
+	for _, row := range r.Rows {
+		if row.B == nil && (row.Failed || row.Verdict != DiffGone) {
+			t.Errorf("row %+v only in A: want verdict gone, not failed", row)
 		}
 	}
 }

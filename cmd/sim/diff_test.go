@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,6 +125,64 @@ func TestDiffRealRuns(t *testing.T) {
 	te = realEnv()
 	if code := te.main([]string{"diff", a, a, "--fail-on", "0.01%"}); code != exitOK {
 		t.Errorf("a run diffed with itself: exit %d: %s", code, te.stdout.String())
+	}
+}
+
+// TestDiffOneModeRun diffs quick (both modes) with quick run with --mode endpoints: the
+// EndpointSlices and ratio figures are only in A. They are not changes and do not fail
+// --fail-on; the outcome line and the stderr line count the same compared figures. It read
+// "0 figures changed (245 past the threshold), 245 only in A" and "245 of 440 figures
+// changed by more than 5%".
+func TestDiffOneModeRun(t *testing.T) {
+	a := runQuickOut(t)
+	b := filepath.Join(t.TempDir(), "out")
+	te := realEnv()
+	if code := te.main([]string{"run", "quick", "--mode", "endpoints", "--out", b, "--quiet", "--charts=false"}); code != exitOK {
+		t.Fatalf("run --mode endpoints: exit %d: %s", code, te.stderr.String())
+	}
+	te = realEnv()
+	if code := te.main([]string{"diff", a, b, "--fail-on", "5%"}); code != exitOK {
+		t.Fatalf("diff with B of one mode, --fail-on 5%%: exit %d, want %d: %s\n%s", code, exitOK, te.stdout.String(), te.stderr.String())
+	}
+	out := te.stdout.String()
+	if strings.Contains(out, "past the threshold") || strings.Contains(out, "GONE") || !strings.Contains(out, " only in A (not compared)\n") {
+		t.Errorf("table counts figures only in A as changes:\n%s", out)
+	}
+
+	// B's Endpoints figures moved by 10%: those fail, and stdout and stderr count the
+	// same figures.
+	f, err := os.Open(filepath.Join(b, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := reports.ReadSummaryJSON(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Total.Endpoints.FanoutBytes += s.Total.Endpoints.FanoutBytes / 10
+	var buf strings.Builder
+	if err := reports.WriteSummaryJSON(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	b2 := filepath.Join(t.TempDir(), "summary.json")
+	if err := os.WriteFile(b2, []byte(buf.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	te = realEnv()
+	if code := te.main([]string{"diff", a, b2, "--fail-on", "5%", "-o", "json"}); code != exitFailed {
+		t.Fatalf("diff with a 10%% change: exit %d, want %d", code, exitFailed)
+	}
+	var got struct{ Counts reports.DiffCounts }
+	if err := json.Unmarshal(te.stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	c := got.Counts
+	if c.Failed != 1 || c.Gone == 0 || c.Compared != c.Figures-c.Gone {
+		t.Errorf("counts %+v: want 1 failed (total.endpoints.fanoutBytes), the EndpointSlices figures gone and apart", c)
+	}
+	if want := fmt.Sprintf("1 of %d figures changed by more than 5%%", c.Compared); !strings.Contains(te.stderr.String(), want) {
+		t.Errorf("stderr %q, want %q", te.stderr.String(), want)
 	}
 }
 
