@@ -519,9 +519,11 @@ func headlineFinding(s *Summary) string {
 	e := side{name: "Endpoints", other: "EndpointSlices", lo: math.Inf(1)}
 	es := side{name: "EndpointSlices", other: "Endpoints", lo: math.Inf(1)}
 	phases := 0
+	var quiet []string // phases where neither mode fans out anything
 	for i := range s.Phases {
 		a, b := s.Phases[i].Endpoints.FanoutBytes, s.Phases[i].EndpointSlices.FanoutBytes
 		if a == 0 && b == 0 {
+			quiet = append(quiet, s.Phases[i].Name)
 			continue
 		}
 		phases++
@@ -548,17 +550,29 @@ func headlineFinding(s *Summary) string {
 		}
 		return strings.TrimSuffix(FormatRatio(a, true), "×") + "–" + FormatRatio(b, true)
 	}
+	// everyPhase names the phases the findings below speak of: those with traffic, so the
+	// phases without (zone-outage's recovery) are named apart, not counted in "every phase".
+	everyPhase, quietNote := "every phase", ""
+	switch {
+	case len(quiet) == 0:
+	case len(quiet) <= 2:
+		everyPhase = "every phase but " + strings.Join(quiet, " and ") + " (no traffic)"
+		quietNote = "; no traffic in " + strings.Join(quiet, " and ")
+	default:
+		everyPhase = fmt.Sprintf("every phase with traffic (%d without)", len(quiet))
+		quietNote = fmt.Sprintf("; no traffic in %d phases", len(quiet))
+	}
 	// every says that sd fans out more in every phase.
 	every := func(sd side) string {
 		switch {
 		case !sd.finite:
-			return fmt.Sprintf("%s fan out bytes in every phase, %s none", sd.name, sd.other)
+			return fmt.Sprintf("%s fan out bytes in %s, %s none", sd.name, everyPhase, sd.other)
 		case sd.none > 0:
-			return fmt.Sprintf("%s fan out more bytes than %s in every phase (%s; %s none in %d)", sd.name, sd.other, span(sd.lo, sd.hi), sd.other, sd.none)
+			return fmt.Sprintf("%s fan out more bytes than %s in %s (%s; %s none in %d)", sd.name, sd.other, everyPhase, span(sd.lo, sd.hi), sd.other, sd.none)
 		case sd.hi < 1.2:
-			return fmt.Sprintf("%s fan out slightly more bytes than %s in every phase (%s)", sd.name, sd.other, span(sd.lo, sd.hi))
+			return fmt.Sprintf("%s fan out slightly more bytes than %s in %s (%s)", sd.name, sd.other, everyPhase, span(sd.lo, sd.hi))
 		}
-		return fmt.Sprintf("%s fan out %s more bytes than %s in every phase", sd.name, span(sd.lo, sd.hi), sd.other)
+		return fmt.Sprintf("%s fan out %s more bytes than %s in %s", sd.name, span(sd.lo, sd.hi), sd.other, everyPhase)
 	}
 	// upTo is how much more sd fans out at most, in its phases.
 	upTo := func(sd side) string {
@@ -573,8 +587,8 @@ func headlineFinding(s *Summary) string {
 	}
 	// some says that sd fans out more in some phases and as many as the other in the rest.
 	some := func(sd side) string {
-		return fmt.Sprintf("%s fan out more bytes than %s in %d of %d phases (%s), as many in %d",
-			sd.name, sd.other, sd.phases, phases, upTo(sd), phases-sd.phases)
+		return fmt.Sprintf("%s fan out more bytes than %s in %d of %d phases (%s), as many in %d%s",
+			sd.name, sd.other, sd.phases, phases, upTo(sd), phases-sd.phases, quietNote)
 	}
 	switch {
 	case phases == 0:
@@ -584,13 +598,13 @@ func headlineFinding(s *Summary) string {
 	case es.phases == phases:
 		return every(es)
 	case e.phases == 0 && es.phases == 0:
-		return "Endpoints and EndpointSlices fan out as many bytes in every phase"
+		return "Endpoints and EndpointSlices fan out as many bytes in " + everyPhase
 	case es.phases == 0:
 		return some(e)
 	case e.phases == 0:
 		return some(es)
 	}
-	return fmt.Sprintf("Endpoints fan out more bytes in %d of %d phases (%s), EndpointSlices in %d (%s)", e.phases, phases, upTo(e), es.phases, upTo(es))
+	return fmt.Sprintf("Endpoints fan out more bytes in %d of %d phases (%s), EndpointSlices in %d (%s)%s", e.phases, phases, upTo(e), es.phases, upTo(es), quietNote)
 }
 
 // PhaseWritesChart draws the API writes of each phase, both modes side by side, with the

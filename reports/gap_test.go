@@ -44,6 +44,19 @@ func TestWidestGapEitherWay(t *testing.T) {
 		{"endpoints send more", []int64{300e6, 77e6, 100e6}, []int64{100e6, 1e6, 50e6},
 			"The gap is widest in phase `one-endpoint-not-ready`: Endpoints fan out 77× as many bytes as EndpointSlices.",
 			"Endpoints fan out 2.0–77× more bytes than EndpointSlices in every phase"},
+		// A phase where neither mode sends anything (zone-outage's recovery) is not one
+		// where the modes differ: "every phase" read as if it were.
+		{"a phase without traffic", []int64{300e6, 0, 100e6}, []int64{100e6, 0, 20e6},
+			"The gap is widest in phase `rollout`: Endpoints fan out 5.0× as many bytes as EndpointSlices.",
+			"Endpoints fan out 3.0–5.0× more bytes than EndpointSlices in every phase but one-endpoint-not-ready (no traffic)"},
+		{"a phase without traffic, some phases", []int64{100e6, 0, 50e6}, []int64{200e6, 0, 400e6},
+			"The gap is widest in phase `rollout`: EndpointSlices fan out 8.0× as many bytes as Endpoints.",
+			"EndpointSlices fan out 2.0–8.0× more bytes than Endpoints in every phase but one-endpoint-not-ready (no traffic)"},
+		{"phases without traffic, as many", []int64{100e6, 0, 0}, []int64{100e6, 0, 0},
+			"", "Endpoints and EndpointSlices fan out as many bytes in every phase but one-endpoint-not-ready and rollout (no traffic)"},
+		{"each way and a phase without traffic", []int64{300e6, 0, 100e6}, []int64{100e6, 0, 500e6},
+			"The gap is widest in phase `rollout`: EndpointSlices fan out 5.0× as many bytes as Endpoints.",
+			"Endpoints fan out more bytes in 1 of 2 phases (up to 3.0×), EndpointSlices in 1 (up to 5.0×); no traffic in one-endpoint-not-ready"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := withFanout(t, tc.e, tc.es)
