@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"epsim/sim"
@@ -263,8 +264,8 @@ func (r *PlanResults) Limits(p *PlanPoint, m sim.Mode) []PlanLimit {
 		add("truncated", "truncated at 1000 addresses (%s writes)", formatCount(ms.TruncatedObjects))
 	}
 	if c := p.EgressCapacityBytesPerSec; c > 0 && float64(ms.PeakEgressBytesPerSec) >= EgressSaturatedShare*float64(c) {
-		add("egressSaturated", "API server egress saturated: peak %s is %.1f%% of bandwidth %s", FormatRate(ms.PeakEgressBytesPerSec),
-			100*float64(ms.PeakEgressBytesPerSec)/float64(c), FormatRate(c))
+		peak, bandwidth, share := formatRateShare(ms.PeakEgressBytesPerSec, c)
+		add("egressSaturated", "API server egress saturated: peak %s is %s of bandwidth %s", peak, share, bandwidth)
 	}
 	if b := r.Plan.Budgets.PeakEgressBytesPerSec; b > 0 && ms.PeakEgressBytesPerSec > b {
 		add("egressBudget", "peak egress %s > budget %s", FormatRate(ms.PeakEgressBytesPerSec), FormatRate(b))
@@ -289,6 +290,35 @@ func (r *PlanResults) Limits(p *PlanPoint, m sim.Mode) []PlanLimit {
 			ms.KubeProxyBusyFraction*100, FormatSeconds(ms.PeakSyncSeconds))
 	}
 	return out
+}
+
+// formatRateShare formats rate as a share of capacity (a positive rate) and both rates, in
+// capacity's SI unit with as many decimals as it takes (1 to 4) for the two figures shown to
+// give the share shown: with one decimal, 3,742,169,632 B/s of 3,750,000,000 read "peak 3.7
+// GB/s is 99.8% of bandwidth 3.8 GB/s"; now "3.742 GB/s is 99.8% of bandwidth 3.750 GB/s".
+func formatRateShare(rate, capacity int64) (rateText, capacityText, share string) {
+	pct := func(a, b float64) string { return fmt.Sprintf("%.1f%%", 100*a/b) }
+	share = pct(float64(rate), float64(capacity))
+	scale, unit := 1.0, 0
+	for float64(capacity)/scale >= 999.95 && unit < len(siByteUnits)-1 {
+		scale *= 1000
+		unit++
+	}
+	if unit == 0 {
+		return FormatRate(rate), FormatRate(capacity), share // whole bytes: exact
+	}
+	r, c := float64(rate)/scale, float64(capacity)/scale
+	decimals := 1
+	for ; decimals < 4; decimals++ {
+		p := math.Pow10(decimals)
+		if rc := math.Round(c*p) / p; rc > 0 && pct(math.Round(r*p)/p, rc) == share {
+			break
+		}
+	}
+	format := func(v float64) string {
+		return strconv.FormatFloat(v, 'f', decimals, 64) + " " + siByteUnits[unit] + "/s"
+	}
+	return format(r), format(c), share
 }
 
 // KubeProxySaturatedFraction is the share of a run spent syncing from which the plan calls

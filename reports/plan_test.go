@@ -254,3 +254,33 @@ func TestPlanReportCostPerPhase(t *testing.T) {
 		t.Error("a two-group plan has a per-phase table")
 	}
 }
+
+// TestEgressSaturatedFiguresAgree: the egressSaturated limit shows the peak and the
+// bandwidth with enough decimals to give the share it states. kep-752 read "peak 3.7 GB/s
+// is 99.8% of bandwidth 3.8 GB/s" (3.7/3.8 is 97.4%); 3.742/3.750 is 99.8%.
+func TestEgressSaturatedFiguresAgree(t *testing.T) {
+	for _, tc := range []struct {
+		peak, capacity int64
+		want           string
+	}{
+		{3_742_169_632, 3_750_000_000, "peak 3.742 GB/s is 99.8% of bandwidth 3.750 GB/s"}, // kep-752
+		{2_475_000, 2_500_000, "peak 2.475 MB/s is 99.0% of bandwidth 2.500 MB/s"},         // 2.5 of 2.5 would be 100%
+		{2_499_000, 2_500_000, "peak 2.5 MB/s is 100.0% of bandwidth 2.5 MB/s"},
+		{990, 1000, "peak 0.99 KB/s is 99.0% of bandwidth 1.00 KB/s"},
+		{995, 999, "peak 995 B/s is 99.6% of bandwidth 999 B/s"},
+	} {
+		s := NewSummary(fixtureResults(), nil)
+		s.Total.Endpoints.PeakEgressBytesPerSec = tc.peak
+		p := PlanPoint{EgressCapacityBytesPerSec: tc.capacity, Summary: s}
+		r := &PlanResults{Points: []PlanPoint{p}}
+		var got string
+		for _, l := range r.Limits(&r.Points[0], sim.ModeEndpoints) {
+			if l.Kind == "egressSaturated" {
+				got = l.Text
+			}
+		}
+		if !strings.HasSuffix(got, tc.want) {
+			t.Errorf("peak %d of %d: limit %q, want it to end with %q", tc.peak, tc.capacity, got, tc.want)
+		}
+	}
+}
