@@ -529,8 +529,9 @@ func writeBlocksHTML(w io.Writer, title string, doc []block, image func(c *Chart
 <title>` + html.EscapeString(title) + `</title>
 <style>
 body { font-family: system-ui, sans-serif; max-width: 70em; margin: 2em auto; padding: 0 1em; color: #222; }
-table { border-collapse: collapse; font-size: 90%; margin: 1em 0; }
-th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; }
+table { border-collapse: collapse; font-size: 90%; }
+.table { overflow-x: auto; margin: 1em 0; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.4em; text-align: left; }
 th { background: #f3f3f3; }
 td { font-variant-numeric: tabular-nums; }
 code { background: #f3f3f3; padding: 0 0.2em; }
@@ -553,7 +554,10 @@ img { max-width: 100%; }
 			}
 			b.WriteString("</ul>\n")
 		case blockTable:
-			b.WriteString("<table>\n")
+			// A wide grid (many axes, a point hitting every limit) wraps its cells at the
+			// camelCase words (wordBreaks), and if still wider than the page scrolls in its
+			// own box, not the page.
+			b.WriteString("<div class=\"table\"><table>\n")
 			for j, row := range bl.rows {
 				cell := "td"
 				if j == 0 {
@@ -561,11 +565,11 @@ img { max-width: 100%; }
 				}
 				b.WriteString("<tr>")
 				for _, c := range row {
-					fmt.Fprintf(&b, "<%s>%s</%s>", cell, inlineHTML(c), cell)
+					fmt.Fprintf(&b, "<%s>%s</%s>", cell, wordBreaks(inlineHTML(c)), cell)
 				}
 				b.WriteString("</tr>\n")
 			}
-			b.WriteString("</table>\n")
+			b.WriteString("</table></div>\n")
 		case blockChart:
 			mime, data, err := image(bl.chart)
 			if err != nil {
@@ -578,6 +582,29 @@ img { max-width: 100%; }
 	b.WriteString("</body>\n</html>\n")
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// wordBreaks lets a browser break the HTML h inside camelCase words, where a lower-case
+// letter or digit meets an upper-case one ("egress<wbr>Saturated", "max<wbr>Endpoints<wbr>Per<wbr>Slice"):
+// a plan's table heads and limits are such words, and unbroken they made the "All grid
+// points" table of kep-752 wider than a 1400-pixel window. Tags are left as they are; the
+// entities html.EscapeString writes have no upper-case letter.
+func wordBreaks(h string) string {
+	var b strings.Builder
+	inTag := false
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		switch {
+		case c == '<':
+			inTag = true
+		case c == '>':
+			inTag = false
+		case !inTag && i > 0 && 'A' <= c && c <= 'Z' && ('a' <= h[i-1] && h[i-1] <= 'z' || '0' <= h[i-1] && h[i-1] <= '9'):
+			b.WriteString("<wbr>")
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // The blocks' text is a small subset of Markdown that both renderers read: code spans

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"epsim/sim"
 )
@@ -282,5 +284,40 @@ func TestEgressSaturatedFiguresAgree(t *testing.T) {
 		if !strings.HasSuffix(got, tc.want) {
 			t.Errorf("peak %d of %d: limit %q, want it to end with %q", tc.peak, tc.capacity, got, tc.want)
 		}
+	}
+}
+
+// TestPlanHTMLTablesWrap: report.html's tables can wrap every cell into words of at most 15
+// characters (camelCase heads and limit kinds break at their inner capitals), and each table
+// scrolls in its own box if it is still too wide. kep-752's "All grid points" table, with
+// maxEndpointsPerSlice as a head and egressSaturated…programmingSLO as limits, made a
+// 1400-pixel window scroll sideways and cut the limits column off.
+func TestPlanHTMLTablesWrap(t *testing.T) {
+	r := fixturePlan()
+	var buf bytes.Buffer
+	if err := WritePlanHTML(&buf, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	h := buf.String()
+	if n, m := strings.Count(h, "<table>"), strings.Count(h, `<div class="table"><table>`); n == 0 || n != m {
+		t.Errorf("%d of %d tables in a scrolling box", m, n)
+	}
+	cell := regexp.MustCompile(`<t[dh]>(.*?)</t[dh]>`)
+	tag := regexp.MustCompile(`<[^>]*>`)
+	longest := ""
+	for _, c := range cell.FindAllStringSubmatch(h, -1) {
+		for _, part := range strings.Split(c[1], "<wbr>") {
+			for _, word := range strings.Fields(tag.ReplaceAllString(part, "")) {
+				if utf8.RuneCountInString(word) > utf8.RuneCountInString(longest) {
+					longest = word
+				}
+			}
+		}
+	}
+	if utf8.RuneCountInString(longest) > 15 {
+		t.Errorf("a table cell has the unbreakable word %q (%d characters), want at most 15", longest, utf8.RuneCountInString(longest))
+	}
+	if !strings.Contains(h, "kube<wbr>Proxy<wbr>Saturated") {
+		t.Errorf("report.html lacks the limit kubeProxySaturated with its word breaks")
 	}
 }
