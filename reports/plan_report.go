@@ -153,17 +153,28 @@ func (r *PlanResults) planDoc(charts []*Chart) []block {
 			}
 		}
 	}
-	if len(hits) == 0 {
-		para("No grid point hits a limit.")
-	} else {
-		list(hits)
-	}
-
 	var failed []string
 	for i := range r.Points {
 		if p := &r.Points[i]; !p.ok() {
 			failed = append(failed, fmt.Sprintf("point %d (%s): %s", p.Index, r.label(p), p.Error))
 		}
+	}
+	// A failed point has no figures to hit a limit with: "no point hits a limit" would be
+	// true only of the points that ran, and of none when every point failed.
+	switch {
+	case len(hits) > 0:
+		list(hits)
+	case len(failed) == 0:
+		para("No grid point hits a limit.")
+	case len(failed) == len(r.Points):
+		all := "all " + plural(len(failed), "point")
+		if len(failed) == 1 {
+			all = "its one point"
+		}
+		para("No grid point ran: %s failed (see Failed runs below), so no limit could be checked.", all)
+	default:
+		para("No grid point that ran hits a limit; %s of %d failed and could not be checked (see Failed runs below).",
+			formatCount(int64(len(failed))), len(r.Points))
 	}
 	if len(failed) > 0 {
 		h(2, "Failed runs")

@@ -321,3 +321,47 @@ func TestPlanHTMLTablesWrap(t *testing.T) {
 		t.Errorf("report.html lacks the limit kubeProxySaturated with its word breaks")
 	}
 }
+
+// TestPlanReportFailedPointsLimits: "Limits hit" does not say "No grid point hits a limit"
+// of points that failed, whose limits could not be checked: a plan whose every point
+// failed (guards.maxEvents=2000 on quick) said just that.
+func TestPlanReportFailedPointsLimits(t *testing.T) {
+	limitsHit := func(r *PlanResults) string {
+		t.Helper()
+		var md bytes.Buffer
+		if err := WritePlanMarkdown(&md, r, nil); err != nil {
+			t.Fatal(err)
+		}
+		s := md.String()
+		i := strings.Index(s, "## Limits hit\n")
+		if i < 0 {
+			t.Fatalf("no Limits hit section:\n%s", s)
+		}
+		s = s[i+len("## Limits hit\n"):]
+		return strings.TrimSpace(s[:strings.Index(s, "\n## ")])
+	}
+	fail := func(p *PlanPoint) { p.Summary, p.Error = nil, "sim: event budget exhausted" }
+
+	r := fixturePlan()
+	for i := range r.Points {
+		fail(&r.Points[i])
+	}
+	if got, want := limitsHit(r), "No grid point ran: all 6 points failed (see Failed runs below), so no limit could be checked."; got != want {
+		t.Errorf("every point failed: Limits hit says %q, want %q", got, want)
+	}
+
+	// One point ran, within every limit (its EndpointSlices at 100 per slice); the others
+	// failed.
+	r = fixturePlan()
+	for i := range r.Points[1:] {
+		fail(&r.Points[1+i])
+	}
+	s := r.Points[0].Summary
+	s.Modes, s.Total.Endpoints = []sim.Mode{sim.ModeEndpointSlices}, nil
+	if lim := r.Limits(&r.Points[0], sim.ModeEndpointSlices); len(lim) > 0 {
+		t.Fatalf("point 0 hits %v: this case wants a point within every limit", lim)
+	}
+	if got, want := limitsHit(r), "No grid point that ran hits a limit; 5 of 6 failed and could not be checked (see Failed runs below)."; got != want {
+		t.Errorf("5 of 6 points failed: Limits hit says %q, want %q", got, want)
+	}
+}
