@@ -26,8 +26,9 @@ const (
 type DiffOptions struct {
 	// FailOn is the relative change (a fraction, 0.05 = 5%) past which a figure fails the
 	// diff; 0 means no figure fails. A figure that moves from 0 fails too when FailOn is
-	// set. A figure only one run has (a mode or phase the other did not run) is not a
-	// change: it never fails, and is counted apart (DiffCounts.New and Gone).
+	// set, and so does a figure only one run has (a mode or phase the other did not run):
+	// it could not be compared, so the gate cannot pass it. Such figures are counted apart
+	// from the changes (DiffCounts.New and Gone).
 	FailOn float64
 	// Floor is an absolute change at or below which a figure never fails, so that a count
 	// going from 2 to 3 is not a +50% failure.
@@ -144,10 +145,10 @@ func ServiceFigures(s *Summary) []Figure {
 func (d *DiffRow) judge(opt DiffOptions) {
 	switch {
 	case d.A == nil:
-		d.Verdict = DiffNew
+		d.Verdict, d.Failed = DiffNew, opt.FailOn > 0
 		return
 	case d.B == nil:
-		d.Verdict = DiffGone
+		d.Verdict, d.Failed = DiffGone, opt.FailOn > 0
 		return
 	}
 	a, b := *d.A, *d.B
@@ -180,10 +181,12 @@ func (d *DiffRow) sortKey() float64 {
 // DiffCounts counts the rows of a diff by verdict.
 type DiffCounts struct {
 	// Figures is every row; Compared those both runs have (Figures − New − Gone), the only
-	// ones that can change or fail.
+	// ones that can change. Failed counts the rows that fail the diff: Over, the compared
+	// figures past the threshold, and with DiffOptions.FailOn set those only in one run.
 	Figures  int `json:"figures"`
 	Compared int `json:"compared"`
 	Changed  int `json:"changed"`
+	Over     int `json:"over"`
 	Failed   int `json:"failed"`
 	New      int `json:"new"`
 	Gone     int `json:"gone"`
@@ -199,7 +202,10 @@ func (r *DiffReport) Counts() DiffCounts {
 			c.Failed++
 		}
 		switch row.Verdict {
-		case DiffChanged, DiffOver:
+		case DiffOver:
+			c.Changed++
+			c.Over++
+		case DiffChanged:
 			c.Changed++
 		case DiffNew:
 			c.New++
@@ -214,11 +220,12 @@ func (r *DiffReport) Counts() DiffCounts {
 }
 
 // String says what the counts amount to: "12 changed (3 past the threshold), 40 unchanged",
-// then, apart, the figures only one run has, which were not compared: "; 245 only in A".
+// then, apart, the figures only one run has, which were not compared: "; 245 only in A
+// (not compared)", adding ", which fails the diff" when they fail it.
 func (c DiffCounts) String() string {
 	changed := formatCount(int64(c.Changed)) + " changed"
-	if c.Failed > 0 {
-		changed += fmt.Sprintf(" (%s past the threshold)", formatCount(int64(c.Failed)))
+	if c.Over > 0 {
+		changed += fmt.Sprintf(" (%s past the threshold)", formatCount(int64(c.Over)))
 	}
 	out := changed + ", " + formatCount(int64(c.Same)) + " unchanged"
 	var apart []string
@@ -229,7 +236,11 @@ func (c DiffCounts) String() string {
 		apart = append(apart, formatCount(int64(c.New))+" only in B")
 	}
 	if len(apart) > 0 {
-		out += "; " + strings.Join(apart, ", ") + " (not compared)"
+		out += "; " + strings.Join(apart, ", ") + " (not compared"
+		if c.Failed > c.Over {
+			out += ", which fails the diff"
+		}
+		out += ")"
 	}
 	return out
 }

@@ -67,21 +67,20 @@ func TestDiffVerdicts(t *testing.T) {
 }
 
 // TestDiffMissingPhase: a phase renamed in B is gone from A's side and new in B's; those
-// figures are listed (lower case, not failed) and counted apart, not as changes, even with
-// --fail-on set.
+// figures are counted apart from the changes and, not compared, fail --fail-on.
 func TestDiffMissingPhase(t *testing.T) {
 	a, b := diffPair(func(*ModeSummary) {})
 	b.Phases[0].Name = "other"
 	r := DiffSummaries(a, b, "a", "b", DiffOptions{FailOn: 0.5})
 	c := r.Counts()
-	if c.New == 0 || c.New != c.Gone || c.Failed != 0 || c.Changed != 0 || c.Compared != c.Figures-c.New-c.Gone {
-		t.Fatalf("counts %+v: want the renamed phase's figures gone from A and new in B, none failing", c)
+	if c.New == 0 || c.New != c.Gone || c.Failed != c.New+c.Gone || c.Over != 0 || c.Changed != 0 || c.Compared != c.Figures-c.New-c.Gone {
+		t.Fatalf("counts %+v: want the renamed phase's figures gone from A and new in B, all failing, none changed", c)
 	}
 	var buf bytes.Buffer
 	if err := WriteDiffTable(&buf, r, false); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"gone", "new", "flip.endpoints.syncs", "other.endpoints.syncs", "\nok: "} {
+	for _, want := range []string{"GONE", "NEW", "flip.endpoints.syncs", "other.endpoints.syncs", "\nFAIL: ", "(not compared, which fails the diff)"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, buf.String())
 		}
@@ -89,9 +88,9 @@ func TestDiffMissingPhase(t *testing.T) {
 }
 
 // TestDiffOneModeOnly: B ran one mode, A both (sim run --mode endpoints). The EndpointSlices
-// and ratio figures are only in A: not changes, not past --fail-on, said as "only in A";
-// the common figures are compared as usual. It read "0 figures changed (N past the
-// threshold), N only in A" and failed.
+// and ratio figures are only in A: not changes, not past the threshold, said as "only in
+// A" (failing the diff, not compared); the common figures are compared as usual. It read
+// "0 figures changed (N past the threshold), N only in A".
 func TestDiffOneModeOnly(t *testing.T) {
 	a, b := diffPair(func(*ModeSummary) {})
 	b.Modes = []sim.Mode{sim.ModeEndpoints}
@@ -102,21 +101,21 @@ func TestDiffOneModeOnly(t *testing.T) {
 	if c.Gone == 0 || c.New != 0 {
 		t.Fatalf("counts %+v: want figures only in A", c)
 	}
-	if c.Failed != 1 || c.Changed != 1 || c.Compared != c.Figures-c.Gone {
-		t.Errorf("counts %+v: want 1 changed and failed (flip.endpoints.fanoutBytes) of %d compared", c, c.Figures-c.Gone)
+	if c.Over != 1 || c.Changed != 1 || c.Failed != 1+c.Gone || c.Compared != c.Figures-c.Gone {
+		t.Errorf("counts %+v: want 1 changed and over (flip.endpoints.fanoutBytes) of %d compared, and those only in A failed", c, c.Figures-c.Gone)
 	}
 	var buf bytes.Buffer
 	if err := WriteDiffTable(&buf, r, false); err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("\nFAIL: %d figures compared: 1 changed (1 past the threshold), %d unchanged; %d only in A (not compared)\n",
+	want := fmt.Sprintf("\nFAIL: %d figures compared: 1 changed (1 past the threshold), %d unchanged; %d only in A (not compared, which fails the diff)\n",
 		c.Compared, c.Compared-1, c.Gone)
 	if !strings.HasSuffix(buf.String(), want) {
 		t.Errorf("table\n%s\nwant it to end with %q", buf.String(), want)
 	}
 	for _, row := range r.Rows {
-		if row.B == nil && (row.Failed || row.Verdict != DiffGone) {
-			t.Errorf("row %+v only in A: want verdict gone, not failed", row)
+		if row.B == nil && (!row.Failed || row.Verdict != DiffGone) {
+			t.Errorf("row %+v only in A: want verdict gone, failed", row)
 		}
 	}
 }

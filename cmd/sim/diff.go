@@ -26,10 +26,10 @@ service.NAMESPACE/NAME.MODE.FIGURE), matched by namespace and name.
 
 With --fail-on PERCENT, a figure that moved by more than PERCENT (either way) fails the
 diff (exit status 1) and is printed in capitals. A figure only one run has (a mode or a
-phase the other did not run) is listed as new or gone and counted apart, never as a
-change: it does not fail the diff. --floor N ignores changes of at most N (in the
-figure's unit: bytes, seconds or a count; or with a unit, as in 'sim check': 1KB, 50ms),
-so that a count going from 2 to 3 is not a +50% failure.
+phase the other did not run) is listed as NEW or GONE and counted apart from the changes;
+it could not be compared, so with --fail-on it fails the diff too. --floor N ignores
+changes of at most N (in the figure's unit: bytes, seconds or a count; or with a unit, as
+in 'sim check': 1KB, 50ms), so that a count going from 2 to 3 is not a +50% failure.
 
 Exit status: 0 no figure past --fail-on; 1 some figure past it; 2 bad input (a missing or
 malformed summary.json).
@@ -101,11 +101,22 @@ func (o *diffOptions) run(e *env, args []string) error {
 		return err
 	}
 	if c := r.Counts(); c.Failed > 0 {
-		// Of the figures both runs have: those only in one are not changes (see Counts).
-		return &exitError{code: exitFailed, err: fmt.Errorf("diff failed: %d of %d figures changed by more than %s",
-			c.Failed, c.Compared, strings.TrimSpace(o.failOn))}
+		return &exitError{code: exitFailed, err: fmt.Errorf("diff failed: %s", failedText(c, strings.TrimSpace(o.failOn)))}
 	}
 	return nil
+}
+
+// failedText says why a diff failed: the compared figures past the threshold (failOn), and
+// those only one run has, which could not be compared.
+func failedText(c reports.DiffCounts, failOn string) string {
+	var parts []string
+	if c.Over > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d figures changed by more than %s", c.Over, c.Compared, failOn))
+	}
+	if apart := c.Failed - c.Over; apart > 0 {
+		parts = append(parts, fmt.Sprintf("%d figures are only in one run (a mode or phase the other did not run), so not compared", apart))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // readSummaryArg reads the summary.json of a run: path is the file or its --out directory.

@@ -129,8 +129,8 @@ func TestDiffRealRuns(t *testing.T) {
 }
 
 // TestDiffOneModeRun diffs quick (both modes) with quick run with --mode endpoints: the
-// EndpointSlices and ratio figures are only in A. They are not changes and do not fail
-// --fail-on; the outcome line and the stderr line count the same compared figures. It read
+// EndpointSlices and ratio figures are only in A. They are counted apart from the changes,
+// and, not compared, fail --fail-on; the outcome line and the stderr line say so. It read
 // "0 figures changed (245 past the threshold), 245 only in A" and "245 of 440 figures
 // changed by more than 5%".
 func TestDiffOneModeRun(t *testing.T) {
@@ -141,12 +141,24 @@ func TestDiffOneModeRun(t *testing.T) {
 		t.Fatalf("run --mode endpoints: exit %d: %s", code, te.stderr.String())
 	}
 	te = realEnv()
-	if code := te.main([]string{"diff", a, b, "--fail-on", "5%"}); code != exitOK {
-		t.Fatalf("diff with B of one mode, --fail-on 5%%: exit %d, want %d: %s\n%s", code, exitOK, te.stdout.String(), te.stderr.String())
+	if code := te.main([]string{"diff", a, b}); code != exitOK {
+		t.Fatalf("diff with B of one mode, no --fail-on: exit %d, want %d: %s\n%s", code, exitOK, te.stdout.String(), te.stderr.String())
+	}
+	if out := te.stdout.String(); !strings.Contains(out, " only in A (not compared)\n") || strings.Contains(out, "GONE") {
+		t.Errorf("without --fail-on, want the figures only in A apart and not failed:\n%s", out)
+	}
+	te = realEnv()
+	if code := te.main([]string{"diff", a, b, "--fail-on", "5%"}); code != exitFailed {
+		t.Fatalf("diff with B of one mode, --fail-on 5%%: exit %d, want %d: %s\n%s", code, exitFailed, te.stdout.String(), te.stderr.String())
 	}
 	out := te.stdout.String()
-	if strings.Contains(out, "past the threshold") || strings.Contains(out, "GONE") || !strings.Contains(out, " only in A (not compared)\n") {
-		t.Errorf("table counts figures only in A as changes:\n%s", out)
+	if strings.Contains(out, "past the threshold") || !strings.Contains(out, "GONE") ||
+		!strings.Contains(out, "\nFAIL: 195 figures compared: 0 changed, 195 unchanged; 245 only in A (not compared, which fails the diff)\n") {
+		t.Errorf("table counts figures only in A as changes, or not as failing:\n%s", out)
+	}
+	if want := "diff failed: 245 figures are only in one run (a mode or phase the other did not run), so not compared"; !strings.Contains(te.stderr.String(), want) ||
+		strings.Contains(te.stderr.String(), "changed by more than") {
+		t.Errorf("stderr %q, want %q alone", te.stderr.String(), want)
 	}
 
 	// B's Endpoints figures moved by 10%: those fail, and stdout and stderr count the
@@ -178,8 +190,8 @@ func TestDiffOneModeRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := got.Counts
-	if c.Failed != 1 || c.Gone == 0 || c.Compared != c.Figures-c.Gone {
-		t.Errorf("counts %+v: want 1 failed (total.endpoints.fanoutBytes), the EndpointSlices figures gone and apart", c)
+	if c.Over != 1 || c.Gone == 0 || c.Failed != c.Over+c.Gone || c.Compared != c.Figures-c.Gone {
+		t.Errorf("counts %+v: want 1 over (total.endpoints.fanoutBytes), the EndpointSlices figures gone, apart and failed", c)
 	}
 	if want := fmt.Sprintf("1 of %d figures changed by more than 5%%", c.Compared); !strings.Contains(te.stderr.String(), want) {
 		t.Errorf("stderr %q, want %q", te.stderr.String(), want)
