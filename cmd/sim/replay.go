@@ -119,9 +119,12 @@ error naming the kinds it holds (exit 2).
 
 The control plane (controller workers, QPS, batch period, maxEndpointsPerSlice, API server
 and network) is the built-in defaults, a scenario file's (--scenario; its services and
-timeline are ignored), or either changed with --set. guards.endTime counts from the
-recording's last event: a recording of any length replays to its end, and the guard stops a
-run that does not settle after it.
+timeline are ignored), or either changed with --set. --set takes paths under seed, modes
+(as --mode; give one of the two), controlPlane (but its workloads), apiServer, network,
+kubeProxy, guards and slo; a path under name, description, cluster, services, timeline,
+controlPlane.workloads or expect is an error (exit 2): the nodes, Services and pod churn
+come from the recording. guards.endTime counts from the recording's last event: a recording
+of any length replays to its end, and the guard stops a run that does not settle after it.
 
 --endpointslices adds the cluster's real EndpointSlice stream ('kubectl get endpointslices
 -A --watch --output-watch-events -o json', or its 'sim record' trace) and compares it with
@@ -163,7 +166,7 @@ Examples:
 		fs.StringVar(&o.nodes, "nodes", "", "the cluster's Nodes, `FILE` from 'kubectl get nodes -o json' (default: the nodes the pods name)")
 		fs.StringVar(&o.slices, "endpointslices", "", "the real EndpointSlice watch stream or trace, `FILE`, to compare with (--mode both or endpointslices)")
 		fs.StringVar(&o.scenario, "scenario", "", "take control-plane settings from scenario `FILE` (default: built-in defaults)")
-		fs.Var(&o.sets, "set", "override a control-plane setting, `path=value` (repeatable), e.g. controlPlane.maxEndpointsPerSlice=500")
+		fs.Var(&o.sets, "set", "override a setting, `path=value` (repeatable): seed, modes, controlPlane, apiServer, network, kubeProxy, guards or slo; e.g. controlPlane.maxEndpointsPerSlice=500")
 		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv, replay.json and charts into `DIR`")
 		formatFlag(fs, &o.format, "stdout `format`: table, or json (the content of summary.json)")
 		fs.StringVar(&o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices")
@@ -171,7 +174,10 @@ Examples:
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
 		fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the replay (reading the inputs, the run, the outputs) to `FILE`")
-		return func(e *env, args []string) error { return o.run(e, args) }
+		return func(e *env, args []string) error {
+			fs.Visit(func(f *flag.Flag) { o.modeGiven = o.modeGiven || f.Name == "mode" })
+			return o.run(e, args)
+		}
 	},
 }
 
@@ -181,6 +187,47 @@ type replayOptions struct {
 	out, format, mode, cpuprofile, start    string
 	sets                                    stringList
 	quiet, charts                           bool
+	// modeGiven is true when --mode was on the command line, not its default.
+	modeGiven bool
+}
+
+// replaySetFields are the top-level scenario fields a replay takes from --set (and
+// --scenario): the control plane and what the run is measured against.
+var replaySetFields = []string{"seed", "modes", "controlPlane (but its workloads)", "apiServer", "network", "kubeProxy", "guards", "slo"}
+
+// replayRecorded says, for the fields a replay takes from the recording or has no use for,
+// where it takes them from instead. A --set of one of them would be silently ignored.
+var replayRecorded = map[string]string{
+	"name":                   "the run is named after --pods",
+	"description":            "a replay has no description",
+	"cluster":                "the nodes come from --nodes, or are the nodes the pods name",
+	"services":               "the Services come from --services",
+	"timeline":               "the pod churn comes from --pods",
+	"controlPlane.workloads": "the pod churn comes from --pods, not from workload controllers",
+	"expect":                 "a replay checks no budgets",
+}
+
+// checkReplaySets rejects a --set of a field replay does not use, naming the path, where
+// replay takes that field from and the fields it does take from --set.
+func checkReplaySets(sets []string) error {
+	for _, set := range sets {
+		path, _, _ := strings.Cut(set, "=")
+		top := path
+		if i := strings.IndexAny(path, ".["); i >= 0 {
+			top = path[:i]
+		}
+		why, ok := replayRecorded[top]
+		if top == "controlPlane" {
+			if rest, found := strings.CutPrefix(path, "controlPlane.workloads"); found && (rest == "" || rest[0] == '.' || rest[0] == '[') {
+				why, ok = replayRecorded["controlPlane.workloads"], true
+			}
+		}
+		if ok {
+			return usageErrorf("replay", "--set %s: replay does not use %s: %s; the --set paths it honours are under %s",
+				set, path, why, strings.Join(replaySetFields, ", "))
+		}
+	}
+	return nil
 }
 
 // replayDefaults is the scenario the control-plane defaults and --set overrides are decoded
@@ -230,13 +277,27 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	if err != nil {
 		return usageErrorf("replay", "%v", err)
 	}
-	if o.slices != "" && !slices.Contains(modes, sim.ModeEndpointSlices) {
-		// The comparison would set the cluster's slice writes beside none.
-		return usageErrorf("replay", "--endpointslices compares the EndpointSlice controller's writes: it needs --mode both or endpointslices, not %s", o.mode)
+	if err := checkReplaySets(o.sets); err != nil {
+		return err
+	}
+	setModes := slices.ContainsFunc(o.sets, func(s string) bool { return strings.HasPrefix(s, "modes=") || strings.HasPrefix(s, "modes[") })
+	if setModes && o.modeGiven {
+		return usageErrorf("replay", "--mode and --set modes both choose the control planes: give one")
 	}
 	cfg, err := o.config(e)
 	if err != nil {
 		return badInput(err)
+	}
+	// --set modes chooses the control planes as --mode does; otherwise --mode does, over
+	// a --scenario's modes.
+	mode := o.mode
+	if setModes {
+		modes = configModes(cfg)
+		mode = "--set modes: " + string(modes[0])
+	}
+	if o.slices != "" && !slices.Contains(modes, sim.ModeEndpointSlices) {
+		// The comparison would set the cluster's slice writes beside none.
+		return usageErrorf("replay", "--endpointslices compares the EndpointSlice controller's writes: it needs --mode both or endpointslices, not %s", mode)
 	}
 	if o.cpuprofile != "" {
 		stop, err := startCPUProfile("replay", o.cpuprofile)

@@ -714,3 +714,49 @@ func TestReplayWarmStartsFromTheClustersSlices(t *testing.T) {
 		t.Errorf("comparison %+v: want the listing of 2 left out, no real write", c)
 	}
 }
+
+// TestReplaySetPaths checks that replay honours --set modes as --mode, and rejects (exit 2)
+// a --set of a field it takes from the recording instead of silently ignoring it.
+func TestReplaySetPaths(t *testing.T) {
+	base := []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"),
+		"--nodes", sample("replay-nodes.json"), "--quiet", "--format", "json"}
+	t.Run("modes", func(t *testing.T) {
+		e, out, errb := replayEnv()
+		if code := e.main(append(slices.Clone(base), "--set", "modes=[endpoints]")); code != exitOK {
+			t.Fatalf("exit %d; stderr %s", code, errb)
+		}
+		var got struct{ Modes []string }
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.Modes, []string{"endpoints"}) {
+			t.Errorf("modes %q, want [endpoints]", got.Modes)
+		}
+	})
+	for _, tc := range []struct{ set, want string }{
+		{"cluster.nodes=5", "the nodes come from --nodes"},
+		{"cluster.zones=[a]", "the nodes come from --nodes"},
+		{"services[0].replicas=5", "the Services come from --services"},
+		{"name=foo", "named after --pods"},
+		{"timeline[0].action=create", "the pod churn comes from --pods"},
+		{"controlPlane.workloads.burstReplicas=3", "not from workload controllers"},
+	} {
+		t.Run(tc.set, func(t *testing.T) {
+			e, _, errb := replayEnv()
+			if code := e.main(append(slices.Clone(base), "--set", tc.set)); code != exitBadInput {
+				t.Errorf("exit %d, want %d; stderr %s", code, exitBadInput, errb)
+			}
+			for _, want := range []string{"--set " + tc.set, tc.want, "honours are under seed, modes, controlPlane"} {
+				if !strings.Contains(errb.String(), want) {
+					t.Errorf("stderr %q lacks %q", errb, want)
+				}
+			}
+		})
+	}
+	t.Run("mode and set modes", func(t *testing.T) {
+		e, _, errb := replayEnv()
+		if code := e.main(append(slices.Clone(base), "--set", "modes=endpoints", "--mode", "both")); code != exitBadInput {
+			t.Errorf("exit %d, want %d; stderr %s", code, exitBadInput, errb)
+		}
+	})
+}
