@@ -321,6 +321,10 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	if err := wrongKind("--services", o.services, "Service", int64(len(services)), svcStats); err != nil {
 		return err
 	}
+	if len(services) == 0 {
+		// Nothing would be replayed: every pod event would match no Service.
+		return badInput(fmt.Errorf("replay: --services %s holds no Service", o.services))
+	}
 	var nodes []*model.Node
 	skipped := map[string]int64{}
 	merge(skipped, svcStats)
@@ -345,6 +349,9 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 		}
 		if err := wrongKind("--pods", o.pods, "Pod", podStats.Events, podStats); err != nil {
 			return err
+		}
+		if podStats.Events == 0 {
+			return badInput(noPodEvents(o.pods))
 		}
 		fmt.Fprintf(e.stderr, "sim: replay: no --nodes: %d nodes named by the pods, without zones\n", len(nodes))
 	}
@@ -423,6 +430,9 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	pstats := src.Stats()
 	if err := wrongKind("--pods", o.pods, "Pod", pstats.Events, pstats); err != nil {
 		return err
+	}
+	if pstats.Events == 0 {
+		return badInput(noPodEvents(o.pods))
 	}
 	report := &ReplayReport{Pods: filepath.Base(o.pods), Replay: stats, Stream: pstats, Services: len(services), Nodes: len(nodes), TimesFrom: "recorded", Start: o.start}
 	if len(skipped) > 0 {
@@ -577,6 +587,12 @@ func (o *replayOptions) config(e *env) (sim.Config, error) {
 		return sim.Config{}, err
 	}
 	return sc.Config, nil
+}
+
+// noPodEvents is the error for a --pods file with no pod event: a replay of nothing, whose
+// all-zero results would pass for a cluster without churn.
+func noPodEvents(path string) error {
+	return fmt.Errorf("replay: --pods %s holds no pod event (ADDED, MODIFIED or DELETED of a Pod)", inputName(path))
 }
 
 func merge(into map[string]int64, s *trace.Stats) {

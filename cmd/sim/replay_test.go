@@ -157,6 +157,10 @@ func TestReplayErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(trunc, full[:len(full)/2], 0o644)
+	empty := filepath.Join(dir, "empty.json")
+	os.WriteFile(empty, nil, 0o644)
+	emptyList := filepath.Join(dir, "empty-list.json")
+	os.WriteFile(emptyList, []byte(`{"kind": "List", "items": []}`), 0o644)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -168,6 +172,12 @@ func TestReplayErrors(t *testing.T) {
 		{"truncated", []string{"replay", "--pods", trunc, "--services", sample("replay-services.json"), "--nodes", sample("replay-nodes.json")}, "truncated input"},
 		{"pods as services", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-watch.json")}, "a watch event, expected a Service"},
 		{"bad set", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"), "--set", "controlPlane.maxEndpointsPerSlice=0"}, "maxEndpointsPerSlice"},
+		// As an empty --nodes is: nothing would be replayed, and the all-zero results would
+		// pass for a quiet cluster.
+		{"empty services", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", empty, "--nodes", sample("replay-nodes.json")}, "--services " + empty + " holds no Service"},
+		{"empty service list", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", emptyList, "--nodes", sample("replay-nodes.json")}, "holds no Service"},
+		{"empty pods", []string{"replay", "--pods", empty, "--services", sample("replay-services.json"), "--nodes", sample("replay-nodes.json")}, "--pods " + empty + " holds no pod event"},
+		{"empty pods without nodes", []string{"replay", "--pods", empty, "--services", sample("replay-services.json")}, "holds no pod event"},
 		{"bad start", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"), "--start", "hot"}, `--start "hot": want cold or warm`},
 		// The comparison would set the cluster's slice writes beside none.
 		{"comparison without slices", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"),
