@@ -40,11 +40,12 @@ or the name of a shipped plan (slice-size, cluster-size, kep-752).
 
 The points run in parallel (--jobs, default all cores); results are placed by grid index,
 so the same plan gives the same report byte for byte. A point whose run fails is listed in
-the report and the CSV; the others still count. A progress bar with an ETA is shown on
-stderr when it is a terminal. The points share one heap: while they run, the Go collector
-gets twice its usual headroom (GOGC=200, soft limit at 3/4 of the machine's memory), so
-that collecting it does not take the cores the points need; GOGC or GOMEMLIMIT in the
-environment override this.
+the report and the CSV; the others still count (exit 0). When every point fails, the report
+is still written and plan exits 1 (so does a shard, or --merge, whose points all failed). A
+progress bar with an ETA is shown on stderr when it is a terminal. The points share one
+heap: while they run, the Go collector gets twice its usual headroom (GOGC=200, soft limit
+at 3/4 of the machine's memory), so that collecting it does not take the cores the points
+need; GOGC or GOMEMLIMIT in the environment override this.
 
 --out DIR writes report.md, report.html (self-contained, charts embedded), results.csv (one
 row per point, every summary figure), plan.json (all point results) and the charts as PNG
@@ -161,13 +162,35 @@ func (o *planOptions) run(e *env, args []string) error {
 		if err := writeFileAtomic(filepath.Join(o.out, name), func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 			return fmt.Errorf("--out %s: %s: %w", o.out, name, err)
 		}
-		return nil
+		return allPointsFailed(res)
 	}
 	full, err := reports.ReadPlanPartial(&buf)
 	if err != nil {
 		return err
 	}
-	return o.writeReport(e, full, out)
+	if err := o.writeReport(e, full, out); err != nil {
+		return err
+	}
+	return allPointsFailed(full)
+}
+
+// allPointsFailed fails the plan (exit 1) when it ran points and every one of them failed:
+// its report, written all the same, answers nothing. Some failed points do not fail it:
+// the report lists them and the others still count.
+func allPointsFailed(res *reports.PlanResults) error {
+	for _, p := range res.Points {
+		if p.Error == "" {
+			return nil
+		}
+	}
+	if len(res.Points) == 0 {
+		return nil
+	}
+	what := fmt.Sprintf("all %d points", len(res.Points))
+	if res.Shards > 1 {
+		what = fmt.Sprintf("all %d points of shard %d/%d", len(res.Points), res.Shard, res.Shards)
+	}
+	return fmt.Errorf("plan %s: %s failed (listed in the report with their errors)", res.Plan.Name, what)
 }
 
 // runMerge reads partials and writes the report of the whole grid.
@@ -211,7 +234,10 @@ func (o *planOptions) runMerge(e *env, args []string) error {
 		}
 		defer out.abort()
 	}
-	return o.writeReport(e, merged, out)
+	if err := o.writeReport(e, merged, out); err != nil {
+		return err
+	}
+	return allPointsFailed(merged)
 }
 
 func readPartial(name string) (*reports.PlanResults, error) {

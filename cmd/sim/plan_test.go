@@ -146,6 +146,46 @@ func TestPlanFailedPointIsReported(t *testing.T) {
 	}
 }
 
+// TestPlanAllPointsFailedExits1: a plan whose every point failed answers nothing, so it
+// fails (exit 1, the run failed) — with its report still written, listing the failures —
+// and so does a shard, or a merge, of points that all failed. Some failures alone do not
+// fail it (TestPlanFailedPointIsReported).
+func TestPlanAllPointsFailedExits1(t *testing.T) {
+	// The user's repro: an event budget no point of the quick scenario fits in.
+	plan := writePlan(t, strings.Replace(tinyPlan, "set: [cluster.nodes=20]", "set: [cluster.nodes=20, guards.maxEvents=2000]", 1))
+	dir := t.TempDir()
+	out := filepath.Join(dir, "report")
+	te := realEnv()
+	if code := te.main([]string{"plan", plan, "--quiet", "--charts=false", "--out", out}); code != exitFailed {
+		t.Fatalf("exit %d, want %d: %s", code, exitFailed, te.stderr.String())
+	}
+	if !strings.Contains(te.stderr.String(), "plan tiny: all 4 points failed") {
+		t.Errorf("stderr lacks the failure:\n%s", te.stderr.String())
+	}
+	report, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatalf("the report was not written: %v", err)
+	}
+	if !strings.Contains(string(report), "event budget") {
+		t.Errorf("report lacks the points' errors:\n%s", report)
+	}
+
+	shards := filepath.Join(dir, "shards")
+	te = realEnv()
+	if code := te.main([]string{"plan", plan, "--quiet", "--shard", "1/2", "--out", shards}); code != exitFailed {
+		t.Errorf("shard: exit %d, want %d: %s", code, exitFailed, te.stderr.String())
+	}
+	if !strings.Contains(te.stderr.String(), "all 2 points of shard 1/2 failed") {
+		t.Errorf("shard: stderr lacks the failure:\n%s", te.stderr.String())
+	}
+	te = realEnv()
+	te.main([]string{"plan", plan, "--quiet", "--shard", "0/2", "--out", shards})
+	te = realEnv()
+	if code := te.main([]string{"plan", "--merge", shards}); code != exitFailed {
+		t.Errorf("merge: exit %d, want %d: %s", code, exitFailed, te.stderr.String())
+	}
+}
+
 // Points run side by side must fit in memory together, not only one by one.
 func TestPlanJobsFitInMemory(t *testing.T) {
 	small := scenarios.GridPoint{Config: sim.Config{Cluster: sim.ClusterConfig{Nodes: 10}}}
