@@ -354,6 +354,37 @@ func TestHostileSignalDuringWrite(t *testing.T) {
 	}
 }
 
+// A run that fails, or is interrupted, leaves --out as it was: a directory it created
+// (with missing parents) is removed again, one that existed stays, with the user's files.
+// Reference: README "Exit status" and cmd/sim/doc.go ("leave --out as it was").
+func TestHostileFailedRunLeavesNoNewOut(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args []string
+	}{
+		{"failed", nil, []string{"--set", "guards.maxEvents=100"}},
+		{"SIGINT", []string{"EPSIM_TEST_HOOK=before-commit:INT"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			parent := t.TempDir()
+			existing := filepath.Join(parent, "existing")
+			os.Mkdir(existing, 0o755)
+			writeFile(t, existing, "notes.txt", "mine")
+			before := snapshot(t, parent)
+			for _, out := range []string{filepath.Join(parent, "new"), filepath.Join(parent, "a", "b", "c"), existing} {
+				r := runChild(t, tc.env, append([]string{"run", "quick", "--quiet", "--out", out}, tc.args...)...)
+				if r.code == 0 && r.signal == 0 {
+					t.Fatalf("--out %s: the run did not fail", out)
+				}
+			}
+			if after := snapshot(t, parent); after != before {
+				t.Errorf("a failed run changed what is beside --out:\nbefore:\n%s\nafter:\n%s", before, after)
+			}
+		})
+	}
+}
+
 // A stage left by a sim killed with SIGKILL (no handler runs) and per-file temporaries of
 // earlier versions are swept by the next run.
 func TestHostileStaleTemporariesSwept(t *testing.T) {

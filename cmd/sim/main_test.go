@@ -356,6 +356,21 @@ func TestOutputDirAbortRemovesEverything(t *testing.T) {
 		t.Fatal("write did not report the render error")
 	}
 	out.abort()
+	// openOutputDir created out: abort removes it, leaving --out as it was (absent).
+	if got := listDir(t, parent); len(got) != 0 {
+		t.Errorf("abort left %q", got)
+	}
+	// A directory that existed stays, empty as it was.
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err = openOutputDir(dir, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.write("a.txt", func(w io.Writer) error { _, err := w.Write([]byte("a")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	out.abort()
 	if got := listDir(t, dir); len(got) != 0 {
 		t.Errorf("abort left %q", got)
 	}

@@ -18,8 +18,8 @@ import (
 
 // An --out directory is written all or nothing, and the same way by every command:
 //
-//  1. openOutputDir, before any long work: --out must be a directory (created if missing)
-//     that this process may write, and its parent too; an exclusive lock on it makes a
+//  1. openOutputDir, before any long work: --out must be a directory (created if missing,
+//     and then removed again if the run ends without committing) that this process may write, and its parent too; an exclusive lock on it makes a
 //     second sim writing into the same directory fail at once; temporaries an earlier
 //     killed sim left behind are removed; a staging directory is created beside it.
 //  2. write renders each file into the staging directory.
@@ -57,6 +57,10 @@ type outputDir struct {
 	replace bool
 	lock    *os.File
 	written []string
+	// created are the directories openOutputDir made for --out (it and missing parents),
+	// innermost first: a run that ends without committing removes them, so that --out is
+	// left as it was, absent.
+	created []string
 
 	mu      sync.Mutex // held by commit and by the signal handler
 	done    bool
@@ -76,7 +80,9 @@ func openOutputDir(dir string, replace bool) (*outputDir, error) {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return nil, outputError(dir, errors.New("exists and is not a directory"))
 	}
+	created := missingDirs(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		removeCreated(created)
 		return nil, outputError(dir, plainPathError(err))
 	}
 	// The swap renames the directory itself: work on its real, absolute path (a symlink
@@ -98,15 +104,17 @@ func openOutputDir(dir string, replace bool) (*outputDir, error) {
 	if err := checkWritable(dir, parent); err != nil {
 		return nil, outputError(dir, err)
 	}
-	o := &outputDir{dir: dir, replace: replace}
+	o := &outputDir{dir: dir, replace: replace, created: created}
 	lock, err := lockDir(dir)
 	if err != nil {
+		// Another sim holds it, or it cannot be opened: leave it to that sim.
 		return nil, err
 	}
 	o.lock = lock
 	o.sweep()
 	stage, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+stageInfix+"*")
 	if err != nil {
+		removeCreated(o.created)
 		o.unlock()
 		return nil, outputError(dir, fmt.Errorf("cannot create a staging directory beside it: %w", plainPathError(err)))
 	}
@@ -117,6 +125,33 @@ func openOutputDir(dir string, replace bool) (*outputDir, error) {
 	}
 	o.handleSignals()
 	return o, nil
+}
+
+// missingDirs returns dir and those of its parents that do not exist, innermost first: the
+// directories os.MkdirAll(dir) is about to create.
+func missingDirs(dir string) []string {
+	var missing []string
+	for d := dir; ; {
+		if _, err := os.Lstat(d); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			return missing
+		}
+		missing = append(missing, d)
+		parent := filepath.Dir(d)
+		if parent == d {
+			return missing
+		}
+		d = parent
+	}
+}
+
+// removeCreated removes the directories sim created for --out, innermost first, and only
+// while they are empty: whatever someone else put in one meanwhile stays, with it.
+func removeCreated(created []string) {
+	for _, d := range created {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
 }
 
 // checkNotWorkingDir fails when dir (absolute, symlinks resolved) is the working directory
@@ -210,6 +245,7 @@ func (o *outputDir) handleSignals() {
 			o.mu.Lock()
 			if !o.done {
 				os.RemoveAll(o.stage)
+				removeCreated(o.created)
 			}
 			// Die of the signal, as without the handler, so that a shell or CI sees it; the
 			// exit status a shell would report is the fallback.
@@ -294,17 +330,20 @@ func (o *outputDir) commit() error {
 	os.RemoveAll(o.stage)
 	o.done = true
 	if err != nil {
+		removeCreated(o.created)
 		return fmt.Errorf("--out %s: %w (nothing in it was changed)", o.dir, err)
 	}
 	return nil
 }
 
-// abort drops the staged files; --out stays as it was.
+// abort drops the staged files; --out stays as it was: when this run created it, it is
+// removed again.
 func (o *outputDir) abort() {
 	o.mu.Lock()
 	defer o.finish()
 	if !o.done {
 		os.RemoveAll(o.stage)
+		removeCreated(o.created)
 		o.done = true
 	}
 }
