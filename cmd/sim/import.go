@@ -43,7 +43,8 @@ manager's only when there are none). A ReplicaSet no Deployment in the input own
 a Deployment; one a Deployment in the input owns is left to it. Everything that could not be mapped is listed
 at the top of the file and on stderr. --anonymize renames namespaces, Services, ports, zones,
 the region, nodes, label values and label keys but Kubernetes' own (deterministically,
-keeping lengths, so byte figures hold) so the file can be shared. --out writes the file atomically. (-o means the output format in
+keeping lengths, so byte figures hold) so the file can be shared. --out writes the file atomically; its directory must exist (checked before the
+import's work). (-o means the output format in
 every other command, so import has no -o.)
 
 Examples:
@@ -78,6 +79,10 @@ Examples:
 				// fails only at the end, naming the temporary file.
 				if fi, err := os.Stat(out); err == nil && fi.IsDir() {
 					return usageErrorf("import", "--out %s is a directory: give the scenario file to write (e.g. %s)", out, filepath.Join(out, "imported.yaml"))
+				}
+				// A missing directory or a special file, as record checks its --out.
+				if err := checkOutFile("import", out); err != nil {
+					return err
 				}
 			}
 			if name == "" && out != "" {

@@ -57,4 +57,15 @@ func TestImportCommand(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 { // my-cluster.yaml, bad.json
 		t.Errorf("--out a directory left %v", entries)
 	}
+	// --out in a directory that does not exist: bad input (exit 2), said before the
+	// import's work, as record says it.
+	te = newTestEnv()
+	missing := filepath.Join(dir, "none", "x.yaml")
+	if code := te.main(append([]string{"import", "--out", missing}, args...)); code != exitBadInput ||
+		!strings.Contains(te.stderr.String(), "--out "+missing+": directory "+filepath.Dir(missing)+" does not exist") {
+		t.Errorf("--out in a missing directory: exit %d, want %d (%s)", code, exitBadInput, te.stderr.String())
+	}
+	if strings.Contains(te.stderr.String(), "nodes,") {
+		t.Errorf("--out in a missing directory was checked only after the import: %s", te.stderr.String())
+	}
 }

@@ -103,7 +103,7 @@ func checkLiveInput(f *os.File, out string) error {
 // (something took its place meanwhile) is kept under its temporary name, which the error
 // gives.
 func recordTo(e *env, in io.Reader, out, name string) (err error) {
-	if err := checkRecordOut(out); err != nil {
+	if err := checkOutFile("record", out); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
@@ -138,23 +138,24 @@ func recordTo(e *env, in io.Reader, out, name string) (err error) {
 	return record(e, in, tmp, name)
 }
 
-// checkRecordOut fails (bad input) when --out cannot become the trace file: it is a
-// directory or a special file, or its directory is missing.
-func checkRecordOut(out string) error {
+// checkOutFile fails (bad input) when --out cannot become the file cmd writes: it is a
+// directory or a special file, or its directory is missing. Commands that write one file
+// (record, import) check it before their work, not when they rename their result to it.
+func checkOutFile(cmd, out string) error {
 	if strings.HasSuffix(out, "/") {
-		return usageErrorf("record", "--out %s: names a directory; record writes a file", out)
+		return usageErrorf(cmd, "--out %s: names a directory; %s writes a file", out, cmd)
 	}
 	st, err := os.Stat(out)
 	switch {
 	case err == nil && st.IsDir():
-		return usageErrorf("record", "--out %s: is a directory; record writes a file", out)
+		return usageErrorf(cmd, "--out %s: is a directory; %s writes a file", out, cmd)
 	case err == nil && !st.Mode().IsRegular():
-		return usageErrorf("record", "--out %s: exists and is not a regular file", out)
+		return usageErrorf(cmd, "--out %s: exists and is not a regular file", out)
 	case err != nil && !errors.Is(err, os.ErrNotExist):
-		return usageErrorf("record", "--out %s: %v", out, plainPathError(err))
+		return usageErrorf(cmd, "--out %s: %v", out, plainPathError(err))
 	}
 	if dst, err := os.Stat(filepath.Dir(out)); err != nil || !dst.IsDir() {
-		return usageErrorf("record", "--out %s: directory %s does not exist", out, filepath.Dir(out))
+		return usageErrorf(cmd, "--out %s: directory %s does not exist", out, filepath.Dir(out))
 	}
 	return nil
 }

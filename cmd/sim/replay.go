@@ -634,7 +634,8 @@ func readFile[T any](path string, read func(io.Reader, string) (T, *trace.Stats,
 	return read(in, inputName(path))
 }
 
-// openInput opens path, or stdin for "-".
+// openInput opens path, or stdin for "-". A directory is refused here, where its error is
+// bad input (exit 2) for every flag alike, rather than when the replay reads it.
 func openInput(path string) (io.Reader, func(), error) {
 	if path == "-" {
 		return os.Stdin, func() {}, nil
@@ -642,6 +643,10 @@ func openInput(path string) (io.Reader, func(), error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: is a directory, not a file", path)
 	}
 	return f, func() { f.Close() }, nil
 }

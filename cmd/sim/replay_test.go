@@ -174,6 +174,11 @@ func TestReplayErrors(t *testing.T) {
 		{"bad set", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"), "--set", "controlPlane.maxEndpointsPerSlice=0"}, "maxEndpointsPerSlice"},
 		// As an empty --nodes is: nothing would be replayed, and the all-zero results would
 		// pass for a quiet cluster.
+		// A directory is bad input for every file flag alike; --pods was once read as far as
+		// the replay, which failed it with exit 1.
+		{"pods a directory", []string{"replay", "--pods", dir, "--services", sample("replay-services.json"), "--nodes", sample("replay-nodes.json")}, dir + ": is a directory, not a file"},
+		{"services a directory", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", dir, "--nodes", sample("replay-nodes.json")}, "is a directory"},
+		{"slices a directory", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"), "--nodes", sample("replay-nodes.json"), "--endpointslices", dir}, "is a directory"},
 		{"empty services", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", empty, "--nodes", sample("replay-nodes.json")}, "--services " + empty + " holds no Service"},
 		{"empty service list", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", emptyList, "--nodes", sample("replay-nodes.json")}, "holds no Service"},
 		{"empty pods", []string{"replay", "--pods", empty, "--services", sample("replay-services.json"), "--nodes", sample("replay-nodes.json")}, "--pods " + empty + " holds no pod event"},
