@@ -121,7 +121,7 @@ that loads back to the same run (the same as 'sim run --print-scenario').
 Examples:
 
     sim validate scenarios/5000-nodes.yaml
-    sim validate --set cluster.nodes=100 scenarios/*.yaml
+    sim validate --set controlPlane.maxEndpointsPerSlice=500 scenarios/*.yaml
     sim validate scenarios/plans/kep-752.yaml
     sim validate --effective quick`,
 	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -107,5 +108,40 @@ func TestExplainCommand(t *testing.T) {
 	}
 	if code := e.main([]string{"explain", "services.nope"}); code != exitBadInput {
 		t.Errorf("unknown field: exit %d", code)
+	}
+}
+
+// TestValidateHelpExamplesRun runs every example of 'sim help validate' verbatim, as a user
+// pastes it at the repository's root (globs expanded as a shell does), and requires exit 0:
+// validate runs nothing, so its examples are cheap to run, not only to parse
+// (TestDocExamplesParse). An example once set cluster.nodes=100, which cluster-day's
+// timeline rejects.
+func TestValidateHelpExamplesRun(t *testing.T) {
+	t.Chdir("../..")
+	var examples int
+	for _, m := range helpExample.FindAllStringSubmatch(cmdValidate.long, -1) {
+		var args []string
+		for _, f := range strings.Fields(m[1]) {
+			if !strings.ContainsAny(f, "*?[") {
+				args = append(args, f)
+				continue
+			}
+			matches, err := filepath.Glob(f)
+			if err != nil || len(matches) == 0 {
+				t.Fatalf("example %q: %s matches nothing", m[1], f)
+			}
+			args = append(args, matches...)
+		}
+		if args[0] != "validate" {
+			continue
+		}
+		examples++
+		var out, errb bytes.Buffer
+		if code := newEnv(&out, &errb).main(args); code != exitOK {
+			t.Errorf("example %q: exit %d: %s", m[1], code, errb.String())
+		}
+	}
+	if examples < 3 {
+		t.Fatalf("found %d validate examples in its help", examples)
 	}
 }
