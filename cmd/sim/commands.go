@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -165,7 +166,7 @@ func (e *env) dispatch(args []string) error {
 		return nil
 	}
 	if err != nil {
-		return usageErrorf(c.name, "%s: %v", c.name, err)
+		return usageErrorf(c.name, "%s: %s", c.name, flagError(err))
 	}
 	if err := emptyPathFlag(fs); err != nil {
 		return usageErrorf(c.name, "%s: %v", c.name, err)
@@ -183,6 +184,15 @@ func emptyPathFlag(fs *flag.FlagSet) error {
 		}
 	})
 	return err
+}
+
+// flagValueError matches the flag package's message for a value a flag rejected, which
+// names the flag with one dash ("invalid value "x" for flag -seed: …").
+var flagValueError = regexp.MustCompile(`^(invalid (?:boolean )?value ".*" for) (?:flag )?-([A-Za-z0-9-]+): `)
+
+// flagError is err's message with the flag named as help names it, --seed.
+func flagError(err error) string {
+	return flagValueError.ReplaceAllString(err.Error(), "$1 --$2: ")
 }
 
 func newFlagSet(c *command) *flag.FlagSet {
@@ -275,7 +285,7 @@ func (v *seedValue) String() string { return strconv.FormatUint(uint64(*v), 10) 
 func (v *seedValue) Set(s string) error {
 	n, err := strconv.ParseUint(s, 10, 64)
 	if err != nil || n > math.MaxInt64 {
-		return fmt.Errorf("want an integer from 0 to 2^63-1 (%d), as a scenario's seed:", int64(math.MaxInt64))
+		return fmt.Errorf("want an integer from 0 to 2^63-1 (%d), the range of a scenario's seed field", int64(math.MaxInt64))
 	}
 	*v = seedValue(n)
 	return nil

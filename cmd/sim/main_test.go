@@ -137,6 +137,28 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
+// TestFlagValueErrors: a flag's bad value is one clean line naming the flag as help does
+// (--seed, not the flag package's -seed), with no dangling colon.
+func TestFlagValueErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "quick", "--seed", "-1"}, `sim: run: invalid value "-1" for --seed: want an integer from 0 to 2^63-1 (9223372036854775807), the range of a scenario's seed field`},
+		{[]string{"check", "quick", "--seed=x"}, `sim: check: invalid value "x" for --seed: want an integer`},
+		{[]string{"run", "quick", "--quiet=maybe"}, `sim: run: invalid boolean value "maybe" for --quiet: `},
+	} {
+		te := newTestEnv()
+		if code := te.main(tc.args); code != exitBadInput {
+			t.Errorf("%v: exit %d, want %d", tc.args, code, exitBadInput)
+		}
+		line := lastErrorLine(te.stderr.String())
+		if !strings.HasPrefix(line, tc.want) || strings.HasSuffix(line, ":") || strings.Contains(line, " -seed") {
+			t.Errorf("%v: error line %q, want it to start with %q and not end with a colon", tc.args, line, tc.want)
+		}
+	}
+}
+
 // lastErrorLine returns the first stderr line that starts with "sim: ".
 func lastErrorLine(stderr string) string {
 	for _, l := range strings.Split(stderr, "\n") {
