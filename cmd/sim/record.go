@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -106,7 +107,7 @@ func recordTo(e *env, in io.Reader, out, name string) (err error) {
 	if err := checkOutFile("record", out); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
+	tmp, err := createBeside(out)
 	if err != nil {
 		return badInput(fmt.Errorf("--out %s: cannot create a file beside it: %w", out, plainPathError(err)))
 	}
@@ -136,6 +137,27 @@ func recordTo(e *env, in io.Reader, out, name string) (err error) {
 		}
 	}()
 	return record(e, in, tmp, name)
+}
+
+// createBeside creates a new temporary file beside out, named as sim's per-file
+// temporaries are (".NAME.tmp-N", swept by isTemporary). It is created with mode 0666, so
+// that the umask makes its mode the one a plain create of out would have (0644 under umask
+// 022); os.CreateTemp's 0600 would stay with the trace after the rename.
+func createBeside(out string) (*os.File, error) {
+	dir, base := filepath.Dir(out), filepath.Base(out)
+	var err error
+	for i := range 10000 {
+		name := filepath.Join(dir, fmt.Sprintf(".%s%s%d%d", base, tmpInfix, os.Getpid(), i))
+		var f *os.File
+		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+	}
+	return nil, err
 }
 
 // checkOutFile fails (bad input) when --out cannot become the file cmd writes: it is a

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"epsim/trace"
@@ -197,6 +198,33 @@ func TestReplayErrors(t *testing.T) {
 				t.Errorf("stderr %q lacks %q", errb, tc.want)
 			}
 		})
+	}
+}
+
+// TestRecordOutMode: the trace --out writes has the mode a plain create gives a new file
+// (0666 less the umask), as every other output has, not os.CreateTemp's 0600.
+func TestRecordOutMode(t *testing.T) {
+	raw, err := os.ReadFile(sample("replay-watch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, umask := range []int{0o022, 0o027} {
+		old := syscall.Umask(umask)
+		tr := filepath.Join(t.TempDir(), "trace.jsonl")
+		e, _, errb := replayEnv()
+		e.stdin = bytes.NewReader(raw)
+		code := e.main([]string{"record", "--out", tr})
+		syscall.Umask(old)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errb)
+		}
+		st, err := os.Stat(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := st.Mode().Perm(), os.FileMode(0o666&^umask); got != want {
+			t.Errorf("umask %#o: trace mode %v, want %v", umask, got, want)
+		}
 	}
 }
 
