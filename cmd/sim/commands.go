@@ -186,13 +186,26 @@ func emptyPathFlag(fs *flag.FlagSet) error {
 	return err
 }
 
-// flagValueError matches the flag package's message for a value a flag rejected, which
-// names the flag with one dash ("invalid value "x" for flag -seed: …").
-var flagValueError = regexp.MustCompile(`^(invalid (?:boolean )?value ".*" for) (?:flag )?-([A-Za-z0-9-]+): `)
+// The flag package's messages name the flag with one dash: flagValueError matches the one
+// for a value a flag rejected ("invalid value "x" for flag -seed: …"), flagUnknownError
+// the one for a flag the command has not ("flag provided but not defined: -jobs") and
+// flagArgError the one for a flag given no value ("flag needs an argument: -out").
+var (
+	flagValueError   = regexp.MustCompile(`^(invalid (?:boolean )?value ".*" for) (?:flag )?-([A-Za-z0-9-]+): `)
+	flagUnknownError = regexp.MustCompile(`^flag provided but not defined: -+([^ ]+)$`)
+	flagArgError     = regexp.MustCompile(`^flag needs an argument: -+([^ ]+)$`)
+)
 
 // flagError is err's message with the flag named as help names it, --seed.
 func flagError(err error) string {
-	return flagValueError.ReplaceAllString(err.Error(), "$1 --$2: ")
+	msg := err.Error()
+	if m := flagUnknownError.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("unknown flag --%s", m[1])
+	}
+	if m := flagArgError.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("--%s needs a value", m[1])
+	}
+	return flagValueError.ReplaceAllString(msg, "$1 --$2: ")
 }
 
 func newFlagSet(c *command) *flag.FlagSet {
