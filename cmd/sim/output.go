@@ -501,7 +501,8 @@ func writeFileAtomic(path string, render func(w io.Writer) error) error {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+name+tmpInfix+"*")
+	// Made with the mode a plain create gives (createBeside), not os.CreateTemp's 0600.
+	f, err := createBeside(filepath.Join(dir, name))
 	if err != nil {
 		return plainPathError(err)
 	}
@@ -510,9 +511,6 @@ func writeFileAtomic(path string, render func(w io.Writer) error) error {
 	err = render(bw)
 	if err == nil {
 		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Chmod(0o644)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TestWriteFileAtomicMode: a file written whole (an import, a baseline, a plan partial) gets
+// the mode a plain create gives it under the umask, as every other output does; it was
+// 0644 whatever the umask.
+func TestWriteFileAtomicMode(t *testing.T) {
+	for _, umask := range []int{0o022, 0o027} {
+		path := filepath.Join(t.TempDir(), "f.yaml")
+		old := syscall.Umask(umask)
+		err := writeFileAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, "x\n"); return err })
+		syscall.Umask(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := st.Mode().Perm(), os.FileMode(0o666&^umask); got != want {
+			t.Errorf("umask %#o: mode %v, want %v", umask, got, want)
+		}
+		if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*")); len(left) > 0 {
+			t.Errorf("temporaries left: %q", left)
+		}
+	}
+}
