@@ -426,7 +426,7 @@ type evDelayedAdd struct {
 // switch on concrete types: the event loop asks it twice per event.)
 func isBackground(ev event) bool {
 	switch ev.(type) {
-	case evDelayedAdd, evDeploymentRetry, evInformerResync, evNodeJoin, evServiceCreate, evEventWritten:
+	case evDelayedAdd, evDeploymentRetry, evInformerResync, evNodeJoin, evServiceCreate, evEventWritten, evEvictNode:
 		return true
 	}
 	return false

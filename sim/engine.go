@@ -345,7 +345,8 @@ func (e *Engine) schedule(at Time, ev event) {
 }
 
 // quiescent reports whether the current phase's work has settled: nothing is queued but
-// delayed workqueue adds, and no controller has a change pending, queued or in flight.
+// background events (isBackground: delayed workqueue adds and the like), no node's pods
+// are still to be evicted, and no controller has a change pending, queued or in flight.
 // Leftover retries of keys with nothing pending (the escalated backoff of stale syncs) do
 // not hold a phase open; they fire later as no-op syncs.
 func (e *Engine) quiescent() bool {
@@ -354,6 +355,9 @@ func (e *Engine) quiescent() bool {
 	}
 	if e.nonRetry > 0 {
 		return false
+	}
+	if e.nodeLC != nil && e.nodeLC.evictionsDue > 0 {
+		return false // a node's pods are still to be evicted (evEvictNode)
 	}
 	for _, c := range e.ctls {
 		if c.busy() {

@@ -101,6 +101,11 @@ type nodeLifecycle struct {
 	// so that an eviction of an earlier one is void.
 	tainted []bool
 	taints  []int32
+	// evictionDue[i] is set while node i's taint has its pods' eviction still to come
+	// (evEvictNode), and evictionsDue counts those nodes: they hold the phase open
+	// (Engine.quiescent), where an eviction the taint's removal voided does not.
+	evictionDue  []bool
+	evictionsDue int
 	// zones are the eviction queues by zone name; zoneNames the zones in node order.
 	zones     map[string]*evictionZone
 	zoneNames []string
@@ -209,7 +214,7 @@ func (e *Engine) lifecycle() *nodeLifecycle {
 	nl := &nodeLifecycle{client: newTokenBucket(nodeLifecycleQPS, nodeLifecycleBurst),
 		evictions: newTokenBucket(nodeLifecycleQPS, nodeLifecycleBurst), zones: map[string]*evictionZone{},
 		readySince: map[*podState]model.Timestamp{}, leasePhase: make([]Time, n), statusPhase: make([]Time, n),
-		tainted: make([]bool, n), taints: make([]int32, n), renewedAt: make([]Time, n)}
+		tainted: make([]bool, n), taints: make([]int32, n), evictionDue: make([]bool, n), renewedAt: make([]Time, n)}
 	nl.events.client, nl.evictionEvents.client = nl.client, nl.evictions
 	rng := newStream(e.cfg.Seed, streamNodeLifecycle)
 	nl.grid = Time(rng.Int64N(int64(nodeMonitorPeriod)))
@@ -545,8 +550,7 @@ func (e *Engine) handleDisruption() {
 		// PATCH) and its pods' pending eviction; the next pass queues the nodes again.
 		for i := range e.nodes {
 			if nl.tainted[i] {
-				nl.tainted[i] = false
-				nl.taints[i]++
+				nl.untaint(i)
 				nl.client.reserve(e.now)
 				nl.client.reserve(e.now)
 			}
@@ -621,6 +625,8 @@ func (ev evTaintPass) apply(e *Engine) {
 		}
 		nl.tainted[q.node] = true
 		nl.taints[q.node]++
+		nl.evictionDue[q.node] = true
+		nl.evictionsDue++
 		get := nl.client.reserve(e.now) + nodeLifecycleLatency
 		on := nl.client.reserve(get) + nodeLifecycleLatency
 		e.schedule(on+defaultTolerationSeconds, evEvictNode{q.node, q.epoch, nl.taints[q.node]})
@@ -703,12 +709,28 @@ func (e *Engine) nodeBack(i int) {
 	}
 	calls := 2 // the NoSchedule taint
 	if nl.tainted[i] {
-		nl.tainted[i] = false
-		nl.taints[i]++
+		nl.untaint(i)
 		calls += 2
 	}
 	for range calls {
 		nl.client.reserve(e.now)
 	}
 	e.queuePass()
+}
+
+// untaint takes node i's NoExecute taint off, voiding its pods' eviction if still to come.
+// upstream: pkg/controller/tainteviction/taint_eviction.go handleNodeUpdate (a node without
+// NoExecute taints has its pods' scheduled deletions cancelled).
+func (nl *nodeLifecycle) untaint(i int) {
+	nl.tainted[i] = false
+	nl.taints[i]++
+	nl.evictionDone(i)
+}
+
+// evictionDone records that node i's eviction is no longer to come: it ran, or was voided.
+func (nl *nodeLifecycle) evictionDone(i int) {
+	if nl.evictionDue[i] {
+		nl.evictionDue[i] = false
+		nl.evictionsDue--
+	}
 }

@@ -832,3 +832,47 @@ func TestEventWriterQueuesAndDrops(t *testing.T) {
 		t.Errorf("last Event written at %v, want %v", last, want)
 	}
 }
+
+// TestVoidedEvictionHoldsNoPhase fails a node for 2 minutes, and for good: its taint comes
+// on 40–55 s in, and its pods' eviction 300 s after. Back in 2 minutes, the taint is off
+// and the eviction void, so the phase ends once the node's return has settled, not 300 s
+// after the taint (it did, idle for some 250 s, which moved every later phase). Down for
+// good, nothing else is to come, but the eviction runs, and the phase holds open for it
+// and the replacements it causes.
+// upstream: pkg/controller/tainteviction/taint_eviction.go handleNodeUpdate (the pods'
+// scheduled deletions cancelled when the node has no NoExecute taint).
+func TestVoidedEvictionHoldsNoPhase(t *testing.T) {
+	for _, tc := range []struct {
+		down    time.Duration
+		evicted bool
+	}{
+		{2 * time.Minute, false},
+		{0, true}, // for good
+	} {
+		cfg := testConfig(6, 12)
+		cfg.Timeline = []Action{
+			{Name: "create", Kind: ActionCreate},
+			{Name: "fail", Kind: ActionFailNodes, Nodes: 1, Duration: tc.down},
+		}
+		res, err := Run(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fail := res.Phases[1]
+		back := fail.Start + Time(tc.down)
+		evictionAt := fail.Start + Time(40*time.Second) + defaultTolerationSeconds // the earliest
+		if !tc.evicted {
+			// Within a minute of the return: the kube-proxies' reconnects and the pods'
+			// readiness written back take seconds.
+			if fail.End < back || fail.End > back+Time(time.Minute) {
+				t.Errorf("down %v: the phase ended %v after the node was back, want within a minute (the eviction, void, was due %v after it)",
+					tc.down, fail.End-back, evictionAt-back)
+			}
+			continue
+		}
+		if evicted := res.Total.Endpoints.Writes.Update; fail.End < evictionAt || evicted == 0 {
+			t.Errorf("down for good: the phase ended at %v, the eviction due at %v or later, with %d Endpoints updates: want it held open for the eviction",
+				fail.End, evictionAt, evicted)
+		}
+	}
+}

@@ -492,6 +492,9 @@ func (ev evNodeRecover) apply(e *Engine) {
 // and all through its client (an Event, then evEvictCall's calls). The taint coming off
 // voids it; a node back whose taint is still on (its kubelet's status not yet written, or
 // the node lifecycle controller's pass not yet come) has its pods evicted, and they stop.
+// It holds the phase open only while it is still to come (nodeLifecycle.evictionDue): a
+// voided one, waiting out the toleration of a taint long gone, is background
+// (isBackground), so that a node back in 90 s does not hold its phase open for 300 s.
 type evEvictNode struct {
 	node, epoch int
 	taints      int32
@@ -503,6 +506,7 @@ func (ev evEvictNode) apply(e *Engine) {
 	if nl.taints[ev.node] != ev.taints || !nl.tainted[ev.node] {
 		return // the taint came off: the node was seen back, or every zone is down
 	}
+	nl.evictionDone(ev.node)
 	for _, p := range e.podsOnNode[ev.node] {
 		if p.pinned() >= 0 {
 			continue // DaemonSet pods tolerate not-ready and unreachable nodes
