@@ -145,6 +145,17 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`x.yaml:15:5: timeline[2].percent: give replicas or percent, not both`},
 		},
 		{
+			// percent is of a selector-less Service's manualEndpoints: 200% of 600,000 addresses
+			// in 10 copies is 12,000,000, over the limit (as replicas: 1200000 would be).
+			name: "percent of manualEndpoints over the pod limit",
+			doc: "name: t\ncluster: {nodes: 10}\nservices:\n  - {name: ext, count: 10, manualEndpoints: 600000, ports: [{port: 5432}]}\n  - {name: web, replicas: 4}\n" +
+				"timeline:\n  - {name: create, action: create}\n  - {name: up, action: scale, percent: 200}\n",
+			want: []string{
+				`x.yaml:7:3: timeline: the Services reach 12000008 pods in total (sum of count × replicas, a DaemonSet's replicas being the node count), too many (at most 10000000)`,
+				`x.yaml:8:5: timeline[1].percent: scaling to 1200000 replicas makes 12000008 pods in total (sum of count × replicas over the timeline), too many (at most 10000000)`,
+			},
+		},
+		{
 			name: "scale with neither replicas nor percent",
 			doc:  minimal + "  - name: up\n    action: scale\n",
 			want: []string{`x.yaml:12:5: timeline[2]: action scale needs replicas (how many) or percent (of each Service's configured replicas)`},

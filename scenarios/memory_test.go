@@ -4,7 +4,8 @@ import "testing"
 
 // TestFootprintCounts checks what the memory estimate counts, as the engine makes it: a
 // DaemonSet's pods are one per node, a percent scale takes a Service to that share of its
-// replicas (rounded up), and the pods of nodes that fail or are drained change.
+// replicas (rounded up) or a selector-less Service to that share of its manualEndpoints,
+// and the pods of nodes that fail or are drained change.
 func TestFootprintCounts(t *testing.T) {
 	for _, c := range []struct {
 		name, yaml     string
@@ -19,6 +20,9 @@ func TestFootprintCounts(t *testing.T) {
 			45, 45 + 45, 3, 2},
 		{"scale-replicas", "services: [{name: web, replicas: 10}, {name: db, replicas: 4}]\ntimeline: [{name: c, action: create}, {name: up, action: scale, services: [web], replicas: 25}]",
 			29, 29 + 25, 2, 2},
+		// ext's 3 addresses at 200% are 6, counted as the replicas scale gives it are.
+		{"percent-scale-manual", "services: [{name: ext, manualEndpoints: 3, ports: [{port: 5432}]}, {name: web, replicas: 4}]\ntimeline: [{name: c, action: create}, {name: up, action: scale, percent: 200}]",
+			8 + 6, 8 + 6 + 8 + 6, 2, 2},
 		{"drain-half", "services: [{name: web, replicas: 40}]\ntimeline: [{name: c, action: create}, {name: d, action: drainNodes, nodes: 50}]",
 			40, 40 + 20, 1, 2},
 		{"zone-fails", "services: [{name: web, replicas: 30}]\ntimeline: [{name: c, action: create}, {name: f, action: failNodes, zone: b}]",

@@ -193,10 +193,17 @@ func podsOf(s *sim.ServiceConfig, nodes int) int {
 }
 
 // scaledReplicas is what a scale action sets s's replicas to: its replicas, or its percent
-// of s's configured replicas rounded up, as the engine computes it (sim/timeline.go).
+// of s's configured replicas rounded up, as the engine computes it (sim/timeline.go). For a
+// selector-less Service (manualEndpoints) it is the addresses the user rewrites its
+// Endpoints object with, and percent is of its configured manualEndpoints (its replicas
+// are 0).
 func scaledReplicas(a *sim.Action, s *sim.ServiceConfig) int {
 	if a.Percent > 0 {
-		return (s.Replicas*a.Percent + 99) / 100
+		base := s.Replicas
+		if s.ManualEndpoints > 0 {
+			base = s.ManualEndpoints
+		}
+		return (base*a.Percent + 99) / 100
 	}
 	return a.Replicas
 }

@@ -135,7 +135,13 @@ func (e *Engine) actOn(a *Action, s *serviceState) {
 	case ActionScale:
 		replicas := a.Replicas
 		if a.Percent > 0 && s.cfg != nil {
-			replicas = (s.cfg.Replicas*a.Percent + 99) / 100
+			// A percent of what the Service was configured with: its replicas, or for a
+			// selector-less Service its manualEndpoints addresses (its replicas are 0).
+			base := s.cfg.Replicas
+			if s.cfg.ManualEndpoints > 0 {
+				base = s.cfg.ManualEndpoints
+			}
+			replicas = (base*a.Percent + 99) / 100
 		}
 		if s.manual != nil {
 			// No workload: the user rewrites the Endpoints object with this many addresses.

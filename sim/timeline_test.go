@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -174,6 +176,50 @@ func TestScalePercent(t *testing.T) {
 	runEngine(t, e, nil)
 	if s := e.services[0]; s.replicas != 11 || s.newRS.live != 11 {
 		t.Errorf("150%% of 7: replicas %d, live %d, want 11", s.replicas, s.newRS.live)
+	}
+}
+
+// TestScalePercentManualEndpoints: percent scales a selector-less Service's user-written
+// Endpoints object from its configured manualEndpoints count (its replicas are 0), as it
+// scales a workload's pods from its replicas: 200% doubles the addresses, 100% restores them,
+// and the mirrored EndpointSlice is updated, not deleted (docs/scenario.md, timeline[].percent).
+func TestScalePercentManualEndpoints(t *testing.T) {
+	cfg := testConfig(10, 4)
+	ext := cfg.Services[0]
+	ext.Name, ext.Replicas, ext.ManualEndpoints = "ext", 0, 3
+	cfg.Services = append(cfg.Services, ext)
+	cfg.Timeline = []Action{
+		{Name: "create", Kind: ActionCreate},
+		{Name: "up", Kind: ActionScale, Percent: 200},
+		{Name: "back", Kind: ActionScale, Percent: 100},
+	}
+	res, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	webEndpoints := map[string]int{} // web's Endpoints object at the end of each phase
+	for _, w := range res.Writes {
+		switch {
+		case w.Name == "web" && w.Mode == ModeEndpoints && w.Kind == "Endpoints":
+			webEndpoints[w.Phase] = w.Endpoints
+		case w.Phase != "create" && (w.Name == "ext" || strings.HasPrefix(w.Name, "ext-")):
+			got[w.Phase] = append(got[w.Phase], fmt.Sprintf("%s %s %s %d", w.Mode, w.Kind, w.Verb, w.Endpoints))
+		}
+	}
+	if webEndpoints["up"] != 8 || webEndpoints["back"] != 4 {
+		t.Errorf("web's Endpoints after up, back: %d, %d addresses; want 8, 4", webEndpoints["up"], webEndpoints["back"])
+	}
+	want := map[string][]string{
+		"up":   {"endpoints Endpoints update 6", "endpointslices EndpointSlice update 6"},
+		"back": {"endpoints Endpoints update 3", "endpointslices EndpointSlice update 3"},
+	}
+	for phase, w := range want {
+		g := got[phase]
+		slices.Sort(g)
+		if !slices.Equal(g, w) {
+			t.Errorf("phase %s: ext's writes %q, want %q", phase, g, w)
+		}
 	}
 }
 
