@@ -26,6 +26,9 @@ type FieldDoc struct {
 	Default string
 	// Required is true for fields the scenario must give.
 	Required bool
+	// RequiredWhen, for a Required field, says when it is required ("" for always): "for
+	// wait", or the alternative "for scale: replicas or percent".
+	RequiredWhen string
 	// Allowed lists the values or range accepted.
 	Allowed string
 	// Source is where the default comes from: an upstream file and name, or "assumption".
@@ -251,8 +254,8 @@ func Reference() []FieldDoc {
 		FieldDoc{Path: "timeline[].services", Type: "list of strings", Default: "all", Allowed: "entry names (all copies) or copies' names (NAME-i), each optionally as NAMESPACE/NAME", Doc: "The Services the action applies to (create, rollout, scale, restartPods, flipReadiness, labelService). A name names the entries of that name in every namespace; NAMESPACE/NAME only that namespace's (an entry without namespace is in default)."},
 		FieldDoc{Path: "timeline[].maxSurge", Type: "int or percent", Default: "each Service's own maxSurge", Doc: "rollout: override the Services' strategy (with maxUnavailable: " + rollout + " when only one is given)."},
 		FieldDoc{Path: "timeline[].maxUnavailable", Type: "int or percent", Default: "each Service's own maxUnavailable", Doc: "rollout: override the Services' strategy."},
-		FieldDoc{Path: "timeline[].replicas", Type: "integer", Required: true, Allowed: "0..1000000; give replicas or percent", Doc: "scale: the new replica count (for a Service with manualEndpoints, the number of addresses the user rewrites its Endpoints object with)."},
-		FieldDoc{Path: "timeline[].percent", Type: "integer", Allowed: "1..10000; give replicas or percent", Doc: "scale: the new replica count as a percentage of each Service's configured replicas, rounded up (autoscaling up, and back with 100); for a Service with manualEndpoints, of its configured manualEndpoints (the addresses the user rewrites its Endpoints object with)."},
+		FieldDoc{Path: "timeline[].replicas", Type: "integer", Required: true, RequiredWhen: "for scale: replicas or percent", Allowed: "0..1000000; give replicas or percent", Doc: "scale: the new replica count (for a Service with manualEndpoints, the number of addresses the user rewrites its Endpoints object with)."},
+		FieldDoc{Path: "timeline[].percent", Type: "integer", Required: true, RequiredWhen: "for scale: replicas or percent", Allowed: "1..10000; give replicas or percent", Doc: "scale: the new replica count as a percentage of each Service's configured replicas, rounded up (autoscaling up, and back with 100); for a Service with manualEndpoints, of its configured manualEndpoints (the addresses the user rewrites its Endpoints object with)."},
 		FieldDoc{Path: "timeline[].spread", Type: "duration", Default: "0s (all at once)", Doc: "rollout, scale, restartPods: start on the Services one after another over this window, at the quantiles of curve, in an order that mixes an entry's copies; drainNodes with waves: the window over which the waves start."},
 		FieldDoc{Path: "timeline[].curve", Type: "string", Default: "uniform", Allowed: strings.Join(spreadCurves, ", ") + "; needs spread", Doc: "How spread starts are distributed: evenly, or diurnal (density 1 − 0.8·cos(2π·t/spread): quiet at the window's ends, five times busier in its middle)."},
 		FieldDoc{Path: "timeline[].waves", Type: "integer", Allowed: "1..cluster.nodes; more than 1 needs spread", Doc: "drainNodes: drain the nodes in this many equal waves started evenly over spread, a wave's nodes all at once (without waves, one node at a time); a wave's nodes are schedulable again when the next wave starts (a node-pool upgrade)."},
@@ -260,8 +263,8 @@ func Reference() []FieldDoc {
 		FieldDoc{Path: "timeline[].notReadyFor", Type: "duration", Default: "0s (stays not ready)", Doc: "flipReadiness: how long the pods stay not ready."},
 		FieldDoc{Path: "timeline[].nodes", Type: "integer", Allowed: "1..cluster.nodes; give nodes or zone", Doc: "failNodes, drainNodes: how many nodes (the first that host pods)."},
 		FieldDoc{Path: "timeline[].zone", Type: "string", Allowed: "one of cluster.zones; give nodes or zone", Doc: "failNodes, drainNodes: every node of this zone."},
-		FieldDoc{Path: "timeline[].labels", Type: "mapping of strings", Required: true, Doc: "labelService: labels to set (an empty value removes the label)."},
-		FieldDoc{Path: "timeline[].duration", Type: "duration", Required: true, Allowed: "> 0", Doc: "wait: how long. failNodes (optional): the nodes come back after this long — a zone blip; their pods turn ready again, or stop if they were deleted meanwhile."},
+		FieldDoc{Path: "timeline[].labels", Type: "mapping of strings", Required: true, RequiredWhen: "for labelService", Doc: "labelService: labels to set (an empty value removes the label)."},
+		FieldDoc{Path: "timeline[].duration", Type: "duration", Required: true, RequiredWhen: "for wait", Allowed: "> 0", Doc: "wait: how long. failNodes (optional): the nodes come back after this long — a zone blip; their pods turn ready again, or stop if they were deleted meanwhile."},
 		FieldDoc{Path: "timeline[].settle", Type: "duration", Default: "0s", Doc: "Idle time after the action's work is done, before the next phase (which starts on the next whole second)."},
 		FieldDoc{Path: "modes", Type: "string or list of strings", Default: "both", Allowed: strings.Join(modeNames, ", "), Doc: "The control planes that run (--mode overrides it)."},
 		FieldDoc{Path: "guards", Type: "mapping", Doc: "Limits that end a runaway run with an error."},
@@ -371,6 +374,8 @@ func Explain(path string) (string, error) {
 		fmt.Fprintf(&b, "UNIT:     %s\n", f.Unit)
 	}
 	switch {
+	case f.Required && f.RequiredWhen != "":
+		fmt.Fprintf(&b, "REQUIRED: %s\n", f.RequiredWhen)
 	case f.Required:
 		b.WriteString("REQUIRED: yes\n")
 	case f.Default != "":
@@ -395,6 +400,14 @@ func Explain(path string) (string, error) {
 		writeChildren(&b, ref, f.Path)
 	}
 	return b.String(), nil
+}
+
+// required says that f is required, and when: "required", "required for wait".
+func (f FieldDoc) required() string {
+	if f.RequiredWhen == "" {
+		return "required"
+	}
+	return "required " + f.RequiredWhen
 }
 
 func hasChildren(ref []FieldDoc, parent string) bool {
@@ -430,7 +443,7 @@ func writeChildren(b *strings.Builder, ref []FieldDoc, parent string) {
 		}
 		req := ""
 		if f.Required {
-			req = " (required)"
+			req = " (" + f.required() + ")"
 		}
 		fmt.Fprintf(b, "    %-26s %s%s\n%s\n", name, f.Type, req, indent(wrapText(line, 82), "      "))
 	}
@@ -491,11 +504,11 @@ func Markdown() []byte {
 			typ += " (" + f.Unit + ")"
 		}
 		def := f.Default
-		if f.Required {
-			def = "required"
-		}
-		if def != "" && def != "required" {
+		if def != "" {
 			def = "`" + def + "`"
+		}
+		if f.Required {
+			def = f.required()
 		}
 		desc := f.Doc
 		switch {

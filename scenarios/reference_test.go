@@ -131,6 +131,54 @@ func TestExplain(t *testing.T) {
 	}
 }
 
+// TestRequiredSaysWhen: a timeline field that only some actions take is not documented as
+// required outright. Each says for which action, as the loader requires it (a wait without
+// duration and a scale with neither replicas nor percent are rejected, a failNodes without
+// duration loads), in the docs table, 'sim explain FIELD' and 'sim explain timeline'.
+func TestRequiredSaysWhen(t *testing.T) {
+	for _, f := range Reference() {
+		if strings.HasPrefix(f.Path, "timeline[].") && f.Path != "timeline[].name" && f.Path != "timeline[].action" &&
+			f.Required && f.RequiredWhen == "" {
+			t.Errorf("%s: documented as required for every action", f.Path)
+		}
+	}
+	md := string(Markdown())
+	children, err := Explain("timeline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, field, when string }{
+		{"timeline.duration", "duration", "for wait"},
+		{"timeline.replicas", "replicas", "for scale: replicas or percent"},
+		{"timeline.percent", "percent", "for scale: replicas or percent"},
+		{"timeline.labels", "labels", "for labelService"},
+	} {
+		got, err := Explain(tc.path)
+		if err != nil || !strings.Contains(got, "REQUIRED: "+tc.when+"\n") {
+			t.Errorf("Explain(%q) = %q, %v; want REQUIRED: %s", tc.path, got, err, tc.when)
+		}
+		if row := "| `timeline[]." + tc.field + "` | "; !strings.Contains(md, row) || !strings.Contains(md[strings.Index(md, row):], "| required "+tc.when+" |") {
+			t.Errorf("docs/scenario.md: %s row does not say required %s", tc.field, tc.when)
+		}
+		if !strings.Contains(children, "(required "+tc.when+")") {
+			t.Errorf("Explain(timeline): %s does not say (required %s):\n%s", tc.field, tc.when, children)
+		}
+	}
+	const doc = "name: x\ncluster: {nodes: 10}\nservices: [{name: web}]\ntimeline:\n  - {name: create, action: create}\n"
+	for _, tc := range []struct {
+		action string
+		ok     bool
+	}{
+		{"{name: w, action: wait}", false},
+		{"{name: s, action: scale}", false},
+		{"{name: f, action: failNodes, nodes: 1}", true},
+	} {
+		if _, err := Parse("x.yaml", []byte(doc+"  - "+tc.action+"\n"), nil); (err == nil) != tc.ok {
+			t.Errorf("%s: error %v, want loaded %v", tc.action, err, tc.ok)
+		}
+	}
+}
+
 // TestReferenceDefaults: a documented default, written into a scenario, changes nothing:
 // the reference says what the loader does.
 func TestReferenceDefaults(t *testing.T) {
