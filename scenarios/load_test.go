@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -383,6 +385,33 @@ func TestMissingFile(t *testing.T) {
 	_, _, err = Load("5000-nodez", nil)
 	if err == nil || !strings.Contains(err.Error(), "5000-nodez") || !strings.Contains(err.Error(), "5000-nodes") {
 		t.Fatalf("Load(5000-nodez) error = %v; want it to name the input and list shipped scenarios", err)
+	}
+}
+
+// TestShippedDescriptionsCountServices: a shipped scenario's description that says how many
+// Services it has ("one Service", "10,000 Services") says the number sim scenarios lists
+// beside it: the entries' copies (count) included.
+func TestShippedDescriptionsCountServices(t *testing.T) {
+	words := map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+	said := regexp.MustCompile(`\b(one|two|three|four|five|six|seven|eight|nine|ten|[0-9][0-9,]*) Services?\b`)
+	for _, name := range Names() {
+		sc, cfg, err := Load(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		services := 0
+		for _, s := range cfg.Services {
+			services += s.Count
+		}
+		for _, m := range said.FindAllStringSubmatch(sc.Description, -1) {
+			n, ok := words[m[1]]
+			if !ok {
+				n, _ = strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+			}
+			if n != services {
+				t.Errorf("%s: description says %q, but the scenario has %d Services", name, m[0], services)
+			}
+		}
 	}
 }
 
