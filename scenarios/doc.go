@@ -81,7 +81,7 @@
 //	    time, or all at once)
 //	timeline (required, at least one): {name (required, unique), action, services, settle,
 //	    and per action: rollout maxSurge/maxUnavailable [25%/25%]; scale replicas or
-//	    percent (of each Service's configured replicas); restartPods pods [1];
+//	    percent (of each Service's configured replicas, or manualEndpoints); restartPods pods [1];
 //	    flipReadiness pods [1], notReadyFor; failNodes/drainNodes nodes or zone;
 //	    failNodes duration (the nodes come back after it); drainNodes waves (with spread);
 //	    labelService labels; wait duration; rollout, scale, restartPods spread and curve

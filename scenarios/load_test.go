@@ -160,7 +160,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "scale with neither replicas nor percent",
 			doc:  minimal + "  - name: up\n    action: scale\n",
-			want: []string{`x.yaml:12:5: timeline[2]: action scale needs replicas (how many) or percent (of each Service's configured replicas)`},
+			want: []string{`x.yaml:12:5: timeline[2]: action scale needs replicas (how many) or percent (of each Service's configured replicas, or manualEndpoints)`},
 		},
 		{
 			name: "waves without spread",

@@ -436,7 +436,7 @@ func (d *decoder) action(n *yaml.Node, path string, cfg *sim.Config) (sim.Action
 			v, _ := d.integer(ep.val, join(path, "percent"), 1, 10000)
 			a.Percent = int(v)
 		default:
-			d.errorf(n, path, "action scale needs replicas (how many) or percent (of each Service's configured replicas)")
+			d.errorf(n, path, "action scale needs replicas (how many) or percent (of each Service's configured replicas, or manualEndpoints)")
 		}
 	case sim.ActionRestartPods, sim.ActionFlipReadiness:
 		a.Pods = 1

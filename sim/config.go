@@ -280,8 +280,9 @@ type Action struct {
 	MaxSurge        IntOrPercent
 	MaxUnavailable  IntOrPercent
 	ServiceStrategy bool
-	// scale: Replicas, or (when Percent > 0) Percent of each Service's configured replicas,
-	// rounded up (autoscaling up and down around the configured size)
+	// scale: Replicas, or (when Percent > 0) Percent of each Service's configured replicas
+	// (of a manualEndpoints Service, its configured addresses), rounded up (autoscaling up
+	// and down around the configured size)
 	Replicas int
 	Percent  int
 	// restartPods, flipReadiness: how many pods (per service)
