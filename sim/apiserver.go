@@ -28,11 +28,16 @@ type committed struct {
 	// requestBytes is the request body the controller sent (protobuf, no managedFields).
 	requestBytes int64
 	// selected and wasSelected say whether kube-proxy's label selector matches the new and
-	// the old object (watchers without the headless filter have no selector: every object).
+	// the old object.
 	// unserved is proxySelection's of the object the event carries (the old one for a
 	// delete): kube-proxy receives it but programs nothing of it.
 	selected, wasSelected bool
 	unserved              bool
+	// watched and wasWatched say whether the extra watcher groups' selector
+	// (watcherSelection: headless Services' objects left out, unless includeHeadless)
+	// matches the new and the old object. It is not kube-proxy's: in the Endpoints mode
+	// kube-proxy's also leaves out a service-proxy-name Service's object, theirs does not.
+	watched, wasWatched bool
 	// noop is an update whose encoding equals the stored bytes: no revision, no event.
 	noop      bool
 	truncated bool
@@ -356,9 +361,14 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		if !g.watches(c.mode) {
 			continue
 		}
+		// kube-proxy selects with its own informers' selectors (proxySelection); the extra
+		// watchers filter headless Services' objects only, and with includeHeadless nothing.
 		sel, was := cm.selected, cm.wasSelected
-		if g.includeHeadless {
-			sel, was = true, true
+		if !g.kubeProxy {
+			sel, was = cm.watched, cm.wasWatched
+			if g.includeHeadless {
+				sel, was = true, true
+			}
 		}
 		typ, bytes, ok := eventFor(w.verb, sel, was, &cm)
 		if !ok {

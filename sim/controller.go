@@ -51,6 +51,8 @@ type write struct {
 	// selected and unserved are proxySelection of the object written, which applied keeps
 	// with it: the next write of the object reads them instead of its labels.
 	selected, unserved bool
+	// watched is watcherSelection of an Endpoints object written, kept likewise.
+	watched bool
 	// endpoints is what the sync decided for an Endpoints write, captured when it ran.
 	endpoints *endpointsSnapshot
 	uid       string

@@ -58,6 +58,8 @@ type storedEndpoints struct {
 	// selected is proxySelection of the stored object's labels. (The flags are kept
 	// together: one record per Service is 64 bytes, 72 with them apart.)
 	selected bool
+	// watched is watcherSelection of the stored object's labels.
+	watched bool
 	// rvLen is the length of its resourceVersion: an update's body carries it (only its
 	// length counts in the size).
 	rvLen uint8
@@ -316,7 +318,7 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	// differ when the two resourceVersions' lengths do).
 	cm.oldBytes, cm.goneBytes = st.bytes, st.bytes
 	if st.exists {
-		cm.wasSelected = st.selected
+		cm.wasSelected, cm.wasWatched = st.selected, st.watched
 	}
 	if w.verb == model.EndpointsDelete {
 		cm.objectBytes = st.bytes
@@ -348,7 +350,8 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 		cm.objectBytes[model.JSON] = model.EndpointsSizeFrom(&om, snap.subsets, model.JSON)
 	}
 	cm.selected, _ = proxySelection(om.Labels, true)
-	w.selected = cm.selected
+	cm.watched = watcherSelection(om.Labels)
+	w.selected, w.watched = cm.selected, cm.watched
 	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(om.Annotations)
 	cm.noop = w.verb == model.EndpointsUpdate && snap.unchanged
 	if cm.noop {
@@ -373,7 +376,7 @@ func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 		if w.verb == model.EndpointsDelete {
 			*st = storedEndpoints{}
 		} else {
-			*st = storedEndpoints{exists: true, uid: w.uid, created: w.created, selected: w.selected,
+			*st = storedEndpoints{exists: true, uid: w.uid, created: w.created, selected: w.selected, watched: w.watched,
 				bytes: w.bytes, addresses: w.addresses, manual: w.endpoints.manual, rvLen: w.rvLen}
 		}
 	}
@@ -401,7 +404,7 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 	if st.exists {
 		obj.UID, obj.CreationTimestamp = st.uid, st.created
 		cm.oldBytes, cm.goneBytes = st.bytes, st.bytes
-		cm.wasSelected = st.selected
+		cm.wasSelected, cm.wasWatched = st.selected, st.watched
 	}
 	for _, ss := range obj.Subsets {
 		cm.endpoints += len(ss.Addresses) + len(ss.NotReadyAddresses)
@@ -421,7 +424,8 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 		cm.objectBytes[model.JSON] = model.EndpointsSize(&obj, model.JSON)
 	}
 	cm.selected, _ = proxySelection(obj.Labels, true)
-	w.selected = cm.selected
+	cm.watched = watcherSelection(obj.Labels)
+	w.selected, w.watched = cm.selected, cm.watched
 	w.uid, w.created, w.bytes, w.addresses = obj.UID, obj.CreationTimestamp, cm.objectBytes, cm.endpoints
 	return cm
 }

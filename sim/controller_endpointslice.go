@@ -251,6 +251,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		cm.objectBytes, cm.oldBytes = old.bytes, old.bytes
 		cm.goneBytes = y.goneBytes(old, meta.resourceVersion, meta.now)
 		cm.wasSelected, cm.unserved = old.selected, old.unserved
+		cm.wasWatched = watcherSelection(old.slice.Labels)
 		return cm
 	}
 	// The plan's slice is the reconciler's fresh copy, used by this write only: the API
@@ -281,7 +282,8 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		// apiserver storage/etcd3/store.go GuaranteedUpdate (the new data equal to the old).
 		cm.oldBytes = old.bytes
 		cm.wasSelected = old.selected
-		if old.selected {
+		cm.wasWatched = watcherSelection(old.slice.Labels)
+		if old.selected || cm.wasWatched {
 			cm.goneBytes = y.goneBytes(old, meta.resourceVersion, meta.now)
 		}
 		var changes []model.EndpointChange
@@ -340,6 +342,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	obj.ManagedFields = nil
 	w.bytes, w.sums = cm.objectBytes, sums // applied stores them with the slice
 	cm.selected, cm.unserved = proxySelection(obj.Labels, false)
+	cm.watched = watcherSelection(obj.Labels)
 	w.selected, w.unserved = cm.selected, cm.unserved
 	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(obj.Annotations)
 	return cm
@@ -358,6 +361,7 @@ func (y *sliceSyncer) commitNoop(cm *committed, w *write, old *storedSlice) comm
 	cm.hints = old.sums.hints
 	cm.objectBytes = old.bytes
 	cm.selected, cm.unserved = old.selected, old.unserved
+	cm.watched = watcherSelection(old.slice.Labels)
 	w.bytes, w.sums, w.selected, w.unserved = old.bytes, old.sums, old.selected, old.unserved
 	return *cm
 }
@@ -596,6 +600,17 @@ func proxySelection(labels model.StringMap, legacy bool) (selected, unserved boo
 		return !legacy, !legacy
 	}
 	return true, false
+}
+
+// watcherSelection reports whether the extra watcher groups (apiServer.watchers) without
+// includeHeadless select an object with these labels: all but headless Services' objects,
+// in both modes. The service-proxy-name label hides a Service from kube-proxy alone (its
+// Service informer's selector, and in the Endpoints mode its Endpoints informer's, as
+// proxySelection has it); a service mesh or DNS server watches those objects as any other.
+// upstream: cmd/kube-proxy/app/server.go (*ProxyServer).Run (labelSelectorNoProxyName is
+// kube-proxy's own Service informer's).
+func watcherSelection(labels model.StringMap) bool {
+	return !labels.Has(model.LabelHeadless)
 }
 
 // nodeChanged refreshes the topology cache's zone weights after a node changed from old to

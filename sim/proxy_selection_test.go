@@ -16,7 +16,8 @@ import (
 // Endpoints) takes objects with neither the service-proxy-name nor the headless label.
 // v1.37's EndpointSlice informer takes those without the headless label, and its Service
 // informer those without service-proxy-name: a slice it takes of a Service that informer
-// leaves out is unserved.
+// leaves out is unserved. The extra watchers (watcherSelection) filter as that
+// EndpointSlice informer does, whatever the mode.
 func TestProxySelectionAsUpstream(t *testing.T) {
 	// upstream: pkg/proxy/apis LabelServiceProxyName (not a module this one depends on).
 	const proxyName = "service.kubernetes.io/service-proxy-name"
@@ -55,6 +56,11 @@ func TestProxySelectionAsUpstream(t *testing.T) {
 		}
 		if want := selected && !servicesSelector.Matches(labels.Set(l)); unserved != want {
 			t.Errorf("labels %v: unserved %v, want %v (the Service informer's selector)", l, unserved, want)
+		}
+		// The extra watchers' headless filter is the EndpointSlice informer's alone, in both
+		// modes: service-proxy-name is kube-proxy's.
+		if got, want := watcherSelection(model.StringMapOf(l)), slicesSelector.Matches(labels.Set(l)); got != want {
+			t.Errorf("labels %v: extra watchers select %v, want %v (the headless filter only)", l, got, want)
 		}
 	}
 }
@@ -145,5 +151,44 @@ func TestUnservedServiceSyncsWithoutRules(t *testing.T) {
 	if legacy := res.Phases[3].Mode(ModeEndpoints); legacy.WatchEvents != 0 || legacy.Programming.Count != 0 {
 		t.Errorf("Endpoints mode: %d watch events, %d samples for the hidden Service; v1.18 selects none",
 			legacy.WatchEvents, legacy.Programming.Count)
+	}
+}
+
+// TestServiceProxyNameHidesFromKubeProxyOnly follows a Service through the label that hides
+// it from kube-proxy with a group of extra watchers (a service mesh) watching both
+// resources. The label is kube-proxy's filter alone (its Service informer's, and in the
+// Endpoints mode its Endpoints informer's): the mesh watchers take the hidden Service's
+// objects in both modes, as every object but a headless Service's. While it is hidden, a
+// readiness change's one write reaches the mesh watchers only in the Endpoints mode, and
+// the mesh watchers and every kube-proxy in the EndpointSlice mode.
+// Reference: docs/scenario.md apiServer.watchers[].includeHeadless; upstream
+// cmd/kube-proxy/app/server.go (*ProxyServer).Run.
+func TestServiceProxyNameHidesFromKubeProxyOnly(t *testing.T) {
+	const nodes, mesh = 30, 3
+	cfg := testConfig(nodes, 12)
+	cfg.APIServer.Watchers = []WatcherConfig{{Name: "mesh", Count: mesh, EndpointSlices: true, Endpoints: true, Encoding: EncodingProtobuf}}
+	cfg.Timeline = []Action{
+		{Name: "create", Kind: ActionCreate},
+		{Name: "hide", Kind: ActionLabelService, Labels: map[string]string{model.LabelServiceProxyName: "other"}},
+		{Name: "hidden-change", Kind: ActionFlipReadiness, Pods: 1},
+	}
+	res, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
+		// Per write: the mesh watchers, and in the EndpointSlice mode every kube-proxy too.
+		perWrite := int64(mesh)
+		if m == ModeEndpointSlices {
+			perWrite += nodes
+		}
+		r := res.Phases[2].Mode(m)
+		if got := r.Writes.Total(); got != 1 {
+			t.Fatalf("%s: %d writes for one readiness change, want 1", m, got)
+		}
+		if r.WatchEvents != perWrite || r.FanoutBytes <= 0 {
+			t.Errorf("%s: the hidden Service's write reached %d watchers (%d bytes), want %d (the %d mesh watchers%s)",
+				m, r.WatchEvents, r.FanoutBytes, perWrite, mesh, map[bool]string{true: " and every kube-proxy"}[m == ModeEndpointSlices])
+		}
 	}
 }
