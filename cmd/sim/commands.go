@@ -279,9 +279,42 @@ func formatFlag(fs *flag.FlagSet, p *string, usage string) {
 	if usage == "" {
 		usage = "stdout `format`: table or json"
 	}
-	fs.StringVar(p, "format", "table", usage)
-	fs.StringVar(p, "o", "table", "the same as --`format`")
+	*p = "table"
+	v := &choiceValue{p: p, choices: []string{"table", "json"}}
+	fs.Var(v, "format", usage)
+	fs.Var(v, "o", "the same as --`format`") // the same Value: one flag, two names
 }
+
+// choiceFlag registers a string flag name on fs whose values are a fixed set (choices),
+// setting *p, value by default. The command checks the value itself (its usage error names
+// the set); the completion scripts offer the set instead of files (completionSpec).
+func choiceFlag(fs *flag.FlagSet, p *string, name, value, usage string, choices ...string) {
+	*p = value
+	fs.Var(&choiceValue{p: p, choices: choices}, name, usage)
+}
+
+// choiceValue is a flag.Value of choiceFlag: a string that Choices describes.
+type choiceValue struct {
+	p       *string
+	choices []string
+}
+
+// String returns the flag's value.
+func (v *choiceValue) String() string {
+	if v == nil || v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+
+// Set stores s; the command checks it against the choices, with its own message.
+func (v *choiceValue) Set(s string) error {
+	*v.p = s
+	return nil
+}
+
+// Choices returns the values the flag takes, for completion.
+func (v *choiceValue) Choices() []string { return v.choices }
 
 // seedFlag registers --seed on fs, setting *p: 0..2^63-1, the range a scenario's seed:
 // and --set seed= take, so that a run's seed can be written into a scenario

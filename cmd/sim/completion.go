@@ -14,9 +14,10 @@ var cmdCompletion = &command{
 	name:  "completion",
 	usage: "completion bash|zsh|fish",
 	short: "print a shell completion script",
-	long: `Completion prints a script that completes sim's commands, each command's flags, and
-the scenarios and plans built into sim (besides files) for the shell named. Load it in the
-current shell, or install it where the shell looks for completions.
+	long: `Completion prints a script that completes sim's commands, each command's flags, the
+values of the flags that take a fixed set (--mode, --format, --start), and the scenarios and
+plans built into sim (besides files) for the shell named. Load it in the current shell, or
+install it where the shell looks for completions.
 
 Examples:
 
@@ -58,6 +59,9 @@ type completionCommand struct {
 type completionFlag struct {
 	name, usage string
 	bool        bool
+	// choices are the values of a flag with a fixed set (choiceFlag), completed instead of
+	// files.
+	choices []string
 }
 
 // completionSpec describes every command for the completion scripts.
@@ -73,7 +77,11 @@ func completionSpec(scenarioNames, planNames []string) []completionCommand {
 				dash = "-"
 			}
 			_, usage := flag.UnquoteUsage(f)
-			cc.flags = append(cc.flags, completionFlag{name: dash + f.Name, usage: usage, bool: isBoolFlag(fs, f.Name)})
+			cf := completionFlag{name: dash + f.Name, usage: usage, bool: isBoolFlag(fs, f.Name)}
+			if v, ok := f.Value.(interface{ Choices() []string }); ok {
+				cf.choices = v.Choices()
+			}
+			cc.flags = append(cc.flags, cf)
 		})
 		switch c.name {
 		case "run", "check", "validate":
@@ -123,6 +131,31 @@ func valueFlags(spec []completionCommand) []string {
 	return out
 }
 
+// bashChoiceCases returns the bash case arms, on "$cmd $prev", that complete the values
+// of the flags with a fixed set: one arm per set, naming each command's flag that takes it
+// (a flag's name may take other values, or a file, in another command).
+func bashChoiceCases(spec []completionCommand) string {
+	var sets []string
+	byValues := map[string][]string{}
+	for _, c := range spec {
+		for _, f := range c.flags {
+			if len(f.choices) == 0 {
+				continue
+			}
+			k := strings.Join(f.choices, " ")
+			if _, ok := byValues[k]; !ok {
+				sets = append(sets, k)
+			}
+			byValues[k] = append(byValues[k], fmt.Sprintf("%q", c.name+" "+f.name))
+		}
+	}
+	var b strings.Builder
+	for _, k := range sets {
+		fmt.Fprintf(&b, "        %s)\n            COMPREPLY=($(compgen -W %q -- \"$cur\"))\n            return;;\n", strings.Join(byValues[k], "|"), k)
+	}
+	return b.String()
+}
+
 func writeBashCompletion(w io.Writer, spec []completionCommand) error {
 	ew := &strings.Builder{}
 	fmt.Fprint(ew, `# bash completion for sim (sim completion bash)
@@ -135,6 +168,8 @@ _sim() {
         return
     fi
     cmd="${COMP_WORDS[1]}"
+    case "$cmd $prev" in
+`+bashChoiceCases(spec)+`    esac
     case "$prev" in
         `+strings.Join(valueFlags(spec), "|")+`)
             COMPREPLY=($(compgen -f -- "$cur"))
@@ -192,7 +227,9 @@ _sim() {
 		fmt.Fprintf(ew, "        %s)\n            _arguments", c.name)
 		for _, f := range c.flags {
 			spec := fmt.Sprintf("'%s[%s]'", f.name, zshQuote(f.usage))
-			if !f.bool {
+			if len(f.choices) > 0 {
+				spec = fmt.Sprintf("'%s=[%s]:value:(%s)'", f.name, zshQuote(f.usage), strings.Join(f.choices, " "))
+			} else if !f.bool {
 				spec = fmt.Sprintf("'%s=[%s]:value:_files'", f.name, zshQuote(f.usage))
 			}
 			fmt.Fprintf(ew, " \\\n                %s", spec)
@@ -233,7 +270,9 @@ func writeFishCompletion(w io.Writer, spec []completionCommand) error {
 				opt = "-s " + strings.TrimPrefix(f.name, "-")
 			}
 			req := ""
-			if !f.bool {
+			if len(f.choices) > 0 {
+				req = " -x -a " + fishQuote(strings.Join(f.choices, " "))
+			} else if !f.bool {
 				req = " -r -F"
 			}
 			fmt.Fprintf(ew, "complete -c sim -n '%s' %s%s -d %s\n", cond, opt, req, fishQuote(f.usage))

@@ -169,3 +169,94 @@ func TestBashCompletionCompletes(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletionFixedValues: a flag whose values are a fixed set (choiceFlag) completes to
+// that set, in every command that has it, and not to files; a flag that names a file still
+// completes files. bash runs the script in a directory whose files would show if it offered
+// them; zsh and fish are read for the flag's spec.
+func TestCompletionFixedValues(t *testing.T) {
+	spec := completionSpec(nil, nil)
+	type fixed struct{ cmd, flag, values string }
+	var all []fixed
+	for _, c := range spec {
+		for _, f := range c.flags {
+			if len(f.choices) > 0 {
+				all = append(all, fixed{c.name, f.name, strings.Join(f.choices, " ")})
+			}
+		}
+	}
+	// The sets each command's help and usage errors name (run, replay: parseMode,
+	// checkFormat and --start's check).
+	for _, want := range []fixed{
+		{"run", "--mode", "both endpoints endpointslices"}, {"replay", "--mode", "both endpoints endpointslices"},
+		{"replay", "--start", "cold warm"},
+		{"run", "--format", "table json"}, {"run", "-o", "table json"}, {"check", "-o", "table json"},
+		{"diff", "--format", "table json"}, {"diff", "-o", "table json"}, {"replay", "-o", "table json"},
+	} {
+		if !slices.Contains(all, want) {
+			t.Errorf("sim %s %s: no fixed values %q among %v", want.cmd, want.flag, want.values, all)
+		}
+	}
+	scripts := map[string]string{}
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		te := newTestEnv()
+		if code := te.main([]string{"completion", shell}); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", shell, code, te.stderr.String())
+		}
+		scripts[shell] = te.stdout.String()
+	}
+	for _, f := range all {
+		if !strings.Contains(scripts["zsh"], "]:value:("+f.values+")'") {
+			t.Errorf("zsh: sim %s %s does not complete %q", f.cmd, f.flag, f.values)
+		}
+		opt := "-l " + strings.TrimPrefix(f.flag, "--")
+		if len(f.flag) == 2 {
+			opt = "-s " + strings.TrimPrefix(f.flag, "-")
+		}
+		if !strings.Contains(scripts["fish"], "from "+f.cmd+"' "+opt+" -x -a '"+f.values+"'") {
+			t.Errorf("fish: sim %s %s does not complete %q (without files)", f.cmd, f.flag, f.values)
+		}
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	dir := t.TempDir()
+	script := filepath.Join(dir, "sim.bash")
+	os.WriteFile(script, []byte(scripts["bash"]), 0o644)
+	for _, name := range []string{"both.yaml", "cold.json", "table.txt", "json-out", "endpoints.yaml"} {
+		os.WriteFile(filepath.Join(dir, name), nil, 0o644)
+	}
+	complete := func(words ...string) []string {
+		q := make([]string, len(words))
+		for i, w := range words {
+			q[i] = strconv.Quote(w)
+		}
+		line := "source sim.bash; COMP_WORDS=(" + strings.Join(q, " ") + "); COMP_CWORD=" +
+			strconv.Itoa(len(words)-1) + "; _sim; echo \"${COMPREPLY[@]}\""
+		cmd := exec.Command(bash, "-c", line)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", words, err, out)
+		}
+		got := strings.Fields(string(out))
+		slices.Sort(got)
+		return got
+	}
+	sorted := func(s string) []string { f := strings.Fields(s); slices.Sort(f); return f }
+	for _, f := range all {
+		if got, want := complete("sim", f.cmd, f.flag, ""), sorted(f.values); !slices.Equal(got, want) {
+			t.Errorf("bash: sim %s %s completes to %q, want %q", f.cmd, f.flag, got, want)
+		}
+	}
+	if got := complete("sim", "run", "--mode", "endpoints"); !slices.Equal(got, []string{"endpoints", "endpointslices"}) {
+		t.Errorf("bash: sim run --mode endpoints completes to %q", got)
+	}
+	if got := complete("sim", "replay", "--start", "w"); !slices.Equal(got, []string{"warm"}) {
+		t.Errorf("bash: sim replay --start w completes to %q", got)
+	}
+	if got := complete("sim", "run", "--out", "json"); !slices.Equal(got, []string{"json-out"}) {
+		t.Errorf("bash: sim run --out json completes to %q, want the file json-out", got)
+	}
+}

@@ -57,7 +57,7 @@ Examples:
 		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv, charts and report.md/.html into `DIR`")
 		formatFlag(fs, &o.format, "stdout `format`: table, or json (the content of summary.json)")
 		seedFlag(fs, &o.seed, "override the scenario's seed with `N`, 0..2^63-1 (default: the scenario's seed)")
-		fs.StringVar(&o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices")
+		choiceFlag(fs, &o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices", modeChoices...)
 		fs.Var(&o.sets, "set", "override a scenario field, `path=value` (repeatable), e.g. cluster.nodes=1000")
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
@@ -89,6 +89,9 @@ type stringList []string
 
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// modeChoices are the values of --mode (parseMode).
+var modeChoices = []string{"both", string(sim.ModeEndpoints), string(sim.ModeEndpointSlices)}
 
 // parseMode maps --mode to the modes that run.
 func parseMode(s string) ([]sim.Mode, error) {
