@@ -19,9 +19,10 @@ import (
 // An --out directory is written all or nothing, and the same way by every command:
 //
 //  1. openOutputDir, before any long work: --out must be a directory (created if missing,
-//     and then removed again if the run ends without committing) that this process may write, and its parent too; an exclusive lock on it makes a
-//     second sim writing into the same directory fail at once; temporaries an earlier
-//     killed sim left behind are removed; a staging directory is created beside it.
+//     and then removed again if the run ends without committing) that this process may
+//     write, and its parent too; an exclusive lock on it makes a second sim writing into
+//     the same directory fail at once; temporaries an earlier killed sim left behind are
+//     removed; a staging directory is created beside it.
 //  2. write renders each file into the staging directory.
 //  3. commit carries over what must survive (files this run does not write that are not
 //     outputs of an earlier sim run), then swaps the staging directory and --out in one
