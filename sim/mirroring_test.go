@@ -86,11 +86,18 @@ func TestManualEndpointsUpdated(t *testing.T) {
 		"grow":   {"endpoints Endpoints update 5", "endpointslices EndpointSlice update 5"},
 		"empty":  {"endpoints Endpoints update 0", "endpointslices EndpointSlice delete 5"},
 	}
+	checkPhaseWrites(t, "writes", got, want)
+}
+
+// checkPhaseWrites compares the writes of each phase of want (as "mode kind verb
+// endpoints", in any order) with got's; what names them in a failure.
+func checkPhaseWrites(t *testing.T, what string, got, want map[string][]string) {
+	t.Helper()
 	for phase, w := range want {
 		g := got[phase]
 		slices.Sort(g)
 		if !slices.Equal(g, w) {
-			t.Errorf("phase %s: writes %q, want %q", phase, g, w)
+			t.Errorf("phase %s: %s %q, want %q", phase, what, g, w)
 		}
 	}
 }

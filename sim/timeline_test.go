@@ -214,13 +214,7 @@ func TestScalePercentManualEndpoints(t *testing.T) {
 		"up":   {"endpoints Endpoints update 6", "endpointslices EndpointSlice update 6"},
 		"back": {"endpoints Endpoints update 3", "endpointslices EndpointSlice update 3"},
 	}
-	for phase, w := range want {
-		g := got[phase]
-		slices.Sort(g)
-		if !slices.Equal(g, w) {
-			t.Errorf("phase %s: ext's writes %q, want %q", phase, g, w)
-		}
-	}
+	checkPhaseWrites(t, "ext's writes", got, want)
 }
 
 // TestNodeChangeQueuesOverloadedServices fails a zone's nodes with no pod changing and
