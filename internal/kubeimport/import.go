@@ -137,13 +137,14 @@ type label struct{ key, value string }
 // byKey orders labels by key.
 func byKey(a, b label) int { return cmp.Compare(a.key, b.key) }
 
-// key groups entries alike in everything but their names. Labels count by their keys and
-// their values' lengths, which is all the objects' sizes depend on: a group keeps its first
-// Service's values.
+// key groups entries alike in everything but their names. Labels count in full, values
+// included: every copy of an entry gets the entry's labels (only its name is stamped), so
+// Services whose label values differ (app.kubernetes.io/name: cart-0, cart-1…) are
+// separate entries, or all but the first would carry its values.
 func (e *entry) key() string {
 	var shape strings.Builder
 	for _, l := range e.labels {
-		fmt.Fprintf(&shape, "%s=%d,", l.key, len(l.value))
+		fmt.Fprintf(&shape, "%q=%q,", l.key, l.value)
 	}
 	return fmt.Sprintf("%s|%d|%d|%s|%s|%v|%s|%s|%d|%v|%v|%v|%v|%s|%v|%s|%s|%s", e.namespace, e.manual, e.replicas, e.kind, e.serviceName, e.parallel,
 		e.maxSurge, e.maxUnavailable, e.minReady, e.headless, e.publishNotReady, e.ipFamilies, e.ports,

@@ -3,6 +3,7 @@ package kubeimport
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -92,8 +93,13 @@ func TestImportSample(t *testing.T) {
 			return s.Replicas == 6 && s.MaxSurge == abs(1) && s.MaxUnavailable == abs(0) && s.MinReady.Seconds() == 5 &&
 				s.Ports[0].Name == "http" && s.Ports[0].TargetPort == 8080 && s.TopologyMode == "Auto"
 		}},
-		{"shop/cart", func(s sim.ServiceConfig) bool {
-			return s.Count == 5 && s.Replicas == 3 && len(s.Ports) == 2 && s.MaxSurge == pct(25)
+		// Five alike but for their labels (app.kubernetes.io/name: cart-i): five entries,
+		// each with its own (TestImportCopiesKeepTheirLabels).
+		{"shop/cart-0", func(s sim.ServiceConfig) bool {
+			return s.Count == 1 && s.Replicas == 3 && len(s.Ports) == 2 && s.MaxSurge == pct(25) && s.Labels["app.kubernetes.io/name"] == "cart-0"
+		}},
+		{"shop/cart-4", func(s sim.ServiceConfig) bool {
+			return s.Count == 1 && s.Replicas == 3 && s.Labels["app.kubernetes.io/name"] == "cart-4"
 		}},
 		{"data/db", func(s sim.ServiceConfig) bool {
 			return s.WorkloadKind == "StatefulSet" && s.Headless && s.PublishNotReadyAddresses && s.Replicas == 3 && s.MaxSurge == abs(0) && s.MaxUnavailable == abs(1)
@@ -129,7 +135,7 @@ func TestImportSample(t *testing.T) {
 			t.Errorf("the file's comments do not mention %q", want)
 		}
 	}
-	if res.Services != 12 || res.Entries != 8 || res.Pods != 6+15+3+12+4+2 {
+	if res.Services != 12 || res.Entries != 12 || res.Pods != 6+15+3+12+4+2 {
 		t.Errorf("size: %d services, %d entries, %d pods", res.Services, res.Entries, res.Pods)
 	}
 }
@@ -412,13 +418,14 @@ func TestImportSetStrategies(t *testing.T) {
 
 // TestImportServiceLabels: a Service's labels are imported (its Endpoints and slices copy
 // them, so they count in every object's size); invalid ones are left out and noted;
-// Services whose labels differ only in their values' lengths are alike; --anonymize renames
+// Services with the same labels are alike (TestImportCopiesKeepTheirLabels: those whose
+// values differ are not); --anonymize renames
 // keys (but Kubernetes' own prefixes) and values to valid ones of the same lengths.
 func TestImportServiceLabels(t *testing.T) {
 	in := `{"kind":"Node","metadata":{"name":"n"}}
 {"kind":"Service","metadata":{"name":"a1","namespace":"x","labels":{"app.kubernetes.io/name":"cart","team.acme.io/owner":"payments","tier":"web","bad key":"v"}},"spec":{"ports":[{"port":1}]}}
 {"kind":"Endpoints","metadata":{"name":"a1","namespace":"x"},"subsets":[{"addresses":[{"ip":"10.0.0.1"}]}]}
-{"kind":"Service","metadata":{"name":"a2","namespace":"x","labels":{"app.kubernetes.io/name":"shop","team.acme.io/owner":"checkout","tier":"api"}},"spec":{"ports":[{"port":1}]}}
+{"kind":"Service","metadata":{"name":"a2","namespace":"x","labels":{"app.kubernetes.io/name":"cart","team.acme.io/owner":"payments","tier":"web"}},"spec":{"ports":[{"port":1}]}}
 {"kind":"Endpoints","metadata":{"name":"a2","namespace":"x"},"subsets":[{"addresses":[{"ip":"10.0.0.2"}]}]}
 {"kind":"Service","metadata":{"name":"b","namespace":"x","labels":{"app.kubernetes.io/name":"search","service.kubernetes.io/service-proxy-name":"p"}},"spec":{"ports":[{"port":1}]}}
 {"kind":"Endpoints","metadata":{"name":"b","namespace":"x"},"subsets":[{"addresses":[{"ip":"10.0.0.3"}]}]}`
@@ -459,6 +466,55 @@ func TestImportServiceLabels(t *testing.T) {
 		}
 		if _, ok := b["service.kubernetes.io/service-proxy-name"]; !ok || len(b) != 2 {
 			t.Errorf("anonymized labels of b %v: want the proxy name's key kept", b)
+		}
+	}
+}
+
+// TestImportCopiesKeepTheirLabels: every Service of the cluster is, in the scenario, a
+// Service of its name with its own labels. An entry's copies all get the entry's labels
+// (only their names are stamped), so Services whose label values differ (each naming its
+// own Service, as Helm's do) are not one entry with count:, and those whose labels are
+// the same still are.
+func TestImportCopiesKeepTheirLabels(t *testing.T) {
+	in := []string{`{"kind":"Node","metadata":{"name":"n"}}`}
+	want := map[string]map[string]string{}
+	add := func(name string, labels map[string]string) {
+		meta, _ := json.Marshal(map[string]any{"name": name, "namespace": "shop", "labels": labels})
+		in = append(in, `{"kind":"Service","metadata":`+string(meta)+`,"spec":{"ports":[{"port":80}]}}`,
+			`{"kind":"Endpoints","metadata":{"name":"`+name+`","namespace":"shop"},"subsets":[{"addresses":[{"ip":"10.0.0.1"}]}]}`)
+		want[name] = labels
+	}
+	for i := range 5 {
+		add(fmt.Sprintf("cart-%d", i), map[string]string{"app.kubernetes.io/name": fmt.Sprintf("cart-%d", i), "team": "shop"})
+	}
+	for i := range 3 {
+		add(fmt.Sprintf("web-%d", i), map[string]string{"app.kubernetes.io/name": "web", "team": "shop"})
+	}
+	for _, anon := range []bool{false, true} {
+		res, err := Import([]Input{{Name: "in", R: strings.NewReader(strings.Join(in, "\n"))}}, Options{Anonymize: anon})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := scenarios.Parse("copies.yaml", res.YAML, nil)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, res.YAML)
+		}
+		got := map[string]map[string]string{}
+		for _, s := range sc.Config.Services {
+			for i := range s.Count {
+				got[scenarios.StampName(s.Name, s.Count, i)] = s.Labels
+			}
+		}
+		if len(sc.Config.Services) != 6 {
+			t.Errorf("anonymize %v: %d entries, want the 5 carts apart and the 3 webs as one\n%s", anon, len(sc.Config.Services), res.YAML)
+		}
+		if anon {
+			continue // names and values renamed; the same grouping
+		}
+		for name, labels := range want {
+			if !maps.Equal(got[name], labels) {
+				t.Errorf("Service %s has labels %v in the scenario, want %v\n%s", name, got[name], labels, res.YAML)
+			}
 		}
 	}
 }

@@ -71,7 +71,8 @@ func sampleCluster() map[string][]any {
 	wd := deploy("shop", "web", 6, rolling(intstr.FromInt32(1), intstr.FromInt32(0)), corev1.ContainerPort{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP})
 	wd.Spec.MinReadySeconds = 5
 	workloads = append(workloads, wd)
-	// shop/cart-0..4: five alike, grouped with count: 5.
+	// shop/cart-0..4: five alike but for their labels (each names its own Service): five
+	// entries, as count: would give every copy the first one's labels.
 	for i := range 5 {
 		name := fmt.Sprintf("cart-%d", i)
 		services = append(services, svc("shop", name, map[string]string{"app": name}, tcp("http", 80, intstr.FromInt32(8080)), tcp("metrics", 9090, intstr.FromInt32(9090))))
