@@ -195,6 +195,45 @@ func TestParseErrors(t *testing.T) {
 			doc:  strings.Replace(minimal, "    replicas: 20\n", "    replicas: 20\n    internalTrafficPolicy: Locale\n", 1),
 			want: []string{`x.yaml:7:28: services[0].internalTrafficPolicy: "Locale" is not allowed (did you mean "Local"?); allowed: Cluster, Local`},
 		},
+		// Actions and fields that would do nothing are refused, as "applies to kind
+		// StatefulSet only" is, rather than run as a silent no-op.
+		{
+			name: "maxSurge of a StatefulSet",
+			doc:  strings.Replace(minimal, "    replicas: 20\n", "    replicas: 20\n    kind: StatefulSet\n    maxSurge: 1\n", 1),
+			want: []string{`x.yaml:8:15: services[0].maxSurge: a StatefulSet never surges (its rolling update has maxUnavailable only): maxSurge must be 0 or left out`},
+		},
+		{
+			name: "rollout of StatefulSets with maxSurge",
+			doc:  strings.Replace(minimal, "    replicas: 20\n", "    replicas: 20\n    kind: StatefulSet\n", 1) + "    maxSurge: 1\n",
+			want: []string{`x.yaml:11:5: timeline[1].maxSurge: every service this rollout applies to is a StatefulSet, which never surges: maxSurge does not apply (give maxUnavailable)`},
+		},
+		{
+			name: "scale of a DaemonSet",
+			doc: strings.Replace(minimal, "    replicas: 20\n", "    replicas: 20\n  - {name: agent, kind: DaemonSet}\n", 1) +
+				"  - {name: s, action: scale, services: [web, agent], replicas: 3}\n",
+			want: []string{`x.yaml:13:5: timeline[2].services[1]: service "agent" is a DaemonSet, whose size is the node count (one pod per node): scale does not apply to it`},
+		},
+		{
+			name: "scale of every service, all DaemonSets",
+			doc:  strings.Replace(minimal, "    replicas: 20\n", "    kind: DaemonSet\n", 1) + "  - {name: s, action: scale, percent: 200}\n",
+			want: []string{`x.yaml:12:5: timeline[2]: every service is a DaemonSet, whose size is the node count (one pod per node): scale does not apply`},
+		},
+		{
+			// Not "1 pods is more than service "db" has (6 replicas)", its addresses after
+			// the scale, nor "(0 replicas)" before it.
+			name: "restartPods of a selector-less Service",
+			doc: strings.Replace(minimal, "    replicas: 20\n", "    replicas: 20\n  - {name: db, manualEndpoints: 3}\n", 1) +
+				"  - {name: s, action: scale, services: [db], percent: 200}\n  - {name: r, action: restartPods, services: [db]}\n  - {name: f, action: flipReadiness, services: [web, db]}\n",
+			want: []string{
+				`x.yaml:14:5: timeline[3].services[0]: service "db" is selector-less (manualEndpoints): it has no pods, so restartPods does not apply to it`,
+				`x.yaml:15:5: timeline[4].services[1]: service "db" is selector-less (manualEndpoints): it has no pods, so flipReadiness does not apply to it`,
+			},
+		},
+		{
+			name: "restartPods of every service, all selector-less",
+			doc:  strings.Replace(minimal, "    replicas: 20\n", "    manualEndpoints: 3\n    ports: [{port: 80}]\n", 1) + "  - {name: r, action: restartPods}\n",
+			want: []string{`x.yaml:13:5: timeline[2]: every service is selector-less (manualEndpoints): none has pods, so restartPods does not apply`},
+		},
 		{
 			// The service's own error, not its references as unknown too.
 			name: "rejected service referenced",

@@ -849,6 +849,11 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 	}
 	s.MaxSurge, s.MaxUnavailable = DefaultStrategy(s.WorkloadKind)
 	d.strategy(n, f, path, &s.MaxSurge, &s.MaxUnavailable)
+	if e, ok := f["maxSurge"]; ok && s.WorkloadKind == sim.KindStatefulSet && s.MaxSurge.Value != 0 {
+		// upstream: apps/v1 RollingUpdateStatefulSetStrategy has maxUnavailable only; the
+		// StatefulSet controller never runs more pods than replicas.
+		d.errorf(e.val, join(path, "maxSurge"), "a StatefulSet never surges (its rolling update has maxUnavailable only): maxSurge must be 0 or left out")
+	}
 	if s.WorkloadKind == sim.KindDaemonSet && s.MaxSurge.Value != 0 && s.MaxUnavailable.Value != 0 {
 		// upstream: pkg/apis/apps/validation ValidateRollingUpdateDaemonSet.
 		at := n

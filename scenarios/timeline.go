@@ -126,8 +126,48 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 			}
 			return refIndex.label(m.entry)
 		}
+		// noOp refuses an action that would do nothing to what it names: each reference
+		// whose entries are all such that is says so (named, with the reference), or, when
+		// the action names none, every entry (all). It reports whether it refused.
+		noOp := func(is func(*sim.ServiceConfig) bool, named, all string) bool {
+			if len(a.Services) == 0 {
+				for k := range cfg.Services {
+					if !is(&cfg.Services[k]) {
+						return false
+					}
+				}
+				d.errorf(it, p, "%s", all)
+				return true
+			}
+			refused := false
+			for j, ref := range a.Services {
+				matched, every := false, true
+				for _, m := range refs {
+					if m.ref == j {
+						matched, every = true, every && is(&cfg.Services[m.entry])
+					}
+				}
+				if matched && every {
+					d.errorf(it, index(p+".services", j), named, ref)
+					refused = true
+				}
+			}
+			return refused
+		}
 		switch a.Kind {
+		case sim.ActionRollout:
+			// upstream: a StatefulSet's rolling update has maxUnavailable only.
+			if !a.ServiceStrategy && a.MaxSurge.Value != 0 && len(targets) > 0 &&
+				!slices.ContainsFunc(targets, func(m serviceMatch) bool { return cfg.Services[m.entry].WorkloadKind != sim.KindStatefulSet }) {
+				d.errorf(it, p+".maxSurge", "every service this rollout applies to is a StatefulSet, which never surges: maxSurge does not apply (give maxUnavailable)")
+				ok = false
+			}
 		case sim.ActionScale:
+			if noOp(func(s *sim.ServiceConfig) bool { return s.WorkloadKind == sim.KindDaemonSet },
+				"service %q is a DaemonSet, whose size is the node count (one pod per node): scale does not apply to it",
+				"every service is a DaemonSet, whose size is the node count (one pod per node): scale does not apply") {
+				ok = false
+			}
 			most := 0
 			for _, m := range targets {
 				s := &cfg.Services[m.entry]
@@ -156,8 +196,17 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 			// As failNodes asks for no more nodes than exist, these ask for no more pods
 			// than a service has at this point of the timeline: each service named, or
 			// the largest when the action names none.
+			manual := func(s *sim.ServiceConfig) bool { return s.ManualEndpoints > 0 }
+			if noOp(manual,
+				"service %q is selector-less (manualEndpoints): it has no pods, so "+string(a.Kind)+" does not apply to it",
+				"every service is selector-less (manualEndpoints): none has pods, so "+string(a.Kind)+" does not apply") {
+				ok = false
+			}
 			most, name := -1, ""
 			for _, m := range targets {
+				if manual(&cfg.Services[m.entry]) {
+					continue // no pods (its replicas, after a scale, are addresses)
+				}
 				r := replicas[m.entry]
 				if len(a.Services) > 0 && a.Pods > r {
 					most, name = r, label(m)
