@@ -385,6 +385,39 @@ func TestHostileFailedRunLeavesNoNewOut(t *testing.T) {
 	}
 }
 
+// A plan shard stopped before its partial is written (a pod of an Indexed Job evicted)
+// leaves --out as it was, as a run does: the directories it created are removed again, one
+// that existed stays with its files; a shard that completes keeps what it created.
+// Reference: README "Exit status" and cmd/sim/doc.go ("leave --out as it was").
+func TestHostileStoppedShardLeavesNoNewOut(t *testing.T) {
+	plan := writePlan(t, tinyPlan)
+	for _, sig := range []string{"INT", "TERM"} {
+		t.Run(sig, func(t *testing.T) {
+			parent := t.TempDir()
+			existing := filepath.Join(parent, "existing")
+			os.Mkdir(existing, 0o755)
+			writeFile(t, existing, "partial-00001-of-00002.json", "another shard's")
+			before := snapshot(t, parent)
+			for _, out := range []string{filepath.Join(parent, "new"), filepath.Join(parent, "a", "b", "c"), existing} {
+				r := runChild(t, []string{"EPSIM_TEST_HOOK=before-partial:" + sig}, "plan", plan, "--quiet", "--jobs", "1", "--shard", "0/2", "--out", out)
+				if r.signal == 0 {
+					t.Fatalf("--out %s: the shard was not stopped by the signal: exit %d: %s", out, r.code, r.stderr)
+				}
+			}
+			if after := snapshot(t, parent); after != before {
+				t.Errorf("a stopped shard changed what is beside --out:\nbefore:\n%s\nafter:\n%s", before, after)
+			}
+		})
+	}
+	out := filepath.Join(t.TempDir(), "a", "b")
+	if r := runChild(t, nil, "plan", plan, "--quiet", "--jobs", "1", "--shard", "0/2", "--out", out); r.code != 0 {
+		t.Fatalf("shard: exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "partial-00000-of-00002.json")); err != nil {
+		t.Errorf("a shard that completed: %v", err)
+	}
+}
+
 // A stage left by a sim killed with SIGKILL (no handler runs) and per-file temporaries of
 // earlier versions are swept by the next run.
 func TestHostileStaleTemporariesSwept(t *testing.T) {

@@ -33,6 +33,10 @@ import (
 // SIGINT, SIGTERM and SIGHUP between open and the end of commit remove the staging
 // directory before the process dies of the signal. A reader of --out sees the previous
 // result or the new one, never a mix of both.
+//
+// A plan shard's --out, which other shards share, is the exception: openSharedDir, then one
+// file written with writeFileAtomic; it too removes the directories it created when the
+// shard fails or is stopped.
 
 // manifestName lists, inside --out, the files sim wrote there (one per line), so that the
 // next run knows which files are its own outputs and which are the user's.
@@ -126,6 +130,33 @@ func openOutputDir(dir string, replace bool) (*outputDir, error) {
 	}
 	o.handleSignals()
 	return o, nil
+}
+
+// openSharedDir creates dir (and its missing parents) for files other runs may write beside
+// this one's at the same time (plan shards' partials, each written with writeFileAtomic): no
+// lock, staging directory or swap. As with openOutputDir, the directories it created are
+// removed again, while empty, when the run ends without keep: abort, SIGINT, SIGTERM or
+// SIGHUP. (A directory another shard has written into meanwhile is not empty, and stays.)
+func openSharedDir(dir string) (*outputDir, error) {
+	dir = filepath.Clean(dir)
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return nil, outputError(dir, errors.New("exists and is not a directory"))
+	}
+	created := missingDirs(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		removeCreated(created)
+		return nil, outputError(dir, plainPathError(err))
+	}
+	o := &outputDir{dir: dir, created: created} // no stage: removing "" does nothing
+	o.handleSignals()
+	return o, nil
+}
+
+// keep ends the run of a directory from openSharedDir that succeeded: what it created stays.
+func (o *outputDir) keep() {
+	o.mu.Lock()
+	defer o.finish()
+	o.done = true
 }
 
 // missingDirs returns dir and those of its parents that do not exist, innermost first: the

@@ -121,10 +121,12 @@ func (o *planOptions) run(e *env, args []string) error {
 		}
 		defer out.abort()
 	} else if o.out != "" {
-		// Shards may share a directory: each writes its own partial, atomically.
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return outputError(o.out, plainPathError(err))
+		// Shards may share a directory: each writes its own partial, atomically. A shard
+		// that fails or is stopped removes the directories it created, as a run does.
+		if out, err = openSharedDir(o.out); err != nil {
+			return err
 		}
+		defer out.abort()
 	}
 	var points []scenarios.GridPoint
 	for _, p := range plan.Points {
@@ -163,7 +165,12 @@ func (o *planOptions) run(e *env, args []string) error {
 		// A shard whose points all failed still succeeds: its partial holds the failures,
 		// and the merge judges the whole grid (an Indexed Job would otherwise retry the
 		// shard's pod for the same deterministic failures).
-		return writeFileAtomic(filepath.Join(o.out, name), func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err })
+		testHook("before-partial")
+		if err := writeFileAtomic(filepath.Join(o.out, name), func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+			return err
+		}
+		out.keep()
+		return nil
 	}
 	full, err := reports.ReadPlanPartial(&buf)
 	if err != nil {
