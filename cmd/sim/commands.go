@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/term"
 
@@ -33,8 +34,11 @@ type env struct {
 	// loadCheck loads a scenario with its expect: budgets for 'sim check' (nil: load,
 	// without budgets).
 	loadCheck func(nameOrPath string, sets []string) (*checkScenario, error)
-	// stderrIsTerminal enables the progress bar.
+	// stderrIsTerminal enables the progress bar; otherwise progress is a line at most every
+	// progressEvery (0: lineEvery) of wallClock (nil: time.Now), lineProgress.
 	stderrIsTerminal bool
+	wallClock        func() time.Time
+	progressEvery    time.Duration
 	// seed is the seed of the run under way, for the report of an internal error.
 	seed *uint64
 }

@@ -279,7 +279,8 @@ to choose otherwise.
 command or flag, a bad flag value, an unusable --out, or an invalid or missing scenario,
 including one whose estimated memory is over guards.maxMemory; 3 an internal error (a bug in
 sim: please report it with the command line, the scenario and its seed). Errors are printed
-once on stderr, prefixed "sim: ", lists of problems capped at 20 lines. Progress (a bar, only when stderr is a terminal) and anything
-measured in wall-clock time go to stderr only; stdout carries the results.
+once on stderr, prefixed "sim: ", lists of problems capped at 20 lines. Progress (a bar when stderr is a terminal, otherwise a plain
+line at most every 10 s of wall time, so that a short run prints none; neither with --quiet)
+and anything measured in wall-clock time go to stderr only; stdout carries the results.
 */
 package main

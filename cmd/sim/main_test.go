@@ -287,6 +287,79 @@ func TestProgressOnlyOnTerminal(t *testing.T) {
 	}
 }
 
+// TestLineProgress: with stderr not a terminal, a run's progress is a plain line at most
+// once an interval of wall time, none in the first interval (a short run prints nothing),
+// naming the phase, the virtual time reached and the pods held.
+// Reference: README "A short tour" (progress on stderr) and the run help.
+func TestLineProgress(t *testing.T) {
+	var stderr bytes.Buffer
+	wall := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := &env{stderr: &stderr, wallClock: func() time.Time { return wall }, progressEvery: 10 * time.Second}
+	p := newLineProgress(e, "big", []sim.Action{{Name: "create"}, {Name: "rolling-update"}})
+	for _, step := range []struct {
+		wall  time.Duration // since the start
+		now   time.Duration // virtual
+		phase int
+		pods  int
+	}{
+		{1 * time.Second, 5 * time.Second, 0, 10},                         // in the first interval: nothing
+		{9 * time.Second, 90 * time.Second, 0, 20},                        // still nothing
+		{10 * time.Second, 750*time.Second + 300*time.Millisecond, 1, 30}, // a line
+		{15 * time.Second, 800 * time.Second, 1, 40},                      // within 10 s of it: nothing
+		{21 * time.Second, 900 * time.Second, 2, 1_200_000},               // a line; phase past the end: the last
+	} {
+		wall = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(step.wall)
+		p.PodsHeld(step.pods)
+		p.Progress(sim.Time(step.now), step.phase, 2)
+	}
+	want := "sim: big: phase 2/2 rolling-update, virtual 12m30s, 30 pods, 10s elapsed\n" +
+		"sim: big: phase 2/2 rolling-update, virtual 15m0s, 1,200,000 pods, 21s elapsed\n"
+	if stderr.String() != want {
+		t.Errorf("progress lines:\n%s\nwant:\n%s", stderr.String(), want)
+	}
+}
+
+// TestProgressLinesWhenNotTerminal runs a real scenario with stderr not a terminal and a
+// wall clock that moves a second a virtual second: stderr has progress lines, stdout and
+// every --out file are byte for byte those of a --quiet run, and --quiet prints none.
+// Reference: STYLE.md §7 "Determinism rules" 1 and 7 (wall time on stderr only).
+func TestProgressLinesWhenNotTerminal(t *testing.T) {
+	run := func(quiet bool) (stdout, stderr string, summary []byte) {
+		te := realEnv()
+		var wall time.Time
+		te.wallClock = func() time.Time { wall = wall.Add(time.Second); return wall }
+		te.progressEvery = 10 * time.Second
+		out := filepath.Join(t.TempDir(), "out")
+		args := []string{"run", "quick", "--out", out, "--charts=false"}
+		if quiet {
+			args = append(args, "--quiet")
+		}
+		if code := te.main(args); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, te.stderr.String())
+		}
+		var files []string
+		for _, f := range []string{"summary.json", "timeseries.csv", "writes.jsonl", "layout.csv"} {
+			b, err := os.ReadFile(filepath.Join(out, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, string(b))
+		}
+		return te.stdout.String(), te.stderr.String(), []byte(strings.Join(files, "\x00"))
+	}
+	outQuiet, errQuiet, filesQuiet := run(true)
+	out, errLines, files := run(false)
+	if errQuiet != "" {
+		t.Errorf("--quiet printed progress: %q", errQuiet)
+	}
+	if !regexp.MustCompile(`^sim: quick: phase 1/\d+ create, virtual \d+s, [\d,]+ pods, 10s elapsed\n`).MatchString(errLines) {
+		t.Errorf("no progress lines on stderr: %.500q", errLines)
+	}
+	if out != outQuiet || !bytes.Equal(files, filesQuiet) {
+		t.Error("progress lines changed the results")
+	}
+}
+
 // expectedOutFiles is the --out contract (doc.go "Outputs").
 var expectedOutFiles = []string{
 	"cumulative-fanout.png", "cumulative-fanout.svg", "egress-rate.png", "egress-rate.svg",

@@ -46,6 +46,9 @@ func (p *peakHeapProfiler) Progress(now sim.Time, phase, phases int) {
 	}
 }
 
+// PodsHeld implements sim.PodCounter, for the progress it passes on to.
+func (p *peakHeapProfiler) PodsHeld(n int) { podsHeld(p.next, n) }
+
 func (p *peakHeapProfiler) take() {
 	p.profile.Reset()
 	// The heap profile is that of the last completed garbage collection: no GC is forced,

@@ -53,6 +53,75 @@ func (p *progress) finish() {
 	p.bar.Finish()
 }
 
+// lineEvery is how often, at most, a progress line is printed when stderr is not a terminal:
+// seldom enough that a short run (and a test) prints none.
+const lineEvery = 10 * time.Second
+
+// lineProgress is the progress of a run when stderr is not a terminal (CI, a pipe to tee),
+// where a bar would print a stream of carriage returns and a long run nothing readable: one
+// plain line at most once every interval of wall time, none in the first, as
+//
+//	sim: 5000-nodes: phase 3/4 rolling-update, virtual 1h52m10s, 10,000 pods, 1m0s elapsed
+//
+// It only reads the run (virtual time, phase, pods held) and writes only to stderr. The
+// engine calls it at most once a virtual second, so a virtual second that takes longer
+// than interval delays the line.
+type lineProgress struct {
+	w        io.Writer
+	clock    func() time.Time // wall time (a test's fake)
+	interval time.Duration
+	started  time.Time
+	next     time.Time // no line before
+	scenario string
+	phases   []string // the timeline's names
+	pods     int      // from PodsHeld; -1 until told
+}
+
+// newLineProgress starts the wall clock of a run of the named scenario; e's clock and
+// interval default to the real clock and lineEvery.
+func newLineProgress(e *env, scenario string, timeline []sim.Action) *lineProgress {
+	clock, interval := e.wallClock, e.progressEvery
+	if clock == nil {
+		clock = time.Now
+	}
+	if interval <= 0 {
+		interval = lineEvery
+	}
+	p := &lineProgress{w: e.stderr, clock: clock, interval: interval, scenario: scenario, pods: -1}
+	for _, a := range timeline {
+		p.phases = append(p.phases, a.Name)
+	}
+	p.started = clock()
+	p.next = p.started.Add(interval)
+	return p
+}
+
+// PodsHeld implements sim.PodCounter.
+func (p *lineProgress) PodsHeld(n int) { p.pods = n }
+
+// Progress implements sim.Observer.
+func (p *lineProgress) Progress(now sim.Time, phase, phases int) {
+	t := p.clock()
+	if t.Before(p.next) {
+		return
+	}
+	p.next = t.Add(p.interval)
+	line := "sim: " + p.scenario + ": "
+	if phases > 0 {
+		i := min(phase, phases-1)
+		line += fmt.Sprintf("phase %d/%d", i+1, phases)
+		if i < len(p.phases) {
+			line += " " + p.phases[i]
+		}
+		line += ", "
+	}
+	line += "virtual " + (time.Duration(now) / time.Second * time.Second).String()
+	if p.pods >= 0 {
+		line += ", " + thousands(int64(p.pods)) + " pods"
+	}
+	fmt.Fprintf(p.w, "%s, %s elapsed\n", line, t.Sub(p.started).Round(time.Second))
+}
+
 // replayProgress is the progress bar of a replay: the share of the pod stream read (a
 // spinner when its size is unknown, as on stdin) and the virtual time reached.
 type replayProgress struct {

@@ -149,7 +149,8 @@ times came from, and the comparison). As with 'sim run', DIR is replaced as a wh
 may not be the working directory or contain it.
 
 On a terminal, a progress bar on stderr shows how much of --pods has been read, and the
-virtual time reached (not with --quiet).
+virtual time reached; otherwise (CI, a pipe) a plain line at most every 10 s of wall time
+shows the virtual time and the pods held (neither with --quiet).
 
 Examples:
 
@@ -171,7 +172,7 @@ Examples:
 		formatFlag(fs, &o.format, "stdout `format`: table, or json (the content of summary.json)")
 		choiceFlag(fs, &o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices", modeChoices...)
 		choiceFlag(fs, &o.start, "start", "cold", "what the controllers were doing when the recording began (`start`): cold (starting) or warm (running; the first syncs run in a phase of their own)", "cold", "warm")
-		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+		fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (bar or lines)")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
 		fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the replay (reading the inputs, the run, the outputs) to `FILE`")
 		return func(e *env, args []string) error {
@@ -403,10 +404,14 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	defer closeIn()
 	read := &countingReader{r: in}
 	src := trace.NewPodReader(read, inputName(o.pods))
-	if !o.quiet && e.stderrIsTerminal {
+	switch {
+	case o.quiet:
+	case e.stderrIsTerminal:
 		p := newReplayProgress(e.stderr, cfg.Name, inputSize(o.pods), read)
 		defer p.finish()
 		log.next = p
+	default:
+		log.next = newLineProgress(e, cfg.Name, cfg.Timeline)
 	}
 	// The recording is decoded on another core, ahead of the replay. A replay that ends
 	// well has read it to its end, where the reading stops: src.Stats may be read then.

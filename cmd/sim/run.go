@@ -43,7 +43,9 @@ of an earlier run this one does not produce go, other files stay. An empty --out
 error.
 'sim diff' compares two such directories.
 
-A progress bar is shown on stderr when stderr is a terminal (not with --quiet).
+Progress goes to stderr (never with --quiet): a bar when stderr is a terminal; otherwise
+(CI, a pipe) a plain line at most every 10 s of wall time, so a short run prints none:
+"sim: NAME: phase 3/4 rolling-update, virtual 1h52m10s, 10,000 pods, 1m0s elapsed".
 
 Examples:
 
@@ -59,7 +61,7 @@ Examples:
 		seedFlag(fs, &o.seed, "override the scenario's seed with `N`, 0..2^63-1 (default: the scenario's seed)")
 		choiceFlag(fs, &o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices", modeChoices...)
 		fs.Var(&o.sets, "set", "override a scenario field, `path=value` (repeatable), e.g. cluster.nodes=1000")
-		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+		fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (bar or lines)")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
 		fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the run to `FILE`")
 		fs.StringVar(&o.memprofile, "memprofile", "", "write a heap profile to `FILE`, taken near the run's largest live heap")
@@ -257,10 +259,14 @@ func (o *runOptions) simulate(e *env, cfg sim.Config, log *writeLog) (res *sim.R
 	// peak (internal/gcfloor). GOGC or GOMEMLIMIT in the environment turn it off.
 	defer gcfloor.Set(gcfloor.Default, scenarios.DefaultMaxMemory())()
 	var obs sim.Observer
-	if !o.quiet && e.stderrIsTerminal {
+	switch {
+	case o.quiet:
+	case e.stderrIsTerminal:
 		p := newProgress(e.stderr, cfg.Name, len(cfg.Timeline))
 		defer p.finish()
 		obs = p
+	default:
+		obs = newLineProgress(e, cfg.Name, cfg.Timeline)
 	}
 	var heap *peakHeapProfiler
 	if o.memprofile != "" {
@@ -449,6 +455,16 @@ func (l *writeLog) write(w *reports.WritesJSONL) {
 func (l *writeLog) Progress(now sim.Time, phase, phases int) {
 	if l.next != nil {
 		l.next.Progress(now, phase, phases)
+	}
+}
+
+// PodsHeld implements sim.PodCounter, for the progress it passes on to.
+func (l *writeLog) PodsHeld(n int) { podsHeld(l.next, n) }
+
+// podsHeld passes the pods a run holds on to obs, if it counts them (sim.PodCounter).
+func podsHeld(obs sim.Observer, n int) {
+	if pc, ok := obs.(sim.PodCounter); ok {
+		pc.PodsHeld(n)
 	}
 }
 
