@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"epsim/scenarios"
@@ -15,9 +14,10 @@ var cmdCompletion = &command{
 	usage: "completion bash|zsh|fish",
 	short: "print a shell completion script",
 	long: `Completion prints a script that completes sim's commands, each command's flags, the
-values of the flags that take a fixed set (--mode, --format, --start), and the scenarios and
-plans built into sim (besides files) for the shell named. Load it in the current shell, or
-install it where the shell looks for completions.
+values of the flags that take a fixed set (--mode, --format, --start; also as --mode=VALUE),
+files for the flags that take a FILE or DIR (and no other values: --seed, --jobs…), and the
+scenarios and plans built into sim (besides files) for the shell named. Load it in the
+current shell, or install it where the shell looks for completions.
 
 Examples:
 
@@ -62,6 +62,9 @@ type completionFlag struct {
 	// choices are the values of a flag with a fixed set (choiceFlag), completed instead of
 	// files.
 	choices []string
+	// file: the flag's value is a path (its usage names it FILE or DIR), completed as a
+	// file; other values (N, path=value, i/n…) are not completed.
+	file bool
 }
 
 // completionSpec describes every command for the completion scripts.
@@ -76,8 +79,9 @@ func completionSpec(scenarioNames, planNames []string) []completionCommand {
 			if len(f.Name) == 1 {
 				dash = "-"
 			}
-			_, usage := flag.UnquoteUsage(f)
-			cf := completionFlag{name: dash + f.Name, usage: usage, bool: isBoolFlag(fs, f.Name)}
+			placeholder, usage := flag.UnquoteUsage(f)
+			cf := completionFlag{name: dash + f.Name, usage: usage, bool: isBoolFlag(fs, f.Name),
+				file: placeholder == "FILE" || placeholder == "DIR"}
 			if v, ok := f.Value.(interface{ Choices() []string }); ok {
 				cf.choices = v.Choices()
 			}
@@ -116,33 +120,27 @@ func flagNames(c completionCommand) string {
 	return strings.Join(names, " ")
 }
 
-// valueFlags lists the flags of every command that take a value, for bash (not to complete
-// a word after them as an argument).
-func valueFlags(spec []completionCommand) []string {
-	var out []string
-	for _, c := range spec {
-		for _, f := range c.flags {
-			if !f.bool && !slices.Contains(out, f.name) {
-				out = append(out, f.name)
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// bashChoiceCases returns the bash case arms, on "$cmd $prev", that complete the values
-// of the flags with a fixed set: one arm per set, naming each command's flag that takes it
-// (a flag's name may take other values, or a file, in another command).
-func bashChoiceCases(spec []completionCommand) string {
+// bashValueCases returns the bash case arms, on "$cmd $prev", that complete the value of
+// every flag that takes one: one arm per fixed set, naming each command's flag that takes
+// it; one for the flags that take a path (files); one for the others (nothing: not a
+// file, nor a word after them as an argument). A flag's name may take a fixed set, a file
+// or another value in another command.
+func bashValueCases(spec []completionCommand) string {
+	const files, none = "\x00files", "\x00none"
 	var sets []string
 	byValues := map[string][]string{}
 	for _, c := range spec {
 		for _, f := range c.flags {
-			if len(f.choices) == 0 {
-				continue
-			}
 			k := strings.Join(f.choices, " ")
+			switch {
+			case f.bool:
+				continue
+			case len(f.choices) > 0:
+			case f.file:
+				k = files
+			default:
+				k = none
+			}
 			if _, ok := byValues[k]; !ok {
 				sets = append(sets, k)
 			}
@@ -151,7 +149,14 @@ func bashChoiceCases(spec []completionCommand) string {
 	}
 	var b strings.Builder
 	for _, k := range sets {
-		fmt.Fprintf(&b, "        %s)\n            COMPREPLY=($(compgen -W %q -- \"$cur\"))\n            return;;\n", strings.Join(byValues[k], "|"), k)
+		reply := fmt.Sprintf("_sim_reply $(compgen -W %q -- \"$cur\")", k)
+		switch k {
+		case files:
+			reply = `_sim_reply $(compgen -f -- "$cur")`
+		case none:
+			reply = "COMPREPLY=()"
+		}
+		fmt.Fprintf(&b, "        %s)\n            %s\n            return;;\n", strings.Join(byValues[k], "|"), reply)
 	}
 	return b.String()
 }
@@ -168,13 +173,20 @@ _sim() {
         return
     fi
     cmd="${COMP_WORDS[1]}"
+    # --flag=value: with = in COMP_WORDBREAKS (bash's default) its words are --flag, = and
+    # value; without, one word, whose completions keep the --flag= prefix.
+    local prefix=""
+    if [[ "$cur" == "=" && "$prev" == -* ]]; then
+        cur=""
+    elif [[ "$prev" == "=" && ${COMP_CWORD} -ge 3 ]]; then
+        prev="${COMP_WORDS[COMP_CWORD-2]}"
+    elif [[ "$cur" == -*=* ]]; then
+        prev="${cur%%=*}"
+        prefix="$prev="
+        cur="${cur#*=}"
+    fi
     case "$cmd $prev" in
-`+bashChoiceCases(spec)+`    esac
-    case "$prev" in
-        `+strings.Join(valueFlags(spec), "|")+`)
-            COMPREPLY=($(compgen -f -- "$cur"))
-            return;;
-    esac
+`+bashValueCases(spec)+`    esac
     local flags="" words=""
     case "$cmd" in
 `)
@@ -187,6 +199,9 @@ _sim() {
     else
         COMPREPLY=($(compgen -W "$words" -- "$cur") $(compgen -f -- "$cur"))
     fi
+}
+_sim_reply() {
+    COMPREPLY=("${@/#/$prefix}")
 }
 complete -o filenames -F _sim sim
 `)
@@ -229,8 +244,10 @@ _sim() {
 			spec := fmt.Sprintf("'%s[%s]'", f.name, zshQuote(f.usage))
 			if len(f.choices) > 0 {
 				spec = fmt.Sprintf("'%s=[%s]:value:(%s)'", f.name, zshQuote(f.usage), strings.Join(f.choices, " "))
-			} else if !f.bool {
+			} else if f.file {
 				spec = fmt.Sprintf("'%s=[%s]:value:_files'", f.name, zshQuote(f.usage))
+			} else if !f.bool {
+				spec = fmt.Sprintf("'%s=[%s]:value: '", f.name, zshQuote(f.usage))
 			}
 			fmt.Fprintf(ew, " \\\n                %s", spec)
 		}
@@ -272,8 +289,10 @@ func writeFishCompletion(w io.Writer, spec []completionCommand) error {
 			req := ""
 			if len(f.choices) > 0 {
 				req = " -x -a " + fishQuote(strings.Join(f.choices, " "))
-			} else if !f.bool {
+			} else if f.file {
 				req = " -r -F"
+			} else if !f.bool {
+				req = " -x"
 			}
 			fmt.Fprintf(ew, "complete -c sim -n '%s' %s%s -d %s\n", cond, opt, req, fishQuote(f.usage))
 		}

@@ -259,4 +259,37 @@ func TestCompletionFixedValues(t *testing.T) {
 	if got := complete("sim", "run", "--out", "json"); !slices.Equal(got, []string{"json-out"}) {
 		t.Errorf("bash: sim run --out json completes to %q, want the file json-out", got)
 	}
+	// A flag whose value is not a path completes nothing: not the files beside it.
+	for _, words := range [][]string{{"sim", "run", "--seed", ""}, {"sim", "plan", "--jobs", ""}, {"sim", "run", "--set", ""},
+		{"sim", "plan", "--shard", ""}, {"sim", "diff", "--fail-on", ""}, {"sim", "import", "--name", ""}} {
+		if got := complete(words...); len(got) != 0 {
+			t.Errorf("bash: %q completes to %q, want nothing", words, got)
+		}
+	}
+	// --flag=value: bash splits it at = (COMP_WORDBREAKS), or, without = there, keeps one
+	// word whose completions keep the prefix.
+	for _, tc := range []struct {
+		words []string
+		want  []string
+	}{
+		{[]string{"sim", "run", "--mode", "="}, []string{"both", "endpoints", "endpointslices"}},
+		{[]string{"sim", "run", "--mode", "=", "endpoints"}, []string{"endpoints", "endpointslices"}},
+		{[]string{"sim", "replay", "--start", "=", "c"}, []string{"cold"}},
+		{[]string{"sim", "run", "--out", "=", "json"}, []string{"json-out"}},
+		{[]string{"sim", "run", "--seed", "="}, nil},
+		{[]string{"sim", "run", "--mode=endpoints"}, []string{"--mode=endpoints", "--mode=endpointslices"}},
+		{[]string{"sim", "run", "--out=json"}, []string{"--out=json-out"}},
+	} {
+		if got := complete(tc.words...); !slices.Equal(got, tc.want) {
+			t.Errorf("bash: %q completes to %q, want %q", tc.words, got, tc.want)
+		}
+	}
+	for _, want := range []string{"0..2^63-1 (default\\: the scenario'\\''s seed)]:value: '", "'--out=[also write"} {
+		if !strings.Contains(scripts["zsh"], want) {
+			t.Errorf("zsh script lacks %q", want)
+		}
+	}
+	if !strings.Contains(scripts["fish"], "from run' -l seed -x -d") || !strings.Contains(scripts["fish"], "from run' -l out -r -F -d") {
+		t.Error("fish: --seed completes files, or --out does not")
+	}
 }
