@@ -127,6 +127,21 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 			return refIndex.label(m.entry)
 		}
 		switch a.Kind {
+		case sim.ActionRollout:
+			// A rollout's own strategy is the DaemonSets' too, and the API server refuses a
+			// DaemonSet whose maxSurge and maxUnavailable are both non-zero (one given alone
+			// leaves the other at 25%). upstream: pkg/apis/apps/validation
+			// ValidateRollingUpdateDaemonSet.
+			if a.ServiceStrategy || a.MaxSurge.Value == 0 || a.MaxUnavailable.Value == 0 {
+				break
+			}
+			for _, m := range targets {
+				if cfg.Services[m.entry].WorkloadKind == sim.KindDaemonSet {
+					d.errorf(it, p+".maxSurge", "service %q is a DaemonSet, whose maxSurge and maxUnavailable may not both be non-zero (set maxUnavailable: 0 to surge, or maxSurge: 0)", label(m))
+					ok = false
+					break
+				}
+			}
 		case sim.ActionScale:
 			most := 0
 			for _, m := range targets {
