@@ -110,6 +110,18 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`x.yaml:10:5: timeline[1].maxSurge: service "agent" is a DaemonSet, whose maxSurge and maxUnavailable may not both be non-zero (set maxUnavailable: 0 to surge, or maxSurge: 0)`},
 		},
 		{
+			// upstream: pkg/apis/apps/validation validateRollingUpdateStatefulSet.
+			name: "a StatefulSet rolled out with maxUnavailable 0",
+			doc:  "name: t\ncluster:\n  nodes: 10\nservices:\n  - name: db\n    kind: StatefulSet\n    replicas: 3\ntimeline:\n  - name: create\n    action: create\n  - name: roll\n    action: rollout\n    maxSurge: 25%\n    maxUnavailable: 0\n",
+			want: []string{`x.yaml:11:5: timeline[1].maxUnavailable: service "db" is a StatefulSet, whose maxUnavailable cannot be 0 (it has no maxSurge)`},
+		},
+		{
+			// upstream: pkg/apis/apps/validation validateRollingUpdateStatefulSet.
+			name: "a StatefulSet with maxUnavailable 0",
+			doc:  "name: t\ncluster:\n  nodes: 10\nservices:\n  - name: db\n    kind: StatefulSet\n    maxSurge: 1\n    maxUnavailable: 0\ntimeline:\n  - name: create\n    action: create\n",
+			want: []string{`x.yaml:8:21: services[0].maxUnavailable: a StatefulSet's maxUnavailable cannot be 0 (it has no maxSurge)`},
+		},
+		{
 			name: "maxUnavailable over 100%",
 			doc:  minimal + "    maxUnavailable: 120%\n",
 			want: []string{`x.yaml:12:21: timeline[1].maxUnavailable: 120% out of range (0%..100%)`},

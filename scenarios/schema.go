@@ -857,6 +857,12 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 		}
 		d.errorf(at, join(path, "maxSurge"), "a DaemonSet's maxSurge and maxUnavailable may not both be non-zero (set maxUnavailable: 0 to surge)")
 	}
+	if s.WorkloadKind == sim.KindStatefulSet && s.MaxUnavailable.Value == 0 && s.MaxSurge.Value != 0 {
+		// upstream: pkg/apis/apps/validation validateRollingUpdateStatefulSet.
+		if e, ok := f["maxUnavailable"]; ok {
+			d.errorf(e.val, join(path, "maxUnavailable"), "a StatefulSet's maxUnavailable cannot be 0 (it has no maxSurge)")
+		}
+	}
 	if e, ok := f["manualEndpoints"]; ok {
 		p := join(path, "manualEndpoints")
 		if v, ok := d.integer(e.val, p, 1, maxReplicas); ok {

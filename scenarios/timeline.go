@@ -128,19 +128,25 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 		}
 		switch a.Kind {
 		case sim.ActionRollout:
-			// A rollout's own strategy is the DaemonSets' too, and the API server refuses a
-			// DaemonSet whose maxSurge and maxUnavailable are both non-zero (one given alone
-			// leaves the other at 25%). upstream: pkg/apis/apps/validation
-			// ValidateRollingUpdateDaemonSet.
-			if a.ServiceStrategy || a.MaxSurge.Value == 0 || a.MaxUnavailable.Value == 0 {
+			// A rollout's own strategy is its DaemonSets' and StatefulSets' too, and the API
+			// server refuses a DaemonSet whose maxSurge and maxUnavailable are both non-zero
+			// (one given alone leaves the other at 25%), and a StatefulSet whose
+			// maxUnavailable is 0. upstream: pkg/apis/apps/validation
+			// ValidateRollingUpdateDaemonSet, validateRollingUpdateStatefulSet.
+			if a.ServiceStrategy {
 				break
 			}
 			for _, m := range targets {
-				if cfg.Services[m.entry].WorkloadKind == sim.KindDaemonSet {
+				switch kind := cfg.Services[m.entry].WorkloadKind; {
+				case kind == sim.KindDaemonSet && a.MaxSurge.Value != 0 && a.MaxUnavailable.Value != 0:
 					d.errorf(it, p+".maxSurge", "service %q is a DaemonSet, whose maxSurge and maxUnavailable may not both be non-zero (set maxUnavailable: 0 to surge, or maxSurge: 0)", label(m))
-					ok = false
-					break
+				case kind == sim.KindStatefulSet && a.MaxUnavailable.Value == 0 && a.MaxSurge.Value != 0:
+					d.errorf(it, p+".maxUnavailable", "service %q is a StatefulSet, whose maxUnavailable cannot be 0 (it has no maxSurge)", label(m))
+				default:
+					continue
 				}
+				ok = false
+				break
 			}
 		case sim.ActionScale:
 			most := 0
