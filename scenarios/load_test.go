@@ -103,6 +103,20 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`x.yaml:7:15: services[0].maxSurge: a DaemonSet's maxSurge and maxUnavailable may not both be non-zero (set maxUnavailable: 0 to surge)`},
 		},
 		{
+			// upstream: pkg/apis/apps/validation ValidateRollingUpdateDaemonSet: a rollout
+			// giving maxSurge alone leaves maxUnavailable at 25%, both non-zero.
+			name: "a DaemonSet rolled out with maxSurge alone",
+			doc:  "name: t\ncluster:\n  nodes: 10\nservices:\n  - name: agent\n    kind: DaemonSet\ntimeline:\n  - name: create\n    action: create\n  - name: roll\n    action: rollout\n    maxSurge: 1\n",
+			want: []string{`x.yaml:10:5: timeline[1].maxSurge: service "agent" is a DaemonSet, whose maxSurge and maxUnavailable may not both be non-zero (set maxUnavailable: 0 to surge, or maxSurge: 0)`},
+		},
+		{
+			// upstream: pkg/apis/apps/validation validateRollingUpdateStatefulSet.
+			// Beside a Deployment: a rollout of StatefulSets only is refused for its maxSurge.
+			name: "a StatefulSet rolled out with maxUnavailable 0",
+			doc:  "name: t\ncluster:\n  nodes: 10\nservices:\n  - name: web\n  - name: db\n    kind: StatefulSet\n    replicas: 3\ntimeline:\n  - name: create\n    action: create\n  - name: roll\n    action: rollout\n    maxSurge: 25%\n    maxUnavailable: 0\n",
+			want: []string{`x.yaml:12:5: timeline[1].maxUnavailable: service "db" is a StatefulSet, whose maxUnavailable cannot be 0 (it has no maxSurge)`},
+		},
+		{
 			name: "maxUnavailable over 100%",
 			doc:  minimal + "    maxUnavailable: 120%\n",
 			want: []string{`x.yaml:12:21: timeline[1].maxUnavailable: 120% out of range (0%..100%)`},

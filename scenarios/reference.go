@@ -235,7 +235,7 @@ func Reference() []FieldDoc {
 		FieldDoc{Path: "services[].maxSurge", Type: "int or percent", Default: FormatIntOrPercent(ms) + " (StatefulSet, DaemonSet: 0)", Allowed: "an integer or a percentage; a StatefulSet: 0 only",
 			Source: "k8s.io/api apps/v1 RollingUpdateDeployment (rounded up), RollingUpdateDaemonSet",
 			Doc:    "The workload's rolling update strategy: pods above replicas during a rollout. Used by rollouts that set neither maxSurge nor maxUnavailable, and by creation and scaling. A StatefulSet never surges (its strategy, RollingUpdateStatefulSetStrategy, has maxUnavailable only): a non-zero maxSurge is an error."},
-		FieldDoc{Path: "services[].maxUnavailable", Type: "int or percent", Default: FormatIntOrPercent(mu) + " (StatefulSet, DaemonSet: 1)", Allowed: "an integer or 0%..100%; not 0 when maxSurge is 0",
+		FieldDoc{Path: "services[].maxUnavailable", Type: "int or percent", Default: FormatIntOrPercent(mu) + " (StatefulSet, DaemonSet: 1)", Allowed: "an integer or 0%..100%; not 0 when maxSurge is 0, nor for a StatefulSet",
 			Source: "k8s.io/api apps/v1 RollingUpdateDeployment (rounded down), RollingUpdateStatefulSetStrategy, RollingUpdateDaemonSet",
 			Doc:    "The workload's rolling update strategy: pods below replicas during a rollout."},
 		FieldDoc{Path: "services[].manualEndpoints", Type: "integer", Unit: "addresses", Allowed: "1..1000000; not with replicas, kind, maxSurge, maxUnavailable, minReadySeconds",

@@ -156,11 +156,32 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 		}
 		switch a.Kind {
 		case sim.ActionRollout:
-			// upstream: a StatefulSet's rolling update has maxUnavailable only.
-			if !a.ServiceStrategy && a.MaxSurge.Value != 0 && len(targets) > 0 &&
+			// A rollout's own strategy is its DaemonSets' and StatefulSets' too, and the API
+			// server refuses a DaemonSet whose maxSurge and maxUnavailable are both non-zero
+			// (one given alone leaves the other at 25%), and a StatefulSet whose
+			// maxUnavailable is 0; a StatefulSet's rolling update has no maxSurge at all.
+			// upstream: pkg/apis/apps/validation ValidateRollingUpdateDaemonSet,
+			// validateRollingUpdateStatefulSet; apps/v1 RollingUpdateStatefulSetStrategy.
+			if a.ServiceStrategy {
+				break
+			}
+			if a.MaxSurge.Value != 0 && len(targets) > 0 &&
 				!slices.ContainsFunc(targets, func(m serviceMatch) bool { return cfg.Services[m.entry].WorkloadKind != sim.KindStatefulSet }) {
 				d.errorf(it, p+".maxSurge", "every service this rollout applies to is a StatefulSet, which never surges: maxSurge does not apply (give maxUnavailable)")
 				ok = false
+				break
+			}
+			for _, m := range targets {
+				switch kind := cfg.Services[m.entry].WorkloadKind; {
+				case kind == sim.KindDaemonSet && a.MaxSurge.Value != 0 && a.MaxUnavailable.Value != 0:
+					d.errorf(it, p+".maxSurge", "service %q is a DaemonSet, whose maxSurge and maxUnavailable may not both be non-zero (set maxUnavailable: 0 to surge, or maxSurge: 0)", label(m))
+				case kind == sim.KindStatefulSet && a.MaxUnavailable.Value == 0 && a.MaxSurge.Value != 0:
+					d.errorf(it, p+".maxUnavailable", "service %q is a StatefulSet, whose maxUnavailable cannot be 0 (it has no maxSurge)", label(m))
+				default:
+					continue
+				}
+				ok = false
+				break
 			}
 		case sim.ActionScale:
 			if noOp(func(s *sim.ServiceConfig) bool { return s.WorkloadKind == sim.KindDaemonSet },

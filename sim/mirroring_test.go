@@ -131,3 +131,33 @@ func TestManualEndpointsProgrammed(t *testing.T) {
 		}
 	}
 }
+
+// TestManualEndpointsEmptiedHasNoSubsets: a user who rewrites a selector-less Service's
+// Endpoints object with no address writes it without subsets, since the API server refuses
+// a subset that has neither addresses nor notReadyAddresses (upstream: pkg/apis/core/validation
+// ValidateEndpointSubsets); rewritten with addresses again, it has one subset with the
+// Service's target ports.
+func TestManualEndpointsEmptiedHasNoSubsets(t *testing.T) {
+	cfg := testConfig(10, 0)
+	cfg.Services[0].Name, cfg.Services[0].ManualEndpoints = "ext", 3
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "empty", Kind: ActionScale, Replicas: 0}}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.run(); err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	if len(s.manual.Subsets) != 0 {
+		t.Fatalf("emptied Endpoints object has subsets %+v, want none", s.manual.Subsets)
+	}
+	e.setManualAddresses(s, 2)
+	if len(s.manual.Subsets) != 1 || len(s.manual.Subsets[0].Addresses) != 2 {
+		t.Fatalf("refilled Endpoints object has subsets %+v, want one with 2 addresses", s.manual.Subsets)
+	}
+	ports := s.manual.Subsets[0].Ports
+	if len(ports) != len(s.svc.Ports) || ports[0].Port != s.svc.Ports[0].TargetPort.IntVal {
+		t.Errorf("refilled subset's ports %+v, want the Service's target ports %+v", ports, s.svc.Ports)
+	}
+}

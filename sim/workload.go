@@ -1201,12 +1201,7 @@ func (e *Engine) manualEndpoints(s *serviceState) *model.Endpoints {
 	ep := &model.Endpoints{ObjectMeta: model.ObjectMeta{
 		Namespace: s.svc.Namespace, Name: s.svc.Name, UID: e.names.uid(), CreationTimestamp: s.svc.CreationTimestamp,
 	}}
-	var sub model.EndpointSubset
-	for _, p := range s.svc.Ports {
-		sub.Ports = append(sub.Ports, model.EndpointsPort{Name: p.Name, Port: p.TargetPort.IntVal, Protocol: p.Protocol, AppProtocol: p.AppProtocol})
-	}
-	e.addManualAddresses(s, &sub, s.cfg.ManualEndpoints)
-	ep.Subsets = []model.EndpointSubset{sub}
+	ep.Subsets = e.manualSubsets(s, nil, s.cfg.ManualEndpoints)
 	return ep
 }
 
@@ -1214,15 +1209,32 @@ func (e *Engine) manualEndpoints(s *serviceState) *model.Endpoints {
 // addresses: the first ones stay, new ones are added after them.
 func (e *Engine) setManualAddresses(s *serviceState, n int) {
 	next := *s.manual
-	sub := model.EndpointSubset{Ports: s.manual.Subsets[0].Ports}
-	old := s.manual.Subsets[0].Addresses
-	sub.Addresses = append(sub.Addresses, old[:min(n, len(old))]...)
-	e.addManualAddresses(s, &sub, n-len(sub.Addresses))
-	next.Subsets = []model.EndpointSubset{sub}
+	var old []model.EndpointAddress
+	if len(s.manual.Subsets) > 0 {
+		old = s.manual.Subsets[0].Addresses
+	}
+	next.Subsets = e.manualSubsets(s, old[:min(n, len(old))], n)
 	s.manual = &next
 	for _, c := range e.ctls {
 		c.serviceUpdated(s)
 	}
+}
+
+// manualSubsets is the subsets of a user's Endpoints object with n addresses, kept first
+// (at most n of them) and new ones after: one subset with the Service's target ports, or
+// none at all for no address, as the API server refuses a subset without addresses.
+// upstream: pkg/apis/core/validation ValidateEndpointSubsets ("must specify addresses or
+// notReadyAddresses").
+func (e *Engine) manualSubsets(s *serviceState, kept []model.EndpointAddress, n int) []model.EndpointSubset {
+	if n <= 0 {
+		return nil
+	}
+	sub := model.EndpointSubset{Addresses: append([]model.EndpointAddress(nil), kept...)}
+	for _, p := range s.svc.Ports {
+		sub.Ports = append(sub.Ports, model.EndpointsPort{Name: p.Name, Port: p.TargetPort.IntVal, Protocol: p.Protocol, AppProtocol: p.AppProtocol})
+	}
+	e.addManualAddresses(s, &sub, n-len(sub.Addresses))
+	return []model.EndpointSubset{sub}
 }
 
 // addManualAddresses appends n new addresses to sub.
