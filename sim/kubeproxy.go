@@ -251,6 +251,10 @@ type kubeProxyChange struct {
 	// applied, the Service's endpoints stop counting in the rules, until a change of a
 	// served object of it.
 	unserved bool
+	// service says the change is of the Service object itself (serviceAdded), which the
+	// Service change tracker holds: it carries no endpoints and no trigger time, and the
+	// Endpoints change tracker never drops it.
+	service bool
 }
 
 // legacyService is what the change tracker of a kube-proxy that watches Endpoints (before
@@ -326,6 +330,10 @@ type kubeProxy struct {
 	legacy         bool
 	legacyServices []legacyService
 	legacyPending  int
+
+	// clock is the latest time the loop was advanced to (advance): a change that comes in
+	// by another way than the endpoints informer (serviceAdded) is taken no earlier.
+	clock Time
 
 	pending  []kubeProxyChange // received, not yet checked out
 	inFlight []kubeProxyChange // checked out by the running sync
@@ -675,13 +683,37 @@ func (k *kubeProxy) trackLegacy(c *kubeProxyChange, deleted bool) {
 // dropped reports whether pending change c was dropped by the legacy change tracker since it
 // came in (trackLegacy).
 func (k *kubeProxy) dropped(c *kubeProxyChange) bool {
-	return k.legacy && c.gen != k.legacyServices[c.svc].gen
+	return k.legacy && !c.service && c.gen != k.legacyServices[c.svc].gen
+}
+
+// serviceAdded takes the Service informer's ADDED event of Service svc (of ports Service
+// ports), created at t in phase phase: the Service change tracker has a change (a new
+// Service with a cluster IP of the proxier's family), so the proxier asks for a sync, whose
+// partial sync writes the Service's rules. The change carries no trigger time: only
+// endpoints objects are sampled. The event is taken at its creation (a Service object is
+// small, and its watch is not the endpoints' one), or, when the loop has already run past
+// that (an endpoints event delivered later was decoded), then; its decoding is not counted.
+// upstream: iptables/proxier.go (and nftables', ipvs') OnServiceAdd → OnServiceUpdate
+// (serviceChanges.Update true, then Sync); servicechangetracker.go Update,
+// serviceToServiceMap (nothing for a headless Service or one without a cluster IP of the
+// proxier's family); metaproxier OnServiceAdd (both families' proxiers).
+func (k *kubeProxy) serviceAdded(svc, ports int, t Time, phase int) {
+	k.service(svc, ports)
+	t = max(t, k.clock)
+	k.advance(t, false)
+	k.pending = append(k.pending, kubeProxyChange{arrived: t, delivered: t, phase: phase, svc: svc, service: true})
+	if k.state == runnerIdle {
+		k.startSync(t)
+	} else {
+		k.signal = true
+	}
 }
 
 // advance runs the runner loop over every transition before t (at or before t when
 // inclusive). upstream: pkg/proxy/runner/bounded_frequency_runner.go Loop.
 func (k *kubeProxy) advance(t Time, inclusive bool) {
 	before := func(x Time) bool { return x < t || (inclusive && x <= t) }
+	k.clock = max(k.clock, t)
 	for {
 		switch k.state {
 		case runnerSyncing:
@@ -728,7 +760,7 @@ func (k *kubeProxy) startSync(t Time) {
 	}
 	for i := range k.pending {
 		c := &k.pending[i]
-		if k.legacy {
+		if k.legacy && !c.service {
 			// Checked out: the tracker's items are emptied.
 			if k.dropped(c) {
 				continue
@@ -810,6 +842,35 @@ func (k *kubeProxy) finishSync() {
 	}
 	k.state = runnerCooling
 	k.coolEnd = end + Time(k.cfg.MinSyncPeriod)
+}
+
+// kubeProxiesServiceAdded hands Service s, created now, to the kube-proxy of each mode run:
+// to the proxier of each of its IP families (kubeProxy.serviceAdded). A headless Service
+// (no cluster IP), one of type ExternalName and one with a service-proxy-name label (which
+// kube-proxy's Service informer does not select) make no change and no sync.
+// upstream: cmd/kube-proxy/app/server.go (the Service informer's selector),
+// proxy/util ShouldSkipService, servicechangetracker.go serviceToServiceMap.
+func (e *Engine) kubeProxiesServiceAdded(s *serviceState) {
+	svc := s.svc
+	if svc.IsHeadless() || svc.ExternalName {
+		return
+	}
+	if _, ok := svc.Labels[model.LabelServiceProxyName]; ok {
+		return
+	}
+	for _, c := range e.ctls {
+		n := e.kubeProxies[modeIndex(c.mode)]
+		if n == nil {
+			continue
+		}
+		for _, f := range svc.IPFamilies {
+			i := 0
+			if f == model.IPv6 {
+				i = 1
+			}
+			n.proxier(i).serviceAdded(s.idx, len(svc.Ports), e.now, e.phase)
+		}
+	}
 }
 
 // kubeProxiesIdle runs every kube-proxy's loop from t to the end, and returns when the last

@@ -259,7 +259,8 @@ func TestProgrammingAfterDelivery(t *testing.T) {
 				if k == nil {
 					continue
 				}
-				if len(latencies(k)) == 0 {
+				if len(latencies(k)) == 0 && (mi == modeIndex(ModeEndpointSlices) || fi == 0) {
+					// (The Endpoints side's IPv6 proxier has the Service and no endpoints.)
 					t.Fatalf("seed %d mode %d family %d: no programming samples", seed, mi, fi)
 				}
 				if k.misordered != 0 {
@@ -532,9 +533,59 @@ func TestDualStackEngineProxiers(t *testing.T) {
 			t.Errorf("EndpointSlices family %d: %d endpoints programmed, %d syncs; want 30 and some", fi, readyEndpoints(k), len(k.syncs))
 		}
 	}
+	// The Endpoints side's IPv4 proxier has the Service (its IPv4 cluster IP) and no
+	// endpoints: it synced the Service's creation.
 	legacy := e.kubeProxies[modeIndex(ModeEndpoints)]
-	if legacy.families[0] != nil || legacy.families[1] == nil || readyEndpoints(legacy.families[1]) != 30 {
-		t.Errorf("Endpoints: proxiers %v, want only IPv6's, with 30 endpoints", legacy.families)
+	if v4, v6 := legacy.families[0], legacy.families[1]; v4 == nil || v6 == nil || readyEndpoints(v6) != 30 || readyEndpoints(v4) != 0 || len(v4.syncs) == 0 {
+		t.Errorf("Endpoints: proxiers %v, want IPv6's with 30 endpoints and IPv4's with none but a sync", legacy.families)
+	}
+}
+
+// TestServiceAddedSyncs: a new Service is a change of each proxier's Service change tracker
+// (for each IP family it has a cluster IP of), so the proxier syncs as soon as its Service
+// informer has it, before the first endpoints object of the Service comes; that object
+// then waits for minSyncPeriod after that sync. A headless Service (no cluster IP) makes no
+// change, and one with a service-proxy-name label is not selected by the Service informer.
+// upstream: iptables/proxier.go OnServiceAdd → OnServiceUpdate (serviceChanges.Update, then
+// Sync); servicechangetracker.go Update, serviceToServiceMap; proxy/util ShouldSkipService;
+// cmd/kube-proxy/app/server.go (labelSelectorNoProxyName).
+func TestServiceAddedSyncs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*ServiceConfig)
+		sync bool // a sync at the Service's creation (time 0)
+	}{
+		{"cluster IP", func(*ServiceConfig) {}, true},
+		{"dual-stack", func(s *ServiceConfig) { s.IPFamilies = []string{"IPv4", "IPv6"} }, true},
+		{"headless", func(s *ServiceConfig) { s.Headless = true }, false},
+		{"service-proxy-name", func(s *ServiceConfig) { s.Labels = map[string]string{model.LabelServiceProxyName: "other"} }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(20, 30)
+			cfg.Timeline = cfg.Timeline[:1]
+			tc.edit(&cfg.Services[0])
+			e, err := newEngine(cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.run(); err != nil {
+				t.Fatal(err)
+			}
+			for mi, node := range e.kubeProxies {
+				for fi, k := range node.families {
+					if fi >= len(e.services[0].svc.IPFamilies) && k == nil {
+						continue
+					}
+					atCreation := k != nil && len(k.syncs) > 0 && k.syncs[0].start == 0
+					if atCreation != tc.sync {
+						t.Errorf("mode %d family %d: a sync at the Service's creation = %v, want %v", mi, fi, atCreation, tc.sync)
+					}
+					if tc.sync && k != nil && len(k.syncs) > 1 && k.syncs[1].start < k.syncs[0].end+Time(cfg.KubeProxy.MinSyncPeriod) {
+						t.Errorf("mode %d family %d: second sync at %v, before minSyncPeriod after the first (%v)", mi, fi, k.syncs[1].start, k.syncs[0].end)
+					}
+				}
+			}
+		})
 	}
 }
 

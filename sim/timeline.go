@@ -40,7 +40,10 @@ func (e *Engine) startPhase(i int) {
 	switch a.Kind {
 	case ActionCreate:
 		for _, s := range targets {
-			e.createService(s)
+			if !s.created {
+				e.createService(s)
+				e.kubeProxiesServiceAdded(s)
+			}
 		}
 	case ActionRollout, ActionScale, ActionRestartPods:
 		if a.Spread > 0 {
