@@ -251,7 +251,7 @@ type kubeProxyChange struct {
 	// applied, the Service's endpoints stop counting in the rules, until a change of a
 	// served object of it.
 	unserved bool
-	// service says the change is of the Service object itself (serviceAdded), which the
+	// service says the change is of the Service object itself (serviceEvent), which the
 	// Service change tracker holds: it carries no endpoints and no trigger time, and the
 	// Endpoints change tracker never drops it.
 	service bool
@@ -332,7 +332,7 @@ type kubeProxy struct {
 	legacyPending  int
 
 	// clock is the latest time the loop was advanced to (advance): a change that comes in
-	// by another way than the endpoints informer (serviceAdded) is taken no earlier.
+	// by another way than the endpoints informer (serviceEvent) is taken no earlier.
 	clock Time
 
 	pending  []kubeProxyChange // received, not yet checked out
@@ -686,22 +686,24 @@ func (k *kubeProxy) dropped(c *kubeProxyChange) bool {
 	return k.legacy && !c.service && c.gen != k.legacyServices[c.svc].gen
 }
 
-// serviceAdded takes the Service informer's ADDED event of Service svc (of ports Service
-// ports), created at t in phase phase: the Service change tracker has a change (a new
-// Service with a cluster IP of the proxier's family), so the proxier asks for a sync, whose
-// partial sync writes the Service's rules. The change carries no trigger time: only
-// endpoints objects are sampled. The event is taken at its creation (a Service object is
-// small, and its watch is not the endpoints' one), or, when the loop has already run past
-// that (an endpoints event delivered later was decoded), then; its decoding is not counted.
-// upstream: iptables/proxier.go (and nftables', ipvs') OnServiceAdd → OnServiceUpdate
-// (serviceChanges.Update true, then Sync); servicechangetracker.go Update,
-// serviceToServiceMap (nothing for a headless Service or one without a cluster IP of the
-// proxier's family); metaproxier OnServiceAdd (both families' proxiers).
-func (k *kubeProxy) serviceAdded(svc, ports int, t Time, phase int) {
+// serviceEvent takes an event of the Service informer for Service svc (of ports Service
+// ports), made at t in phase phase: its ADDED event (served), as for a new Service, or its
+// DELETED event (not served), as when a service-proxy-name label hides it. Either is a change
+// of the Service change tracker (a Service with a cluster IP of the proxier's family comes or
+// goes), so the proxier asks for a sync, whose partial sync writes or removes the Service's
+// rules: from that sync on, its endpoints count in the rules only when served. The change
+// carries no trigger time: only endpoints objects are sampled. The event is taken at t (a
+// Service object is small, and its watch is not the endpoints' one), or, when the loop has
+// already run past that (an endpoints event delivered later was decoded), then; its
+// decoding is not counted.
+// upstream: iptables/proxier.go (and nftables', ipvs') OnServiceAdd and OnServiceDelete →
+// OnServiceUpdate (serviceChanges.Update true, then Sync); servicechangetracker.go Update,
+// serviceToServiceMap; metaproxier OnServiceAdd (both families' proxiers).
+func (k *kubeProxy) serviceEvent(svc, ports int, t Time, phase int, served bool) {
 	k.service(svc, ports)
 	t = max(t, k.clock)
 	k.advance(t, false)
-	k.pending = append(k.pending, kubeProxyChange{arrived: t, delivered: t, phase: phase, svc: svc, service: true})
+	k.pending = append(k.pending, kubeProxyChange{arrived: t, delivered: t, phase: phase, svc: svc, service: true, unserved: !served})
 	if k.state == runnerIdle {
 		k.startSync(t)
 	} else {
@@ -844,18 +846,18 @@ func (k *kubeProxy) finishSync() {
 	k.coolEnd = end + Time(k.cfg.MinSyncPeriod)
 }
 
-// kubeProxiesServiceAdded hands Service s, created now, to the kube-proxy of each mode run:
-// to the proxier of each of its IP families (kubeProxy.serviceAdded). A headless Service
-// (no cluster IP), one of type ExternalName and one with a service-proxy-name label (which
-// kube-proxy's Service informer does not select) make no change and no sync.
-// upstream: cmd/kube-proxy/app/server.go (the Service informer's selector),
-// proxy/util ShouldSkipService, servicechangetracker.go serviceToServiceMap.
-func (e *Engine) kubeProxiesServiceAdded(s *serviceState) {
+// kubeProxiesService hands Service s's appearing to (served) or leaving (not served) the
+// kube-proxies' Service informers now to the kube-proxy of each mode run: to the proxier of
+// each of its IP families (kubeProxy.serviceEvent). It appears when created without a
+// service-proxy-name label (kube-proxy's Service informer does not select one with it) or
+// when that label is removed, and leaves when the label is added. A headless Service (no
+// cluster IP) and one of type ExternalName make no change and no sync either way.
+// upstream: cmd/kube-proxy/app/server.go (the Service informer's selector; a selector
+// transition is an ADDED or DELETED event: apiserver cacher), proxy/util ShouldSkipService,
+// servicechangetracker.go serviceToServiceMap.
+func (e *Engine) kubeProxiesService(s *serviceState, served bool) {
 	svc := s.svc
 	if svc.IsHeadless() || svc.ExternalName {
-		return
-	}
-	if _, ok := svc.Labels[model.LabelServiceProxyName]; ok {
 		return
 	}
 	for _, c := range e.ctls {
@@ -868,9 +870,16 @@ func (e *Engine) kubeProxiesServiceAdded(s *serviceState) {
 			if f == model.IPv6 {
 				i = 1
 			}
-			n.proxier(i).serviceAdded(s.idx, len(svc.Ports), e.now, e.phase)
+			n.proxier(i).serviceEvent(s.idx, len(svc.Ports), e.now, e.phase, served)
 		}
 	}
+}
+
+// hiddenFromKubeProxy reports whether Service labels have the service-proxy-name label,
+// which kube-proxy's Service informer does not select.
+func hiddenFromKubeProxy(labels map[string]string) bool {
+	_, ok := labels[model.LabelServiceProxyName]
+	return ok
 }
 
 // kubeProxiesIdle runs every kube-proxy's loop from t to the end, and returns when the last

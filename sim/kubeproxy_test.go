@@ -780,3 +780,56 @@ func TestRepresentativeNode(t *testing.T) {
 		t.Errorf("no nodes: %+v", got)
 	}
 }
+
+// TestServiceProxyNameSyncs follows a Service through the service-proxy-name label: kube-proxy's
+// Service informer does not select it, so the label's coming is the Service's DELETED event
+// and its going an ADDED one (a selector transition), each a change of every proxier's
+// Service change tracker and a sync at once, before the controllers' rewrites of the
+// Service's endpoints objects arrive. The first sync removes the Service's rules (the
+// sync has nothing left to write); the second writes them again in the EndpointSlice mode,
+// whose kube-proxy kept receiving the hidden Service's slices, and not yet in the Endpoints
+// mode, whose kube-proxy gets the Endpoints object back only with its rewrite.
+// upstream: iptables/proxier.go OnServiceDelete and OnServiceAdd → OnServiceUpdate
+// (serviceChanges.Update, then Sync); cmd/kube-proxy/app/server.go labelSelectorNoProxyName.
+func TestServiceProxyNameSyncs(t *testing.T) {
+	cfg := testConfig(20, 30)
+	cfg.Timeline = []Action{
+		{Name: "create", Kind: ActionCreate},
+		{Name: "settle", Kind: ActionWait, Duration: 5 * time.Second},
+		{Name: "hide", Kind: ActionLabelService, Labels: map[string]string{model.LabelServiceProxyName: "other"}},
+		{Name: "settle-hidden", Kind: ActionWait, Duration: 5 * time.Second},
+		{Name: "show", Kind: ActionLabelService, Labels: map[string]string{model.LabelServiceProxyName: ""}},
+	}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := Time(DefaultKubeProxyCosts().SyncBase)
+	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
+		k := e.kubeProxies[modeIndex(m)].families[0]
+		syncAt := func(at Time) *kubeProxySync {
+			for i := range k.syncs {
+				if k.syncs[i].start == at {
+					return &k.syncs[i]
+				}
+			}
+			return nil
+		}
+		hide, show := syncAt(res.Phases[2].Start), syncAt(res.Phases[4].Start)
+		if hide == nil || show == nil {
+			t.Errorf("%s: syncs at the label's coming and going %v and %v, want both", m, hide, show)
+			continue
+		}
+		if hide.cpu != base {
+			t.Errorf("%s: the sync hiding the Service cost %v, want the base %v (no rule left)", m, hide.cpu, base)
+		}
+		// Its 30 endpoints' rules cost about 4 ms; the Service port's own under 0.1 ms.
+		if wantEndpoints, got := m == ModeEndpointSlices, show.cpu > base+ms; got != wantEndpoints {
+			t.Errorf("%s: the sync showing the Service cost %v against the base %v; endpoints programmed = %v, want %v", m, show.cpu, base, got, wantEndpoints)
+		}
+	}
+}

@@ -42,7 +42,9 @@ func (e *Engine) startPhase(i int) {
 		for _, s := range targets {
 			if !s.created {
 				e.createService(s)
-				e.kubeProxiesServiceAdded(s)
+				if !hiddenFromKubeProxy(s.svc.Labels) {
+					e.kubeProxiesService(s, true)
+				}
 			}
 		}
 	case ActionRollout, ActionScale, ActionRestartPods:
@@ -96,7 +98,11 @@ func (e *Engine) startPhase(i int) {
 					next.Labels[k] = v
 				}
 			}
+			hidden := hiddenFromKubeProxy(s.svc.Labels)
 			s.svc = &next
+			if h := hiddenFromKubeProxy(next.Labels); h != hidden && s.created {
+				e.kubeProxiesService(s, !h)
+			}
 			for _, c := range e.ctls {
 				c.serviceUpdated(s)
 			}
