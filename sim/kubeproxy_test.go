@@ -833,3 +833,33 @@ func TestServiceProxyNameSyncs(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayServiceCreatedDuringSyncsKubeProxy: a Service created during a recording reaches
+// kube-proxy's Service informer as it reaches the controllers', so every kube-proxy syncs
+// then, and the Service's first endpoints object, written a few milliseconds later, waits
+// out minSyncPeriod after that sync: three syncs in all with the one later update (the
+// recording of TestReplayServiceCreatedDuring), and the first object programmed a
+// minSyncPeriod late. upstream: iptables/proxier.go OnServiceAdd → Sync.
+func TestReplayServiceCreatedDuringSyncsKubeProxy(t *testing.T) {
+	cfg := testConfig(3, 1)
+	for _, warm := range []bool{false, true} {
+		svcs, nodes, err := ClusterObjects(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svcs[0].CreationTimestamp = timestamp(Time(30 * time.Second))
+		src := staleTrace(10, nodes, 10*time.Second, 60*time.Second)
+		res, _, err := ReplayWith(ReplayOptions{Warm: warm}, cfg, svcs, nodes, src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		churn := res.Phases[len(res.Phases)-1]
+		for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
+			r := churn.Mode(m)
+			if r.KubeProxySyncs != 3 || r.Programming.MaxSeconds < 1 {
+				t.Errorf("warm %t, %s: %d syncs, programming max %v; want 3 (the Service's, its first object's a minSyncPeriod later, the update's) and at least 1 s",
+					warm, m, r.KubeProxySyncs, r.Programming.MaxSeconds)
+			}
+		}
+	}
+}
