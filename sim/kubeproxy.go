@@ -251,6 +251,10 @@ type kubeProxyChange struct {
 	// applied, the Service's endpoints stop counting in the rules, until a change of a
 	// served object of it.
 	unserved bool
+	// service says the change is of the Service object itself (serviceEvent), which the
+	// Service change tracker holds: it carries no endpoints and no trigger time, and the
+	// Endpoints change tracker never drops it.
+	service bool
 }
 
 // legacyService is what the change tracker of a kube-proxy that watches Endpoints (before
@@ -326,6 +330,10 @@ type kubeProxy struct {
 	legacy         bool
 	legacyServices []legacyService
 	legacyPending  int
+
+	// clock is the latest time the loop was advanced to (advance): a change that comes in
+	// by another way than the endpoints informer (serviceEvent) is taken no earlier.
+	clock Time
 
 	pending  []kubeProxyChange // received, not yet checked out
 	inFlight []kubeProxyChange // checked out by the running sync
@@ -675,13 +683,39 @@ func (k *kubeProxy) trackLegacy(c *kubeProxyChange, deleted bool) {
 // dropped reports whether pending change c was dropped by the legacy change tracker since it
 // came in (trackLegacy).
 func (k *kubeProxy) dropped(c *kubeProxyChange) bool {
-	return k.legacy && c.gen != k.legacyServices[c.svc].gen
+	return k.legacy && !c.service && c.gen != k.legacyServices[c.svc].gen
+}
+
+// serviceEvent takes an event of the Service informer for Service svc (of ports Service
+// ports), made at t in phase phase: its ADDED event (served), as for a new Service, or its
+// DELETED event (not served), as when a service-proxy-name label hides it. Either is a change
+// of the Service change tracker (a Service with a cluster IP of the proxier's family comes or
+// goes), so the proxier asks for a sync, whose partial sync writes or removes the Service's
+// rules: from that sync on, its endpoints count in the rules only when served. The change
+// carries no trigger time: only endpoints objects are sampled. The event is taken at t (a
+// Service object is small, and its watch is not the endpoints' one), or, when the loop has
+// already run past that (an endpoints event delivered later was decoded), then; its
+// decoding is not counted.
+// upstream: iptables/proxier.go (and nftables', ipvs') OnServiceAdd and OnServiceDelete →
+// OnServiceUpdate (serviceChanges.Update true, then Sync); servicechangetracker.go Update,
+// serviceToServiceMap; metaproxier OnServiceAdd (both families' proxiers).
+func (k *kubeProxy) serviceEvent(svc, ports int, t Time, phase int, served bool) {
+	k.service(svc, ports)
+	t = max(t, k.clock)
+	k.advance(t, false)
+	k.pending = append(k.pending, kubeProxyChange{arrived: t, delivered: t, phase: phase, svc: svc, service: true, unserved: !served})
+	if k.state == runnerIdle {
+		k.startSync(t)
+	} else {
+		k.signal = true
+	}
 }
 
 // advance runs the runner loop over every transition before t (at or before t when
 // inclusive). upstream: pkg/proxy/runner/bounded_frequency_runner.go Loop.
 func (k *kubeProxy) advance(t Time, inclusive bool) {
 	before := func(x Time) bool { return x < t || (inclusive && x <= t) }
+	k.clock = max(k.clock, t)
 	for {
 		switch k.state {
 		case runnerSyncing:
@@ -728,7 +762,7 @@ func (k *kubeProxy) startSync(t Time) {
 	}
 	for i := range k.pending {
 		c := &k.pending[i]
-		if k.legacy {
+		if k.legacy && !c.service {
 			// Checked out: the tracker's items are emptied.
 			if k.dropped(c) {
 				continue
@@ -810,6 +844,42 @@ func (k *kubeProxy) finishSync() {
 	}
 	k.state = runnerCooling
 	k.coolEnd = end + Time(k.cfg.MinSyncPeriod)
+}
+
+// kubeProxiesService hands Service s's appearing to (served) or leaving (not served) the
+// kube-proxies' Service informers now to the kube-proxy of each mode run: to the proxier of
+// each of its IP families (kubeProxy.serviceEvent). It appears when created without a
+// service-proxy-name label (kube-proxy's Service informer does not select one with it) or
+// when that label is removed, and leaves when the label is added. A headless Service (no
+// cluster IP) and one of type ExternalName make no change and no sync either way.
+// upstream: cmd/kube-proxy/app/server.go (the Service informer's selector; a selector
+// transition is an ADDED or DELETED event: apiserver cacher), proxy/util ShouldSkipService,
+// servicechangetracker.go serviceToServiceMap.
+func (e *Engine) kubeProxiesService(s *serviceState, served bool) {
+	svc := s.svc
+	if svc.IsHeadless() || svc.ExternalName {
+		return
+	}
+	for _, c := range e.ctls {
+		n := e.kubeProxies[modeIndex(c.mode)]
+		if n == nil {
+			continue
+		}
+		for _, f := range svc.IPFamilies {
+			i := 0
+			if f == model.IPv6 {
+				i = 1
+			}
+			n.proxier(i).serviceEvent(s.idx, len(svc.Ports), e.now, e.phase, served)
+		}
+	}
+}
+
+// hiddenFromKubeProxy reports whether Service labels have the service-proxy-name label,
+// which kube-proxy's Service informer does not select.
+func hiddenFromKubeProxy(labels map[string]string) bool {
+	_, ok := labels[model.LabelServiceProxyName]
+	return ok
 }
 
 // kubeProxiesIdle runs every kube-proxy's loop from t to the end, and returns when the last

@@ -259,7 +259,8 @@ func TestProgrammingAfterDelivery(t *testing.T) {
 				if k == nil {
 					continue
 				}
-				if len(latencies(k)) == 0 {
+				if len(latencies(k)) == 0 && (mi == modeIndex(ModeEndpointSlices) || fi == 0) {
+					// (The Endpoints side's IPv6 proxier has the Service and no endpoints.)
 					t.Fatalf("seed %d mode %d family %d: no programming samples", seed, mi, fi)
 				}
 				if k.misordered != 0 {
@@ -532,9 +533,59 @@ func TestDualStackEngineProxiers(t *testing.T) {
 			t.Errorf("EndpointSlices family %d: %d endpoints programmed, %d syncs; want 30 and some", fi, readyEndpoints(k), len(k.syncs))
 		}
 	}
+	// The Endpoints side's IPv4 proxier has the Service (its IPv4 cluster IP) and no
+	// endpoints: it synced the Service's creation.
 	legacy := e.kubeProxies[modeIndex(ModeEndpoints)]
-	if legacy.families[0] != nil || legacy.families[1] == nil || readyEndpoints(legacy.families[1]) != 30 {
-		t.Errorf("Endpoints: proxiers %v, want only IPv6's, with 30 endpoints", legacy.families)
+	if v4, v6 := legacy.families[0], legacy.families[1]; v4 == nil || v6 == nil || readyEndpoints(v6) != 30 || readyEndpoints(v4) != 0 || len(v4.syncs) == 0 {
+		t.Errorf("Endpoints: proxiers %v, want IPv6's with 30 endpoints and IPv4's with none but a sync", legacy.families)
+	}
+}
+
+// TestServiceAddedSyncs: a new Service is a change of each proxier's Service change tracker
+// (for each IP family it has a cluster IP of), so the proxier syncs as soon as its Service
+// informer has it, before the first endpoints object of the Service comes; that object
+// then waits for minSyncPeriod after that sync. A headless Service (no cluster IP) makes no
+// change, and one with a service-proxy-name label is not selected by the Service informer.
+// upstream: iptables/proxier.go OnServiceAdd → OnServiceUpdate (serviceChanges.Update, then
+// Sync); servicechangetracker.go Update, serviceToServiceMap; proxy/util ShouldSkipService;
+// cmd/kube-proxy/app/server.go (labelSelectorNoProxyName).
+func TestServiceAddedSyncs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*ServiceConfig)
+		sync bool // a sync at the Service's creation (time 0)
+	}{
+		{"cluster IP", func(*ServiceConfig) {}, true},
+		{"dual-stack", func(s *ServiceConfig) { s.IPFamilies = []string{"IPv4", "IPv6"} }, true},
+		{"headless", func(s *ServiceConfig) { s.Headless = true }, false},
+		{"service-proxy-name", func(s *ServiceConfig) { s.Labels = map[string]string{model.LabelServiceProxyName: "other"} }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(20, 30)
+			cfg.Timeline = cfg.Timeline[:1]
+			tc.edit(&cfg.Services[0])
+			e, err := newEngine(cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.run(); err != nil {
+				t.Fatal(err)
+			}
+			for mi, node := range e.kubeProxies {
+				for fi, k := range node.families {
+					if fi >= len(e.services[0].svc.IPFamilies) && k == nil {
+						continue
+					}
+					atCreation := k != nil && len(k.syncs) > 0 && k.syncs[0].start == 0
+					if atCreation != tc.sync {
+						t.Errorf("mode %d family %d: a sync at the Service's creation = %v, want %v", mi, fi, atCreation, tc.sync)
+					}
+					if tc.sync && k != nil && len(k.syncs) > 1 && k.syncs[1].start < k.syncs[0].end+Time(cfg.KubeProxy.MinSyncPeriod) {
+						t.Errorf("mode %d family %d: second sync at %v, before minSyncPeriod after the first (%v)", mi, fi, k.syncs[1].start, k.syncs[0].end)
+					}
+				}
+			}
+		})
 	}
 }
 
@@ -727,5 +778,88 @@ func TestRepresentativeNode(t *testing.T) {
 	}
 	if got := representativeNode(nil, nil); got != (proxyPlace{}) {
 		t.Errorf("no nodes: %+v", got)
+	}
+}
+
+// TestServiceProxyNameSyncs follows a Service through the service-proxy-name label: kube-proxy's
+// Service informer does not select it, so the label's coming is the Service's DELETED event
+// and its going an ADDED one (a selector transition), each a change of every proxier's
+// Service change tracker and a sync at once, before the controllers' rewrites of the
+// Service's endpoints objects arrive. The first sync removes the Service's rules (the
+// sync has nothing left to write); the second writes them again in the EndpointSlice mode,
+// whose kube-proxy kept receiving the hidden Service's slices, and not yet in the Endpoints
+// mode, whose kube-proxy gets the Endpoints object back only with its rewrite.
+// upstream: iptables/proxier.go OnServiceDelete and OnServiceAdd → OnServiceUpdate
+// (serviceChanges.Update, then Sync); cmd/kube-proxy/app/server.go labelSelectorNoProxyName.
+func TestServiceProxyNameSyncs(t *testing.T) {
+	cfg := testConfig(20, 30)
+	cfg.Timeline = []Action{
+		{Name: "create", Kind: ActionCreate},
+		{Name: "settle", Kind: ActionWait, Duration: 5 * time.Second},
+		{Name: "hide", Kind: ActionLabelService, Labels: map[string]string{model.LabelServiceProxyName: "other"}},
+		{Name: "settle-hidden", Kind: ActionWait, Duration: 5 * time.Second},
+		{Name: "show", Kind: ActionLabelService, Labels: map[string]string{model.LabelServiceProxyName: ""}},
+	}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := Time(DefaultKubeProxyCosts().SyncBase)
+	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
+		k := e.kubeProxies[modeIndex(m)].families[0]
+		syncAt := func(at Time) *kubeProxySync {
+			for i := range k.syncs {
+				if k.syncs[i].start == at {
+					return &k.syncs[i]
+				}
+			}
+			return nil
+		}
+		hide, show := syncAt(res.Phases[2].Start), syncAt(res.Phases[4].Start)
+		if hide == nil || show == nil {
+			t.Errorf("%s: syncs at the label's coming and going %v and %v, want both", m, hide, show)
+			continue
+		}
+		if hide.cpu != base {
+			t.Errorf("%s: the sync hiding the Service cost %v, want the base %v (no rule left)", m, hide.cpu, base)
+		}
+		// Its 30 endpoints' rules cost about 4 ms; the Service port's own under 0.1 ms.
+		if wantEndpoints, got := m == ModeEndpointSlices, show.cpu > base+ms; got != wantEndpoints {
+			t.Errorf("%s: the sync showing the Service cost %v against the base %v; endpoints programmed = %v, want %v", m, show.cpu, base, got, wantEndpoints)
+		}
+	}
+}
+
+// TestReplayServiceCreatedDuringSyncsKubeProxy: a Service created during a recording reaches
+// kube-proxy's Service informer as it reaches the controllers', so every kube-proxy syncs
+// then, and the Service's first endpoints object, written a few milliseconds later, waits
+// out minSyncPeriod after that sync: three syncs in all with the one later update (the
+// recording of TestReplayServiceCreatedDuring), and the first object programmed a
+// minSyncPeriod late. upstream: iptables/proxier.go OnServiceAdd → Sync.
+func TestReplayServiceCreatedDuringSyncsKubeProxy(t *testing.T) {
+	cfg := testConfig(3, 1)
+	for _, warm := range []bool{false, true} {
+		svcs, nodes, err := ClusterObjects(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svcs[0].CreationTimestamp = timestamp(Time(30 * time.Second))
+		src := staleTrace(10, nodes, 10*time.Second, 60*time.Second)
+		res, _, err := ReplayWith(ReplayOptions{Warm: warm}, cfg, svcs, nodes, src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		churn := res.Phases[len(res.Phases)-1]
+		for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
+			r := churn.Mode(m)
+			if r.KubeProxySyncs != 3 || r.Programming.MaxSeconds < 1 {
+				t.Errorf("warm %t, %s: %d syncs, programming max %v; want 3 (the Service's, its first object's a minSyncPeriod later, the update's) and at least 1 s",
+					warm, m, r.KubeProxySyncs, r.Programming.MaxSeconds)
+			}
+		}
 	}
 }

@@ -394,6 +394,9 @@ func (ev evServiceCreate) apply(e *Engine) {
 	for _, c := range e.ctls {
 		c.serviceAdded(s)
 	}
+	if !hiddenFromKubeProxy(s.svc.Labels) {
+		e.kubeProxiesService(s, true) // kube-proxy's Service informer has it too
+	}
 }
 
 // listed ends the initial listing: time 0 stands for the recording's origin, the cluster's

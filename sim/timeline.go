@@ -40,7 +40,12 @@ func (e *Engine) startPhase(i int) {
 	switch a.Kind {
 	case ActionCreate:
 		for _, s := range targets {
-			e.createService(s)
+			if !s.created {
+				e.createService(s)
+				if !hiddenFromKubeProxy(s.svc.Labels) {
+					e.kubeProxiesService(s, true)
+				}
+			}
 		}
 	case ActionRollout, ActionScale, ActionRestartPods:
 		if a.Spread > 0 {
@@ -93,7 +98,11 @@ func (e *Engine) startPhase(i int) {
 					next.Labels[k] = v
 				}
 			}
+			hidden := hiddenFromKubeProxy(s.svc.Labels)
 			s.svc = &next
+			if h := hiddenFromKubeProxy(next.Labels); h != hidden && s.created {
+				e.kubeProxiesService(s, !h)
+			}
 			for _, c := range e.ctls {
 				c.serviceUpdated(s)
 			}
