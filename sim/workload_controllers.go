@@ -1162,8 +1162,13 @@ func (w *workloadControllers) applyDeploymentCall(d *dcCall, step dcStep) (scale
 	switch step.kind {
 	case stepRevision:
 		// It carries the resourceVersion the sync read: a spec change since fails it, and
-		// getNewReplicaSet returns the error.
-		return false, p.status.generation == s.generation
+		// getNewReplicaSet returns the error. Written, it queues the Deployment again
+		// (below).
+		if p.status.generation != s.generation {
+			return false, false
+		}
+		w.dcQueue.add(s)
+		return false, true
 	case stepStatus:
 		// The status write carries the resourceVersion the sync read: any change of the
 		// Deployment's spec since (a new template, a new replicas) or the sync's own earlier
@@ -1177,6 +1182,11 @@ func (w *workloadControllers) applyDeploymentCall(d *dcCall, step dcStep) (scale
 			deploymentStatusWritten(s, s.dcStatus, p.status)
 		}
 		s.dcStatus = p.status
+		// The write's update event reaches the controller's own informer, whose handler
+		// queues the Deployment on every update, its status included: the key is marked
+		// dirty and synced once more when this sync ends, after the ones queued before
+		// it. upstream: deployment_controller.go updateDeployment (enqueueDeployment).
+		w.dcQueue.add(s)
 		return false, true
 	}
 	// A ReplicaSet write carries the ReplicaSet's own resourceVersion: it succeeds even

@@ -1483,8 +1483,9 @@ func TestDeploymentSyncCallsInSequence(t *testing.T) {
 	s = e.services[0]
 	scaled, conflict := false, false
 	runEngine(t, e, func() {
-		// A sync after the creating one (whose status write fails anyway), in flight.
-		if !scaled && s.dcItem.processing && s.dcStatus.replicas > 0 {
+		// A sync after the creating one (whose status write fails anyway), in flight with
+		// its status write still to come (not the no-op sync its last write queued).
+		if !scaled && s.dcStatus.replicas > 0 && statusWriteToCome(e, s) {
 			e.actOn(&Action{Kind: ActionScale, Replicas: 12}, s)
 			scaled = true
 		}
@@ -1695,4 +1696,69 @@ func TestReplicaSetStatusCountsPodsAvailableDuringTheSync(t *testing.T) {
 	if !checked {
 		t.Fatal("no status written of the scaled ReplicaSet")
 	}
+}
+
+// TestDeploymentStatusWriteQueuesItAgain: the Deployment controller's informer queues a
+// Deployment on every update, its own status writes included, so each sync that writes the
+// status is followed by another sync, which finds nothing to do once the rollout is done.
+// upstream: deployment_controller.go updateDeployment (enqueueDeployment for any update).
+func TestDeploymentStatusWriteQueuesItAgain(t *testing.T) {
+	w := testWorkloads()
+	w.Deployment.QPS = 0 // unlimited: the calls wait only for each other
+	cfg := workloadConfig(4, w, Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "rollout", Kind: ActionRollout})
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	var writes, syncs, syncsAfterLastWrite int
+	last := s.dcStatus
+	processing := false
+	runEngine(t, e, func() {
+		if s.dcStatus != last {
+			last = s.dcStatus
+			writes++
+			syncsAfterLastWrite = 0
+		}
+		if s.dcItem.processing && !processing {
+			syncs++
+			syncsAfterLastWrite++
+		}
+		processing = s.dcItem.processing
+	})
+	if writes == 0 {
+		t.Fatal("no Deployment status was written")
+	}
+	// Each event is seen once it is applied: a sync that starts and writes the status within
+	// one event counts before the write; the echo is the sync after the last write.
+	if syncsAfterLastWrite == 0 {
+		t.Errorf("%d status writes in %d syncs, none after the last write: the write did not queue the Deployment again", writes, syncs)
+	}
+	if s.dcItem.queued || s.dcItem.processing {
+		t.Errorf("the Deployment still queued (%v) or in a sync (%v) at the end", s.dcItem.queued, s.dcItem.processing)
+	}
+}
+
+// statusWriteToCome reports whether a Deployment sync of s is in flight with its status
+// write still to be made.
+func statusWriteToCome(e *Engine, s *serviceState) bool {
+	for b := range e.q.buckets {
+		items := e.q.buckets[b]
+		if b == 0 {
+			items = items[e.q.head:]
+		}
+		for _, it := range items {
+			ev, ok := it.ev.(evDeploymentCall)
+			if !ok || ev.c.s != s {
+				continue
+			}
+			for _, step := range ev.c.plan.steps[ev.c.done:] {
+				if step.kind == stepStatus {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
