@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 
 	"epsim/model"
 )
@@ -174,17 +175,39 @@ func (g *nameGenerator) appendUID(b []byte) []byte {
 }
 
 // ipAllocator hands out pod IPs from per-node ranges, IPv4 from 10.64.0.0/10 and IPv6 from
-// fd00:10:64::/48, the shape most CNIs give (a /24 or /64 per node).
+// fd00:10:64::/48, the shape most CNIs give (a /24 or /64 per node), host numbers 2 to 251
+// in turn, as the host-local IPAM plugin's round robin does.
 type ipAllocator struct {
 	next []int // next host number per node
 }
 
+// ipHosts is how many host numbers a node's range hands out (from 2 on).
+const ipHosts = 250
+
 func newIPAllocator(nodes int) *ipAllocator { return &ipAllocator{next: make([]int, nodes)} }
 
+// wrapped reports whether node's range has handed out every host number once: from then on
+// the next one may still be held by a pod (allocate's inUse).
+func (a *ipAllocator) wrapped(node int) bool { return a.next[node] >= ipHosts }
+
 // allocate returns the addresses for a new pod on node i, one per family in order (IPv4 and
-// IPv6 share the host number).
-func (a *ipAllocator) allocate(node int, families []model.IPFamily) []string {
-	host := a.next[node]%250 + 2
+// IPv6 share the host number). inUse, when not nil, says which host numbers the node's pods
+// still hold: those are skipped, as host-local IPAM skips the addresses it has reserved.
+// When every one is held (more pods on the node than its range has addresses: upstream's
+// kubelet would admit no more than maxPods, 110 by default), the next is handed out again.
+// upstream: containernetworking/plugins ipam/host-local backend/allocator RangeIter.
+func (a *ipAllocator) allocate(node int, families []model.IPFamily, inUse *[ipHosts + 2]bool) []string {
+	host := a.next[node]%ipHosts + 2
+	if inUse != nil {
+		for n := range ipHosts {
+			h := (a.next[node]+n)%ipHosts + 2
+			if !inUse[h] {
+				a.next[node] += n
+				host = h
+				break
+			}
+		}
+	}
 	a.next[node]++
 	if len(families) == 0 {
 		return nil
@@ -197,9 +220,15 @@ func (a *ipAllocator) allocate(node int, families []model.IPFamily) []string {
 	for i, f := range families {
 		b := buf[:0]
 		if f == model.IPv6 {
+			// The canonical form (RFC 5952, as the kubelet reports it): the zero groups
+			// between the node's and the host's collapse into one "::".
 			b = append(b, "fd00:10:"...)
-			b = append(strconv.AppendInt(b, hi, 16), ':')
-			b = append(strconv.AppendInt(b, lo, 16), "::"...)
+			b = strconv.AppendInt(b, hi, 16)
+			if lo != 0 {
+				b = append(strconv.AppendInt(append(b, ':'), lo, 16), "::"...)
+			} else {
+				b = append(b, "::"...)
+			}
 			b = strconv.AppendInt(b, int64(host), 16)
 		} else {
 			b = append(b, "10."...)
@@ -210,6 +239,24 @@ func (a *ipAllocator) allocate(node int, families []model.IPFamily) []string {
 		ips[i] = string(b)
 	}
 	return ips
+}
+
+// hostOf is the host number of a pod address allocate handed out: the last dotted decimal
+// of an IPv4 address, the hexadecimal after "::" of an IPv6 one; -1 for another shape.
+func hostOf(ip string) int {
+	i := strings.LastIndexAny(ip, ".:")
+	if i < 0 {
+		return -1
+	}
+	base := 10
+	if ip[i] == ':' {
+		base = 16
+	}
+	h, err := strconv.ParseInt(ip[i+1:], base, 32)
+	if err != nil || h < 2 || h >= ipHosts+2 {
+		return -1
+	}
+	return int(h)
 }
 
 // placer spreads pods over schedulable nodes, round-robin from a random start, as the default

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -130,25 +131,26 @@ func TestAlphanumDrawsAsIntN(t *testing.T) {
 }
 
 // TestIPAllocatorFormats checks the addresses against formatting them piece by piece: IPv4
-// in 10.64.0.0/10 and IPv6 in fd00:10:64::/48, per node, host numbers wrapping after 250.
+// in 10.64.0.0/10 and IPv6 in fd00:10:64::/48 in its canonical form (net/netip's, as the
+// kubelet reports it), per node, host numbers wrapping after 250.
 func TestIPAllocatorFormats(t *testing.T) {
 	a := newIPAllocator(70000)
 	fams := []model.IPFamily{model.IPv4, model.IPv6}
 	for _, node := range []int{0, 1, 99, 100, 255, 256, 4999, 65535, 69999} {
 		for n := range 260 {
-			got := a.allocate(node, fams)
+			got := a.allocate(node, fams, nil)
 			host := n%250 + 2
 			hi, lo := 64+node/256, node%256
 			want := []string{
 				"10." + strconv.Itoa(hi) + "." + strconv.Itoa(lo) + "." + strconv.Itoa(host),
-				"fd00:10:" + strconv.FormatInt(int64(hi), 16) + ":" + strconv.FormatInt(int64(lo), 16) + "::" + strconv.FormatInt(int64(host), 16),
+				netip.AddrFrom16([16]byte{0xfd, 0, 0, 0x10, byte(hi >> 8), byte(hi), byte(lo >> 8), byte(lo), 15: byte(host)}).String(),
 			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("node %d, pod %d: %v, want %v", node, n, got, want)
 			}
 		}
 	}
-	if got := a.allocate(3, nil); got != nil {
+	if got := a.allocate(3, nil, nil); got != nil {
 		t.Errorf("no families: %v", got)
 	}
 }
@@ -181,5 +183,83 @@ func TestNameHashes(t *testing.T) {
 		if len(set) != len(want) {
 			t.Fatalf("step %d: %d names, want %d", step, len(set), len(want))
 		}
+	}
+}
+
+// TestIPAllocatorSkipsHeldHosts: once a node's range has handed out every host number, the
+// ones its pods still hold are skipped, as host-local IPAM skips reserved addresses; with
+// every one held, the next is handed out again.
+func TestIPAllocatorSkipsHeldHosts(t *testing.T) {
+	a := newIPAllocator(2)
+	v4 := []model.IPFamily{model.IPv4}
+	for range ipHosts {
+		a.allocate(1, v4, nil)
+	}
+	if !a.wrapped(1) || a.wrapped(0) {
+		t.Fatalf("wrapped: node 1 %v, node 0 %v; want true, false", a.wrapped(1), a.wrapped(0))
+	}
+	var held [ipHosts + 2]bool
+	held[2], held[3], held[5] = true, true, true
+	for _, want := range []string{"10.64.1.4", "10.64.1.6", "10.64.1.7"} {
+		if got := a.allocate(1, v4, &held); got[0] != want {
+			t.Fatalf("got %s, want %s", got[0], want)
+		}
+	}
+	for h := range held {
+		held[h] = true
+	}
+	if got := a.allocate(1, v4, &held); got[0] != "10.64.1.8" {
+		t.Errorf("every host held: got %s, want the next in turn, 10.64.1.8", got[0])
+	}
+	for _, ip := range []string{"10.64.1.8", "fd00:10:40::fb", "fd00:10:40:1::2"} {
+		if h := hostOf(ip); h < 2 || h > ipHosts+1 {
+			t.Errorf("hostOf(%s) = %d", ip, h)
+		}
+	}
+	if h := hostOf("fd00:10:40::fb"); h != 251 {
+		t.Errorf("hostOf(fd00:10:40::fb) = %d, want 251", h)
+	}
+}
+
+// TestPodIPsNeverShared: pods of a Service rolled out again and again on two nodes, beside
+// pods that live through it all, never share an address: the rollouts hand out more than a
+// node's 250 host numbers, and the long-lived pods' ones are skipped.
+func TestPodIPsNeverShared(t *testing.T) {
+	cfg := testConfig(2, 60)
+	db := cfg.Services[0]
+	db.Name, db.Replicas = "db", 4
+	cfg.Services = append(cfg.Services, db)
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
+	for i := range 10 {
+		cfg.Timeline = append(cfg.Timeline, Action{Name: "roll-" + strconv.Itoa(i), Kind: ActionRollout, Services: []string{"web"}})
+	}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, checked, maxNext := 0, 0, 0
+	runEngine(t, e, func() {
+		if events++; events%50 != 0 {
+			return
+		}
+		checked++
+		seen := map[string]string{}
+		for n, pods := range e.podsOnNode {
+			maxNext = max(maxNext, e.ips.next[n])
+			for _, p := range pods {
+				for _, ip := range p.pod.IPs {
+					if other, ok := seen[ip]; ok {
+						t.Fatalf("at %v: %s held by %s and %s", e.now, ip, other, p.pod.Name)
+					}
+					seen[ip] = p.pod.Name
+				}
+			}
+		}
+	})
+	if maxNext <= ipHosts+10 {
+		t.Errorf("a node handed out only %d addresses: the test needs more than %d", maxNext, ipHosts)
+	}
+	if checked == 0 {
+		t.Error("nothing checked")
 	}
 }

@@ -913,6 +913,24 @@ func (e *Engine) kubeletAdmits(p *podState) {
 	e.after(p.svc().timing.start.sample(), e.arenas.started.put(evPodStarted{p, p.epoch}))
 }
 
+// hostsInUse is which host numbers of node n's address range its pods hold, once the range
+// has handed out every one (ipAllocator.wrapped); nil before, when none can be held twice.
+// A pod holds its address from its start until it is gone.
+func (e *Engine) hostsInUse(n int) *[ipHosts + 2]bool {
+	if !e.ips.wrapped(n) {
+		return nil
+	}
+	var used [ipHosts + 2]bool
+	for _, p := range e.podsOnNode[n] {
+		if ips := p.pod.IPs; len(ips) > 0 {
+			if h := hostOf(ips[0]); h >= 0 {
+				used[h] = true
+			}
+		}
+	}
+	return &used
+}
+
 func (evp *evPodStarted) apply(e *Engine) {
 	ev := takeEvent(evp)
 	p := ev.p
@@ -920,7 +938,7 @@ func (evp *evPodStarted) apply(e *Engine) {
 		return
 	}
 	p.stage = stageRunning
-	ips := e.ips.allocate(int(p.node), p.svc().svc.IPFamilies)
+	ips := e.ips.allocate(int(p.node), p.svc().svc.IPFamilies, e.hostsInUse(int(p.node)))
 	now := timestamp(e.now)
 	running := func(pod *model.Pod) {
 		pod.Phase = model.PodRunning
