@@ -319,6 +319,27 @@ func TestLineProgress(t *testing.T) {
 	}
 }
 
+// TestPlanPointLines: a plan's progress with stderr not a terminal is a plain line of the
+// points done, at most once an interval of wall time, none in the first.
+// Reference: the plan help ("otherwise (CI, a pipe) a plain line at most every 10 s").
+func TestPlanPointLines(t *testing.T) {
+	var stderr bytes.Buffer
+	wall := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := &env{stderr: &stderr, wallClock: func() time.Time { return wall }, progressEvery: 10 * time.Second}
+	p := newPointLines(e, "growth", 1200)
+	for _, at := range []time.Duration{2 * time.Second, 9 * time.Second, 10 * time.Second, 12 * time.Second, 31 * time.Second} {
+		wall = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(at)
+		p.done()
+	}
+	want := "sim: plan growth: 3/1,200 points done, 10s elapsed\n" +
+		"sim: plan growth: 5/1,200 points done, 31s elapsed\n"
+	if stderr.String() != want {
+		t.Errorf("progress lines:\n%s\nwant:\n%s", stderr.String(), want)
+	}
+	var none *pointLines
+	none.done() // a terminal, or --quiet: nothing, and no panic
+}
+
 // TestProgressLinesWhenNotTerminal runs a real scenario with stderr not a terminal and a
 // wall clock that moves a second a virtual second: stderr has progress lines, stdout and
 // every --out file are byte for byte those of a --quiet run, and --quiet prints none.

@@ -43,7 +43,8 @@ so the same plan gives the same report byte for byte. A point whose run fails is
 the report and the CSV; the others still count (exit 0). When every point fails, the report
 is still written and plan exits 1 (so does --merge of a grid whose points all failed; a
 --shard exits 0 once its partial is written, failures and all, for the merge to judge). A
-progress bar with an ETA is shown on stderr when it is a terminal. The points share one
+progress bar with an ETA is shown on stderr when it is a terminal; otherwise (CI, a pipe) a
+plain line at most every 10 s, none in the first, counts the points done. The points share one
 heap: while they run, the Go collector gets twice its usual headroom (GOGC=200, soft limit
 at 3/4 of the machine's memory), so that collecting it does not take the cores the points
 need; GOGC or GOMEMLIMIT in the environment override this.
@@ -323,6 +324,10 @@ func (o *planOptions) runPoints(e *env, plan *scenarios.Plan, points []scenarios
 		)
 		defer bar.Finish()
 	}
+	var lines *pointLines
+	if !o.quiet && !e.stderrIsTerminal && len(points) > 0 {
+		lines = newPointLines(e, plan.Name, len(points))
+	}
 	next := make(chan int)
 	done := make(chan int)
 	for range jobs {
@@ -346,6 +351,7 @@ func (o *planOptions) runPoints(e *env, plan *scenarios.Plan, points []scenarios
 		if bar != nil {
 			bar.Add(1)
 		}
+		lines.done()
 	}
 	return out
 }

@@ -122,6 +122,52 @@ func (p *lineProgress) Progress(now sim.Time, phase, phases int) {
 	fmt.Fprintf(p.w, "%s, %s elapsed\n", line, t.Sub(p.started).Round(time.Second))
 }
 
+// pointLines is a plan's progress when stderr is not a terminal: as lineProgress, one plain
+// line at most once every interval of wall time, none in the first, as
+//
+//	sim: plan growth: 3/12 points done, 1m0s elapsed
+//
+// A nil *pointLines prints nothing.
+type pointLines struct {
+	w          io.Writer
+	clock      func() time.Time
+	interval   time.Duration
+	started    time.Time
+	next       time.Time
+	plan       string
+	total, ran int
+}
+
+// newPointLines starts the wall clock of a plan of total points; e's clock and interval
+// default to the real clock and lineEvery.
+func newPointLines(e *env, plan string, total int) *pointLines {
+	clock, interval := e.wallClock, e.progressEvery
+	if clock == nil {
+		clock = time.Now
+	}
+	if interval <= 0 {
+		interval = lineEvery
+	}
+	p := &pointLines{w: e.stderr, clock: clock, interval: interval, plan: plan, total: total}
+	p.started = clock()
+	p.next = p.started.Add(interval)
+	return p
+}
+
+// done counts a point done, and prints a line when one is due.
+func (p *pointLines) done() {
+	if p == nil {
+		return
+	}
+	p.ran++
+	t := p.clock()
+	if t.Before(p.next) {
+		return
+	}
+	p.next = t.Add(p.interval)
+	fmt.Fprintf(p.w, "sim: plan %s: %s/%s points done, %s elapsed\n", p.plan, thousands(int64(p.ran)), thousands(int64(p.total)), t.Sub(p.started).Round(time.Second))
+}
+
 // replayProgress is the progress bar of a replay: the share of the pod stream read (a
 // spinner when its size is unknown, as on stdin) and the virtual time reached.
 type replayProgress struct {
