@@ -582,6 +582,15 @@ var (
 
 // checkLabel validates a label key and value as the API server would
 // (upstream: apimachinery util/validation IsQualifiedName, IsValidLabelValue).
+// checkServiceLabel is checkLabel for a Service's labels, whose values may also be
+// sim.NameLabelValue ($name: each stamped Service's own name, always a valid label value).
+func checkServiceLabel(k, v string) string {
+	if v == sim.NameLabelValue {
+		v = ""
+	}
+	return checkLabel(k, v)
+}
+
 func checkLabel(k, v string) string {
 	prefix, name, hasPrefix := strings.Cut(k, "/")
 	if !hasPrefix {

@@ -938,3 +938,24 @@ func TestZonesWithoutLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestServiceLabelOwnName: a Service's label value may be $name (each stamped Service's own
+// name); anywhere else, and any other value that is not a label value, is refused.
+func TestServiceLabelOwnName(t *testing.T) {
+	doc := "name: t\ncluster:\n  nodes: 10\nservices:\n  - name: web\n    count: 3\n    labels: {app.kubernetes.io/name: $name}\ntimeline:\n  - name: create\n    action: create\n"
+	sc, err := Parse("x.yaml", []byte(doc), nil)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if got := sc.Config.Services[0].Labels["app.kubernetes.io/name"]; got != sim.NameLabelValue {
+		t.Errorf("label value %q, want %q", got, sim.NameLabelValue)
+	}
+	for _, bad := range []string{
+		strings.Replace(doc, "$name", "$nam", 1),
+		doc + "  - name: relabel\n    action: labelService\n    labels: {team: $name}\n",
+	} {
+		if _, err := Parse("x.yaml", []byte(bad), nil); err == nil || !strings.Contains(err.Error(), "label value") {
+			t.Errorf("Parse accepted (or refused otherwise: %v):\n%s", err, bad)
+		}
+	}
+}

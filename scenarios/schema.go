@@ -804,7 +804,7 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 		s.TopologyMode, _ = d.enum(e.val, join(path, "topologyMode"), topologyModes)
 	}
 	if e, ok := f["labels"]; ok {
-		s.Labels, _ = d.stringMap(e.val, join(path, "labels"), checkLabel)
+		s.Labels, _ = d.stringMap(e.val, join(path, "labels"), checkServiceLabel)
 	}
 	if e, ok := f["kind"]; ok {
 		if v, ok := d.enum(e.val, join(path, "kind"), workloadKinds); ok {

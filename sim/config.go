@@ -207,9 +207,11 @@ type ServiceConfig struct {
 	// (the default), or "Local" (kube-proxy programs only its node's endpoints).
 	InternalTrafficPolicy string
 	TopologyMode          string
-	Labels                map[string]string
-	MinReady              time.Duration
-	Timing                PodTiming
+	// Labels are the Service's labels; a value NameLabelValue stands for each stamped
+	// Service's own name.
+	Labels   map[string]string
+	MinReady time.Duration
+	Timing   PodTiming
 	// WorkloadKind is the controller that makes the pods: "Deployment" (the default when
 	// empty), "StatefulSet" (see PodManagementPolicy) or "DaemonSet" (one pod per node;
 	// Replicas is ignored).

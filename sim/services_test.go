@@ -2,6 +2,8 @@ package sim
 
 import (
 	"testing"
+
+	"epsim/model"
 )
 
 // TestServiceResultsAddUpToTotals: the per-Service figures are the run's figures split by
@@ -65,5 +67,34 @@ func TestServiceResultDaemonSetSize(t *testing.T) {
 	}
 	if len(res.Services) != 1 || res.Services[0].Replicas != cfg.Cluster.Nodes {
 		t.Errorf("services %+v, want one of size %d (the nodes)", res.Services, cfg.Cluster.Nodes)
+	}
+}
+
+// TestNameLabelValue: a label value of $name is each stamped Service's own name, on the
+// Service and on the slices that copy its labels; other labels are the entry's.
+func TestNameLabelValue(t *testing.T) {
+	cfg := testConfig(10, 2)
+	cfg.Services[0].Count = 3
+	cfg.Services[0].Labels = map[string]string{"app.kubernetes.io/name": NameLabelValue, "team": "shop"}
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEngine(t, e, nil)
+	for _, s := range e.services {
+		if got := s.svc.Labels["app.kubernetes.io/name"]; got != s.svc.Name || s.svc.Labels["team"] != "shop" {
+			t.Errorf("Service %s: labels %v, want its own name and team: shop", s.svc.Name, s.svc.Labels)
+		}
+	}
+	stored := storedSlicesOf(t, e)
+	for _, sl := range stored {
+		owner := sl.Labels.Get(model.LabelServiceName)
+		if got := sl.Labels.Get("app.kubernetes.io/name"); got != owner {
+			t.Errorf("slice %s of %s: app.kubernetes.io/name %q, want %q", sl.Name, owner, got, owner)
+		}
+	}
+	if len(stored) != 3 {
+		t.Errorf("%d slices, want one per Service (3)", len(stored))
 	}
 }

@@ -277,6 +277,7 @@ func (e *Engine) buildServices() {
 		c := &e.cfg.Services[ci]
 		count := max(c.Count, 1)
 		proto := serviceTemplate(c)
+		named := slices.Contains(slices.Collect(maps.Values(c.Labels)), NameLabelValue)
 		for k := range count {
 			name := c.Name
 			if c.Count > 1 {
@@ -284,6 +285,9 @@ func (e *Engine) buildServices() {
 			}
 			s := &serviceState{idx: len(e.services), cfg: c, replicas: c.Replicas, timing: e.kubelet.forService(c)}
 			s.svc = e.newService(proto, c, name)
+			if named {
+				s.svc.Labels = ownNameLabels(s.svc.Labels, name)
+			}
 			if s.kind() != KindDeployment {
 				s.set = &setState{}
 			}
@@ -292,12 +296,29 @@ func (e *Engine) buildServices() {
 	}
 }
 
+// NameLabelValue, as a label value of a ServiceConfig, stands for each stamped Service's own
+// name (app.kubernetes.io/name: $name gives web-0, web-1… their own names). It is not a
+// valid label value, so it never stands for itself.
+const NameLabelValue = "$name"
+
+// ownNameLabels returns a copy of labels with every NameLabelValue replaced by name.
+func ownNameLabels(labels map[string]string, name string) map[string]string {
+	out := maps.Clone(labels)
+	for k, v := range out {
+		if v == NameLabelValue {
+			out[k] = name
+		}
+	}
+	return out
+}
+
 // serviceTemplate returns what every Service stamped from c has in common: all but the
 // name, UID and selector.
 //
 // Its maps and slices (labels, annotations, IP families, ports) are shared by those
 // Services, so they are never modified: a change to one Service (the labelService action)
-// makes a new Service with new maps (copy on write). Shared, they cost nothing per Service
+// makes a new Service with new maps (copy on write). Labels with NameLabelValue are each
+// Service's own (ownNameLabels). Shared, they cost nothing per Service
 // (one copy each was about 100 bytes per Service with one port, more with labels).
 func serviceTemplate(c *ServiceConfig) *model.Service {
 	ns := c.Namespace

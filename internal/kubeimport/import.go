@@ -134,13 +134,18 @@ type entry struct {
 // label is one Service label.
 type label struct{ key, value string }
 
+// ownNameValue is the label value a scenario reads as each Service's own name
+// (sim.NameLabelValue; TestOwnNameValueIsSims).
+const ownNameValue = "$name"
+
 // byKey orders labels by key.
 func byKey(a, b label) int { return cmp.Compare(a.key, b.key) }
 
 // key groups entries alike in everything but their names. Labels count in full, values
-// included: every copy of an entry gets the entry's labels (only its name is stamped), so
-// Services whose label values differ (app.kubernetes.io/name: cart-0, cart-1…) are
-// separate entries, or all but the first would carry its values.
+// included: every copy of an entry gets the entry's labels, so Services whose label values
+// differ are separate entries, or all but the first would carry its values. A value that is
+// the Service's own name is $name (ownNameValue), which each copy stamps with its own
+// (app.kubernetes.io/name: cart-0, cart-1… are one entry).
 func (e *entry) key() string {
 	var shape strings.Builder
 	for _, l := range e.labels {
@@ -666,6 +671,12 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 			if !validLabel(k, v) {
 				badLabels++
 				continue
+			}
+			if v == name {
+				// The Service's own name ($name), so that Services alike but for it
+				// (app.kubernetes.io/name: cart-0, cart-1…) are one entry whose copies
+				// each carry their own.
+				v = ownNameValue
 			}
 			e.labels = append(e.labels, label{k, v})
 		}

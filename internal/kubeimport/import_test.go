@@ -93,13 +93,11 @@ func TestImportSample(t *testing.T) {
 			return s.Replicas == 6 && s.MaxSurge == abs(1) && s.MaxUnavailable == abs(0) && s.MinReady.Seconds() == 5 &&
 				s.Ports[0].Name == "http" && s.Ports[0].TargetPort == 8080 && s.TopologyMode == "Auto"
 		}},
-		// Five alike but for their labels (app.kubernetes.io/name: cart-i): five entries,
-		// each with its own (TestImportCopiesKeepTheirLabels).
-		{"shop/cart-0", func(s sim.ServiceConfig) bool {
-			return s.Count == 1 && s.Replicas == 3 && len(s.Ports) == 2 && s.MaxSurge == pct(25) && s.Labels["app.kubernetes.io/name"] == "cart-0"
-		}},
-		{"shop/cart-4", func(s sim.ServiceConfig) bool {
-			return s.Count == 1 && s.Replicas == 3 && s.Labels["app.kubernetes.io/name"] == "cart-4"
+		// Five alike but for their labels, each naming its own Service
+		// (app.kubernetes.io/name: cart-i): one entry, $name stamping each copy's
+		// (TestImportCopiesKeepTheirLabels).
+		{"shop/cart", func(s sim.ServiceConfig) bool {
+			return s.Count == 5 && s.Replicas == 3 && len(s.Ports) == 2 && s.MaxSurge == pct(25) && s.Labels["app.kubernetes.io/name"] == sim.NameLabelValue
 		}},
 		{"data/db", func(s sim.ServiceConfig) bool {
 			return s.WorkloadKind == "StatefulSet" && s.Headless && s.PublishNotReadyAddresses && s.Replicas == 3 && s.MaxSurge == abs(0) && s.MaxUnavailable == abs(1)
@@ -135,7 +133,7 @@ func TestImportSample(t *testing.T) {
 			t.Errorf("the file's comments do not mention %q", want)
 		}
 	}
-	if res.Services != 12 || res.Entries != 12 || res.Pods != 6+15+3+12+4+2 {
+	if res.Services != 12 || res.Entries != 8 || res.Pods != 6+15+3+12+4+2 {
 		t.Errorf("size: %d services, %d entries, %d pods", res.Services, res.Entries, res.Pods)
 	}
 }
@@ -471,10 +469,10 @@ func TestImportServiceLabels(t *testing.T) {
 }
 
 // TestImportCopiesKeepTheirLabels: every Service of the cluster is, in the scenario, a
-// Service of its name with its own labels. An entry's copies all get the entry's labels
-// (only their names are stamped), so Services whose label values differ (each naming its
-// own Service, as Helm's do) are not one entry with count:, and those whose labels are
-// the same still are.
+// Service of its name with its own labels. An entry's copies all get the entry's labels,
+// with $name (sim.NameLabelValue) each copy's own name: Services alike but for labels that
+// name themselves (app.kubernetes.io/name: cart-0, cart-1…) are one entry, those whose
+// labels are the same are one too, and one whose label names another Service is apart.
 func TestImportCopiesKeepTheirLabels(t *testing.T) {
 	in := []string{`{"kind":"Node","metadata":{"name":"n"}}`}
 	want := map[string]map[string]string{}
@@ -490,6 +488,8 @@ func TestImportCopiesKeepTheirLabels(t *testing.T) {
 	for i := range 3 {
 		add(fmt.Sprintf("web-%d", i), map[string]string{"app.kubernetes.io/name": "web", "team": "shop"})
 	}
+	// Named after another Service: not its own name, so not one of the carts.
+	add("cart-9", map[string]string{"app.kubernetes.io/name": "cart-0", "team": "shop"})
 	for _, anon := range []bool{false, true} {
 		res, err := Import([]Input{{Name: "in", R: strings.NewReader(strings.Join(in, "\n"))}}, Options{Anonymize: anon})
 		if err != nil {
@@ -502,11 +502,18 @@ func TestImportCopiesKeepTheirLabels(t *testing.T) {
 		got := map[string]map[string]string{}
 		for _, s := range sc.Config.Services {
 			for i := range s.Count {
-				got[scenarios.StampName(s.Name, s.Count, i)] = s.Labels
+				// What the simulator stamps: $name is each copy's own name.
+				name := scenarios.StampName(s.Name, s.Count, i)
+				got[name] = maps.Clone(s.Labels)
+				for k, v := range s.Labels {
+					if v == sim.NameLabelValue {
+						got[name][k] = name
+					}
+				}
 			}
 		}
-		if len(sc.Config.Services) != 6 {
-			t.Errorf("anonymize %v: %d entries, want the 5 carts apart and the 3 webs as one\n%s", anon, len(sc.Config.Services), res.YAML)
+		if len(sc.Config.Services) != 3 {
+			t.Errorf("anonymize %v: %d entries, want the 5 carts as one ($name), the 3 webs as one and the odd cart apart\n%s", anon, len(sc.Config.Services), res.YAML)
 		}
 		if anon {
 			continue // names and values renamed; the same grouping
@@ -1205,5 +1212,13 @@ func TestImportNodeValuesNoted(t *testing.T) {
 	}
 	if defaultMilliCPU != scenarios.DefaultNodeMilliCPU {
 		t.Errorf("defaultMilliCPU %d, the scenario's default %d", defaultMilliCPU, scenarios.DefaultNodeMilliCPU)
+	}
+}
+
+// TestOwnNameValueIsSims: the label value import writes for a Service's own name is the one
+// the simulator stamps.
+func TestOwnNameValueIsSims(t *testing.T) {
+	if ownNameValue != sim.NameLabelValue {
+		t.Errorf("import writes %q, the simulator reads %q", ownNameValue, sim.NameLabelValue)
 	}
 }

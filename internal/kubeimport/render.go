@@ -178,7 +178,7 @@ func anonymizeLabels(entries []*entry) {
 			} else if !ok {
 				names = append(names, l.key)
 			}
-			if l.value != "" {
+			if l.value != "" && l.value != ownNameValue {
 				values = append(values, l.value)
 			}
 		}
@@ -191,8 +191,8 @@ func anonymizeLabels(entries []*entry) {
 			} else if !wellKnownPrefix(p) {
 				l.key = pm[p] + "/" + nm[n]
 			}
-			if l.value != "" {
-				l.value = vm[l.value]
+			if l.value != "" && l.value != ownNameValue {
+				l.value = vm[l.value] // $name stays: the name is renamed itself
 			}
 			e.labels[i] = l
 		}
@@ -318,7 +318,11 @@ func render(name string, sources []string, cl *clusterShape, groups []*entry, no
 				if i > 0 {
 					w(", ")
 				}
-				w("%s: %s", yamlscalar.Quote(l.key), yamlscalar.Quote(l.value))
+				v := l.value
+				if v == ownNameValue && e.count == 1 {
+					v = e.name // a Service alone: its name as it is, $name only for copies
+				}
+				w("%s: %s", yamlscalar.Quote(l.key), yamlscalar.Quote(v))
 			}
 			w("}\n")
 		}
