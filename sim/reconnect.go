@@ -117,8 +117,10 @@ func (e *Engine) proxiesAway(i int) {
 }
 
 // proxiesBack is node i back from a failure: each of its kube-proxies watches again, at once
-// when it had not found its connection lost (down for less than connectionLostAfter), else
-// when its reflector's retries get through (reconnectAfterLoss). While one is still getting
+// when it had not found its connection lost (down for less than connectionLostAfter) and the
+// watch cache still holds what it missed, one backoff step later (0.8-1.6 s) when the watch
+// cache no longer does (a 410, then a relist), else when its reflector's retries get
+// through (reconnectAfterLoss). While one is still getting
 // through, the node keeps its mark: should it fail again first, that kube-proxy's retries go
 // on from the connection it lost the first time (markWatch).
 func (e *Engine) proxiesBack(i int) {
@@ -132,6 +134,18 @@ func (e *Engine) proxiesBack(i int) {
 		}
 		if had && e.now-mark.at[mi] >= connectionLostAfter {
 			at := reconnectAfterLoss(m, mark.at[mi]+connectionLostAfter, e.now, e.reconnects[mi].Float64)
+			e.schedule(at, evProxyBack{node: i, mode: m, epoch: e.nodeEpoch[i], mark: mark})
+			pending = true
+			continue
+		}
+		if had && !e.api.net.holds(m, e.api.events[mi]-mark.events[mi], e.now-mark.at[mi]) {
+			// Its watch from the resourceVersion it had is answered 410 Gone: the watch
+			// ends with that error, ListAndWatch returns, and the reflector waits one
+			// backoff step before it lists again (rewatchMode then relists).
+			// upstream: client-go tools/cache/reflector.go watch (isExpiredError: return
+			// nil), Run (wait.BackoffUntil with the backoff manager, sliding).
+			d := reflectorBackoffInit
+			at := e.now + d + Time(e.reconnects[mi].Float64()*float64(d))
 			e.schedule(at, evProxyBack{node: i, mode: m, epoch: e.nodeEpoch[i], mark: mark})
 			pending = true
 			continue
@@ -162,7 +176,8 @@ func (e *Engine) proxyAwayAt(i int) bool {
 }
 
 // evProxyBack is a kube-proxy that lost its connection getting through again after its node
-// came back (proxiesBack); void if the node failed again meanwhile (its epoch), or if the
+// came back, or one whose watch was answered 410 Gone listing again a backoff step later
+// (proxiesBack); void if the node failed again meanwhile (its epoch), or if the
 // kube-proxy is through already (started afresh: rewatch).
 type evProxyBack struct {
 	node  int

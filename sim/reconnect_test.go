@@ -131,3 +131,60 @@ func TestRelistSize(t *testing.T) {
 		}
 	}
 }
+
+// TestRelistAfterGoneWaitsABackoffStep: a kube-proxy back before finding its connection
+// lost, whose missed events the watch cache no longer holds, is answered 410 Gone; its
+// reflector lists again one backoff step later (0.8-1.6 s), not at once, and receives no
+// event meanwhile. upstream: client-go tools/cache/reflector.go watch (an expired error
+// returns nil), Run (wait.BackoffUntil with the 800 ms backoff manager, jitter 1.0).
+func TestRelistAfterGoneWaitsABackoffStep(t *testing.T) {
+	cfg := testConfig(5, 20)
+	cfg.Network = NetworkConfig{Enabled: true, NodeIngressBitsPerSec: 1e9, ListCompressionRatio: 1}
+	cfg.APIServer.EgressBitsPerSec = 10e9
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEngine(t, e, nil)
+	e.phase = 0 // what follows counts in the create phase
+	const node = 2
+	e.nodeEpoch = make([]int, len(e.nodes))
+	e.markWatch(node)
+	e.proxiesAway(node)
+	// Ten seconds away, and more events missed than the cache holds.
+	e.now += Time(10 * time.Second)
+	for mi := range e.api.events {
+		e.api.events[mi] += int64(e.api.net.queues[mi].history.len()) + 1
+	}
+	relists := func(m Mode) int64 { return e.stats.mode(m).Relists }
+	before := [2]int64{relists(ModeEndpoints), relists(ModeEndpointSlices)}
+	back := e.now
+	e.proxiesBack(node)
+	for _, c := range e.ctls {
+		mi := modeIndex(c.mode)
+		if !e.proxyAway[mi][node] || relists(c.mode) != before[mi] {
+			t.Errorf("%s: at the return, away %v with %d relists: want still away, no relist yet", c.mode, e.proxyAway[mi][node], relists(c.mode)-before[mi])
+		}
+	}
+	for e.q.Len() > 0 {
+		it := e.q.pop()
+		e.now = it.at
+		it.ev.apply(e)
+		if _, ok := it.ev.(evProxyBack); !ok {
+			continue
+		}
+		ev := it.ev.(evProxyBack)
+		if d := e.now - back; d < Time(800*time.Millisecond) || d >= Time(1600*time.Millisecond) {
+			t.Errorf("%s: listed again %v after the return, want 0.8-1.6 s", ev.mode, time.Duration(d))
+		}
+		if got := relists(ev.mode) - before[modeIndex(ev.mode)]; got != 1 || e.proxyAway[modeIndex(ev.mode)][node] {
+			t.Errorf("%s: %d relists, away %v after the backoff step; want 1, watching", ev.mode, got, e.proxyAway[modeIndex(ev.mode)][node])
+		}
+	}
+	for _, c := range e.ctls {
+		if e.proxyAway[modeIndex(c.mode)][node] {
+			t.Errorf("%s: never watching again", c.mode)
+		}
+	}
+}
