@@ -78,17 +78,27 @@ func outputError(dir string, err error) error {
 	return badInput(fmt.Errorf("--out %s: %w", dir, err))
 }
 
-// openOutputDir prepares dir for an all-or-nothing write (see above). replace says whether
-// outputs of an earlier run that this one does not write are removed.
-func openOutputDir(dir string, replace bool) (*outputDir, error) {
+// makeOutDir creates --out dir (cleaned) and its missing parents, and returns it with the
+// directories it created, innermost first (removeCreated takes them away again).
+func makeOutDir(dir string) (string, []string, error) {
 	dir = filepath.Clean(dir)
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return nil, outputError(dir, errors.New("exists and is not a directory"))
+		return "", nil, outputError(dir, errors.New("exists and is not a directory"))
 	}
 	created := missingDirs(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		removeCreated(created)
-		return nil, outputError(dir, plainPathError(err))
+		return "", nil, outputError(dir, plainPathError(err))
+	}
+	return dir, created, nil
+}
+
+// openOutputDir prepares dir for an all-or-nothing write (see above). replace says whether
+// outputs of an earlier run that this one does not write are removed.
+func openOutputDir(dir string, replace bool) (*outputDir, error) {
+	dir, created, err := makeOutDir(dir)
+	if err != nil {
+		return nil, err
 	}
 	// The swap renames the directory itself: work on its real, absolute path (a symlink
 	// keeps pointing at the new contents; "." is a directory with a parent).
@@ -138,14 +148,9 @@ func openOutputDir(dir string, replace bool) (*outputDir, error) {
 // removed again, while empty, when the run ends without keep: abort, SIGINT, SIGTERM or
 // SIGHUP. (A directory another shard has written into meanwhile is not empty, and stays.)
 func openSharedDir(dir string) (*outputDir, error) {
-	dir = filepath.Clean(dir)
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return nil, outputError(dir, errors.New("exists and is not a directory"))
-	}
-	created := missingDirs(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		removeCreated(created)
-		return nil, outputError(dir, plainPathError(err))
+	dir, created, err := makeOutDir(dir)
+	if err != nil {
+		return nil, err
 	}
 	o := &outputDir{dir: dir, created: created} // no stage: removing "" does nothing
 	o.handleSignals()
