@@ -939,6 +939,15 @@ func TestZonesWithoutLabel(t *testing.T) {
 	}
 }
 
+// TestStatefulSetRolloutMaxUnavailableAlone: a rollout of StatefulSets only that gives
+// maxUnavailable alone is valid: the maxSurge it leaves at the default is never read.
+func TestStatefulSetRolloutMaxUnavailableAlone(t *testing.T) {
+	doc := "name: t\ncluster:\n  nodes: 10\nservices:\n  - name: db\n    kind: StatefulSet\n    replicas: 6\ntimeline:\n  - name: create\n    action: create\n  - name: roll\n    action: rollout\n    maxUnavailable: 2\n"
+	if _, err := Parse("x.yaml", []byte(doc), nil); err != nil {
+		t.Errorf("Parse: %v", err)
+	}
+}
+
 // TestServiceLabelOwnName: a Service's label value may be $name (each stamped Service's own
 // name); anywhere else, and any other value that is not a label value, is refused.
 func TestServiceLabelOwnName(t *testing.T) {

@@ -165,7 +165,9 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 			if a.ServiceStrategy {
 				break
 			}
-			if a.MaxSurge.Value != 0 && len(targets) > 0 &&
+			// Only a maxSurge given: one left out is the 25% default, which a StatefulSet's
+			// rollout never reads.
+			if a.MaxSurge.Value != 0 && hasKey(it, "maxSurge") && len(targets) > 0 &&
 				!slices.ContainsFunc(targets, func(m serviceMatch) bool { return cfg.Services[m.entry].WorkloadKind != sim.KindStatefulSet }) {
 				d.errorf(it, p+".maxSurge", "every service this rollout applies to is a StatefulSet, which never surges: maxSurge does not apply (give maxUnavailable)")
 				ok = false
@@ -585,4 +587,17 @@ func (d *decoder) action(n *yaml.Node, path string, cfg *sim.Config) (sim.Action
 		}
 	}
 	return a, len(d.errs) == before
+}
+
+// hasKey reports whether mapping node n has key.
+func hasKey(n *yaml.Node, key string) bool {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
 }
