@@ -46,15 +46,24 @@ func (l *addrList) changedAt(chunk, item int) {
 
 // unchangedPrefix is the number of leading entries that no insert or removal has touched
 // since markUnchanged (the list's length when none has).
-func (l *addrList) unchangedPrefix() int {
+func (l *addrList) unchangedPrefix() int { return l.unchangedPrefixUpTo(l.n) }
+
+// unchangedPrefixUpTo is min(unchangedPrefix(), limit), read from the chunks before the
+// limit's only: a truncated object keeps at most 1000 addresses of a list that may hold
+// 100,000, and walking every chunk to a change near the list's end (or to its end, when
+// nothing changed) at each sync cost O(n) a sync.
+func (l *addrList) unchangedPrefixUpTo(limit int) int {
 	n := 0
 	for ci, c := range l.chunks {
+		if n >= limit {
+			return limit
+		}
 		if ci == int(l.unchanged.chunk) {
-			return n + min(int(l.unchanged.item), len(c.items))
+			return min(n+min(int(l.unchanged.item), len(c.items)), limit)
 		}
 		n += len(c.items)
 	}
-	return n
+	return min(n, limit)
 }
 
 type addrChunk struct {
@@ -277,7 +286,7 @@ func (l *addrList) keepFirst(kept []*endpointsPodState, fromMark bool, k int) []
 	}
 	same := 0
 	if fromMark {
-		same = min(l.unchangedPrefix(), len(kept), k)
+		same = l.unchangedPrefixUpTo(min(len(kept), k))
 	}
 	kept = kept[:same]
 	at := 0 // the position of the chunk's first entry

@@ -1100,7 +1100,10 @@ func (s *ServiceEndpoints) TruncatedUnchanged() bool {
 		}
 		var knownReady, knownNotReady int
 		if st.list == l.list {
-			knownReady, knownNotReady = l.list.ready.unchangedPrefix(), l.list.notReady.unchangedPrefix()
+			// Beyond the kept entries an unchanged prefix tells nothing (firstSameAs
+			// compares as many).
+			knownReady = l.list.ready.unchangedPrefixUpTo(len(st.ready))
+			knownNotReady = l.list.notReady.unchangedPrefixUpTo(len(st.notReady))
 		}
 		if !l.list.ready.firstSameAs(readyK, st.ready, knownReady) ||
 			!l.list.notReady.firstSameAs(notReadyK, st.notReady, knownNotReady) {

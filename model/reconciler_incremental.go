@@ -161,6 +161,10 @@ type SyncBuffers struct {
 
 	// options is the last options sharedOptions handed out.
 	options *ReconcilerOptions
+
+	// freshArrayAt and freshObjectAt are where the last search of a fresh list found its
+	// item (freshArray, freshObject): the next one starts there.
+	freshArrayAt, freshObjectAt int
 }
 
 // sharedOptions returns a copy of opts (whose Buffers are b) that ServiceSlices may keep: the
@@ -668,7 +672,7 @@ type sliceGroup struct {
 	members []*storedSlice // in no particular order; storedSlice.inGroup is the position
 	// bySize holds the slices by endpoint count, each list by name (nil while the group is
 	// small).
-	bySize map[int][]*storedSlice
+	bySize map[int]nameList
 }
 
 // sliceGroupIndexMin is the most slices a group holds without its size index.
@@ -681,7 +685,7 @@ func (g *sliceGroup) add(ss *storedSlice) {
 	case g.bySize != nil:
 		g.insertSize(ss)
 	case len(g.members) > sliceGroupIndexMin:
-		g.bySize = map[int][]*storedSlice{}
+		g.bySize = map[int]nameList{}
 		for _, m := range g.members {
 			g.insertSize(m)
 		}
@@ -1855,17 +1859,15 @@ func (s *ServiceSlices) reindex(f *family) {
 func (g *sliceGroup) insertSize(ss *storedSlice) {
 	size := len(ss.s.Endpoints)
 	l := g.bySize[size]
-	i, _ := slices.BinarySearchFunc(l, ss.s.Name, byStoredName)
-	g.bySize[size] = slices.Insert(l, i, ss)
+	l.insert(ss)
+	g.bySize[size] = l
 }
 
 // removeSize drops ss from the index of size endpoints.
 func (g *sliceGroup) removeSize(ss *storedSlice, size int) {
 	l := g.bySize[size]
-	if i, ok := slices.BinarySearchFunc(l, ss.s.Name, byStoredName); ok {
-		l = slices.Delete(l, i, i+1)
-	}
-	if len(l) == 0 {
+	l.remove(ss)
+	if l.empty() {
 		delete(g.bySize, size)
 	} else {
 		g.bySize[size] = l
@@ -2628,17 +2630,63 @@ func (s *ServiceSlices) takeFresh(a []Endpoint) bool {
 	if cap(a) == 0 {
 		return false
 	}
-	id := &a[:1][0]
-	for i, f := range s.fresh {
-		if f.first == id {
-			if d := int(f.dirty); d > len(a) {
-				clear(a[len(a):d])
-			}
-			s.fresh[i].first = nil
-			return true
+	i := s.freshArray(&a[:1][0])
+	if i < 0 {
+		return false
+	}
+	if d := int(s.fresh[i].dirty); d > len(a) {
+		clear(a[len(a):d])
+	}
+	s.fresh[i].first = nil
+	return true
+}
+
+// freshArray returns the index of the item of the array whose first element is first, or
+// -1; freshObject that of object o. An item is in the list once, and Applied looks the
+// items up about in the order Sync made them, each a few times (noted, takeFresh,
+// takeFreshObject): a search starts where the last one found its item and wraps around, so
+// that a sync's k writes cost O(k) where searches from the start cost O(k²) (a sync of a
+// Service with maxEndpointsPerSlice 1 writes a slice an endpoint changed).
+func (s *ServiceSlices) freshArray(first *Endpoint) int {
+	b := s.opts.Buffers
+	from := b.freshArrayAt
+	if from >= len(s.fresh) || first == nil {
+		from = 0
+	}
+	for i := from; i < len(s.fresh); i++ {
+		if s.fresh[i].first == first {
+			b.freshArrayAt = i
+			return i
 		}
 	}
-	return false
+	for i := range from {
+		if s.fresh[i].first == first {
+			b.freshArrayAt = i
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *ServiceSlices) freshObject(o *EndpointSlice) int {
+	b := s.opts.Buffers
+	from := b.freshObjectAt
+	if from >= len(s.fresh) || o == nil {
+		from = 0
+	}
+	for i := from; i < len(s.fresh); i++ {
+		if s.fresh[i].object == o {
+			b.freshObjectAt = i
+			return i
+		}
+	}
+	for i := range from {
+		if s.fresh[i].object == o {
+			b.freshObjectAt = i
+			return i
+		}
+	}
+	return -1
 }
 
 func sameArray(a, b []Endpoint) bool {
@@ -2678,13 +2726,12 @@ func (s *ServiceSlices) sliceObject() *EndpointSlice {
 // takeFreshObject reports whether o is an object the last Sync allocated, and then forgets
 // it there.
 func (s *ServiceSlices) takeFreshObject(o *EndpointSlice) bool {
-	for i, f := range s.fresh {
-		if f.object == o {
-			s.fresh[i].object, s.fresh[i].from = nil, nil
-			return true
-		}
+	i := s.freshObject(o)
+	if i < 0 {
+		return false
 	}
-	return false
+	s.fresh[i].object, s.fresh[i].from = nil, nil
+	return true
 }
 
 // noteCopied records that o, the object sliceObject returned last, is an update of the
@@ -2704,10 +2751,8 @@ func (s *ServiceSlices) noteCopied(o, from *EndpointSlice, n int, edits sliceEdi
 // endpoint with a hint, the hint modes B set: a touched slice that was not flagged, whose
 // ready copies keep theirs (keptByRuns), all its other endpoints built without.
 func (s *ServiceSlices) hintsKept(sl *EndpointSlice) bool {
-	for i := range s.fresh {
-		if f := &s.fresh[i]; f.object == sl {
-			return f.hints.kept
-		}
+	if i := s.freshObject(sl); i >= 0 {
+		return s.fresh[i].hints.kept
 	}
 	return false
 }
@@ -2763,11 +2808,8 @@ func (s *ServiceSlices) noted(from, slice *EndpointSlice) *freshItem {
 	if from == nil {
 		return nil
 	}
-	for i := range s.fresh {
-		if f := &s.fresh[i]; f.object == slice {
-			if f.from != from {
-				return nil
-			}
+	if i := s.freshObject(slice); i >= 0 {
+		if f := &s.fresh[i]; f.from == from {
 			return f
 		}
 	}
@@ -2880,9 +2922,12 @@ func (s *ServiceSlices) bestFitFast(g *sliceGroup, n int, pass uint32) *storedSl
 		return best
 	}
 	for size := s.opts.maxPerSlice() - n; size >= 0; size-- {
-		for _, ss := range g.bySize[size] {
-			if ss.changedIn != pass {
-				return ss
+		l := g.bySize[size]
+		for _, c := range l.chunks {
+			for _, ss := range c {
+				if ss.changedIn != pass {
+					return ss
+				}
 			}
 		}
 	}

@@ -71,6 +71,12 @@ func BenchmarkScale(b *testing.B) {
 		{name: "statefulset/replicas=80k", yaml: rolled("statefulset", "{name: db, kind: StatefulSet, podManagementPolicy: Parallel, replicas: 80000}", ""), pods: 80000},
 		{name: "statefulset/ordered/replicas=80k", yaml: rolled("statefulset", "{name: db, kind: StatefulSet, replicas: 80000}", ""), pods: 80000},
 		{name: "one-service/surge-1/pods=20k", yaml: rolled("surge-1", "{name: web, replicas: 20000}", "maxSurge: 1, maxUnavailable: 0, "), pods: 20000},
+		// The same at 40,000 pods with maxEndpointsPerSlice 1, a slice an endpoint: each
+		// slice created or deleted once moved half the Service's slices in the index of
+		// slices by size (a sorted list), each write applied searched the sync's fresh list
+		// from its start, and each sync of the truncated Endpoints object walked its address
+		// lists' chunks up to the first change.
+		{name: "one-service/surge-1/max-per-slice-1/pods=40k", yaml: rolled("surge-1-per-slice-1", "{name: web, replicas: 40000}", "maxSurge: 1, maxUnavailable: 0, "), sets: []string{"controlPlane.maxEndpointsPerSlice=1"}, pods: 40000},
 	}
 	for _, r := range rows {
 		b.Run(r.name, func(b *testing.B) {
