@@ -259,3 +259,54 @@ func padGlyphBoxes(boxes []plot.GlyphBox) []plot.GlyphBox {
 // point is 1/72 inch, charts a few hundred wide) are rounded near 1e-13 of a point, so
 // values 1e-9 apart never round to the same place.
 const glyphPadBand = 1e-9
+
+// bandColumns thins the step band between lower and upper (same x, in x order, each value
+// holding until the next sample and the last until end) to one sample a column, of
+// lineColumns over [the first x, end]: the column's least lower and greatest upper among
+// the samples that hold in it. Filled, it covers the same columns as the whole band (a
+// column is narrower than a pixel), without a polygon of a point per sample: a day's
+// slice layout, 176,000 samples, drew a 700,000-point polygon (2.35 s, a 10 MB SVG). A
+// band of few samples, or one with a coordinate that is not finite, is returned as it is.
+func bandColumns(lower, upper plotter.XYs, end float64) (plotter.XYs, plotter.XYs) {
+	if len(upper) <= 4*lineColumns || len(lower) != len(upper) {
+		return lower, upper
+	}
+	lo, hi := upper[0].X, end
+	for _, xys := range []plotter.XYs{lower, upper} {
+		if _, top, ok := finiteXRange(xys); !ok || top > hi {
+			return lower, upper
+		}
+	}
+	if !(hi > lo) || math.IsInf(hi, 0) {
+		return lower, upper
+	}
+	least := make([]float64, lineColumns)
+	most := make([]float64, lineColumns)
+	for c := range least {
+		least[c], most[c] = math.Inf(1), math.Inf(-1)
+	}
+	width := (hi - lo) / float64(lineColumns)
+	for i := range upper {
+		next := end
+		if i+1 < len(upper) {
+			next = upper[i+1].X
+		}
+		first, last := columnOf(upper[i].X, lo, hi), columnOf(next, lo, hi)
+		if last > first && lo+float64(last)*width >= next {
+			last-- // it ends where that column begins
+		}
+		for c := first; c <= last; c++ {
+			least[c], most[c] = min(least[c], lower[i].Y), max(most[c], upper[i].Y)
+		}
+	}
+	var outLower, outUpper plotter.XYs
+	for c := range least {
+		if least[c] > most[c] {
+			continue // no sample holds here (not for a band that covers [lo, end])
+		}
+		x := lo + float64(c)*width
+		outLower = append(outLower, plotter.XY{X: x, Y: least[c]})
+		outUpper = append(outUpper, plotter.XY{X: x, Y: most[c]})
+	}
+	return outLower, outUpper
+}

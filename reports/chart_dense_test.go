@@ -185,3 +185,47 @@ func TestThinScatterKeepsOnePointPerCell(t *testing.T) {
 		t.Errorf("a scatter of 2 points was thinned to %d", len(got))
 	}
 }
+
+// TestBandColumns: a band of many more samples than columns is thinned to one a column,
+// whose bottom and top are the least lower and greatest upper of the samples holding in
+// that column, from the first sample's x; a band of few samples is left as it is.
+func TestBandColumns(t *testing.T) {
+	const n = 20 * lineColumns
+	lower, upper := make(plotter.XYs, n), make(plotter.XYs, n)
+	for i := range n {
+		x := float64(i) * 0.5
+		lower[i] = plotter.XY{X: x, Y: float64(i % 7)}
+		upper[i] = plotter.XY{X: x, Y: float64(10 + i%13)}
+	}
+	// One long hold, over several columns, and a spike inside one column.
+	upper[n/2].Y = 99
+	end := float64(n) * 0.5
+	lo, up := bandColumns(lower, upper, end)
+	if len(up) != lineColumns || len(lo) != len(up) {
+		t.Fatalf("%d and %d samples, want one a column (%d)", len(lo), len(up), lineColumns)
+	}
+	if lo[0].X != lower[0].X || up[0].X != upper[0].X {
+		t.Errorf("starts at %v, want the first sample's %v", up[0].X, upper[0].X)
+	}
+	width := end / float64(lineColumns)
+	for c := range up {
+		from, to := float64(c)*width, float64(c+1)*width
+		least, most := math.Inf(1), math.Inf(-1)
+		for i := range upper {
+			next := end
+			if i+1 < n {
+				next = upper[i+1].X
+			}
+			if upper[i].X < to && next > from {
+				least, most = min(least, lower[i].Y), max(most, upper[i].Y)
+			}
+		}
+		if lo[c].Y != least || up[c].Y != most {
+			t.Fatalf("column %d: band %v–%v, the samples holding there span %v–%v", c, lo[c].Y, up[c].Y, least, most)
+		}
+	}
+	small := upper[:100]
+	if _, got := bandColumns(lower[:100], small, 50); len(got) != 100 {
+		t.Errorf("a band of 100 samples thinned to %d", len(got))
+	}
+}

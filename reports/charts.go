@@ -758,7 +758,8 @@ func SliceLayoutChart(s *Summary, layout []sim.LayoutSample) (*Chart, error) {
 		return nil, err
 	}
 	// The min–max range as a band, the median as a line on top.
-	band := stepPolygon(minXY, maxXY, end)
+	bandMin, bandMax := bandColumns(minXY, maxXY, end)
+	band := stepPolygon(bandMin, bandMax, end)
 	if len(band) >= 3 {
 		poly, err := plotter.NewPolygon(band)
 		if err != nil {
