@@ -99,6 +99,18 @@ type PlanPoint struct {
 	WritesPerSec PlanModeRates `json:"writesPerSec"`
 }
 
+// serviceEndpoints is how many endpoints Service s has in cfg: a DaemonSet one per node (its
+// replicas are ignored), a selector-less Service its manualEndpoints, any other its replicas.
+func serviceEndpoints(cfg sim.Config, s sim.ServiceConfig) int {
+	switch {
+	case s.ManualEndpoints > 0:
+		return s.ManualEndpoints
+	case s.WorkloadKind == sim.KindDaemonSet:
+		return cfg.Cluster.Nodes
+	}
+	return s.Replicas
+}
+
 // PlanModeRates is a rate per mode.
 type PlanModeRates struct {
 	Endpoints      float64 `json:"endpoints"`
@@ -133,7 +145,7 @@ func NewPlanPoint(index int, values []string, cfg sim.Config, res *sim.Results, 
 	}
 	for _, s := range cfg.Services {
 		p.Services += max(s.Count, 1)
-		p.EndpointsPerService = max(p.EndpointsPerService, s.Replicas)
+		p.EndpointsPerService = max(p.EndpointsPerService, serviceEndpoints(cfg, s))
 	}
 	for _, a := range cfg.Timeline {
 		if a.Kind == sim.ActionRollout {

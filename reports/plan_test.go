@@ -365,3 +365,25 @@ func TestPlanReportFailedPointsLimits(t *testing.T) {
 		t.Errorf("5 of 6 points failed: Limits hit says %q, want %q", got, want)
 	}
 }
+
+// TestPlanPointEndpointsPerService: a DaemonSet has one endpoint per node whatever its
+// replicas field says, and a selector-less Service its manualEndpoints; the plan's "endpoints
+// per service" (the recommendation table, results.csv, the charts' x axis and subtitles)
+// must say so, not the ignored replicas.
+func TestPlanPointEndpointsPerService(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		svc  sim.ServiceConfig
+		want int
+	}{
+		{"deployment", sim.ServiceConfig{Name: "web", Replicas: 40}, 40},
+		{"daemonset", sim.ServiceConfig{Name: "node-local-dns", WorkloadKind: sim.KindDaemonSet, Replicas: 1}, 300},
+		{"manual", sim.ServiceConfig{Name: "db", ManualEndpoints: 7}, 7},
+	} {
+		cfg := sim.Config{Cluster: sim.ClusterConfig{Nodes: 300}, Services: []sim.ServiceConfig{{Name: "small", Replicas: 3}, tc.svc}}
+		p := NewPlanPoint(0, nil, cfg, nil, errors.New("not run"), 10)
+		if p.EndpointsPerService != tc.want {
+			t.Errorf("%s: endpointsPerService %d, want %d", tc.name, p.EndpointsPerService, tc.want)
+		}
+	}
+}
