@@ -345,7 +345,7 @@ func TestCheckFigureNamesAgree(t *testing.T) {
 	for _, name := range mode {
 		k, _ := reports.FigureKindOf("total.endpoints." + name)
 		want := map[scenarios.QuantityKind]reports.FigureKind{scenarios.KindNumber: reports.KindCount,
-			scenarios.KindBytes: reports.KindBytes, scenarios.KindDuration: reports.KindSeconds}[scenarios.ExpectFigures[name]]
+			scenarios.KindBytes: reports.KindBytes, scenarios.KindRate: reports.KindBytes, scenarios.KindDuration: reports.KindSeconds}[scenarios.ExpectFigures[name]]
 		if k != want {
 			t.Errorf("%s: kind %s vs %s", name, k, scenarios.ExpectFigures[name])
 		}
