@@ -296,8 +296,19 @@ func assumptions(cfg *sim.Config) []string {
 		out = append(out, "Network model off: bandwidth is unlimited, so propagation latency is the controllers' and API calls' delays only (`network.enabled`).")
 	}
 	if kp := cfg.KubeProxy; kp.Mode != "" {
-		out = append(out, fmt.Sprintf("kube-proxy in %s mode: minSyncPeriod %s, syncPeriod %s, %g CPU; a sync costs %s + %.0f ns per rule of every Service + %.0f ns per rule written, decoding %g ns per protobuf byte (`kubeProxy.*`; README \"kube-proxy\" for the sources).",
-			kp.Mode, kp.MinSyncPeriod, kp.SyncPeriod, kp.CPU, kp.Costs.SyncBase, kp.Costs.GenerateNanosPerRule, kp.Costs.WriteNanosPerRule, kp.Costs.DecodeProtobufNanosPerByte))
+		// The terms of the engine's sync cost (sim/kubeproxy.go): the walk over every
+		// Service port when it has a cost, and the rules generated, which nftables'
+		// partial sync limits to the changed Services.
+		walk := ""
+		if kp.Costs.WalkNanosPerServicePort > 0 {
+			walk = fmt.Sprintf(" + %.0f ns per Service port walked", kp.Costs.WalkNanosPerServicePort)
+		}
+		generated := "per rule of every Service"
+		if kp.Mode == sim.KubeProxyNFTables {
+			generated = "per rule generated (a partial sync: the changed Services' only)"
+		}
+		out = append(out, fmt.Sprintf("kube-proxy in %s mode: minSyncPeriod %s, syncPeriod %s, %g CPU; a sync costs %s%s + %.0f ns %s + %.0f ns per rule written, decoding %g ns per protobuf byte (`kubeProxy.*`; README \"kube-proxy\" for the sources).",
+			kp.Mode, kp.MinSyncPeriod, kp.SyncPeriod, kp.CPU, kp.Costs.SyncBase, walk, kp.Costs.GenerateNanosPerRule, generated, kp.Costs.WriteNanosPerRule, kp.Costs.DecodeProtobufNanosPerByte))
 	}
 	out = append(out, fmt.Sprintf("Propagation and network programming SLO: p99 within %s (`slo`).", cfg.SLO))
 	return out
