@@ -219,6 +219,28 @@ func (p *PlanPoint) phase(name string) *PhaseSummary {
 	return nil
 }
 
+// phasesWhere names the phases in which mode m's figures meet cond, as " (phases over it:
+// create, rollout)": a limit is judged on the whole run, and a run's create phase, which a
+// plan's churn may not count at all, is often what hits it.
+func (p *PlanPoint) phasesWhere(m sim.Mode, what string, cond func(*ModeSummary) bool) string {
+	if !p.ok() {
+		return ""
+	}
+	var names []string
+	for i := range p.Summary.Phases {
+		if ms := p.Summary.Phases[i].Mode(m); ms != nil && cond(ms) {
+			names = append(names, p.Summary.Phases[i].Name)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return " (phase " + what + ": " + names[0] + ")"
+	}
+	return " (phases " + what + ": " + strings.Join(names, ", ") + ")"
+}
+
 // rolloutBytes returns the bytes mode m fanned out in the point's rollout phase.
 func (p *PlanPoint) rolloutBytes(m sim.Mode) (int64, bool) {
 	ph := p.phase(p.RolloutPhase)
@@ -277,7 +299,10 @@ func (r *PlanResults) Limits(p *PlanPoint, m sim.Mode) []PlanLimit {
 	}
 	if c := p.EgressCapacityBytesPerSec; c > 0 && float64(ms.PeakEgressBytesPerSec) >= EgressSaturatedShare*float64(c) {
 		peak, bandwidth, share := formatRateShare(ms.PeakEgressBytesPerSec, c)
-		add("egressSaturated", "API server egress saturated: peak %s is %s of bandwidth %s", peak, share, bandwidth)
+		add("egressSaturated", "API server egress saturated: peak %s is %s of bandwidth %s%s", peak, share, bandwidth,
+			p.phasesWhere(m, "at it", func(ph *ModeSummary) bool {
+				return float64(ph.PeakEgressBytesPerSec) >= EgressSaturatedShare*float64(c)
+			}))
 	}
 	if b := r.Plan.Budgets.PeakEgressBytesPerSec; b > 0 && ms.PeakEgressBytesPerSec > b {
 		add("egressBudget", "peak egress %s > budget %s", FormatRate(ms.PeakEgressBytesPerSec), FormatRate(b))
@@ -292,10 +317,16 @@ func (r *PlanResults) Limits(p *PlanPoint, m sim.Mode) []PlanLimit {
 		}
 	}
 	if p.SLOSeconds > 0 && ms.Propagation.Count > 0 && ms.Propagation.P99Seconds > p.SLOSeconds {
-		add("slo", "propagation p99 %s > SLO %s", FormatSeconds(ms.Propagation.P99Seconds), FormatSeconds(p.SLOSeconds))
+		add("slo", "propagation p99 %s > SLO %s%s", FormatSeconds(ms.Propagation.P99Seconds), FormatSeconds(p.SLOSeconds),
+			p.phasesWhere(m, "over it", func(ph *ModeSummary) bool {
+				return ph.Propagation.Count > 0 && ph.Propagation.P99Seconds > p.SLOSeconds
+			}))
 	}
 	if p.SLOSeconds > 0 && ms.Programming.Count > 0 && ms.Programming.P99Seconds > p.SLOSeconds {
-		add("programmingSLO", "network programming p99 %s > SLO %s", FormatSeconds(ms.Programming.P99Seconds), FormatSeconds(p.SLOSeconds))
+		add("programmingSLO", "network programming p99 %s > SLO %s%s", FormatSeconds(ms.Programming.P99Seconds), FormatSeconds(p.SLOSeconds),
+			p.phasesWhere(m, "over it", func(ph *ModeSummary) bool {
+				return ph.Programming.Count > 0 && ph.Programming.P99Seconds > p.SLOSeconds
+			}))
 	}
 	if ms.KubeProxyBusyFraction >= KubeProxySaturatedFraction {
 		add("kubeProxySaturated", "kube-proxy syncing %.0f%% of the time (longest sync %s): changes queue behind whole syncs",
