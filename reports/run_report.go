@@ -14,6 +14,10 @@ import (
 type RunReport struct {
 	// File is the scenario's file (or embedded name), for the commands the report suggests.
 	File string
+	// Overrides are the run's --set and --seed flags as given, flag and value in turn
+	// ("--set", "cluster.nodes=500", "--seed", "7"): the suggested commands repeat them, so
+	// that they run what the report describes.
+	Overrides []string
 	// Summary is the run's summary.json.
 	Summary *Summary
 	// Config is the configuration that ran, every default applied: the assumptions.
@@ -340,14 +344,22 @@ func workloadsText(w *sim.WorkloadsConfig) string {
 // nextSteps suggests what to try after this run.
 func (r *RunReport) nextSteps() []string {
 	s, cfg := r.Summary, r.Config
-	file := r.File
+	file, otherRun := r.File, r.File // otherRun: without the run's own slice size
+	for i := 0; i+1 < len(r.Overrides); i += 2 {
+		flag, value := r.Overrides[i], r.Overrides[i+1]
+		arg := " " + flag + " " + shellWord(value)
+		file += arg
+		if flag != "--set" || !strings.HasPrefix(value, "controlPlane.maxEndpointsPerSlice=") {
+			otherRun += arg
+		}
+	}
 	var out []string
-	other := 500
+	size := 500
 	if cfg.ControlPlane.MaxEndpointsPerSlice >= 500 {
-		other = 100
+		size = 100
 	}
 	out = append(out, fmt.Sprintf("Another slice size: %s, then `sim diff` this directory with `results/b`.",
-		mdCode(fmt.Sprintf("sim run %s --set controlPlane.maxEndpointsPerSlice=%d --out results/b", file, other))))
+		mdCode(fmt.Sprintf("sim run %s --set controlPlane.maxEndpointsPerSlice=%d --out results/b", otherRun, size))))
 	if cfg.ControlPlane.EndpointsTruncation {
 		hidden := ""
 		if t := s.Total.Endpoints; t != nil && t.HiddenAddresses > 0 {
@@ -368,6 +380,20 @@ func (r *RunReport) nextSteps() []string {
 	out = append(out, fmt.Sprintf("Guard the figures in CI: %s once, then %s.",
 		mdCode("sim check "+file+" --baseline-dir baselines --update-baseline"), mdCode("sim check "+file+" --baseline-dir baselines")))
 	return out
+}
+
+// shellWord quotes a for a POSIX shell when it holds anything but letters, digits and
+// -_.,=/:@+% ("services[0].replicas=5" would glob; the report's commands are to be pasted).
+func shellWord(a string) string {
+	if a == "" {
+		return "''"
+	}
+	for _, c := range a {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_.,=/:@+%", c)) {
+			return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return a
 }
 
 // WriteRunMarkdown writes the run report as Markdown; charts are linked as NAME.png beside

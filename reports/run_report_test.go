@@ -236,3 +236,23 @@ func TestAssumptionsKubeProxyCostTerms(t *testing.T) {
 		t.Errorf("iptables: %q\nwant it to contain %q", ipt, want)
 	}
 }
+
+// The commands the report suggests repeat the run's --set and --seed flags (quoted for the
+// shell where needed): without them, "Guard the figures in CI" wrote a baseline of the
+// scenario as filed, not of the 500-per-slice run the report described. The other slice
+// size's command replaces the run's own.
+func TestRunReportNextStepsKeepOverrides(t *testing.T) {
+	r := fixtureRunReport(t, false)
+	r.Config.ControlPlane.MaxEndpointsPerSlice = 500
+	r.Overrides = []string{"--set", "controlPlane.maxEndpointsPerSlice=500", "--set", "services[0].replicas=500", "--seed", "7"}
+	steps := strings.Join(r.nextSteps(), "\n")
+	for _, want := range []string{
+		"`sim run scenarios/5000-nodes.yaml --set 'services[0].replicas=500' --seed 7 --set controlPlane.maxEndpointsPerSlice=100 --out results/b`",
+		"`sim check scenarios/5000-nodes.yaml --set controlPlane.maxEndpointsPerSlice=500 --set 'services[0].replicas=500' --seed 7 --baseline-dir baselines --update-baseline`",
+		"`sim check scenarios/5000-nodes.yaml --set controlPlane.maxEndpointsPerSlice=500 --set 'services[0].replicas=500' --seed 7 --baseline-dir baselines`.",
+	} {
+		if !strings.Contains(steps, want) {
+			t.Errorf("next steps:\n%s\nwant %s", steps, want)
+		}
+	}
+}
