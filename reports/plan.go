@@ -78,9 +78,13 @@ type PlanPoint struct {
 	Values []string `json:"values"`
 	Seed   uint64   `json:"seed"`
 	// Facts of the configuration.
-	Nodes                int     `json:"nodes"`
-	Services             int     `json:"services"`
-	EndpointsPerService  int     `json:"endpointsPerService"`
+	Nodes               int `json:"nodes"`
+	Services            int `json:"services"`
+	EndpointsPerService int `json:"endpointsPerService"`
+	// MixedSizes says the Services differ in size: EndpointsPerService is the largest's,
+	// SmallestService the smallest's.
+	MixedSizes           bool    `json:"mixedSizes,omitempty"`
+	SmallestService      int     `json:"smallestService,omitempty"`
 	MaxEndpointsPerSlice int     `json:"maxEndpointsPerSlice"`
 	BatchPeriodSeconds   float64 `json:"batchPeriodSeconds"`
 	Encoding             string  `json:"encoding"`
@@ -97,6 +101,15 @@ type PlanPoint struct {
 	Summary *Summary `json:"summary,omitempty"`
 	// WritesPerSec is each mode's highest write rate sustained over the budget's window.
 	WritesPerSec PlanModeRates `json:"writesPerSec"`
+}
+
+// serviceSizeText is the endpoints per service of a point or group: "800", or "3–800" when
+// its Services differ in size (a cluster's 3,900 three-pod Services read "800" before).
+func serviceSizeText(largest int, mixed bool, smallest int) string {
+	if mixed {
+		return formatCount(int64(smallest)) + "–" + formatCount(int64(largest))
+	}
+	return formatCount(int64(largest))
 }
 
 // serviceEndpoints is how many endpoints Service s has in cfg: a DaemonSet one per node (its
@@ -143,9 +156,18 @@ func NewPlanPoint(index int, values []string, cfg sim.Config, res *sim.Results, 
 	if cfg.APIServer.EgressBitsPerSec > 0 {
 		p.EgressCapacityBytesPerSec = int64(math.Round(cfg.APIServer.EgressBitsPerSec / 8 * float64(max(cfg.APIServer.Replicas, 1))))
 	}
-	for _, s := range cfg.Services {
+	for i, s := range cfg.Services {
 		p.Services += max(s.Count, 1)
-		p.EndpointsPerService = max(p.EndpointsPerService, serviceEndpoints(cfg, s))
+		n := serviceEndpoints(cfg, s)
+		if i == 0 {
+			p.SmallestService = n
+		}
+		p.EndpointsPerService = max(p.EndpointsPerService, n)
+		p.SmallestService = min(p.SmallestService, n)
+	}
+	p.MixedSizes = p.SmallestService != p.EndpointsPerService
+	if !p.MixedSizes {
+		p.SmallestService = 0
 	}
 	for _, a := range cfg.Timeline {
 		if a.Kind == sim.ActionRollout {
@@ -394,8 +416,11 @@ func formatLimitBytes(n int64) string {
 type PlanRecommendation struct {
 	// Label names the group by its other axis values.
 	Label string
-	// EndpointsPerService is the group's service size.
+	// EndpointsPerService is the group's service size (its largest Service's).
 	EndpointsPerService int
+	// MixedSizes says its Services differ in size, the smallest having SmallestService.
+	MixedSizes      bool
+	SmallestService int
 	// Points are the group's points, in grid order.
 	Points []*PlanPoint
 	// Best is the recommended point (nil when no point of the group ran); WithinBudget
@@ -544,7 +569,8 @@ func (r *PlanResults) Recommendations() []PlanRecommendation {
 		if !ok {
 			g = len(out)
 			byKey[key] = g
-			out = append(out, PlanRecommendation{Label: key, EndpointsPerService: p.EndpointsPerService})
+			out = append(out, PlanRecommendation{Label: key, EndpointsPerService: p.EndpointsPerService,
+				MixedSizes: p.MixedSizes, SmallestService: p.SmallestService})
 		}
 		out[g].Points = append(out[g].Points, p)
 	}

@@ -304,7 +304,11 @@ func (r *PlanResults) heldAxes(xOf func(*PlanPoint) float64, used []*PlanPoint) 
 		held = append(held, formatCount(int64(n))+" nodes")
 	}
 	if n, ok := same(func(p *PlanPoint) int { return p.EndpointsPerService }); ok {
-		held = append(held, formatCount(int64(n))+" endpoints per service")
+		if lo, ok := same(func(p *PlanPoint) int { return p.SmallestService }); ok && used[0].MixedSizes {
+			held = append(held, serviceSizeText(n, true, lo)+" endpoints per service")
+		} else {
+			held = append(held, formatCount(int64(n))+" endpoints per service")
+		}
 	}
 	return strings.Join(held, ", ")
 }

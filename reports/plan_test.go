@@ -419,3 +419,29 @@ func TestPlanLimitsNamePhases(t *testing.T) {
 		}
 	}
 }
+
+// A cluster of Services of different sizes is not "800 endpoints per service": the
+// recommendation table and the chart subtitles give the range, as "3–800".
+func TestPlanServiceSizeRange(t *testing.T) {
+	cfg := sim.Config{Cluster: sim.ClusterConfig{Nodes: 3000}, Services: []sim.ServiceConfig{
+		{Name: "small", Count: 3900, Replicas: 3}, {Name: "big", Count: 10, Replicas: 800}}}
+	p := NewPlanPoint(0, nil, cfg, nil, errors.New("not run"), 10)
+	if got := serviceSizeText(p.EndpointsPerService, p.MixedSizes, p.SmallestService); got != "3–800" {
+		t.Errorf("mixed sizes: %q, want 3–800", got)
+	}
+	cfg.Services = cfg.Services[1:]
+	p = NewPlanPoint(0, nil, cfg, nil, errors.New("not run"), 10)
+	if got := serviceSizeText(p.EndpointsPerService, p.MixedSizes, p.SmallestService); got != "800" || p.MixedSizes {
+		t.Errorf("one size: %q (mixed %v), want 800", got, p.MixedSizes)
+	}
+	r := &PlanResults{Plan: PlanSpec{Axes: []PlanAxis{{Name: "perSlice", Paths: []string{"controlPlane.maxEndpointsPerSlice"}, Values: []string{"100"}}}}}
+	r.Points = []PlanPoint{NewPlanPoint(0, []string{"100"}, sim.Config{Cluster: sim.ClusterConfig{Nodes: 3000}, Services: []sim.ServiceConfig{
+		{Name: "small", Count: 3900, Replicas: 3}, {Name: "big", Count: 10, Replicas: 800}}}, nil, errors.New("not run"), 10)}
+	var md bytes.Buffer
+	if err := WritePlanMarkdown(&md, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| 3–800 |") {
+		t.Errorf("recommendation table lacks the size range 3–800:\n%s", md.String())
+	}
+}
