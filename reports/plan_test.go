@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -443,5 +444,26 @@ func TestPlanServiceSizeRange(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), "| 3–800 |") {
 		t.Errorf("recommendation table lacks the size range 3–800:\n%s", md.String())
+	}
+}
+
+// A plan chart's count axis labels its grid values in one style: a grid of 3,000, 6,000
+// and 10,000 nodes read "3,000", "6,000", "10k" on one axis.
+func TestPlanGridTicksOneStyle(t *testing.T) {
+	for _, tc := range []struct {
+		values []float64
+		want   []string
+	}{
+		{[]float64{3000, 6000, 10000}, []string{"3k", "6k", "10k"}},
+		{[]float64{1000, 5000}, []string{"1,000", "5,000"}},
+	} {
+		gt := gridTicks{values: tc.values, format: countsFormat(tc.values[len(tc.values)-1])}
+		var got []string
+		for _, tk := range gt.Ticks(tc.values[0], tc.values[len(tc.values)-1]) {
+			got = append(got, tk.Label)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("ticks %v: %q, want %q", tc.values, got, tc.want)
+		}
 	}
 }
