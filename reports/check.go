@@ -363,13 +363,13 @@ func CheckBudgets(s *Summary, budgets []BudgetSpec) []CheckRow {
 		case b.Max != nil && v > *b.Max:
 			row.Verdict, row.Failed = VerdictBroken, true
 			row.ChangePercent = changePercent(*b.Max, v)
-			row.Message = fmt.Sprintf("%s = %s, above max %s", b.Figure, FormatFigure(kind, v), boundText(kind, *b.Max, b.MaxText))
+			row.Message = fmt.Sprintf("%s = %s, above max %s", b.Figure, formatFigureOf(b.Figure, kind, v), boundText(b.Figure, kind, *b.Max, b.MaxText))
 		case b.Min != nil && v < *b.Min:
 			row.Verdict, row.Failed = VerdictBroken, true
 			row.ChangePercent = changePercent(*b.Min, v)
-			row.Message = fmt.Sprintf("%s = %s, below min %s", b.Figure, FormatFigure(kind, v), boundText(kind, *b.Min, b.MinText))
+			row.Message = fmt.Sprintf("%s = %s, below min %s", b.Figure, formatFigureOf(b.Figure, kind, v), boundText(b.Figure, kind, *b.Min, b.MinText))
 		default:
-			row.Message = fmt.Sprintf("%s = %s, within %s", b.Figure, FormatFigure(kind, v), budgetText(kind, b.Min, b.Max))
+			row.Message = fmt.Sprintf("%s = %s, within %s", b.Figure, formatFigureOf(b.Figure, kind, v), budgetText(b.Figure, kind, b.Min, b.Max))
 		}
 		if b.Where != "" {
 			row.Message += " (budget at " + b.Where + ")"
@@ -379,11 +379,11 @@ func CheckBudgets(s *Summary, budgets []BudgetSpec) []CheckRow {
 	return rows
 }
 
-func boundText(kind FigureKind, v float64, text string) string {
+func boundText(name string, kind FigureKind, v float64, text string) string {
 	if text != "" {
 		return text
 	}
-	return FormatFigure(kind, v)
+	return formatFigureOf(name, kind, v)
 }
 
 // CompareBaseline compares every figure of s with base: the baseline's figures in
@@ -402,7 +402,7 @@ func CompareBaseline(s *Summary, base *Baseline, opt CheckOptions) []CheckRow {
 		want, ok := base.Figures[f.Name]
 		if !ok {
 			row.Verdict, row.Failed = VerdictNew, opt.Strict
-			row.Message = fmt.Sprintf("%s = %s, not in the baseline", f.Name, FormatFigure(f.Kind, v))
+			row.Message = fmt.Sprintf("%s = %s, not in the baseline", f.Name, formatFigureOf(f.Name, f.Kind, v))
 			rows = append(rows, row)
 			continue
 		}
@@ -427,14 +427,14 @@ func CompareBaseline(s *Summary, base *Baseline, opt CheckOptions) []CheckRow {
 		}
 		limits := "tolerance " + formatPercent(tol*100)
 		if floor > 0 {
-			limits += ", floor " + FormatFigure(f.Kind, floor)
+			limits += ", floor " + formatFigureOf(f.Name, f.Kind, floor)
 		}
 		if row.Verdict != VerdictOK && !base.gated(f.Name, f.Kind) {
 			row.Verdict, row.Failed = VerdictUngated, false
 			limits += ", not gated by the baseline"
 		}
-		row.Message = fmt.Sprintf("%s = %s, baseline %s (%s, %s)", f.Name, FormatFigure(f.Kind, v),
-			FormatFigure(f.Kind, want), change, limits)
+		row.Message = fmt.Sprintf("%s = %s, baseline %s (%s, %s)", f.Name, formatFigureOf(f.Name, f.Kind, v),
+			formatFigureOf(f.Name, f.Kind, want), change, limits)
 		rows = append(rows, row)
 	}
 	var gone []string

@@ -29,6 +29,16 @@ func FormatFigure(kind FigureKind, v float64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
+// formatFigureOf formats the value of the figure named name: FormatFigure, with "/s" after
+// the bytes of a rate (peakEgressBytesPerSec), which read "1.2 GB" as if a total.
+func formatFigureOf(name string, kind FigureKind, v float64) string {
+	s := FormatFigure(kind, v)
+	if kind == KindBytes && strings.HasSuffix(name, "PerSec") {
+		s += "/s"
+	}
+	return s
+}
+
 // formatFigureSeconds formats seconds as a Go duration: to the millisecond from a second up,
 // as FormatSeconds does, and with 3 significant digits below ("107µs", "9.47ms", "400ns"):
 // CPU time and latencies of a fraction of a millisecond are common figures, and rounded to
@@ -50,14 +60,14 @@ func formatFigureSeconds(s float64) string {
 }
 
 // budgetText formats a budget's bounds: "≤ 2.0 TB", "≥ 50×", "4.0 GB .. 10.0 GB".
-func budgetText(kind FigureKind, lo, hi *float64) string {
+func budgetText(name string, kind FigureKind, lo, hi *float64) string {
 	switch {
 	case lo != nil && hi != nil:
-		return FormatFigure(kind, *lo) + " .. " + FormatFigure(kind, *hi)
+		return formatFigureOf(name, kind, *lo) + " .. " + formatFigureOf(name, kind, *hi)
 	case hi != nil:
-		return "≤ " + FormatFigure(kind, *hi)
+		return "≤ " + formatFigureOf(name, kind, *hi)
 	case lo != nil:
-		return "≥ " + FormatFigure(kind, *lo)
+		return "≥ " + formatFigureOf(name, kind, *lo)
 	}
 	return "-"
 }
@@ -70,12 +80,12 @@ func formatPercent(p float64) string {
 // expectedText is the EXPECTED column of a row.
 func (r *CheckRow) expectedText() string {
 	if r.Source == SourceBudget {
-		return budgetText(r.Kind, r.Min, r.Max)
+		return budgetText(r.Figure, r.Kind, r.Min, r.Max)
 	}
 	if r.Expected == nil {
 		return "-"
 	}
-	return FormatFigure(r.Kind, *r.Expected)
+	return formatFigureOf(r.Figure, r.Kind, *r.Expected)
 }
 
 // changeText is the CHANGE column of a row.
@@ -133,7 +143,7 @@ func WriteCheckTable(w io.Writer, r *CheckReport, verbose bool) error {
 			}
 			actual := "-"
 			if row.Actual != nil {
-				actual = FormatFigure(row.Kind, *row.Actual)
+				actual = formatFigureOf(row.Figure, row.Kind, *row.Actual)
 			}
 			source := row.Source
 			if row.Where != "" {
@@ -278,5 +288,5 @@ func actualText(r *CheckRow) string {
 	if r.Actual == nil {
 		return "-"
 	}
-	return FormatFigure(r.Kind, *r.Actual)
+	return formatFigureOf(r.Figure, r.Kind, *r.Actual)
 }

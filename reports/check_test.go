@@ -399,3 +399,24 @@ func TestFormatFigureSeconds(t *testing.T) {
 		}
 	}
 }
+
+// peakEgressBytesPerSec is a rate: check's EXPECTED and ACTUAL columns and messages, and
+// diff's A and B, show it in bytes per second as the run table does ("1.2 GB/s"), not as
+// "1.2 GB", which read as a total next to fanoutBytes and etcdBytes.
+func TestRateFiguresShowPerSecond(t *testing.T) {
+	budget, actual := 1e9, 1_247_638_839.0
+	row := CheckRow{Figure: "rollout.endpointslices.peakEgressBytesPerSec", Kind: KindBytes, Source: SourceBudget, Max: &budget, Actual: &actual}
+	if got, want := row.expectedText(), "≤ 1.0 GB/s"; got != want {
+		t.Errorf("expected %q, want %q", got, want)
+	}
+	if got, want := actualText(&row), "1.2 GB/s"; got != want {
+		t.Errorf("actual %q, want %q", got, want)
+	}
+	if got, want := optFigure(row.Figure, KindBytes, &actual), "1.2 GB/s"; got != want {
+		t.Errorf("diff %q, want %q", got, want)
+	}
+	// Totals stay bytes.
+	if got, want := optFigure("rollout.endpointslices.fanoutBytes", KindBytes, &actual), "1.2 GB"; got != want {
+		t.Errorf("fanoutBytes %q, want %q", got, want)
+	}
+}

@@ -283,7 +283,7 @@ func WriteDiffTable(w io.Writer, r *DiffReport, all bool) error {
 		if row.Failed {
 			verdict = strings.ToUpper(verdict)
 		}
-		cells = append(cells, []string{verdict, row.Figure, optFigure(row.Kind, row.A), optFigure(row.Kind, row.B), row.changeText()})
+		cells = append(cells, []string{verdict, row.Figure, optFigure(row.Figure, row.Kind, row.A), optFigure(row.Figure, row.Kind, row.B), row.changeText()})
 	}
 	if len(cells) > 1 {
 		writeColumns(ew, cells, []bool{false, false, true, true, true})
@@ -296,11 +296,11 @@ func WriteDiffTable(w io.Writer, r *DiffReport, all bool) error {
 	return ew.err
 }
 
-func optFigure(kind FigureKind, v *float64) string {
+func optFigure(name string, kind FigureKind, v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return FormatFigure(kind, *v)
+	return formatFigureOf(name, kind, *v)
 }
 
 // diffJSON is the JSON form of a DiffReport, with its counts and outcome.

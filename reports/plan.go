@@ -78,9 +78,13 @@ type PlanPoint struct {
 	Values []string `json:"values"`
 	Seed   uint64   `json:"seed"`
 	// Facts of the configuration.
-	Nodes                int     `json:"nodes"`
-	Services             int     `json:"services"`
-	EndpointsPerService  int     `json:"endpointsPerService"`
+	Nodes               int `json:"nodes"`
+	Services            int `json:"services"`
+	EndpointsPerService int `json:"endpointsPerService"`
+	// MixedSizes says the Services differ in size: EndpointsPerService is the largest's,
+	// SmallestService the smallest's.
+	MixedSizes           bool    `json:"mixedSizes,omitempty"`
+	SmallestService      int     `json:"smallestService,omitempty"`
 	MaxEndpointsPerSlice int     `json:"maxEndpointsPerSlice"`
 	BatchPeriodSeconds   float64 `json:"batchPeriodSeconds"`
 	Encoding             string  `json:"encoding"`
@@ -97,6 +101,27 @@ type PlanPoint struct {
 	Summary *Summary `json:"summary,omitempty"`
 	// WritesPerSec is each mode's highest write rate sustained over the budget's window.
 	WritesPerSec PlanModeRates `json:"writesPerSec"`
+}
+
+// serviceSizeText is the endpoints per service of a point or group: "800", or "3–800" when
+// its Services differ in size (a cluster's 3,900 three-pod Services read "800" before).
+func serviceSizeText(largest int, mixed bool, smallest int) string {
+	if mixed {
+		return formatCount(int64(smallest)) + "–" + formatCount(int64(largest))
+	}
+	return formatCount(int64(largest))
+}
+
+// serviceEndpoints is how many endpoints Service s has in cfg: a DaemonSet one per node (its
+// replicas are ignored), a selector-less Service its manualEndpoints, any other its replicas.
+func serviceEndpoints(cfg sim.Config, s sim.ServiceConfig) int {
+	switch {
+	case s.ManualEndpoints > 0:
+		return s.ManualEndpoints
+	case s.WorkloadKind == sim.KindDaemonSet:
+		return cfg.Cluster.Nodes
+	}
+	return s.Replicas
 }
 
 // PlanModeRates is a rate per mode.
@@ -131,9 +156,18 @@ func NewPlanPoint(index int, values []string, cfg sim.Config, res *sim.Results, 
 	if cfg.APIServer.EgressBitsPerSec > 0 {
 		p.EgressCapacityBytesPerSec = int64(math.Round(cfg.APIServer.EgressBitsPerSec / 8 * float64(max(cfg.APIServer.Replicas, 1))))
 	}
-	for _, s := range cfg.Services {
+	for i, s := range cfg.Services {
 		p.Services += max(s.Count, 1)
-		p.EndpointsPerService = max(p.EndpointsPerService, s.Replicas)
+		n := serviceEndpoints(cfg, s)
+		if i == 0 {
+			p.SmallestService = n
+		}
+		p.EndpointsPerService = max(p.EndpointsPerService, n)
+		p.SmallestService = min(p.SmallestService, n)
+	}
+	p.MixedSizes = p.SmallestService != p.EndpointsPerService
+	if !p.MixedSizes {
+		p.SmallestService = 0
 	}
 	for _, a := range cfg.Timeline {
 		if a.Kind == sim.ActionRollout {
@@ -207,6 +241,28 @@ func (p *PlanPoint) phase(name string) *PhaseSummary {
 	return nil
 }
 
+// phasesWhere names the phases in which mode m's figures meet cond, as " (phases over it:
+// create, rollout)": a limit is judged on the whole run, and a run's create phase, which a
+// plan's churn may not count at all, is often what hits it.
+func (p *PlanPoint) phasesWhere(m sim.Mode, what string, cond func(*ModeSummary) bool) string {
+	if !p.ok() {
+		return ""
+	}
+	var names []string
+	for i := range p.Summary.Phases {
+		if ms := p.Summary.Phases[i].Mode(m); ms != nil && cond(ms) {
+			names = append(names, p.Summary.Phases[i].Name)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return " (phase " + what + ": " + names[0] + ")"
+	}
+	return " (phases " + what + ": " + strings.Join(names, ", ") + ")"
+}
+
 // rolloutBytes returns the bytes mode m fanned out in the point's rollout phase.
 func (p *PlanPoint) rolloutBytes(m sim.Mode) (int64, bool) {
 	ph := p.phase(p.RolloutPhase)
@@ -265,7 +321,10 @@ func (r *PlanResults) Limits(p *PlanPoint, m sim.Mode) []PlanLimit {
 	}
 	if c := p.EgressCapacityBytesPerSec; c > 0 && float64(ms.PeakEgressBytesPerSec) >= EgressSaturatedShare*float64(c) {
 		peak, bandwidth, share := formatRateShare(ms.PeakEgressBytesPerSec, c)
-		add("egressSaturated", "API server egress saturated: peak %s is %s of bandwidth %s", peak, share, bandwidth)
+		add("egressSaturated", "API server egress saturated: peak %s is %s of bandwidth %s%s", peak, share, bandwidth,
+			p.phasesWhere(m, "at it", func(ph *ModeSummary) bool {
+				return float64(ph.PeakEgressBytesPerSec) >= EgressSaturatedShare*float64(c)
+			}))
 	}
 	if b := r.Plan.Budgets.PeakEgressBytesPerSec; b > 0 && ms.PeakEgressBytesPerSec > b {
 		add("egressBudget", "peak egress %s > budget %s", FormatRate(ms.PeakEgressBytesPerSec), FormatRate(b))
@@ -280,10 +339,16 @@ func (r *PlanResults) Limits(p *PlanPoint, m sim.Mode) []PlanLimit {
 		}
 	}
 	if p.SLOSeconds > 0 && ms.Propagation.Count > 0 && ms.Propagation.P99Seconds > p.SLOSeconds {
-		add("slo", "propagation p99 %s > SLO %s", FormatSeconds(ms.Propagation.P99Seconds), FormatSeconds(p.SLOSeconds))
+		add("slo", "propagation p99 %s > SLO %s%s", FormatSeconds(ms.Propagation.P99Seconds), FormatSeconds(p.SLOSeconds),
+			p.phasesWhere(m, "over it", func(ph *ModeSummary) bool {
+				return ph.Propagation.Count > 0 && ph.Propagation.P99Seconds > p.SLOSeconds
+			}))
 	}
 	if p.SLOSeconds > 0 && ms.Programming.Count > 0 && ms.Programming.P99Seconds > p.SLOSeconds {
-		add("programmingSLO", "network programming p99 %s > SLO %s", FormatSeconds(ms.Programming.P99Seconds), FormatSeconds(p.SLOSeconds))
+		add("programmingSLO", "network programming p99 %s > SLO %s%s", FormatSeconds(ms.Programming.P99Seconds), FormatSeconds(p.SLOSeconds),
+			p.phasesWhere(m, "over it", func(ph *ModeSummary) bool {
+				return ph.Programming.Count > 0 && ph.Programming.P99Seconds > p.SLOSeconds
+			}))
 	}
 	if ms.KubeProxyBusyFraction >= KubeProxySaturatedFraction {
 		add("kubeProxySaturated", "kube-proxy syncing %.0f%% of the time (longest sync %s): changes queue behind whole syncs",
@@ -351,8 +416,11 @@ func formatLimitBytes(n int64) string {
 type PlanRecommendation struct {
 	// Label names the group by its other axis values.
 	Label string
-	// EndpointsPerService is the group's service size.
+	// EndpointsPerService is the group's service size (its largest Service's).
 	EndpointsPerService int
+	// MixedSizes says its Services differ in size, the smallest having SmallestService.
+	MixedSizes      bool
+	SmallestService int
 	// Points are the group's points, in grid order.
 	Points []*PlanPoint
 	// Best is the recommended point (nil when no point of the group ran); WithinBudget
@@ -501,7 +569,8 @@ func (r *PlanResults) Recommendations() []PlanRecommendation {
 		if !ok {
 			g = len(out)
 			byKey[key] = g
-			out = append(out, PlanRecommendation{Label: key, EndpointsPerService: p.EndpointsPerService})
+			out = append(out, PlanRecommendation{Label: key, EndpointsPerService: p.EndpointsPerService,
+				MixedSizes: p.MixedSizes, SmallestService: p.SmallestService})
 		}
 		out[g].Points = append(out[g].Points, p)
 	}

@@ -304,7 +304,11 @@ func (r *PlanResults) heldAxes(xOf func(*PlanPoint) float64, used []*PlanPoint) 
 		held = append(held, formatCount(int64(n))+" nodes")
 	}
 	if n, ok := same(func(p *PlanPoint) int { return p.EndpointsPerService }); ok {
-		held = append(held, formatCount(int64(n))+" endpoints per service")
+		if lo, ok := same(func(p *PlanPoint) int { return p.SmallestService }); ok && used[0].MixedSizes {
+			held = append(held, serviceSizeText(n, true, lo)+" endpoints per service")
+		} else {
+			held = append(held, formatCount(int64(n))+" endpoints per service")
+		}
 	}
 	return strings.Join(held, ", ")
 }
@@ -367,11 +371,11 @@ func (r *PlanResults) planChart(spec planLineSpec) (*Chart, error) {
 	switch {
 	case minX > 0 && maxX/minX >= 10:
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = gridTicks{values: gridXs(lines), format: countFormat}
+		p.X.Tick.Marker = gridTicks{values: gridXs(lines), format: countsFormat(maxX)}
 	case spec.name == "writes-vs-batch-period":
 		p.X.Tick.Marker = gridTicks{values: gridXs(lines), format: formatClock}
 	default:
-		p.X.Tick.Marker = gridTicks{values: gridXs(lines), format: countFormat}
+		p.X.Tick.Marker = gridTicks{values: gridXs(lines), format: countsFormat(maxX)}
 	}
 	if spec.logY && minY > 0 && useLog(minY, maxY) {
 		p.Y.Scale = plot.LogScale{}
@@ -413,6 +417,16 @@ func gridXs(lines []plotter.XYs) []float64 {
 }
 
 // gridTicks labels an x axis at the grid's own values (the only xs with data).
+// countsFormat formats the count ticks of an axis up to largest in one style, as countTicks
+// does: all with thousands separators, or all in SI when one is 10,000 or more (a grid of
+// 3,000, 6,000 and 10,000 nodes read "3,000", "6,000", "10k").
+func countsFormat(largest float64) func(float64) string {
+	if math.Abs(largest) >= 10000 {
+		return func(v float64) string { return formatSI(v, "") }
+	}
+	return func(v float64) string { return formatCount(int64(math.Round(v))) }
+}
+
 type gridTicks struct {
 	values []float64
 	format func(float64) string

@@ -82,7 +82,7 @@ func (r *PlanResults) planDoc(charts []*Chart) []block {
 		if label == "" {
 			label = "all"
 		}
-		row := []string{label, formatCount(int64(rec.EndpointsPerService))}
+		row := []string{label, serviceSizeText(rec.EndpointsPerService, rec.MixedSizes, rec.SmallestService)}
 		if rec.Best == nil {
 			row = append(row, "-", "-", "-")
 			if len(spec.Churn) > 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -281,8 +282,8 @@ func TestEgressSaturatedFiguresAgree(t *testing.T) {
 				got = l.Text
 			}
 		}
-		if !strings.HasSuffix(got, tc.want) {
-			t.Errorf("peak %d of %d: limit %q, want it to end with %q", tc.peak, tc.capacity, got, tc.want)
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("peak %d of %d: limit %q, want it to contain %q", tc.peak, tc.capacity, got, tc.want)
 		}
 	}
 }
@@ -363,5 +364,106 @@ func TestPlanReportFailedPointsLimits(t *testing.T) {
 	}
 	if got, want := limitsHit(r), "No grid point that ran hits a limit; 5 of 6 failed and could not be checked (see Failed runs below)."; got != want {
 		t.Errorf("5 of 6 points failed: Limits hit says %q, want %q", got, want)
+	}
+}
+
+// TestPlanPointEndpointsPerService: a DaemonSet has one endpoint per node whatever its
+// replicas field says, and a selector-less Service its manualEndpoints; the plan's "endpoints
+// per service" (the recommendation table, results.csv, the charts' x axis and subtitles)
+// must say so, not the ignored replicas.
+func TestPlanPointEndpointsPerService(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		svc  sim.ServiceConfig
+		want int
+	}{
+		{"deployment", sim.ServiceConfig{Name: "web", Replicas: 40}, 40},
+		{"daemonset", sim.ServiceConfig{Name: "node-local-dns", WorkloadKind: sim.KindDaemonSet, Replicas: 1}, 300},
+		{"manual", sim.ServiceConfig{Name: "db", ManualEndpoints: 7}, 7},
+	} {
+		cfg := sim.Config{Cluster: sim.ClusterConfig{Nodes: 300}, Services: []sim.ServiceConfig{{Name: "small", Replicas: 3}, tc.svc}}
+		p := NewPlanPoint(0, nil, cfg, nil, errors.New("not run"), 10)
+		if p.EndpointsPerService != tc.want {
+			t.Errorf("%s: endpointsPerService %d, want %d", tc.name, p.EndpointsPerService, tc.want)
+		}
+	}
+}
+
+// A limit is judged on the whole run; its line names the phases that hit it, so that a
+// create phase the plan's churn does not even count is not read as the rollout missing its
+// SLO. Here only create misses the SLO and saturates egress.
+func TestPlanLimitsNamePhases(t *testing.T) {
+	mode := func(p99 float64, egress int64) *ModeSummary {
+		return &ModeSummary{PeakEgressBytesPerSec: egress,
+			Propagation: LatencySummary{Count: 10, P99Seconds: p99},
+			Programming: LatencySummary{Count: 10, P99Seconds: p99}}
+	}
+	p := PlanPoint{SLOSeconds: 30, EgressCapacityBytesPerSec: 1_250_000_000, Summary: &Summary{
+		Phases: []PhaseSummary{
+			{Name: "create", EndpointSlices: mode(180, 1_248_000_000)},
+			{Name: "rollout", EndpointSlices: mode(0.8, 900_000_000)},
+		},
+		Total: PhaseSummary{Name: "total", EndpointSlices: mode(175, 1_248_000_000)},
+	}}
+	r := &PlanResults{Points: []PlanPoint{p}}
+	got := map[string]string{}
+	for _, l := range r.Limits(&r.Points[0], sim.ModeEndpointSlices) {
+		got[l.Kind] = l.Text
+	}
+	for kind, want := range map[string]string{
+		"slo":             "propagation p99 2m55s > SLO 30s (phase over it: create)",
+		"programmingSLO":  "network programming p99 2m55s > SLO 30s (phase over it: create)",
+		"egressSaturated": "(phase at it: create)",
+	} {
+		if !strings.HasSuffix(got[kind], want) {
+			t.Errorf("%s: %q, want it to end in %q", kind, got[kind], want)
+		}
+	}
+}
+
+// A cluster of Services of different sizes is not "800 endpoints per service": the
+// recommendation table and the chart subtitles give the range, as "3–800".
+func TestPlanServiceSizeRange(t *testing.T) {
+	cfg := sim.Config{Cluster: sim.ClusterConfig{Nodes: 3000}, Services: []sim.ServiceConfig{
+		{Name: "small", Count: 3900, Replicas: 3}, {Name: "big", Count: 10, Replicas: 800}}}
+	p := NewPlanPoint(0, nil, cfg, nil, errors.New("not run"), 10)
+	if got := serviceSizeText(p.EndpointsPerService, p.MixedSizes, p.SmallestService); got != "3–800" {
+		t.Errorf("mixed sizes: %q, want 3–800", got)
+	}
+	cfg.Services = cfg.Services[1:]
+	p = NewPlanPoint(0, nil, cfg, nil, errors.New("not run"), 10)
+	if got := serviceSizeText(p.EndpointsPerService, p.MixedSizes, p.SmallestService); got != "800" || p.MixedSizes {
+		t.Errorf("one size: %q (mixed %v), want 800", got, p.MixedSizes)
+	}
+	r := &PlanResults{Plan: PlanSpec{Axes: []PlanAxis{{Name: "perSlice", Paths: []string{"controlPlane.maxEndpointsPerSlice"}, Values: []string{"100"}}}}}
+	r.Points = []PlanPoint{NewPlanPoint(0, []string{"100"}, sim.Config{Cluster: sim.ClusterConfig{Nodes: 3000}, Services: []sim.ServiceConfig{
+		{Name: "small", Count: 3900, Replicas: 3}, {Name: "big", Count: 10, Replicas: 800}}}, nil, errors.New("not run"), 10)}
+	var md bytes.Buffer
+	if err := WritePlanMarkdown(&md, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| 3–800 |") {
+		t.Errorf("recommendation table lacks the size range 3–800:\n%s", md.String())
+	}
+}
+
+// A plan chart's count axis labels its grid values in one style: a grid of 3,000, 6,000
+// and 10,000 nodes read "3,000", "6,000", "10k" on one axis.
+func TestPlanGridTicksOneStyle(t *testing.T) {
+	for _, tc := range []struct {
+		values []float64
+		want   []string
+	}{
+		{[]float64{3000, 6000, 10000}, []string{"3k", "6k", "10k"}},
+		{[]float64{1000, 5000}, []string{"1,000", "5,000"}},
+	} {
+		gt := gridTicks{values: tc.values, format: countsFormat(tc.values[len(tc.values)-1])}
+		var got []string
+		for _, tk := range gt.Ticks(tc.values[0], tc.values[len(tc.values)-1]) {
+			got = append(got, tk.Label)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("ticks %v: %q, want %q", tc.values, got, tc.want)
+		}
 	}
 }

@@ -14,6 +14,10 @@ import (
 type RunReport struct {
 	// File is the scenario's file (or embedded name), for the commands the report suggests.
 	File string
+	// Overrides are the run's --set and --seed flags as given, flag and value in turn
+	// ("--set", "cluster.nodes=500", "--seed", "7"): the suggested commands repeat them, so
+	// that they run what the report describes.
+	Overrides []string
 	// Summary is the run's summary.json.
 	Summary *Summary
 	// Config is the configuration that ran, every default applied: the assumptions.
@@ -296,8 +300,19 @@ func assumptions(cfg *sim.Config) []string {
 		out = append(out, "Network model off: bandwidth is unlimited, so propagation latency is the controllers' and API calls' delays only (`network.enabled`).")
 	}
 	if kp := cfg.KubeProxy; kp.Mode != "" {
-		out = append(out, fmt.Sprintf("kube-proxy in %s mode: minSyncPeriod %s, syncPeriod %s, %g CPU; a sync costs %s + %.0f ns per rule of every Service + %.0f ns per rule written, decoding %g ns per protobuf byte (`kubeProxy.*`; README \"kube-proxy\" for the sources).",
-			kp.Mode, kp.MinSyncPeriod, kp.SyncPeriod, kp.CPU, kp.Costs.SyncBase, kp.Costs.GenerateNanosPerRule, kp.Costs.WriteNanosPerRule, kp.Costs.DecodeProtobufNanosPerByte))
+		// The terms of the engine's sync cost (sim/kubeproxy.go): the walk over every
+		// Service port when it has a cost, and the rules generated, which nftables'
+		// partial sync limits to the changed Services.
+		walk := ""
+		if kp.Costs.WalkNanosPerServicePort > 0 {
+			walk = fmt.Sprintf(" + %.0f ns per Service port walked", kp.Costs.WalkNanosPerServicePort)
+		}
+		generated := "per rule of every Service"
+		if kp.Mode == sim.KubeProxyNFTables {
+			generated = "per rule generated (a partial sync: the changed Services' only)"
+		}
+		out = append(out, fmt.Sprintf("kube-proxy in %s mode: minSyncPeriod %s, syncPeriod %s, %g CPU; a sync costs %s%s + %.0f ns %s + %.0f ns per rule written, decoding %g ns per protobuf byte (`kubeProxy.*`; README \"kube-proxy\" for the sources).",
+			kp.Mode, kp.MinSyncPeriod, kp.SyncPeriod, kp.CPU, kp.Costs.SyncBase, walk, kp.Costs.GenerateNanosPerRule, generated, kp.Costs.WriteNanosPerRule, kp.Costs.DecodeProtobufNanosPerByte))
 	}
 	out = append(out, fmt.Sprintf("Propagation and network programming SLO: p99 within %s (`slo`).", cfg.SLO))
 	return out
@@ -329,14 +344,22 @@ func workloadsText(w *sim.WorkloadsConfig) string {
 // nextSteps suggests what to try after this run.
 func (r *RunReport) nextSteps() []string {
 	s, cfg := r.Summary, r.Config
-	file := r.File
+	file, otherRun := r.File, r.File // otherRun: without the run's own slice size
+	for i := 0; i+1 < len(r.Overrides); i += 2 {
+		flag, value := r.Overrides[i], r.Overrides[i+1]
+		arg := " " + flag + " " + shellWord(value)
+		file += arg
+		if flag != "--set" || !strings.HasPrefix(value, "controlPlane.maxEndpointsPerSlice=") {
+			otherRun += arg
+		}
+	}
 	var out []string
-	other := 500
+	size := 500
 	if cfg.ControlPlane.MaxEndpointsPerSlice >= 500 {
-		other = 100
+		size = 100
 	}
 	out = append(out, fmt.Sprintf("Another slice size: %s, then `sim diff` this directory with `results/b`.",
-		mdCode(fmt.Sprintf("sim run %s --set controlPlane.maxEndpointsPerSlice=%d --out results/b", file, other))))
+		mdCode(fmt.Sprintf("sim run %s --set controlPlane.maxEndpointsPerSlice=%d --out results/b", otherRun, size))))
 	if cfg.ControlPlane.EndpointsTruncation {
 		hidden := ""
 		if t := s.Total.Endpoints; t != nil && t.HiddenAddresses > 0 {
@@ -357,6 +380,20 @@ func (r *RunReport) nextSteps() []string {
 	out = append(out, fmt.Sprintf("Guard the figures in CI: %s once, then %s.",
 		mdCode("sim check "+file+" --baseline-dir baselines --update-baseline"), mdCode("sim check "+file+" --baseline-dir baselines")))
 	return out
+}
+
+// shellWord quotes a for a POSIX shell when it holds anything but letters, digits and
+// -_.,=/:@+% ("services[0].replicas=5" would glob; the report's commands are to be pasted).
+func shellWord(a string) string {
+	if a == "" {
+		return "''"
+	}
+	for _, c := range a {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_.,=/:@+%", c)) {
+			return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return a
 }
 
 // WriteRunMarkdown writes the run report as Markdown; charts are linked as NAME.png beside

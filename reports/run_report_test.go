@@ -208,3 +208,51 @@ func TestRunReportWatchersAsTheTable(t *testing.T) {
 		t.Errorf("report's first paragraph lacks %q:\n%s", want, first)
 	}
 }
+
+// The report's kube-proxy assumption states the cost model the engine runs: with nftables,
+// a sync also walks every Service port (12000 ns each by default, most of a partial sync's
+// cost) and generates only the changed Services' rules; it read "923 ns per rule of every
+// Service" and left the walk out. iptables keeps its line.
+func TestAssumptionsKubeProxyCostTerms(t *testing.T) {
+	line := func(mode sim.KubeProxyMode) string {
+		cfg := fixtureConfig()
+		cfg.KubeProxy = sim.DefaultKubeProxy(mode)
+		for _, a := range assumptions(cfg) {
+			if strings.HasPrefix(a, "kube-proxy in ") {
+				return a
+			}
+		}
+		t.Fatalf("%s: no kube-proxy assumption", mode)
+		return ""
+	}
+	nft := line(sim.KubeProxyNFTables)
+	for _, want := range []string{"10ms + 12000 ns per Service port walked + 923 ns per rule generated (a partial sync: the changed Services' only) + 18351 ns per rule written"} {
+		if !strings.Contains(nft, want) {
+			t.Errorf("nftables: %q\nwant it to contain %q", nft, want)
+		}
+	}
+	ipt := line(sim.KubeProxyIPTables)
+	if want := "10ms + 16770 ns per rule of every Service + 18351 ns per rule written"; !strings.Contains(ipt, want) {
+		t.Errorf("iptables: %q\nwant it to contain %q", ipt, want)
+	}
+}
+
+// The commands the report suggests repeat the run's --set and --seed flags (quoted for the
+// shell where needed): without them, "Guard the figures in CI" wrote a baseline of the
+// scenario as filed, not of the 500-per-slice run the report described. The other slice
+// size's command replaces the run's own.
+func TestRunReportNextStepsKeepOverrides(t *testing.T) {
+	r := fixtureRunReport(t, false)
+	r.Config.ControlPlane.MaxEndpointsPerSlice = 500
+	r.Overrides = []string{"--set", "controlPlane.maxEndpointsPerSlice=500", "--set", "services[0].replicas=500", "--seed", "7"}
+	steps := strings.Join(r.nextSteps(), "\n")
+	for _, want := range []string{
+		"`sim run scenarios/5000-nodes.yaml --set 'services[0].replicas=500' --seed 7 --set controlPlane.maxEndpointsPerSlice=100 --out results/b`",
+		"`sim check scenarios/5000-nodes.yaml --set controlPlane.maxEndpointsPerSlice=500 --set 'services[0].replicas=500' --seed 7 --baseline-dir baselines --update-baseline`",
+		"`sim check scenarios/5000-nodes.yaml --set controlPlane.maxEndpointsPerSlice=500 --set 'services[0].replicas=500' --seed 7 --baseline-dir baselines`.",
+	} {
+		if !strings.Contains(steps, want) {
+			t.Errorf("next steps:\n%s\nwant %s", steps, want)
+		}
+	}
+}

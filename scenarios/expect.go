@@ -40,11 +40,14 @@ func (b Budget) Name() string { return b.Phase + "." + b.Mode + "." + b.Figure }
 // QuantityKind says what a quantity measures.
 type QuantityKind string
 
-// Quantity kinds: plain numbers (counts, ratios), byte sizes and durations.
+// Quantity kinds: plain numbers (counts, ratios), byte sizes, byte rates and durations.
 const (
 	KindNumber   QuantityKind = "number"
 	KindBytes    QuantityKind = "bytes"
 	KindDuration QuantityKind = "duration"
+	// KindRate is bytes per second: a rate ("10Gbit", "1.25GB/s", as the scenario's
+	// bandwidths), or a byte size or integer read as bytes per second ("1GB").
+	KindRate QuantityKind = "rate"
 )
 
 // Quantity is one bound. Bytes hold a byte size ("5GB" → 5e9), Duration a duration, Number
@@ -61,7 +64,7 @@ type Quantity struct {
 // Value returns the quantity in base units: a count, bytes, or seconds.
 func (q Quantity) Value() float64 {
 	switch q.Kind {
-	case KindBytes:
+	case KindBytes, KindRate:
 		return float64(q.Bytes)
 	case KindDuration:
 		return q.Duration.Seconds()
@@ -93,7 +96,7 @@ var ExpectFigures = map[string]QuantityKind{
 	"fanoutBytes":               KindBytes,
 	"perNodeBytes":              KindBytes,
 	"maxObjectBytes":            KindBytes,
-	"peakEgressBytesPerSec":     KindBytes,
+	"peakEgressBytesPerSec":     KindRate,
 	"truncatedObjects":          KindNumber,
 	"hiddenAddresses":           KindNumber,
 	"propagation.count":         KindNumber,
@@ -306,7 +309,7 @@ func notOneOf(what, got string, allowed []string) string {
 }
 
 // quantity reads a bound of the given kind. Byte figures take sizes ("5GB", 5000000000);
-// durations take "30s" or a number of seconds; numbers take any non-negative number.
+// rates those or bandwidths ("10Gbit", "1.25GB/s"); durations take "30s" or a number of seconds; numbers take any non-negative number.
 func (d *decoder) quantity(n *yaml.Node, path string, kind QuantityKind) (Quantity, bool) {
 	s, ok := d.scalar(n, path, "a number")
 	if !ok {
@@ -315,6 +318,21 @@ func (d *decoder) quantity(n *yaml.Node, path string, kind QuantityKind) (Quanti
 	q := Quantity{Kind: kind, Text: s.Value}
 	switch kind {
 	case KindBytes:
+		v, ok := d.byteSize(s, path, 0, 1<<62)
+		q.Bytes = v
+		return q, ok
+	case KindRate:
+		if s.ShortTag() == "!!str" {
+			if _, err := ParseBytes(s.Value); err != nil {
+				bits, err := ParseBandwidth(s.Value)
+				if err != nil || strings.TrimSpace(s.Value) == "unlimited" {
+					d.errorf(s, path, "invalid rate %q (bytes per second: a rate like 10Gbit, 1Gbps, 1.25GB/s, or a byte size like 1GB)", s.Value)
+					return q, false
+				}
+				q.Bytes = int64(math.Round(bits / 8))
+				return q, true
+			}
+		}
 		v, ok := d.byteSize(s, path, 0, 1<<62)
 		q.Bytes = v
 		return q, ok

@@ -95,3 +95,40 @@ func TestCanonicalFigureKinds(t *testing.T) {
 		t.Error("ratio.syncs accepted")
 	}
 }
+
+// peakEgressBytesPerSec is a rate: its budget takes a rate as the scenario's bandwidths and
+// a plan's peakEgress budget do ("10Gbit", "1.25GB/s"), as well as a byte size read per
+// second ("1GB") and an integer. "10Gbit" was refused as an unknown byte-size unit.
+func TestExpectPeakEgressTakesRates(t *testing.T) {
+	for _, tc := range []struct {
+		bound string
+		want  float64
+	}{
+		{"10Gbit", 1.25e9},
+		{"8Gbps", 1e9},
+		{"1.25GB/s", 1.25e9},
+		{"1GB", 1e9},
+		{"1000000", 1e6},
+	} {
+		doc := minimal + "expect:\n  roll.endpointslices.peakEgressBytesPerSec: {max: " + tc.bound + "}\n"
+		sc, err := Parse("x.yaml", []byte(doc), nil)
+		if err != nil {
+			t.Errorf("%s: %v", tc.bound, err)
+			continue
+		}
+		if got := sc.Expect[0].Max.Value(); got != tc.want {
+			t.Errorf("%s: %v bytes/s, want %v", tc.bound, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"unlimited", "10Gbit/m", "fast"} {
+		doc := minimal + "expect:\n  roll.endpointslices.peakEgressBytesPerSec: {max: " + bad + "}\n"
+		if _, err := Parse("x.yaml", []byte(doc), nil); err == nil || !strings.Contains(err.Error(), "invalid rate") {
+			t.Errorf("%s: error %v, want an invalid rate", bad, err)
+		}
+	}
+	// Other byte figures stay sizes: a rate is no total.
+	doc := minimal + "expect:\n  roll.endpointslices.fanoutBytes: {max: 10Gbit}\n"
+	if _, err := Parse("x.yaml", []byte(doc), nil); err == nil {
+		t.Error("fanoutBytes took a rate")
+	}
+}

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"embed"
 	"errors"
 	"fmt"
@@ -148,6 +149,39 @@ func IsPlan(nameOrPath string) bool {
 // yamlLine picks the line number out of a YAML syntax error ("yaml: line 3: …").
 var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 
+// yamlParserProblems are the YAML library's parser errors (go.yaml.in/yaml/v3 parserc.go),
+// as opposed to its scanner's. It numbers a parser error's line from 0 (and leaves it out
+// on the first line), so "{name: r, services: web]}" on line 7 read "line 6".
+var yamlParserProblems = []string{
+	"did not find expected <stream-start>", "did not find expected <document start>",
+	"did not find expected node content", "did not find expected '-' indicator",
+	"did not find expected key", "did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"found duplicate %YAML directive", "found incompatible YAML document",
+	"found duplicate %TAG directive", "found undefined tag handle",
+}
+
+// yamlSyntaxError is the Error of err, a YAML syntax error of file (data), at its 1-based
+// line; an error at the end of the file is put on its last line.
+func yamlSyntaxError(file string, data []byte, err error) *Error {
+	e := &Error{File: file, Msg: err.Error()}
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		e.Line, _ = strconv.Atoi(m[1])
+		e.Msg = "YAML syntax: " + m[2]
+		if slices.Contains(yamlParserProblems, m[2]) {
+			e.Line++
+		}
+		last := bytes.Count(data, []byte("\n"))
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			last++
+		}
+		e.Line = min(e.Line, max(last, 1))
+		if m[2] == "did not find expected ',' or '}'" || m[2] == "did not find expected ',' or ']'" {
+			e.Msg += ` (a {…} or […] not closed, or a value inside one that holds [ ] { } or a comma: quote it, as "services[0].replicas")`
+		}
+	}
+	return e
+}
+
 // Parse decodes and validates scenario text. file names the source in error messages.
 // sets are --set overrides ("path=value") applied to the YAML tree before validation, so
 // they are checked like the file. On any problem it returns Errors (and no scenario).
@@ -155,12 +189,7 @@ func Parse(file string, data []byte, sets []string) (*Scenario, error) {
 	d := newDecoder(file)
 	root, err := parseYAML(data)
 	if err != nil {
-		e := &Error{File: file, Msg: err.Error()}
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			e.Line, _ = strconv.Atoi(m[1])
-			e.Msg = "YAML syntax: " + m[2]
-		}
-		return nil, Errors{e}
+		return nil, Errors{yamlSyntaxError(file, data, err)}
 	}
 	root = d.applySets(root, sets)
 	sc := d.decodeScenario(root)

@@ -373,6 +373,17 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`x.yaml:1: YAML syntax: did not find expected node content`},
 		},
 		{
+			// The YAML library numbers its parser's errors from 0: this read "x.yaml:6".
+			name: "syntax error in a flow mapping",
+			doc:  "name: x\ncluster: {nodes: 10}\nservices:\n  - {name: web, replicas: 3}\ntimeline:\n  - {name: create, action: create}\n  - {name: r, action: rollout, services: web]}\n",
+			want: []string{`x.yaml:7: YAML syntax: did not find expected ',' or '}' (a {…} or […] not closed, or a value inside one that holds [ ] { } or a comma: quote it, as "services[0].replicas")`},
+		},
+		{
+			name: "syntax error in a block sequence",
+			doc:  "name: x\ntimeline:\n  - a\n  b: c\n",
+			want: []string{`x.yaml:3: YAML syntax: did not find expected '-' indicator`},
+		},
+		{
 			name: "empty",
 			doc:  "",
 			want: []string{`x.yaml: empty scenario (required fields: name, cluster, services, timeline)`},

@@ -152,12 +152,7 @@ func ParsePlan(file string, data []byte) (*Plan, error) {
 	d := newDecoder(file)
 	root, err := parseYAML(data)
 	if err != nil {
-		e := &Error{File: file, Msg: err.Error()}
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			e.Line, _ = strconv.Atoi(m[1])
-			e.Msg = "YAML syntax: " + m[2]
-		}
-		return nil, Errors{e}
+		return nil, Errors{yamlSyntaxError(file, data, err)}
 	}
 	p := d.decodePlan(root)
 	if len(d.errs) > 0 {

@@ -596,6 +596,8 @@ func (c *collector) servicesThatWrote() []serviceWrote {
 		case st.cfg == nil:
 		case st.kind() == KindDaemonSet:
 			w.replicas = c.e.cfg.Cluster.Nodes // one pod per node; Replicas is ignored
+		case st.cfg.ManualEndpoints > 0:
+			w.replicas = st.cfg.ManualEndpoints // no pods: the user's Endpoints addresses
 		default:
 			w.replicas = st.cfg.Replicas
 		}

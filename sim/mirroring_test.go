@@ -161,3 +161,27 @@ func TestManualEndpointsEmptiedHasNoSubsets(t *testing.T) {
 		t.Errorf("refilled subset's ports %+v, want the Service's target ports %+v", ports, s.svc.Ports)
 	}
 }
+
+// A selector-less Service's size in the results is its addresses: summary.json's
+// services[].replicas ("its size in the scenario") was left out for it, and sim plan's
+// "Per size of your Services" put it in an "unknown size" group.
+func TestManualEndpointsServiceSize(t *testing.T) {
+	cfg := testConfig(10, 4)
+	ext := cfg.Services[0]
+	ext.Name, ext.Replicas, ext.ManualEndpoints = "external-db", 0, 7
+	cfg.Services = append(cfg.Services, ext)
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
+	res, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Services {
+		if s.Name == "external-db" {
+			if s.Replicas != 7 {
+				t.Errorf("external-db: size %d, want its 7 addresses", s.Replicas)
+			}
+			return
+		}
+	}
+	t.Error("external-db not among the results' Services")
+}

@@ -62,8 +62,9 @@ EndpointSlices), and figure is a summary.json field, nested ones joined with dot
     peakEgressBytesPerSec kubeProxyCPUSeconds kubeProxyDecodeCPUSeconds
     apiserverCPUSeconds
 
-Budgets take bytes with units (2TB, 1.5MiB), durations (30s, or a number of seconds) and
-plain numbers; they may also use the short names writes, creates, updates, deletes and
+Budgets take bytes with units (2TB, 1.5MiB), rates for peakEgressBytesPerSec (10Gbit,
+1.25GB/s, or bytes as 1GB), durations (30s, or a number of seconds) and plain numbers;
+they may also use the short names writes, creates, updates, deletes and
 propagationP99 or programmingP99 (and P50, P90, Max). Baselines hold every endpoints and endpointslices
 figure; ratios follow from those, so only budgets bound them. An unknown figure name is an
 error that names the closest valid ones.
@@ -176,7 +177,8 @@ func parseTolerance(s string) (float64, error) {
 }
 
 // parseFloor reads one absolute change: a plain number (in the figure's unit), bytes with
-// a unit (1KB, 1.5MiB) or a duration (50ms), in bytes or seconds.
+// a unit (1KB, 1.5MiB), a rate (10MB/s, 100Mbit: bytes per second) or a duration (50ms),
+// in bytes, bytes per second or seconds.
 func parseFloor(s string) (float64, error) {
 	s = strings.TrimSpace(s)
 	if v, err := strconv.ParseFloat(s, 64); err == nil && v >= 0 && v == v && v < 1e300 {
@@ -188,7 +190,10 @@ func parseFloor(s string) (float64, error) {
 	if d, err := scenarios.ParseDuration(s); err == nil && d >= 0 {
 		return d.Seconds(), nil
 	}
-	return 0, fmt.Errorf("--floor %q: want a number of at least 0, bytes (1KB) or a duration (50ms)", s)
+	if bits, err := scenarios.ParseBandwidth(s); err == nil && s != "unlimited" {
+		return bits / 8, nil // a rate, for peakEgressBytesPerSec: bytes per second
+	}
+	return 0, fmt.Errorf("--floor %q: want a number of at least 0, bytes (1KB), a rate (10MB/s, 100Mbit) or a duration (50ms)", s)
 }
 
 // parseRules reads repeated --tolerance or --floor values: a plain value sets the default,

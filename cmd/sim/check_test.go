@@ -345,7 +345,7 @@ func TestCheckFigureNamesAgree(t *testing.T) {
 	for _, name := range mode {
 		k, _ := reports.FigureKindOf("total.endpoints." + name)
 		want := map[scenarios.QuantityKind]reports.FigureKind{scenarios.KindNumber: reports.KindCount,
-			scenarios.KindBytes: reports.KindBytes, scenarios.KindDuration: reports.KindSeconds}[scenarios.ExpectFigures[name]]
+			scenarios.KindBytes: reports.KindBytes, scenarios.KindRate: reports.KindBytes, scenarios.KindDuration: reports.KindSeconds}[scenarios.ExpectFigures[name]]
 		if k != want {
 			t.Errorf("%s: kind %s vs %s", name, k, scenarios.ExpectFigures[name])
 		}
@@ -662,5 +662,19 @@ func TestWriteCountsDocumentedAsCommitted(t *testing.T) {
 	}
 	if !strings.Contains(cmdRun.long, "committed API writes") {
 		t.Error("sim help run does not say that the API writes are the committed ones")
+	}
+}
+
+// A floor for peakEgressBytesPerSec can be written as the rate it is, as its budget can:
+// "--floor peakEgressBytesPerSec=10MB/s" was refused ("want … bytes (1KB) or a duration").
+func TestParseFloorRates(t *testing.T) {
+	for in, want := range map[string]float64{"10MB/s": 1e7, "80Mbit": 1e7, "80Mbps": 1e7, "10MB": 1e7, "50ms": 0.05, "3": 3} {
+		got, err := parseFloor(in)
+		if err != nil || got != want {
+			t.Errorf("parseFloor(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := parseFloor("unlimited"); err == nil {
+		t.Error(`parseFloor("unlimited") took it`)
 	}
 }

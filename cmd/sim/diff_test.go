@@ -334,3 +334,21 @@ func TestImportedClusterDiffAndReport(t *testing.T) {
 		}
 	}
 }
+
+// report.md's suggested commands carry the run's --set and --seed: "Guard the figures in
+// CI" must baseline the run the report describes, not the scenario as filed.
+func TestRunReportSuggestsTheRunsOverrides(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	te := realEnv()
+	args := []string{"run", "quick", "--set", "cluster.nodes=20", "--seed", "3", "--charts=false", "--out", dir, "--quiet"}
+	if code := te.main(args); code != exitOK {
+		t.Fatalf("%q: exit %d: %s", args, code, te.stderr.String())
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "`sim check quick --set cluster.nodes=20 --seed 3 --baseline-dir baselines --update-baseline`"; !strings.Contains(string(md), want) {
+		t.Errorf("report.md lacks %s", want)
+	}
+}

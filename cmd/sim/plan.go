@@ -44,10 +44,11 @@ the report and the CSV; the others still count (exit 0). When every point fails,
 is still written and plan exits 1 (so does --merge of a grid whose points all failed; a
 --shard exits 0 once its partial is written, failures and all, for the merge to judge). A
 progress bar with an ETA is shown on stderr when it is a terminal; otherwise (CI, a pipe) a
-plain line at most every 10 s, none in the first, counts the points done. The points share one
-heap: while they run, the Go collector gets twice its usual headroom (GOGC=200, soft limit
-at 3/4 of the machine's memory), so that collecting it does not take the cores the points
-need; GOGC or GOMEMLIMIT in the environment override this.
+plain line at most every 10 s of wall time, none in the first, counts the points done
+("sim: plan NAME: 12/40 points done, 1m0s elapsed"). The points share one heap: while they
+run, the Go collector gets twice its usual headroom (GOGC=200, soft limit at 3/4 of the
+machine's memory), so that collecting it does not take the cores the points need; GOGC or
+GOMEMLIMIT in the environment override this.
 
 --out DIR writes report.md, report.html (self-contained, charts embedded), results.csv (one
 row per point, every summary figure), plan.json (all point results) and the charts as PNG
@@ -72,7 +73,7 @@ Examples:
 		fs.StringVar(&o.shard, "shard", "", "run only share `i/n` of the grid (points with index mod n = i) and write a partial")
 		fs.BoolVar(&o.merge, "merge", false, "build the report from partials (the arguments: directories or partial files)")
 		fs.IntVar(&o.jobs, "jobs", 0, "runs in parallel (`N`, default: the number of cores)")
-		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+		fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (bar or lines)")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
 		return func(e *env, args []string) error { return o.run(e, args) }
 	},

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"epsim/scenarios"
 	"epsim/sim"
@@ -240,5 +243,43 @@ func TestPlanGCSetsAndRestores(t *testing.T) {
 func TestPlanHelpNamesThePartialFile(t *testing.T) {
 	if want := partialName(0, 2); !strings.Contains(cmdPlan.long, want) {
 		t.Errorf("plan help lacks %q, the file --shard 0/2 writes:\n%s", want, cmdPlan.long)
+	}
+}
+
+// With stderr not a terminal (CI), a plan printed nothing while its points ran, however
+// long: now a plain line at most every lineEvery of wall time as points finish, none with
+// --quiet, and the report byte for byte the same.
+func TestPlanProgressLinesWhenNotTerminal(t *testing.T) {
+	plan := writePlan(t, tinyPlan)
+	run := func(quiet bool) (stderr string, md []byte) {
+		te := realEnv()
+		var wall time.Time
+		var mu sync.Mutex
+		te.wallClock = func() time.Time { mu.Lock(); defer mu.Unlock(); wall = wall.Add(6 * time.Second); return wall }
+		te.progressEvery = 10 * time.Second
+		out := filepath.Join(t.TempDir(), "out")
+		args := []string{"plan", plan, "--out", out, "--charts=false", "--jobs", "1"}
+		if quiet {
+			args = append(args, "--quiet")
+		}
+		if code := te.main(args); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, te.stderr.String())
+		}
+		b, err := os.ReadFile(filepath.Join(out, "report.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return te.stderr.String(), b
+	}
+	errQuiet, mdQuiet := run(true)
+	errLines, md := run(false)
+	if strings.Contains(errQuiet, "points done") {
+		t.Errorf("--quiet printed progress: %q", errQuiet)
+	}
+	if !regexp.MustCompile(`(?m)^sim: plan tiny: [123]/4 points done, \d+s elapsed$`).MatchString(errLines) {
+		t.Errorf("no progress lines on stderr: %q", errLines)
+	}
+	if !bytes.Equal(md, mdQuiet) {
+		t.Error("progress lines changed the report")
 	}
 }

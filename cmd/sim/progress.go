@@ -154,15 +154,15 @@ func newPointLines(e *env, plan string, total int) *pointLines {
 	return p
 }
 
-// done counts a point done, and prints a line when one is due.
+// done counts a point done, and prints a line when one is due (not for the last point).
 func (p *pointLines) done() {
 	if p == nil {
 		return
 	}
 	p.ran++
 	t := p.clock()
-	if t.Before(p.next) {
-		return
+	if t.Before(p.next) || p.ran >= p.total {
+		return // the last point's line would come just before the report
 	}
 	p.next = t.Add(p.interval)
 	fmt.Fprintf(p.w, "sim: plan %s: %s/%s points done, %s elapsed\n", p.plan, thousands(int64(p.ran)), thousands(int64(p.total)), t.Sub(p.started).Round(time.Second))

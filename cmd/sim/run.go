@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -174,6 +175,12 @@ func (o *runOptions) run(e *env, args []string) error {
 	summary := reports.NewSummary(res, modes)
 	if out != nil {
 		report := &reports.RunReport{File: args[0], Config: &cfg}
+		for _, set := range o.sets {
+			report.Overrides = append(report.Overrides, "--set", set)
+		}
+		if o.set["seed"] {
+			report.Overrides = append(report.Overrides, "--seed", strconv.FormatUint(o.seed, 10))
+		}
 		if err := writeOutputs(out, res, summary, o.charts, report); err != nil {
 			return err
 		}

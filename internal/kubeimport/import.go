@@ -271,6 +271,12 @@ func (im *importer) build() (*Result, error) {
 		return nil, fmt.Errorf("%w: no Node objects in the input (add 'kubectl get nodes -o json')", ErrEmpty)
 	}
 	for _, k := range slices.Sorted(maps.Keys(o.skipped)) {
+		if k == "Pod" && len(o.workloads) == 0 {
+			// 'kubectl get nodes,services,endpointslices,pods' is a natural first try: say
+			// what gives the pods' controllers (kind, strategy) instead.
+			im.notef("%d objects of kind %q ignored: the pods come from their workloads; add 'kubectl get deployments,statefulsets,daemonsets -A -o json'", o.skipped[k], k)
+			continue
+		}
 		im.notef("%d objects of kind %q ignored", o.skipped[k], k)
 	}
 	im.dropRepeats()

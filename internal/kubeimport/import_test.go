@@ -1222,3 +1222,22 @@ func TestOwnNameValueIsSims(t *testing.T) {
 		t.Errorf("import writes %q, the simulator reads %q", ownNameValue, sim.NameLabelValue)
 	}
 }
+
+// 'kubectl get nodes,services,endpointslices,pods -o json' is a natural first input: the
+// note about the ignored pods says what to add instead (the workloads), not only that they
+// were ignored; with workloads in the input it says no more.
+func TestImportPodsSayWhatToAdd(t *testing.T) {
+	list := `{"kind":"List","apiVersion":"v1","items":[
+{"kind":"Node","apiVersion":"v1","metadata":{"name":"n-1"}},
+{"kind":"Service","apiVersion":"v1","metadata":{"name":"web","namespace":"default"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}},
+{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-1","namespace":"default","labels":{"app":"web"}},"spec":{"nodeName":"n-1","containers":[{"name":"c"}]}}
+]}`
+	res, err := Import([]Input{{Name: "cluster.json", R: strings.NewReader(list)}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `1 objects of kind "Pod" ignored: the pods come from their workloads; add 'kubectl get deployments,statefulsets,daemonsets -A -o json'`
+	if !slices.Contains(res.Notes, want) {
+		t.Errorf("notes %q\nwant %q", res.Notes, want)
+	}
+}
