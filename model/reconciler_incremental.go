@@ -2649,40 +2649,35 @@ func (s *ServiceSlices) takeFresh(a []Endpoint) bool {
 // Service with maxEndpointsPerSlice 1 writes a slice an endpoint changed).
 func (s *ServiceSlices) freshArray(first *Endpoint) int {
 	b := s.opts.Buffers
-	from := b.freshArrayAt
-	if from >= len(s.fresh) || first == nil {
-		from = 0
+	if first == nil {
+		b.freshArrayAt = 0
 	}
-	for i := from; i < len(s.fresh); i++ {
-		if s.fresh[i].first == first {
-			b.freshArrayAt = i
-			return i
-		}
-	}
-	for i := range from {
-		if s.fresh[i].first == first {
-			b.freshArrayAt = i
-			return i
-		}
-	}
-	return -1
+	return searchAround(len(s.fresh), &b.freshArrayAt, func(i int) bool { return s.fresh[i].first == first })
 }
 
 func (s *ServiceSlices) freshObject(o *EndpointSlice) int {
 	b := s.opts.Buffers
-	from := b.freshObjectAt
-	if from >= len(s.fresh) || o == nil {
+	if o == nil {
+		b.freshObjectAt = 0
+	}
+	return searchAround(len(s.fresh), &b.freshObjectAt, func(i int) bool { return s.fresh[i].object == o })
+}
+
+// searchAround returns the first index of [0, n) for which match holds, looking from *at to
+// the end and then from the start, and leaves *at there; -1 (and *at as it was) when none
+// does.
+func searchAround(n int, at *int, match func(int) bool) int {
+	from := *at
+	if from >= n {
 		from = 0
 	}
-	for i := from; i < len(s.fresh); i++ {
-		if s.fresh[i].object == o {
-			b.freshObjectAt = i
-			return i
+	for k := range n {
+		i := from + k
+		if i >= n {
+			i -= n
 		}
-	}
-	for i := range from {
-		if s.fresh[i].object == o {
-			b.freshObjectAt = i
+		if match(i) {
+			*at = i
 			return i
 		}
 	}
