@@ -104,14 +104,7 @@ func TestEndOfRunInvariants(t *testing.T) {
 	slow.ControlPlane.EndpointSlice.APILatency = Fixed(300 * time.Millisecond)
 	slow.ControlPlane.Endpoints.APILatency = Fixed(300 * time.Millisecond)
 	for _, cfg := range []Config{testConfig(30, 250), withMax(testConfig(20, 57), 7), slow} {
-		e, err := newEngine(cfg, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := e.run()
-		if err != nil {
-			t.Fatal(err)
-		}
+		e, res := runEngineOf(t, cfg, nil)
 		y := e.ctls[0].syncer.(*sliceSyncer)
 		for _, s := range e.services {
 			inSlices := map[string]bool{}

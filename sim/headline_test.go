@@ -17,14 +17,7 @@ func TestHeadlineSingleEndpointUpdate(t *testing.T) {
 	cfg := testConfig(5000, 10000)
 	cfg.ControlPlane.EndpointsTruncation = false
 	cfg.Timeline = cfg.Timeline[:2] // create, one-endpoint-not-ready
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.run()
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, res := runEngineOf(t, cfg, nil)
 	phase := res.Phases[1]
 	var epWrite, esWrite *WriteRecord
 	for i := range res.Writes {

@@ -800,14 +800,7 @@ func TestServiceProxyNameSyncs(t *testing.T) {
 		{Name: "settle-hidden", Kind: ActionWait, Duration: 5 * time.Second},
 		{Name: "show", Kind: ActionLabelService, Labels: map[string]string{model.LabelServiceProxyName: ""}},
 	}
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.run()
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, res := runEngineOf(t, cfg, nil)
 	base := Time(DefaultKubeProxyCosts().SyncBase)
 	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
 		k := e.kubeProxies[modeIndex(m)].families[0]

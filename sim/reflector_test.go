@@ -75,14 +75,7 @@ func TestKubeProxiesGetThroughAfterTheirRetries(t *testing.T) {
 		{Name: "create", Kind: ActionCreate, Settle: time.Minute},
 		{Name: "cut", Kind: ActionFailNodes, Nodes: 5, Duration: 90 * time.Second},
 	}
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.run()
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, res := runEngineOf(t, cfg, nil)
 	cut := res.Phases[1]
 	sec := func(x float64) Time { return cut.Start + Time(x*float64(time.Second)) }
 	through := map[Mode][2]Time{ModeEndpointSlices: {sec(91.8), sec(92.6)}, ModeEndpoints: {sec(92.4), sec(94.8)}}

@@ -232,14 +232,7 @@ func abs(x int64) int64 { return max(x, -x) }
 func recordedRun(t *testing.T, cfg Config) (*Engine, *Results, *recorder, []*model.Service) {
 	t.Helper()
 	rec := &recorder{}
-	e, err := newEngine(cfg, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.run()
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, res := runEngineOf(t, cfg, rec)
 	var svcs []*model.Service
 	for _, s := range e.services {
 		svcs = append(svcs, s.svc)

@@ -32,6 +32,21 @@ func runEngine(t *testing.T, e *Engine, each func()) {
 	}
 }
 
+// runEngineOf makes the engine of cfg (with observer obs) and runs it, failing the test on
+// an error; it returns the engine (for tests that read it after the run) and the results.
+func runEngineOf(t *testing.T, cfg Config, obs Observer) (*Engine, *Results) {
+	t.Helper()
+	e, err := newEngine(cfg, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, res
+}
+
 // TestSpreadOffsets checks the start times of a spread action: all inside the window, each
 // quantile used once, and for the diurnal curve the share of the middle half of the window
 // is ∫ of the density 1 − 0.8·cos(2πx) over [¼, ¾] = ½ + 0.8/π ≈ 0.755.
