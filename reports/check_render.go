@@ -59,6 +59,43 @@ func formatFigureSeconds(s float64) string {
 	return d.Round(unit).String()
 }
 
+// figurePair formats two values of the figure named name side by side: as formatFigureOf,
+// or, when they differ but would print alike ("10ms 10ms +0.05%"), each in full
+// (preciseFigure), so that a row flagged as changed shows its change. A nil value is "-".
+func figurePair(name string, kind FigureKind, a, b *float64) (string, string) {
+	text := func(v *float64) string {
+		if v == nil {
+			return "-"
+		}
+		return formatFigureOf(name, kind, *v)
+	}
+	ta, tb := text(a), text(b)
+	if a != nil && b != nil && *a != *b && ta == tb {
+		ta, tb = preciseFigure(name, kind, *a), preciseFigure(name, kind, *b)
+	}
+	return ta, tb
+}
+
+// preciseFigure formats a figure's value in full: bytes to the byte ("1,250,000,123 B"),
+// seconds to the nanosecond, ratios and other numbers with every digit they have.
+func preciseFigure(name string, kind FigureKind, v float64) string {
+	var s string
+	switch kind {
+	case KindBytes:
+		s = formatCount(int64(math.Round(v))) + " B"
+		if strings.HasSuffix(name, "PerSec") {
+			s += "/s"
+		}
+	case KindSeconds:
+		s = secondsDuration(v).String()
+	case KindRatio:
+		s = strconv.FormatFloat(v, 'f', -1, 64) + "×"
+	default:
+		s = strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return s
+}
+
 // budgetText formats a budget's bounds: "≤ 2.0 TB", "≥ 50×", "4.0 GB .. 10.0 GB".
 func budgetText(name string, kind FigureKind, lo, hi *float64) string {
 	switch {
@@ -82,10 +119,8 @@ func (r *CheckRow) expectedText() string {
 	if r.Source == SourceBudget {
 		return budgetText(r.Figure, r.Kind, r.Min, r.Max)
 	}
-	if r.Expected == nil {
-		return "-"
-	}
-	return formatFigureOf(r.Figure, r.Kind, *r.Expected)
+	expected, _ := figurePair(r.Figure, r.Kind, r.Expected, r.Actual)
+	return expected
 }
 
 // changeText is the CHANGE column of a row.
@@ -141,10 +176,7 @@ func WriteCheckTable(w io.Writer, r *CheckReport, verbose bool) error {
 			if row.Failed {
 				verdict = strings.ToUpper(verdict)
 			}
-			actual := "-"
-			if row.Actual != nil {
-				actual = formatFigureOf(row.Figure, row.Kind, *row.Actual)
-			}
+			actual := actualText(row)
 			source := row.Source
 			if row.Where != "" {
 				source += " " + row.Where
@@ -285,8 +317,10 @@ func WriteCheckJUnit(w io.Writer, r *CheckReport) error {
 }
 
 func actualText(r *CheckRow) string {
-	if r.Actual == nil {
-		return "-"
+	if r.Source == SourceBudget {
+		_, actual := figurePair(r.Figure, r.Kind, nil, r.Actual)
+		return actual
 	}
-	return formatFigureOf(r.Figure, r.Kind, *r.Actual)
+	_, actual := figurePair(r.Figure, r.Kind, r.Expected, r.Actual)
+	return actual
 }

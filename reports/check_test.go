@@ -420,3 +420,27 @@ func TestRateFiguresShowPerSecond(t *testing.T) {
 		t.Errorf("fanoutBytes %q, want %q", got, want)
 	}
 }
+
+// TestFigurePairShowsTheChange: two values that differ but print alike ("10ms 10ms
+// +0.05%", found in a user's diff) are shown in full, each; values that print apart, and
+// equal ones, print as ever.
+func TestFigurePairShowsTheChange(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	for _, tc := range []struct {
+		name   string
+		kind   FigureKind
+		a, b   *float64
+		ta, tb string
+	}{
+		{"rollout.endpoints.programming.p50Seconds", KindSeconds, f(0.010), f(0.010005), "10ms", "10.005ms"},
+		{"rollout.endpointslices.peakEgressBytesPerSec", KindBytes, f(1.2e9), f(1.2e9 + 5e5), "1,200,000,000 B/s", "1,200,500,000 B/s"},
+		{"rollout.endpoints.fanoutBytes", KindBytes, f(1.2e9), f(2.4e9), "1.2 GB", "2.4 GB"},
+		{"rollout.endpoints.fanoutBytes", KindBytes, f(1.2e9), f(1.2e9), "1.2 GB", "1.2 GB"},
+		{"total.ratio", KindRatio, f(2.0001), f(2.0002), "2.0001×", "2.0002×"},
+		{"rollout.endpoints.writes", KindCount, nil, f(3), "-", "3"},
+	} {
+		if ta, tb := figurePair(tc.name, tc.kind, tc.a, tc.b); ta != tc.ta || tb != tc.tb {
+			t.Errorf("%s: %q %q, want %q %q", tc.name, ta, tb, tc.ta, tc.tb)
+		}
+	}
+}

@@ -283,7 +283,8 @@ func WriteDiffTable(w io.Writer, r *DiffReport, all bool) error {
 		if row.Failed {
 			verdict = strings.ToUpper(verdict)
 		}
-		cells = append(cells, []string{verdict, row.Figure, optFigure(row.Figure, row.Kind, row.A), optFigure(row.Figure, row.Kind, row.B), row.changeText()})
+		a, b := figurePair(row.Figure, row.Kind, row.A, row.B)
+		cells = append(cells, []string{verdict, row.Figure, a, b, row.changeText()})
 	}
 	if len(cells) > 1 {
 		writeColumns(ew, cells, []bool{false, false, true, true, true})
