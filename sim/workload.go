@@ -277,7 +277,10 @@ func (e *Engine) buildServices() {
 		c := &e.cfg.Services[ci]
 		count := max(c.Count, 1)
 		proto := serviceTemplate(c)
-		named := slices.Contains(slices.Collect(maps.Values(c.Labels)), NameLabelValue)
+		named := false
+		for _, v := range c.Labels {
+			named = named || v == NameLabelValue
+		}
 		for k := range count {
 			name := c.Name
 			if c.Count > 1 {

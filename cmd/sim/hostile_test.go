@@ -367,12 +367,9 @@ func TestHostileFailedRunLeavesNoNewOut(t *testing.T) {
 		{"SIGINT", []string{"EPSIM_TEST_HOOK=before-commit:INT"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			parent := t.TempDir()
-			existing := filepath.Join(parent, "existing")
-			os.Mkdir(existing, 0o755)
-			writeFile(t, existing, "notes.txt", "mine")
+			parent, outs := outCandidates(t, "notes.txt", "mine")
 			before := snapshot(t, parent)
-			for _, out := range []string{filepath.Join(parent, "new"), filepath.Join(parent, "a", "b", "c"), existing} {
+			for _, out := range outs {
 				r := runChild(t, tc.env, append([]string{"run", "quick", "--quiet", "--out", out}, tc.args...)...)
 				if r.code == 0 && r.signal == 0 {
 					t.Fatalf("--out %s: the run did not fail", out)
@@ -393,12 +390,9 @@ func TestHostileStoppedShardLeavesNoNewOut(t *testing.T) {
 	plan := writePlan(t, tinyPlan)
 	for _, sig := range []string{"INT", "TERM"} {
 		t.Run(sig, func(t *testing.T) {
-			parent := t.TempDir()
-			existing := filepath.Join(parent, "existing")
-			os.Mkdir(existing, 0o755)
-			writeFile(t, existing, "partial-00001-of-00002.json", "another shard's")
+			parent, outs := outCandidates(t, "partial-00001-of-00002.json", "another shard's")
 			before := snapshot(t, parent)
-			for _, out := range []string{filepath.Join(parent, "new"), filepath.Join(parent, "a", "b", "c"), existing} {
+			for _, out := range outs {
 				r := runChild(t, []string{"EPSIM_TEST_HOOK=before-partial:" + sig}, "plan", plan, "--quiet", "--jobs", "1", "--shard", "0/2", "--out", out)
 				if r.signal == 0 {
 					t.Fatalf("--out %s: the shard was not stopped by the signal: exit %d: %s", out, r.code, r.stderr)
@@ -416,6 +410,18 @@ func TestHostileStoppedShardLeavesNoNewOut(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "partial-00000-of-00002.json")); err != nil {
 		t.Errorf("a shard that completed: %v", err)
 	}
+}
+
+// outCandidates makes a directory with one subdirectory, "existing", holding file (with
+// content), and returns it with the --out paths a test of what a failed run leaves tries:
+// a new directory, a new one with missing parents, and the existing one.
+func outCandidates(t *testing.T, file, content string) (parent string, outs []string) {
+	t.Helper()
+	parent = t.TempDir()
+	existing := filepath.Join(parent, "existing")
+	os.Mkdir(existing, 0o755)
+	writeFile(t, existing, file, content)
+	return parent, []string{filepath.Join(parent, "new"), filepath.Join(parent, "a", "b", "c"), existing}
 }
 
 // A stage left by a sim killed with SIGKILL (no handler runs) and per-file temporaries of
