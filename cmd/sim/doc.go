@@ -106,7 +106,8 @@ or contain it (--out . is refused). Outputs of an earlier run this one does not 
 write, SIGINT, SIGTERM or SIGHUP leave --out as it was, and a second sim writing into the
 same --out at the same time fails at once.
 
-Plot redraws the charts from those files without running the simulation again:
+Plot redraws the charts from those files without running the simulation again, and says
+on stderr which charts it wrote and where:
 
 	$ sim plot results/5000-nodes
 	$ sim plot results/5000-nodes --out charts

@@ -194,6 +194,16 @@ func TestPlotRedrawsCharts(t *testing.T) {
 	if got := listDir(t, plotDir); !slices.Equal(got, charts) {
 		t.Errorf("plot wrote %q, want %q", got, charts)
 	}
+	// On success plot says where its charts went, naming each, rather than nothing at all.
+	said := te.stderr.String()
+	if !strings.Contains(said, "sim: plot: wrote ") || !strings.Contains(said, plotDir) {
+		t.Errorf("plot's stderr %q does not say what it wrote into %s", said, plotDir)
+	}
+	for _, f := range charts {
+		if name := strings.TrimSuffix(strings.TrimSuffix(f, ".png"), ".svg"); !strings.Contains(said, name) {
+			t.Errorf("plot's stderr %q does not name chart %s", said, name)
+		}
+	}
 	for _, f := range charts {
 		a, _ := os.ReadFile(filepath.Join(runDir, f))
 		b, _ := os.ReadFile(filepath.Join(plotDir, f))

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"epsim/reports"
 	"epsim/sim"
@@ -21,6 +22,7 @@ DIR/timeseries.csv and, when present, DIR/layout.csv, without running the simula
 again. The charts are written into DIR, or into --out. As with 'sim run', the files are
 written atomically: on any error none is replaced. The directory written is replaced as a
 whole, so it may not be the working directory or contain it: 'sim plot .' is refused.
+On success plot says on stderr which charts it wrote, and into which directory.
 
 Examples:
 
@@ -36,13 +38,15 @@ Examples:
 			if out == "" {
 				out = args[0]
 			}
-			return plotDir(args[0], out)
+			return plotDir(e, args[0], out)
 		}
 	},
 }
 
-// plotDir reads a run's outputs from in and writes its charts into out.
-func plotDir(in, out string) error {
+// plotDir reads a run's outputs from in and writes its charts into out, then says on
+// stderr which files it wrote, as 'sim check' says which baseline it wrote: a command that
+// succeeds in silence leaves the user to guess where its output went.
+func plotDir(e *env, in, out string) error {
 	summary, series, layout, err := readRunDir(in)
 	if err != nil {
 		return badInput(err)
@@ -51,11 +55,21 @@ func plotDir(in, out string) error {
 	if err != nil {
 		return err
 	}
-	if _, _, err := writeCharts(o, summary, series, layout); err != nil {
+	charts, _, err := writeCharts(o, summary, series, layout)
+	if err != nil {
 		o.abort()
 		return fmt.Errorf("plot %s: %w (nothing in %s was changed)", in, err, out)
 	}
-	return o.commit()
+	if err := o.commit(); err != nil {
+		return err
+	}
+	names := make([]string, len(charts))
+	for i, c := range charts {
+		names[i] = c.Name
+	}
+	fmt.Fprintf(e.stderr, "sim: plot: wrote %s (%s each) into %s: %s\n",
+		plural(len(charts), "chart"), strings.Join(reports.ChartFormats, " and "), out, strings.Join(names, ", "))
+	return nil
 }
 
 // readRunDir reads summary.json, timeseries.csv and the optional layout.csv of a run.
