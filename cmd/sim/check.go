@@ -31,7 +31,9 @@ var cmdCheck = &command{
               --baseline-dir DIR holding SCENARIO.json). A figure that grew by more than
               --tolerance is a regression; one that shrank by more is an improvement
               (reported, and a failure only with --strict). --update-baseline (re)writes
-              the baselines from this run instead of comparing, atomically.
+              the baselines from this run instead of comparing, atomically; budgets
+              are still checked, so a broken budget fails the check (exit 1) even
+              though the baselines were written.
 
 --tolerance takes a percentage for every figure (default 2%) and, repeated,
 PATTERN=PERCENT for the figures PATTERN matches: a figure kind (count, bytes, seconds) or
@@ -79,9 +81,10 @@ writes are checked before any run (a directory, or a path whose directory cannot
 written, is bad input); directories missing on their paths are created when they are
 written. Two scenarios of one base name cannot share a --baseline-dir.
 
-Exit status: 0 every figure within bounds; 1 a regression, a broken budget, a figure
-missing from the run (with --strict also an improvement or a figure new to the baseline),
-or a run that failed;
+Exit status: 0 every figure within bounds; 1 a regression, a broken budget (with
+--update-baseline too: the baselines are written, and the check fails), a figure missing
+from the run (with --strict also an improvement or a figure new to the baseline), or a run
+that failed;
 2 bad input: a scenario error (with file:line), a missing, malformed or mismatched
 baseline, an unknown figure name, or a scenario with nothing to check.
 
@@ -102,7 +105,7 @@ Examples:
 		fs.Var(&o.floors, "floor", "absolute change within which a baseline figure never fails: `N` for every figure, or PATTERN=N (repeatable; N in the figure's unit, or with one: 1KB, 50ms)")
 		fs.BoolVar(&o.verbose, "verbose", false, "list every checked figure, not only the failures")
 		fs.StringVar(&o.junit, "junit", "", "also write JUnit XML to `FILE`")
-		fs.BoolVar(&o.update, "update-baseline", false, "write the baselines from this run instead of comparing with them")
+		fs.BoolVar(&o.update, "update-baseline", false, "write the baselines from this run instead of comparing with them (budgets are still checked)")
 		fs.BoolVar(&o.strict, "strict", false, "fail on improvements and on figures new to the baseline too")
 		formatFlag(fs, &o.format, "stdout `format`: table or json")
 		fs.Var(&o.sets, "set", "override a scenario field, `path=value` (repeatable), for every scenario")
@@ -354,7 +357,11 @@ func (o *checkOptions) run(e *env, args []string) error {
 		return err
 	}
 	if c := report.Counts(); c.Failed > 0 {
-		return &exitError{code: exitFailed, err: fmt.Errorf("check failed: %d of %d figures out of bounds (%s)", c.Failed, c.Figures, c)}
+		err := fmt.Errorf("check failed: %d of %d figures out of bounds (%s)", c.Failed, c.Figures, c)
+		if o.update {
+			err = fmt.Errorf("%w; the baselines now hold this run's figures, as asked, but budgets still apply", err)
+		}
+		return &exitError{code: exitFailed, err: err}
 	}
 	return nil
 }

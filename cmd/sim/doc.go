@@ -227,6 +227,9 @@ section, or grows past --tolerance (default 2%) of a baseline written by an earl
 	$ sim check quick --baseline-dir scenarios/baselines --update-baseline
 	$ sim check my-cluster.yaml --format json --strict
 
+--update-baseline writes the baselines instead of comparing with them, but still checks the
+budgets: a broken budget fails the check (exit 1) although the baselines were written.
+
 Budgets and baselines name figures as summary.json does, <phase|total>.<mode>.<figure>:
 
 	expect:
