@@ -109,8 +109,8 @@ func (r *RunReport) runDoc() []block {
 		services += max(1, sv.Count)
 	}
 	// The watchers as the table says them: the most per write, and at the end when fewer.
-	para("Scenario %s, seed %d: %s nodes, %s, %s, %s; the last API write at %s of virtual time, everything delivered by %s. Bytes are in SI units (1 KB = 1000 B).",
-		mdCode(r.File), s.Seed, formatCount(int64(s.Nodes)), plural(services, "Service"), watchersText(s, &s.Total),
+	para("Scenario %s, seed %d: %s, %s, %s, %s; the last API write at %s of virtual time, everything delivered by %s. Bytes are in SI units (1 KB = 1000 B).",
+		mdCode(r.File), s.Seed, plural(s.Nodes, "node"), plural(services, "Service"), watchersText(s, &s.Total),
 		plural(len(s.Phases), "phase"), FormatSeconds(s.LastWriteSeconds), FormatSeconds(max(s.Total.EndSeconds, s.EndTimeSeconds)))
 
 	h(2, "Headline")
@@ -276,14 +276,14 @@ func assumptions(cfg *sim.Config) []string {
 	}
 	out := []string{
 		fmt.Sprintf("Endpoints truncation %s (`controlPlane.endpointsTruncation`).", truncation),
-		fmt.Sprintf("At most %d endpoints per EndpointSlice (`controlPlane.maxEndpointsPerSlice`).", cp.MaxEndpointsPerSlice),
+		fmt.Sprintf("At most %s per EndpointSlice (`controlPlane.maxEndpointsPerSlice`).", plural(cp.MaxEndpointsPerSlice, "endpoint")),
 	}
 	for _, c := range []struct {
 		name, path string
 		cc         *sim.ControllerConfig
 	}{{"EndpointSlice", "controlPlane.endpointSlice", &cp.EndpointSlice}, {"Endpoints", "controlPlane.endpoints", &cp.Endpoints}} {
-		out = append(out, fmt.Sprintf("%s controller: batch period %s, %d workers, %g QPS (burst %d), API calls take %s (`%s.batchPeriod`, `.workers`, `.qps`, `.burst`, `.apiLatency`).",
-			c.name, c.cc.BatchPeriod, c.cc.Workers, c.cc.QPS, c.cc.Burst, distributionText(c.cc.APILatency), c.path))
+		out = append(out, fmt.Sprintf("%s controller: batch period %s, %s, %g QPS (burst %d), API calls take %s (`%s.batchPeriod`, `.workers`, `.qps`, `.burst`, `.apiLatency`).",
+			c.name, c.cc.BatchPeriod, plural(c.cc.Workers, "worker"), c.cc.QPS, c.cc.Burst, distributionText(c.cc.APILatency), c.path))
 	}
 	out = append(out, workloadsText(&cp.Workloads))
 	out = append(out,
@@ -332,9 +332,9 @@ func workloadsText(w *sim.WorkloadsConfig) string {
 	if burst == 0 {
 		burst = 500
 	}
-	t := fmt.Sprintf("Pod churn at the workload controllers' pace: ReplicaSet controller %d workers, %s; Deployment controller %d workers, %s; scheduler bindings %s; at most %d pods per ReplicaSet sync",
-		w.ReplicaSet.Workers, qpsText(w.ReplicaSet.QPS, w.ReplicaSet.Burst), w.Deployment.Workers, qpsText(w.Deployment.QPS, w.Deployment.Burst),
-		qpsText(w.SchedulerQPS, w.SchedulerBurst), burst)
+	t := fmt.Sprintf("Pod churn at the workload controllers' pace: ReplicaSet controller %s, %s; Deployment controller %s, %s; scheduler bindings %s; at most %s per ReplicaSet sync",
+		plural(w.ReplicaSet.Workers, "worker"), qpsText(w.ReplicaSet.QPS, w.ReplicaSet.Burst), plural(w.Deployment.Workers, "worker"), qpsText(w.Deployment.QPS, w.Deployment.Burst),
+		qpsText(w.SchedulerQPS, w.SchedulerBurst), plural(burst, "pod"))
 	if w.PodCreateFailureRate > 0 {
 		t += fmt.Sprintf("; %g%% of pod creates fail", w.PodCreateFailureRate*100)
 	}

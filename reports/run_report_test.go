@@ -256,3 +256,42 @@ func TestRunReportNextStepsKeepOverrides(t *testing.T) {
 		}
 	}
 }
+
+// A run of one node, one endpoint per slice and one worker a controller is said as such:
+// the table's and the report's headers, the slice-layout title and the assumptions wrote
+// "1 nodes", "1 endpoints per EndpointSlice", "1 workers".
+func TestRunReportCountsOne(t *testing.T) {
+	r := fixtureRunReport(t, false)
+	r.Summary.Nodes = 1
+	r.Config.ControlPlane.MaxEndpointsPerSlice = 1
+	r.Config.ControlPlane.Endpoints.Workers = 1
+	r.Config.ControlPlane.Workloads.ReplicaSet.Workers = 1
+	r.Config.ControlPlane.Workloads.BurstReplicas = 1
+	var md, table bytes.Buffer
+	if err := WriteRunMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTable(&table, r.Summary); err != nil {
+		t.Fatal(err)
+	}
+	res := fixtureResults()
+	res.Layout = []sim.LayoutSample{{Slices: 1, Endpoints: 1, Min: 1, Median: 1, Max: 1}}
+	charts, err := Charts(r.Summary, res.Series, res.Layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, c := range charts {
+		titles = append(titles, c.Title, c.Subtitle)
+	}
+	text := md.String() + table.String() + strings.Join(titles, "\n")
+	for _, want := range []string{"seed 42: 1 node,", "At most 1 endpoint per EndpointSlice", "batch period 0s, 1 worker,",
+		"ReplicaSet controller 1 worker,", "at most 1 pod per ReplicaSet sync", "every slice holds 1 endpoint"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in\n%s", want, text)
+		}
+	}
+	if m := regexp.MustCompile(`\b1 (nodes|endpoints|workers|pods|watchers)\b`).FindString(text); m != "" {
+		t.Errorf("%q in\n%s", m, text)
+	}
+}

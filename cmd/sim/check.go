@@ -337,7 +337,7 @@ func (o *checkOptions) run(e *env, args []string) error {
 			if changed {
 				state = "written"
 			}
-			fmt.Fprintf(e.stderr, "sim: baseline %s %s (%d figures)\n", job.baselinePath, state, len(newBaselines[i].Figures))
+			fmt.Fprintf(e.stderr, "sim: baseline %s %s (%s)\n", job.baselinePath, state, plural(len(newBaselines[i].Figures), "figure"))
 		}
 	}
 	if o.junit != "" {

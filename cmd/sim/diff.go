@@ -114,7 +114,7 @@ func failedText(c reports.DiffCounts, failOn string) string {
 		parts = append(parts, fmt.Sprintf("%d of %d figures changed by more than %s", c.Over, c.Compared, failOn))
 	}
 	if apart := c.Failed - c.Over; apart > 0 {
-		parts = append(parts, fmt.Sprintf("%d figures are only in one run (a mode or phase the other did not run), so not compared", apart))
+		parts = append(parts, fmt.Sprintf("%s only in one run (a mode or phase the other did not run), so not compared", counted(int64(apart), "figure is", "figures are")))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -112,7 +112,8 @@ func runImport(e *env, inputs []kubeimport.Input, opts kubeimport.Options, out s
 	for _, n := range res.Notes {
 		fmt.Fprintf(e.stderr, "sim: import: not mapped: %s\n", n)
 	}
-	fmt.Fprintf(e.stderr, "sim: import: %d nodes, %d Services in %d entries, %d pods\n", res.Nodes, res.Services, res.Entries, res.Pods)
+	fmt.Fprintf(e.stderr, "sim: import: %s, %s in %s, %s\n", plural(res.Nodes, "node"), plural(res.Services, "Service"),
+		counted(int64(res.Entries), "entry", "entries"), plural(res.Pods, "pod"))
 	if out == "" {
 		_, err := e.stdout.Write(res.YAML)
 		return err

@@ -3,10 +3,14 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"epsim/reports"
 	"epsim/scenarios"
+	"epsim/sim"
+	"epsim/trace"
 )
 
 // TestImportCommand imports the sample cluster into a file (named after it), and refuses
@@ -67,5 +71,39 @@ func TestImportCommand(t *testing.T) {
 	}
 	if strings.Contains(te.stderr.String(), "nodes,") {
 		t.Errorf("--out in a missing directory was checked only after the import: %s", te.stderr.String())
+	}
+}
+
+// TestMessagesCountOne: what the commands count on stderr is often one (one node, one
+// Service, one event out of order) and is said in the singular: "1 pods" read as a bug.
+func TestMessagesCountOne(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "one.json")
+	os.WriteFile(in, []byte(`{"kind":"List","apiVersion":"v1","items":[
+{"kind":"Node","apiVersion":"v1","metadata":{"name":"n1","labels":{"topology.kubernetes.io/zone":"z1"}},"status":{"allocatable":{"cpu":"4"}}},
+{"kind":"Service","apiVersion":"v1","metadata":{"namespace":"default","name":"one"},"spec":{"selector":{"app":"one"},"ports":[{"port":80,"targetPort":8080,"protocol":"TCP"}]}},
+{"kind":"Endpoints","apiVersion":"v1","metadata":{"namespace":"default","name":"one"},"subsets":[{"addresses":[{"ip":"10.1.0.1","nodeName":"n1"}],"ports":[{"port":8080,"protocol":"TCP"}]}]}]}`), 0o644)
+	te := newTestEnv()
+	if code := te.main([]string{"import", in}); code != exitOK {
+		t.Fatalf("import: exit %d: %s", code, te.stderr.String())
+	}
+	said := te.stderr.String()
+	if want := "sim: import: 1 node, 1 Service in 1 entry, 1 pod\n"; !strings.Contains(said, want) {
+		t.Errorf("import's stderr %q lacks %q", said, want)
+	}
+
+	var w strings.Builder
+	warnReplay(&w, "trace.jsonl", &sim.ReplayStats{OutOfOrder: 1, Relists: 1, RelistDeleted: 1, CreatedAfterEnd: 1},
+		&trace.Stats{BeforeListing: 1, InvalidIPs: 1, InvalidIPEvents: []int64{7}, Skipped: map[string]int64{"type ERROR": 1}})
+	said += w.String()
+	for _, want := range []string{"1 event out of time order", "1 event dated before", "lists the pods again 1 time ",
+		"the 1 pod a relist did not list was deleted", "1 Service was created after", "1 event of type ERROR",
+		"1 event rejected for a pod IP that is not an IP address (event 7)"} {
+		if !strings.Contains(w.String(), want) {
+			t.Errorf("replay's warnings lack %q:\n%s", want, w.String())
+		}
+	}
+	said += failedText(reports.DiffCounts{Failed: 1}, "5%")
+	if m := regexp.MustCompile(`\b1 (nodes|Services|entries|pods|events|times|figures)\b`).FindString(said); m != "" {
+		t.Errorf("%q in\n%s", m, said)
 	}
 }
