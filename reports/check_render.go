@@ -129,7 +129,7 @@ func (r *CheckRow) changeText() string {
 	case r.ChangePercent != nil && *r.ChangePercent == 0:
 		return "0%"
 	case r.ChangePercent != nil:
-		return fmt.Sprintf("%+.2f%%", *r.ChangePercent)
+		return formatChangePercent(*r.ChangePercent)
 	case r.Actual != nil && r.Expected != nil:
 		return "from 0"
 	}

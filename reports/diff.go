@@ -253,9 +253,22 @@ func (d *DiffRow) changeText() string {
 	case d.ChangePercent != nil && *d.ChangePercent == 0:
 		return "0%"
 	case d.ChangePercent != nil:
-		return fmt.Sprintf("%+.2f%%", *d.ChangePercent)
+		return formatChangePercent(*d.ChangePercent)
 	}
 	return "from 0"
+}
+
+// formatChangePercent formats a relative change that is not zero with two decimals and its
+// sign; one too small to show in two decimals is "+<0.01%" or "-<0.01%", not "-0.00%", which
+// read as no change on a row that says the figure changed.
+func formatChangePercent(p float64) string {
+	switch {
+	case p > 0 && p < 0.005:
+		return "+<0.01%"
+	case p < 0 && p > -0.005:
+		return "-<0.01%"
+	}
+	return fmt.Sprintf("%+.2f%%", p)
 }
 
 // WriteDiffTable writes r for people, in the style of 'sim check': a headline naming the
