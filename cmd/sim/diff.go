@@ -121,10 +121,14 @@ func failedText(c reports.DiffCounts, failOn string) string {
 
 // readSummaryArg reads the summary.json of a run: path is the file or its --out directory.
 func readSummaryArg(path string) (*reports.Summary, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+	var f *os.File
+	var err error
+	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+		f, err = openRunFile(path, "summary.json")
 		path = filepath.Join(path, "summary.json")
+	} else if f, err = os.Open(path); err != nil {
+		err = fmt.Errorf("%s: %w", path, plainPathError(err))
 	}
-	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -72,9 +72,31 @@ func plotDir(e *env, in, out string) error {
 	return nil
 }
 
+// openRunFile opens the file name of the --out directory dir of a run. Its error names the
+// path once (not "open DIR/summary.json: …") and, when dir is not a directory or lacks the
+// file, says what was expected.
+func openRunFile(dir, name string) (*os.File, error) {
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", dir, plainPathError(err))
+	case !st.IsDir():
+		return nil, fmt.Errorf("%s: not a directory (want the --out directory of a 'sim run')", dir)
+	}
+	path := filepath.Join(dir, name)
+	f, err := os.Open(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: no %s in it (want the --out directory of a 'sim run')", dir, name)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", path, plainPathError(err))
+	}
+	return f, nil
+}
+
 // readRunDir reads summary.json, timeseries.csv and the optional layout.csv of a run.
 func readRunDir(dir string) (*reports.Summary, []sim.Bucket, []sim.LayoutSample, error) {
-	f, err := os.Open(filepath.Join(dir, "summary.json"))
+	f, err := openRunFile(dir, "summary.json")
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -83,7 +105,7 @@ func readRunDir(dir string) (*reports.Summary, []sim.Bucket, []sim.LayoutSample,
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %w", f.Name(), err)
 	}
-	g, err := os.Open(filepath.Join(dir, "timeseries.csv"))
+	g, err := openRunFile(dir, "timeseries.csv")
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -97,7 +119,7 @@ func readRunDir(dir string) (*reports.Summary, []sim.Bucket, []sim.LayoutSample,
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return nil, nil, nil, err
+		return nil, nil, nil, fmt.Errorf("%s: %w", filepath.Join(dir, "layout.csv"), plainPathError(err))
 	default:
 		defer h.Close()
 		if layout, err = reports.ReadLayoutCSV(h); err != nil {
