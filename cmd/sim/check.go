@@ -500,12 +500,13 @@ func readBaseline(path string) (*reports.Baseline, error) {
 		return nil, fmt.Errorf("baseline %s does not exist; create it with --update-baseline", path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("baseline: %w", err)
+		return nil, fmt.Errorf("baseline %s: %w", path, plainPathError(err))
 	}
 	defer f.Close()
 	data, err := io.ReadAll(f)
 	if err != nil {
-		return nil, fmt.Errorf("baseline %s: %w", path, err)
+		// "baseline x: read x: is a directory" named the path twice.
+		return nil, fmt.Errorf("baseline %s: %w", path, plainPathError(err))
 	}
 	// A byte-order mark some editors write is no part of the JSON.
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))

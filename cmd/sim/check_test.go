@@ -336,6 +336,8 @@ func TestCheckUsage(t *testing.T) {
 		{"bad tolerance", []string{"check", "x.yaml", "--tolerance", "lots"}, "--tolerance"},
 		{"bad format", []string{"check", "x.yaml", "--format", "xml"}, "--format"},
 		{"missing baseline", []string{"check", "x.yaml", "--baseline-dir", dir}, "create it with --update-baseline"},
+		// The path once, not "baseline D: read D: is a directory".
+		{"baseline a directory", []string{"check", "x.yaml", "--baseline", dir}, "sim: baseline " + dir + ": is a directory\n"},
 		{"scenario errors", []string{"check", "bad", "x.yaml", "--baseline-dir", dir}, "bad.yaml:3:5: cluster.nodes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
