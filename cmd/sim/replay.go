@@ -315,6 +315,20 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	cfg.RunEndpoints = slices.Contains(modes, sim.ModeEndpoints)
 	cfg.RunEndpointSlices = slices.Contains(modes, sim.ModeEndpointSlices)
 
+	// --out is checked before any input is read: without --nodes the pods are read twice,
+	// and a recording may be millions of events (as 'sim run' fails before a long run).
+	var out *outputDir
+	log := &replayLog{warm: warm}
+	if o.out != "" {
+		if out, err = openOutputDir(o.out, true); err != nil {
+			return err
+		}
+		defer out.abort()
+		// writes.jsonl is written as the replay makes the writes, not held to the end.
+		if log.file, err = newWriteLog(out); err != nil {
+			return fmt.Errorf("--out %s: %w", out.dir, err)
+		}
+	}
 	services, svcStats, err := readFile(o.services, trace.ReadServices)
 	if err != nil {
 		return badInput(err)
@@ -358,18 +372,6 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	}
 	if len(nodes) == 0 {
 		return badInput(errors.New("replay: no nodes (give --nodes, or pods scheduled to nodes)"))
-	}
-	var out *outputDir
-	log := &replayLog{warm: warm}
-	if o.out != "" {
-		if out, err = openOutputDir(o.out, true); err != nil {
-			return err
-		}
-		defer out.abort()
-		// writes.jsonl is written as the replay makes the writes, not held to the end.
-		if log.file, err = newWriteLog(out); err != nil {
-			return fmt.Errorf("--out %s: %w", out.dir, err)
-		}
 	}
 	var sliceStream *trace.SliceReader
 	var seed []*model.EndpointSlice
@@ -648,7 +650,7 @@ func openInput(path string) (io.Reader, func(), error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%s: %w", path, plainPathError(err))
 	}
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		f.Close()
