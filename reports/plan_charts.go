@@ -258,7 +258,7 @@ func (r *PlanResults) planSubtitle(what string, xOf func(*PlanPoint) float64, us
 	if held := r.heldAxes(xOf, used); held != "" {
 		parts = append(parts, held)
 	}
-	parts = append(parts, fmt.Sprintf("plan %s, %d grid points", r.Plan.Name, r.Plan.GridPoints))
+	parts = append(parts, fmt.Sprintf("plan %s, %s", r.Plan.Name, plural(r.Plan.GridPoints, "grid point")))
 	return strings.Join(parts, " · ")
 }
 

@@ -295,3 +295,16 @@ func TestRunReportCountsOne(t *testing.T) {
 		t.Errorf("%q in\n%s", m, text)
 	}
 }
+
+// A plan of one grid point says "1 grid point" in its report and chart subtitles.
+func TestPlanReportCountsOne(t *testing.T) {
+	r := fixturePlan()
+	r.Plan.GridPoints = 1
+	var buf bytes.Buffer
+	if err := WritePlanMarkdown(&buf, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); !strings.Contains(out, "; 1 grid point:") || strings.Contains(out, "1 grid points") {
+		t.Errorf("plan report of one point:\n%s", out)
+	}
+}
