@@ -146,7 +146,7 @@ func (o *planOptions) run(e *env, args []string) error {
 		}
 	}
 	if !o.quiet {
-		fmt.Fprintf(e.stderr, "plan %s: %s in %s", plan.Name, plural(len(points), "point"), time.Since(started).Round(time.Millisecond))
+		fmt.Fprintf(e.stderr, "sim: plan %s: %s in %s", plan.Name, plural(len(points), "point"), time.Since(started).Round(time.Millisecond))
 		if failed > 0 {
 			fmt.Fprintf(e.stderr, ", %d failed (listed in the report)", failed)
 		}
