@@ -69,9 +69,13 @@ Examples:
 				}
 				f, err := os.Open(a)
 				if err != nil {
-					return badInput(fmt.Errorf("import: %w", err))
+					return badInput(fmt.Errorf("import: %s: %w", a, plainPathError(err)))
 				}
 				defer f.Close()
+				// Refused here, not when read ("cannot read D: read D: is a directory").
+				if st, err := f.Stat(); err == nil && st.IsDir() {
+					return badInput(fmt.Errorf("import: %s: is a directory, not a file", a))
+				}
 				inputs = append(inputs, kubeimport.Input{Name: a, R: f})
 			}
 			if out != "" {

@@ -217,15 +217,19 @@ func TestImportErrors(t *testing.T) {
 	}
 	// An object that does not decode is named: one of thousands in a list.
 	for _, c := range []struct{ in, want string }{
-		{`{"kind":"List","items":[{"kind":"Service","metadata":{"name":"web","namespace":"shop"},"spec":{"ports":[{"port":"80"}]}}]}`, `a Service "shop/web": json: cannot unmarshal string`},
-		{`{"kind":"Node","metadata":{"name":"n-7"},"status":{"allocatable":{"cpu":4}}}`, `a Node "n-7": json: cannot unmarshal number`},
-		{`{"kind":"Node","status":{"allocatable":{"cpu":4}}}`, `a Node: json: cannot unmarshal number`},
+		// The field and the JSON types in kubectl's words, not encoding/json's Go types
+		// ("cannot unmarshal string into Go struct field .spec.ports of type
+		// []kubeimport.servicePort").
+		{`{"kind":"List","items":[{"kind":"Service","metadata":{"name":"web","namespace":"shop"},"spec":{"ports":[{"port":"80"}]}}]}`, `a Service "shop/web": spec.ports.port: a string, where kubectl writes a whole number in range`},
+		{`{"kind":"List","items":[{"kind":"Service","metadata":{"name":"web","namespace":"shop"},"spec":{"ports":"80"}}]}`, `a Service "shop/web": spec.ports: a string, where kubectl writes a list`},
+		{`{"kind":"Node","metadata":{"name":"n-7"},"status":{"allocatable":{"cpu":4}}}`, `a Node "n-7": status.allocatable: a number, where kubectl writes a string`},
+		{`{"kind":"Node","status":{"allocatable":{"cpu":4}}}`, `a Node: status.allocatable: a number, where kubectl writes a string`},
 		// kubectl's -o yaml, or a manifest, is named as YAML.
 		{"apiVersion: v1\nitems: []\nkind: List\n", "(byte 0, line 1); this looks like YAML: give kubectl's '-o json' output"},
 		{"\n---\nkind: Node\n", "this looks like YAML"},
 	} {
 		_, err := Import([]Input{{Name: "in.json", R: strings.NewReader(c.in)}}, Options{})
-		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "Go struct") {
 			t.Errorf("%s: %v, want it to say %q", c.in, err, c.want)
 		}
 	}
