@@ -66,8 +66,8 @@ EndpointSlices), and figure is a summary.json field, nested ones joined with dot
 
 Budgets take bytes with units (2TB, 1.5MiB), rates for peakEgressBytesPerSec (10Gbit,
 1.25GB/s, or bytes as 1GB), durations (30s, or a number of seconds) and plain numbers;
-they may also use the short names writes, creates, updates, deletes and
-propagationP99 or programmingP99 (and P50, P90, Max). Baselines hold every endpoints and endpointslices
+they may also use the short names writes, creates, updates, deletes and propagationP99 or
+programmingP99 (and P50, P90, Max). Baselines hold every endpoints and endpointslices
 figure; ratios follow from those, so only budgets bound them. An unknown figure name is an
 error that names the closest valid ones.
 

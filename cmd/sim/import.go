@@ -20,12 +20,13 @@ var cmdImport = &command{
 	long: `Import reads what kubectl prints about a cluster — from the files given, or stdin — and
 writes a scenario you can run and edit: the nodes and their zones, region and CPU; each
 Service with the workloads its selector selects (replicas, kind, rolling update strategy,
-minReadySeconds, a StatefulSet's serviceName), headless and dual-stack Services, named ports (a named targetPort is
-resolved against the pods' container ports), trafficDistribution and the topology-mode
-annotation, publishNotReadyAddresses, the Service's labels (its Endpoints and slices copy
-them); and a default timeline: create, a rollout of the three
-largest Services, a rollout of every Service at once, a node drain. Services alike but for
-their names become one entry with count:, so a 10,000-Service cluster gives a short file.
+minReadySeconds, a StatefulSet's serviceName), headless and dual-stack Services, named
+ports (a named targetPort is resolved against the pods' container ports),
+trafficDistribution and the topology-mode annotation, publishNotReadyAddresses, the
+Service's labels (its Endpoints and slices copy them); and a default timeline: create, a
+rollout of the three largest Services, a rollout of every Service at once, a node drain.
+Services alike but for their names become one entry with count:, so a 10,000-Service
+cluster gives a short file.
 
 Inputs are kubectl's JSON, Lists of any mix of kinds:
 
@@ -37,15 +38,15 @@ Inputs are kubectl's JSON, Lists of any mix of kinds:
 
 Endpoints give selector-less Services (hand-made Endpoints, which the EndpointSlice
 mirroring controller mirrors) their addresses (without an Endpoints object, the slices
-written for them directly do); EndpointSlices give the pod count of Services
-whose pods no workload in the input explains (the EndpointSlice controller's slices; another
-manager's only when there are none). A ReplicaSet no Deployment in the input owns is run as
-a Deployment; one a Deployment in the input owns is left to it. Everything that could not be mapped is listed
-at the top of the file and on stderr. --anonymize renames namespaces, Services, ports, zones,
-the region, nodes, label values and label keys but Kubernetes' own (deterministically,
-keeping lengths, so byte figures hold) so the file can be shared. --out writes the file atomically; its directory must exist (checked before the
-import's work). (-o means the output format in
-every other command, so import has no -o.)
+written for them directly do); EndpointSlices give the pod count of Services whose pods no
+workload in the input explains (the EndpointSlice controller's slices; another manager's
+only when there are none). A ReplicaSet no Deployment in the input owns is run as a
+Deployment; one a Deployment in the input owns is left to it. Everything that could not be
+mapped is listed at the top of the file and on stderr. --anonymize renames namespaces,
+Services, ports, zones, the region, nodes, label values and label keys but Kubernetes' own
+(deterministically, keeping lengths, so byte figures hold) so the file can be shared.
+--out writes the file atomically; its directory must exist (checked before the import's
+work). (-o means the output format in every other command, so import has no -o.)
 
 Examples:
 
