@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestBoolFlagValueAsNextWord: "--charts false" sets the flag instead of naming a second
@@ -295,9 +295,9 @@ func TestCompletionFixedValues(t *testing.T) {
 	}
 }
 
-// Every command's help text is wrapped at 92 columns at most (as written: most at 90), outside its indented
-// examples and tables: text edited in place had left lines of up to 144 columns in 'sim
-// help import' and 'sim help check'.
+// Every command's help text is wrapped at 92 columns at most (most lines at 90), outside
+// its indented examples and tables: text edited in place had left lines of up to 144
+// columns in 'sim help import' and 'sim help check'.
 func TestHelpWrapped(t *testing.T) {
 	for _, c := range commands {
 		for i, line := range strings.Split(c.long, "\n") {
