@@ -279,7 +279,8 @@ to choose otherwise.
 
 # Exit status
 
-0 success; 1 the run failed (or its outputs could not be written); 2 bad input: an unknown
+0 success; 1 the run failed (or its outputs could not be written), or 'sim check' or 'sim
+diff --fail-on' found a figure out of bounds; 2 bad input: an unknown
 command or flag, a bad flag value, an unusable --out, or an invalid or missing scenario,
 including one whose estimated memory is over guards.maxMemory; 3 an internal error (a bug in
 sim: please report it with the command line, the scenario and its seed). Errors are printed

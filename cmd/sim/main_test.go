@@ -628,3 +628,17 @@ func TestOutNotTheWorkingDirectory(t *testing.T) {
 		t.Errorf("sim plot . changed the run's directory:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
+
+// The overview's exit statuses are all of them: it said "1 the run failed", while check and
+// diff --fail-on exit 1 for a figure out of bounds too, and left out 3, an internal error.
+// Reference: cmd/sim/doc.go "Exit status".
+func TestOverviewExitStatus(t *testing.T) {
+	te := newTestEnv()
+	te.main([]string{"help"})
+	out := strings.Join(strings.Fields(te.stdout.String()), " ")
+	for _, want := range []string{"1 the run failed, or check or diff found a figure out of bounds", "2 bad input", "3 an internal error"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("'sim help' lacks %q:\n%s", want, te.stdout.String())
+		}
+	}
+}
