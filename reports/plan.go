@@ -628,7 +628,7 @@ func ReadPlanPartial(rd io.Reader) (*PlanResults, error) {
 	dec.DisallowUnknownFields()
 	var r PlanResults
 	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("reports: reading plan partial: %w", err)
+		return nil, fmt.Errorf("reports: reading plan partial: %w", readError(err))
 	}
 	if r.Format != PlanFormat {
 		return nil, fmt.Errorf("reports: plan partial has format %q, want %q", r.Format, PlanFormat)
