@@ -142,3 +142,21 @@ func TestDiffTinyChangeShown(t *testing.T) {
 		}
 	}
 }
+
+// The headline names each run's cluster size: two runs of one scenario with --set
+// cluster.nodes differ in it, and no compared figure says so.
+func TestDiffHeadlineNamesNodes(t *testing.T) {
+	a, b := diffPair(func(*ModeSummary) {})
+	a.Nodes, b.Nodes = 100, 1
+	r := DiffSummaries(a, b, "a", "b", DiffOptions{})
+	var buf bytes.Buffer
+	if err := WriteDiffTable(&buf, r, false); err != nil {
+		t.Fatal(err)
+	}
+	if line, _, _ := strings.Cut(buf.String(), "\n"); line != "diff A a (s, seed 1, 100 nodes) → B b (s, seed 1, 1 node)" {
+		t.Errorf("headline %q", line)
+	}
+	if r.NodesA != 100 || r.NodesB != 1 {
+		t.Errorf("nodesA %d, nodesB %d, want 100, 1", r.NodesA, r.NodesB)
+	}
+}
