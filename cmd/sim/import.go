@@ -17,11 +17,11 @@ var cmdImport = &command{
 	name:  "import",
 	usage: "import [FILE.json...]",
 	short: "make a scenario from kubectl output of a real cluster",
-	long: `Import reads what kubectl prints about a cluster — from the files given, or stdin — and
-writes a scenario you can run and edit: the nodes and their zones, region and CPU; each
-Service with the workloads its selector selects (replicas, kind, rolling update strategy,
-minReadySeconds, a StatefulSet's serviceName), headless and dual-stack Services, named
-ports (a named targetPort is resolved against the pods' container ports),
+	long: `Import reads what kubectl prints about a cluster — from the files given, or stdin ("-", or
+no file) — and writes a scenario you can run and edit: the nodes and their zones, region
+and CPU; each Service with the workloads its selector selects (replicas, kind, rolling
+update strategy, minReadySeconds, a StatefulSet's serviceName), headless and dual-stack
+Services, named ports (a named targetPort is resolved against the pods' container ports),
 trafficDistribution and the topology-mode annotation, publishNotReadyAddresses, the
 Service's labels (its Endpoints and slices copy them); and a default timeline: create, a
 rollout of the three largest Services, a rollout of every Service at once, a node drain.
@@ -51,6 +51,7 @@ work). (-o means the output format in every other command, so import has no -o.)
 Examples:
 
     sim import nodes.json services.json workloads.json --out my-cluster.yaml
+    kubectl get services -A -o json | sim import nodes.json - workloads.json
     sim import --anonymize --name prod nodes.json services.json workloads.json endpoints.json
     sim import --out my-cluster.yaml scenarios/testdata/import-nodes.json scenarios/testdata/import-services.json`,
 	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
@@ -61,11 +62,19 @@ Examples:
 		fs.BoolVar(&anonymize, "anonymize", false, "rename namespaces, Services, ports, zones, nodes and labels so the file can be shared")
 		return func(e *env, args []string) error {
 			var inputs []kubeimport.Input
-			if len(args) == 0 || (len(args) == 1 && args[0] == "-") {
-				inputs = append(inputs, kubeimport.Input{Name: "stdin", R: os.Stdin})
+			if len(args) == 0 {
+				inputs = append(inputs, kubeimport.Input{Name: "stdin", R: e.stdinReader()})
 			}
+			stdin := false
 			for _, a := range args {
 				if a == "-" {
+					// "-" among files reads stdin there too: it was read only when alone,
+					// so 'sim import nodes.json -' dropped what was piped in.
+					if stdin {
+						return usageErrorf("import", "- (stdin) given twice")
+					}
+					stdin = true
+					inputs = append(inputs, kubeimport.Input{Name: "stdin", R: e.stdinReader()})
 					continue
 				}
 				f, err := os.Open(a)
@@ -127,4 +136,13 @@ func runImport(e *env, inputs []kubeimport.Input, opts kubeimport.Options, out s
 		return fmt.Errorf("import: %s: %w", out, err)
 	}
 	return nil
+}
+
+// stdinReader is the standard input a "-" argument reads: the env's, or the process's when
+// the env has none (a test env that sets no stdin).
+func (e *env) stdinReader() io.Reader {
+	if e.stdin != nil {
+		return e.stdin
+	}
+	return os.Stdin
 }

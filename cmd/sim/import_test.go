@@ -114,3 +114,27 @@ func TestMessagesCountOne(t *testing.T) {
 		t.Errorf("%q in\n%s", m, said)
 	}
 }
+
+// "-" among files reads stdin as one more input: it was read only when it was the sole
+// argument, so 'kubectl get services -A -o json | sim import nodes.json -' imported no
+// Service at all. "-" twice is a usage error.
+func TestImportStdinAmongFiles(t *testing.T) {
+	dir := t.TempDir()
+	nodes := filepath.Join(dir, "nodes.json")
+	os.WriteFile(nodes, []byte(`{"kind":"List","items":[{"kind":"Node","metadata":{"name":"n1","labels":{"topology.kubernetes.io/zone":"z1"}},"status":{"allocatable":{"cpu":"4"}}}]}`), 0o644)
+	services := `{"kind":"List","items":[{"kind":"Service","metadata":{"namespace":"default","name":"one"},"spec":{"selector":{"app":"one"},"ports":[{"port":80}]}},
+{"kind":"Deployment","metadata":{"namespace":"default","name":"one"},"spec":{"replicas":3,"selector":{"matchLabels":{"app":"one"}},"template":{"metadata":{"labels":{"app":"one"}}}}}]}`
+	te := newTestEnv()
+	te.stdin = strings.NewReader(services)
+	if code := te.main([]string{"import", nodes, "-"}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, te.stderr.String())
+	}
+	if want := "sim: import: 1 node, 1 Service in 1 entry, 3 pods\n"; !strings.Contains(te.stderr.String(), want) {
+		t.Errorf("stderr %q lacks %q: stdin was not read", te.stderr.String(), want)
+	}
+	te = newTestEnv()
+	te.stdin = strings.NewReader(services)
+	if code := te.main([]string{"import", "-", "-"}); code != exitBadInput || !strings.Contains(te.stderr.String(), "given twice") {
+		t.Errorf("import - -: exit %d, stderr %q", code, te.stderr.String())
+	}
+}
