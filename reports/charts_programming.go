@@ -14,10 +14,10 @@ import (
 // a vertical line from p50 to max, a marker at p99, the SLO as a labelled reference line,
 // and a log scale when the latencies span decades. It is the consumer-side companion of the
 // propagation chart: what kube-proxy's kubeproxy_network_programming_duration_seconds (and
-// clusterloader2's NetworkProgrammingLatency) would show. Its title states each mode's p99 in
-// its worst phase, as a p99: the samples are changes, as the representative kube-proxy
-// programs them, so it bounds 99% of the changes of that phase, not every node; the
-// subtitle says what a sample is, and which phases missed the SLO.
+// clusterloader2's NetworkProgrammingLatency) would show. Its title states each mode's
+// largest phase p99: a percentile of the changes the representative kube-proxy programmed in
+// that phase, not a bound for every node or change; the subtitle says what a sample is, and
+// which phases missed the SLO.
 func ProgrammingChart(s *Summary) (*Chart, error) {
 	c := &Chart{Name: "programming-latency"}
 	c.Title, c.Subtitle = programmingFinding(s)
