@@ -134,7 +134,9 @@ type ModeSummary struct {
 	// can hide a much longer delay.
 	MaxWithinSLO *bool `json:"maxWithinSLO,omitempty"`
 	// Programming is network programming latency: trigger → rules in place on a node
-	// (kubeproxy_network_programming_duration_seconds, pooled over all kube-proxies).
+	// (kubeproxy_network_programming_duration_seconds), as the representative kube-proxy
+	// observes it: its samples stand for every healthy node's, and count is that node's
+	// samples, not all nodes' together (README "Results contract").
 	Programming LatencySummary `json:"programming"`
 	// ProgrammingWithinSLO says whether programming p99 met the SLO (absent when nothing
 	// was programmed).
