@@ -301,13 +301,13 @@ func (r *PlanResults) heldAxes(xOf func(*PlanPoint) float64, used []*PlanPoint) 
 		return v, true
 	}
 	if n, ok := same(func(p *PlanPoint) int { return p.Nodes }); ok && !r.axisNamed(held, "nodes") {
-		held = append(held, formatCount(int64(n))+" nodes")
+		held = append(held, plural(n, "node"))
 	}
 	if n, ok := same(func(p *PlanPoint) int { return p.EndpointsPerService }); ok {
 		if lo, ok := same(func(p *PlanPoint) int { return p.SmallestService }); ok && used[0].MixedSizes {
 			held = append(held, serviceSizeText(n, true, lo)+" endpoints per service")
 		} else {
-			held = append(held, formatCount(int64(n))+" endpoints per service")
+			held = append(held, counted(int64(n), "endpoint per service", "endpoints per service"))
 		}
 	}
 	return strings.Join(held, ", ")

@@ -123,7 +123,8 @@ func (r *RunReport) runDoc() []block {
 				continue
 			}
 			if ms.FailedWrites > 0 {
-				warnings = append(warnings, fmt.Sprintf("Phase %s: %s %s writes failed (objects over the etcd request limit).", mdCode(p.Name), formatCount(ms.FailedWrites), modeTitle(m)))
+				warnings = append(warnings, fmt.Sprintf("Phase %s: %s (objects over the etcd request limit).", mdCode(p.Name),
+					counted(ms.FailedWrites, modeTitle(m)+" write failed", modeTitle(m)+" writes failed")))
 			}
 			if ms.WithinSLO != nil && !*ms.WithinSLO {
 				warnings = append(warnings, fmt.Sprintf("Phase %s: %s propagation p99 %s misses the %s SLO.", mdCode(p.Name), modeTitle(m), FormatSeconds(ms.Propagation.P99Seconds), FormatSeconds(s.SLOSeconds)))
@@ -363,7 +364,7 @@ func (r *RunReport) nextSteps() []string {
 	if cfg.ControlPlane.EndpointsTruncation {
 		hidden := ""
 		if t := s.Total.Endpoints; t != nil && t.HiddenAddresses > 0 {
-			hidden = fmt.Sprintf(" (it hid up to %s addresses here)", formatCount(t.HiddenAddresses))
+			hidden = fmt.Sprintf(" (it hid up to %s here)", counted(t.HiddenAddresses, "address", "addresses"))
 		}
 		out = append(out, fmt.Sprintf("The full cost of Endpoints without truncation%s: `--set controlPlane.endpointsTruncation=false`.", hidden))
 	}

@@ -268,6 +268,7 @@ func TestRunReportCountsOne(t *testing.T) {
 	r.Config.ControlPlane.Workloads.ReplicaSet.Workers = 1
 	r.Config.ControlPlane.Workloads.BurstReplicas = 1
 	r.Config.APIServer.Watchers = []sim.WatcherConfig{{Name: "coredns", Count: 2}}
+	r.Summary.Phases[0].Endpoints.FailedWrites = 1
 	var md, table bytes.Buffer
 	if err := WriteRunMarkdown(&md, r); err != nil {
 		t.Fatal(err)
@@ -287,7 +288,7 @@ func TestRunReportCountsOne(t *testing.T) {
 	}
 	text := md.String() + table.String() + strings.Join(titles, "\n")
 	for _, want := range []string{"seed 42: 1 node,", "At most 1 endpoint per EndpointSlice", "batch period 0s, 1 worker,",
-		"ReplicaSet controller 1 worker,", "at most 1 pod per ReplicaSet sync", "every slice holds 1 endpoint", "; 1 extra watcher group ("} {
+		"ReplicaSet controller 1 worker,", "at most 1 pod per ReplicaSet sync", "every slice holds 1 endpoint", "; 1 extra watcher group (", ": 1 Endpoints write failed (objects over"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in\n%s", want, text)
 		}

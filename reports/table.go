@@ -87,7 +87,7 @@ func phaseWatchers(p, total *PhaseSummary) string {
 		return ""
 	}
 	if e < 0 || es <= 0 || e == es || e == 0 {
-		return formatCount(max(e, es)) + " watchers per write"
+		return counted(max(e, es), "watcher", "watchers") + " per write"
 	}
 	return fmt.Sprintf("watchers per write %s/%s", formatCount(e), formatCount(es))
 }
@@ -395,7 +395,7 @@ func Headline(p *PhaseSummary) string {
 	}
 	for _, m := range AllModes {
 		if ms := p.Mode(m); ms != nil && ms.FailedWrites != 0 {
-			parts = append(parts, fmt.Sprintf("%s %s writes failed", formatCount(ms.FailedWrites), modeTitle(m)))
+			parts = append(parts, counted(ms.FailedWrites, modeTitle(m)+" write failed", modeTitle(m)+" writes failed"))
 		}
 	}
 	return strings.Join(parts, "; ")
