@@ -41,7 +41,7 @@ Examples:
 				for _, a := range cfg.Timeline {
 					phases = append(phases, a.Name)
 				}
-				fmt.Fprintf(e.stdout, "%s: %s nodes, %s, %s pods\n", n, thousands(int64(cfg.Cluster.Nodes)), plural(services, "Service"), thousands(int64(pods)))
+				fmt.Fprintf(e.stdout, "%s: %s, %s, %s\n", n, plural(cfg.Cluster.Nodes, "node"), plural(services, "Service"), plural(pods, "pod"))
 				fmt.Fprintf(e.stdout, "  phases: %s\n", strings.Join(phases, ", "))
 				if sc.Description != "" {
 					for _, line := range wrap(sc.Description, 88) {
