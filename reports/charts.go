@@ -49,7 +49,7 @@ func Charts(s *Summary, series []sim.Bucket, layout []sim.LayoutSample) ([]*Char
 
 // runContext names the run in subtitles: "5000-nodes, seed 1, 5,000 nodes".
 func runContext(s *Summary) string {
-	return fmt.Sprintf("%s, seed %d, %s nodes", s.Scenario, s.Seed, formatCount(int64(s.Nodes)))
+	return fmt.Sprintf("%s, seed %d, %s", s.Scenario, s.Seed, plural(s.Nodes, "node"))
 }
 
 // runPhases are the run's phases as time spans, numbered from 1.
@@ -743,7 +743,7 @@ func SliceLayoutChart(s *Summary, layout []sim.LayoutSample) (*Chart, error) {
 	}
 	fill := fmt.Sprintf("at the end %d–%d endpoints per slice, median %d", last.Min, last.Max, last.Median)
 	if last.Min == last.Max {
-		fill = fmt.Sprintf("at the end every slice holds %d endpoints", last.Max)
+		fill = "at the end every slice holds " + plural(last.Max, "endpoint")
 	}
 	c.Title = fmt.Sprintf("EndpointSlices: %s → %s slices%s; %s",
 		formatCount(int64(first.Slices)), formatCount(int64(last.Slices)), peak, fill)

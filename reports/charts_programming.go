@@ -14,8 +14,10 @@ import (
 // a vertical line from p50 to max, a marker at p99, the SLO as a labelled reference line,
 // and a log scale when the latencies span decades. It is the consumer-side companion of the
 // propagation chart: what kube-proxy's kubeproxy_network_programming_duration_seconds (and
-// clusterloader2's NetworkProgrammingLatency) would show. Its title states the worst p99 of
-// each mode; the subtitle, which phases missed the SLO.
+// clusterloader2's NetworkProgrammingLatency) would show. Its title states each mode's
+// largest phase p99: a percentile of the changes the representative kube-proxy programmed in
+// that phase, not a bound for every node or change; the subtitle says what a sample is, and
+// which phases missed the SLO.
 func ProgrammingChart(s *Summary) (*Chart, error) {
 	c := &Chart{Name: "programming-latency"}
 	c.Title, c.Subtitle = programmingFinding(s)
@@ -102,7 +104,9 @@ func ProgrammingChart(s *Summary) (*Chart, error) {
 	return c, nil
 }
 
-// programmingFinding gives each mode's worst phase p99 and how many phases missed the SLO.
+// programmingFinding gives each mode's p99 in its worst phase and how many phases missed the
+// SLO. The title was "Rules in place on every node within: … p99 up to …", which read as a
+// bound for every node and change; it is a percentile of the changes of one phase.
 func programmingFinding(s *Summary) (title, subtitle string) {
 	var worst, missed []string
 	for _, m := range s.Modes {
@@ -123,16 +127,16 @@ func programmingFinding(s *Summary) (title, subtitle string) {
 		if of == 0 && p99 == 0 {
 			continue
 		}
-		worst = append(worst, fmt.Sprintf("%s p99 up to %s", modeTitle(m), formatClock(p99)))
+		worst = append(worst, fmt.Sprintf("%s %s", modeTitle(m), formatClock(p99)))
 		if s.SLOSeconds > 0 {
 			missed = append(missed, fmt.Sprintf("%s in %d of %d", modeTitle(m), n, of))
 		}
 	}
 	title = "Nothing programmed"
 	if len(worst) > 0 {
-		title = "Rules in place on every node within: " + strings.Join(worst, ", ")
+		title = "Network programming latency p99, worst phase: " + strings.Join(worst, ", ")
 	}
-	subtitle = "Network programming latency per phase, trigger to rules in place" + scaleMark
+	subtitle = "Per phase, each change's latency from trigger to rules in place on a node" + scaleMark
 	if len(missed) > 0 {
 		subtitle += fmt.Sprintf(" · phases over the %s p99 SLO: %s", FormatSeconds(s.SLOSeconds), strings.Join(missed, ", "))
 	}

@@ -1,6 +1,9 @@
 package reports
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestProgrammingChart: the chart plots each phase's p50, p99 and max programming latency
 // per mode, exactly as summary.json has them, and renders.
@@ -25,6 +28,23 @@ func TestProgrammingChart(t *testing.T) {
 				t.Errorf("%s %s p99 = %g, want %g", s.Phases[i].Name, m, got, want)
 			}
 		}
+	}
+	// The title is a percentile of the changes of the worst phase, and says so: it read
+	// "Rules in place on every node within: … p99 up to …", a bound for every node that the
+	// chart does not show.
+	var want []string
+	for _, m := range s.Modes {
+		worst := 0.0
+		for i := range s.Phases {
+			worst = max(worst, s.Phases[i].Mode(m).Programming.P99Seconds)
+		}
+		want = append(want, modeTitle(m)+" "+formatClock(worst))
+	}
+	if title := "Network programming latency p99, worst phase: " + strings.Join(want, ", "); c.Title != title {
+		t.Errorf("title %q, want %q", c.Title, title)
+	}
+	if strings.Contains(c.Title+c.Subtitle, "every node") || !strings.Contains(c.Subtitle, "each change") {
+		t.Errorf("title %q, subtitle %q: want no claim for every node, and what a sample is", c.Title, c.Subtitle)
 	}
 	checkRendered(t, c)
 	empty := NewSummary(fixtureResults(), nil)

@@ -410,7 +410,7 @@ func CompareBaseline(s *Summary, base *Baseline, opt CheckOptions) []CheckRow {
 		row.ChangePercent = changePercent(want, v)
 		change := "unchanged"
 		if row.ChangePercent != nil && v != want {
-			change = fmt.Sprintf("%+.2f%%", *row.ChangePercent)
+			change = formatChangePercent(*row.ChangePercent)
 		} else if v != want {
 			change = "from 0"
 		}

@@ -129,7 +129,7 @@ func (r *CheckRow) changeText() string {
 	case r.ChangePercent != nil && *r.ChangePercent == 0:
 		return "0%"
 	case r.ChangePercent != nil:
-		return fmt.Sprintf("%+.2f%%", *r.ChangePercent)
+		return formatChangePercent(*r.ChangePercent)
 	case r.Actual != nil && r.Expected != nil:
 		return "from 0"
 	}
@@ -199,8 +199,29 @@ func WriteCheckTable(w io.Writer, r *CheckReport, verbose bool) error {
 	if !verbose && c.Figures > c.Failed {
 		fmt.Fprint(ew, " (--verbose lists every figure)")
 	}
+	if n := r.baselinesWritten(); c.Failed > 0 && n > 0 {
+		// --update-baseline did what it was asked, yet the check fails: say both, so that a
+		// user who only meant to refresh the baseline does not take the exit status for a
+		// failed write, nor the written baseline for a pass.
+		subject := "The baseline now holds"
+		if n > 1 {
+			subject = "The baselines now hold"
+		}
+		fmt.Fprintf(ew, "\n%s this run's figures, as asked; budgets are hard bounds, checked with --update-baseline too, so the check fails.", subject)
+	}
 	fmt.Fprintln(ew)
 	return ew.err
+}
+
+// baselinesWritten counts the scenarios whose baseline this check (re)wrote.
+func (r *CheckReport) baselinesWritten() int {
+	n := 0
+	for i := range r.Scenarios {
+		if r.Scenarios[i].BaselineWritten {
+			n++
+		}
+	}
+	return n
 }
 
 // writeColumns writes cells as aligned columns two spaces apart, indented by two; right[i]

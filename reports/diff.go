@@ -60,6 +60,10 @@ type DiffReport struct {
 	ScenarioB string `json:"scenarioB"`
 	SeedA     uint64 `json:"seedA"`
 	SeedB     uint64 `json:"seedB"`
+	// NodesA and NodesB are the runs' cluster sizes: runs of one scenario with --set
+	// overrides may differ in it, which no compared figure shows.
+	NodesA int `json:"nodesA"`
+	NodesB int `json:"nodesB"`
 	// FailOnPercent is the threshold in percent (0: none).
 	FailOnPercent float64 `json:"failOnPercent,omitempty"`
 	// Floor is the absolute change under which nothing fails.
@@ -74,7 +78,7 @@ type DiffReport struct {
 // first, unchanged ones last; ties keep the summary order (phase by phase, in summary.json
 // field order).
 func DiffSummaries(a, b *Summary, nameA, nameB string, opt DiffOptions) *DiffReport {
-	r := &DiffReport{A: nameA, B: nameB, ScenarioA: a.Scenario, ScenarioB: b.Scenario, SeedA: a.Seed, SeedB: b.Seed,
+	r := &DiffReport{A: nameA, B: nameB, ScenarioA: a.Scenario, ScenarioB: b.Scenario, SeedA: a.Seed, SeedB: b.Seed, NodesA: a.Nodes, NodesB: b.Nodes,
 		FailOnPercent: opt.FailOn * 100, Floor: opt.Floor}
 	figA, figB := SummaryFigures(a), SummaryFigures(b)
 	if opt.Services {
@@ -253,9 +257,22 @@ func (d *DiffRow) changeText() string {
 	case d.ChangePercent != nil && *d.ChangePercent == 0:
 		return "0%"
 	case d.ChangePercent != nil:
-		return fmt.Sprintf("%+.2f%%", *d.ChangePercent)
+		return formatChangePercent(*d.ChangePercent)
 	}
 	return "from 0"
+}
+
+// formatChangePercent formats a relative change that is not zero with two decimals and its
+// sign; one too small to show in two decimals is "+<0.01%" or "-<0.01%", not "-0.00%", which
+// read as no change on a row that says the figure changed.
+func formatChangePercent(p float64) string {
+	switch {
+	case p > 0 && p < 0.005:
+		return "+<0.01%"
+	case p < 0 && p > -0.005:
+		return "-<0.01%"
+	}
+	return fmt.Sprintf("%+.2f%%", p)
 }
 
 // WriteDiffTable writes r for people, in the style of 'sim check': a headline naming the
@@ -265,7 +282,8 @@ func (d *DiffRow) changeText() string {
 func WriteDiffTable(w io.Writer, r *DiffReport, all bool) error {
 	ew := &errWriter{w: w}
 	c := r.Counts()
-	fmt.Fprintf(ew, "diff A %s (%s, seed %d) → B %s (%s, seed %d)", r.A, r.ScenarioA, r.SeedA, r.B, r.ScenarioB, r.SeedB)
+	fmt.Fprintf(ew, "diff A %s (%s, seed %d, %s) → B %s (%s, seed %d, %s)", r.A, r.ScenarioA, r.SeedA, plural(r.NodesA, "node"),
+		r.B, r.ScenarioB, r.SeedB, plural(r.NodesB, "node"))
 	if r.FailOnPercent > 0 {
 		fmt.Fprintf(ew, "; fail on %s", formatPercent(r.FailOnPercent))
 		if r.Floor > 0 {

@@ -119,3 +119,44 @@ func TestDiffOneModeOnly(t *testing.T) {
 		}
 	}
 }
+
+// A figure that changed by less than 0.005% is shown as such, not as "-0.00%" on a row
+// whose verdict is "changed" (kube-proxy CPU 76.566ms → 76.564ms printed -0.00%).
+func TestDiffTinyChangeShown(t *testing.T) {
+	a, b := diffPair(func(m *ModeSummary) { m.FanoutBytes = 1_000 })
+	a.Phases[0].EndpointSlices.FanoutBytes = 100_000_000
+	b.Phases[0].EndpointSlices.FanoutBytes = 99_999_999 // -0.000001%
+	var buf bytes.Buffer
+	if err := WriteDiffTable(&buf, DiffSummaries(a, b, "a", "b", DiffOptions{}), false); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); strings.Contains(out, "0.00%") || !strings.Contains(out, "-<0.01%") {
+		t.Errorf("a tiny change reads as none:\n%s", out)
+	}
+	for _, tc := range []struct {
+		p    float64
+		want string
+	}{{0.004, "+<0.01%"}, {-0.004, "-<0.01%"}, {0.005, "+0.01%"}, {-12.345, "-12.35%"}, {9900, "+9900.00%"}} {
+		if got := formatChangePercent(tc.p); got != tc.want {
+			t.Errorf("formatChangePercent(%g) = %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}
+
+// The headline names each run's cluster size: two runs of one scenario with --set
+// cluster.nodes differ in it, and no compared figure says so.
+func TestDiffHeadlineNamesNodes(t *testing.T) {
+	a, b := diffPair(func(*ModeSummary) {})
+	a.Nodes, b.Nodes = 100, 1
+	r := DiffSummaries(a, b, "a", "b", DiffOptions{})
+	var buf bytes.Buffer
+	if err := WriteDiffTable(&buf, r, false); err != nil {
+		t.Fatal(err)
+	}
+	if line, _, _ := strings.Cut(buf.String(), "\n"); line != "diff A a (s, seed 1, 100 nodes) → B b (s, seed 1, 1 node)" {
+		t.Errorf("headline %q", line)
+	}
+	if r.NodesA != 100 || r.NodesB != 1 {
+		t.Errorf("nodesA %d, nodesB %d, want 100, 1", r.NodesA, r.NodesB)
+	}
+}

@@ -317,7 +317,7 @@ func (r *PlanResults) Limits(p *PlanPoint, m sim.Mode) []PlanLimit {
 			formatLimitBytes(p.ObjectSizeLimitBytes), formatCount(ms.FailedWrites), FormatBytes(ms.MaxObjectBytes))
 	}
 	if ms.TruncatedObjects > 0 {
-		add("truncated", "truncated at 1000 addresses (%s writes)", formatCount(ms.TruncatedObjects))
+		add("truncated", "truncated at 1000 addresses (%s)", counted(ms.TruncatedObjects, "write", "writes"))
 	}
 	if c := p.EgressCapacityBytesPerSec; c > 0 && float64(ms.PeakEgressBytesPerSec) >= EgressSaturatedShare*float64(c) {
 		peak, bandwidth, share := formatRateShare(ms.PeakEgressBytesPerSec, c)
@@ -628,7 +628,7 @@ func ReadPlanPartial(rd io.Reader) (*PlanResults, error) {
 	dec.DisallowUnknownFields()
 	var r PlanResults
 	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("reports: reading plan partial: %w", err)
+		return nil, fmt.Errorf("reports: reading plan partial: %w", readError(err))
 	}
 	if r.Format != PlanFormat {
 		return nil, fmt.Errorf("reports: plan partial has format %q, want %q", r.Format, PlanFormat)

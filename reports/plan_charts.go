@@ -258,7 +258,7 @@ func (r *PlanResults) planSubtitle(what string, xOf func(*PlanPoint) float64, us
 	if held := r.heldAxes(xOf, used); held != "" {
 		parts = append(parts, held)
 	}
-	parts = append(parts, fmt.Sprintf("plan %s, %d grid points", r.Plan.Name, r.Plan.GridPoints))
+	parts = append(parts, fmt.Sprintf("plan %s, %s", r.Plan.Name, plural(r.Plan.GridPoints, "grid point")))
 	return strings.Join(parts, " · ")
 }
 
@@ -301,13 +301,13 @@ func (r *PlanResults) heldAxes(xOf func(*PlanPoint) float64, used []*PlanPoint) 
 		return v, true
 	}
 	if n, ok := same(func(p *PlanPoint) int { return p.Nodes }); ok && !r.axisNamed(held, "nodes") {
-		held = append(held, formatCount(int64(n))+" nodes")
+		held = append(held, plural(n, "node"))
 	}
 	if n, ok := same(func(p *PlanPoint) int { return p.EndpointsPerService }); ok {
 		if lo, ok := same(func(p *PlanPoint) int { return p.SmallestService }); ok && used[0].MixedSizes {
 			held = append(held, serviceSizeText(n, true, lo)+" endpoints per service")
 		} else {
-			held = append(held, formatCount(int64(n))+" endpoints per service")
+			held = append(held, counted(int64(n), "endpoint per service", "endpoints per service"))
 		}
 	}
 	return strings.Join(held, ", ")

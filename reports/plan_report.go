@@ -58,8 +58,8 @@ func (r *PlanResults) planDoc(charts []*Chart) []block {
 		axes = append(axes, fmt.Sprintf("%s ∈ {%s} (%s)", ax.Name, strings.Join(ax.Values, ", "), mdCodes(ax.Paths)))
 	}
 	seeds := "seed " + r.seeds()
-	para("Plan %s, base scenario %s, %s; %d grid points: %s. Bytes are in SI units (1 KB = 1000 B).",
-		mdCode(spec.File), mdCode(spec.Scenario), seeds, spec.GridPoints, strings.Join(axes, "; "))
+	para("Plan %s, base scenario %s, %s; %s: %s. Bytes are in SI units (1 KB = 1000 B).",
+		mdCode(spec.File), mdCode(spec.Scenario), seeds, plural(spec.GridPoints, "grid point"), strings.Join(axes, "; "))
 	if len(spec.Set) > 0 {
 		para("Every point also sets %s.", mdCodes(spec.Set))
 	}

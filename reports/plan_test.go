@@ -185,6 +185,22 @@ func TestPlanMerge(t *testing.T) {
 	if _, err := ReadPlanPartial(strings.NewReader(`{"format":"epsim-plan/1","bogus":1}`)); err == nil {
 		t.Error("a partial with an unknown field was read")
 	}
+	// An empty or cut-off file says so, not "EOF"; so do summary.json and the CSVs.
+	for _, in := range []string{"", `{"format":"epsim-plan/1",`} {
+		_, err := ReadPlanPartial(strings.NewReader(in))
+		if err == nil || strings.Contains(err.Error(), "EOF") || !strings.Contains(err.Error(), "the file") {
+			t.Errorf("partial %q: %v", in, err)
+		}
+	}
+	for name, read := range map[string]func() error{
+		"summary.json":   func() error { _, err := ReadSummaryJSON(strings.NewReader("")); return err },
+		"timeseries.csv": func() error { _, err := ReadTimeseriesCSV(strings.NewReader("")); return err },
+		"layout.csv":     func() error { _, err := ReadLayoutCSV(strings.NewReader("")); return err },
+	} {
+		if err := read(); err == nil || !strings.Contains(err.Error(), "the file is empty") {
+			t.Errorf("empty %s: %v", name, err)
+		}
+	}
 }
 
 // Each size group of Services gets the layout with the fewest bytes for itself, and a layout

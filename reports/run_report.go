@@ -109,8 +109,8 @@ func (r *RunReport) runDoc() []block {
 		services += max(1, sv.Count)
 	}
 	// The watchers as the table says them: the most per write, and at the end when fewer.
-	para("Scenario %s, seed %d: %s nodes, %s, %s, %s; the last API write at %s of virtual time, everything delivered by %s. Bytes are in SI units (1 KB = 1000 B).",
-		mdCode(r.File), s.Seed, formatCount(int64(s.Nodes)), plural(services, "Service"), watchersText(s, &s.Total),
+	para("Scenario %s, seed %d: %s, %s, %s, %s; the last API write at %s of virtual time, everything delivered by %s. Bytes are in SI units (1 KB = 1000 B).",
+		mdCode(r.File), s.Seed, plural(s.Nodes, "node"), plural(services, "Service"), watchersText(s, &s.Total),
 		plural(len(s.Phases), "phase"), FormatSeconds(s.LastWriteSeconds), FormatSeconds(max(s.Total.EndSeconds, s.EndTimeSeconds)))
 
 	h(2, "Headline")
@@ -123,7 +123,8 @@ func (r *RunReport) runDoc() []block {
 				continue
 			}
 			if ms.FailedWrites > 0 {
-				warnings = append(warnings, fmt.Sprintf("Phase %s: %s %s writes failed (objects over the etcd request limit).", mdCode(p.Name), formatCount(ms.FailedWrites), modeTitle(m)))
+				warnings = append(warnings, fmt.Sprintf("Phase %s: %s (objects over the etcd request limit).", mdCode(p.Name),
+					counted(ms.FailedWrites, modeTitle(m)+" write failed", modeTitle(m)+" writes failed")))
 			}
 			if ms.WithinSLO != nil && !*ms.WithinSLO {
 				warnings = append(warnings, fmt.Sprintf("Phase %s: %s propagation p99 %s misses the %s SLO.", mdCode(p.Name), modeTitle(m), FormatSeconds(ms.Propagation.P99Seconds), FormatSeconds(s.SLOSeconds)))
@@ -276,21 +277,21 @@ func assumptions(cfg *sim.Config) []string {
 	}
 	out := []string{
 		fmt.Sprintf("Endpoints truncation %s (`controlPlane.endpointsTruncation`).", truncation),
-		fmt.Sprintf("At most %d endpoints per EndpointSlice (`controlPlane.maxEndpointsPerSlice`).", cp.MaxEndpointsPerSlice),
+		fmt.Sprintf("At most %s per EndpointSlice (`controlPlane.maxEndpointsPerSlice`).", plural(cp.MaxEndpointsPerSlice, "endpoint")),
 	}
 	for _, c := range []struct {
 		name, path string
 		cc         *sim.ControllerConfig
 	}{{"EndpointSlice", "controlPlane.endpointSlice", &cp.EndpointSlice}, {"Endpoints", "controlPlane.endpoints", &cp.Endpoints}} {
-		out = append(out, fmt.Sprintf("%s controller: batch period %s, %d workers, %g QPS (burst %d), API calls take %s (`%s.batchPeriod`, `.workers`, `.qps`, `.burst`, `.apiLatency`).",
-			c.name, c.cc.BatchPeriod, c.cc.Workers, c.cc.QPS, c.cc.Burst, distributionText(c.cc.APILatency), c.path))
+		out = append(out, fmt.Sprintf("%s controller: batch period %s, %s, %g QPS (burst %d), API calls take %s (`%s.batchPeriod`, `.workers`, `.qps`, `.burst`, `.apiLatency`).",
+			c.name, c.cc.BatchPeriod, plural(c.cc.Workers, "worker"), c.cc.QPS, c.cc.Burst, distributionText(c.cc.APILatency), c.path))
 	}
 	out = append(out, workloadsText(&cp.Workloads))
 	out = append(out,
 		fmt.Sprintf("Informer lag %s: a sync sooner than that after the controller's own write finds its cache stale and backs off (`controlPlane.informerLag`).", lag),
 		fmt.Sprintf("A sync takes %s per pod of the Service with Endpoints (building its address list) and %s with EndpointSlices (reconciling them) before it writes (`controlPlane.endpointsBuildPerPod`, `.endpointSliceSyncPerPod`).",
 			orDefault(cp.EndpointsBuildPerPod, 10*time.Microsecond), orDefault(cp.EndpointSliceSyncPerPod, 15*time.Microsecond)),
-		fmt.Sprintf("kube-proxy watches in %s (`apiServer.kubeProxyEncoding`); %s extra watcher groups (`apiServer.watchers`).", api.KubeProxyEncoding, formatCount(int64(len(api.Watchers)))),
+		fmt.Sprintf("kube-proxy watches in %s (`apiServer.kubeProxyEncoding`); %s (`apiServer.watchers`).", api.KubeProxyEncoding, counted(int64(len(api.Watchers)), "extra watcher group", "extra watcher groups")),
 		fmt.Sprintf("%s, objects over %s rejected (`apiServer.replicas`, `apiServer.objectSizeLimit`).", plural(max(1, api.Replicas), "API server"), formatLimitBytes(api.ObjectSizeLimitBytes)),
 	)
 	if net.Enabled {
@@ -332,9 +333,9 @@ func workloadsText(w *sim.WorkloadsConfig) string {
 	if burst == 0 {
 		burst = 500
 	}
-	t := fmt.Sprintf("Pod churn at the workload controllers' pace: ReplicaSet controller %d workers, %s; Deployment controller %d workers, %s; scheduler bindings %s; at most %d pods per ReplicaSet sync",
-		w.ReplicaSet.Workers, qpsText(w.ReplicaSet.QPS, w.ReplicaSet.Burst), w.Deployment.Workers, qpsText(w.Deployment.QPS, w.Deployment.Burst),
-		qpsText(w.SchedulerQPS, w.SchedulerBurst), burst)
+	t := fmt.Sprintf("Pod churn at the workload controllers' pace: ReplicaSet controller %s, %s; Deployment controller %s, %s; scheduler bindings %s; at most %s per ReplicaSet sync",
+		plural(w.ReplicaSet.Workers, "worker"), qpsText(w.ReplicaSet.QPS, w.ReplicaSet.Burst), plural(w.Deployment.Workers, "worker"), qpsText(w.Deployment.QPS, w.Deployment.Burst),
+		qpsText(w.SchedulerQPS, w.SchedulerBurst), plural(burst, "pod"))
 	if w.PodCreateFailureRate > 0 {
 		t += fmt.Sprintf("; %g%% of pod creates fail", w.PodCreateFailureRate*100)
 	}
@@ -363,7 +364,7 @@ func (r *RunReport) nextSteps() []string {
 	if cfg.ControlPlane.EndpointsTruncation {
 		hidden := ""
 		if t := s.Total.Endpoints; t != nil && t.HiddenAddresses > 0 {
-			hidden = fmt.Sprintf(" (it hid up to %s addresses here)", formatCount(t.HiddenAddresses))
+			hidden = fmt.Sprintf(" (it hid up to %s here)", counted(t.HiddenAddresses, "address", "addresses"))
 		}
 		out = append(out, fmt.Sprintf("The full cost of Endpoints without truncation%s: `--set controlPlane.endpointsTruncation=false`.", hidden))
 	}

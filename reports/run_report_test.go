@@ -256,3 +256,57 @@ func TestRunReportNextStepsKeepOverrides(t *testing.T) {
 		}
 	}
 }
+
+// A run of one node, one endpoint per slice and one worker a controller is said as such:
+// the table's and the report's headers, the slice-layout title and the assumptions wrote
+// "1 nodes", "1 endpoints per EndpointSlice", "1 workers".
+func TestRunReportCountsOne(t *testing.T) {
+	r := fixtureRunReport(t, false)
+	r.Summary.Nodes = 1
+	r.Config.ControlPlane.MaxEndpointsPerSlice = 1
+	r.Config.ControlPlane.Endpoints.Workers = 1
+	r.Config.ControlPlane.Workloads.ReplicaSet.Workers = 1
+	r.Config.ControlPlane.Workloads.BurstReplicas = 1
+	r.Config.APIServer.Watchers = []sim.WatcherConfig{{Name: "coredns", Count: 2}}
+	r.Summary.Phases[0].Endpoints.FailedWrites = 1
+	var md, table bytes.Buffer
+	if err := WriteRunMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTable(&table, r.Summary); err != nil {
+		t.Fatal(err)
+	}
+	res := fixtureResults()
+	res.Layout = []sim.LayoutSample{{Slices: 1, Endpoints: 1, Min: 1, Median: 1, Max: 1}}
+	charts, err := Charts(r.Summary, res.Series, res.Layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, c := range charts {
+		titles = append(titles, c.Title, c.Subtitle)
+	}
+	text := md.String() + table.String() + strings.Join(titles, "\n")
+	for _, want := range []string{"seed 42: 1 node,", "At most 1 endpoint per EndpointSlice", "batch period 0s, 1 worker,",
+		"ReplicaSet controller 1 worker,", "at most 1 pod per ReplicaSet sync", "every slice holds 1 endpoint", "; 1 extra watcher group (", ": 1 Endpoints write failed (objects over"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in\n%s", want, text)
+		}
+	}
+	if m := regexp.MustCompile(`\b1 (nodes|endpoints|workers|pods|watchers)\b`).FindString(text); m != "" {
+		t.Errorf("%q in\n%s", m, text)
+	}
+}
+
+// A plan of one grid point says "1 grid point" in its report and chart subtitles.
+func TestPlanReportCountsOne(t *testing.T) {
+	r := fixturePlan()
+	r.Plan.GridPoints = 1
+	var buf bytes.Buffer
+	if err := WritePlanMarkdown(&buf, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); !strings.Contains(out, "; 1 grid point:") || strings.Contains(out, "1 grid points") {
+		t.Errorf("plan report of one point:\n%s", out)
+	}
+}

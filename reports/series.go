@@ -161,7 +161,7 @@ func ReadTimeseriesCSV(r io.Reader) ([]sim.Bucket, error) {
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("reports: timeseries.csv: %w", err)
+		return nil, fmt.Errorf("reports: timeseries.csv: %w", readError(err))
 	}
 	if !slices.Equal(header, timeseriesHeader) && !slices.Equal(header, timeseriesHeader[:timeseriesColumns1]) {
 		return nil, fmt.Errorf("reports: timeseries.csv: unexpected header %q", truncateForError(strings.Join(header, ",")))
@@ -371,10 +371,10 @@ func ReadLayoutCSV(r io.Reader) ([]sim.LayoutSample, error) {
 	cr.FieldsPerRecord = len(layoutHeader)
 	header, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("reports: layout.csv: %w", err)
+		return nil, fmt.Errorf("reports: layout.csv: %w", readError(err))
 	}
 	if !slices.Equal(header, layoutHeader) {
-		return nil, fmt.Errorf("reports: layout.csv: unexpected header %q", header)
+		return nil, fmt.Errorf("reports: layout.csv: unexpected header %q", truncateForError(strings.Join(header, ",")))
 	}
 	var out []sim.LayoutSample
 	for line := 2; ; line++ {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -133,7 +134,9 @@ type ModeSummary struct {
 	// can hide a much longer delay.
 	MaxWithinSLO *bool `json:"maxWithinSLO,omitempty"`
 	// Programming is network programming latency: trigger → rules in place on a node
-	// (kubeproxy_network_programming_duration_seconds, pooled over all kube-proxies).
+	// (kubeproxy_network_programming_duration_seconds), as the representative kube-proxy
+	// observes it: its samples stand for every healthy node's, and count is that node's
+	// samples, not all nodes' together (README "Results contract").
 	Programming LatencySummary `json:"programming"`
 	// ProgrammingWithinSLO says whether programming p99 met the SLO (absent when nothing
 	// was programmed).
@@ -386,12 +389,24 @@ func writeIndentedJSON(w io.Writer, v any, what string) error {
 func ReadSummaryJSON(r io.Reader) (*Summary, error) {
 	var s Summary
 	if err := json.NewDecoder(r).Decode(&s); err != nil {
-		return nil, fmt.Errorf("reports: reading summary.json: %w", err)
+		return nil, fmt.Errorf("reports: reading summary.json: %w", readError(err))
 	}
 	if err := s.checkModes(); err != nil {
 		return nil, fmt.Errorf("reports: reading summary.json: %w", err)
 	}
 	return &s, nil
+}
+
+// readError says what an empty or cut-off file is: the decoders' bare "EOF" and
+// "unexpected EOF" (what 'sim plot' and 'sim diff' printed for an empty summary.json) do not.
+func readError(err error) error {
+	switch {
+	case errors.Is(err, io.EOF):
+		return errors.New("the file is empty")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("the file ends before its content does (cut off?)")
+	}
+	return err
 }
 
 // checkModes reports a summary whose modes disagree with its figures: no mode, an unknown

@@ -21,8 +21,8 @@ import (
 // 80-column terminal.
 func WriteTable(w io.Writer, s *Summary) error {
 	tw := &errWriter{w: w}
-	fmt.Fprintf(tw, "scenario %s, seed %d: %s nodes, %s, %s\n",
-		s.Scenario, s.Seed, formatCount(int64(s.Nodes)), watchersText(s, &s.Total), plural(len(s.Phases), "phase"))
+	fmt.Fprintf(tw, "scenario %s, seed %d: %s, %s, %s\n",
+		s.Scenario, s.Seed, plural(s.Nodes, "node"), watchersText(s, &s.Total), plural(len(s.Phases), "phase"))
 	fmt.Fprintf(tw, "virtual time: last API write at %s, everything delivered by %s\n",
 		FormatSeconds(s.LastWriteSeconds), FormatSeconds(max(s.Total.EndSeconds, s.EndTimeSeconds)))
 	fmt.Fprintf(tw, "bytes in SI units (1 KB = 1000 B)")
@@ -55,9 +55,9 @@ func watchersText(s *Summary, total *PhaseSummary) string {
 	var text string
 	switch {
 	case max(e, es) <= 0:
-		return formatCount(int64(s.Watchers)) + " watchers per mode"
+		return counted(int64(s.Watchers), "watcher", "watchers") + " per mode"
 	case e < 0 || es < 0 || e == es:
-		text = formatCount(max(e, es)) + " watchers per write at most"
+		text = counted(max(e, es), "watcher", "watchers") + " per write at most"
 	default:
 		text = fmt.Sprintf("watchers per write at most %s (Endpoints), %s (EndpointSlices)", formatCount(e), formatCount(es))
 	}
@@ -87,7 +87,7 @@ func phaseWatchers(p, total *PhaseSummary) string {
 		return ""
 	}
 	if e < 0 || es <= 0 || e == es || e == 0 {
-		return formatCount(max(e, es)) + " watchers per write"
+		return counted(max(e, es), "watcher", "watchers") + " per write"
 	}
 	return fmt.Sprintf("watchers per write %s/%s", formatCount(e), formatCount(es))
 }
@@ -395,18 +395,23 @@ func Headline(p *PhaseSummary) string {
 	}
 	for _, m := range AllModes {
 		if ms := p.Mode(m); ms != nil && ms.FailedWrites != 0 {
-			parts = append(parts, fmt.Sprintf("%s %s writes failed", formatCount(ms.FailedWrites), modeTitle(m)))
+			parts = append(parts, counted(ms.FailedWrites, modeTitle(m)+" write failed", modeTitle(m)+" writes failed"))
 		}
 	}
 	return strings.Join(parts, "; ")
 }
 
 // plural formats n with noun, adding an s unless n is 1.
-func plural(n int, noun string) string {
+func plural(n int, noun string) string { return counted(int64(n), noun, noun+"s") }
+
+// counted formats n, with thousands separators, followed by one when n is 1 and by many
+// otherwise ("1 node", "5,000 nodes"): a scenario may well have one node, one watcher or one
+// worker, and "1 nodes" reads as a bug.
+func counted(n int64, one, many string) string {
 	if n == 1 {
-		return "1 " + noun
+		return "1 " + one
 	}
-	return formatCount(int64(n)) + " " + noun + "s"
+	return formatCount(n) + " " + many
 }
 
 // formatCount formats n with thousands separators ("1,234,567").

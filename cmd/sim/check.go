@@ -31,7 +31,9 @@ var cmdCheck = &command{
               --baseline-dir DIR holding SCENARIO.json). A figure that grew by more than
               --tolerance is a regression; one that shrank by more is an improvement
               (reported, and a failure only with --strict). --update-baseline (re)writes
-              the baselines from this run instead of comparing, atomically.
+              the baselines from this run instead of comparing, atomically; budgets
+              are still checked, so a broken budget fails the check (exit 1) even
+              though the baselines were written.
 
 --tolerance takes a percentage for every figure (default 2%) and, repeated,
 PATTERN=PERCENT for the figures PATTERN matches: a figure kind (count, bytes, seconds) or
@@ -64,8 +66,8 @@ EndpointSlices), and figure is a summary.json field, nested ones joined with dot
 
 Budgets take bytes with units (2TB, 1.5MiB), rates for peakEgressBytesPerSec (10Gbit,
 1.25GB/s, or bytes as 1GB), durations (30s, or a number of seconds) and plain numbers;
-they may also use the short names writes, creates, updates, deletes and
-propagationP99 or programmingP99 (and P50, P90, Max). Baselines hold every endpoints and endpointslices
+they may also use the short names writes, creates, updates, deletes and propagationP99 or
+programmingP99 (and P50, P90, Max). Baselines hold every endpoints and endpointslices
 figure; ratios follow from those, so only budgets bound them. An unknown figure name is an
 error that names the closest valid ones.
 
@@ -79,9 +81,10 @@ writes are checked before any run (a directory, or a path whose directory cannot
 written, is bad input); directories missing on their paths are created when they are
 written. Two scenarios of one base name cannot share a --baseline-dir.
 
-Exit status: 0 every figure within bounds; 1 a regression, a broken budget, a figure
-missing from the run (with --strict also an improvement or a figure new to the baseline),
-or a run that failed;
+Exit status: 0 every figure within bounds; 1 a regression, a broken budget (with
+--update-baseline too: the baselines are written, and the check fails), a figure missing
+from the run (with --strict also an improvement or a figure new to the baseline), or a run
+that failed;
 2 bad input: a scenario error (with file:line), a missing, malformed or mismatched
 baseline, an unknown figure name, or a scenario with nothing to check.
 
@@ -102,7 +105,7 @@ Examples:
 		fs.Var(&o.floors, "floor", "absolute change within which a baseline figure never fails: `N` for every figure, or PATTERN=N (repeatable; N in the figure's unit, or with one: 1KB, 50ms)")
 		fs.BoolVar(&o.verbose, "verbose", false, "list every checked figure, not only the failures")
 		fs.StringVar(&o.junit, "junit", "", "also write JUnit XML to `FILE`")
-		fs.BoolVar(&o.update, "update-baseline", false, "write the baselines from this run instead of comparing with them")
+		fs.BoolVar(&o.update, "update-baseline", false, "write the baselines from this run instead of comparing with them (budgets are still checked)")
 		fs.BoolVar(&o.strict, "strict", false, "fail on improvements and on figures new to the baseline too")
 		formatFlag(fs, &o.format, "stdout `format`: table or json")
 		fs.Var(&o.sets, "set", "override a scenario field, `path=value` (repeatable), for every scenario")
@@ -334,7 +337,7 @@ func (o *checkOptions) run(e *env, args []string) error {
 			if changed {
 				state = "written"
 			}
-			fmt.Fprintf(e.stderr, "sim: baseline %s %s (%d figures)\n", job.baselinePath, state, len(newBaselines[i].Figures))
+			fmt.Fprintf(e.stderr, "sim: baseline %s %s (%s)\n", job.baselinePath, state, plural(len(newBaselines[i].Figures), "figure"))
 		}
 	}
 	if o.junit != "" {
@@ -354,7 +357,11 @@ func (o *checkOptions) run(e *env, args []string) error {
 		return err
 	}
 	if c := report.Counts(); c.Failed > 0 {
-		return &exitError{code: exitFailed, err: fmt.Errorf("check failed: %d of %d figures out of bounds (%s)", c.Failed, c.Figures, c)}
+		err := fmt.Errorf("check failed: %d of %d figures out of bounds (%s)", c.Failed, c.Figures, c)
+		if o.update {
+			err = fmt.Errorf("%w; the baselines now hold this run's figures, as asked, but budgets still apply", err)
+		}
+		return &exitError{code: exitFailed, err: err}
 	}
 	return nil
 }
@@ -493,12 +500,13 @@ func readBaseline(path string) (*reports.Baseline, error) {
 		return nil, fmt.Errorf("baseline %s does not exist; create it with --update-baseline", path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("baseline: %w", err)
+		return nil, fmt.Errorf("baseline %s: %w", path, plainPathError(err))
 	}
 	defer f.Close()
 	data, err := io.ReadAll(f)
 	if err != nil {
-		return nil, fmt.Errorf("baseline %s: %w", path, err)
+		// "baseline x: read x: is a directory" named the path twice.
+		return nil, fmt.Errorf("baseline %s: %w", path, plainPathError(err))
 	}
 	// A byte-order mark some editors write is no part of the JSON.
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))

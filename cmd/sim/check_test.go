@@ -72,6 +72,31 @@ func TestCheckBudgetBroken(t *testing.T) {
 	}
 }
 
+// --update-baseline writes the baseline as asked but still checks the budgets: a broken one
+// fails (exit 1), and stdout and stderr both say that the baseline was written all the same,
+// so that neither the exit status nor the written file is misread.
+// Reference: 'sim help check', "Exit status".
+func TestCheckUpdateBaselineWithBrokenBudget(t *testing.T) {
+	dir := t.TempDir()
+	te := checkEnv(reports.BudgetSpec{Figure: "flip.endpoints.fanoutBytes", Max: ptr(100e6), MaxText: "100MB", Where: "x.yaml:40:3"})
+	code := te.main([]string{"check", "x.yaml", "--baseline-dir", dir, "--update-baseline"})
+	if code != exitFailed {
+		t.Fatalf("exit %d, want %d (a broken budget)\n%s%s", code, exitFailed, te.stdout.String(), te.stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.json")); err != nil {
+		t.Errorf("the baseline was not written: %v", err)
+	}
+	if out := te.stdout.String(); !strings.Contains(out, "BROKEN") || !strings.Contains(out, "The baseline now holds this run's figures, as asked") {
+		t.Errorf("stdout does not say the baseline was written despite the failure:\n%s", out)
+	}
+	if msg := lastErrorLine(te.stderr.String()); !strings.Contains(te.stderr.String(), "sim: check failed: 1 of 1 figures out of bounds (1 broken budget); the baselines now hold this run's figures, as asked") {
+		t.Errorf("stderr %q (first sim: line %q)", te.stderr.String(), msg)
+	}
+	if help := strings.Join(strings.Fields(cmdCheck.long), " "); !strings.Contains(help, "a broken budget (with --update-baseline too") {
+		t.Errorf("check's help does not say that --update-baseline still fails on a broken budget")
+	}
+}
+
 func TestCheckBudgetMissingMode(t *testing.T) {
 	te := checkEnv(reports.BudgetSpec{Figure: "total.ratio.writes", Max: ptr(2)})
 	te.mutate = func(r *sim.Results) { r.Total.EndpointSlices.Writes = sim.WriteCounts{} }
@@ -311,6 +336,8 @@ func TestCheckUsage(t *testing.T) {
 		{"bad tolerance", []string{"check", "x.yaml", "--tolerance", "lots"}, "--tolerance"},
 		{"bad format", []string{"check", "x.yaml", "--format", "xml"}, "--format"},
 		{"missing baseline", []string{"check", "x.yaml", "--baseline-dir", dir}, "create it with --update-baseline"},
+		// The path once, not "baseline D: read D: is a directory".
+		{"baseline a directory", []string{"check", "x.yaml", "--baseline", dir}, "sim: baseline " + dir + ": is a directory\n"},
 		{"scenario errors", []string{"check", "bad", "x.yaml", "--baseline-dir", dir}, "bad.yaml:3:5: cluster.nodes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

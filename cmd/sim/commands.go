@@ -447,8 +447,9 @@ commands:
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.short)
 	}
 	fmt.Fprint(w, `
-Run 'sim help <command>' for a command's flags and examples. Exit status: 0 ok, 1 the run
-failed, 2 bad input (usage or scenario errors).
+Run 'sim help <command>' for a command's flags and examples. Exit status: 0 ok; 1 the run
+failed, or check or diff found a figure out of bounds; 2 bad input (usage or scenario
+errors); 3 an internal error (a bug in sim).
 `)
 }
 

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestBoolFlagValueAsNextWord: "--charts false" sets the flag instead of naming a second
@@ -291,5 +292,21 @@ func TestCompletionFixedValues(t *testing.T) {
 	}
 	if !strings.Contains(scripts["fish"], "from run' -l seed -x -d") || !strings.Contains(scripts["fish"], "from run' -l out -r -F -d") {
 		t.Error("fish: --seed completes files, or --out does not")
+	}
+}
+
+// Every command's help text is wrapped at 92 columns at most (most lines at 90), outside
+// its indented examples and tables: text edited in place had left lines of up to 144
+// columns in 'sim help import' and 'sim help check'.
+func TestHelpWrapped(t *testing.T) {
+	for _, c := range commands {
+		for i, line := range strings.Split(c.long, "\n") {
+			if strings.HasPrefix(line, " ") {
+				continue // an example, a table, a command line
+			}
+			if n := utf8.RuneCountInString(line); n > 92 {
+				t.Errorf("sim help %s, line %d: %d columns, want at most 92: %q", c.name, i+1, n, line)
+			}
+		}
 	}
 }

@@ -114,17 +114,21 @@ func failedText(c reports.DiffCounts, failOn string) string {
 		parts = append(parts, fmt.Sprintf("%d of %d figures changed by more than %s", c.Over, c.Compared, failOn))
 	}
 	if apart := c.Failed - c.Over; apart > 0 {
-		parts = append(parts, fmt.Sprintf("%d figures are only in one run (a mode or phase the other did not run), so not compared", apart))
+		parts = append(parts, fmt.Sprintf("%s only in one run (a mode or phase the other did not run), so not compared", counted(int64(apart), "figure is", "figures are")))
 	}
 	return strings.Join(parts, "; ")
 }
 
 // readSummaryArg reads the summary.json of a run: path is the file or its --out directory.
 func readSummaryArg(path string) (*reports.Summary, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+	var f *os.File
+	var err error
+	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+		f, err = openRunFile(path, "summary.json")
 		path = filepath.Join(path, "summary.json")
+	} else if f, err = os.Open(path); err != nil {
+		err = fmt.Errorf("%s: %w", path, plainPathError(err))
 	}
-	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -352,3 +352,38 @@ func TestRunReportSuggestsTheRunsOverrides(t *testing.T) {
 		t.Errorf("report.md lacks %s", want)
 	}
 }
+
+// plot and diff say what is wrong with a directory or file that is not a run's output:
+// they printed "open DIR/summary.json: no such file or directory" and, for an empty
+// summary.json, "reports: reading summary.json: EOF".
+func TestRunFileErrorsSayWhatIsWrong(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	blank := filepath.Join(dir, "blank")
+	os.Mkdir(blank, 0o755)
+	os.WriteFile(filepath.Join(blank, "summary.json"), nil, 0o644)
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, []byte("{}"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plot", empty}, empty + ": no summary.json in it (want the --out directory of a 'sim run')"},
+		{[]string{"plot", blank}, "summary.json: reports: reading summary.json: the file is empty"},
+		{[]string{"plot", file}, file + ": not a directory"},
+		{[]string{"plot", filepath.Join(dir, "nothere")}, filepath.Join(dir, "nothere") + ": no such file or directory"},
+		{[]string{"diff", empty, blank}, empty + ": no summary.json in it"},
+		{[]string{"diff", blank, blank}, "the file is empty"},
+		{[]string{"diff", filepath.Join(dir, "nothere"), blank}, filepath.Join(dir, "nothere") + ": no such file or directory"},
+	} {
+		te := newTestEnv()
+		if code := te.main(tc.args); code != exitBadInput {
+			t.Errorf("%v: exit %d, want %d", tc.args, code, exitBadInput)
+		}
+		line := lastErrorLine(te.stderr.String())
+		if !strings.Contains(line, tc.want) || strings.Contains(line, "EOF") || strings.Contains(line, "open ") {
+			t.Errorf("%v: %q, want it to contain %q", tc.args, line, tc.want)
+		}
+	}
+}

@@ -106,7 +106,8 @@ or contain it (--out . is refused). Outputs of an earlier run this one does not 
 write, SIGINT, SIGTERM or SIGHUP leave --out as it was, and a second sim writing into the
 same --out at the same time fails at once.
 
-Plot redraws the charts from those files without running the simulation again:
+Plot redraws the charts from those files without running the simulation again, and says
+on stderr which charts it wrote and where:
 
 	$ sim plot results/5000-nodes
 	$ sim plot results/5000-nodes --out charts
@@ -226,6 +227,9 @@ section, or grows past --tolerance (default 2%) of a baseline written by an earl
 	$ sim check quick --baseline-dir scenarios/baselines --update-baseline
 	$ sim check my-cluster.yaml --format json --strict
 
+--update-baseline writes the baselines instead of comparing with them, but still checks the
+budgets: a broken budget fails the check (exit 1) although the baselines were written.
+
 Budgets and baselines name figures as summary.json does, <phase|total>.<mode>.<figure>:
 
 	expect:
@@ -275,7 +279,8 @@ to choose otherwise.
 
 # Exit status
 
-0 success; 1 the run failed (or its outputs could not be written); 2 bad input: an unknown
+0 success; 1 the run failed (or its outputs could not be written), or 'sim check' or 'sim
+diff --fail-on' found a figure out of bounds; 2 bad input: an unknown
 command or flag, a bad flag value, an unusable --out, or an invalid or missing scenario,
 including one whose estimated memory is over guards.maxMemory; 3 an internal error (a bug in
 sim: please report it with the command line, the scenario and its seed). Errors are printed

@@ -52,7 +52,7 @@ func validatePlan(nameOrPath string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("plan %s: %d grid points of %s", p.Name, len(p.Points), p.ScenarioFile), nil
+	return fmt.Sprintf("plan %s: %s of %s", p.Name, plural(len(p.Points), "grid point"), p.ScenarioFile), nil
 }
 
 // scenarioNames lists the embedded scenarios, sorted.

@@ -194,6 +194,16 @@ func TestPlotRedrawsCharts(t *testing.T) {
 	if got := listDir(t, plotDir); !slices.Equal(got, charts) {
 		t.Errorf("plot wrote %q, want %q", got, charts)
 	}
+	// On success plot says where its charts went, naming each, rather than nothing at all.
+	said := te.stderr.String()
+	if !strings.Contains(said, "sim: plot: wrote ") || !strings.Contains(said, plotDir) {
+		t.Errorf("plot's stderr %q does not say what it wrote into %s", said, plotDir)
+	}
+	for _, f := range charts {
+		if name := strings.TrimSuffix(strings.TrimSuffix(f, ".png"), ".svg"); !strings.Contains(said, name) {
+			t.Errorf("plot's stderr %q does not name chart %s", said, name)
+		}
+	}
 	for _, f := range charts {
 		a, _ := os.ReadFile(filepath.Join(runDir, f))
 		b, _ := os.ReadFile(filepath.Join(plotDir, f))
@@ -616,5 +626,19 @@ func TestOutNotTheWorkingDirectory(t *testing.T) {
 	}
 	if after := snapshot(t, filepath.Dir(run)); after != before {
 		t.Errorf("sim plot . changed the run's directory:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// The overview's exit statuses are all of them: it said "1 the run failed", while check and
+// diff --fail-on exit 1 for a figure out of bounds too, and left out 3, an internal error.
+// Reference: cmd/sim/doc.go "Exit status".
+func TestOverviewExitStatus(t *testing.T) {
+	te := newTestEnv()
+	te.main([]string{"help"})
+	out := strings.Join(strings.Fields(te.stdout.String()), " ")
+	for _, want := range []string{"1 the run failed, or check or diff found a figure out of bounds", "2 bad input", "3 an internal error"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("'sim help' lacks %q:\n%s", want, te.stdout.String())
+		}
 	}
 }

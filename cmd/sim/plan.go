@@ -146,7 +146,7 @@ func (o *planOptions) run(e *env, args []string) error {
 		}
 	}
 	if !o.quiet {
-		fmt.Fprintf(e.stderr, "plan %s: %d points in %s", plan.Name, len(points), time.Since(started).Round(time.Millisecond))
+		fmt.Fprintf(e.stderr, "sim: plan %s: %s in %s", plan.Name, plural(len(points), "point"), time.Since(started).Round(time.Millisecond))
 		if failed > 0 {
 			fmt.Fprintf(e.stderr, ", %d failed (listed in the report)", failed)
 		}
@@ -195,6 +195,9 @@ func allPointsFailed(res *reports.PlanResults) error {
 	}
 	if len(res.Points) == 0 {
 		return nil
+	}
+	if len(res.Points) == 1 {
+		return fmt.Errorf("plan %s: its only point failed (listed in the report with its error)", res.Plan.Name)
 	}
 	return fmt.Errorf("plan %s: all %d points failed (listed in the report with their errors)", res.Plan.Name, len(res.Points))
 }

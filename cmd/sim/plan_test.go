@@ -283,3 +283,16 @@ func TestPlanProgressLinesWhenNotTerminal(t *testing.T) {
 		t.Error("progress lines changed the report")
 	}
 }
+
+// The line plan ends with on stderr is prefixed "sim: " as its progress lines and every
+// other message on stderr are ("sim: plan NAME: 12/40 points done, …").
+func TestPlanDoneLinePrefixed(t *testing.T) {
+	plan := writePlan(t, tinyPlan)
+	te := realEnv()
+	if code := te.main([]string{"plan", plan, "--charts=false", "--out", filepath.Join(t.TempDir(), "r")}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, te.stderr.String())
+	}
+	if !regexp.MustCompile(`(?m)^sim: plan tiny: 4 points in \S+$`).MatchString(te.stderr.String()) {
+		t.Errorf("stderr %q lacks 'sim: plan tiny: 4 points in …'", te.stderr.String())
+	}
+}

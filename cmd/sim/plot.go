@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"epsim/reports"
 	"epsim/sim"
@@ -21,6 +22,7 @@ DIR/timeseries.csv and, when present, DIR/layout.csv, without running the simula
 again. The charts are written into DIR, or into --out. As with 'sim run', the files are
 written atomically: on any error none is replaced. The directory written is replaced as a
 whole, so it may not be the working directory or contain it: 'sim plot .' is refused.
+On success plot says on stderr which charts it wrote, and into which directory.
 
 Examples:
 
@@ -36,13 +38,15 @@ Examples:
 			if out == "" {
 				out = args[0]
 			}
-			return plotDir(args[0], out)
+			return plotDir(e, args[0], out)
 		}
 	},
 }
 
-// plotDir reads a run's outputs from in and writes its charts into out.
-func plotDir(in, out string) error {
+// plotDir reads a run's outputs from in and writes its charts into out, then says on
+// stderr which files it wrote, as 'sim check' says which baseline it wrote: a command that
+// succeeds in silence leaves the user to guess where its output went.
+func plotDir(e *env, in, out string) error {
 	summary, series, layout, err := readRunDir(in)
 	if err != nil {
 		return badInput(err)
@@ -51,16 +55,48 @@ func plotDir(in, out string) error {
 	if err != nil {
 		return err
 	}
-	if _, _, err := writeCharts(o, summary, series, layout); err != nil {
+	charts, _, err := writeCharts(o, summary, series, layout)
+	if err != nil {
 		o.abort()
 		return fmt.Errorf("plot %s: %w (nothing in %s was changed)", in, err, out)
 	}
-	return o.commit()
+	if err := o.commit(); err != nil {
+		return err
+	}
+	names := make([]string, len(charts))
+	for i, c := range charts {
+		names[i] = c.Name
+	}
+	fmt.Fprintf(e.stderr, "sim: plot: wrote %s (%s each) into %s: %s\n",
+		plural(len(charts), "chart"), strings.Join(reports.ChartFormats, " and "), out, strings.Join(names, ", "))
+	return nil
+}
+
+// openRunFile opens the file name of the --out directory dir of a run. Its error names the
+// path once (not "open DIR/summary.json: …") and, when dir is not a directory or lacks the
+// file, says what was expected.
+func openRunFile(dir, name string) (*os.File, error) {
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", dir, plainPathError(err))
+	case !st.IsDir():
+		return nil, fmt.Errorf("%s: not a directory (want the --out directory of a 'sim run')", dir)
+	}
+	path := filepath.Join(dir, name)
+	f, err := os.Open(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: no %s in it (want the --out directory of a 'sim run')", dir, name)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", path, plainPathError(err))
+	}
+	return f, nil
 }
 
 // readRunDir reads summary.json, timeseries.csv and the optional layout.csv of a run.
 func readRunDir(dir string) (*reports.Summary, []sim.Bucket, []sim.LayoutSample, error) {
-	f, err := os.Open(filepath.Join(dir, "summary.json"))
+	f, err := openRunFile(dir, "summary.json")
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -69,7 +105,7 @@ func readRunDir(dir string) (*reports.Summary, []sim.Bucket, []sim.LayoutSample,
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %w", f.Name(), err)
 	}
-	g, err := os.Open(filepath.Join(dir, "timeseries.csv"))
+	g, err := openRunFile(dir, "timeseries.csv")
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -83,7 +119,7 @@ func readRunDir(dir string) (*reports.Summary, []sim.Bucket, []sim.LayoutSample,
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return nil, nil, nil, err
+		return nil, nil, nil, fmt.Errorf("%s: %w", filepath.Join(dir, "layout.csv"), plainPathError(err))
 	default:
 		defer h.Close()
 		if layout, err = reports.ReadLayoutCSV(h); err != nil {

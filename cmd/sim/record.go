@@ -133,7 +133,7 @@ func recordTo(e *env, in io.Reader, out, name string) (err error) {
 			return
 		}
 		if partial != nil {
-			err = fmt.Errorf("%w; the %d events before it are kept in %s", err, partial.events, out)
+			err = fmt.Errorf("%w; the %s before it %s kept in %s", err, counted(int64(partial.events), "event", "events"), agree(int64(partial.events), "is", "are"), out)
 		}
 	}()
 	return record(e, in, tmp, name)
@@ -196,7 +196,7 @@ func record(e *env, in io.Reader, w io.Writer, name string) error {
 		err = nil
 	}
 	if stats != nil {
-		fmt.Fprintf(e.stderr, "sim: record: %d events recorded", stats.Events)
+		fmt.Fprintf(e.stderr, "sim: record: %s recorded", counted(int64(stats.Events), "event", "events"))
 		for _, k := range stats.SkippedKeys() {
 			fmt.Fprintf(e.stderr, ", %d skipped (%s)", stats.Skipped[k], k)
 		}

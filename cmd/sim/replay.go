@@ -315,6 +315,20 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	cfg.RunEndpoints = slices.Contains(modes, sim.ModeEndpoints)
 	cfg.RunEndpointSlices = slices.Contains(modes, sim.ModeEndpointSlices)
 
+	// --out is checked before any input is read: without --nodes the pods are read twice,
+	// and a recording may be millions of events (as 'sim run' fails before a long run).
+	var out *outputDir
+	log := &replayLog{warm: warm}
+	if o.out != "" {
+		if out, err = openOutputDir(o.out, true); err != nil {
+			return err
+		}
+		defer out.abort()
+		// writes.jsonl is written as the replay makes the writes, not held to the end.
+		if log.file, err = newWriteLog(out); err != nil {
+			return fmt.Errorf("--out %s: %w", out.dir, err)
+		}
+	}
 	services, svcStats, err := readFile(o.services, trace.ReadServices)
 	if err != nil {
 		return badInput(err)
@@ -354,22 +368,10 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 		if podStats.Events == 0 {
 			return badInput(noPodEvents(o.pods))
 		}
-		fmt.Fprintf(e.stderr, "sim: replay: no --nodes: %d nodes named by the pods, without zones\n", len(nodes))
+		fmt.Fprintf(e.stderr, "sim: replay: no --nodes: %s named by the pods, without zones\n", plural(len(nodes), "node"))
 	}
 	if len(nodes) == 0 {
 		return badInput(errors.New("replay: no nodes (give --nodes, or pods scheduled to nodes)"))
-	}
-	var out *outputDir
-	log := &replayLog{warm: warm}
-	if o.out != "" {
-		if out, err = openOutputDir(o.out, true); err != nil {
-			return err
-		}
-		defer out.abort()
-		// writes.jsonl is written as the replay makes the writes, not held to the end.
-		if log.file, err = newWriteLog(out); err != nil {
-			return fmt.Errorf("--out %s: %w", out.dir, err)
-		}
 	}
 	var sliceStream *trace.SliceReader
 	var seed []*model.EndpointSlice
@@ -445,7 +447,7 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	}
 	if !pstats.RecordedTimes {
 		report.TimesFrom = "objects"
-		fmt.Fprintf(e.stderr, "sim: replay: %s has no recorded times: event times come from the pods' own timestamps (creation, condition transitions, deletion; second precision), and the events of each second are spread evenly across it in stream order (%d events). Expect write counts within ±25%% of a recording with arrival times; record with 'sim record' for exact times.\n", inputName(o.pods), pstats.Spread)
+		fmt.Fprintf(e.stderr, "sim: replay: %s has no recorded times: event times come from the pods' own timestamps (creation, condition transitions, deletion; second precision), and the events of each second are spread evenly across it in stream order (%s). Expect write counts within ±25%% of a recording with arrival times; record with 'sim record' for exact times.\n", inputName(o.pods), counted(pstats.Spread, "event", "events"))
 	}
 	warnReplay(e.stderr, inputName(o.pods), stats, pstats)
 	if sliceStream != nil {
@@ -511,20 +513,21 @@ func (l *replayLog) LogWrite(rec sim.WriteRecord) error {
 // rejected; replay.json counts the same.
 func warnReplay(w io.Writer, name string, r *sim.ReplayStats, s *trace.Stats) {
 	if n := r.OutOfOrder + s.Clamped; n > 0 {
-		fmt.Fprintf(w, "sim: replay: warning: %s: %d events out of time order (applied at the previous event's time)\n", name, n)
+		fmt.Fprintf(w, "sim: replay: warning: %s: %s out of time order (applied at the previous event's time)\n", name, counted(n, "event", "events"))
 	}
 	if s.BeforeListing > 0 {
-		fmt.Fprintf(w, "sim: replay: warning: %s: %d events dated before the recording's first event (applied at once)\n", name, s.BeforeListing)
+		fmt.Fprintf(w, "sim: replay: warning: %s: %s dated before the recording's first event (applied at once)\n", name, counted(s.BeforeListing, "event", "events"))
 	}
 	if r.Relists > 0 {
-		fmt.Fprintf(w, "sim: replay: warning: %s: the recording lists the pods again %d times (kubectl's watch started "+
-			"over): the %d pods a relist did not list were deleted at it, as an informer's relist does; they went while "+
-			"the watch was down, at times the recording does not have\n", name, r.Relists, r.RelistDeleted)
+		fmt.Fprintf(w, "sim: replay: warning: %s: the recording lists the pods again %s (kubectl's watch started "+
+			"over): the %s a relist did not list %s deleted at it, as an informer's relist does; %s while "+
+			"the watch was down, at times the recording does not have\n", name, counted(r.Relists, "time", "times"),
+			counted(r.RelistDeleted, "pod", "pods"), agree(r.RelistDeleted, "was", "were"), agree(r.RelistDeleted, "it went", "they went"))
 	}
 	if r.CreatedAfterEnd > 0 {
-		fmt.Fprintf(w, "sim: replay: warning: %s: %d Services were created after the recording's last event (their "+
+		fmt.Fprintf(w, "sim: replay: warning: %s: %s created after the recording's last event (%s "+
 			"creationTimestamp): left out; the Services file was taken after the recording, so it may also lack "+
-			"Services deleted meanwhile\n", name, r.CreatedAfterEnd)
+			"Services deleted meanwhile\n", name, counted(r.CreatedAfterEnd, "Service was", "Services were"), agree(r.CreatedAfterEnd, "its", "their"))
 	}
 	if s.ClockLeadSeconds > 0 {
 		lead := time.Duration(s.ClockLeadSeconds * float64(time.Second)).Round(time.Millisecond)
@@ -562,7 +565,7 @@ func warnReplay(w io.Writer, name string, r *sim.ReplayStats, s *trace.Stats) {
 		if t == "ERROR" {
 			why = "the watch reported an error and ended there: the recording may lack the events after it"
 		}
-		fmt.Fprintf(w, "sim: replay: warning: %s: %d events of type %s skipped (%s)\n", name, s.Skipped["type "+t], t, why)
+		fmt.Fprintf(w, "sim: replay: warning: %s: %s of type %s skipped (%s)\n", name, counted(s.Skipped["type "+t], "event", "events"), t, why)
 	}
 	if s.InvalidIPs > 0 {
 		nums := make([]string, len(s.InvalidIPEvents))
@@ -573,7 +576,7 @@ func warnReplay(w io.Writer, name string, r *sim.ReplayStats, s *trace.Stats) {
 		if int64(len(nums)) < s.InvalidIPs {
 			more = ", …"
 		}
-		fmt.Fprintf(w, "sim: replay: warning: %s: %d events rejected for a pod IP that is not an IP address (events %s%s)\n", name, s.InvalidIPs, strings.Join(nums, ", "), more)
+		fmt.Fprintf(w, "sim: replay: warning: %s: %s rejected for a pod IP that is not an IP address (%s %s%s)\n", name, counted(s.InvalidIPs, "event", "events"), agree(s.InvalidIPs, "event", "events"), strings.Join(nums, ", "), more)
 	}
 }
 
@@ -647,7 +650,7 @@ func openInput(path string) (io.Reader, func(), error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%s: %w", path, plainPathError(err))
 	}
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		f.Close()
@@ -703,7 +706,7 @@ func nodesOfPods(path string) ([]*model.Node, *trace.Stats, error) {
 
 // writeReplayReport prints what was read and, with --endpointslices, the comparison.
 func writeReplayReport(w io.Writer, r *ReplayReport) error {
-	fmt.Fprintf(w, "\nreplay of %s: %d pod events, %d Services, %d nodes; times %s; %s start\n", r.Pods, r.Replay.Events, r.Services, r.Nodes, r.TimesFrom, r.Start)
+	fmt.Fprintf(w, "\nreplay of %s: %s, %s, %s; times %s; %s start\n", r.Pods, counted(r.Replay.Events, "pod event", "pod events"), plural(r.Services, "Service"), plural(r.Nodes, "node"), r.TimesFrom, r.Start)
 	fmt.Fprintf(w, "  pod events matching no Service   %d\n", r.Replay.Unmatched)
 	fmt.Fprintf(w, "  events of the initial listing    %d\n", r.Replay.Listed)
 	fmt.Fprintf(w, "  events out of time order         %d\n", r.Replay.OutOfOrder+r.Stream.Clamped)
@@ -747,7 +750,7 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 	if c == nil {
 		return nil
 	}
-	fmt.Fprintf(w, "\nEndpointSlices, real vs simulated (bytes × %d watchers):\n", c.Watchers)
+	fmt.Fprintf(w, "\nEndpointSlices, real vs simulated (bytes × %s):\n", counted(int64(c.Watchers), "watcher", "watchers"))
 	fmt.Fprintf(w, "  %-36s %17s %17s %11s %11s\n", "service", "real A/M/D", "sim A/M/D", "real bytes", "sim bytes")
 	row := func(name string, real, sim trace.Writes) {
 		fmt.Fprintf(w, "  %-36s %17s %17s %11s %11s\n", name,

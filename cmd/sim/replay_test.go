@@ -169,7 +169,10 @@ func TestReplayErrors(t *testing.T) {
 	}{
 		{"no pods", []string{"replay", "--services", "x"}, "needs --pods"},
 		{"stdin without nodes", []string{"replay", "--pods", "-", "--services", "x"}, "needs --nodes"},
-		{"missing file", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", filepath.Join(dir, "none.json")}, "no such file"},
+		{"missing file", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", filepath.Join(dir, "none.json")}, "sim: " + filepath.Join(dir, "none.json") + ": no such file or directory\n"},
+		// --out is checked before the pods are read (twice without --nodes): the error came
+		// after the whole recording had been read for its nodes.
+		{"out a file", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"), "--out", empty}, "sim: --out " + empty + ": exists and is not a directory\n"},
 		{"truncated", []string{"replay", "--pods", trunc, "--services", sample("replay-services.json"), "--nodes", sample("replay-nodes.json")}, "truncated input"},
 		{"pods as services", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-watch.json")}, "a watch event, expected a Service"},
 		{"bad set", []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"), "--set", "controlPlane.maxEndpointsPerSlice=0"}, "maxEndpointsPerSlice"},
@@ -196,6 +199,9 @@ func TestReplayErrors(t *testing.T) {
 			}
 			if !strings.Contains(errb.String(), tc.want) {
 				t.Errorf("stderr %q lacks %q", errb, tc.want)
+			}
+			if tc.name == "out a file" && strings.Contains(errb.String(), "no --nodes") {
+				t.Errorf("the pods were read before --out was checked: %q", errb)
 			}
 		})
 	}

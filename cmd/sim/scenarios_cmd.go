@@ -41,7 +41,7 @@ Examples:
 				for _, a := range cfg.Timeline {
 					phases = append(phases, a.Name)
 				}
-				fmt.Fprintf(e.stdout, "%s: %s nodes, %s, %s pods\n", n, thousands(int64(cfg.Cluster.Nodes)), plural(services, "Service"), thousands(int64(pods)))
+				fmt.Fprintf(e.stdout, "%s: %s, %s, %s\n", n, plural(cfg.Cluster.Nodes, "node"), plural(services, "Service"), plural(pods, "pod"))
 				fmt.Fprintf(e.stdout, "  phases: %s\n", strings.Join(phases, ", "))
 				if sc.Description != "" {
 					for _, line := range wrap(sc.Description, 88) {
@@ -78,11 +78,25 @@ func thousands(n int64) string {
 }
 
 // plural is "1 Service" or "2 Services".
-func plural(n int, noun string) string {
+func plural(n int, noun string) string { return counted(int64(n), noun, noun+"s") }
+
+// counted is n, with thousands separators, followed by one when n is 1 and by many
+// otherwise: "1 entry", "3 entries", "1 figure is". Messages count things that are often
+// one, and "1 pods" reads as a bug.
+func counted(n int64, one, many string) string {
 	if n == 1 {
-		return "1 " + noun
+		return "1 " + one
 	}
-	return thousands(int64(n)) + " " + noun + "s"
+	return thousands(n) + " " + many
+}
+
+// agree is one when n is 1 and many otherwise, for the words that follow a counted noun
+// ("it was", "they were").
+func agree(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // wrap breaks text into lines of at most width characters at spaces.
@@ -164,7 +178,7 @@ Examples:
 					continue
 				}
 				services, pods := size(sc.Config)
-				fmt.Fprintf(e.stdout, "%s: ok (%d nodes, %d services, %d pods, %d phases)\n", a, sc.Config.Cluster.Nodes, services, pods, len(sc.Config.Timeline))
+				fmt.Fprintf(e.stdout, "%s: ok (%s, %s, %s, %s)\n", a, plural(sc.Config.Cluster.Nodes, "node"), plural(services, "Service"), plural(pods, "pod"), plural(len(sc.Config.Timeline), "phase"))
 			}
 			if len(errs) > 0 {
 				return badInput(errors.Join(errs...))

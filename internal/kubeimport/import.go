@@ -274,10 +274,10 @@ func (im *importer) build() (*Result, error) {
 		if k == "Pod" && len(o.workloads) == 0 {
 			// 'kubectl get nodes,services,endpointslices,pods' is a natural first try: say
 			// what gives the pods' controllers (kind, strategy) instead.
-			im.notef("%d objects of kind %q ignored: the pods come from their workloads; add 'kubectl get deployments,statefulsets,daemonsets -A -o json'", o.skipped[k], k)
+			im.notef("%s of kind %q ignored: the pods come from their workloads; add 'kubectl get deployments,statefulsets,daemonsets -A -o json'", counted(o.skipped[k], "object", "objects"), k)
 			continue
 		}
-		im.notef("%d objects of kind %q ignored", o.skipped[k], k)
+		im.notef("%s of kind %q ignored", counted(o.skipped[k], "object", "objects"), k)
 	}
 	im.dropRepeats()
 	im.dropOwnedReplicaSets()
@@ -403,18 +403,20 @@ func (im *importer) cluster() *clusterShape {
 	switch {
 	case len(cl.zones) == 0 && badZone > 0:
 		cl.zones = []string{""}
-		im.notef("no node has a valid %s label (%d have one whose value is not a label value, such as %q): the scenario's nodes have no zone either (zones: [\"\"])",
-			zoneLabel, badZone, firstBadZone)
+		im.notef("no node has a valid %s label (%s one whose value is not a label value, such as %q): the scenario's nodes have no zone either (zones: [\"\"])",
+			zoneLabel, counted(badZone, "has", "have"), firstBadZone)
 	case len(cl.zones) == 0:
 		// As in the cluster: the nodes carry no zone, nor do their endpoints (a zone would
 		// add some 13 bytes to every endpoint of every slice).
 		cl.zones = []string{""}
 		im.notef("no node has a %s label: the scenario's nodes have none either (zones: [\"\"])", zoneLabel)
+	case badZone > 0 && noZone == 1:
+		im.notef("1 node without a valid %s label (its value %q is not a label value) is spread over the zones", zoneLabel, firstBadZone)
 	case badZone > 0:
-		im.notef("%d nodes without a valid %s label (%d of them with a value that is not a label value, such as %q) are spread over the zones",
-			noZone, zoneLabel, badZone, firstBadZone)
+		im.notef("%s without a valid %s label (%d of them with a value that is not a label value, such as %q) %s spread over the zones",
+			counted(noZone, "node", "nodes"), zoneLabel, badZone, firstBadZone, "are")
 	case noZone > 0:
-		im.notef("%d nodes without a %s label are spread over the zones", noZone, zoneLabel)
+		im.notef("%s without a %s label %s spread over the zones", counted(noZone, "node", "nodes"), zoneLabel, agree(noZone, "is", "are"))
 	}
 	if len(cl.zones) > maxZones {
 		cl.zones = cl.zones[:maxZones]
@@ -448,9 +450,9 @@ func (im *importer) cluster() *clusterShape {
 	case len(cpus) == 0:
 		im.notef("no node's status lists its allocatable CPU: every node gets %dm", cl.milliCPU)
 	case given:
-		im.notef("%d nodes have no allocatable CPU the importer reads (such as %q): they get %dm too", noCPU, firstBadCPU, cl.milliCPU)
+		im.notef("%s no allocatable CPU the importer reads (such as %q): %s %dm too", counted(noCPU, "node has", "nodes have"), firstBadCPU, agree(noCPU, "it gets", "they get"), cl.milliCPU)
 	default:
-		im.notef("%d nodes' status lists no allocatable CPU: they get %dm too", noCPU, cl.milliCPU)
+		im.notef("%s no allocatable CPU: %s %dm too", counted(noCPU, "node's status lists", "nodes' status lists"), agree(noCPU, "it gets", "they get"), cl.milliCPU)
 	}
 	cl.nodeNameFormat = nameFormat(lengths)
 	return cl
@@ -712,7 +714,7 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 				// the simulator has is hand-made Endpoints and their mirrored slices.
 				if n = c.pods(); n > 0 {
 					im.detail("a Service without a selector has EndpointSlices but no Endpoints object; imported as manualEndpoints (Endpoints the mirroring controller mirrors)",
-						"Service %s has no selector and no Endpoints object; the %d endpoints of its EndpointSlices imported as manualEndpoints (hand-made Endpoints the mirroring controller mirrors)", id, n)
+						"Service %s has no selector and no Endpoints object; the %s of its EndpointSlices imported as manualEndpoints (hand-made Endpoints the mirroring controller mirrors)", id, counted(n, "endpoint", "endpoints"))
 				}
 			}
 			if n == 0 {
@@ -756,11 +758,11 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 				n = epAddrs[id]
 				if epTruncated[id] {
 					im.detail("a Service's Endpoints object is truncated at 1000 addresses and no EndpointSlice says how many pods it has; 1000 imported",
-						"Service %s: its Endpoints object is truncated (%s) and no EndpointSlice of it is in the input; it has more than the %d pods imported (add 'kubectl get endpointslices -A -o json')", id, overCapacityAnnotation, n)
+						"Service %s: its Endpoints object is truncated (%s) and no EndpointSlice of it is in the input; it has more than the %s imported (add 'kubectl get endpointslices -A -o json')", id, overCapacityAnnotation, counted(n, "pod", "pods"))
 				}
 			}
 			if n > 0 {
-				im.detail("a Service no workload in the input selects (Deployment, StatefulSet, DaemonSet or ReplicaSet); its pods taken from its endpoints, run as a Deployment", "Service %s: no workload in the input (Deployment, StatefulSet, DaemonSet or ReplicaSet) selects it; %d pods taken from its endpoints, run as a Deployment", id, n)
+				im.detail("a Service no workload in the input selects (Deployment, StatefulSet, DaemonSet or ReplicaSet); its pods taken from its endpoints, run as a Deployment", "Service %s: no workload in the input (Deployment, StatefulSet, DaemonSet or ReplicaSet) selects it; %s taken from its endpoints, run as a Deployment", id, counted(n, "pod", "pods"))
 			} else {
 				noPods++
 			}
@@ -770,7 +772,7 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 			// Written beside the controller's (a mesh, a multi-cluster controller): kube-proxy
 			// watches them too, but the simulator writes only the controller's.
 			im.detail("a Service has EndpointSlices of another manager beside the controller's; they are not simulated",
-				"Service %s: %d EndpointSlices managed by %s beside the EndpointSlice controller's are not simulated", id, c.otherSlices, strings.Join(c.managers, ", "))
+				"Service %s: %s managed by %s beside the EndpointSlice controller's %s not simulated", id, counted(c.otherSlices, "EndpointSlice", "EndpointSlices"), strings.Join(c.managers, ", "), agree(c.otherSlices, "is", "are"))
 		}
 		if !im.ports(e, id, s, cports, slicePorts, len(ws) > 0 || slicePorts != nil) {
 			continue
@@ -778,13 +780,13 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 		out = append(out, e)
 	}
 	if externalName > 0 {
-		im.notef("%d ExternalName Services skipped (they have no endpoints)", externalName)
+		im.notef("%s skipped (%s no endpoints)", counted(externalName, "ExternalName Service", "ExternalName Services"), agree(externalName, "it has", "they have"))
 	}
 	if noEndpoints > 0 {
-		im.notef("%d Services without a selector and without endpoints in the input skipped (add 'kubectl get endpoints,endpointslices -A -o json' to import them)", noEndpoints)
+		im.notef("%s without a selector and without endpoints in the input skipped (add 'kubectl get endpoints,endpointslices -A -o json' to import %s)", counted(noEndpoints, "Service", "Services"), agree(noEndpoints, "it", "them"))
 	}
 	if noPods > 0 {
-		im.notef("%d Services select no pods in the input; they are imported with replicas: 0", noPods)
+		im.notef("%s no pods in the input; %s imported with replicas: 0", counted(noPods, "Service selects", "Services select"), agree(noPods, "it is", "they are"))
 	}
 	sharedPods, unselected := 0, 0
 	for _, n := range selectedBy {
@@ -796,13 +798,13 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 		}
 	}
 	if sharedPods > 0 {
-		im.notef("%d workloads are selected by more than one Service; each Service gets its own pods in the simulation", sharedPods)
+		im.notef("%s selected by more than one Service; each Service gets its own pods in the simulation", counted(sharedPods, "workload is", "workloads are"))
 	}
 	if badLabels > 0 {
 		im.notef("%d Service labels are not valid label keys or values; left out", badLabels)
 	}
 	if unselected > 0 {
-		im.notef("%d workloads are selected by no Service; they have no endpoints and are left out", unselected)
+		im.notef("%s selected by no Service; %s no endpoints and %s left out", counted(unselected, "workload is", "workloads are"), agree(unselected, "it has", "they have"), agree(unselected, "is", "are"))
 	}
 	return out
 }
@@ -902,7 +904,7 @@ func (im *importer) workloads(e *entry, id string, ws []*workload, nodes int) {
 		// as many pods, rolled as the DaemonSet rolls (its strategy, below).
 		e.kind = "Deployment"
 		im.detail("a DaemonSet not on every node, or beside other workloads, is run as a Deployment of its pods with its rolling update",
-			"Service %s: DaemonSet %s (%d pods on %d nodes) runs as a Deployment of the Service's %d pods, rolled as the DaemonSet rolls", id, main.Metadata.Name, replicasOf(main, nodes), nodes, total)
+			"Service %s: DaemonSet %s (%s on %s) runs as a Deployment of the Service's %s, rolled as the DaemonSet rolls", id, main.Metadata.Name, counted(replicasOf(main, nodes), "pod", "pods"), counted(nodes, "node", "nodes"), counted(total, "pod", "pods"))
 	}
 	if main.Kind == "ReplicaSet" {
 		// The simulator's nearest: a Deployment's pods are a ReplicaSet's.
@@ -1163,4 +1165,23 @@ func (im *importer) ports(e *entry, id string, s *service, cports []containerPor
 		return false
 	}
 	return true
+}
+
+// counted is n followed by one when n is 1 and by many otherwise: "1 pod", "2 pods",
+// "1 node has", "3 nodes have". Notes and the file's header count things that are often
+// one (a Service's single pod, one ExternalName Service), and "1 pods" reads as a bug.
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// agree is one when n is 1 and many otherwise, for the words that follow a counted noun
+// ("it is", "they are").
+func agree(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

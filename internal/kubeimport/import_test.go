@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -216,15 +217,19 @@ func TestImportErrors(t *testing.T) {
 	}
 	// An object that does not decode is named: one of thousands in a list.
 	for _, c := range []struct{ in, want string }{
-		{`{"kind":"List","items":[{"kind":"Service","metadata":{"name":"web","namespace":"shop"},"spec":{"ports":[{"port":"80"}]}}]}`, `a Service "shop/web": json: cannot unmarshal string`},
-		{`{"kind":"Node","metadata":{"name":"n-7"},"status":{"allocatable":{"cpu":4}}}`, `a Node "n-7": json: cannot unmarshal number`},
-		{`{"kind":"Node","status":{"allocatable":{"cpu":4}}}`, `a Node: json: cannot unmarshal number`},
+		// The field and the JSON types in kubectl's words, not encoding/json's Go types
+		// ("cannot unmarshal string into Go struct field .spec.ports of type
+		// []kubeimport.servicePort").
+		{`{"kind":"List","items":[{"kind":"Service","metadata":{"name":"web","namespace":"shop"},"spec":{"ports":[{"port":"80"}]}}]}`, `a Service "shop/web": spec.ports.port: a string, where kubectl writes a whole number in range`},
+		{`{"kind":"List","items":[{"kind":"Service","metadata":{"name":"web","namespace":"shop"},"spec":{"ports":"80"}}]}`, `a Service "shop/web": spec.ports: a string, where kubectl writes a list`},
+		{`{"kind":"Node","metadata":{"name":"n-7"},"status":{"allocatable":{"cpu":4}}}`, `a Node "n-7": status.allocatable: a number, where kubectl writes a string`},
+		{`{"kind":"Node","status":{"allocatable":{"cpu":4}}}`, `a Node: status.allocatable: a number, where kubectl writes a string`},
 		// kubectl's -o yaml, or a manifest, is named as YAML.
 		{"apiVersion: v1\nitems: []\nkind: List\n", "(byte 0, line 1); this looks like YAML: give kubectl's '-o json' output"},
 		{"\n---\nkind: Node\n", "this looks like YAML"},
 	} {
 		_, err := Import([]Input{{Name: "in.json", R: strings.NewReader(c.in)}}, Options{})
-		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "Go struct") {
 			t.Errorf("%s: %v, want it to say %q", c.in, err, c.want)
 		}
 	}
@@ -695,7 +700,7 @@ func TestImportSliceManagers(t *testing.T) {
 			if got := sc.Config.Services[0].Replicas; got != tc.want {
 				t.Errorf("%d replicas, want %d\n%s", got, tc.want, res.YAML)
 			}
-			const note = "1 EndpointSlices managed by mesh.example.com beside the EndpointSlice controller's are not simulated"
+			const note = "1 EndpointSlice managed by mesh.example.com beside the EndpointSlice controller's is not simulated"
 			if noted := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, note) }); noted != tc.noted {
 				t.Errorf("notes %q: noted %v, want %v", res.Notes, noted, tc.noted)
 			}
@@ -909,7 +914,7 @@ func TestImportSelectorlessSlices(t *testing.T) {
 		{"Endpoints", endpoints, 2, ""},
 		{"Endpoints and slices", endpoints + "\n" + slice, 2, ""},
 		{"slices alone", slice, 3, "the 3 endpoints of its EndpointSlices imported as manualEndpoints"},
-		{"neither", "", 0, "1 Services without a selector and without endpoints in the input skipped"},
+		{"neither", "", 0, "1 Service without a selector and without endpoints in the input skipped"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := `{"kind":"Node","metadata":{"name":"n","labels":{"topology.kubernetes.io/zone":"z"}}}
@@ -951,7 +956,7 @@ func TestImportSharedWorkloads(t *testing.T) {
 		fmt.Fprintf(&in, `{"kind":"Deployment","metadata":{"name":%q,"namespace":"a"},"spec":{"replicas":2,"template":{"metadata":{"labels":{"app":%q}}}}}`+"\n", app, app)
 	}
 	res, _ := importText(t, in.String())
-	if want := "1 workloads are selected by more than one Service"; !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+	if want := "1 workload is selected by more than one Service"; !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
 		t.Errorf("notes %q, want one saying %q", res.Notes, want)
 	}
 }
@@ -1181,12 +1186,12 @@ func TestImportNodeValuesNoted(t *testing.T) {
 		{"every zone value invalid", node("n0", "zé", cpu("4")) + node("n1", "zé", cpu("4")),
 			[]string{""}, 4000, `no node has a valid topology.kubernetes.io/zone label (2 have one whose value is not a label value, such as "zé")`},
 		{"one zone value invalid", node("n0", "a", cpu("4")) + node("n1", "b", cpu("4")) + node("n2", "-x-", cpu("4")),
-			[]string{"a", "b"}, 4000, `1 nodes without a valid topology.kubernetes.io/zone label (1 of them with a value that is not a label value, such as "-x-")`},
+			[]string{"a", "b"}, 4000, `1 node without a valid topology.kubernetes.io/zone label (its value "-x-" is not a label value) is spread over the zones`},
 		{"no zone label", node("n0", "", cpu("4")), []string{""}, 4000, "no node has a topology.kubernetes.io/zone label"},
 		{"every CPU unreadable", node("n0", "a", cpu("-4")) + node("n1", "b", cpu("abc")),
 			[]string{"a", "b"}, defaultMilliCPU, `no node has an allocatable CPU the importer reads (such as "-4"): every node gets 4000m`},
 		{"one CPU unreadable", node("n0", "a", cpu("8")) + node("n1", "b", cpu("abc")),
-			[]string{"a", "b"}, 8000, `1 nodes have no allocatable CPU the importer reads (such as "abc"): they get 8000m too`},
+			[]string{"a", "b"}, 8000, `1 node has no allocatable CPU the importer reads (such as "abc"): it gets 8000m too`},
 		{"no CPU in a status", node("n0", "a", `,"status":{"allocatable":{"memory":"1Gi"}}`),
 			[]string{"a"}, defaultMilliCPU, "no node's status lists its allocatable CPU: every node gets 4000m"},
 		{"no status", node("n0", "a", "") + node("n1", "b", ""), []string{"a", "b"}, defaultMilliCPU, ""},
@@ -1236,8 +1241,36 @@ func TestImportPodsSayWhatToAdd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `1 objects of kind "Pod" ignored: the pods come from their workloads; add 'kubectl get deployments,statefulsets,daemonsets -A -o json'`
+	want := `1 object of kind "Pod" ignored: the pods come from their workloads; add 'kubectl get deployments,statefulsets,daemonsets -A -o json'`
 	if !slices.Contains(res.Notes, want) {
 		t.Errorf("notes %q\nwant %q", res.Notes, want)
+	}
+}
+
+// TestImportCountsOne: what the import counts is often one — one node, one Service, one pod
+// taken from its Endpoints, one ExternalName Service, one object of another kind — and the
+// header, the description and the notes say "1 pod", never "1 pods".
+func TestImportCountsOne(t *testing.T) {
+	in := `{"kind":"List","apiVersion":"v1","items":[
+{"kind":"Node","apiVersion":"v1","metadata":{"name":"n1","labels":{"topology.kubernetes.io/zone":"z1"}},"status":{"allocatable":{"cpu":"4"}}},
+{"kind":"Service","apiVersion":"v1","metadata":{"namespace":"default","name":"one"},"spec":{"selector":{"app":"one"},"ports":[{"port":80,"targetPort":8080,"protocol":"TCP"}]}},
+{"kind":"Service","apiVersion":"v1","metadata":{"namespace":"default","name":"ext"},"spec":{"type":"ExternalName","externalName":"example.com"}},
+{"kind":"Endpoints","apiVersion":"v1","metadata":{"namespace":"default","name":"one"},"subsets":[{"addresses":[{"ip":"10.1.0.1","nodeName":"n1"}],"ports":[{"port":8080,"protocol":"TCP"}]}]},
+{"kind":"ConfigMap","apiVersion":"v1","metadata":{"namespace":"default","name":"cm"}}]}`
+	res, _ := importText(t, in)
+	text := string(res.YAML)
+	for _, want := range []string{
+		"# 1 node in 1 zone, 1 Service (1 entry), 1 pod.\n",
+		`description: "Imported from kubectl output: 1 node, 1 Service, 1 pod"`,
+		`1 object of kind "ConfigMap" ignored`,
+		"selects it; 1 pod taken from its endpoints",
+		"1 ExternalName Service skipped (it has no endpoints)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the import lacks %q:\n%s", want, text)
+		}
+	}
+	if m := regexp.MustCompile(`\b1 (nodes|zones|Services|entries|pods|objects|endpoints|EndpointSlices|workloads)\b`).FindString(text); m != "" {
+		t.Errorf("the import says %q:\n%s", m, text)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -389,7 +390,7 @@ func (o *objects) add(raw json.RawMessage, src string, depth int, itemKind strin
 		Type  string             `json:"type"`
 	}
 	if err := json.Unmarshal(raw, &head); err != nil {
-		return fmt.Errorf("%s: %w: %v", src, ErrFormat, err)
+		return fmt.Errorf("%s: %w: %v", src, ErrFormat, jsonTypeError(err))
 	}
 	if head.Items != nil || strings.HasSuffix(head.Kind, "List") {
 		if depth > 4 {
@@ -443,7 +444,52 @@ func (o *objects) add(raw json.RawMessage, src string, depth int, itemKind strin
 		o.skipped[k]++
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w: a %s%s: %v", src, ErrFormat, head.Kind, named(raw), err)
+		return fmt.Errorf("%s: %w: a %s%s: %v", src, ErrFormat, head.Kind, named(raw), jsonTypeError(err))
 	}
 	return nil
+}
+
+// jsonTypeError says what a field of the wrong JSON type is in kubectl's words: encoding/json
+// said 'json: cannot unmarshal string into Go struct field .spec.ports of type
+// []kubeimport.servicePort', naming this package's types, which the user never sees.
+func jsonTypeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Type == nil {
+		return err
+	}
+	var want string
+	switch te.Type.Kind() {
+	case reflect.String:
+		want = "a string"
+	case reflect.Slice, reflect.Array:
+		want = "a list"
+	case reflect.Map, reflect.Struct, reflect.Pointer:
+		want = "an object"
+	case reflect.Bool:
+		want = "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		want = "a whole number in range"
+	case reflect.Float32, reflect.Float64:
+		want = "a number"
+	default:
+		return err
+	}
+	got := te.Value
+	switch {
+	case got == "array":
+		got = "a list"
+	case got == "object":
+		got = "an object"
+	case got == "bool":
+		got = "true or false"
+	case strings.HasPrefix(got, "number "):
+		got = "the number " + strings.TrimPrefix(got, "number ")
+	case got != "":
+		got = "a " + got
+	}
+	if te.Field == "" {
+		return fmt.Errorf("%s, where kubectl writes %s", got, want)
+	}
+	return fmt.Errorf("%s: %s, where kubectl writes %s", te.Field, got, want)
 }

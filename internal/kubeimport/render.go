@@ -252,7 +252,8 @@ func render(name string, sources []string, cl *clusterShape, groups []*entry, no
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Imported by 'sim import' from %s.\n", strings.Join(sources, ", "))
-	w("# %d nodes in %d zones, %d Services (%d entries), %d pods.\n", res.Nodes, len(cl.zones), res.Services, res.Entries, res.Pods)
+	w("# %s in %s, %s (%s), %s.\n", counted(res.Nodes, "node", "nodes"), counted(len(cl.zones), "zone", "zones"),
+		counted(res.Services, "Service", "Services"), counted(res.Entries, "entry", "entries"), counted(res.Pods, "pod", "pods"))
 	w("# Every field is described by 'sim explain' and in docs/scenario.md; pod timing and the\n")
 	w("# control plane use the defaults ('sim validate --effective' prints them).\n")
 	if len(notes) > 0 {
@@ -262,7 +263,7 @@ func render(name string, sources []string, cl *clusterShape, groups []*entry, no
 		}
 	}
 	w("name: %s\n", yamlscalar.Quote(name))
-	w("description: %s\n", yamlscalar.Quote(fmt.Sprintf("Imported from kubectl output: %d nodes, %d Services, %d pods", res.Nodes, res.Services, res.Pods)))
+	w("description: %s\n", yamlscalar.Quote(fmt.Sprintf("Imported from kubectl output: %s, %s, %s", counted(res.Nodes, "node", "nodes"), counted(res.Services, "Service", "Services"), counted(res.Pods, "pod", "pods"))))
 	w("cluster:\n  nodes: %d\n  zones: [", cl.nodes)
 	for i, z := range cl.zones {
 		if i > 0 {
