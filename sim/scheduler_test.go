@@ -393,3 +393,19 @@ func TestScaleDownDropsUnschedulablePods(t *testing.T) {
 		t.Errorf("the scheduling queue holds %d pods; want none", n)
 	}
 }
+
+// TestEventsRetryOnlyWhatFits checks the cost of many unschedulable pods: a pod leaving a
+// full node moves one of them back to the queue, not all (which would fail all but one),
+// so each pending pod has failed once however many pods came and went meanwhile.
+func TestEventsRetryOnlyWhatFits(t *testing.T) {
+	cfg := capConfig(100, 2, 1000, Action{Name: "create", Kind: ActionCreate}, Action{Name: "restart", Kind: ActionRestartPods, Pods: 20})
+	e, _ := runEngineOf(t, cfg, nil)
+	bound, pending, _ := podCounts(e, e.services[0])
+	failures := 0
+	for _, q := range e.sched.byPod {
+		failures += q.failures
+	}
+	if bound != 200 || pending != 800 || len(e.sched.byPod) != pending || failures != pending {
+		t.Errorf("%d bound, %d pending, %d in the queue, %d failed attempts; want 200, 800, 800, 800", bound, pending, len(e.sched.byPod), failures)
+	}
+}
