@@ -89,6 +89,10 @@ const (
 	// DefaultNodeMilliCPU is each node's allocatable CPU: 4 cores. Topology hints weigh
 	// zones by it; with identical nodes only the per-zone node count matters.
 	DefaultNodeMilliCPU = 4000
+	// DefaultMaxPodsPerNode is the pods a node takes: the kubelet's maxPods default, which
+	// the node reports as status.allocatable.pods (upstream:
+	// pkg/kubelet/apis/config/v1beta1/defaults.go SetDefaults_KubeletConfiguration).
+	DefaultMaxPodsPerNode = sim.DefaultMaxPodsPerNode
 	// DefaultPort is the Service port of a service that lists none.
 	DefaultPort = 80
 	// DefaultReplicaSetWorkers is --concurrent-replicaset-syncs (upstream:
@@ -269,6 +273,7 @@ func DefaultConfig() sim.Config {
 			Region:         DefaultRegion,
 			NodeNameFormat: DefaultNodeNameFormat,
 			NodeMilliCPU:   DefaultNodeMilliCPU,
+			MaxPodsPerNode: DefaultMaxPodsPerNode,
 		},
 		ControlPlane:      DefaultControlPlane(),
 		APIServer:         DefaultAPIServer(),

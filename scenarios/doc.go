@@ -40,7 +40,8 @@
 //
 //	name (required), description, seed [1]
 //	cluster: nodes (required, 1..1e6), zones [zone-a, zone-b, zone-c], region [region-1],
-//	    nodeNameFormat [ip-10-0-%d.ec2.internal], nodeMilliCPU [4000]
+//	    nodeNameFormat [ip-10-0-%d.ec2.internal], nodeMilliCPU [4000],
+//	    maxPodsPerNode [110, 1..250] (the kubelet's maxPods; pods beyond stay Pending)
 //	controlPlane: maxEndpointsPerSlice [100, 1..1000], endpointsTruncation [true],
 //	    informerLag [20ms] (own writes reach the controller's cache after this),
 //	    endpointsBuildPerPod [10µs] (Endpoints sync time per pod before its stale check),

@@ -29,8 +29,8 @@ func Effective(sc *Scenario) []byte {
 	}
 	w("seed: %d\n", cfg.Seed)
 	c := cfg.Cluster
-	w("cluster:\n  nodes: %d\n  zones: [%s]\n  region: %s\n  nodeNameFormat: %s\n  nodeMilliCPU: %d\n",
-		c.Nodes, joinQ(c.Zones), yamlscalar.Quote(c.Region), yamlscalar.Quote(c.NodeNameFormat), c.NodeMilliCPU)
+	w("cluster:\n  nodes: %d\n  zones: [%s]\n  region: %s\n  nodeNameFormat: %s\n  nodeMilliCPU: %d\n  maxPodsPerNode: %d\n",
+		c.Nodes, joinQ(c.Zones), yamlscalar.Quote(c.Region), yamlscalar.Quote(c.NodeNameFormat), c.NodeMilliCPU, c.MaxPodsPerNode)
 	cp := cfg.ControlPlane
 	w("controlPlane:\n")
 	for _, x := range []struct {

@@ -42,7 +42,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown field with suggestion",
 			doc:  strings.Replace(minimal, "  nodes: 10", "  nodes: 10\n  zonez: [a]", 1),
-			want: []string{`x.yaml:4:3: cluster.zonez: unknown field "zonez" (did you mean "zones"?); allowed: nodes, zones, region, nodeNameFormat, nodeMilliCPU`},
+			want: []string{`x.yaml:4:3: cluster.zonez: unknown field "zonez" (did you mean "zones"?); allowed: nodes, zones, region, nodeNameFormat, nodeMilliCPU, maxPodsPerNode`},
 		},
 		{
 			name: "unknown top-level field, case typo",
@@ -384,6 +384,23 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`x.yaml:3: YAML syntax: did not find expected '-' indicator`},
 		},
 		{
+			// At least one pod; at most the addresses of a node's pod range (sim.NodePodAddresses).
+			name: "maxPodsPerNode zero",
+			doc:  strings.Replace(minimal, "  nodes: 10", "  nodes: 10\n  maxPodsPerNode: 0", 1),
+			want: []string{`x.yaml:4:19: cluster.maxPodsPerNode: 0 out of range (1..250)`},
+		},
+		{
+			name: "maxPodsPerNode above a node's pod addresses",
+			doc:  minimal,
+			sets: []string{"cluster.maxPodsPerNode=251"},
+			want: []string{`x.yaml: --set cluster.maxPodsPerNode=251: cluster.maxPodsPerNode: 251 out of range (1..250)`},
+		},
+		{
+			name: "maxPodsPerNode not a number",
+			doc:  strings.Replace(minimal, "  nodes: 10", "  nodes: 10\n  maxPodsPerNode: many", 1),
+			want: []string{`x.yaml:4:19: cluster.maxPodsPerNode: expected an integer (1..250), got "many"`},
+		},
+		{
 			name: "empty",
 			doc:  "",
 			want: []string{`x.yaml: empty scenario (required fields: name, cluster, services, timeline)`},
@@ -400,7 +417,7 @@ func TestParseErrors(t *testing.T) {
 			want: []string{
 				`x.yaml: --set services[3].replicas=5: services[3]: index 3 out of range (the list has 1 items)`,
 				`x.yaml: --set cluster.nodes=-5: cluster.nodes: -5 out of range (1..1000000)`,
-				`x.yaml: --set cluster.nodez=5: cluster.nodez: unknown field "nodez" (did you mean "nodes"?); allowed: nodes, zones, region, nodeNameFormat, nodeMilliCPU`,
+				`x.yaml: --set cluster.nodez=5: cluster.nodez: unknown field "nodez" (did you mean "nodes"?); allowed: nodes, zones, region, nodeNameFormat, nodeMilliCPU, maxPodsPerNode`,
 				`x.yaml: --set services[0]replicas=1: bad path "services[0]replicas": unexpected 'r' at offset 11 (a field name follows '.') (like services[0].replicas or controlPlane.maxEndpointsPerSlice)`,
 				`x.yaml: --set nodes: expected path=value, like cluster.nodes=500`,
 			},
@@ -977,5 +994,30 @@ func TestServiceLabelOwnName(t *testing.T) {
 		if _, err := Parse("x.yaml", []byte(bad), nil); err == nil || !strings.Contains(err.Error(), "label value") {
 			t.Errorf("Parse accepted (or refused otherwise: %v):\n%s", err, bad)
 		}
+	}
+}
+
+// TestMaxPodsPerNode checks cluster.maxPodsPerNode: the kubelet's default, 110, unless the
+// file or --set says otherwise (the extremes of its range included).
+func TestMaxPodsPerNode(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		doc  string
+		sets []string
+		want int
+	}{
+		{"default", minimal, nil, 110},
+		{"in the file", strings.Replace(minimal, "  nodes: 10", "  nodes: 10\n  maxPodsPerNode: 1", 1), nil, 1},
+		{"--set", minimal, []string{"cluster.maxPodsPerNode=250"}, 250},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := Parse("x.yaml", []byte(tc.doc), tc.sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sc.Config.Cluster.MaxPodsPerNode; got != tc.want {
+				t.Errorf("maxPodsPerNode %d, want %d", got, tc.want)
+			}
+		})
 	}
 }

@@ -58,7 +58,7 @@ const (
 // Field names per mapping, in the order the documentation lists them.
 var (
 	topFields        = []string{"name", "description", "seed", "cluster", "controlPlane", "apiServer", "network", "kubeProxy", "services", "timeline", "modes", "guards", "slo", "expect"}
-	clusterFields    = []string{"nodes", "zones", "region", "nodeNameFormat", "nodeMilliCPU"}
+	clusterFields    = []string{"nodes", "zones", "region", "nodeNameFormat", "nodeMilliCPU", "maxPodsPerNode"}
 	cpFields         = []string{"endpointSlice", "endpoints", "maxEndpointsPerSlice", "endpointsTruncation", "informerLag", "endpointsBuildPerPod", "endpointSliceSyncPerPod", "minResyncPeriod", "workloads"}
 	controllerFields = []string{"workers", "batchPeriod", "qps", "burst", "apiLatency"}
 	workloadFields   = []string{"replicaSet", "deployment", "statefulSet", "daemonSet", "burstReplicas", "scheduler", "podCreateFailureRate"}
@@ -296,6 +296,12 @@ func (d *decoder) cluster(n *yaml.Node, path string, c *sim.ClusterConfig) {
 	}
 	if e, ok := f["nodeMilliCPU"]; ok {
 		c.NodeMilliCPU, _ = d.integer(e.val, join(path, "nodeMilliCPU"), 1, 10_000_000)
+	}
+	if e, ok := f["maxPodsPerNode"]; ok {
+		// No more than a node's pod address range holds: its pods would share addresses.
+		if v, ok := d.integer(e.val, join(path, "maxPodsPerNode"), 1, sim.NodePodAddresses); ok {
+			c.MaxPodsPerNode = int(v)
+		}
 	}
 }
 

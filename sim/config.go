@@ -43,6 +43,10 @@ type ClusterConfig struct {
 	NodeNameFormat string
 	// NodeMilliCPU is each node's allocatable CPU (topology-aware hints weigh zones by it).
 	NodeMilliCPU int64
+	// MaxPodsPerNode is the pods a node takes (the kubelet's maxPods, its
+	// status.allocatable.pods): the scheduler binds no more to it. 0 means
+	// DefaultMaxPodsPerNode, 110.
+	MaxPodsPerNode int
 }
 
 // ControllerConfig is one controller's machinery: workqueue, workers, client rate limit.

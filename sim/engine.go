@@ -77,6 +77,8 @@ type Engine struct {
 	ips       *ipAllocator
 	placement *placer
 	kubelet   *kubeletTiming
+	// sched is the scheduler's pods per node and its unschedulable pods.
+	sched *scheduler
 
 	// manualIPs counts the addresses of user-written Endpoints handed out so far.
 	manualIPs int
@@ -207,6 +209,10 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 	}
 	e.buildNodes()
 	e.placement = newPlacer(cfg.Cluster.Nodes, newStream(cfg.Seed, streamPlacement))
+	e.sched = newScheduler(cfg.Cluster.Nodes, cfg.Cluster.MaxPodsPerNode)
+	for n := range e.nodes {
+		e.refreshNode(n)
+	}
 	e.kubelet = newKubeletTiming(newStream(cfg.Seed, streamKubelet))
 	e.buildServices()
 	// The pod names set grows to the pods alive at once: about the replicas of every

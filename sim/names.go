@@ -270,16 +270,18 @@ func newPlacer(nodes int, rng *rand.Rand) *placer {
 	return &placer{nodes: nodes, cursor: rng.IntN(nodes)}
 }
 
-// place returns the next schedulable node, or -1 if none is.
-func (p *placer) place(schedulable func(int) bool) int {
-	for range p.nodes {
-		n := p.cursor
-		p.cursor = (p.cursor + 1) % p.nodes
-		if schedulable(n) {
-			return n
-		}
+// place returns the next open node from the cursor on (wrapping round), or -1 if none is:
+// the open set lets it skip full, cordoned and not-ready nodes without looking at each.
+func (p *placer) place(open *bitIndex) int {
+	n := open.first(p.cursor, p.nodes)
+	if n < 0 {
+		n = open.first(0, p.cursor)
 	}
-	return -1
+	if n < 0 {
+		return -1
+	}
+	p.cursor = (n + 1) % p.nodes
+	return n
 }
 
 // nameHashes is a set of namespaced names held as 64-bit hashes of them: 16 bytes or so a

@@ -256,12 +256,12 @@ func (ev evDrainWave) String() string {
 
 func (ev evDrainWave) apply(e *Engine) {
 	for _, n := range ev.back {
-		e.cordoned[n] = false
+		e.setCordoned(n, false)
 		// Upgraded: its kube-proxy starts again, and lists what it watches.
 		e.rewatch(n, true)
 	}
 	for _, n := range ev.drain {
-		e.cordoned[n] = true
+		e.setCordoned(n, true)
 		e.drainNode(n, nil)
 	}
 }
@@ -275,7 +275,7 @@ func (ev evDrainWave) apply(e *Engine) {
 // (interval 1 s, immediate; no timeout by default).
 func (e *Engine) drainOneByOne(nodes []int) {
 	for _, n := range nodes {
-		e.cordoned[n] = true
+		e.setCordoned(n, true)
 	}
 	e.drainNext(&nodeDrain{nodes: nodes})
 }
@@ -451,11 +451,17 @@ func (e *Engine) setNodeReady(i int, ready bool) {
 	e.nodes[i] = &next
 	e.nodeByName[n.Name] = &next
 	e.nodeChanges = append(e.nodeChanges, int32(i))
+	e.refreshNode(i)
 	e.workloads.nodeTaintsChanged(i)
 	for _, c := range e.ctls {
 		if y, ok := c.syncer.(*sliceSyncer); ok {
 			y.nodeChanged(c, n, &next)
 		}
+	}
+	if ready && !n.Ready {
+		// The not-ready taint is off: a node update that may let unschedulable pods fit
+		// (the TaintToleration plugin's event).
+		e.nodeOpened(i)
 	}
 }
 

@@ -644,7 +644,8 @@ func (e *Engine) createPod(s *serviceState, rs *replicaSet, name string) *podSta
 	s.pods = append(s.pods, p)
 	s.setLive(p, true)
 	e.podAdded(p)
-	e.schedule(e.workloads.bind(e.now+s.timing.schedule.sample()), e.arenas.scheduled.put(evPodScheduled{p, p.epoch}))
+	e.sched.firstAttempts++
+	e.schedule(e.workloads.bind(e.now+s.timing.schedule.sample()), e.arenas.scheduled.put(evPodScheduled{p: p, epoch: p.epoch}))
 	return p
 }
 
@@ -731,10 +732,14 @@ func (e *Engine) podGone(p *podState) {
 	p.epoch++
 	s := p.svc()
 	s.setLive(p, false)
+	e.sched.forget(p)
 	if p.node >= 0 {
 		on := e.podsOnNode[p.node]
 		if i := slices.Index(on, p); i >= 0 {
 			e.podsOnNode[p.node] = slices.Delete(on, i, i+1)
+		}
+		if !p.pod.Phase.Terminal() {
+			e.unassign(int(p.node)) // gone before it stopped (its node was removed)
 		}
 	}
 	s.dropGone()
@@ -840,6 +845,8 @@ type (
 	evPodScheduled struct {
 		p     *podState
 		epoch int32
+		// retry is set for an attempt of a pod that was unschedulable.
+		retry bool
 	}
 	evPodStarted struct {
 		p     *podState
@@ -881,25 +888,23 @@ func (ev evPodSetReady) String() string {
 func (evp *evPodScheduled) apply(e *Engine) {
 	ev := takeEvent(evp)
 	p := ev.p
+	if !ev.retry {
+		e.sched.firstAttempts--
+	}
 	if p.epoch != ev.epoch || p.stage != stagePending {
 		return
 	}
 	// The scheduler knows a failed node only once the node lifecycle controller has marked
 	// it not ready (and tainted it unreachable): until then it binds pods there, which no
-	// kubelet starts.
-	var n int
-	if pinned := p.pinned(); pinned >= 0 {
-		// A DaemonSet pod is bound to its node; it tolerates the node being cordoned.
-		n = int(pinned)
-		if !e.nodes[n].Ready {
-			n = -1
-		}
-	} else {
-		n = e.placement.place(func(i int) bool { return e.nodes[i].Ready && !e.cordoned[i] })
-	}
+	// kubelet starts. A DaemonSet pod is bound to its node if it fits there; it tolerates
+	// the node being cordoned.
+	n := e.findNode(p)
 	if n < 0 {
-		return // unschedulable: stays Pending
+		e.unschedulable(p) // stays Pending until a retry finds it a node
+		return
 	}
+	e.sched.forget(p)
+	e.assign(n)
 	p.node = int32(n)
 	if s := p.owner.svc; s.victims != nil {
 		s.victimPodChanged(p, p.live, -1)
@@ -1106,12 +1111,16 @@ func (evp *evPodStopped) apply(e *Engine) {
 		}
 	}
 	p.svc().setPodTerminal(p)
+	wasTerminal := p.pod.Phase.Terminal()
 	e.updatePod(p, func(pod *model.Pod) {
 		pod.Phase = model.PodSucceeded // or Failed, by the exit codes: terminal either way
 		if ready {
 			pod.Ready, pod.ReadyTransition = false, now
 		}
 	})
+	if p.node >= 0 && !wasTerminal {
+		e.unassign(int(p.node)) // out of the scheduler's cache: its informer lists no terminal pods
+	}
 	e.after(podDeleteAfterStop, e.arenas.gone.put(evPodGone{p, p.epoch}))
 }
 

@@ -228,6 +228,9 @@ func TestRolloutTakesTwoCallsPerPod(t *testing.T) {
 		Action{Name: "create", Kind: ActionCreate},
 		Action{Name: "rollout", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: 25, IsPercent: true}, MaxUnavailable: IntOrPercent{Value: 25, IsPercent: true}},
 	)
+	// Room for every pod of the rollout, surge included, at the kubelet's default of 110
+	// pods a node: the pace is the controllers', not the nodes'.
+	cfg.Cluster.Nodes = max(cfg.Cluster.Nodes, n*5/4/DefaultMaxPodsPerNode+1)
 	log := &podLog{}
 	res, err := Run(cfg, log)
 	if err != nil {

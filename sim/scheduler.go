@@ -1,0 +1,374 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// The default scheduler's part in a run: which node a pod is bound to (placer), the pods
+// a node has room for (the kubelet's maxPods, which NodeResourcesFit checks), and the
+// scheduling queue's handling of a pod that finds no node: it waits among the
+// unschedulable pods until a cluster event may make it schedulable, or until it has waited
+// podMaxInUnschedulablePodsDuration, and is then tried again after its backoff.
+
+// DefaultMaxPodsPerNode is the pods a node takes: the kubelet's maxPods default, which the
+// node reports as status.allocatable.pods.
+// upstream: pkg/kubelet/apis/config/v1beta1/defaults.go SetDefaults_KubeletConfiguration
+// (MaxPods = 110).
+const DefaultMaxPodsPerNode = 110
+
+// NodePodAddresses is how many pod addresses a node's range hands out: a node cannot run
+// more pods than that at once, so maxPodsPerNode is at most it.
+const NodePodAddresses = ipHosts
+
+// The scheduling queue's defaults. upstream: pkg/scheduler/backend/queue/scheduling_queue.go
+// (DefaultPodInitialBackoffDuration, DefaultPodMaxBackoffDuration,
+// DefaultPodMaxInUnschedulablePodsDuration), the defaults of KubeSchedulerConfiguration's
+// podInitialBackoffSeconds and podMaxBackoffSeconds (pkg/scheduler/apis/config/v1
+// defaults.go); backoff_queue.go backoffQOrderingWindowDuration; scheduling_queue.go Run
+// (flushUnschedulableEntitiesLeftover every 30 s).
+const (
+	podInitialBackoff                 = Time(1 * time.Second)
+	podMaxBackoff                     = Time(10 * time.Second)
+	podMaxInUnschedulablePodsDuration = Time(5 * time.Minute)
+	backoffOrderingWindow             = Time(time.Second)
+	unschedulableFlushPeriod          = Time(30 * time.Second)
+)
+
+// scheduler is the scheduler's cache of pods per node and its queue of unschedulable pods.
+type scheduler struct {
+	maxPods int32
+	// assigned counts, per node, the pods NodeResourcesFit counts against maxPods: those
+	// bound to the node and in the scheduler's cache, which drops a pod once it is terminal
+	// (its informer lists no Succeeded or Failed pods) or deleted.
+	// upstream: pkg/scheduler/scheduler.go newPodInformer (status.phase field selector);
+	// framework/plugins/noderesources/fit.go fitsRequest ("Too many pods").
+	assigned []int32
+	// open holds the nodes an unpinned pod fits on: ready (no not-ready taint), not
+	// cordoned, with room. The placer takes the next one from its cursor, so that placing
+	// a pod does not scan full nodes.
+	open bitIndex
+	// waiting are the unschedulable pods not pinned to a node, and pinned those of each
+	// node (DaemonSet pods), each oldest failure first; retried pods leave their entries
+	// behind (stale, skipped). byPod is each one's queue state.
+	waiting podFIFO
+	pinned  map[int32]*podFIFO
+	byPod   map[*podState]*queuedPod
+	// firstAttempts counts created pods whose first attempt is still to come: while there
+	// are any, the active queue is not empty.
+	firstAttempts int
+	// flushQueued is true while an evUnschedulableFlush is queued.
+	flushQueued bool
+}
+
+// queuedPod is an unschedulable pod's state in the scheduling queue: its failed attempts
+// (UnschedulableCount), the last one's time (Timestamp), and the generation of its queue
+// entries (an entry of another generation is stale).
+type queuedPod struct {
+	failures int
+	failedAt Time
+	gen      int32
+}
+
+// podEntry is a pod's place in a podFIFO.
+type podEntry struct {
+	p   *podState
+	gen int32
+}
+
+// podFIFO is a queue of pods, oldest first.
+type podFIFO struct {
+	entries []podEntry
+	head    int
+}
+
+func (f *podFIFO) push(e podEntry) { f.entries = append(f.entries, e) }
+
+// front returns the first entry, or false if the queue is empty.
+func (f *podFIFO) front() (podEntry, bool) {
+	if f.head == len(f.entries) {
+		return podEntry{}, false
+	}
+	return f.entries[f.head], true
+}
+
+// pop drops the first entry, and lets the array go once the queue is empty.
+func (f *podFIFO) pop() {
+	f.entries[f.head] = podEntry{}
+	f.head++
+	if f.head == len(f.entries) {
+		f.entries, f.head = f.entries[:0], 0
+	}
+}
+
+// newScheduler returns the scheduler of a cluster of nodes nodes, each taking maxPods pods
+// (0: DefaultMaxPodsPerNode); no node is open until refreshNode looks at it.
+func newScheduler(nodes, maxPods int) *scheduler {
+	if maxPods <= 0 {
+		maxPods = DefaultMaxPodsPerNode
+	}
+	return &scheduler{
+		maxPods:  int32(maxPods),
+		assigned: make([]int32, nodes),
+		open:     newBitWalk(nodes),
+		pinned:   map[int32]*podFIFO{},
+		byPod:    map[*podState]*queuedPod{},
+	}
+}
+
+// refreshNode sets whether node n is open: ready, uncordoned and with room.
+func (e *Engine) refreshNode(n int) {
+	s := e.sched
+	s.open.set(n, e.nodes[n].Ready && !e.cordoned[n] && s.assigned[n] < s.maxPods)
+}
+
+// fitsPinned reports whether a pod pinned to node n fits there: a DaemonSet pod tolerates
+// the node being cordoned, not its being not ready or full.
+func (e *Engine) fitsPinned(n int) bool {
+	return e.nodes[n].Ready && e.sched.assigned[n] < e.sched.maxPods
+}
+
+// findNode returns the node p fits on, or -1.
+func (e *Engine) findNode(p *podState) int {
+	if pinned := p.pinned(); pinned >= 0 {
+		if !e.fitsPinned(int(pinned)) {
+			return -1
+		}
+		return int(pinned)
+	}
+	return e.placement.place(&e.sched.open)
+}
+
+// assign counts a pod bound to node n in the scheduler's cache.
+func (e *Engine) assign(n int) {
+	e.sched.assigned[n]++
+	e.refreshNode(n)
+}
+
+// unassign counts out a pod of node n that turned terminal or was deleted: a cluster event
+// (AssignedPodDelete) that may let an unschedulable pod fit there.
+func (e *Engine) unassign(n int) {
+	s := e.sched
+	if s.assigned[n]--; s.assigned[n] < 0 {
+		panic(fmt.Sprintf("sim: node %d has a negative pod count", n))
+	}
+	e.refreshNode(n)
+	e.retryFor(n, 1)
+}
+
+// setCordoned cordons or uncordons node n. Uncordoning is a node update that may let
+// unschedulable pods fit (the NodeUnschedulable plugin's event).
+func (e *Engine) setCordoned(n int, cordoned bool) {
+	e.cordoned[n] = cordoned
+	e.refreshNode(n)
+	if !cordoned {
+		e.nodeOpened(n)
+	}
+}
+
+// nodeOpened is node n turning ready or uncordoned: as many unschedulable pods as it has
+// room for are tried again.
+func (e *Engine) nodeOpened(n int) {
+	if room := e.sched.maxPods - e.sched.assigned[n]; room > 0 && e.nodes[n].Ready {
+		e.retryFor(n, int(room))
+	}
+}
+
+// retryFor moves up to room unschedulable pods that node n now has room for back to the
+// scheduling queue: those pinned to n first, then, if n takes unpinned pods, those oldest
+// unschedulable. Upstream moves every unschedulable pod whose rejecting plugins' queueing
+// hints say the event may help, and those that still find no node fail again; moving only
+// those that can fit binds as many without a failed attempt per pod per event (and its
+// cost, O(unschedulable pods) per event), and a pod moved but beaten to the room fails
+// again and waits for the next event or the flush. Upstream pops the pods moved in order
+// of backoff expiry (the last failure plus the backoff), not of the last failure: there a
+// pod that failed more often may lose its turn to one that failed less.
+// upstream: scheduling_queue.go MoveAllToActiveOrBackoffQueue,
+// moveEntitiesToActiveOrBackoffQueue; noderesources/fit.go
+// isSchedulableAfterAssignedPodDelete (any assigned pod deleted: Queue).
+func (e *Engine) retryFor(n, room int) {
+	s := e.sched
+	if len(s.byPod) == 0 || !e.nodes[n].Ready {
+		return
+	}
+	if f := s.pinned[int32(n)]; f != nil {
+		for room > 0 {
+			p, ok := s.next(f)
+			if !ok {
+				break
+			}
+			e.requeue(p, true)
+			room--
+		}
+		if _, ok := f.front(); !ok {
+			delete(s.pinned, int32(n))
+		}
+	}
+	if e.cordoned[n] {
+		return
+	}
+	for ; room > 0; room-- {
+		p, ok := s.next(&s.waiting)
+		if !ok {
+			return
+		}
+		e.requeue(p, true)
+	}
+}
+
+// next pops the first pod of f still unschedulable, skipping stale entries.
+func (s *scheduler) next(f *podFIFO) (*podState, bool) {
+	for {
+		en, ok := f.front()
+		if !ok {
+			return nil, false
+		}
+		f.pop()
+		if q := s.byPod[en.p]; q != nil && q.gen == en.gen && en.p.stage == stagePending {
+			return en.p, true
+		}
+	}
+}
+
+// requeue moves unschedulable pod p back to the scheduling queue and queues its next
+// attempt (retryAt). A pod moved by an event that left room for it is expected to bind:
+// its attempt waits for a binding call of the scheduler's client, as a first attempt
+// does. One the flush moves most likely fails again, which takes no call (the pod's
+// PodScheduled condition is already False; upstream: schedule_one.go updatePod writes it
+// only when it changes), so it waits for none: a flush of many pods does not hold up the
+// bindings of others.
+func (e *Engine) requeue(p *podState, expectBind bool) {
+	s := e.sched
+	q := s.byPod[p]
+	q.gen++ // its other entries are stale
+	at := retryAt(q.failures, q.failedAt, e.now, s.firstAttempts > 0) + p.svc().timing.schedule.sample()
+	if expectBind {
+		at = e.workloads.bind(at)
+	}
+	e.schedule(at, e.arenas.scheduled.put(evPodScheduled{p: p, epoch: p.epoch, retry: true}))
+}
+
+// podBackoff is the backoff of a pod that failed failures times: 1 s doubling to 10 s.
+// upstream: backoff_queue.go calculateBackoffDuration (an entity of one pod).
+func podBackoff(failures int) Time {
+	if failures <= 0 {
+		return 0
+	}
+	shift := failures - 1
+	if shift >= 62 || podInitialBackoff > podMaxBackoff>>shift {
+		return podMaxBackoff
+	}
+	return podInitialBackoff << shift
+}
+
+// alignToWindow truncates t to its backoff ordering window (a whole second; virtual time 0
+// is one). upstream: backoff_queue.go alignToWindow (SchedulerPopFromBackoffQ, beta and on
+// by default since 1.33).
+func alignToWindow(t Time) Time { return t / backoffOrderingWindow * backoffOrderingWindow }
+
+// retryAt is when a pod moved back to the queue at now, after failures failed attempts
+// the last at failedAt, is tried again. Its backoff expires at the window of failedAt plus
+// its backoff; until the window after that one it is backing off and goes to the backoff
+// queue, else to the active queue, tried now. The backoff queue is flushed at every
+// window, and, with SchedulerPopFromBackoffQ, the scheduler pops it when the active queue
+// is empty (busy false): then the pod is tried now all the same.
+// upstream: scheduling_queue.go requeueEntityWithQueueingStrategy; backoff_queue.go
+// isEntityBackingoff, getBackoffTime; active_queue.go unlockedPop (popBackoff);
+// PriorityQueue.Run (flushBackoffQCompleted at each window).
+func retryAt(failures int, failedAt, now Time, busy bool) Time {
+	expiry := alignToWindow(failedAt + podBackoff(failures))
+	if expiry < alignToWindow(now) || !busy {
+		return now
+	}
+	return expiry + backoffOrderingWindow
+}
+
+// unschedulable is p's attempt finding no node: it joins the unschedulable pods, as
+// AddUnschedulablePodIfNotPresent puts it (no event came while it was being tried: the
+// attempt takes no virtual time).
+func (e *Engine) unschedulable(p *podState) {
+	s := e.sched
+	q := s.byPod[p]
+	if q == nil {
+		q = &queuedPod{}
+		s.byPod[p] = q
+	}
+	q.failures++
+	q.failedAt = e.now
+	q.gen++
+	en := podEntry{p, q.gen}
+	if n := p.pinned(); n >= 0 {
+		f := s.pinned[n]
+		if f == nil {
+			f = &podFIFO{}
+			s.pinned[n] = f
+		}
+		f.push(en)
+	} else {
+		s.waiting.push(en)
+	}
+	if !s.flushQueued {
+		s.flushQueued = true
+		e.schedule((e.now/unschedulableFlushPeriod+1)*unschedulableFlushPeriod, evUnschedulableFlush{})
+	}
+}
+
+// forget drops p's queue state once it is bound or gone.
+func (s *scheduler) forget(p *podState) { delete(s.byPod, p) }
+
+// evUnschedulableFlush is the scheduling queue's periodic flush: a pod unschedulable for
+// longer than podMaxInUnschedulablePodsDuration goes back to the queue whatever happened
+// (UnschedulableTimeout), and is tried again. Each list of unschedulable pods is in failure
+// order: only its front is looked at. It is background (isBackground): pods left pending do
+// not hold a phase open. upstream: scheduling_queue.go flushUnschedulableEntitiesLeftover, Run (every 30 s).
+type evUnschedulableFlush struct{}
+
+func (evUnschedulableFlush) String() string { return "scheduler: flush unschedulable pods" }
+func (evUnschedulableFlush) apply(e *Engine) {
+	s := e.sched
+	s.flushQueued = false
+	e.flushLeftover(&s.waiting)
+	for _, n := range e.pinnedNodes() {
+		e.flushLeftover(s.pinned[n])
+		if _, ok := s.pinned[n].front(); !ok {
+			delete(s.pinned, n)
+		}
+	}
+	if len(s.byPod) > 0 {
+		s.flushQueued = true
+		e.after(unschedulableFlushPeriod, evUnschedulableFlush{})
+	}
+}
+
+// flushLeftover requeues the pods of f unschedulable for longer than
+// podMaxInUnschedulablePodsDuration (its front: f is in failure order).
+func (e *Engine) flushLeftover(f *podFIFO) {
+	s := e.sched
+	for {
+		en, ok := f.front()
+		if !ok {
+			return
+		}
+		q := s.byPod[en.p]
+		if q == nil || q.gen != en.gen || en.p.stage != stagePending {
+			f.pop() // stale
+			continue
+		}
+		if e.now-q.failedAt <= podMaxInUnschedulablePodsDuration {
+			return
+		}
+		f.pop()
+		e.requeue(en.p, false)
+	}
+}
+
+// pinnedNodes returns the nodes with unschedulable pods pinned to them, in order.
+func (e *Engine) pinnedNodes() []int32 {
+	nodes := make([]int32, 0, len(e.sched.pinned))
+	for n := range e.sched.pinned {
+		nodes = append(nodes, n)
+	}
+	slices.Sort(nodes)
+	return nodes
+}
