@@ -263,6 +263,18 @@ func (p *PlanPoint) phasesWhere(m sim.Mode, what string, cond func(*ModeSummary)
 	return " (phases " + what + ": " + strings.Join(names, ", ") + ")"
 }
 
+// pendingPods is the most pods the point's run ended a phase with Pending for want of a
+// node (0 for a point that failed).
+func (p *PlanPoint) pendingPods() int64 {
+	var most int64
+	if p.ok() {
+		for i := range p.Summary.Phases {
+			most = max(most, p.Summary.Phases[i].PendingPods)
+		}
+	}
+	return most
+}
+
 // rolloutBytes returns the bytes mode m fanned out in the point's rollout phase.
 func (p *PlanPoint) rolloutBytes(m sim.Mode) (int64, bool) {
 	ph := p.phase(p.RolloutPhase)
@@ -296,7 +308,7 @@ const EgressSaturatedShare = 0.98
 type PlanLimit struct {
 	Mode sim.Mode
 	// Kind is a stable key: objectSize, truncated, egressSaturated, egressBudget, writeRate,
-	// perNodeIngress, slo, programmingSLO, kubeProxySaturated.
+	// perNodeIngress, slo, programmingSLO, kubeProxySaturated, podsPending.
 	Kind string
 	// Text says what happened, with the figures.
 	Text string
@@ -315,6 +327,10 @@ func (r *PlanResults) Limits(p *PlanPoint, m sim.Mode) []PlanLimit {
 	if ms.FailedWrites > 0 || (p.ObjectSizeLimitBytes > 0 && ms.MaxObjectBytes > p.ObjectSizeLimitBytes) {
 		add("objectSize", "over the etcd request limit of %s: %s failed writes, largest object written %s",
 			formatLimitBytes(p.ObjectSizeLimitBytes), formatCount(ms.FailedWrites), FormatBytes(ms.MaxObjectBytes))
+	}
+	if most := p.pendingPods(); most > 0 {
+		add("podsPending", "up to %s Pending at a phase's end: no node ready with room (cluster.maxPodsPerNode); the figures cover the pods that ran",
+			counted(most, "pod", "pods"))
 	}
 	if ms.TruncatedObjects > 0 {
 		add("truncated", "truncated at 1000 addresses (%s)", counted(ms.TruncatedObjects, "write", "writes"))

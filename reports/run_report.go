@@ -131,6 +131,11 @@ func (r *RunReport) runDoc() []block {
 			}
 		}
 	}
+	for i := range s.Phases {
+		if w := PendingNote(&s.Phases[i]); w != "" {
+			warnings = append(warnings, fmt.Sprintf("Phase %s: %s.", mdCode(s.Phases[i].Name), w))
+		}
+	}
 	if w := resentWarning(s); w != "" {
 		warnings = append(warnings, w)
 	}

@@ -85,6 +85,9 @@ type PhaseSummary struct {
 	EndpointSlices *ModeSummary `json:"endpointslices,omitempty"`
 	// Ratio is Endpoints / EndpointSlices; nil unless both modes ran.
 	Ratio *RatioSummary `json:"ratio,omitempty"`
+	// PendingPods counts the pods still Pending at the phase's end (the total's: the run's)
+	// because no node had room for them or was ready (sim.PhaseResult.PendingPods).
+	PendingPods int64 `json:"pendingPods,omitempty"`
 }
 
 // Mode returns the summary of mode m, or nil when m did not run.
@@ -264,6 +267,7 @@ func newPhaseSummary(p *sim.PhaseResult, modes []sim.Mode) PhaseSummary {
 		End:          p.End.String(),
 		StartSeconds: p.Start.Seconds(),
 		EndSeconds:   p.End.Seconds(),
+		PendingPods:  p.PendingPods,
 	}
 	if slices.Contains(modes, sim.ModeEndpoints) {
 		ps.Endpoints = newModeSummary(&p.Endpoints)

@@ -323,6 +323,9 @@ func writePhaseBlock(w io.Writer, p *PhaseSummary, modes []sim.Mode) {
 	if h := Headline(p); h != "" {
 		fmt.Fprintf(w, "  %s\n", h)
 	}
+	if p.PendingPods > 0 {
+		fmt.Fprintf(w, "  %s\n", PendingNote(p))
+	}
 	labelWidth := 0
 	for _, r := range tableRows {
 		labelWidth = max(labelWidth, len(r.label))
@@ -370,6 +373,20 @@ func deref(f *float64) float64 {
 		return 0
 	}
 	return *f
+}
+
+// PendingNote says how many pods p ended with Pending for want of a node, and that the
+// figures leave them out ("" when none did).
+func PendingNote(p *PhaseSummary) string {
+	if p.PendingPods == 0 {
+		return ""
+	}
+	at := "at the phase's end"
+	if p.Name == "total" {
+		at = "at the run's end"
+	}
+	return fmt.Sprintf("%s Pending %s: no node was ready with room (cluster.maxPodsPerNode); the figures cover the pods that ran",
+		counted(p.PendingPods, "pod", "pods"), at)
 }
 
 // Headline is a one-line summary of a phase's fan-out ("Endpoints fan out 5.8 GB,

@@ -442,6 +442,7 @@ func (c *collector) sampleLayout(at Time) {
 func (c *collector) phaseEnded(i int, start, end Time) {
 	p := &c.phases[i]
 	p.Start, p.End = start, end
+	p.PendingPods = int64(c.e.sched.unschedulablePods())
 	var z summarizer
 	parts := make([]samples, 0, len(c.services))
 	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
@@ -518,7 +519,9 @@ func (c *collector) results(r *Results) *Results {
 	r.Layout = c.layoutSamples()
 	r.Total.Name = "total"
 	if len(c.phases) > 0 {
-		r.Total.Start, r.Total.End = c.phases[0].Start, c.phases[len(c.phases)-1].End
+		last := &c.phases[len(c.phases)-1]
+		r.Total.Start, r.Total.End = c.phases[0].Start, last.End
+		r.Total.PendingPods = last.PendingPods
 	}
 	var z summarizer
 	parts := make([]samples, 0, len(c.services))

@@ -56,6 +56,10 @@ type PhaseResult struct {
 	End            Time       `json:"-"`
 	Endpoints      ModeResult `json:"endpoints"`
 	EndpointSlices ModeResult `json:"endpointslices"`
+	// PendingPods counts the pods still Pending at the phase's end because they found no
+	// node: none was ready, uncordoned and under its maxPodsPerNode. The figures leave them
+	// out (no endpoint of theirs exists). The total's is the run's end.
+	PendingPods int64 `json:"pendingPods,omitempty"`
 }
 
 // Mode returns the result of mode m.

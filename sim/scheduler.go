@@ -317,6 +317,10 @@ func (e *Engine) unschedulable(p *podState) {
 // forget drops p's queue state once it is bound or gone.
 func (s *scheduler) forget(p *podState) { delete(s.byPod, p) }
 
+// unschedulablePods counts the pods that found no node and have not been bound since
+// (waiting, or being tried again).
+func (s *scheduler) unschedulablePods() int { return len(s.byPod) }
+
 // evUnschedulableFlush is the scheduling queue's periodic flush: a pod unschedulable for
 // longer than podMaxInUnschedulablePodsDuration goes back to the queue whatever happened
 // (UnschedulableTimeout), and is tried again. Each list of unschedulable pods is in failure

@@ -409,3 +409,28 @@ func TestEventsRetryOnlyWhatFits(t *testing.T) {
 		t.Errorf("%d bound, %d pending, %d in the queue, %d failed attempts; want 200, 800, 800, 800", bound, pending, len(e.sched.byPod), failures)
 	}
 }
+
+// TestPendingPodsReported checks that each phase's result counts the pods still Pending at
+// its end for want of a node, and the total the run's end: the figures leave their
+// endpoints out, and the user must be told. A scale-down that makes room binds them.
+func TestPendingPodsReported(t *testing.T) {
+	cfg := capConfig(3, 5, 20,
+		Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "up", Kind: ActionScale, Replicas: 24},
+		Action{Name: "down", Kind: ActionScale, Replicas: 15})
+	_, res := runEngineOf(t, cfg, nil)
+	var got []int64
+	for _, p := range res.Phases {
+		got = append(got, p.PendingPods)
+	}
+	if want := []int64{5, 9, 0}; !slices.Equal(got, want) {
+		t.Errorf("pending pods at each phase's end: %v; want %v", got, want)
+	}
+	if res.Total.PendingPods != 0 {
+		t.Errorf("total: %d pending pods; want the last phase's, 0", res.Total.PendingPods)
+	}
+	_, res = runEngineOf(t, capConfig(3, 5, 20, Action{Name: "create", Kind: ActionCreate}), nil)
+	if res.Total.PendingPods != 5 {
+		t.Errorf("total of a run ending with 5 pods pending: %d", res.Total.PendingPods)
+	}
+}

@@ -642,3 +642,26 @@ func TestOverviewExitStatus(t *testing.T) {
 		}
 	}
 }
+
+// A run whose pods found no node says so on stderr, with --quiet and --format json too: the
+// figures leave those pods out, and a table may not be read at all.
+func TestRunWarnsOfPendingPods(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "x.yaml"},
+		{"run", "x.yaml", "--quiet", "--format", "json"},
+	} {
+		te := newTestEnv()
+		te.mutate = func(r *sim.Results) { r.Phases[0].PendingPods, r.Total.PendingPods = 7, 7 }
+		if code := te.main(args); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, te.stderr.String())
+		}
+		want := "sim: run: warning: up to 7 pods Pending at a phase's end (1 of 1 phase), no node ready with room (100 nodes, cluster.maxPodsPerNode 110)"
+		if !strings.HasPrefix(te.stderr.String(), want) {
+			t.Errorf("%v: stderr %q; want it to start %q", args, te.stderr.String(), want)
+		}
+	}
+	te := newTestEnv()
+	if code := te.main([]string{"run", "x.yaml"}); code != exitOK || strings.Contains(te.stderr.String(), "Pending") {
+		t.Errorf("a run with every pod bound: exit %d, stderr %q", code, te.stderr.String())
+	}
+}

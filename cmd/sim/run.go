@@ -173,6 +173,7 @@ func (o *runOptions) run(e *env, args []string) error {
 		return fmt.Errorf("run %s: %w", sc.File, err)
 	}
 	summary := reports.NewSummary(res, modes)
+	warnPending(e.stderr, summary, cfg.Cluster.MaxPodsPerNode)
 	if out != nil {
 		report := &reports.RunReport{File: args[0], Config: &cfg}
 		for _, set := range o.sets {
@@ -189,6 +190,27 @@ func (o *runOptions) run(e *env, args []string) error {
 		return reports.WriteSummaryJSON(e.stdout, summary)
 	}
 	return reports.WriteTable(e.stdout, summary)
+}
+
+// warnPending says on w which phases ended with pods Pending for want of a node, whose
+// endpoints no figure counts: a scenario asking more pods of its nodes than their maxPods.
+func warnPending(w io.Writer, s *reports.Summary, maxPods int) {
+	phases, most := 0, int64(0)
+	for i := range s.Phases {
+		if n := s.Phases[i].PendingPods; n > 0 {
+			phases++
+			most = max(most, n)
+		}
+	}
+	if phases == 0 {
+		return
+	}
+	if maxPods <= 0 {
+		maxPods = sim.DefaultMaxPodsPerNode
+	}
+	fmt.Fprintf(w, "sim: run: warning: up to %s Pending at a phase's end (%d of %s), no node ready with room "+
+		"(%s, cluster.maxPodsPerNode %d): the figures cover the pods that ran\n",
+		counted(most, "pod", "pods"), phases, counted(int64(len(s.Phases)), "phase", "phases"), counted(int64(s.Nodes), "node", "nodes"), maxPods)
 }
 
 // configModes returns the modes cfg runs, Endpoints first.
