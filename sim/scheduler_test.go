@@ -434,3 +434,44 @@ func TestPendingPodsReported(t *testing.T) {
 		t.Errorf("total of a run ending with 5 pods pending: %d", res.Total.PendingPods)
 	}
 }
+
+// TestFlushOfFullClusterQueuesNoAttempts checks that the five-minute flush fails the pods
+// that cannot fit at once rather than queueing an attempt for each: a cluster short of room
+// for many pods would otherwise pay events in proportion to its pending pods for every
+// five minutes of the run. Over an extra hour with 25 pods pending, the run gains the
+// flush's own ticks (120) and nothing for the pods.
+func TestFlushOfFullClusterQueuesNoAttempts(t *testing.T) {
+	events := func(wait time.Duration) int64 {
+		_, res := runEngineOf(t, capConfig(3, 5, 40,
+			Action{Name: "create", Kind: ActionCreate},
+			Action{Name: "wait", Kind: ActionWait, Duration: wait}), nil)
+		if res.Total.PendingPods != 25 {
+			t.Fatalf("%d pods pending at the end; want 25", res.Total.PendingPods)
+		}
+		return res.Events
+	}
+	one, two := events(time.Hour), events(2*time.Hour)
+	if extra := two - one; extra > 130 {
+		t.Errorf("an hour more with 25 pods pending costs %d events; want the flush's 120 ticks or so", extra)
+	}
+}
+
+// TestPodFIFOStaysBounded checks that a queue that never empties does not keep every entry
+// it ever held.
+func TestPodFIFOStaysBounded(t *testing.T) {
+	var f podFIFO
+	for i := range 10 {
+		f.push(podEntry{gen: int32(i)})
+	}
+	for i := 10; i < 100_000; i++ {
+		en, ok := f.front()
+		if !ok || en.gen != int32(i-10) {
+			t.Fatalf("front %+v, %v; want gen %d", en, ok, i-10)
+		}
+		f.pop()
+		f.push(podEntry{gen: int32(i)})
+	}
+	if c := cap(f.entries); c > 64 {
+		t.Errorf("10 entries held in an array of %d", c)
+	}
+}

@@ -890,6 +890,8 @@ func (evp *evPodScheduled) apply(e *Engine) {
 	p := ev.p
 	if !ev.retry {
 		e.sched.firstAttempts--
+	} else if p.pinned() < 0 {
+		e.sched.trying--
 	}
 	if p.epoch != ev.epoch || p.stage != stagePending {
 		return
