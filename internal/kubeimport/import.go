@@ -44,6 +44,9 @@ const (
 	// defaultMilliCPU is the allocatable CPU of a node when no node's can be read: the
 	// scenario's default (scenarios.DefaultNodeMilliCPU).
 	defaultMilliCPU = 4000
+	// maxNodePods is the most pods a scenario's node takes: the addresses of its pod range
+	// (sim.NodePodAddresses).
+	maxNodePods = 250
 )
 
 // Upstream defaults the importer fills in where the API leaves a field out.
@@ -317,6 +320,8 @@ type clusterShape struct {
 	region         string
 	nodeNameFormat string
 	milliCPU       int64
+	// maxPods is the pods a node takes, its status.allocatable.pods (0: no node says).
+	maxPods int
 	// noHints says why the EndpointSlice controller gives no topology-aware hints in the
 	// real cluster ("" when it can).
 	noHints string
@@ -369,6 +374,7 @@ func (im *importer) cluster() *clusterShape {
 	perZone := map[string]int{}
 	regions := map[string]int{}
 	cpus := map[int64]int{}
+	pods := map[int]int{}
 	// noZone counts the nodes without a zone, badZone those of them whose label has a value
 	// the API server would not accept (firstBadZone the first such value), and noCPU the
 	// nodes with a status whose allocatable CPU is missing or unreadable (firstBadCPU the
@@ -396,6 +402,9 @@ func (im *importer) cluster() *clusterShape {
 			// (A node without status had it left out of the input: nothing to say.)
 			noCPU++
 			firstBadCPU = cmp.Or(firstBadCPU, n.Status.Allocatable["cpu"])
+		}
+		if p, err := strconv.Atoi(n.Status.Allocatable["pods"]); err == nil && p > 0 {
+			pods[p]++
 		}
 		lengths = append(lengths, n.Metadata.Name)
 	}
@@ -453,6 +462,14 @@ func (im *importer) cluster() *clusterShape {
 		im.notef("%s no allocatable CPU the importer reads (such as %q): %s %dm too", counted(noCPU, "node has", "nodes have"), firstBadCPU, agree(noCPU, "it gets", "they get"), cl.milliCPU)
 	default:
 		im.notef("%s no allocatable CPU: %s %dm too", counted(noCPU, "node's status lists", "nodes' status lists"), agree(noCPU, "it gets", "they get"), cl.milliCPU)
+	}
+	cl.maxPods = mostCommon(pods, 0)
+	if len(pods) > 1 {
+		im.notef("nodes take %d different numbers of pods (status.allocatable.pods); every node takes the most common, %d", len(pods), cl.maxPods)
+	}
+	if cl.maxPods > maxNodePods {
+		im.notef("nodes take %d pods (status.allocatable.pods); the simulator's nodes hand out at most %d pod addresses: maxPodsPerNode %d", cl.maxPods, maxNodePods, maxNodePods)
+		cl.maxPods = maxNodePods
 	}
 	cl.nodeNameFormat = nameFormat(lengths)
 	return cl

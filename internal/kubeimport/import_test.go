@@ -1274,3 +1274,51 @@ func TestImportCountsOne(t *testing.T) {
 		t.Errorf("the import says %q:\n%s", m, text)
 	}
 }
+
+// TestImportNodePods: the pods a node takes (status.allocatable.pods, the kubelet's
+// maxPods) become cluster.maxPodsPerNode: the most common value, capped at the addresses
+// of a scenario node's pod range, each with a note; none read, the scenario's default.
+func TestImportNodePods(t *testing.T) {
+	node := func(name, pods string) string {
+		alloc := `"cpu":"4"`
+		if pods != "" {
+			alloc += `,"pods":"` + pods + `"`
+		}
+		return `{"kind":"Node","metadata":{"name":"` + name + `","labels":{"topology.kubernetes.io/zone":"a"}},"status":{"allocatable":{` + alloc + `}}}` + "\n"
+	}
+	for _, tc := range []struct {
+		name, nodes string
+		want        int
+		written     bool
+		note        string // "" for none
+	}{
+		{"AKS-like 30", node("n0", "30") + node("n1", "30"), 30, true, ""},
+		{"mixed", node("n0", "110") + node("n1", "58") + node("n2", "110"), 110, true,
+			"nodes take 2 different numbers of pods (status.allocatable.pods); every node takes the most common, 110"},
+		{"over the range", node("n0", "256"), 250, true,
+			"nodes take 256 pods (status.allocatable.pods); the simulator's nodes hand out at most 250 pod addresses: maxPodsPerNode 250"},
+		{"none given", node("n0", "") + node("n1", "bad"), scenarios.DefaultMaxPodsPerNode, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, sc := importText(t, tc.nodes+`{"kind":"Service","metadata":{"name":"web","namespace":"a"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}`)
+			if got := sc.Config.Cluster.MaxPodsPerNode; got != tc.want {
+				t.Errorf("maxPodsPerNode %d; want %d\n%s", got, tc.want, res.YAML)
+			}
+			if got := bytes.Contains(res.YAML, []byte("maxPodsPerNode:")); got != tc.written {
+				t.Errorf("maxPodsPerNode written: %v; want %v\n%s", got, tc.written, res.YAML)
+			}
+			var podNotes []string
+			for _, n := range res.Notes {
+				if strings.Contains(n, "allocatable.pods") {
+					podNotes = append(podNotes, n)
+				}
+			}
+			if tc.note == "" && len(podNotes) > 0 || tc.note != "" && !slices.Contains(podNotes, tc.note) {
+				t.Errorf("notes %q; want %q", podNotes, tc.note)
+			}
+		})
+	}
+	if maxNodePods != sim.NodePodAddresses {
+		t.Errorf("maxNodePods %d, the simulator's %d", maxNodePods, sim.NodePodAddresses)
+	}
+}

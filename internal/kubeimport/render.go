@@ -272,6 +272,9 @@ func render(name string, sources []string, cl *clusterShape, groups []*entry, no
 		w("%s", yamlscalar.Quote(z))
 	}
 	w("]\n  region: %s\n  nodeNameFormat: %s\n  nodeMilliCPU: %d\n", yamlscalar.Quote(cl.region), yamlscalar.Quote(cl.nodeNameFormat), cl.milliCPU)
+	if cl.maxPods > 0 {
+		w("  maxPodsPerNode: %d\n", cl.maxPods)
+	}
 	w("services:\n")
 	for _, e := range groups {
 		if e.count > 1 {
