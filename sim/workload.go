@@ -145,6 +145,10 @@ type serviceState struct {
 	// created is true once the create action ran. (The flags share one word: a Service's
 	// state was 320 bytes with them apart.)
 	created bool
+	// retiredRSs counts the old ReplicaSets pruneOldRSs dropped that the API server still
+	// holds: the revision history, which the Deployment controller cleans up past
+	// revisionHistoryLimit. (16 bits fit the flags' word; it stops at the most they hold.)
+	retiredRSs uint16
 	// generation is the Deployment's metadata.generation (a new template or replicas move
 	// it on); dcStatus its status as the Deployment controller last wrote it.
 	generation int32

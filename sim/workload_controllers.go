@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -145,24 +146,36 @@ func (s *serviceState) addOldRS(rs *replicaSet) {
 }
 
 // pruneOldRSs drops the old ReplicaSets that can no longer matter: scaled to 0, with no pod,
-// no status and no sync or call in progress. The newest old one stays (a scaling event with
-// no active ReplicaSet and no new one scales it: FindActiveOrLatest). Upstream keeps them
-// for the revision history; nothing in a run reads them. It runs at the start of a
-// Deployment sync, when none of the Deployment's calls is in flight.
+// no status and no sync or call in progress (idle). The newest old one stays (a scaling
+// event with no active ReplicaSet and no new one scales it: FindActiveOrLatest). Upstream
+// keeps them for the revision history, until the Deployment controller deletes those past
+// revisionHistoryLimit: each dropped one is counted in s.retiredRSs until then
+// (deploymentPlan.cleanup). It runs at the start of a Deployment sync, when none of the
+// Deployment's calls is in flight.
 func (s *serviceState) pruneOldRSs() {
 	if len(s.oldRSs) < 2 {
 		return
 	}
 	newest := s.oldRSs[len(s.oldRSs)-1]
 	s.oldRSs = slices.DeleteFunc(s.oldRSs, func(o *replicaSet) bool {
-		gone := o != newest && o.spec == 0 && o.live == 0 && o.terminating == 0 && o.status.live == 0 && o.status.terminating == 0 &&
-			o.expectCreates == 0 && o.expectDeletes == 0 && !o.item.queued && !o.item.processing
+		gone := o != newest && o.idle()
 		if gone {
 			o.dropVictimIndex()
 			o.dropVictimCands()
+			if s.retiredRSs < math.MaxUint16 {
+				s.retiredRSs++
+			}
 		}
 		return gone
 	})
+}
+
+// idle reports whether rs is at 0 and still: no spec, no pod, no status, no sync or call
+// in progress. Its controller has written its status since its last change, so
+// status.observedGeneration is its generation.
+func (rs *replicaSet) idle() bool {
+	return rs.spec == 0 && rs.live == 0 && rs.terminating == 0 && rs.status.live == 0 && rs.status.terminating == 0 &&
+		rs.expectCreates == 0 && rs.expectDeletes == 0 && !rs.item.queued && !rs.item.processing
 }
 
 // workItem is one key's place in a workload controller's workqueue.
@@ -801,8 +814,13 @@ const (
 	stepScaleDown                   // a rolling update's scale-down of an old ReplicaSet
 	stepCreate                      // the new ReplicaSet's create (getNewReplicaSet)
 	stepRevision                    // getNewReplicaSet's status write after the create
+	stepDelete                      // an old ReplicaSet's delete (cleanupDeployment)
 	stepStatus                      // the sync's status write (syncRolloutStatus)
 )
+
+// revisionHistoryLimit is the old ReplicaSets a Deployment keeps (spec.revisionHistoryLimit,
+// defaulted). upstream: pkg/apis/apps/v1/defaults.go SetDefaults_Deployment.
+const revisionHistoryLimit = 10
 
 // rsPlan is a Deployment sync's plan for one old ReplicaSet: its new spec.replicas, and
 // whether it is written.
@@ -847,6 +865,14 @@ func (p *deploymentPlan) oldSpec() int {
 // reconcileNewReplicaSet, reconcileOldReplicaSets, cleanupUnhealthyReplicas,
 // scaleDownOldReplicaSetsForRollingUpdate; util/deployment_util.go NewRSNewReplicas.
 func (p *deploymentPlan) rollingUpdate() {
+	if !p.rollingScale() && p.s.deploymentComplete() {
+		p.cleanup()
+	}
+}
+
+// rollingScale plans the scaling of a rolling update, and reports whether it scales a
+// ReplicaSet up or down (rolloutRolling's scaledUp, scaledDown).
+func (p *deploymentPlan) rollingScale() bool {
 	s := p.s
 	oldSpec := p.oldSpec()
 	scaled := false
@@ -873,14 +899,14 @@ func (p *deploymentPlan) rollingUpdate() {
 		}
 	}
 	if scaled || oldSpec == 0 {
-		return
+		return scaled
 	}
 	// reconcileOldReplicaSets
 	minAvailable := s.replicas - int(s.unavail)
 	newUnavailable := p.newSpec - p.newAvailable
 	maxScaledDown := p.newSpec + oldSpec - minAvailable - newUnavailable
 	if maxScaledDown <= 0 {
-		return
+		return false
 	}
 	// scaleDownOldReplicaSetsForRollingUpdate (below) counts the available pods of the new
 	// ReplicaSet and of the old ones active (spec > 0) as this reconcile begins: rolloutRolling
@@ -910,7 +936,7 @@ func (p *deploymentPlan) rollingUpdate() {
 		}
 		n := min(maxScaledDown-cleaned, o.spec-int(o.rs.status.available))
 		if n < 0 {
-			return
+			return false // reconcileOldReplicaSets: false on cleanupUnhealthyReplicas's error
 		}
 		p.setOld(i, o.spec-n)
 		p.steps[len(p.steps)-1].kind = stepScaleDown
@@ -919,7 +945,7 @@ func (p *deploymentPlan) rollingUpdate() {
 	// scaleDownOldReplicaSetsForRollingUpdate: then as far as availability allows, oldest
 	// ReplicaSet first.
 	if avail <= minAvailable {
-		return
+		return cleaned > 0
 	}
 	down := avail - minAvailable
 	done := 0
@@ -935,6 +961,38 @@ func (p *deploymentPlan) rollingUpdate() {
 		p.setOld(i, o.spec-n)
 		p.steps[len(p.steps)-1].kind = stepScaleDown
 		done += n
+	}
+	return cleaned+done > 0
+}
+
+// deploymentComplete reports whether s's Deployment is complete by its status as stored:
+// every replica updated, available and counted, and the spec observed.
+// upstream: deployment/util/deployment_util.go DeploymentComplete.
+func (s *serviceState) deploymentComplete() bool {
+	st, r := &s.dcStatus, int32(s.replicas)
+	return st.updated == r && st.replicas == r && st.available == r && st.generation >= s.generation
+}
+
+// cleanup plans the deletes of the old ReplicaSets past revisionHistoryLimit, oldest
+// first: of the oldest len - limit, each that is at 0 and has observed its spec (the
+// retired ones, which pruneOldRSs dropped, are; a kept one must be idle). The retired are
+// taken as the oldest: pruneOldRSs drops an old ReplicaSet only once it is at 0, which a
+// rolling update brings the oldest to first. upstream: deployment/sync.go
+// cleanupDeployment (after rolloutRolling found nothing to scale and the Deployment
+// complete).
+func (p *deploymentPlan) cleanup() {
+	s := p.s
+	diff := int(s.retiredRSs) + len(s.oldRSs) - revisionHistoryLimit
+	for i := range max(diff, 0) {
+		if i < int(s.retiredRSs) {
+			p.steps = append(p.steps, dcStep{kind: stepDelete})
+			continue
+		}
+		// A kept one with pods still terminating is deleted upstream too (its status counts
+		// none); here it waits for the next sync, so that no pod outlives its ReplicaSet.
+		if o := s.oldRSs[i-int(s.retiredRSs)]; o.idle() {
+			p.steps = append(p.steps, dcStep{kind: stepDelete, rs: o})
+		}
 	}
 }
 
@@ -1160,6 +1218,18 @@ func (ev evDeploymentCall) apply(e *Engine) {
 func (w *workloadControllers) applyDeploymentCall(d *dcCall, step dcStep) (scaled, ok bool) {
 	s, p := d.s, &d.plan
 	switch step.kind {
+	case stepDelete:
+		// A delete carries no resourceVersion: it succeeds. The informer's delete event
+		// queues the Deployment again. upstream: deployment_controller.go deleteReplicaSet.
+		if step.rs == nil {
+			s.retiredRSs--
+		} else {
+			s.oldRSs = slices.DeleteFunc(s.oldRSs, func(o *replicaSet) bool { return o == step.rs })
+			step.rs.dropVictimIndex()
+			step.rs.dropVictimCands()
+		}
+		w.dcQueue.add(s)
+		return false, true
 	case stepRevision:
 		// It carries the resourceVersion the sync read: a spec change since fails it, and
 		// getNewReplicaSet returns the error. Written, it queues the Deployment again

@@ -1765,3 +1765,23 @@ func statusWriteToCome(e *Engine, s *serviceState) bool {
 	}
 	return false
 }
+
+// TestRevisionHistoryCleanup checks that a Deployment keeps revisionHistoryLimit (10) old
+// ReplicaSets: once a rollout completes, the Deployment controller deletes the oldest past
+// the limit, each a call through its client. upstream: deployment/sync.go
+// cleanupDeployment, rolling.go rolloutRolling.
+func TestRevisionHistoryCleanup(t *testing.T) {
+	for _, tc := range []struct{ rollouts, kept int }{{5, 5}, {10, 10}, {13, 10}} {
+		cfg := testConfig(10, 3)
+		cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
+		for i := range tc.rollouts {
+			cfg.Timeline = append(cfg.Timeline, Action{Name: fmt.Sprintf("rollout-%d", i+1), Kind: ActionRollout})
+		}
+		e, _ := runEngineOf(t, cfg, nil)
+		s := e.services[0]
+		if kept := int(s.retiredRSs) + len(s.oldRSs); kept != tc.kept {
+			t.Errorf("%d rollouts: %d old ReplicaSets kept (%d of them dropped from memory); want %d",
+				tc.rollouts, kept, s.retiredRSs, tc.kept)
+		}
+	}
+}
