@@ -1021,3 +1021,28 @@ func TestMaxPodsPerNode(t *testing.T) {
 		})
 	}
 }
+
+// TestNotFoundSaysEachThingOnce: a missing or directory scenario's error names the kind and
+// path once, without the sentinel's "scenarios:" prefix after "scenario NAME:" (the CLI
+// printed "scenario adir.yaml: scenarios: no such scenario: a directory, …").
+func TestNotFoundSaysEachThingOnce(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.Mkdir("adir.yaml", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"adir.yaml", "nope.yaml"} {
+		_, _, err := Load(name, nil)
+		if !errors.Is(err, ErrNotFound) {
+			t.Fatalf("Load(%s) = %v, want ErrNotFound", name, err)
+		}
+		msg := err.Error()
+		if strings.Contains(msg, "scenarios:") || strings.Count(msg, "scenario "+name) != 1 || !strings.HasPrefix(msg, "scenario "+name+": ") {
+			t.Errorf("Load(%s) error says a thing twice or not at all: %s", name, msg)
+		}
+	}
+	_, err := LoadPlan("nope.yaml")
+	if !errors.Is(err, ErrNotFound) || strings.Contains(err.Error(), "scenario") {
+		t.Errorf("LoadPlan(nope.yaml) = %v, want ErrNotFound that speaks of a plan only", err)
+	}
+}
