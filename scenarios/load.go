@@ -234,8 +234,8 @@ func Validate(paths []string, sets []string, w io.Writer) int {
 			services += s.Count
 			pods += s.Count * s.Replicas
 		}
-		fmt.Fprintf(w, "ok %s: %s (%d nodes, %d services, %d pods, %d phases)\n",
-			sc.File, sc.Name, cfg.Cluster.Nodes, services, pods, len(cfg.Timeline))
+		fmt.Fprintf(w, "ok %s: %s (%s, %s, %s, %s)\n",
+			sc.File, sc.Name, counted(cfg.Cluster.Nodes, "node", "nodes"), counted(services, "service", "services"), counted(pods, "pod", "pods"), counted(len(cfg.Timeline), "phase", "phases"))
 	}
 	return code
 }

@@ -117,7 +117,7 @@ func (d *decoder) applySets(root *yaml.Node, sets []string) *yaml.Node {
 					break
 				}
 				if st.index >= len(cur.Content) {
-					fail(walkedNext, "index %d out of range (the list has %d items)", st.index, len(cur.Content))
+					fail(walkedNext, "index %d out of range (the list has %s)", st.index, counted(len(cur.Content), "item", "items"))
 					cur = nil
 					break
 				}
