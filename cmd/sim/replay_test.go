@@ -129,6 +129,10 @@ func TestReplayOut(t *testing.T) {
 	if !strings.Contains(errb.String(), "no --nodes") {
 		t.Errorf("stderr %q lacks the no --nodes note", errb)
 	}
+	// It says what it wrote into --out, as 'sim run --out' and 'sim plot' do.
+	if want := "sim: replay: wrote 5 files into " + dir + ": summary.json, timeseries.csv, writes.jsonl, layout.csv, replay.json\n"; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr %q lacks %q", errb, want)
+	}
 	var summary map[string]any
 	if err := json.Unmarshal(out.Bytes(), &summary); err != nil {
 		t.Fatalf("stdout is not JSON: %v", err)
