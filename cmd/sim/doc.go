@@ -200,7 +200,8 @@ scale-up, a node drain), and the Services and Nodes once:
 	kubectl get nodes -o json > nodes.json
 
 Record stamps each event with the time it arrived and keeps only what epsim reads (no
-annotations, images or env). Replay runs the recording through both control planes:
+annotations, images or env); input with no event to record (kubectl's output not piped in)
+is an error, exit 2. Replay runs the recording through both control planes:
 
 	$ sim replay --pods trace.jsonl --services services.json --nodes nodes.json
 	$ sim replay --pods trace.jsonl --services services.json --set controlPlane.maxEndpointsPerSlice=500 --out results/replay
@@ -283,7 +284,8 @@ to choose otherwise.
 0 success; 1 the run failed (or its outputs could not be written), or 'sim check' or 'sim
 diff --fail-on' found a figure out of bounds; 2 bad input: an unknown
 command or flag, a bad flag value, an unusable --out, or an invalid or missing scenario,
-including one whose estimated memory is over guards.maxMemory; 3 an internal error (a bug in
+including one whose estimated memory is over guards.maxMemory, or input 'sim record' cannot
+read or that has no event to record; 3 an internal error (a bug in
 sim: please report it with the command line, the scenario and its seed). Errors are printed
 once on stderr, prefixed "sim: ", lists of problems capped at 20 lines. Progress (a bar when stderr is a terminal, otherwise a plain
 line at most every 10 s of wall time, so that a short run prints none; neither with --quiet)
