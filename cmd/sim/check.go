@@ -26,7 +26,10 @@ var cmdCheck = &command{
               e.g.  rolling-update.endpointslices.fanoutBytes: {max: 2TB}
                     one-endpoint-not-ready.ratio.fanoutBytes: {min: 50}
                     total.endpointslices.failedWrites: {max: 0}
-              Budgets are hard bounds: a figure outside one is a broken budget.
+              Budgets are hard bounds: a figure outside one is a broken budget. With
+              --set, the bound follows the key's dots:
+                    --set expect.total.endpointslices.fanoutBytes.max=2TB
+              (or expect["total.endpointslices.fanoutBytes"]={max: 2TB}).
   baselines   a JSON file of every figure of an earlier run (--baseline FILE, or
               --baseline-dir DIR holding SCENARIO.json). A figure that grew by more than
               --tolerance is a regression; one that shrank by more is an improvement

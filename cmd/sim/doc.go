@@ -239,6 +239,10 @@ Budgets and baselines name figures as summary.json does, <phase|total>.<mode>.<f
 	  one-endpoint-not-ready.ratio.fanoutBytes: {min: 50}
 	  total.endpointslices.propagation.p99Seconds: {max: 30s}
 
+A budget can be given on the command line too, its bound after the key's dots:
+
+	$ sim check quick --set expect.total.endpointslices.fanoutBytes.max=2TB
+
 'sim help check' lists every figure. Check prints the failing figures (verdict, expected,
 actual, change in percent) and a one-line outcome, every figure with --verbose. Tolerances
 and absolute floors can be set per figure or kind, and a baseline can name the figures it
