@@ -127,7 +127,9 @@ func programmingFinding(s *Summary) (title, subtitle string) {
 		if of == 0 && p99 == 0 {
 			continue
 		}
-		worst = append(worst, fmt.Sprintf("%s %s", modeTitle(m), formatClock(p99)))
+		// As the table's "programming p99" row formats it (formatLatency), so that the two
+		// read the same (formatClock's three digits made 1.935s "1.94s").
+		worst = append(worst, fmt.Sprintf("%s %s", modeTitle(m), FormatSeconds(p99)))
 		if s.SLOSeconds > 0 {
 			missed = append(missed, fmt.Sprintf("%s in %d of %d", modeTitle(m), n, of))
 		}

@@ -38,7 +38,7 @@ func TestProgrammingChart(t *testing.T) {
 		for i := range s.Phases {
 			worst = max(worst, s.Phases[i].Mode(m).Programming.P99Seconds)
 		}
-		want = append(want, modeTitle(m)+" "+formatClock(worst))
+		want = append(want, modeTitle(m)+" "+FormatSeconds(worst))
 	}
 	if title := "Network programming latency p99, worst phase: " + strings.Join(want, ", "); c.Title != title {
 		t.Errorf("title %q, want %q", c.Title, title)
@@ -47,6 +47,15 @@ func TestProgrammingChart(t *testing.T) {
 		t.Errorf("title %q, subtitle %q: want no claim for every node, and what a sample is", c.Title, c.Subtitle)
 	}
 	checkRendered(t, c)
+
+	// The title shows a p99 as the table does, to the millisecond: 1.935s, not 1.94s.
+	s.Phases[0].EndpointSlices.Programming.P99Seconds = 1.935
+	for i := 1; i < len(s.Phases); i++ {
+		s.Phases[i].EndpointSlices.Programming.P99Seconds = min(s.Phases[i].EndpointSlices.Programming.P99Seconds, 1)
+	}
+	if title, _ := programmingFinding(s); !strings.Contains(title, modeTitle("endpointslices")+" 1.935s") {
+		t.Errorf("title %q, want the p99 as the table shows it, 1.935s", title)
+	}
 	empty := NewSummary(fixtureResults(), nil)
 	for i := range empty.Phases {
 		empty.Phases[i].Endpoints.Programming.Count = 0

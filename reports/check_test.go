@@ -444,3 +444,26 @@ func TestFigurePairShowsTheChange(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeTextHuge: a change against a tiny budget or baseline reads as a factor of it
+// ("982,744×"), not as "+98274300.00%"; smaller changes keep their percentage.
+func TestChangeTextHuge(t *testing.T) {
+	for _, tc := range []struct {
+		percent float64
+		want    string
+	}{
+		{98274300, "982,744×"},
+		{99900, "1,000×"},
+		{99899.99, "+99899.99%"},
+		{94.39, "+94.39%"},
+		{-99.5, "-99.50%"},
+		{0.001, "+<0.01%"},
+		{1e20, "1e+18×"},
+	} {
+		p := tc.percent
+		row := CheckRow{ChangePercent: &p}
+		if got := row.changeText(); got != tc.want {
+			t.Errorf("change %g%%: CHANGE %q, want %q", tc.percent, got, tc.want)
+		}
+	}
+}

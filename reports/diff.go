@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -264,16 +265,30 @@ func (d *DiffRow) changeText() string {
 
 // formatChangePercent formats a relative change that is not zero with two decimals and its
 // sign; one too small to show in two decimals is "+<0.01%" or "-<0.01%", not "-0.00%", which
-// read as no change on a row that says the figure changed.
+// read as no change on a row that says the figure changed. From +99,900% (a thousand times the
+// old value) it is the factor instead, "982,744×" rather than "+98274300.00%".
 func formatChangePercent(p float64) string {
 	switch {
 	case p > 0 && p < 0.005:
 		return "+<0.01%"
 	case p < 0 && p > -0.005:
 		return "-<0.01%"
+	case p >= factorChangePercent:
+		// "+98274300.00%" against a tiny budget is hard to read: say how many times the
+		// old value it is, as the ratio columns do ("1.7×"), grouped by thousands.
+		f := 1 + p/100
+		if f < 1e15 {
+			return formatCount(int64(math.Round(f))) + "×"
+		}
+		return strconv.FormatFloat(f, 'g', 3, 64) + "×"
 	}
 	return fmt.Sprintf("%+.2f%%", p)
 }
+
+// factorChangePercent is the change from which formatChangePercent gives a factor instead
+// of a percentage: +99,900%, a thousand times the old value (TestDiffTinyChangeShown keeps
+// +9900.00% a percentage).
+const factorChangePercent = 99900
 
 // WriteDiffTable writes r for people, in the style of 'sim check': a headline naming the
 // two runs, a table of the figures that changed (verdict, figure, A, B, change), largest

@@ -7,6 +7,14 @@ import (
 	"strings"
 )
 
+// counted writes n and its noun, singular for one: "1 pod", "3 pods", "0 replicas".
+func counted[N int | int64](n N, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 // Error is one problem found in a scenario. It prints as
 // "file:line:column: field.path: problem (what is allowed)"; a problem that came from a
 // --set override prints the flag instead of a line and column.

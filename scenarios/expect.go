@@ -231,7 +231,11 @@ func (d *decoder) expect(n *yaml.Node, path string, phases []string) Expect {
 		// the mode; the rest is the figure, which may be nested (writes.update).
 		parts := strings.SplitN(k.Value, ".", 3)
 		if len(parts) != 3 || parts[2] == "" {
-			d.errorf(k, p, `key must be "phase.mode.figure" (like rolling-update.endpointslices.fanoutBytes)`)
+			msg := `key must be "phase.mode.figure" (like rolling-update.endpointslices.fanoutBytes)`
+			if _, fromSet := d.setOf[k]; fromSet {
+				msg += "; with --set, bound one as expect.PHASE.MODE.FIGURE.max=VALUE (or .min), like expect.total.endpointslices.fanoutBytes.max=2TB"
+			}
+			d.errorf(k, p, "%s", msg)
 			continue
 		}
 		b := Budget{Key: k.Value, Phase: parts[0], Mode: parts[1], Figure: parts[2]}

@@ -132,3 +132,58 @@ func TestExpectPeakEgressTakesRates(t *testing.T) {
 		t.Error("fanoutBytes took a rate")
 	}
 }
+
+// TestExpectSetDotted: --set takes a budget in the dotted form, the bound after the key's
+// dots (expect.total.endpointslices.fanoutBytes.max=1KB), which used to fail with "key must
+// be phase.mode.figure" naming no form that works; the bracketed and mapping forms give the
+// same budget, and the ambiguous or malformed ones say how to write them.
+func TestExpectSetDotted(t *testing.T) {
+	for _, tc := range []struct {
+		set      string
+		key      string
+		max, min string
+	}{
+		{"expect.total.endpointslices.fanoutBytes.max=1KB", "total.endpointslices.fanoutBytes", "1KB", ""},
+		{`expect["total.endpointslices.fanoutBytes"].max=1KB`, "total.endpointslices.fanoutBytes", "1KB", ""},
+		{"expect.total.endpointslices.fanoutBytes={max: 1KB}", "total.endpointslices.fanoutBytes", "1KB", ""},
+		{"expect={total.endpointslices.fanoutBytes: {max: 1KB}}", "total.endpointslices.fanoutBytes", "1KB", ""},
+		{"expect.rolling-update.endpoints.writes.update.min=3", "rolling-update.endpoints.writes.update", "", "3"},
+		{"expect.total.endpoints.propagation.max.max=30s", "total.endpoints.propagation.max", "30s", ""},
+		{"expect.total.endpoints.propagation.max={max: 30s}", "total.endpoints.propagation.max", "30s", ""},
+	} {
+		sc, _, err := Load("quick", []string{tc.set})
+		if err != nil {
+			t.Errorf("--set %s: %v", tc.set, err)
+			continue
+		}
+		if len(sc.Expect) != 1 {
+			t.Errorf("--set %s: %d budgets, want 1", tc.set, len(sc.Expect))
+			continue
+		}
+		b := sc.Expect[0]
+		text := func(q *Quantity) string {
+			if q == nil {
+				return ""
+			}
+			return q.Text
+		}
+		if b.Key != tc.key || text(b.Max) != tc.max || text(b.Min) != tc.min {
+			t.Errorf("--set %s: budget %s max %q min %q, want %s max %q min %q", tc.set, b.Key, text(b.Max), text(b.Min), tc.key, tc.max, tc.min)
+		}
+	}
+	// Both bounds, from two flags, make one budget.
+	sc, _, err := Load("quick", []string{"expect.total.endpoints.writes.max=100", "expect.total.endpoints.writes.min=1"})
+	if err != nil || len(sc.Expect) != 1 || sc.Expect[0].Max == nil || sc.Expect[0].Min == nil {
+		t.Errorf("max and min from two flags: %v, %+v", err, sc)
+	}
+	for _, tc := range []struct{ set, want string }{
+		// propagation.max is itself a figure (an alias): not read as the figure "propagation".
+		{"expect.total.endpoints.propagation.max=1s", "propagation.max is the figure propagation.maxSeconds: bound it as expect.total.endpoints.propagation.max.max=VALUE"},
+		{"expect.total=1", "with --set, bound one as expect.PHASE.MODE.FIGURE.max=VALUE"},
+	} {
+		_, _, err := Load("quick", []string{tc.set})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--set %s: %v\nwant it to contain %q", tc.set, err, tc.want)
+		}
+	}
+}

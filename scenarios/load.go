@@ -105,14 +105,25 @@ func readShipped(nameOrPath, kind, dir string, fsys embed.FS, names []string) (d
 			return data, path.Join("scenarios", dir, name+".yaml"), true, nil
 		}
 	}
+	// The message names the kind and path once; ErrNotFound stays matchable with errors.Is
+	// without its "scenarios:" prefix being printed after "scenario NAME:".
 	if errors.Is(openErr, fs.ErrNotExist) {
-		return nil, "", false, fmt.Errorf("%s %s: %w (not a file, and not a shipped %s: %s)", kind, nameOrPath, ErrNotFound, kind, strings.Join(names, ", "))
+		return nil, "", false, &notFoundError{fmt.Sprintf("%s %s: no such file, and not a shipped %s (%s)", kind, nameOrPath, kind, strings.Join(names, ", "))}
 	}
 	if openErr == errIsDir {
-		return nil, "", false, fmt.Errorf("%s %s: %w: a directory, not a %s file (and not a shipped %s: %s)", kind, nameOrPath, ErrNotFound, kind, kind, strings.Join(names, ", "))
+		return nil, "", false, &notFoundError{fmt.Sprintf("%s %s: a directory, not a %s file (and not a shipped %s: %s)", kind, nameOrPath, kind, kind, strings.Join(names, ", "))}
 	}
 	return nil, "", false, fmt.Errorf("%s %s: %w", kind, nameOrPath, openErr)
 }
+
+// notFoundError is ErrNotFound with a message that says what was looked for, where, and
+// which shipped names exist, without repeating the sentinel's package prefix.
+type notFoundError struct{ msg string }
+
+func (e *notFoundError) Error() string { return e.msg }
+
+// Is makes errors.Is(err, ErrNotFound) hold.
+func (e *notFoundError) Is(target error) bool { return target == ErrNotFound }
 
 // errIsDir stands for a path that opens but is a directory.
 var errIsDir = errors.New("is a directory")
@@ -223,8 +234,8 @@ func Validate(paths []string, sets []string, w io.Writer) int {
 			services += s.Count
 			pods += s.Count * s.Replicas
 		}
-		fmt.Fprintf(w, "ok %s: %s (%d nodes, %d services, %d pods, %d phases)\n",
-			sc.File, sc.Name, cfg.Cluster.Nodes, services, pods, len(cfg.Timeline))
+		fmt.Fprintf(w, "ok %s: %s (%s, %s, %s, %s)\n",
+			sc.File, sc.Name, counted(cfg.Cluster.Nodes, "node", "nodes"), counted(services, "service", "services"), counted(pods, "pod", "pods"), counted(len(cfg.Timeline), "phase", "phases"))
 	}
 	return code
 }

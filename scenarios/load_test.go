@@ -415,7 +415,7 @@ func TestParseErrors(t *testing.T) {
 			doc:  minimal,
 			sets: []string{"services[3].replicas=5", "cluster.nodes=-5", "cluster.nodez=5", "services[0]replicas=1", "nodes"},
 			want: []string{
-				`x.yaml: --set services[3].replicas=5: services[3]: index 3 out of range (the list has 1 items)`,
+				`x.yaml: --set services[3].replicas=5: services[3]: index 3 out of range (the list has 1 item)`,
 				`x.yaml: --set cluster.nodes=-5: cluster.nodes: -5 out of range (1..1000000)`,
 				`x.yaml: --set cluster.nodez=5: cluster.nodez: unknown field "nodez" (did you mean "nodes"?); allowed: nodes, zones, region, nodeNameFormat, nodeMilliCPU, maxPodsPerNode`,
 				`x.yaml: --set services[0]replicas=1: bad path "services[0]replicas": unexpected 'r' at offset 11 (a field name follows '.') (like services[0].replicas or controlPlane.maxEndpointsPerSlice)`,
@@ -682,7 +682,7 @@ func TestValidate(t *testing.T) {
 	if code := Validate([]string{"quick", bad}, nil, &out); code != 1 {
 		t.Errorf("exit code %d, want 1", code)
 	}
-	want := "ok scenarios/quick.yaml: quick (100 nodes, 1 services, 200 pods, 4 phases)\n" + bad + ":3:10: cluster.nodes: 0 out of range (1..1000000)\n"
+	want := "ok scenarios/quick.yaml: quick (100 nodes, 1 service, 200 pods, 4 phases)\n" + bad + ":3:10: cluster.nodes: 0 out of range (1..1000000)\n"
 	if out.String() != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
 	}
@@ -1019,5 +1019,56 @@ func TestMaxPodsPerNode(t *testing.T) {
 				t.Errorf("maxPodsPerNode %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestNotFoundSaysEachThingOnce: a missing or directory scenario's error names the kind and
+// path once, without the sentinel's "scenarios:" prefix after "scenario NAME:" (the CLI
+// printed "scenario adir.yaml: scenarios: no such scenario: a directory, …").
+func TestNotFoundSaysEachThingOnce(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.Mkdir("adir.yaml", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"adir.yaml", "nope.yaml"} {
+		_, _, err := Load(name, nil)
+		if !errors.Is(err, ErrNotFound) {
+			t.Fatalf("Load(%s) = %v, want ErrNotFound", name, err)
+		}
+		msg := err.Error()
+		if strings.Contains(msg, "scenarios:") || strings.Count(msg, "scenario "+name) != 1 || !strings.HasPrefix(msg, "scenario "+name+": ") {
+			t.Errorf("Load(%s) error says a thing twice or not at all: %s", name, msg)
+		}
+	}
+	_, err := LoadPlan("nope.yaml")
+	if !errors.Is(err, ErrNotFound) || strings.Contains(err.Error(), "scenario") {
+		t.Errorf("LoadPlan(nope.yaml) = %v, want ErrNotFound that speaks of a plan only", err)
+	}
+}
+
+// TestCountsOfOne: a count of one takes the singular ("1 pod", "1 item", "1 node"), in
+// problems and in Validate's summary line.
+func TestCountsOfOne(t *testing.T) {
+	for _, tc := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"services[0].replicas=0"}, `timeline[1].pods: 1 pod is more than service "web" has at this point of the timeline (0 replicas)`},
+		{[]string{"services[0].replicas=1", "timeline[1].pods=2"}, `timeline[1].pods: 2 pods is more than service "web" has at this point of the timeline (1 replica)`},
+		{[]string{"services[3].replicas=0"}, "index 3 out of range (the list has 1 item)"},
+		{[]string{"guards.maxMemory=1MiB"}, "(estimate for 100 nodes, 200 pods at the timeline's peak, 1 service, 4 phases)"},
+	} {
+		_, _, err := Load("quick", tc.sets)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Load(quick, %q) = %v\nwant it to contain %q", tc.sets, err, tc.want)
+		}
+	}
+	var out bytes.Buffer
+	if code := Validate([]string{"quick"}, []string{"cluster.nodes=1", "services[0].replicas=1", "timeline=[{name: c, action: create}]"}, &out); code != 0 {
+		t.Fatalf("Validate: exit %d: %s", code, out.String())
+	}
+	if want := "(1 node, 1 service, 1 pod, 1 phase)"; !strings.Contains(out.String(), want) {
+		t.Errorf("Validate printed %q, want it to contain %q", out.String(), want)
 	}
 }

@@ -182,8 +182,8 @@ func (d *decoder) checkMemory(sc *Scenario, at *yaml.Node) {
 		}
 	}
 	if sc.MemoryEstimate > limit {
-		d.errorf(at, "guards.maxMemory", "the run would need about %s of memory (estimate for %d nodes, %s pods at the timeline's peak, %d services, %d phases), more than %s = %s; make the scenario smaller or raise guards.maxMemory",
-			formatBytesIEC(sc.MemoryEstimate), fp.nodes, strconv.FormatInt(fp.pods, 10), fp.services, fp.phases, how, formatBytesIEC(limit))
+		d.errorf(at, "guards.maxMemory", "the run would need about %s of memory (estimate for %s, %s at the timeline's peak, %s, %s), more than %s = %s; make the scenario smaller or raise guards.maxMemory",
+			formatBytesIEC(sc.MemoryEstimate), counted(fp.nodes, "node", "nodes"), counted(fp.pods, "pod", "pods"), counted(fp.services, "service", "services"), counted(fp.phases, "phase", "phases"), how, formatBytesIEC(limit))
 	}
 }
 

@@ -542,6 +542,10 @@ func (d *decoder) budgets(n *yaml.Node, path string, b *Budgets) {
 // resolve loads the base scenario for every grid point and checks the churn phases.
 func (p *Plan) resolve() error {
 	base, _, err := Load(p.ScenarioFile, p.Set)
+	if errors.Is(err, ErrNotFound) {
+		// err already says "scenario NAME: …".
+		return fmt.Errorf("plan %s: base %w", p.File, err)
+	}
 	if err != nil {
 		return fmt.Errorf("plan %s: base scenario: %w", p.File, err)
 	}

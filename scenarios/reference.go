@@ -278,7 +278,7 @@ func Reference() []FieldDoc {
 			Source: "assumption", Doc: "A scenario whose estimated peak memory (nodes, pods at the timeline's peak, services, phases, pods each action changes) is over this is refused before it runs."},
 		FieldDoc{Path: "slo", Type: "duration", Default: dur(DefaultSLO), Allowed: "1ms..1000h",
 			Source: "kubernetes/perf-tests clusterloader2 CL2_NETWORK_PROGRAMMING_LATENCY_THRESHOLD", Doc: "The propagation latency p99 objective each phase is held to."},
-		FieldDoc{Path: "expect", Type: "mapping", Doc: "Budgets for 'sim check': PHASE.MODE.FIGURE (or total.MODE.FIGURE) → {max, min}, in the figure's unit.",
+		FieldDoc{Path: "expect", Type: "mapping", Doc: "Budgets for 'sim check': PHASE.MODE.FIGURE (or total.MODE.FIGURE) → {max, min}, in the figure's unit. With --set, a trailing .max or .min is the bound: expect.total.endpointslices.fanoutBytes.max=2TB (or expect[\"total.endpointslices.fanoutBytes\"].max=2TB).",
 			Example: "expect:\n  rolling-update.endpointslices.fanoutBytes: {max: 2TB}\n  total.endpoints.propagation.p99Seconds: {max: 30s}"},
 	)
 	return docs

@@ -13,6 +13,8 @@ type setStep struct {
 	key   string
 	index int
 	isKey bool
+	// quoted is a key written in brackets and quotes (["a.b"]), taken as written.
+	quoted bool
 }
 
 // parseSetPath splits "services[0].ports[1].port" into steps. A key holding dots is
@@ -40,7 +42,7 @@ func parseSetPath(path string) ([]setStep, error) {
 					return nil, fmt.Errorf("bad quoted key at offset %d", i)
 				}
 				key, _ := strconv.Unquote(q)
-				steps = append(steps, setStep{key: key, isKey: true})
+				steps = append(steps, setStep{key: key, isKey: true, quoted: true})
 				i += 1 + len(q) + 1
 				continue
 			}
@@ -103,6 +105,10 @@ func (d *decoder) applySets(root *yaml.Node, sets []string) *yaml.Node {
 		if val == nil {
 			val = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
 		}
+		if steps, err = expectSteps(steps, val); err != nil {
+			fail(path, "%v", err)
+			continue
+		}
 		d.markSet(val, set)
 		cur := root
 		walked := ""
@@ -117,7 +123,7 @@ func (d *decoder) applySets(root *yaml.Node, sets []string) *yaml.Node {
 					break
 				}
 				if st.index >= len(cur.Content) {
-					fail(walkedNext, "index %d out of range (the list has %d items)", st.index, len(cur.Content))
+					fail(walkedNext, "index %d out of range (the list has %s)", st.index, counted(len(cur.Content), "item", "items"))
 					cur = nil
 					break
 				}
@@ -169,6 +175,47 @@ func (d *decoder) applySets(root *yaml.Node, sets []string) *yaml.Node {
 		}
 	}
 	return root
+}
+
+// expectSteps rewrites a dotted path under expect, whose keys are "phase.mode.figure"
+// themselves, into the key and its bound: expect.total.endpoints.fanoutBytes.max=1KB is
+// expect["total.endpoints.fanoutBytes"].max=1KB. The reading is unambiguous because phase
+// and mode names have no dots and a budget is a mapping: a trailing max or min is the
+// bound when the value is not a mapping and a phase, mode and figure come before it;
+// otherwise the whole rest is the key (expect.total.endpoints.fanoutBytes={max: 1KB}). A
+// bracketed key, or any index, leaves the path as written. A figure whose own name ends in
+// .max (the alias propagation.max) bounded as propagation.max=V is refused, naming the
+// forms that work, rather than read as the unknown figure "propagation".
+func expectSteps(steps []setStep, val *yaml.Node) ([]setStep, error) {
+	if len(steps) < 3 || steps[0].key != "expect" || !steps[0].isKey || steps[0].quoted {
+		return steps, nil
+	}
+	var parts []string
+	for _, st := range steps[1:] {
+		if !st.isKey || st.quoted {
+			return steps, nil
+		}
+		parts = append(parts, st.key)
+	}
+	bound := ""
+	if last := parts[len(parts)-1]; (last == "max" || last == "min") && len(parts) >= 4 && resolveAliases(val).Kind != yaml.MappingNode {
+		bound, parts = last, parts[:len(parts)-1]
+	}
+	key := strings.Join(parts, ".")
+	if bound != "" {
+		mode, figure := parts[1], strings.Join(parts[2:], ".")
+		if _, _, known := CanonicalFigure(mode, figure); !known {
+			if canonical, _, asFigure := CanonicalFigure(mode, figure+"."+bound); asFigure {
+				return nil, fmt.Errorf("%s.%s is the figure %s: bound it as expect.%s.%s.max=VALUE (or .min), or expect[%q]={max: VALUE}",
+					figure, bound, canonical, key, bound, key+"."+bound)
+			}
+		}
+	}
+	out := []setStep{steps[0], {key: key, isKey: true, quoted: true}}
+	if bound != "" {
+		out = append(out, setStep{key: bound, isKey: true})
+	}
+	return out, nil
 }
 
 // markSet records every node of a --set value as coming from that flag.

@@ -212,7 +212,7 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 				if a.Percent > 0 {
 					field = p + ".percent"
 				}
-				d.errorf(it, field, "scaling to %d replicas makes %d pods in total (sum of count × replicas over the timeline), too many (at most %d)", most, t, maxPods)
+				d.errorf(it, field, "scaling to %s makes %d pods in total (sum of count × replicas over the timeline), too many (at most %d)", counted(most, "replica", "replicas"), t, maxPods)
 				ok = false
 			}
 		case sim.ActionRestartPods, sim.ActionFlipReadiness:
@@ -240,7 +240,7 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 				}
 			}
 			if most >= 0 && a.Pods > most {
-				d.errorf(it, p+".pods", "%d pods is more than service %q has at this point of the timeline (%d replicas)", a.Pods, name, most)
+				d.errorf(it, p+".pods", "%s more than service %q has at this point of the timeline (%s)", counted(a.Pods, "pod is", "pods is"), name, counted(most, "replica", "replicas"))
 				ok = false
 			}
 		}

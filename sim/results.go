@@ -137,7 +137,10 @@ type ModeResult struct {
 	ResentBytes int64 `json:"resentBytes"`
 	// Programming summarises network programming latency: for each change kube-proxy
 	// received with a trigger time, trigger → the end of the sync that programmed it, as
-	// kubeproxy_network_programming_duration_seconds observes it, pooled over all nodes.
+	// kubeproxy_network_programming_duration_seconds observes it on the mode's one
+	// representative kube-proxy (its proxiers of each IP family in one distribution). That
+	// node stands for every healthy node, which gets the same events at the same time and
+	// syncs in step (kubeProxy), so Count is that node's samples, not all nodes' together.
 	Programming Latency `json:"programming"`
 	// KubeProxyCPUSeconds is the CPU one kube-proxy spent: decoding events and syncing.
 	KubeProxyCPUSeconds float64 `json:"kubeProxyCPUSeconds"`

@@ -26,7 +26,10 @@ var cmdCheck = &command{
               e.g.  rolling-update.endpointslices.fanoutBytes: {max: 2TB}
                     one-endpoint-not-ready.ratio.fanoutBytes: {min: 50}
                     total.endpointslices.failedWrites: {max: 0}
-              Budgets are hard bounds: a figure outside one is a broken budget.
+              Budgets are hard bounds: a figure outside one is a broken budget. With
+              --set, the bound follows the key's dots:
+                    --set expect.total.endpointslices.fanoutBytes.max=2TB
+              (or expect["total.endpointslices.fanoutBytes"]={max: 2TB}).
   baselines   a JSON file of every figure of an earlier run (--baseline FILE, or
               --baseline-dir DIR holding SCENARIO.json). A figure that grew by more than
               --tolerance is a regression; one that shrank by more is an improvement
@@ -72,8 +75,9 @@ figure; ratios follow from those, so only budgets bound them. An unknown figure 
 error that names the closest valid ones.
 
 The output is the failures — verdict, figure, expected value or bounds, actual value,
-change in percent, and where the expectation came from — one block per scenario with
-failures, then one line with the outcome; a passing check prints that line only.
+change in percent (from a thousandfold, the factor: 982,744×), and where the expectation
+came from — one block per scenario with failures, then one line with the outcome; a
+passing check prints that line only.
 --verbose lists every checked figure, failures first (in capitals). --format json (-o json)
 gives every figure as JSON, and --junit FILE also writes JUnit XML (one testcase per
 figure) for CI systems to display. The --junit file and the baselines --update-baseline

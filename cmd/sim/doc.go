@@ -104,7 +104,8 @@ new one, never a mix. Being replaced as a whole, --out may not be the working di
 or contain it (--out . is refused). Outputs of an earlier run this one does not produce (charts after
 --charts=false) go; files that are not sim's stay (.sim-outputs lists sim's). A failed
 write, SIGINT, SIGTERM or SIGHUP leave --out as it was, and a second sim writing into the
-same --out at the same time fails at once.
+same --out at the same time fails at once. Then a line on stderr says which files and
+charts were written into --out (not with --quiet, which leaves stderr to warnings and errors).
 
 Plot redraws the charts from those files without running the simulation again, and says
 on stderr which charts it wrote and where:
@@ -199,7 +200,8 @@ scale-up, a node drain), and the Services and Nodes once:
 	kubectl get nodes -o json > nodes.json
 
 Record stamps each event with the time it arrived and keeps only what epsim reads (no
-annotations, images or env). Replay runs the recording through both control planes:
+annotations, images or env); input with no event to record (kubectl's output not piped in)
+is an error, exit 2. Replay runs the recording through both control planes:
 
 	$ sim replay --pods trace.jsonl --services services.json --nodes nodes.json
 	$ sim replay --pods trace.jsonl --services services.json --set controlPlane.maxEndpointsPerSlice=500 --out results/replay
@@ -236,6 +238,10 @@ Budgets and baselines name figures as summary.json does, <phase|total>.<mode>.<f
 	  rolling-update.endpointslices.fanoutBytes: {max: 2TB}
 	  one-endpoint-not-ready.ratio.fanoutBytes: {min: 50}
 	  total.endpointslices.propagation.p99Seconds: {max: 30s}
+
+A budget can be given on the command line too, its bound after the key's dots:
+
+	$ sim check quick --set expect.total.endpointslices.fanoutBytes.max=2TB
 
 'sim help check' lists every figure. Check prints the failing figures (verdict, expected,
 actual, change in percent) and a one-line outcome, every figure with --verbose. Tolerances
@@ -282,7 +288,8 @@ to choose otherwise.
 0 success; 1 the run failed (or its outputs could not be written), or 'sim check' or 'sim
 diff --fail-on' found a figure out of bounds; 2 bad input: an unknown
 command or flag, a bad flag value, an unusable --out, or an invalid or missing scenario,
-including one whose estimated memory is over guards.maxMemory; 3 an internal error (a bug in
+including one whose estimated memory is over guards.maxMemory, or input 'sim record' cannot
+read or that has no event to record; 3 an internal error (a bug in
 sim: please report it with the command line, the scenario and its seed). Errors are printed
 once on stderr, prefixed "sim: ", lists of problems capped at 20 lines. Progress (a bar when stderr is a terminal, otherwise a plain
 line at most every 10 s of wall time, so that a short run prints none; neither with --quiet)

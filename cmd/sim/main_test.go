@@ -665,3 +665,31 @@ func TestRunWarnsOfPendingPods(t *testing.T) {
 		t.Errorf("a run with every pod bound: exit %d, stderr %q", code, te.stderr.String())
 	}
 }
+
+// TestRunOutSaysWhatItWrote: 'sim run --out DIR' says on stderr which files and charts it
+// wrote into DIR, as 'sim plot' does; --quiet keeps stderr for warnings and errors.
+func TestRunOutSaysWhatItWrote(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	te := newTestEnv()
+	if code := te.main([]string{"run", "x.yaml", "--out", dir}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, te.stderr.String())
+	}
+	said := te.stderr.String()
+	want := "sim: run: wrote 6 files and 7 charts (png and svg each) into " + dir +
+		": summary.json, timeseries.csv, writes.jsonl, layout.csv, report.md, report.html; charts: "
+	if !strings.HasPrefix(said, want) || strings.Count(said, "\n") != 1 {
+		t.Fatalf("stderr %q, want one line starting %q", said, want)
+	}
+	for _, f := range listDir(t, dir) {
+		if name := strings.TrimSuffix(strings.TrimSuffix(f, ".png"), ".svg"); !strings.Contains(said, name) {
+			t.Errorf("stderr %q does not name %s", said, name)
+		}
+	}
+	te = newTestEnv()
+	if code := te.main([]string{"run", "x.yaml", "--out", dir, "--quiet"}); code != exitOK {
+		t.Fatalf("--quiet: exit %d: %s", code, te.stderr.String())
+	}
+	if te.stderr.Len() != 0 {
+		t.Errorf("--quiet: stderr %q, want nothing", te.stderr.String())
+	}
+}

@@ -107,7 +107,7 @@ func TestPlanBadInput(t *testing.T) {
 		{"bad point", "name: x\nscenario: quick\ngrid:\n  - set: cluster.nodes\n    values: [10, -1]\n", nil, "grid point 1 (cluster.nodes=-1)"},
 		{"bad churn phase", "name: x\nscenario: quick\ngrid:\n  - set: cluster.nodes\n    values: [10]\nchurn: {rollout: 1}\n", nil, ":6:9: churn.rollout: \"rollout\" is not a phase"},
 		{"bad shard", tinyPlan, []string{"--shard", "3/3"}, "--shard"},
-		{"missing", "", []string{"nope.yaml"}, "no such scenario"},
+		{"missing", "", []string{"nope.yaml"}, "plan nope.yaml: no such file, and not a shipped plan"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := []string{"plan"}

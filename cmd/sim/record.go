@@ -38,8 +38,11 @@ the recording ends, so a recording that fails before its first event never destr
 existing FILE; --out must not be the input, nor a directory, and its directory must exist
 (both are checked before recording starts). Input record cannot read after some events
 (kubectl killed mid-write, then its error message) ends the recording: FILE holds every
-complete event before it, and record exits 2 saying so. A recording that cannot be renamed
-to FILE is kept under its temporary name, which the error gives.
+complete event before it, and record exits 2 saying so. Input with no event to record
+(empty: kubectl did not start, or its output was not piped in; or only kinds record skips)
+is no recording: record exits 2 and says so, leaving FILE as it was, so that a script
+stops before replaying nothing. A recording that cannot be renamed to FILE is kept under its
+temporary name, which the error gives.
 
 Each event is written as it arrives, so stopping kubectl (Ctrl-C reaches both) leaves a
 complete trace: record ignores the first interrupt and ends when its input does (a second
@@ -65,7 +68,7 @@ Examples:
 				stopOnSecondInterrupt(e)
 			}
 			if out == "" {
-				return record(e, in, e.stdout, name)
+				return record(e, in, e.stdout, name, "")
 			}
 			return recordTo(e, in, out, name)
 		}
@@ -135,8 +138,9 @@ func recordTo(e *env, in io.Reader, out, name string) (err error) {
 		if partial != nil {
 			err = fmt.Errorf("%w; the %s before it %s kept in %s", err, counted(int64(partial.events), "event", "events"), agree(int64(partial.events), "is", "are"), out)
 		}
+
 	}()
-	return record(e, in, tmp, name)
+	return record(e, in, tmp, name, out)
 }
 
 // createBeside creates a new temporary file beside out, named as sim's per-file
@@ -187,13 +191,32 @@ func checkOutFile(cmd, out string) error {
 var recording atomic.Value
 
 // record copies the stream and reports on stderr. A last event cut short (kubectl stopped
-// mid-write) is a warning: every complete event is in the trace.
-func record(e *env, in io.Reader, w io.Writer, name string) error {
+// mid-write) is a warning: every complete event is in the trace. No event at all is an
+// error (errNothingRecorded); out, the --out file ("" for stdout), is named in it as left
+// as it was (recordTo removes the empty recording).
+func record(e *env, in io.Reader, w io.Writer, name, out string) error {
 	stats, err := trace.Record(in, w, name, time.Now)
 	var ie *trace.InputError
 	if errors.As(err, &ie) && ie.Truncated {
 		fmt.Fprintf(e.stderr, "sim: record: warning: %v; the trace ends before it\n", err)
 		err = nil
+	}
+	if err == nil && stats != nil && stats.Events == 0 {
+		// An empty trace is no recording: replay would have nothing to replay, and with
+		// --out an existing trace would be replaced by it.
+		what := "stdin ended without a single watch event: was kubectl's output piped in, and did kubectl start (its errors go to its own stderr)?"
+		if keys := stats.SkippedKeys(); len(keys) > 0 {
+			var parts []string
+			for _, k := range keys {
+				parts = append(parts, fmt.Sprintf("%s: %d", k, stats.Skipped[k]))
+			}
+			what = "the input held no Pod or EndpointSlice event, only what record skips (" + strings.Join(parts, ", ") + "): was it a watch of pods?"
+		}
+		if out != "" {
+			what += fmt.Sprintf(" --out %s is left as it was.", out)
+		}
+		return badInput(fmt.Errorf("record: %w: %s Record like this: "+
+			"kubectl get pods -A --watch --output-watch-events -o json | sim record --out trace.jsonl", errNothingRecorded, what))
 	}
 	if stats != nil {
 		fmt.Fprintf(e.stderr, "sim: record: %s recorded", counted(int64(stats.Events), "event", "events"))
@@ -213,6 +236,11 @@ func record(e *env, in io.Reader, w io.Writer, name string) error {
 	}
 	return nil
 }
+
+// errNothingRecorded is an input that held no event to record: exit 2 (bad input), as
+// for input record cannot read, so that "kubectl … | sim record --out t.jsonl && sim
+// replay --pods t.jsonl" stops there, and --out is left as it was.
+var errNothingRecorded = errors.New("nothing recorded")
 
 // partialRecording is input the recorder could not read after events it recorded: the
 // trace holds every one of them, complete.

@@ -146,7 +146,8 @@ Services share (names alike in their first 58 characters) is counted unattribute
 --out DIR writes what 'sim run' writes but its report (report.md and report.html, which
 describe a scenario), plus replay.json (events read, skipped, unmatched, out of order, where
 times came from, and the comparison). As with 'sim run', DIR is replaced as a whole, so it
-may not be the working directory or contain it.
+may not be the working directory or contain it, and a line on stderr says what was written
+into it (not with --quiet).
 
 On a terminal, a progress bar on stderr shows how much of --pods has been read, and the
 virtual time reached; otherwise (CI, a pipe) a plain line at most every 10 s of wall time
@@ -172,7 +173,7 @@ Examples:
 		formatFlag(fs, &o.format, "stdout `format`: table, or json (the content of summary.json)")
 		choiceFlag(fs, &o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices", modeChoices...)
 		choiceFlag(fs, &o.start, "start", "cold", "what the controllers were doing when the recording began (`start`): cold (starting) or warm (running; the first syncs run in a phase of their own)", "cold", "warm")
-		fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (bar or lines)")
+		fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (bar or lines), nor the line saying what --out wrote")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
 		fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the replay (reading the inputs, the run, the outputs) to `FILE`")
 		return func(e *env, args []string) error {
@@ -467,8 +468,12 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 
 	summary := reports.NewSummary(res, configModes(cfg))
 	if o.out != "" {
-		if err := writeReplayOutputs(out, res, summary, report, o.charts); err != nil {
+		written, err := writeReplayOutputs(out, res, summary, report, o.charts)
+		if err != nil {
 			return err
+		}
+		if !o.quiet {
+			written.say(e.stderr, "replay", o.out)
 		}
 	}
 	if o.format == "json" {
@@ -780,7 +785,7 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 }
 
 // writeReplayOutputs writes 'sim run”s --out files and replay.json, all or nothing.
-func writeReplayOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, report *ReplayReport, charts bool) error {
+func writeReplayOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, report *ReplayReport, charts bool) (writtenOutputs, error) {
 	return writeOutputs(out, res, summary, charts, nil, outputFile{"replay.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

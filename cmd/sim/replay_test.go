@@ -129,6 +129,10 @@ func TestReplayOut(t *testing.T) {
 	if !strings.Contains(errb.String(), "no --nodes") {
 		t.Errorf("stderr %q lacks the no --nodes note", errb)
 	}
+	// It says what it wrote into --out, as 'sim run --out' and 'sim plot' do.
+	if want := "sim: replay: wrote 5 files into " + dir + ": summary.json, timeseries.csv, writes.jsonl, layout.csv, replay.json\n"; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr %q lacks %q", errb, want)
+	}
 	var summary map[string]any
 	if err := json.Unmarshal(out.Bytes(), &summary); err != nil {
 		t.Fatalf("stdout is not JSON: %v", err)
@@ -808,4 +812,40 @@ func TestReplaySetPaths(t *testing.T) {
 			t.Errorf("exit %d, want %d; stderr %s", code, exitBadInput, errb)
 		}
 	})
+}
+
+// TestRecordNothing: input with no event to record (kubectl's output not piped in, or a
+// watch of another kind) is no recording: exit 2 with a message that says so and how to
+// record, and --out keeps what it held, where an empty trace and exit 0 used to follow.
+func TestRecordNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name, input, want string
+	}{
+		{"empty", "", "stdin ended without a single watch event: was kubectl's output piped in"},
+		{"only skipped kinds", `{"type":"ADDED","object":{"kind":"Node","metadata":{"name":"a"}}}` + "\n", "only what record skips (kind Node: 1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "trace.jsonl")
+			if err := os.WriteFile(out, []byte("earlier\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			e, _, errb := replayEnv()
+			e.stdin = strings.NewReader(tc.input)
+			if code := e.main([]string{"record", "--out", out}); code != exitBadInput {
+				t.Fatalf("exit %d, want %d: %s", code, exitBadInput, errb)
+			}
+			said := errb.String()
+			for _, want := range []string{"sim: record: nothing recorded: ", tc.want, "--out " + out + " is left as it was", "| sim record --out"} {
+				if !strings.Contains(said, want) {
+					t.Errorf("stderr %q lacks %q", said, want)
+				}
+			}
+			if strings.Contains(said, "0 events recorded") {
+				t.Errorf("stderr %q still counts 0 events as a recording", said)
+			}
+			if b, _ := os.ReadFile(out); string(b) != "earlier\n" {
+				t.Errorf("--out holds %q, want what it held before", b)
+			}
+		})
+	}
 }

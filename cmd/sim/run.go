@@ -47,6 +47,8 @@ error.
 Progress goes to stderr (never with --quiet): a bar when stderr is a terminal; otherwise
 (CI, a pipe) a plain line at most every 10 s of wall time, so a short run prints none:
 "sim: NAME: phase 3/4 rolling-update, virtual 1h52m10s, 10,000 pods, 1m0s elapsed".
+With --out, a line on stderr then says which files and charts it wrote into DIR (not
+with --quiet): "sim: run: wrote 6 files and 7 charts (png and svg each) into DIR: …".
 
 Examples:
 
@@ -62,7 +64,7 @@ Examples:
 		seedFlag(fs, &o.seed, "override the scenario's seed with `N`, 0..2^63-1 (default: the scenario's seed)")
 		choiceFlag(fs, &o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices", modeChoices...)
 		fs.Var(&o.sets, "set", "override a scenario field, `path=value` (repeatable), e.g. cluster.nodes=1000")
-		fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (bar or lines)")
+		fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (bar or lines), nor the line saying what --out wrote")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
 		fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the run to `FILE`")
 		fs.StringVar(&o.memprofile, "memprofile", "", "write a heap profile to `FILE`, taken near the run's largest live heap")
@@ -182,8 +184,12 @@ func (o *runOptions) run(e *env, args []string) error {
 		if o.set["seed"] {
 			report.Overrides = append(report.Overrides, "--seed", strconv.FormatUint(o.seed, 10))
 		}
-		if err := writeOutputs(out, res, summary, o.charts, report); err != nil {
+		written, err := writeOutputs(out, res, summary, o.charts, report)
+		if err != nil {
 			return err
+		}
+		if !o.quiet {
+			written.say(e.stderr, "run", o.out)
 		}
 	}
 	if o.format == "json" {
@@ -530,10 +536,34 @@ func (l *writeLog) close() error {
 	return l.file.Close()
 }
 
+// writtenOutputs is what writeOutputs wrote: the files other than charts, in the order
+// written, and the charts (each in every reports.ChartFormats).
+type writtenOutputs struct {
+	files  []string
+	charts []*reports.Chart
+}
+
+// say tells w which files command cmd wrote into dir, as 'sim plot' says which charts it
+// wrote: a command that succeeds in silence leaves the user to guess where its output went.
+func (o writtenOutputs) say(w io.Writer, cmd, dir string) {
+	what := plural(len(o.files), "file")
+	list := strings.Join(o.files, ", ")
+	if len(o.charts) > 0 {
+		names := make([]string, len(o.charts))
+		for i, c := range o.charts {
+			names[i] = c.Name
+		}
+		what += fmt.Sprintf(" and %s (%s each)", plural(len(o.charts), "chart"), strings.Join(reports.ChartFormats, " and "))
+		list += "; charts: " + strings.Join(names, ", ")
+	}
+	fmt.Fprintf(w, "sim: %s: wrote %s into %s: %s\n", cmd, what, dir, list)
+}
+
 // writeOutputs renders every --out file of a run, plus extra ones; with report, also
 // report.md and report.html (with the charts, when drawn), into out and commits them all at
-// once: an error leaves the directory as it was.
-func writeOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, charts bool, report *reports.RunReport, extra ...outputFile) error {
+// once: an error leaves the directory as it was. It returns what it wrote.
+func writeOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, charts bool, report *reports.RunReport, extra ...outputFile) (writtenOutputs, error) {
+	var written writtenOutputs
 	files := append([]outputFile{
 		{"summary.json", func(w io.Writer) error { return reports.WriteSummaryJSON(w, summary) }},
 		{"timeseries.csv", func(w io.Writer) error { return reports.WriteTimeseriesCSV(w, res.Series, summary.Total.EndSeconds) }},
@@ -542,6 +572,7 @@ func writeOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, ch
 	}, extra...)
 	err := func() error {
 		for _, f := range files {
+			written.files = append(written.files, f.name)
 			if out.wrote(f.name) {
 				continue // written as the run went (writes.jsonl)
 			}
@@ -556,6 +587,7 @@ func writeOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, ch
 			if drawn, pngs, err = writeCharts(out, summary, res.Series, res.Layout); err != nil {
 				return err
 			}
+			written.charts = drawn
 		}
 		if report == nil {
 			return nil
@@ -566,11 +598,15 @@ func writeOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, ch
 		if err := out.write("report.md", func(w io.Writer) error { return reports.WriteRunMarkdown(w, &rep) }); err != nil {
 			return err
 		}
+		written.files = append(written.files, "report.md", "report.html")
 		return out.write("report.html", func(w io.Writer) error { return reports.WriteRunHTML(w, &rep) })
 	}()
 	if err != nil {
 		out.abort()
-		return fmt.Errorf("--out %s: %w (nothing in it was changed)", out.dir, err)
+		return writtenOutputs{}, fmt.Errorf("--out %s: %w (nothing in it was changed)", out.dir, err)
 	}
-	return out.commit()
+	if err := out.commit(); err != nil {
+		return writtenOutputs{}, err
+	}
+	return written, nil
 }
