@@ -398,7 +398,7 @@ func (r *PlanResults) budgetLines() []string {
 	} else {
 		out = append(out, fmt.Sprintf("Each controller's write rate, sustained over %ds, below its client QPS (at the QPS, its rate limiter is holding writes back).", b.WriteWindowSeconds))
 	}
-	out = append(out, "Always: objects within the etcd request limit (the scenario's objectSizeLimit), no Endpoints truncation at 1000 addresses, API server egress below its bandwidth, propagation p99 and network programming p99 within the scenario's SLO, kube-proxy syncing less than 90% of the time.")
+	out = append(out, "Always: objects within the etcd request limit (the scenario's objectSizeLimit), no Endpoints truncation at 1000 addresses, API server egress below its bandwidth, propagation p99 and network programming p99 within the scenario's SLO, kube-proxy syncing less than 90% of the time, every pod finding a node (cluster.maxPodsPerNode).")
 	return out
 }
 
