@@ -465,7 +465,7 @@ func latencyFinding(s *Summary) (title, subtitle string) {
 		if ms == nil || ms.Propagation.Count == 0 {
 			continue
 		}
-		worst = append(worst, fmt.Sprintf("%s up to %s", modeTitle(m), formatClock(ms.Propagation.MaxSeconds)))
+		worst = append(worst, fmt.Sprintf("%s up to %s", modeTitle(m), FormatSeconds(ms.Propagation.MaxSeconds)))
 		n, of := 0, 0
 		for i := range s.Phases {
 			if pm := s.Phases[i].Mode(m); pm != nil && pm.WithinSLO != nil {

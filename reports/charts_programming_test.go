@@ -67,3 +67,14 @@ func TestProgrammingChart(t *testing.T) {
 	}
 	checkRendered(t, c)
 }
+
+// The propagation chart's title gives each mode's worst latency as the table's
+// "propagation max" row does (FormatSeconds): 1.935s, not the clock's 1.94s.
+func TestLatencyTitleAsTable(t *testing.T) {
+	s := NewSummary(fixtureResults(), nil)
+	s.Total.EndpointSlices.Propagation.MaxSeconds = 1.935
+	title, _ := latencyFinding(s)
+	if !strings.Contains(title, "EndpointSlices up to 1.935s") {
+		t.Errorf("title %q, want the max as the table shows it, 1.935s", title)
+	}
+}
