@@ -329,8 +329,7 @@ func (r *PlanResults) Limits(p *PlanPoint, m sim.Mode) []PlanLimit {
 			formatLimitBytes(p.ObjectSizeLimitBytes), formatCount(ms.FailedWrites), FormatBytes(ms.MaxObjectBytes))
 	}
 	if most := p.pendingPods(); most > 0 {
-		add("podsPending", "up to %s Pending at a phase's end: no node ready with room (cluster.maxPodsPerNode); the figures cover the pods that ran",
-			counted(most, "pod", "pods"))
+		add("podsPending", "up to %s Pending at a phase's end: %s", counted(most, "pod", "pods"), pendingWhy)
 	}
 	if ms.TruncatedObjects > 0 {
 		add("truncated", "truncated at 1000 addresses (%s)", counted(ms.TruncatedObjects, "write", "writes"))

@@ -385,9 +385,12 @@ func PendingNote(p *PhaseSummary) string {
 	if p.Name == "total" {
 		at = "at the run's end"
 	}
-	return fmt.Sprintf("%s Pending %s: no node was ready with room (cluster.maxPodsPerNode); the figures cover the pods that ran",
-		counted(p.PendingPods, "pod", "pods"), at)
+	return fmt.Sprintf("%s Pending %s: %s", counted(p.PendingPods, "pod", "pods"), at, pendingWhy)
 }
+
+// pendingWhy is why pods are Pending at a phase's end, and what it means for the figures:
+// the table's note and the plan's podsPending limit say it alike.
+const pendingWhy = "no node was ready with room (cluster.maxPodsPerNode); the figures cover the pods that ran"
 
 // Headline is a one-line summary of a phase's fan-out ("Endpoints fan out 5.8 GB,
 // EndpointSlices 76.0 MB (77×)"), or "" when nothing was fanned out. Failed writes are
