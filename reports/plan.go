@@ -637,23 +637,24 @@ func WritePlanPartial(w io.Writer, r *PlanResults) error {
 	return writeIndentedJSON(w, r, "plan partial")
 }
 
-// ReadPlanPartial decodes a partial written by WritePlanPartial, strictly.
+// ReadPlanPartial decodes a partial written by WritePlanPartial, strictly. Its errors
+// describe the content: the caller names the file.
 func ReadPlanPartial(rd io.Reader) (*PlanResults, error) {
 	dec := json.NewDecoder(rd)
 	dec.DisallowUnknownFields()
 	var r PlanResults
 	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("reports: reading plan partial: %w", readError(err))
+		return nil, fmt.Errorf("not a plan partial: %w", readError(err))
 	}
 	if r.Format != PlanFormat {
-		return nil, fmt.Errorf("reports: plan partial has format %q, want %q", r.Format, PlanFormat)
+		return nil, fmt.Errorf("a plan partial of format %q, want %q", r.Format, PlanFormat)
 	}
 	if r.Shards < 1 || r.Shard < 0 || r.Shard >= r.Shards {
-		return nil, fmt.Errorf("reports: plan partial is shard %d of %d", r.Shard, r.Shards)
+		return nil, fmt.Errorf("a plan partial numbered shard %d of %d", r.Shard, r.Shards)
 	}
 	for _, p := range r.Points {
 		if p.Index < 0 || p.Index >= r.Plan.GridPoints || len(p.Values) != len(r.Plan.Axes) {
-			return nil, fmt.Errorf("reports: plan partial: point %d does not fit the grid (%d points, %d axes)", p.Index, r.Plan.GridPoints, len(r.Plan.Axes))
+			return nil, fmt.Errorf("a plan partial whose point %d does not fit the grid (%d points, %d axes)", p.Index, r.Plan.GridPoints, len(r.Plan.Axes))
 		}
 	}
 	return &r, nil

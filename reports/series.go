@@ -155,16 +155,17 @@ func WriteTimeseriesCSV(w io.Writer, series []sim.Bucket, endSeconds float64) er
 }
 
 // ReadTimeseriesCSV parses a timeseries.csv written by WriteTimeseriesCSV (or by an earlier
-// sim, without the re-sent bytes and width columns). Figures must not be negative.
+// sim, without the re-sent bytes and width columns). Figures must not be negative. Its
+// errors describe the content ("line 3: column …"): the caller names the file.
 func ReadTimeseriesCSV(r io.Reader) ([]sim.Bucket, error) {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("reports: timeseries.csv: %w", readError(err))
+		return nil, readError(err)
 	}
 	if !slices.Equal(header, timeseriesHeader) && !slices.Equal(header, timeseriesHeader[:timeseriesColumns1]) {
-		return nil, fmt.Errorf("reports: timeseries.csv: unexpected header %q", truncateForError(strings.Join(header, ",")))
+		return nil, fmt.Errorf("unexpected header %q", truncateForError(strings.Join(header, ",")))
 	}
 	cr.FieldsPerRecord = len(header)
 	var out []sim.Bucket
@@ -174,7 +175,7 @@ func ReadTimeseriesCSV(r io.Reader) ([]sim.Bucket, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reports: timeseries.csv: %w", err)
+			return nil, err
 		}
 		var v [7]int64
 		var lat [2]float64
@@ -195,7 +196,7 @@ func ReadTimeseriesCSV(r io.Reader) ([]sim.Bucket, error) {
 				err = fmt.Errorf("negative: %s", f)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("reports: timeseries.csv:%d: column %s: %w", line, timeseriesHeader[i], err)
+				return nil, fmt.Errorf("line %d: column %s: %w", line, timeseriesHeader[i], err)
 			}
 		}
 		if extra[2] == 1 {
@@ -365,17 +366,19 @@ func WriteLayoutCSV(w io.Writer, layout []sim.LayoutSample) error {
 	return cw.Error()
 }
 
-// ReadLayoutCSV parses a layout.csv written by WriteLayoutCSV.
+// ReadLayoutCSV parses a layout.csv written by WriteLayoutCSV. Its errors describe the
+// content: the caller names the file.
 func ReadLayoutCSV(r io.Reader) ([]sim.LayoutSample, error) {
 	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = len(layoutHeader)
+	cr.FieldsPerRecord = -1 // the header is checked first, then each row's length
 	header, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("reports: layout.csv: %w", readError(err))
+		return nil, readError(err)
 	}
 	if !slices.Equal(header, layoutHeader) {
-		return nil, fmt.Errorf("reports: layout.csv: unexpected header %q", truncateForError(strings.Join(header, ",")))
+		return nil, fmt.Errorf("unexpected header %q", truncateForError(strings.Join(header, ",")))
 	}
+	cr.FieldsPerRecord = len(layoutHeader)
 	var out []sim.LayoutSample
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
@@ -383,16 +386,16 @@ func ReadLayoutCSV(r io.Reader) ([]sim.LayoutSample, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reports: layout.csv: %w", err)
+			return nil, err
 		}
 		secs, err := strconv.ParseFloat(rec[0], 64)
 		if err != nil || secs < 0 || secs > 1e9 {
-			return nil, fmt.Errorf("reports: layout.csv:%d: bad time %q", line, rec[0])
+			return nil, fmt.Errorf("line %d: bad time %q", line, rec[0])
 		}
 		var v [5]int
 		for i := range v {
 			if v[i], err = strconv.Atoi(rec[i+1]); err != nil {
-				return nil, fmt.Errorf("reports: layout.csv:%d: column %s: %w", line, layoutHeader[i+1], err)
+				return nil, fmt.Errorf("line %d: column %s: %w", line, layoutHeader[i+1], err)
 			}
 		}
 		out = append(out, sim.LayoutSample{At: sim.Time(math.Round(secs * 1e9)), Slices: v[0], Endpoints: v[1], Min: v[2], Median: v[3], Max: v[4]})

@@ -389,14 +389,15 @@ func writeIndentedJSON(w io.Writer, v any, what string) error {
 	return err
 }
 
-// ReadSummaryJSON decodes a summary.json written by WriteSummaryJSON.
+// ReadSummaryJSON decodes a summary.json written by WriteSummaryJSON. Its errors describe
+// the content: the caller names the file.
 func ReadSummaryJSON(r io.Reader) (*Summary, error) {
 	var s Summary
 	if err := json.NewDecoder(r).Decode(&s); err != nil {
-		return nil, fmt.Errorf("reports: reading summary.json: %w", readError(err))
+		return nil, readError(err)
 	}
 	if err := s.checkModes(); err != nil {
-		return nil, fmt.Errorf("reports: reading summary.json: %w", err)
+		return nil, err
 	}
 	return &s, nil
 }

@@ -355,7 +355,8 @@ func TestRunReportSuggestsTheRunsOverrides(t *testing.T) {
 
 // plot and diff say what is wrong with a directory or file that is not a run's output:
 // they printed "open DIR/summary.json: no such file or directory" and, for an empty
-// summary.json, "reports: reading summary.json: EOF".
+// summary.json, "reports: reading summary.json: EOF". Each names the file once: the
+// readers' own "reports: timeseries.csv: …" came after the path.
 func TestRunFileErrorsSayWhatIsWrong(t *testing.T) {
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "empty")
@@ -365,12 +366,26 @@ func TestRunFileErrorsSayWhatIsWrong(t *testing.T) {
 	os.WriteFile(filepath.Join(blank, "summary.json"), nil, 0o644)
 	file := filepath.Join(dir, "file")
 	os.WriteFile(file, []byte("{}"), 0o644)
+	// Runs' outputs whose layout.csv, and whose timeseries.csv, are not sim's.
+	badLayout := filepath.Join(dir, "badlayout")
+	te := realEnv()
+	if code := te.main([]string{"run", "quick", "--set", "cluster.nodes=20", "--charts=false", "--out", badLayout, "--quiet"}); code != exitOK {
+		t.Fatalf("run: exit %d: %s", code, te.stderr.String())
+	}
+	badSeries := filepath.Join(dir, "badseries")
+	if err := os.CopyFS(badSeries, os.DirFS(badLayout)); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(badLayout, "layout.csv"), []byte("garbage\n"), 0o644)
+	os.WriteFile(filepath.Join(badSeries, "timeseries.csv"), []byte("garbage\n"), 0o644)
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"plot", empty}, empty + ": no summary.json in it (want the --out directory of a 'sim run')"},
-		{[]string{"plot", blank}, "summary.json: reports: reading summary.json: the file is empty"},
+		{[]string{"plot", blank}, filepath.Join(blank, "summary.json") + ": the file is empty"},
+		{[]string{"plot", badSeries}, filepath.Join(badSeries, "timeseries.csv") + `: unexpected header "garbage"`},
+		{[]string{"plot", badLayout}, filepath.Join(badLayout, "layout.csv") + `: unexpected header "garbage"`},
 		{[]string{"plot", file}, file + ": not a directory"},
 		{[]string{"plot", filepath.Join(dir, "nothere")}, filepath.Join(dir, "nothere") + ": no such file or directory"},
 		{[]string{"diff", empty, blank}, empty + ": no summary.json in it"},
@@ -382,7 +397,7 @@ func TestRunFileErrorsSayWhatIsWrong(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d", tc.args, code, exitBadInput)
 		}
 		line := lastErrorLine(te.stderr.String())
-		if !strings.Contains(line, tc.want) || strings.Contains(line, "EOF") || strings.Contains(line, "open ") {
+		if !strings.Contains(line, tc.want) || strings.Contains(line, "EOF") || strings.Contains(line, "open ") || strings.Contains(line, "reports:") {
 			t.Errorf("%v: %q, want it to contain %q", tc.args, line, tc.want)
 		}
 	}
