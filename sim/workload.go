@@ -216,6 +216,13 @@ type setState struct {
 	// revisionDue says the set is new or its template changed: its next sync first creates
 	// the ControllerRevision of the template.
 	revisionDue bool
+	// revisions counts the set's ControllerRevisions the API server holds, and
+	// revisionsWithPods those that name a pod not yet gone (rsRare.setPods): the counts the
+	// revision history's cleanup needs (setSync.historyDeletes), where upstream lists the
+	// revisions and the pods' hashes. current is a StatefulSet's status.currentRevision, the
+	// revision its rollout started from (nil before its first sync).
+	revisions, revisionsWithPods int32
+	current                      *replicaSet
 	// events is the spam filter of the Events recorded about the workload (a pod created or
 	// deleted), warnings that of its Warning Events (a pod create failed).
 	events, warnings eventSpamFilter

@@ -90,6 +90,9 @@ type rsRare struct {
 	warnings eventSpamFilter
 	// failures is the per-item retry count of the workqueue rate limiter.
 	failures int
+	// setPods counts a StatefulSet's or DaemonSet's pods of this revision not yet gone
+	// (terminating ones too): the revision is live while it has any (setState.revisions).
+	setPods int32
 	// replay marks a Service's replay owner (see replayOwnerOf), which is no ReplicaSet.
 	replay bool
 	// victims ranks its pods for scale-downs of a few pods (victimIndex), once it has been
