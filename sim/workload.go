@@ -128,9 +128,13 @@ type serviceState struct {
 	replicas int
 	// pods are the pods in creation order. A gone pod stays in the list (stage gone) until
 	// gone counts an eighth of it, when the list is compacted (dropGone): removal is O(1) amortised.
-	pods    []*podState
-	gone    int
-	rollout *Action // the rollout in progress, nil when settled
+	pods []*podState
+	gone int32
+	// progressAt is the lastUpdateTime of the Deployment's Progressing condition, in whole
+	// seconds of virtual time (as stored): when the Deployment last made progress, or
+	// created its new ReplicaSet (see deploymentStatus.progressing).
+	progressAt int32
+	rollout    *Action // the rollout in progress, nil when settled
 	// newRS is the ReplicaSet of the current template; oldRSs the older ones the Deployment
 	// controller created, oldest first (ReplicaSetsByCreationTimestamp). An old ReplicaSet
 	// with no replicas, no pods and nothing in progress is dropped, but for the newest.
@@ -216,6 +220,13 @@ type setState struct {
 	// revisionDue says the set is new or its template changed: its next sync first creates
 	// the ControllerRevision of the template.
 	revisionDue bool
+	// revisions counts the set's ControllerRevisions the API server holds, and
+	// revisionsWithPods those that name a pod not yet gone (rsRare.setPods): the counts the
+	// revision history's cleanup needs (setSync.historyDeletes), where upstream lists the
+	// revisions and the pods' hashes. current is a StatefulSet's status.currentRevision, the
+	// revision its rollout started from (nil before its first sync).
+	revisions, revisionsWithPods int32
+	current                      *replicaSet
 	// events is the spam filter of the Events recorded about the workload (a pod created or
 	// deleted), warnings that of its Warning Events (a pod create failed).
 	events, warnings eventSpamFilter
@@ -763,7 +774,7 @@ func (e *Engine) podGone(p *podState) {
 const dropGoneAtOnce = 16
 
 // podCount is the number of pods in the API (s.pods without the gone ones not yet dropped).
-func (s *serviceState) podCount() int { return len(s.pods) - s.gone }
+func (s *serviceState) podCount() int { return len(s.pods) - int(s.gone) }
 
 // dropGone counts one more gone pod in s.pods and compacts the list once they are an eighth
 // of it. Copying at most 7 live pods per gone one keeps removal O(1) amortised, and a gone
@@ -779,11 +790,11 @@ func (s *serviceState) podCount() int { return len(s.pods) - s.gone }
 // that delete pods range over a copy: firstRunning's list, a node's pods).
 func (s *serviceState) dropGone() {
 	s.gone++
-	if s.gone*8 < len(s.pods) && len(s.pods) > dropGoneAtOnce {
+	if int(s.gone)*8 < len(s.pods) && len(s.pods) > dropGoneAtOnce {
 		return
 	}
 	gone := func(q *podState) bool { return q.stage == stageGone }
-	if live := len(s.pods) - s.gone; cap(s.pods) > 2*live {
+	if live := len(s.pods) - int(s.gone); cap(s.pods) > 2*live {
 		kept := make([]*podState, 0, live)
 		for _, q := range s.pods {
 			if !gone(q) {

@@ -90,6 +90,9 @@ type rsRare struct {
 	warnings eventSpamFilter
 	// failures is the per-item retry count of the workqueue rate limiter.
 	failures int
+	// setPods counts a StatefulSet's or DaemonSet's pods of this revision not yet gone
+	// (terminating ones too): the revision is live while it has any (setState.revisions).
+	setPods int32
 	// replay marks a Service's replay owner (see replayOwnerOf), which is no ReplicaSet.
 	replay bool
 	// victims ranks its pods for scale-downs of a few pods (victimIndex), once it has been
@@ -689,14 +692,19 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 	// getReplicaFailures; sync.go calculateStatus.
 	if scaling {
 		p.status.failure = s.dcStatus.failure
+		p.status.progressDone, p.status.timedOut = s.dcStatus.progressDone, s.dcStatus.timedOut
+		p.progressAt = s.progressAt
 	} else {
 		p.status.failure = s.newRSCreated && s.newRS.status.failure
 		for _, o := range s.oldRSs {
 			p.status.failure = p.status.failure || o.status.failure
 		}
+		p.rolloutProgress(e.now, !created && s.newRSCreated)
 	}
 	if p.status != s.dcStatus {
 		p.steps = append(p.steps, dcStep{kind: stepStatus})
+	} else if !scaling {
+		w.requeueStuckDeployment(s, &p.status)
 	}
 	// The sync is one goroutine making blocking calls: each call goes out, through the
 	// client's bucket, when the one before it returned.
@@ -705,6 +713,71 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 		at = w.dcBucket.reserve(e.now) + w.dcLatency.sample()
 	}
 	e.schedule(at, evDeploymentCall{dc})
+}
+
+// progressDeadline is a Deployment's spec.progressDeadlineSeconds, defaulted.
+// upstream: pkg/apis/apps/v1/defaults.go SetDefaults_Deployment.
+const progressDeadline = Time(600 * time.Second)
+
+// wholeSeconds is virtual time t in whole seconds, as an object's timestamps store it.
+func wholeSeconds(t Time) int32 { return int32(t / Time(time.Second)) }
+
+// rolloutProgress sets the Progressing condition of the status a rolling sync writes: its
+// reason (progressDone, timedOut) and lastUpdateTime (p.progressAt), from the condition
+// stored and the counts: NewReplicaSetAvailable once the Deployment is complete; refreshed
+// (ReplicaSetUpdated) whenever a count shows progress against the stored status; and
+// ProgressDeadlineExceeded once progressDeadlineSeconds have passed since the condition's
+// lastUpdateTime with no progress. A condition set again with the reason it has keeps its
+// time. The sync that creates the new ReplicaSet has written the condition already
+// (NewReplicaSetCreated, now). upstream: deployment/progress.go syncRolloutStatus;
+// sync.go getNewReplicaSet; util/deployment_util.go DeploymentComplete,
+// DeploymentProgressing, DeploymentTimedOut, SetDeploymentCondition.
+func (p *deploymentPlan) rolloutProgress(now Time, createdNow bool) {
+	s, st := p.s, &p.status
+	stored, at := s.dcStatus, s.progressAt
+	if createdNow {
+		stored.progressDone, stored.timedOut, at = false, false, wholeSeconds(now)
+	}
+	st.progressDone, st.timedOut, p.progressAt = stored.progressDone, stored.timedOut, at
+	if st.replicas == st.updated && stored.progressDone {
+		return // isCompleteDeployment: a resync, no progress to estimate
+	}
+	r := int32(s.replicas)
+	switch {
+	case st.updated == r && st.replicas == r && st.available == r && st.generation >= s.generation:
+		if !stored.progressDone {
+			st.progressDone, st.timedOut, p.progressAt = true, false, wholeSeconds(now)
+		}
+	case st.updated > stored.updated || st.replicas-st.updated < stored.replicas-stored.updated ||
+		st.ready > stored.ready || st.available > stored.available:
+		st.progressDone, st.timedOut, p.progressAt = false, false, wholeSeconds(now)
+	case !stored.progressDone && (stored.timedOut || Time(at)*Time(time.Second)+progressDeadline < now):
+		if !stored.timedOut {
+			st.timedOut, p.progressAt = true, wholeSeconds(now)
+		}
+	}
+}
+
+// requeueStuckDeployment is a rolling sync that wrote no status queueing the Deployment
+// again for the progress check at its deadline: a second after progressDeadlineSeconds
+// from the Progressing condition's lastUpdateTime, or, within a second of it, after the
+// workqueue's first backoff (upstream requeues it rate-limited, every 5 ms, until then).
+// A complete or timed-out Deployment is not queued; nor is one whose condition says its
+// rollout completed (NewReplicaSetAvailable, which never times out; upstream queues it
+// rate-limited, syncs that change nothing, while it is short of available pods).
+// upstream: deployment/progress.go requeueStuckDeployment.
+func (w *workloadControllers) requeueStuckDeployment(s *serviceState, st *deploymentStatus) {
+	r := int32(s.replicas)
+	if !s.newRSCreated || st.progressDone || st.timedOut ||
+		st.updated == r && st.replicas == r && st.available == r && st.generation >= s.generation {
+		return
+	}
+	after := Time(s.progressAt)*Time(time.Second) + progressDeadline - w.e.now
+	if after < Time(time.Second) {
+		w.addDeploymentAfter(s, max(after, 0)+workloadRetryBase)
+		return
+	}
+	w.addDeploymentAfter(s, after+Time(time.Second))
 }
 
 // scalingEvent reports whether the Deployment's replicas differ from the desired-replicas
@@ -737,6 +810,12 @@ type deploymentStatus struct {
 	minAvailable                                                  bool
 	// failure is the ReplicaFailure condition, copied from a ReplicaSet that has it.
 	failure bool
+	// progressDone and timedOut are the Progressing condition's reason when it is
+	// NewReplicaSetAvailable (the rollout completed) or ProgressDeadlineExceeded; neither
+	// while the rollout progresses (ReplicaSetUpdated, NewReplicaSetCreated). Its
+	// lastUpdateTime is serviceState.progressAt. upstream: deployment/progress.go
+	// syncRolloutStatus.
+	progressDone, timedOut bool
 }
 
 // deploymentStatus computes s's Deployment status, as the sync computes it: with the specs
@@ -793,6 +872,9 @@ type deploymentPlan struct {
 	// staleVersion: the sync wrote the Deployment's status once already (creating the new
 	// ReplicaSet), so its status write fails with a conflict.
 	staleVersion bool
+	// progressAt is the Progressing condition's lastUpdateTime in the status the sync
+	// writes (serviceState.progressAt).
+	progressAt int32
 }
 
 // dcStep is one call of a Deployment sync: a write of a ReplicaSet (its creation, or its
@@ -1237,6 +1319,8 @@ func (w *workloadControllers) applyDeploymentCall(d *dcCall, step dcStep) (scale
 		if p.status.generation != s.generation {
 			return false, false
 		}
+		// The status written sets the Progressing condition: NewReplicaSetCreated, now.
+		s.dcStatus.progressDone, s.dcStatus.timedOut, s.progressAt = false, false, p.progressAt
 		w.dcQueue.add(s)
 		return false, true
 	case stepStatus:
@@ -1251,7 +1335,7 @@ func (w *workloadControllers) applyDeploymentCall(d *dcCall, step dcStep) (scale
 		if deploymentStatusWritten != nil {
 			deploymentStatusWritten(s, s.dcStatus, p.status)
 		}
-		s.dcStatus = p.status
+		s.dcStatus, s.progressAt = p.status, p.progressAt
 		// The write's update event reaches the controller's own informer, whose handler
 		// queues the Deployment on every update, its status included: the key is marked
 		// dirty and synced once more when this sync ends, after the ones queued before

@@ -137,6 +137,16 @@ type setSync struct {
 	generation int32
 	// revision says the sync first creates the set's ControllerRevision (setState.revisionDue).
 	revision bool
+	// historyDeletes is the ControllerRevisions past revisionHistoryLimit the sync deletes,
+	// one call after another: a StatefulSet's after its status write, a DaemonSet's before
+	// it (and none when a create failed). completes is the update revision a StatefulSet's
+	// status write makes the current one (nil: none). statusSent says the status write is
+	// done.
+	historyDeletes int32
+	statusSent     bool
+	completes      *replicaSet
+	// wroteStatus says the sync wrote the status: its watch event queues the set again.
+	wroteStatus bool
 	// failed says a pod create of the sync failed (podCreateFailureRate): its later batches
 	// are not sent (a DaemonSet's deletes still are), and the set is synced again after a
 	// backoff.
@@ -154,9 +164,84 @@ func newSetSync(c *setController, s *serviceState) *setSync {
 		y.status.daemon = s.set.daemon.status
 	} else {
 		y.status.changes = s.newRS.changes
+		if s.set.current == nil {
+			// getStatefulSetRevisions: with no current revision, the update revision is.
+			s.set.current = s.updateRevision()
+		}
+		if s.statefulSetComplete() {
+			y.completes = s.updateRevision()
+		}
 	}
+	y.historyDeletes = int32(s.revisionsToDelete(c.kind, y.revision))
 	s.set.revisionDue = false
 	return y
+}
+
+// updateRevision returns the revision of a StatefulSet's or DaemonSet's current template.
+func (s *serviceState) updateRevision() *replicaSet {
+	if s.set.revision != nil {
+		return s.set.revision
+	}
+	return s.newRS
+}
+
+// revisionPods returns the pods of revision rs not yet gone.
+func revisionPods(rs *replicaSet) int32 {
+	if rs.rare == nil {
+		return 0
+	}
+	return rs.rare.setPods
+}
+
+// revisionHistoryLimitSet is a StatefulSet's and a DaemonSet's spec.revisionHistoryLimit,
+// defaulted. upstream: pkg/apis/apps/v1/defaults.go SetDefaults_StatefulSet,
+// SetDefaults_DaemonSet.
+const revisionHistoryLimitSet = 10
+
+// revisionsToDelete returns how many ControllerRevisions of s a sync starting now deletes,
+// by the revisions and pods it lists; creating says it creates the template's revision
+// (which its list lacks).
+//   - A StatefulSet keeps its live revisions (those of its pods, the current and the update
+//     one) and revisionHistoryLimit others, deleting the oldest others.
+//   - A DaemonSet keeps its update revision and revisionHistoryLimit others, deleting the
+//     oldest of those that name no pod.
+//
+// No revision comes back to life (a rollout makes a new one), so counts suffice: which are
+// deleted matters to no later sync. upstream: statefulset/stateful_set_control.go
+// UpdateStatefulSet → truncateHistory; daemon/daemon_controller.go updateDaemonSet →
+// update.go cleanupHistory (old: every revision but cur; the pods' hashes, terminating and
+// terminal pods included).
+func (s *serviceState) revisionsToDelete(kind string, creating bool) int {
+	st, upd := s.set, s.updateRevision()
+	listed, withPods := int(st.revisions), int(st.revisionsWithPods)
+	if kind == KindDaemonSet {
+		old, oldWithPods := listed, withPods
+		if !creating {
+			old-- // cur is listed
+			if revisionPods(upd) > 0 {
+				oldWithPods--
+			}
+		}
+		return max(min(old-revisionHistoryLimitSet, old-oldWithPods), 0)
+	}
+	live := withPods // revisions with pods are listed: a pod comes after its revision
+	if revisionPods(st.current) == 0 && !(creating && st.current == upd) {
+		live++
+	}
+	if upd != st.current && !creating && revisionPods(upd) == 0 {
+		live++
+	}
+	return max(listed-live-revisionHistoryLimitSet, 0)
+}
+
+// statefulSetComplete reports whether a StatefulSet's status, as a sync starting now
+// computes it, completes its update: every pod of the update revision, as many as its
+// replicas, all ready (the model's ready counts pods not terminating).
+// upstream: statefulset/stateful_set_utils.go completeUpdate (replicas, updatedReplicas
+// and readyReplicas all equal to spec.replicas).
+func (s *serviceState) statefulSetComplete() bool {
+	upd, r := s.updateRevision(), int32(s.replicas)
+	return revisionPods(upd) == r && s.set.revisionsWithPods == min(r, 1) && s.newRS.ready == r
 }
 
 // setStatus is the part of a StatefulSet's or DaemonSet's status that decides whether a sync
@@ -223,13 +308,15 @@ func slowStartBatchOf(i, n, maxBatch int) (lo, hi int) {
 
 // sendSetBatch sends y's next batch now, and schedules the one after when its calls have
 // returned; after the last, the status write when the status (setStatus) or the generation
-// differs from the last written, and the end of the sync.
+// differs from the last written, the deletes of old ControllerRevisions one after another
+// (a DaemonSet's before the status write), and the end of the sync.
 func (w *workloadControllers) sendSetBatch(y *setSync) {
 	e := w.e
 	c, s := y.c, y.s
 	end := e.now
 	if y.revision {
 		y.revision = false
+		s.set.revisions++
 		end = c.bucket.reserve(e.now) + c.latency.sample()
 		e.schedule(end, evSetBatchDone{y})
 		return
@@ -266,13 +353,34 @@ func (w *workloadControllers) sendSetBatch(y *setSync) {
 		e.schedule(end, evSetBatchDone{y})
 		return
 	}
-	// The status also records the generation the sync saw (observedGeneration): a sync of a
-	// new, rolled or scaled set writes it. upstream: stateful_set_utils.go
-	// inconsistentStatus; daemon_controller.go storeDaemonSetStatus.
-	if y.status != s.set.written || y.generation != s.set.observed {
-		end = c.bucket.reserve(e.now) + c.latency.sample()
-		if setStatusWritten != nil {
-			setStatusWritten(s, y.status)
+	if y.failed && c.kind == KindDaemonSet {
+		y.historyDeletes = 0 // manage returned the error: no cleanupHistory
+	}
+	// A DaemonSet deletes its old revisions before its status write, a StatefulSet after.
+	if y.historyDeletes > 0 && (c.kind == KindDaemonSet || y.statusSent) {
+		y.historyDeletes--
+		s.set.revisions--
+		e.schedule(c.bucket.reserve(e.now)+c.latency.sample(), evSetBatchDone{y})
+		return
+	}
+	if !y.statusSent {
+		y.statusSent = true
+		// The status also records the generation the sync saw (observedGeneration): a sync
+		// of a new, rolled or scaled set writes it. upstream: stateful_set_utils.go
+		// inconsistentStatus; daemon_controller.go storeDaemonSetStatus.
+		if y.status != s.set.written || y.generation != s.set.observed {
+			end = c.bucket.reserve(e.now) + c.latency.sample()
+			y.wroteStatus = true
+			if setStatusWritten != nil {
+				setStatusWritten(s, y.status)
+			}
+			if y.historyDeletes > 0 {
+				e.schedule(end, evSetBatchDone{y})
+				return
+			}
+		} else if y.historyDeletes > 0 {
+			w.sendSetBatch(y)
+			return
 		}
 	}
 	e.schedule(end, evSetSynced{y})
@@ -331,8 +439,17 @@ func (ev evSetSynced) String() string { return ev.y.c.kind + " synced " + ev.y.s
 func (ev evSetSynced) apply(e *Engine) {
 	s := ev.y.s
 	s.set.written, s.set.observed = ev.y.status, ev.y.generation
+	if ev.y.completes != nil {
+		s.set.current = ev.y.completes
+	}
 	c := ev.y.c
 	c.queue.done(s)
+	if ev.y.wroteStatus {
+		// The set's informer sees the status write's update, and its handler queues the
+		// set whatever changed. upstream: statefulset/stateful_set.go NewStatefulSetController
+		// (UpdateFunc: enqueueStatefulSet); daemon/daemon_controller.go updateDaemonset.
+		c.queue.add(s)
+	}
 	if ev.y.failed {
 		// The sync returned the create's error: AddRateLimited.
 		s.set.failures++
@@ -392,6 +509,12 @@ func (e *Engine) createSetPod(s *serviceState, ordinal, node int) {
 		rs = s.set.revision
 	}
 	p := e.createPod(s, rs, name)
+	if r := rs.rareFields(); r.setPods == 0 {
+		s.set.revisionsWithPods++
+		r.setPods = 1
+	} else {
+		r.setPods++
+	}
 	switch {
 	case ordinal >= 0:
 		p.setIndex = int32(ordinal)
@@ -642,6 +765,11 @@ func (w *workloadControllers) syncSet(c *setController, s *serviceState) {
 func (s *serviceState) setPodGone(p *podState) {
 	if s.set == nil {
 		return
+	}
+	if rs := p.rs(); rs != nil && rs.rare != nil && rs.rare.setPods > 0 {
+		if rs.rare.setPods--; rs.rare.setPods == 0 {
+			s.set.revisionsWithPods--
+		}
 	}
 	if o := p.ordinal(); o >= 0 && int(o) < len(s.set.ordinals) && s.set.ordinals[o] == p {
 		s.set.ordinals[o] = nil

@@ -569,3 +569,47 @@ func TestDaemonSetBudgetFromReadyNodes(t *testing.T) {
 		t.Errorf("at most %d ready nodes without an available pod, %d updated in the end; want 2 and 8", most, updated)
 	}
 }
+
+// TestSetRevisionHistoryCleanup checks that a StatefulSet and a DaemonSet keep
+// revisionHistoryLimit (10) ControllerRevisions besides their live ones, each delete a call
+// through the controller's client. A StatefulSet of no replicas makes no pod call, so its
+// calls count exactly: the first sync creates its revision and writes its status (2), each
+// rollout does both again (2 each), and the syncs that follow the status writes delete the
+// revisions past 10 of history besides the current one (rollouts 11 to 13: one each).
+// A DaemonSet keeps its current revision and 10 old ones once the old pods are gone.
+// upstream: statefulset/stateful_set_control.go UpdateStatefulSet → truncateHistory;
+// stateful_set_utils.go completeUpdate; daemon/daemon_controller.go updateDaemonSet →
+// update.go cleanupHistory.
+func TestSetRevisionHistoryCleanup(t *testing.T) {
+	for _, tc := range []struct {
+		kind            string
+		replicas        int
+		rollouts        int
+		revisions       int32
+		statefulSetCall int64 // 0: not checked
+	}{
+		{KindStatefulSet, 0, 5, 6, 12},
+		{KindStatefulSet, 0, 10, 11, 22},
+		{KindStatefulSet, 0, 13, 11, 31},
+		{KindStatefulSet, 3, 13, 11, 0},
+		{KindDaemonSet, 0, 9, 10, 0},
+		{KindDaemonSet, 0, 13, 11, 0},
+	} {
+		timeline := []Action{{Name: "create", Kind: ActionCreate}}
+		for i := range tc.rollouts {
+			timeline = append(timeline, Action{Name: fmt.Sprintf("rollout-%d", i+1), Kind: ActionRollout})
+		}
+		cfg := workloadConfig(tc.replicas, testWorkloads(), timeline...)
+		cfg.Cluster.Nodes = 4
+		cfg.Services[0].WorkloadKind = tc.kind
+		e, _ := runEngineOf(t, cfg, nil)
+		s := e.services[0]
+		name := fmt.Sprintf("%s of %d replicas, %d rollouts", tc.kind, tc.replicas, tc.rollouts)
+		if s.set.revisions != tc.revisions {
+			t.Errorf("%s: %d ControllerRevisions kept, want %d", name, s.set.revisions, tc.revisions)
+		}
+		if got := e.workloads.statefulSets.bucket.taken; tc.statefulSetCall > 0 && got != tc.statefulSetCall {
+			t.Errorf("%s: the StatefulSet controller made %d calls, want %d", name, got, tc.statefulSetCall)
+		}
+	}
+}

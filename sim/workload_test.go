@@ -1179,7 +1179,7 @@ func TestDropGoneBoundsGonePods(t *testing.T) {
 					gone++
 				}
 			}
-			if gone != want || s.gone != gone || s.podCount() != tc.pods-i-1 {
+			if gone != want || int(s.gone) != gone || s.podCount() != tc.pods-i-1 {
 				t.Errorf("%d pods, %d gone: list holds %d gone (counted %d), %d in the API; want %d gone, %d in the API",
 					tc.pods, i+1, gone, s.gone, s.podCount(), want, tc.pods-i-1)
 			}
@@ -1783,5 +1783,49 @@ func TestRevisionHistoryCleanup(t *testing.T) {
 			t.Errorf("%d rollouts: %d old ReplicaSets kept (%d of them dropped from memory); want %d",
 				tc.rollouts, kept, s.retiredRSs, tc.kept)
 		}
+	}
+}
+
+// TestDeploymentProgressDeadline checks the Progressing condition's timeout: a Deployment
+// whose pods take 15 minutes to turn ready makes no progress for longer than
+// progressDeadlineSeconds (600) after its new ReplicaSet is scaled up: once when created, and
+// in its rollout (maxSurge 1, maxUnavailable 0, 2 replicas) once for each new pod. Each time, the sync requeueStuckDeployment queues a second after the
+// deadline writes the status with ProgressDeadlineExceeded, its counts unchanged, and the
+// pods turning ready write it with progress again. upstream: deployment/progress.go
+// syncRolloutStatus, requeueStuckDeployment; util/deployment_util.go DeploymentTimedOut.
+func TestDeploymentProgressDeadline(t *testing.T) {
+	cfg := workloadConfig(2, testWorkloads(), Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "rollout", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: 1}, MaxUnavailable: IntOrPercent{Value: 0}})
+	cfg.Services[0].Timing.Ready = Fixed(15 * time.Minute)
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var timeouts []Time
+	var progressAt []int32
+	deploymentStatusWritten = func(s *serviceState, before, written deploymentStatus) {
+		if written.timedOut && !before.timedOut {
+			timeouts = append(timeouts, e.now)
+			progressAt = append(progressAt, s.progressAt)
+			b, w := before, written
+			b.timedOut, w.timedOut = false, false
+			if b != w {
+				t.Errorf("at %v: the timeout's write changes more than the condition: %+v to %+v", e.now, before, written)
+			}
+		}
+	}
+	defer func() { deploymentStatusWritten = nil }()
+	runEngine(t, e, nil)
+	if len(timeouts) != 3 {
+		t.Fatalf("%d timeouts written at %v, want 3 (the create's, one for each of the rollout's pods)", len(timeouts), timeouts)
+	}
+	for i, at := range timeouts {
+		deadline := Time(progressAt[i])*Time(time.Second) + progressDeadline + Time(time.Second)
+		if at < deadline || at > deadline+Time(time.Second) {
+			t.Errorf("timeout %d written at %v; want within a second after %v (last progress at %ds, +600 s, +1 s)", i, at, deadline, progressAt[i])
+		}
+	}
+	if s := e.services[0]; !s.dcStatus.progressDone || s.dcStatus.timedOut {
+		t.Errorf("at the end: %+v, want the rollout complete (NewReplicaSetAvailable)", s.dcStatus)
 	}
 }
