@@ -138,7 +138,7 @@ func Reference() []FieldDoc {
 	docs = append(docs,
 		FieldDoc{Path: "controlPlane.workloads.burstReplicas", Type: "integer", Unit: "pods", Default: strconv.Itoa(DefaultBurstReplicas), Allowed: "1..1000000",
 			Source: "pkg/controller/replicaset/replica_set.go BurstReplicas", Doc: "The most pods one ReplicaSet sync creates or deletes."},
-		FieldDoc{Path: "controlPlane.workloads.scheduler", Type: "mapping", Doc: "kube-scheduler's client, which paces its binding calls (one per pod)."},
+		FieldDoc{Path: "controlPlane.workloads.scheduler", Type: "mapping", Doc: "kube-scheduler's client, which paces its binding calls (one per pod) and its status patches of pods it finds no node for (at the first failure, and when the reason changes)."},
 		FieldDoc{Path: "controlPlane.workloads.scheduler.qps", Type: "number", Unit: "requests/s", Default: strconv.Itoa(DefaultSchedulerQPS), Allowed: "> 0, at most 1e6",
 			Source: "pkg/scheduler/apis/config/v1/defaults.go SetDefaults_KubeSchedulerConfiguration", Doc: "The scheduler client's sustained rate limit."},
 		FieldDoc{Path: "controlPlane.workloads.scheduler.burst", Type: "integer", Unit: "requests", Default: strconv.Itoa(DefaultSchedulerBurst), Allowed: "1..1000000",

@@ -475,3 +475,52 @@ func TestPodFIFOStaysBounded(t *testing.T) {
 		t.Errorf("10 entries held in an array of %d", c)
 	}
 }
+
+// TestUnschedulableStatusWrittenWhenItChanges checks the scheduler's PodScheduled=False
+// status patch at a failed attempt: written at a pod's first failure, and again only when
+// its message changes, each a call of the scheduler's client (whose tokens its bindings
+// take too). With 3 nodes of 5 and 20 replicas, every pod's first attempt waits for a
+// token (20), and the 5 that find no node patch their status once (5): the flushes every
+// five minutes retry them with the same message, which writes nothing. A cordon changes
+// the message ("1 node(s) were unschedulable" instead of "1 Too many pods"): the pending
+// pod's next failure, at the flush, patches it again.
+// upstream: schedule_one.go handleSchedulingFailure, updatePod; pkg/api/v1/pod/util.go
+// UpdatePodCondition; framework/types.go FitError.Error; cmd/kube-scheduler/app/options
+// createClients (one client for bindings and status patches).
+func TestUnschedulableStatusWrittenWhenItChanges(t *testing.T) {
+	calls := func(cfg Config, cordon bool) (int64, int64) {
+		t.Helper()
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pending *podState
+		runEngine(t, e, func() {
+			if cordon && e.phase == 1 && !e.cordoned[0] {
+				e.setCordoned(0, true) // no event retries a pod: the flush finds the change
+			}
+			if pending == nil {
+				for p := range e.sched.byPod {
+					pending = p
+				}
+			}
+		})
+		if pending == nil || pending.node >= 0 {
+			t.Fatal("no pod stayed pending")
+		}
+		return e.workloads.scheduler.taken, e.podEvents
+	}
+	wait := Action{Name: "wait", Kind: ActionWait, Duration: 10 * time.Minute}
+	if got, _ := calls(capConfig(3, 5, 20, Action{Name: "create", Kind: ActionCreate}, wait), false); got != 25 {
+		t.Errorf("3 nodes of 5, 20 replicas, 10 minutes: %d calls of the scheduler's client; want 20 attempts + 5 status patches", got)
+	}
+	one := capConfig(1, 1, 2, Action{Name: "create", Kind: ActionCreate}, wait)
+	same, sameEvents := calls(one, false)
+	changed, changedEvents := calls(one, true)
+	if same != 3 || changed != 4 {
+		t.Errorf("1 node of 1, 2 replicas: %d calls, %d with the node cordoned; want 2 attempts + 1 patch, and a second patch", same, changed)
+	}
+	if changedEvents-sameEvents != 1 {
+		t.Errorf("the second patch made %d pod events; want 1 (a pod update)", changedEvents-sameEvents)
+	}
+}
