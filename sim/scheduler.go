@@ -71,6 +71,12 @@ type scheduler struct {
 	// failed attempt's PodScheduled condition says (failureMessage).
 	reasonOf                     []uint8
 	cordonedNodes, notReadyNodes int32
+	// podDeletes counts the AssignedPodDelete events (a pod of a node turning terminal or
+	// deleted) that moved back the unschedulable pods NodeResourcesFit rejected, and
+	// lastPodDelete is the last one's time: every such pod not given the room fails again
+	// then (catchUp).
+	podDeletes    int64
+	lastPodDelete Time
 }
 
 // A node's reason to reject a pod before NodeResourcesFit: the default filters run
@@ -109,6 +115,41 @@ type queuedPod struct {
 	gen      int32
 	// message is what the pod's PodScheduled condition says (the zero value: it has none).
 	message failureMessage
+	// pooled is true while the pod waits among the unschedulable pods, and seen is
+	// podDeletes when its failures were last brought up to date (catchUp).
+	pooled bool
+	seen   int64
+}
+
+// rejectedByFit reports whether NodeResourcesFit was among the plugins that rejected the
+// pod at its last attempt (some node was full), which makes it one that an AssignedPodDelete
+// moves back: Fit's hint for it says Queue for any assigned pod deleted.
+func (q *queuedPod) rejectedByFit() bool {
+	m := q.message
+	if m.pinned {
+		return m.notReady == 0
+	}
+	return m.cordoned+m.notReady < m.nodes
+}
+
+// catchUp brings the failures of an unschedulable pod that NodeResourcesFit rejected up to
+// the AssignedPodDelete events since: each moved it back to the queue with every other
+// such pod, and as the room went to others (retryFor), it was tried and failed again, its
+// attempt count up and its Timestamp that event's. Counting them here, when the pod is
+// next looked at, gives the same count and time without an attempt per pod per event,
+// which at 130,000 pods pending through a rollout would be billions of events; the message
+// of each such failure is the one it has (nodes full), so they write nothing. Events while
+// the pod was being tried (not pooled) are not counted: upstream requeues such a pod after
+// its backoff for one more attempt (determineSchedulingHintForInFlightPod), left out here.
+// upstream: scheduling_queue.go MoveAllToActiveOrBackoffQueue, moveEntitiesToActiveOrBackoffQueue,
+// AddUnschedulablePodIfNotPresent (UnschedulableCount+1, Timestamp now);
+// noderesources/fit.go isSchedulableAfterAssignedPodDelete.
+func (s *scheduler) catchUp(q *queuedPod) {
+	if q.pooled && q.seen < s.podDeletes && q.rejectedByFit() {
+		q.failures += int(s.podDeletes - q.seen)
+		q.failedAt = s.lastPodDelete
+	}
+	q.seen = s.podDeletes
 }
 
 // podEntry is a pod's place in a podFIFO.
@@ -247,6 +288,10 @@ func (e *Engine) unassign(n int) {
 	}
 	e.refreshNode(n)
 	e.retryFor(n, 1)
+	if s := e.sched; len(s.byPod) > 0 {
+		s.podDeletes++ // the rest moved back fail again (catchUp)
+		s.lastPodDelete = e.now
+	}
 }
 
 // setCordoned cordons or uncordons node n. Uncordoning is a node update that may let
@@ -268,14 +313,17 @@ func (e *Engine) nodeOpened(n int) {
 }
 
 // retryFor moves up to room unschedulable pods that node n now has room for back to the
-// scheduling queue: those pinned to n first, then, if n takes unpinned pods, those oldest
-// unschedulable. Upstream moves every unschedulable pod whose rejecting plugins' queueing
-// hints say the event may help, and those that still find no node fail again; moving only
-// those that can fit binds as many without a failed attempt per pod per event (and its
-// cost, O(unschedulable pods) per event), and a pod moved but beaten to the room fails
-// again and waits for the next event or the flush. Upstream pops the pods moved in order
-// of backoff expiry (the last failure plus the backoff), not of the last failure: there a
-// pod that failed more often may lose its turn to one that failed less.
+// scheduling queue: those pinned to n first, then, if n takes unpinned pods, those first in
+// failure order. Upstream moves every unschedulable pod whose rejecting plugins' queueing
+// hints say the event may help; the first popped take the room and the others fail again.
+// Here only those that can fit are moved, with an attempt each; after an AssignedPodDelete
+// (unassign) the failures of the others are counted in bulk (catchUp), so that their
+// backoff grows as upstream's without an attempt per pod per event (O(unschedulable pods)
+// per event). Left out: upstream pops the pods moved in activeQ order (PrioritySort:
+// priority, then the last failure's Timestamp) for those whose backoff is over, else in
+// order of backoff expiry, so a pod that failed fewer times may take the room ahead of one
+// that failed first; and the failures of pods a node turning ready or uncordoned moves
+// back but does not fit are not counted.
 // upstream: scheduling_queue.go MoveAllToActiveOrBackoffQueue,
 // moveEntitiesToActiveOrBackoffQueue; noderesources/fit.go
 // isSchedulableAfterAssignedPodDelete (any assigned pod deleted: Queue).
@@ -332,6 +380,8 @@ func (s *scheduler) next(f *podFIFO) (*podState, bool) {
 func (e *Engine) requeue(p *podState, expectBind bool) {
 	s := e.sched
 	q := s.byPod[p]
+	s.catchUp(q)
+	q.pooled = false
 	q.gen++ // its other entries are stale
 	if p.pinned() < 0 {
 		s.trying++ // until its attempt (evPodScheduled with retry)
@@ -388,8 +438,10 @@ func (e *Engine) unschedulable(p *podState) {
 		q = &queuedPod{}
 		s.byPod[p] = q
 	}
+	s.catchUp(q)
 	q.failures++
 	q.failedAt = e.now
+	q.pooled = true
 	q.gen++
 	en := podEntry{p, q.gen}
 	if n := p.pinned(); n >= 0 {
@@ -490,7 +542,7 @@ func (e *Engine) flushLeftover(f *podFIFO) {
 			f.pop() // stale
 			continue
 		}
-		if e.now-q.failedAt <= podMaxInUnschedulablePodsDuration {
+		if s.catchUp(q); e.now-q.failedAt <= podMaxInUnschedulablePodsDuration {
 			return
 		}
 		f.pop()

@@ -394,19 +394,73 @@ func TestScaleDownDropsUnschedulablePods(t *testing.T) {
 	}
 }
 
-// TestEventsRetryOnlyWhatFits checks the cost of many unschedulable pods: a pod leaving a
-// full node moves one of them back to the queue, not all (which would fail all but one),
-// so each pending pod has failed once however many pods came and went meanwhile.
-func TestEventsRetryOnlyWhatFits(t *testing.T) {
+// TestPodsThatFailAgainBackOffLonger checks the cost and the count of a pod's failed
+// attempts with many pods unschedulable. Each pod turning terminal on a full node (an
+// AssignedPodDelete) moves every pod NodeResourcesFit rejected back to the queue; one of
+// them takes the room and the others fail again: each pending pod has failed once more for
+// each such event since its first failure, and so backs off longer. 100 nodes of 2, 1,000
+// replicas, 20 of them restarted: the 20 replacements find the nodes full while the pods
+// they replace terminate, the 20 rooms go to the oldest pending pods, and the 800 pending
+// at the end have all failed 21 times (their backoff at its 10 s cap), with no attempt
+// queued for each.
+// upstream: scheduling_queue.go MoveAllToActiveOrBackoffQueue, AddUnschedulablePodIfNotPresent
+// (UnschedulableCount+1); noderesources/fit.go isSchedulableAfterAssignedPodDelete (Queue
+// for any assigned pod deleted); backoff_queue.go calculateBackoffDuration.
+func TestPodsThatFailAgainBackOffLonger(t *testing.T) {
 	cfg := capConfig(100, 2, 1000, Action{Name: "create", Kind: ActionCreate}, Action{Name: "restart", Kind: ActionRestartPods, Pods: 20})
-	e, _ := runEngineOf(t, cfg, nil)
-	bound, pending, _ := podCounts(e, e.services[0])
-	failures := 0
-	for _, q := range e.sched.byPod {
-		failures += q.failures
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if bound != 200 || pending != 800 || len(e.sched.byPod) != pending || failures != pending {
-		t.Errorf("%d bound, %d pending, %d in the queue, %d failed attempts; want 200, 800, 800, 800", bound, pending, len(e.sched.byPod), failures)
+	firstFailure := map[*podState]Time{}
+	var freed []Time // the AssignedPodDelete events
+	terminal := map[*podState]bool{}
+	runEngine(t, e, func() {
+		for p := range e.sched.byPod {
+			if _, ok := firstFailure[p]; !ok {
+				firstFailure[p] = e.now
+			}
+		}
+		for _, on := range e.podsOnNode {
+			for _, p := range on {
+				if p.pod.Phase.Terminal() && !terminal[p] {
+					terminal[p] = true
+					freed = append(freed, e.now)
+				}
+			}
+		}
+	})
+	bound, pending, _ := podCounts(e, e.services[0])
+	if bound != 200 || pending != 800 || len(e.sched.byPod) != pending || len(freed) != 20 {
+		t.Fatalf("%d bound, %d pending, %d in the queue, %d pods freed room; want 200, 800, 800, 20", bound, pending, len(e.sched.byPod), len(freed))
+	}
+	if e.now-freed[0] >= podMaxInUnschedulablePodsDuration {
+		t.Fatalf("the run went on %v after the first room freed: a flush retried pods", e.now-freed[0])
+	}
+	allRooms := 0
+	for p, q := range e.sched.byPod {
+		e.sched.catchUp(q)
+		want := 1
+		for _, at := range freed {
+			if at > firstFailure[p] {
+				want++
+			}
+		}
+		if q.failures != want {
+			t.Errorf("pod %s first failed at %v: %d failures; want %d (1 and the rooms freed since)", p.pod.Name, firstFailure[p], q.failures, want)
+		}
+		if want == 21 {
+			allRooms++
+			if q.failedAt != freed[19] || podBackoff(q.failures) != podMaxBackoff {
+				t.Errorf("pod %s last failed at %v, backoff %v; want at %v, %v", p.pod.Name, q.failedAt, podBackoff(q.failures), freed[19], podMaxBackoff)
+			}
+		}
+	}
+	if allRooms != 800 {
+		t.Errorf("%d pods failed 21 times; want all 800 pending", allRooms)
+	}
+	if events := e.events; events > 20_000 {
+		t.Errorf("%d events; want no attempt per pending pod per room freed", events)
 	}
 }
 
