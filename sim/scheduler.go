@@ -390,7 +390,7 @@ func (e *Engine) requeue(p *podState, expectBind bool) {
 	if expectBind {
 		at = e.workloads.bind(at)
 	}
-	e.schedule(at, e.arenas.scheduled.put(evPodScheduled{p: p, epoch: p.epoch, retry: true}))
+	e.schedule(at, e.arenas.scheduled.put(evPodScheduled{p: p, epoch: p.epoch, retry: true, bind: expectBind}))
 }
 
 // podBackoff is the backoff of a pod that failed failures times: 1 s doubling to 10 s.
