@@ -96,7 +96,8 @@ func Reference() []FieldDoc {
 		{Path: "cluster.maxPodsPerNode", Type: "integer", Default: strconv.Itoa(DefaultMaxPodsPerNode), Allowed: "1.." + strconv.Itoa(sim.NodePodAddresses) + " (the addresses of a node's pod range)",
 			Source: "pkg/kubelet/apis/config/v1beta1/defaults.go (the kubelet's maxPods)",
 			Doc: "The pods each node takes (its status.allocatable.pods): the scheduler binds no pod to a node that holds as many, counting pods until they are terminal or deleted, DaemonSet pods included. " +
-				"A pod that finds no node stays Pending and is tried again, as the scheduler's queue does, when a pod leaves a node, a node turns ready or is uncordoned, or once it has waited 5 minutes; a busy scheduler first waits out its backoff (1 s doubling to 10 s)."},
+				"A pod that finds no node stays Pending and is tried again, as the scheduler's queue does, when a pod leaves a node, a node turns ready or is uncordoned, or once it has waited 5 minutes; a busy scheduler first waits out its backoff (1 s doubling to 10 s), which grows with every failure, including each time a pod left a node and its room went to another pending pod. " +
+				"The scheduler writes the pod's PodScheduled=False status (a call of its client) at the first failure and whenever the reason changes."},
 		{Path: "controlPlane", Type: "mapping", Doc: "The two controllers side by side: the EndpointSlice controller and the legacy Endpoints controller."},
 	}
 	docs = append(docs, controllerDocs("controlPlane.endpointSlice", "The EndpointSlice controller's workqueue, workers and API client (the mirroring controller's syncs run on them too).")...)
@@ -138,7 +139,7 @@ func Reference() []FieldDoc {
 	docs = append(docs,
 		FieldDoc{Path: "controlPlane.workloads.burstReplicas", Type: "integer", Unit: "pods", Default: strconv.Itoa(DefaultBurstReplicas), Allowed: "1..1000000",
 			Source: "pkg/controller/replicaset/replica_set.go BurstReplicas", Doc: "The most pods one ReplicaSet sync creates or deletes."},
-		FieldDoc{Path: "controlPlane.workloads.scheduler", Type: "mapping", Doc: "kube-scheduler's client, which paces its binding calls (one per pod)."},
+		FieldDoc{Path: "controlPlane.workloads.scheduler", Type: "mapping", Doc: "kube-scheduler's client, which paces its binding calls (one per pod) and its status patches of pods it finds no node for (at the first failure, and when the reason changes)."},
 		FieldDoc{Path: "controlPlane.workloads.scheduler.qps", Type: "number", Unit: "requests/s", Default: strconv.Itoa(DefaultSchedulerQPS), Allowed: "> 0, at most 1e6",
 			Source: "pkg/scheduler/apis/config/v1/defaults.go SetDefaults_KubeSchedulerConfiguration", Doc: "The scheduler client's sustained rate limit."},
 		FieldDoc{Path: "controlPlane.workloads.scheduler.burst", Type: "integer", Unit: "requests", Default: strconv.Itoa(DefaultSchedulerBurst), Allowed: "1..1000000",

@@ -65,6 +65,45 @@ type scheduler struct {
 	// flush tries no more pods than room - trying (see flushLeftover).
 	room, trying int
 	roomOf       []int32
+	// reasonOf is why each node takes no unpinned pod apart from being full, as the first
+	// filter that rejects it there says (nodeFits, nodeCordoned, nodeNotReady), and
+	// cordonedNodes and notReadyNodes count the nodes of the last two: what the message of a
+	// failed attempt's PodScheduled condition says (failureMessage).
+	reasonOf                     []uint8
+	cordonedNodes, notReadyNodes int32
+	// podDeletes counts the AssignedPodDelete events (a pod of a node turning terminal or
+	// deleted) that moved back the unschedulable pods NodeResourcesFit rejected, and
+	// lastPodDelete is the last one's time: every such pod not given the room fails again
+	// then (catchUp).
+	podDeletes    int64
+	lastPodDelete Time
+}
+
+// A node's reason to reject a pod before NodeResourcesFit: the default filters run
+// NodeUnschedulable (spec.unschedulable) before TaintToleration (the node lifecycle
+// controller's not-ready NoSchedule taint), and the first to reject a node gives its reason.
+// upstream: pkg/scheduler/apis/config/v1/default_plugins.go getDefaultPlugins; framework
+// runtime/framework.go RunFilterPlugins (stops at a node's first failing filter).
+const (
+	nodeFits uint8 = iota
+	nodeCordoned
+	nodeNotReady
+)
+
+// failureMessage is what a failed attempt's PodScheduled=False condition says: its message
+// counts the nodes by the reason each rejected the pod ("0/3 nodes are available: 1 node(s)
+// were unschedulable, 2 Too many pods. preemption: ..."), and the scheduler writes the
+// condition only when it differs from the one the pod has. An unpinned pod that finds no
+// node is rejected by every node: cordoned, else not ready, else full (the rest). A pod
+// pinned to a node (a DaemonSet's, by node affinity) is rejected by the others for the
+// affinity and by its own for its taint (it tolerates a cordon) or for being full.
+// upstream: framework/types.go FitError.Error; schedule_one.go handleSchedulingFailure,
+// updatePod; pkg/api/v1/pod/util.go UpdatePodCondition (a change of status, reason or
+// message).
+type failureMessage struct {
+	nodes              int32
+	cordoned, notReady int32
+	pinned             bool
 }
 
 // queuedPod is an unschedulable pod's state in the scheduling queue: its failed attempts
@@ -74,6 +113,43 @@ type queuedPod struct {
 	failures int
 	failedAt Time
 	gen      int32
+	// message is what the pod's PodScheduled condition says (the zero value: it has none).
+	message failureMessage
+	// pooled is true while the pod waits among the unschedulable pods, and seen is
+	// podDeletes when its failures were last brought up to date (catchUp).
+	pooled bool
+	seen   int64
+}
+
+// rejectedByFit reports whether NodeResourcesFit was among the plugins that rejected the
+// pod at its last attempt (some node was full), which makes it one that an AssignedPodDelete
+// moves back: Fit's hint for it says Queue for any assigned pod deleted.
+func (q *queuedPod) rejectedByFit() bool {
+	m := q.message
+	if m.pinned {
+		return m.notReady == 0
+	}
+	return m.cordoned+m.notReady < m.nodes
+}
+
+// catchUp brings the failures of an unschedulable pod that NodeResourcesFit rejected up to
+// the AssignedPodDelete events since: each moved it back to the queue with every other
+// such pod, and as the room went to others (retryFor), it was tried and failed again, its
+// attempt count up and its Timestamp that event's. Counting them here, when the pod is
+// next looked at, gives the same count and time without an attempt per pod per event,
+// which at 130,000 pods pending through a rollout would be billions of events; the message
+// of each such failure is the one it has (nodes full), so they write nothing. Events while
+// the pod was being tried (not pooled) are not counted: upstream requeues such a pod after
+// its backoff for one more attempt (determineSchedulingHintForInFlightPod), left out here.
+// upstream: scheduling_queue.go MoveAllToActiveOrBackoffQueue, moveEntitiesToActiveOrBackoffQueue,
+// AddUnschedulablePodIfNotPresent (UnschedulableCount+1, Timestamp now);
+// noderesources/fit.go isSchedulableAfterAssignedPodDelete.
+func (s *scheduler) catchUp(q *queuedPod) {
+	if q.pooled && q.seen < s.podDeletes && q.rejectedByFit() {
+		q.failures += int(s.podDeletes - q.seen)
+		q.failedAt = s.lastPodDelete
+	}
+	q.seen = s.podDeletes
 }
 
 // podEntry is a pod's place in a podFIFO.
@@ -127,6 +203,7 @@ func newScheduler(nodes, maxPods int) *scheduler {
 		maxPods:  int32(maxPods),
 		assigned: make([]int32, nodes),
 		roomOf:   make([]int32, nodes),
+		reasonOf: make([]uint8, nodes),
 		open:     newBitWalk(nodes),
 		pinned:   map[int32]*podFIFO{},
 		byPod:    map[*podState]*queuedPod{},
@@ -144,6 +221,39 @@ func (e *Engine) refreshNode(n int) {
 	}
 	s.room += int(room - s.roomOf[n])
 	s.roomOf[n] = room
+	reason := nodeFits
+	switch {
+	case e.cordoned[n]:
+		reason = nodeCordoned
+	case !e.nodes[n].Ready:
+		reason = nodeNotReady
+	}
+	if was := s.reasonOf[n]; was != reason {
+		s.cordonedNodes += countIf(reason == nodeCordoned) - countIf(was == nodeCordoned)
+		s.notReadyNodes += countIf(reason == nodeNotReady) - countIf(was == nodeNotReady)
+		s.reasonOf[n] = reason
+	}
+}
+
+// countIf is 1 if b, else 0.
+func countIf(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// failureMessage is what the PodScheduled condition of p, having found no node now, says.
+func (e *Engine) failureMessage(p *podState) failureMessage {
+	s := e.sched
+	m := failureMessage{nodes: int32(len(s.assigned))}
+	if n := p.pinned(); n >= 0 {
+		m.pinned = true
+		m.notReady = countIf(!e.nodes[n].Ready)
+		return m
+	}
+	m.cordoned, m.notReady = s.cordonedNodes, s.notReadyNodes
+	return m
 }
 
 // fitsPinned reports whether a pod pinned to node n fits there: a DaemonSet pod tolerates
@@ -178,6 +288,10 @@ func (e *Engine) unassign(n int) {
 	}
 	e.refreshNode(n)
 	e.retryFor(n, 1)
+	if s := e.sched; len(s.byPod) > 0 {
+		s.podDeletes++ // the rest moved back fail again (catchUp)
+		s.lastPodDelete = e.now
+	}
 }
 
 // setCordoned cordons or uncordons node n. Uncordoning is a node update that may let
@@ -199,14 +313,17 @@ func (e *Engine) nodeOpened(n int) {
 }
 
 // retryFor moves up to room unschedulable pods that node n now has room for back to the
-// scheduling queue: those pinned to n first, then, if n takes unpinned pods, those oldest
-// unschedulable. Upstream moves every unschedulable pod whose rejecting plugins' queueing
-// hints say the event may help, and those that still find no node fail again; moving only
-// those that can fit binds as many without a failed attempt per pod per event (and its
-// cost, O(unschedulable pods) per event), and a pod moved but beaten to the room fails
-// again and waits for the next event or the flush. Upstream pops the pods moved in order
-// of backoff expiry (the last failure plus the backoff), not of the last failure: there a
-// pod that failed more often may lose its turn to one that failed less.
+// scheduling queue: those pinned to n first, then, if n takes unpinned pods, those first in
+// failure order. Upstream moves every unschedulable pod whose rejecting plugins' queueing
+// hints say the event may help; the first popped take the room and the others fail again.
+// Here only those that can fit are moved, with an attempt each; after an AssignedPodDelete
+// (unassign) the failures of the others are counted in bulk (catchUp), so that their
+// backoff grows as upstream's without an attempt per pod per event (O(unschedulable pods)
+// per event). Left out: upstream pops the pods moved in activeQ order (PrioritySort:
+// priority, then the last failure's Timestamp) for those whose backoff is over, else in
+// order of backoff expiry, so a pod that failed fewer times may take the room ahead of one
+// that failed first; and the failures of pods a node turning ready or uncordoned moves
+// back but does not fit are not counted.
 // upstream: scheduling_queue.go MoveAllToActiveOrBackoffQueue,
 // moveEntitiesToActiveOrBackoffQueue; noderesources/fit.go
 // isSchedulableAfterAssignedPodDelete (any assigned pod deleted: Queue).
@@ -257,13 +374,14 @@ func (s *scheduler) next(f *podFIFO) (*podState, bool) {
 // requeue moves unschedulable pod p back to the scheduling queue and queues its next
 // attempt (retryAt). A pod moved by an event that left room for it is expected to bind:
 // its attempt waits for a binding call of the scheduler's client, as a first attempt
-// does. One the flush moves most likely fails again, which takes no call (the pod's
-// PodScheduled condition is already False; upstream: schedule_one.go updatePod writes it
-// only when it changes), so it waits for none: a flush of many pods does not hold up the
-// bindings of others.
+// does. One the flush moves most likely fails again, which takes no call unless its
+// PodScheduled condition's message changes (evPodUnschedulableStatus), so it waits for
+// none: a flush of many pods does not hold up the bindings of others.
 func (e *Engine) requeue(p *podState, expectBind bool) {
 	s := e.sched
 	q := s.byPod[p]
+	s.catchUp(q)
+	q.pooled = false
 	q.gen++ // its other entries are stale
 	if p.pinned() < 0 {
 		s.trying++ // until its attempt (evPodScheduled with retry)
@@ -272,7 +390,7 @@ func (e *Engine) requeue(p *podState, expectBind bool) {
 	if expectBind {
 		at = e.workloads.bind(at)
 	}
-	e.schedule(at, e.arenas.scheduled.put(evPodScheduled{p: p, epoch: p.epoch, retry: true}))
+	e.schedule(at, e.arenas.scheduled.put(evPodScheduled{p: p, epoch: p.epoch, retry: true, bind: expectBind}))
 }
 
 // podBackoff is the backoff of a pod that failed failures times: 1 s doubling to 10 s.
@@ -320,8 +438,10 @@ func (e *Engine) unschedulable(p *podState) {
 		q = &queuedPod{}
 		s.byPod[p] = q
 	}
+	s.catchUp(q)
 	q.failures++
 	q.failedAt = e.now
+	q.pooled = true
 	q.gen++
 	en := podEntry{p, q.gen}
 	if n := p.pinned(); n >= 0 {
@@ -334,10 +454,41 @@ func (e *Engine) unschedulable(p *podState) {
 	} else {
 		s.waiting.push(en)
 	}
+	if m := e.failureMessage(p); m != q.message {
+		q.message = m
+		e.schedule(e.workloads.patchPodStatus(e.now), evPodUnschedulableStatus{p, p.epoch})
+	}
 	if !s.flushQueued {
 		s.flushQueued = true
 		e.schedule((e.now/unschedulableFlushPeriod+1)*unschedulableFlushPeriod, evUnschedulableFlush{})
 	}
+}
+
+// evPodUnschedulableStatus is the scheduler's status patch of a pod whose attempt failed:
+// its PodScheduled condition False (reason Unschedulable, the failureMessage), written
+// when it changes. It goes through the scheduler's client, the one its bindings take
+// tokens of (the failure handler waits for it before the next attempt; with
+// SchedulerAsyncAPICalls, beta and off by default, it would go through the API dispatcher).
+// It is a pod update: a new resourceVersion that every pod informer sees (the ReplicaSet
+// controller queues the pod's owner), while the endpoint controllers queue no Service for
+// it (no endpoint-relevant field changed). The simulator's pod keeps no conditions but
+// Ready: a touchPod.
+// upstream: schedule_one.go handleSchedulingFailure, updatePod (util.PatchPodStatus with
+// sched.client); cmd/kube-scheduler/app/options/options.go createClients, createKubeConfig
+// (clientConnection qps/burst); endpointslice util/controller_utils.go podEndpointsChanged.
+type evPodUnschedulableStatus struct {
+	p     *podState
+	epoch int32
+}
+
+func (ev evPodUnschedulableStatus) String() string {
+	return "scheduler: pod unschedulable status " + ev.p.pod.Name
+}
+func (ev evPodUnschedulableStatus) apply(e *Engine) {
+	if ev.p.epoch != ev.epoch || ev.p.stage == stageGone {
+		return // deleted: the patch finds no pod to update
+	}
+	e.touchPod(ev.p)
 }
 
 // forget drops p's queue state once it is bound or gone.
@@ -391,7 +542,7 @@ func (e *Engine) flushLeftover(f *podFIFO) {
 			f.pop() // stale
 			continue
 		}
-		if e.now-q.failedAt <= podMaxInUnschedulablePodsDuration {
+		if s.catchUp(q); e.now-q.failedAt <= podMaxInUnschedulablePodsDuration {
 			return
 		}
 		f.pop()

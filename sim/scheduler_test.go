@@ -394,19 +394,73 @@ func TestScaleDownDropsUnschedulablePods(t *testing.T) {
 	}
 }
 
-// TestEventsRetryOnlyWhatFits checks the cost of many unschedulable pods: a pod leaving a
-// full node moves one of them back to the queue, not all (which would fail all but one),
-// so each pending pod has failed once however many pods came and went meanwhile.
-func TestEventsRetryOnlyWhatFits(t *testing.T) {
+// TestPodsThatFailAgainBackOffLonger checks the cost and the count of a pod's failed
+// attempts with many pods unschedulable. Each pod turning terminal on a full node (an
+// AssignedPodDelete) moves every pod NodeResourcesFit rejected back to the queue; one of
+// them takes the room and the others fail again: each pending pod has failed once more for
+// each such event since its first failure, and so backs off longer. 100 nodes of 2, 1,000
+// replicas, 20 of them restarted: the 20 replacements find the nodes full while the pods
+// they replace terminate, the 20 rooms go to the oldest pending pods, and the 800 pending
+// at the end have all failed 21 times (their backoff at its 10 s cap), with no attempt
+// queued for each.
+// upstream: scheduling_queue.go MoveAllToActiveOrBackoffQueue, AddUnschedulablePodIfNotPresent
+// (UnschedulableCount+1); noderesources/fit.go isSchedulableAfterAssignedPodDelete (Queue
+// for any assigned pod deleted); backoff_queue.go calculateBackoffDuration.
+func TestPodsThatFailAgainBackOffLonger(t *testing.T) {
 	cfg := capConfig(100, 2, 1000, Action{Name: "create", Kind: ActionCreate}, Action{Name: "restart", Kind: ActionRestartPods, Pods: 20})
-	e, _ := runEngineOf(t, cfg, nil)
-	bound, pending, _ := podCounts(e, e.services[0])
-	failures := 0
-	for _, q := range e.sched.byPod {
-		failures += q.failures
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if bound != 200 || pending != 800 || len(e.sched.byPod) != pending || failures != pending {
-		t.Errorf("%d bound, %d pending, %d in the queue, %d failed attempts; want 200, 800, 800, 800", bound, pending, len(e.sched.byPod), failures)
+	firstFailure := map[*podState]Time{}
+	var freed []Time // the AssignedPodDelete events
+	terminal := map[*podState]bool{}
+	runEngine(t, e, func() {
+		for p := range e.sched.byPod {
+			if _, ok := firstFailure[p]; !ok {
+				firstFailure[p] = e.now
+			}
+		}
+		for _, on := range e.podsOnNode {
+			for _, p := range on {
+				if p.pod.Phase.Terminal() && !terminal[p] {
+					terminal[p] = true
+					freed = append(freed, e.now)
+				}
+			}
+		}
+	})
+	bound, pending, _ := podCounts(e, e.services[0])
+	if bound != 200 || pending != 800 || len(e.sched.byPod) != pending || len(freed) != 20 {
+		t.Fatalf("%d bound, %d pending, %d in the queue, %d pods freed room; want 200, 800, 800, 20", bound, pending, len(e.sched.byPod), len(freed))
+	}
+	if e.now-freed[0] >= podMaxInUnschedulablePodsDuration {
+		t.Fatalf("the run went on %v after the first room freed: a flush retried pods", e.now-freed[0])
+	}
+	allRooms := 0
+	for p, q := range e.sched.byPod {
+		e.sched.catchUp(q)
+		want := 1
+		for _, at := range freed {
+			if at > firstFailure[p] {
+				want++
+			}
+		}
+		if q.failures != want {
+			t.Errorf("pod %s first failed at %v: %d failures; want %d (1 and the rooms freed since)", p.pod.Name, firstFailure[p], q.failures, want)
+		}
+		if want == 21 {
+			allRooms++
+			if q.failedAt != freed[19] || podBackoff(q.failures) != podMaxBackoff {
+				t.Errorf("pod %s last failed at %v, backoff %v; want at %v, %v", p.pod.Name, q.failedAt, podBackoff(q.failures), freed[19], podMaxBackoff)
+			}
+		}
+	}
+	if allRooms != 800 {
+		t.Errorf("%d pods failed 21 times; want all 800 pending", allRooms)
+	}
+	if events := e.events; events > 20_000 {
+		t.Errorf("%d events; want no attempt per pending pod per room freed", events)
 	}
 }
 
@@ -473,5 +527,56 @@ func TestPodFIFOStaysBounded(t *testing.T) {
 	}
 	if c := cap(f.entries); c > 64 {
 		t.Errorf("10 entries held in an array of %d", c)
+	}
+}
+
+// TestUnschedulableStatusWrittenWhenItChanges checks the scheduler's PodScheduled=False
+// status patch at a failed attempt: written at a pod's first failure, and again only when
+// its message changes, each a call of the scheduler's client (whose tokens its bindings
+// take too). With 3 nodes of 5 and 20 replicas, 15 pods are bound (15 binding calls; an
+// attempt that finds no node makes none), and the 5 that find no node patch their status
+// once (5): the flushes every five minutes retry them with the same message, which writes
+// nothing. A cordon changes
+// the message ("1 node(s) were unschedulable" instead of "1 Too many pods"): the pending
+// pod's next failure, at the flush, patches it again.
+// upstream: schedule_one.go handleSchedulingFailure, updatePod; pkg/api/v1/pod/util.go
+// UpdatePodCondition; framework/types.go FitError.Error; cmd/kube-scheduler/app/options
+// createClients (one client for bindings and status patches); scheduleOnePod (no binding
+// cycle after a failed scheduling cycle).
+func TestUnschedulableStatusWrittenWhenItChanges(t *testing.T) {
+	calls := func(cfg Config, cordon bool) (int64, int64) {
+		t.Helper()
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pending *podState
+		runEngine(t, e, func() {
+			if cordon && e.phase == 1 && !e.cordoned[0] {
+				e.setCordoned(0, true) // no event retries a pod: the flush finds the change
+			}
+			if pending == nil {
+				for p := range e.sched.byPod {
+					pending = p
+				}
+			}
+		})
+		if pending == nil || pending.node >= 0 {
+			t.Fatal("no pod stayed pending")
+		}
+		return e.workloads.scheduler.taken, e.podEvents
+	}
+	wait := Action{Name: "wait", Kind: ActionWait, Duration: 10 * time.Minute}
+	if got, _ := calls(capConfig(3, 5, 20, Action{Name: "create", Kind: ActionCreate}, wait), false); got != 20 {
+		t.Errorf("3 nodes of 5, 20 replicas, 10 minutes: %d calls of the scheduler's client; want 15 bindings + 5 status patches", got)
+	}
+	one := capConfig(1, 1, 2, Action{Name: "create", Kind: ActionCreate}, wait)
+	same, sameEvents := calls(one, false)
+	changed, changedEvents := calls(one, true)
+	if same != 2 || changed != 3 {
+		t.Errorf("1 node of 1, 2 replicas: %d calls, %d with the node cordoned; want 1 binding + 1 patch, and a second patch", same, changed)
+	}
+	if changedEvents-sameEvents != 1 {
+		t.Errorf("the second patch made %d pod events; want 1 (a pod update)", changedEvents-sameEvents)
 	}
 }

@@ -16,6 +16,16 @@ func newTokenBucket(qps float64, burst int) *tokenBucket {
 	return &tokenBucket{qps: qps, burst: float64(burst), tokens: float64(burst)}
 }
 
+// refund gives back the token of a reserved request that was not made (a scheduling
+// attempt that found no node makes no binding call). Requests already reserved behind it
+// keep their times; later ones find the token.
+func (b *tokenBucket) refund() {
+	b.taken--
+	if b.qps > 0 {
+		b.tokens = min(b.tokens+1, b.burst)
+	}
+}
+
 // reserve takes one token for a request wanting to go at t and returns when it may go.
 // A QPS of 0 or less means unlimited.
 func (b *tokenBucket) reserve(t Time) Time {

@@ -660,7 +660,7 @@ func (e *Engine) createPod(s *serviceState, rs *replicaSet, name string) *podSta
 	s.setLive(p, true)
 	e.podAdded(p)
 	e.sched.firstAttempts++
-	e.schedule(e.workloads.bind(e.now+s.timing.schedule.sample()), e.arenas.scheduled.put(evPodScheduled{p: p, epoch: p.epoch}))
+	e.schedule(e.workloads.bind(e.now+s.timing.schedule.sample()), e.arenas.scheduled.put(evPodScheduled{p: p, epoch: p.epoch, bind: true}))
 	return p
 }
 
@@ -860,8 +860,10 @@ type (
 	evPodScheduled struct {
 		p     *podState
 		epoch int32
-		// retry is set for an attempt of a pod that was unschedulable.
-		retry bool
+		// retry is set for an attempt of a pod that was unschedulable, and bind when the
+		// attempt waited for a binding call of the scheduler's client (refunded if it finds
+		// no node).
+		retry, bind bool
 	}
 	evPodStarted struct {
 		p     *podState
@@ -917,6 +919,9 @@ func (evp *evPodScheduled) apply(e *Engine) {
 	// the node being cordoned.
 	n := e.findNode(p)
 	if n < 0 {
+		if ev.bind {
+			e.workloads.refundBind() // no node: no binding call
+		}
 		e.unschedulable(p) // stays Pending until a retry finds it a node
 		return
 	}

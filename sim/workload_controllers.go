@@ -1434,6 +1434,15 @@ func (ev evDeploymentRetry) apply(e *Engine) {
 // ready at t, and returns when the pod is bound.
 func (w *workloadControllers) bind(t Time) Time { return w.scheduler.reserve(t) }
 
+// refundBind gives back the token of a binding call bind reserved for an attempt that found
+// no node, which makes none: the failure's only call is its status patch (patchPodStatus).
+// upstream: schedule_one.go scheduleOnePod (a failed scheduling cycle runs no binding cycle).
+func (w *workloadControllers) refundBind() { w.scheduler.refund() }
+
+// patchPodStatus reserves a status patch of the scheduler's client, wanting to go at t (a
+// failed attempt's PodScheduled condition), and returns when it goes.
+func (w *workloadControllers) patchPodStatus(t Time) Time { return w.scheduler.reserve(t) }
+
 // String describes the controllers' queues, for traces.
 func (w *workloadControllers) String() string {
 	return fmt.Sprintf("workloads: %d replicaset keys queued, %d deployment keys queued", w.rsQueue.ready.len(), w.dcQueue.ready.len())
