@@ -159,7 +159,8 @@ func derivedGenerateNanosPerRule() float64 {
 //     partial sync at 10,000 Services costs about 0.13 s, in line with
 //     kubernetes/kubernetes#126013 (a Service added beside 10,000: about 141 ms). A full
 //     sync of 1.36.1 took 16m44s at 44,125 Services (#139513), mostly listing the table,
-//     which 1.37 does over netlink; a full sync's listing is not modelled.
+//     which 1.37 does over netlink; a full sync's listing is not modelled, nor the list of
+//     every chain and set name that begins every sync (syncProxyRules nftables.List).
 //   - ipvs: every sync walks every Service (generation) but sends the kernel only the
 //     differences; 10 µs per written rule is an ASSUMPTION (one netlink request each).
 //   - sync base 10 ms: ASSUMPTION (a sync's fixed work: locks, metrics, health checks).
