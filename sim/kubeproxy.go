@@ -159,7 +159,8 @@ func derivedGenerateNanosPerRule() float64 {
 //     partial sync at 10,000 Services costs about 0.13 s, in line with
 //     kubernetes/kubernetes#126013 (a Service added beside 10,000: about 141 ms). A full
 //     sync of 1.36.1 took 16m44s at 44,125 Services (#139513), mostly listing the table,
-//     which 1.37 does over netlink; a full sync's listing is not modelled.
+//     which 1.37 does over netlink; a full sync's listing is not modelled, nor the list of
+//     every chain and set name that begins every sync (syncProxyRules nftables.List).
 //   - ipvs: every sync walks every Service (generation) but sends the kernel only the
 //     differences; 10 µs per written rule is an ASSUMPTION (one netlink request each).
 //   - sync base 10 ms: ASSUMPTION (a sync's fixed work: locks, metrics, health checks).
@@ -344,6 +345,9 @@ type kubeProxy struct {
 	services     []proxyService
 	expected     int
 	servicePorts int // Service ports with endpoints known
+	// walkPorts is every served Service port the proxier knows, with endpoints or not: its
+	// service map (svcPortMap), which every sync walks (WalkNanosPerServicePort).
+	walkPorts int
 	// portEndpoints is Σ endpoints × ports over the Services with endpoints known: like
 	// servicePorts, kept as the Services' counts and ports change, not summed over every
 	// Service at every sync (a cluster of 50,000 Services syncs many thousand times).
@@ -385,6 +389,9 @@ type proxyService struct {
 	// hinted says some of its ready endpoints have topology hints: kubeProxy.hints has
 	// its counts.
 	hinted bool
+	// known says a change of it was applied: the proxier has it in its service map (when
+	// served) from then on, even with no endpoints left, and walks it on every sync.
+	known bool
 }
 
 // objectEndpoints is an object's count of ready endpoints, of serving and terminating ones
@@ -528,15 +535,18 @@ func (k *kubeProxy) service(i, ports int) {
 	}
 }
 
-// counted adds sign times Service i's part to the totals startSync reads: its ports and
-// endpoints × ports when it has endpoints programmed, its endpoints of any kind × ports.
-// An unserved Service has no part.
+// counted adds sign times Service i's part to the totals startSync reads: its ports once
+// known, its ports and endpoints × ports when it has endpoints programmed, its endpoints of
+// any kind × ports. An unserved Service has no part.
 func (k *kubeProxy) counted(i, sign int) {
 	sv := &k.services[i]
 	if sv.unserved {
 		return
 	}
 	p := int(sv.ports)
+	if sv.known {
+		k.walkPorts += sign * p
+	}
 	if n := k.programmed(i); n > 0 {
 		k.servicePorts += sign * p
 		k.portEndpoints += sign * n * p
@@ -582,6 +592,7 @@ func (k *kubeProxy) apply(c *kubeProxyChange) {
 		}
 	}
 	sv.unserved = c.unserved
+	sv.known = true
 	k.counted(c.svc, 1)
 }
 
@@ -795,7 +806,10 @@ func (k *kubeProxy) startSync(t Time) {
 			generated = written
 		}
 	}
-	cpu := Time(costs.SyncBase) + Time(costs.WalkNanosPerServicePort*float64(k.servicePorts)+costs.GenerateNanosPerRule*generated+costs.WriteNanosPerRule*written)
+	// The walk covers every Service port of the service map, endpoints or not (upstream:
+	// nftables/proxier.go syncProxyRules ranges over svcPortMap, categorizing each one's
+	// endpoints before skipServiceUpdate).
+	cpu := Time(costs.SyncBase) + Time(costs.WalkNanosPerServicePort*float64(k.walkPorts)+costs.GenerateNanosPerRule*generated+costs.WriteNanosPerRule*written)
 	k.current = kubeProxySync{start: t, end: t + Time(float64(cpu)*k.cpuScale), cpu: cpu, full: full, phase: phase}
 	k.state = runnerSyncing
 	k.syncEnd = k.current.end

@@ -445,10 +445,13 @@ func TestKubeProxyTotalsFollowChanges(t *testing.T) {
 			}
 			k.apply(&c)
 		}
-		ports, total, all := 0, 0, 0
+		ports, total, all, walk := 0, 0, 0, 0
 		for i, sv := range k.services {
 			if sv.unserved {
 				continue
+			}
+			if sv.known {
+				walk += int(sv.ports)
 			}
 			n := int(sv.endpoints)
 			switch {
@@ -465,11 +468,40 @@ func TestKubeProxyTotalsFollowChanges(t *testing.T) {
 			}
 			all += max(int(sv.all), 0) * int(sv.ports)
 		}
-		if ports != k.servicePorts || total != k.portEndpoints || all != k.allPortEndpoints {
-			t.Fatalf("step %d: totals %d ports, %d endpoint rules, %d endpoints; summed %d, %d, %d",
-				step, k.servicePorts, k.portEndpoints, k.allPortEndpoints, ports, total, all)
+		if ports != k.servicePorts || total != k.portEndpoints || all != k.allPortEndpoints || walk != k.walkPorts {
+			t.Fatalf("step %d: totals %d ports, %d endpoint rules, %d endpoints, %d walked ports; summed %d, %d, %d, %d",
+				step, k.servicePorts, k.portEndpoints, k.allPortEndpoints, k.walkPorts, ports, total, all, walk)
 		}
 	}
+}
+
+// TestSyncWalksEveryServicePort: nftables' syncProxyRules ranges over the whole service map
+// (svcPortMap, filled by the Service informer) on every sync, categorizing each Service
+// port's endpoints before it decides on skipServiceUpdate, so a Service whose endpoints are
+// all gone, or whose last object was deleted, is still walked; one the Service informer no
+// longer selects (unserved) is not. upstream: nftables/proxier.go syncProxyRules, proxy
+// servicechangetracker.go (a Service leaves svcPortMap only by its own DELETED event).
+func TestSyncWalksEveryServicePort(t *testing.T) {
+	cfg := DefaultKubeProxy(KubeProxyNFTables)
+	cfg.Costs = KubeProxyCosts{WalkNanosPerServicePort: float64(time.Millisecond)}
+	k := newKubeProxyNode(cfg, 1, 0, false).proxier(0)
+	sec := Time(time.Second)
+	update := func(name string, svc, ports int, at Time, ready int32, unserved, deleted bool) {
+		k.receive(name, kubeProxyChange{svc: svc, delivered: at, unserved: unserved}, ports, 0, false, deleted,
+			objectEndpoints{ready: ready, all: ready})
+	}
+	update("a", 0, 2, 0, 5, false, false)      // Service 0, 2 ports: walked
+	update("b", 1, 1, 10*sec, 3, false, false) // Service 1, 1 port: 3 walked
+	update("a", 0, 2, 20*sec, 0, false, false) // Service 0 has no endpoints: still walked
+	update("a", 0, 2, 30*sec, 0, false, true)  // its slice deleted: the Service stays
+	update("b", 1, 1, 40*sec, 3, true, false)  // Service 1 unserved: not walked
+	k.flush(40 * sec)
+	var got []time.Duration
+	for _, s := range k.syncs {
+		got = append(got, time.Duration(s.cpu))
+	}
+	ms := time.Millisecond
+	sameTimes(t, "sync CPU", got, []time.Duration{2 * ms, 3 * ms, 3 * ms, 3 * ms, 2 * ms})
 }
 
 // TestProxierPerFamily: a node runs a proxier per IP family (upstream metaproxier), each
