@@ -3,7 +3,11 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
+
+	"epsim/model"
 )
 
 // TestManualEndpointsMirrored: a selector-less Service backed by a user-written Endpoints
@@ -184,4 +188,68 @@ func TestManualEndpointsServiceSize(t *testing.T) {
 		}
 	}
 	t.Error("external-db not among the results' Services")
+}
+
+// TestMirroringHasItsOwnClient: the EndpointSlice mirroring controller is a controller of its
+// own in kube-controller-manager, with its own clientset and so its own token bucket: its
+// writes of a selector-less Service's slices, and the TooManyAddressesToMirror Warning it
+// records about the Endpoints object at each sync that leaves addresses out, take tokens of
+// its client (one per sync of more than 1000 addresses, written or not), never of the
+// EndpointSlice controller's, whose client makes only that controller's writes.
+// upstream: cmd/kube-controller-manager/app/discovery.go newEndpointSliceMirroringController
+// (NewClient("endpointslicemirroring-controller")); endpointslicemirroring reconciler.go
+// reconcile (eventRecorder.Eventf when addressesSkipped > numInvalidAddresses).
+func TestMirroringHasItsOwnClient(t *testing.T) {
+	cfg := testConfig(10, 4)
+	cfg.RunEndpoints = false
+	ext := cfg.Services[0]
+	ext.Name, ext.Replicas, ext.ManualEndpoints = "ext", 0, 1500
+	cfg.Services = append(cfg.Services, ext)
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate},
+		{Name: "shrink", Kind: ActionScale, Services: []string{"ext"}, Replicas: 1200},
+		{Name: "shrink-more", Kind: ActionScale, Services: []string{"ext"}, Replicas: 1100},
+		{Name: "under-the-cap", Kind: ActionScale, Services: []string{"ext"}, Replicas: 900}}
+	e, res := runEngineOf(t, cfg, nil)
+	var mirrored, other int64
+	for _, w := range res.Writes {
+		if strings.HasPrefix(w.Name, "ext-") {
+			mirrored++
+		} else {
+			other++
+		}
+	}
+	// The first 1000 addresses stay as they were until the last shrink: a create, then one
+	// update.
+	if mirrored != 2 {
+		t.Fatalf("%d mirrored writes, want a create and an update", mirrored)
+	}
+	c := e.ctls[0]
+	// One Warning for each of the three syncs of more than 1000 addresses.
+	if got, want := c.mirrorBucket.taken, mirrored+3; got != want {
+		t.Errorf("mirroring client: %d calls, want %d (%d writes + 3 Events)", got, want, mirrored)
+	}
+	if got := c.bucket.taken; got != other {
+		t.Errorf("EndpointSlice client: %d calls, want its %d writes", got, other)
+	}
+}
+
+// TestMirroringBackoff: a failing mirroring sync is retried after 1 s doubling to the
+// mirroring controller's cap of 100 s; an EndpointSlice sync's doubles to 1000 s.
+// upstream: endpointslicemirroring_controller.go and endpointslice_controller.go
+// defaultSyncBackOff, maxSyncBackOff.
+func TestMirroringBackoff(t *testing.T) {
+	y := &sliceSyncer{}
+	manual, selected := &serviceState{manual: &model.Endpoints{}}, &serviceState{}
+	for _, tc := range []struct {
+		s    *serviceState
+		n    int
+		want time.Duration
+	}{
+		{manual, 1, time.Second}, {manual, 7, 64 * time.Second}, {manual, 8, 100 * time.Second}, {manual, 15, 100 * time.Second},
+		{selected, 1, time.Second}, {selected, 8, 128 * time.Second}, {selected, 15, 1000 * time.Second},
+	} {
+		if got := y.backoff(tc.s, tc.n); got != Time(tc.want) {
+			t.Errorf("manual=%v, failure %d: backoff %v, want %v", tc.s.manual != nil, tc.n, time.Duration(got), tc.want)
+		}
+	}
 }
