@@ -254,6 +254,23 @@ func (c *controller) serviceAdded(s *serviceState) {
 	c.add(s.idx)
 }
 
+// serviceObjectUpdated is an update of the Service object itself (serviceUpdated is also
+// the user rewriting a selector-less Service's Endpoints object, which the mirroring
+// controller watches). Both endpoint controllers queue the Service at once whatever changed;
+// but the syncs of a selector-less Service in the EndpointSlice mode are the mirroring
+// controller's, which queues it on a Service update only when it gains or loses its
+// selector, which no update here does. (The EndpointSlice controller's own sync of it does
+// nothing, and is not counted, as at its creation.)
+// upstream: endpointslice_controller.go and endpoints_controller.go onServiceUpdate;
+// endpointslicemirroring_controller.go onServiceUpdate.
+func (c *controller) serviceObjectUpdated(s *serviceState) {
+	if s.manual != nil && c.mirrorBucket != nil {
+		c.syncer.serviceChanged(s)
+		return
+	}
+	c.serviceUpdated(s)
+}
+
 // serviceUpdated is a Service update event: always an immediate Add.
 func (c *controller) serviceUpdated(s *serviceState) {
 	c.syncer.serviceChanged(s)

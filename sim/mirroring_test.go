@@ -253,3 +253,34 @@ func TestMirroringBackoff(t *testing.T) {
 		}
 	}
 }
+
+// TestLabellingASelectorLessServiceQueuesNoMirroring: a label change of a selector-less
+// Service queues it for both endpoint controllers (whose syncs of it do nothing) but not for
+// the mirroring controller, which queues one on a Service update only when its selector
+// appears or goes; so no mirroring sync, and none of the Warnings a sync of more than 1000
+// addresses records. The Endpoints mode syncs it (and writes nothing: the object is the
+// user's).
+// upstream: endpointslicemirroring_controller.go onServiceUpdate; endpoints_controller.go
+// onServiceUpdate, syncService (no selector: return).
+func TestLabellingASelectorLessServiceQueuesNoMirroring(t *testing.T) {
+	cfg := testConfig(10, 0)
+	cfg.Services[0].Name, cfg.Services[0].ManualEndpoints = "ext", 1500
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate},
+		{Name: "label", Kind: ActionLabelService, Services: []string{"ext"}, Labels: map[string]string{"tier": "db"}}}
+	e, res := runEngineOf(t, cfg, nil)
+	label := res.Phases[1]
+	if got := label.Mode(ModeEndpointSlices).Syncs; got != 0 {
+		t.Errorf("EndpointSlice mode: %d syncs after the label change, want none", got)
+	}
+	if got := label.Mode(ModeEndpoints).Syncs; got != 1 {
+		t.Errorf("Endpoints mode: %d syncs after the label change, want 1", got)
+	}
+	if got := e.ctls[0].mirrorBucket.taken; got != 2 {
+		t.Errorf("mirroring client: %d calls, want the create's write and Warning", got)
+	}
+	for _, w := range res.Writes {
+		if w.Phase == "label" {
+			t.Errorf("write %+v after the label change", w)
+		}
+	}
+}
