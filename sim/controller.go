@@ -605,12 +605,16 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 	e := c.e
 	trigger := c.triggerTime(s, k)
 	built := e.now + c.buildPerPod*Time(s.podCount())
-	if k.replaced && built < k.lastCommit+c.informerLag {
+	if s.manual != nil {
+		// A selector-less Service: the controller returns before it reads the Endpoints
+		// lister, and the writes of the object are the user's, which its stale tracker never
+		// saw. upstream: endpoints_controller.go syncService (Selector == nil: return nil).
+		built = e.now
+	} else if k.replaced && built < k.lastCommit+c.informerLag {
 		e.stats.stale(c.mode)
 		c.syncDone(built, s, true)
 		return
-	}
-	if k.created && built < k.lastCommit+c.informerLag {
+	} else if k.created && built < k.lastCommit+c.informerLag {
 		// The lister has no Endpoints yet, so the sync creates it again and the API server
 		// refuses (409 AlreadyExists): one call of the client, then the error's backoff.
 		// upstream: endpoints_controller.go syncService (createEndpoints when the lister

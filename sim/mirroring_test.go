@@ -284,3 +284,48 @@ func TestLabellingASelectorLessServiceQueuesNoMirroring(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectorLessServiceNeverStaleForEndpointsController: the Endpoints controller returns
+// from a sync of a selector-less Service before it reads its Endpoints lister, and the
+// object's writes are the user's, which its stale tracker never recorded: a sync right after
+// the user's update (within the informer lag) is no stale sync, and the next update of the
+// user goes out at once, not after a retry.
+// upstream: endpoints_controller.go syncService (Selector == nil: return nil before
+// endpointsLister.Get and staleEndpointsTracker.IsStale).
+func TestSelectorLessServiceNeverStaleForEndpointsController(t *testing.T) {
+	cfg := testConfig(10, 0)
+	cfg.RunEndpointSlices = false
+	cfg.Services[0].Name, cfg.Services[0].ManualEndpoints = "ext", 3
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEngine(t, e, nil)
+	s := e.services[0]
+	y := e.ctls[0].syncer.(*endpointsSyncer)
+	step := func() {
+		it := e.q.pop()
+		e.now = it.at
+		it.ev.apply(e)
+	}
+	// The user rewrites the object twice, the second time as the first is stored.
+	e.setManualAddresses(s, 5)
+	for y.stored[0].manual != s.manual {
+		step()
+	}
+	stored := e.now
+	e.setManualAddresses(s, 7)
+	for y.stored[0].manual != s.manual {
+		step()
+	}
+	if d := e.now - stored; d > Time(10*time.Millisecond) {
+		t.Errorf("second update stored %v after the first, want one API latency", time.Duration(d))
+	}
+	for e.q.Len() > 0 {
+		step()
+	}
+	if got := e.stats.mode(ModeEndpoints).StaleSyncs; got != 0 {
+		t.Errorf("%d stale syncs, want none", got)
+	}
+}
