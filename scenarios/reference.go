@@ -100,7 +100,7 @@ func Reference() []FieldDoc {
 				"The scheduler writes the pod's PodScheduled=False status (a call of its client) at the first failure and whenever the reason changes."},
 		{Path: "controlPlane", Type: "mapping", Doc: "The two controllers side by side: the EndpointSlice controller and the legacy Endpoints controller."},
 	}
-	docs = append(docs, controllerDocs("controlPlane.endpointSlice", "The EndpointSlice controller's workqueue, workers and API client (the mirroring controller's syncs run on them too).")...)
+	docs = append(docs, controllerDocs("controlPlane.endpointSlice", "The EndpointSlice controller's workqueue, workers and API client (the mirroring controller's syncs run on its workers too, and its own client has the same qps and burst).")...)
 	docs = append(docs, controllerDocs("controlPlane.endpoints", "The legacy Endpoints controller's workqueue, workers and API client.")...)
 	docs = append(docs,
 		FieldDoc{Path: "controlPlane.maxEndpointsPerSlice", Type: "integer", Unit: "endpoints", Default: strconv.Itoa(DefaultMaxEndpointsPerSlice), Allowed: "1..1000",

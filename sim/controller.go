@@ -83,8 +83,8 @@ type syncer interface {
 	// settled tells the syncer that a sync of s ended, its writes (if any) all stored, with
 	// nothing queued: its builders may be dropped once that has lasted (settle.go).
 	settled(s *serviceState)
-	// backoff returns the per-item retry delay after n failures.
-	backoff(n int) Time
+	// backoff returns the per-item retry delay of s after n failures.
+	backoff(s *serviceState, n int) Time
 	// staleGuard reports whether this controller refuses to sync on a stale cache (the
 	// EndpointSlice tracker) rather than sending a conflicting write.
 	staleGuard() bool
@@ -143,7 +143,15 @@ type controller struct {
 	idle        int
 	bucket      *tokenBucket
 	retryBucket *tokenBucket
-	latency     *sampler
+	// mirrorBucket and mirrorRetryBucket are, in the EndpointSlice mode, the EndpointSlice
+	// mirroring controller's client and its workqueue's overall retry limiter: its syncs of
+	// selector-less Services run on this controller's workers, but it is a controller of
+	// its own, with its own clientset (kube-controller-manager's NewClient per controller)
+	// and its own queue. nil in the Endpoints mode.
+	// upstream: cmd/kube-controller-manager/app/discovery.go
+	// newEndpointSliceMirroringController; endpointslicemirroring_controller.go NewController.
+	mirrorBucket, mirrorRetryBucket *tokenBucket
+	latency                         *sampler
 	// informerLag: a sync this soon after the key's last committed write finds a stale cache.
 	informerLag Time
 	// buildPerPod is the Endpoints controller's address-list build time per pod read, and
@@ -187,6 +195,16 @@ func (c *controller) freeRun(r *syncRun) {
 	c.freeRuns = append(c.freeRuns, r)
 }
 
+// client returns the token bucket of the client that writes for s, and the overall retry
+// limiter of the queue that holds its key: the mirroring controller's for a selector-less
+// Service in the EndpointSlice mode, this controller's otherwise.
+func (c *controller) client(s *serviceState) (bucket, retry *tokenBucket) {
+	if s.manual != nil && c.mirrorBucket != nil {
+		return c.mirrorBucket, c.mirrorRetryBucket
+	}
+	return c.bucket, c.retryBucket
+}
+
 func newController(e *Engine, mode Mode, cfg ControllerConfig, rng *rand.Rand) *controller {
 	c := &controller{
 		e:           e,
@@ -213,6 +231,8 @@ func newController(e *Engine, mode Mode, cfg ControllerConfig, rng *rand.Rand) *
 	if mode == ModeEndpointSlices {
 		y := newSliceSyncer(e)
 		c.names, c.syncer = y.names, y
+		c.mirrorBucket = newTokenBucket(cfg.QPS, max(cfg.Burst, 1))
+		c.mirrorRetryBucket = newTokenBucket(10, 100)
 	} else {
 		c.names = newNameGenerator(e.cfg.Seed, streamEndpointsNames)
 		c.syncer = newEndpointsSyncer(e)
@@ -232,6 +252,23 @@ func (c *controller) serviceAdded(s *serviceState) {
 	c.syncer.serviceAdded(s)
 	c.markPending(s)
 	c.add(s.idx)
+}
+
+// serviceObjectUpdated is an update of the Service object itself (serviceUpdated is also
+// the user rewriting a selector-less Service's Endpoints object, which the mirroring
+// controller watches). Both endpoint controllers queue the Service at once whatever changed;
+// but the syncs of a selector-less Service in the EndpointSlice mode are the mirroring
+// controller's, which queues it on a Service update only when it gains or loses its
+// selector, which no update here does. (The EndpointSlice controller's own sync of it does
+// nothing, and is not counted, as at its creation.)
+// upstream: endpointslice_controller.go and endpoints_controller.go onServiceUpdate;
+// endpointslicemirroring_controller.go onServiceUpdate.
+func (c *controller) serviceObjectUpdated(s *serviceState) {
+	if s.manual != nil && c.mirrorBucket != nil {
+		c.syncer.serviceChanged(s)
+		return
+	}
+	c.serviceUpdated(s)
 }
 
 // serviceUpdated is a Service update event: always an immediate Add.
@@ -492,6 +529,11 @@ func (c *controller) startSync(s *serviceState) {
 	run := c.newRun()
 	writes, err := c.syncer.sync(s, trigger, run.writes)
 	events := c.syncer.takeEvents()
+	if s.manual != nil {
+		// The mirroring controller's Events are recorded before its writes.
+		c.sendEvents(s, events, e.now)
+		events = model.SyncEvents{}
+	}
 	if err != nil {
 		// FailedToUpdateEndpointSlices: the sync's error (endpoints of pods on unknown
 		// nodes skipped), recorded after its writes. upstream: syncService.
@@ -536,14 +578,15 @@ func (c *controller) sendEvents(s *serviceState, ev model.SyncEvents, t Time) {
 		f = new([2]eventSpamFilter)
 		c.spam[int32(s.idx)] = f
 	}
+	bucket, _ := c.client(s)
 	for range ev.Warning {
 		if f[0].allow(t) {
-			c.bucket.reserve(t)
+			bucket.reserve(t)
 		}
 	}
 	for range ev.Normal {
 		if f[1].allow(t) {
-			c.bucket.reserve(t)
+			bucket.reserve(t)
 		}
 	}
 }
@@ -562,12 +605,16 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 	e := c.e
 	trigger := c.triggerTime(s, k)
 	built := e.now + c.buildPerPod*Time(s.podCount())
-	if k.replaced && built < k.lastCommit+c.informerLag {
+	if s.manual != nil {
+		// A selector-less Service: the controller returns before it reads the Endpoints
+		// lister, and the writes of the object are the user's, which its stale tracker never
+		// saw. upstream: endpoints_controller.go syncService (Selector == nil: return nil).
+		built = e.now
+	} else if k.replaced && built < k.lastCommit+c.informerLag {
 		e.stats.stale(c.mode)
 		c.syncDone(built, s, true)
 		return
-	}
-	if k.created && built < k.lastCommit+c.informerLag {
+	} else if k.created && built < k.lastCommit+c.informerLag {
 		// The lister has no Endpoints yet, so the sync creates it again and the API server
 		// refuses (409 AlreadyExists): one call of the client, then the error's backoff.
 		// upstream: endpoints_controller.go syncService (createEndpoints when the lister
@@ -646,7 +693,8 @@ func (r *syncRun) next(t Time) {
 	}
 	send := t
 	if !r.writes[r.i].user {
-		send = r.c.bucket.reserve(t)
+		bucket, _ := r.c.client(r.s)
+		send = bucket.reserve(t)
 	}
 	r.c.e.schedule(send+r.c.latency.sample(), evWriteCommit{r})
 }
@@ -695,7 +743,8 @@ func (c *controller) done(s *serviceState, failed bool) {
 	switch {
 	case failed && k.requeues < maxRetries:
 		k.requeues++
-		d := max(c.syncer.backoff(int(k.requeues)), c.retryBucket.reserve(e.now)-e.now)
+		_, retry := c.client(s)
+		d := max(c.syncer.backoff(s, int(k.requeues)), retry.reserve(e.now)-e.now)
 		c.markPending(s)
 		c.addAfter(s.idx, d)
 	case failed:

@@ -202,7 +202,7 @@ func (y *endpointsSyncer) takeEvents() model.SyncEvents { return model.SyncEvent
 
 // backoff is client-go's default controller rate limiter: 5 ms doubling to 1000 s.
 // upstream: client-go util/workqueue DefaultControllerRateLimiter.
-func (y *endpointsSyncer) backoff(n int) Time {
+func (y *endpointsSyncer) backoff(_ *serviceState, n int) Time {
 	return exponentialBackoff(Time(5*time.Millisecond), Time(1000*time.Second), n)
 }
 

@@ -153,16 +153,22 @@ func (y *sliceSyncer) reconcilerAt(i int, changed *podState, old *model.Pod) *mo
 func (y *sliceSyncer) serviceChanged(s *serviceState) { y.reconciler(s.idx).SetService(s.svc) }
 func (y *sliceSyncer) staleGuard() bool               { return true }
 
-// takeEvents implements syncer: the hints Events of the last sync (SyncResult.Events).
+// takeEvents implements syncer: the hints Events of the last sync (SyncResult.Events), or
+// the mirroring controller's Events of a mirroring sync (mirror).
 func (y *sliceSyncer) takeEvents() model.SyncEvents {
 	ev := y.events
 	y.events = model.SyncEvents{}
 	return ev
 }
 
-// backoff is the EndpointSlice controller's per-item limiter: 1 s doubling to 1000 s.
-// upstream: endpointslice_controller.go defaultSyncBackOff, maxSyncBackOff.
-func (y *sliceSyncer) backoff(n int) Time {
+// backoff is the EndpointSlice controller's per-item limiter: 1 s doubling to 1000 s; and
+// for a selector-less Service, the mirroring controller's: 1 s doubling to 100 s.
+// upstream: endpointslice_controller.go defaultSyncBackOff, maxSyncBackOff;
+// endpointslicemirroring_controller.go defaultSyncBackOff, maxSyncBackOff.
+func (y *sliceSyncer) backoff(s *serviceState, n int) Time {
+	if s.manual != nil {
+		return exponentialBackoff(Time(time.Second), Time(100*time.Second), n)
+	}
 	return exponentialBackoff(Time(time.Second), Time(1000*time.Second), n)
 }
 
@@ -553,14 +559,15 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 // with a user-written Endpoints object: the slices to create, update and delete so that the
 // stored mirrored slices (in lister order: by name) match the Endpoints object.
 //
-// The mirroring controller upstream has its own workqueue, workers and client; here its
-// syncs run on the EndpointSlice controller's (same defaults: 5 workers, no batch period,
-// 20 qps / burst 30 per client, the same stale-cache guard), which differs only when both
-// are busy at once; a failed mirroring sync backs off up to the EndpointSlice controller's
-// 1000 s instead of the mirroring controller's 100 s (endpointslicemirroring_controller.go
-// maxSyncBackOff).
+// The mirroring controller upstream has its own workqueue, workers and client. Here its
+// writes and Events take the tokens of its own client, and its failed syncs back off as its
+// queue does (1 s doubling to 100 s, its own 10 qps / burst 100 overall limiter:
+// controller.client, backoff), but its syncs run on the EndpointSlice controller's workers
+// (same defaults: 5, no batch period, the same stale-cache guard), which differs only when
+// both are busy at once. Its Warning Events about the Endpoints object, InvalidIPAddress and
+// TooManyAddressesToMirror, are recorded as the plan is made, before its writes.
 // upstream: pkg/controller/endpointslicemirroring endpointslicemirroring_controller.go
-// syncEndpoints, reconciler.go reconcile.
+// syncEndpoints, reconciler.go reconcile (eventRecorder.Eventf before reconcileByPortMapping).
 func (y *sliceSyncer) mirror(s *serviceState, buf []write) []write {
 	st := &y.stored[s.idx]
 	existing := make([]*model.EndpointSlice, 0, len(st.list))
@@ -569,6 +576,12 @@ func (y *sliceSyncer) mirror(s *serviceState, buf []write) []write {
 	}
 	slices.SortFunc(existing, func(a, b *model.EndpointSlice) int { return strings.Compare(a.Name, b.Name) })
 	plan := model.MirrorEndpoints(s.manual, s.svc, existing, model.MirroringMaxEndpointsPerSubset)
+	if plan.InvalidAddresses > 0 {
+		y.events.Warning++ // InvalidIPAddress
+	}
+	if plan.AddressesSkipped > plan.InvalidAddresses {
+		y.events.Warning++ // TooManyAddressesToMirror
+	}
 	writes := buf[:0]
 	for _, x := range []struct {
 		verb string

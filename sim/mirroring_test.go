@@ -3,7 +3,11 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
+
+	"epsim/model"
 )
 
 // TestManualEndpointsMirrored: a selector-less Service backed by a user-written Endpoints
@@ -184,4 +188,144 @@ func TestManualEndpointsServiceSize(t *testing.T) {
 		}
 	}
 	t.Error("external-db not among the results' Services")
+}
+
+// TestMirroringHasItsOwnClient: the EndpointSlice mirroring controller is a controller of its
+// own in kube-controller-manager, with its own clientset and so its own token bucket: its
+// writes of a selector-less Service's slices, and the TooManyAddressesToMirror Warning it
+// records about the Endpoints object at each sync that leaves addresses out, take tokens of
+// its client (one per sync of more than 1000 addresses, written or not), never of the
+// EndpointSlice controller's, whose client makes only that controller's writes.
+// upstream: cmd/kube-controller-manager/app/discovery.go newEndpointSliceMirroringController
+// (NewClient("endpointslicemirroring-controller")); endpointslicemirroring reconciler.go
+// reconcile (eventRecorder.Eventf when addressesSkipped > numInvalidAddresses).
+func TestMirroringHasItsOwnClient(t *testing.T) {
+	cfg := testConfig(10, 4)
+	cfg.RunEndpoints = false
+	ext := cfg.Services[0]
+	ext.Name, ext.Replicas, ext.ManualEndpoints = "ext", 0, 1500
+	cfg.Services = append(cfg.Services, ext)
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate},
+		{Name: "shrink", Kind: ActionScale, Services: []string{"ext"}, Replicas: 1200},
+		{Name: "shrink-more", Kind: ActionScale, Services: []string{"ext"}, Replicas: 1100},
+		{Name: "under-the-cap", Kind: ActionScale, Services: []string{"ext"}, Replicas: 900}}
+	e, res := runEngineOf(t, cfg, nil)
+	var mirrored, other int64
+	for _, w := range res.Writes {
+		if strings.HasPrefix(w.Name, "ext-") {
+			mirrored++
+		} else {
+			other++
+		}
+	}
+	// The first 1000 addresses stay as they were until the last shrink: a create, then one
+	// update.
+	if mirrored != 2 {
+		t.Fatalf("%d mirrored writes, want a create and an update", mirrored)
+	}
+	c := e.ctls[0]
+	// One Warning for each of the three syncs of more than 1000 addresses.
+	if got, want := c.mirrorBucket.taken, mirrored+3; got != want {
+		t.Errorf("mirroring client: %d calls, want %d (%d writes + 3 Events)", got, want, mirrored)
+	}
+	if got := c.bucket.taken; got != other {
+		t.Errorf("EndpointSlice client: %d calls, want its %d writes", got, other)
+	}
+}
+
+// TestMirroringBackoff: a failing mirroring sync is retried after 1 s doubling to the
+// mirroring controller's cap of 100 s; an EndpointSlice sync's doubles to 1000 s.
+// upstream: endpointslicemirroring_controller.go and endpointslice_controller.go
+// defaultSyncBackOff, maxSyncBackOff.
+func TestMirroringBackoff(t *testing.T) {
+	y := &sliceSyncer{}
+	manual, selected := &serviceState{manual: &model.Endpoints{}}, &serviceState{}
+	for _, tc := range []struct {
+		s    *serviceState
+		n    int
+		want time.Duration
+	}{
+		{manual, 1, time.Second}, {manual, 7, 64 * time.Second}, {manual, 8, 100 * time.Second}, {manual, 15, 100 * time.Second},
+		{selected, 1, time.Second}, {selected, 8, 128 * time.Second}, {selected, 15, 1000 * time.Second},
+	} {
+		if got := y.backoff(tc.s, tc.n); got != Time(tc.want) {
+			t.Errorf("manual=%v, failure %d: backoff %v, want %v", tc.s.manual != nil, tc.n, time.Duration(got), tc.want)
+		}
+	}
+}
+
+// TestLabellingASelectorLessServiceQueuesNoMirroring: a label change of a selector-less
+// Service queues it for both endpoint controllers (whose syncs of it do nothing) but not for
+// the mirroring controller, which queues one on a Service update only when its selector
+// appears or goes; so no mirroring sync, and none of the Warnings a sync of more than 1000
+// addresses records. The Endpoints mode syncs it (and writes nothing: the object is the
+// user's).
+// upstream: endpointslicemirroring_controller.go onServiceUpdate; endpoints_controller.go
+// onServiceUpdate, syncService (no selector: return).
+func TestLabellingASelectorLessServiceQueuesNoMirroring(t *testing.T) {
+	cfg := testConfig(10, 0)
+	cfg.Services[0].Name, cfg.Services[0].ManualEndpoints = "ext", 1500
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate},
+		{Name: "label", Kind: ActionLabelService, Services: []string{"ext"}, Labels: map[string]string{"tier": "db"}}}
+	e, res := runEngineOf(t, cfg, nil)
+	label := res.Phases[1]
+	if got := label.Mode(ModeEndpointSlices).Syncs; got != 0 {
+		t.Errorf("EndpointSlice mode: %d syncs after the label change, want none", got)
+	}
+	if got := label.Mode(ModeEndpoints).Syncs; got != 1 {
+		t.Errorf("Endpoints mode: %d syncs after the label change, want 1", got)
+	}
+	if got := e.ctls[0].mirrorBucket.taken; got != 2 {
+		t.Errorf("mirroring client: %d calls, want the create's write and Warning", got)
+	}
+	for _, w := range res.Writes {
+		if w.Phase == "label" {
+			t.Errorf("write %+v after the label change", w)
+		}
+	}
+}
+
+// TestSelectorLessServiceNeverStaleForEndpointsController: the Endpoints controller returns
+// from a sync of a selector-less Service before it reads its Endpoints lister, and the
+// object's writes are the user's, which its stale tracker never recorded: a sync right after
+// the user's update (within the informer lag) is no stale sync, and the next update of the
+// user goes out at once, not after a retry.
+// upstream: endpoints_controller.go syncService (Selector == nil: return nil before
+// endpointsLister.Get and staleEndpointsTracker.IsStale).
+func TestSelectorLessServiceNeverStaleForEndpointsController(t *testing.T) {
+	cfg := testConfig(10, 0)
+	cfg.RunEndpointSlices = false
+	cfg.Services[0].Name, cfg.Services[0].ManualEndpoints = "ext", 3
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEngine(t, e, nil)
+	s := e.services[0]
+	y := e.ctls[0].syncer.(*endpointsSyncer)
+	step := func() {
+		it := e.q.pop()
+		e.now = it.at
+		it.ev.apply(e)
+	}
+	// The user rewrites the object twice, the second time as the first is stored.
+	e.setManualAddresses(s, 5)
+	for y.stored[0].manual != s.manual {
+		step()
+	}
+	stored := e.now
+	e.setManualAddresses(s, 7)
+	for y.stored[0].manual != s.manual {
+		step()
+	}
+	if d := e.now - stored; d > Time(10*time.Millisecond) {
+		t.Errorf("second update stored %v after the first, want one API latency", time.Duration(d))
+	}
+	for e.q.Len() > 0 {
+		step()
+	}
+	if got := e.stats.mode(ModeEndpoints).StaleSyncs; got != 0 {
+		t.Errorf("%d stale syncs, want none", got)
+	}
 }

@@ -104,7 +104,7 @@ func (e *Engine) startPhase(i int) {
 				e.kubeProxiesService(s, !h)
 			}
 			for _, c := range e.ctls {
-				c.serviceUpdated(s)
+				c.serviceObjectUpdated(s)
 			}
 		}
 	case ActionWait:
