@@ -742,9 +742,8 @@ func (p *deploymentPlan) rolloutProgress(now Time, createdNow bool) {
 	if st.replicas == st.updated && stored.progressDone {
 		return // isCompleteDeployment: a resync, no progress to estimate
 	}
-	r := int32(s.replicas)
 	switch {
-	case st.updated == r && st.replicas == r && st.available == r && st.generation >= s.generation:
+	case s.completeBy(st):
 		if !stored.progressDone {
 			st.progressDone, st.timedOut, p.progressAt = true, false, wholeSeconds(now)
 		}
@@ -767,9 +766,7 @@ func (p *deploymentPlan) rolloutProgress(now Time, createdNow bool) {
 // rate-limited, syncs that change nothing, while it is short of available pods).
 // upstream: deployment/progress.go requeueStuckDeployment.
 func (w *workloadControllers) requeueStuckDeployment(s *serviceState, st *deploymentStatus) {
-	r := int32(s.replicas)
-	if !s.newRSCreated || st.progressDone || st.timedOut ||
-		st.updated == r && st.replicas == r && st.available == r && st.generation >= s.generation {
+	if !s.newRSCreated || st.progressDone || st.timedOut || s.completeBy(st) {
 		return
 	}
 	after := Time(s.progressAt)*Time(time.Second) + progressDeadline - w.e.now
@@ -1047,11 +1044,14 @@ func (p *deploymentPlan) rollingScale() bool {
 	return cleaned+done > 0
 }
 
-// deploymentComplete reports whether s's Deployment is complete by its status as stored:
-// every replica updated, available and counted, and the spec observed.
+// deploymentComplete reports whether s's Deployment is complete by its status as stored.
+func (s *serviceState) deploymentComplete() bool { return s.completeBy(&s.dcStatus) }
+
+// completeBy reports whether s's Deployment is complete by status st: every replica
+// updated, available and counted, and the spec observed.
 // upstream: deployment/util/deployment_util.go DeploymentComplete.
-func (s *serviceState) deploymentComplete() bool {
-	st, r := &s.dcStatus, int32(s.replicas)
+func (s *serviceState) completeBy(st *deploymentStatus) bool {
+	r := int32(s.replicas)
 	return st.updated == r && st.replicas == r && st.available == r && st.generation >= s.generation
 }
 

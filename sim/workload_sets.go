@@ -504,16 +504,11 @@ func (e *Engine) createSetPod(s *serviceState, ordinal, node int) {
 	if ordinal >= 0 {
 		name = s.svc.Name + "-" + strconv.Itoa(ordinal) // stable identity
 	}
-	rs := s.newRS
-	if s.set.revision != nil {
-		rs = s.set.revision
-	}
+	rs := s.updateRevision()
 	p := e.createPod(s, rs, name)
-	if r := rs.rareFields(); r.setPods == 0 {
+	r := rs.rareFields()
+	if r.setPods++; r.setPods == 1 {
 		s.set.revisionsWithPods++
-		r.setPods = 1
-	} else {
-		r.setPods++
 	}
 	switch {
 	case ordinal >= 0:
