@@ -105,7 +105,9 @@ rss-compare:
 
 # Instructions executed by `sim run SCENARIO --quiet` (a shipped scenario or a file) built at
 # revision BASE and from the working tree, each with its own default.pgo, counted by
-# valgrind's callgrind on one thread (GOMAXPROCS=1, GOGC=off, no asynchronous preemption).
+# valgrind's callgrind on one thread (GOMAXPROCS=1, GOGC=off, no asynchronous preemption),
+# the runtime kept off RDTSCP (cpu.rdtscp=off), which valgrind 3.19 cannot decode: with it,
+# Go 1.26's cputicks stops the run at once with SIGILL.
 # Unlike CPU time, which drifts by 10% and more within minutes on a shared machine, the count
 # repeats to within 0.1%: a change of half a percent shows in one run of each. It counts
 # instructions, not cache misses or the collector's work: confirm a gain in time with
@@ -120,7 +122,7 @@ instr-compare:
 	build() { pgo=off; [ -f $$1/cmd/sim/default.pgo ] && pgo=$$1/cmd/sim/default.pgo; \
 		(cd $$1 && $(GO) build -pgo=$$pgo -o $$2 ./cmd/sim); }; \
 	build $$tmp/base $$tmp/sim.base; build $(CURDIR) $$tmp/sim.new; \
-	count() { GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 GOGC=off valgrind --tool=callgrind \
+	count() { GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off GOMAXPROCS=1 GOGC=off valgrind --tool=callgrind \
 		--callgrind-out-file=$$tmp/out --log-file=$$tmp/log $$1 run $(SCENARIO) --quiet >/dev/null 2>$$tmp/err || \
 		{ cat $$tmp/err >&2; return 1; }; \
 		awk '/refs:/ { gsub(",", "", $$NF); n = $$NF } END { if (n == "") exit 1; print n }' $$tmp/log; }; \
