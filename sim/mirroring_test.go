@@ -350,9 +350,13 @@ func TestMirroringHasItsOwnWorkers(t *testing.T) {
 		// slowClient makes both clients send one call a second, so that the mirroring
 		// syncs hold theirs for seconds.
 		slowSync, slowClient bool
+		// mirroringWorkers is ControlPlaneConfig.MirroringWorkers (0: the default, 5), and
+		// wantMirroring the mirroring syncs that start at once.
+		mirroringWorkers, wantMirroring int
 	}{
-		{name: "EndpointSlice workers busy", slowSync: true},
-		{name: "mirroring workers busy", mirrorFirst: true, slowClient: true},
+		{name: "EndpointSlice workers busy", slowSync: true, wantMirroring: 5},
+		{name: "mirroring workers busy", mirrorFirst: true, slowClient: true, wantMirroring: 5},
+		{name: "two mirroring workers", slowSync: true, mirroringWorkers: 2, wantMirroring: 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -367,6 +371,7 @@ func TestMirroringHasItsOwnWorkers(t *testing.T) {
 				cfg.Services = append(cfg.Services, web, ext)
 			}
 			cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
+			cfg.ControlPlane.MirroringWorkers = tc.mirroringWorkers
 			e, err := newEngine(cfg, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -421,8 +426,8 @@ func TestMirroringHasItsOwnWorkers(t *testing.T) {
 					}
 				}
 			}
-			if mirroring != 5 || selector != 5 {
-				t.Errorf("syncs started at once: %d mirroring, %d EndpointSlice; want 5 of each (their own 5 workers)", mirroring, selector)
+			if mirroring != tc.wantMirroring || selector != 5 {
+				t.Errorf("syncs started at once: %d mirroring, %d EndpointSlice; want %d and 5 (each controller's own workers)", mirroring, selector, tc.wantMirroring)
 			}
 		})
 	}
