@@ -630,9 +630,10 @@ func watcherSelection(labels model.StringMap) bool {
 // nodeChanged refreshes the topology cache's zone weights after a node changed from old to
 // now (its readiness) and queues (without the batch period) every Service whose hints the
 // new weights overload. The weights are SetNodes' of all the nodes, kept up to date one
-// change at a time (NodeChanged).
-// upstream: endpointslice_controller.go updateNode → checkNodeTopologyDistribution (SetNodes,
-// GetOverloadedServices, serviceQueue.Add).
+// change at a time (NodeChanged; old and now both nil: a node that changes no weight, as
+// one added not ready).
+// upstream: endpointslice_controller.go updateNode, addNode → checkNodeTopologyDistribution
+// (SetNodes, GetOverloadedServices, serviceQueue.Add).
 func (y *sliceSyncer) nodeChanged(c *controller, old, now *model.Node) {
 	t := y.opts.Topology
 	t.NodeChanged(old, now)
