@@ -438,3 +438,38 @@ type evTestMark struct{ done *bool }
 
 func (ev evTestMark) String() string  { return "test mark" }
 func (ev evTestMark) apply(e *Engine) { *ev.done = true }
+
+// TestBusySeesMirroringWorkers: a phase is not over while the mirroring controller has a key
+// waiting for its workers or a worker syncing (Engine.quiescent asks controller.busy), as
+// for the EndpointSlice controller's own workers.
+func TestBusySeesMirroringWorkers(t *testing.T) {
+	cfg := testConfig(10, 0)
+	cfg.RunEndpoints = false
+	cfg.Services[0].Name, cfg.Services[0].ManualEndpoints = "ext", 3
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEngine(t, e, nil)
+	c := e.ctls[0]
+	if c.busy() {
+		t.Fatal("busy after the phase ended")
+	}
+	q := &c.mirror.pool
+	for _, tc := range []struct {
+		name       string
+		set, reset func()
+	}{
+		{"a worker syncing", func() { q.idle-- }, func() { q.idle++ }},
+		{"a key ready", func() { q.ready.push(0) }, func() { q.ready.drop(1) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.set()
+			defer tc.reset()
+			if !c.busy() {
+				t.Error("not busy")
+			}
+		})
+	}
+}
