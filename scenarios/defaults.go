@@ -28,6 +28,11 @@ const (
 	// (cmd/kube-controller-manager/app/options/endpointslicecontroller.go); we apply it to
 	// both controllers.
 	MaxWorkers = 50
+	// DefaultMirroringWorkers is --mirroring-concurrent-service-endpoint-syncs, the
+	// EndpointSlice mirroring controller's workers, which upstream bounds by 1..50 as well
+	// (upstream: pkg/controller/endpointslicemirroring/config/v1alpha1/defaults.go;
+	// cmd/kube-controller-manager/app/options/endpointslicemirroringcontroller.go).
+	DefaultMirroringWorkers = 5
 	// DefaultQPS and DefaultBurst are kube-controller-manager's --kube-api-qps and
 	// --kube-api-burst; each controller has its own clientset and so its own token bucket
 	// (upstream: pkg/controller/apis/config/v1alpha1/defaults.go
@@ -158,6 +163,7 @@ func DefaultControlPlane() sim.ControlPlaneConfig {
 	return sim.ControlPlaneConfig{
 		EndpointSlice:           DefaultController(),
 		Endpoints:               DefaultController(),
+		MirroringWorkers:        DefaultMirroringWorkers,
 		MaxEndpointsPerSlice:    DefaultMaxEndpointsPerSlice,
 		EndpointsTruncation:     true,
 		InformerLag:             DefaultInformerLag,

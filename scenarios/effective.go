@@ -40,6 +40,7 @@ func Effective(sc *Scenario) []byte {
 		w("  %s:\n    workers: %d\n    batchPeriod: %s\n    qps: %s\n    burst: %d\n    apiLatency: {%s}\n",
 			x.name, x.c.Workers, x.c.BatchPeriod, fnum(x.c.QPS), x.c.Burst, FormatDistribution(x.c.APILatency))
 	}
+	w("  mirroringWorkers: %d\n", cp.MirroringWorkers)
 	w("  maxEndpointsPerSlice: %d\n  endpointsTruncation: %t\n  informerLag: %s\n", cp.MaxEndpointsPerSlice, cp.EndpointsTruncation, cp.InformerLag)
 	w("  endpointsBuildPerPod: %s\n  endpointSliceSyncPerPod: %s\n  minResyncPeriod: %s\n", cp.EndpointsBuildPerPod, cp.EndpointSliceSyncPerPod, cp.MinResyncPeriod)
 	wl := cp.Workloads

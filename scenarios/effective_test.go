@@ -15,10 +15,11 @@ func TestEffectiveRoundTrip(t *testing.T) {
 	}
 	for _, p := range paths {
 		t.Run(p, func(t *testing.T) {
-			// Non-default kube-proxy, API server and controller costs must survive the round trip too.
+			// Non-default kube-proxy, API server and controller costs, and mirroring workers, must
+			// survive the round trip too.
 			sc, cfg, err := Load(p, []string{"kubeProxy.mode=ipvs", "kubeProxy.minSyncPeriod=2s", "kubeProxy.costs.syncBase=3ms",
 				"kubeProxy.costs.decodeJSONNanosPerByte=12.5", "apiServer.costs.perEventNanos=2500",
-				"controlPlane.endpointsBuildPerPod=7us", "controlPlane.endpointSliceSyncPerPod=12us"})
+				"controlPlane.endpointsBuildPerPod=7us", "controlPlane.endpointSliceSyncPerPod=12us", "controlPlane.mirroringWorkers=3"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -91,6 +91,19 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`x.yaml:13:25: controlPlane.maxEndpointsPerSlice: 1001 out of range (1..1000)`},
 		},
 		{
+			// upstream: cmd/kube-controller-manager/app/options/endpointslicemirroringcontroller.go
+			// Validate (mirroring-concurrent-service-endpoint-syncs 1..50).
+			name: "mirroringWorkers 0",
+			doc:  minimal + "controlPlane:\n  mirroringWorkers: 0\n",
+			want: []string{`x.yaml:13:21: controlPlane.mirroringWorkers: 0 out of range (1..50)`},
+		},
+		{
+			name: "mirroringWorkers 51",
+			doc:  minimal,
+			sets: []string{"controlPlane.mirroringWorkers=51"},
+			want: []string{`x.yaml: --set controlPlane.mirroringWorkers=51: controlPlane.mirroringWorkers: 51 out of range (1..50)`},
+		},
+		{
 			// upstream: pkg/apis/apps/validation ValidateRollingUpdateDeployment.
 			name: "maxSurge and maxUnavailable both 0",
 			doc:  minimal + "    maxSurge: 0\n    maxUnavailable: 0%\n",

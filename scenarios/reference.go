@@ -100,9 +100,12 @@ func Reference() []FieldDoc {
 				"The scheduler writes the pod's PodScheduled=False status (a call of its client) at the first failure and whenever the reason changes."},
 		{Path: "controlPlane", Type: "mapping", Doc: "The two controllers side by side: the EndpointSlice controller and the legacy Endpoints controller."},
 	}
-	docs = append(docs, controllerDocs("controlPlane.endpointSlice", "The EndpointSlice controller's workqueue, workers and API client (the mirroring controller's syncs run on its workers too, and its own client has the same qps and burst).")...)
+	docs = append(docs, controllerDocs("controlPlane.endpointSlice", "The EndpointSlice controller's workqueue, workers and API client (the mirroring controller, which syncs the selector-less Services, has its own workers, mirroringWorkers, and its own client with the same qps and burst).")...)
 	docs = append(docs, controllerDocs("controlPlane.endpoints", "The legacy Endpoints controller's workqueue, workers and API client.")...)
 	docs = append(docs,
+		FieldDoc{Path: "controlPlane.mirroringWorkers", Type: "integer", Default: strconv.Itoa(DefaultMirroringWorkers), Allowed: "1.." + strconv.Itoa(MaxWorkers),
+			Source: "pkg/controller/endpointslicemirroring/config/v1alpha1/defaults.go (--mirroring-concurrent-service-endpoint-syncs)",
+			Doc:    "The EndpointSlice mirroring controller's workers, which sync the selector-less Services (services[].manualEndpoints) in the EndpointSlice mode, apart from the EndpointSlice controller's workers: neither controller's syncs wait for the other's."},
 		FieldDoc{Path: "controlPlane.maxEndpointsPerSlice", Type: "integer", Unit: "endpoints", Default: strconv.Itoa(DefaultMaxEndpointsPerSlice), Allowed: "1..1000",
 			Source: "pkg/controller/endpointslice/config/v1alpha1/defaults.go (--max-endpoints-per-slice)", Doc: "The EndpointSlice controller's slice capacity."},
 		FieldDoc{Path: "controlPlane.endpointsTruncation", Type: "boolean", Default: "true",

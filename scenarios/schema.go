@@ -59,7 +59,7 @@ const (
 var (
 	topFields        = []string{"name", "description", "seed", "cluster", "controlPlane", "apiServer", "network", "kubeProxy", "services", "timeline", "modes", "guards", "slo", "expect"}
 	clusterFields    = []string{"nodes", "zones", "region", "nodeNameFormat", "nodeMilliCPU", "maxPodsPerNode"}
-	cpFields         = []string{"endpointSlice", "endpoints", "maxEndpointsPerSlice", "endpointsTruncation", "informerLag", "endpointsBuildPerPod", "endpointSliceSyncPerPod", "minResyncPeriod", "workloads"}
+	cpFields         = []string{"endpointSlice", "endpoints", "mirroringWorkers", "maxEndpointsPerSlice", "endpointsTruncation", "informerLag", "endpointsBuildPerPod", "endpointSliceSyncPerPod", "minResyncPeriod", "workloads"}
 	controllerFields = []string{"workers", "batchPeriod", "qps", "burst", "apiLatency"}
 	workloadFields   = []string{"replicaSet", "deployment", "statefulSet", "daemonSet", "burstReplicas", "scheduler", "podCreateFailureRate"}
 	workloadKinds    = []string{sim.KindDeployment, sim.KindStatefulSet, sim.KindDaemonSet}
@@ -330,6 +330,11 @@ func (d *decoder) controlPlane(n *yaml.Node, path string, cp *sim.ControlPlaneCo
 	}
 	if e, ok := f["endpoints"]; ok {
 		d.controller(e.val, join(path, "endpoints"), &cp.Endpoints)
+	}
+	if e, ok := f["mirroringWorkers"]; ok {
+		if v, ok := d.integer(e.val, join(path, "mirroringWorkers"), 1, MaxWorkers); ok {
+			cp.MirroringWorkers = int(v)
+		}
 	}
 	if e, ok := f["maxEndpointsPerSlice"]; ok {
 		v, ok := d.integer(e.val, join(path, "maxEndpointsPerSlice"), 1, MaxEndpointsPerSliceLimit)

@@ -61,8 +61,13 @@ type ControllerConfig struct {
 
 // ControlPlaneConfig configures both controllers.
 type ControlPlaneConfig struct {
-	EndpointSlice        ControllerConfig
-	Endpoints            ControllerConfig
+	EndpointSlice ControllerConfig
+	Endpoints     ControllerConfig
+	// MirroringWorkers is the EndpointSlice mirroring controller's workers
+	// (--mirroring-concurrent-service-endpoint-syncs), which sync the selector-less Services
+	// in the EndpointSlice mode apart from the EndpointSlice controller's. 0 means upstream's
+	// default, 5 (upstream: pkg/controller/endpointslicemirroring/config/v1alpha1/defaults.go).
+	MirroringWorkers     int
 	MaxEndpointsPerSlice int
 	// EndpointsTruncation enables the 1000-address truncation of legacy Endpoints
 	// (on = upstream since 1.22; off = the pre-1.22 behaviour).

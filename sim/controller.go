@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -33,6 +34,11 @@ const (
 	// rounds at 1,000 and 10,000 pods): 1.4 to 1.7 times as long, 6.1–8.8 µs against 4.3–6.3;
 	// so 1.5 × defaultEndpointsBuildPerPod, the Endpoints figure of the first measurement.
 	defaultEndpointSliceSyncPerPod = Time(15 * time.Microsecond)
+	// defaultMirroringWorkers is the EndpointSlice mirroring controller's workers when the
+	// configuration leaves them out (ControlPlaneConfig.MirroringWorkers 0).
+	// upstream: pkg/controller/endpointslicemirroring/config/v1alpha1/defaults.go
+	// (MirroringConcurrentServiceEndpointSyncs 5).
+	defaultMirroringWorkers = 5
 )
 
 // write is one API call a sync wants to make, in the order upstream makes them.
@@ -124,6 +130,10 @@ type keyState struct {
 	replaced bool
 	// created is true when the last committed write created the object.
 	created bool
+	// mirrored is true for a key of the EndpointSlice mirroring controller (a selector-less
+	// Service in the EndpointSlice mode): it waits for and runs on that controller's
+	// workers (controller.mirror), not this one's.
+	mirrored bool
 	// readyList is i when controller.readyLists[i-1] holds the Service's pods whose Ready
 	// transition changed since its last sync, 0 when none did.
 	readyList int32
@@ -139,19 +149,16 @@ type controller struct {
 	// pods' (Engine.names), so that one mode's writes never change the other's pod names.
 	names       *nameGenerator
 	keys        []keyState
-	ready       fifo[int] // service indices waiting for a worker
-	idle        int
+	pool        workerPool
 	bucket      *tokenBucket
 	retryBucket *tokenBucket
-	// mirrorBucket and mirrorRetryBucket are, in the EndpointSlice mode, the EndpointSlice
-	// mirroring controller's client and its workqueue's overall retry limiter: its syncs of
-	// selector-less Services run on this controller's workers, but it is a controller of
-	// its own, with its own clientset (kube-controller-manager's NewClient per controller)
-	// and its own queue. nil in the Endpoints mode.
-	// upstream: cmd/kube-controller-manager/app/discovery.go
-	// newEndpointSliceMirroringController; endpointslicemirroring_controller.go NewController.
-	mirrorBucket, mirrorRetryBucket *tokenBucket
-	latency                         *sampler
+	// mirror is, in the EndpointSlice mode, the EndpointSlice mirroring controller, which
+	// syncs the selector-less Services (keyState.mirrored); nil in the Endpoints mode. It
+	// shares this controller's view of the stored slices (the syncer), but not its
+	// machinery: its keys wait for its own workers, its writes and Events take its own
+	// client's tokens and its failed syncs back off on its own queue.
+	mirror  *mirroring
+	latency *sampler
 	// informerLag: a sync this soon after the key's last committed write finds a stale cache.
 	informerLag Time
 	// buildPerPod is the Endpoints controller's address-list build time per pod read, and
@@ -171,6 +178,41 @@ type controller struct {
 	// spam holds the spam filters of the Events recorded about each Service (by index)
 	// that had any: Warning, then Normal.
 	spam map[int32]*[2]eventSpamFilter
+}
+
+// workerPool is a workqueue's ready keys and the workers that take them. A controller has
+// one; in the EndpointSlice mode the mirroring controller has its own beside it, so that
+// neither controller's syncs wait for the other's workers. The dedup state of a key
+// (queued, processing, dirty, delayed) is in keyState: a key belongs to one pool for good.
+// upstream: client-go util/workqueue queue.go (Get hands a worker the oldest ready key).
+type workerPool struct {
+	c     *controller
+	ready fifo[int] // service indices waiting for a worker
+	idle  int       // workers not syncing
+	size  int       // the pool's workers
+}
+
+// newWorkerPool returns a pool of n workers (at least one), all idle.
+func newWorkerPool(c *controller, n int) workerPool {
+	n = max(n, 1)
+	return workerPool{c: c, idle: n, size: n}
+}
+
+// busy reports whether a key waits for a worker of the pool or one is syncing.
+func (q *workerPool) busy() bool { return q.ready.len() > 0 || q.idle < q.size }
+
+// mirroring is the EndpointSlice mirroring controller's own machinery: its workers, its
+// client (kube-controller-manager's NewClient per controller: its own token bucket) and
+// its workqueue's overall retry limiter (10 qps / burst 100, with its per-item backoff
+// from sliceSyncer.backoff). Its batch period applies only to EndpointSlice events, which
+// the engine does not queue; the Endpoints and Service events it reacts to are plain Adds.
+// upstream: cmd/kube-controller-manager/app/discovery.go newEndpointSliceMirroringController
+// (esmc.Run with MirroringConcurrentServiceEndpointSyncs workers);
+// endpointslicemirroring_controller.go NewController (its queue's rate limiter), Run,
+// worker, processNextWorkItem, handleErr.
+type mirroring struct {
+	pool                workerPool
+	bucket, retryBucket *tokenBucket
 }
 
 // newRun returns a sync run to fill in (a finished one when there is one).
@@ -199,10 +241,19 @@ func (c *controller) freeRun(r *syncRun) {
 // limiter of the queue that holds its key: the mirroring controller's for a selector-less
 // Service in the EndpointSlice mode, this controller's otherwise.
 func (c *controller) client(s *serviceState) (bucket, retry *tokenBucket) {
-	if s.manual != nil && c.mirrorBucket != nil {
-		return c.mirrorBucket, c.mirrorRetryBucket
+	if c.keys[s.idx].mirrored {
+		return c.mirror.bucket, c.mirror.retryBucket
 	}
 	return c.bucket, c.retryBucket
+}
+
+// poolOf returns the workers that take key k: the mirroring controller's for its keys, this
+// controller's otherwise.
+func (c *controller) poolOf(k *keyState) *workerPool {
+	if k.mirrored {
+		return &c.mirror.pool
+	}
+	return &c.pool
 }
 
 func newController(e *Engine, mode Mode, cfg ControllerConfig, rng *rand.Rand) *controller {
@@ -211,12 +262,12 @@ func newController(e *Engine, mode Mode, cfg ControllerConfig, rng *rand.Rand) *
 		mode:        mode,
 		cfg:         cfg,
 		keys:        make([]keyState, len(e.services)),
-		idle:        max(cfg.Workers, 1),
 		bucket:      newTokenBucket(cfg.QPS, max(cfg.Burst, 1)),
 		retryBucket: newTokenBucket(10, 100),
 		latency:     newSampler(cfg.APILatency, rng),
 		informerLag: Time(e.cfg.ControlPlane.InformerLag),
 	}
+	c.pool = newWorkerPool(c, cfg.Workers)
 	if c.informerLag <= 0 {
 		c.informerLag = defaultInformerLag
 	}
@@ -231,8 +282,13 @@ func newController(e *Engine, mode Mode, cfg ControllerConfig, rng *rand.Rand) *
 	if mode == ModeEndpointSlices {
 		y := newSliceSyncer(e)
 		c.names, c.syncer = y.names, y
-		c.mirrorBucket = newTokenBucket(cfg.QPS, max(cfg.Burst, 1))
-		c.mirrorRetryBucket = newTokenBucket(10, 100)
+		// The mirroring controller's client has kube-controller-manager's qps and burst,
+		// which the scenario gives as the EndpointSlice controller's.
+		c.mirror = &mirroring{
+			pool:        newWorkerPool(c, cmp.Or(e.cfg.ControlPlane.MirroringWorkers, defaultMirroringWorkers)),
+			bucket:      newTokenBucket(cfg.QPS, max(cfg.Burst, 1)),
+			retryBucket: newTokenBucket(10, 100),
+		}
 	} else {
 		c.names = newNameGenerator(e.cfg.Seed, streamEndpointsNames)
 		c.syncer = newEndpointsSyncer(e)
@@ -248,7 +304,15 @@ func modeIndex(m Mode) int {
 	return 0
 }
 
+// serviceAdded is a Service add event. A selector-less Service's key in the EndpointSlice
+// mode is the mirroring controller's, which queues it at once (its Service and Endpoints add
+// handlers), as the EndpointSlice controller queues the others. (The EndpointSlice
+// controller queues a selector-less Service too, and its sync returns at once: not
+// modelled, as it writes nothing and takes no time.)
+// upstream: endpointslice_controller.go onServiceUpdate (add) and syncService (Selector ==
+// nil: return); endpointslicemirroring_controller.go onServiceAdd, onEndpointsAdd.
 func (c *controller) serviceAdded(s *serviceState) {
+	c.keys[s.idx].mirrored = s.manual != nil && c.mirror != nil
 	c.syncer.serviceAdded(s)
 	c.markPending(s)
 	c.add(s.idx)
@@ -264,7 +328,7 @@ func (c *controller) serviceAdded(s *serviceState) {
 // upstream: endpointslice_controller.go and endpoints_controller.go onServiceUpdate;
 // endpointslicemirroring_controller.go onServiceUpdate.
 func (c *controller) serviceObjectUpdated(s *serviceState) {
-	if s.manual != nil && c.mirrorBucket != nil {
+	if c.keys[s.idx].mirrored {
 		c.syncer.serviceChanged(s)
 		return
 	}
@@ -388,9 +452,10 @@ func (c *controller) podEvent(p *podState) {
 	c.addAfter(s.idx, Time(c.cfg.BatchPeriod))
 }
 
-// busy reports whether any key has a change pending, is queued or is being processed.
+// busy reports whether any key has a change pending, is queued or is being processed: by
+// this controller's workers or, in the EndpointSlice mode, the mirroring controller's.
 func (c *controller) busy() bool {
-	if c.ready.len() > 0 || c.idle < max(c.cfg.Workers, 1) {
+	if c.pool.busy() || c.mirror != nil && c.mirror.pool.busy() {
 		return true
 	}
 	for i := range c.keys {
@@ -421,19 +486,30 @@ func (c *controller) add(i int) {
 		return
 	}
 	k.queued = true
-	c.ready.push(i)
-	if c.idle > 0 && c.e.cachesSynced {
-		c.e.after(0, evWorkerStart{c})
+	q := c.poolOf(k)
+	q.ready.push(i)
+	if q.idle > 0 && c.e.cachesSynced {
+		c.e.after(0, evWorkerStart{q})
 	}
 }
 
 // startWorkers lets the workers take keys once the informer caches have synced: one start
-// per idle worker while keys are ready (later ones follow from done).
-// upstream: endpointslice_controller.go and endpoints_controller.go Run,
-// cache.WaitForNamedCacheSync before the workers start.
+// per idle worker while keys are ready (later ones follow from done), this controller's
+// first, then the mirroring controller's.
+// upstream: endpointslice_controller.go, endpoints_controller.go and
+// endpointslicemirroring_controller.go Run, cache.WaitForNamedCacheSync before the workers
+// start.
 func (c *controller) startWorkers() {
-	for range min(c.idle, c.ready.len()) {
-		c.e.after(0, evWorkerStart{c})
+	c.pool.start()
+	if c.mirror != nil {
+		c.mirror.pool.start()
+	}
+}
+
+// start schedules one worker start per idle worker while keys are ready.
+func (q *workerPool) start() {
+	for range min(q.idle, q.ready.len()) {
+		q.c.e.after(0, evWorkerStart{q})
 	}
 }
 
@@ -481,21 +557,29 @@ func (ev evDelayedAdd) apply(e *Engine) {
 	ev.c.add(ev.i)
 }
 
-// evWorkerStart lets an idle worker take the next key.
-type evWorkerStart struct{ c *controller }
+// evWorkerStart lets an idle worker of a pool take its next key. (It holds the pool alone,
+// a pointer: the event is queued without an allocation.)
+type evWorkerStart struct{ q *workerPool }
 
-func (ev evWorkerStart) String() string { return string(ev.c.mode) + " worker start" }
+func (ev evWorkerStart) String() string {
+	if ev.q != &ev.q.c.pool {
+		return string(ev.q.c.mode) + " mirroring worker start"
+	}
+	return string(ev.q.c.mode) + " worker start"
+}
+
 func (ev evWorkerStart) apply(e *Engine) {
-	c := ev.c
-	if c.idle == 0 || c.ready.len() == 0 {
+	q := ev.q
+	if q.idle == 0 || q.ready.len() == 0 {
 		return
 	}
-	i := c.ready.items()[0]
-	c.ready.drop(1)
+	i := q.ready.items()[0]
+	q.ready.drop(1)
+	c := q.c
 	k := &c.keys[i]
 	k.queued = false
 	k.processing = true
-	c.idle--
+	q.idle--
 	c.startSync(e.services[i])
 }
 
@@ -739,7 +823,8 @@ func (c *controller) done(s *serviceState, failed bool) {
 	e := c.e
 	k := &c.keys[s.idx]
 	k.processing = false
-	c.idle++
+	q := c.poolOf(k)
+	q.idle++
 	switch {
 	case failed && k.requeues < maxRetries:
 		k.requeues++
@@ -761,8 +846,8 @@ func (c *controller) done(s *serviceState, failed bool) {
 		k.dirty = false
 		c.add(s.idx)
 	}
-	if c.ready.len() > 0 {
-		e.after(0, evWorkerStart{c})
+	if q.ready.len() > 0 {
+		e.after(0, evWorkerStart{q})
 	}
 }
 

@@ -559,13 +559,14 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 // with a user-written Endpoints object: the slices to create, update and delete so that the
 // stored mirrored slices (in lister order: by name) match the Endpoints object.
 //
-// The mirroring controller upstream has its own workqueue, workers and client. Here its
-// writes and Events take the tokens of its own client, and its failed syncs back off as its
-// queue does (1 s doubling to 100 s, its own 10 qps / burst 100 overall limiter:
-// controller.client, backoff), but its syncs run on the EndpointSlice controller's workers
-// (same defaults: 5, no batch period, the same stale-cache guard), which differs only when
-// both are busy at once. Its Warning Events about the Endpoints object, InvalidIPAddress and
-// TooManyAddressesToMirror, are recorded as the plan is made, before its writes.
+// The mirroring controller upstream has its own workqueue, workers and client, and so it
+// has here (controller.mirror): its keys wait for its own workers (5 by default), its writes
+// and Events take the tokens of its own client, and its failed syncs back off as its queue
+// does (1 s doubling to 100 s, its own 10 qps / burst 100 overall limiter: controller.client,
+// backoff). What it shares with the EndpointSlice controller is the stored slices and the
+// stale-cache guard (its own EndpointSlice tracker upstream, with the same rule). Its
+// Warning Events about the Endpoints object, InvalidIPAddress and TooManyAddressesToMirror,
+// are recorded as the plan is made, before its writes.
 // upstream: pkg/controller/endpointslicemirroring endpointslicemirroring_controller.go
 // syncEndpoints, reconciler.go reconcile (eventRecorder.Eventf before reconcileByPortMapping).
 func (y *sliceSyncer) mirror(s *serviceState, buf []write) []write {
@@ -629,9 +630,10 @@ func watcherSelection(labels model.StringMap) bool {
 // nodeChanged refreshes the topology cache's zone weights after a node changed from old to
 // now (its readiness) and queues (without the batch period) every Service whose hints the
 // new weights overload. The weights are SetNodes' of all the nodes, kept up to date one
-// change at a time (NodeChanged).
-// upstream: endpointslice_controller.go updateNode → checkNodeTopologyDistribution (SetNodes,
-// GetOverloadedServices, serviceQueue.Add).
+// change at a time (NodeChanged; old and now both nil: a node that changes no weight, as
+// one added not ready).
+// upstream: endpointslice_controller.go updateNode, addNode → checkNodeTopologyDistribution
+// (SetNodes, GetOverloadedServices, serviceQueue.Add).
 func (y *sliceSyncer) nodeChanged(c *controller, old, now *model.Node) {
 	t := y.opts.Topology
 	t.NodeChanged(old, now)

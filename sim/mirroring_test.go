@@ -225,7 +225,7 @@ func TestMirroringHasItsOwnClient(t *testing.T) {
 	}
 	c := e.ctls[0]
 	// One Warning for each of the three syncs of more than 1000 addresses.
-	if got, want := c.mirrorBucket.taken, mirrored+3; got != want {
+	if got, want := c.mirror.bucket.taken, mirrored+3; got != want {
 		t.Errorf("mirroring client: %d calls, want %d (%d writes + 3 Events)", got, want, mirrored)
 	}
 	if got := c.bucket.taken; got != other {
@@ -275,7 +275,7 @@ func TestLabellingASelectorLessServiceQueuesNoMirroring(t *testing.T) {
 	if got := label.Mode(ModeEndpoints).Syncs; got != 1 {
 		t.Errorf("Endpoints mode: %d syncs after the label change, want 1", got)
 	}
-	if got := e.ctls[0].mirrorBucket.taken; got != 2 {
+	if got := e.ctls[0].mirror.bucket.taken; got != 2 {
 		t.Errorf("mirroring client: %d calls, want the create's write and Warning", got)
 	}
 	for _, w := range res.Writes {
@@ -327,5 +327,149 @@ func TestSelectorLessServiceNeverStaleForEndpointsController(t *testing.T) {
 	}
 	if got := e.stats.mode(ModeEndpoints).StaleSyncs; got != 0 {
 		t.Errorf("%d stale syncs, want none", got)
+	}
+}
+
+// TestMirroringHasItsOwnWorkers: the EndpointSlice mirroring controller runs its syncs on
+// workers of its own (--mirroring-concurrent-service-endpoint-syncs, 5), apart from the
+// EndpointSlice controller's (--concurrent-service-endpoint-syncs, 5), so that neither
+// controller's backlog delays the other's syncs. Ten selector-less Services whose Endpoints
+// the user rewrites and ten selector Services with a pod going not ready, all at one
+// instant: with the other controller's five workers all held by long syncs, five syncs of
+// each controller still start at that instant.
+// upstream: cmd/kube-controller-manager/app/discovery.go (esc.Run and esmc.Run, each with
+// its own worker count); endpointslicemirroring_controller.go NewController (its own
+// queue), Run, processNextWorkItem; config/v1alpha1/defaults.go
+// (MirroringConcurrentServiceEndpointSyncs 5).
+func TestMirroringHasItsOwnWorkers(t *testing.T) {
+	tests := []struct {
+		name string
+		// mirrorFirst queues the mirroring keys before the EndpointSlice ones.
+		mirrorFirst bool
+		// slowSync makes each EndpointSlice sync hold its worker for 10 s (1 s per pod);
+		// slowClient makes both clients send one call a second, so that the mirroring
+		// syncs hold theirs for seconds.
+		slowSync, slowClient bool
+		// mirroringWorkers is ControlPlaneConfig.MirroringWorkers (0: the default, 5), and
+		// wantMirroring the mirroring syncs that start at once.
+		mirroringWorkers, wantMirroring int
+	}{
+		{name: "EndpointSlice workers busy", slowSync: true, wantMirroring: 5},
+		{name: "mirroring workers busy", mirrorFirst: true, slowClient: true, wantMirroring: 5},
+		{name: "two mirroring workers", slowSync: true, mirroringWorkers: 2, wantMirroring: 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(10, 0)
+			cfg.RunEndpoints = false
+			web, ext := cfg.Services[0], cfg.Services[0]
+			web.Replicas = 10
+			ext.ManualEndpoints = 3
+			cfg.Services = nil
+			for i := range 10 {
+				web.Name, ext.Name = fmt.Sprintf("web-%d", i), fmt.Sprintf("ext-%d", i)
+				cfg.Services = append(cfg.Services, web, ext)
+			}
+			cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
+			cfg.ControlPlane.MirroringWorkers = tc.mirroringWorkers
+			e, err := newEngine(cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runEngine(t, e, nil)
+			c := e.ctls[0]
+			if tc.slowSync {
+				c.buildPerPod = Time(time.Second)
+			}
+			if tc.slowClient {
+				c.bucket = newTokenBucket(1, 1)
+				c.mirror.bucket = newTokenBucket(1, 1)
+			}
+			churn := func() {
+				for _, s := range e.services {
+					if s.manual == nil {
+						e.setReady(s.pods[0], false)
+					}
+				}
+			}
+			rewrite := func() {
+				for _, s := range e.services {
+					if s.manual != nil {
+						e.setManualAddresses(s, 5)
+					}
+				}
+			}
+			if tc.mirrorFirst {
+				rewrite()
+				churn()
+			} else {
+				churn()
+				rewrite()
+			}
+			// Every event of this instant, and up to a millisecond after (before any API
+			// call of these syncs returns).
+			start := e.now
+			marked := false
+			e.q.schedule(start+Time(time.Millisecond), evTestMark{&marked})
+			for !marked {
+				it := e.q.pop()
+				e.now = it.at
+				it.ev.apply(e)
+			}
+			var mirroring, selector int
+			for _, s := range e.services {
+				if k := c.keys[s.idx]; !k.pending || k.processing {
+					if s.manual != nil {
+						mirroring++
+					} else {
+						selector++
+					}
+				}
+			}
+			if mirroring != tc.wantMirroring || selector != 5 {
+				t.Errorf("syncs started at once: %d mirroring, %d EndpointSlice; want %d and 5 (each controller's own workers)", mirroring, selector, tc.wantMirroring)
+			}
+		})
+	}
+}
+
+// evTestMark sets done when the event loop reaches it: a test steps the loop up to a time.
+type evTestMark struct{ done *bool }
+
+func (ev evTestMark) String() string  { return "test mark" }
+func (ev evTestMark) apply(e *Engine) { *ev.done = true }
+
+// TestBusySeesMirroringWorkers: a phase is not over while the mirroring controller has a key
+// waiting for its workers or a worker syncing (Engine.quiescent asks controller.busy), as
+// for the EndpointSlice controller's own workers.
+func TestBusySeesMirroringWorkers(t *testing.T) {
+	cfg := testConfig(10, 0)
+	cfg.RunEndpoints = false
+	cfg.Services[0].Name, cfg.Services[0].ManualEndpoints = "ext", 3
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEngine(t, e, nil)
+	c := e.ctls[0]
+	if c.busy() {
+		t.Fatal("busy after the phase ended")
+	}
+	q := &c.mirror.pool
+	for _, tc := range []struct {
+		name       string
+		set, reset func()
+	}{
+		{"a worker syncing", func() { q.idle-- }, func() { q.idle++ }},
+		{"a key ready", func() { q.ready.push(0) }, func() { q.ready.drop(1) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.set()
+			defer tc.reset()
+			if !c.busy() {
+				t.Error("not busy")
+			}
+		})
 	}
 }

@@ -222,7 +222,13 @@ func (e *Engine) scheduleJoins() {
 
 // evNodeJoin is a node created during the recording: its kube-proxy starts and lists
 // everything it watches, and receives the watch events from then on; a ready one counts in
-// the zones' weights (setNodeReady). It holds no phase open.
+// the zones' weights (setNodeReady). Either way the EndpointSlice controller's node add
+// handler runs its topology check, which queues every Service whose hints the zone weights
+// overload: for a node that is not ready the weights stay as they were, but a Service they
+// overload may be waiting out a retry's backoff, and is queued at once. It holds no phase
+// open.
+// upstream: endpointslice_controller.go addNode → checkNodeTopologyDistribution (SetNodes,
+// GetOverloadedServices, serviceQueue.Add).
 type evNodeJoin struct {
 	node  int
 	ready bool
@@ -234,6 +240,12 @@ func (ev evNodeJoin) apply(e *Engine) {
 	e.api.proxies[1]++
 	e.rewatch(ev.node, true)
 	if ev.ready {
-		e.setNodeReady(ev.node, true)
+		e.setNodeReady(ev.node, true) // the topology check with the new weights
+		return
+	}
+	for _, c := range e.ctls {
+		if y, ok := c.syncer.(*sliceSyncer); ok {
+			y.nodeChanged(c, nil, nil) // the weights of the nodes as they were
+		}
 	}
 }

@@ -452,3 +452,46 @@ func TestReplayListingOnlyLeavesLaterServicesOut(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeJoinQueuesOverloadedServices: a node that joins not ready changes no zone weight,
+// but the EndpointSlice controller's node add handler still runs its topology check, which
+// queues at once every Service whose hints the weights overload, one waiting out the backoff
+// of a stale sync included (upstream: endpointslice_controller.go addNode →
+// checkNodeTopologyDistribution → serviceQueue.Add). Here a zone's nodes go not ready right
+// after the hinted Service's writes, so that its sync finds a stale cache and is retried
+// after 1 s; a node joining meanwhile queues it.
+func TestNodeJoinQueuesOverloadedServices(t *testing.T) {
+	cfg := testConfig(30, 60)
+	cfg.RunEndpoints = false
+	cfg.Services[0].TopologyMode = "Auto"
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEngine(t, e, nil)
+	c := e.ctls[0]
+	if !c.syncer.(*sliceSyncer).opts.Topology.HasPopulatedHints("default/web") {
+		t.Fatal("the hinted Service has no hints after the create phase")
+	}
+	k := &c.keys[0]
+	c.informerLag = Time(time.Hour) // the next sync finds a stale cache
+	for i, n := range e.nodes {
+		if n.Zone == "us-east-1b" {
+			e.setNodeReady(i, false)
+		}
+	}
+	// The sync the node changes queued finds a stale cache: its retry waits 1 s.
+	for k.queued || k.processing {
+		it := e.q.pop()
+		e.now = it.at
+		it.ev.apply(e)
+	}
+	if !k.delayed {
+		t.Fatal("the hinted Service's sync after the node changes was not retried later")
+	}
+	evNodeJoin{node: 0, ready: false}.apply(e)
+	if !k.queued {
+		t.Error("a node joining not ready did not queue the Service its zone weights overload")
+	}
+}
