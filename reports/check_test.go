@@ -467,3 +467,18 @@ func TestChangeTextHuge(t *testing.T) {
 		}
 	}
 }
+
+// The summary.json of a run given as a baseline (both are JSON files sim writes) is named
+// as such, with the command that writes a baseline, rather than refused for its first
+// unknown field.
+func TestReadBaselineRefusesSummaryJSON(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSummaryJSON(&buf, NewSummary(fixtureResults(), nil)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadBaselineJSON(&buf)
+	want := "the summary.json of a run, not a baseline: write a baseline with 'sim check SCENARIO --baseline FILE --update-baseline'"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v; want it to say %q", err, want)
+	}
+}
