@@ -197,10 +197,65 @@ func yamlSyntaxError(file string, data []byte, err error) *Error {
 // sets are --set overrides ("path=value") applied to the YAML tree before validation, so
 // they are checked like the file. On any problem it returns Errors (and no scenario).
 func Parse(file string, data []byte, sets []string) (*Scenario, error) {
+	return parse(file, data, sets, nil)
+}
+
+// LoadSettings is Load for a file read for its settings alone ('sim replay --scenario',
+// which takes the nodes, Services and pod churn from a recording): name, cluster, services
+// and timeline may be left out, and placeholders (one node, one Service, a create) stand
+// in for those the file does not have. What the file has is checked as Load checks it;
+// an empty file is still an error.
+func LoadSettings(nameOrPath string, sets []string) (*Scenario, sim.Config, error) {
+	data, file, embedded, err := read(nameOrPath)
+	if err != nil {
+		return nil, sim.Config{}, err
+	}
+	sc, err := parse(file, data, sets, addPlaceholders)
+	if err != nil {
+		return nil, sim.Config{}, err
+	}
+	sc.Embedded = embedded
+	return sc, sc.Config, nil
+}
+
+// placeholders are the fields LoadSettings adds to a file that lacks them.
+const placeholders = `name: settings
+cluster: {nodes: 1}
+services: [{name: settings}]
+timeline: [{name: create, action: create}]
+`
+
+// addPlaceholders adds to root, a top-level mapping, each field of placeholders it lacks.
+func addPlaceholders(root *yaml.Node) {
+	if root == nil || root.Kind != yaml.MappingNode {
+		return
+	}
+	fill, err := parseYAML([]byte(placeholders))
+	if err != nil {
+		panic("scenarios: placeholders do not parse: " + err.Error())
+	}
+	for i := 0; i+1 < len(fill.Content); i += 2 {
+		key := fill.Content[i].Value
+		has := false
+		for j := 0; j+1 < len(root.Content); j += 2 {
+			has = has || root.Content[j].Value == key
+		}
+		if !has {
+			root.Content = append(root.Content, fill.Content[i], fill.Content[i+1])
+		}
+	}
+}
+
+// parse is Parse with prepare, when not nil, applied to the file's YAML tree before the
+// --set overrides.
+func parse(file string, data []byte, sets []string, prepare func(*yaml.Node)) (*Scenario, error) {
 	d := newDecoder(file)
 	root, err := parseYAML(data)
 	if err != nil {
 		return nil, Errors{yamlSyntaxError(file, data, err)}
+	}
+	if prepare != nil {
+		prepare(root)
 	}
 	root = d.applySets(root, sets)
 	sc := d.decodeScenario(root)

@@ -1072,3 +1072,43 @@ func TestCountsOfOne(t *testing.T) {
 		t.Errorf("Validate printed %q, want it to contain %q", out.String(), want)
 	}
 }
+
+// 'sim replay --scenario FILE' takes a file's settings but not its name, cluster, services
+// or timeline: a file of settings alone loads, with placeholders for those it leaves out,
+// and is checked as Load checks it. It was refused for lacking the fields replay ignores.
+func TestLoadSettings(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, in string
+		sets     []string
+		want     string // an error, or "" for none
+	}{
+		{"settings only", "controlPlane:\n  maxEndpointsPerSlice: 50\n", nil, ""},
+		{"settings and --set", "controlPlane: {maxEndpointsPerSlice: 50}\n", []string{"controlPlane.endpointSlice.qps=100"}, ""},
+		{"whole scenario", "name: x\ncluster: {nodes: 3}\nservices: [{name: a}]\ntimeline: [{name: c, action: create}]\ncontrolPlane: {maxEndpointsPerSlice: 50}\n", nil, ""},
+		{"bad setting", "controlPlane:\n  maxEndpointsPerSlice: 5000\n", nil, "cp.yaml:2:25: controlPlane.maxEndpointsPerSlice: 5000 out of range (1..1000)"},
+		{"unknown field", "controlPlan:\n  maxEndpointsPerSlice: 50\n", nil, `cp.yaml:1:1: controlPlan: unknown field "controlPlan" (did you mean "controlPlane"?)`},
+		{"empty", "", nil, "empty scenario"},
+		{"not a mapping", "- a\n", nil, "cp.yaml:1:1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, "cp.yaml")
+			if err := os.WriteFile(path, []byte(tc.in), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, cfg, err := LoadSettings(path, tc.sets)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("error %v", err)
+				}
+				if cfg.ControlPlane.MaxEndpointsPerSlice != 50 {
+					t.Errorf("maxEndpointsPerSlice %d, want 50 (the file's)", cfg.ControlPlane.MaxEndpointsPerSlice)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v; want it to say %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -849,3 +849,40 @@ func TestRecordNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayScenarioSettingsOnly: --scenario takes a file's control-plane settings, its
+// services and timeline being ignored, so a file of settings alone (what 'sim help replay'
+// suggests writing) must do; it was refused for lacking name, cluster, services and
+// timeline. Its settings are used: a smaller maxEndpointsPerSlice writes more slices.
+func TestReplayScenarioSettingsOnly(t *testing.T) {
+	dir := t.TempDir()
+	cp := writeFile(t, dir, "cp.yaml", "controlPlane:\n  maxEndpointsPerSlice: 2\n")
+	bad := writeFile(t, dir, "bad.yaml", "controlPlane:\n  maxEndpointsPerSlice: 5000\n")
+	args := func(extra ...string) []string {
+		return append([]string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"),
+			"--nodes", sample("replay-nodes.json"), "--quiet", "--format", "json"}, extra...)
+	}
+	objects := func(extra ...string) int64 {
+		t.Helper()
+		e, out, errb := replayEnv()
+		if code := e.main(args(extra...)); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", extra, code, errb)
+		}
+		var s struct {
+			Total struct {
+				EndpointSlices struct{ Objects int64 } `json:"endpointslices"`
+			} `json:"total"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.Total.EndpointSlices.Objects
+	}
+	if def, two := objects(), objects("--scenario", cp); two <= def {
+		t.Errorf("--scenario with maxEndpointsPerSlice 2: %d slices, default: %d; want more", two, def)
+	}
+	e, _, errb := replayEnv()
+	if code := e.main(args("--scenario", bad)); code != exitBadInput || !strings.Contains(errb.String(), "bad.yaml:2:25: controlPlane.maxEndpointsPerSlice: 5000 out of range") {
+		t.Errorf("bad setting: exit %d, stderr %q", code, errb)
+	}
+}
