@@ -364,6 +364,15 @@ func (o *checkOptions) run(e *env, args []string) error {
 		err := fmt.Errorf("check failed: %d of %d figures out of bounds (%s)", c.Failed, c.Figures, c)
 		if o.update {
 			err = fmt.Errorf("%w; the baselines now hold this run's figures, as asked, but budgets still apply", err)
+		} else {
+			// Say what to do next, by what failed: a baseline's figures are accepted anew
+			// with --update-baseline; a budget is changed where it is written.
+			if c.Failed > c.Broken {
+				err = fmt.Errorf("%w; if the change is meant, accept it with --update-baseline (the same command), or allow it with --tolerance or --floor", err)
+			}
+			if c.Broken > 0 {
+				err = fmt.Errorf("%w; a budget is a bound in the scenario's expect: section or a --set expect.… (SOURCE says which): change it there if the new figure is meant", err)
+			}
 		}
 		return &exitError{code: exitFailed, err: err}
 	}

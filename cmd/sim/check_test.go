@@ -705,3 +705,45 @@ func TestParseFloorRates(t *testing.T) {
 		t.Error(`parseFloor("unlimited") took it`)
 	}
 }
+
+// A failed check says what to do next, by what failed: a change against the baseline that
+// is meant is accepted with --update-baseline (or allowed with --tolerance or --floor); a
+// broken budget is a bound written in the scenario. It said only how many figures failed.
+func TestCheckFailureSaysWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	writeFakeBaseline(t, dir)
+	for _, tc := range []struct {
+		name    string
+		budgets []reports.BudgetSpec
+		args    []string
+		want    []string
+		not     []string
+	}{
+		{"regression", nil, []string{"check", "x.yaml", "--baseline-dir", dir},
+			[]string{"if the change is meant, accept it with --update-baseline (the same command), or allow it with --tolerance or --floor"},
+			[]string{"expect:"}},
+		{"broken budget", []reports.BudgetSpec{{Figure: "flip.endpoints.fanoutBytes", Max: ptr(100e6), MaxText: "100MB", Where: "x.yaml:40:3"}},
+			[]string{"check", "x.yaml"},
+			[]string{"a budget is a bound in the scenario's expect: section or a --set expect.… (SOURCE says which): change it there if the new figure is meant"},
+			[]string{"--update-baseline"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			te := checkEnv(tc.budgets...)
+			te.mutate = func(r *sim.Results) { r.Total.Endpoints.FanoutBytes *= 2 }
+			if code := te.main(tc.args); code != exitFailed {
+				t.Fatalf("exit %d, want %d\n%s", code, exitFailed, te.stderr.String())
+			}
+			msg := te.stderr.String()
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("stderr %q; want it to say %q", msg, w)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(msg, n) {
+					t.Errorf("stderr %q says %q, which does not apply", msg, n)
+				}
+			}
+		})
+	}
+}
