@@ -100,7 +100,7 @@ Examples:
     sim check quick --baseline-dir scenarios/baselines --tolerance 'writes.*=10%' --floor count=2
     sim check quick --baseline-dir scenarios/baselines --verbose
     sim check quick --baseline-dir scenarios/baselines --update-baseline
-    sim check my-cluster.yaml --format json --strict`,
+    sim check my-cluster.yaml --baseline my-cluster.json --format json --strict`,
 	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
 		o := &checkOptions{}
 		fs.StringVar(&o.baseline, "baseline", "", "compare with the baseline `FILE` (one scenario only)")
