@@ -1112,3 +1112,35 @@ func TestLoadSettings(t *testing.T) {
 		})
 	}
 }
+
+// A file that is not UTF-8 text (saved as Latin-1, say) or holds a control character (a
+// binary or compressed file) is named with the line and column of the first offending
+// byte and what to do; the YAML library's words ("invalid trailing UTF-8 octet") named
+// neither. The same for a --set value. Reference: DESIGN.md "Scenarios" (errors name the
+// file, line and field).
+func TestParseNotText(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		doc  string
+		sets []string
+		want string
+	}{
+		{"latin-1", "name: x\ncluster:\n  nodes: 1\nservices: [{name: caf\xe9}]\n", nil,
+			"x.yaml:4:22: not UTF-8 text (byte 0xe9): save the file as UTF-8"},
+		{"leading byte", "name: \xff\xfe\n", nil, "x.yaml:1:7: not UTF-8 text (byte 0xff): save the file as UTF-8"},
+		{"control character", "name: x\ncluster: {nodes: 1\x00}\n", nil,
+			"x.yaml:2:19: control character U+0000, which YAML does not allow: is this a text file?"},
+		{"gzip", "\x1f\x8b\x08\x00", nil, "x.yaml:1:1: control character U+001F, which YAML does not allow: is this a text file?"},
+		{"--set", minimal, []string{"name=\xff"}, `x.yaml: --set name=` + "\xff" + `: name: bad value "\xff": not UTF-8 text (byte 0xff)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("x.yaml", []byte(tc.doc), tc.sets)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v\nwant it to say %q", err, tc.want)
+			}
+			if err != nil && strings.Contains(err.Error(), "octet") {
+				t.Errorf("error %q has the YAML library's wording", err)
+			}
+		})
+	}
+}

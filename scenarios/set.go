@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -99,6 +100,9 @@ func (d *decoder) applySets(root *yaml.Node, sets []string) *yaml.Node {
 		}
 		val, err := parseYAML([]byte(value))
 		if err != nil {
+			if _, _, msg, ok := notText([]byte(value), err); ok {
+				err = errors.New(msg)
+			}
 			fail(path, "bad value %q: %v", value, err)
 			continue
 		}
