@@ -886,3 +886,35 @@ func TestReplayScenarioSettingsOnly(t *testing.T) {
 		t.Errorf("bad setting: exit %d, stderr %q", code, errb)
 	}
 }
+
+// TestRecordLastEventCutOff: a last event cut off where the input ends (kubectl stopped
+// mid-write) is left out with a warning and record exits 0, keeping the events before it;
+// 'sim help record' says so. The help said only that input record cannot read after some
+// events exits 2, naming "kubectl killed mid-write" as its cause, which this case is not.
+func TestRecordLastEventCutOff(t *testing.T) {
+	raw, err := os.ReadFile(sample("replay-watch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	third := 0
+	for i, n := 0, 0; n < 3; n++ {
+		j := bytes.Index(raw[i:], []byte("{\n    \"type\""))
+		third, i = i+j, i+j+1
+	}
+	out := filepath.Join(t.TempDir(), "trace.jsonl")
+	e, _, errb := replayEnv()
+	e.stdin = bytes.NewReader(raw[:third+40])
+	if code := e.main([]string{"record", "--out", out}); code != exitOK {
+		t.Fatalf("exit %d, want %d: %s", code, exitOK, errb)
+	}
+	if got, _ := os.ReadFile(out); bytes.Count(got, []byte("\n")) != 2 {
+		t.Errorf("kept %d events, want the 2 before the cut", bytes.Count(got, []byte("\n")))
+	}
+	if !strings.Contains(errb.String(), "sim: record: warning:") {
+		t.Errorf("stderr has no warning: %s", errb)
+	}
+	help := strings.Join(strings.Fields(cmdRecord.long), " ")
+	if !strings.Contains(help, "a last event cut off where the input ends (kubectl stopped mid-write) is left out with a warning, and record exits 0") {
+		t.Errorf("'sim help record' does not say that a last event cut off is a warning (exit 0)")
+	}
+}
