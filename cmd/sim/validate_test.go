@@ -145,3 +145,18 @@ func TestValidateHelpExamplesRun(t *testing.T) {
 		t.Fatalf("found %d validate examples in its help", examples)
 	}
 }
+
+// TestValidateEffectivePlan: --effective prints scenarios; given a plan it printed nothing
+// at all and exited 0, as if the plan had been printed. It is refused, as --set is, saying
+// how to print a grid point's scenario.
+func TestValidateEffectivePlan(t *testing.T) {
+	var out, errb bytes.Buffer
+	e := newEnv(&out, &errb)
+	code := e.main([]string{"validate", "--effective", "slice-size"})
+	if code != exitBadInput {
+		t.Fatalf("exit %d, want %d; stdout %q, stderr %q", code, exitBadInput, out.String(), errb.String())
+	}
+	if want := "slice-size is a plan: --effective prints scenarios"; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr %q; want it to say %q", errb.String(), want)
+	}
+}
