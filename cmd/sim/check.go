@@ -399,15 +399,34 @@ func (o *checkOptions) checkOutputs(jobs []*checkJob) []error {
 		if o.update {
 			if err := checkOutputPath(job.baselinePath); err != nil {
 				problems = append(problems, fmt.Errorf("baseline %s: %w", job.baselinePath, err))
+			} else if sc := scenarioAt(jobs, job.baselinePath); sc != "" {
+				problems = append(problems, fmt.Errorf("baseline %s: is the scenario %s; writing the baseline would destroy it", job.baselinePath, sc))
 			}
 		}
 	}
 	if o.junit != "" {
 		if err := checkOutputPath(o.junit); err != nil {
 			problems = append(problems, fmt.Errorf("--junit %s: %w", o.junit, err))
+		} else if sc := scenarioAt(jobs, o.junit); sc != "" {
+			problems = append(problems, fmt.Errorf("--junit %s: is the scenario %s; writing the report would destroy it", o.junit, sc))
 		}
 	}
 	return problems
+}
+
+// scenarioAt returns the file of the scenario among jobs that path is (the same file, by
+// whatever name), or "" for none: an output written there would replace the scenario.
+func scenarioAt(jobs []*checkJob, path string) string {
+	out, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	for _, job := range jobs {
+		if fi, err := os.Stat(job.sc.File); err == nil && os.SameFile(fi, out) {
+			return job.sc.File
+		}
+	}
+	return ""
 }
 
 // checkOutputPath fails when path cannot be written as a file: it names a directory (or

@@ -747,3 +747,38 @@ func TestCheckFailureSaysWhatToDo(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckOutputIsAScenario: --update-baseline with --baseline naming the scenario file,
+// or a --junit that is one, is refused before the run, leaving the scenario as it was: 'sim
+// check q.yaml --baseline q.yaml --update-baseline' replaced the scenario with a baseline.
+// Reference: DESIGN.md "Quality bars" (bad input never leaves half-written output).
+func TestCheckOutputIsAScenario(t *testing.T) {
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "x.yaml")
+	const text = "# my scenario\n"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"baseline", []string{"check", scenario, "--baseline", scenario, "--update-baseline"}, "baseline " + scenario + ": is the scenario " + scenario},
+		{"junit", []string{"check", scenario, "--junit", filepath.Join(dir, ".", "x.yaml")}, "--junit " + filepath.Join(dir, ".", "x.yaml") + ": is the scenario " + scenario},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(scenario, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			te := checkEnv(reports.BudgetSpec{Figure: "flip.endpoints.fanoutBytes", Max: ptr(1e15), Where: "x.yaml:1:1"})
+			code := te.main(tc.args)
+			if code != exitBadInput || !strings.Contains(te.stderr.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, te.stderr.String(), exitBadInput, tc.want)
+			}
+			if b, _ := os.ReadFile(scenario); string(b) != text {
+				t.Errorf("the scenario was overwritten:\n%.200s", b)
+			}
+			if len(te.ran) != 0 {
+				t.Errorf("ran %d scenarios before refusing", len(te.ran))
+			}
+		})
+	}
+}
