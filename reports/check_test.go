@@ -482,3 +482,24 @@ func TestReadBaselineRefusesSummaryJSON(t *testing.T) {
 		t.Errorf("error %v; want it to say %q", err, want)
 	}
 }
+
+// A check that only wrote baselines (--update-baseline, no budget) says so in its outcome
+// line: it read "ok: 0 figures checked in 1 scenario: all within bounds", as if nothing had
+// been done, or the scenario held no figures.
+func TestCheckTableBaselinesOnly(t *testing.T) {
+	for _, tc := range []struct {
+		scenarios []ScenarioCheck
+		want      string
+	}{
+		{[]ScenarioCheck{{Scenario: "quick", File: "q.yaml", BaselineWritten: true}}, "ok: the baseline holds this run's figures; no budget to check\n"},
+		{[]ScenarioCheck{{Scenario: "a", File: "a.yaml", BaselineWritten: true}, {Scenario: "b", File: "b.yaml", BaselineWritten: true}}, "ok: 2 baselines hold this run's figures; no budget to check\n"},
+	} {
+		var buf bytes.Buffer
+		if err := WriteCheckTable(&buf, &CheckReport{Scenarios: tc.scenarios}, false); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != tc.want {
+			t.Errorf("table %q, want %q", buf.String(), tc.want)
+		}
+	}
+}
