@@ -201,7 +201,17 @@ func TestParseErrors(t *testing.T) {
 			doc:  minimal + "  - name: fail\n    action: failNodes\n    zone: zone-d\n  - name: s\n    action: scale\n    services: [wbe]\n    replicas: 3\n",
 			want: []string{
 				`x.yaml:14:11: timeline[2].zone: unknown zone "zone-d" (did you mean "zone-a"?); allowed: zone-a, zone-b, zone-c`,
-				`x.yaml:15:5: timeline[3].services[0]: unknown service "wbe" (did you mean "web"?); allowed: web`,
+				`x.yaml:17:16: timeline[3].services[0]: unknown service "wbe" (did you mean "web"?); allowed: web`,
+			},
+		},
+		{
+			// Named at the --set that gave it, not at the action's line in the file, which
+			// does not hold it.
+			name: "unknown service from --set",
+			doc:  minimal + "  - name: s\n    action: scale\n    services: [web]\n    replicas: 3\n",
+			sets: []string{"timeline[1].services=[wbe]"},
+			want: []string{
+				`x.yaml: --set timeline[1].services=[wbe]: timeline[1].services[0]: unknown service "wbe" (did you mean "web"?); allowed: web`,
 			},
 		},
 		{
@@ -323,7 +333,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "named service created twice",
 			doc:  strings.Replace(minimal, "    action: create\n", "    action: create\n    services: [web]\n", 1) + "  - name: again\n    action: create\n    services: [web]\n",
-			want: []string{`x.yaml:13:5: timeline[2].services[0]: service "web" is already created by an earlier create action; a Service is created once`},
+			want: []string{`x.yaml:15:16: timeline[2].services[0]: service "web" is already created by an earlier create action; a Service is created once`},
 		},
 		{
 			name: "bad distribution",
@@ -871,8 +881,8 @@ func TestNotCreatedYet(t *testing.T) {
 	doc += "    services: [nope, db]\n"
 	_, err := Parse("x.yaml", []byte(doc), nil)
 	want := []string{
-		`x.yaml:12:5: timeline[1].services[0]: unknown service "nope"; allowed: db, web`,
-		`x.yaml:12:5: timeline[1].services[1]: service "db" is not created by an earlier create action`,
+		`x.yaml:14:16: timeline[1].services[0]: unknown service "nope"; allowed: db, web`,
+		`x.yaml:14:22: timeline[1].services[1]: service "db" is not created by an earlier create action`,
 	}
 	if err == nil || !slices.Equal(strings.Split(err.Error(), "\n"), want) {
 		t.Fatalf("got %v\nwant %s", err, strings.Join(want, "\n"))
