@@ -1154,3 +1154,32 @@ func TestParseNotText(t *testing.T) {
 		})
 	}
 }
+
+// TestSetLabelKeyWithDots: a label key holds dots (app.kubernetes.io/name), so a --set path
+// through labels takes the whole rest as the key, as expect takes a figure name: it read
+// services[0].labels.app.kubernetes.io/name=x as nested mappings and failed with
+// "services[0].labels.app: expected a string, got a mapping". A quoted key still works.
+func TestSetLabelKeyWithDots(t *testing.T) {
+	for _, set := range []string{
+		"services[0].labels.app.kubernetes.io/name=x",
+		`services[0].labels["app.kubernetes.io/name"]=x`,
+	} {
+		sc, err := Parse("x.yaml", []byte(minimal), []string{set, "services[0].labels.tier=web"})
+		if err != nil {
+			t.Errorf("%s: %v", set, err)
+			continue
+		}
+		if got := sc.Config.Services[0].Labels; got["app.kubernetes.io/name"] != "x" || got["tier"] != "web" || len(got) != 2 {
+			t.Errorf("%s: labels %v", set, got)
+		}
+	}
+	// A labelService action's labels too.
+	doc := minimal + "  - name: l\n    action: labelService\n    services: [web]\n    labels: {a: b}\n"
+	sc, err := Parse("x.yaml", []byte(doc), []string{"timeline[2].labels.example.com/team=blue"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sc.Config.Timeline[2].Labels; got["example.com/team"] != "blue" {
+		t.Errorf("labelService labels %v", got)
+	}
+}
