@@ -105,8 +105,19 @@ func ReadBaselineJSON(r io.Reader) (*Baseline, error) {
 	return &b, nil
 }
 
-// jsonError turns a decoding error into one that says where the JSON went wrong.
+// jsonError turns a baseline's decoding error into one that says where the JSON went
+// wrong; the summary.json of a run given as a baseline is named as such.
 func jsonError(data []byte, err error) error {
+	if strings.HasPrefix(err.Error(), "json: unknown field ") && hasKeys(data, "modes", "phases") {
+		return errors.New("the summary.json of a run, not a baseline: write a baseline with 'sim check SCENARIO --baseline FILE --update-baseline'")
+	}
+	return describeJSONError(data, err, "a baseline")
+}
+
+// describeJSONError turns a decoding error of data into one that says where the JSON went
+// wrong and, for a value of the wrong JSON kind, what the file (what: "a baseline") has
+// there instead, in the words of JSON rather than Go's types.
+func describeJSONError(data []byte, err error, what string) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	off := int64(-1)
@@ -120,9 +131,9 @@ func jsonError(data []byte, err error) error {
 	}
 	if off < 0 {
 		if errors.Is(err, io.EOF) {
-			return errors.New("not a baseline: empty file")
+			return fmt.Errorf("not %s: empty file", what)
 		}
-		return fmt.Errorf("not a baseline: %w", err)
+		return fmt.Errorf("not %s: %w", what, err)
 	}
 	line, col := 1, 1
 	for _, c := range data[:max(0, min(int(off), len(data)))] {
@@ -133,14 +144,37 @@ func jsonError(data []byte, err error) error {
 		}
 	}
 	if te != nil {
-		// Say what the JSON has and what a baseline wants there, not Go's types.
+		// Say what the JSON has and what the file wants there, not Go's types.
 		where := "the file"
 		if te.Field != "" {
 			where = fmt.Sprintf("field %q", te.Field)
 		}
-		return fmt.Errorf("%d:%d: not a baseline: %s is a JSON %s, where a baseline has %s", line, col, where, te.Value, jsonkind.Of(te.Type))
+		return fmt.Errorf("%d:%d: not %s: %s is a JSON %s, where %s has %s", line, col, what, where, te.Value, what, jsonkind.Of(te.Type))
 	}
-	return fmt.Errorf("%d:%d: not a baseline: %w", line, col, err)
+	if se != nil {
+		// "invalid character 'x' looking for beginning of value": the character is what
+		// the reader can act on; the decoder's state is not.
+		msg := se.Error()
+		if i := strings.Index(msg, "' "); strings.HasPrefix(msg, "invalid character ") && i > 0 {
+			msg = msg[:i+1] + " (not JSON)"
+		}
+		return fmt.Errorf("%d:%d: not %s: %s", line, col, what, msg)
+	}
+	return fmt.Errorf("%d:%d: not %s: %w", line, col, what, err)
+}
+
+// hasKeys says whether data is a JSON object with every one of keys at its top level.
+func hasKeys(data []byte, keys ...string) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return false
+	}
+	for _, k := range keys {
+		if _, ok := top[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // Verdict is the outcome of checking one figure.

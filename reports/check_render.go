@@ -195,6 +195,15 @@ func WriteCheckTable(w io.Writer, r *CheckReport, verbose bool) error {
 	if printed > 0 {
 		fmt.Fprintln(ew)
 	}
+	if n := r.baselinesWritten(); c.Figures == 0 && n > 0 {
+		// --update-baseline and no budget: nothing was checked, and that is no news.
+		subject := "the baseline holds"
+		if n > 1 {
+			subject = strconv.Itoa(n) + " baselines hold"
+		}
+		fmt.Fprintf(ew, "%s: %s this run's figures; no budget to check\n", outcome, subject)
+		return ew.err
+	}
 	fmt.Fprintf(ew, "%s: %s checked in %s: %s", outcome, plural(c.Figures, "figure"), plural(len(r.Scenarios), "scenario"), c)
 	if !verbose && c.Figures > c.Failed {
 		fmt.Fprint(ew, " (--verbose lists every figure)")

@@ -467,3 +467,39 @@ func TestChangeTextHuge(t *testing.T) {
 		}
 	}
 }
+
+// The summary.json of a run given as a baseline (both are JSON files sim writes) is named
+// as such, with the command that writes a baseline, rather than refused for its first
+// unknown field.
+func TestReadBaselineRefusesSummaryJSON(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSummaryJSON(&buf, NewSummary(fixtureResults(), nil)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadBaselineJSON(&buf)
+	want := "the summary.json of a run, not a baseline: write a baseline with 'sim check SCENARIO --baseline FILE --update-baseline'"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v; want it to say %q", err, want)
+	}
+}
+
+// A check that only wrote baselines (--update-baseline, no budget) says so in its outcome
+// line: it read "ok: 0 figures checked in 1 scenario: all within bounds", as if nothing had
+// been done, or the scenario held no figures.
+func TestCheckTableBaselinesOnly(t *testing.T) {
+	for _, tc := range []struct {
+		scenarios []ScenarioCheck
+		want      string
+	}{
+		{[]ScenarioCheck{{Scenario: "quick", File: "q.yaml", BaselineWritten: true}}, "ok: the baseline holds this run's figures; no budget to check\n"},
+		{[]ScenarioCheck{{Scenario: "a", File: "a.yaml", BaselineWritten: true}, {Scenario: "b", File: "b.yaml", BaselineWritten: true}}, "ok: 2 baselines hold this run's figures; no budget to check\n"},
+	} {
+		var buf bytes.Buffer
+		if err := WriteCheckTable(&buf, &CheckReport{Scenarios: tc.scenarios}, false); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != tc.want {
+			t.Errorf("table %q, want %q", buf.String(), tc.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -173,6 +174,9 @@ func ReadTimeseriesCSV(r io.Reader) ([]sim.Bucket, error) {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			return out, nil
+		}
+		if pe := (*csv.ParseError)(nil); errors.As(err, &pe) && errors.Is(err, csv.ErrFieldCount) {
+			return nil, fmt.Errorf("line %d: %d fields, want %d (the file cut off, or edited?)", pe.Line, len(rec), len(header))
 		}
 		if err != nil {
 			return nil, err

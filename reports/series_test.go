@@ -49,6 +49,19 @@ func TestReadTimeseriesCSVErrors(t *testing.T) {
 			t.Errorf("%s: ReadTimeseriesCSV accepted %q", name, in)
 		}
 	}
+	// A row with too few or too many fields says which line, how many it has and wants,
+	// and the likely cause, not encoding/csv's "record on line 3: wrong number of fields".
+	header := strings.Join(timeseriesHeader, ",") + "\n"
+	row := "0,1,2,3,4,5,6,0.5,0.5,0,0,1\n"
+	for name, tc := range map[string]struct{ in, want string }{
+		"cut off":  {header + row + row[:9], "line 3: 5 fields, want 12 (the file cut off, or edited?)"},
+		"too many": {header + row + "0," + row, "line 3: 13 fields, want 12 (the file cut off, or edited?)"},
+	} {
+		_, err := ReadTimeseriesCSV(strings.NewReader(tc.in))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: error %v, want %q", name, err, tc.want)
+		}
+	}
 }
 
 func TestDenseSeries(t *testing.T) {

@@ -1,12 +1,14 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"epsim/sim"
 )
@@ -390,13 +392,20 @@ func writeIndentedJSON(w io.Writer, v any, what string) error {
 }
 
 // ReadSummaryJSON decodes a summary.json written by WriteSummaryJSON. Its errors describe
-// the content: the caller names the file.
+// the content (line:column, the field and the JSON kind it wants): the caller names the file.
 func ReadSummaryJSON(r io.Reader) (*Summary, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
 	var s Summary
-	if err := json.NewDecoder(r).Decode(&s); err != nil {
-		return nil, readError(err)
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, readSummaryError(data, err)
 	}
 	if err := s.checkModes(); err != nil {
+		if len(s.Modes) == 0 && hasKeys(data, "version", "figures") {
+			return nil, errors.New("a baseline of 'sim check', not a summary.json: give the --out directory of a 'sim run' (or its summary.json)")
+		}
 		return nil, err
 	}
 	return &s, nil
@@ -412,6 +421,19 @@ func readError(err error) error {
 		return errors.New("the file ends before its content does (cut off?)")
 	}
 	return err
+}
+
+// readSummaryError is readError for a summary.json read whole, and says where a file that
+// is not a summary.json goes wrong, in JSON's words rather than Go's types.
+func readSummaryError(data []byte, err error) error {
+	var se *json.SyntaxError
+	switch {
+	case len(bytes.TrimSpace(data)) == 0:
+		return readError(io.EOF)
+	case errors.As(err, &se) && se.Offset >= int64(len(data)) && strings.HasPrefix(se.Error(), "unexpected end"):
+		return readError(io.ErrUnexpectedEOF)
+	}
+	return describeJSONError(data, err, "a summary.json")
 }
 
 // checkModes reports a summary whose modes disagree with its figures: no mode, an unknown

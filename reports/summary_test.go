@@ -165,3 +165,42 @@ func TestReadSummaryJSONRefusesModesWithoutFigures(t *testing.T) {
 		}
 	}
 }
+
+// A file that is not a summary.json, or one whose fields have the wrong JSON types, is
+// refused with the line and column, the field and the JSON kind it wants: 'sim diff' and
+// 'sim plot' printed Go's decoder wording ("json: cannot unmarshal string into Go struct
+// field Summary.phases of type []reports.PhaseSummary"). A baseline given where a summary
+// belongs, or a summary given as a baseline, is named as such.
+// Reference: DESIGN.md "Quality bars" (bad input).
+func TestReadSummaryJSONErrorsNameFieldAndKind(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"wrong type", `{"scenario":"x","modes":["endpoints"],"phases":"oops"}`,
+			[]string{`1:54: not a summary.json: field "phases" is a JSON string, where a summary.json has an array`}},
+		{"nested wrong type", "{\"modes\":[\"endpoints\"],\n\"total\":{\"endpoints\":{\"fanoutBytes\":\"1GB\"}}}",
+			[]string{`2:42: not a summary.json: field "total.endpoints.fanoutBytes" is a JSON string, where a summary.json has an integer`}},
+		{"yaml", "# a scenario\nname: x\n", []string{"1:1: not a summary.json: invalid character '#' (not JSON)"}},
+		{"array", `[1]`, []string{"not a summary.json: the file is a JSON array, where a summary.json has an object"}},
+		{"baseline", `{"version": 1, "scenario": "s", "seed": 1, "figures": {"total.endpoints.writes.total": 1}}`,
+			[]string{"a baseline of 'sim check', not a summary.json"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadSummaryJSON(strings.NewReader(tc.in))
+			if err == nil {
+				t.Fatalf("read without error; want %q", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q; want it to say %q", err, w)
+				}
+			}
+			for _, bad := range []string{"Go struct", "Go value", "reports.", "json: cannot", "json: unknown", "looking for"} {
+				if strings.Contains(err.Error(), bad) {
+					t.Errorf("error %q has Go's wording %q", err, bad)
+				}
+			}
+		})
+	}
+}

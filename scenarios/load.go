@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -174,6 +175,9 @@ var yamlParserProblems = []string{
 // yamlSyntaxError is the Error of err, a YAML syntax error of file (data), at its 1-based
 // line; an error at the end of the file is put on its last line.
 func yamlSyntaxError(file string, data []byte, err error) *Error {
+	if line, col, msg, ok := notText(data, err); ok {
+		return &Error{File: file, Line: line, Column: col, Msg: msg + ": " + notTextHint(msg)}
+	}
 	e := &Error{File: file, Msg: err.Error()}
 	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 		e.Line, _ = strconv.Atoi(m[1])
@@ -193,14 +197,115 @@ func yamlSyntaxError(file string, data []byte, err error) *Error {
 	return e
 }
 
+// notText finds, for err, a YAML reader error ("invalid trailing UTF-8 octet", "control
+// characters are not allowed", which say neither where nor what), the first byte of data
+// that caused it: its 1-based line and column (in characters) and what it is. ok is false
+// for any other error, and for UTF-16 text (with its byte order mark), which YAML reads.
+func notText(data []byte, err error) (line, col int, msg string, ok bool) {
+	m := err.Error()
+	if !strings.Contains(m, "UTF-8") && !strings.Contains(m, "control characters") && !strings.Contains(m, "Unicode character") {
+		return 0, 0, "", false
+	}
+	if bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) {
+		return 0, 0, "", false
+	}
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	line, col = 1, 1
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			return line, col, fmt.Sprintf("not UTF-8 text (byte %#02x)", data[0]), true
+		case !yamlPrintable(r):
+			return line, col, fmt.Sprintf("control character %U, which YAML does not allow", r), true
+		case r == '\n':
+			line, col = line+1, 1
+		default:
+			col++
+		}
+		data = data[size:]
+	}
+	return 0, 0, "", false
+}
+
+// notTextHint says what to do about what notText found.
+func notTextHint(msg string) string {
+	if strings.HasPrefix(msg, "not UTF-8") {
+		return "save the file as UTF-8"
+	}
+	return "is this a text file?"
+}
+
+// yamlPrintable reports whether YAML allows r in a document (go.yaml.in/yaml/v3
+// readerc.go, yaml_parser_update_buffer).
+func yamlPrintable(r rune) bool {
+	return r == 0x09 || r == 0x0A || r == 0x0D || (r >= 0x20 && r <= 0x7E) || r == 0x85 ||
+		(r >= 0xA0 && r <= 0xD7FF) || (r >= 0xE000 && r <= 0xFFFD) || (r >= 0x10000 && r <= 0x10FFFF)
+}
+
 // Parse decodes and validates scenario text. file names the source in error messages.
 // sets are --set overrides ("path=value") applied to the YAML tree before validation, so
 // they are checked like the file. On any problem it returns Errors (and no scenario).
 func Parse(file string, data []byte, sets []string) (*Scenario, error) {
+	return parse(file, data, sets, nil)
+}
+
+// LoadSettings is Load for a file read for its settings alone ('sim replay --scenario',
+// which takes the nodes, Services and pod churn from a recording): name, cluster, services
+// and timeline may be left out, and placeholders (one node, one Service, a create) stand
+// in for those the file does not have. What the file has is checked as Load checks it;
+// an empty file is still an error.
+func LoadSettings(nameOrPath string, sets []string) (*Scenario, sim.Config, error) {
+	data, file, embedded, err := read(nameOrPath)
+	if err != nil {
+		return nil, sim.Config{}, err
+	}
+	sc, err := parse(file, data, sets, addPlaceholders)
+	if err != nil {
+		return nil, sim.Config{}, err
+	}
+	sc.Embedded = embedded
+	return sc, sc.Config, nil
+}
+
+// placeholders are the fields LoadSettings adds to a file that lacks them.
+const placeholders = `name: settings
+cluster: {nodes: 1}
+services: [{name: settings}]
+timeline: [{name: create, action: create}]
+`
+
+// addPlaceholders adds to root, a top-level mapping, each field of placeholders it lacks.
+func addPlaceholders(root *yaml.Node) {
+	if root == nil || root.Kind != yaml.MappingNode {
+		return
+	}
+	fill, err := parseYAML([]byte(placeholders))
+	if err != nil {
+		panic("scenarios: placeholders do not parse: " + err.Error())
+	}
+	for i := 0; i+1 < len(fill.Content); i += 2 {
+		key := fill.Content[i].Value
+		has := false
+		for j := 0; j+1 < len(root.Content); j += 2 {
+			has = has || root.Content[j].Value == key
+		}
+		if !has {
+			root.Content = append(root.Content, fill.Content[i], fill.Content[i+1])
+		}
+	}
+}
+
+// parse is Parse with prepare, when not nil, applied to the file's YAML tree before the
+// --set overrides.
+func parse(file string, data []byte, sets []string, prepare func(*yaml.Node)) (*Scenario, error) {
 	d := newDecoder(file)
 	root, err := parseYAML(data)
 	if err != nil {
 		return nil, Errors{yamlSyntaxError(file, data, err)}
+	}
+	if prepare != nil {
+		prepare(root)
 	}
 	root = d.applySets(root, sets)
 	sc := d.decodeScenario(root)

@@ -214,7 +214,17 @@ func TestParseErrors(t *testing.T) {
 			doc:  minimal + "  - name: fail\n    action: failNodes\n    zone: zone-d\n  - name: s\n    action: scale\n    services: [wbe]\n    replicas: 3\n",
 			want: []string{
 				`x.yaml:14:11: timeline[2].zone: unknown zone "zone-d" (did you mean "zone-a"?); allowed: zone-a, zone-b, zone-c`,
-				`x.yaml:15:5: timeline[3].services[0]: unknown service "wbe" (did you mean "web"?); allowed: web`,
+				`x.yaml:17:16: timeline[3].services[0]: unknown service "wbe" (did you mean "web"?); allowed: web`,
+			},
+		},
+		{
+			// Named at the --set that gave it, not at the action's line in the file, which
+			// does not hold it.
+			name: "unknown service from --set",
+			doc:  minimal + "  - name: s\n    action: scale\n    services: [web]\n    replicas: 3\n",
+			sets: []string{"timeline[1].services=[wbe]"},
+			want: []string{
+				`x.yaml: --set timeline[1].services=[wbe]: timeline[1].services[0]: unknown service "wbe" (did you mean "web"?); allowed: web`,
 			},
 		},
 		{
@@ -336,7 +346,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "named service created twice",
 			doc:  strings.Replace(minimal, "    action: create\n", "    action: create\n    services: [web]\n", 1) + "  - name: again\n    action: create\n    services: [web]\n",
-			want: []string{`x.yaml:13:5: timeline[2].services[0]: service "web" is already created by an earlier create action; a Service is created once`},
+			want: []string{`x.yaml:15:16: timeline[2].services[0]: service "web" is already created by an earlier create action; a Service is created once`},
 		},
 		{
 			name: "bad distribution",
@@ -884,8 +894,8 @@ func TestNotCreatedYet(t *testing.T) {
 	doc += "    services: [nope, db]\n"
 	_, err := Parse("x.yaml", []byte(doc), nil)
 	want := []string{
-		`x.yaml:12:5: timeline[1].services[0]: unknown service "nope"; allowed: db, web`,
-		`x.yaml:12:5: timeline[1].services[1]: service "db" is not created by an earlier create action`,
+		`x.yaml:14:16: timeline[1].services[0]: unknown service "nope"; allowed: db, web`,
+		`x.yaml:14:22: timeline[1].services[1]: service "db" is not created by an earlier create action`,
 	}
 	if err == nil || !slices.Equal(strings.Split(err.Error(), "\n"), want) {
 		t.Fatalf("got %v\nwant %s", err, strings.Join(want, "\n"))
@@ -1083,5 +1093,106 @@ func TestCountsOfOne(t *testing.T) {
 	}
 	if want := "(1 node, 1 service, 1 pod, 1 phase)"; !strings.Contains(out.String(), want) {
 		t.Errorf("Validate printed %q, want it to contain %q", out.String(), want)
+	}
+}
+
+// 'sim replay --scenario FILE' takes a file's settings but not its name, cluster, services
+// or timeline: a file of settings alone loads, with placeholders for those it leaves out,
+// and is checked as Load checks it. It was refused for lacking the fields replay ignores.
+func TestLoadSettings(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, in string
+		sets     []string
+		want     string // an error, or "" for none
+	}{
+		{"settings only", "controlPlane:\n  maxEndpointsPerSlice: 50\n", nil, ""},
+		{"settings and --set", "controlPlane: {maxEndpointsPerSlice: 50}\n", []string{"controlPlane.endpointSlice.qps=100"}, ""},
+		{"whole scenario", "name: x\ncluster: {nodes: 3}\nservices: [{name: a}]\ntimeline: [{name: c, action: create}]\ncontrolPlane: {maxEndpointsPerSlice: 50}\n", nil, ""},
+		{"bad setting", "controlPlane:\n  maxEndpointsPerSlice: 5000\n", nil, "cp.yaml:2:25: controlPlane.maxEndpointsPerSlice: 5000 out of range (1..1000)"},
+		{"unknown field", "controlPlan:\n  maxEndpointsPerSlice: 50\n", nil, `cp.yaml:1:1: controlPlan: unknown field "controlPlan" (did you mean "controlPlane"?)`},
+		{"empty", "", nil, "empty scenario"},
+		{"not a mapping", "- a\n", nil, "cp.yaml:1:1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, "cp.yaml")
+			if err := os.WriteFile(path, []byte(tc.in), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, cfg, err := LoadSettings(path, tc.sets)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("error %v", err)
+				}
+				if cfg.ControlPlane.MaxEndpointsPerSlice != 50 {
+					t.Errorf("maxEndpointsPerSlice %d, want 50 (the file's)", cfg.ControlPlane.MaxEndpointsPerSlice)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v; want it to say %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A file that is not UTF-8 text (saved as Latin-1, say) or holds a control character (a
+// binary or compressed file) is named with the line and column of the first offending
+// byte and what to do; the YAML library's words ("invalid trailing UTF-8 octet") named
+// neither. The same for a --set value. Reference: DESIGN.md "Scenarios" (errors name the
+// file, line and field).
+func TestParseNotText(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		doc  string
+		sets []string
+		want string
+	}{
+		{"latin-1", "name: x\ncluster:\n  nodes: 1\nservices: [{name: caf\xe9}]\n", nil,
+			"x.yaml:4:22: not UTF-8 text (byte 0xe9): save the file as UTF-8"},
+		{"leading byte", "name: \xff\xfe\n", nil, "x.yaml:1:7: not UTF-8 text (byte 0xff): save the file as UTF-8"},
+		{"control character", "name: x\ncluster: {nodes: 1\x00}\n", nil,
+			"x.yaml:2:19: control character U+0000, which YAML does not allow: is this a text file?"},
+		{"gzip", "\x1f\x8b\x08\x00", nil, "x.yaml:1:1: control character U+001F, which YAML does not allow: is this a text file?"},
+		{"--set", minimal, []string{"name=\xff"}, `x.yaml: --set name=` + "\xff" + `: name: bad value "\xff": not UTF-8 text (byte 0xff)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("x.yaml", []byte(tc.doc), tc.sets)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v\nwant it to say %q", err, tc.want)
+			}
+			if err != nil && strings.Contains(err.Error(), "octet") {
+				t.Errorf("error %q has the YAML library's wording", err)
+			}
+		})
+	}
+}
+
+// TestSetLabelKeyWithDots: a label key holds dots (app.kubernetes.io/name), so a --set path
+// through labels takes the whole rest as the key, as expect takes a figure name: it read
+// services[0].labels.app.kubernetes.io/name=x as nested mappings and failed with
+// "services[0].labels.app: expected a string, got a mapping". A quoted key still works.
+func TestSetLabelKeyWithDots(t *testing.T) {
+	for _, set := range []string{
+		"services[0].labels.app.kubernetes.io/name=x",
+		`services[0].labels["app.kubernetes.io/name"]=x`,
+	} {
+		sc, err := Parse("x.yaml", []byte(minimal), []string{set, "services[0].labels.tier=web"})
+		if err != nil {
+			t.Errorf("%s: %v", set, err)
+			continue
+		}
+		if got := sc.Config.Services[0].Labels; got["app.kubernetes.io/name"] != "x" || got["tier"] != "web" || len(got) != 2 {
+			t.Errorf("%s: labels %v", set, got)
+		}
+	}
+	// A labelService action's labels too.
+	doc := minimal + "  - name: l\n    action: labelService\n    services: [web]\n    labels: {a: b}\n"
+	sc, err := Parse("x.yaml", []byte(doc), []string{"timeline[2].labels.example.com/team=blue"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sc.Config.Timeline[2].Labels; got["example.com/team"] != "blue" {
+		t.Errorf("labelService labels %v", got)
 	}
 }

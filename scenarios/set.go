@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -99,12 +100,16 @@ func (d *decoder) applySets(root *yaml.Node, sets []string) *yaml.Node {
 		}
 		val, err := parseYAML([]byte(value))
 		if err != nil {
+			if _, _, msg, ok := notText([]byte(value), err); ok {
+				err = errors.New(msg)
+			}
 			fail(path, "bad value %q: %v", value, err)
 			continue
 		}
 		if val == nil {
 			val = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
 		}
+		steps = labelSteps(steps)
 		if steps, err = expectSteps(steps, val); err != nil {
 			fail(path, "%v", err)
 			continue
@@ -216,6 +221,28 @@ func expectSteps(steps []setStep, val *yaml.Node) ([]setStep, error) {
 		out = append(out, setStep{key: bound, isKey: true})
 	}
 	return out, nil
+}
+
+// labelSteps reads the rest of a --set path after a labels step (a Service's or a
+// labelService action's, both string maps) as one key: label keys hold dots, so
+// services[0].labels.app.kubernetes.io/name=x is services[0].labels["app.kubernetes.io/name"]=x.
+// A label's value is a string, so nothing can follow its key. A bracketed key, or any
+// index, leaves the path as written.
+func labelSteps(steps []setStep) []setStep {
+	for i, st := range steps {
+		if !st.isKey || st.quoted || st.key != "labels" || i == 0 || len(steps)-i < 3 {
+			continue
+		}
+		var parts []string
+		for _, rest := range steps[i+1:] {
+			if !rest.isKey || rest.quoted {
+				return steps
+			}
+			parts = append(parts, rest.key)
+		}
+		return append(steps[:i+1:i+1], setStep{key: strings.Join(parts, "."), isKey: true, quoted: true})
+	}
+	return steps
 }
 
 // markSet records every node of a --set value as coming from that flag.

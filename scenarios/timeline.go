@@ -66,11 +66,12 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 				if rejectedRef(ref, d.rejected) || d.servicesIncomplete {
 					continue // the service's own error (or the list's) is reported
 				}
+				at := serviceRefNode(it, j)
 				if ns, name, ok := strings.Cut(ref, "/"); ok && len(refIndex.resolve(name)) > 0 {
-					d.errorf(it, index(p+".services", j), "no service %q in namespace %q (%s is in %s)", name, ns, name, strings.Join(refIndex.namespaces(name), ", "))
+					d.errorf(at, index(p+".services", j), "no service %q in namespace %q (%s is in %s)", name, ns, name, strings.Join(refIndex.namespaces(name), ", "))
 					continue
 				}
-				d.errorf(it, index(p+".services", j), "%s", notOneOf("service", ref, refIndex.names()))
+				d.errorf(at, index(p+".services", j), "%s", notOneOf("service", ref, refIndex.names()))
 				continue
 			}
 			for _, m := range matches {
@@ -89,7 +90,7 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 			default:
 				for _, m := range refs {
 					if created[m.entry] {
-						d.errorf(it, index(p+".services", m.ref), "service %q is already created by an earlier create action; a Service is created once", a.Services[m.ref])
+						d.errorf(serviceRefNode(it, m.ref), index(p+".services", m.ref), "service %q is already created by an earlier create action; a Service is created once", a.Services[m.ref])
 					}
 				}
 			}
@@ -107,7 +108,7 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 			} else if !createdAll {
 				for _, m := range refs {
 					if !created[m.entry] {
-						d.errorf(it, index(p+".services", m.ref), "service %q is not created by an earlier create action", a.Services[m.ref])
+						d.errorf(serviceRefNode(it, m.ref), index(p+".services", m.ref), "service %q is not created by an earlier create action", a.Services[m.ref])
 					}
 				}
 			}
@@ -587,6 +588,27 @@ func (d *decoder) action(n *yaml.Node, path string, cfg *sim.Config) (sim.Action
 		}
 	}
 	return a, len(d.errs) == before
+}
+
+// serviceRefNode returns the node of the j-th service an action (mapping node n) names,
+// for an error to point at it (or at the --set that gave it); n itself when not found.
+func serviceRefNode(n *yaml.Node, j int) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return n
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value != "services" {
+			continue
+		}
+		v := resolveAliases(n.Content[i+1])
+		switch {
+		case v.Kind == yaml.SequenceNode && j < len(v.Content):
+			return v.Content[j]
+		case v.Kind == yaml.ScalarNode:
+			return v
+		}
+	}
+	return n
 }
 
 // hasKey reports whether mapping node n has key.

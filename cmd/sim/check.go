@@ -100,7 +100,7 @@ Examples:
     sim check quick --baseline-dir scenarios/baselines --tolerance 'writes.*=10%' --floor count=2
     sim check quick --baseline-dir scenarios/baselines --verbose
     sim check quick --baseline-dir scenarios/baselines --update-baseline
-    sim check my-cluster.yaml --format json --strict`,
+    sim check my-cluster.yaml --baseline my-cluster.json --format json --strict`,
 	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
 		o := &checkOptions{}
 		fs.StringVar(&o.baseline, "baseline", "", "compare with the baseline `FILE` (one scenario only)")
@@ -364,6 +364,15 @@ func (o *checkOptions) run(e *env, args []string) error {
 		err := fmt.Errorf("check failed: %d of %d figures out of bounds (%s)", c.Failed, c.Figures, c)
 		if o.update {
 			err = fmt.Errorf("%w; the baselines now hold this run's figures, as asked, but budgets still apply", err)
+		} else {
+			// Say what to do next, by what failed: a baseline's figures are accepted anew
+			// with --update-baseline; a budget is changed where it is written.
+			if c.Failed > c.Broken {
+				err = fmt.Errorf("%w; if the change is meant, accept it with --update-baseline (the same command), or allow it with --tolerance or --floor", err)
+			}
+			if c.Broken > 0 {
+				err = fmt.Errorf("%w; a budget is a bound in the scenario's expect: section or a --set expect.… (SOURCE says which): change it there if the new figure is meant", err)
+			}
 		}
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -390,15 +399,34 @@ func (o *checkOptions) checkOutputs(jobs []*checkJob) []error {
 		if o.update {
 			if err := checkOutputPath(job.baselinePath); err != nil {
 				problems = append(problems, fmt.Errorf("baseline %s: %w", job.baselinePath, err))
+			} else if sc := scenarioAt(jobs, job.baselinePath); sc != "" {
+				problems = append(problems, fmt.Errorf("baseline %s: is the scenario %s; writing the baseline would destroy it", job.baselinePath, sc))
 			}
 		}
 	}
 	if o.junit != "" {
 		if err := checkOutputPath(o.junit); err != nil {
 			problems = append(problems, fmt.Errorf("--junit %s: %w", o.junit, err))
+		} else if sc := scenarioAt(jobs, o.junit); sc != "" {
+			problems = append(problems, fmt.Errorf("--junit %s: is the scenario %s; writing the report would destroy it", o.junit, sc))
 		}
 	}
 	return problems
+}
+
+// scenarioAt returns the file of the scenario among jobs that path is (the same file, by
+// whatever name), or "" for none: an output written there would replace the scenario.
+func scenarioAt(jobs []*checkJob, path string) string {
+	out, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	for _, job := range jobs {
+		if fi, err := os.Stat(job.sc.File); err == nil && os.SameFile(fi, out) {
+			return job.sc.File
+		}
+	}
+	return ""
 }
 
 // checkOutputPath fails when path cannot be written as a file: it names a directory (or

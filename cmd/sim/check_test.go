@@ -705,3 +705,80 @@ func TestParseFloorRates(t *testing.T) {
 		t.Error(`parseFloor("unlimited") took it`)
 	}
 }
+
+// A failed check says what to do next, by what failed: a change against the baseline that
+// is meant is accepted with --update-baseline (or allowed with --tolerance or --floor); a
+// broken budget is a bound written in the scenario. It said only how many figures failed.
+func TestCheckFailureSaysWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	writeFakeBaseline(t, dir)
+	for _, tc := range []struct {
+		name    string
+		budgets []reports.BudgetSpec
+		args    []string
+		want    []string
+		not     []string
+	}{
+		{"regression", nil, []string{"check", "x.yaml", "--baseline-dir", dir},
+			[]string{"if the change is meant, accept it with --update-baseline (the same command), or allow it with --tolerance or --floor"},
+			[]string{"expect:"}},
+		{"broken budget", []reports.BudgetSpec{{Figure: "flip.endpoints.fanoutBytes", Max: ptr(100e6), MaxText: "100MB", Where: "x.yaml:40:3"}},
+			[]string{"check", "x.yaml"},
+			[]string{"a budget is a bound in the scenario's expect: section or a --set expect.… (SOURCE says which): change it there if the new figure is meant"},
+			[]string{"--update-baseline"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			te := checkEnv(tc.budgets...)
+			te.mutate = func(r *sim.Results) { r.Total.Endpoints.FanoutBytes *= 2 }
+			if code := te.main(tc.args); code != exitFailed {
+				t.Fatalf("exit %d, want %d\n%s", code, exitFailed, te.stderr.String())
+			}
+			msg := te.stderr.String()
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("stderr %q; want it to say %q", msg, w)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(msg, n) {
+					t.Errorf("stderr %q says %q, which does not apply", msg, n)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckOutputIsAScenario: --update-baseline with --baseline naming the scenario file,
+// or a --junit that is one, is refused before the run, leaving the scenario as it was: 'sim
+// check q.yaml --baseline q.yaml --update-baseline' replaced the scenario with a baseline.
+// Reference: DESIGN.md "Quality bars" (bad input never leaves half-written output).
+func TestCheckOutputIsAScenario(t *testing.T) {
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "x.yaml")
+	const text = "# my scenario\n"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"baseline", []string{"check", scenario, "--baseline", scenario, "--update-baseline"}, "baseline " + scenario + ": is the scenario " + scenario},
+		{"junit", []string{"check", scenario, "--junit", filepath.Join(dir, ".", "x.yaml")}, "--junit " + filepath.Join(dir, ".", "x.yaml") + ": is the scenario " + scenario},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(scenario, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			te := checkEnv(reports.BudgetSpec{Figure: "flip.endpoints.fanoutBytes", Max: ptr(1e15), Where: "x.yaml:1:1"})
+			code := te.main(tc.args)
+			if code != exitBadInput || !strings.Contains(te.stderr.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, te.stderr.String(), exitBadInput, tc.want)
+			}
+			if b, _ := os.ReadFile(scenario); string(b) != text {
+				t.Errorf("the scenario was overwritten:\n%.200s", b)
+			}
+			if len(te.ran) != 0 {
+				t.Errorf("ran %d scenarios before refusing", len(te.ran))
+			}
+		})
+	}
+}

@@ -115,11 +115,13 @@ func (e *env) main(args []string) (code int) {
 // maxMessageLines caps an error message: the first lines, then how many more there were.
 const maxMessageLines = 20
 
-// cleanMessage drops the "sim: " packages put in front of their errors (main adds one) and
+// cleanMessage drops the "sim: " packages put in front of their errors (main adds one), and
+// the "reports: " of the reports package's (a package name means nothing to the user), and
 // a context said twice in a row ("replay: replay: x"), and caps the message at
 // maxMessageLines lines.
 func cleanMessage(msg string) string {
 	msg = strings.TrimPrefix(msg, "sim: ")
+	msg = strings.ReplaceAll(strings.TrimPrefix(msg, "reports: "), ": reports: ", ": ")
 	lines := strings.Split(msg, "\n")
 	if len(lines) > maxMessageLines+1 {
 		n := len(lines) - maxMessageLines

@@ -310,3 +310,25 @@ func TestHelpWrapped(t *testing.T) {
 		}
 	}
 }
+
+// An example of 'sim check --strict' names a baseline: --strict fails on improvements and
+// new figures, which only a baseline has, and a check with neither baseline nor budgets is
+// refused ("nothing to check"). The example 'sim check my-cluster.yaml --format json
+// --strict' failed so on the scenario 'sim import' writes. Help, the manual and the README.
+func TestStrictExamplesNameABaseline(t *testing.T) {
+	texts := map[string]string{"sim help check": cmdCheck.long}
+	for _, f := range []string{"doc.go", "../../README.md"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[f] = string(b)
+	}
+	for name, text := range texts {
+		for _, line := range strings.Split(text, "\n") {
+			if strings.Contains(line, "sim check ") && strings.Contains(line, "--strict") && !strings.Contains(line, "--baseline") {
+				t.Errorf("%s: %q uses --strict without a baseline", name, strings.TrimSpace(line))
+			}
+		}
+	}
+}

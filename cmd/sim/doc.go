@@ -227,7 +227,7 @@ section, or grows past --tolerance (default 2%) of a baseline written by an earl
 	$ sim check quick --baseline-dir scenarios/baselines
 	$ sim check scenarios/quick.yaml --baseline quick.json --tolerance 5% --junit check.xml
 	$ sim check quick --baseline-dir scenarios/baselines --update-baseline
-	$ sim check my-cluster.yaml --format json --strict
+	$ sim check my-cluster.yaml --baseline my-cluster.json --format json --strict
 
 --update-baseline writes the baselines instead of comparing with them, but still checks the
 budgets: a broken budget fails the check (exit 1) although the baselines were written.

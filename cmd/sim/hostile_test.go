@@ -616,10 +616,14 @@ func TestHostileReplayMessage(t *testing.T) {
 // the message path: exit 1, one line, no wrapped figure on stdout.
 func TestCleanMessage(t *testing.T) {
 	for in, want := range map[string]string{
-		"replay: sim: replay: bad line 3":    "replay: bad line 3",
-		"sim: run x.yaml: sim: end time":     "run x.yaml: end time",
-		"run a.yaml: a: b":                   "run a.yaml: a: b",
-		strings.Repeat("line\n", 30) + "end": strings.Repeat("line\n", 20) + "and 11 more lines",
+		"replay: sim: replay: bad line 3": "replay: bad line 3",
+		"sim: run x.yaml: sim: end time":  "run x.yaml: end time",
+		"run a.yaml: a: b":                "run a.yaml: a: b",
+		// Our packages' names are no news to the user ("sim: reports: partials do not
+		// make up one plan", from sim plan --merge).
+		"reports: partials do not make up one plan: x": "partials do not make up one plan: x",
+		"plan p: reports: partials: x":                 "plan p: partials: x",
+		strings.Repeat("line\n", 30) + "end":           strings.Repeat("line\n", 20) + "and 11 more lines",
 	} {
 		if got := cleanMessage(in); got != want {
 			t.Errorf("cleanMessage(%q) = %q, want %q", in, got, want)

@@ -45,8 +45,9 @@ Deployment; one a Deployment in the input owns is left to it. Everything that co
 mapped is listed at the top of the file and on stderr. --anonymize renames namespaces,
 Services, ports, zones, the region, nodes, label values and label keys but Kubernetes' own
 (deterministically, keeping lengths, so byte figures hold) so the file can be shared.
---out writes the file atomically; its directory must exist (checked before the import's
-work). (-o means the output format in every other command, so import has no -o.)
+--out writes the file atomically; its directory must exist, and it may not be an input
+(both checked before the import's work). (-o means the output format in every other
+command, so import has no -o.)
 
 Examples:
 
@@ -97,6 +98,16 @@ Examples:
 				// A missing directory or a special file, as record checks its --out.
 				if err := checkOutFile("import", out); err != nil {
 					return err
+				}
+				// Nor an input: the scenario would replace the user's kubectl output.
+				if ofi, err := os.Stat(out); err == nil {
+					for _, in := range inputs {
+						if f, ok := in.R.(*os.File); ok {
+							if fi, err := f.Stat(); err == nil && os.SameFile(fi, ofi) {
+								return usageErrorf("import", "--out %s is an input: importing would destroy it; give another file name", out)
+							}
+						}
+					}
 				}
 			}
 			if name == "" && out != "" {

@@ -138,3 +138,38 @@ func TestImportStdinAmongFiles(t *testing.T) {
 		t.Errorf("import - -: exit %d, stderr %q", code, te.stderr.String())
 	}
 }
+
+// TestImportOutIsAnInput: --out naming one of the input files (by another path, or a link
+// to it) is refused before the import, leaving the file as it was: it replaced the user's
+// kubectl output with the scenario. record refuses its input as --out likewise.
+// Reference: DESIGN.md "Quality bars" (bad input never leaves half-written output).
+func TestImportOutIsAnInput(t *testing.T) {
+	dir := t.TempDir()
+	sample := func(f string) []byte {
+		b, err := os.ReadFile(filepath.Join("..", "..", "scenarios", "testdata", "import-"+f+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	nodes, services := filepath.Join(dir, "nodes.json"), filepath.Join(dir, "services.json")
+	os.WriteFile(nodes, sample("nodes"), 0o644)
+	os.WriteFile(services, sample("services"), 0o644)
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(services, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{nodes, filepath.Join(dir, ".", "services.json"), link} {
+		te := newTestEnv()
+		code := te.main([]string{"import", "--out", out, nodes, services})
+		if code != exitBadInput || !strings.Contains(te.stderr.String(), "is an input: importing would destroy it") {
+			t.Errorf("--out %s: exit %d, stderr %q", out, code, te.stderr.String())
+		}
+	}
+	if b, _ := os.ReadFile(nodes); string(b) != string(sample("nodes")) {
+		t.Error("nodes.json was changed")
+	}
+	if b, _ := os.ReadFile(services); string(b) != string(sample("services")) {
+		t.Error("services.json was changed")
+	}
+}

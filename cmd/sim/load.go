@@ -32,6 +32,14 @@ func loadScenario(nameOrPath string, sets []string) (*loadedScenario, error) {
 	return &loadedScenario{File: sc.File, Config: cfg, Description: sc.Description, Scenario: sc}, nil
 }
 
+// loadSettings loads a scenario file for its settings alone ('sim replay --scenario'):
+// the name, cluster, services and timeline, which replay takes from the recording, may be
+// left out.
+func loadSettings(nameOrPath string, sets []string) (sim.Config, error) {
+	_, cfg, err := scenarios.LoadSettings(nameOrPath, sets)
+	return cfg, err
+}
+
 // effectiveScenario prints sc with cfg (the configuration after flag overrides) as a
 // scenario file with every default applied.
 func effectiveScenario(sc *loadedScenario, cfg sim.Config) ([]byte, error) {

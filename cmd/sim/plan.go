@@ -36,7 +36,17 @@ the QPS budget. When the base scenario has several Services (your own cluster, s
 advice is also split by the size of those Services: which layout each size group favours.
 A grid over maxEndpointsPerSlice alone (kep-752) also gets KEP-752's cost table: each
 phase — a create, a single endpoint update, a rolling update — per layout. PLAN is a file
-or the name of a shipped plan (slice-size, cluster-size, kep-752).
+or the name of a shipped plan (slice-size, cluster-size, kep-752). A plan file names its
+base scenario, the grid's axes (each a field, as --set writes it, and its values) and,
+optionally, budgets; docs/plan.md describes every field, and 'sim validate PLAN' checks one:
+
+    name: my-plan
+    scenario: quick                    # a shipped scenario's name, or a file
+    grid:
+      - set: controlPlane.maxEndpointsPerSlice
+        values: [50, 100, 500]
+    budgets:
+      peakEgress: 1Gbit
 
 The points run in parallel (--jobs, default all cores); results are placed by grid index,
 so the same plan gives the same report byte for byte. A point whose run fails is listed in

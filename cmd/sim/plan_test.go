@@ -296,3 +296,31 @@ func TestPlanDoneLinePrefixed(t *testing.T) {
 		t.Errorf("stderr %q lacks 'sim: plan tiny: 4 points in …'", te.stderr.String())
 	}
 }
+
+// TestPlanHelpExampleLoads: 'sim help plan' shows a plan file, which loads as written; the
+// help named the shipped plans but showed no plan's format, so a first plan was written by
+// guesswork ("grid: expected a list of axes").
+func TestPlanHelpExampleLoads(t *testing.T) {
+	_, after, ok := strings.Cut(cmdPlan.long, "    name: my-plan\n")
+	if !ok {
+		t.Fatal("'sim help plan' shows no plan file")
+	}
+	text := "name: my-plan\n"
+	for _, line := range strings.Split(after, "\n") {
+		if !strings.HasPrefix(line, "    ") {
+			break
+		}
+		text += strings.TrimPrefix(line, "    ") + "\n"
+	}
+	path := filepath.Join(t.TempDir(), "my-plan.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := scenarios.LoadPlan(path)
+	if err != nil {
+		t.Fatalf("the plan in 'sim help plan' does not load: %v\n%s", err, text)
+	}
+	if len(p.Points) != 3 {
+		t.Errorf("%d grid points, want 3", len(p.Points))
+	}
+}

@@ -118,13 +118,14 @@ holds none of its flag's kind and only others (a NodeList given to --services, s
 error naming the kinds it holds (exit 2).
 
 The control plane (controller workers, QPS, batch period, maxEndpointsPerSlice, API server
-and network) is the built-in defaults, a scenario file's (--scenario; its services and
-timeline are ignored), or either changed with --set. --set takes paths under seed, modes
-(as --mode; give one of the two), controlPlane (but its workloads), apiServer, network,
-kubeProxy, guards and slo; a path under name, description, cluster, services, timeline,
-controlPlane.workloads or expect is an error (exit 2): the nodes, Services and pod churn
-come from the recording. guards.endTime counts from the recording's last event: a recording
-of any length replays to its end, and the guard stops a run that does not settle after it.
+and network) is the built-in defaults, a scenario file's (--scenario; its name, cluster,
+services and timeline are ignored, and may be left out), or either changed with --set. --set
+takes paths under seed, modes (as --mode; give one of the two), controlPlane (but its
+workloads), apiServer, network, kubeProxy, guards and slo; a path under name, description,
+cluster, services, timeline, controlPlane.workloads or expect is an error (exit 2): the
+nodes, Services and pod churn come from the recording. guards.endTime counts from the
+recording's last event: a recording of any length replays to its end, and the guard stops a
+run that does not settle after it.
 
 --endpointslices adds the cluster's real EndpointSlice stream ('kubectl get endpointslices
 -A --watch --output-watch-events -o json', or its 'sim record' trace) and compares it with
@@ -589,11 +590,7 @@ func warnReplay(w io.Writer, name string, r *sim.ReplayStats, s *trace.Stats) {
 // the --set overrides.
 func (o *replayOptions) config(e *env) (sim.Config, error) {
 	if o.scenario != "" {
-		sc, err := e.load(o.scenario, o.sets)
-		if err != nil {
-			return sim.Config{}, err
-		}
-		return sc.Config, nil
+		return loadSettings(o.scenario, o.sets)
 	}
 	sc, err := scenarios.Parse("(replay defaults)", []byte(replayDefaults), o.sets)
 	if err != nil {

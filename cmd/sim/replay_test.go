@@ -849,3 +849,72 @@ func TestRecordNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayScenarioSettingsOnly: --scenario takes a file's control-plane settings, its
+// services and timeline being ignored, so a file of settings alone (what 'sim help replay'
+// suggests writing) must do; it was refused for lacking name, cluster, services and
+// timeline. Its settings are used: a smaller maxEndpointsPerSlice writes more slices.
+func TestReplayScenarioSettingsOnly(t *testing.T) {
+	dir := t.TempDir()
+	cp := writeFile(t, dir, "cp.yaml", "controlPlane:\n  maxEndpointsPerSlice: 2\n")
+	bad := writeFile(t, dir, "bad.yaml", "controlPlane:\n  maxEndpointsPerSlice: 5000\n")
+	args := func(extra ...string) []string {
+		return append([]string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"),
+			"--nodes", sample("replay-nodes.json"), "--quiet", "--format", "json"}, extra...)
+	}
+	objects := func(extra ...string) int64 {
+		t.Helper()
+		e, out, errb := replayEnv()
+		if code := e.main(args(extra...)); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", extra, code, errb)
+		}
+		var s struct {
+			Total struct {
+				EndpointSlices struct{ Objects int64 } `json:"endpointslices"`
+			} `json:"total"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.Total.EndpointSlices.Objects
+	}
+	if def, two := objects(), objects("--scenario", cp); two <= def {
+		t.Errorf("--scenario with maxEndpointsPerSlice 2: %d slices, default: %d; want more", two, def)
+	}
+	e, _, errb := replayEnv()
+	if code := e.main(args("--scenario", bad)); code != exitBadInput || !strings.Contains(errb.String(), "bad.yaml:2:25: controlPlane.maxEndpointsPerSlice: 5000 out of range") {
+		t.Errorf("bad setting: exit %d, stderr %q", code, errb)
+	}
+}
+
+// TestRecordLastEventCutOff: a last event cut off where the input ends (kubectl stopped
+// mid-write) is left out with a warning and record exits 0, keeping the events before it;
+// 'sim help record' says so. The help said only that input record cannot read after some
+// events exits 2, naming "kubectl killed mid-write" as its cause, which this case is not.
+func TestRecordLastEventCutOff(t *testing.T) {
+	raw, err := os.ReadFile(sample("replay-watch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	third := 0
+	for i, n := 0, 0; n < 3; n++ {
+		j := bytes.Index(raw[i:], []byte("{\n    \"type\""))
+		third, i = i+j, i+j+1
+	}
+	out := filepath.Join(t.TempDir(), "trace.jsonl")
+	e, _, errb := replayEnv()
+	e.stdin = bytes.NewReader(raw[:third+40])
+	if code := e.main([]string{"record", "--out", out}); code != exitOK {
+		t.Fatalf("exit %d, want %d: %s", code, exitOK, errb)
+	}
+	if got, _ := os.ReadFile(out); bytes.Count(got, []byte("\n")) != 2 {
+		t.Errorf("kept %d events, want the 2 before the cut", bytes.Count(got, []byte("\n")))
+	}
+	if !strings.Contains(errb.String(), "sim: record: warning:") {
+		t.Errorf("stderr has no warning: %s", errb)
+	}
+	help := strings.Join(strings.Fields(cmdRecord.long), " ")
+	if !strings.Contains(help, "a last event cut off where the input ends (kubectl stopped mid-write) is left out with a warning, and record exits 0") {
+		t.Errorf("'sim help record' does not say that a last event cut off is a warning (exit 0)")
+	}
+}

@@ -125,6 +125,13 @@ func (o *runOptions) run(e *env, args []string) error {
 	if o.printScenario && o.format == "json" {
 		return usageErrorf("run", "--print-scenario prints the scenario as YAML, not JSON; leave out -o/--format json")
 	}
+	if o.printScenario {
+		for _, f := range []struct{ flag, value string }{{"--out", o.out}, {"--cpuprofile", o.cpuprofile}, {"--memprofile", o.memprofile}} {
+			if f.value != "" {
+				return usageErrorf("run", "--print-scenario prints the scenario and does not run it, so %s would write nothing; leave out one or the other", f.flag)
+			}
+		}
+	}
 	sc, err := e.load(args[0], o.sets)
 	if err != nil {
 		return badInput(err)

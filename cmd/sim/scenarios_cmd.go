@@ -154,14 +154,17 @@ Examples:
 						errs = append(errs, fmt.Errorf("%s is a plan: --set applies to scenarios (a plan has its own set:)", a))
 						continue
 					}
+					if effective {
+						// It printed nothing and passed, as if the plan had been printed.
+						errs = append(errs, fmt.Errorf("%s is a plan: --effective prints scenarios (a grid point's: sim run BASE --set PATH=VALUE… --print-scenario)", a))
+						continue
+					}
 					what, err := validatePlan(a)
 					if err != nil {
 						errs = append(errs, err)
 						continue
 					}
-					if !effective {
-						fmt.Fprintf(e.stdout, "%s: ok (%s)\n", a, what)
-					}
+					fmt.Fprintf(e.stdout, "%s: ok (%s)\n", a, what)
 					continue
 				}
 				sc, err := e.load(a, sets)

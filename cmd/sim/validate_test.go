@@ -145,3 +145,38 @@ func TestValidateHelpExamplesRun(t *testing.T) {
 		t.Fatalf("found %d validate examples in its help", examples)
 	}
 }
+
+// TestValidateEffectivePlan: --effective prints scenarios; given a plan it printed nothing
+// at all and exited 0, as if the plan had been printed. It is refused, as --set is, saying
+// how to print a grid point's scenario.
+func TestValidateEffectivePlan(t *testing.T) {
+	var out, errb bytes.Buffer
+	e := newEnv(&out, &errb)
+	code := e.main([]string{"validate", "--effective", "slice-size"})
+	if code != exitBadInput {
+		t.Fatalf("exit %d, want %d; stdout %q, stderr %q", code, exitBadInput, out.String(), errb.String())
+	}
+	if want := "slice-size is a plan: --effective prints scenarios"; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr %q; want it to say %q", errb.String(), want)
+	}
+}
+
+// TestPrintScenarioRefusesRunFlags: --print-scenario does not run the scenario, so --out,
+// --cpuprofile and --memprofile would write nothing; they were accepted and ignored (exit
+// 0, no DIR), as -o json is refused.
+func TestPrintScenarioRefusesRunFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, flags := range [][]string{
+		{"--out", filepath.Join(dir, "out")},
+		{"--cpuprofile", filepath.Join(dir, "cpu.prof")},
+		{"--memprofile", filepath.Join(dir, "mem.prof")},
+	} {
+		var out, errb bytes.Buffer
+		e := newEnv(&out, &errb)
+		code := e.main(append([]string{"run", "quick", "--print-scenario"}, flags...))
+		want := "--print-scenario prints the scenario and does not run it, so " + flags[0] + " would write nothing"
+		if code != exitBadInput || out.Len() != 0 || !strings.Contains(errb.String(), want) {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want exit %d and %q", flags, code, out.Len(), errb.String(), exitBadInput, want)
+		}
+	}
+}

@@ -197,19 +197,19 @@ func (im *importer) dropRepeats() {
 	o := im.o
 	note := func(n int, what string) {
 		if n > 0 {
-			im.notef("%d %s appear more than once (the same input given twice?); the first of each is kept", n, what)
+			im.notef("%s more than once (the same input given twice?); the first of each is kept", counted(n, what+" appears", what+"s appear"))
 		}
 	}
-	note(dropRepeated(&o.nodes, func(v *node) string { return v.Metadata.Name }), "Nodes")
+	note(dropRepeated(&o.nodes, func(v *node) string { return v.Metadata.Name }), "Node")
 	note(dropRepeated(&o.workloads, func(v *workload) string {
 		return v.Kind + "\x00" + cmp.Or(v.Metadata.Namespace, "default") + "\x00" + v.Metadata.Name
-	}), "workloads")
+	}), "workload")
 	note(dropRepeated(&o.endpoints, func(v *endpoints) string {
 		return cmp.Or(v.Metadata.Namespace, "default") + "\x00" + v.Metadata.Name
-	}), "Endpoints objects")
+	}), "Endpoints object")
 	note(dropRepeated(&o.slices, func(v *endpointSlice) string {
 		return cmp.Or(v.Metadata.Namespace, "default") + "\x00" + v.Metadata.Name
-	}), "EndpointSlices")
+	}), "EndpointSlice")
 }
 
 // dropOwnedReplicaSets drops the ReplicaSets whose controller is a Deployment in the
@@ -634,6 +634,7 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 	seen := map[string]bool{}
 	var out []*entry
 	var noPods, externalName, noEndpoints, badLabels int
+	var repeated []string // the ids of the Services that appear more than once
 	for i := range o.services {
 		s := &o.services[i]
 		ns, name := cmp.Or(s.Metadata.Namespace, "default"), s.Metadata.Name
@@ -646,9 +647,14 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 			im.detail("a Service with an invalid namespace skipped", "Service %q: not a valid namespace, skipped", id)
 			continue
 		case seen[id]:
-			im.detail("a Service appears twice; the first is kept", "Service %s appears twice; the first is kept", id)
+			// Noted once for all of them, below: a note each made an input given twice
+			// print a line per Service.
+			if !slices.Contains(repeated, id) {
+				repeated = append(repeated, id)
+			}
 			continue
 		case s.Spec.Type == "ExternalName":
+			seen[id] = true // counted once, however often it appears
 			externalName++
 			continue
 		}
@@ -795,6 +801,19 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 			continue
 		}
 		out = append(out, e)
+	}
+	if n := len(repeated); n > 0 {
+		what := counted(n, "Service appears", "Services appear") + " more than once (the same input given twice?); the first of each is kept"
+		if im.opts.Anonymize {
+			im.notef("%s", what)
+		} else {
+			slices.Sort(repeated)
+			more := ""
+			if n > 3 {
+				repeated, more = repeated[:3], ", …"
+			}
+			im.notef("%s: %s%s", what, strings.Join(repeated, ", "), more)
+		}
 	}
 	if externalName > 0 {
 		im.notef("%s skipped (%s no endpoints)", counted(externalName, "ExternalName Service", "ExternalName Services"), agree(externalName, "it has", "they have"))

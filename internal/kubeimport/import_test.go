@@ -559,11 +559,23 @@ func TestImportRepeatedInputs(t *testing.T) {
 	if body(twice.YAML) != body(once.YAML) {
 		t.Errorf("files given twice give another scenario:\n%s\nonce:\n%s", body(twice.YAML), body(once.YAML))
 	}
-	for _, what := range []string{"Nodes", "workloads"} {
+	for _, what := range []string{"Nodes", "workloads", "Services"} {
 		want := fmt.Sprintf("%s appear more than once", what)
 		if !slices.ContainsFunc(twice.Notes, func(n string) bool { return strings.Contains(n, want) }) {
 			t.Errorf("no note says %q: %q", want, twice.Notes)
 		}
+	}
+	// One note for the repeated Services, as for the other kinds, naming a few: a note per
+	// Service made a file given twice print a line per Service, 10,000 in a large cluster,
+	// on stderr and at the top of the scenario. The other notes are once's: an ExternalName
+	// Service given twice was counted twice.
+	if n := len(twice.Notes) - len(once.Notes); n != 5 {
+		t.Errorf("%d notes more than once's, want 5 (Nodes, workloads, Endpoints objects, EndpointSlices, Services): %q", n, twice.Notes)
+	}
+	if !slices.ContainsFunc(twice.Notes, func(n string) bool {
+		return n == "13 Services appear more than once (the same input given twice?); the first of each is kept: data/db, data/external-db, default/api, …"
+	}) {
+		t.Errorf("no note names the first repeated Services: %q", twice.Notes)
 	}
 }
 
