@@ -335,6 +335,13 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`x.yaml:11:5: timeline[1]: action rollout comes before any create action; put a create action first`},
 		},
 		{
+			// The one error: the first action's kind is refused, so whether it would have
+			// created the Services is unknown, and the rollout is not said to come first.
+			name: "unknown action kind, then an action that needs a create",
+			doc:  strings.Replace(minimal, "action: create", "action: craete", 1),
+			want: []string{`x.yaml:9:13: timeline[0].action: "craete" is not allowed (did you mean "create"?); allowed: create, rollout, scale, restartPods, flipReadiness, failNodes, drainNodes, labelService, wait`},
+		},
+		{
 			// A second create of a Service was accepted and gave an empty phase.
 			name: "created twice",
 			doc:  minimal + "  - name: again\n    action: create\n  - name: again-web\n    action: create\n    services: [web]\n",

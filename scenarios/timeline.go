@@ -25,6 +25,10 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 	refIndex := newServiceIndex(cfg.Services)
 	created := make([]bool, len(cfg.Services))
 	createdAll, createdAny := false, false
+	// kindRejected: an earlier action's kind was refused (or missing), so what it would
+	// have created is unknown, and "before any create" errors about later actions would
+	// only follow from that one.
+	kindRejected := false
 	seen := map[string]int{}
 	var out []sim.Action
 	if len(items) > maxActions {
@@ -56,6 +60,7 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 			}
 		}
 		if a.Kind == "" {
+			kindRejected = true
 			continue
 		}
 		// Resolve service references to the entries they name.
@@ -103,6 +108,9 @@ func (d *decoder) timeline(n *yaml.Node, path string, cfg *sim.Config) []sim.Act
 			createdAny = true
 		case sim.ActionFailNodes, sim.ActionDrainNodes, sim.ActionWait:
 		default:
+			if kindRejected {
+				break // maybe created by the action whose kind was refused
+			}
 			if !createdAll && !createdAny {
 				d.errorf(it, p, "action %s comes before any create action; put a create action first", a.Kind)
 			} else if !createdAll {
