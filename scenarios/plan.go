@@ -67,6 +67,9 @@ type Axis struct {
 	Paths []string
 	// Values are YAML texts, as --set takes them.
 	Values []string
+	// valueAt locates each value in the plan file (line and column), for errors found
+	// when the grid is resolved.
+	valueAt [][2]int
 }
 
 // PhaseRate is how many times per day a phase's work happens in the cluster being planned.
@@ -264,7 +267,7 @@ func (d *decoder) axes(n *yaml.Node, path string) []Axis {
 			d.missing(it, p, "set")
 		}
 		if e, ok := f["values"]; ok {
-			ax.Values = d.axisValues(e.val, join(p, "values"))
+			ax.Values, ax.valueAt = d.axisValues(e.val, join(p, "values"))
 		} else {
 			d.missing(it, p, "values")
 		}
@@ -354,26 +357,25 @@ func (d *decoder) axisPaths(n *yaml.Node, path string) []string {
 // axisValues reads an axis's values: a list of YAML values, turned into the text --set
 // takes (scalars as written, quoted when YAML would read them otherwise; mappings and lists
 // in flow style).
-func (d *decoder) axisValues(n *yaml.Node, path string) []string {
+func (d *decoder) axisValues(n *yaml.Node, path string) (out []string, at [][2]int) {
 	items, ok := d.list(n, path, "values")
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	if len(items) == 0 {
 		d.errorf(n, path, "needs at least one value")
-		return nil
+		return nil, nil
 	}
 	if len(items) > maxAxisValues {
 		d.errorf(n, path, "%d values; at most %d", len(items), maxAxisValues)
-		return nil
+		return nil, nil
 	}
-	var out []string
 	// seen holds each value's key (valueKey) and where it was first listed.
 	seen := map[string]int{}
 	for i, it := range items {
 		it = d.resolve(it, index(path, i))
 		if it == nil {
-			return nil
+			return nil, nil
 		}
 		v, err := valueText(it)
 		if err != nil {
@@ -391,8 +393,9 @@ func (d *decoder) axisValues(n *yaml.Node, path string) []string {
 		}
 		seen[key] = len(out)
 		out = append(out, v)
+		at = append(at, [2]int{it.Line, it.Column})
 	}
-	return out
+	return out, at
 }
 
 // valueKey is what an axis value means, for finding one listed twice: an integer, a number
@@ -572,6 +575,8 @@ func (p *Plan) resolve() error {
 	}
 	p.Points = nil
 	var pointErrs []error
+	var valueErrs Errors
+	blamed := map[[2]int]bool{}
 	for i, values := range gridValues(p.Axes) {
 		sets := slices.Clone(p.Set)
 		for a, ax := range p.Axes {
@@ -581,7 +586,13 @@ func (p *Plan) resolve() error {
 		}
 		sc, err := Parse(file, data, sets)
 		if err != nil {
-			if len(pointErrs) < 5 {
+			if a, j, verr := p.valueRefused(file, data, values); verr != nil {
+				// One error at the value, however many grid points have it.
+				if !blamed[[2]int{a, j}] {
+					blamed[[2]int{a, j}] = true
+					valueErrs = append(valueErrs, verr)
+				}
+			} else if len(pointErrs) < 5 {
 				pointErrs = append(pointErrs, fmt.Errorf("plan %s: grid point %d (%s): %w", p.File, i, PointLabel(p.Axes, values), err))
 			}
 			continue
@@ -592,7 +603,32 @@ func (p *Plan) resolve() error {
 		}
 		p.Points = append(p.Points, GridPoint{Index: i, Values: values, Sets: sets, Config: cfg})
 	}
+	if len(valueErrs) > 0 {
+		pointErrs = append([]error{valueErrs}, pointErrs...)
+	}
 	return errors.Join(pointErrs...)
+}
+
+// valueRefused finds, for a grid point the base scenario refuses, an axis value of it that
+// the base refuses on its own (every other axis left at the base's setting): its axis, its
+// place in the axis and the error, located at the value in the plan file. It returns a nil
+// error when there is none: the point's values are refused only together.
+func (p *Plan) valueRefused(file string, data []byte, values []string) (axis, j int, err *Error) {
+	for a, ax := range p.Axes {
+		j := slices.Index(ax.Values, values[a])
+		sets := slices.Clone(p.Set)
+		for _, path := range ax.Paths {
+			sets = append(sets, path+"="+values[a])
+		}
+		if _, perr := Parse(file, data, sets); perr != nil {
+			e := &Error{File: p.File, Path: index(join(index("grid", a), "values"), j), Msg: fmt.Sprintf("%s: %v", values[a], perr)}
+			if j >= 0 && j < len(ax.valueAt) {
+				e.Line, e.Column = ax.valueAt[j][0], ax.valueAt[j][1]
+			}
+			return a, j, e
+		}
+	}
+	return 0, 0, nil
 }
 
 // gridValues lists the cross product of the axes' values, first axis slowest.

@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -159,4 +161,59 @@ func FuzzParsePlan(f *testing.F) {
 			t.Fatalf("accepted %d points", n)
 		}
 	})
+}
+
+// TestPlanPointErrorsNameTheValue: a value the base scenario refuses on its own is one
+// error, at the value in the plan file, however many grid points have it; values refused
+// only together are named by the grid points that have both.
+func TestPlanPointErrorsNameTheValue(t *testing.T) {
+	for _, tc := range []struct {
+		name, grid string
+		want       []string
+		wantNot    []string
+	}{
+		{
+			name: "a value refused alone",
+			grid: "  - {set: cluster.nodes, values: [100, -3, 1000]}\n  - {set: controlPlane.endpoints.batchPeriod, values: [0, 1s, 5s]}\n",
+			want: []string{
+				"p.yaml:4:40: grid[0].values[1]: -3: scenarios/quick.yaml: --set cluster.nodes=-3: cluster.nodes: -3 out of range",
+			},
+			wantNot: []string{"grid point"},
+		},
+		{
+			name: "values refused together",
+			grid: "  - {set: 'services[0].maxSurge', values: [1, 0]}\n  - {set: 'services[0].maxUnavailable', values: [1, 0]}\n",
+			want: []string{
+				"plan p.yaml: grid point 3 (services[0].maxSurge=0, services[0].maxUnavailable=0)",
+			},
+			wantNot: []string{"grid point 0", "grid point 1", "grid point 2", "values["},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "p.yaml")
+			text := "name: x\nscenario: quick\ngrid:\n" + tc.grid
+			if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadPlan(file)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := strings.ReplaceAll(err.Error(), file, "p.yaml")
+			if n := strings.Count(msg, "out of range"); tc.wantNot[0] == "grid point" && n != 1 {
+				t.Errorf("the value's error %d times, want once:\n%s", n, msg)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("errors lack %q:\n%s", w, msg)
+				}
+			}
+			for _, w := range tc.wantNot {
+				if strings.Contains(msg, w) {
+					t.Errorf("errors have %q:\n%s", w, msg)
+				}
+			}
+		})
+	}
 }

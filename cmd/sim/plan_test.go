@@ -104,7 +104,7 @@ func TestPlanBadInput(t *testing.T) {
 		want       string
 	}{
 		{"unknown field", "name: x\nscenario: quick\ngrid:\n  - set: cluster.nodes\n    valuez: [1]\n", nil, ":5:5: grid[0].valuez: unknown field \"valuez\" (did you mean \"values\"?)"},
-		{"bad point", "name: x\nscenario: quick\ngrid:\n  - set: cluster.nodes\n    values: [10, -1]\n", nil, "grid point 1 (cluster.nodes=-1)"},
+		{"bad point", "name: x\nscenario: quick\ngrid:\n  - set: cluster.nodes\n    values: [10, -1]\n", nil, ":5:18: grid[0].values[1]: -1: scenarios/quick.yaml: --set cluster.nodes=-1: cluster.nodes: -1 out of range"},
 		{"bad churn phase", "name: x\nscenario: quick\ngrid:\n  - set: cluster.nodes\n    values: [10]\nchurn: {rollout: 1}\n", nil, ":6:9: churn.rollout: \"rollout\" is not a phase"},
 		{"bad shard", tinyPlan, []string{"--shard", "3/3"}, "--shard"},
 		{"missing", "", []string{"nope.yaml"}, "plan nope.yaml: no such file, and not a shipped plan"},
