@@ -309,7 +309,7 @@ func EgressChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 	// the same columns, so that their means compare column by column.
 	column := rateColumnWidth(end, width)
 	columns := make([][]rateColumn, len(s.Modes))
-	byColumn := column > width
+	byColumn := column > width && len(dense) > 0 && len(s.Modes) > 0
 	for k := range s.Modes {
 		if byColumn && len(lines[k]) > 0 {
 			columns[k], byColumn = rateColumns(lines[k], width, column)

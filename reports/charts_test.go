@@ -208,3 +208,18 @@ func TestEgressChartDenseGolden(t *testing.T) {
 		}
 	}
 }
+
+// A long run with no buckets at all (EgressChart called with an empty series) draws no
+// columns, so its subtitle must not say how they are drawn.
+func TestEgressChartNoBucketsNoColumnNote(t *testing.T) {
+	res := fixtureResults()
+	res.EndTime = sim.Time(7200e9)
+	c, err := EgressChart(NewSummary(res, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(c.Subtitle, "line: mean") {
+		t.Errorf("subtitle %q speaks of columns that are not drawn", c.Subtitle)
+	}
+	checkRendered(t, c)
+}
