@@ -83,17 +83,7 @@ func BenchmarkCharts(b *testing.B) {
 // BenchmarkEgressChartDay draws the egress chart of a day of spiky seconds (bursts of
 // writes between quiet ones), the chart that took 17 s to draw for cluster-day.
 func BenchmarkEgressChartDay(b *testing.B) {
-	res := fixtureResults()
-	rng := rand.New(rand.NewPCG(7, 8))
-	res.Series = make([]sim.Bucket, 86_400)
-	for s := range res.Series {
-		bk := &res.Series[s]
-		bk.Second = int64(s)
-		if rng.IntN(3) > 0 {
-			bk.Endpoints = sim.BucketMode{Writes: 1, FanoutBytes: int64(rng.ExpFloat64() * 2e9)}
-			bk.EndpointSlices = sim.BucketMode{Writes: 5, FanoutBytes: int64(rng.ExpFloat64() * 2e8)}
-		}
-	}
+	res := spikyResults(86_400)
 	s := NewSummary(res, nil)
 	dense := DenseSeries(res.Series)
 	b.ReportAllocs()
@@ -106,4 +96,21 @@ func BenchmarkEgressChartDay(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// spikyResults is the fixture run with seconds seconds of spiky traffic: bursts of writes,
+// a third of the seconds quiet, Endpoints about ten times EndpointSlices.
+func spikyResults(seconds int) *sim.Results {
+	res := fixtureResults()
+	rng := rand.New(rand.NewPCG(7, 8))
+	res.Series = make([]sim.Bucket, seconds)
+	for s := range res.Series {
+		bk := &res.Series[s]
+		bk.Second = int64(s)
+		if rng.IntN(3) > 0 {
+			bk.Endpoints = sim.BucketMode{Writes: 1, FanoutBytes: int64(rng.ExpFloat64() * 2e9)}
+			bk.EndpointSlices = sim.BucketMode{Writes: 5, FanoutBytes: int64(rng.ExpFloat64() * 2e8)}
+		}
+	}
+	return res
 }

@@ -310,3 +310,89 @@ func bandColumns(lower, upper plotter.XYs, end float64) (plotter.XYs, plotter.XY
 	}
 	return outLower, outUpper
 }
+
+// rateColumn is one column of a dense rate series as the egress chart draws it: the
+// column's span of virtual time [start, end), the time-weighted mean rate over that span and
+// the least and greatest bucket in it.
+type rateColumn struct {
+	start, end      float64
+	mean, low, high float64
+}
+
+// rateColumnsTarget is about how many columns rateColumnWidth divides a time axis into: one
+// every 4 PNG pixels (2 points) of a data area some 1,250 pixels wide. A mean over a pixel's
+// worth of spiky seconds is as spiky as the seconds themselves; over four, the line settles
+// enough to read a level and compare two of them, and still shows a burst of a few columns.
+const rateColumnsTarget = 320
+
+// rateColumnSteps are the column widths, in seconds, rateColumnWidth picks from: round
+// figures that read well in the subtitle ("mean per 20s"), as a monitoring tool's step.
+var rateColumnSteps = []float64{1, 2, 5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 10800, 21600, 43200, 86400}
+
+// rateColumnWidth is the width, in seconds, of the columns a rate series of buckets width
+// seconds wide over span seconds is averaged in: the narrowest of rateColumnSteps that is a
+// whole number of buckets and gives at most rateColumnsTarget columns (a column never
+// splits a bucket), or width itself when the buckets are few enough to draw one by one.
+func rateColumnWidth(span, width float64) float64 {
+	if !(width > 0) || !(span/width > rateColumnsTarget) {
+		return width
+	}
+	for _, step := range rateColumnSteps {
+		if step >= width && math.Mod(step, width) == 0 && span/step <= rateColumnsTarget {
+			return step
+		}
+	}
+	// Beyond the longest step (years of virtual time): whole buckets, target columns.
+	return math.Ceil(span/rateColumnsTarget/width) * width
+}
+
+// rateColumns averages a rate series into columns of column seconds, aligned on multiples of
+// column from time 0, from the first bucket's to the last's. xys are the buckets in x order,
+// each the rate over [x, x+width). A column's mean is weighted by time, over the part of it
+// the series spans: a second without a bucket (a gap) counts as 0, as a quiet second does,
+// and makes the column's low 0; the first and last columns are cut to the series' ends, so a
+// run's last few seconds are not averaged with seconds after it. ok is false, and nothing is
+// returned, for an empty series, a NaN or infinite coordinate, points out of x order or a
+// width or column that is not positive and finite: the caller then draws every bucket.
+func rateColumns(xys plotter.XYs, width, column float64) (cols []rateColumn, ok bool) {
+	if len(xys) == 0 || !(width > 0) || !(column > 0) || math.IsInf(width, 0) || math.IsInf(column, 0) {
+		return nil, false
+	}
+	for i, p := range xys {
+		if math.IsNaN(p.X) || math.IsInf(p.X, 0) || math.IsNaN(p.Y) || math.IsInf(p.Y, 0) || (i > 0 && p.X < xys[i-1].X) {
+			return nil, false
+		}
+	}
+	from, to := xys[0].X, xys[len(xys)-1].X+width
+	base := math.Floor(from/column) * column
+	n := int(math.Ceil((to - base) / column))
+	if n <= 0 || n > 1<<24 {
+		return nil, false // no room, or absurdly many columns for a chart
+	}
+	cols = make([]rateColumn, n)
+	covered := make([]float64, n) // seconds of each column some bucket spans
+	for c := range cols {
+		start := base + float64(c)*column
+		cols[c] = rateColumn{start: max(start, from), end: min(start+column, to), low: math.Inf(1), high: math.Inf(-1)}
+	}
+	for _, p := range xys {
+		first := int((p.X - base) / column)
+		for c := first; c < n && cols[c].start < p.X+width; c++ {
+			overlap := min(cols[c].end, p.X+width) - max(cols[c].start, p.X)
+			if overlap <= 0 {
+				continue
+			}
+			cols[c].mean += p.Y * overlap // a sum until divided below
+			covered[c] += overlap
+			cols[c].low, cols[c].high = min(cols[c].low, p.Y), max(cols[c].high, p.Y)
+		}
+	}
+	for c := range cols {
+		col := &cols[c]
+		if covered[c] < col.end-col.start {
+			col.low, col.high = min(col.low, 0), max(col.high, 0) // a gap: nothing was sent
+		}
+		col.mean /= col.end - col.start
+	}
+	return cols, true
+}

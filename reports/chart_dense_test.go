@@ -229,3 +229,138 @@ func TestBandColumns(t *testing.T) {
 		t.Errorf("a band of 100 samples thinned to %d", len(got))
 	}
 }
+
+// TestRateColumns checks the columns the egress chart draws a long run in, on series worked
+// out by hand: a column's mean is the bytes sent in it over its seconds (quiet seconds and
+// missing buckets count as 0), its low and high the least and greatest bucket.
+func TestRateColumns(t *testing.T) {
+	steps := func(width float64, first float64, ys ...float64) plotter.XYs {
+		xys := make(plotter.XYs, len(ys))
+		for i, y := range ys {
+			xys[i] = plotter.XY{X: first + float64(i)*width, Y: y}
+		}
+		return xys
+	}
+	for _, tc := range []struct {
+		name          string
+		xys           plotter.XYs
+		width, column float64
+		want          []rateColumn
+	}{
+		{"quiet seconds count as 0", steps(1, 0, 10, 0, 0, 30, 0, 5, 5, 5, 5, 5), 1, 5,
+			[]rateColumn{{0, 5, 8, 0, 30}, {5, 10, 5, 5, 5}}},
+		// The last column holds one bucket and ends where the series ends: its mean is that
+		// bucket, not that bucket spread over a whole column.
+		{"a column of one bucket", steps(1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 70), 1, 5,
+			[]rateColumn{{0, 5, 3, 1, 5}, {5, 10, 8, 6, 10}, {10, 11, 70, 70, 70}}},
+		{"a series starting in a column", steps(1, 3, 4, 8, 6), 1, 5,
+			[]rateColumn{{3, 5, 6, 4, 8}, {5, 6, 6, 6, 6}}},
+		{"a missing bucket is a quiet one", plotter.XYs{{X: 0, Y: 9}, {X: 1, Y: 9}, {X: 3, Y: 9}}, 1, 4,
+			[]rateColumn{{0, 4, 6.75, 0, 9}}},
+		// Buckets of 2 s (a long run): each weighs its 2 s.
+		{"wide buckets", steps(2, 0, 1, 3, 5, 7, 100), 2, 4,
+			[]rateColumn{{0, 4, 2, 1, 3}, {4, 8, 6, 5, 7}, {8, 10, 100, 100, 100}}},
+		// A column that splits a bucket (rateColumnWidth never picks one) weighs the part of
+		// the bucket in it.
+		{"a split bucket", steps(2, 0, 4, 8), 2, 3,
+			[]rateColumn{{0, 3, (4*2 + 8*1) / 3.0, 4, 8}, {3, 4, 8, 8, 8}}},
+		{"one bucket", steps(1, 7, 42), 1, 20, []rateColumn{{7, 8, 42, 42, 42}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := rateColumns(tc.xys, tc.width, tc.column)
+			if !ok {
+				t.Fatal("not averaged")
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("%d columns %+v, want %+v", len(got), got, tc.want)
+			}
+			for i := range got {
+				g, w := got[i], tc.want[i]
+				if g.start != w.start || g.end != w.end || g.low != w.low || g.high != w.high || math.Abs(g.mean-w.mean) > 1e-12*math.Abs(w.mean) {
+					t.Errorf("column %d: %+v, want %+v", i, g, w)
+				}
+			}
+		})
+	}
+}
+
+// Averaging keeps every byte: each column's mean times its length, summed, is what all the
+// buckets sent, on a day of spiky seconds in the columns the egress chart picks.
+func TestRateColumnsKeepTheBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, width := range []float64{1, 2} {
+		xys := make(plotter.XYs, 43_200)
+		sent := 0.0
+		for i := range xys {
+			xys[i] = plotter.XY{X: float64(i) * width}
+			if rng.IntN(3) > 0 {
+				xys[i].Y = math.Round(rng.ExpFloat64() * 2e9)
+			}
+			sent += xys[i].Y * width
+		}
+		column := rateColumnWidth(float64(len(xys))*width, width)
+		cols, ok := rateColumns(xys, width, column)
+		if !ok || column <= width {
+			t.Fatalf("width %g: column %g, ok %v", width, column, ok)
+		}
+		got := 0.0
+		for i, c := range cols {
+			got += c.mean * (c.end - c.start)
+			if c.low > c.mean || c.mean > c.high {
+				t.Errorf("width %g column %d: mean %g outside its low %g and high %g", width, i, c.mean, c.low, c.high)
+			}
+			if i > 0 && c.start != cols[i-1].end {
+				t.Fatalf("width %g column %d starts at %g, the last ended at %g", width, i, c.start, cols[i-1].end)
+			}
+		}
+		if math.Abs(got-sent) > 1e-9*sent {
+			t.Errorf("width %g: columns hold %g bytes, the buckets %g", width, got, sent)
+		}
+	}
+}
+
+// As decimateLine does, rateColumns leaves alone what it cannot average (the chart then
+// draws every bucket): NaN or infinite coordinates, points out of order, no points.
+func TestRateColumnsLeavesOddSeriesAlone(t *testing.T) {
+	good := plotter.XYs{{X: 0, Y: 1}, {X: 1, Y: 2}, {X: 2, Y: 3}}
+	for _, tc := range []struct {
+		name          string
+		xys           plotter.XYs
+		width, column float64
+	}{
+		{"NaN rate", plotter.XYs{{X: 0, Y: 1}, {X: 1, Y: math.NaN()}}, 1, 5},
+		{"infinite rate", plotter.XYs{{X: 0, Y: math.Inf(1)}}, 1, 5},
+		{"NaN time", plotter.XYs{{X: math.NaN(), Y: 1}}, 1, 5},
+		{"infinite time", plotter.XYs{{X: 0, Y: 1}, {X: math.Inf(1), Y: 1}}, 1, 5},
+		{"out of order", plotter.XYs{{X: 2, Y: 1}, {X: 1, Y: 1}}, 1, 5},
+		{"empty", nil, 1, 5},
+		{"no width", good, 0, 5},
+		{"no column", good, 1, 0},
+		{"NaN column", good, 1, math.NaN()},
+		{"infinite column", good, 1, math.Inf(1)},
+	} {
+		if cols, ok := rateColumns(tc.xys, tc.width, tc.column); ok || cols != nil {
+			t.Errorf("%s: averaged into %+v", tc.name, cols)
+		}
+	}
+}
+
+// rateColumnWidth averages nothing in a short run, and otherwise picks the narrowest round
+// width, a whole number of buckets, that gives at most rateColumnsTarget columns.
+func TestRateColumnWidth(t *testing.T) {
+	for _, tc := range []struct{ span, width, want float64 }{
+		{180, 1, 1}, // quick: every second drawn, as before
+		{rateColumnsTarget, 1, 1},
+		{rateColumnsTarget + 1, 1, 2},
+		{700, 1, 5},
+		{5849, 1, 20},     // zone-outage
+		{88_000, 2, 300},  // cluster-day, in 2 s buckets
+		{1000, 2, 10},     // 5 s would split a 2 s bucket
+		{1e9, 1, 3125000}, // past the longest round width
+		{100, 0, 0},
+	} {
+		if got := rateColumnWidth(tc.span, tc.width); got != tc.want {
+			t.Errorf("rateColumnWidth(%g, %g) = %g, want %g", tc.span, tc.width, got, tc.want)
+		}
+	}
+}

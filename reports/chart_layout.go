@@ -108,6 +108,20 @@ type phaseSpan struct {
 	start, end float64
 }
 
+// within returns the part [lo, hi] of the phase that lies on an axis from min to max; ok is
+// false when none of it does: the phase lies beyond the axis, or only touches its end
+// while going on past it (slice-layout's axis ends at the last change, which can fall on
+// the first instant of the last phase). A phase of no length on the axis, its ends
+// included, is on it. The charts mark and shade only the phases on their axis; the key
+// lists them all.
+func (ph phaseSpan) within(min, max float64) (lo, hi float64, ok bool) {
+	lo, hi = math.Max(ph.start, min), math.Min(ph.end, max)
+	if lo > hi || (lo == hi && ph.end > ph.start) {
+		return 0, 0, false
+	}
+	return lo, hi, true
+}
+
 // Digest is a short hash of the chart's title, subtitle and plotted data (series names and
 // points with fixed precision), stable across font and rasteriser versions.
 func (c *Chart) Digest() string {
@@ -153,6 +167,7 @@ type chartLayout struct {
 	header  vg.Rectangle   // title, subtitle and legend
 	legend  []vg.Rectangle // one per legend item
 	markers []vg.Rectangle // one per numbered phase marker
+	leaders [][2]vg.Point  // one per marker: from under its label to its phase
 	key     []vg.Rectangle // one per phase key item
 	data    []vg.Rectangle // the data area of every panel, row by row
 	plots   vg.Rectangle   // the area the panels (with their axes) were laid out in
@@ -318,8 +333,17 @@ func (c *Chart) draw(dc draw.Canvas) chartLayout {
 			baseY := top + vg.Points(markerLeader) + vg.Length(l.row)*rowH
 			r := vg.Rectangle{Min: vg.Point{X: l.left, Y: baseY}, Max: vg.Point{X: l.left + l.width, Y: baseY + rowH}}
 			dc.FillText(markerStyle, vg.Point{X: r.Min.X, Y: r.Max.Y}, l.text)
-			dc.StrokeLines(leader, []vg.Point{{X: l.left + l.width/2, Y: baseY}, {X: l.anchor, Y: top}})
+			// The leader drops straight to its phase when the label is above it (a label
+			// pushed against the data area's end by a phase at that end), else slants from the
+			// label's middle: a slant from the middle of a label at the end to the corner
+			// read as pointing out of the chart.
+			from := l.left + l.width/2
+			if l.anchor >= l.left && l.anchor <= l.left+l.width {
+				from = l.anchor
+			}
+			dc.StrokeLines(leader, []vg.Point{{X: from, Y: baseY}, {X: l.anchor, Y: top}})
 			lay.markers = append(lay.markers, r)
+			lay.leaders = append(lay.leaders, [2]vg.Point{{X: from, Y: baseY}, {X: l.anchor, Y: top}})
 		}
 	}
 	return lay
@@ -434,8 +458,8 @@ func (c *Chart) placeMarkers(pc draw.Canvas, rows int) ([]placedLabel, bool) {
 	trX, _ := p.Transforms(&da)
 	var labels []placedLabel
 	for i, ph := range c.phases {
-		lo, hi := max(ph.start, p.X.Min), min(ph.end, p.X.Max)
-		if lo > hi {
+		lo, hi, ok := ph.within(p.X.Min, p.X.Max)
+		if !ok {
 			continue
 		}
 		t := keyNumber(ph)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -475,6 +476,79 @@ func TestKeyTextsNeverOverlap(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := keyTexts(tc.phases); !slices.Equal(got, tc.want) {
 				t.Errorf("keyTexts = %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPhaseWithin: the part of a phase on an axis; none when it lies beyond, or only
+// touches the axis's end and goes on past it; an instant on the axis, ends included, is on it.
+func TestPhaseWithin(t *testing.T) {
+	for _, tc := range []struct {
+		start, end float64
+		lo, hi     float64
+		ok         bool
+	}{
+		{10, 20, 10, 20, true},   // inside
+		{-5, 20, 0, 20, true},    // cut at the start
+		{90, 120, 90, 100, true}, // cut at the end
+		{99.8, 120, 99.8, 100, true},
+		{100, 120, 0, 0, false},    // starts where the axis ends: slice-layout's case
+		{-10, 0, 0, 0, false},      // ends where the axis starts
+		{150, 160, 0, 0, false},    // beyond
+		{100, 100, 100, 100, true}, // an instant at the end
+		{0, 0, 0, 0, true},
+		{50, 50, 50, 50, true},
+	} {
+		lo, hi, ok := phaseSpan{start: tc.start, end: tc.end}.within(0, 100)
+		if lo != tc.lo || hi != tc.hi || ok != tc.ok {
+			t.Errorf("[%g, %g] on [0, 100]: %g, %g, %v; want %g, %g, %v", tc.start, tc.end, lo, hi, ok, tc.lo, tc.hi, tc.ok)
+		}
+	}
+}
+
+// TestPhaseMarkersAtTheAxisEnd: slice-layout's time axis ends at the last layout change.
+// When that change falls on the first instant of the last phase, nothing of the phase is on
+// the chart: it has no marker (zone-outage drew its "3" at the top right corner, its leader
+// slanting out of the chart) and stays in the key. When a sliver of the phase is on the
+// chart, its marker stands at the axis end, its leader dropping straight to the phase.
+func TestPhaseMarkersAtTheAxisEnd(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		last    time.Duration // the last layout sample, into the rollout phase (from 75 s)
+		markers int
+	}{
+		{"touching", 75 * time.Second, 2},
+		{"a sliver", 75*time.Second + 200*time.Millisecond, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := fixtureResults()
+			res.Layout = append(res.Layout[:3], res.Layout[3])
+			res.Layout[3].At = sim.Time(tc.last)
+			c, err := SliceLayoutChart(NewSummary(res, nil), res.Layout)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lay := layoutOf(c)
+			if len(lay.markers) != tc.markers || len(lay.key) != 3 {
+				t.Fatalf("%d markers and %d key items, want %d and 3", len(lay.markers), len(lay.key), tc.markers)
+			}
+			data := lay.data[0]
+			for i, l := range lay.leaders {
+				for _, pt := range l {
+					if pt.X < data.Min.X-1e-6 || pt.X > data.Max.X+1e-6 {
+						t.Errorf("marker %d's leader %v leaves the data area's width %v", i+1, l, data)
+					}
+				}
+			}
+			if tc.markers == 3 {
+				l, m := lay.leaders[2], lay.markers[2]
+				if l[0].X != l[1].X || math.Abs(float64(l[1].X-data.Max.X)) > 1 {
+					t.Errorf("the last marker's leader %v does not drop straight to the axis end %v", l, data.Max.X)
+				}
+				if m.Max.X > data.Max.X+1e-6 {
+					t.Errorf("the last marker %v passes the data area's end %v", m, data.Max.X)
+				}
 			}
 		})
 	}

@@ -17,10 +17,11 @@ type phaseBands struct{ phases []phaseSpan }
 func (b phaseBands) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
 	for i, ph := range b.phases {
-		x0, x1 := trX(max(ph.start, p.X.Min)), trX(min(ph.end, p.X.Max))
-		if x1 < x0 {
+		lo, hi, ok := ph.within(p.X.Min, p.X.Max)
+		if !ok {
 			continue
 		}
+		x0, x1 := trX(lo), trX(hi)
 		if i%2 == 1 {
 			band := c.ClipPolygonX([]vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
 			if len(band) > 0 {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"strings"
 
@@ -276,7 +277,12 @@ func CumulativeFanoutChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 
 // EgressChart draws the bytes leaving the API servers in each second, per mode, with the
 // egress capacity as a labelled reference line; a log scale when the values span decades
-// (seconds without traffic then sit on the bottom of the axis).
+// (seconds without traffic then sit on the bottom of the axis). A run of more buckets than
+// the chart can show one by one (rateColumnWidth) is drawn per column of several seconds:
+// a line of each column's mean rate over a light band from its least to its greatest
+// bucket, as the subtitle says. Every bucket drawn as a step filled the chart from the
+// axis to the peaks (a day of spiky seconds on 1,250 pixels): the extremes were there, the
+// typical rate of either mode, and how the two compare, were not.
 func EgressChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 	c := &Chart{Name: "egress-rate"}
 	capacity := float64(s.EgressCapacityBytesPerSec)
@@ -293,15 +299,30 @@ func EgressChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 		c.Series = append(c.Series, ChartSeries{Name: string(m), XYs: lines[k]})
 	}
 	c.Title, c.Subtitle = egressFinding(s, dense, capacity)
-	if useLog(lo, max(hi, capacity)) {
-		c.Subtitle = strings.Replace(c.Subtitle, " · ", ", log scale (quiet seconds on the axis) · ", 1)
-	}
 	end := timeEnd(s)
 	width := 1.0
 	if n := len(dense); n > 0 {
 		end = max(end, float64(dense[n-1].Second+dense[n-1].Seconds()))
 		width = float64(dense[n-1].Seconds())
 	}
+	// Columns of several buckets when there are too many to draw one by one; every mode in
+	// the same columns, so that their means compare column by column.
+	column := rateColumnWidth(end, width)
+	columns := make([][]rateColumn, len(s.Modes))
+	byColumn := column > width && len(dense) > 0 && len(s.Modes) > 0
+	for k := range s.Modes {
+		if byColumn && len(lines[k]) > 0 {
+			columns[k], byColumn = rateColumns(lines[k], width, column)
+		}
+	}
+	var notes string
+	if useLog(lo, max(hi, capacity)) {
+		notes += ", log scale (quiet seconds on the axis)"
+	}
+	if byColumn {
+		notes += fmt.Sprintf(" · line: mean per %s, band: %s min–max", formatClock(column), formatClock(width))
+	}
+	c.Subtitle = strings.Replace(c.Subtitle, " · ", notes+" · ", 1)
 	p := c.newTimePlot(s, "bytes/s", end)
 	top := max(hi, capacity)
 	logScale := useLog(lo, top)
@@ -313,23 +334,15 @@ func EgressChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 		p.Y.Min, p.Y.Max = 0, linearTop(top)
 		p.Y.Tick.Marker = siTicks{unit: "B/s"}
 	}
-	for k, m := range s.Modes {
-		// Each second's bucket is drawn as a step over that second; on a log axis a quiet
-		// second is drawn on the bottom of the axis.
-		xys := make(plotter.XYs, 0, len(lines[k])+1)
-		for _, pt := range lines[k] {
-			xys = append(xys, plotter.XY{X: pt.X, Y: max(pt.Y, p.Y.Min)})
-		}
-		if n := len(xys); n > 0 {
-			// The last second's step, then nothing (the bottom of the axis) to the end.
-			last := xys[n-1].X + width
-			xys = append(xys, plotter.XY{X: last, Y: xys[n-1].Y})
-			if last < end {
-				xys = append(xys, plotter.XY{X: last, Y: p.Y.Min}, plotter.XY{X: end, Y: p.Y.Min})
-			}
-		}
-		if err := c.addSeriesLine(p, modeTitle(m), modeStyles[m], xys, plotter.PostStep); err != nil {
+	if byColumn {
+		if err := c.addRateColumns(p, s.Modes, columns, end); err != nil {
 			return nil, err
+		}
+	} else {
+		for k, m := range s.Modes {
+			if err := c.addSeriesLine(p, modeTitle(m), modeStyles[m], rateSteps(lines[k], width, end, p.Y.Min), plotter.PostStep); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if capacity > 0 {
@@ -337,6 +350,96 @@ func EgressChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 	}
 	c.Plots = [][]*plot.Plot{{p}}
 	return c, nil
+}
+
+// rateSteps are the points of a step line (plotter.PostStep) of a rate series of buckets
+// width seconds wide, each drawn as a step over its bucket (on a log axis, a quiet bucket on
+// the bottom of the axis, floor), then nothing (floor) from the last bucket's end to end.
+func rateSteps(xys plotter.XYs, width, end, floor float64) plotter.XYs {
+	out := make(plotter.XYs, 0, len(xys)+3)
+	for _, pt := range xys {
+		out = append(out, plotter.XY{X: pt.X, Y: max(pt.Y, floor)})
+	}
+	if n := len(out); n > 0 {
+		last := out[n-1].X + width
+		out = append(out, plotter.XY{X: last, Y: out[n-1].Y})
+		if last < end {
+			out = append(out, plotter.XY{X: last, Y: floor}, plotter.XY{X: end, Y: floor})
+		}
+	}
+	return out
+}
+
+// addRateColumns draws each mode's columns (rateColumns) on p: first every mode's band from
+// its columns' least to greatest bucket, light and translucent so that both modes' bands
+// show where they overlap, then every mode's line of its columns' means, in the mode's
+// colour and dashes, over all the bands; the legend shows a mode's band and line together.
+// As with every bucket drawn (rateSteps), values below the axis sit on its bottom, and the
+// line drops to the bottom from the last column's end to end.
+func (c *Chart) addRateColumns(p *plot.Plot, modes []sim.Mode, columns [][]rateColumn, end float64) error {
+	floor := p.Y.Min
+	bands := make([]*plotter.Polygon, len(modes))
+	for k, m := range modes {
+		cols := columns[k]
+		if len(cols) == 0 {
+			continue
+		}
+		lower, upper := make(plotter.XYs, len(cols)), make(plotter.XYs, len(cols))
+		for i, col := range cols {
+			lower[i] = plotter.XY{X: col.start, Y: max(col.low, floor)}
+			upper[i] = plotter.XY{X: col.start, Y: max(col.high, floor)}
+		}
+		// What is drawn, beside the buckets, for the digest: each column's mean, low and high.
+		means, lows, highs := make(plotter.XYs, len(cols)), make(plotter.XYs, len(cols)), make(plotter.XYs, len(cols))
+		for i, col := range cols {
+			means[i], lows[i], highs[i] = plotter.XY{X: col.start, Y: col.mean}, plotter.XY{X: col.start, Y: col.low}, plotter.XY{X: col.start, Y: col.high}
+		}
+		c.Series = append(c.Series, ChartSeries{Name: string(m) + " mean", XYs: means},
+			ChartSeries{Name: string(m) + " low", XYs: lows}, ChartSeries{Name: string(m) + " high", XYs: highs})
+		poly, err := plotter.NewPolygon(stepPolygon(lower, upper, cols[len(cols)-1].end))
+		if err != nil {
+			return fmt.Errorf("reports: %s: %s: %w", c.Name, m, err)
+		}
+		poly.Color = translucent(modeStyles[m].color, rateBandAlpha)
+		poly.LineStyle.Width = 0
+		p.Add(poly)
+		bands[k] = poly
+	}
+	for k, m := range modes {
+		cols := columns[k]
+		if len(cols) == 0 {
+			continue
+		}
+		xys := make(plotter.XYs, 0, len(cols)+3)
+		for _, col := range cols {
+			xys = append(xys, plotter.XY{X: col.start, Y: max(col.mean, floor)})
+		}
+		last := cols[len(cols)-1]
+		xys = append(xys, plotter.XY{X: last.end, Y: max(last.mean, floor)})
+		if last.end < end {
+			xys = append(xys, plotter.XY{X: last.end, Y: floor}, plotter.XY{X: end, Y: floor})
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return fmt.Errorf("reports: %s: %s: %w", c.Name, m, err)
+		}
+		st := modeStyles[m]
+		l.Color, l.Width, l.Dashes, l.StepStyle = st.color, vg.Points(lineWidth), st.dashes, plotter.PostStep
+		p.Add(denseLine{l})
+		c.addLegend(modeTitle(m), bands[k], l)
+	}
+	return nil
+}
+
+// rateBandAlpha is the opacity of a rate band (addRateColumns): light enough that the mean
+// lines read over both modes' bands, dark enough that a band shows on the shaded phases.
+const rateBandAlpha = 0x40
+
+// translucent is clr with opacity alpha (of 0xff).
+func translucent(clr color.Color, alpha uint8) color.NRGBA {
+	n := color.NRGBAModel.Convert(clr).(color.NRGBA)
+	n.A = alpha
+	return n
 }
 
 // egressPerSecond is what left the API servers for mode m per second of bucket b: watch

@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
@@ -166,4 +167,59 @@ func TestEgressFindingCoarseBuckets(t *testing.T) {
 	if want := "Egress at capacity: Endpoints for 1m40s, EndpointSlices for 4s"; c.Title != want {
 		t.Errorf("title %q, want %q", c.Title, want)
 	}
+}
+
+// TestEgressChartDenseGolden draws the egress chart of two hours of spiky seconds, too many
+// to draw one by one: each mode is drawn as a line of 30 s means over a band of the seconds'
+// range, says so in the subtitle, and shows band and line in its legend entry. The golden
+// file holds the finding and a digest of the buckets and of the columns drawn.
+func TestEgressChartDenseGolden(t *testing.T) {
+	res := spikyResults(7200)
+	res.EgressCapacityBytesPerSec = 5_000_000_000
+	s := NewSummary(res, nil)
+	dense := DenseSeriesTo(res.Series, s.Total.EndSeconds)
+	c, err := EgressChart(s, dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "%s (%s)\n  title: %s\n  subtitle: %s\n", c.Name, c.Digest(), c.Title, c.Subtitle)
+	for _, s := range c.Series {
+		fmt.Fprintf(&buf, "  %-20s %4d points, last (%g, %g)\n", s.Name, len(s.XYs), s.XYs[len(s.XYs)-1].X, s.XYs[len(s.XYs)-1].Y)
+	}
+	for _, it := range c.legend {
+		fmt.Fprintf(&buf, "  legend %s: %d thumbnails\n", it.name, len(it.thumbs))
+	}
+	checkGolden(t, "egress-dense.golden", buf.Bytes())
+	if !strings.Contains(c.Subtitle, "line: mean per 30s, band: 1s min–max") {
+		t.Errorf("subtitle %q does not say how the lines were drawn", c.Subtitle)
+	}
+	checkRendered(t, c)
+	for _, format := range ChartFormats {
+		var one, two bytes.Buffer
+		if err := c.Render(&one, format); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Render(&two, format); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(one.Bytes(), two.Bytes()) {
+			t.Errorf("two %s renders of the same chart differ", format)
+		}
+	}
+}
+
+// A long run with no buckets at all (EgressChart called with an empty series) draws no
+// columns, so its subtitle must not say how they are drawn.
+func TestEgressChartNoBucketsNoColumnNote(t *testing.T) {
+	res := fixtureResults()
+	res.EndTime = sim.Time(7200e9)
+	c, err := EgressChart(NewSummary(res, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(c.Subtitle, "line: mean") {
+		t.Errorf("subtitle %q speaks of columns that are not drawn", c.Subtitle)
+	}
+	checkRendered(t, c)
 }
