@@ -40,7 +40,7 @@ func runChartCaption(c *Chart, both bool) string {
 	case "cumulative-fanout":
 		return "Bytes fanned out to all watchers since the start, per mode (log scale); the phases are numbered above the plot."
 	case "egress-rate":
-		return "What left the API servers each second, per mode: the load a rollout puts on their network."
+		return "What left the API servers each second, per mode: the load a rollout puts on their network (a long run's drawn per column: its mean as a line, its least to greatest second as a band)."
 	case "propagation-latency":
 		return "The largest propagation latency (trigger to last watcher) of the writes of each second."
 	case "phases-writes":

@@ -87,7 +87,8 @@ or any scenario field from the command line:
 	                        and max endpoints per slice
 	phases-bytes.*          the headline: bytes fanned out per phase, both modes, the ratio
 	cumulative-fanout.*     bytes fanned out over time, log scale, phases numbered
-	egress-rate.*           API server egress per second, with the capacity
+	egress-rate.*           API server egress per second, with the capacity (a long run:
+	                        each column's mean over a band of its least to greatest second)
 	propagation-latency.*   largest propagation latency per second, with the SLO
 	phases-writes.*         API writes per phase, with the ratio
 	slice-layout.*          EndpointSlice count and endpoints per slice over time
