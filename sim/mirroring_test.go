@@ -297,11 +297,7 @@ func TestSelectorLessServiceNeverStaleForEndpointsController(t *testing.T) {
 	cfg.RunEndpointSlices = false
 	cfg.Services[0].Name, cfg.Services[0].ManualEndpoints = "ext", 3
 	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runEngine(t, e, nil)
+	e := ranEngine(t, cfg)
 	s := e.services[0]
 	y := e.ctls[0].syncer.(*endpointsSyncer)
 	step := func() {
@@ -447,11 +443,7 @@ func TestBusySeesMirroringWorkers(t *testing.T) {
 	cfg.RunEndpoints = false
 	cfg.Services[0].Name, cfg.Services[0].ManualEndpoints = "ext", 3
 	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runEngine(t, e, nil)
+	e := ranEngine(t, cfg)
 	c := e.ctls[0]
 	if c.busy() {
 		t.Fatal("busy after the phase ended")

@@ -142,11 +142,7 @@ func TestRelistAfterGoneWaitsABackoffStep(t *testing.T) {
 	cfg.Network = NetworkConfig{Enabled: true, NodeIngressBitsPerSec: 1e9, ListCompressionRatio: 1}
 	cfg.APIServer.EgressBitsPerSec = 10e9
 	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runEngine(t, e, nil)
+	e := ranEngine(t, cfg)
 	e.phase = 0 // what follows counts in the create phase
 	const node = 2
 	e.nodeEpoch = make([]int, len(e.nodes))

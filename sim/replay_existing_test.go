@@ -465,11 +465,7 @@ func TestNodeJoinQueuesOverloadedServices(t *testing.T) {
 	cfg.RunEndpoints = false
 	cfg.Services[0].TopologyMode = "Auto"
 	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runEngine(t, e, nil)
+	e := ranEngine(t, cfg)
 	c := e.ctls[0]
 	if !c.syncer.(*sliceSyncer).opts.Topology.HasPopulatedHints("default/web") {
 		t.Fatal("the hinted Service has no hints after the create phase")

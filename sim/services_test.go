@@ -77,11 +77,7 @@ func TestNameLabelValue(t *testing.T) {
 	cfg.Services[0].Count = 3
 	cfg.Services[0].Labels = map[string]string{"app.kubernetes.io/name": NameLabelValue, "team": "shop"}
 	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runEngine(t, e, nil)
+	e := ranEngine(t, cfg)
 	for _, s := range e.services {
 		if got := s.svc.Labels["app.kubernetes.io/name"]; got != s.svc.Name || s.svc.Labels["team"] != "shop" {
 			t.Errorf("Service %s: labels %v, want its own name and team: shop", s.svc.Name, s.svc.Labels)

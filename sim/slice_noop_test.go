@@ -17,11 +17,7 @@ func TestSliceUpdateGenerationAndNoop(t *testing.T) {
 	cfg := testConfig(10, 20)
 	cfg.RunEndpoints = false
 	cfg.Timeline = cfg.Timeline[:1]
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runEngine(t, e, nil)
+	e := ranEngine(t, cfg)
 	c := e.ctls[0]
 	y := c.syncer.(*sliceSyncer)
 	s := e.services[0]

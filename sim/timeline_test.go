@@ -32,6 +32,18 @@ func runEngine(t *testing.T, e *Engine, each func()) {
 	}
 }
 
+// ranEngine makes the engine of cfg and runs it to the end with runEngine (no observer),
+// failing the test if cfg does not make one.
+func ranEngine(t *testing.T, cfg Config) *Engine {
+	t.Helper()
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEngine(t, e, nil)
+	return e
+}
+
 // runEngineOf makes the engine of cfg (with observer obs) and runs it, failing the test on
 // an error; it returns the engine (for tests that read it after the run) and the results.
 func runEngineOf(t *testing.T, cfg Config, obs Observer) (*Engine, *Results) {
@@ -184,11 +196,7 @@ func TestScalePercent(t *testing.T) {
 		{Name: "create", Kind: ActionCreate},
 		{Name: "up", Kind: ActionScale, Percent: 150, Spread: time.Minute},
 	}
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runEngine(t, e, nil)
+	e := ranEngine(t, cfg)
 	if s := e.services[0]; s.replicas != 11 || s.newRS.live != 11 {
 		t.Errorf("150%% of 7: replicas %d, live %d, want 11", s.replicas, s.newRS.live)
 	}
@@ -242,11 +250,7 @@ func TestNodeChangeQueuesOverloadedServices(t *testing.T) {
 	plain.Name, plain.TopologyMode = "plain", ""
 	cfg.Services = append(cfg.Services, plain)
 	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runEngine(t, e, nil)
+	e := ranEngine(t, cfg)
 	var c *controller
 	for _, ctl := range e.ctls {
 		if _, ok := ctl.syncer.(*sliceSyncer); ok {

@@ -152,11 +152,7 @@ func TestVictimOrderAsUpstream(t *testing.T) {
 func TestScaleDownSpreadsOverTheYoungest(t *testing.T) {
 	cfg := testConfig(50, 1000)
 	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}, {Name: "wait", Kind: ActionWait, Duration: 20 * time.Minute}}
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runEngine(t, e, nil)
+	e := ranEngine(t, cfg)
 	s := e.services[0]
 	victims := e.workloads.pickVictims(s.newRS, 100, e.now)
 	if len(victims) != 100 {

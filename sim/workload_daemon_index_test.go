@@ -198,11 +198,7 @@ func TestDaemonSetIndexAgainstScan(t *testing.T) {
 func TestDaemonSetIndexFollowsNodeReadiness(t *testing.T) {
 	cfg := workloadConfig(1, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
 	cfg.Services[0].WorkloadKind = KindDaemonSet
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runEngine(t, e, nil)
+	e := ranEngine(t, cfg)
 	s := e.services[0]
 	const n = 5
 	plan := func() []int {

@@ -184,11 +184,7 @@ func TestStatefulSetIndexRandomTimelines(t *testing.T) {
 func TestOrderedStatefulSetCondemnedWaits(t *testing.T) {
 	cfg := workloadConfig(10, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
 	cfg.Services[0].WorkloadKind = KindStatefulSet
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runEngine(t, e, nil)
+	e := ranEngine(t, cfg)
 	s := e.services[0]
 	s.replicas = 5
 	plan := func() []setBatch {

@@ -211,11 +211,7 @@ func TestPodNamesPerWorkloadKind(t *testing.T) {
 		s.Name, s.Namespace, s.WorkloadKind = c.name, c.namespace, c.kind
 		cfg.Services = append(cfg.Services, s)
 	}
-	e, err := newEngine(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runEngine(t, e, nil)
+	e := ranEngine(t, cfg)
 	names := func(i int) []string {
 		var got []string
 		for _, p := range e.services[i].pods {
