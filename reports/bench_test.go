@@ -98,6 +98,26 @@ func BenchmarkEgressChartDay(b *testing.B) {
 	}
 }
 
+// BenchmarkLatencyChartDay draws the propagation latency chart of a day of seconds, a
+// long run's: a line and band per column, or, before, some 58,000 points thinned to a
+// scatter.
+func BenchmarkLatencyChartDay(b *testing.B) {
+	res := spikyLatencyResults(86_400)
+	s := NewSummary(res, nil)
+	s.SLOSeconds = 1e-4 // a log axis, as in cluster-day
+	dense := DenseSeries(res.Series)
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := LatencyChart(s, dense)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Render(io.Discard, "png"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // spikyResults is the fixture run with seconds seconds of spiky traffic: bursts of writes,
 // a third of the seconds quiet, Endpoints about ten times EndpointSlices.
 func spikyResults(seconds int) *sim.Results {

@@ -396,3 +396,77 @@ func rateColumns(xys plotter.XYs, width, column float64) (cols []rateColumn, ok 
 	}
 	return cols, true
 }
+
+// maxColumn is one column of a dense series of per-bucket maxima as the latency chart draws
+// it: the column's span of virtual time [start, end), its greatest value (the column's
+// maximum, the chart's quantity) and its least (how far below that the column's buckets go).
+type maxColumn struct {
+	start, end float64
+	low, high  float64
+}
+
+// maxColumns gathers a series of per-bucket maxima into columns of column seconds, aligned
+// on multiples of column from time 0, as rateColumns does: xys are the buckets that have a
+// value, in x order, each holding for [x, x+width). A column's high is its greatest bucket,
+// the column's maximum as each bucket's is the bucket's; its low the least. Unlike a rate, a
+// bucket without a value (a second without writes has no latency, not a latency of 0) is
+// not counted: a column with no bucket is left out, so the columns returned may have gaps
+// between them. The first and last columns are cut to the series' ends. ok is false, and
+// nothing is returned, for an empty series, a NaN or infinite coordinate, points out of x
+// order or a width or column that is not positive and finite: the caller then draws every
+// bucket.
+func maxColumns(xys plotter.XYs, width, column float64) (cols []maxColumn, ok bool) {
+	if len(xys) == 0 || !(width > 0) || !(column > 0) || math.IsInf(width, 0) || math.IsInf(column, 0) {
+		return nil, false
+	}
+	for i, p := range xys {
+		if math.IsNaN(p.X) || math.IsInf(p.X, 0) || math.IsNaN(p.Y) || math.IsInf(p.Y, 0) || (i > 0 && p.X < xys[i-1].X) {
+			return nil, false
+		}
+	}
+	from, to := xys[0].X, xys[len(xys)-1].X+width
+	base := math.Floor(from/column) * column
+	n := int(math.Ceil((to - base) / column))
+	if n <= 0 || n > 1<<24 {
+		return nil, false // no room, or absurdly many columns for a chart
+	}
+	all := make([]maxColumn, n)
+	held := make([]bool, n) // whether some bucket is in the column
+	for c := range all {
+		start := base + float64(c)*column
+		all[c] = maxColumn{start: max(start, from), end: min(start+column, to), low: math.Inf(1), high: math.Inf(-1)}
+	}
+	for _, p := range xys {
+		// Each column the bucket overlaps: one, unless a column splits a bucket
+		// (rateColumnWidth never picks such a column).
+		for c := int((p.X - base) / column); c < n && all[c].start < p.X+width; c++ {
+			if min(all[c].end, p.X+width) <= max(all[c].start, p.X) {
+				continue
+			}
+			all[c].low, all[c].high = min(all[c].low, p.Y), max(all[c].high, p.Y)
+			held[c] = true
+		}
+	}
+	for c := range all {
+		if held[c] {
+			cols = append(cols, all[c])
+		}
+	}
+	return cols, true
+}
+
+// columnRuns splits columns (maxColumns, in order) where one is missing, into runs of
+// adjacent columns, each drawn as one band and one line: a line or band across the gap would
+// draw a latency where there was none.
+func columnRuns(cols []maxColumn) [][]maxColumn {
+	var runs [][]maxColumn
+	for i := 0; i < len(cols); {
+		j := i + 1
+		for j < len(cols) && cols[j].start == cols[j-1].end {
+			j++
+		}
+		runs = append(runs, cols[i:j])
+		i = j
+	}
+	return runs
+}

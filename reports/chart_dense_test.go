@@ -4,6 +4,7 @@ import (
 	"image"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"gonum.org/v1/plot"
@@ -362,5 +363,174 @@ func TestRateColumnWidth(t *testing.T) {
 		if got := rateColumnWidth(tc.span, tc.width); got != tc.want {
 			t.Errorf("rateColumnWidth(%g, %g) = %g, want %g", tc.span, tc.width, got, tc.want)
 		}
+	}
+}
+
+// TestMaxColumns checks the columns the latency chart draws a long run in, on series worked
+// out by hand: a column's high is its greatest bucket and its low its least; a second
+// without writes has no point and counts for nothing, and a column with none is left out.
+func TestMaxColumns(t *testing.T) {
+	at := func(width float64, pts ...float64) plotter.XYs { // pairs of bucket index and value
+		xys := make(plotter.XYs, 0, len(pts)/2)
+		for i := 0; i < len(pts); i += 2 {
+			xys = append(xys, plotter.XY{X: pts[i] * width, Y: pts[i+1]})
+		}
+		return xys
+	}
+	for _, tc := range []struct {
+		name          string
+		xys           plotter.XYs
+		width, column float64
+		want          []maxColumn
+	}{
+		{"full columns", at(1, 0, 3, 1, 0.5, 2, 7, 3, 2, 4, 1, 5, 9, 6, 4, 7, 8, 8, 6, 9, 5), 1, 5,
+			[]maxColumn{{0, 5, 0.5, 7}, {5, 10, 4, 9}}},
+		// Seconds without writes are not latencies of 0: the low is the least latency there is.
+		{"gaps within a column", at(1, 0, 3, 4, 2), 1, 5, []maxColumn{{0, 5, 2, 3}}},
+		// A column of one point is that point, however little of the column it fills.
+		{"a column with one point", at(1, 2, 0.25, 7, 4, 8, 6), 1, 5,
+			[]maxColumn{{2, 5, 0.25, 0.25}, {5, 9, 4, 6}}},
+		// Columns 1 and 2 ([5, 15)) have no writes: they are left out, not drawn as 0.
+		{"columns without writes", at(1, 1, 3, 4, 5, 16, 2, 17, 1, 22, 8), 1, 5,
+			[]maxColumn{{1, 5, 3, 5}, {15, 20, 1, 2}, {20, 23, 8, 8}}},
+		// On a linear axis a zero latency (nobody watching) is a latency like another.
+		{"zero latency", at(1, 0, 0, 1, 2), 1, 5, []maxColumn{{0, 2, 0, 2}}},
+		{"one point", at(1, 7, 42), 1, 20, []maxColumn{{7, 8, 42, 42}}},
+		// Buckets of 2 s (a long run): a column is drawn whole, however few of its buckets
+		// have writes ([8, 12) for the bucket [10, 12)).
+		{"wide buckets", at(2, 0, 1, 1, 3, 3, 5, 5, 100), 2, 4,
+			[]maxColumn{{0, 4, 1, 3}, {4, 8, 5, 5}, {8, 12, 100, 100}}},
+		// A column that splits a bucket (rateColumnWidth never picks one) holds the bucket.
+		{"a split bucket", at(2, 0, 4, 1, 8), 2, 3, []maxColumn{{0, 3, 4, 8}, {3, 4, 8, 8}}},
+		// Two points in one bucket's time (not from DenseSeries) fall in their column.
+		{"points sharing a column", plotter.XYs{{X: 0, Y: 1}, {X: 0.5, Y: 3}, {X: 6, Y: 2}}, 1, 5,
+			[]maxColumn{{0, 5, 1, 3}, {5, 7, 2, 2}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := maxColumns(tc.xys, tc.width, tc.column)
+			if !ok {
+				t.Fatal("not gathered into columns")
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("%d columns %+v, want %+v", len(got), got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Errorf("column %d: %+v, want %+v", i, got[i], tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+// On a day of latencies with quiet stretches, in the columns the chart picks: the highest
+// column is the run's largest latency, every point lies within its column's low and high,
+// and the columns are in order, never overlap, and each holds a point.
+func TestMaxColumnsHoldEveryPoint(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, width := range []float64{1, 2} {
+		var xys plotter.XYs
+		largest := math.Inf(-1)
+		for i := range 43_200 {
+			if (i/600)%5 == 3 || rng.IntN(3) == 0 {
+				continue // a quiet stretch of 600 buckets in 3,000, and quiet buckets
+			}
+			y := math.Round(rng.ExpFloat64()*1e3) / 1e3
+			xys = append(xys, plotter.XY{X: float64(i) * width, Y: y})
+			largest = max(largest, y)
+		}
+		column := rateColumnWidth(43_200*width, width)
+		cols, ok := maxColumns(xys, width, column)
+		if !ok || column <= width {
+			t.Fatalf("width %g: column %g, ok %v", width, column, ok)
+		}
+		high := math.Inf(-1)
+		gaps := 0
+		for i, c := range cols {
+			high = max(high, c.high)
+			if c.low > c.high || !(c.end > c.start) {
+				t.Errorf("width %g column %d: %+v", width, i, c)
+			}
+			if i > 0 && c.start < cols[i-1].end {
+				t.Fatalf("width %g column %d starts at %g, before the last ended at %g", width, i, c.start, cols[i-1].end)
+			}
+			if i > 0 && c.start > cols[i-1].end {
+				gaps++
+			}
+		}
+		if high != largest {
+			t.Errorf("width %g: highest column %g, largest latency %g", width, high, largest)
+		}
+		if want := 43_200 / 3_000; gaps != want {
+			t.Errorf("width %g: %d gaps between columns, want one per quiet stretch, %d", width, gaps, want)
+		}
+		j := 0
+		for _, p := range xys {
+			for j < len(cols) && cols[j].end <= p.X {
+				j++
+			}
+			if j == len(cols) || p.X < cols[j].start || p.Y < cols[j].low || p.Y > cols[j].high {
+				t.Fatalf("width %g: point %v not within its column", width, p)
+			}
+		}
+	}
+}
+
+// As rateColumns does, maxColumns leaves alone what it cannot gather (the chart then draws
+// every point, as it did): NaN or infinite coordinates, points out of order, no points.
+func TestMaxColumnsLeavesOddSeriesAlone(t *testing.T) {
+	good := plotter.XYs{{X: 0, Y: 1}, {X: 1, Y: 2}, {X: 2, Y: 3}}
+	for _, tc := range []struct {
+		name          string
+		xys           plotter.XYs
+		width, column float64
+	}{
+		{"NaN latency", plotter.XYs{{X: 0, Y: 1}, {X: 1, Y: math.NaN()}}, 1, 5},
+		{"infinite latency", plotter.XYs{{X: 0, Y: math.Inf(1)}}, 1, 5},
+		{"negative infinite latency", plotter.XYs{{X: 0, Y: 1}, {X: 1, Y: math.Inf(-1)}}, 1, 5},
+		{"NaN time", plotter.XYs{{X: math.NaN(), Y: 1}}, 1, 5},
+		{"infinite time", plotter.XYs{{X: 0, Y: 1}, {X: math.Inf(1), Y: 1}}, 1, 5},
+		{"out of order", plotter.XYs{{X: 2, Y: 1}, {X: 1, Y: 1}}, 1, 5},
+		{"empty", nil, 1, 5},
+		{"no width", good, 0, 5},
+		{"infinite width", good, math.Inf(1), 5},
+		{"no column", good, 1, 0},
+		{"NaN column", good, 1, math.NaN()},
+		{"infinite column", good, 1, math.Inf(1)},
+	} {
+		if cols, ok := maxColumns(tc.xys, tc.width, tc.column); ok || cols != nil {
+			t.Errorf("%s: gathered into %+v", tc.name, cols)
+		}
+	}
+}
+
+// columnRuns breaks the columns only where one is missing: where a column ends before the
+// next starts.
+func TestColumnRuns(t *testing.T) {
+	cols := []maxColumn{{start: 2, end: 5}, {start: 5, end: 10}, {start: 15, end: 20}, {start: 25, end: 30}, {start: 30, end: 33}}
+	got := columnRuns(cols)
+	want := [][]maxColumn{cols[0:2], cols[2:3], cols[3:5]}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("runs %+v, want %+v", got, want)
+	}
+	if got := columnRuns(cols[:1]); !reflect.DeepEqual(got, [][]maxColumn{cols[:1]}) {
+		t.Errorf("one column: runs %+v", got)
+	}
+	if got := columnRuns(nil); got != nil {
+		t.Errorf("no columns: runs %+v", got)
+	}
+}
+
+// A time that lands, by a float division, in the column before the one it starts (3×0.7 s
+// divided by 0.7 is 2.9999…) is not put in that column, which it does not overlap.
+func TestMaxColumnsColumnEdge(t *testing.T) {
+	column := 0.7
+	x := 3 * column // at run time, 2.0999999999999996
+	if int(x/column) != 2 {
+		t.Fatalf("%g / 0.7 = %g: not the case checked", x, x/0.7)
+	}
+	cols, ok := maxColumns(plotter.XYs{{X: x, Y: 5}}, 0.5, column)
+	if !ok || len(cols) != 1 || cols[0].start != x || !(cols[0].end > x) || cols[0].high != 5 {
+		t.Errorf("%v at %g: columns %+v", ok, x, cols)
 	}
 }

@@ -493,7 +493,12 @@ func egressFinding(s *Summary, dense []sim.Bucket, capacity float64) (title, sub
 
 // LatencyChart draws, per mode, the largest propagation latency (trigger to last watcher) of
 // the writes committed in each second, with the SLO as a labelled reference line; a log
-// scale when the latencies span decades.
+// scale when the latencies span decades. A run of more buckets than the chart can show one
+// by one (rateColumnWidth) is drawn per column of several seconds, in the egress chart's
+// columns: a line of each column's largest latency over a light band from its least to its
+// greatest bucket, as the subtitle says. A day of seconds drawn as points filled the chart
+// with each mode's glyphs, those drawn last hiding the others: the two modes could not be
+// compared, the chart's point. The title and the SLO line still come from the whole run.
 func LatencyChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 	c := &Chart{Name: "propagation-latency"}
 	lo, hi := math.Inf(1), 0.0
@@ -512,8 +517,10 @@ func LatencyChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 	}
 	c.Title, c.Subtitle = latencyFinding(s)
 	end := timeEnd(s)
+	width := 1.0
 	if n := len(dense); n > 0 {
 		end = max(end, float64(dense[n-1].Second+dense[n-1].Seconds()))
+		width = float64(dense[n-1].Seconds())
 	}
 	p := c.newTimePlot(s, "propagation latency", end)
 	top := max(hi, s.SLOSeconds)
@@ -531,7 +538,37 @@ func LatencyChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 		p.Y.Min, p.Y.Max = 0, linearTop(top)
 		p.Y.Tick.Marker = siTicks{unit: "s"}
 	}
+	// Columns of several buckets when there are too many to draw one by one; every mode in
+	// the same columns, so that their maxima compare column by column. A zero latency
+	// (nobody watching) cannot sit on a log axis, and is not counted there.
+	column := rateColumnWidth(end, width)
+	columns := make([][]maxColumn, len(s.Modes))
+	byColumn := column > width && len(dense) > 0 && len(s.Modes) > 0
+	for k := 0; byColumn && k < len(s.Modes); k++ {
+		var xys plotter.XYs
+		for _, pt := range points[k] {
+			if pt.Y > 0 || !logScale {
+				xys = append(xys, pt)
+			}
+		}
+		if len(xys) > 0 {
+			columns[k], byColumn = maxColumns(xys, width, column)
+		}
+	}
+	if byColumn {
+		band := "second"
+		if width != 1 {
+			band = formatClock(width) + " bucket"
+		}
+		c.Subtitle = strings.Replace(c.Subtitle, " · ", fmt.Sprintf(" · line: max per %s, band: least–greatest %s · ", formatClock(column), band), 1)
+		if err := c.addLatencyColumns(p, s.Modes, columns); err != nil {
+			return nil, err
+		}
+	}
 	for k, m := range s.Modes {
+		if byColumn {
+			break // drawn by column
+		}
 		var xys plotter.XYs
 		for _, pt := range points[k] {
 			// A zero latency (nobody watching) cannot sit on a log axis.
@@ -557,6 +594,73 @@ func LatencyChart(s *Summary, dense []sim.Bucket) (*Chart, error) {
 	}
 	c.Plots = [][]*plot.Plot{{p}}
 	return c, nil
+}
+
+// addLatencyColumns draws each mode's columns (maxColumns) on p as addRateColumns draws a
+// rate's: first every mode's band from its columns' least to greatest bucket, light and
+// translucent so that both modes' bands show where they overlap, then every mode's line of
+// its columns' maxima, in the mode's colour and dashes, over all the bands; the legend
+// shows a mode's band and line together. A column without writes has no latency to draw:
+// band and line break there, each run of adjacent columns drawn on its own. Values below
+// the axis sit on its bottom, as the points would.
+func (c *Chart) addLatencyColumns(p *plot.Plot, modes []sim.Mode, columns [][]maxColumn) error {
+	floor := p.Y.Min
+	bands := make([]*plotter.Polygon, len(modes))
+	for k, m := range modes {
+		cols := columns[k]
+		if len(cols) == 0 {
+			continue
+		}
+		// What is drawn, beside the buckets, for the digest: each column's low and high.
+		lows, highs := make(plotter.XYs, len(cols)), make(plotter.XYs, len(cols))
+		for i, col := range cols {
+			lows[i], highs[i] = plotter.XY{X: col.start, Y: col.low}, plotter.XY{X: col.start, Y: col.high}
+		}
+		c.Series = append(c.Series, ChartSeries{Name: string(m) + " high", XYs: highs}, ChartSeries{Name: string(m) + " low", XYs: lows})
+		for _, run := range columnRuns(cols) {
+			lower, upper := make(plotter.XYs, len(run)), make(plotter.XYs, len(run))
+			for i, col := range run {
+				lower[i] = plotter.XY{X: col.start, Y: max(col.low, floor)}
+				upper[i] = plotter.XY{X: col.start, Y: max(col.high, floor)}
+			}
+			poly, err := plotter.NewPolygon(stepPolygon(lower, upper, run[len(run)-1].end))
+			if err != nil {
+				return fmt.Errorf("reports: %s: %s: %w", c.Name, m, err)
+			}
+			poly.Color = translucent(modeStyles[m].color, rateBandAlpha)
+			poly.LineStyle.Width = 0
+			p.Add(poly)
+			if bands[k] == nil {
+				bands[k] = poly
+			}
+		}
+	}
+	for k, m := range modes {
+		if len(columns[k]) == 0 {
+			continue
+		}
+		st := modeStyles[m]
+		var first *plotter.Line
+		for _, run := range columnRuns(columns[k]) {
+			xys := make(plotter.XYs, 0, len(run)+1)
+			for _, col := range run {
+				xys = append(xys, plotter.XY{X: col.start, Y: max(col.high, floor)})
+			}
+			last := run[len(run)-1]
+			xys = append(xys, plotter.XY{X: last.end, Y: max(last.high, floor)})
+			l, err := plotter.NewLine(xys)
+			if err != nil {
+				return fmt.Errorf("reports: %s: %s: %w", c.Name, m, err)
+			}
+			l.Color, l.Width, l.Dashes, l.StepStyle = st.color, vg.Points(lineWidth), st.dashes, plotter.PostStep
+			p.Add(denseLine{l})
+			if first == nil {
+				first = l
+			}
+		}
+		c.addLegend(modeTitle(m), bands[k], first)
+	}
+	return nil
 }
 
 // latencyFinding gives each mode's worst propagation latency and how many phases missed the

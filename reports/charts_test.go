@@ -7,9 +7,12 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"epsim/sim"
@@ -222,4 +225,160 @@ func TestEgressChartNoBucketsNoColumnNote(t *testing.T) {
 		t.Errorf("subtitle %q speaks of columns that are not drawn", c.Subtitle)
 	}
 	checkRendered(t, c)
+}
+
+// spikyLatencyResults is spikyResults with a propagation latency for each second with
+// writes: mostly tenths of a second, Endpoints about ten times EndpointSlices, a few
+// seconds where nobody watched (0), and stretches where a mode wrote nothing at all.
+func spikyLatencyResults(seconds int) *sim.Results {
+	res := spikyResults(seconds)
+	rng := rand.New(rand.NewPCG(9, 10))
+	for s := range res.Series {
+		bk := &res.Series[s]
+		if bk.Endpoints.Writes > 0 {
+			bk.Endpoints.MaxLatencySeconds = math.Round(rng.ExpFloat64()*2000) / 1000
+		}
+		if bk.EndpointSlices.Writes > 0 {
+			bk.EndpointSlices.MaxLatencySeconds = math.Round(rng.ExpFloat64()*200) / 1000
+		}
+		if rng.IntN(50) == 0 {
+			bk.EndpointSlices.MaxLatencySeconds = 0 // nobody watching
+		}
+		if s%3600 >= 1000 && s%3600 < 1100 {
+			bk.EndpointSlices = sim.BucketMode{} // 100 s without writes: whole columns of none
+		}
+	}
+	return res
+}
+
+// TestLatencyChartDenseGolden draws the propagation latency of two hours of seconds, too
+// many to draw one by one: each mode is drawn as a line of the 30 s columns' largest latency
+// over a band from their least to greatest second, broken where a mode wrote nothing, says
+// so in the subtitle, and shows band and line in its legend entry; the title (the run's
+// largest latency) is the finding's, as with points. The golden file holds the finding and
+// a digest of the buckets and of the columns drawn.
+func TestLatencyChartDenseGolden(t *testing.T) {
+	res := spikyLatencyResults(7200)
+	s := NewSummary(res, nil)
+	dense := DenseSeriesTo(res.Series, s.Total.EndSeconds)
+	c, err := LatencyChart(s, dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "%s (%s)\n  title: %s\n  subtitle: %s\n", c.Name, c.Digest(), c.Title, c.Subtitle)
+	for _, s := range c.Series {
+		fmt.Fprintf(&buf, "  %-20s %4d points, last (%g, %g)\n", s.Name, len(s.XYs), s.XYs[len(s.XYs)-1].X, s.XYs[len(s.XYs)-1].Y)
+	}
+	for _, it := range c.legend {
+		fmt.Fprintf(&buf, "  legend %s: %d thumbnails\n", it.name, len(it.thumbs))
+	}
+	checkGolden(t, "latency-dense.golden", buf.Bytes())
+	if title, _ := latencyFinding(s); c.Title != title {
+		t.Errorf("title %q, want the finding's %q", c.Title, title)
+	}
+	if !strings.Contains(c.Subtitle, "Largest propagation latency of each second's writes · line: max per 30s, band: least–greatest second · ") {
+		t.Errorf("subtitle %q does not say how the lines were drawn", c.Subtitle)
+	}
+	// Each mode's highest column is its largest latency; EndpointSlices' columns stop
+	// where it wrote nothing (2 of every 120 columns an hour) and never count those as 0.
+	for k, m := range s.Modes {
+		high, low := seriesNamed(t, c, string(m)+" high"), seriesNamed(t, c, string(m)+" low")
+		top, peak := math.Inf(-1), math.Inf(-1)
+		for _, p := range high {
+			top = max(top, p.Y)
+		}
+		for _, p := range c.Series[k].XYs {
+			peak = max(peak, p.Y)
+		}
+		if top != peak {
+			t.Errorf("%s: highest column %g, largest latency %g", m, top, peak)
+		}
+		want := 240
+		if m == sim.ModeEndpointSlices {
+			want -= 2 * 2
+		}
+		if len(high) != want || len(low) != want {
+			t.Errorf("%s: %d and %d columns, want %d", m, len(high), len(low), want)
+		}
+	}
+	checkRendered(t, c)
+	for _, format := range ChartFormats {
+		var one, two bytes.Buffer
+		if err := c.Render(&one, format); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Render(&two, format); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(one.Bytes(), two.Bytes()) {
+			t.Errorf("two %s renders of the same chart differ", format)
+		}
+	}
+}
+
+// seriesNamed is the chart's series of that name.
+func seriesNamed(t *testing.T, c *Chart, name string) plotter.XYs {
+	t.Helper()
+	for _, s := range c.Series {
+		if s.Name == name {
+			return s.XYs
+		}
+	}
+	t.Fatalf("%s: no series %q", c.Name, name)
+	return nil
+}
+
+// A latency that is not a finite number (from a hand-edited timeseries.csv) gets, in a long
+// run, what it got as a point: on a log axis a NaN or negative one is not drawn, as a zero
+// latency is not, and the rest are drawn by column; otherwise the chart draws every point,
+// which fails for a NaN or infinite latency (gonum refuses them) and puts -Inf on the axis.
+func TestLatencyChartDenseOddLatency(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		slo     float64 // an SLO below the latencies makes a log axis
+		latency float64
+		want    string // "columns", "points" or "error"
+	}{
+		{"linear NaN", 0, math.NaN(), "error"},
+		{"linear +Inf", 0, math.Inf(1), "error"},
+		{"linear -Inf", 0, math.Inf(-1), "points"},
+		{"log NaN", 1e-4, math.NaN(), "columns"},
+		{"log +Inf", 1e-4, math.Inf(1), "error"},
+		{"log -Inf", 1e-4, math.Inf(-1), "columns"},
+		{"log finite", 1e-4, 3, "columns"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := spikyLatencyResults(7200)
+			s := NewSummary(res, nil)
+			s.SLOSeconds = tc.slo
+			dense := DenseSeriesTo(res.Series, s.Total.EndSeconds)
+			dense[500].Endpoints.Writes, dense[500].Endpoints.MaxLatencySeconds = 1, tc.latency
+			c, err := LatencyChart(s, dense)
+			got := "error"
+			if err == nil {
+				got = "points"
+				if slices.ContainsFunc(c.Series, func(s ChartSeries) bool { return strings.HasSuffix(s.Name, " high") }) {
+					got = "columns"
+					if !strings.Contains(c.Subtitle, "line: max per 30s") {
+						t.Errorf("subtitle %q does not say how the lines were drawn", c.Subtitle)
+					}
+					// Nor is a zero latency (nobody watching, 1 second in 50 of EndpointSlices').
+					for _, s := range c.Series {
+						for _, p := range s.XYs {
+							if strings.HasSuffix(s.Name, " low") && !(p.Y > 0) {
+								t.Fatalf("%s: %v on a log axis", s.Name, p)
+							}
+						}
+					}
+				} else if strings.Contains(c.Subtitle, "line: ") || len(c.legend[0].thumbs) != 1 {
+					t.Errorf("points drawn, subtitle %q, %d thumbnails", c.Subtitle, len(c.legend[0].thumbs))
+				}
+				checkRendered(t, c)
+			}
+			if got != tc.want {
+				t.Errorf("drawn as %s (%v), want %s", got, err, tc.want)
+			}
+		})
+	}
 }

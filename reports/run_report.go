@@ -42,7 +42,7 @@ func runChartCaption(c *Chart, both bool) string {
 	case "egress-rate":
 		return "What left the API servers each second, per mode: the load a rollout puts on their network (a long run's drawn per column: its mean as a line, its least to greatest second as a band)."
 	case "propagation-latency":
-		return "The largest propagation latency (trigger to last watcher) of the writes of each second."
+		return "The largest propagation latency (trigger to last watcher) of the writes of each second (a long run's drawn per column: its largest as a line, its least to greatest second with writes as a band)."
 	case "phases-writes":
 		return "API writes per phase" + ratio + "."
 	case "phases-bytes":
