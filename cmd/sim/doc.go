@@ -89,7 +89,8 @@ or any scenario field from the command line:
 	cumulative-fanout.*     bytes fanned out over time, log scale, phases numbered
 	egress-rate.*           API server egress per second, with the capacity (a long run:
 	                        each column's mean over a band of its least to greatest second)
-	propagation-latency.*   largest propagation latency per second, with the SLO
+	propagation-latency.*   largest propagation latency per second, with the SLO (a long
+	                        run: each column's largest over a band of its seconds)
 	phases-writes.*         API writes per phase, with the ratio
 	slice-layout.*          EndpointSlice count and endpoints per slice over time
 	report.md, report.html  the run's report: the headline (the answer in one sentence and
