@@ -346,6 +346,29 @@ func rateColumnWidth(span, width float64) float64 {
 	return math.Ceil(span/rateColumnsTarget/width) * width
 }
 
+// columnSpan checks a series of buckets of width for drawing in columns of column seconds
+// from time 0 (rateColumns, maxColumns): ok is false for an empty series, a NaN or infinite
+// coordinate, points out of x order, a width or column that is not positive and finite, or
+// absurdly many columns. base is the first column's start and n the columns from it to the
+// last bucket's end.
+func columnSpan(xys plotter.XYs, width, column float64) (base float64, n int, ok bool) {
+	if len(xys) == 0 || !(width > 0) || !(column > 0) || math.IsInf(width, 0) || math.IsInf(column, 0) {
+		return 0, 0, false
+	}
+	for i, p := range xys {
+		if math.IsNaN(p.X) || math.IsInf(p.X, 0) || math.IsNaN(p.Y) || math.IsInf(p.Y, 0) || (i > 0 && p.X < xys[i-1].X) {
+			return 0, 0, false
+		}
+	}
+	from, to := xys[0].X, xys[len(xys)-1].X+width
+	base = math.Floor(from/column) * column
+	n = int(math.Ceil((to - base) / column))
+	if n <= 0 || n > 1<<24 {
+		return 0, 0, false // no room, or absurdly many columns for a chart
+	}
+	return base, n, true
+}
+
 // rateColumns averages a rate series into columns of column seconds, aligned on multiples of
 // column from time 0, from the first bucket's to the last's. xys are the buckets in x order,
 // each the rate over [x, x+width). A column's mean is weighted by time, over the part of it
@@ -355,20 +378,11 @@ func rateColumnWidth(span, width float64) float64 {
 // returned, for an empty series, a NaN or infinite coordinate, points out of x order or a
 // width or column that is not positive and finite: the caller then draws every bucket.
 func rateColumns(xys plotter.XYs, width, column float64) (cols []rateColumn, ok bool) {
-	if len(xys) == 0 || !(width > 0) || !(column > 0) || math.IsInf(width, 0) || math.IsInf(column, 0) {
+	base, n, ok := columnSpan(xys, width, column)
+	if !ok {
 		return nil, false
 	}
-	for i, p := range xys {
-		if math.IsNaN(p.X) || math.IsInf(p.X, 0) || math.IsNaN(p.Y) || math.IsInf(p.Y, 0) || (i > 0 && p.X < xys[i-1].X) {
-			return nil, false
-		}
-	}
 	from, to := xys[0].X, xys[len(xys)-1].X+width
-	base := math.Floor(from/column) * column
-	n := int(math.Ceil((to - base) / column))
-	if n <= 0 || n > 1<<24 {
-		return nil, false // no room, or absurdly many columns for a chart
-	}
 	cols = make([]rateColumn, n)
 	covered := make([]float64, n) // seconds of each column some bucket spans
 	for c := range cols {
@@ -416,20 +430,11 @@ type maxColumn struct {
 // order or a width or column that is not positive and finite: the caller then draws every
 // bucket.
 func maxColumns(xys plotter.XYs, width, column float64) (cols []maxColumn, ok bool) {
-	if len(xys) == 0 || !(width > 0) || !(column > 0) || math.IsInf(width, 0) || math.IsInf(column, 0) {
+	base, n, ok := columnSpan(xys, width, column)
+	if !ok {
 		return nil, false
 	}
-	for i, p := range xys {
-		if math.IsNaN(p.X) || math.IsInf(p.X, 0) || math.IsNaN(p.Y) || math.IsInf(p.Y, 0) || (i > 0 && p.X < xys[i-1].X) {
-			return nil, false
-		}
-	}
 	from, to := xys[0].X, xys[len(xys)-1].X+width
-	base := math.Floor(from/column) * column
-	n := int(math.Ceil((to - base) / column))
-	if n <= 0 || n > 1<<24 {
-		return nil, false // no room, or absurdly many columns for a chart
-	}
 	all := make([]maxColumn, n)
 	held := make([]bool, n) // whether some bucket is in the column
 	for c := range all {
