@@ -177,7 +177,9 @@ func NewPlanPoint(index int, values []string, cfg sim.Config, res *sim.Results, 
 	}
 	switch {
 	case runErr != nil:
-		p.Error = runErr.Error()
+		// The engine's errors start with its package's name, which means nothing in a
+		// report or a CSV cell (as the command line drops it).
+		p.Error = strings.TrimPrefix(runErr.Error(), "sim: ")
 	case res == nil:
 		p.Error = "the engine returned no results"
 	default:

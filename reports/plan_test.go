@@ -89,7 +89,7 @@ func TestPlanReportGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGolden(t, "plan-results.golden", csvBuf.Bytes())
-	for _, want := range []string{"over the etcd request limit", "point 5 (replicas=10000, perSlice=1000): sim: event budget exhausted"} {
+	for _, want := range []string{"over the etcd request limit", "point 5 (replicas=10000, perSlice=1000): event budget exhausted"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("report lacks %q", want)
 		}
