@@ -396,13 +396,10 @@ func (c *Chart) addRateColumns(p *plot.Plot, modes []sim.Mode, columns [][]rateC
 		}
 		c.Series = append(c.Series, ChartSeries{Name: string(m) + " mean", XYs: means},
 			ChartSeries{Name: string(m) + " low", XYs: lows}, ChartSeries{Name: string(m) + " high", XYs: highs})
-		poly, err := plotter.NewPolygon(stepPolygon(lower, upper, cols[len(cols)-1].end))
+		poly, err := c.addBand(p, m, lower, upper, cols[len(cols)-1].end)
 		if err != nil {
-			return fmt.Errorf("reports: %s: %s: %w", c.Name, m, err)
+			return err
 		}
-		poly.Color = translucent(modeStyles[m].color, rateBandAlpha)
-		poly.LineStyle.Width = 0
-		p.Add(poly)
 		bands[k] = poly
 	}
 	for k, m := range modes {
@@ -419,16 +416,39 @@ func (c *Chart) addRateColumns(p *plot.Plot, modes []sim.Mode, columns [][]rateC
 		if last.end < end {
 			xys = append(xys, plotter.XY{X: last.end, Y: floor}, plotter.XY{X: end, Y: floor})
 		}
-		l, err := plotter.NewLine(xys)
+		l, err := c.addModeSteps(p, m, xys)
 		if err != nil {
-			return fmt.Errorf("reports: %s: %s: %w", c.Name, m, err)
+			return err
 		}
-		st := modeStyles[m]
-		l.Color, l.Width, l.Dashes, l.StepStyle = st.color, vg.Points(lineWidth), st.dashes, plotter.PostStep
-		p.Add(denseLine{l})
 		c.addLegend(modeTitle(m), bands[k], l)
 	}
 	return nil
+}
+
+// addBand adds to p mode m's band of columns from lower to upper (a point at each column's
+// start; end is the last column's end), light and translucent in the mode's colour.
+func (c *Chart) addBand(p *plot.Plot, m sim.Mode, lower, upper plotter.XYs, end float64) (*plotter.Polygon, error) {
+	poly, err := plotter.NewPolygon(stepPolygon(lower, upper, end))
+	if err != nil {
+		return nil, fmt.Errorf("reports: %s: %s: %w", c.Name, m, err)
+	}
+	poly.Color = translucent(modeStyles[m].color, rateBandAlpha)
+	poly.LineStyle.Width = 0
+	p.Add(poly)
+	return poly, nil
+}
+
+// addModeSteps adds to p mode m's line through xys as steps (each value held until the next
+// point), in the mode's colour and dashes.
+func (c *Chart) addModeSteps(p *plot.Plot, m sim.Mode, xys plotter.XYs) (*plotter.Line, error) {
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return nil, fmt.Errorf("reports: %s: %s: %w", c.Name, m, err)
+	}
+	st := modeStyles[m]
+	l.Color, l.Width, l.Dashes, l.StepStyle = st.color, vg.Points(lineWidth), st.dashes, plotter.PostStep
+	p.Add(denseLine{l})
+	return l, nil
 }
 
 // rateBandAlpha is the opacity of a rate band (addRateColumns): light enough that the mean
@@ -623,13 +643,10 @@ func (c *Chart) addLatencyColumns(p *plot.Plot, modes []sim.Mode, columns [][]ma
 				lower[i] = plotter.XY{X: col.start, Y: max(col.low, floor)}
 				upper[i] = plotter.XY{X: col.start, Y: max(col.high, floor)}
 			}
-			poly, err := plotter.NewPolygon(stepPolygon(lower, upper, run[len(run)-1].end))
+			poly, err := c.addBand(p, m, lower, upper, run[len(run)-1].end)
 			if err != nil {
-				return fmt.Errorf("reports: %s: %s: %w", c.Name, m, err)
+				return err
 			}
-			poly.Color = translucent(modeStyles[m].color, rateBandAlpha)
-			poly.LineStyle.Width = 0
-			p.Add(poly)
 			if bands[k] == nil {
 				bands[k] = poly
 			}
@@ -639,7 +656,6 @@ func (c *Chart) addLatencyColumns(p *plot.Plot, modes []sim.Mode, columns [][]ma
 		if len(columns[k]) == 0 {
 			continue
 		}
-		st := modeStyles[m]
 		var first *plotter.Line
 		for _, run := range columnRuns(columns[k]) {
 			xys := make(plotter.XYs, 0, len(run)+1)
@@ -648,12 +664,10 @@ func (c *Chart) addLatencyColumns(p *plot.Plot, modes []sim.Mode, columns [][]ma
 			}
 			last := run[len(run)-1]
 			xys = append(xys, plotter.XY{X: last.end, Y: max(last.high, floor)})
-			l, err := plotter.NewLine(xys)
+			l, err := c.addModeSteps(p, m, xys)
 			if err != nil {
-				return fmt.Errorf("reports: %s: %s: %w", c.Name, m, err)
+				return err
 			}
-			l.Color, l.Width, l.Dashes, l.StepStyle = st.color, vg.Points(lineWidth), st.dashes, plotter.PostStep
-			p.Add(denseLine{l})
 			if first == nil {
 				first = l
 			}

@@ -185,15 +185,7 @@ func TestEgressChartDenseGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "%s (%s)\n  title: %s\n  subtitle: %s\n", c.Name, c.Digest(), c.Title, c.Subtitle)
-	for _, s := range c.Series {
-		fmt.Fprintf(&buf, "  %-20s %4d points, last (%g, %g)\n", s.Name, len(s.XYs), s.XYs[len(s.XYs)-1].X, s.XYs[len(s.XYs)-1].Y)
-	}
-	for _, it := range c.legend {
-		fmt.Fprintf(&buf, "  legend %s: %d thumbnails\n", it.name, len(it.thumbs))
-	}
-	checkGolden(t, "egress-dense.golden", buf.Bytes())
+	checkGolden(t, "egress-dense.golden", describeDenseChart(c))
 	if !strings.Contains(c.Subtitle, "line: mean per 30s, band: 1s min–max") {
 		t.Errorf("subtitle %q does not say how the lines were drawn", c.Subtitle)
 	}
@@ -265,15 +257,7 @@ func TestLatencyChartDenseGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "%s (%s)\n  title: %s\n  subtitle: %s\n", c.Name, c.Digest(), c.Title, c.Subtitle)
-	for _, s := range c.Series {
-		fmt.Fprintf(&buf, "  %-20s %4d points, last (%g, %g)\n", s.Name, len(s.XYs), s.XYs[len(s.XYs)-1].X, s.XYs[len(s.XYs)-1].Y)
-	}
-	for _, it := range c.legend {
-		fmt.Fprintf(&buf, "  legend %s: %d thumbnails\n", it.name, len(it.thumbs))
-	}
-	checkGolden(t, "latency-dense.golden", buf.Bytes())
+	checkGolden(t, "latency-dense.golden", describeDenseChart(c))
 	if title, _ := latencyFinding(s); c.Title != title {
 		t.Errorf("title %q, want the finding's %q", c.Title, title)
 	}
@@ -381,4 +365,18 @@ func TestLatencyChartDenseOddLatency(t *testing.T) {
 			}
 		})
 	}
+}
+
+// describeDenseChart is what a dense chart's golden file holds: its name, digest, title and
+// subtitle, each series' size and last point, and its legend entries' thumbnails.
+func describeDenseChart(c *Chart) []byte {
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "%s (%s)\n  title: %s\n  subtitle: %s\n", c.Name, c.Digest(), c.Title, c.Subtitle)
+	for _, s := range c.Series {
+		fmt.Fprintf(&buf, "  %-20s %4d points, last (%g, %g)\n", s.Name, len(s.XYs), s.XYs[len(s.XYs)-1].X, s.XYs[len(s.XYs)-1].Y)
+	}
+	for _, it := range c.legend {
+		fmt.Fprintf(&buf, "  legend %s: %d thumbnails\n", it.name, len(it.thumbs))
+	}
+	return buf.Bytes()
 }
