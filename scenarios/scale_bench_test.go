@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"epsim/internal/gcfloor"
+	"epsim/internal/hugeheap"
 	"epsim/sim"
 )
 
@@ -108,7 +109,11 @@ func BenchmarkScale(b *testing.B) {
 				obs.profilePhase = v
 			}
 			// The timed runs collect as sim run's do, with the collector's floor
-			// (internal/gcfloor) unless GOGC or GOMEMLIMIT is set, and without an observer.
+			// (internal/gcfloor) unless GOGC or GOMEMLIMIT is set, on a heap marked for huge
+			// pages (internal/hugeheap), and without an observer.
+			if limit := DefaultMaxMemory() / 2; limit > 0 {
+				hugeheap.Prepare(min(EstimateMemory(&cfg), limit))
+			}
 			restore := gcfloor.Set(gcfloor.Default, DefaultMaxMemory())
 			b.ReportAllocs()
 			start, cpu0 := time.Now(), cpuTime()
