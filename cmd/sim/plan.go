@@ -17,7 +17,6 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"epsim/internal/hugeheap"
 	"epsim/reports"
 	"epsim/scenarios"
 	"epsim/sim"
@@ -324,11 +323,6 @@ func (o *planOptions) runPoints(e *env, plan *scenarios.Plan, points []scenarios
 	}
 	jobs = max(1, min(jobs, len(points)))
 	jobs = memoryJobs(jobs, points, scenarios.DefaultMaxMemory())
-	// The heap the points fill side by side is backed by huge pages, as sim run's is
-	// (prepareHeap): each point's estimate, times the points at once.
-	if limit := scenarios.DefaultMaxMemory() / 2; limit > 0 {
-		hugeheap.Prepare(min(largestEstimate(points)*int64(jobs), limit))
-	}
 	window := int(plan.Budgets.WriteWindow / time.Second)
 	out := make([]reports.PlanPoint, len(points))
 	var bar *progressbar.ProgressBar
@@ -406,20 +400,14 @@ func planGC() (restore func()) {
 // memoryJobs lowers jobs so that the points running side by side fit in limit together:
 // each fits on its own (the loader checked its estimate), not necessarily several at once.
 func memoryJobs(jobs int, points []scenarios.GridPoint, limit int64) int {
-	most := largestEstimate(points)
-	if limit <= 0 || most <= 0 {
-		return jobs
-	}
-	return int(max(1, min(int64(jobs), limit/most)))
-}
-
-// largestEstimate is the largest of the points' memory estimates (scenarios.EstimateMemory).
-func largestEstimate(points []scenarios.GridPoint) int64 {
 	var most int64
 	for i := range points {
 		most = max(most, scenarios.EstimateMemory(&points[i].Config))
 	}
-	return most
+	if limit <= 0 || most <= 0 {
+		return jobs
+	}
+	return int(max(1, min(int64(jobs), limit/most)))
 }
 
 // runPoint runs one configuration; a panic in the engine fails the point, not the plan.
