@@ -309,7 +309,7 @@ func (o *checkOptions) run(e *env, args []string) error {
 	var newBaselines []*reports.Baseline
 	for _, job := range jobs {
 		cfg := job.sc.Config
-		ro := &runOptions{quiet: o.quiet}
+		ro := &runOptions{quiet: o.quiet, sharedHeap: len(jobs) > 1}
 		res, err := ro.simulate(e, cfg, nil)
 		if err != nil {
 			return fmt.Errorf("check %s: %w", job.sc.File, err)
