@@ -285,6 +285,11 @@ there: a run whose live heap is small collects far less often (5000-nodes never 
 peaks at about 53 MB), for the same peak as before in a large one. Set GOGC or GOMEMLIMIT
 to choose otherwise.
 
+On Linux, where transparent huge pages are given on request (the kernel's "madvise"
+setting), run and a check of one scenario ask for them for the heap the run is estimated
+to fill: it faults 2 MiB at a time instead of 4 KiB (many-services: 4 thousand page faults
+instead of 56). GODEBUG=disablethp=1 turns this off.
+
 # Exit status
 
 0 success; 1 the run failed (or its outputs could not be written), or 'sim check' or 'sim
