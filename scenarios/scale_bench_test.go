@@ -110,7 +110,8 @@ func BenchmarkScale(b *testing.B) {
 			}
 			// The timed runs collect as sim run's do, with the collector's floor
 			// (internal/gcfloor) unless GOGC or GOMEMLIMIT is set, on a heap marked for huge
-			// pages (internal/hugeheap), and without an observer.
+			// pages (internal/hugeheap: once a process, for the first row run; bench-compare
+			// runs one row), and without an observer.
 			if limit := DefaultMaxMemory() / 2; limit > 0 {
 				hugeheap.Prepare(min(EstimateMemory(&cfg), limit))
 			}
