@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -45,7 +46,14 @@ func TestMain(m *testing.M) {
 			os.Exit(99)
 		}
 		debug.SetMemoryLimit(hostileMemLimit)
-		os.Exit(newEnv(os.Stdout, os.Stderr).main(os.Args[1:]))
+		code := newEnv(os.Stdout, os.Stderr).main(os.Args[1:])
+		if f := os.Getenv("EPSIM_CHILD_PEAK_RSS"); f != "" {
+			if err := writePeakRSS(f); err != nil {
+				fmt.Fprintln(os.Stderr, "peak RSS:", err)
+				os.Exit(98)
+			}
+		}
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
@@ -66,7 +74,8 @@ func runChild(t *testing.T, env []string, args ...string) childResult {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, args...)
-	cmd.Env = append(append(os.Environ(), "EPSIM_HOSTILE_CHILD=1"), env...)
+	peakFile := filepath.Join(t.TempDir(), "peak-rss")
+	cmd.Env = append(append(os.Environ(), "EPSIM_HOSTILE_CHILD=1", "EPSIM_CHILD_PEAK_RSS="+peakFile), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
@@ -79,8 +88,13 @@ func runChild(t *testing.T, env []string, args ...string) childResult {
 	if ws.Signaled() {
 		r.signal = ws.Signal()
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.maxRSS = ru.Maxrss << 10
+	// The child's own high-water mark: its rusage's maxrss also takes in the test process's
+	// at the moment of the exec (the child shares its memory until then: os/exec starts it
+	// with vfork), and so grew with what earlier tests left in this process.
+	if b, err := os.ReadFile(peakFile); err == nil {
+		r.maxRSS, _ = strconv.ParseInt(string(b), 10, 64)
+	} else if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.maxRSS = ru.Maxrss << 10 // a child that crashed before it could write its own
 	}
 	if r.code == 99 {
 		t.Fatalf("child could not set its memory cap: %s", r.stderr)
@@ -89,6 +103,28 @@ func runChild(t *testing.T, env []string, args ...string) childResult {
 		t.Fatalf("sim %v crashed:\n%.2000s", args, r.stderr)
 	}
 	return r
+}
+
+// writePeakRSS writes this process's peak resident memory (VmHWM of /proc/self/status), in
+// bytes, to file; nothing where there is no /proc (runChild reads the rusage then).
+func writePeakRSS(file string) error {
+	status, err := os.ReadFile("/proc/self/status")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				return fmt.Errorf("VmHWM %q: %w", v, err)
+			}
+			return os.WriteFile(file, []byte(strconv.FormatInt(kb<<10, 10)), 0o644)
+		}
+	}
+	return fmt.Errorf("/proc/self/status has no VmHWM")
 }
 
 // writeFile writes a test input and returns its path.
