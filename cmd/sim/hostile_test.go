@@ -94,7 +94,7 @@ func runChild(t *testing.T, env []string, args ...string) childResult {
 	if b, err := os.ReadFile(peakFile); err == nil {
 		r.maxRSS, _ = strconv.ParseInt(string(b), 10, 64)
 	} else if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.maxRSS = ru.Maxrss << 10 // a child that crashed before it could write its own
+		r.maxRSS = int64(ru.Maxrss) << 10 // a child that crashed before writing its own
 	}
 	if r.code == 99 {
 		t.Fatalf("child could not set its memory cap: %s", r.stderr)
