@@ -112,9 +112,7 @@ func BenchmarkScale(b *testing.B) {
 			// (internal/gcfloor) unless GOGC or GOMEMLIMIT is set, on a heap marked for huge
 			// pages (internal/hugeheap: once a process, for the first row run; bench-compare
 			// runs one row), and without an observer.
-			if limit := DefaultMaxMemory() / 2; limit > 0 {
-				hugeheap.Prepare(min(EstimateMemory(&cfg), limit))
-			}
+			hugeheap.Prepare(EstimateMemory(&cfg), DefaultMaxMemory())
 			restore := gcfloor.Set(gcfloor.Default, DefaultMaxMemory())
 			b.ReportAllocs()
 			start, cpu0 := time.Now(), cpuTime()

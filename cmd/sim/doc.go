@@ -288,7 +288,7 @@ to choose otherwise.
 On Linux, where transparent huge pages are given on request (the kernel's "madvise"
 setting), run and a check of one scenario ask for them for the heap the run is estimated
 to fill: it faults 2 MiB at a time instead of 4 KiB (many-services: 4 thousand page faults
-instead of 56). GODEBUG=disablethp=1 turns this off.
+instead of 56 thousand). GODEBUG=disablethp=1 turns this off.
 
 # Exit status
 

@@ -277,15 +277,6 @@ func startCPUProfile(cmd, path string) (stop func() error, err error) {
 	}, nil
 }
 
-// prepareHeap marks the heap a run of cfg will fill, its estimated peak
-// (scenarios.EstimateMemory), for huge pages (hugeheap.Prepare), no more than half of what
-// the process may use (scenarios.DefaultMaxMemory), and nothing where that is unknown.
-func prepareHeap(cfg *sim.Config) {
-	if limit := scenarios.DefaultMaxMemory() / 2; limit > 0 {
-		hugeheap.Prepare(min(scenarios.EstimateMemory(cfg), limit))
-	}
-}
-
 // simulate runs cfg with the progress bar and profiles the flags ask for; log, if not nil,
 // takes the write log as the run goes.
 func (o *runOptions) simulate(e *env, cfg sim.Config, log *writeLog) (res *sim.Results, err error) {
@@ -293,8 +284,9 @@ func (o *runOptions) simulate(e *env, cfg sim.Config, log *writeLog) (res *sim.R
 		// The heap the run will fill is backed by huge pages where the kernel gives them
 		// on request (internal/hugeheap): a tenth of many-services' time was its page
 		// faults. Before the heap profile starts, which would count the range as an
-		// allocation.
-		prepareHeap(&cfg)
+		// allocation. The estimated peak (scenarios.EstimateMemory), within what the
+		// process may use, as the collector's floor is.
+		hugeheap.Prepare(scenarios.EstimateMemory(&cfg), scenarios.DefaultMaxMemory())
 	}
 	if o.memprofile != "" {
 		// Checked before the run, which may be long, rather than found unwritable after it.

@@ -10,8 +10,9 @@ import (
 	"unsafe"
 )
 
-// Prepare marks about n bytes of heap for transparent huge pages and frees them for the
-// allocations that follow (see the package comment), once a process: a later call does
+// Prepare marks about n bytes of heap, but no more than half of limit (the memory the
+// process may use; nothing when it is unknown, 0), for transparent huge pages and frees
+// them for the allocations that follow (see the package comment), once a process: a later call does
 // nothing and reports false. A process that runs several simulations (a test binary) has
 // its heap already, and marking each one's again carved its spans from holes in marked
 // memory, each hole then resident as a whole huge page (the test process of cmd/sim
@@ -22,11 +23,15 @@ import (
 // setting is not "madvise" ("always" backs the heap with huge pages already, "never" gives
 // none), when GODEBUG has disablethp=1, or when the kernel commits memory strictly
 // (vm.overcommit_memory 2: the mapping, untouched, would count against its limit). n
-// should be the run's expected peak heap, bounded well under the memory the process may
-// use: the whole of it is mapped at once.
+// should be the run's expected peak heap: the whole of it is mapped at once, hence the
+// bound by limit.
 //
 // It runs a collection, and is meant for the start of a run, before the heap holds much.
-func Prepare(n int64) bool {
+func Prepare(n, limit int64) bool {
+	if limit <= 0 {
+		return false
+	}
+	n = min(n, limit/2)
 	prepared.Lock()
 	defer prepared.Unlock()
 	// A quarter of the address space at most: a 32-bit process has 4 GiB of it in all.
@@ -51,9 +56,8 @@ func mark(n int64) bool {
 	// mapped in 64 MiB arenas, so they are mapped): marking them too keeps the range's first
 	// spans, which the runtime hands out first, from being 4 KiB pages.
 	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, beg, end-beg, syscall.MADV_HUGEPAGE)
-	runtime.KeepAlive(heap)
-	heap = nil
-	runtime.GC() // frees the range for the run's spans
+	runtime.KeepAlive(heap) // the last use: the collection below frees the range
+	runtime.GC()
 	return errno == 0
 }
 

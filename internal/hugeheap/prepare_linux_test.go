@@ -98,19 +98,26 @@ func mappingRange(line string) (lo, hi uintptr, ok bool) {
 }
 
 // TestPrepareMarksOnce checks that Prepare marks once a process, and that a call it refuses
-// for its size does not use that once up.
+// for its size or its limit does not use that once up.
 func TestPrepareMarksOnce(t *testing.T) {
 	if !advisable() {
 		t.Skip("the kernel's transparent huge pages are not in madvise mode here")
 	}
-	if Prepare(minBytes - 1) {
+	const limit = 1 << 30
+	if Prepare(minBytes-1, limit) {
 		t.Error("Prepare marked a heap under minBytes")
 	}
-	first := Prepare(32 << 20) // false when an earlier run of this test (-count) marked
+	if Prepare(32<<20, 0) {
+		t.Error("Prepare marked a heap with the process's memory unknown")
+	}
+	if Prepare(32<<20, 2*minBytes-2) {
+		t.Error("Prepare marked a heap whose half of the limit is under minBytes")
+	}
+	first := Prepare(32<<20, limit) // false when an earlier run of this test (-count) marked
 	if !first && !prepared.done {
 		t.Fatal("Prepare(32 MiB) = false on a kernel in madvise mode")
 	}
-	if Prepare(32 << 20) {
+	if Prepare(32<<20, limit) {
 		t.Error("a second Prepare marked the heap again")
 	}
 }
