@@ -287,8 +287,9 @@ to choose otherwise.
 
 On Linux, where transparent huge pages are given on request (the kernel's "madvise"
 setting), run and a check of one scenario ask for them for the heap the run is estimated
-to fill: it faults 2 MiB at a time instead of 4 KiB (many-services: 4 thousand page faults
-instead of 56 thousand). GODEBUG=disablethp=1 turns this off.
+to fill, and replay for twice the bytes of its recordings (none when --pods is stdin): it
+faults 2 MiB at a time instead of 4 KiB (many-services: 4 thousand page faults instead of
+56 thousand). GODEBUG=disablethp=1 turns this off.
 
 # Exit status
 

@@ -277,6 +277,10 @@ func startCPUProfile(cmd, path string) (stop func() error, err error) {
 	}, nil
 }
 
+// prepareHeap is hugeheap.Prepare, which the commands that run one simulation call before
+// it; tests replace it to see what each command marks.
+var prepareHeap = hugeheap.Prepare
+
 // simulate runs cfg with the progress bar and profiles the flags ask for; log, if not nil,
 // takes the write log as the run goes.
 func (o *runOptions) simulate(e *env, cfg sim.Config, log *writeLog) (res *sim.Results, err error) {
@@ -286,7 +290,7 @@ func (o *runOptions) simulate(e *env, cfg sim.Config, log *writeLog) (res *sim.R
 		// faults. Before the heap profile starts, which would count the range as an
 		// allocation. The estimated peak (scenarios.EstimateMemory), within what the
 		// process may use, as the collector's floor is.
-		hugeheap.Prepare(scenarios.EstimateMemory(&cfg), scenarios.DefaultMaxMemory())
+		prepareHeap(scenarios.EstimateMemory(&cfg), scenarios.DefaultMaxMemory())
 	}
 	if o.memprofile != "" {
 		// Checked before the run, which may be long, rather than found unwritable after it.
