@@ -137,6 +137,9 @@ type Engine struct {
 
 	phase      int
 	phaseStart Time
+	// lastActed is, per Service, the last phase of the timeline whose action may change it
+	// (lastActing): its builders are not dropped before that phase (settle.go).
+	lastActed []int32
 	// phaseEnd is when the last phase's work was done (endPhase), which its end is at
 	// least.
 	phaseEnd Time
@@ -400,6 +403,7 @@ func (e *Engine) run() (*Results, error) {
 	if e.replay != nil {
 		e.deadline = noDeadline
 	}
+	e.lastActed = e.lastActing()
 	e.startPhase(0)
 	lastReport := Time(-1)
 	for {
