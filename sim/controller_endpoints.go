@@ -140,7 +140,7 @@ func (y *endpointsSyncer) serviceAdded(s *serviceState) {
 // builders that have stayed so for settleAfter (settle.go).
 func (y *endpointsSyncer) settled(s *serviceState) {
 	if b := y.builders[s.idx]; b != nil {
-		y.settler.note(s, b.Pods(), y.e.now, y.e.actedOnLater(s), y.settle)
+		y.settler.note(s, b.Pods(), y.e.now, y.e.actedOnNext(s), y.settle)
 	}
 }
 

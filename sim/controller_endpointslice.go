@@ -97,7 +97,7 @@ func (y *sliceSyncer) serviceAdded(s *serviceState) {
 // reconcilers that have stayed so for settleAfter (settle.go).
 func (y *sliceSyncer) settled(s *serviceState) {
 	if r := y.reconcilers[s.idx]; r != nil && s.manual == nil {
-		y.settler.note(s, r.Pods(), y.e.now, y.e.actedOnLater(s), y.settle)
+		y.settler.note(s, r.Pods(), y.e.now, y.e.actedOnNext(s), y.settle)
 	}
 }
 

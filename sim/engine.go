@@ -137,9 +137,10 @@ type Engine struct {
 
 	phase      int
 	phaseStart Time
-	// lastActed is, per Service, the last phase of the timeline whose action may change it
-	// (lastActing): its builders are not dropped before that phase (settle.go).
-	lastActed []int32
+	// nextActs says, per Service, whether the timeline's next phase after this one that is
+	// not a wait has an action that may change it (nextActing): its builders are not
+	// dropped in this phase (settle.go).
+	nextActs []bool
 	// phaseEnd is when the last phase's work was done (endPhase), which its end is at
 	// least.
 	phaseEnd Time
@@ -403,7 +404,6 @@ func (e *Engine) run() (*Results, error) {
 	if e.replay != nil {
 		e.deadline = noDeadline
 	}
-	e.lastActed = e.lastActing()
 	e.startPhase(0)
 	lastReport := Time(-1)
 	for {

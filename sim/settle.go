@@ -18,14 +18,11 @@ import (
 // (model.ServiceEndpoints.Settled and Restore, model.ServiceSlices.Settled; the twin tests
 // and TestSettledBuildersMadeAgain).
 //
-// A Service that a later phase of the timeline acts on keeps its builders until that phase
-// (actedOnLater): they would be made again then, at a cost of about a SetPod a pod in each
-// controller, for memory held only in between. Before, 50,000 Services of 10 pods settled
-// in the hours after they were made and were all woken by their rollout (builderAt and
-// reconcilerAt were 8% of its CPU profile); kept, the run took 18.4-19.1 s against
-// 21.0-21.4 (2 pairs; CPU 20.6-21.4 s against 23.7-24.0), many-services 2.83-3.04 against
-// 3.35-3.56 s and cluster-day 9.4-10.0 against 11.2-11.3 s, each at about the same peak
-// RSS.
+// A Service that the next phase of the timeline (not a wait) acts on keeps its builders
+// through this one (actedOnNext): they would be made again then, at a cost of about a
+// SetPod a pod in each controller, for memory held only in between. 50,000 Services of 10
+// pods, made over hours and then rolled out, settled after they were made and were all
+// woken by the rollout (builderAt and reconcilerAt were 8% of its CPU profile).
 
 // settleMaxPods bounds the pods of a Service whose builders are dropped (none: a variable,
 // so that a test can turn settling off). Making a builder again costs a SetPod a pod, and
@@ -109,12 +106,12 @@ func newSettler(services int) settler {
 // nothing left to do, if it has at most settleMaxPods pods, all the pods its workload
 // wants and no rollout in progress (one still being made or rolled will change: 50,000
 // Services of 10 pods, made over hours and rolled over a day, made builders again for each
-// step), and unless actedOnLater (a later phase's action may change it: made over hours
+// step), and unless actedOnNext (the next phase's action may change it: made over hours
 // and then rolled, they settled after they were made and were woken for the rollout), and
 // then calls drop for each Service whose latest such end is settleAfter old; drop checks
 // that the builder may still go.
-func (st *settler) note(s *serviceState, pods int, now Time, actedOnLater bool, drop func(idx int)) {
-	if idx := s.idx; pods <= settleMaxPods && !actedOnLater && s.podCount() >= s.replicas && s.rollout == nil {
+func (st *settler) note(s *serviceState, pods int, now Time, actedOnNext bool, drop func(idx int)) {
+	if idx := s.idx; pods <= settleMaxPods && !actedOnNext && s.podCount() >= s.replicas && s.rollout == nil {
 		st.candidateAt[idx] = now
 		if !st.queued[idx] {
 			st.queued[idx] = true
@@ -265,41 +262,41 @@ func versionAt(p, changed *podState, old *model.Pod) *model.Pod {
 	return p.pod
 }
 
-// lastActing returns, per Service, the last phase of the timeline whose action may change
-// it: the Services an action names (all when it names none), every Service for an action
-// on nodes (failNodes, drainNodes: any may have pods there), none for a wait.
-func (e *Engine) lastActing() []int32 {
-	last := make([]int32, len(e.services))
-	all := int32(0) // the last phase that may change every Service
-	for i := range e.cfg.Timeline {
-		a := &e.cfg.Timeline[i]
-		switch a.Kind {
-		case ActionWait:
-		case ActionFailNodes, ActionDrainNodes:
-			all = int32(i)
-		default:
-			if len(a.Services) == 0 {
-				all = int32(i)
-				continue
-			}
-			for _, s := range e.targets(a) {
-				last[s.idx] = int32(i)
-			}
+// nextActing returns, per Service, whether the first phase after phase i that is not a
+// wait has an action that may change it: one that names it or names none, or acts on nodes
+// (failNodes, drainNodes: any Service may have pods there). buf is reused.
+func (e *Engine) nextActing(i int, buf []bool) []bool {
+	acts := slices.Grow(buf[:0], len(e.services))[:len(e.services)]
+	clear(acts)
+	j := i + 1
+	for j < len(e.cfg.Timeline) && e.cfg.Timeline[j].Kind == ActionWait {
+		j++
+	}
+	if j == len(e.cfg.Timeline) {
+		return acts
+	}
+	switch a := &e.cfg.Timeline[j]; {
+	case a.Kind == ActionFailNodes || a.Kind == ActionDrainNodes || len(a.Services) == 0:
+		for k := range acts {
+			acts[k] = true
+		}
+	default:
+		for _, s := range e.targets(a) {
+			acts[s.idx] = true
 		}
 	}
-	for i := range last {
-		last[i] = max(last[i], all)
-	}
-	return last
+	return acts
 }
 
-// actedOnLater reports whether a later phase than the current one has an action that may
-// change Service s (lastActed): its builders are kept until then, as that would make them
-// again.
-func (e *Engine) actedOnLater(s *serviceState) bool {
-	return keepForLaterActions && s.idx < len(e.lastActed) && int(e.lastActed[s.idx]) > e.phase
+// actedOnNext reports whether the next phase that is not a wait has an action that may
+// change Service s (nextActs): its builders are kept through this phase, as that would
+// make them again. (Not for a Service only a phase after that acts on: the one between
+// may run for hours without it, at the run's peak: many-services' small Services, idle
+// through the rollout of its large ones.)
+func (e *Engine) actedOnNext(s *serviceState) bool {
+	return keepForNextAction && s.idx < len(e.nextActs) && e.nextActs[s.idx]
 }
 
-// keepForLaterActions turns actedOnLater on: a variable, so that a test can have Services
+// keepForNextAction turns actedOnNext on: a variable, so that a test can have Services
 // settle between the actions that change them.
-var keepForLaterActions = true
+var keepForNextAction = true

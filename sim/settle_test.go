@@ -68,10 +68,10 @@ func runSettling(t *testing.T, cfg Config, maxPods int) (*Results, []*settler) {
 // results, while many builders were dropped and made again, before each kind of change
 // (settleTestConfig).
 func TestSettledBuildersMadeAgain(t *testing.T) {
-	// Settling before each action, which a run does not do (actedOnLater), makes each
-	// kind of change find its Services' builders dropped.
-	defer func(old bool) { keepForLaterActions = old }(keepForLaterActions)
-	keepForLaterActions = false
+	// Settling before each action, which a run does not do (actedOnNext), makes each kind
+	// of change find its Services' builders dropped.
+	defer func(old bool) { keepForNextAction = old }(keepForNextAction)
+	keepForNextAction = false
 	cfg := settleTestConfig()
 	settled, settlers := runSettling(t, cfg, settleMaxPods)
 	plain, _ := runSettling(t, cfg, 0)
@@ -97,43 +97,54 @@ func TestSettledBuildersMadeAgain(t *testing.T) {
 	}
 }
 
-// TestBuildersKeptForLaterActions checks actedOnLater: the Services that the last action
-// changes keep their builders through the idle hours before it, so no builder is made
-// again, while those of the Services no later action changes are dropped. With the
-// builders kept by none, the first are dropped and made again, as settling was before.
-func TestBuildersKeptForLaterActions(t *testing.T) {
+// TestBuildersKeptForNextAction checks actedOnNext: a Service that the next action (past
+// a wait) changes keeps its builders through the idle hours before it, and so is not made
+// again; one that only a later action changes is dropped and made again, as every one was
+// with the builders kept for none.
+func TestBuildersKeptForNextAction(t *testing.T) {
 	cfg := settleTestConfig()
 	wait := cfg.Timeline[1]
-	cfg.Timeline = []Action{
-		{Name: "create", Kind: ActionCreate}, wait,
-		{Name: "rollout", Kind: ActionRollout, Services: []string{"web"}}, wait,
-		{Name: "scale up", Kind: ActionScale, Services: []string{"api"}, Replicas: 3},
-	}
-	plain, _ := runSettling(t, cfg, 0)
-	for _, keep := range []bool{true, false} {
-		func() {
-			defer func(old bool) { keepForLaterActions = old }(keepForLaterActions)
-			keepForLaterActions = keep
-			settled, settlers := runSettling(t, cfg, settleMaxPods)
+	rollWeb := Action{Name: "rollout", Kind: ActionRollout, Services: []string{"web"}}
+	scaleAPI := Action{Name: "scale up", Kind: ActionScale, Services: []string{"api"}, Replicas: 3}
+	for _, tc := range []struct {
+		name     string
+		timeline []Action
+		keep     bool
+		// the builders each controller drops, at least, and makes again, at least and at
+		// most: web has 40 Services, api 6
+		dropped, remade, remadeMax int
+	}{
+		// web is kept for its rollout; api, never changed again, is dropped at it.
+		{"rollout of web", []Action{{Name: "create", Kind: ActionCreate}, wait, rollWeb}, true, 6, 0, 0},
+		// Most of web is dropped before the rollout and made again for it (a Service
+		// whose change came first is not dropped).
+		{"rollout of web, nothing kept", []Action{{Name: "create", Kind: ActionCreate}, wait, rollWeb}, false, 26, 20, 40},
+		// api is changed only after web's rollout and a wait: dropped at web's rollout and
+		// made again at its scale; web, never changed again, is dropped there.
+		{"then api scaled", []Action{{Name: "create", Kind: ActionCreate}, wait, rollWeb, wait, scaleAPI}, true, 46, 6, 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func(old bool) { keepForNextAction = old }(keepForNextAction)
+			keepForNextAction = tc.keep
+			c := cfg
+			c.Timeline = tc.timeline
+			settled, settlers := runSettling(t, c, settleMaxPods)
 			for _, st := range settlers {
-				// web's 40 Services settle after their rollout, dropped at api's scale.
-				switch {
-				case keep && (st.dropped != 40 || st.remade != 0):
-					t.Errorf("%d builders dropped and %d made again, want web's 40 and none", st.dropped, st.remade)
-				case !keep && (st.dropped < 46 || st.remade < 6):
-					t.Errorf("without keeping: %d builders dropped and %d made again, want api's 6 among both", st.dropped, st.remade)
+				if st.dropped < tc.dropped || st.remade < tc.remade || st.remade > tc.remadeMax {
+					t.Errorf("%d builders dropped and %d made again, want at least %d and %d to %d", st.dropped, st.remade, tc.dropped, tc.remade, tc.remadeMax)
 				}
 			}
+			plain, _ := runSettling(t, c, 0)
 			if !reflect.DeepEqual(settled, plain) {
 				t.Fatalf("settling changed the results:\nwith    %+v\nwithout %+v", settled.Phases, plain.Phases)
 			}
-		}()
+		})
 	}
 }
 
-// TestLastActing checks the last phase that may change each Service: the phases of the
-// actions that name it or name none, or act on nodes; not a wait's.
-func TestLastActing(t *testing.T) {
+// TestNextActing checks which Services the next phase that is not a wait may change:
+// those its action names, or all when it names none or acts on nodes; none after the last.
+func TestNextActing(t *testing.T) {
 	cfg := testConfig(10, 1)
 	web := cfg.Services[0]
 	api, db := web, web
@@ -143,17 +154,22 @@ func TestLastActing(t *testing.T) {
 	create := Action{Name: "create", Kind: ActionCreate}
 	wait := Action{Name: "wait", Kind: ActionWait, Duration: time.Minute}
 	roll := func(names ...string) Action { return Action{Name: "roll", Kind: ActionRollout, Services: names} }
+	const y, n = true, false
 	for _, tc := range []struct {
 		name     string
 		timeline []Action
-		want     []int32 // web-0, web-1, api, db
+		phase    int
+		want     []bool // web-0, web-1, api, db
 	}{
-		{"create alone", []Action{create}, []int32{0, 0, 0, 0}},
-		{"named rollouts", []Action{create, roll("web"), wait, roll("db"), wait}, []int32{1, 1, 0, 3}},
-		{"a stamped copy", []Action{create, roll("web-1", "api")}, []int32{0, 1, 1, 0}},
-		{"a rollout of all", []Action{create, roll("web"), roll(), wait}, []int32{2, 2, 2, 2}},
-		{"nodes fail", []Action{create, {Name: "fail", Kind: ActionFailNodes, Nodes: 1}, roll("api"), wait}, []int32{1, 1, 2, 1}},
-		{"nodes drained", []Action{create, roll("db"), {Name: "drain", Kind: ActionDrainNodes, Nodes: 1}}, []int32{2, 2, 2, 2}},
+		{"after the last", []Action{create, roll("web")}, 1, []bool{n, n, n, n}},
+		{"a named rollout", []Action{create, roll("web"), roll("db")}, 0, []bool{y, y, n, n}},
+		{"past waits", []Action{create, wait, wait, roll("db"), roll("api")}, 0, []bool{n, n, n, y}},
+		{"in a wait", []Action{create, wait, roll("db")}, 1, []bool{n, n, n, y}},
+		{"a stamped copy", []Action{create, roll("web-1", "api")}, 0, []bool{n, y, y, n}},
+		{"a rollout of all", []Action{create, roll("web"), roll()}, 1, []bool{y, y, y, y}},
+		{"nodes fail", []Action{create, {Name: "fail", Kind: ActionFailNodes, Nodes: 1}}, 0, []bool{y, y, y, y}},
+		{"nodes drained", []Action{create, {Name: "drain", Kind: ActionDrainNodes, Nodes: 1}}, 0, []bool{y, y, y, y}},
+		{"only a wait after", []Action{create, wait}, 0, []bool{n, n, n, n}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cfg
@@ -166,8 +182,8 @@ func TestLastActing(t *testing.T) {
 			for _, s := range e.services {
 				names = append(names, s.svc.Name)
 			}
-			if got := e.lastActing(); !slices.Equal(got, tc.want) {
-				t.Errorf("Services %v: last acting phases %v, want %v", names, got, tc.want)
+			if got := e.nextActing(tc.phase, nil); !slices.Equal(got, tc.want) {
+				t.Errorf("Services %v: changed by the next action after phase %d: %v, want %v", names, tc.phase, got, tc.want)
 			}
 		})
 	}

@@ -35,6 +35,7 @@ func (e *Engine) startPhase(i int) {
 	}
 	e.phase = i
 	e.phaseStart = e.now
+	e.nextActs = e.nextActing(i, e.nextActs)
 	a := &e.cfg.Timeline[i]
 	targets := e.targets(a)
 	switch a.Kind {
