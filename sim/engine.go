@@ -138,8 +138,8 @@ type Engine struct {
 	phase      int
 	phaseStart Time
 	// nextActs says, per Service, whether the timeline's next phase after this one that is
-	// not a wait has an action that may change it (nextActing): its builders are not
-	// dropped in this phase (settle.go).
+	// not a wait has an action that may change it (nextActing): it does not become a
+	// candidate to settle in this phase (settle.go).
 	nextActs []bool
 	// phaseEnd is when the last phase's work was done (endPhase), which its end is at
 	// least.

@@ -18,11 +18,12 @@ import (
 // (model.ServiceEndpoints.Settled and Restore, model.ServiceSlices.Settled; the twin tests
 // and TestSettledBuildersMadeAgain).
 //
-// A Service that the next phase of the timeline (not a wait) acts on keeps its builders
-// through this one (actedOnNext): they would be made again then, at a cost of about a
-// SetPod a pod in each controller, for memory held only in between. 50,000 Services of 10
-// pods, made over hours and then rolled out, settled after they were made and were all
-// woken by the rollout (builderAt and reconcilerAt were 7.7% of its CPU profile).
+// A Service that the next phase of the timeline (not a wait) may change does not become a
+// candidate to settle in this one (actedOnNext): its builders would be made again then, at
+// a cost of about a SetPod a pod in each controller, for memory held only in between.
+// 50,000 Services of 10 pods, made over hours and then rolled out, settled after they were
+// made and were all woken by the rollout (builderAt and reconcilerAt were 7.7% of its CPU
+// profile). A Service that became a candidate in an earlier phase still settles when due.
 
 // settleMaxPods bounds the pods of a Service whose builders are dropped (none: a variable,
 // so that a test can turn settling off). Making a builder again costs a SetPod a pod, and
@@ -106,10 +107,9 @@ func newSettler(services int) settler {
 // nothing left to do, if it has at most settleMaxPods pods, all the pods its workload
 // wants and no rollout in progress (one still being made or rolled will change: 50,000
 // Services of 10 pods, made over hours and rolled over a day, made builders again for each
-// step), and unless actedOnNext (the next phase's action may change it: made over hours
-// and then rolled, they settled after they were made and were woken for the rollout), and
-// then calls drop for each Service whose latest such end is settleAfter old; drop checks
-// that the builder may still go.
+// step), and unless actedOnNext (the next phase's action may change it), and then calls
+// drop for each Service whose latest such end is settleAfter old; drop checks that the
+// builder may still go.
 func (st *settler) note(s *serviceState, pods int, now Time, actedOnNext bool, drop func(idx int)) {
 	if idx := s.idx; pods <= settleMaxPods && !actedOnNext && s.podCount() >= s.replicas && s.rollout == nil {
 		st.candidateAt[idx] = now
@@ -289,10 +289,10 @@ func (e *Engine) nextActing(i int, buf []bool) []bool {
 }
 
 // actedOnNext reports whether the next phase that is not a wait has an action that may
-// change Service s (nextActs): its builders are kept through this phase, as that would
-// make them again. (Not for a Service only a phase after that acts on: the one between
-// may run for hours without it, at the run's peak: many-services' small Services, idle
-// through the rollout of its large ones.)
+// change Service s (nextActs): s does not become a candidate to settle in this phase, as
+// that would make its builders again. (Not for a Service only a phase after that acts on:
+// the one between may run for hours without it, at the run's peak: many-services' small
+// Services, idle through the rollout of its large ones.)
 func (e *Engine) actedOnNext(s *serviceState) bool {
 	return keepForNextAction && s.idx < len(e.nextActs) && e.nextActs[s.idx]
 }
