@@ -453,7 +453,7 @@ func checkOutputPath(path string) error {
 			if !st.IsDir() {
 				return fmt.Errorf("%s is not a directory", dir)
 			}
-			if syscall.Access(dir, 0x2 /* W_OK */) != nil {
+			if writable(dir) != nil {
 				return fmt.Errorf("directory %s is not writable", dir)
 			}
 			return nil

@@ -106,7 +106,8 @@ new one, never a mix. Being replaced as a whole, --out may not be the working di
 or contain it (--out . is refused). Outputs of an earlier run this one does not produce (charts after
 --charts=false) go; files that are not sim's stay (.sim-outputs lists sim's). A failed
 write, SIGINT, SIGTERM or SIGHUP leave --out as it was, and a second sim writing into the
-same --out at the same time fails at once. Then a line on stderr says which files and
+same --out at the same time fails at once (not on Windows, which has no lock on a
+directory). Then a line on stderr says which files and
 charts were written into --out (not with --quiet, which leaves stderr to warnings and errors).
 
 Plot redraws the charts from those files without running the simulation again, and says

@@ -213,7 +213,7 @@ func checkNotWorkingDir(dir string) error {
 // parent (the swap renames dir itself).
 func checkWritable(dir, parent string) error {
 	for _, d := range []string{dir, parent} {
-		if err := syscall.Access(d, 0x2 /* W_OK */); err != nil {
+		if err := writable(d); err != nil {
 			return fmt.Errorf("%s is not writable", d)
 		}
 	}
@@ -221,6 +221,18 @@ func checkWritable(dir, parent string) error {
 		return errors.New("is a mount point (its contents cannot be swapped in one rename); write into a directory inside it")
 	}
 	return nil
+}
+
+// probeWritable fails unless this process may create a file in dir: it creates one and
+// removes it. It is writable's test where no access(2) tells.
+func probeWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".sim-writable-*")
+	if err != nil {
+		return plainPathError(err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }
 
 // plainPathError drops the operation and path an *fs.PathError adds, when the caller names
@@ -288,8 +300,9 @@ func (o *outputDir) handleSignals() {
 			// exit status a shell would report is the fallback.
 			signal.Reset(sig)
 			s := sig.(syscall.Signal)
-			syscall.Kill(os.Getpid(), s)
-			time.Sleep(time.Second)
+			if raise(s) {
+				time.Sleep(time.Second)
+			}
 			os.Exit(128 + int(s))
 		case <-stop:
 		}
@@ -524,8 +537,7 @@ func testHook(point string) {
 		return
 	}
 	s := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP}[sig]
-	if s != 0 {
-		syscall.Kill(os.Getpid(), s)
+	if s != 0 && raise(s) {
 		select {} // the handler ends the process
 	}
 }

@@ -47,3 +47,10 @@ func mountPoint(dir, parent string) bool {
 	sb, ok2 := b.Sys().(*syscall.Stat_t)
 	return ok1 && ok2 && sa.Dev != sb.Dev
 }
+
+// writable fails unless this process may create entries in dir (access(2) with W_OK).
+func writable(dir string) error { return syscall.Access(dir, 0x2 /* W_OK */) }
+
+// raise sends sig to this process, so that it ends of the signal as it would have without
+// a handler. It reports whether the signal was sent.
+func raise(sig syscall.Signal) bool { return syscall.Kill(os.Getpid(), sig) == nil }

@@ -23,7 +23,6 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
-	"syscall"
 )
 
 func main() {
@@ -88,11 +87,11 @@ func peakMB(bin string, args, env []string) (float64, error) {
 	if err := cmd.Run(); err != nil {
 		return 0, fmt.Errorf("%s: %w", bin, err)
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	kib, ok := maxRSSKiB(cmd.ProcessState)
 	if !ok {
 		return 0, fmt.Errorf("%s: no resource usage", bin)
 	}
-	return float64(ru.Maxrss) * 1024 / 1e6, nil
+	return float64(kib) * 1024 / 1e6, nil
 }
 
 // summary describes one build's runs.
