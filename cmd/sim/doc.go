@@ -147,9 +147,10 @@ cluster-size (seconds), kep-752 (KEP-752's cost table: many minutes).
 	                        grid varies only the slice size (kep-752)
 
 Points run in parallel (--jobs) and are placed by grid index: the same plan gives the same
-files byte for byte. While they run, the Go collector gets twice its usual headroom (GOGC=200,
-with a soft limit at 3/4 of the machine's memory), so that collecting the shared heap does not
-take the cores the points need; set GOGC or GOMEMLIMIT to choose otherwise. A point whose run fails is listed in the report, not fatal. A plan too
+files byte for byte. While they run, the shared heap is not collected below the floor sim
+run keeps, one per point running, with a soft limit at 3/4 of the machine's memory, so that
+collecting it does not take the cores the points need; set GOGC or GOMEMLIMIT to choose
+otherwise. A point whose run fails is listed in the report, not fatal. A plan too
 big for one machine runs in shards, each a partial, merged into the same report
 (docs/plan.md runs the shards as a Kubernetes Indexed Job):
 

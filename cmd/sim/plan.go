@@ -17,6 +17,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"epsim/internal/gcfloor"
 	"epsim/reports"
 	"epsim/scenarios"
 	"epsim/sim"
@@ -56,9 +57,9 @@ is still written and plan exits 1 (so does --merge of a grid whose points all fa
 progress bar with an ETA is shown on stderr when it is a terminal; otherwise (CI, a pipe) a
 plain line at most every 10 s of wall time, none in the first, counts the points done
 ("sim: plan NAME: 12/40 points done, 1m0s elapsed"). The points share one heap: while they
-run, the Go collector gets twice its usual headroom (GOGC=200, soft limit at 3/4 of the
-machine's memory), so that collecting it does not take the cores the points need; GOGC or
-GOMEMLIMIT in the environment override this.
+run, it is not collected below the floor sim run keeps (128 MiB), one per point running,
+with a soft limit at 3/4 of the machine's memory, so that collecting it does not take the
+cores the points need; GOGC or GOMEMLIMIT in the environment override this.
 
 --out DIR writes report.md, report.html (self-contained, charts embedded), results.csv (one
 row per point, every summary figure), plan.json (all point results) and the charts as PNG
@@ -316,13 +317,13 @@ func (o *planOptions) writeReport(e *env, res *reports.PlanResults, out *outputD
 
 // runPoints runs the points on --jobs workers and returns their records in grid order.
 func (o *planOptions) runPoints(e *env, plan *scenarios.Plan, points []scenarios.GridPoint) []reports.PlanPoint {
-	defer planGC()()
 	jobs := o.jobs
 	if jobs == 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
 	jobs = max(1, min(jobs, len(points)))
 	jobs = memoryJobs(jobs, points, scenarios.DefaultMaxMemory())
+	defer planGC(jobs)()
 	window := int(plan.Budgets.WriteWindow / time.Second)
 	out := make([]reports.PlanPoint, len(points))
 	var bar *progressbar.ProgressBar
@@ -370,27 +371,31 @@ func (o *planOptions) runPoints(e *env, plan *scenarios.Plan, points []scenarios
 	return out
 }
 
-// planGCPercent is the collector's target (GOGC) while a plan's points run. Points side by
-// side share one heap, and its collector takes the cores the points need, where a lone
-// run's collector works on an idle core. On 2 cores, a plan of two 5000-nodes points took
-// 1.27–1.42 × the ideal (one point's time × points / cores) at GOGC=100, and 1.07–1.10 ×
-// at 200, which leaves each point's heap up to three times its live data instead of two.
-const planGCPercent = 200
-
-// planGC sets the collector for a plan's points, planGCPercent with a soft memory limit at
-// guards.maxMemory's default (3/4 of the machine: the collector works harder as the heap
-// nears it), unless the environment sets GOGC or GOMEMLIMIT, and returns what undoes it.
-func planGC() (restore func()) {
-	if os.Getenv("GOGC") != "" {
+// planGC sets the collector for a plan's points, jobs of them side by side in one heap: the
+// floor under the heap goal that sim run keeps (gcfloor.Default), once per point, and a soft
+// memory limit at guards.maxMemory's default (3/4 of the machine: the collector works
+// harder as the heap nears it). It returns what undoes both. Where GOGC or GOMEMLIMIT is set
+// in the environment, it leaves the collector as the user set it.
+//
+// A lone run's collector works on an idle core; points side by side share their collector,
+// which takes the cores they need. On 2 cores a plan of two 5000-nodes points took 1.27–1.42
+// × the ideal (one point's time × points / cores) at GOGC=100 alone and 1.13–1.25 × at
+// GOGC=200, which planGC set before; with the floor, which such points never reach,
+// 0.96–1.09 × (BenchmarkPlanParallel). Points that outgrow it collect at GOGC=100 as sim
+// run's do: a plan of four many-services points took 10.8–13.5 s against 11.9–12.7 s at
+// GOGC=200 and peaked at 433–453 MB of RSS instead of 506–517 MB.
+func planGC(jobs int) (restore func()) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	pct := debug.SetGCPercent(planGCPercent)
 	limit := int64(-1) // unchanged
-	if m := scenarios.DefaultMaxMemory(); m > 0 && os.Getenv("GOMEMLIMIT") == "" {
+	m := scenarios.DefaultMaxMemory()
+	if m > 0 {
 		limit = debug.SetMemoryLimit(m)
 	}
+	unfloor := gcfloor.Set(gcfloor.Default*uint64(max(jobs, 1)), m)
 	return func() {
-		debug.SetGCPercent(pct)
+		unfloor()
 		if limit >= 0 {
 			debug.SetMemoryLimit(limit)
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -214,28 +215,56 @@ func TestPlanJobsFitInMemory(t *testing.T) {
 	}
 }
 
-// TestPlanGCSetsAndRestores checks that a plan's points run with planGCPercent and that the
-// collector's setting is given back after, and that a GOGC in the environment is left alone.
+// TestPlanGCSetsAndRestores checks that a plan's points run above a heap floor that grows
+// with the points run side by side (GOGC raised for a small live heap), under a soft memory
+// limit, that both settings are given back after, and that GOGC or GOMEMLIMIT in the
+// environment leave the collector alone.
 func TestPlanGCSetsAndRestores(t *testing.T) {
 	prev := debug.SetGCPercent(77)
 	defer debug.SetGCPercent(prev)
+	prevLimit := debug.SetMemoryLimit(1 << 40)
+	defer debug.SetMemoryLimit(prevLimit)
+	gogc := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
 	t.Setenv("GOGC", "")
 	os.Unsetenv("GOGC")
-	restore := planGC()
-	if got := debug.SetGCPercent(planGCPercent); got != planGCPercent {
-		t.Errorf("while the points run, GOGC is %d, want %d", got, planGCPercent)
+	t.Setenv("GOMEMLIMIT", "")
+	os.Unsetenv("GOMEMLIMIT")
+
+	// The live heap of this test process, collected, is far below one floor (128 MiB), so
+	// the next collection's goal is the floor: GOGC well above 100, higher for more points.
+	runtime.GC()
+	restore := planGC(1)
+	one := gogc()
+	if limit := debug.SetMemoryLimit(-1); limit >= 1<<40 {
+		t.Errorf("while the points run, the memory limit is %d, want a limit", limit)
 	}
 	restore()
-	if got := debug.SetGCPercent(77); got != 77 {
+	restore = planGC(2)
+	two := gogc()
+	restore()
+	if one <= 100 || two <= one {
+		t.Errorf("GOGC while 1 and 2 points run: %d and %d, want above 100 and rising", one, two)
+	}
+	if got := gogc(); got != 77 {
 		t.Errorf("after the points, GOGC is %d, want it back at 77", got)
 	}
-
-	t.Setenv("GOGC", "77")
-	restore = planGC()
-	if got := debug.SetGCPercent(77); got != 77 {
-		t.Errorf("with GOGC set in the environment, planGC changed it to %d", got)
+	if got := debug.SetMemoryLimit(-1); got != 1<<40 {
+		t.Errorf("after the points, the memory limit is %d, want it back at %d", got, int64(1<<40))
 	}
-	restore()
+
+	for _, env := range []string{"GOGC", "GOMEMLIMIT"} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv(env, "77")
+			restore := planGC(2)
+			if got := gogc(); got != 77 {
+				t.Errorf("with %s set in the environment, planGC changed GOGC to %d", env, got)
+			}
+			if got := debug.SetMemoryLimit(-1); got != 1<<40 {
+				t.Errorf("with %s set in the environment, planGC changed the memory limit to %d", env, got)
+			}
+			restore()
+		})
+	}
 }
 
 // TestPlanHelpNamesThePartialFile: the help's example of a shard's file name is the name a
