@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"testing"
@@ -574,6 +577,76 @@ func TestRunProfiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunMemprofileHoldsTheRun: --memprofile of a run smaller than the collector's floor
+// (quick) holds the run's allocations. A heap profile is of the last collection, and under
+// the floor a run never collected: its profile held the process's start only. In a child,
+// whose heap is the run's (its memory cap makes it collect, where a plain sim did not;
+// TestMemprofileWithoutCollection covers that).
+func TestRunMemprofileHoldsTheRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mem.prof")
+	if r := runChild(t, nil, "run", "quick", "--quiet", "--memprofile", path); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	// The profile's string table names the functions of its samples' stacks.
+	if prof := readProfile(t, path); !bytes.Contains(prof, []byte("epsim/sim.(*Engine)")) {
+		t.Errorf("the heap profile (%d bytes) names no function of the engine: it is not of the run", len(prof))
+	}
+}
+
+// TestMemprofileWithoutCollection: when no collection ended during the run's progress
+// reports (none reported, or the process's heap was larger than the run's), the profile is
+// taken after one, so that it is of the run's heap, not of a collection from before it; a
+// profile taken at a report is kept as it is.
+func TestMemprofileWithoutCollection(t *testing.T) {
+	cycles := func() uint64 {
+		s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	path := filepath.Join(t.TempDir(), "mem.prof")
+
+	p := newPeakHeapProfiler(nil)
+	before := cycles()
+	if err := p.writeTo(path); err != nil {
+		t.Fatal(err)
+	}
+	if after := cycles(); after == before {
+		t.Errorf("no profile taken during the run, and none after a collection either")
+	}
+	if prof := readProfile(t, path); len(prof) == 0 {
+		t.Errorf("empty profile")
+	}
+
+	p = newPeakHeapProfiler(nil)
+	runtime.GC() // a collection during the run: the next report takes its profile
+	p.Progress(0, 0, 1)
+	before = cycles()
+	if err := p.writeTo(path); err != nil {
+		t.Fatal(err)
+	}
+	if after := cycles(); after != before {
+		t.Errorf("the profile taken at a report was replaced by one after a forced collection")
+	}
+}
+
+// readProfile returns the protobuf of the gzip-compressed profile at path.
+func readProfile(t *testing.T, path string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("not a gzip-compressed profile: %v", err)
+	}
+	prof, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prof
 }
 
 // TestOutNotTheWorkingDirectory: an --out that is the working directory or contains it is

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
 
@@ -17,21 +18,40 @@ import (
 var heapProfileRate = 512 * 1024
 
 // peakHeapProfiler is the Observer behind --memprofile: at each progress report (one per
-// virtual second) it reads the live heap and, when that is over 5 % above the largest seen
-// so far, takes a heap profile. The last one taken is of about the run's peak, which is
-// what a memory budget is about; a profile at the end would show a heap already shrinking.
-// It passes every report on to next (the progress bar, or nil).
+// virtual second) it reads the live heap and, when a collection has ended since the run
+// started and the live heap it left is over 5 % above the largest seen so far, takes a heap
+// profile. The last one taken is of about the run's peak, which is what a memory budget is
+// about; a profile at the end would show a heap already shrinking. It passes every report
+// on to next (the progress bar, or nil).
 type peakHeapProfiler struct {
-	next    sim.Observer
-	sample  [1]metrics.Sample
+	next sim.Observer
+	// samples are the live heap and the collections completed, as of the last one.
+	samples [2]metrics.Sample
+	// cycles is the number of collections completed when the run started: a heap profile
+	// is of the last collection, and one from before the run has nothing of it.
+	cycles  uint64
 	peak    uint64
 	profile bytes.Buffer
 }
 
 func newPeakHeapProfiler(next sim.Observer) *peakHeapProfiler {
 	p := &peakHeapProfiler{next: next}
-	p.sample[0].Name = "/gc/heap/live:bytes"
+	p.samples[0].Name = "/gc/heap/live:bytes"
+	p.samples[1].Name = "/gc/cycles/total:gc-cycles"
+	_, p.cycles = p.read()
 	return p
+}
+
+// read returns the live heap and the collections completed.
+func (p *peakHeapProfiler) read() (live, cycles uint64) {
+	metrics.Read(p.samples[:])
+	if v := p.samples[0].Value; v.Kind() == metrics.KindUint64 {
+		live = v.Uint64()
+	}
+	if v := p.samples[1].Value; v.Kind() == metrics.KindUint64 {
+		cycles = v.Uint64()
+	}
+	return live, cycles
 }
 
 // Progress implements sim.Observer.
@@ -39,9 +59,8 @@ func (p *peakHeapProfiler) Progress(now sim.Time, phase, phases int) {
 	if p.next != nil {
 		p.next.Progress(now, phase, phases)
 	}
-	metrics.Read(p.sample[:])
-	if v := p.sample[0].Value; v.Kind() == metrics.KindUint64 && v.Uint64() > p.peak+p.peak/20 {
-		p.peak = v.Uint64()
+	if live, cycles := p.read(); cycles > p.cycles && live > p.peak+p.peak/20 {
+		p.peak = live
 		p.take()
 	}
 }
@@ -56,9 +75,12 @@ func (p *peakHeapProfiler) take() {
 	_ = pprof.Lookup("heap").WriteTo(&p.profile, 0)
 }
 
-// writeTo writes the profile to path (one taken now if the run reported no progress).
+// writeTo writes the profile to path. A run that no collection ended during a progress
+// report (one that reported none, or a small one in a process whose heap was larger) has
+// no profile of its own yet: one is taken now, after a collection, of the heap it left.
 func (p *peakHeapProfiler) writeTo(path string) error {
 	if p.profile.Len() == 0 {
+		runtime.GC()
 		p.take()
 	}
 	if err := os.WriteFile(path, p.profile.Bytes(), 0o644); err != nil {

@@ -316,8 +316,13 @@ func (o *runOptions) simulate(e *env, cfg sim.Config, log *writeLog) (res *sim.R
 	}
 	// The collector's goal stays at gcfloor.Default at least (an eighth of the memory the
 	// process may use, at most) while the live heap is small: fewer collections, the same
-	// peak (internal/gcfloor). GOGC or GOMEMLIMIT in the environment turn it off.
-	defer gcfloor.Set(gcfloor.Default, scenarios.DefaultMaxMemory())()
+	// peak (internal/gcfloor). GOGC or GOMEMLIMIT in the environment turn it off, and so
+	// does --memprofile: a heap profile is of the last collection, and a run under the
+	// floor never collects (5000-nodes' profile held 1 MB of the process's start, none of
+	// the run).
+	if o.memprofile == "" {
+		defer gcfloor.Set(gcfloor.Default, scenarios.DefaultMaxMemory())()
+	}
 	var obs sim.Observer
 	switch {
 	case o.quiet:
