@@ -2,18 +2,22 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"epsim/reports"
 	"epsim/scenarios"
+	"epsim/sim"
 )
 
 var cmdCheck = &command{
@@ -85,6 +89,13 @@ writes are checked before any run (a directory, or a path whose directory cannot
 written, is bad input); directories missing on their paths are created when they are
 written. Two scenarios of one base name cannot share a --baseline-dir.
 
+The scenarios run side by side, one per core (--jobs N to choose), the largest first, and
+as many at once as fit together in guards.maxMemory's default (3/4 of the machine's memory)
+by their estimates; the report keeps the order they were given in. While several run,
+stderr shows a bar of the scenarios done (a plain line at most every 10 s when it is not a
+terminal), and the collector is set for them as for sim plan's points. --jobs 1 runs them
+one after the other, each with its own progress bar.
+
 Exit status: 0 every figure within bounds; 1 a regression, a broken budget (with
 --update-baseline too: the baselines are written, and the check fails), a figure missing
 from the run (with --strict also an improvement or a figure new to the baseline), or a run
@@ -114,7 +125,8 @@ Examples:
 		formatFlag(fs, &o.format, "stdout `format`: table or json")
 		fs.Var(&o.sets, "set", "override a scenario field, `path=value` (repeatable), for every scenario")
 		seedFlag(fs, &o.seed, "override the scenarios' seeds with `N`, 0..2^63-1")
-		fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+		fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (bar or lines)")
+		fs.IntVar(&o.jobs, "jobs", 0, "scenarios run side by side (`N`, default: the number of cores)")
 		return func(e *env, args []string) error {
 			fs.Visit(func(f *flag.Flag) {
 				if f.Name == "seed" {
@@ -132,6 +144,8 @@ type checkOptions struct {
 	update, strict, quiet, seedSet, verbose bool
 	seed                                    uint64
 	sets, tolerances, floors                stringList
+	// jobs is --jobs: the scenarios run side by side (0: one per core).
+	jobs int
 }
 
 // checkScenario is what check needs from a loaded scenario.
@@ -266,6 +280,9 @@ func (o *checkOptions) run(e *env, args []string) error {
 	if o.update && o.baseline == "" && o.baselineDir == "" {
 		return usageErrorf("check", "--update-baseline needs --baseline FILE or --baseline-dir DIR")
 	}
+	if o.jobs < 0 {
+		return usageErrorf("check", "--jobs %d: want 1 or more (0 = all cores)", o.jobs)
+	}
 	if err := checkFormat("check", o.format); err != nil {
 		return err
 	}
@@ -307,10 +324,10 @@ func (o *checkOptions) run(e *env, args []string) error {
 		report.Rules = append(report.Rules, fmt.Sprintf("floor %s=%s", r.Pattern, strconv.FormatFloat(r.Value, 'f', -1, 64)))
 	}
 	var newBaselines []*reports.Baseline
-	for _, job := range jobs {
+	runs := o.runScenarios(e, jobs)
+	for i, job := range jobs {
 		cfg := job.sc.Config
-		ro := &runOptions{quiet: o.quiet, sharedHeap: len(jobs) > 1}
-		res, err := ro.simulate(e, cfg, nil)
+		res, err := runs[i].res, runs[i].err
 		if err != nil {
 			return fmt.Errorf("check %s: %w", job.sc.File, err)
 		}
@@ -377,6 +394,59 @@ func (o *checkOptions) run(e *env, args []string) error {
 		return &exitError{code: exitFailed, err: err}
 	}
 	return nil
+}
+
+// checkRun is what one scenario's run gave.
+type checkRun struct {
+	res *sim.Results
+	err error
+}
+
+// runScenarios runs the jobs' scenarios and returns what each gave, in the jobs' order: on
+// --jobs workers side by side (as many as fit in guards.maxMemory's default together, by
+// their estimates), the largest first, so that the longest run does not start last; or one
+// after the other, with each run's own progress, up to the first that fails.
+func (o *checkOptions) runScenarios(e *env, jobs []*checkJob) []checkRun {
+	workers := o.jobs
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	estimates := make([]int64, len(jobs))
+	for i, job := range jobs {
+		estimates[i] = scenarios.EstimateMemory(&job.sc.Config)
+	}
+	workers = fitJobs(max(1, min(workers, len(jobs))), estimates, scenarios.DefaultMaxMemory())
+	runs := make([]checkRun, len(jobs))
+	if workers == 1 {
+		for i, job := range jobs {
+			ro := &runOptions{quiet: o.quiet, sharedHeap: len(jobs) > 1}
+			runs[i].res, runs[i].err = ro.simulate(e, job.sc.Config, nil)
+			if runs[i].err != nil {
+				break
+			}
+		}
+		return runs
+	}
+	defer sharedGC(workers)()
+	progress := newCountProgress(e, o.quiet, "check", "scenarios", len(jobs))
+	defer progress.finish()
+	sideBySide(workers, largestFirst(estimates), func(i int) {
+		ro := &runOptions{quiet: true, sharedHeap: true, sharedGC: true}
+		runs[i].res, runs[i].err = ro.simulate(e, jobs[i].sc.Config, nil)
+	}, progress.done)
+	return runs
+}
+
+// largestFirst returns the indexes of estimates from the largest estimate to the smallest,
+// those of equal ones in their order: runs side by side are started in that order, so that
+// the longest (the largest, most often) does not start when the others are done.
+func largestFirst(estimates []int64) []int {
+	order := make([]int, len(estimates))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(estimates[b], estimates[a]) })
+	return order
 }
 
 // checkOutputs finds, before anything runs, what would stop check writing its files at the

@@ -259,6 +259,10 @@ It exits 1 on a regression or broken budget
 malformed baseline, or an unknown figure name (with the closest valid names). Baselines are
 written atomically and only when their content changes.
 
+The scenarios of one check run side by side, one per core (--jobs N to choose), the
+largest first, as many at once as fit together in guards.maxMemory's default; the report
+keeps the order they were given in, byte for byte the one of --jobs 1.
+
 # Comparing two runs
 
 Diff compares two --out directories (or two summary.json files) figure by figure, per phase
@@ -282,7 +286,8 @@ gate: exit 1 when a figure moved by more than that (--floor N ignores changes of
 virtual second), which is what a memory budget is about.
 
 Run, check and replay let the Go heap grow to 128 MiB (an eighth of the memory the process
-may use, if less) before its first collection, and collect at twice the live heap from
+may use, if less; once per run going, where several go side by side) before its first
+collection, and collect at twice the live heap from
 there: a run whose live heap is small collects far less often (5000-nodes never does, and
 peaks at about 53 MB), for the same peak as before in a large one. Set GOGC or GOMEMLIMIT
 to choose otherwise.

@@ -14,6 +14,7 @@ import (
 	"runtime/metrics"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -48,8 +49,10 @@ func fakeResults(cfg sim.Config) *sim.Results {
 type testEnv struct {
 	*env
 	stdout, stderr bytes.Buffer
-	ran            []sim.Config
-	runErr         error
+	// mu guards ran: sim check and plan run several configs side by side.
+	mu     sync.Mutex
+	ran    []sim.Config
+	runErr error
 	// mutate edits the fake results before they are returned.
 	mutate func(*sim.Results)
 }
@@ -73,7 +76,9 @@ func newTestEnv() *testEnv {
 			if obs != nil {
 				obs.Progress(sim.Time(time.Second), 0, len(cfg.Timeline))
 			}
+			te.mu.Lock()
 			te.ran = append(te.ran, cfg)
+			te.mu.Unlock()
 			if te.runErr != nil {
 				return nil, te.runErr
 			}
@@ -339,7 +344,7 @@ func TestPlanPointLines(t *testing.T) {
 	var stderr bytes.Buffer
 	wall := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	e := &env{stderr: &stderr, wallClock: func() time.Time { return wall }, progressEvery: 10 * time.Second}
-	p := newPointLines(e, "growth", 1200)
+	p := newPointLines(e, "plan growth", "points", 1200)
 	for _, at := range []time.Duration{2 * time.Second, 9 * time.Second, 10 * time.Second, 12 * time.Second, 31 * time.Second} {
 		wall = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(at)
 		p.done()

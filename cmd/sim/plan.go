@@ -9,15 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
-	"epsim/internal/gcfloor"
 	"epsim/reports"
 	"epsim/scenarios"
 	"epsim/sim"
@@ -323,96 +319,30 @@ func (o *planOptions) runPoints(e *env, plan *scenarios.Plan, points []scenarios
 	}
 	jobs = max(1, min(jobs, len(points)))
 	jobs = memoryJobs(jobs, points, scenarios.DefaultMaxMemory())
-	defer planGC(jobs)()
+	defer sharedGC(jobs)()
 	window := int(plan.Budgets.WriteWindow / time.Second)
 	out := make([]reports.PlanPoint, len(points))
-	var bar *progressbar.ProgressBar
-	if !o.quiet && e.stderrIsTerminal && len(points) > 0 {
-		bar = progressbar.NewOptions(len(points),
-			progressbar.OptionSetWriter(e.stderr),
-			progressbar.OptionSetDescription("plan "+plan.Name),
-			progressbar.OptionSetWidth(30),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
-		)
-		defer bar.Finish()
+	progress := newCountProgress(e, o.quiet, "plan "+plan.Name, "points", len(points))
+	defer progress.finish()
+	order := make([]int, len(points))
+	for i := range order {
+		order[i] = i
 	}
-	var lines *pointLines
-	if !o.quiet && !e.stderrIsTerminal && len(points) > 0 {
-		lines = newPointLines(e, plan.Name, len(points))
-	}
-	next := make(chan int)
-	done := make(chan int)
-	for range jobs {
-		go func() {
-			for i := range next {
-				p := points[i]
-				res, err := runPoint(e, p.Config)
-				out[i] = reports.NewPlanPoint(p.Index, p.Values, p.Config, res, err, window)
-				done <- i
-			}
-		}()
-	}
-	go func() {
-		for i := range points {
-			next <- i
-		}
-		close(next)
-	}()
-	for range points {
-		<-done
-		if bar != nil {
-			bar.Add(1)
-		}
-		lines.done()
-	}
+	sideBySide(jobs, order, func(i int) {
+		p := points[i]
+		res, err := runPoint(e, p.Config)
+		out[i] = reports.NewPlanPoint(p.Index, p.Values, p.Config, res, err, window)
+	}, progress.done)
 	return out
 }
 
-// planGC sets the collector for a plan's points, jobs of them side by side in one heap: the
-// floor under the heap goal that sim run keeps (gcfloor.Default), once per point, and a soft
-// memory limit at guards.maxMemory's default (3/4 of the machine: the collector works
-// harder as the heap nears it). It returns what undoes both. Where GOGC or GOMEMLIMIT is set
-// in the environment, it leaves the collector as the user set it.
-//
-// A lone run's collector works on an idle core; points side by side share their collector,
-// which takes the cores they need. On 2 cores a plan of two 5000-nodes points took 1.27–1.42
-// × the ideal (one point's time × points / cores) at GOGC=100 alone and 1.13–1.25 × at
-// GOGC=200, which planGC set before; with the floor, which such points never reach,
-// 0.96–1.09 × (BenchmarkPlanParallel). Points that outgrow it collect at GOGC=100 as sim
-// run's do: a plan of four many-services points took 10.8–13.5 s against 11.9–12.7 s at
-// GOGC=200 and peaked at 433–453 MB of RSS instead of 506–517 MB.
-func planGC(jobs int) (restore func()) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		return func() {}
-	}
-	limit := int64(-1) // unchanged
-	m := scenarios.DefaultMaxMemory()
-	if m > 0 {
-		limit = debug.SetMemoryLimit(m)
-	}
-	unfloor := gcfloor.Set(gcfloor.Default*uint64(max(jobs, 1)), m)
-	return func() {
-		unfloor()
-		if limit >= 0 {
-			debug.SetMemoryLimit(limit)
-		}
-	}
-}
-
-// memoryJobs lowers jobs so that the points running side by side fit in limit together:
-// each fits on its own (the loader checked its estimate), not necessarily several at once.
+// memoryJobs is fitJobs for a plan's points.
 func memoryJobs(jobs int, points []scenarios.GridPoint, limit int64) int {
-	var most int64
+	estimates := make([]int64, len(points))
 	for i := range points {
-		most = max(most, scenarios.EstimateMemory(&points[i].Config))
+		estimates[i] = scenarios.EstimateMemory(&points[i].Config)
 	}
-	if limit <= 0 || most <= 0 {
-		return jobs
-	}
-	return int(max(1, min(int64(jobs), limit/most)))
+	return fitJobs(jobs, estimates, limit)
 }
 
 // runPoint runs one configuration; a panic in the engine fails the point, not the plan.

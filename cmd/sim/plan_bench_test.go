@@ -11,7 +11,7 @@ import (
 
 // BenchmarkPlanParallel measures how well `sim plan` uses the cores: a plan of N equal points
 // (N = GOMAXPROCS, the default --jobs) against a plan of one of them, both as sim plan runs
-// its points (planGC). x-ideal is the plan's wall time over the ideal, one point's time ×
+// its points (sharedGC). x-ideal is the plan's wall time over the ideal, one point's time ×
 // points / cores; issue 15 asks for ≤ 1.3. Wall time is what it measures, so run it on an
 // otherwise idle machine.
 //

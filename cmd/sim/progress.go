@@ -122,8 +122,9 @@ func (p *lineProgress) Progress(now sim.Time, phase, phases int) {
 	fmt.Fprintf(p.w, "%s, %s elapsed\n", line, t.Sub(p.started).Round(time.Second))
 }
 
-// pointLines is a plan's progress when stderr is not a terminal: as lineProgress, one plain
-// line at most once every interval of wall time, none in the first, as
+// pointLines is the progress of runs side by side (a plan's points, a check's scenarios)
+// when stderr is not a terminal: as lineProgress, one plain line at most once every
+// interval of wall time, none in the first, as
 //
 //	sim: plan growth: 3/12 points done, 1m0s elapsed
 //
@@ -134,13 +135,14 @@ type pointLines struct {
 	interval   time.Duration
 	started    time.Time
 	next       time.Time
-	plan       string
+	what, unit string // "plan growth", "points"
 	total, ran int
 }
 
-// newPointLines starts the wall clock of a plan of total points; e's clock and interval
-// default to the real clock and lineEvery.
-func newPointLines(e *env, plan string, total int) *pointLines {
+// newPointLines starts the wall clock of what (as "plan growth" or "check"), total runs
+// counted in unit ("points", "scenarios"); e's clock and interval default to the real clock
+// and lineEvery.
+func newPointLines(e *env, what, unit string, total int) *pointLines {
 	clock, interval := e.wallClock, e.progressEvery
 	if clock == nil {
 		clock = time.Now
@@ -148,13 +150,13 @@ func newPointLines(e *env, plan string, total int) *pointLines {
 	if interval <= 0 {
 		interval = lineEvery
 	}
-	p := &pointLines{w: e.stderr, clock: clock, interval: interval, plan: plan, total: total}
+	p := &pointLines{w: e.stderr, clock: clock, interval: interval, what: what, unit: unit, total: total}
 	p.started = clock()
 	p.next = p.started.Add(interval)
 	return p
 }
 
-// done counts a point done, and prints a line when one is due (not for the last point).
+// done counts a run done, and prints a line when one is due (not for the last run).
 func (p *pointLines) done() {
 	if p == nil {
 		return
@@ -162,10 +164,10 @@ func (p *pointLines) done() {
 	p.ran++
 	t := p.clock()
 	if t.Before(p.next) || p.ran >= p.total {
-		return // the last point's line would come just before the report
+		return // the last run's line would come just before the report
 	}
 	p.next = t.Add(p.interval)
-	fmt.Fprintf(p.w, "sim: plan %s: %s/%s points done, %s elapsed\n", p.plan, thousands(int64(p.ran)), thousands(int64(p.total)), t.Sub(p.started).Round(time.Second))
+	fmt.Fprintf(p.w, "sim: %s: %s/%s %s done, %s elapsed\n", p.what, thousands(int64(p.ran)), thousands(int64(p.total)), p.unit, t.Sub(p.started).Round(time.Second))
 }
 
 // replayProgress is the progress bar of a replay: the share of the pod stream read (a

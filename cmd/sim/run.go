@@ -93,6 +93,9 @@ type runOptions struct {
 	// holes would stay resident (sim check of the seven shipped scenarios once peaked at
 	// 698 MB of RSS against 357-363).
 	sharedHeap bool
+	// sharedGC is set where the caller set the collector for several runs side by side
+	// (sharedGC): the run leaves it alone.
+	sharedGC bool
 }
 
 // stringList is a repeatable string flag.
@@ -320,7 +323,7 @@ func (o *runOptions) simulate(e *env, cfg sim.Config, log *writeLog) (res *sim.R
 	// does --memprofile: a heap profile is of the last collection, and a run under the
 	// floor never collects (5000-nodes' profile held 1 MB of the process's start, none of
 	// the run).
-	if o.memprofile == "" {
+	if o.memprofile == "" && !o.sharedGC {
 		defer gcfloor.Set(gcfloor.Default, scenarios.DefaultMaxMemory())()
 	}
 	var obs sim.Observer
