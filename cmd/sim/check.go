@@ -396,10 +396,12 @@ func (o *checkOptions) run(e *env, args []string) error {
 	return nil
 }
 
-// checkRun is what one scenario's run gave.
+// checkRun is what one scenario's run gave: its results, or the error or panic that stopped
+// it.
 type checkRun struct {
-	res *sim.Results
-	err error
+	res      *sim.Results
+	err      error
+	panicked any
 }
 
 // runScenarios runs the jobs' scenarios and returns what each gave, in the jobs' order: on
@@ -431,9 +433,21 @@ func (o *checkOptions) runScenarios(e *env, jobs []*checkJob) []checkRun {
 	progress := newCountProgress(e, o.quiet, "check", "scenarios", len(jobs))
 	defer progress.finish()
 	sideBySide(workers, largestFirst(estimates), func(i int) {
+		defer func() {
+			if p := recover(); p != nil {
+				runs[i].panicked = p
+			}
+		}()
 		ro := &runOptions{quiet: true, sharedHeap: true, sharedGC: true}
 		runs[i].res, runs[i].err = ro.simulate(e, jobs[i].sc.Config, nil)
 	}, progress.done)
+	// A crash in a run is raised again here, once every run is done, where the command's
+	// crash is caught (env.main): on a worker's goroutine it would end the process unreported.
+	for _, r := range runs {
+		if r.panicked != nil {
+			panic(r.panicked)
+		}
+	}
 	return runs
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -110,6 +111,26 @@ func TestCheckJobsRunFails(t *testing.T) {
 	code := te.main([]string{"check", "a.yaml", "b.yaml", "--baseline-dir", t.TempDir(), "--update-baseline", "--jobs", "2"})
 	if code != exitFailed || !strings.Contains(te.stderr.String(), "check a.yaml: event budget exhausted") {
 		t.Errorf("exit %d, stderr %q; want 1 and the first scenario's error", code, te.stderr.String())
+	}
+}
+
+// TestCheckJobsCrashIsReported: a crash in a run among runs side by side is sim's internal
+// error (exit 3, one line to report), as a crash of a lone run is, not a raw panic that ends
+// the process from a worker.
+// Reference: cmd/sim/doc.go "Exit status" (3: a crash).
+func TestCheckJobsCrashIsReported(t *testing.T) {
+	te := checkEnv()
+	run := te.runSim
+	var runs atomic.Int32
+	te.runSim = func(cfg sim.Config, obs sim.Observer) (*sim.Results, error) {
+		if runs.Add(1) > 1 {
+			panic("index out of range [7] with length 7")
+		}
+		return run(cfg, obs)
+	}
+	code := te.main([]string{"check", "a.yaml", "b.yaml", "c.yaml", "--baseline-dir", t.TempDir(), "--update-baseline", "--jobs", "2"})
+	if code != exitInternal || !strings.Contains(te.stderr.String(), "internal error (a bug in sim, not in your input): index out of range") {
+		t.Errorf("exit %d, stderr %q; want 3 and the crash reported", code, te.stderr.String())
 	}
 }
 
