@@ -287,10 +287,9 @@ virtual second), which is what a memory budget is about.
 
 Run, check and replay let the Go heap grow to 128 MiB (an eighth of the memory the process
 may use, if less; once per run going, where several go side by side) before its first
-collection, and collect at twice the live heap from
-there: a run whose live heap is small collects far less often (5000-nodes never does, and
-peaks at about 53 MB), for the same peak as before in a large one. Set GOGC or GOMEMLIMIT
-to choose otherwise.
+collection, and collect at twice the live heap from there: a run whose live heap is small
+collects far less often (5000-nodes never does, and peaks at about 53 MB), for the same
+peak as before in a large one. Set GOGC or GOMEMLIMIT to choose otherwise.
 
 On Linux, where transparent huge pages are given on request (the kernel's "madvise"
 setting), run and a check of one scenario ask for them for the heap the run is estimated
