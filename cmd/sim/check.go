@@ -455,10 +455,7 @@ func (o *checkOptions) runScenarios(e *env, jobs []*checkJob) []checkRun {
 // those of equal ones in their order: runs side by side are started in that order, so that
 // the longest (the largest, most often) does not start when the others are done.
 func largestFirst(estimates []int64) []int {
-	order := make([]int, len(estimates))
-	for i := range order {
-		order[i] = i
-	}
+	order := indexes(len(estimates))
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(estimates[b], estimates[a]) })
 	return order
 }

@@ -324,11 +324,7 @@ func (o *planOptions) runPoints(e *env, plan *scenarios.Plan, points []scenarios
 	out := make([]reports.PlanPoint, len(points))
 	progress := newCountProgress(e, o.quiet, "plan "+plan.Name, "points", len(points))
 	defer progress.finish()
-	order := make([]int, len(points))
-	for i := range order {
-		order[i] = i
-	}
-	sideBySide(jobs, order, func(i int) {
+	sideBySide(jobs, indexes(len(points)), func(i int) {
 		p := points[i]
 		res, err := runPoint(e, p.Config)
 		out[i] = reports.NewPlanPoint(p.Index, p.Values, p.Config, res, err, window)

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"epsim/internal/gcfloor"
@@ -404,23 +403,12 @@ type renderedChart struct {
 // again here, once every drawing is done, where a run's crash is caught (env.main).
 func renderCharts(charts []*reports.Chart) [][]renderedChart {
 	out := make([][]renderedChart, len(charts))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(charts)) {
-		wg.Go(func() {
-			for i := range next {
-				out[i] = make([]renderedChart, len(reports.ChartFormats))
-				for j, format := range reports.ChartFormats {
-					out[i][j] = renderChart(charts[i], format)
-				}
-			}
-		})
-	}
-	for i := range charts {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	sideBySide(min(runtime.GOMAXPROCS(0), len(charts)), indexes(len(charts)), func(i int) {
+		out[i] = make([]renderedChart, len(reports.ChartFormats))
+		for j, format := range reports.ChartFormats {
+			out[i][j] = renderChart(charts[i], format)
+		}
+	}, func() {})
 	for _, formats := range out {
 		for _, r := range formats {
 			if r.panicked != nil {

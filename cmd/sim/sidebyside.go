@@ -38,6 +38,15 @@ func sideBySide(workers int, order []int, run func(i int), done func()) {
 	}
 }
 
+// indexes returns 0 to n-1, in order.
+func indexes(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
 // fitJobs lowers jobs so that the runs going side by side fit in limit together: each fits on
 // its own (the loader checked its estimate, scenarios.EstimateMemory), not necessarily several
 // at once. estimates are the runs' estimated peaks; a limit of 0 or less is no limit.
