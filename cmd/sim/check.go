@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -409,15 +408,11 @@ type checkRun struct {
 // their estimates), the largest first, so that the longest run does not start last; or one
 // after the other, with each run's own progress, up to the first that fails.
 func (o *checkOptions) runScenarios(e *env, jobs []*checkJob) []checkRun {
-	workers := o.jobs
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	estimates := make([]int64, len(jobs))
 	for i, job := range jobs {
 		estimates[i] = scenarios.EstimateMemory(&job.sc.Config)
 	}
-	workers = fitJobs(max(1, min(workers, len(jobs))), estimates, scenarios.DefaultMaxMemory())
+	workers := workersFor(o.jobs, estimates, scenarios.DefaultMaxMemory())
 	runs := make([]checkRun, len(jobs))
 	if workers == 1 {
 		for i, job := range jobs {

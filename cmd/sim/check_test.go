@@ -334,6 +334,7 @@ func TestCheckUsage(t *testing.T) {
 		{"one baseline file, two scenarios", []string{"check", "x.yaml", "y.yaml", "--baseline", "a.json"}, "takes one scenario"},
 		{"update without baseline", []string{"check", "x.yaml", "--update-baseline"}, "needs --baseline"},
 		{"bad tolerance", []string{"check", "x.yaml", "--tolerance", "lots"}, "--tolerance"},
+		{"negative jobs", []string{"check", "x.yaml", "--jobs", "-2"}, "--jobs -2: want 1 or more"},
 		{"bad format", []string{"check", "x.yaml", "--format", "xml"}, "--format"},
 		{"missing baseline", []string{"check", "x.yaml", "--baseline-dir", dir}, "create it with --update-baseline"},
 		// The path once, not "baseline D: read D: is a directory".

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -313,12 +312,7 @@ func (o *planOptions) writeReport(e *env, res *reports.PlanResults, out *outputD
 
 // runPoints runs the points on --jobs workers and returns their records in grid order.
 func (o *planOptions) runPoints(e *env, plan *scenarios.Plan, points []scenarios.GridPoint) []reports.PlanPoint {
-	jobs := o.jobs
-	if jobs == 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
-	jobs = max(1, min(jobs, len(points)))
-	jobs = memoryJobs(jobs, points, scenarios.DefaultMaxMemory())
+	jobs := workersFor(o.jobs, pointEstimates(points), scenarios.DefaultMaxMemory())
 	defer sharedGC(jobs)()
 	window := int(plan.Budgets.WriteWindow / time.Second)
 	out := make([]reports.PlanPoint, len(points))
@@ -332,13 +326,13 @@ func (o *planOptions) runPoints(e *env, plan *scenarios.Plan, points []scenarios
 	return out
 }
 
-// memoryJobs is fitJobs for a plan's points.
-func memoryJobs(jobs int, points []scenarios.GridPoint, limit int64) int {
+// pointEstimates are the points' estimated peaks (scenarios.EstimateMemory).
+func pointEstimates(points []scenarios.GridPoint) []int64 {
 	estimates := make([]int64, len(points))
 	for i := range points {
 		estimates[i] = scenarios.EstimateMemory(&points[i].Config)
 	}
-	return fitJobs(jobs, estimates, limit)
+	return estimates
 }
 
 // runPoint runs one configuration; a panic in the engine fails the point, not the plan.

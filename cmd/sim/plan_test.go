@@ -209,8 +209,8 @@ func TestPlanJobsFitInMemory(t *testing.T) {
 		{[]scenarios.GridPoint{small, big}, 0, 8},
 		{[]scenarios.GridPoint{small}, 1 << 40, 8},
 	} {
-		if got := memoryJobs(8, c.points, c.limit); got != c.want {
-			t.Errorf("memoryJobs(8, limit %d, estimate %d) = %d, want %d", c.limit, est, got, c.want)
+		if got := fitJobs(8, pointEstimates(c.points), c.limit); got != c.want {
+			t.Errorf("fitJobs(8, limit %d, estimate %d) = %d, want %d", c.limit, est, got, c.want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -45,6 +46,16 @@ func indexes(n int) []int {
 		out[i] = i
 	}
 	return out
+}
+
+// workersFor is how many runs of these estimated peaks go side by side for --jobs jobs (0:
+// one per core): no more than there are runs, and as many as fit in limit together
+// (fitJobs).
+func workersFor(jobs int, estimates []int64, limit int64) int {
+	if jobs == 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	return fitJobs(max(1, min(jobs, len(estimates))), estimates, limit)
 }
 
 // fitJobs lowers jobs so that the runs going side by side fit in limit together: each fits on

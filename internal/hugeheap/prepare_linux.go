@@ -12,12 +12,12 @@ import (
 
 // Prepare marks about n bytes of heap, but no more than half of limit (the memory the
 // process may use; nothing when it is unknown, 0), for transparent huge pages and frees
-// them for the allocations that follow (see the package comment), once a process: a later call does
-// nothing and reports false. A process that runs several simulations (a test binary) has
-// its heap already, and marking each one's again carved its spans from holes in marked
-// memory, each hole then resident as a whole huge page (the test process of cmd/sim
-// peaked at 192 MB of RSS instead of 114). Even marked once, such a process may keep holes
-// resident: a caller that runs several simulations should not call it.
+// them for the allocations that follow (see the package comment), once a process: a later
+// call does nothing and reports false. A process that runs several simulations (a test
+// binary) has its heap already, and marking each one's again carved its spans from holes
+// in marked memory, each hole then resident as a whole huge page (the test process of
+// cmd/sim peaked at 192 MB of RSS instead of 114). Even marked once, such a process may
+// keep holes resident: a caller that runs several simulations should not call it.
 //
 // It does nothing either, and reports false, when n is under 16 MiB, when the kernel's
 // setting is not "madvise" ("always" backs the heap with huge pages already, "never" gives
