@@ -585,13 +585,14 @@ func TestRunProfiles(t *testing.T) {
 }
 
 // TestRunMemprofileHoldsTheRun: --memprofile of a run smaller than the collector's floor
-// (quick) holds the run's allocations. A heap profile is of the last collection, and under
-// the floor a run never collected: its profile held the process's start only. In a child,
-// whose heap is the run's (its memory cap makes it collect, where a plain sim did not;
-// TestMemprofileWithoutCollection covers that).
+// (5000-nodes) holds the run's allocations. A heap profile is of the last collection, and
+// under the floor a run never collected: its profile held the process's start only. In a
+// child, whose heap is the run's (its memory cap makes it collect, where a plain sim did
+// not; TestMemprofileWithoutCollection covers that). quick was too small: in 6 runs of 30
+// its only collection came before any allocation of the engine was sampled.
 func TestRunMemprofileHoldsTheRun(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "mem.prof")
-	if r := runChild(t, nil, "run", "quick", "--quiet", "--memprofile", path); r.code != 0 {
+	if r := runChild(t, nil, "run", "5000-nodes", "--quiet", "--memprofile", path); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	// The profile's string table names the functions of its samples' stacks.
