@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -39,21 +40,24 @@ func TestTriggerReader(t *testing.T) {
 }
 
 // TestResourceVersions takes versions from counters that cross a power of ten, with some
-// taken without a string (bump) in between, and requires each to be the
-// counter formatted in decimal, as one strconv.FormatInt call per version gave.
+// taken without a string (bump) in between, and requires each to be the counter formatted
+// in decimal, as one strconv.FormatInt call per version gave, and to stay so while later
+// ones are formatted after it (over several of next's chunks).
 func TestResourceVersions(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, start := range []int64{0, 1000, 9990, 99_995, 999_999_990, math.MaxInt64 - 30} {
+	for _, start := range []int64{0, 1000, 9990, 99_995, 999_999_990, math.MaxInt64 - 60} {
 		a := &revisions{resourceVersion: start}
-		for range 25 {
+		var got, want []string
+		for range 60 {
 			if rng.IntN(4) == 0 {
 				a.bump()
 				continue
 			}
-			got := a.next()
-			if want := strconv.FormatInt(a.resourceVersion, 10); got != want {
-				t.Fatalf("from %d: version %q, want %q", start, got, want)
-			}
+			got = append(got, a.next())
+			want = append(want, strconv.FormatInt(a.resourceVersion, 10))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("from %d: versions %q, want %q", start, got, want)
 		}
 	}
 }
