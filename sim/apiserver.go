@@ -167,6 +167,11 @@ type apiServer struct {
 // revisions is one cluster's etcd revision counter, the source of resourceVersions.
 type revisions struct {
 	resourceVersion int64
+	// digits[digitsFrom:] is digitsOf in decimal, the version next formatted last (none
+	// while digitsFrom is 0: an int64 has at most 19 digits).
+	digits     [maxVersionDigits]byte
+	digitsFrom int
+	digitsOf   int64
 	// formatted holds the resourceVersions next formatted, one after the other: each is a
 	// substring of it (see next).
 	formatted strings.Builder
@@ -243,10 +248,34 @@ func (a *revisions) next() string {
 		*b = strings.Builder{}
 		b.Grow(versionChunk)
 	}
-	var digits [maxVersionDigits]byte
 	from := b.Len()
-	b.Write(strconv.AppendInt(digits[:0], a.resourceVersion, 10))
+	b.Write(a.decimal())
 	return b.String()[from:]
+}
+
+// decimal returns the current resourceVersion in decimal. The digits of the last one
+// formatted are carried up to it, a digit or two as a rule, since the versions between were
+// taken without a string (bump) or not at all: strconv.AppendInt took 151 instructions a
+// version, 0.7% of many-services'.
+func (a *revisions) decimal() []byte {
+	v := a.resourceVersion
+	if a.digitsFrom > 0 && v >= a.digitsOf {
+		carry, i := v-a.digitsOf, len(a.digits)-1
+		for ; carry > 0 && i >= a.digitsFrom; i-- {
+			d := int64(a.digits[i]-'0') + carry
+			a.digits[i], carry = '0'+byte(d%10), d/10
+		}
+		if carry == 0 {
+			a.digitsOf = v
+			return a.digits[a.digitsFrom:]
+		}
+		// v has more digits than the last one: formatted anew.
+	}
+	n := len(strconv.AppendInt(a.digits[:0], v, 10))
+	a.digitsFrom = len(a.digits) - n
+	copy(a.digits[a.digitsFrom:], a.digits[:n])
+	a.digitsOf = v
+	return a.digits[a.digitsFrom:]
 }
 
 // maxVersionDigits is the longest a resourceVersion (an int64) is formatted.

@@ -40,18 +40,22 @@ func TestTriggerReader(t *testing.T) {
 }
 
 // TestResourceVersions takes versions from counters that cross a power of ten, with some
-// taken without a string (bump) in between, and requires each to be the counter formatted
-// in decimal, as one strconv.FormatInt call per version gave, and to stay so while later
-// ones are formatted after it (over several of next's chunks).
+// taken without a string (bump) in between and some jumps (a replay following its
+// recording's versions), and requires each to be the counter formatted in decimal, as one
+// strconv.FormatInt call per version gave, and to stay so while later ones are formatted
+// after it (over several of next's chunks).
 func TestResourceVersions(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, start := range []int64{0, 1000, 9990, 99_995, 999_999_990, math.MaxInt64 - 60} {
 		a := &revisions{resourceVersion: start}
 		var got, want []string
 		for range 60 {
-			if rng.IntN(4) == 0 {
+			switch r := rng.IntN(8); {
+			case r < 2:
 				a.bump()
 				continue
+			case r == 2 && a.resourceVersion < math.MaxInt64/2:
+				a.resourceVersion += rng.Int64N(2_000_000)
 			}
 			got = append(got, a.next())
 			want = append(want, strconv.FormatInt(a.resourceVersion, 10))
