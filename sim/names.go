@@ -176,7 +176,12 @@ func (g *nameGenerator) appendUID(b []byte) []byte {
 
 // ipAllocator hands out pod IPs from per-node ranges, IPv4 from 10.64.0.0/10 and IPv6 from
 // fd00:10:64::/48, the shape most CNIs give (a /24 or /64 per node), host numbers 2 to 251
-// in turn, as the host-local IPAM plugin's round robin does.
+// in turn, as the host-local IPAM plugin's round robin does. The /10 holds 16,384 nodes'
+// ranges; the IPv4 ranges of a larger cluster go on through 10.255.255.0/24 and then from
+// 10.0.0.0/24, so that 65,536 nodes have ranges of their own, and a node past those shares
+// its IPv4 range with the node 65,536 before it. (The second octet was not wrapped: a node
+// from 49,152 on had addresses such as 10.256.0.2, which are none, and the Endpoints
+// controller wrote them "<nil>".)
 type ipAllocator struct {
 	next []int // next host number per node
 }
@@ -213,6 +218,7 @@ func (a *ipAllocator) allocate(node int, families []model.IPFamily, inUse *[ipHo
 		return nil
 	}
 	hi, lo := int64(64+node/256), int64(node%256)
+	hi4 := hi % 256 // the second octet of 10.0.0.0/8 (see ipAllocator)
 	ips := make([]string, len(families))
 	// Each address is formatted into a stack buffer and made a string once (strconv.Itoa
 	// and concatenation allocated up to four times per address).
@@ -232,7 +238,7 @@ func (a *ipAllocator) allocate(node int, families []model.IPFamily, inUse *[ipHo
 			b = strconv.AppendInt(b, int64(host), 16)
 		} else {
 			b = append(b, "10."...)
-			b = append(strconv.AppendInt(b, hi, 10), '.')
+			b = append(strconv.AppendInt(b, hi4, 10), '.')
 			b = append(strconv.AppendInt(b, lo, 10), '.')
 			b = strconv.AppendInt(b, int64(host), 10)
 		}

@@ -131,8 +131,9 @@ func TestAlphanumDrawsAsIntN(t *testing.T) {
 }
 
 // TestIPAllocatorFormats checks the addresses against formatting them piece by piece: IPv4
-// in 10.64.0.0/10 and IPv6 in fd00:10:64::/48 in its canonical form (net/netip's, as the
-// kubelet reports it), per node, host numbers wrapping after 250.
+// in 10.64.0.0/10 and on through 10.0.0.0/8 for larger clusters, and IPv6 in
+// fd00:10:64::/48 in its canonical form (net/netip's, as the kubelet reports it), per
+// node, host numbers wrapping after 250.
 func TestIPAllocatorFormats(t *testing.T) {
 	a := newIPAllocator(70000)
 	fams := []model.IPFamily{model.IPv4, model.IPv6}
@@ -142,7 +143,7 @@ func TestIPAllocatorFormats(t *testing.T) {
 			host := n%250 + 2
 			hi, lo := 64+node/256, node%256
 			want := []string{
-				"10." + strconv.Itoa(hi) + "." + strconv.Itoa(lo) + "." + strconv.Itoa(host),
+				"10." + strconv.Itoa(hi%256) + "." + strconv.Itoa(lo) + "." + strconv.Itoa(host),
 				netip.AddrFrom16([16]byte{0xfd, 0, 0, 0x10, byte(hi >> 8), byte(hi), byte(lo >> 8), byte(lo), 15: byte(host)}).String(),
 			}
 			if !slices.Equal(got, want) {
@@ -152,6 +153,34 @@ func TestIPAllocatorFormats(t *testing.T) {
 	}
 	if got := a.allocate(3, nil, nil); got != nil {
 		t.Errorf("no families: %v", got)
+	}
+}
+
+// TestIPAllocatorRanges allocates the first address of every node of a cluster of a
+// million: each must be an address (a node from 49,152 on had none, 10.256.0.2), in
+// 10.0.0.0/8 and fd00:10::/32, and the first 65,536 nodes' IPv4 ranges, like every node's
+// IPv6 range, their own.
+func TestIPAllocatorRanges(t *testing.T) {
+	const nodes = 1_000_000
+	a := newIPAllocator(nodes)
+	fams := []model.IPFamily{model.IPv4, model.IPv6}
+	seen4 := make(map[netip.Addr]int, 1<<16)
+	seen6 := make(map[netip.Addr]int, nodes)
+	v4, v6 := netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00:10::/32")
+	for node := range nodes {
+		ips := a.allocate(node, fams, nil)
+		ip4, err4 := netip.ParseAddr(ips[0])
+		ip6, err6 := netip.ParseAddr(ips[1])
+		if err4 != nil || err6 != nil || !v4.Contains(ip4) || !v6.Contains(ip6) {
+			t.Fatalf("node %d: %v, want an address of %v and one of %v", node, ips, v4, v6)
+		}
+		if other, ok := seen4[ip4]; ok && node < 1<<16 {
+			t.Fatalf("node %d has node %d's IPv4 range (%s)", node, other, ip4)
+		}
+		if other, ok := seen6[ip6]; ok {
+			t.Fatalf("node %d has node %d's IPv6 range (%s)", node, other, ip6)
+		}
+		seen4[ip4], seen6[ip6] = node, node
 	}
 }
 
