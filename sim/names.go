@@ -174,9 +174,10 @@ func (g *nameGenerator) appendUID(b []byte) []byte {
 	return b
 }
 
-// ipAllocator hands out pod IPs from per-node ranges, IPv4 from 10.64.0.0/10 and IPv6 from
-// fd00:10:64::/48, the shape most CNIs give (a /24 or /64 per node), host numbers 2 to 251
-// in turn, as the host-local IPAM plugin's round robin does. The /10 holds 16,384 nodes'
+// ipAllocator hands out pod IPs from per-node ranges, the shape most CNIs give (a /24 or
+// /64 per node), host numbers 2 to 251 in turn, as the host-local IPAM plugin's round robin
+// does. Node n's ranges are 10.(64 + n/256).(n%256).0/24 and fd00:10:x:y::/64 with x and y
+// those two numbers in hex (fd00:10:40::/64 for node 0). 10.64.0.0/10 holds 16,384 nodes'
 // ranges; the IPv4 ranges of a larger cluster go on through 10.255.255.0/24 and then from
 // 10.0.0.0/24, so that 65,536 nodes have ranges of their own, and a node past those shares
 // its IPv4 range with the node 65,536 before it. (The second octet was not wrapped: a node

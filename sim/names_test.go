@@ -132,7 +132,7 @@ func TestAlphanumDrawsAsIntN(t *testing.T) {
 
 // TestIPAllocatorFormats checks the addresses against formatting them piece by piece: IPv4
 // in 10.64.0.0/10 and on through 10.0.0.0/8 for larger clusters, and IPv6 in
-// fd00:10:64::/48 in its canonical form (net/netip's, as the kubelet reports it), per
+// fd00:10::/32 in its canonical form (net/netip's, as the kubelet reports it), per
 // node, host numbers wrapping after 250.
 func TestIPAllocatorFormats(t *testing.T) {
 	a := newIPAllocator(70000)
