@@ -10,9 +10,10 @@ import (
 // BenchmarkCheckParallel measures how well `sim check` of several scenarios uses the cores:
 // the shipped scenarios but cluster-day (the longest by far, alone it is the whole wall time
 // of a parallel check) checked side by side (--jobs, default: the cores) against one after
-// the other (each checked alone). x-sequential is the first's wall time over the second's; x-ideal is
-// it over the ideal, the longest scenario's run or the sum of them over the cores, whichever
-// is more. Wall time is what it measures, so run it on an otherwise idle machine.
+// the other (each checked alone). x-sequential is the first's wall time over the second's;
+// x-ideal is it over the ideal, the longest scenario's run or the sum of them over the
+// cores, whichever is more. Wall time is what it measures, so run it on an otherwise idle
+// machine.
 //
 //	go test ./cmd/sim -run '^$' -bench CheckParallel -benchtime 3x
 func BenchmarkCheckParallel(b *testing.B) {
@@ -25,35 +26,31 @@ func BenchmarkCheckParallel(b *testing.B) {
 		jobs = append(jobs, &checkJob{arg: name, sc: sc})
 	}
 	e := newEnv(io.Discard, io.Discard)
-	cores := runtime.GOMAXPROCS(0)
+	// check runs the jobs on --jobs workers and returns its wall time.
+	check := func(jobs []*checkJob, workers int) time.Duration {
+		o := &checkOptions{quiet: true, jobs: workers}
+		start := time.Now()
+		for _, r := range o.runScenarios(e, jobs) {
+			if r.err != nil {
+				b.Fatal(r.err)
+			}
+		}
+		return time.Since(start)
+	}
 	var sequential, parallel, longest time.Duration
 	for b.Loop() {
-		for _, j := range []int{1, 0} {
-			o := &checkOptions{quiet: true, jobs: j}
-			if j == 1 {
-				// Each scenario alone, timed: the longest bounds the parallel check.
-				var slowest time.Duration
-				for i := range jobs {
-					start := time.Now()
-					if r := o.runScenarios(e, jobs[i:i+1]); r[0].err != nil {
-						b.Fatal(r[0].err)
-					}
-					d := time.Since(start)
-					sequential += d
-					slowest = max(slowest, d)
-				}
-				longest += slowest
-				continue
-			}
-			start := time.Now()
-			for _, r := range o.runScenarios(e, jobs) {
-				if r.err != nil {
-					b.Fatal(r.err)
-				}
-			}
-			parallel += time.Since(start)
+		// Each scenario alone: the sum is the sequential check, the longest bounds the
+		// parallel one.
+		var slowest time.Duration
+		for i := range jobs {
+			d := check(jobs[i:i+1], 1)
+			sequential += d
+			slowest = max(slowest, d)
 		}
+		longest += slowest
+		parallel += check(jobs, 0)
 	}
+	cores := runtime.GOMAXPROCS(0)
 	ideal := max(float64(longest), float64(sequential)/float64(cores))
 	b.ReportMetric(float64(parallel)/float64(sequential), "x-sequential")
 	b.ReportMetric(float64(parallel)/ideal, "x-ideal")

@@ -37,22 +37,22 @@ func TestCheckJobsSameReport(t *testing.T) {
 	}
 	prev := debug.SetGCPercent(91)
 	defer debug.SetGCPercent(prev)
-	var reports_ [2]string
+	var outputs [2]string
 	for i, jobs := range []string{"1", "3"} {
 		te := real()
 		if code := te.main(append(args, "-o", "json", "--verbose", "--tolerance", "0%", "--jobs", jobs)); code != exitOK {
 			t.Fatalf("--jobs %s: exit %d\n%s", jobs, code, te.stderr.String())
 		}
-		reports_[i] = te.stdout.String()
+		outputs[i] = te.stdout.String()
 	}
 	if got := debug.SetGCPercent(91); got != 91 {
 		t.Errorf("after the check, GOGC is %d, want 91 as before", got)
 	}
-	if reports_[0] != reports_[1] {
-		t.Fatalf("--jobs 3 report differs from --jobs 1:\n%s\nwant:\n%s", reports_[1], reports_[0])
+	if outputs[0] != outputs[1] {
+		t.Fatalf("--jobs 3 report differs from --jobs 1:\n%s\nwant:\n%s", outputs[1], outputs[0])
 	}
 	var got struct{ Scenarios []reports.ScenarioCheck }
-	if err := json.Unmarshal([]byte(reports_[1]), &got); err != nil {
+	if err := json.Unmarshal([]byte(outputs[1]), &got); err != nil {
 		t.Fatal(err)
 	}
 	var files []string
