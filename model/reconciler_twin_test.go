@@ -61,6 +61,9 @@ func TestIncrementalMatchesFull(t *testing.T) {
 	if twinEditsNoted == 0 {
 		t.Error("no update was noted with its edits: updateStoredByEdits went untested")
 	}
+	if twinAppendsNoted == 0 {
+		t.Error("no update was noted as appending only: the fill of a best-fitting slice went untested")
+	}
 	t.Logf("%d settled reconcilers made again", twinRestored)
 }
 
@@ -387,6 +390,9 @@ var twinCachedSizes int
 // editsProblem), which Applied re-indexes by.
 var twinEditsNoted int
 
+// twinAppendsNoted counts those of them noted as appending only (sliceEdits.appendOnly).
+var twinAppendsNoted int
+
 // twinRehintedNoted counts those of them noted as rehinted: their copies' hints cleared, or
 // rewritten by the hints pass (freshItem.hints.rehinted).
 var twinRehintedNoted int
@@ -693,8 +699,11 @@ func copiedPrefixProblem(s *ServiceSlices, res SyncResult) string {
 			if hintless && sliceHasHints(sl) {
 				return fmt.Sprintf("update of %s: noted without hints, it has some", sl.Name)
 			}
-			if f := s.noted(old.s, sl); f != nil && f.edits.n > 0 {
+			if f := s.noted(old.s, sl); f != nil && f.edits.noted() {
 				twinEditsNoted++
+				if f.edits.appendOnly {
+					twinAppendsNoted++
+				}
 				if f.hints.rehinted {
 					twinRehintedNoted++
 				}
