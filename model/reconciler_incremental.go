@@ -1454,7 +1454,7 @@ func (s *ServiceSlices) applied(verb string, slice *EndpointSlice, old *storedSl
 	// An update usually keeps most endpoints, unchanged, in their order: their clean/dirty
 	// state cannot change, so only the others are marked and checked again.
 	if old != nil && verb != "delete" && s.updatesInPlace(old, slice) {
-		if f := s.noted(old.s, slice); f != nil && f.edits.noted() && old.hashes == nil {
+		if f := s.noted(old.s, slice); f != nil && f.edits.recorded() && old.hashes == nil {
 			touched = s.updateStoredByEdits(old, slice, f.edits, touched)
 		} else {
 			touched = s.updateStored(old, slice, s.alignUpdate(old, slice, f), touched)
@@ -2559,9 +2559,9 @@ type sliceEdits struct {
 	appendOnly bool
 }
 
-// noted reports whether the edits say how their update was made: some edits, or none but
-// appends.
-func (e sliceEdits) noted() bool { return e.n > 0 || e.appendOnly }
+// recorded reports whether the edits say how their update was made: some edits, or none
+// but appends.
+func (e sliceEdits) recorded() bool { return e.n > 0 || e.appendOnly }
 
 // writeTouched adds the write of touched slice ss keeping the endpoints kept, the first
 // prefix of them copies of its own in their places, to plan: an update, or a delete when it
@@ -2795,7 +2795,7 @@ type EndpointChange struct{ Was, Now *Endpoint }
 // changes alone.
 func (s *ServiceSlices) ChangedEndpoints(slice, stored *EndpointSlice, buf []EndpointChange) ([]EndpointChange, bool) {
 	item := s.noted(stored, slice)
-	if item == nil || !item.edits.noted() || item.hints.rehinted {
+	if item == nil || !item.edits.recorded() || item.hints.rehinted {
 		return buf, false
 	}
 	was, now := stored.Endpoints, slice.Endpoints

@@ -699,7 +699,7 @@ func copiedPrefixProblem(s *ServiceSlices, res SyncResult) string {
 			if hintless && sliceHasHints(sl) {
 				return fmt.Sprintf("update of %s: noted without hints, it has some", sl.Name)
 			}
-			if f := s.noted(old.s, sl); f != nil && f.edits.noted() {
+			if f := s.noted(old.s, sl); f != nil && f.edits.recorded() {
 				twinEditsNoted++
 				if f.edits.appendOnly {
 					twinAppendsNoted++

@@ -7,19 +7,7 @@ import (
 	"time"
 )
 
-// cpuTime is the process's user + system CPU time so far.
-func cpuTime() time.Duration {
-	user, sys := cpuTimes()
-	return user + sys
-}
-
-// systemTime is the process's system (kernel) CPU time so far.
-func systemTime() time.Duration {
-	_, sys := cpuTimes()
-	return sys
-}
-
-// cpuTimes is the process's user and system CPU time so far.
+// cpuTimes is the process's user and system (kernel) CPU time so far.
 func cpuTimes() (user, sys time.Duration) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
