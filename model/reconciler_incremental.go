@@ -1605,9 +1605,9 @@ func (s *ServiceSlices) updateStored(ss *storedSlice, slice *EndpointSlice, a al
 }
 
 // updateStoredByEdits is updateStored for an update keptByRuns made of ss's slice with the
-// edits e (noted with it: see sliceEdits), every stored endpoint carrying its identity:
-// the update's endpoints are paired with the stored ones by the edits, not by their
-// identities. It marks and re-indexes what updateStored would, in the same order: the
+// edits e, or a fill that only appends to it (noted with it: see sliceEdits), every stored
+// endpoint carrying its identity: the update's endpoints are paired with the stored ones by
+// the edits, not by their identities. It marks and re-indexes what updateStored would, in the same order: the
 // dropped endpoints, then the update's endpoints by position, moved, changed or added.
 // Most of an update is runs of copies, which cost nothing before the first drop, and a
 // move of their index entry after it. (Pairing every endpoint after the first change by
@@ -2547,12 +2547,12 @@ func (e sliceEdit) pos() int      { return int(e >> 1) }
 func (e sliceEdit) dropped() bool { return e&1 != 0 }
 
 // sliceEdits are the edits of one update keptByRuns made, in position order, when there
-// are at most four (n 0 and not appendOnly: not noted): the update holds the stored slice's endpoints with
-// these edits, the others copied in runs between them, then whatever step 2 appended.
-// Applied then re-indexes the update from them (updateStoredByEdits) without pairing its
-// endpoints with the stored ones. appendOnly, with n 0, notes an update that edits none:
-// it holds every stored endpoint in its place, then the ones step 3 appended (a fill of
-// the best-fitting slice).
+// are at most four (n 0 and not appendOnly: not noted): the update holds the stored
+// slice's endpoints with these edits, the others copied in runs between them, then
+// whatever step 2 appended. Applied then re-indexes the update from them
+// (updateStoredByEdits) without pairing its endpoints with the stored ones. appendOnly,
+// with n 0, notes an update that edits none: it holds every stored endpoint in its place,
+// then the ones step 3 appended (a fill of the best-fitting slice).
 type sliceEdits struct {
 	at         [4]sliceEdit
 	n          int8
