@@ -452,10 +452,11 @@ func (s *ServiceEndpoints) index() map[string]*endpointsPodSlot {
 func (s *ServiceEndpoints) setSlot(slot *endpointsPodSlot, pod *Pod) {
 	old, oldPod, oldReady := slot.ps, slot.pod, slot.ready
 	slot.pod = pod
-	if old == nil && !s.podAddressable(pod) {
+	ip, addressable := s.addressIP(pod, old)
+	if old == nil && !addressable {
 		return // it contributed nothing and still does not (no IP yet, or terminal)
 	}
-	if ip, keeps := s.keepsAddress(old, oldPod, pod); keeps {
+	if addressable && s.keepsAddress(old, oldPod, pod, ip) {
 		// The update keeps the pod's address (most do: a readiness change, or nothing
 		// this controller reads), so the state is kept rather than replaced: the records
 		// that refer to it hold its readiness apart (endpointsEntry), and a truncated
@@ -471,7 +472,7 @@ func (s *ServiceEndpoints) setSlot(slot *endpointsPodSlot, pod *Pod) {
 		return
 	}
 	// Pods are never modified once passed: no copy needed.
-	slot.ps, slot.ready = s.podState(pod, old)
+	slot.ps, slot.ready = s.podStateAt(pod, old, ip, addressable)
 	s.removeContribution(old, oldReady)
 	s.addContribution(slot.ps, slot.ready)
 }
@@ -567,14 +568,16 @@ func (s *ServiceEndpoints) dropSlot(slot *endpointsPodSlot) {
 // sizes are reused when its address is the same.
 // upstream: endpoints_controller.go syncService, the per-pod loop.
 func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) (ps *endpointsPodState, ready bool) {
+	ip, ok := s.addressIP(pod, nil)
+	return s.podStateAt(pod, prev, ip, ok)
+}
+
+// podStateAt is podState given addressIP's answer for the pod (ip, addressable).
+func (s *ServiceEndpoints) podStateAt(pod *Pod, prev *endpointsPodState, ip int32, addressable bool) (ps *endpointsPodState, ready bool) {
+	if !addressable {
+		return nil, false
+	}
 	svc := s.svc
-	if !legacyPodIncluded(pod, svc.PublishNotReadyAddresses) {
-		return nil, false
-	}
-	ip, ok := legacyPodIPIndex(svc, pod)
-	if !ok {
-		return nil, false
-	}
 	ps = &endpointsPodState{pod: pod, ip: ip, named: legacyPodHostname(svc, pod) != ""}
 	ready = svc.PublishNotReadyAddresses || pod.Ready
 	var buf [8]int // signature keeps a copy of a new list: this one can stay on the stack
@@ -608,27 +611,37 @@ func (s *ServiceEndpoints) podState(pod *Pod, prev *endpointsPodState) (ps *endp
 }
 
 // keepsAddress reports whether podState(pod, old) would be old with another readiness at
-// most, old being the state of oldPod (nil: no state), and where pod has that IP (see
-// legacyPodIPIndex): pod has oldPod's identity (so the same spec fields, hence the same
-// ports, hostname and target reference, under the Service old was built for: a Service
-// change rebuilds every state), and it is still included with old's IP and node.
-func (s *ServiceEndpoints) keepsAddress(old *endpointsPodState, oldPod, pod *Pod) (ip int32, ok bool) {
-	if old == nil || pod.PodIdentity != oldPod.PodIdentity || pod.NodeName != old.pod.NodeName ||
-		!legacyPodIncluded(pod, s.svc.PublishNotReadyAddresses) {
-		return 0, false
-	}
-	ip, ok = legacyPodIPIndex(s.svc, pod)
-	return ip, ok && podIPAt(pod, ip) == old.ipOf()
-}
-
-// podAddressable reports whether podState gets as far as the pod's ports: the pod is included
-// and has an address of the Service's family.
-func (s *ServiceEndpoints) podAddressable(pod *Pod) bool {
-	if !legacyPodIncluded(pod, s.svc.PublishNotReadyAddresses) {
+// most, old being the state of oldPod (nil: no state), given that pod is addressable with
+// its IP at ip (addressIP): pod has oldPod's identity (so the same spec fields, hence the
+// same ports, hostname and target reference, under the Service old was built for: a Service
+// change rebuilds every state), and it is still on old's node with old's IP.
+func (s *ServiceEndpoints) keepsAddress(old *endpointsPodState, oldPod, pod *Pod, ip int32) bool {
+	if old == nil || pod.PodIdentity != oldPod.PodIdentity || pod.NodeName != old.pod.NodeName {
 		return false
 	}
-	_, ok := legacyPodIP(s.svc, pod)
-	return ok
+	return sameIPList(pod.IPs, old.pod.IPs) || podIPAt(pod, ip) == old.ipOf()
+}
+
+// addressIP is where pod's address's IP is (legacyPodIPIndex), and whether it has an
+// address at all: it is included (legacyPodIncluded) and has an IP of the Service's family.
+// When its IPs are the very list of the pod old was built from (a pod version that kept
+// its predecessor's status.podIPs), whose IPs never change, it has old's IP: old was built
+// under the current Service, as every state is (a Service change rebuilds them all). An
+// update that keeps a pod's IPs, as most do, so finds them without parsing the IPs again.
+func (s *ServiceEndpoints) addressIP(pod *Pod, old *endpointsPodState) (int32, bool) {
+	if !legacyPodIncluded(pod, s.svc.PublishNotReadyAddresses) {
+		return 0, false
+	}
+	if old != nil && sameIPList(pod.IPs, old.pod.IPs) {
+		return old.ip, true
+	}
+	return legacyPodIPIndex(s.svc, pod)
+}
+
+// sameIPList reports whether a and b are the same list, not just equal: the same length
+// and array. (A pod included has at least one IP.)
+func sameIPList(a, b []string) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
 
 // endpointsPortScan is the number of distinct ports up to which portID scans s.ports.
