@@ -90,7 +90,10 @@ func TestAddrKeyOrdersAsTheIPs(t *testing.T) {
 		ip := fmt.Sprintf("%d.%d.%d.%d", rng.IntN(256), rng.IntN(256), rng.IntN(256), rng.IntN(256))
 		ips = append(ips, ip[:rng.IntN(len(ip)+1)])
 	}
-	for _, ip := range []string{"fd00::1", "2001:db8::1", "10.0.0.a", "::ffff:10.0.0.1", "12345678901234567"} {
+	// Besides IPv6 and long IPs, the characters next to the digits and the dot, and bytes
+	// past ASCII.
+	for _, ip := range []string{"fd00::1", "2001:db8::1", "10.0.0.a", "::ffff:10.0.0.1", "12345678901234567",
+		"10.0.0./", "10.0.0.:", "10.0.0-1", "10\x00", "1\xff.0"} {
 		if keyOf(ip) != addrKeyOther {
 			t.Errorf("keyOf(%q) = %d, want addrKeyOther", ip, keyOf(ip))
 		}
