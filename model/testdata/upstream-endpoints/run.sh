@@ -11,7 +11,7 @@
 # must), and runs the test there. The first run downloads k8s.io/kubernetes and its
 # dependencies.
 #
-# Environment: EPSIM_DIFF_SEEDS (first-last, default 1-200; about 17 s a hundred seeds on
+# Environment: EPSIM_DIFF_SEEDS (first-last, default 1-200; about 20 s a hundred seeds on
 # one core), EPSIM_DIFF_STEPS (default 20), KUBERNETES_VERSION (default v1.37.2, the release
 # UPSTREAM.md follows).
 set -euo pipefail
