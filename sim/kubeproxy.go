@@ -336,6 +336,8 @@ type kubeProxy struct {
 	// by another way than the endpoints informer (serviceEvent) is taken no earlier.
 	clock Time
 
+	// pending and inFlight trade arrays at each sync (startSync), and one that grew past
+	// proxyChangesKeep is let go when its sync ends (finishSync).
 	pending  []kubeProxyChange // received, not yet checked out
 	inFlight []kubeProxyChange // checked out by the running sync
 	current  kubeProxySync
@@ -786,8 +788,9 @@ func (k *kubeProxy) startSync(t Time) {
 			changedEndpoints += max(k.programmed(c.svc), 0) * int(sv.ports)
 		}
 	}
-	k.inFlight = append(k.inFlight[:0], k.pending...)
-	k.pending = k.pending[:0]
+	// The last sync emptied inFlight (finishSync): the checked-out changes move to it by
+	// trading arrays, not by a copy.
+	k.inFlight, k.pending = k.pending, k.inFlight[:0]
 	k.legacyPending = 0
 	totalEndpoints := k.portEndpoints
 	full := k.fullSync(t)
@@ -837,6 +840,12 @@ func (k *kubeProxy) fullSync(t Time) bool {
 	return due && !k.largeCluster
 }
 
+// proxyChangesKeep is the capacity up to which a kube-proxy keeps a list of changes when its
+// sync ends, for the syncs to come: a larger one is a burst's. (The ADDED events of 50,000
+// Services at once filled lists of 5 MB, two per kube-proxy, which both kube-proxies then
+// held all run: 21 MB of that run's live heap.)
+const proxyChangesKeep = 1024
+
 // finishSync ends the running sync: the checked-out changes are programmed and observed in
 // kubeproxy_network_programming_duration_seconds. upstream: iptables/proxier.go
 // syncProxyRules (after RestoreAll), runner Loop (minInterval reset after fn).
@@ -851,6 +860,9 @@ func (k *kubeProxy) finishSync() {
 		}
 	}
 	k.inFlight = k.inFlight[:0]
+	if cap(k.inFlight) > proxyChangesKeep {
+		k.inFlight = nil
+	}
 	k.syncs = append(k.syncs, k.current)
 	k.lastEnd = end
 	if k.current.full {

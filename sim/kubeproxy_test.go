@@ -621,6 +621,43 @@ func TestServiceAddedSyncs(t *testing.T) {
 	}
 }
 
+// TestBurstOfChangesLetGo: a burst of changes (the ADDED events of many Services while a
+// sync runs) is checked out by the next sync and programmed by it, every change once, and
+// its list is not held after that sync ends; a list the size of a usual sync's is kept.
+func TestBurstOfChangesLetGo(t *testing.T) {
+	k := flatProxy(KubeProxyIPTables, 10*time.Millisecond)
+	const burst = 3 * proxyChangesKeep
+	k.serviceEvent(0, 1, 0, 0, true) // the first sync starts at once
+	for i := 1; i <= burst; i++ {
+		k.serviceEvent(i, 1, ms, 0, true) // arrive while it runs
+	}
+	if len(k.pending) != burst {
+		t.Fatalf("%d changes pending during the first sync, want %d", len(k.pending), burst)
+	}
+	k.advance(k.current.end+Time(k.cfg.MinSyncPeriod), true) // the second sync starts
+	if k.state != runnerSyncing || len(k.syncs) != 1 {
+		t.Fatalf("state %v after %d syncs: want the second sync running", k.state, len(k.syncs))
+	}
+	if len(k.inFlight) != burst || len(k.pending) != 0 {
+		t.Errorf("the second sync checked out %d changes, left %d pending; want %d, 0", len(k.inFlight), len(k.pending), burst)
+	}
+	k.advance(Time(time.Hour), true) // it ends, and periodic syncs after it
+	if len(k.syncs) < 2 || k.state == runnerSyncing {
+		t.Fatalf("%d syncs, state %v: want the burst's sync ended", len(k.syncs), k.state)
+	}
+	if c := max(cap(k.pending), cap(k.inFlight)); c > proxyChangesKeep {
+		t.Errorf("after the burst's sync, a list of capacity %d is kept (limit %d)", c, proxyChangesKeep)
+	}
+	// A usual sync's list is kept for the next ones.
+	for i := range 3 {
+		k.serviceEvent(i, 1, k.clock, 0, true)
+	}
+	k.advance(2*Time(time.Hour), true)
+	if max(cap(k.pending), cap(k.inFlight)) == 0 {
+		t.Error("after a sync of 3 changes, no list is kept for the next sync")
+	}
+}
+
 // TestLargeClusterModeAsUpstream: iptables' largeClusterMode counts every endpoint in the
 // proxier's endpointsMap, ready or not, and a sync decides on a full sync with the mode the
 // previous sync set (upstream: iptables/proxier.go syncProxyRules reads largeClusterMode for
