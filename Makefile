@@ -1,7 +1,7 @@
 # epsim — see README.md. Every target works on a fresh machine with only Go installed.
 GO ?= go
 
-.PHONY: build test bench bench-compare rss-compare instr-compare lint cross run check baselines fuzz pgo upstream-endpoints
+.PHONY: build test bench bench-compare rss-compare instr-compare lint cross run check baselines fuzz pgo upstream-endpoints upstream-mirroring
 
 build:
 	$(GO) build -o bin/sim ./cmd/sim
@@ -55,12 +55,16 @@ cross:
 	GOOS=darwin GOARCH=arm64 $(GO) build ./...
 
 # The Endpoints builders against the real Endpoints controller of Kubernetes, on random
-# Services and pods (model/testdata/upstream-endpoints/run.sh says how). Not in CI: its first
+# Services and pods, and MirrorEndpoints against the real EndpointSlice mirroring controller,
+# on random Endpoints objects (model/testdata/upstream/run.sh says how). Not in CI: the first
 # run downloads k8s.io/kubernetes and compiles part of it, minutes on an empty build cache.
 #   make upstream-endpoints SEEDS=1-1000
 SEEDS ?= 1-200
 upstream-endpoints:
-	EPSIM_DIFF_SEEDS=$(SEEDS) GO=$(GO) bash model/testdata/upstream-endpoints/run.sh
+	EPSIM_DIFF_SEEDS=$(SEEDS) GO=$(GO) bash model/testdata/upstream/run.sh endpoints
+
+upstream-mirroring:
+	EPSIM_DIFF_SEEDS=$(SEEDS) GO=$(GO) bash model/testdata/upstream/run.sh mirroring
 
 run: build
 	./bin/sim run scenarios/5000-nodes.yaml

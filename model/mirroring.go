@@ -55,7 +55,8 @@ type MirroringPlan struct {
 // name, and all creates have an empty name, so with creates of both address types upstream can
 // drop the wrong one and then fail the sync; in a differential run about 1% of mirrored
 // objects had a layout for which every one of 96 upstream syncs failed so, retried forever,
-// where this writes the result upstream means to).
+// where this writes the result upstream means to). `make upstream-mirroring` runs it against
+// upstream's controller, live (model/testdata/upstream).
 func MirrorEndpoints(ep *Endpoints, svc *Service, existing []*EndpointSlice, maxPerSubset int) MirroringPlan {
 	var plan MirroringPlan
 	if !ShouldMirror(ep, svc) {

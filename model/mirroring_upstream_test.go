@@ -10,7 +10,8 @@ import (
 // The cases here are what the real EndpointSliceMirroring controller of Kubernetes v1.37.2
 // (pkg/controller/endpointslicemirroring, driven with a fake clientset; its map orders are
 // random, so it ran each case many times) wrote for these Endpoints objects in a differential
-// run against this model.
+// run against this model. `make upstream-mirroring` runs such a differential test on random
+// objects (model/testdata/upstream/mirroring_diff_test.go.txt).
 
 // mirrorCase is a selectorless Service's user-written Endpoints ns/svc (UID ep-uid).
 func mirrorCase(subsets ...EndpointSubset) *Endpoints {

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Runs a model of a Kubernetes controller against the real controller: `make
+# upstream-endpoints` and `make upstream-mirroring`, or this script from anywhere, with the
+# harness's name as its argument:
+#
+#   endpoints  the Endpoints controller (pkg/controller/endpoint) against BuildEndpoints and
+#              ServiceEndpoints: endpoints_diff_test.go.txt
+#   mirroring  the EndpointSlice mirroring controller (pkg/controller/endpointslicemirroring)
+#              against MirrorEndpoints: mirroring_diff_test.go.txt
+#
+# Upstream keeps both controllers' syncs unexported, so no test can call them from another
+# module: this script copies the working tree's tracked files to a temporary directory, puts
+# the controller's package there as package epsim/model/upstream<name> (from the module
+# cache, downloaded through the module proxy; nothing of it is kept in the repository) with
+# a small exported wrapper (<name>_export.go.txt), adds k8s.io/kubernetes to that copy's
+# go.mod (its staging modules pinned to the matching v0.x release, as any module that imports
+# it must), and runs the harness's test there. The first run downloads k8s.io/kubernetes and
+# its dependencies.
+#
+# Environment: EPSIM_DIFF_SEEDS (first-last, default 1-200; a hundred seeds take about 20 s
+# on one core for endpoints), EPSIM_DIFF_STEPS (default 20), KUBERNETES_VERSION (default
+# v1.37.2, the release UPSTREAM.md follows).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+go=${GO:-go}
+version=${KUBERNETES_VERSION:-v1.37.2}
+staging=v0.${version#v1.}
+
+name=${1:-}
+case $name in
+endpoints)
+	pkg=endpoint
+	files=(endpoints_controller.go endpoints_tracker.go)
+	test=TestEndpointsAsUpstreamController
+	;;
+mirroring)
+	pkg=endpointslicemirroring
+	files=(endpointslicemirroring_controller.go events.go reconciler.go reconciler_helpers.go utils.go)
+	test=TestMirroringAsUpstreamController
+	;;
+*)
+	echo "usage: $0 endpoints|mirroring" >&2
+	exit 2
+	;;
+esac
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
+	(cd "$root" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$tmp"
+else
+	# Not a clone: all of it but the binaries.
+	(cd "$root" && tar --exclude=./bin -cf - .) | tar -xf - -C "$tmp"
+fi
+
+dir='s/^[[:space:]]*"Dir": "\(.*\)",$/\1/p'
+k8s=$(cd "$tmp" && $go mod download -json "k8s.io/kubernetes@$version" | sed -n "$dir")
+if [ -z "$k8s" ] || [ ! -d "$k8s/pkg/controller/$pkg" ]; then
+	echo "upstream-$name: could not download k8s.io/kubernetes@$version" >&2
+	exit 1
+fi
+up=$tmp/model/upstream$name
+mkdir "$up"
+for f in "${files[@]}"; do
+	sed "s/^package $pkg\$/package upstream$name/" "$k8s/pkg/controller/$pkg/$f" >"$up/$f"
+done
+cp "$here/${name}_export.go.txt" "$up/export.go"
+cp "$here/${name}_diff_test.go.txt" "$tmp/model/upstream_${name}_diff_test.go"
+
+cd "$tmp"
+edits=(-require="k8s.io/kubernetes@$version")
+staged='s/^[[:space:]]*\(k8s.io\/[^ ]*\) => \.\/staging\/.*/\1/p'
+for m in $(sed -n "$staged" "$k8s/go.mod"); do
+	edits+=(-replace="$m=$m@$staging")
+done
+$go mod edit "${edits[@]}"
+GOFLAGS=-mod=mod $go test ./model -run "^$test\$" -count=1 -v -timeout 0
