@@ -262,6 +262,9 @@ func (y *endpointsSyncer) sync(s *serviceState, trigger model.Timestamp, buf []w
 		snap.manual = s.manual
 		return append(buf[:0], write{verb: verb, legacy: true, user: true, endpoints: snap}), nil
 	}
+	if y.settler.asleep(s.idx) {
+		return buf[:0], nil // nothing to do (settler.asleep)
+	}
 	b := y.builder(s.idx)
 	d := b.Sync(trigger)
 	if d.Verb == "" {

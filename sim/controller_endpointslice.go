@@ -207,6 +207,10 @@ func (y *sliceSyncer) sync(s *serviceState, trigger model.Timestamp, buf []write
 	if s.manual != nil {
 		return y.mirror(s, buf), nil
 	}
+	if y.settler.asleep(s.idx) {
+		y.events = model.SyncEvents{}
+		return buf[:0], nil // nothing to do (settler.asleep)
+	}
 	res := y.reconciler(s.idx).Sync(trigger)
 	y.events = res.Events
 	writes := buf[:0]

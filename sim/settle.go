@@ -195,6 +195,20 @@ func (st *settler) keep(idx int, d *dormant) {
 	st.dropped++
 }
 
+// asleep reports whether Service idx's builder is dropped (a dormant record stands for it).
+// Every change of the Service or of its pods makes the builder again (wake) before the
+// change is applied, and the builder was dropped only when a sync would have had nothing
+// to do (model.ServiceEndpoints.Settled, model.ServiceSlices.Settled): a sync of a Service
+// still asleep, which only an informer resync queues, writes nothing, and need not wake it.
+// Each resync woke every settled Service: many-services' Services left alone for 30 hours
+// (two resyncs) made 19,995 reconcilers and 19,489 Endpoints builders again, for 1.97
+// CPU-s of user time against 1.31 and a live heap of 87 MB after a collection against 71.
+func (st *settler) asleep(idx int) bool { return st.dormant[idx] != nil && !resyncWakes }
+
+// resyncWakes makes asleep report false, so that a sync wakes every Service (a test
+// compares the two).
+var resyncWakes = false
+
 // wake returns Service idx's dormant record and its pods in the builder's order (valid
 // until release), and forgets them (nil if it has none); call release with the
 // record once the builder is made again.

@@ -214,3 +214,45 @@ func TestSettlerGatherKeepsNoPodWhenItGivesUp(t *testing.T) {
 		}
 	}
 }
+
+// TestResyncLeavesSettledServicesAsleep: an informer resync queues every Service, and the
+// sync of one whose builders were dropped writes nothing and leaves them dropped
+// (settler.asleep), where waking them made them all again at once; the results are those
+// of the run that keeps every builder, and of the run with the resync's syncs answered by
+// the builders.
+func TestResyncLeavesSettledServicesAsleep(t *testing.T) {
+	cfg := testConfig(30, 3)
+	cfg.Services[0].Count = 20
+	cfg.ControlPlane.MinResyncPeriod = time.Duration(settleAfter) // resyncs from 1 h to 2 h apart
+	cfg.Timeline = []Action{
+		{Name: "create", Kind: ActionCreate},
+		{Name: "idle", Kind: ActionWait, Duration: 8 * time.Duration(settleAfter)},
+	}
+	settled, settlers := runSettling(t, cfg, settleMaxPods)
+	for _, st := range settlers {
+		if st.dropped < 15 || st.remade != 0 {
+			t.Errorf("%d builders dropped and %d made again: want most of the 20 Services' dropped, and none made again by a resync", st.dropped, st.remade)
+		}
+	}
+	idle := settled.Phases[1]
+	for _, m := range []Mode{ModeEndpointSlices, ModeEndpoints} {
+		if got := idle.Mode(m); got.Syncs < 3*20 || got.Writes.Total() != 0 {
+			t.Errorf("%s: %d syncs and %d writes in the idle hours, want 3 resyncs of 20 Services at least, and no write", m, got.Syncs, got.Writes.Total())
+		}
+	}
+	plain, _ := runSettling(t, cfg, 0)
+	if !reflect.DeepEqual(settled, plain) {
+		t.Fatalf("settling changed the results:\nwith    %+v\nwithout %+v", settled.Phases, plain.Phases)
+	}
+	defer func(old bool) { resyncWakes = old }(resyncWakes)
+	resyncWakes = true
+	woken, settlers := runSettling(t, cfg, settleMaxPods)
+	for _, st := range settlers {
+		if st.remade < 15 {
+			t.Errorf("with resyncs waking Services, %d builders made again, want 15 at least", st.remade)
+		}
+	}
+	if !reflect.DeepEqual(settled, woken) {
+		t.Fatalf("leaving Services asleep changed the results:\nasleep %+v\nwoken  %+v", settled.Phases, woken.Phases)
+	}
+}
