@@ -10,7 +10,7 @@ import (
 
 // The live differential harnesses of model/testdata/upstream (run.sh installs them as tests
 // of this package, with upstream's controllers) read their sequences' seeds and length from
-// the environment through these.
+// the environment through these, and set informer stores with mustReplace.
 
 // diffSeeds reads EPSIM_DIFF_SEEDS, "first-last" (default 1-200).
 func diffSeeds() (first, last uint64, err error) {
@@ -46,6 +46,14 @@ func parsePositive(name, v string, def int) (int, error) {
 		return 0, fmt.Errorf("%s=%q: want a positive number", name, v)
 	}
 	return n, nil
+}
+
+// mustReplace fails the test if replacing an informer store's objects failed.
+func mustReplace(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestDiffEnvParsing(t *testing.T) {
