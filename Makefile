@@ -1,7 +1,7 @@
 # epsim — see README.md. Every target works on a fresh machine with only Go installed.
 GO ?= go
 
-.PHONY: build test bench bench-compare rss-compare instr-compare lint cross run check baselines fuzz pgo upstream-endpoints upstream-mirroring
+.PHONY: build test bench bench-compare rss-compare instr-compare lint cross run check baselines fuzz pgo upstream-endpoints upstream-mirroring diff-slices
 
 build:
 	$(GO) build -o bin/sim ./cmd/sim
@@ -58,13 +58,24 @@ cross:
 # Services and pods, and MirrorEndpoints against the real EndpointSlice mirroring controller,
 # on random Endpoints objects (model/testdata/upstream/run.sh says how). Not in CI: the first
 # run downloads k8s.io/kubernetes and compiles part of it, minutes on an empty build cache.
-#   make upstream-endpoints SEEDS=1-1000
+# STEPS is the syncs of a sequence (20 unless set).
+#   make upstream-endpoints SEEDS=1-1000 STEPS=40
 SEEDS ?= 1-200
+STEPS ?=
+diff_steps = $(if $(STEPS),EPSIM_DIFF_STEPS=$(STEPS))
 upstream-endpoints:
-	EPSIM_DIFF_SEEDS=$(SEEDS) GO=$(GO) bash model/testdata/upstream/run.sh endpoints
+	EPSIM_DIFF_SEEDS=$(SEEDS) $(diff_steps) GO=$(GO) bash model/testdata/upstream/run.sh endpoints
 
 upstream-mirroring:
-	EPSIM_DIFF_SEEDS=$(SEEDS) GO=$(GO) bash model/testdata/upstream/run.sh mirroring
+	EPSIM_DIFF_SEEDS=$(SEEDS) $(diff_steps) GO=$(GO) bash model/testdata/upstream/run.sh mirroring
+
+# The EndpointSlice reconciler against k8s.io/endpointslice's on more random sequences than
+# make test's (TestReconcileFullMatchesUpstreamLong: seeds 100001-100200 of 60 syncs, unless
+# SEEDS or STEPS is set), logging every thousandth seed.
+#   make diff-slices SEEDS=300001-320000 STEPS=30
+diff-slices:
+	$(if $(filter command line environment,$(origin SEEDS)),EPSIM_DIFF_SEEDS=$(SEEDS)) $(diff_steps) \
+		$(GO) test ./model -run '^TestReconcileFullMatchesUpstreamLong$$' -count=1 -v -timeout 0
 
 run: build
 	./bin/sim run scenarios/5000-nodes.yaml

@@ -17,6 +17,15 @@ func diffSeeds() (first, last uint64, err error) {
 	return parseSeedRange(os.Getenv("EPSIM_DIFF_SEEDS"))
 }
 
+// diffSeedsOr is diffSeeds with another default range, for a sweep of its own seeds when
+// EPSIM_DIFF_SEEDS is unset (TestReconcileFullMatchesUpstreamLong).
+func diffSeedsOr(defFirst, defLast uint64) (first, last uint64, err error) {
+	if os.Getenv("EPSIM_DIFF_SEEDS") == "" {
+		return defFirst, defLast, nil
+	}
+	return diffSeeds()
+}
+
 // diffSteps reads EPSIM_DIFF_STEPS, the syncs of a sequence (default def).
 func diffSteps(def int) (int, error) {
 	return parsePositive("EPSIM_DIFF_STEPS", os.Getenv("EPSIM_DIFF_STEPS"), def)
@@ -91,6 +100,13 @@ func TestDiffEnvParsing(t *testing.T) {
 	t.Setenv("EPSIM_DIFF_STEPS", "7")
 	if first, last, err := diffSeeds(); err != nil || first != 10 || last != 12 {
 		t.Errorf("diffSeeds() with 10-12 = %d, %d, %v", first, last, err)
+	}
+	if first, last, err := diffSeedsOr(100001, 100200); err != nil || first != 10 || last != 12 {
+		t.Errorf("diffSeedsOr(100001, 100200) with 10-12 = %d, %d, %v", first, last, err)
+	}
+	t.Setenv("EPSIM_DIFF_SEEDS", "")
+	if first, last, err := diffSeedsOr(100001, 100200); err != nil || first != 100001 || last != 100200 {
+		t.Errorf("diffSeedsOr(100001, 100200) unset = %d, %d, %v", first, last, err)
 	}
 	if n, err := diffSteps(20); err != nil || n != 7 {
 		t.Errorf("diffSteps(20) with 7 = %d, %v", n, err)
