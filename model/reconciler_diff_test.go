@@ -477,7 +477,15 @@ func diffOneSequence(t *testing.T, seed uint64, steps int) {
 		// can stay apart though the slices agree again: a sweep found seed 570136 (its
 		// Service goes dual-stack and back) failing one run in six, with both caches
 		// holding a record from an earlier sync, split between the zones differently.
-		sameHints = sameHints && stateSummary(ours, false) == stateSummary(h.stored(t, "ns"), false)
+		//
+		// Nor can the slices show the hints of a sync whose creates were skipped (a Service
+		// being deleted): the hints pass allocates them over the slices to create too, and
+		// records the result, but those slices are never written, so the records can differ
+		// while every stored slice agrees. A sweep found seeds 358916 and 358200 failing one
+		// run in two that way: their Services, deleted with hints on, kept a record each
+		// sync that no write showed.
+		sameHints = sameHints && stateSummary(ours, false) == stateSummary(h.stored(t, "ns"), false) &&
+			!(loose && skipped(res) > 0)
 		if fail != "" {
 			t.Errorf("seed %d: sync %d: %s\nshortest failing prefix:\n  %s", seed, sync, fail, strings.Join(log, "\n  "))
 			return
