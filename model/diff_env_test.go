@@ -31,6 +31,22 @@ func diffSteps(def int) (int, error) {
 	return parsePositive("EPSIM_DIFF_STEPS", os.Getenv("EPSIM_DIFF_STEPS"), def)
 }
 
+// diffTopologyOnly reads EPSIM_DIFF_WORLDS: "all" (or unset) or "topology".
+func diffTopologyOnly() (bool, error) {
+	return parseWorlds(os.Getenv("EPSIM_DIFF_WORLDS"))
+}
+
+// parseWorlds parses the worlds a sweep runs: "" or "all", or "topology" (true).
+func parseWorlds(v string) (topologyOnly bool, err error) {
+	switch v {
+	case "", "all":
+		return false, nil
+	case "topology":
+		return true, nil
+	}
+	return false, fmt.Errorf("EPSIM_DIFF_WORLDS=%q: want all or topology", v)
+}
+
 // parseSeedRange parses "first-last" ("" is the default, 1-200).
 func parseSeedRange(v string) (first, last uint64, err error) {
 	if v == "" {
@@ -95,6 +111,16 @@ func TestDiffEnvParsing(t *testing.T) {
 			t.Errorf("parsePositive(%q) = %d, %v; want %d, ok %v", c.v, got, err, c.want, c.ok)
 		}
 	}
+	for _, c := range []struct {
+		v        string
+		topology bool
+		ok       bool
+	}{{"", false, true}, {"all", false, true}, {"topology", true, true}, {"Topology", false, false}, {"hints", false, false}} {
+		got, err := parseWorlds(c.v)
+		if (err == nil) != c.ok || got != c.topology {
+			t.Errorf("parseWorlds(%q) = %v, %v; want %v, ok %v", c.v, got, err, c.topology, c.ok)
+		}
+	}
 	// The harnesses read the process's environment through diffSeeds and diffSteps.
 	t.Setenv("EPSIM_DIFF_SEEDS", "10-12")
 	t.Setenv("EPSIM_DIFF_STEPS", "7")
@@ -110,5 +136,9 @@ func TestDiffEnvParsing(t *testing.T) {
 	}
 	if n, err := diffSteps(20); err != nil || n != 7 {
 		t.Errorf("diffSteps(20) with 7 = %d, %v", n, err)
+	}
+	t.Setenv("EPSIM_DIFF_WORLDS", "topology")
+	if only, err := diffTopologyOnly(); err != nil || !only {
+		t.Errorf("diffTopologyOnly() with topology = %v, %v", only, err)
 	}
 }
