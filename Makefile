@@ -72,7 +72,7 @@ upstream-mirroring:
 # The EndpointSlice reconciler against k8s.io/endpointslice's on more random sequences than
 # make test's (TestReconcileFullMatchesUpstreamLong: seeds 100001-100200 of 60 syncs, unless
 # SEEDS or STEPS is set), logging every thousandth sequence. WORLDS=topology runs only the
-# seeds whose world has zones and topology hints (every fourth).
+# seeds whose world has a topology cache (every fourth), which the hints annotation uses.
 #   make diff-slices SEEDS=300001-320000 STEPS=30
 #   make diff-slices SEEDS=400001-440000 STEPS=60 WORLDS=topology
 diff-slices:

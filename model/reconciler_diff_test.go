@@ -360,8 +360,8 @@ func TestReconcileFullMatchesUpstreamSkippedCreates(t *testing.T) {
 // TestReconcileFullMatchesUpstreamLong runs longer sequences: 200 of 60 syncs, or the seeds
 // and syncs EPSIM_DIFF_SEEDS and EPSIM_DIFF_STEPS ask for (make diff-slices), for a sweep
 // of thousands: 20,000 sequences of 30 syncs take about nine minutes on one core.
-// EPSIM_DIFF_WORLDS=topology keeps only the seeds of topology worlds (topologyWorld), for a
-// sweep of the hints pass and the topology cache alone.
+// EPSIM_DIFF_WORLDS=topology keeps only the seeds of worlds with a topology cache
+// (topologyWorld), for a sweep of the hints pass and the topology cache alone.
 func TestReconcileFullMatchesUpstreamLong(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long sweep")
@@ -397,8 +397,10 @@ func TestReconcileFullMatchesUpstreamLong(t *testing.T) {
 	t.Logf("seeds %d-%d, %d sequences of %d syncs: the same plans as upstream", first, last, ran, steps)
 }
 
-// topologyWorld says whether the world of seed has zoned nodes and a topology cache: its
-// Service turns hints on and off (the annotation, trafficDistribution) as it evolves.
+// topologyWorld says whether the world of seed runs with a topology cache, ours and
+// upstream's: only there does the topology-aware-hints annotation get zone hints from the
+// cache's allocation, and a node change recheck which Services are overloaded
+// (trafficDistribution's hints need no cache: every world has them).
 func topologyWorld(seed uint64) bool { return seed%4 == 0 }
 
 func diffOneSequence(t *testing.T, seed uint64, steps int) {
