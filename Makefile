@@ -1,7 +1,7 @@
 # epsim — see README.md. Every target works on a fresh machine with only Go installed.
 GO ?= go
 
-.PHONY: build test bench bench-compare rss-compare instr-compare lint cross run check baselines fuzz pgo upstream-endpoints upstream-mirroring diff-slices
+.PHONY: build test bench bench-compare rss-compare instr-compare lint cross run check baselines fuzz pgo upstream-endpoints upstream-mirroring diff-slices diff-sizes
 
 build:
 	$(GO) build -o bin/sim ./cmd/sim
@@ -79,6 +79,15 @@ diff-slices:
 	$(if $(filter command line environment,$(origin SEEDS)),EPSIM_DIFF_SEEDS=$(SEEDS)) $(diff_steps) \
 		$(if $(WORLDS),EPSIM_DIFF_WORLDS=$(WORLDS)) \
 		$(GO) test ./model -run '^TestReconcileFullMatchesUpstreamLong$$' -count=1 -v -timeout 0
+
+# The wire sizes against the real serializers on more random objects than make test's: each
+# seed of SEEDS (1-200 unless set) is 3,004 EndpointSlices and 2,002 Endpoints objects, each
+# encoded in protobuf and JSON, as an object and as every kind of watch event, logging every
+# hundredth seed.
+#   make diff-sizes SEEDS=1-1000
+diff-sizes:
+	EPSIM_DIFF_SEEDS=$(SEEDS) $(GO) test ./model \
+		-run '^Test(EndpointSlice|Endpoints)SizeMatchesSerializers$$' -count=1 -v -timeout 0
 
 run: build
 	./bin/sim run scenarios/5000-nodes.yaml

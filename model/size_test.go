@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -101,19 +102,24 @@ func TestEndpointSliceSizeMatchesSerializers(t *testing.T) {
 		objects, big = 400, 2
 	}
 	oracles := newOracles(t)
-	g := newObjectGen(42)
-	for i := range objects + big {
-		maxEndpoints := 12
-		switch {
-		case i >= objects:
-			maxEndpoints = 1000
-		case i%50 == 0:
-			maxEndpoints = 150
+	first, last := sizeSeeds(t, 42)
+	for seed := first; seed <= last; seed++ {
+		g := newObjectGen(seed)
+		for i := range objects + big {
+			maxEndpoints := 12
+			switch {
+			case i >= objects:
+				maxEndpoints = 1000
+			case i%50 == 0:
+				maxEndpoints = 150
+			}
+			s := g.slice(maxEndpoints)
+			label := fmt.Sprintf("seed %d slice %d (%d endpoints)", seed, i, len(s.Endpoints))
+			if !checkSliceSizes(t, oracles, s, label) {
+				t.Fatalf("first mismatch at seed %d slice %d: %s", seed, i, shrinkSlice(t, oracles, s))
+			}
 		}
-		s := g.slice(maxEndpoints)
-		if !checkSliceSizes(t, oracles, s, fmt.Sprintf("seed 42 slice %d (%d endpoints)", i, len(s.Endpoints))) {
-			t.Fatalf("first mismatch at slice %d: %s", i, shrinkSlice(t, oracles, s))
-		}
+		logSizeSweep(t, first, last, seed, "slices", objects+big)
 	}
 }
 
@@ -140,19 +146,51 @@ func TestEndpointsSizeMatchesSerializers(t *testing.T) {
 		objects, big = 400, 1
 	}
 	oracles := newOracles(t)
-	g := newObjectGen(7)
-	for i := range objects + big {
-		maxAddresses := 20
-		switch {
-		case i >= objects:
-			maxAddresses = 10000
-		case i%50 == 0:
-			maxAddresses = 600
+	first, last := sizeSeeds(t, 7)
+	for seed := first; seed <= last; seed++ {
+		g := newObjectGen(seed)
+		for i := range objects + big {
+			maxAddresses := 20
+			switch {
+			case i >= objects:
+				maxAddresses = 10000
+			case i%50 == 0:
+				maxAddresses = 600
+			}
+			e := g.endpoints(maxAddresses)
+			if !checkEndpointsSizes(t, oracles, e, fmt.Sprintf("seed %d endpoints %d", seed, i)) {
+				t.Fatalf("first mismatch at seed %d Endpoints %d", seed, i)
+			}
 		}
-		e := g.endpoints(maxAddresses)
-		if !checkEndpointsSizes(t, oracles, e, fmt.Sprintf("seed 7 endpoints %d", i)) {
-			t.Fatalf("first mismatch at Endpoints %d", i)
-		}
+		logSizeSweep(t, first, last, seed, "Endpoints objects", objects+big)
+	}
+}
+
+// sizeSeeds returns the seeds of the random objects the size differential tests encode:
+// def alone, or EPSIM_DIFF_SEEDS's range when set (make diff-sizes).
+func sizeSeeds(t *testing.T, def uint64) (first, last uint64) {
+	t.Helper()
+	if os.Getenv("EPSIM_DIFF_SEEDS") == "" {
+		return def, def
+	}
+	first, last, err := diffSeeds()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return first, last
+}
+
+// logSizeSweep logs a sweep's progress every hundredth seed and its outcome at the last
+// (silent for a single seed, the make test case).
+func logSizeSweep(t *testing.T, first, last, seed uint64, what string, perSeed int) {
+	t.Helper()
+	switch {
+	case first == last:
+	case seed == last:
+		t.Logf("seeds %d-%d, %d %s: byte-exact in protobuf and JSON, object and watch event",
+			first, last, (last-first+1)*uint64(perSeed), what)
+	case seed%100 == 0:
+		t.Logf("through seed %d", seed)
 	}
 }
 
