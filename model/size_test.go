@@ -97,30 +97,18 @@ func TestJSONRawCompactMatchesEncodingJSON(t *testing.T) {
 // TestEndpointSliceSizeMatchesSerializers is the byte-exact differential test: random
 // slices, converted to discovery/v1 and encoded by the real serializers and watch encoder.
 func TestEndpointSliceSizeMatchesSerializers(t *testing.T) {
-	objects, big := 3000, 4
+	mix := objectMix{objects: 3000, big: 4, small: 12, mid: 150, large: 1000}
 	if testing.Short() {
-		objects, big = 400, 2
+		mix.objects, mix.big = 400, 2
 	}
 	oracles := newOracles(t)
-	first, last := sizeSeeds(t, 42)
-	for seed := first; seed <= last; seed++ {
-		g := newObjectGen(seed)
-		for i := range objects + big {
-			maxEndpoints := 12
-			switch {
-			case i >= objects:
-				maxEndpoints = 1000
-			case i%50 == 0:
-				maxEndpoints = 150
-			}
-			s := g.slice(maxEndpoints)
-			label := fmt.Sprintf("seed %d slice %d (%d endpoints)", seed, i, len(s.Endpoints))
-			if !checkSliceSizes(t, oracles, s, label) {
-				t.Fatalf("first mismatch at seed %d slice %d: %s", seed, i, shrinkSlice(t, oracles, s))
-			}
+	sweepObjects(t, 42, "slices", mix, func(g *objectGen, seed uint64, i, maxEndpoints int) {
+		s := g.slice(maxEndpoints)
+		label := fmt.Sprintf("seed %d slice %d (%d endpoints)", seed, i, len(s.Endpoints))
+		if !checkSliceSizes(t, oracles, s, label) {
+			t.Fatalf("first mismatch at seed %d slice %d: %s", seed, i, shrinkSlice(t, oracles, s))
 		}
-		logSizeSweep(t, first, last, seed, "slices", objects+big)
-	}
+	})
 }
 
 // shrinkSlice reports the smallest failing variant found by dropping endpoints one by one.
@@ -141,56 +129,60 @@ func shrinkSlice(t *testing.T, oracles [numEncodings]*wireOracle, s *EndpointSli
 // TestEndpointsSizeMatchesSerializers is the differential test for legacy Endpoints: random
 // objects with up to a few dozen addresses, some with hundreds, and a few with 10,000.
 func TestEndpointsSizeMatchesSerializers(t *testing.T) {
-	objects, big := 2000, 2
+	mix := objectMix{objects: 2000, big: 2, small: 20, mid: 600, large: 10000}
 	if testing.Short() {
-		objects, big = 400, 1
+		mix.objects, mix.big = 400, 1
 	}
 	oracles := newOracles(t)
-	first, last := sizeSeeds(t, 7)
+	sweepObjects(t, 7, "Endpoints objects", mix, func(g *objectGen, seed uint64, i, maxAddresses int) {
+		e := g.endpoints(maxAddresses)
+		if !checkEndpointsSizes(t, oracles, e, fmt.Sprintf("seed %d endpoints %d", seed, i)) {
+			t.Fatalf("first mismatch at seed %d Endpoints %d", seed, i)
+		}
+	})
+}
+
+// objectMix is the random objects of one seed of a size differential test: objects ones of
+// up to small endpoints (every fiftieth up to mid), then big ones of up to large.
+type objectMix struct{ objects, big, small, mid, large int }
+
+// maxAt returns the most endpoints the seed's object i may have.
+func (m objectMix) maxAt(i int) int {
+	switch {
+	case i >= m.objects:
+		return m.large
+	case i%50 == 0:
+		return m.mid
+	}
+	return m.small
+}
+
+// sweepObjects calls check with the generator of each seed (def alone, or EPSIM_DIFF_SEEDS's
+// range when set: make diff-sizes) for each object of mix, logging a sweep's progress every
+// hundredth seed and its outcome at the last.
+func sweepObjects(t *testing.T, def uint64, what string, mix objectMix, check func(g *objectGen, seed uint64, i, max int)) {
+	t.Helper()
+	first, last := def, def
+	if os.Getenv("EPSIM_DIFF_SEEDS") != "" {
+		var err error
+		if first, last, err = diffSeeds(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	perSeed := mix.objects + mix.big
 	for seed := first; seed <= last; seed++ {
 		g := newObjectGen(seed)
-		for i := range objects + big {
-			maxAddresses := 20
-			switch {
-			case i >= objects:
-				maxAddresses = 10000
-			case i%50 == 0:
-				maxAddresses = 600
-			}
-			e := g.endpoints(maxAddresses)
-			if !checkEndpointsSizes(t, oracles, e, fmt.Sprintf("seed %d endpoints %d", seed, i)) {
-				t.Fatalf("first mismatch at seed %d Endpoints %d", seed, i)
-			}
+		for i := range perSeed {
+			check(g, seed, i, mix.maxAt(i))
 		}
-		logSizeSweep(t, first, last, seed, "Endpoints objects", objects+big)
-	}
-}
-
-// sizeSeeds returns the seeds of the random objects the size differential tests encode:
-// def alone, or EPSIM_DIFF_SEEDS's range when set (make diff-sizes).
-func sizeSeeds(t *testing.T, def uint64) (first, last uint64) {
-	t.Helper()
-	if os.Getenv("EPSIM_DIFF_SEEDS") == "" {
-		return def, def
-	}
-	first, last, err := diffSeeds()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return first, last
-}
-
-// logSizeSweep logs a sweep's progress every hundredth seed and its outcome at the last
-// (silent for a single seed, the make test case).
-func logSizeSweep(t *testing.T, first, last, seed uint64, what string, perSeed int) {
-	t.Helper()
-	switch {
-	case first == last:
-	case seed == last:
-		t.Logf("seeds %d-%d, %d %s: byte-exact in protobuf and JSON, object and watch event",
-			first, last, (last-first+1)*uint64(perSeed), what)
-	case seed%100 == 0:
-		t.Logf("through seed %d", seed)
+		switch {
+		case first == last: // make test's single seed: nothing to log
+		case seed == last:
+			t.Logf("seeds %d-%d, %d %s: byte-exact in protobuf and JSON, object and watch event",
+				first, last, (last-first+1)*uint64(perSeed), what)
+		case seed%100 == 0:
+			t.Logf("through seed %d", seed)
+		}
 	}
 }
 
