@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
@@ -162,12 +161,9 @@ func (m objectMix) maxAt(i int) int {
 // hundredth seed and its outcome at the last.
 func sweepObjects(t *testing.T, def uint64, what string, mix objectMix, check func(g *objectGen, seed uint64, i, max int)) {
 	t.Helper()
-	first, last := def, def
-	if os.Getenv("EPSIM_DIFF_SEEDS") != "" {
-		var err error
-		if first, last, err = diffSeeds(); err != nil {
-			t.Fatal(err)
-		}
+	first, last, err := diffSeedsOr(def, def)
+	if err != nil {
+		t.Fatal(err)
 	}
 	perSeed := mix.objects + mix.big
 	for seed := first; seed <= last; seed++ {
@@ -176,7 +172,6 @@ func sweepObjects(t *testing.T, def uint64, what string, mix objectMix, check fu
 			check(g, seed, i, mix.maxAt(i))
 		}
 		switch {
-		case first == last: // make test's single seed: nothing to log
 		case seed == last:
 			t.Logf("seeds %d-%d, %d %s: byte-exact in protobuf and JSON, object and watch event",
 				first, last, (last-first+1)*uint64(perSeed), what)
