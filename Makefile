@@ -1,7 +1,7 @@
 # epsim — see README.md. Every target works on a fresh machine with only Go installed.
 GO ?= go
 
-.PHONY: build test bench bench-compare rss-compare instr-compare lint cross run check baselines fuzz pgo upstream-endpoints upstream-mirroring diff-slices diff-sizes
+.PHONY: build test bench bench-compare rss-compare instr-compare lint cross run check baselines fuzz pgo upstream-endpoints upstream-mirroring upstream-proxy diff-slices diff-sizes
 
 build:
 	$(GO) build -o bin/sim ./cmd/sim
@@ -68,6 +68,12 @@ upstream-endpoints:
 
 upstream-mirroring:
 	EPSIM_DIFF_SEEDS=$(SEEDS) $(diff_steps) GO=$(GO) bash model/testdata/upstream/run.sh mirroring
+
+# What the representative kube-proxy programs against the real kube-proxy's endpoint handling
+# (pkg/proxy: its change trackers and CategorizeEndpoints), on random EndpointSlices of one
+# Service: `make upstream-proxy SEEDS=1-20000`.
+upstream-proxy:
+	EPSIM_DIFF_SEEDS=$(SEEDS) $(diff_steps) GO=$(GO) bash model/testdata/upstream/run.sh proxy
 
 # The EndpointSlice reconciler against k8s.io/endpointslice's on more random sequences than
 # make test's (TestReconcileFullMatchesUpstreamLong: seeds 100001-100200 of 60 syncs, unless

@@ -7,6 +7,9 @@
 #              ServiceEndpoints: endpoints_diff_test.go.txt
 #   mirroring  the EndpointSlice mirroring controller (pkg/controller/endpointslicemirroring)
 #              against MirrorEndpoints: mirroring_diff_test.go.txt
+#   proxy      kube-proxy's endpoint handling (pkg/proxy: the change trackers and
+#              CategorizeEndpoints) against the representative kube-proxy's counts:
+#              proxy_diff_test.go.txt
 #
 # Upstream keeps both controllers' syncs unexported, so no test can call them from another
 # module: this script copies the working tree's tracked files to a temporary directory, puts
@@ -14,8 +17,9 @@
 # cache, downloaded through the module proxy; nothing of it is kept in the repository) with
 # a small exported wrapper (<name>_export.go.txt), adds k8s.io/kubernetes to that copy's
 # go.mod (its staging modules pinned to the matching v0.x release, as any module that imports
-# it must), and runs the harness's test there. The first run downloads k8s.io/kubernetes and
-# its dependencies.
+# it must), and runs the harness's test there. kube-proxy's part is exported: its harness
+# imports pkg/proxy as it is, from package sim (whose counts it reads), and nothing is
+# copied. The first run downloads k8s.io/kubernetes and its dependencies.
 #
 # Environment: EPSIM_DIFF_SEEDS (first-last, default 1-200; a hundred seeds take about 20 s
 # on one core for endpoints), EPSIM_DIFF_STEPS (default 20), KUBERNETES_VERSION (default
@@ -30,17 +34,25 @@ staging=v0.${version#v1.}
 name=${1:-}
 case $name in
 endpoints)
-	pkg=endpoint
+	src=pkg/controller/endpoint
 	files=(endpoints_controller.go endpoints_tracker.go)
 	test=TestEndpointsAsUpstreamController
+	dest=model
 	;;
 mirroring)
-	pkg=endpointslicemirroring
+	src=pkg/controller/endpointslicemirroring
 	files=(endpointslicemirroring_controller.go events.go reconciler.go reconciler_helpers.go utils.go)
 	test=TestMirroringAsUpstreamController
+	dest=model
+	;;
+proxy)
+	src=pkg/proxy
+	files=()
+	test=TestKubeProxyAsUpstream
+	dest=sim
 	;;
 *)
-	echo "usage: $0 endpoints|mirroring" >&2
+	echo "usage: $0 endpoints|mirroring|proxy" >&2
 	exit 2
 	;;
 esac
@@ -56,17 +68,20 @@ fi
 
 dir='s/^[[:space:]]*"Dir": "\(.*\)",$/\1/p'
 k8s=$(cd "$tmp" && $go mod download -json "k8s.io/kubernetes@$version" | sed -n "$dir")
-if [ -z "$k8s" ] || [ ! -d "$k8s/pkg/controller/$pkg" ]; then
+if [ -z "$k8s" ] || [ ! -d "$k8s/$src" ]; then
 	echo "upstream-$name: could not download k8s.io/kubernetes@$version" >&2
 	exit 1
 fi
-up=$tmp/model/upstream$name
-mkdir "$up"
-for f in "${files[@]}"; do
-	sed "s/^package $pkg\$/package upstream$name/" "$k8s/pkg/controller/$pkg/$f" >"$up/$f"
-done
-cp "$here/${name}_export.go.txt" "$up/export.go"
-cp "$here/${name}_diff_test.go.txt" "$tmp/model/upstream_${name}_diff_test.go"
+if [ ${#files[@]} -gt 0 ]; then
+	pkg=${src##*/}
+	up=$tmp/model/upstream$name
+	mkdir "$up"
+	for f in "${files[@]}"; do
+		sed "s/^package $pkg\$/package upstream$name/" "$k8s/$src/$f" >"$up/$f"
+	done
+	cp "$here/${name}_export.go.txt" "$up/export.go"
+fi
+cp "$here/${name}_diff_test.go.txt" "$tmp/$dest/upstream_${name}_diff_test.go"
 
 cd "$tmp"
 edits=(-require="k8s.io/kubernetes@$version")
@@ -75,4 +90,4 @@ for m in $(sed -n "$staged" "$k8s/go.mod"); do
 	edits+=(-replace="$m=$m@$staging")
 done
 $go mod edit "${edits[@]}"
-GOFLAGS=-mod=mod $go test ./model -run "^$test\$" -count=1 -v -timeout 0
+GOFLAGS=-mod=mod $go test "./$dest" -run "^$test\$" -count=1 -v -timeout 0
