@@ -183,9 +183,26 @@ type Service struct {
 	PublishNotReadyAddresses bool
 	// ExternalName is true for type ExternalName, which no controller reconciles.
 	ExternalName bool
-	// InternalTrafficLocal is spec.internalTrafficPolicy Local: a node's kube-proxy sends
-	// the Service's traffic only to endpoints on that node (no controller reads it).
-	InternalTrafficLocal bool
+	// LocalEndpointsOnly is true when a node's kube-proxy sends the Service's traffic only
+	// to the endpoints on that node (no controller reads it): spec.internalTrafficPolicy
+	// Local, on a Service that takes no traffic from outside the cluster (see
+	// UsesLocalEndpointsOnly).
+	LocalEndpointsOnly bool
+}
+
+// UsesLocalEndpointsOnly reports whether kube-proxy sends the traffic of a Service of type
+// serviceType, with internal traffic policy internalPolicy (spec.internalTrafficPolicy:
+// "Cluster", "Local" or unset) and externalIPs external IPs, only to its node's endpoints:
+// with internal policy Local, unless the Service also takes traffic from outside the
+// cluster (type NodePort or LoadBalancer, or an external IP). Then kube-proxy programs the
+// cluster's endpoints as well, whatever the external policy (upstream needs them to short
+// circuit traffic from within the cluster). Upstream asks it per port: a node port, a load
+// balancer address or an external IP; a LoadBalancer with node ports turned off counts
+// once its addresses are in its status, as they are in a running cluster.
+// upstream: pkg/proxy/serviceport.go UsesClusterEndpoints, ExternallyAccessible.
+func UsesLocalEndpointsOnly(serviceType, internalPolicy string, externalIPs int) bool {
+	accessible := serviceType == "NodePort" || serviceType == "LoadBalancer" || externalIPs > 0
+	return internalPolicy == "Local" && !accessible
 }
 
 // Selector is a Service's spec.selector as its pairs, sorted by key, each key once: the

@@ -527,7 +527,7 @@ func sliceSizesFrom(s *model.EndpointSlice, req *model.ObjectMeta, sum model.ByE
 // and whether the Service's internal traffic policy is Local.
 func (y *sliceSyncer) placeOf(s *serviceState) proxyPlace {
 	at := y.e.proxyAt
-	at.localOnly = s.svc.InternalTrafficLocal
+	at.localOnly = s.svc.LocalEndpointsOnly
 	return at
 }
 

@@ -349,7 +349,7 @@ func serviceTemplate(c *ServiceConfig) *model.Service {
 		ClusterIP:                "10.96.0.10",
 		PublishNotReadyAddresses: c.PublishNotReadyAddresses,
 		TrafficDistribution:      c.TrafficDistribution,
-		InternalTrafficLocal:     c.InternalTrafficPolicy == "Local",
+		LocalEndpointsOnly:       c.InternalTrafficPolicy == "Local",
 	}
 	if c.Headless {
 		svc.ClusterIP = "None"

@@ -240,8 +240,12 @@ func oracleServiceFromAPI(s *corev1.Service) *model.Service {
 		ClusterIP:                s.Spec.ClusterIP,
 		PublishNotReadyAddresses: s.Spec.PublishNotReadyAddresses,
 		ExternalName:             s.Spec.Type == corev1.ServiceTypeExternalName,
-		InternalTrafficLocal:     s.Spec.InternalTrafficPolicy != nil && *s.Spec.InternalTrafficPolicy == corev1.ServiceInternalTrafficPolicyLocal,
 	}
+	// upstream: pkg/proxy/serviceport.go UsesClusterEndpoints (ExternallyAccessible per
+	// port: a node port, a load balancer address, an external IP)
+	internalLocal := s.Spec.InternalTrafficPolicy != nil && *s.Spec.InternalTrafficPolicy == corev1.ServiceInternalTrafficPolicyLocal
+	accessible := s.Spec.Type == corev1.ServiceTypeNodePort || s.Spec.Type == corev1.ServiceTypeLoadBalancer || len(s.Spec.ExternalIPs) > 0
+	m.LocalEndpointsOnly = internalLocal && !accessible
 	if td := s.Spec.TrafficDistribution; td != nil {
 		m.TrafficDistribution = *td
 	}
@@ -293,7 +297,7 @@ func ServiceToAPI(m *model.Service) *corev1.Service {
 	if m.TrafficDistribution != "" {
 		s.Spec.TrafficDistribution = &m.TrafficDistribution
 	}
-	if m.InternalTrafficLocal {
+	if m.LocalEndpointsOnly {
 		local := corev1.ServiceInternalTrafficPolicyLocal
 		s.Spec.InternalTrafficPolicy = &local
 	}

@@ -171,7 +171,7 @@ func serviceFromJSON(s *serviceJSON) *model.Service {
 		ClusterIP:                s.Spec.ClusterIP,
 		PublishNotReadyAddresses: s.Spec.PublishNotReadyAddresses,
 		ExternalName:             s.Spec.Type == serviceTypeExternal,
-		InternalTrafficLocal:     s.Spec.InternalTrafficPolicy == "Local",
+		LocalEndpointsOnly:       model.UsesLocalEndpointsOnly(s.Spec.Type, s.Spec.InternalTrafficPolicy, len(s.Spec.ExternalIPs)),
 	}
 	if td := s.Spec.TrafficDistribution; td != nil {
 		m.TrafficDistribution = *td

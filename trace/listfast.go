@@ -14,7 +14,7 @@ import "epsim/internal/jsonparse"
 var (
 	listHeadFields      = []string{"apiVersion", "kind", "type", "items"}
 	serviceFields       = []string{"kind", "apiVersion", "metadata", "spec"}
-	serviceSpecFields   = []string{"selector", "clusterIP", "type", "publishNotReadyAddresses", "trafficDistribution", "ipFamilies", "ports", "internalTrafficPolicy"}
+	serviceSpecFields   = []string{"selector", "clusterIP", "type", "publishNotReadyAddresses", "trafficDistribution", "ipFamilies", "ports", "internalTrafficPolicy", "externalIPs"}
 	servicePortFields   = []string{"name", "protocol", "appProtocol", "port", "targetPort"}
 	nodeFields          = []string{"kind", "apiVersion", "metadata", "status"}
 	nodeStatusFields    = []string{"capacity", "allocatable", "conditions"}
@@ -98,8 +98,10 @@ func (p *podParser) serviceSpec(out *serviceJSON) bool {
 			return jsonparse.Slice(&p.Parser, &spec.IPFamilies, p.Shared)
 		case 6:
 			return jsonparse.Slice(&p.Parser, &spec.Ports, p.servicePort)
-		default:
+		case 7:
 			return p.Shared(&spec.InternalTrafficPolicy)
+		default:
+			return jsonparse.Slice(&p.Parser, &spec.ExternalIPs, p.Shared)
 		}
 	})
 }

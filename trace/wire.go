@@ -170,6 +170,7 @@ type serviceJSON struct {
 		IPFamilies               []string          `json:"ipFamilies"`
 		Ports                    []servicePort     `json:"ports"`
 		InternalTrafficPolicy    string            `json:"internalTrafficPolicy"`
+		ExternalIPs              []string          `json:"externalIPs"`
 	} `json:"spec"`
 }
 

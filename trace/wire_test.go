@@ -141,6 +141,10 @@ var wireEdgeCases = []string{
 		`"spec":{"selector":{"app":"a"},"clusterIP":"10.96.0.1","type":"ClusterIP","publishNotReadyAddresses":true,"trafficDistribution":"PreferClose","internalTrafficPolicy":"Local","ipFamilies":["IPv4","IPv6"],` +
 		`"ports":[{"port":80},{"name":"h","protocol":"UDP","port":53,"targetPort":5353,"appProtocol":"dns"},{"port":81,"targetPort":"http"},{"port":82,"targetPort":null},{"port":83,"targetPort":""},{"port":84,"targetPort":0}]}}`,
 	`{"kind":"Service","spec":{"type":"ExternalName"},"metadata":{"deletionTimestamp":"2026-01-01T00:00:00Z"}}`,
+	`{"kind":"Service","spec":{"type":"NodePort","internalTrafficPolicy":"Local","ports":[{"port":80,"nodePort":30080}]}}`,
+	`{"kind":"Service","spec":{"type":"LoadBalancer","internalTrafficPolicy":"Local","externalTrafficPolicy":"Local"}}`,
+	`{"kind":"Service","spec":{"internalTrafficPolicy":"Local","externalIPs":["192.0.2.1"]}}`,
+	`{"kind":"Service","spec":{"internalTrafficPolicy":"Local","externalIPs":[]}}`,
 	`{"kind":"Service","spec":{"ports":[{"port":80,"targetPort":1.5}]}}`, `{"kind":"Service","spec":{"ports":[{"port":80,"targetPort":99999999999}]}}`,
 	`{"kind":"Service","spec":{"ports":[{"port":80,"targetPort":true}]}}`, `{"kind":"Service","spec":{"selector":null}}`,
 	`{"kind":"Node","metadata":{"name":"n","labels":{"topology.kubernetes.io/zone":"z","topology.kubernetes.io/region":"r","node-role.kubernetes.io/master":""}},` +

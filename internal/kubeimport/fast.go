@@ -22,7 +22,7 @@ var (
 	ownerFields          = []string{"kind", "name", "controller"}
 	nodeStatusFields     = []string{"allocatable", "conditions"}
 	conditionFields      = []string{"type", "status"}
-	serviceSpecFields    = []string{"type", "selector", "clusterIP", "ports", "ipFamilies", "publishNotReadyAddresses", "trafficDistribution", "externalName", "internalTrafficPolicy"}
+	serviceSpecFields    = []string{"type", "selector", "clusterIP", "ports", "ipFamilies", "publishNotReadyAddresses", "trafficDistribution", "externalName", "internalTrafficPolicy", "externalIPs"}
 	servicePortFields    = []string{"name", "protocol", "port", "targetPort", "appProtocol"}
 	workloadSpecFields   = []string{"replicas", "minReadySeconds", "template", "strategy", "updateStrategy", "serviceName", "podManagementPolicy"}
 	templateFields       = []string{"metadata", "spec"}
@@ -248,8 +248,10 @@ func (s *service) decodeSpec(p *jsonparse.Parser) bool {
 			return p.StringPointer(&spec.TrafficDistribution)
 		case 7:
 			return p.String(&spec.ExternalName)
-		default:
+		case 8:
 			return p.String(&spec.InternalTrafficPolicy)
+		default:
+			return jsonparse.Slice(p, &spec.ExternalIPs, p.String)
 		}
 	})
 }

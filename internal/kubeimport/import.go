@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"epsim/model"
 )
 
 // Options control an import.
@@ -123,7 +125,7 @@ type entry struct {
 	maxSurge, maxUnavailable      string
 	minReady                      int64
 	headless, publishNotReady     bool
-	internalTrafficLocal          bool // spec.internalTrafficPolicy Local
+	internalTrafficLocal          bool // kube-proxy programs only its node's endpoints (model.UsesLocalEndpointsOnly)
 	ipFamilies                    []string
 	ports                         []port
 	trafficDistribution, topology string
@@ -634,6 +636,10 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 	seen := map[string]bool{}
 	var out []*entry
 	var noPods, externalName, noEndpoints, badLabels int
+	// reachable counts the Services of internal traffic policy Local that take traffic from
+	// outside the cluster: kube-proxy programs every endpoint of theirs, and the scenario
+	// says Cluster.
+	var reachable int
 	var repeated []string // the ids of the Services that appear more than once
 	for i := range o.services {
 		s := &o.services[i]
@@ -662,7 +668,10 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 		e := &entry{namespace: ns, name: name, count: 1, names: []string{name}}
 		e.headless = s.Spec.ClusterIP == "None"
 		e.publishNotReady = s.Spec.PublishNotReadyAddresses
-		e.internalTrafficLocal = s.Spec.InternalTrafficPolicy == "Local"
+		e.internalTrafficLocal = model.UsesLocalEndpointsOnly(s.Spec.Type, s.Spec.InternalTrafficPolicy, len(s.Spec.ExternalIPs))
+		if s.Spec.InternalTrafficPolicy == "Local" && !e.internalTrafficLocal {
+			reachable++
+		}
 		for _, f := range s.Spec.IPFamilies {
 			if (f == "IPv4" || f == "IPv6") && !slices.Contains(e.ipFamilies, f) && len(e.ipFamilies) < 2 {
 				e.ipFamilies = append(e.ipFamilies, f)
@@ -814,6 +823,9 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 			}
 			im.notef("%s: %s%s", what, strings.Join(repeated, ", "), more)
 		}
+	}
+	if reachable > 0 {
+		im.notef("%s internalTrafficPolicy Local but %s traffic from outside the cluster (NodePort, LoadBalancer or external IPs): kube-proxy programs all of %s endpoints for it, so %s imported without the policy", counted(reachable, "Service has", "Services have"), agree(reachable, "takes", "take"), agree(reachable, "its", "their"), agree(reachable, "it is", "they are"))
 	}
 	if externalName > 0 {
 		im.notef("%s skipped (%s no endpoints)", counted(externalName, "ExternalName Service", "ExternalName Services"), agree(externalName, "it has", "they have"))

@@ -631,6 +631,41 @@ func TestImportWorkloadValues(t *testing.T) {
 	}
 }
 
+// TestImportInternalTrafficPolicy: internalTrafficPolicy Local imports as such on a Service
+// that takes no traffic from outside the cluster; one that does (a node port, a load
+// balancer, an external IP) has kube-proxy program its endpoints cluster-wide whatever its
+// external policy, so it imports as Cluster, with a note.
+// upstream: pkg/proxy/serviceport.go UsesClusterEndpoints, ExternallyAccessible.
+func TestImportInternalTrafficPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		name, spec   string
+		local, noted bool // imported as Local; the note says why not
+	}{
+		{"ClusterIP", `"internalTrafficPolicy":"Local"`, true, false},
+		{"ClusterIP, policy Cluster", `"internalTrafficPolicy":"Cluster"`, false, false},
+		{"ClusterIP, no external IP", `"internalTrafficPolicy":"Local","externalIPs":[]`, true, false},
+		{"ClusterIP with an external IP", `"internalTrafficPolicy":"Local","externalIPs":["192.0.2.1"]`, false, true},
+		{"NodePort", `"type":"NodePort","internalTrafficPolicy":"Local"`, false, true},
+		{"NodePort, policy Cluster", `"type":"NodePort"`, false, false},
+		{"LoadBalancer, external policy Local", `"type":"LoadBalancer","internalTrafficPolicy":"Local","externalTrafficPolicy":"Local"`, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := `{"kind":"Node","metadata":{"name":"n","labels":{"topology.kubernetes.io/zone":"z"}}}
+{"kind":"Service","metadata":{"name":"web","namespace":"a"},"spec":{"selector":{"app":"web"},"ports":[{"port":80}],` + tc.spec + `}}
+{"kind":"Deployment","metadata":{"name":"web","namespace":"a"},"spec":{"replicas":2,"template":{"metadata":{"labels":{"app":"web"}}}}}`
+			res, sc := importText(t, in)
+			if got := sc.Config.Services[0].InternalTrafficPolicy == "Local"; got != tc.local {
+				t.Errorf("internalTrafficPolicy %q, want Local %v\n%s", sc.Config.Services[0].InternalTrafficPolicy, tc.local, res.YAML)
+			}
+			const note = "traffic from outside the cluster"
+			noted := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, note) })
+			if noted != tc.noted {
+				t.Errorf("notes %q: noted %v, want %v", res.Notes, noted, tc.noted)
+			}
+		})
+	}
+}
+
 // TestImportTerminatingEndpoints: a Service no workload selects runs with the pods its
 // EndpointSlices hold, leaving out the terminating ones (a rollout's old pods on their
 // way out: their replacements are counted). Without conditions an endpoint counts.

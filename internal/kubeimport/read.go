@@ -113,6 +113,7 @@ type service struct {
 		TrafficDistribution      *string           `json:"trafficDistribution"`
 		ExternalName             string            `json:"externalName"`
 		InternalTrafficPolicy    string            `json:"internalTrafficPolicy"`
+		ExternalIPs              []string          `json:"externalIPs"`
 	} `json:"spec"`
 }
 
