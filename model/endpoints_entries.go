@@ -113,8 +113,10 @@ func (s *ServiceEndpoints) entry(port int, ps *endpointsPodState) (e *endpointsE
 	switch n := len(s.entries); {
 	case x != nil && 2*n <= len(x.slots):
 		x.insert(h, n-1)
-	case n > endpointsEntryScan:
-		s.rareFields().entryIndex.build(s.entries) // the first table, or one twice the size
+	case x != nil || n > endpointsEntryScan:
+		// The first table, or a larger one for a table half full: also one made small
+		// for the few records a compaction left, whatever the list's length now.
+		s.rareFields().entryIndex.build(s.entries)
 	}
 	return &s.entries[len(s.entries)-1], false
 }
