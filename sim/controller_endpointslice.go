@@ -524,7 +524,8 @@ func sliceSizesFrom(s *model.EndpointSlice, req *model.ObjectMeta, sum model.ByE
 }
 
 // placeOf is where the representative kube-proxy counts Service s's endpoints from: its node,
-// and whether the Service's internal traffic policy is Local.
+// and whether it uses only that node's endpoints for the Service (internal traffic policy
+// Local, no traffic from outside the cluster: model.Service.LocalEndpointsOnly).
 func (y *sliceSyncer) placeOf(s *serviceState) proxyPlace {
 	at := y.e.proxyAt
 	at.localOnly = s.svc.LocalEndpointsOnly

@@ -349,7 +349,7 @@ func serviceTemplate(c *ServiceConfig) *model.Service {
 		ClusterIP:                "10.96.0.10",
 		PublishNotReadyAddresses: c.PublishNotReadyAddresses,
 		TrafficDistribution:      c.TrafficDistribution,
-		LocalEndpointsOnly:       c.InternalTrafficPolicy == "Local",
+		LocalEndpointsOnly:       model.UsesLocalEndpointsOnly("ClusterIP", c.InternalTrafficPolicy, 0),
 	}
 	if c.Headless {
 		svc.ClusterIP = "None"

@@ -825,7 +825,7 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 		}
 	}
 	if reachable > 0 {
-		im.notef("%s internalTrafficPolicy Local but %s traffic from outside the cluster (NodePort, LoadBalancer or external IPs): kube-proxy programs all of %s endpoints for it, so %s imported without the policy", counted(reachable, "Service has", "Services have"), agree(reachable, "takes", "take"), agree(reachable, "its", "their"), agree(reachable, "it is", "they are"))
+		im.notef("%s internalTrafficPolicy Local but %s traffic from outside the cluster (NodePort, LoadBalancer or external IPs), for which kube-proxy programs every endpoint: %s imported without the policy", counted(reachable, "Service has", "Services have"), agree(reachable, "takes", "take"), agree(reachable, "it is", "they are"))
 	}
 	if externalName > 0 {
 		im.notef("%s skipped (%s no endpoints)", counted(externalName, "ExternalName Service", "ExternalName Services"), agree(externalName, "it has", "they have"))
