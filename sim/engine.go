@@ -428,11 +428,11 @@ func (e *Engine) run() (*Results, error) {
 			if e.replay != nil {
 				after = fmt.Sprintf(" after the recording's end at %v", e.deadline-Time(e.cfg.EndTime))
 			}
-			return nil, fmt.Errorf("%w: past guards.endTime %v%s in phase %q", ErrEndTime, e.cfg.EndTime, after, e.cfg.Timeline[e.phase].Name)
+			return nil, fmt.Errorf("%w: past guards.endTime %v%s in phase %q%s", ErrEndTime, e.cfg.EndTime, after, e.cfg.Timeline[e.phase].Name, e.pendingNote())
 		}
 		e.events++
 		if e.events > e.cfg.MaxEvents {
-			return nil, fmt.Errorf("%w: %d events by %v in phase %q", ErrEventBudget, e.cfg.MaxEvents, e.now, e.cfg.Timeline[e.phase].Name)
+			return nil, fmt.Errorf("%w: %d events by %v in phase %q%s", ErrEventBudget, e.cfg.MaxEvents, e.now, e.cfg.Timeline[e.phase].Name, e.pendingNote())
 		}
 		it.ev.apply(e)
 		if e.stats.err != nil {
@@ -453,6 +453,22 @@ func (e *Engine) run() (*Results, error) {
 		return nil, c.err
 	}
 	return res, nil
+}
+
+// pendingNote is what a run stopped by a guard adds to its error when pods are Pending for
+// want of a node: the likely cause, as the scheduler tries each of them again and again (a
+// scenario asking more pods than its nodes take), or "".
+func (e *Engine) pendingNote() string {
+	n := e.sched.unschedulablePods()
+	if n == 0 {
+		return ""
+	}
+	pods := "pods"
+	if n == 1 {
+		pods = "pod"
+	}
+	return fmt.Sprintf(", with %d %s Pending, no node ready with room (cluster.nodes %d, cluster.maxPodsPerNode %d)",
+		n, pods, len(e.nodes), e.sched.maxPods)
 }
 
 // progress reports the virtual time reached to the Observer, and to a PodCounter first the

@@ -772,3 +772,54 @@ func TestRunOutSaysWhatItWrote(t *testing.T) {
 		t.Errorf("--quiet: stderr %q, want nothing", te.stderr.String())
 	}
 }
+
+// A scenario asking more pods than its nodes take is warned of before it runs, by run and
+// by validate, with the numbers to change; and a run a guard stops while pods are Pending
+// says how many. (400,000 Services of 10 pods on 5,000 nodes of 250 pods ran 100 s into
+// its event budget with only "event budget exhausted" to show for it.)
+func TestOverCapacityScenarioIsWarnedOf(t *testing.T) {
+	const over = `name: over
+cluster:
+  nodes: 10
+  maxPodsPerNode: 10
+services:
+  - name: web
+    replicas: 120
+  - name: agent
+    kind: DaemonSet
+timeline:
+  - name: create
+    action: create
+`
+	file := filepath.Join(t.TempDir(), "over.yaml")
+	if err := os.WriteFile(file, []byte(over), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "warning: the Services ask for 130 pods, the 10 nodes take 100 (cluster.maxPodsPerNode 10): 30 of them would stay Pending"
+	for _, args := range [][]string{
+		{"validate", file},
+		{"run", file, "--quiet"},
+	} {
+		te := realEnv()
+		if code := te.main(args); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, te.stderr.String())
+		}
+		if !strings.Contains(te.stderr.String(), "sim: "+args[0]) || !strings.Contains(te.stderr.String(), want) {
+			t.Errorf("%v: stderr %q; want the warning %q", args, te.stderr.String(), want)
+		}
+	}
+	te := realEnv()
+	if code := te.main([]string{"run", file, "--quiet", "--set", "guards.maxEvents=2000"}); code != exitFailed {
+		t.Fatalf("a run out of events: exit %d: %s", code, te.stderr.String())
+	}
+	if got := te.stderr.String(); !strings.Contains(got, "event budget exhausted") ||
+		!strings.Contains(got, " pods Pending, no node ready with room (cluster.nodes 10, cluster.maxPodsPerNode 10)") {
+		t.Errorf("a run out of events with pods Pending: stderr %q", got)
+	}
+	for _, name := range scenarioNames() {
+		te := realEnv()
+		if code := te.main([]string{"validate", name}); code != exitOK || te.stderr.Len() > 0 {
+			t.Errorf("validate %s: exit %d, stderr %q", name, code, te.stderr.String())
+		}
+	}
+}

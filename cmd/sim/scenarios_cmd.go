@@ -126,8 +126,10 @@ var cmdValidate = &command{
 	long: `Validate loads each FILE (or embedded scenario or plan name) as 'sim run' or 'sim plan'
 would, and reports every problem with its file, line and field. It prints "FILE: ok" for
 each valid scenario (with its size) or plan (with its grid points, each of them checked) and
-exits 2 if any is invalid. A file is a plan when its top level has grid: or scenario: and
-no cluster:, services: or timeline:.
+exits 2 if any is invalid. A scenario whose Services ask for more pods than its nodes take
+(cluster.nodes × cluster.maxPodsPerNode) is valid, with a warning on stderr: the rest would
+stay Pending. A file is a plan when its top level has grid: or scenario: and no cluster:,
+services: or timeline:.
 
 --effective prints each scenario instead, with every default applied, as a scenario file
 that loads back to the same run (the same as 'sim run --print-scenario').
@@ -181,6 +183,7 @@ Examples:
 					continue
 				}
 				services, pods := size(sc.Config)
+				warnCapacity(e.stderr, "validate "+a, sc.Config)
 				fmt.Fprintf(e.stdout, "%s: ok (%s, %s, %s, %s)\n", a, plural(sc.Config.Cluster.Nodes, "node"), plural(services, "Service"), plural(pods, "pod"), plural(len(sc.Config.Timeline), "phase"))
 			}
 			if len(errs) > 0 {
