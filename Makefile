@@ -1,7 +1,7 @@
 # epsim — see README.md. Every target works on a fresh machine with only Go installed.
 GO ?= go
 
-.PHONY: build test bench bench-compare rss-compare instr-compare lint cross run check baselines fuzz pgo upstream-endpoints upstream-mirroring upstream-proxy diff-slices diff-sizes
+.PHONY: build test bench bench-compare rss-compare instr-compare lint cross run check baselines fuzz pgo upstream-endpoints upstream-mirroring upstream-deployment upstream-proxy diff-slices diff-sizes
 
 build:
 	$(GO) build -o bin/sim ./cmd/sim
@@ -68,6 +68,12 @@ upstream-endpoints:
 
 upstream-mirroring:
 	EPSIM_DIFF_SEEDS=$(SEEDS) $(diff_steps) GO=$(GO) bash model/testdata/upstream/run.sh mirroring
+
+# The Deployment controller's sync (pkg/controller/deployment) against the model's plan of
+# it, one sync from each random state of a Deployment and its ReplicaSets (STEPS states a
+# seed): `make upstream-deployment SEEDS=1-3000`.
+upstream-deployment:
+	EPSIM_DIFF_SEEDS=$(SEEDS) $(diff_steps) GO=$(GO) bash model/testdata/upstream/run.sh deployment
 
 # What the representative kube-proxy programs against the real kube-proxy's endpoint handling
 # (pkg/proxy: its change trackers and CategorizeEndpoints), on random EndpointSlices of one

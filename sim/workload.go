@@ -132,7 +132,7 @@ type serviceState struct {
 	gone int32
 	// progressAt is the lastUpdateTime of the Deployment's Progressing condition, in whole
 	// seconds of virtual time (as stored): when the Deployment last made progress, or
-	// created its new ReplicaSet (see deploymentStatus.progressDone, timedOut).
+	// created its new ReplicaSet (see deploymentStatus.progress).
 	progressAt int32
 	rollout    *Action // the rollout in progress, nil when settled
 	// newRS is the ReplicaSet of the current template; oldRSs the older ones the Deployment

@@ -674,36 +674,11 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 	dc.plan = newDeploymentPlan(s, dc.plan.old[:0])
 	dc.plan.steps = steps
 	p := &dc.plan
-	scaling := s.scalingEvent()
-	if scaling {
-		p.scale()
-	} else {
-		p.rollingUpdate()
-	}
+	scaling, writesStatus := p.plan(e.now)
 	if !created && s.newRSCreated {
 		s.newRS.created = timestamp(e.now)
 	}
-	// syncRolloutStatus / syncDeploymentStatus: a status write when anything it reports
-	// changed.
-	p.status = s.deploymentStatus(p.newSpec, !created)
-	// The ReplicaFailure condition: syncRolloutStatus copies the new ReplicaSet's (else an
-	// old one's), or removes it; a scaling event's syncDeploymentStatus keeps the
-	// conditions as they were. upstream: progress.go syncRolloutStatus,
-	// getReplicaFailures; sync.go calculateStatus.
-	if scaling {
-		p.status.failure = s.dcStatus.failure
-		p.status.progressDone, p.status.timedOut = s.dcStatus.progressDone, s.dcStatus.timedOut
-		p.progressAt = s.progressAt
-	} else {
-		p.status.failure = s.newRSCreated && s.newRS.status.failure
-		for _, o := range s.oldRSs {
-			p.status.failure = p.status.failure || o.status.failure
-		}
-		p.rolloutProgress(e.now, !created && s.newRSCreated)
-	}
-	if p.status != s.dcStatus {
-		p.steps = append(p.steps, dcStep{kind: stepStatus})
-	} else if !scaling {
+	if !writesStatus && !scaling {
 		w.requeueStuckDeployment(s, &p.status)
 	}
 	// The sync is one goroutine making blocking calls: each call goes out, through the
@@ -715,6 +690,52 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 	e.schedule(at, evDeploymentCall{dc})
 }
 
+// plan plans the sync, at now, of a Deployment in the state p started from
+// (newDeploymentPlan): a scaling event's proportional scale or a rolling update's step, then
+// the status. It reports whether the sync is a scaling event, and whether it writes the
+// Deployment's status (its last step), which it does when anything the status reports
+// changed. The sync that creates the new ReplicaSet compares with the status as its first
+// status write left it: getNewReplicaSet set the Progressing condition
+// (NewReplicaSetCreated) on the object the sync goes on with.
+// upstream: deployment/deployment_controller.go syncDeployment; sync.go sync,
+// syncDeploymentStatus, getNewReplicaSet; progress.go syncRolloutStatus.
+func (p *deploymentPlan) plan(now Time) (scaling, writesStatus bool) {
+	s := p.s
+	created := s.newRSCreated
+	scaling = s.scalingEvent()
+	if scaling {
+		p.scale()
+	} else {
+		p.rollingUpdate()
+	}
+	createdNow := !created && s.newRSCreated
+	p.status = s.deploymentStatus(p.newSpec, createdNow)
+	// The ReplicaFailure condition: syncRolloutStatus copies the new ReplicaSet's (else an
+	// old one's), or removes it; a scaling event's syncDeploymentStatus keeps the
+	// conditions as they were. upstream: progress.go syncRolloutStatus,
+	// getReplicaFailures; sync.go calculateStatus.
+	if scaling {
+		p.status.failure = s.dcStatus.failure
+		p.status.progress = s.dcStatus.progress
+		p.progressAt = s.progressAt
+	} else {
+		p.status.failure = s.newRSCreated && s.newRS.status.failure
+		for _, o := range s.oldRSs {
+			p.status.failure = p.status.failure || o.status.failure
+		}
+		p.rolloutProgress(now, createdNow)
+	}
+	stored := s.dcStatus
+	if createdNow {
+		stored.progress = progressCreated
+	}
+	if p.status == stored {
+		return scaling, false
+	}
+	p.steps = append(p.steps, dcStep{kind: stepStatus})
+	return scaling, true
+}
+
 // progressDeadline is a Deployment's spec.progressDeadlineSeconds, defaulted.
 // upstream: pkg/apis/apps/v1/defaults.go SetDefaults_Deployment.
 const progressDeadline = Time(600 * time.Second)
@@ -723,36 +744,40 @@ const progressDeadline = Time(600 * time.Second)
 func wholeSeconds(t Time) int32 { return int32(t / Time(time.Second)) }
 
 // rolloutProgress sets the Progressing condition of the status a rolling sync writes: its
-// reason (progressDone, timedOut) and lastUpdateTime (p.progressAt), from the condition
+// reason (progressReason) and lastUpdateTime (p.progressAt), from the condition
 // stored and the counts: NewReplicaSetAvailable once the Deployment is complete; refreshed
 // (ReplicaSetUpdated) whenever a count shows progress against the stored status; and
 // ProgressDeadlineExceeded once progressDeadlineSeconds have passed since the condition's
 // lastUpdateTime with no progress. A condition set again with the reason it has keeps its
 // time. The sync that creates the new ReplicaSet has written the condition already
-// (NewReplicaSetCreated, now). upstream: deployment/progress.go syncRolloutStatus;
+// (NewReplicaSetCreated, now, p.revisionAt), but over a condition of that reason, whose time
+// it keeps (a template changed again before any sync saw the rollout progress). upstream: deployment/progress.go syncRolloutStatus;
 // sync.go getNewReplicaSet; util/deployment_util.go DeploymentComplete,
 // DeploymentProgressing, DeploymentTimedOut, SetDeploymentCondition.
 func (p *deploymentPlan) rolloutProgress(now Time, createdNow bool) {
 	s, st := p.s, &p.status
 	stored, at := s.dcStatus, s.progressAt
 	if createdNow {
-		stored.progressDone, stored.timedOut, at = false, false, wholeSeconds(now)
+		if stored.progress != progressCreated {
+			at = wholeSeconds(now)
+		}
+		stored.progress, p.revisionAt = progressCreated, at
 	}
-	st.progressDone, st.timedOut, p.progressAt = stored.progressDone, stored.timedOut, at
-	if st.replicas == st.updated && stored.progressDone {
+	st.progress, p.progressAt = stored.progress, at
+	if st.replicas == st.updated && stored.progress == progressDone {
 		return // isCompleteDeployment: a resync, no progress to estimate
 	}
 	switch {
 	case s.completeBy(st):
-		if !stored.progressDone {
-			st.progressDone, st.timedOut, p.progressAt = true, false, wholeSeconds(now)
+		if stored.progress != progressDone {
+			st.progress, p.progressAt = progressDone, wholeSeconds(now)
 		}
 	case st.updated > stored.updated || st.replicas-st.updated < stored.replicas-stored.updated ||
 		st.ready > stored.ready || st.available > stored.available:
-		st.progressDone, st.timedOut, p.progressAt = false, false, wholeSeconds(now)
-	case !stored.progressDone && (stored.timedOut || Time(at)*Time(time.Second)+progressDeadline < now):
-		if !stored.timedOut {
-			st.timedOut, p.progressAt = true, wholeSeconds(now)
+		st.progress, p.progressAt = progressUpdated, wholeSeconds(now)
+	case stored.progress != progressDone && (stored.progress == progressTimedOut || Time(at)*Time(time.Second)+progressDeadline < now):
+		if stored.progress != progressTimedOut {
+			st.progress, p.progressAt = progressTimedOut, wholeSeconds(now)
 		}
 	}
 }
@@ -766,7 +791,7 @@ func (p *deploymentPlan) rolloutProgress(now Time, createdNow bool) {
 // rate-limited, syncs that change nothing, while it is short of available pods).
 // upstream: deployment/progress.go requeueStuckDeployment.
 func (w *workloadControllers) requeueStuckDeployment(s *serviceState, st *deploymentStatus) {
-	if !s.newRSCreated || st.progressDone || st.timedOut || s.completeBy(st) {
+	if !s.newRSCreated || st.progress == progressDone || st.progress == progressTimedOut || s.completeBy(st) {
 		return
 	}
 	after := Time(s.progressAt)*Time(time.Second) + progressDeadline - w.e.now
@@ -807,13 +832,26 @@ type deploymentStatus struct {
 	minAvailable                                                  bool
 	// failure is the ReplicaFailure condition, copied from a ReplicaSet that has it.
 	failure bool
-	// progressDone and timedOut are the Progressing condition's reason when it is
-	// NewReplicaSetAvailable (the rollout completed) or ProgressDeadlineExceeded; neither
-	// while the rollout progresses (ReplicaSetUpdated, NewReplicaSetCreated). Its
-	// lastUpdateTime is serviceState.progressAt. upstream: deployment/progress.go
-	// syncRolloutStatus.
-	progressDone, timedOut bool
+	// progress is the Progressing condition's reason. Its lastUpdateTime is
+	// serviceState.progressAt. upstream: deployment/progress.go syncRolloutStatus.
+	progress progressReason
 }
+
+// progressReason is the reason of a Deployment's Progressing condition.
+type progressReason uint8
+
+const (
+	// progressUpdated: ReplicaSetUpdated, the rollout progressing (or no condition yet).
+	progressUpdated progressReason = iota
+	// progressCreated: NewReplicaSetCreated, set by the sync that created the new
+	// ReplicaSet, until a sync sees the rollout progress. upstream: deployment/sync.go
+	// getNewReplicaSet.
+	progressCreated
+	// progressDone: NewReplicaSetAvailable, the rollout complete.
+	progressDone
+	// progressTimedOut: ProgressDeadlineExceeded.
+	progressTimedOut
+)
 
 // deploymentStatus computes s's Deployment status, as the sync computes it: with the specs
 // the ReplicaSets had when it started (its scale calls return objects it does not use for
@@ -870,8 +908,9 @@ type deploymentPlan struct {
 	// ReplicaSet), so its status write fails with a conflict.
 	staleVersion bool
 	// progressAt is the Progressing condition's lastUpdateTime in the status the sync
-	// writes (serviceState.progressAt).
-	progressAt int32
+	// writes (serviceState.progressAt); revisionAt the one the status write that follows
+	// the new ReplicaSet's create carries (stepRevision).
+	progressAt, revisionAt int32
 }
 
 // dcStep is one call of a Deployment sync: a write of a ReplicaSet (its creation, or its
@@ -1319,8 +1358,10 @@ func (w *workloadControllers) applyDeploymentCall(d *dcCall, step dcStep) (scale
 		if p.status.generation != s.generation {
 			return false, false
 		}
-		// The status written sets the Progressing condition: NewReplicaSetCreated, now.
-		s.dcStatus.progressDone, s.dcStatus.timedOut, s.progressAt = false, false, p.progressAt
+		// The status written sets the Progressing condition: NewReplicaSetCreated, now (or
+		// kept, with its time: see rolloutProgress).
+		s.dcStatus.progress = progressCreated
+		s.progressAt = p.revisionAt
 		w.dcQueue.add(s)
 		return false, true
 	case stepStatus:

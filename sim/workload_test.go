@@ -658,7 +658,10 @@ func TestReplicaSetStatusWrites(t *testing.T) {
 			rsLast = st
 			rsWrites = append(rsWrites, fmt.Sprintf("generation=%d replicas=%d ready=%d available=%d", st.generation, st.live, st.ready, st.available))
 		}
-		if st := s.dcStatus; st != dcLast {
+		// The Progressing condition aside: the revision write after the create sets it.
+		st := s.dcStatus
+		st.progress = 0
+		if st != dcLast {
 			dcLast = st
 			dcWrites = append(dcWrites, fmt.Sprintf("replicas=%d available=%d unavailable=%d", st.replicas, st.available, st.unavailable))
 		}
@@ -1330,7 +1333,10 @@ func TestDeploymentCreatingSyncConflicts(t *testing.T) {
 		if failedAt < 0 && s.dcFailures > 0 {
 			failedAt = e.now
 		}
-		if writtenAt < 0 && s.dcStatus != (deploymentStatus{}) {
+		// Its counts: the revision write sets the Progressing condition only.
+		st := s.dcStatus
+		st.progress = 0
+		if writtenAt < 0 && st != (deploymentStatus{}) {
 			writtenAt = e.now
 		}
 	})
@@ -1804,11 +1810,11 @@ func TestDeploymentProgressDeadline(t *testing.T) {
 	var timeouts []Time
 	var progressAt []int32
 	deploymentStatusWritten = func(s *serviceState, before, written deploymentStatus) {
-		if written.timedOut && !before.timedOut {
+		if written.progress == progressTimedOut && before.progress != progressTimedOut {
 			timeouts = append(timeouts, e.now)
 			progressAt = append(progressAt, s.progressAt)
 			b, w := before, written
-			b.timedOut, w.timedOut = false, false
+			b.progress, w.progress = 0, 0
 			if b != w {
 				t.Errorf("at %v: the timeout's write changes more than the condition: %+v to %+v", e.now, before, written)
 			}
@@ -1825,7 +1831,61 @@ func TestDeploymentProgressDeadline(t *testing.T) {
 			t.Errorf("timeout %d written at %v; want within a second after %v (last progress at %ds, +600 s, +1 s)", i, at, deadline, progressAt[i])
 		}
 	}
-	if s := e.services[0]; !s.dcStatus.progressDone || s.dcStatus.timedOut {
+	if s := e.services[0]; s.dcStatus.progress != progressDone {
 		t.Errorf("at the end: %+v, want the rollout complete (NewReplicaSetAvailable)", s.dcStatus)
+	}
+}
+
+// TestCreatingSyncProgressCondition checks the Progressing condition of the sync that
+// creates a new ReplicaSet. getNewReplicaSet sets NewReplicaSetCreated on the object the sync
+// goes on with, but SetDeploymentCondition leaves a condition of that reason as it is, time
+// and all: a template changed again before any sync saw progress keeps the first create's
+// time, and 700 s later the same sync finds the rollout past its deadline. And the sync's own
+// status write is compared with that object: when the counts are the same, it writes no
+// second status (which would fail with a conflict). Found by `make upstream-deployment`.
+// upstream: deployment/sync.go getNewReplicaSet; util/deployment_util.go
+// SetDeploymentCondition; progress.go syncRolloutStatus (reflect.DeepEqual(d.Status,
+// newStatus)).
+func TestCreatingSyncProgressCondition(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		stored        progressReason
+		agoSeconds    int32
+		want          progressReason
+		wantAt        int32 // seconds before now
+		wantStatusOps int   // the revision write, and the sync's own if any
+	}{
+		{"created, then changed again, 700 s ago", progressCreated, 700, progressTimedOut, 0, 2},
+		{"created, then changed again, 100 s ago", progressCreated, 100, progressCreated, 100, 1},
+		{"a rollout timed out", progressTimedOut, 700, progressCreated, 0, 1},
+		{"a rollout complete", progressDone, 700, progressCreated, 0, 1},
+		{"a rollout progressing", progressUpdated, 100, progressCreated, 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := Time(10000 * time.Second)
+			// 4 replicas of one old ReplicaSet, 1 ready and available; maxSurge 1: the new
+			// ReplicaSet is created with 1, and the counts are those stored.
+			s := &serviceState{replicas: 4, surge: 1, unavail: 1, generation: 2}
+			s.newRS = &replicaSet{svc: s, hash: "new"}
+			s.oldRSs = []*replicaSet{{svc: s, hash: "old", spec: 4, desired: 4, maxReplicas: 5,
+				status: rsStatus{live: 4, ready: 1, available: 1}}}
+			s.dcStatus = deploymentStatus{generation: 2, replicas: 4, ready: 1, available: 1, unavailable: 4, progress: tc.stored}
+			s.progressAt = wholeSeconds(now) - tc.agoSeconds
+			p := newDeploymentPlan(s, nil)
+			p.plan(now)
+			ops := 0
+			for _, st := range p.steps {
+				if st.kind == stepRevision || st.kind == stepStatus {
+					ops++
+				}
+			}
+			if p.status.unavailable != 4 || p.newSpec != 1 {
+				t.Fatalf("plan: new ReplicaSet at %d, unavailable %d; want 1 and 4", p.newSpec, p.status.unavailable)
+			}
+			if p.status.progress != tc.want || p.progressAt != wholeSeconds(now)-tc.wantAt || ops != tc.wantStatusOps {
+				t.Errorf("Progressing %d at %d s before now, %d status writes; want %d at %d s before, %d",
+					p.status.progress, wholeSeconds(now)-p.progressAt, ops, tc.want, tc.wantAt, tc.wantStatusOps)
+			}
+		})
 	}
 }

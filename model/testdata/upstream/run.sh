@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
 # Runs a model of a Kubernetes controller against the real controller: `make
-# upstream-endpoints` and `make upstream-mirroring`, or this script from anywhere, with the
-# harness's name as its argument:
+# upstream-endpoints`, `make upstream-mirroring`, `make upstream-deployment` and `make
+# upstream-proxy`, or this script from anywhere, with the harness's name as its argument:
 #
 #   endpoints  the Endpoints controller (pkg/controller/endpoint) against BuildEndpoints and
 #              ServiceEndpoints: endpoints_diff_test.go.txt
 #   mirroring  the EndpointSlice mirroring controller (pkg/controller/endpointslicemirroring)
 #              against MirrorEndpoints: mirroring_diff_test.go.txt
+#   deployment the Deployment controller's sync (pkg/controller/deployment) against the
+#              model's deploymentPlan: deployment_diff_test.go.txt
 #   proxy      kube-proxy's endpoint handling (pkg/proxy: the change trackers and
 #              CategorizeEndpoints) against the representative kube-proxy's counts:
 #              proxy_diff_test.go.txt
 #
-# Upstream keeps both controllers' syncs unexported, so no test can call them from another
+# Upstream keeps the controllers' syncs unexported, so no test can call them from another
 # module: this script copies the working tree's tracked files to a temporary directory, puts
 # the controller's package there as package epsim/model/upstream<name> (from the module
 # cache, downloaded through the module proxy; nothing of it is kept in the repository) with
 # a small exported wrapper (<name>_export.go.txt), adds k8s.io/kubernetes to that copy's
 # go.mod (its staging modules pinned to the matching v0.x release, as any module that imports
-# it must), and runs the harness's test there. kube-proxy's part is exported: its harness
+# it must), and runs the harness's test there (in package model, or in package sim for the
+# Deployment controller, whose model is there). kube-proxy's part is exported: its harness
 # imports pkg/proxy as it is, from package sim (whose counts it reads), and nothing is
 # copied. The first run downloads k8s.io/kubernetes and its dependencies.
 #
@@ -45,6 +48,12 @@ mirroring)
 	test=TestMirroringAsUpstreamController
 	dest=model
 	;;
+deployment)
+	src=pkg/controller/deployment
+	files=(deployment_controller.go progress.go recreate.go rollback.go rolling.go sync.go)
+	test=TestDeploymentAsUpstreamController
+	dest=sim
+	;;
 proxy)
 	src=pkg/proxy
 	files=()
@@ -52,7 +61,7 @@ proxy)
 	dest=sim
 	;;
 *)
-	echo "usage: $0 endpoints|mirroring|proxy" >&2
+	echo "usage: $0 endpoints|mirroring|deployment|proxy" >&2
 	exit 2
 	;;
 esac
