@@ -23,6 +23,8 @@ const (
 	daemonSurgeCandidate // surging: an old available pod, no new one: a new one while the surge allows
 	daemonSurging        // surging: a new pod beside the old one (ready), not yet available: counts against the surge
 	daemonRetire         // surging: a new pod beside an old one that is not ready, or available beside it: the old one is deleted
+	daemonDrop           // surging: an old pod not available, no new one, on a node that should not run one: deleted
+	daemonDropCandidate  // surging: the same but available: deleted while more pods are available than nodes should run one
 )
 
 // daemonClasses gives each class its list in daemonIndex.lists (-1: none) and whether it
@@ -41,6 +43,8 @@ var daemonClasses = [...]struct {
 	daemonSurgeCandidate: {2, false},
 	daemonSurging:        {-1, true},
 	daemonRetire:         {3, false},
+	daemonDrop:           {4, false},
+	daemonDropCandidate:  {5, false},
 }
 
 // daemonClassOf classifies node n for s, a DaemonSet, as its sync reads it: without surge,
@@ -48,14 +52,15 @@ var daemonClasses = [...]struct {
 // upstream: daemon_controller.go podsShouldBeOnNode (a node gone runs no new pod; an old
 // and a new pod allowed on a node while surging); update.go rollingUpdate (maxSurge 0:
 // allowedReplacementPods, candidatePodsToDelete, numUnavailable, findUpdatedPodsOnNode
-// skipping deleted pods; maxSurge > 0: allowedNewNodes, candidateNewNodes, numSurge, and
-// the old pods whose new one is available).
+// skipping deleted pods; maxSurge > 0: allowedNewNodes, candidateNewNodes, numSurge, the
+// old pods whose new one is available, and those on nodes that should not run one:
+// oldPodsToDelete, shouldNotRunPodsToDelete).
 func (e *Engine) daemonClassOf(s *serviceState, n int, surging bool) daemonClass {
 	p := s.set.daemonOn[n]
 	if surging {
 		nw := s.set.surgeOn[n]
 		switch {
-		case !e.nodes[n].Ready:
+		case p == nil && !e.nodes[n].Ready:
 			return daemonNothing // a node that is gone runs no new pod
 		case p == nil:
 			// A node with no pod but ones being deleted gets a new one at once: a surging
@@ -63,6 +68,14 @@ func (e *Engine) daemonClassOf(s *serviceState, n int, surging bool) daemonClass
 			return daemonManage
 		case p.hash() == s.templateHash():
 			return daemonNothing // up to date
+		case nw == nil && !e.nodes[n].Ready:
+			// A node that is not ready (the NoSchedule taint its pods do not tolerate)
+			// should not run the pod, and gets no new one: its old pod is deleted at once
+			// when it is not available, else once enough others are.
+			if !p.available {
+				return daemonDrop
+			}
+			return daemonDropCandidate
 		case nw == nil && !p.available:
 			return daemonReplaceNow
 		case nw == nil:
@@ -119,9 +132,12 @@ type daemonIndex struct {
 	class   []daemonClass
 	// lists hold the nodes of each class that has one (daemonClasses); counted is the
 	// number of nodes of the classes counted.
-	lists   [4]bitIndex
+	lists   [6]bitIndex
 	counted int
-	stale   staleSet // the nodes to classify again
+	// available counts the nodes whose pod (the old one, when a new one is beside it) is
+	// available: rollingUpdate's numAvailable while surging (daemonPrimaryAvailable).
+	available int
+	stale     staleSet // the nodes to classify again
 	// nodeChanges is how many of Engine.nodeChanges the classes take into account.
 	nodeChanges int
 	// counts holds what each node adds to status (daemonCounts), kept with the classes.
@@ -145,6 +161,9 @@ const (
 	daemonPodReady                              // the oldest of them is ready
 	daemonPodAvailable                          // ... and available
 	daemonPodUpdated                            // ... and of the current template
+	// daemonPrimaryAvailable: the node's pod not being deleted (the old one, when a new one
+	// is beside it) is available, whether or not the node should run one.
+	daemonPrimaryAvailable
 )
 
 // add adds (sign 1) or takes away (sign -1) the counts of one node.
@@ -191,6 +210,9 @@ func (e *Engine) daemonCountsOf(s *serviceState, n int) daemonCounts {
 			oldest = p
 		}
 	}
+	if p := s.set.daemonOn[n]; p != nil && p.available {
+		c |= daemonPrimaryAvailable
+	}
 	consider(s.set.daemonOn[n])
 	consider(s.set.surgeOn[n])
 	if s.set.terminatingOn[n] > 0 {
@@ -235,6 +257,13 @@ func (x *daemonIndex) setCounts(n int, c daemonCounts) {
 	if old := x.counts[n]; old != c {
 		x.status.add(old, -1)
 		x.status.add(c, 1)
+		if was, is := old&daemonPrimaryAvailable != 0, c&daemonPrimaryAvailable != 0; was != is {
+			if is {
+				x.available++
+			} else {
+				x.available--
+			}
+		}
 		x.counts[n] = c
 	}
 }

@@ -91,22 +91,34 @@ func readyNodes(e *Engine) int {
 
 // scanSurgingDaemonSet is scanDaemonSet for a rollout with maxSurge: manage creates a pod
 // on each node with none and deletes each old pod beside a new one that is not ready, or
-// whose new one is available; rollingUpdate runs only when manage sent nothing.
+// whose new one is available; rollingUpdate runs only when manage sent nothing, and
+// deletes the old pods on nodes that should not run one (not ready) with no new one beside
+// them: at once when not available, else while more nodes have an available pod than
+// should run one.
 // upstream: daemon_controller.go updateDaemonSet (rollingUpdate once expectations are
 // satisfied), podsShouldBeOnNode (allowSurge: oldestOldPod deleted when not ready or
-// oldestNewPod available); update.go rollingUpdate.
+// oldestNewPod available); update.go rollingUpdate (numAvailable, oldPodsToDelete,
+// shouldNotRunPodsToDelete).
 func scanSurgingDaemonSet(e *Engine, s *serviceState) (create []int, del []*podState) {
 	var manage, candidates []int
-	numSurge := 0
+	var drop, dropCandidates []*podState
+	numSurge, numAvailable := 0, 0
 	for n := range e.nodes {
 		old, nw := s.set.daemonOn[n], s.set.surgeOn[n]
+		if old != nil && old.available {
+			numAvailable++
+		}
 		switch {
-		case !e.nodes[n].Ready:
+		case old == nil && !e.nodes[n].Ready:
 		case old == nil:
 			// Pods being deleted do not count: a node needs one that is not
 			// (podsShouldBeOnNode, AllowsSurge: no running pod, create one).
 			manage = append(manage, n)
 		case old.hash() == s.templateHash():
+		case nw == nil && !e.nodes[n].Ready && !old.available:
+			drop = append(drop, old)
+		case nw == nil && !e.nodes[n].Ready:
+			dropCandidates = append(dropCandidates, old)
 		case nw == nil && !old.available:
 			create = append(create, n)
 		case nw == nil:
@@ -123,6 +135,10 @@ func scanSurgingDaemonSet(e *Engine, s *serviceState) (create []int, del []*podS
 	surge, _ := s.daemonStrategy(readyNodes(e))
 	room := min(max(surge-numSurge, 0), len(candidates))
 	create = append(create, candidates[:room]...)
+	del = append(del, drop...)
+	if extra := min(numAvailable-readyNodes(e), len(dropCandidates)); extra > 0 {
+		del = append(del, dropCandidates[:extra]...)
+	}
 	return create[:min(len(create), daemonSetBurstReplicas)], del[:min(len(del), daemonSetBurstReplicas)]
 }
 
@@ -316,5 +332,55 @@ func TestDaemonSetSurgeManageFirst(t *testing.T) {
 	if surged == 0 || mixed != 0 || retiredUnready == 0 {
 		t.Errorf("%d surge creates, %d syncs that also retired old pods (want 0), %d old pods retired not ready beside an unavailable new one (want some)",
 			surged, mixed, retiredUnready)
+	}
+}
+
+// TestSurgingDaemonSetDropsPodsOfNodesDown follows a surging DaemonSet rollout (20 nodes,
+// maxSurge 2) while 5 nodes are down for good. Those nodes should not run the pod (the
+// NoSchedule taint of a node not ready) and get no new one; their old pods, not ready
+// since the node went, are deleted by the rollout at once. The rest roll as usual. Found by
+// `make upstream-daemonset`: the model left them.
+// upstream: update.go rollingUpdate (surging: an old pod not available on a node that
+// should not run one goes into oldPodsToDelete).
+func TestSurgingDaemonSetDropsPodsOfNodesDown(t *testing.T) {
+	cfg := workloadConfig(1, testWorkloads(),
+		Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "fail", Kind: ActionFailNodes, Nodes: 5},
+		Action{Name: "rollout", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: 2}},
+	)
+	cfg.Cluster.Nodes = 20
+	cfg.Services[0].WorkloadKind = KindDaemonSet
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped := map[int]bool{}
+	daemonPlanCheck = func(e *Engine, s *serviceState, create []int, del []*podState) {
+		checkDaemonPlan(e, s, create, del)
+		for _, n := range create {
+			if !e.nodes[n].Ready {
+				t.Errorf("at %v: a new pod on node %d, which is down", e.now, n)
+			}
+		}
+		for _, p := range del {
+			if n := int(p.pinned()); !e.nodes[n].Ready {
+				dropped[n] = true
+			}
+		}
+	}
+	defer func() { daemonPlanCheck = checkDaemonPlan }()
+	runEngine(t, e, nil)
+	if len(dropped) != 5 {
+		t.Errorf("the rollout deleted the old pods of %d nodes that are down (%v), want all 5", len(dropped), dropped)
+	}
+	s := e.services[0]
+	for n := range e.nodes {
+		p := s.set.daemonOn[n]
+		switch {
+		case !e.nodes[n].Ready && p != nil:
+			t.Errorf("node %d is down and still has pod %s", n, p.pod.Name)
+		case e.nodes[n].Ready && (p == nil || p.hash() != s.templateHash()):
+			t.Errorf("node %d is up without a pod of the new template", n)
+		}
 	}
 }

@@ -693,7 +693,10 @@ var daemonPlanCheck func(e *Engine, s *serviceState, create []int, del []*podSta
 // deletes of the old pods that have a new one beside them and are not ready or whose new
 // one is available (manage); or when there are none, a new pod beside each old one that is
 // not available (allowedNewNodes) and beside available ones while fewer than maxSurge new
-// pods are not yet available.
+// pods are not yet available, and the deletes of old pods on nodes that should not run one
+// (not ready): at once when not available, else while more pods are available than nodes
+// should run one. upstream: update.go rollingUpdate (oldPodsToDelete,
+// shouldNotRunPodsToDelete).
 func (e *Engine) planDaemonSet(s *serviceState) (create []int, del []*podState) {
 	x := e.refreshDaemonIndex(s)
 	create = x.appendNodes(nil, 0, daemonSetBurstReplicas)
@@ -708,6 +711,13 @@ func (e *Engine) planDaemonSet(s *serviceState) (create []int, del []*podState) 
 			create = x.appendNodes(nil, 1, daemonSetBurstReplicas)
 			room := max(surge-x.counted, 0)
 			create = x.appendNodes(create, 2, min(len(create)+room, daemonSetBurstReplicas))
+			// The old pods on nodes that should not run one: those not available at once,
+			// available ones only while more pods are available than nodes should run one
+			// (the rollout keeps every node's pod until a pod elsewhere is available).
+			nodes = x.appendNodes(nil, 4, daemonSetBurstReplicas)
+			if extra := x.available - int(x.status.desired); extra > 0 {
+				nodes = x.appendNodes(nodes, 5, min(len(nodes)+extra, daemonSetBurstReplicas))
+			}
 		}
 	} else {
 		if len(create) > 0 {

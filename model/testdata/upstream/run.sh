@@ -9,6 +9,10 @@
 #              against MirrorEndpoints: mirroring_diff_test.go.txt
 #   deployment the Deployment controller's sync (pkg/controller/deployment) against the
 #              model's deploymentPlan: deployment_diff_test.go.txt
+#   daemonset  the DaemonSet controller's sync (pkg/controller/daemon) against every plan of
+#              planDaemonSet in random timelines: daemonset_diff_test.go.txt
+#   statefulset the StatefulSet controller's sync (pkg/controller/statefulset) against
+#              every plan of its syncs in random timelines: statefulset_diff_test.go.txt
 #   proxy      kube-proxy's endpoint handling (pkg/proxy: the change trackers and
 #              CategorizeEndpoints) against the representative kube-proxy's counts:
 #              proxy_diff_test.go.txt
@@ -54,6 +58,18 @@ deployment)
 	test=TestDeploymentAsUpstreamController
 	dest=sim
 	;;
+daemonset)
+	src=pkg/controller/daemon
+	files=(daemon_controller.go update.go)
+	test=TestDaemonSetAsUpstreamController
+	dest=sim
+	;;
+statefulset)
+	src=pkg/controller/statefulset
+	files=(stateful_pod_control.go stateful_set.go stateful_set_control.go stateful_set_status_updater.go stateful_set_utils.go)
+	test=TestStatefulSetAsUpstreamController
+	dest=sim
+	;;
 proxy)
 	src=pkg/proxy
 	files=()
@@ -61,7 +77,7 @@ proxy)
 	dest=sim
 	;;
 *)
-	echo "usage: $0 endpoints|mirroring|deployment|proxy" >&2
+	echo "usage: $0 endpoints|mirroring|deployment|daemonset|statefulset|proxy" >&2
 	exit 2
 	;;
 esac
