@@ -1043,9 +1043,12 @@ func (e *Engine) setReadyWith(p *podState, ready bool, since model.Timestamp, al
 	switch {
 	case !ready:
 		p.svc().setAvailable(p, false)
-	case minReady == 0:
-		// Available as soon as ready: the sync the update starts counts both at once
-		// (upstream: pkg/api/v1/pod/util.go IsPodAvailable, minReadySeconds 0).
+	case minReady == 0 || virtualTime(now)+minReady <= e.now:
+		// Available as soon as ready: the sync the update starts counts both at once. So is
+		// a pod whose Ready condition comes back with a transition time minReadySeconds or
+		// more ago (its kubelet, back after its node's outage, keeps the time it had).
+		// (upstream: pkg/api/v1/pod/util.go IsPodAvailable: lastTransitionTime +
+		// minReadySeconds <= now.)
 		p.svc().setAvailable(p, true)
 	}
 	e.updatePod(p, func(pod *model.Pod) {

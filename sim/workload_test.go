@@ -1889,3 +1889,35 @@ func TestCreatingSyncProgressCondition(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoredReadyTimeIsAvailableAtOnce: with minReadySeconds, a pod whose Ready condition
+// comes back with a transition time minReadySeconds or more ago (its kubelet, back after
+// its node's outage, keeps the time it had) is available in the same update, as upstream's
+// IsPodAvailable computes at the next sync; one that turns ready now is not, until
+// minReadySeconds have passed. The model had made both wait for an event at the same
+// instant, after the StatefulSet's sync the update started: found by `make
+// upstream-statefulset` (seed 122: an OrderedReady set created no pod where upstream did).
+// upstream: pkg/api/v1/pod/util.go IsPodAvailable; statefulset processReplica.
+func TestRestoredReadyTimeIsAvailableAtOnce(t *testing.T) {
+	cfg := workloadConfig(2, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+	cfg.Services[0].MinReady = 13 * time.Second
+	e := ranEngine(t, cfg)
+	s := e.services[0]
+	p, q := s.pods[0], s.pods[1]
+	if !p.available || !q.available {
+		t.Fatal("after the create phase, a pod is not available")
+	}
+	kept := p.pod.ReadyTransition
+	e.now += Time(time.Minute)
+	e.setReady(p, false)
+	e.setReady(q, false)
+	e.now += Time(time.Minute)
+	e.setReadyWith(p, true, kept, nil) // the kubelet restores the time it had
+	e.setReady(q, true)                // a new transition, now
+	if !p.available {
+		t.Errorf("ready again with its transition time of %v ago: not available at once", Time(timestamp(e.now)-kept))
+	}
+	if q.available {
+		t.Error("ready now, with minReadySeconds 13 s: available at once")
+	}
+}
