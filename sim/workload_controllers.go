@@ -750,10 +750,11 @@ func wholeSeconds(t Time) int32 { return int32(t / Time(time.Second)) }
 // ProgressDeadlineExceeded once progressDeadlineSeconds have passed since the condition's
 // lastUpdateTime with no progress. A condition set again with the reason it has keeps its
 // time. The sync that creates the new ReplicaSet has written the condition already
-// (NewReplicaSetCreated, now, p.revisionAt), but over a condition of that reason, whose time
-// it keeps (a template changed again before any sync saw the rollout progress). upstream: deployment/progress.go syncRolloutStatus;
-// sync.go getNewReplicaSet; util/deployment_util.go DeploymentComplete,
-// DeploymentProgressing, DeploymentTimedOut, SetDeploymentCondition.
+// (NewReplicaSetCreated, now: p.revisionAt), but not over a condition of that reason, whose
+// time it keeps (a template changed again before any sync saw the rollout progress).
+// upstream: deployment/progress.go syncRolloutStatus; sync.go getNewReplicaSet;
+// util/deployment_util.go DeploymentComplete, DeploymentProgressing, DeploymentTimedOut,
+// SetDeploymentCondition.
 func (p *deploymentPlan) rolloutProgress(now Time, createdNow bool) {
 	s, st := p.s, &p.status
 	stored, at := s.dcStatus, s.progressAt
