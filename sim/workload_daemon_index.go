@@ -25,6 +25,7 @@ const (
 	daemonRetire         // surging: a new pod beside an old one that is not ready, or available beside it: the old one is deleted
 	daemonDrop           // surging: an old pod not available, no new one, on a node that should not run one: deleted
 	daemonDropCandidate  // surging: the same but available: deleted while more pods are available than nodes should run one
+	daemonExcess         // two pods not being deleted, neither or only the older of the current template: the newer one is deleted (manage)
 )
 
 // daemonClasses gives each class its list in daemonIndex.lists (-1: none) and whether it
@@ -45,6 +46,7 @@ var daemonClasses = [...]struct {
 	daemonRetire:         {3, false},
 	daemonDrop:           {4, false},
 	daemonDropCandidate:  {5, false},
+	daemonExcess:         {6, true},
 }
 
 // daemonClassOf classifies node n for s, a DaemonSet, as its sync reads it: without surge,
@@ -52,11 +54,19 @@ var daemonClasses = [...]struct {
 // upstream: daemon_controller.go podsShouldBeOnNode (a node gone runs no new pod; an old
 // and a new pod allowed on a node while surging); update.go rollingUpdate (maxSurge 0:
 // allowedReplacementPods, candidatePodsToDelete, numUnavailable, findUpdatedPodsOnNode
-// skipping deleted pods; maxSurge > 0: allowedNewNodes, candidateNewNodes, numSurge, the
-// old pods whose new one is available, and those on nodes that should not run one:
-// oldPodsToDelete, shouldNotRunPodsToDelete).
+// skipping deleted pods, and a node with excess pods, which manage thins to the oldest, or
+// while surging to the oldest old and oldest new; maxSurge > 0: allowedNewNodes,
+// candidateNewNodes, numSurge, the old pods whose new one is available, and those on nodes
+// that should not run one: oldPodsToDelete, shouldNotRunPodsToDelete).
 func (e *Engine) daemonClassOf(s *serviceState, n int, surging bool) daemonClass {
 	p := s.set.daemonOn[n]
+	if nw := s.set.surgeOn[n]; nw != nil && (!surging || nw.hash() != s.templateHash()) {
+		// A node with two pods not being deleted (a rollout began while a surging one had
+		// a new pod beside an old one), when the strategy does not allow it or the newer is
+		// not of the current template either: manage deletes the newer one, whatever the
+		// node's state; rollingUpdate counts the node unavailable (or surging).
+		return daemonExcess
+	}
 	if surging {
 		nw := s.set.surgeOn[n]
 		switch {
@@ -132,7 +142,7 @@ type daemonIndex struct {
 	class   []daemonClass
 	// lists hold the nodes of each class that has one (daemonClasses); counted is the
 	// number of nodes of the classes counted.
-	lists   [6]bitIndex
+	lists   [7]bitIndex
 	counted int
 	// available counts the nodes whose pod (the old one, when a new one is beside it) is
 	// available: rollingUpdate's numAvailable while surging (daemonPrimaryAvailable).
@@ -210,7 +220,8 @@ func (e *Engine) daemonCountsOf(s *serviceState, n int) daemonCounts {
 			oldest = p
 		}
 	}
-	if p := s.set.daemonOn[n]; p != nil && p.available {
+	// (Not a node with excess pods, which rollingUpdate skips: daemonExcess.)
+	if p, nw := s.set.daemonOn[n], s.set.surgeOn[n]; p != nil && p.available && (nw == nil || nw.hash() == s.templateHash()) {
 		c |= daemonPrimaryAvailable
 	}
 	consider(s.set.daemonOn[n])

@@ -700,13 +700,18 @@ var daemonPlanCheck func(e *Engine, s *serviceState, create []int, del []*podSta
 func (e *Engine) planDaemonSet(s *serviceState) (create []int, del []*podState) {
 	x := e.refreshDaemonIndex(s)
 	create = x.appendNodes(nil, 0, daemonSetBurstReplicas)
+	// manage also deletes the newer of two pods on a node that should have one (excess):
+	// the surged pod of an earlier rollout.
+	for _, n := range x.appendNodes(nil, 6, daemonSetBurstReplicas) {
+		del = append(del, s.set.surgeOn[n])
+	}
 	var nodes []int
 	if x.surging {
 		// manage: a pod on each node with none, and the old pods to retire. rollingUpdate
 		// runs only in a sync whose manage sent nothing: after its calls, the informer has
 		// not yet observed them (expectations).
-		nodes = x.appendNodes(nil, 3, daemonSetBurstReplicas)
-		if len(create) == 0 && len(nodes) == 0 {
+		nodes = x.appendNodes(nil, 3, max(daemonSetBurstReplicas-len(del), 0))
+		if len(create) == 0 && len(nodes) == 0 && len(del) == 0 {
 			surge, _ := s.daemonStrategy(int(x.status.desired))
 			create = x.appendNodes(nil, 1, daemonSetBurstReplicas)
 			room := max(surge-x.counted, 0)
@@ -720,19 +725,16 @@ func (e *Engine) planDaemonSet(s *serviceState) (create []int, del []*podState) 
 			}
 		}
 	} else {
-		if len(create) > 0 {
-			return create, nil
+		if len(create) > 0 || len(del) > 0 {
+			return create, del
 		}
 		_, unavail := s.daemonStrategy(int(x.status.desired))
 		nodes = x.appendNodes(nil, 1, daemonSetBurstReplicas)
 		budget := max(unavail-x.counted, 0)
 		nodes = x.appendNodes(nodes, 2, min(len(nodes)+budget, daemonSetBurstReplicas))
 	}
-	if len(nodes) > 0 {
-		del = make([]*podState, len(nodes))
-		for i, n := range nodes {
-			del[i] = s.set.daemonOn[n]
-		}
+	for _, n := range nodes {
+		del = append(del, s.set.daemonOn[n])
 	}
 	return create, del
 }
