@@ -60,11 +60,7 @@ var daemonClasses = [...]struct {
 // that should not run one: oldPodsToDelete, shouldNotRunPodsToDelete).
 func (e *Engine) daemonClassOf(s *serviceState, n int, surging bool) daemonClass {
 	p := s.set.daemonOn[n]
-	if nw := s.set.surgeOn[n]; nw != nil && (!surging || nw.hash() != s.templateHash()) {
-		// A node with two pods not being deleted (a rollout began while a surging one had
-		// a new pod beside an old one), when the strategy does not allow it or the newer is
-		// not of the current template either: manage deletes the newer one, whatever the
-		// node's state; rollingUpdate counts the node unavailable (or surging).
+	if s.excessPods(n, surging) {
 		return daemonExcess
 	}
 	if surging {
@@ -122,6 +118,17 @@ func (e *Engine) daemonClassOf(s *serviceState, n int, surging bool) daemonClass
 		return daemonCandidate
 	}
 	return daemonNothing
+}
+
+// excessPods reports whether node n has two pods of s not being deleted (a rollout began
+// while a surging one had a new pod beside an old one) where the strategy allows one, or
+// while surging where the newer is not of the current template either: manage deletes the
+// newer, whatever the node's state, and rollingUpdate skips the node (counting it
+// unavailable, or surging). upstream: daemon_controller.go podsShouldBeOnNode; update.go
+// findUpdatedPodsOnNode.
+func (s *serviceState) excessPods(n int, surging bool) bool {
+	nw := s.set.surgeOn[n]
+	return nw != nil && (!surging || nw.hash() != s.templateHash())
 }
 
 // daemonIndex keeps each node's daemonClass for a DaemonSet, with the nodes of each class
@@ -220,8 +227,8 @@ func (e *Engine) daemonCountsOf(s *serviceState, n int) daemonCounts {
 			oldest = p
 		}
 	}
-	// (Not a node with excess pods, which rollingUpdate skips: daemonExcess.)
-	if p, nw := s.set.daemonOn[n], s.set.surgeOn[n]; p != nil && p.available && (nw == nil || nw.hash() == s.templateHash()) {
+	// (Not a node with excess pods, which rollingUpdate skips.)
+	if p := s.set.daemonOn[n]; p != nil && p.available && !s.excessPods(n, s.set.daemon.surging) {
 		c |= daemonPrimaryAvailable
 	}
 	consider(s.set.daemonOn[n])
