@@ -1,7 +1,7 @@
 # epsim — see README.md. Every target works on a fresh machine with only Go installed.
 GO ?= go
 
-.PHONY: build test bench bench-compare rss-compare instr-compare lint cross run check baselines fuzz pgo upstream-endpoints upstream-mirroring upstream-deployment upstream-daemonset upstream-statefulset upstream-proxy diff-slices diff-sizes
+.PHONY: build test bench bench-compare rss-compare instr-compare lint cross run check baselines fuzz pgo upstream-endpoints upstream-mirroring upstream-deployment upstream-daemonset upstream-statefulset upstream-replicaset upstream-proxy diff-slices diff-sizes
 
 build:
 	$(GO) build -o bin/sim ./cmd/sim
@@ -75,14 +75,17 @@ upstream-mirroring:
 upstream-deployment:
 	EPSIM_DIFF_SEEDS=$(SEEDS) $(diff_steps) GO=$(GO) bash model/testdata/upstream/run.sh deployment
 
-# The DaemonSet and StatefulSet controllers' syncs (pkg/controller/daemon, statefulset)
-# against every plan of the model's in random timelines (SEEDS: a timeline each, 1-20 unless
-# set): `make upstream-daemonset SEEDS=1-100`.
+# The DaemonSet, StatefulSet and ReplicaSet controllers' syncs (pkg/controller/daemon,
+# statefulset, replicaset) against every plan of the model's in random timelines (SEEDS: a
+# timeline each, 1-20 unless set): `make upstream-daemonset SEEDS=1-100`.
 upstream-daemonset:
 	EPSIM_DIFF_SEEDS=$(if $(filter command line environment,$(origin SEEDS)),$(SEEDS),1-20) GO=$(GO) bash model/testdata/upstream/run.sh daemonset
 
 upstream-statefulset:
 	EPSIM_DIFF_SEEDS=$(if $(filter command line environment,$(origin SEEDS)),$(SEEDS),1-20) GO=$(GO) bash model/testdata/upstream/run.sh statefulset
+
+upstream-replicaset:
+	EPSIM_DIFF_SEEDS=$(if $(filter command line environment,$(origin SEEDS)),$(SEEDS),1-20) GO=$(GO) bash model/testdata/upstream/run.sh replicaset
 
 # What the representative kube-proxy programs against the real kube-proxy's endpoint handling
 # (pkg/proxy: its change trackers and CategorizeEndpoints), on random EndpointSlices of one

@@ -390,12 +390,18 @@ func (w *workloadControllers) syncReplicaSet(rs *replicaSet) {
 		switch diff := int(rs.live - rs.spec); {
 		case diff < 0:
 			n := min(-diff, w.burstReplicas)
+			if replicaSetPlanCheck != nil {
+				replicaSetPlanCheck(e, rs, st, n, nil)
+			}
 			rs.expectCreates += int32(n)
 			w.createBatch(c, n, min(n, slowStartInitialBatchSize))
 			return
 		case diff > 0:
 			n := min(diff, w.burstReplicas)
 			victims := w.pickVictims(rs, n, e.now)
+			if replicaSetPlanCheck != nil {
+				replicaSetPlanCheck(e, rs, st, 0, victims)
+			}
 			rs.expectDeletes += int32(n)
 			end := e.now
 			for _, p := range victims {
@@ -407,9 +413,17 @@ func (w *workloadControllers) syncReplicaSet(rs *replicaSet) {
 			e.schedule(end, evRSStatus{w.newRSCall(c)})
 			return
 		}
+		if replicaSetPlanCheck != nil {
+			replicaSetPlanCheck(e, rs, st, 0, nil)
+		}
 	}
 	w.writeStatus(c)
 }
+
+// replicaSetPlanCheck, when set (by tests), sees every ReplicaSet sync that manages its
+// replicas (its expectations met): the status it computes from the pods it listed, and
+// the pods it creates or the ones it deletes.
+var replicaSetPlanCheck func(e *Engine, rs *replicaSet, st rsStatus, creates int, deletes []*podState)
 
 // recordRSEvent is the SuccessfulCreate or SuccessfulDelete Event the ReplicaSet controller
 // records about rs when a pod call returns at t: unless the spam filter drops it, the event

@@ -16,6 +16,7 @@ import (
 func TestMain(m *testing.M) {
 	daemonPlanCheck = checkDaemonPlan
 	statefulPlanCheck = checkStatefulPlan
+	replicaSetPlanCheck = checkReplicaSetPlan
 	victimsCheck = checkVictims
 	victimCandsCheck = checkVictims
 	os.Exit(m.Run())

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs a model of a Kubernetes controller against the real controller: `make
-# upstream-endpoints`, `make upstream-mirroring`, `make upstream-deployment` and `make
+# upstream-endpoints`, `make upstream-mirroring`, `make upstream-deployment`, `make
+# upstream-daemonset`, `make upstream-statefulset`, `make upstream-replicaset` and `make
 # upstream-proxy`, or this script from anywhere, with the harness's name as its argument:
 #
 #   endpoints  the Endpoints controller (pkg/controller/endpoint) against BuildEndpoints and
@@ -13,6 +14,9 @@
 #              planDaemonSet in random timelines: daemonset_diff_test.go.txt
 #   statefulset the StatefulSet controller's sync (pkg/controller/statefulset) against
 #              every plan of its syncs in random timelines: statefulset_diff_test.go.txt
+#   replicaset the ReplicaSet controller's sync (pkg/controller/replicaset) against every
+#              sync of a Deployment's ReplicaSets in random timelines, its scale-down
+#              ranking read at the model's instant (see patch): replicaset_diff_test.go.txt
 #   proxy      kube-proxy's endpoint handling (pkg/proxy: the change trackers and
 #              CategorizeEndpoints) against the representative kube-proxy's counts:
 #              proxy_diff_test.go.txt
@@ -39,6 +43,7 @@ version=${KUBERNETES_VERSION:-v1.37.2}
 staging=v0.${version#v1.}
 
 name=${1:-}
+patch= # a sed expression some harnesses apply to upstream's sources as well
 case $name in
 endpoints)
 	src=pkg/controller/endpoint
@@ -70,6 +75,14 @@ statefulset)
 	test=TestStatefulSetAsUpstreamController
 	dest=sim
 	;;
+replicaset)
+	src=pkg/controller/replicaset
+	files=(replica_set.go replica_set_utils.go)
+	test=TestReplicaSetAsUpstreamController
+	dest=sim
+	# The scale-down ranks at the wall clock's instant; the test's is the model's.
+	patch='s/Now: metav1\.Now()}/Now: metav1.NewTime(RankNow())}/'
+	;;
 proxy)
 	src=pkg/proxy
 	files=()
@@ -77,7 +90,7 @@ proxy)
 	dest=sim
 	;;
 *)
-	echo "usage: $0 endpoints|mirroring|deployment|daemonset|statefulset|proxy" >&2
+	echo "usage: $0 endpoints|mirroring|deployment|daemonset|statefulset|replicaset|proxy" >&2
 	exit 2
 	;;
 esac
@@ -102,8 +115,12 @@ if [ ${#files[@]} -gt 0 ]; then
 	up=$tmp/model/upstream$name
 	mkdir "$up"
 	for f in "${files[@]}"; do
-		sed "s/^package $pkg\$/package upstream$name/" "$k8s/$src/$f" >"$up/$f"
+		sed -e "s/^package $pkg\$/package upstream$name/" -e "$patch" "$k8s/$src/$f" >"$up/$f"
 	done
+	if [ -n "$patch" ] && ! cat "${files[@]/#/$up/}" | grep -q RankNow; then
+		echo "upstream-$name: $version's sources no longer match the patch $patch" >&2
+		exit 1
+	fi
 	cp "$here/${name}_export.go.txt" "$up/export.go"
 fi
 cp "$here/${name}_diff_test.go.txt" "$tmp/$dest/upstream_${name}_diff_test.go"
