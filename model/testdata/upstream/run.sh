@@ -117,8 +117,8 @@ if [ ${#files[@]} -gt 0 ]; then
 	for f in "${files[@]}"; do
 		sed -e "s/^package $pkg\$/package upstream$name/" -e "$patch" "$k8s/$src/$f" >"$up/$f"
 	done
-	if [ -n "$patch" ] && ! cat "${files[@]/#/$up/}" | grep -q RankNow; then
-		echo "upstream-$name: $version's sources no longer match the patch $patch" >&2
+	if [ -n "$patch" ] && ! sed -n "${patch}p" "${files[@]/#/$k8s/$src/}" | grep -q .; then
+		echo "upstream-$name: $version's sources have no line the patch $patch changes" >&2
 		exit 1
 	fi
 	cp "$here/${name}_export.go.txt" "$up/export.go"
