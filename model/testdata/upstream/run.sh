@@ -28,7 +28,7 @@
 # a small exported wrapper (<name>_export.go.txt), adds k8s.io/kubernetes to that copy's
 # go.mod (its staging modules pinned to the matching v0.x release, as any module that imports
 # it must), and runs the harness's test there (in package model, or in package sim for the
-# Deployment controller, whose model is there). kube-proxy's part is exported: its harness
+# workload controllers and kube-proxy, whose models are there). kube-proxy's part is exported: its harness
 # imports pkg/proxy as it is, from package sim (whose counts it reads), and nothing is
 # copied. The first run downloads k8s.io/kubernetes and its dependencies.
 #
@@ -36,6 +36,9 @@
 # on one core for endpoints), EPSIM_DIFF_STEPS (default 20), KUBERNETES_VERSION (default
 # v1.37.2, the release UPSTREAM.md follows).
 set -euo pipefail
+# The script is one block, which bash reads whole before it runs any of it: a change to this
+# file while a sweep runs (bash reads a script as it goes) does not reach that sweep.
+{
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 go=${GO:-go}
@@ -133,3 +136,5 @@ for m in $(sed -n "$staged" "$k8s/go.mod"); do
 done
 $go mod edit "${edits[@]}"
 GOFLAGS=-mod=mod $go test "./$dest" -run "^$test\$" -count=1 -v -timeout 0
+exit
+}
