@@ -40,11 +40,11 @@ const minHeap = 4 << 20
 // setting GOGC after each collection (debug.SetGCPercent), from the live heap it left.
 //
 // While GOGC is above 100, a soft memory limit of one and a half floors holds too
-// (debug.SetMemoryLimit), lifted once GOGC is back at 100 for good. GOGC is set by a cleanup that
-// runs after the collection, on its own goroutine; until it has run, the GOGC set for a
-// small live heap applies to the larger one the collection left, whose goal is then many
-// times the floor (32 times 75 MB for many-services). The limit keeps a late cleanup from
-// letting the heap grow that far.
+// (debug.SetMemoryLimit), lifted once GOGC is back at 100 for good. GOGC is set by a
+// cleanup that runs after the collection, on its own goroutine; until it has run, the GOGC
+// set for a small live heap applies to the larger one the collection left, whose goal is
+// then many times the floor (32 times 75 MB for many-services). The limit keeps a late
+// cleanup from letting the heap grow that far.
 func Set(floor uint64, limit int64) (restore func()) {
 	t := set(floor, limit)
 	if t == nil {
@@ -65,7 +65,9 @@ func set(floor uint64, limit int64) *tuner {
 	t.mu.Lock()
 	t.before = debug.SetGCPercent(100)
 	t.apply()
-	t.arm()
+	if !t.outgrown {
+		t.arm()
+	}
 	t.mu.Unlock()
 	return t
 }

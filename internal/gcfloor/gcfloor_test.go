@@ -63,10 +63,10 @@ func TestSetFollowsTheLiveHeap(t *testing.T) {
 	}
 	runtime.KeepAlive(held)
 	runtime.KeepAlive(more)
-	// The heap has outgrown the floor: as it shrinks again (a run's state let go at its
-	// end), GOGC stays at 100 and no limit comes back, which would return the freed heap
-	// to the kernel page by page (1 GB at the end of 50,000 Services).
-	held, more = nil, nil
+	// The heap has outgrown the floor: as it shrinks again (held and more are garbage past
+	// their KeepAlive, as a run's state is at its end), GOGC stays at 100 and no limit
+	// comes back, which would return the freed heap to the kernel page by page (1 GB at
+	// the end of 50,000 Services).
 	for range 3 {
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
