@@ -30,6 +30,9 @@ func TestPeakMBSeesWhatTheProcessTouches(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("peak RSS is read as Linux gives it")
 	}
+	if raceDetector {
+		t.Skip("the race detector's shadow memory multiplies the resident memory measured")
+	}
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
