@@ -23,6 +23,13 @@ var heapProfileRate = 512 * 1024
 // profile. The last one taken is of about the run's peak, which is what a memory budget is
 // about; a profile at the end would show a heap already shrinking. It passes every report
 // on to next (the progress bar, or nil).
+//
+// Before it takes a profile it collects: the runtime publishes the heap a collection found
+// only once the next has marked (or when the program asks for a collection), so a profile
+// taken without one is of the collection before. For 50,000 Services that profile held
+// 416 MB where the collection had left 608 (the profile taken now holds 611). A profiled
+// run thus makes a collection more each time its heap has grown 5 % past the largest so
+// far: 6 in that run, beside its own 13.
 type peakHeapProfiler struct {
 	next sim.Observer
 	// samples are the live heap and the collections completed, as of the last one.
@@ -60,19 +67,21 @@ func (p *peakHeapProfiler) Progress(now sim.Time, phase, phases int) {
 		p.next.Progress(now, phase, phases)
 	}
 	if live, cycles := p.read(); cycles > p.cycles && live > p.peak+p.peak/20 {
-		p.peak = live
-		p.take()
+		p.peak = max(live, p.take())
 	}
 }
 
 // PodsHeld implements sim.PodCounter, for the progress it passes on to.
 func (p *peakHeapProfiler) PodsHeld(n int) { podsHeld(p.next, n) }
 
-func (p *peakHeapProfiler) take() {
+// take collects, so that the heap profile is of the heap now, and keeps the profile; it
+// returns the live heap the collection left.
+func (p *peakHeapProfiler) take() (live uint64) {
+	runtime.GC()
+	live, _ = p.read()
 	p.profile.Reset()
-	// The heap profile is that of the last completed garbage collection: no GC is forced,
-	// so profiling does not change the run's own collections.
 	_ = pprof.Lookup("heap").WriteTo(&p.profile, 0)
+	return live
 }
 
 // writeTo writes the profile to path. A run that no collection ended during a progress
@@ -80,7 +89,6 @@ func (p *peakHeapProfiler) take() {
 // no profile of its own yet: one is taken now, after a collection, of the heap it left.
 func (p *peakHeapProfiler) writeTo(path string) error {
 	if p.profile.Len() == 0 {
-		runtime.GC()
 		p.take()
 	}
 	if err := os.WriteFile(path, p.profile.Bytes(), 0o644); err != nil {
