@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -29,26 +30,29 @@ func allocateHeld(n int) {
 var garbageSink []byte
 
 // heldInProfile returns the bytes in use that the heap profile's records of allocateHeld
-// stand for, scaled for sampling as pprof scales them.
+// stand for, scaled for sampling as pprof scales them: an allocation of s bytes is sampled
+// with probability 1-e^(-s/rate).
 func heldInProfile() float64 {
 	n, _ := runtime.MemProfile(nil, true)
 	records := make([]runtime.MemProfileRecord, n+64)
 	n, _ = runtime.MemProfile(records, true)
-	var objects, bytes int64
+	rate := float64(runtime.MemProfileRate)
+	var sum float64
 	for _, r := range records[:n] {
-		for _, pc := range r.Stack() {
-			if f := runtime.FuncForPC(pc); f != nil && strings.HasSuffix(f.Name(), ".allocateHeld") {
-				objects += r.InUseObjects()
-				bytes += r.InUseBytes()
-				break
-			}
+		objects, bytes := r.InUseObjects(), r.InUseBytes()
+		if objects <= 0 || !slices.ContainsFunc(r.Stack(), func(pc uintptr) bool {
+			f := runtime.FuncForPC(pc)
+			return f != nil && strings.HasSuffix(f.Name(), ".allocateHeld")
+		}) {
+			continue
 		}
+		scale := 1.0
+		if rate > 1 {
+			scale = 1 / -math.Expm1(-float64(bytes)/float64(objects)/rate)
+		}
+		sum += float64(bytes) * scale
 	}
-	if objects == 0 || runtime.MemProfileRate <= 1 {
-		return float64(bytes)
-	}
-	// A block of s bytes is sampled with probability 1-e^(-s/rate).
-	return float64(bytes) / -math.Expm1(-float64(heldBlock)/float64(runtime.MemProfileRate))
+	return sum
 }
 
 // TestMemprofileHoldsTheLatestCollection: the profile taken at the report after a
@@ -68,6 +72,7 @@ func TestMemprofileHoldsTheLatestCollection(t *testing.T) {
 	// No collection while the blocks are allocated: it would publish those allocated
 	// before it.
 	percent := debug.SetGCPercent(-1)
+	heldBlocks = make([][]byte, 0, held/heldBlock) // not allocateHeld's
 	allocateHeld(held)
 	defer func() { heldBlocks = nil }()
 	debug.SetGCPercent(percent)
