@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -177,6 +178,7 @@ Examples:
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (bar or lines), nor the line saying what --out wrote")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
 		fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the replay (reading the inputs, the run, the outputs) to `FILE`")
+		fs.StringVar(&o.memprofile, "memprofile", "", "write a heap profile to `FILE`, taken near the replay's largest live heap")
 		return func(e *env, args []string) error {
 			fs.Visit(func(f *flag.Flag) { o.modeGiven = o.modeGiven || f.Name == "mode" })
 			return o.run(e, args)
@@ -187,7 +189,8 @@ Examples:
 // replayOptions are the parsed flags of 'sim replay'.
 type replayOptions struct {
 	pods, services, nodes, slices, scenario string
-	out, format, mode, cpuprofile, start    string
+	out, format, mode, start                string
+	cpuprofile, memprofile                  string
 	sets                                    stringList
 	quiet, charts                           bool
 	// modeGiven is true when --mode was on the command line, not its default.
@@ -305,6 +308,16 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	// The heap the replay will fill is backed by huge pages, as sim run's (simulate): the
 	// trace of a rollout of 30,000 pods faulted 37,000 times without, 3,300-3,800 with.
 	prepareHeap(replayHeapBytes(inputSize(o.pods), inputSize(o.slices)), scenarios.DefaultMaxMemory())
+	if o.memprofile != "" {
+		// Checked before the inputs are read, as sim run's (simulate), and sampled from
+		// here on: the heap prepared above is not counted as an allocation.
+		f, err := createProfile("replay", "memprofile", o.memprofile)
+		if err != nil {
+			return err
+		}
+		f.Close()
+		runtime.MemProfileRate = heapProfileRate
+	}
 	if o.cpuprofile != "" {
 		stop, err := startCPUProfile("replay", o.cpuprofile)
 		if err != nil {
@@ -425,7 +438,14 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	span := trace.NewSpanSource(src) // the recording's span: the window of --endpointslices
 	ahead := trace.ReadAhead(span)
 	defer ahead.Close()
-	defer gcfloor.Set(gcfloor.Default, scenarios.DefaultMaxMemory())() // as sim run (simulate)
+	var heap *peakHeapProfiler
+	if o.memprofile != "" {
+		// As sim run's: a heap profile is of a collection, so no floor puts them off.
+		heap = newPeakHeapProfiler(log.next)
+		log.next = heap
+	} else {
+		defer gcfloor.Set(gcfloor.Default, scenarios.DefaultMaxMemory())() // as sim run (simulate)
+	}
 	res, stats, err := sim.ReplayWith(sim.ReplayOptions{Warm: warm, Slices: seed}, cfg, services, nodes, ahead, log)
 	if log.file != nil {
 		// A write log that could not be written stopped the replay: say so, not the replay.
@@ -438,6 +458,11 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 			return badInput(fmt.Errorf("replay: %w", err))
 		}
 		return fmt.Errorf("replay: %w", err)
+	}
+	if heap != nil {
+		if err := heap.writeTo(o.memprofile); err != nil {
+			return err
+		}
 	}
 	pstats := src.Stats()
 	if err := wrongKind("--pods", o.pods, "Pod", pstats.Events, pstats); err != nil {

@@ -918,3 +918,30 @@ func TestRecordLastEventCutOff(t *testing.T) {
 		t.Errorf("'sim help record' does not say that a last event cut off is a warning (exit 0)")
 	}
 }
+
+// TestReplayMemprofile: replay's --memprofile writes a heap profile pprof can read, as sim
+// run's does, and a path it cannot write is refused before the inputs are read.
+func TestReplayMemprofile(t *testing.T) {
+	args := []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"), "--quiet"}
+	path := filepath.Join(t.TempDir(), "heap.out")
+	e, _, errb := replayEnv()
+	if code := e.main(append(args, "--memprofile", path)); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if prof := readProfile(t, path); !bytes.Contains(prof, []byte("inuse_space")) {
+		t.Errorf("the profile (%d bytes) has no inuse_space samples: not a heap profile", len(prof))
+	}
+	for _, c := range []struct {
+		path string
+		code int
+		want string
+	}{
+		{filepath.Join(t.TempDir(), "no", "such", "dir", "heap.out"), exitBadInput, "--memprofile"},
+		{t.TempDir(), exitBadInput, "is a directory"},
+	} {
+		e, out, errb := replayEnv()
+		if code := e.main(append(args, "--memprofile", c.path)); code != c.code || out.Len() != 0 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("--memprofile %s: exit %d, %d bytes of stdout, stderr %q; want exit %d and %q", c.path, code, out.Len(), errb, c.code, c.want)
+		}
+	}
+}
