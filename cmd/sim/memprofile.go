@@ -17,6 +17,19 @@ import (
 // run (tests).
 var heapProfileRate = 512 * 1024
 
+// startHeapProfile readies --memprofile of command cmd: it checks that path can be
+// written, before a run that may be long rather than after it, and turns heap sampling on
+// from now (main turns it off at start).
+func startHeapProfile(cmd, path string) error {
+	f, err := createProfile(cmd, "memprofile", path)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	runtime.MemProfileRate = heapProfileRate
+	return nil
+}
+
 // peakHeapProfiler is the Observer behind --memprofile: at each progress report (one per
 // virtual second) it reads the live heap and, when a collection has ended since the run
 // started and the live heap it left is over 5 % above the largest seen so far, takes a heap

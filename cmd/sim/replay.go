@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -309,14 +308,10 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	// trace of a rollout of 30,000 pods faulted 37,000 times without, 3,300-3,800 with.
 	prepareHeap(replayHeapBytes(inputSize(o.pods), inputSize(o.slices)), scenarios.DefaultMaxMemory())
 	if o.memprofile != "" {
-		// Checked before the inputs are read, as sim run's (simulate), and sampled from
-		// here on: the heap prepared above is not counted as an allocation.
-		f, err := createProfile("replay", "memprofile", o.memprofile)
-		if err != nil {
+		// Before the inputs are read; the heap prepared above is not in the profile.
+		if err := startHeapProfile("replay", o.memprofile); err != nil {
 			return err
 		}
-		f.Close()
-		runtime.MemProfileRate = heapProfileRate
 	}
 	if o.cpuprofile != "" {
 		stop, err := startCPUProfile("replay", o.cpuprofile)

@@ -316,15 +316,10 @@ func (o *runOptions) simulate(e *env, cfg sim.Config, log *writeLog) (res *sim.R
 		prepareHeap(scenarios.EstimateMemory(&cfg), scenarios.DefaultMaxMemory())
 	}
 	if o.memprofile != "" {
-		// Checked before the run, which may be long, rather than found unwritable after it.
-		f, err := createProfile("run", "memprofile", o.memprofile)
-		if err != nil {
+		// What was allocated before this is not in the profile (the scenario, a few KB).
+		if err := startHeapProfile("run", o.memprofile); err != nil {
 			return nil, err
 		}
-		f.Close()
-		// main turns heap profiling off; what was allocated before this is not in the
-		// profile (the scenario, a few KB).
-		runtime.MemProfileRate = heapProfileRate
 	}
 	if o.cpuprofile != "" {
 		stop, err := startCPUProfile("run", o.cpuprofile)
