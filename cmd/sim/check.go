@@ -126,6 +126,7 @@ Examples:
 		seedFlag(fs, &o.seed, "override the scenarios' seeds with `N`, 0..2^63-1")
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (bar or lines)")
 		fs.IntVar(&o.jobs, "jobs", 0, "scenarios run side by side (`N`, default: the number of cores)")
+		o.profiles.addFlags(fs, "check", "the scenarios")
 		return func(e *env, args []string) error {
 			fs.Visit(func(f *flag.Flag) {
 				if f.Name == "seed" {
@@ -145,6 +146,8 @@ type checkOptions struct {
 	sets, tolerances, floors                stringList
 	// jobs is --jobs: the scenarios run side by side (0: one per core).
 	jobs int
+	// profiles are --cpuprofile and --memprofile.
+	profiles commandProfiles
 }
 
 // checkScenario is what check needs from a loaded scenario.
@@ -266,7 +269,7 @@ type checkJob struct {
 	gates []string
 }
 
-func (o *checkOptions) run(e *env, args []string) error {
+func (o *checkOptions) run(e *env, args []string) (err error) {
 	if len(args) == 0 {
 		return usageErrorf("check", "check takes at least one scenario (a file or an embedded name)")
 	}
@@ -310,6 +313,16 @@ func (o *checkOptions) run(e *env, args []string) error {
 	if len(problems) > 0 {
 		return badInput(errors.Join(problems...))
 	}
+	// A check of one scenario has its run's heap marked for huge pages as sim run's
+	// (simulate; several share a heap, which is not marked), here, before a heap profile
+	// starts: the marking allocates the range once, which the profile would count.
+	if len(jobs) == 1 {
+		prepareHeap(scenarios.EstimateMemory(&jobs[0].sc.Config), scenarios.DefaultMaxMemory())
+	}
+	if err := o.profiles.start(); err != nil {
+		return err
+	}
+	defer func() { err = o.profiles.stop(err) }()
 
 	opt := reports.CheckOptions{Tolerance: tolerance, Tolerances: tolRules, Floor: floor, Floors: floorRules, Strict: o.strict}
 	report := &reports.CheckReport{TolerancePercent: tolerance * 100, Strict: o.strict}
@@ -324,6 +337,9 @@ func (o *checkOptions) run(e *env, args []string) error {
 	}
 	var newBaselines []*reports.Baseline
 	runs := o.runScenarios(e, jobs)
+	if err := o.profiles.writeHeap(); err != nil {
+		return err
+	}
 	for i, job := range jobs {
 		cfg := job.sc.Config
 		res, err := runs[i].res, runs[i].err
@@ -416,7 +432,8 @@ func (o *checkOptions) runScenarios(e *env, jobs []*checkJob) []checkRun {
 	runs := make([]checkRun, len(jobs))
 	if workers == 1 {
 		for i, job := range jobs {
-			ro := &runOptions{quiet: o.quiet, sharedHeap: len(jobs) > 1}
+			// sharedHeap: run marked the heap of a lone scenario's run (see there).
+			ro := &runOptions{quiet: o.quiet, sharedHeap: true, profiles: &o.profiles}
 			runs[i].res, runs[i].err = ro.simulate(e, job.sc.Config, nil)
 			if runs[i].err != nil {
 				break
@@ -424,7 +441,7 @@ func (o *checkOptions) runScenarios(e *env, jobs []*checkJob) []checkRun {
 		}
 		return runs
 	}
-	defer sharedGC(workers)()
+	defer sharedGC(workers, o.profiles.floored())()
 	progress := newCountProgress(e, o.quiet, "check", "scenarios", len(jobs))
 	defer progress.finish()
 	sideBySide(workers, largestFirst(estimates), func(i int) {
@@ -433,7 +450,7 @@ func (o *checkOptions) runScenarios(e *env, jobs []*checkJob) []checkRun {
 				runs[i].panicked = p
 			}
 		}()
-		ro := &runOptions{quiet: true, sharedHeap: true, sharedGC: true}
+		ro := &runOptions{quiet: true, sharedHeap: true, sharedGC: true, profiles: &o.profiles}
 		runs[i].res, runs[i].err = ro.simulate(e, jobs[i].sc.Config, nil)
 	}, progress.done)
 	// A crash in a run is raised again here, once every run is done, where the command's

@@ -281,12 +281,16 @@ gate: exit 1 when a figure moved by more than that (--floor N ignores changes of
 	$ sim replay --pods trace.jsonl --services services.json --quiet --cpuprofile cpu.out
 	$ sim run many-services --quiet --memprofile heap.out
 	$ sim replay --pods trace.jsonl --services services.json --quiet --memprofile heap.out
+	$ sim plan slice-size --quiet --cpuprofile cpu.out --memprofile heap.out
 	$ go tool pprof -sample_index=inuse_space -top heap.out
 
 --memprofile takes the heap profile near the run's (or replay's) largest live heap (checked
 once per virtual second), which is what a memory budget is about. It collects before each
 profile it takes (the runtime's profile is otherwise of the collection before the last), so
-a profiled run collects more often than one that is not.
+a profiled run collects more often than one that is not. Check and plan, which run several
+simulations in one process, take both flags too: a CPU profile of the whole command, and a
+heap profile near the largest live heap of their runs together (side by side, the sum of
+theirs); a plan --merge, which runs none, takes --cpuprofile only.
 
 Run, check and replay let the Go heap grow to 128 MiB (an eighth of the memory the process
 may use, if less; once per run going, where several go side by side) before its first

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	"sync"
 
 	"epsim/sim"
 )
@@ -45,6 +46,8 @@ func startHeapProfile(cmd, path string) error {
 // far: 6 in that run, beside its own 13.
 type peakHeapProfiler struct {
 	next sim.Observer
+	// mu serialises the reports of runs side by side (watch).
+	mu sync.Mutex
 	// samples are the live heap and the collections completed, as of the last one.
 	samples [2]metrics.Sample
 	// cycles is the number of collections completed when the run started: a heap profile
@@ -79,10 +82,41 @@ func (p *peakHeapProfiler) Progress(now sim.Time, phase, phases int) {
 	if p.next != nil {
 		p.next.Progress(now, phase, phases)
 	}
+	p.sample()
+}
+
+// sample reads the live heap and takes a profile if it has grown past the largest so far
+// since a collection (see peakHeapProfiler).
+func (p *peakHeapProfiler) sample() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if live, cycles := p.read(); cycles > p.cycles && live > p.peak+p.peak/20 {
 		p.peak = max(live, p.take())
 	}
 }
+
+// watch returns the Observer of one run of several that share p: it passes each report on
+// to next (the run's progress, or nil) and samples the heap for p.
+func (p *peakHeapProfiler) watch(next sim.Observer) sim.Observer {
+	return heapWatch{next: next, heap: p}
+}
+
+// heapWatch is one run's report to a shared peakHeapProfiler (peakHeapProfiler.watch).
+type heapWatch struct {
+	next sim.Observer
+	heap *peakHeapProfiler
+}
+
+// Progress implements sim.Observer.
+func (w heapWatch) Progress(now sim.Time, phase, phases int) {
+	if w.next != nil {
+		w.next.Progress(now, phase, phases)
+	}
+	w.heap.sample()
+}
+
+// PodsHeld implements sim.PodCounter, for the progress it passes on to.
+func (w heapWatch) PodsHeld(n int) { podsHeld(w.next, n) }
 
 // PodsHeld implements sim.PodCounter, for the progress it passes on to.
 func (p *peakHeapProfiler) PodsHeld(n int) { podsHeld(p.next, n) }
@@ -101,6 +135,8 @@ func (p *peakHeapProfiler) take() (live uint64) {
 // report (one that reported none, or a small one in a process whose heap was larger) has
 // no profile of its own yet: one is taken now, after a collection, of the heap it left.
 func (p *peakHeapProfiler) writeTo(path string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.profile.Len() == 0 {
 		p.take()
 	}

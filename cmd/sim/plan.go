@@ -81,6 +81,7 @@ Examples:
 		fs.IntVar(&o.jobs, "jobs", 0, "runs in parallel (`N`, default: the number of cores)")
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (bar or lines)")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
+		o.profiles.addFlags(fs, "plan", "the points")
 		return func(e *env, args []string) error { return o.run(e, args) }
 	},
 }
@@ -91,9 +92,11 @@ type planOptions struct {
 	merge, quiet bool
 	charts       bool
 	jobs         int
+	// profiles are --cpuprofile and --memprofile (not of a --merge, which runs nothing).
+	profiles commandProfiles
 }
 
-func (o *planOptions) run(e *env, args []string) error {
+func (o *planOptions) run(e *env, args []string) (err error) {
 	if o.jobs < 0 {
 		return usageErrorf("plan", "--jobs %d: want 1 or more (0 = all cores)", o.jobs)
 	}
@@ -104,6 +107,13 @@ func (o *planOptions) run(e *env, args []string) error {
 		if len(args) == 0 {
 			return usageErrorf("plan", "plan --merge takes the partials: directories or files")
 		}
+		if o.profiles.mem != "" {
+			return usageErrorf("plan", "--memprofile is of the points' heap, and --merge runs none (--cpuprofile profiles a merge)")
+		}
+		if err := o.profiles.start(); err != nil {
+			return err
+		}
+		defer func() { err = o.profiles.stop(err) }()
 		return o.runMerge(e, args)
 	}
 	if len(args) != 1 {
@@ -142,9 +152,16 @@ func (o *planOptions) run(e *env, args []string) error {
 			points = append(points, p)
 		}
 	}
+	if err := o.profiles.start(); err != nil {
+		return err
+	}
+	defer func() { err = o.profiles.stop(err) }()
 	res := &reports.PlanResults{Format: reports.PlanFormat, Plan: planSpec(plan), Shard: shard, Shards: shards}
 	started := time.Now()
 	res.Points = o.runPoints(e, plan, points)
+	if err := o.profiles.writeHeap(); err != nil {
+		return err
+	}
 	failed := 0
 	for _, p := range res.Points {
 		if p.Error != "" {
@@ -313,14 +330,14 @@ func (o *planOptions) writeReport(e *env, res *reports.PlanResults, out *outputD
 // runPoints runs the points on --jobs workers and returns their records in grid order.
 func (o *planOptions) runPoints(e *env, plan *scenarios.Plan, points []scenarios.GridPoint) []reports.PlanPoint {
 	jobs := workersFor(o.jobs, pointEstimates(points), scenarios.DefaultMaxMemory())
-	defer sharedGC(jobs)()
+	defer sharedGC(jobs, o.profiles.floored())()
 	window := int(plan.Budgets.WriteWindow / time.Second)
 	out := make([]reports.PlanPoint, len(points))
 	progress := newCountProgress(e, o.quiet, "plan "+plan.Name, "points", len(points))
 	defer progress.finish()
 	sideBySide(jobs, indexes(len(points)), func(i int) {
 		p := points[i]
-		res, err := runPoint(e, p.Config)
+		res, err := runPoint(e, p.Config, o.profiles.watch(nil))
 		out[i] = reports.NewPlanPoint(p.Index, p.Values, p.Config, res, err, window)
 	}, progress.done)
 	return out
@@ -335,15 +352,16 @@ func pointEstimates(points []scenarios.GridPoint) []int64 {
 	return estimates
 }
 
-// runPoint runs one configuration; a panic in the engine fails the point, not the plan.
-func runPoint(e *env, cfg sim.Config) (res *sim.Results, err error) {
+// runPoint runs one configuration, reporting its progress to obs (nil for none); a panic
+// in the engine fails the point, not the plan.
+func runPoint(e *env, cfg sim.Config, obs sim.Observer) (res *sim.Results, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, fmt.Errorf("engine panic: %v", r)
 		}
 	}()
 	cfg.NoWriteLog = true // plan reports read the buckets, not the write log
-	return e.runSim(cfg, nil)
+	return e.runSim(cfg, obs)
 }
 
 // parseShard parses "i/n" with 0 <= i < n.

@@ -233,13 +233,13 @@ func TestPlanGCSetsAndRestores(t *testing.T) {
 	// The live heap of this test process, collected, is far below one floor (128 MiB), so
 	// the next collection's goal is the floor: GOGC well above 100, higher for more points.
 	runtime.GC()
-	restore := sharedGC(1)
+	restore := sharedGC(1, true)
 	one := gogc()
 	if limit := debug.SetMemoryLimit(-1); limit >= 1<<40 {
 		t.Errorf("while the points run, the memory limit is %d, want a limit", limit)
 	}
 	restore()
-	restore = sharedGC(2)
+	restore = sharedGC(2, true)
 	two := gogc()
 	restore()
 	if one <= 100 || two <= one {
@@ -255,7 +255,7 @@ func TestPlanGCSetsAndRestores(t *testing.T) {
 	for _, env := range []string{"GOGC", "GOMEMLIMIT"} {
 		t.Run(env, func(t *testing.T) {
 			t.Setenv(env, "77")
-			restore := sharedGC(2)
+			restore := sharedGC(2, true)
 			if got := gogc(); got != 77 {
 				t.Errorf("with %s set in the environment, sharedGC changed GOGC to %d", env, got)
 			}

@@ -90,11 +90,15 @@ type runOptions struct {
 	// sharedHeap is set where the process runs several simulations (sim check of several
 	// scenarios): its heap, reused from run to run, is not marked for huge pages, whose
 	// holes would stay resident (sim check of the seven shipped scenarios once peaked at
-	// 698 MB of RSS against 357-363).
+	// 698 MB of RSS against 357-363), and where the caller has marked it (sim check of one
+	// scenario, before its profiles start).
 	sharedHeap bool
 	// sharedGC is set where the caller set the collector for several runs side by side
 	// (sharedGC): the run leaves it alone.
 	sharedGC bool
+	// profiles are the profiles of the command this run is one of (sim check's), which its
+	// progress reports feed; nil where the run is the command.
+	profiles *commandProfiles
 }
 
 // stringList is a repeatable string flag.
@@ -338,7 +342,8 @@ func (o *runOptions) simulate(e *env, cfg sim.Config, log *writeLog) (res *sim.R
 	// does --memprofile: a heap profile is of the last collection, and a run under the
 	// floor never collects (5000-nodes' profile held 1 MB of the process's start, none of
 	// the run).
-	if o.memprofile == "" && !o.sharedGC {
+	// So does the --memprofile of a command that runs several (profiles).
+	if o.memprofile == "" && !o.sharedGC && (o.profiles == nil || o.profiles.floored()) {
 		defer gcfloor.Set(gcfloor.Default, scenarios.DefaultMaxMemory())()
 	}
 	var obs sim.Observer
@@ -355,6 +360,8 @@ func (o *runOptions) simulate(e *env, cfg sim.Config, log *writeLog) (res *sim.R
 	if o.memprofile != "" {
 		heap = newPeakHeapProfiler(obs)
 		obs = heap
+	} else if o.profiles != nil {
+		obs = o.profiles.watch(obs)
 	}
 	if log != nil {
 		log.next = obs

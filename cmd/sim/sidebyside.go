@@ -86,7 +86,10 @@ func fitJobs(jobs int, estimates []int64, limit int64) int {
 // 0.96–1.09 × (BenchmarkPlanParallel). Points that outgrow it collect at GOGC=100 as sim
 // run's do: a plan of four many-services points took 10.8–13.5 s against 11.9–12.7 s at
 // GOGC=200 and peaked at 433–453 MB of RSS instead of 506–517 MB.
-func sharedGC(jobs int) (restore func()) {
+//
+// Without floored (a command's --memprofile: a heap profile is of a collection, and runs
+// under the floor may make none), only the memory limit is set.
+func sharedGC(jobs int, floored bool) (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
@@ -95,7 +98,10 @@ func sharedGC(jobs int) (restore func()) {
 	if m > 0 {
 		limit = debug.SetMemoryLimit(m)
 	}
-	unfloor := gcfloor.Set(gcfloor.Default*uint64(max(jobs, 1)), m)
+	unfloor := func() {}
+	if floored {
+		unfloor = gcfloor.Set(gcfloor.Default*uint64(max(jobs, 1)), m)
+	}
 	return func() {
 		unfloor()
 		if limit >= 0 {

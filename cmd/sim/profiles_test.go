@@ -1,0 +1,319 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"epsim/sim"
+)
+
+// profiledCommand is a command that runs several simulations, as a profiles test drives it.
+type profiledCommand struct {
+	name string
+	// env returns a test environment that counts the runs it starts in runs.
+	env  func(t *testing.T, runs *atomic.Int32) *testEnv
+	args func(t *testing.T) []string
+}
+
+// profiledCommands are check (of two scenarios, side by side) and plan (of four points).
+var profiledCommands = []profiledCommand{
+	{
+		name: "check",
+		env: func(t *testing.T, runs *atomic.Int32) *testEnv {
+			te := checkEnv()
+			run := te.runSim
+			te.runSim = func(cfg sim.Config, obs sim.Observer) (*sim.Results, error) {
+				runs.Add(1)
+				return run(cfg, obs)
+			}
+			return te
+		},
+		args: func(t *testing.T) []string {
+			return []string{"check", "x.yaml", "y.yaml", "--baseline-dir", t.TempDir(), "--update-baseline", "--quiet"}
+		},
+	},
+	{
+		name: "plan",
+		env: func(t *testing.T, runs *atomic.Int32) *testEnv {
+			te := realEnv()
+			te.runSim = func(cfg sim.Config, obs sim.Observer) (*sim.Results, error) {
+				runs.Add(1)
+				return sim.Run(cfg, obs)
+			}
+			return te
+		},
+		args: func(t *testing.T) []string { return []string{"plan", writePlan(t, tinyPlan), "--quiet"} },
+	},
+}
+
+// TestCommandProfiles: check and plan write the profiles --cpuprofile and --memprofile ask
+// for, which pprof reads (gzip-compressed protobuf), and take a path that cannot be one as
+// bad input, found before anything runs.
+func TestCommandProfiles(t *testing.T) {
+	for _, c := range profiledCommands {
+		for _, flagName := range []string{"--cpuprofile", "--memprofile"} {
+			t.Run(c.name+" "+flagName, func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), "prof.out")
+				var runs atomic.Int32
+				te := c.env(t, &runs)
+				if code := te.main(append(c.args(t), flagName, path)); code != exitOK {
+					t.Fatalf("exit %d: %s", code, te.stderr.String())
+				}
+				if runs.Load() < 2 {
+					t.Fatalf("%d runs, want several", runs.Load())
+				}
+				prof := readProfile(t, path)
+				if want := map[string]string{"--cpuprofile": "cpu", "--memprofile": "inuse_space"}[flagName]; !bytes.Contains(prof, []byte(want)) {
+					t.Errorf("the profile (%d bytes) has no %q samples", len(prof), want)
+				}
+
+				for _, bad := range []struct{ path, want string }{
+					{filepath.Join(t.TempDir(), "no", "such", "dir", "prof.out"), flagName},
+					{t.TempDir(), "is a directory"},
+				} {
+					runs.Store(0)
+					te := c.env(t, &runs)
+					if code := te.main(append(c.args(t), flagName, bad.path)); code != exitBadInput || !strings.Contains(te.stderr.String(), bad.want) {
+						t.Errorf("%s %s: exit %d, stderr %q; want exit %d and %q", flagName, bad.path, code, te.stderr.String(), exitBadInput, bad.want)
+					}
+					if runs.Load() != 0 {
+						t.Errorf("%s %s: %d runs before the error, want none", flagName, bad.path, runs.Load())
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestCommandMemprofileHoldsTheRuns: the heap profile of a check of two scenarios and of a
+// plan of two points, run side by side, is of the runs' heap near its peak, which each run
+// samples as it goes (commandProfiles.watch), not of what is left when they are done. In a
+// child, whose heap is the command's.
+func TestCommandMemprofileHoldsTheRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 5000-nodes four times in children")
+	}
+	plan := writePlan(t, "name: two\nscenario: 5000-nodes\ngrid:\n  - set: controlPlane.maxEndpointsPerSlice\n    values: [50, 100]\n")
+	for _, args := range [][]string{
+		{"check", "5000-nodes", "dual-stack", "--baseline-dir", t.TempDir(), "--update-baseline", "--jobs", "2"},
+		{"plan", plan, "--jobs", "2"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "mem.prof")
+			if r := runChild(t, nil, append(args, "--quiet", "--memprofile", path)...); r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			// The profile's string table names the functions of its samples' stacks.
+			// A run of 5000-nodes peaks at about 10 MB of live heap; the runs' results, which
+			// are all a profile taken at the end would hold, are 1–4 MB.
+			if inuse := inuseBytes(t, readProfile(t, path)); inuse < 7e6 {
+				t.Errorf("the heap profile holds %.1f MB in use, want at least 7 (one run's peak is about 10): not of the runs' peak", float64(inuse)/1e6)
+			}
+		})
+	}
+}
+
+// TestPlanMergeProfiles: a merge runs no point, so --memprofile, the points' heap, is a
+// usage error there; --cpuprofile profiles the merge.
+func TestPlanMergeProfiles(t *testing.T) {
+	shards := t.TempDir()
+	te := realEnv()
+	if code := te.main([]string{"plan", writePlan(t, tinyPlan), "--quiet", "--shard", "0/1", "--out", shards}); code != exitOK {
+		t.Fatalf("shard: exit %d: %s", code, te.stderr.String())
+	}
+	te = realEnv()
+	if code := te.main([]string{"plan", "--merge", shards, "--memprofile", filepath.Join(t.TempDir(), "mem.prof")}); code != exitBadInput || !strings.Contains(te.stderr.String(), "--merge runs none") {
+		t.Errorf("--merge --memprofile: exit %d, stderr %q; want a usage error", code, te.stderr.String())
+	}
+	path := filepath.Join(t.TempDir(), "cpu.prof")
+	te = realEnv()
+	if code := te.main([]string{"plan", "--merge", shards, "--cpuprofile", path}); code != exitOK {
+		t.Fatalf("--merge --cpuprofile: exit %d: %s", code, te.stderr.String())
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("--merge --cpuprofile wrote no profile: %v", err)
+	}
+}
+
+// inuseBytes returns the in-use bytes a heap profile (pprof's protobuf, gunzipped) holds:
+// the sum of its samples' inuse_space values, which the runtime has scaled for sampling.
+// The profile is read with a protobuf reader of its own, of the few fields it needs.
+func inuseBytes(t *testing.T, prof []byte) int64 {
+	t.Helper()
+	var types []uint64 // per value of a sample: its type, as an index into strs
+	var samples [][]uint64
+	var strs []string
+	for _, f := range protoFields(t, prof) {
+		switch f.num {
+		case 1: // Profile.sample_type: ValueType{type = 1, unit = 2}
+			for _, g := range protoFields(t, f.bytes) {
+				if g.num == 1 {
+					types = append(types, g.varint)
+				}
+			}
+		case 2: // Profile.sample: Sample{location_id = 1, value = 2 (packed)}
+			var values []uint64
+			for _, g := range protoFields(t, f.bytes) {
+				if g.num == 2 {
+					values = append(values, protoPacked(t, g)...)
+				}
+			}
+			samples = append(samples, values)
+		case 6: // Profile.string_table
+			strs = append(strs, string(f.bytes))
+		}
+	}
+	col := slices.IndexFunc(types, func(s uint64) bool { return s < uint64(len(strs)) && strs[s] == "inuse_space" })
+	if col < 0 {
+		t.Fatal("the profile has no inuse_space values: not a heap profile")
+	}
+	var sum int64
+	for _, v := range samples {
+		if col < len(v) {
+			sum += int64(v[col])
+		}
+	}
+	return sum
+}
+
+// protoField is one field of a protobuf message: a varint's value, or a length-delimited
+// field's bytes (the other wire types are skipped).
+type protoField struct {
+	num    uint64
+	varint uint64
+	bytes  []byte
+	packed bool // bytes, not varint
+}
+
+// protoFields splits a protobuf message into its varint and length-delimited fields.
+func protoFields(t *testing.T, b []byte) []protoField {
+	t.Helper()
+	var out []protoField
+	for len(b) > 0 {
+		key, n := binary.Uvarint(b)
+		if n <= 0 {
+			t.Fatal("not a profile: a bad field key")
+		}
+		b = b[n:]
+		f := protoField{num: key >> 3}
+		switch key & 7 {
+		case 0: // varint
+			if f.varint, n = binary.Uvarint(b); n <= 0 {
+				t.Fatal("not a profile: a bad varint")
+			}
+			b = b[n:]
+		case 1: // 64-bit
+			b = b[min(8, len(b)):]
+			continue
+		case 2: // length-delimited
+			l, n := binary.Uvarint(b)
+			if n <= 0 || l > uint64(len(b)-n) {
+				t.Fatal("not a profile: a bad length")
+			}
+			f.bytes, f.packed, b = b[n:n+int(l)], true, b[n+int(l):]
+		case 5: // 32-bit
+			b = b[min(4, len(b)):]
+			continue
+		default:
+			t.Fatalf("not a profile: wire type %d", key&7)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// protoPacked returns the values of a repeated varint field: packed, or one unpacked.
+func protoPacked(t *testing.T, f protoField) []uint64 {
+	t.Helper()
+	if !f.packed {
+		return []uint64{f.varint}
+	}
+	var out []uint64
+	for b := f.bytes; len(b) > 0; {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			t.Fatal("not a profile: a bad packed varint")
+		}
+		out, b = append(out, v), b[n:]
+	}
+	return out
+}
+
+// TestCommandMemprofileLiftsTheFloor: the runs of check and plan keep the collector's floor
+// (GOGC raised while the live heap is small), but not under --memprofile, as sim run's:
+// a heap profile is of a collection, and a run under the floor makes none (a check of two
+// 5000-nodes runs collected never). Whichever way the runs go: side by side, one after the
+// other, a check of one scenario.
+func TestCommandMemprofileLiftsTheFloor(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	t.Setenv("GOGC", "")
+	os.Unsetenv("GOGC")
+	t.Setenv("GOMEMLIMIT", "")
+	os.Unsetenv("GOMEMLIMIT")
+	gogc := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	// The live heap of this test process, collected, is far below a floor (128 MiB).
+	runtime.GC()
+	checkEnv := func() *testEnv { return checkEnv() }
+	for _, c := range []struct {
+		name string
+		env  func() *testEnv
+		args func(t *testing.T) []string
+	}{
+		{"check side by side", checkEnv, func(t *testing.T) []string {
+			return []string{"check", "x.yaml", "y.yaml", "--jobs", "2", "--baseline-dir", t.TempDir(), "--update-baseline", "--quiet"}
+		}},
+		{"check one after the other", checkEnv, func(t *testing.T) []string {
+			return []string{"check", "x.yaml", "y.yaml", "--jobs", "1", "--baseline-dir", t.TempDir(), "--update-baseline", "--quiet"}
+		}},
+		{"check of one scenario", checkEnv, func(t *testing.T) []string {
+			return []string{"check", "x.yaml", "--baseline-dir", t.TempDir(), "--update-baseline", "--quiet"}
+		}},
+		{"plan", realEnv, func(t *testing.T) []string { return []string{"plan", writePlan(t, tinyPlan), "--quiet"} }},
+		{"plan one after the other", realEnv, func(t *testing.T) []string {
+			return []string{"plan", writePlan(t, tinyPlan), "--quiet", "--jobs", "1"}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, profiled := range []bool{false, true} {
+				var mu sync.Mutex
+				var seen []int // GOGC as each run started
+				te := c.env()
+				run := te.runSim
+				te.runSim = func(cfg sim.Config, obs sim.Observer) (*sim.Results, error) {
+					mu.Lock()
+					seen = append(seen, gogc())
+					mu.Unlock()
+					return run(cfg, obs)
+				}
+				args := c.args(t)
+				if profiled {
+					args = append(args, "--memprofile", filepath.Join(t.TempDir(), "mem.prof"))
+				}
+				if code := te.main(args); code != exitOK {
+					t.Fatalf("exit %d: %s", code, te.stderr.String())
+				}
+				if len(seen) == 0 {
+					t.Fatal("no run")
+				}
+				for _, g := range seen {
+					if floored := g > 100; floored == profiled {
+						t.Errorf("--memprofile %v: a run started at GOGC %d, want %s", profiled, g, map[bool]string{false: "above 100 (the floor)", true: "100 (no floor)"}[profiled])
+					}
+				}
+				if got := gogc(); got != 100 {
+					t.Errorf("--memprofile %v: GOGC %d after the command, want 100 back", profiled, got)
+				}
+			}
+		})
+	}
+}
