@@ -285,6 +285,9 @@ func (o *checkOptions) run(e *env, args []string) (err error) {
 	if o.jobs < 0 {
 		return usageErrorf("check", "--jobs %d: want 1 or more (0 = all cores)", o.jobs)
 	}
+	if err := o.profiles.check(); err != nil {
+		return err
+	}
 	if err := checkFormat("check", o.format); err != nil {
 		return err
 	}

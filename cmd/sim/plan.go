@@ -100,6 +100,9 @@ func (o *planOptions) run(e *env, args []string) (err error) {
 	if o.jobs < 0 {
 		return usageErrorf("plan", "--jobs %d: want 1 or more (0 = all cores)", o.jobs)
 	}
+	if err := o.profiles.check(); err != nil {
+		return err
+	}
 	if o.merge {
 		if o.shard != "" {
 			return usageErrorf("plan", "--merge and --shard do not go together")

@@ -2,9 +2,34 @@ package main
 
 import (
 	"flag"
+	"os"
+	"path/filepath"
 
 	"epsim/sim"
 )
+
+// distinctProfiles is the usage error of command cmd when --cpuprofile and --memprofile
+// name one file: both would write it, and it would hold neither profile whole (pprof read
+// "invalid header"), or nil.
+func distinctProfiles(cmd, cpu, mem string) error {
+	if cpu == "" || mem == "" || !samePath(cpu, mem) {
+		return nil
+	}
+	return usageErrorf(cmd, "--cpuprofile and --memprofile name one file, %s: give each a file of its own", mem)
+}
+
+// samePath reports whether paths a and b name one file: the same path once cleaned and
+// made absolute, or, where both exist, one file under two names (a link).
+func samePath(a, b string) bool {
+	aa, erra := filepath.Abs(a)
+	bb, errb := filepath.Abs(b)
+	if erra == nil && errb == nil && aa == bb {
+		return true
+	}
+	fa, erra := os.Stat(a)
+	fb, errb := os.Stat(b)
+	return erra == nil && errb == nil && os.SameFile(fa, fb)
+}
 
 // commandProfiles are --cpuprofile and --memprofile of a command that runs several
 // simulations in one process, side by side or one after the other (check's scenarios,
@@ -25,8 +50,11 @@ func (p *commandProfiles) addFlags(fs *flag.FlagSet, cmd, what string) {
 	fs.StringVar(&p.mem, "memprofile", "", "write a heap profile to `FILE`, taken near the largest live heap of "+what+" together")
 }
 
+// check is the usage error of flags that cannot go together (distinctProfiles), or nil.
+func (p *commandProfiles) check() error { return distinctProfiles(p.cmd, p.cpu, p.mem) }
+
 // start checks that the profiles' files can be written and starts the CPU profile, before
-// anything runs; finish must follow.
+// anything runs; stop must follow, and writeHeap once the runs are done.
 func (p *commandProfiles) start() error {
 	if p.mem != "" {
 		if err := startHeapProfile(p.cmd, p.mem); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -315,5 +316,47 @@ func TestCommandMemprofileLiftsTheFloor(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestProfilesNameOneFile: --cpuprofile and --memprofile of one file (under one name or
+// two) is a usage error of every command that takes them, found before anything runs or
+// is written: both profiles would write the file, which pprof then could not read.
+func TestProfilesNameOneFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "prof.out")
+	link := filepath.Join(dir, "link.out")
+	if err := os.WriteFile(file, []byte("kept"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(file, link); err != nil {
+		t.Fatal(err)
+	}
+	commands := map[string][]string{
+		"run":    {"run", "x.yaml", "--quiet"},
+		"replay": {"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"), "--quiet"},
+		"check":  {"check", "x.yaml", "--baseline-dir", t.TempDir(), "--update-baseline", "--quiet"},
+		"plan":   {"plan", writePlan(t, tinyPlan), "--quiet"},
+	}
+	for _, name := range []string{"run", "replay", "check", "plan"} {
+		for _, second := range []string{file, filepath.Join(dir, ".", "sub", "..", "prof.out"), link} {
+			var runs atomic.Int32
+			te := newTestEnv()
+			te.runSim = func(cfg sim.Config, obs sim.Observer) (*sim.Results, error) {
+				runs.Add(1)
+				return nil, errors.New("ran")
+			}
+			args := append(slices.Clone(commands[name]), "--cpuprofile", file, "--memprofile", second)
+			code := te.main(args)
+			if code != exitBadInput || !strings.Contains(te.stderr.String(), "name one file") {
+				t.Errorf("%s --memprofile %s: exit %d, stderr %q; want exit %d, \"name one file\"", name, second, code, te.stderr.String(), exitBadInput)
+			}
+			if runs.Load() != 0 {
+				t.Errorf("%s --memprofile %s: ran before the error", name, second)
+			}
+			if b, err := os.ReadFile(file); err != nil || string(b) != "kept" {
+				t.Errorf("%s --memprofile %s: the file holds %q (%v), want it untouched", name, second, b, err)
+			}
+		}
 	}
 }

@@ -268,6 +268,9 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	if o.pods == "-" && o.slices == "-" {
 		return usageErrorf("replay", "--pods - and --endpointslices - cannot both read stdin")
 	}
+	if err := distinctProfiles("replay", o.cpuprofile, o.memprofile); err != nil {
+		return err
+	}
 	if o.pods == "-" && o.nodes == "" {
 		return usageErrorf("replay", "--pods - (stdin) needs --nodes: nodes are otherwise found by reading the pods twice")
 	}

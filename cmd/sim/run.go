@@ -137,6 +137,9 @@ func (o *runOptions) run(e *env, args []string) error {
 	if o.printScenario && o.format == "json" {
 		return usageErrorf("run", "--print-scenario prints the scenario as YAML, not JSON; leave out -o/--format json")
 	}
+	if err := distinctProfiles("run", o.cpuprofile, o.memprofile); err != nil {
+		return err
+	}
 	if o.printScenario {
 		for _, f := range []struct{ flag, value string }{{"--out", o.out}, {"--cpuprofile", o.cpuprofile}, {"--memprofile", o.memprofile}} {
 			if f.value != "" {
