@@ -285,7 +285,7 @@ func (o *checkOptions) run(e *env, args []string) (err error) {
 	if o.jobs < 0 {
 		return usageErrorf("check", "--jobs %d: want 1 or more (0 = all cores)", o.jobs)
 	}
-	if err := o.profiles.check(); err != nil {
+	if err := o.profiles.check(""); err != nil {
 		return err
 	}
 	if err := checkFormat("check", o.format); err != nil {

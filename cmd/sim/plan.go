@@ -100,7 +100,7 @@ func (o *planOptions) run(e *env, args []string) (err error) {
 	if o.jobs < 0 {
 		return usageErrorf("plan", "--jobs %d: want 1 or more (0 = all cores)", o.jobs)
 	}
-	if err := o.profiles.check(); err != nil {
+	if err := o.profiles.check(o.out); err != nil {
 		return err
 	}
 	if o.merge {

@@ -360,3 +360,42 @@ func TestProfilesNameOneFile(t *testing.T) {
 		}
 	}
 }
+
+// TestProfilesInOut: a profile in --out DIR under a name the outputs use (an output, a
+// chart, the manifest) is a usage error, found before anything is written: the outputs
+// would replace it, or it them. Under another name it is kept beside the outputs, as any
+// file of the user's in DIR.
+func TestProfilesInOut(t *testing.T) {
+	commands := map[string]func(out string) (*env, []string){
+		"run": func(out string) (*env, []string) {
+			return newTestEnv().env, []string{"run", "x.yaml", "--quiet", "--charts=false", "--out", out}
+		},
+		"replay": func(out string) (*env, []string) {
+			e, _, _ := replayEnv()
+			return e, []string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"), "--quiet", "--charts=false", "--out", out}
+		},
+		"plan": func(out string) (*env, []string) {
+			return realEnv().env, []string{"plan", writePlan(t, tinyPlan), "--quiet", "--charts=false", "--out", out}
+		},
+	}
+	for _, name := range []string{"run", "replay", "plan"} {
+		for _, flagName := range []string{"--cpuprofile", "--memprofile"} {
+			for _, file := range []string{"summary.json", "report.md", "egress-rate.png", ".sim-outputs"} {
+				out := t.TempDir()
+				e, args := commands[name](out)
+				if code := e.main(append(args, flagName, filepath.Join(out, file))); code != exitBadInput {
+					t.Errorf("%s %s DIR/%s: exit %d, want %d", name, flagName, file, code, exitBadInput)
+				}
+				if entries, _ := os.ReadDir(out); len(entries) != 0 {
+					t.Errorf("%s %s DIR/%s: wrote %d files into --out, want none", name, flagName, file, len(entries))
+				}
+			}
+			out := t.TempDir()
+			e, args := commands[name](out)
+			if code := e.main(append(args, flagName, filepath.Join(out, "prof.out"))); code != exitOK {
+				t.Fatalf("%s %s DIR/prof.out: exit %d", name, flagName, code)
+			}
+			readProfile(t, filepath.Join(out, "prof.out"))
+		}
+	}
+}

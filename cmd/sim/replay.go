@@ -271,6 +271,9 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	if err := distinctProfiles("replay", o.cpuprofile, o.memprofile); err != nil {
 		return err
 	}
+	if err := profilesOutsideOut("replay", o.out, [2]string{"--cpuprofile", o.cpuprofile}, [2]string{"--memprofile", o.memprofile}); err != nil {
+		return err
+	}
 	if o.pods == "-" && o.nodes == "" {
 		return usageErrorf("replay", "--pods - (stdin) needs --nodes: nodes are otherwise found by reading the pods twice")
 	}

@@ -140,6 +140,9 @@ func (o *runOptions) run(e *env, args []string) error {
 	if err := distinctProfiles("run", o.cpuprofile, o.memprofile); err != nil {
 		return err
 	}
+	if err := profilesOutsideOut("run", o.out, [2]string{"--cpuprofile", o.cpuprofile}, [2]string{"--memprofile", o.memprofile}); err != nil {
+		return err
+	}
 	if o.printScenario {
 		for _, f := range []struct{ flag, value string }{{"--out", o.out}, {"--cpuprofile", o.cpuprofile}, {"--memprofile", o.memprofile}} {
 			if f.value != "" {
