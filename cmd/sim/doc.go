@@ -290,7 +290,9 @@ profile it takes (the runtime's profile is otherwise of the collection before th
 a profiled run collects more often than one that is not. Check and plan, which run several
 simulations in one process, take both flags too: a CPU profile of the whole command, and a
 heap profile near the largest live heap of their runs together (side by side, the sum of
-theirs); a plan --merge, which runs none, takes --cpuprofile only.
+theirs); a plan --merge, which runs none, takes --cpuprofile only. A profile is written
+over an earlier profile only: a flag that names another file (the scenario, a recording,
+an output --out writes) is refused, and the file left as it is.
 
 Run, check and replay let the Go heap grow to 128 MiB (an eighth of the memory the process
 may use, if less; once per run going, where several go side by side) before its first

@@ -399,3 +399,61 @@ func TestProfilesInOut(t *testing.T) {
 		}
 	}
 }
+
+// TestProfilesKeepOtherFiles: a profile flag naming a file that holds something else (the
+// scenario, recording or plan the command reads: one mistyped flag) is bad input, and the
+// file is left as it was; an earlier profile, or an empty file, is written over.
+func TestProfilesKeepOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	copyOf := func(src string) string {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(dir, filepath.Base(src))
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dst
+	}
+	trace := copyOf(sample("replay-trace.jsonl"))
+	plan := writePlan(t, tinyPlan)
+	scenario := copyOf(filepath.Join("..", "..", "scenarios", "quick.yaml"))
+	commands := map[string]struct {
+		env   func() *env
+		args  []string
+		input string // a file the command reads, named in args
+	}{
+		"run":    {func() *env { return realEnv().env }, []string{"run", scenario, "--quiet"}, scenario},
+		"replay": {func() *env { e, _, _ := replayEnv(); return e }, []string{"replay", "--pods", trace, "--services", sample("replay-services.json"), "--quiet"}, trace},
+		"check":  {func() *env { return realEnv().env }, []string{"check", scenario, "--baseline-dir", t.TempDir(), "--update-baseline", "--quiet"}, scenario},
+		"plan":   {func() *env { return realEnv().env }, []string{"plan", plan, "--quiet"}, plan},
+	}
+	for _, name := range []string{"run", "replay", "check", "plan"} {
+		c := commands[name]
+		want, err := os.ReadFile(c.input)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, flagName := range []string{"--cpuprofile", "--memprofile"} {
+			if code := c.env().main(append(slices.Clone(c.args), flagName, c.input)); code != exitBadInput {
+				t.Errorf("%s %s INPUT: exit %d, want %d", name, flagName, code, exitBadInput)
+			}
+			if got, err := os.ReadFile(c.input); err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("%s %s INPUT: the input file was changed (%d bytes, was %d): %v", name, flagName, len(got), len(want), err)
+			}
+			prof := filepath.Join(t.TempDir(), "prof.out")
+			for _, before := range []string{"", "\x1f\x8b an earlier profile"} {
+				if err := os.WriteFile(prof, []byte(before), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if code := c.env().main(append(slices.Clone(c.args), flagName, prof)); code != exitOK {
+					t.Fatalf("%s %s over %q: exit %d, want %d", name, flagName, before, code, exitOK)
+				}
+				if got := readProfile(t, prof); len(got) == 0 {
+					t.Errorf("%s %s over %q: an empty profile", name, flagName, before)
+				}
+			}
+		}
+	}
+}

@@ -278,16 +278,35 @@ func configModes(cfg sim.Config) []sim.Mode {
 }
 
 // createProfile creates the file of a profile flag (cpuprofile or memprofile) of command
-// cmd: a directory is a usage error, a path that cannot be created bad input.
+// cmd: a directory is a usage error, a path that cannot be created bad input. A file that
+// holds something else than a profile is bad input too, and left as it is: a mistyped flag
+// (--cpuprofile my-cluster.yaml) destroyed the scenario, recording or baseline the command
+// was about to read. An earlier profile (pprof's are gzip-compressed), an empty file and a
+// device (/dev/null) are written.
 func createProfile(cmd, flagName, path string) (*os.File, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return nil, usageErrorf(cmd, "--%s %s: is a directory; give a file name", flagName, path)
+	} else if err == nil && st.Mode().IsRegular() && st.Size() > 0 && !isProfile(path) {
+		return nil, badInput(fmt.Errorf("--%s %s: exists and is not a profile; sim overwrites only an earlier profile (give another name, or remove the file)", flagName, path))
 	}
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, badInput(fmt.Errorf("--%s %s: %w", flagName, path, plainPathError(err)))
 	}
 	return f, nil
+}
+
+// isProfile reports whether the file at path starts as a pprof profile does: gzip's magic
+// number (profiles are gzip-compressed protobuf).
+func isProfile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [2]byte
+	_, err = io.ReadFull(f, magic[:])
+	return err == nil && magic == [2]byte{0x1f, 0x8b}
 }
 
 // startCPUProfile starts the CPU profile that --cpuprofile of command cmd asks for, into
