@@ -505,6 +505,8 @@ func (o *checkOptions) checkOutputs(jobs []*checkJob) []error {
 			problems = append(problems, fmt.Errorf("--junit %s: %w", o.junit, err))
 		} else if sc := scenarioAt(jobs, o.junit); sc != "" {
 			problems = append(problems, fmt.Errorf("--junit %s: is the scenario %s; writing the report would destroy it", o.junit, sc))
+		} else if i := slices.IndexFunc(jobs, func(job *checkJob) bool { return job.baselinePath != "" && samePath(job.baselinePath, o.junit) }); i >= 0 {
+			problems = append(problems, fmt.Errorf("--junit %s: is the baseline of %s; writing the report would destroy it", o.junit, jobs[i].sc.File))
 		}
 	}
 	return problems

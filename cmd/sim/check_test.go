@@ -783,3 +783,33 @@ func TestCheckOutputIsAScenario(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckJUnitIsABaseline: a --junit that is a scenario's baseline, read or about to be
+// written, is refused before the run, leaving the baseline as it was: 'sim check x.yaml
+// --baseline-dir b --junit b/x.json' replaced the baseline with the report it had just
+// been compared for (and with --update-baseline, the baseline just written).
+func TestCheckJUnitIsABaseline(t *testing.T) {
+	dir := t.TempDir()
+	baseline := writeFakeBaseline(t, dir)
+	want, err := os.ReadFile(baseline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"check", "x.yaml", "--baseline-dir", dir, "--junit", baseline},
+		{"check", "x.yaml", "--baseline-dir", dir, "--update-baseline", "--junit", filepath.Join(dir, ".", "x.json")},
+		{"check", "x.yaml", "--baseline", baseline, "--junit", baseline},
+	} {
+		te := checkEnv()
+		code := te.main(args)
+		if code != exitBadInput || !strings.Contains(te.stderr.String(), "is the baseline of x.yaml") {
+			t.Errorf("%v: exit %d, stderr %q; want %d and \"is the baseline of x.yaml\"", args, code, te.stderr.String(), exitBadInput)
+		}
+		if b, _ := os.ReadFile(baseline); !bytes.Equal(b, want) {
+			t.Errorf("%v: the baseline was overwritten:\n%.200s", args, b)
+		}
+		if len(te.ran) != 0 {
+			t.Errorf("%v: ran %d scenarios before refusing", args, len(te.ran))
+		}
+	}
+}
