@@ -53,6 +53,27 @@ const (
 var legacyOutputs = []string{"summary.json", "timeseries.csv", "writes.jsonl", "layout.csv", "replay.json",
 	"report.md", "report.html", "results.csv", "plan.json"}
 
+// clearOfOutputs is the usage error of command cmd when a file a flag names ({flag, path};
+// path "" for none) is in --out DIR under a name the outputs use (an output's, a chart's,
+// the manifest's), or nil. The outputs would replace it when they are committed: an input
+// read before (a replay's recording), lost; a profile written during the run, lost, or in
+// the output's place. A file of another name in DIR is kept, as any file of the user's.
+func clearOfOutputs(cmd, out string, files ...[2]string) error {
+	if out == "" {
+		return nil
+	}
+	for _, f := range files {
+		flagName, path := f[0], f[1]
+		if path == "" || path == "-" || !samePath(filepath.Dir(path), out) {
+			continue
+		}
+		if name := filepath.Base(path); slices.Contains(legacyOutputs, name) || isLegacyChart(name) || name == manifestName {
+			return usageErrorf(cmd, "%s %s: --out %s writes %s, which would replace it; give the file another name, or --out another directory", flagName, path, out, name)
+		}
+	}
+	return nil
+}
+
 // outputDir is an --out directory being written all or nothing.
 type outputDir struct {
 	dir   string // the directory as given

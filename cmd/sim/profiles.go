@@ -4,7 +4,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"epsim/sim"
 )
@@ -17,27 +16,6 @@ func distinctProfiles(cmd, cpu, mem string) error {
 		return nil
 	}
 	return usageErrorf(cmd, "--cpuprofile and --memprofile name one file, %s: give each a file of its own", mem)
-}
-
-// profilesOutsideOut is the usage error of command cmd when a profile flag names a file
-// that --out DIR writes (or replaces, or keeps its own record in: an output's name, a
-// chart's, the manifest): the profile, written during the run, would be replaced by the
-// output, or the output lost to it. A profile of another name in DIR is kept, as any file
-// of the user's there is.
-func profilesOutsideOut(cmd, out string, profiles ...[2]string) error {
-	if out == "" {
-		return nil
-	}
-	for _, p := range profiles {
-		flagName, path := p[0], p[1]
-		if path == "" || !samePath(filepath.Dir(path), out) {
-			continue
-		}
-		if name := filepath.Base(path); slices.Contains(legacyOutputs, name) || isLegacyChart(name) || name == manifestName {
-			return usageErrorf(cmd, "%s %s: --out %s writes %s; give the profile another name, or a place outside %s", flagName, path, out, name, out)
-		}
-	}
-	return nil
 }
 
 // samePath reports whether paths a and b name one file: the same path once cleaned and
@@ -74,12 +52,12 @@ func (p *commandProfiles) addFlags(fs *flag.FlagSet, cmd, what string) {
 
 // check is the usage error of flags that cannot go together, or nil: the profiles in one
 // file (distinctProfiles), or in a file of out, the command's --out DIR ("": none;
-// profilesOutsideOut).
+// clearOfOutputs).
 func (p *commandProfiles) check(out string) error {
 	if err := distinctProfiles(p.cmd, p.cpu, p.mem); err != nil {
 		return err
 	}
-	return profilesOutsideOut(p.cmd, out, [2]string{"--cpuprofile", p.cpu}, [2]string{"--memprofile", p.mem})
+	return clearOfOutputs(p.cmd, out, [2]string{"--cpuprofile", p.cpu}, [2]string{"--memprofile", p.mem})
 }
 
 // start checks that the profiles' files can be written and starts the CPU profile, before

@@ -945,3 +945,42 @@ func TestReplayMemprofile(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayInputInOut: an input of a replay in --out DIR under a name the outputs use is
+// refused before anything is read or written: the outputs replaced it after the replay
+// ('sim replay --pods out/writes.jsonl --services out/summary.json --out out' exited 0
+// with the recording and the Services gone).
+func TestReplayInputInOut(t *testing.T) {
+	inputs := map[string]string{"--pods": sample("replay-trace.jsonl"), "--services": sample("replay-services.json"), "--nodes": sample("replay-nodes.json")}
+	for _, flagName := range []string{"--pods", "--services", "--nodes"} {
+		for _, name := range []string{"summary.json", "writes.jsonl", "replay.json", "egress-rate.svg"} {
+			out := t.TempDir()
+			text, err := os.ReadFile(inputs[flagName])
+			if err != nil {
+				t.Fatal(err)
+			}
+			moved := filepath.Join(out, name)
+			if err := os.WriteFile(moved, text, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"replay", "--quiet", "--charts=false", "--out", out}
+			for _, f := range []string{"--pods", "--services", "--nodes"} {
+				path := inputs[f]
+				if f == flagName {
+					path = moved
+				}
+				args = append(args, f, path)
+			}
+			e, _, errb := replayEnv()
+			if code := e.main(args); code != exitBadInput || !strings.Contains(errb.String(), "which would replace it") {
+				t.Errorf("%s DIR/%s: exit %d, stderr %q; want %d, \"which would replace it\"", flagName, name, code, errb, exitBadInput)
+			}
+			if b, err := os.ReadFile(moved); err != nil || !bytes.Equal(b, text) {
+				t.Errorf("%s DIR/%s: the input was changed: %v", flagName, name, err)
+			}
+			if entries, _ := os.ReadDir(out); len(entries) != 1 {
+				t.Errorf("%s DIR/%s: --out holds %d files, want the input alone", flagName, name, len(entries))
+			}
+		}
+	}
+}

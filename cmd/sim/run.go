@@ -140,7 +140,7 @@ func (o *runOptions) run(e *env, args []string) error {
 	if err := distinctProfiles("run", o.cpuprofile, o.memprofile); err != nil {
 		return err
 	}
-	if err := profilesOutsideOut("run", o.out, [2]string{"--cpuprofile", o.cpuprofile}, [2]string{"--memprofile", o.memprofile}); err != nil {
+	if err := clearOfOutputs("run", o.out, [2]string{"--cpuprofile", o.cpuprofile}, [2]string{"--memprofile", o.memprofile}); err != nil {
 		return err
 	}
 	if o.printScenario {
