@@ -457,3 +457,27 @@ func TestProfilesKeepOtherFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckProfileIsAnOutput: a check's profile that is its --junit report or a baseline it
+// writes is bad input, found before the runs: the report or baseline, written after the
+// runs, would replace the profile.
+func TestCheckProfileIsAnOutput(t *testing.T) {
+	for _, flagName := range []string{"--cpuprofile", "--memprofile"} {
+		dir := t.TempDir()
+		for _, args := range [][]string{
+			{"check", "x.yaml", "--baseline-dir", dir, "--update-baseline", "--junit", filepath.Join(dir, "r.xml"), flagName, filepath.Join(dir, "r.xml")},
+			{"check", "x.yaml", "--baseline-dir", dir, "--update-baseline", flagName, filepath.Join(dir, "x.json")},
+		} {
+			te := checkEnv()
+			if code := te.main(args); code != exitBadInput || !strings.Contains(te.stderr.String(), "give") {
+				t.Errorf("%v: exit %d, stderr %q; want %d", args, code, te.stderr.String(), exitBadInput)
+			}
+			if len(te.ran) != 0 {
+				t.Errorf("%v: ran %d scenarios before refusing", args, len(te.ran))
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("%v: wrote %d files, want none", args, len(entries))
+			}
+		}
+	}
+}
