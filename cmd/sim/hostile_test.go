@@ -512,6 +512,44 @@ func TestHostileStaleOutputsRemoved(t *testing.T) {
 	}
 }
 
+// The user's own charts in --out stay: a run that drew none deleted every .png and .svg
+// there (the rule for charts of sim versions that kept no manifest applied to every
+// directory), beside a manifest that did not list them. A directory such a version wrote
+// (its summary.json and charts, no manifest) still loses the old charts.
+func TestHostileUserChartsStay(t *testing.T) {
+	out := t.TempDir()
+	writeFile(t, out, "diagram.png", "mine")
+	writeFile(t, out, "notes.svg", "mine too")
+	for _, args := range [][]string{
+		{"run", "quick", "--quiet", "--charts=false", "--out", out}, // into the user's directory
+		{"run", "quick", "--quiet", "--out", out},                   // with charts
+		{"run", "quick", "--quiet", "--charts=false", "--out", out}, // its charts go again
+	} {
+		if r := runChild(t, nil, args...); r.code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+	want := []string{"diagram.png", "layout.csv", "notes.svg", "report.html", "report.md", "summary.json", "timeseries.csv", "writes.jsonl"}
+	if got := listDir(t, out); !slices.Equal(got, want) {
+		t.Errorf("--out holds %v, want %v", got, want)
+	}
+	for name, text := range map[string]string{"diagram.png": "mine", "notes.svg": "mine too"} {
+		if b, _ := os.ReadFile(filepath.Join(out, name)); string(b) != text {
+			t.Errorf("%s holds %q, want the user's %q", name, b, text)
+		}
+	}
+
+	old := t.TempDir() // as a sim without a manifest left it
+	writeFile(t, old, "summary.json", "{}")
+	writeFile(t, old, "egress-rate.png", "an old chart")
+	if r := runChild(t, nil, "run", "quick", "--quiet", "--charts=false", "--out", old); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got := listDir(t, old); slices.Contains(got, "egress-rate.png") {
+		t.Errorf("the old sim's chart stayed: %v", got)
+	}
+}
+
 // Bad --out: a file, a path under a file, a directory where an output file goes (the commit
 // once failed there after replacing 15 of 16 files), a read-only directory.
 func TestHostileBadOut(t *testing.T) {

@@ -437,20 +437,29 @@ func (o *outputDir) unlock() {
 	}
 }
 
-// previousOutputs returns the files an earlier sim run wrote into --out.
-func (o *outputDir) previousOutputs() map[string]bool {
-	prev := map[string]bool{}
-	for _, n := range legacyOutputs {
-		prev[n] = true
-	}
+// previousOutputs returns which entries of --out an earlier sim run wrote: those its
+// manifest lists. A directory without a manifest was written by a sim version that kept
+// none (legacyOutputs and charts, any .png or .svg), if it holds one of the reports only sim
+// writes (summary.json, replay.json, plan.json); otherwise, by the user, whose files all
+// stay. (The charts' rule applied everywhere: a diagram.png of the user's in --out was
+// deleted by a run that drew no charts, even beside a manifest that did not list it.)
+func (o *outputDir) previousOutputs(entries []os.DirEntry) func(os.DirEntry) bool {
 	if b, err := os.ReadFile(filepath.Join(o.dir, manifestName)); err == nil {
+		listed := map[string]bool{}
 		for _, n := range strings.Split(string(b), "\n") {
 			if n != "" {
-				prev[n] = true
+				listed[n] = true
 			}
 		}
+		return func(e os.DirEntry) bool { return listed[e.Name()] }
 	}
-	return prev
+	legacy := slices.ContainsFunc(entries, func(e os.DirEntry) bool {
+		n := e.Name()
+		return e.Type().IsRegular() && (n == "summary.json" || n == "replay.json" || n == "plan.json")
+	})
+	return func(e os.DirEntry) bool {
+		return legacy && (slices.Contains(legacyOutputs, e.Name()) || isLegacyChart(e.Name()) && e.Type().IsRegular())
+	}
 }
 
 // isLegacyChart reports whether name is a chart an earlier sim wrote without a manifest.
@@ -465,7 +474,7 @@ func (o *outputDir) carryOver() error {
 	if err != nil {
 		return plainPathError(err)
 	}
-	prev := o.previousOutputs()
+	earlier := o.previousOutputs(entries)
 	manifestKept := []string{}
 	for _, e := range entries {
 		name := e.Name()
@@ -478,7 +487,7 @@ func (o *outputDir) carryOver() error {
 			}
 			continue
 		}
-		ours := prev[name] || (isLegacyChart(name) && e.Type().IsRegular())
+		ours := earlier(e)
 		if ours && o.replace {
 			continue
 		}
