@@ -439,9 +439,9 @@ func (o *outputDir) unlock() {
 
 // previousOutputs returns which entries of --out an earlier sim run wrote: those its
 // manifest lists. A directory without a manifest was written by a sim version that kept
-// none (legacyOutputs and charts, any .png or .svg), if it holds one of the reports only sim
-// writes (summary.json, replay.json, plan.json); otherwise, by the user, whose files all
-// stay. (The charts' rule applied everywhere: a diagram.png of the user's in --out was
+// none (legacyOutputs and charts, any .png or .svg), if it holds one of the files only sim
+// writes (legacyOutputs but report.md and report.html, names a user's files may have);
+// otherwise, by the user, whose files all stay. (The charts' rule applied everywhere: a diagram.png of the user's in --out was
 // deleted by a run that drew no charts, even beside a manifest that did not list it.)
 func (o *outputDir) previousOutputs(entries []os.DirEntry) func(os.DirEntry) bool {
 	if b, err := os.ReadFile(filepath.Join(o.dir, manifestName)); err == nil {
@@ -455,7 +455,7 @@ func (o *outputDir) previousOutputs(entries []os.DirEntry) func(os.DirEntry) boo
 	}
 	legacy := slices.ContainsFunc(entries, func(e os.DirEntry) bool {
 		n := e.Name()
-		return e.Type().IsRegular() && (n == "summary.json" || n == "replay.json" || n == "plan.json")
+		return e.Type().IsRegular() && slices.Contains(legacyOutputs, n) && !strings.HasPrefix(n, "report.")
 	})
 	return func(e os.DirEntry) bool {
 		return legacy && (slices.Contains(legacyOutputs, e.Name()) || isLegacyChart(e.Name()) && e.Type().IsRegular())
