@@ -43,7 +43,7 @@ type commandProfiles struct {
 }
 
 // addFlags defines --cpuprofile and --memprofile on fs; what names what the command runs
-// ("the check's scenarios").
+// ("the scenarios", "the points"), for the help.
 func (p *commandProfiles) addFlags(fs *flag.FlagSet, cmd, what string) {
 	p.cmd = cmd
 	fs.StringVar(&p.cpu, "cpuprofile", "", "write a CPU profile of the whole command to `FILE`")
