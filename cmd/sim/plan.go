@@ -129,6 +129,16 @@ func (o *planOptions) run(e *env, args []string) (err error) {
 		if shard, shards, err = parseShard(o.shard); err != nil {
 			return usageErrorf("plan", "--shard %q: %v", o.shard, err)
 		}
+		// The shard's partial, written after the points, would replace a profile of its
+		// name (clearOfOutputs knows the report's files, not a shard's).
+		if o.out != "" {
+			partial := filepath.Join(o.out, partialName(shard, shards))
+			for _, p := range [][2]string{{"--cpuprofile", o.profiles.cpu}, {"--memprofile", o.profiles.mem}} {
+				if p[1] != "" && samePath(p[1], partial) {
+					return usageErrorf("plan", "%s %s: is the partial --shard %s writes; give the profile another name", p[0], p[1], o.shard)
+				}
+			}
+		}
 	}
 	plan, err := scenarios.LoadPlan(args[0])
 	if err != nil {

@@ -481,3 +481,19 @@ func TestCheckProfileIsAnOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanProfileIsThePartial: a shard's profile named as the partial it writes into --out
+// is a usage error: the partial, written after the points, would replace it.
+func TestPlanProfileIsThePartial(t *testing.T) {
+	for _, flagName := range []string{"--cpuprofile", "--memprofile"} {
+		out := t.TempDir()
+		te := realEnv()
+		code := te.main([]string{"plan", writePlan(t, tinyPlan), "--quiet", "--shard", "1/2", "--out", out, flagName, filepath.Join(out, partialName(1, 2))})
+		if code != exitBadInput || !strings.Contains(te.stderr.String(), "is the partial") {
+			t.Errorf("%s DIR/PARTIAL: exit %d, stderr %q; want %d, \"is the partial\"", flagName, code, te.stderr.String(), exitBadInput)
+		}
+		if entries, _ := os.ReadDir(out); len(entries) != 0 {
+			t.Errorf("%s DIR/PARTIAL: wrote %d files, want none", flagName, len(entries))
+		}
+	}
+}
