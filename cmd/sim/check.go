@@ -510,14 +510,12 @@ func (o *checkOptions) checkOutputs(jobs []*checkJob) []error {
 		}
 	}
 	// A profile is written during the runs, the report and baselines after them, over it.
-	for _, p := range [][2]string{{"--cpuprofile", o.profiles.cpu}, {"--memprofile", o.profiles.mem}} {
-		flagName, path := p[0], p[1]
-		switch {
-		case path == "":
-		case o.junit != "" && samePath(path, o.junit):
-			problems = append(problems, fmt.Errorf("%s %s: is the --junit report too; give each a file of its own", flagName, path))
-		case slices.ContainsFunc(jobs, func(job *checkJob) bool { return job.baselinePath != "" && samePath(job.baselinePath, path) }):
-			problems = append(problems, fmt.Errorf("%s %s: is a scenario's baseline; give the profile a file of its own", flagName, path))
+	if f := o.profiles.flagAt(o.junit); f != "" {
+		problems = append(problems, fmt.Errorf("%s %s: is the --junit report too; give each a file of its own", f, o.junit))
+	}
+	for _, job := range jobs {
+		if f := o.profiles.flagAt(job.baselinePath); f != "" {
+			problems = append(problems, fmt.Errorf("%s %s: is the baseline of %s; give the profile a file of its own", f, job.baselinePath, job.sc.File))
 		}
 	}
 	return problems

@@ -441,8 +441,9 @@ func (o *outputDir) unlock() {
 // manifest lists. A directory without a manifest was written by a sim version that kept
 // none (legacyOutputs and charts, any .png or .svg), if it holds one of the files only sim
 // writes (legacyOutputs but report.md and report.html, names a user's files may have);
-// otherwise, by the user, whose files all stay. (The charts' rule applied everywhere: a diagram.png of the user's in --out was
-// deleted by a run that drew no charts, even beside a manifest that did not list it.)
+// otherwise, by the user, whose files all stay. (The charts' rule applied everywhere: a
+// diagram.png of the user's in --out was deleted by a run that drew no charts, even beside
+// a manifest that did not list it.)
 func (o *outputDir) previousOutputs(entries []os.DirEntry) func(os.DirEntry) bool {
 	if b, err := os.ReadFile(filepath.Join(o.dir, manifestName)); err == nil {
 		listed := map[string]bool{}

@@ -133,10 +133,8 @@ func (o *planOptions) run(e *env, args []string) (err error) {
 		// name (clearOfOutputs knows the report's files, not a shard's).
 		if o.out != "" {
 			partial := filepath.Join(o.out, partialName(shard, shards))
-			for _, p := range [][2]string{{"--cpuprofile", o.profiles.cpu}, {"--memprofile", o.profiles.mem}} {
-				if p[1] != "" && samePath(p[1], partial) {
-					return usageErrorf("plan", "%s %s: is the partial --shard %s writes; give the profile another name", p[0], p[1], o.shard)
-				}
+			if f := o.profiles.flagAt(partial); f != "" {
+				return usageErrorf("plan", "%s %s: is the partial --shard %s writes; give the profile another name", f, partial, o.shard)
 			}
 		}
 	}

@@ -57,7 +57,23 @@ func (p *commandProfiles) check(out string) error {
 	if err := distinctProfiles(p.cmd, p.cpu, p.mem); err != nil {
 		return err
 	}
-	return clearOfOutputs(p.cmd, out, [2]string{"--cpuprofile", p.cpu}, [2]string{"--memprofile", p.mem})
+	return clearOfOutputs(p.cmd, out, p.files()...)
+}
+
+// files are the profiles' flags and files, {flag, path} (path "": not asked for).
+func (p *commandProfiles) files() [][2]string {
+	return [][2]string{{"--cpuprofile", p.cpu}, {"--memprofile", p.mem}}
+}
+
+// flagAt returns the flag of the profile that path names (by any name: samePath), or ""
+// for none (and for path "").
+func (p *commandProfiles) flagAt(path string) string {
+	for _, f := range p.files() {
+		if path != "" && f[1] != "" && samePath(f[1], path) {
+			return f[0]
+		}
+	}
+	return ""
 }
 
 // start checks that the profiles' files can be written and starts the CPU profile, before
