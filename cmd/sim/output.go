@@ -155,9 +155,12 @@ func openOutputDir(dir string, replace bool) (*outputDir, error) {
 		return nil, outputError(dir, fmt.Errorf("cannot create a staging directory beside it: %w", plainPathError(err)))
 	}
 	o.stage = stage
-	// The stage becomes --out: it takes the directory's permissions (MkdirTemp's are 0700).
+	// The stage becomes --out: it takes the directory's permissions (MkdirTemp's are 0700),
+	// with the setgid and sticky bits, and its group. A team's shared directory (setgid, its
+	// group) lost both to the run that wrote into it, and the team its access to the files.
 	if st, err := os.Stat(dir); err == nil {
-		os.Chmod(stage, st.Mode().Perm())
+		keepGroup(stage, st)
+		os.Chmod(stage, st.Mode()&(fs.ModePerm|fs.ModeSetgid|fs.ModeSticky))
 	}
 	o.handleSignals()
 	return o, nil

@@ -21,3 +21,6 @@ func writable(dir string) error { return probeWritable(dir) }
 // raise reports false: outside Unix a process cannot send itself a signal, so the caller
 // exits with the status a shell would report for it.
 func raise(sig syscall.Signal) bool { return false }
+
+// keepGroup does nothing outside Unix, where a directory has no group to keep.
+func keepGroup(dir string, st os.FileInfo) {}

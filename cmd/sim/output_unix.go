@@ -54,3 +54,11 @@ func writable(dir string) error { return syscall.Access(dir, 0x2 /* W_OK */) }
 // raise sends sig to this process, so that it ends of the signal as it would have without
 // a handler. It reports whether the signal was sent.
 func raise(sig syscall.Signal) bool { return syscall.Kill(os.Getpid(), sig) == nil }
+
+// keepGroup gives dir the group of st, another directory's, where this process may (a member
+// of the group, or root); otherwise dir keeps its own.
+func keepGroup(dir string, st os.FileInfo) {
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		os.Chown(dir, -1, int(sys.Gid))
+	}
+}
