@@ -156,10 +156,11 @@ func openOutputDir(dir string, replace bool) (*outputDir, error) {
 	}
 	o.stage = stage
 	// The stage becomes --out: it takes the directory's permissions (MkdirTemp's are 0700),
-	// with the setgid and sticky bits, and its group. A team's shared directory (setgid, its
-	// group) lost both to the run that wrote into it, and the team its access to the files.
+	// with the setgid and sticky bits, and its owner and group (keepOwner). A team's shared
+	// directory (setgid, its group) lost both to the run that wrote into it, and the team
+	// its access to the files.
 	if st, err := os.Stat(dir); err == nil {
-		keepGroup(stage, st)
+		keepOwner(stage, st)
 		os.Chmod(stage, st.Mode()&(fs.ModePerm|fs.ModeSetgid|fs.ModeSticky))
 	}
 	o.handleSignals()

@@ -22,5 +22,5 @@ func writable(dir string) error { return probeWritable(dir) }
 // exits with the status a shell would report for it.
 func raise(sig syscall.Signal) bool { return false }
 
-// keepGroup does nothing outside Unix, where a directory has no group to keep.
-func keepGroup(dir string, st os.FileInfo) {}
+// keepOwner does nothing outside Unix, where a directory has no owner or group to keep.
+func keepOwner(dir string, st os.FileInfo) {}

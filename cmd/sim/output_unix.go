@@ -55,10 +55,13 @@ func writable(dir string) error { return syscall.Access(dir, 0x2 /* W_OK */) }
 // a handler. It reports whether the signal was sent.
 func raise(sig syscall.Signal) bool { return syscall.Kill(os.Getpid(), sig) == nil }
 
-// keepGroup gives dir the group of st, another directory's, where this process may (a member
-// of the group, or root); otherwise dir keeps its own.
-func keepGroup(dir string, st os.FileInfo) {
+// keepOwner gives dir the owner and group of st, another directory's, as far as this process
+// may: both as root (a root's run into a user's --out left the user a directory they could
+// no longer write), the group as a member of it; otherwise dir keeps its own.
+func keepOwner(dir string, st os.FileInfo) {
 	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		os.Chown(dir, -1, int(sys.Gid))
+		if os.Chown(dir, int(sys.Uid), int(sys.Gid)) != nil {
+			os.Chown(dir, -1, int(sys.Gid))
+		}
 	}
 }

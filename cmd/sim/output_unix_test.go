@@ -12,13 +12,14 @@ import (
 )
 
 // TestOutKeepsModeAndGroup: the directory that replaces --out keeps the old one's
-// permissions, its setgid and sticky bits and its group: a team's shared directory
-// (setgid, the team's group) lost both to a run that wrote into it, and the team its
-// access to the files in it.
+// permissions, its setgid and sticky bits and its group, and, run as root, its owner: a
+// team's shared directory (setgid, the team's group) lost both to a run that wrote into
+// it, and the team its access to the files in it; a user's, run into by root, became
+// root's.
 func TestOutKeepsModeAndGroup(t *testing.T) {
-	gid := -1 // a group this process may give a directory, other than its own
+	gid, uid := -1, -1 // a group and owner this process may give a directory, other than its own
 	if os.Geteuid() == 0 {
-		gid = 1
+		gid, uid = 1, 1
 	} else if groups, err := os.Getgroups(); err == nil {
 		if i := slices.IndexFunc(groups, func(g int) bool { return g != os.Getegid() }); i >= 0 {
 			gid = groups[i]
@@ -30,7 +31,7 @@ func TestOutKeepsModeAndGroup(t *testing.T) {
 			t.Fatal(err)
 		}
 		if gid >= 0 {
-			if err := os.Chown(out, -1, gid); err != nil {
+			if err := os.Chown(out, uid, gid); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -56,8 +57,9 @@ func TestOutKeepsModeAndGroup(t *testing.T) {
 		if got := after.Mode() & kept; got != mode {
 			t.Errorf("--out of mode %v is %v after the run", mode, got)
 		}
-		if g0, g1 := before.Sys().(*syscall.Stat_t).Gid, after.Sys().(*syscall.Stat_t).Gid; g0 != g1 {
-			t.Errorf("--out of group %d is of group %d after the run", g0, g1)
+		s0, s1 := before.Sys().(*syscall.Stat_t), after.Sys().(*syscall.Stat_t)
+		if s0.Gid != s1.Gid || s0.Uid != s1.Uid {
+			t.Errorf("--out of owner %d and group %d is of %d and %d after the run", s0.Uid, s0.Gid, s1.Uid, s1.Gid)
 		}
 	}
 }
