@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -8,9 +10,9 @@ import (
 	"testing"
 )
 
-// TestWriteFileAtomicMode: a file written whole (an import, a baseline, a plan partial) gets
-// the mode a plain create gives it under the umask, as every other output does; it was
-// 0644 whatever the umask.
+// TestWriteFileAtomicMode: a new file written whole (an import, a baseline, a plan partial)
+// gets the mode a plain create gives it under the umask, as every other output does; it was
+// 0644 whatever the umask. A file it replaces keeps its own mode (0600 became 0644).
 func TestWriteFileAtomicMode(t *testing.T) {
 	for _, umask := range []int{0o022, 0o027} {
 		path := filepath.Join(t.TempDir(), "f.yaml")
@@ -29,6 +31,24 @@ func TestWriteFileAtomicMode(t *testing.T) {
 		}
 		if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*")); len(left) > 0 {
 			t.Errorf("temporaries left: %q", left)
+		}
+		for _, mode := range []os.FileMode{0o600, 0o664, 0o640} {
+			if err := os.Chmod(path, mode); err != nil {
+				t.Fatal(err)
+			}
+			old := syscall.Umask(umask)
+			err := writeFileAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, "y\n"); return err })
+			syscall.Umask(old)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(path); string(b) != "y\n" || st.Mode().Perm() != mode {
+				t.Errorf("umask %#o: a file of mode %v replaced holds %q and is of mode %v, want \"y\\n\" and %v", umask, mode, b, st.Mode().Perm(), mode)
+			}
 		}
 	}
 }

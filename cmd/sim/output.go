@@ -599,6 +599,12 @@ func writeFileAtomic(path string, render func(w io.Writer) error) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if st, serr := os.Stat(path); err == nil && serr == nil && st.Mode().IsRegular() {
+		// A file replaced keeps its mode and, as far as this process may, its owner
+		// (keepOwner): a baseline kept private (0600) was 0644 after --update-baseline.
+		keepOwner(tmp, st)
+		err = os.Chmod(tmp, st.Mode().Perm())
+	}
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}
