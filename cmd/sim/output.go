@@ -74,6 +74,19 @@ func clearOfOutputs(cmd, out string, files ...[2]string) error {
 	return nil
 }
 
+// samePath reports whether paths a and b name one file: the same path once cleaned and
+// made absolute, or, where both exist, one file under two names (a link).
+func samePath(a, b string) bool {
+	aa, erra := filepath.Abs(a)
+	bb, errb := filepath.Abs(b)
+	if erra == nil && errb == nil && aa == bb {
+		return true
+	}
+	fa, erra := os.Stat(a)
+	fb, errb := os.Stat(b)
+	return erra == nil && errb == nil && os.SameFile(fa, fb)
+}
+
 // outputDir is an --out directory being written all or nothing.
 type outputDir struct {
 	dir   string // the directory as given

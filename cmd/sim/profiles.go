@@ -2,34 +2,9 @@ package main
 
 import (
 	"flag"
-	"os"
-	"path/filepath"
 
 	"epsim/sim"
 )
-
-// distinctProfiles is the usage error of command cmd when --cpuprofile and --memprofile
-// name one file: both would write it, and it would hold neither profile whole (pprof read
-// "invalid header"), or nil.
-func distinctProfiles(cmd, cpu, mem string) error {
-	if cpu == "" || mem == "" || !samePath(cpu, mem) {
-		return nil
-	}
-	return usageErrorf(cmd, "--cpuprofile and --memprofile name one file, %s: give each a file of its own", mem)
-}
-
-// samePath reports whether paths a and b name one file: the same path once cleaned and
-// made absolute, or, where both exist, one file under two names (a link).
-func samePath(a, b string) bool {
-	aa, erra := filepath.Abs(a)
-	bb, errb := filepath.Abs(b)
-	if erra == nil && errb == nil && aa == bb {
-		return true
-	}
-	fa, erra := os.Stat(a)
-	fb, errb := os.Stat(b)
-	return erra == nil && errb == nil && os.SameFile(fa, fb)
-}
 
 // commandProfiles are --cpuprofile and --memprofile of a command that runs several
 // simulations in one process, side by side or one after the other (check's scenarios,
@@ -50,12 +25,14 @@ func (p *commandProfiles) addFlags(fs *flag.FlagSet, cmd, what string) {
 	fs.StringVar(&p.mem, "memprofile", "", "write a heap profile to `FILE`, taken near the largest live heap of "+what+" together")
 }
 
-// check is the usage error of flags that cannot go together, or nil: the profiles in one
-// file (distinctProfiles), or in a file of out, the command's --out DIR ("": none;
-// clearOfOutputs).
+// check is the usage error of flags that cannot go together, or nil: --cpuprofile and
+// --memprofile naming one file (both would write it, and it would hold neither profile
+// whole: pprof read "invalid header"), or a profile in a file of out, the command's --out
+// DIR ("": none; clearOfOutputs). Run and replay, which profile one run their own way,
+// check their flags with it too.
 func (p *commandProfiles) check(out string) error {
-	if err := distinctProfiles(p.cmd, p.cpu, p.mem); err != nil {
-		return err
+	if p.cpu != "" && p.mem != "" && samePath(p.cpu, p.mem) {
+		return usageErrorf(p.cmd, "--cpuprofile and --memprofile name one file, %s: give each a file of its own", p.mem)
 	}
 	return clearOfOutputs(p.cmd, out, p.files()...)
 }

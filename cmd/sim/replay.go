@@ -268,12 +268,11 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	if o.pods == "-" && o.slices == "-" {
 		return usageErrorf("replay", "--pods - and --endpointslices - cannot both read stdin")
 	}
-	if err := distinctProfiles("replay", o.cpuprofile, o.memprofile); err != nil {
+	if err := (&commandProfiles{cmd: "replay", cpu: o.cpuprofile, mem: o.memprofile}).check(o.out); err != nil {
 		return err
 	}
 	if err := clearOfOutputs("replay", o.out, [2]string{"--pods", o.pods}, [2]string{"--services", o.services}, [2]string{"--nodes", o.nodes},
-		[2]string{"--endpointslices", o.slices}, [2]string{"--scenario", o.scenario},
-		[2]string{"--cpuprofile", o.cpuprofile}, [2]string{"--memprofile", o.memprofile}); err != nil {
+		[2]string{"--endpointslices", o.slices}, [2]string{"--scenario", o.scenario}); err != nil {
 		return err
 	}
 	if o.pods == "-" && o.nodes == "" {

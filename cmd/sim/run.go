@@ -137,10 +137,7 @@ func (o *runOptions) run(e *env, args []string) error {
 	if o.printScenario && o.format == "json" {
 		return usageErrorf("run", "--print-scenario prints the scenario as YAML, not JSON; leave out -o/--format json")
 	}
-	if err := distinctProfiles("run", o.cpuprofile, o.memprofile); err != nil {
-		return err
-	}
-	if err := clearOfOutputs("run", o.out, [2]string{"--cpuprofile", o.cpuprofile}, [2]string{"--memprofile", o.memprofile}); err != nil {
+	if err := (&commandProfiles{cmd: "run", cpu: o.cpuprofile, mem: o.memprofile}).check(o.out); err != nil {
 		return err
 	}
 	if o.printScenario {
