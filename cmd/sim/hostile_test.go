@@ -765,3 +765,32 @@ func TestHostileReplayGap(t *testing.T) {
 		t.Errorf("timeseries.csv: %d rows of width %s s, want coarsened and bounded", len(rows)-1, rows[1][len(rows[1])-1])
 	}
 }
+
+// sim plot --out into the directory of another run would leave that run's report.md
+// showing these charts under its own figures: plot refuses, and changes nothing there. A
+// copy of the run plotted, or the run itself, is fine.
+func TestHostilePlotIntoAnotherRun(t *testing.T) {
+	a := aRun(t)
+	b := filepath.Join(t.TempDir(), "b")
+	if r := runChild(t, nil, "run", "quick", "--quiet", "--seed", "2", "--out", b); r.code != 0 {
+		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
+	}
+	before := snapshot(t, b)
+	r := runChild(t, nil, "plot", a, "--out", b)
+	if r.code != exitBadInput || !strings.Contains(r.stderr, "holds the results of another run") {
+		t.Errorf("plot into another run's directory: exit %d, %q; want %d and why",
+			r.code, r.stderr, exitBadInput)
+	}
+	if after := snapshot(t, b); after != before {
+		t.Errorf("a refused plot changed %s:\n%s\nwas\n%s", b, after, before)
+	}
+	copyDir := filepath.Join(t.TempDir(), "copy")
+	if err := os.CopyFS(copyDir, os.DirFS(a)); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{a, copyDir} {
+		if r := runChild(t, nil, "plot", a, "--out", out); r.code != 0 {
+			t.Errorf("plot %s --out %s: exit %d: %s", a, out, r.code, r.stderr)
+		}
+	}
+}

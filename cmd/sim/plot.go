@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"epsim/reports"
 	"epsim/sim"
@@ -22,6 +24,8 @@ DIR/timeseries.csv and, when present, DIR/layout.csv, without running the simula
 again. The charts are written into DIR, or into --out. As with 'sim run', the files are
 written atomically: on any error none is replaced. The directory written is replaced as a
 whole, so it may not be the working directory or contain it: 'sim plot .' is refused.
+Nor may --out hold another run's results (a summary.json that is not DIR's): its
+report.md would show these charts under that run's figures.
 On success plot says on stderr which charts it wrote, and into which directory.
 
 Examples:
@@ -51,6 +55,9 @@ func plotDir(e *env, in, out string) error {
 	if err != nil {
 		return badInput(err)
 	}
+	if err := otherRunsResults(in, out); err != nil {
+		return badInput(err)
+	}
 	o, err := openOutputDir(out, false)
 	if err != nil {
 		return err
@@ -70,6 +77,32 @@ func plotDir(e *env, in, out string) error {
 	fmt.Fprintf(e.stderr, "sim: plot: wrote %s (%s each) into %s: %s\n",
 		plural(len(charts), "chart"), strings.Join(reports.ChartFormats, " and "), out, strings.Join(names, ", "))
 	return nil
+}
+
+// otherRunsResults says why plotting the run in into out would leave out's outputs
+// disagreeing with each other: out holds the summary.json of another run (one whose bytes
+// differ from in's), and its report.md would show these charts under that run's captions. A directory without a summary.json, or with a copy of in's, is fine.
+func otherRunsResults(in, out string) error {
+	if samePath(in, out) {
+		return nil
+	}
+	theirs, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return nil
+	case err != nil:
+		return fmt.Errorf("%s: %w", filepath.Join(out, "summary.json"), plainPathError(err))
+	}
+	ours, err := os.ReadFile(filepath.Join(in, "summary.json"))
+	if err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(in, "summary.json"), plainPathError(err))
+	}
+	if bytes.Equal(ours, theirs) {
+		return nil
+	}
+	return fmt.Errorf("plot %s: --out %s holds the results of another run (its summary.json "+
+		"is not %s's), whose report.md would show these charts under its own figures; plot into "+
+		"%s itself, or --out a directory without a run's results (nothing was changed)", in, out, in, in)
 }
 
 // openRunFile opens the file name of the --out directory dir of a run. Its error names the
