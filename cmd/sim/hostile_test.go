@@ -794,3 +794,18 @@ func TestHostilePlotIntoAnotherRun(t *testing.T) {
 		}
 	}
 }
+
+// plot and diff given the --out directory of a 'sim plan' say that it is a plan's, not
+// only that it has no summary.json.
+func TestHostileRunDirIsAPlan(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "plan")
+	if r := runChild(t, nil, "plan", "slice-size", "--quiet", "--out", p); r.code != 0 {
+		t.Fatalf("plan: exit %d: %s", r.code, r.stderr)
+	}
+	for _, args := range [][]string{{"plot", p}, {"diff", p, p}} {
+		r := runChild(t, nil, args...)
+		if r.code != exitBadInput || !strings.Contains(r.stderr, "holds a 'sim plan' (plan.json), not a run") {
+			t.Errorf("%v: exit %d, %q; want %d, naming the plan", args, r.code, r.stderr, exitBadInput)
+		}
+	}
+}

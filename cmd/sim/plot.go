@@ -120,6 +120,9 @@ func openRunFile(dir, name string) (*os.File, error) {
 	f, err := os.Open(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if _, perr := os.Stat(filepath.Join(dir, "plan.json")); perr == nil {
+			return nil, fmt.Errorf("%s: holds a 'sim plan' (plan.json), not a run: no %s in it (want the --out directory of a 'sim run')", dir, name)
+		}
 		return nil, fmt.Errorf("%s: no %s in it (want the --out directory of a 'sim run')", dir, name)
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", path, plainPathError(err))
