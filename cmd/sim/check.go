@@ -84,9 +84,10 @@ passing check prints that line only.
 --verbose lists every checked figure, failures first (in capitals). --format json (-o json)
 gives every figure as JSON, and --junit FILE also writes JUnit XML (one testcase per
 figure) for CI systems to display. The --junit file and the baselines --update-baseline
-writes are checked before any run (a directory, or a path whose directory cannot be
-written, is bad input); directories missing on their paths are created when they are
-written. Two scenarios of one base name cannot share a --baseline-dir.
+writes are checked before any run (a directory, a path whose directory cannot be written,
+or a file that is not a JUnit report or not a baseline, is bad input, and the file is left
+as it is); directories missing on their paths are created when they are written. Two
+scenarios of one base name cannot share a --baseline-dir.
 
 The scenarios run side by side, one per core (--jobs N to choose), the largest first, and
 as many at once as fit together in guards.maxMemory's default (3/4 of the machine's memory)
@@ -497,6 +498,8 @@ func (o *checkOptions) checkOutputs(jobs []*checkJob) []error {
 				problems = append(problems, fmt.Errorf("baseline %s: %w", job.baselinePath, err))
 			} else if sc := scenarioAt(jobs, job.baselinePath); sc != "" {
 				problems = append(problems, fmt.Errorf("baseline %s: is the scenario %s; writing the baseline would destroy it", job.baselinePath, sc))
+			} else if err := baselineOutput.replaceable(job.baselinePath); err != nil {
+				problems = append(problems, fmt.Errorf("baseline %s: %w", job.baselinePath, err))
 			}
 		}
 	}
@@ -507,6 +510,8 @@ func (o *checkOptions) checkOutputs(jobs []*checkJob) []error {
 			problems = append(problems, fmt.Errorf("--junit %s: is the scenario %s; writing the report would destroy it", o.junit, sc))
 		} else if i := slices.IndexFunc(jobs, func(job *checkJob) bool { return job.baselinePath != "" && samePath(job.baselinePath, o.junit) }); i >= 0 {
 			problems = append(problems, fmt.Errorf("--junit %s: is the baseline of %s; writing the report would destroy it", o.junit, jobs[i].sc.File))
+		} else if err := junitOutput.replaceable(o.junit); err != nil {
+			problems = append(problems, fmt.Errorf("--junit %s: %w", o.junit, err))
 		}
 	}
 	// A profile is written during the runs, the report and baselines after them, over it.

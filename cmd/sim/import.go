@@ -44,10 +44,11 @@ only when there are none). A ReplicaSet no Deployment in the input owns is run a
 Deployment; one a Deployment in the input owns is left to it. Everything that could not be
 mapped is listed at the top of the file and on stderr. --anonymize renames namespaces,
 Services, ports, zones, the region, nodes, label values and label keys but Kubernetes' own
-(deterministically, keeping lengths, so byte figures hold) so the file can be shared.
---out writes the file atomically; its directory must exist, and it may not be an input
-(both checked before the import's work). (-o means the output format in every other
-command, so import has no -o.)
+(deterministically, keeping lengths, so byte figures hold) so the file can be shared. --out
+writes the file atomically; its directory must exist, it may not be an input, and a file
+already there must be a scenario (one with cluster: and services:) or empty: another is
+left as it is (all checked before the import's work). (-o means the output format in every
+other command, so import has no -o.)
 
 Examples:
 
@@ -108,6 +109,9 @@ Examples:
 							}
 						}
 					}
+				}
+				if err := scenarioOutput.replaceable(out); err != nil {
+					return badInput(fmt.Errorf("import: --out %s: %w", out, err))
 				}
 			}
 			if name == "" && out != "" {

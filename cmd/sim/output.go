@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -626,4 +628,64 @@ func writeFileAtomic(path string, render func(w io.Writer) error) error {
 		return plainPathError(err)
 	}
 	return nil
+}
+
+// outputKind is a kind of file a flag names for sim to write (a profile, a baseline, a
+// JUnit report, an imported scenario, a recorded trace), recognised by its first bytes.
+type outputKind struct {
+	name      string                 // "a profile", as in "is not a profile"
+	looksLike func(head []byte) bool // head: the first outputKindHead bytes, or the file
+}
+
+// outputKindHead is how much of a file outputKind.looksLike sees: as much as a scenario
+// file may hold.
+const outputKindHead = 4 << 20
+
+var (
+	// profileOutput: pprof's profiles are gzip-compressed protobuf.
+	profileOutput = outputKind{"a profile", func(h []byte) bool { return bytes.HasPrefix(h, []byte{0x1f, 0x8b}) }}
+	// baselineOutput: a baseline's two fields (a damaged one, say with a merge's conflict
+	// markers, is one still: --update-baseline is how it is mended).
+	baselineOutput = outputKind{"a baseline", func(h []byte) bool {
+		return bytes.Contains(h, []byte(`"scenario"`)) && bytes.Contains(h, []byte(`"figures"`))
+	}}
+	// junitOutput: JUnit XML, sim's or another tool's.
+	junitOutput = outputKind{"a JUnit report", func(h []byte) bool { return bytes.Contains(h, []byte("<testsuite")) }}
+	// scenarioOutput: a scenario, imported (its first line says so) or written by hand
+	// (the format's two sections).
+	scenarioOutput = outputKind{"a scenario", func(h []byte) bool {
+		return bytes.HasPrefix(h, []byte("# Imported by 'sim import'")) ||
+			scenarioSection("cluster").Match(h) && scenarioSection("services").Match(h)
+	}}
+	// traceOutput: sim record's traces start every line with the event's arrival time.
+	traceOutput = outputKind{"a trace of 'sim record'", func(h []byte) bool { return bytes.HasPrefix(h, []byte(`{"time":`)) }}
+)
+
+// scenarioSection matches a top-level key of a YAML scenario at the start of a line.
+func scenarioSection(key string) *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^` + key + `:`)
+}
+
+// replaceable fails when path holds a file sim must not write over with an output of kind
+// k: a regular file, not empty, that does not look like one. A mistyped flag (--out
+// services.json for --out scenario.yaml, --junit my-cluster.yaml) destroyed a user's file
+// without a word; now sim writes over only an output of the same kind (its own, damaged or
+// not, or another tool's of that format), an empty file, or a device, and leaves anything
+// else as it was. A path with no file, or one it cannot read, is left to the write, which
+// says what is wrong.
+func (k outputKind) replaceable(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() == 0 {
+		return nil
+	}
+	head := make([]byte, outputKindHead)
+	n, _ := io.ReadFull(f, head)
+	if k.looksLike(head[:n]) {
+		return nil
+	}
+	return fmt.Errorf("exists and is not %s: sim writes over %s or an empty file only (give another name, or remove the file)", k.name, k.name)
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -45,6 +47,79 @@ func TestProbeWritable(t *testing.T) {
 			}
 			if after, _ := os.ReadDir(c.dir); len(after) != len(before) {
 				t.Errorf("%d entries after the probe, %d before", len(after), len(before))
+			}
+		})
+	}
+}
+
+// TestSingleFileOutputsKeepOtherFiles: a flag naming the one file a command writes
+// (check's baselines and --junit, import's and record's --out) writes over an earlier
+// output of that kind, a damaged one or an empty file, and refuses anything else (bad
+// input), leaving it as it was: a mistyped name (--out services.json) destroyed the user's
+// file without a word.
+func TestSingleFileOutputsKeepOtherFiles(t *testing.T) {
+	raw, err := os.ReadFile(sample("replay-watch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testdata := filepath.Join("..", "..", "scenarios", "testdata")
+	for _, tc := range []struct {
+		name    string
+		args    func(path string) []string
+		stdin   []byte
+		damaged func(earlier []byte) []byte // an earlier output, damaged, still written over
+	}{
+		{"baseline", func(p string) []string {
+			return []string{"check", "quick", "--baseline", p, "--update-baseline", "--quiet"}
+		}, nil, func(b []byte) []byte { return append([]byte("<<<<<<< HEAD\n"), b...) }},
+		{"junit", func(p string) []string {
+			return []string{"check", "quick", "--baseline-dir", t.TempDir(), "--update-baseline", "--junit", p, "--quiet"}
+		}, nil, func(b []byte) []byte { return b[:len(b)/2] }},
+		{"import", func(p string) []string {
+			return []string{"import", "--out", p, filepath.Join(testdata, "import-nodes.json"), filepath.Join(testdata, "import-services.json")}
+		}, nil, func(b []byte) []byte { return bytes.Replace(b, []byte("# Imported"), []byte("# imported"), 1) }},
+		{"record", func(p string) []string { return []string{"record", "--out", p} },
+			raw, func(b []byte) []byte { return b[:len(b)/3] }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "out")
+			run := func() (int, string) {
+				var stdout, stderr bytes.Buffer
+				e := newEnv(&stdout, &stderr)
+				if tc.stdin != nil {
+					e.stdin = bytes.NewReader(tc.stdin)
+				}
+				return e.main(tc.args(path)), stderr.String()
+			}
+			if code, msg := run(); code != exitOK {
+				t.Fatalf("first write: exit %d: %s", code, msg)
+			}
+			earlier, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				name    string
+				content []byte
+			}{{"earlier", earlier}, {"damaged", tc.damaged(earlier)}, {"empty", nil}} {
+				if err := os.WriteFile(path, c.content, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if code, msg := run(); code != exitOK {
+					t.Errorf("over an %s output: exit %d: %s", c.name, code, msg)
+				}
+			}
+			for _, other := range []string{"precious notes\n", `{"apiVersion": "v1", "kind": "List"}`} {
+				if err := os.WriteFile(path, []byte(other), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				code, msg := run()
+				if code != exitBadInput || !strings.Contains(msg, "exists and is not") {
+					t.Errorf("over a user's file %q: exit %d, %q; want %d, saying why", other, code, msg, exitBadInput)
+				}
+				if got, _ := os.ReadFile(path); string(got) != other {
+					t.Errorf("a refused write changed the user's file to %.80q", got)
+				}
 			}
 		})
 	}

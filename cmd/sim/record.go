@@ -35,15 +35,16 @@ times from the objects' own timestamps), or pipe the live stream into record.
 
 With --out, the trace is written to a temporary file next to FILE and renamed to FILE when
 the recording ends, so a recording that fails before its first event never destroys an
-existing FILE; --out must not be the input, nor a directory, and its directory must exist
-(both are checked before recording starts). Input record cannot read after some events (an
-event cut off, then kubectl's error message) ends the recording: FILE holds every complete
-event before it, and record exits 2 saying so; a last event cut off where the input ends
-(kubectl stopped mid-write) is left out with a warning, and record exits 0. Input with no
-event to record (empty: kubectl did not start, or its output was not piped in; or only
-kinds record skips) is no recording: record exits 2 and says so, leaving FILE as it was,
-so that a script stops before replaying nothing. A recording that cannot be renamed to
-FILE is kept under its temporary name, which the error gives.
+existing FILE; --out must not be the input, nor a directory, nor a file other than an
+earlier trace (or an empty one), and its directory must exist (all checked before recording
+starts). Input record cannot read after some events (an event cut off, then kubectl's error
+message) ends the recording: FILE holds every complete event before it, and record exits 2
+saying so; a last event cut off where the input ends (kubectl stopped mid-write) is left
+out with a warning, and record exits 0. Input with no event to record (empty: kubectl did
+not start, or its output was not piped in; or only kinds record skips) is no recording:
+record exits 2 and says so, leaving FILE as it was, so that a script stops before replaying
+nothing. A recording that cannot be renamed to FILE is kept under its temporary name, which
+the error gives.
 
 Each event is written as it arrives, so stopping kubectl (Ctrl-C reaches both) leaves a
 complete trace: record ignores the first interrupt and ends when its input does (a second
@@ -110,6 +111,9 @@ func checkLiveInput(f *os.File, out string) error {
 func recordTo(e *env, in io.Reader, out, name string) (err error) {
 	if err := checkOutFile("record", out); err != nil {
 		return err
+	}
+	if err := traceOutput.replaceable(out); err != nil {
+		return badInput(fmt.Errorf("--out %s: %w", out, err))
 	}
 	tmp, err := createBeside(out)
 	if err != nil {

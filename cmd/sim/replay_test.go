@@ -826,7 +826,8 @@ func TestRecordNothing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "trace.jsonl")
-			if err := os.WriteFile(out, []byte("earlier\n"), 0o644); err != nil {
+			earlier := `{"time":"2026-01-01T00:00:00Z","type":"ADDED","object":{"kind":"Pod"}}` + "\n"
+			if err := os.WriteFile(out, []byte(earlier), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			e, _, errb := replayEnv()
@@ -843,7 +844,7 @@ func TestRecordNothing(t *testing.T) {
 			if strings.Contains(said, "0 events recorded") {
 				t.Errorf("stderr %q still counts 0 events as a recording", said)
 			}
-			if b, _ := os.ReadFile(out); string(b) != "earlier\n" {
+			if b, _ := os.ReadFile(out); string(b) != earlier {
 				t.Errorf("--out holds %q, want what it held before", b)
 			}
 		})

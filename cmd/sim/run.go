@@ -283,27 +283,15 @@ func configModes(cfg sim.Config) []sim.Mode {
 func createProfile(cmd, flagName, path string) (*os.File, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return nil, usageErrorf(cmd, "--%s %s: is a directory; give a file name", flagName, path)
-	} else if err == nil && st.Mode().IsRegular() && st.Size() > 0 && !isProfile(path) {
-		return nil, badInput(fmt.Errorf("--%s %s: exists and is not a profile; sim overwrites only an earlier profile (give another name, or remove the file)", flagName, path))
+	}
+	if err := profileOutput.replaceable(path); err != nil {
+		return nil, badInput(fmt.Errorf("--%s %s: %w", flagName, path, err))
 	}
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, badInput(fmt.Errorf("--%s %s: %w", flagName, path, plainPathError(err)))
 	}
 	return f, nil
-}
-
-// isProfile reports whether the file at path starts as a pprof profile does: gzip's magic
-// number (profiles are gzip-compressed protobuf).
-func isProfile(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var magic [2]byte
-	_, err = io.ReadFull(f, magic[:])
-	return err == nil && magic == [2]byte{0x1f, 0x8b}
 }
 
 // startCPUProfile starts the CPU profile that --cpuprofile of command cmd asks for, into
