@@ -439,24 +439,27 @@ func (r *PlanResults) whyLine(rec PlanRecommendation) string {
 	return line + "."
 }
 
-// limitKinds lists the kinds of limits hit, or "-".
+// limitKinds lists the kinds of limits hit for a reader, comma-separated, or "-".
 func limitKinds(ls []PlanLimit) string {
 	if len(ls) == 0 {
 		return "-"
 	}
+	return joinLimitKinds(ls, ", ")
+}
+
+// csvLimits lists the kinds of limits hit, space-separated ("" for none): one CSV field
+// that needs no quoting.
+func csvLimits(ls []PlanLimit) string {
+	return joinLimitKinds(ls, " ")
+}
+
+// joinLimitKinds joins the kinds of ls with sep.
+func joinLimitKinds(ls []PlanLimit, sep string) string {
 	kinds := make([]string, len(ls))
 	for i, l := range ls {
 		kinds[i] = l.Kind
 	}
-	return strings.Join(kinds, " ")
-}
-
-// csvLimits lists the kinds of limits hit, space-separated ("" for none).
-func csvLimits(ls []PlanLimit) string {
-	if len(ls) == 0 {
-		return ""
-	}
-	return limitKinds(ls)
+	return strings.Join(kinds, sep)
 }
 
 // chartCaption says what a plan chart shows.
