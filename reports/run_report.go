@@ -27,6 +27,46 @@ type RunReport struct {
 	Charts []*Chart
 	// PNG returns a chart's PNG bytes for embedding in the HTML page; nil renders them.
 	PNG func(c *Chart) ([]byte, error)
+	// Replay, for a run of 'sim replay', says where its pod churn came from, in place of a
+	// scenario; nil for 'sim run'.
+	Replay *ReplaySource
+}
+
+// ReplaySource is what the report of a replay says of the recording it ran, as the
+// replay's table printed it (the report escapes the text).
+type ReplaySource struct {
+	// Command repeats the replay: "sim", "replay" and its inputs and settings as given
+	// (not --set, which is in RunReport.Overrides, nor --out), which the report's
+	// suggested commands extend.
+	Command []string
+	// Pods is --pods as given.
+	Pods string
+	// Services and Nodes are how many the replay ran.
+	Services, Nodes int
+	// NodesFromPods is true when the nodes were those the pods name (no --nodes): they
+	// have no zones.
+	NodesFromPods bool
+	// RecordedTimes is false when the events' times came from the pods' own timestamps
+	// (a kubectl stream), true for the arrival times of a 'sim record' trace.
+	RecordedTimes bool
+	// Warm is --start warm: the controllers' first syncs ran in a phase of their own.
+	Warm bool
+	// Read lists what was read, a label and a value each ("pod events matching no
+	// Service", "1").
+	Read [][2]string
+	// Compared, with --endpointslices, sets the cluster's own EndpointSlice writes beside
+	// the simulated ones.
+	Compared *SliceComparison
+}
+
+// SliceComparison is a replay's comparison of the real EndpointSlice writes with the
+// simulated ones: Head, then a row per Service (its namespace/name first) and the total
+// last; Notes say what was left out of it.
+type SliceComparison struct {
+	Title string
+	Head  []string
+	Rows  [][]string
+	Notes []string
 }
 
 // runChartCaption says what a run chart shows; charts it does not know keep their title.
@@ -103,15 +143,24 @@ func (r *RunReport) runDoc() []block {
 	list := func(items []string) { doc = append(doc, block{kind: blockList, items: items}) }
 	s, cfg := r.Summary, r.Config
 
-	h(1, "Run report: "+mdText(s.Scenario))
 	services := 0
 	for _, sv := range cfg.Services {
 		services += max(1, sv.Count)
 	}
+	what := "Scenario " + mdCode(r.File)
+	if rp := r.Replay; rp != nil {
+		h(1, "Replay report: "+mdText(rp.Pods))
+		services, what = rp.Services, "Replay of "+mdCode(rp.Pods)
+	} else {
+		h(1, "Run report: "+mdText(s.Scenario))
+	}
 	// The watchers as the table says them: the most per write, and at the end when fewer.
-	para("Scenario %s, seed %d: %s, %s, %s, %s; the last API write at %s of virtual time, everything delivered by %s. Bytes are in SI units (1 KB = 1000 B).",
-		mdCode(r.File), s.Seed, plural(s.Nodes, "node"), plural(services, "Service"), watchersText(s, &s.Total),
+	para("%s, seed %d: %s, %s, %s, %s; the last API write at %s of virtual time, everything delivered by %s. Bytes are in SI units (1 KB = 1000 B).",
+		what, s.Seed, plural(s.Nodes, "node"), plural(services, "Service"), watchersText(s, &s.Total),
 		plural(len(s.Phases), "phase"), FormatSeconds(s.LastWriteSeconds), FormatSeconds(max(s.Total.EndSeconds, s.EndTimeSeconds)))
+	if rp := r.Replay; rp != nil {
+		para("%s", replayTiming(rp))
+	}
 
 	h(2, "Headline")
 	para("%s", RunHeadline(s))
@@ -149,6 +198,10 @@ func (r *RunReport) runDoc() []block {
 	}
 	if len(warnings) > 0 {
 		list(warnings)
+	}
+
+	if rp := r.Replay; rp != nil {
+		doc = append(doc, replayBlocks(rp)...)
 	}
 
 	h(2, "Phases")
@@ -233,7 +286,7 @@ func (r *RunReport) runDoc() []block {
 
 	h(2, "Assumptions in force")
 	para("What this run assumed; each names the scenario fields (in parentheses) you can change with `--set`.")
-	list(assumptions(cfg))
+	list(assumptions(cfg, r.Replay != nil))
 
 	h(2, "What to change next")
 	list(r.nextSteps())
@@ -269,8 +322,9 @@ func distributionText(d sim.Distribution) string {
 	return d.Value.String()
 }
 
-// assumptions lists the settings of cfg that decide the figures.
-func assumptions(cfg *sim.Config) []string {
+// assumptions lists the settings of cfg that decide the figures; replay says the pod churn
+// was recorded, not made by the workload controllers.
+func assumptions(cfg *sim.Config, replay bool) []string {
 	cp, api, net := &cfg.ControlPlane, &cfg.APIServer, &cfg.Network
 	lag := cp.InformerLag
 	if lag == 0 {
@@ -291,7 +345,11 @@ func assumptions(cfg *sim.Config) []string {
 		out = append(out, fmt.Sprintf("%s controller: batch period %s, %s, %g QPS (burst %d), API calls take %s (`%s.batchPeriod`, `.workers`, `.qps`, `.burst`, `.apiLatency`).",
 			c.name, c.cc.BatchPeriod, plural(c.cc.Workers, "worker"), c.cc.QPS, c.cc.Burst, distributionText(c.cc.APILatency), c.path))
 	}
-	out = append(out, workloadsText(&cp.Workloads))
+	if replay {
+		out = append(out, "Pod churn as recorded (`--pods`): the workload controllers and the scheduler are not simulated, and `controlPlane.workloads` is not used.")
+	} else {
+		out = append(out, workloadsText(&cp.Workloads))
+	}
 	out = append(out,
 		fmt.Sprintf("Informer lag %s: a sync sooner than that after the controller's own write finds its cache stale and backs off (`controlPlane.informerLag`).", lag),
 		fmt.Sprintf("A sync takes %s per pod of the Service with Endpoints (building its address list) and %s with EndpointSlices (reconciling them) before it writes (`controlPlane.endpointsBuildPerPod`, `.endpointSliceSyncPerPod`).",
@@ -350,13 +408,22 @@ func workloadsText(w *sim.WorkloadsConfig) string {
 // nextSteps suggests what to try after this run.
 func (r *RunReport) nextSteps() []string {
 	s, cfg := r.Summary, r.Config
-	file, otherRun := r.File, r.File // otherRun: without the run's own slice size
+	command := "sim run " + r.File
+	if r.Replay != nil {
+		words := make([]string, len(r.Replay.Command))
+		for i, w := range r.Replay.Command {
+			words[i] = shellWord(w)
+		}
+		command = strings.Join(words, " ")
+	}
+	// overrides repeats the run's flags; otherSize all but its own slice size.
+	var overrides, otherSize string
 	for i := 0; i+1 < len(r.Overrides); i += 2 {
 		flag, value := r.Overrides[i], r.Overrides[i+1]
 		arg := " " + flag + " " + shellWord(value)
-		file += arg
+		overrides += arg
 		if flag != "--set" || !strings.HasPrefix(value, "controlPlane.maxEndpointsPerSlice=") {
-			otherRun += arg
+			otherSize += arg
 		}
 	}
 	var out []string
@@ -365,7 +432,7 @@ func (r *RunReport) nextSteps() []string {
 		size = 100
 	}
 	out = append(out, fmt.Sprintf("Another slice size: %s, then `sim diff` this directory with `results/b`.",
-		mdCode(fmt.Sprintf("sim run %s --set controlPlane.maxEndpointsPerSlice=%d --out results/b", otherRun, size))))
+		mdCode(fmt.Sprintf("%s%s --set controlPlane.maxEndpointsPerSlice=%d --out results/b", command, otherSize, size))))
 	if cfg.ControlPlane.EndpointsTruncation {
 		hidden := ""
 		if t := s.Total.Endpoints; t != nil && t.HiddenAddresses > 0 {
@@ -382,10 +449,76 @@ func (r *RunReport) nextSteps() []string {
 		longer = time.Second
 	}
 	out = append(out, fmt.Sprintf("Fewer, larger writes: a longer EndpointSlice batch period, e.g. `--set controlPlane.endpointSlice.batchPeriod=%s` (now %s).", longer, bp))
+	if rp := r.Replay; rp != nil {
+		if !rp.RecordedTimes {
+			out = append(out, "Exact event times: record the churn with `sim record` (`kubectl get pods -A --watch --output-watch-events -o json | sim record --out trace.jsonl`) and replay the trace.")
+		}
+		if rp.Compared == nil {
+			out = append(out, "How close the simulated EndpointSlice writes come to the cluster's own: record its slices beside the pods and replay with `--endpointslices` (see `sim help replay`).")
+		}
+		out = append(out, "Every slice size for this cluster's Services at once: `sim import` them into a scenario, then `sim plan` over `controlPlane.maxEndpointsPerSlice` (see `sim help import`, `sim help plan`).")
+		return out
+	}
 	out = append(out, "Every slice size for your own Services at once: `sim plan` over `controlPlane.maxEndpointsPerSlice` (see `sim help plan`).")
 	out = append(out, fmt.Sprintf("Guard the figures in CI: %s once, then %s.",
-		mdCode("sim check "+file+" --baseline-dir baselines --update-baseline"), mdCode("sim check "+file+" --baseline-dir baselines")))
+		mdCode("sim check "+r.File+overrides+" --baseline-dir baselines --update-baseline"), mdCode("sim check "+r.File+overrides+" --baseline-dir baselines")))
 	return out
+}
+
+// replayTiming says where a replay's event times came from and how its controllers started.
+func replayTiming(rp *ReplaySource) string {
+	t := "Event times are the recording's arrival times (a `sim record` trace)."
+	if !rp.RecordedTimes {
+		t = "Event times come from the pods' own timestamps (a kubectl stream: second precision, the events of each second spread evenly across it), which keeps write counts within ±25% of a recording with arrival times."
+	}
+	if rp.Warm {
+		return t + " The controllers were running when the recording began (`--start warm`): their first syncs ran in phase `start-up`, so phase `replay` is what the churn cost, and the total includes the start-up."
+	}
+	return t + " The controllers start with the recording (`--start cold`, as after a restart of kube-controller-manager): the churn may queue behind their first syncs."
+}
+
+// replayBlocks is the report's section on what a replay read and, with --endpointslices,
+// how the simulated slice writes compare with the cluster's.
+func replayBlocks(rp *ReplaySource) []block {
+	nodesFrom := ""
+	if rp.NodesFromPods {
+		nodesFrom = " (those the pods name, without zones: no `--nodes`)"
+	}
+	rows := [][]string{{"read", "count"}}
+	for _, f := range rp.Read {
+		rows = append(rows, []string{mdText(f[0]), mdText(f[1])})
+	}
+	doc := []block{
+		{kind: blockHeading, level: 2, text: "Replay"},
+		{kind: blockPara, text: fmt.Sprintf("What the replay read of %s: %s replayed on %s%s.", mdCode(rp.Pods), plural(rp.Services, "Service"), plural(rp.Nodes, "node"), nodesFrom)},
+		{kind: blockTable, rows: rows},
+	}
+	if c := rp.Compared; c != nil {
+		head := make([]string, len(c.Head))
+		for i, h := range c.Head {
+			head[i] = mdText(h)
+		}
+		rows := [][]string{head}
+		for _, row := range c.Rows {
+			cells := make([]string, len(row))
+			for i, cell := range row {
+				cells[i] = mdText(cell)
+			}
+			if len(cells) > 0 && len(row[0]) > 0 && row[0][0] != '(' && row[0] != "total" {
+				cells[0] = mdCode(row[0])
+			}
+			rows = append(rows, cells)
+		}
+		doc = append(doc, block{kind: blockPara, text: mdText(c.Title)}, block{kind: blockTable, rows: rows})
+		if len(c.Notes) > 0 {
+			notes := make([]string, len(c.Notes))
+			for i, n := range c.Notes {
+				notes[i] = mdText(n)
+			}
+			doc = append(doc, block{kind: blockList, items: notes})
+		}
+	}
+	return doc
 }
 
 // shellWord quotes a for a POSIX shell when it holds anything but letters, digits and

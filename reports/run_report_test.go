@@ -217,7 +217,7 @@ func TestAssumptionsKubeProxyCostTerms(t *testing.T) {
 	line := func(mode sim.KubeProxyMode) string {
 		cfg := fixtureConfig()
 		cfg.KubeProxy = sim.DefaultKubeProxy(mode)
-		for _, a := range assumptions(cfg) {
+		for _, a := range assumptions(cfg, false) {
 			if strings.HasPrefix(a, "kube-proxy in ") {
 				return a
 			}

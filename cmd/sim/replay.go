@@ -144,11 +144,14 @@ real stream's events cover less than half of the span. A slice is its Service's 
 kubernetes.io/service-name label, or without one by its generateName; a generateName two
 Services share (names alike in their first 58 characters) is counted unattributed.
 
---out DIR writes what 'sim run' writes but its report (report.md and report.html, which
-describe a scenario), plus replay.json (events read, skipped, unmatched, out of order, where
-times came from, and the comparison). As with 'sim run', DIR is replaced as a whole, so it
-may not be the working directory or contain it, and a line on stderr says what was written
-into it (not with --quiet).
+--out DIR writes what 'sim run' writes, with a report (report.md, report.html) that says
+what was replayed where a run's describes its scenario: the recording, where its times came
+from and how the controllers started, what was read, and with --endpointslices the
+cluster's slice writes beside the simulated ones; its next steps repeat this replay's
+command. Besides, replay.json holds what was read (events read, skipped, unmatched, out of
+order, where times came from, and the comparison). As with 'sim run', DIR is replaced as a
+whole, so it may not be the working directory or contain it, and a line on stderr says what
+was written into it (not with --quiet).
 
 On a terminal, a progress bar on stderr shows how much of --pods has been read, and the
 virtual time reached; otherwise (CI, a pipe) a plain line at most every 10 s of wall time
@@ -170,7 +173,7 @@ Examples:
 		fs.StringVar(&o.slices, "endpointslices", "", "the real EndpointSlice watch stream or trace, `FILE`, to compare with (--mode both or endpointslices)")
 		fs.StringVar(&o.scenario, "scenario", "", "take control-plane settings from scenario `FILE` (default: built-in defaults)")
 		fs.Var(&o.sets, "set", "override a setting, `path=value` (repeatable): seed, modes, controlPlane, apiServer, network, kubeProxy, guards or slo; e.g. controlPlane.maxEndpointsPerSlice=500")
-		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv, replay.json and charts into `DIR`")
+		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv, replay.json, the report and charts into `DIR`")
 		formatFlag(fs, &o.format, "stdout `format`: table, or json (the content of summary.json)")
 		choiceFlag(fs, &o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices", modeChoices...)
 		choiceFlag(fs, &o.start, "start", "cold", "what the controllers were doing when the recording began (`start`): cold (starting) or warm (running; the first syncs run in a phase of their own)", "cold", "warm")
@@ -499,7 +502,7 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 
 	summary := reports.NewSummary(res, configModes(cfg))
 	if o.out != "" {
-		written, err := writeReplayOutputs(out, res, summary, report, o.charts)
+		written, err := writeReplayOutputs(out, res, summary, report, o.runReport(cfg, report, pstats.RecordedTimes), o.charts)
 		if err != nil {
 			return err
 		}
@@ -749,32 +752,42 @@ func nodesOfPods(path string) ([]*model.Node, *trace.Stats, error) {
 	}
 }
 
-// writeReplayReport prints what was read and, with --endpointslices, the comparison.
-func writeReplayReport(w io.Writer, r *ReplayReport) error {
-	fmt.Fprintf(w, "\nreplay of %s: %s, %s, %s; times %s; %s start\n", r.Pods, counted(r.Replay.Events, "pod event", "pod events"), plural(r.Services, "Service"), plural(r.Nodes, "node"), r.TimesFrom, r.Start)
-	fmt.Fprintf(w, "  pod events matching no Service   %d\n", r.Replay.Unmatched)
-	fmt.Fprintf(w, "  events of the initial listing    %d\n", r.Replay.Listed)
-	fmt.Fprintf(w, "  events out of time order         %d\n", r.Replay.OutOfOrder+r.Stream.Clamped)
+// replayTitle is the first line of what a replay read.
+func replayTitle(r *ReplayReport) string {
+	return fmt.Sprintf("replay of %s: %s, %s, %s; times %s; %s start", r.Pods, counted(r.Replay.Events, "pod event", "pod events"),
+		plural(r.Services, "Service"), plural(r.Nodes, "node"), r.TimesFrom, r.Start)
+}
+
+// replayFacts lists what a replay read, a label and a value each, as the table after its
+// figures and the report's "Replay" section give them.
+func replayFacts(r *ReplayReport) [][2]string {
+	var facts [][2]string
+	add := func(label, format string, args ...any) {
+		facts = append(facts, [2]string{label, fmt.Sprintf(format, args...)})
+	}
+	add("pod events matching no Service", "%d", r.Replay.Unmatched)
+	add("events of the initial listing", "%d", r.Replay.Listed)
+	add("events out of time order", "%d", r.Replay.OutOfOrder+r.Stream.Clamped)
 	if r.Replay.SeededServices > 0 {
-		fmt.Fprintf(w, "  Services with objects at start   %d\n", r.Replay.SeededServices)
+		add("Services with objects at start", "%d", r.Replay.SeededServices)
 	}
 	if r.Replay.CreatedDuring > 0 {
-		fmt.Fprintf(w, "  Services created while recorded  %d (%d after its last event: left out)\n", r.Replay.CreatedDuring, r.Replay.CreatedAfterEnd)
+		add("Services created while recorded", "%d (%d after its last event: left out)", r.Replay.CreatedDuring, r.Replay.CreatedAfterEnd)
 	}
 	if n := r.Replay.SeededSlices + r.Replay.UnseededSlices; n > 0 {
-		fmt.Fprintf(w, "  cluster's slices started from    %d (of %d listed; %d left out: another manager's, an unknown Service's, a name twice)\n", r.Replay.SeededSlices, n, r.Replay.UnseededSlices)
+		add("cluster's slices started from", "%d (of %d listed; %d left out: another manager's, an unknown Service's, a name twice)", r.Replay.SeededSlices, n, r.Replay.UnseededSlices)
 	}
 	if r.Stream.BeforeListing > 0 {
-		fmt.Fprintf(w, "  events dated before the listing  %d\n", r.Stream.BeforeListing)
+		add("events dated before the listing", "%d", r.Stream.BeforeListing)
 	}
 	if r.Stream.AheadOfListing > 0 {
-		fmt.Fprintf(w, "  listed pods dated ahead (skew)   %d\n", r.Stream.AheadOfListing)
+		add("listed pods dated ahead (skew)", "%d", r.Stream.AheadOfListing)
 	}
 	if r.Replay.UnknownNodes > 0 {
-		fmt.Fprintf(w, "  events on nodes not in --nodes   %d (nodes: %d)\n", r.Replay.UnknownNodeEvents, r.Replay.UnknownNodes)
+		add("events on nodes not in --nodes", "%d (nodes: %d)", r.Replay.UnknownNodeEvents, r.Replay.UnknownNodes)
 	}
 	if r.Stream.InvalidIPs > 0 {
-		fmt.Fprintf(w, "  events rejected (invalid pod IP) %d\n", r.Stream.InvalidIPs)
+		add("events rejected (invalid pod IP)", "%d", r.Stream.InvalidIPs)
 	}
 	skipped := map[string]int64{}
 	for k, v := range r.Skipped {
@@ -789,19 +802,27 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		fmt.Fprintf(w, "  skipped (%s)%*s %d\n", k, max(0, 20-len(k)), "", skipped[k])
+		add("skipped ("+k+")", "%d", skipped[k])
 	}
-	c := r.Compare
+	return facts
+}
+
+// replayComparison is the comparison of --endpointslices as the report shows it (nil
+// without one): a row per Service, the unattributed writes and the total, and notes on
+// what was left out of it.
+func replayComparison(c *trace.Comparison) *reports.SliceComparison {
 	if c == nil {
 		return nil
 	}
-	fmt.Fprintf(w, "\nEndpointSlices, real vs simulated (bytes × %s):\n", counted(int64(c.Watchers), "watcher", "watchers"))
-	fmt.Fprintf(w, "  %-36s %17s %17s %11s %11s\n", "service", "real A/M/D", "sim A/M/D", "real bytes", "sim bytes")
+	out := &reports.SliceComparison{
+		Title: fmt.Sprintf("EndpointSlices, real vs simulated (bytes × %s):", counted(int64(c.Watchers), "watcher", "watchers")),
+		Head:  []string{"service", "real A/M/D", "sim A/M/D", "real bytes", "sim bytes"},
+	}
 	row := func(name string, real, sim trace.Writes) {
-		fmt.Fprintf(w, "  %-36s %17s %17s %11s %11s\n", name,
+		out.Rows = append(out.Rows, []string{name,
 			fmt.Sprintf("%d/%d/%d", real.Added, real.Modified, real.Deleted),
 			fmt.Sprintf("%d/%d/%d", sim.Added, sim.Modified, sim.Deleted),
-			reports.FormatBytes(real.FanoutBytes), reports.FormatBytes(sim.FanoutBytes))
+			reports.FormatBytes(real.FanoutBytes), reports.FormatBytes(sim.FanoutBytes)})
 	}
 	for _, s := range c.Services {
 		row(s.Namespace+"/"+s.Name, s.Real, s.Simulated)
@@ -811,22 +832,70 @@ func writeReplayReport(w io.Writer, r *ReplayReport) error {
 	}
 	row("total", c.Real, c.Simulated)
 	if c.OtherManagers > 0 {
-		fmt.Fprintf(w, "  real events of slices other controllers manage (not simulated): %d\n", c.OtherManagers)
+		out.Notes = append(out.Notes, fmt.Sprintf("real events of slices other controllers manage (not simulated): %d", c.OtherManagers))
 	}
 	if c.ListingSkipped > 0 {
-		fmt.Fprintf(w, "  real initial listing left out (the slices the run began with): %d\n", c.ListingSkipped)
+		out.Notes = append(out.Notes, fmt.Sprintf("real initial listing left out (the slices the run began with): %d", c.ListingSkipped))
 	}
 	if c.Before+c.After > 0 {
 		const layout = "2006-01-02T15:04:05.000Z07:00"
-		fmt.Fprintf(w, "  real events outside the pod recording (%s to %s, and %s after it as the simulation's writes), left out: %d before, %d after\n",
-			c.Pods.Start.Format(layout), c.Pods.End.Format(layout), time.Duration(c.TailSeconds*float64(time.Second)).Round(time.Millisecond), c.Before, c.After)
+		out.Notes = append(out.Notes, fmt.Sprintf("real events outside the pod recording (%s to %s, and %s after it as the simulation's writes), left out: %d before, %d after",
+			c.Pods.Start.Format(layout), c.Pods.End.Format(layout), time.Duration(c.TailSeconds*float64(time.Second)).Round(time.Millisecond), c.Before, c.After))
+	}
+	return out
+}
+
+// writeReplayReport prints what was read and, with --endpointslices, the comparison.
+func writeReplayReport(w io.Writer, r *ReplayReport) error {
+	fmt.Fprintf(w, "\n%s\n", replayTitle(r))
+	for _, f := range replayFacts(r) {
+		fmt.Fprintf(w, "  %-32s %s\n", f[0], f[1])
+	}
+	c := replayComparison(r.Compare)
+	if c == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "\n%s\n", c.Title)
+	fmt.Fprintf(w, "  %-36s %17s %17s %11s %11s\n", c.Head[0], c.Head[1], c.Head[2], c.Head[3], c.Head[4])
+	for _, row := range c.Rows {
+		fmt.Fprintf(w, "  %-36s %17s %17s %11s %11s\n", row[0], row[1], row[2], row[3], row[4])
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(w, "  %s\n", n)
 	}
 	return nil
 }
 
-// writeReplayOutputs writes 'sim run”s --out files and replay.json, all or nothing.
-func writeReplayOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, report *ReplayReport, charts bool) (writtenOutputs, error) {
-	return writeOutputs(out, res, summary, charts, nil, outputFile{"replay.json", func(w io.Writer) error {
+// runReport is what report.md and report.html of the replay are made from: sim run's
+// report, saying where the churn came from instead of a scenario.
+func (o *replayOptions) runReport(cfg sim.Config, r *ReplayReport, recordedTimes bool) *reports.RunReport {
+	command := []string{"sim", "replay", "--pods", o.pods, "--services", o.services}
+	for _, f := range [][2]string{{"--nodes", o.nodes}, {"--endpointslices", o.slices}, {"--scenario", o.scenario}} {
+		if f[1] != "" {
+			command = append(command, f[0], f[1])
+		}
+	}
+	if o.start != "cold" {
+		command = append(command, "--start", o.start)
+	}
+	if o.modeGiven {
+		command = append(command, "--mode", o.mode)
+	}
+	rep := &reports.RunReport{Config: &cfg, Replay: &reports.ReplaySource{
+		Command: command, Pods: r.Pods, Services: r.Services, Nodes: r.Nodes, NodesFromPods: o.nodes == "",
+		RecordedTimes: recordedTimes, Warm: o.start == "warm",
+		Read: replayFacts(r), Compared: replayComparison(r.Compare),
+	}}
+	for _, set := range o.sets {
+		rep.Overrides = append(rep.Overrides, "--set", set)
+	}
+	return rep
+}
+
+// writeReplayOutputs writes 'sim run”s --out files, its report of the replay and
+// replay.json, all or nothing.
+func writeReplayOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, report *ReplayReport, run *reports.RunReport, charts bool) (writtenOutputs, error) {
+	return writeOutputs(out, res, summary, charts, run, outputFile{"replay.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(report)

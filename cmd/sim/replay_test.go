@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -117,7 +118,8 @@ func TestReplayAnyDate(t *testing.T) {
 	}
 }
 
-// TestReplayOut checks --out: the run's files plus replay.json, and --format json on stdout.
+// TestReplayOut checks --out: the run's files, its report and replay.json, and --format json
+// on stdout.
 func TestReplayOut(t *testing.T) {
 	dir := t.TempDir()
 	e, out, errb := replayEnv()
@@ -130,14 +132,14 @@ func TestReplayOut(t *testing.T) {
 		t.Errorf("stderr %q lacks the no --nodes note", errb)
 	}
 	// It says what it wrote into --out, as 'sim run --out' and 'sim plot' do.
-	if want := "sim: replay: wrote 5 files into " + dir + ": summary.json, timeseries.csv, writes.jsonl, layout.csv, replay.json\n"; !strings.Contains(errb.String(), want) {
+	if want := "sim: replay: wrote 7 files into " + dir + ": summary.json, timeseries.csv, writes.jsonl, layout.csv, replay.json, report.md, report.html\n"; !strings.Contains(errb.String(), want) {
 		t.Errorf("stderr %q lacks %q", errb, want)
 	}
 	var summary map[string]any
 	if err := json.Unmarshal(out.Bytes(), &summary); err != nil {
 		t.Fatalf("stdout is not JSON: %v", err)
 	}
-	for _, f := range []string{"summary.json", "timeseries.csv", "writes.jsonl", "layout.csv", "replay.json"} {
+	for _, f := range []string{"summary.json", "timeseries.csv", "writes.jsonl", "layout.csv", "replay.json", "report.md", "report.html"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}
@@ -150,6 +152,84 @@ func TestReplayOut(t *testing.T) {
 	// The sample: one DaemonSet pod event matches no Service.
 	if report.Replay.Unmatched != 1 || report.TimesFrom != "recorded" || report.Nodes == 0 {
 		t.Errorf("replay.json %s", b)
+	}
+}
+
+// TestReplayRunReport: the report of a replay says what was replayed, not a scenario: the
+// recording and how its times were taken, what was read (the rows the table prints), the
+// cluster's slices against the simulated ones, and next steps that repeat the replay's own
+// command (its inputs, --start and --set, quoted for a shell), never 'sim run' or 'sim
+// check', which cannot run a recording. A file name of Markdown's characters stays text.
+func TestReplayRunReport(t *testing.T) {
+	dir := t.TempDir()
+	pods := filepath.Join(dir, "a|b*`c.json")
+	raw, err := os.ReadFile(sample("replay-watch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pods, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	slices := filepath.Join(dir, "slices.json")
+	if err := os.WriteFile(slices, []byte(`{"type":"ADDED","object":{"kind":"EndpointSlice","apiVersion":"discovery.k8s.io/v1",`+
+		`"metadata":{"name":"web-abcde","namespace":"shop","labels":{"kubernetes.io/service-name":"web",`+
+		`"endpointslice.kubernetes.io/managed-by":"endpointslice-controller.k8s.io"}},"addressType":"IPv4",`+
+		`"endpoints":[{"addresses":["10.0.0.1"],"conditions":{"ready":true}}],"ports":[{"port":80}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	e, stdout, errb := replayEnv()
+	code := e.main([]string{"replay", "--pods", pods, "--services", sample("replay-services.json"), "--nodes", sample("replay-nodes.json"),
+		"--endpointslices", slices, "--start", "warm", "--set", "controlPlane.maxEndpointsPerSlice=50", "--set", "slo=1m",
+		"--out", out, "--charts=false", "--quiet"})
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(b)
+	want := []string{
+		"# Replay report: a\\|b\\*\\`c.json\n",
+		"Replay of ``a|b*`c.json``, seed 1: 8 nodes, 3 Services,",
+		"Event times come from the pods' own timestamps",
+		"(`--start warm`): their first syncs ran in phase `start-up`",
+		"## Replay\n",
+		"| `shop/web` | 0/0/0 | ",
+		"real initial listing left out (the slices the run began with): 1",
+		"Pod churn as recorded (`--pods`)",
+		"`sim replay --pods '" + pods + "' --services " + sample("replay-services.json") + " --nodes " + sample("replay-nodes.json") +
+			" --endpointslices " + slices + " --start warm --set slo=1m --set controlPlane.maxEndpointsPerSlice=500 --out results/b`",
+		"Exact event times: record the churn with `sim record`",
+	}
+	// Every row of what was read, as the table on stdout prints it.
+	var report ReplayReport
+	if b, err := os.ReadFile(filepath.Join(out, "replay.json")); err != nil || json.Unmarshal(b, &report) != nil {
+		t.Fatalf("replay.json: %v", err)
+	}
+	facts := replayFacts(&report)
+	if len(facts) < 5 {
+		t.Fatalf("replay read %d facts, want the sample's 6 or more", len(facts))
+	}
+	for _, f := range facts {
+		if !strings.Contains(stdout.String(), fmt.Sprintf("  %-32s %s\n", f[0], f[1])) {
+			t.Errorf("stdout lacks the row %q", f)
+		}
+		want = append(want, "| "+f[0]+" | "+f[1]+" |")
+	}
+	for _, w := range want {
+		if !strings.Contains(md, w) {
+			t.Errorf("report.md lacks %q", w)
+		}
+	}
+	for _, not := range []string{"sim run ", "sim check ", "Pod churn at the workload controllers' pace"} {
+		if strings.Contains(md, not) {
+			t.Errorf("report.md has %q, which a replay cannot use", not)
+		}
+	}
+	if html, err := os.ReadFile(filepath.Join(out, "report.html")); err != nil || !strings.Contains(string(html), "<h1>Replay report: a|b*`c.json</h1>") {
+		t.Errorf("report.html does not title the replay (%v)", err)
 	}
 }
 
