@@ -105,10 +105,12 @@ the staged directory replaces it in one rename, so a reader sees the earlier res
 new one, never a mix. Being replaced as a whole, --out may not be the working directory
 or contain it (--out . is refused). Outputs of an earlier run this one does not produce
 (charts after --charts=false) go; files that are not sim's stay (.sim-outputs lists
-sim's). A failed write, SIGINT, SIGTERM or SIGHUP leave --out as it was, and a second sim
-writing into the same --out at the same time fails at once (not on Windows, which has no
-lock on a directory). Then a line on stderr says which files and charts were written into
---out (not with --quiet, which leaves stderr to warnings and errors).
+sim's), and one under an output's name (your own report.md) is bad input, exit 2, before
+the run, not replaced. A failed write, SIGINT, SIGTERM or SIGHUP leave --out as it was,
+and a second sim writing into the same --out at the same time fails at once (not on
+Windows, which has no lock on a directory). Then a line on stderr says which files and
+charts were written into --out (not with --quiet, which leaves stderr to warnings and
+errors).
 
 Plot redraws the charts from those files without running the simulation again, and says
 on stderr which charts it wrote and where:

@@ -540,13 +540,96 @@ func TestHostileUserChartsStay(t *testing.T) {
 	}
 
 	old := t.TempDir() // as a sim without a manifest left it
-	writeFile(t, old, "summary.json", "{}")
+	writeFile(t, old, "summary.json", "{\n  \"scenario\": \"quick\",\n  \"seed\": 1\n}\n")
 	writeFile(t, old, "egress-rate.png", "an old chart")
 	if r := runChild(t, nil, "run", "quick", "--quiet", "--charts=false", "--out", old); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	if got := listDir(t, old); slices.Contains(got, "egress-rate.png") {
 		t.Errorf("the old sim's chart stayed: %v", got)
+	}
+}
+
+// A user's directory is not taken for an old sim's by a file's name alone: one holding a
+// results.csv of its own lost every .png and .svg to a run, as if a plan had left them.
+// Only a file with sim's name and sim's first bytes marks such a directory, as each kind
+// of file did in sim's versions without a manifest.
+func TestHostileUserResultsNotTakenForSims(t *testing.T) {
+	for name, content := range map[string]string{
+		"results.csv":    "host,latency\nnode-1,3ms\n",
+		"layout.csv":     "rack,slot\n",
+		"timeseries.csv": "second,cpu\n",
+		"writes.jsonl":   `{"time":"5ms","user":"mine"}` + "\n",
+		"plan.json":      `{"format": "my own"}`,
+		"replay.json":    `{"pods": 3}`,
+	} {
+		out := t.TempDir()
+		writeFile(t, out, name, content)
+		writeFile(t, out, "diagram.png", "mine")
+		args := []string{"run", "quick"} // a command that does not write the file
+		if slices.Contains(runFiles, name) {
+			args = []string{"plan", "slice-size"}
+		}
+		if r := runChild(t, nil, append(args, "--quiet", "--charts=false", "--out", out)...); r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, r.code, r.stderr)
+		}
+		if b, _ := os.ReadFile(filepath.Join(out, "diagram.png")); string(b) != "mine" {
+			t.Errorf("beside the user's %s, their diagram.png went with the run", name)
+		}
+	}
+	// Each kind of file as the last sim without a manifest wrote it marks its directory.
+	for name, content := range map[string]string{
+		"summary.json":   "{\n  \"scenario\": \"quick\",\n  \"seed\": 1,\n",
+		"replay.json":    "{\n  \"pods\": \"trace.jsonl\",\n",
+		"plan.json":      "{\n  \"format\": \"epsim-plan/1\",\n",
+		"results.csv":    "index,grid.maxEndpointsPerSlice,seed\n0,20,1\n",
+		"timeseries.csv": "second,endpointslices_writes,endpointslices_fanoutBytes\n",
+		"layout.csv":     "timeSeconds,slices,endpoints,minPerSlice\n",
+		"writes.jsonl":   `{"time":"5ms","timeSeconds":0.005,"mode":"endpoints","verb":"create"}` + "\n",
+	} {
+		if !looksLikeLegacyOutput(writeFile(t, t.TempDir(), name, content)) {
+			t.Errorf("an old sim's %s is not recognised", name)
+		}
+	}
+}
+
+// A file of the user's where an output goes (their own report.md or summary.json in the
+// directory they name) is bad input: it was replaced without a word. The run stops before
+// it starts and changes nothing; a plan likewise.
+func TestHostileUserFileWhereAnOutputGoes(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		args []string
+	}{
+		{"report.md", []string{"run", "quick", "--quiet"}},
+		{"summary.json", []string{"run", "quick", "--quiet"}},
+		{"writes.jsonl", []string{"run", "quick", "--quiet", "--charts=false"}},
+		{"replay.json", []string{"replay", "--pods", filepath.Join("..", "..", "scenarios", "testdata", "replay-trace.jsonl"),
+			"--services", filepath.Join("..", "..", "scenarios", "testdata", "replay-services.json"), "--quiet"}},
+		{"report.html", []string{"plan", "slice-size", "--quiet"}},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			out := t.TempDir()
+			writeFile(t, out, c.file, "the user's own\n")
+			before := snapshot(t, out)
+			r := runChild(t, nil, append(c.args, "--out", out)...)
+			if r.code != exitBadInput || !strings.Contains(r.stderr, "holds a "+c.file+" that sim did not write") {
+				t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+			}
+			if snapshot(t, out) != before {
+				t.Errorf("--out changed")
+			}
+		})
+	}
+	// Beside an earlier run's outputs (its manifest), a file the run does not write stays
+	// and does not stop it: a plan.json of the user's in a run's directory.
+	out := aRun(t)
+	writeFile(t, out, "plan.json", "mine")
+	if r := runChild(t, nil, "run", "quick", "--quiet", "--out", out); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "plan.json")); string(b) != "mine" {
+		t.Errorf("plan.json holds %q", b)
 	}
 }
 

@@ -458,7 +458,7 @@ func TestRunOutWritesExactlyTheExpectedFiles(t *testing.T) {
 // directory exactly as it was: no new files, no temporary files, old files untouched.
 func TestRunOutNothingPartialOnRenderFailure(t *testing.T) {
 	dir := t.TempDir()
-	old := []byte("{\"from\": \"an earlier run\"}\n")
+	old := []byte("{\n  \"scenario\": \"an earlier run's, from a sim without a manifest\"\n}\n")
 	if err := os.WriteFile(filepath.Join(dir, "summary.json"), old, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -483,7 +483,7 @@ func TestRunOutNothingPartialOnRenderFailure(t *testing.T) {
 func TestOutputDirAbortRemovesEverything(t *testing.T) {
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "out")
-	out, err := openOutputDir(dir, true)
+	out, err := openOutputDir(dir, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +502,7 @@ func TestOutputDirAbortRemovesEverything(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if out, err = openOutputDir(dir, true); err != nil {
+	if out, err = openOutputDir(dir, true, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := out.write("a.txt", func(w io.Writer) error { _, err := w.Write([]byte("a")); return err }); err != nil {

@@ -129,9 +129,17 @@ func makeOutDir(dir string) (string, []string, error) {
 	return dir, created, nil
 }
 
+// The files of fixed names each command writes into --out, beside its charts.
+var (
+	runFiles    = []string{"summary.json", "timeseries.csv", "writes.jsonl", "layout.csv", "report.md", "report.html"}
+	replayFiles = append(slices.Clone(runFiles), "replay.json")
+	planFiles   = []string{"plan.json", "results.csv", "report.md", "report.html"}
+)
+
 // openOutputDir prepares dir for an all-or-nothing write (see above). replace says whether
-// outputs of an earlier run that this one does not write are removed.
-func openOutputDir(dir string, replace bool) (*outputDir, error) {
+// outputs of an earlier run that this one does not write are removed; files, the names of
+// the files it writes (runFiles, ...), which must not be the user's (userFileInTheWay).
+func openOutputDir(dir string, replace bool, files []string) (*outputDir, error) {
 	dir, created, err := makeOutDir(dir)
 	if err != nil {
 		return nil, err
@@ -163,6 +171,10 @@ func openOutputDir(dir string, replace bool) (*outputDir, error) {
 	}
 	o.lock = lock
 	o.sweep()
+	if err := o.userFileInTheWay(files); err != nil {
+		o.unlock()
+		return nil, outputError(given, err)
+	}
 	stage, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+stageInfix+"*")
 	if err != nil {
 		removeCreated(o.created)
@@ -459,8 +471,9 @@ func (o *outputDir) unlock() {
 // previousOutputs returns which entries of --out an earlier sim run wrote: those its
 // manifest lists. A directory without a manifest was written by a sim version that kept
 // none (legacyOutputs and charts, any .png or .svg), if it holds one of the files only sim
-// writes (legacyOutputs but report.md and report.html, names a user's files may have);
-// otherwise, by the user, whose files all stay. (The charts' rule applied everywhere: a
+// writes, under its name and with its first bytes (looksLikeLegacyOutput); otherwise, by
+// the user, whose files all stay. (A name alone was taken for sim's: a user's directory
+// holding a results.csv or summary.json of their own lost every .png and .svg in it.) (The charts' rule applied everywhere: a
 // diagram.png of the user's in --out was deleted by a run that drew no charts, even beside
 // a manifest that did not list it.)
 func (o *outputDir) previousOutputs(entries []os.DirEntry) func(os.DirEntry) bool {
@@ -474,12 +487,68 @@ func (o *outputDir) previousOutputs(entries []os.DirEntry) func(os.DirEntry) boo
 		return func(e os.DirEntry) bool { return listed[e.Name()] }
 	}
 	legacy := slices.ContainsFunc(entries, func(e os.DirEntry) bool {
-		n := e.Name()
-		return e.Type().IsRegular() && slices.Contains(legacyOutputs, n) && !strings.HasPrefix(n, "report.")
+		return e.Type().IsRegular() && looksLikeLegacyOutput(filepath.Join(o.dir, e.Name()))
 	})
 	return func(e os.DirEntry) bool {
 		return legacy && (slices.Contains(legacyOutputs, e.Name()) || isLegacyChart(e.Name()) && e.Type().IsRegular())
 	}
+}
+
+// legacySignatures are the first bytes of each file only sim writes into --out, as every
+// sim version has written it (report.md and report.html are names a user's files may have,
+// and have none).
+var legacySignatures = map[string][]string{
+	"summary.json":   {"{\n  \"scenario\":"},
+	"replay.json":    {"{\n  \"pods\":"},
+	"plan.json":      {"{\n  \"format\": \"epsim-plan/"},
+	"timeseries.csv": {"second,endpoints"},
+	"layout.csv":     {"timeSeconds,slices,"},
+	"results.csv":    {"index,"},
+	"writes.jsonl":   {`{"time":`, `"verb":`},
+}
+
+// looksLikeLegacyOutput reports whether path is a file only sim writes: its name is one of
+// legacySignatures and its first bytes start with the first of its strings and hold the
+// rest.
+func looksLikeLegacyOutput(path string) bool {
+	sig, ok := legacySignatures[filepath.Base(path)]
+	if !ok {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	if !bytes.HasPrefix(head[:n], []byte(sig[0])) {
+		return false
+	}
+	for _, s := range sig[1:] {
+		if !bytes.Contains(head[:n], []byte(s)) {
+			return false
+		}
+	}
+	return true
+}
+
+// userFileInTheWay fails when --out holds a file of the user's under one of the names
+// files that the command writes: one that neither the manifest lists nor a sim version
+// without a manifest wrote (previousOutputs). The commit would replace it: a user's own
+// report.md or summary.json in the directory they named was lost without a word.
+func (o *outputDir) userFileInTheWay(files []string) error {
+	entries, err := os.ReadDir(o.dir)
+	if err != nil {
+		return nil // the commit says what is wrong
+	}
+	earlier := o.previousOutputs(entries)
+	for _, e := range entries {
+		if !e.IsDir() && slices.Contains(files, e.Name()) && !earlier(e) {
+			return fmt.Errorf("holds a %s that sim did not write, which the outputs would replace; move it, or give --out another directory", e.Name())
+		}
+	}
+	return nil
 }
 
 // isLegacyChart reports whether name is a chart an earlier sim wrote without a manifest.

@@ -145,7 +145,7 @@ func (o *planOptions) run(e *env, args []string) (err error) {
 	var out *outputDir
 	if o.out != "" && o.shard == "" {
 		// Fail before the grid runs, not after it.
-		if out, err = openOutputDir(o.out, true); err != nil {
+		if out, err = openOutputDir(o.out, true, planFiles); err != nil {
 			return err
 		}
 		defer out.abort()
@@ -272,7 +272,7 @@ func (o *planOptions) runMerge(e *env, args []string) error {
 	}
 	var out *outputDir
 	if o.out != "" {
-		if out, err = openOutputDir(o.out, true); err != nil {
+		if out, err = openOutputDir(o.out, true, planFiles); err != nil {
 			return err
 		}
 		defer out.abort()

@@ -58,7 +58,7 @@ func plotDir(e *env, in, out string) error {
 	if err := otherRunsResults(in, out); err != nil {
 		return badInput(err)
 	}
-	o, err := openOutputDir(out, false)
+	o, err := openOutputDir(out, false, nil)
 	if err != nil {
 		return err
 	}

@@ -343,7 +343,7 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	var out *outputDir
 	log := &replayLog{warm: warm}
 	if o.out != "" {
-		if out, err = openOutputDir(o.out, true); err != nil {
+		if out, err = openOutputDir(o.out, true, replayFiles); err != nil {
 			return err
 		}
 		defer out.abort()

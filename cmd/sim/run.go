@@ -175,7 +175,7 @@ func (o *runOptions) run(e *env, args []string) error {
 	var log *writeLog
 	if o.out != "" {
 		// Fail before a long run, not after it.
-		if out, err = openOutputDir(o.out, true); err != nil {
+		if out, err = openOutputDir(o.out, true, runFiles); err != nil {
 			return err
 		}
 		defer out.abort()
