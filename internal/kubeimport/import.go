@@ -256,6 +256,19 @@ func dropRepeated[T any](list *[]T, key func(*T) string) int {
 	return n
 }
 
+// whyNone joins the first of notes, the reasons the Services were left out, for an error.
+func whyNone(notes []string) string {
+	const most = 5
+	if len(notes) == 0 {
+		return "none selects a workload or has a port the scenario can hold"
+	}
+	why := strings.Join(notes[:min(len(notes), most)], "; ")
+	if len(notes) > most {
+		why += fmt.Sprintf("; and %d more", len(notes)-most)
+	}
+	return why
+}
+
 // Import reads kubectl output and returns a scenario. Input that is not kubectl JSON is an
 // error wrapping ErrFormat; input without nodes or Services one wrapping ErrEmpty.
 func Import(inputs []Input, opts Options) (*Result, error) {
@@ -287,9 +300,17 @@ func (im *importer) build() (*Result, error) {
 	im.dropRepeats()
 	im.dropOwnedReplicaSets()
 	cl := im.cluster()
+	first, firstGeneric := len(im.notes), len(im.genericOrder)
 	entries := im.services(len(o.nodes), cl.noHints)
 	if len(entries) == 0 {
-		return nil, fmt.Errorf("%w: no Service the scenario can hold (add 'kubectl get services -A -o json')", ErrEmpty)
+		if len(o.services) == 0 {
+			return nil, fmt.Errorf("%w: no Service the scenario can hold (add 'kubectl get services -A -o json')", ErrEmpty)
+		}
+		// Services were read and every one was left out: say why, or the user is told to
+		// add the Services they gave.
+		why := append(im.notes[first:len(im.notes):len(im.notes)], im.genericOrder[firstGeneric:]...) // anonymized: the kinds
+		return nil, fmt.Errorf("%w: %s read, none the scenario can hold: %s", ErrEmpty,
+			counted(len(o.services), "Service", "Services"), whyNone(why))
 	}
 	if im.opts.Anonymize {
 		anonymize(entries, cl)
@@ -1152,6 +1173,10 @@ func (im *importer) ports(e *entry, id string, s *service, cports []containerPor
 			switch {
 			case !tp.IsStr && tp.IntVal >= 1 && tp.IntVal <= 65535:
 				mp.targetPort = tp.IntVal
+			case !tp.IsStr && tp.IntVal != 0:
+				// 0 is unset, which the API server defaults to the port; another number
+				// out of range it refuses.
+				im.detail("a targetPort out of range; the port number is used", "Service %s: targetPort %d out of range; the port number %d is used", id, tp.IntVal, p.Port)
 			case tp.IsStr:
 				found := false
 				for _, c := range cports {

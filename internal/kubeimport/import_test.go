@@ -233,6 +233,28 @@ func TestImportErrors(t *testing.T) {
 			t.Errorf("%s: %v, want it to say %q", c.in, err, c.want)
 		}
 	}
+	// Services read and all left out: the error says why (it told the user to add the
+	// Services they had given), in the anonymized words with --anonymize.
+	node := `{"kind":"Node","metadata":{"name":"n1","labels":{"topology.kubernetes.io/zone":"z"}}}{"kind":"Node","metadata":{"name":"n2"}}`
+	for _, c := range []struct {
+		services string
+		anon     bool
+		want     string
+	}{
+		{`{"kind":"Service","metadata":{"name":"x","namespace":"a"},"spec":{"selector":{"a":"x"},"ports":[{"port":-5}]}}`, false,
+			"nothing to import: 1 Service read, none the scenario can hold: Service a/x: port -5 out of range, left out; Service a/x: no usable port and not headless, skipped"},
+		{`{"kind":"Service","metadata":{"name":"x","namespace":"a"},"spec":{"selector":{"a":"x"},"ports":[{"port":-5}]}}`, true,
+			"nothing to import: 1 Service read, none the scenario can hold: 1 Service selects no pods in the input; it is imported with replicas: 0; a port out of range left out; a Service without a usable port (and not headless) skipped"},
+		{`{"kind":"Service","metadata":{"name":"y","namespace":"a"},"spec":{"ports":[{"port":80}]}}`, false,
+			"nothing to import: 1 Service read, none the scenario can hold: 1 Service without a selector and without endpoints in the input skipped"},
+		{`{"kind":"List","items":[]}`, false, "nothing to import: no Service the scenario can hold (add 'kubectl get services -A -o json')"},
+	} {
+		_, err := Import([]Input{{Name: "in.json", R: strings.NewReader(node + c.services)}}, Options{Anonymize: c.anon})
+		if !errors.Is(err, ErrEmpty) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s (anonymize %v):\n got %v\nwant %s", c.services, c.anon, err, c.want)
+		}
+	}
+
 	broken := io.MultiReader(strings.NewReader(`{"kind":"Node"`), iotest.ErrReader(errors.New("disk on fire")))
 	_, err := Import([]Input{{Name: "in.json", R: broken}}, Options{})
 	if !errors.Is(err, ErrRead) || err.Error() != "cannot read in.json: disk on fire" {
@@ -838,6 +860,11 @@ func TestImportUnresolvedTargetPorts(t *testing.T) {
 			"metrics:9100>9100,debug:6060>6060", `targetPort "debug" names no container port of the selected pods; the port number 6060 is used`},
 		{"all resolve", `{"name":"http","port":80,"targetPort":"http"},{"name":"dns","port":53,"protocol":"TCP","targetPort":"dns"}`,
 			"http:80>8080,dns:53>5353", ""},
+		// A number: 0 is unset, which the API server defaults to the port; one out of
+		// range it refuses, so kubectl never prints it: noted, not passed over.
+		{"number unset", `{"name":"http","port":80,"targetPort":0}`, "http:80>80", ""},
+		{"number out of range", `{"name":"http","port":80,"targetPort":70000},{"name":"dns","port":53,"targetPort":-1}`,
+			"http:80>80,dns:53>53", "targetPort -1 out of range; the port number 53 is used"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := `{"kind":"Node","metadata":{"name":"n","labels":{"topology.kubernetes.io/zone":"z"}}}
