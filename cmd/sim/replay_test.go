@@ -24,6 +24,19 @@ const sampleDir = "../../scenarios/testdata"
 
 func sample(name string) string { return filepath.Join(sampleDir, name) }
 
+// copySample writes the sample file name to path and returns its bytes.
+func copySample(t *testing.T, name, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(sample(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // replayEnv is the real environment (real engine and loader) with captured streams.
 func replayEnv() (*env, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer
@@ -163,13 +176,7 @@ func TestReplayOut(t *testing.T) {
 func TestReplayRunReport(t *testing.T) {
 	dir := t.TempDir()
 	pods := filepath.Join(dir, "a|b*`c.json")
-	raw, err := os.ReadFile(sample("replay-watch.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(pods, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copySample(t, "replay-watch.json", pods)
 	slices := filepath.Join(dir, "slices.json")
 	if err := os.WriteFile(slices, []byte(`{"type":"ADDED","object":{"kind":"EndpointSlice","apiVersion":"discovery.k8s.io/v1",`+
 		`"metadata":{"name":"web-abcde","namespace":"shop","labels":{"kubernetes.io/service-name":"web",`+
@@ -401,13 +408,7 @@ func TestRecordRefusesFiles(t *testing.T) {
 func TestRecordKeepsOutOnError(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "trace.jsonl")
-	want, err := os.ReadFile(sample("replay-trace.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(out, want, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	want := copySample(t, "replay-trace.jsonl", out)
 	e, _, errb := replayEnv()
 	e.stdin = strings.NewReader("this is not a watch stream\n")
 	if code := e.main([]string{"record", "--out", out}); code != exitBadInput {
