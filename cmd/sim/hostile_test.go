@@ -515,7 +515,7 @@ func TestHostileStaleOutputsRemoved(t *testing.T) {
 // The user's own charts in --out stay: a run that drew none deleted every .png and .svg
 // there (the rule for charts of sim versions that kept no manifest applied to every
 // directory), beside a manifest that did not list them. A directory such a version wrote
-// (its summary.json and charts, no manifest) still loses the old charts.
+// (its summary.json and charts, no manifest) still loses the old charts, and only those.
 func TestHostileUserChartsStay(t *testing.T) {
 	out := t.TempDir()
 	writeFile(t, out, "diagram.png", "mine")
@@ -539,14 +539,23 @@ func TestHostileUserChartsStay(t *testing.T) {
 		}
 	}
 
-	old := t.TempDir() // as a sim without a manifest left it
+	// As a sim without a manifest left it: its charts in both formats, the SVG gonum/plot's
+	// (as every sim has drawn them); the user's lone diagram and a same-named pair of
+	// another program's stay.
+	old := t.TempDir()
 	writeFile(t, old, "summary.json", "{\n  \"scenario\": \"quick\",\n  \"seed\": 1\n}\n")
 	writeFile(t, old, "egress-rate.png", "an old chart")
+	writeFile(t, old, "egress-rate.svg", oldSimSVG+"\n<svg></svg>\n")
+	writeFile(t, old, "slice-layout.svg", oldSimSVG+"\n<svg></svg>\n")
+	writeFile(t, old, "diagram.png", "mine")
+	writeFile(t, old, "arch.png", "mine")
+	writeFile(t, old, "arch.svg", "<?xml version=\"1.0\"?>\n<svg>mine</svg>\n")
 	if r := runChild(t, nil, "run", "quick", "--quiet", "--charts=false", "--out", old); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if got := listDir(t, old); slices.Contains(got, "egress-rate.png") {
-		t.Errorf("the old sim's chart stayed: %v", got)
+	want = []string{"arch.png", "arch.svg", "diagram.png", "layout.csv", "report.html", "report.md", "summary.json", "timeseries.csv", "writes.jsonl"}
+	if got := listDir(t, old); !slices.Equal(got, want) {
+		t.Errorf("the old sim's directory holds %v, want %v", got, want)
 	}
 }
 
