@@ -68,14 +68,20 @@ func ReadBaselineJSON(r io.Reader) (*Baseline, error) {
 		return nil, errors.New("not a baseline: data after the JSON object")
 	}
 	var errs []error
-	if b.Version != BaselineVersion {
+	switch {
+	case b.Version == 0:
+		errs = append(errs, fmt.Errorf(`no "version" (want %d)`, BaselineVersion))
+	case b.Version != BaselineVersion:
 		errs = append(errs, fmt.Errorf("version %d: want %d", b.Version, BaselineVersion))
 	}
 	if b.Scenario == "" {
 		errs = append(errs, errors.New(`no "scenario"`))
 	}
-	if len(b.Figures) == 0 {
+	switch {
+	case b.Figures == nil:
 		errs = append(errs, errors.New(`no "figures"`))
+	case len(b.Figures) == 0:
+		errs = append(errs, errors.New(`"figures" is empty: a baseline has a figure or more`))
 	}
 	for _, g := range b.Gates {
 		if err := CheckFigurePattern(g); err != nil {
