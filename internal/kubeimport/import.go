@@ -661,6 +661,9 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 	// outside the cluster: kube-proxy programs every endpoint of theirs, and the scenario
 	// says Cluster.
 	var reachable int
+	// external counts the Services imported that take traffic from outside the cluster:
+	// kube-proxy's rules for that traffic are not simulated.
+	var external int
 	var repeated []string // the ids of the Services that appear more than once
 	for i := range o.services {
 		s := &o.services[i]
@@ -830,6 +833,9 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 		if !im.ports(e, id, s, cports, slicePorts, len(ws) > 0 || slicePorts != nil) {
 			continue
 		}
+		if s.Spec.Type == "NodePort" || s.Spec.Type == "LoadBalancer" || len(s.Spec.ExternalIPs) > 0 {
+			external++
+		}
 		out = append(out, e)
 	}
 	if n := len(repeated); n > 0 {
@@ -847,6 +853,12 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 	}
 	if reachable > 0 {
 		im.notef("%s internalTrafficPolicy Local but %s traffic from outside the cluster (NodePort, LoadBalancer or external IPs), for which kube-proxy programs every endpoint: %s imported without the policy", counted(reachable, "Service has", "Services have"), agree(reachable, "takes", "take"), agree(reachable, "it is", "they are"))
+	}
+	if external > 0 {
+		// upstream: pkg/proxy/iptables/proxier.go writes a KUBE-EXT chain, node-port and
+		// load-balancer rules for these, and a KUBE-SVL chain of the node's endpoints
+		// under externalTrafficPolicy Local; the scenario's Services are ClusterIP.
+		im.notef("%s traffic from outside the cluster (NodePort, LoadBalancer or external IPs): kube-proxy's rules for it (node ports, load-balancer IPs, externalTrafficPolicy Local) are not simulated, only those of the cluster IP and the endpoints, so its syncs are a few rules short a port for each", counted(external, "Service takes", "Services take"))
 	}
 	if externalName > 0 {
 		im.notef("%s skipped (%s no endpoints)", counted(externalName, "ExternalName Service", "ExternalName Services"), agree(externalName, "it has", "they have"))

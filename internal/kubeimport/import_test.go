@@ -662,14 +662,15 @@ func TestImportInternalTrafficPolicy(t *testing.T) {
 	for _, tc := range []struct {
 		name, spec   string
 		local, noted bool // imported as Local; the note says why not
+		external     bool // noted: kube-proxy's rules for outside traffic are not simulated
 	}{
-		{"ClusterIP", `"internalTrafficPolicy":"Local"`, true, false},
-		{"ClusterIP, policy Cluster", `"internalTrafficPolicy":"Cluster"`, false, false},
-		{"ClusterIP, no external IP", `"internalTrafficPolicy":"Local","externalIPs":[]`, true, false},
-		{"ClusterIP with an external IP", `"internalTrafficPolicy":"Local","externalIPs":["192.0.2.1"]`, false, true},
-		{"NodePort", `"type":"NodePort","internalTrafficPolicy":"Local"`, false, true},
-		{"NodePort, policy Cluster", `"type":"NodePort"`, false, false},
-		{"LoadBalancer, external policy Local", `"type":"LoadBalancer","internalTrafficPolicy":"Local","externalTrafficPolicy":"Local"`, false, true},
+		{"ClusterIP", `"internalTrafficPolicy":"Local"`, true, false, false},
+		{"ClusterIP, policy Cluster", `"internalTrafficPolicy":"Cluster"`, false, false, false},
+		{"ClusterIP, no external IP", `"internalTrafficPolicy":"Local","externalIPs":[]`, true, false, false},
+		{"ClusterIP with an external IP", `"internalTrafficPolicy":"Local","externalIPs":["192.0.2.1"]`, false, true, true},
+		{"NodePort", `"type":"NodePort","internalTrafficPolicy":"Local"`, false, true, true},
+		{"NodePort, policy Cluster", `"type":"NodePort"`, false, false, true},
+		{"LoadBalancer, external policy Local", `"type":"LoadBalancer","internalTrafficPolicy":"Local","externalTrafficPolicy":"Local"`, false, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := `{"kind":"Node","metadata":{"name":"n","labels":{"topology.kubernetes.io/zone":"z"}}}
@@ -679,10 +680,14 @@ func TestImportInternalTrafficPolicy(t *testing.T) {
 			if got := sc.Config.Services[0].InternalTrafficPolicy == "Local"; got != tc.local {
 				t.Errorf("internalTrafficPolicy %q, want Local %v\n%s", sc.Config.Services[0].InternalTrafficPolicy, tc.local, res.YAML)
 			}
-			const note = "traffic from outside the cluster"
+			const note = "internalTrafficPolicy Local but"
 			noted := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, note) })
 			if noted != tc.noted {
 				t.Errorf("notes %q: noted %v, want %v", res.Notes, noted, tc.noted)
+			}
+			const rules = "1 Service takes traffic from outside the cluster (NodePort, LoadBalancer or external IPs): kube-proxy's rules for it"
+			if got := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, rules) }); got != tc.external {
+				t.Errorf("notes %q: the rules for outside traffic noted %v, want %v", res.Notes, got, tc.external)
 			}
 		})
 	}
