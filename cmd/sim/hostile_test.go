@@ -630,6 +630,12 @@ func TestHostileUserFileWhereAnOutputGoes(t *testing.T) {
 			}
 		})
 	}
+	// An empty file (touch report.md) holds nothing to lose: the run writes over it.
+	empty := t.TempDir()
+	writeFile(t, empty, "report.md", "")
+	if r := runChild(t, nil, "run", "quick", "--quiet", "--charts=false", "--out", empty); r.code != 0 {
+		t.Fatalf("over an empty report.md: exit %d: %s", r.code, r.stderr)
+	}
 	// Beside an earlier run's outputs (its manifest), a file the run does not write stays
 	// and does not stop it: a plan.json of the user's in a run's directory.
 	out := aRun(t)

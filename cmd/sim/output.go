@@ -515,24 +515,30 @@ func (o *outputDir) isOldSimChart(name string) bool {
 	return string(head[:n]) == oldSimSVG
 }
 
-// legacySignatures are the first bytes of each file only sim writes into --out, as every
-// sim version has written it (report.md and report.html are names a user's files may have,
-// and have none).
-var legacySignatures = map[string][]string{
-	"summary.json":   {"{\n  \"scenario\":"},
-	"replay.json":    {"{\n  \"pods\":"},
-	"plan.json":      {"{\n  \"format\": \"epsim-plan/"},
-	"timeseries.csv": {"second,endpoints"},
-	"layout.csv":     {"timeSeconds,slices,"},
-	"results.csv":    {"index,"},
-	"writes.jsonl":   {`{"time":`, `"verb":`},
+// legacyOutputKinds are the files only sim writes into --out, by name, each known by its
+// first bytes as every sim version has written it (report.md and report.html are names a
+// user's files may have, and have none).
+var legacyOutputKinds = map[string]outputKind{
+	"summary.json":   startsWith("a run's summary", "{\n  \"scenario\":"),
+	"replay.json":    startsWith("a replay's summary", "{\n  \"pods\":"),
+	"plan.json":      startsWith("a plan", "{\n  \"format\": \"epsim-plan/"),
+	"timeseries.csv": startsWith("a run's time series", "second,endpoints"),
+	"layout.csv":     startsWith("a run's slice layout", "timeSeconds,slices,"),
+	"results.csv":    startsWith("a plan's results", "index,"),
+	"writes.jsonl": {"a run's write log", func(h []byte) bool {
+		return bytes.HasPrefix(h, []byte(`{"time":`)) && bytes.Contains(h, []byte(`"verb":`))
+	}},
+}
+
+// startsWith is the outputKind, called name, of the files that start with prefix.
+func startsWith(name, prefix string) outputKind {
+	return outputKind{name, func(h []byte) bool { return bytes.HasPrefix(h, []byte(prefix)) }}
 }
 
 // looksLikeLegacyOutput reports whether path is a file only sim writes: its name is one of
-// legacySignatures and its first bytes start with the first of its strings and hold the
-// rest.
+// legacyOutputKinds and its first bytes are that kind's.
 func looksLikeLegacyOutput(path string) bool {
-	sig, ok := legacySignatures[filepath.Base(path)]
+	kind, ok := legacyOutputKinds[filepath.Base(path)]
 	if !ok {
 		return false
 	}
@@ -543,20 +549,12 @@ func looksLikeLegacyOutput(path string) bool {
 	defer f.Close()
 	head := make([]byte, 512)
 	n, _ := io.ReadFull(f, head)
-	if !bytes.HasPrefix(head[:n], []byte(sig[0])) {
-		return false
-	}
-	for _, s := range sig[1:] {
-		if !bytes.Contains(head[:n], []byte(s)) {
-			return false
-		}
-	}
-	return true
+	return kind.looksLike(head[:n])
 }
 
 // userFileInTheWay fails when --out holds a file of the user's under one of the names
 // files that the command writes: one that neither the manifest lists nor a sim version
-// without a manifest wrote (previousOutputs). The commit would replace it: a user's own
+// without a manifest wrote (previousOutputs), and not empty. The commit would replace it: a user's own
 // report.md or summary.json in the directory they named was lost without a word.
 func (o *outputDir) userFileInTheWay(files []string) error {
 	entries, err := os.ReadDir(o.dir)
@@ -565,9 +563,13 @@ func (o *outputDir) userFileInTheWay(files []string) error {
 	}
 	earlier := o.previousOutputs(entries)
 	for _, e := range entries {
-		if !e.IsDir() && slices.Contains(files, e.Name()) && !earlier(e) {
-			return fmt.Errorf("holds a %s that sim did not write, which the outputs would replace; move it, or give --out another directory", e.Name())
+		if e.IsDir() || !slices.Contains(files, e.Name()) || earlier(e) {
+			continue
 		}
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.Size() == 0 {
+			continue // nothing to lose, as outputKind.replaceable has it
+		}
+		return fmt.Errorf("holds a %s that sim did not write, which the outputs would replace; move it, or give --out another directory", e.Name())
 	}
 	return nil
 }
@@ -733,7 +735,7 @@ const outputKindHead = 4 << 20
 
 var (
 	// profileOutput: pprof's profiles are gzip-compressed protobuf.
-	profileOutput = outputKind{"a profile", func(h []byte) bool { return bytes.HasPrefix(h, []byte{0x1f, 0x8b}) }}
+	profileOutput = startsWith("a profile", "\x1f\x8b")
 	// baselineOutput: a baseline's two fields (a damaged one, say with a merge's conflict
 	// markers, is one still: --update-baseline is how it is mended).
 	baselineOutput = outputKind{"a baseline", func(h []byte) bool {
@@ -748,7 +750,7 @@ var (
 			scenarioSection("cluster").Match(h) && scenarioSection("services").Match(h)
 	}}
 	// traceOutput: sim record's traces start every line with the event's arrival time.
-	traceOutput = outputKind{"a trace of 'sim record'", func(h []byte) bool { return bytes.HasPrefix(h, []byte(`{"time":`)) }}
+	traceOutput = startsWith("a trace of 'sim record'", `{"time":`)
 )
 
 // scenarioSection matches a top-level key of a YAML scenario at the start of a line.
