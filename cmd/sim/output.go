@@ -554,8 +554,9 @@ func looksLikeLegacyOutput(path string) bool {
 
 // userFileInTheWay fails when --out holds a file of the user's under one of the names
 // files that the command writes: one that neither the manifest lists nor a sim version
-// without a manifest wrote (previousOutputs), and not empty. The commit would replace it: a user's own
-// report.md or summary.json in the directory they named was lost without a word.
+// without a manifest wrote (previousOutputs), and not empty. The commit would replace it:
+// a user's own report.md or summary.json in the directory they named was lost without a
+// word.
 func (o *outputDir) userFileInTheWay(files []string) error {
 	entries, err := os.ReadDir(o.dir)
 	if err != nil {

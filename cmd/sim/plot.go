@@ -81,7 +81,8 @@ func plotDir(e *env, in, out string) error {
 
 // otherRunsResults says why plotting the run in into out would leave out's outputs
 // disagreeing with each other: out holds the summary.json of another run (one whose bytes
-// differ from in's), and its report.md would show these charts under that run's captions. A directory without a summary.json, or with a copy of in's, is fine.
+// differ from in's), and its report.md would show these charts under that run's captions.
+// A directory without a summary.json, or with a copy of in's, is fine.
 func otherRunsResults(in, out string) error {
 	if samePath(in, out) {
 		return nil

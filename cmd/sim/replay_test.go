@@ -131,8 +131,8 @@ func TestReplayAnyDate(t *testing.T) {
 	}
 }
 
-// TestReplayOut checks --out: the run's files, its report and replay.json, and --format json
-// on stdout.
+// TestReplayOut checks --out: the run's files, its report and replay.json, and --format
+// json on stdout.
 func TestReplayOut(t *testing.T) {
 	dir := t.TempDir()
 	e, out, errb := replayEnv()
