@@ -188,6 +188,10 @@ type Service struct {
 	// Local, on a Service that takes no traffic from outside the cluster (see
 	// UsesLocalEndpointsOnly).
 	LocalEndpointsOnly bool
+	// ExternallyAccessible is true when the Service takes traffic from outside the cluster
+	// (IsExternallyAccessible), for which kube-proxy writes rules the simulator does not
+	// (no controller reads it; replay counts these Services).
+	ExternallyAccessible bool
 }
 
 // UsesLocalEndpointsOnly reports whether kube-proxy sends the traffic of a Service of type
@@ -201,8 +205,17 @@ type Service struct {
 // once its addresses are in its status, as they are in a running cluster.
 // upstream: pkg/proxy/serviceport.go UsesClusterEndpoints, ExternallyAccessible.
 func UsesLocalEndpointsOnly(serviceType, internalPolicy string, externalIPs int) bool {
-	accessible := serviceType == "NodePort" || serviceType == "LoadBalancer" || externalIPs > 0
-	return internalPolicy == "Local" && !accessible
+	return internalPolicy == "Local" && !IsExternallyAccessible(serviceType, externalIPs)
+}
+
+// IsExternallyAccessible reports whether a Service of type serviceType with externalIPs
+// external IPs takes traffic from outside the cluster: type NodePort or LoadBalancer, or an
+// external IP. kube-proxy then writes rules for that traffic besides the cluster IP's
+// (upstream iptables/proxier.go: the KUBE-EXT chain, node-port and load-balancer rules,
+// and a KUBE-SVL chain under externalTrafficPolicy Local), which the simulator does not.
+// upstream: pkg/proxy/serviceport.go ExternallyAccessible.
+func IsExternallyAccessible(serviceType string, externalIPs int) bool {
+	return serviceType == "NodePort" || serviceType == "LoadBalancer" || externalIPs > 0
 }
 
 // Selector is a Service's spec.selector as its pairs, sorted by key, each key once: the

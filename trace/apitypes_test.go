@@ -246,6 +246,7 @@ func oracleServiceFromAPI(s *corev1.Service) *model.Service {
 	internalLocal := s.Spec.InternalTrafficPolicy != nil && *s.Spec.InternalTrafficPolicy == corev1.ServiceInternalTrafficPolicyLocal
 	accessible := s.Spec.Type == corev1.ServiceTypeNodePort || s.Spec.Type == corev1.ServiceTypeLoadBalancer || len(s.Spec.ExternalIPs) > 0
 	m.LocalEndpointsOnly = internalLocal && !accessible
+	m.ExternallyAccessible = accessible
 	if td := s.Spec.TrafficDistribution; td != nil {
 		m.TrafficDistribution = *td
 	}
@@ -293,6 +294,8 @@ func ServiceToAPI(m *model.Service) *corev1.Service {
 	}
 	if m.ExternalName {
 		s.Spec.Type = corev1.ServiceTypeExternalName
+	} else if m.ExternallyAccessible {
+		s.Spec.Type = corev1.ServiceTypeNodePort
 	}
 	if m.TrafficDistribution != "" {
 		s.Spec.TrafficDistribution = &m.TrafficDistribution

@@ -172,6 +172,7 @@ func serviceFromJSON(s *serviceJSON) *model.Service {
 		PublishNotReadyAddresses: s.Spec.PublishNotReadyAddresses,
 		ExternalName:             s.Spec.Type == serviceTypeExternal,
 		LocalEndpointsOnly:       model.UsesLocalEndpointsOnly(s.Spec.Type, s.Spec.InternalTrafficPolicy, len(s.Spec.ExternalIPs)),
+		ExternallyAccessible:     model.IsExternallyAccessible(s.Spec.Type, len(s.Spec.ExternalIPs)),
 	}
 	if td := s.Spec.TrafficDistribution; td != nil {
 		m.TrafficDistribution = *td

@@ -249,14 +249,17 @@ timeline: [{name: replay, action: create, services: [replay]}]
 
 // ReplayReport is replay.json: what was read and, with --endpointslices, the comparison.
 type ReplayReport struct {
-	Pods      string            `json:"pods"`
-	Replay    *sim.ReplayStats  `json:"replay"`
-	Stream    *trace.Stats      `json:"podStream"`
-	Services  int               `json:"services"`
-	Nodes     int               `json:"nodes"`
-	Skipped   map[string]int64  `json:"skippedObjects,omitempty"`
-	Compare   *trace.Comparison `json:"endpointSlices,omitempty"`
-	TimesFrom string            `json:"timesFrom"`
+	Pods     string           `json:"pods"`
+	Replay   *sim.ReplayStats `json:"replay"`
+	Stream   *trace.Stats     `json:"podStream"`
+	Services int              `json:"services"`
+	// OutsideTraffic counts the Services that take traffic from outside the cluster
+	// (model.IsExternallyAccessible): kube-proxy's rules for it are not simulated.
+	OutsideTraffic int               `json:"outsideTrafficServices,omitempty"`
+	Nodes          int               `json:"nodes"`
+	Skipped        map[string]int64  `json:"skippedObjects,omitempty"`
+	Compare        *trace.Comparison `json:"endpointSlices,omitempty"`
+	TimesFrom      string            `json:"timesFrom"`
 	// Start is --start: cold or warm.
 	Start string `json:"start"`
 }
@@ -479,6 +482,11 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 	report := &ReplayReport{Pods: filepath.Base(o.pods), Replay: stats, Stream: pstats, Services: len(services), Nodes: len(nodes), TimesFrom: "recorded", Start: o.start}
 	if len(skipped) > 0 {
 		report.Skipped = skipped
+	}
+	for _, s := range services {
+		if s.ExternallyAccessible && !s.ExternalName {
+			report.OutsideTraffic++
+		}
 	}
 	if !pstats.RecordedTimes {
 		report.TimesFrom = "objects"
@@ -788,6 +796,9 @@ func replayFacts(r *ReplayReport) [][2]string {
 	}
 	if r.Stream.InvalidIPs > 0 {
 		add("events rejected (invalid pod IP)", "%d", r.Stream.InvalidIPs)
+	}
+	if r.OutsideTraffic > 0 {
+		add("Services taking outside traffic", "%d (NodePort, LoadBalancer, external IPs: kube-proxy's rules for it not simulated)", r.OutsideTraffic)
 	}
 	skipped := map[string]int64{}
 	for k, v := range r.Skipped {

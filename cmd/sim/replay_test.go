@@ -752,6 +752,56 @@ func TestReplayUnknownNodes(t *testing.T) {
 	}
 }
 
+// TestReplayCountsOutsideTraffic: Services that take traffic from outside the cluster
+// (type NodePort or LoadBalancer, or an external IP; upstream serviceport.go
+// ExternallyAccessible) are counted in the table and replay.json, since kube-proxy's rules
+// for that traffic are not simulated; a ClusterIP Service and an ExternalName one are not.
+func TestReplayCountsOutsideTraffic(t *testing.T) {
+	b, err := os.ReadFile(sample("replay-services.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list map[string]any
+	if err := json.Unmarshal(b, &list); err != nil {
+		t.Fatal(err)
+	}
+	items := list["items"].([]any)
+	if len(items) < 3 {
+		t.Fatalf("the sample has %d Services, want 3 or more", len(items))
+	}
+	spec := func(i int) map[string]any { return items[i].(map[string]any)["spec"].(map[string]any) }
+	spec(0)["type"] = "LoadBalancer"
+	spec(1)["externalIPs"] = []string{"192.0.2.1"}
+	extra := map[string]any{"kind": "Service", "metadata": map[string]any{"name": "ext", "namespace": "shop"},
+		"spec": map[string]any{"type": "ExternalName", "externalName": "example.com", "externalIPs": []string{"192.0.2.2"}}}
+	list["items"] = append(items, extra)
+	dir := t.TempDir()
+	services := filepath.Join(dir, "services.json")
+	if b, err = json.Marshal(list); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(services, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, out, errb := replayEnv()
+	code := e.main([]string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", services,
+		"--nodes", sample("replay-nodes.json"), "--out", filepath.Join(dir, "out"), "--charts=false", "--quiet"})
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if !strings.Contains(out.String(), "Services taking outside traffic  2 (") {
+		t.Errorf("the table does not count 2 Services taking outside traffic:\n%s", out)
+	}
+	var report ReplayReport
+	b, _ = os.ReadFile(filepath.Join(dir, "out", "replay.json"))
+	if err := json.Unmarshal(b, &report); err != nil {
+		t.Fatal(err)
+	}
+	if report.OutsideTraffic != 2 {
+		t.Errorf("replay.json: %d Services taking outside traffic, want 2", report.OutsideTraffic)
+	}
+}
+
 // TestReplayWarnsOfSkippedEventTypes: events of a type replay does not apply are not lost
 // silently. Two MODIFIED events of the sample turned ERROR, and three into another type,
 // are each warned of on stderr with their count and what they mean; BOOKMARK events, which

@@ -833,7 +833,7 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 		if !im.ports(e, id, s, cports, slicePorts, len(ws) > 0 || slicePorts != nil) {
 			continue
 		}
-		if s.Spec.Type == "NodePort" || s.Spec.Type == "LoadBalancer" || len(s.Spec.ExternalIPs) > 0 {
+		if model.IsExternallyAccessible(s.Spec.Type, len(s.Spec.ExternalIPs)) {
 			external++
 		}
 		out = append(out, e)
@@ -855,9 +855,8 @@ func (im *importer) services(nodes int, noHints string) []*entry {
 		im.notef("%s internalTrafficPolicy Local but %s traffic from outside the cluster (NodePort, LoadBalancer or external IPs), for which kube-proxy programs every endpoint: %s imported without the policy", counted(reachable, "Service has", "Services have"), agree(reachable, "takes", "take"), agree(reachable, "it is", "they are"))
 	}
 	if external > 0 {
-		// upstream: pkg/proxy/iptables/proxier.go writes a KUBE-EXT chain, node-port and
-		// load-balancer rules for these, and a KUBE-SVL chain of the node's endpoints
-		// under externalTrafficPolicy Local; the scenario's Services are ClusterIP.
+		// The scenario's Services are ClusterIP (model.IsExternallyAccessible says what
+		// kube-proxy writes for the others).
 		im.notef("%s traffic from outside the cluster (NodePort, LoadBalancer or external IPs): kube-proxy's rules for it (node ports, load-balancer IPs, externalTrafficPolicy Local) are not simulated, only those of the cluster IP and the endpoints, so its syncs are a few rules short a port for each", counted(external, "Service takes", "Services take"))
 	}
 	if externalName > 0 {
