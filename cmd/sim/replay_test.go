@@ -37,6 +37,49 @@ func copySample(t *testing.T, name, path string) []byte {
 	return b
 }
 
+// editSampleList writes the sample kubectl List name, its items changed by edit, into dir
+// under the same name, and returns the path.
+func editSampleList(t *testing.T, name, dir string, edit func(items []any) []any) string {
+	t.Helper()
+	b, err := os.ReadFile(sample(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list map[string]any
+	if err := json.Unmarshal(b, &list); err != nil {
+		t.Fatal(err)
+	}
+	list["items"] = edit(list["items"].([]any))
+	if b, err = json.Marshal(list); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// replaySample replays the sample trace with the Services and nodes files given, --out
+// under dir, and returns stdout, stderr and replay.json.
+func replaySample(t *testing.T, services, nodes, dir string) (stdout, stderr string, report ReplayReport) {
+	t.Helper()
+	e, out, errb := replayEnv()
+	code := e.main([]string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", services,
+		"--nodes", nodes, "--out", filepath.Join(dir, "out"), "--charts=false", "--quiet"})
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out", "replay.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &report); err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), report
+}
+
 // replayEnv is the real environment (real engine and loader) with captured streams.
 func replayEnv() (*env, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer
@@ -699,25 +742,12 @@ func TestReplayProgress(t *testing.T) {
 // stderr names the node, replay.json counts their events and the node, and the table says
 // so. (The sample's pods run on every node; the first node is dropped from its list.)
 func TestReplayUnknownNodes(t *testing.T) {
-	b, err := os.ReadFile(sample("replay-nodes.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list map[string]any
-	if err := json.Unmarshal(b, &list); err != nil {
-		t.Fatal(err)
-	}
-	items := list["items"].([]any)
-	dropped := items[0].(map[string]any)["metadata"].(map[string]any)["name"].(string)
-	list["items"] = items[1:]
 	dir := t.TempDir()
-	nodes := filepath.Join(dir, "nodes.json")
-	if b, err = json.Marshal(list); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(nodes, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	var dropped string
+	nodes := editSampleList(t, "replay-nodes.json", dir, func(items []any) []any {
+		dropped = items[0].(map[string]any)["metadata"].(map[string]any)["name"].(string)
+		return items[1:]
+	})
 	trace, err := os.ReadFile(sample("replay-trace.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -729,22 +759,12 @@ func TestReplayUnknownNodes(t *testing.T) {
 			want++
 		}
 	}
-	e, out, errb := replayEnv()
-	code := e.main([]string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"),
-		"--nodes", nodes, "--out", filepath.Join(dir, "out"), "--charts=false", "--quiet"})
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb)
-	}
-	if !strings.Contains(errb.String(), "not in --nodes (1: "+dropped+";") {
+	out, errb, report := replaySample(t, sample("replay-services.json"), nodes, dir)
+	if !strings.Contains(errb, "not in --nodes (1: "+dropped+";") {
 		t.Errorf("stderr %q does not name %s", errb, dropped)
 	}
-	if !strings.Contains(out.String(), "events on nodes not in --nodes") {
+	if !strings.Contains(out, "events on nodes not in --nodes") {
 		t.Errorf("the table does not count the events on unknown nodes:\n%s", out)
-	}
-	var report ReplayReport
-	b, _ = os.ReadFile(filepath.Join(dir, "out", "replay.json"))
-	if err := json.Unmarshal(b, &report); err != nil {
-		t.Fatal(err)
 	}
 	r := report.Replay
 	if r.UnknownNodes != 1 || r.UnknownNodeEvents != want || len(r.UnknownNodeExamples) != 1 || r.UnknownNodeExamples[0] != dropped {
@@ -757,45 +777,20 @@ func TestReplayUnknownNodes(t *testing.T) {
 // ExternallyAccessible) are counted in the table and replay.json, since kube-proxy's rules
 // for that traffic are not simulated; a ClusterIP Service and an ExternalName one are not.
 func TestReplayCountsOutsideTraffic(t *testing.T) {
-	b, err := os.ReadFile(sample("replay-services.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list map[string]any
-	if err := json.Unmarshal(b, &list); err != nil {
-		t.Fatal(err)
-	}
-	items := list["items"].([]any)
-	if len(items) < 3 {
-		t.Fatalf("the sample has %d Services, want 3 or more", len(items))
-	}
-	spec := func(i int) map[string]any { return items[i].(map[string]any)["spec"].(map[string]any) }
-	spec(0)["type"] = "LoadBalancer"
-	spec(1)["externalIPs"] = []string{"192.0.2.1"}
-	extra := map[string]any{"kind": "Service", "metadata": map[string]any{"name": "ext", "namespace": "shop"},
-		"spec": map[string]any{"type": "ExternalName", "externalName": "example.com", "externalIPs": []string{"192.0.2.2"}}}
-	list["items"] = append(items, extra)
 	dir := t.TempDir()
-	services := filepath.Join(dir, "services.json")
-	if b, err = json.Marshal(list); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(services, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	e, out, errb := replayEnv()
-	code := e.main([]string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", services,
-		"--nodes", sample("replay-nodes.json"), "--out", filepath.Join(dir, "out"), "--charts=false", "--quiet"})
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb)
-	}
-	if !strings.Contains(out.String(), "Services taking outside traffic  2 (") {
+	services := editSampleList(t, "replay-services.json", dir, func(items []any) []any {
+		if len(items) < 3 {
+			t.Fatalf("the sample has %d Services, want 3 or more", len(items))
+		}
+		spec := func(i int) map[string]any { return items[i].(map[string]any)["spec"].(map[string]any) }
+		spec(0)["type"] = "LoadBalancer"
+		spec(1)["externalIPs"] = []string{"192.0.2.1"}
+		return append(items, map[string]any{"kind": "Service", "metadata": map[string]any{"name": "ext", "namespace": "shop"},
+			"spec": map[string]any{"type": "ExternalName", "externalName": "example.com", "externalIPs": []string{"192.0.2.2"}}})
+	})
+	out, _, report := replaySample(t, services, sample("replay-nodes.json"), dir)
+	if !strings.Contains(out, "Services taking outside traffic  2 (") {
 		t.Errorf("the table does not count 2 Services taking outside traffic:\n%s", out)
-	}
-	var report ReplayReport
-	b, _ = os.ReadFile(filepath.Join(dir, "out", "replay.json"))
-	if err := json.Unmarshal(b, &report); err != nil {
-		t.Fatal(err)
 	}
 	if report.OutsideTraffic != 2 {
 		t.Errorf("replay.json: %d Services taking outside traffic, want 2", report.OutsideTraffic)
