@@ -560,9 +560,9 @@ func TestHostileUserChartsStay(t *testing.T) {
 }
 
 // A user's directory is not taken for an old sim's by a file's name alone: one holding a
-// results.csv of its own lost every .png and .svg to a run, as if a plan had left them.
-// Only a file with sim's name and sim's first bytes marks such a directory, as each kind
-// of file did in sim's versions without a manifest.
+// results.csv of its own lost it, and every .png and .svg, to a run, as if a plan had left
+// them. Only a file with sim's name and sim's first bytes marks such a directory, as each
+// kind of file did in sim's versions without a manifest.
 func TestHostileUserResultsNotTakenForSims(t *testing.T) {
 	for name, content := range map[string]string{
 		"results.csv":    "host,latency\nnode-1,3ms\n",
@@ -584,6 +584,9 @@ func TestHostileUserResultsNotTakenForSims(t *testing.T) {
 		}
 		if b, _ := os.ReadFile(filepath.Join(out, "diagram.png")); string(b) != "mine" {
 			t.Errorf("beside the user's %s, their diagram.png went with the run", name)
+		}
+		if b, _ := os.ReadFile(filepath.Join(out, name)); string(b) != content {
+			t.Errorf("the user's %s went with the run, taken for an old sim's output", name)
 		}
 	}
 	// Each kind of file as the last sim without a manifest wrote it marks its directory.
