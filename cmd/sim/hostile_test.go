@@ -559,6 +559,29 @@ func TestHostileUserChartsStay(t *testing.T) {
 	}
 }
 
+// runFiles, replayFiles and planFiles, which userFileInTheWay guards, are what each
+// command writes besides its charts: an output added to a command but not to its list
+// would replace a user's file of that name without a word.
+func TestCommandFilesListWhatTheyWrite(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		files []string
+	}{
+		{[]string{"run", "quick"}, runFiles},
+		{[]string{"replay", "--pods", filepath.Join("..", "..", "scenarios", "testdata", "replay-trace.jsonl"),
+			"--services", filepath.Join("..", "..", "scenarios", "testdata", "replay-services.json")}, replayFiles},
+		{[]string{"plan", "slice-size"}, planFiles},
+	} {
+		out := t.TempDir()
+		if r := runChild(t, nil, append(c.args, "--quiet", "--charts=false", "--out", out)...); r.code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, r.code, r.stderr)
+		}
+		if got, want := listDir(t, out), slices.Sorted(slices.Values(c.files)); !slices.Equal(got, want) {
+			t.Errorf("sim %s wrote %v; its list (userFileInTheWay's) says %v", c.args[0], got, want)
+		}
+	}
+}
+
 // A user's directory is not taken for an old sim's by a file's name alone: one holding a
 // results.csv of its own lost it, and every .png and .svg, to a run, as if a plan had left
 // them. Only a file with sim's name and sim's first bytes marks such a directory, as each
