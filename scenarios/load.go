@@ -26,8 +26,8 @@ import (
 //go:embed *.yaml
 var shipped embed.FS
 
-// maxFileBytes bounds a scenario file; real ones are a few kilobytes.
-const maxFileBytes = 4 << 20
+// MaxFileBytes bounds a scenario file; real ones are a few kilobytes.
+const MaxFileBytes = 4 << 20
 
 // Names lists the shipped scenarios by name (file name without .yaml), sorted.
 func Names() []string { return shippedNames(shipped, ".") }
@@ -86,12 +86,12 @@ func readShipped(nameOrPath, kind, dir string, fsys embed.FS, names []string) (d
 	}
 	if openErr == nil {
 		defer f.Close()
-		data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+		data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 		if err != nil {
 			return nil, "", false, fmt.Errorf("%s %s: %w", kind, nameOrPath, err)
 		}
-		if len(data) > maxFileBytes {
-			return nil, "", false, fmt.Errorf("%s %s: file larger than %d bytes", kind, nameOrPath, maxFileBytes)
+		if len(data) > MaxFileBytes {
+			return nil, "", false, fmt.Errorf("%s %s: file larger than %d bytes", kind, nameOrPath, MaxFileBytes)
 		}
 		return data, nameOrPath, false, nil
 	}
@@ -139,7 +139,7 @@ func IsPlan(nameOrPath string) bool {
 		name := strings.TrimSuffix(strings.TrimPrefix(filepath.ToSlash(nameOrPath), "scenarios/plans/"), ".yaml")
 		return !slices.Contains(Names(), name) && slices.Contains(PlanNames(), name)
 	}
-	if len(data) > maxFileBytes {
+	if len(data) > MaxFileBytes {
 		return false
 	}
 	root, err := parseYAML(data)
