@@ -408,11 +408,11 @@ func workloadsText(w *sim.WorkloadsConfig) string {
 // nextSteps suggests what to try after this run.
 func (r *RunReport) nextSteps() []string {
 	s, cfg := r.Summary, r.Config
-	command := "sim run " + r.File
+	command := "sim run " + ShellWord(r.File)
 	if r.Replay != nil {
 		words := make([]string, len(r.Replay.Command))
 		for i, w := range r.Replay.Command {
-			words[i] = shellWord(w)
+			words[i] = ShellWord(w)
 		}
 		command = strings.Join(words, " ")
 	}
@@ -420,7 +420,7 @@ func (r *RunReport) nextSteps() []string {
 	var overrides, otherSize string
 	for i := 0; i+1 < len(r.Overrides); i += 2 {
 		flag, value := r.Overrides[i], r.Overrides[i+1]
-		arg := " " + flag + " " + shellWord(value)
+		arg := " " + flag + " " + ShellWord(value)
 		overrides += arg
 		if flag != "--set" || !strings.HasPrefix(value, "controlPlane.maxEndpointsPerSlice=") {
 			otherSize += arg
@@ -460,8 +460,10 @@ func (r *RunReport) nextSteps() []string {
 		return out
 	}
 	out = append(out, "Every slice size for your own Services at once: `sim plan` over `controlPlane.maxEndpointsPerSlice` (see `sim help plan`).")
+	file := ShellWord(r.File)
 	out = append(out, fmt.Sprintf("Guard the figures in CI: %s once, then %s.",
-		mdCode("sim check "+r.File+overrides+" --baseline-dir baselines --update-baseline"), mdCode("sim check "+r.File+overrides+" --baseline-dir baselines")))
+		mdCode("sim check "+file+overrides+" --baseline-dir baselines --update-baseline"), mdCode("sim check "+file+overrides+" --baseline-dir baselines")))
+	out = append(out, "Repeat this run, or change it: `effective-scenario.yaml` beside this report is its scenario as it ran, every default and override applied, to `sim run` or edit; `sim diff` of two runs' directories says which of its settings they differ in.")
 	return out
 }
 
@@ -521,9 +523,9 @@ func replayBlocks(rp *ReplaySource) []block {
 	return doc
 }
 
-// shellWord quotes a for a POSIX shell when it holds anything but letters, digits and
+// ShellWord quotes a for a POSIX shell when it holds anything but letters, digits and
 // -_.,=/:@+% ("services[0].replicas=5" would glob; the report's commands are to be pasted).
-func shellWord(a string) string {
+func ShellWord(a string) string {
 	if a == "" {
 		return "''"
 	}

@@ -98,6 +98,9 @@ or any scenario field from the command line:
 	                        force (truncation, slice size, batch periods, informer lag,
 	                        encoding, bandwidths, SLO) and what to try next; the HTML page
 	                        is self-contained (charts embedded as data: URIs)
+	effective-scenario.yaml the scenario as it ran, every default and override applied:
+	                        'sim run' it to repeat the run; 'sim diff' lists the settings
+	                        two runs differ in
 
 Charts are written as PNG and SVG. --out is all or nothing: it is checked (a writable
 directory) and locked before the run, the files are staged in a directory beside it, and

@@ -506,7 +506,7 @@ func TestHostileStaleOutputsRemoved(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	want := []string{"layout.csv", "mine", "notes.txt", "report.html", "report.md", "summary.json", "timeseries.csv", "writes.jsonl"}
+	want := []string{"effective-scenario.yaml", "layout.csv", "mine", "notes.txt", "report.html", "report.md", "summary.json", "timeseries.csv", "writes.jsonl"}
 	if got := listDir(t, out); !slices.Equal(got, want) {
 		t.Errorf("after --charts=false --out holds %v, want %v", got, want)
 	}
@@ -529,7 +529,7 @@ func TestHostileUserChartsStay(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
 		}
 	}
-	want := []string{"diagram.png", "layout.csv", "notes.svg", "report.html", "report.md", "summary.json", "timeseries.csv", "writes.jsonl"}
+	want := []string{"diagram.png", "effective-scenario.yaml", "layout.csv", "notes.svg", "report.html", "report.md", "summary.json", "timeseries.csv", "writes.jsonl"}
 	if got := listDir(t, out); !slices.Equal(got, want) {
 		t.Errorf("--out holds %v, want %v", got, want)
 	}
@@ -553,7 +553,7 @@ func TestHostileUserChartsStay(t *testing.T) {
 	if r := runChild(t, nil, "run", "quick", "--quiet", "--charts=false", "--out", old); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	want = []string{"arch.png", "arch.svg", "diagram.png", "layout.csv", "report.html", "report.md", "summary.json", "timeseries.csv", "writes.jsonl"}
+	want = []string{"arch.png", "arch.svg", "diagram.png", "effective-scenario.yaml", "layout.csv", "report.html", "report.md", "summary.json", "timeseries.csv", "writes.jsonl"}
 	if got := listDir(t, old); !slices.Equal(got, want) {
 		t.Errorf("the old sim's directory holds %v, want %v", got, want)
 	}

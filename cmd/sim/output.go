@@ -69,7 +69,7 @@ func clearOfOutputs(cmd, out string, files ...[2]string) error {
 		if path == "" || path == "-" || !samePath(filepath.Dir(path), out) {
 			continue
 		}
-		if name := filepath.Base(path); slices.Contains(legacyOutputs, name) || isLegacyChart(name) || name == manifestName {
+		if name := filepath.Base(path); slices.Contains(legacyOutputs, name) || isLegacyChart(name) || name == manifestName || name == effectiveScenarioFile {
 			return usageErrorf(cmd, "%s %s: --out %s writes %s, which would replace it; give the file another name, or --out another directory", flagName, path, out, name)
 		}
 	}
@@ -129,10 +129,15 @@ func makeOutDir(dir string) (string, []string, error) {
 	return dir, created, nil
 }
 
+// effectiveScenarioFile is the scenario of a run as it ran, every default and override
+// applied ('sim run --print-scenario'), which 'sim run --out' writes beside the results: it
+// runs the same run again, and 'sim diff' reads it to say what two runs' inputs differ in.
+const effectiveScenarioFile = "effective-scenario.yaml"
+
 // The files of fixed names each command writes into --out, beside its charts.
 var (
-	runFiles    = []string{"summary.json", "timeseries.csv", "writes.jsonl", "layout.csv", "report.md", "report.html"}
-	replayFiles = append(slices.Clone(runFiles), "replay.json")
+	replayFiles = []string{"summary.json", "timeseries.csv", "writes.jsonl", "layout.csv", "report.md", "report.html", "replay.json"}
+	runFiles    = []string{"summary.json", "timeseries.csv", "writes.jsonl", "layout.csv", "report.md", "report.html", effectiveScenarioFile}
 	planFiles   = []string{"plan.json", "results.csv", "report.md", "report.html"}
 )
 

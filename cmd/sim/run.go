@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"unicode"
 
 	"epsim/internal/gcfloor"
 	"epsim/internal/hugeheap"
@@ -35,13 +36,15 @@ propagation latency, with the ratio Endpoints / EndpointSlices.
 The same scenario and seed always give the same output, byte for byte. --out DIR also writes
 summary.json (the stable machine interface), timeseries.csv (1 s buckets), writes.jsonl (one
 line per API write, written as the run goes rather than held in memory), layout.csv
-(EndpointSlice layout samples), charts (PNG and SVG) and the run's report, report.md and
+(EndpointSlice layout samples), charts (PNG and SVG), the run's report, report.md and
 report.html (self-contained, charts embedded): the headline, the phase table, the charts,
-the assumptions in force and what to try next. DIR is checked and locked before the run and
-replaced as a whole after it (so it may not be the working directory or contain it): on
-any error or signal (a full disk stops the run at once) nothing in DIR is changed; outputs
-of an earlier run this one does not produce go, other files stay. An empty --out is an
-error.
+the assumptions in force and what to try next, and effective-scenario.yaml, the scenario as
+it ran (every default and override applied, as --print-scenario prints it), which repeats
+the run and tells 'sim diff' what two runs' inputs differ in. DIR is checked and locked
+before the run and replaced as a whole after it (so it may not be the working directory or
+contain it): on any error or signal (a full disk stops the run at once) nothing in DIR is
+changed; outputs of an earlier run this one does not produce go, other files stay. An
+empty --out is an error.
 'sim diff' compares two such directories.
 
 Progress goes to stderr (never with --quiet): a bar when stderr is a terminal; otherwise
@@ -59,7 +62,7 @@ Examples:
     sim run quick --set cluster.nodes=50 --print-scenario`,
 	setup: func(fs *flag.FlagSet) func(e *env, args []string) error {
 		o := &runOptions{}
-		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv, charts and report.md/.html into `DIR`")
+		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv, charts, report.md/.html and effective-scenario.yaml into `DIR`")
 		formatFlag(fs, &o.format, "stdout `format`: table, or json (the content of summary.json)")
 		seedFlag(fs, &o.seed, "override the scenario's seed with `N`, 0..2^63-1 (default: the scenario's seed)")
 		choiceFlag(fs, &o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices", modeChoices...)
@@ -207,7 +210,23 @@ func (o *runOptions) run(e *env, args []string) error {
 		if o.set["seed"] {
 			report.Overrides = append(report.Overrides, "--seed", strconv.FormatUint(o.seed, 10))
 		}
-		written, err := writeOutputs(out, res, summary, o.charts, report)
+		var extra []outputFile
+		if sc.Scenario != nil { // nil from tests' fake loaders
+			command := append([]string{"sim", "run", args[0]}, report.Overrides...)
+			if o.set["mode"] {
+				command = append(command, "--mode", o.mode)
+			}
+			effective, err := effectiveScenario(sc, cfg)
+			if err != nil {
+				return err
+			}
+			effective = append(effectiveHeader(command), effective...)
+			extra = append(extra, outputFile{effectiveScenarioFile, func(w io.Writer) error {
+				_, err := w.Write(effective)
+				return err
+			}})
+		}
+		written, err := writeOutputs(out, res, summary, o.charts, report, extra...)
 		if err != nil {
 			return err
 		}
@@ -663,4 +682,20 @@ func writeOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, ch
 		return writtenOutputs{}, err
 	}
 	return written, nil
+}
+
+// effectiveHeader is the comment that begins the effective-scenario.yaml of 'sim run --out':
+// the command that ran (words, each quoted for a shell, or in Go's quotes where it holds a
+// control character, which would end the comment's line), and what the file is for.
+func effectiveHeader(words []string) []byte {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = reports.ShellWord(w)
+		if strings.ContainsFunc(w, unicode.IsControl) {
+			quoted[i] = strconv.Quote(w)
+		}
+	}
+	return fmt.Appendf(nil, "# Written by 'sim run --out' for:\n#   %s\n"+
+		"# 'sim run' this file to repeat that run; 'sim diff' reads it to say what two runs'\n"+
+		"# inputs differ in.\n", strings.Join(quoted, " "))
 }
