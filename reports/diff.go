@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Diff verdicts: how a figure moved from run A to run B.
@@ -69,8 +70,34 @@ type DiffReport struct {
 	FailOnPercent float64 `json:"failOnPercent,omitempty"`
 	// Floor is the absolute change under which nothing fails.
 	Floor float64 `json:"floor,omitempty"`
+	// Inputs says which settings of their scenarios the runs differ in, when the caller
+	// compared them (nil: not asked).
+	Inputs *DiffInputs `json:"inputs,omitempty"`
 	// Rows are every figure, largest relative change first.
 	Rows []DiffRow `json:"figures"`
+}
+
+// DiffInputs is what two runs' inputs differ in: the settings of the effective scenario
+// each run wrote (every field, defaults and overrides applied), so that a figure's change
+// can be told from the change of input that made it, and a change of input no one meant
+// (another seed, an edited file) is seen.
+type DiffInputs struct {
+	// File is the name of the effective scenario in each run's directory.
+	File string `json:"file"`
+	// NotCompared says why the inputs were not compared (a run without the file); empty
+	// when they were.
+	NotCompared string `json:"notCompared,omitempty"`
+	// Changes are the settings that differ, in the order of A's file, then those only B
+	// has; empty when the inputs agree.
+	Changes []InputChange `json:"changes"`
+}
+
+// InputChange is one setting of two runs' scenarios: its path (as --set takes it) and its
+// value in each, nil where that run's scenario does not have it.
+type InputChange struct {
+	Setting string  `json:"setting"`
+	A       *string `json:"a"`
+	B       *string `json:"b"`
 }
 
 // DiffSummaries compares every figure of a (the earlier run) with b: each phase and the
@@ -306,6 +333,7 @@ func WriteDiffTable(w io.Writer, r *DiffReport, all bool) error {
 		}
 	}
 	fmt.Fprintln(ew)
+	writeInputs(ew, r.Inputs)
 	cells := [][]string{{"VERDICT", "FIGURE", "A", "B", "CHANGE"}}
 	for i := range r.Rows {
 		row := &r.Rows[i]
@@ -320,6 +348,9 @@ func WriteDiffTable(w io.Writer, r *DiffReport, all bool) error {
 		cells = append(cells, []string{verdict, row.Figure, a, b, row.changeText()})
 	}
 	if len(cells) > 1 {
+		if r.Inputs != nil {
+			fmt.Fprintln(ew) // the figures' table apart from the inputs' lines
+		}
 		writeColumns(ew, cells, []bool{false, false, true, true, true})
 	}
 	outcome := "ok"
@@ -328,6 +359,44 @@ func WriteDiffTable(w io.Writer, r *DiffReport, all bool) error {
 	}
 	fmt.Fprintf(ew, "\n%s: %s compared: %s\n", outcome, plural(c.Compared, "figure"), c)
 	return ew.err
+}
+
+// writeInputs says what the runs' inputs differ in, one setting a line, or why they were
+// not compared; nothing when in is nil.
+func writeInputs(w io.Writer, in *DiffInputs) {
+	switch {
+	case in == nil:
+		return
+	case in.NotCompared != "":
+		fmt.Fprintf(w, "inputs not compared: %s\n", in.NotCompared)
+		return
+	case len(in.Changes) == 0:
+		fmt.Fprintf(w, "inputs: the same (every setting of %s)\n", in.File)
+		return
+	}
+	verb := "differ"
+	if len(in.Changes) == 1 {
+		verb = "differs"
+	}
+	fmt.Fprintf(w, "inputs: %s %s (%s, A → B):\n", plural(len(in.Changes), "setting"), verb, in.File)
+	cells := make([][]string, len(in.Changes))
+	for i, c := range in.Changes {
+		cells[i] = []string{c.Setting, inputValue(c.A), "→", inputValue(c.B)}
+	}
+	writeColumns(w, cells, []bool{false, true, false, false})
+}
+
+// inputValue is a setting's value as the table shows it: "(none)" for a run without it,
+// quoted when empty or holding a control character (a newline would break the table, an
+// escape sequence the terminal).
+func inputValue(v *string) string {
+	switch {
+	case v == nil:
+		return "(none)"
+	case *v == "" || strings.ContainsFunc(*v, unicode.IsControl):
+		return strconv.Quote(*v)
+	}
+	return *v
 }
 
 func optFigure(name string, kind FigureKind, v *float64) string {

@@ -160,3 +160,41 @@ func TestDiffHeadlineNamesNodes(t *testing.T) {
 		t.Errorf("nodesA %d, nodesB %d, want 100, 1", r.NodesA, r.NodesB)
 	}
 }
+
+// The inputs two runs differ in are listed under the headline, one setting a line, a value
+// only one run has as (none), an empty one or one with a control character (a newline,
+// an escape sequence) quoted; inputs not compared say why; nil inputs print nothing.
+func TestDiffTableInputs(t *testing.T) {
+	a, b := diffPair(func(*ModeSummary) {})
+	str := func(s string) *string { return &s }
+	for _, tc := range []struct {
+		name   string
+		inputs *DiffInputs
+		want   string
+	}{
+		{"changes", &DiffInputs{File: "e.yaml", Changes: []InputChange{
+			{Setting: "seed", A: str("1"), B: str("2")},
+			{Setting: "description", A: str("x\n\x1b[31m"), B: str("")},
+			{Setting: "services[1].name", B: str("api")},
+		}}, "inputs: 3 settings differ (e.yaml, A → B):\n" +
+			"  seed                          1  →  2\n" +
+			"  description       \"x\\n\\x1b[31m\"  →  \"\"\n" +
+			"  services[1].name         (none)  →  api\n"},
+		{"same", &DiffInputs{File: "e.yaml"}, "inputs: the same (every setting of e.yaml)\n"},
+		{"not compared", &DiffInputs{File: "e.yaml", NotCompared: "B b has no e.yaml"}, "inputs not compared: B b has no e.yaml\n"},
+		{"not asked", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := DiffSummaries(a, b, "a", "b", DiffOptions{})
+			r.Inputs = tc.inputs
+			var buf bytes.Buffer
+			if err := WriteDiffTable(&buf, r, false); err != nil {
+				t.Fatal(err)
+			}
+			_, rest, _ := strings.Cut(buf.String(), "\n")
+			if !strings.HasPrefix(rest, tc.want) || strings.HasPrefix(strings.TrimPrefix(rest, tc.want), "inputs") {
+				t.Errorf("after the headline:\n%s\nwant first:\n%s", rest, tc.want)
+			}
+		})
+	}
+}

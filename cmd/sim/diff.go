@@ -1,14 +1,18 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"epsim/reports"
+	"epsim/scenarios"
 )
 
 var cmdDiff = &command{
@@ -23,6 +27,13 @@ matched by name. The table lists the figures that changed, largest relative chan
 with the outcome. --all lists the unchanged figures too. --services adds each Service's
 figures (writes, failedWrites, fanoutBytes, maxObjectBytes, propagationP99Seconds, named
 service.NAMESPACE/NAME.MODE.FIGURE), matched by namespace and name.
+
+Above the figures, diff lists the settings the runs' inputs differ in (seed,
+controlPlane.maxEndpointsPerSlice, services[0].replicas, ...): it compares the
+effective-scenario.yaml that 'sim run --out' writes beside each summary.json, every field
+with defaults and overrides applied, so that a change of input no one meant shows. A run
+without one (a replay, or a run of a sim before it wrote one) is named there, and its
+figures are compared all the same.
 
 With --fail-on PERCENT, a figure that moved by more than PERCENT (either way) fails the
 diff (exit status 1) and is printed in capitals. A figure only one run has (a mode or a
@@ -92,6 +103,7 @@ func (o *diffOptions) run(e *env, args []string) error {
 		return badInput(err)
 	}
 	r := reports.DiffSummaries(a, b, args[0], args[1], opt)
+	r.Inputs = diffInputs(args[0], args[1])
 	if o.format == "json" {
 		err = reports.WriteDiffJSON(e.stdout, r)
 	} else {
@@ -147,4 +159,62 @@ func parsePercent(flagName, s string) (float64, error) {
 		return 0, fmt.Errorf("%s %q: want a percentage from 0%% to 1000%%, like 5%%", flagName, s)
 	}
 	return v / 100, nil
+}
+
+// diffInputs compares the effective scenarios beside the summaries of runs a and b (each
+// an --out directory or its summary.json): the settings they differ in. Nil when neither
+// run has one (a replay, or a run of a sim that did not write it); when one has, or a file
+// cannot be read, the figures are still compared and the report says why the inputs were
+// not.
+func diffInputs(a, b string) *reports.DiffInputs {
+	in := &reports.DiffInputs{File: effectiveScenarioFile}
+	var settings [2][]scenarios.Setting
+	var missing []string
+	for i, run := range []string{a, b} {
+		dir := run
+		if fi, err := os.Stat(run); err != nil || !fi.IsDir() {
+			dir = filepath.Dir(run)
+		}
+		path := filepath.Join(dir, effectiveScenarioFile)
+		data, err := readBounded(path, scenarios.MaxFileBytes)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			missing = append(missing, fmt.Sprintf("%s %s", "AB"[i:i+1], run))
+			continue
+		case err == nil:
+			settings[i], err = scenarios.Settings(data)
+		}
+		if err != nil {
+			in.NotCompared = fmt.Sprintf("%s: %v", path, plainPathError(err))
+			return in
+		}
+	}
+	switch len(missing) {
+	case 2:
+		return nil
+	case 1:
+		in.NotCompared = fmt.Sprintf("%s has no %s (a replay, or a run of a sim before it was written)", missing[0], effectiveScenarioFile)
+		return in
+	}
+	for _, c := range scenarios.CompareSettings(settings[0], settings[1]) {
+		in.Changes = append(in.Changes, reports.InputChange{Setting: c.Path, A: c.A, B: c.B})
+	}
+	return in
+}
+
+// readBounded reads the file at path, failing when it holds more than limit bytes.
+func readBounded(path string, limit int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > limit {
+		return nil, fmt.Errorf("larger than %d bytes, not an effective scenario", limit)
+	}
+	return data, nil
 }

@@ -402,3 +402,103 @@ func TestRunFileErrorsSayWhatIsWrong(t *testing.T) {
 		}
 	}
 }
+
+// The diff of two runs says which of their inputs differ, from the effective scenario each
+// run's --out holds, in the table and in the JSON; the file alone repeats its run exactly;
+// a run without it (a replay's, an older sim's) is said to be not compared, and a pair of
+// such runs is diffed as before, without a word about inputs.
+func TestDiffSaysWhichInputsDiffer(t *testing.T) {
+	a := runQuickOut(t)
+	b := runQuickOut(t, "controlPlane.maxEndpointsPerSlice=20", "services[0].replicas=50")
+
+	te := realEnv()
+	if code := te.main([]string{"diff", a, b}); code != exitOK {
+		t.Fatalf("diff: exit %d: %s", code, te.stderr.String())
+	}
+	lines := strings.Split(te.stdout.String(), "\n")
+	want := []string{
+		"inputs: 2 settings differ (effective-scenario.yaml, A → B):",
+		"  controlPlane.maxEndpointsPerSlice  100  →  20",
+		"  services[0].replicas               200  →  50",
+	}
+	if len(lines) < 4 || strings.Join(lines[1:4], "\n") != strings.Join(want, "\n") {
+		t.Errorf("diff's first lines:\n%s\nwant after the header:\n%s", strings.Join(lines[:min(4, len(lines))], "\n"), strings.Join(want, "\n"))
+	}
+
+	// The same in the JSON, summary.json files given instead of directories.
+	te = realEnv()
+	if code := te.main([]string{"diff", filepath.Join(a, "summary.json"), filepath.Join(b, "summary.json"), "-o", "json"}); code != exitOK {
+		t.Fatalf("diff -o json: exit %d: %s", code, te.stderr.String())
+	}
+	var got struct {
+		Inputs *reports.DiffInputs `json:"inputs"`
+	}
+	if err := json.Unmarshal(te.stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Inputs == nil || got.Inputs.NotCompared != "" || len(got.Inputs.Changes) != 2 ||
+		got.Inputs.Changes[1].Setting != "services[0].replicas" || *got.Inputs.Changes[1].A != "200" || *got.Inputs.Changes[1].B != "50" {
+		t.Errorf("JSON inputs %+v, want the two settings", got.Inputs)
+	}
+
+	// B's effective scenario, run on its own, is B's run: the same summary, no input differs.
+	again := filepath.Join(t.TempDir(), "again")
+	te = realEnv()
+	if code := te.main([]string{"run", filepath.Join(b, "effective-scenario.yaml"), "--out", again, "--quiet", "--charts=false"}); code != exitOK {
+		t.Fatalf("run of the effective scenario: exit %d: %s", code, te.stderr.String())
+	}
+	x, errX := os.ReadFile(filepath.Join(b, "summary.json"))
+	y, errY := os.ReadFile(filepath.Join(again, "summary.json"))
+	if errX != nil || errY != nil || string(x) != string(y) {
+		t.Errorf("the effective scenario's run differs from the run that wrote it")
+	}
+	te = realEnv()
+	if code := te.main([]string{"diff", b, again}); code != exitOK || !strings.Contains(te.stdout.String(), "\ninputs: the same (every setting of effective-scenario.yaml)\n") {
+		t.Errorf("diff of a run and its repeat: exit %d:\n%s", code, te.stdout.String())
+	}
+
+	// Without the file in one run: said; in neither: nothing about inputs.
+	if err := os.Remove(filepath.Join(a, "effective-scenario.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	te = realEnv()
+	te.main([]string{"diff", a, b})
+	if !strings.Contains(te.stdout.String(), "\ninputs not compared: A "+a+" has no effective-scenario.yaml") {
+		t.Errorf("one run without the file:\n%s", te.stdout.String())
+	}
+	if err := os.Remove(filepath.Join(b, "effective-scenario.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	te = realEnv()
+	te.main([]string{"diff", a, b})
+	if strings.Contains(te.stdout.String(), "inputs") {
+		t.Errorf("neither run with the file, yet:\n%s", te.stdout.String())
+	}
+	// A file that is not a scenario is said to be, and the figures are still compared.
+	if err := os.WriteFile(filepath.Join(b, "effective-scenario.yaml"), []byte("- a list\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(a, "effective-scenario.yaml"), []byte("seed: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	te = realEnv()
+	if code := te.main([]string{"diff", a, b}); code != exitOK || !strings.Contains(te.stdout.String(), "effective-scenario.yaml: not a scenario file") ||
+		!strings.Contains(te.stdout.String(), "figures compared") {
+		t.Errorf("a malformed effective scenario: exit %d:\n%s", code, te.stdout.String())
+	}
+}
+
+// The effective scenario of --out begins with the command that ran, each word quoted for a
+// shell, and a word with a newline in Go's quotes: the comment stays one line, and the file
+// loads.
+func TestEffectiveHeaderStaysAComment(t *testing.T) {
+	head := string(effectiveHeader([]string{"sim", "run", "my dir/x.yaml", "--set", "services[0].replicas=5", "--set", "description=a\nname: b"}))
+	if !strings.Contains(head, `#   sim run 'my dir/x.yaml' --set 'services[0].replicas=5' --set "description=a\nname: b"`+"\n") {
+		t.Errorf("header:\n%s", head)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(head, "\n"), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			t.Errorf("line %q of the header is not a comment", line)
+		}
+	}
+}
