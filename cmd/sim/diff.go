@@ -167,7 +167,7 @@ func parsePercent(flagName, s string) (float64, error) {
 // cannot be read, the figures are still compared and the report says why the inputs were
 // not.
 func diffInputs(a, b string) *reports.DiffInputs {
-	in := &reports.DiffInputs{File: effectiveScenarioFile}
+	in := &reports.DiffInputs{File: effectiveScenarioFile, Changes: []reports.InputChange{}}
 	var settings [2][]scenarios.Setting
 	var missing []string
 	for i, run := range []string{a, b} {
