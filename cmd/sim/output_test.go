@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -122,5 +123,68 @@ func TestSingleFileOutputsKeepOtherFiles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// --write-log=false leaves writes.jsonl out of a run's and a replay's --out (650 MB of a
+// day of cluster-day), takes away the one an earlier run left, and changes no other file:
+// the figures come from the run, not from its log. A replay still compares its slice
+// writes with the recording's (--endpointslices reads the writes, not the file).
+func TestWriteLogLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	with, without := filepath.Join(dir, "with"), filepath.Join(dir, "without")
+	for _, args := range [][]string{
+		{"run", "quick", "--quiet", "--charts=false", "--out", with},
+		{"run", "quick", "--quiet", "--charts=false", "--out", without}, // a log to take away
+		{"run", "quick", "--quiet", "--charts=false", "--out", without, "--write-log=false"},
+	} {
+		te := realEnv()
+		if code := te.main(args); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, te.stderr.String())
+		}
+	}
+	a, b := listDir(t, with), listDir(t, without)
+	if !slices.Contains(a, "writes.jsonl") || slices.Contains(b, "writes.jsonl") ||
+		!slices.Equal(slices.DeleteFunc(slices.Clone(a), func(n string) bool { return n == "writes.jsonl" }), b) {
+		t.Fatalf("with the log %v, without %v: want the same files but writes.jsonl", a, b)
+	}
+	for _, name := range b {
+		x, _ := os.ReadFile(filepath.Join(with, name))
+		y, _ := os.ReadFile(filepath.Join(without, name))
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s differs without the write log", name)
+		}
+	}
+
+	recorded := filepath.Join(dir, "slices.json")
+	if err := os.WriteFile(recorded, []byte(`{"type":"ADDED","object":{"kind":"EndpointSlice","apiVersion":"discovery.k8s.io/v1",`+
+		`"metadata":{"name":"web-abcde","namespace":"shop","labels":{"kubernetes.io/service-name":"web",`+
+		`"endpointslice.kubernetes.io/managed-by":"endpointslice-controller.k8s.io"}},"addressType":"IPv4",`+
+		`"endpoints":[{"addresses":["10.0.0.1"],"conditions":{"ready":true}}],"ports":[{"port":80}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	replay := func(out string, extra ...string) string {
+		t.Helper()
+		te := realEnv()
+		args := append([]string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"),
+			"--nodes", sample("replay-nodes.json"), "--endpointslices", recorded, "--out", out, "--charts=false", "--quiet"}, extra...)
+		if code := te.main(args); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, te.stderr.String())
+		}
+		return te.stdout.String()
+	}
+	rw, rwo := filepath.Join(dir, "replay-with"), filepath.Join(dir, "replay-without")
+	if x, y := replay(rw), replay(rwo, "--write-log=false"); x != y || !strings.Contains(x, "EndpointSlice") {
+		t.Errorf("the replay's output changed without the write log:\n%s\n---\n%s", x, y)
+	}
+	if names := listDir(t, rwo); slices.Contains(names, "writes.jsonl") || !slices.Contains(listDir(t, rw), "writes.jsonl") {
+		t.Errorf("replay --out with --write-log=false holds %v", names)
+	}
+	for _, name := range []string{"summary.json", "replay.json", "report.md"} {
+		x, _ := os.ReadFile(filepath.Join(rw, name))
+		y, _ := os.ReadFile(filepath.Join(rwo, name))
+		if len(x) == 0 || !bytes.Equal(x, y) {
+			t.Errorf("replay's %s differs without the write log (or is empty)", name)
+		}
 	}
 }

@@ -179,6 +179,7 @@ Examples:
 		choiceFlag(fs, &o.start, "start", "cold", "what the controllers were doing when the recording began (`start`): cold (starting) or warm (running; the first syncs run in a phase of their own)", "cold", "warm")
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (bar or lines), nor the line saying what --out wrote")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
+		fs.BoolVar(&o.writeLog, "write-log", true, "with --out, also write writes.jsonl, a line per API write")
 		fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the replay (reading the inputs, the run, the outputs) to `FILE`")
 		fs.StringVar(&o.memprofile, "memprofile", "", "write a heap profile to `FILE`, taken near the replay's largest live heap")
 		return func(e *env, args []string) error {
@@ -194,7 +195,7 @@ type replayOptions struct {
 	out, format, mode, start                string
 	cpuprofile, memprofile                  string
 	sets                                    stringList
-	quiet, charts                           bool
+	quiet, charts, writeLog                 bool
 	// modeGiven is true when --mode was on the command line, not its default.
 	modeGiven bool
 }
@@ -351,8 +352,10 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 		}
 		defer out.abort()
 		// writes.jsonl is written as the replay makes the writes, not held to the end.
-		if log.file, err = newWriteLog(out); err != nil {
-			return fmt.Errorf("--out %s: %w", out.dir, err)
+		if o.writeLog {
+			if log.file, err = newWriteLog(out); err != nil {
+				return fmt.Errorf("--out %s: %w", out.dir, err)
+			}
 		}
 	}
 	services, svcStats, err := readFile(o.services, trace.ReadServices)
@@ -422,8 +425,9 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 			}
 		}
 	}
-	// Without --out and --endpointslices nothing reads the write log.
-	cfg.NoWriteLog = o.out == "" && o.slices == ""
+	// Without --out (or with --write-log=false) and --endpointslices nothing reads the write
+	// log.
+	cfg.NoWriteLog = (o.out == "" || !o.writeLog) && o.slices == ""
 
 	in, closeIn, err := openInput(o.pods)
 	if err != nil {
@@ -510,7 +514,7 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 
 	summary := reports.NewSummary(res, configModes(cfg))
 	if o.out != "" {
-		written, err := writeReplayOutputs(out, res, summary, report, o.runReport(cfg, report, pstats.RecordedTimes), o.charts)
+		written, err := writeReplayOutputs(out, res, summary, report, o.runReport(cfg, report, pstats.RecordedTimes), outputChoices{charts: o.charts, writeLog: o.writeLog})
 		if err != nil {
 			return err
 		}
@@ -905,8 +909,8 @@ func (o *replayOptions) runReport(cfg sim.Config, r *ReplayReport, recordedTimes
 
 // writeReplayOutputs writes 'sim run”s --out files, its report of the replay and
 // replay.json, all or nothing.
-func writeReplayOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, report *ReplayReport, run *reports.RunReport, charts bool) (writtenOutputs, error) {
-	return writeOutputs(out, res, summary, charts, run, outputFile{"replay.json", func(w io.Writer) error {
+func writeReplayOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, report *ReplayReport, run *reports.RunReport, choices outputChoices) (writtenOutputs, error) {
+	return writeOutputs(out, res, summary, choices, run, outputFile{"replay.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(report)

@@ -35,7 +35,8 @@ propagation latency, with the ratio Endpoints / EndpointSlices.
 
 The same scenario and seed always give the same output, byte for byte. --out DIR also writes
 summary.json (the stable machine interface), timeseries.csv (1 s buckets), writes.jsonl (one
-line per API write, written as the run goes rather than held in memory), layout.csv
+line per API write, written as the run goes rather than held in memory: about 300 bytes a
+write, 650 MB for a day of cluster-day, which --write-log=false leaves out), layout.csv
 (EndpointSlice layout samples), charts (PNG and SVG), the run's report, report.md and
 report.html (self-contained, charts embedded): the headline, the phase table, the charts,
 the assumptions in force and what to try next, and effective-scenario.yaml, the scenario as
@@ -51,12 +52,13 @@ Progress goes to stderr (never with --quiet): a bar when stderr is a terminal; o
 (CI, a pipe) a plain line at most every 10 s of wall time, so a short run prints none:
 "sim: NAME: phase 3/4 rolling-update, virtual 1h52m10s, 10,000 pods, 1m0s elapsed".
 With --out, a line on stderr then says which files and charts it wrote into DIR (not
-with --quiet): "sim: run: wrote 6 files and 7 charts (png and svg each) into DIR: …".
+with --quiet): "sim: run: wrote 7 files and 7 charts (png and svg each) into DIR: …".
 
 Examples:
 
     sim run scenarios/5000-nodes.yaml
     sim run 5000-nodes --out results/5000 --seed 7
+    sim run cluster-day --out results/day --write-log=false
     sim run scenarios/5000-nodes.yaml --mode endpointslices --format json
     sim run scenarios/5000-nodes.yaml --set controlPlane.maxEndpointsPerSlice=500
     sim run quick --set cluster.nodes=50 --print-scenario`,
@@ -69,6 +71,7 @@ Examples:
 		fs.Var(&o.sets, "set", "override a scenario field, `path=value` (repeatable), e.g. cluster.nodes=1000")
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (bar or lines), nor the line saying what --out wrote")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
+		fs.BoolVar(&o.writeLog, "write-log", true, "with --out, also write writes.jsonl, a line per API write (false: leave it out)")
 		fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the run to `FILE`")
 		fs.StringVar(&o.memprofile, "memprofile", "", "write a heap profile to `FILE`, taken near the run's largest live heap")
 		fs.BoolVar(&o.printScenario, "print-scenario", false, "print the scenario with every default and override applied, as YAML, and do not run it")
@@ -89,6 +92,8 @@ type runOptions struct {
 	set           map[string]bool
 	sets          stringList
 	quiet, charts bool
+	// writeLog: with --out, write writes.jsonl (--write-log, on by default).
+	writeLog      bool
 	printScenario bool
 	// sharedHeap is set where the process runs several simulations (sim check of several
 	// scenarios): its heap, reused from run to run, is not marked for huge pages, whose
@@ -184,8 +189,10 @@ func (o *runOptions) run(e *env, args []string) error {
 		defer out.abort()
 		// The write log goes to writes.jsonl as the run makes it rather than being held to
 		// the end: a day of a large cluster makes millions of writes.
-		if log, err = newWriteLog(out); err != nil {
-			return fmt.Errorf("--out %s: %w", out.dir, err)
+		if o.writeLog {
+			if log, err = newWriteLog(out); err != nil {
+				return fmt.Errorf("--out %s: %w", out.dir, err)
+			}
 		}
 	}
 
@@ -226,7 +233,7 @@ func (o *runOptions) run(e *env, args []string) error {
 				return err
 			}})
 		}
-		written, err := writeOutputs(out, res, summary, o.charts, report, extra...)
+		written, err := writeOutputs(out, res, summary, outputChoices{charts: o.charts, writeLog: o.writeLog}, report, extra...)
 		if err != nil {
 			return err
 		}
@@ -396,8 +403,8 @@ func (o *runOptions) simulate(e *env, cfg sim.Config, log *writeLog) (res *sim.R
 		log.next = obs
 		obs = log
 	}
-	// Without --out nothing reads the write log.
-	cfg.NoWriteLog = o.out == ""
+	// Without --out, or with --write-log=false, nothing reads the write log.
+	cfg.NoWriteLog = o.out == "" || !o.writeLog
 	res, err = e.runSim(cfg, obs)
 	if heap != nil && err == nil {
 		err = heap.writeTo(o.memprofile)
@@ -632,17 +639,26 @@ func (o writtenOutputs) say(w io.Writer, cmd, dir string) {
 	fmt.Fprintf(w, "sim: %s: wrote %s into %s: %s\n", cmd, what, dir, list)
 }
 
+// outputChoices are the optional outputs of --out a user chose: the charts (--charts) and
+// the write log (--write-log).
+type outputChoices struct {
+	charts, writeLog bool
+}
+
 // writeOutputs renders every --out file of a run, plus extra ones; with report, also
 // report.md and report.html (with the charts, when drawn), into out and commits them all at
 // once: an error leaves the directory as it was. It returns what it wrote.
-func writeOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, charts bool, report *reports.RunReport, extra ...outputFile) (writtenOutputs, error) {
+func writeOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, choices outputChoices, report *reports.RunReport, extra ...outputFile) (writtenOutputs, error) {
 	var written writtenOutputs
-	files := append([]outputFile{
+	charts := choices.charts
+	files := []outputFile{
 		{"summary.json", func(w io.Writer) error { return reports.WriteSummaryJSON(w, summary) }},
 		{"timeseries.csv", func(w io.Writer) error { return reports.WriteTimeseriesCSV(w, res.Series, summary.Total.EndSeconds) }},
-		{"writes.jsonl", func(w io.Writer) error { return reports.WriteWritesJSONL(w, res.Writes) }},
-		{"layout.csv", func(w io.Writer) error { return reports.WriteLayoutCSV(w, res.Layout) }},
-	}, extra...)
+	}
+	if choices.writeLog {
+		files = append(files, outputFile{"writes.jsonl", func(w io.Writer) error { return reports.WriteWritesJSONL(w, res.Writes) }})
+	}
+	files = append(append(files, outputFile{"layout.csv", func(w io.Writer) error { return reports.WriteLayoutCSV(w, res.Layout) }}), extra...)
 	err := func() error {
 		for _, f := range files {
 			written.files = append(written.files, f.name)
