@@ -171,15 +171,23 @@ func diffInputs(a, b string) *reports.DiffInputs {
 	var settings [2][]scenarios.Setting
 	var missing []string
 	for i, run := range []string{a, b} {
+		name := "AB"[i:i+1] + " " + run
 		dir := run
 		if fi, err := os.Stat(run); err != nil || !fi.IsDir() {
+			// A summary.json is read with the effective scenario beside it; a summary
+			// under another name was taken out of its run's directory, whose files
+			// those beside it need not be.
+			if filepath.Base(run) != "summary.json" {
+				missing = append(missing, fmt.Sprintf("%s is a summary apart from its run's %s", name, effectiveScenarioFile))
+				continue
+			}
 			dir = filepath.Dir(run)
 		}
 		path := filepath.Join(dir, effectiveScenarioFile)
 		data, err := readBounded(path, scenarios.MaxFileBytes)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			missing = append(missing, fmt.Sprintf("%s %s", "AB"[i:i+1], run))
+			missing = append(missing, fmt.Sprintf("%s has no %s (a replay, or a run of a sim before it was written)", name, effectiveScenarioFile))
 			continue
 		case err == nil:
 			settings[i], err = scenarios.Settings(data)
@@ -193,7 +201,7 @@ func diffInputs(a, b string) *reports.DiffInputs {
 	case 2:
 		return nil
 	case 1:
-		in.NotCompared = fmt.Sprintf("%s has no %s (a replay, or a run of a sim before it was written)", missing[0], effectiveScenarioFile)
+		in.NotCompared = missing[0]
 		return in
 	}
 	for _, c := range scenarios.CompareSettings(settings[0], settings[1]) {

@@ -457,6 +457,17 @@ func TestDiffSaysWhichInputsDiffer(t *testing.T) {
 		t.Errorf("diff of a run and its repeat: exit %d:\n%s", code, te.stdout.String())
 	}
 
+	// A summary under another name may be apart from its run: its inputs are not read.
+	renamed := filepath.Join(t.TempDir(), "a.json")
+	if data, err := os.ReadFile(filepath.Join(a, "summary.json")); err != nil || os.WriteFile(renamed, data, 0o644) != nil {
+		t.Fatal("cannot copy A's summary.json")
+	}
+	te = realEnv()
+	te.main([]string{"diff", renamed, b})
+	if !strings.Contains(te.stdout.String(), "\ninputs not compared: A "+renamed+" is a summary apart from its run's effective-scenario.yaml\n") {
+		t.Errorf("a renamed summary:\n%s", te.stdout.String())
+	}
+
 	// Without the file in one run: said; in neither: nothing about inputs.
 	if err := os.Remove(filepath.Join(a, "effective-scenario.yaml")); err != nil {
 		t.Fatal(err)
