@@ -32,6 +32,11 @@ type Baseline struct {
 	Gates []string `json:"gates,omitempty"`
 	// Figures maps a figure name to its value (bytes and counts are exact integers).
 	Figures map[string]float64 `json:"figures"`
+	// Settings are the inputs the figures came from: each setting of the run's effective
+	// scenario (every field, defaults and overrides applied), by its path as --set takes it.
+	// A check whose scenario has other settings says which (ScenarioCheck.Inputs). Baselines
+	// written before sim kept them have none.
+	Settings map[string]string `json:"settings,omitempty"`
 }
 
 // NewBaseline returns the baseline of s.
@@ -534,8 +539,11 @@ type ScenarioCheck struct {
 	// Baseline is the baseline file compared with; empty when none.
 	Baseline string `json:"baseline,omitempty"`
 	// BaselineWritten says the baseline was (re)written by this run instead of compared.
-	BaselineWritten bool       `json:"baselineWritten,omitempty"`
-	Rows            []CheckRow `json:"figures"`
+	BaselineWritten bool `json:"baselineWritten,omitempty"`
+	// Inputs are the settings this run's scenario gives other values than the baseline's
+	// (A the baseline's, B this run's), when the baseline kept its settings.
+	Inputs []InputChange `json:"inputs,omitempty"`
+	Rows   []CheckRow    `json:"figures"`
 }
 
 // CheckReport is the outcome of `sim check` over one or more scenarios.

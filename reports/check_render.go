@@ -166,6 +166,9 @@ func WriteCheckTable(w io.Writer, r *CheckReport, verbose bool) error {
 		printed++
 		fmt.Fprintf(ew, "check %s (%s, seed %d; %s): %s, %s\n", sc.Scenario, sc.File, sc.Seed, against,
 			plural(c.Figures, "figure"), c)
+		if len(sc.Inputs) > 0 {
+			writeInputChanges(ew, fmt.Sprintf("inputs: %s the baseline's (baseline → this run):", differ(len(sc.Inputs), "from")), sc.Inputs)
+		}
 		cells := [][]string{{"VERDICT", "FIGURE", "EXPECTED", "ACTUAL", "CHANGE", "SOURCE"}}
 		for j := range sc.Rows {
 			row := &sc.Rows[j]

@@ -374,16 +374,30 @@ func writeInputs(w io.Writer, in *DiffInputs) {
 		fmt.Fprintf(w, "inputs: the same (every setting of %s)\n", in.File)
 		return
 	}
+	writeInputChanges(w, fmt.Sprintf("inputs: %s (%s, A → B):", differ(len(in.Changes), ""), in.File), in.Changes)
+}
+
+// differ is "N setting(s) differ(s)", then " from" when from is "from".
+func differ(n int, from string) string {
 	verb := "differ"
-	if len(in.Changes) == 1 {
+	if n == 1 {
 		verb = "differs"
 	}
-	fmt.Fprintf(w, "inputs: %s %s (%s, A → B):\n", plural(len(in.Changes), "setting"), verb, in.File)
-	cells := make([][]string, len(in.Changes))
-	for i, c := range in.Changes {
+	if from != "" {
+		verb += " " + from
+	}
+	return plural(n, "setting") + " " + verb
+}
+
+// writeInputChanges writes the line head, then each change on a line of its own: the
+// setting, its value in A, an arrow, its value in B, in columns.
+func writeInputChanges(w io.Writer, head string, changes []InputChange) {
+	fmt.Fprintln(w, head)
+	cells := make([][]string, len(changes))
+	for i, c := range changes {
 		cells[i] = []string{c.Setting, inputValue(c.A), "→", inputValue(c.B)}
 	}
-	writeColumns(w, cells, []bool{false, true, false, false})
+	writeColumns(w, cells, []bool{false, false, false, false})
 }
 
 // inputValue is a setting's value as the table shows it: "(none)" for a run without it,

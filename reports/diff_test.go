@@ -177,9 +177,9 @@ func TestDiffTableInputs(t *testing.T) {
 			{Setting: "description", A: str("x\n\x1b[31m"), B: str("")},
 			{Setting: "services[1].name", B: str("api")},
 		}}, "inputs: 3 settings differ (e.yaml, A → B):\n" +
-			"  seed                          1  →  2\n" +
+			"  seed              1              →  2\n" +
 			"  description       \"x\\n\\x1b[31m\"  →  \"\"\n" +
-			"  services[1].name         (none)  →  api\n"},
+			"  services[1].name  (none)         →  api\n"},
 		{"same", &DiffInputs{File: "e.yaml"}, "inputs: the same (every setting of e.yaml)\n"},
 		{"not compared", &DiffInputs{File: "e.yaml", NotCompared: "B b has no e.yaml"}, "inputs not compared: B b has no e.yaml\n"},
 		{"not asked", nil, ""},

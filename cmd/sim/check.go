@@ -39,7 +39,9 @@ var cmdCheck = &command{
               (reported, and a failure only with --strict). --update-baseline (re)writes
               the baselines from this run instead of comparing, atomically; budgets
               are still checked, so a broken budget fails the check (exit 1) even
-              though the baselines were written.
+              though the baselines were written. A baseline keeps the settings of the
+              scenario it was written with; a check of other settings (another --set,
+              an edited file) lists them above its figures and names them when it fails.
 
 --tolerance takes a percentage for every figure (default 2%) and, repeated,
 PATTERN=PERCENT for the figures PATTERN matches: a figure kind (count, bytes, seconds) or
@@ -165,7 +167,7 @@ func loadCheckScenario(nameOrPath string, sets []string) (*checkScenario, error)
 	if err != nil {
 		return nil, err
 	}
-	return &checkScenario{loadedScenario: loadedScenario{File: sc.File, Config: cfg}, Budgets: budgetSpecs(sc.File, sc.Expect)}, nil
+	return &checkScenario{loadedScenario: loadedScenario{File: sc.File, Config: cfg, Scenario: sc}, Budgets: budgetSpecs(sc.File, sc.Expect)}, nil
 }
 
 // budgetSpecs converts the loader's budgets to the comparison's.
@@ -353,14 +355,27 @@ func (o *checkOptions) run(e *env, args []string) (err error) {
 		summary := reports.NewSummary(res, configModes(cfg))
 		rows := reports.CheckBudgets(summary, job.sc.Budgets)
 		sc := reports.ScenarioCheck{Scenario: summary.Scenario, File: job.sc.File, Seed: summary.Seed, Baseline: job.baselinePath}
+		settings, err := checkSettings(job.sc, cfg)
+		if err != nil {
+			return fmt.Errorf("check %s: %w", job.sc.File, err)
+		}
 		switch {
 		case o.update:
 			sc.BaselineWritten = true
 			nb := reports.NewBaseline(summary)
 			nb.Gates = job.gates
+			if settings != nil {
+				nb.Settings = map[string]string{}
+				for _, s := range settings {
+					nb.Settings[s.Path] = s.Value
+				}
+			}
 			newBaselines = append(newBaselines, nb)
 		case job.baseline != nil:
 			rows = append(rows, reports.CompareBaseline(summary, job.baseline, opt)...)
+			if job.baseline.Settings != nil && settings != nil {
+				sc.Inputs = inputChanges(baselineSettings(job.baseline.Settings, settings), settings)
+			}
 		}
 		reports.SortCheckRows(rows)
 		sc.Rows = rows
@@ -405,6 +420,9 @@ func (o *checkOptions) run(e *env, args []string) (err error) {
 			// with --update-baseline; a budget is changed where it is written.
 			if c.Failed > c.Broken {
 				err = fmt.Errorf("%w; if the change is meant, accept it with --update-baseline (the same command), or allow it with --tolerance or --floor", err)
+				if changed := inputsChanged(report); changed != "" {
+					err = fmt.Errorf("%w; %s", err, changed)
+				}
 			}
 			if c.Broken > 0 {
 				err = fmt.Errorf("%w; a budget is a bound in the scenario's expect: section or a --set expect.… (SOURCE says which): change it there if the new figure is meant", err)
@@ -690,4 +708,57 @@ func writeBaseline(path string, b *reports.Baseline) (bool, error) {
 		return false, fmt.Errorf("baseline %s: %w", path, err)
 	}
 	return true, nil
+}
+
+// checkSettings are the settings of a check's scenario as it runs (cfg, after --seed), or
+// nil without a loaded scenario (tests' fake loaders).
+func checkSettings(sc *checkScenario, cfg sim.Config) ([]scenarios.Setting, error) {
+	if sc.Scenario == nil {
+		return nil, nil
+	}
+	text, err := effectiveScenario(&sc.loadedScenario, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return scenarios.Settings(text)
+}
+
+// baselineSettings orders a baseline's settings as the run's (current): those the run has
+// in its order, then the baseline's others by path, so that a comparison lists changes in
+// the order of the scenario file.
+func baselineSettings(base map[string]string, current []scenarios.Setting) []scenarios.Setting {
+	out := make([]scenarios.Setting, 0, len(base))
+	seen := make(map[string]bool, len(current))
+	for _, s := range current {
+		seen[s.Path] = true
+		if v, ok := base[s.Path]; ok {
+			out = append(out, scenarios.Setting{Path: s.Path, Value: v})
+		}
+	}
+	rest := make([]string, 0)
+	for p := range base {
+		if !seen[p] {
+			rest = append(rest, p)
+		}
+	}
+	slices.Sort(rest)
+	for _, p := range rest {
+		out = append(out, scenarios.Setting{Path: p, Value: base[p]})
+	}
+	return out
+}
+
+// inputsChanged says which checked scenarios' inputs differ from their baselines' (their
+// settings are listed above the figures), or "".
+func inputsChanged(r *reports.CheckReport) string {
+	var names []string
+	for _, sc := range r.Scenarios {
+		if len(sc.Inputs) > 0 {
+			names = append(names, fmt.Sprintf("%s (%s)", sc.Scenario, plural(len(sc.Inputs), "setting")))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "the inputs of " + strings.Join(names, ", ") + " differ from the baseline's, as listed: a baseline holds the figures of the inputs it was written with"
 }

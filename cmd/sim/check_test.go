@@ -813,3 +813,75 @@ func TestCheckJUnitIsABaseline(t *testing.T) {
 		}
 	}
 }
+
+// A baseline keeps the settings of the scenario it was written with, and a check of other
+// settings lists them above the figures (and in the JSON) and says so when it fails: the
+// figures moved because the inputs did. A baseline without settings (written before sim
+// kept them) is compared as before.
+func TestCheckSaysWhichInputsDiffer(t *testing.T) {
+	dir := t.TempDir()
+	te := realEnv()
+	if code := te.main([]string{"check", "quick", "--baseline-dir", dir, "--update-baseline", "--quiet"}); code != exitOK {
+		t.Fatalf("--update-baseline: exit %d: %s", code, te.stderr.String())
+	}
+	path := filepath.Join(dir, "quick.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := reports.ReadBaselineJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := base.Settings["controlPlane.maxEndpointsPerSlice"]; got != "100" || len(base.Settings) < 100 {
+		t.Fatalf("the baseline's settings: %d, maxEndpointsPerSlice %q", len(base.Settings), got)
+	}
+
+	te = realEnv()
+	if code := te.main([]string{"check", "quick", "--baseline-dir", dir, "--quiet"}); code != exitOK || strings.Contains(te.stdout.String(), "inputs") {
+		t.Fatalf("the same inputs: exit %d:\n%s%s", code, te.stdout.String(), te.stderr.String())
+	}
+
+	te = realEnv()
+	code := te.main([]string{"check", "quick", "--baseline-dir", dir, "--quiet", "--set", "controlPlane.maxEndpointsPerSlice=20"})
+	out, stderr := te.stdout.String(), te.stderr.String()
+	if code != exitFailed {
+		t.Fatalf("slices of 20 against a baseline of 100: exit %d:\n%s%s", code, out, stderr)
+	}
+	want := "inputs: 1 setting differs from the baseline's (baseline → this run):\n  controlPlane.maxEndpointsPerSlice  100  →  20\n"
+	if _, rest, _ := strings.Cut(out, "\n"); !strings.HasPrefix(rest, want) {
+		t.Errorf("check's output:\n%s\nwant under the headline:\n%s", out, want)
+	}
+	if !strings.Contains(stderr, "the inputs of quick (1 setting) differ from the baseline's") {
+		t.Errorf("the error does not name the inputs: %s", stderr)
+	}
+
+	te = realEnv()
+	te.main([]string{"check", "quick", "--baseline-dir", dir, "--quiet", "--set", "controlPlane.maxEndpointsPerSlice=20", "-o", "json"})
+	var report struct {
+		Scenarios []struct {
+			Inputs []reports.InputChange `json:"inputs"`
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal(te.stdout.Bytes(), &report); err != nil {
+		t.Fatal(err)
+	}
+	if len(report.Scenarios) != 1 || len(report.Scenarios[0].Inputs) != 1 || *report.Scenarios[0].Inputs[0].B != "20" {
+		t.Errorf("JSON inputs: %+v", report.Scenarios)
+	}
+
+	// Without settings: no inputs, the figures compared as before.
+	base.Settings = nil
+	var buf bytes.Buffer
+	if err := reports.WriteBaselineJSON(&buf, base); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	te = realEnv()
+	code = te.main([]string{"check", "quick", "--baseline-dir", dir, "--quiet", "--set", "controlPlane.maxEndpointsPerSlice=20"})
+	if code != exitFailed || strings.Contains(te.stdout.String(), "inputs") || strings.Contains(te.stderr.String(), "inputs") {
+		t.Errorf("a baseline without settings: exit %d:\n%s%s", code, te.stdout.String(), te.stderr.String())
+	}
+}

@@ -204,10 +204,17 @@ func diffInputs(a, b string) *reports.DiffInputs {
 		in.NotCompared = missing[0]
 		return in
 	}
-	for _, c := range scenarios.CompareSettings(settings[0], settings[1]) {
-		in.Changes = append(in.Changes, reports.InputChange{Setting: c.Path, A: c.A, B: c.B})
-	}
+	in.Changes = append(in.Changes, inputChanges(settings[0], settings[1])...)
 	return in
+}
+
+// inputChanges lists the settings a and b differ in, as the reports show them.
+func inputChanges(a, b []scenarios.Setting) []reports.InputChange {
+	var out []reports.InputChange
+	for _, c := range scenarios.CompareSettings(a, b) {
+		out = append(out, reports.InputChange{Setting: c.Path, A: c.A, B: c.B})
+	}
+	return out
 }
 
 // readBounded reads the file at path, failing when it holds more than limit bytes.
