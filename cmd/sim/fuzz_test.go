@@ -81,6 +81,7 @@ func FuzzParseArgs(f *testing.F) {
 func FuzzScanBaselineJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"version": 1, "scenario": "q", "seed": 1, "figures": {"a.b.c": 1, "a.b.c": 2}}`,
+		`{"version": 1, "scenario": "q", "seed": 1, "figures": {"a.b.c": 1}, "settings": {"seed": "1", "seed": 2}}`,
 		`{"a": {"b": 1, "b": [{"c": 1, "c": 2}]}, "a": null}`,
 		`{"figures": {"x": 1e400}}`, "\ufeff{}", `[`, `{"a":`, ``, `{"":0,"":0}0`,
 	} {
