@@ -217,8 +217,14 @@ func inputChanges(a, b []scenarios.Setting) []reports.InputChange {
 	return out
 }
 
-// readBounded reads the file at path, failing when it holds more than limit bytes.
+// readBounded reads the regular file at path (a named pipe would block the read), failing
+// when it holds more than limit bytes.
 func readBounded(path string, limit int) ([]byte, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

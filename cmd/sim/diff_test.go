@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"epsim/reports"
@@ -485,6 +486,21 @@ func TestDiffSaysWhichInputsDiffer(t *testing.T) {
 	if strings.Contains(te.stdout.String(), "inputs") {
 		t.Errorf("neither run with the file, yet:\n%s", te.stdout.String())
 	}
+	// A named pipe (or a directory) under the name is not read: a pipe would block diff.
+	if err := syscall.Mkfifo(filepath.Join(a, "effective-scenario.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b, "effective-scenario.yaml"), []byte("seed: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	te = realEnv()
+	if code := te.main([]string{"diff", a, b}); code != exitOK || !strings.Contains(te.stdout.String(), "effective-scenario.yaml: not a regular file") {
+		t.Errorf("a named pipe as the effective scenario: exit %d:\n%s", code, te.stdout.String())
+	}
+	if err := os.Remove(filepath.Join(a, "effective-scenario.yaml")); err != nil {
+		t.Fatal(err)
+	}
+
 	// A file that is not a scenario is said to be, and the figures are still compared.
 	if err := os.WriteFile(filepath.Join(b, "effective-scenario.yaml"), []byte("- a list\n"), 0o644); err != nil {
 		t.Fatal(err)
