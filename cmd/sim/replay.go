@@ -179,7 +179,7 @@ Examples:
 		choiceFlag(fs, &o.start, "start", "cold", "what the controllers were doing when the recording began (`start`): cold (starting) or warm (running; the first syncs run in a phase of their own)", "cold", "warm")
 		fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr (bar or lines), nor the line saying what --out wrote")
 		fs.BoolVar(&o.charts, "charts", true, "with --out, also draw the charts")
-		fs.BoolVar(&o.writeLog, "write-log", true, "with --out, also write writes.jsonl, a line per API write")
+		fs.BoolVar(&o.writeLog, "write-log", true, "with --out, also write writes.jsonl, a line per API write (false: leave it out)")
 		fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the replay (reading the inputs, the run, the outputs) to `FILE`")
 		fs.StringVar(&o.memprofile, "memprofile", "", "write a heap profile to `FILE`, taken near the replay's largest live heap")
 		return func(e *env, args []string) error {
