@@ -389,28 +389,50 @@ func differ(n int, from string) string {
 	return plural(n, "setting") + " " + verb
 }
 
+// maxInputLines is the most changed settings a table lists: runs of two different
+// scenarios differ in a hundred and more (every Service's), which buried the figures.
+const maxInputLines = 20
+
 // writeInputChanges writes the line head, then each change on a line of its own: the
-// setting, its value in A, an arrow, its value in B, in columns.
+// setting, its value in A, an arrow, its value in B, in columns; past maxInputLines, a line
+// saying how many more -o json lists.
 func writeInputChanges(w io.Writer, head string, changes []InputChange) {
 	fmt.Fprintln(w, head)
-	cells := make([][]string, len(changes))
-	for i, c := range changes {
+	shown := changes[:min(len(changes), maxInputLines)]
+	cells := make([][]string, len(shown))
+	for i, c := range shown {
 		cells[i] = []string{c.Setting, inputValue(c.A), "→", inputValue(c.B)}
 	}
 	writeColumns(w, cells, []bool{false, false, false, false})
+	if more := len(changes) - len(shown); more > 0 {
+		fmt.Fprintf(w, "  … and %d more (-o json lists every one)\n", more)
+	}
 }
 
 // inputValue is a setting's value as the table shows it: "(none)" for a run without it,
 // quoted when empty or holding a control character (a newline would break the table, an
-// escape sequence the terminal).
+// escape sequence the terminal), and cut to maxInputWidth characters.
 func inputValue(v *string) string {
 	switch {
 	case v == nil:
 		return "(none)"
 	case *v == "" || strings.ContainsFunc(*v, unicode.IsControl):
-		return strconv.Quote(*v)
+		return shortened(strconv.Quote(*v))
 	}
-	return *v
+	return shortened(*v)
+}
+
+// maxInputWidth is the most characters of a setting's value the tables show (-o json has
+// it whole): a description of a line and a half pushed the arrow and the other value off
+// the screen.
+const maxInputWidth = 60
+
+// shortened is v cut to maxInputWidth characters, an ellipsis last, when longer.
+func shortened(v string) string {
+	if r := []rune(v); len(r) > maxInputWidth {
+		return string(r[:maxInputWidth-1]) + "…"
+	}
+	return v
 }
 
 func optFigure(name string, kind FigureKind, v *float64) string {

@@ -180,6 +180,12 @@ func TestDiffTableInputs(t *testing.T) {
 			"  seed              1              →  2\n" +
 			"  description       \"x\\n\\x1b[31m\"  →  \"\"\n" +
 			"  services[1].name  (none)         →  api\n"},
+		{"a long value is cut", &DiffInputs{File: "e.yaml", Changes: []InputChange{
+			{Setting: "description", A: str(strings.Repeat("a", 61)), B: str(strings.Repeat("é", 60))},
+		}}, "inputs: 1 setting differs (e.yaml, A → B):\n" +
+			"  description  " + strings.Repeat("a", 59) + "…  →  " + strings.Repeat("é", 60) + "\n"},
+		{"many are cut", &DiffInputs{File: "e.yaml", Changes: manyChanges(22)},
+			"inputs: 22 settings differ (e.yaml, A → B):\n" + manyLines(20) + "  … and 2 more (-o json lists every one)\n"},
 		{"same", &DiffInputs{File: "e.yaml"}, "inputs: the same (every setting of e.yaml)\n"},
 		{"not compared", &DiffInputs{File: "e.yaml", NotCompared: "B b has no e.yaml"}, "inputs not compared: B b has no e.yaml\n"},
 		{"not asked", nil, ""},
@@ -197,4 +203,23 @@ func TestDiffTableInputs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyChanges is n changes of settings s10, s11, … from "a" to "b"; manyLines their first
+// n lines in the table.
+func manyChanges(n int) []InputChange {
+	var out []InputChange
+	for i := range n {
+		a, b := "a", "b"
+		out = append(out, InputChange{Setting: fmt.Sprintf("s%d", 10+i), A: &a, B: &b})
+	}
+	return out
+}
+
+func manyLines(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "  s%d  a  →  b\n", 10+i)
+	}
+	return b.String()
 }
