@@ -321,11 +321,15 @@ func WriteCheckJUnit(w io.Writer, r *CheckReport) error {
 	all := junitSuites{Name: "sim check"}
 	for _, sc := range r.Scenarios {
 		suite := junitSuite{Name: sc.Scenario, Time: "0"}
+		inputs := junitInputs(sc.Inputs)
 		for _, row := range sc.Rows {
 			tc := junitCase{Name: row.Figure, ClassName: sc.Scenario + "." + row.Source, Time: "0"}
 			if row.Failed {
 				tc.Failure = &junitFailure{Message: row.Message, Type: string(row.Verdict),
 					Text: fmt.Sprintf("%s\nexpected: %s\nactual: %s\nchange: %s\n", row.Message, row.expectedText(), actualText(&row), row.changeText())}
+				if row.Source == SourceBaseline {
+					tc.Failure.Text += inputs
+				}
 				suite.Failures++
 			} else {
 				tc.SystemOut = string(row.Verdict) + ": " + row.Message
@@ -347,6 +351,25 @@ func WriteCheckJUnit(w io.Writer, r *CheckReport) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// junitInputs is what a failing baseline figure's JUnit text adds when the scenario's inputs
+// differ from the baseline's: the first few changed settings (a CI page shows a failure's
+// text, rarely the table), or "".
+func junitInputs(changes []InputChange) string {
+	if len(changes) == 0 {
+		return ""
+	}
+	const shown = 3
+	parts := make([]string, 0, shown)
+	for _, c := range changes[:min(len(changes), shown)] {
+		parts = append(parts, fmt.Sprintf("%s %s → %s", c.Setting, inputValue(c.A), inputValue(c.B)))
+	}
+	more := ""
+	if n := len(changes) - shown; n > 0 {
+		more = fmt.Sprintf(", and %d more", n)
+	}
+	return fmt.Sprintf("inputs: %s the baseline's: %s%s\n", differ(len(changes), "from"), strings.Join(parts, "; "), more)
 }
 
 func actualText(r *CheckRow) string {

@@ -870,6 +870,40 @@ func TestCheckSaysWhichInputsDiffer(t *testing.T) {
 		t.Errorf("JSON inputs: %+v", report.Scenarios)
 	}
 
+	// A CI page shows a failure's text: each failing baseline figure's names the inputs.
+	junit := filepath.Join(t.TempDir(), "check.xml")
+	te = realEnv()
+	te.main([]string{"check", "quick", "--baseline-dir", dir, "--quiet", "--set", "controlPlane.maxEndpointsPerSlice=20", "--junit", junit})
+	xmlData, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Cases []struct {
+			ClassName string `xml:"classname,attr"`
+			Failure   *struct {
+				Text string `xml:",chardata"`
+			} `xml:"failure"`
+		} `xml:"testsuite>testcase"`
+	}
+	if err := xml.Unmarshal(xmlData, &doc); err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for _, c := range doc.Cases {
+		if c.Failure == nil {
+			continue
+		}
+		failed++
+		if !strings.HasSuffix(c.Failure.Text, "\ninputs: 1 setting differs from the baseline's: controlPlane.maxEndpointsPerSlice 100 → 20\n") {
+			t.Errorf("failure text of %s:\n%s", c.ClassName, c.Failure.Text)
+			break
+		}
+	}
+	if failed == 0 {
+		t.Error("no failing testcase in the JUnit report")
+	}
+
 	// Without settings: no inputs, the figures compared as before.
 	base.Settings = nil
 	var buf bytes.Buffer
