@@ -156,13 +156,7 @@ func TestWriteLogLeftOut(t *testing.T) {
 		}
 	}
 
-	recorded := filepath.Join(dir, "slices.json")
-	if err := os.WriteFile(recorded, []byte(`{"type":"ADDED","object":{"kind":"EndpointSlice","apiVersion":"discovery.k8s.io/v1",`+
-		`"metadata":{"name":"web-abcde","namespace":"shop","labels":{"kubernetes.io/service-name":"web",`+
-		`"endpointslice.kubernetes.io/managed-by":"endpointslice-controller.k8s.io"}},"addressType":"IPv4",`+
-		`"endpoints":[{"addresses":["10.0.0.1"],"conditions":{"ready":true}}],"ports":[{"port":80}]}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	recorded := writeRecordedSlice(t, dir)
 	replay := func(out string, extra ...string) string {
 		t.Helper()
 		te := realEnv()

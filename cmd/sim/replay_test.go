@@ -80,6 +80,20 @@ func replaySample(t *testing.T, services, nodes, dir string) (stdout, stderr str
 	return out.String(), errb.String(), report
 }
 
+// writeRecordedSlice writes into dir a recording of the cluster's EndpointSlices for
+// --endpointslices, slices.json: one slice of shop/web, one ready endpoint on port 80.
+func writeRecordedSlice(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "slices.json")
+	if err := os.WriteFile(path, []byte(`{"type":"ADDED","object":{"kind":"EndpointSlice","apiVersion":"discovery.k8s.io/v1",`+
+		`"metadata":{"name":"web-abcde","namespace":"shop","labels":{"kubernetes.io/service-name":"web",`+
+		`"endpointslice.kubernetes.io/managed-by":"endpointslice-controller.k8s.io"}},"addressType":"IPv4",`+
+		`"endpoints":[{"addresses":["10.0.0.1"],"conditions":{"ready":true}}],"ports":[{"port":80}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // replayEnv is the real environment (real engine and loader) with captured streams.
 func replayEnv() (*env, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer
@@ -220,13 +234,7 @@ func TestReplayRunReport(t *testing.T) {
 	dir := t.TempDir()
 	pods := filepath.Join(dir, "a|b*`c.json")
 	copySample(t, "replay-watch.json", pods)
-	slices := filepath.Join(dir, "slices.json")
-	if err := os.WriteFile(slices, []byte(`{"type":"ADDED","object":{"kind":"EndpointSlice","apiVersion":"discovery.k8s.io/v1",`+
-		`"metadata":{"name":"web-abcde","namespace":"shop","labels":{"kubernetes.io/service-name":"web",`+
-		`"endpointslice.kubernetes.io/managed-by":"endpointslice-controller.k8s.io"}},"addressType":"IPv4",`+
-		`"endpoints":[{"addresses":["10.0.0.1"],"conditions":{"ready":true}}],"ports":[{"port":80}]}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	slices := writeRecordedSlice(t, dir)
 	out := filepath.Join(dir, "out")
 	e, stdout, errb := replayEnv()
 	code := e.main([]string{"replay", "--pods", pods, "--services", sample("replay-services.json"), "--nodes", sample("replay-nodes.json"),
@@ -639,13 +647,7 @@ func TestReplayComparisonAgreesWithWriteLog(t *testing.T) {
 
 func checkReplayComparison(t *testing.T, start string) {
 	dir := t.TempDir()
-	slices := filepath.Join(dir, "slices.json")
-	real := `{"type":"ADDED","object":{"kind":"EndpointSlice","apiVersion":"discovery.k8s.io/v1","metadata":{"name":"web-abcde","namespace":"shop",` +
-		`"labels":{"kubernetes.io/service-name":"web","endpointslice.kubernetes.io/managed-by":"endpointslice-controller.k8s.io"}},` +
-		`"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"],"conditions":{"ready":true}}],"ports":[{"port":80}]}}`
-	if err := os.WriteFile(slices, []byte(real), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	slices := writeRecordedSlice(t, dir)
 	out := filepath.Join(dir, "out")
 	e, _, errb := replayEnv()
 	code := e.main([]string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"),
