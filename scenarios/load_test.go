@@ -765,6 +765,19 @@ func FuzzParse(f *testing.F) {
 		if c.EndTime > 0 && waits > c.EndTime {
 			t.Fatalf("accepted waits of %v with guards.endTime %v: the run could never finish", waits, c.EndTime)
 		}
+		// The effective scenario (sim run --out's effective-scenario.yaml, which repeats the
+		// run) loads back to the same run, and its settings to themselves.
+		text := Effective(sc)
+		again, err := Parse("effective.yaml", text, nil)
+		if err != nil {
+			t.Fatalf("the effective scenario does not load: %v\n%s", err, text)
+		}
+		if !reflect.DeepEqual(again.Config, sc.Config) {
+			t.Fatalf("the effective scenario loads to another run:\n got %+v\nwant %+v\n%s", again.Config, sc.Config, text)
+		}
+		if _, err := Settings(text); err != nil {
+			t.Fatalf("the effective scenario's settings: %v\n%s", err, text)
+		}
 	})
 }
 
