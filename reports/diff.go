@@ -375,6 +375,10 @@ func writeInputs(w io.Writer, in *DiffInputs) {
 		return
 	}
 	writeInputChanges(w, fmt.Sprintf("inputs: %s (%s, A → B):", differ(len(in.Changes), ""), in.File), in.Changes)
+	if len(in.Changes) == 1 && in.Changes[0].Setting == "seed" {
+		// The pods' timings, names and IPs are drawn from the seed: what moved is chance.
+		fmt.Fprintln(w, "  (only the seed: the changes below are the spread of one scenario from seed to seed)")
+	}
 }
 
 // differ is "N setting(s) differ(s)", then " from" when from is "from".

@@ -186,6 +186,8 @@ func TestDiffTableInputs(t *testing.T) {
 			"  description  " + strings.Repeat("a", 59) + "…  →  " + strings.Repeat("é", 60) + "\n"},
 		{"many are cut", &DiffInputs{File: "e.yaml", Changes: manyChanges(22)},
 			"inputs: 22 settings differ (e.yaml, A → B):\n" + manyLines(20) + "  … and 2 more (-o json lists every one)\n"},
+		{"only the seed", &DiffInputs{File: "e.yaml", Changes: []InputChange{{Setting: "seed", A: str("1"), B: str("2")}}},
+			"inputs: 1 setting differs (e.yaml, A → B):\n  seed  1  →  2\n  (only the seed: the changes below are the spread of one scenario from seed to seed)\n"},
 		{"same", &DiffInputs{File: "e.yaml"}, "inputs: the same (every setting of e.yaml)\n"},
 		{"not compared", &DiffInputs{File: "e.yaml", NotCompared: "B b has no e.yaml"}, "inputs not compared: B b has no e.yaml\n"},
 		{"not asked", nil, ""},
