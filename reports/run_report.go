@@ -457,6 +457,7 @@ func (r *RunReport) nextSteps() []string {
 			out = append(out, "How close the simulated EndpointSlice writes come to the cluster's own: record its slices beside the pods and replay with `--endpointslices` (see `sim help replay`).")
 		}
 		out = append(out, "Every slice size for this cluster's Services at once: `sim import` them into a scenario, then `sim plan` over `controlPlane.maxEndpointsPerSlice` (see `sim help import`, `sim help plan`).")
+		out = append(out, "Replay with the same settings, or changed ones: `effective-scenario.yaml` beside this report holds the settings this replay ran with, every default and override applied, for `--scenario`; `sim diff` of two replays' directories says which of them they differ in.")
 		return out
 	}
 	out = append(out, "Every slice size for your own Services at once: `sim plan` over `controlPlane.maxEndpointsPerSlice` (see `sim help plan`).")

@@ -18,7 +18,6 @@ import (
 func Effective(sc *Scenario) []byte {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	cfg := &sc.Config
 	w("# The effective scenario of %s: every default applied.\n", sc.File)
 	if len(sc.Expect) > 0 {
 		w("# Its %d expect: budgets are not repeated here.\n", len(sc.Expect))
@@ -27,10 +26,32 @@ func Effective(sc *Scenario) []byte {
 	if sc.Description != "" {
 		w("description: %s\n", yamlscalar.Quote(sc.Description))
 	}
+	writeEffective(&b, &sc.Config, false)
+	return []byte(b.String())
+}
+
+// EffectiveSettings writes the settings of cfg, every default applied, as a scenario file
+// without a name, cluster, Services or timeline: what 'sim replay --scenario' takes, whose
+// cluster, Services and pods come from a recording. from names where the settings came from
+// (a file, or the defaults) in the first comment. Loading the text with LoadSettings gives
+// the same settings.
+func EffectiveSettings(cfg *sim.Config, from string) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# The effective settings of %s: every default applied.\n", from)
+	writeEffective(&b, cfg, true)
+	return []byte(b.String())
+}
+
+// writeEffective writes cfg's fields from seed: on, leaving out the cluster, Services and
+// timeline when settingsOnly.
+func writeEffective(b *strings.Builder, cfg *sim.Config, settingsOnly bool) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("seed: %d\n", cfg.Seed)
-	c := cfg.Cluster
-	w("cluster:\n  nodes: %d\n  zones: [%s]\n  region: %s\n  nodeNameFormat: %s\n  nodeMilliCPU: %d\n  maxPodsPerNode: %d\n",
-		c.Nodes, joinQ(c.Zones), yamlscalar.Quote(c.Region), yamlscalar.Quote(c.NodeNameFormat), c.NodeMilliCPU, c.MaxPodsPerNode)
+	if !settingsOnly {
+		c := cfg.Cluster
+		w("cluster:\n  nodes: %d\n  zones: [%s]\n  region: %s\n  nodeNameFormat: %s\n  nodeMilliCPU: %d\n  maxPodsPerNode: %d\n",
+			c.Nodes, joinQ(c.Zones), yamlscalar.Quote(c.Region), yamlscalar.Quote(c.NodeNameFormat), c.NodeMilliCPU, c.MaxPodsPerNode)
+	}
 	cp := cfg.ControlPlane
 	w("controlPlane:\n")
 	for _, x := range []struct {
@@ -82,6 +103,21 @@ func Effective(sc *Scenario) []byte {
 	w("  costs:\n    syncBase: %s\n    walkNanosPerServicePort: %s\n    generateNanosPerRule: %s\n    writeNanosPerRule: %s\n    rulesPerServicePort: %s\n    rulesPerEndpoint: %s\n    decodeProtobufNanosPerByte: %s\n    decodeJSONNanosPerByte: %s\n",
 		kc.SyncBase, fnum(kc.WalkNanosPerServicePort), fnum(kc.GenerateNanosPerRule), fnum(kc.WriteNanosPerRule), fnum(kc.RulesPerServicePort), fnum(kc.RulesPerEndpoint),
 		fnum(kc.DecodeProtobufNanosPerByte), fnum(kc.DecodeJSONNanosPerByte))
+	if !settingsOnly {
+		writeServicesAndTimeline(w, cfg)
+	}
+	mode := "both"
+	switch {
+	case cfg.RunEndpoints && !cfg.RunEndpointSlices:
+		mode = "endpoints"
+	case !cfg.RunEndpoints && cfg.RunEndpointSlices:
+		mode = "endpointslices"
+	}
+	w("modes: %s\nguards:\n  maxEvents: %d\n  endTime: %s\nslo: %s\n", mode, cfg.MaxEvents, cfg.EndTime, cfg.SLO)
+}
+
+// writeServicesAndTimeline writes the services: and timeline: of an effective scenario.
+func writeServicesAndTimeline(w func(string, ...any), cfg *sim.Config) {
 	w("services:\n")
 	for _, s := range cfg.Services {
 		w("  - name: %s\n    namespace: %s\n    count: %d\n", yamlscalar.Quote(s.Name), yamlscalar.Quote(s.Namespace), s.Count)
@@ -184,15 +220,6 @@ func Effective(sc *Scenario) []byte {
 		}
 		w("    settle: %s\n", x.Settle)
 	}
-	mode := "both"
-	switch {
-	case cfg.RunEndpoints && !cfg.RunEndpointSlices:
-		mode = "endpoints"
-	case !cfg.RunEndpoints && cfg.RunEndpointSlices:
-		mode = "endpointslices"
-	}
-	w("modes: %s\nguards:\n  maxEvents: %d\n  endTime: %s\nslo: %s\n", mode, cfg.MaxEvents, cfg.EndTime, cfg.SLO)
-	return []byte(b.String())
 }
 
 func joinQ(vals []string) string {

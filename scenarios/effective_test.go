@@ -2,7 +2,9 @@ package scenarios
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -39,5 +41,37 @@ func TestEffectiveRoundTrip(t *testing.T) {
 	}
 	if _, err := os.Stat("testdata/import.golden.yaml"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestEffectiveSettingsRoundTrip: the effective settings (what sim replay --out writes for
+// --scenario) load back, with LoadSettings, to the same settings, for every shipped
+// scenario with overrides.
+func TestEffectiveSettingsRoundTrip(t *testing.T) {
+	for _, name := range Names() {
+		t.Run(name, func(t *testing.T) {
+			_, cfg, err := Load(name, []string{"kubeProxy.mode=nftables", "controlPlane.maxEndpointsPerSlice=7", "seed=5", "slo=2m", "modes=endpointslices"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := EffectiveSettings(&cfg, name)
+			for _, section := range []string{"\ncluster:", "\nservices:", "\ntimeline:", "\nname:"} {
+				if strings.Contains(string(text), section) {
+					t.Errorf("the settings hold %s", strings.TrimSpace(section))
+				}
+			}
+			path := filepath.Join(t.TempDir(), "settings.yaml")
+			if err := os.WriteFile(path, text, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, again, err := LoadSettings(path, nil)
+			if err != nil {
+				t.Fatalf("the settings do not load: %v\n%s", err, text)
+			}
+			again.Name, again.Cluster, again.Services, again.Timeline = cfg.Name, cfg.Cluster, cfg.Services, cfg.Timeline
+			if !reflect.DeepEqual(again, cfg) {
+				t.Errorf("the settings load to others:\n got %+v\nwant %+v\n%s", again, cfg, text)
+			}
+		})
 	}
 }

@@ -32,7 +32,7 @@ Above the figures, diff lists the settings the runs' inputs differ in (seed,
 controlPlane.maxEndpointsPerSlice, services[0].replicas, ...): it compares the
 effective-scenario.yaml that 'sim run --out' writes beside each summary.json, every field
 with defaults and overrides applied, so that a change of input no one meant shows. A run
-without one (a replay, or a run of a sim before it wrote one) is named there, and its
+without one (of a sim before it wrote one) is named there, and its
 figures are compared all the same.
 
 With --fail-on PERCENT, a figure that moved by more than PERCENT (either way) fails the
@@ -163,7 +163,7 @@ func parsePercent(flagName, s string) (float64, error) {
 
 // diffInputs compares the effective scenarios beside the summaries of runs a and b (each
 // an --out directory or its summary.json): the settings they differ in. Nil when neither
-// run has one (a replay, or a run of a sim that did not write it); when one has, or a file
+// run has one (runs of a sim that did not write it); when one has, or a file
 // cannot be read, the figures are still compared and the report says why the inputs were
 // not.
 func diffInputs(a, b string) *reports.DiffInputs {
@@ -187,7 +187,7 @@ func diffInputs(a, b string) *reports.DiffInputs {
 		data, err := readBounded(path, scenarios.MaxFileBytes)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			missing = append(missing, fmt.Sprintf("%s has no %s (a replay, or a run of a sim before it was written)", name, effectiveScenarioFile))
+			missing = append(missing, fmt.Sprintf("%s has no %s (a run of a sim before it was written)", name, effectiveScenarioFile))
 			continue
 		case err == nil:
 			settings[i], err = scenarios.Settings(data)

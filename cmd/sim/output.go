@@ -136,7 +136,7 @@ const effectiveScenarioFile = "effective-scenario.yaml"
 
 // The files of fixed names each command writes into --out, beside its charts.
 var (
-	replayFiles = []string{"summary.json", "timeseries.csv", "writes.jsonl", "layout.csv", "report.md", "report.html", "replay.json"}
+	replayFiles = []string{"summary.json", "timeseries.csv", "writes.jsonl", "layout.csv", "report.md", "report.html", "replay.json", effectiveScenarioFile}
 	runFiles    = []string{"summary.json", "timeseries.csv", "writes.jsonl", "layout.csv", "report.md", "report.html", effectiveScenarioFile}
 	planFiles   = []string{"plan.json", "results.csv", "report.md", "report.html"}
 )

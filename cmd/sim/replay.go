@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -149,7 +150,10 @@ what was replayed where a run's describes its scenario: the recording, where its
 from and how the controllers started, what was read, and with --endpointslices the
 cluster's slice writes beside the simulated ones; its next steps repeat this replay's
 command. Besides, replay.json holds what was read (events read, skipped, unmatched, out of
-order, where times came from, and the comparison). As with 'sim run', DIR is replaced as a
+order, where times came from, and the comparison), and effective-scenario.yaml the settings
+the replay ran with, every default and override applied, without the cluster, Services and
+timeline the recording gave: --scenario takes it to replay with them again, and 'sim diff'
+says what two replays' settings differ in. As with 'sim run', DIR is replaced as a
 whole, so it may not be the working directory or contain it, and a line on stderr says what
 was written into it (not with --quiet).
 
@@ -173,7 +177,7 @@ Examples:
 		fs.StringVar(&o.slices, "endpointslices", "", "the real EndpointSlice watch stream or trace, `FILE`, to compare with (--mode both or endpointslices)")
 		fs.StringVar(&o.scenario, "scenario", "", "take control-plane settings from scenario `FILE` (default: built-in defaults)")
 		fs.Var(&o.sets, "set", "override a setting, `path=value` (repeatable): seed, modes, controlPlane, apiServer, network, kubeProxy, guards or slo; e.g. controlPlane.maxEndpointsPerSlice=500")
-		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv, replay.json, the report and charts into `DIR`")
+		fs.StringVar(&o.out, "out", "", "also write summary.json, timeseries.csv, writes.jsonl, layout.csv, replay.json, effective-scenario.yaml, the report and charts into `DIR`")
 		formatFlag(fs, &o.format, "stdout `format`: table, or json (the content of summary.json)")
 		choiceFlag(fs, &o.mode, "mode", "both", "control planes to run (`mode`): both, endpoints or endpointslices", modeChoices...)
 		choiceFlag(fs, &o.start, "start", "cold", "what the controllers were doing when the recording began (`start`): cold (starting) or warm (running; the first syncs run in a phase of their own)", "cold", "warm")
@@ -514,7 +518,10 @@ func (o *replayOptions) run(e *env, args []string) (err error) {
 
 	summary := reports.NewSummary(res, configModes(cfg))
 	if o.out != "" {
-		written, err := writeReplayOutputs(out, res, summary, report, o.runReport(cfg, report, pstats.RecordedTimes), outputChoices{charts: o.charts, writeLog: o.writeLog})
+		run := o.runReport(cfg, report, pstats.RecordedTimes)
+		settings := append(replaySettingsHeader(append(slices.Clone(run.Replay.Command), run.Overrides...)),
+			scenarios.EffectiveSettings(&cfg, cmp.Or(o.scenario, "the replay's defaults"))...)
+		written, err := writeReplayOutputs(out, res, summary, report, run, outputChoices{charts: o.charts, writeLog: o.writeLog}, settings)
 		if err != nil {
 			return err
 		}
@@ -909,10 +916,22 @@ func (o *replayOptions) runReport(cfg sim.Config, r *ReplayReport, recordedTimes
 
 // writeReplayOutputs writes 'sim run”s --out files, its report of the replay and
 // replay.json, all or nothing.
-func writeReplayOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, report *ReplayReport, run *reports.RunReport, choices outputChoices) (writtenOutputs, error) {
+func writeReplayOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, report *ReplayReport, run *reports.RunReport, choices outputChoices, settings []byte) (writtenOutputs, error) {
 	return writeOutputs(out, res, summary, choices, run, outputFile{"replay.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(report)
+	}}, outputFile{effectiveScenarioFile, func(w io.Writer) error {
+		_, err := w.Write(settings)
+		return err
 	}})
+}
+
+// replaySettingsHeader is the comment that begins a replay's effective-scenario.yaml: the
+// command that ran (words quoted as effectiveHeader quotes them) and what the file is for.
+func replaySettingsHeader(words []string) []byte {
+	return fmt.Appendf(nil, "# Written by 'sim replay --out' for:\n#   %s\n"+
+		"# The settings the replay ran with (its cluster, Services and pods came from the\n"+
+		"# recording): 'sim replay --scenario' this file to replay with them again; 'sim diff'\n"+
+		"# reads it to say what two runs' inputs differ in.\n", commandLine(words))
 }

@@ -202,7 +202,7 @@ func TestReplayOut(t *testing.T) {
 		t.Errorf("stderr %q lacks the no --nodes note", errb)
 	}
 	// It says what it wrote into --out, as 'sim run --out' and 'sim plot' do.
-	if want := "sim: replay: wrote 7 files into " + dir + ": summary.json, timeseries.csv, writes.jsonl, layout.csv, replay.json, report.md, report.html\n"; !strings.Contains(errb.String(), want) {
+	if want := "sim: replay: wrote 8 files into " + dir + ": summary.json, timeseries.csv, writes.jsonl, layout.csv, replay.json, effective-scenario.yaml, report.md, report.html\n"; !strings.Contains(errb.String(), want) {
 		t.Errorf("stderr %q lacks %q", errb, want)
 	}
 	var summary map[string]any
@@ -1111,5 +1111,53 @@ func TestReplayInputInOut(t *testing.T) {
 				t.Errorf("%s DIR/%s: --out holds %d files, want the input alone", flagName, name, len(entries))
 			}
 		}
+	}
+}
+
+// A replay's --out holds its settings (effective-scenario.yaml, without cluster, Services or
+// timeline, which the recording gives): replayed again with them as --scenario, the
+// replay's summary is the same, byte for byte, and diff finds no input differs; a replay with
+// another --set is told apart by that setting.
+func TestReplaySettingsRepeatTheReplay(t *testing.T) {
+	dir := t.TempDir()
+	replay := func(out string, extra ...string) {
+		t.Helper()
+		e, _, errb := replayEnv()
+		args := append([]string{"replay", "--pods", sample("replay-trace.jsonl"), "--services", sample("replay-services.json"),
+			"--nodes", sample("replay-nodes.json"), "--out", out, "--charts=false", "--quiet"}, extra...)
+		if code := e.main(args); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errb)
+		}
+	}
+	a, b, c := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "c")
+	replay(a, "--set", "controlPlane.maxEndpointsPerSlice=2", "--start", "warm")
+	settings := filepath.Join(a, "effective-scenario.yaml")
+	text, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, section := range []string{"\ncluster:", "\nservices:", "\ntimeline:"} {
+		if strings.Contains(string(text), section) {
+			t.Errorf("a replay's settings hold %s:\n%s", strings.TrimSpace(section), text)
+		}
+	}
+	if !strings.Contains(string(text), "--set 'controlPlane.maxEndpointsPerSlice=2'") && !strings.Contains(string(text), "--set controlPlane.maxEndpointsPerSlice=2") {
+		t.Errorf("the header lacks the command's --set:\n%s", text)
+	}
+	replay(b, "--scenario", settings, "--start", "warm")
+	x, _ := os.ReadFile(filepath.Join(a, "summary.json"))
+	y, _ := os.ReadFile(filepath.Join(b, "summary.json"))
+	if len(x) == 0 || string(x) != string(y) {
+		t.Error("the replay with its own settings as --scenario differs from it")
+	}
+	te := realEnv()
+	if code := te.main([]string{"diff", a, b}); code != exitOK || !strings.Contains(te.stdout.String(), "\ninputs: the same") {
+		t.Errorf("diff of a replay and its repeat: exit %d:\n%s", code, te.stdout.String())
+	}
+	replay(c, "--start", "warm")
+	te = realEnv()
+	te.main([]string{"diff", a, c})
+	if !strings.Contains(te.stdout.String(), "\ninputs: 1 setting differs (effective-scenario.yaml, A → B):\n  controlPlane.maxEndpointsPerSlice  2  →  100\n") {
+		t.Errorf("diff of replays at two slice sizes:\n%s", te.stdout.String())
 	}
 }

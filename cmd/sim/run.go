@@ -704,6 +704,14 @@ func writeOutputs(out *outputDir, res *sim.Results, summary *reports.Summary, ch
 // the command that ran (words, each quoted for a shell, or in Go's quotes where it holds a
 // control character, which would end the comment's line), and what the file is for.
 func effectiveHeader(words []string) []byte {
+	return fmt.Appendf(nil, "# Written by 'sim run --out' for:\n#   %s\n"+
+		"# 'sim run' this file to repeat that run; 'sim diff' reads it to say what two runs'\n"+
+		"# inputs differ in.\n", commandLine(words))
+}
+
+// commandLine is words as one line of a comment: each quoted for a shell, or in Go's
+// quotes where it holds a control character, which would end the line.
+func commandLine(words []string) string {
 	quoted := make([]string, len(words))
 	for i, w := range words {
 		quoted[i] = reports.ShellWord(w)
@@ -711,7 +719,5 @@ func effectiveHeader(words []string) []byte {
 			quoted[i] = strconv.Quote(w)
 		}
 	}
-	return fmt.Appendf(nil, "# Written by 'sim run --out' for:\n#   %s\n"+
-		"# 'sim run' this file to repeat that run; 'sim diff' reads it to say what two runs'\n"+
-		"# inputs differ in.\n", strings.Join(quoted, " "))
+	return strings.Join(quoted, " ")
 }
