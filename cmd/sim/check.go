@@ -355,9 +355,11 @@ func (o *checkOptions) run(e *env, args []string) (err error) {
 		summary := reports.NewSummary(res, configModes(cfg))
 		rows := reports.CheckBudgets(summary, job.sc.Budgets)
 		sc := reports.ScenarioCheck{Scenario: summary.Scenario, File: job.sc.File, Seed: summary.Seed, Baseline: job.baselinePath}
-		settings, err := checkSettings(job.sc, cfg)
-		if err != nil {
-			return fmt.Errorf("check %s: %w", job.sc.File, err)
+		var settings []scenarios.Setting
+		if o.update || job.baseline != nil && job.baseline.Settings != nil {
+			if settings, err = checkSettings(job.sc, cfg); err != nil {
+				return fmt.Errorf("check %s: %w", job.sc.File, err)
+			}
 		}
 		switch {
 		case o.update:
