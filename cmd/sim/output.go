@@ -130,8 +130,9 @@ func makeOutDir(dir string) (string, []string, error) {
 }
 
 // effectiveScenarioFile is the scenario of a run as it ran, every default and override
-// applied ('sim run --print-scenario'), which 'sim run --out' writes beside the results: it
-// runs the same run again, and 'sim diff' reads it to say what two runs' inputs differ in.
+// applied ('sim run --print-scenario'), which 'sim run --out' writes beside the results (and
+// 'sim replay --out' the settings alone, for --scenario): it runs the same run again, and
+// 'sim diff' reads it to say what two runs' inputs differ in.
 const effectiveScenarioFile = "effective-scenario.yaml"
 
 // The files of fixed names each command writes into --out, beside its charts.
