@@ -167,7 +167,7 @@ func WriteCheckTable(w io.Writer, r *CheckReport, verbose bool) error {
 		fmt.Fprintf(ew, "check %s (%s, seed %d; %s): %s, %s\n", sc.Scenario, sc.File, sc.Seed, against,
 			plural(c.Figures, "figure"), c)
 		if len(sc.Inputs) > 0 {
-			writeInputChanges(ew, fmt.Sprintf("inputs: %s the baseline's (baseline → this run):", differ(len(sc.Inputs), "from")), sc.Inputs)
+			writeInputChanges(ew, fmt.Sprintf("inputs: %s from the baseline's (baseline → this run):", differ(len(sc.Inputs))), sc.Inputs)
 		}
 		cells := [][]string{{"VERDICT", "FIGURE", "EXPECTED", "ACTUAL", "CHANGE", "SOURCE"}}
 		for j := range sc.Rows {
@@ -369,7 +369,7 @@ func junitInputs(changes []InputChange) string {
 	if n := len(changes) - shown; n > 0 {
 		more = fmt.Sprintf(", and %d more", n)
 	}
-	return fmt.Sprintf("inputs: %s the baseline's: %s%s\n", differ(len(changes), "from"), strings.Join(parts, "; "), more)
+	return fmt.Sprintf("inputs: %s from the baseline's: %s%s\n", differ(len(changes)), strings.Join(parts, "; "), more)
 }
 
 func actualText(r *CheckRow) string {

@@ -374,23 +374,19 @@ func writeInputs(w io.Writer, in *DiffInputs) {
 		fmt.Fprintf(w, "inputs: the same (every setting of %s)\n", in.File)
 		return
 	}
-	writeInputChanges(w, fmt.Sprintf("inputs: %s (%s, A → B):", differ(len(in.Changes), ""), in.File), in.Changes)
+	writeInputChanges(w, fmt.Sprintf("inputs: %s (%s, A → B):", differ(len(in.Changes)), in.File), in.Changes)
 	if len(in.Changes) == 1 && in.Changes[0].Setting == "seed" {
 		// The pods' timings, names and IPs are drawn from the seed: what moved is chance.
 		fmt.Fprintln(w, "  (only the seed: the changes below are the spread of one scenario from seed to seed)")
 	}
 }
 
-// differ is "N setting(s) differ(s)", then " from" when from is "from".
-func differ(n int, from string) string {
-	verb := "differ"
+// differ is "N settings differ", or "1 setting differs".
+func differ(n int) string {
 	if n == 1 {
-		verb = "differs"
+		return "1 setting differs"
 	}
-	if from != "" {
-		verb += " " + from
-	}
-	return plural(n, "setting") + " " + verb
+	return plural(n, "setting") + " differ"
 }
 
 // maxInputLines is the most changed settings a table lists: runs of two different
