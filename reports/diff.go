@@ -87,6 +87,9 @@ type DiffInputs struct {
 	// NotCompared says why the inputs were not compared (a run without the file); empty
 	// when they were.
 	NotCompared string `json:"notCompared,omitempty"`
+	// Replay is the name of a replay's report (replay.json) when a run compared is a
+	// replay: what it replayed was compared too, as the settings named replay.*.
+	Replay string `json:"replay,omitempty"`
 	// Changes are the settings that differ, in the order of A's file, then those only B
 	// has; empty when the inputs agree.
 	Changes []InputChange `json:"changes"`
@@ -371,14 +374,22 @@ func writeInputs(w io.Writer, in *DiffInputs) {
 		fmt.Fprintf(w, "inputs not compared: %s\n", in.NotCompared)
 		return
 	case len(in.Changes) == 0:
-		fmt.Fprintf(w, "inputs: the same (every setting of %s)\n", in.File)
+		fmt.Fprintf(w, "inputs: the same (every setting of %s)\n", in.files())
 		return
 	}
-	writeInputChanges(w, fmt.Sprintf("inputs: %s (%s, A → B):", differ(len(in.Changes)), in.File), in.Changes)
+	writeInputChanges(w, fmt.Sprintf("inputs: %s (%s, A → B):", differ(len(in.Changes)), in.files()), in.Changes)
 	if len(in.Changes) == 1 && in.Changes[0].Setting == "seed" {
 		// The pods' timings, names and IPs are drawn from the seed: what moved is chance.
 		fmt.Fprintln(w, "  (only the seed: the changes below are the spread of one scenario from seed to seed)")
 	}
+}
+
+// files names the files whose settings were compared.
+func (in *DiffInputs) files() string {
+	if in.Replay != "" {
+		return in.File + " and " + in.Replay
+	}
+	return in.File
 }
 
 // differ is "N settings differ", or "1 setting differs".

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"epsim/reports"
 	"epsim/scenarios"
@@ -31,8 +33,11 @@ service.NAMESPACE/NAME.MODE.FIGURE), matched by namespace and name.
 Above the figures, diff lists the settings the runs' inputs differ in (seed,
 controlPlane.maxEndpointsPerSlice, services[0].replicas, ...): it compares the
 effective-scenario.yaml that 'sim run --out' writes beside each summary.json, every field
-with defaults and overrides applied, so that a change of input no one meant shows. A run
-without one (of a sim before it wrote one) is named there, and its
+with defaults and overrides applied, so that a change of input no one meant shows. Of a
+'sim replay --out', what it replayed is compared too, from its replay.json: the settings
+replay.pods (the recording's file name), replay.podStream.events and .start (its events
+and first moment), replay.services, replay.nodes, replay.timesFrom and replay.start. A run
+without an effective scenario (of a sim before it wrote one) is named there, and its
 figures are compared all the same.
 
 With --fail-on PERCENT, a figure that moved by more than PERCENT (either way) fails the
@@ -196,6 +201,15 @@ func diffInputs(a, b string) *reports.DiffInputs {
 			in.NotCompared = fmt.Sprintf("%s: %v", path, plainPathError(err))
 			return in
 		}
+		recording, err := recordingSettings(dir)
+		if err != nil {
+			in.NotCompared = err.Error()
+			return in
+		}
+		if recording != nil {
+			in.Replay = replayReportFile
+			settings[i] = append(settings[i], recording...)
+		}
 	}
 	switch len(missing) {
 	case 2:
@@ -206,6 +220,46 @@ func diffInputs(a, b string) *reports.DiffInputs {
 	}
 	in.Changes = append(in.Changes, inputChanges(settings[0], settings[1])...)
 	return in
+}
+
+// replayReportFile is the report a replay writes beside its results (ReplayReport).
+const replayReportFile = "replay.json"
+
+// maxReplayReportBytes bounds the replay report diff reads: a few hundred bytes, and some
+// kilobytes with --endpointslices' comparison.
+const maxReplayReportBytes = 16 << 20
+
+// recordingSettings lists what the replay whose results are in dir replayed, from its
+// replay.json, as settings named after its fields under "replay.": the recording (its file
+// name, events and first moment), the Services and nodes read, where event times came from
+// and --start. A replay's effective scenario holds its settings alone: two replays of two
+// recordings at the same settings would otherwise be "the same". Nil when dir holds no
+// replay.json (a run of a scenario, or a replay of a sim before it was written).
+func recordingSettings(dir string) ([]scenarios.Setting, error) {
+	path := filepath.Join(dir, replayReportFile)
+	data, err := readBounded(path, maxReplayReportBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	var r ReplayReport
+	if err == nil {
+		err = json.Unmarshal(data, &r)
+	}
+	if err == nil && r.Stream == nil {
+		err = errors.New("no podStream in it: not the replay.json of a 'sim replay --out'")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, plainPathError(err))
+	}
+	return []scenarios.Setting{
+		{Path: "replay.pods", Value: r.Pods},
+		{Path: "replay.podStream.events", Value: strconv.FormatInt(r.Stream.Events, 10)},
+		{Path: "replay.podStream.start", Value: r.Stream.Start.Format(time.RFC3339Nano)},
+		{Path: "replay.services", Value: strconv.Itoa(r.Services)},
+		{Path: "replay.nodes", Value: strconv.Itoa(r.Nodes)},
+		{Path: "replay.timesFrom", Value: r.TimesFrom},
+		{Path: "replay.start", Value: r.Start},
+	}, nil
 }
 
 // inputChanges lists the settings a and b differ in, as the reports show them.

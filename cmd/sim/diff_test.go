@@ -406,7 +406,7 @@ func TestRunFileErrorsSayWhatIsWrong(t *testing.T) {
 
 // The diff of two runs says which of their inputs differ, from the effective scenario each
 // run's --out holds, in the table and in the JSON; the file alone repeats its run exactly;
-// a run without it (a replay's, an older sim's) is said to be not compared, and a pair of
+// a run without it (an older sim's) is said to be not compared, and a pair of
 // such runs is diffed as before, without a word about inputs.
 func TestDiffSaysWhichInputsDiffer(t *testing.T) {
 	a := runQuickOut(t)
@@ -512,6 +512,73 @@ func TestDiffSaysWhichInputsDiffer(t *testing.T) {
 	if code := te.main([]string{"diff", a, b}); code != exitOK || !strings.Contains(te.stdout.String(), "effective-scenario.yaml: not a scenario file") ||
 		!strings.Contains(te.stdout.String(), "figures compared") {
 		t.Errorf("a malformed effective scenario: exit %d:\n%s", code, te.stdout.String())
+	}
+}
+
+// Two replays are compared on what they replayed as well as on their settings: a replay's
+// effective scenario holds its settings alone, so two recordings replayed alike were "the
+// same". The recording (file, events), --start and a replay against a run are listed; a
+// replay.json that is not a replay's stops the comparison of inputs, not of figures.
+func TestDiffComparesWhatReplaysReplayed(t *testing.T) {
+	short := filepath.Join(t.TempDir(), "short.jsonl")
+	data, err := os.ReadFile(sample("replay-trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if err := os.WriteFile(short, []byte(strings.Join(lines[:100], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	replay := func(pods string, extra ...string) string {
+		out := filepath.Join(t.TempDir(), "replay")
+		te := realEnv()
+		args := append([]string{"replay", "--pods", pods, "--services", sample("replay-services.json"),
+			"--nodes", sample("replay-nodes.json"), "--quiet", "--charts=false", "--out", out}, extra...)
+		if code := te.main(args); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, te.stderr.String())
+		}
+		return out
+	}
+	diff := func(a, b string) string {
+		t.Helper()
+		te := realEnv()
+		if code := te.main([]string{"diff", a, b}); code != exitOK {
+			t.Fatalf("diff %s %s: exit %d: %s", a, b, code, te.stderr.String())
+		}
+		out := te.stdout.String()
+		_, inputs, _ := strings.Cut(out, "\n")
+		inputs, _, _ = strings.Cut(inputs, "\n\n")
+		return inputs
+	}
+	cold := replay(sample("replay-trace.jsonl"))
+	if got, want := diff(cold, replay(sample("replay-trace.jsonl"))), "inputs: the same (every setting of effective-scenario.yaml and replay.json)"; got != want {
+		t.Errorf("two replays of one recording:\n%s\nwant:\n%s", got, want)
+	}
+	want := "inputs: 1 setting differs (effective-scenario.yaml and replay.json, A → B):\n" +
+		"  replay.start  cold  →  warm"
+	if got := diff(cold, replay(sample("replay-trace.jsonl"), "--start", "warm")); got != want {
+		t.Errorf("a cold and a warm replay:\n%s\nwant:\n%s", got, want)
+	}
+	want = "inputs: 2 settings differ (effective-scenario.yaml and replay.json, A → B):\n" +
+		"  replay.pods              replay-trace.jsonl  →  short.jsonl\n" +
+		"  replay.podStream.events  167                 →  100"
+	shorter := replay(short)
+	if got := diff(cold, shorter); got != want {
+		t.Errorf("replays of two recordings:\n%s\nwant:\n%s", got, want)
+	}
+	if got := diff(cold, runQuickOut(t)); !strings.Contains(got, "\n  replay.pods ") || !strings.Contains(got, "  replay.start ") ||
+		!strings.Contains(got, "\n  name ") {
+		t.Errorf("a replay and a run: want the replay's recording against none, and the run's name:\n%s", got)
+	}
+
+	if err := os.WriteFile(filepath.Join(shorter, "replay.json"), []byte(`{"pods": "x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	te := realEnv()
+	if code := te.main([]string{"diff", cold, shorter}); code != exitOK ||
+		!strings.Contains(te.stdout.String(), "\ninputs not compared: "+filepath.Join(shorter, "replay.json")+": no podStream in it") ||
+		!strings.Contains(te.stdout.String(), "figures compared") {
+		t.Errorf("a replay.json that is not a replay's: exit %d:\n%s", code, te.stdout.String())
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"flag"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -100,6 +102,41 @@ func FuzzScanBaselineJSON(f *testing.F) {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			if !lineCol.MatchString(line) {
 				t.Errorf("problem %q has no line:column", line)
+			}
+		}
+	})
+}
+
+// FuzzRecordingSettings: a replay.json beside a run diff compares never panics diff, and
+// what it accepts gives every replay.* setting, in one order; what it refuses is named by
+// its path, once.
+func FuzzRecordingSettings(f *testing.F) {
+	for _, s := range []string{
+		`{"pods": "t.jsonl", "podStream": {"events": 3, "start": "2026-01-01T00:00:00Z"}, "services": 1, "nodes": 2, "timesFrom": "recorded", "start": "cold"}`,
+		`{"pods": "x"}`, `{"podStream": null}`, `{"podStream": {"start": "yesterday"}}`, `[]`, ``, `{"pods": 1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	dir := f.TempDir()
+	path := filepath.Join(dir, replayReportFile)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		settings, err := recordingSettings(dir)
+		if err != nil {
+			if strings.Count(err.Error(), path) != 1 || !strings.HasPrefix(err.Error(), path+": ") {
+				t.Errorf("error %q does not begin with the file's path, once", err)
+			}
+			return
+		}
+		want := []string{"replay.pods", "replay.podStream.events", "replay.podStream.start", "replay.services", "replay.nodes", "replay.timesFrom", "replay.start"}
+		if len(settings) != len(want) {
+			t.Fatalf("%d settings, want %d", len(settings), len(want))
+		}
+		for i, s := range settings {
+			if s.Path != want[i] {
+				t.Errorf("setting %d is %s, want %s", i, s.Path, want[i])
 			}
 		}
 	})

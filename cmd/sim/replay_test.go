@@ -1157,7 +1157,7 @@ func TestReplaySettingsRepeatTheReplay(t *testing.T) {
 	replay(c, "--start", "warm")
 	te = realEnv()
 	te.main([]string{"diff", a, c})
-	if !strings.Contains(te.stdout.String(), "\ninputs: 1 setting differs (effective-scenario.yaml, A → B):\n  controlPlane.maxEndpointsPerSlice  2  →  100\n") {
+	if !strings.Contains(te.stdout.String(), "\ninputs: 1 setting differs (effective-scenario.yaml and replay.json, A → B):\n  controlPlane.maxEndpointsPerSlice  2  →  100\n") {
 		t.Errorf("diff of replays at two slice sizes:\n%s", te.stdout.String())
 	}
 }
