@@ -153,7 +153,8 @@ command. Besides, replay.json holds what was read (events read, skipped, unmatch
 order, where times came from, and the comparison), and effective-scenario.yaml the settings
 the replay ran with, every default and override applied, without the cluster, Services and
 timeline the recording gave: --scenario takes it to replay with them again, and 'sim diff'
-says what two replays' settings differ in. As with 'sim run', DIR is replaced as a
+says what two replays' settings, and recordings (from replay.json), differ in. As with
+'sim run', DIR is replaced as a
 whole, so it may not be the working directory or contain it, and a line on stderr says what
 was written into it (not with --quiet).
 
