@@ -189,7 +189,7 @@ func diffInputs(a, b string) *reports.DiffInputs {
 			dir = filepath.Dir(run)
 		}
 		path := filepath.Join(dir, effectiveScenarioFile)
-		data, err := readBounded(path, scenarios.MaxFileBytes)
+		data, err := readBounded(path, scenarios.MaxFileBytes, "an effective scenario")
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			missing = append(missing, fmt.Sprintf("%s has no %s (a run of a sim before it was written)", name, effectiveScenarioFile))
@@ -237,7 +237,7 @@ const maxReplayReportBytes = 16 << 20
 // replay.json (a run of a scenario, or a replay of a sim before it was written).
 func recordingSettings(dir string) ([]scenarios.Setting, error) {
 	path := filepath.Join(dir, replayReportFile)
-	data, err := readBounded(path, maxReplayReportBytes)
+	data, err := readBounded(path, maxReplayReportBytes, "a replay's report")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -272,8 +272,8 @@ func inputChanges(a, b []scenarios.Setting) []reports.InputChange {
 }
 
 // readBounded reads the regular file at path (a named pipe would block the read), failing
-// when it holds more than limit bytes.
-func readBounded(path string, limit int) ([]byte, error) {
+// when it holds more than limit bytes, too large to be what (the file diff expects there).
+func readBounded(path string, limit int, what string) ([]byte, error) {
 	if st, err := os.Stat(path); err != nil {
 		return nil, err
 	} else if !st.Mode().IsRegular() {
@@ -289,7 +289,7 @@ func readBounded(path string, limit int) ([]byte, error) {
 		return nil, err
 	}
 	if len(data) > limit {
-		return nil, fmt.Errorf("larger than %d bytes, not an effective scenario", limit)
+		return nil, fmt.Errorf("larger than %d bytes, not %s", limit, what)
 	}
 	return data, nil
 }

@@ -580,6 +580,15 @@ func TestDiffComparesWhatReplaysReplayed(t *testing.T) {
 		!strings.Contains(te.stdout.String(), "figures compared") {
 		t.Errorf("a replay.json that is not a replay's: exit %d:\n%s", code, te.stdout.String())
 	}
+	// One too large to be a replay's report is not read whole, and is named for what it is not.
+	if err := os.Truncate(filepath.Join(shorter, "replay.json"), maxReplayReportBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	te = realEnv()
+	if code := te.main([]string{"diff", cold, shorter}); code != exitOK ||
+		!strings.Contains(te.stdout.String(), "replay.json: larger than 16777216 bytes, not a replay's report\n") {
+		t.Errorf("an oversized replay.json: exit %d:\n%s", code, te.stdout.String())
+	}
 }
 
 // The effective scenario of --out begins with the command that ran, each word quoted for a
