@@ -222,6 +222,26 @@ func TestPlotRedrawsCharts(t *testing.T) {
 	if code := te.main([]string{"plot", t.TempDir()}); code != exitBadInput {
 		t.Errorf("plot of an empty directory: exit %d, want %d", code, exitBadInput)
 	}
+
+	// Without layout.csv, the slice-layout chart is not drawn, and one already there (not
+	// drawn from these files) is said to be left as it was; into an empty --out, nothing is.
+	if err := os.Remove(filepath.Join(runDir, "layout.csv")); err != nil {
+		t.Fatal(err)
+	}
+	note := "so slice-layout.* in "
+	for _, tc := range []struct {
+		out  string
+		note bool
+	}{{runDir, true}, {filepath.Join(t.TempDir(), "plot"), false}} {
+		te := realEnv()
+		if code := te.main([]string{"plot", runDir, "--out", tc.out}); code != exitOK {
+			t.Fatalf("plot without layout.csv: exit %d: %s", code, te.stderr.String())
+		}
+		said := te.stderr.String()
+		if !strings.Contains(said, "wrote 6 charts") || strings.Contains(said, note+tc.out+" were not redrawn") != tc.note {
+			t.Errorf("plot without layout.csv into %s (an old chart there: %v) said:\n%s", tc.out, tc.note, said)
+		}
+	}
 }
 
 func TestRunOverrides(t *testing.T) {

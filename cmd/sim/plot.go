@@ -26,7 +26,9 @@ written atomically: on any error none is replaced. The directory written is repl
 whole, so it may not be the working directory or contain it: 'sim plot .' is refused.
 Nor may --out hold another run's results (a summary.json that is not DIR's): its
 report.md would show these charts under that run's figures.
-On success plot says on stderr which charts it wrote, and into which directory.
+On success plot says on stderr which charts it wrote, and into which directory. Without
+layout.csv there is no slice-layout chart to draw: one already in the directory is left
+as it was, and plot says so.
 
 Examples:
 
@@ -76,8 +78,22 @@ func plotDir(e *env, in, out string) error {
 	}
 	fmt.Fprintf(e.stderr, "sim: plot: wrote %s (%s each) into %s: %s\n",
 		plural(len(charts), "chart"), strings.Join(reports.ChartFormats, " and "), out, strings.Join(names, ", "))
+	if layout == nil && summary.Total.EndpointSlices != nil {
+		// Plot replaces only what it draws: a slice-layout chart already in out was not
+		// drawn from these files, and could be taken for one that was.
+		for _, format := range reports.ChartFormats {
+			if _, err := os.Lstat(filepath.Join(out, sliceLayoutChart+"."+format)); err == nil {
+				fmt.Fprintf(e.stderr, "sim: plot: no layout.csv in %s, so %s.* in %s were not redrawn: they are as an earlier run or plot left them\n",
+					in, sliceLayoutChart, out)
+				break
+			}
+		}
+	}
 	return nil
 }
+
+// sliceLayoutChart is the name of the chart drawn from layout.csv.
+const sliceLayoutChart = "slice-layout"
 
 // otherRunsResults says why plotting the run in into out would leave out's outputs
 // disagreeing with each other: out holds the summary.json of another run (one whose bytes
