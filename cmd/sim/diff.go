@@ -225,9 +225,10 @@ func diffInputs(a, b string) *reports.DiffInputs {
 // replayReportFile is the report a replay writes beside its results (ReplayReport).
 const replayReportFile = "replay.json"
 
-// maxReplayReportBytes bounds the replay report diff reads: a few hundred bytes, and some
-// kilobytes with --endpointslices' comparison.
-const maxReplayReportBytes = 16 << 20
+// maxReplayReportBytes bounds the replay report diff reads: a few hundred bytes, and with
+// --endpointslices' comparison about 360 more a Service (a row each): 18 MB for 50,000
+// Services. The bound holds some 700,000.
+const maxReplayReportBytes = 256 << 20
 
 // recordingSettings lists what the replay whose results are in dir replayed, from its
 // replay.json, as settings named after its fields under "replay.": the recording (its file

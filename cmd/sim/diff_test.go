@@ -586,7 +586,7 @@ func TestDiffComparesWhatReplaysReplayed(t *testing.T) {
 	}
 	te = realEnv()
 	if code := te.main([]string{"diff", cold, shorter}); code != exitOK ||
-		!strings.Contains(te.stdout.String(), "replay.json: larger than 16777216 bytes, not a replay's report\n") {
+		!strings.Contains(te.stdout.String(), "replay.json: larger than 268435456 bytes, not a replay's report\n") {
 		t.Errorf("an oversized replay.json: exit %d:\n%s", code, te.stdout.String())
 	}
 }
