@@ -275,10 +275,13 @@ func inputChanges(a, b []scenarios.Setting) []reports.InputChange {
 // readBounded reads the regular file at path (a named pipe would block the read), failing
 // when it holds more than limit bytes, too large to be what (the file diff expects there).
 func readBounded(path string, limit int, what string) ([]byte, error) {
+	tooLarge := fmt.Errorf("larger than %d bytes, not %s", limit, what)
 	if st, err := os.Stat(path); err != nil {
 		return nil, err
 	} else if !st.Mode().IsRegular() {
 		return nil, errors.New("not a regular file")
+	} else if st.Size() > int64(limit) {
+		return nil, tooLarge
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -289,8 +292,8 @@ func readBounded(path string, limit int, what string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > limit {
-		return nil, fmt.Errorf("larger than %d bytes, not %s", limit, what)
+	if len(data) > limit { // it grew since
+		return nil, tooLarge
 	}
 	return data, nil
 }
