@@ -566,6 +566,20 @@ func TestDiffComparesWhatReplaysReplayed(t *testing.T) {
 	if got := diff(cold, shorter); got != want {
 		t.Errorf("replays of two recordings:\n%s\nwant:\n%s", got, want)
 	}
+	te := realEnv()
+	if code := te.main([]string{"diff", cold, shorter, "-o", "json"}); code != exitOK {
+		t.Fatalf("diff -o json: exit %d: %s", code, te.stderr.String())
+	}
+	var got struct {
+		Inputs *reports.DiffInputs `json:"inputs"`
+	}
+	if err := json.Unmarshal(te.stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if in := got.Inputs; in == nil || in.Replay != "replay.json" || len(in.Changes) != 2 || in.Changes[1].Setting != "replay.podStream.events" ||
+		*in.Changes[1].A != "167" || *in.Changes[1].B != "100" {
+		t.Errorf("JSON inputs %+v, want replay.json named and the two recordings' settings", got.Inputs)
+	}
 	if got := diff(cold, runQuickOut(t)); !strings.Contains(got, "\n  replay.pods ") || !strings.Contains(got, "  replay.start ") ||
 		!strings.Contains(got, "\n  name ") {
 		t.Errorf("a replay and a run: want the replay's recording against none, and the run's name:\n%s", got)
@@ -574,7 +588,7 @@ func TestDiffComparesWhatReplaysReplayed(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(shorter, "replay.json"), []byte(`{"pods": "x"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	te := realEnv()
+	te = realEnv()
 	if code := te.main([]string{"diff", cold, shorter}); code != exitOK ||
 		!strings.Contains(te.stdout.String(), "\ninputs not compared: "+filepath.Join(shorter, "replay.json")+": no podStream in it") ||
 		!strings.Contains(te.stdout.String(), "figures compared") {
