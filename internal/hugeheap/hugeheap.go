@@ -10,6 +10,11 @@
 // runtime's page allocator hands out its lowest free addresses first, so the run's spans
 // are carved from the marked range and fault 2 MiB at a time. Nothing of it is touched
 // until used: the resident memory is about as before.
+//
+// Whether that pays is the machine's: where 4 KiB pages fault in cheaply and free 2 MiB
+// blocks do not (a virtual machine whose host takes free blocks back), huge pages cost more
+// than they save. Prepare times one window of each kind first and marks nothing where small
+// pages win.
 package hugeheap
 
 import "strings"

@@ -2,6 +2,7 @@ package hugeheap
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"runtime"
 	"strconv"
@@ -60,7 +61,11 @@ func TestMarkedHeapHoldsTheRunsObjects(t *testing.T) {
 }
 
 // vmFlagsAt returns the VmFlags line of the mapping that holds address a.
-func vmFlagsAt(a uintptr) (string, error) {
+func vmFlagsAt(a uintptr) (string, error) { return smapsField(a, "VmFlags") }
+
+// smapsField returns the value of field in /proc/self/smaps for the mapping that holds
+// address a ("2048 kB" for Rss).
+func smapsField(a uintptr, field string) (string, error) {
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		return "", err
@@ -74,11 +79,58 @@ func vmFlagsAt(a uintptr) (string, error) {
 			in = lo <= a && a < hi
 			continue
 		}
-		if rest, ok := strings.CutPrefix(line, "VmFlags:"); ok && in {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok && in {
 			return strings.TrimSpace(rest), nil
 		}
 	}
 	return "", sc.Err()
+}
+
+// The probe Prepare asks whether huge pages pay times what it means to: two windows of one
+// huge page each, faulted in whole, one in 4 KiB pages (none of it in huge pages) and one
+// marked for huge pages (in one huge page, where the kernel had a free 2 MiB block).
+func TestProbeFaultsInEachWindowAsItsKind(t *testing.T) {
+	if !advisable() {
+		t.Skip("the kernel's transparent huge pages are not in madvise mode here")
+	}
+	p, err := newProbe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	small, huge := p.time()
+	if small <= 0 || huge <= 0 {
+		t.Errorf("times %v and %v, want both above 0", small, huge)
+	}
+	for _, w := range []struct {
+		name   string
+		window []byte
+		flag   string
+	}{{"4 KiB", p.small, "nh"}, {"huge", p.huge, "hg"}} {
+		addr := uintptr(unsafe.Pointer(unsafe.SliceData(w.window)))
+		if addr%hugePage != 0 || len(w.window) != hugePage {
+			t.Errorf("%s window at %#x, %d bytes: want one aligned huge page", w.name, addr, len(w.window))
+		}
+		flags, err := vmFlagsAt(addr)
+		rss, err2 := smapsField(addr, "Rss")
+		anonHuge, err3 := smapsField(addr, "AnonHugePages")
+		if err := errors.Join(err, err2, err3); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(" "+flags+" ", " "+w.flag+" ") {
+			t.Errorf("%s window's flags %q lack %q", w.name, flags, w.flag)
+		}
+		if rss != "2048 kB" {
+			t.Errorf("%s window: Rss %s, want the whole window faulted in (2048 kB)", w.name, rss)
+		}
+		switch {
+		case w.flag == "nh" && anonHuge != "0 kB":
+			t.Errorf("4 KiB window: AnonHugePages %s, want 0 kB", anonHuge)
+		case w.flag == "hg" && anonHuge != "2048 kB":
+			t.Logf("huge window: AnonHugePages %s: the kernel had no free 2 MiB block", anonHuge)
+		}
+	}
+	t.Logf("4 KiB pages %v, a huge page %v: huge pages pay: %v", small, huge, huge < small)
 }
 
 // mappingRange parses the address range that starts a mapping's header line in smaps
@@ -114,8 +166,11 @@ func TestPrepareMarksOnce(t *testing.T) {
 		t.Error("Prepare marked a heap whose half of the limit is under minBytes")
 	}
 	first := Prepare(32<<20, limit) // false when an earlier run of this test (-count) marked
-	if !first && !prepared.done {
-		t.Fatal("Prepare(32 MiB) = false on a kernel in madvise mode")
+	if !first && !prepared.done && !prepared.declined {
+		t.Fatal("Prepare(32 MiB) = false on a kernel in madvise mode, neither marked nor declined by the probe")
+	}
+	if first && prepared.declined {
+		t.Error("Prepare marked the heap where the probe found huge pages the dearer")
 	}
 	if Prepare(32<<20, limit) {
 		t.Error("a second Prepare marked the heap again")
