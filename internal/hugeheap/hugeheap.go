@@ -13,8 +13,8 @@
 //
 // Whether that pays is the machine's: where 4 KiB pages fault in cheaply and free 2 MiB
 // blocks do not (a virtual machine whose host takes free blocks back), huge pages cost more
-// than they save. Prepare times one window of each kind first and marks nothing where small
-// pages win.
+// than they save. Prepare times a window of small pages and a few huge pages first, and
+// marks nothing where small pages win.
 package hugeheap
 
 import "strings"

@@ -29,7 +29,7 @@ import (
 //
 // Nor does it mark anything, reporting false, where huge pages cost more to fault in than
 // 4 KiB ones (hugePagesPay): the machine, not the kernel's setting, decides which is
-// cheaper, and a test of one of each says.
+// cheaper, and a test of a few of each says.
 //
 // It runs a collection, and is meant for the start of a run, before the heap holds much.
 func Prepare(n, limit int64) bool {
@@ -57,67 +57,81 @@ var prepared struct {
 	done, declined bool
 }
 
-// hugePagesPay reports whether faulting fresh memory in as one 2 MiB page takes less time
-// here than as 512 pages of 4 KiB. Where memory is cheap to hand out 4 KiB at a time, huge
-// pages can cost more: on a virtual machine whose free 4 KiB pages the host has backed
-// already (memory used and freed before), while a free 2 MiB block comes from memory the
-// host backs only then. On this project's 2-core machine, on one day, a 4 KiB fault cost
-// about 10 µs and huge pages won (many-services' system time 0.4-0.5 s to under 0.1 s); on
-// a later day a 4 KiB fault cost 2.5 µs and a huge one 5 ms, and marking made
-// many-services 5% slower, 50,000 Services 8% and cluster-day 10%. The test takes one
-// window of each (a few milliseconds); a failed mapping counts as no.
+// hugePagesPay reports whether faulting fresh memory in as 2 MiB pages takes less time here
+// than as 4 KiB ones. Where memory is cheap to hand out 4 KiB at a time, huge pages can
+// cost more: on a virtual machine whose host takes free 2 MiB blocks back (free page
+// reporting), a block faults in at the host's pace, 4 KiB pages at a time, unless a process
+// freed it a moment ago, while 4 KiB pages come from memory the guest had used and freed,
+// backed already. On this project's 2-core machine, on one day, a 4 KiB fault cost about
+// 10 µs and huge pages won (many-services' system time 0.4-0.5 s to under 0.1 s); on a
+// later day a 4 KiB fault cost 2.5 µs and a huge page 5-7 ms but for the few a process had
+// just freed (0.2 ms), and marking made many-services 5% slower, 50,000 Services 8% and
+// cluster-day 10%.
+//
+// It faults in one 2 MiB window of 4 KiB pages, then up to hugeProbes windows of one huge
+// page each, and says no at the first huge page that took longer than the small pages: the
+// kernel hands out the blocks freed last first, so the first few can be cheap where the
+// rest of a run's are not, and one is not enough to tell. A failed mapping counts as no.
+// The windows are freed afterwards, backed: the run's first pages reuse them.
 func hugePagesPay() bool {
-	p, err := newProbe()
+	small, err := newWindow(syscall.MADV_NOHUGEPAGE)
 	if err != nil {
 		return false
 	}
-	defer p.close()
-	small, huge := p.time()
-	return huge < small
+	defer small.close()
+	smallTime := small.fault()
+	for range hugeProbes {
+		huge, err := newWindow(syscall.MADV_HUGEPAGE)
+		if err != nil {
+			return false
+		}
+		defer huge.close() // held until the end, so that each probe takes a block of its own
+		if huge.fault() >= smallTime {
+			return false
+		}
+	}
+	return true
 }
 
-// probe is two windows of fresh, 2 MiB-aligned anonymous memory outside the Go heap, one
-// marked for 4 KiB pages and one for huge pages, to time how long each takes to fault in.
-type probe struct {
-	mapping, small, huge []byte
+// hugeProbes is the most huge pages hugePagesPay faults in: 16 MiB, what Prepare's smallest
+// heap would use, at 0.2 ms each where they are cheap.
+const hugeProbes = minBytes / hugePage
+
+// window is a 2 MiB-aligned window of fresh anonymous memory outside the Go heap, advised
+// for 4 KiB pages or for a huge page.
+type window struct {
+	mapping, mem []byte
 }
 
-// newProbe maps the two windows and marks them.
-func newProbe() (*probe, error) {
-	// Three huge pages hold two aligned windows wherever the mapping begins.
-	mapping, err := syscall.Mmap(-1, 0, 3*hugePage, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+// newWindow maps a window and advises the kernel of its use (advice).
+func newWindow(advice int) (*window, error) {
+	// Two huge pages' worth holds an aligned one wherever the mapping begins.
+	mapping, err := syscall.Mmap(-1, 0, 2*hugePage, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 	if err != nil {
 		return nil, err
 	}
 	addr := uintptr(unsafe.Pointer(unsafe.SliceData(mapping)))
 	off := int((addr+hugePage-1)&^(hugePage-1) - addr)
-	p := &probe{mapping: mapping, small: mapping[off : off+hugePage], huge: mapping[off+hugePage : off+2*hugePage]}
-	if err := madvise(p.small, syscall.MADV_NOHUGEPAGE); err != nil {
-		p.close()
+	w := &window{mapping: mapping, mem: mapping[off : off+hugePage]}
+	if err := madvise(w.mem, advice); err != nil {
+		w.close()
 		return nil, err
 	}
-	if err := madvise(p.huge, syscall.MADV_HUGEPAGE); err != nil {
-		p.close()
-		return nil, err
-	}
-	return p, nil
+	return w, nil
 }
 
-// time writes a byte of every 4 KiB page of each window, the first write of a page being
-// its fault, and returns how long each window took.
-func (p *probe) time() (small, huge time.Duration) {
-	touch := func(w []byte) time.Duration {
-		start := time.Now()
-		for i := 0; i < len(w); i += 4096 {
-			w[i] = 1
-		}
-		return time.Since(start)
+// fault writes a byte of every 4 KiB page of the window, the first write of a page being
+// its fault, and returns how long that took.
+func (w *window) fault() time.Duration {
+	start := time.Now()
+	for i := 0; i < len(w.mem); i += 4096 {
+		w.mem[i] = 1
 	}
-	return touch(p.small), touch(p.huge)
+	return time.Since(start)
 }
 
-// close unmaps the windows.
-func (p *probe) close() { syscall.Munmap(p.mapping) }
+// close unmaps the window.
+func (w *window) close() { syscall.Munmap(w.mapping) }
 
 // madvise advises the kernel of b's use.
 func madvise(b []byte, advice int) error {

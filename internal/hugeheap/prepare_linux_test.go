@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 )
@@ -86,30 +87,28 @@ func smapsField(a uintptr, field string) (string, error) {
 	return "", sc.Err()
 }
 
-// The probe Prepare asks whether huge pages pay times what it means to: two windows of one
-// huge page each, faulted in whole, one in 4 KiB pages (none of it in huge pages) and one
-// marked for huge pages (in one huge page, where the kernel had a free 2 MiB block).
-func TestProbeFaultsInEachWindowAsItsKind(t *testing.T) {
+// The windows Prepare times to tell whether huge pages pay fault in as their kinds: one
+// aligned huge page each, faulted in whole, a window advised for 4 KiB pages with none of it
+// in huge pages and one marked for huge pages in one huge page (where the kernel had a free
+// 2 MiB block).
+func TestWindowsFaultInAsTheirKinds(t *testing.T) {
 	if !advisable() {
 		t.Skip("the kernel's transparent huge pages are not in madvise mode here")
 	}
-	p, err := newProbe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.close()
-	small, huge := p.time()
-	if small <= 0 || huge <= 0 {
-		t.Errorf("times %v and %v, want both above 0", small, huge)
-	}
-	for _, w := range []struct {
+	for _, tc := range []struct {
 		name   string
-		window []byte
+		advice int
 		flag   string
-	}{{"4 KiB", p.small, "nh"}, {"huge", p.huge, "hg"}} {
-		addr := uintptr(unsafe.Pointer(unsafe.SliceData(w.window)))
-		if addr%hugePage != 0 || len(w.window) != hugePage {
-			t.Errorf("%s window at %#x, %d bytes: want one aligned huge page", w.name, addr, len(w.window))
+	}{{"4 KiB", syscall.MADV_NOHUGEPAGE, "nh"}, {"huge", syscall.MADV_HUGEPAGE, "hg"}} {
+		w, err := newWindow(tc.advice)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.close()
+		took := w.fault()
+		addr := uintptr(unsafe.Pointer(unsafe.SliceData(w.mem)))
+		if addr%hugePage != 0 || len(w.mem) != hugePage {
+			t.Errorf("%s window at %#x, %d bytes: want one aligned huge page", tc.name, addr, len(w.mem))
 		}
 		flags, err := vmFlagsAt(addr)
 		rss, err2 := smapsField(addr, "Rss")
@@ -117,20 +116,21 @@ func TestProbeFaultsInEachWindowAsItsKind(t *testing.T) {
 		if err := errors.Join(err, err2, err3); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(" "+flags+" ", " "+w.flag+" ") {
-			t.Errorf("%s window's flags %q lack %q", w.name, flags, w.flag)
+		if !strings.Contains(" "+flags+" ", " "+tc.flag+" ") {
+			t.Errorf("%s window's flags %q lack %q", tc.name, flags, tc.flag)
 		}
 		if rss != "2048 kB" {
-			t.Errorf("%s window: Rss %s, want the whole window faulted in (2048 kB)", w.name, rss)
+			t.Errorf("%s window: Rss %s, want the whole window faulted in (2048 kB)", tc.name, rss)
 		}
 		switch {
-		case w.flag == "nh" && anonHuge != "0 kB":
+		case tc.flag == "nh" && anonHuge != "0 kB":
 			t.Errorf("4 KiB window: AnonHugePages %s, want 0 kB", anonHuge)
-		case w.flag == "hg" && anonHuge != "2048 kB":
+		case tc.flag == "hg" && anonHuge != "2048 kB":
 			t.Logf("huge window: AnonHugePages %s: the kernel had no free 2 MiB block", anonHuge)
 		}
+		t.Logf("%s window faulted in in %v", tc.name, took)
 	}
-	t.Logf("4 KiB pages %v, a huge page %v: huge pages pay: %v", small, huge, huge < small)
+	t.Logf("huge pages pay here now: %v", hugePagesPay())
 }
 
 // mappingRange parses the address range that starts a mapping's header line in smaps
