@@ -17,7 +17,10 @@
 // marks nothing where small pages win.
 package hugeheap
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // minBytes is the least heap Prepare marks: a smaller run faults a few thousand times at
 // most.
@@ -56,4 +59,22 @@ func thpDisabled(godebug string) bool {
 // at p.
 func hugePageSpan(p, n uintptr) (beg, end uintptr) {
 	return p &^ (hugePage - 1), (p + n + hugePage - 1) &^ (hugePage - 1)
+}
+
+// hugeProbes is the most huge pages hugePagesPay faults in: 16 MiB, what Prepare's smallest
+// heap would use, at 0.2 ms each where they are cheap.
+const hugeProbes = minBytes / hugePage
+
+// hugeFaultsCheaper is hugePagesPay's verdict: a window of small pages took small to fault
+// in, and nextHuge faults in one more huge page and says how long it took (false: it could
+// not). Huge pages are cheaper when each of hugeProbes of them took less time than the small
+// window; it stops at the first that did not.
+func hugeFaultsCheaper(small time.Duration, nextHuge func() (time.Duration, bool)) bool {
+	for range hugeProbes {
+		took, ok := nextHuge()
+		if !ok || took >= small {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,9 @@
 package hugeheap
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestThpMode(t *testing.T) {
 	for _, c := range []struct{ setting, want string }{
@@ -48,6 +51,39 @@ func TestHugePageSpan(t *testing.T) {
 	} {
 		if beg, end := hugePageSpan(c.p, c.n); beg != c.beg || end != c.end {
 			t.Errorf("hugePageSpan(%#x, %#x) = %#x, %#x; want %#x, %#x", c.p, c.n, beg, end, c.beg, c.end)
+		}
+	}
+}
+
+// The verdict on huge pages: cheaper only when every probe of hugeProbes faulted in faster
+// than the small window, stopping at the first that did not (the blocks freed last come
+// first, so a few cheap ones say nothing of the rest) or that could not be mapped.
+func TestHugeFaultsCheaper(t *testing.T) {
+	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+	for _, tc := range []struct {
+		name   string
+		small  time.Duration
+		huge   []time.Duration // then a failed mapping
+		want   bool
+		probes int
+	}{
+		{"every huge page cheap (blocks just freed)", ms(1), []time.Duration{ms(0.2), ms(0.2), ms(0.2), ms(0.2), ms(0.2), ms(0.2), ms(0.2), ms(0.2)}, true, 8},
+		{"small pages slow (a fresh machine)", ms(6), []time.Duration{ms(4.5), ms(4.5), ms(4.5), ms(4.5), ms(4.5), ms(4.5), ms(4.5), ms(4.5)}, true, 8},
+		{"a few cheap blocks, then dear ones", ms(1), []time.Duration{ms(0.2), ms(0.2), ms(7), ms(0.2)}, false, 3},
+		{"the first huge page dear", ms(1), []time.Duration{ms(5)}, false, 1},
+		{"as slow as the small window", ms(1), []time.Duration{ms(1)}, false, 1},
+		{"a mapping failed", ms(6), []time.Duration{ms(0.2)}, false, 2},
+	} {
+		probes := 0
+		got := hugeFaultsCheaper(tc.small, func() (time.Duration, bool) {
+			probes++
+			if probes > len(tc.huge) {
+				return 0, false
+			}
+			return tc.huge[probes-1], true
+		})
+		if got != tc.want || probes != tc.probes {
+			t.Errorf("%s: %v after %d probes, want %v after %d", tc.name, got, probes, tc.want, tc.probes)
 		}
 	}
 }

@@ -79,23 +79,21 @@ func hugePagesPay() bool {
 		return false
 	}
 	defer small.close()
-	smallTime := small.fault()
-	for range hugeProbes {
+	var held []*window // until the end, so that each probe takes a block of its own
+	defer func() {
+		for _, w := range held {
+			w.close()
+		}
+	}()
+	return hugeFaultsCheaper(small.fault(), func() (time.Duration, bool) {
 		huge, err := newWindow(syscall.MADV_HUGEPAGE)
 		if err != nil {
-			return false
+			return 0, false
 		}
-		defer huge.close() // held until the end, so that each probe takes a block of its own
-		if huge.fault() >= smallTime {
-			return false
-		}
-	}
-	return true
+		held = append(held, huge)
+		return huge.fault(), true
+	})
 }
-
-// hugeProbes is the most huge pages hugePagesPay faults in: 16 MiB, what Prepare's smallest
-// heap would use, at 0.2 ms each where they are cheap.
-const hugeProbes = minBytes / hugePage
 
 // window is a 2 MiB-aligned window of fresh anonymous memory outside the Go heap, advised
 // for 4 KiB pages or for a huge page.
