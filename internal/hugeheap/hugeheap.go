@@ -61,16 +61,20 @@ func hugePageSpan(p, n uintptr) (beg, end uintptr) {
 	return p &^ (hugePage - 1), (p + n + hugePage - 1) &^ (hugePage - 1)
 }
 
-// hugeProbes is the most huge pages hugePagesPay faults in: 16 MiB, what Prepare's smallest
-// heap would use, at 0.2 ms each where they are cheap.
-const hugeProbes = minBytes / hugePage
+// hugeProbes is how many huge pages hugePagesPay faults in before it calls huge pages the
+// cheaper, for a heap of n bytes: one for each 16 MiB of it, at least 8 (16 MiB, the
+// smallest heap Prepare marks) and at most 32 (64 MiB). Where they are cheap, each takes
+// about 0.2 ms; the first dear one ends the probe.
+func hugeProbes(n int64) int {
+	return int(min(max(n/(8*hugePage), 8), 32))
+}
 
 // hugeFaultsCheaper is hugePagesPay's verdict: a window of small pages took small to fault
 // in, and nextHuge faults in one more huge page and says how long it took (false: it could
-// not). Huge pages are cheaper when each of hugeProbes of them took less time than the small
+// not). Huge pages are cheaper when each of probes of them took less time than the small
 // window; it stops at the first that did not.
-func hugeFaultsCheaper(small time.Duration, nextHuge func() (time.Duration, bool)) bool {
-	for range hugeProbes {
+func hugeFaultsCheaper(small time.Duration, probes int, nextHuge func() (time.Duration, bool)) bool {
+	for range probes {
 		took, ok := nextHuge()
 		if !ok || took >= small {
 			return false

@@ -43,7 +43,7 @@ func Prepare(n, limit int64) bool {
 	if prepared.done || prepared.declined || n < minBytes || uint64(n) > math.MaxInt/4 || !advisable() {
 		return false
 	}
-	if !hugePagesPay() {
+	if !hugePagesPay(n) {
 		prepared.declined = true
 		return false
 	}
@@ -69,12 +69,13 @@ var prepared struct {
 // just freed (0.2 ms), and marking made many-services 5% slower, 50,000 Services 8% and
 // cluster-day 10%.
 //
-// It faults in one 2 MiB window of 4 KiB pages, then up to hugeProbes windows of one huge
-// page each, and says no at the first huge page that took longer than the small pages: the
-// kernel hands out the blocks freed last first, so the first few can be cheap where the
-// rest of a run's are not, and one is not enough to tell. A failed mapping counts as no.
-// The windows are freed afterwards, backed: the run's first pages reuse them.
-func hugePagesPay() bool {
+// It faults in one 2 MiB window of 4 KiB pages, then up to hugeProbes(n) windows of one
+// huge page each for a heap of n bytes, and says no at the first huge page that took longer
+// than the small pages: the kernel hands out the blocks freed last first, so the first few
+// can be cheap where the rest of a run's are not, and one is not enough to tell. A failed
+// mapping counts as no. The windows are freed afterwards, backed: the run's first pages
+// reuse them.
+func hugePagesPay(n int64) bool {
 	small, err := newWindow(syscall.MADV_NOHUGEPAGE)
 	if err != nil {
 		return false
@@ -86,7 +87,7 @@ func hugePagesPay() bool {
 			w.close()
 		}
 	}()
-	return hugeFaultsCheaper(small.fault(), func() (time.Duration, bool) {
+	return hugeFaultsCheaper(small.fault(), hugeProbes(n), func() (time.Duration, bool) {
 		huge, err := newWindow(syscall.MADV_HUGEPAGE)
 		if err != nil {
 			return 0, false

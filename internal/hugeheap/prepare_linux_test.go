@@ -130,7 +130,7 @@ func TestWindowsFaultInAsTheirKinds(t *testing.T) {
 		}
 		t.Logf("%s window faulted in in %v", tc.name, took)
 	}
-	t.Logf("huge pages pay here now: %v", hugePagesPay())
+	t.Logf("huge pages pay here now: %v", hugePagesPay(minBytes))
 }
 
 // mappingRange parses the address range that starts a mapping's header line in smaps
