@@ -937,11 +937,14 @@ func (countTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
+// SliceLayoutName is the name of the chart SliceLayoutChart draws, from a run's layout.csv.
+const SliceLayoutName = "slice-layout"
+
 // SliceLayoutChart draws the EndpointSlice layout over time: the number of slices, and the
 // range (minimum to maximum) and median of endpoints per slice. The time axis ends at the
 // last sample (the layout holds from there to the end of the run).
 func SliceLayoutChart(s *Summary, layout []sim.LayoutSample) (*Chart, error) {
-	c := &Chart{Name: "slice-layout", Height: 6.5 * vg.Inch}
+	c := &Chart{Name: SliceLayoutName, Height: 6.5 * vg.Inch}
 	n := len(layout)
 	slicesXY := make(plotter.XYs, n)
 	minXY := make(plotter.XYs, n)

@@ -89,7 +89,7 @@ func runChartCaption(c *Chart, both bool) string {
 		return "Bytes fanned out per phase" + ratio + "."
 	case "programming-latency":
 		return "Network programming latency per phase (trigger to rules in place on a node, as kube-proxy measures it): p50 to max, with the p99 marked."
-	case "slice-layout":
+	case SliceLayoutName:
 		return "How the EndpointSlices are laid out over time: how many, and endpoints per slice (min, median, max)."
 	}
 	return c.Title + "."

@@ -82,18 +82,15 @@ func plotDir(e *env, in, out string) error {
 		// Plot replaces only what it draws: a slice-layout chart already in out was not
 		// drawn from these files, and could be taken for one that was.
 		for _, format := range reports.ChartFormats {
-			if _, err := os.Lstat(filepath.Join(out, sliceLayoutChart+"."+format)); err == nil {
+			if _, err := os.Lstat(filepath.Join(out, reports.SliceLayoutName+"."+format)); err == nil {
 				fmt.Fprintf(e.stderr, "sim: plot: no layout.csv in %s, so %s.* in %s were not redrawn: they are as an earlier run or plot left them\n",
-					in, sliceLayoutChart, out)
+					in, reports.SliceLayoutName, out)
 				break
 			}
 		}
 	}
 	return nil
 }
-
-// sliceLayoutChart is the name of the chart drawn from layout.csv.
-const sliceLayoutChart = "slice-layout"
 
 // otherRunsResults says why plotting the run in into out would leave out's outputs
 // disagreeing with each other: out holds the summary.json of another run (one whose bytes
