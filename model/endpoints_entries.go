@@ -8,11 +8,12 @@ import (
 )
 
 // entryIndex indexes ServiceEndpoints.entries by (port, IP, UID) once there are more than
-// endpointsEntryScan records (until then its table is empty and the list is scanned): an open-addressing table of positions in the list, probed
-// linearly. A slot holds a position + 1 (0: empty) and 32 bits of the record's hash, so
-// that a probe compares a record only when the bits match. The hash is of the port and the
-// IP alone: an IP is almost always one pod's, and records that share one (a reused IP, host
-// networking) are told apart by the full comparison (endpointsEntry.is).
+// endpointsEntryScan records (until then its table is empty and the list is scanned): an
+// open-addressing table of positions in the list, probed linearly. A slot holds a
+// position + 1 (0: empty) and 32 bits of the record's hash, so that a probe compares a
+// record only when the bits match. The hash is of the port and the IP alone: an IP is
+// almost always one pod's, and records that share one (a reused IP, host networking) are
+// told apart by the full comparison (endpointsEntry.is).
 //
 // Records are only ever appended between two commits, and all dropped at a commit; the dead
 // ones (see endpointsEntry) go when the list is full, and the table is then made again. So

@@ -172,9 +172,10 @@ func repackPortValueOf(p *EndpointsPort) repackPortValue {
 	return v
 }
 
-// SortSubsets sorts, in place, each subset's addresses and notReadyAddresses (LessEndpointAddress),
-// each subset's ports (by the fnv128a hash of their hash dump) and the subsets themselves (by the fnv128a hash of
-// their hash dump), and returns its argument.
+// SortSubsets sorts, in place, each subset's addresses and notReadyAddresses
+// (LessEndpointAddress), each subset's ports (by the fnv128a hash of their hash dump) and
+// the subsets themselves (by the fnv128a hash of their hash dump), and returns its
+// argument.
 // upstream: pkg/api/v1/endpoints/util.go SortSubsets.
 func SortSubsets(subsets []EndpointSubset) []EndpointSubset {
 	var buf bytes.Buffer

@@ -313,7 +313,8 @@ func notOneOf(what, got string, allowed []string) string {
 }
 
 // quantity reads a bound of the given kind. Byte figures take sizes ("5GB", 5000000000);
-// rates those or bandwidths ("10Gbit", "1.25GB/s"); durations take "30s" or a number of seconds; numbers take any non-negative number.
+// rates those or bandwidths ("10Gbit", "1.25GB/s"); durations take "30s" or a number of
+// seconds; numbers take any non-negative number.
 func (d *decoder) quantity(n *yaml.Node, path string, kind QuantityKind) (Quantity, bool) {
 	s, ok := d.scalar(n, path, "a number")
 	if !ok {

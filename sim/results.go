@@ -130,10 +130,10 @@ type ModeResult struct {
 	// failure of connectionLostAfter or more, or whose missed events had left the cache,
 	// and kube-proxies of upgraded nodes, which start again.
 	Relists int64 `json:"relists"`
-	// ResentBytes is what watchers were sent beyond the live events: relists as sent
-	// (gzipped: network.relistSize), and the events the kube-proxy of a node back from a failure missed, replayed from the
-	// watch cache. (A terminated watcher that watches again from its resourceVersion gets
-	// the events it missed replayed, each sent once: no bytes again.)
+	// ResentBytes is what watchers were sent beyond the live events: relists as sent (gzipped:
+	// network.relistSize), and the events the kube-proxy of a node back from a failure missed,
+	// replayed from the watch cache. (A terminated watcher that watches again from its
+	// resourceVersion gets the events it missed replayed, each sent once: no bytes again.)
 	ResentBytes int64 `json:"resentBytes"`
 	// Programming summarises network programming latency: for each change kube-proxy
 	// received with a trigger time, trigger → the end of the sync that programmed it, as

@@ -63,11 +63,11 @@ var prepared struct {
 // reporting: this project's machine's balloon reports them, and the host has them back
 // about 2 s after they are freed), a block faults in at the host's pace, 4 KiB pages at a
 // time, unless a process freed it a moment ago, while 4 KiB pages come from memory the
-// guest had used and freed, backed already. On this project's 2-core machine, on one day, a 4 KiB fault cost about
-// 10 µs and huge pages won (many-services' system time 0.4-0.5 s to under 0.1 s); on a
-// later day a 4 KiB fault cost 2.5 µs and a huge page 5-7 ms but for the few a process had
-// just freed (0.2 ms), and marking made many-services 5% slower, 50,000 Services 8% and
-// cluster-day 10%.
+// guest had used and freed, backed already. On this project's 2-core machine, on one day, a
+// 4 KiB fault cost about 10 µs and huge pages won (many-services' system time 0.4-0.5 s to
+// under 0.1 s); on a later day a 4 KiB fault cost 2.5 µs and a huge page 5-7 ms but for the
+// few a process had just freed (0.2 ms), and marking made many-services 5% slower, 50,000
+// Services 8% and cluster-day 10%.
 //
 // It faults in one 2 MiB window of 4 KiB pages, then up to hugeProbes(n) windows of one
 // huge page each for a heap of n bytes, and says no at the first huge page that took longer
