@@ -1,7 +1,7 @@
 # epsim — see README.md. Every target works on a fresh machine with only Go installed.
 GO ?= go
 
-.PHONY: build test bench bench-compare rss-compare instr-compare lint cross run check baselines fuzz pgo upstream-endpoints upstream-mirroring upstream-deployment upstream-daemonset upstream-statefulset upstream-replicaset upstream-proxy diff-slices diff-sizes
+.PHONY: build test bench bench-compare rss-compare instr-compare goals lint cross run check baselines fuzz pgo upstream-endpoints upstream-mirroring upstream-deployment upstream-daemonset upstream-statefulset upstream-replicaset upstream-proxy diff-slices diff-sizes
 
 build:
 	$(GO) build -o bin/sim ./cmd/sim
@@ -168,6 +168,18 @@ rss-compare:
 	echo "$(SCENARIO): BASE=$(BASE) against the working tree, $(RUNS) runs each"; \
 	$$tmp/peakrss -runs $(RUNS) -limit $(LIMIT) $(if $(RSS_GOGC),-gogc $(RSS_GOGC)) \
 		-base $$tmp/sim.base -new $$tmp/sim.new -- run $(SCENARIO) --quiet
+
+# Issue 15's scale goals as users meet them (internal/goals): `sim run --quiet` of 5000-nodes,
+# many-services, one Service of 100k pods, 50,000 Services of 10 pods and cluster-day, each
+# in a process of its own, ROUNDS rounds of every goal once (so that the machine's drift
+# falls on all alike), with each goal's CPU seconds and peak RSS against its limits: the
+# spread, the median and how many runs stayed within. About 35 s a round on 2 cores.
+# GOALS=many-services,cluster-day runs some of them.
+#   make goals ROUNDS=5 GOALS=many-services
+ROUNDS ?= 3
+GOALS ?=
+goals: build
+	$(GO) run ./internal/goals -sim bin/sim -rounds $(ROUNDS) $(if $(GOALS),-only $(GOALS))
 
 # Instructions executed by `sim run SCENARIO --quiet` (a shipped scenario or a file) built at
 # revision BASE and from the working tree, each with its own default.pgo, counted by

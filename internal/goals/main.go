@@ -1,0 +1,251 @@
+// Command goals measures issue 15's scale goals as a user meets them: `sim run --quiet` of
+// each goal's workload in a process of its own, with the CPU seconds (user and system) and
+// the peak RSS the kernel counted for it, against the goal's limits. It runs -rounds rounds,
+// each of every goal once, so that the machine's drift (10-40% within minutes on a shared
+// virtual machine: docs/performance.md) falls on all the goals alike, and prints for each
+// goal the spread, the median and how many runs stayed within each limit.
+//
+//	go run ./internal/goals -sim bin/sim -rounds 3
+//	go run ./internal/goals -sim bin/sim -rounds 10 -only many-services
+//
+// make goals builds sim and runs this. A run's peak RSS is getrusage's ru_maxrss, in MB of
+// 10^6 bytes (the goals' unit); where no getrusage gives it (not Unix), only the CPU is
+// measured.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "goals:", err)
+		os.Exit(2)
+	}
+}
+
+// goal is one of issue 15's goals: a workload sim runs and the limits its run must stay
+// within.
+type goal struct {
+	// name is the goal's name for -only and in the table.
+	name string
+	// what says what the workload is.
+	what string
+	// args follow "sim run": a shipped scenario and its --set flags. With scenario set, the
+	// path of the file it is written to comes first.
+	args     []string
+	scenario string
+	// cpu is the limit in CPU seconds, rssMB in MB of peak RSS (0: none).
+	cpu, rssMB float64
+}
+
+// services50k is the 50,000 Services of 10 pods of issue 15's table, as BenchmarkScale's
+// services=50000 row runs them (scenarios/scale_bench_test.go servicesOf10).
+const services50k = `name: services-50000
+seed: 1
+cluster:
+  nodes: 5000
+  maxPodsPerNode: 250
+guards:
+  endTime: 240h
+services:
+  - name: s
+    count: 50000
+    replicas: 10
+timeline:
+  - name: create
+    action: create
+  - name: rollout
+    action: rollout
+    services: [s]
+`
+
+// goals are issue 15's goals that a run of sim measures, in the issue's words: "5000-nodes
+// stays ≤ 1 s and ≤ 100 MB", "one Service of 100k pods ≤ 5 s", "many-services ≤ 250 MB peak
+// RSS and ≤ 3 s; 50,000 Services of 10 pods ≤ 20 s and ≤ 1.5 GB", "cluster-day runs in ≤ 60
+// s and ≤ 1 GB". (The per-event cost and the bytes a pod are BenchmarkScale's, sim plan's
+// use of the cores BenchmarkPlanParallel's.)
+var goals = []goal{
+	{name: "5000-nodes", what: "the headline scenario", args: []string{"5000-nodes"}, cpu: 1, rssMB: 100},
+	{name: "many-services", what: "10,000 Services, ~99k pods", args: []string{"many-services"}, cpu: 3, rssMB: 250},
+	{name: "one-service-100k", what: "5000-nodes with one Service of 100k pods", args: []string{"5000-nodes", "--set", "services[0].replicas=100000"}, cpu: 5},
+	{name: "services-50k", what: "50,000 Services of 10 pods", scenario: services50k, cpu: 20, rssMB: 1500},
+	{name: "cluster-day", what: "24 h of a 5,000-node cluster", args: []string{"cluster-day"}, cpu: 60, rssMB: 1000},
+}
+
+// measurement is one run's CPU seconds and peak RSS (MB; 0 when unknown).
+type measurement struct{ cpu, rssMB float64 }
+
+func run(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("goals", flag.ContinueOnError)
+	sim := fs.String("sim", "", "the sim binary to measure (make goals builds bin/sim)")
+	rounds := fs.Int("rounds", 3, "rounds to run, each running every goal once")
+	only := fs.String("only", "", "run only these goals (comma-separated: "+strings.Join(goalNames(), ", ")+")")
+	pause := fs.Duration("pause", 0, "wait this long before each run (a machine that takes freed memory back charges\na run after idle more page faults: docs/performance.md)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: goals -sim BIN [-rounds N] [-only NAMES] [-pause D]")
+		fmt.Fprintln(fs.Output(), "Runs issue 15's scale goals with sim run --quiet and prints CPU seconds and peak RSS against their limits.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if *sim == "" || *rounds < 1 || fs.NArg() > 0 {
+		fs.Usage()
+		return errors.New("want -sim, -rounds ≥ 1 and no arguments")
+	}
+	chosen, err := choose(*only)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "goals")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	runArgs := make([][]string, len(chosen))
+	for i, g := range chosen {
+		runArgs[i] = append([]string{"run"}, g.args...)
+		if g.scenario != "" {
+			path := filepath.Join(dir, g.name+".yaml")
+			if err := os.WriteFile(path, []byte(g.scenario), 0o644); err != nil {
+				return err
+			}
+			runArgs[i] = append([]string{"run", path}, g.args...)
+		}
+		runArgs[i] = append(runArgs[i], "--quiet")
+	}
+	got := make([][]measurement, len(chosen))
+	for r := range *rounds {
+		for i, g := range chosen {
+			time.Sleep(*pause)
+			m, err := measure(*sim, runArgs[i])
+			if err != nil {
+				return fmt.Errorf("%s: %w", g.name, err)
+			}
+			got[i] = append(got[i], m)
+			line := fmt.Sprintf("round %d/%d %s: %.2f CPU-s", r+1, *rounds, g.name, m.cpu)
+			if m.rssMB > 0 {
+				line += fmt.Sprintf(", %.1f MB peak RSS", m.rssMB)
+			}
+			fmt.Fprintln(stdout, line)
+		}
+	}
+	fmt.Fprintln(stdout)
+	fmt.Fprint(stdout, table(chosen, got))
+	return nil
+}
+
+// goalNames returns the names -only takes.
+func goalNames() []string {
+	var names []string
+	for _, g := range goals {
+		names = append(names, g.name)
+	}
+	return names
+}
+
+// choose returns the goals a -only value names, in the table's order (all when empty).
+func choose(only string) ([]goal, error) {
+	if only == "" {
+		return goals, nil
+	}
+	want := map[string]bool{}
+	for name := range strings.SplitSeq(only, ",") {
+		name = strings.TrimSpace(name)
+		if !slices.Contains(goalNames(), name) {
+			return nil, fmt.Errorf("-only: no goal %q (the goals: %s)", name, strings.Join(goalNames(), ", "))
+		}
+		want[name] = true
+	}
+	var chosen []goal
+	for _, g := range goals {
+		if want[g.name] {
+			chosen = append(chosen, g)
+		}
+	}
+	return chosen, nil
+}
+
+// measure runs sim with args and returns its CPU seconds and peak RSS. A failed run is an
+// error that ends with the last of what it wrote on stderr.
+func measure(sim string, args []string) (measurement, error) {
+	cmd := exec.Command(sim, args...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Run(); err != nil {
+		tail := strings.TrimSpace(stderr.String())
+		if len(tail) > 2000 {
+			tail = "…" + tail[len(tail)-2000:]
+		}
+		if tail != "" {
+			return measurement{}, fmt.Errorf("%s %s: %w\n%s", sim, strings.Join(args, " "), err, tail)
+		}
+		return measurement{}, fmt.Errorf("%s %s: %w", sim, strings.Join(args, " "), err)
+	}
+	ps := cmd.ProcessState
+	m := measurement{cpu: (ps.UserTime() + ps.SystemTime()).Seconds()}
+	if kib, ok := maxRSSKiB(ps); ok {
+		m.rssMB = float64(kib) * 1024 / 1e6
+	}
+	return m, nil
+}
+
+// table describes each goal's runs: the spread and median of its CPU seconds and of its
+// peak RSS, and how many runs stayed within each limit.
+func table(chosen []goal, got [][]measurement) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-17s %-44s %-30s %s\n", "goal", "workload", "CPU s: spread, median", "peak RSS MB: spread, median")
+	for i, g := range chosen {
+		var cpu, rss []float64
+		for _, m := range got[i] {
+			cpu = append(cpu, m.cpu)
+			if m.rssMB > 0 {
+				rss = append(rss, m.rssMB)
+			}
+		}
+		rssText := "not measured here"
+		if len(rss) == len(cpu) {
+			rssText = spread(rss, g.rssMB, "%.1f")
+		}
+		fmt.Fprintf(&b, "%-17s %-44s %-30s %s\n", g.name, g.what, spread(cpu, g.cpu, "%.2f"), rssText)
+	}
+	return b.String()
+}
+
+// spread formats values as "lo–hi, median m, k/n ≤ limit" (no count when limit is 0).
+func spread(values []float64, limit float64, format string) string {
+	s := slices.Sorted(slices.Values(values))
+	median := s[len(s)/2]
+	if len(s)%2 == 0 {
+		median = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	f := func(x float64) string { return fmt.Sprintf(format, x) }
+	out := f(s[0])
+	if len(s) > 1 {
+		out += "–" + f(s[len(s)-1]) + ", median " + f(median)
+	}
+	if limit > 0 {
+		within := 0
+		for _, x := range s {
+			if x <= limit {
+				within++
+			}
+		}
+		out += fmt.Sprintf(", %d/%d ≤ %g", within, len(s), limit)
+	}
+	return out
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMain makes the test binary a stand-in for sim: with GOALS_FAKE_LOG set it appends its
+// arguments (and, for a scenario file, the file's first line) to that file, spins for
+// GOALS_FAKE_SPIN (a duration, 0 unless set), and exits with GOALS_FAKE_EXIT (0 unless set)
+// after writing GOALS_FAKE_STDERR to stderr.
+func TestMain(m *testing.M) {
+	if log := os.Getenv("GOALS_FAKE_LOG"); log != "" {
+		line := strings.Join(os.Args[1:], " ")
+		if len(os.Args) > 2 && strings.HasSuffix(os.Args[2], ".yaml") {
+			text, err := os.ReadFile(os.Args[2])
+			if err != nil {
+				panic(err)
+			}
+			first, _, _ := strings.Cut(string(text), "\n")
+			line += " | " + first
+		}
+		f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			panic(err)
+		}
+		f.WriteString(line + "\n")
+		f.Close()
+		if d, err := time.ParseDuration(os.Getenv("GOALS_FAKE_SPIN")); err == nil {
+			for start := time.Now(); time.Since(start) < d; {
+			}
+		}
+		os.Stderr.WriteString(os.Getenv("GOALS_FAKE_STDERR"))
+		if os.Getenv("GOALS_FAKE_EXIT") != "" {
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// fakeSim makes the test binary sim for the test's runs, logging into a file it returns.
+func fakeSim(t *testing.T) (bin, log string) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log = filepath.Join(t.TempDir(), "runs.log")
+	t.Setenv("GOALS_FAKE_LOG", log)
+	return self, log
+}
+
+func TestRunsEachGoalOnceARoundAndReportsLimits(t *testing.T) {
+	bin, log := fakeSim(t)
+	t.Setenv("GOALS_FAKE_SPIN", "20ms")
+	var out bytes.Buffer
+	if err := run([]string{"-sim", bin, "-rounds", "2", "-only", "services-50k, 5000-nodes"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(runs)), "\n")
+	// The goals' own order, not -only's, each round in turn; the 50,000 Services' scenario
+	// is a file that exists while it runs.
+	want := []string{"run 5000-nodes --quiet", "run services-50k.yaml --quiet | name: services-50000"}
+	if len(lines) != 4 {
+		t.Fatalf("runs:\n%s\nwant 4", runs)
+	}
+	for i, line := range lines {
+		got := line
+		if dir, file, ok := strings.Cut(line, "services-50k.yaml"); ok {
+			got = "run services-50k.yaml" + file
+			if !strings.HasPrefix(dir, "run /") {
+				t.Errorf("run %d: %q, want the scenario's absolute path", i+1, line)
+			}
+		}
+		if got != want[i%2] {
+			t.Errorf("run %d: %q, want %q", i+1, got, want[i%2])
+		}
+	}
+	text := out.String()
+	for _, want := range []string{"round 1/2 5000-nodes: ", "round 2/2 services-50k: ", "5000-nodes        the headline scenario"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	// A stand-in that spins 20 ms and holds a few MB stays within every limit.
+	if !strings.Contains(text, "2/2 ≤ 1 ") || !strings.Contains(text, "2/2 ≤ 20 ") {
+		t.Errorf("output does not count both runs within the CPU limits:\n%s", text)
+	}
+	if runtime.GOOS == "linux" && !strings.Contains(text, "2/2 ≤ 1500") {
+		t.Errorf("output does not count both runs within the RSS limit:\n%s", text)
+	}
+}
+
+func TestMeasureSeesCPU(t *testing.T) {
+	bin, _ := fakeSim(t)
+	t.Setenv("GOALS_FAKE_SPIN", "300ms")
+	m, err := measure(bin, []string{"run", "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The spin is 300 ms of wall time, nearly all of it CPU; a busy machine may take some.
+	if m.cpu < 0.1 || m.cpu > 5 {
+		t.Errorf("CPU of a 300 ms spin: %.3f s", m.cpu)
+	}
+	if runtime.GOOS == "linux" && (m.rssMB < 1 || m.rssMB > 500) {
+		t.Errorf("peak RSS of the stand-in: %.1f MB", m.rssMB)
+	}
+}
+
+func TestFailedRunSaysWhichGoalAndWhy(t *testing.T) {
+	bin, _ := fakeSim(t)
+	t.Setenv("GOALS_FAKE_EXIT", "3")
+	t.Setenv("GOALS_FAKE_STDERR", "sim: run: something broke\n")
+	err := run([]string{"-sim", bin, "-rounds", "1", "-only", "cluster-day"}, new(bytes.Buffer))
+	if err == nil {
+		t.Fatal("a failing run: no error")
+	}
+	for _, want := range []string{"cluster-day: ", "run cluster-day --quiet", "exit status 3", "something broke"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+func TestChooseRefusesUnknownGoals(t *testing.T) {
+	_, err := choose("many-services,manyservices")
+	if err == nil || !strings.Contains(err.Error(), `no goal "manyservices"`) || !strings.Contains(err.Error(), "cluster-day") {
+		t.Errorf("choose of an unknown goal: %v", err)
+	}
+	all, err := choose("")
+	if err != nil || len(all) != len(goals) {
+		t.Errorf("choose(\"\") = %d goals, %v; want all %d", len(all), err, len(goals))
+	}
+}
+
+func TestRunRefusesWithoutSim(t *testing.T) {
+	for _, args := range [][]string{{}, {"-sim", "x", "-rounds", "0"}, {"-sim", "x", "extra"}} {
+		err := run(args, new(bytes.Buffer))
+		if err == nil || !strings.Contains(err.Error(), "want -sim") {
+			t.Errorf("run(%q): %v", args, err)
+		}
+	}
+	if err := run([]string{"-h"}, new(bytes.Buffer)); err != nil {
+		t.Errorf("-h: %v, want its usage and no error", err)
+	}
+}
+
+func TestSpread(t *testing.T) {
+	for _, c := range []struct {
+		v     []float64
+		limit float64
+		want  string
+	}{
+		{[]float64{2.5}, 3, "2.50, 1/1 ≤ 3"},
+		{[]float64{3.5, 2.5, 3}, 3, "2.50–3.50, median 3.00, 2/3 ≤ 3"},
+		{[]float64{4, 1, 2, 3}, 0, "1.00–4.00, median 2.50"},
+	} {
+		if got := spread(c.v, c.limit, "%.2f"); got != c.want {
+			t.Errorf("spread(%v, %g) = %q, want %q", c.v, c.limit, got, c.want)
+		}
+	}
+}
