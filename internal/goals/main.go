@@ -15,12 +15,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,7 +30,11 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
+	// An interrupt stops the run under way and still removes the scenario files.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		stop()
 		fmt.Fprintln(os.Stderr, "goals:", err)
 		os.Exit(2)
 	}
@@ -86,7 +92,7 @@ var goals = []goal{
 // measurement is one run's CPU seconds and peak RSS (MB; 0 when unknown).
 type measurement struct{ cpu, rssMB float64 }
 
-func run(args []string, stdout io.Writer) error {
+func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("goals", flag.ContinueOnError)
 	sim := fs.String("sim", "", "the sim binary to measure (make goals builds bin/sim)")
 	rounds := fs.Int("rounds", 3, "rounds to run, each running every goal once")
@@ -131,8 +137,12 @@ func run(args []string, stdout io.Writer) error {
 	got := make([][]measurement, len(chosen))
 	for r := range *rounds {
 		for i, g := range chosen {
-			time.Sleep(*pause)
-			m, err := measure(*sim, runArgs[i])
+			select {
+			case <-time.After(*pause):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			m, err := measure(ctx, *sim, runArgs[i])
 			if err != nil {
 				return fmt.Errorf("%s: %w", g.name, err)
 			}
@@ -182,11 +192,14 @@ func choose(only string) ([]goal, error) {
 
 // measure runs sim with args and returns its CPU seconds and peak RSS. A failed run is an
 // error that ends with the last of what it wrote on stderr.
-func measure(sim string, args []string) (measurement, error) {
-	cmd := exec.Command(sim, args...)
+func measure(ctx context.Context, sim string, args []string) (measurement, error) {
+	cmd := exec.CommandContext(ctx, sim, args...)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return measurement{}, ctx.Err()
+		}
 		tail := strings.TrimSpace(stderr.String())
 		if len(tail) > 2000 {
 			tail = "…" + tail[len(tail)-2000:]

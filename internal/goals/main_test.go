@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -60,7 +62,7 @@ func TestRunsEachGoalOnceARoundAndReportsLimits(t *testing.T) {
 	bin, log := fakeSim(t)
 	t.Setenv("GOALS_FAKE_SPIN", "20ms")
 	var out bytes.Buffer
-	if err := run([]string{"-sim", bin, "-rounds", "2", "-only", "services-50k, 5000-nodes"}, &out); err != nil {
+	if err := run(t.Context(), []string{"-sim", bin, "-rounds", "2", "-only", "services-50k, 5000-nodes"}, &out); err != nil {
 		t.Fatal(err)
 	}
 	runs, err := os.ReadFile(log)
@@ -104,7 +106,7 @@ func TestRunsEachGoalOnceARoundAndReportsLimits(t *testing.T) {
 func TestMeasureSeesCPU(t *testing.T) {
 	bin, _ := fakeSim(t)
 	t.Setenv("GOALS_FAKE_SPIN", "300ms")
-	m, err := measure(bin, []string{"run", "x"})
+	m, err := measure(t.Context(), bin, []string{"run", "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +123,7 @@ func TestFailedRunSaysWhichGoalAndWhy(t *testing.T) {
 	bin, _ := fakeSim(t)
 	t.Setenv("GOALS_FAKE_EXIT", "3")
 	t.Setenv("GOALS_FAKE_STDERR", "sim: run: something broke\n")
-	err := run([]string{"-sim", bin, "-rounds", "1", "-only", "cluster-day"}, new(bytes.Buffer))
+	err := run(t.Context(), []string{"-sim", bin, "-rounds", "1", "-only", "cluster-day"}, new(bytes.Buffer))
 	if err == nil {
 		t.Fatal("a failing run: no error")
 	}
@@ -145,12 +147,12 @@ func TestChooseRefusesUnknownGoals(t *testing.T) {
 
 func TestRunRefusesWithoutSim(t *testing.T) {
 	for _, args := range [][]string{{}, {"-sim", "x", "-rounds", "0"}, {"-sim", "x", "extra"}} {
-		err := run(args, new(bytes.Buffer))
+		err := run(t.Context(), args, new(bytes.Buffer))
 		if err == nil || !strings.Contains(err.Error(), "want -sim") {
 			t.Errorf("run(%q): %v", args, err)
 		}
 	}
-	if err := run([]string{"-h"}, new(bytes.Buffer)); err != nil {
+	if err := run(t.Context(), []string{"-h"}, new(bytes.Buffer)); err != nil {
 		t.Errorf("-h: %v, want its usage and no error", err)
 	}
 }
@@ -168,5 +170,20 @@ func TestSpread(t *testing.T) {
 		if got := spread(c.v, c.limit, "%.2f"); got != c.want {
 			t.Errorf("spread(%v, %g) = %q, want %q", c.v, c.limit, got, c.want)
 		}
+	}
+}
+
+func TestInterruptStopsTheRunUnderWay(t *testing.T) {
+	bin, _ := fakeSim(t)
+	t.Setenv("GOALS_FAKE_SPIN", "20s")
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := run(ctx, []string{"-sim", bin, "-rounds", "1", "-only", "many-services"}, new(bytes.Buffer))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("run interrupted: %v, want the context's error", err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("run interrupted after 300 ms returned after %v: the run under way was not stopped", took)
 	}
 }
