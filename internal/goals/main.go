@@ -27,6 +27,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"epsim/internal/rusage"
 )
 
 func main() {
@@ -211,7 +213,7 @@ func measure(ctx context.Context, sim string, args []string) (measurement, error
 	}
 	ps := cmd.ProcessState
 	m := measurement{cpu: (ps.UserTime() + ps.SystemTime()).Seconds()}
-	if kib, ok := maxRSSKiB(ps); ok {
+	if kib, ok := rusage.MaxRSSKiB(ps); ok {
 		m.rssMB = float64(kib) * 1024 / 1e6
 	}
 	return m, nil

@@ -23,6 +23,8 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+
+	"epsim/internal/rusage"
 )
 
 func main() {
@@ -87,7 +89,7 @@ func peakMB(bin string, args, env []string) (float64, error) {
 	if err := cmd.Run(); err != nil {
 		return 0, fmt.Errorf("%s: %w", bin, err)
 	}
-	kib, ok := maxRSSKiB(cmd.ProcessState)
+	kib, ok := rusage.MaxRSSKiB(cmd.ProcessState)
 	if !ok {
 		return 0, fmt.Errorf("%s: no resource usage", bin)
 	}
