@@ -173,7 +173,8 @@ rss-compare:
 # many-services, one Service of 100k pods, 50,000 Services of 10 pods and cluster-day, each
 # in a process of its own, ROUNDS rounds of every goal once (so that the machine's drift
 # falls on all alike), with each goal's CPU seconds and peak RSS against its limits: the
-# spread, the median and how many runs stayed within. About 35 s a round on 2 cores.
+# spread, the median and how many runs stayed within; each round also times a fixed
+# workload (reference), the machine's speed of the moment. About 35 s a round on 2 cores.
 # GOALS=many-services,cluster-day runs some of them.
 #   make goals ROUNDS=5 GOALS=many-services
 ROUNDS ?= 3

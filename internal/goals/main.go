@@ -8,6 +8,11 @@
 //	go run ./internal/goals -sim bin/sim -rounds 3
 //	go run ./internal/goals -sim bin/sim -rounds 10 -only many-services
 //
+// Each round also times a fixed workload of its own (reference: sorting and map updates, the
+// same work every time, about 0.6 s on the project's machine) in a process of its own, so
+// that the table shows how fast the machine was while the goals ran: on a shared virtual
+// machine the goals' CPU moves with it.
+//
 // make goals builds sim and runs this. A run's peak RSS is getrusage's ru_maxrss, in MB of
 // 10^6 bytes (the goals' unit); where no getrusage gives it (not Unix), only the CPU is
 // measured.
@@ -20,6 +25,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -32,6 +38,10 @@ import (
 )
 
 func main() {
+	if os.Getenv(referenceEnv) != "" {
+		reference()
+		return
+	}
 	// An interrupt stops the run under way and still removes the scenario files.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -55,6 +65,9 @@ type goal struct {
 	scenario string
 	// cpu is the limit in CPU seconds, rssMB in MB of peak RSS (0: none).
 	cpu, rssMB float64
+	// bin and env, when set, run another program than sim (the reference workload).
+	bin string
+	env []string
 }
 
 // services50k is the 50,000 Services of 10 pods of issue 15's table, as BenchmarkScale's
@@ -99,6 +112,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	sim := fs.String("sim", "", "the sim binary to measure (make goals builds bin/sim)")
 	rounds := fs.Int("rounds", 3, "rounds to run, each running every goal once")
 	only := fs.String("only", "", "run only these goals (comma-separated: "+strings.Join(goalNames(), ", ")+")")
+	withReference := fs.Bool("reference", true, "time the fixed reference workload once a round too (the machine's speed)")
 	pause := fs.Duration("pause", 0, "wait this long before each run (a machine that takes freed memory back charges\na run after idle more page faults: docs/performance.md)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: goals -sim BIN [-rounds N] [-only NAMES] [-pause D]")
@@ -136,6 +150,14 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		runArgs[i] = append(runArgs[i], "--quiet")
 	}
+	if *withReference {
+		self, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("the reference workload: %w", err)
+		}
+		chosen = append([]goal{referenceGoal(self)}, chosen...)
+		runArgs = append([][]string{nil}, runArgs...)
+	}
 	got := make([][]measurement, len(chosen))
 	for r := range *rounds {
 		for i, g := range chosen {
@@ -144,7 +166,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-			m, err := measure(ctx, *sim, runArgs[i])
+			bin := *sim
+			if g.bin != "" {
+				bin = g.bin
+			}
+			m, err := measure(ctx, bin, runArgs[i], g.env)
 			if err != nil {
 				return fmt.Errorf("%s: %w", g.name, err)
 			}
@@ -194,8 +220,11 @@ func choose(only string) ([]goal, error) {
 
 // measure runs sim with args and returns its CPU seconds and peak RSS. A failed run is an
 // error that ends with the last of what it wrote on stderr.
-func measure(ctx context.Context, sim string, args []string) (measurement, error) {
+func measure(ctx context.Context, sim string, args, env []string) (measurement, error) {
 	cmd := exec.CommandContext(ctx, sim, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	if err := cmd.Run(); err != nil {
@@ -263,4 +292,33 @@ func spread(values []float64, limit float64, format string) string {
 		out += fmt.Sprintf(", %d/%d ≤ %g", within, len(s), limit)
 	}
 	return out
+}
+
+// referenceEnv, set in its environment, makes this program the reference workload.
+const referenceEnv = "EPSIM_GOALS_REFERENCE"
+
+// referenceGoal is the reference workload as a goal without limits: self (this program)
+// run with referenceEnv set.
+func referenceGoal(self string) goal {
+	return goal{name: "reference", what: "fixed sorting and map work (machine speed)", bin: self, env: []string{referenceEnv + "=1"}}
+}
+
+// referenceSink keeps the reference workload's result, so that no work is optimized away.
+var referenceSink int
+
+// reference is the fixed workload: it sorts 4 Mi seeded pseudo-random numbers and adds 1 Mi
+// of them, picked at random, to a map. It is memory-bound as sim is (32 MiB sorted, a map
+// of some 900,000 entries), so its time moves with the machine's as sim's does.
+func reference() {
+	r := rand.New(rand.NewPCG(1, 2))
+	v := make([]uint64, 4<<20)
+	for i := range v {
+		v[i] = r.Uint64()
+	}
+	slices.Sort(v)
+	m := make(map[uint64]int)
+	for i := range 1 << 20 {
+		m[v[r.IntN(len(v))]] += i
+	}
+	referenceSink = len(m)
 }

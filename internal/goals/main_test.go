@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,6 +18,10 @@ import (
 // GOALS_FAKE_SPIN (a duration, 0 unless set), and exits with GOALS_FAKE_EXIT (0 unless set)
 // after writing GOALS_FAKE_STDERR to stderr.
 func TestMain(m *testing.M) {
+	if os.Getenv(referenceEnv) != "" {
+		reference()
+		os.Exit(0)
+	}
 	if log := os.Getenv("GOALS_FAKE_LOG"); log != "" {
 		line := strings.Join(os.Args[1:], " ")
 		if len(os.Args) > 2 && strings.HasSuffix(os.Args[2], ".yaml") {
@@ -62,7 +67,7 @@ func TestRunsEachGoalOnceARoundAndReportsLimits(t *testing.T) {
 	bin, log := fakeSim(t)
 	t.Setenv("GOALS_FAKE_SPIN", "20ms")
 	var out bytes.Buffer
-	if err := run(t.Context(), []string{"-sim", bin, "-rounds", "2", "-only", "services-50k, 5000-nodes"}, &out); err != nil {
+	if err := run(t.Context(), []string{"-sim", bin, "-rounds", "2", "-only", "services-50k, 5000-nodes", "-reference=false"}, &out); err != nil {
 		t.Fatal(err)
 	}
 	runs, err := os.ReadFile(log)
@@ -106,7 +111,7 @@ func TestRunsEachGoalOnceARoundAndReportsLimits(t *testing.T) {
 func TestMeasureSeesCPU(t *testing.T) {
 	bin, _ := fakeSim(t)
 	t.Setenv("GOALS_FAKE_SPIN", "300ms")
-	m, err := measure(t.Context(), bin, []string{"run", "x"})
+	m, err := measure(t.Context(), bin, []string{"run", "x"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +128,7 @@ func TestFailedRunSaysWhichGoalAndWhy(t *testing.T) {
 	bin, _ := fakeSim(t)
 	t.Setenv("GOALS_FAKE_EXIT", "3")
 	t.Setenv("GOALS_FAKE_STDERR", "sim: run: something broke\n")
-	err := run(t.Context(), []string{"-sim", bin, "-rounds", "1", "-only", "cluster-day"}, new(bytes.Buffer))
+	err := run(t.Context(), []string{"-sim", bin, "-rounds", "1", "-only", "cluster-day", "-reference=false"}, new(bytes.Buffer))
 	if err == nil {
 		t.Fatal("a failing run: no error")
 	}
@@ -179,11 +184,46 @@ func TestInterruptStopsTheRunUnderWay(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	err := run(ctx, []string{"-sim", bin, "-rounds", "1", "-only", "many-services"}, new(bytes.Buffer))
+	err := run(ctx, []string{"-sim", bin, "-rounds", "1", "-only", "many-services", "-reference=false"}, new(bytes.Buffer))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("run interrupted: %v, want the context's error", err)
 	}
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("run interrupted after 300 ms returned after %v: the run under way was not stopped", took)
+	}
+}
+
+func TestReferenceRunsOnceARoundFirst(t *testing.T) {
+	bin, log := fakeSim(t)
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"-sim", bin, "-rounds", "2", "-only", "5000-nodes"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	// The reference runs as this binary with referenceEnv set (TestMain runs it then), not
+	// as sim: only the goal's two runs are logged.
+	runs, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(runs), "\n"); n != 2 {
+		t.Errorf("sim ran %d times, want 2:\n%s", n, runs)
+	}
+	text := out.String()
+	for _, want := range []string{"round 1/2 reference: ", "round 2/2 reference: ", "reference         fixed sorting and map work"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if i, j := strings.Index(text, "round 1/2 reference"), strings.Index(text, "round 1/2 5000-nodes"); i < 0 || j < i {
+		t.Errorf("the reference does not run first in a round:\n%s", text)
+	}
+	// The workload is real work: a tenth of a second at least on any machine of today.
+	for _, line := range strings.Split(text, "\n") {
+		if rest, ok := strings.CutPrefix(line, "round 1/2 reference: "); ok {
+			var cpu float64
+			if _, err := fmt.Sscanf(rest, "%f CPU-s", &cpu); err != nil || cpu < 0.1 {
+				t.Errorf("reference line %q: CPU %g, %v", line, cpu, err)
+			}
+		}
 	}
 }
