@@ -43,7 +43,7 @@ func BenchmarkScale(b *testing.B) {
 		pods           int
 	}
 	svcs := func(n int) row {
-		return row{name: fmt.Sprintf("services=%d", n), yaml: servicesOf10(n), pods: 10 * n}
+		return row{name: fmt.Sprintf("services=%d", n), yaml: ServicesOf10(n), pods: 10 * n}
 	}
 	rows := []row{
 		{name: "5000-nodes", scenario: "5000-nodes", pods: 10000},
@@ -156,40 +156,12 @@ func BenchmarkScale(b *testing.B) {
 				b.ReportMetric(float64(obs.peak)/float64(r.pods), "peak-heap-B/pod")
 			}
 			// Per pod the run held at the peak: a rollout holds its surge and the old pods
-			// still terminating besides the replicas (servicesOf10: 13 a Service).
+			// still terminating besides the replicas (ServicesOf10: 13 a Service).
 			if obs.peakHeld > 0 {
 				b.ReportMetric(float64(obs.peak)/float64(obs.peakHeld), "peak-heap-B/held-pod")
 			}
 		})
 	}
-}
-
-// servicesOf10 is a scenario of n Services of 10 pods on 5,000 nodes: create, then roll
-// them all at once.
-// The controllers' 20 qps pace a rollout of 50,000 Services over more than a virtual day, so
-// the end-time guard is raised. Nodes take 250 pods, as they did when issue 15 measured
-// these rows: at the kubelet's default of 110, 50,000 Services fill them to 91% and the
-// 25% surge of the rollout leaves some 130,000 pods waiting for room for hours, another
-// run (35.8 s and 1.09 GB against 30.8 s and 1.14 GB, when that cap came in).
-func servicesOf10(n int) string {
-	return fmt.Sprintf(`name: services-%d
-seed: 1
-cluster:
-  nodes: 5000
-  maxPodsPerNode: 250
-guards:
-  endTime: 240h
-services:
-  - name: s
-    count: %d
-    replicas: 10
-timeline:
-  - name: create
-    action: create
-  - name: rollout
-    action: rollout
-    services: [s]
-`, n, n)
 }
 
 // topologyZoneDown is many-services' mix of Services, fewer of the small ones, all with

@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"epsim/internal/rusage"
+	"epsim/scenarios"
 )
 
 func main() {
@@ -70,27 +71,6 @@ type goal struct {
 	env []string
 }
 
-// services50k is the 50,000 Services of 10 pods of issue 15's table, as BenchmarkScale's
-// services=50000 row runs them (scenarios/scale_bench_test.go servicesOf10).
-const services50k = `name: services-50000
-seed: 1
-cluster:
-  nodes: 5000
-  maxPodsPerNode: 250
-guards:
-  endTime: 240h
-services:
-  - name: s
-    count: 50000
-    replicas: 10
-timeline:
-  - name: create
-    action: create
-  - name: rollout
-    action: rollout
-    services: [s]
-`
-
 // goals are issue 15's goals that a run of sim measures, in the issue's words: "5000-nodes
 // stays ≤ 1 s and ≤ 100 MB", "one Service of 100k pods ≤ 5 s", "many-services ≤ 250 MB peak
 // RSS and ≤ 3 s; 50,000 Services of 10 pods ≤ 20 s and ≤ 1.5 GB", "cluster-day runs in ≤ 60
@@ -100,7 +80,7 @@ var goals = []goal{
 	{name: "5000-nodes", what: "the headline scenario", args: []string{"5000-nodes"}, cpu: 1, rssMB: 100},
 	{name: "many-services", what: "10,000 Services, ~99k pods", args: []string{"many-services"}, cpu: 3, rssMB: 250},
 	{name: "one-service-100k", what: "5000-nodes with one Service of 100k pods", args: []string{"5000-nodes", "--set", "services[0].replicas=100000"}, cpu: 5},
-	{name: "services-50k", what: "50,000 Services of 10 pods", scenario: services50k, cpu: 20, rssMB: 1500},
+	{name: "services-50k", what: "50,000 Services of 10 pods", scenario: scenarios.ServicesOf10(50000), cpu: 20, rssMB: 1500},
 	{name: "cluster-day", what: "24 h of a 5,000-node cluster", args: []string{"cluster-day"}, cpu: 60, rssMB: 1000},
 }
 
