@@ -8,9 +8,9 @@
 //	go run ./internal/goals -sim bin/sim -rounds 3
 //	go run ./internal/goals -sim bin/sim -rounds 10 -only many-services
 //
-// Each round also times a fixed workload of its own (reference: sorting and map updates, the
-// same work every time, about 0.6 s on the project's machine) in a process of its own, so
-// that the table shows how fast the machine was while the goals ran: on a shared virtual
+// Each round also times, first and in a process of its own, a fixed workload (reference:
+// sorting and map updates, the same work every time, about 0.6 s on the project's machine),
+// so that the table shows how fast the machine was while the goals ran: on a shared virtual
 // machine the goals' CPU moves with it.
 //
 // make goals builds sim and runs this. A run's peak RSS is getrusage's ru_maxrss, in MB of
@@ -95,7 +95,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	withReference := fs.Bool("reference", true, "time the fixed reference workload once a round too (the machine's speed)")
 	pause := fs.Duration("pause", 0, "wait this long before each run (a machine that takes freed memory back charges\na run after idle more page faults: docs/performance.md)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: goals -sim BIN [-rounds N] [-only NAMES] [-pause D]")
+		fmt.Fprintln(fs.Output(), "usage: goals -sim BIN [-rounds N] [-only NAMES] [-reference=false] [-pause D]")
 		fmt.Fprintln(fs.Output(), "Runs issue 15's scale goals with sim run --quiet and prints CPU seconds and peak RSS against their limits.")
 		fs.PrintDefaults()
 	}
