@@ -32,6 +32,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"epsim/internal/rusage"
@@ -229,10 +230,11 @@ func measure(ctx context.Context, sim string, args, env []string) (measurement, 
 }
 
 // table describes each goal's runs: the spread and median of its CPU seconds and of its
-// peak RSS, and how many runs stayed within each limit.
+// peak RSS, and how many runs stayed within each limit, in aligned columns.
 func table(chosen []goal, got [][]measurement) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-17s %-44s %-30s %s\n", "goal", "workload", "CPU s: spread, median", "peak RSS MB: spread, median")
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "goal\tworkload\tCPU s: spread, median\tpeak RSS MB: spread, median")
 	for i, g := range chosen {
 		var cpu, rss []float64
 		for _, m := range got[i] {
@@ -245,8 +247,9 @@ func table(chosen []goal, got [][]measurement) string {
 		if len(rss) == len(cpu) {
 			rssText = spread(rss, g.rssMB, "%.1f")
 		}
-		fmt.Fprintf(&b, "%-17s %-44s %-30s %s\n", g.name, g.what, spread(cpu, g.cpu, "%.2f"), rssText)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", g.name, g.what, spread(cpu, g.cpu, "%.2f"), rssText)
 	}
+	w.Flush()
 	return b.String()
 }
 

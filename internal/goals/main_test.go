@@ -94,10 +94,13 @@ func TestRunsEachGoalOnceARoundAndReportsLimits(t *testing.T) {
 		}
 	}
 	text := out.String()
-	for _, want := range []string{"round 1/2 5000-nodes: ", "round 2/2 services-50k: ", "5000-nodes        the headline scenario"} {
+	for _, want := range []string{"round 1/2 5000-nodes: ", "round 2/2 services-50k: "} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
+	}
+	if !hasRow(text, "5000-nodes", "the headline scenario") || !hasRow(text, "services-50k", "50,000 Services of 10 pods") {
+		t.Errorf("the table lacks a goal's row:\n%s", text)
 	}
 	// A stand-in that spins 20 ms and holds a few MB stays within every limit.
 	if !strings.Contains(text, "2/2 ≤ 1 ") || !strings.Contains(text, "2/2 ≤ 20 ") {
@@ -209,10 +212,13 @@ func TestReferenceRunsOnceARoundFirst(t *testing.T) {
 		t.Errorf("sim ran %d times, want 2:\n%s", n, runs)
 	}
 	text := out.String()
-	for _, want := range []string{"round 1/2 reference: ", "round 2/2 reference: ", "reference         fixed sorting and map work"} {
+	for _, want := range []string{"round 1/2 reference: ", "round 2/2 reference: "} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
+	}
+	if !hasRow(text, "reference", "fixed sorting and map work (machine speed)") {
+		t.Errorf("the table lacks the reference's row:\n%s", text)
 	}
 	if i, j := strings.Index(text, "round 1/2 reference"), strings.Index(text, "round 1/2 5000-nodes"); i < 0 || j < i {
 		t.Errorf("the reference does not run first in a round:\n%s", text)
@@ -226,4 +232,39 @@ func TestReferenceRunsOnceARoundFirst(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestTableColumnsAlign(t *testing.T) {
+	chosen := []goal{goals[0], goals[3]}
+	got := [][]measurement{{{0.21, 52.7}, {0.22, 52.9}}, {{18.33, 1106.4}, {20.22, 1159.7}}}
+	lines := strings.Split(strings.TrimSuffix(table(chosen, got), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("table:\n%s", strings.Join(lines, "\n"))
+	}
+	// Each column starts where the header's does, in characters (the figures hold "–" and "≤").
+	col := func(line, cell string) int { return len([]rune(line[:strings.Index(line, cell)])) }
+	for _, c := range []struct{ row, cell, header string }{
+		{lines[1], "0.21–0.22, median 0.21, 2/2 ≤ 1", "CPU s"},
+		{lines[2], "18.33–20.22, median 19.27, 1/2 ≤ 20", "CPU s"},
+		{lines[1], "52.7–52.9, median 52.8, 2/2 ≤ 100", "peak RSS"},
+		{lines[2], "1106.4–1159.7, median 1133.1, 2/2 ≤ 1500", "peak RSS"},
+	} {
+		if !strings.Contains(c.row, c.cell) {
+			t.Errorf("row %q lacks %q", c.row, c.cell)
+			continue
+		}
+		if got, want := col(c.row, c.cell), col(lines[0], c.header); got != want {
+			t.Errorf("%q starts at column %d, its header %q at %d:\n%s", c.cell, got, c.header, want, strings.Join(lines, "\n"))
+		}
+	}
+}
+
+// hasRow reports whether text has a line that starts with name, then spaces, then what.
+func hasRow(text, name, what string) bool {
+	for _, line := range strings.Split(text, "\n") {
+		if rest, ok := strings.CutPrefix(line, name+" "); ok && strings.HasPrefix(strings.TrimLeft(rest, " "), what) {
+			return true
+		}
+	}
+	return false
 }
