@@ -112,6 +112,59 @@ func sortPortsAsUpstream(ports []EndpointPort) {
 	}
 }
 
+// portsInUpstreamOrder reports whether ports are in the order sortPortsAsUpstream gives.
+func portsInUpstreamOrder(ports []EndpointPort) bool {
+	if len(ports) < 2 {
+		return true
+	}
+	var dump [128]byte
+	var last [digestSize]byte
+	for i := range ports {
+		sum := fnv128aSum(appendSlicePortHashDump(dump[:0], &ports[i]))
+		if i > 0 && bytes.Compare(last[:], sum[:]) > 0 {
+			return false
+		}
+		last = sum
+	}
+	return true
+}
+
+// inUpstreamOrder returns s, or a copy of it with its ports, and each endpoint's addresses,
+// in the order upstream's reconciler leaves them in the informer's object of a slice it
+// owns: NewPortMapKey sorts the port list it keys in place, and hashEndpoint an endpoint's
+// addresses (sort.Strings), so the slice's later writes (a DeepCopy updated, a copy for
+// hints) carry that order. The slices the reconciler wrote are in that order already; one
+// written by someone else (an import, a test) may not be.
+// upstream: reconciler.go reconcileByAddressType (NewPortMapKey(existingSlice.Ports)),
+// reconcileByPortMapping (desiredSet.Get(&endpoint)); util/endpointset.go hashEndpoint.
+func inUpstreamOrder(s *EndpointSlice) *EndpointSlice {
+	portsOK := portsInUpstreamOrder(s.Ports)
+	addressesOK := true
+	for i := range s.Endpoints {
+		if a := s.Endpoints[i].Addresses; len(a) > 1 && !slices.IsSorted(a) {
+			addressesOK = false
+			break
+		}
+	}
+	if portsOK && addressesOK {
+		return s
+	}
+	c := *s
+	if !portsOK {
+		c.Ports = slices.Clone(s.Ports)
+		sortPortsAsUpstream(c.Ports)
+	}
+	if !addressesOK {
+		c.Endpoints = slices.Clone(s.Endpoints)
+		for i := range c.Endpoints {
+			if a := c.Endpoints[i].Addresses; len(a) > 1 && !slices.IsSorted(a) {
+				c.Endpoints[i].Addresses = slices.Sorted(slices.Values(a))
+			}
+		}
+	}
+	return &c
+}
+
 // appendSlicePortHashDump appends a discovery/v1 EndpointPort as dump.ForHash prints it.
 func appendSlicePortHashDump(b []byte, p *EndpointPort) []byte {
 	b = append(b, "(v1.EndpointPort){Name:(*string)"...)

@@ -141,8 +141,10 @@ func reconcileAddressTypeFull(svc *Service, pods []*Pod, existing []*EndpointSli
 	opts *ReconcilerOptions, at AddressType, labels StringMap) (SlicePlan, int) {
 	plan := SlicePlan{AddressType: at}
 	existingByKey := map[PortMapKey][]*EndpointSlice{}
-	for _, s := range existing {
+	for i, s := range existing {
 		if ownedBy(s, svc) {
+			s = inUpstreamOrder(s)
+			existing[i] = s
 			k := NewPortMapKey(s.Ports)
 			existingByKey[k] = append(existingByKey[k], s)
 		} else {

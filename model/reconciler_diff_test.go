@@ -167,6 +167,9 @@ func (w *world) step() string {
 		return fmt.Sprintf("add %d pods", n)
 	case r < 40:
 		n := 1 + w.rng.IntN(1+len(w.pods)/3)
+		if w.rng.IntN(8) == 0 {
+			n = len(w.pods) // scaled to zero: the placeholder's turn
+		}
 		for i := 0; i < n && len(w.pods) > 0; i++ {
 			delete(w.pods, w.randomPod().Name)
 		}
@@ -208,13 +211,18 @@ func (w *world) step() string {
 	case r < 80:
 		s := *w.svc
 		s.Labels = map[string]string{"app": "web"}
-		switch w.rng.IntN(4) {
+		switch w.rng.IntN(6) {
 		case 0:
 			s.Labels["tier"] = fmt.Sprint(w.rng.IntN(3))
 		case 1:
 			s.Labels[LabelManagedBy] = "someone"
 		case 2:
 			s.Labels[LabelServiceName] = "x"
+		case 4:
+			// An empty value, which upstream's placeholder comparison reads as no label.
+			s.Labels["canary"] = ""
+		case 5:
+			s.Labels["tier"] = ""
 		}
 		w.svc = &s
 		return "svc labels " + mapString(s.Labels)
@@ -262,6 +270,12 @@ func (w *world) step() string {
 		return fmt.Sprintf("publishNotReady=%v", s.PublishNotReadyAddresses)
 	case r < 96:
 		s := *w.svc
+		if w.rng.IntN(4) == 0 && s.IPFamilies != nil {
+			// Headless and back: the slices' headless label comes and goes.
+			s.ClusterIP = map[bool]string{true: "10.96.0.10", false: "None"}[s.ClusterIP == "None"]
+			w.svc = &s
+			return "clusterIP " + s.ClusterIP
+		}
 		s.IPFamilies = [][]IPFamily{{IPv4}, {IPv6}, {IPv4, IPv6}}[w.rng.IntN(3)]
 		w.svc = &s
 		return fmt.Sprintf("families %v", s.IPFamilies)
@@ -291,7 +305,17 @@ func (w *world) mangle(stored []*EndpointSlice) ([]*EndpointSlice, string) {
 	out := slices.Clone(stored)
 	i := w.rng.IntN(len(out))
 	c := *out[i]
-	switch w.rng.IntN(3) {
+	switch w.rng.IntN(4) {
+	case 3:
+		// Written by someone who keeps ports in another order (upstream sorts the list it
+		// keys in place, and its writes of the slice carry that order).
+		if len(c.Ports) < 2 {
+			return stored, ""
+		}
+		c.Ports = slices.Clone(c.Ports)
+		slices.Reverse(c.Ports)
+		out[i] = &c
+		return out, "mangle: ports reversed on " + c.Name
 	case 0:
 		c.Labels = out[i].Labels.Clone()
 		c.Labels.Set("foreign", "x")

@@ -203,8 +203,8 @@ const triggerCacheSize = 256
 var triggerCache [triggerCacheSize]atomic.Pointer[triggerAnnotations]
 
 // placeholderEqual reports whether slice equals the placeholder p on the fields upstream
-// compares: namespace, labels (exact), ports, addressType and endpoints; nil and empty lists
-// are equal. All other metadata is ignored, ownerReferences included: upstream's ObjectMeta
+// compares: namespace, labels (labelsEqualAsMaps: a key one lacks counts as the other's ""),
+// ports, addressType and endpoints; nil and empty lists are equal. All other metadata is ignored, ownerReferences included: upstream's ObjectMeta
 // equality function compares only namespace and labels, so its OwnerReference function is
 // never reached, and an unowned placeholder left by a previous Service of the same name is
 // kept (checked against upstream by TestReconcileFullMatchesUpstream, seed 69).
@@ -213,11 +213,41 @@ func placeholderEqual(slice, p *EndpointSlice) bool {
 	if slice.Namespace != p.Namespace || slice.AddressType != p.AddressType {
 		return false
 	}
-	if !slice.Labels.Equal(p.Labels) {
+	if !labelsEqualAsMaps(slice.Labels, p.Labels) {
 		return false
 	}
 	// The placeholder has no ports and no endpoints.
 	return len(slice.Ports) == 0 && len(slice.Endpoints) == 0 && len(p.Ports) == 0 && len(p.Endpoints) == 0
+}
+
+// labelsEqualAsMaps reports whether a and b are equal as upstream's placeholder comparison
+// sees two label maps: each checks b[k] == v for every pair of a and the other way round,
+// and a Go map yields "" for a key it lacks, so a label with the empty value equals no label
+// (a Service that gains or loses `canary: ""`, or the placeholder of a Service that was
+// headless, keeps its `service.kubernetes.io/headless: ""`, and is not written again).
+// upstream: reconciler.go placeholderSliceCompare (its ObjectMeta function)
+func labelsEqualAsMaps(a, b StringMap) bool {
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && a[i].Key < b[j].Key:
+			if a[i].Value != "" {
+				return false
+			}
+			i++
+		case i == len(a) || b[j].Key < a[i].Key:
+			if b[j].Value != "" {
+				return false
+			}
+			j++
+		default:
+			if a[i].Value != b[j].Value {
+				return false
+			}
+			i, j = i+1, j+1
+		}
+	}
+	return true
 }
 
 // addressTypesForService returns the address types svc supports, IPv4 first.
