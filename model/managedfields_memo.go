@@ -49,7 +49,7 @@ const fieldsRecent = 4
 // shape: without owners, by the one owner's UID, and by several owners' UIDs (each prefixed
 // by its length).
 type fieldsShape struct {
-	kind         byte // 's': EndpointSlice, 'e': Endpoints with subsets, 'E': without
+	kind         byte // sliceKind(lists): EndpointSlice; 'e': Endpoints with subsets, 'E': without
 	generateName bool
 	annotations  []string
 	labels       []string
@@ -71,8 +71,16 @@ type plainFields struct {
 // EndpointSlice returns an entry of the size of EndpointSliceManagedFields(s, at): that entry,
 // or with one plain owner UID, that of another owner with a UID of the same length.
 func (m *FieldsMemo) EndpointSlice(s *EndpointSlice, at Timestamp) ManagedFieldsEntry {
-	return controllerEntry(endpointSliceAPIVersion, at, m.lookup('s', &s.ObjectMeta))
+	return m.EndpointSliceWith(s, at, SliceListsAfter(0, s))
 }
+
+// EndpointSliceWith is EndpointSlice of EndpointSliceManagedFieldsWith(s, at, lists).
+func (m *FieldsMemo) EndpointSliceWith(s *EndpointSlice, at Timestamp, lists SliceLists) ManagedFieldsEntry {
+	return controllerEntry(endpointSliceAPIVersion, at, m.lookup(sliceKind(lists), &s.ObjectMeta))
+}
+
+// sliceKind is the shape kind of an EndpointSlice whose entry lists lists (never 'e' or 'E').
+func sliceKind(lists SliceLists) byte { return 0x80 | byte(lists) }
 
 // Endpoints returns an entry of the size of EndpointsManagedFields(e, at), as EndpointSlice.
 func (m *FieldsMemo) Endpoints(e *Endpoints, at Timestamp) ManagedFieldsEntry {
@@ -185,8 +193,8 @@ var plainUIDByte = func() (plain [256]bool) {
 // build makes the FieldsV1 string of an object of kind with metadata meta.
 func (m *FieldsMemo) build(kind byte, meta *ObjectMeta) string {
 	m.built++
-	if kind == 's' {
-		return string(m.w.endpointSlice(meta))
+	if kind&0x80 != 0 {
+		return string(m.w.endpointSlice(meta, SliceLists(kind&^0x80)))
 	}
 	return string(m.w.endpoints(meta, kind == 'e'))
 }

@@ -16,8 +16,6 @@ func ExampleSliceSizer() {
 		AddressType: model.AddressTypeIPv4,
 		Ports:       []model.EndpointPort{{Name: model.Ptr("http"), Protocol: model.Ptr(model.ProtocolTCP), Port: model.Ptr(int32(8080))}},
 	}
-	slice.ManagedFields = []model.ManagedFieldsEntry{model.EndpointSliceManagedFields(slice, model.Timestamp(1704067200e9))}
-
 	var sizer model.SliceSizer
 	for _, ip := range []string{"10.1.0.1", "10.1.0.2", "10.1.0.3"} {
 		ep := model.Endpoint{
@@ -29,6 +27,8 @@ func ExampleSliceSizer() {
 		slice.Endpoints = append(slice.Endpoints, ep)
 		sizer.Add(&ep)
 	}
+	// The API server's entry for the controller that created it with these endpoints.
+	slice.ManagedFields = []model.ManagedFieldsEntry{model.EndpointSliceManagedFields(slice, model.Timestamp(1704067200e9))}
 
 	for _, enc := range []model.Encoding{model.Protobuf, model.JSON} {
 		object := sizer.Size(slice, enc)

@@ -64,6 +64,8 @@ type write struct {
 	uid       string
 	created   model.Timestamp
 	rvLen     uint8 // of an Endpoints write's resourceVersion
+	// lists are the spec fields a slice write's managedFields entry lists, kept with it.
+	lists     model.SliceLists
 	bytes     model.ByEncoding
 	sums      endpointSums // a slice write's
 	addresses int

@@ -347,7 +347,7 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	}
 	// om lives only through this call: the buffer is reused.
 	y.mf[0] = y.fields.EndpointsOf(&om, len(snap.subsets) > 0, meta.now)
-	om.ManagedFields = y.mf[:]
+	om.ManagedFields = kept(y.mf[:])
 	cm.objectBytes[model.Protobuf], cm.requestBytes = model.EndpointsProtobufSizesFrom(&om, &req, snap.subsets)
 	if y.e.api.needJSON {
 		cm.objectBytes[model.JSON] = model.EndpointsSizeFrom(&om, snap.subsets, model.JSON)
@@ -421,7 +421,7 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 	w.rvLen = uint8(len(obj.ResourceVersion))
 	mf := model.EndpointsManagedFields(&obj, meta.now)
 	mf.Manager = "kubectl-create"
-	obj.ManagedFields = []model.ManagedFieldsEntry{mf}
+	obj.ManagedFields = kept([]model.ManagedFieldsEntry{mf})
 	cm.objectBytes[model.Protobuf] = model.EndpointsSize(&obj, model.Protobuf)
 	if y.e.api.needJSON {
 		cm.objectBytes[model.JSON] = model.EndpointsSize(&obj, model.JSON)
@@ -431,4 +431,14 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 	w.selected, w.watched = cm.selected, cm.watched
 	w.uid, w.created, w.bytes, w.addresses = obj.UID, obj.CreationTimestamp, cm.objectBytes, cm.endpoints
 	return cm
+}
+
+// kept is the managedFields the API server stores of entries: none when the one entry owns
+// no field (model.EmptyFieldSet), as for an Endpoints object without labels, annotations
+// or subsets.
+func kept(entries []model.ManagedFieldsEntry) []model.ManagedFieldsEntry {
+	if len(entries) == 1 && entries[0].FieldsV1 == model.EmptyFieldSet {
+		return nil
+	}
+	return entries
 }

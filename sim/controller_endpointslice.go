@@ -40,6 +40,8 @@ type storedSlice struct {
 	sums  endpointSums
 	// selected and unserved are proxySelection of the slice's labels.
 	selected, unserved bool
+	// lists are the spec fields its managedFields entry lists (model.SliceListsAfter).
+	lists model.SliceLists
 }
 
 func (ss *storedSlice) listName() string { return ss.slice.Name }
@@ -239,8 +241,8 @@ func (y *sliceSyncer) goneBytes(old *storedSlice, rv string, now model.Timestamp
 	}
 	gone := *old.slice
 	gone.ResourceVersion = rv
-	y.mf[0] = y.fields.EndpointSlice(&gone, now)
-	gone.ManagedFields = y.mf[:]
+	y.mf[0] = y.fields.EndpointSliceWith(&gone, now, old.lists)
+	gone.ManagedFields = kept(y.mf[:])
 	b, _ := sliceSizesFrom(&gone, &gone.ObjectMeta, sliceEndpoints(&gone, y.e.api.needJSON, y.e.proxyAt).size, y.e.api.needJSON)
 	return b
 }
@@ -252,7 +254,7 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	if w.verb == "delete" {
 		old := st.get(w.slice.Name)
 		if old == nil {
-			old = &storedSlice{slice: w.slice, bytes: sliceBytes(w.slice, y.e.api.needJSON)}
+			old = &storedSlice{slice: w.slice, bytes: sliceBytes(w.slice, y.e.api.needJSON), lists: model.SliceListsAfter(0, w.slice)}
 			old.selected, old.unserved = proxySelection(w.slice.Labels, false)
 		}
 		cm.name = old.slice.Name
@@ -335,8 +337,13 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	// The entry only counts in the sizes, which are cached with the stored slice: it is
 	// set from a buffer for sizing and dropped (one allocation per write otherwise, kept
 	// with every stored slice and copied into its next update).
-	y.mf[0] = y.fields.EndpointSlice(obj, meta.now)
-	obj.ManagedFields = y.mf[:]
+	var listed model.SliceLists
+	if old != nil {
+		listed = old.lists
+	}
+	w.lists = model.SliceListsAfter(listed, obj)
+	y.mf[0] = y.fields.EndpointSliceWith(obj, meta.now, w.lists)
+	obj.ManagedFields = kept(y.mf[:])
 	cm.name = obj.Name
 	cm.family = familyOf(obj.AddressType)
 	cm.endpoints = len(obj.Endpoints)
@@ -372,7 +379,7 @@ func (y *sliceSyncer) commitNoop(cm *committed, w *write, old *storedSlice) comm
 	cm.objectBytes = old.bytes
 	cm.selected, cm.unserved = old.selected, old.unserved
 	cm.watched = watcherSelection(old.slice.Labels)
-	w.bytes, w.sums, w.selected, w.unserved = old.bytes, old.sums, old.selected, old.unserved
+	w.bytes, w.sums, w.selected, w.unserved, w.lists = old.bytes, old.sums, old.selected, old.unserved, old.lists
 	return *cm
 }
 
@@ -553,9 +560,9 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 	}
 	if prev != nil {
 		// Nothing keeps a storedSlice but the store: it is updated in place.
-		prev.slice, prev.bytes, prev.sums, prev.selected, prev.unserved = w.slice, w.bytes, w.sums, w.selected, w.unserved
+		prev.slice, prev.bytes, prev.sums, prev.selected, prev.unserved, prev.lists = w.slice, w.bytes, w.sums, w.selected, w.unserved, w.lists
 	} else {
-		st.add(&storedSlice{slice: w.slice, bytes: w.bytes, sums: w.sums, selected: w.selected, unserved: w.unserved})
+		st.add(&storedSlice{slice: w.slice, bytes: w.bytes, sums: w.sums, selected: w.selected, unserved: w.unserved, lists: w.lists})
 	}
 	y.e.stats.sliceResized(old, len(w.slice.Endpoints))
 }

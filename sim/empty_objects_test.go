@@ -147,14 +147,17 @@ func TestEmptyEndpointsMatchesUpstream(t *testing.T) {
 }
 
 // sliceFieldsOf is the managedFields entry the API server records for upstream slice k,
-// derived from the object itself (model.EndpointSliceManagedFields: the field set, checked
-// against structured-merge-diff in the model's tests).
+// created as it is, derived from the object itself (model.EndpointSliceManagedFields: the
+// field set, checked against apimachinery's field manager in the model's tests). Only
+// whether its lists have items counts, not the items.
 func sliceFieldsOf(k *discoveryv1.EndpointSlice, at model.Timestamp) []metav1.ManagedFieldsEntry {
 	m := model.ObjectMeta{GenerateName: k.GenerateName, Labels: model.StringMapOf(k.Labels), Annotations: model.StringMapOf(k.Annotations)}
 	for _, r := range k.OwnerReferences {
 		m.OwnerReferences = append(m.OwnerReferences, model.OwnerReference{UID: string(r.UID)})
 	}
-	return apiManagedFields([]model.ManagedFieldsEntry{model.EndpointSliceManagedFields(&model.EndpointSlice{ObjectMeta: m}, at)})
+	s := &model.EndpointSlice{ObjectMeta: m, AddressType: model.AddressType(k.AddressType),
+		Endpoints: make([]model.Endpoint, len(k.Endpoints)), Ports: make([]model.EndpointPort, len(k.Ports))}
+	return apiManagedFields([]model.ManagedFieldsEntry{model.EndpointSliceManagedFields(s, at)})
 }
 
 // TestPlaceholderSliceMatchesUpstream: the placeholder EndpointSlices the real reconciler

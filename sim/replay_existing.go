@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -126,15 +127,16 @@ func (y *sliceSyncer) seed(s *serviceState, list []*model.EndpointSlice) {
 	stored := make([]*model.EndpointSlice, len(list))
 	for j, in := range list {
 		sl := *in
+		lists := recordedLists(&sl)
 		if len(sl.ManagedFields) == 0 {
-			y.mf[0] = y.fields.EndpointSlice(&sl, sl.CreationTimestamp)
-			sl.ManagedFields = y.mf[:]
+			y.mf[0] = y.fields.EndpointSliceWith(&sl, sl.CreationTimestamp, lists)
+			sl.ManagedFields = kept(y.mf[:])
 		}
 		sums := sliceEndpoints(&sl, e.api.needJSON, y.placeOf(s))
 		bytes, _ := sliceSizesFrom(&sl, &sl.ObjectMeta, sums.size, e.api.needJSON)
 		sl.ManagedFields = nil
 		selected, unserved := proxySelection(sl.Labels, false)
-		st.add(&storedSlice{slice: &sl, bytes: bytes, sums: sums, selected: selected, unserved: unserved})
+		st.add(&storedSlice{slice: &sl, bytes: bytes, sums: sums, selected: selected, unserved: unserved, lists: lists})
 		e.sliceNames.add(sl.Namespace, sl.Name)
 		e.stats.sliceResized(-1, len(sl.Endpoints))
 		e.seedObject(mi, s, sl.Name, familyOf(sl.AddressType), bytes[model.Protobuf], selected, unserved, objectEndpoints{
@@ -248,4 +250,28 @@ func (ev evNodeJoin) apply(e *Engine) {
 			y.nodeChanged(c, nil, nil) // the weights of the nodes as they were
 		}
 	}
+}
+
+// recordedLists returns the spec fields kube-controller-manager's managedFields entry of
+// recorded slice sl lists: those its recorded entry names, or, without one, those a create
+// of sl would list (model.SliceListsAfter).
+func recordedLists(sl *model.EndpointSlice) model.SliceLists {
+	for _, m := range sl.ManagedFields {
+		if m.Manager != model.KubeControllerManager {
+			continue
+		}
+		var top map[string]json.RawMessage // the entry's top-level fields only
+		if json.Unmarshal([]byte(m.FieldsV1), &top) != nil {
+			break
+		}
+		var lists model.SliceLists
+		for leaf, list := range map[string]model.SliceLists{"f:addressType": model.ListsAddressType,
+			"f:endpoints": model.ListsEndpoints, "f:ports": model.ListsPorts} {
+			if _, ok := top[leaf]; ok {
+				lists |= list
+			}
+		}
+		return lists
+	}
+	return model.SliceListsAfter(0, sl)
 }

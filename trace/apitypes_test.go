@@ -438,7 +438,10 @@ func oracleSliceFromAPI(s *discoveryv1.EndpointSlice) *model.EndpointSlice {
 				at = model.Timestamp(tt.Truncate(time.Second).UnixNano())
 			}
 		}
-		m.ManagedFields = []model.ManagedFieldsEntry{model.EndpointSliceManagedFields(m, at)}
+		// The API server keeps no entry of a manager that owns no field.
+		if mf := model.EndpointSliceManagedFields(m, at); mf.FieldsV1 != "{}" {
+			m.ManagedFields = []model.ManagedFieldsEntry{mf}
+		}
 	}
 	return m
 }

@@ -289,7 +289,9 @@ func sliceFromJSON(s *sliceJSON) *model.EndpointSlice {
 				at = model.Timestamp(tt.Truncate(time.Second).UnixNano())
 			}
 		}
-		m.ManagedFields = []model.ManagedFieldsEntry{model.EndpointSliceManagedFields(m, at)}
+		if mf := model.EndpointSliceManagedFields(m, at); mf.FieldsV1 != model.EmptyFieldSet {
+			m.ManagedFields = []model.ManagedFieldsEntry{mf}
+		}
 	}
 	return m
 }
