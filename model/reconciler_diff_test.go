@@ -22,6 +22,8 @@ type world struct {
 	nextIP   int
 	ops      []string
 	hasNamed bool
+	// keepPods makes step never remove every pod (the hinted sequences need endpoints).
+	keepPods bool
 }
 
 var zones = []string{"zone-a", "zone-b", "zone-c"}
@@ -122,12 +124,16 @@ func (w *world) addPod() *Pod {
 		NodeName:    fmt.Sprintf("node-%d", w.rng.IntN(6)),
 		Phase:       PodRunning, IPs: w.newIPs(), Ready: w.rng.IntN(4) != 0,
 	}
-	switch w.rng.IntN(20) {
+	switch w.rng.IntN(24) {
 	case 0:
 		p.IPs = nil
 		p.Phase = PodPending
 	case 1:
 		p.NodeName = ""
+	case 2:
+		p.Phase = PodPending // an IP already, not yet running
+	case 3:
+		p.Phase = []PodPhase{PodSucceeded, PodUnknown, PodPhaseUnset}[w.rng.IntN(3)]
 	}
 	if w.rng.IntN(10) == 0 {
 		p.Hostname = p.Name
@@ -167,7 +173,7 @@ func (w *world) step() string {
 		return fmt.Sprintf("add %d pods", n)
 	case r < 40:
 		n := 1 + w.rng.IntN(1+len(w.pods)/3)
-		if w.rng.IntN(8) == 0 {
+		if w.rng.IntN(8) == 0 && !w.keepPods {
 			n = len(w.pods) // scaled to zero: the placeholder's turn
 		}
 		for i := 0; i < n && len(w.pods) > 0; i++ {
@@ -201,9 +207,21 @@ func (w *world) step() string {
 	case r < 74:
 		n := w.nodes[fmt.Sprintf("node-%d", w.rng.IntN(6))]
 		c := *n
-		c.Zone = zones[w.rng.IntN(3)]
+		// What the topology cache counts a node by: its zone, readiness, role and CPU.
+		switch w.rng.IntN(16) {
+		case 0:
+			c.Zone = ""
+		case 1:
+			c.Ready = !c.Ready
+		case 2:
+			c.ControlPlane = !c.ControlPlane
+		case 3:
+			c.AllocatableMilliCPU = []int64{0, 500, 1500, 4000, 7000}[w.rng.IntN(5)]
+		default:
+			c.Zone = zones[w.rng.IntN(3)]
+		}
 		w.nodes[n.Name] = &c
-		return "zone " + n.Name + "=" + c.Zone
+		return fmt.Sprintf("node %s zone=%q ready=%v controlPlane=%v cpu=%d", n.Name, c.Zone, c.Ready, c.ControlPlane, c.AllocatableMilliCPU)
 	case r < 76:
 		name := fmt.Sprintf("node-%d", 3+w.rng.IntN(3))
 		w.present[name] = !w.present[name]
@@ -228,7 +246,15 @@ func (w *world) step() string {
 		return "svc labels " + mapString(s.Labels)
 	case r < 85:
 		s := *w.svc
-		switch w.rng.IntN(5) {
+		switch w.rng.IntN(7) {
+		case 5:
+			s.Ports = []ServicePort{{Name: "http", Protocol: ProtocolTCP, Port: 80, TargetPort: NamedPort("web"), AppProtocol: Ptr("kubernetes.io/h2c")},
+				{Name: "sctp", Protocol: ProtocolSCTP, Port: 9200, TargetPort: IntPort(9200)},
+				{Name: "metrics", Protocol: ProtocolTCP, Port: 9100, TargetPort: NamedPort("metrics")}}
+		case 6:
+			// One name in the pod for two protocols: only the TCP one resolves.
+			s.Ports = []ServicePort{{Name: "dns", Protocol: ProtocolUDP, Port: 53, TargetPort: NamedPort("web")},
+				{Name: "dns-tcp", Protocol: ProtocolTCP, Port: 53, TargetPort: NamedPort("web")}}
 		case 0:
 			s.Ports = []ServicePort{{Name: "http", Protocol: ProtocolTCP, Port: 80, TargetPort: IntPort(8080)}}
 		case 1:
@@ -248,7 +274,14 @@ func (w *world) step() string {
 		s := *w.svc
 		s.Annotations = nil
 		s.TrafficDistribution = ""
-		switch w.rng.IntN(6) {
+		switch w.rng.IntN(9) {
+		case 6:
+			// Values that turn hints off, or that no version knows.
+			s.Annotations = map[string]string{AnnotationTopologyMode: []string{"disabled", "Disabled", "AUTO", "bogus"}[w.rng.IntN(4)]}
+		case 7:
+			s.Annotations = map[string]string{AnnotationTopologyHints: "auto", AnnotationTopologyMode: "Disabled"}
+		case 8:
+			s.TrafficDistribution = "Bogus"
 		case 1:
 			s.TrafficDistribution = TrafficDistributionPreferClose
 		case 2:
@@ -431,7 +464,9 @@ func diffOneSequence(t *testing.T, seed uint64, steps int) {
 	t.Helper()
 	topo := topologyWorld(seed)
 	w := newWorld(seed, topo)
-	h := newUpstreamHarness(w.max, w.presentNodes(), topo, false)
+	// One world in seven has the PreferSameTrafficDistribution feature gate off.
+	noPreferSame := seed%7 == 3
+	h := newUpstreamHarness(w.max, w.presentNodes(), topo, noPreferSame)
 	var ourTopo *TopologyCache
 	if topo {
 		ourTopo = NewTopologyCache()
@@ -480,7 +515,8 @@ func diffOneSequence(t *testing.T, seed uint64, steps int) {
 			trigger = Timestamp(1_700_000_000_000_000_000 + int64(sync)*123_000_000)
 		}
 		pods := w.podList()
-		res := ReconcileFull(w.svc, pods, existing, w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max, Topology: ourTopo}, trigger)
+		res := ReconcileFull(w.svc, pods, existing, w.nodeGetter(), ReconcilerOptions{MaxEndpointsPerSlice: w.max, Topology: ourTopo,
+			DisablePreferSameTrafficDistribution: noPreferSame}, trigger)
 		seq := 90000 + 1000*sync
 		ours := applyPlan(existing, res, &seq)
 		loose := hintsAnnotationEnabled(w.svc.Annotations) && topo
