@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -137,4 +138,69 @@ func TestServiceEndpointsProxyKeyTruncated(t *testing.T) {
 	if key := sync("an early pod not ready"); key == first {
 		t.Errorf("a pod among the first 1000 turned not ready: key unchanged")
 	}
+}
+
+// TestServiceEndpointsDropsPortsNotAboveZero: a Service port whose target resolves to 0 or
+// less (a number the API refuses, but the model takes) groups its addresses as a Service
+// without ports does, and is not written: the incremental builder writes what the full one
+// does, whose repack is checked against upstream's RepackSubsets (if port.Port > 0).
+func TestServiceEndpointsDropsPortsNotAboveZero(t *testing.T) {
+	named := testEndpointsPod(1, true)
+	named.ContainerPorts = []ContainerPort{{Name: "zero", ContainerPort: 0, Protocol: ProtocolTCP}}
+	for _, tc := range []struct {
+		name  string
+		ports []ServicePort
+		pods  []*Pod
+		want  int // ports written
+	}{
+		{"target 0", []ServicePort{{Name: "a", Protocol: ProtocolTCP, Port: 80, TargetPort: IntPort(0)}}, nil, 0},
+		{"target -3", []ServicePort{{Name: "a", Protocol: ProtocolTCP, Port: 80, TargetPort: IntPort(-3)}}, nil, 0},
+		{"target 0 beside 8080", []ServicePort{{Name: "a", Protocol: ProtocolTCP, Port: 80, TargetPort: IntPort(0)},
+			{Name: "b", Protocol: ProtocolTCP, Port: 81, TargetPort: IntPort(8080)}}, nil, 1},
+		{"a named port of 0", []ServicePort{{Name: "a", Protocol: ProtocolTCP, Port: 80, TargetPort: NamedPort("zero")},
+			{Name: "b", Protocol: ProtocolTCP, Port: 81, TargetPort: IntPort(8080)}}, []*Pod{named, testEndpointsPod(2, true)}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := testEndpointsService()
+			svc.Ports = tc.ports
+			pods := tc.pods
+			if pods == nil {
+				pods = []*Pod{testEndpointsPod(1, true), testEndpointsPod(2, false)}
+			}
+			se := NewServiceEndpoints(svc, EndpointsOptions{}, testAddressBytes)
+			for _, p := range pods {
+				se.SetPod(p)
+			}
+			full := BuildEndpoints(svc, pods, nil, EndpointsOptions{}, 0)
+			if d := se.Sync(0); d != full.EndpointsDecision {
+				t.Fatalf("decision %+v, full %+v", d, full.EndpointsDecision)
+			}
+			got, want := se.Object().Subsets, full.Object.Subsets
+			if g, w := subsetsJSON(t, got), subsetsJSON(t, want); g != w {
+				t.Errorf("subsets\n%s\nthe full builder's\n%s", g, w)
+			}
+			written := 0
+			for _, ss := range got {
+				written += len(ss.Ports)
+				for _, p := range ss.Ports {
+					if p.Port <= 0 {
+						t.Errorf("port %+v written", p)
+					}
+				}
+			}
+			if written != tc.want {
+				t.Errorf("%d ports written, want %d", written, tc.want)
+			}
+		})
+	}
+}
+
+// subsetsJSON is subsets as the API's JSON writes them.
+func subsetsJSON(t *testing.T, subsets []EndpointSubset) string {
+	t.Helper()
+	b, err := json.Marshal(k8sEndpoints(&Endpoints{Subsets: subsets}).Subsets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

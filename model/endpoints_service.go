@@ -265,9 +265,9 @@ type endpointsPortState struct {
 	proxyKey uint64
 }
 
-// proxied reports whether a kube-proxy that watches Endpoints programs p (its number is
-// not 0: upstream skips such a port).
-func (p *endpointsPortState) proxied() bool { return !p.sentinel && p.port.Port != 0 }
+// proxied reports whether a kube-proxy that watches Endpoints programs p: a port the
+// object lists (numbered above 0: RepackSubsets drops the others, and kube-proxy skips 0).
+func (p *endpointsPortState) proxied() bool { return !p.sentinel && p.port.Port > 0 }
 
 // endpointsSignature is a distinct set of resolved ports and how many pods resolve exactly it.
 // Ports offered by exactly the same signatures have identical address sets, so RepackSubsets
@@ -923,7 +923,10 @@ func (s *ServiceEndpoints) buildLayout() {
 			classIndex[b.String()] = ci
 			s.layout = append(s.layout, endpointsSubsetLayout{list: s.ports[id], keep: -1})
 		}
-		if !s.ports[id].sentinel {
+		if st := s.ports[id]; !st.sentinel && st.port.Port > 0 {
+			// A port numbered 0 or less groups addresses as the sentinel does, and is not
+			// written either. upstream: pkg/api/v1/endpoints/util.go RepackSubsets
+			// (if port.Port > 0).
 			s.layout[ci].portIDs = append(s.layout[ci].portIDs, id)
 		}
 	}
