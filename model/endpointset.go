@@ -154,10 +154,12 @@ func shouldSetHostname(pod *Pod, svc *Service) bool {
 }
 
 // parseIPSloppy parses an IP address as k8s.io/utils/net ParseIPSloppy does: as net.ParseIP,
-// except that the parts of an IPv4 address, alone or ending an IPv6 one, may have leading
-// zeros, any number of them ("010.0.0.1" and "::ffff:0010.0.0.1" hold 10.0.0.1), as Go's
-// parser allowed before 1.17. It returns nil for anything else.
-// upstream: k8s.io/utils/net ParseIPSloppy (a fork of Go 1.16's ParseIP).
+// but as Go's parser did before 1.17, which upstream's fork keeps: the parts of an IPv4
+// address, alone or ending an IPv6 one, may have leading zeros, any number of them
+// ("010.0.0.1" and "::ffff:0010.0.0.1" hold 10.0.0.1), and so may an IPv6 address's hex
+// fields ("fd00::00001" is fd00::1), whose value must still fit 16 bits. It returns nil for
+// anything else.
+// upstream: k8s.io/utils/net ParseIPSloppy (a fork of Go 1.16's ParseIP: parseIPv6, xtoi).
 func parseIPSloppy(s string) net.IP {
 	if ip := net.ParseIP(s); ip != nil {
 		return ip
@@ -166,16 +168,34 @@ func parseIPSloppy(s string) net.IP {
 	if i < 0 {
 		return parseIPv4Sloppy(s)
 	}
-	// An IPv6 address may end in an IPv4 one: parse it with that one's leading zeros dropped.
-	tail := s[i+1:]
-	if !strings.Contains(tail, ".") {
+	head, tail := s[:i+1], s[i+1:]
+	if strings.IndexByte(head, '.') >= 0 {
 		return nil
 	}
+	// Hex fields of more than four digits, with their leading zeros dropped.
+	fields := strings.Split(head, ":")
+	for j, f := range fields {
+		fields[j] = trimLongField(f)
+	}
+	head = strings.Join(fields, ":")
+	if !strings.Contains(tail, ".") {
+		return net.ParseIP(head + trimLongField(tail))
+	}
+	// The IPv4 address an IPv6 one may end in, with its parts' leading zeros dropped.
 	v4 := parseIPv4Sloppy(tail)
 	if v4 == nil {
 		return nil
 	}
-	return net.ParseIP(s[:i+1] + v4.String())
+	return net.ParseIP(head + v4.String())
+}
+
+// trimLongField drops the leading zeros of an IPv6 hex field longer than four characters,
+// down to four: the value is the same, and net.ParseIP takes no more digits.
+func trimLongField(f string) string {
+	for len(f) > 4 && f[0] == '0' {
+		f = f[1:]
+	}
+	return f
 }
 
 // parseIPv4Sloppy parses dotted-decimal IPv4 whose parts may have leading zeros.
