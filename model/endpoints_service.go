@@ -351,7 +351,10 @@ func NewServiceEndpoints(svc *Service, opts EndpointsOptions, addressBytes func(
 
 // SetService replaces the Service (also after DeleteService: a Service recreated with the same
 // name). A change of ports, families, cluster IP or publishNotReadyAddresses recomputes every
-// pod's contribution (O(pods)); label changes are O(1).
+// pod's contribution (O(pods)); label changes are O(1). Pass a new *Service for a changed
+// one, as an informer does: a change to those fields made in place to the Service the
+// builder holds goes unseen (the old and the new are one object). Only its labels may be
+// changed in place.
 func (s *ServiceEndpoints) SetService(svc *Service) {
 	old := s.svc
 	s.svc = svc

@@ -249,14 +249,8 @@ func appendFieldName[S ~string | ~[]byte](w []byte, prefix string, s S) []byte {
 	for _, part := range [2]string{prefix, string(s)} {
 		for i := 0; i < len(part); i++ {
 			switch c := part[i]; {
-			case c == '"' || c == '\\':
-				w = append(w, '\\', c)
-			case c == '\n':
-				w = append(w, `\n`...)
-			case c == '\r':
-				w = append(w, `\r`...)
-			case c == '\t':
-				w = append(w, `\t`...)
+			case shortEscape(c) != 0:
+				w = append(w, '\\', shortEscape(c))
 			case c < 0x20:
 				w = append(w, `\u00`...)
 				w = append(w, hex[c>>4], hex[c&0xF])
@@ -266,6 +260,22 @@ func appendFieldName[S ~string | ~[]byte](w []byte, prefix string, s S) []byte {
 		}
 	}
 	return append(w, '"')
+}
+
+// shortEscape is the letter of the two-byte escape of c that encoding/json and json-iterator
+// both write ('"', '\\', '\n', '\r' and '\t'), 0 for any other byte.
+func shortEscape(c byte) byte {
+	switch c {
+	case '"', '\\':
+		return c
+	case '\n':
+		return 'n'
+	case '\r':
+		return 'r'
+	case '\t':
+		return 't'
+	}
+	return 0
 }
 
 // appendKeyValueEscaped appends s escaped as structured-merge-diff writes a string value in
@@ -301,14 +311,8 @@ func appendJSONEscaped[S ~string | ~[]byte](w []byte, s S) []byte {
 		c := s[i]
 		if c < 0x80 {
 			switch {
-			case c == '"' || c == '\\':
-				w = append(w, '\\', c)
-			case c == '\n':
-				w = append(w, `\n`...)
-			case c == '\r':
-				w = append(w, `\r`...)
-			case c == '\t':
-				w = append(w, `\t`...)
+			case shortEscape(c) != 0:
+				w = append(w, '\\', shortEscape(c))
 			case c == '\b':
 				w = append(w, `\b`...)
 			case c == '\f':

@@ -28,16 +28,9 @@ type realFieldManager struct {
 
 func newRealFieldManager(t *testing.T, gvk schema.GroupVersionKind, empty runtime.Object) *realFieldManager {
 	t.Helper()
-	scheme := runtime.NewScheme()
-	if err := discoveryv1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := corev1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
 	empty.GetObjectKind().SetGroupVersionKind(gvk)
 	return &realFieldManager{
-		fm:   managedfieldstest.NewFakeFieldManager(applyconfigurations.NewTypeConverter(scheme), gvk),
+		fm:   managedfieldstest.NewFakeFieldManager(applyconfigurations.NewTypeConverter(apiScheme(t)), gvk),
 		gvk:  gvk,
 		live: empty,
 	}

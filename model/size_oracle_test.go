@@ -29,7 +29,8 @@ type wireOracle struct {
 	factory serializer.CodecFactory
 }
 
-func newWireOracle(t testing.TB, enc Encoding) *wireOracle {
+// apiScheme is a scheme of the API types the model sizes: core/v1 and discovery/v1.
+func apiScheme(t testing.TB) *runtime.Scheme {
 	t.Helper()
 	scheme := runtime.NewScheme()
 	if err := discoveryv1.AddToScheme(scheme); err != nil {
@@ -38,6 +39,12 @@ func newWireOracle(t testing.TB, enc Encoding) *wireOracle {
 	if err := corev1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
+	return scheme
+}
+
+func newWireOracle(t testing.TB, enc Encoding) *wireOracle {
+	t.Helper()
+	scheme := apiScheme(t)
 	factory := serializer.NewCodecFactory(scheme)
 	mediaType := runtime.ContentTypeProtobuf
 	if enc == JSON {
