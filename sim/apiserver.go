@@ -30,10 +30,7 @@ type committed struct {
 	requestBytes int64
 	// selected and wasSelected say whether kube-proxy's label selector matches the new and
 	// the old object.
-	// unserved is proxySelection's of the object the event carries (the old one for a
-	// delete): kube-proxy receives it but programs nothing of it.
 	selected, wasSelected bool
-	unserved              bool
 	// watched and wasWatched say whether the extra watcher groups' selector
 	// (watcherSelection: headless Services' objects left out, unless includeHeadless)
 	// matches the new and the old object. It is not kube-proxy's: in the Endpoints mode
@@ -452,7 +449,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		decodeBytes := kubeProxyEvent + d.relistRawBytes/events
 		e.kubeProxies[mi].proxier(cm.family).receive(cm.name, kubeProxyChange{
 			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted && cm.trigger > e.proxyStart, delivered: d.done,
-			readyKey: cm.proxyKey, unserved: cm.unserved,
+			readyKey: cm.proxyKey, unserved: !kubeProxyServes(s.svc, cm.family),
 		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, objectEndpoints{
 			ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints), hints: cm.hints})
 	}

@@ -54,9 +54,9 @@ type write struct {
 	// legacy marks an Endpoints write (Endpoints mode); the fields after it are what the API
 	// server stored, filled in by commit.
 	legacy bool
-	// selected and unserved are proxySelection of the object written, which applied keeps
-	// with it: the next write of the object reads them instead of its labels.
-	selected, unserved bool
+	// selected is proxySelection of the object written, which applied keeps with it: the
+	// next write of the object reads it instead of its labels.
+	selected bool
 	// watched is watcherSelection of an Endpoints object written, kept likewise.
 	watched bool
 	// endpoints is what the sync decided for an Endpoints write, captured when it ran.

@@ -352,7 +352,7 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	if y.e.api.needJSON {
 		cm.objectBytes[model.JSON] = model.EndpointsSizeFrom(&om, snap.subsets, model.JSON)
 	}
-	cm.selected, _ = proxySelection(om.Labels, true)
+	cm.selected = proxySelection(om.Labels, true)
 	cm.watched = watcherSelection(om.Labels)
 	w.selected, w.watched = cm.selected, cm.watched
 	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(om.Annotations)
@@ -426,7 +426,7 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 	if y.e.api.needJSON {
 		cm.objectBytes[model.JSON] = model.EndpointsSize(&obj, model.JSON)
 	}
-	cm.selected, _ = proxySelection(obj.Labels, true)
+	cm.selected = proxySelection(obj.Labels, true)
 	cm.watched = watcherSelection(obj.Labels)
 	w.selected, w.watched = cm.selected, cm.watched
 	w.uid, w.created, w.bytes, w.addresses = obj.UID, obj.CreationTimestamp, cm.objectBytes, cm.endpoints

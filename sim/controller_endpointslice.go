@@ -38,8 +38,8 @@ type storedSlice struct {
 	slice *model.EndpointSlice
 	bytes model.ByEncoding
 	sums  endpointSums
-	// selected and unserved are proxySelection of the slice's labels.
-	selected, unserved bool
+	// selected is proxySelection of the slice's labels.
+	selected bool
 	// lists are the spec fields its managedFields entry lists (model.SliceListsAfter).
 	lists model.SliceLists
 }
@@ -255,14 +255,14 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 		old := st.get(w.slice.Name)
 		if old == nil {
 			old = &storedSlice{slice: w.slice, bytes: sliceBytes(w.slice, y.e.api.needJSON), lists: model.SliceListsAfter(0, w.slice)}
-			old.selected, old.unserved = proxySelection(w.slice.Labels, false)
+			old.selected = proxySelection(w.slice.Labels, false)
 		}
 		cm.name = old.slice.Name
 		cm.family = familyOf(old.slice.AddressType)
 		cm.endpoints = len(old.slice.Endpoints)
 		cm.objectBytes, cm.oldBytes = old.bytes, old.bytes
 		cm.goneBytes = y.goneBytes(old, meta.resourceVersion, meta.now)
-		cm.wasSelected, cm.unserved = old.selected, old.unserved
+		cm.wasSelected = old.selected
 		cm.wasWatched = watcherSelection(old.slice.Labels)
 		return cm
 	}
@@ -358,9 +358,9 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	cm.objectBytes, cm.requestBytes = sliceSizesFrom(obj, &req, sums.size, y.e.api.needJSON)
 	obj.ManagedFields = nil
 	w.bytes, w.sums = cm.objectBytes, sums // applied stores them with the slice
-	cm.selected, cm.unserved = proxySelection(obj.Labels, false)
+	cm.selected = proxySelection(obj.Labels, false)
 	cm.watched = watcherSelection(obj.Labels)
-	w.selected, w.unserved = cm.selected, cm.unserved
+	w.selected = cm.selected
 	cm.trigger, cm.hasTrigger = y.e.api.triggers.of(obj.Annotations)
 	return cm
 }
@@ -377,9 +377,9 @@ func (y *sliceSyncer) commitNoop(cm *committed, w *write, old *storedSlice) comm
 	cm.ready, cm.fallback = int(old.sums.ready), int(old.sums.fallback)
 	cm.hints = old.sums.hints
 	cm.objectBytes = old.bytes
-	cm.selected, cm.unserved = old.selected, old.unserved
+	cm.selected = old.selected
 	cm.watched = watcherSelection(old.slice.Labels)
-	w.bytes, w.sums, w.selected, w.unserved, w.lists = old.bytes, old.sums, old.selected, old.unserved, old.lists
+	w.bytes, w.sums, w.selected, w.lists = old.bytes, old.sums, old.selected, old.lists
 	return *cm
 }
 
@@ -560,9 +560,9 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 	}
 	if prev != nil {
 		// Nothing keeps a storedSlice but the store: it is updated in place.
-		prev.slice, prev.bytes, prev.sums, prev.selected, prev.unserved, prev.lists = w.slice, w.bytes, w.sums, w.selected, w.unserved, w.lists
+		prev.slice, prev.bytes, prev.sums, prev.selected, prev.lists = w.slice, w.bytes, w.sums, w.selected, w.lists
 	} else {
-		st.add(&storedSlice{slice: w.slice, bytes: w.bytes, sums: w.sums, selected: w.selected, unserved: w.unserved, lists: w.lists})
+		st.add(&storedSlice{slice: w.slice, bytes: w.bytes, sums: w.sums, selected: w.selected, lists: w.lists})
 	}
 	y.e.stats.sliceResized(old, len(w.slice.Endpoints))
 }
@@ -608,24 +608,22 @@ func (y *sliceSyncer) mirror(s *serviceState, buf []write) []write {
 	return writes
 }
 
-// proxySelection reports whether kube-proxy's informer selects an object with these labels,
-// and whether, selected, it is of a Service kube-proxy does not serve. A kube-proxy that
-// watches Endpoints (legacy, before 1.19) selected neither objects of headless Services nor
-// those of Services with a service.kubernetes.io/service-proxy-name label. Today's
-// kube-proxy leaves only headless Services' EndpointSlices out: the proxy-name filter is on
-// its Service informer alone, so it still receives those slices (Services copy their labels
-// to them), decodes them, syncs for them and observes their trigger times, but writes no
-// rule for them (unserved). Watchers without the headless filter (CoreDNS) select every
-// object. upstream: cmd/kube-proxy/app/server.go (v1.37: labelSelectorNoHeadlessEndpoints
-// for EndpointSlices, labelSelectorNoProxyName for Services; v1.18: both on Endpoints).
-func proxySelection(labels model.StringMap, legacy bool) (selected, unserved bool) {
+// proxySelection reports whether kube-proxy's informer selects an object with these labels.
+// A kube-proxy that watches Endpoints (legacy, before 1.19) selected neither objects labelled
+// headless nor those labelled service.kubernetes.io/service-proxy-name. Today's kube-proxy
+// leaves only slices labelled headless out: the proxy-name filter is on its Service informer
+// alone, so it still receives such slices (Services copy their labels to them), decodes them,
+// syncs for them and observes their trigger times. Whether it writes rules for an object it
+// selects is its Service's to say (kubeProxyServes), not the object's labels: a mirrored
+// slice carries the Endpoints object's labels, not its headless Service's. Watchers without
+// the headless filter (CoreDNS) select every object.
+// upstream: cmd/kube-proxy/app/server.go (v1.37: labelSelectorNoHeadlessEndpoints for
+// EndpointSlices, labelSelectorNoProxyName for Services; v1.18: both on Endpoints).
+func proxySelection(labels model.StringMap, legacy bool) bool {
 	if labels.Has(model.LabelHeadless) {
-		return false, false
+		return false
 	}
-	if labels.Has(model.LabelServiceProxyName) {
-		return !legacy, !legacy
-	}
-	return true, false
+	return !legacy || !labels.Has(model.LabelServiceProxyName)
 }
 
 // watcherSelection reports whether the extra watcher groups (apiServer.watchers) without

@@ -901,6 +901,27 @@ func (e *Engine) kubeProxiesService(s *serviceState, served bool) {
 	}
 }
 
+// kubeProxyServes reports whether the proxier of family (0 IPv4, 1 IPv6) has Service svc in
+// its service map, and so writes rules for the endpoints of the objects it receives of it:
+// not when the Service is headless or of type ExternalName, hidden by the service-proxy-name
+// label, or without a cluster IP of that family. It is the Service's, whatever the labels
+// of the object: a headless Service's mirrored EndpointSlices, whose labels are its
+// Endpoints object's, reach kube-proxy (no headless label) but get no rule.
+// upstream: cmd/kube-proxy/app/server.go (the Service informer's selectors);
+// servicechangetracker.go serviceToServiceMap (ShouldSkipService; a cluster IP of the
+// tracker's family).
+func kubeProxyServes(svc *model.Service, family int) bool {
+	if svc.IsHeadless() || svc.ExternalName || hiddenFromKubeProxy(svc.Labels) {
+		return false
+	}
+	for _, f := range svc.IPFamilies {
+		if (f == model.IPv6) == (family == 1) {
+			return true
+		}
+	}
+	return false
+}
+
 // hiddenFromKubeProxy reports whether Service labels have the service-proxy-name label,
 // which kube-proxy's Service informer does not select.
 func hiddenFromKubeProxy(labels map[string]string) bool {

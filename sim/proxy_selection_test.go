@@ -16,7 +16,7 @@ import (
 // Endpoints) takes objects with neither the service-proxy-name nor the headless label.
 // v1.37's EndpointSlice informer takes those without the headless label, and its Service
 // informer those without service-proxy-name: a slice it takes of a Service that informer
-// leaves out is unserved. The extra watchers (watcherSelection) filter as that
+// leaves out is unserved (kubeProxyServes). The extra watchers (watcherSelection) filter as that
 // EndpointSlice informer does, whatever the mode.
 func TestProxySelectionAsUpstream(t *testing.T) {
 	// upstream: pkg/proxy/apis LabelServiceProxyName (not a module this one depends on).
@@ -46,16 +46,17 @@ func TestProxySelectionAsUpstream(t *testing.T) {
 		{proxyName: "", corev1.IsHeadlessService: ""},
 		{"service.kubernetes.io/headless-not": "x", "app": "web"},
 	} {
-		selected, unserved := proxySelection(model.StringMapOf(l), true)
-		if want := legacy.Matches(labels.Set(l)); selected != want || unserved {
-			t.Errorf("labels %v: v1.18 kube-proxy selects %v (unserved %v), upstream's selector says %v", l, selected, unserved, want)
+		if got, want := proxySelection(model.StringMapOf(l), true), legacy.Matches(labels.Set(l)); got != want {
+			t.Errorf("labels %v: v1.18 kube-proxy selects %v, upstream's selector says %v", l, got, want)
 		}
-		selected, unserved = proxySelection(model.StringMapOf(l), false)
-		if want := slicesSelector.Matches(labels.Set(l)); selected != want {
-			t.Errorf("labels %v: kube-proxy selects the slice %v, upstream's selector says %v", l, selected, want)
+		if got, want := proxySelection(model.StringMapOf(l), false), slicesSelector.Matches(labels.Set(l)); got != want {
+			t.Errorf("labels %v: kube-proxy selects the slice %v, upstream's selector says %v", l, got, want)
 		}
-		if want := selected && !servicesSelector.Matches(labels.Set(l)); unserved != want {
-			t.Errorf("labels %v: unserved %v, want %v (the Service informer's selector)", l, unserved, want)
+		// Whether it serves the Service is the Service's labels' to say, as the Service
+		// informer's selector has it.
+		svc := &model.Service{ClusterIP: "10.96.0.10", IPFamilies: []model.IPFamily{model.IPv4}, Labels: l}
+		if got, want := kubeProxyServes(svc, 0), servicesSelector.Matches(labels.Set(l)); got != want {
+			t.Errorf("Service labels %v: served %v, the Service informer's selector says %v", l, got, want)
 		}
 		// The extra watchers' headless filter is the EndpointSlice informer's alone, in both
 		// modes: service-proxy-name is kube-proxy's.
@@ -190,5 +191,44 @@ func TestServiceProxyNameHidesFromKubeProxyOnly(t *testing.T) {
 			t.Errorf("%s: the hidden Service's write reached %d watchers (%d bytes), want %d (the %d mesh watchers%s)",
 				m, r.WatchEvents, r.FanoutBytes, perWrite, mesh, map[bool]string{true: " and every kube-proxy"}[m == ModeEndpointSlices])
 		}
+	}
+}
+
+// TestKubeProxyServesByTheService: whether a proxier writes rules for a Service's objects is
+// the Service's to say, not the objects' labels. A selector-less Service's EndpointSlices
+// are mirrored from its Endpoints object and carry that object's labels: a headless or
+// hidden Service's reach every kube-proxy (they lack the headless label) but get no rule,
+// as its Service informer never takes the Service (no cluster IP; the service-proxy-name
+// label). upstream: cmd/kube-proxy/app/server.go; servicechangetracker.go
+// serviceToServiceMap (ShouldSkipService).
+func TestKubeProxyServesByTheService(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		labels   map[string]string
+		headless bool
+		served   bool
+	}{
+		{"plain", nil, false, true},
+		{"service-proxy-name", map[string]string{model.LabelServiceProxyName: "other"}, false, false},
+		{"headless", nil, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const nodes = 3
+			cfg := testConfig(nodes, 0)
+			cfg.Services[0].ManualEndpoints = 4
+			cfg.Services[0].Replicas = 0
+			cfg.Services[0].Labels = tc.labels
+			cfg.Services[0].Headless = tc.headless
+			cfg.RunEndpoints = false
+			cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate, Settle: time.Minute}}
+			e, res := runEngineOf(t, cfg, nil)
+			if got := res.Phases[0].Mode(ModeEndpointSlices).WatchEvents; got < nodes {
+				t.Fatalf("%d watch events: the mirrored slices did not reach every kube-proxy", got)
+			}
+			k := e.kubeProxies[modeIndex(ModeEndpointSlices)].proxier(0)
+			if served := k.portEndpoints > 0; served != tc.served {
+				t.Errorf("kube-proxy programs %d endpoints × ports; want the Service served: %v", k.portEndpoints, tc.served)
+			}
+		})
 	}
 }

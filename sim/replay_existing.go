@@ -61,7 +61,7 @@ func (e *Engine) seedSync(c *controller, s *serviceState) {
 			created: e.timestamp(0), generation: 1}
 		cm := c.syncer.commit(s, w, meta)
 		c.syncer.applied(s, w, true)
-		e.seedObject(mi, s, cm.name, cm.family, cm.objectBytes[model.Protobuf], cm.selected, cm.unserved, objectEndpoints{
+		e.seedObject(mi, s, cm.name, cm.family, cm.objectBytes[model.Protobuf], cm.selected, objectEndpoints{
 			ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints), hints: cm.hints}, cm.proxyKey)
 	}
 }
@@ -69,11 +69,11 @@ func (e *Engine) seedSync(c *controller, s *serviceState) {
 // seedObject counts an object of Service s the run begins with, in mode index mi: among the
 // objects, in kube-proxy's LIST (bytes, protobuf) and, when kube-proxy selects it, in the
 // representative kube-proxy's rules (its counts, and an Endpoints object's readyKey).
-func (e *Engine) seedObject(mi int, s *serviceState, name string, family int, bytes int64, selected, unserved bool, counts objectEndpoints, readyKey uint64) {
+func (e *Engine) seedObject(mi int, s *serviceState, name string, family int, bytes int64, selected bool, counts objectEndpoints, readyKey uint64) {
 	e.stats.objects[mi]++
 	if selected {
 		e.api.listed[mi].add(bytes)
-		e.kubeProxies[mi].proxier(family).seed(name, s.idx, len(s.svc.Ports), counts, unserved, readyKey)
+		e.kubeProxies[mi].proxier(family).seed(name, s.idx, len(s.svc.Ports), counts, !kubeProxyServes(s.svc, family), readyKey)
 	}
 }
 
@@ -135,11 +135,11 @@ func (y *sliceSyncer) seed(s *serviceState, list []*model.EndpointSlice) {
 		sums := sliceEndpoints(&sl, e.api.needJSON, y.placeOf(s))
 		bytes, _ := sliceSizesFrom(&sl, &sl.ObjectMeta, sums.size, e.api.needJSON)
 		sl.ManagedFields = nil
-		selected, unserved := proxySelection(sl.Labels, false)
-		st.add(&storedSlice{slice: &sl, bytes: bytes, sums: sums, selected: selected, unserved: unserved, lists: lists})
+		selected := proxySelection(sl.Labels, false)
+		st.add(&storedSlice{slice: &sl, bytes: bytes, sums: sums, selected: selected, lists: lists})
 		e.sliceNames.add(sl.Namespace, sl.Name)
 		e.stats.sliceResized(-1, len(sl.Endpoints))
-		e.seedObject(mi, s, sl.Name, familyOf(sl.AddressType), bytes[model.Protobuf], selected, unserved, objectEndpoints{
+		e.seedObject(mi, s, sl.Name, familyOf(sl.AddressType), bytes[model.Protobuf], selected, objectEndpoints{
 			ready: sums.ready, fallback: sums.fallback, all: int32(len(sl.Endpoints)), hints: sums.hints}, 0)
 		stored[j] = &sl
 	}
