@@ -338,7 +338,38 @@ func (w *world) mangle(stored []*EndpointSlice) ([]*EndpointSlice, string) {
 	out := slices.Clone(stored)
 	i := w.rng.IntN(len(out))
 	c := *out[i]
-	switch w.rng.IntN(4) {
+	switch w.rng.IntN(8) {
+	case 4:
+		// An annotation of someone else's, which the controller's updates carry along.
+		c.Annotations = out[i].Annotations.Clone()
+		c.Annotations.Set("example.com/note", "x")
+		out[i] = &c
+		return out, "mangle: foreign annotation on " + c.Name
+	case 5:
+		// An owner reference to the Service's UID but of another kind: not the Service's.
+		if len(c.OwnerReferences) == 0 {
+			return stored, ""
+		}
+		c.OwnerReferences = slices.Clone(c.OwnerReferences)
+		c.OwnerReferences[0].Kind = "Deployment"
+		out[i] = &c
+		return out, "mangle: owner of another kind on " + c.Name
+	case 6:
+		// A node hint left by an earlier writer, on a ready endpoint.
+		if len(c.Endpoints) == 0 {
+			return stored, ""
+		}
+		c.Endpoints = slices.Clone(c.Endpoints)
+		k := w.rng.IntN(len(c.Endpoints))
+		c.Endpoints[k].Hints = &EndpointHints{ForNodes: []string{"node-stale"}}
+		out[i] = &c
+		return out, fmt.Sprintf("mangle: stale node hint on %s endpoint %d", c.Name, k)
+	case 7:
+		// The service-name label another writer changed on a slice the Service owns.
+		c.Labels = out[i].Labels.Clone()
+		c.Labels.Set(LabelServiceName, "other")
+		out[i] = &c
+		return out, "mangle: service-name label changed on " + c.Name
 	case 3:
 		// Written by someone who keeps ports in another order (upstream sorts the list it
 		// keys in place, and its writes of the slice carry that order).
