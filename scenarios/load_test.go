@@ -361,6 +361,11 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`x.yaml:8:44: services[0].timing.start.lognormal.p99: p99 4s is below median 8s (need p99 >= median)`},
 		},
 		{
+			name: "minReadySeconds of a fraction",
+			doc:  strings.Replace(minimal, "replicas: 20", "replicas: 20\n    minReadySeconds: 2500ms", 1),
+			want: []string{`x.yaml:7:22: services[0].minReadySeconds: 2.5s is not whole seconds: the API's minReadySeconds is an integer of seconds (use 2s or 3s)`},
+		},
+		{
 			name: "bad units",
 			doc:  minimal + "apiServer:\n  objectSizeLimit: 1.5MB/s\n  egressBandwidth: 10GB\n",
 			want: []string{

@@ -854,8 +854,14 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 			// upstream: apps/v1 DeploymentSpec.MinReadySeconds is an int32 of seconds.
 			secs, _ := d.integer(v, p, 0, 86400)
 			s.MinReady = time.Duration(secs) * time.Second
-		} else {
-			s.MinReady, _ = d.durationIn(e.val, p, 0, 24*time.Hour)
+		} else if v, ok := d.durationIn(e.val, p, 0, 24*time.Hour); ok {
+			if v%time.Second != 0 {
+				// The API has no fraction of a second here: a controller would count a pod
+				// available at a time no Deployment can ask for.
+				d.errorf(e.val, p, "%v is not whole seconds: the API's minReadySeconds is an integer of seconds (use %v or %v)",
+					v, v.Truncate(time.Second), v.Truncate(time.Second)+time.Second)
+			}
+			s.MinReady = v
 		}
 	}
 	s.MaxSurge, s.MaxUnavailable = DefaultStrategy(s.WorkloadKind)

@@ -218,7 +218,9 @@ type ServiceConfig struct {
 	TopologyMode          string
 	// Labels are the Service's labels; a value NameLabelValue stands for each stamped
 	// Service's own name.
-	Labels   map[string]string
+	Labels map[string]string
+	// MinReady is the workload's minReadySeconds: whole seconds, as the API's field is an
+	// integer of seconds (the scenario loader refuses a fraction).
 	MinReady time.Duration
 	Timing   PodTiming
 	// WorkloadKind is the controller that makes the pods: "Deployment" (the default when
