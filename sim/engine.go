@@ -82,6 +82,10 @@ type Engine struct {
 
 	// manualIPs counts the addresses of user-written Endpoints handed out so far.
 	manualIPs int
+	// rolloutStrategy holds, by Service index, the rollout whose maxSurge and
+	// maxUnavailable a Service's workload spec holds, for the Services whose last rollout
+	// set its own (specStrategy): few, so not a field of every serviceState.
+	rolloutStrategy map[int32]*Action
 	// podNames and sliceNames hold the names in use, so generated names never collide
 	// (within a namespace: a name in another one is no collision).
 	podNames   podNameSet

@@ -132,10 +132,14 @@ func (e *Engine) actOn(a *Action, s *serviceState) {
 		e.newTemplate(s)
 		s.generation++ // a spec change: the template
 		if a.ServiceStrategy {
-			s.setStrategy(s.strategy())
+			delete(e.rolloutStrategy, int32(s.idx))
 		} else {
-			s.setStrategy(s.resolveStrategy(a.MaxSurge, a.MaxUnavailable))
+			if e.rolloutStrategy == nil {
+				e.rolloutStrategy = map[int32]*Action{}
+			}
+			e.rolloutStrategy[int32(s.idx)] = a
 		}
+		s.setStrategy(e.specStrategy(s))
 		s.rollout = a
 		if e.workloads.setFor(s) != nil {
 			e.workloads.enqueueSet(s)
@@ -168,7 +172,7 @@ func (e *Engine) actOn(a *Action, s *serviceState) {
 			s.generation++ // a spec change
 		}
 		s.replicas = replicas
-		s.setStrategy(s.strategy())
+		s.setStrategy(e.specStrategy(s))
 		if s.kind() == KindStatefulSet {
 			s.scaleSet(s.replicas)
 			e.workloads.enqueueSet(s)

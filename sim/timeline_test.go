@@ -202,6 +202,28 @@ func TestScalePercent(t *testing.T) {
 	}
 }
 
+// TestScaleKeepsTheRolloutsStrategy: a rollout's maxSurge and maxUnavailable are the
+// Deployment's spec from then on; a scale changes the replicas only, so it keeps them (a
+// percentage scaled to the new replicas), until a rollout that sets none.
+// upstream: apps/v1 DeploymentSpec.Strategy; deployment/util ResolveFenceposts.
+func TestScaleKeepsTheRolloutsStrategy(t *testing.T) {
+	cfg := testConfig(10, 8)
+	cfg.Timeline = []Action{
+		{Name: "create", Kind: ActionCreate},
+		{Name: "rollout", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: 0}, MaxUnavailable: IntOrPercent{Value: 50, IsPercent: true}},
+		{Name: "up", Kind: ActionScale, Replicas: 20},
+	}
+	e := ranEngine(t, cfg)
+	if s := e.services[0]; s.surge != 0 || s.unavail != 10 {
+		t.Errorf("after the scale to 20: maxSurge %d, maxUnavailable %d; want the rollout's 0 and 50%% of 20 = 10", s.surge, s.unavail)
+	}
+	cfg.Timeline = append(cfg.Timeline, Action{Name: "own", Kind: ActionRollout, ServiceStrategy: true}, Action{Name: "down", Kind: ActionScale, Replicas: 12})
+	e = ranEngine(t, cfg)
+	if s := e.services[0]; s.surge != 3 || s.unavail != 3 {
+		t.Errorf("after a rollout with the Service's strategy and a scale to 12: %d and %d; want 25%% of 12 = 3 and 3", s.surge, s.unavail)
+	}
+}
+
 // TestScalePercentManualEndpoints: percent scales a selector-less Service's user-written
 // Endpoints object from its configured manualEndpoints count (its replicas are 0), as it
 // scales a workload's pods from its replicas: 200% doubles the addresses, 100% restores them,

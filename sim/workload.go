@@ -415,6 +415,18 @@ func (s *serviceState) strategy() (surge, unavail int) {
 	return s.resolveStrategy(ms, mu)
 }
 
+// specStrategy resolves the strategy Service s's workload spec holds against its replicas:
+// that of the last rollout that set one (Engine.rolloutStrategy), else the Service's own. A
+// scale changes the replicas only, so the strategy a rollout set stays, each percentage
+// scaled again. upstream: apps/v1 DeploymentSpec.Strategy (a scale is an update of
+// spec.replicas alone); deployment/util ResolveFenceposts on each sync.
+func (e *Engine) specStrategy(s *serviceState) (surge, unavail int) {
+	if a := e.rolloutStrategy[int32(s.idx)]; a != nil {
+		return s.resolveStrategy(a.MaxSurge, a.MaxUnavailable)
+	}
+	return s.strategy()
+}
+
 // resolveStrategy scales a rolling update's maxSurge and maxUnavailable against the
 // workload's replicas, by its kind's rules. A DaemonSet rounds both up, and takes
 // unavailability 1 when it has neither; it also keeps them as given, for its syncs to
