@@ -449,7 +449,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		decodeBytes := kubeProxyEvent + d.relistRawBytes/events
 		e.kubeProxies[mi].proxier(cm.family).receive(cm.name, kubeProxyChange{
 			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted && cm.trigger > e.proxyStart, delivered: d.done,
-			readyKey: cm.proxyKey, unserved: !kubeProxyServes(s.svc, cm.family),
+			readyKey: cm.proxyKey, unserved: !e.kubeProxyServesService(s, cm.family),
 		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, objectEndpoints{
 			ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints), hints: cm.hints})
 	}

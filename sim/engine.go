@@ -86,6 +86,9 @@ type Engine struct {
 	// maxUnavailable a Service's workload spec holds, for the Services whose last rollout
 	// set its own (specStrategy): few, so not a field of every serviceState.
 	rolloutStrategy map[int32]*Action
+	// served remembers, by Service index, whether kube-proxy serves the Service's object
+	// (kubeProxyServesService).
+	served []servedMemo
 	// podNames and sliceNames hold the names in use, so generated names never collide
 	// (within a namespace: a name in another one is no collision).
 	podNames   podNameSet

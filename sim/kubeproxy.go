@@ -922,6 +922,26 @@ func kubeProxyServes(svc *model.Service, family int) bool {
 	return false
 }
 
+// servedMemo remembers kubeProxyServes of one Service object for both families: a write's
+// event asks it (805,000 times in many-services), and a Service object is never changed in
+// place but replaced (a label change makes a new one), so its answer stays.
+type servedMemo struct {
+	svc    *model.Service
+	served [2]bool
+}
+
+// kubeProxyServesService is kubeProxyServes of Service s's current object, remembered.
+func (e *Engine) kubeProxyServesService(s *serviceState, family int) bool {
+	if len(e.served) <= s.idx {
+		e.served = append(e.served, make([]servedMemo, len(e.services)-len(e.served))...)
+	}
+	m := &e.served[s.idx]
+	if m.svc != s.svc {
+		*m = servedMemo{svc: s.svc, served: [2]bool{kubeProxyServes(s.svc, 0), kubeProxyServes(s.svc, 1)}}
+	}
+	return m.served[family]
+}
+
 // hiddenFromKubeProxy reports whether Service labels have the service-proxy-name label,
 // which kube-proxy's Service informer does not select.
 func hiddenFromKubeProxy(labels map[string]string) bool {

@@ -73,7 +73,7 @@ func (e *Engine) seedObject(mi int, s *serviceState, name string, family int, by
 	e.stats.objects[mi]++
 	if selected {
 		e.api.listed[mi].add(bytes)
-		e.kubeProxies[mi].proxier(family).seed(name, s.idx, len(s.svc.Ports), counts, !kubeProxyServes(s.svc, family), readyKey)
+		e.kubeProxies[mi].proxier(family).seed(name, s.idx, len(s.svc.Ports), counts, !e.kubeProxyServesService(s, family), readyKey)
 	}
 }
 
