@@ -338,7 +338,38 @@ func (w *world) mangle(stored []*EndpointSlice) ([]*EndpointSlice, string) {
 	out := slices.Clone(stored)
 	i := w.rng.IntN(len(out))
 	c := *out[i]
-	switch w.rng.IntN(8) {
+	switch m := w.rng.IntN(8); m {
+	case 0:
+		c.Labels = out[i].Labels.Clone()
+		c.Labels.Set("foreign", "x")
+		out[i] = &c
+		return out, "mangle: foreign label on " + c.Name
+	case 1, 6:
+		// A hint left by an earlier writer (the topology-mode annotation removed, or another
+		// controller's version): a zone hint, or a node hint on a ready endpoint, which a
+		// Service without hints strips.
+		if len(c.Endpoints) == 0 {
+			return stored, ""
+		}
+		c.Endpoints = slices.Clone(c.Endpoints)
+		k := w.rng.IntN(len(c.Endpoints))
+		hint := &EndpointHints{ForZones: []string{"zone-stale"}}
+		if m == 6 {
+			hint = &EndpointHints{ForNodes: []string{"node-stale"}}
+		}
+		c.Endpoints[k].Hints = hint
+		out[i] = &c
+		return out, fmt.Sprintf("mangle: stale hint %v on %s endpoint %d", *hint, c.Name, k)
+	case 3:
+		// Written by someone who keeps ports in another order (upstream sorts the list it
+		// keys in place, and its writes of the slice carry that order).
+		if len(c.Ports) < 2 {
+			return stored, ""
+		}
+		c.Ports = slices.Clone(c.Ports)
+		slices.Reverse(c.Ports)
+		out[i] = &c
+		return out, "mangle: ports reversed on " + c.Name
 	case 4:
 		// An annotation of someone else's, which the controller's updates carry along.
 		c.Annotations = out[i].Annotations.Clone()
@@ -354,48 +385,12 @@ func (w *world) mangle(stored []*EndpointSlice) ([]*EndpointSlice, string) {
 		c.OwnerReferences[0].Kind = "Deployment"
 		out[i] = &c
 		return out, "mangle: owner of another kind on " + c.Name
-	case 6:
-		// A node hint left by an earlier writer, on a ready endpoint.
-		if len(c.Endpoints) == 0 {
-			return stored, ""
-		}
-		c.Endpoints = slices.Clone(c.Endpoints)
-		k := w.rng.IntN(len(c.Endpoints))
-		c.Endpoints[k].Hints = &EndpointHints{ForNodes: []string{"node-stale"}}
-		out[i] = &c
-		return out, fmt.Sprintf("mangle: stale node hint on %s endpoint %d", c.Name, k)
 	case 7:
 		// The service-name label another writer changed on a slice the Service owns.
 		c.Labels = out[i].Labels.Clone()
 		c.Labels.Set(LabelServiceName, "other")
 		out[i] = &c
 		return out, "mangle: service-name label changed on " + c.Name
-	case 3:
-		// Written by someone who keeps ports in another order (upstream sorts the list it
-		// keys in place, and its writes of the slice carry that order).
-		if len(c.Ports) < 2 {
-			return stored, ""
-		}
-		c.Ports = slices.Clone(c.Ports)
-		slices.Reverse(c.Ports)
-		out[i] = &c
-		return out, "mangle: ports reversed on " + c.Name
-	case 0:
-		c.Labels = out[i].Labels.Clone()
-		c.Labels.Set("foreign", "x")
-		out[i] = &c
-		return out, "mangle: foreign label on " + c.Name
-	case 1:
-		// A zone hint left by an earlier writer (the topology-mode annotation removed, or
-		// another controller's version): what a Service without hints strips.
-		if len(c.Endpoints) == 0 {
-			return stored, ""
-		}
-		c.Endpoints = slices.Clone(c.Endpoints)
-		k := w.rng.IntN(len(c.Endpoints))
-		c.Endpoints[k].Hints = &EndpointHints{ForZones: []string{"zone-stale"}}
-		out[i] = &c
-		return out, fmt.Sprintf("mangle: stale hint on %s endpoint %d", c.Name, k)
 	default:
 		j := w.rng.IntN(len(out))
 		if len(out[j].Endpoints) == 0 || out[j].AddressType != c.AddressType {
