@@ -24,8 +24,9 @@ import (
 // (uid, resourceVersion, generation, creationTimestamp, port name and number) nor how IPs and
 // node names are numbered. With this file's realistic objects and §7.3's entry, the
 // 0-endpoint slice is 29 B larger in protobuf (845 vs 816; 828 with its own entry) and 54 B
-// in JSON, and the first endpoint 2 B smaller (141 vs 143 B); at 100 and 1000 endpoints §7.3's endpoints average 3-4 B more than these (longer
-// IP and node-name strings further into its numbering).
+// in JSON, and the first endpoint 2 B smaller (141 vs 143 B); at 100 and 1000 endpoints
+// §7.3's endpoints average 3-4 B more than these (longer IP and node-name strings further
+// into its numbering).
 // Those are naming differences, not model errors: the model is exact for whatever names are
 // used, which is why the simulator computes sizes rather than using the table's constants.
 func TestCalibrationUpstream73(t *testing.T) {

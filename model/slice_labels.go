@@ -204,10 +204,11 @@ var triggerCache [triggerCacheSize]atomic.Pointer[triggerAnnotations]
 
 // placeholderEqual reports whether slice equals the placeholder p on the fields upstream
 // compares: namespace, labels (labelsEqualAsMaps: a key one lacks counts as the other's ""),
-// ports, addressType and endpoints; nil and empty lists are equal. All other metadata is ignored, ownerReferences included: upstream's ObjectMeta
-// equality function compares only namespace and labels, so its OwnerReference function is
-// never reached, and an unowned placeholder left by a previous Service of the same name is
-// kept (checked against upstream by TestReconcileFullMatchesUpstream, seed 69).
+// ports, addressType and endpoints; nil and empty lists are equal. All other metadata is
+// ignored, ownerReferences included: upstream's ObjectMeta equality function compares only
+// namespace and labels, so its OwnerReference function is never reached, and an unowned
+// placeholder left by a previous Service of the same name is kept (checked against
+// upstream by TestReconcileFullMatchesUpstream, seed 69).
 // upstream: reconciler.go placeholderSliceCompare
 func placeholderEqual(slice, p *EndpointSlice) bool {
 	if slice.Namespace != p.Namespace || slice.AddressType != p.AddressType {

@@ -15,8 +15,8 @@ import (
 
 // TestMain makes the test binary a stand-in for sim: with GOALS_FAKE_LOG set it appends its
 // arguments (and, for a scenario file, the file's first line) to that file, spends
-// GOALS_FAKE_SPIN of CPU time (a duration, 0 unless set), and exits with GOALS_FAKE_EXIT (0 unless set)
-// after writing GOALS_FAKE_STDERR to stderr.
+// GOALS_FAKE_SPIN of CPU time (a duration, 0 unless set), and exits with GOALS_FAKE_EXIT
+// (0 unless set) after writing GOALS_FAKE_STDERR to stderr.
 func TestMain(m *testing.M) {
 	if os.Getenv(referenceEnv) != "" {
 		reference()
