@@ -296,16 +296,9 @@ func appendKeyValueEscaped(w []byte, s string) []byte {
 	return appendJSONEscaped(w, s[start:])
 }
 
-// appendJSONString appends prefix+s as a JSON string the way encoding/json writes it
-// (HTML-escaped), so that jsonString(prefix+s) is the length it appends.
-func appendJSONString[S ~string | ~[]byte](w []byte, prefix string, s S) []byte {
-	w = append(w, '"')
-	w = appendJSONEscaped(w, prefix)
-	w = appendJSONEscaped(w, s)
-	return append(w, '"')
-}
-
-func appendJSONEscaped[S ~string | ~[]byte](w []byte, s S) []byte {
+// appendJSONEscaped appends s escaped as encoding/json escapes a string (HTML-escaped), so
+// that jsonString(s) is 2 more than the length it appends.
+func appendJSONEscaped(w []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -326,8 +319,7 @@ func appendJSONEscaped[S ~string | ~[]byte](w []byte, s S) []byte {
 			i++
 			continue
 		}
-		// A rune is at most 4 bytes: the conversion stays on the stack.
-		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
 			w = append(w, `\ufffd`...)

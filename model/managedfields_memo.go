@@ -8,7 +8,8 @@ import (
 // FieldsMemo remembers the FieldsV1 it built, so that most writes neither sort keys nor
 // build the same JSON again. One memo serves a controller's writes of every Service: the
 // field set depends on the object's metadata only through the keys of its labels and
-// annotations, whether it has a generateName, and its owners' UIDs. The key sets take a few
+// annotations, whether it has a generateName, and its owners' UIDs, and on a slice's spec
+// only through the fields its entry lists (SliceLists). The key sets take a few
 // shapes in a whole run, which the memo keeps once each; a field set is kept per shape and
 // owners, so the Endpoints objects of every Service (no owners) share one string.
 //
