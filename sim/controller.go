@@ -870,8 +870,10 @@ func exponentialBackoff(base, limit Time, n int) Time {
 // Both endpoint controllers queue every Service (their Service update handlers queue any
 // update); their pod handlers drop the pods' (the same resourceVersion). The Deployment,
 // ReplicaSet, StatefulSet and DaemonSet controllers queue every object of theirs. The
-// syncs find nothing to write when nothing changed, but they hold the workers. It does not
-// hold a phase open; the next follows a period later.
+// syncs find nothing to write when nothing changed, but they hold the workers. In a replay
+// the EndpointSlice controller also queues, a second later, each Service with a slice it
+// found at the start and has not written since (queueUntracked). It does not hold a phase
+// open; the next follows a period later.
 // upstream: cmd/kube-controller-manager/app/controllermanager.go ResyncPeriod;
 // client-go tools/cache shared_informer.go (resync: OnUpdate(obj, obj));
 // endpointslice_controller.go onServiceUpdate, endpoints_controller.go onServiceUpdate;
@@ -888,6 +890,7 @@ func (evInformerResync) apply(e *Engine) {
 			}
 		}
 	}
+	e.queueUntracked(false) // the slice informer's updates of the slices the controller never wrote
 	if e.replay == nil {
 		w := e.workloads
 		for _, s := range e.services {

@@ -31,6 +31,9 @@ type sliceSyncer struct {
 	mf [1]model.ManagedFieldsEntry
 	// changes is commit's buffer for an update's changed endpoints.
 	changes []model.EndpointChange
+	// seeded says slices were stored before the run (markUntracked): only then can a
+	// stored slice be untracked.
+	seeded bool
 }
 
 // storedSlice is a slice as the API server stores it, with its cached sizes.
@@ -42,6 +45,11 @@ type storedSlice struct {
 	selected bool
 	// lists are the spec fields its managedFields entry lists (model.SliceListsAfter).
 	lists model.SliceLists
+	// untracked says the slice was stored before the run (a replay's existing slices) and
+	// the controller has not written it since: the EndpointSlice tracker of a restarted
+	// controller does not know it, so every informer event of it queues its Service again
+	// (queueUntracked).
+	untracked bool
 }
 
 func (ss *storedSlice) listName() string { return ss.slice.Name }
@@ -561,6 +569,7 @@ func (y *sliceSyncer) applied(s *serviceState, w *write, ok bool) {
 	if prev != nil {
 		// Nothing keeps a storedSlice but the store: it is updated in place.
 		prev.slice, prev.bytes, prev.sums, prev.selected, prev.lists = w.slice, w.bytes, w.sums, w.selected, w.lists
+		prev.untracked = false // the tracker holds what the write returned, a no-op's too
 	} else {
 		st.add(&storedSlice{slice: w.slice, bytes: w.bytes, sums: w.sums, selected: w.selected, lists: w.lists})
 	}

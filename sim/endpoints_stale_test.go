@@ -220,7 +220,9 @@ func TestEndpointSliceSyncTakesItsTime(t *testing.T) {
 
 // A replayed update of the resourceVersion the pod already has is a resync: both controllers
 // drop it (upstream: GetPodUpdateProjectionKey), however the pod differs. The same
-// update under a new version takes the pod not ready, which both write.
+// update under a new version takes the pod not ready, which both write. (It comes at 2 s,
+// after the EndpointSlice controller's second sync of the slice it found, which would read
+// the pod as cached, and each recording ends at 3 s with an update that changes nothing.)
 func TestReplayDropsResyncs(t *testing.T) {
 	cfg := testConfig(3, 1)
 	svcs, nodes, err := ClusterObjects(cfg)
@@ -234,8 +236,10 @@ func TestReplayDropsResyncs(t *testing.T) {
 			ev := src.events[3]
 			pod := *ev.Pod
 			pod.Ready = false
-			src.events = append(src.events, TraceEvent{At: Time(time.Second), Type: model.EventModified, Pod: &pod, Labels: ev.Labels, ResourceVersion: rv})
+			src.events = append(src.events, TraceEvent{At: Time(2 * time.Second), Type: model.EventModified, Pod: &pod, Labels: ev.Labels, ResourceVersion: rv})
 		}
+		last := src.events[5]
+		src.events = append(src.events, TraceEvent{At: Time(3 * time.Second), Type: model.EventModified, Pod: last.Pod, Labels: last.Labels, ResourceVersion: "12"})
 		res, _, err := Replay(cfg, svcs, nodes, src, nil)
 		if err != nil {
 			t.Fatal(err)

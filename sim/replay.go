@@ -410,6 +410,7 @@ func (e *Engine) listed() {
 	e.nodeJoins()
 	e.seedExisting()
 	e.syncCaches()
+	e.queueUntracked(true) // the slice informer's adds, as its cache synced
 	if !r.warm {
 		e.scheduleJoins()
 	}

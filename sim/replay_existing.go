@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"epsim/model"
 )
@@ -47,7 +48,83 @@ func (e *Engine) seedExisting() {
 		r.stats.UnseededSlices = int64(len(r.slices))
 		r.slices = nil
 	}
+	for _, c := range e.ctls {
+		if y, ok := c.syncer.(*sliceSyncer); ok {
+			y.markUntracked()
+		}
+	}
 }
+
+// endpointSliceChangeMinSyncDelay is the least delay with which the EndpointSlice
+// controller queues a Service for an event of one of its slices that its tracker does not
+// expect. upstream: endpointslice_controller.go endpointSliceChangeMinSyncDelay.
+const endpointSliceChangeMinSyncDelay = Time(time.Second)
+
+// markUntracked marks every slice stored so far, the slices the run begins with, as
+// untracked: written before the controller started.
+func (y *sliceSyncer) markUntracked() {
+	for i := range y.stored {
+		for _, ss := range y.stored[i].list {
+			ss.untracked = true
+			y.seeded = true
+		}
+	}
+}
+
+// hasUntracked reports whether Service idx has a stored slice the controller has not
+// written since the run began.
+func (y *sliceSyncer) hasUntracked(idx int) bool {
+	if !y.seeded {
+		return false
+	}
+	for _, ss := range y.stored[idx].list {
+		if ss.untracked {
+			return true
+		}
+	}
+	return false
+}
+
+// queueUntracked queues, one second from now (or the batch period, if longer), each
+// created Service with a slice the EndpointSlice controller has not written since the run
+// began. A restarted controller's EndpointSlice tracker knows none of the slices it finds
+// (it learns a slice's generation from its own writes), so the informer's add of each slice
+// as the caches sync, and its update of each at every resync, pass ShouldSync and queue the
+// Service with that delay: a second sync of every such Service a second after the start,
+// and two syncs per resync instead of one (the Service's own update queues it at once).
+// At the start (hold), the phase is held open until they are due, so that a warm start's
+// start-up phase takes in those syncs; a resync's hold no phase open, as the resync itself.
+// upstream: endpointslice_controller.go onEndpointSliceAdd, onEndpointSliceUpdate,
+// queueServiceForEndpointSlice; k8s.io/endpointslice/util endpointslice_tracker.go
+// ShouldSync.
+func (e *Engine) queueUntracked(hold bool) {
+	for _, c := range e.ctls {
+		y, ok := c.syncer.(*sliceSyncer)
+		if !ok || !y.seeded {
+			continue
+		}
+		d := max(endpointSliceChangeMinSyncDelay, Time(c.cfg.BatchPeriod))
+		queued := false
+		for _, s := range e.services {
+			if s.created && y.hasUntracked(s.idx) {
+				c.addAfter(s.idx, d)
+				queued = true
+			}
+		}
+		if hold && queued {
+			// After the adds: at the same time it is applied after them, when the keys
+			// they queued hold the phase.
+			e.after(d, evUntrackedDue{})
+		}
+	}
+}
+
+// evUntrackedDue holds the phase open until queueUntracked's adds are due; it does nothing
+// itself.
+type evUntrackedDue struct{}
+
+func (evUntrackedDue) String() string { return "found slices' adds due" }
+func (evUntrackedDue) apply(*Engine)  {}
 
 // seedSync stores what a sync of Service s by controller c writes now, as the API server
 // stores it, without a write: the objects exist before the run (seedExisting).

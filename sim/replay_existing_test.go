@@ -491,3 +491,73 @@ func TestNodeJoinQueuesOverloadedServices(t *testing.T) {
 		t.Error("a node joining not ready did not queue the Service its zone weights overload")
 	}
 }
+
+// TestReplayQueuesTheSlicesItFinds: a restarted EndpointSlice controller's tracker knows
+// none of the slices it finds, so the informer's add of each, as its cache syncs, queues
+// the Service a second later, and so does the informer's update of each at every resync
+// until the controller has written it: two syncs of the Service at the start and two a
+// resync, where the Endpoints controller makes one each. A Service created with the
+// recording has no such slices: one sync each. A change that writes the slice ends it
+// (upstream, each measured with the real controller and a fake clientset).
+func TestReplayQueuesTheSlicesItFinds(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		created   Time
+		resync    time.Duration
+		change    bool
+		slicesPer func(endpoints int64) int64
+	}{
+		{"existing, no resync", -Time(time.Hour), 0, false, func(n int64) int64 { return n + 1 }},
+		{"existing, resyncs", -Time(time.Hour), 20 * time.Second, false, func(n int64) int64 { return 2 * n }},
+		{"created with the recording, resyncs", 0, 20 * time.Second, false, func(n int64) int64 { return n }},
+		// The change at 5 s writes the slice: the resyncs after it queue the Service once.
+		{"existing, written at 5 s, resyncs", -Time(time.Hour), 20 * time.Second, true, func(n int64) int64 { return n + 1 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(3, 1)
+			cfg.ControlPlane.MinResyncPeriod = tc.resync
+			svcs, nodes, err := ClusterObjects(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			svcs[0].CreationTimestamp = timestamp(tc.created)
+			src := staleTrace(10, nodes)
+			last := src.events[len(src.events)-1]
+			if tc.change {
+				src = staleTrace(10, nodes, 5*time.Second)
+			}
+			// The recording ends at 100 s with an event that changes no endpoint.
+			last.At, last.Listed, last.ResourceVersion = Time(100*time.Second), false, "1000"
+			last.Type = model.EventModified
+			src.events = append(src.events, last)
+			res, _, err := Replay(cfg, svcs, nodes, src, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ep, es := res.Total.Mode(ModeEndpoints).Syncs, res.Total.Mode(ModeEndpointSlices).Syncs
+			if tc.resync > 0 && ep < 3 {
+				t.Fatalf("%d Endpoints syncs: want the start's and at least two resyncs'", ep)
+			}
+			if want := tc.slicesPer(ep); es != want {
+				t.Errorf("%d EndpointSlice syncs for %d Endpoints syncs, want %d", es, ep, want)
+			}
+		})
+	}
+	// From a warm start, whose start-up writes nothing and so settles at once, the second
+	// sync still falls in the start-up phase, which waits for it.
+	cfg := testConfig(3, 1)
+	svcs, nodes, err := ClusterObjects(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svcs[0].CreationTimestamp = timestamp(-Time(time.Hour))
+	res, _, err := ReplayWith(ReplayOptions{Warm: true}, cfg, svcs, nodes, staleTrace(10, nodes, 5*time.Second), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int64{2, 1} {
+		if got := res.Phases[i].EndpointSlices.Syncs; got != want {
+			t.Errorf("warm start, phase %s: %d EndpointSlice syncs, want %d", res.Phases[i].Name, got, want)
+		}
+	}
+}
