@@ -53,9 +53,11 @@ without a creationTimestamp) had its Endpoints object and EndpointSlices then. T
 begins with them stored, as the controllers would write them for the listed pods (or, with
 --endpointslices, the cluster's own slices: below), counting no write,
 and with every kube-proxy having programmed them; so the controllers' first syncs find
-them up to date and write nothing, as a restarted kube-controller-manager does. A Service
-created since has none yet: its first syncs create them (one create per slice needed, one
-Endpoints create).
+them up to date and write nothing, as a restarted kube-controller-manager does. (Its
+EndpointSlice controller, whose tracker knows none of the slices it finds, syncs each such
+Service again a second later, and twice at each informer resync until it has written its
+slices.) A Service created since has none yet: its first syncs create them (one create per
+slice needed, one Endpoints create).
 
 --start says what the controllers were doing when the recording began. cold (the default):
 starting, as after a restart of kube-controller-manager; the churn is replayed from time 0
