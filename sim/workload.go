@@ -554,7 +554,20 @@ func (s *serviceState) setLive(p *podState, live bool) {
 	if p.pod.Ready {
 		rs.ready += int32(d)
 	}
-	rs.changes++
+	if live || p.ordinal() < 0 || s.countsRevisionOf(p) {
+		rs.changes++
+	}
+}
+
+// countsRevisionOf reports whether a StatefulSet's status counts StatefulSet pod p by its
+// revision: p is of the current revision (status.currentReplicas) or the update revision
+// (status.updatedReplicas). A terminating pod of a third, left by a rollout that never
+// completed, changes no field of the status (replicas, readyReplicas and
+// availableReplicas count terminating pods too), so its deletion writes none.
+// upstream: statefulset/stateful_set_control.go computeReplicaStatus.
+func (s *serviceState) countsRevisionOf(p *podState) bool {
+	r := p.rs()
+	return r == s.set.current || r == s.updateRevision()
 }
 
 // setAvailable records a change of p's availability (Ready for minReadySeconds).
@@ -570,10 +583,18 @@ func (s *serviceState) setAvailable(p *podState, available bool) {
 			s.markOrdinal(int(o))
 		}
 	}
-	if !p.live || p.rs() == nil {
+	if p.rs() == nil {
 		return
 	}
 	rs := p.rs().resolve()
+	if !p.live {
+		if p.ordinal() >= 0 {
+			// A StatefulSet's status.availableReplicas counts terminating pods too.
+			// upstream: statefulset/stateful_set_control.go computeReplicaStatus.
+			rs.changes++
+		}
+		return
+	}
 	if available {
 		rs.available++
 	} else {
@@ -717,6 +738,14 @@ func (e *Engine) deletePod(p *podState) {
 	e.updatePod(p, func(pod *model.Pod) { pod.Terminating = true })
 	if p.rs() != nil {
 		p.rs().resolve().terminating++
+	}
+	if minReady := Time(p.svc().cfg.MinReady); p.ordinal() >= 0 && p.pod.Ready && !p.available && minReady > 0 {
+		// A StatefulSet counts a terminating pod available as any other (its status's
+		// availableReplicas), and its sync plans the availability check: the delete's new
+		// epoch takes the check over.
+		// upstream: statefulset/stateful_set.go sync (FindMinNextPodAvailabilityCheck);
+		// stateful_set_control.go computeReplicaStatus.
+		e.after(availableAfter(p.pod.ReadyTransition, minReady, e.now), e.arenas.available.put(evPodAvailable{p, p.epoch}))
 	}
 	p.svc().setPodTerminating(p)
 	if p.stuck() {

@@ -421,26 +421,41 @@ func (u *upstreamStatefulStatus) sync(s *serviceState, batches []setBatch) bool 
 // status when upstream's would (upstreamStatefulStatus), through rollouts, scale-downs and
 // restarts of both policies. Before, a rolling update's delete was written by the next
 // sync rather than its own, and a terminating pod's stop (readyReplicas one less) wrote
-// nothing: Parallel 50 → 10 made 17 writes where upstream makes 32.
+// nothing: Parallel 50 → 10 made 17 writes where upstream makes 32. With a node failed for
+// good, a rollout never completes: the next leaves pods of a third revision, which the
+// status counts in neither currentReplicas nor updatedReplicas, so the sync after a
+// rolling-update delete of one writes again (its delete lowered currentReplicas all the
+// same) and their evictions write nothing (once, one write each way).
 func TestStatefulSetStatusWrites(t *testing.T) {
+	stuck := []Action{{Name: "fail", Kind: ActionFailNodes, Nodes: 1},
+		{Name: "r1", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 4}},
+		{Name: "r2", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 4}},
+		{Name: "restart", Kind: ActionRestartPods, Pods: 6}}
 	for _, tc := range []struct {
 		name     string
 		policy   string
 		replicas int
 		minReady time.Duration
 		action   Action
+		// more follow action, on 3 nodes.
+		more []Action
 	}{
-		{"ordered-rollout", PodManagementOrderedReady, 10, 0, Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 1}}},
-		{"ordered-rollout-3", PodManagementOrderedReady, 10, 0, Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 3}}},
-		{"ordered-min-ready", PodManagementOrderedReady, 3, 5 * time.Second, Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 1}}},
-		{"parallel-rollout", PodManagementParallel, 50, 0, Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 5}}},
-		{"parallel-scale-down", PodManagementParallel, 50, 0, Action{Name: "scale", Kind: ActionScale, Replicas: 10}},
-		{"ordered-scale-down", PodManagementOrderedReady, 10, 0, Action{Name: "scale", Kind: ActionScale, Replicas: 5}},
-		{"ordered-restart", PodManagementOrderedReady, 10, 0, Action{Name: "restart", Kind: ActionRestartPods, Pods: 3}},
-		{"parallel-restart", PodManagementParallel, 100, 0, Action{Name: "restart", Kind: ActionRestartPods, Pods: 60}},
+		{"ordered-rollout", PodManagementOrderedReady, 10, 0, Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 1}}, nil},
+		{"ordered-rollout-3", PodManagementOrderedReady, 10, 0, Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 3}}, nil},
+		{"ordered-min-ready", PodManagementOrderedReady, 3, 5 * time.Second, Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 1}}, nil},
+		{"parallel-rollout", PodManagementParallel, 50, 0, Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 5}}, nil},
+		{"parallel-scale-down", PodManagementParallel, 50, 0, Action{Name: "scale", Kind: ActionScale, Replicas: 10}, nil},
+		{"ordered-scale-down", PodManagementOrderedReady, 10, 0, Action{Name: "scale", Kind: ActionScale, Replicas: 5}, nil},
+		{"ordered-restart", PodManagementOrderedReady, 10, 0, Action{Name: "restart", Kind: ActionRestartPods, Pods: 3}, nil},
+		{"parallel-restart", PodManagementParallel, 100, 0, Action{Name: "restart", Kind: ActionRestartPods, Pods: 60}, nil},
+		{"parallel-three-revisions", PodManagementParallel, 6, 0, stuck[0], stuck[1:]},
+		{"ordered-three-revisions", PodManagementOrderedReady, 6, 0, stuck[0], stuck[1:]},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := workloadConfig(tc.replicas, testWorkloads(), Action{Name: "create", Kind: ActionCreate}, tc.action)
+			cfg := workloadConfig(tc.replicas, testWorkloads(), append([]Action{{Name: "create", Kind: ActionCreate}, tc.action}, tc.more...)...)
+			if tc.more != nil {
+				cfg.Cluster.Nodes = 3
+			}
 			cfg.Services[0].WorkloadKind = KindStatefulSet
 			cfg.Services[0].PodManagementPolicy = tc.policy
 			cfg.Services[0].MinReady = tc.minReady
@@ -607,5 +622,74 @@ func TestSetRevisionHistoryCleanup(t *testing.T) {
 		if got := e.workloads.statefulSets.bucket.taken; tc.statefulSetCall > 0 && got != tc.statefulSetCall {
 			t.Errorf("%s: the StatefulSet controller made %d calls, want %d", name, got, tc.statefulSetCall)
 		}
+	}
+}
+
+// TestStatefulSetCountsATerminatingPodAvailable: a StatefulSet's status counts a pod
+// available minReadySeconds after it turned ready, terminating or not, and its sync plans
+// the check for then. A pod evicted while ready but not yet available (a drain) becomes
+// available while its containers stop: upstream's sync at that moment writes
+// availableReplicas one more. Before, the delete cancelled the check, and nothing was
+// written until the pod stopped. upstream: statefulset/stateful_set.go sync
+// (FindMinNextPodAvailabilityCheck); stateful_set_control.go computeReplicaStatus.
+func TestStatefulSetCountsATerminatingPodAvailable(t *testing.T) {
+	for _, policy := range []string{PodManagementParallel, PodManagementOrderedReady} {
+		t.Run(policy, func(t *testing.T) {
+			cfg := workloadConfig(1, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+			cfg.Services[0].WorkloadKind = KindStatefulSet
+			cfg.Services[0].PodManagementPolicy = policy
+			cfg.Services[0].MinReady = 20 * time.Second
+			cfg.Services[0].Timing.Stop = Fixed(25 * time.Second)
+			cfg.Services[0].Timing.GracePeriod = Fixed(30 * time.Second)
+			e, err := newEngine(cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := e.services[0]
+			var victim *podState
+			var crossing Time
+			var writes []Time
+			// Each sync's write, against upstream's status computed from the same pods.
+			var up upstreamStatefulStatus
+			var want, got []bool
+			statefulPlanCheck = func(s *serviceState, batches []setBatch) {
+				want = append(want, up.sync(s, batches))
+				got = append(got, false)
+			}
+			setStatusWritten = func(*serviceState, setStatus) {
+				got[len(got)-1] = true
+				writes = append(writes, e.now)
+			}
+			defer func() { statefulPlanCheck, setStatusWritten = nil, nil }()
+			runEngine(t, e, func() {
+				if victim != nil {
+					return
+				}
+				for _, p := range s.pods {
+					if p.stage != stageGone && p.pod.Ready && !p.available && !p.pod.Terminating {
+						victim = p
+						crossing = virtualTime(p.pod.ReadyTransition) + Time(cfg.Services[0].MinReady)
+						e.deletePod(p)
+						return
+					}
+				}
+			})
+			if victim == nil {
+				t.Fatal("no pod was ever ready and not yet available")
+			}
+			if !slices.Equal(want, got) {
+				t.Errorf("syncs wrote %v, upstream's would %v", got, want)
+			}
+			stop := crossing + Time(5*time.Second) // before the 25 s stop
+			found := false
+			for _, w := range writes {
+				if w >= crossing && w < stop {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("status writes at %v: none at the crossing of minReadySeconds (%v), with the pod terminating", writes, crossing)
+			}
+		})
 	}
 }
