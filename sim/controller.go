@@ -337,6 +337,31 @@ func (c *controller) serviceObjectUpdated(s *serviceState) {
 	c.serviceUpdated(s)
 }
 
+// userWrite is the user writing selector-less Service s's Endpoints object as it is now,
+// in the Endpoints mode: a call of its own, sent at once, whatever the controller's workers
+// are doing. The Endpoints controller never writes the object (its sync of the Service
+// returns at once) and does not queue the Service for the object's update (its Endpoints
+// handlers act on deletes only). A change made while a write is in flight is written when
+// that one is done. (In the EndpointSlice mode the object is not counted: the mirroring
+// controller's sync reads it, queued by its Endpoints handlers, serviceUpdated.)
+// upstream: endpoints_controller.go syncService (Selector == nil: return nil),
+// onEndpointsDelete.
+func (c *controller) userWrite(s *serviceState) {
+	y, ok := c.syncer.(*endpointsSyncer)
+	if !ok {
+		return
+	}
+	run := c.newRun()
+	writes := y.userWrite(s, run.writes)
+	if len(writes) == 0 {
+		run.writes = writes
+		c.freeRun(run)
+		return
+	}
+	*run = syncRun{c: c, s: s, writes: writes, since: c.e.now, user: true}
+	run.next(c.e.now)
+}
+
 // serviceUpdated is a Service update event: always an immediate Add.
 func (c *controller) serviceUpdated(s *serviceState) {
 	c.syncer.serviceChanged(s)
@@ -761,6 +786,9 @@ type syncRun struct {
 	stopType model.AddressType
 	// events are the Events the sync records once its writes are done.
 	events model.SyncEvents
+	// user says the run is the user's write of a selector-less Service's Endpoints object
+	// (userWrite), made by no sync.
+	user bool
 }
 
 // next sends the next write at or after t, waiting for a token.
@@ -771,8 +799,12 @@ func (r *syncRun) next(t Time) {
 	}
 	if r.i >= len(r.writes) {
 		// The run is over: no event refers to it any more.
-		c, s, failed, events := r.c, r.s, r.failed, r.events
+		c, s, failed, events, user := r.c, r.s, r.failed, r.events, r.user
 		c.freeRun(r)
+		if user {
+			c.userWrite(s) // the object changed again meanwhile
+			return
+		}
 		c.sendEvents(s, events, t)
 		c.done(s, failed)
 		return
@@ -803,7 +835,7 @@ func (ev evWriteCommit) apply(e *Engine) {
 		r.c.keys[r.s.idx].created = w.verb == "create"
 	}
 	if !ok {
-		if !r.failed {
+		if !r.failed && !r.user {
 			// The sync's error: FailedToUpdateEndpointSlices about the Service, or
 			// FailedToCreateEndpoint/FailedToUpdateEndpoint about the Endpoints object.
 			// upstream: endpointslice_controller.go syncService; endpoints_controller.go

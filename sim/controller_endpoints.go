@@ -246,21 +246,8 @@ func (y *endpointsSyncer) apply(i int, c heldChange) {
 func (y *endpointsSyncer) sync(s *serviceState, trigger model.Timestamp, buf []write) ([]write, error) {
 	if s.manual != nil {
 		// upstream: endpoints_controller.go syncService returns early for a Service without a
-		// selector: the Endpoints object is the user's. We write it as the user does (when
-		// creating the Service, and again when it changes), so that the Endpoints mode counts
-		// what its kube-proxies receive.
-		st := &y.stored[s.idx]
-		if st.manual == s.manual || y.inflight[s.idx] {
-			return nil, nil
-		}
-		verb := model.EndpointsCreate
-		if st.exists {
-			verb = model.EndpointsUpdate
-		}
-		y.inflight[s.idx] = true
-		snap := y.newSnapshot()
-		snap.manual = s.manual
-		return append(buf[:0], write{verb: verb, legacy: true, user: true, endpoints: snap}), nil
+		// selector: the Endpoints object is the user's (userWrite).
+		return buf[:0], nil
 	}
 	if y.settler.asleep(s.idx) {
 		return buf[:0], nil // nothing to do (settler.asleep)
@@ -394,6 +381,26 @@ func (y *endpointsSyncer) applied(s *serviceState, w *write, ok bool) {
 		y.held[i] = nil
 		y.spareHeld = append(y.spareHeld, held[:0])
 	}
+}
+
+// userWrite returns the user's write of selector-less Service s's Endpoints object as it
+// is now, appended to buf: a create, or an update of the one stored; none when the stored
+// one is current or a write of it is in flight (the next follows when it is done). We write
+// it as the user does (when creating the Service, and again when it changes), so that the
+// Endpoints mode counts what its kube-proxies receive.
+func (y *endpointsSyncer) userWrite(s *serviceState, buf []write) []write {
+	st := &y.stored[s.idx]
+	if st.manual == s.manual || y.inflight[s.idx] {
+		return buf[:0]
+	}
+	verb := model.EndpointsCreate
+	if st.exists {
+		verb = model.EndpointsUpdate
+	}
+	y.inflight[s.idx] = true
+	snap := y.newSnapshot()
+	snap.manual = s.manual
+	return append(buf[:0], write{verb: verb, legacy: true, user: true, endpoints: snap})
 }
 
 // commitManual stores the user's Endpoints object of a selector-less Service. Its

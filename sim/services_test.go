@@ -2,6 +2,7 @@ package sim
 
 import (
 	"testing"
+	"time"
 
 	"epsim/model"
 )
@@ -92,5 +93,47 @@ func TestNameLabelValue(t *testing.T) {
 	}
 	if len(stored) != 3 {
 		t.Errorf("%d slices, want one per Service (3)", len(stored))
+	}
+}
+
+// TestUserEndpointsWritesWaitForNoWorker: the user's writes of a selector-less Service's
+// Endpoints object are calls of their own, sent as the object changes. The Endpoints
+// controller, busy for seconds with other Services' syncs on its one worker, never holds
+// them: its sync of such a Service returns at once, and an update of the object does not
+// queue it. Before, each waited for the worker (5.5 s in the scale below).
+// upstream: endpoints_controller.go syncService (Selector == nil), onEndpointsDelete.
+func TestUserEndpointsWritesWaitForNoWorker(t *testing.T) {
+	cfg := testConfig(20, 50)
+	cfg.ControlPlane.Endpoints.Workers = 1
+	cfg.ControlPlane.EndpointsBuildPerPod = 20 * time.Millisecond
+	big := cfg.Services[0]
+	big.Name, big.Count = "big", 4
+	ext := cfg.Services[0]
+	ext.Name, ext.Replicas, ext.ManualEndpoints = "ext", 0, 3
+	cfg.Services = []ServiceConfig{big, ext}
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate},
+		{Name: "scale", Kind: ActionScale, Services: []string{"big", "ext"}, Replicas: 150, Spread: 20 * time.Second}}
+	_, res := runEngineOf(t, cfg, nil)
+	var user, busiest Time
+	n := 0
+	for _, w := range res.Writes {
+		if w.Mode != ModeEndpoints || w.Kind != "Endpoints" {
+			continue
+		}
+		if w.Name == "ext" {
+			user = max(user, w.Latency)
+			n++
+		} else {
+			busiest = max(busiest, w.Latency)
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d writes of ext's Endpoints object, want its create and its update", n)
+	}
+	if busiest < Time(time.Second) {
+		t.Fatalf("the controller's slowest write took %v: not busy enough to tell", busiest)
+	}
+	if user > Time(50*time.Millisecond) {
+		t.Errorf("a user's write of ext's Endpoints took %v, the controller's slowest %v; want one API call's time", user, busiest)
 	}
 }

@@ -501,6 +501,7 @@ func (e *Engine) createService(s *serviceState) {
 		s.manual = e.manualEndpoints(s)
 		for _, c := range e.ctls {
 			c.serviceAdded(s)
+			c.userWrite(s) // with the Service
 		}
 		return
 	}
@@ -1333,7 +1334,11 @@ func (e *Engine) setManualAddresses(s *serviceState, n int) {
 	next.Subsets = e.manualSubsets(s, old[:min(n, len(old))], n)
 	s.manual = &next
 	for _, c := range e.ctls {
-		c.serviceUpdated(s)
+		if c.mode == ModeEndpoints {
+			c.userWrite(s)
+			continue
+		}
+		c.serviceUpdated(s) // the mirroring controller's Endpoints handler
 	}
 }
 
