@@ -150,7 +150,7 @@ func scanSurgingDaemonSet(e *Engine, s *serviceState) (create []int, del []*podS
 	room := min(max(surge-numSurge, 0), len(candidates))
 	create = append(create, candidates[:room]...)
 	del = append(del, drop...)
-	if extra := min(numAvailable-readyNodes(e), len(dropCandidates)); extra > 0 {
+	if extra := min(numAvailable-readyNodes(e), len(dropCandidates)); extra > 0 && surge > 0 {
 		del = append(del, dropCandidates[:extra]...)
 	}
 	return create[:min(len(create), daemonSetBurstReplicas)], del[:min(len(del), daemonSetBurstReplicas)]
@@ -444,5 +444,115 @@ func TestDaemonSetRolloutOverSurgedPods(t *testing.T) {
 	runEngine(t, e, nil)
 	if thinned == 0 {
 		t.Error("no sync deleted the newer of two old pods on a node: the case did not arise")
+	}
+}
+
+// daemonTerminatingMismatch returns the first node whose count of terminating DaemonSet
+// pods (s.set.terminatingOn) is not that of its pods being deleted and not yet terminal, as
+// a message, or "".
+func daemonTerminatingMismatch(e *Engine, s *serviceState) string {
+	count := make([]int32, len(e.nodes))
+	for _, p := range s.pods {
+		if n := p.pinned(); n >= 0 && p.stage != stageGone && p.pod.Terminating && !p.pod.Phase.Terminal() && p.node >= 0 {
+			count[n]++
+		}
+	}
+	for n := range count {
+		if count[n] != s.set.terminatingOn[n] {
+			return fmt.Sprintf("at %v, node %d counts %d terminating pods, its pods %d", e.now, n, s.set.terminatingOn[n], count[n])
+		}
+	}
+	return ""
+}
+
+// TestDaemonSetPendingPodDeleted: a surge pod left Pending on a full node and deleted by
+// the next rollout (as an excess pod) goes at once, and holds the node no pod: the node's
+// count of terminating pods stays that of its pods (it went to -1, and a later replacement
+// without surge no longer waited for the old pod to stop). upstream:
+// daemon_controller.go podsShouldBeOnNode; pkg/registry/core/pod/strategy.go
+// CheckGracefulDelete (no node: deleted at once).
+func TestDaemonSetPendingPodDeleted(t *testing.T) {
+	cfg := workloadConfig(1, testWorkloads(),
+		Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "surge-roll", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: 1}, MaxUnavailable: IntOrPercent{Value: 0}},
+		Action{Name: "roll", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: 0}, MaxUnavailable: IntOrPercent{Value: 1}},
+	)
+	cfg.Cluster.Nodes = 3
+	cfg.Cluster.MaxPodsPerNode = 1
+	cfg.Services[0].WorkloadKind = KindDaemonSet
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.services[0]
+	pending := map[*podState]bool{} // the DaemonSet's pods seen Pending
+	pendingDeleted, mismatch := 0, ""
+	runEngine(t, e, func() {
+		for _, p := range s.pods {
+			if p.pinned() >= 0 && p.node < 0 && p.stage != stageGone {
+				pending[p] = true
+			}
+		}
+		for p := range pending {
+			if p.stage == stageGone {
+				delete(pending, p)
+				if p.node < 0 {
+					pendingDeleted++
+				}
+			}
+		}
+		if mismatch == "" {
+			mismatch = daemonTerminatingMismatch(e, s)
+		}
+	})
+	if pendingDeleted == 0 {
+		t.Fatal("no Pending DaemonSet pod was deleted: the test does not test")
+	}
+	if mismatch != "" {
+		t.Error(mismatch)
+	}
+}
+
+// TestDaemonSetSurgeWithNoNodeReady: with every node not ready no node should run a pod,
+// and a percentage maxSurge resolves to 0 of 0: the rolling update takes the path without
+// surge, whose maxUnavailable is 0 too, and deletes only the old pods that are not
+// available. The ready old pods stay until their nodes' pods are marked not ready.
+// upstream: daemon/update.go rollingUpdate (updatedDesiredNodeCounts, the maxSurge == 0
+// path); util/daemonset_util.go SurgeCount.
+func TestDaemonSetSurgeWithNoNodeReady(t *testing.T) {
+	synced, wrong := 0, 0
+	daemonPlanCheck = func(e *Engine, s *serviceState, create []int, del []*podState) {
+		checkDaemonPlan(e, s, create, del)
+		if readyNodes(e) > 0 {
+			return
+		}
+		synced++
+		for _, p := range del {
+			if p.available {
+				wrong++
+			}
+		}
+	}
+	defer func() { daemonPlanCheck = checkDaemonPlan }()
+	for seed := range uint64(10) {
+		for _, nodes := range []int{3, 10} {
+			// The surge pods stay Pending on the full nodes: the rollout stalls.
+			cfg := workloadConfig(1, testWorkloads(),
+				Action{Name: "create", Kind: ActionCreate},
+				Action{Name: "roll", Kind: ActionRollout, MaxSurge: IntOrPercent{Value: 34, IsPercent: true}, MaxUnavailable: IntOrPercent{Value: 0}},
+				Action{Name: "fail", Kind: ActionFailNodes, Nodes: nodes},
+			)
+			cfg.Seed = seed
+			cfg.Cluster.Nodes = nodes
+			cfg.Cluster.MaxPodsPerNode = 1
+			cfg.Services[0].WorkloadKind = KindDaemonSet
+			ranEngine(t, cfg)
+		}
+	}
+	if synced == 0 {
+		t.Fatal("no sync with every node not ready: the test does not test")
+	}
+	if wrong > 0 {
+		t.Errorf("%d available old pods deleted with no node ready (%d syncs)", wrong, synced)
 	}
 }

@@ -718,9 +718,13 @@ func (e *Engine) planDaemonSet(s *serviceState) (create []int, del []*podState) 
 			create = x.appendNodes(create, 2, min(len(create)+room, daemonSetBurstReplicas))
 			// The old pods on nodes that should not run one: those not available at once,
 			// available ones only while more pods are available than nodes should run one
-			// (the rollout keeps every node's pod until a pod elsewhere is available).
+			// (the rollout keeps every node's pod until a pod elsewhere is available). With
+			// no node to run one (all not ready), a percentage maxSurge resolves to 0: the
+			// update takes the path without surge, whose maxUnavailable is 0 too, and
+			// deletes the unavailable old pods alone. upstream: daemon/update.go
+			// rollingUpdate (updatedDesiredNodeCounts: SurgeCount of the desired nodes).
 			nodes = x.appendNodes(nil, 4, daemonSetBurstReplicas)
-			if extra := x.available - int(x.status.desired); extra > 0 {
+			if extra := x.available - int(x.status.desired); extra > 0 && surge > 0 {
 				nodes = x.appendNodes(nodes, 5, min(len(nodes)+extra, daemonSetBurstReplicas))
 			}
 		}
@@ -789,8 +793,10 @@ func (s *serviceState) setPodGone(p *podState) {
 		case s.set.surgeOn[n]:
 			s.set.surgeOn[n] = nil
 		}
-		if p.pod.Terminating && !p.pod.Phase.Terminal() {
-			s.set.terminatingOn[n]-- // (a terminal one was no longer counted: setPodTerminal)
+		if p.pod.Terminating && !p.pod.Phase.Terminal() && p.node >= 0 {
+			// (A terminal one was no longer counted, setPodTerminal; one never scheduled,
+			// deleted at once, never was: deletePod.)
+			s.set.terminatingOn[n]--
 		}
 		s.markDaemonNode(int(n))
 	}
