@@ -256,6 +256,11 @@ func (s *serviceState) statefulSetComplete() bool {
 type setStatus struct {
 	changes uint32
 	daemon  daemonStatus
+	// lowered says a StatefulSet sync's rolling update deleted a pod that
+	// status.currentReplicas does not count (of a third revision): the sync lowers the
+	// field all the same, to a value no count of the pods gives, so the next sync's status
+	// differs from it whatever else changed.
+	lowered bool
 }
 
 // setBatch is calls sent together: pod creates (StatefulSet ordinals or DaemonSet nodes) and
@@ -547,13 +552,18 @@ func (w *workloadControllers) syncStatefulSet(s *serviceState) {
 	}
 	// A rolling update's delete lowers currentReplicas in the status the same sync writes;
 	// the delete returning adds as much to the counter, so the sync that sees the pod
-	// terminating writes nothing more. (Condemned pods, beyond replicas, are not counted:
-	// processCondemned leaves the status as it was.) upstream: stateful_set_control.go
-	// updateStatefulSetAfterInvariantEstablished (status.CurrentReplicas-- per delete).
+	// terminating writes nothing more. But the field counts pods of the current revision
+	// only: lowered for a pod of another, it is off until the next sync writes it again.
+	// (Condemned pods, beyond replicas, are not counted: processCondemned leaves the status
+	// as it was.) upstream: stateful_set_control.go updateStatefulSetAfterInvariantEstablished
+	// (status.CurrentReplicas-- per delete), computeReplicaStatus.
 	for _, b := range y.batches {
 		for _, p := range b.delete {
 			if int(p.ordinal()) < s.replicas {
 				y.status.changes++
+				if !s.countsRevisionOf(p) {
+					y.status.lowered = true
+				}
 			}
 		}
 	}

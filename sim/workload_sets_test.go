@@ -437,24 +437,28 @@ func TestStatefulSetStatusWrites(t *testing.T) {
 		replicas int
 		minReady time.Duration
 		action   Action
-		// more follow action, on 3 nodes.
-		more []Action
+		// more follow action, on 3 nodes of maxPods pods each (0: no limit).
+		more    []Action
+		maxPods int
 	}{
-		{"ordered-rollout", PodManagementOrderedReady, 10, 0, Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 1}}, nil},
-		{"ordered-rollout-3", PodManagementOrderedReady, 10, 0, Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 3}}, nil},
-		{"ordered-min-ready", PodManagementOrderedReady, 3, 5 * time.Second, Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 1}}, nil},
-		{"parallel-rollout", PodManagementParallel, 50, 0, Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 5}}, nil},
-		{"parallel-scale-down", PodManagementParallel, 50, 0, Action{Name: "scale", Kind: ActionScale, Replicas: 10}, nil},
-		{"ordered-scale-down", PodManagementOrderedReady, 10, 0, Action{Name: "scale", Kind: ActionScale, Replicas: 5}, nil},
-		{"ordered-restart", PodManagementOrderedReady, 10, 0, Action{Name: "restart", Kind: ActionRestartPods, Pods: 3}, nil},
-		{"parallel-restart", PodManagementParallel, 100, 0, Action{Name: "restart", Kind: ActionRestartPods, Pods: 60}, nil},
-		{"parallel-three-revisions", PodManagementParallel, 6, 0, stuck[0], stuck[1:]},
-		{"ordered-three-revisions", PodManagementOrderedReady, 6, 0, stuck[0], stuck[1:]},
+		{"ordered-rollout", PodManagementOrderedReady, 10, 0, Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 1}}, nil, 0},
+		{"ordered-rollout-3", PodManagementOrderedReady, 10, 0, Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 3}}, nil, 0},
+		{"ordered-min-ready", PodManagementOrderedReady, 3, 5 * time.Second, Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 1}}, nil, 0},
+		{"parallel-rollout", PodManagementParallel, 50, 0, Action{Name: "rollout", Kind: ActionRollout, MaxUnavailable: IntOrPercent{Value: 5}}, nil, 0},
+		{"parallel-scale-down", PodManagementParallel, 50, 0, Action{Name: "scale", Kind: ActionScale, Replicas: 10}, nil, 0},
+		{"ordered-scale-down", PodManagementOrderedReady, 10, 0, Action{Name: "scale", Kind: ActionScale, Replicas: 5}, nil, 0},
+		{"ordered-restart", PodManagementOrderedReady, 10, 0, Action{Name: "restart", Kind: ActionRestartPods, Pods: 3}, nil, 0},
+		{"parallel-restart", PodManagementParallel, 100, 0, Action{Name: "restart", Kind: ActionRestartPods, Pods: 60}, nil, 0},
+		{"parallel-three-revisions", PodManagementParallel, 6, 0, stuck[0], stuck[1:], 0},
+		{"ordered-three-revisions", PodManagementOrderedReady, 6, 0, stuck[0], stuck[1:], 0},
+		// Pods Pending on full nodes: a delete of one is gone at once.
+		{"parallel-three-revisions-full", PodManagementParallel, 12, 0, stuck[0], stuck[1:], 3},
+		{"ordered-three-revisions-full", PodManagementOrderedReady, 12, 0, stuck[0], stuck[1:], 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := workloadConfig(tc.replicas, testWorkloads(), append([]Action{{Name: "create", Kind: ActionCreate}, tc.action}, tc.more...)...)
 			if tc.more != nil {
-				cfg.Cluster.Nodes = 3
+				cfg.Cluster.Nodes, cfg.Cluster.MaxPodsPerNode = 3, tc.maxPods
 			}
 			cfg.Services[0].WorkloadKind = KindStatefulSet
 			cfg.Services[0].PodManagementPolicy = tc.policy
