@@ -876,3 +876,50 @@ func TestVoidedEvictionHoldsNoPhase(t *testing.T) {
 		}
 	}
 }
+
+// TestAvailableOnAFailedNode: a pod ready, but not yet for minReadySeconds, when its node
+// fails stays Ready until the node lifecycle controller marks it not ready (40–55 s later),
+// and its controller counts it available once minReadySeconds have passed: availability is
+// the controller's reading of the Ready condition, not the kubelet's to write. The
+// ReplicaSet's and the StatefulSet's status count it. upstream: pkg/api/v1/pod/util.go
+// IsPodAvailable; replica_set.go and stateful_set.go (the availability check planned).
+func TestAvailableOnAFailedNode(t *testing.T) {
+	for _, kind := range []string{KindDeployment, KindStatefulSet} {
+		t.Run(kind, func(t *testing.T) {
+			cfg := workloadConfig(3, testWorkloads(), Action{Name: "create", Kind: ActionCreate})
+			cfg.Cluster.Nodes = 3
+			cfg.Services[0].WorkloadKind = kind
+			cfg.Services[0].MinReady = 10 * time.Second
+			e, err := newEngine(cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := e.services[0]
+			var victim *podState
+			var crossing Time
+			seen := false // the victim seen available while still Ready on its failed node
+			runEngine(t, e, func() {
+				if victim == nil {
+					for _, p := range s.pods {
+						if p.node >= 0 && p.pod.Ready && !p.available {
+							victim = p
+							crossing = virtualTime(p.pod.ReadyTransition) + Time(cfg.Services[0].MinReady)
+							e.failNode(int(p.node))
+							return
+						}
+					}
+					return
+				}
+				if e.now > crossing && victim.pod.Ready && victim.available {
+					seen = true
+				}
+			})
+			if victim == nil {
+				t.Fatal("no pod was ever ready and not yet available")
+			}
+			if !seen {
+				t.Errorf("pod %s, ready since %v on a failed node, not available after %v while still ready", victim.pod.Name, virtualTime(victim.pod.ReadyTransition), crossing)
+			}
+		})
+	}
+}

@@ -439,9 +439,15 @@ func (e *Engine) failNode(i int) {
 	e.proxiesAway(i)
 	for _, p := range e.podsOnNode[i] {
 		// Its kubelet writes nothing more: the pod's pending kubelet events (start, ready,
-		// available, stop, removal) are void, and come again when the node is back.
+		// stop, removal) are void, and come again when the node is back.
 		p.setMark(marksStuck, true)
 		p.epoch++
+		if minReady := Time(p.svc().cfg.MinReady); p.pod.Ready && !p.available && minReady > 0 {
+			// Availability is the workload controllers' reading of the Ready condition,
+			// which stays until the node lifecycle controller marks the pod not ready: the
+			// check planned for it stands. upstream: pkg/api/v1/pod/util.go IsPodAvailable.
+			e.after(availableAfter(p.pod.ReadyTransition, minReady, e.now), e.arenas.available.put(evPodAvailable{p, p.epoch}))
+		}
 	}
 	e.schedule(e.notReadyAt(i), evNodeDue{i, e.nodeEpoch[i]})
 }
