@@ -693,7 +693,7 @@ func (w *workloadControllers) syncDeployment(s *serviceState) {
 		s.newRS.created = timestamp(e.now)
 	}
 	if !writesStatus && !scaling {
-		w.requeueStuckDeployment(s, &p.status)
+		w.requeueStuckDeployment(s, &p.status, p.progressAt)
 	}
 	// The sync is one goroutine making blocking calls: each call goes out, through the
 	// client's bucket, when the one before it returned.
@@ -804,17 +804,27 @@ func (p *deploymentPlan) rolloutProgress(now Time, createdNow bool) {
 // A complete or timed-out Deployment is not queued; nor is one whose condition says its
 // rollout completed (NewReplicaSetAvailable, which never times out; upstream queues it
 // rate-limited, syncs that change nothing, while it is short of available pods).
-// upstream: deployment/progress.go requeueStuckDeployment.
-func (w *workloadControllers) requeueStuckDeployment(s *serviceState, st *deploymentStatus) {
+// progressAt is the condition's lastUpdateTime as the sync holds it: the time of the status
+// write that followed the new ReplicaSet's create when the sync created it (getNewReplicaSet
+// sets the condition on the Deployment it syncs), the stored one otherwise.
+// upstream: deployment/progress.go requeueStuckDeployment; sync.go getNewReplicaSet.
+func (w *workloadControllers) requeueStuckDeployment(s *serviceState, st *deploymentStatus, progressAt int32) {
+	if d, ok := s.stuckRequeue(st, progressAt, w.e.now); ok {
+		w.addDeploymentAfter(s, d)
+	}
+}
+
+// stuckRequeue returns how long after now requeueStuckDeployment queues s again, with the
+// status st its sync computed, and whether it does.
+func (s *serviceState) stuckRequeue(st *deploymentStatus, progressAt int32, now Time) (Time, bool) {
 	if !s.newRSCreated || st.progress == progressDone || st.progress == progressTimedOut || s.completeBy(st) {
-		return
+		return 0, false
 	}
-	after := Time(s.progressAt)*Time(time.Second) + progressDeadline - w.e.now
+	after := Time(progressAt)*Time(time.Second) + progressDeadline - now
 	if after < Time(time.Second) {
-		w.addDeploymentAfter(s, max(after, 0)+workloadRetryBase)
-		return
+		return max(after, 0) + workloadRetryBase, true
 	}
-	w.addDeploymentAfter(s, after+Time(time.Second))
+	return after + Time(time.Second), true
 }
 
 // scalingEvent reports whether the Deployment's replicas differ from the desired-replicas
