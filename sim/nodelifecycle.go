@@ -620,8 +620,20 @@ func (ev evTaintPass) apply(e *Engine) {
 	for len(z.queue) > 0 {
 		q := z.queue[0]
 		z.queue = z.queue[1:]
-		if e.nodeEpoch[q.node] != q.epoch || !e.nodeDown[q.node] || nl.tainted[q.node] {
-			continue // back meanwhile
+		back := e.nodeEpoch[q.node] == q.epoch+1 // evNodeRecover moved the epoch on
+		if e.nodeEpoch[q.node] != q.epoch && !back || nl.tainted[q.node] {
+			continue // failed again since (its entry of now stands), or tainted
+		}
+		// Each entry the pass takes uses the zone's token, whether it taints the node or
+		// not. A node back is taken off the queue by the monitor pass that finds it Ready
+		// (nodeBack); until then its entry is taken as any: the node is tainted while its
+		// Ready condition is still Unknown (its kubelet has not written it yet), and let go
+		// once it is Ready. upstream: scheduler/rate_limited_queue.go Try (TryAccept before
+		// each entry); node_lifecycle_controller.go doNoExecuteTaintingPass ("ready now.
+		// Ignoring taint request"), markNodeAsReachable.
+		z.next = e.now + Time(float64(time.Second)/z.qps)
+		if e.nodes[q.node].Ready {
+			break
 		}
 		nl.tainted[q.node] = true
 		nl.taints[q.node]++
@@ -630,7 +642,6 @@ func (ev evTaintPass) apply(e *Engine) {
 		get := nl.client.reserve(e.now) + nodeLifecycleLatency
 		on := nl.client.reserve(get) + nodeLifecycleLatency
 		e.schedule(on+defaultTolerationSeconds, evEvictNode{q.node, q.epoch, nl.taints[q.node]})
-		z.next = e.now + Time(float64(time.Second)/z.qps)
 		break
 	}
 	e.scheduleTaintPass(z)
@@ -712,6 +723,9 @@ func (e *Engine) nodeBack(i int) {
 		nl.untaint(i)
 		calls += 2
 	}
+	// markNodeAsReachable takes the node off its zone's taint queue.
+	z := nl.zones[e.nodes[i].Zone]
+	z.queue = slices.DeleteFunc(z.queue, func(q dueNode) bool { return q.node == i })
 	for range calls {
 		nl.client.reserve(e.now)
 	}

@@ -923,3 +923,69 @@ func TestAvailableOnAFailedNode(t *testing.T) {
 		})
 	}
 }
+
+// TestTaintQueueTakesNodesBackInTurn fails a zone of 8 nodes for 60-75 s: they are found
+// not ready together and tainted one every 10 s, so that most are still queued when they
+// come back. Each entry the taint pass takes uses the zone's token: a node back whose kubelet
+// has not yet written Ready is tainted all the same (its taint comes off when a monitor
+// pass finds it Ready, before its pods' eviction), and one already Ready is let go, the
+// next node waiting for the token after it; a node the monitor pass found Ready is off
+// the queue. upstream: scheduler/rate_limited_queue.go Try; node_lifecycle_controller.go
+// doNoExecuteTaintingPass, markNodeAsReachable.
+func TestTaintQueueTakesNodesBackInTurn(t *testing.T) {
+	backTainted := 0
+	for down := 60 * time.Second; down <= 75*time.Second; down += time.Second {
+		e := failureEngine(t, 24, 24, 10*time.Minute)
+		var at Time
+		var taintTimes []Time
+		var tainted []bool
+		runEngine(t, e, func() {
+			if e.phase == 1 && at == 0 {
+				at = e.now
+				samePhases(e)
+				for _, i := range zoneNodes(e, 0) {
+					e.failNode(i)
+					e.after(Time(down), evNodeRecover{i, e.nodeEpoch[i]})
+				}
+			}
+			if e.nodeLC == nil {
+				return
+			}
+			if tainted == nil {
+				tainted = make([]bool, len(e.nodes))
+			}
+			for _, i := range zoneNodes(e, 0) {
+				if on := e.nodeLC.tainted[i]; on != tainted[i] {
+					tainted[i] = on
+					if !on {
+						continue // untainted
+					}
+					taintTimes = append(taintTimes, e.now)
+					if !e.nodeDown[i] {
+						backTainted++
+					}
+				}
+			}
+		})
+		for k := 1; k < len(taintTimes); k++ {
+			if d := taintTimes[k] - taintTimes[k-1]; d < Time(10*time.Second) {
+				t.Errorf("down %v: zone taints %v apart (at %v), want 10 s at least", down, d, taintTimes)
+				break
+			}
+		}
+		for _, p := range e.services[0].pods {
+			if p.pod.Terminating {
+				t.Errorf("down %v: pod %s evicted: every node was back long before its eviction", down, p.pod.Name)
+				break
+			}
+		}
+		for _, i := range zoneNodes(e, 0) {
+			if e.nodeLC.tainted[i] {
+				t.Errorf("down %v: node %d still tainted at the end", down, i)
+			}
+		}
+	}
+	if backTainted == 0 {
+		t.Error("no node back but not yet Ready was tainted: the test does not test")
+	}
+}
