@@ -900,13 +900,8 @@ func TestAvailableOnAFailedNode(t *testing.T) {
 			seen := false // the victim seen available while still Ready on its failed node
 			runEngine(t, e, func() {
 				if victim == nil {
-					for _, p := range s.pods {
-						if p.node >= 0 && p.pod.Ready && !p.available {
-							victim = p
-							crossing = virtualTime(p.pod.ReadyTransition) + Time(cfg.Services[0].MinReady)
-							e.failNode(int(p.node))
-							return
-						}
+					if victim, crossing = readyNotAvailable(s); victim != nil {
+						e.failNode(int(victim.node))
 					}
 					return
 				}

@@ -666,15 +666,9 @@ func TestStatefulSetCountsATerminatingPodAvailable(t *testing.T) {
 			}
 			defer func() { statefulPlanCheck, setStatusWritten = nil, nil }()
 			runEngine(t, e, func() {
-				if victim != nil {
-					return
-				}
-				for _, p := range s.pods {
-					if p.stage != stageGone && p.pod.Ready && !p.available && !p.pod.Terminating {
-						victim = p
-						crossing = virtualTime(p.pod.ReadyTransition) + Time(cfg.Services[0].MinReady)
-						e.deletePod(p)
-						return
+				if victim == nil {
+					if victim, crossing = readyNotAvailable(s); victim != nil {
+						e.deletePod(victim)
 					}
 				}
 			})
@@ -696,4 +690,15 @@ func TestStatefulSetCountsATerminatingPodAvailable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readyNotAvailable returns a pod of s that is bound, ready and not yet available (nor
+// terminating), and when minReadySeconds make it available; nil when none is.
+func readyNotAvailable(s *serviceState) (*podState, Time) {
+	for _, p := range s.pods {
+		if p.stage != stageGone && p.node >= 0 && p.pod.Ready && !p.available && !p.pod.Terminating {
+			return p, virtualTime(p.pod.ReadyTransition) + Time(s.cfg.MinReady)
+		}
+	}
+	return nil, 0
 }
