@@ -802,8 +802,10 @@ func (r *syncRun) next(t Time) {
 		c, s, failed, events, user := r.c, r.s, r.failed, r.events, r.user
 		c.freeRun(r)
 		if user {
-			c.userWrite(s) // the object changed again meanwhile
-			return
+			if !failed {
+				c.userWrite(s) // the object changed again meanwhile
+			}
+			return // (refused, the user's object waits for its next change)
 		}
 		c.sendEvents(s, events, t)
 		c.done(s, failed)

@@ -137,3 +137,19 @@ func TestUserEndpointsWritesWaitForNoWorker(t *testing.T) {
 		t.Errorf("a user's write of ext's Endpoints took %v, the controller's slowest %v; want one API call's time", user, busiest)
 	}
 }
+
+// TestUserEndpointsWriteRefused: a user's Endpoints object over the API server's request
+// limit is refused once, and the run goes on (the user does not retry it until it changes).
+func TestUserEndpointsWriteRefused(t *testing.T) {
+	cfg := testConfig(3, 1)
+	cfg.APIServer.ObjectSizeLimitBytes = 1000
+	ext := cfg.Services[0]
+	ext.Name, ext.Replicas, ext.ManualEndpoints = "ext", 0, 100
+	cfg.Services = []ServiceConfig{ext}
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate}}
+	cfg.RunEndpointSlices = false
+	_, res := runEngineOf(t, cfg, nil)
+	if got := res.Total.Endpoints.FailedWrites; got != 1 {
+		t.Errorf("%d failed writes, want the user's one create", got)
+	}
+}
