@@ -446,7 +446,7 @@ func (e *Engine) failNode(i int) {
 			// Availability is the workload controllers' reading of the Ready condition,
 			// which stays until the node lifecycle controller marks the pod not ready: the
 			// check planned for it stands. upstream: pkg/api/v1/pod/util.go IsPodAvailable.
-			e.after(availableAfter(p.pod.ReadyTransition, minReady, e.now), e.arenas.available.put(evPodAvailable{p, p.epoch}))
+			e.checkAvailable(p, p.pod.ReadyTransition, minReady)
 		}
 	}
 	e.schedule(e.notReadyAt(i), evNodeDue{i, e.nodeEpoch[i]})
@@ -512,10 +512,8 @@ func (ev evNodeRecover) apply(e *Engine) {
 			e.kubeletAdmits(p)
 		case p.stage == stageRunning && !p.pod.Ready:
 			e.podBack(p)
-		case p.pod.Ready && !p.available:
-			// Its availability event was void while the node was down.
-			e.after(max(virtualTime(p.pod.ReadyTransition)+Time(p.svc().cfg.MinReady)-e.now, 0), e.arenas.available.put(evPodAvailable{p, p.epoch}))
 		}
+		// (A pod ready and not yet available keeps the check failNode planned for it.)
 	}
 }
 

@@ -746,7 +746,7 @@ func (e *Engine) deletePod(p *podState) {
 		// epoch takes the check over.
 		// upstream: statefulset/stateful_set.go sync (FindMinNextPodAvailabilityCheck);
 		// stateful_set_control.go computeReplicaStatus.
-		e.after(availableAfter(p.pod.ReadyTransition, minReady, e.now), e.arenas.available.put(evPodAvailable{p, p.epoch}))
+		e.checkAvailable(p, p.pod.ReadyTransition, minReady)
 	}
 	p.svc().setPodTerminating(p)
 	if p.stuck() {
@@ -1100,7 +1100,7 @@ func (e *Engine) setReadyWith(p *podState, ready bool, since model.Timestamp, al
 		pod.Ready, pod.ReadyTransition = ready, now
 	})
 	if ready && minReady > 0 {
-		e.after(availableAfter(now, minReady, e.now), e.arenas.available.put(evPodAvailable{p, p.epoch}))
+		e.checkAvailable(p, now, minReady)
 		if p.pinned() >= 0 && !wasReady {
 			// The DaemonSet controller's pod handler: a pod changed to ready queues its
 			// DaemonSet again a second after minReadySeconds. upstream: daemon_controller.go
@@ -1123,6 +1123,13 @@ func (e *Engine) setReadyWith(p *podState, ready bool, since model.Timestamp, al
 //     add (daemonSetAfter).
 func availableAfter(since model.Timestamp, minReady, now Time) Time {
 	return max(virtualTime(since)+minReady-now, 0)
+}
+
+// checkAvailable plans the availability check of p, ready since since, for when
+// minReadySeconds minReady have passed (availableAfter); the pod's epoch of now voids it
+// when the pod changes first.
+func (e *Engine) checkAvailable(p *podState, since model.Timestamp, minReady Time) {
+	e.after(availableAfter(since, minReady, e.now), e.arenas.available.put(evPodAvailable{p, p.epoch}))
 }
 
 func (evp *evPodAvailable) apply(e *Engine) {
