@@ -568,7 +568,7 @@ type evDelayedAdd struct {
 // switch on concrete types: the event loop asks it twice per event.)
 func isBackground(ev event) bool {
 	switch ev.(type) {
-	case evDelayedAdd, evDeploymentRetry, evInformerResync, evNodeJoin, evServiceCreate, evEventWritten, evEvictNode, evUnschedulableFlush:
+	case evDelayedAdd, evDeploymentRetry, evInformerResync, evNodeJoin, evServiceCreate, evEventWritten, evEvictNode, evTaintGot, evUnschedulableFlush:
 		return true
 	}
 	return false
@@ -666,7 +666,7 @@ func (c *controller) startSync(s *serviceState) {
 		since = e.now
 	}
 	*run = syncRun{c: c, s: s, writes: writes, since: since, failed: err != nil, events: events}
-	run.next(built)
+	run.writeFrom(built)
 }
 
 // sendEvents sends the Events a sync of s recorded, at t after its writes: the event
@@ -692,12 +692,12 @@ func (c *controller) sendEvents(s *serviceState, ev model.SyncEvents, t Time) {
 	bucket, _ := c.client(s)
 	for range ev.Warning {
 		if f[0].allow(t) {
-			bucket.reserve(t)
+			bucket.reserveLater(t)
 		}
 	}
 	for range ev.Normal {
 		if f[1].allow(t) {
-			bucket.reserve(t)
+			bucket.reserveLater(t)
 		}
 	}
 }
@@ -731,11 +731,9 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 		// upstream: endpoints_controller.go syncService (createEndpoints when the lister
 		// finds none; the Create's error returned).
 		e.stats.stale(c.mode)
-		at := c.bucket.reserve(built) + c.latency.sample()
-		// The FailedToCreateEndpoint Warning Event about the Endpoints object.
-		// upstream: endpoints_controller.go syncService (eventRecorder.Eventf on an error).
-		c.sendEvents(s, model.SyncEvents{Warning: 1}, at)
-		c.syncDone(at, s, true)
+		run := c.newRun()
+		run.c, run.s, run.failed = c, s, true
+		e.schedule(built, evCreateRefused{run})
 		return
 	}
 	since, had := k.pendingSince, k.pending
@@ -752,7 +750,20 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 		since = e.now
 	}
 	*run = syncRun{c: c, s: s, writes: writes, since: since, failed: err != nil}
-	run.next(built)
+	run.writeFrom(built)
+}
+
+// evCreateRefused is an Endpoints sync whose list is built making the create its stale
+// cache asks for: the call takes a token, the API server refuses it, and the sync ends with
+// the FailedToCreateEndpoint Warning Event about the Endpoints object.
+// upstream: endpoints_controller.go syncService (eventRecorder.Eventf on an error).
+type evCreateRefused struct{ r *syncRun }
+
+func (ev evCreateRefused) String() string { return string(ev.r.c.mode) + " create refused" }
+func (ev evCreateRefused) apply(e *Engine) {
+	c := ev.r.c
+	ev.r.events = model.SyncEvents{Warning: 1}
+	e.schedule(c.bucket.reserve(e.now)+c.latency.sample(), evSyncDone{ev.r})
 }
 
 // syncDone ends a sync of s that wrote nothing at time at.
@@ -791,7 +802,23 @@ type syncRun struct {
 	user bool
 }
 
-// next sends the next write at or after t, waiting for a token.
+// writeFrom starts the run's writes once its sync has built them, at t: the first asks the
+// client for its token then, after the requests other workers made meanwhile.
+func (r *syncRun) writeFrom(t Time) {
+	if t == r.c.e.now {
+		r.next(t)
+		return
+	}
+	r.c.e.schedule(t, evSyncBuilt{r})
+}
+
+// evSyncBuilt is a sync's reconcile (or list) done: its writes start.
+type evSyncBuilt struct{ r *syncRun }
+
+func (ev evSyncBuilt) String() string  { return string(ev.r.c.mode) + " sync built" }
+func (ev evSyncBuilt) apply(e *Engine) { ev.r.next(e.now) }
+
+// next sends the next write at or after t (the clock), waiting for a token.
 func (r *syncRun) next(t Time) {
 	for r.i < len(r.writes) && r.stopType != "" && r.writes[r.i].addressType == r.stopType {
 		r.c.syncer.applied(r.s, &r.writes[r.i], false)

@@ -640,11 +640,22 @@ func (ev evTaintPass) apply(e *Engine) {
 		nl.evictionDue[q.node] = true
 		nl.evictionsDue++
 		get := nl.client.reserve(e.now) + nodeLifecycleLatency
-		on := nl.client.reserve(get) + nodeLifecycleLatency
-		e.schedule(on+defaultTolerationSeconds, evEvictNode{q.node, q.epoch, nl.taints[q.node]})
+		e.schedule(get, evTaintGot{q.node, q.epoch, nl.taints[q.node]})
 		break
 	}
 	e.scheduleTaintPass(z)
+}
+
+// evTaintGot is the GET of a node the taint pass taints answered: the PATCH that puts the
+// taint on asks the client for its token now, and the toleration of the node's pods runs
+// from when it is on (evEvictNode).
+// upstream: controller_utils.go AddOrUpdateTaintOnNode (Get, then PatchNodeTaints).
+type evTaintGot evEvictNode
+
+func (ev evTaintGot) String() string { return fmt.Sprintf("taint node %d", ev.node) }
+func (ev evTaintGot) apply(e *Engine) {
+	on := e.nodeLC.client.reserve(e.now) + nodeLifecycleLatency
+	e.schedule(on+defaultTolerationSeconds, evEvictNode(ev))
 }
 
 // statusReconcilePeriod is how often a kubelet's status manager compares the API's pod

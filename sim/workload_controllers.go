@@ -432,7 +432,7 @@ var replicaSetPlanCheck func(e *Engine, rs *replicaSet, st rsStatus, creates int
 // replica_set.go Run (StartRecordingToSink on the controller's kubeClient).
 func (w *workloadControllers) recordRSEvent(rs *replicaSet, t Time) {
 	if rs.events.allow(t) {
-		w.rsBucket.reserve(t)
+		w.rsBucket.reserveLater(t)
 	}
 }
 
@@ -493,7 +493,7 @@ func (w *workloadControllers) createBatch(c rsCall, remaining, batch int) {
 			// The FailedCreate Warning Event, under its own spam filter.
 			// upstream: controller_utils.go RealPodControl.createPods (Eventf, Warning).
 			if rs.rareFields().warnings.allow(at) {
-				w.rsBucket.reserve(at)
+				w.rsBucket.reserveLater(at)
 			}
 		} else {
 			e.schedule(at, evPodCreateCall{rs})

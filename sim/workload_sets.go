@@ -342,7 +342,7 @@ func (w *workloadControllers) sendSetBatch(y *setSync) {
 				// filter's key has the Event's type).
 				y.failed = true
 				if s.set.warnings.allow(at) {
-					c.bucket.reserve(at)
+					c.bucket.reserveLater(at)
 				}
 				continue
 			}
@@ -398,7 +398,7 @@ func (w *workloadControllers) sendSetBatch(y *setSync) {
 // (the DaemonSet controller's); both controllers' Run start recording to their kubeClient.
 func (w *workloadControllers) recordSetEvent(c *setController, s *serviceState, t Time) {
 	if s.set.events.allow(t) {
-		c.bucket.reserve(t)
+		c.bucket.reserveLater(t)
 	}
 }
 

@@ -599,17 +599,21 @@ func TestReconcileOldReplicaSetsAsUpstream(t *testing.T) {
 // TestPodEventsTakeTheClientsTokens checks the Events of the ReplicaSet controller: each
 // pod create records a SuccessfulCreate Event, written through the controller's own client
 // (its 20 qps bucket) unless the per-object spam filter (25, then one per 5 minutes) drops
-// it. With the bucket's burst at 1, token k is there at k × 50 ms: 20 pods take 20 creates
-// and 20 Events, 200 pods 200 creates and 25 Events.
+// it. With the bucket's burst at 1, token k is there at k × 50 ms. A slow-start batch's
+// creates all ask for their tokens when the batch begins; its Events are recorded as the
+// creates return, so they take the tokens after the batch's creates and before the next
+// batch's. 20 pods (batches of 1, 2, 4, 8 and 5) take 20 creates and the 15 Events of the
+// first four batches before the last create, 200 pods 200 creates and 25 Events.
 // upstream: pkg/controller/controller_utils.go RealPodControl.createPods (Eventf);
-// replica_set.go Run (StartRecordingToSink on the controller's kubeClient); client-go
+// replica_set.go slowStartBatch (a batch's calls in goroutines at once), Run
+// (StartRecordingToSink on the controller's kubeClient); client-go
 // tools/record/events_cache.go (defaultSpamBurst 25, defaultSpamQPS 1/300).
 func TestPodEventsTakeTheClientsTokens(t *testing.T) {
 	for _, tc := range []struct {
 		pods   int
 		tokens int // creates and Events before the last create
 	}{
-		{20, 20 + 19},
+		{20, 20 + 15},
 		{200, 200 + 25},
 	} {
 		w := testWorkloads()
@@ -1083,7 +1087,7 @@ func TestGracefulDeleteWrites(t *testing.T) {
 func TestFailedCreateWarningTakesAToken(t *testing.T) {
 	for _, fail := range []bool{false, true} {
 		w := testWorkloads()
-		w.ReplicaSet.QPS, w.ReplicaSet.Burst = 1e-9, 100 // no refill: the bucket counts tokens
+		w.ReplicaSet.QPS, w.ReplicaSet.Burst = 1e-9, 100 // no refill
 		cfg := workloadConfig(1, w, Action{Name: "create", Kind: ActionCreate})
 		e, err := newEngine(cfg, nil)
 		if err != nil {
@@ -1094,9 +1098,9 @@ func TestFailedCreateWarningTakesAToken(t *testing.T) {
 			rs.events.allow(0) // the Normal filter spent: a Warning must not be dropped by it
 		}
 		e.workloads.failRoll = func() bool { return fail }
-		before := e.workloads.rsBucket.tokens
+		before := e.workloads.rsBucket.taken
 		e.workloads.createBatch(rsCall{rs: rs}, 1, 1)
-		taken := before - e.workloads.rsBucket.tokens
+		taken := float64(e.workloads.rsBucket.taken - before)
 		want := 1.0 // the call; a SuccessfulCreate is dropped by the spent Normal filter
 		if fail {
 			want = 2 // the call and the Warning

@@ -9,8 +9,8 @@ import (
 )
 
 // TestReadme5000Nodes: the README's excerpt of `sim run 5000-nodes` (phase 2's block) and its
-// prose about the rolling update quote the current output: the ratios, the API servers' CPU
-// and the programming p99 of EndpointSlices.
+// prose about the rolling update quote the current output: the writes, the ratios, the CPU of
+// kube-proxy and of the API servers, and EndpointSlices' propagation and programming p99.
 func TestReadme5000Nodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs scenarios/5000-nodes.yaml")
@@ -45,20 +45,39 @@ func TestReadme5000Nodes(t *testing.T) {
 		return strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), name))
 	}
 	decoding, apiserver, programming := row("decoding"), row("apiserver CPU (watch)"), row("programming p99")
-	if len(decoding) != 3 || len(apiserver) != 3 || len(programming) < 2 {
-		t.Fatalf("rows of the rolling update not found (%q %q %q):\n%s", decoding, apiserver, programming, rolling)
+	proxy, writes, propagation := row("kube-proxy CPU/node"), row("API writes"), row("propagation p99")
+	if len(decoding) != 3 || len(apiserver) != 3 || len(programming) < 2 || len(proxy) != 3 ||
+		len(writes) != 3 || len(propagation) < 2 {
+		t.Fatalf("rows of the rolling update not found (%q %q %q %q %q %q):\n%s",
+			decoding, apiserver, programming, proxy, writes, propagation, rolling)
 	}
-	// The prose rounds: "12.5 min" for 12m32.128s, "6.7 s" for 6.733s.
-	apiserverSlices, err1 := time.ParseDuration(apiserver[1])
-	programmingSlices, err2 := time.ParseDuration(programming[1])
-	if err1 != nil || err2 != nil {
-		t.Fatalf("durations %q %q: %v %v", apiserver[1], programming[1], err1, err2)
+	durations := func(texts ...string) []time.Duration {
+		var ds []time.Duration
+		for _, text := range texts {
+			d, err := time.ParseDuration(text)
+			if err != nil {
+				t.Fatalf("duration %q: %v", text, err)
+			}
+			ds = append(ds, d)
+		}
+		return ds
 	}
-	prose := strings.Join(strings.Fields(block(string(readme), "Over the rolling update", "see the known limit")), " ")
+	d := durations(apiserver[0], apiserver[1], programming[1], proxy[0], proxy[1], propagation[1])
+	// The prose rounds: "3 h 49 min" for 3h49m50.951s, "12.5 min" for 12m32.128s,
+	// "9 min" for 9m20.45s, "6.7 s" for 6.733s.
+	hoursMinutes := func(d time.Duration) string {
+		return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
+	}
+	prose := strings.Join(strings.Fields(block(string(readme), "The rolling update of all 10,000 pods", "the slices' latency")+
+		block(string(readme), "Over the rolling update", "see the known limit")), " ")
 	for _, want := range []string{
+		fmt.Sprintf("rewrites its 1.25 MB object %s times", writes[0]),
+		fmt.Sprintf("EndpointSlices write %s slices of at most 15 KB (1.2 TB, p99 %.1f s)", writes[1], d[5].Seconds()),
+		fmt.Sprintf("%s more CPU with Endpoints than with EndpointSlices (%s against %d min;",
+			proxy[2], hoursMinutes(d[3]), int(d[4].Minutes())),
 		decoding[2] + " more for decoding alone",
-		fmt.Sprintf("%s more (3 h 49 min against %.1f min)", apiserver[2], apiserverSlices.Minutes()),
-		fmt.Sprintf("against %.1f s", programmingSlices.Seconds()),
+		fmt.Sprintf("%s more (%s against %.1f min)", apiserver[2], hoursMinutes(d[0]), d[1].Minutes()),
+		fmt.Sprintf("against %.1f s", d[2].Seconds()),
 	} {
 		if !strings.Contains(prose, want) {
 			t.Errorf("README's rolling-update prose lacks %q:\n%s", want, prose)
