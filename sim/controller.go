@@ -568,7 +568,8 @@ type evDelayedAdd struct {
 // switch on concrete types: the event loop asks it twice per event.)
 func isBackground(ev event) bool {
 	switch ev.(type) {
-	case evDelayedAdd, evDeploymentRetry, evInformerResync, evNodeJoin, evServiceCreate, evEventWritten, evEvictNode, evTaintGot, evUnschedulableFlush:
+	case evDelayedAdd, evDeploymentRetry, evInformerResync, evNodeJoin, evServiceCreate, evEventWritten, evEvictNode, evTaintGot, evUnschedulableFlush,
+		evMonitorPass, evLeaseRechecked:
 		return true
 	}
 	return false

@@ -373,8 +373,8 @@ func (e *Engine) quiescent() bool {
 	if e.nonRetry > 0 {
 		return false
 	}
-	if e.nodeLC != nil && e.nodeLC.evictionsDue > 0 {
-		return false // a node's pods are still to be evicted (evEvictNode)
+	if e.nodeLC != nil && (e.nodeLC.evictionsDue > 0 || e.nodeLC.holdsPhase()) {
+		return false // a node's pods are still to be evicted (evEvictNode), or nodes due
 	}
 	for _, c := range e.ctls {
 		if c.busy() {

@@ -82,10 +82,12 @@ type nodeLifecycle struct {
 	passQueued bool
 	busy       int
 	// due holds the nodes past their grace period, for the next pass; todo the running
-	// pass's nodes no worker has taken yet (from todoHead on).
-	due, todo []dueNode
-	todoHead  int
-	workers   [nodeUpdateWorkers]nodeWorker
+	// pass's nodes no worker has taken yet (from todoHead on), of which dueLeft are newly
+	// past their grace period. reported holds the nodes back whose kubelet wrote Ready, for
+	// the next pass to find (markNodeAsReachable). Each holds the phase open.
+	due, todo, reported []dueNode
+	todoHead, dueLeft   int
+	workers             [nodeUpdateWorkers]nodeWorker
 	// readySince holds, for each pod it marked not ready, the Ready condition's transition
 	// time before: what the pod's kubelet, which never saw it not ready, still has.
 	readySince map[*podState]model.Timestamp
@@ -309,7 +311,7 @@ func (ev evNodeDue) apply(e *Engine) {
 }
 
 // queuePass queues the next monitor pass, unless one is queued or running (its end queues
-// the next when there is work for it).
+// the next while there is work for it: a node due, back or still down).
 func (e *Engine) queuePass() {
 	nl := e.lifecycle()
 	if nl.passQueued || nl.busy > 0 {
@@ -319,11 +321,19 @@ func (e *Engine) queuePass() {
 	e.schedule(nl.nextPass(e.now), evMonitorPass{})
 }
 
-// evMonitorPass is a monitor pass: its workers take, in node order, the nodes past their
-// grace period since the last one, and those an earlier pass found not ready that are still
-// down, whose Leases it checks again; one without any ends at once. Passes between those
-// with a node newly past its grace period are not run: their Lease checks, which take the
-// client's tokens too, are left out.
+// evMonitorPass is a monitor pass: it finds the nodes back whose kubelet wrote Ready, and
+// takes their taints off; its workers take, in node order, the nodes past their grace
+// period since the last one, and those an earlier pass found not ready that are still
+// down, whose Leases it GETs again; one without any ends at once. While a node is down,
+// a pass starts nodeMonitorPeriod after the last one ended: with many nodes down, their
+// Lease GETs at the client's rate make the passes long, and a node back is found late.
+// Passes with no node down, due or back are not run. The pass is a background event: what
+// holds the phase open is its nodes due or back (holdsPhase), not its Lease GETs of nodes
+// it already found.
+// upstream: node_lifecycle_controller.go Run (wait.UntilWithContext(monitorNodeHealth,
+// nodeMonitorPeriod): the period from a pass's end), monitorNodeHealth,
+// tryUpdateNodeHealth (the live Lease GET of NodeControllerLeaseCircuitBreaker),
+// processTaintBaseEviction (markNodeAsReachable).
 type evMonitorPass struct{}
 
 func (evMonitorPass) String() string { return "node lifecycle monitor pass" }
@@ -331,18 +341,22 @@ func (evMonitorPass) apply(e *Engine) {
 	nl := e.nodeLC
 	nl.passQueued = false
 	nl.lastPass = e.now
-	nl.todo, nl.todoHead = nl.todo[:0], 0
+	for _, d := range nl.reported {
+		if e.nodeEpoch[d.node] == d.epoch && !e.nodeDown[d.node] {
+			e.nodeBack(d.node)
+		}
+	}
+	nl.reported = nl.reported[:0]
+	nl.todo, nl.todoHead, nl.dueLeft = nl.todo[:0], 0, 0
 	for _, d := range nl.due {
 		if e.leaseStale(d.node, d.epoch) {
 			nl.todo = append(nl.todo, d)
 		}
 	}
 	nl.due = nl.due[:0]
-	if len(nl.todo) > 0 {
-		for i, down := range e.nodeDown {
-			if down && !e.nodes[i].Ready {
-				nl.todo = append(nl.todo, dueNode{node: i, epoch: e.nodeEpoch[i], found: true})
-			}
+	for i, down := range e.nodeDown {
+		if down && !e.nodes[i].Ready {
+			nl.todo = append(nl.todo, dueNode{node: i, epoch: e.nodeEpoch[i], found: true})
 		}
 	}
 	// A node back and failed again before its Ready was written is due and found: it is
@@ -359,6 +373,11 @@ func (evMonitorPass) apply(e *Engine) {
 		return 1
 	})
 	nl.todo = slices.CompactFunc(nl.todo, func(a, b dueNode) bool { return a.node == b.node })
+	for _, d := range nl.todo {
+		if !d.found {
+			nl.dueLeft++
+		}
+	}
 	if len(nl.todo) == 0 {
 		e.handleDisruption()
 		return
@@ -382,6 +401,9 @@ func (e *Engine) takeNode(w int) {
 	for nl.todoHead < len(nl.todo) {
 		d := nl.todo[nl.todoHead]
 		nl.todoHead++
+		if !d.found {
+			nl.dueLeft--
+		}
 		if !e.leaseStale(d.node, d.epoch) {
 			continue // back: its Lease renewed, it is healthy
 		}
@@ -389,7 +411,11 @@ func (e *Engine) takeNode(w int) {
 		// cache, and GETs the live one to be sure (NodeControllerLeaseCircuitBreaker, beta and
 		// on by default since 1.37).
 		at := nl.client.reserve(e.now) + nodeLifecycleLatency
-		e.schedule(at, evLeaseChecked{w, d})
+		if d.found {
+			e.schedule(at, evLeaseRechecked{w})
+		} else {
+			e.schedule(at, evLeaseChecked{w, d})
+		}
 		return
 	}
 	nl.busy--
@@ -398,10 +424,26 @@ func (e *Engine) takeNode(w int) {
 	}
 	nl.grid, nl.lastPass = e.now, e.now
 	e.handleDisruption()
-	if len(nl.due) > 0 {
+	if len(nl.due) > 0 || len(nl.reported) > 0 || slices.ContainsFunc(nl.todo, func(d dueNode) bool {
+		return e.nodeDown[d.node] && !e.nodes[d.node].Ready
+	}) {
 		e.queuePass()
 	}
 }
+
+// holdsPhase reports whether the node lifecycle controller has work the phase waits for:
+// nodes due or back for the next pass, or due nodes the running pass has not taken yet.
+func (nl *nodeLifecycle) holdsPhase() bool {
+	return len(nl.due) > 0 || len(nl.reported) > 0 || nl.dueLeft > 0
+}
+
+// evLeaseRechecked is worker w's live Lease GET of a node an earlier pass found not ready,
+// still down, returning: nothing changes, and the worker goes on. A background event, as
+// the pass that sends it.
+type evLeaseRechecked struct{ worker int }
+
+func (evLeaseRechecked) String() string     { return "node Lease checked again" }
+func (ev evLeaseRechecked) apply(e *Engine) { e.takeNode(ev.worker) }
 
 // evLeaseChecked is worker w's live Lease GET of node d returning: the Lease is as old as
 // the cached one. A node found not ready before needs nothing more; a node newly past its
@@ -415,7 +457,7 @@ type evLeaseChecked struct {
 func (ev evLeaseChecked) String() string { return fmt.Sprintf("node %d Lease checked", ev.d.node) }
 func (ev evLeaseChecked) apply(e *Engine) {
 	nl, d := e.nodeLC, ev.d
-	if d.found || !e.leaseStale(d.node, d.epoch) {
+	if !e.leaseStale(d.node, d.epoch) {
 		e.takeNode(ev.worker)
 		return
 	}
@@ -698,7 +740,7 @@ func (ev evPodReadyAgain) apply(e *Engine) {
 }
 
 // evNodeReported is the kubelet of node i, back, writing its node's status: the node is
-// Ready, and the next monitor pass takes its taints off.
+// Ready, and the next monitor pass to start finds it so and takes its taints off.
 type evNodeReported struct{ node, epoch int }
 
 func (ev evNodeReported) String() string { return fmt.Sprintf("node %d ready", ev.node) }
@@ -707,23 +749,14 @@ func (ev evNodeReported) apply(e *Engine) {
 		return
 	}
 	e.setNodeReady(ev.node, true)
-	e.schedule(e.nodeLC.nextPass(e.now), evNodeReachable(ev))
+	nl := e.nodeLC
+	nl.reported = append(nl.reported, dueNode{node: ev.node, epoch: ev.epoch})
+	e.queuePass()
 }
 
-// evNodeReachable is the monitor pass that finds node i Ready again (markNodeAsReachable).
-type evNodeReachable struct{ node, epoch int }
-
-func (ev evNodeReachable) String() string { return fmt.Sprintf("node %d reachable", ev.node) }
-func (ev evNodeReachable) apply(e *Engine) {
-	if e.nodeEpoch[ev.node] != ev.epoch || e.nodeDown[ev.node] {
-		return
-	}
-	e.nodeBack(ev.node)
-}
-
-// nodeBack is node i's failure ending for the node lifecycle controller: its taints come
-// off (a GET and a PATCH each), which cancels its pods' pending eviction, and the next
-// monitor pass sees the zones' health change.
+// nodeBack is node i's failure ending for the node lifecycle controller, found by a monitor
+// pass: its taints come off (a GET and a PATCH each), which cancels its pods' pending
+// eviction; the pass's end sees the zones' health change.
 func (e *Engine) nodeBack(i int) {
 	nl := e.nodeLC
 	if nl == nil {
@@ -740,7 +773,6 @@ func (e *Engine) nodeBack(i int) {
 	for range calls {
 		nl.client.reserve(e.now)
 	}
-	e.queuePass()
 }
 
 // untaint takes node i's NoExecute taint off, voiding its pods' eviction if still to come.

@@ -738,9 +738,10 @@ func TestEvictedPodsReadyAgainBeforeTheyStop(t *testing.T) {
 
 // TestFoundNodesLeasesCheckedAgain fails two zones' 40 nodes, and once their pods are
 // marked, the cluster's last node: the pass that finds it checks the live Lease of each of
-// the 40 again (they are still past their grace period), in node order before its own. With
-// the client's burst of 30 refilled, its GET, the 41st call, waits (41 − 30) / 20 = 0.55 s;
-// then its status update. Without the checks it would be found 10 ms into the pass.
+// the 40 again (they are still past their grace period), in node order before its own, as
+// every pass since has. With the client's burst of 30 refilled in the 5 s between passes,
+// its GET, the 41st call, waits (41 − 30) / 20 = 0.55 s; then its status update. Without
+// the checks it would be found 10 ms into the pass.
 // upstream: node_lifecycle_controller.go monitorNodeHealth (every node, every pass),
 // tryUpdateNodeHealth (NodeControllerLeaseCircuitBreaker: a live Lease GET for every node
 // past its grace period).
@@ -761,8 +762,9 @@ func TestFoundNodesLeasesCheckedAgain(t *testing.T) {
 			lateFailed = e.now
 			e.failNode(late)
 		}
-		if pass == 0 && lateFailed != 0 && e.nodeLC.busy > 0 {
-			pass = e.now
+		if pass == 0 && lateFailed != 0 && e.nodeLC.busy > 0 && e.nodeLC.lastPass == e.now &&
+			slices.Contains(e.nodeLC.todo, dueNode{node: late, epoch: e.nodeEpoch[late]}) {
+			pass = e.now // the pass that finds the late node starts
 		}
 		if lateFound == 0 && lateFailed != 0 && !e.nodes[late].Ready {
 			lateFound = e.now
@@ -982,5 +984,83 @@ func TestTaintQueueTakesNodesBackInTurn(t *testing.T) {
 	}
 	if backTainted == 0 {
 		t.Error("no node back but not yet Ready was tainted: the test does not test")
+	}
+}
+
+// TestMonitorPassesRunWhileNodesAreDown fails 200 of 300 nodes. Once they are found not
+// ready, every pass GETs each one's live Lease: 200 calls, the first 30 from the client's
+// burst and the other 170 at 20 qps, so a pass takes about 8.5 s (a little more with the
+// taints' and Events' calls), and the next starts 5 s after it ends: 13.5 s apart, not 5. Twenty nodes come back after 3 minutes, the others
+// after 6: a node back is found Ready by the first pass that starts after its kubelet wrote
+// Ready, up to a pass and a period later, and its taints come off then.
+// upstream: node_lifecycle_controller.go Run (wait.UntilWithContext: the period from a
+// pass's end), monitorNodeHealth, tryUpdateNodeHealth (NodeControllerLeaseCircuitBreaker),
+// processTaintBaseEviction (markNodeAsReachable).
+func TestMonitorPassesRunWhileNodesAreDown(t *testing.T) {
+	e := failureEngine(t, 300, 300, 10*time.Minute)
+	samePhases(e)
+	var failed []int
+	var starts []Time
+	var calls []int64
+	var failAt, reported, found Time
+	foundAtStart := false
+	runEngine(t, e, func() {
+		nl := e.nodeLC
+		if e.phase == 1 && failed == nil {
+			failed = slices.Concat(zoneNodes(e, 0), zoneNodes(e, 1))
+			failAt = e.now
+			for k, i := range failed {
+				back := 6 * Time(time.Minute)
+				if k < 20 {
+					back = 3 * Time(time.Minute)
+				}
+				e.failNode(i)
+				e.after(back, evNodeRecover{i, e.nodeEpoch[i]})
+			}
+		}
+		if nl == nil || failed == nil {
+			return
+		}
+		if nl.busy > 0 && nl.lastPass == e.now && (len(starts) == 0 || starts[len(starts)-1] != e.now) {
+			starts = append(starts, e.now)
+			calls = append(calls, nl.client.taken)
+		}
+		if reported == 0 && len(nl.reported) > 0 {
+			reported = e.now
+		}
+		if reported != 0 && found == 0 && len(nl.reported) == 0 {
+			found, foundAtStart = e.now, nl.lastPass == e.now && nl.passQueued == false
+		}
+	})
+	if len(failed) != 200 {
+		t.Fatalf("%d nodes failed, want 200", len(failed))
+	}
+	// The passes between the first minutes' marking and the first nodes back.
+	steady := 0
+	for k := 1; k < len(starts); k++ {
+		if starts[k-1] < failAt+2*Time(time.Minute) || starts[k] > failAt+3*Time(time.Minute) {
+			continue
+		}
+		gap := starts[k] - starts[k-1]
+		if gap < 13*Time(time.Second) || gap > 15*Time(time.Second) {
+			t.Errorf("passes at %v and %v: %v apart, want 13.5 s or a little more (8.5 s of Lease GETs, the taints' and Events' calls, then 5 s)",
+				starts[k-1]-failAt, starts[k]-failAt, gap)
+		}
+		if n := calls[k] - calls[k-1]; n < 200 {
+			t.Errorf("pass at %v: %d calls, want a Lease GET for each of the 200 nodes down", starts[k-1]-failAt, n)
+		}
+		steady++
+	}
+	if steady < 3 {
+		t.Errorf("%d passes from 2 to 3 minutes into the failure, want 4 or so", steady)
+	}
+	if reported == 0 || found == 0 {
+		t.Fatal("the nodes back were never found Ready")
+	}
+	if !foundAtStart {
+		t.Errorf("the nodes back were found at %v, not at a pass's start", found-failAt)
+	}
+	if d := found - reported; d <= 0 || d > 14*Time(time.Second) {
+		t.Errorf("the nodes back were found %v after their kubelet wrote Ready, want within a pass and its period", d)
 	}
 }
