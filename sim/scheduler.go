@@ -387,9 +387,6 @@ func (e *Engine) requeue(p *podState, expectBind bool) {
 		s.trying++ // until its attempt (evPodScheduled with retry)
 	}
 	at := retryAt(q.failures, q.failedAt, e.now, s.firstAttempts > 0) + p.svc().timing.schedule.sample()
-	if expectBind {
-		at = e.workloads.bind(at)
-	}
 	e.schedule(at, e.arenas.scheduled.put(evPodScheduled{p: p, epoch: p.epoch, retry: true, bind: expectBind}))
 }
 

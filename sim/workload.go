@@ -694,7 +694,7 @@ func (e *Engine) createPod(s *serviceState, rs *replicaSet, name string) *podSta
 	s.setLive(p, true)
 	e.podAdded(p)
 	e.sched.firstAttempts++
-	e.schedule(e.workloads.bind(e.now+s.timing.schedule.sample()), e.arenas.scheduled.put(evPodScheduled{p: p, epoch: p.epoch, bind: true}))
+	e.after(s.timing.schedule.sample(), e.arenas.scheduled.put(evPodScheduled{p: p, epoch: p.epoch, bind: true}))
 	return p
 }
 
@@ -903,9 +903,10 @@ type (
 		p     *podState
 		epoch int32
 		// retry is set for an attempt of a pod that was unschedulable, and bind when the
-		// attempt waited for a binding call of the scheduler's client (refunded if it finds
-		// no node).
-		retry, bind bool
+		// attempt makes a binding call of the scheduler's client (refunded if it finds no
+		// node): at the end of its scheduling cycle it asks for the call's token, and waits
+		// for it (bound set) when the client is short of tokens.
+		retry, bind, bound bool
 	}
 	evPodStarted struct {
 		p     *podState
@@ -945,6 +946,15 @@ func (ev evPodSetReady) String() string {
 }
 
 func (evp *evPodScheduled) apply(e *Engine) {
+	if evp.bind && !evp.bound {
+		// The scheduling cycle is over: the binding call asks for its token now, after the
+		// calls made before it.
+		evp.bound = true
+		if at := e.workloads.bind(e.now); at > e.now {
+			e.schedule(at, evp)
+			return
+		}
+	}
 	ev := takeEvent(evp)
 	p := ev.p
 	if !ev.retry {

@@ -1497,8 +1497,8 @@ func (ev evDeploymentRetry) apply(e *Engine) {
 }
 
 // bind reserves a binding call of the scheduler for a pod whose scheduling decision is
-// ready at t, and returns when the pod is bound.
-func (w *workloadControllers) bind(t Time) Time { return w.scheduler.reserve(t) }
+// ready now, and returns when the pod is bound.
+func (w *workloadControllers) bind(now Time) Time { return w.scheduler.reserve(now) }
 
 // refundBind gives back the token of a binding call bind reserved for an attempt that found
 // no node, which makes none: the failure's only call is its status patch (patchPodStatus).
