@@ -114,7 +114,19 @@ type nodeLifecycle struct {
 	// allDown is set while every zone is wholly down, as the last pass found them: no
 	// node is tainted.
 	allDown bool
+	// taintGrid is when the last taint pass ended: the next starts taintPassPeriod after
+	// it or a multiple later (the passes with nothing to do are not run).
+	// taintPassQueued: an evTaintPass is queued; tainting: a pass waits for its calls, at
+	// zone taintZone (an index of zoneNames).
+	taintGrid                 Time
+	taintPassQueued, tainting bool
+	taintZone                 int
 }
+
+// taintPassPeriod is the period of the taint passes, from each pass's end.
+// upstream: node_lifecycle_controller.go Run (wait.UntilWithContext(doNoExecuteTaintingPass,
+// scheduler.NodeEvictionPeriod)); scheduler/rate_limited_queue.go NodeEvictionPeriod.
+const taintPassPeriod = Time(100 * time.Millisecond)
 
 // maxQueuedEvents is how many recorded Events an event broadcaster holds for its writer;
 // it drops those recorded beyond. upstream: client-go tools/record/event.go
@@ -193,8 +205,6 @@ type evictionZone struct {
 	state zoneState
 	qps   float64
 	next  Time // when the limiter has its token
-	// pending is set while an evTaintPass is queued.
-	pending bool
 }
 
 // zoneState is a zone's health as handleDisruption last found it.
@@ -540,16 +550,32 @@ func (ev evMarked) apply(e *Engine) {
 func (e *Engine) queueForTaint(i, epoch int) {
 	z := e.lifecycle().zones[e.nodes[i].Zone]
 	z.queue = append(z.queue, dueNode{node: i, epoch: epoch})
-	e.scheduleTaintPass(z)
+	e.queueTaintPass()
 }
 
-// scheduleTaintPass queues the zone's next taint when its limiter has a token.
-func (e *Engine) scheduleTaintPass(z *evictionZone) {
-	if z.pending || len(z.queue) == 0 || z.qps <= 0 {
+// queueTaintPass queues the first taint pass with something to do: the first on the
+// passes' period at which a zone with nodes queued has its limiter's token. None is queued
+// while a pass runs (its end queues the next), or while no zone can taint.
+func (e *Engine) queueTaintPass() {
+	nl := e.nodeLC
+	if nl.taintPassQueued || nl.tainting {
 		return
 	}
-	z.pending = true
-	e.schedule(max(e.now, z.next), evTaintPass{z})
+	first := Time(-1)
+	for _, name := range nl.zoneNames {
+		if z := nl.zones[name]; len(z.queue) > 0 && z.qps > 0 && (first < 0 || z.next < first) {
+			first = z.next
+		}
+	}
+	if first < 0 {
+		return
+	}
+	at := nl.taintGrid + taintPassPeriod
+	if t := max(first, e.now); t > at {
+		at += (t - at + taintPassPeriod - 1) / taintPassPeriod * taintPassPeriod
+	}
+	nl.taintPassQueued = true
+	e.schedule(at, evTaintPass{})
 }
 
 // handleDisruption is the end of a monitor pass: each zone's state from its nodes'
@@ -610,8 +636,8 @@ func (e *Engine) handleDisruption() {
 				e.swapLimiter(z, zoneRate(states[k], len(z.nodes)))
 			}
 			z.state = states[k]
-			e.scheduleTaintPass(z)
 		}
+		e.queueTaintPass()
 	}
 }
 
@@ -643,22 +669,43 @@ func (e *Engine) swapLimiter(z *evictionZone, rate float64) {
 	}
 }
 
-// evTaintPass taints the first node of a zone's queue that is still down, as the limiter
-// allows (a GET and a PATCH), and schedules the eviction of its pods after their
-// toleration, from when the taint is on.
-type evTaintPass struct{ z *evictionZone }
+// evTaintPass is a taint pass: zone by zone (in node order; upstream's order is a map's),
+// it taints the first node of the zone's queue that is still down, as the zone's limiter
+// allows, with a GET and a PATCH the pass waits for (evTaintGot), and schedules the
+// eviction of its pods after their toleration, from when the taint is on. The next pass
+// starts taintPassPeriod after this one ends.
+// upstream: node_lifecycle_controller.go doNoExecuteTaintingPass;
+// scheduler/rate_limited_queue.go Try; controller_utils.go SwapNodeControllerTaint.
+type evTaintPass struct{}
 
-func (ev evTaintPass) String() string { return fmt.Sprintf("taint pass zone %q", ev.z.name) }
-func (ev evTaintPass) apply(e *Engine) {
-	z, nl := ev.z, e.nodeLC
-	z.pending = false
-	if z.qps <= 0 {
-		return // evictions stopped; a rate again schedules the pass
+func (evTaintPass) String() string { return "taint pass" }
+func (evTaintPass) apply(e *Engine) {
+	nl := e.nodeLC
+	nl.taintPassQueued = false
+	nl.tainting, nl.taintZone = true, 0
+	e.taintNext()
+}
+
+// taintNext goes on with the running taint pass at its next zone, or ends it.
+func (e *Engine) taintNext() {
+	nl := e.nodeLC
+	for nl.taintZone < len(nl.zoneNames) {
+		z := nl.zones[nl.zoneNames[nl.taintZone]]
+		nl.taintZone++
+		if z.qps > 0 && e.now >= z.next && e.taintZoneHead(z) {
+			return // the pass waits for the taint's calls
+		}
 	}
-	if e.now < z.next {
-		e.scheduleTaintPass(z)
-		return
-	}
+	nl.tainting = false
+	nl.taintGrid = e.now
+	e.queueTaintPass()
+}
+
+// taintZoneHead takes the zone's limiter token for the first entry of its queue still to
+// be taken, and taints the node unless it is Ready. It reports whether it made the taint's
+// calls.
+func (e *Engine) taintZoneHead(z *evictionZone) bool {
+	nl := e.nodeLC
 	for len(z.queue) > 0 {
 		q := z.queue[0]
 		z.queue = z.queue[1:]
@@ -683,22 +730,29 @@ func (ev evTaintPass) apply(e *Engine) {
 		nl.evictionsDue++
 		get := nl.client.reserve(e.now) + nodeLifecycleLatency
 		e.schedule(get, evTaintGot{q.node, q.epoch, nl.taints[q.node]})
-		break
+		return true
 	}
-	e.scheduleTaintPass(z)
+	return false
 }
 
 // evTaintGot is the GET of a node the taint pass taints answered: the PATCH that puts the
-// taint on asks the client for its token now, and the toleration of the node's pods runs
-// from when it is on (evEvictNode).
+// taint on asks the client for its token now, the toleration of the node's pods runs from
+// when it is on (evEvictNode), and the pass goes on then (evTaintOn).
 // upstream: controller_utils.go AddOrUpdateTaintOnNode (Get, then PatchNodeTaints).
 type evTaintGot evEvictNode
 
 func (ev evTaintGot) String() string { return fmt.Sprintf("taint node %d", ev.node) }
 func (ev evTaintGot) apply(e *Engine) {
 	on := e.nodeLC.client.reserve(e.now) + nodeLifecycleLatency
+	e.schedule(on, evTaintOn{})
 	e.schedule(on+defaultTolerationSeconds, evEvictNode(ev))
 }
+
+// evTaintOn is a taint's PATCH answered: the taint pass goes on with the next zone.
+type evTaintOn struct{}
+
+func (evTaintOn) String() string  { return "taint on" }
+func (evTaintOn) apply(e *Engine) { e.taintNext() }
 
 // statusReconcilePeriod is how often a kubelet's status manager compares the API's pod
 // statuses with its own and writes back the ones that differ. upstream:

@@ -138,8 +138,8 @@ func TestNodeFoundNotReadyFromItsLastRenewal(t *testing.T) {
 // wholly down or mostly healthy; a partially disrupted zone of 50 nodes or fewer stops at
 // the end of the pass that finds it so (the nodes the first passes found and a Normal
 // zone's limiter let through are tainted), and nothing is when every zone is down. Each
-// taint is a GET and a PATCH; the pods go 300 s after it, their deletes a GET, a status
-// patch and a DELETE later.
+// taint is a GET and a PATCH, by a taint pass (every 100 ms from the end of the last); the
+// pods go 300 s after it, their deletes a GET, a status patch and a DELETE later.
 // upstream: node_lifecycle_controller.go handleDisruption, ComputeZoneState,
 // setLimiterInZone, ReducedQPSFunc, HealthyQPSFunc, doNoExecuteTaintingPass;
 // scheduler.EvictionRateLimiterBurst 1; taint_eviction.go addConditionAndDeletePod.
@@ -147,10 +147,14 @@ func TestNodeLifecycleEvictionRates(t *testing.T) {
 	s := Time(time.Second)
 	t.Run("one node", func(t *testing.T) {
 		notReady, evicted := failRun(t, nil, func(e *Engine) []int { return zoneNodes(e, 1)[:1] })
-		// Found at a pass: its status update returns, then its pod's (notReady); tainted when
-		// the node's returned (a GET, a PATCH); the eviction's GET, patch and DELETE.
-		if want := notReady[0][0] - 2*nodeLifecycleLatency + 6*nodeLifecycleLatency + 300*s; evicted[0][0] != want {
-			t.Errorf("evicted %v after the failure, want %v (marked at %v)", evicted[0][0], want, notReady[0][0])
+		// Found at a pass: its status update returns, then its pod's (notReady); tainted by
+		// the first taint pass after the node's returned (the passes run every 100 ms from
+		// the start, none having had anything to do) with a GET and a PATCH; the eviction's
+		// GET, patch and DELETE.
+		queued := notReady[0][0] - nodeLifecycleLatency
+		pass := (queued + taintPassPeriod - 1) / taintPassPeriod * taintPassPeriod
+		if want := pass + 5*nodeLifecycleLatency + 300*s; evicted[0][0] != want {
+			t.Errorf("evicted %v after the failure, want %v (marked at %v, tainted by the pass at %v)", evicted[0][0], want, notReady[0][0], pass)
 		}
 	})
 	t.Run("a whole zone", func(t *testing.T) {
@@ -163,13 +167,15 @@ func TestNodeLifecycleEvictionRates(t *testing.T) {
 		if got[0] == 0 || got[0] > 360*s {
 			t.Fatalf("first eviction at %v", got[0])
 		}
-		// The first taint waits for the client, busy marking; then one every 10 s.
-		if d := got[1] - got[0]; d > 10*s {
-			t.Errorf("the second eviction came %v after the first, want at most 10 s", d)
+		// The first taint waits for the client, busy marking; then one every 10 s and 10 ms:
+		// the zone's token comes 10 s after the pass that took the last one started, and the
+		// passes run 100 ms apart from the end of that one, 10 ms (its GET and PATCH) later.
+		if d := got[1] - got[0]; d > 10*s+taintPassPeriod {
+			t.Errorf("the second eviction came %v after the first, want at most 10.1 s", d)
 		}
 		for k := 2; k < len(got); k++ {
-			if d := got[k] - got[k-1]; d != 10*s {
-				t.Errorf("eviction %d came %v after the one before, want 10 s (all at %v)", k, d, got)
+			if d := got[k] - got[k-1]; d != 10*s+2*nodeLifecycleLatency {
+				t.Errorf("eviction %d came %v after the one before, want 10.01 s (all at %v)", k, d, got)
 				break
 			}
 		}
@@ -1062,5 +1068,54 @@ func TestMonitorPassesRunWhileNodesAreDown(t *testing.T) {
 	}
 	if d := found - reported; d <= 0 || d > 14*Time(time.Second) {
 		t.Errorf("the nodes back were found %v after their kubelet wrote Ready, want within a pass and its period", d)
+	}
+}
+
+// TestTaintPassWaitsForEachTaint: one taint pass with a node to taint in each of two zones
+// taints the first zone's (a GET, then a PATCH), and only once its PATCH has returned the
+// second's; the pass ends when the second's PATCH returns, and the next starts 100 ms
+// later at the earliest.
+// upstream: node_lifecycle_controller.go doNoExecuteTaintingPass (Try of each zone's queue
+// in turn, SwapNodeControllerTaint's calls made in the pass), Run (UntilWithContext).
+func TestTaintPassWaitsForEachTaint(t *testing.T) {
+	e := failureEngine(t, 6, 6, time.Minute)
+	runEngine(t, e, nil)
+	nl := e.lifecycle()
+	a, b := zoneNodes(e, 0)[0], zoneNodes(e, 1)[0]
+	for _, i := range []int{a, b} {
+		e.failNode(i)
+		e.setNodeReady(i, false)
+		z := nl.zones[e.nodes[i].Zone]
+		z.next = e.now
+		z.queue = append(z.queue, dueNode{node: i, epoch: e.nodeEpoch[i]})
+	}
+	start := e.now
+	evTaintPass{}.apply(e)
+	got := map[int]Time{} // when each node's GET returned
+	var ended Time
+	for nl.tainting && e.q.Len() > 0 {
+		it := e.q.pop()
+		if !isBackground(it.ev) {
+			e.nonRetry--
+		}
+		e.now = it.at
+		if g, ok := it.ev.(evTaintGot); ok {
+			got[g.node] = e.now
+		}
+		it.ev.apply(e)
+		if !nl.tainting {
+			ended = e.now
+		}
+	}
+	lat := nodeLifecycleLatency
+	if got[a] != start+lat || got[b] != start+3*lat || ended != start+4*lat {
+		t.Errorf("GETs returned at +%v (zone 0) and +%v (zone 1), pass ended at +%v; want +5ms, +15ms (after zone 0's PATCH) and +20ms",
+			got[a]-start, got[b]-start, ended-start)
+	}
+	if !nl.tainted[a] || !nl.tainted[b] {
+		t.Errorf("tainted: %v and %v, want both", nl.tainted[a], nl.tainted[b])
+	}
+	if nl.taintGrid != ended {
+		t.Errorf("the passes' period runs from %v, want the pass's end %v", nl.taintGrid, ended)
 	}
 }
