@@ -195,6 +195,64 @@ func TestServiceEndpointsDropsPortsNotAboveZero(t *testing.T) {
 	}
 }
 
+// TestServiceEndpointsPortNotAboveZeroAddedOrDropped: after a write, the Service's ports
+// change by a port whose target resolves to 0 or less. Where no other port shares its
+// addresses, the object gets (or loses) a subset without ports and is written; where one
+// does, the object is the stored one and nothing is written, as upstream's comparison
+// finds. The full builder, given the stored object, decides the same (differential sweep
+// of the Endpoints controller, seed 94013: a Service given an SCTP port with target 0 beside
+// its http port).
+// upstream: endpoints_controller.go syncService (endpointSubsetsEqualIgnoreResourceVersion);
+// pkg/api/v1/endpoints/util.go RepackSubsets (if port.Port > 0).
+func TestServiceEndpointsPortNotAboveZeroAddedOrDropped(t *testing.T) {
+	http := ServicePort{Name: "http", Protocol: ProtocolTCP, Port: 80, TargetPort: IntPort(8080)}
+	zero := ServicePort{Name: "a", Protocol: ProtocolSCTP, Port: 80, TargetPort: IntPort(0)}
+	named := ServicePort{Name: "z", Protocol: ProtocolTCP, Port: 82, TargetPort: NamedPort("zero")}
+	withZero := testEndpointsPod(3, true)
+	withZero.ContainerPorts = []ContainerPort{{Name: "zero", ContainerPort: 0, Protocol: ProtocolTCP}}
+	pods := []*Pod{testEndpointsPod(1, true), testEndpointsPod(2, false), withZero}
+	for _, tc := range []struct {
+		name          string
+		before, after []ServicePort
+		want          string
+	}{
+		{"target 0 added beside http", []ServicePort{http}, []ServicePort{zero, http}, ""},
+		{"target 0 dropped beside http", []ServicePort{zero, http}, []ServicePort{http}, ""},
+		{"http renumbered, target 0 added", []ServicePort{http}, []ServicePort{zero, {Name: "http", Protocol: ProtocolTCP, Port: 81, TargetPort: IntPort(8080)}}, ""},
+		{"a named port of 0 on one pod added", []ServicePort{http}, []ServicePort{http, named}, EndpointsUpdate},
+		{"a named port of 0 on one pod dropped", []ServicePort{http, named}, []ServicePort{http}, EndpointsUpdate},
+		{"http dropped, target 0 kept", []ServicePort{zero, http}, []ServicePort{zero}, EndpointsUpdate},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := testEndpointsService()
+			before.Ports = tc.before
+			se := NewServiceEndpoints(before, EndpointsOptions{}, testAddressBytes)
+			for _, p := range pods {
+				se.SetPod(p)
+			}
+			if d := se.Sync(0); d.Verb != EndpointsCreate {
+				t.Fatalf("first sync: %q, want a create", d.Verb)
+			}
+			se.Applied()
+			stored := BuildEndpoints(before, pods, nil, EndpointsOptions{}, 0).Object
+
+			after := testEndpointsService()
+			after.Ports = tc.after
+			se.SetService(after)
+			full := BuildEndpoints(after, pods, stored, EndpointsOptions{}, 0)
+			d := se.Sync(0)
+			if d.Verb != tc.want || full.Verb != tc.want {
+				t.Fatalf("after the change: %q, the full builder %q; want %q", d.Verb, full.Verb, tc.want)
+			}
+			if d.Verb != "" {
+				if g, w := subsetsJSON(t, se.Object().Subsets), subsetsJSON(t, full.Object.Subsets); g != w {
+					t.Errorf("subsets\n%s\nthe full builder's\n%s", g, w)
+				}
+			}
+		})
+	}
+}
+
 // subsetsJSON is subsets as the API's JSON writes them.
 func subsetsJSON(t *testing.T, subsets []EndpointSubset) string {
 	t.Helper()

@@ -79,6 +79,9 @@ type ServiceEndpoints struct {
 // endpointsRare is what few Services' builders need, made on first need: kept apart, it
 // costs the others a pointer (a builder is 256 bytes instead of 320).
 type endpointsRare struct {
+	// storedUnwrittenSubset: the stored object has a subset made by ports none of which it
+	// lists (unwrittenSubset).
+	storedUnwrittenSubset bool
 	// byName indexes the pods' slots by podKey, made on the first call that names a pod
 	// without a ref that applies (see EndpointsPodRef).
 	byName map[string]*endpointsPodSlot
@@ -268,6 +271,10 @@ type endpointsPortState struct {
 // proxied reports whether a kube-proxy that watches Endpoints programs p: a port the
 // object lists (numbered above 0: RepackSubsets drops the others, and kube-proxy skips 0).
 func (p *endpointsPortState) proxied() bool { return !p.sentinel && p.port.Port > 0 }
+
+// written reports whether the object lists p's addresses as p's: the sentinel of a Service
+// without ports, or a port numbered above 0 (RepackSubsets drops the others).
+func (p *endpointsPortState) written() bool { return p.sentinel || p.port.Port > 0 }
 
 // endpointsSignature is a distinct set of resolved ports and how many pods resolve exactly it.
 // Ports offered by exactly the same signatures have identical address sets, so RepackSubsets
@@ -847,7 +854,7 @@ func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 	d.Subsets, d.Addresses, d.NotReadyAddresses = len(s.layout), d.DesiredAddresses, d.DesiredNotReadyAddresses
 
 	// upstream step 7: the skip test.
-	if s.stored && s.mismatch == 0 &&
+	if s.stored && (s.mismatch == 0 || s.onlyUnwrittenDiffer()) &&
 		labelsCorrectForEndpoints(s.storedLabels, svc.Labels) &&
 		(!s.truncate || (int(s.storedCount) <= EndpointsMaxCapacity && !s.storedOverCapacity)) {
 		s.commitTouched()
@@ -881,6 +888,39 @@ func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 	}
 	s.last = keepDecision(d)
 	return d
+}
+
+// onlyUnwrittenDiffer reports whether the records whose sides differ are all of ports the
+// object does not list (numbered 0 or less, which group addresses but are dropped), none of
+// which makes a subset of its own now or did in the stored object: the object a write would
+// make is then the stored one, and upstream's comparison skips the write. A Service given
+// such a port beside its others is one. Services without such a port answer at once.
+// upstream: endpoints_controller.go syncService (endpointSubsetsEqualIgnoreResourceVersion);
+// pkg/api/v1/endpoints/util.go RepackSubsets (if port.Port > 0).
+func (s *ServiceEndpoints) onlyUnwrittenDiffer() bool {
+	if !slices.ContainsFunc(s.ports, func(p *endpointsPortState) bool { return !p.written() }) {
+		return false
+	}
+	if s.unwrittenSubset() || s.rare != nil && s.rare.storedUnwrittenSubset {
+		return false
+	}
+	for i := range s.entries {
+		if e := &s.entries[i]; !e.equal() && s.ports[e.port].written() {
+			return false
+		}
+	}
+	return true
+}
+
+// unwrittenSubset reports whether the layout may have a subset whose ports are none of them
+// written: addresses no written port shares, listed without ports.
+func (s *ServiceEndpoints) unwrittenSubset() bool {
+	for i := range s.layout {
+		if l := &s.layout[i]; len(l.portIDs) == 0 && !l.list.sentinel {
+			return true
+		}
+	}
+	return false
 }
 
 // buildLayout groups the ports into subsets: ports offered by the same set of pod signatures
@@ -1023,6 +1063,9 @@ func (s *ServiceEndpoints) Applied() {
 		s.storedTrigger = s.lastTrigger
 		if kept := s.keptSubsets(s.storedTruncated()); kept != nil || s.rare != nil {
 			s.rareFields().storedTruncated = kept
+		}
+		if unwritten := s.unwrittenSubset(); unwritten || s.rare != nil {
+			s.rareFields().storedUnwrittenSubset = unwritten
 		}
 		s.commitTouched()
 	case EndpointsDelete:
