@@ -137,7 +137,7 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers int64, liste
 	if q.watchChan == 0 {
 		q.watchChan = q.chanSize()
 	}
-	if !q.stalled && q.pending.len() >= 2*q.watchChan {
+	if !q.stalled && q.pending.len() >= q.watcherHolds() {
 		q.refillBudget(now)
 		wait := q.pending.items()[0].done - now
 		if wait <= q.budget {
@@ -323,6 +323,14 @@ func (q *fluidQueue) chanSize() int {
 	c := int(math.Ceil(float64(q.capacity()) / eventFreshDuration.Seconds()))
 	return min(max(c, minWatchChanSize), maxWatchChanSizeWithoutIndex)
 }
+
+// watcherHolds is how many events a watcher holds back before the dispatcher blocks on
+// it: its cache watcher's two channels and the two events between them (measured against
+// the real cacher: 22 with channels of 10), and the one the watch handler is writing. (The
+// connection's socket and HTTP/2 window may hold more: left out.)
+// upstream: cache_watcher.go newCacheWatcher (input, result), processInterval, add;
+// endpoints/handlers/watch.go serveWatchHandler (the event it encodes and writes).
+func (q *fluidQueue) watcherHolds() int { return 2*q.watchChan + 3 }
 
 // refillBudget tops up the dispatcher's blocking budget at 50 ms per second, up to 100 ms.
 // upstream: cacher/time_budget.go.
