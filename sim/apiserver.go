@@ -155,6 +155,9 @@ type apiServer struct {
 	// what a kube-proxy that stopped receiving missed since (rewatch).
 	events     [2]int64
 	proxyBytes [2]int64
+	// proxyEvents counts, per mode, the watch events sent to each kube-proxy: what fills the
+	// buffers of a failed node's watch (network.dead).
+	proxyEvents [2]int64
 	// watchLists are, per mode, the kube-proxies' watches gzipped since they listed with a
 	// watch list, and watchTimeouts the stream their timeouts are drawn from.
 	watchLists    [2]watchLists
@@ -422,6 +425,9 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	rec.Watchers = events
 	mi := modeIndex(c.mode)
 	a.proxyBytes[mi] += kubeProxyEvent
+	if kubeProxyEvent > 0 {
+		a.proxyEvents[mi]++
+	}
 	if cm.wasSelected {
 		a.listed[mi].remove(cm.oldBytes[model.Protobuf])
 	}

@@ -312,7 +312,7 @@ func (c *collector) committed(rec *WriteRecord, cm *committed, svc int, fanout, 
 	if rec.Verb != "delete" {
 		bm.etcd += cm.objectBytes[0]
 	}
-	r.WatcherTerminations += d.terminated
+	r.WatcherTerminations += d.terminated + d.deadClosed
 	r.Relists += d.relists
 	c.add(&r.ResentBytes, d.resentBytes, "resentBytes", rec.Mode)
 	if events > 0 {

@@ -53,6 +53,24 @@ type fluidQueue struct {
 	// yet sent, and resendFrom the time until which the backlog has been sent.
 	resendBacklog int64
 	resendFrom    Time
+	// dead are the watches of failed nodes' kube-proxies, which the API server keeps
+	// sending to (see deadWatch), in the order the nodes failed.
+	dead fifo[deadWatch]
+}
+
+// deadWatch is the watch of a failed node's kube-proxy: the API server has no check of a
+// watch's connection, so it keeps the watch and fills its buffers (watcherHolds events)
+// until the dispatcher blocks on it, for the whole of its time budget since no event ever
+// leaves, and closes it as too slow. full is the count of kube-proxy events
+// (apiServer.proxyEvents) at which that happens; gen voids it when the node came back in
+// time to keep its connection (its watch goes on). (A watch that times out first, 5 to 10
+// minutes after it started, ends without a stall: left out.)
+// upstream: cacher.go dispatchEvent (the budget's timer), cache_watcher.go add
+// (forget on a timeout); apiserver server/secure_serving.go (no ReadIdleTimeout: no ping
+// finds a dead client).
+type deadWatch struct {
+	full      int64
+	node, gen int32
 }
 
 type pendingEvent struct {
@@ -69,6 +87,9 @@ type network struct {
 	ingressBps float64 // bits per second per node
 	overhead   bool
 	queues     [2]fluidQueue
+	// deadGen is, per mode and node, the generation of the node's dead watch (deadWatch):
+	// moved on when the node keeps its connection through a failure.
+	deadGen [2][]int32
 }
 
 func newNetwork(e *Engine) *network {
@@ -107,7 +128,9 @@ type delivery struct {
 	// compression: network.relistSize); replayedBytes those of the events they
 	// missed, which a re-watch from their last resourceVersion replays from the watch cache
 	// (sent once all the same: a closed watch drops what it had not sent).
-	terminated     int64
+	terminated int64
+	// deadClosed counts the failed nodes' watches closed (network.dead).
+	deadClosed     int64
 	resentBytes    int64
 	relistRawBytes int64
 	replayedBytes  int64
@@ -126,6 +149,13 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers int64, liste
 	q := &n.queues[modeIndex(m)]
 	n.advanceResends(m, now)
 	var d delivery
+	// Failed nodes' watches whose buffers this event fills block the dispatcher for the
+	// rest of its budget, and are closed; the event goes out after the stall.
+	stall := Time(0)
+	if d.deadClosed = n.closeDead(m); d.deadClosed > 0 {
+		q.refillBudget(now)
+		stall, q.budget = q.budget, 0
+	}
 	// Slow watchers: if the backlog exceeds what the watchers' channels hold, the
 	// dispatcher blocks on the oldest event, within its time budget; past it, the
 	// watchers are closed (upstream: cacher.go dispatchEvent, cache_watcher.go add).
@@ -170,7 +200,7 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers int64, liste
 	// Watchers are spread over the replicas; the replica with the most (⌈W/R⌉) is the last.
 	perReplica := (watchers + n.replicas - 1) / n.replicas
 	bytes := n.wireBytes(fanoutBytes+d.resentBytes) * perReplica / watchers
-	start := max(now, q.egressBusy)
+	start := max(now+stall, q.egressBusy)
 	q.egressBusy = start + transfer(bytes, n.egressBps)
 	done := q.egressBusy
 	n.e.stats.egress(m, start, q.egressBusy, fanoutBytes, d.resentBytes)
@@ -322,6 +352,50 @@ func (q *fluidQueue) capacity() int { return max(q.cacheCap, minWatchCacheCapaci
 func (q *fluidQueue) chanSize() int {
 	c := int(math.Ceil(float64(q.capacity()) / eventFreshDuration.Seconds()))
 	return min(max(c, minWatchChanSize), maxWatchChanSizeWithoutIndex)
+}
+
+// watchDied records that node i's kube-proxy of mode m stopped receiving with its watch
+// open (its node failed): the API server keeps the watch (deadWatch).
+func (n *network) watchDied(m Mode, i int) {
+	if !n.enabled {
+		return
+	}
+	mi := modeIndex(m)
+	q := &n.queues[mi]
+	if q.watchChan == 0 {
+		q.watchChan = q.chanSize()
+	}
+	if n.deadGen[mi] == nil {
+		n.deadGen[mi] = make([]int32, len(n.e.nodes))
+	}
+	q.dead.push(deadWatch{full: n.e.api.proxyEvents[mi] + int64(q.watcherHolds()), node: int32(i), gen: n.deadGen[mi][i]})
+}
+
+// watchResumed records that node i's kube-proxy of mode m kept its connection through its
+// node's failure: its watch goes on, and is no longer dead.
+func (n *network) watchResumed(m Mode, i int) {
+	if g := n.deadGen[modeIndex(m)]; g != nil {
+		g[i]++
+	}
+}
+
+// closeDead closes the dead watches of mode m whose buffers are full by now, and returns
+// how many.
+func (n *network) closeDead(m Mode) int64 {
+	mi := modeIndex(m)
+	q := &n.queues[mi]
+	var closed int64
+	for q.dead.len() > 0 {
+		w := q.dead.items()[0]
+		if w.full > n.e.api.proxyEvents[mi] {
+			break
+		}
+		q.dead.drop(1)
+		if w.gen == n.deadGen[mi][w.node] {
+			closed++
+		}
+	}
+	return closed
 }
 
 // watcherHolds is how many events a watcher holds back before the dispatcher blocks on

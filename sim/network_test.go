@@ -357,3 +357,40 @@ func TestWatchCacheHistorySize(t *testing.T) {
 		t.Fatalf("after a stale full cache: capacity %d holding %d, want 800 holding 800", q.capacity(), q.history.len())
 	}
 }
+
+// TestDeadWatchesAreClosedWithAStall: the watches of five failed nodes' kube-proxies stay
+// with the API server, which has no check of a watch's connection, and fill: the event that
+// fills their buffers (watcherHolds events after the failure) blocks the dispatcher for its
+// whole budget (no event ever leaves a dead watch), then the five are closed, once. A sixth
+// node back before its client found the connection lost keeps its watch: it is not closed.
+// (Measured against the real cacher: three dead watchers beside a live one are closed in one
+// dispatch, the live one's event 90 ms late.)
+// upstream: cacher.go dispatchEvent; cache_watcher.go add; apiserver
+// server/secure_serving.go (no ReadIdleTimeout).
+func TestDeadWatchesAreClosedWithAStall(t *testing.T) {
+	e := netEngine(t, 100, 1, 10e9, 0)
+	n, mi := e.api.net, modeIndex(ModeEndpointSlices)
+	for i := range 6 {
+		n.watchDied(ModeEndpointSlices, i)
+	}
+	n.watchResumed(ModeEndpointSlices, 5)
+	holds := n.queues[mi].watcherHolds()
+	var closed int64
+	for k := 1; k <= holds+5; k++ {
+		e.now = Time(k) * Time(time.Second) // far apart: no backlog
+		e.api.proxyEvents[mi]++
+		d := n.deliver(ModeEndpointSlices, 94*1000, 1000, 94, listing{})
+		closed += d.deadClosed
+		stalled := d.done - e.now
+		switch {
+		case k < holds && (d.deadClosed != 0 || stalled > Time(time.Millisecond)):
+			t.Errorf("event %d: %d dead watches closed, delivered in %v; want none closed, no stall", k, d.deadClosed, stalled)
+		case k == holds && (d.deadClosed != 5 || stalled < dispatchBudgetMax || stalled > dispatchBudgetMax+Time(time.Millisecond)):
+			t.Errorf("event %d (the %dth since the failure): %d dead watches closed, delivered in %v; want 5, after the 100 ms budget",
+				k, holds, d.deadClosed, stalled)
+		}
+	}
+	if closed != 5 {
+		t.Errorf("%d dead watches closed in all, want 5 (the node back in time keeps its watch)", closed)
+	}
+}

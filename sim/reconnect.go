@@ -112,6 +112,7 @@ func (e *Engine) proxiesAway(i int) {
 		if !e.proxyAway[mi][i] {
 			e.proxyAway[mi][i] = true
 			e.api.proxies[mi]--
+			e.api.net.watchDied(c.mode, i)
 		}
 	}
 }
@@ -138,6 +139,9 @@ func (e *Engine) proxiesBack(i int) {
 			pending = true
 			continue
 		}
+		// Back before its client found the connection lost: the connection, and its watch
+		// if the API server has not closed it, go on.
+		e.api.net.watchResumed(m, i)
 		if had && !e.api.net.holds(m, e.api.events[mi]-mark.events[mi], e.now-mark.at[mi]) {
 			// Its watch from the resourceVersion it had is answered 410 Gone: the watch
 			// ends with that error, ListAndWatch returns, and the reflector waits one
