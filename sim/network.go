@@ -44,9 +44,14 @@ type fluidQueue struct {
 	// most cacheCap of them; cacheCap is 0 until the first event (then the lower bound).
 	history  fifo[Time]
 	cacheCap int
-	// watchChan is the watchers' channel size, set when their watch started (the run's
-	// start, or their last re-watch); 0 until then.
+	// watchChan is the channel size the watchers got when they last watched anew together,
+	// at rewatched: the run's first event, or the re-watch after a termination (0 until the
+	// first event). Each watcher watches again 5 to 10 minutes later, when its watch times
+	// out, and then gets the size the cache suggests at that time: sizes holds the sizes
+	// suggested since (the time each took effect), for watcherHolds.
 	watchChan int
+	rewatched Time
+	sizes     fifo[chanMark]
 	// stalled is true while a termination's backlog drains (one termination per stall).
 	stalled bool
 	// resendBacklog is the bytes reconnecting kube-proxies asked for (network.resend) not
@@ -71,6 +76,12 @@ type fluidQueue struct {
 type deadWatch struct {
 	full      int64
 	node, gen int32
+}
+
+// chanMark is the channel size a new watch gets from at on.
+type chanMark struct {
+	at   Time
+	size int
 }
 
 type pendingEvent struct {
@@ -165,9 +176,9 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers int64, liste
 		q.stalled = false
 	}
 	if q.watchChan == 0 {
-		q.watchChan = q.chanSize()
+		q.rewatch(now)
 	}
-	if !q.stalled && q.pending.len() >= q.watcherHolds() {
+	if !q.stalled && q.pending.len() >= 2*minWatchChanSize+3 && q.pending.len() >= q.watcherHolds(now) {
 		q.refillBudget(now)
 		wait := q.pending.items()[0].done - now
 		if wait <= q.budget {
@@ -177,7 +188,7 @@ func (n *network) deliver(m Mode, fanoutBytes, perWatcher, watchers int64, liste
 			q.stalled = true
 			d.terminated = watchers
 			// Their new watches get channels of the size the cache suggests now.
-			q.watchChan = q.chanSize()
+			q.rewatch(now)
 			// A closed watch drops the events it had not sent; the client watches again from
 			// the last resourceVersion it got and the watch cache replays the rest, so each
 			// event still reaches each watcher once (the queue keeps them: no bytes again).
@@ -342,6 +353,11 @@ func (q *fluidQueue) remember(now Time) {
 		q.history.drop(1)
 	}
 	q.history.push(now)
+	if n := q.sizes.len(); n > 0 {
+		if size := q.chanSize(); size != q.sizes.items()[n-1].size {
+			q.sizes.push(chanMark{at: now, size: size})
+		}
+	}
 }
 
 // capacity is the watch cache's history size.
@@ -363,12 +379,12 @@ func (n *network) watchDied(m Mode, i int) {
 	mi := modeIndex(m)
 	q := &n.queues[mi]
 	if q.watchChan == 0 {
-		q.watchChan = q.chanSize()
+		q.rewatch(n.e.now)
 	}
 	if n.deadGen[mi] == nil {
 		n.deadGen[mi] = make([]int32, len(n.e.nodes))
 	}
-	q.dead.push(deadWatch{full: n.e.api.proxyEvents[mi] + int64(q.watcherHolds()), node: int32(i), gen: n.deadGen[mi][i]})
+	q.dead.push(deadWatch{full: n.e.api.proxyEvents[mi] + int64(q.watcherHolds(n.e.now)), node: int32(i), gen: n.deadGen[mi][i]})
 }
 
 // watchResumed records that node i's kube-proxy of mode m kept its connection through its
@@ -398,13 +414,57 @@ func (n *network) closeDead(m Mode) int64 {
 	return closed
 }
 
-// watcherHolds is how many events a watcher holds back before the dispatcher blocks on
-// it: its cache watcher's two channels and the two events between them (measured against
-// the real cacher: 22 with channels of 10), and the one the watch handler is writing. (The
-// connection's socket and HTTP/2 window may hold more: left out.)
+// watcherHolds is how many events the watcher with the smallest channels holds back before
+// the dispatcher blocks on it: its cache watcher's two channels and the two events between
+// them (measured against the real cacher: 22 with channels of 10), and the one the watch
+// handler is writing. (The connection's socket and HTTP/2 window may hold more: left out.)
 // upstream: cache_watcher.go newCacheWatcher (input, result), processInterval, add;
 // endpoints/handlers/watch.go serveWatchHandler (the event it encodes and writes).
-func (q *fluidQueue) watcherHolds() int { return 2*q.watchChan + 3 }
+func (q *fluidQueue) watcherHolds(now Time) int { return 2*q.smallestChan(now) + 3 }
+
+// smallestChan is the smallest channel among the watchers at now. Those that watched anew
+// together at rewatched keep watchChan until their watch times out, 5 to 10 minutes later;
+// then each watches again and gets the size the cache suggests then, again and again. With
+// many watchers, their watches start at every moment: the smallest is that of the first
+// group, while any of it is left, or the smallest size suggested in the last 10 minutes
+// (since the first group began to re-watch).
+// upstream: client-go tools/cache/reflector.go watch (timeoutSeconds in [5, 10) minutes);
+// cacher.go Watch (suggestedWatchChannelSize at each watch).
+func (q *fluidQueue) smallestChan(now Time) int {
+	from := max(q.rewatched+Time(minWatchTimeout), now-Time(maxWatchTimeout))
+	if now < from {
+		return q.watchChan
+	}
+	size := -1
+	if now < q.rewatched+Time(maxWatchTimeout) {
+		size = q.watchChan
+	}
+	marks := q.sizes.items()
+	// Marks superseded before the window are dropped; the one in effect at its start stays.
+	drop := 0
+	for drop+1 < len(marks) && marks[drop+1].at <= now-Time(maxWatchTimeout) {
+		drop++
+	}
+	q.sizes.drop(drop)
+	marks = q.sizes.items()
+	for i, m := range marks {
+		if i+1 < len(marks) && marks[i+1].at <= from {
+			continue // superseded before from
+		}
+		if size < 0 || m.size < size {
+			size = m.size
+		}
+	}
+	return size
+}
+
+// rewatch records that every watcher watches anew at now, with the channel size the cache
+// suggests.
+func (q *fluidQueue) rewatch(now Time) {
+	q.watchChan, q.rewatched = q.chanSize(), now
+	q.sizes.drop(q.sizes.len())
+	q.sizes.push(chanMark{at: now, size: q.watchChan})
+}
 
 // refillBudget tops up the dispatcher's blocking budget at 50 ms per second, up to 100 ms.
 // upstream: cacher/time_budget.go.

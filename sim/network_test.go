@@ -374,7 +374,7 @@ func TestDeadWatchesAreClosedWithAStall(t *testing.T) {
 		n.watchDied(ModeEndpointSlices, i)
 	}
 	n.watchResumed(ModeEndpointSlices, 5)
-	holds := n.queues[mi].watcherHolds()
+	holds := n.queues[mi].watcherHolds(0)
 	var closed int64
 	for k := 1; k <= holds+5; k++ {
 		e.now = Time(k) * Time(time.Second) // far apart: no backlog
@@ -392,5 +392,56 @@ func TestDeadWatchesAreClosedWithAStall(t *testing.T) {
 	}
 	if closed != 5 {
 		t.Errorf("%d dead watches closed in all, want 5 (the node back in time keeps its watch)", closed)
+	}
+}
+
+// TestSmallestChannelFollowsTheRewatches: the watchers all watch anew at 0 with channels of
+// 10 (the cache at its least); the cache then grows to suggest 100. Each watch times out 5
+// to 10 minutes after it began and the watcher watches again with the size suggested then:
+// the smallest channel is 10 for the first 10 minutes (some watchers keep their first
+// watch), then 100; once the cache suggests 10 again, some watcher gets 10 at its next
+// watch, and the smallest is 10 again for as long as the 10-minute window holds that.
+// upstream: client-go tools/cache/reflector.go watch (timeoutSeconds); cacher.go Watch
+// (suggestedWatchChannelSize).
+func TestSmallestChannelFollowsTheRewatches(t *testing.T) {
+	var q fluidQueue
+	minutes := func(m float64) Time { return Time(m * float64(time.Minute)) }
+	q.cacheCap = minWatchCacheCapacity
+	q.rewatch(0)
+	if q.watchChan != minWatchChanSize {
+		t.Fatalf("first channels %d, want %d", q.watchChan, minWatchChanSize)
+	}
+	setCache := func(at Time, capacity int) {
+		q.cacheCap = capacity
+		q.remember(at)
+	}
+	big := maxWatchChanSizeWithoutIndex * int(eventFreshDuration.Seconds())
+	setCache(minutes(1), big)
+	for _, tc := range []struct {
+		at    float64 // minutes
+		want  int
+		cache int // the cache's capacity from just after at on, if not 0
+	}{
+		{0.5, minWatchChanSize, 0},
+		{4, minWatchChanSize, 0},                // every watcher still on its first watch
+		{7, minWatchChanSize, 0},                // some re-watched with 100, others not yet
+		{10.5, maxWatchChanSizeWithoutIndex, 0}, // every first watch timed out
+		{11.9, maxWatchChanSizeWithoutIndex, 0},
+		{12, maxWatchChanSizeWithoutIndex, minWatchCacheCapacity}, // it shrinks
+		{12.5, minWatchChanSize, 0},                               // a watcher re-watched since 12 min got 10
+		{21.9, minWatchChanSize, 0},
+	} {
+		if got := q.smallestChan(minutes(tc.at)); got != tc.want {
+			t.Errorf("at %v min: smallest channel %d, want %d", tc.at, got, tc.want)
+		}
+		if tc.cache != 0 {
+			setCache(minutes(tc.at), tc.cache)
+		}
+	}
+	// A termination: every watcher watches anew with the size suggested now.
+	setCache(minutes(30), big)
+	q.rewatch(minutes(31))
+	if got := q.smallestChan(minutes(32)); got != maxWatchChanSizeWithoutIndex {
+		t.Errorf("after the re-watch of all: smallest channel %d, want %d", got, maxWatchChanSizeWithoutIndex)
 	}
 }
