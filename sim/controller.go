@@ -754,9 +754,9 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 	run.writeFrom(built)
 }
 
-// evCreateRefused is an Endpoints sync whose list is built making the create its stale
-// cache asks for: the call takes a token, the API server refuses it, and the sync ends with
-// the FailedToCreateEndpoint Warning Event about the Endpoints object.
+// evCreateRefused is an Endpoints sync, its address list built, creating the object its
+// stale cache does not have yet: the call takes a token, the API server refuses it, and the
+// sync ends with the FailedToCreateEndpoint Warning Event about the Endpoints object.
 // upstream: endpoints_controller.go syncService (eventRecorder.Eventf on an error).
 type evCreateRefused struct{ r *syncRun }
 

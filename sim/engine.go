@@ -374,7 +374,7 @@ func (e *Engine) quiescent() bool {
 		return false
 	}
 	if e.nodeLC != nil && (e.nodeLC.evictionsDue > 0 || e.nodeLC.holdsPhase()) {
-		return false // a node's pods are still to be evicted (evEvictNode), or nodes due
+		return false // a node's pods are still to be evicted (evEvictNode), or a monitor pass has nodes to take
 	}
 	for _, c := range e.ctls {
 		if c.busy() {
