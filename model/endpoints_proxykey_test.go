@@ -199,15 +199,21 @@ func TestServiceEndpointsDropsPortsNotAboveZero(t *testing.T) {
 // change by a port whose target resolves to 0 or less. Where no other port shares its
 // addresses, the object gets (or loses) a subset without ports and is written; where one
 // does, the object is the stored one and nothing is written, as upstream's comparison
-// finds. The full builder, given the stored object, decides the same (differential sweep
-// of the Endpoints controller, seed 94013: a Service given an SCTP port with target 0 beside
-// its http port).
-// upstream: endpoints_controller.go syncService (endpointSubsetsEqualIgnoreResourceVersion);
-// pkg/api/v1/endpoints/util.go RepackSubsets (if port.Port > 0).
+// finds. The same holds of a Service whose ports are all such: its addresses are listed in
+// subsets without ports, written again only when those change, and not when the stored
+// ones repack into the new ones (upstream compares the stored subsets repacked too). The
+// full builder, given the stored object, decides the same (differential sweep of the
+// Endpoints controller, seeds 94013, a Service given an SCTP port with target 0 beside its
+// http port, and 94980, a Service of such ports only whose protocols changed).
+// upstream: endpoints_controller.go syncService (endpointSubsetsEqualIgnoreResourceVersion,
+// of the stored subsets and of them repacked); pkg/api/v1/endpoints/util.go RepackSubsets
+// (if port.Port > 0).
 func TestServiceEndpointsPortNotAboveZeroAddedOrDropped(t *testing.T) {
 	http := ServicePort{Name: "http", Protocol: ProtocolTCP, Port: 80, TargetPort: IntPort(8080)}
 	zero := ServicePort{Name: "a", Protocol: ProtocolSCTP, Port: 80, TargetPort: IntPort(0)}
 	named := ServicePort{Name: "z", Protocol: ProtocolTCP, Port: 82, TargetPort: NamedPort("zero")}
+	minusThree := ServicePort{Name: "dns", Protocol: ProtocolTCP, Port: 80, TargetPort: IntPort(-3)}
+	targetZero := ServicePort{Name: "b", Protocol: ProtocolTCP, Port: 82, TargetPort: IntPort(0)}
 	withZero := testEndpointsPod(3, true)
 	withZero.ContainerPorts = []ContainerPort{{Name: "zero", ContainerPort: 0, Protocol: ProtocolTCP}}
 	pods := []*Pod{testEndpointsPod(1, true), testEndpointsPod(2, false), withZero}
@@ -222,6 +228,13 @@ func TestServiceEndpointsPortNotAboveZeroAddedOrDropped(t *testing.T) {
 		{"a named port of 0 on one pod added", []ServicePort{http}, []ServicePort{http, named}, EndpointsUpdate},
 		{"a named port of 0 on one pod dropped", []ServicePort{http, named}, []ServicePort{http}, EndpointsUpdate},
 		{"http dropped, target 0 kept", []ServicePort{zero, http}, []ServicePort{zero}, EndpointsUpdate},
+		// Only ports numbered 0 or less: the addresses are listed in subsets without ports.
+		{"only such ports, their protocols changed", []ServicePort{minusThree, targetZero}, []ServicePort{{Name: "dns", Protocol: ProtocolSCTP, Port: 80, TargetPort: IntPort(-3)}, targetZero}, ""},
+		{"only such ports, one of them renamed", []ServicePort{minusThree, targetZero}, []ServicePort{minusThree, {Name: "c", Protocol: ProtocolTCP, Port: 82, TargetPort: IntPort(0)}}, ""},
+		{"only such ports, a named port of 0 on one pod added", []ServicePort{targetZero}, []ServicePort{targetZero, named}, EndpointsUpdate},
+		// Its two subsets without ports (all pods; the one pod) repack into one, of all
+		// pods: the object a sync now makes, so upstream skips the write.
+		{"only such ports, a named port of 0 on one pod dropped", []ServicePort{targetZero, named}, []ServicePort{targetZero}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := testEndpointsService()

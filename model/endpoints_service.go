@@ -79,9 +79,9 @@ type ServiceEndpoints struct {
 // endpointsRare is what few Services' builders need, made on first need: kept apart, it
 // costs the others a pointer (a builder is 256 bytes instead of 320).
 type endpointsRare struct {
-	// storedUnwrittenSubset: the stored object has a subset made by ports none of which it
-	// lists (unwrittenSubset).
-	storedUnwrittenSubset bool
+	// storedUnwritten is the stored object's subsets made by ports none of which it lists
+	// (unwrittenSubsets), for a Service with such a port.
+	storedUnwritten [][]string
 	// byName indexes the pods' slots by podKey, made on the first call that names a pod
 	// without a ref that applies (see EndpointsPodRef).
 	byName map[string]*endpointsPodSlot
@@ -891,17 +891,18 @@ func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 }
 
 // onlyUnwrittenDiffer reports whether the records whose sides differ are all of ports the
-// object does not list (numbered 0 or less, which group addresses but are dropped), none of
-// which makes a subset of its own now or did in the stored object: the object a write would
-// make is then the stored one, and upstream's comparison skips the write. A Service given
-// such a port beside its others is one. Services without such a port answer at once.
-// upstream: endpoints_controller.go syncService (endpointSubsetsEqualIgnoreResourceVersion);
-// pkg/api/v1/endpoints/util.go RepackSubsets (if port.Port > 0).
+// object does not list (numbered 0 or less, which group addresses but are dropped), and the
+// subsets without ports such ports make (of addresses no written port shares) are those of
+// the stored object, or of the stored object repacked (which merges its subsets without
+// ports into one, or into the written subset of the same addresses): the object a write
+// would make is then the stored one as upstream compares them, and the write is skipped. A
+// Service given such a port beside its others, or whose only ports are such and change,
+// is one. Services without such a port answer at once.
+// upstream: endpoints_controller.go syncService (endpointSubsetsEqualIgnoreResourceVersion
+// of the subsets, or of RepackSubsets of the stored ones); pkg/api/v1/endpoints/util.go
+// RepackSubsets (if port.Port > 0; a subset without ports under the sentinel port).
 func (s *ServiceEndpoints) onlyUnwrittenDiffer() bool {
 	if !slices.ContainsFunc(s.ports, func(p *endpointsPortState) bool { return !p.written() }) {
-		return false
-	}
-	if s.unwrittenSubset() || s.rare != nil && s.rare.storedUnwrittenSubset {
 		return false
 	}
 	for i := range s.entries {
@@ -909,18 +910,62 @@ func (s *ServiceEndpoints) onlyUnwrittenDiffer() bool {
 			return false
 		}
 	}
-	return true
-}
-
-// unwrittenSubset reports whether the layout may have a subset whose ports are none of them
-// written: addresses no written port shares, listed without ports.
-func (s *ServiceEndpoints) unwrittenSubset() bool {
+	var stored [][]string
+	if s.rare != nil {
+		stored = s.rare.storedUnwritten
+	}
+	now := s.unwrittenSubsets()
+	if slices.EqualFunc(now, stored, slices.Equal) {
+		return true
+	}
+	if len(stored) < 2 {
+		return false // repacked, the stored subsets are the same
+	}
+	var union []string
+	for _, sub := range stored {
+		union = append(union, sub...)
+	}
+	slices.Sort(union)
+	union = slices.Compact(union)
 	for i := range s.layout {
-		if l := &s.layout[i]; len(l.portIDs) == 0 && !l.list.sentinel {
-			return true
+		if l := &s.layout[i]; len(l.portIDs) > 0 && slices.Equal(addressKeys(l.list), union) {
+			return len(now) == 0 // merged into the written subset of the same addresses
 		}
 	}
-	return false
+	return len(now) == 1 && slices.Equal(now[0], union)
+}
+
+// unwrittenSubsets returns the subsets the layout makes of ports none of which is written
+// (listed without ports), each as its addresses' keys (addressKeys), in a fixed order. Nil
+// when there is none.
+func (s *ServiceEndpoints) unwrittenSubsets() [][]string {
+	var subs [][]string
+	for i := range s.layout {
+		if l := &s.layout[i]; len(l.portIDs) == 0 && !l.list.sentinel {
+			subs = append(subs, addressKeys(l.list))
+		}
+	}
+	slices.SortFunc(subs, slices.Compare)
+	return subs
+}
+
+// addressKeys returns a key of each address of p, ready and not, sorted: what an address
+// of the object is made of, and its readiness.
+func addressKeys(p *endpointsPortState) []string {
+	var keys []string
+	for k, list := range []*addrList{&p.ready, &p.notReady} {
+		list.each(-1, func(_ int, ps *endpointsPodState) {
+			var b strings.Builder
+			for _, f := range [...]string{ps.ipOf(), ps.hostname(), ps.pod.NodeName, ps.pod.Namespace, ps.pod.Name, ps.pod.UID} {
+				b.WriteString(f)
+				b.WriteByte(' ')
+			}
+			b.WriteByte("rn"[k])
+			keys = append(keys, b.String())
+		})
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // buildLayout groups the ports into subsets: ports offered by the same set of pod signatures
@@ -1064,8 +1109,8 @@ func (s *ServiceEndpoints) Applied() {
 		if kept := s.keptSubsets(s.storedTruncated()); kept != nil || s.rare != nil {
 			s.rareFields().storedTruncated = kept
 		}
-		if unwritten := s.unwrittenSubset(); unwritten || s.rare != nil {
-			s.rareFields().storedUnwrittenSubset = unwritten
+		if slices.ContainsFunc(s.ports, func(p *endpointsPortState) bool { return !p.written() }) || s.rare != nil {
+			s.rareFields().storedUnwritten = s.unwrittenSubsets()
 		}
 		s.commitTouched()
 	case EndpointsDelete:
