@@ -273,6 +273,14 @@ func (e *Engine) findNode(p *podState) int {
 	return e.placement.place(&e.sched.open)
 }
 
+// nodeFree reports whether findNode would find p a node now, without moving the placer on.
+func (e *Engine) nodeFree(p *podState) bool {
+	if pinned := p.pinned(); pinned >= 0 {
+		return e.fitsPinned(int(pinned))
+	}
+	return e.sched.open.first(0, e.placement.nodes) >= 0
+}
+
 // assign counts a pod bound to node n in the scheduler's cache.
 func (e *Engine) assign(n int) {
 	e.sched.assigned[n]++

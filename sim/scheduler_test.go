@@ -580,3 +580,40 @@ func TestUnschedulableStatusWrittenWhenItChanges(t *testing.T) {
 		t.Errorf("the second patch made %d pod events; want 1 (a pod update)", changedEvents-sameEvents)
 	}
 }
+
+// TestNoNodeAttemptTakesNoBindingToken: one node with room for one pod, two pods, and a
+// scheduler's client of one token every 10 s. The first pod's scheduling cycle finds the
+// node and its binding takes the token; the second's, ending at the same time, finds no
+// node: it fails then, with no binding call, rather than after waiting 10 s for a token
+// it would not use.
+// upstream: schedule_one.go scheduleOnePod (a failed scheduling cycle runs no binding
+// cycle; handleSchedulingFailure at once).
+func TestNoNodeAttemptTakesNoBindingToken(t *testing.T) {
+	cfg := capConfig(1, 1, 2, Action{Name: "create", Kind: ActionCreate},
+		Action{Name: "wait", Kind: ActionWait, Duration: time.Minute})
+	cfg.ControlPlane.Workloads.SchedulerQPS, cfg.ControlPlane.Workloads.SchedulerBurst = 0.1, 1
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created Time
+	var failedAt Time = -1
+	runEngine(t, e, func() {
+		s := e.services[0]
+		if created == 0 && len(s.pods) == 2 {
+			created = e.now
+		}
+		for p, q := range e.sched.byPod {
+			if failedAt < 0 && q.failures > 0 && p.node < 0 {
+				failedAt = q.failedAt
+			}
+		}
+	})
+	if failedAt < 0 {
+		t.Fatal("no pod failed to schedule")
+	}
+	// The pods are created one after the other; each scheduling cycle takes 1 s.
+	if d := failedAt - created; d > 2*Time(time.Second) {
+		t.Errorf("the pod with no node failed %v after the pods were created, want its scheduling cycle's end (1 s)", d)
+	}
+}
