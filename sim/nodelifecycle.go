@@ -87,7 +87,10 @@ type nodeLifecycle struct {
 	// the next pass to find (markNodeAsReachable). Each holds the phase open.
 	due, todo, reported []dueNode
 	todoHead, dueLeft   int
-	workers             [nodeUpdateWorkers]nodeWorker
+	// passHolds is set while the running pass found nodes due or back: its end (the zones'
+	// health) holds the phase open too.
+	passHolds bool
+	workers   [nodeUpdateWorkers]nodeWorker
 	// readySince holds, for each pod it marked not ready, the Ready condition's transition
 	// time before: what the pod's kubelet, which never saw it not ready, still has.
 	readySince map[*podState]model.Timestamp
@@ -103,6 +106,10 @@ type nodeLifecycle struct {
 	// so that an eviction of an earlier one is void.
 	tainted []bool
 	taints  []int32
+	// unreachable[i] is set while node i has the taints of its last failure as the
+	// controller put them on (found not ready): the first pass that sees the node Ready
+	// takes them off (nodeBack).
+	unreachable []bool
 	// evictionDue[i] is set while node i's taint has its pods' eviction still to come
 	// (evEvictNode), and evictionsDue counts those nodes: they hold the phase open
 	// (Engine.quiescent), where an eviction the taint's removal voided does not.
@@ -116,11 +123,13 @@ type nodeLifecycle struct {
 	allDown bool
 	// taintGrid is when the last taint pass ended: the next starts taintPassPeriod after
 	// it or a multiple later (the passes with nothing to do are not run).
-	// taintPassQueued: an evTaintPass is queued; tainting: a pass waits for its calls, at
-	// zone taintZone (an index of zoneNames).
-	taintGrid                 Time
+	// taintPassQueued: an evTaintPass is queued, at taintPassAt, of generation taintGen (an
+	// earlier one queued since voids it); tainting: a pass waits for its calls, at zone
+	// taintZone (an index of zoneNames).
+	taintGrid, taintPassAt    Time
 	taintPassQueued, tainting bool
 	taintZone                 int
+	taintGen                  int32
 }
 
 // taintPassPeriod is the period of the taint passes, from each pass's end.
@@ -226,7 +235,8 @@ func (e *Engine) lifecycle() *nodeLifecycle {
 	nl := &nodeLifecycle{client: newTokenBucket(nodeLifecycleQPS, nodeLifecycleBurst),
 		evictions: newTokenBucket(nodeLifecycleQPS, nodeLifecycleBurst), zones: map[string]*evictionZone{},
 		readySince: map[*podState]model.Timestamp{}, leasePhase: make([]Time, n), statusPhase: make([]Time, n),
-		tainted: make([]bool, n), taints: make([]int32, n), evictionDue: make([]bool, n), renewedAt: make([]Time, n)}
+		tainted: make([]bool, n), taints: make([]int32, n), evictionDue: make([]bool, n), renewedAt: make([]Time, n),
+		unreachable: make([]bool, n)}
 	nl.events.client, nl.evictionEvents.client = nl.client, nl.evictions
 	rng := newStream(e.cfg.Seed, streamNodeLifecycle)
 	nl.grid = Time(rng.Int64N(int64(nodeMonitorPeriod)))
@@ -351,9 +361,12 @@ func (evMonitorPass) apply(e *Engine) {
 	nl := e.nodeLC
 	nl.passQueued = false
 	nl.lastPass = e.now
+	// The nodes whose kubelet wrote Ready: the pass sees the node object Ready and takes
+	// the taints off, even if the node has failed again since (not yet past its grace).
 	for _, d := range nl.reported {
-		if e.nodeEpoch[d.node] == d.epoch && !e.nodeDown[d.node] {
+		if e.nodes[d.node].Ready && nl.unreachable[d.node] {
 			e.nodeBack(d.node)
+			nl.passHolds = true
 		}
 	}
 	nl.reported = nl.reported[:0]
@@ -388,7 +401,9 @@ func (evMonitorPass) apply(e *Engine) {
 			nl.dueLeft++
 		}
 	}
+	nl.passHolds = nl.passHolds || nl.dueLeft > 0
 	if len(nl.todo) == 0 {
+		nl.passHolds = false
 		e.handleDisruption()
 		return
 	}
@@ -433,6 +448,7 @@ func (e *Engine) takeNode(w int) {
 		return
 	}
 	nl.grid, nl.lastPass = e.now, e.now
+	nl.passHolds = false
 	e.handleDisruption()
 	if len(nl.due) > 0 || len(nl.reported) > 0 || slices.ContainsFunc(nl.todo, func(d dueNode) bool {
 		return e.nodeDown[d.node] && !e.nodes[d.node].Ready
@@ -442,9 +458,9 @@ func (e *Engine) takeNode(w int) {
 }
 
 // holdsPhase reports whether the node lifecycle controller has work the phase waits for:
-// nodes due or back for the next pass, or due nodes the running pass has not taken yet.
+// nodes due or back for the next pass, or a running pass that found some.
 func (nl *nodeLifecycle) holdsPhase() bool {
-	return len(nl.due) > 0 || len(nl.reported) > 0 || nl.dueLeft > 0
+	return len(nl.due) > 0 || len(nl.reported) > 0 || nl.dueLeft > 0 || nl.passHolds
 }
 
 // evLeaseRechecked is worker w's live Lease GET of a node an earlier pass found not ready,
@@ -493,6 +509,7 @@ func (ev evNodeUnknown) apply(e *Engine) {
 			e.after(posMod(nl.nodeStatusPhase[ev.node]-e.now, nodeStatusUpdatePeriod), evNodeReported{ev.node, e.nodeEpoch[ev.node]})
 		}
 		e.setNodeReady(ev.node, false)
+		nl.unreachable[ev.node] = true
 		e.queueForTaint(ev.node, ev.epoch)
 		e.recordEvent(&nl.events) // NodeNotReady
 		for range 2 {             // the NoSchedule taint's GET and PATCH
@@ -554,11 +571,12 @@ func (e *Engine) queueForTaint(i, epoch int) {
 }
 
 // queueTaintPass queues the first taint pass with something to do: the first on the
-// passes' period at which a zone with nodes queued has its limiter's token. None is queued
-// while a pass runs (its end queues the next), or while no zone can taint.
+// passes' period at which a zone with nodes queued has its limiter's token; one queued for
+// later gives way to it. None is queued while a pass runs (its end queues the next), or
+// while no zone can taint.
 func (e *Engine) queueTaintPass() {
 	nl := e.nodeLC
-	if nl.taintPassQueued || nl.tainting {
+	if nl.tainting {
 		return
 	}
 	first := Time(-1)
@@ -574,8 +592,12 @@ func (e *Engine) queueTaintPass() {
 	if t := max(first, e.now); t > at {
 		at += (t - at + taintPassPeriod - 1) / taintPassPeriod * taintPassPeriod
 	}
-	nl.taintPassQueued = true
-	e.schedule(at, evTaintPass{})
+	if nl.taintPassQueued && nl.taintPassAt <= at {
+		return
+	}
+	nl.taintPassQueued, nl.taintPassAt = true, at
+	nl.taintGen++
+	e.schedule(at, evTaintPass{nl.taintGen})
 }
 
 // handleDisruption is the end of a monitor pass: each zone's state from its nodes'
@@ -669,18 +691,21 @@ func (e *Engine) swapLimiter(z *evictionZone, rate float64) {
 	}
 }
 
-// evTaintPass is a taint pass: zone by zone (in node order; upstream's order is a map's),
+// evTaintPass is a taint pass (void if another was queued since): zone by zone (in node order; upstream's order is a map's),
 // it taints the first node of the zone's queue that is still down, as the zone's limiter
 // allows, with a GET and a PATCH the pass waits for (evTaintGot), and schedules the
 // eviction of its pods after their toleration, from when the taint is on. The next pass
 // starts taintPassPeriod after this one ends.
 // upstream: node_lifecycle_controller.go doNoExecuteTaintingPass;
 // scheduler/rate_limited_queue.go Try; controller_utils.go SwapNodeControllerTaint.
-type evTaintPass struct{}
+type evTaintPass struct{ gen int32 }
 
 func (evTaintPass) String() string { return "taint pass" }
-func (evTaintPass) apply(e *Engine) {
+func (ev evTaintPass) apply(e *Engine) {
 	nl := e.nodeLC
+	if ev.gen != nl.taintGen || !nl.taintPassQueued {
+		return // an earlier pass was queued since
+	}
 	nl.taintPassQueued = false
 	nl.tainting, nl.taintZone = true, 0
 	e.taintNext()
@@ -816,6 +841,7 @@ func (e *Engine) nodeBack(i int) {
 	if nl == nil {
 		return
 	}
+	nl.unreachable[i] = false
 	calls := 2 // the NoSchedule taint
 	if nl.tainted[i] {
 		nl.untaint(i)

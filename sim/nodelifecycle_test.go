@@ -1090,7 +1090,8 @@ func TestTaintPassWaitsForEachTaint(t *testing.T) {
 		z.queue = append(z.queue, dueNode{node: i, epoch: e.nodeEpoch[i]})
 	}
 	start := e.now
-	evTaintPass{}.apply(e)
+	nl.taintPassQueued = true
+	evTaintPass{nl.taintGen}.apply(e)
 	got := map[int]Time{} // when each node's GET returned
 	var ended Time
 	for nl.tainting && e.q.Len() > 0 {
@@ -1117,5 +1118,94 @@ func TestTaintPassWaitsForEachTaint(t *testing.T) {
 	}
 	if nl.taintGrid != ended {
 		t.Errorf("the passes' period runs from %v, want the pass's end %v", nl.taintGrid, ended)
+	}
+}
+
+// TestTaintPassComesSoonerForAnotherZone: zone 0 has just tainted a node and has another
+// queued, so the next pass with something to do is the one 10 s on, when its token comes.
+// A node of zone 1, whose token is there, then joins its queue: the pass on the 100 ms
+// period comes for it, not the one 10 s on (upstream runs a pass every 100 ms whatever).
+// upstream: node_lifecycle_controller.go Run (UntilWithContext(doNoExecuteTaintingPass,
+// NodeEvictionPeriod)).
+func TestTaintPassComesSoonerForAnotherZone(t *testing.T) {
+	e := failureEngine(t, 6, 6, time.Minute)
+	runEngine(t, e, nil)
+	nl := e.lifecycle()
+	zone0, zone1 := zoneNodes(e, 0), zoneNodes(e, 1)
+	fail := func(i int) {
+		e.failNode(i)
+		e.setNodeReady(i, false)
+	}
+	fail(zone0[0])
+	fail(zone0[1])
+	z0 := nl.zones[e.nodes[zone0[0]].Zone]
+	z0.next = e.now
+	z0.queue = append(z0.queue, dueNode{node: zone0[0], epoch: e.nodeEpoch[zone0[0]]}, dueNode{node: zone0[1], epoch: e.nodeEpoch[zone0[1]]})
+	step := func(until func() bool) {
+		for !until() && e.q.Len() > 0 {
+			it := e.q.pop()
+			if !isBackground(it.ev) {
+				e.nonRetry--
+			}
+			e.now = it.at
+			it.ev.apply(e)
+		}
+	}
+	e.queueTaintPass()
+	step(func() bool { return nl.tainted[zone0[0]] && !nl.tainting })
+	if !nl.taintPassQueued || nl.taintPassAt < e.now+9*Time(time.Second) {
+		t.Fatalf("after zone 0's first taint: a pass queued %v at %v, want one 10 s on", nl.taintPassQueued, nl.taintPassAt-e.now)
+	}
+	b := zone1[0]
+	fail(b)
+	queued := e.now
+	e.queueForTaint(b, e.nodeEpoch[b])
+	step(func() bool { return nl.tainted[b] })
+	if d := e.now - queued; d > taintPassPeriod {
+		t.Errorf("zone 1's node tainted %v after it was queued, want within a pass period (%v)", d, taintPassPeriod)
+	}
+	if nl.tainted[zone0[1]] {
+		t.Error("zone 0's second node tainted before its zone's token came")
+	}
+}
+
+// TestNodeBackThenFailedAgainLosesItsTaints: a node found not ready and tainted comes back,
+// its kubelet writes Ready, and it fails again before the next monitor pass. The pass sees
+// the node object Ready and takes its taints off (markNodeAsReachable), as upstream's does;
+// back again within its grace period, it is never found not ready again, and keeps no
+// taint (its pods are not evicted for the old one).
+// upstream: node_lifecycle_controller.go monitorNodeHealth (every node, every pass),
+// processTaintBaseEviction (markNodeAsReachable when the observed Ready is True).
+func TestNodeBackThenFailedAgainLosesItsTaints(t *testing.T) {
+	e := failureEngine(t, 30, 30, 20*time.Minute)
+	node := 4
+	stage := 0
+	runEngine(t, e, func() {
+		nl := e.nodeLC
+		switch {
+		case stage == 0 && e.phase == 1:
+			e.failNode(node)
+			stage = 1
+		case stage == 1 && nl != nil && nl.tainted[node]:
+			e.schedule(e.now, evNodeRecover{node, e.nodeEpoch[node]})
+			stage = 2
+		case stage == 2 && e.nodes[node].Ready && len(nl.reported) > 0:
+			e.failNode(node) // before the pass that would find it Ready
+			e.after(10*Time(time.Second), evNodeRecover{node, e.nodeEpoch[node]})
+			stage = 3
+		}
+	})
+	if stage != 3 {
+		t.Fatalf("the test's failure sequence stopped at stage %d", stage)
+	}
+	nl := e.nodeLC
+	if e.nodeDown[node] || !e.nodes[node].Ready || nl.tainted[node] || nl.unreachable[node] {
+		t.Errorf("node at the end: down %v, Ready %v, tainted %v, unreachable %v; want up, Ready, no taint",
+			e.nodeDown[node], e.nodes[node].Ready, nl.tainted[node], nl.unreachable[node])
+	}
+	for _, p := range e.podsOnNode[node] {
+		if p.pod.Terminating {
+			t.Errorf("pod %s evicted for a taint that should have come off", p.pod.Name)
+		}
 	}
 }
