@@ -368,6 +368,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	// gzipBytes is the bytes of the event gzipped for the kube-proxies that get it gzipped.
 	var gzipBytes int64
 	gzipLive := a.gzipsLiveEvents(c.mode)
+	proxySelected := false // the kube-proxies select the event, connected or not
 	for i := range a.groups {
 		g := &a.groups[i]
 		if !g.watches(c.mode) {
@@ -386,6 +387,7 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		if !ok {
 			continue
 		}
+		proxySelected = proxySelected || g.kubeProxy
 		n := int64(a.groupCount(g, c.mode))
 		ev := model.WatchEventSize(bytes[g.encoding], typ, g.encoding)
 		var z int64 // the kube-proxies whose watch began as a watch list: they get it gzipped
@@ -425,8 +427,8 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	rec.Watchers = events
 	mi := modeIndex(c.mode)
 	a.proxyBytes[mi] += kubeProxyEvent
-	if kubeProxyEvent > 0 {
-		a.proxyEvents[mi]++
+	if proxySelected {
+		a.proxyEvents[mi]++ // into the failed nodes' watches too (network.dead)
 	}
 	if cm.wasSelected {
 		a.listed[mi].remove(cm.oldBytes[model.Protobuf])
@@ -444,6 +446,9 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		}
 	} else {
 		a.net.record(c.mode)
+		// No watcher is connected (every node is down): a failed node's watch that this
+		// event fills is closed all the same, with no one to stall.
+		d.deadClosed = a.net.closeDead(c.mode)
 	}
 	cpu := a.watchCPU(&cm, encoded, perWatcher, events, fanout, d)
 	cpu += Time(float64(gzipBytes) * e.cfg.APIServer.Costs.GzipNanosPerByte)

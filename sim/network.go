@@ -67,9 +67,9 @@ type fluidQueue struct {
 // watch's connection, so it keeps the watch and fills its buffers (watcherHolds events)
 // until the dispatcher blocks on it, for the whole of its time budget since no event ever
 // leaves, and closes it as too slow. full is the count of kube-proxy events
-// (apiServer.proxyEvents) at which that happens; gen voids it when the node came back in
-// time to keep its connection (its watch goes on). (A watch that times out first, 5 to 10
-// minutes after it started, ends without a stall: left out.)
+// (apiServer.proxyEvents) at which that happens; gen voids it when the node came back
+// first (watchResumed). (A watch that times out first, 5 to 10 minutes after it started,
+// ends without a stall: left out.)
 // upstream: cacher.go dispatchEvent (the budget's timer), cache_watcher.go add
 // (forget on a timeout); apiserver server/secure_serving.go (no ReadIdleTimeout: no ping
 // finds a dead client).
@@ -387,8 +387,9 @@ func (n *network) watchDied(m Mode, i int) {
 	q.dead.push(deadWatch{full: n.e.api.proxyEvents[mi] + int64(q.watcherHolds(n.e.now)), node: int32(i), gen: n.deadGen[mi][i]})
 }
 
-// watchResumed records that node i's kube-proxy of mode m kept its connection through its
-// node's failure: its watch goes on, and is no longer dead.
+// watchResumed records that node i, back, answers the API server again: the watch of its
+// kube-proxy of mode m goes on (its client kept the connection) or ends (its client gave
+// the connection up, and the node's kernel resets it), and is no longer dead either way.
 func (n *network) watchResumed(m Mode, i int) {
 	if g := n.deadGen[modeIndex(m)]; g != nil {
 		g[i]++

@@ -445,3 +445,31 @@ func TestSmallestChannelFollowsTheRewatches(t *testing.T) {
 		t.Errorf("after the re-watch of all: smallest channel %d, want %d", got, maxWatchChanSizeWithoutIndex)
 	}
 }
+
+// TestDeadWatchesCloseWithEveryNodeDown: every node fails, so no kube-proxy is connected
+// when the node lifecycle controller marks the pods not ready; their endpoints' events
+// still fill the failed nodes' watches, which the API server closes: one termination per
+// node and mode.
+func TestDeadWatchesCloseWithEveryNodeDown(t *testing.T) {
+	cfg := testConfig(6, 60)
+	cfg.Network.Enabled = true
+	cfg.Timeline = []Action{
+		{Name: "create", Kind: ActionCreate},
+		{Name: "fail", Kind: ActionFailNodes, Nodes: 6, Duration: 10 * time.Minute},
+	}
+	_, res := runEngineOf(t, cfg, nil)
+	var fail *PhaseResult
+	for i := range res.Phases {
+		if res.Phases[i].Name == "fail" {
+			fail = &res.Phases[i]
+		}
+	}
+	if fail == nil {
+		t.Fatal("no phase fail")
+	}
+	for mode, r := range map[string]ModeResult{"Endpoints": fail.Endpoints, "EndpointSlices": fail.EndpointSlices} {
+		if r.WatcherTerminations != 6 {
+			t.Errorf("%s: %d watcher terminations while every node was down, want 6 (one per failed node's watch)", mode, r.WatcherTerminations)
+		}
+	}
+}

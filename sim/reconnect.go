@@ -133,15 +133,16 @@ func (e *Engine) proxiesBack(i int) {
 		if !e.proxyAway[mi][i] {
 			continue
 		}
+		// Back, the node answers the API server: the connection goes on if its client has
+		// not given it up, and a given-up one is reset by the node's kernel. Either way
+		// its watch is no longer dead (network.dead).
+		e.api.net.watchResumed(m, i)
 		if had && e.now-mark.at[mi] >= connectionLostAfter {
 			at := reconnectAfterLoss(m, mark.at[mi]+connectionLostAfter, e.now, e.reconnects[mi].Float64)
 			e.schedule(at, evProxyBack{node: i, mode: m, epoch: e.nodeEpoch[i], mark: mark})
 			pending = true
 			continue
 		}
-		// Back before its client found the connection lost: the connection, and its watch
-		// if the API server has not closed it, go on.
-		e.api.net.watchResumed(m, i)
 		if had && !e.api.net.holds(m, e.api.events[mi]-mark.events[mi], e.now-mark.at[mi]) {
 			// Its watch from the resourceVersion it had is answered 410 Gone: the watch
 			// ends with that error, ListAndWatch returns, and the reflector waits one
