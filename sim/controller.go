@@ -804,9 +804,11 @@ type syncRun struct {
 }
 
 // writeFrom starts the run's writes once its sync has built them, at t: the first asks the
-// client for its token then, after the requests other workers made meanwhile.
+// client for its token then, after the requests other workers made meanwhile. When no event
+// comes before t, no request can either: it asks now for t, which is the same, without an
+// event.
 func (r *syncRun) writeFrom(t Time) {
-	if t == r.c.e.now {
+	if t == r.c.e.now || r.c.e.q.noneBefore(t) {
 		r.next(t)
 		return
 	}
@@ -819,7 +821,8 @@ type evSyncBuilt struct{ r *syncRun }
 func (ev evSyncBuilt) String() string  { return string(ev.r.c.mode) + " sync built" }
 func (ev evSyncBuilt) apply(e *Engine) { ev.r.next(e.now) }
 
-// next sends the next write at or after t (the clock), waiting for a token.
+// next sends the next write at or after t (the clock, or a time before which nothing
+// happens: writeFrom), waiting for a token.
 func (r *syncRun) next(t Time) {
 	for r.i < len(r.writes) && r.stopType != "" && r.writes[r.i].addressType == r.stopType {
 		r.c.syncer.applied(r.s, &r.writes[r.i], false)

@@ -140,6 +140,22 @@ func (q *eventQueue) moveDown(b int) {
 	q.buckets[b] = from[:0]
 }
 
+// noneBefore reports whether no event waits at t or before: then nothing happens between
+// the last pop and t. It answers from a lower bound of the least non-empty bucket's times
+// (those differ from cur first at the bucket's bit, where cur has 0), so it may say false
+// of a queue whose earliest event is after t, never true of one with an event at t or before.
+func (q *eventQueue) noneBefore(t Time) bool {
+	if q.head < len(q.buckets[0]) {
+		return false // events at cur
+	}
+	rest := q.full &^ 1
+	if rest == 0 {
+		return true
+	}
+	b := uint(bits.TrailingZeros64(rest))
+	return q.cur>>b<<b|Time(1)<<(b-1) > t
+}
+
 // restart empties bucket 0, whose events are all popped, for the next time's: its array is
 // reused, but for a burst's.
 func (q *eventQueue) restart() {

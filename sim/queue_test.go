@@ -150,3 +150,42 @@ func TestPodLifecycleEventsFromArenas(t *testing.T) {
 		t.Errorf("an applied event still holds %+v", *ready)
 	}
 }
+
+// TestNoneBeforeNeverMissesAnEvent drives the queue with random schedules and pops and
+// checks noneBefore against the earliest waiting time: never true when an event waits at t
+// or before, and true when nothing waits at all.
+func TestNoneBeforeNeverMissesAnEvent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var q eventQueue
+	var waiting []Time
+	saidTrue := 0
+	for range 20000 {
+		if len(waiting) == 0 || rng.IntN(3) > 0 {
+			at := q.cur + Time(rng.Int64N(1<<uint(rng.IntN(40))))
+			q.schedule(at, evServiceCreate{})
+			waiting = append(waiting, at)
+		} else {
+			it := q.pop()
+			i := slices.Index(waiting, it.at)
+			waiting = slices.Delete(waiting, i, i+1)
+		}
+		earliest := Time(-1)
+		if len(waiting) > 0 {
+			earliest = slices.Min(waiting)
+		}
+		probe := q.cur + Time(rng.Int64N(1<<uint(rng.IntN(40))))
+		got := q.noneBefore(probe)
+		if got && earliest >= 0 && earliest <= probe {
+			t.Fatalf("noneBefore(%d) true with an event at %d (cur %d)", probe, earliest, q.cur)
+		}
+		if earliest < 0 && !got {
+			t.Fatalf("noneBefore(%d) false on an empty queue", probe)
+		}
+		if got {
+			saidTrue++
+		}
+	}
+	if saidTrue == 0 {
+		t.Fatal("noneBefore never said true")
+	}
+}
