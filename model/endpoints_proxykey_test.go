@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -204,7 +205,8 @@ func TestServiceEndpointsDropsPortsNotAboveZero(t *testing.T) {
 // ones repack into the new ones (upstream compares the stored subsets repacked too). The
 // full builder, given the stored object, decides the same (differential sweep of the
 // Endpoints controller, seeds 94013, a Service given an SCTP port with target 0 beside its
-// http port, and 94980, a Service of such ports only whose protocols changed).
+// http port; 94980, a Service of such ports only whose protocols changed; and 95338, a
+// Service without ports given one of target 0).
 // upstream: endpoints_controller.go syncService (endpointSubsetsEqualIgnoreResourceVersion,
 // of the stored subsets and of them repacked); pkg/api/v1/endpoints/util.go RepackSubsets
 // (if port.Port > 0).
@@ -235,10 +237,19 @@ func TestServiceEndpointsPortNotAboveZeroAddedOrDropped(t *testing.T) {
 		// Its two subsets without ports (all pods; the one pod) repack into one, of all
 		// pods: the object a sync now makes, so upstream skips the write.
 		{"only such ports, a named port of 0 on one pod dropped", []ServicePort{targetZero, named}, []ServicePort{targetZero}, ""},
+		// A headless Service without ports lists its addresses in a subset without ports
+		// too; a Service with a cluster IP and no ports lists none.
+		{"headless, no ports, then one of target 0", nil, []ServicePort{targetZero}, ""},
+		{"headless, one of target 0, then no ports", []ServicePort{targetZero}, nil, ""},
+		{"headless, no ports, then http", nil, []ServicePort{http}, EndpointsUpdate},
+		{"cluster IP, no ports, then one of target 0", nil, []ServicePort{targetZero}, EndpointsUpdate},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := testEndpointsService()
 			before.Ports = tc.before
+			if strings.HasPrefix(tc.name, "headless") {
+				before.ClusterIP = "None"
+			}
 			se := NewServiceEndpoints(before, EndpointsOptions{}, testAddressBytes)
 			for _, p := range pods {
 				se.SetPod(p)
@@ -251,6 +262,7 @@ func TestServiceEndpointsPortNotAboveZeroAddedOrDropped(t *testing.T) {
 
 			after := testEndpointsService()
 			after.Ports = tc.after
+			after.ClusterIP = before.ClusterIP
 			se.SetService(after)
 			full := BuildEndpoints(after, pods, stored, EndpointsOptions{}, 0)
 			d := se.Sync(0)

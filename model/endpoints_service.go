@@ -272,9 +272,10 @@ type endpointsPortState struct {
 // object lists (numbered above 0: RepackSubsets drops the others, and kube-proxy skips 0).
 func (p *endpointsPortState) proxied() bool { return !p.sentinel && p.port.Port > 0 }
 
-// written reports whether the object lists p's addresses as p's: the sentinel of a Service
-// without ports, or a port numbered above 0 (RepackSubsets drops the others).
-func (p *endpointsPortState) written() bool { return p.sentinel || p.port.Port > 0 }
+// written reports whether the object lists p's addresses under p: a port numbered above 0.
+// The others (the sentinel of a Service without ports, a port numbered 0 or less, which
+// RepackSubsets drops) list theirs in subsets without ports.
+func (p *endpointsPortState) written() bool { return !p.sentinel && p.port.Port > 0 }
 
 // endpointsSignature is a distinct set of resolved ports and how many pods resolve exactly it.
 // Ports offered by exactly the same signatures have identical address sets, so RepackSubsets
@@ -891,13 +892,14 @@ func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 }
 
 // onlyUnwrittenDiffer reports whether the records whose sides differ are all of ports the
-// object does not list (numbered 0 or less, which group addresses but are dropped), and the
-// subsets without ports such ports make (of addresses no written port shares) are those of
-// the stored object, or of the stored object repacked (which merges its subsets without
-// ports into one, or into the written subset of the same addresses): the object a write
-// would make is then the stored one as upstream compares them, and the write is skipped. A
-// Service given such a port beside its others, or whose only ports are such and change,
-// is one. Services without such a port answer at once.
+// object does not list (numbered 0 or less, which group addresses but are dropped, or the
+// sentinel of a Service without ports), and the subsets without ports they make (of
+// addresses no written port shares) are those of the stored object, or of the stored object
+// repacked (which merges its subsets without ports into one, or into the written subset of
+// the same addresses): the object a write would make is then the stored one as upstream
+// compares them, and the write is skipped. A Service given such a port beside its others,
+// or whose only ports are such and change, or a Service without ports given one numbered
+// 0, is one. Services without such a port answer at once.
 // upstream: endpoints_controller.go syncService (endpointSubsetsEqualIgnoreResourceVersion
 // of the subsets, or of RepackSubsets of the stored ones); pkg/api/v1/endpoints/util.go
 // RepackSubsets (if port.Port > 0; a subset without ports under the sentinel port).
@@ -941,7 +943,7 @@ func (s *ServiceEndpoints) onlyUnwrittenDiffer() bool {
 func (s *ServiceEndpoints) unwrittenSubsets() [][]string {
 	var subs [][]string
 	for i := range s.layout {
-		if l := &s.layout[i]; len(l.portIDs) == 0 && !l.list.sentinel {
+		if l := &s.layout[i]; len(l.portIDs) == 0 {
 			subs = append(subs, addressKeys(l.list))
 		}
 	}
