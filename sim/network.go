@@ -339,6 +339,7 @@ func (q *fluidQueue) remember(now Time) {
 	if q.cacheCap == 0 {
 		q.cacheCap = minWatchCacheCapacity
 	}
+	was := q.cacheCap
 	if h := q.history.items(); len(h) == q.cacheCap {
 		switch {
 		case now-h[0] < eventFreshDuration:
@@ -353,6 +354,14 @@ func (q *fluidQueue) remember(now Time) {
 		q.history.drop(1)
 	}
 	q.history.push(now)
+	if q.cacheCap != was {
+		q.noteChanSize(now)
+	}
+}
+
+// noteChanSize records the channel size a new watch gets from now on, if it changed (the
+// cache's capacity did), for smallestChan.
+func (q *fluidQueue) noteChanSize(now Time) {
 	if n := q.sizes.len(); n > 0 {
 		if size := q.chanSize(); size != q.sizes.items()[n-1].size {
 			q.sizes.push(chanMark{at: now, size: size})

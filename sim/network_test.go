@@ -412,8 +412,8 @@ func TestSmallestChannelFollowsTheRewatches(t *testing.T) {
 		t.Fatalf("first channels %d, want %d", q.watchChan, minWatchChanSize)
 	}
 	setCache := func(at Time, capacity int) {
-		q.cacheCap = capacity
-		q.remember(at)
+		q.cacheCap = capacity // as remember resizes it
+		q.noteChanSize(at)
 	}
 	big := maxWatchChanSizeWithoutIndex * int(eventFreshDuration.Seconds())
 	setCache(minutes(1), big)

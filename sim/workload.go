@@ -947,15 +947,18 @@ func (ev evPodSetReady) String() string {
 
 func (evp *evPodScheduled) apply(e *Engine) {
 	if evp.bind && !evp.bound {
-		// The scheduling cycle is over. One that found no node makes no binding call (its
-		// failure is handled below, now); else the binding call asks for its token now,
-		// after the calls made before it.
+		// The scheduling cycle is over: the binding call asks for its token now, after the
+		// calls made before it. A cycle that found no node makes no call: its failure is
+		// handled below, now (the token is given back at once, as if never taken).
 		evp.bound = true
-		if p := evp.p; p.epoch == evp.epoch && p.stage == stagePending && !e.nodeFree(p) {
-			evp.bind = false
-		} else if at := e.workloads.bind(e.now); at > e.now {
-			e.schedule(at, evp)
-			return
+		if at := e.workloads.bind(e.now); at > e.now {
+			if p := evp.p; p.epoch == evp.epoch && p.stage == stagePending && !e.nodeFree(p) {
+				e.workloads.refundBind()
+				evp.bind = false
+			} else {
+				e.schedule(at, evp)
+				return
+			}
 		}
 	}
 	ev := takeEvent(evp)
