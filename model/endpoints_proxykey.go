@@ -114,7 +114,7 @@ func (s *ServiceEndpoints) ProxyKey() uint64 {
 	for _, l := range s.layout {
 		if !truncatedReady {
 			for _, id := range l.portIDs {
-				if st := s.ports[id]; st.proxied() {
+				if st := s.ports[id]; st.listed() {
 					key += st.proxyKey
 				}
 			}
@@ -123,7 +123,7 @@ func (s *ServiceEndpoints) ProxyKey() uint64 {
 		var ports uint64 // Σ of the subset's ports' hashes: each has the same addresses
 		proxied := false
 		for _, id := range l.portIDs {
-			if st := s.ports[id]; st.proxied() {
+			if st := s.ports[id]; st.listed() {
 				ports += proxyPortHash(&st.port)
 				proxied = true
 			}

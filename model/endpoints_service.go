@@ -79,9 +79,9 @@ type ServiceEndpoints struct {
 // endpointsRare is what few Services' builders need, made on first need: kept apart, it
 // costs the others a pointer (a builder is 256 bytes instead of 320).
 type endpointsRare struct {
-	// storedUnwritten is the stored object's subsets made by ports none of which it lists
-	// (unwrittenSubsets), for a Service with such a port.
-	storedUnwritten [][]string
+	// storedUnlisted is the stored object's subsets made by ports none of which it lists
+	// (unlistedSubsets), for a Service with such a port.
+	storedUnlisted [][]string
 	// byName indexes the pods' slots by podKey, made on the first call that names a pod
 	// without a ref that applies (see EndpointsPodRef).
 	byName map[string]*endpointsPodSlot
@@ -264,18 +264,15 @@ type endpointsPortState struct {
 	ready    addrList
 	notReady addrList
 	// proxyKey is Σ proxyEntryHash over the ready addresses (0 for a port a kube-proxy
-	// skips: see proxied), kept as they come and go: see ProxyKey.
+	// skips: see listed), kept as they come and go: see ProxyKey.
 	proxyKey uint64
 }
 
-// proxied reports whether a kube-proxy that watches Endpoints programs p: a port the
-// object lists (numbered above 0: RepackSubsets drops the others, and kube-proxy skips 0).
-func (p *endpointsPortState) proxied() bool { return !p.sentinel && p.port.Port > 0 }
-
-// written reports whether the object lists p's addresses under p: a port numbered above 0.
+// listed reports whether the object lists p under its own name: a port numbered above 0.
 // The others (the sentinel of a Service without ports, a port numbered 0 or less, which
-// RepackSubsets drops) list theirs in subsets without ports.
-func (p *endpointsPortState) written() bool { return !p.sentinel && p.port.Port > 0 }
+// RepackSubsets drops) list their addresses in subsets without ports. A kube-proxy that
+// watches Endpoints programs the listed ports only (it skips 0 too).
+func (p *endpointsPortState) listed() bool { return !p.sentinel && p.port.Port > 0 }
 
 // endpointsSignature is a distinct set of resolved ports and how many pods resolve exactly it.
 // Ports offered by exactly the same signatures have identical address sets, so RepackSubsets
@@ -751,7 +748,7 @@ func (s *ServiceEndpoints) addContribution(ps *endpointsPodState, ready bool) {
 		p := s.ports[id]
 		if ready {
 			ipHash := p.ready.insert(ps, s.buf)
-			if p.proxied() {
+			if p.listed() {
 				p.proxyKey += proxyPortHash(&p.port) * ipHash
 			}
 		} else {
@@ -774,7 +771,7 @@ func (s *ServiceEndpoints) removeContribution(ps *endpointsPodState, ready bool)
 		p := s.ports[id]
 		if ready {
 			ipHash := p.ready.remove(ps, s.buf)
-			if p.proxied() {
+			if p.listed() {
 				p.proxyKey -= proxyPortHash(&p.port) * ipHash
 			}
 		} else {
@@ -855,7 +852,7 @@ func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 	d.Subsets, d.Addresses, d.NotReadyAddresses = len(s.layout), d.DesiredAddresses, d.DesiredNotReadyAddresses
 
 	// upstream step 7: the skip test.
-	if s.stored && (s.mismatch == 0 || s.onlyUnwrittenDiffer()) &&
+	if s.stored && (s.mismatch == 0 || s.onlyUnlistedDiffer()) &&
 		labelsCorrectForEndpoints(s.storedLabels, svc.Labels) &&
 		(!s.truncate || (int(s.storedCount) <= EndpointsMaxCapacity && !s.storedOverCapacity)) {
 		s.commitTouched()
@@ -891,11 +888,11 @@ func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 	return d
 }
 
-// onlyUnwrittenDiffer reports whether the records whose sides differ are all of ports the
+// onlyUnlistedDiffer reports whether the records whose sides differ are all of ports the
 // object does not list (numbered 0 or less, which group addresses but are dropped, or the
 // sentinel of a Service without ports), and the subsets without ports they make (of
-// addresses no written port shares) are those of the stored object, or of the stored object
-// repacked (which merges its subsets without ports into one, or into the written subset of
+// addresses no listed port shares) are those of the stored object, or of the stored object
+// repacked (which merges its subsets without ports into one, or into the listed subset of
 // the same addresses): the object a write would make is then the stored one as upstream
 // compares them, and the write is skipped. A Service given such a port beside its others,
 // or whose only ports are such and change, or a Service without ports given one numbered
@@ -903,20 +900,20 @@ func (s *ServiceEndpoints) Sync(trigger Timestamp) EndpointsDecision {
 // upstream: endpoints_controller.go syncService (endpointSubsetsEqualIgnoreResourceVersion
 // of the subsets, or of RepackSubsets of the stored ones); pkg/api/v1/endpoints/util.go
 // RepackSubsets (if port.Port > 0; a subset without ports under the sentinel port).
-func (s *ServiceEndpoints) onlyUnwrittenDiffer() bool {
-	if !slices.ContainsFunc(s.ports, func(p *endpointsPortState) bool { return !p.written() }) {
+func (s *ServiceEndpoints) onlyUnlistedDiffer() bool {
+	if !s.hasUnlistedPort() {
 		return false
 	}
 	for i := range s.entries {
-		if e := &s.entries[i]; !e.equal() && s.ports[e.port].written() {
+		if e := &s.entries[i]; !e.equal() && s.ports[e.port].listed() {
 			return false
 		}
 	}
 	var stored [][]string
 	if s.rare != nil {
-		stored = s.rare.storedUnwritten
+		stored = s.rare.storedUnlisted
 	}
-	now := s.unwrittenSubsets()
+	now := s.unlistedSubsets()
 	if slices.EqualFunc(now, stored, slices.Equal) {
 		return true
 	}
@@ -931,16 +928,22 @@ func (s *ServiceEndpoints) onlyUnwrittenDiffer() bool {
 	union = slices.Compact(union)
 	for i := range s.layout {
 		if l := &s.layout[i]; len(l.portIDs) > 0 && slices.Equal(addressKeys(l.list), union) {
-			return len(now) == 0 // merged into the written subset of the same addresses
+			return len(now) == 0 // merged into the listed subset of the same addresses
 		}
 	}
 	return len(now) == 1 && slices.Equal(now[0], union)
 }
 
-// unwrittenSubsets returns the subsets the layout makes of ports none of which is written
+// hasUnlistedPort reports whether a port of s (of any Service version) is not listed under
+// its own name (listed): the sentinel, or a port numbered 0 or less.
+func (s *ServiceEndpoints) hasUnlistedPort() bool {
+	return slices.ContainsFunc(s.ports, func(p *endpointsPortState) bool { return !p.listed() })
+}
+
+// unlistedSubsets returns the subsets the layout makes of ports none of which is listed
 // (listed without ports), each as its addresses' keys (addressKeys), in a fixed order. Nil
 // when there is none.
-func (s *ServiceEndpoints) unwrittenSubsets() [][]string {
+func (s *ServiceEndpoints) unlistedSubsets() [][]string {
 	var subs [][]string
 	for i := range s.layout {
 		if l := &s.layout[i]; len(l.portIDs) == 0 {
@@ -1111,8 +1114,8 @@ func (s *ServiceEndpoints) Applied() {
 		if kept := s.keptSubsets(s.storedTruncated()); kept != nil || s.rare != nil {
 			s.rareFields().storedTruncated = kept
 		}
-		if slices.ContainsFunc(s.ports, func(p *endpointsPortState) bool { return !p.written() }) || s.rare != nil {
-			s.rareFields().storedUnwritten = s.unwrittenSubsets()
+		if s.hasUnlistedPort() || s.rare != nil {
+			s.rareFields().storedUnlisted = s.unlistedSubsets()
 		}
 		s.commitTouched()
 	case EndpointsDelete:
