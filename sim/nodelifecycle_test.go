@@ -1095,15 +1095,9 @@ func TestTaintPassWaitsForEachTaint(t *testing.T) {
 	got := map[int]Time{} // when each node's GET returned
 	var ended Time
 	for nl.tainting && e.q.Len() > 0 {
-		it := e.q.pop()
-		if !isBackground(it.ev) {
-			e.nonRetry--
-		}
-		e.now = it.at
-		if g, ok := it.ev.(evTaintGot); ok {
+		if g, ok := applyNext(e).ev.(evTaintGot); ok {
 			got[g.node] = e.now
 		}
-		it.ev.apply(e)
 		if !nl.tainting {
 			ended = e.now
 		}
@@ -1143,12 +1137,7 @@ func TestTaintPassComesSoonerForAnotherZone(t *testing.T) {
 	z0.queue = append(z0.queue, dueNode{node: zone0[0], epoch: e.nodeEpoch[zone0[0]]}, dueNode{node: zone0[1], epoch: e.nodeEpoch[zone0[1]]})
 	step := func(until func() bool) {
 		for !until() && e.q.Len() > 0 {
-			it := e.q.pop()
-			if !isBackground(it.ev) {
-				e.nonRetry--
-			}
-			e.now = it.at
-			it.ev.apply(e)
+			applyNext(e)
 		}
 	}
 	e.queueTaintPass()

@@ -20,16 +20,22 @@ func runEngine(t *testing.T, e *Engine, each func()) {
 			}
 			continue
 		}
-		it := e.q.pop()
-		if !isBackground(it.ev) {
-			e.nonRetry--
-		}
-		e.now = it.at
-		it.ev.apply(e)
+		applyNext(e)
 		if each != nil {
 			each()
 		}
 	}
+}
+
+// applyNext applies e's earliest event, as the engine's loop does, and returns it.
+func applyNext(e *Engine) queued {
+	it := e.q.pop()
+	if !isBackground(it.ev) {
+		e.nonRetry--
+	}
+	e.now = it.at
+	it.ev.apply(e)
+	return it
 }
 
 // ranEngine makes the engine of cfg and runs it to the end with runEngine (no observer),
