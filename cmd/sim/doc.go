@@ -299,7 +299,7 @@ theirs); a plan --merge, which runs none, takes --cpuprofile only. A profile is 
 over an earlier profile only: a flag that names another file (the scenario, a recording,
 an output --out writes) is refused, and the file left as it is.
 
-Run, check and replay let the Go heap grow to 128 MiB (an eighth of the memory the process
+Run, check and replay let the Go heap grow to 192 MiB (an eighth of the memory the process
 may use, if less; once per run going, where several go side by side) before its first
 collection, and collect at twice the live heap from there: a run whose live heap is small
 collects far less often (5000-nodes never does, and peaks at about 53 MB), for the same

@@ -52,7 +52,7 @@ is still written and plan exits 1 (so does --merge of a grid whose points all fa
 progress bar with an ETA is shown on stderr when it is a terminal; otherwise (CI, a pipe) a
 plain line at most every 10 s of wall time, none in the first, counts the points done
 ("sim: plan NAME: 12/40 points done, 1m0s elapsed"). The points share one heap: while they
-run, it is not collected below the floor sim run keeps (128 MiB), one per point running,
+run, it is not collected below the floor sim run keeps (192 MiB), one per point running,
 with a soft limit at 3/4 of the machine's memory, so that collecting it does not take the
 cores the points need; GOGC or GOMEMLIMIT in the environment override this.
 

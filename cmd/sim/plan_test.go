@@ -230,7 +230,7 @@ func TestPlanGCSetsAndRestores(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	os.Unsetenv("GOMEMLIMIT")
 
-	// The live heap of this test process, collected, is far below one floor (128 MiB), so
+	// The live heap of this test process, collected, is far below one floor (192 MiB), so
 	// the next collection's goal is the floor: GOGC well above 100, higher for more points.
 	runtime.GC()
 	restore := sharedGC(1, true)

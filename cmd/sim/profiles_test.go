@@ -262,7 +262,7 @@ func TestCommandMemprofileLiftsTheFloor(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	os.Unsetenv("GOMEMLIMIT")
 	gogc := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
-	// The live heap of this test process, collected, is far below a floor (128 MiB).
+	// The live heap of this test process, collected, is far below a floor (192 MiB).
 	runtime.GC()
 	checkEnv := func() *testEnv { return checkEnv() }
 	for _, c := range []struct {
