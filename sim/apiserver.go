@@ -58,6 +58,10 @@ type committed struct {
 	// representative kube-proxy's node and zone (Engine.proxyAt): kube-proxy may program
 	// only those (kubeProxy.programmed). Endpoints objects have no hints.
 	hints topologyHints
+	// byPort, for an object that does not give every port of its Service the same
+	// endpoints, is its counts by port (objectEndpoints.byPort; ready, fallback and hints
+	// are then not kube-proxy's); nil for the others.
+	byPort []objectEndpoints
 	// proxyKey is, for an Endpoints object, the key of the endpoints map a kube-proxy that
 	// watches Endpoints builds of it (model.EndpointsProxyKey).
 	proxyKey uint64
@@ -461,11 +465,18 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 		e.kubeProxies[mi].proxier(cm.family).receive(cm.name, kubeProxyChange{
 			phase: e.phase, svc: s.idx, trigger: cm.trigger, hasTrigger: cm.hasTrigger && !deleted && cm.trigger > e.proxyStart, delivered: d.done,
 			readyKey: cm.proxyKey, unserved: !e.kubeProxyServesService(s, cm.family),
-		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, objectEndpoints{
-			ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints), hints: cm.hints})
+		}, len(s.svc.Ports), decodeBytes, a.groups[0].encoding == model.JSON, deleted, cm.proxyEndpoints())
 	}
 	e.stats.committed(&rec, &cm, s.idx, fanout, perNode, events, d)
 	return writeCommitted
+}
+
+// proxyEndpoints is what kube-proxy counts of the object cm committed.
+func (cm *committed) proxyEndpoints() objectEndpoints {
+	if cm.byPort != nil {
+		return objectEndpoints{byPort: cm.byPort}
+	}
+	return objectEndpoints{ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints), hints: cm.hints}
 }
 
 // eventFor returns the watch event a watcher gets for a write, given whether its selector

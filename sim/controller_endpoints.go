@@ -324,6 +324,9 @@ func (y *endpointsSyncer) commit(s *serviceState, w *write, meta apiMeta) commit
 	om.ResourceVersion = meta.resourceVersion
 	cm.endpoints = d.Addresses + d.NotReadyAddresses
 	cm.ready = d.Addresses
+	if !s.portsAlike() {
+		cm.byPort = subsetsByPort(s.svc.Ports, snap.subsets)
+	}
 	cm.proxyKey = snap.proxyKey
 	// The request body: the object the controller built, or its informer's copy changed.
 	var req model.ObjectMeta
@@ -420,6 +423,7 @@ func (y *endpointsSyncer) commitManual(s *serviceState, w *write, meta apiMeta) 
 		cm.endpoints += len(ss.Addresses) + len(ss.NotReadyAddresses)
 		cm.ready += len(ss.Addresses)
 	}
+	cm.byPort = manualSubsetsByPort(s.svc.Ports, obj.Subsets)
 	cm.proxyKey = model.EndpointsProxyKey(&obj)
 	// kubectl sends the user's object: what the API server assigns is not in it.
 	body := obj

@@ -357,6 +357,11 @@ func (y *sliceSyncer) commit(s *serviceState, w *write, meta apiMeta) committed 
 	cm.endpoints = len(obj.Endpoints)
 	cm.ready, cm.fallback = int(sums.ready), int(sums.fallback)
 	cm.hints = sums.hints
+	if !s.portsAlike() {
+		if unlisted := unlistedSlicePorts(s.svc.Ports, obj.Ports); unlisted != 0 {
+			cm.byPort = cm.proxyEndpoints().forPorts(unlisted, max(len(s.svc.Ports), 1)).byPort
+		}
+	}
 	var req model.ObjectMeta
 	if old == nil {
 		req = model.CreateRequestMeta(obj.ObjectMeta, true)

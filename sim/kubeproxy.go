@@ -256,6 +256,9 @@ type kubeProxyChange struct {
 	// Service change tracker holds: it carries no endpoints and no trigger time, and the
 	// Endpoints change tracker never drops it.
 	service bool
+	// portsDelta, when the object gives its endpoints by port (objectEndpoints.byPort)
+	// before or after the change, changes the Service's counts by port.
+	portsDelta []objectEndpoints
 }
 
 // legacyService is what the change tracker of a kube-proxy that watches Endpoints (before
@@ -361,6 +364,9 @@ type kubeProxy struct {
 	// hints holds the hint counts of the Services that have some (proxyService.hinted): few
 	// do, and the others need not carry them.
 	hints map[int]topologyHints
+	// byPort holds, for the Services some of whose objects give their endpoints by port
+	// (proxyService.partial), those objects' counts summed for each port.
+	byPort map[int][]objectEndpoints
 
 	syncs []kubeProxySync
 	// latency holds, per phase of the write, each change's network programming latency
@@ -394,14 +400,67 @@ type proxyService struct {
 	// known says a change of it was applied: the proxier has it in its service map (when
 	// served) from then on, even with no endpoints left, and walks it on every sync.
 	known bool
+	// partial says some of its objects list only some of its ports: kubeProxy.byPort has
+	// their counts, port by port.
+	partial bool
 }
 
 // objectEndpoints is an object's count of ready endpoints, of serving and terminating ones
 // (never ready: a terminating endpoint is not ready), and of all its endpoints; and of its
-// ready ones, their topology hints.
+// ready ones, their topology hints: each of them for every port of the Service.
+//
+// An object that does not give every port of the Service the same endpoints (a slice that
+// lists only some of the ports, as for pods that lack a named targetPort; an Endpoints
+// object whose subsets list different ports) has them by port instead: byPort[j] for the
+// Service's port j, and the counts above zero. kube-proxy reads an object's endpoints as
+// those of each port it lists, by name and protocol, that has a port number.
+// upstream: pkg/proxy/endpointslicecache.go endpointInfoByServicePort (nil and 0 ports
+// ignored); pkg/proxy/endpoints.go (v1.18) endpointsToEndpointsMap.
 type objectEndpoints struct {
 	ready, fallback, all int32
 	hints                topologyHints
+	byPort               []objectEndpoints
+}
+
+// plus returns o's counts with sign times p's added (byPort aside).
+func (o objectEndpoints) plus(p objectEndpoints, sign int32) objectEndpoints {
+	return objectEndpoints{ready: o.ready + sign*p.ready, fallback: o.fallback + sign*p.fallback,
+		all: o.all + sign*p.all, hints: o.hints.plus(p.hints, sign)}
+}
+
+// counted reports whether o counts any endpoint or hint (byPort aside).
+func (o objectEndpoints) counted() bool {
+	return o.ready != 0 || o.fallback != 0 || o.all != 0 || o.hints != (topologyHints{})
+}
+
+// byPortDelta returns, port by port, the counts of now less those of was (objects that
+// give their endpoints by port; nil for none).
+func byPortDelta(now, was []objectEndpoints) []objectEndpoints {
+	d := make([]objectEndpoints, max(len(now), len(was)))
+	for j := range d {
+		if j < len(now) {
+			d[j] = d[j].plus(now[j], 1)
+		}
+		if j < len(was) {
+			d[j] = d[j].plus(was[j], -1)
+		}
+	}
+	return d
+}
+
+// forPorts returns counts as an object that gives them to the ports of a Service of ports
+// ports but the unlisted ones (bit j: port j; see unlistedSlicePorts).
+func (o objectEndpoints) forPorts(unlisted uint64, ports int) objectEndpoints {
+	if unlisted == 0 {
+		return o
+	}
+	out := objectEndpoints{byPort: make([]objectEndpoints, ports)}
+	for j := range out.byPort {
+		if j >= 64 || unlisted&(1<<j) == 0 {
+			out.byPort[j] = objectEndpoints{ready: o.ready, fallback: o.fallback, all: o.all, hints: o.hints}
+		}
+	}
+	return out
 }
 
 // topologyHints counts ready endpoints with zone hints, those hinted for the zone of the
@@ -538,8 +597,8 @@ func (k *kubeProxy) service(i, ports int) {
 }
 
 // counted adds sign times Service i's part to the totals startSync reads: its ports once
-// known, its ports and endpoints × ports when it has endpoints programmed, its endpoints of
-// any kind × ports. An unserved Service has no part.
+// known, its ports with endpoints programmed and Σ endpoints programmed over its ports,
+// Σ endpoints of any kind over its ports. An unserved Service has no part.
 func (k *kubeProxy) counted(i, sign int) {
 	sv := &k.services[i]
 	if sv.unserved {
@@ -548,6 +607,13 @@ func (k *kubeProxy) counted(i, sign int) {
 	p := int(sv.ports)
 	if sv.known {
 		k.walkPorts += sign * p
+	}
+	if sv.partial {
+		ports, programmed, all := k.portTotals(i)
+		k.servicePorts += sign * ports
+		k.portEndpoints += sign * programmed
+		k.allPortEndpoints += sign * all
+		return
 	}
 	if n := k.programmed(i); n > 0 {
 		k.servicePorts += sign * p
@@ -558,11 +624,31 @@ func (k *kubeProxy) counted(i, sign int) {
 	}
 }
 
-// programmed is how many of Service i's endpoints the proxier writes rules for: its ready
-// ones, or when it has none, those serving and terminating; of ready ones with topology
-// hints, those the hints give its node (topologyHints.narrowed).
-// upstream: pkg/proxy/topology.go CategorizeEndpoints (the fallback to terminating
-// endpoints).
+// portTotals returns, over Service i's ports, how many have endpoints programmed, the sum
+// of the endpoints programmed (programmedPort) and the sum of its endpoints of any kind.
+func (k *kubeProxy) portTotals(i int) (ports, programmed, all int) {
+	sv := &k.services[i]
+	p := int(sv.ports)
+	if !sv.partial {
+		if n := k.programmed(i); n > 0 {
+			ports, programmed = p, n*p
+		}
+		return ports, programmed, max(int(sv.all), 0) * p
+	}
+	for j := range p {
+		n, a := k.programmedPort(i, j)
+		if n > 0 {
+			ports++
+			programmed += n
+		}
+		all += max(a, 0)
+	}
+	return ports, programmed, all
+}
+
+// programmed is how many endpoints the proxier writes rules for for each port of Service
+// i, whose objects all list every port (proxyService.partial false): programmedOf, from
+// the Service's counts.
 func (k *kubeProxy) programmed(i int) int {
 	sv := &k.services[i]
 	if sv.endpoints <= 0 {
@@ -572,6 +658,32 @@ func (k *kubeProxy) programmed(i int) int {
 		return int(k.hints[i].narrowed(sv.endpoints))
 	}
 	return int(sv.endpoints)
+}
+
+// programmedPort returns how many endpoints the proxier writes rules for for port j of
+// Service i, and how many endpoints of any kind the port has.
+func (k *kubeProxy) programmedPort(i, j int) (programmed, all int) {
+	sv := &k.services[i]
+	c := objectEndpoints{ready: sv.endpoints, fallback: sv.fallback, all: sv.all}
+	if sv.hinted {
+		c.hints = k.hints[i]
+	}
+	if bp := k.byPort[i]; j < len(bp) {
+		c = c.plus(bp[j], 1)
+	}
+	return programmedOf(c), int(c.all)
+}
+
+// programmedOf is how many of the endpoints counted in c the proxier writes rules for: the
+// ready ones, or when there is none, those serving and terminating; of ready ones with
+// topology hints, those the hints give its node (topologyHints.narrowed).
+// upstream: pkg/proxy/topology.go CategorizeEndpoints (the fallback to terminating
+// endpoints).
+func programmedOf(c objectEndpoints) int {
+	if c.ready <= 0 {
+		return int(c.fallback)
+	}
+	return int(c.hints.narrowed(c.ready))
 }
 
 // apply takes change c into its Service's counts (ready, serving and terminating, all) and
@@ -593,9 +705,37 @@ func (k *kubeProxy) apply(c *kubeProxyChange) {
 			delete(k.hints, c.svc)
 		}
 	}
+	if c.portsDelta != nil {
+		k.applyByPort(c.svc, c.portsDelta)
+	}
 	sv.unserved = c.unserved
 	sv.known = true
 	k.counted(c.svc, 1)
+}
+
+// applyByPort adds delta, port by port, to the counts of Service i's objects that give
+// their endpoints by port; once none is left, the Service is counted as a whole again.
+func (k *kubeProxy) applyByPort(i int, delta []objectEndpoints) {
+	bp := k.byPort[i]
+	if len(bp) < len(delta) {
+		bp = append(bp, make([]objectEndpoints, len(delta)-len(bp))...)
+	}
+	left := false
+	for j := range bp {
+		if j < len(delta) {
+			bp[j] = bp[j].plus(delta[j], 1)
+		}
+		left = left || bp[j].counted()
+	}
+	sv := &k.services[i]
+	if sv.partial = left; left {
+		if k.byPort == nil {
+			k.byPort = map[int][]objectEndpoints{}
+		}
+		k.byPort[i] = bp
+	} else {
+		delete(k.byPort, i)
+	}
 }
 
 // maxInterval is the runner's maxInterval. upstream: iptables and nftables proxier.go
@@ -630,6 +770,9 @@ func (k *kubeProxy) receive(name string, c kubeProxyChange, ports int, eventByte
 	}
 	c.endpointDelta, c.fallbackDelta, c.allDelta = int(counts.ready-old.ready), int(counts.fallback-old.fallback), int(counts.all-old.all)
 	c.hintsDelta = counts.hints.plus(old.hints, -1)
+	if counts.byPort != nil || old.byPort != nil {
+		c.portsDelta = byPortDelta(counts.byPort, old.byPort)
+	}
 	k.advance(c.arrived, false)
 	if deleted && !k.legacy {
 		// A deletion's trigger time is by definition the last update's, so upstream drops
@@ -785,7 +928,12 @@ func (k *kubeProxy) startSync(t Time) {
 		if sv := &k.services[c.svc]; sv.stamp != seq && !sv.unserved {
 			sv.stamp = seq
 			changedPorts += int(sv.ports)
-			changedEndpoints += max(k.programmed(c.svc), 0) * int(sv.ports)
+			if sv.partial {
+				_, programmed, _ := k.portTotals(c.svc)
+				changedEndpoints += programmed
+			} else {
+				changedEndpoints += max(k.programmed(c.svc), 0) * int(sv.ports)
+			}
 		}
 	}
 	// The last sync emptied inFlight (finishSync): the checked-out changes move to it by
@@ -971,4 +1119,151 @@ func (k *kubeProxy) flush(until Time) {
 	for k.state != runnerIdle {
 		k.advance(max(k.syncEnd, k.coolEnd), true)
 	}
+}
+
+// portsAlike reports whether every endpoints object the controllers write for Service s
+// gives kube-proxy every port of it: the pods' endpoints of a selector of numbered
+// targetPorts all have every port (upstream FindPort resolves a number as it is), so the
+// EndpointSlice controller's slices and the Endpoints controller's subsets list every
+// port, with its name, protocol and number. A named targetPort may not resolve on some
+// pods, and a user's Endpoints object lists what it lists: those are looked at.
+func (s *serviceState) portsAlike() bool {
+	if s.manual != nil {
+		return false
+	}
+	for i := range s.svc.Ports {
+		if tp := &s.svc.Ports[i].TargetPort; tp.IsString || tp.IntVal == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// unlistedSlicePorts returns the ports of a Service of ports svc (bit j: svc[j], of the
+// first 64) that an EndpointSlice of ports ports gives kube-proxy no endpoints for: it
+// reads a slice's endpoints as those of each port it lists by name and protocol with a
+// port number. 0: the slice gives every one (the EndpointSlice controller's slices list
+// the Service's ports in their order, but for pods that lack a named targetPort).
+// upstream: pkg/proxy/endpointslicecache.go endpointInfoByServicePort.
+func unlistedSlicePorts(svc []model.ServicePort, ports []model.EndpointPort) uint64 {
+	if len(ports) == len(svc) {
+		j := 0
+		for j < len(svc) && slicePortGives(&ports[j], &svc[j]) {
+			j++
+		}
+		if j == len(svc) {
+			return 0
+		}
+	}
+	var unlisted uint64
+	for j := range min(len(svc), 64) {
+		listed := false
+		for i := range ports {
+			if slicePortGives(&ports[i], &svc[j]) {
+				listed = true
+				break
+			}
+		}
+		if !listed {
+			unlisted |= 1 << j
+		}
+	}
+	return unlisted
+}
+
+// slicePortGives reports whether an EndpointSlice port gives Service port sp endpoints.
+func slicePortGives(p *model.EndpointPort, sp *model.ServicePort) bool {
+	proto := model.ProtocolTCP // the API server's default
+	if p.Protocol != nil && *p.Protocol != "" {
+		proto = *p.Protocol
+	}
+	return p.Name != nil && *p.Name == sp.Name && p.Port != nil && *p.Port != 0 && proto == protocolOf(sp)
+}
+
+// endpointsPortGives reports whether an Endpoints subset's port gives Service port sp
+// endpoints. upstream (v1.18): pkg/proxy/endpoints.go endpointsToEndpointsMap (port 0
+// ignored).
+func endpointsPortGives(p *model.EndpointsPort, sp *model.ServicePort) bool {
+	proto := p.Protocol
+	if proto == "" {
+		proto = model.ProtocolTCP
+	}
+	return p.Name == sp.Name && p.Port != 0 && proto == protocolOf(sp)
+}
+
+// protocolOf is a Service port's protocol, TCP when unset.
+func protocolOf(sp *model.ServicePort) model.Protocol {
+	if sp.Protocol == "" {
+		return model.ProtocolTCP
+	}
+	return sp.Protocol
+}
+
+// unlistedEndpointsPorts is unlistedSlicePorts for an Endpoints subset's ports.
+func unlistedEndpointsPorts(svc []model.ServicePort, ports []model.EndpointsPort) uint64 {
+	var unlisted uint64
+	for j := range min(len(svc), 64) {
+		listed := false
+		for i := range ports {
+			if endpointsPortGives(&ports[i], &svc[j]) {
+				listed = true
+				break
+			}
+		}
+		if !listed {
+			unlisted |= 1 << j
+		}
+	}
+	return unlisted
+}
+
+// addSubset adds to byPort (by Service port, sized for svc) the ready and all addresses of
+// a subset that gives every port but the unlisted ones.
+func addSubset(byPort []objectEndpoints, unlisted uint64, ready, all int) {
+	for j := range byPort {
+		if j >= 64 || unlisted&(1<<j) == 0 {
+			byPort[j].ready += int32(ready)
+			byPort[j].all += int32(all)
+		}
+	}
+}
+
+// subsetsByPort returns an Endpoints object's counts by port of a Service of ports svc
+// (objectEndpoints.byPort) when one of its subsets does not give every port; nil when each
+// does, as the object's counts as a whole are then every port's.
+func subsetsByPort(svc []model.ServicePort, subsets []model.SubsetSize) []objectEndpoints {
+	var byPort []objectEndpoints
+	for i := range subsets {
+		if unlistedEndpointsPorts(svc, subsets[i].Ports) != 0 {
+			byPort = make([]objectEndpoints, max(len(svc), 1))
+			break
+		}
+	}
+	if byPort == nil {
+		return nil
+	}
+	for i := range subsets {
+		ss := &subsets[i]
+		addSubset(byPort, unlistedEndpointsPorts(svc, ss.Ports), ss.Addresses, ss.Addresses+ss.NotReadyAddresses)
+	}
+	return byPort
+}
+
+// manualSubsetsByPort is subsetsByPort for the subsets of a user's Endpoints object.
+func manualSubsetsByPort(svc []model.ServicePort, subsets []model.EndpointSubset) []objectEndpoints {
+	var byPort []objectEndpoints
+	for i := range subsets {
+		if unlistedEndpointsPorts(svc, subsets[i].Ports) != 0 {
+			byPort = make([]objectEndpoints, max(len(svc), 1))
+			break
+		}
+	}
+	if byPort == nil {
+		return nil
+	}
+	for i := range subsets {
+		ss := &subsets[i]
+		addSubset(byPort, unlistedEndpointsPorts(svc, ss.Ports), len(ss.Addresses), len(ss.Addresses)+len(ss.NotReadyAddresses))
+	}
+	return byPort
 }

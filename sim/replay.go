@@ -247,8 +247,18 @@ func Replay(cfg Config, services []*model.Service, nodes []*model.Node, src Trac
 // ReplayWith is Replay started as opts say: from a warm start, the result has two phases,
 // "start-up" and "replay" (ReplayOptions.Warm).
 func ReplayWith(opts ReplayOptions, cfg Config, services []*model.Service, nodes []*model.Node, src TraceSource, obs Observer) (*Results, *ReplayStats, error) {
+	e, err := newReplay(opts, cfg, services, nodes, src, obs)
+	if err != nil {
+		return nil, nil, err
+	}
+	e.releaseAtEnd = true
+	return e.runReplay()
+}
+
+// newReplay returns the engine of a replay (ReplayWith), ready to run.
+func newReplay(opts ReplayOptions, cfg Config, services []*model.Service, nodes []*model.Node, src TraceSource, obs Observer) (*Engine, error) {
 	if len(nodes) == 0 {
-		return nil, nil, errors.New("sim: replay needs at least one node")
+		return nil, errors.New("sim: replay needs at least one node")
 	}
 	cfg.Services = nil
 	cfg.Cluster.Nodes = len(nodes)
@@ -258,7 +268,7 @@ func ReplayWith(opts ReplayOptions, cfg Config, services []*model.Service, nodes
 	}
 	e, err := newEngine(cfg, obs)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	e.nodes = e.nodes[:0]
 	clear(e.nodeByName)
@@ -288,7 +298,11 @@ func ReplayWith(opts ReplayOptions, cfg Config, services []*model.Service, nodes
 	}
 	e.replay = &replayState{src: src, byKey: map[podKey]replayedPod{}, warm: opts.Warm, slices: opts.Slices}
 	e.proxyStart = 0
-	e.releaseAtEnd = true
+	return e, nil
+}
+
+// runReplay runs the engine of a replay (newReplay).
+func (e *Engine) runReplay() (*Results, *ReplayStats, error) {
 	res, err := e.run()
 	if err == nil && e.replay.err != nil {
 		err = e.replay.err

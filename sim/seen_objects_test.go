@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -30,14 +31,14 @@ func TestSeenObjectsMatchesAMap(t *testing.T) {
 			got, want = o.set(name, counts), ref[name]
 			ref[name] = counts
 		}
-		if got != want {
+		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("step %d, %s: previous counts %+v, want %+v", step, name, got, want)
 		}
 		if len(o.list) != len(ref) {
 			t.Fatalf("step %d: %d objects, want %d", step, len(o.list), len(ref))
 		}
 		for i, so := range o.list {
-			if o.find(so.name) != i || ref[so.name] != so.counts {
+			if o.find(so.name) != i || !reflect.DeepEqual(ref[so.name], so.counts) {
 				t.Fatalf("step %d: %s at %d found at %d with %+v, want %+v", step, so.name, i, o.find(so.name), so.counts, ref[so.name])
 			}
 		}
