@@ -114,9 +114,10 @@ func TestKubeProxyCountsByPort(t *testing.T) {
 
 // TestReplayCountsEndpointsByPort replays a Service whose http port targets a named port
 // that only some of its pods have: the EndpointSlice controller puts those pods in slices
-// of both ports and the others in slices of metrics only, the Endpoints controller in
-// subsets of each port set, and both modes' kube-proxies program http with the named pods
-// only and metrics with every ready pod.
+// of both ports and the others in slices of metrics only; the Endpoints controller, whose
+// repacking groups ports by the addresses that have them, in a subset of http with the
+// named pods and one of metrics with all of them. Both modes' kube-proxies must program
+// http with the named pods only and metrics with every ready pod.
 func TestReplayCountsEndpointsByPort(t *testing.T) {
 	cfg := testConfig(3, 20)
 	cfg.Services[0].Ports = []ServicePortConfig{{Name: "http", Protocol: "TCP", Port: 80, TargetPort: 8080}, {Name: "metrics", Protocol: "TCP", Port: 9090, TargetPort: 9090}}
