@@ -1155,11 +1155,17 @@ func unlistedSlicePorts(svc []model.ServicePort, ports []model.EndpointPort) uin
 			return 0
 		}
 	}
+	return unlistedPorts(svc, ports, slicePortGives)
+}
+
+// unlistedPorts returns the ports of a Service of ports svc (bit j: svc[j], of the first
+// 64) that no port of ports gives endpoints.
+func unlistedPorts[P any](svc []model.ServicePort, ports []P, gives func(*P, *model.ServicePort) bool) uint64 {
 	var unlisted uint64
 	for j := range min(len(svc), 64) {
 		listed := false
 		for i := range ports {
-			if slicePortGives(&ports[i], &svc[j]) {
+			if gives(&ports[i], &svc[j]) {
 				listed = true
 				break
 			}
@@ -1201,20 +1207,7 @@ func protocolOf(sp *model.ServicePort) model.Protocol {
 
 // unlistedEndpointsPorts is unlistedSlicePorts for an Endpoints subset's ports.
 func unlistedEndpointsPorts(svc []model.ServicePort, ports []model.EndpointsPort) uint64 {
-	var unlisted uint64
-	for j := range min(len(svc), 64) {
-		listed := false
-		for i := range ports {
-			if endpointsPortGives(&ports[i], &svc[j]) {
-				listed = true
-				break
-			}
-		}
-		if !listed {
-			unlisted |= 1 << j
-		}
-	}
-	return unlisted
+	return unlistedPorts(svc, ports, endpointsPortGives)
 }
 
 // addSubset adds to byPort (by Service port, sized for svc) the ready and all addresses of
@@ -1232,28 +1225,24 @@ func addSubset(byPort []objectEndpoints, unlisted uint64, ready, all int) {
 // (objectEndpoints.byPort) when one of its subsets does not give every port; nil when each
 // does, as the object's counts as a whole are then every port's.
 func subsetsByPort(svc []model.ServicePort, subsets []model.SubsetSize) []objectEndpoints {
-	var byPort []objectEndpoints
-	for i := range subsets {
-		if unlistedEndpointsPorts(svc, subsets[i].Ports) != 0 {
-			byPort = make([]objectEndpoints, max(len(svc), 1))
-			break
-		}
-	}
-	if byPort == nil {
-		return nil
-	}
-	for i := range subsets {
-		ss := &subsets[i]
-		addSubset(byPort, unlistedEndpointsPorts(svc, ss.Ports), ss.Addresses, ss.Addresses+ss.NotReadyAddresses)
-	}
-	return byPort
+	return byPortOf(svc, subsets, func(ss *model.SubsetSize) ([]model.EndpointsPort, int, int) {
+		return ss.Ports, ss.Addresses, ss.Addresses + ss.NotReadyAddresses
+	})
 }
 
 // manualSubsetsByPort is subsetsByPort for the subsets of a user's Endpoints object.
 func manualSubsetsByPort(svc []model.ServicePort, subsets []model.EndpointSubset) []objectEndpoints {
+	return byPortOf(svc, subsets, func(ss *model.EndpointSubset) ([]model.EndpointsPort, int, int) {
+		return ss.Ports, len(ss.Addresses), len(ss.Addresses) + len(ss.NotReadyAddresses)
+	})
+}
+
+// byPortOf is subsetsByPort for subsets of any form: parts gives a subset's ports, its ready
+// addresses and all its addresses.
+func byPortOf[S any](svc []model.ServicePort, subsets []S, parts func(*S) (ports []model.EndpointsPort, ready, all int)) []objectEndpoints {
 	var byPort []objectEndpoints
 	for i := range subsets {
-		if unlistedEndpointsPorts(svc, subsets[i].Ports) != 0 {
+		if ports, _, _ := parts(&subsets[i]); unlistedEndpointsPorts(svc, ports) != 0 {
 			byPort = make([]objectEndpoints, max(len(svc), 1))
 			break
 		}
@@ -1262,8 +1251,8 @@ func manualSubsetsByPort(svc []model.ServicePort, subsets []model.EndpointSubset
 		return nil
 	}
 	for i := range subsets {
-		ss := &subsets[i]
-		addSubset(byPort, unlistedEndpointsPorts(svc, ss.Ports), len(ss.Addresses), len(ss.Addresses)+len(ss.NotReadyAddresses))
+		ports, ready, all := parts(&subsets[i])
+		addSubset(byPort, unlistedEndpointsPorts(svc, ports), ready, all)
 	}
 	return byPort
 }
