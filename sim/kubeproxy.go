@@ -261,6 +261,15 @@ type kubeProxyChange struct {
 	portsDelta []objectEndpoints
 }
 
+// changes sets c's deltas: what an object's counts now are less what they were.
+func (c *kubeProxyChange) changes(now, was objectEndpoints) {
+	c.endpointDelta, c.fallbackDelta, c.allDelta = int(now.ready-was.ready), int(now.fallback-was.fallback), int(now.all-was.all)
+	c.hintsDelta = now.hints.plus(was.hints, -1)
+	if now.byPort != nil || was.byPort != nil {
+		c.portsDelta = byPortDelta(now.byPort, was.byPort)
+	}
+}
+
 // legacyService is what the change tracker of a kube-proxy that watches Endpoints (before
 // 1.19) keeps of one Service: the key of its endpoints map as last received, and, while it
 // has a pending change, the key that change started from (the map as of the last sync).
@@ -415,7 +424,8 @@ type proxyService struct {
 // Service's port j, and the counts above zero. kube-proxy reads an object's endpoints as
 // those of each port it lists, by name and protocol, that has a port number.
 // upstream: pkg/proxy/endpointslicecache.go endpointInfoByServicePort (nil and 0 ports
-// ignored); pkg/proxy/endpoints.go (v1.18) endpointsToEndpointsMap.
+// ignored); pkg/proxy/endpoints.go (v1.18) endpointsToEndpointsMap. (Ports past a Service's
+// 64th are taken as listed: unlistedSlicePorts's mask has 64 bits.)
 type objectEndpoints struct {
 	ready, fallback, all int32
 	hints                topologyHints
@@ -768,11 +778,7 @@ func (k *kubeProxy) receive(name string, c kubeProxyChange, ports int, eventByte
 	} else {
 		old = k.services[c.svc].objects.set(name, counts)
 	}
-	c.endpointDelta, c.fallbackDelta, c.allDelta = int(counts.ready-old.ready), int(counts.fallback-old.fallback), int(counts.all-old.all)
-	c.hintsDelta = counts.hints.plus(old.hints, -1)
-	if counts.byPort != nil || old.byPort != nil {
-		c.portsDelta = byPortDelta(counts.byPort, old.byPort)
-	}
+	c.changes(counts, old)
 	k.advance(c.arrived, false)
 	if deleted && !k.legacy {
 		// A deletion's trigger time is by definition the last update's, so upstream drops

@@ -117,11 +117,13 @@ func TestKubeProxyCountsByPort(t *testing.T) {
 // of both ports and the others in slices of metrics only; the Endpoints controller, whose
 // repacking groups ports by the addresses that have them, in a subset of http with the
 // named pods and one of metrics with all of them. Both modes' kube-proxies must program
-// http with the named pods only and metrics with every ready pod.
+// http with the named pods only and metrics with every ready pod: in a replay of the churn
+// (cold), in a warm one of the same pods listed at its start, whose objects the run begins
+// with (seedExisting), and in one that begins with the cluster's slices (seedSlices).
 func TestReplayCountsEndpointsByPort(t *testing.T) {
 	cfg := testConfig(3, 20)
 	cfg.Services[0].Ports = []ServicePortConfig{{Name: "http", Protocol: "TCP", Port: 80, TargetPort: 8080}, {Name: "metrics", Protocol: "TCP", Port: 9090, TargetPort: 9090}}
-	cfg.Timeline = cfg.Timeline[:1] // create
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate, Settle: time.Minute}}
 	recorded, _, rec, svcs := recordedRun(t, cfg)
 	svc := *svcs[0]
 	svc.Ports = slices.Clone(svc.Ports)
@@ -129,6 +131,9 @@ func TestReplayCountsEndpointsByPort(t *testing.T) {
 	named := &model.PodSpecFields{ContainerPorts: []model.ContainerPort{{Name: "web", ContainerPort: 8080, Protocol: model.ProtocolTCP}, {Name: "metrics", ContainerPort: 9090, Protocol: model.ProtocolTCP}}}
 	unnamed := &model.PodSpecFields{ContainerPorts: []model.ContainerPort{{Name: "metrics", ContainerPort: 9090, Protocol: model.ProtocolTCP}}}
 	ids := map[string]*model.PodIdentity{}
+	last := map[string]TraceEvent{} // each pod's last event, as listed
+	gone := map[string]bool{}
+	var order []string
 	for i := range rec.events {
 		ev := &rec.events[i]
 		id := ids[ev.Pod.UID]
@@ -140,40 +145,82 @@ func TestReplayCountsEndpointsByPort(t *testing.T) {
 			id = model.NewPodIdentityWith(ev.Pod.Namespace, ev.Pod.Name, ev.Pod.UID, spec)
 			id.CreationTimestamp = ev.Pod.CreationTimestamp
 			ids[ev.Pod.UID] = id
+			order = append(order, ev.Pod.UID)
 		}
 		p := *ev.Pod
 		p.PodIdentity = id
 		ev.Pod = &p
+		listed := *ev
+		listed.At, listed.Type, listed.Listed = 0, model.EventAdded, true
+		last[ev.Pod.UID] = listed
+		gone[ev.Pod.UID] = ev.Type == model.EventDeleted
 	}
-	rec.next = 0
-	e, err := newReplay(ReplayOptions{}, cfg, []*model.Service{&svc}, recorded.nodes, rec, nil)
-	if err != nil {
-		t.Fatal(err)
+	var listing []TraceEvent
+	for _, uid := range order {
+		if !gone[uid] {
+			listing = append(listing, last[uid])
+		}
 	}
-	if _, _, err := e.runReplay(); err != nil {
-		t.Fatal(err)
-	}
-	ready, readyNamed := 0, 0
-	for _, p := range e.services[0].pods {
-		if p.stage != stageGone && p.pod.Ready {
-			ready++
-			if p.pod.PodSpecFields == named {
-				readyNamed++
+	before := svc
+	before.CreationTimestamp = timestamp(-48 * Time(time.Hour))
+
+	check := func(t *testing.T, e *Engine) {
+		t.Helper()
+		ready, readyNamed := 0, 0
+		for _, p := range e.services[0].pods {
+			if p.stage != stageGone && p.pod.Ready {
+				ready++
+				if p.pod.PodSpecFields == named {
+					readyNamed++
+				}
+			}
+		}
+		if readyNamed == 0 || readyNamed == ready {
+			t.Fatalf("%d of %d ready pods have the named port: the test needs both kinds", readyNamed, ready)
+		}
+		for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
+			k := e.kubeProxies[modeIndex(m)].proxier(0)
+			http, _ := k.programmedPort(0, 0)
+			metrics, _ := k.programmedPort(0, 1)
+			if http != readyNamed || metrics != ready {
+				t.Errorf("%s: kube-proxy programs %d endpoints for http and %d for metrics, want %d and %d", m, http, metrics, readyNamed, ready)
+			}
+			if _, programmed, _ := k.portTotals(0); programmed != readyNamed+ready || k.portEndpoints != programmed {
+				t.Errorf("%s: %d endpoints programmed over the ports, totals %d; want %d", m, programmed, k.portEndpoints, readyNamed+ready)
 			}
 		}
 	}
-	if readyNamed == 0 || readyNamed == ready {
-		t.Fatalf("%d of %d ready pods have the named port: the test needs both kinds", readyNamed, ready)
-	}
-	for _, m := range []Mode{ModeEndpoints, ModeEndpointSlices} {
-		k := e.kubeProxies[modeIndex(m)].proxier(0)
-		http, _ := k.programmedPort(0, 0)
-		metrics, _ := k.programmedPort(0, 1)
-		if http != readyNamed || metrics != ready {
-			t.Errorf("%s: kube-proxy programs %d endpoints for http and %d for metrics, want %d and %d", m, http, metrics, readyNamed, ready)
+	replay := func(t *testing.T, opts ReplayOptions, s *model.Service, events []TraceEvent) *Engine {
+		t.Helper()
+		e, err := newReplay(opts, cfg, []*model.Service{s}, recorded.nodes, &recorder{events: events}, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if _, programmed, _ := k.portTotals(0); programmed != readyNamed+ready || k.portEndpoints != programmed {
-			t.Errorf("%s: %d endpoints programmed over the ports, totals %d; want %d", m, programmed, k.portEndpoints, readyNamed+ready)
+		if _, _, err := e.runReplay(); err != nil {
+			t.Fatal(err)
 		}
+		return e
 	}
+	var cold *Engine
+	t.Run("cold", func(t *testing.T) {
+		cold = replay(t, ReplayOptions{}, &svc, rec.events)
+		check(t, cold)
+	})
+	t.Run("warm, objects seeded", func(t *testing.T) {
+		check(t, replay(t, ReplayOptions{Warm: true}, &before, listing))
+	})
+	t.Run("warm, the cluster's slices", func(t *testing.T) {
+		var found []*model.EndpointSlice
+		for _, c := range cold.ctls {
+			if y, ok := c.syncer.(*sliceSyncer); ok {
+				for _, st := range y.stored[0].list {
+					found = append(found, st.slice)
+				}
+			}
+		}
+		if len(found) < 2 {
+			t.Fatalf("%d slices stored: the test needs the two port sets'", len(found))
+		}
+		check(t, replay(t, ReplayOptions{Warm: true, Slices: found}, &before, listing))
+	})
 }

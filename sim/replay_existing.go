@@ -138,8 +138,7 @@ func (e *Engine) seedSync(c *controller, s *serviceState) {
 			created: e.timestamp(0), generation: 1}
 		cm := c.syncer.commit(s, w, meta)
 		c.syncer.applied(s, w, true)
-		e.seedObject(mi, s, cm.name, cm.family, cm.objectBytes[model.Protobuf], cm.selected, objectEndpoints{
-			ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints), hints: cm.hints}, cm.proxyKey)
+		e.seedObject(mi, s, cm.name, cm.family, cm.objectBytes[model.Protobuf], cm.selected, cm.proxyEndpoints(), cm.proxyKey)
 	}
 }
 
@@ -216,8 +215,10 @@ func (y *sliceSyncer) seed(s *serviceState, list []*model.EndpointSlice) {
 		st.add(&storedSlice{slice: &sl, bytes: bytes, sums: sums, selected: selected, lists: lists})
 		e.sliceNames.add(sl.Namespace, sl.Name)
 		e.stats.sliceResized(-1, len(sl.Endpoints))
-		e.seedObject(mi, s, sl.Name, familyOf(sl.AddressType), bytes[model.Protobuf], selected, objectEndpoints{
-			ready: sums.ready, fallback: sums.fallback, all: int32(len(sl.Endpoints)), hints: sums.hints}, 0)
+		// The cluster's own slice: whatever ports it lists (kube-proxy reads them one by one).
+		counts := objectEndpoints{ready: sums.ready, fallback: sums.fallback, all: int32(len(sl.Endpoints)), hints: sums.hints}
+		counts = counts.forPorts(unlistedSlicePorts(s.svc.Ports, sl.Ports), max(len(s.svc.Ports), 1))
+		e.seedObject(mi, s, sl.Name, familyOf(sl.AddressType), bytes[model.Protobuf], selected, counts, 0)
 		stored[j] = &sl
 	}
 	y.reconciler(s.idx).SetStoredSlices(stored)
@@ -236,9 +237,9 @@ func (k *kubeProxy) seed(name string, svc, ports int, counts objectEndpoints, un
 		ls.seen, ls.seenExists = readyKey, true
 	}
 	old := k.services[svc].objects.set(name, counts)
-	k.apply(&kubeProxyChange{svc: svc, unserved: unserved,
-		endpointDelta: int(counts.ready - old.ready), fallbackDelta: int(counts.fallback - old.fallback),
-		allDelta: int(counts.all - old.all), hintsDelta: counts.hints.plus(old.hints, -1)})
+	c := kubeProxyChange{svc: svc, unserved: unserved}
+	c.changes(counts, old)
+	k.apply(&c)
 }
 
 // nodeJoin is a replay's node created after the recording began: its kube-proxy watches
