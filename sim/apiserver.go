@@ -471,12 +471,18 @@ func (a *apiServer) commit(c *controller, s *serviceState, w *write, since Time)
 	return writeCommitted
 }
 
-// proxyEndpoints is what kube-proxy counts of the object cm committed.
+// proxyEndpoints is what kube-proxy counts of the object cm committed. A kube-proxy of
+// Endpoints maps an object's ready addresses only, so they are all its endpoints.
+// upstream (v1.18): pkg/proxy/endpoints.go endpointsToEndpointsMap (subset.Addresses).
 func (cm *committed) proxyEndpoints() objectEndpoints {
 	if cm.byPort != nil {
 		return objectEndpoints{byPort: cm.byPort}
 	}
-	return objectEndpoints{ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(cm.endpoints), hints: cm.hints}
+	all := cm.endpoints
+	if cm.kind == "Endpoints" {
+		all = cm.ready
+	}
+	return objectEndpoints{ready: int32(cm.ready), fallback: int32(cm.fallback), all: int32(all), hints: cm.hints}
 }
 
 // eventFor returns the watch event a watcher gets for a write, given whether its selector

@@ -367,7 +367,8 @@ type kubeProxy struct {
 	// Service at every sync (a cluster of 50,000 Services syncs many thousand times).
 	portEndpoints int
 	// allPortEndpoints is the same for every endpoint, ready or not: the iptables
-	// proxier's endpointsMap, whose size decides largeClusterMode.
+	// proxier's endpointsMap, whose size decides largeClusterMode (a kube-proxy of
+	// Endpoints maps the ready addresses only: committed.proxyEndpoints).
 	allPortEndpoints int
 	syncSeq          int32
 	// hints holds the hint counts of the Services that have some (proxyService.hinted): few
@@ -1216,13 +1217,14 @@ func unlistedEndpointsPorts(svc []model.ServicePort, ports []model.EndpointsPort
 	return unlistedPorts(svc, ports, endpointsPortGives)
 }
 
-// addSubset adds to byPort (by Service port, sized for svc) the ready and all addresses of
-// a subset that gives every port but the unlisted ones.
-func addSubset(byPort []objectEndpoints, unlisted uint64, ready, all int) {
+// addSubset adds to byPort (by Service port, sized for svc) the ready addresses of a subset
+// that gives every port but the unlisted ones: a kube-proxy of Endpoints maps those only,
+// so they are all its endpoints too.
+func addSubset(byPort []objectEndpoints, unlisted uint64, ready int) {
 	for j := range byPort {
 		if j >= 64 || unlisted&(1<<j) == 0 {
 			byPort[j].ready += int32(ready)
-			byPort[j].all += int32(all)
+			byPort[j].all += int32(ready)
 		}
 	}
 }
@@ -1231,24 +1233,24 @@ func addSubset(byPort []objectEndpoints, unlisted uint64, ready, all int) {
 // (objectEndpoints.byPort) when one of its subsets does not give every port; nil when each
 // does, as the object's counts as a whole are then every port's.
 func subsetsByPort(svc []model.ServicePort, subsets []model.SubsetSize) []objectEndpoints {
-	return byPortOf(svc, subsets, func(ss *model.SubsetSize) ([]model.EndpointsPort, int, int) {
-		return ss.Ports, ss.Addresses, ss.Addresses + ss.NotReadyAddresses
+	return byPortOf(svc, subsets, func(ss *model.SubsetSize) ([]model.EndpointsPort, int) {
+		return ss.Ports, ss.Addresses
 	})
 }
 
 // manualSubsetsByPort is subsetsByPort for the subsets of a user's Endpoints object.
 func manualSubsetsByPort(svc []model.ServicePort, subsets []model.EndpointSubset) []objectEndpoints {
-	return byPortOf(svc, subsets, func(ss *model.EndpointSubset) ([]model.EndpointsPort, int, int) {
-		return ss.Ports, len(ss.Addresses), len(ss.Addresses) + len(ss.NotReadyAddresses)
+	return byPortOf(svc, subsets, func(ss *model.EndpointSubset) ([]model.EndpointsPort, int) {
+		return ss.Ports, len(ss.Addresses)
 	})
 }
 
-// byPortOf is subsetsByPort for subsets of any form: parts gives a subset's ports, its ready
-// addresses and all its addresses.
-func byPortOf[S any](svc []model.ServicePort, subsets []S, parts func(*S) (ports []model.EndpointsPort, ready, all int)) []objectEndpoints {
+// byPortOf is subsetsByPort for subsets of any form: parts gives a subset's ports and its
+// ready addresses.
+func byPortOf[S any](svc []model.ServicePort, subsets []S, parts func(*S) (ports []model.EndpointsPort, ready int)) []objectEndpoints {
 	var byPort []objectEndpoints
 	for i := range subsets {
-		if ports, _, _ := parts(&subsets[i]); unlistedEndpointsPorts(svc, ports) != 0 {
+		if ports, _ := parts(&subsets[i]); unlistedEndpointsPorts(svc, ports) != 0 {
 			byPort = make([]objectEndpoints, max(len(svc), 1))
 			break
 		}
@@ -1257,8 +1259,8 @@ func byPortOf[S any](svc []model.ServicePort, subsets []S, parts func(*S) (ports
 		return nil
 	}
 	for i := range subsets {
-		ports, ready, all := parts(&subsets[i])
-		addSubset(byPort, unlistedEndpointsPorts(svc, ports), ready, all)
+		ports, ready := parts(&subsets[i])
+		addSubset(byPort, unlistedEndpointsPorts(svc, ports), ready)
 	}
 	return byPort
 }

@@ -47,8 +47,8 @@ func TestUnlistedSlicePorts(t *testing.T) {
 }
 
 // TestSubsetsByPort checks an Endpoints object's counts by port as kube-proxy before 1.19
-// read them (pkg/proxy/endpoints.go endpointsToEndpointsMap): each subset's addresses for
-// each port it lists with a port number, by name and protocol.
+// read them (pkg/proxy/endpoints.go endpointsToEndpointsMap): each subset's ready addresses
+// for each port it lists with a port number, by name and protocol.
 func TestSubsetsByPort(t *testing.T) {
 	http := model.EndpointsPort{Name: "http", Port: 8080, Protocol: model.ProtocolTCP}
 	metrics := model.EndpointsPort{Name: "metrics", Port: 9090, Protocol: model.ProtocolTCP}
@@ -61,7 +61,8 @@ func TestSubsetsByPort(t *testing.T) {
 		{Ports: []model.EndpointsPort{http, metrics}, Addresses: 2},
 		{Ports: []model.EndpointsPort{{Name: "metrics", Protocol: model.ProtocolTCP}}, Addresses: 7}, // port 0
 	}
-	want := []objectEndpoints{{ready: 5, all: 6}, {ready: 2, all: 2}}
+	// The not-ready address is not mapped: it is no endpoint at all.
+	want := []objectEndpoints{{ready: 5, all: 5}, {ready: 2, all: 2}}
 	if got := subsetsByPort(twoPorts, mixed); !reflect.DeepEqual(got, want) {
 		t.Errorf("mixed subsets: by port %+v, want %+v", got, want)
 	}
@@ -223,4 +224,20 @@ func TestReplayCountsEndpointsByPort(t *testing.T) {
 		}
 		check(t, replay(t, ReplayOptions{Warm: true, Slices: found}, &before, listing))
 	})
+}
+
+// TestProxyEndpointsOfAnObject checks what kube-proxy counts of a committed object as a
+// whole: every endpoint of a slice is in its endpoints map, ready or not (the iptables
+// proxier's largeClusterMode counts them all); a kube-proxy of Endpoints maps the ready
+// addresses only (v1.18 endpointsToEndpointsMap reads subset.Addresses).
+func TestProxyEndpointsOfAnObject(t *testing.T) {
+	for _, tc := range []struct {
+		kind     string
+		wantsAll int32
+	}{{"EndpointSlice", 5}, {"Endpoints", 3}} {
+		cm := committed{kind: tc.kind, endpoints: 5, ready: 3, fallback: 1}
+		if got := cm.proxyEndpoints(); got.ready != 3 || got.fallback != 1 || got.all != tc.wantsAll {
+			t.Errorf("%s of 3 ready endpoints in 5: counts %+v, want all %d", tc.kind, got, tc.wantsAll)
+		}
+	}
 }
