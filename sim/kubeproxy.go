@@ -46,9 +46,10 @@ type KubeProxyConfig struct {
 // KubeProxyCosts is the CPU cost model of one kube-proxy, on one reference core. A sync
 // costs SyncBase + WalkNanosPerServicePort × (every Service port) + GenerateNanosPerRule ×
 // (rules generated) + WriteNanosPerRule × (rules handed to the kernel); a Service port has
-// RulesPerServicePort rules and each of its endpoints RulesPerEndpoint. iptables and ipvs
-// generate every Service's rules on every sync, nftables only those it writes (a partial
-// sync skips the unchanged Services). Sources are in DefaultKubeProxy.
+// RulesPerServicePort rules and each of its endpoints RulesPerEndpoint (for iptables, a
+// served port without endpoints has one filter rule, written on every sync). iptables and
+// ipvs generate every Service's rules on every sync, nftables only those it writes (a
+// partial sync skips the unchanged Services). Sources are in DefaultKubeProxy.
 type KubeProxyCosts struct {
 	SyncBase             time.Duration
 	GenerateNanosPerRule float64
@@ -951,14 +952,23 @@ func (k *kubeProxy) startSync(t Time) {
 	full := k.fullSync(t)
 	k.largeCluster = k.allPortEndpoints > largeClusterEndpointsThreshold
 	costs := k.cfg.Costs
-	all := costs.RulesPerServicePort*float64(k.servicePorts) + costs.RulesPerEndpoint*float64(totalEndpoints)
+	// iptables gives a served port without endpoints one filter rule instead (REJECT, or
+	// DROP when only its node's endpoints count), and writes the filter table whole on
+	// every sync. upstream: iptables/proxier.go syncProxyRules (filterRules, written
+	// before a partial sync skips an unchanged Service's nat chains).
+	noEndpoints := 0
+	if k.cfg.Mode == KubeProxyIPTables {
+		noEndpoints = k.walkPorts - k.servicePorts
+	}
+	all := costs.RulesPerServicePort*float64(k.servicePorts) + costs.RulesPerEndpoint*float64(totalEndpoints) + float64(noEndpoints)
 	written, generated := all, all
 	if !full {
 		written = costs.RulesPerServicePort*float64(changedPorts) + costs.RulesPerEndpoint*float64(changedEndpoints)
 		switch k.cfg.Mode {
 		case KubeProxyIPTables:
-			// KUBE-SERVICES (one jump per Service port) is rewritten on every sync.
-			written += float64(k.servicePorts)
+			// KUBE-SERVICES (one jump per Service port) and the filter table are
+			// rewritten on every sync.
+			written += float64(k.servicePorts + noEndpoints)
 		case KubeProxyNFTables:
 			// A partial sync generates only the changed Services' chains (skipServiceUpdate).
 			generated = written

@@ -241,3 +241,39 @@ func TestProxyEndpointsOfAnObject(t *testing.T) {
 		}
 	}
 }
+
+// TestIPTablesWritesRejectRules checks that an iptables sync writes a filter rule for each
+// served port without endpoints, full or partial, as syncProxyRules does (REJECT in the
+// filter table, which it writes whole), and the other proxiers none: a Service with an
+// empty slice beside one with endpoints costs its walk and, for iptables alone, one rule
+// generated and written.
+func TestIPTablesWritesRejectRules(t *testing.T) {
+	for _, mode := range []KubeProxyMode{KubeProxyIPTables, KubeProxyNFTables, KubeProxyIPVS} {
+		lastSync := func(withEmpty bool) kubeProxySync {
+			k := newKubeProxyNode(DefaultKubeProxy(mode), 2, 1, false).proxier(0)
+			at := Time(time.Minute)
+			k.receive("a", kubeProxyChange{svc: 0, delivered: at}, 1, 100, false, false, objectEndpoints{ready: 3, all: 3})
+			if withEmpty {
+				k.receive("b", kubeProxyChange{svc: 1, delivered: at}, 1, 100, false, false, objectEndpoints{})
+			}
+			k.flush(at)
+			// A later change of a, a partial sync.
+			at += Time(time.Minute)
+			k.receive("a", kubeProxyChange{svc: 0, delivered: at}, 1, 100, false, false, objectEndpoints{ready: 4, all: 4})
+			k.flush(at)
+			s := k.syncs[len(k.syncs)-1]
+			if s.full {
+				t.Fatalf("%s: the last sync is full, want partial", mode)
+			}
+			return s
+		}
+		costs := DefaultKubeProxy(mode).Costs
+		want := Time(costs.WalkNanosPerServicePort)
+		if mode == KubeProxyIPTables {
+			want += Time(costs.GenerateNanosPerRule + costs.WriteNanosPerRule)
+		}
+		if got := lastSync(true).cpu - lastSync(false).cpu; got != want {
+			t.Errorf("%s: a Service without endpoints adds %v to a partial sync, want %v", mode, got, want)
+		}
+	}
+}
