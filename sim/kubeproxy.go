@@ -416,6 +416,11 @@ type proxyService struct {
 	partial bool
 }
 
+// serviceCheckout is, for a sync that checks out a change of a Service object, the
+// Service's state before the sync's changes, and whether one of them is of an endpoints
+// object (startSync).
+type serviceCheckout struct{ wasKnown, wasUnserved, objectChanged bool }
+
 // objectEndpoints is an object's count of ready endpoints, of serving and terminating ones
 // (never ready: a terminating endpoint is not ready), and of all its endpoints; and of its
 // ready ones, their topology hints: each of them for every port of the Service.
@@ -850,6 +855,36 @@ func (k *kubeProxy) dropped(c *kubeProxyChange) bool {
 	return k.legacy && !c.service && c.gen != k.legacyServices[c.svc].gen
 }
 
+// serviceCheckouts returns, before a sync applies its pending changes, the state of each
+// Service with a change of its Service object among them (serviceCheckout); nil when there
+// is none, as in most syncs.
+func (k *kubeProxy) serviceCheckouts() map[int]serviceCheckout {
+	var out map[int]serviceCheckout
+	for i := range k.pending {
+		if c := &k.pending[i]; c.service {
+			if out == nil {
+				out = map[int]serviceCheckout{}
+			}
+			if _, ok := out[c.svc]; !ok {
+				sv := &k.services[c.svc]
+				out[c.svc] = serviceCheckout{wasKnown: sv.known, wasUnserved: sv.unserved}
+			}
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	for i := range k.pending {
+		if c := &k.pending[i]; !c.service && !k.dropped(c) {
+			if co, ok := out[c.svc]; ok {
+				co.objectChanged = true
+				out[c.svc] = co
+			}
+		}
+	}
+	return out
+}
+
 // serviceEvent takes an event of the Service informer for Service svc (of ports Service
 // ports), made at t in phase phase: its ADDED event (served), as for a new Service, or its
 // DELETED event (not served), as when a service-proxy-name label hides it. Either is a change
@@ -915,6 +950,7 @@ func (k *kubeProxy) startSync(t Time) {
 	seq := k.syncSeq
 	phase := -1
 	var changedPorts, changedEndpoints int
+	checkouts := k.serviceCheckouts()
 	for i := range k.pending {
 		c := &k.pending[i]
 		k.apply(c)
@@ -933,7 +969,15 @@ func (k *kubeProxy) startSync(t Time) {
 			}
 			k.legacyServices[c.svc].pending = false
 		}
-		if sv := &k.services[c.svc]; sv.stamp != seq && !sv.unserved {
+		sv := &k.services[c.svc]
+		if co, ok := checkouts[c.svc]; ok && !co.objectChanged && co.wasKnown && co.wasUnserved == sv.unserved {
+			// Its only changes are of the Service object, and leave it as it was (its
+			// service-proxy-name label put on and taken off again): upstream's tracker
+			// drops an item whose previous and current maps are equal, and the sync skips
+			// the Service's chains. upstream: servicechangetracker.go Update.
+			continue
+		}
+		if sv.stamp != seq && !sv.unserved {
 			sv.stamp = seq
 			changedPorts += int(sv.ports)
 			if sv.partial {

@@ -277,3 +277,36 @@ func TestIPTablesWritesRejectRules(t *testing.T) {
 		}
 	}
 }
+
+// TestHideAndShowInOneWindowIsNoChange: a Service hidden from kube-proxy and shown again
+// (its service-proxy-name label put on and taken off) before a sync checks the two out is
+// no change upstream (servicechangetracker.go Update drops an item whose previous and
+// current maps are equal): the sync they wake rewrites none of its rules, only the
+// KUBE-SERVICES jumps every iptables sync writes. Shown after a sync that hid it, it is a
+// change again.
+func TestHideAndShowInOneWindowIsNoChange(t *testing.T) {
+	k := flatProxy(KubeProxyIPTables, 0)
+	k.cfg.Costs.WriteNanosPerRule = 1000 // 1 µs a rule
+	deliver(k, "web", 0, 0, 10)
+	deliver(k, "other", 1, 0, 1)
+	k.flush(0)
+	at := Time(10 * time.Second)
+	deliver(k, "other", 1, at, 2) // a sync starts at once
+	k.serviceEvent(0, 1, at+ms, 0, false)
+	k.serviceEvent(0, 1, at+2*ms, 0, true)
+	k.flush(at + 2*ms)
+	last := k.syncs[len(k.syncs)-1]
+	if want := 2 * Time(time.Microsecond); last.cpu != want {
+		t.Errorf("the sync of the hide and the show wrote %v of rules, want %v (2 jumps, no Service's chains)", last.cpu, want)
+	}
+	// Hidden by one sync, shown by the next: the show rewrites web's rules.
+	at += Time(10 * time.Second)
+	k.serviceEvent(0, 1, at, 0, false)
+	k.flush(at)
+	k.serviceEvent(0, 1, at+Time(5*time.Second), 0, true)
+	k.flush(at + Time(5*time.Second))
+	last = k.syncs[len(k.syncs)-1]
+	if want := Time(2+3+4*10) * Time(time.Microsecond); last.cpu != want {
+		t.Errorf("the show after a sync that hid web wrote %v of rules, want %v", last.cpu, want)
+	}
+}
