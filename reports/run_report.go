@@ -354,6 +354,8 @@ func assumptions(cfg *sim.Config, replay bool) []string {
 		fmt.Sprintf("Informer lag %s: a sync sooner than that after the controller's own write finds its cache stale and backs off (`controlPlane.informerLag`).", lag),
 		fmt.Sprintf("A sync takes %s per pod of the Service with Endpoints (building its address list) and %s with EndpointSlices (reconciling them) before it writes (`controlPlane.endpointsBuildPerPod`, `.endpointSliceSyncPerPod`).",
 			orDefault(cp.EndpointsBuildPerPod, 10*time.Microsecond), orDefault(cp.EndpointSliceSyncPerPod, 15*time.Microsecond)),
+		fmt.Sprintf("Each pod event waits on the controller's pod queue, whose workers (as many as its Service workers) take %s per Service of the pod's namespace to find its Services before they are queued (`controlPlane.podMapPerService`).",
+			orDefault(cp.PodMapPerService, 200*time.Nanosecond)),
 		fmt.Sprintf("kube-proxy watches in %s (`apiServer.kubeProxyEncoding`); %s (`apiServer.watchers`).", api.KubeProxyEncoding, counted(int64(len(api.Watchers)), "extra watcher group", "extra watcher groups")),
 		fmt.Sprintf("%s, objects over %s rejected (`apiServer.replicas`, `apiServer.objectSizeLimit`).", plural(max(1, api.Replicas), "API server"), formatLimitBytes(api.ObjectSizeLimitBytes)),
 	)

@@ -46,6 +46,7 @@
 //	    informerLag [20ms] (own writes reach the controller's cache after this),
 //	    endpointsBuildPerPod [10µs] (Endpoints sync time per pod before its stale check),
 //	    endpointSliceSyncPerPod [15µs] (EndpointSlice sync time per pod before its writes),
+//	    podMapPerService [200ns] (pod queue time per Service of the pod's namespace),
 //	    minResyncPeriod [12h] (informer resyncs every 1-2×; 0s: none),
 //	    endpointSlice / endpoints: workers [5, 1..50], batchPeriod [0], qps [20], burst [30],
 //	    apiLatency [fixed 5ms]

@@ -63,7 +63,8 @@ func writeEffective(b *strings.Builder, cfg *sim.Config, settingsOnly bool) {
 	}
 	w("  mirroringWorkers: %d\n", cp.MirroringWorkers)
 	w("  maxEndpointsPerSlice: %d\n  endpointsTruncation: %t\n  informerLag: %s\n", cp.MaxEndpointsPerSlice, cp.EndpointsTruncation, cp.InformerLag)
-	w("  endpointsBuildPerPod: %s\n  endpointSliceSyncPerPod: %s\n  minResyncPeriod: %s\n", cp.EndpointsBuildPerPod, cp.EndpointSliceSyncPerPod, cp.MinResyncPeriod)
+	w("  endpointsBuildPerPod: %s\n  endpointSliceSyncPerPod: %s\n  podMapPerService: %s\n  minResyncPeriod: %s\n",
+		cp.EndpointsBuildPerPod, cp.EndpointSliceSyncPerPod, cp.PodMapPerService, cp.MinResyncPeriod)
 	wl := cp.Workloads
 	w("  workloads:\n")
 	for _, x := range []struct {

@@ -59,7 +59,7 @@ const (
 var (
 	topFields        = []string{"name", "description", "seed", "cluster", "controlPlane", "apiServer", "network", "kubeProxy", "services", "timeline", "modes", "guards", "slo", "expect"}
 	clusterFields    = []string{"nodes", "zones", "region", "nodeNameFormat", "nodeMilliCPU", "maxPodsPerNode"}
-	cpFields         = []string{"endpointSlice", "endpoints", "mirroringWorkers", "maxEndpointsPerSlice", "endpointsTruncation", "informerLag", "endpointsBuildPerPod", "endpointSliceSyncPerPod", "minResyncPeriod", "workloads"}
+	cpFields         = []string{"endpointSlice", "endpoints", "mirroringWorkers", "maxEndpointsPerSlice", "endpointsTruncation", "informerLag", "endpointsBuildPerPod", "endpointSliceSyncPerPod", "podMapPerService", "minResyncPeriod", "workloads"}
 	controllerFields = []string{"workers", "batchPeriod", "qps", "burst", "apiLatency"}
 	workloadFields   = []string{"replicaSet", "deployment", "statefulSet", "daemonSet", "burstReplicas", "scheduler", "podCreateFailureRate"}
 	workloadKinds    = []string{sim.KindDeployment, sim.KindStatefulSet, sim.KindDaemonSet}
@@ -360,6 +360,11 @@ func (d *decoder) controlPlane(n *yaml.Node, path string, cp *sim.ControlPlaneCo
 	if e, ok := f["endpointSliceSyncPerPod"]; ok {
 		if v, ok := d.durationIn(e.val, join(path, "endpointSliceSyncPerPod"), time.Nanosecond, time.Second); ok {
 			cp.EndpointSliceSyncPerPod = v
+		}
+	}
+	if e, ok := f["podMapPerService"]; ok {
+		if v, ok := d.durationIn(e.val, join(path, "podMapPerService"), time.Nanosecond, time.Millisecond); ok {
+			cp.PodMapPerService = v
 		}
 	}
 	if e, ok := f["minResyncPeriod"]; ok {

@@ -85,6 +85,11 @@ type ControlPlaneConfig struct {
 	// of a Service before its first write (after its stale check): it lists the pods and
 	// reconciles them all. 0 means the measured default, 15 µs.
 	EndpointSliceSyncPerPod time.Duration
+	// PodMapPerService is how long either endpoint controller's pod queue worker takes per
+	// Service of a pod's namespace to find the pod's Services, for each pod event (since
+	// Kubernetes 1.37). 0 means the measured default, 200 ns: 2 ms a pod event in a
+	// namespace of 10,000 Services.
+	PodMapPerService time.Duration
 	// MinResyncPeriod is kube-controller-manager's --min-resync-period: its informers
 	// resync every MinResyncPeriod × [1, 2) (one draw a run), delivering every object to
 	// the controllers again, which queue every Service and workload for a sync. 0: no

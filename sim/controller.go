@@ -76,8 +76,10 @@ type write struct {
 type syncer interface {
 	// serviceAdded prepares per-service state.
 	serviceAdded(s *serviceState)
-	// podChanged updates the reconciler's view and reports whether the service must sync.
-	podChanged(p *podState, old *model.Pod, deleted bool) bool
+	// podChanged gives the reconciler of p's Service, if it has one, p as it is now (deleted:
+	// its removal); old is p's version before (nil for an add). Whether the Service is
+	// queued is the pod queue's (podEvent).
+	podChanged(p *podState, old *model.Pod, deleted bool)
 	// serviceChanged updates the reconciler's view of the Service.
 	serviceChanged(s *serviceState)
 	// sync computes the writes for s, appended to buf[:0] (a buffer the caller reuses). A
@@ -369,28 +371,24 @@ func (c *controller) serviceUpdated(s *serviceState) {
 	c.add(s.idx)
 }
 
+// podAdded is a pod add event for the controller's reconciler; the engine queues the
+// event on the pod queues (Engine.podEvent).
 func (c *controller) podAdded(p *podState) {
 	if !p.pod.ReadyTransition.IsZero() {
 		c.readyChange(p, 0)
 	}
-	if c.syncer.podChanged(p, nil, false) {
-		c.podEvent(p)
-	}
+	c.syncer.podChanged(p, nil, false)
 }
 
-// podUpdated is a pod update event; a resync (resync: the version the pod had) queues
-// nothing.
-func (c *controller) podUpdated(p *podState, old *model.Pod, resync bool) {
+// podUpdated is a pod update event for the controller's reconciler.
+func (c *controller) podUpdated(p *podState, old *model.Pod) {
 	c.readyUpdated(p, old)
-	if c.syncer.podChanged(p, old, false) && !resync {
-		c.podEvent(p)
-	}
+	c.syncer.podChanged(p, old, false)
 }
 
+// podDeleted is a pod delete event for the controller's reconciler.
 func (c *controller) podDeleted(p *podState) {
-	if c.syncer.podChanged(p, p.pod, true) {
-		c.podEvent(p)
-	}
+	c.syncer.podChanged(p, p.pod, true)
 }
 
 // readyUpdated notes an update of p from old for the trigger time tracker: any change of
@@ -470,15 +468,6 @@ func (c *controller) triggerTime(s *serviceState, k *keyState) model.Timestamp {
 	return t
 }
 
-func (c *controller) podEvent(p *podState) {
-	s := p.svc()
-	if !s.created {
-		return
-	}
-	c.markPending(s)
-	c.addAfter(s.idx, Time(c.cfg.BatchPeriod))
-}
-
 // busy reports whether any key has a change pending, is queued or is being processed: by
 // this controller's workers or, in the EndpointSlice mode, the mirroring controller's.
 func (c *controller) busy() bool {
@@ -522,7 +511,7 @@ func (c *controller) add(i int) {
 
 // startWorkers lets the workers take keys once the informer caches have synced: one start
 // per idle worker while keys are ready (later ones follow from done), this controller's
-// first, then the mirroring controller's.
+// first, then the mirroring controller's. (The pod workers start first: Engine.startPods.)
 // upstream: endpointslice_controller.go, endpoints_controller.go and
 // endpointslicemirroring_controller.go Run, cache.WaitForNamedCacheSync before the workers
 // start.
@@ -630,7 +619,7 @@ func (c *controller) startSync(s *serviceState) {
 		// upstream: endpointslice_controller.go syncService → StaleSlices → a
 		// StaleInformerCache error, retried with backoff.
 		e.stats.stale(c.mode)
-		c.done(s, true)
+		c.done(s, true, k.pending)
 		return
 	}
 	trigger := c.triggerTime(s, k)
@@ -656,17 +645,17 @@ func (c *controller) startSync(s *serviceState) {
 		if built == e.now {
 			c.freeRun(run)
 			c.sendEvents(s, events, e.now)
-			c.done(s, err != nil)
+			c.done(s, err != nil, had)
 			return
 		}
-		run.c, run.s, run.failed, run.events = c, s, err != nil, events
+		run.c, run.s, run.failed, run.events, run.carried = c, s, err != nil, events, had
 		e.schedule(built, evSyncDone{run})
 		return
 	}
 	if !had {
 		since = e.now
 	}
-	*run = syncRun{c: c, s: s, writes: writes, since: since, failed: err != nil, events: events}
+	*run = syncRun{c: c, s: s, writes: writes, since: since, failed: err != nil, events: events, carried: had}
 	run.writeFrom(built)
 }
 
@@ -724,7 +713,7 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 		built = e.now
 	} else if k.replaced && built < k.lastCommit+c.informerLag {
 		e.stats.stale(c.mode)
-		c.syncDone(built, s, true)
+		c.syncDone(built, s, true, k.pending)
 		return
 	} else if k.created && built < k.lastCommit+c.informerLag {
 		// The lister has no Endpoints yet, so the sync creates it again and the API server
@@ -733,7 +722,7 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 		// finds none; the Create's error returned).
 		e.stats.stale(c.mode)
 		run := c.newRun()
-		run.c, run.s, run.failed = c, s, true
+		run.c, run.s, run.failed, run.carried = c, s, true, k.pending
 		e.schedule(built, evCreateRefused{run})
 		return
 	}
@@ -743,14 +732,14 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 	writes, err := c.syncer.sync(s, trigger, run.writes)
 	run.writes = writes
 	if len(writes) == 0 {
-		run.c, run.s, run.failed = c, s, err != nil
+		run.c, run.s, run.failed, run.carried = c, s, err != nil, had
 		e.schedule(built, evSyncDone{run})
 		return
 	}
 	if !had {
 		since = e.now
 	}
-	*run = syncRun{c: c, s: s, writes: writes, since: since, failed: err != nil}
+	*run = syncRun{c: c, s: s, writes: writes, since: since, failed: err != nil, carried: had}
 	run.writeFrom(built)
 }
 
@@ -767,10 +756,10 @@ func (ev evCreateRefused) apply(e *Engine) {
 	e.schedule(c.bucket.reserve(e.now)+c.latency.sample(), evSyncDone{ev.r})
 }
 
-// syncDone ends a sync of s that wrote nothing at time at.
-func (c *controller) syncDone(at Time, s *serviceState, failed bool) {
+// syncDone ends a sync of s that wrote nothing at time at (carried: see syncRun).
+func (c *controller) syncDone(at Time, s *serviceState, failed, carried bool) {
 	run := c.newRun()
-	run.c, run.s, run.failed = c, s, failed
+	run.c, run.s, run.failed, run.carried = c, s, failed, carried
 	c.e.schedule(at, evSyncDone{run})
 }
 
@@ -780,10 +769,10 @@ type evSyncDone struct{ r *syncRun }
 
 func (ev evSyncDone) String() string { return string(ev.r.c.mode) + " sync done" }
 func (ev evSyncDone) apply(e *Engine) {
-	c, s, failed, events := ev.r.c, ev.r.s, ev.r.failed, ev.r.events
+	c, s, failed, events, carried := ev.r.c, ev.r.s, ev.r.failed, ev.r.events, ev.r.carried
 	c.freeRun(ev.r)
 	c.sendEvents(s, events, e.now)
-	c.done(s, failed)
+	c.done(s, failed, carried)
 }
 
 // syncRun is a sync's writes in flight.
@@ -794,6 +783,10 @@ type syncRun struct {
 	i      int
 	since  Time
 	failed bool
+	// carried is true when the sync took a pending change (keyState.pending) with it: if it
+	// fails, the change is pending again (done). A sync with none (a key queued again by
+	// an event that changed nothing it shows) that fails starts no change's clock.
+	carried bool
 	// stopType is an address type whose finalize stopped at an error.
 	stopType model.AddressType
 	// events are the Events the sync records once its writes are done.
@@ -830,7 +823,7 @@ func (r *syncRun) next(t Time) {
 	}
 	if r.i >= len(r.writes) {
 		// The run is over: no event refers to it any more.
-		c, s, failed, events, user := r.c, r.s, r.failed, r.events, r.user
+		c, s, failed, events, user, carried := r.c, r.s, r.failed, r.events, r.user, r.carried
 		c.freeRun(r)
 		if user {
 			if !failed {
@@ -839,7 +832,7 @@ func (r *syncRun) next(t Time) {
 			return // (refused, the user's object waits for its next change)
 		}
 		c.sendEvents(s, events, t)
-		c.done(s, failed)
+		c.done(s, failed, carried)
 		return
 	}
 	send := t
@@ -886,7 +879,7 @@ func (ev evWriteCommit) apply(e *Engine) {
 }
 
 // done is workqueue Done plus handleErr: requeue a dirty key, retry a failed one with backoff.
-func (c *controller) done(s *serviceState, failed bool) {
+func (c *controller) done(s *serviceState, failed, carried bool) {
 	e := c.e
 	k := &c.keys[s.idx]
 	k.processing = false
@@ -897,7 +890,9 @@ func (c *controller) done(s *serviceState, failed bool) {
 		k.requeues++
 		_, retry := c.client(s)
 		d := max(c.syncer.backoff(s, int(k.requeues)), retry.reserve(e.now)-e.now)
-		c.markPending(s)
+		if carried {
+			c.markPending(s)
+		}
 		c.addAfter(s.idx, d)
 	case failed:
 		// Dropped after maxRetries, as upstream (queue.Forget): the next event re-adds it.

@@ -209,16 +209,11 @@ func (y *endpointsSyncer) backoff(_ *serviceState, n int) Time {
 // podChanged feeds the builder and applies the same update filter as the EndpointSlice
 // controller (upstream: endpoints_controller.go updatePod → GetPodUpdateProjectionKey, then
 // syncPod → GetServicesToUpdate).
-func (y *endpointsSyncer) podChanged(p *podState, old *model.Pod, deleted bool) bool {
+func (y *endpointsSyncer) podChanged(p *podState, old *model.Pod, deleted bool) {
 	if y.builderAt(p.svc().idx, p, old) == nil {
-		return false
+		return
 	}
-	if deleted {
-		y.apply(p.svc().idx, heldChange{pod: p.pod, ref: &p.endpointsRef, deleted: true})
-		return true
-	}
-	y.apply(p.svc().idx, heldChange{pod: p.pod, ref: &p.endpointsRef})
-	return old == nil || podEndpointsChanged(old, p.pod)
+	y.apply(p.svc().idx, heldChange{pod: p.pod, ref: &p.endpointsRef, deleted: deleted})
 }
 
 // apply gives a change to the builder now, or holds it while a write is in flight.

@@ -184,17 +184,16 @@ func (y *sliceSyncer) backoff(s *serviceState, n int) Time {
 
 // podChanged is the EndpointSlice controller's pod event filter.
 // upstream: util/controller_utils.go GetPodUpdateProjectionKey, podEndpointsChanged.
-func (y *sliceSyncer) podChanged(p *podState, old *model.Pod, deleted bool) bool {
+func (y *sliceSyncer) podChanged(p *podState, old *model.Pod, deleted bool) {
 	r := y.reconcilerAt(p.svc().idx, p, old)
 	if r == nil {
-		return false
+		return
 	}
 	if deleted {
 		r.DeletePodRef(&p.sliceRef, p.pod.Namespace, p.pod.Name)
-		return true
+		return
 	}
 	r.SetPodRef(&p.sliceRef, p.pod)
-	return old == nil || podEndpointsChanged(old, p.pod)
 }
 
 // podEndpointsChanged reports whether an update queues the pod's Service: its deletion

@@ -52,18 +52,30 @@ func createdWithTheRecording(svcs []*model.Service, nodes []*model.Node, err err
 	return svcs, nodes, err
 }
 
-// staleRun replays staleTrace through the Endpoints controller alone.
+// staleCreation is when staleRun's Service is created: after its listed pods are mapped
+// (podQueue), which would queue it again during its first sync had it existed then.
+const staleCreation = 2 * time.Second
+
+// staleRun replays staleTrace through the Endpoints controller alone, its Service created at
+// staleCreation and the pod changes at the given times after that.
 func staleRun(t *testing.T, buildPerPod time.Duration, at ...time.Duration) ModeResult {
 	t.Helper()
 	cfg := testConfig(3, 1)
 	cfg.RunEndpointSlices = false
 	cfg.ControlPlane.InformerLag = 20 * time.Millisecond
 	cfg.ControlPlane.EndpointsBuildPerPod = buildPerPod
-	svcs, nodes, err := createdWithTheRecording(ClusterObjects(cfg))
+	svcs, nodes, err := ClusterObjects(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, _, err := Replay(cfg, svcs, nodes, staleTrace(100, nodes, at...), nil)
+	for _, s := range svcs {
+		s.CreationTimestamp = timestamp(Time(staleCreation))
+	}
+	shifted := make([]time.Duration, len(at))
+	for i, d := range at {
+		shifted[i] = staleCreation + d
+	}
+	res, _, err := Replay(cfg, svcs, nodes, staleTrace(100, nodes, shifted...), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +91,8 @@ func staleRun(t *testing.T, buildPerPod time.Duration, at ...time.Duration) Mode
 // upstream: endpoints_controller.go syncService; endpoints_tracker_test.go; the controller
 // test TestSyncServiceStaleInformer.
 func TestEndpointsStaleCheck(t *testing.T) {
-	// 100 pods listed: the create commits at 1 ms (build) + 5 ms, and the informer has it at
-	// 26 ms.
+	// 100 pods listed; from the Service's creation (the times below are after it), the
+	// create commits at 1 ms (build) + 5 ms, and the informer has it at 26 ms.
 	for _, tc := range []struct {
 		name        string
 		buildPerPod time.Duration

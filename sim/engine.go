@@ -167,6 +167,14 @@ type Engine struct {
 	// (every Service and pod is created by the timeline), so its caches sync at once; a
 	// replay syncs them after the recording's initial listing.
 	cachesSynced bool
+	// namespaces counts the existing Services of each namespace, which a pod queue's
+	// mapping lists (podQueue). podGroup is, while a replay applies one recorded pod event
+	// with a projection key, that event's number (podGroups counts them), else 0.
+	namespaces namespaces
+	podGroup   uint64
+	podGroups  uint64
+	// podQueues are the endpoint controllers' pod queues (makePodQueues).
+	podQueues []*podQueue
 
 	// releaseAtEnd makes the run let go of its state once its results need nothing more of
 	// it (release): set by Run and Replay, whose callers never see the engine; tests that
@@ -253,6 +261,7 @@ func newEngine(cfg Config, obs Observer) (*Engine, error) {
 		e.ctls = append(e.ctls, newController(e, ModeEndpoints, cfg.ControlPlane.Endpoints, newStream(cfg.Seed, streamEndpointsAPI)))
 		e.reconnects[modeIndex(ModeEndpoints)] = newStream(cfg.Seed, streamReconnectEndpoints)
 	}
+	e.makePodQueues()
 	return e, nil
 }
 
@@ -345,6 +354,7 @@ func (e *Engine) buildNodes() {
 // the first sync of each key sees every object listed.
 func (e *Engine) syncCaches() {
 	e.cachesSynced = true
+	e.startPods()
 	for _, c := range e.ctls {
 		c.startWorkers()
 	}

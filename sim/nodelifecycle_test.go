@@ -527,7 +527,7 @@ func TestReadyAgainWithTheKeptTransition(t *testing.T) {
 	next := old
 	next.ReadyTransition = old.ReadyTransition - model.Timestamp(time.Second)
 	p.setPod(&next)
-	c.podUpdated(p, &old, false)
+	c.podUpdated(p, &old)
 	if got := c.triggerTime(p.svc(), k); got != 0 {
 		t.Errorf("an older Ready transition gave the trigger time %v", time.Duration(got))
 	}

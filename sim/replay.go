@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -128,11 +129,14 @@ const unknownNodeExamples = 5
 // podKey is a pod's namespace and name.
 type podKey struct{ namespace, name string }
 
-// replayedPod is a replayed pod: its states (one per Service that selects it) and the
-// resourceVersion of its last event.
+// replayedPod is a replayed pod: its states (one per Service that selects it, none if no
+// Service does), and its last event's resourceVersion, pod and labels, which the next
+// event's projection key compares (applyTrace).
 type replayedPod struct {
 	states []*podState
 	rv     string
+	pod    *model.Pod
+	labels map[string]string
 }
 
 // replayState is the engine's view of a trace being replayed.
@@ -226,9 +230,11 @@ func (e *Engine) endRun() {
 			return cmp.Or(strings.Compare(a.namespace, b.namespace), strings.Compare(a.name, b.name))
 		})
 		for _, key := range gone {
+			e.openPodEvent(key.namespace, 1)
 			for _, p := range r.byKey[key].states {
 				e.dropReplayPod(p)
 			}
+			e.closePodEvent()
 			delete(r.byKey, key)
 		}
 		r.stats.RelistDeleted += int64(len(gone))
@@ -283,6 +289,7 @@ func newReplay(opts ReplayOptions, cfg Config, services []*model.Service, nodes 
 	for _, svc := range services {
 		s := &serviceState{idx: len(e.services), svc: svc}
 		e.services = append(e.services, s)
+		e.namespaces.add(s)
 	}
 	// Controllers size their per-service state on construction: rebuild them.
 	e.api = newAPIServer(e)
@@ -296,6 +303,7 @@ func newReplay(opts ReplayOptions, cfg Config, services []*model.Service, nodes 
 		e.ctls = append(e.ctls, newController(e, ModeEndpoints, cfg.ControlPlane.Endpoints, newStream(cfg.Seed, streamEndpointsAPI)))
 		e.reconnects[modeIndex(ModeEndpoints)] = newStream(cfg.Seed, streamReconnectEndpoints)
 	}
+	e.makePodQueues()
 	e.replay = &replayState{src: src, byKey: map[podKey]replayedPod{}, warm: opts.Warm, slices: opts.Slices}
 	e.proxyStart = 0
 	return e, nil
@@ -353,28 +361,29 @@ func (e *Engine) startReplay() {
 // until then the controllers leave their pods alone, as a real controller acts from a
 // Service's creation on. Times are on the recording's clock, as for nodes (nodeJoins). It
 // runs once the listing is read: a listing of raw kubectl output moves the recording's
-// origin until its end.
+// origin until its end. Every Service that exists then counts in its namespace, which the
+// pod queues list (podQueue); one without managed endpoints created later never does.
 func (e *Engine) addReplayServices() {
 	r := e.replay
 	base := e.epoch
 	start := e.timestamp(0)
 	for _, s := range e.services {
+		ts := s.svc.CreationTimestamp
 		if !replayManaged(s) {
+			if ts <= start {
+				e.serviceExists(s)
+			}
 			continue
 		}
-		if ts := s.svc.CreationTimestamp; ts > start {
+		if ts > start {
 			r.creates = append(r.creates, serviceCreate{svc: s.idx, at: Time(int64(ts) - base)})
 			r.stats.CreatedDuring++
 			continue
 		}
 		s.created = true
+		e.serviceExists(s)
 		for _, c := range e.ctls {
 			c.serviceAdded(s)
-			if len(s.pods) > 0 {
-				// The listed pods' add events, taken before the Service's: AddAfter of the
-				// batch period.
-				c.podEvent(s.pods[0])
-			}
 		}
 	}
 	slices.SortStableFunc(r.creates, func(a, b serviceCreate) int { return cmp.Compare(a.at, b.at) })
@@ -405,6 +414,7 @@ func (ev evServiceCreate) apply(e *Engine) {
 	e.replay.pendingCreates--
 	s := e.services[ev.svc]
 	s.created = true
+	e.serviceExists(s)
 	for _, c := range e.ctls {
 		c.serviceAdded(s)
 	}
@@ -516,13 +526,17 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 	if !ev.Listed {
 		e.noteAdded(ev, key)
 	}
-	entry := r.byKey[key]
+	entry, known := r.byKey[key]
 	cur := entry.states
 	if ev.Type == model.EventDeleted {
-		for _, p := range cur {
-			e.dropReplayPod(p)
+		if known {
+			e.openPodEvent(key.namespace, 1)
+			for _, p := range cur {
+				e.dropReplayPod(p)
+			}
+			e.closePodEvent()
+			delete(r.byKey, key)
 		}
-		delete(r.byKey, key)
 		return
 	}
 	pod := ev.Pod // the replay's now (see TraceSource)
@@ -538,6 +552,23 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 	} else {
 		e.api.followRecorded(rv)
 	}
+	// The event's projection key: an add (of a pod the replay does not have), or an update
+	// of another version whose labels changed (the Services of both label sets are listed)
+	// or that changes what endpoints show. Every such event takes an item of each pod
+	// queue, whether or not a Service selects the pod; the pod's states share it.
+	// upstream: k8s.io/endpointslice util/controller_utils.go GetPodUpdateProjectionKey,
+	// GetServicesToUpdate.
+	if !known {
+		e.openPodEvent(key.namespace, 1)
+	} else if rv != entry.rv {
+		switch {
+		case !maps.Equal(entry.labels, ev.Labels):
+			e.openPodEvent(key.namespace, 2)
+		case podEndpointsChanged(entry.pod, pod):
+			e.openPodEvent(key.namespace, 1)
+		}
+	}
+	defer e.closePodEvent()
 	var next []*podState
 	matched := false
 	r.candidates = r.selecting.candidates(r.candidates[:0], pod.Namespace, ev.Labels)
@@ -581,11 +612,7 @@ func (e *Engine) applyTrace(ev TraceEvent) {
 	if !matched {
 		r.stats.Unmatched++
 	}
-	if len(next) == 0 {
-		delete(r.byKey, key)
-	} else {
-		r.byKey[key] = replayedPod{states: next, rv: rv}
-	}
+	r.byKey[key] = replayedPod{states: next, rv: rv, pod: pod, labels: ev.Labels}
 }
 
 // endRecording notes that the recording ended, with err (io.EOF at its end), and starts

@@ -303,6 +303,7 @@ func (e *Engine) buildServices() {
 			}
 			s := &serviceState{idx: len(e.services), cfg: c, replicas: c.Replicas, timing: e.kubelet.forService(c)}
 			s.svc = e.newService(proto, c, name)
+			e.namespaces.add(s)
 			if named {
 				s.svc.Labels = ownNameLabels(s.svc.Labels, name)
 			}
@@ -495,6 +496,7 @@ func (e *Engine) createService(s *serviceState) {
 		return
 	}
 	s.created = true
+	e.serviceExists(s)
 	s.svc.CreationTimestamp = timestamp(e.now)
 	if s.cfg != nil && s.cfg.ManualEndpoints > 0 {
 		// A selector-less Service: no workload, only the user's Endpoints object.
@@ -1280,6 +1282,7 @@ func (e *Engine) podAdded(p *podState) {
 	for _, c := range e.ctls {
 		c.podAdded(p)
 	}
+	e.podEvent(p) // an add always has a projection key
 }
 
 func (e *Engine) podUpdated(p *podState, old *model.Pod) { e.podUpdate(p, old, false) }
@@ -1295,7 +1298,14 @@ func (e *Engine) podUpdate(p *podState, old *model.Pod, resync bool) {
 	e.record(model.EventModified, p)
 	e.workloads.podChanged(p)
 	for _, c := range e.ctls {
-		c.podUpdated(p, old, resync)
+		c.podUpdated(p, old)
+	}
+	// A resync (the version the pod had) has no projection key, nor has an update that
+	// changes nothing endpoints show (a label change reaches the engine as the pod leaving
+	// one Service and joining another; a replay's recorded event opens its item itself,
+	// openPodEvent).
+	if !resync && podEndpointsChanged(old, p.pod) {
+		e.podEvent(p)
 	}
 }
 
@@ -1306,6 +1316,7 @@ func (e *Engine) podDeleted(p *podState) {
 	for _, c := range e.ctls {
 		c.podDeleted(p)
 	}
+	e.podEvent(p) // a delete always has a projection key
 }
 
 // PodRecorder is an optional Observer extension that receives every pod event of a generated

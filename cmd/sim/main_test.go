@@ -836,7 +836,7 @@ timeline:
 		}
 	}
 	te := realEnv()
-	if code := te.main([]string{"run", file, "--quiet", "--set", "guards.maxEvents=2000"}); code != exitFailed {
+	if code := te.main([]string{"run", file, "--quiet", "--set", "guards.maxEvents=3000"}); code != exitFailed {
 		t.Fatalf("a run out of events: exit %d: %s", code, te.stderr.String())
 	}
 	if got := te.stderr.String(); !strings.Contains(got, "event budget exhausted") ||

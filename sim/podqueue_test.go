@@ -1,0 +1,200 @@
+package sim
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"epsim/model"
+)
+
+func TestPodQueueTakesTheWorkerFreeFirst(t *testing.T) {
+	q := &podQueue{free: make([]Time, 2), perService: Time(time.Millisecond)}
+	// Each item lists a namespace of 1 Service: (1 + podMapFixed) ms.
+	cost := Time(1+podMapFixed) * Time(time.Millisecond)
+	for i, want := range []Time{cost, cost, 2 * cost, 2 * cost, 3 * cost} {
+		if got := q.take(0, 0, 1, 1); got != want {
+			t.Errorf("item %d at 0 ends at %v, want %v", i, got, want)
+		}
+	}
+	// A worker free before the item comes starts it at once; two listings cost twice.
+	if got, want := q.take(10*cost, 0, 1, 2), 12*cost; got != want {
+		t.Errorf("a relabelled pod's item at %v ends at %v, want %v", 10*cost, got, want)
+	}
+	// The pod states of one recorded event share its item; the next event takes its own.
+	first := q.take(20*cost, 7, 4, 1)
+	if again := q.take(20*cost, 7, 4, 1); again != first {
+		t.Errorf("a second state of one pod event ends at %v, want the first's %v", again, first)
+	}
+	if next := q.take(20*cost, 8, 4, 1); next != first {
+		t.Errorf("the next pod event, on the other free worker, ends at %v, want %v", next, first)
+	}
+	if q.take(20*cost, 9, 4, 1) == first {
+		t.Error("a third pod event with both workers busy did not wait")
+	}
+}
+
+// podQueueTrace lists the "web" Service's pods web-0 … web-(ready-1), all ready, and other
+// pods no Service selects (unmatched), then applies changes.
+func podQueueTrace(nodes []*model.Node, ready, unmatched int, changes ...TraceEvent) *sliceSource {
+	src := &sliceSource{}
+	rv := 0
+	for i := range ready + unmatched {
+		name, labels := fmt.Sprintf("web-%d", i), map[string]string{"app": "web"}
+		if i >= ready {
+			name, labels = fmt.Sprintf("job-%d", i), map[string]string{"app": "job"}
+		}
+		rv++
+		src.events = append(src.events, TraceEvent{Type: model.EventAdded, Pod: queuePod(nodes, i, name, true),
+			Labels: labels, ResourceVersion: fmt.Sprint(rv), Listed: true})
+	}
+	for _, ev := range changes {
+		rv++
+		ev.ResourceVersion = fmt.Sprint(rv)
+		src.events = append(src.events, ev)
+	}
+	return src
+}
+
+// queuePod is pod name (the i-th of podQueueTrace), ready or not.
+func queuePod(nodes []*model.Node, i int, name string, ready bool) *model.Pod {
+	return &model.Pod{PodIdentity: model.NewPodIdentity("default", name, "uid-"+name),
+		NodeName: nodes[i%len(nodes)].Name, Phase: model.PodRunning,
+		IPs: []string{fmt.Sprintf("10.1.%d.%d", i/256, i%256)}, Ready: ready}
+}
+
+// podQueueRun replays src through the Endpoints controller alone, with workers workers
+// (Service and pod workers alike), the pod queue's cost perService, and others more
+// Services in the "default" namespace that select no pod. It returns the Endpoints updates'
+// times.
+func podQueueRun(t *testing.T, perService time.Duration, workers, others int, src func(nodes []*model.Node) *sliceSource) []Time {
+	t.Helper()
+	cfg := testConfig(3, 1)
+	cfg.RunEndpointSlices = false
+	cfg.ControlPlane.Endpoints.Workers = workers
+	cfg.ControlPlane.PodMapPerService = perService
+	svcs, nodes, err := ClusterObjects(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range others {
+		o := *svcs[0]
+		o.Name, o.Selector = fmt.Sprintf("other-%d", i), model.SelectorFromMap(map[string]string{"app": fmt.Sprintf("other-%d", i)})
+		svcs = append(svcs, &o)
+	}
+	res, _, err := Replay(cfg, svcs, nodes, src(nodes), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var updates []Time
+	for _, w := range res.Writes {
+		if w.Mode == ModeEndpoints && w.Verb == "update" && w.Name == "web" {
+			updates = append(updates, w.At)
+		}
+	}
+	return updates
+}
+
+// TestPodQueueDelaysTheService: a pod's change reaches the Service queue only once a pod
+// worker has listed every Service of the pod's namespace, podMapPerService each (and a
+// fixed part worth podMapFixed Services), so the write that carries it comes that much
+// later, the more so the more Services the namespace has.
+// upstream: endpoints_controller.go onPodUpdate, syncPod; k8s.io/endpointslice util
+// GetServicesToUpdate (Services(namespace).List).
+func TestPodQueueDelaysTheService(t *testing.T) {
+	notReady := func(nodes []*model.Node) *sliceSource {
+		return podQueueTrace(nodes, 10, 0, TraceEvent{At: Time(10 * time.Second), Type: model.EventModified,
+			Pod: queuePod(nodes, 0, "web-0", false), Labels: map[string]string{"app": "web"}})
+	}
+	for _, others := range []int{0, 20} {
+		fast := podQueueRun(t, time.Nanosecond, 5, others, notReady)
+		slow := podQueueRun(t, time.Millisecond, 5, others, notReady)
+		if len(fast) != 1 || len(slow) != 1 {
+			t.Fatalf("%d other Services: updates %v and %v, want one each", others, fast, slow)
+		}
+		services := Time(1 + others + podMapFixed)
+		if got, want := slow[0]-fast[0], services*Time(time.Millisecond-time.Nanosecond); got != want {
+			t.Errorf("%d other Services: the update came %v later at 1 ms a Service, want %v", others, got, want)
+		}
+	}
+}
+
+// TestPodQueueStartUpMapsEveryListedPod: at start-up the pod workers take every listed pod
+// in order, those no Service selects too, and a change after the listing waits behind
+// them. 5 workers at 100 ms a Service (600 ms an item): the Service's one pod is mapped at
+// 0.6 s, and its change at 1 s is mapped at 1.6 s; behind 40 more listed pods, which keep
+// the workers busy until 4.8 s (one of them until 5.4 s), at 5.4 s.
+func TestPodQueueStartUpMapsEveryListedPod(t *testing.T) {
+	run := func(unmatched int) []Time {
+		return podQueueRun(t, 100*time.Millisecond, 5, 0, func(nodes []*model.Node) *sliceSource {
+			return podQueueTrace(nodes, 1, unmatched, TraceEvent{At: Time(time.Second), Type: model.EventModified,
+				Pod: queuePod(nodes, 0, "web-0", false), Labels: map[string]string{"app": "web"}})
+		})
+	}
+	alone, behind := run(0), run(40)
+	if len(alone) != 1 || len(behind) != 1 {
+		t.Fatalf("updates %v and %v, want one each", alone, behind)
+	}
+	if got, want := behind[0]-alone[0], Time(3800*time.Millisecond); got != want {
+		t.Errorf("behind 40 unmatched listed pods the update came %v later, want %v", got, want)
+	}
+	if alone[0] < Time(1600*time.Millisecond) {
+		t.Errorf("the update came at %v, before its mapping ended (1.6 s)", alone[0])
+	}
+}
+
+// TestPodQueueRelabelListsTwice: an update that changes a pod's labels lists the
+// namespace's Services twice (for the old labels and the new), even when it moves the pod
+// into no Service and out of none; one that changes nothing endpoints show is no item.
+// With one pod worker, the change after it waits for both listings.
+func TestPodQueueRelabelListsTwice(t *testing.T) {
+	run := func(labels map[string]string) []Time {
+		return podQueueRun(t, 100*time.Millisecond, 1, 0, func(nodes []*model.Node) *sliceSource {
+			return podQueueTrace(nodes, 10, 0,
+				TraceEvent{At: Time(20 * time.Second), Type: model.EventModified, Pod: queuePod(nodes, 1, "web-1", true), Labels: labels},
+				TraceEvent{At: Time(20 * time.Second), Type: model.EventModified, Pod: queuePod(nodes, 0, "web-0", false),
+					Labels: map[string]string{"app": "web"}})
+		})
+	}
+	same := run(map[string]string{"app": "web"})
+	relabelled := run(map[string]string{"app": "web", "tier": "front"})
+	if len(same) != 1 || len(relabelled) != 1 {
+		t.Fatalf("updates %v and %v, want one each", same, relabelled)
+	}
+	// One Service in the namespace: 600 ms a listing.
+	if got, want := relabelled[0]-same[0], Time(1200*time.Millisecond); got != want {
+		t.Errorf("after a relabelled pod the update came %v later, want %v (two listings)", got, want)
+	}
+}
+
+// TestPodQueuesSharedByEqualWorkers: both controllers see the same pod events at the same
+// cost, so with as many workers each they share one queue; with different workers each has
+// its own.
+func TestPodQueuesSharedByEqualWorkers(t *testing.T) {
+	for _, tc := range []struct {
+		slice, endpoints int
+		queues           int
+	}{{5, 5, 1}, {5, 3, 2}, {1, 0, 1}} { // 0 workers is 1
+		cfg := testConfig(3, 1)
+		cfg.ControlPlane.EndpointSlice.Workers, cfg.ControlPlane.Endpoints.Workers = tc.slice, tc.endpoints
+		e, err := newEngine(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(e.podQueues) != tc.queues {
+			t.Errorf("workers %d and %d: %d pod queues, want %d", tc.slice, tc.endpoints, len(e.podQueues), tc.queues)
+		}
+		n := 0
+		for _, q := range e.podQueues {
+			n += len(q.ctls)
+			for _, c := range q.ctls {
+				if max(c.cfg.Workers, 1) != len(q.free) {
+					t.Errorf("workers %d and %d: the %s controller's queue has %d workers", tc.slice, tc.endpoints, c.mode, len(q.free))
+				}
+			}
+		}
+		if n != len(e.ctls) {
+			t.Errorf("workers %d and %d: %d controllers on the queues, want %d", tc.slice, tc.endpoints, n, len(e.ctls))
+		}
+	}
+}
