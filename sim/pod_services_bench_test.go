@@ -15,11 +15,11 @@ import (
 // each pod event on its pod queue, with upstream's own functions: the event's projection key
 // (GetPodUpdateProjectionKey: here a pod's new IP) and its Services (GetServicesToUpdate:
 // every Service of the pod's namespace listed from a namespace-indexed cache, each selector
-// matched against the pod's labels), for namespaces of 10 to 10,000 Services. The model does
-// not run this step (README, "Known limit"); the benchmark gives its cost per Service of
-// the namespace (ns/service):
+// matched against the pod's labels), for namespaces of 10 to 10,000 Services. Its
+// ns/service, against BenchmarkUpstreamEndpointsBuild's ns/pod on the same machine, gives
+// defaultPodMapPerService (podQueue):
 //
-//	go test ./sim -run '^$' -bench UpstreamPodToServices
+//	go test ./sim -run '^$' -bench 'Upstream(PodToServices|EndpointsBuild)' -benchtime 20x
 //
 // upstream: endpointslice_controller.go and endpoints_controller.go onPodUpdate, syncPod;
 // k8s.io/endpointslice util/controller_utils.go.
