@@ -354,7 +354,9 @@ func (e *Engine) buildNodes() {
 // the first sync of each key sees every object listed.
 func (e *Engine) syncCaches() {
 	e.cachesSynced = true
-	e.startPods()
+	if last := e.startPods(); e.replay != nil {
+		e.replay.stats.ListingMappedSeconds = last.Seconds()
+	}
 	for _, c := range e.ctls {
 		c.startWorkers()
 	}

@@ -126,27 +126,32 @@ func (e *Engine) podEvent(p *podState) {
 }
 
 // mapPod queues item it on pod queue q: its worker takes it now, or, before the caches
-// have synced, when the workers start (startPods).
-func (e *Engine) mapPod(q *podQueue, it podItem) {
+// have synced, when the workers start (startPods). It returns the item's end (0 while it
+// waits).
+func (e *Engine) mapPod(q *podQueue, it podItem) Time {
 	if !e.cachesSynced {
 		q.waiting = append(q.waiting, it)
-		return
+		return 0
 	}
 	end := q.take(e.now, it.group, e.namespaces.count[it.ns], int(it.listings))
 	if it.svc >= 0 {
 		e.schedule(end, q.mapped.put(evPodMapped{q: q, svc: int(it.svc)}))
 	}
+	return end
 }
 
 // startPods starts the pod workers as the caches sync: they take the items queued during
-// the listing, in order, with the namespaces' Services as listed.
-func (e *Engine) startPods() {
+// the listing, in order, with the namespaces' Services as listed. It returns when the
+// last of them is mapped (0: none).
+func (e *Engine) startPods() Time {
+	var last Time
 	for _, q := range e.podQueues {
 		for _, it := range q.waiting {
-			e.mapPod(q, it)
+			last = max(last, e.mapPod(q, it))
 		}
 		q.waiting = nil
 	}
+	return last
 }
 
 // evPodMapped is the end of a pod event's mapping on a pod queue: the pod's Service, if it

@@ -66,8 +66,8 @@ func queuePod(nodes []*model.Node, i int, name string, ready bool) *model.Pod {
 // podQueueRun replays src through the Endpoints controller alone, with workers workers
 // (Service and pod workers alike), the pod queue's cost perService, and others more
 // Services in the "default" namespace that select no pod. It returns the Endpoints updates'
-// times.
-func podQueueRun(t *testing.T, perService time.Duration, workers, others int, src func(nodes []*model.Node) *sliceSource) []Time {
+// times, and the replay's stats.
+func podQueueRun(t *testing.T, perService time.Duration, workers, others int, src func(nodes []*model.Node) *sliceSource) ([]Time, *ReplayStats) {
 	t.Helper()
 	cfg := testConfig(3, 1)
 	cfg.RunEndpointSlices = false
@@ -82,7 +82,7 @@ func podQueueRun(t *testing.T, perService time.Duration, workers, others int, sr
 		o.Name, o.Selector = fmt.Sprintf("other-%d", i), model.SelectorFromMap(map[string]string{"app": fmt.Sprintf("other-%d", i)})
 		svcs = append(svcs, &o)
 	}
-	res, _, err := Replay(cfg, svcs, nodes, src(nodes), nil)
+	res, stats, err := Replay(cfg, svcs, nodes, src(nodes), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func podQueueRun(t *testing.T, perService time.Duration, workers, others int, sr
 			updates = append(updates, w.At)
 		}
 	}
-	return updates
+	return updates, stats
 }
 
 // TestPodQueueDelaysTheService: a pod's change reaches the Service queue only once a pod
@@ -107,8 +107,8 @@ func TestPodQueueDelaysTheService(t *testing.T) {
 			Pod: queuePod(nodes, 0, "web-0", false), Labels: map[string]string{"app": "web"}})
 	}
 	for _, others := range []int{0, 20} {
-		fast := podQueueRun(t, time.Nanosecond, 5, others, notReady)
-		slow := podQueueRun(t, time.Millisecond, 5, others, notReady)
+		fast, _ := podQueueRun(t, time.Nanosecond, 5, others, notReady)
+		slow, _ := podQueueRun(t, time.Millisecond, 5, others, notReady)
 		if len(fast) != 1 || len(slow) != 1 {
 			t.Fatalf("%d other Services: updates %v and %v, want one each", others, fast, slow)
 		}
@@ -125,13 +125,17 @@ func TestPodQueueDelaysTheService(t *testing.T) {
 // 0.6 s, and its change at 1 s is mapped at 1.6 s; behind 40 more listed pods, which keep
 // the workers busy until 4.8 s (one of them until 5.4 s), at 5.4 s.
 func TestPodQueueStartUpMapsEveryListedPod(t *testing.T) {
-	run := func(unmatched int) []Time {
+	run := func(unmatched int) ([]Time, *ReplayStats) {
 		return podQueueRun(t, 100*time.Millisecond, 5, 0, func(nodes []*model.Node) *sliceSource {
 			return podQueueTrace(nodes, 1, unmatched, TraceEvent{At: Time(time.Second), Type: model.EventModified,
 				Pod: queuePod(nodes, 0, "web-0", false), Labels: map[string]string{"app": "web"}})
 		})
 	}
-	alone, behind := run(0), run(40)
+	alone, aloneStats := run(0)
+	behind, behindStats := run(40)
+	if aloneStats.ListingMappedSeconds != 0.6 || behindStats.ListingMappedSeconds != 5.4 {
+		t.Errorf("the listing mapped by %gs and %gs, want 0.6s and 5.4s", aloneStats.ListingMappedSeconds, behindStats.ListingMappedSeconds)
+	}
 	if len(alone) != 1 || len(behind) != 1 {
 		t.Fatalf("updates %v and %v, want one each", alone, behind)
 	}
@@ -149,12 +153,13 @@ func TestPodQueueStartUpMapsEveryListedPod(t *testing.T) {
 // With one pod worker, the change after it waits for both listings.
 func TestPodQueueRelabelListsTwice(t *testing.T) {
 	run := func(labels map[string]string) []Time {
-		return podQueueRun(t, 100*time.Millisecond, 1, 0, func(nodes []*model.Node) *sliceSource {
+		updates, _ := podQueueRun(t, 100*time.Millisecond, 1, 0, func(nodes []*model.Node) *sliceSource {
 			return podQueueTrace(nodes, 10, 0,
 				TraceEvent{At: Time(20 * time.Second), Type: model.EventModified, Pod: queuePod(nodes, 1, "web-1", true), Labels: labels},
 				TraceEvent{At: Time(20 * time.Second), Type: model.EventModified, Pod: queuePod(nodes, 0, "web-0", false),
 					Labels: map[string]string{"app": "web"}})
 		})
+		return updates
 	}
 	same := run(map[string]string{"app": "web"})
 	relabelled := run(map[string]string{"app": "web", "tier": "front"})

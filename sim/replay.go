@@ -98,6 +98,10 @@ type ReplayStats struct {
 	OutOfOrder int64 `json:"outOfOrder"`
 	// Listed counts the events of the initial listing, applied before the controllers start.
 	Listed int64 `json:"listed"`
+	// ListingMappedSeconds is when the endpoint controllers' pod queues are done with the
+	// listing's pods (podQueue), which a change after the listing waits behind: every pod
+	// of a Service's namespace, selected or not, costs a listing of its Services.
+	ListingMappedSeconds float64 `json:"listingMappedSeconds,omitempty"`
 	// UnknownNodeEvents counts pod events naming a node that is not among the replay's nodes,
 	// UnknownNodes those nodes, and UnknownNodeExamples holds the first few of their names.
 	// The EndpointSlice controller skips such a pod and retries its Service with backoff (as

@@ -789,6 +789,10 @@ func replayFacts(r *ReplayReport) [][2]string {
 	}
 	add("pod events matching no Service", "%d", r.Replay.Unmatched)
 	add("events of the initial listing", "%d", r.Replay.Listed)
+	if s := r.Replay.ListingMappedSeconds; s > 0 {
+		d := time.Duration(s * float64(time.Second))
+		add("listing's pods mapped by", "%s (the endpoint controllers' pod queues)", d.Round(min(time.Millisecond, max(time.Microsecond, d/1000))))
+	}
 	add("events out of time order", "%d", r.Replay.OutOfOrder+r.Stream.Clamped)
 	if r.Replay.SeededServices > 0 {
 		add("Services with objects at start", "%d", r.Replay.SeededServices)
