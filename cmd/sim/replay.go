@@ -48,6 +48,15 @@ arrives later after the one before it than the listing has lasted so far (and th
 and is of a pod created no earlier than the second the recording started. Time 0 is the
 first event's time (recorded) or the latest timestamp of the listing (object times).
 
+The pod queues: since Kubernetes 1.37 both endpoint controllers find each pod event's
+Services on a queue of their own, whose workers (as many as the Service workers) list every
+Service of the pod's namespace (controlPlane.podMapPerService each, 200 ns: 2 ms a pod with
+10,000 Services in it). At the start they take every listed pod, those no Service selects
+too, and a change after the listing waits behind them: the facts after the table say when
+they are done ("listing's pods mapped by"). A Service whose pods are mapped while its first
+sync runs is synced again after it (a sync that writes nothing when its objects are up to
+date); with --start warm the start-up phase lasts until all of that is done.
+
 The objects the cluster had: a Service created before the recording's first second (or
 without a creationTimestamp) had its Endpoints object and EndpointSlices then. The run
 begins with them stored, as the controllers would write them for the listed pods (or, with
