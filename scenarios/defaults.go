@@ -266,6 +266,7 @@ func DefaultService() sim.ServiceConfig {
 	s := sim.ServiceConfig{
 		Namespace:  DefaultNamespace,
 		Count:      1,
+		Namespaces: 1,
 		Replicas:   DefaultReplicas,
 		Ports:      DefaultPorts(),
 		IPFamilies: []string{"IPv4"},

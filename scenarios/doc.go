@@ -71,7 +71,7 @@
 //	    decodeProtobufNanosPerByte [7.3], decodeJSONNanosPerByte [30.5]}
 //	    (sources: sim.DefaultKubeProxy)
 //	services (required, at least one): name (required), namespace [default], count [1],
-//	    replicas [1], ports [{port: 80}]: {name, protocol [TCP], port, targetPort [= port],
+//	    namespaces [1] (spreads the copies over NAMESPACE-0 …, round robin), replicas [1], ports [{port: 80}]: {name, protocol [TCP], port, targetPort [= port],
 //	    appProtocol}, ipFamilies [IPv4], headless, publishNotReadyAddresses,
 //	    trafficDistribution, topologyMode, labels, minReadySeconds (seconds or a duration),
 //	    timing: {schedule, start, ready, stop, gracePeriod} (see DefaultPodTiming),

@@ -122,6 +122,9 @@ func writeServicesAndTimeline(w func(string, ...any), cfg *sim.Config) {
 	w("services:\n")
 	for _, s := range cfg.Services {
 		w("  - name: %s\n    namespace: %s\n    count: %d\n", yamlscalar.Quote(s.Name), yamlscalar.Quote(s.Namespace), s.Count)
+		if s.Namespaces > 1 {
+			w("    namespaces: %d\n", s.Namespaces)
+		}
 		if s.ManualEndpoints > 0 {
 			w("    manualEndpoints: %d\n", s.ManualEndpoints)
 		} else {

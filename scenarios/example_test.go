@@ -43,7 +43,7 @@ timeline:
 	fmt.Println(err)
 	// Output:
 	// demo.yaml:3:10: cluster.nodes: 0 out of range (1..1000000)
-	// demo.yaml:6:5: services[0].replicaz: unknown field "replicaz" (did you mean "replicas"?); allowed: name, namespace, count, replicas, ports, ipFamilies, headless, publishNotReadyAddresses, trafficDistribution, internalTrafficPolicy, topologyMode, labels, minReadySeconds, kind, serviceName, podManagementPolicy, maxSurge, maxUnavailable, manualEndpoints, timing
+	// demo.yaml:6:5: services[0].replicaz: unknown field "replicaz" (did you mean "replicas"?); allowed: name, namespace, namespaces, count, replicas, ports, ipFamilies, headless, publishNotReadyAddresses, trafficDistribution, internalTrafficPolicy, topologyMode, labels, minReadySeconds, kind, serviceName, podManagementPolicy, maxSurge, maxUnavailable, manualEndpoints, timing
 }
 
 func ExampleParseBytes() {

@@ -294,7 +294,7 @@ func TestParseErrors(t *testing.T) {
 			name: "--set replacing a referenced service",
 			doc:  minimal + "  - name: s\n    action: scale\n    services: [web]\n    replicas: 3\n",
 			sets: []string{"services[0]=x"},
-			want: []string{`x.yaml: --set services[0]=x: services[0]: expected a mapping with fields name, namespace, count, replicas, ports, ipFamilies, headless, publishNotReadyAddresses, trafficDistribution, internalTrafficPolicy, topologyMode, labels, minReadySeconds, kind, serviceName, podManagementPolicy, maxSurge, maxUnavailable, manualEndpoints, timing, got "x"`},
+			want: []string{`x.yaml: --set services[0]=x: services[0]: expected a mapping with fields name, namespace, namespaces, count, replicas, ports, ipFamilies, headless, publishNotReadyAddresses, trafficDistribution, internalTrafficPolicy, topologyMode, labels, minReadySeconds, kind, serviceName, podManagementPolicy, maxSurge, maxUnavailable, manualEndpoints, timing, got "x"`},
 		},
 		{
 			name: "--set renaming a referenced service badly",

@@ -74,7 +74,7 @@ var (
 	kubeProxyModes           = []string{string(sim.KubeProxyIPTables), string(sim.KubeProxyNFTables), string(sim.KubeProxyIPVS)}
 	watcherFields            = []string{"name", "count", "resources", "encoding", "includeHeadless"}
 	networkFields            = []string{"enabled", "nodeIngressBandwidth", "transportOverhead", "listCompressionRatio"}
-	serviceFields            = []string{"name", "namespace", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "internalTrafficPolicy", "topologyMode", "labels", "minReadySeconds", "kind", "serviceName", "podManagementPolicy", "maxSurge", "maxUnavailable", "manualEndpoints", "timing"}
+	serviceFields            = []string{"name", "namespace", "namespaces", "count", "replicas", "ports", "ipFamilies", "headless", "publishNotReadyAddresses", "trafficDistribution", "internalTrafficPolicy", "topologyMode", "labels", "minReadySeconds", "kind", "serviceName", "podManagementPolicy", "maxSurge", "maxUnavailable", "manualEndpoints", "timing"}
 	portFields               = []string{"name", "protocol", "port", "targetPort", "appProtocol"}
 	timingFields             = []string{"schedule", "start", "ready", "stop", "gracePeriod"}
 	actionFields             = []string{"name", "action", "services", "maxSurge", "maxUnavailable", "replicas", "pods", "notReadyFor", "nodes", "zone", "labels", "duration", "settle", "percent", "waves", "spread", "curve"}
@@ -778,6 +778,17 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 				d.errorf(e.val, p, "%q must be a DNS label (lowercase a-z, 0-9 and '-', at most 63 characters)", v)
 			}
 			s.Namespace = v
+		}
+	}
+	if e, ok := f["namespaces"]; ok {
+		p := join(path, "namespaces")
+		if v, ok := d.integer(e.val, p, 1, maxServices); ok {
+			s.Namespaces = int(v)
+			if last := s.NamespaceOf(s.Namespaces - 1); s.Namespaces > s.Count {
+				d.errorf(e.val, p, "%d namespaces for %d Services (count): each namespace needs one", s.Namespaces, s.Count)
+			} else if len(last) > 63 {
+				d.errorf(e.val, p, "namespace %q of the last copies is too long (at most 63 characters): shorten namespace", last)
+			}
 		}
 	}
 	if e, ok := f["replicas"]; ok {

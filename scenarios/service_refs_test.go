@@ -88,3 +88,45 @@ func TestFootprintCountsEntriesOfOneName(t *testing.T) {
 		t.Errorf("pods at the peak: %d, want 105 (a/web scaled to 100, b/web's 5)", got)
 	}
 }
+
+// TestNamespacesSpreadsCopies: namespaces spreads an entry's copies round robin over
+// NAMESPACE-0 …, each needs a Service (at most count), the last one's name must be a DNS
+// label, and actions go on naming the copies by the entry's namespace field.
+func TestNamespacesSpreadsCopies(t *testing.T) {
+	entry := func(fields string) string {
+		return "name: spread\ncluster:\n  nodes: 10\nservices:\n  - {name: svc, " + fields + ", replicas: 1}\n" +
+			"timeline:\n  - {name: create, action: create}\n  - {name: one, action: rollout, services: [team/svc-4]}\n"
+	}
+	for _, tc := range []struct {
+		name, fields string
+		want         []string // the error's lines; none when it loads
+		namespaces   []string // of copies 0, 1, …
+	}{
+		{name: "round robin", fields: "namespace: team, namespaces: 3, count: 5",
+			namespaces: []string{"team-0", "team-1", "team-2", "team-0", "team-1"}},
+		{name: "one namespace", fields: "namespace: team, namespaces: 1, count: 5",
+			namespaces: []string{"team", "team", "team", "team", "team"}},
+		{name: "more namespaces than Services", fields: "namespace: team, namespaces: 6, count: 5",
+			want: []string{`x.yaml:5:46: services[0].namespaces: 6 namespaces for 5 Services (count): each namespace needs one`}},
+		{name: "zero", fields: "namespace: team, namespaces: 0, count: 5",
+			want: []string{`x.yaml:5:46: services[0].namespaces: 0 out of range (1..1000000)`}},
+		{name: "last name too long", fields: "namespace: " + strings.Repeat("n", 62) + ", namespaces: 5, count: 5",
+			want: []string{`x.yaml:5:104: services[0].namespaces: namespace "` + strings.Repeat("n", 62) + `-4" of the last copies is too long (at most 63 characters): shorten namespace`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := Parse("x.yaml", []byte(entry(tc.fields)), nil)
+			var got []string
+			if err != nil {
+				got = strings.Split(err.Error(), "\n")
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("got %q\nwant %q", got, tc.want)
+			}
+			for k, want := range tc.namespaces {
+				if ns := sc.Config.Services[0].NamespaceOf(k); ns != want {
+					t.Errorf("copy %d in namespace %q, want %q", k, ns, want)
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"cmp"
+	"strconv"
+	"time"
+)
 
 // Config is a fully resolved, validated scenario: what the engine runs. The scenarios package
 // builds it from YAML (defaults applied); tests may build it directly.
@@ -208,9 +212,13 @@ type PodTiming struct {
 
 // ServiceConfig describes a Service and its Deployment; Count stamps many alike.
 type ServiceConfig struct {
-	Name                     string
-	Namespace                string
-	Count                    int
+	Name      string
+	Namespace string
+	Count     int
+	// Namespaces > 1 spreads the Count Services over that many namespaces, Namespace-0 …
+	// Namespace-(Namespaces-1), copy k in the (k mod Namespaces)-th (NamespaceOf). An
+	// action names them by Namespace all the same ("namespace/name").
+	Namespaces               int
 	Replicas                 int
 	Ports                    []ServicePortConfig
 	IPFamilies               []string
@@ -250,6 +258,16 @@ type ServiceConfig struct {
 	// controller leaves such a Service alone; the EndpointSlice mirroring controller mirrors
 	// the Endpoints object into EndpointSlices.
 	ManualEndpoints int
+}
+
+// NamespaceOf returns the namespace of copy k of the entry's Services: Namespace (or
+// "default"), or with Namespaces > 1 Namespace-(k mod Namespaces).
+func (c *ServiceConfig) NamespaceOf(k int) string {
+	ns := cmp.Or(c.Namespace, "default")
+	if c.Namespaces <= 1 {
+		return ns
+	}
+	return ns + "-" + strconv.Itoa(k%c.Namespaces)
 }
 
 // IntOrPercent is maxSurge/maxUnavailable: an absolute number or a percentage.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
@@ -201,5 +202,49 @@ func TestPodQueuesSharedByEqualWorkers(t *testing.T) {
 		if n != len(e.ctls) {
 			t.Errorf("workers %d and %d: %d controllers on the queues, want %d", tc.slice, tc.endpoints, n, len(e.ctls))
 		}
+	}
+}
+
+// TestNamespacesSpreadTheCopies: an entry's copies spread over its namespaces round robin,
+// their pods and objects with them, each namespace counting its own Services for the pod
+// queues; actions name the copies by the entry's namespace field.
+func TestNamespacesSpreadTheCopies(t *testing.T) {
+	cfg := testConfig(3, 2)
+	cfg.Services[0].Count, cfg.Services[0].Namespace, cfg.Services[0].Namespaces = 5, "team", 3
+	cfg.Timeline = []Action{{Name: "create", Kind: ActionCreate},
+		{Name: "restart", Kind: ActionRestartPods, Pods: 1, Services: []string{"team/web-4"}}}
+	e, err := newEngine(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range []string{"team-0", "team-1", "team-2", "team-0", "team-1"} {
+		if ns := e.services[k].svc.Namespace; ns != want {
+			t.Errorf("web-%d in namespace %q, want %q", k, ns, want)
+		}
+		if !e.services[k].named("team/web") || e.services[k].named(want+"/web") {
+			t.Errorf("web-%d: an action names it by the entry's namespace, team, not by %s", k, want)
+		}
+	}
+	res, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byNamespace := map[string]int{}
+	for _, w := range res.Writes {
+		if w.Kind == "Endpoints" && w.Verb == "create" {
+			byNamespace[w.Namespace]++
+		}
+	}
+	if want := map[string]int{"team-0": 2, "team-1": 2, "team-2": 1}; !maps.Equal(byNamespace, want) {
+		t.Errorf("Endpoints created by namespace %v, want %v", byNamespace, want)
+	}
+	restarted := map[string]bool{}
+	for _, w := range res.Writes {
+		if w.Phase == "restart" && w.Kind == "Endpoints" {
+			restarted[w.Namespace+"/"+w.Name] = true
+		}
+	}
+	if want := map[string]bool{"team-1/web-4": true}; !maps.Equal(restarted, want) {
+		t.Errorf("the restart of team/web-4 wrote the Endpoints of %v, want %v", restarted, want)
 	}
 }

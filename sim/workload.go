@@ -197,10 +197,16 @@ func (s *serviceState) templateHash() string {
 // name of the scenario entry it was stamped from (an entry with count n names its Services
 // name-0 … name-(n-1)). Actions name few Services, so targets finds them by a scan rather
 // than an index kept all run (a map of 10,000 Services' names was 0.9 MB). A name names the
-// Services of that name in every namespace; "namespace/name" only that namespace's.
+// Services of that name in every namespace; "namespace/name" only that namespace's (for a
+// stamped Service, its entry's namespace field: ServiceConfig.Namespaces spreads the copies
+// over namespaces of their own, which the scenario names by that field).
 func (s *serviceState) named(ref string) bool {
 	if ns, name, ok := strings.Cut(ref, "/"); ok {
-		if s.svc.Namespace != ns {
+		in := s.svc.Namespace
+		if s.cfg != nil {
+			in = cmp.Or(s.cfg.Namespace, "default")
+		}
+		if in != ns {
 			return false
 		}
 		ref = name
@@ -296,6 +302,10 @@ func (e *Engine) buildServices() {
 		for _, v := range c.Labels {
 			named = named || v == NameLabelValue
 		}
+		var spread []string // the namespaces of the copies (ServiceConfig.Namespaces)
+		for k := range min(c.Namespaces, count) {
+			spread = append(spread, c.NamespaceOf(k))
+		}
 		for k := range count {
 			name := c.Name
 			if c.Count > 1 {
@@ -303,6 +313,9 @@ func (e *Engine) buildServices() {
 			}
 			s := &serviceState{idx: len(e.services), cfg: c, replicas: c.Replicas, timing: e.kubelet.forService(c)}
 			s.svc = e.newService(proto, c, name)
+			if c.Namespaces > 1 {
+				s.svc.Namespace = spread[k%c.Namespaces]
+			}
 			e.namespaces.add(s)
 			if named {
 				s.svc.Labels = ownNameLabels(s.svc.Labels, name)
