@@ -738,6 +738,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(data, "cluster.nodes=7")
 	}
 	f.Add([]byte(minimal), "services[0].ports=[{port: 1}]")
+	f.Add([]byte(minimal), "services[0].namespaces=1")
 	f.Add([]byte("a: &a [*a, *a]\nname: *a\n"), "x[0].y=1")
 	f.Add([]byte("name: &x\n  b: *x\n"), `expect["a.b.c"].max=1`)
 	f.Add([]byte(minimal+"  - name: w\n    action: wait\n    duration: 20h\n  - name: w2\n    action: wait\n    duration: 5h\n"), "guards.endTime=1s")
@@ -757,7 +758,8 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted an invalid config: %+v", c)
 		}
 		for _, s := range c.Services {
-			if s.Count < 1 || s.Replicas < 0 || s.Name == "" {
+			if s.Count < 1 || s.Replicas < 0 || s.Name == "" || s.Namespaces < 1 || s.Namespaces > s.Count ||
+				len(s.NamespaceOf(s.Namespaces-1)) > 63 {
 				t.Fatalf("accepted an invalid service: %+v", s)
 			}
 		}
