@@ -127,7 +127,11 @@ type keyState struct {
 	// synced is false until the first sync (whose trigger is the service creation).
 	synced  bool
 	pending bool
-	wrote   bool // lastCommit is set
+	// clockless is true while pending stands for no change: a failed sync that carried
+	// none (a key queued again by a pod mapping, a node change) left its retry pending, so
+	// that the phase waits for it, but pendingSince is no change's time (hasChange).
+	clockless bool
+	wrote     bool // lastCommit is set
 	// replaced is true when the last committed write replaced a stored object (an update
 	// that changed it): the version it replaced is what the Endpoints controller's stale
 	// tracker remembers.
@@ -142,6 +146,9 @@ type keyState struct {
 	// transition changed since its last sync, 0 when none did.
 	readyList int32
 }
+
+// hasChange reports whether a change is pending, with its time in pendingSince.
+func (k *keyState) hasChange() bool { return k.pending && !k.clockless }
 
 // controller is one controller's workqueue, workers and client, on virtual time.
 type controller struct {
@@ -484,8 +491,8 @@ func (c *controller) busy() bool {
 
 func (c *controller) markPending(s *serviceState) {
 	k := &c.keys[s.idx]
-	if !k.pending {
-		k.pending = true
+	if !k.pending || k.clockless {
+		k.pending, k.clockless = true, false
 		k.pendingSince = c.e.now
 	}
 }
@@ -619,14 +626,14 @@ func (c *controller) startSync(s *serviceState) {
 		// upstream: endpointslice_controller.go syncService → StaleSlices → a
 		// StaleInformerCache error, retried with backoff.
 		e.stats.stale(c.mode)
-		c.done(s, true, k.pending)
+		c.done(s, true, k.hasChange())
 		return
 	}
 	trigger := c.triggerTime(s, k)
 	// The reconcile works on the pods as listed now and writes when it is done.
 	built := e.now + c.buildPerPod*Time(s.podCount())
-	since, had := k.pendingSince, k.pending
-	k.pending = false
+	since, had := k.pendingSince, k.hasChange()
+	k.pending, k.clockless = false, false
 	run := c.newRun()
 	writes, err := c.syncer.sync(s, trigger, run.writes)
 	events := c.syncer.takeEvents()
@@ -713,7 +720,7 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 		built = e.now
 	} else if k.replaced && built < k.lastCommit+c.informerLag {
 		e.stats.stale(c.mode)
-		c.syncDone(built, s, true, k.pending)
+		c.syncDone(built, s, true, k.hasChange())
 		return
 	} else if k.created && built < k.lastCommit+c.informerLag {
 		// The lister has no Endpoints yet, so the sync creates it again and the API server
@@ -722,12 +729,12 @@ func (c *controller) startEndpointsSync(s *serviceState, k *keyState) {
 		// finds none; the Create's error returned).
 		e.stats.stale(c.mode)
 		run := c.newRun()
-		run.c, run.s, run.failed, run.carried = c, s, true, k.pending
+		run.c, run.s, run.failed, run.carried = c, s, true, k.hasChange()
 		e.schedule(built, evCreateRefused{run})
 		return
 	}
-	since, had := k.pendingSince, k.pending
-	k.pending = false
+	since, had := k.pendingSince, k.hasChange()
+	k.pending, k.clockless = false, false
 	run := c.newRun()
 	writes, err := c.syncer.sync(s, trigger, run.writes)
 	run.writes = writes
@@ -783,9 +790,10 @@ type syncRun struct {
 	i      int
 	since  Time
 	failed bool
-	// carried is true when the sync took a pending change (keyState.pending) with it: if it
-	// fails, the change is pending again (done). A sync with none (a key queued again by
-	// an event that changed nothing it shows) that fails starts no change's clock.
+	// carried is true when the sync took a pending change (keyState.hasChange) with it: if
+	// it fails, the change is pending again (done). A sync with none (a key queued again
+	// by an event that changed nothing it shows) that fails leaves its retry pending
+	// without a change's clock (keyState.clockless).
 	carried bool
 	// stopType is an address type whose finalize stopped at an error.
 	stopType model.AddressType
@@ -892,12 +900,14 @@ func (c *controller) done(s *serviceState, failed, carried bool) {
 		d := max(c.syncer.backoff(s, int(k.requeues)), retry.reserve(e.now)-e.now)
 		if carried {
 			c.markPending(s)
+		} else if !k.pending {
+			k.pending, k.clockless = true, true
 		}
 		c.addAfter(s.idx, d)
 	case failed:
 		// Dropped after maxRetries, as upstream (queue.Forget): the next event re-adds it.
 		k.requeues = 0
-		k.pending = false
+		k.pending, k.clockless = false, false
 	default:
 		k.requeues = 0
 		if !k.dirty && !k.pending {

@@ -206,9 +206,9 @@ func (y *endpointsSyncer) backoff(_ *serviceState, n int) Time {
 	return exponentialBackoff(Time(5*time.Millisecond), Time(1000*time.Second), n)
 }
 
-// podChanged feeds the builder and applies the same update filter as the EndpointSlice
-// controller (upstream: endpoints_controller.go updatePod → GetPodUpdateProjectionKey, then
-// syncPod → GetServicesToUpdate).
+// podChanged feeds the builder the pod's change; the Service is queued by the pod queue
+// (podQueue), as the EndpointSlice controller's is (upstream: endpoints_controller.go
+// onPodUpdate → GetPodUpdateProjectionKey, then syncPod → GetServicesToUpdate).
 func (y *endpointsSyncer) podChanged(p *podState, old *model.Pod, deleted bool) {
 	if y.builderAt(p.svc().idx, p, old) == nil {
 		return

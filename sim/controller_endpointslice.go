@@ -182,8 +182,8 @@ func (y *sliceSyncer) backoff(s *serviceState, n int) Time {
 	return exponentialBackoff(Time(time.Second), Time(1000*time.Second), n)
 }
 
-// podChanged is the EndpointSlice controller's pod event filter.
-// upstream: util/controller_utils.go GetPodUpdateProjectionKey, podEndpointsChanged.
+// podChanged feeds the reconciler the pod's change; the Service is queued by the pod queue
+// (podQueue). upstream: endpointslice_controller.go onPodUpdate.
 func (y *sliceSyncer) podChanged(p *podState, old *model.Pod, deleted bool) {
 	r := y.reconcilerAt(p.svc().idx, p, old)
 	if r == nil {
@@ -196,12 +196,12 @@ func (y *sliceSyncer) podChanged(p *podState, old *model.Pod, deleted bool) {
 	r.SetPodRef(&p.sliceRef, p.pod)
 }
 
-// podEndpointsChanged reports whether an update queues the pod's Service: its deletion
-// timestamp, readiness or IPs changed. A change of hostname or subdomain alone counts as a
-// label change, which queues only the Services the pod joined or left: none, as its labels
-// are the same (a label change reaches the engine as the pod leaving one Service and
-// joining another). The next sync writes the new hostname. (An update of equal
-// resourceVersion, a resync, queues nothing: the engine tells those apart, podResynced.)
+// podEndpointsChanged reports whether an update of a pod whose labels stay the same has a
+// projection key, an item of the pod queues that queues the pod's Services: its deletion
+// timestamp, readiness or IPs changed. (Its hostname and subdomain cannot change: the API
+// server refuses an update of either. An update of equal resourceVersion, a resync, has
+// none: the engine tells those apart, podResynced. A replay's relabelled pod has a key
+// whatever changed: applyTrace.)
 // upstream: k8s.io/endpointslice util/controller_utils.go podEndpointsChanged,
 // GetPodUpdateProjectionKey, GetServicesToUpdate, determineNeededServiceUpdates.
 func podEndpointsChanged(old, cur *model.Pod) bool {

@@ -500,7 +500,8 @@ func (e *Engine) progress() {
 }
 
 // podsHeld returns how many pods the run holds (PodCounter): the generated ones in the API
-// and, of a replay, the recorded ones some Service selects.
+// and, of a replay, the recorded ones, whether a Service selects them or not (the pod
+// queues map them all).
 func (e *Engine) podsHeld() int {
 	n := e.podNames.n
 	if e.replay != nil {

@@ -142,7 +142,8 @@ func (e *Engine) mapPod(q *podQueue, it podItem) Time {
 
 // startPods starts the pod workers as the caches sync: they take the items queued during
 // the listing, in order, with the namespaces' Services as listed. It returns when the
-// last of them is mapped (0: none).
+// last of them is mapped (0: none), and holds the phase open until then
+// (evListingMapped): the items of pods no Service selects schedule nothing of their own.
 func (e *Engine) startPods() Time {
 	var last Time
 	for _, q := range e.podQueues {
@@ -151,8 +152,18 @@ func (e *Engine) startPods() Time {
 		}
 		q.waiting = nil
 	}
+	if last > e.now {
+		e.schedule(last, evListingMapped{})
+	}
 	return last
 }
+
+// evListingMapped is the end of the pod workers' mapping of the listing: a warm replay's
+// start-up lasts until then, as every change after it waits behind the listing.
+type evListingMapped struct{}
+
+func (evListingMapped) String() string  { return "listing mapped" }
+func (evListingMapped) apply(e *Engine) {}
 
 // evPodMapped is the end of a pod event's mapping on a pod queue: the pod's Service, if it
 // is created by then, is queued after the batch period with the queue's controllers.

@@ -33,6 +33,16 @@ func TestPodQueueTakesTheWorkerFreeFirst(t *testing.T) {
 	if q.take(20*cost, 9, 4, 1) == first {
 		t.Error("a third pod event with both workers busy did not wait")
 	}
+	// Items of unequal cost: the next goes to the worker free first, not the next in turn.
+	q = &podQueue{free: make([]Time, 2), perService: Time(time.Millisecond)}
+	ms := Time(time.Millisecond)
+	long, short := q.take(0, 0, 10, 1), q.take(0, 0, 1, 1)
+	if long != 15*ms || short != 6*ms {
+		t.Fatalf("items of 15 and 6 ms end at %v and %v", long, short)
+	}
+	if got := q.take(0, 0, 1, 1); got != 12*ms {
+		t.Errorf("the third item ends at %v, want 12ms (on the worker free at 6ms)", got)
+	}
 }
 
 // podQueueTrace lists the "web" Service's pods web-0 … web-(ready-1), all ready, and other
@@ -246,5 +256,111 @@ func TestNamespacesSpreadTheCopies(t *testing.T) {
 	}
 	if want := map[string]bool{"team-1/web-4": true}; !maps.Equal(restarted, want) {
 		t.Errorf("the restart of team/web-4 wrote the Endpoints of %v, want %v", restarted, want)
+	}
+}
+
+// TestFailedSyncWithoutAChange: a sync queued again by a pod mapping after it already read
+// the change (upstream's serviceQueue.AddAfter of syncPod, the key processing: dirty) finds
+// the EndpointSlice cache stale and fails, carrying no change. Its retry, a second later,
+// still holds the run open, but no change's clock runs from the failure: a change after it
+// is timed from its own event.
+// upstream: endpointslice_controller.go syncPod, processNextServiceWorkItem (Done re-adds a
+// dirty key), syncService (StaleSlices), handleErr (AddRateLimited).
+func TestFailedSyncWithoutAChange(t *testing.T) {
+	notReady := func(nodes []*model.Node, i int, at time.Duration) TraceEvent {
+		return TraceEvent{At: Time(at), Type: model.EventModified, Pod: queuePod(nodes, i, fmt.Sprintf("web-%d", i), false),
+			Labels: map[string]string{"app": "web"}}
+	}
+	run := func(t *testing.T, later bool) (*Results, *ModeResult) {
+		cfg := testConfig(3, 1)
+		cfg.RunEndpoints = false
+		cfg.ControlPlane.PodMapPerService = 200 * time.Millisecond // 1.2 s an item
+		svcs, nodes, err := ClusterObjects(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svcs[0].CreationTimestamp = timestamp(Time(5 * time.Second)) // after the listing is mapped
+		// Pod 0 at 10 s, mapped at 11.2 s: its sync reads pod 1's change too, and pod 1's
+		// mapping at 11.201 s queues the Service again while that sync writes.
+		changes := []TraceEvent{notReady(nodes, 0, 10*time.Second), notReady(nodes, 1, 10*time.Second+time.Millisecond)}
+		if later {
+			changes = append(changes, notReady(nodes, 2, 11500*time.Millisecond))
+		}
+		res, _, err := Replay(cfg, svcs, nodes, podQueueTrace(nodes, 10, 0, changes...), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, res.Total.Mode(ModeEndpointSlices)
+	}
+	t.Run("retried", func(t *testing.T) {
+		_, r := run(t, false)
+		// The creation's sync, the two changes' (at 11.2 s), the stale one and its retry.
+		if r.StaleSyncs != 1 || r.Syncs != 4 {
+			t.Errorf("%d syncs, %d stale; want 4 and 1 (the stale sync's retry before the run's end)", r.Syncs, r.StaleSyncs)
+		}
+	})
+	t.Run("a change after it", func(t *testing.T) {
+		res, _ := run(t, true)
+		var last *WriteRecord
+		for i := range res.Writes {
+			if w := &res.Writes[i]; w.Mode == ModeEndpointSlices && w.At > Time(12*time.Second) {
+				last = w
+			}
+		}
+		// The retry at about 12.205 s writes pod 2's change of 11.5 s: 0.7 s, not 1 s
+		// from the failure at 11.205 s.
+		if last == nil || last.Latency < Time(700*time.Millisecond) || last.Latency > Time(750*time.Millisecond) {
+			t.Fatalf("the retry's write %+v, want one 0.70-0.75 s after pod 2's change", last)
+		}
+	})
+}
+
+// TestWarmStartUpWaitsForTheListingsMapping: a warm replay's start-up phase lasts until
+// the pod workers are done with the listing, pods no Service selects included: the churn
+// after it would wait behind them.
+func TestWarmStartUpWaitsForTheListingsMapping(t *testing.T) {
+	cfg := testConfig(3, 1)
+	cfg.RunEndpointSlices = false
+	cfg.ControlPlane.PodMapPerService = 100 * time.Millisecond // 600 ms an item
+	svcs, nodes, err := ClusterObjects(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svcs[0].CreationTimestamp = timestamp(-Time(time.Hour))
+	src := podQueueTrace(nodes, 1, 40, TraceEvent{At: Time(time.Second), Type: model.EventModified,
+		Pod: queuePod(nodes, 0, "web-0", false), Labels: map[string]string{"app": "web"}})
+	res, stats, err := ReplayWith(ReplayOptions{Warm: true}, cfg, svcs, nodes, src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 41 items for 5 workers: the last ends at 5.4 s.
+	if stats.ListingMappedSeconds != 5.4 {
+		t.Errorf("the listing mapped by %gs, want 5.4s", stats.ListingMappedSeconds)
+	}
+	if end := res.Phases[0].End; end < Time(5400*time.Millisecond) {
+		t.Errorf("the start-up phase ended at %v, before the listing was mapped (5.4 s)", end)
+	}
+}
+
+// TestPodQueueMapsUnselectedPodsChanges: an update of a pod no Service selects that changes
+// what endpoints show (its readiness) takes an item of the pod queue like any other; one
+// that changes nothing of it takes none. With one pod worker, a change after it waits.
+func TestPodQueueMapsUnselectedPodsChanges(t *testing.T) {
+	run := func(jobReady bool) []Time {
+		updates, _ := podQueueRun(t, 100*time.Millisecond, 1, 0, func(nodes []*model.Node) *sliceSource {
+			return podQueueTrace(nodes, 1, 1,
+				TraceEvent{At: Time(time.Second), Type: model.EventModified, Pod: queuePod(nodes, 1, "job-1", jobReady),
+					Labels: map[string]string{"app": "job"}},
+				TraceEvent{At: Time(time.Second), Type: model.EventModified, Pod: queuePod(nodes, 0, "web-0", false),
+					Labels: map[string]string{"app": "web"}})
+		})
+		return updates
+	}
+	unchanged, notReady := run(true), run(false)
+	if len(unchanged) != 1 || len(notReady) != 1 {
+		t.Fatalf("updates %v and %v, want one each", unchanged, notReady)
+	}
+	if got, want := notReady[0]-unchanged[0], Time(600*time.Millisecond); got != want {
+		t.Errorf("behind an unselected pod's readiness change the update came %v later, want %v (one item)", got, want)
 	}
 }
