@@ -74,20 +74,34 @@ func queuePod(nodes []*model.Node, i int, name string, ready bool) *model.Pod {
 		IPs: []string{fmt.Sprintf("10.1.%d.%d", i/256, i%256)}, Ready: ready}
 }
 
+// webNotReady is pod web-i of podQueueTrace going not ready at at.
+func webNotReady(nodes []*model.Node, i int, at time.Duration) TraceEvent {
+	return TraceEvent{At: Time(at), Type: model.EventModified, Pod: queuePod(nodes, i, fmt.Sprintf("web-%d", i), false),
+		Labels: map[string]string{"app": "web"}}
+}
+
+// podQueueCluster is testConfig's cluster with one mode's controller alone and the pod
+// queue's cost perService, with its Services and nodes.
+func podQueueCluster(t *testing.T, mode Mode, perService time.Duration) (Config, []*model.Service, []*model.Node) {
+	t.Helper()
+	cfg := testConfig(3, 1)
+	cfg.RunEndpoints, cfg.RunEndpointSlices = mode == ModeEndpoints, mode == ModeEndpointSlices
+	cfg.ControlPlane.PodMapPerService = perService
+	svcs, nodes, err := ClusterObjects(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, svcs, nodes
+}
+
 // podQueueRun replays src through the Endpoints controller alone, with workers workers
 // (Service and pod workers alike), the pod queue's cost perService, and others more
 // Services in the "default" namespace that select no pod. It returns the Endpoints updates'
 // times, and the replay's stats.
 func podQueueRun(t *testing.T, perService time.Duration, workers, others int, src func(nodes []*model.Node) *sliceSource) ([]Time, *ReplayStats) {
 	t.Helper()
-	cfg := testConfig(3, 1)
-	cfg.RunEndpointSlices = false
+	cfg, svcs, nodes := podQueueCluster(t, ModeEndpoints, perService)
 	cfg.ControlPlane.Endpoints.Workers = workers
-	cfg.ControlPlane.PodMapPerService = perService
-	svcs, nodes, err := ClusterObjects(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for i := range others {
 		o := *svcs[0]
 		o.Name, o.Selector = fmt.Sprintf("other-%d", i), model.SelectorFromMap(map[string]string{"app": fmt.Sprintf("other-%d", i)})
@@ -114,8 +128,7 @@ func podQueueRun(t *testing.T, perService time.Duration, workers, others int, sr
 // GetServicesToUpdate (Services(namespace).List).
 func TestPodQueueDelaysTheService(t *testing.T) {
 	notReady := func(nodes []*model.Node) *sliceSource {
-		return podQueueTrace(nodes, 10, 0, TraceEvent{At: Time(10 * time.Second), Type: model.EventModified,
-			Pod: queuePod(nodes, 0, "web-0", false), Labels: map[string]string{"app": "web"}})
+		return podQueueTrace(nodes, 10, 0, webNotReady(nodes, 0, 10*time.Second))
 	}
 	for _, others := range []int{0, 20} {
 		fast, _ := podQueueRun(t, time.Nanosecond, 5, others, notReady)
@@ -138,8 +151,7 @@ func TestPodQueueDelaysTheService(t *testing.T) {
 func TestPodQueueStartUpMapsEveryListedPod(t *testing.T) {
 	run := func(unmatched int) ([]Time, *ReplayStats) {
 		return podQueueRun(t, 100*time.Millisecond, 5, 0, func(nodes []*model.Node) *sliceSource {
-			return podQueueTrace(nodes, 1, unmatched, TraceEvent{At: Time(time.Second), Type: model.EventModified,
-				Pod: queuePod(nodes, 0, "web-0", false), Labels: map[string]string{"app": "web"}})
+			return podQueueTrace(nodes, 1, unmatched, webNotReady(nodes, 0, time.Second))
 		})
 	}
 	alone, aloneStats := run(0)
@@ -167,8 +179,7 @@ func TestPodQueueRelabelListsTwice(t *testing.T) {
 		updates, _ := podQueueRun(t, 100*time.Millisecond, 1, 0, func(nodes []*model.Node) *sliceSource {
 			return podQueueTrace(nodes, 10, 0,
 				TraceEvent{At: Time(20 * time.Second), Type: model.EventModified, Pod: queuePod(nodes, 1, "web-1", true), Labels: labels},
-				TraceEvent{At: Time(20 * time.Second), Type: model.EventModified, Pod: queuePod(nodes, 0, "web-0", false),
-					Labels: map[string]string{"app": "web"}})
+				webNotReady(nodes, 0, 20*time.Second))
 		})
 		return updates
 	}
@@ -267,24 +278,14 @@ func TestNamespacesSpreadTheCopies(t *testing.T) {
 // upstream: endpointslice_controller.go syncPod, processNextServiceWorkItem (Done re-adds a
 // dirty key), syncService (StaleSlices), handleErr (AddRateLimited).
 func TestFailedSyncWithoutAChange(t *testing.T) {
-	notReady := func(nodes []*model.Node, i int, at time.Duration) TraceEvent {
-		return TraceEvent{At: Time(at), Type: model.EventModified, Pod: queuePod(nodes, i, fmt.Sprintf("web-%d", i), false),
-			Labels: map[string]string{"app": "web"}}
-	}
 	run := func(t *testing.T, later bool) (*Results, *ModeResult) {
-		cfg := testConfig(3, 1)
-		cfg.RunEndpoints = false
-		cfg.ControlPlane.PodMapPerService = 200 * time.Millisecond // 1.2 s an item
-		svcs, nodes, err := ClusterObjects(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		svcs[0].CreationTimestamp = timestamp(Time(5 * time.Second)) // after the listing is mapped
+		cfg, svcs, nodes := podQueueCluster(t, ModeEndpointSlices, 200*time.Millisecond) // 1.2 s an item
+		svcs[0].CreationTimestamp = timestamp(Time(5 * time.Second))                     // after the listing is mapped
 		// Pod 0 at 10 s, mapped at 11.2 s: its sync reads pod 1's change too, and pod 1's
 		// mapping at 11.201 s queues the Service again while that sync writes.
-		changes := []TraceEvent{notReady(nodes, 0, 10*time.Second), notReady(nodes, 1, 10*time.Second+time.Millisecond)}
+		changes := []TraceEvent{webNotReady(nodes, 0, 10*time.Second), webNotReady(nodes, 1, 10*time.Second+time.Millisecond)}
 		if later {
-			changes = append(changes, notReady(nodes, 2, 11500*time.Millisecond))
+			changes = append(changes, webNotReady(nodes, 2, 11500*time.Millisecond))
 		}
 		res, _, err := Replay(cfg, svcs, nodes, podQueueTrace(nodes, 10, 0, changes...), nil)
 		if err != nil {
@@ -319,16 +320,9 @@ func TestFailedSyncWithoutAChange(t *testing.T) {
 // the pod workers are done with the listing, pods no Service selects included: the churn
 // after it would wait behind them.
 func TestWarmStartUpWaitsForTheListingsMapping(t *testing.T) {
-	cfg := testConfig(3, 1)
-	cfg.RunEndpointSlices = false
-	cfg.ControlPlane.PodMapPerService = 100 * time.Millisecond // 600 ms an item
-	svcs, nodes, err := ClusterObjects(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, svcs, nodes := podQueueCluster(t, ModeEndpoints, 100*time.Millisecond) // 600 ms an item
 	svcs[0].CreationTimestamp = timestamp(-Time(time.Hour))
-	src := podQueueTrace(nodes, 1, 40, TraceEvent{At: Time(time.Second), Type: model.EventModified,
-		Pod: queuePod(nodes, 0, "web-0", false), Labels: map[string]string{"app": "web"}})
+	src := podQueueTrace(nodes, 1, 40, webNotReady(nodes, 0, time.Second))
 	res, stats, err := ReplayWith(ReplayOptions{Warm: true}, cfg, svcs, nodes, src, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -351,8 +345,7 @@ func TestPodQueueMapsUnselectedPodsChanges(t *testing.T) {
 			return podQueueTrace(nodes, 1, 1,
 				TraceEvent{At: Time(time.Second), Type: model.EventModified, Pod: queuePod(nodes, 1, "job-1", jobReady),
 					Labels: map[string]string{"app": "job"}},
-				TraceEvent{At: Time(time.Second), Type: model.EventModified, Pod: queuePod(nodes, 0, "web-0", false),
-					Labels: map[string]string{"app": "web"}})
+				webNotReady(nodes, 0, time.Second))
 		})
 		return updates
 	}
