@@ -357,3 +357,38 @@ func TestPodQueueMapsUnselectedPodsChanges(t *testing.T) {
 		t.Errorf("behind an unselected pod's readiness change the update came %v later, want %v (one item)", got, want)
 	}
 }
+
+// TestPodQueueCountsServicesFromTheirCreation: a replay's Service counts in its namespace's
+// listings from its creation, one without a selector too (upstream's mapping lists it and
+// skips it): created before a pod's change, it makes that change's mapping one Service
+// longer; created after, it does not.
+func TestPodQueueCountsServicesFromTheirCreation(t *testing.T) {
+	run := func(created time.Duration) []Time {
+		cfg, svcs, nodes := podQueueCluster(t, ModeEndpoints, time.Millisecond)
+		manual := *svcs[0]
+		manual.Name, manual.Selector, manual.CreationTimestamp = "manual", nil, timestamp(Time(created))
+		svcs = append(svcs, &manual)
+		res, _, err := Replay(cfg, svcs, nodes, podQueueTrace(nodes, 10, 0, webNotReady(nodes, 0, 10*time.Second),
+			webNotReady(nodes, 1, 30*time.Second)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var updates []Time
+		for _, w := range res.Writes {
+			if w.Verb == "update" && w.Name == "web" {
+				updates = append(updates, w.At)
+			}
+		}
+		return updates
+	}
+	before, after := run(5*time.Second), run(20*time.Second)
+	if len(before) != 2 || len(after) != 2 {
+		t.Fatalf("updates %v and %v, want two each", before, after)
+	}
+	if got, want := before[0]-after[0], Time(time.Millisecond); got != want {
+		t.Errorf("a selector-less Service created before the change made its mapping %v longer, want %v", got, want)
+	}
+	if before[1] != after[1] {
+		t.Errorf("once both exist, the mappings differ: %v and %v", before[1], after[1])
+	}
+}

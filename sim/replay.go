@@ -366,22 +366,23 @@ func (e *Engine) startReplay() {
 // Service's creation on. Times are on the recording's clock, as for nodes (nodeJoins). It
 // runs once the listing is read: a listing of raw kubectl output moves the recording's
 // origin until its end. Every Service that exists then counts in its namespace, which the
-// pod queues list (podQueue); one without managed endpoints created later never does.
+// pod queues list (podQueue); one without managed endpoints created later counts from its
+// creation (evServiceCreate), and is nothing else to the controllers.
 func (e *Engine) addReplayServices() {
 	r := e.replay
 	base := e.epoch
 	start := e.timestamp(0)
 	for _, s := range e.services {
 		ts := s.svc.CreationTimestamp
-		if !replayManaged(s) {
-			if ts <= start {
-				e.serviceExists(s)
+		if ts > start {
+			r.creates = append(r.creates, serviceCreate{svc: s.idx, at: Time(int64(ts) - base)})
+			if replayManaged(s) {
+				r.stats.CreatedDuring++
 			}
 			continue
 		}
-		if ts > start {
-			r.creates = append(r.creates, serviceCreate{svc: s.idx, at: Time(int64(ts) - base)})
-			r.stats.CreatedDuring++
+		if !replayManaged(s) {
+			e.serviceExists(s)
 			continue
 		}
 		s.created = true
@@ -415,10 +416,13 @@ func (ev evServiceCreate) apply(e *Engine) {
 	if e.replay.ended {
 		return // counted by endRecording
 	}
-	e.replay.pendingCreates--
 	s := e.services[ev.svc]
-	s.created = true
 	e.serviceExists(s)
+	if !replayManaged(s) {
+		return // only listed by the pod queues
+	}
+	e.replay.pendingCreates--
+	s.created = true
 	for _, c := range e.ctls {
 		c.serviceAdded(s)
 	}

@@ -290,12 +290,17 @@ func (e *Engine) scheduleJoins() {
 	}
 	r.joins = nil
 	for _, c := range r.creates {
+		managed := replayManaged(e.services[c.svc])
 		if r.ended { // the recording is its listing
-			r.stats.CreatedAfterEnd++
+			if managed {
+				r.stats.CreatedAfterEnd++
+			}
 			continue
 		}
 		e.schedule(c.at+r.offset, evServiceCreate{c.svc})
-		r.pendingCreates++
+		if managed {
+			r.pendingCreates++
+		}
 	}
 	r.creates = nil
 }
