@@ -785,7 +785,7 @@ func (d *decoder) service(n *yaml.Node, path string) (sim.ServiceConfig, bool) {
 		if v, ok := d.integer(e.val, p, 1, maxServices); ok {
 			s.Namespaces = int(v)
 			if last := s.NamespaceOf(s.Namespaces - 1); s.Namespaces > s.Count {
-				d.errorf(e.val, p, "%d namespaces for %d Services (count): each namespace needs one", s.Namespaces, s.Count)
+				d.errorf(e.val, p, "%d is more than count (%d): each namespace needs a Service of the entry", s.Namespaces, s.Count)
 			} else if len(last) > 63 {
 				d.errorf(e.val, p, "namespace %q of the last copies is too long (at most 63 characters): shorten namespace", last)
 			}

@@ -107,7 +107,7 @@ func TestNamespacesSpreadsCopies(t *testing.T) {
 		{name: "one namespace", fields: "namespace: team, namespaces: 1, count: 5",
 			namespaces: []string{"team", "team", "team", "team", "team"}},
 		{name: "more namespaces than Services", fields: "namespace: team, namespaces: 6, count: 5",
-			want: []string{`x.yaml:5:46: services[0].namespaces: 6 namespaces for 5 Services (count): each namespace needs one`}},
+			want: []string{`x.yaml:5:46: services[0].namespaces: 6 is more than count (5): each namespace needs a Service of the entry`}},
 		{name: "zero", fields: "namespace: team, namespaces: 0, count: 5",
 			want: []string{`x.yaml:5:46: services[0].namespaces: 0 out of range (1..1000000)`}},
 		{name: "last name too long", fields: "namespace: " + strings.Repeat("n", 62) + ", namespaces: 5, count: 5",
