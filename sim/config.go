@@ -260,15 +260,19 @@ type ServiceConfig struct {
 	ManualEndpoints int
 }
 
-// NamespaceOf returns the namespace of copy k of the entry's Services: Namespace (or
-// "default"), or with Namespaces > 1 Namespace-(k mod Namespaces).
+// NamespaceOf returns the namespace of copy k of the entry's Services: the entry's
+// (namespace), or with Namespaces > 1 that with "-(k mod Namespaces)" after it.
 func (c *ServiceConfig) NamespaceOf(k int) string {
-	ns := cmp.Or(c.Namespace, "default")
 	if c.Namespaces <= 1 {
-		return ns
+		return c.namespace()
 	}
-	return ns + "-" + strconv.Itoa(k%c.Namespaces)
+	return c.namespace() + "-" + strconv.Itoa(k%c.Namespaces)
 }
+
+// namespace is the entry's Namespace, "default" when it names none: the namespace of its
+// Services, or the prefix of theirs (Namespaces), and what an action's "namespace/name"
+// names them by.
+func (c *ServiceConfig) namespace() string { return cmp.Or(c.Namespace, "default") }
 
 // IntOrPercent is maxSurge/maxUnavailable: an absolute number or a percentage.
 type IntOrPercent struct {

@@ -204,7 +204,7 @@ func (s *serviceState) named(ref string) bool {
 	if ns, name, ok := strings.Cut(ref, "/"); ok {
 		in := s.svc.Namespace
 		if s.cfg != nil {
-			in = cmp.Or(s.cfg.Namespace, "default")
+			in = s.cfg.namespace()
 		}
 		if in != ns {
 			return false
@@ -353,12 +353,8 @@ func ownNameLabels(labels map[string]string, name string) map[string]string {
 // Service's own (ownNameLabels). Shared, they cost nothing per Service
 // (one copy each was about 100 bytes per Service with one port, more with labels).
 func serviceTemplate(c *ServiceConfig) *model.Service {
-	ns := c.Namespace
-	if ns == "" {
-		ns = "default"
-	}
 	svc := &model.Service{
-		Namespace:                ns,
+		Namespace:                c.namespace(),
 		Labels:                   maps.Clone(c.Labels),
 		ClusterIP:                "10.96.0.10",
 		PublishNotReadyAddresses: c.PublishNotReadyAddresses,
